@@ -1,0 +1,45 @@
+#include "core/config.h"
+
+#include <array>
+#include <utility>
+
+namespace attn {
+namespace {
+
+template <typename E, std::size_t N>
+using NameTable = std::array<std::pair<E, std::string_view>, N>;
+
+constexpr NameTable<Variant, 1> kVariants{{{Variant::Mha, "mha"}}};
+constexpr NameTable<MaskKind, 4> kMasks{{{MaskKind::None, "none"},
+                                         {MaskKind::Causal, "causal"},
+                                         {MaskKind::SlidingWindow, "sliding_window"},
+                                         {MaskKind::Custom, "custom"}}};
+constexpr NameTable<Kernel, 2> kKernels{{{Kernel::Softmax, "softmax"}, {Kernel::Linear, "linear"}}};
+
+template <typename Table, typename E>
+std::string_view name_of(const Table& table, E value) {
+  for (const auto& [e, name] : table)
+    if (e == value) return name;
+  return "?";
+}
+
+template <typename Table>
+auto parse_name(const Table& table, std::string_view s) -> std::optional<typename Table::value_type::first_type> {
+  for (const auto& [e, name] : table)
+    if (name == s) return e;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string_view to_string(Variant v) { return name_of(kVariants, v); }
+std::string_view to_string(MaskKind m) { return name_of(kMasks, m); }
+std::string_view to_string(Kernel k) { return name_of(kKernels, k); }
+std::optional<Variant> parse_variant(std::string_view s) { return parse_name(kVariants, s); }
+std::optional<MaskKind> parse_mask(std::string_view s) { return parse_name(kMasks, s); }
+std::optional<Kernel> parse_kernel(std::string_view s) { return parse_name(kKernels, s); }
+std::string_view variant_names() { return "mha"; }
+std::string_view mask_names() { return "none | causal | sliding_window | custom"; }
+std::string_view kernel_names() { return "softmax | linear"; }
+
+}  // namespace attn

@@ -1,0 +1,52 @@
+#pragma once
+// A scenario: the document the user edits. Plain data; the engine turns it into a Trace.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/config.h"
+#include "core/matrix.h"
+
+namespace attn {
+
+// Token labels with one embedding row each.
+struct TokenRows {
+  std::vector<std::string> tokens;
+  Matrix embeddings;  // (N, d_model)
+};
+
+// Weights as written in a file: any of them may be missing and is then drawn from the seed.
+struct PartialWeights {
+  std::optional<Matrix> W_Q;  // (d_model, H*d)
+  std::optional<Matrix> W_K;  // (d_model, H*d)
+  std::optional<Matrix> W_V;  // (d_model, H*d)
+  std::optional<Matrix> W_O;  // (H*d, d_model)
+};
+
+struct Scenario {
+  std::string name;
+  std::string description;
+  TokenRows input;                   // the query side (and the key/value side for self-attention)
+  std::optional<TokenRows> context;  // cross-attention: the key/value side
+  AttentionConfig attention;
+  PartialWeights weights;
+  std::uint64_t seed = 1;
+
+  int d_model() const { return static_cast<int>(input.embeddings.cols()); }
+  int n_q() const { return static_cast<int>(input.tokens.size()); }
+  const TokenRows& kv_side() const { return context ? *context : input; }
+  int n_kv() const { return static_cast<int>(kv_side().tokens.size()); }
+};
+
+// Upper bounds that keep any file, however hostile, from asking for absurd amounts of memory.
+namespace limits {
+inline constexpr int kMaxTokens = 4096;
+inline constexpr int kMaxModelDim = 4096;
+inline constexpr int kMaxHeads = 256;
+inline constexpr int kMaxHeadDim = 1024;
+inline constexpr int kMaxProjectedDim = 8192;  // H * d
+inline constexpr double kMaxAbsValue = 1e12;  // keeps every product of scores far from overflow
+}  // namespace limits
+
+}  // namespace attn

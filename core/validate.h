@@ -1,0 +1,33 @@
+#pragma once
+// Checks a scenario before the engine runs it. The first problem is reported with the field it is in,
+// in the same path syntax a scenario file uses, so the loader, the command line and the editor agree.
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "core/scenario.h"
+
+namespace attn {
+
+class ScenarioError : public std::runtime_error {
+ public:
+  ScenarioError(std::string field, const std::string& problem)
+      : std::runtime_error(field.empty() ? problem : field + ": " + problem), field_(std::move(field)) {}
+  const std::string& field() const { return field_; }
+
+ private:
+  std::string field_;
+};
+
+// Throws ScenarioError naming the first field that is wrong.
+void validate(const Scenario& s);
+
+// "expected 4 rows (d_model) but found 3": the shared wording for every shape mismatch.
+void check_shape(const Matrix& m, const std::string& field, int rows, const std::string& rows_meaning, int cols,
+                 const std::string& cols_meaning);
+// lo <= value <= hi, else "must be >= 1 (found 0)".
+void check_range(std::int64_t value, std::int64_t lo, std::int64_t hi, const std::string& field);
+// Every entry finite and within limits::kMaxAbsValue; names the first bad cell as field[r][c].
+void check_values(const Matrix& m, const std::string& field);
+
+}  // namespace attn
