@@ -1,0 +1,33 @@
+#include "app/args.h"
+
+#include <charconv>
+
+namespace attn::cli {
+
+std::string Args::value(const std::string& option) {
+  if (done()) throw UsageError(option + ": missing value");
+  return next();
+}
+
+std::int64_t Args::integer(const std::string& option, std::int64_t lo, std::int64_t hi) {
+  const std::string text = value(option);
+  std::int64_t x = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
+  if (ec != std::errc() || end != text.data() + text.size())
+    throw UsageError(option + ": expected a whole number but found '" + text + "'");
+  if (x < lo || x > hi)
+    throw UsageError(option + ": must be between " + std::to_string(lo) + " and " + std::to_string(hi) + " (found " +
+                     text + ")");
+  return x;
+}
+
+std::uint64_t Args::unsigned_integer(const std::string& option) {
+  const std::string text = value(option);
+  std::uint64_t x = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
+  if (ec != std::errc() || end != text.data() + text.size())
+    throw UsageError(option + ": expected a non-negative whole number but found '" + text + "'");
+  return x;
+}
+
+}  // namespace attn::cli

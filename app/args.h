@@ -1,0 +1,30 @@
+#pragma once
+// A small cursor over command-line words that turns every malformed value into a UsageError naming the option.
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+
+namespace attn::cli {
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class Args {
+ public:
+  explicit Args(std::span<const std::string> words) : words_(words) {}
+
+  bool done() const { return pos_ >= words_.size(); }
+  const std::string& next() { return words_[pos_++]; }
+  // The value after an option such as `--heads 2`.
+  std::string value(const std::string& option);
+  std::int64_t integer(const std::string& option, std::int64_t lo, std::int64_t hi);
+  std::uint64_t unsigned_integer(const std::string& option);
+
+ private:
+  std::span<const std::string> words_;
+  std::size_t pos_ = 0;
+};
+
+}  // namespace attn::cli

@@ -1,0 +1,45 @@
+#include "app/cli.h"
+
+#include "app/args.h"
+#include "app/commands.h"
+#include "app/overrides.h"
+
+namespace attn::cli {
+namespace {
+
+void print_help(std::ostream& out) {
+  out << "Attention Lab " ATTN_VERSION " - every intermediate of Transformer attention, exact.\n\n"
+         "Usage:\n"
+      << kTraceHelp
+      << "\n  Options that override the scenario file for quick experiments:\n"
+      << kOverridesHelp
+      << "\nattention-lab --help       this text\n"
+         "attention-lab --version    the version\n\n"
+         "Exit codes: 0 done, 2 bad input (the message on stderr names the file, the field, what was\n"
+         "expected and what was found), 1 an internal error.\n";
+}
+
+}  // namespace
+
+int run_cli(std::span<const std::string> args, std::ostream& out, std::ostream& err) {
+  try {
+    if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+      print_help(out);
+      return kExitOk;
+    }
+    if (args[0] == "--version") {
+      out << "attention-lab " ATTN_VERSION "\n";
+      return kExitOk;
+    }
+    if (args[0] == "trace") return trace_command(args.subspan(1), out, err);
+    throw UsageError("unknown command '" + args[0] + "' (see attention-lab --help)");
+  } catch (const UsageError& e) {
+    err << "attention-lab: " << e.what() << '\n';
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    err << "attention-lab: internal error: " << e.what() << '\n';
+    return kExitFailure;
+  }
+}
+
+}  // namespace attn::cli

@@ -1,0 +1,12 @@
+#pragma once
+// The command line as a function, so tests run it in-process with the exact arguments a user types.
+#include <ostream>
+#include <span>
+#include <string>
+
+namespace attn::cli {
+
+// args excludes the program name. Returns the exit code (0 ok, 2 bad input).
+int run_cli(std::span<const std::string> args, std::ostream& out, std::ostream& err);
+
+}  // namespace attn::cli

@@ -1,0 +1,17 @@
+#pragma once
+// One function per subcommand. Each returns the process exit code: 0 done, 2 bad input.
+#include <ostream>
+#include <span>
+#include <string>
+
+namespace attn::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;  // a bug or an environment problem, not the user's input
+inline constexpr int kExitBadInput = 2;
+
+int trace_command(std::span<const std::string> args, std::ostream& out, std::ostream& err);
+
+extern const char* const kTraceHelp;
+
+}  // namespace attn::cli

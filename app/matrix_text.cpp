@@ -1,0 +1,57 @@
+#include "app/matrix_text.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace attn::cli {
+namespace {
+
+std::vector<std::string> labels_or_indices(const std::vector<std::string>& labels, Eigen::Index n) {
+  if (static_cast<Eigen::Index>(labels.size()) == n) return labels;
+  std::vector<std::string> out;
+  for (Eigen::Index i = 0; i < n; ++i) out.push_back(std::to_string(i));
+  return out;
+}
+
+std::size_t widest(const std::vector<std::string>& items) {
+  std::size_t w = 0;
+  for (const auto& s : items) w = std::max(w, s.size());
+  return w;
+}
+
+}  // namespace
+
+std::string format_number(double x, int precision) {
+  if (std::isinf(x)) return x < 0 ? "-inf" : "inf";
+  if (std::isnan(x)) return "nan";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", precision, x);
+  std::string s = buf;
+  // "-0.0000" would suggest a negative value that is not there.
+  if (s[0] == '-' && s.find_first_not_of("-0.") == std::string::npos) s.erase(0, 1);
+  return s;
+}
+
+void print_matrix(std::ostream& out, const Matrix& m, const MatrixTextOptions& opts) {
+  const auto rows = labels_or_indices(opts.row_labels, m.rows());
+  const auto cols = labels_or_indices(opts.col_labels, m.cols());
+  std::vector<std::string> cells;
+  for (Eigen::Index r = 0; r < m.rows(); ++r)
+    for (Eigen::Index c = 0; c < m.cols(); ++c) cells.push_back(format_number(m(r, c), opts.precision));
+  const std::size_t label_w = widest(rows);
+  const std::size_t cell_w = std::max(widest(cells), widest(cols));
+  auto pad_left = [](const std::string& s, std::size_t w) { return std::string(w - std::min(w, s.size()), ' ') + s; };
+  auto pad_right = [](const std::string& s, std::size_t w) { return s + std::string(w - std::min(w, s.size()), ' '); };
+
+  out << "  " << std::string(label_w, ' ');
+  for (const auto& c : cols) out << "  " << pad_left(c, cell_w);
+  out << '\n';
+  for (Eigen::Index r = 0; r < m.rows(); ++r) {
+    out << "  " << pad_right(rows[r], label_w);
+    for (Eigen::Index c = 0; c < m.cols(); ++c) out << "  " << pad_left(cells[r * m.cols() + c], cell_w);
+    out << '\n';
+  }
+}
+
+}  // namespace attn::cli

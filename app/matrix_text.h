@@ -1,0 +1,22 @@
+#pragma once
+// Matrices as aligned text tables with token labels on rows and columns, like a NumPy printout with names.
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "core/matrix.h"
+
+namespace attn::cli {
+
+struct MatrixTextOptions {
+  int precision = 4;                     // digits after the decimal point
+  std::vector<std::string> row_labels;   // one per row; empty = 0, 1, 2, ...
+  std::vector<std::string> col_labels;   // one per column; empty = 0, 1, 2, ...
+};
+
+// Fixed-point with `precision` digits; -inf (a hidden score) prints as "-inf", -0 as 0.
+std::string format_number(double x, int precision);
+
+void print_matrix(std::ostream& out, const Matrix& m, const MatrixTextOptions& opts);
+
+}  // namespace attn::cli
