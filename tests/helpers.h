@@ -1,0 +1,42 @@
+#pragma once
+// Shared test helpers: matrices from literals, element-wise comparison with a message naming the cell.
+#include <doctest/doctest.h>
+
+#include <initializer_list>
+#include <string>
+
+#include "core/attention.h"
+#include "core/io/scenario_json.h"
+
+namespace attn::test {
+
+inline Matrix mat(std::initializer_list<std::initializer_list<double>> rows) {
+  Matrix m(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(rows.begin()->size()));
+  Eigen::Index r = 0;
+  for (const auto& row : rows) {
+    Eigen::Index c = 0;
+    for (double x : row) m(r, c++) = x;
+    ++r;
+  }
+  return m;
+}
+
+// Same shape, and every entry within tol (infinities must match exactly).
+inline void check_matrix(const Matrix& actual, const Matrix& expected, double tol, const std::string& what) {
+  INFO(what);
+  REQUIRE(actual.rows() == expected.rows());
+  REQUIRE(actual.cols() == expected.cols());
+  for (Eigen::Index r = 0; r < expected.rows(); ++r)
+    for (Eigen::Index c = 0; c < expected.cols(); ++c) {
+      INFO("[" << r << "][" << c << "] expected " << expected(r, c) << " found " << actual(r, c));
+      if (std::isinf(expected(r, c))) CHECK(actual(r, c) == expected(r, c));
+      else CHECK(std::abs(actual(r, c) - expected(r, c)) <= tol);
+    }
+}
+
+inline std::string asset(const std::string& name) { return std::string(ATTN_ASSETS_DIR) + "/scenarios/" + name; }
+inline std::string data(const std::string& name) { return std::string(ATTN_TEST_DATA_DIR) + "/" + name; }
+
+inline Scenario cat_sat() { return load_scenario_file(asset("the_cat_sat.json")); }
+
+}  // namespace attn::test

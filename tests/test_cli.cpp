@@ -1,0 +1,164 @@
+// `attention-lab trace`: the text and JSON forms, the overriding options, and usage errors.
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "app/cli.h"
+#include "app/matrix_text.h"
+#include "core/io/trace_json.h"
+#include "helpers.h"
+
+using namespace attn;
+using namespace attn::test;
+using nlohmann::json;
+
+namespace {
+
+struct Run {
+  int code;
+  std::string out, err;
+};
+
+Run run(std::vector<std::string> args) {
+  std::ostringstream out, err;
+  const int code = attn::cli::run_cli(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+json trace_json(std::vector<std::string> extra = {}) {
+  std::vector<std::string> args{"trace", asset("the_cat_sat.json"), "--json"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const Run r = run(args);
+  REQUIRE(r.code == 0);
+  return json::parse(r.out);
+}
+
+}  // namespace
+
+TEST_CASE("trace prints every step as a labelled matrix, tokens on rows and columns") {
+  const Run r = run({"trace", asset("the_cat_sat.json")});
+  REQUIRE(r.code == 0);
+  CHECK(r.err.empty());
+  const std::string scores =
+      "scores = q k^T  (rows: queries, columns: keys)  (3 x 3)\n"
+      "           the      cat      sat\n"
+      "  the   2.0000   8.0000   6.0000\n"
+      "  cat   6.0000  16.0000  14.0000\n"
+      "  sat   5.0000  16.0000  13.0000\n";
+  CHECK(r.out.find(scores) != std::string::npos);
+  const std::string weights =
+      "weights = softmax(masked), row by row  (3 x 3)\n"
+      "          the     cat     sat\n"
+      "  the  0.0232  0.7427  0.2341\n"
+      "  cat  0.0024  0.7586  0.2391\n"
+      "  sat  0.0015  0.8484  0.1501\n";
+  CHECK(r.out.find(weights) != std::string::npos);
+  // Steps appear in pipeline order.
+  std::size_t at = 0;
+  for (const char* step : {"X: input embeddings", "W_Q:", "Q = X W_Q", "K = X W_K", "V = X W_V", "scores = q k^T",
+                           "scaled = scores / sqrt(3)", "mask  (1 = may attend", "masked = scaled", "weights = softmax",
+                           "output = weights v", "concat = [output_0]", "output = concat  (no W_O)"}) {
+    CAPTURE(step);
+    const std::size_t next = r.out.find(step, at);
+    CHECK(next != std::string::npos);
+    at = next;
+  }
+}
+
+TEST_CASE("trace --mask causal prints -inf for hidden scores and 0/1 for the mask") {
+  const Run r = run({"trace", asset("the_cat_sat.json"), "--mask", "causal", "--precision", "6"});
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("  the  1.154701      -inf      -inf\n") != std::string::npos);
+  CHECK(r.out.find("  cat    1    1    0\n") != std::string::npos);
+  CHECK(r.out.find("  cat  0.003099  0.996901  0.000000\n") != std::string::npos);
+}
+
+TEST_CASE("trace --json has every step per head, with -inf as null") {
+  const json j = trace_json({"--mask", "causal"});
+  CHECK(j["tokens"] == json({"the", "cat", "sat"}));
+  CHECK(j["context_tokens"] == json({"the", "cat", "sat"}));
+  REQUIRE(j["heads"].size() == 1);
+  const json& h = j["heads"][0];
+  for (const char* key : {"q", "k", "v", "scores", "scaled", "mask", "masked", "weights", "output"}) {
+    CAPTURE(key);
+    REQUIRE(h.contains(key));
+    CHECK(h[key].size() == 3);
+    CHECK(h[key][0].size() == 3);
+  }
+  CHECK(h["scores"] == json({{2.0, 8.0, 6.0}, {6.0, 16.0, 14.0}, {5.0, 16.0, 13.0}}));
+  CHECK(h["masked"][0][1].is_null());
+  CHECK(h["masked"][0][2].is_null());
+  CHECK(h["masked"][1][2].is_null());
+  CHECK(h["masked"][2][2].get<double>() == doctest::Approx(13.0 / std::sqrt(3.0)).epsilon(1e-15));
+  CHECK(h["weights"][1][0].get<double>() == doctest::Approx(0.003099).epsilon(1e-3));
+  CHECK(h["row_status"] == json({"ok", "ok", "ok"}));
+  CHECK(j["concat"] == h["output"]);
+  CHECK(j["output"] == h["output"]);
+  CHECK(j["weights"]["W_Q"] == json({{1.0, 0.0, 1.0}, {1.0, 0.0, 0.0}, {0.0, 0.0, 1.0}, {0.0, 1.0, 1.0}}));
+}
+
+TEST_CASE("overrides: --no-scale, --kernel linear, --window") {
+  const json raw = trace_json({"--no-scale"});
+  CHECK(raw["heads"][0]["scaled"] == raw["heads"][0]["scores"]);
+  CHECK(raw["scale_factor"] == 1.0);
+  const json linear = trace_json({"--kernel", "linear"});
+  CHECK(linear["heads"][0]["weights"][0] == json({0.125, 0.5, 0.375}));
+  const json window = trace_json({"--window", "1"});  // --window alone implies sliding_window
+  CHECK(window["attention"]["mask"] == "sliding_window");
+  CHECK(window["heads"][0]["weights"] == json({{1.0, 0.0, 0.0}, {0.0, 1.0, 0.0}, {0.0, 0.0, 1.0}}));
+}
+
+TEST_CASE("--heads changes the weight shapes: the file's weights are redrawn from the seed, with a note") {
+  const Run r = run({"trace", asset("the_cat_sat.json"), "--json", "--heads", "2", "--head-dim", "2"});
+  REQUIRE(r.code == 0);
+  CHECK(r.err ==
+        "note: weights.W_Q from the file is 4 x 3 but heads x head_dim now needs 4 x 4; drawn from seed 7 instead\n"
+        "note: weights.W_K from the file is 4 x 3 but heads x head_dim now needs 4 x 4; drawn from seed 7 instead\n"
+        "note: weights.W_V from the file is 4 x 3 but heads x head_dim now needs 4 x 4; drawn from seed 7 instead\n");
+  const json j = json::parse(r.out);
+  CHECK(j["heads"].size() == 2);
+  CHECK(j["concat"][0].size() == 4);
+  CHECK(j["weights"]["W_Q"] == attn::matrix_to_json(seeded_matrix(7, SeedStream::W_Q, 4, 4)));
+}
+
+TEST_CASE("usage errors exit 2 with a message naming the option") {
+  const std::string cat = asset("the_cat_sat.json");
+  const std::pair<std::vector<std::string>, std::string> cases[] = {
+      {{"trace"}, "attention-lab: trace: missing SCENARIO (a scenario .json file)\n"},
+      {{"trace", cat, "--mask", "diagonal"},
+       "attention-lab: --mask: expected one of none | causal | sliding_window | custom but found 'diagonal'\n"},
+      {{"trace", cat, "--heads", "two"}, "attention-lab: --heads: expected a whole number but found 'two'\n"},
+      {{"trace", cat, "--heads", "0"}, "attention-lab: --heads: must be between 1 and 256 (found 0)\n"},
+      {{"trace", cat, "--heads"}, "attention-lab: --heads: missing value\n"},
+      {{"trace", cat, "--kernel", "relu"}, "attention-lab: --kernel: expected one of softmax | linear but found 'relu'\n"},
+      {{"trace", cat, "--frobnicate"}, "attention-lab: trace: unknown option '--frobnicate' (see attention-lab --help)\n"},
+      {{"trace", cat, cat}, "attention-lab: trace: only one SCENARIO may be given, found '" + cat + "' and '" + cat + "'\n"},
+      {{"trace", cat, "--mask", "custom"},
+       "attention-lab: " + cat + " with the given options: attention.custom_mask: expected 3 rows (N_Q, one per query token) but found 0\n"},
+      {{"explain"}, "attention-lab: unknown command 'explain' (see attention-lab --help)\n"},
+  };
+  for (const auto& [args, message] : cases) {
+    CAPTURE(args.back());
+    const Run r = run(args);
+    CHECK(r.code == 2);
+    CHECK(r.err == message);
+    CHECK(r.out.empty());
+  }
+}
+
+TEST_CASE("--help documents the command and every option") {
+  const Run r = run({"--help"});
+  CHECK(r.code == 0);
+  for (const char* option : {"trace SCENARIO", "--json", "--precision", "--mask", "--window", "--no-scale", "--heads",
+                             "--head-dim", "--kernel", "--seed", "Exit codes"}) {
+    CAPTURE(option);
+    CHECK(r.out.find(option) != std::string::npos);
+  }
+}
+
+TEST_CASE("numbers print fixed-point, without a misleading -0") {
+  CHECK(cli::format_number(0.7426921, 4) == "0.7427");
+  CHECK(cli::format_number(-0.00001, 4) == "0.0000");
+  CHECK(cli::format_number(-1.5, 2) == "-1.50");
+  CHECK(cli::format_number(-std::numeric_limits<double>::infinity(), 4) == "-inf");
+}

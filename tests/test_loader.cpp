@@ -1,0 +1,137 @@
+// Scenario files: the shipped ones load, and every malformed one gets its own message naming the field,
+// with exit code 2 from the command line.
+#include <sstream>
+
+#include "app/cli.h"
+#include "helpers.h"
+
+using namespace attn;
+using namespace attn::test;
+
+namespace {
+
+struct BadFile {
+  const char* file;
+  const char* message;  // what follows "attention-lab: <path>: "
+};
+
+const BadFile kBadFiles[] = {
+    {"root_array.json", "scenario: expected an object but found array"},
+    {"unknown_key.json",
+     "atention: unknown key (expected one of: name, description, tokens, embeddings, context, attention, weights, seed)"},
+    {"unknown_attention_key.json",
+     "attention.heds: unknown key (expected one of: variant, heads, head_dim, mask, window, custom_mask, scale, "
+     "kernel, output_projection)"},
+    {"w_q_rows.json", "weights.W_Q: expected 4 rows (d_model) but found 3"},
+    {"w_v_cols.json", "weights.W_V: expected 3 columns (heads x head_dim = 1 x 3) but found 2"},
+    {"heads_zero.json", "attention.heads: must be >= 1 (found 0)"},
+    {"heads_huge.json", "attention.heads: must be <= 256 (found 100000000000)"},
+    {"ragged_rows.json", "embeddings[2]: expected 4 numbers (as in row 0) but found 3"},
+    {"string_in_matrix.json", "embeddings[2][1]: expected a number but found string \"x\""},
+    {"embedding_rows.json", "embeddings: expected 3 rows (one per token) but found 2"},
+    {"bad_mask.json",
+     "attention.mask: expected one of none | causal | sliding_window | custom but found string \"diagonal\""},
+    {"custom_mask_value.json", "attention.custom_mask[1][2]: expected 0 or 1 but found 0.5"},
+    {"custom_mask_shape.json", "attention.custom_mask: expected 3 rows (N_Q, one per query token) but found 2"},
+    {"window_missing.json", "attention.window: missing (required)"},
+    {"head_dim_fraction.json", "attention.head_dim: expected an integer but found number 2.5"},
+    {"context_width.json", "context.embeddings: expected 4 columns (d_model, as in embeddings) but found 3"},
+    {"value_too_large.json", "embeddings[0][0]: magnitude must be <= 1e12 (found 1e+13)"},
+    {"missing_tokens.json", "tokens: missing (required)"},
+    {"variant_unknown.json", "attention.variant: expected one of mha but found string \"sparse\""},
+    {"empty_token.json", "tokens[1]: a token label must not be empty"},
+    {"w_o_without_projection.json", "weights.W_O: given, but attention.output_projection is false"},
+    {"negative_seed.json", "seed: expected a non-negative integer but found number -3"},
+    {"scale_string.json", "attention.scale: expected true or false but found string \"yes\""},
+    {"duplicate_key.json", "heads: key appears twice in one object"},
+    {"number_overflow.json", "not valid JSON: number overflow parsing '1e999'"},
+    {"syntax_error.json",
+     "line 4, column 1: not valid JSON: syntax error while parsing value - unexpected '}'; expected '[', '{', or a "
+     "literal"},
+    {"empty.json", "the file is empty (expected a JSON object)"},
+    {"binary.json",
+     "line 1, column 1: not valid JSON: syntax error while parsing value - unexpected end of input; expected '[', "
+     "'{', or a literal"},
+    {"does_not_exist.json", "no such file"},
+};
+
+}  // namespace
+
+TEST_CASE("every malformed scenario file gets its own message and exit code 2") {
+  for (const BadFile& bad : kBadFiles) {
+    const std::string path = data(std::string("bad/") + bad.file);
+    CAPTURE(path);
+    std::ostringstream out, err;
+    const int code = attn::cli::run_cli(std::vector<std::string>{"trace", path}, out, err);
+    CHECK(code == 2);
+    CHECK(err.str() == "attention-lab: " + path + ": " + bad.message + "\n");
+    CHECK(out.str().empty());
+  }
+}
+
+TEST_CASE("the loader reports the field of a value that is not finite") {
+  Scenario s = cat_sat();
+  s.input.embeddings(2, 1) = std::numeric_limits<double>::quiet_NaN();
+  CHECK_THROWS_WITH_AS(validate(s), "embeddings[2][1]: not a finite number", ScenarioError);
+  s = cat_sat();
+  s.weights.W_Q->coeffRef(0, 2) = std::numeric_limits<double>::infinity();
+  CHECK_THROWS_WITH_AS(validate(s), "weights.W_Q[0][2]: not a finite number", ScenarioError);
+}
+
+TEST_CASE("the shipped scenarios load with the values the file gives") {
+  const Scenario s = cat_sat();
+  CHECK(s.name == "the cat sat");
+  CHECK(s.input.tokens == std::vector<std::string>{"the", "cat", "sat"});
+  check_matrix(s.input.embeddings, mat({{1, 0, 1, 0}, {0, 2, 0, 2}, {1, 1, 1, 1}}), 0.0, "embeddings");
+  CHECK(s.attention.heads == 1);
+  CHECK(s.attention.head_dim == 3);
+  CHECK(s.attention.mask == MaskKind::None);
+  CHECK(s.attention.scale);
+  CHECK(s.attention.kernel == Kernel::Softmax);
+  CHECK_FALSE(s.attention.output_projection);
+  REQUIRE(s.weights.W_Q.has_value());
+  check_matrix(*s.weights.W_Q, mat({{1, 0, 1}, {1, 0, 0}, {0, 0, 1}, {0, 1, 1}}), 0.0, "W_Q is 4 x 3, row-major");
+  CHECK_FALSE(s.weights.W_O.has_value());
+  CHECK(s.seed == 7);
+
+  const Scenario cross = load_scenario_file(asset("cross_attention.json"));
+  REQUIRE(cross.context.has_value());
+  CHECK(cross.n_q() == 2);
+  CHECK(cross.n_kv() == 3);
+}
+
+TEST_CASE("defaults: mask none, scale on, softmax, output_projection follows W_O, seed 1") {
+  const Scenario s = parse_scenario(R"({"tokens": ["a", "b"], "embeddings": [[1, 2], [3, 4]],
+                                        "attention": {"heads": 2, "head_dim": 1}})");
+  CHECK(s.name == "untitled");
+  CHECK(s.attention.mask == MaskKind::None);
+  CHECK(s.attention.scale);
+  CHECK(s.attention.kernel == Kernel::Softmax);
+  CHECK_FALSE(s.attention.output_projection);
+  CHECK(s.seed == 1);
+  const Scenario with_wo = parse_scenario(R"({"tokens": ["a"], "embeddings": [[1, 2]],
+      "attention": {"heads": 1, "head_dim": 1}, "weights": {"W_O": [[1, 0]]}})");
+  CHECK(with_wo.attention.output_projection);
+}
+
+TEST_CASE("sliding window and custom masks are read from the file") {
+  const Scenario w = parse_scenario(R"({"tokens": ["a", "b", "c"], "embeddings": [[1], [2], [3]],
+      "attention": {"heads": 1, "head_dim": 1, "mask": "sliding_window", "window": 2}})");
+  CHECK(w.attention.mask == MaskKind::SlidingWindow);
+  CHECK(w.attention.window == 2);
+  const Scenario c = parse_scenario(R"({"tokens": ["a", "b"], "embeddings": [[1], [2]],
+      "attention": {"heads": 1, "head_dim": 1, "mask": "custom", "custom_mask": [[0, 1], [1, 0]]}})");
+  check_matrix(c.attention.custom_mask, mat({{0, 1}, {1, 0}}), 0.0, "custom_mask");
+  CHECK_THROWS_WITH_AS(parse_scenario(R"({"tokens": ["a"], "embeddings": [[1]],
+      "attention": {"heads": 1, "head_dim": 1, "custom_mask": [[1]]}})"),
+                       "attention.custom_mask: given, but attention.mask is not \"custom\"", ScenarioError);
+}
+
+TEST_CASE("hostile bytes never crash the loader") {
+  const std::string deep(100000, '[');
+  CHECK_THROWS_AS(parse_scenario(deep), ScenarioError);
+  CHECK_THROWS_AS(parse_scenario(deep + std::string(100000, ']')), ScenarioError);
+  CHECK_THROWS_AS(parse_scenario("{\"tokens\": \"\xff\xfe\"}"), ScenarioError);
+  CHECK_THROWS_AS(parse_scenario(std::string("{\"a\"\0:1}", 9)), ScenarioError);
+  CHECK_THROWS_WITH_AS(parse_scenario("null"), "scenario: expected an object but found null", ScenarioError);
+}
