@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Shared by run.sh and test.sh: install the Debian packages that are missing, then configure and build
+# Release into build/. Sourced, so the caller gets $ROOT and $BUILD.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD="$ROOT/build"
+
+# Everything the build and the tests need, from Debian 12 only.
+PACKAGES=(
+  cmake g++ make               # toolchain
+  libeigen3-dev                # linear algebra in the engine
+  nlohmann-json3-dev           # scenario files and the JSON trace
+  doctest-dev                  # unit tests
+  python3-numpy                # the independent NumPy cross-check
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -qx installed || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  if [[ $(id -u) -ne 0 ]]; then
+    echo "Missing Debian packages: ${missing[*]}" >&2
+    echo "Install them as root, then run this script again:" >&2
+    echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends ${missing[*]}" >&2
+    exit 1
+  fi
+  echo "Installing missing Debian packages: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$BUILD" -j "$(nproc)"
