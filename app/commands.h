@@ -11,7 +11,9 @@ inline constexpr int kExitFailure = 1;  // a bug or an environment problem, not 
 inline constexpr int kExitBadInput = 2;
 
 int trace_command(std::span<const std::string> args, std::ostream& out, std::ostream& err);
+int decode_command(std::span<const std::string> args, std::ostream& out, std::ostream& err);
 
 extern const char* const kTraceHelp;
+extern const char* const kDecodeHelp;
 
 }  // namespace attn::cli

@@ -14,9 +14,14 @@ std::vector<std::string> labels_or_indices(const std::vector<std::string>& label
   return out;
 }
 
+// Columns on a terminal: UTF-8 continuation bytes take no room of their own ("é" is one column, two bytes).
+std::size_t display_width(const std::string& s) {
+  return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
 std::size_t widest(const std::vector<std::string>& items) {
   std::size_t w = 0;
-  for (const auto& s : items) w = std::max(w, s.size());
+  for (const auto& s : items) w = std::max(w, display_width(s));
   return w;
 }
 
@@ -25,9 +30,8 @@ std::size_t widest(const std::vector<std::string>& items) {
 std::string format_number(double x, int precision) {
   if (std::isinf(x)) return x < 0 ? "-inf" : "inf";
   if (std::isnan(x)) return "nan";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", precision, x);
-  std::string s = buf;
+  std::string s(static_cast<std::size_t>(std::snprintf(nullptr, 0, "%.*f", precision, x)), '\0');
+  std::snprintf(s.data(), s.size() + 1, "%.*f", precision, x);
   // "-0.0000" would suggest a negative value that is not there.
   if (s[0] == '-' && s.find_first_not_of("-0.") == std::string::npos) s.erase(0, 1);
   return s;
@@ -41,8 +45,9 @@ void print_matrix(std::ostream& out, const Matrix& m, const MatrixTextOptions& o
     for (Eigen::Index c = 0; c < m.cols(); ++c) cells.push_back(format_number(m(r, c), opts.precision));
   const std::size_t label_w = widest(rows);
   const std::size_t cell_w = std::max(widest(cells), widest(cols));
-  auto pad_left = [](const std::string& s, std::size_t w) { return std::string(w - std::min(w, s.size()), ' ') + s; };
-  auto pad_right = [](const std::string& s, std::size_t w) { return s + std::string(w - std::min(w, s.size()), ' '); };
+  auto pad = [](const std::string& s, std::size_t w) { return std::string(w - std::min(w, display_width(s)), ' '); };
+  auto pad_left = [&](const std::string& s, std::size_t w) { return pad(s, w) + s; };
+  auto pad_right = [&](const std::string& s, std::size_t w) { return s + pad(s, w); };
 
   out << "  " << std::string(label_w, ' ');
   for (const auto& c : cols) out << "  " << pad_left(c, cell_w);

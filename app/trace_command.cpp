@@ -5,6 +5,7 @@
 #include "app/commands.h"
 #include "app/matrix_text.h"
 #include "app/overrides.h"
+#include "app/scenario_input.h"
 #include "core/attention.h"
 #include "core/io/scenario_json.h"
 #include "core/io/trace_json.h"
@@ -22,34 +23,12 @@ const char* const kTraceHelp =
 
 namespace {
 
-struct TraceOptions {
-  std::string scenario;
-  bool json = false;
-  int precision = 4;
-  Overrides overrides;
-};
-
-TraceOptions parse_trace_args(std::span<const std::string> words) {
-  TraceOptions o;
-  Args args(words);
-  while (!args.done()) {
-    const std::string word = args.next();
-    if (word == "--json") o.json = true;
-    else if (word == "--precision") o.precision = static_cast<int>(args.integer(word, 0, 17));
-    else if (o.overrides.parse(word, args)) continue;
-    else if (word.starts_with("--")) throw UsageError("trace: unknown option '" + word + "' (see attention-lab --help)");
-    else if (o.scenario.empty()) o.scenario = word;
-    else throw UsageError("trace: only one SCENARIO may be given, found '" + o.scenario + "' and '" + word + "'");
-  }
-  if (o.scenario.empty()) throw UsageError("trace: missing SCENARIO (a scenario .json file)");
-  return o;
-}
-
-std::vector<std::string> head_column_labels(int heads, int head_dim) {
+// Column labels of a matrix made of head blocks: "h1.0" is column 0 of head 1 ("g" for KV heads).
+std::vector<std::string> head_column_labels(const char* prefix, int heads, int head_dim) {
   std::vector<std::string> labels;
   for (int h = 0; h < heads; ++h)
     for (int i = 0; i < head_dim; ++i) {
-      std::string label = heads == 1 ? "" : std::string("h").append(std::to_string(h)).append(".");
+      std::string label = heads == 1 ? "" : std::string(prefix).append(std::to_string(h)).append(".");
       labels.push_back(label.append(std::to_string(i)));
     }
   return labels;
@@ -62,22 +41,44 @@ class TracePrinter {
   void print() {
     const AttentionConfig& a = t_.attention;
     const int d = a.head_dim;
-    const auto hd_cols = head_column_labels(a.heads, d);
+    const auto hd_cols = head_column_labels("h", a.heads, d);
     header();
     matrix("X: input embeddings, one row per token", t_.x, t_.tokens, {});
     if (t_.cross_attention) matrix("X_kv: context embeddings, the key/value side", t_.x_kv, t_.context_tokens, {});
-    matrix("W_Q: query projection", t_.weights.W_Q, {}, hd_cols);
-    matrix("W_K: key projection", t_.weights.W_K, {}, hd_cols);
-    matrix("W_V: value projection", t_.weights.W_V, {}, hd_cols);
-    matrix("Q = X W_Q", t_.Q, t_.tokens, hd_cols);
-    matrix(t_.cross_attention ? "K = X_kv W_K" : "K = X W_K", t_.K, t_.context_tokens, hd_cols);
-    matrix(t_.cross_attention ? "V = X_kv W_V" : "V = X W_V", t_.V, t_.context_tokens, hd_cols);
+    const std::string x_kv = t_.cross_attention ? "X_kv" : "X";
+    if (a.variant == Variant::Mla) {
+      matrix("W_DKV: down-projection to the latent", *t_.weights.W_DKV, {}, {});
+      matrix("latent = " + x_kv + " W_DKV  (the KV cache holds only this: " + std::to_string(a.latent_dim) +
+                 " numbers per token)",
+             t_.latent, t_.context_tokens, {});
+      if (t_.weights.W_DQ) {
+        matrix("W_DQ: down-projection of the queries", *t_.weights.W_DQ, {}, {});
+        matrix("query_latent = X W_DQ", t_.query_latent, t_.tokens, {});
+        matrix("W_UQ: query latent up to the heads", *t_.weights.W_UQ, {}, hd_cols);
+        matrix("Q = query_latent W_UQ", t_.Q, t_.tokens, hd_cols);
+      } else {
+        matrix("W_Q: query projection", *t_.weights.W_Q, {}, hd_cols);
+        matrix("Q = X W_Q", t_.Q, t_.tokens, hd_cols);
+      }
+      matrix("W_UK: latent up to the keys", *t_.weights.W_UK, {}, hd_cols);
+      matrix("W_UV: latent up to the values", *t_.weights.W_UV, {}, hd_cols);
+      matrix("K = latent W_UK", t_.K, t_.context_tokens, hd_cols);
+      matrix("V = latent W_UV", t_.V, t_.context_tokens, hd_cols);
+    } else {
+      const auto kv_cols = head_column_labels("g", kv_head_count(a), d);
+      matrix("W_Q: query projection", *t_.weights.W_Q, {}, hd_cols);
+      matrix("W_K: key projection", *t_.weights.W_K, {}, kv_cols);
+      matrix("W_V: value projection", *t_.weights.W_V, {}, kv_cols);
+      matrix("Q = X W_Q", t_.Q, t_.tokens, hd_cols);
+      matrix("K = " + x_kv + " W_K", t_.K, t_.context_tokens, kv_cols);
+      matrix("V = " + x_kv + " W_V", t_.V, t_.context_tokens, kv_cols);
+    }
     for (const HeadTrace& h : t_.heads) head(h);
     matrix(a.heads == 1 ? std::string("concat = [output_0]")
                         : "concat = [output_0 ... output_" + std::to_string(a.heads - 1) + "]",
            t_.concat, t_.tokens, hd_cols);
     if (t_.weights.W_O) {
-      matrix("W_O: output projection", *t_.weights.W_O, hd_cols, {});
+      matrix("W_O: output projection", t_.W_O(), hd_cols, {});
       for (const HeadTrace& h : t_.heads)
         matrix("contribution of head " + std::to_string(h.head) + " = output_" + std::to_string(h.head) + " W_O^(" +
                    std::to_string(h.head) + ")  (rows " + std::to_string(h.head * d) + ".." +
@@ -87,18 +88,28 @@ class TracePrinter {
     } else {
       matrix("output = concat  (no W_O)", t_.output, t_.tokens, hd_cols);
     }
+    if (t_.absorbed) absorbed(*t_.absorbed);
   }
 
  private:
   void header() {
     const AttentionConfig& a = t_.attention;
     out_ << "Scenario: " << t_.name << '\n';
-    out_ << (t_.cross_attention ? "Cross-attention: " : "Self-attention: ") << t_.n_q() << " query tokens ("
+    out_ << (t_.cross_attention ? "Cross-attention: " : "Self-attention: ") << t_.n_q()
+         << (t_.n_q() == 1 ? " query token (" : " query tokens (")
          << join(t_.tokens) << ")";
     if (t_.cross_attention) out_ << " over " << t_.n_kv() << " context tokens (" << join(t_.context_tokens) << ")";
     out_ << '\n';
     out_ << to_upper(to_string(a.variant)) << ", " << a.heads << (a.heads == 1 ? " head" : " heads") << " of dimension "
-         << a.head_dim << ", mask " << to_string(a.mask);
+         << a.head_dim;
+    const int g = kv_head_count(a);
+    if (a.variant == Variant::Gqa || a.variant == Variant::Mqa)
+      out_ << " sharing " << g << " KV head" << (g == 1 ? "" : "s") << " (" << a.heads / g << " query heads each)";
+    if (a.variant == Variant::Mla) {
+      out_ << ", latent_dim " << a.latent_dim;
+      if (a.query_latent_dim > 0) out_ << ", query_latent_dim " << a.query_latent_dim;
+    }
+    out_ << ", mask " << to_string(a.mask);
     if (a.mask == MaskKind::SlidingWindow) out_ << " (window " << a.window << ")";
     out_ << ", kernel " << to_string(a.kernel) << ", ";
     if (a.scale) out_ << "scores scaled by 1/sqrt(" << a.head_dim << ") = " << format_number(t_.scale_factor, 6);
@@ -110,12 +121,15 @@ class TracePrinter {
     const int d = t_.attention.head_dim;
     const std::string n = std::to_string(h.head);
     const bool many = t_.attention.heads > 1;
-    out_ << "=== Head " << n << " ===\n\n";
-    const std::string cols = many ? "[:, " + std::to_string(h.head * d) + ":" + std::to_string((h.head + 1) * d) + "]" : "";
+    const bool shared = kv_head_count(t_.attention) < t_.attention.heads;
+    out_ << "=== Head " << n;
+    if (shared) out_ << " (reads KV head " << h.kv_head << ")";
+    out_ << " ===\n\n";
+    auto cols = [d](int block) { return "[:, " + std::to_string(block * d) + ":" + std::to_string((block + 1) * d) + "]"; };
     if (many) {
-      matrix("q = Q" + cols, h.q, t_.tokens, {});
-      matrix("k = K" + cols, h.k, t_.context_tokens, {});
-      matrix("v = V" + cols, h.v, t_.context_tokens, {});
+      matrix("q = Q" + cols(h.head), h.q, t_.tokens, {});
+      matrix("k = K" + cols(h.kv_head), h.k, t_.context_tokens, {});
+      matrix("v = V" + cols(h.kv_head), h.v, t_.context_tokens, {});
     }
     matrix("scores = q k^T  (rows: queries, columns: keys)", h.scores, t_.tokens, t_.context_tokens);
     if (t_.attention.scale)
@@ -132,6 +146,27 @@ class TracePrinter {
     matrix("output = weights v", h.output, t_.tokens, {});
   }
 
+  void absorbed(const AbsorbedMla& m) {
+    const AttentionConfig& a = t_.attention;
+    const bool q_latent = t_.weights.W_DQ.has_value();
+    out_ << "=== MLA as served: W_UK absorbed into the queries, W_UV into the output; K and V are never formed ===\n\n";
+    for (int h = 0; h < a.heads; ++h) {
+      const std::string n = std::to_string(h);
+      matrix(std::string(q_latent ? "W_UQK^(" : "W_QK^(") + n + ") = " + (q_latent ? "W_UQ^(" : "W_Q^(") + n + ") W_UK^(" + n +
+                 ")^T",
+             m.W_UQK[h], {}, {});
+      matrix("scores of head " + n + " = " + (q_latent ? "query_latent" : "X") + " W_UQK^(" + n +
+                 ") latent^T  (max difference from the explicit scores: " +
+                 format_number((m.scores[h] - t_.heads[h].scores).cwiseAbs().maxCoeff(), 17) + ")",
+             m.scores[h], t_.tokens, t_.context_tokens);
+    }
+    matrix("latent_output = [weights_h latent]_h", m.latent_output, t_.tokens, head_column_labels("h", a.heads, a.latent_dim));
+    matrix(t_.weights.W_O ? "W_LO = blockdiag(W_UV^(h)) W_O" : "W_LO = blockdiag(W_UV^(h))  (no W_O)", m.W_LO, {}, {});
+    matrix("output = latent_output W_LO  (max difference from the explicit output: " +
+               format_number((m.output - t_.output).cwiseAbs().maxCoeff(), 17) + ")",
+           m.output, t_.tokens, {});
+  }
+
   void row_statistics(const HeadTrace& h, bool softmax) {
     Matrix stats(t_.n_q(), softmax ? 3 : 2);
     for (int i = 0; i < t_.n_q(); ++i) {
@@ -145,7 +180,11 @@ class TracePrinter {
       if (h.row_status[i] == RowStatus::AllMasked)
         out_ << "  note: every key is hidden from '" << t_.tokens[i] << "': its weights and output are 0\n";
       if (h.row_status[i] == RowStatus::ZeroSum)
-        out_ << "  note: Z is 0 for '" << t_.tokens[i] << "', so its row cannot be normalised: weights and output are 0\n";
+        out_ << "  note: Z is 0 for '" << t_.tokens[i]
+             << "' (or lost in rounding next to its entries), so its row cannot be normalised: weights and output are 0\n";
+      if (h.row_status[i] == RowStatus::Signed)
+        out_ << "  note: some weights of '" << t_.tokens[i]
+             << "' are negative: the linear kernel gives no probability distribution here, so no entropy\n";
     }
   }
 
@@ -175,24 +214,15 @@ class TracePrinter {
 }  // namespace
 
 int trace_command(std::span<const std::string> words, std::ostream& out, std::ostream& err) {
-  const TraceOptions o = parse_trace_args(words);
-  Scenario s;
-  try {
-    s = load_scenario_file(o.scenario);
-  } catch (const ScenarioError& e) {
-    err << "attention-lab: " << o.scenario << ": " << e.what() << '\n';
-    return kExitBadInput;
+  const ScenarioCommandOptions o = parse_scenario_command("trace", words);
+  if (o.help) {
+    out << "Usage:\n" << kTraceHelp << "\n  Options that override the scenario file:\n" << kOverridesHelp;
+    return kExitOk;
   }
-  o.overrides.apply(s, err);
-  Trace t;
-  try {
-    t = compute_trace(s);
-  } catch (const ScenarioError& e) {
-    err << "attention-lab: " << o.scenario << " with the given options: " << e.what() << '\n';
-    return kExitBadInput;
-  }
-  if (o.json) out << trace_to_json(t).dump() << '\n';
-  else TracePrinter(out, t, o.precision).print();
+  const std::optional<Trace> t = compute_from_file(o, err, compute_trace);
+  if (!t) return kExitBadInput;
+  if (o.json) out << trace_to_json(*t).dump() << '\n';
+  else TracePrinter(out, *t, o.precision).print();
   return kExitOk;
 }
 

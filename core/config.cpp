@@ -9,7 +9,8 @@ namespace {
 template <typename E, std::size_t N>
 using NameTable = std::array<std::pair<E, std::string_view>, N>;
 
-constexpr NameTable<Variant, 1> kVariants{{{Variant::Mha, "mha"}}};
+constexpr NameTable<Variant, 4> kVariants{
+    {{Variant::Mha, "mha"}, {Variant::Gqa, "gqa"}, {Variant::Mqa, "mqa"}, {Variant::Mla, "mla"}}};
 constexpr NameTable<MaskKind, 4> kMasks{{{MaskKind::None, "none"},
                                          {MaskKind::Causal, "causal"},
                                          {MaskKind::SlidingWindow, "sliding_window"},
@@ -32,13 +33,25 @@ auto parse_name(const Table& table, std::string_view s) -> std::optional<typenam
 
 }  // namespace
 
+int kv_head_count(const AttentionConfig& a) {
+  switch (a.variant) {
+    case Variant::Gqa: return a.kv_heads;
+    case Variant::Mqa: return 1;
+    case Variant::Mha:
+    case Variant::Mla: return a.heads;
+  }
+  return a.heads;
+}
+
+int kv_head_for(const AttentionConfig& a, int h) { return h / (a.heads / kv_head_count(a)); }
+
 std::string_view to_string(Variant v) { return name_of(kVariants, v); }
 std::string_view to_string(MaskKind m) { return name_of(kMasks, m); }
 std::string_view to_string(Kernel k) { return name_of(kKernels, k); }
 std::optional<Variant> parse_variant(std::string_view s) { return parse_name(kVariants, s); }
 std::optional<MaskKind> parse_mask(std::string_view s) { return parse_name(kMasks, s); }
 std::optional<Kernel> parse_kernel(std::string_view s) { return parse_name(kKernels, s); }
-std::string_view variant_names() { return "mha"; }
+std::string_view variant_names() { return "mha | gqa | mqa | mla"; }
 std::string_view mask_names() { return "none | causal | sliding_window | custom"; }
 std::string_view kernel_names() { return "softmax | linear"; }
 

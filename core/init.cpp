@@ -11,12 +11,22 @@ std::uint64_t mix(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-Matrix given_or_seeded(const std::optional<Matrix>& given, std::uint64_t seed, SeedStream stream, int rows,
-                       int cols) {
-  return given ? *given : seeded_matrix(seed, stream, rows, cols);
-}
-
 }  // namespace
+
+SeedStream seed_stream(WeightId id) {
+  switch (id) {
+    case WeightId::W_Q: return SeedStream::W_Q;
+    case WeightId::W_K: return SeedStream::W_K;
+    case WeightId::W_V: return SeedStream::W_V;
+    case WeightId::W_O: return SeedStream::W_O;
+    case WeightId::W_DKV: return SeedStream::W_DKV;
+    case WeightId::W_UK: return SeedStream::W_UK;
+    case WeightId::W_UV: return SeedStream::W_UV;
+    case WeightId::W_DQ: return SeedStream::W_DQ;
+    case WeightId::W_UQ: return SeedStream::W_UQ;
+  }
+  return SeedStream::W_Q;
+}
 
 double seeded_value(std::uint64_t seed, SeedStream stream, std::int64_t row, std::int64_t col) {
   std::uint64_t h = mix(seed);
@@ -31,14 +41,35 @@ Matrix seeded_matrix(std::uint64_t seed, SeedStream stream, int rows, int cols) 
 }
 
 Weights resolve_weights(const Scenario& s) {
-  const int d_model = s.d_model();
-  const int hd = s.attention.heads * s.attention.head_dim;
   Weights w;
-  w.W_Q = given_or_seeded(s.weights.W_Q, s.seed, SeedStream::W_Q, d_model, hd);
-  w.W_K = given_or_seeded(s.weights.W_K, s.seed, SeedStream::W_K, d_model, hd);
-  w.W_V = given_or_seeded(s.weights.W_V, s.seed, SeedStream::W_V, d_model, hd);
-  if (s.attention.output_projection) w.W_O = given_or_seeded(s.weights.W_O, s.seed, SeedStream::W_O, hd, d_model);
+  for (WeightId id : kAllWeights) {
+    if (!weight_used(id, s.attention)) continue;
+    const std::optional<Matrix>& given = weight_slot(s.weights, id);
+    const WeightShape shape = weight_shape(id, s.attention, s.d_model());
+    weight_slot(w, id) = given ? *given : seeded_matrix(s.seed, seed_stream(id), shape.rows, shape.cols);
+  }
   return w;
+}
+
+std::vector<std::string> drop_unfit_weights(Scenario& s) {
+  std::vector<std::string> notes;
+  for (WeightId id : kAllWeights) {
+    std::optional<Matrix>& m = weight_slot(s.weights, id);
+    if (!m) continue;
+    const std::string name = std::string("weights.") + weight_name(id);
+    if (!weight_used(id, s.attention)) {
+      notes.push_back(name + " is not used by variant " + std::string(to_string(s.attention.variant)) +
+                      (id == WeightId::W_O ? " without output_projection" : "") + "; left out");
+    } else {
+      const WeightShape shape = weight_shape(id, s.attention, s.d_model());
+      if (m->rows() == shape.rows && m->cols() == shape.cols) continue;
+      notes.push_back(name + " is " + std::to_string(m->rows()) + " x " + std::to_string(m->cols()) + " but now needs " +
+                      std::to_string(shape.rows) + " x " + std::to_string(shape.cols) + " (" + shape.rows_meaning +
+                      " by " + shape.cols_meaning + "); drawn from seed " + std::to_string(s.seed) + " instead");
+    }
+    m.reset();
+  }
+  return notes;
 }
 
 }  // namespace attn

@@ -2,6 +2,8 @@
 // Deterministic initialisation. Each entry depends only on (seed, matrix, row, column), so growing a
 // matrix (a new head, a new token) keeps every existing entry and the same file always gives the same numbers.
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "core/matrix.h"
 #include "core/scenario.h"
@@ -14,22 +16,25 @@ enum class SeedStream : std::uint64_t {
   W_K = 2,
   W_V = 3,
   W_O = 4,
-  Embeddings = 5,
-  ContextEmbeddings = 6,
+  // 5 and 6 are kept for the embedding rows of tokens the editor adds.
+  W_DKV = 7,
+  W_UK = 8,
+  W_UV = 9,
+  W_DQ = 10,
+  W_UQ = 11,
 };
+
+SeedStream seed_stream(WeightId id);
 
 // Values are multiples of 0.1 in [-1, 1]: small enough to multiply by hand on the board.
 double seeded_value(std::uint64_t seed, SeedStream stream, std::int64_t row, std::int64_t col);
 Matrix seeded_matrix(std::uint64_t seed, SeedStream stream, int rows, int cols);
 
-// The full set of weights the engine uses: the file's where given, seeded otherwise.
-struct Weights {
-  Matrix W_Q;                 // (d_model, H*d)
-  Matrix W_K;                 // (d_model, H*d)
-  Matrix W_V;                 // (d_model, H*d)
-  std::optional<Matrix> W_O;  // (H*d, d_model), only with output_projection
-};
-
+// Exactly the weights the scenario's variant uses: the file's where given, seeded otherwise.
 Weights resolve_weights(const Scenario& s);
+
+// After the configuration changed (more heads, another variant): forgets each given weight the variant no
+// longer uses or whose shape no longer fits, so it is drawn from the seed. Returns one sentence per weight.
+std::vector<std::string> drop_unfit_weights(Scenario& s);
 
 }  // namespace attn

@@ -7,6 +7,7 @@
 
 #include "core/config.h"
 #include "core/matrix.h"
+#include "core/weights.h"
 
 namespace attn {
 
@@ -16,21 +17,13 @@ struct TokenRows {
   Matrix embeddings;  // (N, d_model)
 };
 
-// Weights as written in a file: any of them may be missing and is then drawn from the seed.
-struct PartialWeights {
-  std::optional<Matrix> W_Q;  // (d_model, H*d)
-  std::optional<Matrix> W_K;  // (d_model, H*d)
-  std::optional<Matrix> W_V;  // (d_model, H*d)
-  std::optional<Matrix> W_O;  // (H*d, d_model)
-};
-
 struct Scenario {
   std::string name;
   std::string description;
   TokenRows input;                   // the query side (and the key/value side for self-attention)
   std::optional<TokenRows> context;  // cross-attention: the key/value side
   AttentionConfig attention;
-  PartialWeights weights;
+  Weights weights;                   // as the file gives them: any missing one is drawn from the seed
   std::uint64_t seed = 1;
 
   int d_model() const { return static_cast<int>(input.embeddings.cols()); }
@@ -45,7 +38,8 @@ inline constexpr int kMaxTokens = 4096;
 inline constexpr int kMaxModelDim = 4096;
 inline constexpr int kMaxHeads = 256;
 inline constexpr int kMaxHeadDim = 1024;
-inline constexpr int kMaxProjectedDim = 8192;  // H * d
+inline constexpr int kMaxProjectedDim = 8192;  // H * d, and the latent widths
+inline constexpr std::int64_t kMaxAttentionCells = std::int64_t(1) << 22;  // heads x N_Q x N_KV
 inline constexpr double kMaxAbsValue = 1e12;  // keeps every product of scores far from overflow
 }  // namespace limits
 

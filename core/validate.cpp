@@ -50,9 +50,10 @@ void check_values(const Matrix& m, const std::string& field) {
   for (Eigen::Index r = 0; r < m.rows(); ++r)
     for (Eigen::Index c = 0; c < m.cols(); ++c) {
       const double x = m(r, c);
+      if (std::isfinite(x) && std::abs(x) <= limits::kMaxAbsValue) continue;
       const std::string cell = field + "[" + std::to_string(r) + "][" + std::to_string(c) + "]";
       if (!std::isfinite(x)) throw ScenarioError(cell, "not a finite number");
-      if (std::abs(x) > limits::kMaxAbsValue) throw ScenarioError(cell, "magnitude must be <= 1e12 (found " + number(x) + ")");
+      throw ScenarioError(cell, "magnitude must be <= 1e12 (found " + number(x) + ")");
     }
 }
 
@@ -62,15 +63,17 @@ void validate(const Scenario& s) {
   if (s.context) check_tokens(*s.context, "context.", d_model);
 
   const AttentionConfig& a = s.attention;
-  check_range(a.heads, 1, limits::kMaxHeads, "attention.heads");
-  check_range(a.head_dim, 1, limits::kMaxHeadDim, "attention.head_dim");
-  const int hd = a.heads * a.head_dim;
-  if (hd > limits::kMaxProjectedDim)
-    throw ScenarioError("attention", "heads x head_dim must be <= " + std::to_string(limits::kMaxProjectedDim) +
-                                         " (found " + std::to_string(a.heads) + " x " + std::to_string(a.head_dim) +
-                                         " = " + std::to_string(hd) + ")");
-  if (a.mask == MaskKind::SlidingWindow) check_range(a.window, 1, limits::kMaxTokens, "attention.window");
+  check_config(a);
+  // Every head keeps several N_Q x N_KV matrices; bound their total so no file can exhaust memory.
+  const std::int64_t cells = std::int64_t(a.heads) * s.n_q() * s.n_kv();
+  if (cells > limits::kMaxAttentionCells)
+    throw ScenarioError("scenario", "heads x N_Q x N_KV = " + std::to_string(a.heads) + " x " + std::to_string(s.n_q()) +
+                                        " x " + std::to_string(s.n_kv()) + " = " + std::to_string(cells) +
+                                        " attention cells, more than the " + std::to_string(limits::kMaxAttentionCells) +
+                                        " a trace may hold");
   if (a.mask == MaskKind::Custom) {
+    if (a.custom_mask.size() == 0)
+      throw ScenarioError("attention.custom_mask", "missing (required when the mask is \"custom\")");
     check_shape(a.custom_mask, "attention.custom_mask", s.n_q(), "N_Q, one per query token", s.n_kv(),
                 "N_KV, one per key token");
     for (Eigen::Index r = 0; r < a.custom_mask.rows(); ++r)
@@ -82,22 +85,41 @@ void validate(const Scenario& s) {
       }
   }
 
-  const std::string hd_meaning =
-      "heads x head_dim = " + std::to_string(a.heads) + " x " + std::to_string(a.head_dim);
-  const struct {
-    const std::optional<Matrix>& m;
-    const char* name;
-  } projections[] = {{s.weights.W_Q, "weights.W_Q"}, {s.weights.W_K, "weights.W_K"}, {s.weights.W_V, "weights.W_V"}};
-  for (const auto& [m, name] : projections) {
+  for (WeightId id : kAllWeights) {
+    const std::optional<Matrix>& m = weight_slot(s.weights, id);
     if (!m) continue;
-    check_shape(*m, name, d_model, "d_model", hd, hd_meaning);
-    check_values(*m, name);
+    const std::string field = std::string("weights.") + weight_name(id);
+    if (!weight_used(id, a)) {
+      if (id == WeightId::W_O) throw ScenarioError(field, "given, but attention.output_projection is false");
+      throw ScenarioError(field, "not used by variant " + std::string(to_string(a.variant)) +
+                                     (a.variant == Variant::Mla && a.query_latent_dim == 0 ? " without query_latent_dim" : "") +
+                                     " (it uses " + used_weight_names(a) + ")");
+    }
+    const WeightShape shape = weight_shape(id, a, d_model);
+    check_shape(*m, field, shape.rows, shape.rows_meaning, shape.cols, shape.cols_meaning);
+    check_values(*m, field);
   }
-  if (s.weights.W_O) {
-    if (!a.output_projection) throw ScenarioError("weights.W_O", "given, but attention.output_projection is false");
-    check_shape(*s.weights.W_O, "weights.W_O", hd, hd_meaning, d_model, "d_model");
-    check_values(*s.weights.W_O, "weights.W_O");
+}
+
+void check_config(const AttentionConfig& a) {
+  check_range(a.heads, 1, limits::kMaxHeads, "attention.heads");
+  check_range(a.head_dim, 1, limits::kMaxHeadDim, "attention.head_dim");
+  const int hd = a.heads * a.head_dim;
+  if (hd > limits::kMaxProjectedDim)
+    throw ScenarioError("attention", "heads x head_dim must be <= " + std::to_string(limits::kMaxProjectedDim) +
+                                         " (found " + std::to_string(a.heads) + " x " + std::to_string(a.head_dim) +
+                                         " = " + std::to_string(hd) + ")");
+  if (a.variant == Variant::Gqa) {
+    check_range(a.kv_heads, 1, a.heads, "attention.kv_heads");
+    if (a.heads % a.kv_heads != 0)
+      throw ScenarioError("attention.kv_heads", "must divide heads (" + std::to_string(a.heads) + ") but found " +
+                                                    std::to_string(a.kv_heads));
   }
+  if (a.variant == Variant::Mla) {
+    check_range(a.latent_dim, 1, limits::kMaxProjectedDim, "attention.latent_dim");
+    check_range(a.query_latent_dim, 0, limits::kMaxProjectedDim, "attention.query_latent_dim");
+  }
+  if (a.mask == MaskKind::SlidingWindow) check_range(a.window, 1, limits::kMaxTokens, "attention.window");
 }
 
 }  // namespace attn

@@ -21,6 +21,8 @@ class ScenarioError : public std::runtime_error {
 
 // Throws ScenarioError naming the first field that is wrong.
 void validate(const Scenario& s);
+// The attention block alone: sizes, kv_heads for gqa, latent widths for mla, the window.
+void check_config(const AttentionConfig& a);
 
 // "expected 4 rows (d_model) but found 3": the shared wording for every shape mismatch.
 void check_shape(const Matrix& m, const std::string& field, int rows, const std::string& rows_meaning, int cols,

@@ -4,6 +4,7 @@
 
 #include <initializer_list>
 #include <string>
+#include <vector>
 
 #include "core/attention.h"
 #include "core/io/scenario_json.h"
@@ -36,6 +37,13 @@ inline void check_matrix(const Matrix& actual, const Matrix& expected, double to
 
 inline std::string asset(const std::string& name) { return std::string(ATTN_ASSETS_DIR) + "/scenarios/" + name; }
 inline std::string data(const std::string& name) { return std::string(ATTN_TEST_DATA_DIR) + "/" + name; }
+
+// The command line run in-process, as a user would type it.
+struct CliRun {
+  int code;
+  std::string out, err;
+};
+CliRun run_cli_capture(const std::vector<std::string>& args);
 
 inline Scenario cat_sat() { return load_scenario_file(asset("the_cat_sat.json")); }
 

@@ -14,16 +14,9 @@ using nlohmann::json;
 
 namespace {
 
-struct Run {
-  int code;
-  std::string out, err;
-};
+using Run = attn::test::CliRun;
 
-Run run(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  const int code = attn::cli::run_cli(args, out, err);
-  return {code, out.str(), err.str()};
-}
+Run run(const std::vector<std::string>& args) { return attn::test::run_cli_capture(args); }
 
 json trace_json(std::vector<std::string> extra = {}) {
   std::vector<std::string> args{"trace", asset("the_cat_sat.json"), "--json"};
@@ -112,9 +105,9 @@ TEST_CASE("--heads changes the weight shapes: the file's weights are redrawn fro
   const Run r = run({"trace", asset("the_cat_sat.json"), "--json", "--heads", "2", "--head-dim", "2"});
   REQUIRE(r.code == 0);
   CHECK(r.err ==
-        "note: weights.W_Q from the file is 4 x 3 but heads x head_dim now needs 4 x 4; drawn from seed 7 instead\n"
-        "note: weights.W_K from the file is 4 x 3 but heads x head_dim now needs 4 x 4; drawn from seed 7 instead\n"
-        "note: weights.W_V from the file is 4 x 3 but heads x head_dim now needs 4 x 4; drawn from seed 7 instead\n");
+        "note: weights.W_Q is 4 x 3 but now needs 4 x 4 (d_model by heads x head_dim = 2 x 2); drawn from seed 7 instead\n"
+        "note: weights.W_K is 4 x 3 but now needs 4 x 4 (d_model by heads x head_dim = 2 x 2); drawn from seed 7 instead\n"
+        "note: weights.W_V is 4 x 3 but now needs 4 x 4 (d_model by heads x head_dim = 2 x 2); drawn from seed 7 instead\n");
   const json j = json::parse(r.out);
   CHECK(j["heads"].size() == 2);
   CHECK(j["concat"][0].size() == 4);
@@ -134,7 +127,15 @@ TEST_CASE("usage errors exit 2 with a message naming the option") {
       {{"trace", cat, "--frobnicate"}, "attention-lab: trace: unknown option '--frobnicate' (see attention-lab --help)\n"},
       {{"trace", cat, cat}, "attention-lab: trace: only one SCENARIO may be given, found '" + cat + "' and '" + cat + "'\n"},
       {{"trace", cat, "--mask", "custom"},
-       "attention-lab: " + cat + " with the given options: attention.custom_mask: expected 3 rows (N_Q, one per query token) but found 0\n"},
+       "attention-lab: " + cat + " with the given options: attention.custom_mask: missing (required when the mask is \"custom\")\n"},
+      {{"trace", cat, "--mask", "sliding_window"},
+       "attention-lab: --mask sliding_window: also give --window N (query i then sees keys i-N+1 .. i)\n"},
+      {{"trace", cat, "--variant", "gqa"}, "attention-lab: --variant gqa: also give --kv-heads G (a divisor of heads)\n"},
+      {{"trace", cat, "--kv-heads", "2"},
+       "attention-lab: " + cat + " with the given options: attention.kv_heads: must be <= 1 (found 2)\n"},
+      {{"trace", cat, "--variant", "mla"},
+       "attention-lab: --variant mla: also give --latent-dim C (the width of the cached latent)\n"},
+      {{"trace", cat, "--variant", "mqa", "--kv-heads", "2"}, "attention-lab: --kv-heads: only used by variant gqa\n"},
       {{"explain"}, "attention-lab: unknown command 'explain' (see attention-lab --help)\n"},
   };
   for (const auto& [args, message] : cases) {
@@ -161,4 +162,20 @@ TEST_CASE("numbers print fixed-point, without a misleading -0") {
   CHECK(cli::format_number(-0.00001, 4) == "0.0000");
   CHECK(cli::format_number(-1.5, 2) == "-1.50");
   CHECK(cli::format_number(-std::numeric_limits<double>::infinity(), 4) == "-inf");
+  CHECK(cli::format_number(-1e48, 17) == "-1000000000000000043845843045076197354634047651840.00000000000000000");
+}
+
+TEST_CASE("tables align by characters, not bytes") {
+  std::ostringstream out;
+  cli::print_matrix(out, mat({{1, 2}, {3, 4}}), {1, {"é", "b"}, {"x", "y"}});
+  CHECK(out.str() ==
+        "       x    y\n"
+        "  é  1.0  2.0\n"
+        "  b  3.0  4.0\n");
+}
+
+TEST_CASE("trace --help prints the trace usage") {
+  const Run r = run({"trace", "--help"});
+  CHECK(r.code == 0);
+  CHECK(r.out.find("attention-lab trace SCENARIO") != std::string::npos);
 }

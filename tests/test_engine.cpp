@@ -91,18 +91,18 @@ TEST_CASE("missing weights are drawn from the seed: the same numbers every time,
   s.seed = 7;
   const Trace a = compute_trace(s);
   const Trace b = compute_trace(s);
-  check_matrix(a.weights.W_Q, b.weights.W_Q, 0.0, "same seed, same W_Q");
+  check_matrix((*a.weights.W_Q), (*b.weights.W_Q), 0.0, "same seed, same W_Q");
   check_matrix(a.output, b.output, 0.0, "same seed, same output");
   REQUIRE(a.weights.W_O.has_value());  // output_projection on and no W_O given: seeded too
-  CHECK(a.weights.W_Q.rows() == 3);
-  CHECK(a.weights.W_Q.cols() == 4);
+  CHECK((*a.weights.W_Q).rows() == 3);
+  CHECK((*a.weights.W_Q).cols() == 4);
   CHECK(a.weights.W_O->rows() == 4);
   CHECK(a.weights.W_O->cols() == 3);
-  CHECK((a.weights.W_Q.array() >= -1.0).all());
-  CHECK((a.weights.W_Q.array() <= 1.0).all());
-  CHECK_FALSE(a.weights.W_Q.isApprox(a.weights.W_K));  // one stream per matrix
+  CHECK(((*a.weights.W_Q).array() >= -1.0).all());
+  CHECK(((*a.weights.W_Q).array() <= 1.0).all());
+  CHECK_FALSE((*a.weights.W_Q).isApprox((*a.weights.W_K)));  // one stream per matrix
   s.seed = 8;
-  CHECK_FALSE(compute_trace(s).weights.W_Q.isApprox(a.weights.W_Q));
+  CHECK_FALSE(compute_trace(s).weights.W_Q->isApprox((*a.weights.W_Q)));
 }
 
 TEST_CASE("seeded values are multiples of 0.1, and growing a matrix keeps its existing entries") {

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "app/cli.h"
+#include "core/decode.h"
 #include "helpers.h"
 
 using namespace attn;
@@ -20,8 +21,8 @@ const BadFile kBadFiles[] = {
     {"unknown_key.json",
      "atention: unknown key (expected one of: name, description, tokens, embeddings, context, attention, weights, seed)"},
     {"unknown_attention_key.json",
-     "attention.heds: unknown key (expected one of: variant, heads, head_dim, mask, window, custom_mask, scale, "
-     "kernel, output_projection)"},
+     "attention.heds: unknown key (expected one of: variant, heads, kv_heads, head_dim, latent_dim, query_latent_dim, "
+     "mask, window, custom_mask, scale, kernel, output_projection)"},
     {"w_q_rows.json", "weights.W_Q: expected 4 rows (d_model) but found 3"},
     {"w_v_cols.json", "weights.W_V: expected 3 columns (heads x head_dim = 1 x 3) but found 2"},
     {"heads_zero.json", "attention.heads: must be >= 1 (found 0)"},
@@ -38,12 +39,12 @@ const BadFile kBadFiles[] = {
     {"context_width.json", "context.embeddings: expected 4 columns (d_model, as in embeddings) but found 3"},
     {"value_too_large.json", "embeddings[0][0]: magnitude must be <= 1e12 (found 1e+13)"},
     {"missing_tokens.json", "tokens: missing (required)"},
-    {"variant_unknown.json", "attention.variant: expected one of mha but found string \"sparse\""},
+    {"variant_unknown.json", "attention.variant: expected one of mha | gqa | mqa | mla but found string \"sparse\""},
     {"empty_token.json", "tokens[1]: a token label must not be empty"},
     {"w_o_without_projection.json", "weights.W_O: given, but attention.output_projection is false"},
     {"negative_seed.json", "seed: expected a non-negative integer but found number -3"},
     {"scale_string.json", "attention.scale: expected true or false but found string \"yes\""},
-    {"duplicate_key.json", "heads: key appears twice in one object"},
+    {"duplicate_key.json", "attention.heads: key appears twice in one object"},
     {"number_overflow.json", "not valid JSON: number overflow parsing '1e999'"},
     {"syntax_error.json",
      "line 4, column 1: not valid JSON: syntax error while parsing value - unexpected '}'; expected '[', '{', or a "
@@ -127,6 +128,27 @@ TEST_CASE("sliding window and custom masks are read from the file") {
                        "attention.custom_mask: given, but attention.mask is not \"custom\"", ScenarioError);
 }
 
+TEST_CASE("a repeated key is named by its full path, inside objects and arrays") {
+  CHECK_THROWS_WITH_AS(parse_scenario(R"({"context": {"tokens": ["x"], "tokens": ["y"]}})"),
+                       "context.tokens: key appears twice in one object", ScenarioError);
+  CHECK_THROWS_WITH_AS(parse_scenario(R"({"tokens": ["a"], "embeddings": [[1]], "weights": [{"a": 1}, {"b": [1, 2], "b": 3}]})"),
+                       "weights[1].b: key appears twice in one object", ScenarioError);
+}
+
+TEST_CASE("files that are not scenario files say what they are") {
+  CHECK_THROWS_WITH_AS(load_scenario_file(ATTN_TEST_DATA_DIR), "is a directory, not a file to load", ScenarioError);
+  CHECK_THROWS_WITH_AS(load_scenario_file("/dev/null"), "not a regular file", ScenarioError);
+}
+
+TEST_CASE("token labels with control characters are refused; window only with a sliding window") {
+  CHECK_THROWS_WITH_AS(parse_scenario(R"({"tokens": ["a", "b\nc"], "embeddings": [[1], [2]], "attention": {"heads": 1, "head_dim": 1}})"),
+                       "tokens[1]: a token label must not contain control characters (found U+000A)", ScenarioError);
+  CHECK_THROWS_WITH_AS(parse_scenario(R"({"tokens": ["a"], "embeddings": [[1]], "attention": {"heads": 1, "head_dim": 1, "window": 2}})"),
+                       "attention.window: given, but attention.mask is not \"sliding_window\"", ScenarioError);
+  CHECK(parse_scenario(R"({"tokens": ["é", "b"], "embeddings": [[1], [2]], "attention": {"heads": 1, "head_dim": 1}})")
+            .input.tokens[0] == "é");
+}
+
 TEST_CASE("hostile bytes never crash the loader") {
   const std::string deep(100000, '[');
   CHECK_THROWS_AS(parse_scenario(deep), ScenarioError);
@@ -134,4 +156,18 @@ TEST_CASE("hostile bytes never crash the loader") {
   CHECK_THROWS_AS(parse_scenario("{\"tokens\": \"\xff\xfe\"}"), ScenarioError);
   CHECK_THROWS_AS(parse_scenario(std::string("{\"a\"\0:1}", 9)), ScenarioError);
   CHECK_THROWS_WITH_AS(parse_scenario("null"), "scenario: expected an object but found null", ScenarioError);
+}
+
+TEST_CASE("every shipped scenario loads, traces and decodes") {
+  int count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(ATTN_ASSETS_DIR) + "/scenarios")) {
+    CAPTURE(entry.path().string());
+    const Scenario s = load_scenario_file(entry.path());
+    CHECK_FALSE(s.description.empty());
+    const Trace t = compute_trace(s);
+    CHECK(t.output.allFinite());
+    if (!s.context) CHECK(decode(s).steps.size() == s.input.tokens.size());
+    ++count;
+  }
+  CHECK(count == 5);
 }

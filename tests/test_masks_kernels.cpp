@@ -143,3 +143,55 @@ TEST_CASE("softmax stays finite when scores are far beyond exp's range") {
   CHECK(h.weights(0, 1) == 1.0);
   CHECK(h.entropy(0) == 0.0);
 }
+
+namespace {
+
+// One query of 1 over one-dimensional keys (= values) given exactly: the linear kernel's scores are the keys.
+Scenario linear_one_query(std::vector<std::string> keys, const Matrix& values) {
+  Scenario s;
+  s.input = {{"q"}, mat({{1}})};
+  s.context = TokenRows{std::move(keys), values};
+  s.attention.head_dim = 1;
+  s.attention.kernel = Kernel::Linear;
+  s.attention.scale = false;
+  s.weights.W_Q = s.weights.W_K = s.weights.W_V = mat({{1}});
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("linear kernel: a row sum that cancels to rounding noise is flagged, not divided by") {
+  // Scale off, one-dimensional keys 0.1, 0.2, -0.3 and a query of 1: Z = 0.1 + 0.2 - 0.3 = 5.6e-17, not 0.
+  const HeadTrace h = compute_trace(linear_one_query({"a", "b", "c"}, mat({{0.1}, {0.2}, {-0.3}}))).heads[0];
+  CHECK(h.row_sum(0) != 0.0);
+  CHECK(std::abs(h.row_sum(0)) < 1e-15);
+  CHECK(h.row_status[0] == RowStatus::ZeroSum);
+  check_matrix(h.weights, Matrix::Zero(1, 3), 0.0, "weights");
+  check_matrix(h.output, Matrix::Zero(1, 1), 0.0, "output");
+}
+
+TEST_CASE("linear kernel: negative weights are kept but flagged, with no entropy") {
+  // Scores 3, -1 (scale off): Z = 2, weights 1.5 and -0.5.
+  const HeadTrace h = compute_trace(linear_one_query({"a", "b"}, mat({{3}, {-1}}))).heads[0];
+  CHECK(h.row_status[0] == RowStatus::Signed);
+  check_matrix(h.weights, mat({{1.5, -0.5}}), 0.0, "weights");
+  CHECK(h.weights.row(0).sum() == 1.0);
+  CHECK(std::isnan(h.entropy(0)));
+  check_matrix(h.output, mat({{1.5 * 3 + 0.5}}), 1e-15, "output");
+}
+
+TEST_CASE("a trace too large for memory is refused with the numbers that make it so") {
+  Scenario s = cat_sat();
+  const int n = 1024;
+  s.input.tokens.assign(n, "t");
+  s.input.embeddings = Matrix::Ones(n, 4);
+  s.attention.heads = 5;
+  s.attention.head_dim = 1;
+  s.weights = {};
+  CHECK_THROWS_WITH_AS(compute_trace(s),
+                       "scenario: heads x N_Q x N_KV = 5 x 1024 x 1024 = 5242880 attention cells, more than the 4194304 "
+                       "a trace may hold",
+                       ScenarioError);
+  s.attention.heads = 4;
+  CHECK(compute_trace(s).heads.size() == 4);
+}

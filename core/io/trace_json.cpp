@@ -45,6 +45,7 @@ std::string_view to_string(RowStatus s) {
     case RowStatus::Ok: return "ok";
     case RowStatus::AllMasked: return "all_masked";
     case RowStatus::ZeroSum: return "zero_sum";
+    case RowStatus::Signed: return "signed";
   }
   return "?";
 }
@@ -59,31 +60,57 @@ ordered_json matrix_to_json(const Matrix& m) {
   return rows;
 }
 
+ordered_json weights_to_json(const Weights& w) {
+  ordered_json j = ordered_json::object();
+  for (WeightId id : kAllWeights)
+    if (const auto& m = weight_slot(w, id)) j[weight_name(id)] = matrix_to_json(*m);
+  return j;
+}
+
 ordered_json trace_to_json(const Trace& t) {
+  const AttentionConfig& a = t.attention;
   ordered_json j;
   j["name"] = t.name;
   j["tokens"] = t.tokens;
   j["context_tokens"] = t.context_tokens;
-  j["attention"] = {{"variant", to_string(t.attention.variant)},
-                    {"heads", t.attention.heads},
-                    {"head_dim", t.attention.head_dim},
-                    {"mask", to_string(t.attention.mask)},
-                    {"window", t.attention.window},
-                    {"scale", t.attention.scale},
-                    {"kernel", to_string(t.attention.kernel)},
+  j["attention"] = {{"variant", to_string(a.variant)},
+                    {"heads", a.heads},
+                    {"kv_heads", kv_head_count(a)},
+                    {"head_dim", a.head_dim},
+                    {"mask", to_string(a.mask)},
+                    {"scale", a.scale},
+                    {"kernel", to_string(a.kernel)},
                     {"output_projection", t.has_output_projection()}};
+  if (a.mask == MaskKind::SlidingWindow) j["attention"]["window"] = a.window;
+  if (a.variant == Variant::Mla) {
+    j["attention"]["latent_dim"] = a.latent_dim;
+    j["attention"]["query_latent_dim"] = a.query_latent_dim;
+  }
   j["scale_factor"] = t.scale_factor;
-  j["weights"] = {{"W_Q", matrix_to_json(t.weights.W_Q)},
-                  {"W_K", matrix_to_json(t.weights.W_K)},
-                  {"W_V", matrix_to_json(t.weights.W_V)}};
-  if (t.weights.W_O) j["weights"]["W_O"] = matrix_to_json(*t.weights.W_O);
+  j["weights"] = weights_to_json(t.weights);
   j["x"] = matrix_to_json(t.x);
   j["x_kv"] = matrix_to_json(t.x_kv);
+  if (t.query_latent.size() > 0) j["query_latent"] = matrix_to_json(t.query_latent);
+  if (t.latent.size() > 0) j["latent"] = matrix_to_json(t.latent);
+  ordered_json kv = ordered_json::array();
+  for (const KvHeadTrace& g : t.kv_heads) kv.push_back({{"k", matrix_to_json(g.k)}, {"v", matrix_to_json(g.v)}});
+  j["kv_heads"] = kv;
   ordered_json heads = ordered_json::array();
   for (const HeadTrace& h : t.heads) heads.push_back(head_to_json(h));
   j["heads"] = heads;
   j["concat"] = matrix_to_json(t.concat);
   j["output"] = matrix_to_json(t.output);
+  if (t.absorbed) {
+    ordered_json ab;
+    ordered_json per_head = ordered_json::array();
+    for (std::size_t h = 0; h < t.absorbed->W_UQK.size(); ++h)
+      per_head.push_back({{"W_UQK", matrix_to_json(t.absorbed->W_UQK[h])}, {"scores", matrix_to_json(t.absorbed->scores[h])}});
+    ab["heads"] = per_head;
+    ab["latent_output"] = matrix_to_json(t.absorbed->latent_output);
+    ab["W_LO"] = matrix_to_json(t.absorbed->W_LO);
+    ab["output"] = matrix_to_json(t.absorbed->output);
+    j["absorbed"] = ab;
+  }
   return j;
 }
 

@@ -8,6 +8,7 @@
 namespace attn {
 
 nlohmann::ordered_json matrix_to_json(const Matrix& m);
+nlohmann::ordered_json weights_to_json(const Weights& w);  // only the weights present
 nlohmann::ordered_json trace_to_json(const Trace& t);
 std::string_view to_string(RowStatus s);
 

@@ -7,21 +7,29 @@ is a second, independent implementation of the attention pipeline (written from
 the specification only, never from the C++ sources).  It generates random
 scenarios from a fixed seed, runs ``attention-lab trace FILE --json`` on each,
 recomputes every intermediate in float64 NumPy and compares them field by field.
+Every variant is covered: mha, gqa (query heads share KV heads in groups), mqa
+(one KV head) and mla (keys and values expanded from a shared latent, with the
+"absorbed" form checked against the explicit one).  A few invalid scenario
+files, each breaking one rule of the file format, must be refused.
 
 Run:  /usr/bin/python3 numpy_crosscheck.py --binary build/app/attention-lab
 
 Exit status: 0 all configurations agree, 1 at least one mismatch,
 2 the binary cannot be run at all.
 
-Numerical notes: ordinary configurations use values with three decimals in
-[-2, 2] (or [0, 2] for the linear kernel, so that the normaliser Z is not close
-to 0).  The large-magnitude configurations use multiples of 1/4, so Q, K, V and
-the scores are exact in float64 whatever the summation order; with the scale
-off (or head_dim 4, where sqrt(d) = 2) the softmax inputs are then exact too,
-and a 1e-9 tolerance is meaningful even though the scores exceed 1e5.
+Numerical notes: the tolerance is absolute, |expected - found| <= 1e-9.
+Ordinary configurations use values with three decimals in [-2, 2] (or [0, 2]
+for the linear kernel, so that the normaliser Z is far from 0).  The
+large-magnitude configurations use multiples of 1/4, so Q, K, V and the scores
+are exact in float64 whatever the summation order; with the scale off (or
+head_dim 4, where sqrt(d) = 2) the softmax inputs are then exact too, and an
+absolute 1e-9 is meaningful even though the scores exceed 1e5.  The linear
+kernel's edge cases (negative weights -> "signed", Z cancelling to rounding
+noise -> "zero_sum") are hand-made configurations with exact inputs.
 """
 
 import argparse
+import copy
 import json
 import math
 import os
@@ -32,11 +40,17 @@ import tempfile
 import numpy as np
 
 SEED = 2026
-N_RANDOM = 28
-TOL = 1e-9
+N_RANDOM = 28           # mha configurations
+N_VARIANT = 20          # gqa, mqa and mla configurations
+TOL = 1e-9              # absolute
+EPS = np.finfo(float).eps
 MASKS = ("none", "causal", "sliding_window", "custom")
+VARIANTS = ("mha", "gqa", "mqa", "mla")
+VARIANT_CYCLE = ("gqa", "mla", "mqa", "mla")
+GQA_SHAPES = ((4, 2), (2, 2), (6, 3), (4, 1), (6, 2))     # (heads, kv_heads)
 MATRIX_FIELDS = ("q", "k", "v", "scores", "scaled", "mask", "masked", "weights", "output")
 ROW_FIELDS = ("row_max", "row_sum", "entropy")
+MLA_ONLY_KEYS = ("latent", "query_latent", "absorbed")
 
 
 class Mismatch(Exception):
@@ -56,9 +70,10 @@ def values(rng, shape, low, high, step=None):
 
 
 def random_config(i, rng):
-    """Configuration number i.  Sizes and modes cycle with co-prime periods so
-    every required value is covered; the rest is drawn from rng."""
+    """mha configuration number i.  Sizes and modes cycle with co-prime periods
+    so every required value is covered; the rest is drawn from rng."""
     cfg = {
+        "variant": "mha",
         "heads": 1 + i % 4,
         "head_dim": 1 + i % 5,
         "d_model": 1 + i % 6,
@@ -69,15 +84,65 @@ def random_config(i, rng):
         "cross": i % 5 in (1, 3),
         "wo": (i // 2) % 2 == 0,
         "large": i in (9, 19),
+        "explicit": i % 4 == 1,      # write kv_heads = heads into the file
+        "latent_dim": 0, "q_latent": 0,
         "omit": {5: ("W_Q", "W_K", "W_V", "W_O"), 11: ("W_Q",),
                  17: ("W_K", "W_V"), 22: ("W_O",)}.get(i, ()),
     }
+    cfg["kv_heads"] = cfg["heads"]
     if cfg["large"]:
         # Exact softmax inputs: no scaling at all, or sqrt(d) = 2.
         if cfg["scale"]:
             cfg["head_dim"] = 4
     if "W_O" in cfg["omit"]:
         cfg["wo"] = True
+    # i = 11 (linear) and 19 (softmax) always get an all-masked custom row,
+    # other custom masks by chance.
+    draw_data(cfg, rng, empty_row=True if i % 8 == 3 else None)
+    return cfg
+
+
+def variant_config(i, rng):
+    """gqa / mqa / mla configuration number i (same scheme as random_config)."""
+    variant = VARIANT_CYCLE[i % 4]
+    cfg = {
+        "variant": variant,
+        "head_dim": 1 + i % 3,
+        "d_model": 1 + i % 5,
+        "n_q": 1 + i % 6,
+        "mask": MASKS[(i // 4) % 4],
+        "kernel": "linear" if i % 3 == 2 else "softmax",
+        "scale": i % 5 != 2,
+        "cross": i % 7 in (1, 4, 5),
+        "wo": i % 3 != 1,
+        "large": i in (13, 16),
+        "explicit": i in (6, 9, 14),  # mqa: kv_heads 1; mla: query_latent_dim 0
+        "latent_dim": 0, "q_latent": 0,
+    }
+    if variant == "gqa":
+        cfg["heads"], cfg["kv_heads"] = GQA_SHAPES[i // 4]
+    elif variant == "mqa":
+        cfg["heads"], cfg["kv_heads"] = 1 + (i // 4) % 4, 1
+    else:
+        cfg["heads"] = cfg["kv_heads"] = 1 + (i // 4) % 3
+        cfg["latent_dim"] = 1 + (i // 2) % 3
+        cfg["q_latent"] = 1 + (i // 4) % 2 if i % 4 == 3 else 0
+    if cfg["large"] and cfg["scale"]:
+        cfg["head_dim"] = 4
+    omit = {0: "all", 5: ("W_Q", "W_DKV"), 7: "all", 10: ("W_K", "W_V"),
+            15: ("W_UQ", "W_O")}.get(i, ())
+    if "W_O" in omit:
+        cfg["wo"] = True
+    cfg["omit"] = tuple(used_weights(cfg)) if omit == "all" else omit
+    # Only i = 15 blanks a custom row on purpose: random blanking could hide
+    # every row of a small configuration (and with it its variant's maths).
+    draw_data(cfg, rng, empty_row=i % 6 == 3)
+    return cfg
+
+
+def draw_data(cfg, rng, empty_row):
+    """Context size, window, custom mask, embeddings and weights for cfg.
+    empty_row: blank one custom-mask row (True), never (False), by chance (None)."""
     n_q = cfg["n_q"]
     n_kv = n_q
     if cfg["cross"]:
@@ -87,16 +152,34 @@ def random_config(i, rng):
     cfg["window"] = int(rng.integers(1, n_kv + 2))
     if cfg["mask"] == "custom":
         m = rng.integers(0, 2, size=(n_q, n_kv))
-        if i % 8 == 3 or rng.random() < 0.3:     # i = 11 (linear) and 19 (softmax)
+        if empty_row or (empty_row is None and rng.random() < 0.3):
             m[int(rng.integers(0, n_q))] = 0     # an all-masked row
         cfg["custom_mask"] = m
     fill_values(cfg, rng)
-    return cfg
+
+
+def weight_shapes(cfg):
+    """Every weight the variant can use, in drawing order, with its shape."""
+    dm, d, H = cfg["d_model"], cfg["head_dim"], cfg["heads"]
+    hd = H * d
+    if cfg["variant"] == "mla":
+        dc, dq = cfg["latent_dim"], cfg["q_latent"]
+        shapes = [("W_DKV", (dm, dc)), ("W_UK", (dc, hd)), ("W_UV", (dc, hd))]
+        shapes += [("W_DQ", (dm, dq)), ("W_UQ", (dq, hd))] if dq else [("W_Q", (dm, hd))]
+    else:
+        gd = cfg["kv_heads"] * d
+        shapes = [("W_Q", (dm, hd)), ("W_K", (dm, gd)), ("W_V", (dm, gd))]
+    return dict(shapes + [("W_O", (hd, dm))])
+
+
+def used_weights(cfg):
+    """Names of the weights this configuration uses (W_O only with the projection)."""
+    return [n for n in weight_shapes(cfg) if n != "W_O" or cfg["wo"]]
 
 
 def fill_values(cfg, rng):
     """Embeddings and weights for cfg (positive for the linear kernel)."""
-    dm, hd = cfg["d_model"], cfg["heads"] * cfg["head_dim"]
+    dm = cfg["d_model"]
     if cfg["large"]:
         x_rng, w_rng, step = (-30.0, 30.0), (-2.0, 2.0), 0.25
     elif cfg["kernel"] == "linear":
@@ -105,24 +188,27 @@ def fill_values(cfg, rng):
         x_rng, w_rng, step = (-2.0, 2.0), (-2.0, 2.0), None
     cfg["x"] = values(rng, (cfg["n_q"], dm), *x_rng, step)
     cfg["x_kv"] = values(rng, (cfg["n_kv"], dm), *x_rng, step) if cfg["cross"] else cfg["x"]
-    cfg["W"] = {name: values(rng, shape, *w_rng, step) for name, shape in
-                (("W_Q", (dm, hd)), ("W_K", (dm, hd)), ("W_V", (dm, hd)), ("W_O", (hd, dm)))}
+    cfg["W"] = {name: values(rng, shape, *w_rng, step)
+                for name, shape in weight_shapes(cfg).items()}
     if not cfg["wo"]:
         del cfg["W"]["W_O"]
 
 
 def edge_configs():
-    """Hand-made configurations for branches random data rarely reaches.
-    Values are dyadic, so every quantity below is exact."""
-    base = {"heads": 1, "head_dim": 1, "d_model": 1, "mask": "none", "scale": True,
-            "kernel": "linear", "cross": True, "wo": False, "large": False, "omit": (),
+    """Hand-made mha configurations for branches random data rarely reaches.
+    Values are dyadic (or, for the cancellation case, chosen decimals), so
+    every quantity below is exact or its rounding is known."""
+    base = {"variant": "mha", "heads": 1, "kv_heads": 1, "head_dim": 1, "d_model": 1,
+            "mask": "none", "scale": True, "kernel": "linear", "cross": True, "wo": False,
+            "large": False, "explicit": False, "latent_dim": 0, "q_latent": 0, "omit": (),
             "window": 1}
-    # Linear kernel, scores [3, -1]: Z = 2, weights 1.5 and -0.5.
-    neg = dict(base, n_q=1, n_kv=2, x=np.array([[1.0]]), x_kv=np.array([[3.0], [-1.0]]),
-               W={"W_Q": np.array([[1.0]]), "W_K": np.array([[1.0]]), "W_V": np.array([[2.0]])})
+    one = np.array([[1.0]])
+    # Linear kernel, scores [3, -1]: Z = 2, weights 1.5 and -0.5 -> signed.
+    neg = dict(base, n_q=1, n_kv=2, x=one, x_kv=np.array([[3.0], [-1.0]]),
+               W={"W_Q": one, "W_K": one, "W_V": np.array([[2.0]])})
     # Linear kernel, scores [s, -s]: Z == 0 exactly -> zero_sum for the first query;
     # the second sees only one key -> ok.
-    zero = dict(base, n_q=2, n_kv=2, mask="custom", heads=2, head_dim=1, wo=True,
+    zero = dict(base, n_q=2, n_kv=2, mask="custom", heads=2, kv_heads=2, head_dim=1, wo=True,
                 custom_mask=np.array([[1, 1], [0, 1]]),
                 x=np.array([[0.5], [1.5]]), x_kv=np.array([[2.0], [-2.0]]),
                 W={"W_Q": np.array([[1.0, 1.0]]), "W_K": np.array([[1.0, -0.5]]),
@@ -131,15 +217,54 @@ def edge_configs():
     # last key see nothing -> all_masked.
     slide = dict(base, n_q=4, n_kv=2, mask="sliding_window", window=1,
                  x=np.array([[1.0], [0.5], [0.25], [2.0]]), x_kv=np.array([[1.0], [0.75]]),
-                 W={"W_Q": np.array([[1.0]]), "W_K": np.array([[2.0]]), "W_V": np.array([[1.0]])})
-    return [neg, zero, slide]
+                 W={"W_Q": one, "W_K": np.array([[2.0]]), "W_V": one})
+    # Linear kernel, scale off, scores 0.1, 0.2, -0.3: Z is rounding noise
+    # (~5.6e-17, not 0) -> zero_sum; without the -0.3 the row is ok.
+    cancel = dict(base, n_q=2, n_kv=3, mask="custom", scale=False,
+                  custom_mask=np.array([[1, 1, 1], [1, 1, 0]]),
+                  x=np.array([[1.0], [1.0]]), x_kv=np.array([[0.1], [0.2], [-0.3]]),
+                  W={"W_Q": one, "W_K": one, "W_V": np.array([[0.5]])})
+    return [neg, zero, slide, cancel, threshold_config(base), negative_z_config(base)]
+
+
+def threshold_config(base):
+    """The zero_sum threshold |Z| <= 64 eps sum|row| pinned from both sides and
+    at equality.  Scores are pairs [a, -b] with a + b ~ 2, so the threshold is
+    ~2^-45: Z = 2^-44 -> signed (weights 2^44 and 1 - 2^44, output exactly 1),
+    Z = 2^-45 with sum|row| = 2 exactly -> equality -> zero_sum, Z = 2^-46 ->
+    zero_sum.  The second embedding column feeds V = 1 for every key."""
+    keys = [1.0, -(1.0 - 2.0 ** -44), 1.0 + 2.0 ** -46, -(1.0 - 2.0 ** -46),
+            1.0, -(1.0 - 2.0 ** -46)]
+    mask = np.zeros((3, 6), dtype=int)
+    for r in range(3):
+        mask[r, 2 * r:2 * r + 2] = 1
+    return dict(base, n_q=3, n_kv=6, d_model=2, mask="custom", scale=False, custom_mask=mask,
+                x=np.array([[1.0, 0.0]] * 3), x_kv=np.array([[k, 1.0] for k in keys]),
+                W={"W_Q": np.array([[1.0], [0.0]]), "W_K": np.array([[1.0], [0.0]]),
+                   "W_V": np.array([[0.0], [1.0]])})
+
+
+def negative_z_config(base):
+    """Linear kernel, self-attention, causal: every visible score negative, so
+    Z < 0 but every weight >= 0 -> ok (a hidden entry gives 0 / Z = -0.0, which
+    is not a negative weight)."""
+    x = np.array([[1.0], [3.0]])
+    return dict(base, n_q=2, n_kv=2, mask="causal", cross=False, x=x, x_kv=x,
+                W={"W_Q": np.array([[1.0]]), "W_K": np.array([[-1.0]]),
+                   "W_V": np.array([[0.5]])})
 
 
 def scenario_json(cfg, idx):
     """The scenario file contents for cfg."""
     n_q, n_kv = cfg["n_q"], cfg["n_kv"]
-    att = {"variant": "mha", "heads": cfg["heads"], "head_dim": cfg["head_dim"],
+    att = {"variant": cfg["variant"], "heads": cfg["heads"], "head_dim": cfg["head_dim"],
            "mask": cfg["mask"], "scale": cfg["scale"], "kernel": cfg["kernel"]}
+    if cfg["variant"] == "gqa" or (cfg["explicit"] and cfg["variant"] != "mla"):
+        att["kv_heads"] = cfg["kv_heads"]
+    if cfg["variant"] == "mla":
+        att["latent_dim"] = cfg["latent_dim"]
+        if cfg["q_latent"] or cfg["explicit"]:
+            att["query_latent_dim"] = cfg["q_latent"]
     if cfg["mask"] == "sliding_window":
         att["window"] = cfg["window"]
     if cfg["mask"] == "custom":
@@ -196,7 +321,10 @@ def softmax_rows(masked, mask):
 
 
 def linear_rows(masked, mask, v):
-    """Weights, row_max, row_sum, status for the linear kernel kappa(x) = x."""
+    """Weights, row_max, row_sum, status for the linear kernel kappa(x) = x.
+    Z (the row sum, hidden entries 0) is "zero" when it is within rounding
+    noise of the row, |Z| <= 64 eps sum|row|, or when the weights or the
+    output would not be finite.  Weights below 0 make the row "signed"."""
     n = masked.shape[0]
     weights = np.zeros_like(masked)
     row_max, row_sum, status = np.zeros(n), np.zeros(n), []
@@ -207,65 +335,130 @@ def linear_rows(masked, mask, v):
         z = masked[r].sum()
         row_sum[r] = z
         with np.errstate(all="ignore"):
-            w = masked[r] / z if z != 0 else None
-        if w is None or not np.isfinite(w).all() or not np.isfinite(w @ v).all():
+            w = masked[r] / z
+            finite = np.isfinite(w).all() and np.isfinite(w @ v).all()
+        if abs(z) <= 64 * EPS * np.abs(masked[r]).sum() or not finite:
             status.append("zero_sum")
             continue
         weights[r] = w
-        status.append("ok")
+        status.append("signed" if (w < 0).any() else "ok")
     return weights, row_max, row_sum, status
 
 
 def entropy_rows(weights, status):
+    """-sum w ln w over positive weights of ok rows; NaN (JSON null) for
+    signed rows; 0 for zero_sum and all_masked rows."""
     out = np.zeros(weights.shape[0])
     for r, st in enumerate(status):
         if st == "ok":
             w = weights[r][weights[r] > 0]
             out[r] = 0.0 - (w * np.log(w)).sum()
+        elif st == "signed":
+            out[r] = np.nan
     return out
+
+
+def projections(cfg, W):
+    """Q (N_Q x H·d), K and V (N_KV x G·d) and, for mla, the latents."""
+    X, Xkv = cfg["x"], cfg["x_kv"]
+    if cfg["variant"] != "mla":
+        return {"Q": X @ W["W_Q"], "K": Xkv @ W["W_K"], "V": Xkv @ W["W_V"]}
+    latent = Xkv @ W["W_DKV"]
+    p = {"latent": latent, "K": latent @ W["W_UK"], "V": latent @ W["W_UV"]}
+    if cfg["q_latent"]:
+        p["query_latent"] = X @ W["W_DQ"]
+        p["Q"] = p["query_latent"] @ W["W_UQ"]
+    else:
+        p["Q"] = X @ W["W_Q"]
+    return p
+
+
+def one_head(cfg, h, q, k, v, mask):
+    """Every per-head intermediate for query head h reading (k, v)."""
+    d = cfg["head_dim"]
+    scores = q @ k.T
+    scaled = scores / math.sqrt(d) if cfg["scale"] else scores.copy()
+    if cfg["kernel"] == "softmax":
+        masked = np.where(mask == 1, scaled, -np.inf)
+        weights, row_max, row_sum, status = softmax_rows(masked, mask)
+    else:
+        masked = np.where(mask == 1, scaled, 0.0)
+        weights, row_max, row_sum, status = linear_rows(masked, mask, v)
+    return {"head": h, "q": q, "k": k, "v": v, "scores": scores,
+            "scaled": scaled, "mask": mask, "masked": masked, "weights": weights,
+            "output": weights @ v, "row_max": row_max, "row_sum": row_sum,
+            "entropy": entropy_rows(weights, status), "row_status": status}
 
 
 def reference(cfg, W):
     """Every intermediate, as the spec defines it, from inputs and weights W."""
-    d, H = cfg["head_dim"], cfg["heads"]
-    X, Xkv = cfg["x"], cfg["x_kv"]
-    Q, K, V = X @ W["W_Q"], Xkv @ W["W_K"], Xkv @ W["W_V"]
+    d, H, G = cfg["head_dim"], cfg["heads"], cfg["kv_heads"]
+    p = projections(cfg, W)
     mask = mask_matrix(cfg)
+    kv = [{"k": p["K"][:, g * d:(g + 1) * d], "v": p["V"][:, g * d:(g + 1) * d]}
+          for g in range(G)]
     heads = []
     for h in range(H):
         cols = slice(h * d, (h + 1) * d)
-        q, k, v = Q[:, cols], K[:, cols], V[:, cols]
-        scores = q @ k.T
-        scaled = scores / math.sqrt(d) if cfg["scale"] else scores.copy()
-        if cfg["kernel"] == "softmax":
-            masked = np.where(mask == 1, scaled, -np.inf)
-            weights, row_max, row_sum, status = softmax_rows(masked, mask)
-        else:
-            masked = np.where(mask == 1, scaled, 0.0)
-            weights, row_max, row_sum, status = linear_rows(masked, mask, v)
-        head = {"head": h, "kv_head": h, "q": q, "k": k, "v": v, "scores": scores,
-                "scaled": scaled, "mask": mask, "masked": masked, "weights": weights,
-                "output": weights @ v, "row_max": row_max, "row_sum": row_sum,
-                "entropy": entropy_rows(weights, status), "row_status": status}
+        g = h // (H // G)
+        head = one_head(cfg, h, p["Q"][:, cols], kv[g]["k"], kv[g]["v"], mask)
+        head["kv_head"] = g
         if "W_O" in W:
             head["contribution"] = head["output"] @ W["W_O"][cols, :]
         heads.append(head)
     concat = np.hstack([hd["output"] for hd in heads])
-    output = concat @ W["W_O"] if "W_O" in W else concat
-    return {"heads": heads, "concat": concat, "output": output,
-            "scale_factor": 1 / math.sqrt(d) if cfg["scale"] else 1.0}
+    ref = {"heads": heads, "kv_heads": kv, "concat": concat,
+           "output": concat @ W["W_O"] if "W_O" in W else concat,
+           "scale_factor": 1 / math.sqrt(d) if cfg["scale"] else 1.0}
+    if cfg["variant"] == "mla":
+        ref["latent"] = p["latent"]
+        if cfg["q_latent"]:
+            ref["query_latent"] = p["query_latent"]
+        ref["absorbed"] = absorbed(cfg, W, p, heads)
+    return ref
+
+
+def block_diag(blocks):
+    """Block-diagonal matrix of the given 2-D blocks."""
+    rows = sum(b.shape[0] for b in blocks)
+    out = np.zeros((rows, sum(b.shape[1] for b in blocks)))
+    r = c = 0
+    for b in blocks:
+        out[r:r + b.shape[0], c:c + b.shape[1]] = b
+        r, c = r + b.shape[0], c + b.shape[1]
+    return out
+
+
+def absorbed(cfg, W, p, heads):
+    """The mla "absorbed" form: scores straight from the latent through
+    W_UQK_h = Wq_h W_UK_h^T, and the output from weights @ latent through W_LO."""
+    d, H = cfg["head_dim"], cfg["heads"]
+    query_side = p["query_latent"] if cfg["q_latent"] else cfg["x"]
+    Wq = W["W_UQ"] if cfg["q_latent"] else W["W_Q"]
+    cols = [slice(h * d, (h + 1) * d) for h in range(H)]
+    per_head = []
+    for h in range(H):
+        w_uqk = Wq[:, cols[h]] @ W["W_UK"][:, cols[h]].T
+        per_head.append({"W_UQK": w_uqk, "scores": query_side @ w_uqk @ p["latent"].T})
+    latent_output = np.hstack([hd["weights"] @ p["latent"] for hd in heads])
+    w_lo = block_diag([W["W_UV"][:, c] for c in cols])
+    if "W_O" in W:
+        w_lo = w_lo @ W["W_O"]
+    return {"heads": per_head, "latent_output": latent_output, "W_LO": w_lo,
+            "output": latent_output @ w_lo}
 
 
 # --------------------------------------------------------------------------
 # Comparison
 # --------------------------------------------------------------------------
 
-def as_array(found, where, null_is_neg_inf=False):
-    """JSON rows (or a flat list) -> float64 array; null only where allowed."""
+def as_array(found, where, null_as=None):
+    """JSON rows (or a flat list) -> float64 array.  A JSON null becomes
+    null_as (-inf or NaN) where the caller allows it, else it is a mismatch."""
     def conv(x, pos):
         if x is None:
-            if null_is_neg_inf:
-                return -np.inf
+            if null_as is not None:
+                return null_as
             raise Mismatch("%s%s: found null, expected a finite number" % (where, pos))
         if isinstance(x, bool) or not isinstance(x, (int, float)):
             raise Mismatch("%s%s: found %r, expected a number" % (where, pos, x))
@@ -283,10 +476,16 @@ def as_array(found, where, null_is_neg_inf=False):
     return np.array([conv(x, "[%d]" % r) for r, x in enumerate(found)], dtype=float)
 
 
-def compare(expected, found, where, null_is_neg_inf=False):
-    """Raise Mismatch unless found equals expected within tolerance; return max abs err."""
+def shown(x):
+    """A value for a message; NaN stands for a JSON null."""
+    return "null" if np.isnan(x) else repr(float(x))
+
+
+def compare(expected, found, where, null_as=None):
+    """Raise Mismatch unless |expected - found| <= TOL everywhere (infinities
+    and NaN/null must match exactly); return the max abs error."""
     expected = np.asarray(expected, dtype=float)
-    got = as_array(found, where, null_is_neg_inf)
+    got = as_array(found, where, null_as)
     if got.size == 0 and expected.size == 0:
         return 0.0
     if got.shape != expected.shape:
@@ -294,20 +493,23 @@ def compare(expected, found, where, null_is_neg_inf=False):
     max_err = 0.0
     for pos in np.ndindex(expected.shape):
         e, f = expected[pos], got[pos]
-        if np.isinf(e) or np.isinf(f):
+        if np.isnan(e) or np.isnan(f):
+            ok, err = np.isnan(e) and np.isnan(f), 0.0
+        elif np.isinf(e) or np.isinf(f):
             ok, err = e == f, 0.0
         else:
             err = abs(e - f)
-            ok = err <= TOL * max(1.0, abs(e))
+            ok = err <= TOL
         if not ok:
             at = "".join("[%d]" % p for p in pos)
-            raise Mismatch("%s%s: expected %r, found %r" % (where, at, float(e), float(f)))
+            raise Mismatch("%s%s: expected %s, found %s" % (where, at, shown(e), shown(f)))
         max_err = max(max_err, err)
     return max_err
 
 
 def check_equal(expected, found, where):
-    if expected != found:
+    """Exact equality, type included (so 1 is not accepted for true)."""
+    if expected != found or type(expected) is not type(found):
         raise Mismatch("%s: expected %r, found %r" % (where, expected, found))
 
 
@@ -316,21 +518,33 @@ def weights_used(cfg, out):
     echoed = out.get("weights")
     if not isinstance(echoed, dict):
         raise Mismatch("weights: missing from output")
-    names = ["W_Q", "W_K", "W_V"] + (["W_O"] if cfg["wo"] else [])
+    names = used_weights(cfg)
     check_equal(sorted(names), sorted(echoed), "weights (names)")
-    dm, hd = cfg["d_model"], cfg["heads"] * cfg["head_dim"]
+    shapes = weight_shapes(cfg)
     W = {}
     for name in names:
-        shape = (hd, dm) if name == "W_O" else (dm, hd)
         if name in cfg["omit"]:
             W[name] = as_array(echoed[name], "weights." + name)
-            if W[name].shape != shape:
+            if W[name].shape != shapes[name]:
                 raise Mismatch("weights.%s: seeded shape %s, expected %s"
-                               % (name, W[name].shape, shape))
+                               % (name, W[name].shape, shapes[name]))
         else:
             compare(cfg["W"][name], echoed[name], "weights." + name)
             W[name] = cfg["W"][name]
     return W
+
+
+def expected_attention(cfg):
+    """The "attention" object the output must carry, exactly."""
+    att = {key: cfg[key] for key in ("variant", "heads", "kv_heads", "head_dim", "mask",
+                                     "scale", "kernel")}
+    att["output_projection"] = cfg["wo"]
+    if cfg["mask"] == "sliding_window":
+        att["window"] = cfg["window"]
+    if cfg["variant"] == "mla":
+        att["latent_dim"] = cfg["latent_dim"]
+        att["query_latent_dim"] = cfg["q_latent"]
+    return att
 
 
 def check_header(cfg, out):
@@ -338,12 +552,94 @@ def check_header(cfg, out):
     ctx = ["c%d" % j for j in range(cfg["n_kv"])] if cfg["cross"] else \
         ["q%d" % i for i in range(cfg["n_q"])]
     check_equal(ctx, out.get("context_tokens"), "context_tokens")
-    att = out.get("attention", {})
-    for key in ("heads", "head_dim", "mask", "scale", "kernel"):
-        check_equal(cfg[key], att.get(key), "attention." + key)
-    check_equal(cfg["wo"], att.get("output_projection"), "attention.output_projection")
-    if cfg["mask"] == "sliding_window":
-        check_equal(cfg["window"], att.get("window"), "attention.window")
+    att = out.get("attention")
+    if not isinstance(att, dict):
+        raise Mismatch("attention: missing from the output")
+    want = expected_attention(cfg)
+    check_equal(sorted(want), sorted(att), "attention (keys)")
+    for key, value in want.items():
+        check_equal(value, att[key], "attention." + key)
+    want_keys = mla_output_keys(cfg)
+    for key in MLA_ONLY_KEYS:
+        if (key in out) != (key in want_keys):
+            raise Mismatch("%s: %s the output (variant %s, query_latent_dim %d)" % (
+                key, "missing from" if key in want_keys else "unexpected in",
+                cfg["variant"], cfg["q_latent"]))
+
+
+def mla_output_keys(cfg):
+    """Which of MLA_ONLY_KEYS the top level of the output must have."""
+    if cfg["variant"] != "mla":
+        return set()
+    return {"latent", "absorbed"} | ({"query_latent"} if cfg["q_latent"] else set())
+
+
+def check_kv_heads(ref, out):
+    """Top-level "kv_heads": one {k, v} per KV head; return the max error."""
+    found = out.get("kv_heads")
+    if not isinstance(found, list) or len(found) != len(ref["kv_heads"]):
+        raise Mismatch("kv_heads: expected a list of %d entries" % len(ref["kv_heads"]))
+    errs = [0.0]
+    for g, (rk, fk) in enumerate(zip(ref["kv_heads"], found)):
+        if not isinstance(fk, dict):
+            raise Mismatch("kv_heads[%d]: expected an object" % g)
+        for field in ("k", "v"):
+            errs.append(compare(rk[field], fk.get(field), "kv_heads[%d].%s" % (g, field)))
+    return max(errs)
+
+
+def check_head(cfg, rh, fh, out):
+    """One entry of "heads"; return the max error."""
+    h, g = rh["head"], rh["kv_head"]
+    where = "heads[%d]." % h
+    if not isinstance(fh, dict):
+        raise Mismatch(where[:-1] + ": expected an object")
+    check_equal(h, fh.get("head"), where + "head")
+    check_equal(g, fh.get("kv_head"), where + "kv_head")
+    errs = []
+    for field in MATRIX_FIELDS + ROW_FIELDS:
+        null_as = None
+        if field == "masked" and cfg["kernel"] == "softmax":
+            null_as = -np.inf
+        elif field == "entropy":
+            null_as = np.nan        # compare() then requires a signed row
+        errs.append(compare(rh[field], fh.get(field), where + field, null_as))
+    check_equal(rh["row_status"], fh.get("row_status"), where + "row_status")
+    for field in ("k", "v"):        # the shared KV head, verbatim
+        compare(out["kv_heads"][g][field], fh[field], where + field + " (vs kv_heads[%d])" % g)
+    if "contribution" in rh:
+        errs.append(compare(rh["contribution"], fh.get("contribution"),
+                            where + "contribution"))
+    elif "contribution" in fh:
+        raise Mismatch(where + "contribution: present without W_O")
+    return max(errs)
+
+
+def check_absorbed(ref, out):
+    """mla: latents and the absorbed form, against the reference and against
+    the binary's own explicit path; return the max error."""
+    errs = [compare(ref["latent"], out.get("latent"), "latent")]
+    if "query_latent" in ref:
+        errs.append(compare(ref["query_latent"], out.get("query_latent"), "query_latent"))
+    ra, fa = ref["absorbed"], out.get("absorbed")
+    if not isinstance(fa, dict) or not isinstance(fa.get("heads"), list) \
+            or len(fa["heads"]) != len(ra["heads"]):
+        raise Mismatch("absorbed: expected an object with %d heads" % len(ra["heads"]))
+    for h, (rh, fh) in enumerate(zip(ra["heads"], fa["heads"])):
+        where = "absorbed.heads[%d]." % h
+        if not isinstance(fh, dict):
+            raise Mismatch(where[:-1] + ": expected an object")
+        errs.append(compare(rh["W_UQK"], fh.get("W_UQK"), where + "W_UQK"))
+        errs.append(compare(rh["scores"], fh.get("scores"), where + "scores"))
+        errs.append(compare(ref["heads"][h]["scores"], fh["scores"],
+                            where + "scores (vs reference explicit scores)"))
+        errs.append(compare(out["heads"][h]["scores"], fh["scores"],
+                            where + "scores (vs heads[%d].scores)" % h))
+    for field in ("latent_output", "W_LO", "output"):
+        errs.append(compare(ra[field], fa.get(field), "absorbed." + field))
+    errs.append(compare(ref["output"], fa["output"], "absorbed.output (vs reference output)"))
+    errs.append(compare(out["output"], fa["output"], "absorbed.output (vs output)"))
+    return max(errs)
 
 
 def check_output(cfg, out):
@@ -353,28 +649,96 @@ def check_output(cfg, out):
     W = weights_used(cfg, out)
     ref = reference(cfg, W)
     errs.append(compare([ref["scale_factor"]], [out.get("scale_factor")], "scale_factor"))
+    errs.append(check_kv_heads(ref, out))
     heads = out.get("heads")
     if not isinstance(heads, list) or len(heads) != cfg["heads"]:
         raise Mismatch("heads: expected %d entries" % cfg["heads"])
-    for h, (rh, fh) in enumerate(zip(ref["heads"], heads)):
-        where = "heads[%d]." % h
-        check_equal(h, fh.get("head"), where + "head")
-        check_equal(h, fh.get("kv_head"), where + "kv_head")
-        for field in MATRIX_FIELDS + ROW_FIELDS:
-            neg_inf = field == "masked" and cfg["kernel"] == "softmax"
-            errs.append(compare(rh[field], fh.get(field), where + field, neg_inf))
-        check_equal(rh["row_status"], fh.get("row_status"), where + "row_status")
-        if "contribution" in rh:
-            errs.append(compare(rh["contribution"], fh.get("contribution"),
-                                where + "contribution"))
-        elif "contribution" in fh:
-            raise Mismatch(where + "contribution: present without W_O")
+    for rh, fh in zip(ref["heads"], heads):
+        errs.append(check_head(cfg, rh, fh, out))
     errs.append(compare(ref["concat"], out.get("concat"), "concat"))
     errs.append(compare(ref["output"], out.get("output"), "output"))
     if "contribution" in ref["heads"][0]:
         total = sum(np.asarray(fh["contribution"], dtype=float) for fh in heads)
         errs.append(compare(total, out["output"], "output (sum of contributions)"))
+    if cfg["variant"] == "mla":
+        errs.append(check_absorbed(ref, out))
     return max(errs), ref
+
+
+# --------------------------------------------------------------------------
+# Invalid scenario files
+# --------------------------------------------------------------------------
+
+def rejection_cases(configs):
+    """(label, scenario) pairs the binary must refuse: each breaks one rule of
+    the file format in an otherwise valid scenario of a checked configuration."""
+    def zeros(rows, cols):
+        return np.zeros((rows, cols)).tolist()
+
+    def broken(label, pick, change):
+        found = [(i, c) for i, c in enumerate(configs) if pick(c)]
+        if not found:
+            return label, None
+        idx, cfg = found[0]
+        doc = copy.deepcopy(scenario_json(cfg, idx))
+        att, weights = doc["attention"], doc["weights"]
+        change(cfg, att, weights)
+        return "%s (from #%d)" % (label, idx), doc
+
+    def mha(c):
+        return c["variant"] == "mha" and c["heads"] > 1 and c["mask"] != "sliding_window"
+
+    def gqa(c):
+        return c["variant"] == "gqa" and c["heads"] == 4
+
+    def mla(q_latent):
+        return lambda c: c["variant"] == "mla" and bool(c["q_latent"]) == q_latent
+
+    def hd(c):
+        return c["heads"] * c["head_dim"]
+
+    return [
+        broken("window without sliding_window", mha, lambda c, a, w: a.update(window=1)),
+        broken("mha kv_heads != heads", mha, lambda c, a, w: a.update(kv_heads=1)),
+        broken("gqa without kv_heads", gqa, lambda c, a, w: a.pop("kv_heads")),
+        broken("gqa kv_heads not dividing heads", gqa, lambda c, a, w: a.update(kv_heads=3)),
+        broken("gqa kv_heads > heads", gqa, lambda c, a, w: a.update(kv_heads=8)),
+        broken("mqa kv_heads 2", lambda c: c["variant"] == "mqa" and c["heads"] == 2,
+               lambda c, a, w: a.update(kv_heads=2)),
+        broken("gqa with latent_dim", gqa, lambda c, a, w: a.update(latent_dim=1)),
+        broken("gqa with query_latent_dim", gqa,
+               lambda c, a, w: a.update(query_latent_dim=1)),
+        broken("gqa with W_DKV", gqa,
+               lambda c, a, w: w.update(W_DKV=zeros(c["d_model"], 1))),
+        broken("mla with kv_heads", mla(False),
+               lambda c, a, w: a.update(kv_heads=c["heads"])),
+        broken("mla without latent_dim", mla(False), lambda c, a, w: a.pop("latent_dim")),
+        broken("mla latent_dim 0", mla(False), lambda c, a, w: a.update(latent_dim=0)),
+        broken("mla query_latent_dim -1", mla(False),
+               lambda c, a, w: a.update(query_latent_dim=-1)),
+        broken("mla with W_K", mla(False),
+               lambda c, a, w: w.update(W_K=zeros(c["d_model"], hd(c)))),
+        broken("mla without query latent, with W_DQ", mla(False),
+               lambda c, a, w: w.update(W_DQ=zeros(c["d_model"], 1))),
+        broken("mla with query latent, with W_Q", mla(True),
+               lambda c, a, w: w.update(W_Q=zeros(c["d_model"], hd(c)))),
+    ]
+
+
+def check_rejected(binary, tmpdir, n, label, doc):
+    """Run one invalid scenario; return (passed, message)."""
+    if doc is None:
+        return False, "no valid scenario of that kind among the configurations"
+    path = os.path.join(tmpdir, "invalid_%02d.json" % n)
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    code, _, stderr = run_binary(binary, path)
+    first = (stderr.strip().splitlines() or ["(no message)"])[0].replace(path, "FILE")
+    if code == 0:
+        return False, "accepted"
+    if code < 0:
+        return False, "killed by signal %d" % -code
+    return True, "exit %d: %s" % (code, first)
 
 
 # --------------------------------------------------------------------------
@@ -389,12 +753,19 @@ def run_binary(binary, path):
 
 
 def describe(idx, cfg):
-    return "#%-2d heads=%d d=%d dm=%d nq=%d nkv=%d mask=%s kernel=%s scale=%s cross=%s wo=%s%s%s" % (
-        idx, cfg["heads"], cfg["head_dim"], cfg["d_model"], cfg["n_q"], cfg["n_kv"],
-        cfg["mask"], cfg["kernel"], "on" if cfg["scale"] else "off",
+    variant = {"mha": "mha", "mqa": "mqa", "gqa": "gqa G=%d" % cfg["kv_heads"],
+               "mla": "mla dc=%d dq=%d" % (cfg["latent_dim"], cfg["q_latent"])}
+    return ("#%-2d %s heads=%d d=%d dm=%d nq=%d nkv=%d mask=%s kernel=%s scale=%s"
+            " cross=%s wo=%s%s%s") % (
+        idx, variant[cfg["variant"]], cfg["heads"], cfg["head_dim"], cfg["d_model"],
+        cfg["n_q"], cfg["n_kv"], cfg["mask"], cfg["kernel"], "on" if cfg["scale"] else "off",
         "yes" if cfg["cross"] else "no", "yes" if cfg["wo"] else "no",
         " seeded=" + ",".join(cfg["omit"]) if cfg["omit"] else "",
         " large" if cfg["large"] else "")
+
+
+def reject_constant(name):
+    raise ValueError("non-standard JSON constant %s" % name)
 
 
 def check_one(binary, tmpdir, idx, cfg, seen):
@@ -406,7 +777,7 @@ def check_one(binary, tmpdir, idx, cfg, seen):
     if code != 0:
         return False, "exit code %d: %s" % (code, stderr.strip())
     try:
-        out = json.loads(stdout)
+        out = json.loads(stdout, parse_constant=reject_constant)
     except ValueError as e:
         return False, "output is not JSON: %s" % e
     try:
@@ -417,35 +788,68 @@ def check_one(binary, tmpdir, idx, cfg, seen):
     return True, "max_err=%.1e" % err
 
 
+KERNELS = ("softmax", "linear")
 REQUIRED = {
     "heads": set(range(1, 5)), "head_dim": set(range(1, 6)), "d_model": set(range(1, 7)),
     "n_q": set(range(1, 8)), "n_kv": set(range(1, 8)), "mask": set(MASKS),
-    "kernel": {"softmax", "linear"}, "scale": {True, False}, "cross": {True, False},
-    "wo": {True, False},
+    "kernel": set(KERNELS), "scale": {True, False}, "cross": {True, False},
+    "wo": {True, False}, "variant": set(VARIANTS),
+    "variant x kernel": {"%s %s" % (v, k) for v in VARIANTS for k in KERNELS},
+    "variant x mask": {"%s %s" % (v, m) for v in VARIANTS for m in MASKS},
     "feature": {"softmax all_masked", "linear all_masked", "linear zero_sum",
-                "linear negative weight", "custom all-zero row", "softmax score > 700",
-                "seeded weights x3"},
+                "linear zero_sum with Z != 0", "linear signed", "linear ok with Z < 0",
+                "custom all-zero row", "softmax score > 700", "seeded weights x3",
+                "mha explicit kv_heads", "gqa 1 < G < H", "gqa G == 1", "gqa G == H",
+                "mqa heads > 1", "mla without query latent", "mla with query latent",
+                "mla with W_O", "mla without W_O", "variant cross-attention",
+                "variant seeded weights"},
 }
 
 
 def note_coverage(seen, cfg, ref):
     """Record what a passing configuration exercised."""
     for key in REQUIRED:
-        if key != "feature":
+        if key in cfg:
             seen.setdefault(key, set()).add(cfg[key])
+    seen.setdefault("variant x kernel", set()).add("%s %s" % (cfg["variant"], cfg["kernel"]))
+    seen.setdefault("variant x mask", set()).add("%s %s" % (cfg["variant"], cfg["mask"]))
     feats = seen.setdefault("feature", set())
     seen["seeded"] = seen.get("seeded", 0) + bool(cfg["omit"])
     if seen["seeded"] >= 3:
         feats.add("seeded weights x3")
     for head in ref["heads"]:
-        for status in head["row_status"]:
+        for r, status in enumerate(head["row_status"]):
             feats.add("%s %s" % (cfg["kernel"], status))
-        if cfg["kernel"] == "linear" and (head["weights"] < 0).any():
-            feats.add("linear negative weight")
+            z = head["row_sum"][r]
+            if cfg["kernel"] == "linear" and status == "zero_sum" and z != 0:
+                feats.add("linear zero_sum with Z != 0")
+            if cfg["kernel"] == "linear" and status == "ok" and z < 0:
+                feats.add("linear ok with Z < 0")
         if cfg["kernel"] == "softmax" and np.abs(head["scaled"]).max() > 700:
             feats.add("softmax score > 700")
     if cfg["mask"] == "custom" and (np.asarray(cfg["custom_mask"]).sum(axis=1) == 0).any():
         feats.add("custom all-zero row")
+    feats.update(variant_features(cfg))
+
+
+def variant_features(cfg):
+    """The variant-specific features cfg exercises."""
+    H, G, v = cfg["heads"], cfg["kv_heads"], cfg["variant"]
+    feats = set()
+    if v == "mha":
+        return {"mha explicit kv_heads"} if cfg["explicit"] else feats
+    if cfg["cross"]:
+        feats.add("variant cross-attention")
+    if cfg["omit"]:
+        feats.add("variant seeded weights")
+    if v == "gqa":
+        feats.add("gqa G == 1" if G == 1 else "gqa G == H" if G == H else "gqa 1 < G < H")
+    if v == "mqa" and H > 1:
+        feats.add("mqa heads > 1")
+    if v == "mla":
+        feats.add("mla with query latent" if cfg["q_latent"] else "mla without query latent")
+        feats.add("mla with W_O" if cfg["wo"] else "mla without W_O")
+    return feats
 
 
 def coverage_gaps(seen):
@@ -463,25 +867,36 @@ def probe(binary):
         sys.exit(2)
 
 
+def all_configs():
+    """mha, then gqa/mqa/mla (one random stream), then the hand-made edges."""
+    rng = np.random.default_rng(SEED)
+    configs = [random_config(i, rng) for i in range(N_RANDOM)]
+    configs += [variant_config(i, rng) for i in range(N_VARIANT)]
+    return configs + edge_configs()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--binary", required=True, help="path to attention-lab")
     args = parser.parse_args()
     probe(args.binary)
 
-    rng = np.random.default_rng(SEED)
-    configs = [random_config(i, rng) for i in range(N_RANDOM)] + edge_configs()
+    configs = all_configs()
     passed = failed = 0
     seen = {}
     with tempfile.TemporaryDirectory(prefix="attn_crosscheck_") as tmpdir:
-        for idx, cfg in enumerate(configs):
-            try:
+        try:
+            for idx, cfg in enumerate(configs):
                 ok, msg = check_one(args.binary, tmpdir, idx, cfg, seen)
-            except (OSError, subprocess.SubprocessError) as e:
-                print("error: cannot run the binary %r: %s" % (args.binary, e), file=sys.stderr)
-                return 2
-            print("%s %s  %s" % ("ok  " if ok else "FAIL", describe(idx, cfg), msg))
-            passed, failed = passed + ok, failed + (not ok)
+                print("%s %s  %s" % ("ok  " if ok else "FAIL", describe(idx, cfg), msg))
+                passed, failed = passed + ok, failed + (not ok)
+            for n, (label, doc) in enumerate(rejection_cases(configs)):
+                ok, msg = check_rejected(args.binary, tmpdir, n, label, doc)
+                print("%s invalid: %s  %s" % ("ok  " if ok else "FAIL", label, msg))
+                passed, failed = passed + ok, failed + (not ok)
+        except (OSError, subprocess.SubprocessError) as e:
+            print("error: cannot run the binary %r: %s" % (args.binary, e), file=sys.stderr)
+            return 2
     gaps = coverage_gaps(seen)
     print("coverage: " + ("complete" if not gaps else "MISSING " + "; ".join(gaps)))
     print("%d passed, %d failed" % (passed, failed))

@@ -1,0 +1,82 @@
+#include <optional>
+
+#include "app/commands.h"
+#include "app/matrix_text.h"
+#include "app/scenario_input.h"
+#include "core/decode.h"
+#include "core/io/decode_json.h"
+
+namespace attn::cli {
+
+const char* const kDecodeHelp =
+    "attention-lab decode SCENARIO [options]\n"
+    "  Feeds the tokens one at a time through a KV cache, as a model generating text does: each step\n"
+    "  computes only the new token's query, appends its keys and values (MLA: its latent) to the cache and\n"
+    "  attends over the cache. Prints per step the token, what it added to the cache, each head's weights,\n"
+    "  the output row and the cache size. Decoding is causal whatever the file's mask says.\n"
+    "  --json            {\"steps\": [{\"t\", \"token\", \"output\", \"cache_tokens\", \"cache_elements\",\n"
+    "                    \"weights\", \"row_status\"}...], \"elements_per_token\", \"cache\", \"weights\"}\n"
+    "  --precision P     digits after the decimal point in the text form (0-17, default 4)\n"
+    "  and every option of trace that overrides the file (--variant, --kv-heads, --latent-dim, ...)\n";
+
+namespace {
+
+std::string row_text(const Matrix& row, int precision) {
+  std::string s;
+  for (Eigen::Index c = 0; c < row.cols(); ++c) {
+    if (c > 0) s += "  ";
+    s += format_number(row(0, c), precision);
+  }
+  return s;
+}
+
+std::string per_token_explanation(const AttentionConfig& a) {
+  if (a.variant == Variant::Mla)
+    return "the latent: latent_dim = " + std::to_string(a.latent_dim) + " numbers (keys and values are expanded from it)";
+  const int g = kv_head_count(a);
+  return "2 (a key and a value) x " + std::to_string(g) + (g == 1 ? " KV head" : " KV heads") + " x head_dim " +
+         std::to_string(a.head_dim) + " = " + std::to_string(2 * g * a.head_dim) + " numbers";
+}
+
+void print_decode(std::ostream& out, const DecodeTrace& d, int precision) {
+  const AttentionConfig& a = d.attention;
+  out << "Decoding \"" << d.name << "\" one token at a time through a KV cache (one layer)\n";
+  out << "Each token adds to the cache " << per_token_explanation(a) << ".\n\n";
+  const bool mla = a.variant == Variant::Mla;
+  for (const DecodeStep& s : d.steps) {
+    out << "step " << s.t << "  '" << s.token << "'  cache: " << s.cache_tokens << (s.cache_tokens == 1 ? " token, " : " tokens, ")
+        << s.cache_elements << " numbers\n";
+    if (mla) {
+      out << "  appended latent:   " << row_text(d.cache.latent.row(s.t), precision) << '\n';
+    } else {
+      for (std::size_t g = 0; g < d.cache.k.size(); ++g)
+        out << "  appended to KV head " << g << ":  k = " << row_text(d.cache.k[g].row(s.t), precision)
+            << "   v = " << row_text(d.cache.v[g].row(s.t), precision) << '\n';
+    }
+    for (std::size_t h = 0; h < s.weights.size(); ++h) {
+      out << "  weights of head " << h << ":";
+      for (Eigen::Index j = 0; j < s.weights[h].cols(); ++j)
+        out << "  " << d.steps[j].token << " " << format_number(s.weights[h](0, j), precision);
+      if (s.status[h] == RowStatus::AllMasked) out << "  (every cached token is hidden by the mask)";
+      out << '\n';
+    }
+    out << "  output:            " << row_text(s.output, precision) << "\n\n";
+  }
+}
+
+}  // namespace
+
+int decode_command(std::span<const std::string> words, std::ostream& out, std::ostream& err) {
+  const ScenarioCommandOptions o = parse_scenario_command("decode", words);
+  if (o.help) {
+    out << "Usage:\n" << kDecodeHelp << "\n  Options that override the scenario file:\n" << kOverridesHelp;
+    return kExitOk;
+  }
+  const std::optional<DecodeTrace> d = compute_from_file(o, err, decode);
+  if (!d) return kExitBadInput;
+  if (o.json) out << decode_to_json(*d).dump() << '\n';
+  else print_decode(out, *d, o.precision);
+  return kExitOk;
+}
+
+}  // namespace attn::cli

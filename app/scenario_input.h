@@ -1,0 +1,46 @@
+#pragma once
+// What the commands that read a scenario file share: their options (SCENARIO, --json, --precision,
+// --help and the overrides) and loading the file with its errors reported the same way.
+#include <optional>
+#include <ostream>
+#include <span>
+#include <string>
+
+#include "app/overrides.h"
+#include "core/io/scenario_json.h"
+
+namespace attn::cli {
+
+struct ScenarioCommandOptions {
+  std::string scenario;
+  bool json = false;
+  bool help = false;
+  int precision = 4;
+  Overrides overrides;
+};
+
+// `command` names the command in messages ("trace: missing SCENARIO ...").
+ScenarioCommandOptions parse_scenario_command(const std::string& command, std::span<const std::string> words);
+
+// Loads o.scenario, applies the overrides and returns compute(scenario). Bad input is reported on err,
+// naming the file (and "with the given options" when options changed it), and gives nullopt.
+template <typename F>
+auto compute_from_file(const ScenarioCommandOptions& o, std::ostream& err, F compute)
+    -> std::optional<decltype(compute(std::declval<const Scenario&>()))> {
+  Scenario s;
+  try {
+    s = load_scenario_file(o.scenario);
+  } catch (const ScenarioError& e) {
+    err << "attention-lab: " << o.scenario << ": " << e.what() << '\n';
+    return std::nullopt;
+  }
+  try {
+    o.overrides.apply(s, err);
+    return compute(s);
+  } catch (const ScenarioError& e) {
+    err << "attention-lab: " << o.scenario << (o.overrides.any() ? " with the given options: " : ": ") << e.what() << '\n';
+    return std::nullopt;
+  }
+}
+
+}  // namespace attn::cli

@@ -1,0 +1,46 @@
+#pragma once
+// Every weight matrix a variant may use, described once: its name in files, its shape for a given
+// configuration, whether the variant uses it, and its seed stream. The loader, the validator, the seeding,
+// the command-line overrides and the JSON output all walk this one table.
+#include <array>
+#include <optional>
+#include <string>
+
+#include "core/config.h"
+#include "core/matrix.h"
+
+namespace attn {
+
+// Weights as a file gives them (any may be missing) or as the engine used them (exactly the used ones).
+struct Weights {
+  std::optional<Matrix> W_Q;    // (d_model, H*d)    queries, unless mla compresses them
+  std::optional<Matrix> W_K;    // (d_model, G*d)    not mla
+  std::optional<Matrix> W_V;    // (d_model, G*d)    not mla
+  std::optional<Matrix> W_O;    // (H*d, d_model)    with output_projection
+  std::optional<Matrix> W_DKV;  // (d_model, d_c)    mla: down to the cached latent
+  std::optional<Matrix> W_UK;   // (d_c, H*d)        mla: latent up to keys
+  std::optional<Matrix> W_UV;   // (d_c, H*d)        mla: latent up to values
+  std::optional<Matrix> W_DQ;   // (d_model, d_c')   mla with query_latent_dim > 0
+  std::optional<Matrix> W_UQ;   // (d_c', H*d)       mla with query_latent_dim > 0
+};
+
+enum class WeightId { W_Q, W_K, W_V, W_O, W_DKV, W_UK, W_UV, W_DQ, W_UQ };
+inline constexpr std::array kAllWeights{WeightId::W_Q,   WeightId::W_K,  WeightId::W_V,  WeightId::W_O, WeightId::W_DKV,
+                                        WeightId::W_UK, WeightId::W_UV, WeightId::W_DQ, WeightId::W_UQ};
+
+struct WeightShape {
+  int rows = 0;
+  std::string rows_meaning;  // "d_model", "heads x head_dim = 2 x 3", ...
+  int cols = 0;
+  std::string cols_meaning;
+};
+
+const char* weight_name(WeightId id);  // "W_Q"
+std::optional<Matrix>& weight_slot(Weights& w, WeightId id);
+const std::optional<Matrix>& weight_slot(const Weights& w, WeightId id);
+bool weight_used(WeightId id, const AttentionConfig& a);
+WeightShape weight_shape(WeightId id, const AttentionConfig& a, int d_model);
+// "W_Q, W_K, W_V" for messages such as "not used by variant mla (it uses W_DKV, W_UK, W_UV, W_Q)".
+std::string used_weight_names(const AttentionConfig& a);
+
+}  // namespace attn

@@ -1,0 +1,139 @@
+// Decoding token by token through a KV cache reproduces the full causal trace, for every variant, while the
+// cache grows by exactly the per-token size the variant promises.
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "app/cli.h"
+#include "core/decode.h"
+#include "helpers.h"
+
+using namespace attn;
+using namespace attn::test;
+
+namespace {
+
+Scenario six_tokens(Variant v) {
+  Scenario s;
+  s.name = "six tokens";
+  s.input = {{"a", "b", "c", "d", "e", "f"},
+             mat({{1, 0, 2}, {0, 1, -1}, {2, 1, 0}, {-1, 3, 1}, {0.5, -0.5, 1}, {0, 0, 1}})};
+  s.attention.variant = v;
+  s.attention.heads = 4;
+  s.attention.kv_heads = v == Variant::Gqa ? 2 : v == Variant::Mqa ? 1 : 4;
+  s.attention.head_dim = 2;
+  s.attention.latent_dim = v == Variant::Mla ? 3 : 0;
+  s.attention.mask = MaskKind::Causal;
+  s.attention.output_projection = true;
+  s.seed = 5;
+  return s;
+}
+
+void check_decode_matches_trace(const Scenario& s) {
+  const DecodeTrace d = decode(s);
+  const Trace t = compute_trace(s);
+  REQUIRE(d.steps.size() == t.tokens.size());
+  for (const DecodeStep& step : d.steps) {
+    CAPTURE(step.t);
+    CHECK(step.token == t.tokens[step.t]);
+    check_matrix(step.output, t.output.row(step.t), 1e-12, "output of step t = row t of the full trace");
+    REQUIRE(step.weights.size() == t.heads.size());
+    for (std::size_t h = 0; h < t.heads.size(); ++h)
+      check_matrix(step.weights[h], t.heads[h].weights.row(step.t).head(step.t + 1), 1e-12, "weights over the cache");
+  }
+}
+
+}  // namespace
+
+TEST_CASE("the cat sat: decoding reproduces the causal reference row by row") {
+  Scenario s = cat_sat();
+  s.attention.mask = MaskKind::None;  // decoding is causal anyway
+  const DecodeTrace d = decode(s);
+  REQUIRE(d.steps.size() == 3);
+  check_matrix(d.steps[0].output, mat({{1, 2, 3}}), 1e-6, "step 0");
+  check_matrix(d.steps[1].output, mat({{1.996901, 7.981405, 0.009298}}), 1e-6, "step 1");
+  check_matrix(d.steps[2].output, mat({{1.998519, 7.690910, 0.454751}}), 1e-6, "step 2");
+  CHECK(d.elements_per_token == 6);
+  CHECK(d.steps[0].cache_elements == 6);
+  CHECK(d.steps[2].cache_elements == 18);
+  CHECK(d.steps[2].cache_tokens == 3);
+  check_matrix(d.cache.k[0], mat({{0, 2, 1}, {4, 2, 2}, {2, 3, 2}}), 0.0, "cached K");
+  check_matrix(d.cache.v[0], mat({{1, 2, 3}, {2, 8, 0}, {2, 6, 3}}), 0.0, "cached V");
+}
+
+TEST_CASE("step t equals row t of the full causal trace, for every variant") {
+  for (Variant v : {Variant::Mha, Variant::Gqa, Variant::Mqa, Variant::Mla}) {
+    CAPTURE(to_string(v));
+    check_decode_matches_trace(six_tokens(v));
+    Scenario no_wo = six_tokens(v);
+    no_wo.attention.output_projection = false;
+    check_decode_matches_trace(no_wo);
+    Scenario window = six_tokens(v);
+    window.attention.mask = MaskKind::SlidingWindow;
+    window.attention.window = 2;
+    check_decode_matches_trace(window);
+    Scenario linear = six_tokens(v);
+    linear.attention.kernel = Kernel::Linear;
+    check_decode_matches_trace(linear);
+  }
+  Scenario q_latent = six_tokens(Variant::Mla);
+  q_latent.attention.query_latent_dim = 2;
+  check_decode_matches_trace(q_latent);
+}
+
+TEST_CASE("the cache holds exactly what the variant promises, and grows by it every step") {
+  const std::pair<Variant, std::int64_t> per_token[] = {
+      {Variant::Mha, 2 * 4 * 2}, {Variant::Gqa, 2 * 2 * 2}, {Variant::Mqa, 2 * 1 * 2}, {Variant::Mla, 3}};
+  for (const auto& [v, elements] : per_token) {
+    CAPTURE(to_string(v));
+    const Scenario s = six_tokens(v);
+    const DecodeTrace d = decode(s);
+    CHECK(d.elements_per_token == elements);
+    CHECK(cache_elements_per_token(s.attention) == elements);
+    for (const DecodeStep& step : d.steps) CHECK(step.cache_elements == elements * (step.t + 1));
+    const Trace t = compute_trace(s);
+    if (v == Variant::Mla) {
+      CHECK(d.cache.k.empty());
+      check_matrix(d.cache.latent, t.latent, 1e-15, "the cached latent is X W_DKV");
+    } else {
+      REQUIRE(d.cache.k.size() == t.kv_heads.size());
+      for (std::size_t g = 0; g < t.kv_heads.size(); ++g) {
+        check_matrix(d.cache.k[g], t.kv_heads[g].k, 1e-15, "cached k");
+        check_matrix(d.cache.v[g], t.kv_heads[g].v, 1e-15, "cached v");
+      }
+    }
+  }
+}
+
+TEST_CASE("decoding a cross-attention scenario is refused with the reason") {
+  Scenario s = cat_sat();
+  s.context = TokenRows{{"x"}, mat({{1, 1, 1, 1}})};
+  CHECK_THROWS_WITH_AS(decode(s),
+                       "context: decoding feeds each token's own keys and values into the cache; a scenario with a "
+                       "context (cross-attention) reads a fixed key/value side, so there is nothing to decode",
+                       ScenarioError);
+}
+
+TEST_CASE("attention-lab decode: text and JSON") {
+  std::ostringstream out, err;
+  REQUIRE(cli::run_cli(std::vector<std::string>{"decode", asset("the_cat_sat.json")}, out, err) == 0);
+  CHECK(out.str().find("step 1  'cat'  cache: 2 tokens, 12 numbers\n"
+                       "  appended to KV head 0:  k = 4.0000  2.0000  2.0000   v = 2.0000  8.0000  0.0000\n"
+                       "  weights of head 0:  the 0.0031  cat 0.9969\n"
+                       "  output:            1.9969  7.9814  0.0093\n") != std::string::npos);
+  std::ostringstream json_out;
+  REQUIRE(cli::run_cli(std::vector<std::string>{"decode", asset("the_cat_sat.json"), "--json", "--variant", "mla",
+                                                "--latent-dim", "2"},
+                       json_out, err) == 0);
+  const nlohmann::json j = nlohmann::json::parse(json_out.str());
+  REQUIRE(j["steps"].size() == 3);
+  CHECK(j["steps"][2]["t"] == 2);
+  CHECK(j["steps"][2]["token"] == "sat");
+  CHECK(j["steps"][2]["output"].size() == 3);
+  CHECK(j["steps"][2]["cache_elements"] == 6);  // 3 tokens x latent_dim 2
+  CHECK(j["elements_per_token"] == 2);
+  CHECK(j["cache"]["latent"].size() == 3);
+  std::ostringstream bad_out, bad_err;
+  CHECK(cli::run_cli(std::vector<std::string>{"decode", asset("cross_attention.json")}, bad_out, bad_err) == 2);
+  CHECK(bad_err.str().starts_with("attention-lab: " + asset("cross_attention.json") + ": context: decoding feeds"));
+}
