@@ -13,7 +13,7 @@ void print_help(std::ostream& out) {
       << kTraceHelp
       << "\n  Options that override the scenario file for quick experiments:\n"
       << kOverridesHelp
-      << "\n" << kDecodeHelp
+      << "\n" << kDecodeHelp << "\n" << kKvHelp
       << "\nattention-lab --help       this text\n"
          "attention-lab --version    the version\n\n"
          "Exit codes: 0 done, 2 bad input (the message on stderr names the file, the field, what was\n"
@@ -34,6 +34,7 @@ int run_cli(std::span<const std::string> args, std::ostream& out, std::ostream& 
     }
     if (args[0] == "trace") return trace_command(args.subspan(1), out, err);
     if (args[0] == "decode") return decode_command(args.subspan(1), out, err);
+    if (args[0] == "kv") return kv_command(args.subspan(1), out, err);
     throw UsageError("unknown command '" + args[0] + "' (see attention-lab --help)");
   } catch (const UsageError& e) {
     err << "attention-lab: " << e.what() << '\n';
