@@ -2,6 +2,7 @@
 
 #include "app/args.h"
 #include "app/commands.h"
+#include "app/gui_options.h"
 #include "app/overrides.h"
 
 namespace attn::cli {
@@ -10,6 +11,7 @@ namespace {
 void print_help(std::ostream& out) {
   out << "Attention Lab " ATTN_VERSION " - every intermediate of Transformer attention, exact.\n\n"
          "Usage:\n"
+      << kGuiHelp << "\n"
       << kTraceHelp
       << "\n  Options that override the scenario file for quick experiments:\n"
       << kOverridesHelp

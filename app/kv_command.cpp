@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "app/args.h"
+#include "app/assets.h"
 #include "app/commands.h"
 #include "app/kv_report.h"
 #include "app/units.h"
@@ -215,9 +216,7 @@ ModelShape shape_from_options(const KvOptions& o) {
 
 fs::path presets_path(const KvOptions& o) {
   if (o.presets_file) return *o.presets_file;
-  if (const char* assets = std::getenv("ATTENTION_LAB_ASSETS"); assets && *assets)
-    return fs::path(assets) / "presets" / "models.json";
-  return fs::path(ATTN_ASSETS_DIR) / "presets" / "models.json";
+  return assets_dir() / "presets" / "models.json";
 }
 
 // Loads the presets; a bad file is the user's input, so its message goes to err with exit 2.

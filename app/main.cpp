@@ -1,10 +1,21 @@
 #include <iostream>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "app/args.h"
 #include "app/cli.h"
+#include "app/commands.h"
+#include "app/gui.h"
 
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
-  return attn::cli::run_cli(args, std::cout, std::cerr);
+  static const std::set<std::string> kCommands{"trace", "decode", "kv", "help", "--help", "-h", "--version"};
+  if (!args.empty() && kCommands.count(args[0])) return attn::cli::run_cli(args, std::cout, std::cerr);
+  try {
+    return attn::cli::run_gui(attn::cli::parse_gui_args(args), std::cerr);
+  } catch (const attn::cli::UsageError& e) {
+    std::cerr << "attention-lab: " << e.what() << '\n';
+    return attn::cli::kExitBadInput;
+  }
 }

@@ -40,6 +40,10 @@ Matrix seeded_matrix(std::uint64_t seed, SeedStream stream, int rows, int cols) 
   return Matrix::NullaryExpr(rows, cols, [&](Eigen::Index r, Eigen::Index c) { return seeded_value(seed, stream, r, c); });
 }
 
+Matrix seeded_embedding_row(std::uint64_t seed, SeedStream stream, int index, int d_model) {
+  return Matrix::NullaryExpr(1, d_model, [&](Eigen::Index, Eigen::Index c) { return seeded_value(seed, stream, index, c); });
+}
+
 Weights resolve_weights(const Scenario& s) {
   Weights w;
   for (WeightId id : kAllWeights) {

@@ -16,7 +16,8 @@ enum class SeedStream : std::uint64_t {
   W_K = 2,
   W_V = 3,
   W_O = 4,
-  // 5 and 6 are kept for the embedding rows of tokens the editor adds.
+  Embeddings = 5,         // rows for tokens the editor adds
+  ContextEmbeddings = 6,  // the same for the context side
   W_DKV = 7,
   W_UK = 8,
   W_UV = 9,
@@ -29,6 +30,9 @@ SeedStream seed_stream(WeightId id);
 // Values are multiples of 0.1 in [-1, 1]: small enough to multiply by hand on the board.
 double seeded_value(std::uint64_t seed, SeedStream stream, std::int64_t row, std::int64_t col);
 Matrix seeded_matrix(std::uint64_t seed, SeedStream stream, int rows, int cols);
+
+// The embedding row of token `index` for a token the user adds: deterministic, like the weights.
+Matrix seeded_embedding_row(std::uint64_t seed, SeedStream stream, int index, int d_model);
 
 // Exactly the weights the scenario's variant uses: the file's where given, seeded otherwise.
 Weights resolve_weights(const Scenario& s);

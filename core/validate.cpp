@@ -1,6 +1,7 @@
 #include "core/validate.h"
 
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 
 namespace attn {
@@ -14,10 +15,25 @@ std::string number(double x) {
 
 std::string plural(int n, const char* word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
 
+void check_labels(const std::vector<std::string>& tokens, const std::string& field) {
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    const std::string at = field + "[" + std::to_string(i) + "]";
+    if (tokens[i].empty()) throw ScenarioError(at, "a token label must not be empty");
+    // Labels head rows and columns; a newline or tab would tear the tables apart.
+    for (unsigned char c : tokens[i])
+      if (c < 0x20 || c == 0x7f) {
+        char code[8];
+        std::snprintf(code, sizeof code, "U+%04X", c);
+        throw ScenarioError(at, std::string("a token label must not contain control characters (found ") + code + ")");
+      }
+  }
+}
+
 void check_tokens(const TokenRows& side, const std::string& prefix, int d_model) {
   const int n = static_cast<int>(side.tokens.size());
   if (n == 0) throw ScenarioError(prefix + "tokens", "must list at least one token");
   check_range(n, 1, limits::kMaxTokens, prefix + "tokens");
+  check_labels(side.tokens, prefix + "tokens");
   if (d_model < 0) {  // the query side defines d_model
     if (side.embeddings.rows() != n)
       throw ScenarioError(prefix + "embeddings", "expected " + plural(n, "row") + " (one per token) but found " +

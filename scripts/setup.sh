@@ -8,11 +8,15 @@ BUILD="$ROOT/build"
 
 # Everything the build and the tests need, from Debian 12 only.
 PACKAGES=(
-  cmake g++ make               # toolchain
+  cmake g++ make pkg-config    # toolchain
   libeigen3-dev                # linear algebra in the engine
   nlohmann-json3-dev           # scenario files and the JSON trace
+  libimgui-dev libstb-dev      # Dear ImGui 1.86 with its GLFW and OpenGL 3 backends; stb writes PNG
+  libglfw3-dev libgl-dev       # the window and its OpenGL context
+  fonts-dejavu-core            # DejaVu Sans: crisp text with the math glyphs
   doctest-dev                  # unit tests
   python3-numpy                # the independent NumPy cross-check
+  xvfb xauth xdotool           # the window tests run on a virtual display and type keys into it
 )
 
 missing=()

@@ -1,0 +1,52 @@
+#include "app/gui_options.h"
+
+#include <charconv>
+
+#include "app/args.h"
+
+namespace attn::cli {
+
+const char* const kGuiHelp =
+    "attention-lab [SCENARIO] [options]\n"
+    "  Opens the desktop app on SCENARIO (default: the worked example \"the cat sat\").\n"
+    "  --step N|NAME     start at step N (0 = inputs ... 9 = output) or by name: inputs, projections,\n"
+    "                    scores, scale, mask, softmax, weighted_sum, head_outputs, concat, output\n"
+    "  --head N          start on head N\n"
+    "  --size WxH        window size in pixels (default 1600x900)\n"
+    "  --screenshot PNG  render a few frames, write the window to PNG and exit (works under xvfb-run)\n"
+    "  --frames N        frames to render before the screenshot (default 6)\n"
+    "  --dump-state JSON on exit, write the current step (number and name), head and scenario name\n";
+
+GuiOptions parse_gui_args(std::span<const std::string> words) {
+  GuiOptions o;
+  Args args(words);
+  while (!args.done()) {
+    const std::string word = args.next();
+    if (word == "--screenshot") o.screenshot = args.value(word);
+    else if (word == "--step") o.step = args.value(word);
+    else if (word == "--head") o.head = static_cast<int>(args.integer(word, 0, 1 << 20));
+    else if (word == "--dump-state") o.dump_state = args.value(word);
+    else if (word == "--frames") o.frames = static_cast<int>(args.integer(word, 1, 1000));
+    else if (word == "--size") {
+      const std::string v = args.value(word);
+      const auto x = v.find('x');
+      int w = 0, h = 0;
+      const bool ok = x != std::string::npos &&
+                      std::from_chars(v.data(), v.data() + x, w).ec == std::errc() &&
+                      std::from_chars(v.data() + x + 1, v.data() + v.size(), h).ec == std::errc();
+      if (!ok || w < 320 || h < 240 || w > 8192 || h > 8192)
+        throw UsageError("--size: expected WxH between 320x240 and 8192x8192 but found '" + v + "'");
+      o.width = w;
+      o.height = h;
+    } else if (word.starts_with("--")) {
+      throw UsageError("unknown option '" + word + "' (see attention-lab --help)");
+    } else if (o.scenario.empty()) {
+      o.scenario = word;
+    } else {
+      throw UsageError("only one SCENARIO may be given, found '" + o.scenario + "' and '" + word + "'");
+    }
+  }
+  return o;
+}
+
+}  // namespace attn::cli

@@ -1,0 +1,25 @@
+#pragma once
+// The desktop app's command line: attention-lab [SCENARIO] [--screenshot PNG] [--step N|NAME] [--head N]
+// [--size WxH] [--dump-state JSON] [--frames N].
+#include <optional>
+#include <span>
+#include <string>
+
+namespace attn::cli {
+
+struct GuiOptions {
+  std::string scenario;            // empty: the default scenario
+  std::string screenshot;          // write the window as PNG after a few frames, then exit
+  std::optional<std::string> step; // a number from 0 (inputs) or a step name
+  std::optional<int> head;
+  int width = 1600, height = 900;
+  std::string dump_state;          // on exit, the step, head and scenario as JSON
+  int frames = 6;                  // frames rendered before a screenshot, so layout and fonts settle
+};
+
+// Throws UsageError naming the option.
+GuiOptions parse_gui_args(std::span<const std::string> args);
+
+extern const char* const kGuiHelp;
+
+}  // namespace attn::cli

@@ -1,0 +1,221 @@
+// The views' logic without a window: colour maps, value formats, heatmap layout and texels, the step
+// list, the edits the inputs panel makes, and the application state's refusal of invalid edits.
+#include "helpers.h"
+
+#include "ui/app_state.h"
+#include "ui/cell_format.h"
+#include "ui/colormap.h"
+#include "ui/edits.h"
+#include "ui/heatmap_layout.h"
+#include "ui/heatmap_pixels.h"
+#include "ui/step_matrices.h"
+#include "ui/steps.h"
+
+using namespace attn;
+using namespace attn::ui;
+using namespace attn::test;
+
+namespace {
+
+double luminance(Rgb c) { return 0.2126 * c.r + 0.7152 * c.g + 0.0722 * c.b; }
+
+}  // namespace
+
+TEST_CASE("viridis runs dark purple to yellow and gets lighter all the way") {
+  const Rgb lo = sample(ColorMap::Sequential, 0.0), hi = sample(ColorMap::Sequential, 1.0);
+  CHECK(lo.r == doctest::Approx(0.267f));
+  CHECK(lo.b == doctest::Approx(0.329f));
+  CHECK(hi.r == doctest::Approx(0.993f));
+  CHECK(hi.g == doctest::Approx(0.906f));
+  double previous = -1;
+  for (int i = 0; i <= 100; ++i) {
+    const double l = luminance(sample(ColorMap::Sequential, i / 100.0));
+    CHECK(l > previous);  // monotonic lightness: readable in grey, and by colour-blind viewers
+    previous = l;
+  }
+  CHECK(luminance(sample(ColorMap::Sequential, -5)) == luminance(lo));  // clamped
+}
+
+TEST_CASE("the diverging map is white at 0, blue below, red above, symmetric in lightness") {
+  const Rgb mid = sample(ColorMap::Diverging, 0.5);
+  CHECK(mid.r == doctest::Approx(0.97f));
+  CHECK(mid.g == doctest::Approx(0.97f));
+  const Rgb neg = sample(ColorMap::Diverging, 0.1), pos = sample(ColorMap::Diverging, 0.9);
+  CHECK(neg.b > neg.r);
+  CHECK(pos.r > pos.b);
+  CHECK(std::abs(luminance(sample(ColorMap::Diverging, 0.25)) - luminance(sample(ColorMap::Diverging, 0.75))) < 0.12);
+}
+
+TEST_CASE("colour ranges: symmetric about 0 for signed values, [0, 1] for weights, hidden cells ignored") {
+  const Matrix m = mat({{1, -3}, {2, 0.5}});
+  const ValueRange d = auto_range(m, ColorMap::Diverging);
+  CHECK(d.lo == -3);
+  CHECK(d.hi == 3);
+  const ValueRange w = auto_range(mat({{0.2, 0.7}}), ColorMap::Sequential);
+  CHECK(w.lo == 0);
+  CHECK(w.hi == 1);
+  const ValueRange s = auto_range(mat({{2, 5}}), ColorMap::Sequential);
+  CHECK(s.lo == 2);
+  CHECK(s.hi == 5);
+  const double inf = std::numeric_limits<double>::infinity();
+  const Matrix visible = mat({{1, 0}, {1, 1}});
+  const ValueRange v = auto_range(mat({{1, -inf}, {-2, 9}}), ColorMap::Diverging, &visible);
+  CHECK(v.lo == -9);
+  CHECK(v.hi == 9);
+  CHECK(normalise(0, v) == 0.5);
+  CHECK(normalise(100, v) == 1.0);
+  const ValueRange zero = auto_range(Matrix::Zero(2, 2), ColorMap::Diverging);
+  CHECK(zero.lo == -1);
+  CHECK(zero.hi == 1);
+}
+
+TEST_CASE("packed colours use ImGui's byte order, and text picks the readable of black and white") {
+  CHECK(pack({1, 0, 0}) == 0xFF0000FFu);
+  CHECK(pack({0, 0, 1}, 0.5f) == 0x80FF0000u);
+  CHECK(text_on({0.97f, 0.97f, 0.97f}).r < 0.1f);  // dark text on the white middle of the diverging map
+  CHECK(text_on(sample(ColorMap::Sequential, 0.0)).r == 1.0f);  // white on dark purple
+  CHECK(text_on(sample(ColorMap::Sequential, 1.0)).r < 0.1f);   // dark on yellow
+}
+
+TEST_CASE("cell values: as many decimals as fit, -inf for hidden scores, scientific when nothing else fits") {
+  CHECK(format_cell(0.7426921, 6) == "0.7427");
+  CHECK(format_cell(0.7426921, 5) == "0.743");
+  CHECK(format_cell(0.7426921, 3) == "0.7");
+  CHECK(format_cell(16.0, 6) == "16");
+  CHECK(format_cell(-8.0829, 6) == "-8.083");
+  CHECK(format_cell(-std::numeric_limits<double>::infinity(), 6) == "-inf");
+  CHECK(format_cell(-std::numeric_limits<double>::infinity(), 3) == "");
+  CHECK(format_cell(0.00002, 8) == "2.00e-05");
+  CHECK(format_cell(123456.789, 7) == "1.2e+05");
+  CHECK(format_cell(123456.789, 6) == "1e+05");
+  CHECK(format_cell(-0.00001, 6) == "-1e-05");
+  CHECK(format_cell(123456789.0, 4) == "");
+}
+
+TEST_CASE("heatmap layout: cells fit the box, labels and legend get their room, large matrices use a texture") {
+  HeatmapLayoutInput in;
+  in.rows = 3;
+  in.cols = 3;
+  in.avail_w = 400;
+  in.row_label_w = 30;
+  in.line_h = 20;
+  in.max_cell = 72;
+  HeatmapLayout l = layout_heatmap(in);
+  CHECK(l.cell == 72);  // capped
+  CHECK(l.label_w == 40);
+  CHECK(l.header_h == 22);
+  CHECK(l.legend_h == 34);
+  CHECK(l.width == 40 + 3 * 72);
+  CHECK(l.height == 22 + 3 * 72 + 34);
+  CHECK_FALSE(l.texture);
+  in.avail_h = 200;  // (200 - 22 - 34) / 3 = 48 per row
+  CHECK(layout_heatmap(in).cell == 48);
+  in.cols = 7;  // non-square: width decides, (400 - 40) / 7 = 51.43 -> 51.25
+  in.avail_h = 0;
+  CHECK(layout_heatmap(in).cell == doctest::Approx(51.25));
+  in.labels = false;
+  in.legend = false;
+  CHECK(layout_heatmap(in).width == doctest::Approx(7 * 57.0));
+  in.rows = in.cols = 1024;
+  in.avail_w = 600;
+  l = layout_heatmap(in);
+  CHECK(l.texture);
+  CHECK(l.cell == 1);
+}
+
+TEST_CASE("heatmap texels: one per cell, row-major, hidden cells grey") {
+  const Matrix m = mat({{-1, 0, 1}, {1, 1, 1}});
+  const Matrix visible = mat({{1, 1, 1}, {1, 0, 1}});
+  const std::vector<std::uint32_t> px = heatmap_pixels(m, ColorMap::Diverging, {-1, 1}, &visible);
+  REQUIRE(px.size() == 6);
+  CHECK(px[0] == pack(sample(ColorMap::Diverging, 0.0)));
+  CHECK(px[1] == pack(sample(ColorMap::Diverging, 0.5)));
+  CHECK(px[2] == pack(sample(ColorMap::Diverging, 1.0)));
+  CHECK(px[4] == pack(kHiddenCell));
+  CHECK(content_hash(m, &visible, {-1, 1}, ColorMap::Diverging) == content_hash(m, &visible, {-1, 1}, ColorMap::Diverging));
+  Matrix changed = m;
+  changed(1, 2) = 0.5;
+  CHECK(content_hash(changed, &visible, {-1, 1}, ColorMap::Diverging) != content_hash(m, &visible, {-1, 1}, ColorMap::Diverging));
+}
+
+TEST_CASE("the step list: ten steps in pipeline order, by number or by name") {
+  REQUIRE(all_steps().size() == 10);
+  CHECK(parse_step("0") == Step::Inputs);
+  CHECK(parse_step("3") == Step::Scale);
+  CHECK(parse_step("softmax") == Step::Softmax);
+  CHECK(parse_step("weighted_sum") == Step::WeightedSum);
+  CHECK(parse_step("9") == Step::Output);
+  CHECK_FALSE(parse_step("10").has_value());
+  CHECK_FALSE(parse_step("-1").has_value());
+  CHECK_FALSE(parse_step("soft").has_value());
+  CHECK(step_at(42) == Step::Output);
+  CHECK(step_info(Step::Scores).name == "scores");
+}
+
+TEST_CASE("each step's headline matrix") {
+  Scenario s = cat_sat();
+  s.attention.mask = MaskKind::Causal;
+  const Trace t = compute_trace(s);
+  CHECK(step_result(t, Step::Scores, 0).m == &t.heads[0].scores);
+  const StepMatrix w = step_result(t, Step::Softmax, 0);
+  CHECK(w.m == &t.heads[0].weights);
+  CHECK(w.map == ColorMap::Sequential);
+  CHECK(w.visible == &t.heads[0].mask);
+  CHECK(step_result(t, Step::Output, 0).m == &t.output);
+}
+
+TEST_CASE("adding a token: a seeded embedding row, the custom mask grows causally; removing shrinks it back") {
+  Scenario s = cat_sat();
+  s.attention.mask = MaskKind::Custom;
+  s.attention.custom_mask = mat({{1, 0, 1}, {1, 1, 0}, {0, 1, 1}});
+  add_token(s, fresh_token_label(s));
+  CHECK(s.input.tokens.back() == "token 4");
+  REQUIRE(s.input.embeddings.rows() == 4);
+  check_matrix(s.input.embeddings.row(3), seeded_embedding_row(7, SeedStream::Embeddings, 3, 4), 0.0, "seeded row");
+  check_matrix(s.attention.custom_mask, mat({{1, 0, 1, 0}, {1, 1, 0, 0}, {0, 1, 1, 0}, {1, 1, 1, 1}}), 0.0, "grown mask");
+  CHECK_NOTHROW(compute_trace(s));
+  remove_token(s, 1);
+  CHECK(s.input.tokens == std::vector<std::string>{"the", "sat", "token 4"});
+  check_matrix(s.attention.custom_mask, mat({{1, 1, 0}, {0, 1, 0}, {1, 1, 1}}), 0.0, "shrunk mask");
+  check_matrix(s.input.embeddings.row(1), mat({{1, 1, 1, 1}}), 0.0, "sat moved up");
+  Scenario one = cat_sat();
+  remove_token(one, 0);
+  remove_token(one, 0);
+  remove_token(one, 0);  // the last one stays
+  CHECK(one.input.tokens.size() == 1);
+}
+
+TEST_CASE("changing heads redraws only the weights that no longer fit, and says so") {
+  Scenario s = cat_sat();
+  const std::vector<std::string> notes = set_head_shape(s, 1, 2);
+  REQUIRE(notes.size() == 3);
+  CHECK(notes[0] == "weights.W_Q is 4 x 3 but now needs 4 x 2 (d_model by heads x head_dim = 1 x 2); drawn from seed 7 instead");
+  CHECK_FALSE(s.weights.W_Q.has_value());
+  CHECK(compute_trace(s).heads[0].q.cols() == 2);
+  reseed_weights(s);
+  CHECK(s.seed == 8);
+}
+
+TEST_CASE("the application state applies valid edits in the same call and refuses invalid ones, keeping the document") {
+  AppState state(cat_sat(), asset("the_cat_sat.json"));
+  CHECK_FALSE(state.document().dirty);
+  CHECK(state.window_title() == "Attention Lab \u2014 the cat sat (the_cat_sat.json)");
+  REQUIRE(state.edit([](Scenario& s) { s.input.embeddings(0, 0) = 2; }));
+  CHECK(state.document().dirty);
+  CHECK(state.trace().x(0, 0) == 2);  // the trace follows at once
+  CHECK(state.window_title() == "Attention Lab \u2014 the cat sat (the_cat_sat.json) \u2022 unsaved");
+  const double before = state.trace().heads[0].scores(0, 0);
+  CHECK_FALSE(state.edit([](Scenario& s) { s.input.embeddings(1, 1) = std::numeric_limits<double>::quiet_NaN(); }));
+  CHECK(state.message == "Not applied: embeddings[1][1]: not a finite number");
+  CHECK(state.scenario().input.embeddings(1, 1) == 2);
+  CHECK(state.trace().heads[0].scores(0, 0) == before);
+  CHECK_FALSE(state.edit([](Scenario& s) { s.input.tokens[0] = ""; }));
+  CHECK(state.message == "Not applied: tokens[0]: a token label must not be empty");
+  state.reset_to_saved();
+  CHECK(state.trace().x(0, 0) == 1);
+  CHECK_FALSE(state.document().dirty);
+  state.set_step(99);
+  CHECK(state.step == Step::Output);
+  state.set_head(5);
+  CHECK(state.head == 0);
+}

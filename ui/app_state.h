@@ -1,0 +1,76 @@
+#pragma once
+// Everything the application knows, in one place: the document being edited, the trace computed from
+// it, and what the user is looking at. Views read it; edits go through edit(), which recomputes the
+// trace in the same frame, or keeps the document as it was and says why.
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/attention.h"
+#include "core/scenario.h"
+#include "ui/file_dialog.h"
+#include "ui/steps.h"
+
+namespace attn::ui {
+
+struct Document {
+  Scenario scenario;
+  Scenario saved;                // as last opened or saved: "Reset to file" returns here
+  std::filesystem::path path;    // empty until saved
+  bool dirty = false;
+};
+
+// A cell the pointer is over in the pipeline view: which equation of the step, which term, which cell.
+// Views draw operands before results, so they outline what fed the cell hovered in the previous frame.
+struct HoverCell {
+  Step step = Step::Inputs;
+  int head = 0;
+  int equation = 0;  // a step may show several (Q, K and V)
+  int term = -1, row = -1, col = -1;
+  std::string explanation;
+  explicit operator bool() const { return term >= 0; }
+  bool on(Step s, int eq, int t) const { return term == t && step == s && equation == eq; }
+};
+
+class AppState {
+ public:
+  AppState(Scenario scenario, std::filesystem::path path);
+
+  const Scenario& scenario() const { return doc_.scenario; }
+  const Document& document() const { return doc_; }
+  const Trace& trace() const { return *trace_; }
+
+  // Applies `change` to a copy; if the result is a valid scenario it becomes the document and the trace is
+  // recomputed, otherwise nothing changes and the reason is shown. Returns whether it was applied.
+  bool edit(const std::function<void(Scenario&)>& change);
+  // Replaces the document (File > Open); the old one stays if the new one cannot be traced.
+  bool open(Scenario scenario, std::filesystem::path path);
+  void mark_saved(std::filesystem::path path);
+  void reset_to_saved();
+
+  // What is shown.
+  Step step = Step::Inputs;
+  int head = 0;
+  int projection = 0;        // which of Q, K, V the projections step draws large (0, 1, 2)
+  bool playing = false;
+  double play_clock = 0.0;   // seconds since the last automatic step
+  bool show_help = false;
+  HoverCell hover;           // written while drawing this frame
+  HoverCell last_hover;      // what was hovered in the previous frame
+  std::string message;       // the last problem or note (a file that would not open, an edit that was refused)
+  FileDialogState file_dialog;
+  bool quit_requested = false;
+
+  void set_step(int index);  // clamped
+  void set_head(int h);      // clamped to the heads of the current trace
+  std::string window_title() const;
+
+ private:
+  void adopt(Scenario scenario, std::shared_ptr<const Trace> trace);
+  Document doc_;
+  std::shared_ptr<const Trace> trace_;
+};
+
+}  // namespace attn::ui

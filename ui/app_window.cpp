@@ -1,0 +1,146 @@
+#include "ui/app_window.h"
+
+#include <algorithm>
+
+#include <imgui.h>
+
+#include "core/io/scenario_json.h"
+#include "core/io/scenario_write.h"
+#include "ui/keys.h"
+#include "ui/panels.h"
+#include "ui/theme.h"
+
+namespace attn::ui {
+namespace {
+
+void shortcuts(AppState& state) {
+  if (key_pressed(Key::O, KeyMods_Ctrl, false)) RequestFileDialog(state.file_dialog, FileDialogMode::Open, state.document().path);
+  if (key_pressed(Key::S, KeyMods_Ctrl | KeyMods_Shift, false) ||
+      (key_pressed(Key::S, KeyMods_Ctrl, false) && state.document().path.empty()))
+    RequestFileDialog(state.file_dialog, FileDialogMode::Save, state.document().path);
+  else if (key_pressed(Key::S, KeyMods_Ctrl, false))
+    SaveScenario(state, state.document().path);
+  if (key_pressed(Key::Q, KeyMods_Ctrl, false)) state.quit_requested = true;
+  if (key_pressed(Key::F1, KeyMods_None, false)) state.show_help = !state.show_help;
+  if (key_pressed(Key::Escape, KeyMods_None, false)) state.show_help = false;
+  if (ImGui::GetIO().WantTextInput) return;  // arrows and space belong to the field being typed in
+  if (key_pressed(Key::Right)) state.set_step(step_index(state.step) + 1);
+  if (key_pressed(Key::Left)) state.set_step(step_index(state.step) - 1);
+  if (key_pressed(Key::Home, KeyMods_None, false)) state.set_step(0);
+  if (key_pressed(Key::End, KeyMods_None, false)) state.set_step(kStepCount - 1);
+  if (key_pressed(Key::Down)) state.set_head(state.head + 1);
+  if (key_pressed(Key::Up)) state.set_head(state.head - 1);
+  if (key_pressed(Key::Space, KeyMods_None, false)) {
+    state.playing = !state.playing;
+    state.play_clock = 0;
+    if (state.playing && state.step == step_at(kStepCount - 1)) state.set_step(0);
+  }
+}
+
+void play(AppState& state, double dt) {
+  if (!state.playing) return;
+  state.play_clock += dt;
+  if (state.play_clock < kPlaySeconds) return;
+  state.play_clock = 0;
+  if (step_index(state.step) + 1 >= kStepCount) state.playing = false;
+  else state.set_step(step_index(state.step) + 1);
+}
+
+void menu_bar(AppState& state) {
+  if (!ImGui::BeginMainMenuBar()) return;
+  if (ImGui::BeginMenu("File")) {
+    if (ImGui::MenuItem("Open\u2026", "Ctrl+O")) RequestFileDialog(state.file_dialog, FileDialogMode::Open, state.document().path);
+    if (ImGui::MenuItem("Save", "Ctrl+S")) {
+      if (state.document().path.empty()) RequestFileDialog(state.file_dialog, FileDialogMode::Save, {});
+      else SaveScenario(state, state.document().path);
+    }
+    if (ImGui::MenuItem("Save as\u2026", "Ctrl+Shift+S"))
+      RequestFileDialog(state.file_dialog, FileDialogMode::Save, state.document().path);
+    if (ImGui::MenuItem("Reset to file", nullptr, false, state.document().dirty)) state.reset_to_saved();
+    ImGui::Separator();
+    if (ImGui::MenuItem("Quit", "Ctrl+Q")) state.quit_requested = true;
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("Step")) {
+    for (const StepInfo& s : all_steps())
+      if (ImGui::MenuItem(std::string(s.title).c_str(), std::to_string(step_index(s.step)).c_str(), s.step == state.step))
+        state.step = s.step;
+    ImGui::Separator();
+    if (ImGui::MenuItem(state.playing ? "Pause" : "Play", "Space")) state.playing = !state.playing;
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("Help")) {
+    if (ImGui::MenuItem("Keyboard shortcuts", "F1")) state.show_help = true;
+    ImGui::EndMenu();
+  }
+  // Where we are, always visible: the step and the play state.
+  const std::string where = "step " + std::to_string(step_index(state.step)) + "/" + std::to_string(kStepCount - 1) +
+                            (state.playing ? "  \u25B6 playing" : "") + "   F1 help";
+  ImGui::SameLine(ImGui::GetWindowWidth() - ImGui::CalcTextSize(where.c_str()).x - 16);
+  ImGui::TextDisabled("%s", where.c_str());
+  ImGui::EndMainMenuBar();
+}
+
+void status_line(AppState& state, ImVec2 pos, ImVec2 size) {
+  ImGui::SetNextWindowPos(pos);
+  ImGui::SetNextWindowSize(size);
+  ImGui::Begin("##status", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings);
+  if (state.message.empty()) {
+    ImGui::TextDisabled("%s", state.document().path.empty() ? "not saved yet" : state.document().path.string().c_str());
+  } else {
+    if (ImGui::SmallButton("\u00D7")) state.message.clear();
+    ImGui::SameLine();
+    ImGui::TextColored({1.0f, 0.72f, 0.35f, 1.0f}, "%s", state.message.c_str());
+  }
+  ImGui::End();
+}
+
+}  // namespace
+
+void OpenScenario(AppState& state, const std::filesystem::path& path) {
+  try {
+    state.open(load_scenario_file(path), path);
+  } catch (const ScenarioError& e) {
+    state.message = "Could not open " + path.string() + ": " + e.what() + " (the current scenario is kept)";
+  }
+}
+
+void SaveScenario(AppState& state, const std::filesystem::path& path) {
+  try {
+    save_scenario_file(state.scenario(), path);
+    state.mark_saved(path);
+    state.message = "Saved " + path.string();
+  } catch (const ScenarioError& e) {
+    state.message = std::string("Not saved: ") + e.what();
+  }
+}
+
+void DrawAppWindow(AppState& state, double dt) {
+  state.last_hover = state.hover;
+  state.hover = {};
+  shortcuts(state);
+  play(state, dt);
+  menu_bar(state);
+
+  const ImVec2 display = ImGui::GetIO().DisplaySize;
+  const float top = ImGui::GetFrameHeight();
+  const float status_h = ImGui::GetFrameHeight() + 8;
+  const float h = display.y - top - status_h;
+  const float left_w = std::clamp(display.x * 0.21f, 280.0f, 380.0f);
+  const float right_w = std::clamp(display.x * 0.2f, 250.0f, 360.0f);
+  const float center_w = display.x - left_w - right_w;
+  const float explain_h = std::clamp(h * 0.34f, 170.0f, 330.0f);
+  InputsPanel(state, {0, top}, {left_w, h});
+  PipelinePanel(state, {left_w, top}, {center_w, h - explain_h});
+  ExplainPanel(state, {left_w, top + h - explain_h}, {center_w, explain_h});
+  HeadsPanel(state, {left_w + center_w, top}, {right_w, h});
+  status_line(state, {0, top + h}, {display.x, status_h});
+  HelpOverlay(state);
+
+  if (const auto chosen = FileDialog(state.file_dialog)) {
+    if (state.file_dialog.mode == FileDialogMode::Open) OpenScenario(state, *chosen);
+    else SaveScenario(state, *chosen);
+  }
+}
+
+}  // namespace attn::ui

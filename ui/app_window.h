@@ -1,0 +1,17 @@
+#pragma once
+// The main window: menu bar, the panels laid out for the window's size, keyboard shortcuts, file dialogs
+// and the status line. One call per frame.
+#include "ui/app_state.h"
+
+namespace attn::ui {
+
+// Seconds a step stays on screen while playing.
+inline constexpr double kPlaySeconds = 1.6;
+
+void DrawAppWindow(AppState& state, double dt);
+
+// File > Open / Save as the menu and the shortcuts do them; problems go to state.message.
+void OpenScenario(AppState& state, const std::filesystem::path& path);
+void SaveScenario(AppState& state, const std::filesystem::path& path);
+
+}  // namespace attn::ui

@@ -1,0 +1,63 @@
+#include "ui/arc_view.h"
+
+#include <algorithm>
+
+#include "ui/colormap.h"
+#include "ui/theme.h"
+
+namespace attn::ui {
+
+int ArcView(const char* id, const Matrix& weights, const ArcViewOptions& opts) {
+  ImGui::PushID(id);
+  const int n_q = static_cast<int>(weights.rows()), n_k = static_cast<int>(weights.cols());
+  const float line = ImGui::GetTextLineHeightWithSpacing();
+  const float width = opts.size.x > 0 ? opts.size.x : ImGui::GetContentRegionAvail().x;
+  const float height = opts.size.y > 0 ? opts.size.y : line * static_cast<float>(std::max(n_q, n_k) + 1);
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  ImGui::InvisibleButton("arcs", {width, height});
+  const bool hovered = ImGui::IsItemHovered();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+
+  auto label_w = [](const std::vector<std::string>* labels, int n) {
+    float w = 0;
+    for (int i = 0; i < n; ++i) w = std::max(w, ImGui::CalcTextSize(labels ? (*labels)[i].c_str() : "00").x);
+    return w;
+  };
+  const float left_w = label_w(opts.queries, n_q), right_w = label_w(opts.keys, n_k);
+  const float x0 = origin.x + left_w + 10, x1 = origin.x + width - right_w - 10;
+  auto y_of = [&](int i, int n) { return origin.y + height * (static_cast<float>(i) + 0.5f) / static_cast<float>(n); };
+
+  int focus = -1;
+  if (hovered) {
+    const float my = ImGui::GetIO().MousePos.y;
+    focus = std::clamp(static_cast<int>((my - origin.y) / height * static_cast<float>(n_q)), 0, n_q - 1);
+  }
+  auto draw_row = [&](int i, bool strong) {
+    for (int j = 0; j < n_k; ++j) {
+      const double w = weights(i, j);
+      if (!(w > 0.002)) continue;
+      const ImU32 colour = pack(sample(ColorMap::Sequential, 0.35 + 0.65 * w), strong ? 1.0f : (focus >= 0 ? 0.15f : 0.35f + 0.6f * static_cast<float>(w)));
+      const ImVec2 a{x0, y_of(i, n_q)}, b{x1, y_of(j, n_k)};
+      const float dx = (b.x - a.x) * 0.45f;
+      dl->AddBezierCubic(a, {a.x + dx, a.y}, {b.x - dx, b.y}, b, colour, std::max(1.0f, opts.max_thickness * static_cast<float>(w)));
+    }
+  };
+  for (int i = 0; i < n_q; ++i)
+    if (i != focus) draw_row(i, false);
+  if (focus >= 0) draw_row(focus, true);
+
+  const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
+  for (int i = 0; i < n_q; ++i) {
+    const char* s = opts.queries ? (*opts.queries)[i].c_str() : "";
+    const ImVec2 ts = ImGui::CalcTextSize(s);
+    dl->AddText({origin.x + left_w - ts.x, y_of(i, n_q) - ts.y / 2}, i == focus ? kAccent : text, s);
+  }
+  for (int j = 0; j < n_k; ++j) {
+    const char* s = opts.keys ? (*opts.keys)[j].c_str() : "";
+    dl->AddText({x1 + 10, y_of(j, n_k) - ImGui::CalcTextSize(s).y / 2}, text, s);
+  }
+  ImGui::PopID();
+  return focus;
+}
+
+}  // namespace attn::ui

@@ -1,0 +1,12 @@
+#pragma once
+// Numbers inside heatmap cells: as many decimals as the cell has room for, never more than 4,
+// so a 3x3 matrix shows 0.7427 and a crowded one 0.74; -inf for hidden scores.
+#include <string>
+
+namespace attn::ui {
+
+// The shortest faithful text of x within max_chars characters: fixed-point with up to 4 decimals,
+// integers without decimals, scientific notation when fixed-point does not fit. "" if nothing fits.
+std::string format_cell(double x, int max_chars);
+
+}  // namespace attn::ui

@@ -1,0 +1,119 @@
+#include "ui/equation.h"
+
+#include <algorithm>
+
+#include <imgui.h>
+
+#include "ui/theme.h"
+
+namespace attn::ui {
+namespace {
+
+// Below this many pixels a cell can no longer show its number, so a long equation wraps onto two lines.
+constexpr float kWrapBelowCell = 30.0f;
+
+float term_weight(const Term& t) { return static_cast<float>(t.m->cols()) + 2.5f; }
+
+void draw_operator(const std::string& op, float y) {
+  ImGui::PushFont(title_font());
+  ImGui::SetCursorPosY(y - ImGui::GetTextLineHeight() / 2);
+  if (op == "\u00B7") {  // the product dot: too small as a glyph to see from the back of a room
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    const float w = ImGui::CalcTextSize(op.c_str()).x;
+    ImGui::Dummy({w, ImGui::GetTextLineHeight()});
+    ImGui::GetWindowDrawList()->AddCircleFilled({at.x + w / 2, at.y + ImGui::GetTextLineHeight() / 2}, 4.5f,
+                                                ImGui::GetColorU32(ImGuiCol_Text));
+  } else {
+    ImGui::TextUnformatted(op.c_str());
+  }
+  ImGui::PopFont();
+}
+
+float operators_width(std::span<const std::string> ops, float gap) {
+  ImGui::PushFont(title_font());
+  float w = 0;
+  for (const std::string& op : ops) w += ImGui::CalcTextSize(op.c_str()).x + 2 * gap;
+  ImGui::PopFont();
+  return w;
+}
+
+// One line of terms [first, last); `lead` is an operator written before the first term (a wrapped line).
+void draw_line(std::span<const Term> terms, std::span<const std::string> ops, std::size_t first, std::size_t last,
+               const std::string* lead, float max_height, float max_cell, EquationHover& hover) {
+  const float gap = ImGui::GetStyle().ItemSpacing.x;
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const float ops_w = operators_width(ops.subspan(first, last - first - 1), gap) +
+                      (lead ? operators_width(std::span(lead, 1), gap) : 0.0f);
+  float weight_sum = 0;
+  for (std::size_t i = first; i < last; ++i) weight_sum += term_weight(terms[i]);
+  const float title_h = ImGui::GetTextLineHeightWithSpacing();
+  const float body_h = max_height - title_h;
+  const float top = ImGui::GetCursorPosY();
+  const float op_y = top + title_h + body_h * 0.38f;
+  if (lead) {
+    draw_operator(*lead, op_y);
+    ImGui::SameLine(0, gap);
+    ImGui::SetCursorPosY(top);
+  }
+  for (std::size_t i = first; i < last; ++i) {
+    const Term& t = terms[i];
+    if (i > first) {
+      ImGui::SameLine(0, gap);
+      draw_operator(ops[i - 1], op_y);
+      ImGui::SameLine(0, gap);
+      ImGui::SetCursorPosY(top);
+    }
+    const float width = std::max(60.0f, (avail - ops_w) * term_weight(t) / weight_sum - gap);
+    ImGui::BeginGroup();
+    ImGui::PushID(static_cast<int>(i));
+    ImGui::TextUnformatted((t.name + " " + shape_text(*t.m)).c_str());
+    HeatmapOptions o;
+    o.row_labels = t.rows;
+    o.col_labels = t.cols;
+    o.map = t.map;
+    o.visible = t.visible;
+    o.range = t.range;
+    o.highlight_row = t.highlight_row;
+    o.highlight_col = t.highlight_col;
+    o.selected_row = t.selected_row;
+    o.selected_col = t.selected_col;
+    o.flags = t.flags;
+    o.size = {width, body_h};
+    o.max_cell = max_cell;
+    const HeatmapResult r = Heatmap("term", *t.m, o);
+    if (r.hovered_row >= 0) hover = {static_cast<int>(i), r.hovered_row, r.hovered_col, r.clicked};
+    ImGui::PopID();
+    ImGui::EndGroup();
+  }
+}
+
+}  // namespace
+
+std::string shape_text(const Matrix& m) {
+  return "[" + std::to_string(m.rows()) + "\u00D7" + std::to_string(m.cols()) + "]";
+}
+
+EquationHover Equation(const char* id, std::span<const Term> terms, std::span<const std::string> ops, float max_height,
+                       float max_cell) {
+  EquationHover hover;
+  ImGui::PushID(id);
+  // Would every cell still show its number with all terms on one line?
+  const float gap = ImGui::GetStyle().ItemSpacing.x;
+  const float avail = ImGui::GetContentRegionAvail().x - operators_width(ops, gap);
+  float weight_sum = 0;
+  for (const Term& t : terms) weight_sum += term_weight(t);
+  float cell = max_cell;
+  for (const Term& t : terms) cell = std::min(cell, (avail * term_weight(t) / weight_sum - 60.0f) / static_cast<float>(t.m->cols()));
+  if (terms.size() > 2 && cell < kWrapBelowCell) {
+    const std::size_t split = (terms.size() + 1) / 2;
+    const float line_h = max_height / 2 - ImGui::GetStyle().ItemSpacing.y;
+    draw_line(terms, ops, 0, split, nullptr, line_h, max_cell, hover);
+    draw_line(terms, ops, split, terms.size(), &ops[split - 1], line_h, max_cell, hover);
+  } else {
+    draw_line(terms, ops, 0, terms.size(), nullptr, max_height, max_cell, hover);
+  }
+  ImGui::PopID();
+  return hover;
+}
+
+}  // namespace attn::ui

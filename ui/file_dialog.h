@@ -1,0 +1,26 @@
+#pragma once
+// ui::FileDialog: a modal to pick a scenario file to open or a path to save to, browsing folders with
+// std::filesystem (Dear ImGui has no native dialog, and the app must run offline with no extra packages).
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace attn::ui {
+
+enum class FileDialogMode { Open, Save };
+
+struct FileDialogState {
+  bool open_requested = false;  // set to show the dialog on the next frame
+  FileDialogMode mode = FileDialogMode::Open;
+  std::filesystem::path folder;  // what is listed
+  std::string file_name;         // the name typed or picked
+  std::string error;             // the folder could not be read, ...
+};
+
+// Call every frame. Returns the chosen path in the frame the user confirms.
+std::optional<std::filesystem::path> FileDialog(FileDialogState& s);
+
+// Starts the dialog in `folder` (or the current directory) with `name` pre-filled.
+void RequestFileDialog(FileDialogState& s, FileDialogMode mode, const std::filesystem::path& near);
+
+}  // namespace attn::ui

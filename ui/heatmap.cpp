@@ -1,0 +1,231 @@
+#include "ui/heatmap.h"
+
+#include <GL/gl.h>
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+#include "ui/cell_format.h"
+#include "ui/heatmap_layout.h"
+#include "ui/heatmap_pixels.h"
+
+namespace attn::ui {
+namespace {
+
+struct CachedTexture {
+  GLuint id = 0;
+  std::uint64_t hash = 0;
+};
+
+// One texture per large heatmap, re-uploaded only when what it shows changes.
+std::unordered_map<ImGuiID, CachedTexture>& textures() {
+  static std::unordered_map<ImGuiID, CachedTexture> cache;
+  return cache;
+}
+
+ImTextureID texture_for(ImGuiID id, const Matrix& m, ColorMap map, ValueRange range, const Matrix* visible) {
+  CachedTexture& t = textures()[id];
+  const std::uint64_t hash = content_hash(m, visible, range, map);
+  if (t.id == 0) {
+    glGenTextures(1, &t.id);
+    t.hash = hash + 1;
+  }
+  if (t.hash != hash) {
+    const std::vector<std::uint32_t> pixels = heatmap_pixels(m, map, range, visible);
+    glBindTexture(GL_TEXTURE_2D, t.id);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, static_cast<GLsizei>(m.cols()), static_cast<GLsizei>(m.rows()), 0, GL_RGBA,
+                 GL_UNSIGNED_BYTE, pixels.data());
+    t.hash = hash;
+  }
+  return reinterpret_cast<ImTextureID>(static_cast<std::intptr_t>(t.id));
+}
+
+std::string label(const std::vector<std::string>* labels, Eigen::Index i) {
+  return labels && i < static_cast<Eigen::Index>(labels->size()) ? (*labels)[static_cast<std::size_t>(i)] : std::to_string(i);
+}
+
+// Diagonal strokes clipped to the cell: the mark of "hidden", readable without colour.
+void hatch(ImDrawList* dl, ImVec2 a, ImVec2 b) {
+  const float step = std::max(5.0f, (b.x - a.x) / 5.0f);
+  dl->PushClipRect(a, b, true);
+  for (float x = a.x - (b.y - a.y); x < b.x; x += step)
+    dl->AddLine({x, b.y}, {x + (b.y - a.y), a.y}, IM_COL32(150, 150, 155, 255), 1.0f);
+  dl->PopClipRect();
+}
+
+// Text shortened with an ellipsis, a whole UTF-8 character at a time, until it fits `width`.
+std::string fit_text(const std::string& s, float width) {
+  if (ImGui::CalcTextSize(s.c_str()).x <= width) return s;
+  std::string t = s;
+  while (!t.empty()) {
+    std::size_t n = t.size() - 1;
+    while (n > 0 && (static_cast<unsigned char>(t[n]) & 0xC0) == 0x80) --n;
+    t.resize(n);
+    if (ImGui::CalcTextSize((t + "\u2026").c_str()).x <= width) return t + "\u2026";
+  }
+  return "";
+}
+
+// Wide enough for both ends of the range and a gap, however narrow the grid.
+float legend_min_width(ValueRange range) {
+  return ImGui::CalcTextSize(format_cell(range.lo, 6).c_str()).x + ImGui::CalcTextSize(format_cell(range.hi, 6).c_str()).x + 24;
+}
+
+void draw_legend(ImDrawList* dl, ImVec2 at, float width, ColorMap map, ValueRange range) {
+  const float bar_h = 8.0f;
+  const int segments = 32;
+  for (int i = 0; i < segments; ++i) {
+    const float x0 = at.x + width * static_cast<float>(i) / segments;
+    const float x1 = at.x + width * static_cast<float>(i + 1) / segments;
+    dl->AddRectFilled({x0, at.y + 3}, {x1 + 0.5f, at.y + 3 + bar_h}, pack(sample(map, (i + 0.5) / segments)));
+  }
+  const std::string lo = format_cell(range.lo, 6), hi = format_cell(range.hi, 6);
+  const ImU32 text = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  const float y = at.y + 4 + bar_h;
+  dl->AddText({at.x, y}, text, lo.c_str());
+  dl->AddText({at.x + width - ImGui::CalcTextSize(hi.c_str()).x, y}, text, hi.c_str());
+  if (map == ColorMap::Diverging && range.lo < 0 && range.hi > 0) {
+    const float zx = at.x + width * static_cast<float>(normalise(0.0, range)) - ImGui::CalcTextSize("0").x / 2;
+    if (zx > at.x + ImGui::CalcTextSize(lo.c_str()).x + 6 && zx < at.x + width - ImGui::CalcTextSize(hi.c_str()).x - 12)
+      dl->AddText({zx, y}, text, "0");
+  }
+}
+
+}  // namespace
+
+HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opts) {
+  HeatmapResult result;
+  ImGui::PushID(id);
+  const ImGuiID imgui_id = ImGui::GetID("##heatmap");
+  const bool labels = !(opts.flags & HeatmapFlags_NoLabels);
+  const bool legend = !(opts.flags & HeatmapFlags_NoLegend);
+
+  float row_label_w = 0;
+  if (labels)
+    for (Eigen::Index r = 0; r < m.rows(); ++r)
+      row_label_w = std::max(row_label_w, ImGui::CalcTextSize(label(opts.row_labels, r).c_str()).x);
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  HeatmapLayoutInput in;
+  in.rows = static_cast<int>(m.rows());
+  in.cols = static_cast<int>(m.cols());
+  in.avail_w = opts.size.x > 0 ? opts.size.x : avail.x;
+  in.avail_h = opts.size.y;
+  in.row_label_w = row_label_w;
+  in.line_h = ImGui::GetTextLineHeight();
+  in.labels = labels;
+  in.legend = legend;
+  in.max_cell = opts.max_cell;
+  const HeatmapLayout l = layout_heatmap(in);
+
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const ImVec2 grid{origin.x + l.label_w, origin.y + l.header_h};
+  const float cell = l.cell;
+  const ImVec2 grid_end{grid.x + cell * static_cast<float>(m.cols()), grid.y + cell * static_cast<float>(m.rows())};
+  const ValueRange range = opts.range.value_or(auto_range(m, opts.map, opts.visible));
+  result.size = {std::max(l.width, legend ? l.label_w + legend_min_width(range) : 0.0f), l.height};
+
+  ImGui::InvisibleButton("##cells", result.size);
+  const bool hovered = ImGui::IsItemHovered();
+  if (hovered) {
+    const ImVec2 mouse = ImGui::GetIO().MousePos;
+    if (mouse.x >= grid.x && mouse.x < grid_end.x && mouse.y >= grid.y && mouse.y < grid_end.y) {
+      result.hovered_col = std::clamp(static_cast<int>((mouse.x - grid.x) / cell), 0, in.cols - 1);
+      result.hovered_row = std::clamp(static_cast<int>((mouse.y - grid.y) / cell), 0, in.rows - 1);
+      result.clicked = (opts.flags & HeatmapFlags_Clickable) && ImGui::IsItemClicked(ImGuiMouseButton_Left);
+    }
+  }
+
+  if (l.texture) {
+    dl->AddImage(texture_for(imgui_id, m, opts.map, range, opts.visible), grid, grid_end);
+  } else {
+    const float pad = 3.0f;
+    const bool values = !(opts.flags & HeatmapFlags_NoValues) && cell >= ImGui::GetFontSize() + 2;
+    const int max_chars = static_cast<int>((cell - 2 * pad) / std::max(1.0f, ImGui::CalcTextSize("0").x));
+    for (Eigen::Index r = 0; r < m.rows(); ++r)
+      for (Eigen::Index c = 0; c < m.cols(); ++c) {
+        const ImVec2 a{grid.x + cell * static_cast<float>(c), grid.y + cell * static_cast<float>(r)};
+        const ImVec2 b{a.x + cell, a.y + cell};
+        const double x = m(r, c);
+        const bool hidden = (opts.visible && (*opts.visible)(r, c) == 0.0) || !std::isfinite(x);
+        const Rgb fill = hidden ? kHiddenCell : sample(opts.map, normalise(x, range));
+        dl->AddRectFilled(a, b, pack(fill));
+        if (hidden) hatch(dl, a, b);
+        if (values) {
+          const std::string text = format_cell(x, max_chars);
+          const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
+          if (!text.empty() && ts.x <= cell - 2 * pad)
+            dl->AddText({a.x + (cell - ts.x) / 2, a.y + (cell - ts.y) / 2}, pack(hidden ? Rgb{1, 1, 1} : text_on(fill)),
+                        text.c_str());
+        }
+      }
+    if (cell >= 8)  // thin separators keep neighbouring equal values apart
+      for (Eigen::Index r = 0; r <= m.rows(); ++r)
+        dl->AddLine({grid.x, grid.y + cell * static_cast<float>(r)}, {grid_end.x, grid.y + cell * static_cast<float>(r)},
+                    ImGui::GetColorU32(ImGuiCol_WindowBg), 1.0f);
+    if (cell >= 8)
+      for (Eigen::Index c = 0; c <= m.cols(); ++c)
+        dl->AddLine({grid.x + cell * static_cast<float>(c), grid.y}, {grid.x + cell * static_cast<float>(c), grid_end.y},
+                    ImGui::GetColorU32(ImGuiCol_WindowBg), 1.0f);
+  }
+
+  const ImU32 accent = IM_COL32(255, 190, 40, 255);
+  if (opts.highlight_row >= 0 && opts.highlight_row < in.rows) {
+    const float y = grid.y + cell * static_cast<float>(opts.highlight_row);
+    dl->AddRect({grid.x - 1, y - 1}, {grid_end.x + 1, y + cell + 1}, accent, 0, 0, 2.5f);
+  }
+  if (opts.highlight_col >= 0 && opts.highlight_col < in.cols) {
+    const float x = grid.x + cell * static_cast<float>(opts.highlight_col);
+    dl->AddRect({x - 1, grid.y - 1}, {x + cell + 1, grid_end.y + 1}, accent, 0, 0, 2.5f);
+  }
+  const int sel_r = result.hovered_row >= 0 ? result.hovered_row : opts.selected_row;
+  const int sel_c = result.hovered_row >= 0 ? result.hovered_col : opts.selected_col;
+  if (sel_r >= 0 && sel_c >= 0 && sel_r < in.rows && sel_c < in.cols) {
+    const ImVec2 a{grid.x + cell * static_cast<float>(sel_c), grid.y + cell * static_cast<float>(sel_r)};
+    dl->AddRect({a.x - 1, a.y - 1}, {a.x + cell + 1, a.y + cell + 1}, IM_COL32(255, 255, 255, 255), 0, 0, 3.0f);
+    dl->AddRect({a.x - 3, a.y - 3}, {a.x + cell + 3, a.y + cell + 3}, IM_COL32(20, 20, 20, 255), 0, 0, 1.5f);
+  }
+
+  if (labels) {
+    const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
+    const ImU32 strong = accent;
+    for (Eigen::Index r = 0; r < m.rows(); ++r) {
+      const std::string s = label(opts.row_labels, r);
+      const float y = grid.y + cell * static_cast<float>(r) + (cell - in.line_h) / 2;
+      if (cell >= in.line_h * 0.8f || r % std::max<Eigen::Index>(1, static_cast<Eigen::Index>(in.line_h / cell) + 1) == 0)
+        dl->AddText({origin.x, y}, r == result.hovered_row || r == opts.highlight_row ? strong : text, s.c_str());
+    }
+    for (Eigen::Index c = 0; c < m.cols(); ++c) {
+      const std::string s = fit_text(label(opts.col_labels, c), cell - 2);
+      if (s.empty()) continue;
+      const float w = ImGui::CalcTextSize(s.c_str()).x;
+      dl->AddText({grid.x + cell * static_cast<float>(c) + (cell - w) / 2, origin.y},
+                  c == result.hovered_col || c == opts.highlight_col ? strong : text, s.c_str());
+    }
+  }
+  if (legend) draw_legend(dl, {grid.x, grid_end.y + 2}, std::max(grid_end.x - grid.x, legend_min_width(range)), opts.map, range);
+
+  if (result.hovered_row >= 0 && !(opts.flags & HeatmapFlags_NoTooltip)) {
+    const double x = m(result.hovered_row, result.hovered_col);
+    ImGui::BeginTooltip();
+    ImGui::Text("%s \u2192 %s:  %s", label(opts.row_labels, result.hovered_row).c_str(),
+                label(opts.col_labels, result.hovered_col).c_str(), format_cell(x, 12).c_str());
+    ImGui::EndTooltip();
+  }
+  ImGui::PopID();
+  return result;
+}
+
+void ReleaseHeatmapTextures() {
+  for (auto& [id, t] : textures())
+    if (t.id) glDeleteTextures(1, &t.id);
+  textures().clear();
+}
+
+}  // namespace attn::ui

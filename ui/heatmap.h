@@ -1,0 +1,50 @@
+#pragma once
+// ui::Heatmap: a matrix as coloured cells with token labels, values where they fit, a colour legend,
+// hidden cells grey and hatched. In the manner of ImPlot's PlotHeatmap: one call per frame, options in
+// a small struct, the hovered cell returned so views can explain it.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <imgui.h>
+
+#include "ui/colormap.h"
+
+namespace attn::ui {
+
+enum HeatmapFlags_ {
+  HeatmapFlags_None = 0,
+  HeatmapFlags_NoValues = 1 << 0,   // never print the numbers, even where they fit
+  HeatmapFlags_NoLegend = 1 << 1,   // no colour bar with the range
+  HeatmapFlags_NoLabels = 1 << 2,   // no token labels (thumbnails)
+  HeatmapFlags_Clickable = 1 << 3,  // report clicks on cells (toggling a custom mask)
+  HeatmapFlags_NoTooltip = 1 << 4,  // the caller explains the hovered cell itself
+};
+using HeatmapFlags = int;
+
+struct HeatmapOptions {
+  const std::vector<std::string>* row_labels = nullptr;  // one per row; nullptr numbers them
+  const std::vector<std::string>* col_labels = nullptr;  // one per column; nullptr numbers them
+  ColorMap map = ColorMap::Diverging;
+  std::optional<ValueRange> range;    // nullopt: auto_range
+  const Matrix* visible = nullptr;    // same shape; 0 marks a hidden cell
+  float max_cell = 72.0f;             // the largest cell edge, in pixels
+  ImVec2 size = {0, 0};               // the box to fit in; 0 = available width, height as needed
+  int highlight_row = -1;             // outline a row or a column (it feeds a cell hovered elsewhere)
+  int highlight_col = -1;
+  int selected_row = -1, selected_col = -1;  // outline one cell strongly
+  HeatmapFlags flags = HeatmapFlags_None;
+};
+
+struct HeatmapResult {
+  int hovered_row = -1, hovered_col = -1;
+  bool clicked = false;
+  ImVec2 size;
+};
+
+HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opts = {});
+
+// Frees the textures large heatmaps were drawn with; call before the GL context goes.
+void ReleaseHeatmapTextures();
+
+}  // namespace attn::ui

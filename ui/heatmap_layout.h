@@ -1,0 +1,28 @@
+#pragma once
+// Where a heatmap's parts go, from text measurements alone, so the layout is tested without a window.
+namespace attn::ui {
+
+struct HeatmapLayoutInput {
+  int rows = 0, cols = 0;
+  float avail_w = 0, avail_h = 0;  // the box to fit in; avail_h <= 0 means "as tall as the cells need"
+  float row_label_w = 0;           // widest row label, 0 without labels
+  float line_h = 0;                // one line of text
+  bool labels = true, legend = true;
+  float max_cell = 72;
+};
+
+struct HeatmapLayout {
+  float cell = 0;         // square cells, this many pixels
+  float label_w = 0;      // row labels' column, including its gap
+  float header_h = 0;     // column labels' row
+  float legend_h = 0;     // the colour bar and its range below the grid
+  float width = 0, height = 0;
+  bool texture = false;   // too many or too small cells to draw one by one
+};
+
+inline constexpr int kTextureCells = 64 * 64;  // above this, one texture beats one rectangle per cell
+inline constexpr float kMinDrawnCell = 3.0f;    // below this many pixels, cells are texels
+
+HeatmapLayout layout_heatmap(const HeatmapLayoutInput& in);
+
+}  // namespace attn::ui

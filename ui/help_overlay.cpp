@@ -1,0 +1,41 @@
+// F1: every shortcut, over everything else.
+#include "ui/panels.h"
+#include "ui/theme.h"
+
+namespace attn::ui {
+
+void HelpOverlay(AppState& state) {
+  if (!state.show_help) return;
+  const ImVec2 display = ImGui::GetIO().DisplaySize;
+  ImGui::SetNextWindowPos({display.x / 2, display.y / 2}, ImGuiCond_Always, {0.5f, 0.5f});
+  ImGui::SetNextWindowBgAlpha(0.96f);
+  ImGui::Begin("Keyboard shortcuts", &state.show_help,
+               ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoMove);
+  static const char* const kShortcuts[][2] = {
+      {"\u2190 / \u2192", "previous / next step"},
+      {"Home / End", "first / last step"},
+      {"Space", "play through the steps / pause"},
+      {"\u2191 / \u2193", "previous / next head"},
+      {"Ctrl+O", "open a scenario"},
+      {"Ctrl+S", "save (Ctrl+Shift+S: save as)"},
+      {"Ctrl+Q", "quit"},
+      {"F1", "this help"},
+      {"Esc", "close this help or a dialog"},
+  };
+  if (ImGui::BeginTable("keys", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV)) {
+    for (const auto& row : kShortcuts) {
+      ImGui::TableNextRow();
+      ImGui::TableSetColumnIndex(0);
+      ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kAccent), "%s", row[0]);
+      ImGui::TableSetColumnIndex(1);
+      ImGui::TextUnformatted(row[1]);
+    }
+    ImGui::EndTable();
+  }
+  ImGui::Spacing();
+  ImGui::TextDisabled("Point at any cell to see how it is computed. Drag a number to change it,");
+  ImGui::TextDisabled("or double-click it to type; every view follows in the same frame.");
+  ImGui::End();
+}
+
+}  // namespace attn::ui

@@ -1,0 +1,33 @@
+#pragma once
+// What the app says when the pointer rests on one cell: the arithmetic that produced that number, with the live
+// values of the trace. Pure functions returning UTF-8, so tests pin every string without a window.
+#include <string>
+#include <vector>
+
+#include "core/attention.h"
+#include "ui/steps.h"
+
+namespace attn::ui {
+
+// A number as the explanations print it: "8", "-2", "4.619", "0.5", "1.23e+09", "4.56e-05", "inf", "-inf".
+std::string short_number(double x);
+
+// A number as a factor or summand: negatives in parentheses, "(-2)", so "1·(-2)" and "3 + (-1)" read clearly.
+std::string term_number(double x);
+
+// Terms joined with " + "; more than 8 keep the first 3 and the last 2: "a + b + c + … + y + z".
+std::string join_sum(const std::vector<std::string>& terms);
+
+// The cell (row, col) of the result of `step` for query head `head`. Rows are queries (t.tokens), columns of
+// the N_Q x N_KV steps are keys (t.context_tokens). Projections explains Q (see explain_projection for K, V);
+// Concat and Output explain the final output and ignore `head`. Any index out of range gives "".
+std::string explain_cell(const Trace& t, Step step, int head, int row, int col);
+
+// One cell of q, k or v of `head` (which = 'q', 'k' or 'v'): the input row times one column of the weight.
+// Rows of k and v are keys (t.context_tokens). Anything out of range, or another letter, gives "".
+std::string explain_projection(const Trace& t, char which, int head, int row, int col);
+
+// The normaliser, shift and entropy of one row of the weights, and what happened to a flagged row.
+std::string explain_row_summary(const Trace& t, int head, int row);
+
+}  // namespace attn::ui

@@ -1,0 +1,32 @@
+// What the current step does and why, in words with the current numbers, and the hovered cell's arithmetic.
+#include "ui/panels.h"
+#include "ui/step_text.h"
+#include "ui/text.h"
+#include "ui/theme.h"
+
+namespace attn::ui {
+
+void ExplainPanel(AppState& state, ImVec2 pos, ImVec2 size) {
+  ImGui::SetNextWindowPos(pos);
+  ImGui::SetNextWindowSize(size);
+  ImGui::Begin("Explanation", nullptr, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse);
+  const StepText text = explain_step(state.trace(), state.step, state.head);
+  const HoverCell& hover = state.hover ? state.hover : state.last_hover;
+  const float box_h = 2.4f * ImGui::GetTextLineHeightWithSpacing();
+  ImGui::BeginChild("words", {0, ImGui::GetContentRegionAvail().y - box_h - 4}, false);
+  TextWrappedAtSpaces(text.formula, kAccent);
+  TextWrappedAtSpaces(text.what);
+  ImGui::Spacing();
+  TextWrappedAtSpaces("Why? " + text.why, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+  ImGui::EndChild();
+  // The hovered cell's arithmetic, in a box of its own so it never pushes the text around.
+  ImGui::BeginChild("cell", {0, box_h}, true);
+  if (hover && !hover.explanation.empty())
+    TextWrappedAtSpaces(hover.explanation);
+  else
+    ImGui::TextDisabled("Point at a cell of the result to see how it is computed, with its numbers.");
+  ImGui::EndChild();
+  ImGui::End();
+}
+
+}  // namespace attn::ui

@@ -1,0 +1,64 @@
+// Every head's attention weights side by side (click one to follow it), and the current head as arcs.
+#include <algorithm>
+#include <cmath>
+
+#include "ui/arc_view.h"
+#include "ui/heatmap.h"
+#include "ui/panels.h"
+#include "ui/theme.h"
+
+namespace attn::ui {
+
+void HeadsPanel(AppState& state, ImVec2 pos, ImVec2 size) {
+  ImGui::SetNextWindowPos(pos);
+  ImGui::SetNextWindowSize(size);
+  ImGui::Begin("Heads", nullptr, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse);
+  const Trace& t = state.trace();
+  const int heads = static_cast<int>(t.heads.size());
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped(heads > 1 ? "Attention weights of every head; click one to follow it." : "Attention weights of the one head.");
+  ImGui::PopStyleColor();
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const int per_row = std::clamp(static_cast<int>(std::ceil(std::sqrt(static_cast<double>(heads)))), 1, 4);
+  const float gap = ImGui::GetStyle().ItemSpacing.x;
+  const float w = (avail - gap * static_cast<float>(per_row - 1)) / static_cast<float>(per_row);
+  const float cell_cap = heads == 1 ? 40.0f : 26.0f;
+  for (int h = 0; h < heads; ++h) {
+    if (h % per_row != 0) ImGui::SameLine(0, gap);
+    ImGui::PushID(h);
+    ImGui::BeginGroup();
+    const bool current = h == state.head;
+    std::string title = "head " + std::to_string(h);
+    if (t.heads[h].kv_head != h) title += "  (KV " + std::to_string(t.heads[h].kv_head) + ")";
+    if (current) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kAccent), "%s", title.c_str());
+    else ImGui::TextUnformatted(title.c_str());
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    HeatmapOptions o;
+    o.map = ColorMap::Sequential;
+    o.range = ValueRange{0, 1};
+    o.visible = &t.heads[h].mask;
+    o.size = {w, 0};
+    o.max_cell = cell_cap;
+    o.flags = HeatmapFlags_NoLabels | HeatmapFlags_NoLegend | HeatmapFlags_NoValues;
+    const HeatmapResult r = Heatmap("w", t.heads[h].weights, o);
+    if (r.hovered_row >= 0 && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) state.set_head(h);
+    if (current)
+      ImGui::GetWindowDrawList()->AddRect({at.x - 2, at.y - 2}, {at.x + r.size.x + 2, at.y + r.size.y + 2}, kAccent, 2.0f, 0, 2.0f);
+    ImGui::EndGroup();
+    ImGui::PopID();
+  }
+  ImGui::Spacing();
+  ImGui::Separator();
+  ImGui::Text("Who looks at whom: head %d", state.head);
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped("Queries on the left, keys on the right; a thicker line carries more weight.");
+  ImGui::PopStyleColor();
+  ArcViewOptions arcs;
+  arcs.queries = &t.tokens;
+  arcs.keys = &t.context_tokens;
+  arcs.size = {0, std::max(ImGui::GetContentRegionAvail().y - 6, 60.0f)};
+  ArcView("arcs", t.heads[static_cast<std::size_t>(state.head)].weights, arcs);
+  ImGui::End();
+}
+
+}  // namespace attn::ui

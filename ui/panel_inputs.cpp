@@ -1,0 +1,149 @@
+// The document's inputs, every one editable: tokens, the attention configuration, embeddings and weights.
+#include <algorithm>
+
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include "core/init.h"
+#include "ui/edits.h"
+#include "ui/matrix_editor.h"
+#include "ui/panels.h"
+#include "ui/theme.h"
+
+namespace attn::ui {
+namespace {
+
+void tokens_section(AppState& state) {
+  const Scenario& s = state.scenario();
+  ImGui::TextDisabled("Tokens (queries%s)", s.context ? "; the context is the key/value side" : " and keys");
+  int remove = -1;
+  for (int i = 0; i < s.n_q(); ++i) {
+    ImGui::PushID(i);
+    std::string label = s.input.tokens[static_cast<std::size_t>(i)];
+    ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x - ImGui::GetFrameHeight() - 8);
+    if (ImGui::InputText("##label", &label))
+      state.edit([&](Scenario& d) { d.input.tokens[static_cast<std::size_t>(i)] = label; });
+    ImGui::SameLine();
+    ImGui::BeginDisabled(s.n_q() < 2);
+    if (ImGui::Button("\u00D7", {ImGui::GetFrameHeight(), 0})) remove = i;
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Remove '%s'", label.c_str());
+    ImGui::EndDisabled();
+    ImGui::PopID();
+  }
+  if (remove >= 0) state.edit([&](Scenario& d) { remove_token(d, remove); });
+  if (ImGui::Button("+ Add token")) state.edit([](Scenario& d) { add_token(d, fresh_token_label(d)); });
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Its embedding row is drawn from the seed, so it is the same every time.");
+}
+
+template <typename E>
+bool enum_combo(const char* label, E& value, std::initializer_list<E> options) {
+  bool changed = false;
+  if (ImGui::BeginCombo(label, std::string(to_string(value)).c_str())) {
+    for (E o : options)
+      if (ImGui::Selectable(std::string(to_string(o)).c_str(), o == value)) {
+        value = o;
+        changed = true;
+      }
+    ImGui::EndCombo();
+  }
+  return changed;
+}
+
+void config_section(AppState& state) {
+  const Scenario& s = state.scenario();
+  AttentionConfig a = s.attention;
+  ImGui::PushItemWidth(ImGui::GetContentRegionAvail().x * 0.55f);
+  int heads = a.heads, head_dim = a.head_dim;
+  const bool heads_changed = ImGui::InputInt("heads", &heads);
+  const bool dim_changed = ImGui::InputInt("head_dim", &head_dim);
+  if (heads_changed || dim_changed) {
+    heads = std::clamp(heads, 1, 16);
+    head_dim = std::clamp(head_dim, 1, 64);
+    std::vector<std::string> notes;
+    if (state.edit([&](Scenario& d) { notes = set_head_shape(d, heads, head_dim); }) && !notes.empty())
+      state.message = notes.front() + (notes.size() > 1 ? " (and " + std::to_string(notes.size() - 1) + " more)" : "");
+  }
+  if (enum_combo("mask", a.mask, {MaskKind::None, MaskKind::Causal, MaskKind::SlidingWindow, MaskKind::Custom}))
+    state.edit([&](Scenario& d) {
+      if (a.mask == MaskKind::Custom && d.attention.custom_mask.size() == 0)
+        d.attention.custom_mask = state.trace().heads[0].mask;  // start from what is shown
+      d.attention.mask = a.mask;
+    });
+  if (a.mask == MaskKind::SlidingWindow) {
+    int window = a.window;
+    if (ImGui::InputInt("window", &window)) {
+      window = std::clamp(window, 1, std::max(1, s.n_kv()));
+      state.edit([&](Scenario& d) { d.attention.window = window; });
+    }
+  }
+  if (a.mask == MaskKind::Custom) ImGui::TextDisabled("Click cells of the mask (step 4) to toggle them.");
+  bool scale = a.scale;
+  if (ImGui::Checkbox("scale by 1/\u221Ad", &scale)) state.edit([&](Scenario& d) { d.attention.scale = scale; });
+  if (enum_combo("kernel", a.kernel, {Kernel::Softmax, Kernel::Linear}))
+    state.edit([&](Scenario& d) { d.attention.kernel = a.kernel; });
+  bool w_o = a.output_projection;
+  if (ImGui::Checkbox("output projection W_O", &w_o))
+    state.edit([&](Scenario& d) {
+      d.attention.output_projection = w_o;
+      if (!w_o) d.weights.W_O.reset();
+    });
+  std::uint64_t seed = s.seed;
+  if (ImGui::InputScalar("seed", ImGuiDataType_U64, &seed)) state.edit([&](Scenario& d) { d.seed = seed; });
+  ImGui::PopItemWidth();
+  if (ImGui::Button("Re-seed weights")) state.edit(reseed_weights);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Next seed; every weight is drawn from it (embeddings stay).");
+  ImGui::SameLine();
+  ImGui::BeginDisabled(!state.document().dirty);
+  if (ImGui::Button("Reset to file")) state.reset_to_saved();
+  ImGui::EndDisabled();
+}
+
+void matrix_section(AppState& state, const char* title, const Matrix& value, const std::vector<std::string>* rows,
+                    const std::function<void(Scenario&, const Matrix&)>& assign, bool seeded) {
+  std::string header = std::string(title) + "  [" + std::to_string(value.rows()) + "\u00D7" + std::to_string(value.cols()) + "]";
+  if (seeded) header += "  (from the seed)";
+  header += std::string("###") + title;  // the same header whether or not the weight came from the seed
+  if (!ImGui::CollapsingHeader(header.c_str())) return;
+  Matrix edited = value;
+  MatrixEditorOptions o;
+  o.row_labels = rows;
+  if (MatrixEditor(title, edited, o)) state.edit([&](Scenario& d) { assign(d, edited); });
+}
+
+}  // namespace
+
+void InputsPanel(AppState& state, ImVec2 pos, ImVec2 size) {
+  ImGui::SetNextWindowPos(pos);
+  ImGui::SetNextWindowSize(size);
+  ImGui::Begin("Inputs", nullptr, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse);
+  const Scenario& s = state.scenario();
+  ImGui::PushFont(title_font());
+  ImGui::TextWrapped("%s", s.name.c_str());
+  ImGui::PopFont();
+  if (!s.description.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%s", s.description.c_str());
+    ImGui::PopStyleColor();
+  }
+  ImGui::Separator();
+  tokens_section(state);
+  ImGui::Separator();
+  config_section(state);
+  ImGui::Separator();
+  const Trace& t = state.trace();
+  matrix_section(state, "X (embeddings)", s.input.embeddings, &s.input.tokens,
+                 [](Scenario& d, const Matrix& m) { d.input.embeddings = m; }, false);
+  if (s.context)
+    matrix_section(state, "X_kv (context)", s.context->embeddings, &s.context->tokens,
+                   [](Scenario& d, const Matrix& m) { d.context->embeddings = m; }, false);
+  for (WeightId id : kAllWeights) {
+    const std::optional<Matrix>& used = weight_slot(t.weights, id);
+    if (!used) continue;
+    matrix_section(state, weight_name(id), *used, nullptr,
+                   [id](Scenario& d, const Matrix& m) { weight_slot(d.weights, id) = m; },
+                   !weight_slot(s.weights, id).has_value());
+  }
+  ImGui::End();
+}
+
+}  // namespace attn::ui

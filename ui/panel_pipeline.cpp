@@ -1,0 +1,321 @@
+// The pipeline: a strip with every step as a thumbnail, and the current step drawn large as its equation.
+#include <algorithm>
+#include <cmath>
+
+#include "ui/equation.h"
+#include "ui/hover_text.h"
+#include "ui/panels.h"
+#include "ui/step_matrices.h"
+#include "ui/text.h"
+#include "ui/theme.h"
+
+namespace attn::ui {
+namespace {
+
+const std::vector<std::string>& dim_labels(Eigen::Index n, std::vector<std::string>& storage) {
+  storage.clear();
+  for (Eigen::Index i = 0; i < n; ++i) storage.push_back(std::to_string(i));
+  return storage;
+}
+
+// Everything one frame of the step view needs, so each step is a short function.
+struct StepView {
+  AppState& state;
+  const Trace& t;
+  const HeadTrace& h;
+  float height;  // for the equations
+
+  const HoverCell& last() const { return state.last_hover; }
+
+  // Draws one equation and records a hover on it; returns the hover (term -1 when none).
+  EquationHover equation(int index, std::span<const Term> terms, std::span<const std::string> ops, float max_height) {
+    const EquationHover e = Equation(("eq" + std::to_string(index)).c_str(), terms, ops, max_height);
+    if (e) {
+      state.hover.step = state.step;
+      state.hover.head = state.head;
+      state.hover.equation = index;
+      state.hover.term = e.term;
+      state.hover.row = e.row;
+      state.hover.col = e.col;
+    }
+    return e;
+  }
+  // The cell of `term` hovered last frame in equation `eq` of this step, or -1s.
+  std::pair<int, int> hovered(int eq, int term) const {
+    return last().on(state.step, eq, term) ? std::pair{last().row, last().col} : std::pair{-1, -1};
+  }
+};
+
+void inputs(StepView& v) {
+  std::vector<Term> terms{{.name = "X", .m = &v.t.x, .rows = &v.t.tokens}};
+  if (v.t.cross_attention) terms.push_back({.name = "X_kv (context)", .m = &v.t.x_kv, .rows = &v.t.context_tokens});
+  const std::vector<std::string> ops(terms.size() > 1 ? 1 : 0, "   ");
+  const EquationHover e = v.equation(0, terms, ops, v.height);
+  if (e) v.state.hover.explanation = explain_cell(v.t, Step::Inputs, v.state.head, e.row, e.col);
+}
+
+void projections(StepView& v) {
+  const AttentionConfig& a = v.t.attention;
+  const int d = a.head_dim, h = v.state.head, g = v.h.kv_head;
+  const bool mla = a.variant == Variant::Mla;
+  Matrix w[3];
+  const Matrix& W_q = v.t.weights.W_UQ ? *v.t.weights.W_UQ : *v.t.weights.W_Q;
+  w[0] = W_q.middleCols(h * d, d);
+  w[1] = mla ? Matrix(v.t.weights.W_UK->middleCols(h * d, d)) : Matrix(v.t.weights.W_K->middleCols(g * d, d));
+  w[2] = mla ? Matrix(v.t.weights.W_UV->middleCols(h * d, d)) : Matrix(v.t.weights.W_V->middleCols(g * d, d));
+  const Matrix& q_in = v.t.weights.W_UQ ? v.t.query_latent : v.t.x;
+  const Matrix& kv_in = mla ? v.t.latent : v.t.x_kv;
+  const std::string hs = std::to_string(h), gs = std::to_string(mla ? h : g);
+  // One head needs no head index on its weights.
+  auto per_head = [&](const std::string& name, const std::string& index) {
+    return a.heads == 1 ? name : name + "^(" + index + ")";
+  };
+  const struct {
+    const char* what;
+    const Matrix& in;
+    std::string in_name, w_name, out_name;
+    const Matrix& out;
+    const std::vector<std::string>& rows;
+    char which;
+  } rows[] = {
+      {"q", q_in, v.t.weights.W_UQ ? "query_latent" : "X", per_head(v.t.weights.W_UQ ? "W_UQ" : "W_Q", hs),
+       "q_" + hs, v.h.q, v.t.tokens, 'q'},
+      {"k", kv_in, mla ? "latent" : (v.t.cross_attention ? "X_kv" : "X"), mla ? per_head("W_UK", hs) : per_head("W_K", gs),
+       "k_" + gs, v.h.k, v.t.context_tokens, 'k'},
+      {"v", kv_in, mla ? "latent" : (v.t.cross_attention ? "X_kv" : "X"), mla ? per_head("W_UV", hs) : per_head("W_V", gs),
+       "v_" + gs, v.h.v, v.t.context_tokens, 'v'},
+  };
+  // One projection at a time, large enough to read; the three are the same computation with W_Q, W_K, W_V.
+  int& which = v.state.projection;
+  for (int i = 0; i < 3; ++i) {
+    if (i > 0) ImGui::SameLine();
+    const std::string label = std::string(rows[i].what == std::string("q") ? "Q = " : rows[i].what == std::string("k") ? "K = " : "V = ") +
+                              rows[i].in_name + " \u00B7 " + rows[i].w_name;
+    if (ImGui::RadioButton(label.c_str(), which == i)) which = i;
+  }
+  const auto& r = rows[which];
+  const auto [hr, hc] = v.hovered(which, 2);
+  const Term terms[] = {{.name = r.in_name, .m = &r.in, .rows = &r.rows, .highlight_row = hr},
+                        {.name = r.w_name, .m = &w[which], .highlight_col = hc},
+                        {.name = r.out_name, .m = &r.out, .rows = &r.rows, .selected_row = hr, .selected_col = hc}};
+  const std::string ops[] = {"\u00B7", "="};
+  const EquationHover e = v.equation(which, terms, ops, v.height - ImGui::GetFrameHeightWithSpacing());
+  if (e.term == 2) v.state.hover.explanation = explain_projection(v.t, r.which, v.state.head, e.row, e.col);
+}
+
+void scores(StepView& v) {
+  const Matrix kT = v.h.k.transpose();
+  std::vector<std::string> dims;
+  const auto [hr, hc] = v.hovered(0, 2);
+  const Term terms[] = {{.name = "q", .m = &v.h.q, .rows = &v.t.tokens, .cols = &dim_labels(v.h.q.cols(), dims), .highlight_row = hr},
+                        {.name = "k\u1D40", .m = &kT, .cols = &v.t.context_tokens, .highlight_col = hc},
+                        {.name = "scores", .m = &v.h.scores, .rows = &v.t.tokens, .cols = &v.t.context_tokens, .selected_row = hr, .selected_col = hc}};
+  const std::string ops[] = {"\u00B7", "="};
+  const EquationHover e = v.equation(0, terms, ops, v.height);
+  if (e.term == 2) v.state.hover.explanation = explain_cell(v.t, Step::Scores, v.state.head, e.row, e.col);
+}
+
+void scale(StepView& v) {
+  const auto [hr, hc] = v.hovered(0, 1);
+  const Term terms[] = {{.name = "scores", .m = &v.h.scores, .rows = &v.t.tokens, .cols = &v.t.context_tokens, .selected_row = hr, .selected_col = hc},
+                        {.name = "scaled", .m = &v.h.scaled, .rows = &v.t.tokens, .cols = &v.t.context_tokens, .selected_row = hr, .selected_col = hc}};
+  const std::string op = v.t.attention.scale
+                             ? "\u00F7 \u221A" + std::to_string(v.t.attention.head_dim) + "  ="
+                             : "(scale off)  =";
+  const EquationHover e = v.equation(0, terms, std::span(&op, 1), v.height);
+  if (e.term >= 0) v.state.hover.explanation = explain_cell(v.t, Step::Scale, v.state.head, e.row, e.col);
+}
+
+void mask(StepView& v) {
+  const auto [hr, hc] = v.hovered(0, 2);
+  const bool softmax = v.t.attention.kernel == Kernel::Softmax;
+  const Term terms[] = {
+      {.name = "scaled", .m = &v.h.scaled, .rows = &v.t.tokens, .cols = &v.t.context_tokens, .selected_row = hr, .selected_col = hc},
+      {.name = "mask", .m = &v.h.mask, .rows = &v.t.tokens, .cols = &v.t.context_tokens, .map = ColorMap::Sequential, .visible = &v.h.mask, .range = ValueRange{0.0, 2.2}, .selected_row = hr, .selected_col = hc, .flags = HeatmapFlags_NoTooltip | HeatmapFlags_NoLegend | HeatmapFlags_Clickable},
+      {.name = "masked", .m = &v.h.masked, .rows = &v.t.tokens, .cols = &v.t.context_tokens, .visible = &v.h.mask, .selected_row = hr, .selected_col = hc}};
+  const std::string ops[] = {softmax ? "with" : "then", "\u2192"};
+  const EquationHover e = v.equation(0, terms, ops, v.height);
+  if (e) v.state.hover.explanation = explain_cell(v.t, Step::Mask, v.state.head, e.row, e.col);
+  if (e.term == 1 && e.clicked) {
+    // Clicking the mask makes it custom (from what it was) and flips the cell.
+    const Matrix current = v.h.mask;
+    const int r = e.row, c = e.col;
+    v.state.edit([&](Scenario& s) {
+      if (s.attention.mask != MaskKind::Custom) s.attention.custom_mask = current;
+      s.attention.mask = MaskKind::Custom;
+      s.attention.custom_mask(r, c) = s.attention.custom_mask(r, c) == 0.0 ? 1.0 : 0.0;
+    });
+  }
+}
+
+void softmax(StepView& v) {
+  const auto [hr, hc] = v.hovered(0, 1);
+  const Term terms[] = {
+      {.name = "masked", .m = &v.h.masked, .rows = &v.t.tokens, .cols = &v.t.context_tokens, .visible = &v.h.mask, .highlight_row = hr, .selected_row = hr, .selected_col = hc},
+      {.name = "weights", .m = &v.h.weights, .rows = &v.t.tokens, .cols = &v.t.context_tokens, .map = ColorMap::Sequential, .visible = &v.h.mask, .range = ValueRange{0, 1}, .selected_row = hr, .selected_col = hc}};
+  const std::string op = v.t.attention.kernel == Kernel::Softmax ? "softmax by row \u2192" : "\u00F7 row sum Z \u2192";
+  const EquationHover e = v.equation(0, terms, std::span(&op, 1), v.height - 2.2f * ImGui::GetTextLineHeightWithSpacing());
+  if (e) v.state.hover.explanation = explain_cell(v.t, Step::Softmax, v.state.head, e.row, e.col);
+  const int row = e ? e.row : (hr >= 0 ? hr : 0);
+  TextWrappedAtSpaces(explain_row_summary(v.t, v.state.head, row));
+}
+
+void weighted_sum(StepView& v) {
+  const auto [hr, hc] = v.hovered(0, 2);
+  const Term terms[] = {
+      {.name = "weights", .m = &v.h.weights, .rows = &v.t.tokens, .cols = &v.t.context_tokens, .map = ColorMap::Sequential, .visible = &v.h.mask, .range = ValueRange{0, 1}, .highlight_row = hr},
+      {.name = "v", .m = &v.h.v, .rows = &v.t.context_tokens, .highlight_col = hc},
+      {.name = "output_" + std::to_string(v.state.head), .m = &v.h.output, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc}};
+  const std::string ops[] = {"\u00B7", "="};
+  const EquationHover e = v.equation(0, terms, ops, v.height);
+  if (e.term == 2) v.state.hover.explanation = explain_cell(v.t, Step::WeightedSum, v.state.head, e.row, e.col);
+}
+
+void head_outputs(StepView& v) {
+  std::vector<Term> terms;
+  std::vector<std::string> ops;
+  for (const HeadTrace& h : v.t.heads) {
+    const auto [hr, hc] = v.hovered(0, h.head);
+    terms.push_back({.name = "head " + std::to_string(h.head), .m = &h.output, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc});
+    if (h.head > 0) ops.push_back(" ");
+  }
+  const EquationHover e = v.equation(0, terms, ops, v.height);
+  if (e) {
+    v.state.hover.explanation = explain_cell(v.t, Step::HeadOutputs, e.term, e.row, e.col);
+    if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) v.state.set_head(e.term);
+  }
+}
+
+void concat(StepView& v) {
+  const auto [hr, hc] = v.hovered(0, 2);
+  if (v.t.has_output_projection()) {
+    const Term terms[] = {{.name = "concat", .m = &v.t.concat, .rows = &v.t.tokens, .highlight_row = hr},
+                          {.name = "W_O", .m = &v.t.W_O(), .highlight_col = hc},
+                          {.name = "output", .m = &v.t.output, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc}};
+    const std::string ops[] = {"\u00B7", "="};
+    const EquationHover e = v.equation(0, terms, ops, v.height);
+    if (e.term == 2) v.state.hover.explanation = explain_cell(v.t, Step::Concat, v.state.head, e.row, e.col);
+  } else {
+    const Term terms[] = {{.name = "concat", .m = &v.t.concat, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc},
+                          {.name = "output", .m = &v.t.output, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc}};
+    const std::string op = "= (no W_O)";
+    const EquationHover e = v.equation(0, terms, std::span(&op, 1), v.height);
+    if (e) v.state.hover.explanation = explain_cell(v.t, Step::Concat, v.state.head, e.row, e.col);
+  }
+}
+
+void output(StepView& v) {
+  if (!v.t.has_output_projection()) {
+    concat(v);
+    return;
+  }
+  std::vector<Term> terms;
+  std::vector<std::string> ops;
+  const int last = static_cast<int>(v.t.heads.size());
+  const auto [hr, hc] = v.hovered(0, last);
+  for (const HeadTrace& h : v.t.heads) {
+    terms.push_back({.name = "head " + std::to_string(h.head), .m = &h.contribution, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc});
+    ops.push_back(h.head + 1 < last ? "+" : "=");
+  }
+  terms.push_back({.name = "output", .m = &v.t.output, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc});
+  const EquationHover e = v.equation(0, terms, ops, v.height);
+  if (e) v.state.hover.explanation = explain_cell(v.t, Step::Output, v.state.head, e.row, e.col);
+}
+
+void draw_step(StepView& v) {
+  switch (v.state.step) {
+    case Step::Inputs: inputs(v); break;
+    case Step::Projections: projections(v); break;
+    case Step::Scores: scores(v); break;
+    case Step::Scale: scale(v); break;
+    case Step::Mask: mask(v); break;
+    case Step::Softmax: softmax(v); break;
+    case Step::WeightedSum: weighted_sum(v); break;
+    case Step::HeadOutputs: head_outputs(v); break;
+    case Step::Concat: concat(v); break;
+    case Step::Output: output(v); break;
+  }
+}
+
+void step_strip(AppState& state) {
+  const Trace& t = state.trace();
+  const float gap = ImGui::GetStyle().ItemSpacing.x;
+  const float w = (ImGui::GetContentRegionAvail().x - gap * (kStepCount - 1)) / kStepCount;
+  const float thumb_h = std::min(58.0f, w * 0.6f);
+  for (const StepInfo& info : all_steps()) {
+    const int i = step_index(info.step);
+    if (i > 0) ImGui::SameLine(0, gap);
+    ImGui::PushID(i);
+    ImGui::BeginGroup();
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    const StepMatrix r = step_result(t, info.step, state.head);
+    HeatmapOptions o;
+    o.map = r.map;
+    o.visible = r.visible;
+    o.size = {w, thumb_h};
+    o.max_cell = 18;
+    o.flags = HeatmapFlags_NoLabels | HeatmapFlags_NoLegend | HeatmapFlags_NoValues | HeatmapFlags_NoTooltip;
+    if (r.map == ColorMap::Sequential) o.range = ValueRange{0, 1};
+    ImGui::SetCursorScreenPos({at.x + std::max(0.0f, (w - std::min(w, 18.0f * static_cast<float>(r.m->cols()))) / 2), at.y});
+    Heatmap("thumb", *r.m, o);
+    ImGui::SetCursorScreenPos({at.x, at.y + thumb_h + 2});
+    const std::string label = std::to_string(i) + "  " + std::string(info.label);
+    const float lw = ImGui::CalcTextSize(label.c_str()).x;
+    ImGui::SetCursorScreenPos({at.x + std::max(0.0f, (w - lw) / 2), at.y + thumb_h + 2});
+    ImGui::TextUnformatted(label.c_str());
+    const ImVec2 end{at.x + w, at.y + thumb_h + ImGui::GetTextLineHeight() + 6};
+    ImGui::SetCursorScreenPos(at);
+    if (ImGui::InvisibleButton("select", {w, end.y - at.y})) state.set_step(i);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", std::string(info.title).c_str());
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    if (info.step == state.step)
+      dl->AddRect({at.x - 3, at.y - 3}, {end.x + 3, end.y + 1}, kAccent, 4.0f, 0, 3.0f);
+    else if (ImGui::IsItemHovered())
+      dl->AddRect({at.x - 3, at.y - 3}, {end.x + 3, end.y + 1}, ImGui::GetColorU32(ImGuiCol_ButtonHovered), 4.0f, 0, 1.5f);
+    ImGui::EndGroup();
+    ImGui::PopID();
+  }
+}
+
+}  // namespace
+
+void PipelinePanel(AppState& state, ImVec2 pos, ImVec2 size) {
+  ImGui::SetNextWindowPos(pos);
+  ImGui::SetNextWindowSize(size);
+  ImGui::Begin("Pipeline", nullptr, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
+                                        ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoTitleBar);
+  step_strip(state);
+  ImGui::Separator();
+  const Trace& t = state.trace();
+  const StepInfo& info = step_info(state.step);
+  // Mouse users step with these; the keyboard has the arrows and Space.
+  ImGui::BeginDisabled(state.step == step_at(0));
+  if (ImGui::ArrowButton("prev", ImGuiDir_Left)) state.set_step(step_index(state.step) - 1);
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  ImGui::BeginDisabled(state.step == step_at(kStepCount - 1));
+  if (ImGui::ArrowButton("next", ImGuiDir_Right)) state.set_step(step_index(state.step) + 1);
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  if (ImGui::Button(state.playing ? "Pause" : "Play")) {
+    state.playing = !state.playing;
+    state.play_clock = 0;
+    if (state.playing && state.step == step_at(kStepCount - 1)) state.set_step(0);
+  }
+  ImGui::SameLine(0, 16);
+  ImGui::PushFont(title_font());
+  ImGui::Text("%d  %s", step_index(state.step), std::string(info.title).c_str());
+  ImGui::PopFont();
+  if (t.heads.size() > 1 && state.step != Step::Inputs && state.step != Step::Concat && state.step != Step::Output &&
+      state.step != Step::HeadOutputs) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("   head %d of %zu%s", state.head, t.heads.size(),
+                        t.heads[state.head].kv_head != state.head ? (" (reads KV head " + std::to_string(t.heads[state.head].kv_head) + ")").c_str() : "");
+  }
+  ImGui::Spacing();
+  StepView view{state, t, t.heads[static_cast<std::size_t>(state.head)], ImGui::GetContentRegionAvail().y - 4};
+  draw_step(view);
+  ImGui::End();
+}
+
+}  // namespace attn::ui

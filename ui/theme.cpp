@@ -1,0 +1,71 @@
+#include "ui/theme.h"
+
+#include <filesystem>
+
+namespace attn::ui {
+namespace {
+
+ImFont* g_title = nullptr;  // owned by the ImGui font atlas
+
+constexpr const char* kFontDirs[] = {"/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/dejavu",
+                                     "/usr/local/share/fonts/dejavu"};
+
+std::filesystem::path find_font(const char* file) {
+  for (const char* dir : kFontDirs) {
+    std::filesystem::path p = std::filesystem::path(dir) / file;
+    std::error_code ec;
+    if (std::filesystem::exists(p, ec)) return p;
+  }
+  return {};
+}
+
+// Latin, Greek, general punctuation, super- and subscripts, arrows, math operators, box drawing:
+// what formulas on screen use.
+const ImWchar* glyph_ranges() {
+  static ImVector<ImWchar> ranges;
+  if (ranges.empty()) {
+    ImFontGlyphRangesBuilder b;
+    static const ImWchar extra[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x1D00, 0x1DBF, 0x2000, 0x206F, 0x2070, 0x209F,
+                                    0x2190, 0x21FF, 0x2200, 0x22FF, 0x2300, 0x23FF, 0x25A0, 0x25FF, 0};
+    b.AddRanges(extra);
+    b.BuildRanges(&ranges);
+  }
+  return ranges.Data;
+}
+
+}  // namespace
+
+bool load_fonts(const FontSizes& sizes) {
+  ImGuiIO& io = ImGui::GetIO();
+  io.Fonts->Clear();
+  g_title = nullptr;
+  const std::filesystem::path sans = find_font("DejaVuSans.ttf");
+  const std::filesystem::path bold = find_font("DejaVuSans-Bold.ttf");
+  if (sans.empty()) {
+    ImFontConfig c;
+    c.SizePixels = sizes.body;
+    io.Fonts->AddFontDefault(&c);
+    return false;
+  }
+  io.Fonts->AddFontFromFileTTF(sans.c_str(), sizes.body, nullptr, glyph_ranges());
+  g_title = io.Fonts->AddFontFromFileTTF((bold.empty() ? sans : bold).c_str(), sizes.title, nullptr, glyph_ranges());
+  return true;
+}
+
+ImFont* title_font() { return g_title ? g_title : ImGui::GetIO().Fonts->Fonts[0]; }
+
+void apply_style() {
+  ImGui::StyleColorsDark();
+  ImGuiStyle& s = ImGui::GetStyle();
+  s.WindowRounding = 4.0f;
+  s.FrameRounding = 3.0f;
+  s.WindowPadding = {10, 8};
+  s.FramePadding = {6, 4};
+  s.ItemSpacing = {8, 6};
+  s.ScrollbarSize = 16;
+  s.Colors[ImGuiCol_WindowBg] = {0.11f, 0.115f, 0.13f, 1.0f};
+  s.Colors[ImGuiCol_Text] = {0.94f, 0.94f, 0.95f, 1.0f};
+  s.Colors[ImGuiCol_TextDisabled] = {0.66f, 0.67f, 0.70f, 1.0f};
+}
+
+}  // namespace attn::ui
