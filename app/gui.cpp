@@ -86,6 +86,7 @@ int run_gui(const GuiOptions& o, std::ostream& err) {
   }
   ui::AppState state(std::move(scenario), path);
   if (start_step) state.step = *start_step;
+  state.pinned_cell = o.cell;
   if (o.head) {
     if (*o.head >= static_cast<int>(state.trace().heads.size())) {
       err << "attention-lab: --head: the scenario has " << state.trace().heads.size() << " head(s), numbered from 0, but found "

@@ -12,6 +12,7 @@ const char* const kGuiHelp =
     "  --step N|NAME     start at step N (0 = inputs ... 9 = output) or by name: inputs, projections,\n"
     "                    scores, scale, mask, softmax, weighted_sum, head_outputs, concat, output\n"
     "  --head N          start on head N\n"
+    "  --cell ROW,COL    explain this cell of the step's result as if the pointer were on it\n"
     "  --size WxH        window size in pixels (default 1600x900)\n"
     "  --screenshot PNG  render a few frames, write the window to PNG and exit (works under xvfb-run)\n"
     "  --frames N        frames to render before the screenshot (default 6)\n"
@@ -26,6 +27,15 @@ GuiOptions parse_gui_args(std::span<const std::string> words) {
     else if (word == "--step") o.step = args.value(word);
     else if (word == "--head") o.head = static_cast<int>(args.integer(word, 0, 1 << 20));
     else if (word == "--dump-state") o.dump_state = args.value(word);
+    else if (word == "--cell") {
+      const std::string v = args.value(word);
+      const auto comma = v.find(',');
+      int r = -1, c = -1;
+      const bool ok = comma != std::string::npos && std::from_chars(v.data(), v.data() + comma, r).ec == std::errc() &&
+                      std::from_chars(v.data() + comma + 1, v.data() + v.size(), c).ec == std::errc() && r >= 0 && c >= 0;
+      if (!ok) throw UsageError("--cell: expected ROW,COL (two whole numbers from 0) but found '" + v + "'");
+      o.cell = std::pair{r, c};
+    }
     else if (word == "--frames") o.frames = static_cast<int>(args.integer(word, 1, 1000));
     else if (word == "--size") {
       const std::string v = args.value(word);

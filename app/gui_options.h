@@ -1,6 +1,6 @@
 #pragma once
 // The desktop app's command line: attention-lab [SCENARIO] [--screenshot PNG] [--step N|NAME] [--head N]
-// [--size WxH] [--dump-state JSON] [--frames N].
+// [--cell ROW,COL] [--size WxH] [--dump-state JSON] [--frames N].
 #include <optional>
 #include <span>
 #include <string>
@@ -12,6 +12,7 @@ struct GuiOptions {
   std::string screenshot;          // write the window as PNG after a few frames, then exit
   std::optional<std::string> step; // a number from 0 (inputs) or a step name
   std::optional<int> head;
+  std::optional<std::pair<int, int>> cell;  // ROW,COL of the step's result, explained as if pointed at
   int width = 1600, height = 900;
   std::string dump_state;          // on exit, the step, head and scenario as JSON
   int frames = 6;                  // frames rendered before a screenshot, so layout and fonts settle

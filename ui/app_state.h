@@ -59,6 +59,7 @@ class AppState {
   bool show_help = false;
   HoverCell hover;           // written while drawing this frame
   HoverCell last_hover;      // what was hovered in the previous frame
+  std::optional<std::pair<int, int>> pinned_cell;  // a result cell explained as if pointed at (--cell)
   std::string message;       // the last problem or note (a file that would not open, an edit that was refused)
   FileDialogState file_dialog;
   bool quit_requested = false;

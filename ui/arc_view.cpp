@@ -1,6 +1,7 @@
 #include "ui/arc_view.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "ui/colormap.h"
 #include "ui/theme.h"
@@ -47,12 +48,17 @@ int ArcView(const char* id, const Matrix& weights, const ArcViewOptions& opts) {
   if (focus >= 0) draw_row(focus, true);
 
   const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
+  // With more tokens than lines of text fit, every k-th label (and the focused one).
+  auto every = [&](int n) { return std::max(1, static_cast<int>(std::ceil(line * static_cast<float>(n) / height))); };
+  const int q_every = every(n_q), k_every = every(n_k);
   for (int i = 0; i < n_q; ++i) {
+    if (i % q_every != 0 && i != focus) continue;
     const char* s = opts.queries ? (*opts.queries)[i].c_str() : "";
     const ImVec2 ts = ImGui::CalcTextSize(s);
     dl->AddText({origin.x + left_w - ts.x, y_of(i, n_q) - ts.y / 2}, i == focus ? kAccent : text, s);
   }
   for (int j = 0; j < n_k; ++j) {
+    if (j % k_every != 0) continue;
     const char* s = opts.keys ? (*opts.keys)[j].c_str() : "";
     dl->AddText({x1 + 10, y_of(j, n_k) - ImGui::CalcTextSize(s).y / 2}, text, s);
   }

@@ -9,6 +9,7 @@
 #include "ui/cell_format.h"
 #include "ui/heatmap_layout.h"
 #include "ui/heatmap_pixels.h"
+#include "ui/hover_text.h"
 
 namespace attn::ui {
 namespace {
@@ -74,7 +75,7 @@ std::string fit_text(const std::string& s, float width) {
 
 // Wide enough for both ends of the range and a gap, however narrow the grid.
 float legend_min_width(ValueRange range) {
-  return ImGui::CalcTextSize(format_cell(range.lo, 6).c_str()).x + ImGui::CalcTextSize(format_cell(range.hi, 6).c_str()).x + 24;
+  return ImGui::CalcTextSize(short_number(range.lo).c_str()).x + ImGui::CalcTextSize(short_number(range.hi).c_str()).x + 24;
 }
 
 void draw_legend(ImDrawList* dl, ImVec2 at, float width, ColorMap map, ValueRange range) {
@@ -85,7 +86,7 @@ void draw_legend(ImDrawList* dl, ImVec2 at, float width, ColorMap map, ValueRang
     const float x1 = at.x + width * static_cast<float>(i + 1) / segments;
     dl->AddRectFilled({x0, at.y + 3}, {x1 + 0.5f, at.y + 3 + bar_h}, pack(sample(map, (i + 0.5) / segments)));
   }
-  const std::string lo = format_cell(range.lo, 6), hi = format_cell(range.hi, 6);
+  const std::string lo = short_number(range.lo), hi = short_number(range.hi);
   const ImU32 text = ImGui::GetColorU32(ImGuiCol_TextDisabled);
   const float y = at.y + 4 + bar_h;
   dl->AddText({at.x, y}, text, lo.c_str());

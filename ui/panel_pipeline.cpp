@@ -27,9 +27,14 @@ struct StepView {
 
   const HoverCell& last() const { return state.last_hover; }
 
-  // Draws one equation and records a hover on it; returns the hover (term -1 when none).
+  // Draws one equation and records a hover on it. Without a pointer on it, a pinned cell (--cell) stands in
+  // for a hover on the result term, so captures can show a cell's arithmetic.
   EquationHover equation(int index, std::span<const Term> terms, std::span<const std::string> ops, float max_height) {
-    const EquationHover e = Equation(("eq" + std::to_string(index)).c_str(), terms, ops, max_height);
+    EquationHover e = Equation(("eq" + std::to_string(index)).c_str(), terms, ops, max_height);
+    const int result = static_cast<int>(terms.size()) - 1;
+    if (!e && state.pinned_cell && state.pinned_cell->first < terms[result].m->rows() &&
+        state.pinned_cell->second < terms[result].m->cols())
+      e = {result, state.pinned_cell->first, state.pinned_cell->second, false};
     if (e) {
       state.hover.step = state.step;
       state.hover.head = state.head;
