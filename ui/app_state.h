@@ -53,7 +53,8 @@ class AppState {
   // What is shown.
   Step step = Step::Inputs;
   int head = 0;
-  int projection = 0;        // which of Q, K, V the projections step draws large (0, 1, 2)
+  int projection = 0;        // which projection the projections step draws large (MLA: latent, Q, K, V)
+  bool show_absorbed = false;  // MLA: the scores step shows the absorbed form
   bool playing = false;
   double play_clock = 0.0;   // seconds since the last automatic step
   bool show_help = false;

@@ -1,5 +1,6 @@
 #include "ui/cell_format.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -16,6 +17,22 @@ std::string printf_double(const char* fmt, int precision, double x) {
 
 }  // namespace
 
+int needed_decimals(double x) {
+  if (!std::isfinite(x) || (std::abs(x - std::round(x)) < 1e-9 && std::abs(x) < 1e15)) return 0;
+  for (int d = 1; d < 4; ++d) {
+    const std::string s = printf_double("%.*f", d, x);
+    if (std::abs(std::stod(s) - x) <= 1e-12 * std::max(1.0, std::abs(x))) return d;
+  }
+  return 4;
+}
+
+std::string format_fixed(double x, int decimals) {
+  if (std::isinf(x)) return x < 0 ? "-inf" : "inf";
+  if (std::isnan(x)) return "nan";
+  if (std::abs(x - std::round(x)) < 1e-9 && std::abs(x) < 1e15) return printf_double("%.*f", 0, x);
+  return printf_double("%.*f", decimals, x);
+}
+
 std::string format_cell(double x, int max_chars) {
   if (std::isinf(x)) {
     const std::string s = x < 0 ? "-inf" : "inf";
@@ -27,6 +44,11 @@ std::string format_cell(double x, int max_chars) {
     const std::string s = printf_double("%.*f", 0, x);
     if (static_cast<int>(s.size()) <= max_chars) return s;
   } else {
+    // A value with a short exact form keeps it (0.9, not 0.90), so a column of inputs reads evenly.
+    for (int decimals = 1; decimals <= 4; ++decimals) {
+      const std::string s = printf_double("%.*f", decimals, x);
+      if (std::abs(std::stod(s) - x) <= 1e-12 * std::max(1.0, std::abs(x)) && static_cast<int>(s.size()) <= max_chars) return s;
+    }
     for (int decimals = 4; decimals >= 1; --decimals) {
       const std::string s = printf_double("%.*f", decimals, x);
       // Drop to fewer decimals only while the number still says something (not 0.0 for 0.004).

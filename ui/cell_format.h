@@ -9,4 +9,9 @@ namespace attn::ui {
 // integers without decimals, scientific notation when fixed-point does not fit. "" if nothing fits.
 std::string format_cell(double x, int max_chars);
 
+// Decimals x needs to be written exactly (0.9 -> 1, 0.25 -> 2), 0 for integers, 4 at most.
+int needed_decimals(double x);
+// x with exactly `decimals` decimals; integers without any; -inf, inf, nan as words; never "-0.0".
+std::string format_fixed(double x, int decimals);
+
 }  // namespace attn::ui

@@ -47,10 +47,76 @@ std::string fresh_token_label(const Scenario& s) {
 }
 
 std::vector<std::string> set_head_shape(Scenario& s, int heads, int head_dim) {
-  s.attention.heads = heads;
-  s.attention.head_dim = head_dim;
-  if (s.attention.variant == Variant::Mha || s.attention.variant == Variant::Mla) s.attention.kv_heads = heads;
+  AttentionConfig& a = s.attention;
+  a.heads = heads;
+  a.head_dim = head_dim;
+  if (a.variant == Variant::Mha || a.variant == Variant::Mla) a.kv_heads = heads;
+  if (a.variant == Variant::Gqa) {  // keep G if it still divides H, else the largest divisor below it
+    const std::vector<int> d = divisors(heads);
+    a.kv_heads = *std::prev(std::upper_bound(d.begin(), d.end(), std::min(a.kv_heads, heads)));
+  }
   return drop_unfit_weights(s);
+}
+
+std::vector<int> divisors(int n) {
+  std::vector<int> d;
+  for (int i = 1; i <= n; ++i)
+    if (n % i == 0) d.push_back(i);
+  return d;
+}
+
+namespace {
+
+// Keys and values as MHA would have them, one d-wide block per query head (d_model, H*d).
+std::pair<Matrix, Matrix> per_head_kv(const AttentionConfig& a, const Weights& used) {
+  if (a.variant == Variant::Mla) return {*used.W_DKV * *used.W_UK, *used.W_DKV * *used.W_UV};
+  const int d = a.head_dim;
+  Matrix k(used.W_K->rows(), a.heads * d), v(used.W_V->rows(), a.heads * d);
+  for (int h = 0; h < a.heads; ++h) {
+    const int g = kv_head_for(a, h);
+    k.middleCols(h * d, d) = used.W_K->middleCols(g * d, d);
+    v.middleCols(h * d, d) = used.W_V->middleCols(g * d, d);
+  }
+  return {k, v};
+}
+
+}  // namespace
+
+std::string switch_variant(Scenario& s, const Weights& used, Variant v, int kv_heads, int latent_dim, int query_latent_dim) {
+  const AttentionConfig from = s.attention;
+  const int d = from.head_dim, H = from.heads;
+  const Matrix W_Q = used.W_Q ? *used.W_Q : Matrix(*used.W_DQ * *used.W_UQ);
+  AttentionConfig& a = s.attention;
+  a.variant = v;
+  a.kv_heads = v == Variant::Gqa ? kv_heads : v == Variant::Mqa ? 1 : H;
+  a.latent_dim = v == Variant::Mla ? latent_dim : 0;
+  a.query_latent_dim = v == Variant::Mla ? query_latent_dim : 0;
+  Weights w;
+  w.W_O = s.weights.W_O;
+  if (v == Variant::Mla) {
+    if (query_latent_dim == 0) w.W_Q = W_Q;
+    s.weights = w;  // the latent weights come from the seed
+    return "MLA: W_DKV, W_UK and W_UV" + std::string(query_latent_dim > 0 ? ", W_DQ and W_UQ" : "") +
+           " drawn from seed " + std::to_string(s.seed) + "; W_Q and W_O kept where they still apply";
+  }
+  const auto [k_full, v_full] = per_head_kv(from, used);
+  const int g_count = kv_head_count(a);
+  Matrix k(k_full.rows(), g_count * d), vv(v_full.rows(), g_count * d);
+  for (int g = 0; g < g_count; ++g) {  // the first query head of group g
+    k.middleCols(g * d, d) = k_full.middleCols(g * (H / g_count) * d, d);
+    vv.middleCols(g * d, d) = v_full.middleCols(g * (H / g_count) * d, d);
+  }
+  w.W_Q = W_Q;
+  w.W_K = k;
+  w.W_V = vv;
+  s.weights = w;
+  const std::string name(to_string(v));
+  std::string note = std::string(name == "mha" ? "MHA" : name == "gqa" ? "GQA" : "MQA") + " with " + std::to_string(g_count) +
+                     (g_count == 1 ? " KV head" : " KV heads") + ": ";
+  if (from.variant == Variant::Mla) note += "W_K = W_DKV\u00B7W_UK and W_V = W_DKV\u00B7W_UV, then ";
+  note += g_count == H ? "every query head keeps its own keys and values"
+                       : "each KV head takes W_K and W_V of the first query head of its group";
+  return note;
 }
 
 void reseed_weights(Scenario& s) {

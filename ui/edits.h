@@ -22,4 +22,15 @@ std::vector<std::string> set_head_shape(Scenario& s, int heads, int head_dim);
 // A new seed (the next one) and every weight drawn from it; embeddings stay.
 void reseed_weights(Scenario& s);
 
+// Switches the attention variant, keeping tokens and embeddings, and derives the new weights from `used`
+// (the weights the current trace used) where that is exact or natural:
+//   to MHA, GQA or MQA: W_Q and W_O are kept; each KV head takes W_K and W_V of the first query head of its
+//     group (from MLA, first W_K = W_DKV·W_UK and W_V = W_DKV·W_UV, the same attention without a latent);
+//   to MLA: W_DKV, W_UK, W_UV (and W_DQ, W_UQ) are drawn from the seed.
+// kv_heads must divide heads (gqa); latent_dim >= 1 (mla). Returns a sentence saying which was done.
+std::string switch_variant(Scenario& s, const Weights& used, Variant v, int kv_heads, int latent_dim, int query_latent_dim);
+
+// The divisors of n, ascending: the KV head counts GQA can use with n query heads.
+std::vector<int> divisors(int n);
+
 }  // namespace attn::ui

@@ -73,6 +73,20 @@ std::string fit_text(const std::string& s, float width) {
   return "";
 }
 
+// The most decimals (up to what any value needs, at most 4) with which every visible value fits `room`.
+int shared_decimals(const Matrix& m, const Matrix* visible, float room) {
+  int wanted = 0;
+  for (Eigen::Index i = 0; i < m.size(); ++i)
+    if (!visible || visible->data()[i] != 0.0) wanted = std::max(wanted, needed_decimals(m.data()[i]));
+  for (int d = wanted; d > 1; --d) {
+    bool fits = true;
+    for (Eigen::Index i = 0; i < m.size() && fits; ++i)
+      if (!visible || visible->data()[i] != 0.0) fits = ImGui::CalcTextSize(format_fixed(m.data()[i], d).c_str()).x <= room;
+    if (fits) return d;
+  }
+  return std::min(wanted, 1);
+}
+
 // Wide enough for both ends of the range and a gap, however narrow the grid.
 float legend_min_width(ValueRange range) {
   return ImGui::CalcTextSize(short_number(range.lo).c_str()).x + ImGui::CalcTextSize(short_number(range.hi).c_str()).x + 24;
@@ -148,7 +162,10 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
   } else {
     const float pad = 3.0f;
     const bool values = !(opts.flags & HeatmapFlags_NoValues) && cell >= ImGui::GetFontSize() + 2;
-    const int max_chars = static_cast<int>((cell - 2 * pad) / std::max(1.0f, ImGui::CalcTextSize("0").x));
+    // Characters are not all as wide as "0": start from what could fit and shorten until it does.
+    const float room = cell - 2 * pad;
+    const int max_chars = std::min(8, static_cast<int>(room / std::max(1.0f, ImGui::CalcTextSize(".").x)));
+    const int decimals = values ? shared_decimals(m, opts.visible, room) : 0;
     for (Eigen::Index r = 0; r < m.rows(); ++r)
       for (Eigen::Index c = 0; c < m.cols(); ++c) {
         const ImVec2 a{grid.x + cell * static_cast<float>(c), grid.y + cell * static_cast<float>(r)};
@@ -159,9 +176,15 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
         dl->AddRectFilled(a, b, pack(fill));
         if (hidden) hatch(dl, a, b);
         if (values) {
-          const std::string text = format_cell(x, max_chars);
-          const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
-          if (!text.empty() && ts.x <= cell - 2 * pad)
+          // The matrix's shared number of decimals, so a column reads evenly; a cell that still does not
+          // fit gets its own shorter form.
+          std::string text = format_fixed(x, decimals);
+          ImVec2 ts = ImGui::CalcTextSize(text.c_str());
+          for (int n = max_chars; n >= 1 && ts.x > room; --n) {
+            text = format_cell(x, n);
+            ts = ImGui::CalcTextSize(text.c_str());
+          }
+          if (!text.empty() && ts.x <= room)
             dl->AddText({a.x + (cell - ts.x) / 2, a.y + (cell - ts.y) / 2}, pack(hidden ? Rgb{1, 1, 1} : text_on(fill)),
                         text.c_str());
         }

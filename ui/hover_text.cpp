@@ -193,6 +193,8 @@ std::optional<ProjectionSource> projection_source(const Trace& t, char which, co
     const int owner = mla ? h.head : h.kv_head;
     p = {mla ? &t.latent : &t.x_kv, mla ? "latent" : "x", mla ? (key ? &w.W_UK : &w.W_UV) : (key ? &w.W_K : &w.W_V),
          mla ? (key ? "W_UK" : "W_UV") : (key ? "W_K" : "W_V"), owner * d + col, key ? &h.k : &h.v, &t.context_tokens};
+  } else if (which == 'c' && mla) {  // the cached latent row: c_j = x_j W_DKV
+    p = {&t.x_kv, "x", &w.W_DKV, "W_DKV", col, &t.latent, &t.context_tokens};
   } else {
     return std::nullopt;
   }
@@ -235,10 +237,11 @@ std::string join_sum(const std::vector<std::string>& terms) {
 }
 
 std::string explain_projection(const Trace& t, char which, int head, int row, int col) {
-  if (!in_range(head, static_cast<Eigen::Index>(t.heads.size())) || !in_range(col, t.attention.head_dim)) return "";
+  if (!in_range(head, static_cast<Eigen::Index>(t.heads.size())) || col < 0) return "";
   const HeadTrace& h = t.heads[static_cast<std::size_t>(head)];
   const auto p = projection_source(t, which, h, col);
-  if (!p || !in_range(row, p->result->rows()) || !in_range(row, p->input->rows())) return "";
+  if (!p || !in_range(row, p->result->rows()) || !in_range(row, p->input->rows()) || !in_range(col, p->result->cols()))
+    return "";
   const Matrix& W = **p->weight;
   std::vector<std::string> terms;
   for (Eigen::Index m = 0; m < p->input->cols(); ++m) terms.push_back(product((*p->input)(row, m), W(m, p->weight_col)));

@@ -25,6 +25,7 @@ std::string explain_cell(const Trace& t, Step step, int head, int row, int col);
 
 // One cell of q, k or v of `head` (which = 'q', 'k' or 'v'): the input row times one column of the weight.
 // Rows of k and v are keys (t.context_tokens). Anything out of range, or another letter, gives "".
+// which: 'q', 'k', 'v', or 'c' for MLA's cached latent (head ignored).
 std::string explain_projection(const Trace& t, char which, int head, int row, int col);
 
 // The normaliser, shift and entropy of one row of the weights, and what happened to a flagged row.

@@ -17,6 +17,9 @@ void HeadsPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   const int heads = static_cast<int>(t.heads.size());
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   ImGui::TextWrapped(heads > 1 ? "Attention weights of every head; click one to follow it." : "Attention weights of the one head.");
+  if (kv_head_count(t.attention) < heads)
+    ImGui::TextWrapped("Same colour = same key/value head: %d query heads share each of the %d.",
+                       heads / kv_head_count(t.attention), kv_head_count(t.attention));
   ImGui::PopStyleColor();
   const float avail = ImGui::GetContentRegionAvail().x;
   const int per_row = std::clamp(static_cast<int>(std::ceil(std::sqrt(static_cast<double>(heads)))), 1, 4);
@@ -28,9 +31,13 @@ void HeadsPanel(AppState& state, ImVec2 pos, ImVec2 size) {
     ImGui::PushID(h);
     ImGui::BeginGroup();
     const bool current = h == state.head;
+    const bool shared = kv_head_count(t.attention) < heads;
     std::string title = "head " + std::to_string(h);
-    if (t.heads[h].kv_head != h) title += "  (KV " + std::to_string(t.heads[h].kv_head) + ")";
+    if (shared) title += "  \u2192 KV " + std::to_string(t.heads[h].kv_head);
+    // Shared KV heads: each query head wears its KV head's colour, so the groups are seen, not read.
+    const ImU32 group = shared ? kv_head_colour(t.heads[h].kv_head) : ImGui::GetColorU32(ImGuiCol_Border);
     if (current) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kAccent), "%s", title.c_str());
+    else if (shared) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(group), "%s", title.c_str());
     else ImGui::TextUnformatted(title.c_str());
     const ImVec2 at = ImGui::GetCursorScreenPos();
     HeatmapOptions o;
@@ -42,8 +49,9 @@ void HeadsPanel(AppState& state, ImVec2 pos, ImVec2 size) {
     o.flags = HeatmapFlags_NoLabels | HeatmapFlags_NoLegend | HeatmapFlags_NoValues;
     const HeatmapResult r = Heatmap("w", t.heads[h].weights, o);
     if (r.hovered_row >= 0 && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) state.set_head(h);
-    if (current)
-      ImGui::GetWindowDrawList()->AddRect({at.x - 2, at.y - 2}, {at.x + r.size.x + 2, at.y + r.size.y + 2}, kAccent, 2.0f, 0, 2.0f);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    if (shared) dl->AddRect({at.x - 2, at.y - 2}, {at.x + r.size.x + 2, at.y + r.size.y + 2}, group, 2.0f, 0, 2.0f);
+    if (current) dl->AddRect({at.x - 5, at.y - 5}, {at.x + r.size.x + 5, at.y + r.size.y + 5}, kAccent, 3.0f, 0, 2.5f);
     ImGui::EndGroup();
     ImGui::PopID();
   }

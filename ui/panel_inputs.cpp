@@ -49,10 +49,55 @@ bool enum_combo(const char* label, E& value, std::initializer_list<E> options) {
   return changed;
 }
 
+// Variant, and the sizes only some variants have: KV heads (GQA), latent widths (MLA).
+void variant_section(AppState& state) {
+  const Scenario& s = state.scenario();
+  const AttentionConfig& a = s.attention;
+  Variant v = a.variant;
+  if (enum_combo("variant", v, {Variant::Mha, Variant::Gqa, Variant::Mqa, Variant::Mla})) {
+    const std::vector<int> d = divisors(a.heads);
+    const int g = d.size() > 2 ? d[d.size() - 2] : 1;  // the largest real grouping
+    const int latent = std::max(1, (s.d_model() + 1) / 2);
+    std::string note;
+    if (state.edit([&](Scenario& doc) { note = switch_variant(doc, state.trace().weights, v, g, latent, 0); }))
+      state.message = note;
+  }
+  if (a.variant == Variant::Gqa) {
+    const std::string current = std::to_string(a.kv_heads);
+    if (ImGui::BeginCombo("kv_heads", current.c_str())) {
+      for (int g : divisors(a.heads))
+        if (ImGui::Selectable(std::to_string(g).c_str(), g == a.kv_heads)) {
+          std::string note;
+          if (state.edit([&](Scenario& doc) { note = switch_variant(doc, state.trace().weights, Variant::Gqa, g, 0, 0); }))
+            state.message = note;
+        }
+      ImGui::EndCombo();
+    }
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Only divisors of heads: each KV head serves the same number of query heads.");
+  }
+  if (a.variant == Variant::Mla) {
+    int latent = a.latent_dim, q_latent = a.query_latent_dim;
+    const bool l = ImGui::InputInt("latent_dim", &latent);
+    const bool q = ImGui::InputInt("query_latent_dim", &q_latent);
+    if (l || q) {
+      latent = std::clamp(latent, 1, 64);
+      q_latent = std::clamp(q_latent, 0, 64);
+      std::vector<std::string> notes;
+      if (state.edit([&](Scenario& doc) {
+            doc.attention.latent_dim = latent;
+            doc.attention.query_latent_dim = q_latent;
+            notes = drop_unfit_weights(doc);
+          }) && !notes.empty())
+        state.message = notes.front();
+    }
+  }
+}
+
 void config_section(AppState& state) {
   const Scenario& s = state.scenario();
   AttentionConfig a = s.attention;
   ImGui::PushItemWidth(ImGui::GetContentRegionAvail().x * 0.55f);
+  variant_section(state);
   int heads = a.heads, head_dim = a.head_dim;
   const bool heads_changed = ImGui::InputInt("heads", &heads);
   const bool dim_changed = ImGui::InputInt("head_dim", &head_dim);

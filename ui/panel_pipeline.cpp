@@ -59,56 +59,101 @@ void inputs(StepView& v) {
   if (e) v.state.hover.explanation = explain_cell(v.t, Step::Inputs, v.state.head, e.row, e.col);
 }
 
-void projections(StepView& v) {
-  const AttentionConfig& a = v.t.attention;
+// One projection of the step: input · weight = result, and what hovering its result explains.
+struct Projection {
+  std::string label;  // the radio button
+  const Matrix* in;
+  std::string in_name;
+  Matrix weight;
+  std::string w_name, out_name;
+  const Matrix* out;
+  const std::vector<std::string>* rows;
+  char which;  // for explain_projection
+};
+
+std::vector<Projection> projection_list(const StepView& v) {
+  const Trace& t = v.t;
+  const AttentionConfig& a = t.attention;
   const int d = a.head_dim, h = v.state.head, g = v.h.kv_head;
   const bool mla = a.variant == Variant::Mla;
-  Matrix w[3];
-  const Matrix& W_q = v.t.weights.W_UQ ? *v.t.weights.W_UQ : *v.t.weights.W_Q;
-  w[0] = W_q.middleCols(h * d, d);
-  w[1] = mla ? Matrix(v.t.weights.W_UK->middleCols(h * d, d)) : Matrix(v.t.weights.W_K->middleCols(g * d, d));
-  w[2] = mla ? Matrix(v.t.weights.W_UV->middleCols(h * d, d)) : Matrix(v.t.weights.W_V->middleCols(g * d, d));
-  const Matrix& q_in = v.t.weights.W_UQ ? v.t.query_latent : v.t.x;
-  const Matrix& kv_in = mla ? v.t.latent : v.t.x_kv;
   const std::string hs = std::to_string(h), gs = std::to_string(mla ? h : g);
-  // One head needs no head index on its weights.
-  auto per_head = [&](const std::string& name, const std::string& index) {
+  auto per_head = [&](const std::string& name, const std::string& index) {  // one head needs no index
     return a.heads == 1 ? name : name + "^(" + index + ")";
   };
-  const struct {
-    const char* what;
-    const Matrix& in;
-    std::string in_name, w_name, out_name;
-    const Matrix& out;
-    const std::vector<std::string>& rows;
-    char which;
-  } rows[] = {
-      {"q", q_in, v.t.weights.W_UQ ? "query_latent" : "X", per_head(v.t.weights.W_UQ ? "W_UQ" : "W_Q", hs),
-       "q_" + hs, v.h.q, v.t.tokens, 'q'},
-      {"k", kv_in, mla ? "latent" : (v.t.cross_attention ? "X_kv" : "X"), mla ? per_head("W_UK", hs) : per_head("W_K", gs),
-       "k_" + gs, v.h.k, v.t.context_tokens, 'k'},
-      {"v", kv_in, mla ? "latent" : (v.t.cross_attention ? "X_kv" : "X"), mla ? per_head("W_UV", hs) : per_head("W_V", gs),
-       "v_" + gs, v.h.v, v.t.context_tokens, 'v'},
-  };
-  // One projection at a time, large enough to read; the three are the same computation with W_Q, W_K, W_V.
+  const std::string x_kv = t.cross_attention ? "X_kv" : "X";
+  std::vector<Projection> list;
+  if (mla)  // the one thing MLA caches comes first
+    list.push_back({"latent = " + x_kv + " \u00B7 W_DKV  (cached)", &t.x_kv, x_kv, *t.weights.W_DKV, "W_DKV", "latent",
+                    &t.latent, &t.context_tokens, 'c'});
+  const bool q_latent = t.weights.W_UQ.has_value();
+  const Matrix& W_q = q_latent ? *t.weights.W_UQ : *t.weights.W_Q;
+  const std::string q_in = q_latent ? "query_latent" : "X", q_w = per_head(q_latent ? "W_UQ" : "W_Q", hs);
+  list.push_back({"Q = " + q_in + " \u00B7 " + q_w, q_latent ? &t.query_latent : &t.x, q_in, W_q.middleCols(h * d, d), q_w,
+                  "q_" + hs, &v.h.q, &t.tokens, 'q'});
+  const Matrix& W_k = mla ? *t.weights.W_UK : *t.weights.W_K;
+  const Matrix& W_v = mla ? *t.weights.W_UV : *t.weights.W_V;
+  const int block = mla ? h : g;
+  const std::string kv_in = mla ? "latent" : x_kv;
+  const std::string k_w = per_head(mla ? "W_UK" : "W_K", gs), v_w = per_head(mla ? "W_UV" : "W_V", gs);
+  const Matrix& kv_rows = mla ? t.latent : t.x_kv;
+  list.push_back({"K = " + kv_in + " \u00B7 " + k_w, &kv_rows, kv_in, W_k.middleCols(block * d, d), k_w, "k_" + gs, &v.h.k,
+                  &t.context_tokens, 'k'});
+  list.push_back({"V = " + kv_in + " \u00B7 " + v_w, &kv_rows, kv_in, W_v.middleCols(block * d, d), v_w, "v_" + gs, &v.h.v,
+                  &t.context_tokens, 'v'});
+  return list;
+}
+
+void projections(StepView& v) {
+  const std::vector<Projection> list = projection_list(v);
+  // One projection at a time, large enough to read; they are the same computation with different weights.
   int& which = v.state.projection;
-  for (int i = 0; i < 3; ++i) {
+  which = std::clamp(which, 0, static_cast<int>(list.size()) - 1);
+  for (std::size_t i = 0; i < list.size(); ++i) {
     if (i > 0) ImGui::SameLine();
-    const std::string label = std::string(rows[i].what == std::string("q") ? "Q = " : rows[i].what == std::string("k") ? "K = " : "V = ") +
-                              rows[i].in_name + " \u00B7 " + rows[i].w_name;
-    if (ImGui::RadioButton(label.c_str(), which == i)) which = i;
+    if (ImGui::RadioButton(list[i].label.c_str(), which == static_cast<int>(i))) which = static_cast<int>(i);
   }
-  const auto& r = rows[which];
+  const Projection& r = list[static_cast<std::size_t>(which)];
   const auto [hr, hc] = v.hovered(which, 2);
-  const Term terms[] = {{.name = r.in_name, .m = &r.in, .rows = &r.rows, .highlight_row = hr},
-                        {.name = r.w_name, .m = &w[which], .highlight_col = hc},
-                        {.name = r.out_name, .m = &r.out, .rows = &r.rows, .selected_row = hr, .selected_col = hc}};
+  const Term terms[] = {{.name = r.in_name, .m = r.in, .rows = r.rows, .highlight_row = hr},
+                        {.name = r.w_name, .m = &r.weight, .highlight_col = hc},
+                        {.name = r.out_name, .m = r.out, .rows = r.rows, .selected_row = hr, .selected_col = hc}};
   const std::string ops[] = {"\u00B7", "="};
   const EquationHover e = v.equation(which, terms, ops, v.height - ImGui::GetFrameHeightWithSpacing());
   if (e.term == 2) v.state.hover.explanation = explain_projection(v.t, r.which, v.state.head, e.row, e.col);
 }
 
+// MLA as served: scores straight from the latents through W_UQK, never forming k.
+void absorbed_scores(StepView& v) {
+  const AbsorbedMla& m = *v.t.absorbed;
+  const int h = v.state.head;
+  const Matrix& query_side = v.t.query_latent.size() > 0 ? v.t.query_latent : v.t.x;
+  const Matrix latent_T = v.t.latent.transpose();
+  const double diff = (m.scores[static_cast<std::size_t>(h)] - v.h.scores).cwiseAbs().maxCoeff();
+  const std::string badge = "agrees with q k\u1D40: largest difference " + short_number(diff);
+  ImGui::PushStyleColor(ImGuiCol_Text, diff <= 1e-9 ? ImVec4{0.45f, 0.85f, 0.45f, 1} : ImVec4{1, 0.4f, 0.35f, 1});
+  ImGui::TextUnformatted(("\u2714 " + badge).c_str());
+  ImGui::PopStyleColor();
+  const auto [hr, hc] = v.hovered(1, 3);
+  const std::string uqk = std::string(v.t.query_latent.size() > 0 ? "W_UQK" : "W_QK") + (v.t.heads.size() > 1 ? "^(" + std::to_string(h) + ")" : "");
+  const Term terms[] = {
+      {.name = v.t.query_latent.size() > 0 ? "query_latent" : "X", .m = &query_side, .rows = &v.t.tokens, .highlight_row = hr},
+      {.name = uqk, .m = &m.W_UQK[static_cast<std::size_t>(h)]},
+      {.name = "latent\u1D40", .m = &latent_T, .cols = &v.t.context_tokens, .highlight_col = hc},
+      {.name = "scores", .m = &m.scores[static_cast<std::size_t>(h)], .rows = &v.t.tokens, .cols = &v.t.context_tokens,
+       .selected_row = hr, .selected_col = hc}};
+  const std::string ops[] = {"\u00B7", "\u00B7", "="};
+  const EquationHover e = v.equation(1, terms, ops, v.height - 2 * ImGui::GetFrameHeightWithSpacing());
+  if (e.term == 3) v.state.hover.explanation = explain_cell(v.t, Step::Scores, h, e.row, e.col);
+}
+
 void scores(StepView& v) {
+  if (v.t.absorbed) {
+    ImGui::Checkbox("absorbed form: scores from the cached latents through W_UQK, as MLA is served", &v.state.show_absorbed);
+    if (v.state.show_absorbed) {
+      absorbed_scores(v);
+      return;
+    }
+  }
   const Matrix kT = v.h.k.transpose();
   std::vector<std::string> dims;
   const auto [hr, hc] = v.hovered(0, 2);
@@ -116,7 +161,7 @@ void scores(StepView& v) {
                         {.name = "k\u1D40", .m = &kT, .cols = &v.t.context_tokens, .highlight_col = hc},
                         {.name = "scores", .m = &v.h.scores, .rows = &v.t.tokens, .cols = &v.t.context_tokens, .selected_row = hr, .selected_col = hc}};
   const std::string ops[] = {"\u00B7", "="};
-  const EquationHover e = v.equation(0, terms, ops, v.height);
+  const EquationHover e = v.equation(0, terms, ops, v.height - (v.t.absorbed ? ImGui::GetFrameHeightWithSpacing() : 0.0f));
   if (e.term == 2) v.state.hover.explanation = explain_cell(v.t, Step::Scores, v.state.head, e.row, e.col);
 }
 

@@ -35,6 +35,13 @@ const ImWchar* glyph_ranges() {
 
 }  // namespace
 
+ImU32 kv_head_colour(int kv_head) {
+  static constexpr ImU32 kPalette[] = {IM_COL32(230, 159, 0, 255),   IM_COL32(86, 180, 233, 255), IM_COL32(0, 158, 115, 255),
+                                       IM_COL32(240, 228, 66, 255),  IM_COL32(0, 114, 178, 255),  IM_COL32(213, 94, 0, 255),
+                                       IM_COL32(204, 121, 167, 255), IM_COL32(200, 200, 200, 255)};
+  return kPalette[static_cast<std::size_t>(kv_head) % (sizeof kPalette / sizeof kPalette[0])];
+}
+
 bool load_fonts(const FontSizes& sizes) {
   ImGuiIO& io = ImGui::GetIO();
   io.Fonts->Clear();

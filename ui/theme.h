@@ -7,6 +7,10 @@ namespace attn::ui {
 
 inline constexpr ImU32 kAccent = IM_COL32(255, 190, 40, 255);  // the current step, highlighted rows
 
+// A colour per key/value head (Okabe-Ito: distinguishable with every common colour-blindness), so the
+// query heads that share one read as a group.
+ImU32 kv_head_colour(int kv_head);
+
 struct FontSizes {
   float body = 18.0f;
   float title = 24.0f;

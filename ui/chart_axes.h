@@ -1,0 +1,96 @@
+#pragma once
+// Chart axes without a window: where a value sits along an axis, which ticks it gets and how they read,
+// where a series crosses a level, and where labels go so none overlaps another. ui::LineChart and
+// ui::BarChart only measure text and draw what these return.
+//
+// Number formats (format_unit) follow app/units.h's conventions (1024-based KiB..EiB, thousands
+// separators) but are written again here: units.cpp lives in attn_cli, which attn_ui_logic must not
+// depend on, and a chart label wants "10 GiB" where the `kv` report prints "10.00 GiB".
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace attn::ui {
+
+enum class AxisScale { Linear, Log10 };
+
+enum class AxisUnit {
+  Plain,   // up to 3 significant digits: "0.25", "83", "1230", "1.5e9"
+  Bytes,   // 1024-based: "512 B", "320 KiB", "10 GiB", "1.5 TiB"
+  Tokens,  // context lengths: exact multiples of 1024 as "128k", of 1024^2 as "1M"; others "1,000"
+  Flops,   // 1000-based: "512 FLOP", "262 kFLOP", "2.6 MFLOP", "1.2 TFLOP"
+};
+
+struct Axis {
+  double lo = 0, hi = 1;  // a log axis needs 0 < lo < hi
+  AxisScale scale = AxisScale::Linear;
+  AxisUnit unit = AxisUnit::Plain;
+  std::string title;
+};
+
+// Position of v along the axis, 0 at lo and 1 at hi; outside the range it goes below 0 or above 1 (the
+// widgets clip), except that v <= 0 on a log axis maps to 0.
+double axis_fraction(double v, const Axis& a);
+double axis_value(double fraction, const Axis& a);  // the inverse
+
+// A value as a short label with its unit (see AxisUnit). Bytes and FLOPs keep at most 3 significant
+// digits and drop trailing zeros ("1.5 TiB", not "1.50 TiB"); a 1024-based value of 1000..1023 units
+// stays whole ("1023 KiB") rather than turning into "0.999 MiB". Non-integral token counts round to
+// whole tokens ("244,141"), except below 100, which keep 3 significant digits.
+std::string format_unit(double v, AxisUnit u);
+
+// The exact value for tooltips: "10,737,418,240 bytes (10 GiB)", "131,072 tokens (128k)",
+// "262,144 FLOP (262 kFLOP)"; the part in brackets only where it says something shorter. Plain values
+// keep 6 significant digits.
+std::string format_exact(double v, AxisUnit u);
+
+struct Tick {
+  double value;
+  std::string label;  // empty on minor ticks
+  bool major;
+};
+
+// Ticks inside [lo, hi], ascending, at most max_major of them labelled:
+// - Linear: 1-2-5 steps (in KiB, MiB, ... for bytes and in k, M for tokens, so a bytes axis steps
+//   by 256 MiB, not by 268,435,456 / 10^n); no minor ticks.
+// - Log10, Bytes: majors at powers of 1024 (thinned to every 2nd, 3rd, ... when too many), minors at
+//   the powers of 2 between; a range holding fewer than two powers of 1024 labels powers of 2.
+// - Log10, Tokens: decades 1, 10, 100 below 1k and powers of 2 from 1k (1k, 4k, 16k, ... when thinned,
+//   always keeping 1k and 1M); minors at the powers of 2 and at 2..9 x the decades.
+// - Log10, otherwise: decades (thinned when too many), minors at 2..9 x each decade.
+// A log range too narrow for two of those majors falls back to linear steps.
+std::vector<Tick> axis_ticks(const Axis& a, int max_major);
+
+// An axis holding [lo, hi], widened to tick values: linear ends to a multiple of the step axis_ticks
+// would take for 6 labels; log ends to powers of 2 (bytes, tokens) or of 10 (otherwise). A log axis
+// over a non-positive lo starts 3 decades below hi.
+Axis nice_axis(double lo, double hi, AxisScale scale, AxisUnit unit, std::string title);
+
+// The first x at which the series (xs ascending, straight between samples in axis space, i.e. in
+// log-log space for two log axes, where y = c·x is exact) reaches y_level; nullopt if it never does.
+// Points a log axis cannot show (<= 0) break the series.
+std::optional<double> crossing_x(std::span<const double> xs, std::span<const double> ys, double y_level, AxisScale x_scale,
+                                 AxisScale y_scale);
+
+// The series' y at x, interpolated the same way; nullopt outside the sampled x range or in a break.
+std::optional<double> interpolate_y(std::span<const double> xs, std::span<const double> ys, double x, AxisScale x_scale,
+                                    AxisScale y_scale);
+
+// Label placement, in pixels (y down).
+struct Box {
+  float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+};
+
+bool overlaps(const Box& a, const Box& b, float gap);
+
+// For each label in priority order, the index of the first of its candidate boxes that lies inside
+// `bounds` and clear (by `gap`) of `occupied` and of the labels placed before it; -1 drops the label.
+std::vector<int> place_labels(std::span<const std::vector<Box>> candidates, std::vector<Box> occupied, const Box& bounds,
+                              float gap);
+
+// Centres for labels `height` tall that want to sit at `want` (any order) on one vertical line: labels
+// too close are pushed apart as a group around their mean (least total movement), kept inside [lo, hi].
+std::vector<float> spread_labels(std::span<const float> want, float height, float lo, float hi);
+
+}  // namespace attn::ui
