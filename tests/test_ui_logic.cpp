@@ -219,3 +219,50 @@ TEST_CASE("the application state applies valid edits in the same call and refuse
   state.set_head(5);
   CHECK(state.head == 0);
 }
+
+TEST_CASE("switching variants keeps tokens and derives the weights: first head of each group, exact round trips") {
+  const Scenario mha = load_scenario_file(asset("the_lazy_dog.json"));  // 4 heads of 2, seeded weights
+  const Trace mha_trace = compute_trace(mha);
+
+  Scenario gqa = mha;
+  const std::string note = switch_variant(gqa, mha_trace.weights, Variant::Gqa, 2, 0, 0);
+  CHECK(note == "GQA with 2 KV heads: each KV head takes W_K and W_V of the first query head of its group");
+  const Trace gqa_trace = compute_trace(gqa);
+  check_matrix(gqa_trace.kv_heads[0].k, mha_trace.heads[0].k, 1e-15, "KV head 0 = query head 0's keys");
+  check_matrix(gqa_trace.kv_heads[1].v, mha_trace.heads[2].v, 1e-15, "KV head 1 = query head 2's values");
+  check_matrix(*gqa_trace.weights.W_Q, *mha_trace.weights.W_Q, 0.0, "W_Q kept");
+  check_matrix(*gqa_trace.weights.W_O, *mha_trace.weights.W_O, 0.0, "W_O kept");
+  CHECK(gqa.input.tokens == mha.input.tokens);
+
+  // Back to MHA: each query head gets its group's keys, so the attention is exactly the GQA one.
+  Scenario back = gqa;
+  CHECK(switch_variant(back, gqa_trace.weights, Variant::Mha, 4, 0, 0) ==
+        "MHA with 4 KV heads: every query head keeps its own keys and values");
+  check_matrix(compute_trace(back).output, gqa_trace.output, 1e-14, "MHA built from GQA computes the same");
+
+  Scenario mqa = mha;
+  switch_variant(mqa, mha_trace.weights, Variant::Mqa, 1, 0, 0);
+  CHECK(compute_trace(mqa).kv_heads.size() == 1);
+
+  // To MLA the latent weights come from the seed; from MLA, W_K = W_DKV W_UK is the same attention.
+  Scenario mla = mha;
+  CHECK(switch_variant(mla, mha_trace.weights, Variant::Mla, 0, 3, 0) ==
+        "MLA: W_DKV, W_UK and W_UV drawn from seed 42; W_Q and W_O kept where they still apply");
+  const Trace mla_trace = compute_trace(mla);
+  CHECK(mla_trace.latent.cols() == 3);
+  Scenario unrolled = mla;
+  CHECK(switch_variant(unrolled, mla_trace.weights, Variant::Mha, 4, 0, 0) ==
+        "MHA with 4 KV heads: W_K = W_DKV\u00B7W_UK and W_V = W_DKV\u00B7W_UV, then every query head keeps its own keys "
+        "and values");
+  check_matrix(compute_trace(unrolled).output, mla_trace.output, 1e-13, "MHA from MLA computes the same");
+}
+
+TEST_CASE("changing heads keeps a GQA grouping valid") {
+  Scenario s = load_scenario_file(asset("the_lazy_dog_gqa.json"));  // 4 heads, 2 KV heads
+  set_head_shape(s, 6, 2);
+  CHECK(s.attention.kv_heads == 2);
+  set_head_shape(s, 5, 2);
+  CHECK(s.attention.kv_heads == 1);  // 2 does not divide 5
+  CHECK_NOTHROW(compute_trace(s));
+  CHECK(divisors(12) == std::vector<int>{1, 2, 3, 4, 6, 12});
+}
