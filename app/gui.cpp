@@ -6,14 +6,18 @@
 #include <imgui.h>
 #include <stb/stb_image_write.h>
 
+#include <algorithm>
 #include <fstream>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "app/assets.h"
+#include "app/args.h"
 #include "app/commands.h"
+#include "core/io/presets_json.h"
 #include "core/io/scenario_json.h"
+#include "core/validate.h"
 #include "ui/app_window.h"
 #include "ui/heatmap.h"
 #include "ui/keys.h"
@@ -38,9 +42,11 @@ bool write_screenshot(const std::string& path, int width, int height) {
 
 void dump_state(const std::string& path, const ui::AppState& state) {
   const ui::StepInfo& info = ui::step_info(state.step);
-  const nlohmann::ordered_json j = {{"step", ui::step_index(state.step)},
+  const nlohmann::ordered_json j = {{"view", ui::view_name(state.view)},
+                                    {"step", ui::step_index(state.step)},
                                     {"step_name", info.name},
                                     {"head", state.head},
+                                    {"decode_step", state.decode_step + 1},
                                     {"scenario", state.scenario().name},
                                     {"file", state.document().path.string()},
                                     {"unsaved", state.document().dirty}};
@@ -73,6 +79,16 @@ int run_gui(const GuiOptions& o, std::ostream& err) {
     err << "attention-lab: " << path.string() << ": " << e.what() << '\n';
     return kExitBadInput;
   }
+  try {
+    o.overrides.apply(scenario, err);
+    validate(scenario);
+  } catch (const ScenarioError& e) {
+    err << "attention-lab: " << path.string() << " with the given options: " << e.what() << '\n';
+    return kExitBadInput;
+  } catch (const UsageError& e) {
+    err << "attention-lab: " << e.what() << '\n';
+    return kExitBadInput;
+  }
   std::optional<ui::Step> start_step;
   if (o.step) {
     start_step = ui::parse_step(*o.step);
@@ -86,6 +102,35 @@ int run_gui(const GuiOptions& o, std::ostream& err) {
   }
   ui::AppState state(std::move(scenario), path);
   if (start_step) state.step = *start_step;
+  if (o.view) {
+    const auto view = ui::parse_view(*o.view);
+    if (!view) {
+      err << "attention-lab: --view: expected one of pipeline, decode, compare, memory, cost but found '" << *o.view << "'\n";
+      return kExitBadInput;
+    }
+    state.view = *view;
+  }
+  try {
+    state.presets = load_presets_file(assets_dir() / "presets" / "models.json");
+  } catch (const ScenarioError& e) {
+    state.message = "Model presets not loaded (" + (assets_dir() / "presets" / "models.json").string() + "): " + e.what();
+  }
+  if (o.preset) {
+    const bool known = std::any_of(state.presets.begin(), state.presets.end(), [&](const ModelShape& m) { return m.name == *o.preset; });
+    if (!known) {
+      err << "attention-lab: --preset: unknown model '" << *o.preset << "' (see attention-lab kv --list)\n";
+      return kExitBadInput;
+    }
+    state.models.preset = *o.preset;
+  }
+  if (o.decode_tokens) {
+    if (*o.decode_tokens > state.scenario().n_q()) {
+      err << "attention-lab: --decode-step: the scenario has " << state.scenario().n_q() << " tokens but found "
+          << *o.decode_tokens << '\n';
+      return kExitBadInput;
+    }
+    state.decode_step = *o.decode_tokens - 1;
+  }
   state.pinned_cell = o.cell;
   if (o.head) {
     if (*o.head >= static_cast<int>(state.trace().heads.size())) {

@@ -13,10 +13,14 @@ const char* const kGuiHelp =
     "                    scores, scale, mask, softmax, weighted_sum, head_outputs, concat, output\n"
     "  --head N          start on head N\n"
     "  --cell ROW,COL    explain this cell of the step's result as if the pointer were on it\n"
+    "  --view V          start on a view: pipeline, decode, compare, memory, cost\n"
+    "  --decode-step N   the decode view after N tokens (1 = the first token has arrived)\n"
+    "  --preset NAME     the model the compare, memory and cost views show (see attention-lab kv --list)\n"
     "  --size WxH        window size in pixels (default 1600x900)\n"
     "  --screenshot PNG  render a few frames, write the window to PNG and exit (works under xvfb-run)\n"
     "  --frames N        frames to render before the screenshot (default 6)\n"
-    "  --dump-state JSON on exit, write the current step (number and name), head and scenario name\n";
+    "  --dump-state JSON on exit, write the view, step (number and name), head, decode step and scenario\n"
+    "  and every option of trace that overrides the file (--variant, --kv-heads, --mask, --heads, ...)\n";
 
 GuiOptions parse_gui_args(std::span<const std::string> words) {
   GuiOptions o;
@@ -27,6 +31,10 @@ GuiOptions parse_gui_args(std::span<const std::string> words) {
     else if (word == "--step") o.step = args.value(word);
     else if (word == "--head") o.head = static_cast<int>(args.integer(word, 0, 1 << 20));
     else if (word == "--dump-state") o.dump_state = args.value(word);
+    else if (word == "--view") o.view = args.value(word);
+    else if (word == "--decode-step") o.decode_tokens = static_cast<int>(args.integer(word, 1, 1 << 20));
+    else if (o.overrides.parse(word, args)) continue;
+    else if (word == "--preset") o.preset = args.value(word);
     else if (word == "--cell") {
       const std::string v = args.value(word);
       const auto comma = v.find(',');

@@ -1,9 +1,11 @@
 #pragma once
 // The desktop app's command line: attention-lab [SCENARIO] [--screenshot PNG] [--step N|NAME] [--head N]
-// [--cell ROW,COL] [--size WxH] [--dump-state JSON] [--frames N].
+// [--cell ROW,COL] [--view V] [--decode-step N] [--preset NAME] [--size WxH] [--dump-state JSON] [--frames N].
 #include <optional>
 #include <span>
 #include <string>
+
+#include "app/overrides.h"
 
 namespace attn::cli {
 
@@ -13,9 +15,13 @@ struct GuiOptions {
   std::optional<std::string> step; // a number from 0 (inputs) or a step name
   std::optional<int> head;
   std::optional<std::pair<int, int>> cell;  // ROW,COL of the step's result, explained as if pointed at
+  std::optional<std::string> view;          // pipeline | decode | compare | memory | cost
+  std::optional<int> decode_tokens;         // the decode view after this many tokens (1 = the first)
+  std::optional<std::string> preset;        // the model the compare, memory and cost views show
   int width = 1600, height = 900;
   std::string dump_state;          // on exit, the step, head and scenario as JSON
   int frames = 6;                  // frames rendered before a screenshot, so layout and fonts settle
+  Overrides overrides;             // the same as trace's: --variant gqa --kv-heads 2, --mask causal, ...
 };
 
 // Throws UsageError naming the option.

@@ -6,18 +6,55 @@
 
 namespace attn::ui {
 
+namespace {
+
+constexpr std::string_view kViewNames[] = {"pipeline", "decode", "compare", "memory", "cost"};
+constexpr std::string_view kViewTitles[] = {"Pipeline", "Decode", "Compare", "Memory", "Cost"};
+
+// The document as decoding sees it: nothing after the current token, so "none" becomes causal and a
+// custom mask loses its future cells.
+Scenario causal_version(const Scenario& s) {
+  Scenario c = s;
+  const Matrix m = decode_mask(s.attention, s.n_q());
+  c.attention.mask = MaskKind::Custom;
+  c.attention.custom_mask = m;
+  return c;
+}
+
+}  // namespace
+
+std::string_view view_name(View v) { return kViewNames[static_cast<int>(v)]; }
+std::string_view view_title(View v) { return kViewTitles[static_cast<int>(v)]; }
+std::optional<View> parse_view(std::string_view name) {
+  for (int i = 0; i < kViewCount; ++i)
+    if (kViewNames[i] == name) return static_cast<View>(i);
+  return std::nullopt;
+}
+
 AppState::AppState(Scenario scenario, std::filesystem::path path) {
-  trace_ = std::make_shared<const Trace>(compute_trace(scenario));
   doc_.saved = scenario;
-  doc_.scenario = std::move(scenario);
+  adopt(std::move(scenario), nullptr);
   doc_.path = std::move(path);
 }
 
 void AppState::adopt(Scenario scenario, std::shared_ptr<const Trace> trace) {
   doc_.scenario = std::move(scenario);
-  trace_ = std::move(trace);
+  trace_ = trace ? std::move(trace) : std::make_shared<const Trace>(compute_trace(doc_.scenario));
   head = std::clamp(head, 0, static_cast<int>(trace_->heads.size()) - 1);
+  // Decoding needs the tokens' own keys; a cross-attention scenario has a fixed key side instead.
+  decoded_.reset();
+  causal_trace_ = trace_;
+  decode_error_.clear();
+  try {
+    decoded_ = std::make_shared<const DecodeTrace>(decode(doc_.scenario));
+    causal_trace_ = std::make_shared<const Trace>(compute_trace(causal_version(doc_.scenario)));
+  } catch (const ScenarioError& e) {
+    decode_error_ = e.what();
+  }
+  decode_step = std::clamp(decode_step, 0, doc_.scenario.n_q() - 1);
 }
+
+void AppState::set_decode_step(int t) { decode_step = std::clamp(t, 0, doc_.scenario.n_q() - 1); }
 
 bool AppState::edit(const std::function<void(Scenario&)>& change) {
   Scenario next = doc_.scenario;

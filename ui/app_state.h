@@ -7,8 +7,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "core/attention.h"
+#include "core/decode.h"
+#include "core/memory.h"
 #include "core/scenario.h"
 #include "ui/file_dialog.h"
 #include "ui/steps.h"
@@ -34,6 +38,29 @@ struct HoverCell {
   bool on(Step s, int eq, int t) const { return term == t && step == s && equation == eq; }
 };
 
+// The main views, one at a time beside the inputs panel.
+enum class View {
+  Pipeline,  // every step of the computation, for one head
+  Decode,    // token by token through the KV cache
+  Compare,   // the cache of MHA, GQA, MQA and MLA side by side
+  Memory,    // cache bytes of real models against context length
+  Cost,      // FLOPs per generated token, with and without a cache, and sparse attention
+};
+inline constexpr int kViewCount = 5;
+std::string_view view_name(View v);   // "pipeline"
+std::string_view view_title(View v);  // "Pipeline"
+std::optional<View> parse_view(std::string_view name);
+
+// What the memory, cost and compare views are set to.
+struct ModelViewSettings {
+  std::string preset = "llama-3-70b";
+  Dtype dtype = Dtype::BF16;
+  int batch = 1;
+  std::int64_t context = 32768;     // tokens, for the bar chart and the tables
+  bool lines_per_preset = false;    // memory chart: one line per preset instead of per variant
+  int top_k = 2048;                 // DeepSeek sparse attention's candidate set
+};
+
 class AppState {
  public:
   AppState(Scenario scenario, std::filesystem::path path);
@@ -41,6 +68,11 @@ class AppState {
   const Scenario& scenario() const { return doc_.scenario; }
   const Document& document() const { return doc_; }
   const Trace& trace() const { return *trace_; }
+  // Decoding the document token by token (nullptr when it cannot be decoded: decode_error() says why),
+  // and the full trace it must reproduce row by row (the document with its mask made causal).
+  const DecodeTrace* decoded() const { return decoded_.get(); }
+  const std::string& decode_error() const { return decode_error_; }
+  const Trace& causal_trace() const { return *causal_trace_; }
 
   // Applies `change` to a copy; if the result is a valid scenario it becomes the document and the trace is
   // recomputed, otherwise nothing changes and the reason is shown. Returns whether it was applied.
@@ -51,6 +83,7 @@ class AppState {
   void reset_to_saved();
 
   // What is shown.
+  View view = View::Pipeline;
   Step step = Step::Inputs;
   int head = 0;
   int projection = 0;        // which projection the projections step draws large (MLA: latent, Q, K, V)
@@ -58,6 +91,10 @@ class AppState {
   bool playing = false;
   double play_clock = 0.0;   // seconds since the last automatic step
   bool show_help = false;
+  int decode_step = 0;       // the token the decode view has just fed in
+  bool decode_playing = false;
+  ModelViewSettings models;
+  std::vector<ModelShape> presets;  // the shipped model shapes, for the memory, cost and compare views
   HoverCell hover;           // written while drawing this frame
   HoverCell last_hover;      // what was hovered in the previous frame
   std::optional<std::pair<int, int>> pinned_cell;  // a result cell explained as if pointed at (--cell)
@@ -67,12 +104,16 @@ class AppState {
 
   void set_step(int index);  // clamped
   void set_head(int h);      // clamped to the heads of the current trace
+  void set_decode_step(int t);  // clamped to the tokens
   std::string window_title() const;
 
  private:
   void adopt(Scenario scenario, std::shared_ptr<const Trace> trace);
   Document doc_;
   std::shared_ptr<const Trace> trace_;
+  std::shared_ptr<const DecodeTrace> decoded_;
+  std::shared_ptr<const Trace> causal_trace_;
+  std::string decode_error_;
 };
 
 }  // namespace attn::ui

@@ -24,6 +24,17 @@ void shortcuts(AppState& state) {
   if (key_pressed(Key::F1, KeyMods_None, false)) state.show_help = !state.show_help;
   if (key_pressed(Key::Escape, KeyMods_None, false)) state.show_help = false;
   if (ImGui::GetIO().WantTextInput) return;  // arrows and space belong to the field being typed in
+  if (state.view == View::Decode) {  // the arrows walk through the tokens instead of the steps
+    if (key_pressed(Key::Right)) state.set_decode_step(state.decode_step + 1);
+    if (key_pressed(Key::Left)) state.set_decode_step(state.decode_step - 1);
+    if (key_pressed(Key::Home, KeyMods_None, false)) state.set_decode_step(0);
+    if (key_pressed(Key::End, KeyMods_None, false)) state.set_decode_step(state.scenario().n_q() - 1);
+    if (key_pressed(Key::Space, KeyMods_None, false)) {
+      state.decode_playing = !state.decode_playing;
+      state.play_clock = 0;
+    }
+    return;
+  }
   if (key_pressed(Key::Right)) state.set_step(step_index(state.step) + 1);
   if (key_pressed(Key::Left)) state.set_step(step_index(state.step) - 1);
   if (key_pressed(Key::Home, KeyMods_None, false)) state.set_step(0);
@@ -38,12 +49,31 @@ void shortcuts(AppState& state) {
 }
 
 void play(AppState& state, double dt) {
-  if (!state.playing) return;
+  const bool decoding = state.view == View::Decode;
+  if (!(decoding ? state.decode_playing : state.playing)) return;
   state.play_clock += dt;
   if (state.play_clock < kPlaySeconds) return;
   state.play_clock = 0;
-  if (step_index(state.step) + 1 >= kStepCount) state.playing = false;
-  else state.set_step(step_index(state.step) + 1);
+  if (decoding) {
+    if (state.decode_step + 1 >= state.scenario().n_q()) state.decode_playing = false;
+    else state.set_decode_step(state.decode_step + 1);
+  } else if (step_index(state.step) + 1 >= kStepCount) {
+    state.playing = false;
+  } else {
+    state.set_step(step_index(state.step) + 1);
+  }
+}
+
+// The views as tabs in the menu bar: always one click away, the current one marked.
+void view_tabs(AppState& state) {
+  ImGui::SameLine(0, 30);
+  for (int i = 0; i < kViewCount; ++i) {
+    const View v = static_cast<View>(i);
+    const bool current = state.view == v;
+    if (current) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(kAccent));
+    if (ImGui::MenuItem(std::string(view_title(v)).c_str(), nullptr, current)) state.view = v;
+    if (current) ImGui::PopStyleColor();
+  }
 }
 
 void menu_bar(AppState& state) {
@@ -73,9 +103,16 @@ void menu_bar(AppState& state) {
     if (ImGui::MenuItem("Keyboard shortcuts", "F1")) state.show_help = true;
     ImGui::EndMenu();
   }
+  view_tabs(state);
   // Where we are, always visible: the step and the play state.
-  const std::string where = "step " + std::to_string(step_index(state.step)) + "/" + std::to_string(kStepCount - 1) +
-                            (state.playing ? "  \u25B6 playing" : "") + "   F1 help";
+  const std::string where =
+      state.view == View::Pipeline
+          ? "step " + std::to_string(step_index(state.step)) + "/" + std::to_string(kStepCount - 1) +
+                (state.playing ? "  \u25B6 playing" : "") + "   F1 help"
+          : state.view == View::Decode ? "token " + std::to_string(state.decode_step + 1) + "/" +
+                                             std::to_string(state.scenario().n_q()) +
+                                             (state.decode_playing ? "  \u25B6 playing" : "") + "   F1 help"
+                                       : std::string("F1 help");
   ImGui::SameLine(ImGui::GetWindowWidth() - ImGui::CalcTextSize(where.c_str()).x - 16);
   ImGui::TextDisabled("%s", where.c_str());
   ImGui::EndMainMenuBar();
@@ -131,9 +168,18 @@ void DrawAppWindow(AppState& state, double dt) {
   const float center_w = display.x - left_w - right_w;
   const float explain_h = std::clamp(h * 0.34f, 170.0f, 330.0f);
   InputsPanel(state, {0, top}, {left_w, h});
-  PipelinePanel(state, {left_w, top}, {center_w, h - explain_h});
-  ExplainPanel(state, {left_w, top + h - explain_h}, {center_w, explain_h});
-  HeadsPanel(state, {left_w + center_w, top}, {right_w, h});
+  const ImVec2 view_pos{left_w, top}, view_size{display.x - left_w, h};
+  switch (state.view) {
+    case View::Pipeline:
+      PipelinePanel(state, {left_w, top}, {center_w, h - explain_h});
+      ExplainPanel(state, {left_w, top + h - explain_h}, {center_w, explain_h});
+      HeadsPanel(state, {left_w + center_w, top}, {right_w, h});
+      break;
+    case View::Decode: DecodePanel(state, view_pos, view_size); break;
+    case View::Compare: ComparePanel(state, view_pos, view_size); break;
+    case View::Memory: MemoryPanel(state, view_pos, view_size); break;
+    case View::Cost: CostPanel(state, view_pos, view_size); break;
+  }
   status_line(state, {0, top + h}, {display.x, status_h});
   HelpOverlay(state);
 

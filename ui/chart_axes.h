@@ -41,8 +41,8 @@ double axis_value(double fraction, const Axis& a);  // the inverse
 std::string format_unit(double v, AxisUnit u);
 
 // The exact value for tooltips: "10,737,418,240 bytes (10 GiB)", "131,072 tokens (128k)",
-// "262,144 FLOP (262 kFLOP)"; the part in brackets only where it says something shorter. Plain values
-// keep 6 significant digits.
+// "262,144 FLOP (262 kFLOP)"; the part in brackets only where it says something shorter. Plain whole
+// numbers keep every digit ("1,234,567"), other plain values 6 significant digits.
 std::string format_exact(double v, AxisUnit u);
 
 struct Tick {
@@ -88,6 +88,19 @@ bool overlaps(const Box& a, const Box& b, float gap);
 // `bounds` and clear (by `gap`) of `occupied` and of the labels placed before it; -1 drops the label.
 std::vector<int> place_labels(std::span<const std::vector<Box>> candidates, std::vector<Box> occupied, const Box& bounds,
                               float gap);
+
+// A place for a label in a crowded plot, and the strip the leader line back to its anchor crosses.
+struct LabelSpot {
+  Box label;
+  std::optional<Box> leader;  // none when the label sits right by its anchor
+};
+
+// place_labels for crowded plots: as many labels as possible, no label over another label, a leader
+// or `occupied`, no leader under a label; `avoid` boxes (lines, say) kept clear of labels where
+// possible, and nearer candidates preferred. A short search over the combinations, so the result does
+// not hinge on the order labels come in; it gives up after a fixed number of steps (with the best found).
+std::vector<int> place_labels_best(std::span<const std::vector<LabelSpot>> candidates, const std::vector<Box>& occupied,
+                                   const std::vector<Box>& avoid, const Box& bounds, float gap);
 
 // Centres for labels `height` tall that want to sit at `want` (any order) on one vertical line: labels
 // too close are pushed apart as a group around their mean (least total movement), kept inside [lo, hi].

@@ -12,5 +12,12 @@ void InputsPanel(AppState& state, ImVec2 pos, ImVec2 size);    // tokens, config
 void ExplainPanel(AppState& state, ImVec2 pos, ImVec2 size);   // what the step does, why, the hovered cell
 void HeadsPanel(AppState& state, ImVec2 pos, ImVec2 size);     // every head's weights; arc view of the current head
 void HelpOverlay(AppState& state);                             // F1: every shortcut
+void DecodePanel(AppState& state, ImVec2 pos, ImVec2 size);    // token by token through the KV cache
+void ComparePanel(AppState& state, ImVec2 pos, ImVec2 size);   // the four variants' caches as areas
+void MemoryPanel(AppState& state, ImVec2 pos, ImVec2 size);    // cache bytes against context, real models
+void CostPanel(AppState& state, ImVec2 pos, ImVec2 size);      // FLOPs per generated token
+
+// The preset picker (and context, dtype, batch) the model views share; nullptr without presets.
+const ModelShape* PresetControls(AppState& state, bool context, bool dtype_and_batch);
 
 }  // namespace attn::ui

@@ -44,6 +44,16 @@ def main():
               for s in range(10)]
     cases += [("cross_attention", os.path.join(a.assets, "scenarios", "cross_attention.json"), (1600, 900),
                ["--step", "softmax"])]
+    # The variants and the KV cache: decoding "the cat sat" as each variant, and the model views.
+    variants = {"mha": [], "gqa": ["--heads", "4", "--variant", "gqa", "--kv-heads", "2"], "mqa": ["--heads", "4", "--variant", "mqa"],
+                "mla": ["--variant", "mla", "--latent-dim", "2"]}
+    for name, options in variants.items():
+        for tokens in (1, 3):
+            cases.append(("decode_%s_token%d" % (name, tokens), cat, (1600, 900),
+                          ["--view", "decode", "--decode-step", str(tokens)] + options))
+    for view in ("compare", "memory", "cost"):
+        cases.append(("%s_view" % view, cat, (1600, 900), ["--view", view, "--preset", "llama-3-70b"]))
+    cases.append(("memory_view_720", cat, (1280, 720), ["--view", "memory", "--preset", "gemma-3-27b"]))
     passed = failed = 0
     for name, scenario, size, extra in cases:
         out = os.path.join(a.out, name + ".png")

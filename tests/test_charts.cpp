@@ -1,0 +1,263 @@
+// Chart axes without a window: positions along linear and log axes, tick values and labels, unit
+// formats, where a series crosses a level, and where labels go. The KV-cache numbers are Llama 3 70B's
+// (80 layers, 8 KV heads of 128, bf16): 2 · 80 · 8 · 128 · 2 = 327,680 bytes per token.
+#include "helpers.h"
+
+#include <cmath>
+
+#include "ui/chart_axes.h"
+
+using namespace attn::ui;
+
+namespace {
+
+constexpr double KiB = 1024.0, MiB = KiB * 1024, GiB = MiB * 1024, TiB = GiB * 1024;
+
+std::vector<double> majors(const std::vector<Tick>& ticks) {
+  std::vector<double> v;
+  for (const Tick& t : ticks)
+    if (t.major) v.push_back(t.value);
+  return v;
+}
+
+std::vector<std::string> labels(const std::vector<Tick>& ticks) {
+  std::vector<std::string> v;
+  for (const Tick& t : ticks)
+    if (!t.label.empty()) v.push_back(t.label);
+  return v;
+}
+
+bool minors_unlabelled(const std::vector<Tick>& ticks) {
+  for (const Tick& t : ticks)
+    if (!t.major && !t.label.empty()) return false;
+  return true;
+}
+
+// 1, 2, 4, ..., 2^20 tokens.
+std::vector<double> powers_of_two_to_1m() {
+  std::vector<double> x;
+  for (int e = 0; e <= 20; ++e) x.push_back(std::ldexp(1.0, e));
+  return x;
+}
+
+}  // namespace
+
+TEST_CASE("axis fractions: linear, log, and values a log axis cannot show") {
+  const Axis lin{0, 80, AxisScale::Linear, AxisUnit::Plain, ""};
+  CHECK(axis_fraction(20, lin) == 0.25);
+  CHECK(axis_fraction(100, lin) == 1.25);  // outside: the widget clips
+  CHECK(axis_value(0.25, lin) == 20);
+  const Axis log{1, 1e4, AxisScale::Log10, AxisUnit::Plain, ""};
+  CHECK(axis_fraction(100, log) == 0.5);
+  CHECK(axis_fraction(1, log) == 0);
+  CHECK(axis_fraction(1e4, log) == 1);
+  CHECK(axis_fraction(0, log) == 0);
+  CHECK(axis_fraction(-5, log) == 0);
+  CHECK(axis_value(0.5, log) == 100);
+  const Axis bytes{MiB, TiB, AxisScale::Log10, AxisUnit::Bytes, ""};
+  CHECK(axis_fraction(GiB, bytes) == doctest::Approx(0.5).epsilon(1e-12));  // 2^30 halfway from 2^20 to 2^40
+  CHECK(axis_value(axis_fraction(327680.0 * 131072, bytes), bytes) == doctest::Approx(327680.0 * 131072).epsilon(1e-12));
+}
+
+TEST_CASE("bytes: 1024-based units, at most 3 significant digits, no trailing .0") {
+  CHECK(format_unit(10737418240.0, AxisUnit::Bytes) == "10 GiB");
+  CHECK(format_unit(327680, AxisUnit::Bytes) == "320 KiB");
+  CHECK(format_unit(512, AxisUnit::Bytes) == "512 B");
+  CHECK(format_unit(1024, AxisUnit::Bytes) == "1 KiB");
+  CHECK(format_unit(80 * GiB, AxisUnit::Bytes) == "80 GiB");
+  CHECK(format_unit(1.5 * TiB, AxisUnit::Bytes) == "1.5 TiB");
+  CHECK(format_unit(2621440, AxisUnit::Bytes) == "2.5 MiB");
+  CHECK(format_unit(80e9, AxisUnit::Bytes) == "74.5 GiB");  // 80 GB decimal
+  CHECK(format_unit(1047552, AxisUnit::Bytes) == "1023 KiB");  // whole, not "0.999 MiB"
+  CHECK(format_unit(1048575, AxisUnit::Bytes) == "1 MiB");     // 1023.999 KiB rounds into the next unit
+  CHECK(format_unit(0, AxisUnit::Bytes) == "0 B");
+}
+
+TEST_CASE("tokens: multiples of 1024 as k and M, everything else exact with separators") {
+  CHECK(format_unit(131072, AxisUnit::Tokens) == "128k");
+  CHECK(format_unit(1048576, AxisUnit::Tokens) == "1M");
+  CHECK(format_unit(32768, AxisUnit::Tokens) == "32k");
+  CHECK(format_unit(1024, AxisUnit::Tokens) == "1k");
+  CHECK(format_unit(1, AxisUnit::Tokens) == "1");
+  CHECK(format_unit(512, AxisUnit::Tokens) == "512");
+  CHECK(format_unit(1000, AxisUnit::Tokens) == "1,000");
+  CHECK(format_unit(1536, AxisUnit::Tokens) == "1,536");
+  CHECK(format_unit(244140.625, AxisUnit::Tokens) == "244,141");
+  CHECK(format_unit(2.5, AxisUnit::Tokens) == "2.5");
+}
+
+TEST_CASE("FLOPs: 1000-based prefixes; plain numbers: 3 significant digits") {
+  CHECK(format_unit(262144, AxisUnit::Flops) == "262 kFLOP");
+  CHECK(format_unit(1000, AxisUnit::Flops) == "1 kFLOP");
+  CHECK(format_unit(2.6e6, AxisUnit::Flops) == "2.6 MFLOP");
+  CHECK(format_unit(262e9, AxisUnit::Flops) == "262 GFLOP");
+  CHECK(format_unit(1.2e12, AxisUnit::Flops) == "1.2 TFLOP");
+  CHECK(format_unit(3e15, AxisUnit::Flops) == "3 PFLOP");
+  CHECK(format_unit(512, AxisUnit::Flops) == "512 FLOP");
+  CHECK(format_unit(999600, AxisUnit::Flops) == "1 MFLOP");  // 999.6 kFLOP rounds into the next unit
+  CHECK(format_unit(83, AxisUnit::Plain) == "83");
+  CHECK(format_unit(0.25, AxisUnit::Plain) == "0.25");
+  CHECK(format_unit(1234, AxisUnit::Plain) == "1230");
+  CHECK(format_unit(-0.125, AxisUnit::Plain) == "-0.125");
+  CHECK(format_unit(1.5e9, AxisUnit::Plain) == "1.5e9");
+  CHECK(format_unit(0.00002, AxisUnit::Plain) == "2e-5");
+}
+
+TEST_CASE("exact values for tooltips: every digit, then the short form where it is shorter") {
+  CHECK(format_exact(10737418240.0, AxisUnit::Bytes) == "10,737,418,240 bytes (10 GiB)");
+  CHECK(format_exact(512, AxisUnit::Bytes) == "512 bytes");
+  CHECK(format_exact(1, AxisUnit::Bytes) == "1 byte");
+  CHECK(format_exact(131072, AxisUnit::Tokens) == "131,072 tokens (128k)");
+  CHECK(format_exact(1000, AxisUnit::Tokens) == "1,000 tokens");
+  CHECK(format_exact(262144, AxisUnit::Flops) == "262,144 FLOP (262 kFLOP)");
+  CHECK(format_exact(0.7427, AxisUnit::Plain) == "0.7427");
+  CHECK(format_exact(1234567, AxisUnit::Plain) == "1,234,567");
+}
+
+TEST_CASE("log bytes axis 1 MiB .. 1 TiB: majors at powers of 1024, minors at the powers of 2 between") {
+  const Axis a{MiB, TiB, AxisScale::Log10, AxisUnit::Bytes, "KV cache"};
+  const std::vector<Tick> t = axis_ticks(a, 6);
+  CHECK(majors(t) == std::vector<double>{MiB, GiB, TiB});
+  CHECK(labels(t) == std::vector<std::string>{"1 MiB", "1 GiB", "1 TiB"});
+  CHECK(t.size() == 21);  // 2^20 .. 2^40
+  CHECK(t[1].value == 2 * MiB);
+  CHECK_FALSE(t[1].major);
+  CHECK(minors_unlabelled(t));
+  // Room for two labels: every other power of 1024, the skipped one stays as a minor tick.
+  const std::vector<Tick> two = axis_ticks(a, 2);
+  CHECK(majors(two) == std::vector<double>{MiB, TiB});
+  CHECK(two.size() == 3);
+  CHECK(two[1].value == GiB);
+  // Within one power of 1024, powers of 2 are labelled.
+  CHECK(labels(axis_ticks({100 * KiB, 800 * KiB, AxisScale::Log10, AxisUnit::Bytes, ""}, 6)) ==
+        std::vector<std::string>{"128 KiB", "256 KiB", "512 KiB"});
+}
+
+TEST_CASE("log tokens axis 1 .. 1M: decades below 1k, powers of 2 from 1k, thinned to the room there is") {
+  const Axis a{1, 1048576, AxisScale::Log10, AxisUnit::Tokens, "context"};
+  const std::vector<Tick> nine = axis_ticks(a, 9);
+  CHECK(labels(nine) == std::vector<std::string>{"1", "10", "100", "1k", "4k", "16k", "64k", "256k", "1M"});
+  CHECK(majors(nine) == std::vector<double>{1, 10, 100, 1024, 4096, 16384, 65536, 262144, 1048576});
+  CHECK(minors_unlabelled(nine));
+  const std::vector<Tick> six = axis_ticks(a, 6);
+  CHECK(labels(six) == std::vector<std::string>{"1", "10", "100", "1k", "32k", "1M"});
+  // Minors: 2..9 x 1, 10, 100 and the powers of 2 from 2k that are not labelled; nothing at 1000.
+  CHECK(six.size() == 6 + 24 + 8);
+  for (const Tick& t : six) CHECK(t.value != 1000);
+  CHECK(labels(axis_ticks(a, 4)).size() <= 4);
+}
+
+TEST_CASE("other log axes: decades, every 3rd when crowded; 1, 2, 5 within less than two decades") {
+  const std::vector<Tick> f = axis_ticks({1e3, 1e15, AxisScale::Log10, AxisUnit::Flops, ""}, 5);
+  CHECK(labels(f) == std::vector<std::string>{"1 kFLOP", "1 MFLOP", "1 GFLOP", "1 TFLOP", "1 PFLOP"});
+  CHECK(f.size() == 13);  // the skipped decades stay as minor ticks
+  CHECK(minors_unlabelled(f));
+  const std::vector<Tick> p = axis_ticks({1, 100, AxisScale::Log10, AxisUnit::Plain, ""}, 6);
+  CHECK(labels(p) == std::vector<std::string>{"1", "10", "100"});
+  CHECK(p.size() == 19);  // and 2..9, 20..90 between
+  CHECK(labels(axis_ticks({2, 50, AxisScale::Log10, AxisUnit::Plain, ""}, 6)) ==
+        std::vector<std::string>{"2", "5", "10", "20", "50"});
+}
+
+TEST_CASE("linear axes: 1-2-5 steps, in whole KiB/MiB/GiB for bytes") {
+  const std::vector<Tick> t = axis_ticks({0, 83, AxisScale::Linear, AxisUnit::Plain, ""}, 6);
+  CHECK(majors(t) == std::vector<double>{0, 20, 40, 60, 80});
+  CHECK(labels(t) == std::vector<std::string>{"0", "20", "40", "60", "80"});
+  CHECK(labels(axis_ticks({0, 83, AxisScale::Linear, AxisUnit::Plain, ""}, 10)).size() == 9);  // steps of 10
+  const std::vector<Tick> b = axis_ticks({0, 1.5 * GiB, AxisScale::Linear, AxisUnit::Bytes, ""}, 4);
+  CHECK(majors(b) == std::vector<double>{0, 0.5 * GiB, GiB, 1.5 * GiB});
+  CHECK(labels(b) == std::vector<std::string>{"0 B", "512 MiB", "1 GiB", "1.5 GiB"});
+  CHECK(labels(axis_ticks({0.1, 0.7, AxisScale::Linear, AxisUnit::Plain, ""}, 4)) ==
+        std::vector<std::string>{"0.2", "0.4", "0.6"});
+  // Neighbouring labels never print the same: 4 significant digits where the step needs them.
+  CHECK(labels(axis_ticks({1000, 1010, AxisScale::Linear, AxisUnit::Plain, ""}, 3)) ==
+        std::vector<std::string>{"1000", "1005", "1010"});
+}
+
+TEST_CASE("nice axes widen data to tick values") {
+  const Axis lin = nice_axis(3, 83, AxisScale::Linear, AxisUnit::Plain, "heads");
+  CHECK(lin.lo == 0);
+  CHECK(lin.hi == 100);
+  CHECK(lin.title == "heads");
+  const Axis kv = nice_axis(40960, 2621440.0 * 1048576, AxisScale::Log10, AxisUnit::Bytes, "");
+  CHECK(kv.lo == 32 * KiB);
+  CHECK(kv.hi == 4 * TiB);  // 2.5 TiB up to the next power of 2
+  const Axis ctx = nice_axis(1, 1048576, AxisScale::Log10, AxisUnit::Tokens, "");
+  CHECK(ctx.lo == 1);
+  CHECK(ctx.hi == 1048576);
+  const Axis flops = nice_axis(2.6e6, 1.2e12, AxisScale::Log10, AxisUnit::Flops, "");
+  CHECK(flops.lo == 1e6);
+  CHECK(flops.hi == 1e13);
+  CHECK(nice_axis(0, 1e6, AxisScale::Log10, AxisUnit::Plain, "").lo == 1e3);  // no log of 0: 3 decades down
+}
+
+TEST_CASE("crossings: Llama 3 70B's GQA cache fills an 80 GB GPU at 244,140.625 tokens") {
+  const std::vector<double> x = powers_of_two_to_1m();
+  std::vector<double> y;
+  for (double t : x) y.push_back(327680.0 * t);
+  // Between 128k and 256k tokens; straight in log-log space, so y = c·x is exact: 80e9 / 327680.
+  const std::optional<double> at = crossing_x(x, y, 80e9, AxisScale::Log10, AxisScale::Log10);
+  REQUIRE(at.has_value());
+  CHECK(*at == doctest::Approx(244140.625).epsilon(1e-6));
+  CHECK(std::abs(*at - 244140.625) / 244140.625 < 1e-6);
+  CHECK_FALSE(crossing_x(x, y, 1e20, AxisScale::Log10, AxisScale::Log10).has_value());
+  CHECK(*crossing_x(x, y, 327680.0 * 1024, AxisScale::Log10, AxisScale::Log10) == 1024);  // on a sample: exactly it
+  CHECK_FALSE(crossing_x(x, y, 1, AxisScale::Log10, AxisScale::Log10).has_value());  // starts above and only rises
+}
+
+TEST_CASE("crossings and interpolation in linear space, and breaks at values a log axis cannot show") {
+  const std::vector<double> x{0, 10, 20}, y{0, 100, 50};
+  CHECK(*crossing_x(x, y, 25, AxisScale::Linear, AxisScale::Linear) == 2.5);
+  CHECK(*crossing_x(x, y, 100, AxisScale::Linear, AxisScale::Linear) == 10);
+  CHECK(*interpolate_y(x, y, 15, AxisScale::Linear, AxisScale::Linear) == 75);
+  CHECK_FALSE(interpolate_y(x, y, 25, AxisScale::Linear, AxisScale::Linear).has_value());
+  // y = 0 cannot sit on a log axis: the segment from it does not count.
+  CHECK_FALSE(crossing_x(x, y, 25, AxisScale::Linear, AxisScale::Log10).has_value());
+  CHECK(*crossing_x(x, y, 75, AxisScale::Linear, AxisScale::Log10) > 10);  // on the way down from 100 to 50
+  const std::vector<double> t = powers_of_two_to_1m();
+  std::vector<double> kv;
+  for (double v : t) kv.push_back(327680.0 * v);
+  CHECK(*interpolate_y(t, kv, 3, AxisScale::Log10, AxisScale::Log10) == doctest::Approx(983040).epsilon(1e-12));
+}
+
+TEST_CASE("labels: the first free candidate, inside the bounds, clear of what is there") {
+  const Box bounds{0, 0, 100, 100};
+  const std::vector<std::vector<Box>> candidates{
+      {{10, 10, 30, 20}},                      // free
+      {{20, 15, 40, 25}, {20, 30, 40, 40}},    // first overlaps the label above, second is free
+      {{90, 0, 110, 10}},                      // leaves the bounds
+      {{50, 50, 60, 60}},                      // on something already there
+  };
+  const std::vector<int> chosen = place_labels(candidates, {{45, 45, 55, 55}}, bounds, 2);
+  CHECK(chosen == std::vector<int>{0, 1, -1, -1});
+  CHECK(overlaps({0, 0, 10, 10}, {11, 0, 20, 10}, 2));
+  CHECK_FALSE(overlaps({0, 0, 10, 10}, {13, 0, 20, 10}, 2));
+}
+
+TEST_CASE("labels on one line spread apart as a group around where they want to be") {
+  // Reference lines 9 px apart and a third further down; labels 20 px tall.
+  const std::vector<float> want{0, 9, 38};
+  CHECK(spread_labels(want, 20, -100, 100) == std::vector<float>{-5.5f, 14.5f, 38});
+  CHECK(spread_labels(std::vector<float>{9, 0}, 20, -100, 100) == std::vector<float>{14.5f, -5.5f});  // any order
+  CHECK(spread_labels(std::vector<float>{0, 0}, 20, 0, 100) == std::vector<float>{10, 30});  // kept inside
+  CHECK(spread_labels(std::vector<float>{95}, 20, 0, 100) == std::vector<float>{90});
+}
+
+TEST_CASE("crowded labels: all placed where greedy placement in order drops one; lines kept clear if possible") {
+  const Box bounds{0, 0, 100, 100};
+  const Box x{0, 0, 10, 10}, y{20, 0, 30, 10};
+  // In order, the first label takes the only place the second has.
+  CHECK(place_labels(std::vector<std::vector<Box>>{{x, y}, {x}}, {}, bounds, 1) == std::vector<int>{0, -1});
+  const std::vector<std::vector<LabelSpot>> both{{{x, {}}, {y, {}}}, {{x, {}}}};
+  CHECK(place_labels_best(both, {}, {}, bounds, 1) == std::vector<int>{1, 0});
+  // Clear of a line where there is room (the second place), over it where there is none.
+  const Box line{0, 50, 100, 51};
+  const std::vector<std::vector<LabelSpot>> near_line{{{{0, 45, 10, 55}, {}}, {{0, 60, 10, 70}, {}}}, {{{40, 45, 50, 55}, {}}}};
+  CHECK(place_labels_best(near_line, {}, {line}, bounds, 1) == std::vector<int>{1, 0});
+  // A leader may not run over a dot (or under another label).
+  const Box dot{60, 60, 64, 64};
+  const std::vector<std::vector<LabelSpot>> leaders{{{{70, 70, 90, 80}, Box{55, 55, 70, 70}}, {{70, 20, 90, 30}, Box{62, 30, 63, 58}}}};
+  CHECK(place_labels_best(leaders, {dot}, {}, bounds, 1) == std::vector<int>{1});
+  CHECK(place_labels_best(std::vector<std::vector<LabelSpot>>{{{{90, 90, 110, 95}, {}}}}, {}, {}, bounds, 1) ==
+        std::vector<int>{-1});  // nowhere inside: left out
+}

@@ -1,0 +1,148 @@
+// Decoding token by token: the new token's query, the cache as a stack of rows that grows by one each
+// step, the attention row over the cache, and the output row, which equals row t of the causal trace.
+#include <algorithm>
+
+#include "core/memory.h"
+#include "ui/equation.h"
+#include "ui/hover_text.h"
+#include "ui/panels.h"
+#include "ui/text.h"
+#include "ui/theme.h"
+
+namespace attn::ui {
+namespace {
+
+std::string thousands(std::int64_t n) {
+  std::string s = std::to_string(n);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
+  return s;
+}
+
+void controls(AppState& state, const DecodeTrace& d) {
+  const int n = static_cast<int>(d.steps.size());
+  ImGui::BeginDisabled(state.decode_step == 0);
+  if (ImGui::ArrowButton("prev", ImGuiDir_Left)) state.set_decode_step(state.decode_step - 1);
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  ImGui::BeginDisabled(state.decode_step == n - 1);
+  if (ImGui::ArrowButton("next", ImGuiDir_Right)) state.set_decode_step(state.decode_step + 1);
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  if (ImGui::Button(state.decode_playing ? "Pause" : "Play")) {
+    state.decode_playing = !state.decode_playing;
+    state.play_clock = 0;
+    if (state.decode_playing && state.decode_step == n - 1) state.set_decode_step(0);
+  }
+  ImGui::SameLine(0, 16);
+  const DecodeStep& s = d.steps[static_cast<std::size_t>(state.decode_step)];
+  ImGui::PushFont(title_font());
+  ImGui::Text("Token %d of %d:  '%s' arrives", s.t + 1, n, s.token.c_str());
+  ImGui::PopFont();
+}
+
+void counters(const DecodeTrace& d, const DecodeStep& s) {
+  const AttentionConfig& a = d.attention;
+  const std::string per_token = a.variant == Variant::Mla
+                                    ? "the latent, " + std::to_string(a.latent_dim) + " numbers"
+                                    : "2 \u00D7 " + std::to_string(kv_head_count(a)) + " KV head" +
+                                          (kv_head_count(a) == 1 ? "" : "s") + " \u00D7 " + std::to_string(a.head_dim) +
+                                          " = " + std::to_string(d.elements_per_token) + " numbers";
+  const std::string text = "Cached: " + std::to_string(s.cache_tokens) + (s.cache_tokens == 1 ? " token" : " tokens") +
+                           " \u00D7 (" + per_token + ") = " + thousands(s.cache_elements) + " numbers in this layer = " +
+                           thousands(s.cache_elements * 2) + " bytes in bf16, " + thousands(s.cache_elements * 4) +
+                           " in fp32. Each new token adds " + std::to_string(d.elements_per_token) + " more.";
+  TextWrappedAtSpaces(text, kAccent);
+}
+
+}  // namespace
+
+void DecodePanel(AppState& state, ImVec2 pos, ImVec2 size) {
+  ImGui::SetNextWindowPos(pos);
+  ImGui::SetNextWindowSize(size);
+  ImGui::Begin("Decode", nullptr, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse);
+  const DecodeTrace* d = state.decoded();
+  if (!d) {
+    TextWrappedAtSpaces("This scenario cannot be decoded token by token: " + state.decode_error(),
+                        ImGui::GetColorU32(ImGuiCol_TextDisabled));
+    ImGui::End();
+    return;
+  }
+  controls(state, *d);
+  const int t = state.decode_step;
+  const DecodeStep& s = d->steps[static_cast<std::size_t>(t)];
+  counters(*d, s);
+  const Trace& full = state.causal_trace();
+  const AttentionConfig& a = d->attention;
+  const std::vector<std::string> cached(full.tokens.begin(), full.tokens.begin() + t + 1);
+  const std::vector<std::string> now{s.token};
+  const float avail = ImGui::GetContentRegionAvail().y - 6 * ImGui::GetTextLineHeightWithSpacing();
+  auto section = [](const char* text) {
+    ImGui::Separator();
+    ImGui::TextDisabled("%s", text);
+  };
+
+  // The new token's query, per head: the only query computed this step.
+  section("1. The new token's query, one row per query head (earlier queries are never needed again)");
+  std::vector<Matrix> queries;
+  for (const HeadTrace& h : full.heads) queries.push_back(h.q.row(t));
+  std::vector<Term> q_terms;
+  std::vector<std::string> spaces;
+  for (std::size_t h = 0; h < queries.size(); ++h) {
+    q_terms.push_back({.name = "q, head " + std::to_string(h), .m = &queries[h], .rows = &now, .flags = HeatmapFlags_NoTooltip | HeatmapFlags_NoLegend});
+    if (h > 0) spaces.push_back(" ");
+  }
+  Equation("queries", q_terms, spaces, avail * 0.17f, 56.0f);
+
+  // The cache: every row so far, the new one outlined.
+  section("2. The KV cache after this step: the outlined row was just appended; the rows above were computed once and reused");
+  std::vector<Matrix> stacks;
+  std::vector<Term> terms;
+  std::vector<std::string> ops;
+  if (a.variant == Variant::Mla) {
+    stacks.push_back(d->cache.latent.topRows(t + 1));
+  } else {
+    for (std::size_t g = 0; g < d->cache.k.size(); ++g) {
+      stacks.push_back(d->cache.k[g].topRows(t + 1));
+      stacks.push_back(d->cache.v[g].topRows(t + 1));
+    }
+  }
+  for (std::size_t i = 0; i < stacks.size(); ++i) {
+    const std::string name = a.variant == Variant::Mla ? "latent cache"
+                                                        : std::string(i % 2 == 0 ? "K" : "V") + " cache, KV head " + std::to_string(i / 2);
+    terms.push_back({.name = name, .m = &stacks[i], .rows = &cached, .highlight_row = t,
+                     .flags = HeatmapFlags_NoTooltip | HeatmapFlags_NoLegend});
+    if (i > 0) ops.push_back(" ");
+  }
+  Equation("cache", terms, ops, avail * 0.4f, 64.0f);
+
+  // Each query head's attention over the cache.
+  section("3. Its attention over the cached tokens, one row per query head");
+  std::vector<Term> rows;
+  std::vector<std::string> row_ops;
+  for (std::size_t h = 0; h < s.weights.size(); ++h) {
+    rows.push_back({.name = "head " + std::to_string(h) + (a.variant == Variant::Gqa || a.variant == Variant::Mqa
+                                                                ? " (KV " + std::to_string(kv_head_for(a, static_cast<int>(h))) + ")"
+                                                                : ""),
+                    .m = &s.weights[h], .rows = &now, .cols = &cached, .map = ColorMap::Sequential, .range = ValueRange{0, 1},
+                    .flags = HeatmapFlags_NoTooltip | HeatmapFlags_NoLegend});
+    if (h > 0) row_ops.push_back(" ");
+  }
+  Equation("weights", rows, row_ops, avail * 0.2f, 64.0f);
+
+  section("4. The output row");
+  const Matrix reference = full.output.row(t);
+  const double diff = (s.output - reference).cwiseAbs().maxCoeff();
+  const Term out[] = {{.name = "output of '" + s.token + "'", .m = &s.output, .rows = &now, .flags = HeatmapFlags_NoTooltip | HeatmapFlags_NoLegend},
+                      {.name = "row " + std::to_string(t) + " of the full causal trace", .m = &reference, .rows = &now,
+                       .flags = HeatmapFlags_NoTooltip | HeatmapFlags_NoLegend}};
+  const std::string eq[] = {"="};
+  Equation("output", out, eq, avail * 0.2f, 64.0f);
+  ImGui::PushStyleColor(ImGuiCol_Text, diff <= 1e-9 ? ImVec4{0.45f, 0.85f, 0.45f, 1} : ImVec4{1, 0.4f, 0.35f, 1});
+  TextWrappedAtSpaces("\u2714 The same numbers as computing all " + std::to_string(t + 1) +
+                      " tokens at once (largest difference " + short_number(diff) +
+                      "): a new token never changes how earlier tokens were processed, so their keys and values can be kept.");
+  ImGui::PopStyleColor();
+  ImGui::End();
+}
+
+}  // namespace attn::ui

@@ -1,0 +1,149 @@
+// How big the KV cache of real models gets: bytes against context length (one line per variant of a model,
+// or per model), where it passes the memory of common accelerators, every model at one context, and the
+// floats one layer stores (Tables 1 and 2 of the paper).
+#include <algorithm>
+#include <cmath>
+
+#include "core/kv_compare.h"
+#include "ui/bar_chart.h"
+#include "ui/line_chart.h"
+#include "ui/panels.h"
+#include "ui/text.h"
+#include "ui/theme.h"
+#include "ui/variant_blocks.h"
+
+namespace attn::ui {
+namespace {
+
+constexpr int kMaxExponent = 20;  // contexts 1 .. 1,048,576 tokens
+const ReferenceLine kAccelerators[] = {{24e9, "24 GB"}, {80e9, "80 GB"}, {141e9, "141 GB"}};
+
+// Total bytes at contexts 1, 2, 4, ... 2^20 (window-aware, as the model really caches).
+Series cache_series(const ModelShape& m, const ModelViewSettings& s, std::string name, ImU32 colour) {
+  Series out{std::move(name), {}, {}, colour, false};
+  for (int e = 0; e <= kMaxExponent; ++e) {
+    const std::uint64_t tokens = std::uint64_t{1} << e;
+    out.x.push_back(static_cast<double>(tokens));
+    out.y.push_back(static_cast<double>(kv_cache_size(m, tokens, static_cast<std::uint64_t>(s.batch), s.dtype).total_bytes));
+  }
+  return out;
+}
+
+ImU32 preset_colour(std::size_t i) {
+  static constexpr ImU32 kColours[] = {IM_COL32(230, 159, 0, 255),   IM_COL32(86, 180, 233, 255), IM_COL32(0, 158, 115, 255),
+                                       IM_COL32(240, 228, 66, 255),  IM_COL32(0, 114, 178, 255),  IM_COL32(213, 94, 0, 255),
+                                       IM_COL32(204, 121, 167, 255), IM_COL32(200, 200, 200, 255), IM_COL32(150, 110, 255, 255)};
+  return kColours[i % (sizeof kColours / sizeof kColours[0])];
+}
+
+std::vector<Series> chart_series(const AppState& state, const ModelShape& m) {
+  std::vector<Series> series;
+  if (state.models.lines_per_preset) {
+    for (std::size_t i = 0; i < state.presets.size(); ++i)
+      series.push_back(cache_series(state.presets[i], state.models, state.presets[i].name, preset_colour(i)));
+    return series;
+  }
+  static const char* const kNames[] = {"MHA", "GQA", "MQA", "MLA"};
+  const auto forms = variant_forms(m);
+  for (int i = 0; i < 4; ++i) {
+    const VariantForm& f = forms[static_cast<std::size_t>(i)];
+    if (!f.shape) continue;
+    std::string name = kNames[i];
+    if (i == 1) name += " (G=" + std::to_string(f.shape->kv_heads) + ")";
+    if (f.variant == m.variant) name += " \u2190 " + m.name;
+    series.push_back(cache_series(*f.shape, state.models, name, variant_colour(i)));
+  }
+  return series;
+}
+
+void stored_floats_table(const ModelShape& m, std::int64_t context) {
+  if (m.d_model <= 0) return;
+  const StoredFloats f = stored_floats_per_layer(m, static_cast<std::uint64_t>(context));
+  const bool latent = m.variant == Variant::Mla;
+  TextWrappedAtSpaces(latent ? "Floats one layer stores (Table 2 of the paper: latent attention)"
+                             : "Floats one layer stores (Table 1 of the paper: multi-head attention, in its GQA form)");
+  if (ImGui::BeginTable("floats", 4, ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
+    ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch, 0.8f);
+    ImGui::TableSetupColumn("one layer", ImGuiTableColumnFlags_WidthStretch, 1.1f);
+    ImGui::TableSetupColumn(("\u00D7 " + std::to_string(m.layers) + " layers").c_str(), ImGuiTableColumnFlags_WidthStretch, 1.3f);
+    ImGui::TableSetupColumn("share", ImGuiTableColumnFlags_WidthStretch, 0.6f);
+    ImGui::TableHeadersRow();
+    const double total = static_cast<double>(f.total());
+    const std::pair<const char*, std::uint64_t> rows[] = {
+        {latent ? "latent cache" : "K, V cache", f.cache}, {"weights", f.weights}, {"total", f.total()}};
+    for (const auto& [name, value] : rows) {
+      ImGui::TableNextRow();
+      ImGui::TableSetColumnIndex(0);
+      ImGui::TextUnformatted(name);
+      ImGui::TableSetColumnIndex(1);
+      ImGui::TextUnformatted(format_exact(static_cast<double>(value), AxisUnit::Plain).c_str());
+      ImGui::TableSetColumnIndex(2);
+      ImGui::TextUnformatted(format_exact(static_cast<double>(value) * m.layers, AxisUnit::Plain).c_str());
+      ImGui::TableSetColumnIndex(3);
+      ImGui::Text("%.1f%%", 100.0 * static_cast<double>(value) / total);
+    }
+    ImGui::EndTable();
+  }
+  ImGui::TextDisabled("at %s tokens; d_in = d_out = d_model = %d", format_unit(static_cast<double>(context), AxisUnit::Tokens).c_str(),
+                      m.d_model);
+}
+
+}  // namespace
+
+void MemoryPanel(AppState& state, ImVec2 pos, ImVec2 size) {
+  ImGui::SetNextWindowPos(pos);
+  ImGui::SetNextWindowSize(size);
+  ImGui::Begin("Memory", nullptr, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse);
+  const ModelShape* m = PresetControls(state, true, true);
+  if (!m) {
+    ImGui::End();
+    return;
+  }
+  ImGui::TextUnformatted("Lines:");
+  ImGui::SameLine();
+  if (ImGui::RadioButton(("the four variants of " + m->name).c_str(), !state.models.lines_per_preset)) state.models.lines_per_preset = false;
+  ImGui::SameLine();
+  if (ImGui::RadioButton("every model as built", state.models.lines_per_preset)) state.models.lines_per_preset = true;
+
+  const std::vector<Series> series = chart_series(state, *m);
+  double lo = 1e300, hi = 0;
+  for (const Series& s : series)
+    for (double y : s.y)
+      if (y > 0) lo = std::min(lo, y), hi = std::max(hi, y);
+  hi = std::max(hi, 141e9);
+  const float avail_w = ImGui::GetContentRegionAvail().x, avail_h = ImGui::GetContentRegionAvail().y;
+  const float chart_w = avail_w * 0.6f;
+  LineChartOptions o;
+  o.title = "KV cache, " + std::string(to_string(state.models.dtype)) + ", batch " + std::to_string(state.models.batch) +
+            " (GB = 10\u2079 bytes)";
+  o.x = {1, std::ldexp(1.0, kMaxExponent), AxisScale::Log10, AxisUnit::Tokens, "context length (tokens)"};
+  o.y = nice_axis(lo, hi, AxisScale::Log10, AxisUnit::Bytes, "cache size");
+  o.references = kAccelerators;
+  o.size = {chart_w, avail_h - 4};
+  ImGui::BeginGroup();
+  LineChart("cache", series, o);
+  ImGui::EndGroup();
+  ImGui::SameLine(0, 16);
+  ImGui::BeginGroup();
+  std::vector<Bar> bars;
+  for (std::size_t i = 0; i < state.presets.size(); ++i) {
+    const ModelShape& p = state.presets[i];
+    const KvCacheSize s = kv_cache_size(p, static_cast<std::uint64_t>(state.models.context),
+                                        static_cast<std::uint64_t>(state.models.batch), state.models.dtype);
+    bars.push_back({p.name, static_cast<double>(s.total_bytes), preset_colour(i),
+                    std::string(p.variant == Variant::Mla ? "MLA" : p.variant == Variant::Mqa ? "MQA" : p.variant == Variant::Gqa ? "GQA" : "MHA")});
+  }
+  BarChartOptions b;
+  b.title = "Every model at " + format_unit(static_cast<double>(state.models.context), AxisUnit::Tokens) + " tokens";
+  b.unit = AxisUnit::Bytes;
+  b.scale = AxisScale::Log10;  // sizes span orders of magnitude; on a linear axis the small ones vanish
+  b.references = kAccelerators;
+  b.size = {avail_w - chart_w - 16, avail_h * 0.55f};
+  BarChart("models", bars, b);
+  ImGui::Spacing();
+  stored_floats_table(*m, state.models.context);
+  ImGui::EndGroup();
+  ImGui::End();
+}
+
+}  // namespace attn::ui

@@ -1,0 +1,56 @@
+// The controls the model views share: the preset, and where asked the context, dtype and batch.
+#include <algorithm>
+
+#include "ui/chart_axes.h"
+#include "ui/panels.h"
+#include "ui/text.h"
+#include "ui/theme.h"
+
+namespace attn::ui {
+
+const ModelShape* PresetControls(AppState& state, bool context, bool dtype_and_batch) {
+  if (state.presets.empty()) {
+    ImGui::TextDisabled("No model presets were found (assets/presets/models.json).");
+    return nullptr;
+  }
+  ModelViewSettings& s = state.models;
+  auto it = std::find_if(state.presets.begin(), state.presets.end(), [&](const ModelShape& m) { return m.name == s.preset; });
+  if (it == state.presets.end()) it = state.presets.begin();
+  ImGui::SetNextItemWidth(220);
+  if (ImGui::BeginCombo("model", it->name.c_str())) {
+    for (const ModelShape& m : state.presets)
+      if (ImGui::Selectable(m.name.c_str(), &m == &*it)) s.preset = m.name;
+    ImGui::EndCombo();
+  }
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", it->source.c_str());
+  if (context) {
+    ImGui::SameLine(0, 24);
+    // Powers of two from 1k to 1M: how context lengths are quoted.
+    int exponent = static_cast<int>(std::lround(std::log2(static_cast<double>(std::max<std::int64_t>(1024, s.context)))));
+    ImGui::SetNextItemWidth(200);
+    if (ImGui::SliderInt("context", &exponent, 10, 20, format_unit(std::ldexp(1.0, exponent), AxisUnit::Tokens).c_str()))
+      s.context = std::int64_t{1} << exponent;
+  }
+  if (dtype_and_batch) {
+    ImGui::SameLine(0, 24);
+    ImGui::SetNextItemWidth(90);
+    if (ImGui::BeginCombo("dtype", std::string(to_string(s.dtype)).c_str())) {
+      for (Dtype d : {Dtype::FP32, Dtype::FP16, Dtype::BF16, Dtype::FP8, Dtype::INT8, Dtype::INT4})
+        if (ImGui::Selectable(std::string(to_string(d)).c_str(), d == s.dtype)) s.dtype = d;
+      ImGui::EndCombo();
+    }
+    ImGui::SameLine(0, 24);
+    ImGui::SetNextItemWidth(110);
+    if (ImGui::InputInt("batch", &s.batch)) s.batch = std::clamp(s.batch, 1, 1024);
+  }
+  const std::string shape = it->name + ": " + std::to_string(it->layers) + " layers, " + std::to_string(it->heads) +
+                            " query heads, " +
+                            (it->variant == Variant::Mla
+                                 ? "latent " + std::to_string(it->latent_dim) + " + RoPE key " + std::to_string(it->rope_dim)
+                                 : std::to_string(it->kv_heads) + " KV heads") +
+                            ", head_dim " + std::to_string(it->head_dim) + ".  Source: " + it->source;
+  TextWrappedAtSpaces(shape, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+  return &*it;
+}
+
+}  // namespace attn::ui
