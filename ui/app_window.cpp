@@ -134,6 +134,12 @@ void status_line(AppState& state, ImVec2 pos, ImVec2 size) {
 
 }  // namespace
 
+void BeginPanel(const char* name, ImVec2 pos, ImVec2 size, ImGuiWindowFlags extra) {
+  ImGui::SetNextWindowPos(pos);
+  ImGui::SetNextWindowSize(size);
+  ImGui::Begin(name, nullptr, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse | extra);
+}
+
 void OpenScenario(AppState& state, const std::filesystem::path& path) {
   try {
     state.open(load_scenario_file(path), path);

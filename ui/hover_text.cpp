@@ -3,14 +3,12 @@
 #include <cmath>
 #include <cstdio>
 
+#include "ui/glyphs.h"
+
 namespace attn::ui {
 namespace {
 
-// U+2192, U+00B7, U+2026, U+03A3: spelled as escapes so the source stays ASCII.
-const std::string kArrow = "\u2192";
-const std::string kDot = "\u00B7";
-const std::string kEllipsis = "\u2026";
-const std::string kSigma = "\u03A3";
+using namespace glyph;
 
 bool in_range(int i, Eigen::Index n) { return i >= 0 && i < n; }
 

@@ -363,4 +363,12 @@ void LineChart(const char* id, std::span<const Series> series, const LineChartOp
   ImGui::PopID();
 }
 
+std::pair<double, double> positive_extent(std::span<const Series> series) {
+  double lo = std::numeric_limits<double>::infinity(), hi = 0;
+  for (const Series& s : series)
+    for (double y : s.y)
+      if (y > 0) lo = std::min(lo, y), hi = std::max(hi, y);
+  return hi > 0 ? std::pair{lo, hi} : std::pair{1.0, 1.0};
+}
+
 }  // namespace attn::ui

@@ -43,6 +43,9 @@ struct LineChartOptions {
 
 void LineChart(const char* id, std::span<const Series> series, const LineChartOptions& opts);
 
+// The smallest and largest positive y over all series (what a log axis can show); {1, 1} when none.
+std::pair<double, double> positive_extent(std::span<const Series> series);
+
 // Pieces ui::BarChart draws the same way.
 void AddDashedLine(ImDrawList* dl, ImVec2 a, ImVec2 b, ImU32 colour, float thickness);
 // How many labelled ticks a horizontal axis `width` pixels wide has room for.

@@ -87,9 +87,7 @@ std::vector<Block> model_blocks(const ModelShape& m, const ModelViewSettings& se
 }  // namespace
 
 void ComparePanel(AppState& state, ImVec2 pos, ImVec2 size) {
-  ImGui::SetNextWindowPos(pos);
-  ImGui::SetNextWindowSize(size);
-  ImGui::Begin("Compare", nullptr, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse);
+  BeginPanel("Compare", pos, size);
   const float half = (ImGui::GetContentRegionAvail().y - 3 * ImGui::GetTextLineHeightWithSpacing()) / 2;
   ImGui::PushFont(title_font());
   ImGui::TextUnformatted(("This scenario: \"" + state.scenario().name + "\", numbers cached per token").c_str());

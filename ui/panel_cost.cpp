@@ -38,9 +38,7 @@ Series flops_series(const ModelShape& m, std::string name, ImU32 colour, bool da
 }  // namespace
 
 void CostPanel(AppState& state, ImVec2 pos, ImVec2 size) {
-  ImGui::SetNextWindowPos(pos);
-  ImGui::SetNextWindowSize(size);
-  ImGui::Begin("Cost", nullptr, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse);
+  BeginPanel("Cost", pos, size);
   const ModelShape* m = PresetControls(state, false, false);
   if (!m) {
     ImGui::End();
@@ -80,10 +78,7 @@ void CostPanel(AppState& state, ImVec2 pos, ImVec2 size) {
     ImGui::End();
     return;
   }
-  double lo = 1e300, hi = 0;
-  for (const Series& s : series)
-    for (double y : s.y)
-      if (y > 0) lo = std::min(lo, y), hi = std::max(hi, y);
+  auto [lo, hi] = positive_extent(series);
   LineChartOptions o;
   o.title = "FLOPs per generated token, " + m->name;
   o.x = {1, std::ldexp(1.0, kMaxExponent), AxisScale::Log10, AxisUnit::Tokens, "context length L (tokens)"};

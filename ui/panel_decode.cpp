@@ -57,9 +57,7 @@ void counters(const DecodeTrace& d, const DecodeStep& s) {
 }  // namespace
 
 void DecodePanel(AppState& state, ImVec2 pos, ImVec2 size) {
-  ImGui::SetNextWindowPos(pos);
-  ImGui::SetNextWindowSize(size);
-  ImGui::Begin("Decode", nullptr, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse);
+  BeginPanel("Decode", pos, size);
   const DecodeTrace* d = state.decoded();
   if (!d) {
     TextWrappedAtSpaces("This scenario cannot be decoded token by token: " + state.decode_error(),

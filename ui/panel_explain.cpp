@@ -7,9 +7,7 @@
 namespace attn::ui {
 
 void ExplainPanel(AppState& state, ImVec2 pos, ImVec2 size) {
-  ImGui::SetNextWindowPos(pos);
-  ImGui::SetNextWindowSize(size);
-  ImGui::Begin("Explanation", nullptr, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse);
+  BeginPanel("Explanation", pos, size);
   const StepText text = explain_step(state.trace(), state.step, state.head);
   const HoverCell& hover = state.hover ? state.hover : state.last_hover;
   const float box_h = 2.4f * ImGui::GetTextLineHeightWithSpacing();

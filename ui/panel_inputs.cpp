@@ -158,9 +158,7 @@ void matrix_section(AppState& state, const char* title, const Matrix& value, con
 }  // namespace
 
 void InputsPanel(AppState& state, ImVec2 pos, ImVec2 size) {
-  ImGui::SetNextWindowPos(pos);
-  ImGui::SetNextWindowSize(size);
-  ImGui::Begin("Inputs", nullptr, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse);
+  BeginPanel("Inputs", pos, size);
   const Scenario& s = state.scenario();
   ImGui::PushFont(title_font());
   ImGui::TextWrapped("%s", s.name.c_str());

@@ -91,9 +91,7 @@ void stored_floats_table(const ModelShape& m, std::int64_t context) {
 }  // namespace
 
 void MemoryPanel(AppState& state, ImVec2 pos, ImVec2 size) {
-  ImGui::SetNextWindowPos(pos);
-  ImGui::SetNextWindowSize(size);
-  ImGui::Begin("Memory", nullptr, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse);
+  BeginPanel("Memory", pos, size);
   const ModelShape* m = PresetControls(state, true, true);
   if (!m) {
     ImGui::End();
@@ -106,10 +104,7 @@ void MemoryPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   if (ImGui::RadioButton("every model as built", state.models.lines_per_preset)) state.models.lines_per_preset = true;
 
   const std::vector<Series> series = chart_series(state, *m);
-  double lo = 1e300, hi = 0;
-  for (const Series& s : series)
-    for (double y : s.y)
-      if (y > 0) lo = std::min(lo, y), hi = std::max(hi, y);
+  auto [lo, hi] = positive_extent(series);
   hi = std::max(hi, 141e9);
   const float avail_w = ImGui::GetContentRegionAvail().x, avail_h = ImGui::GetContentRegionAvail().y;
   const float chart_w = avail_w * 0.6f;

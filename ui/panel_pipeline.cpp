@@ -330,10 +330,7 @@ void step_strip(AppState& state) {
 }  // namespace
 
 void PipelinePanel(AppState& state, ImVec2 pos, ImVec2 size) {
-  ImGui::SetNextWindowPos(pos);
-  ImGui::SetNextWindowSize(size);
-  ImGui::Begin("Pipeline", nullptr, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
-                                        ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoTitleBar);
+  BeginPanel("Pipeline", pos, size, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoTitleBar);
   step_strip(state);
   ImGui::Separator();
   const Trace& t = state.trace();

@@ -7,6 +7,10 @@
 
 namespace attn::ui {
 
+// A fixed panel of the main window at pos with size: no moving, resizing or collapsing, since the layout
+// follows the window. Always pair with ImGui::End().
+void BeginPanel(const char* name, ImVec2 pos, ImVec2 size, ImGuiWindowFlags extra = 0);
+
 void PipelinePanel(AppState& state, ImVec2 pos, ImVec2 size);  // step strip and the current step as its equation
 void InputsPanel(AppState& state, ImVec2 pos, ImVec2 size);    // tokens, configuration, matrix editors
 void ExplainPanel(AppState& state, ImVec2 pos, ImVec2 size);   // what the step does, why, the hovered cell

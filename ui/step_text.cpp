@@ -4,17 +4,12 @@
 
 #include "ui/hover_text.h"
 
+#include "ui/glyphs.h"
+
 namespace attn::ui {
 namespace {
 
-// U+00D7, U+00B7, U+221A, U+03A3, U+1D40, U+2192, U+2026: escapes keep the source ASCII.
-const std::string kTimes = "\u00D7";
-const std::string kDot = "\u00B7";
-const std::string kRoot = "\u221A";
-const std::string kSigma = "\u03A3";
-const std::string kTransposed = "\u1D40";
-const std::string kArrow = "\u2192";
-const std::string kEllipsis = "\u2026";
+using namespace glyph;
 
 std::string num(int n) { return std::to_string(n); }
 std::string num(Eigen::Index n) { return std::to_string(n); }
