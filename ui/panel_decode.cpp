@@ -136,8 +136,8 @@ void DecodePanel(AppState& state, ImVec2 pos, ImVec2 size) {
   const std::string eq[] = {"="};
   Equation("output", out, eq, avail * 0.2f, 64.0f);
   ImGui::PushStyleColor(ImGuiCol_Text, diff <= 1e-9 ? ImVec4{0.45f, 0.85f, 0.45f, 1} : ImVec4{1, 0.4f, 0.35f, 1});
-  TextWrappedAtSpaces("\u2714 The same numbers as computing all " + std::to_string(t + 1) +
-                      " tokens at once (largest difference " + short_number(diff) +
+  TextWrappedAtSpaces("\u2714 The same numbers as computing " + (t == 0 ? std::string("the whole sequence") : "all " + std::to_string(t + 1) + " tokens") +
+                      " at once (largest difference " + short_number(diff) +
                       "): a new token never changes how earlier tokens were processed, so their keys and values can be kept.");
   ImGui::PopStyleColor();
   ImGui::End();
