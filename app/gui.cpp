@@ -15,6 +15,7 @@
 #include "app/assets.h"
 #include "app/args.h"
 #include "app/commands.h"
+#include "app/user_files.h"
 #include "core/io/presets_json.h"
 #include "core/io/scenario_json.h"
 #include "core/validate.h"
@@ -49,9 +50,90 @@ void dump_state(const std::string& path, const ui::AppState& state) {
                                     {"decode_step", state.decode_step + 1},
                                     {"scenario", state.scenario().name},
                                     {"file", state.document().path.string()},
-                                    {"unsaved", state.document().dirty}};
+                                    {"unsaved", state.document().dirty()},
+                                    {"presentation", state.presentation},
+                                    {"zoom", state.zoom},
+                                    {"recovery_offered", state.recovery.has_value()}};
   std::ofstream(path) << j.dump(2) << '\n';
 }
+
+// The look that fonts and style were last built for; rebuilt between frames when zoom, theme or
+// presentation change (fonts are rasterised at the size shown, so text stays crisp at every zoom).
+struct Look {
+  float zoom = 0;
+  ui::Theme theme = ui::Theme::Dark;
+  bool presentation = false;
+};
+
+void apply_look(const ui::AppState& state, Look& applied) {
+  const Look wanted{state.effective_zoom(), state.theme, state.presentation};
+  if (wanted.zoom == applied.zoom && wanted.theme == applied.theme && wanted.presentation == applied.presentation) return;
+  ui::apply_style(state.theme == ui::Theme::Light ? ui::StyleTheme::Light : ui::StyleTheme::Dark, state.presentation, wanted.zoom);
+  const ui::FontSizes base;
+  ui::load_fonts({base.body * wanted.zoom, base.title * wanted.zoom});
+  ImGui_ImplOpenGL3_DestroyFontsTexture();
+  ImGui_ImplOpenGL3_CreateFontsTexture();
+  applied = wanted;
+}
+
+// The recovery file follows the document: written a couple of seconds after a change, removed once
+// nothing is unsaved or the app closes properly.
+struct Autosave {
+  std::filesystem::path file;
+  bool enabled;
+  std::uint64_t written_revision = 0;
+  double last_write = -1e9;
+  static constexpr double kSeconds = 2.0;
+
+  void tick(ui::AppState& state, double now) {
+    if (!enabled) return;
+    if (state.recovery && state.recovery_answered) {  // restored (now the document) or discarded
+      remove();
+      state.recovery.reset();
+    }
+    if (state.recovery) return;  // never overwrite an offer that has not been answered
+    const ui::Document& d = state.document();
+    if (!d.dirty()) {
+      if (written_revision) remove();
+      return;
+    }
+    if (d.revision == written_revision || now - last_write < kSeconds) return;
+    try {
+      write_recovery(file, d.scenario, d.path.string());
+      written_revision = d.revision;
+      last_write = now;
+    } catch (const std::exception& e) {
+      state.message = std::string("Autosave failed: ") + e.what();
+    }
+  }
+  void finish(const ui::AppState& state) {
+    if (enabled && !state.recovery) remove();  // closed properly: nothing to recover
+  }
+  void remove() {
+    std::error_code ec;
+    std::filesystem::remove(file, ec);
+    written_revision = 0;
+  }
+};
+
+// Full screen on the primary monitor (F11) and back to the window as it was.
+struct WindowPlacement {
+  bool fullscreen = false;
+  int x = 0, y = 0, w = 0, h = 0;
+  void follow(GLFWwindow* window, bool want) {
+    if (want == fullscreen) return;
+    fullscreen = want;
+    if (want) {
+      glfwGetWindowPos(window, &x, &y);
+      glfwGetWindowSize(window, &w, &h);
+      GLFWmonitor* monitor = glfwGetPrimaryMonitor();
+      const GLFWvidmode* mode = monitor ? glfwGetVideoMode(monitor) : nullptr;
+      if (mode) glfwSetWindowMonitor(window, monitor, 0, 0, mode->width, mode->height, mode->refreshRate);
+    } else {
+      glfwSetWindowMonitor(window, nullptr, x, y, w, h, 0);
+    }
+  }
+};
 
 void render_frame(GLFWwindow* window, ui::AppState& state, double dt) {
   ui::begin_key_frame();
@@ -141,6 +223,23 @@ int run_gui(const GuiOptions& o, std::ostream& err) {
     state.head = *o.head;
   }
 
+  // What the user left last time; a capture reads it but never writes it, so runs stay independent.
+  const bool capture = !o.screenshot.empty();
+  const std::filesystem::path settings_file = config_dir() / "settings.json";
+  const std::filesystem::path recovery_file = config_dir() / "recovery.json";
+  Settings settings = load_settings(settings_file);
+  state.theme = (o.theme ? *o.theme : settings.theme) == "light" ? ui::Theme::Light : ui::Theme::Dark;
+  state.zoom = capture ? 1.0f : settings.zoom;
+  state.presentation = o.presentation;
+  state.recent_files = settings.recent;
+  std::string recovery_problem;
+  if (auto r = read_recovery(recovery_file, &recovery_problem))
+    state.recovery = ui::RecoveryOffer{std::move(r->scenario), r->original, r->when};
+  else if (!recovery_problem.empty())
+    state.message = "A recovery file could not be read and was left alone: " + recovery_problem;
+  const int width = o.size_given || capture ? o.width : settings.width;
+  const int height = o.size_given || capture ? o.height : settings.height;
+
   glfwSetErrorCallback([](int code, const char* text) { fprintf(stderr, "GLFW error %d: %s\n", code, text); });
   if (!glfwInit()) {
     err << "attention-lab: cannot open a window (no display? run under xvfb-run for --screenshot)\n";
@@ -150,14 +249,14 @@ int run_gui(const GuiOptions& o, std::ostream& err) {
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
   glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
-  GLFWwindow* window = glfwCreateWindow(o.width, o.height, state.window_title().c_str(), nullptr, nullptr);
+  GLFWwindow* window = glfwCreateWindow(width, height, state.window_title().c_str(), nullptr, nullptr);
   if (!window) {
     err << "attention-lab: cannot create an OpenGL 3.3 window\n";
     glfwTerminate();
     return kExitFailure;
   }
   glfwMakeContextCurrent(window);
-  glfwSwapInterval(o.screenshot.empty() ? 1 : 0);
+  glfwSwapInterval(capture ? 0 : 1);
 
   // Installed before ImGui's backend, which chains to it: every press is seen, however short.
   glfwSetKeyCallback(window, [](GLFWwindow*, int key, int, int action, int mods) {
@@ -166,25 +265,33 @@ int run_gui(const GuiOptions& o, std::ostream& err) {
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   ImGui::GetIO().IniFilename = nullptr;  // the layout follows the window; nothing to remember
-  if (!o.screenshot.empty()) ImGui::GetIO().ConfigFlags |= ImGuiConfigFlags_NoMouse;  // the same picture every time
-  ui::apply_style();
-  ui::load_fonts({});
+  if (capture) ImGui::GetIO().ConfigFlags |= ImGuiConfigFlags_NoMouse;  // the same picture every time
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init("#version 330 core");
 
   int exit_code = kExitOk;
   std::string title = state.window_title();
+  Look applied{};
+  Autosave autosave{recovery_file, !capture};
+  WindowPlacement placement;
   double last = glfwGetTime();
-  for (int frame = 0; !glfwWindowShouldClose(window) && !state.quit_requested; ++frame) {
+  for (int frame = 0; !state.quit_confirmed; ++frame) {
     glfwPollEvents();
+    if (glfwWindowShouldClose(window)) {  // the close button asks like Ctrl+Q does
+      glfwSetWindowShouldClose(window, GLFW_FALSE);
+      state.quit_requested = true;
+    }
+    apply_look(state, applied);
+    placement.follow(window, state.fullscreen);
     const double now = glfwGetTime();
     render_frame(window, state, now - last);
     last = now;
+    autosave.tick(state, now);
     if (state.window_title() != title) {
       title = state.window_title();
       glfwSetWindowTitle(window, title.c_str());
     }
-    if (!o.screenshot.empty() && frame + 1 >= o.frames) {
+    if (capture && frame + 1 >= o.frames) {
       int w = 0, h = 0;
       glfwGetFramebufferSize(window, &w, &h);
       if (!write_screenshot(o.screenshot, w, h)) {
@@ -196,6 +303,18 @@ int run_gui(const GuiOptions& o, std::ostream& err) {
     glfwSwapBuffers(window);
   }
   if (!o.dump_state.empty()) dump_state(o.dump_state, state);
+  if (!capture) {
+    autosave.finish(state);
+    settings.theme = state.theme == ui::Theme::Light ? "light" : "dark";
+    settings.zoom = state.zoom;
+    settings.recent = state.recent_files;
+    if (!state.fullscreen) glfwGetWindowSize(window, &settings.width, &settings.height);
+    try {
+      save_settings(settings, settings_file);
+    } catch (const std::exception& e) {
+      err << "attention-lab: settings not saved: " << e.what() << '\n';
+    }
+  }
 
   ui::ReleaseHeatmapTextures();
   ImGui_ImplOpenGL3_Shutdown();

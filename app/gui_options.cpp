@@ -17,7 +17,10 @@ const char* const kGuiHelp =
     "  --decode-step N   the decode view after N tokens (1 = the first token has arrived)\n"
     "  --preset NAME     the model the compare, memory and cost views show (see attention-lab kv --list)\n"
     "  --size WxH        window size in pixels (default 1600x900)\n"
-    "  --screenshot PNG  render a few frames, write the window to PNG and exit (works under xvfb-run)\n"
+    "  --screenshot PNG  render a few frames, write the window to PNG and exit (works under xvfb-run);\n"
+    "                    it reads but never writes your settings and recovery file\n"
+    "  --presentation    start in presentation mode (F5): no editors, larger text, high contrast\n"
+    "  --theme T         dark or light\n"
     "  --frames N        frames to render before the screenshot (default 6)\n"
     "  --dump-state JSON on exit, write the view, step (number and name), head, decode step and scenario\n"
     "  and every option of trace that overrides the file (--variant, --kv-heads, --mask, --heads, ...)\n";
@@ -35,6 +38,11 @@ GuiOptions parse_gui_args(std::span<const std::string> words) {
     else if (word == "--decode-step") o.decode_tokens = static_cast<int>(args.integer(word, 1, 1 << 20));
     else if (o.overrides.parse(word, args)) continue;
     else if (word == "--preset") o.preset = args.value(word);
+    else if (word == "--presentation") o.presentation = true;
+    else if (word == "--theme") {
+      o.theme = args.value(word);
+      if (*o.theme != "dark" && *o.theme != "light") throw UsageError("--theme: expected dark or light but found '" + *o.theme + "'");
+    }
     else if (word == "--cell") {
       const std::string v = args.value(word);
       const auto comma = v.find(',');
@@ -56,6 +64,7 @@ GuiOptions parse_gui_args(std::span<const std::string> words) {
         throw UsageError("--size: expected WxH between 320x240 and 8192x8192 but found '" + v + "'");
       o.width = w;
       o.height = h;
+      o.size_given = true;
     } else if (word.starts_with("--")) {
       throw UsageError("unknown option '" + word + "' (see attention-lab --help)");
     } else if (o.scenario.empty()) {

@@ -19,6 +19,9 @@ struct GuiOptions {
   std::optional<int> decode_tokens;         // the decode view after this many tokens (1 = the first)
   std::optional<std::string> preset;        // the model the compare, memory and cost views show
   int width = 1600, height = 900;
+  bool size_given = false;         // else the size the user last left the window at
+  bool presentation = false;       // start in presentation mode
+  std::optional<std::string> theme;  // dark | light
   std::string dump_state;          // on exit, the step, head and scenario as JSON
   int frames = 6;                  // frames rendered before a screenshot, so layout and fonts settle
   Overrides overrides;             // the same as trace's: --variant gqa --kv-heads 2, --mask causal, ...

@@ -37,6 +37,16 @@ std::string format_number(double x, int precision) {
   return s;
 }
 
+std::vector<std::string> head_column_labels(const char* prefix, int heads, int head_dim) {
+  std::vector<std::string> labels;
+  for (int h = 0; h < heads; ++h)
+    for (int i = 0; i < head_dim; ++i) {
+      std::string label = heads == 1 ? "" : std::string(prefix).append(std::to_string(h)).append(".");
+      labels.push_back(label.append(std::to_string(i)));
+    }
+  return labels;
+}
+
 void print_matrix(std::ostream& out, const Matrix& m, const MatrixTextOptions& opts) {
   const auto rows = labels_or_indices(opts.row_labels, m.rows());
   const auto cols = labels_or_indices(opts.col_labels, m.cols());

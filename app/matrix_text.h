@@ -17,6 +17,9 @@ struct MatrixTextOptions {
 // Fixed-point with `precision` digits; -inf (a hidden score) prints as "-inf", -0 as 0.
 std::string format_number(double x, int precision);
 
+// Column labels of a matrix made of head blocks: "h1.0" is column 0 of head 1 ("g" for KV heads); one head: "0", "1", ...
+std::vector<std::string> head_column_labels(const char* prefix, int heads, int head_dim);
+
 void print_matrix(std::ostream& out, const Matrix& m, const MatrixTextOptions& opts);
 
 }  // namespace attn::cli

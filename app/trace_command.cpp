@@ -3,6 +3,7 @@
 
 #include "app/args.h"
 #include "app/commands.h"
+#include "app/handout.h"
 #include "app/matrix_text.h"
 #include "app/overrides.h"
 #include "app/scenario_input.h"
@@ -19,20 +20,13 @@ const char* const kTraceHelp =
     "  normaliser Z and entropy) and output, then concat, each head's W_O contribution and the output.\n"
     "  --json            one JSON object instead: tokens, context_tokens, heads [{q, k, v, scores,\n"
     "                    scaled, mask, masked, weights, output, ...}], concat, output; -inf is null\n"
-    "  --precision P     digits after the decimal point in the text form (0-17, default 4)\n";
+    "  --markdown        a handout instead, in Markdown: each step's formula with the current shapes, what\n"
+    "                    it does and why (as the app explains it) and its matrices as tables with token labels\n"
+    "  --latex           the same handout as a LaTeX document (pdflatex; amsmath and booktabs only)\n"
+    "                    --json, --markdown and --latex exclude each other\n"
+    "  --precision P     digits after the decimal point in the text and handout forms (0-17, default 4)\n";
 
 namespace {
-
-// Column labels of a matrix made of head blocks: "h1.0" is column 0 of head 1 ("g" for KV heads).
-std::vector<std::string> head_column_labels(const char* prefix, int heads, int head_dim) {
-  std::vector<std::string> labels;
-  for (int h = 0; h < heads; ++h)
-    for (int i = 0; i < head_dim; ++i) {
-      std::string label = heads == 1 ? "" : std::string(prefix).append(std::to_string(h)).append(".");
-      labels.push_back(label.append(std::to_string(i)));
-    }
-  return labels;
-}
 
 class TracePrinter {
  public:
@@ -211,18 +205,50 @@ class TracePrinter {
   int precision_;
 };
 
+enum class TraceFormat { Text, Json, Markdown, Latex };
+
+std::optional<TraceFormat> format_option(const std::string& word) {
+  if (word == "--json") return TraceFormat::Json;
+  if (word == "--markdown") return TraceFormat::Markdown;
+  if (word == "--latex") return TraceFormat::Latex;
+  return std::nullopt;
+}
+
+// --markdown and --latex are trace's own, so they are taken out before the options trace shares with decode are
+// parsed; --json stays in for that parser but counts here, so any two output formats are refused alike.
+TraceFormat take_format(std::span<const std::string> words, std::vector<std::string>& rest) {
+  TraceFormat format = TraceFormat::Text;
+  std::string chosen;
+  for (const std::string& word : words) {
+    const std::optional<TraceFormat> f = format_option(word);
+    if (!f || *f == TraceFormat::Json) rest.push_back(word);
+    if (!f || word == chosen) continue;
+    if (!chosen.empty())
+      throw UsageError("trace: " + chosen + " and " + word + " cannot be combined: choose one of --json, --markdown or --latex");
+    format = *f;
+    chosen = word;
+  }
+  return format;
+}
+
 }  // namespace
 
 int trace_command(std::span<const std::string> words, std::ostream& out, std::ostream& err) {
-  const ScenarioCommandOptions o = parse_scenario_command("trace", words);
+  std::vector<std::string> rest;
+  const TraceFormat format = take_format(words, rest);
+  const ScenarioCommandOptions o = parse_scenario_command("trace", rest);
   if (o.help) {
     out << "Usage:\n" << kTraceHelp << "\n  Options that override the scenario file:\n" << kOverridesHelp;
     return kExitOk;
   }
   const std::optional<Trace> t = compute_from_file(o, err, compute_trace);
   if (!t) return kExitBadInput;
-  if (o.json) out << trace_to_json(*t).dump() << '\n';
-  else TracePrinter(out, *t, o.precision).print();
+  switch (format) {
+    case TraceFormat::Json: out << trace_to_json(*t).dump() << '\n'; break;
+    case TraceFormat::Markdown: out << trace_to_markdown(*t, o.precision); break;
+    case TraceFormat::Latex: out << trace_to_latex(*t, o.precision); break;
+    case TraceFormat::Text: TracePrinter(out, *t, o.precision).print(); break;
+  }
   return kExitOk;
 }
 

@@ -8,6 +8,7 @@
 #include "ui/edits.h"
 #include "ui/heatmap_layout.h"
 #include "ui/heatmap_pixels.h"
+#include "ui/matrix_export.h"
 #include "ui/step_matrices.h"
 #include "ui/steps.h"
 
@@ -198,10 +199,10 @@ TEST_CASE("changing heads redraws only the weights that no longer fit, and says 
 
 TEST_CASE("the application state applies valid edits in the same call and refuses invalid ones, keeping the document") {
   AppState state(cat_sat(), asset("the_cat_sat.json"));
-  CHECK_FALSE(state.document().dirty);
+  CHECK_FALSE(state.document().dirty());
   CHECK(state.window_title() == "Attention Lab \u2014 the cat sat (the_cat_sat.json)");
   REQUIRE(state.edit([](Scenario& s) { s.input.embeddings(0, 0) = 2; }));
-  CHECK(state.document().dirty);
+  CHECK(state.document().dirty());
   CHECK(state.trace().x(0, 0) == 2);  // the trace follows at once
   CHECK(state.window_title() == "Attention Lab \u2014 the cat sat (the_cat_sat.json) \u2022 unsaved");
   const double before = state.trace().heads[0].scores(0, 0);
@@ -213,7 +214,7 @@ TEST_CASE("the application state applies valid edits in the same call and refuse
   CHECK(state.message == "Not applied: tokens[0]: a token label must not be empty");
   state.reset_to_saved();
   CHECK(state.trace().x(0, 0) == 1);
-  CHECK_FALSE(state.document().dirty);
+  CHECK_FALSE(state.document().dirty());
   state.set_step(99);
   CHECK(state.step == Step::Output);
   state.set_head(5);
@@ -265,4 +266,14 @@ TEST_CASE("changing heads keeps a GQA grouping valid") {
   CHECK(s.attention.kv_heads == 1);  // 2 does not divide 5
   CHECK_NOTHROW(compute_trace(s));
   CHECK(divisors(12) == std::vector<int>{1, 2, 3, 4, 6, 12});
+}
+
+TEST_CASE("a matrix as CSV: labels on rows and columns, full precision, -inf kept, labels quoted when needed") {
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<std::string> rows{"the", "say \"hi\""}, cols{"a,b", "c"};
+  CHECK(matrix_csv(mat({{1.0 / 3, -inf}, {2, 0.1}}), &rows, &cols) ==
+        ",\"a,b\",c\n"
+        "the,0.33333333333333331,-inf\n"
+        "\"say \"\"hi\"\"\",2,0.10000000000000001\n");
+  CHECK(matrix_csv(mat({{1, 2, 3}}), nullptr, nullptr) == ",0,1,2\n0,1,2,3\n");
 }

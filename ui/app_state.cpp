@@ -66,8 +66,37 @@ bool AppState::edit(const std::function<void(Scenario&)>& change) {
     message = std::string("Not applied: ") + e.what();
     return false;
   }
+  // One undo entry per gesture: a drag that changes a value every frame is undone in one step.
+  const unsigned gesture = active_widget ? active_widget() : 0;
+  if (gesture == 0 || gesture != undo_gesture_) {
+    undo_.push_back({doc_.scenario, doc_.revision});
+    if (undo_.size() > kHistoryLimit) undo_.erase(undo_.begin());
+    undo_gesture_ = gesture;
+  }
+  redo_.clear();
   adopt(std::move(next), std::move(trace));
-  doc_.dirty = true;
+  doc_.revision = ++next_revision_;
+  return true;
+}
+
+void AppState::restore(std::vector<Revision>& from, std::vector<Revision>& to) {
+  to.push_back({doc_.scenario, doc_.revision});
+  Revision r = std::move(from.back());
+  from.pop_back();
+  adopt(std::move(r.scenario), nullptr);
+  doc_.revision = r.revision;
+  undo_gesture_ = 0;
+}
+
+bool AppState::undo() {
+  if (undo_.empty()) return false;
+  restore(undo_, redo_);
+  return true;
+}
+
+bool AppState::redo() {
+  if (redo_.empty()) return false;
+  restore(redo_, undo_);
   return true;
 }
 
@@ -82,7 +111,9 @@ bool AppState::open(Scenario scenario, std::filesystem::path path) {
   doc_.saved = scenario;
   adopt(std::move(scenario), std::move(trace));
   doc_.path = std::move(path);
-  doc_.dirty = false;
+  doc_.revision = doc_.saved_revision = ++next_revision_;
+  undo_.clear();
+  redo_.clear();
   message.clear();
   return true;
 }
@@ -90,13 +121,13 @@ bool AppState::open(Scenario scenario, std::filesystem::path path) {
 void AppState::mark_saved(std::filesystem::path path) {
   doc_.saved = doc_.scenario;
   doc_.path = std::move(path);
-  doc_.dirty = false;
+  doc_.saved_revision = doc_.revision;
 }
 
 void AppState::reset_to_saved() {
-  auto trace = std::make_shared<const Trace>(compute_trace(doc_.saved));
-  adopt(doc_.saved, std::move(trace));
-  doc_.dirty = false;
+  const Scenario saved = doc_.saved;
+  undo_gesture_ = 0;
+  if (edit([&](Scenario& s) { s = saved; })) doc_.revision = doc_.saved_revision;
 }
 
 void AppState::set_step(int index) { step = step_at(index); }
@@ -106,7 +137,7 @@ void AppState::set_head(int h) { head = std::clamp(h, 0, static_cast<int>(trace_
 std::string AppState::window_title() const {
   std::string title = "Attention Lab \u2014 " + doc_.scenario.name;
   if (!doc_.path.empty()) title += " (" + doc_.path.filename().string() + ")";
-  if (doc_.dirty) title += " \u2022 unsaved";
+  if (doc_.dirty()) title += " \u2022 unsaved";
   return title;
 }
 

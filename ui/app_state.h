@@ -3,6 +3,7 @@
 // it, and what the user is looking at. Views read it; edits go through edit(), which recomputes the
 // trace in the same frame, or keeps the document as it was and says why.
 #include <filesystem>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -23,7 +24,9 @@ struct Document {
   Scenario scenario;
   Scenario saved;                // as last opened or saved: "Reset to file" returns here
   std::filesystem::path path;    // empty until saved
-  bool dirty = false;
+  std::uint64_t revision = 0;        // changes with every edit, undo and redo
+  std::uint64_t saved_revision = 0;  // the revision on disk
+  bool dirty() const { return revision != saved_revision; }
 };
 
 // A cell the pointer is over in the pipeline view: which equation of the step, which term, which cell.
@@ -50,6 +53,17 @@ inline constexpr int kViewCount = 5;
 std::string_view view_name(View v);   // "pipeline"
 std::string_view view_title(View v);  // "Pipeline"
 std::optional<View> parse_view(std::string_view name);
+
+// How the window looks; remembered between runs.
+enum class Theme { Dark, Light };
+
+// A document found in the recovery file at start-up: what was being edited when the app last stopped
+// without closing cleanly.
+struct RecoveryOffer {
+  Scenario scenario;
+  std::filesystem::path original;  // the file it came from, empty if never saved
+  std::string when;                // "2026-11-21 23:40"
+};
 
 // What the memory, cost and compare views are set to.
 struct ModelViewSettings {
@@ -80,7 +94,18 @@ class AppState {
   // Replaces the document (File > Open); the old one stays if the new one cannot be traced.
   bool open(Scenario scenario, std::filesystem::path path);
   void mark_saved(std::filesystem::path path);
-  void reset_to_saved();
+  void reset_to_saved();  // an edit like any other: it can be undone
+
+  // Undo and redo of every document edit. Edits made while one widget stays active (a drag, typing in a
+  // field) are one step: `active_widget` says which widget is active as an edit is made (0: none), and the
+  // window calls end_gesture() in every frame in which no widget is active.
+  bool undo();
+  bool redo();
+  bool can_undo() const { return !undo_.empty(); }
+  bool can_redo() const { return !redo_.empty(); }
+  std::function<unsigned()> active_widget;
+  void end_gesture() { undo_gesture_ = 0; }
+  static constexpr std::size_t kHistoryLimit = 500;
 
   // What is shown.
   View view = View::Pipeline;
@@ -100,7 +125,20 @@ class AppState {
   std::optional<std::pair<int, int>> pinned_cell;  // a result cell explained as if pointed at (--cell)
   std::string message;       // the last problem or note (a file that would not open, an edit that was refused)
   FileDialogState file_dialog;
-  bool quit_requested = false;
+  bool quit_requested = false;   // Ctrl+Q or the window's close button; unsaved changes ask first
+  bool quit_confirmed = false;   // nothing unsaved, or the user chose what to do with it
+  std::optional<std::filesystem::path> pending_open;  // an open waiting for the unsaved-changes answer
+  std::optional<RecoveryOffer> recovery;              // offered once, at start-up
+  std::vector<std::string> recent_files;              // most recent first (File > Recent)
+  bool recovery_answered = false;                     // restored or discarded: the file can go
+
+  // Presentation: readable from the back of a room. Zoom multiplies every size (75%-300%); presentation
+  // mode hides the editors and adds its own enlargement and high contrast.
+  Theme theme = Theme::Dark;
+  float zoom = 1.0f;
+  bool presentation = false;
+  bool fullscreen = false;
+  float effective_zoom() const { return zoom * (presentation ? 1.35f : 1.0f); }
 
   void set_step(int index);  // clamped
   void set_head(int h);      // clamped to the heads of the current trace
@@ -114,6 +152,14 @@ class AppState {
   std::shared_ptr<const DecodeTrace> decoded_;
   std::shared_ptr<const Trace> causal_trace_;
   std::string decode_error_;
+  struct Revision {
+    Scenario scenario;
+    std::uint64_t revision;
+  };
+  void restore(std::vector<Revision>& from, std::vector<Revision>& to);
+  std::vector<Revision> undo_, redo_;
+  std::uint64_t next_revision_ = 0;
+  unsigned undo_gesture_ = 0;  // the widget whose edits the last undo entry covers; 0 = closed
 };
 
 }  // namespace attn::ui

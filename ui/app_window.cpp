@@ -1,17 +1,22 @@
 #include "ui/app_window.h"
 
 #include <algorithm>
+#include <utility>
 
 #include <imgui.h>
+#include <imgui_internal.h>
 
 #include "core/io/scenario_json.h"
 #include "core/io/scenario_write.h"
+#include "ui/edits.h"
 #include "ui/keys.h"
 #include "ui/panels.h"
 #include "ui/theme.h"
 
 namespace attn::ui {
 namespace {
+
+void set_zoom(AppState& state, float zoom) { state.zoom = std::clamp(zoom, kMinZoom, kMaxZoom); }
 
 void shortcuts(AppState& state) {
   if (key_pressed(Key::O, KeyMods_Ctrl, false)) RequestFileDialog(state.file_dialog, FileDialogMode::Open, state.document().path);
@@ -21,6 +26,14 @@ void shortcuts(AppState& state) {
   else if (key_pressed(Key::S, KeyMods_Ctrl, false))
     SaveScenario(state, state.document().path);
   if (key_pressed(Key::Q, KeyMods_Ctrl, false)) state.quit_requested = true;
+  if (key_pressed(Key::Z, KeyMods_Ctrl)) state.undo();
+  if (key_pressed(Key::Z, KeyMods_Ctrl | KeyMods_Shift) || key_pressed(Key::Y, KeyMods_Ctrl)) state.redo();
+  if (key_pressed(Key::R, KeyMods_Ctrl, false)) state.edit(reseed_weights);
+  if (key_pressed(Key::Equal, KeyMods_Ctrl) || key_pressed(Key::Equal, KeyMods_Ctrl | KeyMods_Shift)) set_zoom(state, state.zoom + 0.25f);
+  if (key_pressed(Key::Minus, KeyMods_Ctrl)) set_zoom(state, state.zoom - 0.25f);
+  if (key_pressed(Key::Zero, KeyMods_Ctrl, false)) set_zoom(state, 1.0f);
+  if (key_pressed(Key::F5, KeyMods_None, false)) state.presentation = !state.presentation;
+  if (key_pressed(Key::F11, KeyMods_None, false)) state.fullscreen = !state.fullscreen;
   if (key_pressed(Key::F1, KeyMods_None, false)) state.show_help = !state.show_help;
   if (key_pressed(Key::Escape, KeyMods_None, false)) state.show_help = false;
   if (ImGui::GetIO().WantTextInput) return;  // arrows and space belong to the field being typed in
@@ -70,7 +83,7 @@ void view_tabs(AppState& state) {
   for (int i = 0; i < kViewCount; ++i) {
     const View v = static_cast<View>(i);
     const bool current = state.view == v;
-    if (current) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(kAccent));
+    if (current) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(accent_colour()));
     if (ImGui::MenuItem(std::string(view_title(v)).c_str(), nullptr, current)) state.view = v;
     if (current) ImGui::PopStyleColor();
   }
@@ -84,11 +97,22 @@ void menu_bar(AppState& state) {
       if (state.document().path.empty()) RequestFileDialog(state.file_dialog, FileDialogMode::Save, {});
       else SaveScenario(state, state.document().path);
     }
+    if (ImGui::BeginMenu("Open recent", !state.recent_files.empty())) {
+      for (const std::string& f : state.recent_files)
+        if (ImGui::MenuItem(f.c_str())) state.pending_open = f;
+      ImGui::EndMenu();
+    }
     if (ImGui::MenuItem("Save as\u2026", "Ctrl+Shift+S"))
       RequestFileDialog(state.file_dialog, FileDialogMode::Save, state.document().path);
-    if (ImGui::MenuItem("Reset to file", nullptr, false, state.document().dirty)) state.reset_to_saved();
+    if (ImGui::MenuItem("Reset to file", nullptr, false, state.document().dirty())) state.reset_to_saved();
     ImGui::Separator();
     if (ImGui::MenuItem("Quit", "Ctrl+Q")) state.quit_requested = true;
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("Edit")) {
+    if (ImGui::MenuItem("Undo", "Ctrl+Z", false, state.can_undo())) state.undo();
+    if (ImGui::MenuItem("Redo", "Ctrl+Shift+Z", false, state.can_redo())) state.redo();
+    if (ImGui::MenuItem("Re-seed weights", "Ctrl+R")) state.edit(reseed_weights);
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Step")) {
@@ -97,6 +121,18 @@ void menu_bar(AppState& state) {
         state.step = s.step;
     ImGui::Separator();
     if (ImGui::MenuItem(state.playing ? "Pause" : "Play", "Space")) state.playing = !state.playing;
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("View")) {
+    if (ImGui::MenuItem("Presentation mode", "F5", state.presentation)) state.presentation = !state.presentation;
+    if (ImGui::MenuItem("Full screen", "F11", state.fullscreen)) state.fullscreen = !state.fullscreen;
+    ImGui::Separator();
+    if (ImGui::MenuItem("Zoom in", "Ctrl++", false, state.zoom < kMaxZoom)) set_zoom(state, state.zoom + 0.25f);
+    if (ImGui::MenuItem("Zoom out", "Ctrl+-", false, state.zoom > kMinZoom)) set_zoom(state, state.zoom - 0.25f);
+    if (ImGui::MenuItem("Actual size", "Ctrl+0")) set_zoom(state, 1.0f);
+    ImGui::Separator();
+    if (ImGui::MenuItem("Dark theme", nullptr, state.theme == Theme::Dark)) state.theme = Theme::Dark;
+    if (ImGui::MenuItem("Light theme", nullptr, state.theme == Theme::Light)) state.theme = Theme::Light;
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Help")) {
@@ -116,6 +152,75 @@ void menu_bar(AppState& state) {
   ImGui::SameLine(ImGui::GetWindowWidth() - ImGui::CalcTextSize(where.c_str()).x - 16);
   ImGui::TextDisabled("%s", where.c_str());
   ImGui::EndMainMenuBar();
+}
+
+// Before quitting or opening another file over unsaved changes: save, drop them, or stay.
+void unsaved_changes_prompt(AppState& state) {
+  const bool wanted = (state.quit_requested && !state.quit_confirmed) || state.pending_open.has_value();
+  if (!wanted) return;
+  if (!state.document().dirty()) {  // nothing to lose
+    if (state.pending_open) OpenScenario(state, *std::exchange(state.pending_open, std::nullopt));
+    if (state.quit_requested) state.quit_confirmed = true;
+    return;
+  }
+  constexpr const char* kPopup = "Unsaved changes";
+  if (!ImGui::IsPopupOpen(kPopup)) ImGui::OpenPopup(kPopup);
+  ImGui::SetNextWindowPos(ImGui::GetMainViewport()->GetCenter(), ImGuiCond_Always, {0.5f, 0.5f});
+  if (!ImGui::BeginPopupModal(kPopup, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
+  ImGui::Text("\"%s\" has changes that are not saved.", state.scenario().name.c_str());
+  ImGui::TextDisabled(state.quit_requested ? "Save them before quitting?" : "Save them before opening another file?");
+  auto go_on = [&] {
+    if (state.pending_open) OpenScenario(state, *std::exchange(state.pending_open, std::nullopt));
+    if (state.quit_requested) state.quit_confirmed = true;
+    ImGui::CloseCurrentPopup();
+  };
+  if (ImGui::Button("Save", {120, 0})) {
+    if (state.document().path.empty()) {
+      RequestFileDialog(state.file_dialog, FileDialogMode::Save, {});
+      state.quit_requested = false;
+      state.pending_open.reset();
+      ImGui::CloseCurrentPopup();
+    } else {
+      SaveScenario(state, state.document().path);
+      if (!state.document().dirty()) go_on();
+    }
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("Don't save", {120, 0})) go_on();
+  ImGui::SameLine();
+  if (ImGui::Button("Cancel", {120, 0}) || key_pressed(Key::Escape, KeyMods_None, false)) {
+    state.quit_requested = false;
+    state.pending_open.reset();
+    ImGui::CloseCurrentPopup();
+  }
+  ImGui::EndPopup();
+}
+
+// At start-up, after a crash or a kill: the last unsaved document, offered back once.
+void recovery_prompt(AppState& state) {
+  if (!state.recovery || state.recovery_answered) return;
+  constexpr const char* kPopup = "Restore unsaved work?";
+  if (!ImGui::IsPopupOpen(kPopup)) ImGui::OpenPopup(kPopup);
+  ImGui::SetNextWindowPos(ImGui::GetMainViewport()->GetCenter(), ImGuiCond_Always, {0.5f, 0.5f});
+  if (!ImGui::BeginPopupModal(kPopup, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
+  const RecoveryOffer& r = *state.recovery;
+  ImGui::Text("Attention Lab did not close normally last time (%s).", r.when.c_str());
+  ImGui::Text("Unsaved changes to \"%s\"%s were kept.", r.scenario.name.c_str(),
+              r.original.empty() ? "" : (" (" + r.original.filename().string() + ")").c_str());
+  if (ImGui::Button("Restore them", {160, 0})) {
+    const Scenario restored = r.scenario;
+    if (!r.original.empty()) OpenScenario(state, r.original);
+    state.edit([&](Scenario& s) { s = restored; });  // unsaved again, and one undo away from the file
+    state.message = "Restored the unsaved changes from " + r.when;
+    state.recovery_answered = true;
+    ImGui::CloseCurrentPopup();
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("Discard them", {160, 0})) {
+    state.recovery_answered = true;
+    ImGui::CloseCurrentPopup();
+  }
+  ImGui::EndPopup();
 }
 
 void status_line(AppState& state, ImVec2 pos, ImVec2 size) {
@@ -140,9 +245,22 @@ void BeginPanel(const char* name, ImVec2 pos, ImVec2 size, ImGuiWindowFlags extr
   ImGui::Begin(name, nullptr, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse | extra);
 }
 
+namespace {
+
+// The file at the top of File > Open recent.
+void remember(AppState& state, const std::filesystem::path& path) {
+  const std::string p = std::filesystem::absolute(path).lexically_normal().string();
+  auto& r = state.recent_files;
+  r.erase(std::remove(r.begin(), r.end(), p), r.end());
+  r.insert(r.begin(), p);
+  if (r.size() > 8) r.resize(8);
+}
+
+}  // namespace
+
 void OpenScenario(AppState& state, const std::filesystem::path& path) {
   try {
-    state.open(load_scenario_file(path), path);
+    if (state.open(load_scenario_file(path), path)) remember(state, path);
   } catch (const ScenarioError& e) {
     state.message = "Could not open " + path.string() + ": " + e.what() + " (the current scenario is kept)";
   }
@@ -152,6 +270,7 @@ void SaveScenario(AppState& state, const std::filesystem::path& path) {
   try {
     save_scenario_file(state.scenario(), path);
     state.mark_saved(path);
+    remember(state, path);
     state.message = "Saved " + path.string();
   } catch (const ScenarioError& e) {
     state.message = std::string("Not saved: ") + e.what();
@@ -159,6 +278,8 @@ void SaveScenario(AppState& state, const std::filesystem::path& path) {
 }
 
 void DrawAppWindow(AppState& state, double dt) {
+  if (!state.active_widget) state.active_widget = [] { return static_cast<unsigned>(ImGui::GetActiveID()); };
+  if (ImGui::GetActiveID() == 0) state.end_gesture();
   state.last_hover = state.hover;
   state.hover = {};
   shortcuts(state);
@@ -169,11 +290,11 @@ void DrawAppWindow(AppState& state, double dt) {
   const float top = ImGui::GetFrameHeight();
   const float status_h = ImGui::GetFrameHeight() + 8;
   const float h = display.y - top - status_h;
-  const float left_w = std::clamp(display.x * 0.21f, 280.0f, 380.0f);
-  const float right_w = std::clamp(display.x * 0.2f, 250.0f, 360.0f);
+  const float left_w = state.presentation ? 0.0f : std::clamp(display.x * 0.21f, 280.0f, 380.0f) * std::min(state.effective_zoom(), 1.3f);
+  const float right_w = std::clamp(display.x * 0.2f, 250.0f, 360.0f) * std::min(state.effective_zoom(), 1.3f);
   const float center_w = display.x - left_w - right_w;
   const float explain_h = std::clamp(h * 0.34f, 170.0f, 330.0f);
-  InputsPanel(state, {0, top}, {left_w, h});
+  if (!state.presentation) InputsPanel(state, {0, top}, {left_w, h});
   const ImVec2 view_pos{left_w, top}, view_size{display.x - left_w, h};
   switch (state.view) {
     case View::Pipeline:
@@ -190,9 +311,11 @@ void DrawAppWindow(AppState& state, double dt) {
   HelpOverlay(state);
 
   if (const auto chosen = FileDialog(state.file_dialog)) {
-    if (state.file_dialog.mode == FileDialogMode::Open) OpenScenario(state, *chosen);
+    if (state.file_dialog.mode == FileDialogMode::Open) state.pending_open = *chosen;
     else SaveScenario(state, *chosen);
   }
+  unsaved_changes_prompt(state);
+  recovery_prompt(state);
 }
 
 }  // namespace attn::ui

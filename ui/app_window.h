@@ -7,6 +7,7 @@ namespace attn::ui {
 
 // Seconds a step stays on screen while playing.
 inline constexpr double kPlaySeconds = 1.6;
+inline constexpr float kMinZoom = 0.75f, kMaxZoom = 3.0f;
 
 void DrawAppWindow(AppState& state, double dt);
 

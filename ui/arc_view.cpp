@@ -55,7 +55,7 @@ int ArcView(const char* id, const Matrix& weights, const ArcViewOptions& opts) {
     if (i % q_every != 0 && i != focus) continue;
     const char* s = opts.queries ? (*opts.queries)[i].c_str() : "";
     const ImVec2 ts = ImGui::CalcTextSize(s);
-    dl->AddText({origin.x + left_w - ts.x, y_of(i, n_q) - ts.y / 2}, i == focus ? kAccent : text, s);
+    dl->AddText({origin.x + left_w - ts.x, y_of(i, n_q) - ts.y / 2}, i == focus ? accent_colour() : text, s);
   }
   for (int j = 0; j < n_k; ++j) {
     if (j % k_every != 0) continue;

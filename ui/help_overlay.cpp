@@ -18,6 +18,8 @@ void HelpOverlay(AppState& state) {
       {"\u2191 / \u2193", "previous / next head"},
       {"Ctrl+O", "open a scenario"},
       {"Ctrl+S", "save (Ctrl+Shift+S: save as)"},
+      {"Ctrl+Z", "undo (Ctrl+Shift+Z or Ctrl+Y: redo)"},
+      {"Ctrl+R", "re-seed the weights"},
       {"Ctrl+Q", "quit"},
       {"F1", "this help"},
       {"Esc", "close this help or a dialog"},
@@ -26,7 +28,7 @@ void HelpOverlay(AppState& state) {
     for (const auto& row : kShortcuts) {
       ImGui::TableNextRow();
       ImGui::TableSetColumnIndex(0);
-      ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kAccent), "%s", row[0]);
+      ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(accent_colour()), "%s", row[0]);
       ImGui::TableSetColumnIndex(1);
       ImGui::TextUnformatted(row[1]);
     }

@@ -35,6 +35,14 @@ int key_index(Key k) {
     case Key::Space: return ImGui::GetKeyIndex(ImGuiKey_Space);
     case Key::Escape: return ImGui::GetKeyIndex(ImGuiKey_Escape);
     case Key::F1: return GLFW_KEY_F1;
+    case Key::F5: return GLFW_KEY_F5;
+    case Key::F11: return GLFW_KEY_F11;
+    case Key::R: return GLFW_KEY_R;
+    case Key::Y: return GLFW_KEY_Y;
+    case Key::Z: return GLFW_KEY_Z;
+    case Key::Equal: return GLFW_KEY_EQUAL;
+    case Key::Minus: return GLFW_KEY_MINUS;
+    case Key::Zero: return GLFW_KEY_0;
     case Key::O: return GLFW_KEY_O;
     case Key::S: return GLFW_KEY_S;
     case Key::Q: return GLFW_KEY_Q;

@@ -51,7 +51,7 @@ void counters(const DecodeTrace& d, const DecodeStep& s) {
                            " \u00D7 (" + per_token + ") = " + thousands(s.cache_elements) + " numbers in this layer = " +
                            thousands(s.cache_elements * 2) + " bytes in bf16, " + thousands(s.cache_elements * 4) +
                            " in fp32. Each new token adds " + std::to_string(d.elements_per_token) + " more.";
-  TextWrappedAtSpaces(text, kAccent);
+  TextWrappedAtSpaces(text, accent_colour());
 }
 
 }  // namespace

@@ -12,7 +12,7 @@ void ExplainPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   const HoverCell& hover = state.hover ? state.hover : state.last_hover;
   const float box_h = 2.4f * ImGui::GetTextLineHeightWithSpacing();
   ImGui::BeginChild("words", {0, ImGui::GetContentRegionAvail().y - box_h - 4}, false);
-  TextWrappedAtSpaces(text.formula, kAccent);
+  TextWrappedAtSpaces(text.formula, accent_colour());
   TextWrappedAtSpaces(text.what);
   ImGui::Spacing();
   TextWrappedAtSpaces("Why? " + text.why, ImGui::GetColorU32(ImGuiCol_TextDisabled));

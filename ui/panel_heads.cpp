@@ -34,7 +34,7 @@ void HeadsPanel(AppState& state, ImVec2 pos, ImVec2 size) {
     if (shared) title += "  \u2192 KV " + std::to_string(t.heads[h].kv_head);
     // Shared KV heads: each query head wears its KV head's colour, so the groups are seen, not read.
     const ImU32 group = shared ? kv_head_colour(t.heads[h].kv_head) : ImGui::GetColorU32(ImGuiCol_Border);
-    if (current) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kAccent), "%s", title.c_str());
+    if (current) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(accent_colour()), "%s", title.c_str());
     else if (shared) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(group), "%s", title.c_str());
     else ImGui::TextUnformatted(title.c_str());
     const ImVec2 at = ImGui::GetCursorScreenPos();
@@ -49,7 +49,7 @@ void HeadsPanel(AppState& state, ImVec2 pos, ImVec2 size) {
     if (r.hovered_row >= 0 && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) state.set_head(h);
     ImDrawList* dl = ImGui::GetWindowDrawList();
     if (shared) dl->AddRect({at.x - 2, at.y - 2}, {at.x + r.size.x + 2, at.y + r.size.y + 2}, group, 2.0f, 0, 2.0f);
-    if (current) dl->AddRect({at.x - 5, at.y - 5}, {at.x + r.size.x + 5, at.y + r.size.y + 5}, kAccent, 3.0f, 0, 2.5f);
+    if (current) dl->AddRect({at.x - 5, at.y - 5}, {at.x + r.size.x + 5, at.y + r.size.y + 5}, accent_colour(), 3.0f, 0, 2.5f);
     ImGui::EndGroup();
     ImGui::PopID();
   }

@@ -138,7 +138,7 @@ void config_section(AppState& state) {
   if (ImGui::Button("Re-seed weights")) state.edit(reseed_weights);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Next seed; every weight is drawn from it (embeddings stay).");
   ImGui::SameLine();
-  ImGui::BeginDisabled(!state.document().dirty);
+  ImGui::BeginDisabled(!state.document().dirty());
   if (ImGui::Button("Reset to file")) state.reset_to_saved();
   ImGui::EndDisabled();
 }

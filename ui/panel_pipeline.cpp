@@ -319,7 +319,7 @@ void step_strip(AppState& state) {
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", std::string(info.title).c_str());
     ImDrawList* dl = ImGui::GetWindowDrawList();
     if (info.step == state.step)
-      dl->AddRect({at.x - 3, at.y - 3}, {end.x + 3, end.y + 1}, kAccent, 4.0f, 0, 3.0f);
+      dl->AddRect({at.x - 3, at.y - 3}, {end.x + 3, end.y + 1}, accent_colour(), 4.0f, 0, 3.0f);
     else if (ImGui::IsItemHovered())
       dl->AddRect({at.x - 3, at.y - 3}, {end.x + 3, end.y + 1}, ImGui::GetColorU32(ImGuiCol_ButtonHovered), 4.0f, 0, 1.5f);
     ImGui::EndGroup();

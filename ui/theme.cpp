@@ -6,6 +6,7 @@ namespace attn::ui {
 namespace {
 
 ImFont* g_title = nullptr;  // owned by the ImGui font atlas
+ImU32 g_accent = IM_COL32(255, 190, 40, 255);
 
 constexpr const char* kFontDirs[] = {"/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/dejavu",
                                      "/usr/local/share/fonts/dejavu"};
@@ -35,6 +36,8 @@ const ImWchar* glyph_ranges() {
 
 }  // namespace
 
+ImU32 accent_colour() { return g_accent; }
+
 ImU32 kv_head_colour(int kv_head) {
   static constexpr ImU32 kPalette[] = {IM_COL32(230, 159, 0, 255),   IM_COL32(86, 180, 233, 255), IM_COL32(0, 158, 115, 255),
                                        IM_COL32(240, 228, 66, 255),  IM_COL32(0, 114, 178, 255),  IM_COL32(213, 94, 0, 255),
@@ -61,18 +64,35 @@ bool load_fonts(const FontSizes& sizes) {
 
 ImFont* title_font() { return g_title ? g_title : ImGui::GetIO().Fonts->Fonts[0]; }
 
-void apply_style() {
-  ImGui::StyleColorsDark();
+void apply_style(StyleTheme theme, bool high_contrast, float scale) {
   ImGuiStyle& s = ImGui::GetStyle();
+  s = ImGuiStyle();
+  if (theme == StyleTheme::Light) ImGui::StyleColorsLight();
+  else ImGui::StyleColorsDark();
   s.WindowRounding = 4.0f;
   s.FrameRounding = 3.0f;
   s.WindowPadding = {10, 8};
   s.FramePadding = {6, 4};
   s.ItemSpacing = {8, 6};
   s.ScrollbarSize = 16;
-  s.Colors[ImGuiCol_WindowBg] = {0.11f, 0.115f, 0.13f, 1.0f};
-  s.Colors[ImGuiCol_Text] = {0.94f, 0.94f, 0.95f, 1.0f};
-  s.Colors[ImGuiCol_TextDisabled] = {0.66f, 0.67f, 0.70f, 1.0f};
+  if (theme == StyleTheme::Dark) {
+    s.Colors[ImGuiCol_WindowBg] = {0.11f, 0.115f, 0.13f, 1.0f};
+    s.Colors[ImGuiCol_Text] = {0.94f, 0.94f, 0.95f, 1.0f};
+    s.Colors[ImGuiCol_TextDisabled] = {0.66f, 0.67f, 0.70f, 1.0f};
+  } else {
+    s.Colors[ImGuiCol_WindowBg] = {0.97f, 0.97f, 0.96f, 1.0f};
+    s.Colors[ImGuiCol_Text] = {0.08f, 0.08f, 0.10f, 1.0f};
+    s.Colors[ImGuiCol_TextDisabled] = {0.35f, 0.36f, 0.40f, 1.0f};
+  }
+  if (high_contrast) {
+    const bool dark = theme == StyleTheme::Dark;
+    s.Colors[ImGuiCol_WindowBg] = dark ? ImVec4{0, 0, 0, 1} : ImVec4{1, 1, 1, 1};
+    s.Colors[ImGuiCol_Text] = dark ? ImVec4{1, 1, 1, 1} : ImVec4{0, 0, 0, 1};
+    s.Colors[ImGuiCol_TextDisabled] = dark ? ImVec4{0.82f, 0.82f, 0.85f, 1} : ImVec4{0.2f, 0.2f, 0.22f, 1};
+    s.Colors[ImGuiCol_Border] = dark ? ImVec4{0.7f, 0.7f, 0.7f, 1} : ImVec4{0.2f, 0.2f, 0.2f, 1};
+  }
+  g_accent = theme == StyleTheme::Light ? IM_COL32(190, 95, 0, 255) : IM_COL32(255, 190, 40, 255);
+  s.ScaleAllSizes(scale);
 }
 
 }  // namespace attn::ui

@@ -5,7 +5,9 @@
 
 namespace attn::ui {
 
-inline constexpr ImU32 kAccent = IM_COL32(255, 190, 40, 255);  // the current step, highlighted rows
+// The colour of what is current (the step, the head, highlighted rows): amber on dark, a deeper orange
+// on light backgrounds, where amber would be too faint to read.
+ImU32 accent_colour();
 
 // A colour per key/value head (Okabe-Ito: distinguishable with every common colour-blindness), so the
 // query heads that share one read as a group.
@@ -20,6 +22,9 @@ struct FontSizes {
 // when DejaVu Sans is missing.
 bool load_fonts(const FontSizes& sizes);
 ImFont* title_font();  // the body font when no title font was loaded
-void apply_style();
+// Dark or light; high contrast (presentation mode) deepens the background and whitens the text.
+// `scale` multiplies paddings and spacings along with the fonts.
+enum class StyleTheme { Dark, Light };
+void apply_style(StyleTheme theme = StyleTheme::Dark, bool high_contrast = false, float scale = 1.0f);
 
 }  // namespace attn::ui

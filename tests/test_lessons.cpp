@@ -1,0 +1,284 @@
+// Lessons: the shipped ones load with every page valid, the numbers they quote are the engine's, every
+// malformed lesson file gets its own message; and the sqrt(d_k) experiment's numbers, pinned.
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+
+#include "core/io/presets_json.h"
+#include "helpers.h"
+#include "ui/lessons.h"
+#include "ui/sqrt_dk.h"
+#include "ui/step_matrices.h"
+
+using namespace attn;
+using namespace attn::ui;
+using namespace attn::test;
+
+namespace {
+
+const std::filesystem::path kLessons = std::filesystem::path(ATTN_ASSETS_DIR) / "lessons";
+const std::filesystem::path kScenarios = std::filesystem::path(ATTN_ASSETS_DIR) / "scenarios";
+
+Lesson shipped(const std::string& file) { return load_lesson_file(kLessons / file, kScenarios); }
+
+// The value of a result cell on a lesson page, as the app shows it.
+double cell(const LessonPage& page, int row, int col) {
+  const Trace t = compute_trace(lesson_page_scenario(page, kScenarios));
+  return (*step_result(t, page.step, page.head).m)(row, col);
+}
+
+double rounded(double x, int digits) { return std::round(x * std::pow(10.0, digits)) / std::pow(10.0, digits); }
+
+struct ShippedLesson {
+  const char* file;
+  const char* name;
+  std::size_t pages;
+};
+
+const ShippedLesson kShipped[] = {
+    {"1_the_cat_sat.json", "the_cat_sat", 7}, {"2_sqrt_dk.json", "sqrt_dk", 6},   {"3_masks.json", "masks", 7},
+    {"4_multi_head.json", "multi_head", 6},   {"5_kv_cache.json", "kv_cache", 7}, {"6_variants.json", "variants", 8},
+};
+
+struct BadLesson {
+  const char* file;
+  const char* message;
+};
+
+const BadLesson kBadLessons[] = {
+    {"step_typo.json",
+     "pages[2].step: expected one of inputs, projections, scores, scale, mask, softmax, weighted_sum, head_outputs, "
+     "concat, output or 0-9 but found string \"scroes\""},
+    {"missing_scenario.json", "pages[1].scenario: no such scenario file assets/scenarios/missing.json"},
+    {"scenario_folder.json",
+     "pages[0].scenario: expected a file name in assets/scenarios (no folders) but found string \"../presets/models.json\""},
+    {"head_out_of_range.json", "pages[0].head: the scenario has 1 head (numbered from 0) but found 3"},
+    {"head_after_overrides.json", "pages[0].head: the scenario has 2 heads (numbered from 0) but found 3"},
+    {"unknown_page_key.json",
+     "pages[0].hilight: unknown key (expected one of: title, text, scenario, view, step, head, decode_step, preset, "
+     "highlight, overrides, experiment)"},
+    {"empty_pages.json", "pages: expected at least one page but found none"},
+    {"unknown_experiment.json", "pages[0].experiment: expected one of sqrt_dk but found string \"temperature\""},
+    {"highlight_outside.json",
+     "pages[0].highlight[1]: the scaled matrix of step scale is 3 x 3 (rows and columns numbered from 0) but found [3, 0]"},
+    {"highlight_not_a_cell.json", "pages[0].highlight[0]: expected [row, column], two integers from 0, but found [0,1,2]"},
+    {"decode_step_too_far.json", "pages[0].decode_step: the scenario has 4 tokens, so 1 to 4, but found 5"},
+    {"step_on_decode_view.json", "pages[0].step: only used by view pipeline (this is decode)"},
+    {"preset_on_pipeline.json", "pages[0].preset: only used by views compare, memory and cost (this is pipeline)"},
+    {"unknown_view.json",
+     "pages[0].view: expected one of pipeline | decode | compare | memory | cost but found string \"slides\""},
+    {"cross_attention_decode.json",
+     "pages[0].view: cross_attention.json cannot be shown in view decode: context: decoding feeds each token's own keys "
+     "and values into the cache; a scenario with a context (cross-attention) reads a fixed key/value side, so there is "
+     "nothing to decode"},
+    {"override_bad_mask.json",
+     "pages[0].overrides.mask: expected one of none | causal | sliding_window | custom but found string \"diagonal\""},
+    {"override_unknown_key.json",
+     "pages[0].overrides.masks: unknown key (expected one of: mask, window, custom_mask, scale, kernel, heads, head_dim, "
+     "variant, kv_heads, latent_dim)"},
+    {"override_kv_heads.json",
+     "pages[0].overrides: the_lazy_dog.json with these overrides is invalid: attention.kv_heads: must divide heads (4) but "
+     "found 3"},
+    {"override_window_without_sliding.json", "pages[0].overrides.window: given, but the mask is not \"sliding_window\""},
+    {"missing_title.json", "title: missing (required)"},
+    {"root_array.json", "lesson: expected an object but found array"},
+    {"duplicate_key.json", "pages[0].title: key appears twice in one object"},
+    {"does_not_exist.json", "no such file"},
+};
+
+}  // namespace
+
+TEST_CASE("the shipped lessons load in teaching order, every page checked against its scenario") {
+  const std::vector<std::filesystem::path> files = lesson_files(kLessons);
+  REQUIRE(files.size() == std::size(kShipped));
+  const std::vector<ModelShape> presets = load_presets_file(std::filesystem::path(ATTN_ASSETS_DIR) / "presets" / "models.json");
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const ShippedLesson& expected = kShipped[i];
+    CAPTURE(expected.file);
+    CHECK(files[i].filename() == expected.file);
+    Lesson lesson;
+    REQUIRE_NOTHROW(lesson = load_lesson_file(files[i], kScenarios));
+    CHECK(lesson.name == expected.name);
+    CHECK(lesson.pages.size() == expected.pages);
+    for (const LessonPage& page : lesson.pages) {
+      CAPTURE(page.title);
+      CHECK_NOTHROW(lesson_page_scenario(page, kScenarios));
+      // The loader cannot see the presets; a misspelt one would silently keep the previous model.
+      if (page.preset)
+        CHECK(std::any_of(presets.begin(), presets.end(), [&](const ModelShape& m) { return m.name == *page.preset; }));
+    }
+  }
+}
+
+TEST_CASE("the loader reads every field of a page") {
+  const Lesson cat = shipped("1_the_cat_sat.json");
+  CHECK(cat.title == "The cat sat: from raw scores to output");
+  const LessonPage& scale = cat.pages[3];
+  CHECK(scale.scenario == "the_cat_sat.json");
+  CHECK(scale.view == View::Pipeline);
+  CHECK(scale.step == Step::Scale);
+  CHECK(scale.head == 0);
+  CHECK(scale.highlight == std::vector<std::pair<int, int>>{{0, 1}});
+  CHECK_FALSE(scale.overrides.any());
+  CHECK_FALSE(scale.experiment);
+  CHECK(scale.text.find("\n\n") != std::string::npos);
+
+  const Lesson kv = shipped("5_kv_cache.json");
+  CHECK(kv.pages[1].view == View::Decode);
+  CHECK(kv.pages[1].decode_tokens == 1);
+  CHECK(kv.pages[4].decode_tokens == 4);
+  CHECK(kv.pages[5].view == View::Cost);
+  CHECK(kv.pages[5].preset == "llama-3-70b");
+
+  const Lesson masks = shipped("3_masks.json");
+  const LessonOverrides& custom = masks.pages[5].overrides;
+  CHECK(custom.mask == MaskKind::Custom);
+  REQUIRE(custom.custom_mask.has_value());
+  check_matrix(*custom.custom_mask, mat({{1, 1, 1}, {1, 1, 1}, {1, 0, 1}}), 0.0, "custom_mask");
+  CHECK(masks.pages[4].overrides.window == 2);
+
+  // Only the sqrt(d_k) lesson shows the experiment, on its third and fourth pages.
+  for (const ShippedLesson& l : kShipped)
+    for (const LessonPage& page : shipped(l.file).pages) {
+      const bool expected = std::string(l.name) == "sqrt_dk" &&
+                            (page.title == "Why dot products grow with d_k" || page.title == "Saturation");
+      CAPTURE(page.title);
+      CHECK(page.experiment == (expected ? std::optional(Experiment::SqrtDk) : std::nullopt));
+    }
+  CHECK(experiment_name(Experiment::SqrtDk) == "sqrt_dk");
+}
+
+TEST_CASE("the numbers the lessons quote are the engine's") {
+  const Lesson cat = shipped("1_the_cat_sat.json");
+  CHECK(cell(cat.pages[2], 0, 1) == 8.0);                      // q_the . k_cat
+  CHECK(rounded(cell(cat.pages[3], 0, 1), 3) == 4.619);         // 8 / sqrt(3)
+  CHECK(rounded(cell(cat.pages[4], 0, 1), 3) == 0.743);         // softmax
+  CHECK(rounded(cell(cat.pages[5], 0, 0), 3) == 1.977);         // weighted sum
+  CHECK(rounded(cell(cat.pages[5], 0, 1), 3) == 7.392);
+  CHECK(rounded(cell(cat.pages[5], 0, 2), 3) == 0.772);
+
+  const Lesson sqrt_dk = shipped("2_sqrt_dk.json");
+  CHECK(rounded(cell(sqrt_dk.pages[1], 0, 1), 3) == 0.879);     // unscaled
+  CHECK(rounded(cell(sqrt_dk.pages[4], 3, 1), 3) == 1.0);       // d_k = 64, unscaled: saturated
+  CHECK(rounded(cell(sqrt_dk.pages[5], 3, 1), 3) == 0.679);     // d_k = 64, scaled
+
+  const Lesson masks = shipped("3_masks.json");
+  CHECK(cell(masks.pages[1], 0, 1) == -std::numeric_limits<double>::infinity());  // causal: the -> cat hidden
+  CHECK(rounded(cell(masks.pages[2], 1, 1), 3) == 0.997);
+  CHECK(rounded(cell(masks.pages[4], 2, 1), 3) == 0.850);       // window 2
+  CHECK(rounded(cell(masks.pages[5], 2, 2), 3) == 0.990);       // custom
+
+  const Lesson heads = shipped("4_multi_head.json");
+  CHECK(rounded(cell(heads.pages[2], 3, 2), 3) == 0.575);       // head 3: sleeps -> dog
+  CHECK(rounded(cell(heads.pages[5], 3, 0), 3) == -1.077);      // the sum over heads
+}
+
+TEST_CASE("a page's scenario applies its overrides as the command line does") {
+  LessonPage page;
+  page.scenario = "the_lazy_dog.json";
+  page.overrides.kv_heads = 2;  // alone it implies gqa, and the seeded weights are those of the_lazy_dog_gqa.json
+  const Scenario gqa = lesson_page_scenario(page, kScenarios);
+  CHECK(gqa.attention.variant == Variant::Gqa);
+  const Trace expected = compute_trace(load_scenario_file(asset("the_lazy_dog_gqa.json")));
+  check_matrix(compute_trace(gqa).output, expected.output, 0.0, "output");
+
+  page = LessonPage{};
+  page.scenario = "the_cat_sat.json";
+  page.overrides.window = 2;  // alone it implies sliding_window
+  CHECK(lesson_page_scenario(page, kScenarios).attention.mask == MaskKind::SlidingWindow);
+
+  page.overrides = LessonOverrides{};
+  page.overrides.variant = Variant::Mla;
+  CHECK_THROWS_WITH_AS(lesson_page_scenario(page, kScenarios),
+                       "overrides.latent_dim: missing (required for variant mla: the width of the cached latent)", ScenarioError);
+}
+
+TEST_CASE("every malformed lesson file gets its own message naming the field") {
+  for (const BadLesson& bad : kBadLessons) {
+    const std::filesystem::path path = data(std::string("bad_lessons/") + bad.file);
+    CAPTURE(path);
+    CHECK_THROWS_WITH_AS(load_lesson_file(path, kScenarios), bad.message, ScenarioError);
+  }
+}
+
+TEST_CASE("lesson files are ordered by their leading number, the rest after them by name") {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "attn_test_lesson_order";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "9_a_folder.json");
+  for (const char* name : {"10_last.json", "2_second.json", "1_first.json", "notes.json", "readme.txt"})
+    std::ofstream(dir / name) << "{}";
+  std::vector<std::string> names;
+  for (const auto& p : lesson_files(dir)) names.push_back(p.filename().string());
+  CHECK(names == std::vector<std::string>{"1_first.json", "2_second.json", "10_last.json", "notes.json"});
+  std::filesystem::remove_all(dir);
+  CHECK(lesson_files(dir).empty());  // a missing folder has no lessons
+}
+
+// --- the sqrt(d_k) experiment --------------------------------------------------------------------------
+
+TEST_CASE("dot products of random vectors: variance d_k raw, 1 scaled, the same on every machine") {
+  const DotProductSample s = sample_dot_products(64, kSqrtDkPairs, kSqrtDkSeed);
+  REQUIRE(s.raw.size() == 20000);
+  REQUIRE(s.scaled.size() == 20000);
+  // Pinned to catch any change to the generator; the tolerance only allows for libm's last bit.
+  CHECK(s.raw[0] == doctest::Approx(-7.6036623854160599).epsilon(1e-12));
+  CHECK(s.raw[1] == doctest::Approx(-1.3453627340345586).epsilon(1e-12));
+  CHECK(s.raw[2] == doctest::Approx(-3.8823303814504637).epsilon(1e-12));
+  CHECK(s.scaled[0] == s.raw[0] / 8.0);
+
+  const double raw = sample_variance(s.raw), scaled = sample_variance(s.scaled);
+  CHECK(std::abs(raw - 64.0) < 0.05 * 64.0);
+  CHECK(std::abs(scaled - 1.0) < 0.05);
+  CHECK(raw == doctest::Approx(64.615716328967963).epsilon(1e-12));     // the 64.6 of the lesson
+  CHECK(scaled == doctest::Approx(1.0096205676401244).epsilon(1e-12));  // the 1.01 of the lesson
+  const auto within = std::count_if(s.raw.begin(), s.raw.end(), [](double v) { return std::abs(v) < 16.0; });
+  CHECK(within == 19049);  // the lesson's "95% between -16 and +16"
+
+  const DotProductSample again = sample_dot_products(64, 3, kSqrtDkSeed);
+  CHECK(again.raw == std::vector<double>(s.raw.begin(), s.raw.begin() + 3));
+  CHECK(sample_dot_products(64, 3, 2).raw != again.raw);
+  CHECK_THROWS_AS(sample_dot_products(0, 3, 1), std::invalid_argument);
+  CHECK_THROWS_AS(sample_dot_products(4, -1, 1), std::invalid_argument);
+}
+
+TEST_CASE("histogram: equal bins, values outside [lo, hi] counted in the end bins") {
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<double> values = {-10, -1, 0, 0.999, 1, 10, inf, -inf, std::nan("")};
+  const Histogram h = histogram(values, -1, 1, 4);
+  CHECK(h.lo == -1.0);
+  CHECK(h.hi == 1.0);
+  CHECK(h.counts == std::vector<int>{3, 0, 1, 4});  // NaN is the only value left out
+
+  const DotProductSample s = sample_dot_products(64, kSqrtDkPairs, kSqrtDkSeed);
+  const Histogram narrow = histogram(s.raw, -4, 4, 16);  // most of the raw values lie outside
+  CHECK(std::accumulate(narrow.counts.begin(), narrow.counts.end(), 0) == kSqrtDkPairs);
+  CHECK_THROWS_AS(histogram(values, 1, 1, 4), std::invalid_argument);
+  CHECK_THROWS_AS(histogram(values, -1, 1, 0), std::invalid_argument);
+}
+
+TEST_CASE("sample variance divides by n - 1") {
+  const std::vector<double> v = {1, 2, 3, 4};
+  CHECK(sample_variance(v) == doctest::Approx(5.0 / 3.0));
+  CHECK(sample_variance(std::vector<double>{5}) == 0.0);
+  CHECK(sample_variance(std::vector<double>{}) == 0.0);
+}
+
+TEST_CASE("softmax of a random row saturates at large d_k unless the scores are scaled") {
+  const SoftmaxRow raw = softmax_of_sample_row(256, kSqrtDkKeys, false, kSqrtDkSeed);
+  const SoftmaxRow scaled = softmax_of_sample_row(256, kSqrtDkKeys, true, kSqrtDkSeed);
+  REQUIRE(raw.weights.size() == 8);
+  CHECK(std::accumulate(raw.weights.begin(), raw.weights.end(), 0.0) == doctest::Approx(1.0));
+  CHECK(std::accumulate(scaled.weights.begin(), scaled.weights.end(), 0.0) == doctest::Approx(1.0));
+  // The lesson quotes these: 0.0008 nats and 0.9999 unscaled, 1.822 nats and 0.333 scaled.
+  CHECK(raw.entropy == doctest::Approx(0.00079306636715465394).epsilon(1e-9));
+  CHECK(raw.max_weight == doctest::Approx(0.99992905171278046).epsilon(1e-12));
+  CHECK(scaled.entropy == doctest::Approx(1.8220995395082364).epsilon(1e-12));
+  CHECK(scaled.max_weight == doctest::Approx(0.33286080240814325).epsilon(1e-12));
+  CHECK(raw.entropy < scaled.entropy / 1000);
+  CHECK(scaled.entropy < std::log(8.0));  // an even row would reach ln 8
+
+  // d_k = 1: dividing by sqrt(1) changes nothing.
+  CHECK(softmax_of_sample_row(1, 8, false, 5).weights == softmax_of_sample_row(1, 8, true, 5).weights);
+  CHECK_THROWS_AS(softmax_of_sample_row(4, 0, true, 1), std::invalid_argument);
+}

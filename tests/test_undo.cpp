@@ -1,0 +1,103 @@
+// Undo and redo restore the exact document, over random sequences of every kind of edit the app makes.
+#include <random>
+
+#include "core/io/scenario_write.h"
+#include "helpers.h"
+#include "ui/app_state.h"
+#include "ui/edits.h"
+
+using namespace attn;
+using namespace attn::ui;
+using namespace attn::test;
+
+namespace {
+
+std::string text_of(const AppState& s) { return scenario_to_text(s.scenario()); }
+
+// One random edit of the kinds the inputs panel makes; some are refused (an invalid value), as in the app.
+bool random_edit(AppState& state, std::mt19937_64& rng) {
+  const auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<std::uint64_t>(n)); };
+  const Scenario& s = state.scenario();
+  switch (pick(9)) {
+    case 0: return state.edit([&](Scenario& d) { add_token(d, fresh_token_label(d)); });
+    case 1: return state.edit([&](Scenario& d) { remove_token(d, pick(d.n_q())); });
+    case 2: {
+      const int r = pick(s.n_q()), c = pick(s.d_model());
+      const double v = (pick(41) - 20) / 10.0;
+      return state.edit([&](Scenario& d) { d.input.embeddings(r, c) = v; });
+    }
+    case 3: return state.edit([&](Scenario& d) { set_head_shape(d, 1 + pick(4), 1 + pick(3)); });
+    case 4: return state.edit([&](Scenario& d) { d.attention.mask = static_cast<MaskKind>(pick(3)); d.attention.window = 2; });
+    case 5: return state.edit(reseed_weights);
+    case 6: {
+      const Variant v = static_cast<Variant>(pick(4));
+      const std::vector<int> div = divisors(s.attention.heads);
+      const Weights used = state.trace().weights;
+      const int g = div[static_cast<std::size_t>(pick(static_cast<int>(div.size())))];
+      return state.edit([&](Scenario& d) { switch_variant(d, used, v, g, 2, 0); });
+    }
+    case 7: return state.edit([&](Scenario& d) { d.input.tokens[0] = ""; });  // refused: empty label
+    default: return state.edit([&](Scenario& d) { d.attention.scale = !d.attention.scale; });
+  }
+}
+
+}  // namespace
+
+TEST_CASE("undo and redo restore the exact document over random edit sequences") {
+  for (std::uint64_t seed = 1; seed <= 25; ++seed) {
+    CAPTURE(seed);
+    std::mt19937_64 rng(seed);
+    AppState state(load_scenario_file(asset("the_lazy_dog.json")), asset("the_lazy_dog.json"));
+    // The model: every distinct document reached, in order.
+    std::vector<std::string> history{text_of(state)};
+    int refused = 0;
+    for (int i = 0; i < 40; ++i) {
+      const std::string before = text_of(state);
+      if (random_edit(state, rng)) {
+        history.push_back(text_of(state));
+      } else {
+        ++refused;
+        REQUIRE(text_of(state) == before);  // a refused edit changes nothing
+      }
+    }
+    CHECK(history.size() + refused == 41);
+    // Undo to the start, checking each document on the way, then redo to the end.
+    std::size_t at = history.size() - 1;
+    REQUIRE(text_of(state) == history[at]);
+    while (state.undo()) {
+      --at;
+      CAPTURE(at);
+      REQUIRE(text_of(state) == history[at]);
+    }
+    CHECK(at == 0);
+    CHECK_FALSE(state.document().dirty());  // back where the file was
+    while (state.redo()) REQUIRE(text_of(state) == history[++at]);
+    CHECK(at == history.size() - 1);
+    // The trace always follows the document.
+    CHECK(state.trace().tokens == state.scenario().input.tokens);
+  }
+}
+
+TEST_CASE("a drag is one undo step; a new edit after undo drops the redo") {
+  AppState state(cat_sat(), asset("the_cat_sat.json"));
+  unsigned active = 7;  // the widget being dragged
+  state.active_widget = [&] { return active; };
+  for (double v = 1.1; v < 1.55; v += 0.1) state.edit([&](Scenario& d) { d.input.embeddings(0, 0) = v; });
+  active = 0;
+  state.end_gesture();
+  state.edit([](Scenario& d) { d.input.embeddings(0, 1) = 5; });  // a second, separate edit
+  CHECK(state.undo());
+  CHECK(state.scenario().input.embeddings(0, 1) == 0);
+  CHECK(state.scenario().input.embeddings(0, 0) == doctest::Approx(1.5));
+  CHECK(state.undo());  // the whole drag at once
+  CHECK(state.scenario().input.embeddings(0, 0) == 1);
+  CHECK_FALSE(state.undo());
+  CHECK(state.redo());
+  state.edit([](Scenario& d) { d.input.embeddings(2, 2) = 9; });
+  CHECK_FALSE(state.can_redo());
+  CHECK(state.document().dirty());
+  state.reset_to_saved();
+  CHECK_FALSE(state.document().dirty());
+  CHECK(state.undo());  // resetting can be undone too
+  CHECK(state.scenario().input.embeddings(2, 2) == 9);
+}

@@ -1,0 +1,101 @@
+// Files the app keeps for the user: atomic saves that never leave half a file, settings that survive a
+// damaged file, and the recovery file that brings back unsaved work.
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "app/user_files.h"
+#include "core/io/scenario_write.h"
+#include "helpers.h"
+
+using namespace attn;
+using namespace attn::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("attention-lab-test-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+TEST_CASE("saving is atomic: a write that fails leaves the previous file exactly as it was") {
+  const fs::path dir = fresh_dir("atomic");
+  const fs::path file = dir / "scenario.json";
+  Scenario s = cat_sat();
+  save_scenario_file(s, file);
+  const std::string before = read(file);
+  CHECK(load_scenario_file(file).input.tokens == s.input.tokens);  // what is written loads back
+  // The temporary file cannot be created (a folder is in its way): the save fails, the file is untouched.
+  fs::create_directories(dir / "scenario.json.saving");
+  s.input.tokens[0] = "changed";
+  CHECK_THROWS_WITH_AS(save_scenario_file(s, file), ("cannot write " + (dir / "scenario.json.saving").string()).c_str(),
+                       ScenarioError);
+  CHECK(read(file) == before);
+  fs::remove_all(dir / "scenario.json.saving");
+  // The rename cannot replace the target (a folder): the temporary file is cleaned up, nothing else moves.
+  const fs::path blocked = dir / "blocked.json";
+  fs::create_directories(blocked / "inside");
+  CHECK_THROWS_AS(save_scenario_file(s, blocked), ScenarioError);
+  CHECK_FALSE(fs::exists(dir / "blocked.json.saving"));
+  CHECK(fs::is_directory(blocked / "inside"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("settings round-trip, and a damaged settings file gives the defaults") {
+  const fs::path dir = fresh_dir("settings");
+  cli::Settings s;
+  s.theme = "light";
+  s.zoom = 1.5f;
+  s.width = 1280;
+  s.height = 720;
+  for (int i = 0; i < 10; ++i) cli::remember_recent(s, "/tmp/file" + std::to_string(i) + ".json");
+  cli::remember_recent(s, "/tmp/file5.json");  // again: moves to the front, no duplicate
+  REQUIRE(s.recent.size() == cli::Settings::kMaxRecent);
+  CHECK(s.recent[0] == "/tmp/file5.json");
+  CHECK(s.recent[1] == "/tmp/file9.json");
+  cli::save_settings(s, dir / "settings.json");
+  const cli::Settings back = cli::load_settings(dir / "settings.json");
+  CHECK(back.theme == "light");
+  CHECK(back.zoom == 1.5f);
+  CHECK(back.width == 1280);
+  CHECK(back.recent == s.recent);
+  std::ofstream(dir / "settings.json") << "{ not json";
+  CHECK(cli::load_settings(dir / "settings.json").theme == "dark");
+  std::ofstream(dir / "settings.json") << R"({"zoom": 99, "theme": "neon"})";
+  const cli::Settings clamped = cli::load_settings(dir / "settings.json");
+  CHECK(clamped.zoom == 3.0f);
+  CHECK(clamped.theme == "dark");
+  CHECK(cli::load_settings(dir / "missing.json").zoom == 1.0f);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("the recovery file brings back the exact document; a damaged one is reported, not trusted") {
+  const fs::path dir = fresh_dir("recovery");
+  Scenario s = load_scenario_file(asset("the_lazy_dog_mla.json"));
+  s.input.embeddings(1, 2) = 0.25;
+  cli::write_recovery(dir / "recovery.json", s, "/somewhere/the_lazy_dog_mla.json");
+  const auto r = cli::read_recovery(dir / "recovery.json");
+  REQUIRE(r.has_value());
+  CHECK(r->original == "/somewhere/the_lazy_dog_mla.json");
+  CHECK(r->when.size() == 16);  // "YYYY-MM-DD HH:MM"
+  CHECK(scenario_to_text(r->scenario) == scenario_to_text(s));
+  CHECK_FALSE(cli::read_recovery(dir / "none.json").has_value());
+  std::ofstream(dir / "recovery.json") << R"({"original": "", "scenario": {"tokens": []}})";
+  std::string problem;
+  CHECK_FALSE(cli::read_recovery(dir / "recovery.json", &problem).has_value());
+  CHECK(problem == (dir / "recovery.json").string() + ": embeddings: missing (required)");
+  fs::remove_all(dir);
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# A crash loses nothing: edit in the real window, wait for the autosave, kill the app (SIGKILL, no chance
+# to clean up), start it again, and check that the edit is offered back.
+# Usage (under xvfb-run): recovery_e2e.sh BINARY SCENARIO
+set -euo pipefail
+binary=$1
+scenario=$2
+export XDG_CONFIG_HOME=$(mktemp -d)
+state=$(mktemp --suffix=.json)
+trap 'rm -rf "$XDG_CONFIG_HOME" "$state"; kill -9 "$pid" 2>/dev/null || true' EXIT
+recovery="$XDG_CONFIG_HOME/attention-lab/recovery.json"
+
+"$binary" "$scenario" &
+pid=$!
+window=$(xdotool search --sync --onlyvisible --name "Attention Lab" | head -n 1)
+xdotool windowfocus --sync "$window" 2>/dev/null || xdotool windowfocus "$window"
+sleep 0.5
+xdotool key --window "$window" ctrl+r  # re-seed the weights: the document now has unsaved changes
+for _ in $(seq 60); do [[ -f "$recovery" ]] && break; sleep 0.1; done
+if [[ ! -f "$recovery" ]]; then echo "FAIL: no recovery file 6 s after an edit"; echo "0 passed, 1 failed"; exit 1; fi
+kill -9 "$pid"
+wait "$pid" 2>/dev/null || true
+
+"$binary" "$scenario" --screenshot "$XDG_CONFIG_HOME/after.png" --dump-state "$state"
+offered=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["recovery_offered"])' "$state")
+seed=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["scenario"]["seed"])' "$recovery")
+if [[ "$offered" != True || "$seed" != 8 ]]; then
+  echo "FAIL: after SIGKILL the restart offered recovery=$offered, recovered seed=$seed (expected True, 8)"
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+[[ -f "$recovery" ]] || { echo "FAIL: a capture must not delete the recovery file"; echo "0 passed, 1 failed"; exit 1; }
+echo "ok: the edit (seed 7 -> 8) survived SIGKILL and was offered back on the next start"
+echo "1 passed, 0 failed"
