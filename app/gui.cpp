@@ -1,5 +1,7 @@
 #include "app/gui.h"
 
+#include <GL/gl.h>
+#include <GL/glext.h>
 #include <GLFW/glfw3.h>
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
@@ -22,23 +24,31 @@
 #include "ui/app_window.h"
 #include "ui/heatmap.h"
 #include "ui/keys.h"
+#include "ui/matrix_export.h"
+#include "ui/picture_export.h"
 #include "ui/theme.h"
 
 namespace attn::cli {
 namespace {
 
-// The back buffer as PNG, top row first (OpenGL reads bottom-up).
-bool write_screenshot(const std::string& path, int width, int height) {
+// A rectangle of the bound framebuffer as PNG (x, y from its bottom-left), top row first (OpenGL
+// reads bottom-up).
+bool write_region_png(const std::string& path, int x, int y, int width, int height) {
   std::vector<unsigned char> pixels(static_cast<std::size_t>(width) * height * 4);
   glPixelStorei(GL_PACK_ALIGNMENT, 1);
-  glReadBuffer(GL_BACK);
-  glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+  glReadPixels(x, y, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
   std::vector<unsigned char> flipped(pixels.size());
   const std::size_t row = static_cast<std::size_t>(width) * 4;
   for (int y = 0; y < height; ++y)
     std::copy_n(pixels.data() + row * static_cast<std::size_t>(height - 1 - y), row, flipped.data() + row * static_cast<std::size_t>(y));
   for (std::size_t i = 3; i < flipped.size(); i += 4) flipped[i] = 255;  // an opaque picture
   return stbi_write_png(path.c_str(), width, height, 4, flipped.data(), static_cast<int>(row)) != 0;
+}
+
+// The window as drawn: the back buffer before it is shown.
+bool write_screenshot(const std::string& path, int width, int height) {
+  glReadBuffer(GL_BACK);
+  return write_region_png(path, 0, 0, width, height);
 }
 
 void dump_state(const std::string& path, const ui::AppState& state) {
@@ -134,6 +144,83 @@ struct WindowPlacement {
     }
   }
 };
+
+// OpenGL 3 framebuffer calls, which the GL 1.1 headers do not declare: loaded through GLFW.
+struct FramebufferApi {
+  PFNGLGENFRAMEBUFFERSPROC gen = nullptr;
+  PFNGLBINDFRAMEBUFFERPROC bind = nullptr;
+  PFNGLFRAMEBUFFERTEXTURE2DPROC attach = nullptr;
+  PFNGLCHECKFRAMEBUFFERSTATUSPROC status = nullptr;
+  PFNGLDELETEFRAMEBUFFERSPROC remove = nullptr;
+  bool load() {
+    gen = reinterpret_cast<PFNGLGENFRAMEBUFFERSPROC>(glfwGetProcAddress("glGenFramebuffers"));
+    bind = reinterpret_cast<PFNGLBINDFRAMEBUFFERPROC>(glfwGetProcAddress("glBindFramebuffer"));
+    attach = reinterpret_cast<PFNGLFRAMEBUFFERTEXTURE2DPROC>(glfwGetProcAddress("glFramebufferTexture2D"));
+    status = reinterpret_cast<PFNGLCHECKFRAMEBUFFERSTATUSPROC>(glfwGetProcAddress("glCheckFramebufferStatus"));
+    remove = reinterpret_cast<PFNGLDELETEFRAMEBUFFERSPROC>(glfwGetProcAddress("glDeleteFramebuffers"));
+    return gen && bind && attach && status && remove;
+  }
+};
+
+
+// A widget asked for its picture: draw one frame at twice the size into an off-screen framebuffer,
+// with fonts rasterised at twice the size, and cut the widget out of it.
+void export_picture(GLFWwindow* window, ui::AppState& state, Look& applied) {
+  ui::PictureRequest& r = ui::picture_request();
+  FramebufferApi fb;
+  int w = 0, h = 0;
+  glfwGetFramebufferSize(window, &w, &h);
+  const int W = 2 * w, H = 2 * h;
+  if (!fb.load()) {
+    state.message = "Pictures need OpenGL framebuffers, which this driver does not offer";
+    r = {};
+    return;
+  }
+  GLuint texture = 0, framebuffer = 0;
+  glGenTextures(1, &texture);
+  glBindTexture(GL_TEXTURE_2D, texture);
+  glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, W, H, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+  fb.gen(1, &framebuffer);
+  fb.bind(GL_FRAMEBUFFER, framebuffer);
+  fb.attach(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
+  const float zoom = state.zoom;
+  if (fb.status(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE) {
+    state.zoom = zoom * 2;
+    apply_look(state, applied);
+    r.capturing = true;
+    r.found = false;
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGuiIO& io = ImGui::GetIO();
+    io.DisplaySize = {static_cast<float>(W), static_cast<float>(H)};
+    io.DisplayFramebufferScale = {1, 1};
+    const ImGuiConfigFlags flags = io.ConfigFlags;
+    io.ConfigFlags |= ImGuiConfigFlags_NoMouse;
+    ImGui::NewFrame();
+    ui::DrawAppWindow(state, 0.0);
+    ImGui::Render();
+    io.ConfigFlags = flags;
+    glViewport(0, 0, W, H);
+    glClearColor(0.08f, 0.085f, 0.1f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    if (r.found) {
+      const int x0 = std::clamp(static_cast<int>(r.min.x), 0, W), x1 = std::clamp(static_cast<int>(r.max.x + 1), 0, W);
+      const int y0 = std::clamp(static_cast<int>(r.min.y), 0, H), y1 = std::clamp(static_cast<int>(r.max.y + 1), 0, H);
+      const std::string file = ui::picture_file_name(std::filesystem::current_path().string(), r.name);
+      if (x1 > x0 && y1 > y0 && write_region_png(file, x0, H - y1, x1 - x0, y1 - y0))
+        state.message = "Saved " + file + " (" + std::to_string(x1 - x0) + "\u00D7" + std::to_string(y1 - y0) + " pixels)";
+      else
+        state.message = "The picture could not be written to " + file;
+    }
+  }
+  fb.bind(GL_FRAMEBUFFER, 0);
+  fb.remove(1, &framebuffer);
+  glDeleteTextures(1, &texture);
+  state.zoom = zoom;
+  apply_look(state, applied);
+  r = {};
+}
 
 void render_frame(GLFWwindow* window, ui::AppState& state, double dt) {
   ui::begin_key_frame();
@@ -287,6 +374,7 @@ int run_gui(const GuiOptions& o, std::ostream& err) {
     render_frame(window, state, now - last);
     last = now;
     autosave.tick(state, now);
+    if (ui::picture_request().widget != 0) export_picture(window, state, applied);
     if (state.window_title() != title) {
       title = state.window_title();
       glfwSetWindowTitle(window, title.c_str());

@@ -1,5 +1,7 @@
 #include "ui/bar_chart.h"
 
+#include "ui/picture_export.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -168,6 +170,7 @@ void BarChart(const char* id, std::span<const Bar> bars, const BarChartOptions& 
   const ImVec2 size{width, bars_bottom + axis_h - origin.y};
 
   ImGui::InvisibleButton("##bars", {std::max(size.x, 1.0f), std::max(size.y, 1.0f)});
+  PictureMenu(opts.title.empty() ? id : opts.title.c_str(), origin, {origin.x + size.x, origin.y + size.y});
   const bool hovered = ImGui::IsItemHovered();
   if (x1 - x0 < 20) {  // too narrow to say anything
     ImGui::PopID();

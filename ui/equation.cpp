@@ -80,7 +80,7 @@ void draw_line(std::span<const Term> terms, std::span<const std::string> ops, st
     o.flags = t.flags;
     o.size = {width, body_h};
     o.max_cell = max_cell;
-    const HeatmapResult r = Heatmap("term", *t.m, o);
+    const HeatmapResult r = Heatmap(t.name.c_str(), *t.m, o);  // the name also names an exported picture
     if (r.hovered_row >= 0) hover = {static_cast<int>(i), r.hovered_row, r.hovered_col, r.clicked};
     ImGui::PopID();
     ImGui::EndGroup();

@@ -10,7 +10,7 @@
 #include "ui/heatmap_layout.h"
 #include "ui/heatmap_pixels.h"
 #include "ui/hover_text.h"
-#include "ui/matrix_export.h"
+#include "ui/picture_export.h"
 #include "ui/theme.h"
 
 namespace attn::ui {
@@ -237,12 +237,8 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
   }
   if (legend) draw_legend(dl, {grid.x, grid_end.y + 2}, std::max(grid_end.x - grid.x, legend_min_width(range)), opts.map, range);
 
-  // Right-click: the matrix as text, for a spreadsheet or a slide.
-  if (ImGui::BeginPopupContextItem("export")) {
-    ImGui::TextDisabled("%lld \u00D7 %lld matrix", static_cast<long long>(m.rows()), static_cast<long long>(m.cols()));
-    if (ImGui::MenuItem("Copy as CSV")) ImGui::SetClipboardText(matrix_csv(m, opts.row_labels, opts.col_labels).c_str());
-    ImGui::EndPopup();
-  }
+  // Right-click: the matrix as a picture for a slide, or as text for a spreadsheet.
+  PictureMenu(id, origin, {origin.x + result.size.x, origin.y + result.size.y}, &m, opts.row_labels, opts.col_labels);
   if (result.hovered_row >= 0 && !(opts.flags & HeatmapFlags_NoTooltip)) {
     const double x = m(result.hovered_row, result.hovered_col);
     ImGui::BeginTooltip();

@@ -73,7 +73,9 @@ Step read_step(const JsonFields& r) {
 
 // [row, column] with two non-negative integers; whether the cell exists is checked against the trace.
 std::pair<int, int> read_cell(const json& j, const std::string& path) {
-  const auto index = [](const json& v) { return v.is_number_integer() && v.get<std::int64_t>() >= 0 && v.get<std::int64_t>() <= limits::kMaxTokens; };
+  const auto index = [](const json& v) {
+    return v.is_number_integer() && v.get<std::int64_t>() >= 0 && v.get<std::int64_t>() <= limits::kMaxTokens;
+  };
   if (!j.is_array() || j.size() != 2 || !index(j[0]) || !index(j[1]))
     throw ScenarioError(path, "expected [row, column], two integers from 0, but found " +
                                   (j.is_array() ? j.dump() : describe_found(j)));
@@ -94,8 +96,9 @@ Matrix read_custom_mask(const json& j, const std::string& path) {
   Matrix m(static_cast<Eigen::Index>(j.size()), static_cast<Eigen::Index>(j[0].size()));
   for (std::size_t r = 0; r < j.size(); ++r) {
     if (!j[r].is_array() || j[r].size() != j[0].size())
-      throw ScenarioError(index_path(path, r), "expected " + plural(static_cast<std::int64_t>(j[0].size()), "number") +
-                                                   " (as in row 0) but found " + (j[r].is_array() ? std::to_string(j[r].size()) : describe_found(j[r])));
+      throw ScenarioError(index_path(path, r),
+                          "expected " + plural(static_cast<std::int64_t>(j[0].size()), "number") + " (as in row 0) but found " +
+                              (j[r].is_array() ? std::to_string(j[r].size()) : describe_found(j[r])));
     for (std::size_t c = 0; c < j[r].size(); ++c) {
       if (!j[r][c].is_number())
         throw ScenarioError(index_path(index_path(path, r), c), "expected 0 or 1 but found " + describe_found(j[r][c]));
@@ -106,7 +109,8 @@ Matrix read_custom_mask(const json& j, const std::string& path) {
 }
 
 LessonOverrides read_overrides(const json& j, const std::string& path) {
-  const JsonFields r(j, path, {"mask", "window", "custom_mask", "scale", "kernel", "heads", "head_dim", "variant", "kv_heads", "latent_dim"});
+  const JsonFields r(j, path,
+                     {"mask", "window", "custom_mask", "scale", "kernel", "heads", "head_dim", "variant", "kv_heads", "latent_dim"});
   const auto integer = [&](const char* key, int hi) {
     return r.has(key) ? std::optional<int>(r.integer(key, 1, 1, hi)) : std::nullopt;
   };
@@ -135,7 +139,8 @@ void check_view_keys(const JsonFields& r, View view) {
 }
 
 LessonPage read_page(const json& j, const std::string& path) {
-  const JsonFields r(j, path, {"title", "text", "scenario", "view", "step", "head", "decode_step", "preset", "highlight", "overrides", "experiment"}, "page");
+  const JsonFields r(j, path, {"title", "text", "scenario", "view", "step", "head", "decode_step", "preset", "highlight",
+                               "overrides", "experiment"});
   LessonPage p;
   p.title = r.nonempty_string("title");
   p.text = r.nonempty_string("text");
@@ -164,9 +169,11 @@ std::string shown_path(const std::filesystem::path& dir) {
 Scenario load_page_file(const std::string& file, const std::filesystem::path& dir, const std::string& field) {
   const std::filesystem::path name(file);
   if (name.filename() != name || file == "." || file == "..")
-    throw ScenarioError(field, "expected a file name in " + shown_path(dir) + " (no folders) but found string \"" + file + "\"");
+    throw ScenarioError(field, "expected a file name in " + shown_path(dir) + " (no folders) but found string \"" + file +
+                                   "\"");
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(dir / name, ec)) throw ScenarioError(field, "no such scenario file " + shown_path(dir) + "/" + file);
+  if (!std::filesystem::is_regular_file(dir / name, ec))
+    throw ScenarioError(field, "no such scenario file " + shown_path(dir) + "/" + file);
   try {
     return load_scenario_file(dir / name);
   } catch (const ScenarioError& e) {
@@ -209,7 +216,8 @@ void apply_variant(AttentionConfig& a, const LessonOverrides& o, const std::stri
   if (v != Variant::Mla) a.latent_dim = a.query_latent_dim = 0;
 }
 
-void apply_overrides(Scenario& s, const LessonOverrides& o, const std::string& path) {
+// `path` names the overrides in messages; a problem the scenario then has is reported under it too.
+void apply_overrides(Scenario& s, const LessonOverrides& o, const std::string& file, const std::string& path) {
   AttentionConfig& a = s.attention;
   apply_mask(a, o, path);
   if (o.scale) a.scale = *o.scale;
@@ -217,27 +225,26 @@ void apply_overrides(Scenario& s, const LessonOverrides& o, const std::string& p
   if (o.heads) a.heads = *o.heads;
   if (o.head_dim) a.head_dim = *o.head_dim;
   apply_variant(a, o, path);
+  try {
+    check_config(a);  // a bad size is the real problem, not the weights that no longer fit it
+    drop_unfit_weights(s);
+    validate(s);
+  } catch (const ScenarioError& e) {
+    throw ScenarioError(path, file + " with these overrides is invalid: " + e.what());
+  }
 }
 
-// The scenario of a page and its trace; `page` is the page's path in messages ("pages[2]", or "").
 struct PageScenario {
   Scenario scenario;
   Trace trace;
 };
 
+// The scenario of a page and its trace; `path` is the page's path in messages ("pages[2]", or "").
 PageScenario page_scenario(const LessonPage& page, const std::filesystem::path& dir, const std::string& path) {
   Scenario s = load_page_file(page.scenario, dir, child_path(path, "scenario"));
-  if (!page.overrides.any()) return {s, compute_trace(s)};
-  const std::string field = child_path(path, "overrides");
-  apply_overrides(s, page.overrides, field);
-  try {
-    check_config(s.attention);  // a bad size is the real problem, not the weights that no longer fit it
-    drop_unfit_weights(s);
-    Trace t = compute_trace(s);
-    return {std::move(s), std::move(t)};
-  } catch (const ScenarioError& e) {
-    throw ScenarioError(field, page.scenario + " with these overrides is invalid: " + e.what());
-  }
+  if (page.overrides.any()) apply_overrides(s, page.overrides, page.scenario, child_path(path, "overrides"));
+  Trace t = compute_trace(s);
+  return {std::move(s), std::move(t)};
 }
 
 // --- checking a page against what it shows ----------------------------------------------------------
@@ -257,7 +264,8 @@ void check_decode(const LessonPage& p, const Scenario& s, const std::string& pat
   }
   if (p.decode_tokens > s.n_q())
     throw ScenarioError(child_path(path, "decode_step"), "the scenario has " + plural(s.n_q(), "token") + ", so 1 to " +
-                                                             std::to_string(s.n_q()) + ", but found " + std::to_string(p.decode_tokens));
+                                                             std::to_string(s.n_q()) + ", but found " +
+                                                             std::to_string(p.decode_tokens));
 }
 
 void check_highlight(const LessonPage& p, const Trace& t, const std::string& path) {

@@ -35,6 +35,7 @@
 // computes its trace, so a head, decode step or highlighted cell that is not on screen is reported when
 // the lesson is loaded, never while it is shown. Every problem is a ScenarioError naming the field:
 //   pages[2].step: expected one of inputs, projections, ..., output or 0-9 but found string "scroes"
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>

@@ -1,5 +1,7 @@
 #include "ui/line_chart.h"
 
+#include "ui/picture_export.h"
+
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -329,6 +331,7 @@ void LineChart(const char* id, std::span<const Series> series, const LineChartOp
   p.max.x = end.x - right_room;
 
   ImGui::InvisibleButton("##chart", {std::max(size.x, 1.0f), std::max(size.y, 1.0f)});
+  PictureMenu(opts.title.empty() ? id : opts.title.c_str(), origin, {origin.x + size.x, origin.y + size.y});
   const bool hovered = ImGui::IsItemHovered() && !(opts.flags & LineChartFlags_NoHover);
   if (p.max.x - p.min.x < 20 || p.max.y - p.min.y < 20) {  // too small to say anything
     ImGui::PopID();

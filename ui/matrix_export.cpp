@@ -1,6 +1,8 @@
 #include "ui/matrix_export.h"
 
+#include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <cstdio>
 
 namespace attn::ui {
@@ -38,6 +40,15 @@ std::string matrix_csv(const Matrix& m, const std::vector<std::string>* rows, co
     out += "\n";
   }
   return out;
+}
+
+std::string picture_file_name(const std::string& folder, const std::string& name) {
+  std::string base;
+  for (char c : name) base += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  if (base.empty()) base = "picture";
+  std::filesystem::path p = std::filesystem::path(folder) / (base + ".png");
+  for (int i = 2; std::filesystem::exists(p); ++i) p = std::filesystem::path(folder) / (base + "-" + std::to_string(i) + ".png");
+  return p.string();
 }
 
 }  // namespace attn::ui

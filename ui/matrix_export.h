@@ -11,4 +11,8 @@ namespace attn::ui {
 // Full precision (17 significant digits), -inf for hidden scores; labels quoted when they need it.
 std::string matrix_csv(const Matrix& m, const std::vector<std::string>* rows, const std::vector<std::string>* cols);
 
+// "scores.png", "scores-2.png", ...: a file name for an exported picture, new in `folder`, with only
+// letters, digits and underscores from `name`.
+std::string picture_file_name(const std::string& folder, const std::string& name);
+
 }  // namespace attn::ui
