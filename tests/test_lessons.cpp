@@ -1,8 +1,10 @@
 // Lessons: the shipped ones load with every page valid, the numbers they quote are the engine's, every
 // malformed lesson file gets its own message; and the sqrt(d_k) experiment's numbers, pinned.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <numeric>
 
 #include "core/io/presets_json.h"
@@ -91,16 +93,17 @@ const BadLesson kBadLessons[] = {
 
 TEST_CASE("the shipped lessons load in teaching order, every page checked against its scenario") {
   const std::vector<std::filesystem::path> files = lesson_files(kLessons);
-  REQUIRE(files.size() == std::size(kShipped));
+  REQUIRE(files.size() >= std::size(kShipped));
   const std::vector<ModelShape> presets = load_presets_file(std::filesystem::path(ATTN_ASSETS_DIR) / "presets" / "models.json");
   for (std::size_t i = 0; i < files.size(); ++i) {
-    const ShippedLesson& expected = kShipped[i];
-    CAPTURE(expected.file);
-    CHECK(files[i].filename() == expected.file);
+    CAPTURE(files[i]);
     Lesson lesson;
     REQUIRE_NOTHROW(lesson = load_lesson_file(files[i], kScenarios));
-    CHECK(lesson.name == expected.name);
-    CHECK(lesson.pages.size() == expected.pages);
+    if (i < std::size(kShipped)) {  // the first six, in this order; more may follow
+      CHECK(files[i].filename() == kShipped[i].file);
+      CHECK(lesson.name == kShipped[i].name);
+      CHECK(lesson.pages.size() == kShipped[i].pages);
+    }
     for (const LessonPage& page : lesson.pages) {
       CAPTURE(page.title);
       CHECK_NOTHROW(lesson_page_scenario(page, kScenarios));

@@ -11,7 +11,7 @@
 //     "pages": [                                          required, at least one
 //       {
 //         "title": "...",                                 required, non-empty
-//         "text": "Paragraphs separated by \n\n.",        required, non-empty
+//         "text": "Paragraphs separated by \n\n.",        required, non-empty; no other line breaks
 //         "scenario": "the_cat_sat.json",                 required: a file name in assets/scenarios
 //         "view": "pipeline",                             pipeline | decode | compare | memory | cost; default pipeline
 //         "step": "scale",                                pipeline only: a step name or 0-9; default inputs
