@@ -24,6 +24,7 @@
 #include "ui/app_window.h"
 #include "ui/heatmap.h"
 #include "ui/keys.h"
+#include "ui/lesson_nav.h"
 #include "ui/matrix_export.h"
 #include "ui/picture_export.h"
 #include "ui/theme.h"
@@ -58,6 +59,8 @@ void dump_state(const std::string& path, const ui::AppState& state) {
                                     {"step_name", info.name},
                                     {"head", state.head},
                                     {"decode_step", state.decode_step + 1},
+                                    {"lesson", state.lesson >= 0 ? state.lessons[static_cast<std::size_t>(state.lesson)].name : ""},
+                                    {"lesson_page", state.lesson_page + 1},
                                     {"scenario", state.scenario().name},
                                     {"file", state.document().path.string()},
                                     {"unsaved", state.document().dirty()},
@@ -284,6 +287,35 @@ int run_gui(const GuiOptions& o, std::ostream& err) {
   } catch (const ScenarioError& e) {
     state.message = "Model presets not loaded (" + (assets_dir() / "presets" / "models.json").string() + "): " + e.what();
   }
+  // The lessons: a broken lesson file is reported and left out, the others stay available.
+  state.scenarios_dir = assets_dir() / "scenarios";
+  for (const std::filesystem::path& f : ui::lesson_files(assets_dir() / "lessons")) {
+    try {
+      state.lessons.push_back(ui::load_lesson_file(f, state.scenarios_dir));
+    } catch (const ScenarioError& e) {
+      state.message = "Lesson " + f.filename().string() + " left out: " + e.what();
+    }
+  }
+  if (o.lesson) {
+    const auto it = std::find_if(state.lessons.begin(), state.lessons.end(), [&](const ui::Lesson& l) {
+      return l.name == *o.lesson || l.name == std::filesystem::path(*o.lesson).stem().string().substr(
+                                                   std::min<std::size_t>(2, std::filesystem::path(*o.lesson).stem().string().size()));
+    });
+    if (it == state.lessons.end()) {
+      err << "attention-lab: --lesson: unknown lesson '" << *o.lesson << "' (the lessons are:";
+      for (const ui::Lesson& l : state.lessons) err << ' ' << l.name;
+      err << ")\n";
+      return kExitBadInput;
+    }
+    if (o.page > static_cast<int>(it->pages.size())) {
+      err << "attention-lab: --page: lesson '" << it->name << "' has " << it->pages.size() << " pages but found " << o.page << '\n';
+      return kExitBadInput;
+    }
+    if (!ui::ApplyLessonPage(state, static_cast<int>(it - state.lessons.begin()), o.page - 1)) {
+      err << "attention-lab: --lesson: " << state.message << '\n';
+      return kExitBadInput;
+    }
+  }
   if (o.preset) {
     const bool known = std::any_of(state.presets.begin(), state.presets.end(), [&](const ModelShape& m) { return m.name == *o.preset; });
     if (!known) {
@@ -300,7 +332,7 @@ int run_gui(const GuiOptions& o, std::ostream& err) {
     }
     state.decode_step = *o.decode_tokens - 1;
   }
-  state.pinned_cell = o.cell;
+  if (o.cell) state.pinned_cell = o.cell;
   if (o.head) {
     if (*o.head >= static_cast<int>(state.trace().heads.size())) {
       err << "attention-lab: --head: the scenario has " << state.trace().heads.size() << " head(s), numbered from 0, but found "

@@ -21,6 +21,8 @@ const char* const kGuiHelp =
     "                    it reads but never writes your settings and recovery file\n"
     "  --presentation    start in presentation mode (F5): no editors, larger text, high contrast\n"
     "  --theme T         dark or light\n"
+    "  --lesson NAME     open a lesson (the_cat_sat, sqrt_dk, masks, multi_head, kv_cache, variants)\n"
+    "  --page N          its page, from 1\n"
     "  --frames N        frames to render before the screenshot (default 6)\n"
     "  --dump-state JSON on exit, write the view, step (number and name), head, decode step and scenario\n"
     "  and every option of trace that overrides the file (--variant, --kv-heads, --mask, --heads, ...)\n";
@@ -39,6 +41,8 @@ GuiOptions parse_gui_args(std::span<const std::string> words) {
     else if (o.overrides.parse(word, args)) continue;
     else if (word == "--preset") o.preset = args.value(word);
     else if (word == "--presentation") o.presentation = true;
+    else if (word == "--lesson") o.lesson = args.value(word);
+    else if (word == "--page") o.page = static_cast<int>(args.integer(word, 1, 1000));
     else if (word == "--theme") {
       o.theme = args.value(word);
       if (*o.theme != "dark" && *o.theme != "light") throw UsageError("--theme: expected dark or light but found '" + *o.theme + "'");

@@ -22,6 +22,8 @@ struct GuiOptions {
   bool size_given = false;         // else the size the user last left the window at
   bool presentation = false;       // start in presentation mode
   std::optional<std::string> theme;  // dark | light
+  std::optional<std::string> lesson;  // a lesson's name ("sqrt_dk") or file name ("2_sqrt_dk")
+  int page = 1;                       // its page, from 1
   std::string dump_state;          // on exit, the step, head and scenario as JSON
   int frames = 6;                  // frames rendered before a screenshot, so layout and fonts settle
   Overrides overrides;             // the same as trace's: --variant gqa --kv-heads 2, --mask causal, ...

@@ -16,6 +16,9 @@
 #include "core/memory.h"
 #include "core/scenario.h"
 #include "ui/file_dialog.h"
+#include "ui/views.h"
+#include "ui/lessons.h"
+#include "ui/sqrt_dk.h"
 #include "ui/steps.h"
 
 namespace attn::ui {
@@ -41,18 +44,6 @@ struct HoverCell {
   bool on(Step s, int eq, int t) const { return term == t && step == s && equation == eq; }
 };
 
-// The main views, one at a time beside the inputs panel.
-enum class View {
-  Pipeline,  // every step of the computation, for one head
-  Decode,    // token by token through the KV cache
-  Compare,   // the cache of MHA, GQA, MQA and MLA side by side
-  Memory,    // cache bytes of real models against context length
-  Cost,      // FLOPs per generated token, with and without a cache, and sparse attention
-};
-inline constexpr int kViewCount = 5;
-std::string_view view_name(View v);   // "pipeline"
-std::string_view view_title(View v);  // "Pipeline"
-std::optional<View> parse_view(std::string_view name);
 
 // How the window looks; remembered between runs.
 enum class Theme { Dark, Light };
@@ -127,7 +118,14 @@ class AppState {
   FileDialogState file_dialog;
   bool quit_requested = false;   // Ctrl+Q or the window's close button; unsaved changes ask first
   bool quit_confirmed = false;   // nothing unsaved, or the user chose what to do with it
-  std::optional<std::filesystem::path> pending_open;  // an open waiting for the unsaved-changes answer
+  // Replacing the document (open a file, go to a lesson page) waits here for the unsaved-changes answer.
+  std::function<void()> pending_replace;
+
+  // Lessons: the shipped ones, and where the user is in one (lesson -1: none).
+  std::vector<Lesson> lessons;
+  std::filesystem::path scenarios_dir;  // where lesson pages find their scenarios
+  int lesson = -1, lesson_page = 0;
+  int sqrt_dk = kSqrtDkDefault;         // the experiment's d_k
   std::optional<RecoveryOffer> recovery;              // offered once, at start-up
   std::vector<std::string> recent_files;              // most recent first (File > Recent)
   bool recovery_answered = false;                     // restored or discarded: the file can go

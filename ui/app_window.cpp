@@ -10,6 +10,7 @@
 #include "core/io/scenario_write.h"
 #include "ui/edits.h"
 #include "ui/keys.h"
+#include "ui/lesson_nav.h"
 #include "ui/panels.h"
 #include "ui/theme.h"
 
@@ -35,6 +36,13 @@ void shortcuts(AppState& state) {
   if (key_pressed(Key::F5, KeyMods_None, false)) state.presentation = !state.presentation;
   if (key_pressed(Key::F11, KeyMods_None, false)) state.fullscreen = !state.fullscreen;
   if (key_pressed(Key::F1, KeyMods_None, false)) state.show_help = !state.show_help;
+  if (state.lesson >= 0) {  // a lesson turns pages with PageUp/PageDown, whatever the view
+    const int pages = static_cast<int>(state.lessons[static_cast<std::size_t>(state.lesson)].pages.size());
+    if (key_pressed(Key::PageDown, KeyMods_None, false) && state.lesson_page + 1 < pages)
+      GoToLessonPage(state, state.lesson, state.lesson_page + 1);
+    if (key_pressed(Key::PageUp, KeyMods_None, false) && state.lesson_page > 0)
+      GoToLessonPage(state, state.lesson, state.lesson_page - 1);
+  }
   if (key_pressed(Key::Escape, KeyMods_None, false)) state.show_help = false;
   if (ImGui::GetIO().WantTextInput) return;  // arrows and space belong to the field being typed in
   if (state.view == View::Decode) {  // the arrows walk through the tokens instead of the steps
@@ -99,7 +107,7 @@ void menu_bar(AppState& state) {
     }
     if (ImGui::BeginMenu("Open recent", !state.recent_files.empty())) {
       for (const std::string& f : state.recent_files)
-        if (ImGui::MenuItem(f.c_str())) state.pending_open = f;
+        if (ImGui::MenuItem(f.c_str())) state.pending_replace = [&state, f] { OpenScenario(state, f); };
       ImGui::EndMenu();
     }
     if (ImGui::MenuItem("Save as\u2026", "Ctrl+Shift+S"))
@@ -121,6 +129,14 @@ void menu_bar(AppState& state) {
         state.step = s.step;
     ImGui::Separator();
     if (ImGui::MenuItem(state.playing ? "Pause" : "Play", "Space")) state.playing = !state.playing;
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("Lessons", !state.lessons.empty())) {
+    for (std::size_t i = 0; i < state.lessons.size(); ++i)
+      if (ImGui::MenuItem((std::to_string(i + 1) + "  " + state.lessons[i].title).c_str(), nullptr, state.lesson == static_cast<int>(i)))
+        GoToLessonPage(state, static_cast<int>(i), 0);
+    ImGui::Separator();
+    if (ImGui::MenuItem("Close lesson", nullptr, false, state.lesson >= 0)) CloseLesson(state);
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("View")) {
@@ -156,10 +172,10 @@ void menu_bar(AppState& state) {
 
 // Before quitting or opening another file over unsaved changes: save, drop them, or stay.
 void unsaved_changes_prompt(AppState& state) {
-  const bool wanted = (state.quit_requested && !state.quit_confirmed) || state.pending_open.has_value();
+  const bool wanted = (state.quit_requested && !state.quit_confirmed) || state.pending_replace;
   if (!wanted) return;
   if (!state.document().dirty()) {  // nothing to lose
-    if (state.pending_open) OpenScenario(state, *std::exchange(state.pending_open, std::nullopt));
+    if (state.pending_replace) std::exchange(state.pending_replace, nullptr)();
     if (state.quit_requested) state.quit_confirmed = true;
     return;
   }
@@ -168,9 +184,9 @@ void unsaved_changes_prompt(AppState& state) {
   ImGui::SetNextWindowPos(ImGui::GetMainViewport()->GetCenter(), ImGuiCond_Always, {0.5f, 0.5f});
   if (!ImGui::BeginPopupModal(kPopup, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
   ImGui::Text("\"%s\" has changes that are not saved.", state.scenario().name.c_str());
-  ImGui::TextDisabled(state.quit_requested ? "Save them before quitting?" : "Save them before opening another file?");
+  ImGui::TextDisabled(state.quit_requested ? "Save them before quitting?" : "Save them before the document is replaced?");
   auto go_on = [&] {
-    if (state.pending_open) OpenScenario(state, *std::exchange(state.pending_open, std::nullopt));
+    if (state.pending_replace) std::exchange(state.pending_replace, nullptr)();
     if (state.quit_requested) state.quit_confirmed = true;
     ImGui::CloseCurrentPopup();
   };
@@ -178,7 +194,7 @@ void unsaved_changes_prompt(AppState& state) {
     if (state.document().path.empty()) {
       RequestFileDialog(state.file_dialog, FileDialogMode::Save, {});
       state.quit_requested = false;
-      state.pending_open.reset();
+      state.pending_replace = nullptr;
       ImGui::CloseCurrentPopup();
     } else {
       SaveScenario(state, state.document().path);
@@ -190,7 +206,7 @@ void unsaved_changes_prompt(AppState& state) {
   ImGui::SameLine();
   if (ImGui::Button("Cancel", {120, 0}) || key_pressed(Key::Escape, KeyMods_None, false)) {
     state.quit_requested = false;
-    state.pending_open.reset();
+    state.pending_replace = nullptr;
     ImGui::CloseCurrentPopup();
   }
   ImGui::EndPopup();
@@ -295,11 +311,23 @@ void DrawAppWindow(AppState& state, double dt) {
   const float center_w = display.x - left_w - right_w;
   const float explain_h = std::clamp(h * 0.34f, 170.0f, 330.0f);
   if (!state.presentation) InputsPanel(state, {0, top}, {left_w, h});
-  const ImVec2 view_pos{left_w, top}, view_size{display.x - left_w, h};
+  // A lesson page sits where the explanation was (pipeline) or in a column on the right (other views);
+  // a page with an experiment takes the centre.
+  const bool lesson = state.lesson >= 0;
+  const bool experiment =
+      lesson && state.lessons[static_cast<std::size_t>(state.lesson)].pages[static_cast<std::size_t>(state.lesson_page)].experiment;
+  const float lesson_w = lesson && state.view != View::Pipeline ? std::clamp(display.x * 0.3f, 320.0f, 560.0f) : 0.0f;
+  const ImVec2 view_pos{left_w, top}, view_size{display.x - left_w - lesson_w, h};
+  if (lesson_w > 0) LessonPanel(state, {display.x - lesson_w, top}, {lesson_w, h});
   switch (state.view) {
     case View::Pipeline:
-      PipelinePanel(state, {left_w, top}, {center_w, h - explain_h});
-      ExplainPanel(state, {left_w, top + h - explain_h}, {center_w, explain_h});
+      if (experiment) {
+        LessonPanel(state, {left_w, top}, {center_w, h});
+      } else {
+        PipelinePanel(state, {left_w, top}, {center_w, h - explain_h});
+        if (lesson) LessonPanel(state, {left_w, top + h - explain_h}, {center_w, explain_h});
+        else ExplainPanel(state, {left_w, top + h - explain_h}, {center_w, explain_h});
+      }
       HeadsPanel(state, {left_w + center_w, top}, {right_w, h});
       break;
     case View::Decode: DecodePanel(state, view_pos, view_size); break;
@@ -311,7 +339,7 @@ void DrawAppWindow(AppState& state, double dt) {
   HelpOverlay(state);
 
   if (const auto chosen = FileDialog(state.file_dialog)) {
-    if (state.file_dialog.mode == FileDialogMode::Open) state.pending_open = *chosen;
+    if (state.file_dialog.mode == FileDialogMode::Open) state.pending_replace = [&state, p = *chosen] { OpenScenario(state, p); };
     else SaveScenario(state, *chosen);
   }
   unsaved_changes_prompt(state);

@@ -21,6 +21,10 @@ void HelpOverlay(AppState& state) {
       {"Ctrl+Z", "undo (Ctrl+Shift+Z or Ctrl+Y: redo)"},
       {"Ctrl+R", "re-seed the weights"},
       {"Ctrl+Q", "quit"},
+      {"PageUp / PageDown", "previous / next lesson page"},
+      {"F5", "presentation mode"},
+      {"F11", "full screen"},
+      {"Ctrl + / Ctrl -", "zoom in / out (Ctrl+0: actual size)"},
       {"F1", "this help"},
       {"Esc", "close this help or a dialog"},
   };

@@ -34,6 +34,8 @@ int key_index(Key k) {
     case Key::End: return ImGui::GetKeyIndex(ImGuiKey_End);
     case Key::Space: return ImGui::GetKeyIndex(ImGuiKey_Space);
     case Key::Escape: return ImGui::GetKeyIndex(ImGuiKey_Escape);
+    case Key::PageUp: return ImGui::GetKeyIndex(ImGuiKey_PageUp);
+    case Key::PageDown: return ImGui::GetKeyIndex(ImGuiKey_PageDown);
     case Key::F1: return GLFW_KEY_F1;
     case Key::F5: return GLFW_KEY_F5;
     case Key::F11: return GLFW_KEY_F11;

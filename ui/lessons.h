@@ -43,7 +43,7 @@
 #include <vector>
 
 #include "core/scenario.h"
-#include "ui/app_state.h"
+#include "ui/views.h"
 #include "ui/steps.h"
 
 namespace attn::ui {

@@ -20,6 +20,7 @@ void DecodePanel(AppState& state, ImVec2 pos, ImVec2 size);    // token by token
 void ComparePanel(AppState& state, ImVec2 pos, ImVec2 size);   // the four variants' caches as areas
 void MemoryPanel(AppState& state, ImVec2 pos, ImVec2 size);    // cache bytes against context, real models
 void CostPanel(AppState& state, ImVec2 pos, ImVec2 size);      // FLOPs per generated token
+void LessonPanel(AppState& state, ImVec2 pos, ImVec2 size);    // the current lesson page
 
 // The preset picker (and context, dtype, batch) the model views share; nullptr without presets.
 const ModelShape* PresetControls(AppState& state, bool context, bool dtype_and_batch);

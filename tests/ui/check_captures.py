@@ -54,6 +54,12 @@ def main():
     for view in ("compare", "memory", "cost"):
         cases.append(("%s_view" % view, cat, (1600, 900), ["--view", view, "--preset", "llama-3-70b"]))
     cases.append(("memory_view_720", cat, (1280, 720), ["--view", "memory", "--preset", "gemma-3-27b"]))
+    # Classroom: the first page of every lesson, the experiment page, presentation mode at 1920x1080.
+    for lesson in ("the_cat_sat", "sqrt_dk", "masks", "multi_head", "kv_cache", "variants"):
+        cases.append(("lesson_%s_page1" % lesson, cat, (1600, 900), ["--lesson", lesson, "--page", "1"]))
+    cases.append(("lesson_sqrt_dk_experiment", cat, (1600, 900), ["--lesson", "sqrt_dk", "--page", "3"]))
+    cases.append(("presentation_1080", cat, (1920, 1080), ["--presentation", "--step", "softmax", "--cell", "0,1"]))
+    cases.append(("presentation_light_1080", cat, (1920, 1080), ["--presentation", "--theme", "light", "--lesson", "variants", "--page", "5"]))
     passed = failed = 0
     for name, scenario, size, extra in cases:
         out = os.path.join(a.out, name + ".png")

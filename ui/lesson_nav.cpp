@@ -1,0 +1,43 @@
+#include "ui/lesson_nav.h"
+
+#include <algorithm>
+
+#include "core/validate.h"
+
+namespace attn::ui {
+
+bool ApplyLessonPage(AppState& state, int lesson, int page) {
+  if (lesson < 0 || lesson >= static_cast<int>(state.lessons.size())) return false;
+  const Lesson& l = state.lessons[static_cast<std::size_t>(lesson)];
+  if (page < 0 || page >= static_cast<int>(l.pages.size())) return false;
+  const LessonPage& p = l.pages[static_cast<std::size_t>(page)];
+  try {
+    if (!state.open(lesson_page_scenario(p, state.scenarios_dir), state.scenarios_dir / p.scenario)) return false;
+  } catch (const ScenarioError& e) {
+    state.message = "Lesson page not shown: " + std::string(e.what());
+    return false;
+  }
+  state.lesson = lesson;
+  state.lesson_page = page;
+  state.view = p.view;
+  state.step = p.step;
+  state.set_head(p.head);
+  state.set_decode_step(p.decode_tokens - 1);
+  if (p.preset) state.models.preset = *p.preset;
+  // The page's first highlighted cell is outlined and explained as if pointed at.
+  state.pinned_cell.reset();
+  if (!p.highlight.empty()) state.pinned_cell = p.highlight.front();
+  state.playing = state.decode_playing = false;
+  return true;
+}
+
+void GoToLessonPage(AppState& state, int lesson, int page) {
+  state.pending_replace = [&state, lesson, page] { ApplyLessonPage(state, lesson, page); };
+}
+
+void CloseLesson(AppState& state) {
+  state.lesson = -1;
+  state.pinned_cell.reset();
+}
+
+}  // namespace attn::ui

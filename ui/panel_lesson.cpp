@@ -1,0 +1,106 @@
+// A lesson page: its title and text, the way to the next page, and its experiment when it has one.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "ui/hover_text.h"
+#include "ui/lesson_nav.h"
+#include "ui/panels.h"
+#include "ui/text.h"
+#include "ui/theme.h"
+
+namespace attn::ui {
+namespace {
+
+void navigation(AppState& state, const Lesson& l) {
+  const int n = static_cast<int>(l.pages.size());
+  ImGui::BeginDisabled(state.lesson_page == 0);
+  if (ImGui::Button("\u25C0 Previous")) GoToLessonPage(state, state.lesson, state.lesson_page - 1);
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  ImGui::Text("page %d of %d", state.lesson_page + 1, n);
+  ImGui::SameLine();
+  ImGui::BeginDisabled(state.lesson_page + 1 >= n);
+  if (ImGui::Button("Next \u25B6")) GoToLessonPage(state, state.lesson, state.lesson_page + 1);
+  ImGui::EndDisabled();
+  // The hint and the close button go on the same line only where they fit.
+  const float close_w = ImGui::CalcTextSize("Close lesson").x + 2 * ImGui::GetStyle().FramePadding.x;
+  const float hint_w = ImGui::CalcTextSize("PageUp / PageDown").x;
+  const float gap = ImGui::GetStyle().ItemSpacing.x;
+  ImGui::SameLine();
+  const float room = ImGui::GetWindowContentRegionMax().x - ImGui::GetCursorPosX();
+  if (room > hint_w + close_w + 3 * gap) {
+    ImGui::TextDisabled("PageUp / PageDown");
+    ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - close_w);
+  } else if (room < close_w + gap) {
+    ImGui::NewLine();
+  }
+  if (ImGui::Button("Close lesson")) CloseLesson(state);
+}
+
+// Histogram bars with their range written under them.
+void histogram_plot(const char* label, const Histogram& h, float width, float height) {
+  std::vector<float> counts(h.counts.begin(), h.counts.end());
+  ImGui::PlotHistogram(label, counts.data(), static_cast<int>(counts.size()), 0, nullptr, 0.0f, FLT_MAX, {width, height});
+  ImGui::TextDisabled("%s \u2026 %s", short_number(h.lo).c_str(), short_number(h.hi).c_str());
+}
+
+void sqrt_dk_experiment(AppState& state) {
+  ImGui::Separator();
+  ImGui::TextUnformatted("Experiment: random queries and keys with unit-variance components");
+  ImGui::TextUnformatted("d_k:");
+  for (int d : kSqrtDkChoices) {
+    ImGui::SameLine();
+    if (ImGui::RadioButton(std::to_string(d).c_str(), state.sqrt_dk == d)) state.sqrt_dk = d;
+  }
+  const int d_k = state.sqrt_dk;
+  const DotProductSample s = sample_dot_products(d_k, kSqrtDkPairs, kSqrtDkSeed);
+  const double spread = 4.0 * std::sqrt(static_cast<double>(d_k));
+  const float w = (ImGui::GetContentRegionAvail().x - 16) / 2, h = std::max(60.0f, ImGui::GetContentRegionAvail().y * 0.3f);
+  ImGui::BeginGroup();
+  ImGui::Text("q\u00B7k, raw: variance %s", short_number(sample_variance(s.raw)).c_str());
+  histogram_plot("##raw", histogram(s.raw, -spread, spread, 41), w, h);
+  ImGui::EndGroup();
+  ImGui::SameLine(0, 16);
+  ImGui::BeginGroup();
+  ImGui::Text("q\u00B7k / \u221A%d: variance %s", d_k, short_number(sample_variance(s.scaled)).c_str());
+  histogram_plot("##scaled", histogram(s.scaled, -4, 4, 41), w, h);
+  ImGui::EndGroup();
+  ImGui::TextDisabled("%d pairs each; the raw spread grows like \u221Ad_k, the scaled one stays at about 1.", kSqrtDkPairs);
+  for (bool scaled : {false, true}) {
+    const SoftmaxRow row = softmax_of_sample_row(d_k, kSqrtDkKeys, scaled, kSqrtDkSeed);
+    std::vector<float> weights(row.weights.begin(), row.weights.end());
+    ImGui::Text("softmax of one query over %d keys, %s: entropy %s nats, largest weight %s", kSqrtDkKeys,
+                scaled ? "scaled" : "raw", short_number(row.entropy).c_str(), short_number(row.max_weight).c_str());
+    ImGui::PlotHistogram(scaled ? "##row_scaled" : "##row_raw", weights.data(), static_cast<int>(weights.size()), 0, nullptr, 0.0f,
+                         1.0f, {ImGui::GetContentRegionAvail().x, h * 0.45f});
+  }
+}
+
+}  // namespace
+
+void LessonPanel(AppState& state, ImVec2 pos, ImVec2 size) {
+  BeginPanel("Lesson", pos, size);
+  const Lesson& l = state.lessons[static_cast<std::size_t>(state.lesson)];
+  const LessonPage& p = l.pages[static_cast<std::size_t>(state.lesson_page)];
+  ImGui::TextDisabled("Lesson %d: %s", state.lesson + 1, l.title.c_str());
+  ImGui::PushFont(title_font());
+  TextWrappedAtSpaces(p.title);
+  ImGui::PopFont();
+  navigation(state, l);
+  ImGui::Separator();
+  const float text_h = p.experiment ? ImGui::GetContentRegionAvail().y * 0.4f : ImGui::GetContentRegionAvail().y;
+  ImGui::BeginChild("text", {0, text_h}, false);
+  std::size_t start = 0;
+  while (start <= p.text.size()) {  // paragraphs
+    const std::size_t end = std::min(p.text.find("\n\n", start), p.text.size());
+    TextWrappedAtSpaces(std::string_view(p.text).substr(start, end - start));
+    ImGui::Spacing();
+    start = end + 2;
+  }
+  ImGui::EndChild();
+  if (p.experiment == Experiment::SqrtDk) sqrt_dk_experiment(state);
+  ImGui::End();
+}
+
+}  // namespace attn::ui

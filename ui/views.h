@@ -1,0 +1,21 @@
+#pragma once
+// The main views the window switches between. Definitions in app_state.cpp.
+#include <optional>
+#include <string_view>
+
+namespace attn::ui {
+
+// The main views, one at a time beside the inputs panel.
+enum class View {
+  Pipeline,  // every step of the computation, for one head
+  Decode,    // token by token through the KV cache
+  Compare,   // the cache of MHA, GQA, MQA and MLA side by side
+  Memory,    // cache bytes of real models against context length
+  Cost,      // FLOPs per generated token, with and without a cache, and sparse attention
+};
+inline constexpr int kViewCount = 5;
+std::string_view view_name(View v);   // "pipeline"
+std::string_view view_title(View v);  // "Pipeline"
+std::optional<View> parse_view(std::string_view name);
+
+}  // namespace attn::ui
