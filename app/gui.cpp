@@ -17,6 +17,7 @@
 #include "app/assets.h"
 #include "app/args.h"
 #include "app/commands.h"
+#include "app/handout.h"
 #include "app/user_files.h"
 #include "core/io/presets_json.h"
 #include "core/io/scenario_json.h"
@@ -289,6 +290,7 @@ int run_gui(const GuiOptions& o, std::ostream& err) {
   }
   // The lessons: a broken lesson file is reported and left out, the others stay available.
   state.scenarios_dir = assets_dir() / "scenarios";
+  state.handout = [](const Trace& t, bool latex) { return latex ? trace_to_latex(t) : trace_to_markdown(t); };
   for (const std::filesystem::path& f : ui::lesson_files(assets_dir() / "lessons")) {
     try {
       state.lessons.push_back(ui::load_lesson_file(f, state.scenarios_dir));

@@ -128,6 +128,8 @@ class AppState {
   int sqrt_dk = kSqrtDkDefault;         // the experiment's d_k
   std::optional<RecoveryOffer> recovery;              // offered once, at start-up
   std::vector<std::string> recent_files;              // most recent first (File > Recent)
+  // File > Export: the trace as a handout, written by the command line's code (Markdown or LaTeX).
+  std::function<std::string(const Trace&, bool latex)> handout;
   bool recovery_answered = false;                     // restored or discarded: the file can go
 
   // Presentation: readable from the back of a room. Zoom multiplies every size (75%-300%); presentation

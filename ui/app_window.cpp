@@ -1,6 +1,7 @@
 #include "ui/app_window.h"
 
 #include <algorithm>
+#include <fstream>
 #include <utility>
 
 #include <imgui.h>
@@ -8,6 +9,8 @@
 
 #include "core/io/scenario_json.h"
 #include "core/io/scenario_write.h"
+#include "core/io/trace_json.h"
+#include "ui/matrix_export.h"
 #include "ui/edits.h"
 #include "ui/keys.h"
 #include "ui/lesson_nav.h"
@@ -113,6 +116,12 @@ void menu_bar(AppState& state) {
     if (ImGui::MenuItem("Save as\u2026", "Ctrl+Shift+S"))
       RequestFileDialog(state.file_dialog, FileDialogMode::Save, state.document().path);
     if (ImGui::MenuItem("Reset to file", nullptr, false, state.document().dirty())) state.reset_to_saved();
+    if (ImGui::BeginMenu("Export")) {
+      if (ImGui::MenuItem("Trace as JSON")) ExportText(state, "json");
+      if (ImGui::MenuItem("Handout as Markdown", nullptr, false, static_cast<bool>(state.handout))) ExportText(state, "md");
+      if (ImGui::MenuItem("Handout as LaTeX", nullptr, false, static_cast<bool>(state.handout))) ExportText(state, "tex");
+      ImGui::EndMenu();
+    }
     ImGui::Separator();
     if (ImGui::MenuItem("Quit", "Ctrl+Q")) state.quit_requested = true;
     ImGui::EndMenu();
@@ -280,6 +289,19 @@ void OpenScenario(AppState& state, const std::filesystem::path& path) {
   } catch (const ScenarioError& e) {
     state.message = "Could not open " + path.string() + ": " + e.what() + " (the current scenario is kept)";
   }
+}
+
+void ExportText(AppState& state, const std::string& extension) {
+  std::string text;
+  if (extension == "json") text = trace_to_json(state.trace()).dump(1) + "\n";
+  else text = state.handout(state.trace(), extension == "tex");
+  // Beside the document when it has a file, else in the current folder; never over an existing file.
+  const std::filesystem::path folder =
+      state.document().path.empty() ? std::filesystem::current_path() : std::filesystem::absolute(state.document().path).parent_path();
+  const std::string file = unique_file_name(folder.string(), state.scenario().name + "_trace", extension);
+  std::ofstream out(file, std::ios::binary);
+  out << text;
+  state.message = out ? "Exported " + file : "Could not write " + file;
 }
 
 void SaveScenario(AppState& state, const std::filesystem::path& path) {

@@ -14,5 +14,7 @@ void DrawAppWindow(AppState& state, double dt);
 // File > Open / Save as the menu and the shortcuts do them; problems go to state.message.
 void OpenScenario(AppState& state, const std::filesystem::path& path);
 void SaveScenario(AppState& state, const std::filesystem::path& path);
+// File > Export: "json" (the trace), "md" or "tex" (the handout); beside the document, never over a file.
+void ExportText(AppState& state, const std::string& extension);
 
 }  // namespace attn::ui

@@ -42,12 +42,13 @@ std::string matrix_csv(const Matrix& m, const std::vector<std::string>* rows, co
   return out;
 }
 
-std::string picture_file_name(const std::string& folder, const std::string& name) {
+std::string unique_file_name(const std::string& folder, const std::string& name, const std::string& extension) {
   std::string base;
   for (char c : name) base += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
   if (base.empty()) base = "picture";
-  std::filesystem::path p = std::filesystem::path(folder) / (base + ".png");
-  for (int i = 2; std::filesystem::exists(p); ++i) p = std::filesystem::path(folder) / (base + "-" + std::to_string(i) + ".png");
+  std::filesystem::path p = std::filesystem::path(folder) / (base + "." + extension);
+  for (int i = 2; std::filesystem::exists(p); ++i)
+    p = std::filesystem::path(folder) / (base + "-" + std::to_string(i) + "." + extension);
   return p.string();
 }
 
