@@ -1,7 +1,5 @@
 #include "app/overrides.h"
 
-#include "core/init.h"
-#include "core/validate.h"
 
 namespace attn::cli {
 
@@ -20,33 +18,33 @@ const char* const kOverridesHelp =
     "  --seed S          seed for every weight the file does not give\n";
 
 bool Overrides::parse(const std::string& option, Args& args) {
+  ConfigOverrides& c = config;
   if (option == "--mask") {
     const std::string v = args.value(option);
-    mask = parse_mask(v);
-    if (!mask) throw UsageError("--mask: expected one of " + std::string(mask_names()) + " but found '" + v + "'");
+    c.mask = parse_mask(v);
+    if (!c.mask) throw UsageError("--mask: expected one of " + std::string(mask_names()) + " but found '" + v + "'");
   } else if (option == "--kernel") {
     const std::string v = args.value(option);
-    kernel = parse_kernel(v);
-    if (!kernel) throw UsageError("--kernel: expected one of " + std::string(kernel_names()) + " but found '" + v + "'");
+    c.kernel = parse_kernel(v);
+    if (!c.kernel) throw UsageError("--kernel: expected one of " + std::string(kernel_names()) + " but found '" + v + "'");
   } else if (option == "--window") {
-    window = static_cast<int>(args.integer(option, 1, limits::kMaxTokens));
-    if (!mask) mask = MaskKind::SlidingWindow;
+    c.window = static_cast<int>(args.integer(option, 1, limits::kMaxTokens));
   } else if (option == "--scale" || option == "--no-scale") {
-    scale = option == "--scale";
+    c.scale = option == "--scale";
   } else if (option == "--heads") {
-    heads = static_cast<int>(args.integer(option, 1, limits::kMaxHeads));
+    c.heads = static_cast<int>(args.integer(option, 1, limits::kMaxHeads));
   } else if (option == "--head-dim") {
-    head_dim = static_cast<int>(args.integer(option, 1, limits::kMaxHeadDim));
+    c.head_dim = static_cast<int>(args.integer(option, 1, limits::kMaxHeadDim));
   } else if (option == "--variant") {
     const std::string v = args.value(option);
-    variant = parse_variant(v);
-    if (!variant) throw UsageError("--variant: expected one of " + std::string(variant_names()) + " but found '" + v + "'");
+    c.variant = parse_variant(v);
+    if (!c.variant) throw UsageError("--variant: expected one of " + std::string(variant_names()) + " but found '" + v + "'");
   } else if (option == "--kv-heads") {
-    kv_heads = static_cast<int>(args.integer(option, 1, limits::kMaxHeads));
+    c.kv_heads = static_cast<int>(args.integer(option, 1, limits::kMaxHeads));
   } else if (option == "--latent-dim") {
-    latent_dim = static_cast<int>(args.integer(option, 1, limits::kMaxProjectedDim));
+    c.latent_dim = static_cast<int>(args.integer(option, 1, limits::kMaxProjectedDim));
   } else if (option == "--query-latent-dim") {
-    query_latent_dim = static_cast<int>(args.integer(option, 0, limits::kMaxProjectedDim));
+    c.query_latent_dim = static_cast<int>(args.integer(option, 0, limits::kMaxProjectedDim));
   } else if (option == "--seed") {
     seed = args.unsigned_integer(option);
   } else {
@@ -56,38 +54,8 @@ bool Overrides::parse(const std::string& option, Args& args) {
 }
 
 void Overrides::apply(Scenario& s, std::ostream& notes) const {
-  AttentionConfig& a = s.attention;
-  if (mask == MaskKind::SlidingWindow && !window && a.mask != MaskKind::SlidingWindow)
-    throw UsageError("--mask sliding_window: also give --window N (query i then sees keys i-N+1 .. i)");
-  if (mask) a.mask = *mask;
-  if (window) a.window = *window;
-  if (scale) a.scale = *scale;
-  if (kernel) a.kernel = *kernel;
   if (seed) s.seed = *seed;
-  if (heads) a.heads = *heads;
-  if (head_dim) a.head_dim = *head_dim;
-  apply_variant(a);
-  check_config(a);  // a bad size is the real problem; do not report weights that merely no longer fit it
-  for (const std::string& note : drop_unfit_weights(s)) notes << "note: " << note << '\n';
-}
-
-void Overrides::apply_variant(AttentionConfig& a) const {
-  const Variant from_file = a.variant;
-  Variant v = variant.value_or(kv_heads ? Variant::Gqa : latent_dim || query_latent_dim ? Variant::Mla : from_file);
-  if (v == Variant::Gqa && !kv_heads && from_file != Variant::Gqa)
-    throw UsageError("--variant gqa: also give --kv-heads G (a divisor of heads)");
-  if (v == Variant::Mla && !latent_dim && from_file != Variant::Mla)
-    throw UsageError("--variant mla: also give --latent-dim C (the width of the cached latent)");
-  if (kv_heads && v != Variant::Gqa) throw UsageError("--kv-heads: only used by variant gqa");
-  if ((latent_dim || query_latent_dim) && v != Variant::Mla)
-    throw UsageError(std::string(latent_dim ? "--latent-dim" : "--query-latent-dim") + ": only used by variant mla");
-  a.variant = v;
-  if (kv_heads) a.kv_heads = *kv_heads;
-  if (latent_dim) a.latent_dim = *latent_dim;
-  if (query_latent_dim) a.query_latent_dim = *query_latent_dim;
-  if (v == Variant::Mha || v == Variant::Mla) a.kv_heads = a.heads;
-  if (v == Variant::Mqa) a.kv_heads = 1;
-  if (v != Variant::Mla) a.latent_dim = a.query_latent_dim = 0;
+  for (const std::string& note : apply_overrides(s, config)) notes << "note: " << note << '\n';
 }
 
 }  // namespace attn::cli

@@ -139,7 +139,7 @@ TEST_CASE("the loader reads every field of a page") {
   CHECK(kv.pages[5].preset == "llama-3-70b");
 
   const Lesson masks = shipped("3_masks.json");
-  const LessonOverrides& custom = masks.pages[5].overrides;
+  const ConfigOverrides& custom = masks.pages[5].overrides;
   CHECK(custom.mask == MaskKind::Custom);
   REQUIRE(custom.custom_mask.has_value());
   check_matrix(*custom.custom_mask, mat({{1, 1, 1}, {1, 1, 1}, {1, 0, 1}}), 0.0, "custom_mask");
@@ -195,7 +195,7 @@ TEST_CASE("a page's scenario applies its overrides as the command line does") {
   page.overrides.window = 2;  // alone it implies sliding_window
   CHECK(lesson_page_scenario(page, kScenarios).attention.mask == MaskKind::SlidingWindow);
 
-  page.overrides = LessonOverrides{};
+  page.overrides = ConfigOverrides{};
   page.overrides.variant = Variant::Mla;
   CHECK_THROWS_WITH_AS(lesson_page_scenario(page, kScenarios),
                        "overrides.latent_dim: missing (required for variant mla: the width of the cached latent)", ScenarioError);

@@ -108,13 +108,13 @@ Matrix read_custom_mask(const json& j, const std::string& path) {
   return m;
 }
 
-LessonOverrides read_overrides(const json& j, const std::string& path) {
+ConfigOverrides read_overrides(const json& j, const std::string& path) {
   const JsonFields r(j, path,
                      {"mask", "window", "custom_mask", "scale", "kernel", "heads", "head_dim", "variant", "kv_heads", "latent_dim"});
   const auto integer = [&](const char* key, int hi) {
     return r.has(key) ? std::optional<int>(r.integer(key, 1, 1, hi)) : std::nullopt;
   };
-  LessonOverrides o;
+  ConfigOverrides o;
   if (r.has("mask")) o.mask = r.choice("mask", MaskKind::None, parse_mask, mask_names());
   o.window = integer("window", limits::kMaxTokens);
   if (r.has("custom_mask")) o.custom_mask = read_custom_mask(r.at("custom_mask"), r.child("custom_mask"));
@@ -181,55 +181,14 @@ Scenario load_page_file(const std::string& file, const std::filesystem::path& di
   }
 }
 
-// The command line's rules for --mask, --window, --variant and friends, so a page shows what
-// `attention-lab trace FILE --mask causal ...` prints.
-void apply_mask(AttentionConfig& a, const LessonOverrides& o, const std::string& path) {
-  const MaskKind mask = o.mask.value_or(o.window ? MaskKind::SlidingWindow : o.custom_mask ? MaskKind::Custom : a.mask);
-  if (o.window && mask != MaskKind::SlidingWindow)
-    throw ScenarioError(child_path(path, "window"), "given, but the mask is not \"sliding_window\"");
-  if (o.custom_mask && mask != MaskKind::Custom)
-    throw ScenarioError(child_path(path, "custom_mask"), "given, but the mask is not \"custom\"");
-  if (mask == MaskKind::SlidingWindow && a.mask != MaskKind::SlidingWindow && !o.window)
-    throw ScenarioError(child_path(path, "window"), "missing (required when the mask is \"sliding_window\")");
-  if (mask == MaskKind::Custom && a.mask != MaskKind::Custom && !o.custom_mask)
-    throw ScenarioError(child_path(path, "custom_mask"), "missing (required when the mask is \"custom\")");
-  a.mask = mask;
-  if (o.window) a.window = *o.window;
-  if (o.custom_mask) a.custom_mask = *o.custom_mask;
-}
-
-void apply_variant(AttentionConfig& a, const LessonOverrides& o, const std::string& path) {
-  const Variant v = o.variant.value_or(o.kv_heads ? Variant::Gqa : o.latent_dim ? Variant::Mla : a.variant);
-  if (v == Variant::Gqa && !o.kv_heads && a.variant != Variant::Gqa)
-    throw ScenarioError(child_path(path, "kv_heads"), "missing (required for variant gqa: a divisor of heads)");
-  if (v == Variant::Mla && !o.latent_dim && a.variant != Variant::Mla)
-    throw ScenarioError(child_path(path, "latent_dim"), "missing (required for variant mla: the width of the cached latent)");
-  if (o.kv_heads && v != Variant::Gqa)
-    throw ScenarioError(child_path(path, "kv_heads"), "only used by variant gqa (this is " + std::string(to_string(v)) + ")");
-  if (o.latent_dim && v != Variant::Mla)
-    throw ScenarioError(child_path(path, "latent_dim"), "only used by variant mla (this is " + std::string(to_string(v)) + ")");
-  a.variant = v;
-  if (o.kv_heads) a.kv_heads = *o.kv_heads;
-  if (o.latent_dim) a.latent_dim = *o.latent_dim;
-  if (v == Variant::Mha || v == Variant::Mla) a.kv_heads = a.heads;
-  if (v == Variant::Mqa) a.kv_heads = 1;
-  if (v != Variant::Mla) a.latent_dim = a.query_latent_dim = 0;
-}
-
 // `path` names the overrides in messages; a problem the scenario then has is reported under it too.
-void apply_overrides(Scenario& s, const LessonOverrides& o, const std::string& file, const std::string& path) {
-  AttentionConfig& a = s.attention;
-  apply_mask(a, o, path);
-  if (o.scale) a.scale = *o.scale;
-  if (o.kernel) a.kernel = *o.kernel;
-  if (o.heads) a.heads = *o.heads;
-  if (o.head_dim) a.head_dim = *o.head_dim;
-  apply_variant(a, o, path);
+void apply_page_overrides(Scenario& s, const ConfigOverrides& o, const std::string& file, const std::string& path) {
+  const OverrideField field = [&](std::string_view key) { return child_path(path, std::string(key)); };
   try {
-    check_config(a);  // a bad size is the real problem, not the weights that no longer fit it
-    drop_unfit_weights(s);
+    apply_overrides(s, o, field);
     validate(s);
   } catch (const ScenarioError& e) {
+    if (e.field().starts_with(path)) throw;  // already names the override
     throw ScenarioError(path, file + " with these overrides is invalid: " + e.what());
   }
 }
@@ -242,7 +201,7 @@ struct PageScenario {
 // The scenario of a page and its trace; `path` is the page's path in messages ("pages[2]", or "").
 PageScenario page_scenario(const LessonPage& page, const std::filesystem::path& dir, const std::string& path) {
   Scenario s = load_page_file(page.scenario, dir, child_path(path, "scenario"));
-  if (page.overrides.any()) apply_overrides(s, page.overrides, page.scenario, child_path(path, "overrides"));
+  if (page.overrides.any()) apply_page_overrides(s, page.overrides, page.scenario, child_path(path, "overrides"));
   Trace t = compute_trace(s);
   return {std::move(s), std::move(t)};
 }

@@ -42,29 +42,12 @@
 #include <utility>
 #include <vector>
 
+#include "core/overrides.h"
 #include "core/scenario.h"
 #include "ui/views.h"
 #include "ui/steps.h"
 
 namespace attn::ui {
-
-// Attention fields a page changes; each one left empty keeps the scenario's own.
-struct LessonOverrides {
-  std::optional<MaskKind> mask;
-  std::optional<int> window;
-  std::optional<Matrix> custom_mask;
-  std::optional<bool> scale;
-  std::optional<Kernel> kernel;
-  std::optional<int> heads;
-  std::optional<int> head_dim;
-  std::optional<Variant> variant;
-  std::optional<int> kv_heads;
-  std::optional<int> latent_dim;
-
-  bool any() const {
-    return mask || window || custom_mask || scale || kernel || heads || head_dim || variant || kv_heads || latent_dim;
-  }
-};
 
 // The experiments a page can show beside the views.
 enum class Experiment {
@@ -82,7 +65,7 @@ struct LessonPage {
   int decode_tokens = 1;  // tokens arrived, 1-based: AppState::decode_step is decode_tokens - 1
   std::optional<std::string> preset;  // sets ModelViewSettings::preset; empty keeps the current one
   std::vector<std::pair<int, int>> highlight;  // (row, col) cells of step_result(trace, step, head)
-  LessonOverrides overrides;
+  ConfigOverrides overrides;  // the command line's rules (core/overrides.h); query_latent_dim is not offered
   std::optional<Experiment> experiment;
 };
 
