@@ -28,6 +28,7 @@
 #include "ui/lesson_nav.h"
 #include "ui/matrix_export.h"
 #include "ui/picture_export.h"
+#include "ui/step_matrices.h"
 #include "ui/theme.h"
 
 namespace attn::cli {
@@ -334,7 +335,16 @@ int run_gui(const GuiOptions& o, std::ostream& err) {
     }
     state.decode_step = *o.decode_tokens - 1;
   }
-  if (o.cell) state.pinned_cell = o.cell;
+  if (o.cell) {
+    const ui::StepMatrix r = ui::step_result(state.trace(), state.step, o.head.value_or(state.head) < static_cast<int>(state.trace().heads.size()) ? o.head.value_or(state.head) : 0);
+    if (o.cell->first >= r.m->rows() || o.cell->second >= r.m->cols()) {
+      err << "attention-lab: --cell: the " << r.name << " matrix of step " << ui::step_info(state.step).name << " is "
+          << r.m->rows() << " x " << r.m->cols() << " (rows and columns numbered from 0) but found " << o.cell->first << ','
+          << o.cell->second << '\n';
+      return kExitBadInput;
+    }
+    state.pinned_cell = o.cell;
+  }
   if (o.head) {
     if (*o.head >= static_cast<int>(state.trace().heads.size())) {
       err << "attention-lab: --head: the scenario has " << state.trace().heads.size() << " head(s), numbered from 0, but found "
@@ -344,17 +354,18 @@ int run_gui(const GuiOptions& o, std::ostream& err) {
     state.head = *o.head;
   }
 
-  // What the user left last time; a capture reads it but never writes it, so runs stay independent.
+  // What the user left last time. A capture neither reads nor writes it: the same command gives the same
+  // picture on every machine.
   const bool capture = !o.screenshot.empty();
   const std::filesystem::path settings_file = config_dir() / "settings.json";
   const std::filesystem::path recovery_file = config_dir() / "recovery.json";
-  Settings settings = load_settings(settings_file);
+  Settings settings = capture ? Settings{} : load_settings(settings_file);
   state.theme = (o.theme ? *o.theme : settings.theme) == "light" ? ui::Theme::Light : ui::Theme::Dark;
   state.zoom = capture ? 1.0f : settings.zoom;
   state.presentation = o.presentation;
   state.recent_files = settings.recent;
   std::string recovery_problem;
-  if (auto r = read_recovery(recovery_file, &recovery_problem))
+  if (auto r = capture ? std::nullopt : read_recovery(recovery_file, &recovery_problem))
     state.recovery = ui::RecoveryOffer{std::move(r->scenario), r->original, r->when};
   else if (!recovery_problem.empty())
     state.message = "A recovery file could not be read and was left alone: " + recovery_problem;

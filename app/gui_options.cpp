@@ -18,7 +18,7 @@ const char* const kGuiHelp =
     "  --preset NAME     the model the compare, memory and cost views show (see attention-lab kv --list)\n"
     "  --size WxH        window size in pixels (default 1600x900)\n"
     "  --screenshot PNG  render a few frames, write the window to PNG and exit (works under xvfb-run);\n"
-    "                    it reads but never writes your settings and recovery file\n"
+    "                    it neither reads nor writes your settings and recovery file\n"
     "  --presentation    start in presentation mode (F5): no editors, larger text, high contrast\n"
     "  --theme T         dark or light\n"
     "  --lesson NAME     open a lesson (the_cat_sat, sqrt_dk, masks, multi_head, kv_cache, variants)\n"

@@ -30,9 +30,11 @@ void shortcuts(AppState& state) {
   else if (key_pressed(Key::S, KeyMods_Ctrl, false))
     SaveScenario(state, state.document().path);
   if (key_pressed(Key::Q, KeyMods_Ctrl, false)) state.quit_requested = true;
-  if (key_pressed(Key::Z, KeyMods_Ctrl)) state.undo();
-  if (key_pressed(Key::Z, KeyMods_Ctrl | KeyMods_Shift) || key_pressed(Key::Y, KeyMods_Ctrl)) state.redo();
-  if (key_pressed(Key::R, KeyMods_Ctrl, false)) state.edit(reseed_weights);
+  // A text field has its own undo: while typing, Ctrl+Z/Y/R belong to it.
+  const bool typing = ImGui::GetIO().WantTextInput;
+  if (!typing && key_pressed(Key::Z, KeyMods_Ctrl)) state.undo();
+  if (!typing && (key_pressed(Key::Z, KeyMods_Ctrl | KeyMods_Shift) || key_pressed(Key::Y, KeyMods_Ctrl))) state.redo();
+  if (!typing && key_pressed(Key::R, KeyMods_Ctrl, false)) state.edit(reseed_weights);
   if (key_pressed(Key::Equal, KeyMods_Ctrl) || key_pressed(Key::Equal, KeyMods_Ctrl | KeyMods_Shift)) set_zoom(state, state.zoom + 0.25f);
   if (key_pressed(Key::Minus, KeyMods_Ctrl)) set_zoom(state, state.zoom - 0.25f);
   if (key_pressed(Key::Zero, KeyMods_Ctrl, false)) set_zoom(state, 1.0f);

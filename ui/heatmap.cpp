@@ -181,6 +181,8 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
           // The matrix's shared number of decimals, so a column reads evenly; a cell that still does not
           // fit gets its own shorter form.
           std::string text = format_fixed(x, decimals);
+          // Never print a value that is not zero as 0.0: it gets a form of its own that shows it.
+          if (x != 0.0 && text.find_first_of("123456789") == std::string::npos) text = format_cell(x, max_chars);
           ImVec2 ts = ImGui::CalcTextSize(text.c_str());
           for (int n = max_chars; n >= 1 && ts.x > room; --n) {
             text = format_cell(x, n);

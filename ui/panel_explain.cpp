@@ -7,7 +7,7 @@
 namespace attn::ui {
 
 void ExplainPanel(AppState& state, ImVec2 pos, ImVec2 size) {
-  BeginPanel("Explanation", pos, size);
+  BeginPanel("Explanation", pos, size, ImGuiWindowFlags_NoScrollbar);  // the text scrolls on its own
   const StepText text = explain_step(state.trace(), state.step, state.head);
   const HoverCell& hover = state.hover ? state.hover : state.last_hover;
   const float box_h = 2.4f * ImGui::GetTextLineHeightWithSpacing();

@@ -80,8 +80,8 @@ void variant_section(AppState& state) {
     const bool l = ImGui::InputInt("latent_dim", &latent);
     const bool q = ImGui::InputInt("query_latent_dim", &q_latent);
     if (l || q) {
-      latent = std::clamp(latent, 1, 64);
-      q_latent = std::clamp(q_latent, 0, 64);
+      latent = std::clamp(latent, 1, limits::kMaxProjectedDim);
+      q_latent = std::clamp(q_latent, 0, limits::kMaxProjectedDim);
       std::vector<std::string> notes;
       if (state.edit([&](Scenario& doc) {
             doc.attention.latent_dim = latent;
@@ -102,8 +102,8 @@ void config_section(AppState& state) {
   const bool heads_changed = ImGui::InputInt("heads", &heads);
   const bool dim_changed = ImGui::InputInt("head_dim", &head_dim);
   if (heads_changed || dim_changed) {
-    heads = std::clamp(heads, 1, 16);
-    head_dim = std::clamp(head_dim, 1, 64);
+    heads = std::clamp(heads, 1, limits::kMaxHeads);
+    head_dim = std::clamp(head_dim, 1, limits::kMaxHeadDim);
     std::vector<std::string> notes;
     if (state.edit([&](Scenario& d) { notes = set_head_shape(d, heads, head_dim); }) && !notes.empty())
       state.message = notes.front() + (notes.size() > 1 ? " (and " + std::to_string(notes.size() - 1) + " more)" : "");

@@ -19,6 +19,14 @@ const std::vector<std::string>& dim_labels(Eigen::Index n, std::vector<std::stri
 }
 
 // Everything one frame of the step view needs, so each step is a short function.
+// Weights are a distribution (viridis, 0..1) unless a linear-kernel row has negative ones: then they are
+// signed numbers and take the diverging map, so a negative weight never looks like zero.
+std::pair<ColorMap, std::optional<ValueRange>> weights_colouring(const HeadTrace& h) {
+  const bool signed_rows = std::find(h.row_status.begin(), h.row_status.end(), RowStatus::Signed) != h.row_status.end();
+  if (signed_rows) return {ColorMap::Diverging, std::nullopt};
+  return {ColorMap::Sequential, ValueRange{0, 1}};
+}
+
 struct StepView {
   AppState& state;
   const Trace& t;
@@ -202,18 +210,18 @@ void softmax(StepView& v) {
   const auto [hr, hc] = v.hovered(0, 1);
   const Term terms[] = {
       {.name = "masked", .m = &v.h.masked, .rows = &v.t.tokens, .cols = &v.t.context_tokens, .visible = &v.h.mask, .highlight_row = hr, .selected_row = hr, .selected_col = hc},
-      {.name = "weights", .m = &v.h.weights, .rows = &v.t.tokens, .cols = &v.t.context_tokens, .map = ColorMap::Sequential, .visible = &v.h.mask, .range = ValueRange{0, 1}, .selected_row = hr, .selected_col = hc}};
+      {.name = "weights", .m = &v.h.weights, .rows = &v.t.tokens, .cols = &v.t.context_tokens, .map = weights_colouring(v.h).first, .visible = &v.h.mask, .range = weights_colouring(v.h).second, .selected_row = hr, .selected_col = hc}};
   const std::string op = v.t.attention.kernel == Kernel::Softmax ? "softmax by row \u2192" : "\u00F7 row sum Z \u2192";
   const EquationHover e = v.equation(0, terms, std::span(&op, 1), v.height - 2.2f * ImGui::GetTextLineHeightWithSpacing());
   if (e) v.state.hover.explanation = explain_cell(v.t, Step::Softmax, v.state.head, e.row, e.col);
   const int row = e ? e.row : (hr >= 0 ? hr : 0);
-  TextWrappedAtSpaces(explain_row_summary(v.t, v.state.head, row));
+  TextWrappedAtSpaces("Row \"" + v.t.tokens[static_cast<std::size_t>(row)] + "\": " + explain_row_summary(v.t, v.state.head, row));
 }
 
 void weighted_sum(StepView& v) {
   const auto [hr, hc] = v.hovered(0, 2);
   const Term terms[] = {
-      {.name = "weights", .m = &v.h.weights, .rows = &v.t.tokens, .cols = &v.t.context_tokens, .map = ColorMap::Sequential, .visible = &v.h.mask, .range = ValueRange{0, 1}, .highlight_row = hr},
+      {.name = "weights", .m = &v.h.weights, .rows = &v.t.tokens, .cols = &v.t.context_tokens, .map = weights_colouring(v.h).first, .visible = &v.h.mask, .range = weights_colouring(v.h).second, .highlight_row = hr},
       {.name = "v", .m = &v.h.v, .rows = &v.t.context_tokens, .highlight_col = hc},
       {.name = "output_" + std::to_string(v.state.head), .m = &v.h.output, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc}};
   const std::string ops[] = {"\u00B7", "="};
@@ -237,7 +245,7 @@ void head_outputs(StepView& v) {
 }
 
 void concat(StepView& v) {
-  const auto [hr, hc] = v.hovered(0, 2);
+  const auto [hr, hc] = v.hovered(0, v.t.has_output_projection() ? 2 : 1);
   if (v.t.has_output_projection()) {
     const Term terms[] = {{.name = "concat", .m = &v.t.concat, .rows = &v.t.tokens, .highlight_row = hr},
                           {.name = "W_O", .m = &v.t.W_O(), .highlight_col = hc},

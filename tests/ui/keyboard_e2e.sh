@@ -6,7 +6,8 @@ set -euo pipefail
 binary=$1
 scenario=$2
 state=$(mktemp --suffix=.json)
-trap 'rm -f "$state"; kill "$pid" 2>/dev/null || true' EXIT
+export XDG_CONFIG_HOME=$(mktemp -d)  # never the user's settings
+trap 'rm -rf "$state" "$XDG_CONFIG_HOME"; kill "$pid" 2>/dev/null || true' EXIT
 
 "$binary" "$scenario" --dump-state "$state" &
 pid=$!
