@@ -93,25 +93,53 @@ std::string shape_text(const Matrix& m) {
   return "[" + std::to_string(m.rows()) + "\u00D7" + std::to_string(m.cols()) + "]";
 }
 
+// The cell edge all terms of [first, last) would get on one line `line_h` pixels tall and `width` wide
+// (0 when a term would be narrower than its labels and legend).
+float line_cell(std::span<const Term> terms, std::span<const std::string> ops, std::size_t first, std::size_t last, float width,
+                float line_h, float max_cell) {
+  const float gap = ImGui::GetStyle().ItemSpacing.x;
+  const float avail = width - operators_width(ops.subspan(first, last - first - 1), gap) -
+                      (first > 0 ? operators_width(ops.subspan(first - 1, 1), gap) : 0.0f);
+  float weight_sum = 0;
+  for (std::size_t i = first; i < last; ++i) weight_sum += term_weight(terms[i]);
+  const float chrome = 3.5f * ImGui::GetTextLineHeightWithSpacing();  // title, column labels, legend
+  float cell = max_cell;
+  // A term narrower than its labels (and legend) would spill out of the panel: such a line does not fit.
+  for (std::size_t i = first; i < last; ++i) {
+    const Term& t = terms[i];
+    const float min_term = ImGui::GetFontSize() * ((t.flags & HeatmapFlags_NoLegend) ? 4.0f : 9.0f);
+    if (avail * term_weight(t) / weight_sum < min_term) return 0.0f;
+    cell = std::min(cell, (avail * term_weight(t) / weight_sum - 60.0f) / static_cast<float>(t.m->cols()));
+    cell = std::min(cell, (line_h - chrome) / static_cast<float>(t.m->rows()));
+  }
+  return std::max(cell, 0.5f);  // it fits across, however small
+}
+
 EquationHover Equation(const char* id, std::span<const Term> terms, std::span<const std::string> ops, float max_height,
                        float max_cell) {
   EquationHover hover;
   ImGui::PushID(id);
-  // Would every cell still show its number with all terms on one line?
-  const float gap = ImGui::GetStyle().ItemSpacing.x;
-  const float avail = ImGui::GetContentRegionAvail().x - operators_width(ops, gap);
-  float weight_sum = 0;
-  for (const Term& t : terms) weight_sum += term_weight(t);
-  float cell = max_cell;
-  for (const Term& t : terms) cell = std::min(cell, (avail * term_weight(t) / weight_sum - 60.0f) / static_cast<float>(t.m->cols()));
-  if (terms.size() > 2 && cell < kWrapBelowCell) {
-    const std::size_t split = (terms.size() + 1) / 2;
-    const float line_h = max_height / 2 - ImGui::GetStyle().ItemSpacing.y;
-    draw_line(terms, ops, 0, split, nullptr, line_h, max_cell, hover);
-    draw_line(terms, ops, split, terms.size(), &ops[split - 1], line_h, max_cell, hover);
-  } else {
-    draw_line(terms, ops, 0, terms.size(), nullptr, max_height, max_cell, hover);
+  // As many lines as make the cells largest (many heads wrap onto several lines instead of shrinking
+  // until no number fits, or running off the panel).
+  const float width = ImGui::GetContentRegionAvail().x;
+  const std::size_t n = terms.size();
+  std::size_t best_lines = 1;
+  float best_cell = line_cell(terms, ops, 0, n, width, max_height, max_cell);
+  for (std::size_t lines = 2; lines <= std::min<std::size_t>(6, n); ++lines) {
+    const std::size_t per_line = (n + lines - 1) / lines;
+    const float line_h = max_height / static_cast<float>(lines);
+    float cell = max_cell;
+    for (std::size_t first = 0; first < n; first += per_line)
+      cell = std::min(cell, line_cell(terms, ops, first, std::min(n, first + per_line), width, line_h, max_cell));
+    if (cell > best_cell * 1.15f && (best_cell < kWrapBelowCell * 1.5f || best_cell <= 0.0f)) {  // only for a clear gain
+      best_cell = cell;
+      best_lines = lines;
+    }
   }
+  const std::size_t per_line = (n + best_lines - 1) / best_lines;
+  const float line_h = max_height / static_cast<float>(best_lines) - (best_lines > 1 ? ImGui::GetStyle().ItemSpacing.y : 0.0f);
+  for (std::size_t first = 0; first < n; first += per_line)
+    draw_line(terms, ops, first, std::min(n, first + per_line), first > 0 ? &ops[first - 1] : nullptr, line_h, max_cell, hover);
   ImGui::PopID();
   return hover;
 }

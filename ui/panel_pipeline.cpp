@@ -229,6 +229,17 @@ void weighted_sum(StepView& v) {
   if (e.term == 2) v.state.hover.explanation = explain_cell(v.t, Step::WeightedSum, v.state.head, e.row, e.col);
 }
 
+// One colour scale for matrices that are compared or added, so a head never looks as strong as the sum;
+// only the last term carries the legend.
+void share_range(std::vector<Term>& terms) {
+  double a = 0;
+  for (const Term& t : terms) a = std::max(a, t.m->cwiseAbs().maxCoeff());
+  for (Term& t : terms) {
+    t.range = ValueRange{-std::max(a, 1e-12), std::max(a, 1e-12)};
+    if (&t != &terms.back()) t.flags |= HeatmapFlags_NoLegend;
+  }
+}
+
 void head_outputs(StepView& v) {
   std::vector<Term> terms;
   std::vector<std::string> ops;
@@ -237,6 +248,7 @@ void head_outputs(StepView& v) {
     terms.push_back({.name = "head " + std::to_string(h.head), .m = &h.output, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc});
     if (h.head > 0) ops.push_back(" ");
   }
+  share_range(terms);
   const EquationHover e = v.equation(0, terms, ops, v.height);
   if (e) {
     v.state.hover.explanation = explain_cell(v.t, Step::HeadOutputs, e.term, e.row, e.col);
@@ -276,6 +288,7 @@ void output(StepView& v) {
     ops.push_back(h.head + 1 < last ? "+" : "=");
   }
   terms.push_back({.name = "output", .m = &v.t.output, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc});
+  share_range(terms);
   const EquationHover e = v.equation(0, terms, ops, v.height);
   if (e) v.state.hover.explanation = explain_cell(v.t, Step::Output, v.state.head, e.row, e.col);
 }
