@@ -291,3 +291,19 @@ TEST_CASE("exported pictures get a file name that is new in the folder and safe 
   CHECK(picture_file_name(dir.string(), "") == (dir / "picture.png").string());
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("context tokens of a cross-attention scenario: added with a seeded row, removed with their mask column") {
+  Scenario s = load_scenario_file(asset("cross_attention.json"));
+  s.attention.mask = MaskKind::Custom;
+  s.attention.custom_mask = mat({{1, 0, 1}, {0, 1, 1}});
+  add_context_token(s, fresh_context_label(s));
+  CHECK(s.context->tokens.back() == "key 4");
+  check_matrix(s.context->embeddings.row(3), seeded_embedding_row(3, SeedStream::ContextEmbeddings, 3, 4), 0.0, "seeded row");
+  check_matrix(s.attention.custom_mask, mat({{1, 0, 1, 1}, {0, 1, 1, 1}}), 0.0, "every query may see the new key");
+  CHECK_NOTHROW(compute_trace(s));
+  remove_context_token(s, 0);
+  CHECK(s.context->tokens == std::vector<std::string>{"cat", "sat", "key 4"});
+  check_matrix(s.attention.custom_mask, mat({{0, 1, 1}, {1, 1, 1}}), 0.0, "column 0 gone");
+  CHECK(s.input.tokens.size() == 2);  // the queries are untouched
+  CHECK(compute_trace(s).heads[0].scores.cols() == 3);
+}

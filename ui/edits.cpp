@@ -39,6 +39,42 @@ void remove_token(Scenario& s, int index) {
   }
 }
 
+void add_context_token(Scenario& s, const std::string& label) {
+  if (!s.context) return;
+  TokenRows& c = *s.context;
+  const int n = static_cast<int>(c.tokens.size());
+  c.tokens.push_back(label);
+  c.embeddings.conservativeResize(n + 1, Eigen::NoChange);
+  c.embeddings.row(n) = seeded_embedding_row(s.seed, SeedStream::ContextEmbeddings, n, s.d_model());
+  Matrix& m = s.attention.custom_mask;
+  if (m.size() == 0) return;
+  m.conservativeResize(Eigen::NoChange, n + 1);
+  m.col(n).setOnes();
+}
+
+void remove_context_token(Scenario& s, int index) {
+  if (!s.context) return;
+  TokenRows& c = *s.context;
+  const int n = static_cast<int>(c.tokens.size());
+  if (n < 2 || index < 0 || index >= n) return;
+  c.tokens.erase(c.tokens.begin() + index);
+  const Eigen::Index below = n - index - 1;
+  c.embeddings.middleRows(index, below) = c.embeddings.bottomRows(below).eval();
+  c.embeddings.conservativeResize(n - 1, Eigen::NoChange);
+  Matrix& m = s.attention.custom_mask;
+  if (m.size() == 0) return;
+  m.middleCols(index, below) = m.rightCols(below).eval();
+  m.conservativeResize(Eigen::NoChange, n - 1);
+}
+
+std::string fresh_context_label(const Scenario& s) {
+  const std::vector<std::string>& tokens = s.context ? s.context->tokens : s.input.tokens;
+  for (std::size_t i = tokens.size() + 1;; ++i) {
+    std::string label = "key " + std::to_string(i);
+    if (std::find(tokens.begin(), tokens.end(), label) == tokens.end()) return label;
+  }
+}
+
 std::string fresh_token_label(const Scenario& s) {
   for (int i = s.n_q() + 1;; ++i) {
     std::string label = "token " + std::to_string(i);

@@ -16,6 +16,12 @@ void remove_token(Scenario& s, int index);
 // A label no other token has: "token 4", "token 5", ...
 std::string fresh_token_label(const Scenario& s);
 
+// The same for the context (the key/value side of cross-attention): a new key every query may see;
+// removing one drops its custom-mask column. Needs a context (and 2+ context tokens to remove).
+void add_context_token(Scenario& s, const std::string& label);
+void remove_context_token(Scenario& s, int index);
+std::string fresh_context_label(const Scenario& s);
+
 // Sets H and d; weights that no longer fit are redrawn from the seed. Returns one sentence per redrawn weight.
 std::vector<std::string> set_head_shape(Scenario& s, int heads, int head_dim);
 

@@ -1,5 +1,6 @@
 // The document's inputs, every one editable: tokens, the attention configuration, embeddings and weights.
 #include <algorithm>
+#include <functional>
 
 #include <imgui.h>
 #include <imgui_stdlib.h>
@@ -13,26 +14,42 @@
 namespace attn::ui {
 namespace {
 
-void tokens_section(AppState& state) {
-  const Scenario& s = state.scenario();
-  ImGui::TextDisabled("Tokens (queries%s)", s.context ? "; the context is the key/value side" : " and keys");
-  int remove = -1;
-  for (int i = 0; i < s.n_q(); ++i) {
+// One list of token labels to rename, remove (keeping at least one) and add to.
+void token_list(AppState& state, const char* id, const std::vector<std::string>& tokens,
+                const std::function<void(Scenario&, int, const std::string&)>& rename,
+                const std::function<void(Scenario&, int)>& remove, const std::function<void(Scenario&)>& add) {
+  ImGui::PushID(id);
+  int removed = -1;
+  for (int i = 0; i < static_cast<int>(tokens.size()); ++i) {
     ImGui::PushID(i);
-    std::string label = s.input.tokens[static_cast<std::size_t>(i)];
+    std::string label = tokens[static_cast<std::size_t>(i)];
     ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x - ImGui::GetFrameHeight() - 8);
-    if (ImGui::InputText("##label", &label))
-      state.edit([&](Scenario& d) { d.input.tokens[static_cast<std::size_t>(i)] = label; });
+    if (ImGui::InputText("##label", &label)) state.edit([&](Scenario& d) { rename(d, i, label); });
     ImGui::SameLine();
-    ImGui::BeginDisabled(s.n_q() < 2);
-    if (ImGui::Button("\u00D7", {ImGui::GetFrameHeight(), 0})) remove = i;
+    ImGui::BeginDisabled(tokens.size() < 2);
+    if (ImGui::Button("\u00D7", {ImGui::GetFrameHeight(), 0})) removed = i;
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Remove '%s'", label.c_str());
     ImGui::EndDisabled();
     ImGui::PopID();
   }
-  if (remove >= 0) state.edit([&](Scenario& d) { remove_token(d, remove); });
-  if (ImGui::Button("+ Add token")) state.edit([](Scenario& d) { add_token(d, fresh_token_label(d)); });
+  if (removed >= 0) state.edit([&](Scenario& d) { remove(d, removed); });
+  if (ImGui::Button("+ Add token")) state.edit(add);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Its embedding row is drawn from the seed, so it is the same every time.");
+  ImGui::PopID();
+}
+
+void tokens_section(AppState& state) {
+  const Scenario& s = state.scenario();
+  ImGui::TextDisabled(s.context ? "Tokens (queries)" : "Tokens (queries and keys)");
+  token_list(
+      state, "queries", s.input.tokens, [](Scenario& d, int i, const std::string& l) { d.input.tokens[static_cast<std::size_t>(i)] = l; },
+      remove_token, [](Scenario& d) { add_token(d, fresh_token_label(d)); });
+  if (!s.context) return;
+  ImGui::TextDisabled("Context tokens (keys and values)");
+  token_list(
+      state, "context", s.context->tokens,
+      [](Scenario& d, int i, const std::string& l) { d.context->tokens[static_cast<std::size_t>(i)] = l; }, remove_context_token,
+      [](Scenario& d) { add_context_token(d, fresh_context_label(d)); });
 }
 
 template <typename E>
