@@ -330,7 +330,8 @@ void step_strip(AppState& state) {
     ImGui::SetCursorScreenPos({at.x + std::max(0.0f, (w - std::min(w, 18.0f * static_cast<float>(r.m->cols()))) / 2), at.y});
     Heatmap("thumb", *r.m, o);
     ImGui::SetCursorScreenPos({at.x, at.y + thumb_h + 2});
-    const std::string label = std::to_string(i) + "  " + std::string(info.label);
+    const bool linear = info.step == Step::Softmax && t.attention.kernel == Kernel::Linear;
+    const std::string label = std::to_string(i) + "  " + (linear ? std::string("\u00F7 Z") : std::string(info.label));
     const float lw = ImGui::CalcTextSize(label.c_str()).x;
     ImGui::SetCursorScreenPos({at.x + std::max(0.0f, (w - lw) / 2), at.y + thumb_h + 2});
     ImGui::TextUnformatted(label.c_str());
@@ -371,8 +372,10 @@ void PipelinePanel(AppState& state, ImVec2 pos, ImVec2 size) {
     if (state.playing && state.step == step_at(kStepCount - 1)) state.set_step(0);
   }
   ImGui::SameLine(0, 16);
+  // The linear kernel normalises by the row sum: calling that step "softmax" would mislead.
+  const bool linear = t.attention.kernel == Kernel::Linear && state.step == Step::Softmax;
   ImGui::PushFont(title_font());
-  ImGui::Text("%d  %s", step_index(state.step), std::string(info.title).c_str());
+  ImGui::Text("%d  %s", step_index(state.step), linear ? "Normalise by the row sum  (weights)" : std::string(info.title).c_str());
   ImGui::PopFont();
   if (t.heads.size() > 1 && state.step != Step::Inputs && state.step != Step::Concat && state.step != Step::Output &&
       state.step != Step::HeadOutputs) {

@@ -184,7 +184,8 @@ StepText projections(const View& v) {
     s.what += " The latent has " + plural(v.t.attention.latent_dim, "number") + " per token (" + quoted(v.k(0)) + ": " +
               vec(v.t.latent.row(0)) + ").";
   else if (v.H() > 1)
-    s.what += " Each of the " + num(v.H()) + " heads takes its own " + num(v.d()) + " columns of Q, K and V.";
+    s.what += " Each of the " + num(v.H()) + " heads takes its own " + (v.d() == 1 ? std::string("column") : num(v.d()) + " columns") +
+              " of Q, K and V.";
   s.why = "Three separate roles let a token look for one thing, advertise another and hand over a third. " +
           cache_sentence(v);
   return s;
