@@ -241,14 +241,10 @@ class HandoutBuilder {
 
   void row_statistics(const HeadTrace& h) {
     const bool softmax = t_.attention.kernel == Kernel::Softmax;
-    Matrix stats(t_.n_q(), softmax ? 3 : 2);
-    for (int i = 0; i < t_.n_q(); ++i) {
-      if (softmax) stats.row(i) << h.row_max(i), h.row_sum(i), h.entropy(i);
-      else stats.row(i) << h.row_sum(i), h.entropy(i);
-    }
+    const RowStatistics stats = cli::row_statistics(h, softmax);
     table(softmax ? "per row: shift m (largest visible score), Z = sum of exp(masked - m), entropy in nats"
                   : "per row: Z = sum of masked, entropy in nats",
-          stats, t_.tokens, softmax ? std::vector<std::string>{"m", "Z", "entropy"} : std::vector<std::string>{"Z", "entropy"});
+          stats.values, t_.tokens, stats.columns);
     for (int i = 0; i < t_.n_q(); ++i) row_note(h.row_status[static_cast<std::size_t>(i)], t_.tokens[static_cast<std::size_t>(i)]);
   }
 

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/attention.h"
 #include "core/matrix.h"
 
 namespace attn::cli {
@@ -21,5 +22,12 @@ std::string format_number(double x, int precision);
 std::vector<std::string> head_column_labels(const char* prefix, int heads, int head_dim);
 
 void print_matrix(std::ostream& out, const Matrix& m, const MatrixTextOptions& opts);
+
+// Each query row's normalisation as a table: shift m, Z and entropy (softmax), or Z and entropy (linear).
+struct RowStatistics {
+  Matrix values;                     // (N_Q, 3) or (N_Q, 2)
+  std::vector<std::string> columns;  // {"m", "Z", "entropy"} or {"Z", "entropy"}
+};
+RowStatistics row_statistics(const HeadTrace& h, bool softmax);
 
 }  // namespace attn::cli

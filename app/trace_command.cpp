@@ -162,14 +162,10 @@ class TracePrinter {
   }
 
   void row_statistics(const HeadTrace& h, bool softmax) {
-    Matrix stats(t_.n_q(), softmax ? 3 : 2);
-    for (int i = 0; i < t_.n_q(); ++i) {
-      if (softmax) stats.row(i) << h.row_max(i), h.row_sum(i), h.entropy(i);
-      else stats.row(i) << h.row_sum(i), h.entropy(i);
-    }
+    const RowStatistics stats = cli::row_statistics(h, softmax);
     matrix(softmax ? "per row: shift m = max visible score, Z = sum exp(masked - m), entropy of the weights (nats)"
                    : "per row: Z = sum of masked (the normaliser), entropy of the positive weights (nats)",
-           stats, t_.tokens, softmax ? std::vector<std::string>{"m", "Z", "entropy"} : std::vector<std::string>{"Z", "entropy"});
+           stats.values, t_.tokens, stats.columns);
     for (int i = 0; i < t_.n_q(); ++i) {
       if (h.row_status[i] == RowStatus::AllMasked)
         out_ << "  note: every key is hidden from '" << t_.tokens[i] << "': its weights and output are 0\n";
