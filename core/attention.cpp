@@ -1,5 +1,6 @@
 #include "core/attention.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -11,78 +12,88 @@ namespace {
 
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
-// Normalises row i of `masked` into `weights`, recording the shift, the normaliser and the status.
-void normalise_row(HeadTrace& t, Eigen::Index i, Kernel kernel) {
-  const auto allowed = t.mask.row(i).array() != 0.0;
+// Fills row i of scaled, masked, weights, row_max, row_sum, entropy and row_status in one pass, so a long
+// row is read from memory once.
+void fill_row(HeadTrace& t, Eigen::Index i, Kernel kernel, double scale_factor) {
+  auto mask = t.mask.row(i).array();
+  auto scaled = t.scaled.row(i).array();
+  auto masked = t.masked.row(i).array();
+  auto w = t.weights.row(i).array();
+  scaled = t.scores.row(i).array() * scale_factor;
   t.row_max(i) = 0.0;
   t.row_sum(i) = 0.0;
-  t.weights.row(i).setZero();
-  if (!allowed.any()) {
+  t.entropy(i) = 0.0;
+  // The visible keys lie in [lo, hi]: a causal row's span is its prefix, so exp() runs on half the cells.
+  Eigen::Index lo = 0, hi = mask.size() - 1;
+  while (lo <= hi && mask(lo) == 0.0) ++lo;
+  while (hi >= lo && mask(hi) == 0.0) --hi;
+  if (kernel == Kernel::Softmax)
+    masked = (mask != 0.0).select(scaled, kNegInf);
+  else
+    masked = (mask != 0.0).select(scaled, 0.0);  // kappa(x) = x, then the 0/1 product
+  w.head(std::min(lo, w.size())).setZero();
+  if (lo > hi) {
     t.row_status[i] = RowStatus::AllMasked;
     return;
   }
   if (kernel == Kernel::Softmax) {
-    // Subtracting the largest visible score keeps exp() in range; the ratios are unchanged.
-    const double m = t.masked.row(i).maxCoeff();
-    // std::exp, not Eigen's vectorised exp: that one clamps its input and turns exp(-inf) into 5e-309,
-    // where a hidden key must get exactly 0.
-    const Eigen::ArrayXd e = allowed.select((t.masked.row(i).array() - m).unaryExpr([](double x) { return std::exp(x); }), 0.0);
+    // Subtracting the largest visible score keeps exp() in range; the ratios are unchanged. Eigen's
+    // vectorised exp turns exp(-inf) into 5e-309 rather than 0, so the 0/1 mask multiplies it away:
+    // a hidden key gets exactly 0.
+    const Eigen::Index n = hi - lo + 1;
+    const auto x = masked.segment(lo, n);
+    const auto visible = mask.segment(lo, n);
+    const double m = x.maxCoeff();
+    w.tail(w.size() - hi - 1).setZero();
+    auto e = w.segment(lo, n);
+    e = (x - m).exp() * visible;
+    const double z = e.sum();
+    e /= z;
     t.row_max(i) = m;
-    t.row_sum(i) = e.sum();
-    t.weights.row(i) = e / t.row_sum(i);
-  } else {
-    const double z = t.masked.row(i).sum();
     t.row_sum(i) = z;
-    // A sum that cancels to rounding noise (0.1 + 0.2 - 0.3) would turn into weights of 1e15.
-    const double noise = 64 * std::numeric_limits<double>::epsilon() * t.masked.row(i).cwiseAbs().sum();
-    const auto w = t.masked.row(i).array() / z;
-    if (std::abs(z) <= noise || !w.allFinite()) {
-      t.row_status[i] = RowStatus::ZeroSum;
-      return;
-    }
-    t.weights.row(i) = w;
-    if ((w < 0.0).any()) {
-      t.row_status[i] = RowStatus::Signed;
-      return;
-    }
+    // -sum w ln w with ln w = (x - m) - ln Z: no logarithm per key.
+    t.entropy(i) = std::log(z) - (visible != 0.0).select(e * (x - m), 0.0).sum();
+    t.row_status[i] = RowStatus::Ok;
+    return;
+  }
+  const double z = masked.sum();
+  t.row_sum(i) = z;
+  // A sum that cancels to rounding noise (0.1 + 0.2 - 0.3) would turn into weights of 1e15.
+  const double noise = 64 * std::numeric_limits<double>::epsilon() * masked.abs().sum();
+  w = masked / z;
+  if (std::abs(z) <= noise || !w.isFinite().all()) {
+    w.setZero();
+    t.row_status[i] = RowStatus::ZeroSum;
+    return;
+  }
+  if ((w < 0.0).any()) {
+    t.row_status[i] = RowStatus::Signed;
+    t.entropy(i) = std::numeric_limits<double>::quiet_NaN();
+    return;
   }
   t.row_status[i] = RowStatus::Ok;
-}
-
-double entropy_of(const auto& row, RowStatus status) {
-  if (status == RowStatus::Signed) return std::numeric_limits<double>::quiet_NaN();
-  double h = 0.0;
-  for (Eigen::Index j = 0; j < row.size(); ++j)
-    if (row(j) > 0.0) h -= row(j) * std::log(row(j));
-  return h;
+  t.entropy(i) = -(w > 0.0).select(w * w.log(), 0.0).sum();
 }
 
 }  // namespace
 
 HeadTrace attend(const Matrix& q, const Matrix& k, const Matrix& v, const Matrix& mask, Kernel kernel, double scale_factor) {
-  const Eigen::Index n_q = q.rows();
+  const Eigen::Index n_q = q.rows(), n_kv = k.rows();
   HeadTrace t;
   t.q = q;
   t.k = k;
   t.v = v;
-  t.scores = q * k.transpose();
-  t.scaled = scale_factor == 1.0 ? t.scores : Matrix(t.scores * scale_factor);
+  t.scores.noalias() = q * k.transpose();
   t.mask = mask;
-  const auto hidden = mask.array() == 0.0;
-  if (kernel == Kernel::Softmax)
-    t.masked = hidden.select(kNegInf, t.scaled);
-  else
-    t.masked = hidden.select(0.0, t.scaled);  // kappa(x) = x, then the 0/1 product
-  t.weights.resize(n_q, k.rows());
+  t.scaled.resize(n_q, n_kv);
+  t.masked.resize(n_q, n_kv);
+  t.weights.resize(n_q, n_kv);
   t.row_max.resize(n_q);
   t.row_sum.resize(n_q);
   t.entropy.resize(n_q);
   t.row_status.assign(static_cast<std::size_t>(n_q), RowStatus::Ok);
-  for (Eigen::Index i = 0; i < n_q; ++i) {
-    normalise_row(t, i, kernel);
-    t.entropy(i) = entropy_of(t.weights.row(i), t.row_status[i]);
-  }
-  t.output = t.weights * v;
+  for (Eigen::Index i = 0; i < n_q; ++i) fill_row(t, i, kernel, scale_factor);
+  t.output.noalias() = t.weights * v;
   for (Eigen::Index i = 0; i < n_q; ++i) {
     if (t.output.row(i).allFinite()) continue;  // a near-zero linear Z can still overflow here
     t.row_status[i] = RowStatus::ZeroSum;
@@ -150,17 +161,21 @@ Trace compute_trace(const Scenario& s) {
   for (int g = 0; g < kv_head_count(a); ++g) t.kv_heads.push_back({t.K.middleCols(g * d, d), t.V.middleCols(g * d, d)});
 
   const Matrix mask = build_mask(a, t.n_q(), t.n_kv());
-  t.concat.resize(t.n_q(), a.heads * d);
+  // Heads are independent: with OpenMP they are computed in parallel (OMP_NUM_THREADS says how many).
+  t.heads.resize(static_cast<std::size_t>(a.heads));
+#if defined(_OPENMP)
+#pragma omp parallel for schedule(dynamic)
+#endif
   for (int h = 0; h < a.heads; ++h) {
     const int g = kv_head_for(a, h);
-    HeadTrace head =
-        attend(t.Q.middleCols(h * d, d), t.kv_heads[g].k, t.kv_heads[g].v, mask, a.kernel, t.scale_factor);
+    HeadTrace& head = t.heads[static_cast<std::size_t>(h)];
+    head = attend(t.Q.middleCols(h * d, d), t.kv_heads[g].k, t.kv_heads[g].v, mask, a.kernel, t.scale_factor);
     head.head = h;
     head.kv_head = g;
-    t.concat.middleCols(h * d, d) = head.output;
-    if (w.W_O) head.contribution = head.output * w.W_O->middleRows(h * d, d);
-    t.heads.push_back(std::move(head));
+    if (w.W_O) head.contribution.noalias() = head.output * w.W_O->middleRows(h * d, d);
   }
+  t.concat.resize(t.n_q(), a.heads * d);
+  for (int h = 0; h < a.heads; ++h) t.concat.middleCols(h * d, d) = t.heads[static_cast<std::size_t>(h)].output;
   t.output = w.W_O ? Matrix(t.concat * *w.W_O) : t.concat;
   if (a.variant == Variant::Mla) t.absorbed = absorb(t);
   return t;

@@ -182,16 +182,16 @@ TEST_CASE("linear kernel: negative weights are kept but flagged, with no entropy
 
 TEST_CASE("a trace too large for memory is refused with the numbers that make it so") {
   Scenario s = cat_sat();
-  const int n = 1024;
+  const int n = 2048;
   s.input.tokens.assign(n, "t");
   s.input.embeddings = Matrix::Ones(n, 4);
-  s.attention.heads = 5;
+  s.attention.heads = 9;
   s.attention.head_dim = 1;
   s.weights = {};
   CHECK_THROWS_WITH_AS(compute_trace(s),
-                       "scenario: heads x N_Q x N_KV = 5 x 1024 x 1024 = 5242880 attention cells, more than the 4194304 "
+                       "scenario: heads x N_Q x N_KV = 9 x 2048 x 2048 = 37748736 attention cells, more than the 33554432 "
                        "a trace may hold",
                        ScenarioError);
-  s.attention.heads = 4;
-  CHECK(compute_trace(s).heads.size() == 4);
+  s.attention.heads = 8;  // the benchmark's largest size: accepted (not computed here: it takes 1.3 GB)
+  CHECK_NOTHROW(validate(s));
 }
