@@ -1,5 +1,7 @@
 #include "core/decode.h"
 
+#include <algorithm>
+
 #include "core/init.h"
 #include "core/mask.h"
 #include "core/validate.h"
@@ -17,83 +19,93 @@ Matrix decode_mask(const AttentionConfig& a, int n) {
   return build_mask(a, n, n).cwiseProduct(build_mask(causal, n, n));
 }
 
+MlaAbsorbed absorb_for_decoding(const AttentionConfig& a, const Weights& w) {
+  MlaAbsorbed m;
+  if (a.variant != Variant::Mla) return m;
+  const int d = a.head_dim;
+  const Matrix& W_q = w.W_UQ ? *w.W_UQ : *w.W_Q;
+  Matrix block_uv = Matrix::Zero(a.heads * a.latent_dim, a.heads * d);
+  for (int h = 0; h < a.heads; ++h) {
+    m.W_UQK.push_back(W_q.middleCols(h * d, d) * w.W_UK->middleCols(h * d, d).transpose());
+    block_uv.block(h * a.latent_dim, h * d, a.latent_dim, d) = w.W_UV->middleCols(h * d, d);
+  }
+  m.W_LO = w.W_O ? Matrix(block_uv * *w.W_O) : block_uv;
+  return m;
+}
+
+KvCache make_kv_cache(const AttentionConfig& a, int capacity) {
+  KvCache c;
+  if (a.variant == Variant::Mla) {
+    c.latent.resize(capacity, a.latent_dim);
+  } else {
+    for (int g = 0; g < kv_head_count(a); ++g) {
+      c.k.emplace_back(capacity, a.head_dim);
+      c.v.emplace_back(capacity, a.head_dim);
+    }
+  }
+  return c;
+}
+
 namespace {
 
-// What one step needs from the new token: its query per head (in the space the scores are taken in)
-// and the row it appends to the cache.
-class Decoder {
- public:
-  Decoder(const AttentionConfig& a, const Weights& w, int n) : a_(a), w_(w), d_(a.head_dim) {
-    if (a.variant == Variant::Mla) {
-      cache_.latent.resize(n, a.latent_dim);
-      // Served MLA never forms keys: W_UK folds into the query side, W_UV into the output.
-      const Matrix& W_q = w.W_UQ ? *w.W_UQ : *w.W_Q;
-      Matrix block_uv = Matrix::Zero(a.heads * a.latent_dim, a.heads * d_);
-      for (int h = 0; h < a.heads; ++h) {
-        W_UQK_.push_back(W_q.middleCols(h * d_, d_) * w.W_UK->middleCols(h * d_, d_).transpose());
-        block_uv.block(h * a.latent_dim, h * d_, a.latent_dim, d_) = w.W_UV->middleCols(h * d_, d_);
-      }
-      W_LO_ = w.W_O ? Matrix(block_uv * *w.W_O) : block_uv;
-    } else {
-      for (int g = 0; g < kv_head_count(a); ++g) {
-        cache_.k.emplace_back(n, d_);
-        cache_.v.emplace_back(n, d_);
-      }
-    }
-  }
-
-  // Appends token t (embedding x, (1, d_model)) and attends; mask_row is (1, t+1).
-  DecodeStep step(int t, const Matrix& x, const Matrix& mask_row) {
-    DecodeStep s;
-    s.t = t;
-    s.cache_tokens = t + 1;
-    const double scale = scale_factor(a_);
-    Matrix concat(1, a_.heads * (a_.variant == Variant::Mla ? a_.latent_dim : d_));
-    if (a_.variant == Variant::Mla) {
-      cache_.latent.row(t) = x * *w_.W_DKV;
-      const Matrix latent = cache_.latent.topRows(t + 1);
-      const Matrix query_side = w_.W_DQ ? Matrix(x * *w_.W_DQ) : x;
-      for (int h = 0; h < a_.heads; ++h) {
-        // Scores against the latent directly; the values are the latent too, mapped out by W_LO below.
-        const HeadTrace head = attend(query_side * W_UQK_[h], latent, latent, mask_row, a_.kernel, scale);
-        concat.middleCols(h * a_.latent_dim, a_.latent_dim) = head.output;
-        s.weights.push_back(head.weights);
-        s.status.push_back(head.row_status[0]);
-      }
-      s.output = concat * W_LO_;
-    } else {
-      const Matrix q = x * *w_.W_Q;
-      const Matrix k = x * *w_.W_K;
-      const Matrix v = x * *w_.W_V;
-      for (std::size_t g = 0; g < cache_.k.size(); ++g) {
-        cache_.k[g].row(t) = k.middleCols(g * d_, d_);
-        cache_.v[g].row(t) = v.middleCols(g * d_, d_);
-      }
-      for (int h = 0; h < a_.heads; ++h) {
-        const int g = kv_head_for(a_, h);
-        const HeadTrace head = attend(q.middleCols(h * d_, d_), cache_.k[g].topRows(t + 1), cache_.v[g].topRows(t + 1),
-                                      mask_row, a_.kernel, scale);
-        concat.middleCols(h * d_, d_) = head.output;
-        s.weights.push_back(head.weights);
-        s.status.push_back(head.row_status[0]);
-      }
-      s.output = w_.W_O ? Matrix(concat * *w_.W_O) : concat;
-    }
-    return s;
-  }
-
-  KvCache take_cache() { return std::move(cache_); }
-
- private:
-  const AttentionConfig& a_;
-  const Weights& w_;
-  int d_;
-  KvCache cache_;
-  std::vector<Matrix> W_UQK_;  // mla: per head (d_q, d_c)
-  Matrix W_LO_;                // mla: (H*d_c, d_out)
-};
+// Makes room for one more row, doubling the reserved rows when they run out.
+void reserve_row(Matrix& m, int tokens) {
+  if (tokens < m.rows()) return;
+  m.conservativeResize(std::max<Eigen::Index>(2 * m.rows(), tokens + 1), m.cols());
+}
 
 }  // namespace
+
+DecodeStep decode_step(const AttentionConfig& a, const Weights& w, KvCache& cache, const Matrix& x_row,
+                       const Matrix& mask_row, const MlaAbsorbed* absorbed) {
+  const int t = cache.tokens;
+  const int d = a.head_dim;
+  DecodeStep s;
+  s.t = t;
+  s.cache_tokens = t + 1;
+  s.cache_elements = cache_elements_per_token(a) * (t + 1);
+  const double scale = scale_factor(a);
+  Matrix concat(1, a.heads * (a.variant == Variant::Mla ? a.latent_dim : d));
+  if (a.variant == Variant::Mla) {
+    MlaAbsorbed own;
+    if (!absorbed) own = absorb_for_decoding(a, w);
+    const MlaAbsorbed& m = absorbed ? *absorbed : own;
+    reserve_row(cache.latent, t);
+    cache.latent.row(t) = x_row * *w.W_DKV;
+    cache.tokens = t + 1;
+    const Matrix latent = cache.latent.topRows(t + 1);
+    const Matrix query_side = w.W_DQ ? Matrix(x_row * *w.W_DQ) : x_row;
+    for (int h = 0; h < a.heads; ++h) {
+      // Scores against the latent directly; the values are the latent too, mapped out by W_LO below.
+      const HeadTrace head = attend(query_side * m.W_UQK[h], latent, latent, mask_row, a.kernel, scale);
+      concat.middleCols(h * a.latent_dim, a.latent_dim) = head.output;
+      s.weights.push_back(head.weights);
+      s.status.push_back(head.row_status[0]);
+    }
+    s.output = concat * m.W_LO;
+  } else {
+    const Matrix q = x_row * *w.W_Q;
+    const Matrix k = x_row * *w.W_K;
+    const Matrix v = x_row * *w.W_V;
+    for (std::size_t g = 0; g < cache.k.size(); ++g) {
+      reserve_row(cache.k[g], t);
+      reserve_row(cache.v[g], t);
+      cache.k[g].row(t) = k.middleCols(g * d, d);
+      cache.v[g].row(t) = v.middleCols(g * d, d);
+    }
+    cache.tokens = t + 1;
+    for (int h = 0; h < a.heads; ++h) {
+      const int g = kv_head_for(a, h);
+      const HeadTrace head = attend(q.middleCols(h * d, d), cache.k[g].topRows(t + 1), cache.v[g].topRows(t + 1),
+                                    mask_row, a.kernel, scale);
+      concat.middleCols(h * d, d) = head.output;
+      s.weights.push_back(head.weights);
+      s.status.push_back(head.row_status[0]);
+    }
+    s.output = w.W_O ? Matrix(concat * *w.W_O) : concat;
+  }
+  return s;
+}
 
 DecodeTrace decode(const Scenario& s) {
   validate(s);
@@ -107,14 +119,14 @@ DecodeTrace decode(const Scenario& s) {
   out.elements_per_token = cache_elements_per_token(s.attention);
   const int n = s.n_q();
   const Matrix mask = decode_mask(s.attention, n);
-  Decoder decoder(out.attention, out.weights, n);
+  const MlaAbsorbed absorbed = absorb_for_decoding(out.attention, out.weights);
+  out.cache = make_kv_cache(out.attention, n);
   for (int t = 0; t < n; ++t) {
-    DecodeStep step = decoder.step(t, s.input.embeddings.row(t), mask.row(t).head(t + 1));
+    DecodeStep step = decode_step(out.attention, out.weights, out.cache, s.input.embeddings.row(t),
+                                  mask.row(t).head(t + 1), &absorbed);
     step.token = s.input.tokens[t];
-    step.cache_elements = out.elements_per_token * (t + 1);
     out.steps.push_back(std::move(step));
   }
-  out.cache = decoder.take_cache();
   return out;
 }
 

@@ -11,11 +11,20 @@
 
 namespace attn {
 
-// One layer's cache after the last step. After step t it held the first t+1 rows of each matrix.
+// One layer's cache. Rows [0, tokens) of each matrix are filled; rows past them are room reserved for the next
+// steps. After step t it holds t+1 tokens; after decode() every row is filled.
 struct KvCache {
   std::vector<Matrix> k;  // per KV head: (T, d)       mha, gqa, mqa
   std::vector<Matrix> v;  // per KV head: (T, d)       mha, gqa, mqa
   Matrix latent;          // (T, d_c)                  mla: the only thing cached
+  int tokens = 0;         // how many rows are filled
+};
+
+// MLA as it is served: W_UK folded into the query side and W_UV into the output projection, once, before the
+// first step. Keys and values are never formed.
+struct MlaAbsorbed {
+  std::vector<Matrix> W_UQK;  // per head (d_q, d_c): W_UQ^(h) W_UK^(h)T, or W_Q^(h) W_UK^(h)T without a query latent
+  Matrix W_LO;                // (H*d_c, d_out): blockdiag(W_UV^(h)) W_O, or blockdiag(W_UV^(h)) without W_O
 };
 
 struct DecodeStep {
@@ -42,6 +51,20 @@ std::int64_t cache_elements_per_token(const AttentionConfig& a);
 
 // The mask decoding applies: the scenario's own mask, and never the future (T, T).
 Matrix decode_mask(const AttentionConfig& a, int n);
+
+// mla only: the absorbed weights decode_step attends with.
+MlaAbsorbed absorb_for_decoding(const AttentionConfig& a, const Weights& w);
+
+// An empty cache with room for `capacity` tokens (decode_step grows it past that, at the cost of a copy).
+KvCache make_kv_cache(const AttentionConfig& a, int capacity);
+
+// One step: x_row (1, d_model) is the new token. Its keys and values (mla: its latent) are appended to the cache
+// as row t = cache.tokens, then every query head attends over the t+1 cached tokens, seeing those whose entry of
+// mask_row (1, t+1) is 1. w holds the weights the variant uses (resolve_weights); mla reads `absorbed`
+// (absorb_for_decoding, prepared once) or, when it is null, absorbs for this step alone. Does not validate:
+// decode() does. The step's token label is left empty.
+DecodeStep decode_step(const AttentionConfig& a, const Weights& w, KvCache& cache, const Matrix& x_row,
+                       const Matrix& mask_row, const MlaAbsorbed* absorbed = nullptr);
 
 // Validates (throws ScenarioError; cross-attention has nothing to decode) and runs every step.
 DecodeTrace decode(const Scenario& s);

@@ -137,3 +137,44 @@ TEST_CASE("attention-lab decode: text and JSON") {
   CHECK(cli::run_cli(std::vector<std::string>{"decode", asset("cross_attention.json")}, bad_out, bad_err) == 2);
   CHECK(bad_err.str().starts_with("attention-lab: " + asset("cross_attention.json") + ": context: decoding feeds"));
 }
+
+TEST_CASE("decode_step: one step with a cache of t tokens is decode()'s step t, for every variant") {
+  for (Variant v : {Variant::Mha, Variant::Gqa, Variant::Mqa, Variant::Mla}) {
+    CAPTURE(to_string(v));
+    const Scenario s = six_tokens(v);
+    const DecodeTrace d = decode(s);
+    const Weights w = resolve_weights(s);
+    const Matrix mask = decode_mask(s.attention, s.n_q());
+    for (int t = 0; t < s.n_q(); ++t) {
+      CAPTURE(t);
+      // A cache holding the first t tokens, with no room to spare: the step must grow it.
+      KvCache cache = make_kv_cache(s.attention, t);
+      if (v == Variant::Mla) cache.latent = d.cache.latent.topRows(t);
+      for (std::size_t g = 0; g < cache.k.size(); ++g) {
+        cache.k[g] = d.cache.k[g].topRows(t);
+        cache.v[g] = d.cache.v[g].topRows(t);
+      }
+      cache.tokens = t;
+      // mla absorbs for this step alone when given nothing: the same numbers.
+      const DecodeStep step = decode_step(s.attention, w, cache, s.input.embeddings.row(t), mask.row(t).head(t + 1));
+      CHECK(step.t == t);
+      CHECK(step.cache_tokens == t + 1);
+      CHECK(step.cache_elements == d.steps[t].cache_elements);
+      CHECK(cache.tokens == t + 1);
+      check_matrix(step.output, d.steps[t].output, 0.0, "output of step t");
+      REQUIRE(step.weights.size() == d.steps[t].weights.size());
+      for (std::size_t h = 0; h < step.weights.size(); ++h) {
+        check_matrix(step.weights[h], d.steps[t].weights[h], 0.0, "weights of step t");
+        CHECK(step.status[h] == d.steps[t].status[h]);
+      }
+      if (v == Variant::Mla) {
+        check_matrix(cache.latent.topRows(t + 1), d.cache.latent.topRows(t + 1), 0.0, "appended latent");
+      } else {
+        for (std::size_t g = 0; g < cache.k.size(); ++g) {
+          check_matrix(cache.k[g].topRows(t + 1), d.cache.k[g].topRows(t + 1), 0.0, "appended k");
+          check_matrix(cache.v[g].topRows(t + 1), d.cache.v[g].topRows(t + 1), 0.0, "appended v");
+        }
+      }
+    }
+  }
+}
