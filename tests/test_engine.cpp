@@ -1,5 +1,6 @@
 // The engine beyond one head: heads as column blocks, W_O and its per-head sum form, cross-attention,
 // deterministic seeding.
+#include "core/trace_bytes.h"
 #include "helpers.h"
 
 using namespace attn;
@@ -137,4 +138,18 @@ TEST_CASE("compute_trace validates first: a bad shape is an error, not a crash")
   s.weights.W_K = mat({{1, 0}, {0, 1}, {1, 1}});
   CHECK_THROWS_WITH_AS(compute_trace(s), "weights.W_K: expected 4 columns (heads x head_dim = 2 x 2) but found 2",
                        ScenarioError);
+}
+
+TEST_CASE("trace_bytes: the cat sat holds 213 numbers of 8 bytes and 3 row statuses") {
+  // N = 3 tokens, d_model 4, one head of d = 3, no W_O, no custom mask:
+  //   X 3x4 and X_kv 3x4                                    24
+  //   W_Q, W_K, W_V 4x3                                     36
+  //   Q, K, V 3x3                                           27
+  //   KV head 0: k, v 3x3                                   18
+  //   head 0: q, k, v, scores, scaled, mask, masked, weights, output 3x3 = 81; row_max, row_sum, entropy 3 = 9
+  //   concat, output 3x3                                    18
+  // 24 + 36 + 27 + 18 + 90 + 18 = 213 doubles, plus 3 RowStatus values.
+  const Trace t = compute_trace(cat_sat());
+  CHECK(trace_bytes(t) == 213 * 8 + 3 * std::int64_t(sizeof(RowStatus)));
+  CHECK(sizeof(RowStatus) == 4);
 }

@@ -1,0 +1,38 @@
+#include "core/trace_bytes.h"
+
+namespace attn {
+namespace {
+
+std::int64_t bytes(const Matrix& m) { return static_cast<std::int64_t>(m.size()) * std::int64_t(sizeof(double)); }
+std::int64_t bytes(const Vector& v) { return static_cast<std::int64_t>(v.size()) * std::int64_t(sizeof(double)); }
+std::int64_t bytes(const std::vector<RowStatus>& s) {
+  return static_cast<std::int64_t>(s.size()) * std::int64_t(sizeof(RowStatus));
+}
+std::int64_t bytes(const std::vector<Matrix>& ms) {
+  std::int64_t sum = 0;
+  for (const Matrix& m : ms) sum += bytes(m);
+  return sum;
+}
+
+}  // namespace
+
+std::int64_t trace_bytes(const Trace& t) {
+  std::int64_t sum = bytes(t.attention.custom_mask) + bytes(t.x) + bytes(t.x_kv);
+  for (WeightId id : kAllWeights)
+    if (const auto& w = weight_slot(t.weights, id)) sum += bytes(*w);
+  sum += bytes(t.query_latent) + bytes(t.latent) + bytes(t.Q) + bytes(t.K) + bytes(t.V);
+  for (const KvHeadTrace& kv : t.kv_heads) sum += bytes(kv.k) + bytes(kv.v);
+  for (const HeadTrace& h : t.heads) {
+    sum += bytes(h.q) + bytes(h.k) + bytes(h.v) + bytes(h.scores) + bytes(h.scaled) + bytes(h.mask) + bytes(h.masked) +
+           bytes(h.weights) + bytes(h.output) + bytes(h.contribution);
+    sum += bytes(h.row_max) + bytes(h.row_sum) + bytes(h.entropy) + bytes(h.row_status);
+  }
+  sum += bytes(t.concat) + bytes(t.output);
+  if (t.absorbed) {
+    const AbsorbedMla& m = *t.absorbed;
+    sum += bytes(m.W_UQK) + bytes(m.scores) + bytes(m.latent_output) + bytes(m.W_LO) + bytes(m.output);
+  }
+  return sum;
+}
+
+}  // namespace attn
