@@ -11,17 +11,21 @@ namespace {
 constexpr std::string_view kViewNames[] = {"pipeline", "decode", "compare", "memory", "cost"};
 constexpr std::string_view kViewTitles[] = {"Pipeline", "Decode", "Compare", "Memory", "Cost"};
 
-// The document as decoding sees it: nothing after the current token, so "none" becomes causal and a
-// custom mask loses its future cells.
-Scenario causal_version(const Scenario& s) {
-  Scenario c = s;
-  const Matrix m = decode_mask(s.attention, s.n_q());
-  c.attention.mask = MaskKind::Custom;
-  c.attention.custom_mask = m;
-  return c;
+// What the undo history holds: a long sequence of 2048-token documents would otherwise fill the memory.
+std::int64_t history_bytes(const auto& revisions) {
+  std::int64_t bytes = 0;
+  for (const auto& r : revisions) bytes += scenario_bytes(r.scenario);
+  return bytes;
 }
 
 }  // namespace
+
+std::int64_t scenario_bytes(const Scenario& s) {
+  std::int64_t cells = s.input.embeddings.size() + s.attention.custom_mask.size() + (s.context ? s.context->embeddings.size() : 0);
+  for (WeightId id : kAllWeights)
+    if (const std::optional<Matrix>& w = weight_slot(s.weights, id)) cells += w->size();
+  return cells * static_cast<std::int64_t>(sizeof(double));
+}
 
 std::string_view view_name(View v) { return kViewNames[static_cast<int>(v)]; }
 std::string_view view_title(View v) { return kViewTitles[static_cast<int>(v)]; }
@@ -33,35 +37,50 @@ std::optional<View> parse_view(std::string_view name) {
 
 AppState::AppState(Scenario scenario, std::filesystem::path path) {
   doc_.saved = scenario;
-  adopt(std::move(scenario), nullptr);
+  doc_.scenario = std::move(scenario);
+  show(compute_all(doc_.scenario, 0));  // the first trace is there before the first frame
   doc_.path = std::move(path);
 }
 
-void AppState::adopt(Scenario scenario, std::shared_ptr<const Trace> trace) {
+void AppState::adopt(Scenario scenario, std::uint64_t revision) {
   doc_.scenario = std::move(scenario);
-  trace_ = trace ? std::move(trace) : std::make_shared<const Trace>(compute_trace(doc_.scenario));
-  head = std::clamp(head, 0, static_cast<int>(trace_->heads.size()) - 1);
-  // Decoding needs the tokens' own keys; a cross-attention scenario has a fixed key side instead.
-  decoded_.reset();
-  causal_trace_ = trace_;
-  decode_error_.clear();
-  try {
-    decoded_ = std::make_shared<const DecodeTrace>(decode(doc_.scenario));
-    causal_trace_ = std::make_shared<const Trace>(compute_trace(causal_version(doc_.scenario)));
-  } catch (const ScenarioError& e) {
-    decode_error_ = e.what();
-  }
+  doc_.revision = revision;
+  if (compute_in_background(doc_.scenario))
+    worker_.submit(doc_.scenario, revision);
+  else
+    show(compute_all(doc_.scenario, revision));
   decode_step = std::clamp(decode_step, 0, doc_.scenario.n_q() - 1);
 }
 
-void AppState::set_decode_step(int t) { decode_step = std::clamp(t, 0, doc_.scenario.n_q() - 1); }
+void AppState::show(Computed c) {
+  now_ = std::move(c);
+  head = std::clamp(head, 0, static_cast<int>(now_.trace->heads.size()) - 1);
+  set_decode_step(decode_step);
+}
 
-bool AppState::edit(const std::function<void(Scenario&)>& change) {
+void AppState::poll() {
+  // A result for an older revision (an undo back to a small document overtook it) is dropped.
+  if (std::optional<Computed> c = worker_.take(); c && c->revision == doc_.revision) show(std::move(*c));
+}
+
+void AppState::wait() {
+  if (!computing()) return;
+  worker_.wait();
+  poll();
+}
+
+void AppState::set_decode_step(int t) {
+  const int n = now_.decoded ? static_cast<int>(now_.decoded->steps.size()) : doc_.scenario.n_q();
+  decode_step = std::clamp(t, 0, std::min(n, doc_.scenario.n_q()) - 1);
+}
+
+bool AppState::edit(const std::function<void(Scenario&)>& change) { return apply(change, std::nullopt); }
+
+bool AppState::apply(const std::function<void(Scenario&)>& change, std::optional<std::uint64_t> revision) {
   Scenario next = doc_.scenario;
   change(next);
-  std::shared_ptr<const Trace> trace;
   try {
-    trace = std::make_shared<const Trace>(compute_trace(next));
+    validate(next);
   } catch (const ScenarioError& e) {
     message = std::string("Not applied: ") + e.what();
     return false;
@@ -70,12 +89,12 @@ bool AppState::edit(const std::function<void(Scenario&)>& change) {
   const unsigned gesture = active_widget ? active_widget() : 0;
   if (gesture == 0 || gesture != undo_gesture_) {
     undo_.push_back({doc_.scenario, doc_.revision});
-    if (undo_.size() > kHistoryLimit) undo_.erase(undo_.begin());
+    while (undo_.size() > kHistoryLimit || (undo_.size() > 1 && history_bytes(undo_) > kHistoryBytes))
+      undo_.erase(undo_.begin());
     undo_gesture_ = gesture;
   }
   redo_.clear();
-  adopt(std::move(next), std::move(trace));
-  doc_.revision = ++next_revision_;
+  adopt(std::move(next), revision ? *revision : ++next_revision_);
   return true;
 }
 
@@ -83,8 +102,7 @@ void AppState::restore(std::vector<Revision>& from, std::vector<Revision>& to) {
   to.push_back({doc_.scenario, doc_.revision});
   Revision r = std::move(from.back());
   from.pop_back();
-  adopt(std::move(r.scenario), nullptr);
-  doc_.revision = r.revision;
+  adopt(std::move(r.scenario), r.revision);
   undo_gesture_ = 0;
 }
 
@@ -101,17 +119,16 @@ bool AppState::redo() {
 }
 
 bool AppState::open(Scenario scenario, std::filesystem::path path) {
-  std::shared_ptr<const Trace> trace;
   try {
-    trace = std::make_shared<const Trace>(compute_trace(scenario));
+    validate(scenario);
   } catch (const ScenarioError& e) {
     message = path.string() + ": " + e.what();
     return false;
   }
   doc_.saved = scenario;
-  adopt(std::move(scenario), std::move(trace));
+  adopt(std::move(scenario), ++next_revision_);
   doc_.path = std::move(path);
-  doc_.revision = doc_.saved_revision = ++next_revision_;
+  doc_.saved_revision = doc_.revision;
   undo_.clear();
   redo_.clear();
   message.clear();
@@ -127,12 +144,12 @@ void AppState::mark_saved(std::filesystem::path path) {
 void AppState::reset_to_saved() {
   const Scenario saved = doc_.saved;
   undo_gesture_ = 0;
-  if (edit([&](Scenario& s) { s = saved; })) doc_.revision = doc_.saved_revision;
+  apply([&](Scenario& s) { s = saved; }, doc_.saved_revision);
 }
 
 void AppState::set_step(int index) { step = step_at(index); }
 
-void AppState::set_head(int h) { head = std::clamp(h, 0, static_cast<int>(trace_->heads.size()) - 1); }
+void AppState::set_head(int h) { head = std::clamp(h, 0, static_cast<int>(now_.trace->heads.size()) - 1); }
 
 std::string AppState::window_title() const {
   std::string title = "Attention Lab \u2014 " + doc_.scenario.name;

@@ -1,7 +1,8 @@
 #pragma once
 // Everything the application knows, in one place: the document being edited, the trace computed from
 // it, and what the user is looking at. Views read it; edits go through edit(), which recomputes the
-// trace in the same frame, or keeps the document as it was and says why.
+// trace in the same frame (on a worker thread when the document is big: see recompute.h), or keeps the
+// document as it was and says why.
 #include <filesystem>
 #include <cstdint>
 #include <functional>
@@ -18,6 +19,7 @@
 #include "ui/file_dialog.h"
 #include "ui/views.h"
 #include "ui/lessons.h"
+#include "ui/recompute.h"
 #include "ui/sqrt_dk.h"
 #include "ui/steps.h"
 
@@ -66,18 +68,29 @@ struct ModelViewSettings {
   int top_k = 2048;                 // DeepSeek sparse attention's candidate set
 };
 
+// The numbers a document holds, in bytes (what one undo step keeps).
+std::int64_t scenario_bytes(const Scenario& s);
+
 class AppState {
  public:
   AppState(Scenario scenario, std::filesystem::path path);
 
   const Scenario& scenario() const { return doc_.scenario; }
   const Document& document() const { return doc_; }
-  const Trace& trace() const { return *trace_; }
+  // The last complete trace. While computing() it belongs to an earlier revision of the document.
+  const Trace& trace() const { return *now_.trace; }
   // Decoding the document token by token (nullptr when it cannot be decoded: decode_error() says why),
   // and the full trace it must reproduce row by row (the document with its mask made causal).
-  const DecodeTrace* decoded() const { return decoded_.get(); }
-  const std::string& decode_error() const { return decode_error_; }
-  const Trace& causal_trace() const { return *causal_trace_; }
+  const DecodeTrace* decoded() const { return now_.decoded.get(); }
+  const std::string& decode_error() const { return now_.decode_error; }
+  const Trace& causal_trace() const { return *now_.causal_trace; }
+  // A big document is recomputed on the worker: computing() until its result arrives. The window calls
+  // poll() every frame to take it; wait() blocks until the newest revision is shown (tests, captures).
+  bool computing() const { return now_.revision != doc_.revision; }
+  void poll();
+  void wait();
+  double last_recompute_seconds() const { return now_.seconds; }
+  std::uint64_t shown_revision() const { return now_.revision; }
 
   // Applies `change` to a copy; if the result is a valid scenario it becomes the document and the trace is
   // recomputed, otherwise nothing changes and the reason is shown. Returns whether it was applied.
@@ -97,6 +110,7 @@ class AppState {
   std::function<unsigned()> active_widget;
   void end_gesture() { undo_gesture_ = 0; }
   static constexpr std::size_t kHistoryLimit = 500;
+  static constexpr std::int64_t kHistoryBytes = std::int64_t(256) << 20;  // the oldest steps go first
 
   // What is shown.
   View view = View::Pipeline;
@@ -146,12 +160,14 @@ class AppState {
   std::string window_title() const;
 
  private:
-  void adopt(Scenario scenario, std::shared_ptr<const Trace> trace);
+  // Makes `scenario` (valid) the document at `revision` and computes what the views read, here or on the worker.
+  void adopt(Scenario scenario, std::uint64_t revision);
+  // edit() with the revision the result gets: a new one, or (reset to saved) the saved one.
+  bool apply(const std::function<void(Scenario&)>& change, std::optional<std::uint64_t> revision);
+  void show(Computed c);
   Document doc_;
-  std::shared_ptr<const Trace> trace_;
-  std::shared_ptr<const DecodeTrace> decoded_;
-  std::shared_ptr<const Trace> causal_trace_;
-  std::string decode_error_;
+  Computed now_;
+  RecomputeWorker worker_;
   struct Revision {
     Scenario scenario;
     std::uint64_t revision;

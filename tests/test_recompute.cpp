@@ -1,0 +1,138 @@
+// Big documents are recomputed on a worker thread: the views keep the last complete trace, the newest
+// edit wins, stale results are dropped. And the scale slider's edit, and the undo history's memory bound.
+#include <limits>
+
+#include "core/init.h"
+#include "core/io/scenario_write.h"
+#include "helpers.h"
+#include "ui/app_state.h"
+#include "ui/edits.h"
+
+using namespace attn;
+using namespace attn::ui;
+using namespace attn::test;
+
+namespace {
+
+// 8 heads of 8 over d_model 16: `n` tokens make 8 n^2 attention cells (n = 182 crosses kBackgroundCells).
+Scenario wide(int n) {
+  Scenario s = cat_sat();
+  s.input.embeddings = seeded_matrix(3, SeedStream::Embeddings, 3, 16) * 0.1;
+  s.weights = {};
+  s.attention.heads = 8;
+  s.attention.head_dim = 8;
+  s.attention.mask = MaskKind::Causal;
+  set_token_count(s, n);
+  return s;
+}
+
+void check_same_trace(const Trace& shown, const Scenario& document) {
+  const Trace fresh = compute_trace(document);
+  REQUIRE(shown.tokens == fresh.tokens);
+  check_matrix(shown.output, fresh.output, 0.0, "output");
+  for (std::size_t h = 0; h < fresh.heads.size(); ++h) check_matrix(shown.heads[h].weights, fresh.heads[h].weights, 0.0, "weights");
+}
+
+}  // namespace
+
+TEST_CASE("set_token_count grows with seeded rows and fresh labels, and shrinks from the end") {
+  Scenario s = cat_sat();
+  s.input.tokens[1] = "t4";  // a label in use is skipped
+  set_token_count(s, 6);
+  CHECK(s.input.tokens == std::vector<std::string>{"the", "t4", "sat", "t3", "t5", "t6"});
+  REQUIRE(s.input.embeddings.rows() == 6);
+  for (int i = 3; i < 6; ++i) check_matrix(s.input.embeddings.row(i), seeded_embedding_row(s.seed, SeedStream::Embeddings, i, 4), 0.0, "row");
+  check_matrix(s.input.embeddings.topRows(3), cat_sat().input.embeddings, 0.0, "the first rows are kept");
+  set_token_count(s, 2);
+  CHECK(s.input.tokens == std::vector<std::string>{"the", "t4"});
+  check_matrix(s.input.embeddings, cat_sat().input.embeddings.topRows(2), 0.0, "shrunk");
+  set_token_count(s, 0);  // ignored: at least one token
+  CHECK(s.n_q() == 2);
+}
+
+TEST_CASE("set_token_count grows a custom mask as add_token does: the new tokens see the past and themselves") {
+  Scenario s = cat_sat();
+  s.attention.mask = MaskKind::Custom;
+  s.attention.custom_mask = mat({{1, 1, 0}, {0, 1, 0}, {1, 0, 1}});
+  Scenario one_by_one = s;
+  set_token_count(s, 5);
+  add_token(one_by_one, "x");
+  add_token(one_by_one, "y");
+  check_matrix(s.attention.custom_mask, one_by_one.attention.custom_mask, 0.0, "custom mask");
+  check_matrix(s.attention.custom_mask, mat({{1, 1, 0, 0, 0}, {0, 1, 0, 0, 0}, {1, 0, 1, 0, 0}, {1, 1, 1, 1, 0}, {1, 1, 1, 1, 1}}), 0.0, "mask");
+  set_token_count(s, 2);
+  check_matrix(s.attention.custom_mask, mat({{1, 1}, {0, 1}}), 0.0, "shrunk mask");
+}
+
+TEST_CASE("a big edit is computed on the worker: the views keep the last complete trace until it is done") {
+  AppState state(wide(190), "");
+  CHECK(compute_in_background(state.scenario()));
+  CHECK_FALSE(state.computing());
+  REQUIRE(state.edit([](Scenario& d) { set_token_count(d, 200); }));
+  CHECK(state.computing());                // nothing is taken before poll()
+  CHECK(state.trace().n_q() == 190);      // the previous trace is still shown
+  CHECK(state.scenario().n_q() == 200);   // the document already has the edit
+  state.wait();
+  CHECK_FALSE(state.computing());
+  CHECK(state.shown_revision() == state.document().revision);
+  check_same_trace(state.trace(), state.scenario());
+  CHECK(state.last_recompute_seconds() > 0.0);
+}
+
+TEST_CASE("the newest edit wins: a burst of big edits ends on the last one") {
+  AppState state(wide(190), "");
+  for (int i = 0; i < 6; ++i) {
+    const double v = 0.1 * i;
+    REQUIRE(state.edit([v](Scenario& d) { d.input.embeddings(0, 0) = v; }));
+    state.poll();  // a frame in between: it may show an intermediate revision, never an older one
+  }
+  state.wait();
+  CHECK(state.shown_revision() == state.document().revision);
+  CHECK(state.trace().x(0, 0) == 0.5);
+  check_same_trace(state.trace(), state.scenario());
+}
+
+TEST_CASE("a stale result is dropped: undo back to a small document while the big one computes") {
+  AppState state(wide(3), "");
+  CHECK_FALSE(compute_in_background(state.scenario()));
+  REQUIRE(state.edit([](Scenario& d) { set_token_count(d, 400); }));
+  CHECK(state.computing());
+  REQUIRE(state.undo());  // small again: computed at once
+  CHECK_FALSE(state.computing());
+  CHECK(state.trace().n_q() == 3);
+  state.wait();
+  state.poll();  // the 400-token result, if it arrives now, belongs to a revision that is gone
+  CHECK(state.trace().n_q() == 3);
+  CHECK_FALSE(state.computing());
+  check_same_trace(state.trace(), state.scenario());
+}
+
+TEST_CASE("NaN or Inf typed into a cell is refused with the cell named; the document is unchanged") {
+  AppState state(cat_sat(), "");
+  const std::string before = scenario_to_text(state.scenario());
+  const std::uint64_t revision = state.document().revision;
+  CHECK_FALSE(state.edit([](Scenario& d) { d.input.embeddings(1, 2) = std::numeric_limits<double>::quiet_NaN(); }));
+  CHECK(state.message == "Not applied: embeddings[1][2]: not a finite number");
+  CHECK_FALSE(state.edit([](Scenario& d) { d.weights.W_Q = Matrix::Ones(4, 4); (*d.weights.W_Q)(3, 0) = -std::numeric_limits<double>::infinity(); }));
+  CHECK(state.message == "Not applied: weights.W_Q[3][0]: not a finite number");
+  CHECK(scenario_to_text(state.scenario()) == before);
+  CHECK(state.document().revision == revision);
+  CHECK_FALSE(state.can_undo());
+}
+
+TEST_CASE("the undo history keeps at most 256 MiB of documents, dropping the oldest steps") {
+  Scenario s = cat_sat();
+  s.input.embeddings = Matrix::Zero(128, 4096);  // 4 MiB a document
+  s.input.tokens.resize(128);
+  for (int i = 0; i < 128; ++i) s.input.tokens[static_cast<std::size_t>(i)] = "t" + std::to_string(i);
+  s.weights = {};
+  s.attention.heads = 1;
+  s.attention.head_dim = 1;
+  CHECK(scenario_bytes(s) == 4 << 20);
+  AppState state(s, "");
+  for (int i = 1; i <= 70; ++i) REQUIRE(state.edit([i](Scenario& d) { d.input.embeddings(0, 0) = i; }));
+  int depth = 0;
+  while (state.undo()) ++depth;
+  CHECK(depth == 64);  // 64 x 4 MiB = 256 MiB
+  CHECK(state.scenario().input.embeddings(0, 0) == 6.0);  // edits 1-6 fell off the end
+}
