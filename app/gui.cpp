@@ -228,6 +228,7 @@ void export_picture(GLFWwindow* window, ui::AppState& state, Look& applied) {
 }
 
 void render_frame(GLFWwindow* window, ui::AppState& state, double dt) {
+  state.poll();  // a trace the worker finished is shown from this frame on
   ui::begin_key_frame();
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();

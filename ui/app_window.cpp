@@ -12,6 +12,7 @@
 #include "core/io/trace_json.h"
 #include "ui/matrix_export.h"
 #include "ui/edits.h"
+#include "ui/glyphs.h"
 #include "ui/keys.h"
 #include "ui/lesson_nav.h"
 #include "ui/panels.h"
@@ -176,7 +177,15 @@ void menu_bar(AppState& state) {
                                              std::to_string(state.scenario().n_q()) +
                                              (state.decode_playing ? "  \u25B6 playing" : "") + "   F1 help"
                                        : std::string("F1 help");
-  ImGui::SameLine(ImGui::GetWindowWidth() - ImGui::CalcTextSize(where.c_str()).x - 16);
+  // A big document is recomputed on the worker; until it is done every view shows the previous revision.
+  const std::string busy = state.computing() ? "computing" + glyph::kEllipsis + "   " : "";
+  ImGui::SameLine(ImGui::GetWindowWidth() - ImGui::CalcTextSize((busy + where).c_str()).x - 16);
+  if (!busy.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, accent_colour());
+    ImGui::TextUnformatted(busy.c_str());
+    ImGui::PopStyleColor();
+    ImGui::SameLine(0, 0);
+  }
   ImGui::TextDisabled("%s", where.c_str());
   ImGui::EndMainMenuBar();
 }

@@ -1,6 +1,7 @@
 #include "ui/edits.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 #include "core/init.h"
 
@@ -72,6 +73,40 @@ std::string fresh_context_label(const Scenario& s) {
   for (std::size_t i = tokens.size() + 1;; ++i) {
     std::string label = "key " + std::to_string(i);
     if (std::find(tokens.begin(), tokens.end(), label) == tokens.end()) return label;
+  }
+}
+
+void set_token_count(Scenario& s, int count) {
+  const int n = s.n_q();
+  if (count < 1 || count == n) return;
+  const bool self = !s.context;
+  Matrix& m = s.attention.custom_mask;
+  if (count < n) {
+    s.input.tokens.resize(static_cast<std::size_t>(count));
+    s.input.embeddings.conservativeResize(count, Eigen::NoChange);
+    if (m.size() > 0) m.conservativeResize(count, self ? count : m.cols());
+    return;
+  }
+  std::unordered_set<std::string> used(s.input.tokens.begin(), s.input.tokens.end());
+  int next_label = n;
+  s.input.embeddings.conservativeResize(count, Eigen::NoChange);
+  for (int i = n; i < count; ++i) {
+    std::string label;
+    do label = "t" + std::to_string(next_label++);
+    while (used.contains(label));
+    s.input.tokens.push_back(label);
+    s.input.embeddings.row(i) = seeded_embedding_row(s.seed, SeedStream::Embeddings, i, s.d_model());
+  }
+  if (m.size() == 0) return;
+  m.conservativeResize(count, self ? count : m.cols());
+  if (!self) {
+    m.bottomRows(count - n).setOnes();  // a new query sees every context token
+    return;
+  }
+  m.topRightCorner(n, count - n).setZero();  // nobody earlier sees a future token
+  for (int i = n; i < count; ++i) {          // a new token sees the past and itself
+    m.row(i).head(i + 1).setOnes();
+    m.row(i).tail(count - i - 1).setZero();
   }
 }
 

@@ -13,6 +13,10 @@ namespace attn::ui {
 void add_token(Scenario& s, const std::string& label);
 // Removes query token `index` (and its custom-mask row; in self-attention its column too). Needs 2+ tokens.
 void remove_token(Scenario& s, int index);
+// Grows or shrinks the query side to `count` tokens in one edit (the scale slider): new tokens are
+// labelled "t4", "t5", ... (skipping labels in use), their embedding rows drawn from the seed as add_token
+// draws them, and a custom mask grows the same way; tokens past `count` are removed from the end.
+void set_token_count(Scenario& s, int count);
 // A label no other token has: "token 4", "token 5", ...
 std::string fresh_token_label(const Scenario& s);
 

@@ -1,11 +1,13 @@
 // The document's inputs, every one editable: tokens, the attention configuration, embeddings and weights.
 #include <algorithm>
+#include <cmath>
 #include <functional>
 
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
 #include "core/init.h"
+#include "ui/chart_axes.h"
 #include "ui/edits.h"
 #include "ui/matrix_editor.h"
 #include "ui/panels.h"
@@ -14,13 +16,23 @@
 namespace attn::ui {
 namespace {
 
+constexpr int kMaxScaleTokens = 2048;
+constexpr int kTokenRowsShown = 12;
+
 // One list of token labels to rename, remove (keeping at least one) and add to.
 void token_list(AppState& state, const char* id, const std::vector<std::string>& tokens,
                 const std::function<void(Scenario&, int, const std::string&)>& rename,
                 const std::function<void(Scenario&, int)>& remove, const std::function<void(Scenario&)>& add) {
   ImGui::PushID(id);
   int removed = -1;
-  for (int i = 0; i < static_cast<int>(tokens.size()); ++i) {
+  // A long list scrolls in a box of its own, and only its visible rows are built (2048 tokens stay cheap).
+  const int n = static_cast<int>(tokens.size());
+  const bool boxed = n > kTokenRowsShown;
+  if (boxed) ImGui::BeginChild("list", {0, kTokenRowsShown * ImGui::GetFrameHeightWithSpacing()}, false);
+  ImGuiListClipper clipper;
+  clipper.Begin(n, ImGui::GetFrameHeightWithSpacing());
+  while (clipper.Step())
+  for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
     ImGui::PushID(i);
     std::string label = tokens[static_cast<std::size_t>(i)];
     ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x - ImGui::GetFrameHeight() - 8);
@@ -32,6 +44,7 @@ void token_list(AppState& state, const char* id, const std::vector<std::string>&
     ImGui::EndDisabled();
     ImGui::PopID();
   }
+  if (boxed) ImGui::EndChild();
   if (removed >= 0) state.edit([&](Scenario& d) { remove(d, removed); });
   if (ImGui::Button("+ Add token")) state.edit(add);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Its embedding row is drawn from the seed, so it is the same every time.");
@@ -50,6 +63,31 @@ void tokens_section(AppState& state) {
       state, "context", s.context->tokens,
       [](Scenario& d, int i, const std::string& l) { d.context->tokens[static_cast<std::size_t>(i)] = l; }, remove_context_token,
       [](Scenario& d) { add_context_token(d, fresh_context_label(d)); });
+}
+
+// The sequence length as a slider (up to 2048 tokens, new ones drawn from the seed), with what it costs:
+// the n^2 score matrices grow under the user's hand, and big traces are computed on the worker.
+void scale_section(AppState& state) {
+  const Scenario& s = state.scenario();
+  const std::int64_t heads = s.attention.heads;
+  const int most = static_cast<int>(std::min<std::int64_t>(
+      kMaxScaleTokens, s.context ? limits::kMaxAttentionCells / (heads * s.n_kv())
+                                 : static_cast<std::int64_t>(std::sqrt(double(limits::kMaxAttentionCells / heads)))));
+  int n = s.n_q();
+  ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.6f);
+  if (ImGui::SliderInt("tokens (T)", &n, 1, std::max(most, s.n_q()), "%d", ImGuiSliderFlags_AlwaysClamp))
+    state.edit([n](Scenario& d) { set_token_count(d, n); });
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Drag to change the sequence length. New tokens get embedding rows drawn from the seed;\n"
+                      "Ctrl+click to type a number. At most %d here (%s attention cells in all).",
+                      most, format_exact(double(limits::kMaxAttentionCells), AxisUnit::Plain).c_str());
+  const Trace& t = state.trace();
+  const double cells = double(t.n_q()) * t.n_kv();
+  ImGui::TextDisabled("scores: %d×%d = %s cells, %s per head", t.n_q(), t.n_kv(),
+                      format_exact(cells, AxisUnit::Plain).c_str(), format_unit(cells * sizeof(double), AxisUnit::Bytes).c_str());
+  ImGui::TextDisabled("%d heads: %s  ·  last recompute %.1f ms%s", t.attention.heads,
+                      format_unit(cells * sizeof(double) * t.attention.heads, AxisUnit::Bytes).c_str(),
+                      state.last_recompute_seconds() * 1e3, state.computing() ? "  (computing…)" : "");
 }
 
 template <typename E>
@@ -187,6 +225,7 @@ void InputsPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   }
   ImGui::Separator();
   tokens_section(state);
+  scale_section(state);
   ImGui::Separator();
   config_section(state);
   ImGui::Separator();
