@@ -134,6 +134,13 @@ void check_config(const AttentionConfig& a) {
   if (a.variant == Variant::Mla) {
     check_range(a.latent_dim, 1, limits::kMaxProjectedDim, "attention.latent_dim");
     check_range(a.query_latent_dim, 0, limits::kMaxProjectedDim, "attention.query_latent_dim");
+    // The absorbed form (and decoding) keeps a latent per head: latent outputs (N_Q, H*d_c) and
+    // blockdiag(W_UV^(h)) of (H*d_c, H*d). Unbounded, 256 heads x latent_dim 8192 asked for 128 GiB.
+    const std::int64_t hc = std::int64_t(a.heads) * a.latent_dim;
+    if (hc > limits::kMaxProjectedDim)
+      throw ScenarioError("attention", "heads x latent_dim must be <= " + std::to_string(limits::kMaxProjectedDim) +
+                                           " (found " + std::to_string(a.heads) + " x " + std::to_string(a.latent_dim) +
+                                           " = " + std::to_string(hc) + ")");
   }
   if (a.mask == MaskKind::SlidingWindow) check_range(a.window, 1, limits::kMaxTokens, "attention.window");
 }
