@@ -108,6 +108,26 @@ double scale_factor(const AttentionConfig& a) { return a.scale ? 1.0 / std::sqrt
 
 namespace {
 
+// Worth sharing among threads: below this many multiply-adds, waking them costs more than it saves.
+constexpr std::int64_t kParallelWork = std::int64_t(1) << 20;
+
+// a b, with row blocks of a shared among the threads (Eigen's own threading is off: core/CMakeLists.txt).
+// The blocks are fixed, so the result does not depend on the thread count.
+Matrix product(const Matrix& a, const Matrix& b) {
+  constexpr Eigen::Index kBlock = 128;
+  Matrix out(a.rows(), b.cols());
+  const Eigen::Index blocks = (a.rows() + kBlock - 1) / kBlock;
+  [[maybe_unused]] const bool big = a.rows() * a.cols() * b.cols() > kParallelWork;
+#if defined(_OPENMP)
+#pragma omp parallel for schedule(static) if (big)
+#endif
+  for (Eigen::Index i = 0; i < blocks; ++i) {
+    const Eigen::Index r = i * kBlock, n = std::min(kBlock, a.rows() - r);
+    out.middleRows(r, n).noalias() = a.middleRows(r, n) * b;
+  }
+  return out;
+}
+
 // The query side before the per-head up-projection: the query latent for mla with one, else X.
 const Matrix& query_side(const Trace& t) { return t.query_latent.size() > 0 ? t.query_latent : t.x; }
 
@@ -148,23 +168,24 @@ Trace compute_trace(const Scenario& s) {
   t.weights = resolve_weights(s);
   const Weights& w = t.weights;
   if (a.variant == Variant::Mla) {
-    t.latent = t.x_kv * *w.W_DKV;
-    t.K = t.latent * *w.W_UK;
-    t.V = t.latent * *w.W_UV;
-    if (w.W_DQ) t.query_latent = t.x * *w.W_DQ;
-    t.Q = w.W_DQ ? Matrix(t.query_latent * *w.W_UQ) : Matrix(t.x * *w.W_Q);
+    t.latent = product(t.x_kv, *w.W_DKV);
+    t.K = product(t.latent, *w.W_UK);
+    t.V = product(t.latent, *w.W_UV);
+    if (w.W_DQ) t.query_latent = product(t.x, *w.W_DQ);
+    t.Q = w.W_DQ ? product(t.query_latent, *w.W_UQ) : product(t.x, *w.W_Q);
   } else {
-    t.Q = t.x * *w.W_Q;
-    t.K = t.x_kv * *w.W_K;
-    t.V = t.x_kv * *w.W_V;
+    t.Q = product(t.x, *w.W_Q);
+    t.K = product(t.x_kv, *w.W_K);
+    t.V = product(t.x_kv, *w.W_V);
   }
   for (int g = 0; g < kv_head_count(a); ++g) t.kv_heads.push_back({t.K.middleCols(g * d, d), t.V.middleCols(g * d, d)});
 
   const Matrix mask = build_mask(a, t.n_q(), t.n_kv());
   // Heads are independent: with OpenMP they are computed in parallel (OMP_NUM_THREADS says how many).
   t.heads.resize(static_cast<std::size_t>(a.heads));
+  [[maybe_unused]] const bool big = std::int64_t{a.heads} * t.n_q() * t.n_kv() * d > kParallelWork;
 #if defined(_OPENMP)
-#pragma omp parallel for schedule(dynamic)
+#pragma omp parallel for schedule(dynamic) if (big)
 #endif
   for (int h = 0; h < a.heads; ++h) {
     const int g = kv_head_for(a, h);
@@ -176,7 +197,7 @@ Trace compute_trace(const Scenario& s) {
   }
   t.concat.resize(t.n_q(), a.heads * d);
   for (int h = 0; h < a.heads; ++h) t.concat.middleCols(h * d, d) = t.heads[static_cast<std::size_t>(h)].output;
-  t.output = w.W_O ? Matrix(t.concat * *w.W_O) : t.concat;
+  t.output = w.W_O ? product(t.concat, *w.W_O) : t.concat;
   if (a.variant == Variant::Mla) t.absorbed = absorb(t);
   return t;
 }

@@ -14,7 +14,7 @@ using namespace attn::test;
 
 namespace {
 
-// 8 heads of 8 over d_model 16: `n` tokens make 8 n^2 attention cells (n = 182 crosses kBackgroundCells).
+// 8 heads of 8 over d_model 16: 128 n^2 multiply-adds of attention, and 3 n 1024 of projections.
 Scenario wide(int n) {
   Scenario s = cat_sat();
   s.input.embeddings = seeded_matrix(3, SeedStream::Embeddings, 3, 16) * 0.1;
@@ -64,6 +64,19 @@ TEST_CASE("set_token_count grows a custom mask as add_token does: the new tokens
   check_matrix(s.attention.custom_mask, mat({{1, 1}, {0, 1}}), 0.0, "shrunk mask");
 }
 
+TEST_CASE("the work a document takes decides where it is computed") {
+  // 2 H N_Q N_KV d = 54, and three 4x3 projections of 3 tokens = 108; every weight given.
+  CHECK(work_estimate(cat_sat()) == 162);
+  CHECK_FALSE(compute_in_background(cat_sat()));
+  // The scale scenario at 3 tokens: 2*8*3*3*64 = 9,216 of attention, four 512x512 projections of 3 tokens
+  // (3,145,728) and four 512x512 weights drawn from the seed (4 x 1,048,576).
+  const Scenario scale = load_scenario_file(std::string(ATTN_ASSETS_DIR) + "/scenarios/scale.json");
+  CHECK(work_estimate(scale) == 9216 + 3145728 + 4194304);
+  CHECK(compute_in_background(scale));
+  CHECK_FALSE(compute_in_background(wide(110)));
+  CHECK(compute_in_background(wide(130)));
+}
+
 TEST_CASE("a big edit is computed on the worker: the views keep the last complete trace until it is done") {
   AppState state(wide(190), "");
   CHECK(compute_in_background(state.scenario()));
@@ -74,7 +87,7 @@ TEST_CASE("a big edit is computed on the worker: the views keep the last complet
   CHECK(state.scenario().n_q() == 200);   // the document already has the edit
   state.wait();
   CHECK_FALSE(state.computing());
-  CHECK(state.shown_revision() == state.document().revision);
+  CHECK(state.shown_ticket() == state.ticket());
   check_same_trace(state.trace(), state.scenario());
   CHECK(state.last_recompute_seconds() > 0.0);
 }
@@ -84,10 +97,12 @@ TEST_CASE("the newest edit wins: a burst of big edits ends on the last one") {
   for (int i = 0; i < 6; ++i) {
     const double v = 0.1 * i;
     REQUIRE(state.edit([v](Scenario& d) { d.input.embeddings(0, 0) = v; }));
-    state.poll();  // a frame in between: it may show an intermediate revision, never an older one
+    const std::uint64_t shown = state.shown_ticket();
+    state.poll();  // a frame in between: it may show an intermediate result, never an older one
+    CHECK(state.shown_ticket() >= shown);
   }
   state.wait();
-  CHECK(state.shown_revision() == state.document().revision);
+  CHECK(state.shown_ticket() == state.ticket());
   CHECK(state.trace().x(0, 0) == 0.5);
   check_same_trace(state.trace(), state.scenario());
 }

@@ -45,10 +45,11 @@ AppState::AppState(Scenario scenario, std::filesystem::path path) {
 void AppState::adopt(Scenario scenario, std::uint64_t revision) {
   doc_.scenario = std::move(scenario);
   doc_.revision = revision;
+  ++ticket_;
   if (compute_in_background(doc_.scenario))
-    worker_.submit(doc_.scenario, revision);
+    worker_.submit(doc_.scenario, ticket_);
   else
-    show(compute_all(doc_.scenario, revision));
+    show(compute_all(doc_.scenario, ticket_));
   decode_step = std::clamp(decode_step, 0, doc_.scenario.n_q() - 1);
 }
 
@@ -59,13 +60,13 @@ void AppState::show(Computed c) {
 }
 
 void AppState::poll() {
-  // A result for an older revision (an undo back to a small document overtook it) is dropped.
-  if (std::optional<Computed> c = worker_.take(); c && c->revision == doc_.revision) show(std::move(*c));
+  // A result older than the one shown (an undo back to a small document overtook it) is dropped.
+  if (std::optional<Computed> c = worker_.take(); c && c->ticket > now_.ticket) show(std::move(*c));
 }
 
 void AppState::wait() {
   if (!computing()) return;
-  worker_.wait();
+  worker_.wait();  // the newest request was queued last, so it is the last one done
   poll();
 }
 

@@ -86,11 +86,13 @@ class AppState {
   const Trace& causal_trace() const { return *now_.causal_trace; }
   // A big document is recomputed on the worker: computing() until its result arrives. The window calls
   // poll() every frame to take it; wait() blocks until the newest revision is shown (tests, captures).
-  bool computing() const { return now_.revision != doc_.revision; }
+  bool computing() const { return now_.ticket != ticket_; }
   void poll();
   void wait();
   double last_recompute_seconds() const { return now_.seconds; }
-  std::uint64_t shown_revision() const { return now_.revision; }
+  // Every change of the document (edit, undo, open) takes a ticket; the shown trace answers one of them.
+  std::uint64_t ticket() const { return ticket_; }
+  std::uint64_t shown_ticket() const { return now_.ticket; }
 
   // Applies `change` to a copy; if the result is a valid scenario it becomes the document and the trace is
   // recomputed, otherwise nothing changes and the reason is shown. Returns whether it was applied.
@@ -167,6 +169,7 @@ class AppState {
   void show(Computed c);
   Document doc_;
   Computed now_;
+  std::uint64_t ticket_ = 0;
   RecomputeWorker worker_;
   struct Revision {
     Scenario scenario;

@@ -14,15 +14,17 @@ Scenario causal_version(const Scenario& s) {
   return c;
 }
 
-Computed compute_all(const Scenario& s, std::uint64_t revision) {
+Computed compute_all(const Scenario& s, std::uint64_t ticket) {
   const auto start = std::chrono::steady_clock::now();
   Computed c;
-  c.revision = revision;
+  c.ticket = ticket;
   c.trace = std::make_shared<const Trace>(compute_trace(s));
   c.causal_trace = c.trace;
   // Decoding needs the tokens' own keys; a cross-attention scenario has a fixed key side instead.
   try {
-    c.decoded = std::make_shared<const DecodeTrace>(decode(s));
+    Scenario drawn = s;  // the weights the trace drew, so decoding does not draw them again
+    drawn.weights = c.trace->weights;
+    c.decoded = std::make_shared<const DecodeTrace>(decode(drawn));
     if (decode_mask(s.attention, s.n_q()) != build_mask(s.attention, s.n_q(), s.n_kv()))
       c.causal_trace = std::make_shared<const Trace>(compute_trace(causal_version(s)));
   } catch (const ScenarioError& e) {
@@ -33,9 +35,21 @@ Computed compute_all(const Scenario& s, std::uint64_t revision) {
   return c;
 }
 
-bool compute_in_background(const Scenario& s) {
-  return std::int64_t{s.attention.heads} * s.n_q() * s.n_kv() > kBackgroundCells;
+std::int64_t work_estimate(const Scenario& s) {
+  const AttentionConfig& a = s.attention;
+  const std::int64_t n_q = s.n_q(), n_kv = s.n_kv(), d_model = s.d_model();
+  std::int64_t work = 2 * a.heads * n_q * n_kv * a.head_dim;  // scores and weighted sums
+  for (WeightId id : kAllWeights) {
+    if (!weight_used(id, a)) continue;
+    const WeightShape shape = weight_shape(id, a, d_model);
+    const std::int64_t size = std::int64_t{shape.rows} * shape.cols;
+    work += (id == WeightId::W_Q || id == WeightId::W_DQ || id == WeightId::W_O ? n_q : n_kv) * size;
+    if (!weight_slot(s.weights, id)) work += 4 * size;
+  }
+  return work;
 }
+
+bool compute_in_background(const Scenario& s) { return work_estimate(s) > kBackgroundWork; }
 
 RecomputeWorker::RecomputeWorker() : thread_([this] { run(); }) {}
 
@@ -48,11 +62,10 @@ RecomputeWorker::~RecomputeWorker() {
   thread_.join();
 }
 
-void RecomputeWorker::submit(Scenario s, std::uint64_t revision) {
+void RecomputeWorker::submit(Scenario s, std::uint64_t ticket) {
   {
     std::lock_guard lock(mutex_);
-    queued_.emplace(std::move(s), revision);
-    done_.reset();  // an older result is stale the moment a newer revision exists
+    queued_.emplace(std::move(s), ticket);
   }
   wake_.notify_all();
 }
@@ -79,19 +92,20 @@ void RecomputeWorker::run() {
   for (;;) {
     wake_.wait(lock, [this] { return stop_ || queued_.has_value(); });
     if (stop_) return;
-    auto [scenario, revision] = std::move(*queued_);
+    auto [scenario, ticket] = std::move(*queued_);
     queued_.reset();
     running_ = true;
     lock.unlock();
     std::optional<Computed> result;
     try {
-      result = compute_all(scenario, revision);
+      result = compute_all(scenario, ticket);
     } catch (const ScenarioError&) {
       // The caller validated it; nothing to show if it still fails.
     }
     lock.lock();
     running_ = false;
-    if (!queued_ && result) done_ = std::move(result);  // a newer revision queued meanwhile makes this one stale
+    // Shown even if a newer document is queued: while edits stream in, the view still moves on.
+    if (result) done_ = std::move(result);
     if (!queued_) idle_.notify_all();
   }
 }

@@ -1,7 +1,8 @@
 #pragma once
-// What the views read, computed from one revision of the document, and the worker thread that computes
-// it away from the frame when the document is big: the window keeps drawing the last complete result,
-// the newest edit wins and results for older revisions are dropped.
+// What the views read, computed from one state of the document, and the worker thread that computes it
+// away from the frame when the document is big: the window keeps drawing the last complete result until
+// a newer one is done; edits that arrive meanwhile replace each other (the newest wins) and a result
+// older than the one shown is dropped.
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -21,7 +22,7 @@ struct Computed {
   std::shared_ptr<const DecodeTrace> decoded;  // nullptr when the document cannot be decoded
   std::shared_ptr<const Trace> causal_trace;   // what decoding must reproduce row by row (the trace itself when causal)
   std::string decode_error;                    // why it cannot be decoded
-  std::uint64_t revision = 0;                  // the document revision it was computed from
+  std::uint64_t ticket = 0;                    // which request it answers: AppState counts every change of the document
   double seconds = 0.0;                        // how long computing it took
 };
 
@@ -30,11 +31,14 @@ struct Computed {
 Scenario causal_version(const Scenario& s);
 
 // Validates (throws ScenarioError) and computes the trace, the decoding and the causal trace.
-Computed compute_all(const Scenario& s, std::uint64_t revision);
+Computed compute_all(const Scenario& s, std::uint64_t ticket);
 
-// Above this many attention cells (heads x N_Q x N_KV; 8 heads at 180 tokens) an edit is computed on the
-// worker: about 10 ms of work, where a frame has 16.
-inline constexpr std::int64_t kBackgroundCells = std::int64_t(1) << 18;
+// How much arithmetic computing a document takes, in multiply-adds: the projections, the scores and the
+// weighted sums, and every weight drawn from the seed (counted as 4: drawing one is a hash).
+std::int64_t work_estimate(const Scenario& s);
+// Above this much work (about a millisecond) an edit is computed on the worker, so a frame never waits:
+// 8 heads of 8 at 64 tokens, or the 512-wide scale scenario at any length (its weights alone are 1M draws).
+inline constexpr std::int64_t kBackgroundWork = std::int64_t(1) << 21;
 bool compute_in_background(const Scenario& s);
 
 class RecomputeWorker {
@@ -44,11 +48,11 @@ class RecomputeWorker {
   RecomputeWorker(const RecomputeWorker&) = delete;
   RecomputeWorker& operator=(const RecomputeWorker&) = delete;
 
-  // Queues a revision (validated by the caller); replaces one that has not started yet.
-  void submit(Scenario s, std::uint64_t revision);
-  // The result of the newest revision submitted, once it is ready.
+  // Queues a document (validated by the caller); replaces one that has not started yet.
+  void submit(Scenario s, std::uint64_t ticket);
+  // The newest result finished since the last call, if any.
   std::optional<Computed> take();
-  bool busy() const;  // a revision queued or being computed
+  bool busy() const;  // a document queued or being computed
   void wait();        // until nothing is queued or being computed
 
  private:
