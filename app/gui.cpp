@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iostream>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -17,12 +18,14 @@
 #include "app/assets.h"
 #include "app/args.h"
 #include "app/commands.h"
+#include "app/frame_drivers.h"
 #include "app/handout.h"
 #include "app/user_files.h"
 #include "core/io/presets_json.h"
 #include "core/io/scenario_json.h"
 #include "core/validate.h"
 #include "ui/app_window.h"
+#include "ui/edits.h"
 #include "ui/heatmap.h"
 #include "ui/keys.h"
 #include "ui/lesson_nav.h"
@@ -256,6 +259,7 @@ int run_gui(const GuiOptions& o, std::ostream& err) {
   }
   try {
     o.overrides.apply(scenario, err);
+    if (o.tokens) ui::set_token_count(scenario, *o.tokens);
     validate(scenario);
   } catch (const ScenarioError& e) {
     err << "attention-lab: " << path.string() << " with the given options: " << e.what() << '\n';
@@ -358,20 +362,21 @@ int run_gui(const GuiOptions& o, std::ostream& err) {
   // What the user left last time. A capture neither reads nor writes it: the same command gives the same
   // picture on every machine.
   const bool capture = !o.screenshot.empty();
+  const bool automated = o.automated();  // a capture, a benchmark or a soak: no user files, no vsync
   const std::filesystem::path settings_file = config_dir() / "settings.json";
   const std::filesystem::path recovery_file = config_dir() / "recovery.json";
-  Settings settings = capture ? Settings{} : load_settings(settings_file);
+  Settings settings = automated ? Settings{} : load_settings(settings_file);
   state.theme = (o.theme ? *o.theme : settings.theme) == "light" ? ui::Theme::Light : ui::Theme::Dark;
-  state.zoom = capture ? 1.0f : settings.zoom;
+  state.zoom = automated ? 1.0f : settings.zoom;
   state.presentation = o.presentation;
   state.recent_files = settings.recent;
   std::string recovery_problem;
-  if (auto r = capture ? std::nullopt : read_recovery(recovery_file, &recovery_problem))
+  if (auto r = automated ? std::nullopt : read_recovery(recovery_file, &recovery_problem))
     state.recovery = ui::RecoveryOffer{std::move(r->scenario), r->original, r->when};
   else if (!recovery_problem.empty())
     state.message = "A recovery file could not be read and was left alone: " + recovery_problem;
-  const int width = o.size_given || capture ? o.width : settings.width;
-  const int height = o.size_given || capture ? o.height : settings.height;
+  const int width = o.size_given || automated ? o.width : settings.width;
+  const int height = o.size_given || automated ? o.height : settings.height;
 
   glfwSetErrorCallback([](int code, const char* text) { fprintf(stderr, "GLFW error %d: %s\n", code, text); });
   if (!glfwInit()) {
@@ -389,7 +394,7 @@ int run_gui(const GuiOptions& o, std::ostream& err) {
     return kExitFailure;
   }
   glfwMakeContextCurrent(window);
-  glfwSwapInterval(capture ? 0 : 1);
+  glfwSwapInterval(automated ? 0 : 1);
 
   // Installed before ImGui's backend, which chains to it: every press is seen, however short.
   glfwSetKeyCallback(window, [](GLFWwindow*, int key, int, int action, int mods) {
@@ -398,14 +403,17 @@ int run_gui(const GuiOptions& o, std::ostream& err) {
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   ImGui::GetIO().IniFilename = nullptr;  // the layout follows the window; nothing to remember
-  if (capture) ImGui::GetIO().ConfigFlags |= ImGuiConfigFlags_NoMouse;  // the same picture every time
+  if (automated) ImGui::GetIO().ConfigFlags |= ImGuiConfigFlags_NoMouse;  // the same picture every time
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init("#version 330 core");
 
   int exit_code = kExitOk;
   std::string title = state.window_title();
   Look applied{};
-  Autosave autosave{recovery_file, !capture};
+  Autosave autosave{recovery_file, !automated};
+  const std::unique_ptr<FrameDriver> driver = o.bench_frames ? make_bench_frames(o.bench_frames)
+                                              : o.soak       ? make_soak(o.soak, o.seed)
+                                                             : nullptr;
   WindowPlacement placement;
   double last = glfwGetTime();
   for (int frame = 0; !state.quit_confirmed; ++frame) {
@@ -417,6 +425,7 @@ int run_gui(const GuiOptions& o, std::ostream& err) {
     apply_look(state, applied);
     placement.follow(window, state.fullscreen);
     const double now = glfwGetTime();
+    if (driver) driver->before_frame(state);
     render_frame(window, state, now - last);
     last = now;
     autosave.tick(state, now);
@@ -435,9 +444,14 @@ int run_gui(const GuiOptions& o, std::ostream& err) {
       break;
     }
     glfwSwapBuffers(window);
+    if (driver) {
+      glFinish();  // the frame is only done when the GL driver has drawn it
+      if (!driver->after_frame(state)) break;
+    }
   }
+  if (driver) exit_code = driver->report(state, std::cout, err);
   if (!o.dump_state.empty()) dump_state(o.dump_state, state);
-  if (!capture) {
+  if (!automated) {
     autosave.finish(state);
     settings.theme = state.theme == ui::Theme::Light ? "light" : "dark";
     settings.zoom = state.zoom;

@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "app/args.h"
+#include "core/scenario.h"
 
 namespace attn::cli {
 
@@ -24,6 +25,13 @@ const char* const kGuiHelp =
     "  --lesson NAME     open a lesson (the_cat_sat, sqrt_dk, masks, multi_head, kv_cache, variants)\n"
     "  --page N          its page, from 1\n"
     "  --frames N        frames to render before the screenshot (default 6)\n"
+    "  --tokens T        start with T tokens (the scale slider: new ones get embeddings drawn from the seed)\n"
+    "  --bench-frames N  render N frames with a fresh edit in each, print the median and p99 frame time and\n"
+    "                    the median edit-to-updated-view latency, and exit\n"
+    "  --soak N          perform N seeded random actions (edits, steps, variant and mask switches, tokens,\n"
+    "                    undo, keys), a frame after each, checking the views against a fresh recompute;\n"
+    "                    exits 1 at the first inconsistency and prints the peak memory\n"
+    "  --seed S          the soak's seed (default 1)\n"
     "  --dump-state JSON on exit, write the view, step (number and name), head, decode step and scenario\n"
     "  and every option of trace that overrides the file (--variant, --kv-heads, --mask, --heads, ...)\n";
 
@@ -57,6 +65,10 @@ GuiOptions parse_gui_args(std::span<const std::string> words) {
       o.cell = std::pair{r, c};
     }
     else if (word == "--frames") o.frames = static_cast<int>(args.integer(word, 1, 1000));
+    else if (word == "--tokens") o.tokens = static_cast<int>(args.integer(word, 1, limits::kMaxTokens));
+    else if (word == "--bench-frames") o.bench_frames = static_cast<int>(args.integer(word, 1, 1000000));
+    else if (word == "--soak") o.soak = static_cast<int>(args.integer(word, 1, 10000000));
+    else if (word == "--seed") o.seed = args.unsigned_integer(word);
     else if (word == "--size") {
       const std::string v = args.value(word);
       const auto x = v.find('x');

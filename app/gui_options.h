@@ -26,6 +26,11 @@ struct GuiOptions {
   int page = 1;                       // its page, from 1
   std::string dump_state;          // on exit, the step, head and scenario as JSON
   int frames = 6;                  // frames rendered before a screenshot, so layout and fonts settle
+  std::optional<int> tokens;       // the scale slider's value at start: grow or shrink to this many tokens
+  int bench_frames = 0;            // render this many frames with an edit in each, print frame times, exit
+  int soak = 0;                    // perform this many random actions (a frame after each), check, exit
+  std::uint64_t seed = 1;          // the soak's seed
+  bool automated() const { return !screenshot.empty() || bench_frames > 0 || soak > 0; }
   Overrides overrides;             // the same as trace's: --variant gqa --kv-heads 2, --mask causal, ...
 };
 

@@ -1,0 +1,168 @@
+#include "app/soak.h"
+
+#include <array>
+#include <cmath>
+#include <limits>
+
+#include "core/io/scenario_write.h"
+#include "ui/edits.h"
+
+namespace attn::cli {
+namespace {
+
+std::string differs(const Matrix& shown, const Matrix& fresh, const std::string& what) {
+  if (shown.rows() != fresh.rows() || shown.cols() != fresh.cols())
+    return what + ": shown " + std::to_string(shown.rows()) + "x" + std::to_string(shown.cols()) + ", fresh " +
+           std::to_string(fresh.rows()) + "x" + std::to_string(fresh.cols());
+  for (Eigen::Index r = 0; r < shown.rows(); ++r)
+    for (Eigen::Index c = 0; c < shown.cols(); ++c) {
+      const double a = shown(r, c), b = fresh(r, c);
+      if (a != b && !(std::isnan(a) && std::isnan(b)))
+        return what + "[" + std::to_string(r) + "][" + std::to_string(c) + "]: shown " + std::to_string(a) + ", fresh " +
+               std::to_string(b);
+    }
+  return "";
+}
+
+}  // namespace
+
+std::string compare_traces(const Trace& shown, const Trace& fresh) {
+  if (shown.tokens != fresh.tokens) return "tokens differ";
+  if (shown.heads.size() != fresh.heads.size()) return "head counts differ";
+  std::string d = differs(shown.x, fresh.x, "X");
+  for (std::size_t h = 0; d.empty() && h < fresh.heads.size(); ++h) {
+    const HeadTrace &a = shown.heads[h], &b = fresh.heads[h];
+    const std::string head = "head " + std::to_string(h) + " ";
+    for (auto [m, f, name] : {std::tuple{&a.q, &b.q, "q"}, {&a.k, &b.k, "k"}, {&a.v, &b.v, "v"}, {&a.scores, &b.scores, "scores"},
+                              {&a.scaled, &b.scaled, "scaled"}, {&a.mask, &b.mask, "mask"}, {&a.masked, &b.masked, "masked"},
+                              {&a.weights, &b.weights, "weights"}, {&a.output, &b.output, "output"}})
+      if (d.empty()) d = differs(*m, *f, head + name);
+  }
+  return d.empty() ? differs(shown.output, fresh.output, "output") : d;
+}
+
+bool Soak::edit(ui::AppState& state, const std::function<void(Scenario&)>& change, std::string& problem) {
+  const std::string before = scenario_to_text(state.scenario());
+  const std::uint64_t revision = state.document().revision;
+  if (state.edit(change)) {
+    ++counts_.applied;
+    if (state.computing()) ++counts_.background;
+    return true;
+  }
+  ++counts_.refused;
+  if (scenario_to_text(state.scenario()) != before || state.document().revision != revision)
+    problem = "a refused edit changed the document (" + state.message + ")";
+  return false;
+}
+
+std::string Soak::act(ui::AppState& state) {
+  ++counts_.actions;
+  std::string problem;
+  const Scenario& s = state.scenario();
+  const int n = s.n_q(), dm = s.d_model();
+  const double value = (pick(41) - 20) / 10.0;
+  switch (pick(20)) {
+    case 0:
+    case 1: {  // an embedding cell; now and then a value no cell may hold
+      const int r = pick(n), c = pick(dm);
+      const double v = pick(10) == 0 ? std::array{std::numeric_limits<double>::quiet_NaN(),
+                                                  std::numeric_limits<double>::infinity(), 1e300}[pick(3)]
+                                     : value;
+      if (edit(state, [&](Scenario& d) { d.input.embeddings(r, c) = v; }, problem) && !std::isfinite(v))
+        problem = "a non-finite value was accepted";
+      break;
+    }
+    case 2: {  // a cell of a weight the trace used (explicit from then on)
+      const Weights used = state.trace().weights;
+      std::vector<WeightId> ids;
+      for (WeightId id : kAllWeights)
+        if (weight_slot(used, id)) ids.push_back(id);
+      const WeightId id = ids[static_cast<std::size_t>(pick(static_cast<int>(ids.size())))];
+      const Matrix& w = *weight_slot(used, id);
+      const int r = pick(static_cast<int>(w.rows())), c = pick(static_cast<int>(w.cols()));
+      edit(state, [&](Scenario& d) { weight_slot(d.weights, id) = w; (*weight_slot(d.weights, id))(r, c) = value; }, problem);
+      break;
+    }
+    case 3: edit(state, [](Scenario& d) { ui::add_token(d, ui::fresh_token_label(d)); }, problem); break;
+    case 4: edit(state, [&](Scenario& d) { ui::remove_token(d, pick(n)); }, problem); break;
+    case 5: {  // the scale slider: mostly small, now and then big enough for the worker
+      const int count = pick(8) == 0 ? 150 + pick(250) : 1 + pick(10);
+      edit(state, [count](Scenario& d) { ui::set_token_count(d, count); }, problem);
+      break;
+    }
+    case 6: {
+      const int kind = pick(4);
+      const Matrix shown_mask = state.trace().heads[0].mask;
+      edit(state, [&](Scenario& d) {
+        d.attention.mask = static_cast<MaskKind>(kind);
+        d.attention.window = 1 + pick(3);
+        if (d.attention.mask == MaskKind::Custom) {
+          d.attention.custom_mask = shown_mask;  // as the inputs panel starts it, then one cell flipped
+          if (shown_mask.size() > 0) {
+            double& cell = d.attention.custom_mask(pick(int(shown_mask.rows())), pick(int(shown_mask.cols())));
+            cell = 1.0 - cell;
+          }
+        }
+      }, problem);
+      break;
+    }
+    case 7: {
+      const Variant v = static_cast<Variant>(pick(4));
+      const std::vector<int> div = ui::divisors(s.attention.heads);
+      const int g = div[static_cast<std::size_t>(pick(static_cast<int>(div.size())))];
+      const Weights used = state.trace().weights;
+      const int latent = 1 + pick(4), query_latent = pick(3);
+      edit(state, [&](Scenario& d) { ui::switch_variant(d, used, v, g, latent, query_latent); }, problem);
+      break;
+    }
+    case 8: edit(state, [&](Scenario& d) { ui::set_head_shape(d, 1 + pick(4), 1 + pick(4)); }, problem); break;
+    case 9: edit(state, [](Scenario& d) { d.attention.kernel = d.attention.kernel == Kernel::Softmax ? Kernel::Linear : Kernel::Softmax; }, problem); break;
+    case 10: edit(state, [](Scenario& d) { d.attention.scale = !d.attention.scale; }, problem); break;
+    case 11: edit(state, ui::reseed_weights, problem); break;
+    case 12: {  // rename a token; an empty or duplicate label is refused
+      const std::string label = pick(4) == 0 ? "" : pick(4) == 0 ? s.input.tokens[0] : "w" + std::to_string(pick(100));
+      const int i = pick(n);
+      edit(state, [&](Scenario& d) { d.input.tokens[static_cast<std::size_t>(i)] = label; }, problem);
+      break;
+    }
+    case 13:
+    case 14: {  // undo, and redo straight after must return to the same document
+      if (!state.can_undo()) break;
+      const std::string before = scenario_to_text(state.scenario());
+      state.undo();
+      ++counts_.undos;
+      if (pick(2) == 0) break;
+      state.redo();
+      ++counts_.redos;
+      if (scenario_to_text(state.scenario()) != before) problem = "undo then redo did not come back to the same document";
+      break;
+    }
+    case 15: if (state.can_redo()) { state.redo(); ++counts_.redos; } break;
+    case 16: state.set_step(pick(ui::kStepCount)); break;
+    case 17: state.set_head(pick(8)); break;
+    case 18: state.view = static_cast<ui::View>(pick(ui::kViewCount)); break;
+    default: state.set_decode_step(pick(n)); break;
+  }
+  return problem;
+}
+
+std::string Soak::check(ui::AppState& state) {
+  ++counts_.checks;
+  state.wait();
+  const Scenario& s = state.scenario();
+  const Trace& shown = state.trace();
+  if (std::string d = compare_traces(shown, compute_trace(s)); !d.empty()) return "the shown trace differs from a fresh one: " + d;
+  if (const DecodeTrace* dec = state.decoded()) {
+    const Trace& causal = state.causal_trace();
+    if (static_cast<int>(dec->steps.size()) != s.n_q()) return "the decoding has " + std::to_string(dec->steps.size()) + " steps";
+    for (const DecodeStep& step : dec->steps) {
+      const double gap = (step.output - causal.output.row(step.t)).cwiseAbs().maxCoeff();
+      if (!(gap <= 1e-9)) return "decode step " + std::to_string(step.t) + " differs from the causal trace by " + std::to_string(gap);
+    }
+  }
+  if (state.head < 0 || state.head >= static_cast<int>(shown.heads.size())) return "the selected head is out of range";
+  if (state.decode_step < 0 || state.decode_step >= s.n_q()) return "the decode step is out of range";
+  return "";
+}
+
+}  // namespace attn::cli
