@@ -1,6 +1,7 @@
 #include "app/frame_drivers.h"
 
 #include <sys/resource.h>
+#include <time.h>
 
 #include <algorithm>
 #include <chrono>
@@ -19,6 +20,13 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+// CPU time of the calling thread: what drawing a frame costs, whatever else the machine is doing.
+double thread_cpu_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
 
 double percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0.0;
@@ -41,12 +49,18 @@ class BenchFrames final : public FrameDriver {
     const double delta = frame_ % 2 == 0 ? 0.1 : -0.1;
     if (state.edit([delta](Scenario& d) { d.input.embeddings(0, 0) += delta; }))
       pending_.push_back({state.ticket(), Clock::now()});
-    if (frame_ == 0) last_ = Clock::now();
+    if (frame_ == 0) {
+      last_ = Clock::now();
+      last_cpu_ = thread_cpu_ms();
+    }
   }
 
   bool after_frame(ui::AppState& state) override {
     frame_times_.push_back(ms_since(last_));
     last_ = Clock::now();
+    const double cpu = thread_cpu_ms();
+    frame_cpu_.push_back(cpu - last_cpu_);
+    last_cpu_ = cpu;
     // An edit is on screen once a frame shows its result or a newer one (the newest edit wins).
     while (!pending_.empty() && pending_.front().ticket <= state.shown_ticket()) {
       latencies_.push_back(ms_since(pending_.front().at));
@@ -61,7 +75,8 @@ class BenchFrames final : public FrameDriver {
         << " heads, " << std::int64_t{t.attention.heads} * t.n_q() * t.n_kv() << " attention cells ("
         << (ui::compute_in_background(state.scenario()) ? "worker thread" : "in the frame") << ")\n"
         << "  frame time: median " << ms(percentile(frame_times_, 0.5)) << ", p99 " << ms(percentile(frame_times_, 0.99))
-        << ", max " << ms(percentile(frame_times_, 1.0)) << '\n'
+        << ", max " << ms(percentile(frame_times_, 1.0)) << "; the window thread's CPU time per frame: median "
+        << ms(percentile(frame_cpu_, 0.5)) << ", p99 " << ms(percentile(frame_cpu_, 0.99)) << '\n'
         << "  edit to updated view: median " << ms(percentile(latencies_, 0.5)) << ", p99 "
         << ms(percentile(latencies_, 0.99)) << " (" << latencies_.size() << " edits shown, " << pending_.size()
         << " still computing at the end)\n"
@@ -77,8 +92,9 @@ class BenchFrames final : public FrameDriver {
   };
   int frames_, frame_ = 0;
   Clock::time_point last_;
+  double last_cpu_ = 0.0;
   std::deque<Pending> pending_;
-  std::vector<double> frame_times_, latencies_;
+  std::vector<double> frame_times_, frame_cpu_, latencies_;
 };
 
 // Keys a person presses while working; none that opens a dialog or quits.

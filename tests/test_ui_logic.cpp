@@ -141,6 +141,16 @@ TEST_CASE("heatmap texels: one per cell, row-major, hidden cells grey") {
   CHECK(content_hash(changed, &visible, {-1, 1}, ColorMap::Diverging) != content_hash(m, &visible, {-1, 1}, ColorMap::Diverging));
 }
 
+TEST_CASE("heatmap texels for a matrix drawn smaller than its cells: the cell at each texel's centre") {
+  // 4 x 6 values r*10 + c, drawn as 2 x 3 texels: rows 1 and 3, columns 1, 3 and 5.
+  const Matrix m = Matrix::NullaryExpr(4, 6, [](Eigen::Index r, Eigen::Index c) { return double(r * 10 + c); });
+  const std::vector<std::uint32_t> px = heatmap_pixels(m, ColorMap::Sequential, {0, 64}, nullptr, 2, 3);
+  REQUIRE(px.size() == 6);
+  const double picked[6] = {11, 13, 15, 31, 33, 35};
+  for (int i = 0; i < 6; ++i) CHECK(px[std::size_t(i)] == pack(sample(ColorMap::Sequential, picked[i] / 64)));
+  CHECK(heatmap_pixels(m, ColorMap::Sequential, {0, 64}, nullptr, 8, 8).size() == 24);  // never more texels than cells
+}
+
 TEST_CASE("the step list: ten steps in pipeline order, by number or by name") {
   REQUIRE(all_steps().size() == 10);
   CHECK(parse_step("0") == Step::Inputs);

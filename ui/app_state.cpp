@@ -38,7 +38,7 @@ std::optional<View> parse_view(std::string_view name) {
 AppState::AppState(Scenario scenario, std::filesystem::path path) {
   doc_.saved = scenario;
   doc_.scenario = std::move(scenario);
-  show(compute_all(doc_.scenario, 0));  // the first trace is there before the first frame
+  show(compute_all(doc_.scenario, ++ticket_));  // the first trace is there before the first frame
   doc_.path = std::move(path);
 }
 

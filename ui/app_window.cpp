@@ -13,6 +13,7 @@
 #include "ui/matrix_export.h"
 #include "ui/edits.h"
 #include "ui/glyphs.h"
+#include "ui/heatmap.h"
 #include "ui/keys.h"
 #include "ui/lesson_nav.h"
 #include "ui/panels.h"
@@ -352,10 +353,14 @@ void DrawAppWindow(AppState& state, double dt) {
   const float lesson_w = lesson && state.view != View::Pipeline ? std::clamp(display.x * 0.3f, 320.0f, 560.0f) : 0.0f;
   const ImVec2 view_pos{left_w, top}, view_size{display.x - left_w - lesson_w, h};
   if (lesson_w > 0) LessonPanel(state, {display.x - lesson_w, top}, {lesson_w, h});
+  // Everything the pipeline, heads and decode views draw comes from the shown (immutable) computation.
+  PushHeatmapVersion(state.shown_ticket());
   switch (state.view) {
     case View::Pipeline:
       if (experiment) {
+        PushHeatmapVersion(0);  // the experiment computes its own matrices from its slider
         LessonPanel(state, {left_w, top}, {center_w, h});
+        PopHeatmapVersion();
       } else {
         PipelinePanel(state, {left_w, top}, {center_w, h - explain_h});
         if (lesson) LessonPanel(state, {left_w, top + h - explain_h}, {center_w, explain_h});
@@ -368,6 +373,7 @@ void DrawAppWindow(AppState& state, double dt) {
     case View::Memory: MemoryPanel(state, view_pos, view_size); break;
     case View::Cost: CostPanel(state, view_pos, view_size); break;
   }
+  PopHeatmapVersion();
   status_line(state, {0, top + h}, {display.x, status_h});
   HelpOverlay(state);
 

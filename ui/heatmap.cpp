@@ -19,7 +19,47 @@ namespace {
 struct CachedTexture {
   GLuint id = 0;
   std::uint64_t hash = 0;
+  // What was drawn, when the caller vouched for it with a version: the same again needs no hash.
+  std::uint64_t version = 0;
+  const double* data = nullptr;
+  const Matrix* visible = nullptr;
+  Eigen::Index rows = 0, cols = 0;
+  int tex_rows = 0, tex_cols = 0;
+  ValueRange range{};
+  ColorMap map{};
+  bool same(std::uint64_t v, const Matrix& m, const Matrix* vis, ValueRange r, ColorMap cm, int tr, int tc) const {
+    return v != 0 && v == version && m.data() == data && vis == visible && m.rows() == rows && m.cols() == cols &&
+           r.lo == range.lo && r.hi == range.hi && cm == map && tr == tex_rows && tc == tex_cols;
+  }
 };
+
+std::vector<std::uint64_t>& versions() {
+  static std::vector<std::uint64_t> stack;
+  return stack;
+}
+std::uint64_t current_version() { return versions().empty() ? 0 : versions().back(); }
+
+// auto_range of a large matrix, remembered while the version says it has not changed.
+ValueRange remembered_range(const Matrix& m, ColorMap map, const Matrix* visible) {
+  struct Entry {
+    std::uint64_t version;
+    const Matrix* visible;
+    Eigen::Index rows, cols;
+    ColorMap map;
+    ValueRange range;
+  };
+  static std::unordered_map<const double*, Entry> cache;
+  const std::uint64_t v = current_version();
+  if (v == 0 || m.size() < 4096) return auto_range(m, map, visible);
+  if (cache.size() > 256) cache.clear();
+  auto it = cache.find(m.data());
+  if (it != cache.end() && it->second.version == v && it->second.visible == visible && it->second.rows == m.rows() &&
+      it->second.cols == m.cols() && it->second.map == map)
+    return it->second.range;
+  const ValueRange r = auto_range(m, map, visible);
+  cache[m.data()] = {v, visible, m.rows(), m.cols(), map, r};
+  return r;
+}
 
 // One texture per large heatmap, re-uploaded only when what it shows changes.
 std::unordered_map<ImGuiID, CachedTexture>& textures() {
@@ -27,23 +67,40 @@ std::unordered_map<ImGuiID, CachedTexture>& textures() {
   return cache;
 }
 
-ImTextureID texture_for(ImGuiID id, const Matrix& m, ColorMap map, ValueRange range, const Matrix* visible) {
+// `pixels`: the size it is drawn at; the texture has no more texels than that (nor than cells).
+ImTextureID texture_for(ImGuiID id, const Matrix& m, ColorMap map, ValueRange range, const Matrix* visible, ImVec2 pixels) {
   CachedTexture& t = textures()[id];
-  const std::uint64_t hash = content_hash(m, visible, range, map);
+  const std::uint64_t version = current_version();
+  const int tex_rows = static_cast<int>(std::min<float>(static_cast<float>(m.rows()), std::max(1.0f, std::ceil(pixels.y))));
+  const int tex_cols = static_cast<int>(std::min<float>(static_cast<float>(m.cols()), std::max(1.0f, std::ceil(pixels.x))));
+  if (t.id != 0 && t.same(version, m, visible, range, map, tex_rows, tex_cols))
+    return reinterpret_cast<ImTextureID>(static_cast<std::intptr_t>(t.id));
+  // With a version the content is known to be new; without one, hashing it may spare the upload.
+  const std::uint64_t hash = version != 0 || tex_rows != t.tex_rows || tex_cols != t.tex_cols
+                                 ? t.hash + 1
+                                 : content_hash(m, visible, range, map);
+  t.version = version;
+  t.data = m.data();
+  t.visible = visible;
+  t.rows = m.rows();
+  t.cols = m.cols();
+  t.range = range;
+  t.map = map;
+  t.tex_rows = tex_rows;
+  t.tex_cols = tex_cols;
   if (t.id == 0) {
     glGenTextures(1, &t.id);
     t.hash = hash + 1;
   }
   if (t.hash != hash) {
-    const std::vector<std::uint32_t> pixels = heatmap_pixels(m, map, range, visible);
+    const std::vector<std::uint32_t> texels = heatmap_pixels(m, map, range, visible, tex_rows, tex_cols);
     glBindTexture(GL_TEXTURE_2D, t.id);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, static_cast<GLsizei>(m.cols()), static_cast<GLsizei>(m.rows()), 0, GL_RGBA,
-                 GL_UNSIGNED_BYTE, pixels.data());
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, tex_cols, tex_rows, 0, GL_RGBA, GL_UNSIGNED_BYTE, texels.data());
     t.hash = hash;
   }
   return reinterpret_cast<ImTextureID>(static_cast<std::intptr_t>(t.id));
@@ -145,7 +202,7 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
   const ImVec2 grid{origin.x + l.label_w, origin.y + l.header_h};
   const float cell = l.cell;
   const ImVec2 grid_end{grid.x + cell * static_cast<float>(m.cols()), grid.y + cell * static_cast<float>(m.rows())};
-  const ValueRange range = opts.range.value_or(auto_range(m, opts.map, opts.visible));
+  const ValueRange range = opts.range ? *opts.range : remembered_range(m, opts.map, opts.visible);
   result.size = {std::max(l.width, legend ? l.label_w + legend_min_width(range) : 0.0f), l.height};
 
   ImGui::InvisibleButton("##cells", result.size);
@@ -160,7 +217,9 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
   }
 
   if (l.texture) {
-    dl->AddImage(texture_for(imgui_id, m, opts.map, range, opts.visible), grid, grid_end);
+    const float scale = ImGui::GetIO().DisplayFramebufferScale.x;
+    dl->AddImage(texture_for(imgui_id, m, opts.map, range, opts.visible, {(grid_end.x - grid.x) * scale, (grid_end.y - grid.y) * scale}),
+                 grid, grid_end);
   } else {
     const float pad = 3.0f;
     const bool values = !(opts.flags & HeatmapFlags_NoValues) && cell >= ImGui::GetFontSize() + 2;
@@ -251,6 +310,9 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
   ImGui::PopID();
   return result;
 }
+
+void PushHeatmapVersion(std::uint64_t version) { versions().push_back(version); }
+void PopHeatmapVersion() { versions().pop_back(); }
 
 void ReleaseHeatmapTextures() {
   for (auto& [id, t] : textures())

@@ -44,6 +44,12 @@ struct HeatmapResult {
 
 HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opts = {});
 
+// What the matrices drawn until the matching Pop hold changes only with `version` (a view over an immutable
+// trace passes the trace's ticket): a large heatmap then reuses its texture and value range without reading
+// every cell each frame. Version 0, the default, means unknown: the content is hashed.
+void PushHeatmapVersion(std::uint64_t version);
+void PopHeatmapVersion();
+
 // Frees the textures large heatmaps were drawn with; call before the GL context goes.
 void ReleaseHeatmapTextures();
 

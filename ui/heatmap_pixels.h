@@ -8,8 +8,11 @@
 
 namespace attn::ui {
 
-// Row-major RGBA (ImGui's packed layout), rows x cols texels; hidden cells (visible == 0) are grey.
-std::vector<std::uint32_t> heatmap_pixels(const Matrix& m, ColorMap map, ValueRange range, const Matrix* visible);
+// Row-major RGBA (ImGui's packed layout); hidden cells (visible == 0) are grey. One texel per cell, or
+// (tex_rows x tex_cols smaller than the matrix) the cell at each texel's centre: a 1024x1024 matrix drawn
+// 300 pixels wide needs 300x300 texels, not a million.
+std::vector<std::uint32_t> heatmap_pixels(const Matrix& m, ColorMap map, ValueRange range, const Matrix* visible,
+                                          int tex_rows = 0, int tex_cols = 0);
 
 // FNV-1a over the values (and the visibility), to know when a cached texture is stale.
 std::uint64_t content_hash(const Matrix& m, const Matrix* visible, ValueRange range, ColorMap map);

@@ -1,6 +1,11 @@
 #include "ui/recompute.h"
 
+#include <algorithm>
 #include <chrono>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
 
 #include "core/mask.h"
 #include "core/validate.h"
@@ -20,7 +25,14 @@ Computed compute_all(const Scenario& s, std::uint64_t ticket) {
   c.ticket = ticket;
   c.trace = std::make_shared<const Trace>(compute_trace(s));
   c.causal_trace = c.trace;
-  // Decoding needs the tokens' own keys; a cross-attention scenario has a fixed key side instead.
+  // Decoding needs the tokens' own keys; a cross-attention scenario has a fixed key side instead. Past
+  // kMaxDecodeTokens the step-by-step view says so instead: it would cost more than the trace itself.
+  if (s.n_q() > kMaxDecodeTokens && !s.context) {
+    c.decode_error = "the decode view steps through at most " + std::to_string(kMaxDecodeTokens) +
+                     " tokens, and this document has " + std::to_string(s.n_q()) + " (the tokens slider can bring it back)";
+    c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return c;
+  }
   try {
     Scenario drawn = s;  // the weights the trace drew, so decoding does not draw them again
     drawn.weights = c.trace->weights;
@@ -88,6 +100,10 @@ void RecomputeWorker::wait() {
 }
 
 void RecomputeWorker::run() {
+#if defined(_OPENMP)
+  // Leave a core to the window: it keeps drawing while this thread computes.
+  omp_set_num_threads(std::max(1, omp_get_num_procs() - 1));
+#endif
   std::unique_lock lock(mutex_);
   for (;;) {
     wake_.wait(lock, [this] { return stop_ || queued_.has_value(); });

@@ -30,6 +30,9 @@ struct Computed {
 // mask loses its future cells.
 Scenario causal_version(const Scenario& s);
 
+// Decoding step by step is computed up to this many tokens; a longer document's decode view says why not.
+inline constexpr int kMaxDecodeTokens = 256;
+
 // Validates (throws ScenarioError) and computes the trace, the decoding and the causal trace.
 Computed compute_all(const Scenario& s, std::uint64_t ticket);
 
