@@ -83,11 +83,15 @@ void scale_section(AppState& state) {
                       most, format_exact(double(limits::kMaxAttentionCells), AxisUnit::Plain).c_str());
   const Trace& t = state.trace();
   const double cells = double(t.n_q()) * t.n_kv();
-  ImGui::TextDisabled("scores: %d×%d = %s cells, %s per head", t.n_q(), t.n_kv(),
-                      format_exact(cells, AxisUnit::Plain).c_str(), format_unit(cells * sizeof(double), AxisUnit::Bytes).c_str());
-  ImGui::TextDisabled("%d heads: %s  ·  last recompute %.1f ms%s", t.attention.heads,
-                      format_unit(cells * sizeof(double) * t.attention.heads, AxisUnit::Bytes).c_str(),
-                      state.last_recompute_seconds() * 1e3, state.computing() ? "  (computing…)" : "");
+  const double bytes = cells * sizeof(double);
+  ImGui::TextDisabled("scores %d\u00D7%d: %s cells", t.n_q(), t.n_kv(), format_exact(cells, AxisUnit::Plain).c_str());
+  if (t.attention.heads == 1)
+    ImGui::TextDisabled("%s for the one head", format_unit(bytes, AxisUnit::Bytes).c_str());
+  else
+    ImGui::TextDisabled("%s a head, %s for %d heads", format_unit(bytes, AxisUnit::Bytes).c_str(),
+                        format_unit(bytes * t.attention.heads, AxisUnit::Bytes).c_str(), t.attention.heads);
+  ImGui::TextDisabled("last recompute %.1f ms%s", state.last_recompute_seconds() * 1e3,
+                      state.computing() ? ", computing\u2026" : "");
 }
 
 template <typename E>
