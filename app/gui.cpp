@@ -412,7 +412,7 @@ int run_gui(const GuiOptions& o, std::ostream& err) {
   Look applied{};
   Autosave autosave{recovery_file, !automated};
   const std::unique_ptr<FrameDriver> driver = o.bench_frames ? make_bench_frames(o.bench_frames)
-                                              : o.soak       ? make_soak(o.soak, o.seed)
+                                              : o.soak       ? make_soak(o.soak, o.overrides.seed.value_or(1))  // --seed, parsed with trace's options
                                                              : nullptr;
   WindowPlacement placement;
   double last = glfwGetTime();

@@ -31,7 +31,7 @@ const char* const kGuiHelp =
     "  --soak N          perform N seeded random actions (edits, steps, variant and mask switches, tokens,\n"
     "                    undo, keys), a frame after each, checking the views against a fresh recompute;\n"
     "                    exits 1 at the first inconsistency and prints the peak memory\n"
-    "  --seed S          the soak's seed (default 1)\n"
+    "  --seed S          the soak's seed (default 1); like trace's --seed it is also the scenario's seed\n"
     "  --dump-state JSON on exit, write the view, step (number and name), head, decode step and scenario\n"
     "  and every option of trace that overrides the file (--variant, --kv-heads, --mask, --heads, ...)\n";
 
@@ -68,7 +68,6 @@ GuiOptions parse_gui_args(std::span<const std::string> words) {
     else if (word == "--tokens") o.tokens = static_cast<int>(args.integer(word, 1, limits::kMaxTokens));
     else if (word == "--bench-frames") o.bench_frames = static_cast<int>(args.integer(word, 1, 1000000));
     else if (word == "--soak") o.soak = static_cast<int>(args.integer(word, 1, 10000000));
-    else if (word == "--seed") o.seed = args.unsigned_integer(word);
     else if (word == "--size") {
       const std::string v = args.value(word);
       const auto x = v.find('x');

@@ -29,7 +29,6 @@ struct GuiOptions {
   std::optional<int> tokens;       // the scale slider's value at start: grow or shrink to this many tokens
   int bench_frames = 0;            // render this many frames with an edit in each, print frame times, exit
   int soak = 0;                    // perform this many random actions (a frame after each), check, exit
-  std::uint64_t seed = 1;          // the soak's seed
   bool automated() const { return !screenshot.empty() || bench_frames > 0 || soak > 0; }
   Overrides overrides;             // the same as trace's: --variant gqa --kv-heads 2, --mask causal, ...
 };
