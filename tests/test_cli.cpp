@@ -111,7 +111,7 @@ TEST_CASE("--heads changes the weight shapes: the file's weights are redrawn fro
   const json j = json::parse(r.out);
   CHECK(j["heads"].size() == 2);
   CHECK(j["concat"][0].size() == 4);
-  CHECK(j["weights"]["W_Q"] == attn::matrix_to_json(seeded_matrix(7, SeedStream::W_Q, 4, 4)));
+  CHECK(j["weights"]["W_Q"] == json(attn::matrix_to_json(seeded_matrix(7, SeedStream::W_Q, 4, 4))));
 }
 
 TEST_CASE("usage errors exit 2 with a message naming the option") {
@@ -141,7 +141,8 @@ TEST_CASE("usage errors exit 2 with a message naming the option") {
       {{"explain"}, "attention-lab: unknown command 'explain' (see attention-lab --help)\n"},
   };
   for (const auto& [args, message] : cases) {
-    CAPTURE(args.back());
+    const std::string last = args.back();  // CAPTURE is a lambda: not a structured binding (Clang 14)
+    CAPTURE(last);
     const Run r = run(args);
     CHECK(r.code == 2);
     CHECK(r.err == message);

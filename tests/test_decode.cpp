@@ -85,7 +85,8 @@ TEST_CASE("the cache holds exactly what the variant promises, and grows by it ev
   const std::pair<Variant, std::int64_t> per_token[] = {
       {Variant::Mha, 2 * 4 * 2}, {Variant::Gqa, 2 * 2 * 2}, {Variant::Mqa, 2 * 1 * 2}, {Variant::Mla, 3}};
   for (const auto& [v, elements] : per_token) {
-    CAPTURE(to_string(v));
+    const std::string variant(to_string(v));  // CAPTURE is a lambda: not a structured binding (Clang 14)
+    CAPTURE(variant);
     const Scenario s = six_tokens(v);
     const DecodeTrace d = decode(s);
     CHECK(d.elements_per_token == elements);

@@ -257,7 +257,8 @@ TEST_CASE("--json, --markdown and --latex exclude each other: exit 2 naming the 
        "attention-lab: trace: --latex and --json cannot be combined: choose one of --json, --markdown or --latex\n"},
   };
   for (const auto& [args, message] : cases) {
-    CAPTURE(message);
+    const std::string captured = message;  // CAPTURE is a lambda: not a structured binding (Clang 14)
+    CAPTURE(captured);
     const CliRun r = run_cli_capture(args);
     CHECK(r.code == 2);
     CHECK(r.err == message);

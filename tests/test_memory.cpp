@@ -48,7 +48,8 @@ TEST_CASE("dtypes: names and bits per element") {
   const std::pair<Dtype, int> bits[] = {{Dtype::FP32, 32}, {Dtype::FP16, 16}, {Dtype::BF16, 16},
                                         {Dtype::FP8, 8},   {Dtype::INT8, 8},  {Dtype::INT4, 4}};
   for (auto [t, b] : bits) {
-    CAPTURE(to_string(t));
+    const std::string dtype(to_string(t));  // CAPTURE is a lambda: not a structured binding (Clang 14)
+    CAPTURE(dtype);
     CHECK(bits_per_element(t) == b);
     CHECK(parse_dtype(to_string(t)) == t);
   }

@@ -134,7 +134,8 @@ TEST_CASE("malformed presets: every problem is named with its path") {
        "'{', or a literal"},
   };
   for (const auto& [text, message] : cases) {
-    CAPTURE(text);
+    const std::string captured = text;  // CAPTURE is a lambda: not a structured binding (Clang 14)
+    CAPTURE(captured);
     CHECK(error_of(text) == message);
   }
 }

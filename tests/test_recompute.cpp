@@ -151,3 +151,14 @@ TEST_CASE("the undo history keeps at most 256 MiB of documents, dropping the old
   CHECK(depth == 64);  // 64 x 4 MiB = 256 MiB
   CHECK(state.scenario().input.embeddings(0, 0) == 6.0);  // edits 1-6 fell off the end
 }
+
+TEST_CASE("switching the variant while the shown trace is an older revision's uses the document's own weights") {
+  Scenario s = load_scenario_file(asset("the_lazy_dog.json"));  // 4 heads of 2
+  const Weights shown = compute_trace(s).weights;
+  set_head_shape(s, 2, 3);  // the document moved on: 2 heads of 3, weights redrawn
+  Scenario from_stale = s, from_own = s;
+  switch_variant(from_stale, shown, Variant::Gqa, 1, 0, 0);
+  switch_variant(from_own, compute_trace(s).weights, Variant::Gqa, 1, 0, 0);
+  CHECK(scenario_to_text(from_stale) == scenario_to_text(from_own));
+  CHECK_NOTHROW(compute_trace(from_stale));
+}

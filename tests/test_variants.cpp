@@ -194,7 +194,8 @@ TEST_CASE("variant keys in scenario files") {
       {R"("variant": "gqa", "kv_heads": 2, "latent_dim": 4}})", "attention.latent_dim: only used by variant mla (this is gqa)"},
   };
   for (const auto& [tail, message] : bad) {
-    CAPTURE(tail);
+    const auto captured = tail;  // CAPTURE is a lambda: not a structured binding (Clang 14)
+    CAPTURE(captured);
     CHECK_THROWS_WITH_AS(parse_scenario(head + tail), message.c_str(), ScenarioError);
   }
 }

@@ -151,9 +151,23 @@ std::pair<Matrix, Matrix> per_head_kv(const AttentionConfig& a, const Weights& u
   return {k, v};
 }
 
+// Whether `w` holds every weight the scenario's configuration uses, each in the shape it needs.
+bool weights_fit(const Weights& w, const Scenario& s) {
+  for (WeightId id : kAllWeights) {
+    if (!weight_used(id, s.attention)) continue;
+    const std::optional<Matrix>& m = weight_slot(w, id);
+    const WeightShape shape = weight_shape(id, s.attention, s.d_model());
+    if (!m || m->rows() != shape.rows || m->cols() != shape.cols) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
-std::string switch_variant(Scenario& s, const Weights& used, Variant v, int kv_heads, int latent_dim, int query_latent_dim) {
+std::string switch_variant(Scenario& s, const Weights& shown, Variant v, int kv_heads, int latent_dim, int query_latent_dim) {
+  // `shown` comes from the trace on screen, which belongs to an earlier revision while a big document is
+  // recomputed: if it no longer fits the document, the document's own weights are drawn instead.
+  const Weights used = weights_fit(shown, s) ? shown : resolve_weights(s);
   const AttentionConfig from = s.attention;
   const int d = from.head_dim, H = from.heads;
   const Matrix W_Q = used.W_Q ? *used.W_Q : Matrix(*used.W_DQ * *used.W_UQ);
