@@ -87,6 +87,26 @@ void validate(const Scenario& s) {
                                         " x " + std::to_string(s.n_kv()) + " = " + std::to_string(cells) +
                                         " attention cells, more than the " + std::to_string(limits::kMaxAttentionCells) +
                                         " a trace may hold");
+  // A weight drawn from the seed costs as much memory as a given one: a 100-byte file could otherwise ask for
+  // four 4096 x 8192 matrices. MLA's absorbed form builds three more from the shapes alone.
+  const auto check_elements = [](std::int64_t rows, std::int64_t cols, const std::string& what) {
+    if (rows * cols > limits::kMaxMatrixElements)
+      throw ScenarioError("attention", what + " would be " + std::to_string(rows) + " x " + std::to_string(cols) + " = " +
+                                           std::to_string(rows * cols) + " numbers, more than the " +
+                                           std::to_string(limits::kMaxMatrixElements) + " a matrix may hold");
+  };
+  for (WeightId id : kAllWeights)
+    if (weight_used(id, a)) {
+      const WeightShape shape = weight_shape(id, a, d_model);
+      check_elements(shape.rows, shape.cols, std::string(weight_name(id)) + " (" + shape.rows_meaning + " by " + shape.cols_meaning + ")");
+    }
+  if (a.variant == Variant::Mla) {
+    const std::int64_t hc = std::int64_t(a.heads) * a.latent_dim, hd = std::int64_t(a.heads) * a.head_dim;
+    const std::int64_t d_q = a.query_latent_dim > 0 ? a.query_latent_dim : d_model;
+    check_elements(d_q, hc, "the absorbed W_UQK of all heads");
+    check_elements(hc, hd, "blockdiag(W_UV) of the absorbed form");
+    check_elements(hc, a.output_projection ? d_model : hd, "the absorbed W_LO");
+  }
   if (a.mask == MaskKind::Custom) {
     if (a.custom_mask.size() == 0)
       throw ScenarioError("attention.custom_mask", "missing (required when the mask is \"custom\")");
