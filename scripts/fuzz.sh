@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Fuzzes the scenario loader and what a loaded scenario goes through (fuzz/fuzz_scenario_body.cpp) with
 # libFuzzer under AddressSanitizer and UndefinedBehaviorSanitizer, for a bounded time.
-#   scripts/fuzz.sh [--seconds N] [--jobs J]
+#   scripts/fuzz.sh [--seconds N] [--jobs J] [--build DIR]
 #     --seconds N  how long each fuzzing job runs (default 60)
 #     --jobs J     parallel fuzzing processes (default 1; at most the number of cores)
+#     --build DIR  use this Clang build, configured with -DATTN_FUZZ=ON (scripts/test.sh passes its
+#                  sanitizer build), instead of configuring build-fuzz/
 # Builds build-fuzz/ with Clang (only the fuzz_scenario target), seeds a working corpus under
 # build-fuzz/corpus/ (kept between runs, never committed) from assets/scenarios, tests/data/bad and
 # tests/corpus, and fuzzes. Exit 0: nothing found. Exit 1: every crash, OOM or timeout found is copied
@@ -20,7 +22,8 @@ while (($#)); do
   case "$1" in
     --seconds) SECONDS_PER_JOB=${2:?--seconds needs a number}; shift 2 ;;
     --jobs) JOBS=${2:?--jobs needs a number}; shift 2 ;;
-    -h|--help) sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --build) BUILD=$(cd "${2:?--build needs a directory}" && pwd); CONFIGURED=1; shift 2 ;;
+    -h|--help) sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "fuzz.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -47,8 +50,10 @@ if ! have_libfuzzer; then
   have_libfuzzer || { echo "fuzz.sh: libclang_rt.fuzzer still not found after installing" >&2; exit 1; }
 fi
 
-CC=clang CXX=clang++ cmake -S "$ROOT" -B "$BUILD" -DATTN_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DBUILD_TESTING=OFF >/dev/null
+if [[ -z ${CONFIGURED:-} ]]; then
+  CC=clang CXX=clang++ cmake -S "$ROOT" -B "$BUILD" -DATTN_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DBUILD_TESTING=OFF >/dev/null
+fi
 cmake --build "$BUILD" -j "$(nproc)" --target fuzz_scenario
 FUZZER="$BUILD/fuzz/fuzz_scenario"
 

@@ -17,6 +17,7 @@ PACKAGES=(
   doctest-dev                  # unit tests
   python3-numpy                # the independent NumPy cross-check
   xvfb xauth xdotool           # the window tests run on a virtual display and type keys into it
+  clang libclang-rt-14-dev     # the sanitizer build and libFuzzer (scripts/test.sh, scripts/fuzz.sh)
 )
 
 missing=()
