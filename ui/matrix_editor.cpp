@@ -23,24 +23,29 @@ bool edit_columns(Matrix& m, int first, int count, const MatrixEditorOptions& op
     ImGui::TableSetupColumn(std::to_string(c).c_str(), ImGuiTableColumnFlags_WidthFixed, opts.cell_width);
   ImGui::TableHeadersRow();
   const double lo = -limits::kMaxAbsValue, hi = limits::kMaxAbsValue;
-  for (Eigen::Index r = 0; r < m.rows(); ++r) {
-    ImGui::TableNextRow();
-    ImGui::TableSetColumnIndex(0);
-    const std::string label = opts.row_labels && r < static_cast<Eigen::Index>(opts.row_labels->size())
-                                  ? (*opts.row_labels)[static_cast<std::size_t>(r)]
-                                  : std::to_string(r);
-    ImGui::AlignTextToFramePadding();
-    ImGui::TextUnformatted(label.c_str());
-    for (int c = first; c < first + count; ++c) {
-      ImGui::TableSetColumnIndex(c - first + 1);
-      ImGui::PushID(static_cast<int>(r * m.cols() + c));
-      ImGui::SetNextItemWidth(opts.cell_width);
-      double value = m(r, c);
-      if (ImGui::DragScalar("##v", ImGuiDataType_Double, &value, opts.speed, &lo, &hi, opts.format)) {
-        m(r, c) = value;
-        changed = true;
+  // Only the rows in view are built: a 2048-token embedding matrix stays cheap to show.
+  ImGuiListClipper clipper;
+  clipper.Begin(static_cast<int>(m.rows()));
+  while (clipper.Step()) {
+    for (int r = clipper.DisplayStart; r < clipper.DisplayEnd; ++r) {
+      ImGui::TableNextRow();
+      ImGui::TableSetColumnIndex(0);
+      const std::string label = opts.row_labels && r < static_cast<Eigen::Index>(opts.row_labels->size())
+                                    ? (*opts.row_labels)[static_cast<std::size_t>(r)]
+                                    : std::to_string(r);
+      ImGui::AlignTextToFramePadding();
+      ImGui::TextUnformatted(label.c_str());
+      for (int c = first; c < first + count; ++c) {
+        ImGui::TableSetColumnIndex(c - first + 1);
+        ImGui::PushID(static_cast<int>(r * m.cols() + c));
+        ImGui::SetNextItemWidth(opts.cell_width);
+        double value = m(r, c);
+        if (ImGui::DragScalar("##v", ImGuiDataType_Double, &value, opts.speed, &lo, &hi, opts.format)) {
+          m(r, c) = value;
+          changed = true;
+        }
+        ImGui::PopID();
       }
-      ImGui::PopID();
     }
   }
   ImGui::EndTable();

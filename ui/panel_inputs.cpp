@@ -31,18 +31,19 @@ void token_list(AppState& state, const char* id, const std::vector<std::string>&
   if (boxed) ImGui::BeginChild("list", {0, kTokenRowsShown * ImGui::GetFrameHeightWithSpacing()}, false);
   ImGuiListClipper clipper;
   clipper.Begin(n, ImGui::GetFrameHeightWithSpacing());
-  while (clipper.Step())
-  for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
-    ImGui::PushID(i);
-    std::string label = tokens[static_cast<std::size_t>(i)];
-    ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x - ImGui::GetFrameHeight() - 8);
-    if (ImGui::InputText("##label", &label)) state.edit([&](Scenario& d) { rename(d, i, label); });
-    ImGui::SameLine();
-    ImGui::BeginDisabled(tokens.size() < 2);
-    if (ImGui::Button("\u00D7", {ImGui::GetFrameHeight(), 0})) removed = i;
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Remove '%s'", label.c_str());
-    ImGui::EndDisabled();
-    ImGui::PopID();
+  while (clipper.Step()) {
+    for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+      ImGui::PushID(i);
+      std::string label = tokens[static_cast<std::size_t>(i)];
+      ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x - ImGui::GetFrameHeight() - 8);
+      if (ImGui::InputText("##label", &label)) state.edit([&](Scenario& d) { rename(d, i, label); });
+      ImGui::SameLine();
+      ImGui::BeginDisabled(tokens.size() < 2);
+      if (ImGui::Button("\u00D7", {ImGui::GetFrameHeight(), 0})) removed = i;
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("Remove '%s'", label.c_str());
+      ImGui::EndDisabled();
+      ImGui::PopID();
+    }
   }
   if (boxed) ImGui::EndChild();
   if (removed >= 0) state.edit([&](Scenario& d) { remove(d, removed); });
