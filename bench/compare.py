@@ -106,16 +106,17 @@ class OtherLoad:
 
     def _sample(self):
         with open("/proc/stat") as f:
-            fields = [int(v) for v in f.readline().split()[1:8]]
-        busy = (sum(fields) - fields[3] - fields[4]) / self.hz  # all but idle and iowait
+            fields = [int(v) for v in f.readline().split()[1:9]]
+        busy = (sum(fields[:7]) - fields[3] - fields[4]) / self.hz  # user..softirq but idle and iowait
+        steal = fields[7] / self.hz  # a virtual machine's CPU taken by the host
         t = os.times()
-        return busy, t.user + t.system + t.children_user + t.children_system, time.monotonic()
+        return busy, steal, t.user + t.system + t.children_user + t.children_system, time.monotonic()
 
     def report(self):
-        busy, own, wall = (b - a for a, b in zip(self.start, self._sample()))
+        busy, steal, own, wall = (b - a for a, b in zip(self.start, self._sample()))
         other = max(0.0, busy - own)
         return f"{other:.1f} s of CPU by other processes during the {wall:.0f} s run " \
-               f"({100 * other / wall:.0f}% of one core)"
+               f"({100 * other / wall:.0f}% of one core), {steal:.1f} s stolen by the hypervisor"
 
 
 # --------------------------------------------------------------------------
