@@ -1,6 +1,7 @@
 #include "ui/app_state.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "core/validate.h"
 
@@ -54,12 +55,17 @@ void AppState::adopt(Scenario scenario, std::uint64_t revision) {
 }
 
 void AppState::show(Computed c) {
-  now_ = std::move(c);
+  // A view that made an edit may still hold the old result until the frame ends: it is kept until the next
+  // poll(), then freed on the worker.
+  if (now_.trace) retired_.push_back(std::exchange(now_, std::move(c)));
+  else now_ = std::move(c);
   head = std::clamp(head, 0, static_cast<int>(now_.trace->heads.size()) - 1);
   set_decode_step(decode_step);
 }
 
 void AppState::poll() {
+  for (Computed& old : retired_) worker_.dispose(std::move(old));
+  retired_.clear();
   // A result older than the one shown (an undo back to a small document overtook it) is dropped.
   if (std::optional<Computed> c = worker_.take(); c && c->ticket > now_.ticket) show(std::move(*c));
 }

@@ -85,7 +85,8 @@ class AppState {
   const std::string& decode_error() const { return now_.decode_error; }
   const Trace& causal_trace() const { return *now_.causal_trace; }
   // A big document is recomputed on the worker: computing() until its result arrives. The window calls
-  // poll() every frame to take it; wait() blocks until the newest revision is shown (tests, captures).
+  // poll() at the start of every frame to take it (references to the shown trace stay valid until the
+  // next poll()); wait() blocks until the newest revision is shown (tests, captures).
   bool computing() const { return now_.ticket != ticket_; }
   void poll();
   void wait();
@@ -169,6 +170,7 @@ class AppState {
   void show(Computed c);
   Document doc_;
   Computed now_;
+  std::vector<Computed> retired_;  // replaced during this frame; freed at the next poll()
   std::uint64_t ticket_ = 0;
   RecomputeWorker worker_;
   struct Revision {

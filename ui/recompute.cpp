@@ -3,6 +3,11 @@
 #include <algorithm>
 #include <chrono>
 
+#if defined(__linux__)
+#include <sys/resource.h>
+#include <unistd.h>
+#endif
+
 #if defined(_OPENMP)
 #include <omp.h>
 #endif
@@ -89,6 +94,14 @@ std::optional<Computed> RecomputeWorker::take() {
   return c;
 }
 
+void RecomputeWorker::dispose(Computed old) {
+  {
+    std::lock_guard lock(mutex_);
+    disposed_.push_back(std::move(old));
+  }
+  wake_.notify_all();
+}
+
 bool RecomputeWorker::busy() const {
   std::lock_guard lock(mutex_);
   return running_ || queued_.has_value();
@@ -104,10 +117,22 @@ void RecomputeWorker::run() {
   // Leave a core to the window: it keeps drawing while this thread computes.
   omp_set_num_threads(std::max(1, omp_get_num_procs() - 1));
 #endif
+#if defined(__linux__)
+  // And let the window (and the GL driver's threads) go first when they want the CPU.
+  setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 10);
+#endif
   std::unique_lock lock(mutex_);
   for (;;) {
-    wake_.wait(lock, [this] { return stop_ || queued_.has_value(); });
+    wake_.wait(lock, [this] { return stop_ || queued_.has_value() || !disposed_.empty(); });
     if (stop_) return;
+    if (!disposed_.empty()) {
+      std::vector<Computed> freed = std::move(disposed_);
+      disposed_.clear();
+      lock.unlock();
+      freed.clear();
+      lock.lock();
+      continue;
+    }
     auto [scenario, ticket] = std::move(*queued_);
     queued_.reset();
     running_ = true;

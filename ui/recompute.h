@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "core/attention.h"
 #include "core/decode.h"
@@ -56,6 +57,8 @@ class RecomputeWorker {
   // The newest result finished since the last call, if any.
   std::optional<Computed> take();
   bool busy() const;  // a document queued or being computed
+  // Frees a result on this thread: a 2048-token trace is a gigabyte, and freeing it would cost the window a frame.
+  void dispose(Computed old);
   void wait();        // until nothing is queued or being computed
 
  private:
@@ -64,6 +67,7 @@ class RecomputeWorker {
   std::condition_variable wake_, idle_;
   std::optional<std::pair<Scenario, std::uint64_t>> queued_;
   std::optional<Computed> done_;
+  std::vector<Computed> disposed_;
   bool running_ = false, stop_ = false;
   std::thread thread_;  // last, so that it starts after everything it uses
 };
