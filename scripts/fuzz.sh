@@ -37,16 +37,8 @@ have_libfuzzer() {
     [[ -f "$(clang -print-resource-dir)/lib/linux/libclang_rt.fuzzer-x86_64.a" ]]
 }
 if ! have_libfuzzer; then
-  PACKAGES=(clang libclang-rt-14-dev)
-  if [[ $(id -u) -ne 0 ]]; then
-    echo "Clang with libFuzzer is missing. Install it as root, then run this script again:" >&2
-    echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends ${PACKAGES[*]}" >&2
-    exit 1
-  fi
-  echo "Installing Clang and libFuzzer: ${PACKAGES[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${PACKAGES[@]}"
+  source "$ROOT/scripts/packages.sh"
+  install_packages clang libclang-rt-14-dev
   have_libfuzzer || { echo "fuzz.sh: libclang_rt.fuzzer still not found after installing" >&2; exit 1; }
 fi
 
