@@ -34,24 +34,11 @@ PACKAGES=(
   python3-torch libopenblas0-pthread
 )
 
-missing=()
-for p in "${PACKAGES[@]}"; do
-  dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -qx installed || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  if [[ $(id -u) -ne 0 ]]; then
-    echo "Missing Debian packages: ${missing[*]}" >&2
-    echo "Install them as root, then run this script again:" >&2
-    echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends ${missing[*]}" >&2
-    exit 1
-  fi
-  echo "Installing missing Debian packages: ${missing[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+source "$ROOT/scripts/packages.sh"
+install_packages "${PACKAGES[@]}"
 
-# Google Benchmark is not installed here: without it CMake skips attention-bench.
+# Google Benchmark is checked, not installed (scripts/setup.sh does not list it): without it CMake skips
+# attention-bench.
 if ! dpkg-query -W -f='${db:Status-Status}' libbenchmark-dev 2>/dev/null | grep -qx installed; then
   echo "libbenchmark-dev (Google Benchmark) is not installed; install it as root, then run this script again:" >&2
   echo "  sudo apt-get install -y --no-install-recommends libbenchmark-dev" >&2
