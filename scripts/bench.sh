@@ -32,18 +32,11 @@ PACKAGES=(
   doctest-dev
   python3-numpy
   python3-torch libopenblas0-pthread
+  libbenchmark-dev                # Google Benchmark: attention-bench
 )
 
 source "$ROOT/scripts/packages.sh"
 install_packages "${PACKAGES[@]}"
-
-# Google Benchmark is checked, not installed (scripts/setup.sh does not list it): without it CMake skips
-# attention-bench.
-if ! dpkg-query -W -f='${db:Status-Status}' libbenchmark-dev 2>/dev/null | grep -qx installed; then
-  echo "libbenchmark-dev (Google Benchmark) is not installed; install it as root, then run this script again:" >&2
-  echo "  sudo apt-get install -y --no-install-recommends libbenchmark-dev" >&2
-  exit 1
-fi
 
 cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$BUILD" -j "$(nproc)" --target attention-bench attention-lab

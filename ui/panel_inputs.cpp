@@ -7,6 +7,7 @@
 #include <imgui_stdlib.h>
 
 #include "core/init.h"
+#include "core/trace_bytes.h"
 #include "ui/chart_axes.h"
 #include "ui/edits.h"
 #include "ui/matrix_editor.h"
@@ -91,6 +92,7 @@ void scale_section(AppState& state) {
   else
     ImGui::TextDisabled("%s a head, %s for %d heads", format_unit(bytes, AxisUnit::Bytes).c_str(),
                         format_unit(bytes * t.attention.heads, AxisUnit::Bytes).c_str(), t.attention.heads);
+  ImGui::TextDisabled("the whole trace: %s", format_unit(double(trace_bytes(t)), AxisUnit::Bytes).c_str());
   ImGui::TextDisabled("last recompute %.1f ms%s", state.last_recompute_seconds() * 1e3,
                       state.computing() ? ", computing\u2026" : "");
 }
