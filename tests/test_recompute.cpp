@@ -162,3 +162,14 @@ TEST_CASE("switching the variant while the shown trace is an older revision's us
   CHECK(scenario_to_text(from_stale) == scenario_to_text(from_own));
   CHECK_NOTHROW(compute_trace(from_stale));
 }
+
+TEST_CASE("while a big edit computes, edits that start from weights start from the document's, not the shown trace's") {
+  AppState state(wide(190), "");
+  REQUIRE(state.edit(reseed_weights));  // every weight redrawn from the next seed, computed on the worker
+  REQUIRE(state.computing());
+  const Weights doc = state.document_weights();
+  check_matrix(*doc.W_Q, *resolve_weights(state.scenario()).W_Q, 0.0, "W_Q of the document");
+  CHECK((*doc.W_Q - *state.trace().weights.W_Q).cwiseAbs().maxCoeff() > 0.0);  // the shown one is the old seed's
+  state.wait();
+  check_matrix(*state.document_weights().W_Q, *state.trace().weights.W_Q, 0.0, "once shown, the trace's");
+}

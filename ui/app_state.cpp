@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "core/init.h"
 #include "core/validate.h"
 
 namespace attn::ui {
@@ -66,9 +67,19 @@ void AppState::show(Computed c) {
 void AppState::poll() {
   for (Computed& old : retired_) worker_.dispose(std::move(old));
   retired_.clear();
+  std::optional<Computed> c = worker_.take();
+  if (!c) return;
+  if (!c->trace) {  // it failed: the last complete trace stays, and the message says why
+    failed_ticket_ = c->ticket;
+    message = "Not computed: " + c->decode_error;
+    return;
+  }
   // A result older than the one shown (an undo back to a small document overtook it) is dropped.
-  if (std::optional<Computed> c = worker_.take(); c && c->ticket > now_.ticket) show(std::move(*c));
+  if (c->ticket > now_.ticket) show(std::move(*c));
+  else worker_.dispose(std::move(*c));
 }
+
+Weights AppState::document_weights() const { return computing() ? resolve_weights(doc_.scenario) : now_.trace->weights; }
 
 void AppState::wait() {
   if (!computing()) return;

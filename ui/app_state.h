@@ -87,7 +87,10 @@ class AppState {
   // A big document is recomputed on the worker: computing() until its result arrives. The window calls
   // poll() at the start of every frame to take it (references to the shown trace stay valid until the
   // next poll()); wait() blocks until the newest revision is shown (tests, captures).
-  bool computing() const { return now_.ticket != ticket_; }
+  bool computing() const { return now_.ticket != ticket_ && failed_ticket_ != ticket_; }
+  // The weights the document computes with: the shown trace's, or while it is an older revision's, the
+  // document's own (given ones, the rest drawn from its seed). Edits that start from weights use these.
+  Weights document_weights() const;
   void poll();
   void wait();
   double last_recompute_seconds() const { return now_.seconds; }
@@ -172,6 +175,7 @@ class AppState {
   Computed now_;
   std::vector<Computed> retired_;  // replaced during this frame; freed at the next poll()
   std::uint64_t ticket_ = 0;
+  std::uint64_t failed_ticket_ = 0;  // the worker could not compute this one (out of memory): message says so
   RecomputeWorker worker_;
   struct Revision {
     Scenario scenario;

@@ -354,7 +354,13 @@ void DrawAppWindow(AppState& state, double dt) {
   const ImVec2 view_pos{left_w, top}, view_size{display.x - left_w - lesson_w, h};
   if (lesson_w > 0) LessonPanel(state, {display.x - lesson_w, top}, {lesson_w, h});
   // Everything the pipeline, heads and decode views draw comes from the shown (immutable) computation.
-  PushHeatmapVersion(state.shown_ticket());
+  // Some drawn matrices are built each frame from the trace and the head, projection or decode step shown
+  // (kᵀ, a head's W_Q columns): the version covers those too.
+  std::uint64_t version = state.shown_ticket();
+  for (const std::uint64_t part : {std::uint64_t(state.head), std::uint64_t(state.projection), std::uint64_t(state.decode_step),
+                                   std::uint64_t(state.show_absorbed), std::uint64_t(step_index(state.step))})
+    version = (version ^ part) * 0x100000001b3ull + 1;  // never 0 ("unknown")
+  PushHeatmapVersion(version);
   switch (state.view) {
     case View::Pipeline:
       if (experiment) {

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/mask.h"
 #include "ui/equation.h"
 #include "ui/hover_text.h"
 #include "ui/panels.h"
@@ -195,14 +196,15 @@ void mask(StepView& v) {
   const EquationHover e = v.equation(0, terms, ops, v.height);
   if (e) v.state.hover.explanation = explain_cell(v.t, Step::Mask, v.state.head, e.row, e.col);
   if (e.term == 1 && e.clicked) {
-    // Clicking the mask makes it custom (from what it was) and flips the cell.
-    const Matrix current = v.h.mask;
+    // Clicking the mask makes it custom (from what it was) and flips the cell. The trace on screen may be an
+    // older revision's while a big document computes: the document's own sizes and mask decide.
     const int r = e.row, c = e.col;
-    v.state.edit([&](Scenario& s) {
-      if (s.attention.mask != MaskKind::Custom) s.attention.custom_mask = current;
-      s.attention.mask = MaskKind::Custom;
-      s.attention.custom_mask(r, c) = s.attention.custom_mask(r, c) == 0.0 ? 1.0 : 0.0;
-    });
+    if (r < v.state.scenario().n_q() && c < v.state.scenario().n_kv())
+      v.state.edit([&](Scenario& s) {
+        if (s.attention.mask != MaskKind::Custom) s.attention.custom_mask = build_mask(s.attention, s.n_q(), s.n_kv());
+        s.attention.mask = MaskKind::Custom;
+        s.attention.custom_mask(r, c) = s.attention.custom_mask(r, c) == 0.0 ? 1.0 : 0.0;
+      });
   }
 }
 
@@ -214,7 +216,8 @@ void softmax(StepView& v) {
   const std::string op = v.t.attention.kernel == Kernel::Softmax ? "softmax by row \u2192" : "\u00F7 row sum Z \u2192";
   const EquationHover e = v.equation(0, terms, std::span(&op, 1), v.height - 2.2f * ImGui::GetTextLineHeightWithSpacing());
   if (e) v.state.hover.explanation = explain_cell(v.t, Step::Softmax, v.state.head, e.row, e.col);
-  const int row = e ? e.row : (hr >= 0 ? hr : 0);
+  // hr is the previous frame's hover: the trace may have changed size since.
+  const int row = e ? e.row : (hr >= 0 && hr < v.t.n_q() ? hr : 0);
   TextWrappedAtSpaces("Row \"" + v.t.tokens[static_cast<std::size_t>(row)] + "\": " + explain_row_summary(v.t, v.state.head, row));
 }
 

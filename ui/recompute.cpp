@@ -140,8 +140,11 @@ void RecomputeWorker::run() {
     std::optional<Computed> result;
     try {
       result = compute_all(scenario, ticket);
-    } catch (const ScenarioError&) {
-      // The caller validated it; nothing to show if it still fails.
+    } catch (const std::exception& e) {
+      // Validated by the caller, so this is running out of memory: a result without a trace says so.
+      result.emplace();
+      result->ticket = ticket;
+      result->decode_error = e.what();
     }
     lock.lock();
     running_ = false;

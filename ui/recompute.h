@@ -54,7 +54,7 @@ class RecomputeWorker {
 
   // Queues a document (validated by the caller); replaces one that has not started yet.
   void submit(Scenario s, std::uint64_t ticket);
-  // The newest result finished since the last call, if any.
+  // The newest result finished since the last call, if any. One without a trace failed (decode_error says why).
   std::optional<Computed> take();
   bool busy() const;  // a document queued or being computed
   // Frees a result on this thread: a 2048-token trace is a gigabyte, and freeing it would cost the window a frame.
