@@ -14,12 +14,22 @@ std::int64_t bytes(const std::vector<Matrix>& ms) {
   return sum;
 }
 
+std::int64_t bytes(const Weights& weights) {
+  std::int64_t sum = 0;
+  for (WeightId id : kAllWeights)
+    if (const auto& w = weight_slot(weights, id)) sum += bytes(*w);
+  return sum;
+}
+
 }  // namespace
 
+std::int64_t scenario_bytes(const Scenario& s) {
+  return bytes(s.input.embeddings) + (s.context ? bytes(s.context->embeddings) : 0) + bytes(s.attention.custom_mask) +
+         bytes(s.weights);
+}
+
 std::int64_t trace_bytes(const Trace& t) {
-  std::int64_t sum = bytes(t.attention.custom_mask) + bytes(t.x) + bytes(t.x_kv);
-  for (WeightId id : kAllWeights)
-    if (const auto& w = weight_slot(t.weights, id)) sum += bytes(*w);
+  std::int64_t sum = bytes(t.attention.custom_mask) + bytes(t.x) + bytes(t.x_kv) + bytes(t.weights);
   sum += bytes(t.query_latent) + bytes(t.latent) + bytes(t.Q) + bytes(t.K) + bytes(t.V);
   for (const KvHeadTrace& kv : t.kv_heads) sum += bytes(kv.k) + bytes(kv.v);
   for (const HeadTrace& h : t.heads) {

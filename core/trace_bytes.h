@@ -1,5 +1,5 @@
 #pragma once
-// What a trace costs in memory: the bytes of every number it holds.
+// What a trace or a document costs in memory: the bytes of every number it holds.
 #include <cstdint>
 
 #include "core/attention.h"
@@ -10,5 +10,9 @@ namespace attn {
 // each head's intermediates, row statistics and row statuses, concat, output, MLA's absorbed form) of
 // elements x element size. Token labels and the fixed-size members of the structs are not counted.
 std::int64_t trace_bytes(const Trace& t);
+
+// The numbers of a document: embeddings (both sides), the custom mask and the weights it gives (what one
+// undo step keeps).
+std::int64_t scenario_bytes(const Scenario& s);
 
 }  // namespace attn

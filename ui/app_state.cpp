@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "core/init.h"
+#include "core/trace_bytes.h"
 #include "core/validate.h"
 
 namespace attn::ui {
@@ -21,13 +22,6 @@ std::int64_t history_bytes(const auto& revisions) {
 }
 
 }  // namespace
-
-std::int64_t scenario_bytes(const Scenario& s) {
-  std::int64_t cells = s.input.embeddings.size() + s.attention.custom_mask.size() + (s.context ? s.context->embeddings.size() : 0);
-  for (WeightId id : kAllWeights)
-    if (const std::optional<Matrix>& w = weight_slot(s.weights, id)) cells += w->size();
-  return cells * static_cast<std::int64_t>(sizeof(double));
-}
 
 std::string_view view_name(View v) { return kViewNames[static_cast<int>(v)]; }
 std::string_view view_title(View v) { return kViewTitles[static_cast<int>(v)]; }

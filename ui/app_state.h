@@ -68,9 +68,6 @@ struct ModelViewSettings {
   int top_k = 2048;                 // DeepSeek sparse attention's candidate set
 };
 
-// The numbers a document holds, in bytes (what one undo step keeps).
-std::int64_t scenario_bytes(const Scenario& s);
-
 class AppState {
  public:
   AppState(Scenario scenario, std::filesystem::path path);
