@@ -35,18 +35,17 @@ Computed compute_all(const Scenario& s, std::uint64_t ticket) {
   if (s.n_q() > kMaxDecodeTokens && !s.context) {
     c.decode_error = "the decode view steps through at most " + std::to_string(kMaxDecodeTokens) +
                      " tokens, and this document has " + std::to_string(s.n_q()) + " (the tokens slider can bring it back)";
-    c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return c;
-  }
-  try {
-    Scenario drawn = s;  // the weights the trace drew, so decoding does not draw them again
-    drawn.weights = c.trace->weights;
-    c.decoded = std::make_shared<const DecodeTrace>(decode(drawn));
-    if (decode_mask(s.attention, s.n_q()) != build_mask(s.attention, s.n_q(), s.n_kv()))
-      c.causal_trace = std::make_shared<const Trace>(compute_trace(causal_version(s)));
-  } catch (const ScenarioError& e) {
-    c.decoded.reset();
-    c.decode_error = e.what();
+  } else {
+    try {
+      Scenario drawn = s;  // the weights the trace drew, so decoding and the causal trace do not draw them again
+      drawn.weights = c.trace->weights;
+      c.decoded = std::make_shared<const DecodeTrace>(decode(drawn));
+      if (decode_mask(s.attention, s.n_q()) != build_mask(s.attention, s.n_q(), s.n_kv()))
+        c.causal_trace = std::make_shared<const Trace>(compute_trace(causal_version(drawn)));
+    } catch (const ScenarioError& e) {
+      c.decoded.reset();
+      c.decode_error = e.what();
+    }
   }
   c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return c;
