@@ -1,7 +1,9 @@
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
+#include <iostream>
 #include <sstream>
+#include <string_view>
 
 #include "app/cli.h"
 #include "helpers.h"
@@ -14,4 +16,48 @@ CliRun run_cli_capture(const std::vector<std::string>& args) {
   return {code, out.str(), err.str()};
 }
 
+namespace {
+
+// Remembers how many test cases the run's filters selected.
+struct RunCount : doctest::IReporter {
+  static inline bool ran = false;
+  static inline unsigned selected = 0;
+  explicit RunCount(const doctest::ContextOptions&) {}
+  void report_query(const doctest::QueryData&) override {}
+  void test_run_start() override {}
+  void test_run_end(const doctest::TestRunStats& s) override {
+    ran = true;
+    selected = s.numTestCasesPassingFilters;
+  }
+  void test_case_start(const doctest::TestCaseData&) override {}
+  void test_case_reenter(const doctest::TestCaseData&) override {}
+  void test_case_end(const doctest::CurrentTestCaseStats&) override {}
+  void test_case_exception(const doctest::TestCaseException&) override {}
+  void subcase_start(const doctest::SubcaseSignature&) override {}
+  void subcase_end() override {}
+  void log_assert(const doctest::AssertData&) override {}
+  void log_message(const doctest::MessageData&) override {}
+  void test_case_skipped(const doctest::TestCaseData&) override {}
+};
+REGISTER_LISTENER("run_count", 1, RunCount);
+
+}  // namespace
 }  // namespace attn::test
+
+// CTest runs each test case in a process of its own, selected by name. A name CTest cannot pass through
+// whole (it splits at ';') selects nothing, and a run of nothing used to pass: it fails here instead.
+int main(int argc, char** argv) {
+  doctest::Context context(argc, argv);
+  const int code = context.run();
+  if (context.shouldExit()) return code;
+  bool by_name = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    by_name = by_name || a.starts_with("--test-case=") || a.starts_with("-tc=");
+  }
+  if (code == 0 && by_name && attn::test::RunCount::ran && attn::test::RunCount::selected == 0) {
+    std::cerr << "attn_tests: no test case has the name asked for; a test case's name must not contain ';'\n";
+    return 1;
+  }
+  return code;
+}

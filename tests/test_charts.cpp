@@ -86,7 +86,7 @@ TEST_CASE("tokens: multiples of 1024 as k and M, everything else exact with sepa
   CHECK(format_unit(2.5, AxisUnit::Tokens) == "2.5");
 }
 
-TEST_CASE("FLOPs: 1000-based prefixes; plain numbers: 3 significant digits") {
+TEST_CASE("FLOPs: 1000-based prefixes -- plain numbers: 3 significant digits") {
   CHECK(format_unit(262144, AxisUnit::Flops) == "262 kFLOP");
   CHECK(format_unit(1000, AxisUnit::Flops) == "1 kFLOP");
   CHECK(format_unit(2.6e6, AxisUnit::Flops) == "2.6 MFLOP");
@@ -147,7 +147,7 @@ TEST_CASE("log tokens axis 1 .. 1M: decades below 1k, powers of 2 from 1k, thinn
   CHECK(labels(axis_ticks(a, 4)).size() <= 4);
 }
 
-TEST_CASE("other log axes: decades, every 3rd when crowded; 1, 2, 5 within less than two decades") {
+TEST_CASE("other log axes: decades, every 3rd when crowded -- 1, 2, 5 within less than two decades") {
   const std::vector<Tick> f = axis_ticks({1e3, 1e15, AxisScale::Log10, AxisUnit::Flops, ""}, 5);
   CHECK(labels(f) == std::vector<std::string>{"1 kFLOP", "1 MFLOP", "1 GFLOP", "1 TFLOP", "1 PFLOP"});
   CHECK(f.size() == 13);  // the skipped decades stay as minor ticks
@@ -243,7 +243,7 @@ TEST_CASE("labels on one line spread apart as a group around where they want to 
   CHECK(spread_labels(std::vector<float>{95}, 20, 0, 100) == std::vector<float>{90});
 }
 
-TEST_CASE("crowded labels: all placed where greedy placement in order drops one; lines kept clear if possible") {
+TEST_CASE("crowded labels: all placed where greedy placement in order drops one -- lines kept clear if possible") {
   const Box bounds{0, 0, 100, 100};
   const Box x{0, 0, 10, 10}, y{20, 0, 30, 10};
   // In order, the first label takes the only place the second has.

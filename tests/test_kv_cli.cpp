@@ -88,7 +88,7 @@ TEST_CASE("kv --preset gemma-3-27b: the window-aware total beside the full-atten
         "  head_dim 128 is the model's own figure, not d_model / heads = 5,376 / 32 = 168.\n");
 }
 
-TEST_CASE("kv --preset mistral-7b: a rolling buffer on every layer; within the window both totals agree") {
+TEST_CASE("kv --preset mistral-7b: a rolling buffer on every layer -- within the window both totals agree") {
   const Run r = run({"kv", "--preset", "mistral-7b"});
   CHECK(r.out.find("Total KV cache, window-aware:  536,870,912 bytes (512.00 MiB)\n"
                    "                               = 2,048 x 2 bytes x 32 layers x 4,096 tokens x batch 1\n"

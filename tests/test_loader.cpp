@@ -140,7 +140,7 @@ TEST_CASE("files that are not scenario files say what they are") {
   CHECK_THROWS_WITH_AS(load_scenario_file("/dev/null"), "not a regular file", ScenarioError);
 }
 
-TEST_CASE("token labels with control characters are refused; window only with a sliding window") {
+TEST_CASE("token labels with control characters are refused -- window only with a sliding window") {
   CHECK_THROWS_WITH_AS(parse_scenario(R"({"tokens": ["a", "b\nc"], "embeddings": [[1], [2]], "attention": {"heads": 1, "head_dim": 1}})"),
                        "tokens[1]: a token label must not contain control characters (found U+000A)", ScenarioError);
   CHECK_THROWS_WITH_AS(parse_scenario(R"({"tokens": ["a"], "embeddings": [[1]], "attention": {"heads": 1, "head_dim": 1, "window": 2}})"),

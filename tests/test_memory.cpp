@@ -175,7 +175,7 @@ TEST_CASE("a layer count that is not a multiple of the group: the partial group 
   CHECK_FALSE(is_global_layer(m, 3));
 }
 
-TEST_CASE("dtype and batch scale the totals; int4 is counted in bits") {
+TEST_CASE("dtype and batch scale the totals -- int4 is counted in bits") {
   const ModelShape l = preset("llama-3-70b");
   CHECK(kv_cache_size(l, 32768, 1, Dtype::FP32).total_bytes == 20ull << 30);
   CHECK(kv_cache_size(l, 32768, 1, Dtype::FP8).total_bytes == 5ull << 30);

@@ -78,7 +78,7 @@ TEST_CASE("undo and redo restore the exact document over random edit sequences")
   }
 }
 
-TEST_CASE("a drag is one undo step; a new edit after undo drops the redo") {
+TEST_CASE("a drag is one undo step -- a new edit after undo drops the redo") {
   AppState state(cat_sat(), asset("the_cat_sat.json"));
   unsigned active = 7;  // the widget being dragged
   state.active_widget = [&] { return active; };

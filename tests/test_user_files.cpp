@@ -82,7 +82,7 @@ TEST_CASE("settings round-trip, and a damaged settings file gives the defaults")
   fs::remove_all(dir);
 }
 
-TEST_CASE("the recovery file brings back the exact document; a damaged one is reported, not trusted") {
+TEST_CASE("the recovery file brings back the exact document -- a damaged one is reported, not trusted") {
   const fs::path dir = fresh_dir("recovery");
   Scenario s = load_scenario_file(asset("the_lazy_dog_mla.json"));
   s.input.embeddings(1, 2) = 0.25;
