@@ -117,7 +117,7 @@ struct Autosave {
     }
     if (d.revision == written_revision || now - last_write < kSeconds) return;
     try {
-      write_recovery(file, d.scenario, d.path.string());
+      write_recovery(file, *d.scenario, d.path.string());
       written_revision = d.revision;
       last_write = now;
     } catch (const std::exception& e) {

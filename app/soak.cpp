@@ -111,7 +111,7 @@ std::string Soak::act(ui::AppState& state) {
       const Variant v = static_cast<Variant>(pick(4));
       const std::vector<int> div = ui::divisors(s.attention.heads);
       const int g = div[static_cast<std::size_t>(pick(static_cast<int>(div.size())))];
-      const Weights used = state.document_weights();
+      const Weights used = *state.document_weights();
       const int latent = 1 + pick(4), query_latent = pick(3);
       edit(state, [&](Scenario& d) { ui::switch_variant(d, used, v, g, latent, query_latent); }, problem);
       break;

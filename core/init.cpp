@@ -55,6 +55,20 @@ Weights resolve_weights(const Scenario& s) {
   return w;
 }
 
+bool same_resolved_weights(const Scenario& a, const Scenario& b) {
+  const AttentionConfig &x = a.attention, &y = b.attention;
+  if (a.seed != b.seed || a.d_model() != b.d_model() || x.variant != y.variant || x.heads != y.heads ||
+      x.head_dim != y.head_dim || x.kv_heads != y.kv_heads || x.latent_dim != y.latent_dim ||
+      x.query_latent_dim != y.query_latent_dim || x.output_projection != y.output_projection)
+    return false;
+  for (WeightId id : kAllWeights) {
+    const std::optional<Matrix>&p = weight_slot(a.weights, id), &q = weight_slot(b.weights, id);
+    if (p.has_value() != q.has_value()) return false;
+    if (p && (p->rows() != q->rows() || p->cols() != q->cols() || *p != *q)) return false;
+  }
+  return true;
+}
+
 std::vector<std::string> drop_unfit_weights(Scenario& s) {
   std::vector<std::string> notes;
   for (WeightId id : kAllWeights) {

@@ -36,6 +36,9 @@ Matrix seeded_embedding_row(std::uint64_t seed, SeedStream stream, int index, in
 
 // Exactly the weights the scenario's variant uses: the file's where given, seeded otherwise.
 Weights resolve_weights(const Scenario& s);
+// Whether resolve_weights gives the same for both: an edit of the embeddings or the mask leaves the weights
+// as they were, and the window need not draw them again.
+bool same_resolved_weights(const Scenario& a, const Scenario& b);
 
 // After the configuration changed (more heads, another variant): forgets each given weight the variant no
 // longer uses or whose shape no longer fits, so it is drawn from the seed. Returns one sentence per weight.

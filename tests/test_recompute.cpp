@@ -1,6 +1,8 @@
 // Big documents are recomputed on a worker thread: the views keep the last complete trace, the newest
 // edit wins, stale results are dropped. And the scale slider's edit, and the undo history's memory bound.
+#include <functional>
 #include <limits>
+#include <vector>
 
 #include "app/soak.h"
 #include "core/init.h"
@@ -121,13 +123,13 @@ TEST_CASE("a stale result is dropped: undo back to a small document while the bi
   check_same_trace(state.trace(), state.scenario());
 }
 
-TEST_CASE("NaN or Inf typed into a cell is refused with the cell named; the document is unchanged") {
+TEST_CASE("NaN or Inf typed into a cell is refused with the cell named -- the document is unchanged") {
   AppState state(cat_sat(), "");
   const std::string before = scenario_to_text(state.scenario());
   const std::uint64_t revision = state.document().revision;
   CHECK_FALSE(state.edit([](Scenario& d) { d.input.embeddings(1, 2) = std::numeric_limits<double>::quiet_NaN(); }));
   CHECK(state.message == "Not applied: embeddings[1][2]: not a finite number");
-  CHECK_FALSE(state.edit([](Scenario& d) { d.weights.W_Q = Matrix::Ones(4, 4); (*d.weights.W_Q)(3, 0) = -std::numeric_limits<double>::infinity(); }));
+  CHECK_FALSE(state.edit([](Scenario& d) { d.weights.W_Q = Matrix::Ones(4, 3); (*d.weights.W_Q)(3, 0) = -std::numeric_limits<double>::infinity(); }));
   CHECK(state.message == "Not applied: weights.W_Q[3][0]: not a finite number");
   CHECK(scenario_to_text(state.scenario()) == before);
   CHECK(state.document().revision == revision);
@@ -166,9 +168,50 @@ TEST_CASE("while a big edit computes, edits that start from weights start from t
   AppState state(wide(190), "");
   REQUIRE(state.edit(reseed_weights));  // every weight redrawn from the next seed, computed on the worker
   REQUIRE(state.computing());
-  const Weights doc = state.document_weights();
+  const Weights doc = *state.document_weights();
   check_matrix(*doc.W_Q, *resolve_weights(state.scenario()).W_Q, 0.0, "W_Q of the document");
   CHECK((*doc.W_Q - *state.trace().weights.W_Q).cwiseAbs().maxCoeff() > 0.0);  // the shown one is the old seed's
   state.wait();
-  check_matrix(*state.document_weights().W_Q, *state.trace().weights.W_Q, 0.0, "once shown, the trace's");
+  check_matrix(*state.document_weights()->W_Q, *state.trace().weights.W_Q, 0.0, "once shown, the trace's");
+}
+
+TEST_CASE("while edits of the embeddings compute, the document's weights are drawn once, and again when the seed changes") {
+  AppState state(wide(190), "");
+  const auto nudge = [](Scenario& d) { d.input.embeddings(0, 0) += 0.1; };
+  REQUIRE(state.edit(nudge));
+  REQUIRE(state.computing());
+  const std::shared_ptr<const Weights> first = state.document_weights();
+  check_matrix(*first->W_Q, *state.trace().weights.W_Q, 0.0, "W_Q, as the shown trace's (same seed)");
+  REQUIRE(state.edit(nudge));
+  CHECK(state.document_weights() == first);  // the same object: nothing drawn again
+  REQUIRE(state.edit(reseed_weights));
+  REQUIRE(state.computing());
+  const std::shared_ptr<const Weights> reseeded = state.document_weights();
+  CHECK(reseeded != first);
+  check_matrix(*reseeded->W_Q, *resolve_weights(state.scenario()).W_Q, 0.0, "W_Q of the new seed");
+  CHECK((*reseeded->W_Q - *first->W_Q).cwiseAbs().maxCoeff() > 0.0);
+  CHECK(*first->W_Q == *state.trace().weights.W_Q);  // a view still holding the old ones reads them intact
+}
+
+TEST_CASE("same_resolved_weights: embeddings and mask do not matter -- seed, shapes, variant and given weights do") {
+  const Scenario a = wide(4);
+  Scenario b = a;
+  b.input.embeddings(1, 1) = 0.7;
+  b.attention.mask = MaskKind::None;
+  CHECK(same_resolved_weights(a, b));
+  for (const auto& change : std::vector<std::function<void(Scenario&)>>{
+           [](Scenario& s) { ++s.seed; },
+           [](Scenario& s) { s.attention.heads = 4; },
+           [](Scenario& s) { s.attention.output_projection = !s.attention.output_projection; },
+           [](Scenario& s) { s.attention.variant = Variant::Mqa; },
+           [](Scenario& s) { s.weights.W_Q = Matrix::Zero(16, 64); }}) {
+    Scenario c = a;
+    change(c);
+    CHECK_FALSE(same_resolved_weights(a, c));
+  }
+  Scenario given = a, other = a;
+  given.weights.W_Q = other.weights.W_Q = Matrix::Zero(16, 64);
+  CHECK(same_resolved_weights(given, other));
+  (*other.weights.W_Q)(15, 63) = 0.1;  // the last cell: a comparison that stops early would miss it
+  CHECK_FALSE(same_resolved_weights(given, other));
 }

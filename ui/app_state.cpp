@@ -17,7 +17,7 @@ constexpr std::string_view kViewTitles[] = {"Pipeline", "Decode", "Compare", "Me
 // What the undo history holds: a long sequence of 2048-token documents would otherwise fill the memory.
 std::int64_t history_bytes(const auto& revisions) {
   std::int64_t bytes = 0;
-  for (const auto& r : revisions) bytes += scenario_bytes(r.scenario);
+  for (const auto& r : revisions) bytes += scenario_bytes(*r.scenario);
   return bytes;
 }
 
@@ -33,20 +33,22 @@ std::optional<View> parse_view(std::string_view name) {
 
 AppState::AppState(Scenario scenario, std::filesystem::path path) {
   doc_.saved = scenario;
-  doc_.scenario = std::move(scenario);
-  show(compute_all(doc_.scenario, ++ticket_));  // the first trace is there before the first frame
+  doc_.scenario = std::make_shared<const Scenario>(std::move(scenario));
+  show(compute_all(*doc_.scenario, ++ticket_));  // the first trace is there before the first frame
   doc_.path = std::move(path);
 }
 
-void AppState::adopt(Scenario scenario, std::uint64_t revision) {
+void AppState::adopt(std::shared_ptr<const Scenario> scenario, std::uint64_t revision) {
+  if (!same_resolved_weights(*doc_.scenario, *scenario)) doc_weights_.reset();
+  else if (!doc_weights_ && now_.ticket == ticket_) doc_weights_ = std::make_shared<const Weights>(now_.trace->weights);
   doc_.scenario = std::move(scenario);
   doc_.revision = revision;
   ++ticket_;
-  if (compute_in_background(doc_.scenario))
+  if (compute_in_background(*doc_.scenario))
     worker_.submit(doc_.scenario, ticket_);
   else
-    show(compute_all(doc_.scenario, ticket_));
-  decode_step = std::clamp(decode_step, 0, doc_.scenario.n_q() - 1);
+    show(compute_all(*doc_.scenario, ticket_));
+  decode_step = std::clamp(decode_step, 0, doc_.scenario->n_q() - 1);
 }
 
 void AppState::show(Computed c) {
@@ -73,7 +75,11 @@ void AppState::poll() {
   else worker_.dispose(std::move(*c));
 }
 
-Weights AppState::document_weights() const { return computing() ? resolve_weights(doc_.scenario) : now_.trace->weights; }
+std::shared_ptr<const Weights> AppState::document_weights() const {
+  if (now_.ticket == ticket_) return {now_.trace, &now_.trace->weights};
+  if (!doc_weights_) doc_weights_ = std::make_shared<const Weights>(resolve_weights(*doc_.scenario));
+  return doc_weights_;
+}
 
 void AppState::wait() {
   if (!computing()) return;
@@ -82,14 +88,14 @@ void AppState::wait() {
 }
 
 void AppState::set_decode_step(int t) {
-  const int n = now_.decoded ? static_cast<int>(now_.decoded->steps.size()) : doc_.scenario.n_q();
-  decode_step = std::clamp(t, 0, std::min(n, doc_.scenario.n_q()) - 1);
+  const int n = now_.decoded ? static_cast<int>(now_.decoded->steps.size()) : doc_.scenario->n_q();
+  decode_step = std::clamp(t, 0, std::min(n, doc_.scenario->n_q()) - 1);
 }
 
 bool AppState::edit(const std::function<void(Scenario&)>& change) { return apply(change, std::nullopt); }
 
 bool AppState::apply(const std::function<void(Scenario&)>& change, std::optional<std::uint64_t> revision) {
-  Scenario next = doc_.scenario;
+  Scenario next = *doc_.scenario;
   change(next);
   try {
     validate(next);
@@ -106,7 +112,7 @@ bool AppState::apply(const std::function<void(Scenario&)>& change, std::optional
     undo_gesture_ = gesture;
   }
   redo_.clear();
-  adopt(std::move(next), revision ? *revision : ++next_revision_);
+  adopt(std::make_shared<const Scenario>(std::move(next)), revision ? *revision : ++next_revision_);
   return true;
 }
 
@@ -138,7 +144,7 @@ bool AppState::open(Scenario scenario, std::filesystem::path path) {
     return false;
   }
   doc_.saved = scenario;
-  adopt(std::move(scenario), ++next_revision_);
+  adopt(std::make_shared<const Scenario>(std::move(scenario)), ++next_revision_);
   doc_.path = std::move(path);
   doc_.saved_revision = doc_.revision;
   undo_.clear();
@@ -148,7 +154,7 @@ bool AppState::open(Scenario scenario, std::filesystem::path path) {
 }
 
 void AppState::mark_saved(std::filesystem::path path) {
-  doc_.saved = doc_.scenario;
+  doc_.saved = *doc_.scenario;
   doc_.path = std::move(path);
   doc_.saved_revision = doc_.revision;
 }
@@ -164,7 +170,7 @@ void AppState::set_step(int index) { step = step_at(index); }
 void AppState::set_head(int h) { head = std::clamp(h, 0, static_cast<int>(now_.trace->heads.size()) - 1); }
 
 std::string AppState::window_title() const {
-  std::string title = "Attention Lab \u2014 " + doc_.scenario.name;
+  std::string title = "Attention Lab \u2014 " + doc_.scenario->name;
   if (!doc_.path.empty()) title += " (" + doc_.path.filename().string() + ")";
   if (doc_.dirty()) title += " \u2022 unsaved";
   return title;

@@ -26,7 +26,9 @@
 namespace attn::ui {
 
 struct Document {
-  Scenario scenario;
+  // Shared with the undo history and the worker, never changed in place: an edit makes a new one, so a
+  // 2048-token document is copied once per edit, not once for each of them.
+  std::shared_ptr<const Scenario> scenario;
   Scenario saved;                // as last opened or saved: "Reset to file" returns here
   std::filesystem::path path;    // empty until saved
   std::uint64_t revision = 0;        // changes with every edit, undo and redo
@@ -72,7 +74,7 @@ class AppState {
  public:
   AppState(Scenario scenario, std::filesystem::path path);
 
-  const Scenario& scenario() const { return doc_.scenario; }
+  const Scenario& scenario() const { return *doc_.scenario; }
   const Document& document() const { return doc_; }
   // The last complete trace. While computing() it belongs to an earlier revision of the document.
   const Trace& trace() const { return *now_.trace; }
@@ -87,7 +89,8 @@ class AppState {
   bool computing() const { return now_.ticket != ticket_ && failed_ticket_ != ticket_; }
   // The weights the document computes with: the shown trace's, or while it is an older revision's, the
   // document's own (given ones, the rest drawn from its seed). Edits that start from weights use these.
-  Weights document_weights() const;
+  // Shared, because an edit made while a view reads them replaces them.
+  std::shared_ptr<const Weights> document_weights() const;
   void poll();
   void wait();
   double last_recompute_seconds() const { return now_.seconds; }
@@ -164,7 +167,7 @@ class AppState {
 
  private:
   // Makes `scenario` (valid) the document at `revision` and computes what the views read, here or on the worker.
-  void adopt(Scenario scenario, std::uint64_t revision);
+  void adopt(std::shared_ptr<const Scenario> scenario, std::uint64_t revision);
   // edit() with the revision the result gets: a new one, or (reset to saved) the saved one.
   bool apply(const std::function<void(Scenario&)>& change, std::optional<std::uint64_t> revision);
   void show(Computed c);
@@ -174,8 +177,11 @@ class AppState {
   std::uint64_t ticket_ = 0;
   std::uint64_t failed_ticket_ = 0;  // the worker could not compute this one (out of memory): message says so
   RecomputeWorker worker_;
+  // The document's weights while its trace is computed, kept across edits that leave them alone: drawing
+  // a 512-wide layer's weights from the seed every frame of a drag would cost the window milliseconds.
+  mutable std::shared_ptr<const Weights> doc_weights_;
   struct Revision {
-    Scenario scenario;
+    std::shared_ptr<const Scenario> scenario;
     std::uint64_t revision;
   };
   void restore(std::vector<Revision>& from, std::vector<Revision>& to);

@@ -122,7 +122,7 @@ void variant_section(AppState& state) {
     const int g = d.size() > 2 ? d[d.size() - 2] : 1;  // the largest real grouping
     const int latent = std::max(1, (s.d_model() + 1) / 2);
     std::string note;
-    if (state.edit([&](Scenario& doc) { note = switch_variant(doc, state.document_weights(), v, g, latent, 0); }))
+    if (state.edit([&](Scenario& doc) { note = switch_variant(doc, *state.document_weights(), v, g, latent, 0); }))
       state.message = note;
   }
   if (a.variant == Variant::Gqa) {
@@ -131,7 +131,7 @@ void variant_section(AppState& state) {
       for (int g : divisors(a.heads))
         if (ImGui::Selectable(std::to_string(g).c_str(), g == a.kv_heads)) {
           std::string note;
-          if (state.edit([&](Scenario& doc) { note = switch_variant(doc, state.document_weights(), Variant::Gqa, g, 0, 0); }))
+          if (state.edit([&](Scenario& doc) { note = switch_variant(doc, *state.document_weights(), Variant::Gqa, g, 0, 0); }))
             state.message = note;
         }
       ImGui::EndCombo();
@@ -237,14 +237,14 @@ void InputsPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   ImGui::Separator();
   config_section(state);
   ImGui::Separator();
-  const Weights weights = state.document_weights();
+  const std::shared_ptr<const Weights> weights = state.document_weights();
   matrix_section(state, "X (embeddings)", s.input.embeddings, &s.input.tokens,
                  [](Scenario& d, const Matrix& m) { d.input.embeddings = m; }, false);
   if (s.context)
     matrix_section(state, "X_kv (context)", s.context->embeddings, &s.context->tokens,
                    [](Scenario& d, const Matrix& m) { d.context->embeddings = m; }, false);
   for (WeightId id : kAllWeights) {
-    const std::optional<Matrix>& used = weight_slot(weights, id);
+    const std::optional<Matrix>& used = weight_slot(*weights, id);
     if (!used) continue;
     matrix_section(state, weight_name(id), *used, nullptr,
                    [id](Scenario& d, const Matrix& m) { weight_slot(d.weights, id) = m; },

@@ -78,7 +78,7 @@ RecomputeWorker::~RecomputeWorker() {
   thread_.join();
 }
 
-void RecomputeWorker::submit(Scenario s, std::uint64_t ticket) {
+void RecomputeWorker::submit(std::shared_ptr<const Scenario> s, std::uint64_t ticket) {
   {
     std::lock_guard lock(mutex_);
     queued_.emplace(std::move(s), ticket);
@@ -138,7 +138,7 @@ void RecomputeWorker::run() {
     lock.unlock();
     std::optional<Computed> result;
     try {
-      result = compute_all(scenario, ticket);
+      result = compute_all(*scenario, ticket);
     } catch (const std::exception& e) {
       // Validated by the caller, so this is running out of memory: a result without a trace says so.
       result.emplace();

@@ -53,7 +53,7 @@ class RecomputeWorker {
   RecomputeWorker& operator=(const RecomputeWorker&) = delete;
 
   // Queues a document (validated by the caller); replaces one that has not started yet.
-  void submit(Scenario s, std::uint64_t ticket);
+  void submit(std::shared_ptr<const Scenario> s, std::uint64_t ticket);
   // The newest result finished since the last call, if any. One without a trace failed (decode_error says why).
   std::optional<Computed> take();
   bool busy() const;  // a document queued or being computed
@@ -65,7 +65,7 @@ class RecomputeWorker {
   void run();
   mutable std::mutex mutex_;
   std::condition_variable wake_, idle_;
-  std::optional<std::pair<Scenario, std::uint64_t>> queued_;
+  std::optional<std::pair<std::shared_ptr<const Scenario>, std::uint64_t>> queued_;
   std::optional<Computed> done_;
   std::vector<Computed> disposed_;
   bool running_ = false, stop_ = false;
