@@ -72,6 +72,27 @@ TEST_CASE("colour ranges: symmetric about 0 for signed values, [0, 1] for weight
   CHECK(zero.hi == 1);
 }
 
+TEST_CASE("colour ranges of a large non-square matrix: every cell counts, wherever it sits (lanes and the tail)") {
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  Matrix m = Matrix::Constant(37, 29, 0.5);  // 1073 cells: 134 groups of 8 and a tail of 1
+  Matrix visible = Matrix::Ones(37, 29);
+  m(36, 28) = 7.0;    // the tail
+  m(0, 3) = -2.0;     // lane 3 of the first group
+  m(20, 10) = -inf;   // not finite: skipped
+  m(5, 5) = nan;
+  m(30, 1) = 50.0;    // hidden: skipped
+  visible(30, 1) = 0.0;
+  const ValueRange s = auto_range(m, ColorMap::Sequential, &visible);
+  CHECK(s.lo == -2.0);
+  CHECK(s.hi == 7.0);
+  const ValueRange all = auto_range(m, ColorMap::Sequential);
+  CHECK(all.lo == -2.0);
+  CHECK(all.hi == 50.0);
+  visible(36, 28) = 0.0;
+  CHECK(auto_range(m, ColorMap::Sequential, &visible).hi == 0.5);
+  CHECK(auto_range(Matrix::Constant(3, 5, -inf), ColorMap::Sequential).lo == 0.0);  // nothing finite: [0, 1]
+}
+
 TEST_CASE("packed colours use ImGui's byte order, and text picks the readable of black and white") {
   CHECK(pack({1, 0, 0}) == 0xFF0000FFu);
   CHECK(pack({0, 0, 1}, 0.5f) == 0x80FF0000u);
@@ -177,7 +198,7 @@ TEST_CASE("each step's headline matrix") {
   CHECK(step_result(t, Step::Output, 0).m == &t.output);
 }
 
-TEST_CASE("adding a token: a seeded embedding row, the custom mask grows causally; removing shrinks it back") {
+TEST_CASE("adding a token: a seeded embedding row, the custom mask grows causally -- removing shrinks it back") {
   Scenario s = cat_sat();
   s.attention.mask = MaskKind::Custom;
   s.attention.custom_mask = mat({{1, 0, 1}, {1, 1, 0}, {0, 1, 1}});

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
+#include <utility>
 
 namespace attn::ui {
 namespace {
@@ -48,6 +50,29 @@ Rgb interpolate(const std::array<Rgb, N>& stops, double t) {
 
 double linear(float c) { return c <= 0.04045f ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4); }
 
+// The least and greatest finite value, skipping cells whose `visible` entry is 0. Eight independent lanes,
+// so that the compiler vectorises it: a 1024x1024 score matrix takes a fraction of a millisecond, not four,
+// which matters in the frame that receives a new trace.
+template <bool Masked>
+std::pair<double, double> finite_extent(const double* x, const double* visible, std::size_t n) {
+  constexpr std::size_t kLanes = 8;
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  std::array<double, kLanes> lo, hi;
+  lo.fill(kInf);
+  hi.fill(-kInf);
+  const auto take = [&](std::size_t lane, std::size_t i) {
+    const double v = x[i];
+    const bool keep = v - v == 0.0 && (!Masked || visible[i] != 0.0);  // v - v is NaN for +-inf and NaN
+    lo[lane] = keep && v < lo[lane] ? v : lo[lane];
+    hi[lane] = keep && v > hi[lane] ? v : hi[lane];
+  };
+  std::size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (std::size_t k = 0; k < kLanes; ++k) take(k, i + k);
+  for (; i < n; ++i) take(0, i);
+  return {*std::min_element(lo.begin(), lo.end()), *std::max_element(hi.begin(), hi.end())};
+}
+
 }  // namespace
 
 Rgb sample(ColorMap map, double t) {
@@ -55,15 +80,8 @@ Rgb sample(ColorMap map, double t) {
 }
 
 ValueRange auto_range(const Matrix& m, ColorMap map, const Matrix* visible) {
-  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-  for (Eigen::Index r = 0; r < m.rows(); ++r)
-    for (Eigen::Index c = 0; c < m.cols(); ++c) {
-      if (visible && (*visible)(r, c) == 0.0) continue;
-      const double x = m(r, c);
-      if (!std::isfinite(x)) continue;
-      lo = std::min(lo, x);
-      hi = std::max(hi, x);
-    }
+  const auto n = static_cast<std::size_t>(m.size());
+  const auto [lo, hi] = visible ? finite_extent<true>(m.data(), visible->data(), n) : finite_extent<false>(m.data(), nullptr, n);
   if (lo > hi) return {0.0, 1.0};  // nothing visible
   if (map == ColorMap::Diverging) {
     const double a = std::max(std::abs(lo), std::abs(hi));
