@@ -10,6 +10,7 @@
 #include "core/io/scenario_json.h"
 #include "core/io/scenario_write.h"
 #include "core/io/trace_json.h"
+#include "ui/clear_fill.h"
 #include "ui/matrix_export.h"
 #include "ui/edits.h"
 #include "ui/glyphs.h"
@@ -261,9 +262,7 @@ void recovery_prompt(AppState& state) {
 }
 
 void status_line(AppState& state, ImVec2 pos, ImVec2 size) {
-  ImGui::SetNextWindowPos(pos);
-  ImGui::SetNextWindowSize(size);
-  ImGui::Begin("##status", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings);
+  BeginPanel("##status", pos, size, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoSavedSettings);
   if (state.message.empty()) {
     ImGui::TextDisabled("%s", state.document().path.empty() ? "not saved yet" : state.document().path.string().c_str());
   } else {
@@ -279,7 +278,13 @@ void status_line(AppState& state, ImVec2 pos, ImVec2 size) {
 void BeginPanel(const char* name, ImVec2 pos, ImVec2 size, ImGuiWindowFlags extra) {
   ImGui::SetNextWindowPos(pos);
   ImGui::SetNextWindowSize(size);
-  ImGui::Begin(name, nullptr, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse | extra);
+  // Square corners: the background is a cleared rectangle (see clear_fill.h), which rounded corners would show.
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowRounding, 0.0f);
+  ImGui::Begin(name, nullptr, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
+                                  ImGuiWindowFlags_NoBackground | extra);
+  ImGui::PopStyleVar();
+  const ImVec2 at = ImGui::GetWindowPos(), extent = ImGui::GetWindowSize();
+  AddClearRect(ImGui::GetBackgroundDrawList(), at, {at.x + extent.x, at.y + extent.y}, ImGui::GetColorU32(ImGuiCol_WindowBg));
 }
 
 namespace {
