@@ -151,7 +151,9 @@ AbsorbedMla absorb(const Trace& t) {
 
 }  // namespace
 
-Trace compute_trace(const Scenario& s) {
+namespace {
+
+Trace compute_trace(const Scenario& s, const Weights* resolved) {
   validate(s);
   const AttentionConfig& a = s.attention;
   const int d = a.head_dim;
@@ -165,7 +167,7 @@ Trace compute_trace(const Scenario& s) {
   t.scale_factor = scale_factor(a);
   t.x = s.input.embeddings;
   t.x_kv = s.kv_side().embeddings;
-  t.weights = resolve_weights(s);
+  t.weights = resolved ? resolve_weights(s, *resolved) : resolve_weights(s);
   const Weights& w = t.weights;
   if (a.variant == Variant::Mla) {
     t.latent = product(t.x_kv, *w.W_DKV);
@@ -201,5 +203,10 @@ Trace compute_trace(const Scenario& s) {
   if (a.variant == Variant::Mla) t.absorbed = absorb(t);
   return t;
 }
+
+}  // namespace
+
+Trace compute_trace(const Scenario& s) { return compute_trace(s, nullptr); }
+Trace compute_trace_with_weights(const Scenario& s, const Weights& resolved) { return compute_trace(s, &resolved); }
 
 }  // namespace attn

@@ -89,5 +89,9 @@ double scale_factor(const AttentionConfig& a);
 
 // Validates (throws ScenarioError) and computes the whole trace.
 Trace compute_trace(const Scenario& s);
+// The same, with the weights resolve_weights(s) gives already at hand (a window that keeps them across edits of
+// the embeddings): drawing a model-sized layer's weights from the seed costs more than attention at small T.
+// Throws std::invalid_argument if a weight the variant uses is missing or has another shape.
+Trace compute_trace_with_weights(const Scenario& s, const Weights& resolved);
 
 }  // namespace attn

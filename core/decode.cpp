@@ -107,7 +107,9 @@ DecodeStep decode_step(const AttentionConfig& a, const Weights& w, KvCache& cach
   return s;
 }
 
-DecodeTrace decode(const Scenario& s) {
+namespace {
+
+DecodeTrace decode(const Scenario& s, const Weights* resolved) {
   validate(s);
   if (s.context)
     throw ScenarioError("context", "decoding feeds each token's own keys and values into the cache; a scenario with a "
@@ -115,7 +117,7 @@ DecodeTrace decode(const Scenario& s) {
   DecodeTrace out;
   out.name = s.name;
   out.attention = s.attention;
-  out.weights = resolve_weights(s);
+  out.weights = resolved ? resolve_weights(s, *resolved) : resolve_weights(s);
   out.elements_per_token = cache_elements_per_token(s.attention);
   const int n = s.n_q();
   const Matrix mask = decode_mask(s.attention, n);
@@ -129,5 +131,10 @@ DecodeTrace decode(const Scenario& s) {
   }
   return out;
 }
+
+}  // namespace
+
+DecodeTrace decode(const Scenario& s) { return decode(s, nullptr); }
+DecodeTrace decode_with_weights(const Scenario& s, const Weights& resolved) { return decode(s, &resolved); }
 
 }  // namespace attn

@@ -68,5 +68,7 @@ DecodeStep decode_step(const AttentionConfig& a, const Weights& w, KvCache& cach
 
 // Validates (throws ScenarioError; cross-attention has nothing to decode) and runs every step.
 DecodeTrace decode(const Scenario& s);
+// The same with resolve_weights(s) at hand (see compute_trace_with_weights).
+DecodeTrace decode_with_weights(const Scenario& s, const Weights& resolved);
 
 }  // namespace attn

@@ -1,5 +1,8 @@
 #include "core/init.h"
 
+#include <stdexcept>
+#include <string>
+
 namespace attn {
 namespace {
 
@@ -51,6 +54,19 @@ Weights resolve_weights(const Scenario& s) {
     const std::optional<Matrix>& given = weight_slot(s.weights, id);
     const WeightShape shape = weight_shape(id, s.attention, s.d_model());
     weight_slot(w, id) = given ? *given : seeded_matrix(s.seed, seed_stream(id), shape.rows, shape.cols);
+  }
+  return w;
+}
+
+Weights resolve_weights(const Scenario& s, const Weights& resolved) {
+  Weights w;
+  for (WeightId id : kAllWeights) {
+    if (!weight_used(id, s.attention)) continue;
+    const std::optional<Matrix>& m = weight_slot(resolved, id);
+    const WeightShape shape = weight_shape(id, s.attention, s.d_model());
+    if (!m || m->rows() != shape.rows || m->cols() != shape.cols)
+      throw std::invalid_argument(std::string("the resolved weights lack ") + weight_name(id) + " as the scenario needs it");
+    weight_slot(w, id) = *m;
   }
   return w;
 }

@@ -193,6 +193,24 @@ TEST_CASE("while edits of the embeddings compute, the document's weights are dra
   CHECK(*first->W_Q == *state.trace().weights.W_Q);  // a view still holding the old ones reads them intact
 }
 
+TEST_CASE("compute_trace_with_weights and decode_with_weights: the same, bit for bit, as drawing them -- weights that do not fit are refused") {
+  const Scenario s = wide(40);  // every weight drawn from the seed
+  const Weights drawn = resolve_weights(s);
+  CHECK(cli::compare_traces(compute_trace_with_weights(s, drawn), compute_trace(s)).empty());
+  const DecodeTrace kept = decode_with_weights(s, drawn), fresh = decode(s);
+  REQUIRE(kept.steps.size() == 40);
+  for (std::size_t t = 0; t < kept.steps.size(); ++t) CHECK(kept.steps[t].output == fresh.steps[t].output);
+  CHECK(kept.cache.k[0] == fresh.cache.k[0]);
+  CHECK_THROWS_AS(decode_with_weights(s, Weights{}), std::invalid_argument);
+  Weights missing = drawn;
+  missing.W_V.reset();
+  CHECK_THROWS_WITH_AS(compute_trace_with_weights(s, missing), "the resolved weights lack W_V as the scenario needs it",
+                       std::invalid_argument);
+  Weights narrow = drawn;
+  narrow.W_Q = Matrix::Zero(16, 63);
+  CHECK_THROWS_AS(compute_trace_with_weights(s, narrow), std::invalid_argument);
+}
+
 TEST_CASE("same_resolved_weights: embeddings and mask do not matter -- seed, shapes, variant and given weights do") {
   const Scenario a = wide(4);
   Scenario b = a;

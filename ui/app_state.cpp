@@ -45,7 +45,7 @@ void AppState::adopt(std::shared_ptr<const Scenario> scenario, std::uint64_t rev
   doc_.revision = revision;
   ++ticket_;
   if (compute_in_background(*doc_.scenario))
-    worker_.submit(doc_.scenario, ticket_);
+    worker_.submit(doc_.scenario, ticket_, doc_weights_);
   else
     show(compute_all(*doc_.scenario, ticket_));
   decode_step = std::clamp(decode_step, 0, doc_.scenario->n_q() - 1);

@@ -24,11 +24,11 @@ Scenario causal_version(const Scenario& s) {
   return c;
 }
 
-Computed compute_all(const Scenario& s, std::uint64_t ticket) {
+Computed compute_all(const Scenario& s, std::uint64_t ticket, const Weights* resolved) {
   const auto start = std::chrono::steady_clock::now();
   Computed c;
   c.ticket = ticket;
-  c.trace = std::make_shared<const Trace>(compute_trace(s));
+  c.trace = std::make_shared<const Trace>(resolved ? compute_trace_with_weights(s, *resolved) : compute_trace(s));
   c.causal_trace = c.trace;
   // Decoding needs the tokens' own keys; a cross-attention scenario has a fixed key side instead. Past
   // kMaxDecodeTokens the step-by-step view says so instead: it would cost more than the trace itself.
@@ -37,11 +37,11 @@ Computed compute_all(const Scenario& s, std::uint64_t ticket) {
                      " tokens, and this document has " + std::to_string(s.n_q()) + " (the tokens slider can bring it back)";
   } else {
     try {
-      Scenario drawn = s;  // the weights the trace drew, so decoding and the causal trace do not draw them again
-      drawn.weights = c.trace->weights;
-      c.decoded = std::make_shared<const DecodeTrace>(decode(drawn));
+      // With the weights the trace drew: decoding and the causal trace do not draw them again.
+      const Weights& drawn = c.trace->weights;
+      c.decoded = std::make_shared<const DecodeTrace>(decode_with_weights(s, drawn));
       if (decode_mask(s.attention, s.n_q()) != build_mask(s.attention, s.n_q(), s.n_kv()))
-        c.causal_trace = std::make_shared<const Trace>(compute_trace(causal_version(drawn)));
+        c.causal_trace = std::make_shared<const Trace>(compute_trace_with_weights(causal_version(s), drawn));
     } catch (const ScenarioError& e) {
       c.decoded.reset();
       c.decode_error = e.what();
@@ -78,10 +78,10 @@ RecomputeWorker::~RecomputeWorker() {
   thread_.join();
 }
 
-void RecomputeWorker::submit(std::shared_ptr<const Scenario> s, std::uint64_t ticket) {
+void RecomputeWorker::submit(std::shared_ptr<const Scenario> s, std::uint64_t ticket, std::shared_ptr<const Weights> resolved) {
   {
     std::lock_guard lock(mutex_);
-    queued_.emplace(std::move(s), ticket);
+    queued_ = Request{std::move(s), ticket, std::move(resolved)};
   }
   wake_.notify_all();
 }
@@ -132,13 +132,14 @@ void RecomputeWorker::run() {
       lock.lock();
       continue;
     }
-    auto [scenario, ticket] = std::move(*queued_);
+    const Request request = std::move(*queued_);
     queued_.reset();
+    const std::uint64_t ticket = request.ticket;
     running_ = true;
     lock.unlock();
     std::optional<Computed> result;
     try {
-      result = compute_all(*scenario, ticket);
+      result = compute_all(*request.scenario, ticket, request.resolved.get());
     } catch (const std::exception& e) {
       // Validated by the caller, so this is running out of memory: a result without a trace says so.
       result.emplace();

@@ -34,8 +34,9 @@ Scenario causal_version(const Scenario& s);
 // Decoding step by step is computed up to this many tokens; a longer document's decode view says why not.
 inline constexpr int kMaxDecodeTokens = 256;
 
-// Validates (throws ScenarioError) and computes the trace, the decoding and the causal trace.
-Computed compute_all(const Scenario& s, std::uint64_t ticket);
+// Validates (throws ScenarioError) and computes the trace, the decoding and the causal trace. `resolved`, if
+// given, is resolve_weights(s), kept from before: they are not drawn again.
+Computed compute_all(const Scenario& s, std::uint64_t ticket, const Weights* resolved = nullptr);
 
 // How much arithmetic computing a document takes, in multiply-adds: the projections, the scores and the
 // weighted sums, and every weight drawn from the seed (counted as 4: drawing one is a hash).
@@ -52,8 +53,8 @@ class RecomputeWorker {
   RecomputeWorker(const RecomputeWorker&) = delete;
   RecomputeWorker& operator=(const RecomputeWorker&) = delete;
 
-  // Queues a document (validated by the caller); replaces one that has not started yet.
-  void submit(std::shared_ptr<const Scenario> s, std::uint64_t ticket);
+  // Queues a document (validated by the caller), with its weights if known; replaces one that has not started yet.
+  void submit(std::shared_ptr<const Scenario> s, std::uint64_t ticket, std::shared_ptr<const Weights> resolved);
   // The newest result finished since the last call, if any. One without a trace failed (decode_error says why).
   std::optional<Computed> take();
   bool busy() const;  // a document queued or being computed
@@ -65,7 +66,12 @@ class RecomputeWorker {
   void run();
   mutable std::mutex mutex_;
   std::condition_variable wake_, idle_;
-  std::optional<std::pair<std::shared_ptr<const Scenario>, std::uint64_t>> queued_;
+  struct Request {
+    std::shared_ptr<const Scenario> scenario;
+    std::uint64_t ticket;
+    std::shared_ptr<const Weights> resolved;  // may be null
+  };
+  std::optional<Request> queued_;
   std::optional<Computed> done_;
   std::vector<Computed> disposed_;
   bool running_ = false, stop_ = false;
