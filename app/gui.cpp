@@ -426,6 +426,9 @@ int run_gui(const GuiOptions& o, std::ostream& err) {
     placement.follow(window, state.fullscreen);
     const double now = glfwGetTime();
     if (driver) driver->before_frame(state);
+    // A capture shows the newest state of the document, not a trace the worker is still replacing (two frames:
+    // a view laid out for the new trace settles in the second).
+    if (capture && frame + 2 >= o.frames) state.wait();
     render_frame(window, state, now - last);
     last = now;
     autosave.tick(state, now);
