@@ -119,7 +119,10 @@ std::string Soak::act(ui::AppState& state) {
     case 8: edit(state, [&](Scenario& d) { ui::set_head_shape(d, 1 + pick(4), 1 + pick(4)); }, problem); break;
     case 9: edit(state, [](Scenario& d) { d.attention.kernel = d.attention.kernel == Kernel::Softmax ? Kernel::Linear : Kernel::Softmax; }, problem); break;
     case 10: edit(state, [](Scenario& d) { d.attention.scale = !d.attention.scale; }, problem); break;
-    case 11: edit(state, ui::reseed_weights, problem); break;
+    case 11:  // new weights: the next seed, or another scale for the drawn ones (0 is refused)
+      if (pick(2) == 0) edit(state, ui::reseed_weights, problem);
+      else edit(state, [&](Scenario& d) { d.weight_scale = std::array{0.05, 0.2, 1.0, 0.0}[pick(4)]; }, problem);
+      break;
     case 12: {  // rename a token; an empty or duplicate label is refused
       const std::string label = pick(4) == 0 ? "" : pick(4) == 0 ? s.input.tokens[0] : "w" + std::to_string(pick(100));
       const int i = pick(n);

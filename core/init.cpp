@@ -53,7 +53,7 @@ Weights resolve_weights(const Scenario& s) {
     if (!weight_used(id, s.attention)) continue;
     const std::optional<Matrix>& given = weight_slot(s.weights, id);
     const WeightShape shape = weight_shape(id, s.attention, s.d_model());
-    weight_slot(w, id) = given ? *given : seeded_matrix(s.seed, seed_stream(id), shape.rows, shape.cols);
+    weight_slot(w, id) = given ? *given : seeded_matrix(s.seed, seed_stream(id), shape.rows, shape.cols) * s.weight_scale;
   }
   return w;
 }
@@ -73,8 +73,8 @@ Weights resolve_weights(const Scenario& s, const Weights& resolved) {
 
 bool same_resolved_weights(const Scenario& a, const Scenario& b) {
   const AttentionConfig &x = a.attention, &y = b.attention;
-  if (a.seed != b.seed || a.d_model() != b.d_model() || x.variant != y.variant || x.heads != y.heads ||
-      x.head_dim != y.head_dim || x.kv_heads != y.kv_heads || x.latent_dim != y.latent_dim ||
+  if (a.seed != b.seed || a.weight_scale != b.weight_scale || a.d_model() != b.d_model() || x.variant != y.variant ||
+      x.heads != y.heads || x.head_dim != y.head_dim || x.kv_heads != y.kv_heads || x.latent_dim != y.latent_dim ||
       x.query_latent_dim != y.query_latent_dim || x.output_projection != y.output_projection)
     return false;
   for (WeightId id : kAllWeights) {

@@ -25,6 +25,9 @@ struct Scenario {
   AttentionConfig attention;
   Weights weights;                   // as the file gives them: any missing one is drawn from the seed
   std::uint64_t seed = 1;
+  // Weights drawn from the seed are multiplied by it. At 1 they are multiples of 0.1 to work by hand; a
+  // model-sized layer wants about 1/sqrt(d_model) times that, or every softmax row is one-hot.
+  double weight_scale = 1.0;
 
   int d_model() const { return static_cast<int>(input.embeddings.cols()); }
   int n_q() const { return static_cast<int>(input.tokens.size()); }
@@ -41,7 +44,8 @@ inline constexpr int kMaxHeadDim = 1024;
 inline constexpr int kMaxProjectedDim = 8192;  // H * d, and the latent widths
 inline constexpr std::int64_t kMaxAttentionCells = std::int64_t(1) << 25;  // heads x N_Q x N_KV: 8 heads at 2048 tokens
 inline constexpr std::int64_t kMaxMatrixElements = std::int64_t(1) << 22;  // any weight, given or drawn (32 MiB)
-inline constexpr double kMaxAbsValue = 1e12;  // keeps every product of scores far from overflow
+inline constexpr double kMaxAbsValue = 1e12;
+inline constexpr double kMaxWeightScale = 100.0;  // keeps every product of scores far from overflow
 }  // namespace limits
 
 }  // namespace attn

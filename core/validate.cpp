@@ -80,6 +80,9 @@ void validate(const Scenario& s) {
 
   const AttentionConfig& a = s.attention;
   check_config(a);
+  if (!(s.weight_scale > 0.0 && s.weight_scale <= limits::kMaxWeightScale))  // also refuses NaN
+    throw ScenarioError("weight_scale", "expected a number in (0, " + number(limits::kMaxWeightScale) + "] but found " +
+                                            number(s.weight_scale));
   // Every head keeps several N_Q x N_KV matrices; bound their total so no file can exhaust memory.
   const std::int64_t cells = std::int64_t(a.heads) * s.n_q() * s.n_kv();
   if (cells > limits::kMaxAttentionCells)

@@ -46,6 +46,7 @@ REGISTER_LISTENER("run_count", 1, RunCount);
 
 // CTest runs each test case in a process of its own, selected by name. A name CTest cannot pass through
 // whole (it splits at ';') selects nothing, and a run of nothing used to pass: it fails here instead.
+// (An unbalanced '[' or ']' in a name breaks CMake's test list outright, which CTest reports itself.)
 int main(int argc, char** argv) {
   doctest::Context context(argc, argv);
   const int code = context.run();

@@ -1,9 +1,13 @@
 // Scenario files: the shipped ones load, and every malformed one gets its own message naming the field,
 // with exit code 2 from the command line.
+#include <limits>
 #include <sstream>
 
 #include "app/cli.h"
 #include "core/decode.h"
+#include "core/init.h"
+#include "core/io/scenario_write.h"
+#include "core/validate.h"
 #include "helpers.h"
 
 using namespace attn;
@@ -19,7 +23,8 @@ struct BadFile {
 const BadFile kBadFiles[] = {
     {"root_array.json", "scenario: expected an object but found array"},
     {"unknown_key.json",
-     "atention: unknown key (expected one of: name, description, tokens, embeddings, context, attention, weights, seed)"},
+     "atention: unknown key (expected one of: name, description, tokens, embeddings, context, attention, weights, seed, "
+     "weight_scale)"},
     {"unknown_attention_key.json",
      "attention.heds: unknown key (expected one of: variant, heads, kv_heads, head_dim, latent_dim, query_latent_dim, "
      "mask, window, custom_mask, scale, kernel, output_projection)"},
@@ -113,6 +118,35 @@ TEST_CASE("defaults: mask none, scale on, softmax, output_projection follows W_O
   const Scenario with_wo = parse_scenario(R"({"tokens": ["a"], "embeddings": [[1, 2]],
       "attention": {"heads": 1, "head_dim": 1}, "weights": {"W_O": [[1, 0]]}})");
   CHECK(with_wo.attention.output_projection);
+}
+
+TEST_CASE("weight_scale multiplies the weights drawn from the seed, not the given ones -- it must be above 0 and at most 100") {
+  const std::string head = R"({"tokens": ["a", "b"], "embeddings": [[1, 2, 3], [3, 4, 5]],
+      "attention": {"heads": 1, "head_dim": 2}, "weights": {"W_K": [[1, 0], [0, 1], [1, 1]]}, "seed": 5)";
+  const Scenario plain = parse_scenario(head + "}");
+  const Scenario scaled = parse_scenario(head + R"(, "weight_scale": 0.25})");
+  CHECK(plain.weight_scale == 1.0);
+  CHECK(scaled.weight_scale == 0.25);
+  const Weights a = resolve_weights(plain), b = resolve_weights(scaled);
+  check_matrix(*b.W_Q, *a.W_Q * 0.25, 0.0, "W_Q (3 x 2), drawn, scaled");
+  check_matrix(*b.W_V, *a.W_V * 0.25, 0.0, "W_V (3 x 2), drawn, scaled");
+  check_matrix(*b.W_K, *a.W_K, 0.0, "W_K, given: as given");
+  CHECK_FALSE(same_resolved_weights(plain, scaled));
+  // Written only when it is not 1, and read back exactly.
+  CHECK(scenario_to_text(plain).find("weight_scale") == std::string::npos);
+  CHECK(scenario_to_text(scaled).find("\"weight_scale\": 0.25\n") != std::string::npos);
+  CHECK(parse_scenario(scenario_to_text(scaled)).weight_scale == 0.25);
+  CHECK_THROWS_WITH_AS(parse_scenario(head + R"(, "weight_scale": "small"})"),
+                       "weight_scale: expected a number but found string \"small\"", ScenarioError);
+  CHECK_THROWS_WITH_AS(parse_scenario(head + R"(, "weight_scale": 0})"), "weight_scale: expected a number in (0, 100] but found 0",
+                       ScenarioError);
+  CHECK_THROWS_WITH_AS(parse_scenario(head + R"(, "weight_scale": -0.5})"),
+                       "weight_scale: expected a number in (0, 100] but found -0.5", ScenarioError);
+  CHECK_THROWS_WITH_AS(parse_scenario(head + R"(, "weight_scale": 101})"),
+                       "weight_scale: expected a number in (0, 100] but found 101", ScenarioError);
+  Scenario nan = plain;
+  nan.weight_scale = std::numeric_limits<double>::quiet_NaN();
+  CHECK_THROWS_WITH_AS(validate(nan), "weight_scale: expected a number in (0, 100] but found nan", ScenarioError);
 }
 
 TEST_CASE("sliding window and custom masks are read from the file") {

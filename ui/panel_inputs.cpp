@@ -4,6 +4,7 @@
 #include <functional>
 
 #include <imgui.h>
+#include <imgui_internal.h>
 #include <imgui_stdlib.h>
 
 #include "core/init.h"
@@ -197,6 +198,17 @@ void config_section(AppState& state) {
     });
   std::uint64_t seed = s.seed;
   if (ImGui::InputScalar("seed", ImGuiDataType_U64, &seed)) state.edit([&](Scenario& d) { d.seed = seed; });
+  // Applied when the field is left or Enter is pressed: "0.05" typed a key at a time passes through 0.
+  // What is being typed; the document's value whenever the field is not active, nor was in the last frame (the
+  // frame after Enter or a click elsewhere applies the typed value).
+  static double weight_scale = 1.0;
+  const ImGuiID scale_id = ImGui::GetID("weight scale");
+  if (ImGui::GetActiveID() != scale_id && GImGui->ActiveIdPreviousFrame != scale_id) weight_scale = s.weight_scale;
+  ImGui::InputDouble("weight scale", &weight_scale, 0.0, 0.0, "%g");
+  if (ImGui::IsItemDeactivatedAfterEdit()) state.edit([&](Scenario& d) { d.weight_scale = weight_scale; });
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Weights drawn from the seed are multiplied by this. At 1 they are multiples of 0.1, to work by\n"
+                      "hand; a model-sized layer wants less (0.2 at d_model 512), or every softmax row is one-hot.");
   ImGui::PopItemWidth();
   if (ImGui::Button("Re-seed weights")) state.edit(reseed_weights);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Next seed; every weight is drawn from it (embeddings stay).");

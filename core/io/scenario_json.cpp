@@ -130,7 +130,8 @@ Weights read_weights(const json& j) {
 }  // namespace
 
 Scenario scenario_from_json(const json& j) {
-  const JsonFields r(j, "", {"name", "description", "tokens", "embeddings", "context", "attention", "weights", "seed"});
+  const JsonFields r(j, "", {"name", "description", "tokens", "embeddings", "context", "attention", "weights", "seed",
+                                  "weight_scale"});
   Scenario s;
   s.name = r.string("name", "untitled");
   s.description = r.string("description", "");
@@ -146,6 +147,11 @@ Scenario scenario_from_json(const json& j) {
     if (!seed.is_number_unsigned() && !(seed.is_number_integer() && seed.get<std::int64_t>() >= 0))
       throw ScenarioError("seed", "expected a non-negative integer but found " + describe_found(seed));
     s.seed = seed.get<std::uint64_t>();
+  }
+  if (r.has("weight_scale")) {
+    const json& scale = r.at("weight_scale");
+    if (!scale.is_number()) throw ScenarioError("weight_scale", "expected a number but found " + describe_found(scale));
+    s.weight_scale = scale.get<double>();
   }
   validate(s);
   return s;

@@ -89,6 +89,7 @@ std::string scenario_to_text(const Scenario& s) {
     }
   if (any) root.add("weights", weights.str());
   root.add("seed", std::to_string(s.seed));
+  if (s.weight_scale != 1.0) root.add("weight_scale", number(s.weight_scale));
   return root.str() + "\n";
 }
 
