@@ -125,7 +125,8 @@ TEST_CASE("heatmap layout: cells fit the box, labels and legend get their room, 
   in.line_h = 20;
   in.max_cell = 72;
   HeatmapLayout l = layout_heatmap(in);
-  CHECK(l.cell == 72);  // capped
+  CHECK(l.cell_w == 72);  // capped
+  CHECK(l.cell_h == 72);
   CHECK(l.label_w == 40);
   CHECK(l.header_h == 22);
   CHECK(l.legend_h == 34);
@@ -133,10 +134,11 @@ TEST_CASE("heatmap layout: cells fit the box, labels and legend get their room, 
   CHECK(l.height == 22 + 3 * 72 + 34);
   CHECK_FALSE(l.texture);
   in.avail_h = 200;  // (200 - 22 - 34) / 3 = 48 per row
-  CHECK(layout_heatmap(in).cell == 48);
+  CHECK(layout_heatmap(in).cell_h == 48);
   in.cols = 7;  // non-square: width decides, (400 - 40) / 7 = 51.43 -> 51.25
   in.avail_h = 0;
-  CHECK(layout_heatmap(in).cell == doctest::Approx(51.25));
+  CHECK(layout_heatmap(in).cell_w == doctest::Approx(51.25));
+  CHECK(layout_heatmap(in).cell_h == doctest::Approx(51.25));
   in.labels = false;
   in.legend = false;
   CHECK(layout_heatmap(in).width == doctest::Approx(7 * 57.0));
@@ -144,7 +146,41 @@ TEST_CASE("heatmap layout: cells fit the box, labels and legend get their room, 
   in.avail_w = 600;
   l = layout_heatmap(in);
   CHECK(l.texture);
-  CHECK(l.cell == doctest::Approx(600.0f / 1024));  // below a pixel: the texture is scaled down
+  CHECK(l.cell_w == doctest::Approx(600.0f / 1024));  // below a pixel: the texture is scaled down
+  CHECK(l.cell_h == doctest::Approx(600.0f / 1024));  // square: not stretched, however tall the box
+  in.avail_h = 400;
+  CHECK(layout_heatmap(in).cell_w == doctest::Approx(400.0f / 1024));
+  CHECK(layout_heatmap(in).cell_h == doctest::Approx(400.0f / 1024));
+}
+
+TEST_CASE("heatmap layout: a few rows of many columns get rows a text line tall, and the transpose columns") {
+  HeatmapLayoutInput in;
+  in.rows = 3;
+  in.cols = 512;  // a 3-token X at d_model 512
+  in.avail_w = 800;
+  in.line_h = 18;
+  in.labels = in.legend = false;
+  HeatmapLayout l = layout_heatmap(in);
+  CHECK(l.cell_w == 1.5);  // 800 / 512 = 1.5625, snapped to quarter pixels
+  CHECK(l.cell_h == 18);                       // not a 1.5-pixel sliver
+  CHECK(l.height == 54);
+  CHECK(l.texture);
+  in.avail_h = 30;  // a thumbnail's box: 10 per row
+  l = layout_heatmap(in);
+  CHECK(l.cell_h == 10);
+  in.avail_h = 12;  // 4 per row is less than half a line: square after all
+  CHECK(layout_heatmap(in).cell_h == 1.5);
+  in = {};
+  in.rows = 1024;
+  in.cols = 2;  // the transpose: two columns of 1024 rows in a 300-pixel box
+  in.avail_w = 500;
+  in.avail_h = 300;
+  in.line_h = 18;
+  in.labels = in.legend = false;
+  l = layout_heatmap(in);
+  CHECK(l.cell_h == doctest::Approx(300.0f / 1024));
+  CHECK(l.cell_w == 18);
+  CHECK(l.width == 36);
 }
 
 TEST_CASE("heatmap texels: one per cell, row-major, hidden cells grey") {

@@ -200,8 +200,8 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const ImVec2 grid{origin.x + l.label_w, origin.y + l.header_h};
-  const float cell = l.cell;
-  const ImVec2 grid_end{grid.x + cell * static_cast<float>(m.cols()), grid.y + cell * static_cast<float>(m.rows())};
+  const float cw = l.cell_w, ch = l.cell_h;
+  const ImVec2 grid_end{grid.x + cw * static_cast<float>(m.cols()), grid.y + ch * static_cast<float>(m.rows())};
   const ValueRange range = opts.range ? *opts.range : remembered_range(m, opts.map, opts.visible);
   result.size = {std::max(l.width, legend ? l.label_w + legend_min_width(range) : 0.0f), l.height};
 
@@ -210,8 +210,8 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
   if (hovered) {
     const ImVec2 mouse = ImGui::GetIO().MousePos;
     if (mouse.x >= grid.x && mouse.x < grid_end.x && mouse.y >= grid.y && mouse.y < grid_end.y) {
-      result.hovered_col = std::clamp(static_cast<int>((mouse.x - grid.x) / cell), 0, in.cols - 1);
-      result.hovered_row = std::clamp(static_cast<int>((mouse.y - grid.y) / cell), 0, in.rows - 1);
+      result.hovered_col = std::clamp(static_cast<int>((mouse.x - grid.x) / cw), 0, in.cols - 1);
+      result.hovered_row = std::clamp(static_cast<int>((mouse.y - grid.y) / ch), 0, in.rows - 1);
       result.clicked = (opts.flags & HeatmapFlags_Clickable) && ImGui::IsItemClicked(ImGuiMouseButton_Left);
     }
   }
@@ -222,15 +222,15 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
                  grid, grid_end);
   } else {
     const float pad = 3.0f;
-    const bool values = !(opts.flags & HeatmapFlags_NoValues) && cell >= ImGui::GetFontSize() + 2;
+    const bool values = !(opts.flags & HeatmapFlags_NoValues) && std::min(cw, ch) >= ImGui::GetFontSize() + 2;
     // Characters are not all as wide as "0": start from what could fit and shorten until it does.
-    const float room = cell - 2 * pad;
+    const float room = cw - 2 * pad;
     const int max_chars = std::min(8, static_cast<int>(room / std::max(1.0f, ImGui::CalcTextSize(".").x)));
     const int decimals = values ? shared_decimals(m, opts.visible, room) : 0;
     for (Eigen::Index r = 0; r < m.rows(); ++r)
       for (Eigen::Index c = 0; c < m.cols(); ++c) {
-        const ImVec2 a{grid.x + cell * static_cast<float>(c), grid.y + cell * static_cast<float>(r)};
-        const ImVec2 b{a.x + cell, a.y + cell};
+        const ImVec2 a{grid.x + cw * static_cast<float>(c), grid.y + ch * static_cast<float>(r)};
+        const ImVec2 b{a.x + cw, a.y + ch};
         const double x = m(r, c);
         const bool hidden = (opts.visible && (*opts.visible)(r, c) == 0.0) || !std::isfinite(x);
         const Rgb fill = hidden ? kHiddenCell : sample(opts.map, normalise(x, range));
@@ -248,35 +248,35 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
             ts = ImGui::CalcTextSize(text.c_str());
           }
           if (!text.empty() && ts.x <= room)
-            dl->AddText({a.x + (cell - ts.x) / 2, a.y + (cell - ts.y) / 2}, pack(hidden ? Rgb{1, 1, 1} : text_on(fill)),
+            dl->AddText({a.x + (cw - ts.x) / 2, a.y + (ch - ts.y) / 2}, pack(hidden ? Rgb{1, 1, 1} : text_on(fill)),
                         text.c_str());
         }
       }
-    if (cell >= 8)  // thin separators keep neighbouring equal values apart
+    if (ch >= 8)  // thin separators keep neighbouring equal values apart
       for (Eigen::Index r = 0; r <= m.rows(); ++r)
-        dl->AddLine({grid.x, grid.y + cell * static_cast<float>(r)}, {grid_end.x, grid.y + cell * static_cast<float>(r)},
+        dl->AddLine({grid.x, grid.y + ch * static_cast<float>(r)}, {grid_end.x, grid.y + ch * static_cast<float>(r)},
                     ImGui::GetColorU32(ImGuiCol_WindowBg), 1.0f);
-    if (cell >= 8)
+    if (cw >= 8)
       for (Eigen::Index c = 0; c <= m.cols(); ++c)
-        dl->AddLine({grid.x + cell * static_cast<float>(c), grid.y}, {grid.x + cell * static_cast<float>(c), grid_end.y},
+        dl->AddLine({grid.x + cw * static_cast<float>(c), grid.y}, {grid.x + cw * static_cast<float>(c), grid_end.y},
                     ImGui::GetColorU32(ImGuiCol_WindowBg), 1.0f);
   }
 
   const ImU32 accent = IM_COL32(255, 190, 40, 255);
   if (opts.highlight_row >= 0 && opts.highlight_row < in.rows) {
-    const float y = grid.y + cell * static_cast<float>(opts.highlight_row);
-    dl->AddRect({grid.x - 1, y - 1}, {grid_end.x + 1, y + cell + 1}, accent, 0, 0, 2.5f);
+    const float y = grid.y + ch * static_cast<float>(opts.highlight_row);
+    dl->AddRect({grid.x - 1, y - 1}, {grid_end.x + 1, y + ch + 1}, accent, 0, 0, 2.5f);
   }
   if (opts.highlight_col >= 0 && opts.highlight_col < in.cols) {
-    const float x = grid.x + cell * static_cast<float>(opts.highlight_col);
-    dl->AddRect({x - 1, grid.y - 1}, {x + cell + 1, grid_end.y + 1}, accent, 0, 0, 2.5f);
+    const float x = grid.x + cw * static_cast<float>(opts.highlight_col);
+    dl->AddRect({x - 1, grid.y - 1}, {x + cw + 1, grid_end.y + 1}, accent, 0, 0, 2.5f);
   }
   const int sel_r = result.hovered_row >= 0 ? result.hovered_row : opts.selected_row;
   const int sel_c = result.hovered_row >= 0 ? result.hovered_col : opts.selected_col;
   if (sel_r >= 0 && sel_c >= 0 && sel_r < in.rows && sel_c < in.cols) {
-    const ImVec2 a{grid.x + cell * static_cast<float>(sel_c), grid.y + cell * static_cast<float>(sel_r)};
-    dl->AddRect({a.x - 1, a.y - 1}, {a.x + cell + 1, a.y + cell + 1}, IM_COL32(255, 255, 255, 255), 0, 0, 3.0f);
-    dl->AddRect({a.x - 3, a.y - 3}, {a.x + cell + 3, a.y + cell + 3}, IM_COL32(20, 20, 20, 255), 0, 0, 1.5f);
+    const ImVec2 a{grid.x + cw * static_cast<float>(sel_c), grid.y + ch * static_cast<float>(sel_r)};
+    dl->AddRect({a.x - 1, a.y - 1}, {a.x + cw + 1, a.y + ch + 1}, IM_COL32(255, 255, 255, 255), 0, 0, 3.0f);
+    dl->AddRect({a.x - 3, a.y - 3}, {a.x + cw + 3, a.y + ch + 3}, IM_COL32(20, 20, 20, 255), 0, 0, 1.5f);
   }
 
   if (labels) {
@@ -284,15 +284,15 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
     const ImU32 strong = accent;
     for (Eigen::Index r = 0; r < m.rows(); ++r) {
       const std::string s = label(opts.row_labels, r);
-      const float y = grid.y + cell * static_cast<float>(r) + (cell - in.line_h) / 2;
-      if (cell >= in.line_h * 0.8f || r % std::max<Eigen::Index>(1, static_cast<Eigen::Index>(in.line_h / cell) + 1) == 0)
+      const float y = grid.y + ch * static_cast<float>(r) + (ch - in.line_h) / 2;
+      if (ch >= in.line_h * 0.8f || r % std::max<Eigen::Index>(1, static_cast<Eigen::Index>(in.line_h / ch) + 1) == 0)
         dl->AddText({origin.x, y}, r == result.hovered_row || r == opts.highlight_row ? strong : text, s.c_str());
     }
     for (Eigen::Index c = 0; c < m.cols(); ++c) {
-      const std::string s = fit_text(label(opts.col_labels, c), cell - 2);
+      const std::string s = fit_text(label(opts.col_labels, c), cw - 2);
       if (s.empty()) continue;
       const float w = ImGui::CalcTextSize(s.c_str()).x;
-      dl->AddText({grid.x + cell * static_cast<float>(c) + (cell - w) / 2, origin.y},
+      dl->AddText({grid.x + cw * static_cast<float>(c) + (cw - w) / 2, origin.y},
                   c == result.hovered_col || c == opts.highlight_col ? strong : text, s.c_str());
     }
   }

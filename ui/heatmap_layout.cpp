@@ -14,10 +14,20 @@ HeatmapLayout layout_heatmap(const HeatmapLayoutInput& in) {
   float cell = std::min(in.max_cell, (in.avail_w - l.label_w) / static_cast<float>(in.cols));
   if (in.avail_h > 0) cell = std::min(cell, (in.avail_h - l.header_h - l.legend_h) / static_cast<float>(in.rows));
   // Whole quarter pixels keep drawn grids crisp; below a pixel the texture is simply scaled down.
-  l.cell = cell >= 1.0f ? std::floor(cell * 4.0f) / 4.0f : std::max(cell, 0.01f);
-  l.width = l.label_w + l.cell * static_cast<float>(in.cols);
-  l.height = l.header_h + l.cell * static_cast<float>(in.rows) + l.legend_h;
-  l.texture = in.rows * in.cols > kTextureCells || l.cell < kMinDrawnCell;
+  const auto snap = [](float c) { return c >= 1.0f ? std::floor(c * 4.0f) / 4.0f : std::max(c, 0.01f); };
+  l.cell_w = l.cell_h = snap(cell);
+  // Stretched only where every row (column) then gets at least half a text line (at most one) in the box.
+  const float line = std::min(in.line_h, in.max_cell);
+  if (cell < 0.5f * line) {
+    const float rows = static_cast<float>(in.rows), cols = static_cast<float>(in.cols);
+    // Without a height given, no taller than the box is wide.
+    const float room_h = (in.avail_h > 0 ? in.avail_h - l.header_h - l.legend_h : in.avail_w - l.label_w) / rows;
+    if (room_h >= 0.5f * line) l.cell_h = snap(std::min(line, room_h));
+    else if ((in.avail_w - l.label_w) / cols >= 0.5f * line) l.cell_w = snap(std::min(line, (in.avail_w - l.label_w) / cols));
+  }
+  l.width = l.label_w + l.cell_w * static_cast<float>(in.cols);
+  l.height = l.header_h + l.cell_h * static_cast<float>(in.rows) + l.legend_h;
+  l.texture = in.rows * in.cols > kTextureCells || std::min(l.cell_w, l.cell_h) < kMinDrawnCell;
   return l;
 }
 

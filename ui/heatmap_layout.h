@@ -12,7 +12,9 @@ struct HeatmapLayoutInput {
 };
 
 struct HeatmapLayout {
-  float cell = 0;         // square cells, this many pixels
+  // Cells are square, except that a matrix of a few rows and many columns (a 3-token X of width 512) gets rows
+  // a text line tall instead of slivers, and likewise a few columns of many rows.
+  float cell_w = 0, cell_h = 0;
   float label_w = 0;      // row labels' column, including its gap
   float header_h = 0;     // column labels' row
   float legend_h = 0;     // the colour bar and its range below the grid
