@@ -370,7 +370,8 @@ void check_round_trip(const Scenario& s, const Trace& t) {
     fail(std::string("the writer's text does not load back: ") + e.what() + "\n--- text ---\n" + text);
   }
   const AttentionConfig &a = s.attention, &b = r.attention;
-  FUZZ_CHECK(r.name == s.name && r.description == s.description && r.seed == s.seed, "round trip: name/description/seed");
+  FUZZ_CHECK(r.name == s.name && r.description == s.description && r.seed == s.seed && r.weight_scale == s.weight_scale,
+             "round trip: name/description/seed/weight_scale");
   FUZZ_CHECK(r.input.tokens == s.input.tokens, "round trip: tokens");
   check_same(s.input.embeddings, r.input.embeddings, "round-trip embeddings");
   FUZZ_CHECK(r.context.has_value() == s.context.has_value(), "round trip: context");

@@ -101,3 +101,33 @@ TEST_CASE("a drag is one undo step -- a new edit after undo drops the redo") {
   CHECK(state.undo());  // resetting can be undone too
   CHECK(state.scenario().input.embeddings(2, 2) == 9);
 }
+
+TEST_CASE("a field applied while another widget is active is an undo step of its own, apart from the drag that follows") {
+  AppState state(cat_sat(), asset("the_cat_sat.json"));
+  state.active_widget = [] { return 7u; };  // the widget just clicked, whose click made the field apply
+  CHECK(state.edit_own_step([](Scenario& d) { d.weight_scale = 0.5; }));
+  for (double v = 1.1; v < 1.35; v += 0.1) state.edit([&](Scenario& d) { d.input.embeddings(0, 0) = v; });  // its drag
+  CHECK(state.undo());  // the drag
+  CHECK(state.scenario().input.embeddings(0, 0) == 1);
+  CHECK(state.scenario().weight_scale == 0.5);
+  CHECK(state.undo());  // the scale
+  CHECK(state.scenario().weight_scale == 1.0);
+  CHECK_FALSE(state.undo());
+}
+
+TEST_CASE("the document a view read at the start of a frame stays readable after the view's own edits in that frame") {
+  Scenario big = cat_sat();
+  set_token_count(big, 40);  // enough rows that a freed buffer would not be reused by chance
+  AppState state(big, "");
+  state.active_widget = [] { return 42u; };  // a drag: from its second edit on, no undo step keeps the old document
+  state.edit([](Scenario& d) { d.input.embeddings(0, 0) = 0.5; });
+  state.poll();  // a new frame
+  const Scenario& seen = state.scenario();  // what the inputs panel holds while it draws
+  state.edit([](Scenario& d) { d.input.embeddings(0, 0) = 0.7; });
+  state.edit([](Scenario& d) { d.input.tokens.push_back("x"); d.input.embeddings.conservativeResize(41, Eigen::NoChange); d.input.embeddings.row(40).setZero(); });
+  CHECK(seen.input.embeddings(0, 0) == 0.5);  // under ASan a freed document fails here
+  CHECK(seen.input.tokens.size() == 40);
+  CHECK(state.scenario().input.tokens.size() == 41);
+  state.poll();  // the frame is over: the old documents may go
+  CHECK(state.scenario().input.embeddings(0, 0) == 0.7);
+}

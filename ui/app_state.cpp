@@ -41,7 +41,7 @@ AppState::AppState(Scenario scenario, std::filesystem::path path) {
 void AppState::adopt(std::shared_ptr<const Scenario> scenario, std::uint64_t revision) {
   if (!same_resolved_weights(*doc_.scenario, *scenario)) doc_weights_.reset();
   else if (!doc_weights_ && now_.ticket == ticket_) doc_weights_ = std::make_shared<const Weights>(now_.trace->weights);
-  doc_.scenario = std::move(scenario);
+  retired_documents_.push_back(std::exchange(doc_.scenario, std::move(scenario)));
   doc_.revision = revision;
   ++ticket_;
   if (compute_in_background(*doc_.scenario))
@@ -63,6 +63,7 @@ void AppState::show(Computed c) {
 void AppState::poll() {
   for (Computed& old : retired_) worker_.dispose(std::move(old));
   retired_.clear();
+  retired_documents_.clear();
   std::optional<Computed> c = worker_.take();
   if (!c) return;
   if (!c->trace) {  // it failed: the last complete trace stays, and the message says why
@@ -94,7 +95,13 @@ void AppState::set_decode_step(int t) {
 
 bool AppState::edit(const std::function<void(Scenario&)>& change) { return apply(change, std::nullopt); }
 
-bool AppState::apply(const std::function<void(Scenario&)>& change, std::optional<std::uint64_t> revision) {
+bool AppState::edit_own_step(const std::function<void(Scenario&)>& change) {
+  const bool applied = apply(change, std::nullopt, true);
+  undo_gesture_ = 0;  // and the next edit starts a step of its own too
+  return applied;
+}
+
+bool AppState::apply(const std::function<void(Scenario&)>& change, std::optional<std::uint64_t> revision, bool own_step) {
   Scenario next = *doc_.scenario;
   change(next);
   try {
@@ -104,7 +111,7 @@ bool AppState::apply(const std::function<void(Scenario&)>& change, std::optional
     return false;
   }
   // One undo entry per gesture: a drag that changes a value every frame is undone in one step.
-  const unsigned gesture = active_widget ? active_widget() : 0;
+  const unsigned gesture = active_widget && !own_step ? active_widget() : 0;
   if (gesture == 0 || gesture != undo_gesture_) {
     undo_.push_back({doc_.scenario, doc_.revision});
     while (undo_.size() > kHistoryLimit || (undo_.size() > 1 && history_bytes(undo_) > kHistoryBytes))

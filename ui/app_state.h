@@ -74,6 +74,7 @@ class AppState {
  public:
   AppState(Scenario scenario, std::filesystem::path path);
 
+  // Valid until the next poll(), like trace(): a view may read it after an edit it made in the same frame.
   const Scenario& scenario() const { return *doc_.scenario; }
   const Document& document() const { return doc_; }
   // The last complete trace. While computing() it belongs to an earlier revision of the document.
@@ -101,6 +102,8 @@ class AppState {
   // Applies `change` to a copy; if the result is a valid scenario it becomes the document and the trace is
   // recomputed, otherwise nothing changes and the reason is shown. Returns whether it was applied.
   bool edit(const std::function<void(Scenario&)>& change);
+  // The same as an undo step of its own, whichever widget is active (a field applied when another is clicked).
+  bool edit_own_step(const std::function<void(Scenario&)>& change);
   // Replaces the document (File > Open); the old one stays if the new one cannot be traced.
   bool open(Scenario scenario, std::filesystem::path path);
   void mark_saved(std::filesystem::path path);
@@ -169,11 +172,12 @@ class AppState {
   // Makes `scenario` (valid) the document at `revision` and computes what the views read, here or on the worker.
   void adopt(std::shared_ptr<const Scenario> scenario, std::uint64_t revision);
   // edit() with the revision the result gets: a new one, or (reset to saved) the saved one.
-  bool apply(const std::function<void(Scenario&)>& change, std::optional<std::uint64_t> revision);
+  bool apply(const std::function<void(Scenario&)>& change, std::optional<std::uint64_t> revision, bool own_step = false);
   void show(Computed c);
   Document doc_;
   Computed now_;
   std::vector<Computed> retired_;  // replaced during this frame; freed at the next poll()
+  std::vector<std::shared_ptr<const Scenario>> retired_documents_;  // likewise
   std::uint64_t ticket_ = 0;
   std::uint64_t failed_ticket_ = 0;  // the worker could not compute this one (out of memory): message says so
   RecomputeWorker worker_;

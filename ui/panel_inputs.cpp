@@ -205,7 +205,7 @@ void config_section(AppState& state) {
   const ImGuiID scale_id = ImGui::GetID("weight scale");
   if (ImGui::GetActiveID() != scale_id && GImGui->ActiveIdPreviousFrame != scale_id) weight_scale = s.weight_scale;
   ImGui::InputDouble("weight scale", &weight_scale, 0.0, 0.0, "%g");
-  if (ImGui::IsItemDeactivatedAfterEdit()) state.edit([&](Scenario& d) { d.weight_scale = weight_scale; });
+  if (ImGui::IsItemDeactivatedAfterEdit()) state.edit_own_step([&](Scenario& d) { d.weight_scale = weight_scale; });
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("Weights drawn from the seed are multiplied by this. At 1 they are multiples of 0.1, to work by\n"
                       "hand; a model-sized layer wants less (0.2 at d_model 512), or every softmax row is one-hot.");
