@@ -11,7 +11,7 @@ trap 'rm -rf "$state" "$XDG_CONFIG_HOME"; kill "$pid" 2>/dev/null || true' EXIT
 
 "$binary" "$scenario" --dump-state "$state" &
 pid=$!
-window=$(xdotool search --sync --onlyvisible --name "Attention Lab" | head -n 1)
+window=$(xdotool search --sync --all --onlyvisible --pid "$pid" --name "Attention Lab" | head -n 1)
 xdotool windowfocus --sync "$window" 2>/dev/null || xdotool windowfocus "$window"
 sleep 0.5  # a few frames, so the app has drawn before keys arrive
 for key in Right Right Right; do

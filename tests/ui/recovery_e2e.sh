@@ -15,7 +15,7 @@ fail() { echo "FAIL: $*"; echo "0 passed, 1 failed"; exit 1; }
 start() {  # start the app and wait for its window
   "$binary" "$scenario" "$@" &
   pid=$!
-  window=$(xdotool search --sync --onlyvisible --name "Attention Lab" | head -n 1)
+  window=$(xdotool search --sync --all --onlyvisible --pid "$pid" --name "Attention Lab" | head -n 1)
   xdotool windowfocus --sync "$window" 2>/dev/null || xdotool windowfocus "$window"
   sleep 0.5
 }
