@@ -12,9 +12,14 @@ namespace {
 
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
+// The visible keys of a row lie in [lo, hi] (lo > hi: none); its weights are exactly 0 outside.
+struct Span {
+  Eigen::Index lo, hi;
+};
+
 // Fills row i of scaled, masked, weights, row_max, row_sum, entropy and row_status in one pass, so a long
-// row is read from memory once.
-void fill_row(HeadTrace& t, Eigen::Index i, Kernel kernel, double scale_factor) {
+// row is read from memory once. Returns the row's visible span.
+Span fill_row(HeadTrace& t, Eigen::Index i, Kernel kernel, double scale_factor) {
   auto mask = t.mask.row(i).array();
   auto scaled = t.scaled.row(i).array();
   auto masked = t.masked.row(i).array();
@@ -34,7 +39,7 @@ void fill_row(HeadTrace& t, Eigen::Index i, Kernel kernel, double scale_factor) 
   w.head(std::min(lo, w.size())).setZero();
   if (lo > hi) {
     t.row_status[i] = RowStatus::AllMasked;
-    return;
+    return {lo, hi};
   }
   if (kernel == Kernel::Softmax) {
     // Subtracting the largest visible score keeps exp() in range; the ratios are unchanged. Eigen's
@@ -54,7 +59,7 @@ void fill_row(HeadTrace& t, Eigen::Index i, Kernel kernel, double scale_factor) 
     // -sum w ln w with ln w = (x - m) - ln Z: no logarithm per key.
     t.entropy(i) = std::log(z) - (visible != 0.0).select(e * (x - m), 0.0).sum();
     t.row_status[i] = RowStatus::Ok;
-    return;
+    return {lo, hi};
   }
   const double z = masked.sum();
   t.row_sum(i) = z;
@@ -64,15 +69,37 @@ void fill_row(HeadTrace& t, Eigen::Index i, Kernel kernel, double scale_factor) 
   if (std::abs(z) <= noise || !w.isFinite().all()) {
     w.setZero();
     t.row_status[i] = RowStatus::ZeroSum;
-    return;
+    return {lo, hi};
   }
   if ((w < 0.0).any()) {
     t.row_status[i] = RowStatus::Signed;
     t.entropy(i) = std::numeric_limits<double>::quiet_NaN();
-    return;
+    return {lo, hi};
   }
   t.row_status[i] = RowStatus::Ok;
   t.entropy(i) = -(w > 0.0).select(w * w.log(), 0.0).sum();
+  return {lo, hi};
+}
+
+// weights v, each block of rows over only the keys some row of it sees: a causal block stops at its last
+// row (half the multiply-adds of the full product), a sliding window reads its band. The keys left out
+// have weight exactly 0, and a mask that hides nothing gives the full product.
+Matrix weighted_values(const Matrix& weights, const Matrix& v, const std::vector<Span>& spans) {
+  constexpr Eigen::Index kBlock = 128;
+  Matrix out = Matrix::Zero(weights.rows(), v.cols());
+  for (Eigen::Index r = 0; r < weights.rows(); r += kBlock) {
+    const Eigen::Index n = std::min(kBlock, weights.rows() - r);
+    Eigen::Index lo = weights.cols(), hi = -1;
+    for (Eigen::Index i = r; i < r + n; ++i) {
+      const Span s = spans[static_cast<std::size_t>(i)];
+      if (s.lo > s.hi) continue;
+      lo = std::min(lo, s.lo);
+      hi = std::max(hi, s.hi);
+    }
+    if (lo > hi) continue;  // every row of the block sees nothing
+    out.middleRows(r, n).noalias() = weights.block(r, lo, n, hi - lo + 1) * v.middleRows(lo, hi - lo + 1);
+  }
+  return out;
 }
 
 }  // namespace
@@ -92,8 +119,9 @@ HeadTrace attend(const Matrix& q, const Matrix& k, const Matrix& v, const Matrix
   t.row_sum.resize(n_q);
   t.entropy.resize(n_q);
   t.row_status.assign(static_cast<std::size_t>(n_q), RowStatus::Ok);
-  for (Eigen::Index i = 0; i < n_q; ++i) fill_row(t, i, kernel, scale_factor);
-  t.output.noalias() = t.weights * v;
+  std::vector<Span> spans(static_cast<std::size_t>(n_q));
+  for (Eigen::Index i = 0; i < n_q; ++i) spans[static_cast<std::size_t>(i)] = fill_row(t, i, kernel, scale_factor);
+  t.output = weighted_values(t.weights, v, spans);
   for (Eigen::Index i = 0; i < n_q; ++i) {
     if (t.output.row(i).allFinite()) continue;  // a near-zero linear Z can still overflow here
     t.row_status[i] = RowStatus::ZeroSum;
