@@ -9,6 +9,7 @@
 #include "ui/colormap.h"
 #include "ui/edits.h"
 #include "ui/heatmap_layout.h"
+#include "ui/arc_select.h"
 #include "ui/heatmap_pixels.h"
 #include "ui/matrix_export.h"
 #include "ui/step_matrices.h"
@@ -183,7 +184,37 @@ TEST_CASE("heatmap layout: a few rows of many columns get rows a text line tall,
   CHECK(l.width == 36);
 }
 
-TEST_CASE("heatmap texels: one per cell, row-major, hidden cells grey") {
+TEST_CASE("arc view budget: a long sequence draws every k-th query's strongest keys, about 200 arcs in all") {
+  const ArcBudget few = arc_budget(3, 300);
+  CHECK(few.every == 1);
+  CHECK(few.per_query == kArcsPerQuery);
+  const ArcBudget hundred = arc_budget(100, 300);  // 100 rows: 2 arcs each
+  CHECK(hundred.every == 1);
+  CHECK(hundred.per_query == 2);
+  const ArcBudget forty = arc_budget(40, 300);  // 40 rows: 5 arcs each
+  CHECK(forty.per_query == 5);
+  const ArcBudget long_one = arc_budget(1024, 300);  // every 7th query: 147 rows of 1
+  CHECK(long_one.every == 7);
+  CHECK(long_one.per_query == 1);
+  CHECK(arc_budget(2048, 1000).per_query == 1);  // 410 rows: one each, never none
+}
+
+TEST_CASE("arcs of a row: weights above 0.002, the strongest first chosen, every key when asked for all") {
+  const Matrix w = mat({{0.5, 0.001, 0.2, 0.25, 0.049}, {0, 0, 1, 0, 0}});
+  auto keys = [](std::vector<std::pair<double, int>> arcs) {
+    std::vector<int> k;
+    for (const auto& a : arcs) k.push_back(a.second);
+    std::sort(k.begin(), k.end());
+    return k;
+  };
+  CHECK(keys(strongest_arcs(w, 0, 2)) == std::vector<int>{0, 3});
+  CHECK(keys(strongest_arcs(w, 0, 3)) == std::vector<int>{0, 2, 3});
+  CHECK(keys(strongest_arcs(w, 0, -1)) == std::vector<int>{0, 2, 3, 4});  // 0.001 is too light to draw
+  CHECK(keys(strongest_arcs(w, 1, 8)) == std::vector<int>{2});
+  CHECK(strongest_arcs(w, 0, 2)[0].first + strongest_arcs(w, 0, 2)[1].first == 0.75);
+}
+
+TEST_CASE("heatmap texels: one per cell, row-major, hidden cells grey with a diagonal stroke every 6 texels") {
   const Matrix m = mat({{-1, 0, 1}, {1, 1, 1}});
   const Matrix visible = mat({{1, 1, 1}, {1, 0, 1}});
   const std::vector<std::uint32_t> px = heatmap_pixels(m, ColorMap::Diverging, {-1, 1}, &visible);
@@ -191,7 +222,13 @@ TEST_CASE("heatmap texels: one per cell, row-major, hidden cells grey") {
   CHECK(px[0] == pack(sample(ColorMap::Diverging, 0.0)));
   CHECK(px[1] == pack(sample(ColorMap::Diverging, 0.5)));
   CHECK(px[2] == pack(sample(ColorMap::Diverging, 1.0)));
-  CHECK(px[4] == pack(kHiddenCell));
+  CHECK(px[4] == pack(kHiddenCell));  // (1, 1): 1 + 1 is not a multiple of 6
+  // A hidden region 12 texels wide: the strokes run where row + column is a multiple of 6.
+  const Matrix wide = Matrix::Zero(2, 12);
+  const std::vector<std::uint32_t> hidden = heatmap_pixels(wide, ColorMap::Sequential, {0, 1}, &wide);
+  for (int r = 0; r < 2; ++r)
+    for (int c = 0; c < 12; ++c)
+      CHECK(hidden[std::size_t(r * 12 + c)] == pack((r + c) % 6 == 0 ? kHatchLine : kHiddenCell));
   CHECK(content_hash(m, &visible, {-1, 1}, ColorMap::Diverging) == content_hash(m, &visible, {-1, 1}, ColorMap::Diverging));
   Matrix changed = m;
   changed(1, 2) = 0.5;
@@ -205,7 +242,13 @@ TEST_CASE("heatmap texels for a matrix drawn smaller than its cells: the cell at
   REQUIRE(px.size() == 6);
   const double picked[6] = {11, 13, 15, 31, 33, 35};
   for (int i = 0; i < 6; ++i) CHECK(px[std::size_t(i)] == pack(sample(ColorMap::Sequential, picked[i] / 64)));
-  CHECK(heatmap_pixels(m, ColorMap::Sequential, {0, 64}, nullptr, 8, 8).size() == 24);  // never more texels than cells
+  // Drawn larger than its cells: a texel per pixel, each the cell at its centre (8 rows: 2 per matrix row).
+  const std::vector<std::uint32_t> up = heatmap_pixels(m, ColorMap::Sequential, {0, 64}, nullptr, 8, 12);
+  REQUIRE(up.size() == 96);
+  CHECK(up[0] == pack(sample(ColorMap::Sequential, 0.0)));
+  CHECK(up[1] == pack(sample(ColorMap::Sequential, 0.0)));       // still cell (0, 0)
+  CHECK(up[2] == pack(sample(ColorMap::Sequential, 1.0 / 64)));  // cell (0, 1)
+  CHECK(up[std::size_t(7 * 12 + 11)] == pack(sample(ColorMap::Sequential, 35.0 / 64)));  // cell (3, 5)
 }
 
 TEST_CASE("the step list: ten steps in pipeline order, by number or by name") {

@@ -67,12 +67,12 @@ std::unordered_map<ImGuiID, CachedTexture>& textures() {
   return cache;
 }
 
-// `pixels`: the size it is drawn at; the texture has no more texels than that (nor than cells).
+// `pixels`: the size it is drawn at, which the texture matches texel for pixel.
 ImTextureID texture_for(ImGuiID id, const Matrix& m, ColorMap map, ValueRange range, const Matrix* visible, ImVec2 pixels) {
   CachedTexture& t = textures()[id];
   const std::uint64_t version = current_version();
-  const int tex_rows = static_cast<int>(std::min<float>(static_cast<float>(m.rows()), std::max(1.0f, std::ceil(pixels.y))));
-  const int tex_cols = static_cast<int>(std::min<float>(static_cast<float>(m.cols()), std::max(1.0f, std::ceil(pixels.x))));
+  const int tex_rows = static_cast<int>(std::max(1.0f, std::ceil(pixels.y)));
+  const int tex_cols = static_cast<int>(std::max(1.0f, std::ceil(pixels.x)));
   if (t.id != 0 && t.same(version, m, visible, range, map, tex_rows, tex_cols))
     return reinterpret_cast<ImTextureID>(static_cast<std::intptr_t>(t.id));
   // With a version the content is known to be new; without one, hashing it may spare the upload.
@@ -112,10 +112,10 @@ std::string label(const std::vector<std::string>* labels, Eigen::Index i) {
 
 // Diagonal strokes clipped to the cell: the mark of "hidden", readable without colour.
 void hatch(ImDrawList* dl, ImVec2 a, ImVec2 b) {
-  const float step = std::max(5.0f, (b.x - a.x) / 5.0f);
+  const float step = std::max(static_cast<float>(kHatchPeriod), (b.x - a.x) / 5.0f);
   dl->PushClipRect(a, b, true);
   for (float x = a.x - (b.y - a.y); x < b.x; x += step)
-    dl->AddLine({x, b.y}, {x + (b.y - a.y), a.y}, IM_COL32(150, 150, 155, 255), 1.0f);
+    dl->AddLine({x, b.y}, {x + (b.y - a.y), a.y}, pack(kHatchLine), 1.0f);
   dl->PopClipRect();
 }
 

@@ -13,9 +13,9 @@ std::vector<std::uint32_t> heatmap_pixels(const Matrix& m, ColorMap map, ValueRa
   constexpr int kSteps = 1024;
   std::array<std::uint32_t, kSteps + 1> table;
   for (int i = 0; i <= kSteps; ++i) table[static_cast<std::size_t>(i)] = pack(sample(map, static_cast<double>(i) / kSteps));
-  const std::uint32_t hidden_texel = pack(kHiddenCell);
-  const Eigen::Index rows = tex_rows > 0 ? std::min<Eigen::Index>(tex_rows, m.rows()) : m.rows();
-  const Eigen::Index cols = tex_cols > 0 ? std::min<Eigen::Index>(tex_cols, m.cols()) : m.cols();
+  const std::uint32_t hidden_texel = pack(kHiddenCell), hatch_texel = pack(kHatchLine);
+  const Eigen::Index rows = tex_rows > 0 ? tex_rows : m.rows();
+  const Eigen::Index cols = tex_cols > 0 ? tex_cols : m.cols();
   std::vector<std::uint32_t> pixels(static_cast<std::size_t>(rows * cols));
   for (Eigen::Index i = 0; i < rows; ++i) {
     const Eigen::Index r = (2 * i + 1) * m.rows() / (2 * rows);
@@ -23,8 +23,9 @@ std::vector<std::uint32_t> heatmap_pixels(const Matrix& m, ColorMap map, ValueRa
       const Eigen::Index c = (2 * j + 1) * m.cols() / (2 * cols);
       const double x = m(r, c);
       const bool hidden = (visible && (*visible)(r, c) == 0.0) || !std::isfinite(x);
+      const std::uint32_t hidden_here = (i + j) % kHatchPeriod == 0 ? hatch_texel : hidden_texel;
       pixels[static_cast<std::size_t>(i * cols + j)] =
-          hidden ? hidden_texel : table[static_cast<std::size_t>(normalise(x, range) * kSteps + 0.5)];
+          hidden ? hidden_here : table[static_cast<std::size_t>(normalise(x, range) * kSteps + 0.5)];
     }
   }
   return pixels;

@@ -57,7 +57,10 @@ void HeadsPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   ImGui::Separator();
   ImGui::Text("Who looks at whom: head %d", state.head);
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped("Queries on the left, keys on the right; a thicker line carries more weight.");
+  ImGui::TextWrapped("%s", t.n_kv() > kArcsPerQuery
+                               ? "Queries on the left, keys on the right; a thicker line carries more weight. Each query's "
+                                 "strongest; point at one for all of them."
+                               : "Queries on the left, keys on the right; a thicker line carries more weight.");
   ImGui::PopStyleColor();
   ArcViewOptions arcs;
   arcs.queries = &t.tokens;
