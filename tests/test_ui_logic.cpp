@@ -154,6 +154,15 @@ TEST_CASE("heatmap layout: cells fit the box, labels and legend get their room, 
   CHECK(layout_heatmap(in).cell_h == doctest::Approx(400.0f / 1024));
 }
 
+TEST_CASE("texture extent: a texel per drawn pixel, at least one, at most the GL's limit and 4096") {
+  CHECK(texture_extent(300.0f, 16384) == 300);
+  CHECK(texture_extent(299.2f, 16384) == 300);
+  CHECK(texture_extent(0.3f, 16384) == 1);
+  CHECK(texture_extent(163840.0f, 16384) == kMaxTexels);  // 4096 queries of 40-pixel cells
+  CHECK(texture_extent(3000.0f, 2048) == 2048);            // a GL with smaller textures
+  CHECK(texture_extent(3000.0f, 0) == 3000);               // no answer from the GL: our own bound
+}
+
 TEST_CASE("heatmap layout: a few rows of many columns get rows a text line tall, and the transpose columns") {
   HeatmapLayoutInput in;
   in.rows = 3;

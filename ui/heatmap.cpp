@@ -67,12 +67,18 @@ std::unordered_map<ImGuiID, CachedTexture>& textures() {
   return cache;
 }
 
-// `pixels`: the size it is drawn at, which the texture matches texel for pixel.
+// `pixels`: the size it is drawn at, which the texture matches texel for pixel (up to texture_extent's limit).
 ImTextureID texture_for(ImGuiID id, const Matrix& m, ColorMap map, ValueRange range, const Matrix* visible, ImVec2 pixels) {
   CachedTexture& t = textures()[id];
   const std::uint64_t version = current_version();
-  const int tex_rows = static_cast<int>(std::max(1.0f, std::ceil(pixels.y)));
-  const int tex_cols = static_cast<int>(std::max(1.0f, std::ceil(pixels.x)));
+  // A heatmap of 4096 queries by 2 keys can be drawn 160,000 pixels tall in a scrolling panel.
+  static const int gl_limit = [] {
+    GLint v = 0;
+    glGetIntegerv(GL_MAX_TEXTURE_SIZE, &v);
+    return static_cast<int>(v);
+  }();
+  const int tex_rows = texture_extent(pixels.y, gl_limit);
+  const int tex_cols = texture_extent(pixels.x, gl_limit);
   if (t.id != 0 && t.same(version, m, visible, range, map, tex_rows, tex_cols))
     return reinterpret_cast<ImTextureID>(static_cast<std::intptr_t>(t.id));
   // With a version the content is known to be new; without one, hashing it may spare the upload.

@@ -31,4 +31,9 @@ HeatmapLayout layout_heatmap(const HeatmapLayoutInput& in) {
   return l;
 }
 
+int texture_extent(float pixels, int limit) {
+  const float most = static_cast<float>(limit > 0 ? std::min(limit, kMaxTexels) : kMaxTexels);  // 0: the GL did not say
+  return static_cast<int>(std::clamp(std::ceil(pixels), 1.0f, most));
+}
+
 }  // namespace attn::ui

@@ -27,4 +27,9 @@ inline constexpr float kMinDrawnCell = 3.0f;    // below this many pixels, cells
 
 HeatmapLayout layout_heatmap(const HeatmapLayoutInput& in);
 
+// Texels along one side of a texture heatmap drawn `pixels` long: one per pixel, at least one, and no more
+// than `limit` (the GL's largest texture, at most kMaxTexels), beyond which nearest sampling stretches it.
+inline constexpr int kMaxTexels = 4096;
+int texture_extent(float pixels, int limit);
+
 }  // namespace attn::ui
