@@ -44,8 +44,8 @@ inline constexpr int kMaxHeadDim = 1024;
 inline constexpr int kMaxProjectedDim = 8192;  // H * d, and the latent widths
 inline constexpr std::int64_t kMaxAttentionCells = std::int64_t(1) << 25;  // heads x N_Q x N_KV: 8 heads at 2048 tokens
 inline constexpr std::int64_t kMaxMatrixElements = std::int64_t(1) << 22;  // any weight, given or drawn (32 MiB)
-inline constexpr double kMaxAbsValue = 1e12;
-inline constexpr double kMaxWeightScale = 100.0;  // keeps every product of scores far from overflow
+inline constexpr double kMaxAbsValue = 1e12;  // keeps every product of scores far from overflow
+inline constexpr double kMaxWeightScale = 100.0;  // seeded weights stay within [-100, 100], far inside that
 }  // namespace limits
 
 }  // namespace attn
