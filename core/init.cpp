@@ -1,5 +1,6 @@
 #include "core/init.h"
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -58,16 +59,29 @@ Weights resolve_weights(const Scenario& s) {
   return w;
 }
 
-Weights resolve_weights(const Scenario& s, const Weights& resolved) {
-  Weights w;
+namespace {
+
+// The first weight the scenario uses that `w` lacks or holds in another shape.
+std::optional<WeightId> first_unfit(const Weights& w, const Scenario& s) {
   for (WeightId id : kAllWeights) {
     if (!weight_used(id, s.attention)) continue;
-    const std::optional<Matrix>& m = weight_slot(resolved, id);
+    const std::optional<Matrix>& m = weight_slot(w, id);
     const WeightShape shape = weight_shape(id, s.attention, s.d_model());
-    if (!m || m->rows() != shape.rows || m->cols() != shape.cols)
-      throw std::invalid_argument(std::string("the resolved weights lack ") + weight_name(id) + " as the scenario needs it");
-    weight_slot(w, id) = *m;
+    if (!m || m->rows() != shape.rows || m->cols() != shape.cols) return id;
   }
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool weights_fit(const Weights& w, const Scenario& s) { return !first_unfit(w, s); }
+
+Weights resolve_weights(const Scenario& s, const Weights& resolved) {
+  if (const std::optional<WeightId> id = first_unfit(resolved, s))
+    throw std::invalid_argument(std::string("the resolved weights lack ") + weight_name(*id) + " as the scenario needs it");
+  Weights w;
+  for (WeightId id : kAllWeights)
+    if (weight_used(id, s.attention)) weight_slot(w, id) = weight_slot(resolved, id);
   return w;
 }
 

@@ -36,8 +36,10 @@ Matrix seeded_embedding_row(std::uint64_t seed, SeedStream stream, int index, in
 
 // Exactly the weights the scenario's variant uses: the file's where given, seeded otherwise.
 Weights resolve_weights(const Scenario& s);
+// Whether `w` holds every weight the scenario's configuration uses, each in the shape it needs.
+bool weights_fit(const Weights& w, const Scenario& s);
 // resolve_weights(s) from weights resolved before (kept across edits that leave them alone), without drawing
-// any again. Throws std::invalid_argument if one the variant uses is missing or has another shape.
+// any again. Throws std::invalid_argument unless weights_fit(resolved, s).
 Weights resolve_weights(const Scenario& s, const Weights& resolved);
 
 // Whether resolve_weights gives the same for both: an edit of the embeddings or the mask leaves the weights

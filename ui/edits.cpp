@@ -151,17 +151,6 @@ std::pair<Matrix, Matrix> per_head_kv(const AttentionConfig& a, const Weights& u
   return {k, v};
 }
 
-// Whether `w` holds every weight the scenario's configuration uses, each in the shape it needs.
-bool weights_fit(const Weights& w, const Scenario& s) {
-  for (WeightId id : kAllWeights) {
-    if (!weight_used(id, s.attention)) continue;
-    const std::optional<Matrix>& m = weight_slot(w, id);
-    const WeightShape shape = weight_shape(id, s.attention, s.d_model());
-    if (!m || m->rows() != shape.rows || m->cols() != shape.cols) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 std::string switch_variant(Scenario& s, const Weights& shown, Variant v, int kv_heads, int latent_dim, int query_latent_dim) {
