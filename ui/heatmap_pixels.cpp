@@ -23,9 +23,10 @@ std::vector<std::uint32_t> heatmap_pixels(const Matrix& m, ColorMap map, ValueRa
       const Eigen::Index c = (2 * j + 1) * m.cols() / (2 * cols);
       const double x = m(r, c);
       const bool hidden = (visible && (*visible)(r, c) == 0.0) || !std::isfinite(x);
-      const std::uint32_t hidden_here = (i + j) % kHatchPeriod == 0 ? hatch_texel : hidden_texel;
       pixels[static_cast<std::size_t>(i * cols + j)] =
-          hidden ? hidden_here : table[static_cast<std::size_t>(normalise(x, range) * kSteps + 0.5)];
+          !hidden                         ? table[static_cast<std::size_t>(normalise(x, range) * kSteps + 0.5)]
+          : (i + j) % kHatchPeriod == 0 ? hatch_texel
+                                          : hidden_texel;
     }
   }
   return pixels;
