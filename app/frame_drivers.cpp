@@ -13,6 +13,8 @@
 
 #include "app/soak.h"
 #include "ui/keys.h"
+#include "ui/layout_check_frame.h"
+#include "ui/lesson_nav.h"
 
 namespace attn::cli {
 namespace {
@@ -144,8 +146,97 @@ class SoakDriver final : public FrameDriver {
   std::string problem_;
 };
 
+// One picture the layout sweep checks: a size, a look, and what is on screen.
+struct SweepShot {
+  ImVec2 size;
+  bool presentation;
+  ui::Theme theme;
+  int lesson, page;  // -1: no lesson, and then view (and step) below
+  ui::View view;
+  int step;
+};
+
+class LayoutSweep final : public FrameDriver {
+ public:
+  static constexpr int kFramesPerShot = 3;  // a layout settles in its second frame; the third is checked
+
+  void before_frame(ui::AppState& state) override {
+    if (shots_.empty()) plan(state);
+    if (frame_ % kFramesPerShot != 0) return;
+    const SweepShot& s = shots_[static_cast<std::size_t>(frame_ / kFramesPerShot)];
+    state.presentation = s.presentation;
+    state.theme = s.theme;
+    if (s.lesson >= 0) {
+      ui::ApplyLessonPage(state, s.lesson, s.page);
+    } else {
+      if (state.lesson >= 0 || state.document().revision != document_revision_) {
+        ui::CloseLesson(state);
+        state.open(document_, path_);
+        document_revision_ = state.document().revision;
+      }
+      state.view = s.view;
+      state.set_step(s.step);
+    }
+    state.wait();
+  }
+
+  bool after_frame(ui::AppState&) override {
+    if (frame_ % kFramesPerShot == kFramesPerShot - 1) {
+      const SweepShot& s = shots_[static_cast<std::size_t>(frame_ / kFramesPerShot)];
+      for (const std::string& p : ui::LayoutProblemsOfFrame()) found_.push_back(name(s) + " | " + p);
+    }
+    return ++frame_ < static_cast<int>(shots_.size()) * kFramesPerShot;
+  }
+
+  int report(const ui::AppState&, std::ostream& out, std::ostream& err) override {
+    for (const std::string& f : found_) err << "layout: " << f << '\n';
+    out << "layout sweep: " << shots_.size() << " pictures, " << found_.size() << " findings\n";
+    return found_.empty() ? 0 : 1;
+  }
+
+  std::optional<ImVec2> display_size() const override {
+    if (shots_.empty()) return std::nullopt;
+    return shots_[static_cast<std::size_t>(std::min(frame_ / kFramesPerShot, static_cast<int>(shots_.size()) - 1))].size;
+  }
+
+ private:
+  void plan(const ui::AppState& state) {
+    document_ = state.scenario();
+    path_ = state.document().path;
+    document_revision_ = state.document().revision;
+    state_lessons_ = &state.lessons;
+    for (const ImVec2 size : {ImVec2{1280, 720}, ImVec2{1600, 900}})
+      for (const bool presentation : {false, true})
+        for (const ui::Theme theme : {ui::Theme::Dark, ui::Theme::Light}) {
+          for (int step = 0; step < ui::kStepCount; ++step)
+            shots_.push_back({size, presentation, theme, -1, 0, ui::View::Pipeline, step});
+          for (int v = 1; v < ui::kViewCount; ++v) shots_.push_back({size, presentation, theme, -1, 0, static_cast<ui::View>(v), 0});
+          for (std::size_t l = 0; l < state.lessons.size(); ++l)
+            for (std::size_t p = 0; p < state.lessons[l].pages.size(); ++p)
+              shots_.push_back({size, presentation, theme, static_cast<int>(l), static_cast<int>(p), ui::View::Pipeline, 0});
+        }
+  }
+
+  std::string name(const SweepShot& s) const {
+    std::string n = std::to_string(static_cast<int>(s.size.x)) + "x" + std::to_string(static_cast<int>(s.size.y)) +
+                    (s.presentation ? " presentation" : " normal") + (s.theme == ui::Theme::Light ? " light" : " dark") + " | ";
+    if (s.lesson >= 0)
+      return n + "lesson " + (*state_lessons_)[static_cast<std::size_t>(s.lesson)].name + " page " + std::to_string(s.page + 1);
+    return n + std::string(ui::view_name(s.view)) + (s.view == ui::View::Pipeline ? " step " + std::to_string(s.step) : "");
+  }
+
+  std::vector<SweepShot> shots_;
+  Scenario document_;
+  std::filesystem::path path_;
+  std::uint64_t document_revision_ = 0;
+  const std::vector<ui::Lesson>* state_lessons_ = nullptr;
+  int frame_ = 0;
+  std::vector<std::string> found_;
+};
+
 }  // namespace
 
+std::unique_ptr<FrameDriver> make_layout_sweep() { return std::make_unique<LayoutSweep>(); }
 std::unique_ptr<FrameDriver> make_bench_frames(int frames) { return std::make_unique<BenchFrames>(frames); }
 std::unique_ptr<FrameDriver> make_soak(int actions, std::uint64_t seed) { return std::make_unique<SoakDriver>(actions, seed); }
 

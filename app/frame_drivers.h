@@ -4,7 +4,10 @@
 // --soak performs seeded random actions and key presses and checks the views against fresh computation.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <ostream>
+
+#include <imgui.h>
 
 #include "ui/app_state.h"
 
@@ -18,10 +21,15 @@ class FrameDriver {
   virtual bool after_frame(ui::AppState& state) = 0;
   // Prints the result; returns the exit code.
   virtual int report(const ui::AppState& state, std::ostream& out, std::ostream& err) = 0;
+  // The size the frame is laid out for, when the driver chooses it; else the window's.
+  virtual std::optional<ImVec2> display_size() const { return std::nullopt; }
 };
 
 std::unique_ptr<FrameDriver> make_bench_frames(int frames);
 std::unique_ptr<FrameDriver> make_soak(int actions, std::uint64_t seed);
+// --check-layout-sweep: every pipeline step of the document and every other view, then every lesson page, each
+// at 1280x720 and 1600x900, normal and presentation, dark and light; the layout check's findings of each.
+std::unique_ptr<FrameDriver> make_layout_sweep();
 
 // The most memory the process has held, in bytes (getrusage).
 std::int64_t peak_rss_bytes();

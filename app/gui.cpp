@@ -28,6 +28,7 @@
 #include "ui/edits.h"
 #include "ui/heatmap.h"
 #include "ui/keys.h"
+#include "ui/layout_check_frame.h"
 #include "ui/lesson_nav.h"
 #include "ui/matrix_export.h"
 #include "ui/picture_export.h"
@@ -230,11 +231,14 @@ void export_picture(GLFWwindow* window, ui::AppState& state, Look& applied) {
   r = {};
 }
 
-void render_frame(GLFWwindow* window, ui::AppState& state, double dt) {
+// `display`: the size the layout is made for, when a driver sets one (the layout sweep), else the window's.
+void render_frame(GLFWwindow* window, ui::AppState& state, double dt, std::optional<ImVec2> display) {
   state.poll();  // a trace the worker finished is shown from this frame on
   ui::begin_key_frame();
+  ui::TakeLayoutReports();  // the layout check reports the last frame only
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
+  if (display) ImGui::GetIO().DisplaySize = *display;
   ImGui::NewFrame();
   ui::DrawAppWindow(state, dt);
   ImGui::Render();
@@ -244,6 +248,13 @@ void render_frame(GLFWwindow* window, ui::AppState& state, double dt) {
   glClearColor(0.08f, 0.085f, 0.1f, 1.0f);
   glClear(GL_COLOR_BUFFER_BIT);
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+}
+
+// --check-layout: what the last frame could not show, one line each.
+int report_layout(std::ostream& err) {
+  const std::vector<std::string> problems = ui::LayoutProblemsOfFrame();
+  for (const std::string& p : problems) err << "layout: " << p << '\n';
+  return problems.empty() ? kExitOk : kExitFailure;
 }
 
 }  // namespace
@@ -361,7 +372,8 @@ int run_gui(const GuiOptions& o, std::ostream& err) {
 
   // What the user left last time. A capture neither reads nor writes it: the same command gives the same
   // picture on every machine.
-  const bool capture = !o.screenshot.empty();
+  const bool capture = o.capture();
+  ui::SetLayoutCheck(o.check_layout || o.layout_sweep);
   const bool automated = o.automated();  // a capture, a benchmark or a soak: no user files, no vsync
   const std::filesystem::path settings_file = config_dir() / "settings.json";
   const std::filesystem::path recovery_file = config_dir() / "recovery.json";
@@ -413,7 +425,8 @@ int run_gui(const GuiOptions& o, std::ostream& err) {
   Autosave autosave{recovery_file, !automated};
   const std::unique_ptr<FrameDriver> driver = o.bench_frames ? make_bench_frames(o.bench_frames)
                                               : o.soak       ? make_soak(o.soak, o.overrides.seed.value_or(1))  // --seed, parsed with trace's options
-                                                             : nullptr;
+                                              : o.layout_sweep ? make_layout_sweep()
+                                                               : nullptr;
   WindowPlacement placement;
   double last = glfwGetTime();
   for (int frame = 0; !state.quit_confirmed; ++frame) {
@@ -422,14 +435,14 @@ int run_gui(const GuiOptions& o, std::ostream& err) {
       glfwSetWindowShouldClose(window, GLFW_FALSE);
       state.quit_requested = true;
     }
-    apply_look(state, applied);
-    placement.follow(window, state.fullscreen);
     const double now = glfwGetTime();
     if (driver) driver->before_frame(state);
+    apply_look(state, applied);
+    placement.follow(window, state.fullscreen);
     // A capture shows the newest state of the document, not a trace the worker is still replacing (two frames:
     // a view laid out for the new trace settles in the second).
     if (capture && frame + 2 >= o.frames) state.wait();
-    render_frame(window, state, now - last);
+    render_frame(window, state, now - last, driver ? driver->display_size() : std::nullopt);
     last = now;
     autosave.tick(state, now);
     if (ui::picture_request().widget != 0) export_picture(window, state, applied);
@@ -438,9 +451,10 @@ int run_gui(const GuiOptions& o, std::ostream& err) {
       glfwSetWindowTitle(window, title.c_str());
     }
     if (capture && frame + 1 >= o.frames) {
+      if (o.check_layout) exit_code = report_layout(err);
       int w = 0, h = 0;
       glfwGetFramebufferSize(window, &w, &h);
-      if (!write_screenshot(o.screenshot, w, h)) {
+      if (!o.screenshot.empty() && !write_screenshot(o.screenshot, w, h)) {
         err << "attention-lab: cannot write " << o.screenshot << '\n';
         exit_code = kExitFailure;
       }

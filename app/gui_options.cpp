@@ -32,6 +32,11 @@ const char* const kGuiHelp =
     "                    undo, keys), a frame after each, checking the views against a fresh recompute;\n"
     "                    exits 1 at the first inconsistency and prints the peak memory\n"
     "  --seed S          the soak's seed (default 1); like trace's --seed it is also the scenario's seed\n"
+    "  --check-layout    with a capture (or alone, for a capture without a picture): list what a class could\n"
+    "                    not read in the last frame (text cut off or drawn over other text, labels shortened,\n"
+    "                    cells too small for their value, lesson outlines on no cell) and exit 1 if anything\n"
+    "  --check-layout-sweep  the same over every lesson page and every view, at 1280x720 and 1600x900,\n"
+    "                    normal and presentation, dark and light; each finding names its configuration\n"
     "  --dump-state JSON on exit, write the view, step (number and name), head, decode step and scenario\n"
     "  and every option of trace that overrides the file (--variant, --kv-heads, --mask, --heads, ...)\n";
 
@@ -49,6 +54,8 @@ GuiOptions parse_gui_args(std::span<const std::string> words) {
     else if (o.overrides.parse(word, args)) continue;
     else if (word == "--preset") o.preset = args.value(word);
     else if (word == "--presentation") o.presentation = true;
+    else if (word == "--check-layout") o.check_layout = true;
+    else if (word == "--check-layout-sweep") o.layout_sweep = true;
     else if (word == "--lesson") o.lesson = args.value(word);
     else if (word == "--page") o.page = static_cast<int>(args.integer(word, 1, 1000));
     else if (word == "--theme") {

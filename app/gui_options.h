@@ -29,7 +29,10 @@ struct GuiOptions {
   std::optional<int> tokens;       // the scale slider's value at start: grow or shrink to this many tokens
   int bench_frames = 0;            // render this many frames with an edit in each, print frame times, exit
   int soak = 0;                    // perform this many random actions (a frame after each), check, exit
-  bool automated() const { return !screenshot.empty() || bench_frames > 0 || soak > 0; }
+  bool check_layout = false;       // list what could not be read in the capture's last frame; exit 1 if any
+  bool layout_sweep = false;       // the layout check over every lesson page and view, sizes, modes, themes
+  bool capture() const { return !screenshot.empty() || check_layout; }
+  bool automated() const { return capture() || bench_frames > 0 || soak > 0 || layout_sweep; }
   Overrides overrides;             // the same as trace's: --variant gqa --kv-heads 2, --mask causal, ...
 };
 

@@ -105,16 +105,32 @@ TEST_CASE("packed colours use ImGui's byte order, and text picks the readable of
 TEST_CASE("cell values: as many decimals as fit, -inf for hidden scores, scientific when nothing else fits") {
   CHECK(format_cell(0.7426921, 6) == "0.7427");
   CHECK(format_cell(0.7426921, 5) == "0.743");
-  CHECK(format_cell(0.7426921, 3) == "0.7");
+  CHECK(format_cell(0.7426921, 4) == "0.74");
+  CHECK(format_cell(0.7426921, 3) == ".74");  // "0.7" is 6% off
+  CHECK(format_cell(0.7426921, 2) == ".7");
+  CHECK(format_cell(0.7426921, 1) == "");
   CHECK(format_cell(16.0, 6) == "16");
   CHECK(format_cell(-8.0829, 6) == "-8.083");
   CHECK(format_cell(-std::numeric_limits<double>::infinity(), 6) == "-inf");
   CHECK(format_cell(-std::numeric_limits<double>::infinity(), 3) == "");
-  CHECK(format_cell(0.00002, 8) == "2.00e-05");
-  CHECK(format_cell(123456.789, 7) == "1.2e+05");
-  CHECK(format_cell(123456.789, 6) == "1e+05");
-  CHECK(format_cell(-0.00001, 6) == "-1e-05");
-  CHECK(format_cell(123456789.0, 4) == "");
+  CHECK(format_cell(0.00002, 8) == "2e-5");
+  CHECK(format_cell(0.000812, 8) == "0.0008");
+  CHECK(format_cell(0.000812, 5) == ".0008");
+  CHECK(format_cell(0.000812, 4) == "8e-4");
+  CHECK(format_cell(-0.0008, 5) == "-8e-4");  // "-.001" is 25% off
+  CHECK(format_cell(-0.0008, 4) == "");
+  CHECK(format_cell(-0.037, 6) == "-0.037");
+  CHECK(format_cell(-0.037, 5) == "-.037");
+  CHECK(format_cell(-0.037, 4) == "-.04");
+  CHECK(format_cell(0.75, 3) == ".75");
+  CHECK(format_cell(123456.789, 8) == "123456.8");
+  CHECK(format_cell(123456.789, 7) == "123457");
+  CHECK(format_cell(123456.789, 5) == "1.2e5");
+  CHECK(format_cell(1234567.0, 6) == "1.23e6");
+  CHECK(format_cell(123456.789, 3) == "1e5");
+  CHECK(format_cell(-0.00001, 6) == "-1e-5");
+  CHECK(format_cell(123456789.0, 4) == "1e8");
+  CHECK(format_cell(123456789.0, 2) == "");
 }
 
 TEST_CASE("heatmap layout: cells fit the box, labels and legend get their room, large matrices use a texture") {

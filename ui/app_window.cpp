@@ -16,6 +16,7 @@
 #include "ui/glyphs.h"
 #include "ui/heatmap.h"
 #include "ui/keys.h"
+#include "ui/layout_check.h"
 #include "ui/lesson_nav.h"
 #include "ui/panels.h"
 #include "ui/theme.h"
@@ -261,6 +262,18 @@ void recovery_prompt(AppState& state) {
   ImGui::EndPopup();
 }
 
+// With the layout check on: every cell the lesson page talks about is outlined on screen.
+void check_lesson_outlines(const AppState& state) {
+  if (!LayoutCheckOn()) return;
+  const std::vector<std::pair<int, int>> drawn = TakeOutlinedCells();
+  if (state.lesson < 0 || state.view != View::Pipeline) return;
+  const LessonPage& p = state.lessons[static_cast<std::size_t>(state.lesson)].pages[static_cast<std::size_t>(state.lesson_page)];
+  for (const auto& cell : p.highlight)
+    if (std::find(drawn.begin(), drawn.end(), cell) == drawn.end())
+      ReportLayoutProblem("Lesson", "page " + std::to_string(state.lesson_page + 1) + " highlights cell (" + std::to_string(cell.first) +
+                                        ", " + std::to_string(cell.second) + "), which no matrix on screen outlines");
+}
+
 void status_line(AppState& state, ImVec2 pos, ImVec2 size) {
   BeginPanel("##status", pos, size, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoSavedSettings);
   if (state.message.empty()) {
@@ -394,6 +407,7 @@ void DrawAppWindow(AppState& state, double dt) {
   }
   unsaved_changes_prompt(state);
   recovery_prompt(state);
+  check_lesson_outlines(state);
 }
 
 }  // namespace attn::ui

@@ -7,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include "ui/text.h"
 #include "ui/theme.h"
 
 namespace attn::ui {
@@ -37,19 +38,6 @@ Axis value_axis(std::span<const Bar> bars, const BarChartOptions& opts) {
 ImU32 text_on(ImU32 fill) {
   const ImVec4 c = ImGui::ColorConvertU32ToFloat4(fill);
   return 0.2126f * c.x + 0.7152f * c.y + 0.0722f * c.z > 0.55f ? IM_COL32(20, 20, 24, 255) : IM_COL32(245, 245, 248, 255);
-}
-
-// Text shortened with an ellipsis, a whole UTF-8 character at a time, until it fits `width`.
-std::string fit_text(const std::string& s, float width) {
-  if (text_w(s) <= width) return s;
-  std::string t = s;
-  while (!t.empty()) {
-    std::size_t n = t.size() - 1;
-    while (n > 0 && (static_cast<unsigned char>(t[n]) & 0xC0) == 0x80) --n;
-    t.resize(n);
-    if (text_w(t + "\u2026") <= width) return t + "\u2026";
-  }
-  return "";
 }
 
 struct RefLabel {
@@ -119,7 +107,7 @@ void draw_value_and_note(ImDrawList* dl, const Bar& b, float base, float end, fl
     note_x = rightward ? end + 6 : 0;
   }
   if (b.note.empty() || note_x == 0) return;  // a negative bar's note is in its tooltip
-  const std::string note = fit_text(b.note, right - note_x);
+  const std::string note = FitText(b.note, right - note_x);
   if (!note.empty()) text_on_backdrop(dl, {note_x, y}, ImGui::GetColorU32(ImGuiCol_TextDisabled), note);
 }
 

@@ -15,6 +15,33 @@ std::string printf_double(const char* fmt, int precision, double x) {
   return s;
 }
 
+// "8e-4", "1.23e5", "-1e-5": printf's %e without the exponent's sign and zero padding or the mantissa's
+// trailing zeros, so a narrow cell still holds the value.
+std::string compact_scientific(double x, int digits) {
+  const std::string s = printf_double("%.*e", digits - 1, x);
+  const std::size_t e = s.find('e');
+  std::string mantissa = s.substr(0, e);
+  if (mantissa.find('.') != std::string::npos) {
+    mantissa.erase(mantissa.find_last_not_of('0') + 1);
+    if (mantissa.back() == '.') mantissa.pop_back();
+  }
+  const int exponent = std::stoi(s.substr(e + 1));
+  return mantissa + "e" + std::to_string(exponent);
+}
+
+std::string without_leading_zero(std::string s) {
+  s.erase(s[0] == '-' ? 1 : 0, 1);
+  return s;
+}
+
+std::string shortest_scientific(double x, int max_chars) {
+  for (int digits = 3; digits >= 1; --digits) {
+    const std::string s = compact_scientific(x, digits);
+    if (static_cast<int>(s.size()) <= max_chars) return s;
+  }
+  return "";
+}
+
 }  // namespace
 
 int needed_decimals(double x) {
@@ -34,30 +61,36 @@ std::string format_fixed(double x, int decimals) {
 }
 
 std::string format_cell(double x, int max_chars) {
+  const auto fits = [&](const std::string& s) { return static_cast<int>(s.size()) <= max_chars; };
   if (std::isinf(x)) {
     const std::string s = x < 0 ? "-inf" : "inf";
-    return static_cast<int>(s.size()) <= max_chars ? s : "";
+    return fits(s) ? s : "";
   }
   if (std::isnan(x)) return max_chars >= 3 ? "nan" : "";
   const bool integer = std::abs(x - std::round(x)) < 1e-9 && std::abs(x) < 1e15;
-  if (integer) {
-    const std::string s = printf_double("%.*f", 0, x);
-    if (static_cast<int>(s.size()) <= max_chars) return s;
-  } else {
-    // A value with a short exact form keeps it (0.9, not 0.90), so a column of inputs reads evenly.
-    for (int decimals = 1; decimals <= 4; ++decimals) {
-      const std::string s = printf_double("%.*f", decimals, x);
-      if (std::abs(std::stod(s) - x) <= 1e-12 * std::max(1.0, std::abs(x)) && static_cast<int>(s.size()) <= max_chars) return s;
-    }
-    for (int decimals = 4; decimals >= 1; --decimals) {
-      const std::string s = printf_double("%.*f", decimals, x);
-      // Drop to fewer decimals only while the number still says something (not 0.0 for 0.004).
-      if (static_cast<int>(s.size()) <= max_chars && s.find_first_of("123456789") != std::string::npos) return s;
-    }
+  if (integer && fits(printf_double("%.*f", 0, x))) return printf_double("%.*f", 0, x);
+  if (integer) return shortest_scientific(x, max_chars);
+  // A value with a short exact form keeps it (0.9, not 0.90), so a column of inputs reads evenly.
+  for (int decimals = 1; decimals <= 4; ++decimals) {
+    const std::string s = printf_double("%.*f", decimals, x);
+    if (std::abs(std::stod(s) - x) <= 1e-12 * std::max(1.0, std::abs(x)) && fits(s)) return s;
   }
-  for (int digits = 3; digits >= 1; --digits) {
-    const std::string s = printf_double("%.*e", digits - 1, x);
-    if (static_cast<int>(s.size()) <= max_chars) return s;
+  // Fewer decimals while the text stays within 5% of the value (0.743 as 0.74, never 0.0008 as 0.001), first
+  // with the leading zero, then without it (-0.037 as "-.04"), then in scientific notation.
+  const auto close = [&](const std::string& s) { return std::abs(std::stod(s) - x) <= 0.05 * std::abs(x); };
+  for (int decimals = 4; decimals >= (std::abs(x) >= 10 ? 0 : 1); --decimals) {
+    const std::string s = printf_double("%.*f", decimals, x);
+    if (fits(s) && close(s)) return s;
+  }
+  for (int decimals = 4; decimals >= 1 && std::abs(x) < 1; --decimals) {
+    const std::string s = without_leading_zero(printf_double("%.*f", decimals, x));
+    if (fits(s) && close(s)) return s;
+  }
+  if (const std::string s = shortest_scientific(x, max_chars); !s.empty()) return s;
+  // Nothing close fits: the roughest form that still says something (0.74 as ".7" in two characters).
+  for (int decimals = 2; decimals >= 1 && std::abs(x) < 1; --decimals) {
+    const std::string s = without_leading_zero(printf_double("%.*f", decimals, x));
+    if (fits(s) && s.find_first_of("123456789") != std::string::npos) return s;
   }
   return "";
 }

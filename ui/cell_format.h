@@ -6,7 +6,8 @@
 namespace attn::ui {
 
 // The shortest faithful text of x within max_chars characters: fixed-point with up to 4 decimals,
-// integers without decimals, scientific notation when fixed-point does not fit. "" if nothing fits.
+// integers without decimals, then without the leading zero ("-.04"), then compact scientific notation
+// ("8e-4", "1.2e5"). "" if nothing fits.
 std::string format_cell(double x, int max_chars);
 
 // Decimals x needs to be written exactly (0.9 -> 1, 0.25 -> 2), 0 for integers, 4 at most.

@@ -14,18 +14,19 @@ constexpr float kWrapBelowCell = 30.0f;
 
 float term_weight(const Term& t) { return static_cast<float>(t.m->cols()) + 2.5f; }
 
+// Drawn at height y (the middle of the terms) from the line's top: ImGui's cursor stays on the line, so the
+// group of terms after it does not start lower and reach past the panel.
 void draw_operator(const std::string& op, float y) {
   ImGui::PushFont(title_font());
-  ImGui::SetCursorPosY(y - ImGui::GetTextLineHeight() / 2);
-  if (op == "\u00B7") {  // the product dot: too small as a glyph to see from the back of a room
-    const ImVec2 at = ImGui::GetCursorScreenPos();
-    const float w = ImGui::CalcTextSize(op.c_str()).x;
-    ImGui::Dummy({w, ImGui::GetTextLineHeight()});
-    ImGui::GetWindowDrawList()->AddCircleFilled({at.x + w / 2, at.y + ImGui::GetTextLineHeight() / 2}, 4.5f,
-                                                ImGui::GetColorU32(ImGuiCol_Text));
-  } else {
-    ImGui::TextUnformatted(op.c_str());
-  }
+  const ImVec2 at = ImGui::GetCursorScreenPos();
+  const float w = ImGui::CalcTextSize(op.c_str()).x, line_h = ImGui::GetTextLineHeight();
+  const float top = at.y + (y - ImGui::GetCursorPosY()) - line_h / 2;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  if (op == "\u00B7")  // the product dot: too small as a glyph to see from the back of a room
+    dl->AddCircleFilled({at.x + w / 2, top + line_h / 2}, 4.5f, ImGui::GetColorU32(ImGuiCol_Text));
+  else
+    dl->AddText({at.x, top}, ImGui::GetColorU32(ImGuiCol_Text), op.c_str());
+  ImGui::Dummy({w, 1});
   ImGui::PopFont();
 }
 

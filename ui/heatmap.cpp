@@ -10,7 +10,9 @@
 #include "ui/heatmap_layout.h"
 #include "ui/heatmap_pixels.h"
 #include "ui/hover_text.h"
+#include "ui/layout_check_frame.h"
 #include "ui/picture_export.h"
+#include "ui/text.h"
 #include "ui/theme.h"
 
 namespace attn::ui {
@@ -125,19 +127,6 @@ void hatch(ImDrawList* dl, ImVec2 a, ImVec2 b) {
   dl->PopClipRect();
 }
 
-// Text shortened with an ellipsis, a whole UTF-8 character at a time, until it fits `width`.
-std::string fit_text(const std::string& s, float width) {
-  if (ImGui::CalcTextSize(s.c_str()).x <= width) return s;
-  std::string t = s;
-  while (!t.empty()) {
-    std::size_t n = t.size() - 1;
-    while (n > 0 && (static_cast<unsigned char>(t[n]) & 0xC0) == 0x80) --n;
-    t.resize(n);
-    if (ImGui::CalcTextSize((t + "\u2026").c_str()).x <= width) return t + "\u2026";
-  }
-  return "";
-}
-
 // The most decimals (up to what any value needs, at most 4) with which every visible value fits `room`.
 int shared_decimals(const Matrix& m, const Matrix* visible, float room) {
   int wanted = 0;
@@ -150,6 +139,15 @@ int shared_decimals(const Matrix& m, const Matrix* visible, float room) {
     if (fits) return d;
   }
   return std::min(wanted, 1);
+}
+
+// The matrix's shared number of decimals, so a column reads evenly; a value that would read as 0 or that
+// still does not fit gets its own shorter form; "" when not even that fits `room`.
+std::string cell_text(double x, int decimals, int max_chars, float room) {
+  std::string text = format_fixed(x, decimals);
+  if (x != 0.0 && text.find_first_of("123456789") == std::string::npos) text = format_cell(x, max_chars);
+  for (int n = max_chars; n >= 1 && ImGui::CalcTextSize(text.c_str()).x > room; --n) text = format_cell(x, n);
+  return ImGui::CalcTextSize(text.c_str()).x <= room ? text : std::string();
 }
 
 // Wide enough for both ends of the range and a gap, however narrow the grid.
@@ -228,11 +226,13 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
                  grid, grid_end);
   } else {
     const float pad = 3.0f;
-    const bool values = !(opts.flags & HeatmapFlags_NoValues) && std::min(cw, ch) >= ImGui::GetFontSize() + 2;
+    const bool want_values = !(opts.flags & HeatmapFlags_NoValues);
+    const bool values = want_values && std::min(cw, ch) >= ImGui::GetFontSize() + 2;
     // Characters are not all as wide as "0": start from what could fit and shorten until it does.
     const float room = cw - 2 * pad;
     const int max_chars = std::min(8, static_cast<int>(room / std::max(1.0f, ImGui::CalcTextSize(".").x)));
     const int decimals = values ? shared_decimals(m, opts.visible, room) : 0;
+    int marked = 0;  // cells whose value did not fit: they show a mark that says "point here"
     for (Eigen::Index r = 0; r < m.rows(); ++r)
       for (Eigen::Index c = 0; c < m.cols(); ++c) {
         const ImVec2 a{grid.x + cw * static_cast<float>(c), grid.y + ch * static_cast<float>(r)};
@@ -242,22 +242,21 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
         const Rgb fill = hidden ? kHiddenCell : sample(opts.map, normalise(x, range));
         dl->AddRectFilled(a, b, pack(fill));
         if (hidden) hatch(dl, a, b);
-        if (values) {
-          // The matrix's shared number of decimals, so a column reads evenly; a cell that still does not
-          // fit gets its own shorter form.
-          std::string text = format_fixed(x, decimals);
-          // Never print a value that is not zero as 0.0: it gets a form of its own that shows it.
-          if (x != 0.0 && text.find_first_of("123456789") == std::string::npos) text = format_cell(x, max_chars);
-          ImVec2 ts = ImGui::CalcTextSize(text.c_str());
-          for (int n = max_chars; n >= 1 && ts.x > room; --n) {
-            text = format_cell(x, n);
-            ts = ImGui::CalcTextSize(text.c_str());
-          }
-          if (!text.empty() && ts.x <= room)
-            dl->AddText({a.x + (cw - ts.x) / 2, a.y + (ch - ts.y) / 2}, pack(hidden ? Rgb{1, 1, 1} : text_on(fill)),
-                        text.c_str());
+        if (!want_values) continue;
+        const ImU32 ink = pack(hidden ? Rgb{1, 1, 1} : text_on(fill));
+        const std::string text = values ? cell_text(x, decimals, max_chars, room) : std::string();
+        if (text.empty()) {
+          dl->AddCircleFilled({(a.x + b.x) / 2, (a.y + b.y) / 2}, std::clamp(std::min(cw, ch) * 0.12f, 1.5f, 3.5f), ink);
+          ++marked;
+          continue;
         }
+        const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
+        dl->AddText({a.x + (cw - ts.x) / 2, a.y + (ch - ts.y) / 2}, ink, text.c_str());
       }
+    if (marked > 0)
+      ReportHere(std::string(id) + " " + std::to_string(m.rows()) + "\u00D7" + std::to_string(m.cols()) + ": " +
+                 std::to_string(marked) + " of " + std::to_string(m.size()) + " cells too small for their value (" +
+                 short_number(cw) + "\u00D7" + short_number(ch) + " px)");
     if (ch >= 8)  // thin separators keep neighbouring equal values apart
       for (Eigen::Index r = 0; r <= m.rows(); ++r)
         dl->AddLine({grid.x, grid.y + ch * static_cast<float>(r)}, {grid_end.x, grid.y + ch * static_cast<float>(r)},
@@ -280,6 +279,7 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
   const int sel_r = result.hovered_row >= 0 ? result.hovered_row : opts.selected_row;
   const int sel_c = result.hovered_row >= 0 ? result.hovered_col : opts.selected_col;
   if (sel_r >= 0 && sel_c >= 0 && sel_r < in.rows && sel_c < in.cols) {
+    NoteOutlinedCell(sel_r, sel_c);
     const ImVec2 a{grid.x + cw * static_cast<float>(sel_c), grid.y + ch * static_cast<float>(sel_r)};
     dl->AddRect({a.x - 1, a.y - 1}, {a.x + cw + 1, a.y + ch + 1}, IM_COL32(255, 255, 255, 255), 0, 0, 3.0f);
     dl->AddRect({a.x - 3, a.y - 3}, {a.x + cw + 3, a.y + ch + 3}, IM_COL32(20, 20, 20, 255), 0, 0, 1.5f);
@@ -295,7 +295,7 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
         dl->AddText({origin.x, y}, r == result.hovered_row || r == opts.highlight_row ? strong : text, s.c_str());
     }
     for (Eigen::Index c = 0; c < m.cols(); ++c) {
-      const std::string s = fit_text(label(opts.col_labels, c), cw - 2);
+      const std::string s = FitText(label(opts.col_labels, c), cw - 2);
       if (s.empty()) continue;
       const float w = ImGui::CalcTextSize(s.c_str()).x;
       dl->AddText({grid.x + cw * static_cast<float>(c) + (cw - w) / 2, origin.y},

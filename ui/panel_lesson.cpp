@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "ui/hover_text.h"
+#include "ui/layout_check_frame.h"
 #include "ui/lesson_nav.h"
 #include "ui/panels.h"
 #include "ui/text.h"
@@ -98,6 +99,10 @@ void LessonPanel(AppState& state, ImVec2 pos, ImVec2 size) {
     ImGui::Spacing();
     start = end + 2;
   }
+  // A page's text is meant to be read whole while the class looks at the view beside it.
+  if (ImGui::GetScrollMaxY() > 0 && ImGui::GetScrollY() < ImGui::GetScrollMaxY())
+    ReportHere("page " + std::to_string(state.lesson_page + 1) + "'s text needs scrolling (" +
+               std::to_string(static_cast<int>(ImGui::GetScrollMaxY())) + " px below the panel)");
   ImGui::EndChild();
   if (p.experiment == Experiment::SqrtDk) sqrt_dk_experiment(state);
   ImGui::End();

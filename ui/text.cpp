@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "ui/layout_check_frame.h"
+
 namespace attn::ui {
 
 void TextWrappedAtSpaces(std::string_view text, ImU32 colour) {
@@ -28,6 +30,19 @@ void TextWrappedAtSpaces(std::string_view text, ImU32 colour) {
   }
   if (!line.empty()) flush();
   if (colour) ImGui::PopStyleColor();
+}
+
+std::string FitText(const std::string& s, float width) {
+  if (ImGui::CalcTextSize(s.c_str()).x <= width) return s;
+  std::string t = s;
+  while (!t.empty()) {
+    std::size_t n = t.size() - 1;
+    while (n > 0 && (static_cast<unsigned char>(t[n]) & 0xC0) == 0x80) --n;
+    t.resize(n);
+    if (ImGui::CalcTextSize((t + "\u2026").c_str()).x <= width) break;
+  }
+  ReportHere("label shortened: \"" + s + "\" drawn as \"" + (t.empty() ? std::string() : t + "\u2026") + "\"");
+  return t.empty() ? t : t + "\u2026";
 }
 
 }  // namespace attn::ui

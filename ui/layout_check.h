@@ -1,0 +1,48 @@
+#pragma once
+// The layout check (--check-layout): what a class in front of a projector could not read. Widgets report
+// what they know went wrong (a cell drawn without its value, a label shortened, a lesson outline with no
+// cell under it); the text of the finished frame is scanned for glyphs cut off by their clip rectangle
+// and for text drawn over other text. No window is needed here: the ImGui side (layout_check_frame.h)
+// turns a frame's draw data into the glyph lists below.
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace attn::ui {
+
+// On only while checking, so the widgets' reports cost nothing otherwise.
+void SetLayoutCheck(bool on);
+bool LayoutCheckOn();
+// "Pipeline: scores [3×3]: cell (1, 2) -0.037 shows nothing". Ignored while the check is off.
+void ReportLayoutProblem(std::string where, std::string what);
+// What was reported since the last call, emptied.
+std::vector<std::string> TakeLayoutReports();
+// The cells heatmaps outlined strongly (a lesson's highlighted cells must be among them); emptied by Take.
+void NoteOutlinedCell(int row, int col);
+std::vector<std::pair<int, int>> TakeOutlinedCells();
+
+struct TextRect {
+  float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+};
+
+// One glyph as drawn: its quad, the clip rectangle it was drawn under, and the top of its line of text.
+struct DrawnGlyph {
+  char32_t codepoint = 0;
+  TextRect box, clip;
+  float line_top = 0;
+  bool cut = false;  // clipped on the CPU already (its texture coordinates were shortened)
+};
+
+// The glyphs one window drew, in drawing order, and whether the window scrolls (text cut off at a
+// scrolling edge is reachable, not lost).
+struct DrawnText {
+  std::string window;
+  bool scrolls_x = false, scrolls_y = false;
+  std::vector<DrawnGlyph> glyphs;
+};
+
+// Runs of glyphs (a label, a line of a paragraph) cut off by their clip rectangle, and runs of one window
+// drawn over other runs of it, each as a sentence naming the window and the text.
+std::vector<std::string> text_problems(const std::vector<DrawnText>& windows);
+
+}  // namespace attn::ui
