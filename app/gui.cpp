@@ -437,12 +437,22 @@ int run_gui(const GuiOptions& o, std::ostream& err) {
     }
     const double now = glfwGetTime();
     if (driver) driver->before_frame(state);
+    const std::optional<ImVec2> display = driver ? driver->display_size() : std::nullopt;
+    if (display) {
+      state.display_w = display->x;
+      state.display_h = display->y;
+    } else {
+      int w = 0, h = 0;
+      glfwGetWindowSize(window, &w, &h);
+      state.display_w = static_cast<float>(w);
+      state.display_h = static_cast<float>(h);
+    }
     apply_look(state, applied);
     placement.follow(window, state.fullscreen);
     // A capture shows the newest state of the document, not a trace the worker is still replacing (two frames:
     // a view laid out for the new trace settles in the second).
     if (capture && frame + 2 >= o.frames) state.wait();
-    render_frame(window, state, now - last, driver ? driver->display_size() : std::nullopt);
+    render_frame(window, state, now - last, display);
     last = now;
     autosave.tick(state, now);
     if (ui::picture_request().widget != 0) export_picture(window, state, applied);

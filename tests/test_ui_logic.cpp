@@ -442,3 +442,21 @@ TEST_CASE("context tokens of a cross-attention scenario: added with a seeded row
   CHECK(s.input.tokens.size() == 2);  // the queries are untouched
   CHECK(compute_trace(s).heads[0].scores.cols() == 3);
 }
+
+TEST_CASE("presentation mode fits its enlargement to the window; normal mode only grows on large windows") {
+  CHECK(window_fit(1280, 720, true) == doctest::Approx(1.10f));  // 1.35 x 0.8 = 1.08, in steps of 0.05
+  CHECK(window_fit(1600, 900, true) == doctest::Approx(1.35f));
+  CHECK(window_fit(1920, 1080, true) == doctest::Approx(1.60f));
+  CHECK(window_fit(1920, 720, true) == doctest::Approx(1.10f));  // the tighter side decides
+  CHECK(window_fit(800, 600, true) == doctest::Approx(1.0f));    // never below the normal size
+  CHECK(window_fit(1280, 720, false) == doctest::Approx(1.0f));
+  CHECK(window_fit(1600, 900, false) == doctest::Approx(1.0f));
+  CHECK(window_fit(1920, 1080, false) == doctest::Approx(1.2f));
+  CHECK(window_fit(3840, 2160, false) == doctest::Approx(2.0f));
+  AppState state(load_scenario_file(std::string(ATTN_ASSETS_DIR) + "/scenarios/the_cat_sat.json"), {});
+  state.display_w = 1280;
+  state.display_h = 720;
+  state.zoom = 1.25f;
+  state.presentation = true;
+  CHECK(state.effective_zoom() == doctest::Approx(1.375f));
+}

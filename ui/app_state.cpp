@@ -1,5 +1,7 @@
 #include "ui/app_state.h"
 
+#include <cmath>
+
 #include <algorithm>
 #include <utility>
 
@@ -8,6 +10,12 @@
 #include "core/validate.h"
 
 namespace attn::ui {
+
+float window_fit(float width, float height, bool presentation) {
+  const float fit = std::min(width / 1600.0f, height / 900.0f);
+  const float f = presentation ? std::clamp(1.35f * fit, 1.0f, 2.5f) : std::clamp(fit, 1.0f, 2.0f);
+  return std::round(f * 20.0f) / 20.0f;
+}
 
 namespace {
 

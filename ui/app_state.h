@@ -25,6 +25,11 @@
 
 namespace attn::ui {
 
+// How much the window's size enlarges everything. Presentation mode fits 1.35 times a 1600x900 layout to the
+// window (1280x720: 1.1, 1920x1080: 1.6); normal mode only grows on large windows (1920x1080: 1.2). In steps of
+// 0.05, so resizing does not rebuild the fonts at every pixel.
+float window_fit(float width, float height, bool presentation);
+
 struct Document {
   // Shared with the undo history and the worker, never changed in place: an edit makes a new one, so a
   // 2048-token document is copied once per edit, not once for each of them.
@@ -161,7 +166,8 @@ class AppState {
   float zoom = 1.0f;
   bool presentation = false;
   bool fullscreen = false;
-  float effective_zoom() const { return zoom * (presentation ? 1.35f : 1.0f); }
+  float display_w = 1600, display_h = 900;  // the window's size, which the window sets before each frame
+  float effective_zoom() const { return zoom * window_fit(display_w, display_h, presentation); }
 
   void set_step(int index);  // clamped
   void set_head(int h);      // clamped to the heads of the current trace

@@ -18,6 +18,8 @@
 namespace attn::ui {
 namespace {
 
+constexpr float kCellPad = 3.0f;  // between a cell's edge and its number
+
 struct CachedTexture {
   GLuint id = 0;
   std::uint64_t hash = 0;
@@ -127,17 +129,28 @@ void hatch(ImDrawList* dl, ImVec2 a, ImVec2 b) {
   dl->PopClipRect();
 }
 
-// The most decimals (up to what any value needs, at most 4) with which every visible value fits `room`.
-int shared_decimals(const Matrix& m, const Matrix* visible, float room) {
+// Decimals a matrix is shown with: what its values need, at most 3, the same as the explanations quote
+// (short_number), so a cell and the sentence about it agree.
+constexpr int kMatrixDecimals = 3;
+int matrix_decimals(const Matrix& m, const Matrix* visible) {
   int wanted = 0;
-  for (Eigen::Index i = 0; i < m.size(); ++i)
+  for (Eigen::Index i = 0; i < m.size() && wanted < kMatrixDecimals; ++i)
     if (!visible || visible->data()[i] != 0.0) wanted = std::max(wanted, needed_decimals(m.data()[i]));
-  for (int d = wanted; d > 1; --d) {
-    bool fits = true;
-    for (Eigen::Index i = 0; i < m.size() && fits; ++i)
-      if (!visible || visible->data()[i] != 0.0) fits = ImGui::CalcTextSize(format_fixed(m.data()[i], d).c_str()).x <= room;
-    if (fits) return d;
-  }
+  return std::min(wanted, kMatrixDecimals);
+}
+
+// The widest visible value at `decimals`.
+float widest_value(const Matrix& m, const Matrix* visible, int decimals) {
+  float w = 0;
+  for (Eigen::Index i = 0; i < m.size(); ++i)
+    if (!visible || visible->data()[i] != 0.0) w = std::max(w, ImGui::CalcTextSize(format_fixed(m.data()[i], decimals).c_str()).x);
+  return w;
+}
+
+// The most decimals, up to the matrix's own, with which every visible value fits `room`.
+int shared_decimals(const Matrix& m, const Matrix* visible, float room, int wanted) {
+  for (int d = wanted; d > 1; --d)
+    if (widest_value(m, visible, d) <= room) return d;
   return std::min(wanted, 1);
 }
 
@@ -199,6 +212,9 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
   in.labels = labels;
   in.legend = legend;
   in.max_cell = opts.max_cell * ImGui::GetFontSize() / FontSizes{}.body;  // cells grow with the zoom, like the text
+  const bool want_values = !(opts.flags & HeatmapFlags_NoValues) && m.size() <= kTextureCells;
+  const int wanted_decimals = want_values ? matrix_decimals(m, opts.visible) : 0;
+  if (want_values) in.value_w = widest_value(m, opts.visible, wanted_decimals) + 2 * kCellPad;
   const HeatmapLayout l = layout_heatmap(in);
 
   ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -225,13 +241,11 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
     dl->AddImage(texture_for(imgui_id, m, opts.map, range, opts.visible, {(grid_end.x - grid.x) * scale, (grid_end.y - grid.y) * scale}),
                  grid, grid_end);
   } else {
-    const float pad = 3.0f;
-    const bool want_values = !(opts.flags & HeatmapFlags_NoValues);
-    const bool values = want_values && std::min(cw, ch) >= ImGui::GetFontSize() + 2;
+    const bool values = want_values && ch >= ImGui::GetFontSize() && cw >= ImGui::GetFontSize();
     // Characters are not all as wide as "0": start from what could fit and shorten until it does.
-    const float room = cw - 2 * pad;
+    const float room = cw - 2 * kCellPad;
     const int max_chars = std::min(8, static_cast<int>(room / std::max(1.0f, ImGui::CalcTextSize(".").x)));
-    const int decimals = values ? shared_decimals(m, opts.visible, room) : 0;
+    const int decimals = values ? shared_decimals(m, opts.visible, room, wanted_decimals) : 0;
     int marked = 0;  // cells whose value did not fit: they show a mark that says "point here"
     for (Eigen::Index r = 0; r < m.rows(); ++r)
       for (Eigen::Index c = 0; c < m.cols(); ++c) {

@@ -25,6 +25,10 @@ HeatmapLayout layout_heatmap(const HeatmapLayoutInput& in) {
     if (room_h >= 0.5f * line) l.cell_h = snap(std::min(line, room_h));
     else if ((in.avail_w - l.label_w) / cols >= 0.5f * line) l.cell_w = snap(std::min(line, (in.avail_w - l.label_w) / cols));
   }
+  // Numbers need width more than height: a cell that can hold a line of text is widened to hold its number.
+  const float room_w = (in.avail_w - l.label_w) / static_cast<float>(in.cols);
+  if (in.value_w > l.cell_w && l.cell_h >= in.line_h && room_w > l.cell_w)
+    l.cell_w = snap(std::min(in.value_w, room_w));
   l.width = l.label_w + l.cell_w * static_cast<float>(in.cols);
   l.height = l.header_h + l.cell_h * static_cast<float>(in.rows) + l.legend_h;
   l.texture = in.rows * in.cols > kTextureCells || std::min(l.cell_w, l.cell_h) < kMinDrawnCell;

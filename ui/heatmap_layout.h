@@ -9,11 +9,13 @@ struct HeatmapLayoutInput {
   float line_h = 0;                // one line of text
   bool labels = true, legend = true;
   float max_cell = 72;
+  float value_w = 0;               // the widest number with its padding; 0 when no numbers are shown
 };
 
 struct HeatmapLayout {
   // Cells are square, except that a matrix of a few rows and many columns (a 3-token X of width 512) gets rows
-  // a text line tall instead of slivers, and likewise a few columns of many rows.
+  // a text line tall instead of slivers, and likewise a few columns of many rows; and a cell a text line tall
+  // but narrower than its number is widened for it, as far as the box allows.
   float cell_w = 0, cell_h = 0;
   float label_w = 0;      // row labels' column, including its gap
   float header_h = 0;     // column labels' row

@@ -25,10 +25,11 @@ std::unordered_map<std::uint64_t, const ImFontGlyph*> glyphs_by_corner() {
   return map;
 }
 
-// "Lesson/text_1A2B3C4D" -> "Lesson", "##status" -> "status".
+// "Lesson/text_1A2B3C4D" -> "Lesson", "Lesson 2: Why###Lesson" -> "Lesson", "##status" -> "status".
 std::string window_name(const char* owner) {
   std::string s = owner ? owner : "";
   s = s.substr(0, s.find('/'));
+  if (const std::size_t id = s.find("###"); id != std::string::npos) s = s.substr(id + 3);  // "Lesson 1: ...###Lesson"
   while (!s.empty() && s[0] == '#') s.erase(0, 1);
   return s.substr(0, s.find("##"));
 }

@@ -78,16 +78,73 @@ void sqrt_dk_experiment(AppState& state) {
   }
 }
 
+// Where the header's parts go at a content width: the lesson's title in the title bar where it fits there (else
+// on a line of its own), the page buttons beside the page's title where both fit (else below it).
+struct Header {
+  std::string bar;  // the title bar's text
+  bool lesson_line = false;
+  bool nav_beside = false;
+};
+
+float navigation_width() {
+  const ImGuiStyle& st = ImGui::GetStyle();
+  float w = 0;
+  for (const char* b : {"\u25C0 Previous", "Next \u25B6", "Close lesson"}) w += ImGui::CalcTextSize(b).x + 2 * st.FramePadding.x + st.ItemSpacing.x;
+  return w + ImGui::CalcTextSize("page 10 of 10").x + st.ItemSpacing.x;
+}
+
+Header header(const AppState& state, const LessonPage& p, float content_w) {
+  const Lesson& l = state.lessons[static_cast<std::size_t>(state.lesson)];
+  Header h;
+  const std::string full = "Lesson " + std::to_string(state.lesson + 1) + ": " + l.title;
+  h.lesson_line = ImGui::CalcTextSize(full.c_str()).x > content_w;
+  h.bar = h.lesson_line ? "Lesson " + std::to_string(state.lesson + 1) : full;
+  ImGui::PushFont(title_font());
+  h.nav_beside = ImGui::CalcTextSize(p.title.c_str()).x + 3 * ImGui::GetStyle().ItemSpacing.x + navigation_width() <= content_w;
+  ImGui::PopFont();
+  return h;
+}
+
 }  // namespace
 
-void LessonPanel(AppState& state, ImVec2 pos, ImVec2 size) {
-  BeginPanel("Lesson", pos, size);
+float LessonPanelHeight(const AppState& state, float width) {
   const Lesson& l = state.lessons[static_cast<std::size_t>(state.lesson)];
   const LessonPage& p = l.pages[static_cast<std::size_t>(state.lesson_page)];
-  ImGui::TextDisabled("Lesson %d: %s", state.lesson + 1, l.title.c_str());
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float wrap = width - 2 * style.WindowPadding.x - style.ScrollbarSize;
+  const Header hd = header(state, p, wrap);
+  const auto text_h = [&](const std::string& t) { return ImGui::CalcTextSize(t.c_str(), nullptr, false, wrap).y + style.ItemSpacing.y; };
+  float h = 2 * style.WindowPadding.y + ImGui::GetFrameHeight() /* title bar */ + 2 * style.ItemSpacing.y;
+  if (hd.lesson_line) h += text_h(l.title);
   ImGui::PushFont(title_font());
-  TextWrappedAtSpaces(p.title);
+  h += hd.nav_beside ? std::max(ImGui::GetTextLineHeight(), ImGui::GetFrameHeight()) + style.ItemSpacing.y
+                     : text_h(p.title) + ImGui::GetFrameHeightWithSpacing();
   ImGui::PopFont();
+  std::size_t start = 0;
+  while (start <= p.text.size()) {
+    const std::size_t end = std::min(p.text.find("\n\n", start), p.text.size());
+    // Wrapping at spaces only can take a line more than ImGui's measure.
+    h += text_h(p.text.substr(start, end - start)) + style.ItemSpacing.y + 0.25f * ImGui::GetTextLineHeight();
+    start = end + 2;
+  }
+  return h;
+}
+
+void LessonPanel(AppState& state, ImVec2 pos, ImVec2 size) {
+  const Lesson& l = state.lessons[static_cast<std::size_t>(state.lesson)];
+  const LessonPage& p = l.pages[static_cast<std::size_t>(state.lesson_page)];
+  const Header hd = header(state, p, size.x - 2 * ImGui::GetStyle().WindowPadding.x - ImGui::GetStyle().ScrollbarSize);
+  BeginPanel((hd.bar + "###Lesson").c_str(), pos, size);
+  if (hd.lesson_line) TextWrappedAtSpaces("Lesson " + std::to_string(state.lesson + 1) + ": " + l.title, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+  ImGui::PushFont(title_font());
+  if (hd.nav_beside) {
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextUnformatted(p.title.c_str());
+  } else {
+    TextWrappedAtSpaces(p.title);
+  }
+  ImGui::PopFont();
+  if (hd.nav_beside) ImGui::SameLine(0, 3 * ImGui::GetStyle().ItemSpacing.x);
   navigation(state, l);
   ImGui::Separator();
   const float text_h = p.experiment ? ImGui::GetContentRegionAvail().y * 0.4f : ImGui::GetContentRegionAvail().y;

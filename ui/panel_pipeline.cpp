@@ -315,7 +315,8 @@ void step_strip(AppState& state) {
   const Trace& t = state.trace();
   const float gap = ImGui::GetStyle().ItemSpacing.x;
   const float w = (ImGui::GetContentRegionAvail().x - gap * (kStepCount - 1)) / kStepCount;
-  const float thumb_h = std::min(58.0f, w * 0.6f);
+  // In presentation mode the strip is a row of names: the height goes to the current step's matrices.
+  const float thumb_h = state.presentation ? 0.0f : std::min(58.0f, w * 0.6f);
   for (const StepInfo& info : all_steps()) {
     const int i = step_index(info.step);
     if (i > 0) ImGui::SameLine(0, gap);
@@ -331,10 +332,13 @@ void step_strip(AppState& state) {
     o.flags = HeatmapFlags_NoLabels | HeatmapFlags_NoLegend | HeatmapFlags_NoValues | HeatmapFlags_NoTooltip;
     if (r.map == ColorMap::Sequential) o.range = ValueRange{0, 1};
     ImGui::SetCursorScreenPos({at.x + std::max(0.0f, (w - std::min(w, 18.0f * static_cast<float>(r.m->cols()))) / 2), at.y});
-    Heatmap("thumb", *r.m, o);
+    if (thumb_h > 0) Heatmap("thumb", *r.m, o);
     ImGui::SetCursorScreenPos({at.x, at.y + thumb_h + 2});
     const bool linear = info.step == Step::Softmax && t.attention.kernel == Kernel::Linear;
-    const std::string label = std::to_string(i) + "  " + (linear ? std::string("\u00F7 Z") : std::string(info.label));
+    // The number goes first where it fits; the order of the strip says it too.
+    const std::string name = linear ? std::string("\u00F7 Z") : std::string(info.label);
+    std::string label = std::to_string(i) + "  " + name;
+    if (ImGui::CalcTextSize(label.c_str()).x > w + gap - 2) label = FitText(name, w + gap - 2);
     const float lw = ImGui::CalcTextSize(label.c_str()).x;
     ImGui::SetCursorScreenPos({at.x + std::max(0.0f, (w - lw) / 2), at.y + thumb_h + 2});
     ImGui::TextUnformatted(label.c_str());

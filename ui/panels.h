@@ -21,6 +21,7 @@ void ComparePanel(AppState& state, ImVec2 pos, ImVec2 size);   // the four varia
 void MemoryPanel(AppState& state, ImVec2 pos, ImVec2 size);    // cache bytes against context, real models
 void CostPanel(AppState& state, ImVec2 pos, ImVec2 size);      // FLOPs per generated token
 void LessonPanel(AppState& state, ImVec2 pos, ImVec2 size);    // the current lesson page
+float LessonPanelHeight(const AppState& state, float width);   // what the page needs to show its text whole
 
 // The preset picker (and context, dtype, batch) the model views share; nullptr without presets.
 const ModelShape* PresetControls(AppState& state, bool context, bool dtype_and_batch);
