@@ -5,6 +5,7 @@
 #include "ui/arc_view.h"
 #include "ui/heatmap.h"
 #include "ui/panels.h"
+#include "ui/text.h"
 #include "ui/theme.h"
 
 namespace attn::ui {
@@ -55,7 +56,7 @@ void HeadsPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   }
   ImGui::Spacing();
   ImGui::Separator();
-  ImGui::Text("Who looks at whom: head %d", state.head);
+  TextWrappedAtSpaces("Who looks at whom: head " + std::to_string(state.head));
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   ImGui::TextWrapped("%s", t.n_kv() > kArcsPerQuery
                                ? "Queries on the left, keys on the right; a thicker line carries more weight. Each query's "

@@ -78,7 +78,7 @@ void scale_section(AppState& state) {
       kMaxScaleTokens, s.context ? limits::kMaxAttentionCells / (heads * s.n_kv())
                                  : static_cast<std::int64_t>(std::sqrt(double(limits::kMaxAttentionCells / heads)))));
   int n = s.n_q();
-  ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.6f);
+  ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize("tokens (T)").x - ImGui::GetStyle().ItemInnerSpacing.x - 2);
   if (ImGui::SliderInt("tokens (T)", &n, 1, std::max(most, s.n_q()), "%d", ImGuiSliderFlags_AlwaysClamp))
     state.edit([n](Scenario& d) { set_token_count(d, n); });
   if (ImGui::IsItemHovered())
@@ -160,7 +160,12 @@ void variant_section(AppState& state) {
 void config_section(AppState& state) {
   const Scenario& s = state.scenario();
   AttentionConfig a = s.attention;
-  ImGui::PushItemWidth(ImGui::GetContentRegionAvail().x * 0.55f);
+  // The fields take what their longest label leaves.
+  float label_w = 0;
+  for (const char* l : {"variant", "heads", "head_dim", "mask", "window", "kernel", "seed", "weight scale", "kv_heads", "latent_dim"})
+    label_w = std::max(label_w, ImGui::CalcTextSize(l).x);
+  if (a.variant == Variant::Mla) label_w = std::max(label_w, ImGui::CalcTextSize("query_latent_dim").x);
+  ImGui::PushItemWidth(ImGui::GetContentRegionAvail().x - label_w - ImGui::GetStyle().ItemInnerSpacing.x - 2);
   variant_section(state);
   int heads = a.heads, head_dim = a.head_dim;
   const bool heads_changed = ImGui::InputInt("heads", &heads);
@@ -212,7 +217,9 @@ void config_section(AppState& state) {
   ImGui::PopItemWidth();
   if (ImGui::Button("Re-seed weights")) state.edit(reseed_weights);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Next seed; every weight is drawn from it (embeddings stay).");
-  ImGui::SameLine();
+  if (ImGui::GetContentRegionAvail().x - ImGui::GetItemRectSize().x - ImGui::GetStyle().ItemSpacing.x >=
+      ImGui::CalcTextSize("Reset to file").x + 2 * ImGui::GetStyle().FramePadding.x)
+    ImGui::SameLine();
   ImGui::BeginDisabled(!state.document().dirty());
   if (ImGui::Button("Reset to file")) state.reset_to_saved();
   ImGui::EndDisabled();

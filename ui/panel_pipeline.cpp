@@ -337,10 +337,14 @@ void step_strip(AppState& state) {
     const bool linear = info.step == Step::Softmax && t.attention.kernel == Kernel::Linear;
     // The number goes first where it fits; the order of the strip says it too.
     const std::string name = linear ? std::string("\u00F7 Z") : std::string(info.label);
+    // A label may reach into the gaps beside its thumbnail, but not past the strip's ends.
+    const bool first = i == 0, last = i + 1 == kStepCount;
+    const float room = w + (first ? 0.0f : gap / 2 - 1) + (last ? 0.0f : gap / 2 - 1);
     std::string label = std::to_string(i) + "  " + name;
-    if (ImGui::CalcTextSize(label.c_str()).x > w + gap - 2) label = FitText(name, w + gap - 2);
+    if (ImGui::CalcTextSize(label.c_str()).x > room) label = FitText(name, room);
     const float lw = ImGui::CalcTextSize(label.c_str()).x;
-    ImGui::SetCursorScreenPos({at.x + std::max(0.0f, (w - lw) / 2), at.y + thumb_h + 2});
+    const float lx = std::clamp(at.x + (w - lw) / 2, at.x - (first ? 0.0f : gap / 2 - 1), at.x + w + (last ? 0.0f : gap / 2 - 1) - lw);
+    ImGui::SetCursorScreenPos({lx, at.y + thumb_h + 2});
     ImGui::TextUnformatted(label.c_str());
     const ImVec2 end{at.x + w, at.y + thumb_h + ImGui::GetTextLineHeight() + 6};
     ImGui::SetCursorScreenPos(at);
