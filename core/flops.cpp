@@ -51,4 +51,9 @@ std::uint64_t flops_dsa(std::uint64_t c_attn, std::uint64_t c_idx, std::uint64_t
   return checked_add(checked_mul(c_idx, L, kWhat), checked_mul(c_attn, std::min(k, L), kWhat), kWhat);
 }
 
+std::optional<std::uint64_t> dsa_break_even(std::uint64_t c_attn, std::uint64_t c_idx, std::uint64_t k) {
+  if (c_idx >= c_attn) return std::nullopt;
+  return checked_mul(k, c_attn, kWhat) / (c_attn - c_idx) + 1;  // the first whole L past the equality
+}
+
 }  // namespace attn

@@ -5,6 +5,7 @@
 // Every count is for ONE layer; multiply by the layer count for a whole model. Softmax, masking and
 // normalisation are left out: they are O(pairs · H), small next to the dot products.
 #include <cstdint>
+#include <optional>
 
 #include "core/memory.h"
 
@@ -42,5 +43,9 @@ std::uint64_t indexer_flops_per_pair(std::uint64_t indexer_heads, std::uint64_t 
 std::uint64_t flops_vanilla(std::uint64_t c_attn, std::uint64_t L);
 // FLOPs_DSA(L) = C_idx·L + C_attn·min(k, L): with fewer than k keys, all of them are attended.
 std::uint64_t flops_dsa(std::uint64_t c_attn, std::uint64_t c_idx, std::uint64_t L, std::uint64_t k);
+// The shortest context at which sparse attention costs less than attending to every key:
+// C_idx·L + C_attn·k < C_attn·L, so L > k·C_attn / (C_attn − C_idx). None when the indexer costs as much per
+// pair as attention itself (C_idx >= C_attn: a small model), where the sparse line never drops below.
+std::optional<std::uint64_t> dsa_break_even(std::uint64_t c_attn, std::uint64_t c_idx, std::uint64_t k);
 
 }  // namespace attn

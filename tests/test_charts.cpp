@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "ui/chart_axes.h"
+#include "ui/cost_text.h"
 
 using namespace attn::ui;
 
@@ -260,4 +261,16 @@ TEST_CASE("crowded labels: all placed where greedy placement in order drops one 
   CHECK(place_labels_best(leaders, {dot}, {}, bounds, 1) == std::vector<int>{1});
   CHECK(place_labels_best(std::vector<std::vector<LabelSpot>>{{{{90, 90, 110, 95}, {}}}}, {}, {}, bounds, 1) ==
         std::vector<int>{-1});  // nowhere inside: left out
+}
+
+TEST_CASE("the cost view says whether sparse attention pays, and from which context on, never \"1/0\"") {
+  // gpt-2-small: C_attn = 4 · 12 · 64 = 3,072 against DeepSeek's indexer C_idx = 2 · 64 · 128 = 16,384: 5.3 times.
+  CHECK(sparse_attention_text(3072, 16384, 2048) ==
+        "Here sparse attention never pays: its indexer alone costs 5.3\u00D7 as much per pair as this model's attention "
+        "(16,384 against 3,072 FLOPs), so its line stays above the KV cache's. It pays in models whose attention costs "
+        "more per pair than the indexer, such as DeepSeek's (C_attn = 262,144).");
+  // deepseek-v3: C_attn = 4 · 128 · 512 = 262,144, 16 times the indexer's; k = 2,048 pays from L = 2,185.
+  CHECK(sparse_attention_text(262144, 16384, 2048) ==
+        "Sparse attention still scans all L keys, but its indexer costs 1/16 of attention per pair, and it attends to the "
+        "top 2,048 only: it costs less than attending to every key from L = 2,185 tokens on.");
 }

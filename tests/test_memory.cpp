@@ -280,6 +280,19 @@ TEST_CASE("FLOPs: DeepSeek Sparse Attention against vanilla attention") {
   CHECK(flops_dsa(c_attn, c_idx, 100, 2048) == 16384ull * 100 + 262144ull * 100);
 }
 
+TEST_CASE("FLOPs: where sparse attention starts to pay, and a model too small for the indexer to pay at all") {
+  // DeepSeek V3.2, k = 2,048: L > 2,048 · 262,144 / (262,144 - 16,384) = 2,184.53, so from L = 2,185 on.
+  CHECK(dsa_break_even(262144, 16384, 2048) == 2185u);
+  CHECK(flops_dsa(262144, 16384, 2185, 2048) < flops_vanilla(262144, 2185));
+  CHECK(flops_dsa(262144, 16384, 2184, 2048) > flops_vanilla(262144, 2184));
+  // An exact equality is not a saving: k · C_attn / (C_attn - C_idx) = 4 · 2 / 1 = 8 costs the same; 9 is less.
+  CHECK(dsa_break_even(2, 1, 4) == 9u);
+  CHECK(flops_dsa(2, 1, 8, 4) == flops_vanilla(2, 8));
+  // GPT-2 small: C_attn = 4 · 12 · 64 = 3,072 < C_idx = 16,384: the indexer alone costs more per pair.
+  CHECK_FALSE(dsa_break_even(3072, 16384, 2048).has_value());
+  CHECK_FALSE(dsa_break_even(16384, 16384, 2048).has_value());
+}
+
 TEST_CASE("shape validation names the field, in file form and in option form") {
   ModelShape m = gqa(80, 64, 7, 128);
   CHECK(shape_error(m, false) == "models[3].kv_heads: must divide heads (64) but found 7");

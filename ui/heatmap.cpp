@@ -215,6 +215,9 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
   const bool want_values = !(opts.flags & HeatmapFlags_NoValues) && m.size() <= kTextureCells;
   const int wanted_decimals = want_values ? matrix_decimals(m, opts.visible) : 0;
   if (want_values) in.value_w = widest_value(m, opts.visible, wanted_decimals) + 2 * kCellPad;
+  // Column labels are written whole over their column: a cell is widened for its label as for its number.
+  if (labels && m.cols() <= 64)
+    for (Eigen::Index c = 0; c < m.cols(); ++c) in.value_w = std::max(in.value_w, ImGui::CalcTextSize(label(opts.col_labels, c).c_str()).x + 4);
   const HeatmapLayout l = layout_heatmap(in);
 
   ImDrawList* dl = ImGui::GetWindowDrawList();

@@ -6,6 +6,7 @@
 
 #include "core/flops.h"
 #include "ui/chart_axes.h"
+#include "ui/cost_text.h"
 #include "ui/line_chart.h"
 #include "ui/panels.h"
 #include "ui/text.h"
@@ -70,9 +71,8 @@ void CostPanel(AppState& state, ImVec2 pos, ImVec2 size) {
       " FLOPs per (query, key) pair; the sparse indexer C_idx = 2\u00B7H_I\u00B7d_I = 2\u00B764\u00B7128 = " +
       format_exact(static_cast<double>(c_idx), AxisUnit::Plain) +
       ". Without a cache every step redoes the whole prefix (quadratic); with one, each step reads L cached keys "
-      "(linear); sparse attention still scans all L keys, but at 1/" +
-      std::to_string(c_attn / std::max<std::uint64_t>(c_idx, 1)) + " of the cost, and attends to only k of them.";
-  TextWrappedAtSpaces(text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+      "(linear). " + sparse_attention_text(c_attn, c_idx, k);
+  TextDisabledWrapped(text);
   if (!has_d_model) {
     ImGui::TextDisabled("This preset has no d_model, so its projections cannot be counted.");
     ImGui::End();

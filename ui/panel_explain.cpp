@@ -15,7 +15,7 @@ void ExplainPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   TextWrappedAtSpaces(text.formula, accent_colour());
   TextWrappedAtSpaces(text.what);
   ImGui::Spacing();
-  TextWrappedAtSpaces("Why? " + text.why, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+  TextDisabledWrapped("Why? " + text.why);
   ImGui::EndChild();
   // The hovered cell's arithmetic, in a box of its own so it never pushes the text around.
   ImGui::BeginChild("cell", {0, box_h}, true);

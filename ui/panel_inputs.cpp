@@ -14,6 +14,7 @@
 #include "ui/edits.h"
 #include "ui/matrix_editor.h"
 #include "ui/panels.h"
+#include "ui/text.h"
 #include "ui/theme.h"
 
 namespace attn::ui {
@@ -88,13 +89,14 @@ void scale_section(AppState& state) {
   const Trace& t = state.trace();
   const double cells = double(t.n_q()) * t.n_kv();
   const double bytes = cells * sizeof(double);
-  ImGui::TextDisabled("scores %d\u00D7%d: %s cells", t.n_q(), t.n_kv(), format_exact(cells, AxisUnit::Plain).c_str());
+  TextDisabledWrapped("scores " + std::to_string(t.n_q()) + "\u00D7" + std::to_string(t.n_kv()) + ": " +
+                      format_exact(cells, AxisUnit::Plain) + " cells");
   if (t.attention.heads == 1)
-    ImGui::TextDisabled("%s for the one head", format_unit(bytes, AxisUnit::Bytes).c_str());
+    TextDisabledWrapped(format_unit(bytes, AxisUnit::Bytes) + " for the one head");
   else
-    ImGui::TextDisabled("%s a head, %s for %d heads", format_unit(bytes, AxisUnit::Bytes).c_str(),
-                        format_unit(bytes * t.attention.heads, AxisUnit::Bytes).c_str(), t.attention.heads);
-  ImGui::TextDisabled("the whole trace: %s", format_unit(double(trace_bytes(t)), AxisUnit::Bytes).c_str());
+    TextDisabledWrapped(format_unit(bytes, AxisUnit::Bytes) + " a head, " + format_unit(bytes * t.attention.heads, AxisUnit::Bytes) +
+                        " for " + std::to_string(t.attention.heads) + " heads");
+  TextDisabledWrapped("the whole trace: " + format_unit(double(trace_bytes(t)), AxisUnit::Bytes));
   ImGui::TextDisabled("last recompute %.1f ms%s", state.last_recompute_seconds() * 1e3,
                       state.computing() ? ", computing\u2026" : "");
 }
@@ -190,7 +192,7 @@ void config_section(AppState& state) {
       state.edit([&](Scenario& d) { d.attention.window = window; });
     }
   }
-  if (a.mask == MaskKind::Custom) ImGui::TextDisabled("Click cells of the mask (step 4) to toggle them.");
+  if (a.mask == MaskKind::Custom) TextDisabledWrapped("Click cells of the mask (step 4) to toggle them.");
   bool scale = a.scale;
   if (ImGui::Checkbox("scale by 1/\u221Ad", &scale)) state.edit([&](Scenario& d) { d.attention.scale = scale; });
   if (enum_combo("kernel", a.kernel, {Kernel::Softmax, Kernel::Linear}))
@@ -228,7 +230,13 @@ void config_section(AppState& state) {
 void matrix_section(AppState& state, const char* title, const Matrix& value, const std::vector<std::string>* rows,
                     const std::function<void(Scenario&, const Matrix&)>& assign, bool seeded) {
   std::string header = std::string(title) + "  [" + std::to_string(value.rows()) + "\u00D7" + std::to_string(value.cols()) + "]";
-  if (seeded) header += "  (from the seed)";
+  // The header's label is cut off by its frame, never wrapped: the note shortens to fit.
+  const float room = ImGui::GetContentRegionAvail().x - ImGui::GetFrameHeight() - 2 * ImGui::GetStyle().FramePadding.x;
+  for (const char* note : {"  (from the seed)", "  (seeded)", ""})
+    if (seeded && ImGui::CalcTextSize((header + note).c_str()).x <= room) {
+      header += note;
+      break;
+    }
   header += std::string("###") + title;  // the same header whether or not the weight came from the seed
   if (!ImGui::CollapsingHeader(header.c_str())) return;
   Matrix edited = value;
@@ -243,13 +251,9 @@ void InputsPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   BeginPanel("Inputs", pos, size);
   const Scenario& s = state.scenario();
   ImGui::PushFont(title_font());
-  ImGui::TextWrapped("%s", s.name.c_str());
+  TextWrappedAtSpaces(s.name);
   ImGui::PopFont();
-  if (!s.description.empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("%s", s.description.c_str());
-    ImGui::PopStyleColor();
-  }
+  if (!s.description.empty()) TextDisabledWrapped(s.description);  // "0.2" stays whole
   ImGui::Separator();
   tokens_section(state);
   scale_section(state);

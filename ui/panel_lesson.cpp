@@ -135,7 +135,7 @@ void LessonPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   const LessonPage& p = l.pages[static_cast<std::size_t>(state.lesson_page)];
   const Header hd = header(state, p, size.x - 2 * ImGui::GetStyle().WindowPadding.x - ImGui::GetStyle().ScrollbarSize);
   BeginPanel((hd.bar + "###Lesson").c_str(), pos, size);
-  if (hd.lesson_line) TextWrappedAtSpaces("Lesson " + std::to_string(state.lesson + 1) + ": " + l.title, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+  if (hd.lesson_line) TextDisabledWrapped("Lesson " + std::to_string(state.lesson + 1) + ": " + l.title);
   ImGui::PushFont(title_font());
   if (hd.nav_beside) {
     ImGui::AlignTextToFramePadding();

@@ -49,7 +49,7 @@ const ModelShape* PresetControls(AppState& state, bool context, bool dtype_and_b
                                  ? "latent " + std::to_string(it->latent_dim) + " + RoPE key " + std::to_string(it->rope_dim)
                                  : std::to_string(it->kv_heads) + " KV heads") +
                             ", head_dim " + std::to_string(it->head_dim) + ".  Source: " + it->source;
-  TextWrappedAtSpaces(shape, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+  TextDisabledWrapped(shape);
   return &*it;
 }
 

@@ -32,6 +32,8 @@ void TextWrappedAtSpaces(std::string_view text, ImU32 colour) {
   if (colour) ImGui::PopStyleColor();
 }
 
+void TextDisabledWrapped(std::string_view text) { TextWrappedAtSpaces(text, ImGui::GetColorU32(ImGuiCol_TextDisabled)); }
+
 std::string FitText(const std::string& s, float width) {
   if (ImGui::CalcTextSize(s.c_str()).x <= width) return s;
   std::string t = s;

@@ -9,6 +9,7 @@
 namespace attn::ui {
 
 void TextWrappedAtSpaces(std::string_view text, ImU32 colour = 0);  // 0: the style's text colour
+void TextDisabledWrapped(std::string_view text);                    // in the style's disabled (secondary) colour
 
 // Text shortened with an ellipsis, a whole UTF-8 character at a time, until it fits `width` ("" when not even
 // the ellipsis fits). A shortened label hides something: the layout check lists it.
