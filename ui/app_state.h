@@ -142,6 +142,9 @@ class AppState {
   HoverCell hover;           // written while drawing this frame
   HoverCell last_hover;      // what was hovered in the previous frame
   std::optional<std::pair<int, int>> pinned_cell;  // a result cell explained as if pointed at (--cell)
+  // A lesson page's cells of its step's result, outlined while that step is shown.
+  std::vector<std::pair<int, int>> outlined;
+  Step outlined_step = Step::Inputs;
   std::string message;       // the last problem or note (a file that would not open, an edit that was refused)
   FileDialogState file_dialog;
   bool quit_requested = false;   // Ctrl+Q or the window's close button; unsaved changes ask first

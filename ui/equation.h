@@ -20,6 +20,7 @@ struct Term {
   std::optional<ValueRange> range = std::nullopt;
   int highlight_row = -1, highlight_col = -1;
   int selected_row = -1, selected_col = -1;
+  std::span<const std::pair<int, int>> outlined = {};
   HeatmapFlags flags = HeatmapFlags_NoTooltip;
 };
 

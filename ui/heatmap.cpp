@@ -293,14 +293,16 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
     const float x = grid.x + cw * static_cast<float>(opts.highlight_col);
     dl->AddRect({x - 1, grid.y - 1}, {x + cw + 1, grid_end.y + 1}, accent, 0, 0, 2.5f);
   }
-  const int sel_r = result.hovered_row >= 0 ? result.hovered_row : opts.selected_row;
-  const int sel_c = result.hovered_row >= 0 ? result.hovered_col : opts.selected_col;
-  if (sel_r >= 0 && sel_c >= 0 && sel_r < in.rows && sel_c < in.cols) {
-    NoteOutlinedCell(sel_r, sel_c);
-    const ImVec2 a{grid.x + cw * static_cast<float>(sel_c), grid.y + ch * static_cast<float>(sel_r)};
+  // A white frame with a dark one around it: seen on every colour of both maps.
+  const auto outline = [&](int r, int c) {
+    if (r < 0 || c < 0 || r >= in.rows || c >= in.cols) return;
+    NoteOutlinedCell(r, c);
+    const ImVec2 a{grid.x + cw * static_cast<float>(c), grid.y + ch * static_cast<float>(r)};
     dl->AddRect({a.x - 1, a.y - 1}, {a.x + cw + 1, a.y + ch + 1}, IM_COL32(255, 255, 255, 255), 0, 0, 3.0f);
     dl->AddRect({a.x - 3, a.y - 3}, {a.x + cw + 3, a.y + ch + 3}, IM_COL32(20, 20, 20, 255), 0, 0, 1.5f);
-  }
+  };
+  for (const auto& [r, c] : opts.outlined) outline(r, c);
+  outline(result.hovered_row >= 0 ? result.hovered_row : opts.selected_row, result.hovered_row >= 0 ? result.hovered_col : opts.selected_col);
 
   if (labels) {
     const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);

@@ -3,6 +3,8 @@
 // hidden cells grey and hatched. In the manner of ImPlot's PlotHeatmap: one call per frame, options in
 // a small struct, the hovered cell returned so views can explain it.
 #include <optional>
+#include <span>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -33,6 +35,7 @@ struct HeatmapOptions {
   int highlight_row = -1;             // outline a row or a column (it feeds a cell hovered elsewhere)
   int highlight_col = -1;
   int selected_row = -1, selected_col = -1;  // outline one cell strongly
+  std::span<const std::pair<int, int>> outlined;  // more cells outlined as strongly (a lesson page's)
   HeatmapFlags flags = HeatmapFlags_None;
 };
 

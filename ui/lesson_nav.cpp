@@ -24,9 +24,11 @@ bool ApplyLessonPage(AppState& state, int lesson, int page) {
   state.set_head(p.head);
   state.set_decode_step(p.decode_tokens - 1);
   if (p.preset) state.models.preset = *p.preset;
-  // The page's first highlighted cell is outlined and explained as if pointed at.
+  // Every highlighted cell is outlined; the first is also explained as if pointed at.
   state.pinned_cell.reset();
   if (!p.highlight.empty()) state.pinned_cell = p.highlight.front();
+  state.outlined = p.highlight;
+  state.outlined_step = p.step;
   state.playing = state.decode_playing = false;
   return true;
 }
@@ -38,6 +40,7 @@ void GoToLessonPage(AppState& state, int lesson, int page) {
 void CloseLesson(AppState& state) {
   state.lesson = -1;
   state.pinned_cell.reset();
+  state.outlined.clear();
 }
 
 }  // namespace attn::ui

@@ -38,7 +38,14 @@ struct StepView {
 
   // Draws one equation and records a hover on it. Without a pointer on it, a pinned cell (--cell) stands in
   // for a hover on the result term, so captures can show a cell's arithmetic.
-  EquationHover equation(int index, std::span<const Term> terms, std::span<const std::string> ops, float max_height) {
+  EquationHover equation(int index, std::span<const Term> given, std::span<const std::string> ops, float max_height) {
+    // A lesson page's cells are outlined on the step's result, wherever it stands in the equation.
+    std::vector<Term> terms(given.begin(), given.end());
+    if (state.step == state.outlined_step) {
+      const Matrix* result_m = step_result(t, state.step, state.head).m;
+      for (Term& term : terms)
+        if (term.m == result_m) term.outlined = state.outlined;
+    }
     EquationHover e = Equation(("eq" + std::to_string(index)).c_str(), terms, ops, max_height);
     const int result = static_cast<int>(terms.size()) - 1;
     if (!e && state.pinned_cell && state.pinned_cell->first < terms[result].m->rows() &&
