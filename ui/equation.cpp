@@ -79,6 +79,7 @@ void draw_line(std::span<const Term> terms, std::span<const std::string> ops, st
     o.selected_row = t.selected_row;
     o.selected_col = t.selected_col;
     o.outlined = t.outlined;
+    o.outlined_col0 = t.outlined_col0;
     o.flags = t.flags;
     o.size = {width, body_h};
     o.max_cell = max_cell;

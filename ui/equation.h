@@ -21,6 +21,7 @@ struct Term {
   int highlight_row = -1, highlight_col = -1;
   int selected_row = -1, selected_col = -1;
   std::span<const std::pair<int, int>> outlined = {};
+  int outlined_col0 = 0;
   HeatmapFlags flags = HeatmapFlags_NoTooltip;
 };
 

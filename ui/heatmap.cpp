@@ -296,12 +296,12 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
   // A white frame with a dark one around it: seen on every colour of both maps.
   const auto outline = [&](int r, int c) {
     if (r < 0 || c < 0 || r >= in.rows || c >= in.cols) return;
-    NoteOutlinedCell(r, c);
+    NoteOutlinedCell(r, c + opts.outlined_col0);
     const ImVec2 a{grid.x + cw * static_cast<float>(c), grid.y + ch * static_cast<float>(r)};
     dl->AddRect({a.x - 1, a.y - 1}, {a.x + cw + 1, a.y + ch + 1}, IM_COL32(255, 255, 255, 255), 0, 0, 3.0f);
     dl->AddRect({a.x - 3, a.y - 3}, {a.x + cw + 3, a.y + ch + 3}, IM_COL32(20, 20, 20, 255), 0, 0, 1.5f);
   };
-  for (const auto& [r, c] : opts.outlined) outline(r, c);
+  for (const auto& [r, c] : opts.outlined) outline(r, c - opts.outlined_col0);
   outline(result.hovered_row >= 0 ? result.hovered_row : opts.selected_row, result.hovered_row >= 0 ? result.hovered_col : opts.selected_col);
 
   if (labels) {

@@ -36,6 +36,7 @@ struct HeatmapOptions {
   int highlight_col = -1;
   int selected_row = -1, selected_col = -1;  // outline one cell strongly
   std::span<const std::pair<int, int>> outlined;  // more cells outlined as strongly (a lesson page's)
+  int outlined_col0 = 0;  // where column 0 sits in the matrix `outlined` was given for (a head's slice of concat)
   HeatmapFlags flags = HeatmapFlags_None;
 };
 

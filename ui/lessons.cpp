@@ -10,6 +10,7 @@
 #include "core/init.h"
 #include "core/io/json_fields.h"
 #include "core/io/scenario_json.h"
+#include "ui/sqrt_dk.h"
 #include "core/validate.h"
 #include "ui/step_matrices.h"
 
@@ -140,7 +141,7 @@ void check_view_keys(const JsonFields& r, View view) {
 
 LessonPage read_page(const json& j, const std::string& path) {
   const JsonFields r(j, path, {"title", "text", "scenario", "view", "step", "head", "decode_step", "preset", "highlight",
-                               "overrides", "experiment"});
+                               "overrides", "experiment", "d_k"});
   LessonPage p;
   p.title = r.nonempty_string("title");
   p.text = r.nonempty_string("text");
@@ -155,6 +156,13 @@ LessonPage read_page(const json& j, const std::string& path) {
   if (r.has("overrides")) p.overrides = read_overrides(r.at("overrides"), r.child("overrides"));
   if (r.has("experiment"))
     p.experiment = r.choice("experiment", Experiment::SqrtDk, parse_experiment, joined(kExperimentNames, " | "));
+  if (!p.experiment) r.only_for("d_k", "pages with the sqrt_dk experiment", "a page without an experiment");
+  if (r.has("d_k")) {
+    p.sqrt_dk = r.integer("d_k", kSqrtDkDefault, 1, 1 << 20);
+    if (std::find(std::begin(kSqrtDkChoices), std::end(kSqrtDkChoices), *p.sqrt_dk) == std::end(kSqrtDkChoices))
+      throw ScenarioError(r.child("d_k"), "expected one of the experiment's 1, 4, 16, 64, 256, 1024 but found " +
+                                              std::to_string(*p.sqrt_dk));
+  }
   return p;
 }
 
@@ -199,9 +207,25 @@ struct PageScenario {
 };
 
 // The scenario of a page and its trace; `path` is the page's path in messages ("pages[2]", or "").
+// The attention a page's overrides leave, in words: the file's own description no longer fits it.
+std::string describe_attention(const Scenario& s) {
+  const AttentionConfig& a = s.attention;
+  std::string d = plural(a.heads, "head") + " of dimension " + std::to_string(a.head_dim) + " over d_model " +
+                  std::to_string(s.d_model());
+  if (a.variant != Variant::Mha) d += " (" + std::string(to_string(a.variant)) + ")";
+  d += a.mask == MaskKind::None ? ", no mask" : ", mask " + std::string(to_string(a.mask));
+  if (a.mask == MaskKind::SlidingWindow) d += " of " + std::to_string(a.window);
+  d += a.scale ? ", scores scaled by 1/\u221Ad" : ", scores not scaled";
+  if (a.kernel != Kernel::Softmax) d += ", kernel " + std::string(to_string(a.kernel));
+  return d;
+}
+
 PageScenario page_scenario(const LessonPage& page, const std::filesystem::path& dir, const std::string& path) {
   Scenario s = load_page_file(page.scenario, dir, child_path(path, "scenario"));
-  if (page.overrides.any()) apply_page_overrides(s, page.overrides, page.scenario, child_path(path, "overrides"));
+  if (page.overrides.any()) {
+    apply_page_overrides(s, page.overrides, page.scenario, child_path(path, "overrides"));
+    s.description = "As changed by this lesson page: " + describe_attention(s) + ".";
+  }
   Trace t = compute_trace(s);
   return {std::move(s), std::move(t)};
 }

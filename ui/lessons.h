@@ -20,7 +20,8 @@
 //         "preset": "llama-3-70b",                        compare, memory and cost only: a model preset name
 //         "highlight": [[0, 1]],                          pipeline only: cells (row, col) of the step's result
 //         "overrides": {"mask": "causal"},                attention fields changed for this page (below)
-//         "experiment": "sqrt_dk"                         an interactive experiment shown with the page
+//         "experiment": "sqrt_dk",                        an interactive experiment shown with the page
+//         "d_k": 256                                      sqrt_dk only: the experiment's d_k (1, 4, 16, 64, 256, 1024)
 //       }
 //     ]
 //   }
@@ -28,7 +29,8 @@
 // sliding_window | custom), window (alone it implies sliding_window), custom_mask (an N_Q x N_KV 0/1
 // matrix; alone it implies custom), scale (true/false), kernel (softmax | linear), heads, head_dim,
 // variant (mha | gqa | mqa | mla), kv_heads (alone it implies gqa), latent_dim (alone it implies mla).
-// As on the command line, a weight the file gives that no longer fits is drawn from the seed instead.
+// As on the command line, a weight the file gives that no longer fits is drawn from the seed instead; the
+// scenario's description then says what the page changed.
 //
 // Unknown keys are errors, and so is a key that does nothing in the page's view (a step on a decode
 // page): they are usually mistakes. The loader opens every page's scenario, applies its overrides and
@@ -67,6 +69,7 @@ struct LessonPage {
   std::vector<std::pair<int, int>> highlight;  // (row, col) cells of step_result(trace, step, head)
   ConfigOverrides overrides;  // the command line's rules (core/overrides.h); query_latent_dim is not offered
   std::optional<Experiment> experiment;
+  std::optional<int> sqrt_dk;  // the experiment's d_k as the page opens; unset keeps the current one
 };
 
 struct Lesson {

@@ -253,9 +253,14 @@ void share_range(std::vector<Term>& terms) {
 void head_outputs(StepView& v) {
   std::vector<Term> terms;
   std::vector<std::string> ops;
+  // The step's result is concat: head h shows its columns from h·d on.
+  const int d = v.t.attention.head_dim;
+  const bool outline = v.state.step == v.state.outlined_step;
   for (const HeadTrace& h : v.t.heads) {
     const auto [hr, hc] = v.hovered(0, h.head);
-    terms.push_back({.name = "head " + std::to_string(h.head), .m = &h.output, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc});
+    terms.push_back({.name = "head " + std::to_string(h.head), .m = &h.output, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc,
+                     .outlined = outline ? std::span<const std::pair<int, int>>(v.state.outlined) : std::span<const std::pair<int, int>>(),
+                     .outlined_col0 = h.head * d});
     if (h.head > 0) ops.push_back(" ");
   }
   share_range(terms);
