@@ -6,9 +6,13 @@
 #include <fstream>
 #include <limits>
 #include <numeric>
+#include <regex>
+#include <set>
 
 #include "core/io/presets_json.h"
+#include "core/weights.h"
 #include "helpers.h"
+#include "ui/cell_format.h"
 #include "ui/lessons.h"
 #include "ui/sqrt_dk.h"
 #include "ui/step_matrices.h"
@@ -59,9 +63,11 @@ const BadLesson kBadLessons[] = {
     {"head_after_overrides.json", "pages[0].head: the scenario has 2 heads (numbered from 0) but found 3"},
     {"unknown_page_key.json",
      "pages[0].hilight: unknown key (expected one of: title, text, scenario, view, step, head, decode_step, preset, "
-     "highlight, overrides, experiment)"},
+     "highlight, overrides, experiment, d_k)"},
     {"empty_pages.json", "pages: expected at least one page but found none"},
     {"unknown_experiment.json", "pages[0].experiment: expected one of sqrt_dk but found string \"temperature\""},
+    {"d_k_not_offered.json", "pages[0].d_k: expected one of the experiment's 1, 4, 16, 64, 256, 1024 but found 100"},
+    {"d_k_without_experiment.json", "pages[0].d_k: only used by pages with the sqrt_dk experiment (this is a page without an experiment)"},
     {"highlight_outside.json",
      "pages[0].highlight[1]: the scaled matrix of step scale is 3 x 3 (rows and columns numbered from 0) but found [3, 0]"},
     {"highlight_not_a_cell.json", "pages[0].highlight[0]: expected [row, column], two integers from 0, but found [0,1,2]"},
@@ -179,6 +185,69 @@ TEST_CASE("the numbers the lessons quote are the engine's") {
   const Lesson heads = shipped("4_multi_head.json");
   CHECK(rounded(cell(heads.pages[2], 3, 2), 3) == 0.575);       // head 3: sleeps -> dog
   CHECK(rounded(cell(heads.pages[5], 3, 0), 3) == -1.077);      // the sum over heads
+}
+
+namespace {
+
+// Every number a page's matrices show, as their cells write it (each matrix at its own decimals), with the
+// slices the projection step shows of each weight.
+std::set<std::string> shown_numbers(const Trace& t) {
+  std::set<std::string> out;
+  const auto add = [&](const Matrix& m, const Matrix* visible = nullptr) {
+    const int d = matrix_decimals(m, visible);
+    for (Eigen::Index i = 0; i < m.size(); ++i)
+      if (std::isfinite(m.data()[i])) out.insert(format_fixed(m.data()[i], d));
+  };
+  for (const Matrix* m : {&t.x, &t.x_kv, &t.concat, &t.output}) add(*m);
+  const int d = t.attention.head_dim;
+  for (const WeightId id : kAllWeights)
+    if (const std::optional<Matrix>& w = weight_slot(t.weights, id)) {
+      add(*w);
+      for (Eigen::Index h = 0; h < w->cols() / d; ++h) add(w->middleCols(h * d, d));
+      for (Eigen::Index h = 0; h < w->rows() / d; ++h) add(w->middleRows(h * d, d));
+    }
+  for (const HeadTrace& h : t.heads) {
+    for (const Matrix* m : {&h.q, &h.k, &h.v, &h.scores, &h.scaled, &h.output, &h.contribution}) add(*m);
+    add(h.masked, &h.mask);
+    add(h.weights, &h.mask);
+    for (const Vector* row : {&h.entropy, &h.row_sum})  // the softmax step's row summary
+      for (Eigen::Index r = 0; r < row->size(); ++r) out.insert(format_fixed((*row)(r), 3));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("every decimal a lesson page quotes is a number on its screen, written as its cell writes it") {
+  // Not a cell: a number right after a letter (the column h0.1), or after "≈" (e ≈ 2.7). The square root the
+  // scale step divides by and the softmax row summary (Z, entropy) are on screen too.
+  const std::regex number("(\u2212|-)?[0-9]+\\.[0-9]+");
+  for (const std::filesystem::path& file : lesson_files(kLessons)) {
+    const Lesson l = load_lesson_file(file, kScenarios);
+    for (std::size_t i = 0; i < l.pages.size(); ++i) {
+      const LessonPage& p = l.pages[i];
+      if (p.experiment || (p.view != View::Pipeline && p.view != View::Decode)) continue;
+      const Trace t = compute_trace(lesson_page_scenario(p, kScenarios));
+      std::set<std::string> shown = shown_numbers(t);
+      shown.insert(format_fixed(std::sqrt(static_cast<double>(t.attention.head_dim)), 3));
+      if (i > 0) {  // a page may compare with what the page before it showed
+        const std::set<std::string> before = shown_numbers(compute_trace(lesson_page_scenario(l.pages[i - 1], kScenarios)));
+        shown.insert(before.begin(), before.end());
+      }
+      for (auto it = std::sregex_iterator(p.text.begin(), p.text.end(), number); it != std::sregex_iterator(); ++it) {
+        const std::size_t at = static_cast<std::size_t>(it->position());
+        const std::string before = p.text.substr(at >= 4 ? at - 4 : 0, at >= 4 ? 4 : at);
+        if ((at > 0 && (std::isalnum(static_cast<unsigned char>(p.text[at - 1])) || p.text[at - 1] == '_')) ||
+            before.find("\u2248") != std::string::npos)
+          continue;
+        std::string quoted = it->str();
+        if (quoted.starts_with("\u2212")) quoted = "-" + quoted.substr(std::string("\u2212").size());
+        CAPTURE(l.name);
+        CAPTURE(i + 1);
+        CHECK_MESSAGE(shown.count(quoted) == 1, "page text quotes " << quoted << ", which no matrix on its screen shows");
+      }
+    }
+  }
 }
 
 TEST_CASE("a page's scenario applies its overrides as the command line does") {

@@ -102,6 +102,25 @@ TEST_CASE("packed colours use ImGui's byte order, and text picks the readable of
   CHECK(text_on(sample(ColorMap::Sequential, 1.0)).r < 0.1f);   // dark on yellow
 }
 
+TEST_CASE("a matrix's cells share its decimals: an integer among thousandths keeps them, an exact 0 does not") {
+  CHECK(format_fixed(1.0, 3) == "1.000");
+  CHECK(format_fixed(-1.0, 1) == "-1.0");
+  CHECK(format_fixed(2.0, 0) == "2");
+  CHECK(format_fixed(0.0, 3) == "0");
+  CHECK(format_fixed(-0.0, 3) == "0");
+  CHECK(format_fixed(0.0004, 3) == "0.000");  // the heatmap gives such a cell a form of its own (format_cell)
+  CHECK(format_fixed(-0.7426921, 3) == "-0.743");
+  CHECK(format_fixed(-std::numeric_limits<double>::infinity(), 3) == "-inf");
+  Matrix m(1, 3);
+  m << 0.5, 1.0, 0.25;
+  CHECK(matrix_decimals(m) == 2);
+  m << 0.0031, 1.0, 0.5;
+  CHECK(matrix_decimals(m) == 3);  // at most 3, as the explanations quote
+  Matrix hidden(1, 3);
+  hidden << 0, 1, 1;
+  CHECK(matrix_decimals(m, &hidden) == 1);  // hidden cells do not count
+}
+
 TEST_CASE("cell values: as many decimals as fit, -inf for hidden scores, scientific when nothing else fits") {
   CHECK(format_cell(0.7426921, 6) == "0.7427");
   CHECK(format_cell(0.7426921, 5) == "0.743");

@@ -53,10 +53,18 @@ int needed_decimals(double x) {
   return 4;
 }
 
+int matrix_decimals(const Matrix& m, const Matrix* visible) {
+  int wanted = 0;
+  for (Eigen::Index i = 0; i < m.size() && wanted < kMatrixDecimals; ++i)
+    if (!visible || visible->data()[i] != 0.0) wanted = std::max(wanted, needed_decimals(m.data()[i]));
+  return std::min(wanted, kMatrixDecimals);
+}
+
 std::string format_fixed(double x, int decimals) {
   if (std::isinf(x)) return x < 0 ? "-inf" : "inf";
   if (std::isnan(x)) return "nan";
-  if (std::abs(x - std::round(x)) < 1e-9 && std::abs(x) < 1e15) return printf_double("%.*f", 0, x);
+  // 0 stays "0" (a hidden weight is exactly that); 1 in a matrix of thousandths is "1.000", not "1" beside "0.003".
+  if (x == 0.0 || (std::abs(x - std::round(x)) < 1e-9 && std::abs(x) < 1e15 && decimals == 0)) return printf_double("%.*f", 0, std::round(x));
   return printf_double("%.*f", decimals, x);
 }
 

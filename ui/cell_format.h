@@ -3,6 +3,8 @@
 // so a 3x3 matrix shows 0.7427 and a crowded one 0.74; -inf for hidden scores.
 #include <string>
 
+#include "core/matrix.h"
+
 namespace attn::ui {
 
 // The shortest faithful text of x within max_chars characters: fixed-point with up to 4 decimals,
@@ -12,7 +14,13 @@ std::string format_cell(double x, int max_chars);
 
 // Decimals x needs to be written exactly (0.9 -> 1, 0.25 -> 2), 0 for integers, 4 at most.
 int needed_decimals(double x);
-// x with exactly `decimals` decimals; integers without any; -inf, inf, nan as words; never "-0.0".
+// Decimals a matrix is shown with, in every step: what its (visible) values need, at most 3, the same as the
+// explanations quote (short_number), so a cell and the sentence about it agree.
+inline constexpr int kMatrixDecimals = 3;
+int matrix_decimals(const Matrix& m, const Matrix* visible = nullptr);
+
+// x with exactly `decimals` decimals (1 as "1.000" among thousandths), 0 as "0"; -inf, inf, nan as words;
+// never "-0.0".
 std::string format_fixed(double x, int decimals);
 
 }  // namespace attn::ui

@@ -129,16 +129,6 @@ void hatch(ImDrawList* dl, ImVec2 a, ImVec2 b) {
   dl->PopClipRect();
 }
 
-// Decimals a matrix is shown with: what its values need, at most 3, the same as the explanations quote
-// (short_number), so a cell and the sentence about it agree.
-constexpr int kMatrixDecimals = 3;
-int matrix_decimals(const Matrix& m, const Matrix* visible) {
-  int wanted = 0;
-  for (Eigen::Index i = 0; i < m.size() && wanted < kMatrixDecimals; ++i)
-    if (!visible || visible->data()[i] != 0.0) wanted = std::max(wanted, needed_decimals(m.data()[i]));
-  return std::min(wanted, kMatrixDecimals);
-}
-
 // The widest visible value at `decimals`.
 float widest_value(const Matrix& m, const Matrix* visible, int decimals) {
   float w = 0;
