@@ -4,6 +4,7 @@
 
 #include <imgui.h>
 
+#include "ui/cell_format.h"
 #include "ui/theme.h"
 
 namespace attn::ui {
@@ -90,6 +91,18 @@ void draw_line(std::span<const Term> terms, std::span<const std::string> ops, st
   }
 }
 
+// The width a term takes at cell size `cell`: its title, or its row labels and cells (widened for its numbers).
+float flow_width(const Term& t, float cell) {
+  float label_w = 0;
+  for (Eigen::Index r = 0; r < t.m->rows(); ++r)
+    label_w = std::max(label_w, ImGui::CalcTextSize(t.rows && r < static_cast<Eigen::Index>(t.rows->size())
+                                                        ? (*t.rows)[static_cast<std::size_t>(r)].c_str()
+                                                        : std::to_string(r).c_str())
+                                    .x);
+  const float cells = static_cast<float>(t.m->cols()) * std::max(cell, HeatmapValueWidth(*t.m, t.visible));
+  return std::max(ImGui::CalcTextSize((t.name + " " + shape_text(*t.m)).c_str()).x, label_w + 0.5f * ImGui::GetTextLineHeight() + cells) + 4;
+}
+
 }  // namespace
 
 std::string shape_text(const Matrix& m) {
@@ -143,6 +156,38 @@ EquationHover Equation(const char* id, std::span<const Term> terms, std::span<co
   const float line_h = max_height / static_cast<float>(best_lines) - (best_lines > 1 ? ImGui::GetStyle().ItemSpacing.y : 0.0f);
   for (std::size_t first = 0; first < n; first += per_line)
     draw_line(terms, ops, first, std::min(n, first + per_line), first > 0 ? &ops[first - 1] : nullptr, line_h, max_cell, hover);
+  ImGui::PopID();
+  return hover;
+}
+
+EquationHover EquationFlow(const char* id, std::span<const Term> terms, std::span<const std::string> ops, float cell) {
+  EquationHover hover;
+  ImGui::PushID(id);
+  const float gap = ImGui::GetStyle().ItemSpacing.x;
+  const float width = ImGui::GetContentRegionAvail().x;
+  std::size_t first = 0;
+  while (first < terms.size()) {
+    // As many terms as fit, at least one.
+    float used = (first > 0 ? operators_width(ops.subspan(first - 1, 1), gap) : 0.0f) + flow_width(terms[first], cell);
+    std::size_t last = first + 1;
+    while (last < terms.size()) {
+      const float more = operators_width(ops.subspan(last - 1, 1), gap) + flow_width(terms[last], cell);
+      if (used + more > width) break;
+      used += more;
+      ++last;
+    }
+    Eigen::Index rows = 0;
+    bool legend = false;
+    for (std::size_t i = first; i < last; ++i) {
+      rows = std::max(rows, terms[i].m->rows());
+      legend = legend || !(terms[i].flags & HeatmapFlags_NoLegend);
+    }
+    const float line = ImGui::GetTextLineHeightWithSpacing();
+    const float height = line /* title */ + line /* column labels */ + static_cast<float>(rows) * cell + (legend ? 1.5f * line + 14 : 0.0f);
+    // Heatmaps scale their largest cell with the zoom: `cell` is in pixels already.
+    draw_line(terms, ops, first, last, first > 0 ? &ops[first - 1] : nullptr, height, cell * FontSizes{}.body / ImGui::GetFontSize(), hover);
+    first = last;
+  }
   ImGui::PopID();
   return hover;
 }

@@ -35,6 +35,11 @@ struct EquationHover {
 EquationHover Equation(const char* id, std::span<const Term> terms, std::span<const std::string> ops, float max_height,
                        float max_cell = 64.0f);
 
+// The terms at one cell size, in lines filled left to right and wrapped where the next term does not fit, as
+// text wraps: for many small matrices (a KV cache per head) whose cells should stay big enough for their
+// numbers; the panel scrolls if they need more height than it has.
+EquationHover EquationFlow(const char* id, std::span<const Term> terms, std::span<const std::string> ops, float cell);
+
 // "[3×4]"
 std::string shape_text(const Matrix& m);
 

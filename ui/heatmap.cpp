@@ -204,7 +204,7 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
   in.max_cell = opts.max_cell * ImGui::GetFontSize() / FontSizes{}.body;  // cells grow with the zoom, like the text
   const bool want_values = !(opts.flags & HeatmapFlags_NoValues) && m.size() <= kTextureCells;
   const int wanted_decimals = want_values ? matrix_decimals(m, opts.visible) : 0;
-  if (want_values) in.value_w = widest_value(m, opts.visible, wanted_decimals) + 2 * kCellPad;
+  if (want_values) in.value_w = HeatmapValueWidth(m, opts.visible);
   // Column labels are written whole over their column: a cell is widened for its label as for its number.
   if (labels && m.cols() <= 64)
     for (Eigen::Index c = 0; c < m.cols(); ++c) in.value_w = std::max(in.value_w, ImGui::CalcTextSize(label(opts.col_labels, c).c_str()).x + 4);
@@ -324,6 +324,10 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
   }
   ImGui::PopID();
   return result;
+}
+
+float HeatmapValueWidth(const Matrix& m, const Matrix* visible) {
+  return widest_value(m, visible, matrix_decimals(m, visible)) + 2 * kCellPad;
 }
 
 void PushHeatmapVersion(std::uint64_t version) { versions().push_back(version); }

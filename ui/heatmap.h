@@ -48,6 +48,9 @@ struct HeatmapResult {
 
 HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opts = {});
 
+// The cell width the widest of m's (visible) numbers needs at the matrix's decimals, with its padding.
+float HeatmapValueWidth(const Matrix& m, const Matrix* visible = nullptr);
+
 // What the matrices drawn until the matching Pop hold changes only with `version` (a view over an immutable
 // trace passes the trace's ticket): a large heatmap then reuses its texture and value range without reading
 // every cell each frame. Version 0, the default, means unknown: the content is hashed.

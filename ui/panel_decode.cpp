@@ -73,7 +73,8 @@ void DecodePanel(AppState& state, ImVec2 pos, ImVec2 size) {
   const AttentionConfig& a = d->attention;
   const std::vector<std::string> cached(full.tokens.begin(), full.tokens.begin() + t + 1);
   const std::vector<std::string> now{s.token};
-  const float avail = ImGui::GetContentRegionAvail().y - 6 * ImGui::GetTextLineHeightWithSpacing();
+  // One cell size for every section, big enough for a number; the sections wrap and the panel scrolls.
+  const float cell = 1.8f * ImGui::GetFontSize();
   auto section = [](const char* text) {
     ImGui::Separator();
     ImGui::TextDisabled("%s", text);
@@ -89,7 +90,7 @@ void DecodePanel(AppState& state, ImVec2 pos, ImVec2 size) {
     q_terms.push_back({.name = "q, head " + std::to_string(h), .m = &queries[h], .rows = &now, .flags = HeatmapFlags_NoTooltip | HeatmapFlags_NoLegend});
     if (h > 0) spaces.push_back(" ");
   }
-  Equation("queries", q_terms, spaces, avail * 0.17f, 56.0f);
+  EquationFlow("queries", q_terms, spaces, cell);
 
   // The cache: every row so far, the new one outlined.
   section("2. The KV cache after this step: the outlined row was just appended; the rows above were computed once and reused");
@@ -111,7 +112,7 @@ void DecodePanel(AppState& state, ImVec2 pos, ImVec2 size) {
                      .flags = HeatmapFlags_NoTooltip | HeatmapFlags_NoLegend});
     if (i > 0) ops.push_back(" ");
   }
-  Equation("cache", terms, ops, avail * 0.4f, 64.0f);
+  EquationFlow("cache", terms, ops, cell);
 
   // Each query head's attention over the cache.
   section("3. Its attention over the cached tokens, one row per query head");
@@ -125,7 +126,7 @@ void DecodePanel(AppState& state, ImVec2 pos, ImVec2 size) {
                     .flags = HeatmapFlags_NoTooltip | HeatmapFlags_NoLegend});
     if (h > 0) row_ops.push_back(" ");
   }
-  Equation("weights", rows, row_ops, avail * 0.2f, 64.0f);
+  EquationFlow("weights", rows, row_ops, cell);
 
   section("4. The output row");
   const Matrix reference = full.output.row(t);
@@ -134,7 +135,7 @@ void DecodePanel(AppState& state, ImVec2 pos, ImVec2 size) {
                       {.name = "row " + std::to_string(t) + " of the full causal trace", .m = &reference, .rows = &now,
                        .flags = HeatmapFlags_NoTooltip | HeatmapFlags_NoLegend}};
   const std::string eq[] = {"="};
-  Equation("output", out, eq, avail * 0.2f, 64.0f);
+  EquationFlow("output", out, eq, cell);
   ImGui::PushStyleColor(ImGuiCol_Text, diff <= 1e-9 ? ImVec4{0.45f, 0.85f, 0.45f, 1} : ImVec4{1, 0.4f, 0.35f, 1});
   TextWrappedAtSpaces("\u2714 The same numbers as computing " + (t == 0 ? std::string("the whole sequence") : "all " + std::to_string(t + 1) + " tokens") +
                       " at once (largest difference " + short_number(diff) +
