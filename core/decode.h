@@ -2,6 +2,9 @@
 // Autoregressive decoding with a KV cache: the tokens arrive one at a time; each step computes only the new
 // token's query, appends its keys and values (MLA: its latent) to the cache and attends over the cache.
 // Because a causal model never lets a token see its future, step t reproduces row t of the full trace.
+// Cross-attention (a scenario with a context, as in an encoder-decoder model's decoder): the context's keys
+// and values are computed once, before the first step, and every new token's query attends to all of them;
+// step t then reproduces row t of the full trace as it is, mask and all.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -41,9 +44,11 @@ struct DecodeTrace {
   std::string name;
   AttentionConfig attention;
   Weights weights;
-  std::int64_t elements_per_token = 0;  // per layer: 2*G*d, or d_c for mla
+  std::int64_t elements_per_token = 0;  // per layer and cached token: 2*G*d, or d_c for mla
   std::vector<DecodeStep> steps;
-  KvCache cache;                        // the final cache; step t saw its first t+1 rows
+  KvCache cache;                        // the final cache; step t saw its first t+1 rows (cross-attention: all of it)
+  bool cross_attention = false;         // the cache holds the context, filled before step 0
+  std::vector<std::string> cached_tokens;  // the cache's rows: the tokens, or the context's for cross-attention
 };
 
 // Cached numbers per token per layer for this configuration.
@@ -66,7 +71,14 @@ KvCache make_kv_cache(const AttentionConfig& a, int capacity);
 DecodeStep decode_step(const AttentionConfig& a, const Weights& w, KvCache& cache, const Matrix& x_row,
                        const Matrix& mask_row, const MlaAbsorbed* absorbed = nullptr);
 
-// Validates (throws ScenarioError; cross-attention has nothing to decode) and runs every step.
+// Appends the keys and values (mla: the latent) of x_row (1, d_model) to the cache as row cache.tokens.
+void append_to_cache(const AttentionConfig& a, const Weights& w, KvCache& cache, const Matrix& x_row);
+// The query of x_row attends to every cached token it sees by mask_row (1, cache.tokens); t and token are left
+// for the caller.
+DecodeStep attend_to_cache(const AttentionConfig& a, const Weights& w, const KvCache& cache, const Matrix& x_row,
+                           const Matrix& mask_row, const MlaAbsorbed* absorbed = nullptr);
+
+// Validates (throws ScenarioError) and runs every step.
 DecodeTrace decode(const Scenario& s);
 // The same with resolve_weights(s) at hand (see compute_trace_with_weights).
 DecodeTrace decode_with_weights(const Scenario& s, const Weights& resolved);

@@ -106,13 +106,51 @@ TEST_CASE("the cache holds exactly what the variant promises, and grows by it ev
   }
 }
 
-TEST_CASE("decoding a cross-attention scenario is refused with the reason") {
-  Scenario s = cat_sat();
-  s.context = TokenRows{{"x"}, mat({{1, 1, 1, 1}})};
-  CHECK_THROWS_WITH_AS(decode(s),
-                       "context: decoding feeds each token's own keys and values into the cache; a scenario with a "
-                       "context (cross-attention) reads a fixed key/value side, so there is nothing to decode",
-                       ScenarioError);
+TEST_CASE("cross-attention decoding: the context's cache is computed once, and step t is row t of the full trace") {
+  for (Variant v : {Variant::Mha, Variant::Gqa, Variant::Mla}) {
+    CAPTURE(to_string(v));
+    Scenario s = load_scenario_file(asset("cross_attention.json"));
+    if (v == Variant::Gqa) {
+      s.attention.variant = Variant::Gqa;
+      s.attention.kv_heads = 1;
+    } else if (v == Variant::Mla) {
+      s.attention.variant = Variant::Mla;
+      s.attention.latent_dim = 3;
+    }
+    s.weights = {};
+    const Trace t = compute_trace(s);
+    const DecodeTrace d = decode(s);
+    CHECK(d.cross_attention);
+    REQUIRE(d.steps.size() == 2);  // "le", "chat": the decoder's tokens
+    for (const DecodeStep& step : d.steps) {
+      CAPTURE(step.t);
+      CHECK(step.cache_tokens == 3);  // the whole context from the first step on; nothing appended
+      CHECK(step.cache_elements == 3 * d.elements_per_token);
+      check_matrix(step.output, t.output.row(step.t), 1e-12, "output row");
+      for (std::size_t h = 0; h < step.weights.size(); ++h)
+        check_matrix(step.weights[h], t.heads[h].weights.row(step.t), 1e-12, "weights row");
+    }
+    CHECK(d.cache.tokens == 3);
+    if (v == Variant::Mla) {
+      check_matrix(d.cache.latent, t.latent, 1e-15, "cached latent = X_kv W_DKV");
+    } else {
+      for (std::size_t g = 0; g < t.kv_heads.size(); ++g) {
+        check_matrix(d.cache.k[g], t.kv_heads[g].k, 1e-15, "cached k = X_kv W_K");
+        check_matrix(d.cache.v[g], t.kv_heads[g].v, 1e-15, "cached v = X_kv W_V");
+      }
+    }
+  }
+}
+
+TEST_CASE("cross-attention decoding keeps the scenario's mask over the context") {
+  Scenario s = load_scenario_file(asset("cross_attention.json"));
+  s.attention.mask = MaskKind::Custom;
+  s.attention.custom_mask = mat({{1, 0, 1}, {0, 1, 1}});
+  const Trace t = compute_trace(s);
+  const DecodeTrace d = decode(s);
+  CHECK(d.steps[0].weights[0](0, 1) == 0.0);  // "le" may not look at "cat"
+  CHECK(d.steps[1].weights[1](0, 0) == 0.0);  // "chat" may not look at "the"
+  for (const DecodeStep& step : d.steps) check_matrix(step.output, t.output.row(step.t), 1e-12, "output row");
 }
 
 TEST_CASE("attention-lab decode: text and JSON") {
@@ -134,9 +172,12 @@ TEST_CASE("attention-lab decode: text and JSON") {
   CHECK(j["steps"][2]["cache_elements"] == 6);  // 3 tokens x latent_dim 2
   CHECK(j["elements_per_token"] == 2);
   CHECK(j["cache"]["latent"].size() == 3);
-  std::ostringstream bad_out, bad_err;
-  CHECK(cli::run_cli(std::vector<std::string>{"decode", asset("cross_attention.json")}, bad_out, bad_err) == 2);
-  CHECK(bad_err.str().starts_with("attention-lab: " + asset("cross_attention.json") + ": context: decoding feeds"));
+  std::ostringstream cross_out, cross_err;
+  REQUIRE(cli::run_cli(std::vector<std::string>{"decode", asset("cross_attention.json"), "--json"}, cross_out, cross_err) == 0);
+  const nlohmann::json c = nlohmann::json::parse(cross_out.str());
+  CHECK(c["cross_attention"] == true);
+  CHECK(c["steps"].size() == 2);
+  CHECK(c["steps"][0]["cache_tokens"] == 3);
 }
 
 TEST_CASE("decode_step: one step with a cache of t tokens is decode()'s step t, for every variant") {

@@ -76,10 +76,6 @@ const BadLesson kBadLessons[] = {
     {"preset_on_pipeline.json", "pages[0].preset: only used by views compare, memory and cost (this is pipeline)"},
     {"unknown_view.json",
      "pages[0].view: expected one of pipeline | decode | compare | memory | cost but found string \"slides\""},
-    {"cross_attention_decode.json",
-     "pages[0].view: cross_attention.json cannot be shown in view decode: context: decoding feeds each token's own keys "
-     "and values into the cache; a scenario with a context (cross-attention) reads a fixed key/value side, so there is "
-     "nothing to decode"},
     {"override_bad_mask.json",
      "pages[0].overrides.mask: expected one of none | causal | sliding_window | custom but found string \"diagonal\""},
     {"override_unknown_key.json",

@@ -47,10 +47,12 @@ void counters(const DecodeTrace& d, const DecodeStep& s) {
                                     : "2 \u00D7 " + std::to_string(kv_head_count(a)) + " KV head" +
                                           (kv_head_count(a) == 1 ? "" : "s") + " \u00D7 " + std::to_string(a.head_dim) +
                                           " = " + std::to_string(d.elements_per_token) + " numbers";
-  const std::string text = "Cached: " + std::to_string(s.cache_tokens) + (s.cache_tokens == 1 ? " token" : " tokens") +
-                           " \u00D7 (" + per_token + ") = " + thousands(s.cache_elements) + " numbers in this layer = " +
-                           thousands(s.cache_elements * 2) + " bytes in bf16, " + thousands(s.cache_elements * 4) +
-                           " in fp32. Each new token adds " + std::to_string(d.elements_per_token) + " more.";
+  const std::string text = std::string(d.cross_attention ? "Cached once, before the first token: the context's " : "Cached: ") +
+                           std::to_string(s.cache_tokens) + (s.cache_tokens == 1 ? " token" : " tokens") + " \u00D7 (" + per_token +
+                           ") = " + thousands(s.cache_elements) + " numbers in this layer = " + thousands(s.cache_elements * 2) +
+                           " bytes in bf16, " + thousands(s.cache_elements * 4) + " in fp32. " +
+                           (d.cross_attention ? "A new token adds nothing to it: it only reads it."
+                                              : "Each new token adds " + std::to_string(d.elements_per_token) + " more.");
   TextWrappedAtSpaces(text, accent_colour());
 }
 
@@ -71,13 +73,15 @@ void DecodePanel(AppState& state, ImVec2 pos, ImVec2 size) {
   counters(*d, s);
   const Trace& full = state.causal_trace();
   const AttentionConfig& a = d->attention;
-  const std::vector<std::string> cached(full.tokens.begin(), full.tokens.begin() + t + 1);
+  // Self-attention caches the tokens so far; cross-attention the whole context, from the first token on.
+  const int cache_rows = d->cross_attention ? s.cache_tokens : t + 1;
+  const std::vector<std::string> cached(d->cached_tokens.begin(), d->cached_tokens.begin() + cache_rows);
   const std::vector<std::string> now{s.token};
   // One cell size for every section, big enough for a number; the sections wrap and the panel scrolls.
   const float cell = 1.8f * ImGui::GetFontSize();
   auto section = [](const char* text) {
     ImGui::Separator();
-    ImGui::TextDisabled("%s", text);
+    TextDisabledWrapped(text);
   };
 
   // The new token's query, per head: the only query computed this step.
@@ -93,29 +97,30 @@ void DecodePanel(AppState& state, ImVec2 pos, ImVec2 size) {
   EquationFlow("queries", q_terms, spaces, cell);
 
   // The cache: every row so far, the new one outlined.
-  section("2. The KV cache after this step: the outlined row was just appended; the rows above were computed once and reused");
+  section(d->cross_attention ? "2. The cross-attention cache: the context's keys and values, computed once before the first token and read by every new one"
+                             : "2. The KV cache after this step: the outlined row was just appended; the rows above were computed once and reused");
   std::vector<Matrix> stacks;
   std::vector<Term> terms;
   std::vector<std::string> ops;
   if (a.variant == Variant::Mla) {
-    stacks.push_back(d->cache.latent.topRows(t + 1));
+    stacks.push_back(d->cache.latent.topRows(cache_rows));
   } else {
     for (std::size_t g = 0; g < d->cache.k.size(); ++g) {
-      stacks.push_back(d->cache.k[g].topRows(t + 1));
-      stacks.push_back(d->cache.v[g].topRows(t + 1));
+      stacks.push_back(d->cache.k[g].topRows(cache_rows));
+      stacks.push_back(d->cache.v[g].topRows(cache_rows));
     }
   }
   for (std::size_t i = 0; i < stacks.size(); ++i) {
     const std::string name = a.variant == Variant::Mla ? "latent cache"
                                                         : std::string(i % 2 == 0 ? "K" : "V") + " cache, KV head " + std::to_string(i / 2);
-    terms.push_back({.name = name, .m = &stacks[i], .rows = &cached, .highlight_row = t,
+    terms.push_back({.name = name, .m = &stacks[i], .rows = &cached, .highlight_row = d->cross_attention ? -1 : t,
                      .flags = HeatmapFlags_NoTooltip | HeatmapFlags_NoLegend});
     if (i > 0) ops.push_back(" ");
   }
   EquationFlow("cache", terms, ops, cell);
 
   // Each query head's attention over the cache.
-  section("3. Its attention over the cached tokens, one row per query head");
+  section(d->cross_attention ? "3. Its attention over the context, one row per query head" : "3. Its attention over the cached tokens, one row per query head");
   std::vector<Term> rows;
   std::vector<std::string> row_ops;
   for (std::size_t h = 0; h < s.weights.size(); ++h) {
@@ -132,14 +137,18 @@ void DecodePanel(AppState& state, ImVec2 pos, ImVec2 size) {
   const Matrix reference = full.output.row(t);
   const double diff = (s.output - reference).cwiseAbs().maxCoeff();
   const Term out[] = {{.name = "output of '" + s.token + "'", .m = &s.output, .rows = &now, .flags = HeatmapFlags_NoTooltip | HeatmapFlags_NoLegend},
-                      {.name = "row " + std::to_string(t) + " of the full causal trace", .m = &reference, .rows = &now,
+                      {.name = "row " + std::to_string(t) + (d->cross_attention ? " of the full trace" : " of the full causal trace"), .m = &reference, .rows = &now,
                        .flags = HeatmapFlags_NoTooltip | HeatmapFlags_NoLegend}};
   const std::string eq[] = {"="};
   EquationFlow("output", out, eq, cell);
   ImGui::PushStyleColor(ImGuiCol_Text, diff <= 1e-9 ? ImVec4{0.45f, 0.85f, 0.45f, 1} : ImVec4{1, 0.4f, 0.35f, 1});
-  TextWrappedAtSpaces("\u2714 The same numbers as computing " + (t == 0 ? std::string("the whole sequence") : "all " + std::to_string(t + 1) + " tokens") +
-                      " at once (largest difference " + short_number(diff) +
-                      "): a new token never changes how earlier tokens were processed, so their keys and values can be kept.");
+  if (d->cross_attention)
+    TextWrappedAtSpaces("\u2714 The same numbers as computing every token at once (largest difference " + short_number(diff) +
+                        "): the context does not change while the decoder writes, so its keys and values are computed once.");
+  else
+    TextWrappedAtSpaces("\u2714 The same numbers as computing " + (t == 0 ? std::string("the whole sequence") : "all " + std::to_string(t + 1) + " tokens") +
+                        " at once (largest difference " + short_number(diff) +
+                        "): a new token never changes how earlier tokens were processed, so their keys and values can be kept.");
   ImGui::PopStyleColor();
   ImGui::End();
 }

@@ -58,12 +58,12 @@ void token_list(AppState& state, const char* id, const std::vector<std::string>&
 
 void tokens_section(AppState& state) {
   const Scenario& s = state.scenario();
-  ImGui::TextDisabled(s.context ? "Tokens (queries)" : "Tokens (queries and keys)");
+  TextDisabledWrapped(s.context ? "Tokens (queries)" : "Tokens (queries and keys)");
   token_list(
       state, "queries", s.input.tokens, [](Scenario& d, int i, const std::string& l) { d.input.tokens[static_cast<std::size_t>(i)] = l; },
       remove_token, [](Scenario& d) { add_token(d, fresh_token_label(d)); });
   if (!s.context) return;
-  ImGui::TextDisabled("Context tokens (keys and values)");
+  TextDisabledWrapped("Context tokens (keys and values)");
   token_list(
       state, "context", s.context->tokens,
       [](Scenario& d, int i, const std::string& l) { d.context->tokens[static_cast<std::size_t>(i)] = l; }, remove_context_token,

@@ -30,9 +30,8 @@ Computed compute_all(const Scenario& s, std::uint64_t ticket, const Weights* res
   c.ticket = ticket;
   c.trace = std::make_shared<const Trace>(resolved ? compute_trace_with_weights(s, *resolved) : compute_trace(s));
   c.causal_trace = c.trace;
-  // Decoding needs the tokens' own keys; a cross-attention scenario has a fixed key side instead. Past
-  // kMaxDecodeTokens the step-by-step view says so instead: it would cost more than the trace itself.
-  if (s.n_q() > kMaxDecodeTokens && !s.context) {
+  // Past kMaxDecodeTokens the step-by-step view says so instead: it would cost more than the trace itself.
+  if (s.n_q() > kMaxDecodeTokens) {
     c.decode_error = "the decode view steps through at most " + std::to_string(kMaxDecodeTokens) +
                      " tokens, and this document has " + std::to_string(s.n_q()) + " (the tokens slider can bring it back)";
   } else {
@@ -40,7 +39,8 @@ Computed compute_all(const Scenario& s, std::uint64_t ticket, const Weights* res
       // With the weights the trace drew: decoding and the causal trace do not draw them again.
       const Weights& drawn = c.trace->weights;
       c.decoded = std::make_shared<const DecodeTrace>(decode_with_weights(s, drawn));
-      if (decode_mask(s.attention, s.n_q()) != build_mask(s.attention, s.n_q(), s.n_kv()))
+      // Cross-attention decodes to the trace itself; self-attention to the causal version of it.
+      if (!s.context && decode_mask(s.attention, s.n_q()) != build_mask(s.attention, s.n_q(), s.n_kv()))
         c.causal_trace = std::make_shared<const Trace>(compute_trace_with_weights(causal_version(s), drawn));
     } catch (const ScenarioError& e) {
       c.decoded.reset();

@@ -10,6 +10,7 @@ nlohmann::ordered_json decode_to_json(const DecodeTrace& d) {
   j["name"] = d.name;
   j["variant"] = to_string(d.attention.variant);
   j["elements_per_token"] = d.elements_per_token;
+  j["cross_attention"] = d.cross_attention;
   ordered_json steps = ordered_json::array();
   for (const DecodeStep& s : d.steps) {
     ordered_json step;

@@ -764,6 +764,28 @@ def describe(idx, cfg):
         " large" if cfg["large"] else "")
 
 
+def check_cross_decode(binary, path, cfg, ref):
+    """Cross-attention decoding (`decode --json`): the context's cache is filled once, so every step
+    caches all n_kv context tokens, and step t's weights and output are row t of the reference (the
+    file's mask, not a causal one). Return the max abs error."""
+    proc = subprocess.run([binary, "decode", path, "--json"], capture_output=True, text=True, timeout=20)
+    if proc.returncode != 0:
+        raise Mismatch("decode: exit code %d: %s" % (proc.returncode, proc.stderr.strip()))
+    out = json.loads(proc.stdout, parse_constant=reject_constant)
+    check_equal(True, out.get("cross_attention"), "decode: cross_attention")
+    steps = out.get("steps")
+    if not isinstance(steps, list) or len(steps) != cfg["n_q"]:
+        raise Mismatch("decode: steps: expected %d entries" % cfg["n_q"])
+    errs = [0.0]
+    for t, step in enumerate(steps):
+        check_equal(cfg["n_kv"], step.get("cache_tokens"), "decode: steps[%d].cache_tokens" % t)
+        errs.append(compare(ref["output"][t], step.get("output"), "decode: steps[%d].output" % t))
+        for h, rh in enumerate(ref["heads"]):
+            found = (step.get("weights") or [None] * (h + 1))[h]
+            errs.append(compare(rh["weights"][t], found, "decode: steps[%d].weights[%d]" % (t, h)))
+    return max(errs)
+
+
 def reject_constant(name):
     raise ValueError("non-standard JSON constant %s" % name)
 
@@ -782,6 +804,8 @@ def check_one(binary, tmpdir, idx, cfg, seen):
         return False, "output is not JSON: %s" % e
     try:
         err, ref = check_output(cfg, out)
+        if cfg["cross"]:
+            err = max(err, check_cross_decode(binary, path, cfg, ref))
     except Mismatch as e:
         return False, str(e)
     note_coverage(seen, cfg, ref)
