@@ -197,4 +197,15 @@ StoredFloats stored_floats_per_layer(const ModelShape& m, std::uint64_t tokens) 
   return table1_stored_floats({u(m.heads), u(m.kv_heads), tokens, u(m.head_dim), u(m.head_dim), d_model, d_model});
 }
 
+StoredFloats stored_floats_all_layers(const ModelShape& m, std::uint64_t tokens) {
+  const std::string what = "the stored-float count of every layer";
+  const std::uint64_t globals = u(global_layer_count(m)), locals = u(m.layers) - globals;
+  const StoredFloats global = stored_floats_per_layer(m, tokens);
+  const StoredFloats local = has_sliding_window(m) ? stored_floats_per_layer(m, std::min<std::uint64_t>(tokens, u(m.window))) : global;
+  StoredFloats all;
+  all.cache = checked_add(checked_mul(globals, global.cache, what), checked_mul(locals, local.cache, what), what);
+  all.weights = checked_mul(u(m.layers), global.weights, what);
+  return all;
+}
+
 }  // namespace attn

@@ -112,5 +112,9 @@ StoredFloats table2_stored_floats(const LatentDims& a);
 // The table that fits the model's variant, per layer, with d_in = d_out = d_model (needs d_model >= 1).
 // MLA follows Table 2, which leaves out the RoPE key.
 StoredFloats stored_floats_per_layer(const ModelShape& m, std::uint64_t tokens);
+// The same summed over the model's layers as it really caches: a sliding-window layer holds min(tokens, window)
+// tokens (Gemma 3 27B at 32,768 tokens: 10 global layers of 32,768 and 52 local ones of 1,024), so the cache row
+// agrees with kv_cache_size. Weights count once per layer.
+StoredFloats stored_floats_all_layers(const ModelShape& m, std::uint64_t tokens);
 
 }  // namespace attn

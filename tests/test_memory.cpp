@@ -229,6 +229,22 @@ TEST_CASE("Table 1: stored floats of multi-head attention, and its GQA form") {
   CHECK(table1_stored_floats({3, 3, 7, 2, 5, 11, 13}).total() == 639);
 }
 
+TEST_CASE("Table 1 over every layer: sliding-window layers hold the window, so the cache row agrees with the bar") {
+  const ModelShape gemma = preset("gemma-3-27b");
+  // 10 global layers of 32,768 tokens and 52 local ones of 1,024, each token 16 KV heads x (128 + 128) floats:
+  // 4,096 x (10 x 32,768 + 52 x 1,024) = 1,560,281,088 floats, 3,120,562,176 bytes in bf16 (the bar's 2.91 GiB).
+  const StoredFloats all = stored_floats_all_layers(gemma, 32768);
+  CHECK(all.cache == 1560281088ull);
+  CHECK(all.cache * 2 == kv_cache_size(gemma, 32768, 1, Dtype::BF16).total_bytes);
+  // W_Q 32·5,376·128 + W_K and W_V 16·5,376·128 each + W_O 32·128·5,376 = 66,060,288 a layer, 62 layers.
+  CHECK(all.weights == 66060288ull * 62);
+  // Without a window every layer holds every token: 80 times one layer.
+  const ModelShape llama = preset("llama-3-70b");
+  CHECK(stored_floats_all_layers(llama, 32768).cache == stored_floats_per_layer(llama, 32768).cache * 80);
+  // Shorter than the window: local layers hold every token too.
+  CHECK(stored_floats_all_layers(gemma, 512).cache == stored_floats_per_layer(gemma, 512).cache * 62);
+}
+
 TEST_CASE("Table 2: stored floats of latent attention") {
   // DeepSeek V2, one layer, 32,768 tokens, d_L = 512, d_in = d_out = 5,120, 128 heads:
   // N_KV·d_L = 16,777,216; d_in·d_L = 2,621,440; N_heads·d_L·(d_in + d_out) = 128·512·10,240 = 671,088,640.

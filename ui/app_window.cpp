@@ -174,9 +174,9 @@ void menu_bar(AppState& state) {
   // Where we are, always visible: the step and the play state.
   const std::string where =
       state.view == View::Pipeline
-          ? "step " + std::to_string(step_index(state.step)) + "/" + std::to_string(kStepCount - 1) +
+          ? "step " + std::to_string(step_index(state.step)) + " (of 0\u2013" + std::to_string(kStepCount - 1) + ")" +
                 (state.playing ? "  \u25B6 playing" : "") + "   F1 help"
-          : state.view == View::Decode ? "token " + std::to_string(state.decode_step + 1) + "/" +
+          : state.view == View::Decode ? "token " + std::to_string(state.decode_step + 1) + " of " +
                                              std::to_string(state.scenario().n_q()) +
                                              (state.decode_playing ? "  \u25B6 playing" : "") + "   F1 help"
                                        : std::string("F1 help");

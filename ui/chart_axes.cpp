@@ -13,6 +13,7 @@ namespace {
 constexpr double kEps = 1e-9;  // slack for floor/ceil of ratios and logarithms that should be whole
 
 constexpr std::array<const char*, 7> kByteUnits{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+constexpr std::array<const char*, 7> kDecimalByteUnits{"B", "kB", "MB", "GB", "TB", "PB", "EB"};
 constexpr std::array<const char*, 7> kFlopUnits{"FLOP", "kFLOP", "MFLOP", "GFLOP", "TFLOP", "PFLOP", "EFLOP"};
 
 // 10^k exactly for the integer k a tick needs (std::pow on integers is correctly rounded in glibc).
@@ -100,6 +101,7 @@ std::string tokens(double v, int sig) {
 std::string format_sig(double v, AxisUnit u, int sig) {
   switch (u) {
     case AxisUnit::Bytes: return scaled_unit(v, 1024, kByteUnits, sig);
+    case AxisUnit::DecimalBytes: return scaled_unit(v, 1000, kDecimalByteUnits, sig);
     case AxisUnit::Tokens: return tokens(v, sig);
     case AxisUnit::Flops: return scaled_unit(v, 1000, kFlopUnits, sig);
     case AxisUnit::Plain: break;
@@ -341,9 +343,10 @@ std::string format_unit(double v, AxisUnit u) { return format_sig(v, u, 3); }
 std::string format_exact(double v, AxisUnit u) {
   const double r = std::round(v);
   switch (u) {
-    case AxisUnit::Bytes: {
+    case AxisUnit::Bytes:
+    case AxisUnit::DecimalBytes: {
       const std::string exact = thousands(r) + (std::abs(r) == 1 ? " byte" : " bytes");
-      return std::abs(r) < 1024 ? exact : exact + " (" + format_unit(r, u) + ")";
+      return std::abs(r) < (u == AxisUnit::Bytes ? 1024 : 1000) ? exact : exact + " (" + format_unit(r, u) + ")";
     }
     case AxisUnit::Tokens: {
       const std::string exact = thousands(r) + (std::abs(r) == 1 ? " token" : " tokens");
@@ -367,6 +370,7 @@ std::vector<Tick> axis_ticks(const Axis& a, int max_major) {
   switch (a.unit) {
     case AxisUnit::Bytes: ticks = bytes_log_ticks(a, max_major); break;
     case AxisUnit::Tokens: ticks = tokens_log_ticks(a, max_major); break;
+    case AxisUnit::DecimalBytes:
     case AxisUnit::Flops:
     case AxisUnit::Plain: ticks = decade_log_ticks(a, max_major); break;
   }

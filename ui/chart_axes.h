@@ -18,6 +18,7 @@ enum class AxisScale { Linear, Log10 };
 enum class AxisUnit {
   Plain,   // up to 3 significant digits: "0.25", "83", "1230", "1.5e9"
   Bytes,   // 1024-based: "512 B", "320 KiB", "10 GiB", "1.5 TiB"
+  DecimalBytes,  // 1000-based, as accelerator memory is sold: "512 B", "320 kB", "10 GB", "1.5 TB"
   Tokens,  // context lengths: exact multiples of 1024 as "128k", of 1024^2 as "1M"; others "1,000"
   Flops,   // 1000-based: "512 FLOP", "262 kFLOP", "2.6 MFLOP", "1.2 TFLOP"
 };

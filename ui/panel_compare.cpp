@@ -70,8 +70,8 @@ std::vector<Block> model_blocks(const ModelShape& m, const ModelViewSettings& se
                                            static_cast<std::uint64_t>(settings.batch), settings.dtype);
     if (i == 0) mha_bytes = static_cast<double>(size.total_bytes);
     b.value = static_cast<double>(size.total_bytes);
-    if (i == 1) b.title += " (G = " + std::to_string(f.shape->kv_heads) + ")";
-    b.lines.push_back(format_unit(static_cast<double>(size.total_bytes), AxisUnit::Bytes));
+    if (i == 1) b.title += " (G=" + std::to_string(f.shape->kv_heads) + ")";
+    b.lines.push_back(format_unit(static_cast<double>(size.total_bytes), AxisUnit::DecimalBytes));
     b.lines.push_back(format_exact(static_cast<double>(size.elements_per_token_per_layer), AxisUnit::Plain) +
                       " numbers / token / layer");
     b.lines.push_back(ratio_text(b.value, mha_bytes));
@@ -90,15 +90,16 @@ void ComparePanel(AppState& state, ImVec2 pos, ImVec2 size) {
   BeginPanel("Compare", pos, size);
   const float half = (ImGui::GetContentRegionAvail().y - 3 * ImGui::GetTextLineHeightWithSpacing()) / 2;
   ImGui::PushFont(title_font());
-  ImGui::TextUnformatted(("This scenario: \"" + state.scenario().name + "\", numbers cached per token").c_str());
+  TextWrappedAtSpaces("This scenario: \"" + state.scenario().name + "\", numbers cached per token");
   ImGui::PopFont();
-  TextWrappedAtSpaces("Each square's area is what its variant keeps in the cache for every token. Same queries, "
+  TextDisabledWrapped("Each square's area is what its variant keeps in the cache for every token. Same queries, "
                       "fewer keys and values: GQA shares each KV head among a group of query heads, MQA shares one "
-                      "among all, MLA keeps one small latent per token instead.",
-                      ImGui::GetColorU32(ImGuiCol_TextDisabled));
+                      "among all, MLA keeps one small latent per token instead.");
   VariantBlocks("scenario", scenario_blocks(state.scenario()), half - 2 * ImGui::GetTextLineHeightWithSpacing());
   ImGui::Separator();
-  if (const ModelShape* m = PresetControls(state, true, true)) VariantBlocks("model", model_blocks(*m, state.models), ImGui::GetContentRegionAvail().y - 4);
+  // At least as tall as the scenario's squares; the panel scrolls to the labels.
+  if (const ModelShape* m = PresetControls(state, true, true))
+    VariantBlocks("model", model_blocks(*m, state.models), std::max(ImGui::GetContentRegionAvail().y - 4, half));
   ImGui::End();
 }
 

@@ -56,36 +56,58 @@ std::vector<Series> chart_series(const AppState& state, const ModelShape& m) {
   return series;
 }
 
-void stored_floats_table(const ModelShape& m, std::int64_t context) {
+// The caption names the variant the model really uses: Table 1 covers MHA and its GQA and MQA forms.
+std::string table_caption(const ModelShape& m) {
+  switch (m.variant) {
+    case Variant::Mla: return "Floats stored (Table 2 of the paper: latent attention)";
+    case Variant::Gqa: return "Floats stored (Table 1 of the paper, in its grouped-query form: " + std::to_string(m.kv_heads) + " KV heads)";
+    case Variant::Mqa: return "Floats stored (Table 1 of the paper, in its multi-query form: one KV head)";
+    case Variant::Mha: break;
+  }
+  return "Floats stored (Table 1 of the paper: multi-head attention)";
+}
+
+void stored_floats_table(const ModelShape& m, const ModelViewSettings& s) {
   if (m.d_model <= 0) return;
-  const StoredFloats f = stored_floats_per_layer(m, static_cast<std::uint64_t>(context));
-  const bool latent = m.variant == Variant::Mla;
-  TextWrappedAtSpaces(latent ? "Floats one layer stores (Table 2 of the paper: latent attention)"
-                             : "Floats one layer stores (Table 1 of the paper: multi-head attention, in its GQA form)");
-  if (ImGui::BeginTable("floats", 4, ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
-    ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch, 0.8f);
-    ImGui::TableSetupColumn("one layer", ImGuiTableColumnFlags_WidthStretch, 1.1f);
-    ImGui::TableSetupColumn(("\u00D7 " + std::to_string(m.layers) + " layers").c_str(), ImGuiTableColumnFlags_WidthStretch, 1.3f);
-    ImGui::TableSetupColumn("share", ImGuiTableColumnFlags_WidthStretch, 0.6f);
+  const std::uint64_t context = static_cast<std::uint64_t>(s.context);
+  const StoredFloats one = stored_floats_per_layer(m, context);
+  const StoredFloats all = stored_floats_all_layers(m, context);
+  const bool windows = has_sliding_window(m) && global_layer_count(m) < m.layers && context > static_cast<std::uint64_t>(m.window);
+  TextWrappedAtSpaces(table_caption(m));
+  if (ImGui::BeginTable("floats", 4, ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
+    ImGui::TableSetupColumn("");
+    ImGui::TableSetupColumn(windows ? "a global layer" : "one layer");
+    ImGui::TableSetupColumn(("all " + std::to_string(m.layers) + " layers").c_str());
+    ImGui::TableSetupColumn("share");
     ImGui::TableHeadersRow();
-    const double total = static_cast<double>(f.total());
-    const std::pair<const char*, std::uint64_t> rows[] = {
-        {latent ? "latent cache" : "K, V cache", f.cache}, {"weights", f.weights}, {"total", f.total()}};
+    const std::pair<const char*, std::pair<std::uint64_t, std::uint64_t>> rows[] = {
+        {m.variant == Variant::Mla ? "latent cache" : "K, V cache", {one.cache, all.cache}},
+        {"weights", {one.weights, all.weights}},
+        {"total", {one.total(), all.total()}}};
     for (const auto& [name, value] : rows) {
       ImGui::TableNextRow();
       ImGui::TableSetColumnIndex(0);
       ImGui::TextUnformatted(name);
       ImGui::TableSetColumnIndex(1);
-      ImGui::TextUnformatted(format_exact(static_cast<double>(value), AxisUnit::Plain).c_str());
+      ImGui::TextUnformatted(format_exact(static_cast<double>(value.first), AxisUnit::Plain).c_str());
       ImGui::TableSetColumnIndex(2);
-      ImGui::TextUnformatted(format_exact(static_cast<double>(value) * m.layers, AxisUnit::Plain).c_str());
+      ImGui::TextUnformatted(format_exact(static_cast<double>(value.second), AxisUnit::Plain).c_str());
       ImGui::TableSetColumnIndex(3);
-      ImGui::Text("%.1f%%", 100.0 * static_cast<double>(value) / total);
+      ImGui::Text("%.1f%%", 100.0 * static_cast<double>(value.second) / static_cast<double>(all.total()));
     }
     ImGui::EndTable();
   }
-  ImGui::TextDisabled("at %s tokens; d_in = d_out = d_model = %d", format_unit(static_cast<double>(context), AxisUnit::Tokens).c_str(),
-                      m.d_model);
+  // The cache row in bytes is the model's bar: the two agree.
+  const double bits = static_cast<double>(bits_per_element(s.dtype));
+  std::string note = "At " + format_unit(static_cast<double>(context), AxisUnit::Tokens) + " tokens, d_in = d_out = d_model = " +
+                     std::to_string(m.d_model) + ". ";
+  if (windows)
+    note += std::to_string(m.layers - global_layer_count(m)) + " sliding-window layers hold only the last " +
+            format_exact(m.window, AxisUnit::Plain) + " tokens. ";
+  note += "The cache, " + format_exact(static_cast<double>(all.cache), AxisUnit::Plain) + " floats \u00D7 " +
+          std::string(to_string(s.dtype)) + " = " + format_unit(static_cast<double>(all.cache) * bits / 8, AxisUnit::DecimalBytes) +
+          " for one sequence, is " + m.name + "'s bar.";
+  TextDisabledWrapped(note);
 }
 
 }  // namespace
@@ -106,19 +128,20 @@ void MemoryPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   const std::vector<Series> series = chart_series(state, *m);
   auto [lo, hi] = positive_extent(series);
   hi = std::max(hi, 141e9);
+  // Side by side where the table and the bars have room beside the chart; else one under the other, scrolling.
   const float avail_w = ImGui::GetContentRegionAvail().x, avail_h = ImGui::GetContentRegionAvail().y;
-  const float chart_w = avail_w * 0.6f;
+  const bool side_by_side = avail_w >= 62.0f * ImGui::GetFontSize();
+  const float chart_w = side_by_side ? avail_w * 0.58f : avail_w;
   LineChartOptions o;
-  o.title = "KV cache, " + std::string(to_string(state.models.dtype)) + ", batch " + std::to_string(state.models.batch) +
-            " (GB = 10\u2079 bytes)";
+  o.title = "KV cache, " + std::string(to_string(state.models.dtype)) + ", batch " + std::to_string(state.models.batch);
   o.x = {1, std::ldexp(1.0, kMaxExponent), AxisScale::Log10, AxisUnit::Tokens, "context length (tokens)"};
-  o.y = nice_axis(lo, hi, AxisScale::Log10, AxisUnit::Bytes, "cache size");
+  o.y = nice_axis(lo, hi, AxisScale::Log10, AxisUnit::DecimalBytes, "cache size (GB = 10\u2079 bytes)");
   o.references = kAccelerators;
-  o.size = {chart_w, avail_h - 4};
+  o.size = {chart_w, side_by_side ? avail_h - 4 : std::max(22.0f * ImGui::GetFontSize(), avail_h * 0.62f)};
   ImGui::BeginGroup();
   LineChart("cache", series, o);
   ImGui::EndGroup();
-  ImGui::SameLine(0, 16);
+  if (side_by_side) ImGui::SameLine(0, 16);
   ImGui::BeginGroup();
   std::vector<Bar> bars;
   for (std::size_t i = 0; i < state.presets.size(); ++i) {
@@ -130,13 +153,14 @@ void MemoryPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   }
   BarChartOptions b;
   b.title = "Every model at " + format_unit(static_cast<double>(state.models.context), AxisUnit::Tokens) + " tokens";
-  b.unit = AxisUnit::Bytes;
+  b.unit = AxisUnit::DecimalBytes;
   b.scale = AxisScale::Log10;  // sizes span orders of magnitude; on a linear axis the small ones vanish
   b.references = kAccelerators;
-  b.size = {avail_w - chart_w - 16, avail_h * 0.55f};
+  const float bars_h = (static_cast<float>(bars.size()) + 4.5f) * ImGui::GetTextLineHeightWithSpacing();
+  b.size = {side_by_side ? avail_w - chart_w - 16 : avail_w, side_by_side ? std::max(avail_h * 0.55f, bars_h) : bars_h};
   BarChart("models", bars, b);
   ImGui::Spacing();
-  stored_floats_table(*m, state.models.context);
+  stored_floats_table(*m, state.models);
   ImGui::EndGroup();
   ImGui::End();
 }

@@ -16,7 +16,8 @@ const ModelShape* PresetControls(AppState& state, bool context, bool dtype_and_b
   ModelViewSettings& s = state.models;
   auto it = std::find_if(state.presets.begin(), state.presets.end(), [&](const ModelShape& m) { return m.name == s.preset; });
   if (it == state.presets.end()) it = state.presets.begin();
-  ImGui::SetNextItemWidth(220);
+  const float em = ImGui::GetFontSize();
+  ImGui::SetNextItemWidth(12 * em);
   if (ImGui::BeginCombo("model", it->name.c_str())) {
     for (const ModelShape& m : state.presets)
       if (ImGui::Selectable(m.name.c_str(), &m == &*it)) s.preset = m.name;
@@ -24,23 +25,23 @@ const ModelShape* PresetControls(AppState& state, bool context, bool dtype_and_b
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", it->source.c_str());
   if (context) {
-    ImGui::SameLine(0, 24);
+    SameLineIfFits(LabelledWidth(11 * em, "context"), 24);
     // Powers of two from 1k to 1M: how context lengths are quoted.
     int exponent = static_cast<int>(std::lround(std::log2(static_cast<double>(std::max<std::int64_t>(1024, s.context)))));
-    ImGui::SetNextItemWidth(200);
+    ImGui::SetNextItemWidth(11 * em);
     if (ImGui::SliderInt("context", &exponent, 10, 20, format_unit(std::ldexp(1.0, exponent), AxisUnit::Tokens).c_str()))
       s.context = std::int64_t{1} << exponent;
   }
   if (dtype_and_batch) {
-    ImGui::SameLine(0, 24);
-    ImGui::SetNextItemWidth(90);
+    SameLineIfFits(LabelledWidth(5 * em, "dtype"), 24);
+    ImGui::SetNextItemWidth(5 * em);
     if (ImGui::BeginCombo("dtype", std::string(to_string(s.dtype)).c_str())) {
       for (Dtype d : {Dtype::FP32, Dtype::FP16, Dtype::BF16, Dtype::FP8, Dtype::INT8, Dtype::INT4})
         if (ImGui::Selectable(std::string(to_string(d)).c_str(), d == s.dtype)) s.dtype = d;
       ImGui::EndCombo();
     }
-    ImGui::SameLine(0, 24);
-    ImGui::SetNextItemWidth(110);
+    SameLineIfFits(LabelledWidth(6 * em, "batch"), 24);
+    ImGui::SetNextItemWidth(6 * em);
     if (ImGui::InputInt("batch", &s.batch)) s.batch = std::clamp(s.batch, 1, 1024);
   }
   const std::string shape = it->name + ": " + std::to_string(it->layers) + " layers, " + std::to_string(it->heads) +

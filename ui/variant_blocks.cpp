@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ui/text.h"
 #include "ui/theme.h"
 
 namespace attn::ui {
@@ -18,18 +19,34 @@ void VariantBlocks(const char* id, std::span<const Block> blocks, float height) 
   const float avail = ImGui::GetContentRegionAvail().x;
   const float gap = 18.0f;
   const float column = (avail - gap * static_cast<float>(blocks.size() - 1)) / static_cast<float>(blocks.size());
-  std::size_t lines = 0;
+  // Every label wrapped to its column, so neighbouring columns never run into each other.
+  std::vector<std::vector<std::string>> titles, labels;
+  std::size_t title_lines = 0, label_lines = 0;
   double largest = 0;
   for (const Block& b : blocks) {
-    lines = std::max(lines, b.lines.size());
+    ImGui::PushFont(title_font());
+    titles.push_back(WrapAtSpaces(b.title, column));
+    ImGui::PopFont();
+    labels.emplace_back();
+    for (const std::string& l : b.lines)
+      for (std::string& part : WrapAtSpaces(l, column)) labels.back().push_back(std::move(part));
+    title_lines = std::max(title_lines, titles.back().size());
+    label_lines = std::max(label_lines, labels.back().size());
     largest = std::max(largest, b.value);
   }
   const float line = ImGui::GetTextLineHeightWithSpacing();
-  const float labels_h = line * static_cast<float>(lines + 1);
+  ImGui::PushFont(title_font());
+  const float title_line = ImGui::GetTextLineHeightWithSpacing();
+  ImGui::PopFont();
+  const float labels_h = title_line * static_cast<float>(title_lines) + 4 + line * static_cast<float>(label_lines);
   const float side_max = std::max(20.0f, std::min(column, height - labels_h - 8));
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float base = origin.y + side_max;
+  const auto centred = [&](float x, float y, ImU32 colour, const std::string& text) {
+    const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
+    dl->AddText({x + std::max(0.0f, (column - ts.x) / 2), y}, colour, text.c_str());
+  };
   for (std::size_t i = 0; i < blocks.size(); ++i) {
     const Block& b = blocks[i];
     const float x = origin.x + static_cast<float>(i) * (column + gap);
@@ -40,19 +57,18 @@ void VariantBlocks(const char* id, std::span<const Block> blocks, float height) 
       dl->AddRectFilled(a, {a.x + side, base}, b.colour, 3.0f);
       if (b.marked) dl->AddRect({a.x - 3, a.y - 3}, {a.x + side + 3, base + 3}, ImGui::GetColorU32(ImGuiCol_Text), 3.0f, 0, 2.0f);
     } else {
-      const char* none = "not possible";
-      const ImVec2 ts = ImGui::CalcTextSize(none);
-      dl->AddText({x + (column - ts.x) / 2, base - ts.y}, ImGui::GetColorU32(ImGuiCol_TextDisabled), none);
+      centred(x, base - ImGui::GetTextLineHeight(), ImGui::GetColorU32(ImGuiCol_TextDisabled), "not possible");
     }
     float y = base + 8;
     ImGui::PushFont(title_font());
-    const ImVec2 ts = ImGui::CalcTextSize(b.title.c_str());
-    dl->AddText({x + (column - ts.x) / 2, y}, b.colour, b.title.c_str());
+    for (const std::string& t : titles[i]) {
+      centred(x, y, b.colour, t);
+      y += title_line;
+    }
     ImGui::PopFont();
-    y += line + 4;
-    for (const std::string& l : b.lines) {
-      const ImVec2 ls = ImGui::CalcTextSize(l.c_str());
-      dl->AddText({x + std::max(0.0f, (column - ls.x) / 2), y}, ImGui::GetColorU32(ImGuiCol_Text), l.c_str());
+    y += 4;
+    for (const std::string& l : labels[i]) {
+      centred(x, y, ImGui::GetColorU32(ImGuiCol_Text), l);
       y += line;
     }
   }
