@@ -1,10 +1,12 @@
 #include "ui/equation.h"
 
 #include <algorithm>
+#include <vector>
 
 #include <imgui.h>
 
 #include "ui/cell_format.h"
+#include "ui/heatmap_layout.h"
 #include "ui/theme.h"
 
 namespace attn::ui {
@@ -13,7 +15,34 @@ namespace {
 // Below this many pixels a cell can no longer show its number, so a long equation wraps onto two lines.
 constexpr float kWrapBelowCell = 30.0f;
 
-float term_weight(const Term& t) { return static_cast<float>(t.m->cols()) + 2.5f; }
+// The narrowest a term may be: its legend (or, without one, its title) must fit.
+float term_min(const Term& t) { return ImGui::GetFontSize() * ((t.flags & HeatmapFlags_NoLegend) ? 4.0f : 9.0f); }
+
+// What a term's columns need to show their numbers and labels, plus its row labels: a result of 3-decimal values
+// gets more of the line than an operand of small integers. Large matrices show no numbers: columns only.
+float term_need(const Term& t) {
+  const float em = ImGui::GetFontSize();
+  if (t.m->size() > kTextureCells || (t.flags & HeatmapFlags_NoValues)) return em * (static_cast<float>(t.m->cols()) + 2.5f);
+  float column = std::max(1.8f * em, HeatmapValueWidth(*t.m, t.visible));
+  if (t.cols)
+    for (const std::string& label : *t.cols) column = std::max(column, ImGui::CalcTextSize(label.c_str()).x + 4);
+  return column * static_cast<float>(t.m->cols()) + 2.5f * em;
+}
+
+// The widths of terms [first, last) sharing `avail`: each its minimum, and what is left in proportion to what
+// each needs beyond it. Empty when even the minimums do not fit.
+std::vector<float> term_widths(std::span<const Term> terms, std::size_t first, std::size_t last, float avail) {
+  float mins = 0, extra_need = 0;
+  for (std::size_t i = first; i < last; ++i) {
+    mins += term_min(terms[i]);
+    extra_need += std::max(0.0f, term_need(terms[i]) - term_min(terms[i])) + 1.0f;
+  }
+  if (mins > avail) return {};
+  std::vector<float> w;
+  for (std::size_t i = first; i < last; ++i)
+    w.push_back(term_min(terms[i]) + (avail - mins) * (std::max(0.0f, term_need(terms[i]) - term_min(terms[i])) + 1.0f) / extra_need);
+  return w;
+}
 
 // Drawn at height y (the middle of the terms) from the line's top: ImGui's cursor stays on the line, so the
 // group of terms after it does not start lower and reach past the panel.
@@ -46,8 +75,8 @@ void draw_line(std::span<const Term> terms, std::span<const std::string> ops, st
   const float avail = ImGui::GetContentRegionAvail().x;
   const float ops_w = operators_width(ops.subspan(first, last - first - 1), gap) +
                       (lead ? operators_width(std::span(lead, 1), gap) : 0.0f);
-  float weight_sum = 0;
-  for (std::size_t i = first; i < last; ++i) weight_sum += term_weight(terms[i]);
+  std::vector<float> widths = term_widths(terms, first, last, avail - ops_w - gap * static_cast<float>(last - first));
+  if (widths.empty()) widths.assign(last - first, 60.0f);  // nothing fits: the panel scrolls
   const float title_h = ImGui::GetTextLineHeightWithSpacing();
   const float body_h = max_height - title_h;
   const float top = ImGui::GetCursorPosY();
@@ -65,7 +94,7 @@ void draw_line(std::span<const Term> terms, std::span<const std::string> ops, st
       ImGui::SameLine(0, gap);
       ImGui::SetCursorPosY(top);
     }
-    const float width = std::max(60.0f, (avail - ops_w) * term_weight(t) / weight_sum - gap);
+    const float width = widths[i - first];
     ImGui::BeginGroup();
     ImGui::PushID(static_cast<int>(i));
     ImGui::TextUnformatted((t.name + " " + shape_text(*t.m)).c_str());
@@ -116,16 +145,14 @@ float line_cell(std::span<const Term> terms, std::span<const std::string> ops, s
   const float gap = ImGui::GetStyle().ItemSpacing.x;
   const float avail = width - operators_width(ops.subspan(first, last - first - 1), gap) -
                       (first > 0 ? operators_width(ops.subspan(first - 1, 1), gap) : 0.0f);
-  float weight_sum = 0;
-  for (std::size_t i = first; i < last; ++i) weight_sum += term_weight(terms[i]);
   const float chrome = 3.5f * ImGui::GetTextLineHeightWithSpacing();  // title, column labels, legend
-  float cell = max_cell;
   // A term narrower than its labels (and legend) would spill out of the panel: such a line does not fit.
+  const std::vector<float> widths = term_widths(terms, first, last, avail - gap * static_cast<float>(last - first));
+  if (widths.empty()) return 0.0f;
+  float cell = max_cell;
   for (std::size_t i = first; i < last; ++i) {
     const Term& t = terms[i];
-    const float min_term = ImGui::GetFontSize() * ((t.flags & HeatmapFlags_NoLegend) ? 4.0f : 9.0f);
-    if (avail * term_weight(t) / weight_sum < min_term) return 0.0f;
-    cell = std::min(cell, (avail * term_weight(t) / weight_sum - 60.0f) / static_cast<float>(t.m->cols()));
+    cell = std::min(cell, (widths[i - first] - 60.0f) / static_cast<float>(t.m->cols()));
     cell = std::min(cell, (line_h - chrome) / static_cast<float>(t.m->rows()));
   }
   return std::max(cell, 0.5f);  // it fits across, however small

@@ -11,7 +11,7 @@ void ExplainPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   const StepText text = explain_step(state.trace(), state.step, state.head);
   const HoverCell& hover = state.hover ? state.hover : state.last_hover;
   const float box_h = 2.4f * ImGui::GetTextLineHeightWithSpacing();
-  ImGui::BeginChild("words", {0, ImGui::GetContentRegionAvail().y - box_h - 4}, false);
+  ImGui::BeginChild("words", {0, ImGui::GetContentRegionAvail().y - box_h - ImGui::GetStyle().ItemSpacing.y}, false);
   TextWrappedAtSpaces(text.formula, accent_colour());
   TextWrappedAtSpaces(text.what);
   ImGui::Spacing();
@@ -22,7 +22,7 @@ void ExplainPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   if (hover && !hover.explanation.empty())
     TextWrappedAtSpaces(hover.explanation);
   else
-    ImGui::TextDisabled("Point at a cell of the result to see how it is computed, with its numbers.");
+    TextDisabledWrapped("Point at a cell of the result to see how it is computed, with its numbers.");
   ImGui::EndChild();
   ImGui::End();
 }

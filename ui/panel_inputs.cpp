@@ -70,6 +70,13 @@ void tokens_section(AppState& state) {
       [](Scenario& d) { add_context_token(d, fresh_context_label(d)); });
 }
 
+// The next field takes the width its own label leaves, so a long label (weight scale) narrows only its field
+// and a long value (sliding_window) keeps the room it needs; every label ends at the panel's right edge.
+void fit_label(const char* label) {
+  ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize(label, nullptr, true).x -
+                          ImGui::GetStyle().ItemInnerSpacing.x - 2);
+}
+
 // The sequence length as a slider (up to 2048 tokens, new ones drawn from the seed), with what it costs:
 // the n^2 score matrices grow under the user's hand, and big traces are computed on the worker.
 void scale_section(AppState& state) {
@@ -79,7 +86,7 @@ void scale_section(AppState& state) {
       kMaxScaleTokens, s.context ? limits::kMaxAttentionCells / (heads * s.n_kv())
                                  : static_cast<std::int64_t>(std::sqrt(double(limits::kMaxAttentionCells / heads)))));
   int n = s.n_q();
-  ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize("tokens (T)").x - ImGui::GetStyle().ItemInnerSpacing.x - 2);
+  fit_label("tokens (T)");
   if (ImGui::SliderInt("tokens (T)", &n, 1, std::max(most, s.n_q()), "%d", ImGuiSliderFlags_AlwaysClamp))
     state.edit([n](Scenario& d) { set_token_count(d, n); });
   if (ImGui::IsItemHovered())
@@ -103,6 +110,7 @@ void scale_section(AppState& state) {
 
 template <typename E>
 bool enum_combo(const char* label, E& value, std::initializer_list<E> options) {
+  fit_label(label);
   bool changed = false;
   if (ImGui::BeginCombo(label, std::string(to_string(value)).c_str())) {
     for (E o : options)
@@ -130,6 +138,7 @@ void variant_section(AppState& state) {
   }
   if (a.variant == Variant::Gqa) {
     const std::string current = std::to_string(a.kv_heads);
+    fit_label("kv_heads");
     if (ImGui::BeginCombo("kv_heads", current.c_str())) {
       for (int g : divisors(a.heads))
         if (ImGui::Selectable(std::to_string(g).c_str(), g == a.kv_heads)) {
@@ -143,7 +152,9 @@ void variant_section(AppState& state) {
   }
   if (a.variant == Variant::Mla) {
     int latent = a.latent_dim, q_latent = a.query_latent_dim;
+    fit_label("latent_dim");
     const bool l = ImGui::InputInt("latent_dim", &latent);
+    fit_label("query_latent_dim");
     const bool q = ImGui::InputInt("query_latent_dim", &q_latent);
     if (l || q) {
       latent = std::clamp(latent, 1, limits::kMaxProjectedDim);
@@ -162,15 +173,11 @@ void variant_section(AppState& state) {
 void config_section(AppState& state) {
   const Scenario& s = state.scenario();
   AttentionConfig a = s.attention;
-  // The fields take what their longest label leaves.
-  float label_w = 0;
-  for (const char* l : {"variant", "heads", "head_dim", "mask", "window", "kernel", "seed", "weight scale", "kv_heads", "latent_dim"})
-    label_w = std::max(label_w, ImGui::CalcTextSize(l).x);
-  if (a.variant == Variant::Mla) label_w = std::max(label_w, ImGui::CalcTextSize("query_latent_dim").x);
-  ImGui::PushItemWidth(ImGui::GetContentRegionAvail().x - label_w - ImGui::GetStyle().ItemInnerSpacing.x - 2);
   variant_section(state);
   int heads = a.heads, head_dim = a.head_dim;
+  fit_label("heads");
   const bool heads_changed = ImGui::InputInt("heads", &heads);
+  fit_label("head_dim");
   const bool dim_changed = ImGui::InputInt("head_dim", &head_dim);
   if (heads_changed || dim_changed) {
     heads = std::clamp(heads, 1, limits::kMaxHeads);
@@ -187,6 +194,7 @@ void config_section(AppState& state) {
     });
   if (a.mask == MaskKind::SlidingWindow) {
     int window = a.window;
+    fit_label("window");
     if (ImGui::InputInt("window", &window)) {
       window = std::clamp(window, 1, std::max(1, s.n_kv()));
       state.edit([&](Scenario& d) { d.attention.window = window; });
@@ -204,6 +212,7 @@ void config_section(AppState& state) {
       if (!w_o) d.weights.W_O.reset();
     });
   std::uint64_t seed = s.seed;
+  fit_label("seed");
   if (ImGui::InputScalar("seed", ImGuiDataType_U64, &seed)) state.edit([&](Scenario& d) { d.seed = seed; });
   // Applied when the field is left or Enter is pressed: "0.05" typed a key at a time passes through 0.
   // What is being typed; the document's value whenever the field is not active, nor was in the last frame (the
@@ -211,12 +220,12 @@ void config_section(AppState& state) {
   static double weight_scale = 1.0;
   const ImGuiID scale_id = ImGui::GetID("weight scale");
   if (ImGui::GetActiveID() != scale_id && GImGui->ActiveIdPreviousFrame != scale_id) weight_scale = s.weight_scale;
+  fit_label("weight scale");
   ImGui::InputDouble("weight scale", &weight_scale, 0.0, 0.0, "%g");
   if (ImGui::IsItemDeactivatedAfterEdit()) state.edit_own_step([&](Scenario& d) { d.weight_scale = weight_scale; });
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("Weights drawn from the seed are multiplied by this. At 1 they are multiples of 0.1, to work by\n"
                       "hand; a model-sized layer wants less (0.2 at d_model 512), or every softmax row is one-hot.");
-  ImGui::PopItemWidth();
   if (ImGui::Button("Re-seed weights")) state.edit(reseed_weights);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Next seed; every weight is drawn from it (embeddings stay).");
   if (ImGui::GetContentRegionAvail().x - ImGui::GetItemRectSize().x - ImGui::GetStyle().ItemSpacing.x >=

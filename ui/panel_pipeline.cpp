@@ -33,6 +33,7 @@ struct StepView {
   const Trace& t;
   const HeadTrace& h;
   float height;  // for the equations
+  float top;     // the cursor's y where the step began: what a step draws above its equation comes off `height`
 
   const HoverCell& last() const { return state.last_hover; }
 
@@ -125,7 +126,7 @@ void projections(StepView& v) {
   int& which = v.state.projection;
   which = std::clamp(which, 0, static_cast<int>(list.size()) - 1);
   for (std::size_t i = 0; i < list.size(); ++i) {
-    if (i > 0) ImGui::SameLine();
+    if (i > 0) SameLineIfFits(ImGui::GetFrameHeight() + LabelledWidth(0, list[i].label.c_str()), ImGui::GetStyle().ItemSpacing.x);
     if (ImGui::RadioButton(list[i].label.c_str(), which == static_cast<int>(i))) which = static_cast<int>(i);
   }
   const Projection& r = list[static_cast<std::size_t>(which)];
@@ -134,7 +135,7 @@ void projections(StepView& v) {
                         {.name = r.w_name, .m = &r.weight, .highlight_col = hc},
                         {.name = r.out_name, .m = r.out, .rows = r.rows, .selected_row = hr, .selected_col = hc}};
   const std::string ops[] = {"\u00B7", "="};
-  const EquationHover e = v.equation(which, terms, ops, v.height - ImGui::GetFrameHeightWithSpacing());
+  const EquationHover e = v.equation(which, terms, ops, v.height - (ImGui::GetCursorPosY() - v.top));
   if (e.term == 2) v.state.hover.explanation = explain_projection(v.t, r.which, v.state.head, e.row, e.col);
 }
 
@@ -407,7 +408,7 @@ void PipelinePanel(AppState& state, ImVec2 pos, ImVec2 size) {
                         t.heads[state.head].kv_head != state.head ? (" (reads KV head " + std::to_string(t.heads[state.head].kv_head) + ")").c_str() : "");
   }
   ImGui::Spacing();
-  StepView view{state, t, t.heads[static_cast<std::size_t>(state.head)], ImGui::GetContentRegionAvail().y - 4};
+  StepView view{state, t, t.heads[static_cast<std::size_t>(state.head)], ImGui::GetContentRegionAvail().y - 4, ImGui::GetCursorPosY()};
   draw_step(view);
   ImGui::End();
 }
