@@ -26,6 +26,7 @@
 #include "core/validate.h"
 #include "ui/app_window.h"
 #include "ui/edits.h"
+#include "ui/glyph_set.h"
 #include "ui/heatmap.h"
 #include "ui/keys.h"
 #include "ui/layout_check_frame.h"
@@ -82,14 +83,16 @@ struct Look {
   float zoom = 0;
   ui::Theme theme = ui::Theme::Dark;
   bool presentation = false;
+  std::u32string characters;  // beyond ASCII, that the fonts hold glyphs for (a token typed in Chinese adds some)
+  bool operator==(const Look&) const = default;
 };
 
 void apply_look(const ui::AppState& state, Look& applied) {
-  const Look wanted{state.effective_zoom(), state.theme, state.presentation};
-  if (wanted.zoom == applied.zoom && wanted.theme == applied.theme && wanted.presentation == applied.presentation) return;
+  const Look wanted{state.effective_zoom(), state.theme, state.presentation, ui::characters_in_use(state)};
+  if (wanted == applied) return;
   ui::apply_style(state.theme == ui::Theme::Light ? ui::StyleTheme::Light : ui::StyleTheme::Dark, state.presentation, wanted.zoom);
   const ui::FontSizes base;
-  ui::load_fonts({base.body * wanted.zoom, base.title * wanted.zoom});
+  ui::load_fonts({base.body * wanted.zoom, base.title * wanted.zoom}, wanted.characters);
   ImGui_ImplOpenGL3_DestroyFontsTexture();
   ImGui_ImplOpenGL3_CreateFontsTexture();
   applied = wanted;

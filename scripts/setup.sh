@@ -14,6 +14,7 @@ PACKAGES=(
   libimgui-dev libstb-dev      # Dear ImGui 1.86 with its GLFW and OpenGL 3 backends; stb writes PNG
   libglfw3-dev libgl-dev       # the window and its OpenGL context
   fonts-dejavu-core            # DejaVu Sans: crisp text with the math glyphs
+  fonts-wqy-microhei           # WenQuanYi Micro Hei: tokens in Chinese, Japanese kana and Korean (5 MB; Noto CJK is 300)
   doctest-dev                  # unit tests
   python3-numpy                # the independent NumPy cross-check
   xvfb xauth xdotool           # the window tests run on a virtual display and type keys into it

@@ -8,6 +8,7 @@
 #include "ui/cell_format.h"
 #include "ui/colormap.h"
 #include "ui/edits.h"
+#include "ui/glyph_set.h"
 #include "ui/heatmap_layout.h"
 #include "ui/arc_select.h"
 #include "ui/heatmap_pixels.h"
@@ -462,7 +463,7 @@ TEST_CASE("context tokens of a cross-attention scenario: added with a seeded row
   CHECK(compute_trace(s).heads[0].scores.cols() == 3);
 }
 
-TEST_CASE("presentation mode fits its enlargement to the window; normal mode only grows on large windows") {
+TEST_CASE("presentation mode fits its enlargement to the window -- normal mode only grows on large windows") {
   CHECK(window_fit(1280, 720, true) == doctest::Approx(1.10f));  // 1.35 x 0.8 = 1.08, in steps of 0.05
   CHECK(window_fit(1600, 900, true) == doctest::Approx(1.35f));
   CHECK(window_fit(1920, 1080, true) == doctest::Approx(1.60f));
@@ -478,4 +479,15 @@ TEST_CASE("presentation mode fits its enlargement to the window; normal mode onl
   state.zoom = 1.25f;
   state.presentation = true;
   CHECK(state.effective_zoom() == doctest::Approx(1.375f));
+}
+
+TEST_CASE("the fonts are given every character the document writes beyond ASCII, malformed UTF-8 as U+FFFD") {
+  CHECK(characters_beyond_ascii({"the cat"}).empty());
+  CHECK(characters_beyond_ascii({"caf\u00E9", "\u732B", "\xF0\x9F\x90\x88", "\u732B\u00E9"}) ==
+        std::u32string{U'\u00E9', U'\u732B', U'\U0001F408'});
+  CHECK(characters_beyond_ascii({"a\xFFz", "\xE7\x8C"}) == std::u32string{U'\uFFFD'});  // a stray byte, a cut-off character
+  AppState state(load_scenario_file(std::string(ATTN_TEST_DATA_DIR) + "/unicode_tokens.json"), {});
+  CHECK(characters_in_use(state) == std::u32string{U'\u00E9', U'\u732B', U'\U0001F408'});
+  state.edit([](Scenario& s) { s.input.tokens[0] = "\u306D\u3053"; });  // typed in Japanese: ねこ
+  CHECK(characters_in_use(state) == std::u32string{U'\u00E9', U'\u3053', U'\u306D', U'\u732B', U'\U0001F408'});  // 猫 stays: the name has it
 }

@@ -1,6 +1,8 @@
 #pragma once
 // Fonts and colours: large enough to read from the back of a classroom, DejaVu for the math glyphs
 // (√ · → ᵀ Σ), with Dear ImGui's built-in font when DejaVu is not installed.
+#include <string>
+
 #include <imgui.h>
 
 namespace attn::ui {
@@ -19,8 +21,10 @@ struct FontSizes {
 };
 
 // Loads the fonts into the current ImGui context's atlas; returns false (and uses the built-in font)
-// when DejaVu Sans is missing.
-bool load_fonts(const FontSizes& sizes);
+// when DejaVu Sans is missing. `extra`: characters beyond DejaVu's usual ranges that the document and lessons
+// write (characters_in_use); those DejaVu lacks come from WenQuanYi Micro Hei (fonts-wqy-microhei: Chinese,
+// Japanese kana, Korean) where it is installed, and anything no font has is drawn as the replacement mark U+FFFD.
+bool load_fonts(const FontSizes& sizes, const std::u32string& extra = {});
 ImFont* title_font();  // the body font when no title font was loaded
 // Dark or light; high contrast (presentation mode) deepens the background and whitens the text.
 // `scale` multiplies paddings and spacings along with the fonts.

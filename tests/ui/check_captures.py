@@ -59,6 +59,9 @@ def main():
         cases.append(("lesson_%s_page1" % lesson, cat, (1600, 900), ["--lesson", lesson, "--page", "1"]))
     cases.append(("lesson_sqrt_dk_experiment", cat, (1600, 900), ["--lesson", "sqrt_dk", "--page", "3"]))
     cases.append(("presentation_1080", cat, (1920, 1080), ["--presentation", "--step", "softmax", "--cell", "0,1"]))
+    # Tokens in Chinese, an emoji (drawn as the replacement mark) and French: glyphs from the CJK fallback font.
+    unicode = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "unicode_tokens.json")
+    cases.append(("unicode_tokens_720", unicode, (1280, 720), ["--step", "softmax"]))
     cases.append(("presentation_light_1080", cat, (1920, 1080), ["--presentation", "--theme", "light", "--lesson", "variants", "--page", "5"]))
     passed = failed = 0
     for name, scenario, size, extra in cases:
