@@ -3,6 +3,7 @@
 #include <cmath>
 #include <vector>
 
+#include "ui/chart_axes.h"
 #include "ui/hover_text.h"
 #include "ui/layout_check_frame.h"
 #include "ui/lesson_nav.h"
@@ -39,16 +40,16 @@ void navigation(AppState& state, const Lesson& l) {
   if (ImGui::Button("Close lesson")) CloseLesson(state);
 }
 
-// Histogram bars with their range written under them.
-void histogram_plot(const char* label, const Histogram& h, float width, float height) {
+// Histogram bars on a shared count scale, with their range written under them.
+void histogram_plot(const char* label, const Histogram& h, float width, float height, float most) {
   std::vector<float> counts(h.counts.begin(), h.counts.end());
-  ImGui::PlotHistogram(label, counts.data(), static_cast<int>(counts.size()), 0, nullptr, 0.0f, FLT_MAX, {width, height});
+  ImGui::PlotHistogram(label, counts.data(), static_cast<int>(counts.size()), 0, nullptr, 0.0f, most, {width, height});
   ImGui::TextDisabled("%s \u2026 %s", short_number(h.lo).c_str(), short_number(h.hi).c_str());
 }
 
 void sqrt_dk_experiment(AppState& state) {
   ImGui::Separator();
-  ImGui::TextUnformatted("Experiment: random queries and keys with unit-variance components");
+  TextWrappedAtSpaces("Experiment: random queries and keys with unit-variance components");
   ImGui::TextUnformatted("d_k:");
   for (int d : kSqrtDkChoices) {
     ImGui::SameLine();
@@ -56,23 +57,29 @@ void sqrt_dk_experiment(AppState& state) {
   }
   const int d_k = state.sqrt_dk;
   const DotProductSample s = sample_dot_products(d_k, kSqrtDkPairs, kSqrtDkSeed);
+  // One x axis for both, wide enough for the raw spread: scaled, the same values shrink to the middle.
   const double spread = 4.0 * std::sqrt(static_cast<double>(d_k));
+  const Histogram raw = histogram(s.raw, -spread, spread, 41), scaled = histogram(s.scaled, -spread, spread, 41);
+  float most = 1;
+  for (const Histogram* h : {&raw, &scaled})
+    for (const auto c : h->counts) most = std::max(most, static_cast<float>(c));
   const float w = (ImGui::GetContentRegionAvail().x - 16) / 2, h = std::max(60.0f, ImGui::GetContentRegionAvail().y * 0.3f);
   ImGui::BeginGroup();
-  ImGui::Text("q\u00B7k, raw: variance %s", short_number(sample_variance(s.raw)).c_str());
-  histogram_plot("##raw", histogram(s.raw, -spread, spread, 41), w, h);
+  TextWrappedAtSpaces("q\u00B7k, raw: variance " + short_number(sample_variance(s.raw)));
+  histogram_plot("##raw", raw, w, h, most);
   ImGui::EndGroup();
   ImGui::SameLine(0, 16);
   ImGui::BeginGroup();
-  ImGui::Text("q\u00B7k / \u221A%d: variance %s", d_k, short_number(sample_variance(s.scaled)).c_str());
-  histogram_plot("##scaled", histogram(s.scaled, -4, 4, 41), w, h);
+  TextWrappedAtSpaces("q\u00B7k / \u221A" + std::to_string(d_k) + ": variance " + short_number(sample_variance(s.scaled)));
+  histogram_plot("##scaled", scaled, w, h, most);
   ImGui::EndGroup();
-  ImGui::TextDisabled("%d pairs each; the raw spread grows like \u221Ad_k, the scaled one stays at about 1.", kSqrtDkPairs);
+  TextDisabledWrapped(format_exact(kSqrtDkPairs, AxisUnit::Plain) + " pairs each, on one axis: the raw spread grows like \u221Ad_k, "
+                      "the scaled one stays at about 1.");
   for (bool scaled : {false, true}) {
     const SoftmaxRow row = softmax_of_sample_row(d_k, kSqrtDkKeys, scaled, kSqrtDkSeed);
     std::vector<float> weights(row.weights.begin(), row.weights.end());
-    ImGui::Text("softmax of one query over %d keys, %s: entropy %s nats, largest weight %s", kSqrtDkKeys,
-                scaled ? "scaled" : "raw", short_number(row.entropy).c_str(), short_number(row.max_weight).c_str());
+    TextWrappedAtSpaces("softmax of one query over " + std::to_string(kSqrtDkKeys) + " keys, " + (scaled ? "scaled" : "raw") +
+                        ": entropy " + short_number(row.entropy) + " nats, largest weight " + short_number(row.max_weight));
     ImGui::PlotHistogram(scaled ? "##row_scaled" : "##row_raw", weights.data(), static_cast<int>(weights.size()), 0, nullptr, 0.0f,
                          1.0f, {ImGui::GetContentRegionAvail().x, h * 0.45f});
   }
