@@ -36,15 +36,22 @@ int ArcView(const char* id, const Matrix& weights, const ArcViewOptions& opts) {
   // Each arc no thicker than the gap between queries (a thousand full-width strokes would be one blot).
   const ArcBudget budget = arc_budget(n_q, height);
   const float thickest = std::min(opts.max_thickness, std::max(1.0f, height / static_cast<float>(std::max(n_q, n_k))));
+  // On a light background viridis' bright end (yellow: the strongest arcs) fades into the page: a dark edge
+  // under each arc keeps it seen without changing what its colour means.
+  const ImVec4 bg = ImGui::GetStyleColorVec4(ImGuiCol_WindowBg);
+  const bool light = 0.2126f * bg.x + 0.7152f * bg.y + 0.0722f * bg.z > 0.5f;
   auto draw_row = [&](int i, bool strong) {
     for (const auto& [w, j] : strongest_arcs(weights, i, strong ? -1 : budget.per_query)) {
-      const ImU32 colour = pack(sample(ColorMap::Sequential, 0.35 + 0.65 * w), strong ? 1.0f : (focus >= 0 ? 0.15f : 0.35f + 0.6f * static_cast<float>(w)));
+      const float alpha = strong ? 1.0f : (focus >= 0 ? 0.15f : 0.35f + 0.6f * static_cast<float>(w));
+      const ImU32 colour = pack(sample(ColorMap::Sequential, 0.35 + 0.65 * w), alpha);
       const ImVec2 a{x0, y_of(i, n_q)}, b{x1, y_of(j, n_k)};
       const float dx = (b.x - a.x) * 0.45f;
+      const float thickness = std::max(1.0f, (strong ? opts.max_thickness : thickest) * static_cast<float>(w));
       // Many thin arcs: 12 segments each look as smooth and cost a third of what the adaptive default does.
-      dl->AddBezierCubic(a, {a.x + dx, a.y}, {b.x - dx, b.y}, b, colour,
-                         std::max(1.0f, (strong ? opts.max_thickness : thickest) * static_cast<float>(w)),
-                         strong || n_q / budget.every < 32 ? 0 : 12);
+      const int segments = strong || n_q / budget.every < 32 ? 0 : 12;
+      if (light)
+        dl->AddBezierCubic(a, {a.x + dx, a.y}, {b.x - dx, b.y}, b, pack(Rgb{0.15f, 0.15f, 0.2f}, 0.55f * alpha), thickness + 2.0f, segments);
+      dl->AddBezierCubic(a, {a.x + dx, a.y}, {b.x - dx, b.y}, b, colour, thickness, segments);
     }
   };
   for (int i = 0; i < n_q; i += budget.every)

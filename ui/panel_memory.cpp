@@ -30,17 +30,24 @@ Series cache_series(const ModelShape& m, const ModelViewSettings& s, std::string
 }
 
 ImU32 preset_colour(std::size_t i) {
-  static constexpr ImU32 kColours[] = {IM_COL32(230, 159, 0, 255),   IM_COL32(86, 180, 233, 255), IM_COL32(0, 158, 115, 255),
-                                       IM_COL32(240, 228, 66, 255),  IM_COL32(0, 114, 178, 255),  IM_COL32(213, 94, 0, 255),
-                                       IM_COL32(204, 121, 167, 255), IM_COL32(200, 200, 200, 255), IM_COL32(150, 110, 255, 255)};
+  // Tableau 10: nine hues no two of which are two shades of one (no two oranges, no two blues).
+  static constexpr ImU32 kColours[] = {IM_COL32(78, 121, 167, 255),  IM_COL32(242, 142, 43, 255), IM_COL32(225, 87, 89, 255),
+                                       IM_COL32(118, 183, 178, 255), IM_COL32(89, 161, 79, 255),  IM_COL32(237, 201, 72, 255),
+                                       IM_COL32(176, 122, 161, 255), IM_COL32(255, 157, 167, 255), IM_COL32(156, 117, 95, 255)};
   return kColours[i % (sizeof kColours / sizeof kColours[0])];
 }
 
 std::vector<Series> chart_series(const AppState& state, const ModelShape& m) {
   std::vector<Series> series;
   if (state.models.lines_per_preset) {
-    for (std::size_t i = 0; i < state.presets.size(); ++i)
-      series.push_back(cache_series(state.presets[i], state.models, state.presets[i].name, preset_colour(i)));
+    // Models with the same cache at every context (llama-3-70b and qwen2.5-72b) share one line, named for both:
+    // one drawn over the other would hide it.
+    for (std::size_t i = 0; i < state.presets.size(); ++i) {
+      Series line = cache_series(state.presets[i], state.models, state.presets[i].name, preset_colour(i));
+      const auto same = std::find_if(series.begin(), series.end(), [&](const Series& s) { return s.y == line.y; });
+      if (same != series.end()) same->name += " = " + line.name;
+      else series.push_back(std::move(line));
+    }
     return series;
   }
   static const char* const kNames[] = {"MHA", "GQA", "MQA", "MLA"};

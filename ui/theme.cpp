@@ -111,6 +111,10 @@ void apply_style(StyleTheme theme, bool high_contrast, float scale) {
     s.Colors[ImGuiCol_WindowBg] = {0.97f, 0.97f, 0.96f, 1.0f};
     s.Colors[ImGuiCol_Text] = {0.08f, 0.08f, 0.10f, 1.0f};
     s.Colors[ImGuiCol_TextDisabled] = {0.35f, 0.36f, 0.40f, 1.0f};
+    // Fields, radio buttons and check boxes: grey with an edge, not white on a white page.
+    s.Colors[ImGuiCol_FrameBg] = {0.86f, 0.87f, 0.89f, 1.0f};
+    s.Colors[ImGuiCol_Border] = {0.55f, 0.56f, 0.60f, 1.0f};
+    s.FrameBorderSize = 1.0f;
   }
   if (high_contrast) {
     const bool dark = theme == StyleTheme::Dark;

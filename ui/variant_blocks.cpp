@@ -9,8 +9,9 @@
 namespace attn::ui {
 
 ImU32 variant_colour(int variant_index) {
-  static constexpr ImU32 kColours[] = {IM_COL32(213, 94, 0, 255), IM_COL32(230, 159, 0, 255), IM_COL32(0, 158, 115, 255),
-                                       IM_COL32(86, 180, 233, 255)};
+  // Four hues far apart (red, blue, green, purple), readable on the dark and the light theme.
+  static constexpr ImU32 kColours[] = {IM_COL32(225, 87, 89, 255), IM_COL32(78, 121, 167, 255), IM_COL32(89, 161, 79, 255),
+                                       IM_COL32(176, 122, 161, 255)};
   return kColours[std::clamp(variant_index, 0, 3)];
 }
 
