@@ -362,7 +362,7 @@ void DrawAppWindow(AppState& state, double dt) {
   const float right_w = std::clamp(display.x * 0.2f, 250.0f, 360.0f) * std::min(state.zoom, 1.3f);
   const float center_w = display.x - left_w - right_w;
   // A lesson page gets the height its text needs (up to half), so it is read whole without scrolling.
-  const float explain_h = state.lesson >= 0 ? std::clamp(LessonPanelHeight(state, center_w), h * 0.25f, h * 0.5f)
+  const float explain_h = state.lesson >= 0 ? std::clamp(LessonPanelHeight(state, center_w), h * 0.25f, h * 0.55f)
                                             : std::clamp(h * 0.34f, 170.0f, 330.0f);
   if (!state.presentation) InputsPanel(state, {0, top}, {left_w, h});
   // A lesson page sits where the explanation was (pipeline) or in a column on the right (other views);
@@ -370,7 +370,9 @@ void DrawAppWindow(AppState& state, double dt) {
   const bool lesson = state.lesson >= 0;
   const bool experiment =
       lesson && state.lessons[static_cast<std::size_t>(state.lesson)].pages[static_cast<std::size_t>(state.lesson_page)].experiment;
-  const float lesson_w = lesson && state.view != View::Pipeline ? std::clamp(display.x * 0.3f, 320.0f, 560.0f) : 0.0f;
+  // Beside a chart, wider in presentation mode, where the text is larger.
+  const float lesson_w =
+      lesson && state.view != View::Pipeline ? std::clamp(display.x * (state.presentation ? 0.36f : 0.3f), 320.0f, 640.0f) : 0.0f;
   const ImVec2 view_pos{left_w, top}, view_size{display.x - left_w - lesson_w, h};
   if (lesson_w > 0) LessonPanel(state, {display.x - lesson_w, top}, {lesson_w, h});
   // Everything the pipeline, heads and decode views draw comes from the shown (immutable) computation.

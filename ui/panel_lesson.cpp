@@ -114,27 +114,37 @@ Header header(const AppState& state, const LessonPage& p, float content_w) {
 
 }  // namespace
 
+// The height of a page's paragraphs, wrapped at `wrap` as TextWrappedAtSpaces breaks them, with their spacing.
+float page_text_height(const LessonPage& p, float wrap) {
+  float h = 0;
+  std::size_t start = 0;
+  while (start <= p.text.size()) {
+    const std::size_t end = std::min(p.text.find("\n\n", start), p.text.size());
+    h += static_cast<float>(WrapAtSpaces(std::string_view(p.text).substr(start, end - start), wrap).size()) *
+             ImGui::GetTextLineHeightWithSpacing() +
+         ImGui::GetStyle().ItemSpacing.y;  // and Spacing()
+    start = end + 2;
+  }
+  return h;
+}
+
 float LessonPanelHeight(const AppState& state, float width) {
   const Lesson& l = state.lessons[static_cast<std::size_t>(state.lesson)];
   const LessonPage& p = l.pages[static_cast<std::size_t>(state.lesson_page)];
   const ImGuiStyle& style = ImGui::GetStyle();
-  const float wrap = width - 2 * style.WindowPadding.x - style.ScrollbarSize;
-  const Header hd = header(state, p, wrap);
-  const auto text_h = [&](const std::string& t) { return ImGui::CalcTextSize(t.c_str(), nullptr, false, wrap).y + style.ItemSpacing.y; };
-  float h = 2 * style.WindowPadding.y + ImGui::GetFrameHeight() /* title bar */ + 2 * style.ItemSpacing.y;
-  if (hd.lesson_line) h += text_h(l.title);
+  const float wrap = width - 2 * style.WindowPadding.x;
+  const Header hd = header(state, p, wrap - style.ScrollbarSize);
+  // The lines the panel draws, counted as TextWrappedAtSpaces breaks them.
+  const auto lines_h = [&](std::string_view t) {
+    return static_cast<float>(WrapAtSpaces(t, wrap).size()) * ImGui::GetTextLineHeightWithSpacing();
+  };
+  float h = 2 * style.WindowPadding.y + ImGui::GetFrameHeight() /* title bar */ + style.ItemSpacing.y + 1 /* separator */;
+  if (hd.lesson_line) h += lines_h("Lesson " + std::to_string(state.lesson + 1) + ": " + l.title);
   ImGui::PushFont(title_font());
   h += hd.nav_beside ? std::max(ImGui::GetTextLineHeight(), ImGui::GetFrameHeight()) + style.ItemSpacing.y
-                     : text_h(p.title) + ImGui::GetFrameHeightWithSpacing();
+                     : lines_h(p.title) + ImGui::GetFrameHeightWithSpacing();
   ImGui::PopFont();
-  std::size_t start = 0;
-  while (start <= p.text.size()) {
-    const std::size_t end = std::min(p.text.find("\n\n", start), p.text.size());
-    // Wrapping at spaces only can take a line more than ImGui's measure.
-    h += text_h(p.text.substr(start, end - start)) + style.ItemSpacing.y + 0.25f * ImGui::GetTextLineHeight();
-    start = end + 2;
-  }
-  return h;
+  return h + page_text_height(p, wrap) + 2;  // rounding of the child's height
 }
 
 void LessonPanel(AppState& state, ImVec2 pos, ImVec2 size) {
@@ -154,7 +164,9 @@ void LessonPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   if (hd.nav_beside) ImGui::SameLine(0, 3 * ImGui::GetStyle().ItemSpacing.x);
   navigation(state, l);
   ImGui::Separator();
-  const float text_h = p.experiment ? ImGui::GetContentRegionAvail().y * 0.4f : ImGui::GetContentRegionAvail().y;
+  // An experiment takes what the text leaves, the text at most 55% of the panel.
+  const float text_h = p.experiment ? std::min(page_text_height(p, ImGui::GetContentRegionAvail().x) + 2, ImGui::GetContentRegionAvail().y * 0.55f)
+                                    : ImGui::GetContentRegionAvail().y;
   ImGui::BeginChild("text", {0, text_h}, false);
   std::size_t start = 0;
   while (start <= p.text.size()) {  // paragraphs

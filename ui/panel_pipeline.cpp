@@ -151,7 +151,9 @@ void absorbed_scores(StepView& v) {
   ImGui::TextUnformatted(("\u2714 " + badge).c_str());
   ImGui::PopStyleColor();
   const auto [hr, hc] = v.hovered(1, 3);
-  const std::string uqk = std::string(v.t.query_latent.size() > 0 ? "W_UQK" : "W_QK") + (v.t.heads.size() > 1 ? "^(" + std::to_string(h) + ")" : "");
+  // One name for the absorbed matrix everywhere (checkbox, term, lessons): W_UQK = W_UQ W_UKᵀ, or W_Q W_UKᵀ
+  // without a query latent.
+  const std::string uqk = "W_UQK" + std::string(v.t.heads.size() > 1 ? "^(" + std::to_string(h) + ")" : "");
   const Term terms[] = {
       {.name = v.t.query_latent.size() > 0 ? "query_latent" : "X", .m = &query_side, .rows = &v.t.tokens, .highlight_row = hr},
       {.name = uqk, .m = &m.W_UQK[static_cast<std::size_t>(h)]},
@@ -165,7 +167,9 @@ void absorbed_scores(StepView& v) {
 
 void scores(StepView& v) {
   if (v.t.absorbed) {
-    ImGui::Checkbox("absorbed form: scores from the cached latents through W_UQK, as MLA is served", &v.state.show_absorbed);
+    const std::string absorbed = std::string("absorbed form: scores from the cached latents through W_UQK = ") +
+                                 (v.t.query_latent.size() > 0 ? "W_UQ" : "W_Q") + " W_UK\u1D40, as MLA is served";
+    ImGui::Checkbox(absorbed.c_str(), &v.state.show_absorbed);
     if (v.state.show_absorbed) {
       absorbed_scores(v);
       return;
