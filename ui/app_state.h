@@ -145,6 +145,7 @@ class AppState {
   // A lesson page's cells of its step's result, outlined while that step is shown.
   std::vector<std::pair<int, int>> outlined;
   Step outlined_step = Step::Inputs;
+  bool scroll_to_outlined = false;  // a page just opened: its first outlined cell is scrolled into view once
   std::string message;       // the last problem or note (a file that would not open, an edit that was refused)
   FileDialogState file_dialog;
   bool quit_requested = false;   // Ctrl+Q or the window's close button; unsaved changes ask first

@@ -114,7 +114,8 @@ void draw_line(std::span<const Term> terms, std::span<const std::string> ops, st
     o.size = {width, body_h};
     o.max_cell = max_cell;
     const HeatmapResult r = Heatmap(t.name.c_str(), *t.m, o);  // the name also names an exported picture
-    if (r.hovered_row >= 0) hover = {static_cast<int>(i), r.hovered_row, r.hovered_col, r.clicked};
+    if (r.hovered_row >= 0) hover = {static_cast<int>(i), r.hovered_row, r.hovered_col, r.clicked, hover.outlined_y};
+    if (r.outlined_y >= 0) hover.outlined_y = r.outlined_y;  // the last term's: the result, after its addends
     ImGui::PopID();
     ImGui::EndGroup();
   }
@@ -178,6 +179,15 @@ EquationHover Equation(const char* id, std::span<const Term> terms, std::span<co
       best_cell = cell;
       best_lines = lines;
     }
+  }
+  // Cells too small for a line of text while some term wants its numbers: one readable cell size instead, the
+  // terms wrapping as text does and the view scrolling (the output step of four 4x8 heads at 1280x720).
+  const bool wants_numbers = std::any_of(terms.begin(), terms.end(), [](const Term& t) {
+    return !(t.flags & HeatmapFlags_NoValues) && t.m->size() <= kTextureCells;
+  });
+  if (wants_numbers && best_cell < 1.2f * ImGui::GetFontSize()) {
+    ImGui::PopID();
+    return EquationFlow(id, terms, ops, 1.8f * ImGui::GetFontSize());
   }
   const std::size_t per_line = (n + best_lines - 1) / best_lines;
   const float line_h = max_height / static_cast<float>(best_lines) - (best_lines > 1 ? ImGui::GetStyle().ItemSpacing.y : 0.0f);

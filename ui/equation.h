@@ -28,6 +28,7 @@ struct Term {
 struct EquationHover {
   int term = -1, row = -1, col = -1;
   bool clicked = false;
+  float outlined_y = -1;  // screen y of an outlined cell (a lesson's) of the last term that has one, -1 if none
   explicit operator bool() const { return term >= 0; }
 };
 

@@ -291,7 +291,11 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
     dl->AddRect({a.x - 1, a.y - 1}, {a.x + cw + 1, a.y + ch + 1}, IM_COL32(255, 255, 255, 255), 0, 0, 3.0f);
     dl->AddRect({a.x - 3, a.y - 3}, {a.x + cw + 3, a.y + ch + 3}, IM_COL32(20, 20, 20, 255), 0, 0, 1.5f);
   };
-  for (const auto& [r, c] : opts.outlined) outline(r, c - opts.outlined_col0);
+  for (const auto& [r, c] : opts.outlined) {
+    const int col = c - opts.outlined_col0;
+    if (r >= 0 && r < in.rows && col >= 0 && col < in.cols && result.outlined_y < 0) result.outlined_y = grid.y + ch * static_cast<float>(r);
+    outline(r, col);
+  }
   outline(result.hovered_row >= 0 ? result.hovered_row : opts.selected_row, result.hovered_row >= 0 ? result.hovered_col : opts.selected_col);
 
   if (labels) {

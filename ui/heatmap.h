@@ -44,6 +44,7 @@ struct HeatmapResult {
   int hovered_row = -1, hovered_col = -1;
   bool clicked = false;
   ImVec2 size;
+  float outlined_y = -1;  // screen y of the first of `outlined` drawn, -1 if none was
 };
 
 HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opts = {});

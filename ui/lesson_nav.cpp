@@ -30,6 +30,7 @@ bool ApplyLessonPage(AppState& state, int lesson, int page) {
   if (!p.highlight.empty()) state.pinned_cell = p.highlight.front();
   state.outlined = p.highlight;
   state.outlined_step = p.step;
+  state.scroll_to_outlined = !p.highlight.empty();
   state.playing = state.decode_playing = false;
   return true;
 }

@@ -48,6 +48,12 @@ struct StepView {
         if (term.m == result_m) term.outlined = state.outlined;
     }
     EquationHover e = Equation(("eq" + std::to_string(index)).c_str(), terms, ops, max_height);
+    // A lesson page's outlined cell below the fold of a scrolling step is brought into view when the page opens.
+    if (state.scroll_to_outlined && e.outlined_y >= 0) {
+      const float below = e.outlined_y - ImGui::GetWindowPos().y - ImGui::GetWindowHeight() * 0.5f;
+      if (below > 0) ImGui::SetScrollY(ImGui::GetScrollY() + below);
+      state.scroll_to_outlined = false;
+    }
     const int result = static_cast<int>(terms.size()) - 1;
     if (!e && state.pinned_cell && state.pinned_cell->first < terms[result].m->rows() &&
         state.pinned_cell->second < terms[result].m->cols())
@@ -303,8 +309,12 @@ void output(StepView& v) {
   std::vector<std::string> ops;
   const int last = static_cast<int>(v.t.heads.size());
   const auto [hr, hc] = v.hovered(0, last);
+  // The sum is cell by cell: a lesson's outlined output cell is outlined in every head's contribution too.
+  const std::span<const std::pair<int, int>> outlined =
+      v.state.step == v.state.outlined_step ? std::span<const std::pair<int, int>>(v.state.outlined) : std::span<const std::pair<int, int>>();
   for (const HeadTrace& h : v.t.heads) {
-    terms.push_back({.name = "head " + std::to_string(h.head), .m = &h.contribution, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc});
+    terms.push_back({.name = "head " + std::to_string(h.head), .m = &h.contribution, .rows = &v.t.tokens, .selected_row = hr,
+                     .selected_col = hc, .outlined = outlined});
     ops.push_back(h.head + 1 < last ? "+" : "=");
   }
   terms.push_back({.name = "output", .m = &v.t.output, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc});
@@ -412,8 +422,11 @@ void PipelinePanel(AppState& state, ImVec2 pos, ImVec2 size) {
                         t.heads[state.head].kv_head != state.head ? (" (reads KV head " + std::to_string(t.heads[state.head].kv_head) + ")").c_str() : "");
   }
   ImGui::Spacing();
+  // The step in a region of its own, which scrolls when its matrices need more room than the window has.
+  ImGui::BeginChild("step", {0, 0}, false);
   StepView view{state, t, t.heads[static_cast<std::size_t>(state.head)], ImGui::GetContentRegionAvail().y - 4, ImGui::GetCursorPosY()};
   draw_step(view);
+  ImGui::EndChild();
   ImGui::End();
 }
 
