@@ -214,8 +214,23 @@ TEST_CASE("heatmap layout: a few rows of many columns get rows a text line tall,
   in.avail_h = 30;  // a thumbnail's box: 10 per row
   l = layout_heatmap(in);
   CHECK(l.cell_h == 10);
-  in.avail_h = 12;  // 4 per row is less than half a line: square after all
-  CHECK(layout_heatmap(in).cell_h == 1.5);
+  in.avail_h = 12;  // 4 per row is less than half a line, and still no 1.5-pixel sliver: as tall as the box lets it be
+  CHECK(layout_heatmap(in).cell_h == 4);
+  in.avail_h = 0;
+  in.fill = true;  // a thumbnail without a height is not stretched
+  CHECK(layout_heatmap(in).cell_h == 18);
+  in.rows = 16;
+  in.avail_w = 90;
+  in.avail_h = 58;  // a step strip's box for a 16 x 512 output: filled, 3.5 pixels a row
+  in.max_cell = 18;
+  l = layout_heatmap(in);
+  CHECK(l.cell_h == 3.5);
+  CHECK(l.width == doctest::Approx(l.cell_w * 512));
+  CHECK(l.cell_w * 512 <= 90);
+  in.rows = in.cols = 3;  // a 3 x 3 thumbnail: square cells of at most max_cell, as without fill
+  l = layout_heatmap(in);
+  CHECK(l.cell_w == 18);
+  CHECK(l.cell_h == 18);
   in = {};
   in.rows = 1024;
   in.cols = 2;  // the transpose: two columns of 1024 rows in a 300-pixel box

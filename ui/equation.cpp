@@ -182,12 +182,14 @@ EquationHover Equation(const char* id, std::span<const Term> terms, std::span<co
   }
   // Cells too small for a line of text while some term wants its numbers: one readable cell size instead, the
   // terms wrapping as text does and the view scrolling (the output step of four 4x8 heads at 1280x720).
-  const bool wants_numbers = std::any_of(terms.begin(), terms.end(), [](const Term& t) {
-    return !(t.flags & HeatmapFlags_NoValues) && t.m->size() <= kTextureCells;
-  });
+  // Only where every such term then fits across (a 16x64 q of a model-sized layer does not: it stays compact).
+  const float readable = 1.8f * ImGui::GetFontSize();
+  const auto numbered = [](const Term& t) { return !(t.flags & HeatmapFlags_NoValues) && t.m->size() <= kTextureCells; };
+  const bool wants_numbers = std::any_of(terms.begin(), terms.end(), numbered) &&
+                             std::all_of(terms.begin(), terms.end(), [&](const Term& t) { return !numbered(t) || flow_width(t, readable) <= width; });
   if (wants_numbers && best_cell < 1.2f * ImGui::GetFontSize()) {
     ImGui::PopID();
-    return EquationFlow(id, terms, ops, 1.8f * ImGui::GetFontSize());
+    return EquationFlow(id, terms, ops, readable);
   }
   const std::size_t per_line = (n + best_lines - 1) / best_lines;
   const float line_h = max_height / static_cast<float>(best_lines) - (best_lines > 1 ? ImGui::GetStyle().ItemSpacing.y : 0.0f);

@@ -201,6 +201,7 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
   in.line_h = ImGui::GetTextLineHeight();
   in.labels = labels;
   in.legend = legend;
+  in.fill = (opts.flags & HeatmapFlags_Fill) != 0;
   in.max_cell = opts.max_cell * ImGui::GetFontSize() / FontSizes{}.body;  // cells grow with the zoom, like the text
   const bool want_values = !(opts.flags & HeatmapFlags_NoValues) && m.size() <= kTextureCells;
   const int wanted_decimals = want_values ? matrix_decimals(m, opts.visible) : 0;
@@ -307,11 +308,17 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
       if (ch >= in.line_h * 0.8f || r % std::max<Eigen::Index>(1, static_cast<Eigen::Index>(in.line_h / ch) + 1) == 0)
         dl->AddText({origin.x, y}, r == result.hovered_row || r == opts.highlight_row ? strong : text, s.c_str());
     }
-    for (Eigen::Index c = 0; c < m.cols(); ++c) {
-      const std::string s = FitText(label(opts.col_labels, c), cw - 2);
+    // Column labels wider than their cells: every k-th one whole (0, 16, 32, ... of 512 columns), as the rows do;
+    // a token's name is shortened only when one label alone is wider than its cell.
+    float widest = 0;
+    for (Eigen::Index c = 0; c < m.cols(); ++c) widest = std::max(widest, ImGui::CalcTextSize(label(opts.col_labels, c).c_str()).x);
+    const Eigen::Index every = opts.col_labels ? 1 : std::max<Eigen::Index>(1, static_cast<Eigen::Index>(std::ceil((widest + 6) / cw)));
+    for (Eigen::Index c = 0; c < m.cols(); c += every) {
+      const std::string full = label(opts.col_labels, c);
+      const std::string s = every > 1 ? full : FitText(full, cw - 2);
       if (s.empty()) continue;
       const float w = ImGui::CalcTextSize(s.c_str()).x;
-      dl->AddText({grid.x + cw * static_cast<float>(c) + (cw - w) / 2, origin.y},
+      dl->AddText({grid.x + cw * static_cast<float>(c) + (every > 1 ? 0.0f : (cw - w) / 2), origin.y},
                   c == result.hovered_col || c == opts.highlight_col ? strong : text, s.c_str());
     }
   }

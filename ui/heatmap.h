@@ -21,6 +21,7 @@ enum HeatmapFlags_ {
   HeatmapFlags_NoLabels = 1 << 2,   // no token labels (thumbnails)
   HeatmapFlags_Clickable = 1 << 3,  // report clicks on cells (toggling a custom mask)
   HeatmapFlags_NoTooltip = 1 << 4,  // the caller explains the hovered cell itself
+  HeatmapFlags_Fill = 1 << 5,       // fill the box: cells stretched to its width and height (thumbnails)
 };
 using HeatmapFlags = int;
 

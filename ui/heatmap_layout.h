@@ -10,6 +10,7 @@ struct HeatmapLayoutInput {
   bool labels = true, legend = true;
   float max_cell = 72;
   float value_w = 0;               // the widest number with its padding; 0 when no numbers are shown
+  bool fill = false;               // stretch the cells to the box (up to max_cell): a thumbnail of 16x512 is no sliver
 };
 
 struct HeatmapLayout {

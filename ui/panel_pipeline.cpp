@@ -356,7 +356,7 @@ void step_strip(AppState& state) {
     o.visible = r.visible;
     o.size = {w, thumb_h};
     o.max_cell = 18;
-    o.flags = HeatmapFlags_NoLabels | HeatmapFlags_NoLegend | HeatmapFlags_NoValues | HeatmapFlags_NoTooltip;
+    o.flags = HeatmapFlags_NoLabels | HeatmapFlags_NoLegend | HeatmapFlags_NoValues | HeatmapFlags_NoTooltip | HeatmapFlags_Fill;
     if (r.map == ColorMap::Sequential) o.range = ValueRange{0, 1};
     ImGui::SetCursorScreenPos({at.x + std::max(0.0f, (w - std::min(w, 18.0f * static_cast<float>(r.m->cols()))) / 2), at.y});
     if (thumb_h > 0) Heatmap("thumb", *r.m, o);
