@@ -273,4 +273,8 @@ TEST_CASE("the cost view says whether sparse attention pays, and from which cont
   CHECK(sparse_attention_text(262144, 16384, 2048) ==
         "Sparse attention still scans all L keys, but its indexer costs 1/16 of attention per pair, and it attends to the "
         "top 2,048 only: it costs less than attending to every key from L = 2,185 tokens on.");
+  // A whole ratio reads as one: 1/2, not 1/2.0 (32,768 per pair against 16,384; 2,048 x 2 = 4,096 breaks even).
+  CHECK(sparse_attention_text(32768, 16384, 2048) ==
+        "Sparse attention still scans all L keys, but its indexer costs 1/2 of attention per pair, and it attends to the "
+        "top 2,048 only: it costs less than attending to every key from L = 4,097 tokens on.");
 }

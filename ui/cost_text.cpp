@@ -1,5 +1,6 @@
 #include "ui/cost_text.h"
 
+#include <cmath>
 #include <cstdio>
 
 #include "core/flops.h"
@@ -8,9 +9,10 @@
 namespace attn::ui {
 namespace {
 
+// 16, 5.3, and 2 rather than 2.0.
 std::string ratio(double r) {
   char b[32];
-  std::snprintf(b, sizeof b, r >= 10 ? "%.0f" : "%.1f", r);
+  std::snprintf(b, sizeof b, r >= 10 || std::abs(r - std::round(r)) < 0.05 ? "%.0f" : "%.1f", r);
   return b;
 }
 

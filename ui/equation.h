@@ -34,7 +34,7 @@ struct EquationHover {
 
 // ops[i] is written between terms i and i+1 ("·", "=", "÷ √3 ="). max_height bounds the tallest term.
 EquationHover Equation(const char* id, std::span<const Term> terms, std::span<const std::string> ops, float max_height,
-                       float max_cell = 64.0f);
+                       float max_cell = 96.0f);
 
 // The terms at one cell size, in lines filled left to right and wrapped where the next term does not fit, as
 // text wraps: for many small matrices (a KV cache per head) whose cells should stay big enough for their

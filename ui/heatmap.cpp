@@ -144,11 +144,11 @@ int shared_decimals(const Matrix& m, const Matrix* visible, float room, int want
   return std::min(wanted, 1);
 }
 
-// The matrix's shared number of decimals, so a column reads evenly; a value that would read as 0 or that
-// still does not fit gets its own shorter form; "" when not even that fits `room`.
+// The matrix's shared number of decimals, so a column reads evenly and agrees with the explanations (a weight of
+// 0.00004 reads 0.000, as they round it; only an exact 0 reads 0); a value that does not fit gets its own
+// shorter form; "" when not even that fits `room`.
 std::string cell_text(double x, int decimals, int max_chars, float room) {
   std::string text = format_fixed(x, decimals);
-  if (x != 0.0 && text.find_first_of("123456789") == std::string::npos) text = format_cell(x, max_chars);
   for (int n = max_chars; n >= 1 && ImGui::CalcTextSize(text.c_str()).x > room; --n) text = format_cell(x, n);
   return ImGui::CalcTextSize(text.c_str()).x <= room ? text : std::string();
 }

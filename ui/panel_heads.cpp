@@ -58,7 +58,7 @@ void HeadsPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   }
   ImGui::Spacing();
   ImGui::Separator();
-  TextWrappedAtSpaces("Who looks at whom: head " + std::to_string(state.head));
+  TextWrappedAtSpaces("Who looks at whom: head\u00A0" + std::to_string(state.head));  // "head 0" stays on one line
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   ImGui::TextWrapped("%s", t.n_kv() > kArcsPerQuery
                                ? "Queries on the left, keys on the right; a thicker line carries more weight. Each query's "

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <vector>
 
+#include "ui/cell_format.h"
 #include "ui/chart_axes.h"
 #include "ui/hover_text.h"
 #include "ui/layout_check_frame.h"
@@ -79,7 +80,7 @@ void sqrt_dk_experiment(AppState& state) {
     const SoftmaxRow row = softmax_of_sample_row(d_k, kSqrtDkKeys, scaled, kSqrtDkSeed);
     std::vector<float> weights(row.weights.begin(), row.weights.end());
     TextWrappedAtSpaces("softmax of one query over " + std::to_string(kSqrtDkKeys) + " keys, " + (scaled ? "scaled" : "raw") +
-                        ": entropy " + short_number(row.entropy) + " nats, largest weight " + short_number(row.max_weight));
+                        ": entropy " + format_fixed(row.entropy, 4) + " nats, largest weight " + format_fixed(row.max_weight, 4));
     ImGui::PlotHistogram(scaled ? "##row_scaled" : "##row_raw", weights.data(), static_cast<int>(weights.size()), 0, nullptr, 0.0f,
                          1.0f, {ImGui::GetContentRegionAvail().x, h * 0.45f});
   }

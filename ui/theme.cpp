@@ -122,6 +122,9 @@ void apply_style(StyleTheme theme, bool high_contrast, float scale) {
     s.Colors[ImGuiCol_Text] = dark ? ImVec4{1, 1, 1, 1} : ImVec4{0, 0, 0, 1};
     s.Colors[ImGuiCol_TextDisabled] = dark ? ImVec4{0.82f, 0.82f, 0.85f, 1} : ImVec4{0.2f, 0.2f, 0.22f, 1};
     s.Colors[ImGuiCol_Border] = dark ? ImVec4{0.7f, 0.7f, 0.7f, 1} : ImVec4{0.2f, 0.2f, 0.2f, 1};
+    // Check boxes and fields stand out from the black (or white) page, with an edge.
+    s.Colors[ImGuiCol_FrameBg] = dark ? ImVec4{0.26f, 0.29f, 0.36f, 1} : ImVec4{0.84f, 0.85f, 0.88f, 1};
+    s.FrameBorderSize = 1.0f;
   }
   g_accent = theme == StyleTheme::Light ? IM_COL32(190, 95, 0, 255) : IM_COL32(255, 190, 40, 255);
   s.ScaleAllSizes(scale);
