@@ -1,5 +1,7 @@
 #include "ui/line_chart.h"
 
+#include "ui/layout_check_frame.h"
+
 #include "ui/picture_export.h"
 
 #include <algorithm>
@@ -144,11 +146,11 @@ std::vector<Crossing> crossings(std::span<const Series> series, std::span<const 
 }
 
 // Places around a dot, nearest first and the clear side of a rising line first (above-left, below-right),
-// then one label height further out, with a short leader back to the dot.
+// then one, two and three label heights further out, with a leader back to the dot.
 std::vector<LabelSpot> label_spots(ImVec2 at, ImVec2 size) {
   const float d = kMarkerRadius + 3, w = size.x, h = size.y, r = kMarkerRadius + 2;
   std::vector<LabelSpot> spots;
-  for (int level = 0; level < 2; ++level) {
+  for (int level = 0; level < 4; ++level) {  // up to three label heights out: a crowded corner still has room
     const float out = (h + 3) * static_cast<float>(level), up = at.y - d - out, down = at.y + d + out;
     const auto leader = [&](float x0, float x1, bool above) -> std::optional<Box> {
       if (level == 0) return std::nullopt;
@@ -165,7 +167,8 @@ std::vector<LabelSpot> label_spots(ImVec2 at, ImVec2 size) {
 }
 
 // Crossing labels clear of the legend, the dots, each other and (where possible) the reference lines;
-// the ones that find no room are left out: the tooltip still gives every value.
+// the ones that find no room are left out (the tooltip still gives every value), and the layout check
+// lists them.
 void draw_crossings(ImDrawList* dl, const std::vector<Crossing>& xs, std::span<const ReferenceLine> refs, const Plot& p,
                     const std::optional<Box>& legend, const Palette& c) {
   const float pad = 3.0f;
@@ -196,7 +199,10 @@ void draw_crossings(ImDrawList* dl, const std::vector<Crossing>& xs, std::span<c
     dl->AddCircleFilled(x.at, kMarkerRadius, x.colour);
   }
   for (std::size_t i = 0; i < xs.size(); ++i) {
-    if (chosen[i] < 0) continue;
+    if (chosen[i] < 0) {  // no room beside its dot: the number is missing, and the layout check says so
+      ReportHere("a crossing dot without its number (" + xs[i].label + ")");
+      continue;
+    }
     const Box& b = spots[i][static_cast<std::size_t>(chosen[i])].label;
     dl->AddRectFilled({b.x0, b.y0}, {b.x1, b.y1}, c.panel, 3.0f);
     dl->AddText({b.x0 + pad, b.y0}, xs[i].colour, xs[i].label.c_str());

@@ -140,7 +140,7 @@ float LessonPanelHeight(const AppState& state, float width) {
     return static_cast<float>(WrapAtSpaces(t, wrap).size()) * ImGui::GetTextLineHeightWithSpacing();
   };
   float h = 2 * style.WindowPadding.y + ImGui::GetFrameHeight() /* title bar */ + style.ItemSpacing.y + 1 /* separator */;
-  if (hd.lesson_line) h += lines_h("Lesson " + std::to_string(state.lesson + 1) + ": " + l.title);
+  if (hd.lesson_line) h += lines_h(l.title);
   ImGui::PushFont(title_font());
   h += hd.nav_beside ? std::max(ImGui::GetTextLineHeight(), ImGui::GetFrameHeight()) + style.ItemSpacing.y
                      : lines_h(p.title) + ImGui::GetFrameHeightWithSpacing();
@@ -153,7 +153,7 @@ void LessonPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   const LessonPage& p = l.pages[static_cast<std::size_t>(state.lesson_page)];
   const Header hd = header(state, p, size.x - 2 * ImGui::GetStyle().WindowPadding.x - ImGui::GetStyle().ScrollbarSize);
   BeginPanel((hd.bar + "###Lesson").c_str(), pos, size);
-  if (hd.lesson_line) TextDisabledWrapped("Lesson " + std::to_string(state.lesson + 1) + ": " + l.title);
+  if (hd.lesson_line) TextDisabledWrapped(l.title);  // the title bar already says "Lesson N"
   ImGui::PushFont(title_font());
   if (hd.nav_beside) {
     ImGui::AlignTextToFramePadding();

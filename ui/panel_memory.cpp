@@ -144,7 +144,7 @@ void MemoryPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   o.x = {1, std::ldexp(1.0, kMaxExponent), AxisScale::Log10, AxisUnit::Tokens, "context length (tokens)"};
   o.y = nice_axis(lo, hi, AxisScale::Log10, AxisUnit::DecimalBytes, "cache size (GB = 10\u2079 bytes)");
   o.references = kAccelerators;
-  o.size = {chart_w, side_by_side ? avail_h - 4 : std::max(22.0f * ImGui::GetFontSize(), avail_h * 0.62f)};
+  o.size = {chart_w, side_by_side ? avail_h - 4 : std::max(24.0f * ImGui::GetFontSize(), avail_h - 6)};  // stacked: the chart fills the view, the rest scrolls
   ImGui::BeginGroup();
   LineChart("cache", series, o);
   ImGui::EndGroup();
