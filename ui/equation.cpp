@@ -49,13 +49,22 @@ std::vector<float> term_widths(std::span<const Term> terms, std::size_t first, s
 void draw_operator(const std::string& op, float y) {
   ImGui::PushFont(title_font());
   const ImVec2 at = ImGui::GetCursorScreenPos();
-  const float w = ImGui::CalcTextSize(op.c_str()).x, line_h = ImGui::GetTextLineHeight();
-  const float top = at.y + (y - ImGui::GetCursorPosY()) - line_h / 2;
+  // An operator of two lines ("softmax\nby row →") is centred on y as a block: narrower than one long line.
+  const ImVec2 size = ImGui::CalcTextSize(op.c_str());
+  const float w = size.x, line_h = ImGui::GetTextLineHeight();
+  const float top = at.y + (y - ImGui::GetCursorPosY()) - size.y / 2;
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  if (op == "\u00B7")  // the product dot: too small as a glyph to see from the back of a room
+  if (op == "\u00B7") {  // the product dot: too small as a glyph to see from the back of a room
     dl->AddCircleFilled({at.x + w / 2, top + line_h / 2}, 4.5f, ImGui::GetColorU32(ImGuiCol_Text));
-  else
-    dl->AddText({at.x, top}, ImGui::GetColorU32(ImGuiCol_Text), op.c_str());
+  } else {
+    std::size_t start = 0;  // each line centred
+    for (float ly = top; start <= op.size(); ly += line_h) {
+      const std::size_t end = std::min(op.find('\n', start), op.size());
+      const std::string line = op.substr(start, end - start);
+      dl->AddText({at.x + (w - ImGui::CalcTextSize(line.c_str()).x) / 2, ly}, ImGui::GetColorU32(ImGuiCol_Text), line.c_str());
+      start = end + 1;
+    }
+  }
   ImGui::Dummy({w, 1});
   ImGui::PopFont();
 }
@@ -68,14 +77,34 @@ float operators_width(std::span<const std::string> ops, float gap) {
   return w;
 }
 
+// The width a term takes at cell size `cell`: its title, or its row labels and cells (widened for its numbers).
+float flow_width(const Term& t, float cell) {
+  float label_w = 0;
+  for (Eigen::Index r = 0; r < t.m->rows(); ++r)
+    label_w = std::max(label_w, ImGui::CalcTextSize(t.rows && r < static_cast<Eigen::Index>(t.rows->size())
+                                                        ? (*t.rows)[static_cast<std::size_t>(r)].c_str()
+                                                        : std::to_string(r).c_str())
+                                    .x);
+  float column = std::max(cell, HeatmapValueWidth(*t.m, t.visible));
+  if (t.cols)  // a column's label is written whole over it
+    for (const std::string& label : *t.cols) column = std::max(column, ImGui::CalcTextSize(label.c_str()).x + 4);
+  const float cells = static_cast<float>(t.m->cols()) * column;
+  return std::max(ImGui::CalcTextSize((t.name + " " + shape_text(*t.m)).c_str()).x, label_w + 0.5f * ImGui::GetTextLineHeight() + cells) + 4;
+}
+
 // One line of terms [first, last); `lead` is an operator written before the first term (a wrapped line).
 void draw_line(std::span<const Term> terms, std::span<const std::string> ops, std::size_t first, std::size_t last,
-               const std::string* lead, float max_height, float max_cell, EquationHover& hover) {
+               const std::string* lead, float max_height, float max_cell, EquationHover& hover, float flow_cell = 0) {
   const float gap = ImGui::GetStyle().ItemSpacing.x;
   const float avail = ImGui::GetContentRegionAvail().x;
   const float ops_w = operators_width(ops.subspan(first, last - first - 1), gap) +
                       (lead ? operators_width(std::span(lead, 1), gap) : 0.0f);
-  std::vector<float> widths = term_widths(terms, first, last, avail - ops_w - gap * static_cast<float>(last - first));
+  // A flowing line gives each term what it needs at the flow's cell size; a fitted one shares out the width.
+  std::vector<float> widths;
+  if (flow_cell > 0)
+    for (std::size_t i = first; i < last; ++i) widths.push_back(flow_width(terms[i], flow_cell));
+  else
+    widths = term_widths(terms, first, last, avail - ops_w - gap * static_cast<float>(last - first));
   if (widths.empty()) widths.assign(last - first, 60.0f);  // nothing fits: the panel scrolls
   const float title_h = ImGui::GetTextLineHeightWithSpacing();
   const float body_h = max_height - title_h;
@@ -121,16 +150,54 @@ void draw_line(std::span<const Term> terms, std::span<const std::string> ops, st
   }
 }
 
-// The width a term takes at cell size `cell`: its title, or its row labels and cells (widened for its numbers).
-float flow_width(const Term& t, float cell) {
-  float label_w = 0;
-  for (Eigen::Index r = 0; r < t.m->rows(); ++r)
-    label_w = std::max(label_w, ImGui::CalcTextSize(t.rows && r < static_cast<Eigen::Index>(t.rows->size())
-                                                        ? (*t.rows)[static_cast<std::size_t>(r)].c_str()
-                                                        : std::to_string(r).c_str())
-                                    .x);
-  const float cells = static_cast<float>(t.m->cols()) * std::max(cell, HeatmapValueWidth(*t.m, t.visible));
-  return std::max(ImGui::CalcTextSize((t.name + " " + shape_text(*t.m)).c_str()).x, label_w + 0.5f * ImGui::GetTextLineHeight() + cells) + 4;
+
+// The lines EquationFlow fills at cell size `cell` in `width`: as many terms as fit, at least one each.
+struct FlowLine {
+  std::size_t first, last;
+  float height;
+};
+std::vector<FlowLine> flow_lines(std::span<const Term> terms, std::span<const std::string> ops, float cell, float width) {
+  const float gap = ImGui::GetStyle().ItemSpacing.x;
+  const float line = ImGui::GetTextLineHeightWithSpacing();
+  std::vector<FlowLine> lines;
+  for (std::size_t first = 0; first < terms.size();) {
+    float used = (first > 0 ? operators_width(ops.subspan(first - 1, 1), gap) : 0.0f) + flow_width(terms[first], cell);
+    std::size_t last = first + 1;
+    for (; last < terms.size(); ++last) {
+      const float more = operators_width(ops.subspan(last - 1, 1), gap) + flow_width(terms[last], cell);
+      if (used + more > width) break;
+      used += more;
+    }
+    Eigen::Index rows = 0;
+    bool legend = false;
+    for (std::size_t i = first; i < last; ++i) {
+      rows = std::max(rows, terms[i].m->rows());
+      legend = legend || !(terms[i].flags & HeatmapFlags_NoLegend);
+    }
+    lines.push_back({first, last, line /* title */ + line /* column labels */ + static_cast<float>(rows) * cell + (legend ? 1.5f * line + 14 : 0.0f)});
+    first = last;
+  }
+  return lines;
+}
+
+// Whether, with `per_line` terms a line, some term's share of its line (times `by`) is narrower than its numbers
+// at the matrix's decimals need (it would show 0.74 for 0.738, or dots).
+bool short_of_numbers(std::span<const Term> terms, std::span<const std::string> ops, std::size_t per_line, float width,
+                      float by = 1.0f) {
+  const float gap = ImGui::GetStyle().ItemSpacing.x;
+  for (std::size_t first = 0; first < terms.size(); first += per_line) {
+    const std::size_t last = std::min(terms.size(), first + per_line);
+    const float ops_w = operators_width(ops.subspan(first, last - first - 1), gap) +
+                        (first > 0 ? operators_width(ops.subspan(first - 1, 1), gap) : 0.0f);
+    const std::vector<float> widths = term_widths(terms, first, last, width - ops_w - gap * static_cast<float>(last - first));
+    if (widths.empty()) return true;
+    for (std::size_t i = first; i < last; ++i) {
+      const Term& t = terms[i];
+      if ((t.flags & HeatmapFlags_NoValues) || t.m->size() > kTextureCells) continue;
+      if (flow_width(t, 0.0f) > by * widths[i - first] + 1) return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace
@@ -187,11 +254,20 @@ EquationHover Equation(const char* id, std::span<const Term> terms, std::span<co
   const auto numbered = [](const Term& t) { return !(t.flags & HeatmapFlags_NoValues) && t.m->size() <= kTextureCells; };
   const bool wants_numbers = std::any_of(terms.begin(), terms.end(), numbered) &&
                              std::all_of(terms.begin(), terms.end(), [&](const Term& t) { return !numbered(t) || flow_width(t, readable) <= width; });
-  if (wants_numbers && best_cell < 1.2f * ImGui::GetFontSize()) {
+  const std::size_t per_line = (n + best_lines - 1) / best_lines;
+  // A digit lost is worth the switch only where the flowing terms still fit the height: a result pushed below the
+  // fold is worse than 0.74 for 0.738.
+  const auto flow_fits = [&] {
+    float h = 0;
+    for (const FlowLine& l : flow_lines(terms, ops, readable, width)) h += l.height + ImGui::GetStyle().ItemSpacing.y;
+    return h <= max_height;
+  };
+  // Well short (a tenth: 0.7 for 0.738, dots) is worth scrolling for.
+  if (wants_numbers && (best_cell < 1.2f * ImGui::GetFontSize() || short_of_numbers(terms, ops, per_line, width, 1.1f) ||
+                        (short_of_numbers(terms, ops, per_line, width) && flow_fits()))) {
     ImGui::PopID();
     return EquationFlow(id, terms, ops, readable);
   }
-  const std::size_t per_line = (n + best_lines - 1) / best_lines;
   const float line_h = max_height / static_cast<float>(best_lines) - (best_lines > 1 ? ImGui::GetStyle().ItemSpacing.y : 0.0f);
   for (std::size_t first = 0; first < n; first += per_line)
     draw_line(terms, ops, first, std::min(n, first + per_line), first > 0 ? &ops[first - 1] : nullptr, line_h, max_cell, hover);
@@ -202,31 +278,10 @@ EquationHover Equation(const char* id, std::span<const Term> terms, std::span<co
 EquationHover EquationFlow(const char* id, std::span<const Term> terms, std::span<const std::string> ops, float cell) {
   EquationHover hover;
   ImGui::PushID(id);
-  const float gap = ImGui::GetStyle().ItemSpacing.x;
-  const float width = ImGui::GetContentRegionAvail().x;
-  std::size_t first = 0;
-  while (first < terms.size()) {
-    // As many terms as fit, at least one.
-    float used = (first > 0 ? operators_width(ops.subspan(first - 1, 1), gap) : 0.0f) + flow_width(terms[first], cell);
-    std::size_t last = first + 1;
-    while (last < terms.size()) {
-      const float more = operators_width(ops.subspan(last - 1, 1), gap) + flow_width(terms[last], cell);
-      if (used + more > width) break;
-      used += more;
-      ++last;
-    }
-    Eigen::Index rows = 0;
-    bool legend = false;
-    for (std::size_t i = first; i < last; ++i) {
-      rows = std::max(rows, terms[i].m->rows());
-      legend = legend || !(terms[i].flags & HeatmapFlags_NoLegend);
-    }
-    const float line = ImGui::GetTextLineHeightWithSpacing();
-    const float height = line /* title */ + line /* column labels */ + static_cast<float>(rows) * cell + (legend ? 1.5f * line + 14 : 0.0f);
+  for (const FlowLine& l : flow_lines(terms, ops, cell, ImGui::GetContentRegionAvail().x))
     // Heatmaps scale their largest cell with the zoom: `cell` is in pixels already.
-    draw_line(terms, ops, first, last, first > 0 ? &ops[first - 1] : nullptr, height, cell * FontSizes{}.body / ImGui::GetFontSize(), hover);
-    first = last;
-  }
+    draw_line(terms, ops, l.first, l.last, l.first > 0 ? &ops[l.first - 1] : nullptr, l.height, cell * FontSizes{}.body / ImGui::GetFontSize(),
+              hover, cell);
   ImGui::PopID();
   return hover;
 }

@@ -240,6 +240,10 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
     const float room = cw - 2 * kCellPad;
     const int max_chars = std::min(8, static_cast<int>(room / std::max(1.0f, ImGui::CalcTextSize(".").x)));
     const int decimals = values ? shared_decimals(m, opts.visible, room, wanted_decimals) : 0;
+    // Fewer decimals than the matrix has elsewhere (0.74 where the explanation says 0.738): the check says so.
+    if (values && decimals < wanted_decimals)
+      ReportHere(std::string(id) + " " + std::to_string(m.rows()) + "\u00D7" + std::to_string(m.cols()) + ": numbers shown with " +
+                 std::to_string(decimals) + " decimals instead of " + std::to_string(wanted_decimals));
     int marked = 0;  // cells whose value did not fit: they show a mark that says "point here"
     for (Eigen::Index r = 0; r < m.rows(); ++r)
       for (Eigen::Index c = 0; c < m.cols(); ++c) {

@@ -167,15 +167,16 @@ void absorbed_scores(StepView& v) {
       {.name = "scores", .m = &m.scores[static_cast<std::size_t>(h)], .rows = &v.t.tokens, .cols = &v.t.context_tokens,
        .selected_row = hr, .selected_col = hc}};
   const std::string ops[] = {"\u00B7", "\u00B7", "="};
-  const EquationHover e = v.equation(1, terms, ops, v.height - 2 * ImGui::GetFrameHeightWithSpacing());
+  const EquationHover e = v.equation(1, terms, ops, v.height - (ImGui::GetCursorPosY() - v.top));
   if (e.term == 3) v.state.hover.explanation = explain_cell(v.t, Step::Scores, h, e.row, e.col);
 }
 
 void scores(StepView& v) {
   if (v.t.absorbed) {
-    const std::string absorbed = std::string("absorbed form: scores from the cached latents through W_UQK = ") +
-                                 (v.t.query_latent.size() > 0 ? "W_UQ" : "W_Q") + " W_UK\u1D40, as MLA is served";
-    ImGui::Checkbox(absorbed.c_str(), &v.state.show_absorbed);
+    ImGui::Checkbox("absorbed form", &v.state.show_absorbed);
+    ImGui::SameLine();
+    TextDisabledWrapped(std::string("scores from the cached latents through W_UQK = ") + (v.t.query_latent.size() > 0 ? "W_UQ" : "W_Q") +
+                        " W_UK\u1D40, as MLA is served");
     if (v.state.show_absorbed) {
       absorbed_scores(v);
       return;
@@ -188,7 +189,7 @@ void scores(StepView& v) {
                         {.name = "k\u1D40", .m = &kT, .cols = &v.t.context_tokens, .highlight_col = hc},
                         {.name = "scores", .m = &v.h.scores, .rows = &v.t.tokens, .cols = &v.t.context_tokens, .selected_row = hr, .selected_col = hc}};
   const std::string ops[] = {"\u00B7", "="};
-  const EquationHover e = v.equation(0, terms, ops, v.height - (v.t.absorbed ? ImGui::GetFrameHeightWithSpacing() : 0.0f));
+  const EquationHover e = v.equation(0, terms, ops, v.height - (ImGui::GetCursorPosY() - v.top));
   if (e.term == 2) v.state.hover.explanation = explain_cell(v.t, Step::Scores, v.state.head, e.row, e.col);
 }
 
@@ -231,7 +232,7 @@ void softmax(StepView& v) {
   const Term terms[] = {
       {.name = "masked", .m = &v.h.masked, .rows = &v.t.tokens, .cols = &v.t.context_tokens, .visible = &v.h.mask, .highlight_row = hr, .selected_row = hr, .selected_col = hc},
       {.name = "weights", .m = &v.h.weights, .rows = &v.t.tokens, .cols = &v.t.context_tokens, .map = weights_colouring(v.h).first, .visible = &v.h.mask, .range = weights_colouring(v.h).second, .selected_row = hr, .selected_col = hc}};
-  const std::string op = v.t.attention.kernel == Kernel::Softmax ? "softmax by row \u2192" : "\u00F7 row sum Z \u2192";
+  const std::string op = v.t.attention.kernel == Kernel::Softmax ? "softmax\nby row \u2192" : "\u00F7 row\nsum Z \u2192";
   const EquationHover e = v.equation(0, terms, std::span(&op, 1), v.height - 2.2f * ImGui::GetTextLineHeightWithSpacing());
   if (e) v.state.hover.explanation = explain_cell(v.t, Step::Softmax, v.state.head, e.row, e.col);
   // hr is the previous frame's hover: the trace may have changed size since.
