@@ -22,7 +22,7 @@ float term_min(const Term& t) { return ImGui::GetFontSize() * ((t.flags & Heatma
 // gets more of the line than an operand of small integers. Large matrices show no numbers: columns only.
 float term_need(const Term& t) {
   const float em = ImGui::GetFontSize();
-  if (t.m->size() > kTextureCells || (t.flags & HeatmapFlags_NoValues)) return em * (static_cast<float>(t.m->cols()) + 2.5f);
+  if (!HeatmapShowsNumbers(*t.m) || (t.flags & HeatmapFlags_NoValues)) return em * (static_cast<float>(t.m->cols()) + 2.5f);
   float column = std::max(1.8f * em, HeatmapValueWidth(*t.m, t.visible));
   if (t.cols)
     for (const std::string& label : *t.cols) column = std::max(column, ImGui::CalcTextSize(label.c_str()).x + 4);
@@ -193,7 +193,7 @@ bool short_of_numbers(std::span<const Term> terms, std::span<const std::string> 
     if (widths.empty()) return true;
     for (std::size_t i = first; i < last; ++i) {
       const Term& t = terms[i];
-      if ((t.flags & HeatmapFlags_NoValues) || t.m->size() > kTextureCells) continue;
+      if ((t.flags & HeatmapFlags_NoValues) || !HeatmapShowsNumbers(*t.m)) continue;
       if (flow_width(t, 0.0f) > by * widths[i - first] + 1) return true;
     }
   }
@@ -251,7 +251,7 @@ EquationHover Equation(const char* id, std::span<const Term> terms, std::span<co
   // terms wrapping as text does and the view scrolling (the output step of four 4x8 heads at 1280x720).
   // Only where every such term then fits across (a 16x64 q of a model-sized layer does not: it stays compact).
   const float readable = 1.8f * ImGui::GetFontSize();
-  const auto numbered = [](const Term& t) { return !(t.flags & HeatmapFlags_NoValues) && t.m->size() <= kTextureCells; };
+  const auto numbered = [](const Term& t) { return !(t.flags & HeatmapFlags_NoValues) && HeatmapShowsNumbers(*t.m); };
   const bool wants_numbers = std::any_of(terms.begin(), terms.end(), numbered) &&
                              std::all_of(terms.begin(), terms.end(), [&](const Term& t) { return !numbered(t) || flow_width(t, readable) <= width; });
   const std::size_t per_line = (n + best_lines - 1) / best_lines;

@@ -203,7 +203,7 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
   in.legend = legend;
   in.fill = (opts.flags & HeatmapFlags_Fill) != 0;
   in.max_cell = opts.max_cell * ImGui::GetFontSize() / FontSizes{}.body;  // cells grow with the zoom, like the text
-  const bool want_values = !(opts.flags & HeatmapFlags_NoValues) && m.size() <= kTextureCells;
+  const bool want_values = !(opts.flags & HeatmapFlags_NoValues) && HeatmapShowsNumbers(m);
   const int wanted_decimals = want_values ? matrix_decimals(m, opts.visible) : 0;
   if (want_values) in.value_w = HeatmapValueWidth(m, opts.visible);
   // Column labels are written whole over their column: a cell is widened for its label as for its number.
@@ -341,8 +341,32 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
   return result;
 }
 
+bool HeatmapShowsNumbers(const Matrix& m) { return m.cols() <= 32 && m.size() <= 1024; }
+
 float HeatmapValueWidth(const Matrix& m, const Matrix* visible) {
-  return widest_value(m, visible, matrix_decimals(m, visible)) + 2 * kCellPad;
+  if (!HeatmapShowsNumbers(m)) return 0;
+  // The equation asks for each term's width several times a frame, as it tries layouts.
+  struct Entry {
+    std::uint64_t version;
+    const Matrix* visible;
+    Eigen::Index rows, cols;
+    float font, width;
+  };
+  static std::unordered_map<const double*, Entry> cache;
+  const std::uint64_t v = current_version();
+  const float font = ImGui::GetFontSize();
+  if (v != 0) {
+    const auto it = cache.find(m.data());
+    if (it != cache.end() && it->second.version == v && it->second.visible == visible && it->second.rows == m.rows() &&
+        it->second.cols == m.cols() && it->second.font == font)
+      return it->second.width;
+  }
+  const float width = widest_value(m, visible, matrix_decimals(m, visible)) + 2 * kCellPad;
+  if (v != 0) {
+    if (cache.size() > 256) cache.clear();
+    cache[m.data()] = {v, visible, m.rows(), m.cols(), font, width};
+  }
+  return width;
 }
 
 void PushHeatmapVersion(std::uint64_t version) { versions().push_back(version); }

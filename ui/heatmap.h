@@ -50,7 +50,11 @@ struct HeatmapResult {
 
 HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opts = {});
 
-// The cell width the widest of m's (visible) numbers needs at the matrix's decimals, with its padding.
+// Whether a matrix is small enough to write its numbers in its cells: at most 32 columns and 1,024 cells (a
+// wider one could not show 3-decimal numbers on any screen). Larger ones show colours and the tooltip.
+bool HeatmapShowsNumbers(const Matrix& m);
+// The cell width the widest of m's (visible) numbers needs at the matrix's decimals, with its padding; 0 for a
+// matrix that shows no numbers. Remembered while the heatmap version says the matrix has not changed.
 float HeatmapValueWidth(const Matrix& m, const Matrix* visible = nullptr);
 
 // What the matrices drawn until the matching Pop hold changes only with `version` (a view over an immutable
