@@ -345,28 +345,24 @@ bool HeatmapShowsNumbers(const Matrix& m) { return m.cols() <= 32 && m.size() <=
 
 float HeatmapValueWidth(const Matrix& m, const Matrix* visible) {
   if (!HeatmapShowsNumbers(m)) return 0;
-  // The equation asks for each term's width several times a frame, as it tries layouts.
-  struct Entry {
-    std::uint64_t version;
-    const Matrix* visible;
-    Eigen::Index rows, cols;
-    float font, width;
+  // The equation asks for each term's width several times a frame, as it tries layouts: remembered by content
+  // (hashing 1,024 numbers costs far less than formatting and measuring them; matrices built each frame from the
+  // trace share addresses, so the address alone would not do).
+  std::uint64_t key = 1469598103934665603ull;
+  const auto mix = [&](const void* p, std::size_t n) {
+    const auto* b = static_cast<const unsigned char*>(p);
+    for (std::size_t k = 0; k < n; ++k) key = (key ^ b[k]) * 1099511628211ull;
   };
-  static std::unordered_map<const double*, Entry> cache;
-  const std::uint64_t v = current_version();
   const float font = ImGui::GetFontSize();
-  if (v != 0) {
-    const auto it = cache.find(m.data());
-    if (it != cache.end() && it->second.version == v && it->second.visible == visible && it->second.rows == m.rows() &&
-        it->second.cols == m.cols() && it->second.font == font)
-      return it->second.width;
-  }
-  const float width = widest_value(m, visible, matrix_decimals(m, visible)) + 2 * kCellPad;
-  if (v != 0) {
-    if (cache.size() > 256) cache.clear();
-    cache[m.data()] = {v, visible, m.rows(), m.cols(), font, width};
-  }
-  return width;
+  const Eigen::Index shape[] = {m.rows(), m.cols()};
+  mix(shape, sizeof shape);
+  mix(&font, sizeof font);
+  mix(m.data(), sizeof(double) * static_cast<std::size_t>(m.size()));
+  if (visible) mix(visible->data(), sizeof(double) * static_cast<std::size_t>(visible->size()));
+  static std::unordered_map<std::uint64_t, float> cache;
+  if (const auto it = cache.find(key); it != cache.end()) return it->second;
+  if (cache.size() > 4096) cache.clear();
+  return cache[key] = widest_value(m, visible, matrix_decimals(m, visible)) + 2 * kCellPad;
 }
 
 void PushHeatmapVersion(std::uint64_t version) { versions().push_back(version); }

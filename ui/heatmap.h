@@ -54,7 +54,7 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
 // wider one could not show 3-decimal numbers on any screen). Larger ones show colours and the tooltip.
 bool HeatmapShowsNumbers(const Matrix& m);
 // The cell width the widest of m's (visible) numbers needs at the matrix's decimals, with its padding; 0 for a
-// matrix that shows no numbers. Remembered while the heatmap version says the matrix has not changed.
+// matrix that shows no numbers. Remembered by the matrix's content.
 float HeatmapValueWidth(const Matrix& m, const Matrix* visible = nullptr);
 
 // What the matrices drawn until the matching Pop hold changes only with `version` (a view over an immutable
