@@ -361,7 +361,7 @@ void DrawAppWindow(AppState& state, double dt) {
   const float left_w = state.presentation ? 0.0f : std::clamp(display.x * 0.21f, 280.0f, 380.0f) * std::min(state.effective_zoom(), 1.3f);
   const float right_w = std::clamp(display.x * 0.2f, 250.0f, 360.0f) * std::min(state.zoom, 1.3f);
   const float center_w = display.x - left_w - right_w;
-  // A lesson page gets the height its text needs (up to half), so it is read whole without scrolling.
+  // A lesson page gets the height its text needs (up to 55%), so it is read whole without scrolling.
   const float explain_h = state.lesson >= 0 ? std::clamp(LessonPanelHeight(state, center_w), h * 0.25f, h * 0.55f)
                                             : std::clamp(h * 0.34f, 170.0f, 330.0f);
   if (!state.presentation) InputsPanel(state, {0, top}, {left_w, h});

@@ -1,6 +1,7 @@
 #include "ui/equation.h"
 
 #include <algorithm>
+#include <limits>
 #include <vector>
 
 #include <imgui.h>
@@ -18,15 +19,23 @@ constexpr float kWrapBelowCell = 30.0f;
 // The narrowest a term may be: its legend (or, without one, its title) must fit.
 float term_min(const Term& t) { return ImGui::GetFontSize() * ((t.flags & HeatmapFlags_NoLegend) ? 4.0f : 9.0f); }
 
+// Whether a term writes numbers in its cells.
+bool shows_numbers(const Term& t) { return !(t.flags & HeatmapFlags_NoValues) && HeatmapShowsNumbers(*t.m); }
+
+// A column at least `cell` wide, widened for the term's numbers and for its column labels (written whole).
+float column_width(const Term& t, float cell) {
+  float column = std::max(cell, HeatmapValueWidth(*t.m, t.visible));
+  if (t.cols)
+    for (const std::string& label : *t.cols) column = std::max(column, ImGui::CalcTextSize(label.c_str()).x + 4);
+  return column;
+}
+
 // What a term's columns need to show their numbers and labels, plus its row labels: a result of 3-decimal values
 // gets more of the line than an operand of small integers. Large matrices show no numbers: columns only.
 float term_need(const Term& t) {
   const float em = ImGui::GetFontSize();
-  if (!HeatmapShowsNumbers(*t.m) || (t.flags & HeatmapFlags_NoValues)) return em * (static_cast<float>(t.m->cols()) + 2.5f);
-  float column = std::max(1.8f * em, HeatmapValueWidth(*t.m, t.visible));
-  if (t.cols)
-    for (const std::string& label : *t.cols) column = std::max(column, ImGui::CalcTextSize(label.c_str()).x + 4);
-  return column * static_cast<float>(t.m->cols()) + 2.5f * em;
+  if (!shows_numbers(t)) return em * (static_cast<float>(t.m->cols()) + 2.5f);
+  return column_width(t, 1.8f * em) * static_cast<float>(t.m->cols()) + 2.5f * em;
 }
 
 // The widths of terms [first, last) sharing `avail`: each its minimum, and what is left in proportion to what
@@ -85,10 +94,7 @@ float flow_width(const Term& t, float cell) {
                                                         ? (*t.rows)[static_cast<std::size_t>(r)].c_str()
                                                         : std::to_string(r).c_str())
                                     .x);
-  float column = std::max(cell, HeatmapValueWidth(*t.m, t.visible));
-  if (t.cols)  // a column's label is written whole over it
-    for (const std::string& label : *t.cols) column = std::max(column, ImGui::CalcTextSize(label.c_str()).x + 4);
-  const float cells = static_cast<float>(t.m->cols()) * column;
+  const float cells = static_cast<float>(t.m->cols()) * column_width(t, cell);
   return std::max(ImGui::CalcTextSize((t.name + " " + shape_text(*t.m)).c_str()).x, label_w + 0.5f * ImGui::GetTextLineHeight() + cells) + 4;
 }
 
@@ -180,24 +186,22 @@ std::vector<FlowLine> flow_lines(std::span<const Term> terms, std::span<const st
   return lines;
 }
 
-// Whether, with `per_line` terms a line, some term's share of its line (times `by`) is narrower than its numbers
-// at the matrix's decimals need (it would show 0.74 for 0.738, or dots).
-bool short_of_numbers(std::span<const Term> terms, std::span<const std::string> ops, std::size_t per_line, float width,
-                      float by = 1.0f) {
+// How far, with `per_line` terms a line, the most cramped numbered term falls short of the width its numbers need
+// at the matrix's decimals, as need / share (above 1: it would show 0.74 for 0.738, or dots; infinite when even
+// the minimums do not fit).
+float numbers_shortfall(std::span<const Term> terms, std::span<const std::string> ops, std::size_t per_line, float width) {
   const float gap = ImGui::GetStyle().ItemSpacing.x;
+  float worst = 0;
   for (std::size_t first = 0; first < terms.size(); first += per_line) {
     const std::size_t last = std::min(terms.size(), first + per_line);
     const float ops_w = operators_width(ops.subspan(first, last - first - 1), gap) +
                         (first > 0 ? operators_width(ops.subspan(first - 1, 1), gap) : 0.0f);
     const std::vector<float> widths = term_widths(terms, first, last, width - ops_w - gap * static_cast<float>(last - first));
-    if (widths.empty()) return true;
-    for (std::size_t i = first; i < last; ++i) {
-      const Term& t = terms[i];
-      if ((t.flags & HeatmapFlags_NoValues) || !HeatmapShowsNumbers(*t.m)) continue;
-      if (flow_width(t, 0.0f) > by * widths[i - first] + 1) return true;
-    }
+    if (widths.empty()) return std::numeric_limits<float>::infinity();
+    for (std::size_t i = first; i < last; ++i)
+      if (shows_numbers(terms[i])) worst = std::max(worst, (flow_width(terms[i], 0.0f) - 1) / widths[i - first]);
   }
-  return false;
+  return worst;
 }
 
 }  // namespace
@@ -251,9 +255,8 @@ EquationHover Equation(const char* id, std::span<const Term> terms, std::span<co
   // terms wrapping as text does and the view scrolling (the output step of four 4x8 heads at 1280x720).
   // Only where every such term then fits across (a 16x64 q of a model-sized layer does not: it stays compact).
   const float readable = 1.8f * ImGui::GetFontSize();
-  const auto numbered = [](const Term& t) { return !(t.flags & HeatmapFlags_NoValues) && HeatmapShowsNumbers(*t.m); };
-  const bool wants_numbers = std::any_of(terms.begin(), terms.end(), numbered) &&
-                             std::all_of(terms.begin(), terms.end(), [&](const Term& t) { return !numbered(t) || flow_width(t, readable) <= width; });
+  const bool wants_numbers = std::any_of(terms.begin(), terms.end(), shows_numbers) &&
+                             std::all_of(terms.begin(), terms.end(), [&](const Term& t) { return !shows_numbers(t) || flow_width(t, readable) <= width; });
   const std::size_t per_line = (n + best_lines - 1) / best_lines;
   // A digit lost is worth the switch only where the flowing terms still fit the height: a result pushed below the
   // fold is worse than 0.74 for 0.738.
@@ -263,8 +266,8 @@ EquationHover Equation(const char* id, std::span<const Term> terms, std::span<co
     return h <= max_height;
   };
   // Well short (a tenth: 0.7 for 0.738, dots) is worth scrolling for.
-  if (wants_numbers && (best_cell < 1.2f * ImGui::GetFontSize() || short_of_numbers(terms, ops, per_line, width, 1.1f) ||
-                        (short_of_numbers(terms, ops, per_line, width) && flow_fits()))) {
+  const float shortfall = wants_numbers ? numbers_shortfall(terms, ops, per_line, width) : 0.0f;
+  if (wants_numbers && (best_cell < 1.2f * ImGui::GetFontSize() || shortfall > 1.1f || (shortfall > 1.0f && flow_fits()))) {
     ImGui::PopID();
     return EquationFlow(id, terms, ops, readable);
   }

@@ -207,8 +207,10 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
   const int wanted_decimals = want_values ? matrix_decimals(m, opts.visible) : 0;
   if (want_values) in.value_w = HeatmapValueWidth(m, opts.visible);
   // Column labels are written whole over their column: a cell is widened for its label as for its number.
-  if (labels && m.cols() <= 64)
-    for (Eigen::Index c = 0; c < m.cols(); ++c) in.value_w = std::max(in.value_w, ImGui::CalcTextSize(label(opts.col_labels, c).c_str()).x + 4);
+  float widest_label = 0;
+  if (labels)
+    for (Eigen::Index c = 0; c < m.cols(); ++c) widest_label = std::max(widest_label, ImGui::CalcTextSize(label(opts.col_labels, c).c_str()).x);
+  if (labels && m.cols() <= 64) in.value_w = std::max(in.value_w, widest_label + 4);
   const HeatmapLayout l = layout_heatmap(in);
 
   ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -241,9 +243,9 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
     const int max_chars = std::min(8, static_cast<int>(room / std::max(1.0f, ImGui::CalcTextSize(".").x)));
     const int decimals = values ? shared_decimals(m, opts.visible, room, wanted_decimals) : 0;
     // Fewer decimals than the matrix has elsewhere (0.74 where the explanation says 0.738): the check says so.
-    if (values && decimals < wanted_decimals)
-      ReportHere(std::string(id) + " " + std::to_string(m.rows()) + "\u00D7" + std::to_string(m.cols()) + ": numbers shown with " +
-                 std::to_string(decimals) + " decimals instead of " + std::to_string(wanted_decimals));
+    const auto named = [&] { return std::string(id) + " " + std::to_string(m.rows()) + "\u00D7" + std::to_string(m.cols()) + ": "; };
+    if (LayoutCheckOn() && values && decimals < wanted_decimals)
+      ReportHere(named() + "numbers shown with " + std::to_string(decimals) + " decimals instead of " + std::to_string(wanted_decimals));
     int marked = 0;  // cells whose value did not fit: they show a mark that says "point here"
     for (Eigen::Index r = 0; r < m.rows(); ++r)
       for (Eigen::Index c = 0; c < m.cols(); ++c) {
@@ -265,9 +267,8 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
         const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
         dl->AddText({a.x + (cw - ts.x) / 2, a.y + (ch - ts.y) / 2}, ink, text.c_str());
       }
-    if (marked > 0)
-      ReportHere(std::string(id) + " " + std::to_string(m.rows()) + "\u00D7" + std::to_string(m.cols()) + ": " +
-                 std::to_string(marked) + " of " + std::to_string(m.size()) + " cells too small for their value (" +
+    if (LayoutCheckOn() && marked > 0)
+      ReportHere(named() + std::to_string(marked) + " of " + std::to_string(m.size()) + " cells too small for their value (" +
                  short_number(cw) + "\u00D7" + short_number(ch) + " px)");
     if (ch >= 8)  // thin separators keep neighbouring equal values apart
       for (Eigen::Index r = 0; r <= m.rows(); ++r)
@@ -314,9 +315,7 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
     }
     // Column labels wider than their cells: every k-th one whole (0, 16, 32, ... of 512 columns), as the rows do;
     // a token's name is shortened only when one label alone is wider than its cell.
-    float widest = 0;
-    for (Eigen::Index c = 0; c < m.cols(); ++c) widest = std::max(widest, ImGui::CalcTextSize(label(opts.col_labels, c).c_str()).x);
-    const Eigen::Index every = opts.col_labels ? 1 : std::max<Eigen::Index>(1, static_cast<Eigen::Index>(std::ceil((widest + 6) / cw)));
+    const Eigen::Index every = opts.col_labels ? 1 : std::max<Eigen::Index>(1, static_cast<Eigen::Index>(std::ceil((widest_label + 6) / cw)));
     for (Eigen::Index c = 0; c < m.cols(); c += every) {
       const std::string full = label(opts.col_labels, c);
       const std::string s = every > 1 ? full : FitText(full, cw - 2);

@@ -159,9 +159,11 @@ LessonPage read_page(const json& j, const std::string& path) {
   if (!p.experiment) r.only_for("d_k", "pages with the sqrt_dk experiment", "a page without an experiment");
   if (r.has("d_k")) {
     p.sqrt_dk = r.integer("d_k", kSqrtDkDefault, 1, 1 << 20);
-    if (std::find(std::begin(kSqrtDkChoices), std::end(kSqrtDkChoices), *p.sqrt_dk) == std::end(kSqrtDkChoices))
-      throw ScenarioError(r.child("d_k"), "expected one of the experiment's 1, 4, 16, 64, 256, 1024 but found " +
-                                              std::to_string(*p.sqrt_dk));
+    if (std::find(std::begin(kSqrtDkChoices), std::end(kSqrtDkChoices), *p.sqrt_dk) == std::end(kSqrtDkChoices)) {
+      std::string choices;  // the experiment's own list, so the message follows it
+      for (const int d : kSqrtDkChoices) choices += (choices.empty() ? "" : ", ") + std::to_string(d);
+      throw ScenarioError(r.child("d_k"), "expected one of the experiment's " + choices + " but found " + std::to_string(*p.sqrt_dk));
+    }
   }
   return p;
 }

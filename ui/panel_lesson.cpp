@@ -1,6 +1,7 @@
 // A lesson page: its title and text, the way to the next page, and its experiment when it has one.
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 #include <vector>
 
 #include "ui/cell_format.h"
@@ -113,21 +114,27 @@ Header header(const AppState& state, const LessonPage& p, float content_w) {
   return h;
 }
 
-}  // namespace
+// A page's paragraphs: its text split at blank lines.
+std::vector<std::string_view> paragraphs(const LessonPage& p) {
+  std::vector<std::string_view> out;
+  for (std::size_t start = 0; start <= p.text.size();) {
+    const std::size_t end = std::min(p.text.find("\n\n", start), p.text.size());
+    out.push_back(std::string_view(p.text).substr(start, end - start));
+    start = end + 2;
+  }
+  return out;
+}
 
 // The height of a page's paragraphs, wrapped at `wrap` as TextWrappedAtSpaces breaks them, with their spacing.
 float page_text_height(const LessonPage& p, float wrap) {
   float h = 0;
-  std::size_t start = 0;
-  while (start <= p.text.size()) {
-    const std::size_t end = std::min(p.text.find("\n\n", start), p.text.size());
-    h += static_cast<float>(WrapAtSpaces(std::string_view(p.text).substr(start, end - start), wrap).size()) *
-             ImGui::GetTextLineHeightWithSpacing() +
+  for (const std::string_view paragraph : paragraphs(p))
+    h += static_cast<float>(WrapAtSpaces(paragraph, wrap).size()) * ImGui::GetTextLineHeightWithSpacing() +
          ImGui::GetStyle().ItemSpacing.y;  // and Spacing()
-    start = end + 2;
-  }
   return h;
 }
+
+}  // namespace
 
 float LessonPanelHeight(const AppState& state, float width) {
   const Lesson& l = state.lessons[static_cast<std::size_t>(state.lesson)];
@@ -169,12 +176,9 @@ void LessonPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   const float text_h = p.experiment ? std::min(page_text_height(p, ImGui::GetContentRegionAvail().x) + 2, ImGui::GetContentRegionAvail().y * 0.55f)
                                     : ImGui::GetContentRegionAvail().y;
   ImGui::BeginChild("text", {0, text_h}, false);
-  std::size_t start = 0;
-  while (start <= p.text.size()) {  // paragraphs
-    const std::size_t end = std::min(p.text.find("\n\n", start), p.text.size());
-    TextWrappedAtSpaces(std::string_view(p.text).substr(start, end - start));
+  for (const std::string_view paragraph : paragraphs(p)) {
+    TextWrappedAtSpaces(paragraph);
     ImGui::Spacing();
-    start = end + 2;
   }
   // A page's text is meant to be read whole while the class looks at the view beside it.
   if (ImGui::GetScrollMaxY() > 0 && ImGui::GetScrollY() < ImGui::GetScrollMaxY())

@@ -36,17 +36,19 @@ struct StepView {
   float top;     // the cursor's y where the step began: what a step draws above its equation comes off `height`
 
   const HoverCell& last() const { return state.last_hover; }
+  // A lesson page's cells of this step's result, or none when the step shown is not the page's.
+  std::span<const std::pair<int, int>> outlined() const {
+    return state.step == state.outlined_step ? std::span<const std::pair<int, int>>(state.outlined) : std::span<const std::pair<int, int>>();
+  }
 
   // Draws one equation and records a hover on it. Without a pointer on it, a pinned cell (--cell) stands in
   // for a hover on the result term, so captures can show a cell's arithmetic.
   EquationHover equation(int index, std::span<const Term> given, std::span<const std::string> ops, float max_height) {
     // A lesson page's cells are outlined on the step's result, wherever it stands in the equation.
     std::vector<Term> terms(given.begin(), given.end());
-    if (state.step == state.outlined_step) {
-      const Matrix* result_m = step_result(t, state.step, state.head).m;
-      for (Term& term : terms)
-        if (term.m == result_m) term.outlined = state.outlined;
-    }
+    const Matrix* result_m = step_result(t, state.step, state.head).m;
+    for (Term& term : terms)
+      if (term.m == result_m) term.outlined = outlined();
     EquationHover e = Equation(("eq" + std::to_string(index)).c_str(), terms, ops, max_height);
     // A lesson page's outlined cell below the fold of a scrolling step is brought into view when the page opens.
     if (state.scroll_to_outlined && e.outlined_y >= 0) {
@@ -267,12 +269,10 @@ void head_outputs(StepView& v) {
   std::vector<std::string> ops;
   // The step's result is concat: head h shows its columns from h·d on.
   const int d = v.t.attention.head_dim;
-  const bool outline = v.state.step == v.state.outlined_step;
   for (const HeadTrace& h : v.t.heads) {
     const auto [hr, hc] = v.hovered(0, h.head);
     terms.push_back({.name = "head " + std::to_string(h.head), .m = &h.output, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc,
-                     .outlined = outline ? std::span<const std::pair<int, int>>(v.state.outlined) : std::span<const std::pair<int, int>>(),
-                     .outlined_col0 = h.head * d});
+                     .outlined = v.outlined(), .outlined_col0 = h.head * d});
     if (h.head > 0) ops.push_back(" ");
   }
   share_range(terms);
@@ -311,11 +311,9 @@ void output(StepView& v) {
   const int last = static_cast<int>(v.t.heads.size());
   const auto [hr, hc] = v.hovered(0, last);
   // The sum is cell by cell: a lesson's outlined output cell is outlined in every head's contribution too.
-  const std::span<const std::pair<int, int>> outlined =
-      v.state.step == v.state.outlined_step ? std::span<const std::pair<int, int>>(v.state.outlined) : std::span<const std::pair<int, int>>();
   for (const HeadTrace& h : v.t.heads) {
     terms.push_back({.name = "head " + std::to_string(h.head), .m = &h.contribution, .rows = &v.t.tokens, .selected_row = hr,
-                     .selected_col = hc, .outlined = outlined});
+                     .selected_col = hc, .outlined = v.outlined()});
     ops.push_back(h.head + 1 < last ? "+" : "=");
   }
   terms.push_back({.name = "output", .m = &v.t.output, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc});

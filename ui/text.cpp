@@ -53,7 +53,7 @@ std::string FitText(const std::string& s, float width) {
     t.resize(n);
     if (ImGui::CalcTextSize((t + "\u2026").c_str()).x <= width) break;
   }
-  ReportHere("label shortened: \"" + s + "\" drawn as \"" + (t.empty() ? std::string() : t + "\u2026") + "\"");
+  if (LayoutCheckOn()) ReportHere("label shortened: \"" + s + "\" drawn as \"" + (t.empty() ? std::string() : t + "\u2026") + "\"");
   return t.empty() ? t : t + "\u2026";
 }
 
