@@ -1,5 +1,6 @@
 #include "app/kv_report.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iomanip>
 #include <sstream>
@@ -61,12 +62,39 @@ std::string notes(const ModelShape& m) {
   return out.str();
 }
 
+std::optional<std::uint64_t> longest_context(const KvRequest& r, const Accelerator& a) {
+  return attn::longest_context(r.model, a.bytes, r.batch, r.dtype, static_cast<std::uint64_t>(kv_limits::kMaxTokens));
+}
+
+// "73,242 tokens in 24 GB, 244,140 in 80 GB, 430,297 in 141 GB" at the request's batch and dtype.
+std::string longest_contexts_text(const KvRequest& r) {
+  const std::string limit = thousands(static_cast<std::uint64_t>(kv_limits::kMaxTokens));
+  if (std::ranges::none_of(kAccelerators, [&](const Accelerator& a) { return longest_context(r, a).has_value(); }))
+    return "every context up to " + limit + " tokens, in each of " + std::string(kAccelerators[0].label) + ", " +
+           kAccelerators[1].label + " and " + kAccelerators[2].label;
+  std::string s;
+  for (const Accelerator& a : kAccelerators) {
+    const std::optional<std::uint64_t> n = longest_context(r, a);
+    s += (s.empty() ? "" : ", ") + (n ? thousands(*n) : "over " + limit) +
+         (s.empty() ? " tokens" : "") + " in " + a.label;
+  }
+  return s;
+}
+
+json longest_contexts_json(const KvRequest& r) {
+  json out = json::array();
+  for (const Accelerator& a : kAccelerators) {
+    const std::optional<std::uint64_t> n = longest_context(r, a);
+    out.push_back({{"bytes", a.bytes}, {"tokens", n ? json(*n) : json(nullptr)}});
+  }
+  return out;
+}
+
 void line(std::ostream& out, const std::string& label, const std::string& value) {
   out << std::left << std::setw(31) << label << value << '\n';
 }
 
 void print_window_totals(std::ostream& out, const KvRequest& r, const KvCacheSize& s) {
-  const ModelShape& m = r.model;
   // Token-layer slots held: seq in each global layer, min(seq, window) in each local one.
   const std::string local_slots =
       count(s.local_layer_count, "layer", "layers") + " x " + count(s.local_tokens, "token", "tokens");
@@ -79,6 +107,11 @@ void print_window_totals(std::ostream& out, const KvRequest& r, const KvCacheSiz
   line(out, "Total with full attention:",
        bytes_text(s.total_bytes_full_attention) + " = " + thousands(s.bytes_per_token) + " bytes x " +
            count(r.seq, "token", "tokens") + " x batch " + thousands(r.batch));
+}
+
+// Why the two totals differ (or do not, yet).
+void print_window_note(std::ostream& out, const KvRequest& r, const KvCacheSize& s) {
+  const ModelShape& m = r.model;
   const std::string W = thousands(static_cast<std::uint64_t>(m.window));
   if (r.seq <= static_cast<std::uint64_t>(m.window)) {
     out << "  At " << count(r.seq, "token", "tokens") << " no sliding-window layer has filled its " << W
@@ -152,6 +185,8 @@ void print_kv(std::ostream& out, const KvRequest& r) {
   }
   if (!s.whole_bytes)
     out << "  int4 packs two numbers per byte; an odd count leaves half a byte, counted as a whole one.\n";
+  line(out, "Longest context that fits:", longest_contexts_text(r));
+  if (has_sliding_window(m)) print_window_note(out, r, s);
   if (const std::string n = notes(m); !n.empty()) out << '\n' << n;
 }
 
@@ -172,6 +207,7 @@ json kv_json(const KvRequest& r) {
       {"global_layer_count", s.global_layer_count},
       {"tokens_per_local_layer", s.local_tokens},
       {"whole_bytes", s.whole_bytes},
+      {"longest_context", longest_contexts_json(r)},
   };
 }
 

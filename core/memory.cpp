@@ -165,6 +165,25 @@ KvCacheSize kv_cache_size(const ModelShape& m, std::uint64_t seq, std::uint64_t 
   return s;
 }
 
+std::optional<std::uint64_t> longest_context(const ModelShape& m, std::uint64_t bytes, std::uint64_t batch, Dtype dtype,
+                                             std::uint64_t limit) {
+  const auto fits = [&](std::uint64_t seq) {
+    try {
+      return kv_cache_size(m, seq, batch, dtype).total_bytes <= bytes;
+    } catch (const OverflowError&) {
+      return false;
+    }
+  };
+  if (fits(limit)) return std::nullopt;
+  // The cache never shrinks as the context grows: bisect for the last context that fits (0 tokens always do).
+  std::uint64_t lo = 0, hi = limit;  // fits(lo), !fits(hi)
+  while (hi - lo > 1) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    (fits(mid) ? lo : hi) = mid;
+  }
+  return lo;
+}
+
 StoredFloats table1_stored_floats(const AttentionDims& a) {
   const std::string what = "the Table 1 stored-float count";
   StoredFloats f;

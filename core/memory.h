@@ -88,6 +88,18 @@ struct KvCacheSize {
 // bytes = elements × layers × seq × batch × bits / 8, counted in bits so int4 stays exact.
 KvCacheSize kv_cache_size(const ModelShape& m, std::uint64_t seq, std::uint64_t batch, Dtype dtype);
 
+// The memory of common accelerators (24 GB, 80 GB, 141 GB: decimal gigabytes, as accelerator memory is sold).
+struct Accelerator {
+  std::uint64_t bytes;
+  const char* label;
+};
+inline constexpr Accelerator kAccelerators[] = {{24'000'000'000, "24 GB"}, {80'000'000'000, "80 GB"}, {141'000'000'000, "141 GB"}};
+
+// The longest context whose cache (window-aware, kv_cache_size's total_bytes) fits in `bytes`; nullopt when
+// even `limit` tokens fit. A cache too large to count in 64 bits does not fit.
+std::optional<std::uint64_t> longest_context(const ModelShape& m, std::uint64_t bytes, std::uint64_t batch, Dtype dtype,
+                                             std::uint64_t limit);
+
 // Floats one attention layer stores: the cache for `tokens` keys and values, and its weights.
 struct StoredFloats {
   std::uint64_t cache = 0;

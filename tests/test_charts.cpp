@@ -192,29 +192,12 @@ TEST_CASE("nice axes widen data to tick values") {
   CHECK(nice_axis(0, 1e6, AxisScale::Log10, AxisUnit::Plain, "").lo == 1e3);  // no log of 0: 3 decades down
 }
 
-TEST_CASE("crossings: Llama 3 70B's GQA cache fills an 80 GB GPU at 244,140.625 tokens") {
-  const std::vector<double> x = powers_of_two_to_1m();
-  std::vector<double> y;
-  for (double t : x) y.push_back(327680.0 * t);
-  // Between 128k and 256k tokens; straight in log-log space, so y = c·x is exact: 80e9 / 327680.
-  const std::optional<double> at = crossing_x(x, y, 80e9, AxisScale::Log10, AxisScale::Log10);
-  REQUIRE(at.has_value());
-  CHECK(*at == doctest::Approx(244140.625).epsilon(1e-6));
-  CHECK(std::abs(*at - 244140.625) / 244140.625 < 1e-6);
-  CHECK_FALSE(crossing_x(x, y, 1e20, AxisScale::Log10, AxisScale::Log10).has_value());
-  CHECK(*crossing_x(x, y, 327680.0 * 1024, AxisScale::Log10, AxisScale::Log10) == 1024);  // on a sample: exactly it
-  CHECK_FALSE(crossing_x(x, y, 1, AxisScale::Log10, AxisScale::Log10).has_value());  // starts above and only rises
-}
-
-TEST_CASE("crossings and interpolation in linear space, and breaks at values a log axis cannot show") {
+TEST_CASE("interpolation in linear and log space, and breaks at values a log axis cannot show") {
   const std::vector<double> x{0, 10, 20}, y{0, 100, 50};
-  CHECK(*crossing_x(x, y, 25, AxisScale::Linear, AxisScale::Linear) == 2.5);
-  CHECK(*crossing_x(x, y, 100, AxisScale::Linear, AxisScale::Linear) == 10);
   CHECK(*interpolate_y(x, y, 15, AxisScale::Linear, AxisScale::Linear) == 75);
   CHECK_FALSE(interpolate_y(x, y, 25, AxisScale::Linear, AxisScale::Linear).has_value());
   // y = 0 cannot sit on a log axis: the segment from it does not count.
-  CHECK_FALSE(crossing_x(x, y, 25, AxisScale::Linear, AxisScale::Log10).has_value());
-  CHECK(*crossing_x(x, y, 75, AxisScale::Linear, AxisScale::Log10) > 10);  // on the way down from 100 to 50
+  CHECK_FALSE(interpolate_y(x, y, 5, AxisScale::Linear, AxisScale::Log10).has_value());
   const std::vector<double> t = powers_of_two_to_1m();
   std::vector<double> kv;
   for (double v : t) kv.push_back(327680.0 * v);

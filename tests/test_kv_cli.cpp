@@ -61,6 +61,7 @@ TEST_CASE("kv --preset llama-3-70b: 327,680 bytes per token, 10 GiB at 32,768 to
         "Elements per token per layer:  2,048 = 2 (key and value) x 8 KV heads x 128 head_dim\n"
         "Bytes per token (80 layers):   327,680 bytes (320.00 KiB) = 2,048 x 80 layers x 2 bytes\n"
         "Total KV cache:                10,737,418,240 bytes (10.00 GiB) = 327,680 bytes x 32,768 tokens x batch 1\n"
+        "Longest context that fits:     73,242 tokens in 24 GB, 244,140 in 80 GB, 430,297 in 141 GB\n"
         "\n"
         "  Only the 8 KV heads are cached; the 64 query heads add nothing to the cache.\n");
 }
@@ -81,6 +82,7 @@ TEST_CASE("kv --preset gemma-3-27b: the window-aware total beside the full-atten
         "Total KV cache, window-aware:  3,120,562,176 bytes (2.91 GiB)\n"
         "                               = 4,096 x 2 bytes x (10 layers x 32,768 + 52 layers x 1,024 tokens) x batch 1\n"
         "Total with full attention:     16,642,998,272 bytes (15.50 GiB) = 507,904 bytes x 32,768 tokens x batch 1\n"
+        "Longest context that fits:     287,643 tokens in 24 GB, 971,237 in 80 GB, 1,715,866 in 141 GB\n"
         "  The 52 sliding-window layers keep only the last 1,024 tokens; the 10 global layers keep all 32,768,\n"
         "  so the real cache is 18.75% of the full-attention figure.\n"
         "\n"

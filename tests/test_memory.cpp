@@ -141,6 +141,28 @@ TEST_CASE("Gemma 3 27B window-aware total at 32,768 tokens, by hand") {
   CHECK(s.local_tokens == 1024);
 }
 
+TEST_CASE("the longest context an accelerator holds, by hand") {
+  // Llama 3 70B, bf16: 327,680 bytes per token. 24e9 / 327,680 = 73,242.19; 80e9 / 327,680 = 244,140.63;
+  // 141e9 / 327,680 = 430,297.85.
+  const ModelShape llama = preset("llama-3-70b");
+  CHECK(longest_context(llama, 24'000'000'000, 1, Dtype::BF16, 1u << 30) == 73242u);
+  CHECK(longest_context(llama, 80'000'000'000, 1, Dtype::BF16, 1u << 30) == 244140u);
+  CHECK(longest_context(llama, 141'000'000'000, 1, Dtype::BF16, 1u << 30) == 430297u);
+  CHECK(longest_context(llama, 80'000'000'000, 2, Dtype::BF16, 1u << 30) == 122070u);  // batch 2: half
+  // Exactly 80e9 bytes is 244,140.625 tokens: 244,140 fit, 244,141 do not.
+  CHECK(kv_cache_size(llama, 244140, 1, Dtype::BF16).total_bytes <= 80'000'000'000u);
+  CHECK(kv_cache_size(llama, 244141, 1, Dtype::BF16).total_bytes > 80'000'000'000u);
+  // Gemma 3 27B past its window: 8,192 x (10 x seq + 52 x 1,024) bytes = 81,920 seq + 436,207,616.
+  // (24e9 - 436,207,616) / 81,920 = 287,643.95; (80e9 - ...) / 81,920 = 971,237.70.
+  const ModelShape gemma = preset("gemma-3-27b");
+  CHECK(longest_context(gemma, 24'000'000'000, 1, Dtype::BF16, 1u << 30) == 287643u);
+  CHECK(longest_context(gemma, 80'000'000'000, 1, Dtype::BF16, 1u << 30) == 971237u);
+  // Everything up to the limit fits: no longest context below it.
+  CHECK_FALSE(longest_context(llama, 80'000'000'000, 1, Dtype::BF16, 1024).has_value());
+  // A cache too large to count does not fit: a batch of 2^40 sequences holds no token in 24 GB.
+  CHECK(longest_context(llama, 24'000'000'000, std::uint64_t{1} << 40, Dtype::BF16, 1u << 30) == 0u);
+}
+
 TEST_CASE("Mistral 7B: a 4,096-token rolling buffer on every layer") {
   // 2 x 8 x 128 = 2,048 numbers x 32 layers x 2 bytes = 131,072 bytes per token.
   // Full attention at 32,768 tokens: 131,072 x 32,768 = 4,294,967,296 (4 GiB).

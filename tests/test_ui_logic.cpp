@@ -120,6 +120,14 @@ TEST_CASE("a matrix's cells share its decimals: an integer among thousandths kee
   Matrix hidden(1, 3);
   hidden << 0, 1, 1;
   CHECK(matrix_decimals(m, &hidden) == 1);  // hidden cells do not count
+  m << 10.5664, -0.684, 9.999;
+  CHECK(matrix_decimals(m) == 2);  // four significant digits: 10.57
+  m << 123.456, 0.5, 0.25;
+  CHECK(matrix_decimals(m) == 1);
+  m << -2048.5, 0.5, 0.25;
+  CHECK(matrix_decimals(m) == 0);
+  m << 9.9994, 0.001, -std::numeric_limits<double>::infinity();
+  CHECK(matrix_decimals(m) == 3);  // -inf (a masked score) is not a magnitude
 }
 
 TEST_CASE("cell values: as many decimals as fit, -inf for hidden scores, scientific when nothing else fits") {

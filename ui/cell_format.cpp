@@ -55,9 +55,16 @@ int needed_decimals(double x) {
 
 int matrix_decimals(const Matrix& m, const Matrix* visible) {
   int wanted = 0;
-  for (Eigen::Index i = 0; i < m.size() && wanted < kMatrixDecimals; ++i)
-    if (!visible || visible->data()[i] != 0.0) wanted = std::max(wanted, needed_decimals(m.data()[i]));
-  return std::min(wanted, kMatrixDecimals);
+  double largest = 0.0;
+  for (Eigen::Index i = 0; i < m.size(); ++i) {
+    if (visible && visible->data()[i] == 0.0) continue;
+    const double x = m.data()[i];
+    if (std::isfinite(x)) largest = std::max(largest, std::abs(x));
+    if (wanted < kMatrixDecimals) wanted = std::max(wanted, needed_decimals(x));
+  }
+  // Four significant digits at most: 18.908 as 18.91, so scores in the tens keep a readable cell.
+  const int whole_digits = largest >= 1.0 ? static_cast<int>(std::floor(std::log10(largest))) + 1 : 1;
+  return std::clamp(std::min(wanted, kMatrixDecimals), 0, std::max(0, kSignificantDigits - whole_digits));
 }
 
 std::string format_fixed(double x, int decimals) {

@@ -15,8 +15,10 @@ std::string format_cell(double x, int max_chars);
 // Decimals x needs to be written exactly (0.9 -> 1, 0.25 -> 2), 0 for integers, 4 at most.
 int needed_decimals(double x);
 // Decimals a matrix is shown with, in every step: what its (visible) values need, at most 3, the same as the
-// explanations quote (short_number), so a cell and the sentence about it agree.
+// explanations quote (short_number), so a cell and the sentence about it agree; and no more than give its
+// largest value 4 significant digits (18.91, 123.5).
 inline constexpr int kMatrixDecimals = 3;
+inline constexpr int kSignificantDigits = 4;
 int matrix_decimals(const Matrix& m, const Matrix* visible = nullptr);
 
 // x with exactly `decimals` decimals (1 as "1.000" among thousandths), 0 as "0"; -inf, inf, nan as words;

@@ -412,29 +412,6 @@ Axis nice_axis(double lo, double hi, AxisScale scale, AxisUnit unit, std::string
   return a;
 }
 
-std::optional<double> crossing_x(std::span<const double> xs, std::span<const double> ys, double y_level, AxisScale x_scale,
-                                 AxisScale y_scale) {
-  const std::optional<double> level = to_axis(y_level, y_scale);
-  if (!level) return std::nullopt;
-  const std::size_t n = std::min(xs.size(), ys.size());
-  std::optional<double> px, py;  // the previous point in axis space, unset after a break
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::optional<double> x = to_axis(xs[i], x_scale), y = to_axis(ys[i], y_scale);
-    if (!x || !y) {
-      px = py = std::nullopt;
-      continue;
-    }
-    if (*y == *level) return xs[i];
-    if (py && (*py - *level) * (*y - *level) < 0) {
-      const double t = (*level - *py) / (*y - *py);
-      return from_axis(*px + t * (*x - *px), x_scale);
-    }
-    px = x;
-    py = y;
-  }
-  return std::nullopt;
-}
-
 std::optional<double> interpolate_y(std::span<const double> xs, std::span<const double> ys, double x, AxisScale x_scale,
                                     AxisScale y_scale) {
   const std::size_t n = std::min(xs.size(), ys.size());

@@ -68,13 +68,9 @@ std::vector<Tick> axis_ticks(const Axis& a, int max_major);
 // over a non-positive lo starts 3 decades below hi.
 Axis nice_axis(double lo, double hi, AxisScale scale, AxisUnit unit, std::string title);
 
-// The first x at which the series (xs ascending, straight between samples in axis space, i.e. in
-// log-log space for two log axes, where y = c·x is exact) reaches y_level; nullopt if it never does.
-// Points a log axis cannot show (<= 0) break the series.
-std::optional<double> crossing_x(std::span<const double> xs, std::span<const double> ys, double y_level, AxisScale x_scale,
-                                 AxisScale y_scale);
-
-// The series' y at x, interpolated the same way; nullopt outside the sampled x range or in a break.
+// The series' y at x (xs ascending), straight between samples in axis space (in log-log space for two log
+// axes, where y = c·x is exact); nullopt outside the sampled x range or in a break (a point a log axis cannot
+// show, <= 0); nullopt outside the sampled x range or in a break.
 std::optional<double> interpolate_y(std::span<const double> xs, std::span<const double> ys, double x, AxisScale x_scale,
                                     AxisScale y_scale);
 

@@ -1,6 +1,5 @@
 #include "ui/line_chart.h"
 
-#include "ui/layout_check_frame.h"
 
 #include "ui/picture_export.h"
 
@@ -127,24 +126,6 @@ Box draw_legend(ImDrawList* dl, std::span<const Series> series, ImVec2 at, const
   return box_of(at, end);
 }
 
-struct Crossing {
-  ImVec2 at;
-  std::string label;
-  ImU32 colour;
-};
-
-std::vector<Crossing> crossings(std::span<const Series> series, std::span<const ReferenceLine> refs, const Plot& p) {
-  std::vector<Crossing> out;
-  for (const ReferenceLine& r : refs) {
-    if (!p.holds_y(r.y)) continue;
-    for (const Series& s : series) {
-      const std::optional<double> x = crossing_x(s.x, s.y, r.y, p.x->scale, p.y->scale);
-      if (x && p.holds_x(*x)) out.push_back({{p.px(*x), p.py(r.y)}, format_unit(*x, p.x->unit), s.colour});
-    }
-  }
-  return out;
-}
-
 // Places around a dot, nearest first and the clear side of a rising line first (above-left, below-right),
 // then one, two and three label heights further out, with a leader back to the dot.
 std::vector<LabelSpot> label_spots(ImVec2 at, ImVec2 size) {
@@ -166,46 +147,64 @@ std::vector<LabelSpot> label_spots(ImVec2 at, ImVec2 size) {
   return spots;
 }
 
-// Crossing labels clear of the legend, the dots, each other and (where possible) the reference lines;
-// the ones that find no room are left out (the tooltip still gives every value), and the layout check
-// lists them.
-void draw_crossings(ImDrawList* dl, const std::vector<Crossing>& xs, std::span<const ReferenceLine> refs, const Plot& p,
-                    const std::optional<Box>& legend, const Palette& c) {
+// Where the label box is from a point: 0 inside it.
+float distance(const Box& b, ImVec2 at) {
+  return std::hypot(std::max({b.x0 - at.x, 0.0f, at.x - b.x1}), std::max({b.y0 - at.y, 0.0f, at.y - b.y1}));
+}
+
+// A label reads as its dot's only if no other dot is as near it: "9,155" right beside another dot names that one.
+std::vector<LabelSpot> unambiguous(std::vector<LabelSpot> spots, const std::vector<ImVec2>& dots, std::size_t own) {
+  std::erase_if(spots, [&](const LabelSpot& s) {
+    const float mine = distance(s.label, dots[own]);
+    for (std::size_t j = 0; j < dots.size(); ++j)
+      if (j != own && distance(s.label, dots[j]) < mine + kMarkerRadius + 4) return true;
+    return false;
+  });
+  return spots;
+}
+
+// Mark labels clear of the legend, the dots, each other and (where possible) the reference lines; one that
+// finds no clear room is left out (the caller lists every value beside the chart, and the tooltip has it).
+void draw_marks(ImDrawList* dl, std::span<const ChartMark> marks, std::span<const ReferenceLine> refs, const Plot& p,
+                const std::optional<Box>& legend, const Palette& c) {
   const float pad = 3.0f;
+  std::vector<ImVec2> dots;
+  std::vector<const ChartMark*> shown;
+  for (const ChartMark& m : marks)
+    if (p.holds_x(m.x) && p.holds_y(m.y)) {
+      dots.push_back({p.px(m.x), p.py(m.y)});
+      shown.push_back(&m);
+    }
   std::vector<Box> fixed;
   if (legend) fixed.push_back(*legend);
-  for (const Crossing& x : xs)
-    fixed.push_back({x.at.x - kMarkerRadius, x.at.y - kMarkerRadius, x.at.x + kMarkerRadius, x.at.y + kMarkerRadius});
+  for (const ImVec2& d : dots) fixed.push_back({d.x - kMarkerRadius, d.y - kMarkerRadius, d.x + kMarkerRadius, d.y + kMarkerRadius});
   std::vector<Box> lines;
   for (const ReferenceLine& r : refs)
     if (p.holds_y(r.y)) lines.push_back({p.min.x, p.py(r.y) - 1, p.max.x, p.py(r.y) + 1});
   std::vector<std::vector<LabelSpot>> spots;
-  for (const Crossing& x : xs) {
-    const ImVec2 t = ImGui::CalcTextSize(x.label.c_str());
-    spots.push_back(label_spots(x.at, {t.x + 2 * pad, t.y}));
+  for (std::size_t i = 0; i < shown.size(); ++i) {
+    const ImVec2 t = ImGui::CalcTextSize(shown[i]->label.c_str());
+    spots.push_back(unambiguous(label_spots(dots[i], {t.x + 2 * pad, t.y}), dots, i));
   }
   // A label may cover a reference line if it must (its backdrop keeps it readable), never other text.
   const std::vector<int> chosen = place_labels_best(spots, fixed, lines, box_of(p.min, p.max), 1.0f);
 
   // Leaders under the dots, dots under the labels.
-  for (std::size_t i = 0; i < xs.size(); ++i)
+  for (std::size_t i = 0; i < shown.size(); ++i)
     if (chosen[i] >= 0 && spots[i][static_cast<std::size_t>(chosen[i])].leader) {
       const Box& b = spots[i][static_cast<std::size_t>(chosen[i])].label;
-      const ImVec2 near{std::clamp(xs[i].at.x, b.x0, b.x1), std::clamp(xs[i].at.y, b.y0, b.y1)};
-      dl->AddLine(xs[i].at, near, (xs[i].colour & ~IM_COL32_A_MASK) | IM_COL32(0, 0, 0, 170), 1.0f);
+      const ImVec2 near{std::clamp(dots[i].x, b.x0, b.x1), std::clamp(dots[i].y, b.y0, b.y1)};
+      dl->AddLine(dots[i], near, (shown[i]->colour & ~IM_COL32_A_MASK) | IM_COL32(0, 0, 0, 170), 1.0f);
     }
-  for (const Crossing& x : xs) {
-    dl->AddCircleFilled(x.at, kMarkerRadius + 1.5f, c.panel | IM_COL32_A_MASK);
-    dl->AddCircleFilled(x.at, kMarkerRadius, x.colour);
+  for (std::size_t i = 0; i < shown.size(); ++i) {
+    dl->AddCircleFilled(dots[i], kMarkerRadius + 1.5f, c.panel | IM_COL32_A_MASK);
+    dl->AddCircleFilled(dots[i], kMarkerRadius, shown[i]->colour);
   }
-  for (std::size_t i = 0; i < xs.size(); ++i) {
-    if (chosen[i] < 0) {  // no room beside its dot: the number is missing, and the layout check says so
-      ReportHere("a crossing dot without its number (" + xs[i].label + ")");
-      continue;
-    }
+  for (std::size_t i = 0; i < shown.size(); ++i) {
+    if (chosen[i] < 0) continue;
     const Box& b = spots[i][static_cast<std::size_t>(chosen[i])].label;
     dl->AddRectFilled({b.x0, b.y0}, {b.x1, b.y1}, c.panel, 3.0f);
-    dl->AddText({b.x0 + pad, b.y0}, xs[i].colour, xs[i].label.c_str());
+    dl->AddText({b.x0 + pad, b.y0}, shown[i]->colour, shown[i]->label.c_str());
   }
 }
 
@@ -363,7 +362,7 @@ void LineChart(const char* id, std::span<const Series> series, const LineChartOp
   std::optional<Box> legend;
   if (!(opts.flags & LineChartFlags_NoLegend) && !series.empty())
     legend = draw_legend(dl, series, {p.min.x + kPad, p.min.y + kPad}, c);
-  if (!(opts.flags & LineChartFlags_NoCrossings)) draw_crossings(dl, crossings(series, opts.references, p), opts.references, p, legend, c);
+  draw_marks(dl, opts.marks, opts.references, p, legend, c);
 
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   if (hovered && mouse.x >= p.min.x && mouse.x <= p.max.x && mouse.y >= p.min.y && mouse.y <= p.max.y)

@@ -1,8 +1,8 @@
 #pragma once
 // ui::LineChart: series against one x and one y axis (linear or log, each with a unit), horizontal
 // reference lines such as a GPU's memory, and where each series crosses them. In the manner of
-// ImPlot's PlotLine: one call per frame, options in a small struct. Ticks, number formats, crossings
-// and label placement come from ui/chart_axes.h; this file measures text and draws.
+// ImPlot's PlotLine: one call per frame, options in a small struct. Ticks, number formats and label
+// placement come from ui/chart_axes.h; this file measures text and draws.
 #include <span>
 #include <string>
 #include <vector>
@@ -28,14 +28,24 @@ struct ReferenceLine {
 enum LineChartFlags_ {
   LineChartFlags_None = 0,
   LineChartFlags_NoLegend = 1 << 0,     // no box naming the series (a single series, or named elsewhere)
-  LineChartFlags_NoCrossings = 1 << 1,  // no dots and x labels where series meet reference lines
-  LineChartFlags_NoHover = 1 << 2,      // no cursor line and tooltip (thumbnails, captures)
+  LineChartFlags_NoHover = 1 << 1,      // no cursor line and tooltip (thumbnails, captures)
 };
 using LineChartFlags = int;
+
+// A dot at (x, y) with its label beside it, such as where a series meets a reference line (the caller
+// computes the exact point: a chart only knows its samples).
+struct ChartMark {
+  double x, y;
+  std::string label;
+  ImU32 colour;
+};
 
 struct LineChartOptions {
   Axis x, y;                                   // ranges as given: see nice_axis to widen data ranges
   std::span<const ReferenceLine> references;   // horizontal lines, labelled right of the plot
+  // Labelled only where the label has clear room, nearer its own dot than any other: the caller lists every
+  // value beside the chart too (the memory view's table).
+  std::span<const ChartMark> marks;
   ImVec2 size = {0, 0};                        // 0: the available width; height available, or 0.6 x width
   LineChartFlags flags = LineChartFlags_None;
   std::string title;                           // drawn in title_font() above the plot

@@ -2,9 +2,12 @@
 // or per model), where it passes the memory of common accelerators, every model at one context, and the
 // floats one layer stores (Tables 1 and 2 of the paper).
 #include <algorithm>
+#include <array>
+#include <iterator>
 #include <cmath>
 
 #include "core/kv_compare.h"
+#include "core/memory.h"
 #include "ui/bar_chart.h"
 #include "ui/line_chart.h"
 #include "ui/panels.h"
@@ -16,7 +19,18 @@ namespace attn::ui {
 namespace {
 
 constexpr int kMaxExponent = 20;  // contexts 1 .. 1,048,576 tokens
-const ReferenceLine kAccelerators[] = {{24e9, "24 GB"}, {80e9, "80 GB"}, {141e9, "141 GB"}};
+
+std::vector<ReferenceLine> accelerator_lines() {
+  std::vector<ReferenceLine> lines;
+  for (const Accelerator& a : kAccelerators) lines.push_back({static_cast<double>(a.bytes), a.label});
+  return lines;
+}
+
+// One line of the chart and the shape it is drawn for.
+struct CacheLine {
+  Series series;
+  ModelShape shape;
+};
 
 // Total bytes at contexts 1, 2, 4, ... 2^20 (window-aware, as the model really caches).
 Series cache_series(const ModelShape& m, const ModelViewSettings& s, std::string name, ImU32 colour) {
@@ -37,18 +51,18 @@ ImU32 preset_colour(std::size_t i) {
   return kColours[i % (sizeof kColours / sizeof kColours[0])];
 }
 
-std::vector<Series> chart_series(const AppState& state, const ModelShape& m) {
-  std::vector<Series> series;
+std::vector<CacheLine> chart_lines(const AppState& state, const ModelShape& m) {
+  std::vector<CacheLine> lines;
   if (state.models.lines_per_preset) {
     // Models with the same cache at every context (llama-3-70b and qwen2.5-72b) share one line, named for both:
     // one drawn over the other would hide it.
     for (std::size_t i = 0; i < state.presets.size(); ++i) {
       Series line = cache_series(state.presets[i], state.models, state.presets[i].name, preset_colour(i));
-      const auto same = std::find_if(series.begin(), series.end(), [&](const Series& s) { return s.y == line.y; });
-      if (same != series.end()) same->name += " = " + line.name;
-      else series.push_back(std::move(line));
+      const auto same = std::find_if(lines.begin(), lines.end(), [&](const CacheLine& l) { return l.series.y == line.y; });
+      if (same != lines.end()) same->series.name += " = " + line.name;
+      else lines.push_back({std::move(line), state.presets[i]});
     }
-    return series;
+    return lines;
   }
   static const char* const kNames[] = {"MHA", "GQA", "MQA", "MLA"};
   const auto forms = variant_forms(m);
@@ -58,9 +72,57 @@ std::vector<Series> chart_series(const AppState& state, const ModelShape& m) {
     std::string name = kNames[i];
     if (i == 1) name += " (G=" + std::to_string(f.shape->kv_heads) + ")";
     if (f.variant == m.variant) name += " \u2190 " + m.name;
-    series.push_back(cache_series(*f.shape, state.models, name, variant_colour(i)));
+    lines.push_back({cache_series(*f.shape, state.models, name, variant_colour(i)), *f.shape});
   }
-  return series;
+  return lines;
+}
+
+// The longest context each line's cache fits in each accelerator, exactly (nullopt: more than kv accepts).
+using Fits = std::vector<std::array<std::optional<std::uint64_t>, std::size(kAccelerators)>>;
+Fits longest_contexts(const std::vector<CacheLine>& lines, const ModelViewSettings& s) {
+  Fits fits(lines.size());
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    for (std::size_t a = 0; a < std::size(kAccelerators); ++a)
+      fits[i][a] = longest_context(lines[i].shape, kAccelerators[a].bytes, static_cast<std::uint64_t>(s.batch), s.dtype,
+                                   static_cast<std::uint64_t>(kv_limits::kMaxTokens));
+  return fits;
+}
+
+// A dot where each line meets each accelerator's memory.
+std::vector<ChartMark> fit_marks(const std::vector<CacheLine>& lines, const Fits& fits) {
+  std::vector<ChartMark> marks;
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    for (std::size_t a = 0; a < std::size(kAccelerators); ++a)
+      if (const auto n = fits[i][a]; n && *n > 0)
+        marks.push_back({static_cast<double>(*n), static_cast<double>(kAccelerators[a].bytes),
+                         format_exact(static_cast<double>(*n), AxisUnit::Plain), lines[i].series.colour});
+  return marks;
+}
+
+// Every dot's number, including those a crowded chart could not label and those past its right edge.
+void fits_table(const std::vector<CacheLine>& lines, const Fits& fits, float width) {
+  if (!ImGui::BeginTable("fits", 1 + static_cast<int>(std::size(kAccelerators)),
+                         ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit, {width, 0}))
+    return;
+  ImGui::TableSetupColumn("longest context (tokens)");
+  for (const Accelerator& a : kAccelerators) ImGui::TableSetupColumn(a.label);
+  ImGui::TableHeadersRow();
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    ImGui::TableNextRow();
+    ImGui::TableSetColumnIndex(0);
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(lines[i].series.colour), "%s", lines[i].series.name.c_str());
+    for (std::size_t a = 0; a < std::size(kAccelerators); ++a) {
+      ImGui::TableSetColumnIndex(static_cast<int>(a) + 1);
+      const auto n = fits[i][a];
+      ImGui::TextUnformatted(n ? format_exact(static_cast<double>(*n), AxisUnit::Plain).c_str()
+                               : ("over " + format_exact(static_cast<double>(kv_limits::kMaxTokens), AxisUnit::Plain)).c_str());
+    }
+  }
+  ImGui::EndTable();
+}
+
+float fits_table_height(std::size_t rows) {
+  return (ImGui::GetTextLineHeight() + 2 * ImGui::GetStyle().CellPadding.y) * (1.0f + static_cast<float>(rows));
 }
 
 // The caption names the variant the model really uses: Table 1 covers MHA and its GQA and MQA forms.
@@ -132,7 +194,12 @@ void MemoryPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   ImGui::SameLine();
   if (ImGui::RadioButton("every model as built", state.models.lines_per_preset)) state.models.lines_per_preset = true;
 
-  const std::vector<Series> series = chart_series(state, *m);
+  const std::vector<CacheLine> lines = chart_lines(state, *m);
+  std::vector<Series> series;
+  for (const CacheLine& l : lines) series.push_back(l.series);
+  const Fits fits = longest_contexts(lines, state.models);
+  const std::vector<ChartMark> marks = fit_marks(lines, fits);
+  const std::vector<ReferenceLine> references = accelerator_lines();
   auto [lo, hi] = positive_extent(series);
   hi = std::max(hi, 141e9);
   // Side by side where the table and the bars have room beside the chart; else one under the other, scrolling.
@@ -143,10 +210,14 @@ void MemoryPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   o.title = "KV cache, " + std::string(to_string(state.models.dtype)) + ", batch " + std::to_string(state.models.batch);
   o.x = {1, std::ldexp(1.0, kMaxExponent), AxisScale::Log10, AxisUnit::Tokens, "context length (tokens)"};
   o.y = nice_axis(lo, hi, AxisScale::Log10, AxisUnit::DecimalBytes, "cache size (GB = 10\u2079 bytes)");
-  o.references = kAccelerators;
-  o.size = {chart_w, side_by_side ? avail_h - 4 : std::max(24.0f * ImGui::GetFontSize(), avail_h - 6)};  // stacked: the chart fills the view, the rest scrolls
+  o.references = references;
+  o.marks = marks;
+  // The chart and its table fill the view (stacked, the rest scrolls below them); the chart keeps a readable height.
+  const float table_h = fits_table_height(lines.size()) + ImGui::GetStyle().ItemSpacing.y;
+  o.size = {chart_w, std::max(14.0f * ImGui::GetFontSize(), avail_h - 6 - table_h)};
   ImGui::BeginGroup();
   LineChart("cache", series, o);
+  fits_table(lines, fits, chart_w);
   ImGui::EndGroup();
   if (side_by_side) ImGui::SameLine(0, 16);
   ImGui::BeginGroup();
@@ -162,7 +233,7 @@ void MemoryPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   b.title = "Every model at " + format_unit(static_cast<double>(state.models.context), AxisUnit::Tokens) + " tokens";
   b.unit = AxisUnit::DecimalBytes;
   b.scale = AxisScale::Log10;  // sizes span orders of magnitude; on a linear axis the small ones vanish
-  b.references = kAccelerators;
+  b.references = references;
   const float bars_h = (static_cast<float>(bars.size()) + 4.5f) * ImGui::GetTextLineHeightWithSpacing();
   b.size = {side_by_side ? avail_w - chart_w - 16 : avail_w, side_by_side ? std::max(avail_h * 0.55f, bars_h) : bars_h};
   BarChart("models", bars, b);
