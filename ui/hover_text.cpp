@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "ui/cell_format.h"
 #include "ui/glyphs.h"
 
 namespace attn::ui {
@@ -299,7 +300,9 @@ std::string explain_row_summary(const Trace& t, int head, int row) {
                               ") = " + short_number(std::log(static_cast<double>(n)));
   if (t.attention.kernel == Kernel::Linear)
     return "Z = " + z + ", the sum of the visible scores (each weight is a score divided by Z), " + entropy;
-  return "Z = " + z + " (after subtracting the largest score " + short_number(h.row_max(row)) + "), " + entropy;
+  // The largest score as its cell shows it, at the matrix's decimals.
+  const std::string largest = format_fixed(h.row_max(row), matrix_decimals(h.masked));
+  return "Z = " + z + " (after subtracting the largest score " + largest + "), " + entropy;
 }
 
 }  // namespace attn::ui
