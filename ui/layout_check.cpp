@@ -1,7 +1,10 @@
 #include "ui/layout_check.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <map>
+#include <regex>
 #include <set>
 #include <utility>
 
@@ -12,6 +15,10 @@ bool g_on = false;
 std::vector<std::string>& reports() {
   static std::vector<std::string> r;
   return r;
+}
+std::string& lesson_text() {
+  static std::string text;
+  return text;
 }
 std::vector<std::pair<int, int>>& outlined() {
   static std::vector<std::pair<int, int>> cells;
@@ -106,6 +113,43 @@ void NoteOutlinedCell(int row, int col) {
   if (g_on) outlined().emplace_back(row, col);
 }
 std::vector<std::pair<int, int>> TakeOutlinedCells() { return std::exchange(outlined(), {}); }
+
+void NoteLessonText(std::string text) {
+  if (g_on) lesson_text() = std::move(text);
+}
+std::string TakeLessonText() { return std::exchange(lesson_text(), {}); }
+
+std::vector<std::string> quoted_decimals(const std::string& text) {
+  static const std::regex number("(\u2212|-)?[0-9]+\\.[0-9]+");
+  static const std::string minus = "\u2212", approx = "\u2248";
+  std::vector<std::string> out;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), number); it != std::sregex_iterator(); ++it) {
+    const std::size_t at = static_cast<std::size_t>(it->position());
+    const std::string before = text.substr(at >= 4 ? at - 4 : 0, at >= 4 ? 4 : at);
+    if ((at > 0 && (std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_')) ||
+        before.find(approx) != std::string::npos)
+      continue;
+    std::string quoted = it->str();
+    if (quoted.starts_with(minus)) quoted = "-" + quoted.substr(minus.size());
+    out.push_back(std::move(quoted));
+  }
+  return out;
+}
+
+std::vector<std::string> quotes_off_screen(const std::vector<DrawnText>& windows, const std::string& lesson_text) {
+  // Numbers drawn in full anywhere, the lesson's own text included: a quote is on screen when the frame shows
+  // it more often than the text says it.
+  std::map<std::string, int> drawn, quoted;
+  for (const DrawnText& w : windows)
+    for (const Run& r : runs_of(w))
+      if (!r.cut_x && !r.cut_y)
+        for (const std::string& n : quoted_decimals(r.text)) ++drawn[n];
+  for (const std::string& n : quoted_decimals(lesson_text)) ++quoted[n];
+  std::vector<std::string> found;
+  for (const auto& [n, times] : quoted)
+    if (drawn[n] <= times) found.push_back("Lesson: the text quotes " + n + ", not on screen");
+  return found;
+}
 
 std::vector<std::string> text_problems(const std::vector<DrawnText>& windows) {
   std::set<std::string> found;  // sorted, each once

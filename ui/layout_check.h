@@ -21,6 +21,13 @@ std::vector<std::string> TakeLayoutReports();
 void NoteOutlinedCell(int row, int col);
 std::vector<std::pair<int, int>> TakeOutlinedCells();
 
+// The decimals a lesson's text quotes ("0.748"; "−1.077" as "-1.077"), in order: not one right after a letter or
+// '_' (the column h0.1) or after "≈" (e ≈ 2.7), which name or approximate rather than quote a cell.
+std::vector<std::string> quoted_decimals(const std::string& text);
+// The lesson text on screen, noted by the lesson panel while the check is on; emptied by Take.
+void NoteLessonText(std::string text);
+std::string TakeLessonText();
+
 struct TextRect {
   float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
 };
@@ -44,5 +51,9 @@ struct DrawnText {
 // Runs of glyphs (a label, a line of a paragraph) cut off by their clip rectangle, and runs of one window
 // drawn over other runs of it, each as a sentence naming the window and the text.
 std::vector<std::string> text_problems(const std::vector<DrawnText>& windows);
+
+// Each decimal the lesson text quotes that the frame does not show in full besides the text itself (a number
+// scrolled out of view or drawn at other decimals): "Lesson: the text quotes 0.748, not on screen".
+std::vector<std::string> quotes_off_screen(const std::vector<DrawnText>& windows, const std::string& lesson_text);
 
 }  // namespace attn::ui

@@ -117,8 +117,11 @@ std::vector<std::string> LayoutProblemsOfFrame() {
   std::vector<std::string> all = TakeLayoutReports();
   overflow_problems(all);
   if (const ImDrawData* data = ImGui::GetDrawData()) {
-    const std::vector<std::string> text = text_problems(DrawnTextOf(*data));
+    const std::vector<DrawnText> drawn = DrawnTextOf(*data);
+    const std::vector<std::string> text = text_problems(drawn);
     all.insert(all.end(), text.begin(), text.end());
+    const std::vector<std::string> quotes = quotes_off_screen(drawn, TakeLessonText());
+    all.insert(all.end(), quotes.begin(), quotes.end());
   }
   std::sort(all.begin(), all.end());
   all.erase(std::unique(all.begin(), all.end()), all.end());

@@ -9,6 +9,7 @@
 #include "ui/hover_text.h"
 #include "ui/layout_check_frame.h"
 #include "ui/lesson_nav.h"
+#include "ui/layout_check.h"
 #include "ui/panels.h"
 #include "ui/text.h"
 #include "ui/theme.h"
@@ -160,6 +161,7 @@ void LessonPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   const LessonPage& p = l.pages[static_cast<std::size_t>(state.lesson_page)];
   const Header hd = header(state, p, size.x - 2 * ImGui::GetStyle().WindowPadding.x - ImGui::GetStyle().ScrollbarSize);
   BeginPanel((hd.bar + "###Lesson").c_str(), pos, size);
+  NoteLessonText(p.text);  // the layout check looks for every number it quotes
   if (hd.lesson_line) TextDisabledWrapped(l.title);  // the title bar already says "Lesson N"
   ImGui::PushFont(title_font());
   if (hd.nav_beside) {
