@@ -146,6 +146,7 @@ class AppState {
   std::vector<std::pair<int, int>> outlined;
   Step outlined_step = Step::Inputs;
   bool scroll_to_outlined = false;  // a page just opened: its first outlined cell is scrolled into view once
+  int scroll_to_decode_section = 0;  // a page just opened on the decode view: this section (1-4) scrolled to the top once
   std::string message;       // the last problem or note (a file that would not open, an edit that was refused)
   FileDialogState file_dialog;
   bool quit_requested = false;   // Ctrl+Q or the window's close button; unsaved changes ask first

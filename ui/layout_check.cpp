@@ -66,20 +66,22 @@ bool overlaps(const TextRect& a, const TextRect& b) {
 std::vector<Run> runs_of(const DrawnText& w) {
   std::vector<Run> runs;
   const DrawnGlyph* prev = nullptr;
-  float height = 0;  // the tallest glyph of the current run, a stand-in for its font size
+  float height = 0;  // from the line's top to the lowest glyph bottom so far: a stand-in for the font size
   for (const DrawnGlyph& g : w.glyphs) {
     const float gap = prev ? g.box.x0 - prev->box.x1 : 0.0f;
+    // Measured with this glyph too: a run that starts with a flat "-" has no height of its own yet.
+    const float h = std::max(height, g.box.y1 - g.line_top);
     const bool joins = prev && std::abs(g.line_top - prev->line_top) <= 1.0f && same_clip(g.clip, prev->clip) &&
-                       g.box.x0 >= prev->box.x0 - 1.0f && gap <= 2.5f * std::max(height, 1.0f);
+                       g.box.x0 >= prev->box.x0 - 1.0f && gap <= 2.5f * std::max(h, 1.0f);
     if (!joins) {
       runs.push_back({});
       runs.back().box = g.box;
       height = 0;
     }
     Run& r = runs.back();
-    if (joins && gap > 0.25f * height) r.text += ' ';  // spaces draw no glyph
+    if (joins && gap > 0.25f * h) r.text += ' ';  // spaces draw no glyph
     append_utf8(r.text, g.codepoint);
-    height = std::max(height, g.box.y1 - g.box.y0);
+    height = std::max(height, g.box.y1 - g.line_top);
     r.box = {std::min(r.box.x0, g.box.x0), std::min(r.box.y0, g.box.y0), std::max(r.box.x1, g.box.x1), std::max(r.box.y1, g.box.y1)};
     const TextRect v = intersect(g.box, g.clip);
     if (v.x1 > v.x0 && v.y1 > v.y0) r.visible.push_back(v);

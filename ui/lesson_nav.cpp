@@ -31,6 +31,7 @@ bool ApplyLessonPage(AppState& state, int lesson, int page) {
   state.outlined = p.highlight;
   state.outlined_step = p.step;
   state.scroll_to_outlined = !p.highlight.empty();
+  state.scroll_to_decode_section = p.view == View::Decode && p.decode_section > 1 ? p.decode_section : 0;
   state.playing = state.decode_playing = false;
   return true;
 }

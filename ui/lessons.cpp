@@ -134,14 +134,15 @@ void check_view_keys(const JsonFields& r, View view) {
   const std::string_view actual = view_name(view);
   if (view != View::Pipeline)
     for (const char* key : {"step", "head", "highlight"}) r.only_for(key, "view pipeline", actual);
-  if (view != View::Decode) r.only_for("decode_step", "view decode", actual);
+  if (view != View::Decode)
+    for (const char* key : {"decode_step", "decode_section"}) r.only_for(key, "view decode", actual);
   if (view != View::Compare && view != View::Memory && view != View::Cost)
     r.only_for("preset", "views compare, memory and cost", actual);
 }
 
 LessonPage read_page(const json& j, const std::string& path) {
-  const JsonFields r(j, path, {"title", "text", "scenario", "view", "step", "head", "decode_step", "preset", "highlight",
-                               "overrides", "experiment", "d_k"});
+  const JsonFields r(j, path, {"title", "text", "scenario", "view", "step", "head", "decode_step", "decode_section", "preset",
+                               "highlight", "overrides", "experiment", "d_k"});
   LessonPage p;
   p.title = r.nonempty_string("title");
   p.text = r.nonempty_string("text");
@@ -151,6 +152,7 @@ LessonPage read_page(const json& j, const std::string& path) {
   p.step = read_step(r);
   p.head = r.integer("head", 0, 0, limits::kMaxHeads);
   p.decode_tokens = r.integer("decode_step", 1, 1, limits::kMaxTokens);
+  p.decode_section = r.integer("decode_section", 1, 1, 4);
   if (r.has("preset")) p.preset = r.nonempty_string("preset");
   if (r.has("highlight")) p.highlight = read_highlight(r.at("highlight"), r.child("highlight"));
   if (r.has("overrides")) p.overrides = read_overrides(r.at("overrides"), r.child("overrides"));

@@ -79,8 +79,13 @@ void DecodePanel(AppState& state, ImVec2 pos, ImVec2 size) {
   const std::vector<std::string> now{s.token};
   // One cell size for every section, big enough for a number; the sections wrap and the panel scrolls.
   const float cell = 1.8f * ImGui::GetFontSize();
-  auto section = [](const char* text) {
+  int number = 0;
+  auto section = [&](const char* text) {
     ImGui::Separator();
+    if (++number == state.scroll_to_decode_section) {  // the section a lesson page talks about, at the top
+      ImGui::SetScrollHereY(0.0f);
+      state.scroll_to_decode_section = 0;
+    }
     TextDisabledWrapped(text);
   };
 
