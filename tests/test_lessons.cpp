@@ -62,8 +62,8 @@ const BadLesson kBadLessons[] = {
     {"head_out_of_range.json", "pages[0].head: the scenario has 1 head (numbered from 0) but found 3"},
     {"head_after_overrides.json", "pages[0].head: the scenario has 2 heads (numbered from 0) but found 3"},
     {"unknown_page_key.json",
-     "pages[0].hilight: unknown key (expected one of: title, text, scenario, view, step, head, decode_step, preset, "
-     "highlight, overrides, experiment, d_k)"},
+     "pages[0].hilight: unknown key (expected one of: title, text, scenario, view, step, head, decode_step, decode_section, "
+     "preset, highlight, overrides, experiment, d_k)"},
     {"empty_pages.json", "pages: expected at least one page but found none"},
     {"unknown_experiment.json", "pages[0].experiment: expected one of sqrt_dk but found string \"temperature\""},
     {"d_k_not_offered.json", "pages[0].d_k: expected one of the experiment's 1, 4, 16, 64, 256, 1024 but found 100"},
@@ -72,6 +72,8 @@ const BadLesson kBadLessons[] = {
      "pages[0].highlight[1]: the scaled matrix of step scale is 3 x 3 (rows and columns numbered from 0) but found [3, 0]"},
     {"highlight_not_a_cell.json", "pages[0].highlight[0]: expected [row, column], two integers from 0, but found [0,1,2]"},
     {"decode_step_too_far.json", "pages[0].decode_step: the scenario has 4 tokens, so 1 to 4, but found 5"},
+    {"decode_section_on_pipeline.json", "pages[0].decode_section: only used by view decode (this is pipeline)"},
+    {"decode_section_out_of_range.json", "pages[0].decode_section: must be <= 4 (found 5)"},
     {"step_on_decode_view.json", "pages[0].step: only used by view pipeline (this is decode)"},
     {"preset_on_pipeline.json", "pages[0].preset: only used by views compare, memory and cost (this is pipeline)"},
     {"unknown_view.json",
