@@ -11,7 +11,7 @@ namespace {
 // `text` as one line of 8x16 glyphs from (x, y), clipped to `clip`; a space draws no glyph.
 void write(DrawnText& w, const std::string& text, float x, float y, TextRect clip = {0, 0, 1000, 1000}) {
   for (char c : text) {
-    if (c != ' ') w.glyphs.push_back({static_cast<char32_t>(c), {x, y, x + 8, y + 16}, clip, y, false});
+    if (c != ' ') w.glyphs.push_back({static_cast<char32_t>(c), {x, y, x + 8, y + 16}, clip, y, false, x, x + 8});
     x += 8;
   }
 }

@@ -79,7 +79,7 @@ std::vector<Run> runs_of(const DrawnText& w) {
       height = 0;
     }
     Run& r = runs.back();
-    if (joins && gap > 0.25f * h) r.text += ' ';  // spaces draw no glyph
+    if (joins && g.pen_x0 > prev->pen_x1 + 0.5f) r.text += ' ';  // spaces draw no glyph, but move the pen
     append_utf8(r.text, g.codepoint);
     height = std::max(height, g.box.y1 - g.line_top);
     r.box = {std::min(r.box.x0, g.box.x0), std::min(r.box.y0, g.box.y0), std::max(r.box.x1, g.box.x1), std::max(r.box.y1, g.box.y1)};

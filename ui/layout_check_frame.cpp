@@ -57,6 +57,8 @@ void glyphs_of(const ImDrawList& dl, const ImDrawCmd& cmd, const std::unordered_
                   : TextRect{a.pos.x, a.pos.y, c.pos.x, c.pos.y};
     d.clip = clip;
     d.line_top = a.pos.y - g.Y0;
+    d.pen_x0 = a.pos.x - g.X0;
+    d.pen_x1 = d.pen_x0 + g.AdvanceX;
     out.push_back(d);
     k += 3;  // the quad's second triangle
   }
