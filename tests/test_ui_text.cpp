@@ -155,14 +155,14 @@ TEST_CASE("the cat sat: one exact hover string for every other step") {
         "Z = 1.346 (after subtracting the largest score 4.619), entropy 0.648 nats of a maximum ln(3) = 1.099");
 }
 
-TEST_CASE("the row summary quotes the largest score as its cell shows it: four significant digits") {
+TEST_CASE("the row summary quotes the largest score as its cell shows it (four significant digits), Z at three decimals") {
   Scenario s = cat_sat();
   s.input.embeddings *= 1.01;  // scores 1.0201 x [[2, 8, 6], [6, 16, 14], [5, 16, 13]], not scaled
   s.attention.scale = false;
   // Row "cat": 6.1206, 16.3216, 14.2814; the cells show 16.32 (two decimals beside the tens), not 16.322.
   // Z = e^-10.201 + 1 + e^-2.0402 = 1.1300; entropy 0.3573 nats (NumPy).
   CHECK(explain_row_summary(compute_trace(s), 0, 1) ==
-        "Z = 1.13 (after subtracting the largest score 16.32), entropy 0.357 nats of a maximum ln(3) = 1.099");
+        "Z = 1.130 (after subtracting the largest score 16.32), entropy 0.357 nats of a maximum ln(3) = 1.099");
 }
 
 TEST_CASE("the cat sat, causal: hidden cells say why and weigh exactly 0") {

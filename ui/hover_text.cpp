@@ -285,7 +285,9 @@ std::string explain_row_summary(const Trace& t, int head, int row) {
   const HeadTrace& h = t.heads[static_cast<std::size_t>(head)];
   if (!in_range(row, h.weights.rows())) return "";
   const std::string& q = query_name(t, row);
-  const std::string z = short_number(h.row_sum(row));
+  // At three decimals, as the lesson text quotes them: an entropy of 0.380, not 0.38; whole numbers as such.
+  const auto summary_number = [](double x) { return std::abs(x - std::round(x)) < 1e-9 ? short_number(x) : format_fixed(x, 3); };
+  const std::string z = summary_number(h.row_sum(row));
   switch (h.row_status[static_cast<std::size_t>(row)]) {
     case RowStatus::AllMasked: return "every key is hidden from " + q + ": nothing to normalise, so its weights and output are 0";
     case RowStatus::ZeroSum:
@@ -296,8 +298,8 @@ std::string explain_row_summary(const Trace& t, int head, int row) {
     case RowStatus::Ok: break;
   }
   const int n = visible_count(h, row);
-  const std::string entropy = "entropy " + short_number(h.entropy(row)) + " nats of a maximum ln(" + std::to_string(n) +
-                              ") = " + short_number(std::log(static_cast<double>(n)));
+  const std::string entropy = "entropy " + summary_number(h.entropy(row)) + " nats of a maximum ln(" + std::to_string(n) +
+                              ") = " + summary_number(std::log(static_cast<double>(n)));
   if (t.attention.kernel == Kernel::Linear)
     return "Z = " + z + ", the sum of the visible scores (each weight is a score divided by Z), " + entropy;
   // The largest score as its cell shows it, at the matrix's decimals.
