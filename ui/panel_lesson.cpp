@@ -50,6 +50,13 @@ void histogram_plot(const char* label, const Histogram& h, float width, float he
   ImGui::TextDisabled("%s \u2026 %s", short_number(h.lo).c_str(), short_number(h.hi).c_str());
 }
 
+// Three decimals, or four where three would say little or read as a whole number (a saturated row's 0.0008
+// and 0.9999).
+std::string experiment_number(double x) {
+  const std::string three = format_fixed(x, 3);
+  return std::abs(x) < 0.01 || std::stod(three) == std::round(x) ? format_fixed(x, 4) : three;
+}
+
 void sqrt_dk_experiment(AppState& state) {
   ImGui::Separator();
   TextWrappedAtSpaces("Experiment: random queries and keys with unit-variance components");
@@ -66,7 +73,10 @@ void sqrt_dk_experiment(AppState& state) {
   float most = 1;
   for (const Histogram* h : {&raw, &scaled})
     for (const auto c : h->counts) most = std::max(most, static_cast<float>(c));
-  const float w = (ImGui::GetContentRegionAvail().x - 16) / 2, h = std::max(60.0f, ImGui::GetContentRegionAvail().y * 0.3f);
+  // The plots share what the text lines leave (title, d_k, captions, ranges, the note, the softmax captions),
+  // histograms to softmax rows as 1 : 0.45, so the scaled row's numbers stay in view.
+  const float line = ImGui::GetTextLineHeightWithSpacing(), avail = ImGui::GetContentRegionAvail().y;
+  const float w = (ImGui::GetContentRegionAvail().x - 16) / 2, h = std::clamp((avail - 11 * line) / 1.45f, 2.5f * line, 0.3f * std::max(avail, 1.0f));
   ImGui::BeginGroup();
   TextWrappedAtSpaces("q\u00B7k, raw: variance " + short_number(sample_variance(s.raw)));
   histogram_plot("##raw", raw, w, h, most);
@@ -78,13 +88,19 @@ void sqrt_dk_experiment(AppState& state) {
   ImGui::EndGroup();
   TextDisabledWrapped(format_exact(kSqrtDkPairs, AxisUnit::Plain) + " pairs each, on one axis: the raw spread grows like \u221Ad_k, "
                       "the scaled one stays at about 1.");
+  TextWrappedAtSpaces("softmax of one query over " + std::to_string(kSqrtDkKeys) + " keys (an even row has entropy ln " +
+                      std::to_string(kSqrtDkKeys) + " = " + experiment_number(std::log(static_cast<double>(kSqrtDkKeys))) + " nats)");
   for (bool scaled : {false, true}) {
     const SoftmaxRow row = softmax_of_sample_row(d_k, kSqrtDkKeys, scaled, kSqrtDkSeed);
     std::vector<float> weights(row.weights.begin(), row.weights.end());
-    TextWrappedAtSpaces("softmax of one query over " + std::to_string(kSqrtDkKeys) + " keys, " + (scaled ? "scaled" : "raw") +
-                        ": entropy " + format_fixed(row.entropy, 4) + " nats, largest weight " + format_fixed(row.max_weight, 4));
+    if (scaled) ImGui::SameLine(0, 16);
+    ImGui::BeginGroup();
+    const std::string caption = std::string(scaled ? "scaled" : "raw") + ": entropy " + experiment_number(row.entropy) +
+                                " nats, largest weight " + experiment_number(row.max_weight);
+    for (const std::string& text : WrapAtSpaces(caption, w)) ImGui::TextUnformatted(text.c_str());  // within its column
     ImGui::PlotHistogram(scaled ? "##row_scaled" : "##row_raw", weights.data(), static_cast<int>(weights.size()), 0, nullptr, 0.0f,
-                         1.0f, {ImGui::GetContentRegionAvail().x, h * 0.45f});
+                         1.0f, {w, h * 0.45f});
+    ImGui::EndGroup();
   }
 }
 
