@@ -90,16 +90,15 @@ void ComparePanel(AppState& state, ImVec2 pos, ImVec2 size) {
   BeginPanel("Compare", pos, size);
   const float half = (ImGui::GetContentRegionAvail().y - 3 * ImGui::GetTextLineHeightWithSpacing()) / 2;
   ImGui::PushFont(title_font());
-  TextWrappedAtSpaces("This scenario: \"" + state.scenario().name + "\", numbers cached per token");
+  TextWrappedAtSpaces("\"" + state.scenario().name + "\": numbers cached per token");
   ImGui::PopFont();
-  TextDisabledWrapped("Each square's area is what its variant keeps in the cache for every token. Same queries, "
-                      "fewer keys and values: GQA shares each KV head among a group of query heads, MQA shares one "
-                      "among all, MLA keeps one small latent per token instead.");
+  TextDisabledWrapped("Each square's area is what its variant caches per token. GQA shares each KV head among a group of "
+                      "query heads, MQA one among all, MLA caches one small latent instead.");
   VariantBlocks("scenario", scenario_blocks(state.scenario()), half - 2 * ImGui::GetTextLineHeightWithSpacing());
   ImGui::Separator();
-  // At least as tall as the scenario's squares; the panel scrolls to the labels.
+  // What is left, so the sizes under the squares stay in view; the squares shrink to make room for them.
   if (const ModelShape* m = PresetControls(state, true, true))
-    VariantBlocks("model", model_blocks(*m, state.models), std::max(ImGui::GetContentRegionAvail().y - 4, half));
+    VariantBlocks("model", model_blocks(*m, state.models), std::max(ImGui::GetContentRegionAvail().y - 4, 8 * ImGui::GetTextLineHeightWithSpacing()));
   ImGui::End();
 }
 
