@@ -69,6 +69,7 @@ void dump_state(const std::string& path, const ui::AppState& state) {
                                     {"lesson", state.lesson >= 0 ? state.lessons[static_cast<std::size_t>(state.lesson)].name : ""},
                                     {"lesson_page", state.lesson_page + 1},
                                     {"scenario", state.scenario().name},
+                                    {"tokens", state.scenario().input.tokens},
                                     {"file", state.document().path.string()},
                                     {"unsaved", state.document().dirty()},
                                     {"presentation", state.presentation},
