@@ -11,8 +11,10 @@
 #include "core/io/presets_json.h"
 #include "core/weights.h"
 #include "helpers.h"
+#include "ui/app_state.h"
 #include "ui/cell_format.h"
 #include "ui/layout_check.h"
+#include "ui/lesson_nav.h"
 #include "ui/lessons.h"
 #include "ui/sqrt_dk.h"
 #include "ui/step_matrices.h"
@@ -63,7 +65,7 @@ const BadLesson kBadLessons[] = {
     {"head_after_overrides.json", "pages[0].head: the scenario has 2 heads (numbered from 0) but found 3"},
     {"unknown_page_key.json",
      "pages[0].hilight: unknown key (expected one of: title, text, scenario, view, step, head, decode_step, decode_section, "
-     "preset, highlight, overrides, experiment, d_k)"},
+     "preset, highlight, absorbed, overrides, experiment, d_k)"},
     {"empty_pages.json", "pages: expected at least one page but found none"},
     {"unknown_experiment.json", "pages[0].experiment: expected one of sqrt_dk but found string \"temperature\""},
     {"d_k_not_offered.json", "pages[0].d_k: expected one of the experiment's 1, 4, 16, 64, 256, 1024 but found 100"},
@@ -72,6 +74,8 @@ const BadLesson kBadLessons[] = {
      "pages[0].highlight[1]: the scaled matrix of step scale is 3 x 3 (rows and columns numbered from 0) but found [3, 0]"},
     {"highlight_not_a_cell.json", "pages[0].highlight[0]: expected [row, column], two integers from 0, but found [0,1,2]"},
     {"decode_step_too_far.json", "pages[0].decode_step: the scenario has 4 tokens, so 1 to 4, but found 5"},
+    {"absorbed_not_mla.json", "pages[0].absorbed: the absorbed form is MLA's, but the_lazy_dog.json (after the overrides) is mha"},
+    {"absorbed_on_decode.json", "pages[0].absorbed: only used by view pipeline (this is decode)"},
     {"decode_section_on_pipeline.json", "pages[0].decode_section: only used by view decode (this is pipeline)"},
     {"decode_section_out_of_range.json", "pages[0].decode_section: must be <= 4 (found 5)"},
     {"step_on_decode_view.json", "pages[0].step: only used by view pipeline (this is decode)"},
@@ -346,4 +350,22 @@ TEST_CASE("softmax of a random row saturates at large d_k unless the scores are 
   // d_k = 1: dividing by sqrt(1) changes nothing.
   CHECK(softmax_of_sample_row(1, 8, false, 5).weights == softmax_of_sample_row(1, 8, true, 5).weights);
   CHECK_THROWS_AS(softmax_of_sample_row(4, 0, true, 1), std::invalid_argument);
+}
+
+TEST_CASE("opening a page sets what its text talks about: the absorbed form, the decode section") {
+  AppState state(cat_sat(), "");
+  state.scenarios_dir = kScenarios;
+  state.lessons = {shipped("5_kv_cache.json"), shipped("6_variants.json")};
+  REQUIRE(ApplyLessonPage(state, 1, 3));  // variants page 4: MLA scores, absorbed
+  CHECK(state.show_absorbed);
+  CHECK(state.step == Step::Scores);
+  CHECK(state.scroll_to_decode_section == 0);
+  REQUIRE(ApplyLessonPage(state, 1, 2));  // page 3: the absorbed form is the page's to set, so it is off again
+  CHECK_FALSE(state.show_absorbed);
+  REQUIRE(ApplyLessonPage(state, 0, 4));  // kv_cache page 5: the output row
+  CHECK(state.view == View::Decode);
+  CHECK(state.decode_step == 3);
+  CHECK(state.scroll_to_decode_section == 4);
+  REQUIRE(ApplyLessonPage(state, 0, 0));  // page 1: the top of the view
+  CHECK(state.scroll_to_decode_section == 0);
 }

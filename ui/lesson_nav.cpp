@@ -25,6 +25,7 @@ bool ApplyLessonPage(AppState& state, int lesson, int page) {
   state.set_decode_step(p.decode_tokens - 1);
   if (p.preset) state.models.preset = *p.preset;
   if (p.sqrt_dk) state.sqrt_dk = *p.sqrt_dk;
+  state.show_absorbed = p.absorbed;
   // Every highlighted cell is outlined; the first is also explained as if pointed at.
   state.pinned_cell.reset();
   if (!p.highlight.empty()) state.pinned_cell = p.highlight.front();

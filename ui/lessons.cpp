@@ -133,7 +133,7 @@ ConfigOverrides read_overrides(const json& j, const std::string& path) {
 void check_view_keys(const JsonFields& r, View view) {
   const std::string_view actual = view_name(view);
   if (view != View::Pipeline)
-    for (const char* key : {"step", "head", "highlight"}) r.only_for(key, "view pipeline", actual);
+    for (const char* key : {"step", "head", "highlight", "absorbed"}) r.only_for(key, "view pipeline", actual);
   if (view != View::Decode)
     for (const char* key : {"decode_step", "decode_section"}) r.only_for(key, "view decode", actual);
   if (view != View::Compare && view != View::Memory && view != View::Cost)
@@ -142,7 +142,7 @@ void check_view_keys(const JsonFields& r, View view) {
 
 LessonPage read_page(const json& j, const std::string& path) {
   const JsonFields r(j, path, {"title", "text", "scenario", "view", "step", "head", "decode_step", "decode_section", "preset",
-                               "highlight", "overrides", "experiment", "d_k"});
+                               "highlight", "absorbed", "overrides", "experiment", "d_k"});
   LessonPage p;
   p.title = r.nonempty_string("title");
   p.text = r.nonempty_string("text");
@@ -155,6 +155,7 @@ LessonPage read_page(const json& j, const std::string& path) {
   p.decode_section = r.integer("decode_section", 1, 1, 4);
   if (r.has("preset")) p.preset = r.nonempty_string("preset");
   if (r.has("highlight")) p.highlight = read_highlight(r.at("highlight"), r.child("highlight"));
+  p.absorbed = r.boolean("absorbed", false);
   if (r.has("overrides")) p.overrides = read_overrides(r.at("overrides"), r.child("overrides"));
   if (r.has("experiment"))
     p.experiment = r.choice("experiment", Experiment::SqrtDk, parse_experiment, joined(kExperimentNames, " | "));
@@ -268,9 +269,16 @@ void check_highlight(const LessonPage& p, const Trace& t, const std::string& pat
   }
 }
 
+void check_absorbed(const LessonPage& p, const Trace& t, const std::string& path) {
+  if (p.absorbed && !t.absorbed)
+    throw ScenarioError(child_path(path, "absorbed"), "the absorbed form is MLA's, but " + p.scenario + " (after the overrides) is " +
+                                                          std::string(to_string(t.attention.variant)));
+}
+
 void check_page(const LessonPage& p, const std::filesystem::path& dir, const std::string& path) {
   const PageScenario ps = page_scenario(p, dir, path);
   check_head(p, ps.trace, path);
+  check_absorbed(p, ps.trace, path);
   if (p.view == View::Decode) check_decode(p, ps.scenario, path);
   check_highlight(p, ps.trace, path);
 }

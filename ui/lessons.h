@@ -21,6 +21,8 @@
 //                                                         scrolled to the top as the page opens; default 1
 //         "preset": "llama-3-70b",                        compare, memory and cost only: a model preset name
 //         "highlight": [[0, 1]],                          pipeline only: cells (row, col) of the step's result
+//         "absorbed": true,                               pipeline, an MLA scenario: its scores step in the absorbed
+//                                                         form (W_UQK) beside q kᵀ; default false
 //         "overrides": {"mask": "causal"},                attention fields changed for this page (below)
 //         "experiment": "sqrt_dk",                        an interactive experiment shown with the page
 //         "d_k": 256                                      sqrt_dk only: the experiment's d_k (1, 4, 16, 64, 256, 1024)
@@ -70,6 +72,7 @@ struct LessonPage {
   int decode_section = 1;  // 1 query, 2 cache, 3 attention, 4 output
   std::optional<std::string> preset;  // sets ModelViewSettings::preset; empty keeps the current one
   std::vector<std::pair<int, int>> highlight;  // (row, col) cells of step_result(trace, step, head)
+  bool absorbed = false;  // MLA: the scores step shows the absorbed form (AppState::show_absorbed)
   ConfigOverrides overrides;  // the command line's rules (core/overrides.h); query_latent_dim is not offered
   std::optional<Experiment> experiment;
   std::optional<int> sqrt_dk;  // the experiment's d_k as the page opens; unset keeps the current one
