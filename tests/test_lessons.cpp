@@ -36,7 +36,6 @@ double cell(const LessonPage& page, int row, int col) {
   return (*step_result(t, page.step, page.head).m)(row, col);
 }
 
-double rounded(double x, int digits) { return std::round(x * std::pow(10.0, digits)) / std::pow(10.0, digits); }
 
 struct ShippedLesson {
   const char* file;
@@ -164,29 +163,45 @@ TEST_CASE("the loader reads every field of a page") {
   CHECK(experiment_name(Experiment::SqrtDk) == "sqrt_dk");
 }
 
+namespace {
+
+// The page's text quotes `quoted` ("0.743", "−1.077" with a typographic minus), and the engine's cell (row, col) of
+// the page's step, at the decimals quoted, is exactly that.
+void check_quote(const LessonPage& p, int row, int col, const std::string& quoted) {
+  CAPTURE(p.title);
+  CHECK_MESSAGE(p.text.find(quoted) != std::string::npos, "the page's text does not quote " << quoted);
+  std::string plain = quoted;
+  if (plain.starts_with("\u2212")) plain = "-" + plain.substr(std::string("\u2212").size());
+  const std::size_t dot = plain.find('.');
+  const int decimals = dot == std::string::npos ? 0 : static_cast<int>(plain.size() - dot - 1);
+  CHECK(format_fixed(cell(p, row, col), decimals) == plain);
+}
+
+}  // namespace
+
 TEST_CASE("the numbers the lessons quote are the engine's") {
   const Lesson cat = shipped("1_the_cat_sat.json");
-  CHECK(cell(cat.pages[2], 0, 1) == 8.0);                      // q_the . k_cat
-  CHECK(rounded(cell(cat.pages[3], 0, 1), 3) == 4.619);         // 8 / sqrt(3)
-  CHECK(rounded(cell(cat.pages[4], 0, 1), 3) == 0.743);         // softmax
-  CHECK(rounded(cell(cat.pages[5], 0, 0), 3) == 1.977);         // weighted sum
-  CHECK(rounded(cell(cat.pages[5], 0, 1), 3) == 7.392);
-  CHECK(rounded(cell(cat.pages[5], 0, 2), 3) == 0.772);
+  check_quote(cat.pages[2], 0, 1, "8");        // q_the . k_cat
+  check_quote(cat.pages[3], 0, 1, "4.619");    // 8 / sqrt(3)
+  check_quote(cat.pages[4], 0, 1, "0.743");    // softmax
+  check_quote(cat.pages[5], 0, 0, "1.977");    // weighted sum
+  check_quote(cat.pages[5], 0, 1, "7.392");
+  check_quote(cat.pages[5], 0, 2, "0.772");
 
   const Lesson sqrt_dk = shipped("2_sqrt_dk.json");
-  CHECK(rounded(cell(sqrt_dk.pages[1], 0, 1), 3) == 0.879);     // unscaled
-  CHECK(rounded(cell(sqrt_dk.pages[4], 3, 1), 3) == 1.0);       // d_k = 64, unscaled: saturated
-  CHECK(rounded(cell(sqrt_dk.pages[5], 3, 1), 3) == 0.679);     // d_k = 64, scaled
+  check_quote(sqrt_dk.pages[1], 0, 1, "0.879");  // unscaled
+  check_quote(sqrt_dk.pages[4], 3, 1, "1.000");  // d_k = 64, unscaled: saturated
+  check_quote(sqrt_dk.pages[5], 3, 1, "0.679");  // d_k = 64, scaled
 
   const Lesson masks = shipped("3_masks.json");
   CHECK(cell(masks.pages[1], 0, 1) == -std::numeric_limits<double>::infinity());  // causal: the -> cat hidden
-  CHECK(rounded(cell(masks.pages[2], 1, 1), 3) == 0.997);
-  CHECK(rounded(cell(masks.pages[4], 2, 1), 3) == 0.850);       // window 2
-  CHECK(rounded(cell(masks.pages[5], 2, 2), 3) == 0.990);       // custom
+  check_quote(masks.pages[2], 1, 1, "0.997");
+  check_quote(masks.pages[4], 2, 1, "0.850");  // window 2
+  check_quote(masks.pages[5], 2, 2, "0.990");  // custom
 
   const Lesson heads = shipped("4_multi_head.json");
-  CHECK(rounded(cell(heads.pages[2], 3, 2), 3) == 0.575);       // head 3: sleeps -> dog
-  CHECK(rounded(cell(heads.pages[5], 3, 0), 3) == -1.077);      // the sum over heads
+  check_quote(heads.pages[2], 3, 2, "0.575");    // head 3: sleeps -> dog
+  check_quote(heads.pages[5], 3, 0, "\u22121.077");  // the sum over heads
 }
 
 namespace {
