@@ -116,8 +116,7 @@ TEST_CASE("a stale result is dropped: undo back to a small document while the bi
   REQUIRE(state.undo());  // small again: computed at once
   CHECK_FALSE(state.computing());
   CHECK(state.trace().n_q() == 3);
-  state.wait();
-  state.poll();  // the 400-token result, if it arrives now, belongs to a revision that is gone
+  state.wait();  // the worker finishes the 400-token document, and poll meets its result: a revision that is gone
   CHECK(state.trace().n_q() == 3);
   CHECK_FALSE(state.computing());
   check_same_trace(state.trace(), state.scenario());

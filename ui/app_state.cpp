@@ -91,8 +91,9 @@ std::shared_ptr<const Weights> AppState::document_weights() const {
 }
 
 void AppState::wait() {
-  if (!computing()) return;
-  worker_.wait();  // the newest request was queued last, so it is the last one done
+  // Even when nothing is awaited: a stale request may still be running, and its result must meet poll's
+  // check now, not later (the newest request was queued last, so it is the last one done).
+  worker_.wait();
   poll();
 }
 

@@ -98,7 +98,7 @@ class AppState {
   // Shared, because an edit made while a view reads them replaces them.
   std::shared_ptr<const Weights> document_weights() const;
   void poll();
-  void wait();
+  void wait();  // until the worker is idle, then poll: every result it will give has been taken
   double last_recompute_seconds() const { return now_.seconds; }
   // Every change of the document (edit, undo, open) takes a ticket; the shown trace answers one of them.
   std::uint64_t ticket() const { return ticket_; }

@@ -101,11 +101,6 @@ void RecomputeWorker::dispose(Computed old) {
   wake_.notify_all();
 }
 
-bool RecomputeWorker::busy() const {
-  std::lock_guard lock(mutex_);
-  return running_ || queued_.has_value();
-}
-
 void RecomputeWorker::wait() {
   std::unique_lock lock(mutex_);
   idle_.wait(lock, [this] { return !running_ && !queued_; });

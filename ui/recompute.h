@@ -57,7 +57,6 @@ class RecomputeWorker {
   void submit(std::shared_ptr<const Scenario> s, std::uint64_t ticket, std::shared_ptr<const Weights> resolved);
   // The newest result finished since the last call, if any. One without a trace failed (decode_error says why).
   std::optional<Computed> take();
-  bool busy() const;  // a document queued or being computed
   // Frees a result on this thread: a 2048-token trace is a gigabyte, and freeing it would cost the window a frame.
   void dispose(Computed old);
   void wait();        // until nothing is queued or being computed
