@@ -1,6 +1,6 @@
 // The words the app shows: hover explanations of single cells and the paragraph of each step. The strings are
 // pinned byte for byte, with the arithmetic behind every number in a comment (numbers from
-// ../shared/reference/the-cat-sat.md).
+// tests/data/the_cat_sat_reference.md).
 #include "helpers.h"
 
 #include <cmath>

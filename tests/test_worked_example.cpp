@@ -1,4 +1,4 @@
-// The worked example "the cat sat": every value of ../shared/reference/the-cat-sat.md to 1e-6.
+// The worked example "the cat sat": every value of tests/data/the_cat_sat_reference.md to 1e-6.
 #include "helpers.h"
 
 using namespace attn;
