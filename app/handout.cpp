@@ -13,6 +13,7 @@
 #include "ui/hover_text.h"
 #include "ui/step_text.h"
 #include "ui/steps.h"
+#include "core/text_format.h"
 
 namespace attn::cli {
 namespace {
@@ -79,13 +80,6 @@ std::string first_reason(const std::string& why) {
   return first + " " + first_sentence(why.substr(first.size() + 1));
 }
 
-std::string plural(int n, const std::string& word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
-
-std::string upper(std::string_view s) {
-  std::string u(s);
-  for (char& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return u;
-}
 
 std::string names(const std::vector<std::string>& tokens) {
   std::string s;

@@ -14,12 +14,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string upper(Variant v) {
-  std::string s(to_string(v));
-  for (char& c : s) c = static_cast<char>(c - 'a' + 'A');
-  return s;
-}
-
 std::string count(std::uint64_t n, const std::string& one, const std::string& many) {
   return thousands(n) + " " + (n == 1 ? one : many);
 }
@@ -133,7 +127,7 @@ void print_window_note(std::ostream& out, const KvRequest& r, const KvCacheSize&
 }  // namespace
 
 std::string describe_shape(const ModelShape& m) {
-  std::string s = upper(m.variant) + ", " + count(m.layers, "layer", "layers");
+  std::string s = upper(to_string(m.variant)) + ", " + count(m.layers, "layer", "layers");
   if (m.d_model > 0) s += ", d_model " + thousands(m.d_model);
   switch (m.variant) {
     case Variant::Mha: s += ", " + count(m.heads, "head", "heads") + " (each its own key and value)"; break;
@@ -222,7 +216,7 @@ void print_preset_list(std::ostream& out, const std::vector<ModelShape>& presets
       window = thousands(m.window) + (m.global_layers == 0 ? " (every layer)"
                                                            : " (" + std::to_string(m.local_layers) + " local : " +
                                                                  std::to_string(m.global_layers) + " global)");
-    rows.push_back({m.name, upper(m.variant), thousands(m.layers), m.d_model > 0 ? thousands(m.d_model) : "-",
+    rows.push_back({m.name, upper(to_string(m.variant)), thousands(m.layers), m.d_model > 0 ? thousands(m.d_model) : "-",
                     thousands(m.heads), mla ? "-" : thousands(m.kv_heads), thousands(m.head_dim),
                     mla ? thousands(m.latent_dim) + " + " + thousands(m.rope_dim) : "-", window});
   }

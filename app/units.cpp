@@ -18,23 +18,6 @@ std::string fixed2(long double value) {
 
 }  // namespace
 
-std::string thousands(std::uint64_t n) {
-  const std::string digits = std::to_string(n);
-  std::string out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
-std::string thousands_signed(std::int64_t n) {
-  if (n >= 0) return thousands(static_cast<std::uint64_t>(n));
-  std::string out = "-";
-  out += thousands(0 - static_cast<std::uint64_t>(n));
-  return out;
-}
-
 std::string binary_size(std::uint64_t bytes) {
   static constexpr std::array<const char*, 6> kUnits{"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   if (bytes < 1024) return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");

@@ -3,11 +3,9 @@
 #include <cstdint>
 #include <string>
 
-namespace attn::cli {
+#include "core/text_format.h"  // thousands, the separators these build on
 
-// 10737418240 -> "10,737,418,240".
-std::string thousands(std::uint64_t n);
-std::string thousands_signed(std::int64_t n);
+namespace attn::cli {
 
 // "10.00 GiB" (KiB .. EiB, 1024-based, two decimals); under 1 KiB: "512 bytes".
 std::string binary_size(std::uint64_t bytes);

@@ -1,4 +1,5 @@
 #include "core/validate.h"
+#include "core/text_format.h"
 
 #include <cmath>
 #include <cstdio>
@@ -12,8 +13,6 @@ std::string number(double x) {
   out << x;
   return out.str();
 }
-
-std::string plural(int n, const char* word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
 
 void check_labels(const std::vector<std::string>& tokens, const std::string& field) {
   for (std::size_t i = 0; i < tokens.size(); ++i) {

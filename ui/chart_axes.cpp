@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <numeric>
 
+#include "core/text_format.h"
+
 namespace attn::ui {
 namespace {
 
@@ -42,13 +44,7 @@ std::string with_sign(double v, std::string text) { return v < 0 && text != "0" 
 std::string thousands(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.0f", std::abs(std::round(v)));
-  const std::string digits = buf;
-  std::string out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return with_sign(std::round(v), out);
+  return with_sign(std::round(v), group_digits(buf));  // any size: FLOP counts pass 2^64
 }
 
 std::string plain(double v, int sig) {

@@ -1,11 +1,10 @@
 #pragma once
 // Chart axes without a window: where a value sits along an axis, which ticks it gets and how they read,
-// where a series crosses a level, and where labels go so none overlaps another. ui::LineChart and
-// ui::BarChart only measure text and draw what these return.
+// and where labels go so none overlaps another. ui::LineChart and ui::BarChart only measure text and draw
+// what these return.
 //
-// Number formats (format_unit) follow app/units.h's conventions (1024-based KiB..EiB, thousands
-// separators) but are written again here: units.cpp lives in attn_cli, which attn_ui_logic must not
-// depend on, and a chart label wants "10 GiB" where the `kv` report prints "10.00 GiB".
+// Number formats (format_unit) share core/text_format's thousands separators; their units are a chart's own
+// (a label wants "10 GiB" or "10.7 GB" where the `kv` report prints "10.00 GiB").
 #include <optional>
 #include <span>
 #include <string>

@@ -5,6 +5,7 @@
 
 #include "ui/cell_format.h"
 #include "ui/glyphs.h"
+#include "core/text_format.h"
 
 namespace attn::ui {
 namespace {
@@ -19,7 +20,6 @@ std::string format(const char* pattern, double x) {
   return buf;
 }
 
-std::string plural(int n, const std::string& word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
 
 std::string product(double a, double b) { return term_number(a) + kDot + term_number(b); }
 

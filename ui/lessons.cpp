@@ -13,6 +13,7 @@
 #include "ui/sqrt_dk.h"
 #include "core/validate.h"
 #include "ui/step_matrices.h"
+#include "core/text_format.h"
 
 namespace attn::ui {
 namespace {
@@ -54,10 +55,6 @@ const std::string& step_names() {
 std::string index_path(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
 std::string child_path(const std::string& path, std::string_view key) {
   return path.empty() ? std::string(key) : path + "." + std::string(key);
-}
-
-std::string plural(std::int64_t n, const std::string& word) {
-  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
 }
 
 // --- reading the JSON -------------------------------------------------------------------------------

@@ -8,15 +8,10 @@
 #include "ui/panels.h"
 #include "ui/text.h"
 #include "ui/theme.h"
+#include "core/text_format.h"
 
 namespace attn::ui {
 namespace {
-
-std::string thousands(std::int64_t n) {
-  std::string s = std::to_string(n);
-  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
-  return s;
-}
 
 void controls(AppState& state, const DecodeTrace& d) {
   const int n = static_cast<int>(d.steps.size());

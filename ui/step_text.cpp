@@ -5,6 +5,7 @@
 #include "ui/hover_text.h"
 
 #include "ui/glyphs.h"
+#include "core/text_format.h"
 
 namespace attn::ui {
 namespace {
@@ -13,7 +14,6 @@ using namespace glyph;
 
 std::string num(int n) { return std::to_string(n); }
 std::string num(Eigen::Index n) { return std::to_string(n); }
-std::string plural(int n, const std::string& word) { return num(n) + " " + word + (n == 1 ? "" : "s"); }
 std::string quoted(const std::string& s) { return "\"" + s + "\""; }
 
 // Built by appending: "[" + std::string&& trips a false -Wrestrict of g++ 12 at -O3.

@@ -1,0 +1,33 @@
+#include "core/text_format.h"
+
+#include <cctype>
+
+namespace attn {
+
+std::string plural(std::int64_t n, std::string_view word) {
+  return std::to_string(n) + " " + std::string(word) + (n == 1 ? "" : "s");
+}
+
+std::string group_digits(std::string_view digits) {
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string thousands(std::uint64_t n) { return group_digits(std::to_string(n)); }
+
+std::string thousands_signed(std::int64_t n) {
+  if (n >= 0) return thousands(static_cast<std::uint64_t>(n));
+  return "-" + thousands(0 - static_cast<std::uint64_t>(n));
+}
+
+std::string upper(std::string_view s) {
+  std::string u(s);
+  for (char& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return u;
+}
+
+}  // namespace attn

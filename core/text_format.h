@@ -1,0 +1,21 @@
+#pragma once
+// Numbers and words as people read them, written once for every message, view and report: "3 heads",
+// "10,737,418,240", "MLA".
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace attn {
+
+// "1 head", "3 heads", "0 heads": the count as digits, then the word, with an "s" unless it is one.
+std::string plural(std::int64_t n, std::string_view word);
+
+// 10737418240 -> "10,737,418,240"; -1234 -> "-1,234". group_digits does it to a string of digits of any length.
+std::string group_digits(std::string_view digits);
+std::string thousands(std::uint64_t n);
+std::string thousands_signed(std::int64_t n);
+
+// "mla" -> "MLA" (ASCII letters only; other bytes as they are).
+std::string upper(std::string_view s);
+
+}  // namespace attn
