@@ -153,12 +153,22 @@ std::string cell_text(double x, int decimals, int max_chars, float room) {
   return ImGui::CalcTextSize(text.c_str()).x <= room ? text : std::string();
 }
 
-// Wide enough for both ends of the range and a gap, however narrow the grid.
-float legend_min_width(ValueRange range) {
-  return ImGui::CalcTextSize(short_number(range.lo).c_str()).x + ImGui::CalcTextSize(short_number(range.hi).c_str()).x + 24;
+// The range's ends as the cells write them (a range taken from the data ends at a cell: -1.920, not -1.92);
+// whole ends (weights: 0 to 1) as they are.
+struct LegendEnds {
+  std::string lo, hi;
+};
+LegendEnds legend_ends(ValueRange range, std::optional<int> decimals) {
+  const auto end = [&](double x) { return !decimals || x == std::round(x) ? short_number(x) : format_fixed(x, *decimals); };
+  return {end(range.lo), end(range.hi)};
 }
 
-void draw_legend(ImDrawList* dl, ImVec2 at, float width, ColorMap map, ValueRange range) {
+// Wide enough for both ends of the range and a gap, however narrow the grid.
+float legend_min_width(const LegendEnds& ends) {
+  return ImGui::CalcTextSize(ends.lo.c_str()).x + ImGui::CalcTextSize(ends.hi.c_str()).x + 24;
+}
+
+void draw_legend(ImDrawList* dl, ImVec2 at, float width, ColorMap map, ValueRange range, const LegendEnds& ends) {
   const float bar_h = 8.0f;
   const int segments = 32;
   for (int i = 0; i < segments; ++i) {
@@ -166,7 +176,8 @@ void draw_legend(ImDrawList* dl, ImVec2 at, float width, ColorMap map, ValueRang
     const float x1 = at.x + width * static_cast<float>(i + 1) / segments;
     dl->AddRectFilled({x0, at.y + 3}, {x1 + 0.5f, at.y + 3 + bar_h}, pack(sample(map, (i + 0.5) / segments)));
   }
-  const std::string lo = short_number(range.lo), hi = short_number(range.hi);
+  const std::string& lo = ends.lo;
+  const std::string& hi = ends.hi;
   const ImU32 text = ImGui::GetColorU32(ImGuiCol_TextDisabled);
   const float y = at.y + 4 + bar_h;
   dl->AddText({at.x, y}, text, lo.c_str());
@@ -219,7 +230,9 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
   const float cw = l.cell_w, ch = l.cell_h;
   const ImVec2 grid_end{grid.x + cw * static_cast<float>(m.cols()), grid.y + ch * static_cast<float>(m.rows())};
   const ValueRange range = opts.range ? *opts.range : remembered_range(m, opts.map, opts.visible);
-  result.size = {std::max(l.width, legend ? l.label_w + legend_min_width(range) : 0.0f), l.height};
+  // Cells that show numbers set the legend's decimals; a matrix too big for numbers keeps the short form.
+  const LegendEnds ends = legend_ends(range, want_values ? std::optional<int>(wanted_decimals) : std::nullopt);
+  result.size = {std::max(l.width, legend ? l.label_w + legend_min_width(ends) : 0.0f), l.height};
 
   ImGui::InvisibleButton("##cells", result.size);
   const bool hovered = ImGui::IsItemHovered();
@@ -325,7 +338,7 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
                   c == result.hovered_col || c == opts.highlight_col ? strong : text, s.c_str());
     }
   }
-  if (legend) draw_legend(dl, {grid.x, grid_end.y + 2}, std::max(grid_end.x - grid.x, legend_min_width(range)), opts.map, range);
+  if (legend) draw_legend(dl, {grid.x, grid_end.y + 2}, std::max(grid_end.x - grid.x, legend_min_width(ends)), opts.map, range, ends);
 
   // Right-click: the matrix as a picture for a slide, or as text for a spreadsheet.
   PictureMenu(id, origin, {origin.x + result.size.x, origin.y + result.size.y}, &m, opts.row_labels, opts.col_labels);

@@ -137,7 +137,7 @@ void DecodePanel(AppState& state, ImVec2 pos, ImVec2 size) {
   const Matrix reference = full.output.row(t);
   const double diff = (s.output - reference).cwiseAbs().maxCoeff();
   const Term out[] = {{.name = "output of '" + s.token + "'", .m = &s.output, .rows = &now, .flags = HeatmapFlags_NoTooltip | HeatmapFlags_NoLegend},
-                      {.name = "row " + std::to_string(t) + (d->cross_attention ? " of the full trace" : " of the full causal trace"), .m = &reference, .rows = &now,
+                      {.name = "row '" + s.token + (d->cross_attention ? "' of the full trace" : "' of the full causal trace"), .m = &reference, .rows = &now,
                        .flags = HeatmapFlags_NoTooltip | HeatmapFlags_NoLegend}};
   const std::string eq[] = {"="};
   EquationFlow("output", out, eq, cell);
