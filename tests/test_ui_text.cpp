@@ -219,7 +219,7 @@ TEST_CASE("linear kernel: division by the row sum, and the rows it cannot normal
   s.attention.kernel = Kernel::Linear;
   const Trace t = compute_trace(s);
   // Row "the": (2, 8, 6)/√3, Z = 16/√3 = 9.2376; 8/16 = 0.5.
-  CHECK(explain_cell(t, Step::Softmax, 0, 0, 1) == "linear: 4.619 / (1.155 + 4.619 + 3.464) = 0.5");
+  CHECK(explain_cell(t, Step::Softmax, 0, 0, 1) == "linear: 4.619 / (1.155 + 4.619 + 3.464) = 0.500");
   // Weights 2/16, 8/16, 6/16: entropy -(0.125 ln 0.125 + 0.5 ln 0.5 + 0.375 ln 0.375) = 0.9743.
   CHECK(explain_row_summary(t, 0, 0) ==
         "Z = 9.238, the sum of the visible scores (each weight is a score divided by Z), entropy 0.974 nats of a maximum "
@@ -238,7 +238,7 @@ TEST_CASE("linear kernel: division by the row sum, and the rows it cannot normal
   CHECK(explain_cell(r, Step::Softmax, 0, 2, 1) ==
         "linear: (-2) / (2 + (-2) + 4) = -0.5 (negative: this row mixes signs, so it is not a probability distribution)");
   CHECK(explain_cell(r, Step::Softmax, 0, 2, 2) ==
-        "linear: 4 / (2 + (-2) + 4) = 1 (other weights in this row are negative: not a probability distribution)");
+        "linear: 4 / (2 + (-2) + 4) = 1.0 (other weights in this row are negative: not a probability distribution)");
   CHECK(explain_row_summary(r, 0, 2) ==
         "Z = 4, the sum of the visible scores, but some weights are negative: not a probability distribution, so no entropy");
   const StepText soft = explain_step(r, Step::Softmax, 0);
@@ -252,7 +252,7 @@ TEST_CASE("two heads with W_O: concat times W_O, and the output as a sum over he
   // Head 0 (columns 0-1): a = [1, 0], b = [2, 0.5]. Head 1 (columns 2-3): a = [2, -1], b = [1, 1].
   // concat_b = [2, 0.5, 1, 1]; column 2 of W_O = [-1, 0, 0, 3]: -2 + 0 + 0 + 3 = 1.
   CHECK(explain_cell(t, Step::Concat, 0, 1, 2) ==
-        "output_b[2] = concat_b \u00B7 W_O[:, 2] = 2\u00B7(-1) + 0.5\u00B70 + 1\u00B70 + 1\u00B73 = 1");
+        "output_b[2] = concat_b \u00B7 W_O[:, 2] = 2.0\u00B7(-1) + 0.5\u00B70 + 1.0\u00B70 + 1.0\u00B73 = 1");
   // Contributions to column 2 for "a": head 0 [1, 0]·[-1, 0] = -1, head 1 [2, -1]·[0, 3] = -3.
   CHECK(explain_cell(t, Step::Output, 0, 0, 2) == "output_a[2] = \u03A3_h contribution_h = (-1) + (-3) = -4");
   // Head 1 for "b": 0.5·v_a[0] + 0.5·v_b[0] = 0.5·2 + 0.5·0 = 1.
@@ -278,9 +278,10 @@ TEST_CASE("a head of width 12: long sums are elided") {
         "score(x\u2192y) = q_x \u00B7 k_y = 1\u00B71 + 2\u00B71 + 3\u00B71 + \u2026 + 11\u00B71 + 12\u00B71 = 78");
   CHECK(explain_projection(t, 'q', 0, 0, 11) ==
         "q_x[11] = x_x \u00B7 W_Q[:, 11] = 1\u00B70 + 2\u00B70 + 3\u00B70 + \u2026 + 11\u00B70 + 12\u00B71 = 12");
-  // "x" sees only itself, so its output is v_x = [1..12]; W_O = I picks column 0: 1.
+  // "x" sees only itself, so its output is v_x = [1..12]; W_O = I picks column 0: 1. Concat's other row needs two
+  // decimals, so its cells, and this sum that quotes them, write 1.00.
   CHECK(explain_cell(t, Step::Concat, 0, 0, 0) ==
-        "output_x[0] = concat_x \u00B7 W_O[:, 0] = 1\u00B71 + 2\u00B70 + 3\u00B70 + 4\u00B70 + 5\u00B70 + 6\u00B70 + \u2026 (6 more) = 1");
+        "output_x[0] = concat_x \u00B7 W_O[:, 0] = 1.00\u00B71 + 2.00\u00B70 + 3.00\u00B70 + 4.00\u00B70 + 5.00\u00B70 + 6.00\u00B70 + \u2026 (6 more) = 1.00");
 }
 
 TEST_CASE("GQA and MQA: keys come from the shared KV head's columns") {
@@ -396,4 +397,11 @@ TEST_CASE("explain_step adapts to the mask and to cross-attention") {
   CHECK(explain_step(cross, Step::Concat, 1).formula == "output = concat = [output_0 output_1]   [2\u00D74]   (no W_O)");
   // A head out of range reads as head 0 rather than failing.
   CHECK(explain_step(cross, Step::Scores, 7).formula == explain_step(cross, Step::Scores, 0).formula);
+}
+
+TEST_CASE("an explanation writes each number as the cells of its matrix do: 0.120, not 0.12") {
+  const Trace t = compute_trace(load_scenario_file(asset("the_lazy_dog.json")));
+  // Row "sleeps", column 0 of the output, as four per-head contributions (3 decimals each, as their cells).
+  CHECK(explain_cell(t, Step::Output, 0, 3, 0) ==
+        "output_sleeps[0] = \u03A3_h contribution_h = (-0.184) + (-0.818) + (-0.195) + 0.120 = -1.077");
 }

@@ -67,6 +67,8 @@ int matrix_decimals(const Matrix& m, const Matrix* visible) {
   return std::clamp(std::min(wanted, kMatrixDecimals), 0, std::max(0, kSignificantDigits - whole_digits));
 }
 
+bool shows_numbers(const Matrix& m) { return m.cols() <= 32 && m.size() <= 1024; }
+
 std::string format_fixed(double x, int decimals) {
   if (std::isinf(x)) return x < 0 ? "-inf" : "inf";
   if (std::isnan(x)) return "nan";

@@ -21,6 +21,10 @@ inline constexpr int kMatrixDecimals = 3;
 inline constexpr int kSignificantDigits = 4;
 int matrix_decimals(const Matrix& m, const Matrix* visible = nullptr);
 
+// Whether a matrix is small enough to write its numbers in its cells: at most 32 columns and 1,024 cells (a
+// wider one could not show 3-decimal numbers on any screen). Larger ones show colours and the tooltip.
+bool shows_numbers(const Matrix& m);
+
 // x with exactly `decimals` decimals (1 as "1.000" among thousandths), 0 as "0"; -inf, inf, nan as words;
 // never "-0.0".
 std::string format_fixed(double x, int decimals);

@@ -20,7 +20,7 @@ constexpr float kWrapBelowCell = 30.0f;
 float term_min(const Term& t) { return ImGui::GetFontSize() * ((t.flags & HeatmapFlags_NoLegend) ? 4.0f : 9.0f); }
 
 // Whether a term writes numbers in its cells.
-bool shows_numbers(const Term& t) { return !(t.flags & HeatmapFlags_NoValues) && HeatmapShowsNumbers(*t.m); }
+bool term_shows_numbers(const Term& t) { return !(t.flags & HeatmapFlags_NoValues) && HeatmapShowsNumbers(*t.m); }
 
 // A column at least `cell` wide, widened for the term's numbers and for its column labels (written whole).
 float column_width(const Term& t, float cell) {
@@ -34,7 +34,7 @@ float column_width(const Term& t, float cell) {
 // gets more of the line than an operand of small integers. Large matrices show no numbers: columns only.
 float term_need(const Term& t) {
   const float em = ImGui::GetFontSize();
-  if (!shows_numbers(t)) return em * (static_cast<float>(t.m->cols()) + 2.5f);
+  if (!term_shows_numbers(t)) return em * (static_cast<float>(t.m->cols()) + 2.5f);
   return column_width(t, 1.8f * em) * static_cast<float>(t.m->cols()) + 2.5f * em;
 }
 
@@ -199,7 +199,7 @@ float numbers_shortfall(std::span<const Term> terms, std::span<const std::string
     const std::vector<float> widths = term_widths(terms, first, last, width - ops_w - gap * static_cast<float>(last - first));
     if (widths.empty()) return std::numeric_limits<float>::infinity();
     for (std::size_t i = first; i < last; ++i)
-      if (shows_numbers(terms[i])) worst = std::max(worst, (flow_width(terms[i], 0.0f) - 1) / widths[i - first]);
+      if (term_shows_numbers(terms[i])) worst = std::max(worst, (flow_width(terms[i], 0.0f) - 1) / widths[i - first]);
   }
   return worst;
 }
@@ -255,8 +255,8 @@ EquationHover Equation(const char* id, std::span<const Term> terms, std::span<co
   // terms wrapping as text does and the view scrolling (the output step of four 4x8 heads at 1280x720).
   // Only where every such term then fits across (a 16x64 q of a model-sized layer does not: it stays compact).
   const float readable = 1.8f * ImGui::GetFontSize();
-  const bool wants_numbers = std::any_of(terms.begin(), terms.end(), shows_numbers) &&
-                             std::all_of(terms.begin(), terms.end(), [&](const Term& t) { return !shows_numbers(t) || flow_width(t, readable) <= width; });
+  const bool wants_numbers = std::any_of(terms.begin(), terms.end(), term_shows_numbers) &&
+                             std::all_of(terms.begin(), terms.end(), [&](const Term& t) { return !term_shows_numbers(t) || flow_width(t, readable) <= width; });
   const std::size_t per_line = (n + best_lines - 1) / best_lines;
   // A digit lost is worth the switch only where the flowing terms still fit the height: a result pushed below the
   // fold is worse than 0.74 for 0.738.

@@ -353,7 +353,7 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
   return result;
 }
 
-bool HeatmapShowsNumbers(const Matrix& m) { return m.cols() <= 32 && m.size() <= 1024; }
+bool HeatmapShowsNumbers(const Matrix& m) { return shows_numbers(m); }
 
 float HeatmapValueWidth(const Matrix& m, const Matrix* visible) {
   if (!HeatmapShowsNumbers(m)) return 0;

@@ -50,8 +50,7 @@ struct HeatmapResult {
 
 HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opts = {});
 
-// Whether a matrix is small enough to write its numbers in its cells: at most 32 columns and 1,024 cells (a
-// wider one could not show 3-decimal numbers on any screen). Larger ones show colours and the tooltip.
+// Whether a matrix is small enough to write its numbers in its cells (cell_format's shows_numbers).
 bool HeatmapShowsNumbers(const Matrix& m);
 // The cell width the widest of m's (visible) numbers needs at the matrix's decimals, with its padding; 0 for a
 // matrix that shows no numbers. Remembered by the matrix's content.

@@ -20,8 +20,20 @@ std::string format(const char* pattern, double x) {
   return buf;
 }
 
+// A matrix's numbers as its cells write them (matrix_decimals: 0.120 and -1.0 where the cells say so), so a
+// sentence and the cell it quotes agree; a matrix too big for numbers in its cells keeps the short form.
+struct Cells {
+  int decimals = -1;
+  std::string operator()(double x) const { return decimals < 0 || !std::isfinite(x) ? short_number(x) : format_fixed(x, decimals); }
+  // As a factor or summand: negatives in parentheses.
+  std::string term(double x) const {
+    const std::string s = (*this)(x);
+    return s.front() == '-' ? "(" + s + ")" : s;
+  }
+};
+Cells cells_of(const Matrix& m, const Matrix* visible = nullptr) { return {shows_numbers(m) ? matrix_decimals(m, visible) : -1}; }
 
-std::string product(double a, double b) { return term_number(a) + kDot + term_number(b); }
+std::string product(const Cells& a_cells, double a, const Cells& b_cells, double b) { return a_cells.term(a) + kDot + b_cells.term(b); }
 
 // "a + b + c + d + e + f + … (6 more)": the concatenation is H·d wide, so its sums get long fast.
 std::string join_first_six(const std::vector<std::string>& terms) {
@@ -55,7 +67,7 @@ std::string hidden_reason(const Trace& t, int i, int j) {
 }
 
 std::string explain_input(const Trace& t, int i, int c) {
-  return "x_" + query_name(t, i) + "[" + std::to_string(c) + "] = " + short_number(t.x(i, c)) +
+  return "x_" + query_name(t, i) + "[" + std::to_string(c) + "] = " + cells_of(t.x)(t.x(i, c)) +
          " (an embedding entry: an input you can edit)";
 }
 
@@ -63,19 +75,20 @@ std::string explain_score(const Trace& t, const HeadTrace& h, int i, int j) {
   const std::string& q = query_name(t, i);
   const std::string& k = key_name(t, j);
   std::vector<std::string> terms;
-  for (Eigen::Index m = 0; m < h.q.cols(); ++m) terms.push_back(product(h.q(i, m), h.k(j, m)));
+  const Cells q_cells = cells_of(h.q), k_cells = cells_of(h.k);
+  for (Eigen::Index m = 0; m < h.q.cols(); ++m) terms.push_back(product(q_cells, h.q(i, m), k_cells, h.k(j, m)));
   return "score(" + q + kArrow + k + ") = q_" + q + " " + kDot + " k_" + k + " = " + join_sum(terms) + " = " +
-         short_number(h.scores(i, j));
+         cells_of(h.scores)(h.scores(i, j));
 }
 
 std::string explain_scale(const Trace& t, const HeadTrace& h, int i, int j) {
-  const std::string score = short_number(h.scores(i, j));
+  const std::string score = cells_of(h.scores)(h.scores(i, j));
   if (!t.attention.scale) return "scale is off: " + score + " stays " + score;
-  return score + " / sqrt(" + std::to_string(t.attention.head_dim) + ") = " + short_number(h.scaled(i, j));
+  return score + " / sqrt(" + std::to_string(t.attention.head_dim) + ") = " + cells_of(h.scaled)(h.scaled(i, j));
 }
 
 std::string explain_mask(const Trace& t, const HeadTrace& h, int i, int j) {
-  if (!hidden(h, i, j)) return pair_name(t, i, j) + ": visible (mask 1), " + short_number(h.scaled(i, j)) + " passes through";
+  if (!hidden(h, i, j)) return pair_name(t, i, j) + ": visible (mask 1), " + cells_of(h.scaled)(h.scaled(i, j)) + " passes through";
   const char* becomes = t.attention.kernel == Kernel::Softmax ? "-inf" : "0";
   return pair_name(t, i, j) + ": hidden (mask 0, " + hidden_reason(t, i, j) + "), so " + becomes;
 }
@@ -102,15 +115,16 @@ std::string explain_weight(const Trace& t, const HeadTrace& h, int i, int j) {
   if (status == RowStatus::AllMasked)
     return kernel + "every key is hidden from " + q + ", so all its weights are 0 and its output is 0";
   if (hidden(h, i, j)) return kernel + pair_name(t, i, j) + " is hidden, so its weight is exactly 0";
+  const Cells masked = cells_of(h.masked, &h.mask), weights = cells_of(h.weights, &h.mask);
   if (!linear) {
-    const auto terms = visible_terms(h, i, [](double s) { return "e^" + short_number(s); });
-    return kernel + "e^" + short_number(h.masked(i, j)) + " / (" + join_sum(terms) + ") = " + short_number(h.weights(i, j));
+    const auto terms = visible_terms(h, i, [&](double s) { return "e^" + masked(s); });
+    return kernel + "e^" + masked(h.masked(i, j)) + " / (" + join_sum(terms) + ") = " + weights(h.weights(i, j));
   }
-  const auto terms = visible_terms(h, i, [](double s) { return term_number(s); });
+  const auto terms = visible_terms(h, i, [&](double s) { return masked.term(s); });
   if (status == RowStatus::ZeroSum)
     return kernel + "Z = " + join_sum(terms) + " = " + zero_z_text(h.row_sum(i)) + " for " + q +
            ": nothing to divide by, so the row is zeroed (weights 0, output 0)";
-  std::string s = kernel + term_number(h.masked(i, j)) + " / (" + join_sum(terms) + ") = " + short_number(h.weights(i, j));
+  std::string s = kernel + masked.term(h.masked(i, j)) + " / (" + join_sum(terms) + ") = " + weights(h.weights(i, j));
   if (status == RowStatus::Signed)
     s += h.weights(i, j) < 0.0 ? " (negative: this row mixes signs, so it is not a probability distribution)"
                                : " (other weights in this row are negative: not a probability distribution)";
@@ -125,12 +139,13 @@ std::string explain_head_output(const Trace& t, const HeadTrace& h, int i, int c
   if (status == RowStatus::ZeroSum) return lhs + " = 0: Z is 0 for " + q + ", so its weights and output are 0";
   std::vector<std::string> terms;
   int skipped = 0;
+  const Cells weights = cells_of(h.weights, &h.mask), v = cells_of(h.v);
   for (Eigen::Index j = 0; j < h.weights.cols(); ++j) {
     if (hidden(h, i, static_cast<int>(j))) ++skipped;
-    else terms.push_back(product(h.weights(i, j), h.v(j, c)));
+    else terms.push_back(product(weights, h.weights(i, j), v, h.v(j, c)));
   }
   std::string s = lhs + " = " + kSigma + "_j w(" + q + kArrow + "j)" + kDot + "v_j[" + std::to_string(c) + "] = " +
-                  join_sum(terms) + " = " + short_number(h.output(i, c));
+                  join_sum(terms) + " = " + cells_of(h.output)(h.output(i, c));
   if (skipped > 0) s += " (" + plural(skipped, "hidden key") + " skipped: weight 0)";
   return s;
 }
@@ -140,7 +155,7 @@ std::string explain_final_output(const Trace& t, int i, int c, bool sum_over_hea
   if (!in_range(i, t.output.rows()) || !in_range(c, t.output.cols())) return "";
   const std::string& q = query_name(t, i);
   const std::string lhs = "output_" + q + "[" + std::to_string(c) + "]";
-  const std::string result = " = " + short_number(t.output(i, c));
+  const std::string result = " = " + cells_of(t.output)(t.output(i, c));
   if (!t.has_output_projection()) {
     const int d = t.attention.head_dim;
     if (d <= 0) return "";
@@ -148,10 +163,11 @@ std::string explain_final_output(const Trace& t, int i, int c, bool sum_over_hea
   }
   std::vector<std::string> terms;
   if (sum_over_heads) {
-    for (const HeadTrace& h : t.heads) terms.push_back(term_number(h.contribution(i, c)));
+    for (const HeadTrace& h : t.heads) terms.push_back(cells_of(h.contribution).term(h.contribution(i, c)));
     return lhs + " = " + kSigma + "_h contribution_h = " + join_sum(terms) + result;
   }
-  for (Eigen::Index m = 0; m < t.concat.cols(); ++m) terms.push_back(product(t.concat(i, m), t.W_O()(m, c)));
+  const Cells concat = cells_of(t.concat), W_O = cells_of(t.W_O());
+  for (Eigen::Index m = 0; m < t.concat.cols(); ++m) terms.push_back(product(concat, t.concat(i, m), W_O, t.W_O()(m, c)));
   return lhs + " = concat_" + q + " " + kDot + " W_O[:, " + std::to_string(c) + "] = " + join_first_six(terms) + result;
 }
 
@@ -243,11 +259,13 @@ std::string explain_projection(const Trace& t, char which, int head, int row, in
     return "";
   const Matrix& W = **p->weight;
   std::vector<std::string> terms;
-  for (Eigen::Index m = 0; m < p->input->cols(); ++m) terms.push_back(product((*p->input)(row, m), W(m, p->weight_col)));
+  // The step shows the head's slice of the weight (its columns of this projection), at the slice's decimals.
+  const Cells input = cells_of(*p->input), weight = cells_of(W.middleCols(p->weight_col - col, p->result->cols()));
+  for (Eigen::Index m = 0; m < p->input->cols(); ++m) terms.push_back(product(input, (*p->input)(row, m), weight, W(m, p->weight_col)));
   const std::string& name = (*p->names)[static_cast<std::size_t>(row)];
   std::string s = std::string(1, which) + "_" + name + "[" + std::to_string(col) + "] = " + p->input_name + "_" + name +
                   " " + kDot + " " + p->weight_name + "[:, " + std::to_string(p->weight_col) + "] = " + join_sum(terms) +
-                  " = " + short_number((*p->result)(row, col));
+                  " = " + cells_of(*p->result)((*p->result)(row, col));
   const Variant v = t.attention.variant;
   if (which != 'q' && (v == Variant::Gqa || v == Variant::Mqa)) s += " (" + kv_sharing_note(t, h.kv_head) + ")";
   return s;

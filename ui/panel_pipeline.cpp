@@ -421,6 +421,11 @@ void PipelinePanel(AppState& state, ImVec2 pos, ImVec2 size) {
                         t.heads[state.head].kv_head != state.head ? (" (reads KV head " + std::to_string(t.heads[state.head].kv_head) + ")").c_str() : "");
   }
   ImGui::Spacing();
+  // With a lesson open its panel takes the explanation's place: the arithmetic of the page's outlined cell
+  // goes above the step, where scrolling the matrices cannot take it away.
+  if (state.lesson >= 0 && state.pinned_cell && state.step == state.outlined_step)
+    if (const std::string cell = explain_cell(t, state.step, state.head, state.pinned_cell->first, state.pinned_cell->second); !cell.empty())
+      TextWrappedAtSpaces("Outlined: " + cell, accent_colour());
   // The step in a region of its own, which scrolls when its matrices need more room than the window has.
   ImGui::BeginChild("step", {0, 0}, false);
   StepView view{state, t, t.heads[static_cast<std::size_t>(state.head)], ImGui::GetContentRegionAvail().y - 4, ImGui::GetCursorPosY()};
