@@ -318,6 +318,8 @@ TEST_CASE("dot products of random vectors: variance d_k raw, 1 scaled, the same 
   CHECK(scaled == doctest::Approx(1.0096205676401244).epsilon(1e-12));  // the 1.01 of the lesson
   const auto within = std::count_if(s.raw.begin(), s.raw.end(), [](double v) { return std::abs(v) < 16.0; });
   CHECK(within == 19049);  // the lesson's "95% between -16 and +16"
+  CHECK(fraction_within(s.raw, 16.0) == 19049.0 / 20000.0);  // the caption's 95.2%
+  CHECK(fraction_within(s.scaled, 2.0) == 19049.0 / 20000.0);
 
   const DotProductSample again = sample_dot_products(64, 3, kSqrtDkSeed);
   CHECK(again.raw == std::vector<double>(s.raw.begin(), s.raw.begin() + 3));
@@ -339,6 +341,13 @@ TEST_CASE("histogram: equal bins, values outside [lo, hi] counted in the end bin
   CHECK(std::accumulate(narrow.counts.begin(), narrow.counts.end(), 0) == kSqrtDkPairs);
   CHECK_THROWS_AS(histogram(values, 1, 1, 4), std::invalid_argument);
   CHECK_THROWS_AS(histogram(values, -1, 1, 0), std::invalid_argument);
+}
+
+TEST_CASE("the share within a bound: strictly inside, either sign") {
+  const std::vector<double> v = {-3, -2, -1, 0, 1, 2, 3, 4};
+  CHECK(fraction_within(v, 2.0) == 3.0 / 8.0);  // -1, 0, 1: the bound itself is outside
+  CHECK(fraction_within(v, 10.0) == 1.0);
+  CHECK(fraction_within(std::vector<double>{}, 1.0) == 0.0);
 }
 
 TEST_CASE("sample variance divides by n - 1") {

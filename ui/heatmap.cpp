@@ -293,7 +293,7 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
                     ImGui::GetColorU32(ImGuiCol_WindowBg), 1.0f);
   }
 
-  const ImU32 accent = IM_COL32(255, 190, 40, 255);
+  const ImU32 accent = accent_colour();  // the theme's: dark and light differ
   if (opts.highlight_row >= 0 && opts.highlight_row < in.rows) {
     const float y = grid.y + ch * static_cast<float>(opts.highlight_row);
     dl->AddRect({grid.x - 1, y - 1}, {grid_end.x + 1, y + ch + 1}, accent, 0, 0, 2.5f);
@@ -302,13 +302,14 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
     const float x = grid.x + cw * static_cast<float>(opts.highlight_col);
     dl->AddRect({x - 1, grid.y - 1}, {x + cw + 1, grid_end.y + 1}, accent, 0, 0, 2.5f);
   }
-  // A white frame with a dark one around it: seen on every colour of both maps.
+  // A white frame with a dark one around it, both thick enough to see on every colour of both maps (a white
+  // cell's outline is the dark one).
   const auto outline = [&](int r, int c) {
     if (r < 0 || c < 0 || r >= in.rows || c >= in.cols) return;
     NoteOutlinedCell(r, c + opts.outlined_col0);
     const ImVec2 a{grid.x + cw * static_cast<float>(c), grid.y + ch * static_cast<float>(r)};
     dl->AddRect({a.x - 1, a.y - 1}, {a.x + cw + 1, a.y + ch + 1}, IM_COL32(255, 255, 255, 255), 0, 0, 3.0f);
-    dl->AddRect({a.x - 3, a.y - 3}, {a.x + cw + 3, a.y + ch + 3}, IM_COL32(20, 20, 20, 255), 0, 0, 1.5f);
+    dl->AddRect({a.x - 3.5f, a.y - 3.5f}, {a.x + cw + 3.5f, a.y + ch + 3.5f}, IM_COL32(20, 20, 20, 255), 0, 0, 2.5f);
   };
   for (const auto& [r, c] : opts.outlined) {
     const int col = c - opts.outlined_col0;

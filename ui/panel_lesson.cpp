@@ -43,18 +43,87 @@ void navigation(AppState& state, const Lesson& l) {
   if (ImGui::Button("Close lesson")) CloseLesson(state);
 }
 
-// Histogram bars on a shared count scale, with their range written under them.
-void histogram_plot(const char* label, const Histogram& h, float width, float height, float most) {
-  std::vector<float> counts(h.counts.begin(), h.counts.end());
-  ImGui::PlotHistogram(label, counts.data(), static_cast<int>(counts.size()), 0, nullptr, 0.0f, most, {width, height});
-  ImGui::TextDisabled("%s \u2026 %s", short_number(h.lo).c_str(), short_number(h.hi).c_str());
-}
-
 // Three decimals, or four where three would say little or read as a whole number (a saturated row's 0.0008
 // and 0.9999).
 std::string experiment_number(double x) {
   const std::string three = format_fixed(x, 3);
   return std::abs(x) < 0.01 || std::stod(three) == std::round(x) ? format_fixed(x, 4) : three;
+}
+
+// "95.2% within ±16": two standard deviations either side hold what the lesson's "95% between" quotes.
+std::string share_within(std::span<const double> v, double bound) {
+  char share[32];
+  std::snprintf(share, sizeof share, "%.1f%%", 100.0 * fraction_within(v, bound));
+  return std::string(share) + " within \u00B1" + short_number(bound);
+}
+
+// One column of the experiment: a caption over a plot, and what goes under it.
+struct ExperimentColumn {
+  std::vector<std::string> caption;  // wrapped to the column
+  std::vector<float> values;
+  float most = 1;
+  std::string under;  // "" for none
+};
+
+// The experiment's numbers for one d_k, as text and bars: raw and scaled histograms on one axis and one count
+// scale, then one softmax row raw and scaled.
+struct SqrtDkFigures {
+  ExperimentColumn histogram[2], row[2];
+  std::string note, row_title;
+};
+
+SqrtDkFigures experiment_for(int d_k, float column_w) {
+  const DotProductSample s = sample_dot_products(d_k, kSqrtDkPairs, kSqrtDkSeed);
+  // One x axis for both, wide enough for the raw spread: scaled, the same values shrink to the middle.
+  const double sd = std::sqrt(static_cast<double>(d_k)), spread = 4.0 * sd;
+  const Histogram hist[] = {histogram(s.raw, -spread, spread, 41), histogram(s.scaled, -spread, spread, 41)};
+  const std::string names[] = {"q\u00B7k, raw", "q\u00B7k / \u221A" + std::to_string(d_k)};
+  const std::vector<double>* samples[] = {&s.raw, &s.scaled};
+  const double bounds[] = {2 * sd, 2.0};
+  SqrtDkFigures e;
+  float most = 1;
+  for (const Histogram& h : hist)
+    for (const int c : h.counts) most = std::max(most, static_cast<float>(c));
+  for (int i = 0; i < 2; ++i) {
+    ExperimentColumn& c = e.histogram[i];
+    c.caption = WrapAtSpaces(names[i] + ": variance " + short_number(sample_variance(*samples[i])), column_w);
+    c.values.assign(hist[i].counts.begin(), hist[i].counts.end());
+    c.most = most;
+    c.under = short_number(hist[i].lo) + " \u2026 " + short_number(hist[i].hi) + "; " + share_within(*samples[i], bounds[i]);
+  }
+  for (int i = 0; i < 2; ++i) {
+    const SoftmaxRow row = softmax_of_sample_row(d_k, kSqrtDkKeys, i == 1, kSqrtDkSeed);
+    ExperimentColumn& c = e.row[i];
+    c.caption = WrapAtSpaces(std::string(i == 1 ? "scaled" : "raw") + ": entropy " + experiment_number(row.entropy) +
+                                 " nats, largest weight " + experiment_number(row.max_weight),
+                             column_w);
+    c.values.assign(row.weights.begin(), row.weights.end());
+  }
+  e.note = format_exact(kSqrtDkPairs, AxisUnit::Plain) + " pairs each, on one axis: the raw spread grows like \u221Ad_k, the scaled one "
+           "stays at about 1.";
+  e.row_title = "softmax of one query over " + std::to_string(kSqrtDkKeys) + " keys (an even row has entropy ln " +
+                std::to_string(kSqrtDkKeys) + " = " + experiment_number(std::log(static_cast<double>(kSqrtDkKeys))) + " nats)";
+  return e;
+}
+
+// Two columns side by side, captions level with each other, plots `height` tall.
+void draw_columns(const char* id, const ExperimentColumn (&columns)[2], float w, float height) {
+  const std::size_t caption_lines = std::max(columns[0].caption.size(), columns[1].caption.size());
+  const ImVec2 top = ImGui::GetCursorPos();
+  for (int i = 0; i < 2; ++i) {
+    const ExperimentColumn& c = columns[i];
+    // Placed, not SameLine: SameLine would shift its text to the baseline the first column's plot left.
+    if (i == 1) ImGui::SetCursorPos({top.x + w + 16, top.y});
+    ImGui::BeginGroup();
+    for (std::size_t k = 0; k < caption_lines; ++k) ImGui::TextUnformatted(k < c.caption.size() ? c.caption[k].c_str() : "");
+    ImGui::PushID(i);
+    ImGui::PlotHistogram(id, c.values.data(), static_cast<int>(c.values.size()), 0, nullptr, 0.0f, c.most, {w, height});
+    ImGui::PopID();
+    if (!c.under.empty()) {
+      for (const std::string& line : WrapAtSpaces(c.under, w)) ImGui::TextDisabled("%s", line.c_str());
+    }
+    ImGui::EndGroup();
+  }
 }
 
 void sqrt_dk_experiment(AppState& state) {
@@ -65,43 +134,23 @@ void sqrt_dk_experiment(AppState& state) {
     ImGui::SameLine();
     if (ImGui::RadioButton(std::to_string(d).c_str(), state.sqrt_dk == d)) state.sqrt_dk = d;
   }
-  const int d_k = state.sqrt_dk;
-  const DotProductSample s = sample_dot_products(d_k, kSqrtDkPairs, kSqrtDkSeed);
-  // One x axis for both, wide enough for the raw spread: scaled, the same values shrink to the middle.
-  const double spread = 4.0 * std::sqrt(static_cast<double>(d_k));
-  const Histogram raw = histogram(s.raw, -spread, spread, 41), scaled = histogram(s.scaled, -spread, spread, 41);
-  float most = 1;
-  for (const Histogram* h : {&raw, &scaled})
-    for (const auto c : h->counts) most = std::max(most, static_cast<float>(c));
-  // The plots share what the text lines leave (title, d_k, captions, ranges, the note, the softmax captions),
-  // histograms to softmax rows as 1 : 0.45, so the scaled row's numbers stay in view.
-  const float line = ImGui::GetTextLineHeightWithSpacing(), avail = ImGui::GetContentRegionAvail().y;
-  const float w = (ImGui::GetContentRegionAvail().x - 16) / 2, h = std::clamp((avail - 11 * line) / 1.45f, 2.5f * line, 0.3f * std::max(avail, 1.0f));
-  ImGui::BeginGroup();
-  TextWrappedAtSpaces("q\u00B7k, raw: variance " + short_number(sample_variance(s.raw)));
-  histogram_plot("##raw", raw, w, h, most);
-  ImGui::EndGroup();
-  ImGui::SameLine(0, 16);
-  ImGui::BeginGroup();
-  TextWrappedAtSpaces("q\u00B7k / \u221A" + std::to_string(d_k) + ": variance " + short_number(sample_variance(s.scaled)));
-  histogram_plot("##scaled", scaled, w, h, most);
-  ImGui::EndGroup();
-  TextDisabledWrapped(format_exact(kSqrtDkPairs, AxisUnit::Plain) + " pairs each, on one axis: the raw spread grows like \u221Ad_k, "
-                      "the scaled one stays at about 1.");
-  TextWrappedAtSpaces("softmax of one query over " + std::to_string(kSqrtDkKeys) + " keys (an even row has entropy ln " +
-                      std::to_string(kSqrtDkKeys) + " = " + experiment_number(std::log(static_cast<double>(kSqrtDkKeys))) + " nats)");
-  for (bool scaled : {false, true}) {
-    const SoftmaxRow row = softmax_of_sample_row(d_k, kSqrtDkKeys, scaled, kSqrtDkSeed);
-    std::vector<float> weights(row.weights.begin(), row.weights.end());
-    if (scaled) ImGui::SameLine(0, 16);
-    ImGui::BeginGroup();
-    const std::string caption = std::string(scaled ? "scaled" : "raw") + ": entropy " + experiment_number(row.entropy) +
-                                " nats, largest weight " + experiment_number(row.max_weight);
-    for (const std::string& text : WrapAtSpaces(caption, w)) ImGui::TextUnformatted(text.c_str());  // within its column
-    ImGui::PlotHistogram(scaled ? "##row_scaled" : "##row_raw", weights.data(), static_cast<int>(weights.size()), 0, nullptr, 0.0f,
-                         1.0f, {w, h * 0.45f});
-    ImGui::EndGroup();
-  }
+  const float full_w = ImGui::GetContentRegionAvail().x, w = (full_w - 16) / 2;
+  const SqrtDkFigures e = experiment_for(state.sqrt_dk, w);
+  // The plots share what the text leaves, histograms to softmax rows as 1 : 0.45, so every number stays in view.
+  const float line = ImGui::GetTextLineHeightWithSpacing(), gap = ImGui::GetStyle().ItemSpacing.y;
+  const auto lines = [](const ExperimentColumn (&c)[2], auto part) {
+    return static_cast<float>(std::max((c[0].*part).size(), (c[1].*part).size()));
+  };
+  const float under = static_cast<float>(std::max(WrapAtSpaces(e.histogram[0].under, w).size(), WrapAtSpaces(e.histogram[1].under, w).size()));
+  const float text_h = line * (lines(e.histogram, &ExperimentColumn::caption) + under + lines(e.row, &ExperimentColumn::caption) +
+                               static_cast<float>(WrapAtSpaces(e.note, full_w).size() + WrapAtSpaces(e.row_title, full_w).size())) +
+                       2 * gap;
+  const float avail = ImGui::GetContentRegionAvail().y;
+  const float h = std::clamp((avail - text_h) / 1.45f, 2.5f * line, 0.3f * std::max(avail, 1.0f));
+  draw_columns("##histogram", e.histogram, w, h);
+  TextDisabledWrapped(e.note);
+  TextWrappedAtSpaces(e.row_title);
+  draw_columns("##row", e.row, w, h * 0.45f);
 }
 
 // Where the header's parts go at a content width: the lesson's title in the title bar where it fits there (else

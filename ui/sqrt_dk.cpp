@@ -92,6 +92,12 @@ double sample_variance(std::span<const double> values) {
   return squares / (n - 1.0);
 }
 
+double fraction_within(std::span<const double> values, double bound) {
+  if (values.empty()) return 0.0;
+  const auto inside = std::count_if(values.begin(), values.end(), [&](double v) { return std::abs(v) < bound; });
+  return static_cast<double>(inside) / static_cast<double>(values.size());
+}
+
 SoftmaxRow softmax_of_sample_row(int d_k, int n_keys, bool scaled, std::uint64_t seed) {
   require(d_k >= 1, "softmax_of_sample_row: d_k must be >= 1");
   require(n_keys >= 1, "softmax_of_sample_row: n_keys must be >= 1");

@@ -54,6 +54,10 @@ Histogram histogram(std::span<const double> values, double lo, double hi, int bi
 // The unbiased sample variance (divides by n - 1); 0 for fewer than two values.
 double sample_variance(std::span<const double> values);
 
+// The share of the values strictly between -bound and +bound (two standard deviations hold about 95% of a
+// normal sample); 0 for no values.
+double fraction_within(std::span<const double> values, double bound);
+
 // One query against n_keys keys, all with d_k i.i.d. standard normal components (query first, then the
 // keys, from one stream), and the softmax of its scores. The same seed gives the same vectors whether
 // scaled or not, so the two rows differ only by the division by sqrt(d_k).
