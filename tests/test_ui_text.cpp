@@ -405,3 +405,13 @@ TEST_CASE("an explanation writes each number as the cells of its matrix do: 0.12
   CHECK(explain_cell(t, Step::Output, 0, 3, 0) ==
         "output_sleeps[0] = \u03A3_h contribution_h = (-0.184) + (-0.818) + (-0.195) + 0.120 = -1.077");
 }
+
+TEST_CASE("an agreement check ticks only within rounding, and says so when it fails") {
+  const Agreement same = agreement(0.0, "agrees with q k\u1D40");
+  CHECK(same.ok);
+  CHECK(same.text == "\u2714 agrees with q k\u1D40 (largest difference 0)");
+  CHECK(agreement(4e-16, "x", ": why").text == "\u2714 x (largest difference 4.0e-16): why");
+  const Agreement off = agreement(0.012, "The same numbers as computing all 3 tokens at once", ": why");
+  CHECK_FALSE(off.ok);
+  CHECK(off.text == "\u2718 Not so: largest difference 0.012, more than rounding (10^-9). Expected: The same numbers as computing all 3 tokens at once");
+}

@@ -298,6 +298,14 @@ std::string explain_cell(const Trace& t, Step step, int head, int row, int col) 
   }
 }
 
+Agreement agreement(double largest_difference, const std::string& claim, const std::string& reason) {
+  // A rounding-sized difference is written as such (4.0e-16), not rounded to a 0 it is not.
+  const std::string d = largest_difference == 0.0 || largest_difference >= 1e-3 ? short_number(largest_difference)
+                                                                                 : format("%.1e", largest_difference);
+  if (largest_difference <= kAgreementTolerance) return {"\u2714 " + claim + " (largest difference " + d + ")" + reason, true};
+  return {"\u2718 Not so: largest difference " + d + ", more than rounding (10^-9). Expected: " + claim, false};
+}
+
 std::string explain_row_summary(const Trace& t, int head, int row) {
   if (!in_range(head, static_cast<Eigen::Index>(t.heads.size()))) return "";
   const HeadTrace& h = t.heads[static_cast<std::size_t>(head)];

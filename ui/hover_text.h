@@ -28,6 +28,16 @@ std::string explain_cell(const Trace& t, Step step, int head, int row, int col);
 // which: 'q', 'k', 'v', or 'c' for MLA's cached latent (head ignored).
 std::string explain_projection(const Trace& t, char which, int head, int row, int col);
 
+// A check of two computations that must agree (decoding against the full trace, MLA's absorbed form against
+// q kᵀ): "✔ {claim} (largest difference 0){reason}" within rounding, else "✘ Not so: largest difference 0.012,
+// more than rounding (10^-9). Expected: {claim}". A tick never stands beside a difference that matters.
+inline constexpr double kAgreementTolerance = 1e-9;
+struct Agreement {
+  std::string text;
+  bool ok = false;
+};
+Agreement agreement(double largest_difference, const std::string& claim, const std::string& reason = "");
+
 // The normaliser, shift and entropy of one row of the weights, and what happened to a flagged row.
 std::string explain_row_summary(const Trace& t, int head, int row);
 

@@ -141,15 +141,12 @@ void DecodePanel(AppState& state, ImVec2 pos, ImVec2 size) {
                        .flags = HeatmapFlags_NoTooltip | HeatmapFlags_NoLegend}};
   const std::string eq[] = {"="};
   EquationFlow("output", out, eq, cell);
-  ImGui::PushStyleColor(ImGuiCol_Text, diff <= 1e-9 ? ImVec4{0.45f, 0.85f, 0.45f, 1} : ImVec4{1, 0.4f, 0.35f, 1});
   if (d->cross_attention)
-    TextWrappedAtSpaces("\u2714 The same numbers as computing every token at once (largest difference " + short_number(diff) +
-                        "): the context does not change while the decoder writes, so its keys and values are computed once.");
+    AgreementBadge(agreement(diff, "The same numbers as computing every token at once",
+                             ": the context does not change while the decoder writes, so its keys and values are computed once."));
   else
-    TextWrappedAtSpaces("\u2714 The same numbers as computing " + (t == 0 ? std::string("the whole sequence") : "all " + std::to_string(t + 1) + " tokens") +
-                        " at once (largest difference " + short_number(diff) +
-                        "): a new token never changes how earlier tokens were processed, so their keys and values can be kept.");
-  ImGui::PopStyleColor();
+    AgreementBadge(agreement(diff, "The same numbers as computing " + (t == 0 ? std::string("the whole sequence") : "all " + std::to_string(t + 1) + " tokens") + " at once",
+                             ": a new token never changes how earlier tokens were processed, so their keys and values can be kept."));
   ImGui::End();
 }
 

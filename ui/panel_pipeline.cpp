@@ -154,10 +154,7 @@ void absorbed_scores(StepView& v) {
   const Matrix& query_side = v.t.query_latent.size() > 0 ? v.t.query_latent : v.t.x;
   const Matrix latent_T = v.t.latent.transpose();
   const double diff = (m.scores[static_cast<std::size_t>(h)] - v.h.scores).cwiseAbs().maxCoeff();
-  const std::string badge = "agrees with q k\u1D40: largest difference " + short_number(diff);
-  ImGui::PushStyleColor(ImGuiCol_Text, diff <= 1e-9 ? ImVec4{0.45f, 0.85f, 0.45f, 1} : ImVec4{1, 0.4f, 0.35f, 1});
-  ImGui::TextUnformatted(("\u2714 " + badge).c_str());
-  ImGui::PopStyleColor();
+  AgreementBadge(agreement(diff, "agrees with q k\u1D40"));
   const auto [hr, hc] = v.hovered(1, 3);
   // One name for the absorbed matrix everywhere (checkbox, term, lessons): W_UQK = W_UQ W_UKᵀ, or W_Q W_UKᵀ
   // without a query latent.

@@ -35,6 +35,10 @@ void TextWrappedAtSpaces(std::string_view text, ImU32 colour) {
 
 void TextDisabledWrapped(std::string_view text) { TextWrappedAtSpaces(text, ImGui::GetColorU32(ImGuiCol_TextDisabled)); }
 
+void AgreementBadge(const Agreement& a) {
+  TextWrappedAtSpaces(a.text, a.ok ? IM_COL32(115, 217, 115, 255) : IM_COL32(255, 102, 89, 255));
+}
+
 void SameLineIfFits(float width, float spacing) {
   const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
   if (ImGui::GetItemRectMax().x + spacing + width <= right) ImGui::SameLine(0, spacing);

@@ -7,12 +7,16 @@
 
 #include <imgui.h>
 
+#include "ui/hover_text.h"
+
 namespace attn::ui {
 
 void TextWrappedAtSpaces(std::string_view text, ImU32 colour = 0);  // 0: the style's text colour
 // The lines TextWrappedAtSpaces would draw at `width` with the current font ("\n" breaks a line too).
 std::vector<std::string> WrapAtSpaces(std::string_view text, float width);
-void TextDisabledWrapped(std::string_view text);                    // in the style's disabled (secondary) colour
+void TextDisabledWrapped(std::string_view text);
+// An agreement check (hover_text's agreement): green with its tick, red with its cross.
+void AgreementBadge(const Agreement& a);                    // in the style's disabled (secondary) colour
 
 // ImGui::SameLine(0, spacing) when the next item, `width` wide with its label, still fits on the line; else it
 // starts a line of its own (a row of controls wraps instead of running off the panel).
