@@ -127,19 +127,19 @@ double unit_scale(double lo, double hi, AxisUnit u) {
   return s;
 }
 
-struct Step {
+struct TickStep {
   double mantissa;  // 1, 2 or 5
   int exponent;     // step = mantissa · 10^exponent, in units of the scale
   double value() const { return scaled10(mantissa, exponent); }
 };
 
 // The smallest 1-2-5 step giving at most max_major ticks in [lo, hi].
-Step nice_step(double lo, double hi, int max_major) {
+TickStep nice_step(double lo, double hi, int max_major) {
   const double span = std::max(hi - lo, 1e-300);
   const int first = static_cast<int>(std::floor(std::log10(span / max_major))) - 1;
   for (int e = first; e < first + 40; ++e)
     for (double m : {1.0, 2.0, 5.0}) {
-      const Step s{m, e};
+      const TickStep s{m, e};
       if (floor_ratio(hi, s.value()) - ceil_ratio(lo, s.value()) + 1 <= max_major) return s;
     }
   return {1.0, first + 40};
@@ -148,7 +148,7 @@ Step nice_step(double lo, double hi, int max_major) {
 std::vector<Tick> linear_ticks(const Axis& a, int max_major) {
   const double scale = unit_scale(a.lo, a.hi, a.unit);
   const double lo = a.lo / scale, hi = a.hi / scale;
-  const Step step = nice_step(lo, hi, max_major);
+  const TickStep step = nice_step(lo, hi, max_major);
   const long long first = ceil_ratio(lo, step.value()), last = floor_ratio(hi, step.value());
   // Enough digits that neighbouring ticks never print the same (1000, 1005, 1010 need 4).
   const double biggest = std::max(std::abs(lo), std::abs(hi));
@@ -383,7 +383,7 @@ Axis nice_axis(double lo, double hi, AxisScale scale, AxisUnit unit, std::string
       a.hi = hi + pad;
     }
     const double s = unit_scale(a.lo, a.hi, unit);
-    const Step step = nice_step(a.lo / s, a.hi / s, 6);
+    const TickStep step = nice_step(a.lo / s, a.hi / s, 6);
     a.lo = static_cast<double>(floor_ratio(a.lo / s, step.value())) * step.value() * s;
     a.hi = static_cast<double>(ceil_ratio(a.hi / s, step.value())) * step.value() * s;
     return a;

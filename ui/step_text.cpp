@@ -80,7 +80,7 @@ int count_status(const HeadTrace& h, RowStatus s) {
   return n;
 }
 
-struct View {
+struct StepContext {
   const Trace& t;
   const HeadTrace& h;
   int row;  // the example query
@@ -94,7 +94,7 @@ struct View {
 };
 
 // How head h's k and v are taken, for the formulas of the steps that use them.
-std::string kv_source(const View& v, char which) {
+std::string kv_source(const StepContext& v, char which) {
   const std::string big = which == 'k' ? "K" : "V";
   const std::string up = which == 'k' ? "W_UK" : "W_UV";
   if (v.variant() == Variant::Mla) return std::string(1, which) + " = latent " + up + "[:, head " + num(v.h.head) + "]";
@@ -107,7 +107,7 @@ std::string with_source(const std::string& formula, const std::string& source, c
 }
 
 // The KV cache per token and layer, the number every variant is designed around.
-std::string cache_sentence(const View& v) {
+std::string cache_sentence(const StepContext& v) {
   const int full = 2 * v.H() * v.d();
   const std::string full_text = "2" + kDot + "H" + kDot + "d = " + num(full);
   switch (v.variant()) {
@@ -127,7 +127,7 @@ std::string cache_sentence(const View& v) {
   return "";
 }
 
-StepText inputs(const View& v) {
+StepText inputs(const StepContext& v) {
   const Trace& t = v.t;
   StepText s;
   if (t.cross_attention)
@@ -142,7 +142,7 @@ StepText inputs(const View& v) {
   return s;
 }
 
-std::string projection_formula(const View& v) {
+std::string projection_formula(const StepContext& v) {
   const Trace& t = v.t;
   const std::string X = "[" + num(t.x.rows()) + kTimes + num(t.x.cols()) + "]";
   const std::string Xkv = t.cross_attention ? "X_kv" : "X";
@@ -165,7 +165,7 @@ std::string projection_formula(const View& v) {
   return s;
 }
 
-StepText projections(const View& v) {
+StepText projections(const StepContext& v) {
   const HeadTrace& h = v.h;
   StepText s;
   s.formula = projection_formula(v);
@@ -191,7 +191,7 @@ StepText projections(const View& v) {
   return s;
 }
 
-StepText scores(const View& v) {
+StepText scores(const StepContext& v) {
   const HeadTrace& h = v.h;
   StepText s;
   s.formula = with_source("scores = q k" + kTransposed, kv_source(v, 'k'),
@@ -214,7 +214,7 @@ StepText scores(const View& v) {
   return s;
 }
 
-StepText scale(const View& v) {
+StepText scale(const StepContext& v) {
   const HeadTrace& h = v.h;
   const std::string d = num(v.d());
   const std::string root = short_number(std::sqrt(static_cast<double>(v.d())));
@@ -242,7 +242,7 @@ StepText scale(const View& v) {
   return s;
 }
 
-std::string mask_what(const View& v, int hidden, const std::string& becomes) {
+std::string mask_what(const StepContext& v, int hidden, const std::string& becomes) {
   const Trace& t = v.t;
   const std::string of = num(hidden) + " of the " + num(v.h.mask.size()) + " cells " +
                          (hidden == 1 ? "is hidden and becomes " : "are hidden and become ") + becomes + ".";
@@ -259,7 +259,7 @@ std::string mask_what(const View& v, int hidden, const std::string& becomes) {
   return "";
 }
 
-StepText mask(const View& v) {
+StepText mask(const StepContext& v) {
   const HeadTrace& h = v.h;
   const std::string becomes = v.softmax() ? "-inf" : "0";
   StepText s;
@@ -295,7 +295,7 @@ StepText mask(const View& v) {
   return s;
 }
 
-std::string flagged_rows(const View& v) {
+std::string flagged_rows(const StepContext& v) {
   std::string s;
   for (int i = 0; i < v.h.weights.rows(); ++i) {
     switch (v.h.row_status[static_cast<std::size_t>(i)]) {
@@ -308,7 +308,7 @@ std::string flagged_rows(const View& v) {
   return s;
 }
 
-StepText softmax(const View& v) {
+StepText softmax(const StepContext& v) {
   const HeadTrace& h = v.h;
   const int i = v.row;
   StepText s;
@@ -332,7 +332,7 @@ StepText softmax(const View& v) {
   return s;
 }
 
-StepText weighted_sum(const View& v) {
+StepText weighted_sum(const StepContext& v) {
   const HeadTrace& h = v.h;
   const int i = v.row;
   StepText s;
@@ -349,7 +349,7 @@ StepText weighted_sum(const View& v) {
   return s;
 }
 
-StepText head_outputs(const View& v) {
+StepText head_outputs(const StepContext& v) {
   const Trace& t = v.t;
   const int i = v.row;
   StepText s;
@@ -380,7 +380,7 @@ StepText head_outputs(const View& v) {
   return s;
 }
 
-StepText concat(const View& v) {
+StepText concat(const StepContext& v) {
   const Trace& t = v.t;
   const int i = v.row;
   StepText s;
@@ -405,7 +405,7 @@ StepText concat(const View& v) {
   return s;
 }
 
-StepText output(const View& v) {
+StepText output(const StepContext& v) {
   const Trace& t = v.t;
   const int i = v.row;
   StepText s;
@@ -439,7 +439,7 @@ StepText explain_step(const Trace& t, Step step, int head) {
   StepText text;
   if (!t.heads.empty()) {
     const std::size_t hi = head >= 0 && static_cast<std::size_t>(head) < t.heads.size() ? static_cast<std::size_t>(head) : 0;
-    const View v{t, t.heads[hi], example_row(t.heads[hi])};
+    const StepContext v{t, t.heads[hi], example_row(t.heads[hi])};
     switch (step) {
       case Step::Inputs: text = inputs(v); break;
       case Step::Projections: text = projections(v); break;
