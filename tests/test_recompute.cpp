@@ -232,3 +232,28 @@ TEST_CASE("same_resolved_weights: embeddings and mask do not matter -- seed, sha
   (*other.weights.W_Q)(15, 63) = 0.1;  // the last cell: a comparison that stops early would miss it
   CHECK_FALSE(same_resolved_weights(given, other));
 }
+
+TEST_CASE("play and pause: the clock starts over, and playing from the last step or token starts from the first") {
+  AppState state(cat_sat(), "");
+  state.set_step(kStepCount - 1);
+  state.play_clock = 0.7;
+  state.toggle_play();
+  CHECK(state.playing);
+  CHECK(state.step == step_at(0));
+  CHECK(state.play_clock == 0.0);
+  state.set_step(4);
+  state.toggle_play();  // pause where it is
+  CHECK_FALSE(state.playing);
+  CHECK(state.step == step_at(4));
+  state.toggle_play();  // and go on from there
+  CHECK(state.step == step_at(4));
+
+  state.set_decode_step(2);  // the last of the cat sat's three tokens
+  state.toggle_decode_play();
+  CHECK(state.decode_playing);
+  CHECK(state.decode_step == 0);
+  state.set_decode_step(1);
+  state.toggle_decode_play();
+  CHECK_FALSE(state.decode_playing);
+  CHECK(state.decode_step == 1);
+}

@@ -102,6 +102,19 @@ void AppState::set_decode_step(int t) {
   decode_step = std::clamp(t, 0, std::min(n, doc_.scenario->n_q()) - 1);
 }
 
+void AppState::toggle_play() {
+  playing = !playing;
+  play_clock = 0;
+  if (playing && step == step_at(kStepCount - 1)) set_step(0);
+}
+
+void AppState::toggle_decode_play() {
+  decode_playing = !decode_playing;
+  play_clock = 0;
+  const int n = now_.decoded ? static_cast<int>(now_.decoded->steps.size()) : doc_.scenario->n_q();
+  if (decode_playing && decode_step >= std::min(n, doc_.scenario->n_q()) - 1) set_decode_step(0);
+}
+
 bool AppState::edit(const std::function<void(Scenario&)>& change) { return apply(change, std::nullopt); }
 
 bool AppState::edit_own_step(const std::function<void(Scenario&)>& change) {

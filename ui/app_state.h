@@ -177,6 +177,10 @@ class AppState {
   void set_step(int index);  // clamped
   void set_head(int h);      // clamped to the heads of the current trace
   void set_decode_step(int t);  // clamped to the tokens
+  // Play or pause, one behaviour for the button, the menu and Space: the clock starts over, and playing from
+  // the last step (or token) starts from the first.
+  void toggle_play();
+  void toggle_decode_play();
   std::string window_title() const;
 
  private:

@@ -59,10 +59,7 @@ void shortcuts(AppState& state) {
     if (key_pressed(Key::Left)) state.set_decode_step(state.decode_step - 1);
     if (key_pressed(Key::Home, KeyMods_None, false)) state.set_decode_step(0);
     if (key_pressed(Key::End, KeyMods_None, false)) state.set_decode_step(state.scenario().n_q() - 1);
-    if (key_pressed(Key::Space, KeyMods_None, false)) {
-      state.decode_playing = !state.decode_playing;
-      state.play_clock = 0;
-    }
+    if (key_pressed(Key::Space, KeyMods_None, false)) state.toggle_decode_play();
     return;
   }
   if (key_pressed(Key::Right)) state.set_step(step_index(state.step) + 1);
@@ -71,11 +68,7 @@ void shortcuts(AppState& state) {
   if (key_pressed(Key::End, KeyMods_None, false)) state.set_step(kStepCount - 1);
   if (key_pressed(Key::Down)) state.set_head(state.head + 1);
   if (key_pressed(Key::Up)) state.set_head(state.head - 1);
-  if (key_pressed(Key::Space, KeyMods_None, false)) {
-    state.playing = !state.playing;
-    state.play_clock = 0;
-    if (state.playing && state.step == step_at(kStepCount - 1)) state.set_step(0);
-  }
+  if (key_pressed(Key::Space, KeyMods_None, false)) state.toggle_play();
 }
 
 void play(AppState& state, double dt) {
@@ -143,7 +136,7 @@ void menu_bar(AppState& state) {
       if (ImGui::MenuItem(std::string(s.title).c_str(), std::to_string(step_index(s.step)).c_str(), s.step == state.step))
         state.step = s.step;
     ImGui::Separator();
-    if (ImGui::MenuItem(state.playing ? "Pause" : "Play", "Space")) state.playing = !state.playing;
+    if (ImGui::MenuItem(state.playing ? "Pause" : "Play", "Space")) state.toggle_play();
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Lessons", !state.lessons.empty())) {

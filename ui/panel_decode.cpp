@@ -23,11 +23,7 @@ void controls(AppState& state, const DecodeTrace& d) {
   if (ImGui::ArrowButton("next", ImGuiDir_Right)) state.set_decode_step(state.decode_step + 1);
   ImGui::EndDisabled();
   ImGui::SameLine();
-  if (ImGui::Button(state.decode_playing ? "Pause" : "Play")) {
-    state.decode_playing = !state.decode_playing;
-    state.play_clock = 0;
-    if (state.decode_playing && state.decode_step == n - 1) state.set_decode_step(0);
-  }
+  if (ImGui::Button(state.decode_playing ? "Pause" : "Play")) state.toggle_decode_play();
   ImGui::SameLine(0, 16);
   const DecodeStep& s = d.steps[static_cast<std::size_t>(state.decode_step)];
   ImGui::PushFont(title_font());

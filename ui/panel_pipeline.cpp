@@ -400,11 +400,7 @@ void PipelinePanel(AppState& state, ImVec2 pos, ImVec2 size) {
   if (ImGui::ArrowButton("next", ImGuiDir_Right)) state.set_step(step_index(state.step) + 1);
   ImGui::EndDisabled();
   ImGui::SameLine();
-  if (ImGui::Button(state.playing ? "Pause" : "Play")) {
-    state.playing = !state.playing;
-    state.play_clock = 0;
-    if (state.playing && state.step == step_at(kStepCount - 1)) state.set_step(0);
-  }
+  if (ImGui::Button(state.playing ? "Pause" : "Play")) state.toggle_play();
   ImGui::SameLine(0, 16);
   // The linear kernel normalises by the row sum: calling that step "softmax" would mislead.
   const bool linear = t.attention.kernel == Kernel::Linear && state.step == Step::Softmax;
