@@ -24,6 +24,12 @@ void print_help(std::ostream& out) {
 
 }  // namespace
 
+bool is_cli_command(std::string_view first) {
+  for (const std::string_view command : {"trace", "decode", "kv", "help", "--help", "-h", "--version"})
+    if (first == command) return true;
+  return false;
+}
+
 int run_cli(std::span<const std::string> args, std::ostream& out, std::ostream& err) {
   try {
     if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {

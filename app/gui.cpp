@@ -287,10 +287,8 @@ int run_gui(const GuiOptions& o, std::ostream& err) {
   if (o.step) {
     start_step = ui::parse_step(*o.step);
     if (!start_step) {
-      err << "attention-lab: --step: expected 0-" << ui::kStepCount - 1
-          << " or a step name (inputs, projections, scores, scale, mask, softmax, weighted_sum, head_outputs, concat, "
-             "output) but found '"
-          << *o.step << "'\n";
+      err << "attention-lab: --step: expected 0-" << ui::kStepCount - 1 << " or a step name (" << ui::step_names()
+          << ") but found '" << *o.step << "'\n";
       return kExitBadInput;
     }
   }

@@ -1,7 +1,6 @@
 #include <malloc.h>
 
 #include <iostream>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -16,8 +15,7 @@ int main(int argc, char** argv) {
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   const std::vector<std::string> args(argv + 1, argv + argc);
-  static const std::set<std::string> kCommands{"trace", "decode", "kv", "help", "--help", "-h", "--version"};
-  if (!args.empty() && kCommands.count(args[0])) return attn::cli::run_cli(args, std::cout, std::cerr);
+  if (!args.empty() && attn::cli::is_cli_command(args[0])) return attn::cli::run_cli(args, std::cout, std::cerr);
   try {
     return attn::cli::run_gui(attn::cli::parse_gui_args(args), std::cerr);
   } catch (const attn::cli::UsageError& e) {

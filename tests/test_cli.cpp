@@ -182,3 +182,8 @@ TEST_CASE("trace --help prints the trace usage") {
   CHECK(r.code == 0);
   CHECK(r.out.find("attention-lab trace SCENARIO") != std::string::npos);
 }
+
+TEST_CASE("the first argument decides: a command for the command line, anything else opens the window") {
+  for (const char* command : {"trace", "decode", "kv", "help", "--help", "-h", "--version"}) CHECK(attn::cli::is_cli_command(command));
+  for (const char* other : {"scenario.json", "--step", "Trace", ""}) CHECK_FALSE(attn::cli::is_cli_command(other));
+}

@@ -30,6 +30,12 @@ int step_index(Step s) { return static_cast<int>(s); }
 
 Step step_at(int index) { return static_cast<Step>(std::clamp(index, 0, kStepCount - 1)); }
 
+std::string step_names() {
+  std::string s;
+  for (const StepInfo& i : all_steps()) s += (s.empty() ? "" : ", ") + std::string(i.name);
+  return s;
+}
+
 std::optional<Step> parse_step(std::string_view text) {
   int n = -1;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);

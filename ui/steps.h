@@ -2,6 +2,7 @@
 // The pipeline as the stepper shows it, in order. Step numbers are what --step N means.
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace attn::ui {
@@ -34,5 +35,7 @@ int step_index(Step s);
 Step step_at(int index);  // clamped to the valid range
 // "3", "scores" -> Step; nullopt for anything else.
 std::optional<Step> parse_step(std::string_view text);
+// "inputs, projections, ..., output": every step's name, for messages.
+std::string step_names();
 
 }  // namespace attn::ui
