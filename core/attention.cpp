@@ -161,23 +161,35 @@ const Matrix& query_side(const Trace& t) { return t.query_latent.size() > 0 ? t.
 
 AbsorbedMla absorb(const Trace& t) {
   const AttentionConfig& a = t.attention;
-  const int d = a.head_dim, dc = a.latent_dim, H = a.heads;
-  const Matrix& W_q = t.weights.W_UQ ? *t.weights.W_UQ : *t.weights.W_Q;  // (d_q, H*d)
+  const int dc = a.latent_dim, H = a.heads;
+  AbsorbedWeights folded = absorb_weights(a, t.weights);
   AbsorbedMla m;
   m.latent_output.resize(t.n_q(), H * dc);
-  Matrix block_uv = Matrix::Zero(H * dc, H * d);  // blockdiag(W_UV^(h))
   for (int h = 0; h < H; ++h) {
-    m.W_UQK.push_back(W_q.middleCols(h * d, d) * t.weights.W_UK->middleCols(h * d, d).transpose());
-    m.scores.push_back(query_side(t) * m.W_UQK.back() * t.latent.transpose());
+    m.scores.push_back(query_side(t) * folded.W_UQK[static_cast<std::size_t>(h)] * t.latent.transpose());
     m.latent_output.middleCols(h * dc, dc) = t.heads[h].weights * t.latent;
-    block_uv.block(h * dc, h * d, dc, d) = t.weights.W_UV->middleCols(h * d, d);
   }
-  m.W_LO = t.weights.W_O ? Matrix(block_uv * t.W_O()) : block_uv;
+  m.W_UQK = std::move(folded.W_UQK);
+  m.W_LO = std::move(folded.W_LO);
   m.output = m.latent_output * m.W_LO;
   return m;
 }
 
 }  // namespace
+
+AbsorbedWeights absorb_weights(const AttentionConfig& a, const Weights& w) {
+  AbsorbedWeights m;
+  if (a.variant != Variant::Mla) return m;
+  const int d = a.head_dim;
+  const Matrix& W_q = w.W_UQ ? *w.W_UQ : *w.W_Q;  // (d_q, H*d)
+  Matrix block_uv = Matrix::Zero(a.heads * a.latent_dim, a.heads * d);  // blockdiag(W_UV^(h))
+  for (int h = 0; h < a.heads; ++h) {
+    m.W_UQK.push_back(W_q.middleCols(h * d, d) * w.W_UK->middleCols(h * d, d).transpose());
+    block_uv.block(h * a.latent_dim, h * d, a.latent_dim, d) = w.W_UV->middleCols(h * d, d);
+  }
+  m.W_LO = w.W_O ? Matrix(block_uv * *w.W_O) : block_uv;
+  return m;
+}
 
 namespace {
 

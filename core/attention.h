@@ -45,6 +45,15 @@ struct KvHeadTrace {
 
 // MLA computed the way it is served: keys and values are never formed; W_UK is absorbed into the query
 // side and W_UV into the output projection. Must agree with the explicit form (tests hold it to 1e-9).
+// MLA's weights folded as it is served, from the weights alone: computed once, then used by the trace's absorbed
+// form and by every decoding step.
+struct AbsorbedWeights {
+  std::vector<Matrix> W_UQK;  // per head (d_q, d_c): W_UQ^(h) W_UK^(h)T, or W_Q^(h) W_UK^(h)T without a query latent
+  Matrix W_LO;                // (H*d_c, d_out): blockdiag(W_UV^(h)) W_O, or blockdiag(W_UV^(h)) without W_O
+};
+// mla only (empty for the other variants); w holds the weights the variant uses (resolve_weights).
+AbsorbedWeights absorb_weights(const AttentionConfig& a, const Weights& w);
+
 struct AbsorbedMla {
   std::vector<Matrix> W_UQK;  // per head (d_q, d_c): W_UQ^(h) W_UK^(h)T, or W_Q^(h) W_UK^(h)T without a query latent
   std::vector<Matrix> scores; // per head (N_Q, N_KV): query_side W_UQK^(h) latent^T, equal to HeadTrace::scores

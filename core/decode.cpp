@@ -19,20 +19,6 @@ Matrix decode_mask(const AttentionConfig& a, int n) {
   return build_mask(a, n, n).cwiseProduct(build_mask(causal, n, n));
 }
 
-MlaAbsorbed absorb_for_decoding(const AttentionConfig& a, const Weights& w) {
-  MlaAbsorbed m;
-  if (a.variant != Variant::Mla) return m;
-  const int d = a.head_dim;
-  const Matrix& W_q = w.W_UQ ? *w.W_UQ : *w.W_Q;
-  Matrix block_uv = Matrix::Zero(a.heads * a.latent_dim, a.heads * d);
-  for (int h = 0; h < a.heads; ++h) {
-    m.W_UQK.push_back(W_q.middleCols(h * d, d) * w.W_UK->middleCols(h * d, d).transpose());
-    block_uv.block(h * a.latent_dim, h * d, a.latent_dim, d) = w.W_UV->middleCols(h * d, d);
-  }
-  m.W_LO = w.W_O ? Matrix(block_uv * *w.W_O) : block_uv;
-  return m;
-}
-
 KvCache make_kv_cache(const AttentionConfig& a, int capacity) {
   KvCache c;
   if (a.variant == Variant::Mla) {
@@ -75,7 +61,7 @@ void append_to_cache(const AttentionConfig& a, const Weights& w, KvCache& cache,
 }
 
 DecodeStep attend_to_cache(const AttentionConfig& a, const Weights& w, const KvCache& cache, const Matrix& x_row,
-                           const Matrix& mask_row, const MlaAbsorbed* absorbed) {
+                           const Matrix& mask_row, const AbsorbedWeights* absorbed) {
   const int n = cache.tokens, d = a.head_dim;
   DecodeStep s;
   s.cache_tokens = n;
@@ -83,9 +69,9 @@ DecodeStep attend_to_cache(const AttentionConfig& a, const Weights& w, const KvC
   const double scale = scale_factor(a);
   Matrix concat(1, a.heads * (a.variant == Variant::Mla ? a.latent_dim : d));
   if (a.variant == Variant::Mla) {
-    MlaAbsorbed own;
-    if (!absorbed) own = absorb_for_decoding(a, w);
-    const MlaAbsorbed& m = absorbed ? *absorbed : own;
+    AbsorbedWeights own;
+    if (!absorbed) own = absorb_weights(a, w);
+    const AbsorbedWeights& m = absorbed ? *absorbed : own;
     const Matrix latent = cache.latent.topRows(n);
     const Matrix query_side = w.W_DQ ? Matrix(x_row * *w.W_DQ) : x_row;
     for (int h = 0; h < a.heads; ++h) {
@@ -111,7 +97,7 @@ DecodeStep attend_to_cache(const AttentionConfig& a, const Weights& w, const KvC
 }
 
 DecodeStep decode_step(const AttentionConfig& a, const Weights& w, KvCache& cache, const Matrix& x_row,
-                       const Matrix& mask_row, const MlaAbsorbed* absorbed) {
+                       const Matrix& mask_row, const AbsorbedWeights* absorbed) {
   const int t = cache.tokens;
   append_to_cache(a, w, cache, x_row);
   DecodeStep s = attend_to_cache(a, w, cache, x_row, mask_row, absorbed);
@@ -129,7 +115,7 @@ DecodeTrace decode(const Scenario& s, const Weights* resolved) {
   out.weights = resolved ? resolve_weights(s, *resolved) : resolve_weights(s);
   out.elements_per_token = cache_elements_per_token(s.attention);
   const int n = s.n_q();
-  const MlaAbsorbed absorbed = absorb_for_decoding(out.attention, out.weights);
+  const AbsorbedWeights absorbed = absorb_weights(out.attention, out.weights);
   if (s.context) {
     // Cross-attention: the context's keys and values, once, before the first token; every token reads them all.
     out.cross_attention = true;

@@ -25,11 +25,6 @@ struct KvCache {
 
 // MLA as it is served: W_UK folded into the query side and W_UV into the output projection, once, before the
 // first step. Keys and values are never formed.
-struct MlaAbsorbed {
-  std::vector<Matrix> W_UQK;  // per head (d_q, d_c): W_UQ^(h) W_UK^(h)T, or W_Q^(h) W_UK^(h)T without a query latent
-  Matrix W_LO;                // (H*d_c, d_out): blockdiag(W_UV^(h)) W_O, or blockdiag(W_UV^(h)) without W_O
-};
-
 struct DecodeStep {
   int t = 0;
   std::string token;
@@ -57,26 +52,23 @@ std::int64_t cache_elements_per_token(const AttentionConfig& a);
 // The mask decoding applies: the scenario's own mask, and never the future (T, T).
 Matrix decode_mask(const AttentionConfig& a, int n);
 
-// mla only: the absorbed weights decode_step attends with.
-MlaAbsorbed absorb_for_decoding(const AttentionConfig& a, const Weights& w);
-
 // An empty cache with room for `capacity` tokens (decode_step grows it past that, at the cost of a copy).
 KvCache make_kv_cache(const AttentionConfig& a, int capacity);
 
 // One step: x_row (1, d_model) is the new token. Its keys and values (mla: its latent) are appended to the cache
 // as row t = cache.tokens, then every query head attends over the t+1 cached tokens, seeing those whose entry of
 // mask_row (1, t+1) is 1. w holds the weights the variant uses (resolve_weights); mla reads `absorbed`
-// (absorb_for_decoding, prepared once) or, when it is null, absorbs for this step alone. Does not validate:
+// (absorb_weights, prepared once) or, when it is null, absorbs for this step alone. Does not validate:
 // decode() does. The step's token label is left empty.
 DecodeStep decode_step(const AttentionConfig& a, const Weights& w, KvCache& cache, const Matrix& x_row,
-                       const Matrix& mask_row, const MlaAbsorbed* absorbed = nullptr);
+                       const Matrix& mask_row, const AbsorbedWeights* absorbed = nullptr);
 
 // Appends the keys and values (mla: the latent) of x_row (1, d_model) to the cache as row cache.tokens.
 void append_to_cache(const AttentionConfig& a, const Weights& w, KvCache& cache, const Matrix& x_row);
 // The query of x_row attends to every cached token it sees by mask_row (1, cache.tokens); t and token are left
 // for the caller.
 DecodeStep attend_to_cache(const AttentionConfig& a, const Weights& w, const KvCache& cache, const Matrix& x_row,
-                           const Matrix& mask_row, const MlaAbsorbed* absorbed = nullptr);
+                           const Matrix& mask_row, const AbsorbedWeights* absorbed = nullptr);
 
 // Validates (throws ScenarioError) and runs every step.
 DecodeTrace decode(const Scenario& s);
