@@ -1,6 +1,7 @@
 // A lesson page: its title and text, the way to the next page, and its experiment when it has one.
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <string_view>
 #include <vector>
 
@@ -51,9 +52,9 @@ std::string experiment_number(double x) {
 }
 
 // "95.2% within ±16": two standard deviations either side hold what the lesson's "95% between" quotes.
-std::string share_within(std::span<const double> v, double bound) {
+std::string share_within(double fraction, double bound) {
   char share[32];
-  std::snprintf(share, sizeof share, "%.1f%%", 100.0 * fraction_within(v, bound));
+  std::snprintf(share, sizeof share, "%.1f%%", 100.0 * fraction);
   return std::string(share) + " within \u00B1" + short_number(bound);
 }
 
@@ -62,7 +63,7 @@ struct ExperimentColumn {
   std::vector<std::string> caption;  // wrapped to the column
   std::vector<float> values;
   float most = 1;
-  std::string under;  // "" for none
+  std::vector<std::string> under;  // wrapped to the column; none under the softmax rows
 };
 
 // The experiment's numbers for one d_k, as text and bars: raw and scaled histograms on one axis and one count
@@ -72,27 +73,49 @@ struct SqrtDkFigures {
   std::string note, row_title;
 };
 
-SqrtDkFigures experiment_for(int d_k, float column_w) {
+// What the samples of one d_k come to, raw [0] and scaled [1]: drawing 20,000 pairs of up to 1,024 numbers each
+// takes longer than a frame, so each d_k is drawn once (six choices, a few kilobytes each).
+struct SqrtDkNumbers {
+  Histogram histogram[2];
+  double variance[2], bound[2], within[2];
+  SoftmaxRow row[2];
+};
+
+const SqrtDkNumbers& sqrt_dk_numbers(int d_k) {
+  static std::map<int, SqrtDkNumbers> drawn;
+  if (const auto it = drawn.find(d_k); it != drawn.end()) return it->second;
   const DotProductSample s = sample_dot_products(d_k, kSqrtDkPairs, kSqrtDkSeed);
   // One x axis for both, wide enough for the raw spread: scaled, the same values shrink to the middle.
   const double sd = std::sqrt(static_cast<double>(d_k)), spread = 4.0 * sd;
-  const Histogram hist[] = {histogram(s.raw, -spread, spread, 41), histogram(s.scaled, -spread, spread, 41)};
-  const std::string names[] = {"q\u00B7k, raw", "q\u00B7k / \u221A" + std::to_string(d_k)};
   const std::vector<double>* samples[] = {&s.raw, &s.scaled};
-  const double bounds[] = {2 * sd, 2.0};
+  SqrtDkNumbers n;
+  for (int i = 0; i < 2; ++i) {
+    n.histogram[i] = histogram(*samples[i], -spread, spread, 41);
+    n.variance[i] = sample_variance(*samples[i]);
+    n.bound[i] = i == 0 ? 2 * sd : 2.0;  // two standard deviations
+    n.within[i] = fraction_within(*samples[i], n.bound[i]);
+    n.row[i] = softmax_of_sample_row(d_k, kSqrtDkKeys, i == 1, kSqrtDkSeed);
+  }
+  return drawn.emplace(d_k, std::move(n)).first->second;
+}
+
+SqrtDkFigures experiment_for(int d_k, float column_w) {
+  const SqrtDkNumbers& n = sqrt_dk_numbers(d_k);
+  const std::string names[] = {"q\u00B7k, raw", "q\u00B7k / \u221A" + std::to_string(d_k)};
   SqrtDkFigures e;
   float most = 1;
-  for (const Histogram& h : hist)
+  for (const Histogram& h : n.histogram)
     for (const int c : h.counts) most = std::max(most, static_cast<float>(c));
   for (int i = 0; i < 2; ++i) {
     ExperimentColumn& c = e.histogram[i];
-    c.caption = WrapAtSpaces(names[i] + ": variance " + short_number(sample_variance(*samples[i])), column_w);
-    c.values.assign(hist[i].counts.begin(), hist[i].counts.end());
+    const Histogram& h = n.histogram[i];
+    c.caption = WrapAtSpaces(names[i] + ": variance " + short_number(n.variance[i]), column_w);
+    c.values.assign(h.counts.begin(), h.counts.end());
     c.most = most;
-    c.under = short_number(hist[i].lo) + " \u2026 " + short_number(hist[i].hi) + "; " + share_within(*samples[i], bounds[i]);
+    c.under = WrapAtSpaces(short_number(h.lo) + " \u2026 " + short_number(h.hi) + "; " + share_within(n.within[i], n.bound[i]), column_w);
   }
   for (int i = 0; i < 2; ++i) {
-    const SoftmaxRow row = softmax_of_sample_row(d_k, kSqrtDkKeys, i == 1, kSqrtDkSeed);
+    const SoftmaxRow& row = n.row[i];
     ExperimentColumn& c = e.row[i];
     c.caption = WrapAtSpaces(std::string(i == 1 ? "scaled" : "raw") + ": entropy " + experiment_number(row.entropy) +
                                  " nats, largest weight " + experiment_number(row.max_weight),
@@ -119,9 +142,7 @@ void draw_columns(const char* id, const ExperimentColumn (&columns)[2], float w,
     ImGui::PushID(i);
     ImGui::PlotHistogram(id, c.values.data(), static_cast<int>(c.values.size()), 0, nullptr, 0.0f, c.most, {w, height});
     ImGui::PopID();
-    if (!c.under.empty()) {
-      for (const std::string& line : WrapAtSpaces(c.under, w)) ImGui::TextDisabled("%s", line.c_str());
-    }
+    for (const std::string& line : c.under) ImGui::TextDisabled("%s", line.c_str());
     ImGui::EndGroup();
   }
 }
@@ -141,8 +162,8 @@ void sqrt_dk_experiment(AppState& state) {
   const auto lines = [](const ExperimentColumn (&c)[2], auto part) {
     return static_cast<float>(std::max((c[0].*part).size(), (c[1].*part).size()));
   };
-  const float under = static_cast<float>(std::max(WrapAtSpaces(e.histogram[0].under, w).size(), WrapAtSpaces(e.histogram[1].under, w).size()));
-  const float text_h = line * (lines(e.histogram, &ExperimentColumn::caption) + under + lines(e.row, &ExperimentColumn::caption) +
+  const float text_h = line * (lines(e.histogram, &ExperimentColumn::caption) + lines(e.histogram, &ExperimentColumn::under) +
+                               lines(e.row, &ExperimentColumn::caption) +
                                static_cast<float>(WrapAtSpaces(e.note, full_w).size() + WrapAtSpaces(e.row_title, full_w).size())) +
                        2 * gap;
   const float avail = ImGui::GetContentRegionAvail().y;
