@@ -12,9 +12,9 @@
 #include <GLFW/glfw3.h>
 
 #include "app/soak.h"
-#include "ui/keys.h"
-#include "ui/layout_check_frame.h"
-#include "ui/lesson_nav.h"
+#include "ui/widgets/keys.h"
+#include "ui/panels/layout_check_frame.h"
+#include "ui/logic/lesson_nav.h"
 
 namespace attn::cli {
 namespace {

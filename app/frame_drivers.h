@@ -9,7 +9,7 @@
 
 #include <imgui.h>
 
-#include "ui/app_state.h"
+#include "ui/logic/app_state.h"
 
 namespace attn::cli {
 

@@ -24,17 +24,17 @@
 #include "core/io/presets_json.h"
 #include "core/io/scenario_json.h"
 #include "core/validate.h"
-#include "ui/app_window.h"
-#include "ui/edits.h"
-#include "ui/glyph_set.h"
-#include "ui/heatmap.h"
-#include "ui/keys.h"
-#include "ui/layout_check_frame.h"
-#include "ui/lesson_nav.h"
-#include "ui/matrix_export.h"
-#include "ui/picture_export.h"
-#include "ui/step_matrices.h"
-#include "ui/theme.h"
+#include "ui/panels/app_window.h"
+#include "core/edits.h"
+#include "ui/logic/glyph_set.h"
+#include "ui/widgets/heatmap.h"
+#include "ui/widgets/keys.h"
+#include "ui/panels/layout_check_frame.h"
+#include "ui/logic/lesson_nav.h"
+#include "ui/logic/matrix_export.h"
+#include "ui/widgets/picture_export.h"
+#include "ui/logic/step_matrices.h"
+#include "ui/widgets/theme.h"
 
 namespace attn::cli {
 namespace {
@@ -274,7 +274,7 @@ int run_gui(const GuiOptions& o, std::ostream& err) {
   }
   try {
     o.overrides.apply(scenario, err);
-    if (o.tokens) ui::set_token_count(scenario, *o.tokens);
+    if (o.tokens) set_token_count(scenario, *o.tokens);
     validate(scenario);
   } catch (const ScenarioError& e) {
     err << "attention-lab: " << path.string() << " with the given options: " << e.what() << '\n';

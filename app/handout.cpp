@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "app/matrix_text.h"
-#include "ui/glyphs.h"
-#include "ui/hover_text.h"
-#include "ui/step_text.h"
-#include "ui/steps.h"
+#include "ui/logic/glyphs.h"
+#include "ui/logic/hover_text.h"
+#include "ui/logic/step_text.h"
+#include "ui/logic/steps.h"
 #include "core/text_format.h"
 
 namespace attn::cli {

@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "core/io/scenario_write.h"
-#include "ui/edits.h"
+#include "core/edits.h"
 
 namespace attn::cli {
 namespace {
@@ -84,11 +84,11 @@ std::string Soak::act(ui::AppState& state) {
       edit(state, [&](Scenario& d) { weight_slot(d.weights, id) = w; (*weight_slot(d.weights, id))(r, c) = value; }, problem);
       break;
     }
-    case 3: edit(state, [](Scenario& d) { ui::add_token(d, ui::fresh_token_label(d)); }, problem); break;
-    case 4: edit(state, [&](Scenario& d) { ui::remove_token(d, pick(n)); }, problem); break;
+    case 3: edit(state, [](Scenario& d) { add_token(d, fresh_token_label(d)); }, problem); break;
+    case 4: edit(state, [&](Scenario& d) { remove_token(d, pick(n)); }, problem); break;
     case 5: {  // the scale slider: mostly small, now and then big enough for the worker
       const int count = pick(8) == 0 ? 150 + pick(250) : 1 + pick(10);
-      edit(state, [count](Scenario& d) { ui::set_token_count(d, count); }, problem);
+      edit(state, [count](Scenario& d) { set_token_count(d, count); }, problem);
       break;
     }
     case 6: {
@@ -109,18 +109,18 @@ std::string Soak::act(ui::AppState& state) {
     }
     case 7: {
       const Variant v = static_cast<Variant>(pick(4));
-      const std::vector<int> div = ui::divisors(s.attention.heads);
+      const std::vector<int> div = divisors(s.attention.heads);
       const int g = div[static_cast<std::size_t>(pick(static_cast<int>(div.size())))];
       const Weights used = *state.document_weights();
       const int latent = 1 + pick(4), query_latent = pick(3);
-      edit(state, [&](Scenario& d) { ui::switch_variant(d, used, v, g, latent, query_latent); }, problem);
+      edit(state, [&](Scenario& d) { switch_variant(d, used, v, g, latent, query_latent); }, problem);
       break;
     }
-    case 8: edit(state, [&](Scenario& d) { ui::set_head_shape(d, 1 + pick(4), 1 + pick(4)); }, problem); break;
+    case 8: edit(state, [&](Scenario& d) { set_head_shape(d, 1 + pick(4), 1 + pick(4)); }, problem); break;
     case 9: edit(state, [](Scenario& d) { d.attention.kernel = d.attention.kernel == Kernel::Softmax ? Kernel::Linear : Kernel::Softmax; }, problem); break;
     case 10: edit(state, [](Scenario& d) { d.attention.scale = !d.attention.scale; }, problem); break;
     case 11:  // new weights: the next seed, or another scale for the drawn ones (0 is refused)
-      if (pick(2) == 0) edit(state, ui::reseed_weights, problem);
+      if (pick(2) == 0) edit(state, reseed_weights, problem);
       else edit(state, [&](Scenario& d) { d.weight_scale = std::array{0.05, 0.2, 1.0, 0.0}[pick(4)]; }, problem);
       break;
     case 12: {  // rename a token; an empty or duplicate label is refused

@@ -8,7 +8,7 @@
 #include <random>
 #include <string>
 
-#include "ui/app_state.h"
+#include "ui/logic/app_state.h"
 
 namespace attn::cli {
 

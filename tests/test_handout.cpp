@@ -3,7 +3,7 @@
 
 #include "app/handout.h"
 #include "helpers.h"
-#include "ui/step_text.h"
+#include "ui/logic/step_text.h"
 
 using namespace attn;
 using namespace attn::test;

@@ -2,7 +2,7 @@
 // the screen does not show.
 #include <doctest/doctest.h>
 
-#include "ui/layout_check.h"
+#include "ui/logic/layout_check.h"
 
 using namespace attn::ui;
 

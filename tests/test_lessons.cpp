@@ -11,13 +11,13 @@
 #include "core/io/presets_json.h"
 #include "core/weights.h"
 #include "helpers.h"
-#include "ui/app_state.h"
-#include "ui/cell_format.h"
-#include "ui/layout_check.h"
-#include "ui/lesson_nav.h"
-#include "ui/lessons.h"
-#include "ui/sqrt_dk.h"
-#include "ui/step_matrices.h"
+#include "ui/logic/app_state.h"
+#include "ui/widgets/cell_format.h"
+#include "ui/logic/layout_check.h"
+#include "ui/logic/lesson_nav.h"
+#include "ui/logic/lessons.h"
+#include "ui/logic/sqrt_dk.h"
+#include "ui/logic/step_matrices.h"
 
 using namespace attn;
 using namespace attn::ui;

@@ -9,8 +9,8 @@
 #include "core/trace_bytes.h"
 #include "core/io/scenario_write.h"
 #include "helpers.h"
-#include "ui/app_state.h"
-#include "ui/edits.h"
+#include "ui/logic/app_state.h"
+#include "core/edits.h"
 
 using namespace attn;
 using namespace attn::ui;

@@ -4,17 +4,17 @@
 
 #include "helpers.h"
 
-#include "ui/app_state.h"
-#include "ui/cell_format.h"
-#include "ui/colormap.h"
-#include "ui/edits.h"
-#include "ui/glyph_set.h"
-#include "ui/heatmap_layout.h"
-#include "ui/arc_select.h"
-#include "ui/heatmap_pixels.h"
-#include "ui/matrix_export.h"
-#include "ui/step_matrices.h"
-#include "ui/steps.h"
+#include "ui/logic/app_state.h"
+#include "ui/widgets/cell_format.h"
+#include "ui/widgets/colormap.h"
+#include "core/edits.h"
+#include "ui/logic/glyph_set.h"
+#include "ui/widgets/heatmap_layout.h"
+#include "ui/widgets/arc_select.h"
+#include "ui/widgets/heatmap_pixels.h"
+#include "ui/logic/matrix_export.h"
+#include "ui/logic/step_matrices.h"
+#include "ui/logic/steps.h"
 
 using namespace attn;
 using namespace attn::ui;

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <limits>
 
-#include "ui/hover_text.h"
-#include "ui/step_text.h"
+#include "ui/logic/hover_text.h"
+#include "ui/logic/step_text.h"
 
 using namespace attn;
 using namespace attn::test;

@@ -3,8 +3,8 @@
 
 #include "core/io/scenario_write.h"
 #include "helpers.h"
-#include "ui/app_state.h"
-#include "ui/edits.h"
+#include "ui/logic/app_state.h"
+#include "core/edits.h"
 
 using namespace attn;
 using namespace attn::ui;

@@ -1,0 +1,332 @@
+#include "ui/logic/lessons.h"
+
+#include <algorithm>
+#include <cctype>
+#include <span>
+#include <tuple>
+
+#include "core/attention.h"
+#include "core/decode.h"
+#include "core/init.h"
+#include "core/io/json_fields.h"
+#include "core/io/scenario_json.h"
+#include "ui/logic/sqrt_dk.h"
+#include "core/validate.h"
+#include "ui/logic/step_matrices.h"
+#include "core/text_format.h"
+
+namespace attn::ui {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view kExperimentNames[] = {"sqrt_dk"};
+
+std::optional<Experiment> parse_experiment(std::string_view name) {
+  for (std::size_t i = 0; i < std::size(kExperimentNames); ++i)
+    if (kExperimentNames[i] == name) return static_cast<Experiment>(i);
+  return std::nullopt;
+}
+
+std::string joined(std::span<const std::string_view> names, std::string_view separator) {
+  std::string out;
+  for (std::string_view n : names) out += (out.empty() ? "" : std::string(separator)) + std::string(n);
+  return out;
+}
+
+const std::string& view_names() {
+  static const std::string names = [] {
+    std::vector<std::string_view> v;
+    for (int i = 0; i < kViewCount; ++i) v.push_back(view_name(static_cast<View>(i)));
+    return joined(v, " | ");
+  }();
+  return names;
+}
+
+const std::string& step_names() {
+  static const std::string names = [] {
+    std::vector<std::string_view> v;
+    for (const StepInfo& s : all_steps()) v.push_back(s.name);
+    return joined(v, ", ") + " or 0-" + std::to_string(kStepCount - 1);
+  }();
+  return names;
+}
+
+std::string index_path(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
+std::string child_path(const std::string& path, std::string_view key) {
+  return path.empty() ? std::string(key) : path + "." + std::string(key);
+}
+
+// --- reading the JSON -------------------------------------------------------------------------------
+
+Step read_step(const JsonFields& r) {
+  if (!r.has("step")) return Step::Inputs;
+  const json& v = r.at("step");
+  if (v.is_number_integer() && v.get<std::int64_t>() >= 0 && v.get<std::int64_t>() < kStepCount)
+    return step_at(static_cast<int>(v.get<std::int64_t>()));
+  if (v.is_string())
+    if (const auto s = parse_step(v.get<std::string>())) return *s;
+  throw ScenarioError(r.child("step"), "expected one of " + step_names() + " but found " + describe_found(v));
+}
+
+// [row, column] with two non-negative integers; whether the cell exists is checked against the trace.
+std::pair<int, int> read_cell(const json& j, const std::string& path) {
+  const auto index = [](const json& v) {
+    return v.is_number_integer() && v.get<std::int64_t>() >= 0 && v.get<std::int64_t>() <= limits::kMaxTokens;
+  };
+  if (!j.is_array() || j.size() != 2 || !index(j[0]) || !index(j[1]))
+    throw ScenarioError(path, "expected [row, column], two integers from 0, but found " +
+                                  (j.is_array() ? j.dump() : describe_found(j)));
+  return {j[0].get<int>(), j[1].get<int>()};
+}
+
+std::vector<std::pair<int, int>> read_highlight(const json& j, const std::string& path) {
+  if (!j.is_array()) throw ScenarioError(path, "expected an array of [row, column] cells but found " + describe_found(j));
+  std::vector<std::pair<int, int>> cells;
+  for (std::size_t i = 0; i < j.size(); ++i) cells.push_back(read_cell(j[i], index_path(path, i)));
+  return cells;
+}
+
+// Shape and 0/1 values are checked by validate() once the mask meets the scenario's tokens.
+Matrix read_custom_mask(const json& j, const std::string& path) {
+  if (!j.is_array() || j.empty() || !j[0].is_array() || j[0].empty())
+    throw ScenarioError(path, "expected a non-empty array of rows of 0/1 but found " + describe_found(j));
+  Matrix m(static_cast<Eigen::Index>(j.size()), static_cast<Eigen::Index>(j[0].size()));
+  for (std::size_t r = 0; r < j.size(); ++r) {
+    if (!j[r].is_array() || j[r].size() != j[0].size())
+      throw ScenarioError(index_path(path, r),
+                          "expected " + plural(static_cast<std::int64_t>(j[0].size()), "number") + " (as in row 0) but found " +
+                              (j[r].is_array() ? std::to_string(j[r].size()) : describe_found(j[r])));
+    for (std::size_t c = 0; c < j[r].size(); ++c) {
+      if (!j[r][c].is_number())
+        throw ScenarioError(index_path(index_path(path, r), c), "expected 0 or 1 but found " + describe_found(j[r][c]));
+      m(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(c)) = j[r][c].get<double>();
+    }
+  }
+  return m;
+}
+
+ConfigOverrides read_overrides(const json& j, const std::string& path) {
+  const JsonFields r(j, path,
+                     {"mask", "window", "custom_mask", "scale", "kernel", "heads", "head_dim", "variant", "kv_heads", "latent_dim"});
+  const auto integer = [&](const char* key, int hi) {
+    return r.has(key) ? std::optional<int>(r.integer(key, 1, 1, hi)) : std::nullopt;
+  };
+  ConfigOverrides o;
+  if (r.has("mask")) o.mask = r.choice("mask", MaskKind::None, parse_mask, mask_names());
+  o.window = integer("window", limits::kMaxTokens);
+  if (r.has("custom_mask")) o.custom_mask = read_custom_mask(r.at("custom_mask"), r.child("custom_mask"));
+  if (r.has("scale")) o.scale = r.boolean("scale", true);
+  if (r.has("kernel")) o.kernel = r.choice("kernel", Kernel::Softmax, parse_kernel, kernel_names());
+  o.heads = integer("heads", limits::kMaxHeads);
+  o.head_dim = integer("head_dim", limits::kMaxHeadDim);
+  if (r.has("variant")) o.variant = r.choice("variant", Variant::Mha, parse_variant, variant_names());
+  o.kv_heads = integer("kv_heads", limits::kMaxHeads);
+  o.latent_dim = integer("latent_dim", limits::kMaxProjectedDim);
+  return o;
+}
+
+// A key that does nothing in this view is a mistake in the lesson, like an unknown key.
+void check_view_keys(const JsonFields& r, View view) {
+  const std::string_view actual = view_name(view);
+  if (view != View::Pipeline)
+    for (const char* key : {"step", "head", "highlight", "absorbed"}) r.only_for(key, "view pipeline", actual);
+  if (view != View::Decode)
+    for (const char* key : {"decode_step", "decode_section"}) r.only_for(key, "view decode", actual);
+  if (view != View::Compare && view != View::Memory && view != View::Cost)
+    r.only_for("preset", "views compare, memory and cost", actual);
+}
+
+LessonPage read_page(const json& j, const std::string& path) {
+  const JsonFields r(j, path, {"title", "text", "scenario", "view", "step", "head", "decode_step", "decode_section", "preset",
+                               "highlight", "absorbed", "overrides", "experiment", "d_k"});
+  LessonPage p;
+  p.title = r.nonempty_string("title");
+  p.text = r.nonempty_string("text");
+  p.scenario = r.nonempty_string("scenario");
+  p.view = r.choice("view", View::Pipeline, parse_view, view_names());
+  check_view_keys(r, p.view);
+  p.step = read_step(r);
+  p.head = r.integer("head", 0, 0, limits::kMaxHeads);
+  p.decode_tokens = r.integer("decode_step", 1, 1, limits::kMaxTokens);
+  p.decode_section = r.integer("decode_section", 1, 1, 4);
+  if (r.has("preset")) p.preset = r.nonempty_string("preset");
+  if (r.has("highlight")) p.highlight = read_highlight(r.at("highlight"), r.child("highlight"));
+  p.absorbed = r.boolean("absorbed", false);
+  if (r.has("overrides")) p.overrides = read_overrides(r.at("overrides"), r.child("overrides"));
+  if (r.has("experiment"))
+    p.experiment = r.choice("experiment", Experiment::SqrtDk, parse_experiment, joined(kExperimentNames, " | "));
+  if (!p.experiment) r.only_for("d_k", "pages with the sqrt_dk experiment", "a page without an experiment");
+  if (r.has("d_k")) {
+    p.sqrt_dk = r.integer("d_k", kSqrtDkDefault, 1, 1 << 20);
+    if (std::find(std::begin(kSqrtDkChoices), std::end(kSqrtDkChoices), *p.sqrt_dk) == std::end(kSqrtDkChoices)) {
+      std::string choices;  // the experiment's own list, so the message follows it
+      for (const int d : kSqrtDkChoices) choices += (choices.empty() ? "" : ", ") + std::to_string(d);
+      throw ScenarioError(r.child("d_k"), "expected one of the experiment's " + choices + " but found " + std::to_string(*p.sqrt_dk));
+    }
+  }
+  return p;
+}
+
+// --- the page's scenario ----------------------------------------------------------------------------
+
+// How a scenario file is named in messages: by the last two folders ("assets/scenarios/x.json"), the
+// same wherever the app is installed.
+std::string shown_path(const std::filesystem::path& dir) {
+  return (dir.parent_path().filename() / dir.filename()).generic_string();
+}
+
+Scenario load_page_file(const std::string& file, const std::filesystem::path& dir, const std::string& field) {
+  const std::filesystem::path name(file);
+  if (name.filename() != name || file == "." || file == "..")
+    throw ScenarioError(field, "expected a file name in " + shown_path(dir) + " (no folders) but found string \"" + file +
+                                   "\"");
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(dir / name, ec))
+    throw ScenarioError(field, "no such scenario file " + shown_path(dir) + "/" + file);
+  try {
+    return load_scenario_file(dir / name);
+  } catch (const ScenarioError& e) {
+    throw ScenarioError(field, file + ": " + e.what());
+  }
+}
+
+// `path` names the overrides in messages; a problem the scenario then has is reported under it too.
+void apply_page_overrides(Scenario& s, const ConfigOverrides& o, const std::string& file, const std::string& path) {
+  const OverrideField field = [&](std::string_view key) { return child_path(path, std::string(key)); };
+  try {
+    apply_overrides(s, o, field);
+    validate(s);
+  } catch (const ScenarioError& e) {
+    if (e.field().starts_with(path)) throw;  // already names the override
+    throw ScenarioError(path, file + " with these overrides is invalid: " + e.what());
+  }
+}
+
+struct PageScenario {
+  Scenario scenario;
+  Trace trace;
+};
+
+// The scenario of a page and its trace; `path` is the page's path in messages ("pages[2]", or "").
+// The attention a page's overrides leave, in words: the file's own description no longer fits it.
+std::string describe_attention(const Scenario& s) {
+  const AttentionConfig& a = s.attention;
+  std::string d = plural(a.heads, "head") + " of dimension " + std::to_string(a.head_dim) + " over d_model " +
+                  std::to_string(s.d_model());
+  if (a.variant != Variant::Mha) d += " (" + std::string(to_string(a.variant)) + ")";
+  d += a.mask == MaskKind::None ? ", no mask" : ", mask " + std::string(to_string(a.mask));
+  if (a.mask == MaskKind::SlidingWindow) d += " of " + std::to_string(a.window);
+  d += a.scale ? ", scores scaled by 1/\u221Ad" : ", scores not scaled";
+  if (a.kernel != Kernel::Softmax) d += ", kernel " + std::string(to_string(a.kernel));
+  return d;
+}
+
+PageScenario page_scenario(const LessonPage& page, const std::filesystem::path& dir, const std::string& path) {
+  Scenario s = load_page_file(page.scenario, dir, child_path(path, "scenario"));
+  if (page.overrides.any()) {
+    apply_page_overrides(s, page.overrides, page.scenario, child_path(path, "overrides"));
+    s.description = "As changed by this lesson page: " + describe_attention(s) + ".";
+  }
+  Trace t = compute_trace(s);
+  return {std::move(s), std::move(t)};
+}
+
+// --- checking a page against what it shows ----------------------------------------------------------
+
+void check_head(const LessonPage& p, const Trace& t, const std::string& path) {
+  const int heads = static_cast<int>(t.heads.size());
+  if (p.head >= heads)
+    throw ScenarioError(child_path(path, "head"), "the scenario has " + plural(heads, "head") + " (numbered from 0) but found " +
+                                                      std::to_string(p.head));
+}
+
+void check_decode(const LessonPage& p, const Scenario& s, const std::string& path) {
+  try {
+    decode(s);
+  } catch (const ScenarioError& e) {
+    throw ScenarioError(child_path(path, "view"), p.scenario + " cannot be shown in view decode: " + e.what());
+  }
+  if (p.decode_tokens > s.n_q())
+    throw ScenarioError(child_path(path, "decode_step"), "the scenario has " + plural(s.n_q(), "token") + ", so 1 to " +
+                                                             std::to_string(s.n_q()) + ", but found " +
+                                                             std::to_string(p.decode_tokens));
+}
+
+void check_highlight(const LessonPage& p, const Trace& t, const std::string& path) {
+  const StepMatrix m = step_result(t, p.step, p.head);
+  for (std::size_t i = 0; i < p.highlight.size(); ++i) {
+    const auto [row, col] = p.highlight[i];
+    if (row >= m.m->rows() || col >= m.m->cols())
+      throw ScenarioError(index_path(child_path(path, "highlight"), i),
+                          "the " + m.name + " matrix of step " + std::string(step_info(p.step).name) + " is " +
+                              std::to_string(m.m->rows()) + " x " + std::to_string(m.m->cols()) +
+                              " (rows and columns numbered from 0) but found [" + std::to_string(row) + ", " +
+                              std::to_string(col) + "]");
+  }
+}
+
+void check_absorbed(const LessonPage& p, const Trace& t, const std::string& path) {
+  if (p.absorbed && !t.absorbed)
+    throw ScenarioError(child_path(path, "absorbed"), "the absorbed form is MLA's, but " + p.scenario + " (after the overrides) is " +
+                                                          std::string(to_string(t.attention.variant)));
+}
+
+void check_page(const LessonPage& p, const std::filesystem::path& dir, const std::string& path) {
+  const PageScenario ps = page_scenario(p, dir, path);
+  check_head(p, ps.trace, path);
+  check_absorbed(p, ps.trace, path);
+  if (p.view == View::Decode) check_decode(p, ps.scenario, path);
+  check_highlight(p, ps.trace, path);
+}
+
+// The leading number of "12_masks.json", or nothing.
+std::optional<long> order_number(const std::filesystem::path& file) {
+  const std::string name = file.filename().string();
+  std::size_t digits = 0;
+  while (digits < name.size() && digits < 9 && std::isdigit(static_cast<unsigned char>(name[digits]))) ++digits;
+  if (digits == 0) return std::nullopt;
+  return std::stol(name.substr(0, digits));
+}
+
+}  // namespace
+
+std::string_view experiment_name(Experiment e) { return kExperimentNames[static_cast<std::size_t>(e)]; }
+
+Lesson load_lesson_file(const std::filesystem::path& path, const std::filesystem::path& scenarios_dir) {
+  const json j = parse_json_document(read_document_file(path, kMaxLessonFileBytes));
+  const JsonFields r(j, "", {"name", "title", "summary", "pages"}, "lesson");
+  Lesson lesson;
+  lesson.name = r.nonempty_string("name");
+  lesson.title = r.nonempty_string("title");
+  lesson.summary = r.nonempty_string("summary");
+  const json& pages = r.require("pages");
+  if (!pages.is_array()) throw ScenarioError("pages", "expected an array of pages but found " + describe_found(pages));
+  if (pages.empty()) throw ScenarioError("pages", "expected at least one page but found none");
+  for (std::size_t i = 0; i < pages.size(); ++i) {
+    const std::string page_path = index_path("pages", i);
+    lesson.pages.push_back(read_page(pages[i], page_path));
+    check_page(lesson.pages.back(), scenarios_dir, page_path);
+  }
+  return lesson;
+}
+
+std::vector<std::filesystem::path> lesson_files(const std::filesystem::path& lessons_dir) {
+  std::vector<std::filesystem::path> files;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(lessons_dir, ec))
+    if (entry.is_regular_file(ec) && entry.path().extension() == ".json") files.push_back(entry.path());
+  // Numbered files first by number, so 10_ follows 9_; then the rest by name.
+  const auto key = [](const std::filesystem::path& p) {
+    const std::optional<long> n = order_number(p);
+    return std::make_tuple(!n.has_value(), n.value_or(0), p.filename().string());
+  };
+  std::sort(files.begin(), files.end(), [&](const auto& a, const auto& b) { return key(a) < key(b); });
+  return files;
+}
+
+Scenario lesson_page_scenario(const LessonPage& page, const std::filesystem::path& scenarios_dir) {
+  return page_scenario(page, scenarios_dir, "").scenario;
+}
+
+}  // namespace attn::ui

@@ -1,0 +1,100 @@
+#pragma once
+// Lessons: short guided tours through the app, one page at a time, each page saying what to look at and
+// setting up the screen to show it. They live in assets/lessons/, one JSON file per lesson, named with a
+// number first (1_the_cat_sat.json, 2_sqrt_dk.json, ...) so the file order is the teaching order.
+//
+// A lesson file:
+//   {
+//     "name": "sqrt_dk",                                  required, non-empty
+//     "title": "Why divide by the square root of d_k?",   required, non-empty
+//     "summary": "One sentence.",                         required, non-empty
+//     "pages": [                                          required, at least one
+//       {
+//         "title": "...",                                 required, non-empty
+//         "text": "Paragraphs separated by \n\n.",        required, non-empty; no other line breaks
+//         "scenario": "the_cat_sat.json",                 required: a file name in assets/scenarios
+//         "view": "pipeline",                             pipeline | decode | compare | memory | cost; default pipeline
+//         "step": "scale",                                pipeline only: a step name or 0-9; default inputs
+//         "head": 0,                                      default 0; a head of the scenario (after the overrides)
+//         "decode_step": 2,                               decode only: tokens arrived, 1 .. N; default 1
+//         "decode_section": 3,                            decode only: the section (1-4) the text is about,
+//                                                         scrolled to the top as the page opens; default 1
+//         "preset": "llama-3-70b",                        compare, memory and cost only: a model preset name
+//         "highlight": [[0, 1]],                          pipeline only: cells (row, col) of the step's result
+//         "absorbed": true,                               pipeline, an MLA scenario: its scores step in the absorbed
+//                                                         form (W_UQK) beside q kᵀ; default false
+//         "overrides": {"mask": "causal"},                attention fields changed for this page (below)
+//         "experiment": "sqrt_dk",                        an interactive experiment shown with the page
+//         "d_k": 256                                      sqrt_dk only: the experiment's d_k (1, 4, 16, 64, 256, 1024)
+//       }
+//     ]
+//   }
+// Overrides, with the same meaning as the command-line options of `trace`: mask (none | causal |
+// sliding_window | custom), window (alone it implies sliding_window), custom_mask (an N_Q x N_KV 0/1
+// matrix; alone it implies custom), scale (true/false), kernel (softmax | linear), heads, head_dim,
+// variant (mha | gqa | mqa | mla), kv_heads (alone it implies gqa), latent_dim (alone it implies mla).
+// As on the command line, a weight the file gives that no longer fits is drawn from the seed instead; the
+// scenario's description then says what the page changed.
+//
+// Unknown keys are errors, and so is a key that does nothing in the page's view (a step on a decode
+// page): they are usually mistakes. The loader opens every page's scenario, applies its overrides and
+// computes its trace, so a head, decode step or highlighted cell that is not on screen is reported when
+// the lesson is loaded, never while it is shown. Every problem is a ScenarioError naming the field:
+//   pages[2].step: expected one of inputs, projections, ..., output or 0-9 but found string "scroes"
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/overrides.h"
+#include "core/scenario.h"
+#include "ui/logic/views.h"
+#include "ui/logic/steps.h"
+
+namespace attn::ui {
+
+// The experiments a page can show beside the views.
+enum class Experiment {
+  SqrtDk,  // ui/logic/sqrt_dk.h: the spread of q.k and the softmax of a random row, with and without 1/sqrt(d_k)
+};
+std::string_view experiment_name(Experiment e);  // "sqrt_dk"
+
+struct LessonPage {
+  std::string title;
+  std::string text;      // paragraphs separated by a blank line ("\n\n")
+  std::string scenario;  // a file name in assets/scenarios
+  View view = View::Pipeline;
+  Step step = Step::Inputs;
+  int head = 0;
+  int decode_tokens = 1;  // tokens arrived, 1-based: AppState::decode_step is decode_tokens - 1
+  int decode_section = 1;  // 1 query, 2 cache, 3 attention, 4 output
+  std::optional<std::string> preset;  // sets ModelViewSettings::preset; empty keeps the current one
+  std::vector<std::pair<int, int>> highlight;  // (row, col) cells of step_result(trace, step, head)
+  bool absorbed = false;  // MLA: the scores step shows the absorbed form (AppState::show_absorbed)
+  ConfigOverrides overrides;  // the command line's rules (core/overrides.h); query_latent_dim is not offered
+  std::optional<Experiment> experiment;
+  std::optional<int> sqrt_dk;  // the experiment's d_k as the page opens; unset keeps the current one
+};
+
+struct Lesson {
+  std::string name, title, summary;
+  std::vector<LessonPage> pages;
+};
+
+// Largest lesson file read; anything bigger is refused before it is read.
+inline constexpr std::uintmax_t kMaxLessonFileBytes = 1u << 20;
+
+// Reads, parses and checks a lesson against the scenarios in scenarios_dir; throws ScenarioError
+// (field "" for problems with the file itself).
+Lesson load_lesson_file(const std::filesystem::path& path, const std::filesystem::path& scenarios_dir);
+
+// The lesson files in lessons_dir in teaching order: *.json by their leading number (1_, 2_, ..., 10_),
+// files without one after them by name. A missing folder has no lessons.
+std::vector<std::filesystem::path> lesson_files(const std::filesystem::path& lessons_dir);
+
+// The page's scenario with its overrides applied, ready for AppState::open; throws ScenarioError.
+Scenario lesson_page_scenario(const LessonPage& page, const std::filesystem::path& scenarios_dir);
+
+}  // namespace attn::ui

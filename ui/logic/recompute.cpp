@@ -1,0 +1,156 @@
+#include "ui/logic/recompute.h"
+
+#include <algorithm>
+#include <chrono>
+
+#if defined(__linux__)
+#include <sys/resource.h>
+#include <unistd.h>
+#endif
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+#include "core/mask.h"
+#include "core/validate.h"
+
+namespace attn::ui {
+
+Scenario causal_version(const Scenario& s) {
+  Scenario c = s;
+  c.attention.mask = MaskKind::Custom;
+  c.attention.custom_mask = decode_mask(s.attention, s.n_q());
+  return c;
+}
+
+Computed compute_all(const Scenario& s, std::uint64_t ticket, const Weights* resolved) {
+  const auto start = std::chrono::steady_clock::now();
+  Computed c;
+  c.ticket = ticket;
+  c.trace = std::make_shared<const Trace>(resolved ? compute_trace_with_weights(s, *resolved) : compute_trace(s));
+  c.causal_trace = c.trace;
+  // Past kMaxDecodeTokens the step-by-step view says so instead: it would cost more than the trace itself.
+  if (s.n_q() > kMaxDecodeTokens) {
+    c.decode_error = "the decode view steps through at most " + std::to_string(kMaxDecodeTokens) +
+                     " tokens, and this document has " + std::to_string(s.n_q()) + " (the tokens slider can bring it back)";
+  } else {
+    try {
+      // With the weights the trace drew: decoding and the causal trace do not draw them again.
+      const Weights& drawn = c.trace->weights;
+      c.decoded = std::make_shared<const DecodeTrace>(decode_with_weights(s, drawn));
+      // Cross-attention decodes to the trace itself; self-attention to the causal version of it.
+      if (!s.context && decode_mask(s.attention, s.n_q()) != build_mask(s.attention, s.n_q(), s.n_kv()))
+        c.causal_trace = std::make_shared<const Trace>(compute_trace_with_weights(causal_version(s), drawn));
+    } catch (const ScenarioError& e) {
+      c.decoded.reset();
+      c.decode_error = e.what();
+    }
+  }
+  c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return c;
+}
+
+std::int64_t work_estimate(const Scenario& s) {
+  const AttentionConfig& a = s.attention;
+  const std::int64_t n_q = s.n_q(), n_kv = s.n_kv(), d_model = s.d_model();
+  std::int64_t work = 2 * a.heads * n_q * n_kv * a.head_dim;  // scores and weighted sums
+  for (WeightId id : kAllWeights) {
+    if (!weight_used(id, a)) continue;
+    const WeightShape shape = weight_shape(id, a, d_model);
+    const std::int64_t size = std::int64_t{shape.rows} * shape.cols;
+    work += (id == WeightId::W_Q || id == WeightId::W_DQ || id == WeightId::W_O ? n_q : n_kv) * size;
+    if (!weight_slot(s.weights, id)) work += 4 * size;
+  }
+  return work;
+}
+
+bool compute_in_background(const Scenario& s) { return work_estimate(s) > kBackgroundWork; }
+
+RecomputeWorker::RecomputeWorker() : thread_([this] { run(); }) {}
+
+RecomputeWorker::~RecomputeWorker() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+}
+
+void RecomputeWorker::submit(std::shared_ptr<const Scenario> s, std::uint64_t ticket, std::shared_ptr<const Weights> resolved) {
+  {
+    std::lock_guard lock(mutex_);
+    queued_ = Request{std::move(s), ticket, std::move(resolved)};
+  }
+  wake_.notify_all();
+}
+
+std::optional<Computed> RecomputeWorker::take() {
+  std::lock_guard lock(mutex_);
+  std::optional<Computed> c = std::move(done_);
+  done_.reset();
+  return c;
+}
+
+void RecomputeWorker::dispose(Computed old) {
+  {
+    std::lock_guard lock(mutex_);
+    disposed_.push_back(std::move(old));
+  }
+  wake_.notify_all();
+}
+
+void RecomputeWorker::wait() {
+  std::unique_lock lock(mutex_);
+  idle_.wait(lock, [this] { return !running_ && !queued_; });
+}
+
+void RecomputeWorker::run() {
+#if defined(_OPENMP)
+  // Leave a core to the window: it keeps drawing while this thread computes.
+  omp_set_num_threads(std::max(1, omp_get_num_procs() - 1));
+#endif
+#if defined(__linux__)
+  // And let the window (and the GL driver's threads) go first when they want the CPU.
+  setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 10);
+#endif
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    wake_.wait(lock, [this] { return stop_ || queued_.has_value() || !disposed_.empty(); });
+    if (stop_) return;
+    if (!disposed_.empty()) {
+      std::vector<Computed> freed = std::move(disposed_);
+      disposed_.clear();
+      lock.unlock();
+      freed.clear();
+      lock.lock();
+      continue;
+    }
+    const Request request = std::move(*queued_);
+    queued_.reset();
+    const std::uint64_t ticket = request.ticket;
+    running_ = true;
+    lock.unlock();
+    std::optional<Computed> result;
+    try {
+      result = compute_all(*request.scenario, ticket, request.resolved.get());
+    } catch (const std::exception& e) {
+      // Validated by the caller, so this is running out of memory: a result without a trace says so.
+      result.emplace();
+      result->ticket = ticket;
+      result->decode_error = e.what();
+    }
+    lock.lock();
+    running_ = false;
+    const double worked = result ? result->seconds : 0.0;
+    // Shown even if a newer document is queued: while edits stream in, the view still moves on.
+    if (result) done_ = std::move(result);
+    if (!queued_) idle_.notify_all();
+    // Edits streaming in (a drag) would keep this thread computing back to back: it rests half as long as
+    // it worked before the next one, so the window's frames keep their share of a small machine.
+    if (queued_) wake_.wait_for(lock, std::chrono::duration<double>(worked * 0.5), [this] { return stop_; });
+  }
+}
+
+}  // namespace attn::ui

@@ -1,0 +1,23 @@
+#include "ui/logic/step_matrices.h"
+
+namespace attn::ui {
+
+StepMatrix step_result(const Trace& t, Step step, int head) {
+  const HeadTrace& h = t.heads.at(static_cast<std::size_t>(head));
+  const std::string n = std::to_string(head);
+  switch (step) {
+    case Step::Inputs: return {&t.x, &t.tokens, nullptr, ColorMap::Diverging, nullptr, "X"};
+    case Step::Projections: return {&h.q, &t.tokens, nullptr, ColorMap::Diverging, nullptr, "q_" + n};
+    case Step::Scores: return {&h.scores, &t.tokens, &t.context_tokens, ColorMap::Diverging, nullptr, "scores"};
+    case Step::Scale: return {&h.scaled, &t.tokens, &t.context_tokens, ColorMap::Diverging, nullptr, "scaled"};
+    case Step::Mask: return {&h.masked, &t.tokens, &t.context_tokens, ColorMap::Diverging, &h.mask, "masked"};
+    case Step::Softmax: return {&h.weights, &t.tokens, &t.context_tokens, ColorMap::Sequential, &h.mask, "weights"};
+    case Step::WeightedSum: return {&h.output, &t.tokens, nullptr, ColorMap::Diverging, nullptr, "output_" + n};
+    case Step::HeadOutputs: return {&t.concat, &t.tokens, nullptr, ColorMap::Diverging, nullptr, "concat"};
+    case Step::Concat:
+    case Step::Output: return {&t.output, &t.tokens, nullptr, ColorMap::Diverging, nullptr, "output"};
+  }
+  return {};
+}
+
+}  // namespace attn::ui

@@ -1,0 +1,24 @@
+#pragma once
+// The matrix each step produces, for thumbnails and headline views: which matrix, its labels, how it is
+// coloured, and which of its cells are hidden.
+#include <string>
+#include <vector>
+
+#include "core/attention.h"
+#include "ui/widgets/colormap.h"
+#include "ui/logic/steps.h"
+
+namespace attn::ui {
+
+struct StepMatrix {
+  const Matrix* m = nullptr;
+  const std::vector<std::string>* rows = nullptr;
+  const std::vector<std::string>* cols = nullptr;
+  ColorMap map = ColorMap::Diverging;
+  const Matrix* visible = nullptr;
+  std::string name;  // "scores", "weights", "output_0"
+};
+
+StepMatrix step_result(const Trace& t, Step step, int head);
+
+}  // namespace attn::ui

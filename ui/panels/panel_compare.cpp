@@ -1,0 +1,105 @@
+// The cache of MHA, GQA, MQA and MLA side by side, as areas: first for the scenario on screen (numbers
+// per token in its one layer), then for a real model (bytes for a whole context).
+#include <algorithm>
+#include <cmath>
+
+#include "core/decode.h"
+#include "core/kv_compare.h"
+#include "ui/widgets/chart_axes.h"
+#include "core/edits.h"
+#include "ui/panels/panels.h"
+#include "ui/widgets/text.h"
+#include "ui/widgets/theme.h"
+#include "ui/widgets/variant_blocks.h"
+
+namespace attn::ui {
+namespace {
+
+const char* const kVariantTitles[] = {"MHA", "GQA", "MQA", "MLA"};
+
+std::string ratio_text(double value, double mha) {
+  if (value <= 0 || mha <= 0) return "";
+  if (value == mha) return "= MHA";
+  const double r = mha / value;
+  if (std::abs(r - std::round(r)) < 1e-9) return "1/" + std::to_string(static_cast<long long>(std::round(r))) + " of MHA";
+  return format_unit(100.0 * value / mha, AxisUnit::Plain) + "% of MHA";
+}
+
+// The scenario's own configuration recast as each variant: cached numbers per token in its layer.
+std::vector<Block> scenario_blocks(const Scenario& s) {
+  const AttentionConfig& own = s.attention;
+  const int H = own.heads, d = own.head_dim;
+  const std::vector<int> div = divisors(H);
+  const int g = own.variant == Variant::Gqa ? own.kv_heads : div.size() > 2 ? div[div.size() - 2] : 0;
+  const int latent = own.variant == Variant::Mla ? own.latent_dim : std::max(1, (s.d_model() + 1) / 2);
+  const double values[] = {2.0 * H * d, g > 0 ? 2.0 * g * d : 0.0, 2.0 * d, static_cast<double>(latent)};
+  const std::string how[] = {"2 \u00D7 " + std::to_string(H) + " heads \u00D7 " + std::to_string(d),
+                             g > 0 ? "2 \u00D7 " + std::to_string(g) + " KV heads \u00D7 " + std::to_string(d)
+                                   : std::to_string(H) + (H == 1 ? " head" : " heads") + ": no grouping",
+                             "2 \u00D7 1 KV head \u00D7 " + std::to_string(d), "latent_dim " + std::to_string(latent)};
+  std::vector<Block> blocks;
+  for (int i = 0; i < 4; ++i) {
+    const bool is_own = static_cast<int>(own.variant) == i;
+    Block b{kVariantTitles[i], values[i], {}, variant_colour(i), is_own};
+    if (values[i] > 0) {
+      b.lines.push_back(format_exact(values[i], AxisUnit::Plain) + " numbers per token");
+      b.lines.push_back(how[i]);
+      b.lines.push_back(ratio_text(values[i], values[0]));
+    } else {
+      b.lines.push_back(how[i]);
+    }
+    if (is_own) b.lines.push_back("(this scenario)");
+    blocks.push_back(std::move(b));
+  }
+  return blocks;
+}
+
+std::vector<Block> model_blocks(const ModelShape& m, const ModelViewSettings& settings) {
+  const auto forms = variant_forms(m);
+  std::vector<Block> blocks;
+  double mha_bytes = 0;
+  for (int i = 0; i < 4; ++i) {
+    const VariantForm& f = forms[static_cast<std::size_t>(i)];
+    Block b{kVariantTitles[i], 0, {}, variant_colour(i), f.variant == m.variant};
+    if (!f.shape) {
+      b.lines.push_back(std::to_string(m.heads) + " heads have no divisor");
+      blocks.push_back(std::move(b));
+      continue;
+    }
+    const KvCacheSize size = kv_cache_size(*f.shape, static_cast<std::uint64_t>(settings.context),
+                                           static_cast<std::uint64_t>(settings.batch), settings.dtype);
+    if (i == 0) mha_bytes = static_cast<double>(size.total_bytes);
+    b.value = static_cast<double>(size.total_bytes);
+    if (i == 1) b.title += " (G=" + std::to_string(f.shape->kv_heads) + ")";
+    b.lines.push_back(format_unit(static_cast<double>(size.total_bytes), AxisUnit::DecimalBytes));
+    b.lines.push_back(format_exact(static_cast<double>(size.elements_per_token_per_layer), AxisUnit::Plain) +
+                      " numbers / token / layer");
+    b.lines.push_back(ratio_text(b.value, mha_bytes));
+    // Where the numbers for this form come from: the model itself, or a stated rule.
+    static const char* const kChosen[] = {"(one KV head per query head)", "(G chosen: 8, or the largest divisor)",
+                                          "(one KV head for all)", "(DeepSeek's proportions)"};
+    b.lines.push_back(f.variant == m.variant ? "(the model's own)" : f.model_own ? "(the model's own widths)" : kChosen[i]);
+    blocks.push_back(std::move(b));
+  }
+  return blocks;
+}
+
+}  // namespace
+
+void ComparePanel(AppState& state, ImVec2 pos, ImVec2 size) {
+  BeginPanel("Compare", pos, size);
+  const float half = (ImGui::GetContentRegionAvail().y - 3 * ImGui::GetTextLineHeightWithSpacing()) / 2;
+  ImGui::PushFont(title_font());
+  TextWrappedAtSpaces("\"" + state.scenario().name + "\": numbers cached per token");
+  ImGui::PopFont();
+  TextDisabledWrapped("Each square's area is what its variant caches per token. GQA shares each KV head among a group of "
+                      "query heads, MQA one among all, MLA caches one small latent instead.");
+  VariantBlocks("scenario", scenario_blocks(state.scenario()), half - 2 * ImGui::GetTextLineHeightWithSpacing());
+  ImGui::Separator();
+  // What is left, so the sizes under the squares stay in view; the squares shrink to make room for them.
+  if (const ModelShape* m = PresetControls(state, true, true))
+    VariantBlocks("model", model_blocks(*m, state.models), std::max(ImGui::GetContentRegionAvail().y - 4, 8 * ImGui::GetTextLineHeightWithSpacing()));
+  ImGui::End();
+}
+
+}  // namespace attn::ui

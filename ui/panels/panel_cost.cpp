@@ -1,0 +1,91 @@
+// What a generated token costs in FLOPs as the context grows: recomputing every key and value without a
+// cache (quadratic), reading them from the cache (linear), and DeepSeek's sparse attention, whose cheap
+// indexer scans every key but whose full attention reads only the top k.
+#include <algorithm>
+#include <cmath>
+
+#include "core/flops.h"
+#include "ui/widgets/chart_axes.h"
+#include "ui/logic/cost_text.h"
+#include "ui/widgets/line_chart.h"
+#include "ui/panels/panels.h"
+#include "ui/widgets/text.h"
+#include "ui/widgets/theme.h"
+#include "ui/widgets/variant_blocks.h"
+
+namespace attn::ui {
+namespace {
+
+constexpr int kMaxExponent = 20;
+constexpr std::uint64_t kIndexerHeads = 64, kIndexerDim = 128;  // DeepSeek V3.2's lightning indexer (003)
+
+// y(L) for L = 1, 2, 4, ... 2^20 over the model's layers; stops where a count would overflow.
+template <typename F>
+Series flops_series(const ModelShape& m, std::string name, ImU32 colour, bool dashed, F per_layer) {
+  Series s{std::move(name), {}, {}, colour, dashed};
+  for (int e = 0; e <= kMaxExponent; ++e) {
+    const std::uint64_t L = std::uint64_t{1} << e;
+    try {
+      s.x.push_back(static_cast<double>(L));
+      s.y.push_back(static_cast<double>(per_layer(L)) * m.layers);
+    } catch (const OverflowError&) {
+      s.x.pop_back();
+      break;
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+void CostPanel(AppState& state, ImVec2 pos, ImVec2 size) {
+  BeginPanel("Cost", pos, size);
+  const ModelShape* m = PresetControls(state, false, false);
+  if (!m) {
+    ImGui::End();
+    return;
+  }
+  ImGui::SetNextItemWidth(160);
+  if (ImGui::InputInt("top-k (sparse attention)", &state.models.top_k, 256, 1024))
+    state.models.top_k = std::clamp(state.models.top_k, 1, 1 << 20);
+  const std::uint64_t c_attn = attention_flops_per_pair(*m);
+  const std::uint64_t c_idx = indexer_flops_per_pair(kIndexerHeads, kIndexerDim);
+  const std::uint64_t k = static_cast<std::uint64_t>(state.models.top_k);
+  const bool has_d_model = m->d_model > 0;
+  std::vector<Series> series;
+  if (has_d_model) {
+    series.push_back(flops_series(*m, "no cache: recompute every key and value", variant_colour(0), false,
+                                  [&](std::uint64_t L) { return decode_step_flops_uncached(*m, L); }));
+    series.push_back(flops_series(*m, "KV cache", variant_colour(3), false,
+                                  [&](std::uint64_t L) { return decode_step_flops_cached(*m, L); }));
+    series.push_back(flops_series(*m, "sparse attention (DSA), top-k " + format_unit(static_cast<double>(k), AxisUnit::Tokens),
+                                  variant_colour(2), true, [&](std::uint64_t L) {
+                                    return checked_add(flops_dsa(c_attn, c_idx, L, k), projection_flops_per_token(*m), "FLOPs");
+                                  }));
+  }
+  const std::string text =
+      "Per generated token, all " + std::to_string(m->layers) + " layers. Attention costs C_attn = " +
+      (m->variant == Variant::Mla ? "4\u00B7H\u00B7d_c = 4\u00B7" + std::to_string(m->heads) + "\u00B7" + std::to_string(m->latent_dim)
+                                  : "4\u00B7H\u00B7d = 4\u00B7" + std::to_string(m->heads) + "\u00B7" + std::to_string(m->head_dim)) +
+      " = " + format_exact(static_cast<double>(c_attn), AxisUnit::Plain) +
+      " FLOPs per (query, key) pair; the sparse indexer C_idx = 2\u00B7H_I\u00B7d_I = 2\u00B764\u00B7128 = " +
+      format_exact(static_cast<double>(c_idx), AxisUnit::Plain) +
+      ". Without a cache every step redoes the whole prefix (quadratic); with one, each step reads L cached keys "
+      "(linear). " + sparse_attention_text(c_attn, c_idx, k);
+  TextDisabledWrapped(text);
+  if (!has_d_model) {
+    ImGui::TextDisabled("This preset has no d_model, so its projections cannot be counted.");
+    ImGui::End();
+    return;
+  }
+  auto [lo, hi] = positive_extent(series);
+  LineChartOptions o;
+  o.title = "FLOPs per generated token, " + m->name;
+  o.x = {1, std::ldexp(1.0, kMaxExponent), AxisScale::Log10, AxisUnit::Tokens, "context length L (tokens)"};
+  o.y = nice_axis(lo, hi, AxisScale::Log10, AxisUnit::Flops, "FLOPs per token");
+  o.size = {0, ImGui::GetContentRegionAvail().y - 4};
+  LineChart("cost", series, o);
+  ImGui::End();
+}
+
+}  // namespace attn::ui

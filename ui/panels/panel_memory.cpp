@@ -1,0 +1,246 @@
+// How big the KV cache of real models gets: bytes against context length (one line per variant of a model,
+// or per model), where it passes the memory of common accelerators, every model at one context, and the
+// floats one layer stores (Tables 1 and 2 of the paper).
+#include <algorithm>
+#include <array>
+#include <iterator>
+#include <cmath>
+
+#include "core/kv_compare.h"
+#include "core/memory.h"
+#include "ui/widgets/bar_chart.h"
+#include "ui/widgets/line_chart.h"
+#include "ui/panels/panels.h"
+#include "ui/widgets/text.h"
+#include "ui/widgets/theme.h"
+#include "ui/widgets/variant_blocks.h"
+
+namespace attn::ui {
+namespace {
+
+constexpr int kMaxExponent = 20;  // contexts 1 .. 1,048,576 tokens
+
+std::vector<ReferenceLine> accelerator_lines() {
+  std::vector<ReferenceLine> lines;
+  for (const Accelerator& a : kAccelerators) lines.push_back({static_cast<double>(a.bytes), a.label});
+  return lines;
+}
+
+// One line of the chart and the shape it is drawn for.
+struct CacheLine {
+  Series series;
+  ModelShape shape;
+};
+
+// Total bytes at contexts 1, 2, 4, ... 2^20 (window-aware, as the model really caches).
+Series cache_series(const ModelShape& m, const ModelViewSettings& s, std::string name, ImU32 colour) {
+  Series out{std::move(name), {}, {}, colour, false};
+  for (int e = 0; e <= kMaxExponent; ++e) {
+    const std::uint64_t tokens = std::uint64_t{1} << e;
+    out.x.push_back(static_cast<double>(tokens));
+    out.y.push_back(static_cast<double>(kv_cache_size(m, tokens, static_cast<std::uint64_t>(s.batch), s.dtype).total_bytes));
+  }
+  return out;
+}
+
+ImU32 preset_colour(std::size_t i) {
+  // Tableau 10: nine hues no two of which are two shades of one (no two oranges, no two blues).
+  static constexpr ImU32 kColours[] = {IM_COL32(78, 121, 167, 255),  IM_COL32(242, 142, 43, 255), IM_COL32(225, 87, 89, 255),
+                                       IM_COL32(118, 183, 178, 255), IM_COL32(89, 161, 79, 255),  IM_COL32(237, 201, 72, 255),
+                                       IM_COL32(176, 122, 161, 255), IM_COL32(255, 157, 167, 255), IM_COL32(156, 117, 95, 255)};
+  return kColours[i % (sizeof kColours / sizeof kColours[0])];
+}
+
+std::vector<CacheLine> chart_lines(const AppState& state, const ModelShape& m) {
+  std::vector<CacheLine> lines;
+  if (state.models.lines_per_preset) {
+    // Models with the same cache at every context (llama-3-70b and qwen2.5-72b) share one line, named for both:
+    // one drawn over the other would hide it.
+    for (std::size_t i = 0; i < state.presets.size(); ++i) {
+      Series line = cache_series(state.presets[i], state.models, state.presets[i].name, preset_colour(i));
+      const auto same = std::find_if(lines.begin(), lines.end(), [&](const CacheLine& l) { return l.series.y == line.y; });
+      if (same != lines.end()) same->series.name += " = " + line.name;
+      else lines.push_back({std::move(line), state.presets[i]});
+    }
+    return lines;
+  }
+  static const char* const kNames[] = {"MHA", "GQA", "MQA", "MLA"};
+  const auto forms = variant_forms(m);
+  for (int i = 0; i < 4; ++i) {
+    const VariantForm& f = forms[static_cast<std::size_t>(i)];
+    if (!f.shape) continue;
+    std::string name = kNames[i];
+    if (i == 1) name += " (G=" + std::to_string(f.shape->kv_heads) + ")";
+    if (f.variant == m.variant) name += " \u2190 " + m.name;
+    lines.push_back({cache_series(*f.shape, state.models, name, variant_colour(i)), *f.shape});
+  }
+  return lines;
+}
+
+// The longest context each line's cache fits in each accelerator, exactly (nullopt: more than kv accepts).
+using Fits = std::vector<std::array<std::optional<std::uint64_t>, std::size(kAccelerators)>>;
+Fits longest_contexts(const std::vector<CacheLine>& lines, const ModelViewSettings& s) {
+  Fits fits(lines.size());
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    for (std::size_t a = 0; a < std::size(kAccelerators); ++a)
+      fits[i][a] = longest_context(lines[i].shape, kAccelerators[a].bytes, static_cast<std::uint64_t>(s.batch), s.dtype,
+                                   static_cast<std::uint64_t>(kv_limits::kMaxTokens));
+  return fits;
+}
+
+// A dot where each line meets each accelerator's memory.
+std::vector<ChartMark> fit_marks(const std::vector<CacheLine>& lines, const Fits& fits) {
+  std::vector<ChartMark> marks;
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    for (std::size_t a = 0; a < std::size(kAccelerators); ++a)
+      if (const auto n = fits[i][a]; n && *n > 0)
+        marks.push_back({static_cast<double>(*n), static_cast<double>(kAccelerators[a].bytes),
+                         format_exact(static_cast<double>(*n), AxisUnit::Plain), lines[i].series.colour});
+  return marks;
+}
+
+// Every dot's number, including those a crowded chart could not label and those past its right edge.
+void fits_table(const std::vector<CacheLine>& lines, const Fits& fits, float width) {
+  if (!ImGui::BeginTable("fits", 1 + static_cast<int>(std::size(kAccelerators)),
+                         ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit, {width, 0}))
+    return;
+  ImGui::TableSetupColumn("longest context (tokens)");
+  for (const Accelerator& a : kAccelerators) ImGui::TableSetupColumn(a.label);
+  ImGui::TableHeadersRow();
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    ImGui::TableNextRow();
+    ImGui::TableSetColumnIndex(0);
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(lines[i].series.colour), "%s", lines[i].series.name.c_str());
+    for (std::size_t a = 0; a < std::size(kAccelerators); ++a) {
+      ImGui::TableSetColumnIndex(static_cast<int>(a) + 1);
+      const auto n = fits[i][a];
+      ImGui::TextUnformatted(n ? format_exact(static_cast<double>(*n), AxisUnit::Plain).c_str()
+                               : ("over " + format_exact(static_cast<double>(kv_limits::kMaxTokens), AxisUnit::Plain)).c_str());
+    }
+  }
+  ImGui::EndTable();
+}
+
+float fits_table_height(std::size_t rows) {
+  return (ImGui::GetTextLineHeight() + 2 * ImGui::GetStyle().CellPadding.y) * (1.0f + static_cast<float>(rows));
+}
+
+// The caption names the variant the model really uses: Table 1 covers MHA and its GQA and MQA forms.
+std::string table_caption(const ModelShape& m) {
+  switch (m.variant) {
+    case Variant::Mla: return "Floats stored (Table 2 of the paper: latent attention)";
+    case Variant::Gqa: return "Floats stored (Table 1 of the paper, in its grouped-query form: " + std::to_string(m.kv_heads) + " KV heads)";
+    case Variant::Mqa: return "Floats stored (Table 1 of the paper, in its multi-query form: one KV head)";
+    case Variant::Mha: break;
+  }
+  return "Floats stored (Table 1 of the paper: multi-head attention)";
+}
+
+void stored_floats_table(const ModelShape& m, const ModelViewSettings& s) {
+  if (m.d_model <= 0) return;
+  const std::uint64_t context = static_cast<std::uint64_t>(s.context);
+  const StoredFloats one = stored_floats_per_layer(m, context);
+  const StoredFloats all = stored_floats_all_layers(m, context);
+  const bool windows = has_sliding_window(m) && global_layer_count(m) < m.layers && context > static_cast<std::uint64_t>(m.window);
+  TextWrappedAtSpaces(table_caption(m));
+  if (ImGui::BeginTable("floats", 4, ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
+    ImGui::TableSetupColumn("");
+    ImGui::TableSetupColumn(windows ? "a global layer" : "one layer");
+    ImGui::TableSetupColumn(("all " + std::to_string(m.layers) + " layers").c_str());
+    ImGui::TableSetupColumn("share");
+    ImGui::TableHeadersRow();
+    const std::pair<const char*, std::pair<std::uint64_t, std::uint64_t>> rows[] = {
+        {m.variant == Variant::Mla ? "latent cache" : "K, V cache", {one.cache, all.cache}},
+        {"weights", {one.weights, all.weights}},
+        {"total", {one.total(), all.total()}}};
+    for (const auto& [name, value] : rows) {
+      ImGui::TableNextRow();
+      ImGui::TableSetColumnIndex(0);
+      ImGui::TextUnformatted(name);
+      ImGui::TableSetColumnIndex(1);
+      ImGui::TextUnformatted(format_exact(static_cast<double>(value.first), AxisUnit::Plain).c_str());
+      ImGui::TableSetColumnIndex(2);
+      ImGui::TextUnformatted(format_exact(static_cast<double>(value.second), AxisUnit::Plain).c_str());
+      ImGui::TableSetColumnIndex(3);
+      ImGui::Text("%.1f%%", 100.0 * static_cast<double>(value.second) / static_cast<double>(all.total()));
+    }
+    ImGui::EndTable();
+  }
+  // The cache row in bytes is the model's bar: the two agree.
+  const double bits = static_cast<double>(bits_per_element(s.dtype));
+  std::string note = "At " + format_unit(static_cast<double>(context), AxisUnit::Tokens) + " tokens, d_in = d_out = d_model = " +
+                     std::to_string(m.d_model) + ". ";
+  if (windows)
+    note += std::to_string(m.layers - global_layer_count(m)) + " sliding-window layers hold only the last " +
+            format_exact(m.window, AxisUnit::Plain) + " tokens. ";
+  note += "The cache, " + format_exact(static_cast<double>(all.cache), AxisUnit::Plain) + " floats \u00D7 " +
+          std::string(to_string(s.dtype)) + " = " + format_unit(static_cast<double>(all.cache) * bits / 8, AxisUnit::DecimalBytes) +
+          " for one sequence, is " + m.name + "'s bar.";
+  TextDisabledWrapped(note);
+}
+
+}  // namespace
+
+void MemoryPanel(AppState& state, ImVec2 pos, ImVec2 size) {
+  BeginPanel("Memory", pos, size);
+  const ModelShape* m = PresetControls(state, true, true);
+  if (!m) {
+    ImGui::End();
+    return;
+  }
+  ImGui::TextUnformatted("Lines:");
+  ImGui::SameLine();
+  if (ImGui::RadioButton(("the four variants of " + m->name).c_str(), !state.models.lines_per_preset)) state.models.lines_per_preset = false;
+  ImGui::SameLine();
+  if (ImGui::RadioButton("every model as built", state.models.lines_per_preset)) state.models.lines_per_preset = true;
+
+  const std::vector<CacheLine> lines = chart_lines(state, *m);
+  std::vector<Series> series;
+  for (const CacheLine& l : lines) series.push_back(l.series);
+  const Fits fits = longest_contexts(lines, state.models);
+  const std::vector<ChartMark> marks = fit_marks(lines, fits);
+  const std::vector<ReferenceLine> references = accelerator_lines();
+  auto [lo, hi] = positive_extent(series);
+  hi = std::max(hi, 141e9);
+  // Side by side where the table and the bars have room beside the chart; else one under the other, scrolling.
+  const float avail_w = ImGui::GetContentRegionAvail().x, avail_h = ImGui::GetContentRegionAvail().y;
+  const bool side_by_side = avail_w >= 62.0f * ImGui::GetFontSize();
+  const float chart_w = side_by_side ? avail_w * 0.58f : avail_w;
+  LineChartOptions o;
+  o.title = "KV cache, " + std::string(to_string(state.models.dtype)) + ", batch " + std::to_string(state.models.batch);
+  o.x = {1, std::ldexp(1.0, kMaxExponent), AxisScale::Log10, AxisUnit::Tokens, "context length (tokens)"};
+  o.y = nice_axis(lo, hi, AxisScale::Log10, AxisUnit::DecimalBytes, "cache size (GB = 10\u2079 bytes)");
+  o.references = references;
+  o.marks = marks;
+  // The chart and its table fill the view (stacked, the rest scrolls below them); the chart keeps a readable height.
+  const float table_h = fits_table_height(lines.size()) + ImGui::GetStyle().ItemSpacing.y;
+  o.size = {chart_w, std::max(14.0f * ImGui::GetFontSize(), avail_h - 6 - table_h)};
+  ImGui::BeginGroup();
+  LineChart("cache", series, o);
+  fits_table(lines, fits, chart_w);
+  ImGui::EndGroup();
+  if (side_by_side) ImGui::SameLine(0, 16);
+  ImGui::BeginGroup();
+  std::vector<Bar> bars;
+  for (std::size_t i = 0; i < state.presets.size(); ++i) {
+    const ModelShape& p = state.presets[i];
+    const KvCacheSize s = kv_cache_size(p, static_cast<std::uint64_t>(state.models.context),
+                                        static_cast<std::uint64_t>(state.models.batch), state.models.dtype);
+    bars.push_back({p.name, static_cast<double>(s.total_bytes), preset_colour(i),
+                    std::string(p.variant == Variant::Mla ? "MLA" : p.variant == Variant::Mqa ? "MQA" : p.variant == Variant::Gqa ? "GQA" : "MHA")});
+  }
+  BarChartOptions b;
+  b.title = "Every model at " + format_unit(static_cast<double>(state.models.context), AxisUnit::Tokens) + " tokens";
+  b.unit = AxisUnit::DecimalBytes;
+  b.scale = AxisScale::Log10;  // sizes span orders of magnitude; on a linear axis the small ones vanish
+  b.references = references;
+  const float bars_h = (static_cast<float>(bars.size()) + 4.5f) * ImGui::GetTextLineHeightWithSpacing();
+  b.size = {side_by_side ? avail_w - chart_w - 16 : avail_w, side_by_side ? std::max(avail_h * 0.55f, bars_h) : bars_h};
+  BarChart("models", bars, b);
+  ImGui::Spacing();
+  stored_floats_table(*m, state.models);
+  ImGui::EndGroup();
+  ImGui::End();
+}
+
+}  // namespace attn::ui

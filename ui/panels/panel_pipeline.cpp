@@ -1,0 +1,430 @@
+// The pipeline: a strip with every step as a thumbnail, and the current step drawn large as its equation.
+#include <algorithm>
+#include <cmath>
+
+#include "core/mask.h"
+#include "ui/widgets/equation.h"
+#include "ui/logic/hover_text.h"
+#include "ui/panels/panels.h"
+#include "ui/logic/step_matrices.h"
+#include "ui/widgets/text.h"
+#include "ui/widgets/theme.h"
+
+namespace attn::ui {
+namespace {
+
+const std::vector<std::string>& dim_labels(Eigen::Index n, std::vector<std::string>& storage) {
+  storage.clear();
+  for (Eigen::Index i = 0; i < n; ++i) storage.push_back(std::to_string(i));
+  return storage;
+}
+
+// Everything one frame of the step view needs, so each step is a short function.
+// Weights are a distribution (viridis, 0..1) unless a linear-kernel row has negative ones: then they are
+// signed numbers and take the diverging map, so a negative weight never looks like zero.
+std::pair<ColorMap, std::optional<ValueRange>> weights_colouring(const HeadTrace& h) {
+  const bool signed_rows = std::find(h.row_status.begin(), h.row_status.end(), RowStatus::Signed) != h.row_status.end();
+  if (signed_rows) return {ColorMap::Diverging, std::nullopt};
+  return {ColorMap::Sequential, ValueRange{0, 1}};
+}
+
+struct StepView {
+  AppState& state;
+  const Trace& t;
+  const HeadTrace& h;
+  float height;  // for the equations
+  float top;     // the cursor's y where the step began: what a step draws above its equation comes off `height`
+
+  const HoverCell& last() const { return state.last_hover; }
+  // A lesson page's cells of this step's result, or none when the step shown is not the page's.
+  std::span<const std::pair<int, int>> outlined() const {
+    return state.step == state.outlined_step ? std::span<const std::pair<int, int>>(state.outlined) : std::span<const std::pair<int, int>>();
+  }
+
+  // Draws one equation and records a hover on it. Without a pointer on it, a pinned cell (--cell) stands in
+  // for a hover on the result term, so captures can show a cell's arithmetic.
+  EquationHover equation(int index, std::span<const Term> given, std::span<const std::string> ops, float max_height) {
+    // A lesson page's cells are outlined on the step's result, wherever it stands in the equation.
+    std::vector<Term> terms(given.begin(), given.end());
+    const Matrix* result_m = step_result(t, state.step, state.head).m;
+    for (Term& term : terms)
+      if (term.m == result_m) term.outlined = outlined();
+    EquationHover e = Equation(("eq" + std::to_string(index)).c_str(), terms, ops, max_height);
+    // A lesson page's outlined cell below the fold of a scrolling step is brought into view when the page opens.
+    if (state.scroll_to_outlined && e.outlined_y >= 0) {
+      const float below = e.outlined_y - ImGui::GetWindowPos().y - ImGui::GetWindowHeight() * 0.5f;
+      if (below > 0) ImGui::SetScrollY(ImGui::GetScrollY() + below);
+      state.scroll_to_outlined = false;
+    }
+    const int result = static_cast<int>(terms.size()) - 1;
+    if (!e && state.pinned_cell && state.pinned_cell->first < terms[result].m->rows() &&
+        state.pinned_cell->second < terms[result].m->cols())
+      e = {result, state.pinned_cell->first, state.pinned_cell->second, false};
+    if (e) {
+      state.hover.step = state.step;
+      state.hover.head = state.head;
+      state.hover.equation = index;
+      state.hover.term = e.term;
+      state.hover.row = e.row;
+      state.hover.col = e.col;
+    }
+    return e;
+  }
+  // The cell of `term` hovered last frame in equation `eq` of this step, or -1s.
+  std::pair<int, int> hovered(int eq, int term) const {
+    return last().on(state.step, eq, term) ? std::pair{last().row, last().col} : std::pair{-1, -1};
+  }
+};
+
+void inputs(StepView& v) {
+  std::vector<Term> terms{{.name = "X", .m = &v.t.x, .rows = &v.t.tokens}};
+  if (v.t.cross_attention) terms.push_back({.name = "X_kv (context)", .m = &v.t.x_kv, .rows = &v.t.context_tokens});
+  const std::vector<std::string> ops(terms.size() > 1 ? 1 : 0, "   ");
+  const EquationHover e = v.equation(0, terms, ops, v.height);
+  if (e) v.state.hover.explanation = explain_cell(v.t, Step::Inputs, v.state.head, e.row, e.col);
+}
+
+// One projection of the step: input · weight = result, and what hovering its result explains.
+struct Projection {
+  std::string label;  // the radio button
+  const Matrix* in;
+  std::string in_name;
+  Matrix weight;
+  std::string w_name, out_name;
+  const Matrix* out;
+  const std::vector<std::string>* rows;
+  char which;  // for explain_projection
+};
+
+std::vector<Projection> projection_list(const StepView& v) {
+  const Trace& t = v.t;
+  const AttentionConfig& a = t.attention;
+  const int d = a.head_dim, h = v.state.head, g = v.h.kv_head;
+  const bool mla = a.variant == Variant::Mla;
+  const std::string hs = std::to_string(h), gs = std::to_string(mla ? h : g);
+  auto per_head = [&](const std::string& name, const std::string& index) {  // one head needs no index
+    return a.heads == 1 ? name : name + "^(" + index + ")";
+  };
+  const std::string x_kv = t.cross_attention ? "X_kv" : "X";
+  std::vector<Projection> list;
+  if (mla)  // the one thing MLA caches comes first
+    list.push_back({"latent = " + x_kv + " \u00B7 W_DKV  (cached)", &t.x_kv, x_kv, *t.weights.W_DKV, "W_DKV", "latent",
+                    &t.latent, &t.context_tokens, 'c'});
+  const bool q_latent = t.weights.W_UQ.has_value();
+  const Matrix& W_q = q_latent ? *t.weights.W_UQ : *t.weights.W_Q;
+  const std::string q_in = q_latent ? "query_latent" : "X", q_w = per_head(q_latent ? "W_UQ" : "W_Q", hs);
+  list.push_back({"Q = " + q_in + " \u00B7 " + q_w, q_latent ? &t.query_latent : &t.x, q_in, W_q.middleCols(h * d, d), q_w,
+                  "q_" + hs, &v.h.q, &t.tokens, 'q'});
+  const Matrix& W_k = mla ? *t.weights.W_UK : *t.weights.W_K;
+  const Matrix& W_v = mla ? *t.weights.W_UV : *t.weights.W_V;
+  const int block = mla ? h : g;
+  const std::string kv_in = mla ? "latent" : x_kv;
+  const std::string k_w = per_head(mla ? "W_UK" : "W_K", gs), v_w = per_head(mla ? "W_UV" : "W_V", gs);
+  const Matrix& kv_rows = mla ? t.latent : t.x_kv;
+  list.push_back({"K = " + kv_in + " \u00B7 " + k_w, &kv_rows, kv_in, W_k.middleCols(block * d, d), k_w, "k_" + gs, &v.h.k,
+                  &t.context_tokens, 'k'});
+  list.push_back({"V = " + kv_in + " \u00B7 " + v_w, &kv_rows, kv_in, W_v.middleCols(block * d, d), v_w, "v_" + gs, &v.h.v,
+                  &t.context_tokens, 'v'});
+  return list;
+}
+
+void projections(StepView& v) {
+  const std::vector<Projection> list = projection_list(v);
+  // One projection at a time, large enough to read; they are the same computation with different weights.
+  int& which = v.state.projection;
+  which = std::clamp(which, 0, static_cast<int>(list.size()) - 1);
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    if (i > 0) SameLineIfFits(ImGui::GetFrameHeight() + LabelledWidth(0, list[i].label.c_str()), ImGui::GetStyle().ItemSpacing.x);
+    if (ImGui::RadioButton(list[i].label.c_str(), which == static_cast<int>(i))) which = static_cast<int>(i);
+  }
+  const Projection& r = list[static_cast<std::size_t>(which)];
+  const auto [hr, hc] = v.hovered(which, 2);
+  const Term terms[] = {{.name = r.in_name, .m = r.in, .rows = r.rows, .highlight_row = hr},
+                        {.name = r.w_name, .m = &r.weight, .highlight_col = hc},
+                        {.name = r.out_name, .m = r.out, .rows = r.rows, .selected_row = hr, .selected_col = hc}};
+  const std::string ops[] = {"\u00B7", "="};
+  const EquationHover e = v.equation(which, terms, ops, v.height - (ImGui::GetCursorPosY() - v.top));
+  if (e.term == 2) v.state.hover.explanation = explain_projection(v.t, r.which, v.state.head, e.row, e.col);
+}
+
+// MLA as served: scores straight from the latents through W_UQK, never forming k.
+void absorbed_scores(StepView& v) {
+  const AbsorbedMla& m = *v.t.absorbed;
+  const int h = v.state.head;
+  const Matrix& query_side = v.t.query_latent.size() > 0 ? v.t.query_latent : v.t.x;
+  const Matrix latent_T = v.t.latent.transpose();
+  const double diff = (m.scores[static_cast<std::size_t>(h)] - v.h.scores).cwiseAbs().maxCoeff();
+  AgreementBadge(agreement(diff, "agrees with q k\u1D40"));
+  const auto [hr, hc] = v.hovered(1, 3);
+  // One name for the absorbed matrix everywhere (checkbox, term, lessons): W_UQK = W_UQ W_UKᵀ, or W_Q W_UKᵀ
+  // without a query latent.
+  const std::string uqk = "W_UQK" + std::string(v.t.heads.size() > 1 ? "^(" + std::to_string(h) + ")" : "");
+  const Term terms[] = {
+      {.name = v.t.query_latent.size() > 0 ? "query_latent" : "X", .m = &query_side, .rows = &v.t.tokens, .highlight_row = hr},
+      {.name = uqk, .m = &m.W_UQK[static_cast<std::size_t>(h)]},
+      {.name = "latent\u1D40", .m = &latent_T, .cols = &v.t.context_tokens, .highlight_col = hc},
+      {.name = "scores", .m = &m.scores[static_cast<std::size_t>(h)], .rows = &v.t.tokens, .cols = &v.t.context_tokens,
+       .selected_row = hr, .selected_col = hc}};
+  const std::string ops[] = {"\u00B7", "\u00B7", "="};
+  const EquationHover e = v.equation(1, terms, ops, v.height - (ImGui::GetCursorPosY() - v.top));
+  if (e.term == 3) v.state.hover.explanation = explain_cell(v.t, Step::Scores, h, e.row, e.col);
+}
+
+void scores(StepView& v) {
+  if (v.t.absorbed) {
+    ImGui::Checkbox("absorbed form", &v.state.show_absorbed);
+    ImGui::SameLine();
+    TextDisabledWrapped(std::string("scores from the cached latents through W_UQK = ") + (v.t.query_latent.size() > 0 ? "W_UQ" : "W_Q") +
+                        " W_UK\u1D40, as MLA is served");
+    if (v.state.show_absorbed) {
+      absorbed_scores(v);
+      return;
+    }
+  }
+  const Matrix kT = v.h.k.transpose();
+  std::vector<std::string> dims;
+  const auto [hr, hc] = v.hovered(0, 2);
+  const Term terms[] = {{.name = "q", .m = &v.h.q, .rows = &v.t.tokens, .cols = &dim_labels(v.h.q.cols(), dims), .highlight_row = hr},
+                        {.name = "k\u1D40", .m = &kT, .cols = &v.t.context_tokens, .highlight_col = hc},
+                        {.name = "scores", .m = &v.h.scores, .rows = &v.t.tokens, .cols = &v.t.context_tokens, .selected_row = hr, .selected_col = hc}};
+  const std::string ops[] = {"\u00B7", "="};
+  const EquationHover e = v.equation(0, terms, ops, v.height - (ImGui::GetCursorPosY() - v.top));
+  if (e.term == 2) v.state.hover.explanation = explain_cell(v.t, Step::Scores, v.state.head, e.row, e.col);
+}
+
+void scale(StepView& v) {
+  const auto [hr, hc] = v.hovered(0, 1);
+  const Term terms[] = {{.name = "scores", .m = &v.h.scores, .rows = &v.t.tokens, .cols = &v.t.context_tokens, .selected_row = hr, .selected_col = hc},
+                        {.name = "scaled", .m = &v.h.scaled, .rows = &v.t.tokens, .cols = &v.t.context_tokens, .selected_row = hr, .selected_col = hc}};
+  const std::string op = v.t.attention.scale
+                             ? "\u00F7 \u221A" + std::to_string(v.t.attention.head_dim) + "  ="
+                             : "(scale off)  =";
+  const EquationHover e = v.equation(0, terms, std::span(&op, 1), v.height);
+  if (e.term >= 0) v.state.hover.explanation = explain_cell(v.t, Step::Scale, v.state.head, e.row, e.col);
+}
+
+void mask(StepView& v) {
+  const auto [hr, hc] = v.hovered(0, 2);
+  const bool softmax = v.t.attention.kernel == Kernel::Softmax;
+  const Term terms[] = {
+      {.name = "scaled", .m = &v.h.scaled, .rows = &v.t.tokens, .cols = &v.t.context_tokens, .selected_row = hr, .selected_col = hc},
+      {.name = "mask", .m = &v.h.mask, .rows = &v.t.tokens, .cols = &v.t.context_tokens, .map = ColorMap::Sequential, .visible = &v.h.mask, .range = ValueRange{0.0, 2.2}, .selected_row = hr, .selected_col = hc, .flags = HeatmapFlags_NoTooltip | HeatmapFlags_NoLegend | HeatmapFlags_Clickable},
+      {.name = "masked", .m = &v.h.masked, .rows = &v.t.tokens, .cols = &v.t.context_tokens, .visible = &v.h.mask, .selected_row = hr, .selected_col = hc}};
+  const std::string ops[] = {softmax ? "with" : "then", "\u2192"};
+  const EquationHover e = v.equation(0, terms, ops, v.height);
+  if (e) v.state.hover.explanation = explain_cell(v.t, Step::Mask, v.state.head, e.row, e.col);
+  if (e.term == 1 && e.clicked) {
+    // Clicking the mask makes it custom (from what it was) and flips the cell. The trace on screen may be an
+    // older revision's while a big document computes: the document's own sizes and mask decide.
+    const int r = e.row, c = e.col;
+    if (r < v.state.scenario().n_q() && c < v.state.scenario().n_kv())
+      v.state.edit([&](Scenario& s) {
+        if (s.attention.mask != MaskKind::Custom) s.attention.custom_mask = build_mask(s.attention, s.n_q(), s.n_kv());
+        s.attention.mask = MaskKind::Custom;
+        s.attention.custom_mask(r, c) = s.attention.custom_mask(r, c) == 0.0 ? 1.0 : 0.0;
+      });
+  }
+}
+
+void softmax(StepView& v) {
+  const auto [hr, hc] = v.hovered(0, 1);
+  const Term terms[] = {
+      {.name = "masked", .m = &v.h.masked, .rows = &v.t.tokens, .cols = &v.t.context_tokens, .visible = &v.h.mask, .highlight_row = hr, .selected_row = hr, .selected_col = hc},
+      {.name = "weights", .m = &v.h.weights, .rows = &v.t.tokens, .cols = &v.t.context_tokens, .map = weights_colouring(v.h).first, .visible = &v.h.mask, .range = weights_colouring(v.h).second, .selected_row = hr, .selected_col = hc}};
+  const std::string op = v.t.attention.kernel == Kernel::Softmax ? "softmax\nby row \u2192" : "\u00F7 row\nsum Z \u2192";
+  const EquationHover e = v.equation(0, terms, std::span(&op, 1), v.height - 2.2f * ImGui::GetTextLineHeightWithSpacing());
+  if (e) v.state.hover.explanation = explain_cell(v.t, Step::Softmax, v.state.head, e.row, e.col);
+  // hr is the previous frame's hover: the trace may have changed size since.
+  const int row = e ? e.row : (hr >= 0 && hr < v.t.n_q() ? hr : 0);
+  TextWrappedAtSpaces("Row \"" + v.t.tokens[static_cast<std::size_t>(row)] + "\": " + explain_row_summary(v.t, v.state.head, row));
+}
+
+void weighted_sum(StepView& v) {
+  const auto [hr, hc] = v.hovered(0, 2);
+  const Term terms[] = {
+      {.name = "weights", .m = &v.h.weights, .rows = &v.t.tokens, .cols = &v.t.context_tokens, .map = weights_colouring(v.h).first, .visible = &v.h.mask, .range = weights_colouring(v.h).second, .highlight_row = hr},
+      {.name = "v", .m = &v.h.v, .rows = &v.t.context_tokens, .highlight_col = hc},
+      {.name = "output_" + std::to_string(v.state.head), .m = &v.h.output, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc}};
+  const std::string ops[] = {"\u00B7", "="};
+  const EquationHover e = v.equation(0, terms, ops, v.height);
+  if (e.term == 2) v.state.hover.explanation = explain_cell(v.t, Step::WeightedSum, v.state.head, e.row, e.col);
+}
+
+// One colour scale for matrices that are compared or added, so a head never looks as strong as the sum;
+// only the last term carries the legend.
+void share_range(std::vector<Term>& terms) {
+  double a = 0;
+  for (const Term& t : terms) a = std::max(a, t.m->cwiseAbs().maxCoeff());
+  for (Term& t : terms) {
+    t.range = ValueRange{-std::max(a, 1e-12), std::max(a, 1e-12)};
+    if (&t != &terms.back()) t.flags |= HeatmapFlags_NoLegend;
+  }
+}
+
+void head_outputs(StepView& v) {
+  std::vector<Term> terms;
+  std::vector<std::string> ops;
+  // The step's result is concat: head h shows its columns from h·d on.
+  const int d = v.t.attention.head_dim;
+  for (const HeadTrace& h : v.t.heads) {
+    const auto [hr, hc] = v.hovered(0, h.head);
+    terms.push_back({.name = "head " + std::to_string(h.head), .m = &h.output, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc,
+                     .outlined = v.outlined(), .outlined_col0 = h.head * d});
+    if (h.head > 0) ops.push_back(" ");
+  }
+  share_range(terms);
+  const EquationHover e = v.equation(0, terms, ops, v.height);
+  if (e) {
+    v.state.hover.explanation = explain_cell(v.t, Step::HeadOutputs, e.term, e.row, e.col);
+    if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) v.state.set_head(e.term);
+  }
+}
+
+void concat(StepView& v) {
+  const auto [hr, hc] = v.hovered(0, v.t.has_output_projection() ? 2 : 1);
+  if (v.t.has_output_projection()) {
+    const Term terms[] = {{.name = "concat", .m = &v.t.concat, .rows = &v.t.tokens, .highlight_row = hr},
+                          {.name = "W_O", .m = &v.t.W_O(), .highlight_col = hc},
+                          {.name = "output", .m = &v.t.output, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc}};
+    const std::string ops[] = {"\u00B7", "="};
+    const EquationHover e = v.equation(0, terms, ops, v.height);
+    if (e.term == 2) v.state.hover.explanation = explain_cell(v.t, Step::Concat, v.state.head, e.row, e.col);
+  } else {
+    const Term terms[] = {{.name = "concat", .m = &v.t.concat, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc},
+                          {.name = "output", .m = &v.t.output, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc}};
+    const std::string op = "= (no W_O)";
+    const EquationHover e = v.equation(0, terms, std::span(&op, 1), v.height);
+    if (e) v.state.hover.explanation = explain_cell(v.t, Step::Concat, v.state.head, e.row, e.col);
+  }
+}
+
+void output(StepView& v) {
+  if (!v.t.has_output_projection()) {
+    concat(v);
+    return;
+  }
+  std::vector<Term> terms;
+  std::vector<std::string> ops;
+  const int last = static_cast<int>(v.t.heads.size());
+  const auto [hr, hc] = v.hovered(0, last);
+  // The sum is cell by cell: a lesson's outlined output cell is outlined in every head's contribution too.
+  for (const HeadTrace& h : v.t.heads) {
+    terms.push_back({.name = "head " + std::to_string(h.head), .m = &h.contribution, .rows = &v.t.tokens, .selected_row = hr,
+                     .selected_col = hc, .outlined = v.outlined()});
+    ops.push_back(h.head + 1 < last ? "+" : "=");
+  }
+  terms.push_back({.name = "output", .m = &v.t.output, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc});
+  share_range(terms);
+  const EquationHover e = v.equation(0, terms, ops, v.height);
+  if (e) v.state.hover.explanation = explain_cell(v.t, Step::Output, v.state.head, e.row, e.col);
+}
+
+void draw_step(StepView& v) {
+  switch (v.state.step) {
+    case Step::Inputs: inputs(v); break;
+    case Step::Projections: projections(v); break;
+    case Step::Scores: scores(v); break;
+    case Step::Scale: scale(v); break;
+    case Step::Mask: mask(v); break;
+    case Step::Softmax: softmax(v); break;
+    case Step::WeightedSum: weighted_sum(v); break;
+    case Step::HeadOutputs: head_outputs(v); break;
+    case Step::Concat: concat(v); break;
+    case Step::Output: output(v); break;
+  }
+}
+
+void step_strip(AppState& state) {
+  const Trace& t = state.trace();
+  const float gap = ImGui::GetStyle().ItemSpacing.x;
+  const float w = (ImGui::GetContentRegionAvail().x - gap * (kStepCount - 1)) / kStepCount;
+  // In presentation mode the strip is a row of names: the height goes to the current step's matrices.
+  const float thumb_h = state.presentation ? 0.0f : std::min(58.0f, w * 0.6f);
+  for (const StepInfo& info : all_steps()) {
+    const int i = step_index(info.step);
+    if (i > 0) ImGui::SameLine(0, gap);
+    ImGui::PushID(i);
+    ImGui::BeginGroup();
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    const StepMatrix r = step_result(t, info.step, state.head);
+    HeatmapOptions o;
+    o.map = r.map;
+    o.visible = r.visible;
+    o.size = {w, thumb_h};
+    o.max_cell = 18;
+    o.flags = HeatmapFlags_NoLabels | HeatmapFlags_NoLegend | HeatmapFlags_NoValues | HeatmapFlags_NoTooltip | HeatmapFlags_Fill;
+    if (r.map == ColorMap::Sequential) o.range = ValueRange{0, 1};
+    ImGui::SetCursorScreenPos({at.x + std::max(0.0f, (w - std::min(w, 18.0f * static_cast<float>(r.m->cols()))) / 2), at.y});
+    if (thumb_h > 0) Heatmap("thumb", *r.m, o);
+    ImGui::SetCursorScreenPos({at.x, at.y + thumb_h + 2});
+    const bool linear = info.step == Step::Softmax && t.attention.kernel == Kernel::Linear;
+    // The number goes first where it fits; the order of the strip says it too.
+    const std::string name = linear ? std::string("\u00F7 Z") : std::string(info.label);
+    // A label may reach into the gaps beside its thumbnail, but not past the strip's ends.
+    const bool first = i == 0, last = i + 1 == kStepCount;
+    const float room = w + (first ? 0.0f : gap / 2 - 1) + (last ? 0.0f : gap / 2 - 1);
+    std::string label = std::to_string(i) + "  " + name;
+    if (ImGui::CalcTextSize(label.c_str()).x > room) label = FitText(name, room);
+    const float lw = ImGui::CalcTextSize(label.c_str()).x;
+    const float lx = std::clamp(at.x + (w - lw) / 2, at.x - (first ? 0.0f : gap / 2 - 1), at.x + w + (last ? 0.0f : gap / 2 - 1) - lw);
+    ImGui::SetCursorScreenPos({lx, at.y + thumb_h + 2});
+    ImGui::TextUnformatted(label.c_str());
+    const ImVec2 end{at.x + w, at.y + thumb_h + ImGui::GetTextLineHeight() + 6};
+    ImGui::SetCursorScreenPos(at);
+    if (ImGui::InvisibleButton("select", {w, end.y - at.y})) state.set_step(i);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", std::string(info.title).c_str());
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    if (info.step == state.step)
+      dl->AddRect({at.x - 3, at.y - 3}, {end.x + 3, end.y + 1}, accent_colour(), 4.0f, 0, 3.0f);
+    else if (ImGui::IsItemHovered())
+      dl->AddRect({at.x - 3, at.y - 3}, {end.x + 3, end.y + 1}, ImGui::GetColorU32(ImGuiCol_ButtonHovered), 4.0f, 0, 1.5f);
+    ImGui::EndGroup();
+    ImGui::PopID();
+  }
+}
+
+}  // namespace
+
+void PipelinePanel(AppState& state, ImVec2 pos, ImVec2 size) {
+  BeginPanel("Pipeline", pos, size, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoTitleBar);
+  step_strip(state);
+  ImGui::Separator();
+  const Trace& t = state.trace();
+  const StepInfo& info = step_info(state.step);
+  // Mouse users step with these; the keyboard has the arrows and Space.
+  ImGui::BeginDisabled(state.step == step_at(0));
+  if (ImGui::ArrowButton("prev", ImGuiDir_Left)) state.set_step(step_index(state.step) - 1);
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  ImGui::BeginDisabled(state.step == step_at(kStepCount - 1));
+  if (ImGui::ArrowButton("next", ImGuiDir_Right)) state.set_step(step_index(state.step) + 1);
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  if (ImGui::Button(state.playing ? "Pause" : "Play")) state.toggle_play();
+  ImGui::SameLine(0, 16);
+  // The linear kernel normalises by the row sum: calling that step "softmax" would mislead.
+  const bool linear = t.attention.kernel == Kernel::Linear && state.step == Step::Softmax;
+  ImGui::PushFont(title_font());
+  ImGui::Text("%d  %s", step_index(state.step), linear ? "Normalise by the row sum  (weights)" : std::string(info.title).c_str());
+  ImGui::PopFont();
+  if (t.heads.size() > 1 && state.step != Step::Inputs && state.step != Step::Concat && state.step != Step::Output &&
+      state.step != Step::HeadOutputs) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("   head %d of %zu%s", state.head, t.heads.size(),
+                        t.heads[state.head].kv_head != state.head ? (" (reads KV head " + std::to_string(t.heads[state.head].kv_head) + ")").c_str() : "");
+  }
+  ImGui::Spacing();
+  // With a lesson open its panel takes the explanation's place: the arithmetic of the page's outlined cell
+  // goes above the step, where scrolling the matrices cannot take it away.
+  if (state.lesson >= 0 && state.pinned_cell && state.step == state.outlined_step)
+    if (const std::string cell = explain_cell(t, state.step, state.head, state.pinned_cell->first, state.pinned_cell->second); !cell.empty())
+      TextWrappedAtSpaces("Outlined: " + cell, accent_colour());
+  // The step in a region of its own, which scrolls when its matrices need more room than the window has.
+  ImGui::BeginChild("step", {0, 0}, false);
+  StepView view{state, t, t.heads[static_cast<std::size_t>(state.head)], ImGui::GetContentRegionAvail().y - 4, ImGui::GetCursorPosY()};
+  draw_step(view);
+  ImGui::EndChild();
+  ImGui::End();
+}
+
+}  // namespace attn::ui

@@ -1,0 +1,29 @@
+#pragma once
+// The panels of the main window, one file each. Each reads AppState and changes it only through its
+// methods (edit, set_step, ...).
+#include <imgui.h>
+
+#include "ui/logic/app_state.h"
+
+namespace attn::ui {
+
+// A fixed panel of the main window at pos with size: no moving, resizing or collapsing, since the layout
+// follows the window. Always pair with ImGui::End().
+void BeginPanel(const char* name, ImVec2 pos, ImVec2 size, ImGuiWindowFlags extra = 0);
+
+void PipelinePanel(AppState& state, ImVec2 pos, ImVec2 size);  // step strip and the current step as its equation
+void InputsPanel(AppState& state, ImVec2 pos, ImVec2 size);    // tokens, configuration, matrix editors
+void ExplainPanel(AppState& state, ImVec2 pos, ImVec2 size);   // what the step does, why, the hovered cell
+void HeadsPanel(AppState& state, ImVec2 pos, ImVec2 size);     // every head's weights; arc view of the current head
+void HelpOverlay(AppState& state);                             // F1: every shortcut
+void DecodePanel(AppState& state, ImVec2 pos, ImVec2 size);    // token by token through the KV cache
+void ComparePanel(AppState& state, ImVec2 pos, ImVec2 size);   // the four variants' caches as areas
+void MemoryPanel(AppState& state, ImVec2 pos, ImVec2 size);    // cache bytes against context, real models
+void CostPanel(AppState& state, ImVec2 pos, ImVec2 size);      // FLOPs per generated token
+void LessonPanel(AppState& state, ImVec2 pos, ImVec2 size);    // the current lesson page
+float LessonPanelHeight(const AppState& state, float width);   // what the page needs to show its text whole
+
+// The preset picker (and context, dtype, batch) the model views share; nullptr without presets.
+const ModelShape* PresetControls(AppState& state, bool context, bool dtype_and_batch);
+
+}  // namespace attn::ui

@@ -1,0 +1,57 @@
+// The controls the model views share: the preset, and where asked the context, dtype and batch.
+#include <algorithm>
+
+#include "ui/widgets/chart_axes.h"
+#include "ui/panels/panels.h"
+#include "ui/widgets/text.h"
+#include "ui/widgets/theme.h"
+
+namespace attn::ui {
+
+const ModelShape* PresetControls(AppState& state, bool context, bool dtype_and_batch) {
+  if (state.presets.empty()) {
+    ImGui::TextDisabled("No model presets were found (assets/presets/models.json).");
+    return nullptr;
+  }
+  ModelViewSettings& s = state.models;
+  auto it = std::find_if(state.presets.begin(), state.presets.end(), [&](const ModelShape& m) { return m.name == s.preset; });
+  if (it == state.presets.end()) it = state.presets.begin();
+  const float em = ImGui::GetFontSize();
+  ImGui::SetNextItemWidth(12 * em);
+  if (ImGui::BeginCombo("model", it->name.c_str())) {
+    for (const ModelShape& m : state.presets)
+      if (ImGui::Selectable(m.name.c_str(), &m == &*it)) s.preset = m.name;
+    ImGui::EndCombo();
+  }
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", it->source.c_str());
+  if (context) {
+    SameLineIfFits(LabelledWidth(11 * em, "context"), 24);
+    // Powers of two from 1k to 1M: how context lengths are quoted.
+    int exponent = static_cast<int>(std::lround(std::log2(static_cast<double>(std::max<std::int64_t>(1024, s.context)))));
+    ImGui::SetNextItemWidth(11 * em);
+    if (ImGui::SliderInt("context", &exponent, 10, 20, format_unit(std::ldexp(1.0, exponent), AxisUnit::Tokens).c_str()))
+      s.context = std::int64_t{1} << exponent;
+  }
+  if (dtype_and_batch) {
+    SameLineIfFits(LabelledWidth(5 * em, "dtype"), 24);
+    ImGui::SetNextItemWidth(5 * em);
+    if (ImGui::BeginCombo("dtype", std::string(to_string(s.dtype)).c_str())) {
+      for (Dtype d : {Dtype::FP32, Dtype::FP16, Dtype::BF16, Dtype::FP8, Dtype::INT8, Dtype::INT4})
+        if (ImGui::Selectable(std::string(to_string(d)).c_str(), d == s.dtype)) s.dtype = d;
+      ImGui::EndCombo();
+    }
+    SameLineIfFits(LabelledWidth(6 * em, "batch"), 24);
+    ImGui::SetNextItemWidth(6 * em);
+    if (ImGui::InputInt("batch", &s.batch)) s.batch = std::clamp(s.batch, 1, 1024);
+  }
+  const std::string shape = it->name + ": " + std::to_string(it->layers) + " layers, " + std::to_string(it->heads) +
+                            " query heads, " +
+                            (it->variant == Variant::Mla
+                                 ? "latent " + std::to_string(it->latent_dim) + " + RoPE key " + std::to_string(it->rope_dim)
+                                 : std::to_string(it->kv_heads) + " KV heads") +
+                            ", head_dim " + std::to_string(it->head_dim) + ".  Source: " + it->source;
+  TextDisabledWrapped(shape);
+  return &*it;
+}
+
+}  // namespace attn::ui

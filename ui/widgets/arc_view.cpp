@@ -1,0 +1,80 @@
+#include "ui/widgets/arc_view.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "ui/widgets/colormap.h"
+#include "ui/widgets/theme.h"
+
+namespace attn::ui {
+
+int ArcView(const char* id, const Matrix& weights, const ArcViewOptions& opts) {
+  ImGui::PushID(id);
+  const int n_q = static_cast<int>(weights.rows()), n_k = static_cast<int>(weights.cols());
+  const float line = ImGui::GetTextLineHeightWithSpacing();
+  const float width = opts.size.x > 0 ? opts.size.x : ImGui::GetContentRegionAvail().x;
+  const float height = opts.size.y > 0 ? opts.size.y : line * static_cast<float>(std::max(n_q, n_k) + 1);
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  ImGui::InvisibleButton("arcs", {width, height});
+  const bool hovered = ImGui::IsItemHovered();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+
+  auto label_w = [](const std::vector<std::string>* labels, int n) {
+    float w = 0;
+    for (int i = 0; i < n; ++i) w = std::max(w, ImGui::CalcTextSize(labels ? (*labels)[i].c_str() : "00").x);
+    return w;
+  };
+  const float left_w = label_w(opts.queries, n_q), right_w = label_w(opts.keys, n_k);
+  const float x0 = origin.x + left_w + 10, x1 = origin.x + width - right_w - 10;
+  auto y_of = [&](int i, int n) { return origin.y + height * (static_cast<float>(i) + 0.5f) / static_cast<float>(n); };
+
+  int focus = -1;
+  if (hovered) {
+    const float my = ImGui::GetIO().MousePos.y;
+    focus = std::clamp(static_cast<int>((my - origin.y) / height * static_cast<float>(n_q)), 0, n_q - 1);
+  }
+  // Each arc no thicker than the gap between queries (a thousand full-width strokes would be one blot).
+  const ArcBudget budget = arc_budget(n_q, height);
+  const float thickest = std::min(opts.max_thickness, std::max(1.0f, height / static_cast<float>(std::max(n_q, n_k))));
+  // On a light background viridis' bright end (yellow: the strongest arcs) fades into the page: a dark edge
+  // under each arc keeps it seen without changing what its colour means.
+  const ImVec4 bg = ImGui::GetStyleColorVec4(ImGuiCol_WindowBg);
+  const bool light = 0.2126f * bg.x + 0.7152f * bg.y + 0.0722f * bg.z > 0.5f;
+  auto draw_row = [&](int i, bool strong) {
+    for (const auto& [w, j] : strongest_arcs(weights, i, strong ? -1 : budget.per_query)) {
+      const float alpha = strong ? 1.0f : (focus >= 0 ? 0.15f : 0.35f + 0.6f * static_cast<float>(w));
+      const ImU32 colour = pack(sample(ColorMap::Sequential, 0.35 + 0.65 * w), alpha);
+      const ImVec2 a{x0, y_of(i, n_q)}, b{x1, y_of(j, n_k)};
+      const float dx = (b.x - a.x) * 0.45f;
+      const float thickness = std::max(1.0f, (strong ? opts.max_thickness : thickest) * static_cast<float>(w));
+      // Many thin arcs: 12 segments each look as smooth and cost a third of what the adaptive default does.
+      const int segments = strong || n_q / budget.every < 32 ? 0 : 12;
+      if (light)
+        dl->AddBezierCubic(a, {a.x + dx, a.y}, {b.x - dx, b.y}, b, pack(Rgb{0.15f, 0.15f, 0.2f}, 0.55f * alpha), thickness + 2.0f, segments);
+      dl->AddBezierCubic(a, {a.x + dx, a.y}, {b.x - dx, b.y}, b, colour, thickness, segments);
+    }
+  };
+  for (int i = 0; i < n_q; i += budget.every)
+    if (i != focus) draw_row(i, false);
+  if (focus >= 0) draw_row(focus, true);
+
+  const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
+  // With more tokens than lines of text fit, every k-th label (and the focused one).
+  auto every = [&](int n) { return std::max(1, static_cast<int>(std::ceil(line * static_cast<float>(n) / height))); };
+  const int q_every = every(n_q), k_every = every(n_k);
+  for (int i = 0; i < n_q; ++i) {
+    if (i % q_every != 0 && i != focus) continue;
+    const char* s = opts.queries ? (*opts.queries)[i].c_str() : "";
+    const ImVec2 ts = ImGui::CalcTextSize(s);
+    dl->AddText({origin.x + left_w - ts.x, y_of(i, n_q) - ts.y / 2}, i == focus ? accent_colour() : text, s);
+  }
+  for (int j = 0; j < n_k; ++j) {
+    if (j % k_every != 0) continue;
+    const char* s = opts.keys ? (*opts.keys)[j].c_str() : "";
+    dl->AddText({x1 + 10, y_of(j, n_k) - ImGui::CalcTextSize(s).y / 2}, text, s);
+  }
+  ImGui::PopID();
+  return focus;
+}
+
+}  // namespace attn::ui

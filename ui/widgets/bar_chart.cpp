@@ -1,0 +1,208 @@
+#include "ui/widgets/bar_chart.h"
+
+#include "ui/widgets/picture_export.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "ui/widgets/text.h"
+#include "ui/widgets/theme.h"
+
+namespace attn::ui {
+namespace {
+
+constexpr float kGap = 8.0f;
+
+float text_w(const std::string& s) { return ImGui::CalcTextSize(s.c_str()).x; }
+
+bool on_axis(double v, AxisScale s) { return std::isfinite(v) && (s == AxisScale::Linear || v > 0); }
+
+// From 0 (or below the smallest positive value on a log axis) to the largest bar or reference line.
+Axis value_axis(std::span<const Bar> bars, const BarChartOptions& opts) {
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  const auto take = [&](double v) {
+    if (!on_axis(v, opts.scale)) return;
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  };
+  for (const Bar& b : bars) take(b.value);
+  for (const ReferenceLine& r : opts.references) take(r.y);
+  if (hi < lo) return nice_axis(opts.scale == AxisScale::Linear ? 0 : 1, 10, opts.scale, opts.unit, "");
+  if (opts.scale == AxisScale::Linear) return nice_axis(std::min(lo, 0.0), std::max(hi, 0.0), opts.scale, opts.unit, "");
+  return nice_axis(lo / 4, hi, opts.scale, opts.unit, "");  // the shortest bar still two octaves long
+}
+
+// Dark text on light bars, light text on dark ones.
+ImU32 text_on(ImU32 fill) {
+  const ImVec4 c = ImGui::ColorConvertU32ToFloat4(fill);
+  return 0.2126f * c.x + 0.7152f * c.y + 0.0722f * c.z > 0.55f ? IM_COL32(20, 20, 24, 255) : IM_COL32(245, 245, 248, 255);
+}
+
+struct RefLabel {
+  float x;  // the line
+  Box box;  // its label
+  const ReferenceLine* ref;
+};
+
+// Reference labels in up to two rows under `top`, the second only for labels that would collide.
+std::vector<RefLabel> place_reference_labels(std::span<const ReferenceLine> refs, const Axis& axis, float plot_x0, float plot_x1,
+                                             float left, float right, float top) {
+  const float h = ImGui::GetTextLineHeight();
+  std::vector<RefLabel> out;
+  std::vector<std::vector<Box>> spots;
+  for (const ReferenceLine& r : refs) {
+    if (!on_axis(r.y, axis.scale) || r.y < axis.lo || r.y > axis.hi) continue;
+    const float x = plot_x0 + (plot_x1 - plot_x0) * static_cast<float>(axis_fraction(r.y, axis));
+    const float w = text_w(r.label), x0 = std::clamp(x - w / 2, left, right - w);
+    spots.push_back({{x0, top, x0 + w, top + h}, {x0, top + h + 2, x0 + w, top + 2 * h + 2}});
+    out.push_back({x, {}, &r});
+  }
+  // A character's width between neighbours in a row; rows themselves may sit close.
+  const float gap = ImGui::CalcTextSize("0").x / 2;
+  for (std::vector<Box>& row : spots)
+    for (Box& b : row) {
+      b.x0 -= gap;
+      b.x1 += gap;
+    }
+  const std::vector<int> chosen = place_labels(spots, {}, {left - gap, top, right + gap, top + 2 * h + 2}, 0.0f);
+  std::vector<RefLabel> placed;
+  for (std::size_t i = 0; i < out.size(); ++i)
+    if (chosen[i] >= 0) {
+      Box b = spots[i][static_cast<std::size_t>(chosen[i])];
+      b.x0 += gap;
+      b.x1 -= gap;
+      placed.push_back({out[i].x, b, out[i].ref});
+    }
+  return placed;
+}
+
+float header_height(const std::vector<RefLabel>& labels, float top) {
+  float bottom = top;
+  for (const RefLabel& l : labels) bottom = std::max(bottom, l.box.y1);
+  return labels.empty() ? 0 : bottom - top + 4;
+}
+
+// Text on a backdrop of the window's colour, so a reference line behind it breaks instead of striking it.
+void text_on_backdrop(ImDrawList* dl, ImVec2 at, ImU32 colour, const std::string& s) {
+  const ImVec2 size = ImGui::CalcTextSize(s.c_str());
+  dl->AddRectFilled({at.x - 2, at.y}, {at.x + size.x + 2, at.y + size.y}, ImGui::GetColorU32(ImGuiCol_WindowBg));
+  dl->AddText(at, colour, s.c_str());
+}
+
+// The value beyond the bar's end (inside it when there is no room), then the note, shortened to fit.
+// Bars run right from `base`, or left for negative values, and their text follows them.
+void draw_value_and_note(ImDrawList* dl, const Bar& b, float base, float end, float y, float left, float right, AxisUnit unit) {
+  const std::string value = format_unit(b.value, unit);
+  const float w = text_w(value);
+  const bool rightward = end >= base;
+  const float outside = rightward ? end + 6 : end - 6 - w, inside = rightward ? end - 6 - w : end + 6;
+  float note_x = 0;
+  if (rightward ? outside + w <= right : outside >= left) {
+    text_on_backdrop(dl, {outside, y}, ImGui::GetColorU32(ImGuiCol_Text), value);
+    note_x = rightward ? outside + w + kGap : 0;
+  } else if (std::abs(end - base) >= w + 12) {
+    dl->AddText({inside, y}, text_on(b.colour), value.c_str());
+    note_x = rightward ? end + 6 : 0;
+  }
+  if (b.note.empty() || note_x == 0) return;  // a negative bar's note is in its tooltip
+  const std::string note = FitText(b.note, right - note_x);
+  if (!note.empty()) text_on_backdrop(dl, {note_x, y}, ImGui::GetColorU32(ImGuiCol_TextDisabled), note);
+}
+
+// The widest plot that still leaves each bar room for its value and note after its end, but never
+// less than half of what there is (notes are shortened then), and room for the last tick label.
+float plot_width(std::span<const Bar> bars, const Axis& axis, AxisUnit unit, float avail) {
+  float width = avail - text_w(format_unit(axis.hi, unit)) / 2;
+  for (const Bar& b : bars) {
+    const float f = on_axis(b.value, axis.scale) ? static_cast<float>(std::clamp(axis_fraction(b.value, axis), 0.0, 1.0)) : 0;
+    const float after = 6 + text_w(format_unit(b.value, unit)) + (b.note.empty() ? 0 : kGap + text_w(b.note)) + 2;
+    if (f > 0) width = std::min(width, (avail - after) / f);
+  }
+  return std::max(width, avail / 2);
+}
+
+void tooltip(const Bar& b, AxisUnit unit) {
+  ImGui::BeginTooltip();
+  ImGui::TextUnformatted(b.label.c_str());
+  ImGui::TextUnformatted(format_exact(b.value, unit).c_str());
+  if (!b.note.empty()) ImGui::TextDisabled("%s", b.note.c_str());
+  ImGui::EndTooltip();
+}
+
+}  // namespace
+
+void BarChart(const char* id, std::span<const Bar> bars, const BarChartOptions& opts) {
+  ImGui::PushID(id);
+  const float h = ImGui::GetTextLineHeight();
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const float width = opts.size.x > 0 ? opts.size.x : std::max(ImGui::GetContentRegionAvail().x, 200.0f);
+  const float right = origin.x + width;
+  const Axis axis = value_axis(bars, opts);
+
+  // Left to right: labels (right-aligned), bars, each bar's value and note.
+  float label_w = 0;
+  for (const Bar& b : bars) label_w = std::max(label_w, text_w(b.label));
+  const float x0 = origin.x + label_w + kGap;
+  const float x1 = x0 + plot_width(bars, axis, opts.unit, right - x0);
+
+  // Top to bottom: title, reference labels, one row per bar, the value axis.
+  const float title_h = opts.title.empty() ? 0 : title_font()->FontSize + 6;
+  const std::vector<RefLabel> refs = place_reference_labels(opts.references, axis, x0, x1, origin.x, right, origin.y + title_h);
+  const float bars_top = origin.y + title_h + header_height(refs, origin.y + title_h);
+  const float axis_h = kChartTickLength + kChartLabelGap + h;
+  const float n = static_cast<float>(std::max<std::size_t>(bars.size(), 1));
+  const float row_h = opts.size.y > 0 ? std::max(h + 4, (origin.y + opts.size.y - axis_h - bars_top) / n) : h + 12;
+  const float bars_bottom = bars_top + row_h * n;
+  const ImVec2 size{width, bars_bottom + axis_h - origin.y};
+
+  ImGui::InvisibleButton("##bars", {std::max(size.x, 1.0f), std::max(size.y, 1.0f)});
+  PictureMenu(opts.title.empty() ? id : opts.title.c_str(), origin, {origin.x + size.x, origin.y + size.y});
+  const bool hovered = ImGui::IsItemHovered();
+  if (x1 - x0 < 20) {  // too narrow to say anything
+    ImGui::PopID();
+    return;
+  }
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->PushClipRect(origin, {right, origin.y + size.y}, true);
+  const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
+  if (!opts.title.empty()) dl->AddText(title_font(), title_font()->FontSize, origin, text, opts.title.c_str());
+  DrawBottomAxis(dl, axis, axis_ticks(axis, BottomAxisTickBudget(axis, x1 - x0)), {x0, bars_top}, {x1, bars_bottom}, origin.x, right);
+
+  // Bars, then the reference lines over them, then all text over both.
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  const auto px = [&](double v) { return x0 + (x1 - x0) * static_cast<float>(std::clamp(axis_fraction(v, axis), 0.0, 1.0)); };
+  const float base = px(opts.scale == AxisScale::Linear ? 0.0 : axis.lo);
+  const auto row_mid = [&](std::size_t i) { return bars_top + row_h * (static_cast<float>(i) + 0.5f); };
+  const float bar_h = std::min(row_h - 4, h + 4);
+  int hovered_row = -1;
+  for (std::size_t i = 0; i < bars.size(); ++i) {
+    const float mid = row_mid(i);
+    if (hovered && mouse.y >= mid - row_h / 2 && mouse.y < mid + row_h / 2) hovered_row = static_cast<int>(i);
+    if (!on_axis(bars[i].value, opts.scale)) continue;
+    const float end = px(bars[i].value);
+    dl->AddRectFilled({std::min(base, end), mid - bar_h / 2}, {std::max(base, end), mid + bar_h / 2}, bars[i].colour, 2.0f);
+  }
+  dl->AddLine({base, bars_top}, {base, bars_bottom}, kChartFrame, 1.0f);
+  dl->AddLine({x0, bars_bottom}, {x1, bars_bottom}, kChartFrame, 1.0f);
+  for (const RefLabel& r : refs) {
+    AddDashedLine(dl, {r.x, r.box.y1 + 2}, {r.x, bars_bottom}, kChartReference, 1.5f);
+    dl->AddText({r.box.x0, r.box.y0}, text, r.ref->label.c_str());
+  }
+  for (std::size_t i = 0; i < bars.size(); ++i) {
+    const Bar& b = bars[i];
+    const float y = row_mid(i) - h / 2;
+    dl->AddText({x0 - kGap - text_w(b.label), y}, text, b.label.c_str());
+    if (on_axis(b.value, opts.scale)) draw_value_and_note(dl, b, base, px(b.value), y, x0, right, opts.unit);
+  }
+  if (hovered_row >= 0) {  // a light veil over the whole row, text backdrops included
+    const float mid = row_mid(static_cast<std::size_t>(hovered_row));
+    dl->AddRectFilled({origin.x, mid - row_h / 2}, {right, mid + row_h / 2}, IM_COL32(255, 255, 255, 18));
+    tooltip(bars[static_cast<std::size_t>(hovered_row)], opts.unit);
+  }
+  dl->PopClipRect();
+  ImGui::PopID();
+}
+
+}  // namespace attn::ui

@@ -1,0 +1,32 @@
+#pragma once
+// ui::BarChart: one horizontal bar per value, labelled on the left, the value at the bar's end, an
+// optional grey note after it, vertical reference lines (a GPU's memory) and the exact value on hover.
+// Ticks and number formats come from ui/widgets/chart_axes.h.
+#include <span>
+#include <string>
+
+#include <imgui.h>
+
+#include "ui/widgets/chart_axes.h"
+#include "ui/widgets/line_chart.h"
+
+namespace attn::ui {
+
+struct Bar {
+  std::string label;  // left of the bar
+  double value;       // in the chart's unit
+  ImU32 colour;
+  std::string note;   // grey, after the value: "sliding window 4k"; may be empty
+};
+
+struct BarChartOptions {
+  AxisScale scale = AxisScale::Linear;  // linear bars start at 0, log bars at the axis' lower end
+  AxisUnit unit = AxisUnit::Bytes;
+  ImVec2 size = {0, 0};  // 0: the available width; height as the bars need (a given height spaces them out)
+  std::string title;
+  std::span<const ReferenceLine> references;  // vertical lines at these values, labelled above the bars
+};
+
+void BarChart(const char* id, std::span<const Bar> bars, const BarChartOptions& opts);
+
+}  // namespace attn::ui

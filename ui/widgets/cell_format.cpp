@@ -1,0 +1,115 @@
+#include "ui/widgets/cell_format.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace attn::ui {
+namespace {
+
+std::string printf_double(const char* fmt, int precision, double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, precision, x);
+  std::string s = buf;
+  if (s[0] == '-' && s.find_first_not_of("-0.") == std::string::npos) s.erase(0, 1);  // no "-0.00"
+  return s;
+}
+
+// "8e-4", "1.23e5", "-1e-5": printf's %e without the exponent's sign and zero padding or the mantissa's
+// trailing zeros, so a narrow cell still holds the value.
+std::string compact_scientific(double x, int digits) {
+  const std::string s = printf_double("%.*e", digits - 1, x);
+  const std::size_t e = s.find('e');
+  std::string mantissa = s.substr(0, e);
+  if (mantissa.find('.') != std::string::npos) {
+    mantissa.erase(mantissa.find_last_not_of('0') + 1);
+    if (mantissa.back() == '.') mantissa.pop_back();
+  }
+  const int exponent = std::stoi(s.substr(e + 1));
+  return mantissa + "e" + std::to_string(exponent);
+}
+
+std::string without_leading_zero(std::string s) {
+  s.erase(s[0] == '-' ? 1 : 0, 1);
+  return s;
+}
+
+std::string shortest_scientific(double x, int max_chars) {
+  for (int digits = 3; digits >= 1; --digits) {
+    const std::string s = compact_scientific(x, digits);
+    if (static_cast<int>(s.size()) <= max_chars) return s;
+  }
+  return "";
+}
+
+}  // namespace
+
+int needed_decimals(double x) {
+  if (!std::isfinite(x) || (std::abs(x - std::round(x)) < 1e-9 && std::abs(x) < 1e15)) return 0;
+  for (int d = 1; d < 4; ++d) {
+    const std::string s = printf_double("%.*f", d, x);
+    if (std::abs(std::stod(s) - x) <= 1e-12 * std::max(1.0, std::abs(x))) return d;
+  }
+  return 4;
+}
+
+int matrix_decimals(const Matrix& m, const Matrix* visible) {
+  int wanted = 0;
+  double largest = 0.0;
+  for (Eigen::Index i = 0; i < m.size(); ++i) {
+    if (visible && visible->data()[i] == 0.0) continue;
+    const double x = m.data()[i];
+    if (std::isfinite(x)) largest = std::max(largest, std::abs(x));
+    if (wanted < kMatrixDecimals) wanted = std::max(wanted, needed_decimals(x));
+  }
+  // Four significant digits at most: 18.908 as 18.91, so scores in the tens keep a readable cell.
+  const int whole_digits = largest >= 1.0 ? static_cast<int>(std::floor(std::log10(largest))) + 1 : 1;
+  return std::clamp(std::min(wanted, kMatrixDecimals), 0, std::max(0, kSignificantDigits - whole_digits));
+}
+
+bool shows_numbers(const Matrix& m) { return m.cols() <= 32 && m.size() <= 1024; }
+
+std::string format_fixed(double x, int decimals) {
+  if (std::isinf(x)) return x < 0 ? "-inf" : "inf";
+  if (std::isnan(x)) return "nan";
+  // 0 stays "0" (a hidden weight is exactly that); 1 in a matrix of thousandths is "1.000", not "1" beside "0.003".
+  if (x == 0.0 || (std::abs(x - std::round(x)) < 1e-9 && std::abs(x) < 1e15 && decimals == 0)) return printf_double("%.*f", 0, std::round(x));
+  return printf_double("%.*f", decimals, x);
+}
+
+std::string format_cell(double x, int max_chars) {
+  const auto fits = [&](const std::string& s) { return static_cast<int>(s.size()) <= max_chars; };
+  if (std::isinf(x)) {
+    const std::string s = x < 0 ? "-inf" : "inf";
+    return fits(s) ? s : "";
+  }
+  if (std::isnan(x)) return max_chars >= 3 ? "nan" : "";
+  const bool integer = std::abs(x - std::round(x)) < 1e-9 && std::abs(x) < 1e15;
+  if (integer && fits(printf_double("%.*f", 0, x))) return printf_double("%.*f", 0, x);
+  if (integer) return shortest_scientific(x, max_chars);
+  // A value with a short exact form keeps it (0.9, not 0.90), so a column of inputs reads evenly.
+  for (int decimals = 1; decimals <= 4; ++decimals) {
+    const std::string s = printf_double("%.*f", decimals, x);
+    if (std::abs(std::stod(s) - x) <= 1e-12 * std::max(1.0, std::abs(x)) && fits(s)) return s;
+  }
+  // Fewer decimals while the text stays within 5% of the value (0.743 as 0.74, never 0.0008 as 0.001), first
+  // with the leading zero, then without it (-0.037 as "-.04"), then in scientific notation.
+  const auto close = [&](const std::string& s) { return std::abs(std::stod(s) - x) <= 0.05 * std::abs(x); };
+  for (int decimals = 4; decimals >= (std::abs(x) >= 10 ? 0 : 1); --decimals) {
+    const std::string s = printf_double("%.*f", decimals, x);
+    if (fits(s) && close(s)) return s;
+  }
+  for (int decimals = 4; decimals >= 1 && std::abs(x) < 1; --decimals) {
+    const std::string s = without_leading_zero(printf_double("%.*f", decimals, x));
+    if (fits(s) && close(s)) return s;
+  }
+  if (const std::string s = shortest_scientific(x, max_chars); !s.empty()) return s;
+  // Nothing close fits: the roughest form that still says something (0.74 as ".7" in two characters).
+  for (int decimals = 2; decimals >= 1 && std::abs(x) < 1; --decimals) {
+    const std::string s = without_leading_zero(printf_double("%.*f", decimals, x));
+    if (fits(s) && s.find_first_of("123456789") != std::string::npos) return s;
+  }
+  return "";
+}
+
+}  // namespace attn::ui

@@ -1,0 +1,292 @@
+#include "ui/widgets/equation.h"
+
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+#include <imgui.h>
+
+#include "ui/widgets/cell_format.h"
+#include "ui/widgets/heatmap_layout.h"
+#include "ui/widgets/theme.h"
+
+namespace attn::ui {
+namespace {
+
+// Below this many pixels a cell can no longer show its number, so a long equation wraps onto two lines.
+constexpr float kWrapBelowCell = 30.0f;
+
+// The narrowest a term may be: its legend (or, without one, its title) must fit.
+float term_min(const Term& t) { return ImGui::GetFontSize() * ((t.flags & HeatmapFlags_NoLegend) ? 4.0f : 9.0f); }
+
+// Whether a term writes numbers in its cells.
+bool term_shows_numbers(const Term& t) { return !(t.flags & HeatmapFlags_NoValues) && HeatmapShowsNumbers(*t.m); }
+
+// A column at least `cell` wide, widened for the term's numbers and for its column labels (written whole).
+float column_width(const Term& t, float cell) {
+  float column = std::max(cell, HeatmapValueWidth(*t.m, t.visible));
+  if (t.cols)
+    for (const std::string& label : *t.cols) column = std::max(column, ImGui::CalcTextSize(label.c_str()).x + 4);
+  return column;
+}
+
+// What a term's columns need to show their numbers and labels, plus its row labels: a result of 3-decimal values
+// gets more of the line than an operand of small integers. Large matrices show no numbers: columns only.
+float term_need(const Term& t) {
+  const float em = ImGui::GetFontSize();
+  if (!term_shows_numbers(t)) return em * (static_cast<float>(t.m->cols()) + 2.5f);
+  return column_width(t, 1.8f * em) * static_cast<float>(t.m->cols()) + 2.5f * em;
+}
+
+// The widths of terms [first, last) sharing `avail`: each its minimum, and what is left in proportion to what
+// each needs beyond it. Empty when even the minimums do not fit.
+std::vector<float> term_widths(std::span<const Term> terms, std::size_t first, std::size_t last, float avail) {
+  float mins = 0, extra_need = 0;
+  for (std::size_t i = first; i < last; ++i) {
+    mins += term_min(terms[i]);
+    extra_need += std::max(0.0f, term_need(terms[i]) - term_min(terms[i])) + 1.0f;
+  }
+  if (mins > avail) return {};
+  std::vector<float> w;
+  for (std::size_t i = first; i < last; ++i)
+    w.push_back(term_min(terms[i]) + (avail - mins) * (std::max(0.0f, term_need(terms[i]) - term_min(terms[i])) + 1.0f) / extra_need);
+  return w;
+}
+
+// Drawn at height y (the middle of the terms) from the line's top: ImGui's cursor stays on the line, so the
+// group of terms after it does not start lower and reach past the panel.
+void draw_operator(const std::string& op, float y) {
+  ImGui::PushFont(title_font());
+  const ImVec2 at = ImGui::GetCursorScreenPos();
+  // An operator of two lines ("softmax\nby row →") is centred on y as a block: narrower than one long line.
+  const ImVec2 size = ImGui::CalcTextSize(op.c_str());
+  const float w = size.x, line_h = ImGui::GetTextLineHeight();
+  const float top = at.y + (y - ImGui::GetCursorPosY()) - size.y / 2;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  if (op == "\u00B7") {  // the product dot: too small as a glyph to see from the back of a room
+    dl->AddCircleFilled({at.x + w / 2, top + line_h / 2}, 4.5f, ImGui::GetColorU32(ImGuiCol_Text));
+  } else {
+    std::size_t start = 0;  // each line centred
+    for (float ly = top; start <= op.size(); ly += line_h) {
+      const std::size_t end = std::min(op.find('\n', start), op.size());
+      const std::string line = op.substr(start, end - start);
+      dl->AddText({at.x + (w - ImGui::CalcTextSize(line.c_str()).x) / 2, ly}, ImGui::GetColorU32(ImGuiCol_Text), line.c_str());
+      start = end + 1;
+    }
+  }
+  ImGui::Dummy({w, 1});
+  ImGui::PopFont();
+}
+
+float operators_width(std::span<const std::string> ops, float gap) {
+  ImGui::PushFont(title_font());
+  float w = 0;
+  for (const std::string& op : ops) w += ImGui::CalcTextSize(op.c_str()).x + 2 * gap;
+  ImGui::PopFont();
+  return w;
+}
+
+// The width a term takes at cell size `cell`: its title, or its row labels and cells (widened for its numbers).
+float flow_width(const Term& t, float cell) {
+  float label_w = 0;
+  for (Eigen::Index r = 0; r < t.m->rows(); ++r)
+    label_w = std::max(label_w, ImGui::CalcTextSize(t.rows && r < static_cast<Eigen::Index>(t.rows->size())
+                                                        ? (*t.rows)[static_cast<std::size_t>(r)].c_str()
+                                                        : std::to_string(r).c_str())
+                                    .x);
+  const float cells = static_cast<float>(t.m->cols()) * column_width(t, cell);
+  return std::max(ImGui::CalcTextSize((t.name + " " + shape_text(*t.m)).c_str()).x, label_w + 0.5f * ImGui::GetTextLineHeight() + cells) + 4;
+}
+
+// One line of terms [first, last); `lead` is an operator written before the first term (a wrapped line).
+void draw_line(std::span<const Term> terms, std::span<const std::string> ops, std::size_t first, std::size_t last,
+               const std::string* lead, float max_height, float max_cell, EquationHover& hover, float flow_cell = 0) {
+  const float gap = ImGui::GetStyle().ItemSpacing.x;
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const float ops_w = operators_width(ops.subspan(first, last - first - 1), gap) +
+                      (lead ? operators_width(std::span(lead, 1), gap) : 0.0f);
+  // A flowing line gives each term what it needs at the flow's cell size; a fitted one shares out the width.
+  std::vector<float> widths;
+  if (flow_cell > 0)
+    for (std::size_t i = first; i < last; ++i) widths.push_back(flow_width(terms[i], flow_cell));
+  else
+    widths = term_widths(terms, first, last, avail - ops_w - gap * static_cast<float>(last - first));
+  if (widths.empty()) widths.assign(last - first, 60.0f);  // nothing fits: the panel scrolls
+  const float title_h = ImGui::GetTextLineHeightWithSpacing();
+  const float body_h = max_height - title_h;
+  const float top = ImGui::GetCursorPosY();
+  const float op_y = top + title_h + body_h * 0.38f;
+  if (lead) {
+    draw_operator(*lead, op_y);
+    ImGui::SameLine(0, gap);
+    ImGui::SetCursorPosY(top);
+  }
+  for (std::size_t i = first; i < last; ++i) {
+    const Term& t = terms[i];
+    if (i > first) {
+      ImGui::SameLine(0, gap);
+      draw_operator(ops[i - 1], op_y);
+      ImGui::SameLine(0, gap);
+      ImGui::SetCursorPosY(top);
+    }
+    const float width = widths[i - first];
+    ImGui::BeginGroup();
+    ImGui::PushID(static_cast<int>(i));
+    ImGui::TextUnformatted((t.name + " " + shape_text(*t.m)).c_str());
+    HeatmapOptions o;
+    o.row_labels = t.rows;
+    o.col_labels = t.cols;
+    o.map = t.map;
+    o.visible = t.visible;
+    o.range = t.range;
+    o.highlight_row = t.highlight_row;
+    o.highlight_col = t.highlight_col;
+    o.selected_row = t.selected_row;
+    o.selected_col = t.selected_col;
+    o.outlined = t.outlined;
+    o.outlined_col0 = t.outlined_col0;
+    o.flags = t.flags;
+    o.size = {width, body_h};
+    o.max_cell = max_cell;
+    const HeatmapResult r = Heatmap(t.name.c_str(), *t.m, o);  // the name also names an exported picture
+    if (r.hovered_row >= 0) hover = {static_cast<int>(i), r.hovered_row, r.hovered_col, r.clicked, hover.outlined_y};
+    if (r.outlined_y >= 0) hover.outlined_y = r.outlined_y;  // the last term's: the result, after its addends
+    ImGui::PopID();
+    ImGui::EndGroup();
+  }
+}
+
+
+// The lines EquationFlow fills at cell size `cell` in `width`: as many terms as fit, at least one each.
+struct FlowLine {
+  std::size_t first, last;
+  float height;
+};
+std::vector<FlowLine> flow_lines(std::span<const Term> terms, std::span<const std::string> ops, float cell, float width) {
+  const float gap = ImGui::GetStyle().ItemSpacing.x;
+  const float line = ImGui::GetTextLineHeightWithSpacing();
+  std::vector<FlowLine> lines;
+  for (std::size_t first = 0; first < terms.size();) {
+    float used = (first > 0 ? operators_width(ops.subspan(first - 1, 1), gap) : 0.0f) + flow_width(terms[first], cell);
+    std::size_t last = first + 1;
+    for (; last < terms.size(); ++last) {
+      const float more = operators_width(ops.subspan(last - 1, 1), gap) + flow_width(terms[last], cell);
+      if (used + more > width) break;
+      used += more;
+    }
+    Eigen::Index rows = 0;
+    bool legend = false;
+    for (std::size_t i = first; i < last; ++i) {
+      rows = std::max(rows, terms[i].m->rows());
+      legend = legend || !(terms[i].flags & HeatmapFlags_NoLegend);
+    }
+    lines.push_back({first, last, line /* title */ + line /* column labels */ + static_cast<float>(rows) * cell + (legend ? 1.5f * line + 14 : 0.0f)});
+    first = last;
+  }
+  return lines;
+}
+
+// How far, with `per_line` terms a line, the most cramped numbered term falls short of the width its numbers need
+// at the matrix's decimals, as need / share (above 1: it would show 0.74 for 0.738, or dots; infinite when even
+// the minimums do not fit).
+float numbers_shortfall(std::span<const Term> terms, std::span<const std::string> ops, std::size_t per_line, float width) {
+  const float gap = ImGui::GetStyle().ItemSpacing.x;
+  float worst = 0;
+  for (std::size_t first = 0; first < terms.size(); first += per_line) {
+    const std::size_t last = std::min(terms.size(), first + per_line);
+    const float ops_w = operators_width(ops.subspan(first, last - first - 1), gap) +
+                        (first > 0 ? operators_width(ops.subspan(first - 1, 1), gap) : 0.0f);
+    const std::vector<float> widths = term_widths(terms, first, last, width - ops_w - gap * static_cast<float>(last - first));
+    if (widths.empty()) return std::numeric_limits<float>::infinity();
+    for (std::size_t i = first; i < last; ++i)
+      if (term_shows_numbers(terms[i])) worst = std::max(worst, (flow_width(terms[i], 0.0f) - 1) / widths[i - first]);
+  }
+  return worst;
+}
+
+}  // namespace
+
+std::string shape_text(const Matrix& m) {
+  return "[" + std::to_string(m.rows()) + "\u00D7" + std::to_string(m.cols()) + "]";
+}
+
+// The cell edge all terms of [first, last) would get on one line `line_h` pixels tall and `width` wide
+// (0 when a term would be narrower than its labels and legend).
+float line_cell(std::span<const Term> terms, std::span<const std::string> ops, std::size_t first, std::size_t last, float width,
+                float line_h, float max_cell) {
+  const float gap = ImGui::GetStyle().ItemSpacing.x;
+  const float avail = width - operators_width(ops.subspan(first, last - first - 1), gap) -
+                      (first > 0 ? operators_width(ops.subspan(first - 1, 1), gap) : 0.0f);
+  const float chrome = 3.5f * ImGui::GetTextLineHeightWithSpacing();  // title, column labels, legend
+  // A term narrower than its labels (and legend) would spill out of the panel: such a line does not fit.
+  const std::vector<float> widths = term_widths(terms, first, last, avail - gap * static_cast<float>(last - first));
+  if (widths.empty()) return 0.0f;
+  float cell = max_cell;
+  for (std::size_t i = first; i < last; ++i) {
+    const Term& t = terms[i];
+    cell = std::min(cell, (widths[i - first] - 60.0f) / static_cast<float>(t.m->cols()));
+    cell = std::min(cell, (line_h - chrome) / static_cast<float>(t.m->rows()));
+  }
+  return std::max(cell, 0.5f);  // it fits across, however small
+}
+
+EquationHover Equation(const char* id, std::span<const Term> terms, std::span<const std::string> ops, float max_height,
+                       float max_cell) {
+  EquationHover hover;
+  ImGui::PushID(id);
+  // As many lines as make the cells largest (many heads wrap onto several lines instead of shrinking
+  // until no number fits, or running off the panel).
+  const float width = ImGui::GetContentRegionAvail().x;
+  const std::size_t n = terms.size();
+  std::size_t best_lines = 1;
+  float best_cell = line_cell(terms, ops, 0, n, width, max_height, max_cell);
+  for (std::size_t lines = 2; lines <= std::min<std::size_t>(6, n); ++lines) {
+    const std::size_t per_line = (n + lines - 1) / lines;
+    const float line_h = max_height / static_cast<float>(lines);
+    float cell = max_cell;
+    for (std::size_t first = 0; first < n; first += per_line)
+      cell = std::min(cell, line_cell(terms, ops, first, std::min(n, first + per_line), width, line_h, max_cell));
+    if (cell > best_cell * 1.15f && (best_cell < kWrapBelowCell * 1.5f || best_cell <= 0.0f)) {  // only for a clear gain
+      best_cell = cell;
+      best_lines = lines;
+    }
+  }
+  // Cells too small for a line of text while some term wants its numbers: one readable cell size instead, the
+  // terms wrapping as text does and the view scrolling (the output step of four 4x8 heads at 1280x720).
+  // Only where every such term then fits across (a 16x64 q of a model-sized layer does not: it stays compact).
+  const float readable = 1.8f * ImGui::GetFontSize();
+  const bool wants_numbers = std::any_of(terms.begin(), terms.end(), term_shows_numbers) &&
+                             std::all_of(terms.begin(), terms.end(), [&](const Term& t) { return !term_shows_numbers(t) || flow_width(t, readable) <= width; });
+  const std::size_t per_line = (n + best_lines - 1) / best_lines;
+  // A digit lost is worth the switch only where the flowing terms still fit the height: a result pushed below the
+  // fold is worse than 0.74 for 0.738.
+  const auto flow_fits = [&] {
+    float h = 0;
+    for (const FlowLine& l : flow_lines(terms, ops, readable, width)) h += l.height + ImGui::GetStyle().ItemSpacing.y;
+    return h <= max_height;
+  };
+  // Well short (a tenth: 0.7 for 0.738, dots) is worth scrolling for.
+  const float shortfall = wants_numbers ? numbers_shortfall(terms, ops, per_line, width) : 0.0f;
+  if (wants_numbers && (best_cell < 1.2f * ImGui::GetFontSize() || shortfall > 1.1f || (shortfall > 1.0f && flow_fits()))) {
+    ImGui::PopID();
+    return EquationFlow(id, terms, ops, readable);
+  }
+  const float line_h = max_height / static_cast<float>(best_lines) - (best_lines > 1 ? ImGui::GetStyle().ItemSpacing.y : 0.0f);
+  for (std::size_t first = 0; first < n; first += per_line)
+    draw_line(terms, ops, first, std::min(n, first + per_line), first > 0 ? &ops[first - 1] : nullptr, line_h, max_cell, hover);
+  ImGui::PopID();
+  return hover;
+}
+
+EquationHover EquationFlow(const char* id, std::span<const Term> terms, std::span<const std::string> ops, float cell) {
+  EquationHover hover;
+  ImGui::PushID(id);
+  for (const FlowLine& l : flow_lines(terms, ops, cell, ImGui::GetContentRegionAvail().x))
+    // Heatmaps scale their largest cell with the zoom: `cell` is in pixels already.
+    draw_line(terms, ops, l.first, l.last, l.first > 0 ? &ops[l.first - 1] : nullptr, l.height, cell * FontSizes{}.body / ImGui::GetFontSize(),
+              hover, cell);
+  ImGui::PopID();
+  return hover;
+}
+
+}  // namespace attn::ui

@@ -1,0 +1,47 @@
+#pragma once
+// ui::Equation: matrices laid out as the formula they form, e.g.  q [3×3]  ·  kᵀ [3×3]  =  scores [3×3],
+// each term a heatmap titled with its name and shape, sized so the whole line fits the width.
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ui/widgets/heatmap.h"
+
+namespace attn::ui {
+
+struct Term {
+  std::string name;                                   // "scores", "kᵀ"
+  const Matrix* m = nullptr;
+  const std::vector<std::string>* rows = nullptr;     // row labels (tokens, or nullptr for indices)
+  const std::vector<std::string>* cols = nullptr;
+  ColorMap map = ColorMap::Diverging;
+  const Matrix* visible = nullptr;
+  std::optional<ValueRange> range = std::nullopt;
+  int highlight_row = -1, highlight_col = -1;
+  int selected_row = -1, selected_col = -1;
+  std::span<const std::pair<int, int>> outlined = {};
+  int outlined_col0 = 0;
+  HeatmapFlags flags = HeatmapFlags_NoTooltip;
+};
+
+struct EquationHover {
+  int term = -1, row = -1, col = -1;
+  bool clicked = false;
+  float outlined_y = -1;  // screen y of an outlined cell (a lesson's) of the last term that has one, -1 if none
+  explicit operator bool() const { return term >= 0; }
+};
+
+// ops[i] is written between terms i and i+1 ("·", "=", "÷ √3 ="). max_height bounds the tallest term.
+EquationHover Equation(const char* id, std::span<const Term> terms, std::span<const std::string> ops, float max_height,
+                       float max_cell = 96.0f);
+
+// The terms at one cell size, in lines filled left to right and wrapped where the next term does not fit, as
+// text wraps: for many small matrices (a KV cache per head) whose cells should stay big enough for their
+// numbers; the panel scrolls if they need more height than it has.
+EquationHover EquationFlow(const char* id, std::span<const Term> terms, std::span<const std::string> ops, float cell);
+
+// "[3×4]"
+std::string shape_text(const Matrix& m);
+
+}  // namespace attn::ui

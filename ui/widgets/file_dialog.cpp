@@ -1,0 +1,107 @@
+#include "ui/widgets/file_dialog.h"
+
+#include <algorithm>
+#include <vector>
+
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include "ui/widgets/keys.h"
+
+namespace attn::ui {
+namespace {
+
+constexpr const char* kPopup = "Scenario file";
+
+struct Entry {
+  std::string name;
+  bool folder;
+};
+
+std::vector<Entry> list_folder(const std::filesystem::path& folder, std::string& error) {
+  std::vector<Entry> entries;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.empty() || name[0] == '.') continue;
+    std::error_code type_ec;
+    if (it->is_directory(type_ec)) entries.push_back({name, true});
+    else if (it->path().extension() == ".json") entries.push_back({name, false});
+  }
+  error = ec ? "Cannot read " + folder.string() + ": " + ec.message() : "";
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    return a.folder != b.folder ? a.folder : a.name < b.name;
+  });
+  return entries;
+}
+
+}  // namespace
+
+void RequestFileDialog(FileDialogState& s, FileDialogMode mode, const std::filesystem::path& near) {
+  s.mode = mode;
+  s.open_requested = true;
+  s.error.clear();
+  std::error_code ec;
+  if (!near.empty() && std::filesystem::is_directory(near, ec)) {
+    s.folder = near;
+    s.file_name.clear();
+  } else if (!near.empty()) {
+    s.folder = near.has_parent_path() ? near.parent_path() : std::filesystem::current_path(ec);
+    s.file_name = near.filename().string();
+  } else {
+    s.folder = std::filesystem::current_path(ec);
+  }
+  if (mode == FileDialogMode::Open) s.file_name.clear();
+}
+
+std::optional<std::filesystem::path> FileDialog(FileDialogState& s) {
+  if (s.open_requested) {
+    ImGui::OpenPopup(kPopup);
+    s.open_requested = false;
+  }
+  std::optional<std::filesystem::path> chosen;
+  const ImVec2 display = ImGui::GetIO().DisplaySize;
+  ImGui::SetNextWindowSize({std::min(760.0f, display.x * 0.8f), std::min(560.0f, display.y * 0.8f)}, ImGuiCond_Appearing);
+  ImGui::SetNextWindowPos({display.x / 2, display.y / 2}, ImGuiCond_Appearing, {0.5f, 0.5f});
+  if (!ImGui::BeginPopupModal(kPopup, nullptr, ImGuiWindowFlags_NoSavedSettings)) return chosen;
+  const bool save = s.mode == FileDialogMode::Save;
+  ImGui::TextUnformatted(save ? "Save the scenario as" : "Open a scenario");
+  ImGui::TextDisabled("%s", s.folder.string().c_str());
+  if (ImGui::Button("\u2191 Up") && s.folder.has_parent_path()) s.folder = s.folder.parent_path();
+  std::string listing_error;
+  const std::vector<Entry> entries = list_folder(s.folder, listing_error);
+  const float footer = ImGui::GetFrameHeightWithSpacing() * 2.6f;
+  ImGui::BeginChild("list", {0, -footer}, true);
+  for (const Entry& e : entries) {
+    const std::string shown = e.folder ? "\u25B8 " + e.name + "/" : "   " + e.name;
+    if (ImGui::Selectable(shown.c_str(), !e.folder && e.name == s.file_name, ImGuiSelectableFlags_AllowDoubleClick)) {
+      if (e.folder) {
+        s.folder /= e.name;
+      } else {
+        s.file_name = e.name;
+        if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) chosen = s.folder / e.name;
+      }
+    }
+  }
+  if (entries.empty()) ImGui::TextDisabled(listing_error.empty() ? "No .json files here." : "%s", listing_error.c_str());
+  ImGui::EndChild();
+  ImGui::SetNextItemWidth(-1);
+  const bool entered = ImGui::InputTextWithHint("##name", "file name, e.g. my_scenario.json", &s.file_name,
+                                                ImGuiInputTextFlags_EnterReturnsTrue);
+  if (!s.error.empty()) ImGui::TextColored({1.0f, 0.45f, 0.4f, 1.0f}, "%s", s.error.c_str());
+  ImGui::BeginDisabled(s.file_name.empty());
+  if (ImGui::Button(save ? "Save" : "Open", {120, 0}) || (entered && !s.file_name.empty())) {
+    std::filesystem::path p = std::filesystem::path(s.file_name).is_absolute() ? std::filesystem::path(s.file_name)
+                                                                             : s.folder / s.file_name;
+    if (save && p.extension() != ".json") p += ".json";
+    chosen = p;
+  }
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  if (ImGui::Button("Cancel", {120, 0}) || key_pressed(Key::Escape, KeyMods_None, false)) ImGui::CloseCurrentPopup();
+  if (chosen) ImGui::CloseCurrentPopup();
+  ImGui::EndPopup();
+  return chosen;
+}
+
+}  // namespace attn::ui

@@ -1,0 +1,390 @@
+#include "ui/widgets/heatmap.h"
+
+#include <GL/gl.h>
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+#include "ui/widgets/cell_format.h"
+#include "ui/widgets/heatmap_layout.h"
+#include "ui/widgets/heatmap_pixels.h"
+#include "ui/logic/hover_text.h"
+#include "ui/panels/layout_check_frame.h"
+#include "ui/widgets/picture_export.h"
+#include "ui/widgets/text.h"
+#include "ui/widgets/theme.h"
+
+namespace attn::ui {
+namespace {
+
+constexpr float kCellPad = 3.0f;  // between a cell's edge and its number
+
+struct CachedTexture {
+  GLuint id = 0;
+  std::uint64_t hash = 0;
+  // What was drawn, when the caller vouched for it with a version: the same again needs no hash.
+  std::uint64_t version = 0;
+  const double* data = nullptr;
+  const Matrix* visible = nullptr;
+  Eigen::Index rows = 0, cols = 0;
+  int tex_rows = 0, tex_cols = 0;
+  ValueRange range{};
+  ColorMap map{};
+  bool same(std::uint64_t v, const Matrix& m, const Matrix* vis, ValueRange r, ColorMap cm, int tr, int tc) const {
+    return v != 0 && v == version && m.data() == data && vis == visible && m.rows() == rows && m.cols() == cols &&
+           r.lo == range.lo && r.hi == range.hi && cm == map && tr == tex_rows && tc == tex_cols;
+  }
+};
+
+std::vector<std::uint64_t>& versions() {
+  static std::vector<std::uint64_t> stack;
+  return stack;
+}
+std::uint64_t current_version() { return versions().empty() ? 0 : versions().back(); }
+
+// auto_range of a large matrix, remembered while the version says it has not changed.
+ValueRange remembered_range(const Matrix& m, ColorMap map, const Matrix* visible) {
+  struct Entry {
+    std::uint64_t version;
+    const Matrix* visible;
+    Eigen::Index rows, cols;
+    ColorMap map;
+    ValueRange range;
+  };
+  static std::unordered_map<const double*, Entry> cache;
+  const std::uint64_t v = current_version();
+  if (v == 0 || m.size() < 4096) return auto_range(m, map, visible);
+  if (cache.size() > 256) cache.clear();
+  auto it = cache.find(m.data());
+  if (it != cache.end() && it->second.version == v && it->second.visible == visible && it->second.rows == m.rows() &&
+      it->second.cols == m.cols() && it->second.map == map)
+    return it->second.range;
+  const ValueRange r = auto_range(m, map, visible);
+  cache[m.data()] = {v, visible, m.rows(), m.cols(), map, r};
+  return r;
+}
+
+// One texture per large heatmap, re-uploaded only when what it shows changes.
+std::unordered_map<ImGuiID, CachedTexture>& textures() {
+  static std::unordered_map<ImGuiID, CachedTexture> cache;
+  return cache;
+}
+
+// `pixels`: the size it is drawn at, which the texture matches texel for pixel (up to texture_extent's limit).
+ImTextureID texture_for(ImGuiID id, const Matrix& m, ColorMap map, ValueRange range, const Matrix* visible, ImVec2 pixels) {
+  CachedTexture& t = textures()[id];
+  const std::uint64_t version = current_version();
+  // A heatmap of 4096 queries by 2 keys can be drawn 160,000 pixels tall in a scrolling panel.
+  static const int gl_limit = [] {
+    GLint v = 0;
+    glGetIntegerv(GL_MAX_TEXTURE_SIZE, &v);
+    return static_cast<int>(v);
+  }();
+  const int tex_rows = texture_extent(pixels.y, gl_limit);
+  const int tex_cols = texture_extent(pixels.x, gl_limit);
+  if (t.id != 0 && t.same(version, m, visible, range, map, tex_rows, tex_cols))
+    return reinterpret_cast<ImTextureID>(static_cast<std::intptr_t>(t.id));
+  // With a version the content is known to be new; without one, hashing it may spare the upload.
+  const std::uint64_t hash = version != 0 || tex_rows != t.tex_rows || tex_cols != t.tex_cols
+                                 ? t.hash + 1
+                                 : content_hash(m, visible, range, map);
+  t.version = version;
+  t.data = m.data();
+  t.visible = visible;
+  t.rows = m.rows();
+  t.cols = m.cols();
+  t.range = range;
+  t.map = map;
+  t.tex_rows = tex_rows;
+  t.tex_cols = tex_cols;
+  if (t.id == 0) {
+    glGenTextures(1, &t.id);
+    t.hash = hash + 1;
+  }
+  if (t.hash != hash) {
+    const std::vector<std::uint32_t> texels = heatmap_pixels(m, map, range, visible, tex_rows, tex_cols);
+    glBindTexture(GL_TEXTURE_2D, t.id);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, tex_cols, tex_rows, 0, GL_RGBA, GL_UNSIGNED_BYTE, texels.data());
+    t.hash = hash;
+  }
+  return reinterpret_cast<ImTextureID>(static_cast<std::intptr_t>(t.id));
+}
+
+std::string label(const std::vector<std::string>* labels, Eigen::Index i) {
+  return labels && i < static_cast<Eigen::Index>(labels->size()) ? (*labels)[static_cast<std::size_t>(i)] : std::to_string(i);
+}
+
+// Diagonal strokes clipped to the cell: the mark of "hidden", readable without colour.
+void hatch(ImDrawList* dl, ImVec2 a, ImVec2 b) {
+  const float step = std::max(static_cast<float>(kHatchPeriod), (b.x - a.x) / 5.0f);
+  dl->PushClipRect(a, b, true);
+  for (float x = a.x - (b.y - a.y); x < b.x; x += step)
+    dl->AddLine({x, b.y}, {x + (b.y - a.y), a.y}, pack(kHatchLine), 1.0f);
+  dl->PopClipRect();
+}
+
+// The widest visible value at `decimals`.
+float widest_value(const Matrix& m, const Matrix* visible, int decimals) {
+  float w = 0;
+  for (Eigen::Index i = 0; i < m.size(); ++i)
+    if (!visible || visible->data()[i] != 0.0) w = std::max(w, ImGui::CalcTextSize(format_fixed(m.data()[i], decimals).c_str()).x);
+  return w;
+}
+
+// The most decimals, up to the matrix's own, with which every visible value fits `room`.
+int shared_decimals(const Matrix& m, const Matrix* visible, float room, int wanted) {
+  for (int d = wanted; d > 1; --d)
+    if (widest_value(m, visible, d) <= room) return d;
+  return std::min(wanted, 1);
+}
+
+// The matrix's shared number of decimals, so a column reads evenly and agrees with the explanations (a weight of
+// 0.00004 reads 0.000, as they round it; only an exact 0 reads 0); a value that does not fit gets its own
+// shorter form; "" when not even that fits `room`.
+std::string cell_text(double x, int decimals, int max_chars, float room) {
+  std::string text = format_fixed(x, decimals);
+  for (int n = max_chars; n >= 1 && ImGui::CalcTextSize(text.c_str()).x > room; --n) text = format_cell(x, n);
+  return ImGui::CalcTextSize(text.c_str()).x <= room ? text : std::string();
+}
+
+// The range's ends as the cells write them (a range taken from the data ends at a cell: -1.920, not -1.92);
+// whole ends (weights: 0 to 1) as they are.
+struct LegendEnds {
+  std::string lo, hi;
+};
+LegendEnds legend_ends(ValueRange range, std::optional<int> decimals) {
+  const auto end = [&](double x) { return !decimals || x == std::round(x) ? short_number(x) : format_fixed(x, *decimals); };
+  return {end(range.lo), end(range.hi)};
+}
+
+// Wide enough for both ends of the range and a gap, however narrow the grid.
+float legend_min_width(const LegendEnds& ends) {
+  return ImGui::CalcTextSize(ends.lo.c_str()).x + ImGui::CalcTextSize(ends.hi.c_str()).x + 24;
+}
+
+void draw_legend(ImDrawList* dl, ImVec2 at, float width, ColorMap map, ValueRange range, const LegendEnds& ends) {
+  const float bar_h = 8.0f;
+  const int segments = 32;
+  for (int i = 0; i < segments; ++i) {
+    const float x0 = at.x + width * static_cast<float>(i) / segments;
+    const float x1 = at.x + width * static_cast<float>(i + 1) / segments;
+    dl->AddRectFilled({x0, at.y + 3}, {x1 + 0.5f, at.y + 3 + bar_h}, pack(sample(map, (i + 0.5) / segments)));
+  }
+  const std::string& lo = ends.lo;
+  const std::string& hi = ends.hi;
+  const ImU32 text = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  const float y = at.y + 4 + bar_h;
+  dl->AddText({at.x, y}, text, lo.c_str());
+  dl->AddText({at.x + width - ImGui::CalcTextSize(hi.c_str()).x, y}, text, hi.c_str());
+  if (map == ColorMap::Diverging && range.lo < 0 && range.hi > 0) {
+    const float zx = at.x + width * static_cast<float>(normalise(0.0, range)) - ImGui::CalcTextSize("0").x / 2;
+    if (zx > at.x + ImGui::CalcTextSize(lo.c_str()).x + 6 && zx < at.x + width - ImGui::CalcTextSize(hi.c_str()).x - 12)
+      dl->AddText({zx, y}, text, "0");
+  }
+}
+
+}  // namespace
+
+HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opts) {
+  HeatmapResult result;
+  ImGui::PushID(id);
+  const ImGuiID imgui_id = ImGui::GetID("##heatmap");
+  const bool labels = !(opts.flags & HeatmapFlags_NoLabels);
+  const bool legend = !(opts.flags & HeatmapFlags_NoLegend);
+
+  float row_label_w = 0;
+  if (labels)
+    for (Eigen::Index r = 0; r < m.rows(); ++r)
+      row_label_w = std::max(row_label_w, ImGui::CalcTextSize(label(opts.row_labels, r).c_str()).x);
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  HeatmapLayoutInput in;
+  in.rows = static_cast<int>(m.rows());
+  in.cols = static_cast<int>(m.cols());
+  in.avail_w = opts.size.x > 0 ? opts.size.x : avail.x;
+  in.avail_h = opts.size.y;
+  in.row_label_w = row_label_w;
+  in.line_h = ImGui::GetTextLineHeight();
+  in.labels = labels;
+  in.legend = legend;
+  in.fill = (opts.flags & HeatmapFlags_Fill) != 0;
+  in.max_cell = opts.max_cell * ImGui::GetFontSize() / FontSizes{}.body;  // cells grow with the zoom, like the text
+  const bool want_values = !(opts.flags & HeatmapFlags_NoValues) && HeatmapShowsNumbers(m);
+  const int wanted_decimals = want_values ? matrix_decimals(m, opts.visible) : 0;
+  if (want_values) in.value_w = HeatmapValueWidth(m, opts.visible);
+  // Column labels are written whole over their column: a cell is widened for its label as for its number.
+  float widest_label = 0;
+  if (labels)
+    for (Eigen::Index c = 0; c < m.cols(); ++c) widest_label = std::max(widest_label, ImGui::CalcTextSize(label(opts.col_labels, c).c_str()).x);
+  if (labels && m.cols() <= 64) in.value_w = std::max(in.value_w, widest_label + 4);
+  const HeatmapLayout l = layout_heatmap(in);
+
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const ImVec2 grid{origin.x + l.label_w, origin.y + l.header_h};
+  const float cw = l.cell_w, ch = l.cell_h;
+  const ImVec2 grid_end{grid.x + cw * static_cast<float>(m.cols()), grid.y + ch * static_cast<float>(m.rows())};
+  const ValueRange range = opts.range ? *opts.range : remembered_range(m, opts.map, opts.visible);
+  // Cells that show numbers set the legend's decimals; a matrix too big for numbers keeps the short form.
+  const LegendEnds ends = legend_ends(range, want_values ? std::optional<int>(wanted_decimals) : std::nullopt);
+  result.size = {std::max(l.width, legend ? l.label_w + legend_min_width(ends) : 0.0f), l.height};
+
+  ImGui::InvisibleButton("##cells", result.size);
+  const bool hovered = ImGui::IsItemHovered();
+  if (hovered) {
+    const ImVec2 mouse = ImGui::GetIO().MousePos;
+    if (mouse.x >= grid.x && mouse.x < grid_end.x && mouse.y >= grid.y && mouse.y < grid_end.y) {
+      result.hovered_col = std::clamp(static_cast<int>((mouse.x - grid.x) / cw), 0, in.cols - 1);
+      result.hovered_row = std::clamp(static_cast<int>((mouse.y - grid.y) / ch), 0, in.rows - 1);
+      result.clicked = (opts.flags & HeatmapFlags_Clickable) && ImGui::IsItemClicked(ImGuiMouseButton_Left);
+    }
+  }
+
+  if (l.texture) {
+    const float scale = ImGui::GetIO().DisplayFramebufferScale.x;
+    dl->AddImage(texture_for(imgui_id, m, opts.map, range, opts.visible, {(grid_end.x - grid.x) * scale, (grid_end.y - grid.y) * scale}),
+                 grid, grid_end);
+  } else {
+    const bool values = want_values && ch >= ImGui::GetFontSize() && cw >= ImGui::GetFontSize();
+    // Characters are not all as wide as "0": start from what could fit and shorten until it does.
+    const float room = cw - 2 * kCellPad;
+    const int max_chars = std::min(8, static_cast<int>(room / std::max(1.0f, ImGui::CalcTextSize(".").x)));
+    const int decimals = values ? shared_decimals(m, opts.visible, room, wanted_decimals) : 0;
+    // Fewer decimals than the matrix has elsewhere (0.74 where the explanation says 0.738): the check says so.
+    const auto named = [&] { return std::string(id) + " " + std::to_string(m.rows()) + "\u00D7" + std::to_string(m.cols()) + ": "; };
+    if (LayoutCheckOn() && values && decimals < wanted_decimals)
+      ReportHere(named() + "numbers shown with " + std::to_string(decimals) + " decimals instead of " + std::to_string(wanted_decimals));
+    int marked = 0;  // cells whose value did not fit: they show a mark that says "point here"
+    for (Eigen::Index r = 0; r < m.rows(); ++r)
+      for (Eigen::Index c = 0; c < m.cols(); ++c) {
+        const ImVec2 a{grid.x + cw * static_cast<float>(c), grid.y + ch * static_cast<float>(r)};
+        const ImVec2 b{a.x + cw, a.y + ch};
+        const double x = m(r, c);
+        const bool hidden = (opts.visible && (*opts.visible)(r, c) == 0.0) || !std::isfinite(x);
+        const Rgb fill = hidden ? kHiddenCell : sample(opts.map, normalise(x, range));
+        dl->AddRectFilled(a, b, pack(fill));
+        if (hidden) hatch(dl, a, b);
+        if (!want_values) continue;
+        const ImU32 ink = pack(hidden ? Rgb{1, 1, 1} : text_on(fill));
+        const std::string text = values ? cell_text(x, decimals, max_chars, room) : std::string();
+        if (text.empty()) {
+          dl->AddCircleFilled({(a.x + b.x) / 2, (a.y + b.y) / 2}, std::clamp(std::min(cw, ch) * 0.12f, 1.5f, 3.5f), ink);
+          ++marked;
+          continue;
+        }
+        const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
+        dl->AddText({a.x + (cw - ts.x) / 2, a.y + (ch - ts.y) / 2}, ink, text.c_str());
+      }
+    if (LayoutCheckOn() && marked > 0)
+      ReportHere(named() + std::to_string(marked) + " of " + std::to_string(m.size()) + " cells too small for their value (" +
+                 short_number(cw) + "\u00D7" + short_number(ch) + " px)");
+    if (ch >= 8)  // thin separators keep neighbouring equal values apart
+      for (Eigen::Index r = 0; r <= m.rows(); ++r)
+        dl->AddLine({grid.x, grid.y + ch * static_cast<float>(r)}, {grid_end.x, grid.y + ch * static_cast<float>(r)},
+                    ImGui::GetColorU32(ImGuiCol_WindowBg), 1.0f);
+    if (cw >= 8)
+      for (Eigen::Index c = 0; c <= m.cols(); ++c)
+        dl->AddLine({grid.x + cw * static_cast<float>(c), grid.y}, {grid.x + cw * static_cast<float>(c), grid_end.y},
+                    ImGui::GetColorU32(ImGuiCol_WindowBg), 1.0f);
+  }
+
+  const ImU32 accent = accent_colour();  // the theme's: dark and light differ
+  if (opts.highlight_row >= 0 && opts.highlight_row < in.rows) {
+    const float y = grid.y + ch * static_cast<float>(opts.highlight_row);
+    dl->AddRect({grid.x - 1, y - 1}, {grid_end.x + 1, y + ch + 1}, accent, 0, 0, 2.5f);
+  }
+  if (opts.highlight_col >= 0 && opts.highlight_col < in.cols) {
+    const float x = grid.x + cw * static_cast<float>(opts.highlight_col);
+    dl->AddRect({x - 1, grid.y - 1}, {x + cw + 1, grid_end.y + 1}, accent, 0, 0, 2.5f);
+  }
+  // A white frame with a dark one around it, both thick enough to see on every colour of both maps (a white
+  // cell's outline is the dark one).
+  const auto outline = [&](int r, int c) {
+    if (r < 0 || c < 0 || r >= in.rows || c >= in.cols) return;
+    NoteOutlinedCell(r, c + opts.outlined_col0);
+    const ImVec2 a{grid.x + cw * static_cast<float>(c), grid.y + ch * static_cast<float>(r)};
+    dl->AddRect({a.x - 1, a.y - 1}, {a.x + cw + 1, a.y + ch + 1}, IM_COL32(255, 255, 255, 255), 0, 0, 3.0f);
+    dl->AddRect({a.x - 3.5f, a.y - 3.5f}, {a.x + cw + 3.5f, a.y + ch + 3.5f}, IM_COL32(20, 20, 20, 255), 0, 0, 2.5f);
+  };
+  for (const auto& [r, c] : opts.outlined) {
+    const int col = c - opts.outlined_col0;
+    if (r >= 0 && r < in.rows && col >= 0 && col < in.cols && result.outlined_y < 0) result.outlined_y = grid.y + ch * static_cast<float>(r);
+    outline(r, col);
+  }
+  outline(result.hovered_row >= 0 ? result.hovered_row : opts.selected_row, result.hovered_row >= 0 ? result.hovered_col : opts.selected_col);
+
+  if (labels) {
+    const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
+    const ImU32 strong = accent;
+    for (Eigen::Index r = 0; r < m.rows(); ++r) {
+      const std::string s = label(opts.row_labels, r);
+      const float y = grid.y + ch * static_cast<float>(r) + (ch - in.line_h) / 2;
+      if (ch >= in.line_h * 0.8f || r % std::max<Eigen::Index>(1, static_cast<Eigen::Index>(in.line_h / ch) + 1) == 0)
+        dl->AddText({origin.x, y}, r == result.hovered_row || r == opts.highlight_row ? strong : text, s.c_str());
+    }
+    // Column labels wider than their cells: every k-th one whole (0, 16, 32, ... of 512 columns), as the rows do;
+    // a token's name is shortened only when one label alone is wider than its cell.
+    const Eigen::Index every = opts.col_labels ? 1 : std::max<Eigen::Index>(1, static_cast<Eigen::Index>(std::ceil((widest_label + 6) / cw)));
+    for (Eigen::Index c = 0; c < m.cols(); c += every) {
+      const std::string full = label(opts.col_labels, c);
+      const std::string s = every > 1 ? full : FitText(full, cw - 2);
+      if (s.empty()) continue;
+      const float w = ImGui::CalcTextSize(s.c_str()).x;
+      dl->AddText({grid.x + cw * static_cast<float>(c) + (every > 1 ? 0.0f : (cw - w) / 2), origin.y},
+                  c == result.hovered_col || c == opts.highlight_col ? strong : text, s.c_str());
+    }
+  }
+  if (legend) draw_legend(dl, {grid.x, grid_end.y + 2}, std::max(grid_end.x - grid.x, legend_min_width(ends)), opts.map, range, ends);
+
+  // Right-click: the matrix as a picture for a slide, or as text for a spreadsheet.
+  PictureMenu(id, origin, {origin.x + result.size.x, origin.y + result.size.y}, &m, opts.row_labels, opts.col_labels);
+  if (result.hovered_row >= 0 && !(opts.flags & HeatmapFlags_NoTooltip)) {
+    const double x = m(result.hovered_row, result.hovered_col);
+    ImGui::BeginTooltip();
+    ImGui::Text("%s \u2192 %s:  %s", label(opts.row_labels, result.hovered_row).c_str(),
+                label(opts.col_labels, result.hovered_col).c_str(), format_cell(x, 12).c_str());
+    ImGui::EndTooltip();
+  }
+  ImGui::PopID();
+  return result;
+}
+
+bool HeatmapShowsNumbers(const Matrix& m) { return shows_numbers(m); }
+
+float HeatmapValueWidth(const Matrix& m, const Matrix* visible) {
+  if (!HeatmapShowsNumbers(m)) return 0;
+  // The equation asks for each term's width several times a frame, as it tries layouts: remembered by content
+  // (hashing 1,024 numbers costs far less than formatting and measuring them; matrices built each frame from the
+  // trace share addresses, so the address alone would not do).
+  std::uint64_t key = 1469598103934665603ull;
+  const auto mix = [&](const void* p, std::size_t n) {
+    const auto* b = static_cast<const unsigned char*>(p);
+    for (std::size_t k = 0; k < n; ++k) key = (key ^ b[k]) * 1099511628211ull;
+  };
+  const float font = ImGui::GetFontSize();
+  const Eigen::Index shape[] = {m.rows(), m.cols()};
+  mix(shape, sizeof shape);
+  mix(&font, sizeof font);
+  mix(m.data(), sizeof(double) * static_cast<std::size_t>(m.size()));
+  if (visible) mix(visible->data(), sizeof(double) * static_cast<std::size_t>(visible->size()));
+  static std::unordered_map<std::uint64_t, float> cache;
+  if (const auto it = cache.find(key); it != cache.end()) return it->second;
+  if (cache.size() > 4096) cache.clear();
+  return cache[key] = widest_value(m, visible, matrix_decimals(m, visible)) + 2 * kCellPad;
+}
+
+void PushHeatmapVersion(std::uint64_t version) { versions().push_back(version); }
+void PopHeatmapVersion() { versions().pop_back(); }
+
+void ReleaseHeatmapTextures() {
+  for (auto& [id, t] : textures())
+    if (t.id) glDeleteTextures(1, &t.id);
+  textures().clear();
+}
+
+}  // namespace attn::ui

@@ -1,0 +1,55 @@
+#include "ui/widgets/heatmap_pixels.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+
+namespace attn::ui {
+
+std::vector<std::uint32_t> heatmap_pixels(const Matrix& m, ColorMap map, ValueRange range, const Matrix* visible,
+                                          int tex_rows, int tex_cols) {
+  // A million texels go through a table of the colour map at 1/1024 steps (finer than 8-bit colour).
+  constexpr int kSteps = 1024;
+  std::array<std::uint32_t, kSteps + 1> table;
+  for (int i = 0; i <= kSteps; ++i) table[static_cast<std::size_t>(i)] = pack(sample(map, static_cast<double>(i) / kSteps));
+  const std::uint32_t hidden_texel = pack(kHiddenCell), hatch_texel = pack(kHatchLine);
+  const Eigen::Index rows = tex_rows > 0 ? tex_rows : m.rows();
+  const Eigen::Index cols = tex_cols > 0 ? tex_cols : m.cols();
+  std::vector<std::uint32_t> pixels(static_cast<std::size_t>(rows * cols));
+  for (Eigen::Index i = 0; i < rows; ++i) {
+    const Eigen::Index r = (2 * i + 1) * m.rows() / (2 * rows);
+    for (Eigen::Index j = 0; j < cols; ++j) {
+      const Eigen::Index c = (2 * j + 1) * m.cols() / (2 * cols);
+      const double x = m(r, c);
+      const bool hidden = (visible && (*visible)(r, c) == 0.0) || !std::isfinite(x);
+      pixels[static_cast<std::size_t>(i * cols + j)] =
+          !hidden                         ? table[static_cast<std::size_t>(normalise(x, range) * kSteps + 0.5)]
+          : (i + j) % kHatchPeriod == 0 ? hatch_texel
+                                          : hidden_texel;
+    }
+  }
+  return pixels;
+}
+
+std::uint64_t content_hash(const Matrix& m, const Matrix* visible, ValueRange range, ColorMap map) {
+  std::uint64_t h = 1469598103934665603ull;
+  // FNV-1a over 64-bit words: a 1024x1024 matrix is 1M steps, not 8M.
+  auto mix = [&h](const void* data, std::size_t n) {
+    const auto* bytes = static_cast<const unsigned char*>(data);
+    for (std::size_t i = 0; i < n; i += 8) {
+      std::uint64_t word = 0;
+      std::memcpy(&word, bytes + i, std::min<std::size_t>(8, n - i));
+      h = (h ^ word) * 1099511628211ull;
+    }
+  };
+  const Eigen::Index shape[2] = {m.rows(), m.cols()};
+  mix(shape, sizeof shape);
+  mix(m.data(), sizeof(double) * static_cast<std::size_t>(m.size()));
+  if (visible) mix(visible->data(), sizeof(double) * static_cast<std::size_t>(visible->size()));
+  mix(&range, sizeof range);
+  mix(&map, sizeof map);
+  return h;
+}
+
+}  // namespace attn::ui

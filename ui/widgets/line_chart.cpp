@@ -1,0 +1,382 @@
+#include "ui/widgets/line_chart.h"
+
+
+#include "ui/widgets/picture_export.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "ui/widgets/theme.h"
+
+namespace attn::ui {
+namespace {
+
+constexpr float kPad = 8.0f;           // inside the legend and around labels in the plot
+constexpr float kLineWidth = 2.5f;     // series: thick enough to tell colours apart from afar
+constexpr float kMarkerRadius = 4.5f;  // crossing dots
+
+struct Palette {
+  ImU32 text, frame, grid, reference, panel;
+};
+
+Palette palette() {
+  const ImVec4 bg = ImGui::GetStyleColorVec4(ImGuiCol_WindowBg);
+  return {ImGui::GetColorU32(ImGuiCol_Text), kChartFrame,
+          IM_COL32(255, 255, 255, 28),  // gridlines: there when looked for, quiet otherwise
+          kChartReference, ImGui::GetColorU32(ImVec4(bg.x, bg.y, bg.z, 0.88f))};
+}
+
+float text_w(const std::string& s) { return ImGui::CalcTextSize(s.c_str()).x; }
+
+Box box_of(ImVec2 min, ImVec2 max) { return {min.x, min.y, max.x, max.y}; }
+
+// Screen coordinates of axis values inside the plot rectangle.
+struct Plot {
+  ImVec2 min, max;
+  const Axis* x;
+  const Axis* y;
+  float px(double v) const { return min.x + (max.x - min.x) * static_cast<float>(axis_fraction(v, *x)); }
+  float py(double v) const { return max.y - (max.y - min.y) * static_cast<float>(axis_fraction(v, *y)); }
+  bool holds_x(double v) const { return in_range(v, *x); }
+  bool holds_y(double v) const { return in_range(v, *y); }
+  static bool in_range(double v, const Axis& a) { return v >= a.lo && v <= a.hi && (a.scale == AxisScale::Linear || v > 0); }
+};
+
+bool drawable(double v, const Axis& a) { return std::isfinite(v) && (a.scale == AxisScale::Linear || v > 0); }
+
+// The series as screen polylines, split where a point cannot be shown (NaN, or <= 0 on a log axis).
+std::vector<std::vector<ImVec2>> polylines(const Series& s, const Plot& p) {
+  std::vector<std::vector<ImVec2>> runs(1);
+  for (std::size_t i = 0; i < std::min(s.x.size(), s.y.size()); ++i) {
+    if (drawable(s.x[i], *p.x) && drawable(s.y[i], *p.y)) runs.back().push_back({p.px(s.x[i]), p.py(s.y[i])});
+    else if (!runs.back().empty()) runs.emplace_back();
+  }
+  return runs;
+}
+
+// Dashes carry on across corners, so a dashed polyline reads as one evenly dashed line.
+void dashed_polyline(ImDrawList* dl, const std::vector<ImVec2>& pts, ImU32 colour, float thickness) {
+  const float dash = 9.0f, gap = 6.0f;
+  bool on = true;
+  float left = dash;
+  for (std::size_t i = 1; i < pts.size(); ++i) {
+    const ImVec2 a = pts[i - 1], b = pts[i];
+    const float len = std::hypot(b.x - a.x, b.y - a.y);
+    if (len <= 0) continue;
+    const ImVec2 d{(b.x - a.x) / len, (b.y - a.y) / len};
+    for (float pos = 0; pos < len;) {
+      const float step = std::min(left, len - pos);
+      if (on) dl->AddLine({a.x + d.x * pos, a.y + d.y * pos}, {a.x + d.x * (pos + step), a.y + d.y * (pos + step)}, colour, thickness);
+      pos += step;
+      left -= step;
+      if (left <= 0) {
+        on = !on;
+        left = on ? dash : gap;
+      }
+    }
+  }
+}
+
+void draw_series(ImDrawList* dl, const Series& s, const Plot& p) {
+  for (const std::vector<ImVec2>& run : polylines(s, p)) {
+    if (run.size() == 1) dl->AddCircleFilled(run[0], kLineWidth * 1.2f, s.colour);  // a point alone is still data
+    if (run.size() < 2) continue;
+    if (s.dashed) dashed_polyline(dl, run, s.colour, kLineWidth);
+    else dl->AddPolyline(run.data(), static_cast<int>(run.size()), s.colour, ImDrawFlags_None, kLineWidth);
+  }
+}
+
+// Major gridlines and tick marks left of the plot, labels right-aligned; labels that would touch the
+// one above them, or leave the widget, are dropped.
+void draw_left_axis(ImDrawList* dl, std::span<const Tick> ticks, const Plot& p, float top, float bottom, const Palette& c) {
+  const float h = ImGui::GetTextLineHeight();
+  std::vector<std::vector<Box>> boxes;
+  std::vector<const Tick*> labelled;
+  for (const Tick& t : ticks) {
+    if (!p.holds_y(t.value)) continue;
+    const float y = p.py(t.value);
+    if (t.major) dl->AddLine({p.min.x, y}, {p.max.x, y}, c.grid, 1.0f);
+    dl->AddLine({p.min.x - (t.major ? kChartTickLength : kChartTickLength * 0.6f), y}, {p.min.x, y}, c.frame, 1.0f);
+    if (t.label.empty()) continue;
+    const float right = p.min.x - kChartTickLength - kChartLabelGap;
+    boxes.push_back({{right - text_w(t.label), y - h / 2, right, y + h / 2}});
+    labelled.push_back(&t);
+  }
+  const std::vector<int> kept = place_labels(boxes, {}, {-1e9f, top, 1e9f, bottom}, 2.0f);
+  for (std::size_t i = 0; i < labelled.size(); ++i)
+    if (kept[i] == 0) dl->AddText({boxes[i][0].x0, boxes[i][0].y0}, c.text, labelled[i]->label.c_str());
+}
+
+// The box at the plot's top-left naming each series beside a short stroke of it; returns where it is.
+Box draw_legend(ImDrawList* dl, std::span<const Series> series, ImVec2 at, const Palette& c) {
+  const float h = ImGui::GetTextLineHeight(), swatch = 26.0f;
+  float names = 0;
+  for (const Series& s : series) names = std::max(names, text_w(s.name));
+  const ImVec2 end{at.x + kPad + swatch + 6 + names + kPad, at.y + kPad / 2 + h * static_cast<float>(series.size()) + kPad / 2};
+  dl->AddRectFilled(at, end, c.panel, 3.0f);
+  dl->AddRect(at, end, c.frame, 3.0f);
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    const float y = at.y + kPad / 2 + h * static_cast<float>(i);
+    const std::vector<ImVec2> line{{at.x + kPad, y + h / 2}, {at.x + kPad + swatch, y + h / 2}};
+    if (series[i].dashed) dashed_polyline(dl, line, series[i].colour, kLineWidth);
+    else dl->AddLine(line[0], line[1], series[i].colour, kLineWidth);
+    dl->AddText({at.x + kPad + swatch + 6, y}, c.text, series[i].name.c_str());
+  }
+  return box_of(at, end);
+}
+
+// Places around a dot, nearest first and the clear side of a rising line first (above-left, below-right),
+// then one, two and three label heights further out, with a leader back to the dot.
+std::vector<LabelSpot> label_spots(ImVec2 at, ImVec2 size) {
+  const float d = kMarkerRadius + 3, w = size.x, h = size.y, r = kMarkerRadius + 2;
+  std::vector<LabelSpot> spots;
+  for (int level = 0; level < 4; ++level) {  // up to three label heights out: a crowded corner still has room
+    const float out = (h + 3) * static_cast<float>(level), up = at.y - d - out, down = at.y + d + out;
+    const auto leader = [&](float x0, float x1, bool above) -> std::optional<Box> {
+      if (level == 0) return std::nullopt;
+      return above ? Box{x0, up, x1, at.y - r} : Box{x0, at.y + r, x1, down};
+    };
+    spots.push_back({{at.x - d - w, up - h, at.x - d, up}, leader(at.x - d, at.x, true)});
+    spots.push_back({{at.x + d, down, at.x + d + w, down + h}, leader(at.x, at.x + d, false)});
+    spots.push_back({{at.x + d, up - h, at.x + d + w, up}, leader(at.x, at.x + d, true)});
+    spots.push_back({{at.x - d - w, down, at.x - d, down + h}, leader(at.x - d, at.x, false)});
+    spots.push_back({{at.x - w / 2, up - h, at.x + w / 2, up}, leader(at.x - 1, at.x + 1, true)});
+    spots.push_back({{at.x - w / 2, down, at.x + w / 2, down + h}, leader(at.x - 1, at.x + 1, false)});
+  }
+  return spots;
+}
+
+// Where the label box is from a point: 0 inside it.
+float distance(const Box& b, ImVec2 at) {
+  return std::hypot(std::max({b.x0 - at.x, 0.0f, at.x - b.x1}), std::max({b.y0 - at.y, 0.0f, at.y - b.y1}));
+}
+
+// A label reads as its dot's only if no other dot is as near it: "9,155" right beside another dot names that one.
+std::vector<LabelSpot> unambiguous(std::vector<LabelSpot> spots, const std::vector<ImVec2>& dots, std::size_t own) {
+  std::erase_if(spots, [&](const LabelSpot& s) {
+    const float mine = distance(s.label, dots[own]);
+    for (std::size_t j = 0; j < dots.size(); ++j)
+      if (j != own && distance(s.label, dots[j]) < mine + kMarkerRadius + 4) return true;
+    return false;
+  });
+  return spots;
+}
+
+// Mark labels clear of the legend, the dots, each other and (where possible) the reference lines; one that
+// finds no clear room is left out (the caller lists every value beside the chart, and the tooltip has it).
+void draw_marks(ImDrawList* dl, std::span<const ChartMark> marks, std::span<const ReferenceLine> refs, const Plot& p,
+                const std::optional<Box>& legend, const Palette& c) {
+  const float pad = 3.0f;
+  std::vector<ImVec2> dots;
+  std::vector<const ChartMark*> shown;
+  for (const ChartMark& m : marks)
+    if (p.holds_x(m.x) && p.holds_y(m.y)) {
+      dots.push_back({p.px(m.x), p.py(m.y)});
+      shown.push_back(&m);
+    }
+  std::vector<Box> fixed;
+  if (legend) fixed.push_back(*legend);
+  for (const ImVec2& d : dots) fixed.push_back({d.x - kMarkerRadius, d.y - kMarkerRadius, d.x + kMarkerRadius, d.y + kMarkerRadius});
+  std::vector<Box> lines;
+  for (const ReferenceLine& r : refs)
+    if (p.holds_y(r.y)) lines.push_back({p.min.x, p.py(r.y) - 1, p.max.x, p.py(r.y) + 1});
+  std::vector<std::vector<LabelSpot>> spots;
+  for (std::size_t i = 0; i < shown.size(); ++i) {
+    const ImVec2 t = ImGui::CalcTextSize(shown[i]->label.c_str());
+    spots.push_back(unambiguous(label_spots(dots[i], {t.x + 2 * pad, t.y}), dots, i));
+  }
+  // A label may cover a reference line if it must (its backdrop keeps it readable), never other text.
+  const std::vector<int> chosen = place_labels_best(spots, fixed, lines, box_of(p.min, p.max), 1.0f);
+
+  // Leaders under the dots, dots under the labels.
+  for (std::size_t i = 0; i < shown.size(); ++i)
+    if (chosen[i] >= 0 && spots[i][static_cast<std::size_t>(chosen[i])].leader) {
+      const Box& b = spots[i][static_cast<std::size_t>(chosen[i])].label;
+      const ImVec2 near{std::clamp(dots[i].x, b.x0, b.x1), std::clamp(dots[i].y, b.y0, b.y1)};
+      dl->AddLine(dots[i], near, (shown[i]->colour & ~IM_COL32_A_MASK) | IM_COL32(0, 0, 0, 170), 1.0f);
+    }
+  for (std::size_t i = 0; i < shown.size(); ++i) {
+    dl->AddCircleFilled(dots[i], kMarkerRadius + 1.5f, c.panel | IM_COL32_A_MASK);
+    dl->AddCircleFilled(dots[i], kMarkerRadius, shown[i]->colour);
+  }
+  for (std::size_t i = 0; i < shown.size(); ++i) {
+    if (chosen[i] < 0) continue;
+    const Box& b = spots[i][static_cast<std::size_t>(chosen[i])].label;
+    dl->AddRectFilled({b.x0, b.y0}, {b.x1, b.y1}, c.panel, 3.0f);
+    dl->AddText({b.x0 + pad, b.y0}, shown[i]->colour, shown[i]->label.c_str());
+  }
+}
+
+// Dashed lines across the plot; their labels right of it, spread apart when the lines are close and
+// tied back to their line by a short leader.
+void draw_references(ImDrawList* dl, std::span<const ReferenceLine> refs, const Plot& p, const Palette& c) {
+  const float h = ImGui::GetTextLineHeight();
+  std::vector<const ReferenceLine*> shown;
+  std::vector<float> want;
+  for (const ReferenceLine& r : refs)
+    if (p.holds_y(r.y)) {
+      shown.push_back(&r);
+      want.push_back(p.py(r.y));
+    }
+  const std::vector<float> at = spread_labels(want, h, p.min.y - h / 2, p.max.y + h / 2);
+  for (std::size_t i = 0; i < shown.size(); ++i) {
+    AddDashedLine(dl, {p.min.x, want[i]}, {p.max.x, want[i]}, c.reference, 1.5f);
+    dl->AddLine({p.max.x, want[i]}, {p.max.x + kPad - 2, at[i]}, c.reference, 1.0f);
+    dl->AddText({p.max.x + kPad, at[i] - h / 2}, c.text, shown[i]->label.c_str());
+  }
+}
+
+float reference_label_width(std::span<const ReferenceLine> refs) {
+  float w = 0;
+  for (const ReferenceLine& r : refs) w = std::max(w, text_w(r.label));
+  return w > 0 ? w + kPad + 2 : 0;
+}
+
+void swatch_line(ImU32 colour, const std::string& text) {
+  const ImVec2 at = ImGui::GetCursorScreenPos();
+  const float h = ImGui::GetTextLineHeight();
+  ImGui::GetWindowDrawList()->AddRectFilled({at.x, at.y + h * 0.25f}, {at.x + h * 0.5f, at.y + h * 0.75f}, colour);
+  ImGui::Dummy({h * 0.5f, h});
+  ImGui::SameLine();
+  ImGui::TextUnformatted(text.c_str());
+}
+
+// A cursor line at the mouse, a dot on each series, and every series' value there.
+void draw_hover(ImDrawList* dl, std::span<const Series> series, const Plot& p, float mouse_x, const Palette& c) {
+  const double x = axis_value((mouse_x - p.min.x) / (p.max.x - p.min.x), *p.x);
+  dl->AddLine({mouse_x, p.min.y}, {mouse_x, p.max.y}, IM_COL32(255, 255, 255, 110), 1.0f);
+  ImGui::BeginTooltip();
+  ImGui::TextUnformatted(format_exact(x, p.x->unit).c_str());
+  for (const Series& s : series) {
+    const std::optional<double> y = interpolate_y(s.x, s.y, x, p.x->scale, p.y->scale);
+    swatch_line(s.colour, s.name + ": " + (y ? format_exact(*y, p.y->unit) : std::string("\u2014")));
+    if (y && p.holds_y(*y)) {
+      dl->AddCircleFilled({mouse_x, p.py(*y)}, kMarkerRadius, s.colour);
+      dl->AddCircle({mouse_x, p.py(*y)}, kMarkerRadius + 1, c.text, 0, 1.5f);
+    }
+  }
+  ImGui::EndTooltip();
+}
+
+float title_height(const std::string& title) { return title.empty() ? 0 : title_font()->FontSize + 6; }
+
+void draw_title(ImDrawList* dl, const std::string& title, ImVec2 at, const Palette& c) {
+  if (!title.empty()) dl->AddText(title_font(), title_font()->FontSize, at, c.text, title.c_str());
+}
+
+ImVec2 chart_size(ImVec2 wanted) {
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float w = wanted.x > 0 ? wanted.x : std::max(avail.x, 200.0f);
+  const float h = wanted.y > 0 ? wanted.y : (avail.y >= 200 ? avail.y : 0.6f * w);
+  return {w, h};
+}
+
+}  // namespace
+
+void AddDashedLine(ImDrawList* dl, ImVec2 a, ImVec2 b, ImU32 colour, float thickness) {
+  const float len = std::hypot(b.x - a.x, b.y - a.y), dash = 6.0f, gap = 4.0f;
+  if (len <= 0) return;
+  const ImVec2 d{(b.x - a.x) / len, (b.y - a.y) / len};
+  for (float pos = 0; pos < len; pos += dash + gap) {
+    const float end = std::min(pos + dash, len);
+    dl->AddLine({a.x + d.x * pos, a.y + d.y * pos}, {a.x + d.x * end, a.y + d.y * end}, colour, thickness);
+  }
+}
+
+int BottomAxisTickBudget(const Axis& a, float width) {
+  // Room for the widest of the end labels and a third of that again between neighbours.
+  const float label = std::max(text_w(format_unit(a.lo, a.unit)), text_w(format_unit(a.hi, a.unit))) + text_w("00");
+  return std::clamp(static_cast<int>(width / (1.3f * label)), 2, 10);
+}
+
+void DrawBottomAxis(ImDrawList* dl, const Axis& a, std::span<const Tick> ticks, ImVec2 plot_min, ImVec2 plot_max, float left,
+                    float right) {
+  const Palette c = palette();
+  const float y = plot_max.y + kChartTickLength + kChartLabelGap, h = ImGui::GetTextLineHeight();
+  std::vector<std::vector<Box>> boxes;
+  std::vector<const Tick*> labelled;
+  for (const Tick& t : ticks) {
+    if (!Plot::in_range(t.value, a)) continue;
+    const float x = plot_min.x + (plot_max.x - plot_min.x) * static_cast<float>(axis_fraction(t.value, a));
+    if (t.major) dl->AddLine({x, plot_min.y}, {x, plot_max.y}, c.grid, 1.0f);
+    dl->AddLine({x, plot_max.y}, {x, plot_max.y + (t.major ? kChartTickLength : kChartTickLength * 0.6f)}, c.frame, 1.0f);
+    if (t.label.empty()) continue;
+    // Centred under the tick, nudged inward at the widget's edges rather than cut off.
+    const float w = text_w(t.label);
+    const float x0 = std::clamp(x - w / 2, left, right - w);
+    boxes.push_back({{x0, y, x0 + w, y + h}});
+    labelled.push_back(&t);
+  }
+  const std::vector<int> kept = place_labels(boxes, {}, {left, y, right, y + h}, ImGui::CalcTextSize("0").x);
+  for (std::size_t i = 0; i < labelled.size(); ++i)
+    if (kept[i] == 0) dl->AddText({boxes[i][0].x0, y}, c.text, labelled[i]->label.c_str());
+}
+
+void LineChart(const char* id, std::span<const Series> series, const LineChartOptions& opts) {
+  ImGui::PushID(id);
+  const Palette c = palette();
+  const ImVec2 size = chart_size(opts.size);
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const ImVec2 end{origin.x + size.x, origin.y + size.y};
+  const float h = ImGui::GetTextLineHeight();
+
+  // Top to bottom: title, y-axis title, plot (half a line of room for the top tick label), x labels, x title.
+  const float title_y = origin.y, y_title_y = title_y + title_height(opts.title);
+  Plot p{{0, y_title_y + (opts.y.title.empty() ? 0 : h + 2) + h / 2},
+         {0, end.y - kChartTickLength - kChartLabelGap - h - (opts.x.title.empty() ? 0 : h + 4)},
+         &opts.x,
+         &opts.y};
+  const int y_budget = std::clamp(static_cast<int>((p.max.y - p.min.y) / (2.2f * h)), 2, 10);
+  const std::vector<Tick> y_ticks = axis_ticks(opts.y, y_budget);
+  float y_label_w = 0;
+  for (const Tick& t : y_ticks) y_label_w = std::max(y_label_w, text_w(t.label));
+  p.min.x = origin.x + y_label_w + kChartTickLength + kChartLabelGap;
+  const float right_room = std::max(reference_label_width(opts.references), text_w(format_unit(opts.x.hi, opts.x.unit)) / 2 + 2);
+  p.max.x = end.x - right_room;
+
+  ImGui::InvisibleButton("##chart", {std::max(size.x, 1.0f), std::max(size.y, 1.0f)});
+  PictureMenu(opts.title.empty() ? id : opts.title.c_str(), origin, {origin.x + size.x, origin.y + size.y});
+  const bool hovered = ImGui::IsItemHovered() && !(opts.flags & LineChartFlags_NoHover);
+  if (p.max.x - p.min.x < 20 || p.max.y - p.min.y < 20) {  // too small to say anything
+    ImGui::PopID();
+    return;
+  }
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->PushClipRect(origin, end, true);
+  draw_title(dl, opts.title, {origin.x, title_y}, c);
+  if (!opts.y.title.empty()) dl->AddText({origin.x, y_title_y}, c.text, opts.y.title.c_str());
+  if (!opts.x.title.empty())
+    dl->AddText({(p.min.x + p.max.x - text_w(opts.x.title)) / 2, end.y - h}, c.text, opts.x.title.c_str());
+
+  const std::vector<Tick> x_ticks = axis_ticks(opts.x, BottomAxisTickBudget(opts.x, p.max.x - p.min.x));
+  DrawBottomAxis(dl, opts.x, x_ticks, p.min, p.max, origin.x, end.x);
+  draw_left_axis(dl, y_ticks, p, origin.y, end.y, c);
+  draw_references(dl, opts.references, p, c);
+
+  dl->PushClipRect(p.min, p.max, true);
+  for (const Series& s : series) draw_series(dl, s, p);
+  dl->PopClipRect();
+  dl->AddRect({p.min.x - 0.5f, p.min.y - 0.5f}, {p.max.x + 0.5f, p.max.y + 0.5f}, c.frame);
+
+  std::optional<Box> legend;
+  if (!(opts.flags & LineChartFlags_NoLegend) && !series.empty())
+    legend = draw_legend(dl, series, {p.min.x + kPad, p.min.y + kPad}, c);
+  draw_marks(dl, opts.marks, opts.references, p, legend, c);
+
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  if (hovered && mouse.x >= p.min.x && mouse.x <= p.max.x && mouse.y >= p.min.y && mouse.y <= p.max.y)
+    draw_hover(dl, series, p, mouse.x, c);
+  dl->PopClipRect();
+  ImGui::PopID();
+}
+
+std::pair<double, double> positive_extent(std::span<const Series> series) {
+  double lo = std::numeric_limits<double>::infinity(), hi = 0;
+  for (const Series& s : series)
+    for (double y : s.y)
+      if (y > 0) lo = std::min(lo, y), hi = std::max(hi, y);
+  return hi > 0 ? std::pair{lo, hi} : std::pair{1.0, 1.0};
+}
+
+}  // namespace attn::ui

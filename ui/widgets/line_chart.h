@@ -1,0 +1,72 @@
+#pragma once
+// ui::LineChart: series against one x and one y axis (linear or log, each with a unit), horizontal
+// reference lines such as a GPU's memory, and where each series crosses them. In the manner of
+// ImPlot's PlotLine: one call per frame, options in a small struct. Ticks, number formats and label
+// placement come from ui/widgets/chart_axes.h; this file measures text and draws.
+#include <span>
+#include <string>
+#include <vector>
+
+#include <imgui.h>
+
+#include "ui/widgets/chart_axes.h"
+
+namespace attn::ui {
+
+struct Series {
+  std::string name;
+  std::vector<double> x, y;  // same length, x ascending
+  ImU32 colour;
+  bool dashed = false;
+};
+
+struct ReferenceLine {
+  double y;           // in the y axis' unit (a bar chart reads it along its value axis)
+  std::string label;  // "80 GB"
+};
+
+enum LineChartFlags_ {
+  LineChartFlags_None = 0,
+  LineChartFlags_NoLegend = 1 << 0,     // no box naming the series (a single series, or named elsewhere)
+  LineChartFlags_NoHover = 1 << 1,      // no cursor line and tooltip (thumbnails, captures)
+};
+using LineChartFlags = int;
+
+// A dot at (x, y) with its label beside it, such as where a series meets a reference line (the caller
+// computes the exact point: a chart only knows its samples).
+struct ChartMark {
+  double x, y;
+  std::string label;
+  ImU32 colour;
+};
+
+struct LineChartOptions {
+  Axis x, y;                                   // ranges as given: see nice_axis to widen data ranges
+  std::span<const ReferenceLine> references;   // horizontal lines, labelled right of the plot
+  // Labelled only where the label has clear room, nearer its own dot than any other: the caller lists every
+  // value beside the chart too (the memory view's table).
+  std::span<const ChartMark> marks;
+  ImVec2 size = {0, 0};                        // 0: the available width; height available, or 0.6 x width
+  LineChartFlags flags = LineChartFlags_None;
+  std::string title;                           // drawn in title_font() above the plot
+};
+
+void LineChart(const char* id, std::span<const Series> series, const LineChartOptions& opts);
+
+// The smallest and largest positive y over all series (what a log axis can show); {1, 1} when none.
+std::pair<double, double> positive_extent(std::span<const Series> series);
+
+// Pieces ui::BarChart draws the same way.
+void AddDashedLine(ImDrawList* dl, ImVec2 a, ImVec2 b, ImU32 colour, float thickness);
+// How many labelled ticks a horizontal axis `width` pixels wide has room for.
+int BottomAxisTickBudget(const Axis& a, float width);
+// Gridlines over [plot_min, plot_max], tick marks and labels below it; a label that would leave
+// [left, right] or touch the previous one is dropped.
+void DrawBottomAxis(ImDrawList* dl, const Axis& a, std::span<const Tick> ticks, ImVec2 plot_min, ImVec2 plot_max, float left,
+                    float right);
+inline constexpr float kChartTickLength = 5.0f;  // tick marks outside the plot
+inline constexpr float kChartLabelGap = 4.0f;    // between a tick mark and its label
+inline constexpr ImU32 kChartFrame = IM_COL32(140, 142, 150, 255);      // plot frame, axis lines, ticks
+inline constexpr ImU32 kChartReference = IM_COL32(210, 210, 216, 220);  // dashed reference lines
+
+}  // namespace attn::ui

@@ -1,0 +1,133 @@
+#include "ui/widgets/theme.h"
+
+#include <algorithm>
+#include <filesystem>
+
+namespace attn::ui {
+namespace {
+
+ImFont* g_title = nullptr;  // owned by the ImGui font atlas
+ImU32 g_accent = IM_COL32(255, 190, 40, 255);
+
+constexpr const char* kFontDirs[] = {"/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/dejavu",
+                                     "/usr/local/share/fonts/dejavu"};
+
+std::filesystem::path find_font(const char* file) {
+  for (const char* dir : kFontDirs) {
+    std::filesystem::path p = std::filesystem::path(dir) / file;
+    std::error_code ec;
+    if (std::filesystem::exists(p, ec)) return p;
+  }
+  return {};
+}
+
+// Latin, Greek, general punctuation, super- and subscripts, arrows, math operators, box drawing: what formulas
+// on screen use; the replacement mark; and `extra` (ImWchar is 16 bits here: beyond U+FFFF ImGui itself draws
+// the replacement mark).
+const ImWchar* glyph_ranges(const std::u32string& extra) {
+  static ImVector<ImWchar> ranges;  // read when the atlas is built, after this returns
+  ImFontGlyphRangesBuilder b;
+  static const ImWchar base[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x1D00, 0x1DBF, 0x2000, 0x206F, 0x2070, 0x209F, 0x2190, 0x21FF,
+                                 0x2200, 0x22FF, 0x2300, 0x23FF, 0x25A0, 0x25FF, 0x2700, 0x27BF, 0xFFFD, 0xFFFD, 0};
+  b.AddRanges(base);
+  for (const char32_t c : extra)
+    if (c <= 0xFFFF) b.AddChar(static_cast<ImWchar>(c));
+  ranges.clear();
+  b.BuildRanges(&ranges);
+  return ranges.Data;
+}
+
+// Where Debian puts WenQuanYi Micro Hei (fonts-wqy-microhei).
+std::filesystem::path cjk_font() {
+  for (const char* f : {"/usr/share/fonts/truetype/wqy/wqy-microhei.ttc", "/usr/share/fonts/wqy-microhei/wqy-microhei.ttc"}) {
+    std::error_code ec;
+    if (std::filesystem::exists(f, ec)) return f;
+  }
+  return {};
+}
+
+// One font of `size` with the fallback font's glyphs merged in for what it lacks.
+ImFont* add_font(const std::filesystem::path& file, float size, const ImWchar* ranges, const std::filesystem::path& fallback) {
+  ImGuiIO& io = ImGui::GetIO();
+  ImFont* font = io.Fonts->AddFontFromFileTTF(file.c_str(), size, nullptr, ranges);
+  if (!fallback.empty()) {
+    ImFontConfig merge;
+    merge.MergeMode = true;  // glyphs the first font has are kept
+    io.Fonts->AddFontFromFileTTF(fallback.c_str(), size, &merge, ranges);
+  }
+  return font;
+}
+
+}  // namespace
+
+ImU32 accent_colour() { return g_accent; }
+
+ImU32 kv_head_colour(int kv_head) {
+  static constexpr ImU32 kPalette[] = {IM_COL32(230, 159, 0, 255),   IM_COL32(86, 180, 233, 255), IM_COL32(0, 158, 115, 255),
+                                       IM_COL32(240, 228, 66, 255),  IM_COL32(0, 114, 178, 255),  IM_COL32(213, 94, 0, 255),
+                                       IM_COL32(204, 121, 167, 255), IM_COL32(200, 200, 200, 255)};
+  return kPalette[static_cast<std::size_t>(kv_head) % (sizeof kPalette / sizeof kPalette[0])];
+}
+
+bool load_fonts(const FontSizes& sizes, const std::u32string& extra) {
+  ImGuiIO& io = ImGui::GetIO();
+  io.Fonts->Clear();
+  g_title = nullptr;
+  const std::filesystem::path sans = find_font("DejaVuSans.ttf");
+  const std::filesystem::path bold = find_font("DejaVuSans-Bold.ttf");
+  if (sans.empty()) {
+    ImFontConfig c;
+    c.SizePixels = sizes.body;
+    io.Fonts->AddFontDefault(&c);
+    return false;
+  }
+  const ImWchar* ranges = glyph_ranges(extra);
+  // The CJK font is only opened when something beyond DejaVu's own ranges is written.
+  const bool beyond = std::any_of(extra.begin(), extra.end(), [](char32_t c) { return c >= 0x2E80 && c <= 0xFFFF && c != 0xFFFD; });
+  const std::filesystem::path fallback = beyond ? cjk_font() : std::filesystem::path();
+  add_font(sans, sizes.body, ranges, fallback);
+  g_title = add_font(bold.empty() ? sans : bold, sizes.title, ranges, fallback);
+  return true;
+}
+
+ImFont* title_font() { return g_title ? g_title : ImGui::GetIO().Fonts->Fonts[0]; }
+
+void apply_style(StyleTheme theme, bool high_contrast, float scale) {
+  ImGuiStyle& s = ImGui::GetStyle();
+  s = ImGuiStyle();
+  if (theme == StyleTheme::Light) ImGui::StyleColorsLight();
+  else ImGui::StyleColorsDark();
+  s.WindowRounding = 4.0f;
+  s.FrameRounding = 3.0f;
+  s.WindowPadding = {10, 8};
+  s.FramePadding = {6, 4};
+  s.ItemSpacing = {8, 6};
+  s.ScrollbarSize = 16;
+  if (theme == StyleTheme::Dark) {
+    s.Colors[ImGuiCol_WindowBg] = {0.11f, 0.115f, 0.13f, 1.0f};
+    s.Colors[ImGuiCol_Text] = {0.94f, 0.94f, 0.95f, 1.0f};
+    s.Colors[ImGuiCol_TextDisabled] = {0.66f, 0.67f, 0.70f, 1.0f};
+  } else {
+    s.Colors[ImGuiCol_WindowBg] = {0.97f, 0.97f, 0.96f, 1.0f};
+    s.Colors[ImGuiCol_Text] = {0.08f, 0.08f, 0.10f, 1.0f};
+    s.Colors[ImGuiCol_TextDisabled] = {0.35f, 0.36f, 0.40f, 1.0f};
+    // Fields, radio buttons and check boxes: grey with an edge, not white on a white page.
+    s.Colors[ImGuiCol_FrameBg] = {0.86f, 0.87f, 0.89f, 1.0f};
+    s.Colors[ImGuiCol_Border] = {0.55f, 0.56f, 0.60f, 1.0f};
+    s.FrameBorderSize = 1.0f;
+  }
+  if (high_contrast) {
+    const bool dark = theme == StyleTheme::Dark;
+    s.Colors[ImGuiCol_WindowBg] = dark ? ImVec4{0, 0, 0, 1} : ImVec4{1, 1, 1, 1};
+    s.Colors[ImGuiCol_Text] = dark ? ImVec4{1, 1, 1, 1} : ImVec4{0, 0, 0, 1};
+    s.Colors[ImGuiCol_TextDisabled] = dark ? ImVec4{0.82f, 0.82f, 0.85f, 1} : ImVec4{0.2f, 0.2f, 0.22f, 1};
+    s.Colors[ImGuiCol_Border] = dark ? ImVec4{0.7f, 0.7f, 0.7f, 1} : ImVec4{0.2f, 0.2f, 0.2f, 1};
+    // Check boxes and fields stand out from the black (or white) page, with an edge.
+    s.Colors[ImGuiCol_FrameBg] = dark ? ImVec4{0.26f, 0.29f, 0.36f, 1} : ImVec4{0.84f, 0.85f, 0.88f, 1};
+    s.FrameBorderSize = 1.0f;
+  }
+  g_accent = theme == StyleTheme::Light ? IM_COL32(190, 95, 0, 255) : IM_COL32(255, 190, 40, 255);
+  s.ScaleAllSizes(scale);
+}
+
+}  // namespace attn::ui
