@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
-#include "app/args.h"
-#include "app/cli.h"
-#include "app/commands.h"
-#include "app/gui.h"
+#include "app/cli/args.h"
+#include "app/cli/cli.h"
+#include "app/cli/commands.h"
+#include "app/gui/gui.h"
 
 int main(int argc, char** argv) {
   // Freed trace matrices (8 MiB each at 1024 tokens) stay in the heap for the next recompute instead of
@@ -15,9 +15,9 @@ int main(int argc, char** argv) {
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   const std::vector<std::string> args(argv + 1, argv + argc);
-  if (!args.empty() && attn::cli::is_cli_command(args[0])) return attn::cli::run_cli(args, std::cout, std::cerr);
+  if (!args.empty() && attn::cli::is_cli_command(args[0])) return attn::cli::run_cli(args, std::cout, std::cerr, attn::gui::kGuiHelp);
   try {
-    return attn::cli::run_gui(attn::cli::parse_gui_args(args), std::cerr);
+    return attn::gui::run_gui(attn::gui::parse_gui_args(args), std::cerr);
   } catch (const attn::cli::UsageError& e) {
     std::cerr << "attention-lab: " << e.what() << '\n';
     return attn::cli::kExitBadInput;

@@ -5,7 +5,7 @@
 #include <sstream>
 #include <string_view>
 
-#include "app/cli.h"
+#include "app/cli/cli.h"
 #include "helpers.h"
 
 namespace attn::test {

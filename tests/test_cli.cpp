@@ -3,8 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/cli.h"
-#include "app/matrix_text.h"
+#include "app/cli/cli.h"
+#include "app/cli/matrix_text.h"
 #include "core/io/trace_json.h"
 #include "helpers.h"
 

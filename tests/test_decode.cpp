@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/cli.h"
+#include "app/cli/cli.h"
 #include "core/decode.h"
 #include "helpers.h"
 

@@ -1,7 +1,7 @@
 // The handout (`trace --markdown`, `trace --latex`): each step's formula, the app's explanation and labelled tables.
 #include <algorithm>
 
-#include "app/handout.h"
+#include "app/cli/handout.h"
 #include "helpers.h"
 #include "ui/logic/step_text.h"
 

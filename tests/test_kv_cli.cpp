@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "app/cli.h"
+#include "app/cli/cli.h"
 #include "helpers.h"
-#include "app/units.h"
+#include "app/cli/units.h"
 
 using nlohmann::json;
 namespace fs = std::filesystem;

@@ -3,7 +3,7 @@
 #include <limits>
 #include <sstream>
 
-#include "app/cli.h"
+#include "app/cli/cli.h"
 #include "core/decode.h"
 #include "core/init.h"
 #include "core/io/scenario_write.h"

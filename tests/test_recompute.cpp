@@ -4,7 +4,7 @@
 #include <limits>
 #include <vector>
 
-#include "app/soak.h"
+#include "app/gui/soak.h"
 #include "core/init.h"
 #include "core/trace_bytes.h"
 #include "core/io/scenario_write.h"
@@ -31,7 +31,7 @@ Scenario wide(int n) {
 }
 
 void check_same_trace(const Trace& shown, const Scenario& document) {
-  CHECK(cli::compare_traces(shown, compute_trace(document)) == "");  // every intermediate, bit for bit
+  CHECK(gui::compare_traces(shown, compute_trace(document)) == "");  // every intermediate, bit for bit
 }
 
 }  // namespace
@@ -195,7 +195,7 @@ TEST_CASE("while edits of the embeddings compute, the document's weights are dra
 TEST_CASE("compute_trace_with_weights and decode_with_weights: the same, bit for bit, as drawing them -- weights that do not fit are refused") {
   const Scenario s = wide(40);  // every weight drawn from the seed
   const Weights drawn = resolve_weights(s);
-  CHECK(cli::compare_traces(compute_trace_with_weights(s, drawn), compute_trace(s)).empty());
+  CHECK(gui::compare_traces(compute_trace_with_weights(s, drawn), compute_trace(s)).empty());
   const DecodeTrace kept = decode_with_weights(s, drawn), fresh = decode(s);
   REQUIRE(kept.steps.size() == 40);
   for (std::size_t t = 0; t < kept.steps.size(); ++t) CHECK(kept.steps[t].output == fresh.steps[t].output);

@@ -1,6 +1,6 @@
 // The soak test's actions and checks, without a window: many seeded random actions, and what the views
 // would show always equals a fresh computation of the document.
-#include "app/soak.h"
+#include "app/gui/soak.h"
 #include "helpers.h"
 
 using namespace attn;
@@ -10,14 +10,14 @@ TEST_CASE("soak without a window: 600 random actions on three scenarios, every c
   for (const char* file : {"the_cat_sat.json", "the_lazy_dog_mla.json", "cross_attention.json"}) {
     CAPTURE(file);
     ui::AppState state(load_scenario_file(asset(file)), asset(file));
-    cli::Soak soak(7);
+    gui::Soak soak(7);
     for (int i = 0; i < 200; ++i) {
       CAPTURE(i);
       REQUIRE(soak.act(state) == "");
       if (i % 20 == 19) REQUIRE(soak.check(state) == "");
     }
     REQUIRE(soak.check(state) == "");
-    const cli::SoakCounts& c = soak.counts();
+    const gui::SoakCounts& c = soak.counts();
     CHECK(c.actions == 200);
     CHECK(c.applied > 50);
     CHECK(c.refused >= 5);  // NaN, Inf, 1e300, a zero weight scale, empty and duplicate labels, impossible shapes
@@ -29,13 +29,13 @@ TEST_CASE("soak without a window: 600 random actions on three scenarios, every c
 TEST_CASE("soak: the comparison names the first intermediate that differs") {
   const Trace fresh = compute_trace(load_scenario_file(asset("the_lazy_dog.json")));
   Trace shown = fresh;
-  CHECK(cli::compare_traces(shown, fresh) == "");
+  CHECK(gui::compare_traces(shown, fresh) == "");
   shown.heads[1].weights(2, 0) = 0.25;
-  CHECK(cli::compare_traces(shown, fresh).starts_with("head 1 weights[2][0]: shown 0.250000, fresh "));
+  CHECK(gui::compare_traces(shown, fresh).starts_with("head 1 weights[2][0]: shown 0.250000, fresh "));
   shown = fresh;
   shown.tokens[3] = "naps";
-  CHECK(cli::compare_traces(shown, fresh) == "tokens differ");
+  CHECK(gui::compare_traces(shown, fresh) == "tokens differ");
   shown = fresh;
   shown.output(3, 7) += 1e-15;
-  CHECK(cli::compare_traces(shown, fresh).starts_with("output[3][7]: shown "));
+  CHECK(gui::compare_traces(shown, fresh).starts_with("output[3][7]: shown "));
 }

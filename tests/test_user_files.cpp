@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "app/user_files.h"
+#include "app/gui/user_files.h"
 #include "core/io/scenario_write.h"
 #include "helpers.h"
 
@@ -56,29 +56,29 @@ TEST_CASE("saving is atomic: a write that fails leaves the previous file exactly
 
 TEST_CASE("settings round-trip, and a damaged settings file gives the defaults") {
   const fs::path dir = fresh_dir("settings");
-  cli::Settings s;
+  gui::Settings s;
   s.theme = "light";
   s.zoom = 1.5f;
   s.width = 1280;
   s.height = 720;
-  for (int i = 0; i < 10; ++i) cli::remember_recent(s, "/tmp/file" + std::to_string(i) + ".json");
-  cli::remember_recent(s, "/tmp/file5.json");  // again: moves to the front, no duplicate
-  REQUIRE(s.recent.size() == cli::Settings::kMaxRecent);
+  for (int i = 0; i < 10; ++i) gui::remember_recent(s, "/tmp/file" + std::to_string(i) + ".json");
+  gui::remember_recent(s, "/tmp/file5.json");  // again: moves to the front, no duplicate
+  REQUIRE(s.recent.size() == gui::Settings::kMaxRecent);
   CHECK(s.recent[0] == "/tmp/file5.json");
   CHECK(s.recent[1] == "/tmp/file9.json");
-  cli::save_settings(s, dir / "settings.json");
-  const cli::Settings back = cli::load_settings(dir / "settings.json");
+  gui::save_settings(s, dir / "settings.json");
+  const gui::Settings back = gui::load_settings(dir / "settings.json");
   CHECK(back.theme == "light");
   CHECK(back.zoom == 1.5f);
   CHECK(back.width == 1280);
   CHECK(back.recent == s.recent);
   std::ofstream(dir / "settings.json") << "{ not json";
-  CHECK(cli::load_settings(dir / "settings.json").theme == "dark");
+  CHECK(gui::load_settings(dir / "settings.json").theme == "dark");
   std::ofstream(dir / "settings.json") << R"({"zoom": 99, "theme": "neon"})";
-  const cli::Settings clamped = cli::load_settings(dir / "settings.json");
+  const gui::Settings clamped = gui::load_settings(dir / "settings.json");
   CHECK(clamped.zoom == 3.0f);
   CHECK(clamped.theme == "dark");
-  CHECK(cli::load_settings(dir / "missing.json").zoom == 1.0f);
+  CHECK(gui::load_settings(dir / "missing.json").zoom == 1.0f);
   fs::remove_all(dir);
 }
 
@@ -86,16 +86,16 @@ TEST_CASE("the recovery file brings back the exact document -- a damaged one is 
   const fs::path dir = fresh_dir("recovery");
   Scenario s = load_scenario_file(asset("the_lazy_dog_mla.json"));
   s.input.embeddings(1, 2) = 0.25;
-  cli::write_recovery(dir / "recovery.json", s, "/somewhere/the_lazy_dog_mla.json");
-  const auto r = cli::read_recovery(dir / "recovery.json");
+  gui::write_recovery(dir / "recovery.json", s, "/somewhere/the_lazy_dog_mla.json");
+  const auto r = gui::read_recovery(dir / "recovery.json");
   REQUIRE(r.has_value());
   CHECK(r->original == "/somewhere/the_lazy_dog_mla.json");
   CHECK(r->when.size() == 16);  // "YYYY-MM-DD HH:MM"
   CHECK(scenario_to_text(r->scenario) == scenario_to_text(s));
-  CHECK_FALSE(cli::read_recovery(dir / "none.json").has_value());
+  CHECK_FALSE(gui::read_recovery(dir / "none.json").has_value());
   std::ofstream(dir / "recovery.json") << R"({"original": "", "scenario": {"tokens": []}})";
   std::string problem;
-  CHECK_FALSE(cli::read_recovery(dir / "recovery.json", &problem).has_value());
+  CHECK_FALSE(gui::read_recovery(dir / "recovery.json", &problem).has_value());
   CHECK(problem == (dir / "recovery.json").string() + ": embeddings: missing (required)");
   fs::remove_all(dir);
 }

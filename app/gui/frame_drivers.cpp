@@ -1,4 +1,4 @@
-#include "app/frame_drivers.h"
+#include "app/gui/frame_drivers.h"
 
 #include <sys/resource.h>
 #include <time.h>
@@ -11,12 +11,12 @@
 
 #include <GLFW/glfw3.h>
 
-#include "app/soak.h"
+#include "app/gui/soak.h"
 #include "ui/widgets/keys.h"
 #include "ui/panels/layout_check_frame.h"
 #include "ui/logic/lesson_nav.h"
 
-namespace attn::cli {
+namespace attn::gui {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -246,4 +246,4 @@ std::int64_t peak_rss_bytes() {
   return std::int64_t{u.ru_maxrss} * 1024;  // Linux reports KiB
 }
 
-}  // namespace attn::cli
+}  // namespace attn::gui

@@ -1,4 +1,4 @@
-#include "app/user_files.h"
+#include "app/gui/user_files.h"
 
 #include <algorithm>
 #include <chrono>
@@ -13,7 +13,7 @@
 #include "core/io/scenario_json.h"
 #include "core/io/scenario_write.h"
 
-namespace attn::cli {
+namespace attn::gui {
 namespace {
 
 using nlohmann::json;
@@ -102,4 +102,4 @@ std::optional<Recovery> read_recovery(const std::filesystem::path& file, std::st
   }
 }
 
-}  // namespace attn::cli
+}  // namespace attn::gui

@@ -1,17 +1,16 @@
-#include "app/cli.h"
+#include "app/cli/cli.h"
 
-#include "app/args.h"
-#include "app/commands.h"
-#include "app/gui_options.h"
-#include "app/overrides.h"
+#include "app/cli/args.h"
+#include "app/cli/commands.h"
+#include "app/cli/overrides.h"
 
 namespace attn::cli {
 namespace {
 
-void print_help(std::ostream& out) {
+void print_help(std::ostream& out, std::string_view window_usage) {
   out << "Attention Lab " ATTN_VERSION " - every intermediate of Transformer attention, exact.\n\n"
          "Usage:\n"
-      << kGuiHelp << "\n"
+      << window_usage << "\n"
       << kTraceHelp
       << "\n  Options that override the scenario file for quick experiments:\n"
       << kOverridesHelp
@@ -30,10 +29,10 @@ bool is_cli_command(std::string_view first) {
   return false;
 }
 
-int run_cli(std::span<const std::string> args, std::ostream& out, std::ostream& err) {
+int run_cli(std::span<const std::string> args, std::ostream& out, std::ostream& err, std::string_view window_usage) {
   try {
     if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-      print_help(out);
+      print_help(out, window_usage);
       return kExitOk;
     }
     if (args[0] == "--version" && args.size() == 1) {

@@ -1,4 +1,4 @@
-#include "app/handout.h"
+#include "app/cli/handout.h"
 
 #include <algorithm>
 #include <array>
@@ -8,7 +8,7 @@
 #include <variant>
 #include <vector>
 
-#include "app/matrix_text.h"
+#include "app/cli/matrix_text.h"
 #include "ui/logic/glyphs.h"
 #include "ui/logic/hover_text.h"
 #include "ui/logic/step_text.h"

@@ -1,4 +1,4 @@
-#include "app/gui.h"
+#include "app/gui/gui.h"
 
 #include <GL/gl.h>
 #include <GL/glext.h>
@@ -15,12 +15,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/assets.h"
-#include "app/args.h"
-#include "app/commands.h"
-#include "app/frame_drivers.h"
-#include "app/handout.h"
-#include "app/user_files.h"
+#include "app/cli/assets.h"
+#include "app/cli/args.h"
+#include "app/cli/commands.h"
+#include "app/gui/frame_drivers.h"
+#include "app/cli/handout.h"
+#include "app/gui/user_files.h"
 #include "core/io/presets_json.h"
 #include "core/io/scenario_json.h"
 #include "core/validate.h"
@@ -36,7 +36,18 @@
 #include "ui/logic/step_matrices.h"
 #include "ui/widgets/theme.h"
 
-namespace attn::cli {
+namespace attn::gui {
+
+// From the command line's library.
+using cli::assets_dir;
+using cli::default_scenario;
+using cli::kExitBadInput;
+using cli::kExitFailure;
+using cli::kExitOk;
+using cli::trace_to_latex;
+using cli::trace_to_markdown;
+using cli::UsageError;
+
 namespace {
 
 // A rectangle of the bound framebuffer as PNG (x, y from its bottom-left), top row first (OpenGL
@@ -502,4 +513,4 @@ int run_gui(const GuiOptions& o, std::ostream& err) {
   return exit_code;
 }
 
-}  // namespace attn::cli
+}  // namespace attn::gui

@@ -10,7 +10,7 @@
 
 #include "core/scenario.h"
 
-namespace attn::cli {
+namespace attn::gui {
 
 std::filesystem::path config_dir();
 
@@ -41,4 +41,4 @@ std::optional<Recovery> read_recovery(const std::filesystem::path& file, std::st
 // Writes `text` to `file` through a temporary file and a rename; throws std::runtime_error naming the file.
 void write_file_atomically(const std::filesystem::path& file, const std::string& text);
 
-}  // namespace attn::cli
+}  // namespace attn::gui

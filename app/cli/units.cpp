@@ -1,4 +1,4 @@
-#include "app/units.h"
+#include "app/cli/units.h"
 
 #include <array>
 #include <cmath>

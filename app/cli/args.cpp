@@ -1,4 +1,4 @@
-#include "app/args.h"
+#include "app/cli/args.h"
 
 #include <charconv>
 

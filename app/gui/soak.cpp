@@ -1,4 +1,4 @@
-#include "app/soak.h"
+#include "app/gui/soak.h"
 
 #include <algorithm>
 #include <array>
@@ -8,7 +8,7 @@
 #include "core/io/scenario_write.h"
 #include "core/edits.h"
 
-namespace attn::cli {
+namespace attn::gui {
 namespace {
 
 std::string differs(const Matrix& shown, const Matrix& fresh, const std::string& what) {
@@ -181,4 +181,4 @@ std::string Soak::check(ui::AppState& state) {
   return "";
 }
 
-}  // namespace attn::cli
+}  // namespace attn::gui

@@ -1,4 +1,4 @@
-#include "app/text_table.h"
+#include "app/cli/text_table.h"
 
 #include <algorithm>
 

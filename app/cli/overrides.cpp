@@ -1,4 +1,4 @@
-#include "app/overrides.h"
+#include "app/cli/overrides.h"
 
 
 namespace attn::cli {

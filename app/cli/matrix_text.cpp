@@ -1,4 +1,4 @@
-#include "app/matrix_text.h"
+#include "app/cli/matrix_text.h"
 
 #include <algorithm>
 #include <cmath>

@@ -5,11 +5,11 @@
 #include <optional>
 #include <vector>
 
-#include "app/args.h"
-#include "app/assets.h"
-#include "app/commands.h"
-#include "app/kv_report.h"
-#include "app/units.h"
+#include "app/cli/args.h"
+#include "app/cli/assets.h"
+#include "app/cli/commands.h"
+#include "app/cli/kv_report.h"
+#include "app/cli/units.h"
 #include "core/io/presets_json.h"
 #include "core/validate.h"
 

@@ -10,7 +10,7 @@
 
 #include "ui/logic/app_state.h"
 
-namespace attn::cli {
+namespace attn::gui {
 
 struct SoakCounts {
   int actions = 0, applied = 0, refused = 0, undos = 0, redos = 0, checks = 0, background = 0;
@@ -39,4 +39,4 @@ class Soak {
   SoakCounts counts_;
 };
 
-}  // namespace attn::cli
+}  // namespace attn::gui

@@ -5,7 +5,7 @@
 #include <ostream>
 #include <string>
 
-#include "app/args.h"
+#include "app/cli/args.h"
 #include "core/overrides.h"
 #include "core/scenario.h"
 

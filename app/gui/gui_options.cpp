@@ -1,11 +1,15 @@
-#include "app/gui_options.h"
+#include "app/gui/gui_options.h"
 
 #include <charconv>
 
-#include "app/args.h"
+#include "app/cli/args.h"
 #include "core/scenario.h"
 
-namespace attn::cli {
+namespace attn::gui {
+
+// From the command line's library.
+using cli::Args;
+using cli::UsageError;
 
 const char* const kGuiHelp =
     "attention-lab [SCENARIO] [options]\n"
@@ -98,4 +102,4 @@ GuiOptions parse_gui_args(std::span<const std::string> words) {
   return o;
 }
 
-}  // namespace attn::cli
+}  // namespace attn::gui

@@ -7,8 +7,10 @@
 
 namespace attn::cli {
 
-// args excludes the program name. Returns the exit code (0 ok, 2 bad input).
-int run_cli(std::span<const std::string> args, std::ostream& out, std::ostream& err);
+// args excludes the program name. Returns the exit code (0 ok, 2 bad input). --help prints `window_usage`
+// first: the window's options, which the window's library defines (gui::kGuiHelp).
+int run_cli(std::span<const std::string> args, std::ostream& out, std::ostream& err,
+            std::string_view window_usage = {});
 
 // Whether a first argument names a command run_cli takes (trace, decode, kv, help, --version); anything else
 // opens the window.

@@ -6,7 +6,7 @@
 #include <span>
 #include <string>
 
-#include "app/overrides.h"
+#include "app/cli/overrides.h"
 #include "core/io/scenario_json.h"
 
 namespace attn::cli {

@@ -1,12 +1,12 @@
-#include "app/kv_report.h"
+#include "app/cli/kv_report.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <iomanip>
 #include <sstream>
 
-#include "app/text_table.h"
-#include "app/units.h"
+#include "app/cli/text_table.h"
+#include "app/cli/units.h"
 #include "core/io/presets_json.h"
 
 namespace attn::cli {

@@ -1,4 +1,4 @@
-#include "app/assets.h"
+#include "app/cli/assets.h"
 
 #include <cstdlib>
 

@@ -11,7 +11,7 @@
 
 #include "ui/logic/app_state.h"
 
-namespace attn::cli {
+namespace attn::gui {
 
 class FrameDriver {
  public:
@@ -34,4 +34,4 @@ std::unique_ptr<FrameDriver> make_layout_sweep();
 // The most memory the process has held, in bytes (getrusage).
 std::int64_t peak_rss_bytes();
 
-}  // namespace attn::cli
+}  // namespace attn::gui

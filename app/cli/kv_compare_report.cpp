@@ -1,9 +1,9 @@
 // `attention-lab kv --compare`: one model's cache as MHA, GQA, MQA and MLA, with the ratio to MHA.
 #include <optional>
 
-#include "app/kv_report.h"
-#include "app/text_table.h"
-#include "app/units.h"
+#include "app/cli/kv_report.h"
+#include "app/cli/text_table.h"
+#include "app/cli/units.h"
 #include "core/io/presets_json.h"
 #include "core/kv_compare.h"
 

@@ -5,9 +5,9 @@
 #include <span>
 #include <string>
 
-#include "app/overrides.h"
+#include "app/cli/overrides.h"
 
-namespace attn::cli {
+namespace attn::gui {
 
 struct GuiOptions {
   std::string scenario;            // empty: the default scenario
@@ -33,7 +33,7 @@ struct GuiOptions {
   bool layout_sweep = false;       // the layout check over every lesson page and view, sizes, modes, themes
   bool capture() const { return !screenshot.empty() || check_layout; }
   bool automated() const { return capture() || bench_frames > 0 || soak > 0 || layout_sweep; }
-  Overrides overrides;             // the same as trace's: --variant gqa --kv-heads 2, --mask causal, ...
+  cli::Overrides overrides;          // the same as trace's: --variant gqa --kv-heads 2, --mask causal, ...
 };
 
 // Throws UsageError naming the option.
@@ -41,4 +41,4 @@ GuiOptions parse_gui_args(std::span<const std::string> args);
 
 extern const char* const kGuiHelp;
 
-}  // namespace attn::cli
+}  // namespace attn::gui

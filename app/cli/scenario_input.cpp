@@ -1,4 +1,4 @@
-#include "app/scenario_input.h"
+#include "app/cli/scenario_input.h"
 
 namespace attn::cli {
 

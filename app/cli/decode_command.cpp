@@ -1,8 +1,8 @@
 #include <optional>
 
-#include "app/commands.h"
-#include "app/matrix_text.h"
-#include "app/scenario_input.h"
+#include "app/cli/commands.h"
+#include "app/cli/matrix_text.h"
+#include "app/cli/scenario_input.h"
 #include "core/decode.h"
 #include "core/io/decode_json.h"
 

@@ -1,12 +1,12 @@
 #include <cmath>
 #include <optional>
 
-#include "app/args.h"
-#include "app/commands.h"
-#include "app/handout.h"
-#include "app/matrix_text.h"
-#include "app/overrides.h"
-#include "app/scenario_input.h"
+#include "app/cli/args.h"
+#include "app/cli/commands.h"
+#include "app/cli/handout.h"
+#include "app/cli/matrix_text.h"
+#include "app/cli/overrides.h"
+#include "app/cli/scenario_input.h"
 #include "core/attention.h"
 #include "core/io/scenario_json.h"
 #include "core/io/trace_json.h"
