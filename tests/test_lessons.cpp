@@ -63,7 +63,7 @@ const BadLesson kBadLessons[] = {
     {"head_out_of_range.json", "pages[0].head: the scenario has 1 head (numbered from 0) but found 3"},
     {"head_after_overrides.json", "pages[0].head: the scenario has 2 heads (numbered from 0) but found 3"},
     {"unknown_page_key.json",
-     "pages[0].hilight: unknown key (expected one of: title, text, scenario, view, step, head, decode_step, decode_section, "
+     "pages[0].hilight: unknown key (expected one of: title, text, scenario, view, step, head, decode_tokens, decode_section, "
      "preset, highlight, absorbed, overrides, experiment, d_k)"},
     {"empty_pages.json", "pages: expected at least one page but found none"},
     {"unknown_experiment.json", "pages[0].experiment: expected one of sqrt_dk but found string \"temperature\""},
@@ -72,7 +72,7 @@ const BadLesson kBadLessons[] = {
     {"highlight_outside.json",
      "pages[0].highlight[1]: the scaled matrix of step scale is 3 x 3 (rows and columns numbered from 0) but found [3, 0]"},
     {"highlight_not_a_cell.json", "pages[0].highlight[0]: expected [row, column], two integers from 0, but found [0,1,2]"},
-    {"decode_step_too_far.json", "pages[0].decode_step: the scenario has 4 tokens, so 1 to 4, but found 5"},
+    {"decode_tokens_too_far.json", "pages[0].decode_tokens: the scenario has 4 tokens, so 1 to 4, but found 5"},
     {"absorbed_not_mla.json", "pages[0].absorbed: the absorbed form is MLA's, but the_lazy_dog.json (after the overrides) is mha"},
     {"absorbed_on_decode.json", "pages[0].absorbed: only used by view pipeline (this is decode)"},
     {"decode_section_on_pipeline.json", "pages[0].decode_section: only used by view decode (this is pipeline)"},
@@ -378,18 +378,18 @@ TEST_CASE("softmax of a random row saturates at large d_k unless the scores are 
 
 TEST_CASE("opening a page sets what its text talks about: the absorbed form, the decode section") {
   AppState state(cat_sat(), "");
-  state.scenarios_dir = kScenarios;
-  state.lessons = {shipped("5_kv_cache.json"), shipped("6_variants.json")};
+  state.lesson.scenarios_dir = kScenarios;
+  state.lesson.lessons = {shipped("5_kv_cache.json"), shipped("6_variants.json")};
   REQUIRE(ApplyLessonPage(state, 1, 3));  // variants page 4: MLA scores, absorbed
-  CHECK(state.show_absorbed);
-  CHECK(state.step == Step::Scores);
-  CHECK(state.scroll_to_decode_section == 0);
+  CHECK(state.pipeline.show_absorbed);
+  CHECK(state.pipeline.step == Step::Scores);
+  CHECK(state.decode.scroll_to_section == 0);
   REQUIRE(ApplyLessonPage(state, 1, 2));  // page 3: the absorbed form is the page's to set, so it is off again
-  CHECK_FALSE(state.show_absorbed);
+  CHECK_FALSE(state.pipeline.show_absorbed);
   REQUIRE(ApplyLessonPage(state, 0, 4));  // kv_cache page 5: the output row
   CHECK(state.view == View::Decode);
-  CHECK(state.decode_step == 3);
-  CHECK(state.scroll_to_decode_section == 4);
+  CHECK(state.decode.token == 3);
+  CHECK(state.decode.scroll_to_section == 4);
   REQUIRE(ApplyLessonPage(state, 0, 0));  // page 1: the top of the view
-  CHECK(state.scroll_to_decode_section == 0);
+  CHECK(state.decode.scroll_to_section == 0);
 }

@@ -236,24 +236,52 @@ TEST_CASE("same_resolved_weights: embeddings and mask do not matter -- seed, sha
 TEST_CASE("play and pause: the clock starts over, and playing from the last step or token starts from the first") {
   AppState state(cat_sat(), "");
   state.set_step(kStepCount - 1);
-  state.play_clock = 0.7;
+  state.pipeline.play_clock = 0.7;
   state.toggle_play();
-  CHECK(state.playing);
-  CHECK(state.step == step_at(0));
-  CHECK(state.play_clock == 0.0);
+  CHECK(state.pipeline.playing);
+  CHECK(state.pipeline.step == step_at(0));
+  CHECK(state.pipeline.play_clock == 0.0);
   state.set_step(4);
   state.toggle_play();  // pause where it is
-  CHECK_FALSE(state.playing);
-  CHECK(state.step == step_at(4));
+  CHECK_FALSE(state.pipeline.playing);
+  CHECK(state.pipeline.step == step_at(4));
   state.toggle_play();  // and go on from there
-  CHECK(state.step == step_at(4));
+  CHECK(state.pipeline.step == step_at(4));
 
-  state.set_decode_step(2);  // the last of the cat sat's three tokens
+  state.set_decode_token(2);  // the last of the cat sat's three tokens
+  state.decode.play_clock = 0.7;
   state.toggle_decode_play();
-  CHECK(state.decode_playing);
-  CHECK(state.decode_step == 0);
-  state.set_decode_step(1);
+  CHECK(state.decode.playing);
+  CHECK(state.decode.token == 0);
+  CHECK(state.decode.play_clock == 0.0);
+  state.set_decode_token(1);
   state.toggle_decode_play();
-  CHECK_FALSE(state.decode_playing);
-  CHECK(state.decode_step == 1);
+  CHECK_FALSE(state.decode.playing);
+  CHECK(state.decode.token == 1);
+}
+
+TEST_CASE("playing moves the shown view on every kPlaySeconds and stops at its end") {
+  AppState state(cat_sat(), "");
+  state.set_step(kStepCount - 2);
+  state.toggle_play();  // from the last step but one: not restarted
+  CHECK(state.pipeline.step == step_at(kStepCount - 2));
+  state.advance_play(kPlaySeconds - 0.1);
+  CHECK(state.pipeline.step == step_at(kStepCount - 2));
+  state.advance_play(0.1);
+  CHECK(state.pipeline.step == step_at(kStepCount - 1));
+  CHECK(state.pipeline.play_clock == 0.0);
+  state.advance_play(kPlaySeconds);  // at the end: stops there
+  CHECK(state.pipeline.step == step_at(kStepCount - 1));
+  CHECK_FALSE(state.pipeline.playing);
+
+  state.view = View::Decode;  // the decode view plays the tokens, and the pipeline stays where it is
+  state.toggle_decode_play();
+  state.advance_play(kPlaySeconds);
+  CHECK(state.decode.token == 1);
+  state.advance_play(kPlaySeconds);
+  CHECK(state.decode.token == 2);
+  state.advance_play(kPlaySeconds);
+  CHECK(state.decode.token == 2);
+  CHECK_FALSE(state.decode.playing);
+  CHECK(state.pipeline.step == step_at(kStepCount - 1));
 }

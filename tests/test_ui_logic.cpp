@@ -397,9 +397,9 @@ TEST_CASE("the application state applies valid edits in the same call and refuse
   CHECK(state.trace().x(0, 0) == 1);
   CHECK_FALSE(state.document().dirty());
   state.set_step(99);
-  CHECK(state.step == Step::Output);
+  CHECK(state.pipeline.step == Step::Output);
   state.set_head(5);
-  CHECK(state.head == 0);
+  CHECK(state.pipeline.head == 0);
 }
 
 TEST_CASE("switching variants keeps tokens and derives the weights: first head of each group, exact round trips") {
@@ -498,11 +498,11 @@ TEST_CASE("presentation mode fits its enlargement to the window -- normal mode o
   CHECK(window_fit(1920, 1080, false) == doctest::Approx(1.2f));
   CHECK(window_fit(3840, 2160, false) == doctest::Approx(2.0f));
   AppState state(load_scenario_file(std::string(ATTN_ASSETS_DIR) + "/scenarios/the_cat_sat.json"), {});
-  state.display_w = 1280;
-  state.display_h = 720;
-  state.zoom = 1.25f;
-  state.presentation = true;
-  CHECK(state.effective_zoom() == doctest::Approx(1.375f));
+  state.display.width = 1280;
+  state.display.height = 720;
+  state.display.zoom = 1.25f;
+  state.display.presentation = true;
+  CHECK(state.display.effective_zoom() == doctest::Approx(1.375f));
 }
 
 TEST_CASE("the fonts are given every character the document writes beyond ASCII, malformed UTF-8 as U+FFFD") {

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "app/gui/user_files.h"
+#include "ui/logic/document_files.h"
 #include "core/io/scenario_write.h"
 #include "helpers.h"
 
@@ -61,9 +62,9 @@ TEST_CASE("settings round-trip, and a damaged settings file gives the defaults")
   s.zoom = 1.5f;
   s.width = 1280;
   s.height = 720;
-  for (int i = 0; i < 10; ++i) gui::remember_recent(s, "/tmp/file" + std::to_string(i) + ".json");
-  gui::remember_recent(s, "/tmp/file5.json");  // again: moves to the front, no duplicate
-  REQUIRE(s.recent.size() == gui::Settings::kMaxRecent);
+  for (int i = 0; i < 10; ++i) ui::remember_recent(s.recent, "/tmp/file" + std::to_string(i) + ".json");
+  ui::remember_recent(s.recent, "/tmp/file5.json");  // again: moves to the front, no duplicate
+  REQUIRE(s.recent.size() == ui::kMaxRecentFiles);
   CHECK(s.recent[0] == "/tmp/file5.json");
   CHECK(s.recent[1] == "/tmp/file9.json");
   gui::save_settings(s, dir / "settings.json");

@@ -13,7 +13,7 @@
 
 #include "app/gui/soak.h"
 #include "ui/widgets/keys.h"
-#include "ui/panels/layout_check_frame.h"
+#include "ui/widgets/layout_check_frame.h"
 #include "ui/logic/lesson_nav.h"
 
 namespace attn::gui {
@@ -164,12 +164,12 @@ class LayoutSweep final : public FrameDriver {
     if (shots_.empty()) plan(state);
     if (frame_ % kFramesPerShot != 0) return;
     const SweepShot& s = shots_[static_cast<std::size_t>(frame_ / kFramesPerShot)];
-    state.presentation = s.presentation;
-    state.theme = s.theme;
+    state.display.presentation = s.presentation;
+    state.display.theme = s.theme;
     if (s.lesson >= 0) {
       ui::ApplyLessonPage(state, s.lesson, s.page);
     } else {
-      if (state.lesson >= 0 || state.document().revision != document_revision_) {
+      if (state.lesson.index >= 0 || state.document().revision != document_revision_) {
         ui::CloseLesson(state);
         state.open(document_, path_);
         document_revision_ = state.document().revision;
@@ -204,15 +204,15 @@ class LayoutSweep final : public FrameDriver {
     document_ = state.scenario();
     path_ = state.document().path;
     document_revision_ = state.document().revision;
-    state_lessons_ = &state.lessons;
+    state_lessons_ = &state.lesson.lessons;
     for (const ImVec2 size : {ImVec2{1280, 720}, ImVec2{1600, 900}})
       for (const bool presentation : {false, true})
         for (const ui::Theme theme : {ui::Theme::Dark, ui::Theme::Light}) {
           for (int step = 0; step < ui::kStepCount; ++step)
             shots_.push_back({size, presentation, theme, -1, 0, ui::View::Pipeline, step});
           for (int v = 1; v < ui::kViewCount; ++v) shots_.push_back({size, presentation, theme, -1, 0, static_cast<ui::View>(v), 0});
-          for (std::size_t l = 0; l < state.lessons.size(); ++l)
-            for (std::size_t p = 0; p < state.lessons[l].pages.size(); ++p)
+          for (std::size_t l = 0; l < state.lesson.lessons.size(); ++l)
+            for (std::size_t p = 0; p < state.lesson.lessons[l].pages.size(); ++p)
               shots_.push_back({size, presentation, theme, static_cast<int>(l), static_cast<int>(p), ui::View::Pipeline, 0});
         }
   }

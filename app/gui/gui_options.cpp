@@ -19,7 +19,7 @@ const char* const kGuiHelp =
     "  --head N          start on head N\n"
     "  --cell ROW,COL    explain this cell of the step's result as if the pointer were on it\n"
     "  --view V          start on a view: pipeline, decode, compare, memory, cost\n"
-    "  --decode-step N   the decode view after N tokens (1 = the first token has arrived)\n"
+    "  --decode-tokens N the decode view after N tokens (1 = the first token has arrived)\n"
     "  --preset NAME     the model the compare, memory and cost views show (see attention-lab kv --list)\n"
     "  --size WxH        window size in pixels (default 1600x900)\n"
     "  --screenshot PNG  render a few frames, write the window to PNG and exit (works under xvfb-run);\n"
@@ -54,7 +54,7 @@ GuiOptions parse_gui_args(std::span<const std::string> words) {
     else if (word == "--head") o.head = static_cast<int>(args.integer(word, 0, 1 << 20));
     else if (word == "--dump-state") o.dump_state = args.value(word);
     else if (word == "--view") o.view = args.value(word);
-    else if (word == "--decode-step") o.decode_tokens = static_cast<int>(args.integer(word, 1, 1 << 20));
+    else if (word == "--decode-tokens") o.decode_tokens = static_cast<int>(args.integer(word, 1, 1 << 20));
     else if (o.overrides.parse(word, args)) continue;
     else if (word == "--preset") o.preset = args.value(word);
     else if (word == "--presentation") o.presentation = true;

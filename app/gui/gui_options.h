@@ -1,6 +1,6 @@
 #pragma once
 // The desktop app's command line: attention-lab [SCENARIO] [--screenshot PNG] [--step N|NAME] [--head N]
-// [--cell ROW,COL] [--view V] [--decode-step N] [--preset NAME] [--size WxH] [--dump-state JSON] [--frames N].
+// [--cell ROW,COL] [--view V] [--decode-tokens N] [--preset NAME] [--size WxH] [--dump-state JSON] [--frames N].
 #include <optional>
 #include <span>
 #include <string>

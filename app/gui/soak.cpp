@@ -145,7 +145,7 @@ std::string Soak::act(ui::AppState& state) {
     case 16: state.set_step(pick(ui::kStepCount)); break;
     case 17: state.set_head(pick(8)); break;
     case 18: state.view = static_cast<ui::View>(pick(ui::kViewCount)); break;
-    default: state.set_decode_step(pick(n)); break;
+    default: state.set_decode_token(pick(n)); break;
   }
   return problem;
 }
@@ -176,8 +176,8 @@ std::string Soak::check(ui::AppState& state) {
         return "decode step " + std::to_string(step.t) + " differs from the causal trace by " + std::to_string(gap);
     }
   }
-  if (state.head < 0 || state.head >= static_cast<int>(shown.heads.size())) return "the selected head is out of range";
-  if (state.decode_step < 0 || state.decode_step >= s.n_q()) return "the decode step is out of range";
+  if (state.pipeline.head < 0 || state.pipeline.head >= static_cast<int>(shown.heads.size())) return "the selected head is out of range";
+  if (state.decode.token < 0 || state.decode.token >= s.n_q()) return "the decode step is out of range";
   return "";
 }
 

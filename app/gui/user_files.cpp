@@ -12,6 +12,7 @@
 #include "core/io/json_fields.h"
 #include "core/io/scenario_json.h"
 #include "core/io/scenario_write.h"
+#include "ui/logic/document_files.h"
 
 namespace attn::gui {
 namespace {
@@ -62,7 +63,7 @@ Settings load_settings(const std::filesystem::path& file) {
     s.width = std::clamp(j.value("width", s.width), 640, 8192);
     s.height = std::clamp(j.value("height", s.height), 480, 8192);
     for (const json& r : j.value("recent", json::array()))
-      if (r.is_string() && s.recent.size() < Settings::kMaxRecent) s.recent.push_back(r.get<std::string>());
+      if (r.is_string() && s.recent.size() < ui::kMaxRecentFiles) s.recent.push_back(r.get<std::string>());
   } catch (const std::exception&) {
     return Settings{};  // no file yet, or a damaged one: start from the defaults
   }
@@ -73,12 +74,6 @@ void save_settings(const Settings& s, const std::filesystem::path& file) {
   const nlohmann::ordered_json j = {
       {"theme", s.theme}, {"zoom", s.zoom}, {"width", s.width}, {"height", s.height}, {"recent", s.recent}};
   write_file_atomically(file, j.dump(2) + "\n");
-}
-
-void remember_recent(Settings& s, const std::string& path) {
-  s.recent.erase(std::remove(s.recent.begin(), s.recent.end(), path), s.recent.end());
-  s.recent.insert(s.recent.begin(), path);
-  if (s.recent.size() > Settings::kMaxRecent) s.recent.resize(Settings::kMaxRecent);
 }
 
 void write_recovery(const std::filesystem::path& file, const Scenario& s, const std::string& original) {

@@ -18,15 +18,13 @@ struct Settings {
   std::string theme = "dark";  // dark | light
   float zoom = 1.0f;           // 0.75 .. 3
   int width = 1600, height = 900;
-  std::vector<std::string> recent;  // most recent first, at most kMaxRecent
-  static constexpr std::size_t kMaxRecent = 8;
+  std::vector<std::string> recent;  // most recent first, at most ui::kMaxRecentFiles (ui::remember_recent)
 };
 
 // A missing or unreadable file gives the defaults (settings are a convenience, never an obstacle).
 Settings load_settings(const std::filesystem::path& file);
 // Throws std::runtime_error naming the file when it cannot be written.
 void save_settings(const Settings& s, const std::filesystem::path& file);
-void remember_recent(Settings& s, const std::string& path);
 
 struct Recovery {
   Scenario scenario;

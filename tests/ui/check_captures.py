@@ -50,7 +50,7 @@ def main():
     for name, options in variants.items():
         for tokens in (1, 3):
             cases.append(("decode_%s_token%d" % (name, tokens), cat, (1600, 900),
-                          ["--view", "decode", "--decode-step", str(tokens)] + options))
+                          ["--view", "decode", "--decode-tokens", str(tokens)] + options))
     for view in ("compare", "memory", "cost"):
         cases.append(("%s_view" % view, cat, (1600, 900), ["--view", view, "--preset", "llama-3-70b"]))
     cases.append(("memory_view_720", cat, (1280, 720), ["--view", "memory", "--preset", "gemma-3-27b"]))

@@ -48,7 +48,7 @@ std::u32string characters_in_use(const AppState& state) {
   for (const std::string& t : s.input.tokens) texts.push_back(t);
   if (s.context)
     for (const std::string& t : s.context->tokens) texts.push_back(t);
-  for (const Lesson& l : state.lessons) {
+  for (const Lesson& l : state.lesson.lessons) {
     texts.push_back(l.title);
     for (const LessonPage& p : l.pages) {
       texts.push_back(p.title);

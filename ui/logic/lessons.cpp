@@ -132,13 +132,13 @@ void check_view_keys(const JsonFields& r, View view) {
   if (view != View::Pipeline)
     for (const char* key : {"step", "head", "highlight", "absorbed"}) r.only_for(key, "view pipeline", actual);
   if (view != View::Decode)
-    for (const char* key : {"decode_step", "decode_section"}) r.only_for(key, "view decode", actual);
+    for (const char* key : {"decode_tokens", "decode_section"}) r.only_for(key, "view decode", actual);
   if (view != View::Compare && view != View::Memory && view != View::Cost)
     r.only_for("preset", "views compare, memory and cost", actual);
 }
 
 LessonPage read_page(const json& j, const std::string& path) {
-  const JsonFields r(j, path, {"title", "text", "scenario", "view", "step", "head", "decode_step", "decode_section", "preset",
+  const JsonFields r(j, path, {"title", "text", "scenario", "view", "step", "head", "decode_tokens", "decode_section", "preset",
                                "highlight", "absorbed", "overrides", "experiment", "d_k"});
   LessonPage p;
   p.title = r.nonempty_string("title");
@@ -148,7 +148,7 @@ LessonPage read_page(const json& j, const std::string& path) {
   check_view_keys(r, p.view);
   p.step = read_step(r);
   p.head = r.integer("head", 0, 0, limits::kMaxHeads);
-  p.decode_tokens = r.integer("decode_step", 1, 1, limits::kMaxTokens);
+  p.decode_tokens = r.integer("decode_tokens", 1, 1, limits::kMaxTokens);
   p.decode_section = r.integer("decode_section", 1, 1, 4);
   if (r.has("preset")) p.preset = r.nonempty_string("preset");
   if (r.has("highlight")) p.highlight = read_highlight(r.at("highlight"), r.child("highlight"));
@@ -248,7 +248,7 @@ void check_decode(const LessonPage& p, const Scenario& s, const std::string& pat
     throw ScenarioError(child_path(path, "view"), p.scenario + " cannot be shown in view decode: " + e.what());
   }
   if (p.decode_tokens > s.n_q())
-    throw ScenarioError(child_path(path, "decode_step"), "the scenario has " + plural(s.n_q(), "token") + ", so 1 to " +
+    throw ScenarioError(child_path(path, "decode_tokens"), "the scenario has " + plural(s.n_q(), "token") + ", so 1 to " +
                                                              std::to_string(s.n_q()) + ", but found " +
                                                              std::to_string(p.decode_tokens));
 }

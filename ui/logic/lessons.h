@@ -16,7 +16,7 @@
 //         "view": "pipeline",                             pipeline | decode | compare | memory | cost; default pipeline
 //         "step": "scale",                                pipeline only: a step name or 0-9; default inputs
 //         "head": 0,                                      default 0; a head of the scenario (after the overrides)
-//         "decode_step": 2,                               decode only: tokens arrived, 1 .. N; default 1
+//         "decode_tokens": 2,                             decode only: tokens arrived, 1 .. N; default 1
 //         "decode_section": 3,                            decode only: the section (1-4) the text is about,
 //                                                         scrolled to the top as the page opens; default 1
 //         "preset": "llama-3-70b",                        compare, memory and cost only: a model preset name
@@ -68,7 +68,7 @@ struct LessonPage {
   View view = View::Pipeline;
   Step step = Step::Inputs;
   int head = 0;
-  int decode_tokens = 1;  // tokens arrived, 1-based: AppState::decode_step is decode_tokens - 1
+  int decode_tokens = 1;  // tokens arrived, 1-based: DecodeView::token is decode_tokens - 1
   int decode_section = 1;  // 1 query, 2 cache, 3 attention, 4 output
   std::optional<std::string> preset;  // sets ModelViewSettings::preset; empty keeps the current one
   std::vector<std::pair<int, int>> highlight;  // (row, col) cells of step_result(trace, step, head)

@@ -1,20 +1,26 @@
 #pragma once
-// The main window: menu bar, the panels laid out for the window's size, keyboard shortcuts, file dialogs
-// and the status line. One call per frame.
+// The main window: menu bar, the panels laid out for the window's size, keyboard shortcuts, file dialogs,
+// prompts and the status line. One call per frame.
 #include "ui/logic/app_state.h"
+#include "ui/widgets/file_dialog.h"
 
 namespace attn::ui {
 
-// Seconds a step stays on screen while playing.
-inline constexpr double kPlaySeconds = 1.6;
-inline constexpr float kMinZoom = 0.75f, kMaxZoom = 3.0f;
+// What only the window itself keeps between frames.
+struct AppWindowState {
+  FileDialogState file_dialog;
+};
 
-void DrawAppWindow(AppState& state, double dt);
+void DrawAppWindow(AppState& state, AppWindowState& window, double dt);
 
-// File > Open / Save as the menu and the shortcuts do them; problems go to state.message.
-void OpenScenario(AppState& state, const std::filesystem::path& path);
-void SaveScenario(AppState& state, const std::filesystem::path& path);
-// File > Export: "json" (the trace), "md" or "tex" (the handout); beside the document, never over a file.
-void ExportText(AppState& state, const std::string& extension);
+// The parts of the window, one file each (menu_bar.cpp, shortcuts.cpp, prompts.cpp).
+void MenuBar(AppState& state, AppWindowState& window);
+void Shortcuts(AppState& state, AppWindowState& window);
+// Before quitting or replacing a document with unsaved changes: save, drop them, or stay.
+void UnsavedChangesPrompt(AppState& state, AppWindowState& window);
+// At start-up, after a crash or a kill: the last unsaved document, offered back once.
+void RecoveryPrompt(AppState& state);
+// File > Save, and Ctrl+S: to the document's file, or through the dialog when it has none (or `ask`).
+void Save(AppState& state, AppWindowState& window, bool ask = false);
 
 }  // namespace attn::ui

@@ -15,17 +15,17 @@ namespace {
 
 void controls(AppState& state, const DecodeTrace& d) {
   const int n = static_cast<int>(d.steps.size());
-  ImGui::BeginDisabled(state.decode_step == 0);
-  if (ImGui::ArrowButton("prev", ImGuiDir_Left)) state.set_decode_step(state.decode_step - 1);
+  ImGui::BeginDisabled(state.decode.token == 0);
+  if (ImGui::ArrowButton("prev", ImGuiDir_Left)) state.set_decode_token(state.decode.token - 1);
   ImGui::EndDisabled();
   ImGui::SameLine();
-  ImGui::BeginDisabled(state.decode_step == n - 1);
-  if (ImGui::ArrowButton("next", ImGuiDir_Right)) state.set_decode_step(state.decode_step + 1);
+  ImGui::BeginDisabled(state.decode.token == n - 1);
+  if (ImGui::ArrowButton("next", ImGuiDir_Right)) state.set_decode_token(state.decode.token + 1);
   ImGui::EndDisabled();
   ImGui::SameLine();
-  if (ImGui::Button(state.decode_playing ? "Pause" : "Play")) state.toggle_decode_play();
+  if (ImGui::Button(state.decode.playing ? "Pause" : "Play")) state.toggle_decode_play();
   ImGui::SameLine(0, 16);
-  const DecodeStep& s = d.steps[static_cast<std::size_t>(state.decode_step)];
+  const DecodeStep& s = d.steps[static_cast<std::size_t>(state.decode.token)];
   ImGui::PushFont(title_font());
   ImGui::Text("Token %d of %d:  '%s' arrives", s.t + 1, n, s.token.c_str());
   ImGui::PopFont();
@@ -59,7 +59,7 @@ void DecodePanel(AppState& state, ImVec2 pos, ImVec2 size) {
     return;
   }
   controls(state, *d);
-  const int t = state.decode_step;
+  const int t = state.decode.token;
   const DecodeStep& s = d->steps[static_cast<std::size_t>(t)];
   counters(*d, s);
   const Trace& full = state.causal_trace();
@@ -73,9 +73,9 @@ void DecodePanel(AppState& state, ImVec2 pos, ImVec2 size) {
   int number = 0;
   auto section = [&](const char* text) {
     ImGui::Separator();
-    if (++number == state.scroll_to_decode_section) {  // the section a lesson page talks about, at the top
+    if (++number == state.decode.scroll_to_section) {  // the section a lesson page talks about, at the top
       ImGui::SetScrollHereY(0.0f);
-      state.scroll_to_decode_section = 0;
+      state.decode.scroll_to_section = 0;
     }
     TextDisabledWrapped(text);
   };

@@ -8,8 +8,8 @@ namespace attn::ui {
 
 void ExplainPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   BeginPanel("Explanation", pos, size, ImGuiWindowFlags_NoScrollbar);  // the text scrolls on its own
-  const StepText text = explain_step(state.trace(), state.step, state.head);
-  const HoverCell& hover = state.hover ? state.hover : state.last_hover;
+  const StepText text = explain_step(state.trace(), state.pipeline.step, state.pipeline.head);
+  const HoverCell& hover = state.pipeline.hover ? state.pipeline.hover : state.pipeline.last_hover;
   const float box_h = 2.4f * ImGui::GetTextLineHeightWithSpacing();
   ImGui::BeginChild("words", {0, ImGui::GetContentRegionAvail().y - box_h - ImGui::GetStyle().ItemSpacing.y}, false);
   TextWrappedAtSpaces(text.formula, accent_colour());

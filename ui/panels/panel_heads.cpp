@@ -29,7 +29,7 @@ void HeadsPanel(AppState& state, ImVec2 pos, ImVec2 size) {
     if (h % per_row != 0) ImGui::SameLine(0, gap);
     ImGui::PushID(h);
     ImGui::BeginGroup();
-    const bool current = h == state.head;
+    const bool current = h == state.pipeline.head;
     const bool shared = kv_head_count(t.attention) < heads;
     std::string title = "head " + std::to_string(h);
     if (shared) title += "  \u2192 KV " + std::to_string(t.heads[h].kv_head);
@@ -58,7 +58,7 @@ void HeadsPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   }
   ImGui::Spacing();
   ImGui::Separator();
-  TextWrappedAtSpaces("Who looks at whom: head\u00A0" + std::to_string(state.head));  // "head 0" stays on one line
+  TextWrappedAtSpaces("Who looks at whom: head\u00A0" + std::to_string(state.pipeline.head));  // "head 0" stays on one line
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   ImGui::TextWrapped("%s", t.n_kv() > kArcsPerQuery
                                ? "Queries on the left, keys on the right; a thicker line carries more weight. Each query's "
@@ -69,7 +69,7 @@ void HeadsPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   arcs.queries = &t.tokens;
   arcs.keys = &t.context_tokens;
   arcs.size = {0, std::max(ImGui::GetContentRegionAvail().y - 6, 60.0f)};
-  ArcView("arcs", t.heads[static_cast<std::size_t>(state.head)].weights, arcs);
+  ArcView("arcs", t.heads[static_cast<std::size_t>(state.pipeline.head)].weights, arcs);
   ImGui::End();
 }
 

@@ -8,7 +8,7 @@
 #include "ui/widgets/cell_format.h"
 #include "ui/widgets/chart_axes.h"
 #include "ui/logic/hover_text.h"
-#include "ui/panels/layout_check_frame.h"
+#include "ui/widgets/layout_check_frame.h"
 #include "ui/logic/lesson_nav.h"
 #include "ui/logic/layout_check.h"
 #include "ui/panels/panels.h"
@@ -20,14 +20,14 @@ namespace {
 
 void navigation(AppState& state, const Lesson& l) {
   const int n = static_cast<int>(l.pages.size());
-  ImGui::BeginDisabled(state.lesson_page == 0);
-  if (ImGui::Button("\u25C0 Previous")) GoToLessonPage(state, state.lesson, state.lesson_page - 1);
+  ImGui::BeginDisabled(state.lesson.page == 0);
+  if (ImGui::Button("\u25C0 Previous")) GoToLessonPage(state, state.lesson.index, state.lesson.page - 1);
   ImGui::EndDisabled();
   ImGui::SameLine();
-  ImGui::Text("page %d of %d", state.lesson_page + 1, n);
+  ImGui::Text("page %d of %d", state.lesson.page + 1, n);
   ImGui::SameLine();
-  ImGui::BeginDisabled(state.lesson_page + 1 >= n);
-  if (ImGui::Button("Next \u25B6")) GoToLessonPage(state, state.lesson, state.lesson_page + 1);
+  ImGui::BeginDisabled(state.lesson.page + 1 >= n);
+  if (ImGui::Button("Next \u25B6")) GoToLessonPage(state, state.lesson.index, state.lesson.page + 1);
   ImGui::EndDisabled();
   // The hint and the close button go on the same line only where they fit.
   const float close_w = ImGui::CalcTextSize("Close lesson").x + 2 * ImGui::GetStyle().FramePadding.x;
@@ -153,10 +153,10 @@ void sqrt_dk_experiment(AppState& state) {
   ImGui::TextUnformatted("d_k:");
   for (int d : kSqrtDkChoices) {
     ImGui::SameLine();
-    if (ImGui::RadioButton(std::to_string(d).c_str(), state.sqrt_dk == d)) state.sqrt_dk = d;
+    if (ImGui::RadioButton(std::to_string(d).c_str(), state.lesson.sqrt_dk == d)) state.lesson.sqrt_dk = d;
   }
   const float full_w = ImGui::GetContentRegionAvail().x, w = (full_w - 16) / 2;
-  const SqrtDkFigures e = experiment_for(state.sqrt_dk, w);
+  const SqrtDkFigures e = experiment_for(state.lesson.sqrt_dk, w);
   // The plots share what the text leaves, histograms to softmax rows as 1 : 0.45, so every number stays in view.
   const float line = ImGui::GetTextLineHeightWithSpacing(), gap = ImGui::GetStyle().ItemSpacing.y;
   const auto lines = [](const ExperimentColumn (&c)[2], auto part) {
@@ -190,11 +190,11 @@ float navigation_width() {
 }
 
 Header header(const AppState& state, const LessonPage& p, float content_w) {
-  const Lesson& l = state.lessons[static_cast<std::size_t>(state.lesson)];
+  const Lesson& l = state.lesson.lessons[static_cast<std::size_t>(state.lesson.index)];
   Header h;
-  const std::string full = "Lesson " + std::to_string(state.lesson + 1) + ": " + l.title;
+  const std::string full = "Lesson " + std::to_string(state.lesson.index + 1) + ": " + l.title;
   h.lesson_line = ImGui::CalcTextSize(full.c_str()).x > content_w;
-  h.bar = h.lesson_line ? "Lesson " + std::to_string(state.lesson + 1) : full;
+  h.bar = h.lesson_line ? "Lesson " + std::to_string(state.lesson.index + 1) : full;
   ImGui::PushFont(title_font());
   h.nav_beside = ImGui::CalcTextSize(p.title.c_str()).x + 3 * ImGui::GetStyle().ItemSpacing.x + navigation_width() <= content_w;
   ImGui::PopFont();
@@ -224,8 +224,8 @@ float page_text_height(const LessonPage& p, float wrap) {
 }  // namespace
 
 float LessonPanelHeight(const AppState& state, float width) {
-  const Lesson& l = state.lessons[static_cast<std::size_t>(state.lesson)];
-  const LessonPage& p = l.pages[static_cast<std::size_t>(state.lesson_page)];
+  const Lesson& l = state.lesson.lessons[static_cast<std::size_t>(state.lesson.index)];
+  const LessonPage& p = l.pages[static_cast<std::size_t>(state.lesson.page)];
   const ImGuiStyle& style = ImGui::GetStyle();
   const float wrap = width - 2 * style.WindowPadding.x;
   const Header hd = header(state, p, wrap - style.ScrollbarSize);
@@ -243,8 +243,8 @@ float LessonPanelHeight(const AppState& state, float width) {
 }
 
 void LessonPanel(AppState& state, ImVec2 pos, ImVec2 size) {
-  const Lesson& l = state.lessons[static_cast<std::size_t>(state.lesson)];
-  const LessonPage& p = l.pages[static_cast<std::size_t>(state.lesson_page)];
+  const Lesson& l = state.lesson.lessons[static_cast<std::size_t>(state.lesson.index)];
+  const LessonPage& p = l.pages[static_cast<std::size_t>(state.lesson.page)];
   const Header hd = header(state, p, size.x - 2 * ImGui::GetStyle().WindowPadding.x - ImGui::GetStyle().ScrollbarSize);
   BeginPanel((hd.bar + "###Lesson").c_str(), pos, size);
   NoteLessonText(p.text);  // the layout check looks for every number it quotes
@@ -270,7 +270,7 @@ void LessonPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   }
   // A page's text is meant to be read whole while the class looks at the view beside it.
   if (ImGui::GetScrollMaxY() > 0 && ImGui::GetScrollY() < ImGui::GetScrollMaxY())
-    ReportHere("page " + std::to_string(state.lesson_page + 1) + "'s text needs scrolling (" +
+    ReportHere("page " + std::to_string(state.lesson.page + 1) + "'s text needs scrolling (" +
                std::to_string(static_cast<int>(ImGui::GetScrollMaxY())) + " px below the panel)");
   ImGui::EndChild();
   if (p.experiment == Experiment::SqrtDk) sqrt_dk_experiment(state);

@@ -43,24 +43,16 @@ Series cache_series(const ModelShape& m, const ModelViewSettings& s, std::string
   return out;
 }
 
-ImU32 preset_colour(std::size_t i) {
-  // Tableau 10: nine hues no two of which are two shades of one (no two oranges, no two blues).
-  static constexpr ImU32 kColours[] = {IM_COL32(78, 121, 167, 255),  IM_COL32(242, 142, 43, 255), IM_COL32(225, 87, 89, 255),
-                                       IM_COL32(118, 183, 178, 255), IM_COL32(89, 161, 79, 255),  IM_COL32(237, 201, 72, 255),
-                                       IM_COL32(176, 122, 161, 255), IM_COL32(255, 157, 167, 255), IM_COL32(156, 117, 95, 255)};
-  return kColours[i % (sizeof kColours / sizeof kColours[0])];
-}
-
 std::vector<CacheLine> chart_lines(const AppState& state, const ModelShape& m) {
   std::vector<CacheLine> lines;
   if (state.models.lines_per_preset) {
     // Models with the same cache at every context (llama-3-70b and qwen2.5-72b) share one line, named for both:
     // one drawn over the other would hide it.
-    for (std::size_t i = 0; i < state.presets.size(); ++i) {
-      Series line = cache_series(state.presets[i], state.models, state.presets[i].name, preset_colour(i));
+    for (std::size_t i = 0; i < state.models.presets.size(); ++i) {
+      Series line = cache_series(state.models.presets[i], state.models, state.models.presets[i].name, preset_colour(i));
       const auto same = std::find_if(lines.begin(), lines.end(), [&](const CacheLine& l) { return l.series.y == line.y; });
       if (same != lines.end()) same->series.name += " = " + line.name;
-      else lines.push_back({std::move(line), state.presets[i]});
+      else lines.push_back({std::move(line), state.models.presets[i]});
     }
     return lines;
   }
@@ -222,8 +214,8 @@ void MemoryPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   if (side_by_side) ImGui::SameLine(0, 16);
   ImGui::BeginGroup();
   std::vector<Bar> bars;
-  for (std::size_t i = 0; i < state.presets.size(); ++i) {
-    const ModelShape& p = state.presets[i];
+  for (std::size_t i = 0; i < state.models.presets.size(); ++i) {
+    const ModelShape& p = state.models.presets[i];
     const KvCacheSize s = kv_cache_size(p, static_cast<std::uint64_t>(state.models.context),
                                         static_cast<std::uint64_t>(state.models.batch), state.models.dtype);
     bars.push_back({p.name, static_cast<double>(s.total_bytes), preset_colour(i),

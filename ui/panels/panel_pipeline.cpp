@@ -35,10 +35,10 @@ struct StepView {
   float height;  // for the equations
   float top;     // the cursor's y where the step began: what a step draws above its equation comes off `height`
 
-  const HoverCell& last() const { return state.last_hover; }
+  const HoverCell& last() const { return state.pipeline.last_hover; }
   // A lesson page's cells of this step's result, or none when the step shown is not the page's.
   std::span<const std::pair<int, int>> outlined() const {
-    return state.step == state.outlined_step ? std::span<const std::pair<int, int>>(state.outlined) : std::span<const std::pair<int, int>>();
+    return state.pipeline.step == state.pipeline.outlined_step ? std::span<const std::pair<int, int>>(state.pipeline.outlined) : std::span<const std::pair<int, int>>();
   }
 
   // Draws one equation and records a hover on it. Without a pointer on it, a pinned cell (--cell) stands in
@@ -46,33 +46,33 @@ struct StepView {
   EquationHover equation(int index, std::span<const Term> given, std::span<const std::string> ops, float max_height) {
     // A lesson page's cells are outlined on the step's result, wherever it stands in the equation.
     std::vector<Term> terms(given.begin(), given.end());
-    const Matrix* result_m = step_result(t, state.step, state.head).m;
+    const Matrix* result_m = step_result(t, state.pipeline.step, state.pipeline.head).m;
     for (Term& term : terms)
       if (term.m == result_m) term.outlined = outlined();
     EquationHover e = Equation(("eq" + std::to_string(index)).c_str(), terms, ops, max_height);
     // A lesson page's outlined cell below the fold of a scrolling step is brought into view when the page opens.
-    if (state.scroll_to_outlined && e.outlined_y >= 0) {
+    if (state.pipeline.scroll_to_outlined && e.outlined_y >= 0) {
       const float below = e.outlined_y - ImGui::GetWindowPos().y - ImGui::GetWindowHeight() * 0.5f;
       if (below > 0) ImGui::SetScrollY(ImGui::GetScrollY() + below);
-      state.scroll_to_outlined = false;
+      state.pipeline.scroll_to_outlined = false;
     }
     const int result = static_cast<int>(terms.size()) - 1;
-    if (!e && state.pinned_cell && state.pinned_cell->first < terms[result].m->rows() &&
-        state.pinned_cell->second < terms[result].m->cols())
-      e = {result, state.pinned_cell->first, state.pinned_cell->second, false};
+    if (!e && state.pipeline.pinned_cell && state.pipeline.pinned_cell->first < terms[result].m->rows() &&
+        state.pipeline.pinned_cell->second < terms[result].m->cols())
+      e = {result, state.pipeline.pinned_cell->first, state.pipeline.pinned_cell->second, false};
     if (e) {
-      state.hover.step = state.step;
-      state.hover.head = state.head;
-      state.hover.equation = index;
-      state.hover.term = e.term;
-      state.hover.row = e.row;
-      state.hover.col = e.col;
+      state.pipeline.hover.step = state.pipeline.step;
+      state.pipeline.hover.head = state.pipeline.head;
+      state.pipeline.hover.equation = index;
+      state.pipeline.hover.term = e.term;
+      state.pipeline.hover.row = e.row;
+      state.pipeline.hover.col = e.col;
     }
     return e;
   }
   // The cell of `term` hovered last frame in equation `eq` of this step, or -1s.
   std::pair<int, int> hovered(int eq, int term) const {
-    return last().on(state.step, eq, term) ? std::pair{last().row, last().col} : std::pair{-1, -1};
+    return last().on(state.pipeline.step, eq, term) ? std::pair{last().row, last().col} : std::pair{-1, -1};
   }
 };
 
@@ -81,7 +81,7 @@ void inputs(StepView& v) {
   if (v.t.cross_attention) terms.push_back({.name = "X_kv (context)", .m = &v.t.x_kv, .rows = &v.t.context_tokens});
   const std::vector<std::string> ops(terms.size() > 1 ? 1 : 0, "   ");
   const EquationHover e = v.equation(0, terms, ops, v.height);
-  if (e) v.state.hover.explanation = explain_cell(v.t, Step::Inputs, v.state.head, e.row, e.col);
+  if (e) v.state.pipeline.hover.explanation = explain_cell(v.t, Step::Inputs, v.state.pipeline.head, e.row, e.col);
 }
 
 // One projection of the step: input · weight = result, and what hovering its result explains.
@@ -99,7 +99,7 @@ struct Projection {
 std::vector<Projection> projection_list(const StepView& v) {
   const Trace& t = v.t;
   const AttentionConfig& a = t.attention;
-  const int d = a.head_dim, h = v.state.head, g = v.h.kv_head;
+  const int d = a.head_dim, h = v.state.pipeline.head, g = v.h.kv_head;
   const bool mla = a.variant == Variant::Mla;
   const std::string hs = std::to_string(h), gs = std::to_string(mla ? h : g);
   auto per_head = [&](const std::string& name, const std::string& index) {  // one head needs no index
@@ -131,7 +131,7 @@ std::vector<Projection> projection_list(const StepView& v) {
 void projections(StepView& v) {
   const std::vector<Projection> list = projection_list(v);
   // One projection at a time, large enough to read; they are the same computation with different weights.
-  int& which = v.state.projection;
+  int& which = v.state.pipeline.projection;
   which = std::clamp(which, 0, static_cast<int>(list.size()) - 1);
   for (std::size_t i = 0; i < list.size(); ++i) {
     if (i > 0) SameLineIfFits(ImGui::GetFrameHeight() + LabelledWidth(0, list[i].label.c_str()), ImGui::GetStyle().ItemSpacing.x);
@@ -144,13 +144,13 @@ void projections(StepView& v) {
                         {.name = r.out_name, .m = r.out, .rows = r.rows, .selected_row = hr, .selected_col = hc}};
   const std::string ops[] = {"\u00B7", "="};
   const EquationHover e = v.equation(which, terms, ops, v.height - (ImGui::GetCursorPosY() - v.top));
-  if (e.term == 2) v.state.hover.explanation = explain_projection(v.t, r.which, v.state.head, e.row, e.col);
+  if (e.term == 2) v.state.pipeline.hover.explanation = explain_projection(v.t, r.which, v.state.pipeline.head, e.row, e.col);
 }
 
 // MLA as served: scores straight from the latents through W_UQK, never forming k.
 void absorbed_scores(StepView& v) {
   const AbsorbedMla& m = *v.t.absorbed;
-  const int h = v.state.head;
+  const int h = v.state.pipeline.head;
   const Matrix& query_side = v.t.query_latent.size() > 0 ? v.t.query_latent : v.t.x;
   const Matrix latent_T = v.t.latent.transpose();
   const double diff = (m.scores[static_cast<std::size_t>(h)] - v.h.scores).cwiseAbs().maxCoeff();
@@ -167,16 +167,16 @@ void absorbed_scores(StepView& v) {
        .selected_row = hr, .selected_col = hc}};
   const std::string ops[] = {"\u00B7", "\u00B7", "="};
   const EquationHover e = v.equation(1, terms, ops, v.height - (ImGui::GetCursorPosY() - v.top));
-  if (e.term == 3) v.state.hover.explanation = explain_cell(v.t, Step::Scores, h, e.row, e.col);
+  if (e.term == 3) v.state.pipeline.hover.explanation = explain_cell(v.t, Step::Scores, h, e.row, e.col);
 }
 
 void scores(StepView& v) {
   if (v.t.absorbed) {
-    ImGui::Checkbox("absorbed form", &v.state.show_absorbed);
+    ImGui::Checkbox("absorbed form", &v.state.pipeline.show_absorbed);
     ImGui::SameLine();
     TextDisabledWrapped(std::string("scores from the cached latents through W_UQK = ") + (v.t.query_latent.size() > 0 ? "W_UQ" : "W_Q") +
                         " W_UK\u1D40, as MLA is served");
-    if (v.state.show_absorbed) {
+    if (v.state.pipeline.show_absorbed) {
       absorbed_scores(v);
       return;
     }
@@ -189,7 +189,7 @@ void scores(StepView& v) {
                         {.name = "scores", .m = &v.h.scores, .rows = &v.t.tokens, .cols = &v.t.context_tokens, .selected_row = hr, .selected_col = hc}};
   const std::string ops[] = {"\u00B7", "="};
   const EquationHover e = v.equation(0, terms, ops, v.height - (ImGui::GetCursorPosY() - v.top));
-  if (e.term == 2) v.state.hover.explanation = explain_cell(v.t, Step::Scores, v.state.head, e.row, e.col);
+  if (e.term == 2) v.state.pipeline.hover.explanation = explain_cell(v.t, Step::Scores, v.state.pipeline.head, e.row, e.col);
 }
 
 void scale(StepView& v) {
@@ -200,7 +200,7 @@ void scale(StepView& v) {
                              ? "\u00F7 \u221A" + std::to_string(v.t.attention.head_dim) + "  ="
                              : "(scale off)  =";
   const EquationHover e = v.equation(0, terms, std::span(&op, 1), v.height);
-  if (e.term >= 0) v.state.hover.explanation = explain_cell(v.t, Step::Scale, v.state.head, e.row, e.col);
+  if (e.term >= 0) v.state.pipeline.hover.explanation = explain_cell(v.t, Step::Scale, v.state.pipeline.head, e.row, e.col);
 }
 
 void mask(StepView& v) {
@@ -212,7 +212,7 @@ void mask(StepView& v) {
       {.name = "masked", .m = &v.h.masked, .rows = &v.t.tokens, .cols = &v.t.context_tokens, .visible = &v.h.mask, .selected_row = hr, .selected_col = hc}};
   const std::string ops[] = {softmax ? "with" : "then", "\u2192"};
   const EquationHover e = v.equation(0, terms, ops, v.height);
-  if (e) v.state.hover.explanation = explain_cell(v.t, Step::Mask, v.state.head, e.row, e.col);
+  if (e) v.state.pipeline.hover.explanation = explain_cell(v.t, Step::Mask, v.state.pipeline.head, e.row, e.col);
   if (e.term == 1 && e.clicked) {
     // Clicking the mask makes it custom (from what it was) and flips the cell. The trace on screen may be an
     // older revision's while a big document computes: the document's own sizes and mask decide.
@@ -233,10 +233,10 @@ void softmax(StepView& v) {
       {.name = "weights", .m = &v.h.weights, .rows = &v.t.tokens, .cols = &v.t.context_tokens, .map = weights_colouring(v.h).first, .visible = &v.h.mask, .range = weights_colouring(v.h).second, .selected_row = hr, .selected_col = hc}};
   const std::string op = v.t.attention.kernel == Kernel::Softmax ? "softmax\nby row \u2192" : "\u00F7 row\nsum Z \u2192";
   const EquationHover e = v.equation(0, terms, std::span(&op, 1), v.height - 2.2f * ImGui::GetTextLineHeightWithSpacing());
-  if (e) v.state.hover.explanation = explain_cell(v.t, Step::Softmax, v.state.head, e.row, e.col);
+  if (e) v.state.pipeline.hover.explanation = explain_cell(v.t, Step::Softmax, v.state.pipeline.head, e.row, e.col);
   // hr is the previous frame's hover: the trace may have changed size since.
   const int row = e ? e.row : (hr >= 0 && hr < v.t.n_q() ? hr : 0);
-  TextWrappedAtSpaces("Row \"" + v.t.tokens[static_cast<std::size_t>(row)] + "\": " + explain_row_summary(v.t, v.state.head, row));
+  TextWrappedAtSpaces("Row \"" + v.t.tokens[static_cast<std::size_t>(row)] + "\": " + explain_row_summary(v.t, v.state.pipeline.head, row));
 }
 
 void weighted_sum(StepView& v) {
@@ -244,10 +244,10 @@ void weighted_sum(StepView& v) {
   const Term terms[] = {
       {.name = "weights", .m = &v.h.weights, .rows = &v.t.tokens, .cols = &v.t.context_tokens, .map = weights_colouring(v.h).first, .visible = &v.h.mask, .range = weights_colouring(v.h).second, .highlight_row = hr},
       {.name = "v", .m = &v.h.v, .rows = &v.t.context_tokens, .highlight_col = hc},
-      {.name = "output_" + std::to_string(v.state.head), .m = &v.h.output, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc}};
+      {.name = "output_" + std::to_string(v.state.pipeline.head), .m = &v.h.output, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc}};
   const std::string ops[] = {"\u00B7", "="};
   const EquationHover e = v.equation(0, terms, ops, v.height);
-  if (e.term == 2) v.state.hover.explanation = explain_cell(v.t, Step::WeightedSum, v.state.head, e.row, e.col);
+  if (e.term == 2) v.state.pipeline.hover.explanation = explain_cell(v.t, Step::WeightedSum, v.state.pipeline.head, e.row, e.col);
 }
 
 // One colour scale for matrices that are compared or added, so a head never looks as strong as the sum;
@@ -275,7 +275,7 @@ void head_outputs(StepView& v) {
   share_range(terms);
   const EquationHover e = v.equation(0, terms, ops, v.height);
   if (e) {
-    v.state.hover.explanation = explain_cell(v.t, Step::HeadOutputs, e.term, e.row, e.col);
+    v.state.pipeline.hover.explanation = explain_cell(v.t, Step::HeadOutputs, e.term, e.row, e.col);
     if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) v.state.set_head(e.term);
   }
 }
@@ -288,13 +288,13 @@ void concat(StepView& v) {
                           {.name = "output", .m = &v.t.output, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc}};
     const std::string ops[] = {"\u00B7", "="};
     const EquationHover e = v.equation(0, terms, ops, v.height);
-    if (e.term == 2) v.state.hover.explanation = explain_cell(v.t, Step::Concat, v.state.head, e.row, e.col);
+    if (e.term == 2) v.state.pipeline.hover.explanation = explain_cell(v.t, Step::Concat, v.state.pipeline.head, e.row, e.col);
   } else {
     const Term terms[] = {{.name = "concat", .m = &v.t.concat, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc},
                           {.name = "output", .m = &v.t.output, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc}};
     const std::string op = "= (no W_O)";
     const EquationHover e = v.equation(0, terms, std::span(&op, 1), v.height);
-    if (e) v.state.hover.explanation = explain_cell(v.t, Step::Concat, v.state.head, e.row, e.col);
+    if (e) v.state.pipeline.hover.explanation = explain_cell(v.t, Step::Concat, v.state.pipeline.head, e.row, e.col);
   }
 }
 
@@ -316,11 +316,11 @@ void output(StepView& v) {
   terms.push_back({.name = "output", .m = &v.t.output, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc});
   share_range(terms);
   const EquationHover e = v.equation(0, terms, ops, v.height);
-  if (e) v.state.hover.explanation = explain_cell(v.t, Step::Output, v.state.head, e.row, e.col);
+  if (e) v.state.pipeline.hover.explanation = explain_cell(v.t, Step::Output, v.state.pipeline.head, e.row, e.col);
 }
 
 void draw_step(StepView& v) {
-  switch (v.state.step) {
+  switch (v.state.pipeline.step) {
     case Step::Inputs: inputs(v); break;
     case Step::Projections: projections(v); break;
     case Step::Scores: scores(v); break;
@@ -339,14 +339,14 @@ void step_strip(AppState& state) {
   const float gap = ImGui::GetStyle().ItemSpacing.x;
   const float w = (ImGui::GetContentRegionAvail().x - gap * (kStepCount - 1)) / kStepCount;
   // In presentation mode the strip is a row of names: the height goes to the current step's matrices.
-  const float thumb_h = state.presentation ? 0.0f : std::min(58.0f, w * 0.6f);
+  const float thumb_h = state.display.presentation ? 0.0f : std::min(58.0f, w * 0.6f);
   for (const StepInfo& info : all_steps()) {
     const int i = step_index(info.step);
     if (i > 0) ImGui::SameLine(0, gap);
     ImGui::PushID(i);
     ImGui::BeginGroup();
     const ImVec2 at = ImGui::GetCursorScreenPos();
-    const StepMatrix r = step_result(t, info.step, state.head);
+    const StepMatrix r = step_result(t, info.step, state.pipeline.head);
     HeatmapOptions o;
     o.map = r.map;
     o.visible = r.visible;
@@ -374,7 +374,7 @@ void step_strip(AppState& state) {
     if (ImGui::InvisibleButton("select", {w, end.y - at.y})) state.set_step(i);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", std::string(info.title).c_str());
     ImDrawList* dl = ImGui::GetWindowDrawList();
-    if (info.step == state.step)
+    if (info.step == state.pipeline.step)
       dl->AddRect({at.x - 3, at.y - 3}, {end.x + 3, end.y + 1}, accent_colour(), 4.0f, 0, 3.0f);
     else if (ImGui::IsItemHovered())
       dl->AddRect({at.x - 3, at.y - 3}, {end.x + 3, end.y + 1}, ImGui::GetColorU32(ImGuiCol_ButtonHovered), 4.0f, 0, 1.5f);
@@ -390,38 +390,38 @@ void PipelinePanel(AppState& state, ImVec2 pos, ImVec2 size) {
   step_strip(state);
   ImGui::Separator();
   const Trace& t = state.trace();
-  const StepInfo& info = step_info(state.step);
+  const StepInfo& info = step_info(state.pipeline.step);
   // Mouse users step with these; the keyboard has the arrows and Space.
-  ImGui::BeginDisabled(state.step == step_at(0));
-  if (ImGui::ArrowButton("prev", ImGuiDir_Left)) state.set_step(step_index(state.step) - 1);
+  ImGui::BeginDisabled(state.pipeline.step == step_at(0));
+  if (ImGui::ArrowButton("prev", ImGuiDir_Left)) state.set_step(step_index(state.pipeline.step) - 1);
   ImGui::EndDisabled();
   ImGui::SameLine();
-  ImGui::BeginDisabled(state.step == step_at(kStepCount - 1));
-  if (ImGui::ArrowButton("next", ImGuiDir_Right)) state.set_step(step_index(state.step) + 1);
+  ImGui::BeginDisabled(state.pipeline.step == step_at(kStepCount - 1));
+  if (ImGui::ArrowButton("next", ImGuiDir_Right)) state.set_step(step_index(state.pipeline.step) + 1);
   ImGui::EndDisabled();
   ImGui::SameLine();
-  if (ImGui::Button(state.playing ? "Pause" : "Play")) state.toggle_play();
+  if (ImGui::Button(state.pipeline.playing ? "Pause" : "Play")) state.toggle_play();
   ImGui::SameLine(0, 16);
   // The linear kernel normalises by the row sum: calling that step "softmax" would mislead.
-  const bool linear = t.attention.kernel == Kernel::Linear && state.step == Step::Softmax;
+  const bool linear = t.attention.kernel == Kernel::Linear && state.pipeline.step == Step::Softmax;
   ImGui::PushFont(title_font());
-  ImGui::Text("%d  %s", step_index(state.step), linear ? "Normalise by the row sum  (weights)" : std::string(info.title).c_str());
+  ImGui::Text("%d  %s", step_index(state.pipeline.step), linear ? "Normalise by the row sum  (weights)" : std::string(info.title).c_str());
   ImGui::PopFont();
-  if (t.heads.size() > 1 && state.step != Step::Inputs && state.step != Step::Concat && state.step != Step::Output &&
-      state.step != Step::HeadOutputs) {
+  if (t.heads.size() > 1 && state.pipeline.step != Step::Inputs && state.pipeline.step != Step::Concat && state.pipeline.step != Step::Output &&
+      state.pipeline.step != Step::HeadOutputs) {
     ImGui::SameLine();
-    ImGui::TextDisabled("   head %d of %zu%s", state.head, t.heads.size(),
-                        t.heads[state.head].kv_head != state.head ? (" (reads KV head " + std::to_string(t.heads[state.head].kv_head) + ")").c_str() : "");
+    ImGui::TextDisabled("   head %d of %zu%s", state.pipeline.head, t.heads.size(),
+                        t.heads[state.pipeline.head].kv_head != state.pipeline.head ? (" (reads KV head " + std::to_string(t.heads[state.pipeline.head].kv_head) + ")").c_str() : "");
   }
   ImGui::Spacing();
   // With a lesson open its panel takes the explanation's place: the arithmetic of the page's outlined cell
   // goes above the step, where scrolling the matrices cannot take it away.
-  if (state.lesson >= 0 && state.pinned_cell && state.step == state.outlined_step)
-    if (const std::string cell = explain_cell(t, state.step, state.head, state.pinned_cell->first, state.pinned_cell->second); !cell.empty())
+  if (state.lesson.index >= 0 && state.pipeline.pinned_cell && state.pipeline.step == state.pipeline.outlined_step)
+    if (const std::string cell = explain_cell(t, state.pipeline.step, state.pipeline.head, state.pipeline.pinned_cell->first, state.pipeline.pinned_cell->second); !cell.empty())
       TextWrappedAtSpaces("Outlined: " + cell, accent_colour());
   // The step in a region of its own, which scrolls when its matrices need more room than the window has.
   ImGui::BeginChild("step", {0, 0}, false);
-  StepView view{state, t, t.heads[static_cast<std::size_t>(state.head)], ImGui::GetContentRegionAvail().y - 4, ImGui::GetCursorPosY()};
+  StepView view{state, t, t.heads[static_cast<std::size_t>(state.pipeline.head)], ImGui::GetContentRegionAvail().y - 4, ImGui::GetCursorPosY()};
   draw_step(view);
   ImGui::EndChild();
   ImGui::End();

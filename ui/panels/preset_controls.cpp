@@ -9,17 +9,17 @@
 namespace attn::ui {
 
 const ModelShape* PresetControls(AppState& state, bool context, bool dtype_and_batch) {
-  if (state.presets.empty()) {
+  if (state.models.presets.empty()) {
     ImGui::TextDisabled("No model presets were found (assets/presets/models.json).");
     return nullptr;
   }
   ModelViewSettings& s = state.models;
-  auto it = std::find_if(state.presets.begin(), state.presets.end(), [&](const ModelShape& m) { return m.name == s.preset; });
-  if (it == state.presets.end()) it = state.presets.begin();
+  auto it = std::find_if(state.models.presets.begin(), state.models.presets.end(), [&](const ModelShape& m) { return m.name == s.preset; });
+  if (it == state.models.presets.end()) it = state.models.presets.begin();
   const float em = ImGui::GetFontSize();
   ImGui::SetNextItemWidth(12 * em);
   if (ImGui::BeginCombo("model", it->name.c_str())) {
-    for (const ModelShape& m : state.presets)
+    for (const ModelShape& m : state.models.presets)
       if (ImGui::Selectable(m.name.c_str(), &m == &*it)) s.preset = m.name;
     ImGui::EndCombo();
   }

@@ -10,9 +10,10 @@
 #include "ui/widgets/heatmap_layout.h"
 #include "ui/widgets/heatmap_pixels.h"
 #include "ui/logic/hover_text.h"
-#include "ui/panels/layout_check_frame.h"
+#include "ui/widgets/layout_check_frame.h"
 #include "ui/widgets/picture_export.h"
 #include "ui/widgets/text.h"
+#include "ui/widgets/style.h"
 #include "ui/widgets/theme.h"
 
 namespace attn::ui {
@@ -169,7 +170,7 @@ float legend_min_width(const LegendEnds& ends) {
 }
 
 void draw_legend(ImDrawList* dl, ImVec2 at, float width, ColorMap map, ValueRange range, const LegendEnds& ends) {
-  const float bar_h = 8.0f;
+  const float bar_h = GetStyle().legend_bar_height;
   const int segments = 32;
   for (int i = 0; i < segments; ++i) {
     const float x0 = at.x + width * static_cast<float>(i) / segments;
@@ -293,14 +294,15 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
                     ImGui::GetColorU32(ImGuiCol_WindowBg), 1.0f);
   }
 
-  const ImU32 accent = accent_colour();  // the theme's: dark and light differ
+  const Style& style = GetStyle();
+  const ImU32 accent = style.accent;  // the theme's: dark and light differ
   if (opts.highlight_row >= 0 && opts.highlight_row < in.rows) {
     const float y = grid.y + ch * static_cast<float>(opts.highlight_row);
-    dl->AddRect({grid.x - 1, y - 1}, {grid_end.x + 1, y + ch + 1}, accent, 0, 0, 2.5f);
+    dl->AddRect({grid.x - 1, y - 1}, {grid_end.x + 1, y + ch + 1}, accent, 0, 0, style.highlight_width);
   }
   if (opts.highlight_col >= 0 && opts.highlight_col < in.cols) {
     const float x = grid.x + cw * static_cast<float>(opts.highlight_col);
-    dl->AddRect({x - 1, grid.y - 1}, {x + cw + 1, grid_end.y + 1}, accent, 0, 0, 2.5f);
+    dl->AddRect({x - 1, grid.y - 1}, {x + cw + 1, grid_end.y + 1}, accent, 0, 0, style.highlight_width);
   }
   // A white frame with a dark one around it, both thick enough to see on every colour of both maps (a white
   // cell's outline is the dark one).
@@ -308,8 +310,8 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
     if (r < 0 || c < 0 || r >= in.rows || c >= in.cols) return;
     NoteOutlinedCell(r, c + opts.outlined_col0);
     const ImVec2 a{grid.x + cw * static_cast<float>(c), grid.y + ch * static_cast<float>(r)};
-    dl->AddRect({a.x - 1, a.y - 1}, {a.x + cw + 1, a.y + ch + 1}, IM_COL32(255, 255, 255, 255), 0, 0, 3.0f);
-    dl->AddRect({a.x - 3.5f, a.y - 3.5f}, {a.x + cw + 3.5f, a.y + ch + 3.5f}, IM_COL32(20, 20, 20, 255), 0, 0, 2.5f);
+    dl->AddRect({a.x - 1, a.y - 1}, {a.x + cw + 1, a.y + ch + 1}, IM_COL32(255, 255, 255, 255), 0, 0, style.outline_width);
+    dl->AddRect({a.x - 3.5f, a.y - 3.5f}, {a.x + cw + 3.5f, a.y + ch + 3.5f}, IM_COL32(20, 20, 20, 255), 0, 0, style.outline_halo_width);
   };
   for (const auto& [r, c] : opts.outlined) {
     const int col = c - opts.outlined_col0;

@@ -3,7 +3,7 @@
 #include <string>
 #include <utility>
 
-#include "ui/panels/layout_check_frame.h"
+#include "ui/widgets/layout_check_frame.h"
 
 namespace attn::ui {
 

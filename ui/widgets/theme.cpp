@@ -1,5 +1,7 @@
 #include "ui/widgets/theme.h"
 
+#include "ui/widgets/style.h"
+
 #include <algorithm>
 #include <filesystem>
 
@@ -7,7 +9,6 @@ namespace attn::ui {
 namespace {
 
 ImFont* g_title = nullptr;  // owned by the ImGui font atlas
-ImU32 g_accent = IM_COL32(255, 190, 40, 255);
 
 constexpr const char* kFontDirs[] = {"/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/dejavu",
                                      "/usr/local/share/fonts/dejavu"};
@@ -60,13 +61,21 @@ ImFont* add_font(const std::filesystem::path& file, float size, const ImWchar* r
 
 }  // namespace
 
-ImU32 accent_colour() { return g_accent; }
+ImU32 accent_colour() { return GetStyle().accent; }
 
 ImU32 kv_head_colour(int kv_head) {
-  static constexpr ImU32 kPalette[] = {IM_COL32(230, 159, 0, 255),   IM_COL32(86, 180, 233, 255), IM_COL32(0, 158, 115, 255),
-                                       IM_COL32(240, 228, 66, 255),  IM_COL32(0, 114, 178, 255),  IM_COL32(213, 94, 0, 255),
-                                       IM_COL32(204, 121, 167, 255), IM_COL32(200, 200, 200, 255)};
-  return kPalette[static_cast<std::size_t>(kv_head) % (sizeof kPalette / sizeof kPalette[0])];
+  const auto& palette = GetStyle().okabe_ito;
+  return palette[static_cast<std::size_t>(kv_head) % palette.size()];
+}
+
+ImU32 preset_colour(std::size_t preset) {
+  const auto& palette = GetStyle().tableau;
+  return palette[preset % palette.size()];
+}
+
+ImU32 variant_colour(int variant_index) {
+  const Style& s = GetStyle();
+  return s.tableau[static_cast<std::size_t>(s.variant_hues[static_cast<std::size_t>(std::clamp(variant_index, 0, 3))])];
 }
 
 bool load_fonts(const FontSizes& sizes, const std::u32string& extra) {
@@ -126,7 +135,7 @@ void apply_style(StyleTheme theme, bool high_contrast, float scale) {
     s.Colors[ImGuiCol_FrameBg] = dark ? ImVec4{0.26f, 0.29f, 0.36f, 1} : ImVec4{0.84f, 0.85f, 0.88f, 1};
     s.FrameBorderSize = 1.0f;
   }
-  g_accent = theme == StyleTheme::Light ? IM_COL32(190, 95, 0, 255) : IM_COL32(255, 190, 40, 255);
+  GetStyle().accent = theme == StyleTheme::Light ? IM_COL32(190, 95, 0, 255) : IM_COL32(255, 190, 40, 255);
   s.ScaleAllSizes(scale);
 }
 

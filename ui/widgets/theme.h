@@ -1,6 +1,7 @@
 #pragma once
 // Fonts and colours: large enough to read from the back of a classroom, DejaVu for the math glyphs
 // (√ · → ᵀ Σ), with Dear ImGui's built-in font when DejaVu is not installed.
+#include <cstddef>
 #include <string>
 
 #include <imgui.h>
@@ -11,9 +12,11 @@ namespace attn::ui {
 // on light backgrounds, where amber would be too faint to read.
 ImU32 accent_colour();
 
-// A colour per key/value head (Okabe-Ito: distinguishable with every common colour-blindness), so the
-// query heads that share one read as a group.
+// A colour per key/value head, so the query heads that share one read as a group; per model preset; per
+// attention variant (0 MHA .. 3 MLA). From the palettes of Style (style.h).
 ImU32 kv_head_colour(int kv_head);
+ImU32 preset_colour(std::size_t preset);
+ImU32 variant_colour(int variant_index);
 
 struct FontSizes {
   float body = 18.0f;

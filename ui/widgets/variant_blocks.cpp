@@ -8,13 +8,6 @@
 
 namespace attn::ui {
 
-ImU32 variant_colour(int variant_index) {
-  // Four hues far apart (red, blue, green, purple), readable on the dark and the light theme.
-  static constexpr ImU32 kColours[] = {IM_COL32(225, 87, 89, 255), IM_COL32(78, 121, 167, 255), IM_COL32(89, 161, 79, 255),
-                                       IM_COL32(176, 122, 161, 255)};
-  return kColours[std::clamp(variant_index, 0, 3)];
-}
-
 void VariantBlocks(const char* id, std::span<const Block> blocks, float height) {
   ImGui::PushID(id);
   const float avail = ImGui::GetContentRegionAvail().x;

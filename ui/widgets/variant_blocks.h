@@ -21,6 +21,5 @@ struct Block {
 void VariantBlocks(const char* id, std::span<const Block> blocks, float height);
 
 // The colour each variant wears in every comparison (Okabe-Ito, colour-blind safe).
-ImU32 variant_colour(int variant_index);  // 0 mha, 1 gqa, 2 mqa, 3 mla
 
 }  // namespace attn::ui

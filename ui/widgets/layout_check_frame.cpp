@@ -1,4 +1,4 @@
-#include "ui/panels/layout_check_frame.h"
+#include "ui/widgets/layout_check_frame.h"
 
 #include <algorithm>
 #include <cstring>

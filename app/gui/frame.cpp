@@ -1,0 +1,149 @@
+#include "app/gui/frame.h"
+
+#include <GL/gl.h>
+#include <GL/glext.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+#include <stb/stb_image_write.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <vector>
+
+#include "ui/logic/glyph_set.h"
+#include "ui/logic/matrix_export.h"
+#include "ui/widgets/keys.h"
+#include "ui/widgets/layout_check_frame.h"
+#include "ui/widgets/picture_export.h"
+#include "ui/widgets/theme.h"
+
+namespace attn::gui {
+namespace {
+
+// A rectangle of the bound framebuffer as PNG (x, y from its bottom-left), top row first (OpenGL
+// reads bottom-up).
+bool write_region_png(const std::string& path, int x, int y, int width, int height) {
+  std::vector<unsigned char> pixels(static_cast<std::size_t>(width) * height * 4);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadPixels(x, y, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+  std::vector<unsigned char> flipped(pixels.size());
+  const std::size_t row = static_cast<std::size_t>(width) * 4;
+  for (int y = 0; y < height; ++y)
+    std::copy_n(pixels.data() + row * static_cast<std::size_t>(height - 1 - y), row, flipped.data() + row * static_cast<std::size_t>(y));
+  for (std::size_t i = 3; i < flipped.size(); i += 4) flipped[i] = 255;  // an opaque picture
+  return stbi_write_png(path.c_str(), width, height, 4, flipped.data(), static_cast<int>(row)) != 0;
+}
+
+// OpenGL 3 framebuffer calls, which the GL 1.1 headers do not declare: loaded through GLFW.
+struct FramebufferApi {
+  PFNGLGENFRAMEBUFFERSPROC gen = nullptr;
+  PFNGLBINDFRAMEBUFFERPROC bind = nullptr;
+  PFNGLFRAMEBUFFERTEXTURE2DPROC attach = nullptr;
+  PFNGLCHECKFRAMEBUFFERSTATUSPROC status = nullptr;
+  PFNGLDELETEFRAMEBUFFERSPROC remove = nullptr;
+  bool load() {
+    gen = reinterpret_cast<PFNGLGENFRAMEBUFFERSPROC>(glfwGetProcAddress("glGenFramebuffers"));
+    bind = reinterpret_cast<PFNGLBINDFRAMEBUFFERPROC>(glfwGetProcAddress("glBindFramebuffer"));
+    attach = reinterpret_cast<PFNGLFRAMEBUFFERTEXTURE2DPROC>(glfwGetProcAddress("glFramebufferTexture2D"));
+    status = reinterpret_cast<PFNGLCHECKFRAMEBUFFERSTATUSPROC>(glfwGetProcAddress("glCheckFramebufferStatus"));
+    remove = reinterpret_cast<PFNGLDELETEFRAMEBUFFERSPROC>(glfwGetProcAddress("glDeleteFramebuffers"));
+    return gen && bind && attach && status && remove;
+  }
+};
+
+
+}  // namespace
+
+void apply_look(const ui::AppState& state, Look& applied) {
+  const Look wanted{state.display.effective_zoom(), state.display.theme, state.display.presentation, ui::characters_in_use(state)};
+  if (wanted == applied) return;
+  ui::apply_style(state.display.theme == ui::Theme::Light ? ui::StyleTheme::Light : ui::StyleTheme::Dark, state.display.presentation, wanted.zoom);
+  const ui::FontSizes base;
+  ui::load_fonts({base.body * wanted.zoom, base.title * wanted.zoom}, wanted.characters);
+  ImGui_ImplOpenGL3_DestroyFontsTexture();
+  ImGui_ImplOpenGL3_CreateFontsTexture();
+  applied = wanted;
+}
+
+void render_frame(Window& window, ui::AppState& state, double dt, std::optional<ImVec2> display) {
+  state.poll();  // a trace the worker finished is shown from this frame on
+  ui::begin_key_frame();
+  ui::TakeLayoutReports();  // the layout check reports the last frame only
+  ImGui_ImplOpenGL3_NewFrame();
+  ImGui_ImplGlfw_NewFrame();
+  if (display) ImGui::GetIO().DisplaySize = *display;
+  ImGui::NewFrame();
+  ui::DrawAppWindow(state, window.ui, dt);
+  ImGui::Render();
+  int w = 0, h = 0;
+  glfwGetFramebufferSize(window.glfw, &w, &h);
+  glViewport(0, 0, w, h);
+  glClearColor(0.08f, 0.085f, 0.1f, 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT);
+  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+}
+
+// Drawn into an off-screen framebuffer, with fonts rasterised at twice the size.
+void export_picture(Window& window, ui::AppState& state) {
+  ui::PictureRequest& r = ui::picture_request();
+  FramebufferApi fb;
+  int w = 0, h = 0;
+  glfwGetFramebufferSize(window.glfw, &w, &h);
+  const int W = 2 * w, H = 2 * h;
+  if (!fb.load()) {
+    state.message = "Pictures need OpenGL framebuffers, which this driver does not offer";
+    r = {};
+    return;
+  }
+  GLuint texture = 0, framebuffer = 0;
+  glGenTextures(1, &texture);
+  glBindTexture(GL_TEXTURE_2D, texture);
+  glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, W, H, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+  fb.gen(1, &framebuffer);
+  fb.bind(GL_FRAMEBUFFER, framebuffer);
+  fb.attach(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
+  const float zoom = state.display.zoom;
+  if (fb.status(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE) {
+    state.display.zoom = zoom * 2;
+    apply_look(state, window.look);
+    r.capturing = true;
+    r.found = false;
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGuiIO& io = ImGui::GetIO();
+    io.DisplaySize = {static_cast<float>(W), static_cast<float>(H)};
+    io.DisplayFramebufferScale = {1, 1};
+    const ImGuiConfigFlags flags = io.ConfigFlags;
+    io.ConfigFlags |= ImGuiConfigFlags_NoMouse;
+    ImGui::NewFrame();
+    ui::DrawAppWindow(state, window.ui, 0.0);
+    ImGui::Render();
+    io.ConfigFlags = flags;
+    glViewport(0, 0, W, H);
+    glClearColor(0.08f, 0.085f, 0.1f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    if (r.found) {
+      const int x0 = std::clamp(static_cast<int>(r.min.x), 0, W), x1 = std::clamp(static_cast<int>(r.max.x + 1), 0, W);
+      const int y0 = std::clamp(static_cast<int>(r.min.y), 0, H), y1 = std::clamp(static_cast<int>(r.max.y + 1), 0, H);
+      const std::string file = ui::picture_file_name(std::filesystem::current_path().string(), r.name);
+      if (x1 > x0 && y1 > y0 && write_region_png(file, x0, H - y1, x1 - x0, y1 - y0))
+        state.message = "Saved " + file + " (" + std::to_string(x1 - x0) + "\u00D7" + std::to_string(y1 - y0) + " pixels)";
+      else
+        state.message = "The picture could not be written to " + file;
+    }
+  }
+  fb.bind(GL_FRAMEBUFFER, 0);
+  fb.remove(1, &framebuffer);
+  glDeleteTextures(1, &texture);
+  state.display.zoom = zoom;
+  apply_look(state, window.look);
+  r = {};
+}
+
+bool write_screenshot(const std::string& path, int width, int height) {
+  glReadBuffer(GL_BACK);
+  return write_region_png(path, 0, 0, width, height);
+}
+
+}  // namespace attn::gui

@@ -1,0 +1,188 @@
+#include "app/gui/start_state.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "app/cli/args.h"
+#include "app/cli/assets.h"
+#include "app/cli/commands.h"
+#include "app/cli/handout.h"
+#include "core/edits.h"
+#include "core/io/presets_json.h"
+#include "core/io/scenario_json.h"
+#include "core/validate.h"
+#include "ui/logic/lesson_nav.h"
+#include "ui/logic/step_matrices.h"
+
+namespace attn::gui {
+namespace {
+
+// The scenario file with the options that override it (the same as trace's) and --tokens.
+std::optional<Scenario> load_document(const GuiOptions& o, const std::filesystem::path& path, std::ostream& err) {
+  Scenario scenario;
+  try {
+    scenario = load_scenario_file(path);
+  } catch (const ScenarioError& e) {
+    err << "attention-lab: " << path.string() << ": " << e.what() << '\n';
+    return std::nullopt;
+  }
+  try {
+    o.overrides.apply(scenario, err);
+    if (o.tokens) set_token_count(scenario, *o.tokens);
+    validate(scenario);
+  } catch (const ScenarioError& e) {
+    err << "attention-lab: " << path.string() << " with the given options: " << e.what() << '\n';
+    return std::nullopt;
+  } catch (const cli::UsageError& e) {
+    err << "attention-lab: " << e.what() << '\n';
+    return std::nullopt;
+  }
+  return scenario;
+}
+
+// The model presets and the lessons; a broken file is reported in the status line and left out.
+void load_assets(ui::AppState& state) {
+  const std::filesystem::path presets = cli::assets_dir() / "presets" / "models.json";
+  try {
+    state.models.presets = load_presets_file(presets);
+  } catch (const ScenarioError& e) {
+    state.message = "Model presets not loaded (" + presets.string() + "): " + e.what();
+  }
+  state.lesson.scenarios_dir = cli::assets_dir() / "scenarios";
+  for (const std::filesystem::path& f : ui::lesson_files(cli::assets_dir() / "lessons")) {
+    try {
+      state.lesson.lessons.push_back(ui::load_lesson_file(f, state.lesson.scenarios_dir));
+    } catch (const ScenarioError& e) {
+      state.message = "Lesson " + f.filename().string() + " left out: " + e.what();
+    }
+  }
+  state.handout = [](const Trace& t, bool latex) { return latex ? cli::trace_to_latex(t) : cli::trace_to_markdown(t); };
+}
+
+bool start_view(const GuiOptions& o, ui::AppState& state, std::ostream& err) {
+  if (o.step) {
+    const std::optional<ui::Step> step = ui::parse_step(*o.step);
+    if (!step) {
+      err << "attention-lab: --step: expected 0-" << ui::kStepCount - 1 << " or a step name (" << ui::step_names()
+          << ") but found '" << *o.step << "'\n";
+      return false;
+    }
+    state.pipeline.step = *step;
+  }
+  if (o.view) {
+    const std::optional<ui::View> view = ui::parse_view(*o.view);
+    if (!view) {
+      err << "attention-lab: --view: expected one of pipeline, decode, compare, memory, cost but found '" << *o.view << "'\n";
+      return false;
+    }
+    state.view = *view;
+  }
+  return true;
+}
+
+// --lesson by name ("sqrt_dk") or file name ("2_sqrt_dk.json"), on --page.
+bool start_lesson(const GuiOptions& o, ui::AppState& state, std::ostream& err) {
+  if (!o.lesson) return true;
+  const std::string stem = std::filesystem::path(*o.lesson).stem().string();
+  const auto& lessons = state.lesson.lessons;
+  const auto it = std::find_if(lessons.begin(), lessons.end(), [&](const ui::Lesson& l) {
+    return l.name == *o.lesson || l.name == stem.substr(std::min<std::size_t>(2, stem.size()));
+  });
+  if (it == lessons.end()) {
+    err << "attention-lab: --lesson: unknown lesson '" << *o.lesson << "' (the lessons are:";
+    for (const ui::Lesson& l : lessons) err << ' ' << l.name;
+    err << ")\n";
+    return false;
+  }
+  if (o.page > static_cast<int>(it->pages.size())) {
+    err << "attention-lab: --page: lesson '" << it->name << "' has " << it->pages.size() << " pages but found " << o.page << '\n';
+    return false;
+  }
+  if (!ui::ApplyLessonPage(state, static_cast<int>(it - lessons.begin()), o.page - 1)) {
+    err << "attention-lab: --lesson: " << state.message << '\n';
+    return false;
+  }
+  return true;
+}
+
+bool start_model_and_token(const GuiOptions& o, ui::AppState& state, std::ostream& err) {
+  if (o.preset) {
+    const auto& presets = state.models.presets;
+    if (std::none_of(presets.begin(), presets.end(), [&](const ModelShape& m) { return m.name == *o.preset; })) {
+      err << "attention-lab: --preset: unknown model '" << *o.preset << "' (see attention-lab kv --list)\n";
+      return false;
+    }
+    state.models.preset = *o.preset;
+  }
+  if (o.decode_tokens) {
+    if (*o.decode_tokens > state.scenario().n_q()) {
+      err << "attention-lab: --decode-tokens: the scenario has " << state.scenario().n_q() << " tokens but found "
+          << *o.decode_tokens << '\n';
+      return false;
+    }
+    state.decode.token = *o.decode_tokens - 1;
+  }
+  return true;
+}
+
+bool start_cell_and_head(const GuiOptions& o, ui::AppState& state, std::ostream& err) {
+  const int heads = static_cast<int>(state.trace().heads.size());
+  if (o.cell) {
+    const int head = o.head.value_or(state.pipeline.head) < heads ? o.head.value_or(state.pipeline.head) : 0;
+    const ui::StepMatrix r = ui::step_result(state.trace(), state.pipeline.step, head);
+    if (o.cell->first >= r.m->rows() || o.cell->second >= r.m->cols()) {
+      err << "attention-lab: --cell: the " << r.name << " matrix of step " << ui::step_info(state.pipeline.step).name << " is "
+          << r.m->rows() << " x " << r.m->cols() << " (rows and columns numbered from 0) but found " << o.cell->first << ','
+          << o.cell->second << '\n';
+      return false;
+    }
+    state.pipeline.pinned_cell = o.cell;
+  }
+  if (o.head) {
+    if (*o.head >= heads) {
+      err << "attention-lab: --head: the scenario has " << heads << " head(s), numbered from 0, but found " << *o.head << '\n';
+      return false;
+    }
+    state.pipeline.head = *o.head;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::unique_ptr<ui::AppState> start_state(const GuiOptions& o, std::ostream& err) {
+  const std::filesystem::path path = o.scenario.empty() ? cli::default_scenario() : std::filesystem::path(o.scenario);
+  std::optional<Scenario> scenario = load_document(o, path, err);
+  if (!scenario) return nullptr;
+  auto state = std::make_unique<ui::AppState>(std::move(*scenario), path);
+  load_assets(*state);
+  // The order matters: a lesson page sets the view, step and head, which the options after it refine.
+  const bool ok = start_view(o, *state, err) && start_lesson(o, *state, err) && start_model_and_token(o, *state, err) &&
+                  start_cell_and_head(o, *state, err);
+  return ok ? std::move(state) : nullptr;
+}
+
+void dump_state(const std::string& path, const ui::AppState& state) {
+  const ui::StepInfo& info = ui::step_info(state.pipeline.step);
+  const nlohmann::ordered_json j = {{"view", ui::view_name(state.view)},
+                                    {"step", ui::step_index(state.pipeline.step)},
+                                    {"step_name", info.name},
+                                    {"head", state.pipeline.head},
+                                    {"decode_tokens", state.decode.token + 1},
+                                    {"lesson", state.lesson.index >= 0 ? state.lesson.lessons[static_cast<std::size_t>(state.lesson.index)].name : ""},
+                                    {"lesson_page", state.lesson.page + 1},
+                                    {"scenario", state.scenario().name},
+                                    {"tokens", state.scenario().input.tokens},
+                                    {"file", state.document().path.string()},
+                                    {"unsaved", state.document().dirty()},
+                                    {"presentation", state.display.presentation},
+                                    {"zoom", state.display.zoom},
+                                    {"recovery_offered", state.recovery.has_value()}};
+  std::ofstream(path) << j.dump(2) << '\n';
+}
+
+}  // namespace attn::gui

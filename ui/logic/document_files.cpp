@@ -1,0 +1,53 @@
+#include "ui/logic/document_files.h"
+
+#include <algorithm>
+#include <fstream>
+
+#include "core/io/scenario_json.h"
+#include "core/io/scenario_write.h"
+#include "core/io/trace_json.h"
+#include "ui/logic/matrix_export.h"
+
+namespace attn::ui {
+
+void remember_recent(std::vector<std::string>& recent, const std::filesystem::path& path) {
+  const std::string p = std::filesystem::absolute(path).lexically_normal().string();
+  recent.erase(std::remove(recent.begin(), recent.end(), p), recent.end());
+  recent.insert(recent.begin(), p);
+  if (recent.size() > kMaxRecentFiles) recent.resize(kMaxRecentFiles);
+}
+
+void open_document(AppState& state, const std::filesystem::path& path) {
+  try {
+    if (state.open(load_scenario_file(path), path)) remember_recent(state.recent_files, path);
+  } catch (const ScenarioError& e) {
+    state.message = "Could not open " + path.string() + ": " + e.what() + " (the current scenario is kept)";
+  }
+}
+
+void save_document(AppState& state, const std::filesystem::path& path) {
+  try {
+    save_scenario_file(state.scenario(), path);
+    state.mark_saved(path);
+    remember_recent(state.recent_files, path);
+    state.message = "Saved " + path.string();
+  } catch (const ScenarioError& e) {
+    state.message = std::string("Not saved: ") + e.what();
+  }
+}
+
+void export_document(AppState& state, const std::string& extension) {
+  std::string text;
+  if (extension == "json") text = trace_to_json(state.trace()).dump(1) + "\n";
+  else text = state.handout(state.trace(), extension == "tex");
+  // Beside the document when it has a file, else in the current folder; never over an existing file.
+  const std::filesystem::path folder = state.document().path.empty()
+                                           ? std::filesystem::current_path()
+                                           : std::filesystem::absolute(state.document().path).parent_path();
+  const std::string file = unique_file_name(folder.string(), state.scenario().name + "_trace", extension);
+  std::ofstream out(file, std::ios::binary);
+  out << text;
+  state.message = out ? "Exported " + file : "Could not write " + file;
+}
+
+}  // namespace attn::ui

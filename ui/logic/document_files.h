@@ -1,0 +1,24 @@
+#pragma once
+// The document's files, as File > Open, Save and Export do them: what went wrong is written to
+// state.message and the document stays as it was. No window: tests run them on real files.
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "ui/logic/app_state.h"
+
+namespace attn::ui {
+
+inline constexpr std::size_t kMaxRecentFiles = 8;
+// `path` at the top of File > Open recent (absolute), once, and at most kMaxRecentFiles in all.
+void remember_recent(std::vector<std::string>& recent, const std::filesystem::path& path);
+
+// Opens `path` as the document (the current one is kept if it cannot be read or traced).
+void open_document(AppState& state, const std::filesystem::path& path);
+// Saves the document to `path`, atomically; afterwards it is not dirty and `path` is its file.
+void save_document(AppState& state, const std::filesystem::path& path);
+// File > Export: "json" (the trace), "md" or "tex" (the handout); beside the document, never over a file.
+void export_document(AppState& state, const std::string& extension);
+
+}  // namespace attn::ui

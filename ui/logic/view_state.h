@@ -1,0 +1,100 @@
+#pragma once
+// What each view is set to, one small struct per view: a view reads the document and the computation from
+// AppState and owns its own struct here. A new view's state goes in a struct of its own beside these.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/memory.h"
+#include "ui/logic/lessons.h"
+#include "ui/logic/sqrt_dk.h"
+#include "ui/logic/steps.h"
+
+namespace attn::ui {
+
+// A cell the pointer is over in the pipeline view: which equation of the step, which term, which cell.
+// Views draw operands before results, so they outline what fed the cell hovered in the previous frame.
+struct HoverCell {
+  Step step = Step::Inputs;
+  int head = 0;
+  int equation = 0;  // a step may show several (Q, K and V)
+  int term = -1, row = -1, col = -1;
+  std::string explanation;
+  explicit operator bool() const { return term >= 0; }
+  bool on(Step s, int eq, int t) const { return term == t && step == s && equation == eq; }
+};
+
+// Seconds a step (or a decoded token) stays on screen while playing.
+inline constexpr double kPlaySeconds = 1.6;
+
+// The pipeline view: which step and head, and what the pointer and a lesson point at.
+struct PipelineView {
+  Step step = Step::Inputs;
+  int head = 0;
+  int projection = 0;          // which projection the projections step draws large (MLA: latent, Q, K, V)
+  bool show_absorbed = false;  // MLA: the scores step shows the absorbed form
+  bool playing = false;
+  double play_clock = 0.0;  // seconds since the last automatic step
+  HoverCell hover;          // written while drawing this frame
+  HoverCell last_hover;     // what was hovered in the previous frame
+  std::optional<std::pair<int, int>> pinned_cell;  // a result cell explained as if pointed at (--cell)
+  // A lesson page's cells of its step's result, outlined while that step is shown.
+  std::vector<std::pair<int, int>> outlined;
+  Step outlined_step = Step::Inputs;
+  bool scroll_to_outlined = false;  // a page just opened: its first outlined cell is scrolled into view once
+};
+
+// The decode view: `token` is the 0-based index of the token just fed in (decode_tokens = token + 1 have
+// arrived, as lessons and the command line count them).
+struct DecodeView {
+  int token = 0;
+  bool playing = false;
+  double play_clock = 0.0;
+  int scroll_to_section = 0;  // a page just opened on this view: this section (1-4) scrolled to the top once
+};
+
+// What the memory, cost and compare views are set to, and the model shapes they choose from.
+struct ModelViewSettings {
+  std::string preset = "llama-3-70b";
+  Dtype dtype = Dtype::BF16;
+  int batch = 1;
+  std::int64_t context = 32768;   // tokens, for the bar chart and the tables
+  bool lines_per_preset = false;  // memory chart: one line per preset instead of per variant
+  int top_k = 2048;               // DeepSeek sparse attention's candidate set
+  std::vector<ModelShape> presets;  // the shipped model shapes
+};
+
+// The lesson panel: the shipped lessons and where the user is in one (index -1: none).
+struct LessonView {
+  std::vector<Lesson> lessons;
+  std::filesystem::path scenarios_dir;  // where lesson pages find their scenarios
+  int index = -1, page = 0;
+  int sqrt_dk = kSqrtDkDefault;  // the experiment's d_k
+  bool open() const { return index >= 0; }
+};
+
+// How the window looks; remembered between runs.
+enum class Theme { Dark, Light };
+
+// How much the window's size enlarges everything. Presentation mode fits 1.35 times a 1600x900 layout to the
+// window (1280x720: 1.1, 1920x1080: 1.6); normal mode only grows on large windows (1920x1080: 1.2). In steps of
+// 0.05, so resizing does not rebuild the fonts at every pixel.
+float window_fit(float width, float height, bool presentation);
+
+// Readable from the back of a room: zoom multiplies every size (75%-300%); presentation mode hides the
+// editors and adds its own enlargement and high contrast.
+struct Display {
+  static constexpr float kMinZoom = 0.75f, kMaxZoom = 3.0f, kZoomStep = 0.25f;
+  Theme theme = Theme::Dark;
+  float zoom = 1.0f;
+  bool presentation = false;
+  bool fullscreen = false;
+  float width = 1600, height = 900;  // the window's size, which the window sets before each frame
+  float effective_zoom() const { return zoom * window_fit(width, height, presentation); }
+  void set_zoom(float z);  // clamped to kMinZoom .. kMaxZoom
+};
+
+}  // namespace attn::ui

@@ -1,0 +1,145 @@
+// The menu bar: File, Edit, Step, Lessons, View and Help, the views as tabs, and where the user is.
+#include <string>
+
+#include <imgui.h>
+
+#include "core/edits.h"
+#include "ui/logic/document_files.h"
+#include "ui/logic/glyphs.h"
+#include "ui/logic/lesson_nav.h"
+#include "ui/panels/app_window.h"
+#include "ui/widgets/theme.h"
+
+namespace attn::ui {
+namespace {
+
+void file_menu(AppState& state, AppWindowState& window) {
+  if (!ImGui::BeginMenu("File")) return;
+  if (ImGui::MenuItem("Open\u2026", "Ctrl+O")) RequestFileDialog(window.file_dialog, FileDialogMode::Open, state.document().path);
+  if (ImGui::MenuItem("Save", "Ctrl+S")) Save(state, window);
+  if (ImGui::BeginMenu("Open recent", !state.recent_files.empty())) {
+    for (const std::string& f : state.recent_files)
+      if (ImGui::MenuItem(f.c_str())) state.pending_replace = [&state, f] { open_document(state, f); };
+    ImGui::EndMenu();
+  }
+  if (ImGui::MenuItem("Save as\u2026", "Ctrl+Shift+S")) Save(state, window, true);
+  if (ImGui::MenuItem("Reset to file", nullptr, false, state.document().dirty())) state.reset_to_saved();
+  if (ImGui::BeginMenu("Export")) {
+    if (ImGui::MenuItem("Trace as JSON")) export_document(state, "json");
+    if (ImGui::MenuItem("Handout as Markdown", nullptr, false, static_cast<bool>(state.handout))) export_document(state, "md");
+    if (ImGui::MenuItem("Handout as LaTeX", nullptr, false, static_cast<bool>(state.handout))) export_document(state, "tex");
+    ImGui::EndMenu();
+  }
+  ImGui::Separator();
+  if (ImGui::MenuItem("Quit", "Ctrl+Q")) state.quit_requested = true;
+  ImGui::EndMenu();
+}
+
+void edit_menu(AppState& state) {
+  if (!ImGui::BeginMenu("Edit")) return;
+  if (ImGui::MenuItem("Undo", "Ctrl+Z", false, state.can_undo())) state.undo();
+  if (ImGui::MenuItem("Redo", "Ctrl+Shift+Z", false, state.can_redo())) state.redo();
+  if (ImGui::MenuItem("Re-seed weights", "Ctrl+R")) state.edit(reseed_weights);
+  ImGui::EndMenu();
+}
+
+void step_menu(AppState& state) {
+  if (!ImGui::BeginMenu("Step")) return;
+  for (const StepInfo& s : all_steps()) {
+    const int index = step_index(s.step);
+    if (ImGui::MenuItem(std::string(s.title).c_str(), std::to_string(index).c_str(), s.step == state.pipeline.step))
+      state.set_step(index);
+  }
+  ImGui::Separator();
+  if (ImGui::MenuItem(state.pipeline.playing ? "Pause" : "Play", "Space")) state.toggle_play();
+  ImGui::EndMenu();
+}
+
+void lessons_menu(AppState& state) {
+  if (!ImGui::BeginMenu("Lessons", !state.lesson.lessons.empty())) return;
+  for (std::size_t i = 0; i < state.lesson.lessons.size(); ++i) {
+    const std::string item = std::to_string(i + 1) + "  " + state.lesson.lessons[i].title;
+    if (ImGui::MenuItem(item.c_str(), nullptr, state.lesson.index == static_cast<int>(i))) GoToLessonPage(state, static_cast<int>(i), 0);
+  }
+  ImGui::Separator();
+  if (ImGui::MenuItem("Close lesson", nullptr, false, state.lesson.open())) CloseLesson(state);
+  ImGui::EndMenu();
+}
+
+void view_menu(AppState& state) {
+  if (!ImGui::BeginMenu("View")) return;
+  Display& d = state.display;
+  if (ImGui::MenuItem("Presentation mode", "F5", d.presentation)) d.presentation = !d.presentation;
+  if (ImGui::MenuItem("Full screen", "F11", d.fullscreen)) d.fullscreen = !d.fullscreen;
+  ImGui::Separator();
+  if (ImGui::MenuItem("Zoom in", "Ctrl++", false, d.zoom < d.kMaxZoom)) d.set_zoom(d.zoom + d.kZoomStep);
+  if (ImGui::MenuItem("Zoom out", "Ctrl+-", false, d.zoom > d.kMinZoom)) d.set_zoom(d.zoom - d.kZoomStep);
+  if (ImGui::MenuItem("Actual size", "Ctrl+0")) d.set_zoom(1.0f);
+  ImGui::Separator();
+  if (ImGui::MenuItem("Dark theme", nullptr, d.theme == Theme::Dark)) d.theme = Theme::Dark;
+  if (ImGui::MenuItem("Light theme", nullptr, d.theme == Theme::Light)) d.theme = Theme::Light;
+  ImGui::EndMenu();
+}
+
+void help_menu(AppState& state) {
+  if (!ImGui::BeginMenu("Help")) return;
+  if (ImGui::MenuItem("Keyboard shortcuts", "F1")) state.show_help = true;
+  ImGui::EndMenu();
+}
+
+// The views as tabs in the menu bar: always one click away, the current one marked.
+void view_tabs(AppState& state) {
+  ImGui::SameLine(0, 30);
+  for (int i = 0; i < kViewCount; ++i) {
+    const View v = static_cast<View>(i);
+    const bool current = state.view == v;
+    if (current) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(accent_colour()));
+    if (ImGui::MenuItem(std::string(view_title(v)).c_str(), nullptr, current)) state.view = v;
+    if (current) ImGui::PopStyleColor();
+  }
+}
+
+// Where we are, always visible: the step or token and the play state.
+std::string where(const AppState& state) {
+  const std::string help = "   F1 help";
+  const std::string playing = "  \u25B6 playing";
+  if (state.view == View::Pipeline)
+    return "step " + std::to_string(step_index(state.pipeline.step)) + " (of 0\u2013" + std::to_string(kStepCount - 1) + ")" +
+           (state.pipeline.playing ? playing : "") + help;
+  if (state.view == View::Decode)
+    return "token " + std::to_string(state.decode.token + 1) + " of " + std::to_string(state.scenario().n_q()) +
+           (state.decode.playing ? playing : "") + help;
+  return "F1 help";
+}
+
+// At the right end: the place, after "computing..." while a big document is recomputed on the worker (until
+// it is done every view shows the previous revision).
+void place_and_progress(const AppState& state) {
+  const std::string place = where(state);
+  const std::string busy = state.computing() ? "computing" + glyph::kEllipsis + "   " : "";
+  ImGui::SameLine(ImGui::GetWindowWidth() - ImGui::CalcTextSize((busy + place).c_str()).x - 16);
+  if (!busy.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, accent_colour());
+    ImGui::TextUnformatted(busy.c_str());
+    ImGui::PopStyleColor();
+    ImGui::SameLine(0, 0);
+  }
+  ImGui::TextDisabled("%s", place.c_str());
+}
+
+}  // namespace
+
+void MenuBar(AppState& state, AppWindowState& window) {
+  if (!ImGui::BeginMainMenuBar()) return;
+  file_menu(state, window);
+  edit_menu(state);
+  step_menu(state);
+  lessons_menu(state);
+  view_menu(state);
+  help_menu(state);
+  view_tabs(state);
+  place_and_progress(state);
+  ImGui::EndMainMenuBar();
+}
+
+}  // namespace attn::ui

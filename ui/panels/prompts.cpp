@@ -1,0 +1,94 @@
+// The window's questions: unsaved changes before they would be lost, and unsaved work found at start-up.
+#include <utility>
+
+#include <imgui.h>
+
+#include "ui/logic/document_files.h"
+#include "ui/panels/app_window.h"
+#include "ui/widgets/keys.h"
+
+namespace attn::ui {
+namespace {
+
+// A modal centred on the window; false while it is not shown.
+bool begin_centred_modal(const char* name) {
+  if (!ImGui::IsPopupOpen(name)) ImGui::OpenPopup(name);
+  ImGui::SetNextWindowPos(ImGui::GetMainViewport()->GetCenter(), ImGuiCond_Always, {0.5f, 0.5f});
+  return ImGui::BeginPopupModal(name, nullptr, ImGuiWindowFlags_AlwaysAutoResize);
+}
+
+// Whatever waited for the answer happens: the replacement, the quit.
+void go_on(AppState& state) {
+  if (state.pending_replace) std::exchange(state.pending_replace, nullptr)();
+  if (state.quit_requested) state.quit_confirmed = true;
+}
+
+void stay(AppState& state) {
+  state.quit_requested = false;
+  state.pending_replace = nullptr;
+}
+
+}  // namespace
+
+void Save(AppState& state, AppWindowState& window, bool ask) {
+  if (ask || state.document().path.empty()) RequestFileDialog(window.file_dialog, FileDialogMode::Save, state.document().path);
+  else save_document(state, state.document().path);
+}
+
+void UnsavedChangesPrompt(AppState& state, AppWindowState& window) {
+  const bool wanted = (state.quit_requested && !state.quit_confirmed) || state.pending_replace;
+  if (!wanted) return;
+  if (!state.document().dirty()) return go_on(state);  // nothing to lose
+  if (!begin_centred_modal("Unsaved changes")) return;
+  ImGui::Text("\"%s\" has changes that are not saved.", state.scenario().name.c_str());
+  ImGui::TextDisabled(state.quit_requested ? "Save them before quitting?" : "Save them before the document is replaced?");
+  if (ImGui::Button("Save", {120, 0})) {
+    if (state.document().path.empty()) {  // the dialog asks where; what waited is asked for again after
+      Save(state, window);
+      stay(state);
+      ImGui::CloseCurrentPopup();
+    } else {
+      save_document(state, state.document().path);
+      if (!state.document().dirty()) {
+        go_on(state);
+        ImGui::CloseCurrentPopup();
+      }
+    }
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("Don't save", {120, 0})) {
+    go_on(state);
+    ImGui::CloseCurrentPopup();
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("Cancel", {120, 0}) || key_pressed(Key::Escape, KeyMods_None, false)) {
+    stay(state);
+    ImGui::CloseCurrentPopup();
+  }
+  ImGui::EndPopup();
+}
+
+void RecoveryPrompt(AppState& state) {
+  if (!state.recovery || state.recovery_answered) return;
+  if (!begin_centred_modal("Restore unsaved work?")) return;
+  const RecoveryOffer& r = *state.recovery;
+  ImGui::Text("Attention Lab did not close normally last time (%s).", r.when.c_str());
+  ImGui::Text("Unsaved changes to \"%s\"%s were kept.", r.scenario.name.c_str(),
+              r.original.empty() ? "" : (" (" + r.original.filename().string() + ")").c_str());
+  if (ImGui::Button("Restore them", {160, 0})) {
+    const Scenario restored = r.scenario;
+    if (!r.original.empty()) open_document(state, r.original);
+    state.edit([&](Scenario& s) { s = restored; });  // unsaved again, and one undo away from the file
+    state.message = "Restored the unsaved changes from " + r.when;
+    state.recovery_answered = true;
+    ImGui::CloseCurrentPopup();
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("Discard them", {160, 0})) {
+    state.recovery_answered = true;
+    ImGui::CloseCurrentPopup();
+  }
+  ImGui::EndPopup();
+}
+
+}  // namespace attn::ui

@@ -1,0 +1,10 @@
+#include "ui/widgets/style.h"
+
+namespace attn::ui {
+
+Style& GetStyle() {
+  static Style style;
+  return style;
+}
+
+}  // namespace attn::ui
