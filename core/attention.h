@@ -96,7 +96,7 @@ HeadTrace attend(const Matrix& q, const Matrix& k, const Matrix& v, const Matrix
 // 1/sqrt(head_dim) with scale on, 1 with it off.
 double scale_factor(const AttentionConfig& a);
 
-// Validates (throws ScenarioError) and computes the whole trace.
+// Validates (throws InputError) and computes the whole trace.
 Trace compute_trace(const Scenario& s);
 // The same, with the weights resolve_weights(s) gives already at hand (a window that keeps them across edits of
 // the embeddings): drawing a model-sized layer's weights from the seed costs more than attention at small T.

@@ -70,7 +70,7 @@ void append_to_cache(const AttentionConfig& a, const Weights& w, KvCache& cache,
 DecodeStep attend_to_cache(const AttentionConfig& a, const Weights& w, const KvCache& cache, const Matrix& x_row,
                            const Matrix& mask_row, const AbsorbedWeights* absorbed = nullptr);
 
-// Validates (throws ScenarioError) and runs every step.
+// Validates (throws InputError) and runs every step.
 DecodeTrace decode(const Scenario& s);
 // The same with resolve_weights(s) at hand (see compute_trace_with_weights).
 DecodeTrace decode_with_weights(const Scenario& s, const Weights& resolved);

@@ -35,16 +35,16 @@ void check_variant_heads(const ModelShape& m, const ShapeFieldNames& n) {
     case Variant::Mha:
     case Variant::Mla:
       if (m.kv_heads != m.heads)
-        throw ScenarioError(n.field("kv_heads"), "must equal " + n.ref("heads") + " (" + H + ") for " + variant +
+        throw InputError(n.field("kv_heads"), "must equal " + n.ref("heads") + " (" + H + ") for " + variant +
                                                      ", one key/value head per query head, but found " + G);
       break;
     case Variant::Mqa:
-      if (m.kv_heads != 1) throw ScenarioError(n.field("kv_heads"), "must be 1 for mqa but found " + G);
+      if (m.kv_heads != 1) throw InputError(n.field("kv_heads"), "must be 1 for mqa but found " + G);
       break;
     case Variant::Gqa:
       check_range(m.kv_heads, 1, kv_limits::kMaxHeads, n.field("kv_heads"));
       if (m.heads % m.kv_heads != 0)
-        throw ScenarioError(n.field("kv_heads"), "must divide " + n.ref("heads") + " (" + H + ") but found " + G);
+        throw InputError(n.field("kv_heads"), "must divide " + n.ref("heads") + " (" + H + ") but found " + G);
       break;
   }
 }
@@ -52,15 +52,15 @@ void check_variant_heads(const ModelShape& m, const ShapeFieldNames& n) {
 void check_latent(const ModelShape& m, const ShapeFieldNames& n) {
   if (m.variant == Variant::Mla) {
     if (m.latent_dim < 1)
-      throw ScenarioError(n.field("latent_dim"), "must be >= 1 for mla, the width of the cached latent (found " +
+      throw InputError(n.field("latent_dim"), "must be >= 1 for mla, the width of the cached latent (found " +
                                                      std::to_string(m.latent_dim) + ")");
     check_range(m.latent_dim, 1, kv_limits::kMaxLatentDim, n.field("latent_dim"));
     check_range(m.rope_dim, 0, kv_limits::kMaxRopeDim, n.field("rope_dim"));
     return;
   }
   const std::string why = "only used by mla (this is " + std::string(to_string(m.variant)) + ")";
-  if (m.latent_dim != 0) throw ScenarioError(n.field("latent_dim"), why);
-  if (m.rope_dim != 0) throw ScenarioError(n.field("rope_dim"), why);
+  if (m.latent_dim != 0) throw InputError(n.field("latent_dim"), why);
+  if (m.rope_dim != 0) throw InputError(n.field("rope_dim"), why);
 }
 
 void check_window(const ModelShape& m, const ShapeFieldNames& n) {
@@ -69,7 +69,7 @@ void check_window(const ModelShape& m, const ShapeFieldNames& n) {
     const std::pair<const char*, int> pattern[] = {{"local_layers", m.local_layers},
                                                    {"global_layers", m.global_layers}};
     for (const auto& [key, value] : pattern)
-      if (value != 0) throw ScenarioError(n.field(key), "given, but " + n.ref("window") + " is not set");
+      if (value != 0) throw InputError(n.field(key), "given, but " + n.ref("window") + " is not set");
     return;
   }
   check_range(m.local_layers, 1, kv_limits::kMaxLayers, n.field("local_layers"));

@@ -62,7 +62,7 @@ struct ShapeFieldNames {
   std::string ref(std::string_view key) const;    // how the message mentions another field
 };
 
-// Throws ScenarioError naming the first field that is wrong: ranges, G dividing H, mha/mqa head counts,
+// Throws InputError naming the first field that is wrong: ranges, G dividing H, mha/mqa head counts,
 // latent_dim >= 1 only for mla, the sliding-window pattern.
 void validate_shape(const ModelShape& m, const ShapeFieldNames& names);
 

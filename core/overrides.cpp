@@ -9,11 +9,11 @@ namespace {
 void apply_mask(AttentionConfig& a, const ConfigOverrides& o, const OverrideField& field) {
   const MaskKind mask = o.mask.value_or(o.window ? MaskKind::SlidingWindow : o.custom_mask ? MaskKind::Custom : a.mask);
   if (o.window && mask != MaskKind::SlidingWindow)
-    throw ScenarioError(field("window"), "given, but the mask is not \"sliding_window\"");
+    throw InputError(field("window"), "given, but the mask is not \"sliding_window\"");
   if (o.custom_mask && mask != MaskKind::Custom)
-    throw ScenarioError(field("custom_mask"), "given, but the mask is not \"custom\"");
+    throw InputError(field("custom_mask"), "given, but the mask is not \"custom\"");
   if (mask == MaskKind::SlidingWindow && a.mask != MaskKind::SlidingWindow && !o.window)
-    throw ScenarioError(field("window"), "missing (required for a sliding window: query i then sees keys i-N+1 .. i)");
+    throw InputError(field("window"), "missing (required for a sliding window: query i then sees keys i-N+1 .. i)");
   a.mask = mask;
   if (o.window) a.window = *o.window;
   if (o.custom_mask) a.custom_mask = *o.custom_mask;
@@ -24,15 +24,15 @@ void apply_variant(AttentionConfig& a, const ConfigOverrides& o, const OverrideF
       o.variant.value_or(o.kv_heads ? Variant::Gqa : o.latent_dim || o.query_latent_dim ? Variant::Mla : a.variant);
   const std::string name(to_string(v));
   if (v == Variant::Gqa && !o.kv_heads && a.variant != Variant::Gqa)
-    throw ScenarioError(field("kv_heads"), "missing (required for variant gqa: a divisor of heads)");
+    throw InputError(field("kv_heads"), "missing (required for variant gqa: a divisor of heads)");
   if (v == Variant::Mla && !o.latent_dim && a.variant != Variant::Mla)
-    throw ScenarioError(field("latent_dim"), "missing (required for variant mla: the width of the cached latent)");
+    throw InputError(field("latent_dim"), "missing (required for variant mla: the width of the cached latent)");
   if (o.kv_heads && v != Variant::Gqa)
-    throw ScenarioError(field("kv_heads"), "only used by variant gqa (this is " + name + ")");
+    throw InputError(field("kv_heads"), "only used by variant gqa (this is " + name + ")");
   if (o.latent_dim && v != Variant::Mla)
-    throw ScenarioError(field("latent_dim"), "only used by variant mla (this is " + name + ")");
+    throw InputError(field("latent_dim"), "only used by variant mla (this is " + name + ")");
   if (o.query_latent_dim && v != Variant::Mla)
-    throw ScenarioError(field("query_latent_dim"), "only used by variant mla (this is " + name + ")");
+    throw InputError(field("query_latent_dim"), "only used by variant mla (this is " + name + ")");
   a.variant = v;
   if (o.kv_heads) a.kv_heads = *o.kv_heads;
   if (o.latent_dim) a.latent_dim = *o.latent_dim;

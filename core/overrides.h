@@ -37,7 +37,7 @@ struct ConfigOverrides {
 using OverrideField = std::function<std::string(std::string_view key)>;
 std::string option_field(std::string_view key);  // "kv_heads" -> "--kv-heads"
 
-// Applies `o`; throws ScenarioError naming the override (or, for a size out of range, the attention field).
+// Applies `o`; throws InputError naming the override (or, for a size out of range, the attention field).
 // Returns one sentence per weight redrawn from the seed because its shape no longer fits.
 std::vector<std::string> apply_overrides(Scenario& s, const ConfigOverrides& o, const OverrideField& field = option_field);
 

@@ -17,25 +17,25 @@ std::string number(double x) {
 void check_labels(const std::vector<std::string>& tokens, const std::string& field) {
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     const std::string at = field + "[" + std::to_string(i) + "]";
-    if (tokens[i].empty()) throw ScenarioError(at, "a token label must not be empty");
+    if (tokens[i].empty()) throw InputError(at, "a token label must not be empty");
     // Labels head rows and columns; a newline or tab would tear the tables apart.
     for (unsigned char c : tokens[i])
       if (c < 0x20 || c == 0x7f) {
         char code[8];
         std::snprintf(code, sizeof code, "U+%04X", c);
-        throw ScenarioError(at, std::string("a token label must not contain control characters (found ") + code + ")");
+        throw InputError(at, std::string("a token label must not contain control characters (found ") + code + ")");
       }
   }
 }
 
 void check_tokens(const TokenRows& side, const std::string& prefix, int d_model) {
   const int n = static_cast<int>(side.tokens.size());
-  if (n == 0) throw ScenarioError(prefix + "tokens", "must list at least one token");
+  if (n == 0) throw InputError(prefix + "tokens", "must list at least one token");
   check_range(n, 1, limits::kMaxTokens, prefix + "tokens");
   check_labels(side.tokens, prefix + "tokens");
   if (d_model < 0) {  // the query side defines d_model
     if (side.embeddings.rows() != n)
-      throw ScenarioError(prefix + "embeddings", "expected " + plural(n, "row") + " (one per token) but found " +
+      throw InputError(prefix + "embeddings", "expected " + plural(n, "row") + " (one per token) but found " +
                                                      std::to_string(side.embeddings.rows()));
     check_range(static_cast<int>(side.embeddings.cols()), 1, limits::kMaxModelDim, prefix + "embeddings columns (d_model)");
   } else {
@@ -47,17 +47,17 @@ void check_tokens(const TokenRows& side, const std::string& prefix, int d_model)
 }  // namespace
 
 void check_range(std::int64_t value, std::int64_t lo, std::int64_t hi, const std::string& field) {
-  if (value < lo) throw ScenarioError(field, "must be >= " + std::to_string(lo) + " (found " + std::to_string(value) + ")");
-  if (value > hi) throw ScenarioError(field, "must be <= " + std::to_string(hi) + " (found " + std::to_string(value) + ")");
+  if (value < lo) throw InputError(field, "must be >= " + std::to_string(lo) + " (found " + std::to_string(value) + ")");
+  if (value > hi) throw InputError(field, "must be <= " + std::to_string(hi) + " (found " + std::to_string(value) + ")");
 }
 
 void check_shape(const Matrix& m, const std::string& field, int rows, const std::string& rows_meaning, int cols,
                  const std::string& cols_meaning) {
   if (m.rows() != rows)
-    throw ScenarioError(field, "expected " + plural(rows, "row") + " (" + rows_meaning + ") but found " +
+    throw InputError(field, "expected " + plural(rows, "row") + " (" + rows_meaning + ") but found " +
                                    std::to_string(m.rows()));
   if (m.cols() != cols)
-    throw ScenarioError(field, "expected " + plural(cols, "column") + " (" + cols_meaning + ") but found " +
+    throw InputError(field, "expected " + plural(cols, "column") + " (" + cols_meaning + ") but found " +
                                    std::to_string(m.cols()));
 }
 
@@ -67,8 +67,8 @@ void check_values(const Matrix& m, const std::string& field) {
       const double x = m(r, c);
       if (std::isfinite(x) && std::abs(x) <= limits::kMaxAbsValue) continue;
       const std::string cell = field + "[" + std::to_string(r) + "][" + std::to_string(c) + "]";
-      if (!std::isfinite(x)) throw ScenarioError(cell, "not a finite number");
-      throw ScenarioError(cell, "magnitude must be <= 1e12 (found " + number(x) + ")");
+      if (!std::isfinite(x)) throw InputError(cell, "not a finite number");
+      throw InputError(cell, "magnitude must be <= 1e12 (found " + number(x) + ")");
     }
 }
 
@@ -80,12 +80,12 @@ void validate(const Scenario& s) {
   const AttentionConfig& a = s.attention;
   check_config(a);
   if (!(s.weight_scale > 0.0 && s.weight_scale <= limits::kMaxWeightScale))  // also refuses NaN
-    throw ScenarioError("weight_scale", "expected a number in (0, " + number(limits::kMaxWeightScale) + "] but found " +
+    throw InputError("weight_scale", "expected a number in (0, " + number(limits::kMaxWeightScale) + "] but found " +
                                             number(s.weight_scale));
   // Every head keeps several N_Q x N_KV matrices; bound their total so no file can exhaust memory.
   const std::int64_t cells = std::int64_t(a.heads) * s.n_q() * s.n_kv();
   if (cells > limits::kMaxAttentionCells)
-    throw ScenarioError("scenario", "heads x N_Q x N_KV = " + std::to_string(a.heads) + " x " + std::to_string(s.n_q()) +
+    throw InputError("scenario", "heads x N_Q x N_KV = " + std::to_string(a.heads) + " x " + std::to_string(s.n_q()) +
                                         " x " + std::to_string(s.n_kv()) + " = " + std::to_string(cells) +
                                         " attention cells, more than the " + std::to_string(limits::kMaxAttentionCells) +
                                         " a trace may hold");
@@ -93,7 +93,7 @@ void validate(const Scenario& s) {
   // four 4096 x 8192 matrices. MLA's absorbed form builds three more from the shapes alone.
   const auto check_elements = [](std::int64_t rows, std::int64_t cols, const std::string& what) {
     if (rows * cols > limits::kMaxMatrixElements)
-      throw ScenarioError("attention", what + " would be " + std::to_string(rows) + " x " + std::to_string(cols) + " = " +
+      throw InputError("attention", what + " would be " + std::to_string(rows) + " x " + std::to_string(cols) + " = " +
                                            std::to_string(rows * cols) + " numbers, more than the " +
                                            std::to_string(limits::kMaxMatrixElements) + " a matrix may hold");
   };
@@ -111,14 +111,14 @@ void validate(const Scenario& s) {
   }
   if (a.mask == MaskKind::Custom) {
     if (a.custom_mask.size() == 0)
-      throw ScenarioError("attention.custom_mask", "missing (required when the mask is \"custom\")");
+      throw InputError("attention.custom_mask", "missing (required when the mask is \"custom\")");
     check_shape(a.custom_mask, "attention.custom_mask", s.n_q(), "N_Q, one per query token", s.n_kv(),
                 "N_KV, one per key token");
     for (Eigen::Index r = 0; r < a.custom_mask.rows(); ++r)
       for (Eigen::Index c = 0; c < a.custom_mask.cols(); ++c) {
         const double x = a.custom_mask(r, c);
         if (x != 0.0 && x != 1.0)
-          throw ScenarioError("attention.custom_mask[" + std::to_string(r) + "][" + std::to_string(c) + "]",
+          throw InputError("attention.custom_mask[" + std::to_string(r) + "][" + std::to_string(c) + "]",
                               "expected 0 or 1 but found " + number(x));
       }
   }
@@ -128,8 +128,8 @@ void validate(const Scenario& s) {
     if (!m) continue;
     const std::string field = std::string("weights.") + weight_name(id);
     if (!weight_used(id, a)) {
-      if (id == WeightId::W_O) throw ScenarioError(field, "given, but attention.output_projection is false");
-      throw ScenarioError(field, "not used by variant " + std::string(to_string(a.variant)) +
+      if (id == WeightId::W_O) throw InputError(field, "given, but attention.output_projection is false");
+      throw InputError(field, "not used by variant " + std::string(to_string(a.variant)) +
                                      (a.variant == Variant::Mla && a.query_latent_dim == 0 ? " without query_latent_dim" : "") +
                                      " (it uses " + used_weight_names(a) + ")");
     }
@@ -144,13 +144,13 @@ void check_config(const AttentionConfig& a) {
   check_range(a.head_dim, 1, limits::kMaxHeadDim, "attention.head_dim");
   const int hd = a.heads * a.head_dim;
   if (hd > limits::kMaxProjectedDim)
-    throw ScenarioError("attention", "heads x head_dim must be <= " + std::to_string(limits::kMaxProjectedDim) +
+    throw InputError("attention", "heads x head_dim must be <= " + std::to_string(limits::kMaxProjectedDim) +
                                          " (found " + std::to_string(a.heads) + " x " + std::to_string(a.head_dim) +
                                          " = " + std::to_string(hd) + ")");
   if (a.variant == Variant::Gqa) {
     check_range(a.kv_heads, 1, a.heads, "attention.kv_heads");
     if (a.heads % a.kv_heads != 0)
-      throw ScenarioError("attention.kv_heads", "must divide heads (" + std::to_string(a.heads) + ") but found " +
+      throw InputError("attention.kv_heads", "must divide heads (" + std::to_string(a.heads) + ") but found " +
                                                     std::to_string(a.kv_heads));
   }
   if (a.variant == Variant::Mla) {
@@ -160,7 +160,7 @@ void check_config(const AttentionConfig& a) {
     // blockdiag(W_UV^(h)) of (H*d_c, H*d). Unbounded, 256 heads x latent_dim 8192 asked for 128 GiB.
     const std::int64_t hc = std::int64_t(a.heads) * a.latent_dim;
     if (hc > limits::kMaxProjectedDim)
-      throw ScenarioError("attention", "heads x latent_dim must be <= " + std::to_string(limits::kMaxProjectedDim) +
+      throw InputError("attention", "heads x latent_dim must be <= " + std::to_string(limits::kMaxProjectedDim) +
                                            " (found " + std::to_string(a.heads) + " x " + std::to_string(a.latent_dim) +
                                            " = " + std::to_string(hc) + ")");
   }

@@ -9,9 +9,11 @@
 
 namespace attn {
 
-class ScenarioError : public std::runtime_error {
+// Something a user gave that cannot be used: a scenario, preset, lesson or settings file, a command-line
+// override or an edit. `field` names where, in the path syntax of the files ("pages[2].step").
+class InputError : public std::runtime_error {
  public:
-  ScenarioError(std::string field, const std::string& problem)
+  InputError(std::string field, const std::string& problem)
       : std::runtime_error(field.empty() ? problem : field + ": " + problem), field_(std::move(field)) {}
   const std::string& field() const { return field_; }
 
@@ -19,7 +21,7 @@ class ScenarioError : public std::runtime_error {
   std::string field_;
 };
 
-// Throws ScenarioError naming the first field that is wrong.
+// Throws InputError naming the first field that is wrong.
 void validate(const Scenario& s);
 // The attention block alone: sizes, kv_heads for gqa, latent widths for mla, the window.
 void check_config(const AttentionConfig& a);

@@ -366,7 +366,7 @@ void check_round_trip(const Scenario& s, const Trace& t) {
   Scenario r;
   try {
     r = parse_scenario(text);
-  } catch (const ScenarioError& e) {
+  } catch (const InputError& e) {
     fail(std::string("the writer's text does not load back: ") + e.what() + "\n--- text ---\n" + text);
   }
   const AttentionConfig &a = s.attention, &b = r.attention;
@@ -393,7 +393,7 @@ void check_round_trip(const Scenario& s, const Trace& t) {
   Trace u;
   try {
     u = compute_trace(r);
-  } catch (const ScenarioError& e) {
+  } catch (const InputError& e) {
     fail(std::string("the reloaded scenario does not compute: ") + e.what());
   }
   check_same(t.output, u.output, "round-trip output");
@@ -439,7 +439,7 @@ int fuzz_one_scenario(const std::uint8_t* data, std::size_t size) {
   Scenario s;
   try {
     s = parse_scenario(text);
-  } catch (const ScenarioError&) {
+  } catch (const InputError&) {
     return 0;  // a refusal with a message is what a bad file should get
   }
   static const bool budget = std::getenv("ATTN_FUZZ_NO_BUDGET") == nullptr;
@@ -448,7 +448,7 @@ int fuzz_one_scenario(const std::uint8_t* data, std::size_t size) {
   Trace t;
   try {
     t = compute_trace(s);
-  } catch (const ScenarioError& e) {
+  } catch (const InputError& e) {
     fail(std::string("a scenario the loader accepted is refused by compute_trace: ") + e.what());
   }
   check_trace(s, t);
@@ -460,7 +460,7 @@ int fuzz_one_scenario(const std::uint8_t* data, std::size_t size) {
     DecodeTrace dt;
     try {
       dt = decode(s);
-    } catch (const ScenarioError& e) {
+    } catch (const InputError& e) {
       fail(std::string("decode refused a self-attention scenario: ") + e.what());
     }
     check_decode(s, t, dt);

@@ -2,7 +2,7 @@
 // The body of the scenario fuzz target, shared by the libFuzzer executable (fuzz_scenario, Clang only) and
 // the plain regression runner over the corpus (fuzz_regression, any compiler).
 //
-// One input: parse it as a scenario file. Refusals (ScenarioError) are fine. A scenario that loads is run
+// One input: parse it as a scenario file. Refusals (InputError) are fine. A scenario that loads is run
 // through compute_trace, decode (self-attention only), the JSON trace and the writer, and every invariant
 // the engine promises is checked; a broken one prints what and where, then aborts.
 #include <cstddef>

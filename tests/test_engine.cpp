@@ -135,7 +135,7 @@ TEST_CASE("compute_trace validates first: a bad shape is an error, not a crash")
   Scenario s = two_heads();
   s.weights.W_K = mat({{1, 0}, {0, 1}, {1, 1}});
   CHECK_THROWS_WITH_AS(compute_trace(s), "weights.W_K: expected 4 columns (heads x head_dim = 2 x 2) but found 2",
-                       ScenarioError);
+                       InputError);
 }
 
 TEST_CASE("trace_bytes: the cat sat holds 213 numbers of 8 bytes and 3 row statuses") {

@@ -275,14 +275,14 @@ TEST_CASE("a page's scenario applies its overrides as the command line does") {
   page.overrides = ConfigOverrides{};
   page.overrides.variant = Variant::Mla;
   CHECK_THROWS_WITH_AS(lesson_page_scenario(page, kScenarios),
-                       "overrides.latent_dim: missing (required for variant mla: the width of the cached latent)", ScenarioError);
+                       "overrides.latent_dim: missing (required for variant mla: the width of the cached latent)", InputError);
 }
 
 TEST_CASE("every malformed lesson file gets its own message naming the field") {
   for (const BadLesson& bad : kBadLessons) {
     const std::filesystem::path path = data(std::string("bad_lessons/") + bad.file);
     CAPTURE(path);
-    CHECK_THROWS_WITH_AS(load_lesson_file(path, kScenarios), bad.message, ScenarioError);
+    CHECK_THROWS_WITH_AS(load_lesson_file(path, kScenarios), bad.message, InputError);
   }
 }
 

@@ -78,10 +78,10 @@ TEST_CASE("every malformed scenario file gets its own message and exit code 2") 
 TEST_CASE("the loader reports the field of a value that is not finite") {
   Scenario s = cat_sat();
   s.input.embeddings(2, 1) = std::numeric_limits<double>::quiet_NaN();
-  CHECK_THROWS_WITH_AS(validate(s), "embeddings[2][1]: not a finite number", ScenarioError);
+  CHECK_THROWS_WITH_AS(validate(s), "embeddings[2][1]: not a finite number", InputError);
   s = cat_sat();
   s.weights.W_Q->coeffRef(0, 2) = std::numeric_limits<double>::infinity();
-  CHECK_THROWS_WITH_AS(validate(s), "weights.W_Q[0][2]: not a finite number", ScenarioError);
+  CHECK_THROWS_WITH_AS(validate(s), "weights.W_Q[0][2]: not a finite number", InputError);
 }
 
 TEST_CASE("the shipped scenarios load with the values the file gives") {
@@ -137,16 +137,16 @@ TEST_CASE("weight_scale multiplies the weights drawn from the seed, not the give
   CHECK(scenario_to_text(scaled).find("\"weight_scale\": 0.25\n") != std::string::npos);
   CHECK(parse_scenario(scenario_to_text(scaled)).weight_scale == 0.25);
   CHECK_THROWS_WITH_AS(parse_scenario(head + R"(, "weight_scale": "small"})"),
-                       "weight_scale: expected a number but found string \"small\"", ScenarioError);
+                       "weight_scale: expected a number but found string \"small\"", InputError);
   CHECK_THROWS_WITH_AS(parse_scenario(head + R"(, "weight_scale": 0})"), "weight_scale: expected a number in (0, 100] but found 0",
-                       ScenarioError);
+                       InputError);
   CHECK_THROWS_WITH_AS(parse_scenario(head + R"(, "weight_scale": -0.5})"),
-                       "weight_scale: expected a number in (0, 100] but found -0.5", ScenarioError);
+                       "weight_scale: expected a number in (0, 100] but found -0.5", InputError);
   CHECK_THROWS_WITH_AS(parse_scenario(head + R"(, "weight_scale": 101})"),
-                       "weight_scale: expected a number in (0, 100] but found 101", ScenarioError);
+                       "weight_scale: expected a number in (0, 100] but found 101", InputError);
   Scenario nan = plain;
   nan.weight_scale = std::numeric_limits<double>::quiet_NaN();
-  CHECK_THROWS_WITH_AS(validate(nan), "weight_scale: expected a number in (0, 100] but found nan", ScenarioError);
+  CHECK_THROWS_WITH_AS(validate(nan), "weight_scale: expected a number in (0, 100] but found nan", InputError);
 }
 
 TEST_CASE("sliding window and custom masks are read from the file") {
@@ -159,37 +159,37 @@ TEST_CASE("sliding window and custom masks are read from the file") {
   check_matrix(c.attention.custom_mask, mat({{0, 1}, {1, 0}}), 0.0, "custom_mask");
   CHECK_THROWS_WITH_AS(parse_scenario(R"({"tokens": ["a"], "embeddings": [[1]],
       "attention": {"heads": 1, "head_dim": 1, "custom_mask": [[1]]}})"),
-                       "attention.custom_mask: given, but attention.mask is not \"custom\"", ScenarioError);
+                       "attention.custom_mask: given, but attention.mask is not \"custom\"", InputError);
 }
 
 TEST_CASE("a repeated key is named by its full path, inside objects and arrays") {
   CHECK_THROWS_WITH_AS(parse_scenario(R"({"context": {"tokens": ["x"], "tokens": ["y"]}})"),
-                       "context.tokens: key appears twice in one object", ScenarioError);
+                       "context.tokens: key appears twice in one object", InputError);
   CHECK_THROWS_WITH_AS(parse_scenario(R"({"tokens": ["a"], "embeddings": [[1]], "weights": [{"a": 1}, {"b": [1, 2], "b": 3}]})"),
-                       "weights[1].b: key appears twice in one object", ScenarioError);
+                       "weights[1].b: key appears twice in one object", InputError);
 }
 
 TEST_CASE("files that are not scenario files say what they are") {
-  CHECK_THROWS_WITH_AS(load_scenario_file(ATTN_TEST_DATA_DIR), "is a directory, not a file to load", ScenarioError);
-  CHECK_THROWS_WITH_AS(load_scenario_file("/dev/null"), "not a regular file", ScenarioError);
+  CHECK_THROWS_WITH_AS(load_scenario_file(ATTN_TEST_DATA_DIR), "is a directory, not a file to load", InputError);
+  CHECK_THROWS_WITH_AS(load_scenario_file("/dev/null"), "not a regular file", InputError);
 }
 
 TEST_CASE("token labels with control characters are refused -- window only with a sliding window") {
   CHECK_THROWS_WITH_AS(parse_scenario(R"({"tokens": ["a", "b\nc"], "embeddings": [[1], [2]], "attention": {"heads": 1, "head_dim": 1}})"),
-                       "tokens[1]: a token label must not contain control characters (found U+000A)", ScenarioError);
+                       "tokens[1]: a token label must not contain control characters (found U+000A)", InputError);
   CHECK_THROWS_WITH_AS(parse_scenario(R"({"tokens": ["a"], "embeddings": [[1]], "attention": {"heads": 1, "head_dim": 1, "window": 2}})"),
-                       "attention.window: given, but attention.mask is not \"sliding_window\"", ScenarioError);
+                       "attention.window: given, but attention.mask is not \"sliding_window\"", InputError);
   CHECK(parse_scenario(R"({"tokens": ["é", "b"], "embeddings": [[1], [2]], "attention": {"heads": 1, "head_dim": 1}})")
             .input.tokens[0] == "é");
 }
 
 TEST_CASE("hostile bytes never crash the loader") {
   const std::string deep(100000, '[');
-  CHECK_THROWS_AS(parse_scenario(deep), ScenarioError);
-  CHECK_THROWS_AS(parse_scenario(deep + std::string(100000, ']')), ScenarioError);
-  CHECK_THROWS_AS(parse_scenario("{\"tokens\": \"\xff\xfe\"}"), ScenarioError);
-  CHECK_THROWS_AS(parse_scenario(std::string("{\"a\"\0:1}", 9)), ScenarioError);
-  CHECK_THROWS_WITH_AS(parse_scenario("null"), "scenario: expected an object but found null", ScenarioError);
+  CHECK_THROWS_AS(parse_scenario(deep), InputError);
+  CHECK_THROWS_AS(parse_scenario(deep + std::string(100000, ']')), InputError);
+  CHECK_THROWS_AS(parse_scenario("{\"tokens\": \"\xff\xfe\"}"), InputError);
+  CHECK_THROWS_AS(parse_scenario(std::string("{\"a\"\0:1}", 9)), InputError);
+  CHECK_THROWS_WITH_AS(parse_scenario("null"), "scenario: expected an object but found null", InputError);
 }
 
 TEST_CASE("every shipped scenario loads, traces and decodes") {

@@ -36,7 +36,7 @@ ModelShape gqa(int layers, int heads, int kv_heads, int head_dim) {
 std::string shape_error(const ModelShape& m, bool options) {
   try {
     validate_shape(m, {options ? "" : "models[3].", options});
-  } catch (const ScenarioError& e) {
+  } catch (const InputError& e) {
     return e.what();
   }
   return "(no error)";

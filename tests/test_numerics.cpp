@@ -69,9 +69,9 @@ TEST_CASE("embeddings of 1e-300 give tiny, finite scores and uniform weights, ne
 
 TEST_CASE("embeddings of 1e300 are refused before any arithmetic, naming the cell") {
   Scenario s = one_dimensional(mat({{1}, {1e300}}), 1);
-  CHECK_THROWS_WITH_AS(compute_trace(s), "embeddings[1][0]: magnitude must be <= 1e12 (found 1e+300)", ScenarioError);
+  CHECK_THROWS_WITH_AS(compute_trace(s), "embeddings[1][0]: magnitude must be <= 1e12 (found 1e+300)", InputError);
   s.input.embeddings(1, 0) = std::numeric_limits<double>::infinity();
-  CHECK_THROWS_WITH_AS(compute_trace(s), "embeddings[1][0]: not a finite number", ScenarioError);
+  CHECK_THROWS_WITH_AS(compute_trace(s), "embeddings[1][0]: not a finite number", InputError);
 }
 
 TEST_CASE("every key masked, for every row and both kernels: zero weights, zero output, flagged") {

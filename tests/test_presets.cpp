@@ -14,7 +14,7 @@ const std::string kShipped = std::string(ATTN_ASSETS_DIR) + "/presets/models.jso
 std::string error_of(const std::string& text) {
   try {
     parse_presets(text);
-  } catch (const ScenarioError& e) {
+  } catch (const InputError& e) {
     return e.what();
   }
   return "(no error)";
@@ -155,5 +155,5 @@ TEST_CASE("malformed presets: names are unique, and the index points at the entr
 }
 
 TEST_CASE("presets files: a missing file") {
-  CHECK_THROWS_WITH_AS(load_presets_file("/nonexistent/models.json"), "no such file", ScenarioError);
+  CHECK_THROWS_WITH_AS(load_presets_file("/nonexistent/models.json"), "no such file", InputError);
 }

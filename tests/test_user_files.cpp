@@ -43,13 +43,13 @@ TEST_CASE("saving is atomic: a write that fails leaves the previous file exactly
   fs::create_directories(dir / "scenario.json.saving");
   s.input.tokens[0] = "changed";
   CHECK_THROWS_WITH_AS(save_scenario_file(s, file), ("cannot write " + (dir / "scenario.json.saving").string()).c_str(),
-                       ScenarioError);
+                       InputError);
   CHECK(read(file) == before);
   fs::remove_all(dir / "scenario.json.saving");
   // The rename cannot replace the target (a folder): the temporary file is cleaned up, nothing else moves.
   const fs::path blocked = dir / "blocked.json";
   fs::create_directories(blocked / "inside");
-  CHECK_THROWS_AS(save_scenario_file(s, blocked), ScenarioError);
+  CHECK_THROWS_AS(save_scenario_file(s, blocked), InputError);
   CHECK_FALSE(fs::exists(dir / "blocked.json.saving"));
   CHECK(fs::is_directory(blocked / "inside"));
   fs::remove_all(dir);

@@ -156,20 +156,20 @@ TEST_CASE("variants in the JSON trace: kv_heads once, kv_head per head, latent f
 
 TEST_CASE("variant configuration errors name the field") {
   Scenario s = four_heads(Variant::Gqa, 3);
-  CHECK_THROWS_WITH_AS(compute_trace(s), "attention.kv_heads: must divide heads (4) but found 3", ScenarioError);
+  CHECK_THROWS_WITH_AS(compute_trace(s), "attention.kv_heads: must divide heads (4) but found 3", InputError);
   s = four_heads(Variant::Gqa, 8);
-  CHECK_THROWS_WITH_AS(compute_trace(s), "attention.kv_heads: must be <= 4 (found 8)", ScenarioError);
+  CHECK_THROWS_WITH_AS(compute_trace(s), "attention.kv_heads: must be <= 4 (found 8)", InputError);
   s = mla(0, 0);
-  CHECK_THROWS_WITH_AS(compute_trace(s), "attention.latent_dim: must be >= 1 (found 0)", ScenarioError);
+  CHECK_THROWS_WITH_AS(compute_trace(s), "attention.latent_dim: must be >= 1 (found 0)", InputError);
   s = mla(2, 0);
   s.weights.W_K = Matrix::Zero(3, 8);
   CHECK_THROWS_WITH_AS(compute_trace(s),
                        "weights.W_K: not used by variant mla without query_latent_dim (it uses W_Q, W_O, W_DKV, W_UK, W_UV)",
-                       ScenarioError);
+                       InputError);
   s = four_heads(Variant::Gqa, 2);
   s.weights.W_V = Matrix::Zero(3, 8);
   CHECK_THROWS_WITH_AS(compute_trace(s), "weights.W_V: expected 4 columns (kv_heads x head_dim = 2 x 2) but found 8",
-                       ScenarioError);
+                       InputError);
 }
 
 TEST_CASE("variant keys in scenario files") {
@@ -196,6 +196,6 @@ TEST_CASE("variant keys in scenario files") {
   for (const auto& [tail, message] : bad) {
     const auto captured = tail;  // CAPTURE is a lambda: not a structured binding (Clang 14)
     CAPTURE(captured);
-    CHECK_THROWS_WITH_AS(parse_scenario(head + tail), message.c_str(), ScenarioError);
+    CHECK_THROWS_WITH_AS(parse_scenario(head + tail), message.c_str(), InputError);
   }
 }

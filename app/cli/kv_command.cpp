@@ -208,7 +208,7 @@ ModelShape shape_from_options(const KvOptions& o) {
   }
   try {
     validate_shape(m, {"", true});
-  } catch (const ScenarioError& e) {
+  } catch (const InputError& e) {
     throw UsageError(e.what());
   }
   return m;
@@ -224,7 +224,7 @@ std::optional<std::vector<ModelShape>> load_presets(const KvOptions& o, std::ost
   const fs::path path = presets_path(o);
   try {
     return load_presets_file(path);
-  } catch (const ScenarioError& e) {
+  } catch (const InputError& e) {
     err << "attention-lab: kv: " << path.string() << ": " << e.what();
     if (!o.presets_file && e.field().empty() && !fs::exists(path))
       err << " (set ATTENTION_LAB_ASSETS to the assets folder, or pass --presets FILE)";

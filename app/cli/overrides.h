@@ -19,7 +19,7 @@ struct Overrides {
   bool any() const { return config.any() || seed; }
   // Consumes `option` (and its value) if it is one of ours; false if it is not.
   bool parse(const std::string& option, Args& args);
-  // Applies them (throws ScenarioError naming the option); a weight from the file whose shape no longer
+  // Applies them (throws InputError naming the option); a weight from the file whose shape no longer
   // fits is redrawn from the seed, with a note.
   void apply(Scenario& s, std::ostream& notes) const;
 };

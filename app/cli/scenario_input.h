@@ -30,14 +30,14 @@ auto compute_from_file(const ScenarioCommandOptions& o, std::ostream& err, F com
   Scenario s;
   try {
     s = load_scenario_file(o.scenario);
-  } catch (const ScenarioError& e) {
+  } catch (const InputError& e) {
     err << "attention-lab: " << o.scenario << ": " << e.what() << '\n';
     return std::nullopt;
   }
   try {
     o.overrides.apply(s, err);
     return compute(s);
-  } catch (const ScenarioError& e) {
+  } catch (const InputError& e) {
     err << "attention-lab: " << o.scenario << (o.overrides.any() ? " with the given options: " : ": ") << e.what() << '\n';
     return std::nullopt;
   }

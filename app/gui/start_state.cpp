@@ -26,7 +26,7 @@ std::optional<Scenario> load_document(const GuiOptions& o, const std::filesystem
   Scenario scenario;
   try {
     scenario = load_scenario_file(path);
-  } catch (const ScenarioError& e) {
+  } catch (const InputError& e) {
     err << "attention-lab: " << path.string() << ": " << e.what() << '\n';
     return std::nullopt;
   }
@@ -34,7 +34,7 @@ std::optional<Scenario> load_document(const GuiOptions& o, const std::filesystem
     o.overrides.apply(scenario, err);
     if (o.tokens) set_token_count(scenario, *o.tokens);
     validate(scenario);
-  } catch (const ScenarioError& e) {
+  } catch (const InputError& e) {
     err << "attention-lab: " << path.string() << " with the given options: " << e.what() << '\n';
     return std::nullopt;
   } catch (const cli::UsageError& e) {
@@ -49,14 +49,14 @@ void load_assets(ui::AppState& state) {
   const std::filesystem::path presets = cli::assets_dir() / "presets" / "models.json";
   try {
     state.models.presets = load_presets_file(presets);
-  } catch (const ScenarioError& e) {
+  } catch (const InputError& e) {
     state.message = "Model presets not loaded (" + presets.string() + "): " + e.what();
   }
   state.lesson.scenarios_dir = cli::assets_dir() / "scenarios";
   for (const std::filesystem::path& f : ui::lesson_files(cli::assets_dir() / "lessons")) {
     try {
       state.lesson.lessons.push_back(ui::load_lesson_file(f, state.lesson.scenarios_dir));
-    } catch (const ScenarioError& e) {
+    } catch (const InputError& e) {
       state.message = "Lesson " + f.filename().string() + " left out: " + e.what();
     }
   }

@@ -91,7 +91,7 @@ std::optional<Recovery> read_recovery(const std::filesystem::path& file, std::st
     const json j = parse_json_document(read_document_file(file, kMaxScenarioFileBytes));
     const JsonFields f(j, "", {"original", "when", "scenario"}, "recovery");
     return Recovery{scenario_from_json(f.require("scenario")), f.string("original", ""), f.string("when", "")};
-  } catch (const ScenarioError& e) {
+  } catch (const InputError& e) {
     if (problem) *problem = file.string() + ": " + e.what();
     return std::nullopt;
   }

@@ -91,13 +91,13 @@ std::string describe_found(const json& j) {
 
 std::string read_document_file(const std::filesystem::path& path, std::uintmax_t max_bytes) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw ScenarioError("", "is a directory, not a file to load");
-  if (!std::filesystem::exists(path, ec)) throw ScenarioError("", "no such file");
-  if (!std::filesystem::is_regular_file(path, ec)) throw ScenarioError("", "not a regular file");
+  if (std::filesystem::is_directory(path, ec)) throw InputError("", "is a directory, not a file to load");
+  if (!std::filesystem::exists(path, ec)) throw InputError("", "no such file");
+  if (!std::filesystem::is_regular_file(path, ec)) throw InputError("", "not a regular file");
   if (std::filesystem::file_size(path, ec) > max_bytes)
-    throw ScenarioError("", "file is larger than " + std::to_string(max_bytes >> 20) + " MiB");
+    throw InputError("", "file is larger than " + std::to_string(max_bytes >> 20) + " MiB");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw ScenarioError("", "cannot be opened for reading");
+  if (!in) throw InputError("", "cannot be opened for reading");
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
@@ -105,17 +105,17 @@ std::string read_document_file(const std::filesystem::path& path, std::uintmax_t
 
 json parse_json_document(std::string_view text) {
   if (text.find_first_not_of(" \t\r\n") == std::string_view::npos)
-    throw ScenarioError("", "the file is empty (expected a JSON object)");
+    throw InputError("", "the file is empty (expected a JSON object)");
   json j;
   DuplicateKeyFinder duplicates;
   try {
     j = json::parse(text.begin(), text.end(), duplicates.callback());
   } catch (const json::parse_error& e) {
-    throw ScenarioError("", line_and_column(text, e.byte) + ": not valid JSON: " + library_message(e));
+    throw InputError("", line_and_column(text, e.byte) + ": not valid JSON: " + library_message(e));
   } catch (const json::exception& e) {
-    throw ScenarioError("", "not valid JSON: " + library_message(e));
+    throw InputError("", "not valid JSON: " + library_message(e));
   }
-  if (!duplicates.first().empty()) throw ScenarioError(duplicates.first(), "key appears twice in one object");
+  if (!duplicates.first().empty()) throw InputError(duplicates.first(), "key appears twice in one object");
   return j;
 }
 
@@ -123,10 +123,10 @@ JsonFields::JsonFields(const json& j, std::string path, const std::vector<std::s
                        std::string root_label)
     : j_(j), path_(std::move(path)) {
   if (!j_.is_object())
-    throw ScenarioError(path_.empty() ? root_label : path_, "expected an object but found " + describe_found(j_));
+    throw InputError(path_.empty() ? root_label : path_, "expected an object but found " + describe_found(j_));
   for (const auto& [key, value] : j_.items())
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
-      throw ScenarioError(child(key), "unknown key (expected one of: " + join(allowed) + ")");
+      throw InputError(child(key), "unknown key (expected one of: " + join(allowed) + ")");
 }
 
 std::string JsonFields::child(std::string_view key) const {
@@ -134,26 +134,26 @@ std::string JsonFields::child(std::string_view key) const {
 }
 
 const json& JsonFields::require(const char* key) const {
-  if (!has(key)) throw ScenarioError(child(key), "missing (required)");
+  if (!has(key)) throw InputError(child(key), "missing (required)");
   return at(key);
 }
 
 std::string JsonFields::string(const char* key, std::string fallback) const {
   if (!has(key)) return fallback;
-  if (!at(key).is_string()) throw ScenarioError(child(key), "expected a string but found " + describe_found(at(key)));
+  if (!at(key).is_string()) throw InputError(child(key), "expected a string but found " + describe_found(at(key)));
   return at(key).get<std::string>();
 }
 
 std::string JsonFields::nonempty_string(const char* key) const {
   require(key);
   std::string s = string(key, "");
-  if (s.empty()) throw ScenarioError(child(key), "must not be empty");
+  if (s.empty()) throw InputError(child(key), "must not be empty");
   return s;
 }
 
 bool JsonFields::boolean(const char* key, bool fallback) const {
   if (!has(key)) return fallback;
-  if (!at(key).is_boolean()) throw ScenarioError(child(key), "expected true or false but found " + describe_found(at(key)));
+  if (!at(key).is_boolean()) throw InputError(child(key), "expected true or false but found " + describe_found(at(key)));
   return at(key).get<bool>();
 }
 
@@ -161,14 +161,14 @@ int JsonFields::integer(const char* key, int fallback, std::int64_t lo, std::int
   if (!has(key)) return fallback;
   const json& v = at(key);
   if (v.is_number_unsigned() && v.get<std::uint64_t>() > std::uint64_t(std::numeric_limits<std::int64_t>::max()))
-    throw ScenarioError(child(key), "must be <= " + std::to_string(hi) + " (found " + v.dump() + ")");
-  if (!v.is_number_integer()) throw ScenarioError(child(key), "expected an integer but found " + describe_found(v));
+    throw InputError(child(key), "must be <= " + std::to_string(hi) + " (found " + v.dump() + ")");
+  if (!v.is_number_integer()) throw InputError(child(key), "expected an integer but found " + describe_found(v));
   check_range(v.get<std::int64_t>(), lo, hi, child(key));
   return static_cast<int>(v.get<std::int64_t>());
 }
 
 void JsonFields::only_for(const char* key, const std::string& owner, std::string_view actual) const {
-  if (has(key)) throw ScenarioError(child(key), "only used by " + owner + " (this is " + std::string(actual) + ")");
+  if (has(key)) throw InputError(child(key), "only used by " + owner + " (this is " + std::string(actual) + ")");
 }
 
 }  // namespace attn

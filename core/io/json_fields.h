@@ -18,7 +18,7 @@ namespace attn {
 // "string \"x\"", "number 2.5", "array", ...: how a found value is named in messages.
 std::string describe_found(const nlohmann::json& j);
 
-// The text of a regular file of at most max_bytes; throws ScenarioError with field "".
+// The text of a regular file of at most max_bytes; throws InputError with field "".
 std::string read_document_file(const std::filesystem::path& path, std::uintmax_t max_bytes);
 
 // Parses a whole document; a syntax error names its line and column, a repeated key its full path.
@@ -49,7 +49,7 @@ class JsonFields {
     const nlohmann::json& v = at(key);
     if (v.is_string())
       if (auto e = parse(v.get<std::string>())) return *e;
-    throw ScenarioError(child(key), "expected one of " + std::string(names) + " but found " + describe_found(v));
+    throw InputError(child(key), "expected one of " + std::string(names) + " but found " + describe_found(v));
   }
   // Throws when `key` is present: it belongs to `owner` (e.g. variant mla), and this is `actual`.
   void only_for(const char* key, const std::string& owner, std::string_view actual) const;

@@ -56,7 +56,7 @@ ModelShape read_model(const json& j, const std::string& path) {
     f.require("global_layers");
   } else {
     for (const char* key : {"local_layers", "global_layers"})
-      if (f.has(key)) throw ScenarioError(f.child(key), "given, but window is not set");
+      if (f.has(key)) throw InputError(f.child(key), "given, but window is not set");
   }
   m.local_layers = f.integer("local_layers", 0, 0, kv_limits::kMaxLayers);
   m.global_layers = f.integer("global_layers", 0, 0, kv_limits::kMaxLayers);
@@ -69,15 +69,15 @@ ModelShape read_model(const json& j, const std::string& path) {
 std::vector<ModelShape> presets_from_json(const json& j) {
   const JsonFields top(j, "", {"description", "models"}, "presets");
   const json& models = top.require("models");
-  if (!models.is_array()) throw ScenarioError("models", "expected an array of models but found " + describe_found(models));
-  if (models.empty()) throw ScenarioError("models", "expected at least one model but found none");
+  if (!models.is_array()) throw InputError("models", "expected an array of models but found " + describe_found(models));
+  if (models.empty()) throw InputError("models", "expected at least one model but found none");
   std::vector<ModelShape> shapes;
   for (std::size_t i = 0; i < models.size(); ++i) {
     const std::string path = "models[" + std::to_string(i) + "]";
     shapes.push_back(read_model(models[i], path));
     for (std::size_t k = 0; k + 1 < shapes.size(); ++k)
       if (shapes[k].name == shapes.back().name)
-        throw ScenarioError(path + ".name", "\"" + shapes.back().name + "\" is already the name of models[" +
+        throw InputError(path + ".name", "\"" + shapes.back().name + "\" is already the name of models[" +
                                                 std::to_string(k) + "]");
   }
   return shapes;

@@ -1,6 +1,6 @@
 #pragma once
 // The loader for model presets (assets/presets/models.json): the attention shapes of published models
-// for `attention-lab kv`. Same conventions as the scenario loader: every problem is a ScenarioError
+// for `attention-lab kv`. Same conventions as the scenario loader: every problem is a InputError
 // naming the field (`models[3].kv_heads`), unknown and repeated keys are errors, and each shape passes
 // validate_shape, the check a shape typed on the command line gets too.
 #include <cstdint>
@@ -16,7 +16,7 @@ namespace attn {
 
 inline constexpr std::uintmax_t kMaxPresetsFileBytes = 1u << 20;
 
-// Throws ScenarioError. The order of the file is kept.
+// Throws InputError. The order of the file is kept.
 std::vector<ModelShape> parse_presets(std::string_view text);
 std::vector<ModelShape> presets_from_json(const nlohmann::json& j);
 // Field "" for problems with the file itself (missing, too large, not JSON).

@@ -19,27 +19,27 @@ using nlohmann::json;
 std::string index_path(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
 
 std::vector<std::string> read_tokens(const json& j, const std::string& path) {
-  if (!j.is_array()) throw ScenarioError(path, "expected an array of strings but found " + describe_found(j));
+  if (!j.is_array()) throw InputError(path, "expected an array of strings but found " + describe_found(j));
   std::vector<std::string> tokens;
   for (std::size_t i = 0; i < j.size(); ++i) {
-    if (!j[i].is_string()) throw ScenarioError(index_path(path, i), "expected a string but found " + describe_found(j[i]));
+    if (!j[i].is_string()) throw InputError(index_path(path, i), "expected a string but found " + describe_found(j[i]));
     tokens.push_back(j[i].get<std::string>());
   }
   return tokens;
 }
 
 Matrix read_matrix(const json& j, const std::string& path) {
-  if (!j.is_array()) throw ScenarioError(path, "expected an array of rows but found " + describe_found(j));
-  if (j.empty()) throw ScenarioError(path, "expected at least one row but found none");
+  if (!j.is_array()) throw InputError(path, "expected an array of rows but found " + describe_found(j));
+  if (j.empty()) throw InputError(path, "expected at least one row but found none");
   std::size_t cols = 0;
   for (std::size_t r = 0; r < j.size(); ++r) {
     const std::string row_path = index_path(path, r);
-    if (!j[r].is_array()) throw ScenarioError(row_path, "expected an array of numbers but found " + describe_found(j[r]));
+    if (!j[r].is_array()) throw InputError(row_path, "expected an array of numbers but found " + describe_found(j[r]));
     if (r == 0) {
       cols = j[r].size();
-      if (cols == 0) throw ScenarioError(row_path, "expected at least one number but found none");
+      if (cols == 0) throw InputError(row_path, "expected at least one number but found none");
     } else if (j[r].size() != cols) {
-      throw ScenarioError(row_path, "expected " + std::to_string(cols) + " numbers (as in row 0) but found " +
+      throw InputError(row_path, "expected " + std::to_string(cols) + " numbers (as in row 0) but found " +
                                         std::to_string(j[r].size()));
     }
   }
@@ -47,7 +47,7 @@ Matrix read_matrix(const json& j, const std::string& path) {
   for (std::size_t r = 0; r < j.size(); ++r)
     for (std::size_t c = 0; c < cols; ++c) {
       const json& v = j[r][c];
-      if (!v.is_number()) throw ScenarioError(index_path(index_path(path, r), c), "expected a number but found " + describe_found(v));
+      if (!v.is_number()) throw InputError(index_path(index_path(path, r), c), "expected a number but found " + describe_found(v));
       m(r, c) = v.get<double>();
     }
   check_values(m, path);
@@ -70,7 +70,7 @@ void read_variant_sizes(const JsonFields& r, AttentionConfig& a) {
       const int expected = a.variant == Variant::Mha ? a.heads : 1;
       a.kv_heads = r.integer("kv_heads", expected, 1, limits::kMaxHeads);
       if (a.kv_heads != expected)
-        throw ScenarioError("attention.kv_heads", variant + " has " +
+        throw InputError("attention.kv_heads", variant + " has " +
                                                       (a.variant == Variant::Mha ? "one KV head per query head, so " + std::to_string(expected)
                                                                                  : std::string("a single KV head, so 1")) +
                                                       ", but found " + std::to_string(a.kv_heads) + " (variant gqa shares KV heads in groups)");
@@ -107,10 +107,10 @@ AttentionConfig read_attention(const json& j, bool has_w_o) {
   read_variant_sizes(r, a);
   a.mask = r.choice("mask", MaskKind::None, parse_mask, mask_names());
   if (a.mask == MaskKind::SlidingWindow) r.require("window");
-  else if (r.has("window")) throw ScenarioError("attention.window", "given, but attention.mask is not \"sliding_window\"");
+  else if (r.has("window")) throw InputError("attention.window", "given, but attention.mask is not \"sliding_window\"");
   a.window = r.integer("window", 1, 1, limits::kMaxTokens);
   if (a.mask == MaskKind::Custom) a.custom_mask = read_matrix(r.require("custom_mask"), "attention.custom_mask");
-  else if (r.has("custom_mask")) throw ScenarioError("attention.custom_mask", "given, but attention.mask is not \"custom\"");
+  else if (r.has("custom_mask")) throw InputError("attention.custom_mask", "given, but attention.mask is not \"custom\"");
   a.scale = r.boolean("scale", true);
   a.kernel = r.choice("kernel", Kernel::Softmax, parse_kernel, kernel_names());
   a.output_projection = r.boolean("output_projection", has_w_o);
@@ -145,12 +145,12 @@ Scenario scenario_from_json(const json& j) {
   if (r.has("seed")) {
     const json& seed = r.at("seed");
     if (!seed.is_number_unsigned() && !(seed.is_number_integer() && seed.get<std::int64_t>() >= 0))
-      throw ScenarioError("seed", "expected a non-negative integer but found " + describe_found(seed));
+      throw InputError("seed", "expected a non-negative integer but found " + describe_found(seed));
     s.seed = seed.get<std::uint64_t>();
   }
   if (r.has("weight_scale")) {
     const json& scale = r.at("weight_scale");
-    if (!scale.is_number()) throw ScenarioError("weight_scale", "expected a number but found " + describe_found(scale));
+    if (!scale.is_number()) throw InputError("weight_scale", "expected a number but found " + describe_found(scale));
     s.weight_scale = scale.get<double>();
   }
   validate(s);

@@ -97,20 +97,20 @@ void save_scenario_file(const Scenario& s, const std::filesystem::path& path) {
   const std::filesystem::path temporary = path.string() + ".saving";
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) throw ScenarioError("", "cannot write " + temporary.string());
+    if (!out) throw InputError("", "cannot write " + temporary.string());
     out << scenario_to_text(s);
     out.flush();
     if (!out) {
       std::error_code ignored;
       std::filesystem::remove(temporary, ignored);
-      throw ScenarioError("", "writing " + temporary.string() + " failed (disk full?)");
+      throw InputError("", "writing " + temporary.string() + " failed (disk full?)");
     }
   }
   std::error_code ec;
   std::filesystem::rename(temporary, path, ec);
   if (ec) {
     std::filesystem::remove(temporary, ec);
-    throw ScenarioError("", "cannot replace " + path.string() + ": " + ec.message());
+    throw InputError("", "cannot replace " + path.string() + ": " + ec.message());
   }
 }
 

@@ -11,7 +11,7 @@ namespace attn {
 std::string scenario_to_text(const Scenario& s);
 
 // Writes to a temporary file beside `path`, then renames it over `path`, so a failure never leaves a
-// half-written file. Throws ScenarioError (field "") naming what failed.
+// half-written file. Throws InputError (field "") naming what failed.
 void save_scenario_file(const Scenario& s, const std::filesystem::path& path);
 
 }  // namespace attn

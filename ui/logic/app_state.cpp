@@ -68,7 +68,7 @@ bool AppState::apply(const std::function<void(Scenario&)>& change, std::optional
   change(next);
   try {
     validate(next);
-  } catch (const ScenarioError& e) {
+  } catch (const InputError& e) {
     message = std::string("Not applied: ") + e.what();
     return false;
   }
@@ -95,7 +95,7 @@ bool AppState::redo() {
 bool AppState::open(Scenario scenario, std::filesystem::path path) {
   try {
     validate(scenario);
-  } catch (const ScenarioError& e) {
+  } catch (const InputError& e) {
     message = path.string() + ": " + e.what();
     return false;
   }

@@ -20,7 +20,7 @@ void remember_recent(std::vector<std::string>& recent, const std::filesystem::pa
 void open_document(AppState& state, const std::filesystem::path& path) {
   try {
     if (state.open(load_scenario_file(path), path)) remember_recent(state.recent_files, path);
-  } catch (const ScenarioError& e) {
+  } catch (const InputError& e) {
     state.message = "Could not open " + path.string() + ": " + e.what() + " (the current scenario is kept)";
   }
 }
@@ -31,7 +31,7 @@ void save_document(AppState& state, const std::filesystem::path& path) {
     state.mark_saved(path);
     remember_recent(state.recent_files, path);
     state.message = "Saved " + path.string();
-  } catch (const ScenarioError& e) {
+  } catch (const InputError& e) {
     state.message = std::string("Not saved: ") + e.what();
   }
 }

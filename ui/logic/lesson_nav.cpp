@@ -13,7 +13,7 @@ bool ApplyLessonPage(AppState& state, int lesson, int page) {
   const LessonPage& p = l.pages[static_cast<std::size_t>(page)];
   try {
     if (!state.open(lesson_page_scenario(p, state.lesson.scenarios_dir), state.lesson.scenarios_dir / p.scenario)) return false;
-  } catch (const ScenarioError& e) {
+  } catch (const InputError& e) {
     state.message = "Lesson page not shown: " + std::string(e.what());
     return false;
   }

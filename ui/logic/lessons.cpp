@@ -66,7 +66,7 @@ Step read_step(const JsonFields& r) {
     return step_at(static_cast<int>(v.get<std::int64_t>()));
   if (v.is_string())
     if (const auto s = parse_step(v.get<std::string>())) return *s;
-  throw ScenarioError(r.child("step"), "expected one of " + step_names() + " but found " + describe_found(v));
+  throw InputError(r.child("step"), "expected one of " + step_names() + " but found " + describe_found(v));
 }
 
 // [row, column] with two non-negative integers; whether the cell exists is checked against the trace.
@@ -75,13 +75,13 @@ std::pair<int, int> read_cell(const json& j, const std::string& path) {
     return v.is_number_integer() && v.get<std::int64_t>() >= 0 && v.get<std::int64_t>() <= limits::kMaxTokens;
   };
   if (!j.is_array() || j.size() != 2 || !index(j[0]) || !index(j[1]))
-    throw ScenarioError(path, "expected [row, column], two integers from 0, but found " +
+    throw InputError(path, "expected [row, column], two integers from 0, but found " +
                                   (j.is_array() ? j.dump() : describe_found(j)));
   return {j[0].get<int>(), j[1].get<int>()};
 }
 
 std::vector<std::pair<int, int>> read_highlight(const json& j, const std::string& path) {
-  if (!j.is_array()) throw ScenarioError(path, "expected an array of [row, column] cells but found " + describe_found(j));
+  if (!j.is_array()) throw InputError(path, "expected an array of [row, column] cells but found " + describe_found(j));
   std::vector<std::pair<int, int>> cells;
   for (std::size_t i = 0; i < j.size(); ++i) cells.push_back(read_cell(j[i], index_path(path, i)));
   return cells;
@@ -90,16 +90,16 @@ std::vector<std::pair<int, int>> read_highlight(const json& j, const std::string
 // Shape and 0/1 values are checked by validate() once the mask meets the scenario's tokens.
 Matrix read_custom_mask(const json& j, const std::string& path) {
   if (!j.is_array() || j.empty() || !j[0].is_array() || j[0].empty())
-    throw ScenarioError(path, "expected a non-empty array of rows of 0/1 but found " + describe_found(j));
+    throw InputError(path, "expected a non-empty array of rows of 0/1 but found " + describe_found(j));
   Matrix m(static_cast<Eigen::Index>(j.size()), static_cast<Eigen::Index>(j[0].size()));
   for (std::size_t r = 0; r < j.size(); ++r) {
     if (!j[r].is_array() || j[r].size() != j[0].size())
-      throw ScenarioError(index_path(path, r),
+      throw InputError(index_path(path, r),
                           "expected " + plural(static_cast<std::int64_t>(j[0].size()), "number") + " (as in row 0) but found " +
                               (j[r].is_array() ? std::to_string(j[r].size()) : describe_found(j[r])));
     for (std::size_t c = 0; c < j[r].size(); ++c) {
       if (!j[r][c].is_number())
-        throw ScenarioError(index_path(index_path(path, r), c), "expected 0 or 1 but found " + describe_found(j[r][c]));
+        throw InputError(index_path(index_path(path, r), c), "expected 0 or 1 but found " + describe_found(j[r][c]));
       m(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(c)) = j[r][c].get<double>();
     }
   }
@@ -162,7 +162,7 @@ LessonPage read_page(const json& j, const std::string& path) {
     if (std::find(std::begin(kSqrtDkChoices), std::end(kSqrtDkChoices), *p.sqrt_dk) == std::end(kSqrtDkChoices)) {
       std::string choices;  // the experiment's own list, so the message follows it
       for (const int d : kSqrtDkChoices) choices += (choices.empty() ? "" : ", ") + std::to_string(d);
-      throw ScenarioError(r.child("d_k"), "expected one of the experiment's " + choices + " but found " + std::to_string(*p.sqrt_dk));
+      throw InputError(r.child("d_k"), "expected one of the experiment's " + choices + " but found " + std::to_string(*p.sqrt_dk));
     }
   }
   return p;
@@ -179,15 +179,15 @@ std::string shown_path(const std::filesystem::path& dir) {
 Scenario load_page_file(const std::string& file, const std::filesystem::path& dir, const std::string& field) {
   const std::filesystem::path name(file);
   if (name.filename() != name || file == "." || file == "..")
-    throw ScenarioError(field, "expected a file name in " + shown_path(dir) + " (no folders) but found string \"" + file +
+    throw InputError(field, "expected a file name in " + shown_path(dir) + " (no folders) but found string \"" + file +
                                    "\"");
   std::error_code ec;
   if (!std::filesystem::is_regular_file(dir / name, ec))
-    throw ScenarioError(field, "no such scenario file " + shown_path(dir) + "/" + file);
+    throw InputError(field, "no such scenario file " + shown_path(dir) + "/" + file);
   try {
     return load_scenario_file(dir / name);
-  } catch (const ScenarioError& e) {
-    throw ScenarioError(field, file + ": " + e.what());
+  } catch (const InputError& e) {
+    throw InputError(field, file + ": " + e.what());
   }
 }
 
@@ -197,9 +197,9 @@ void apply_page_overrides(Scenario& s, const ConfigOverrides& o, const std::stri
   try {
     apply_overrides(s, o, field);
     validate(s);
-  } catch (const ScenarioError& e) {
+  } catch (const InputError& e) {
     if (e.field().starts_with(path)) throw;  // already names the override
-    throw ScenarioError(path, file + " with these overrides is invalid: " + e.what());
+    throw InputError(path, file + " with these overrides is invalid: " + e.what());
   }
 }
 
@@ -237,18 +237,18 @@ PageScenario page_scenario(const LessonPage& page, const std::filesystem::path& 
 void check_head(const LessonPage& p, const Trace& t, const std::string& path) {
   const int heads = static_cast<int>(t.heads.size());
   if (p.head >= heads)
-    throw ScenarioError(child_path(path, "head"), "the scenario has " + plural(heads, "head") + " (numbered from 0) but found " +
+    throw InputError(child_path(path, "head"), "the scenario has " + plural(heads, "head") + " (numbered from 0) but found " +
                                                       std::to_string(p.head));
 }
 
 void check_decode(const LessonPage& p, const Scenario& s, const std::string& path) {
   try {
     decode(s);
-  } catch (const ScenarioError& e) {
-    throw ScenarioError(child_path(path, "view"), p.scenario + " cannot be shown in view decode: " + e.what());
+  } catch (const InputError& e) {
+    throw InputError(child_path(path, "view"), p.scenario + " cannot be shown in view decode: " + e.what());
   }
   if (p.decode_tokens > s.n_q())
-    throw ScenarioError(child_path(path, "decode_tokens"), "the scenario has " + plural(s.n_q(), "token") + ", so 1 to " +
+    throw InputError(child_path(path, "decode_tokens"), "the scenario has " + plural(s.n_q(), "token") + ", so 1 to " +
                                                              std::to_string(s.n_q()) + ", but found " +
                                                              std::to_string(p.decode_tokens));
 }
@@ -258,7 +258,7 @@ void check_highlight(const LessonPage& p, const Trace& t, const std::string& pat
   for (std::size_t i = 0; i < p.highlight.size(); ++i) {
     const auto [row, col] = p.highlight[i];
     if (row >= m.m->rows() || col >= m.m->cols())
-      throw ScenarioError(index_path(child_path(path, "highlight"), i),
+      throw InputError(index_path(child_path(path, "highlight"), i),
                           "the " + m.name + " matrix of step " + std::string(step_info(p.step).name) + " is " +
                               std::to_string(m.m->rows()) + " x " + std::to_string(m.m->cols()) +
                               " (rows and columns numbered from 0) but found [" + std::to_string(row) + ", " +
@@ -268,7 +268,7 @@ void check_highlight(const LessonPage& p, const Trace& t, const std::string& pat
 
 void check_absorbed(const LessonPage& p, const Trace& t, const std::string& path) {
   if (p.absorbed && !t.absorbed)
-    throw ScenarioError(child_path(path, "absorbed"), "the absorbed form is MLA's, but " + p.scenario + " (after the overrides) is " +
+    throw InputError(child_path(path, "absorbed"), "the absorbed form is MLA's, but " + p.scenario + " (after the overrides) is " +
                                                           std::string(to_string(t.attention.variant)));
 }
 
@@ -301,8 +301,8 @@ Lesson load_lesson_file(const std::filesystem::path& path, const std::filesystem
   lesson.title = r.nonempty_string("title");
   lesson.summary = r.nonempty_string("summary");
   const json& pages = r.require("pages");
-  if (!pages.is_array()) throw ScenarioError("pages", "expected an array of pages but found " + describe_found(pages));
-  if (pages.empty()) throw ScenarioError("pages", "expected at least one page but found none");
+  if (!pages.is_array()) throw InputError("pages", "expected an array of pages but found " + describe_found(pages));
+  if (pages.empty()) throw InputError("pages", "expected at least one page but found none");
   for (std::size_t i = 0; i < pages.size(); ++i) {
     const std::string page_path = index_path("pages", i);
     lesson.pages.push_back(read_page(pages[i], page_path));

@@ -39,7 +39,7 @@
 // Unknown keys are errors, and so is a key that does nothing in the page's view (a step on a decode
 // page): they are usually mistakes. The loader opens every page's scenario, applies its overrides and
 // computes its trace, so a head, decode step or highlighted cell that is not on screen is reported when
-// the lesson is loaded, never while it is shown. Every problem is a ScenarioError naming the field:
+// the lesson is loaded, never while it is shown. Every problem is a InputError naming the field:
 //   pages[2].step: expected one of inputs, projections, ..., output or 0-9 but found string "scroes"
 #include <cstdint>
 #include <filesystem>
@@ -86,7 +86,7 @@ struct Lesson {
 // Largest lesson file read; anything bigger is refused before it is read.
 inline constexpr std::uintmax_t kMaxLessonFileBytes = 1u << 20;
 
-// Reads, parses and checks a lesson against the scenarios in scenarios_dir; throws ScenarioError
+// Reads, parses and checks a lesson against the scenarios in scenarios_dir; throws InputError
 // (field "" for problems with the file itself).
 Lesson load_lesson_file(const std::filesystem::path& path, const std::filesystem::path& scenarios_dir);
 
@@ -94,7 +94,7 @@ Lesson load_lesson_file(const std::filesystem::path& path, const std::filesystem
 // files without one after them by name. A missing folder has no lessons.
 std::vector<std::filesystem::path> lesson_files(const std::filesystem::path& lessons_dir);
 
-// The page's scenario with its overrides applied, ready for AppState::open; throws ScenarioError.
+// The page's scenario with its overrides applied, ready for AppState::open; throws InputError.
 Scenario lesson_page_scenario(const LessonPage& page, const std::filesystem::path& scenarios_dir);
 
 }  // namespace attn::ui

@@ -42,7 +42,7 @@ Computed compute_all(const Scenario& s, std::uint64_t ticket, const Weights* res
       // Cross-attention decodes to the trace itself; self-attention to the causal version of it.
       if (!s.context && decode_mask(s.attention, s.n_q()) != build_mask(s.attention, s.n_q(), s.n_kv()))
         c.causal_trace = std::make_shared<const Trace>(compute_trace_with_weights(causal_version(s), drawn));
-    } catch (const ScenarioError& e) {
+    } catch (const InputError& e) {
       c.decoded.reset();
       c.decode_error = e.what();
     }

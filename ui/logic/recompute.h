@@ -34,7 +34,7 @@ Scenario causal_version(const Scenario& s);
 // Decoding step by step is computed up to this many tokens; a longer document's decode view says why not.
 inline constexpr int kMaxDecodeTokens = 256;
 
-// Validates (throws ScenarioError) and computes the trace, the decoding and the causal trace. `resolved`, if
+// Validates (throws InputError) and computes the trace, the decoding and the causal trace. `resolved`, if
 // given, is resolve_weights(s), kept from before: they are not drawn again.
 Computed compute_all(const Scenario& s, std::uint64_t ticket, const Weights* resolved = nullptr);
 
