@@ -1,16 +1,15 @@
-// Big documents are recomputed on a worker thread: the views keep the last complete trace, the newest
-// edit wins, stale results are dropped. And the scale slider's edit, and the undo history's memory bound.
+// What the views read, computed from the document (ui/logic/computation, recompute): big documents on the
+// worker thread while the views keep the last complete trace, the newest edit wins, stale results are
+// dropped, and the weights edits start from are the document's.
 #include <functional>
-#include <limits>
 #include <vector>
-
 #include "app/gui/soak.h"
+#include "core/edits.h"
 #include "core/init.h"
-#include "core/trace_bytes.h"
+#include "core/io/scenario_json.h"
 #include "core/io/scenario_write.h"
 #include "helpers.h"
 #include "ui/logic/app_state.h"
-#include "core/edits.h"
 
 using namespace attn;
 using namespace attn::ui;
@@ -35,35 +34,6 @@ void check_same_trace(const Trace& shown, const Scenario& document) {
 }
 
 }  // namespace
-
-TEST_CASE("set_token_count grows with seeded rows and fresh labels, and shrinks from the end") {
-  Scenario s = cat_sat();
-  s.input.tokens[1] = "t4";  // a label in use is skipped
-  set_token_count(s, 6);
-  CHECK(s.input.tokens == std::vector<std::string>{"the", "t4", "sat", "t3", "t5", "t6"});
-  REQUIRE(s.input.embeddings.rows() == 6);
-  for (int i = 3; i < 6; ++i) check_matrix(s.input.embeddings.row(i), seeded_embedding_row(s.seed, SeedStream::Embeddings, i, 4), 0.0, "row");
-  check_matrix(s.input.embeddings.topRows(3), cat_sat().input.embeddings, 0.0, "the first rows are kept");
-  set_token_count(s, 2);
-  CHECK(s.input.tokens == std::vector<std::string>{"the", "t4"});
-  check_matrix(s.input.embeddings, cat_sat().input.embeddings.topRows(2), 0.0, "shrunk");
-  set_token_count(s, 0);  // ignored: at least one token
-  CHECK(s.n_q() == 2);
-}
-
-TEST_CASE("set_token_count grows a custom mask as add_token does: the new tokens see the past and themselves") {
-  Scenario s = cat_sat();
-  s.attention.mask = MaskKind::Custom;
-  s.attention.custom_mask = mat({{1, 1, 0}, {0, 1, 0}, {1, 0, 1}});
-  Scenario one_by_one = s;
-  set_token_count(s, 5);
-  add_token(one_by_one, "x");
-  add_token(one_by_one, "y");
-  check_matrix(s.attention.custom_mask, one_by_one.attention.custom_mask, 0.0, "custom mask");
-  check_matrix(s.attention.custom_mask, mat({{1, 1, 0, 0, 0}, {0, 1, 0, 0, 0}, {1, 0, 1, 0, 0}, {1, 1, 1, 1, 0}, {1, 1, 1, 1, 1}}), 0.0, "mask");
-  set_token_count(s, 2);
-  check_matrix(s.attention.custom_mask, mat({{1, 1}, {0, 1}}), 0.0, "shrunk mask");
-}
 
 TEST_CASE("the work a document takes decides where it is computed") {
   // 2 H N_Q N_KV d = 54, and three 4x3 projections of 3 tokens = 108; every weight given.
@@ -120,36 +90,6 @@ TEST_CASE("a stale result is dropped: undo back to a small document while the bi
   CHECK(state.trace().n_q() == 3);
   CHECK_FALSE(state.computing());
   check_same_trace(state.trace(), state.scenario());
-}
-
-TEST_CASE("NaN or Inf typed into a cell is refused with the cell named -- the document is unchanged") {
-  AppState state(cat_sat(), "");
-  const std::string before = scenario_to_text(state.scenario());
-  const std::uint64_t revision = state.document().revision;
-  CHECK_FALSE(state.edit([](Scenario& d) { d.input.embeddings(1, 2) = std::numeric_limits<double>::quiet_NaN(); }));
-  CHECK(state.message == "Not applied: embeddings[1][2]: not a finite number");
-  CHECK_FALSE(state.edit([](Scenario& d) { d.weights.W_Q = Matrix::Ones(4, 3); (*d.weights.W_Q)(3, 0) = -std::numeric_limits<double>::infinity(); }));
-  CHECK(state.message == "Not applied: weights.W_Q[3][0]: not a finite number");
-  CHECK(scenario_to_text(state.scenario()) == before);
-  CHECK(state.document().revision == revision);
-  CHECK_FALSE(state.can_undo());
-}
-
-TEST_CASE("the undo history keeps at most 256 MiB of documents, dropping the oldest steps") {
-  Scenario s = cat_sat();
-  s.input.embeddings = Matrix::Zero(128, 4096);  // 4 MiB a document
-  s.input.tokens.resize(128);
-  for (int i = 0; i < 128; ++i) s.input.tokens[static_cast<std::size_t>(i)] = "t" + std::to_string(i);
-  s.weights = {};
-  s.attention.heads = 1;
-  s.attention.head_dim = 1;
-  CHECK(scenario_bytes(s) == 4 << 20);
-  AppState state(s, "");
-  for (int i = 1; i <= 70; ++i) REQUIRE(state.edit([i](Scenario& d) { d.input.embeddings(0, 0) = i; }));
-  int depth = 0;
-  while (state.undo()) ++depth;
-  CHECK(depth == 64);  // 64 x 4 MiB = 256 MiB
-  CHECK(state.scenario().input.embeddings(0, 0) == 6.0);  // edits 1-6 fell off the end
 }
 
 TEST_CASE("switching the variant while the shown trace is an older revision's uses the document's own weights") {
@@ -231,57 +171,4 @@ TEST_CASE("same_resolved_weights: embeddings and mask do not matter -- seed, sha
   CHECK(same_resolved_weights(given, other));
   (*other.weights.W_Q)(15, 63) = 0.1;  // the last cell: a comparison that stops early would miss it
   CHECK_FALSE(same_resolved_weights(given, other));
-}
-
-TEST_CASE("play and pause: the clock starts over, and playing from the last step or token starts from the first") {
-  AppState state(cat_sat(), "");
-  state.set_step(kStepCount - 1);
-  state.pipeline.play_clock = 0.7;
-  state.toggle_play();
-  CHECK(state.pipeline.playing);
-  CHECK(state.pipeline.step == step_at(0));
-  CHECK(state.pipeline.play_clock == 0.0);
-  state.set_step(4);
-  state.toggle_play();  // pause where it is
-  CHECK_FALSE(state.pipeline.playing);
-  CHECK(state.pipeline.step == step_at(4));
-  state.toggle_play();  // and go on from there
-  CHECK(state.pipeline.step == step_at(4));
-
-  state.set_decode_token(2);  // the last of the cat sat's three tokens
-  state.decode.play_clock = 0.7;
-  state.toggle_decode_play();
-  CHECK(state.decode.playing);
-  CHECK(state.decode.token == 0);
-  CHECK(state.decode.play_clock == 0.0);
-  state.set_decode_token(1);
-  state.toggle_decode_play();
-  CHECK_FALSE(state.decode.playing);
-  CHECK(state.decode.token == 1);
-}
-
-TEST_CASE("playing moves the shown view on every kPlaySeconds and stops at its end") {
-  AppState state(cat_sat(), "");
-  state.set_step(kStepCount - 2);
-  state.toggle_play();  // from the last step but one: not restarted
-  CHECK(state.pipeline.step == step_at(kStepCount - 2));
-  state.advance_play(kPlaySeconds - 0.1);
-  CHECK(state.pipeline.step == step_at(kStepCount - 2));
-  state.advance_play(0.1);
-  CHECK(state.pipeline.step == step_at(kStepCount - 1));
-  CHECK(state.pipeline.play_clock == 0.0);
-  state.advance_play(kPlaySeconds);  // at the end: stops there
-  CHECK(state.pipeline.step == step_at(kStepCount - 1));
-  CHECK_FALSE(state.pipeline.playing);
-
-  state.view = View::Decode;  // the decode view plays the tokens, and the pipeline stays where it is
-  state.toggle_decode_play();
-  state.advance_play(kPlaySeconds);
-  CHECK(state.decode.token == 1);
-  state.advance_play(kPlaySeconds);
-  CHECK(state.decode.token == 2);
-  state.advance_play(kPlaySeconds);
-  CHECK(state.decode.token == 2);
-  CHECK_FALSE(state.decode.playing);
-  CHECK(state.pipeline.step == step_at(kStepCount - 1));
 }

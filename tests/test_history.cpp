@@ -1,10 +1,12 @@
-// Undo and redo restore the exact document, over random sequences of every kind of edit the app makes.
+// The undo history (ui/logic/history): undo and redo restore the exact document, over random sequences of every
+// kind of edit the app makes; a drag is one step; the history is bounded by its memory.
 #include <random>
 
+#include "core/edits.h"
 #include "core/io/scenario_write.h"
+#include "core/trace_bytes.h"
 #include "helpers.h"
 #include "ui/logic/app_state.h"
-#include "core/edits.h"
 
 using namespace attn;
 using namespace attn::ui;
@@ -130,4 +132,21 @@ TEST_CASE("the document a view read at the start of a frame stays readable after
   CHECK(state.scenario().input.tokens.size() == 41);
   state.poll();  // the frame is over: the old documents may go
   CHECK(state.scenario().input.embeddings(0, 0) == 0.7);
+}
+
+TEST_CASE("the undo history keeps at most 256 MiB of documents, dropping the oldest steps") {
+  Scenario s = cat_sat();
+  s.input.embeddings = Matrix::Zero(128, 4096);  // 4 MiB a document
+  s.input.tokens.resize(128);
+  for (int i = 0; i < 128; ++i) s.input.tokens[static_cast<std::size_t>(i)] = "t" + std::to_string(i);
+  s.weights = {};
+  s.attention.heads = 1;
+  s.attention.head_dim = 1;
+  CHECK(scenario_bytes(s) == 4 << 20);
+  AppState state(s, "");
+  for (int i = 1; i <= 70; ++i) REQUIRE(state.edit([i](Scenario& d) { d.input.embeddings(0, 0) = i; }));
+  int depth = 0;
+  while (state.undo()) ++depth;
+  CHECK(depth == 64);  // 64 x 4 MiB = 256 MiB
+  CHECK(state.scenario().input.embeddings(0, 0) == 6.0);  // edits 1-6 fell off the end
 }

@@ -1,0 +1,65 @@
+// The numbers in heatmap cells (ui/widgets/cell_format): one format per matrix, what fits a cell.
+#include "helpers.h"
+#include "ui/widgets/cell_format.h"
+
+using namespace attn;
+using namespace attn::ui;
+using namespace attn::test;
+
+TEST_CASE("a matrix's cells share its decimals: an integer among thousandths keeps them, an exact 0 does not") {
+  CHECK(format_fixed(1.0, 3) == "1.000");
+  CHECK(format_fixed(-1.0, 1) == "-1.0");
+  CHECK(format_fixed(2.0, 0) == "2");
+  CHECK(format_fixed(0.0, 3) == "0");
+  CHECK(format_fixed(-0.0, 3) == "0");
+  CHECK(format_fixed(0.0004, 3) == "0.000");  // the heatmap gives such a cell a form of its own (format_cell)
+  CHECK(format_fixed(-0.7426921, 3) == "-0.743");
+  CHECK(format_fixed(-std::numeric_limits<double>::infinity(), 3) == "-inf");
+  Matrix m(1, 3);
+  m << 0.5, 1.0, 0.25;
+  CHECK(matrix_decimals(m) == 2);
+  m << 0.0031, 1.0, 0.5;
+  CHECK(matrix_decimals(m) == 3);  // at most 3, as the explanations quote
+  Matrix hidden(1, 3);
+  hidden << 0, 1, 1;
+  CHECK(matrix_decimals(m, &hidden) == 1);  // hidden cells do not count
+  m << 10.5664, -0.684, 9.999;
+  CHECK(matrix_decimals(m) == 2);  // four significant digits: 10.57
+  m << 123.456, 0.5, 0.25;
+  CHECK(matrix_decimals(m) == 1);
+  m << -2048.5, 0.5, 0.25;
+  CHECK(matrix_decimals(m) == 0);
+  m << 9.9994, 0.001, -std::numeric_limits<double>::infinity();
+  CHECK(matrix_decimals(m) == 3);  // -inf (a masked score) is not a magnitude
+}
+
+TEST_CASE("cell values: as many decimals as fit, -inf for hidden scores, scientific when nothing else fits") {
+  CHECK(format_cell(0.7426921, 6) == "0.7427");
+  CHECK(format_cell(0.7426921, 5) == "0.743");
+  CHECK(format_cell(0.7426921, 4) == "0.74");
+  CHECK(format_cell(0.7426921, 3) == ".74");  // "0.7" is 6% off
+  CHECK(format_cell(0.7426921, 2) == ".7");
+  CHECK(format_cell(0.7426921, 1) == "");
+  CHECK(format_cell(16.0, 6) == "16");
+  CHECK(format_cell(-8.0829, 6) == "-8.083");
+  CHECK(format_cell(-std::numeric_limits<double>::infinity(), 6) == "-inf");
+  CHECK(format_cell(-std::numeric_limits<double>::infinity(), 3) == "");
+  CHECK(format_cell(0.00002, 8) == "2e-5");
+  CHECK(format_cell(0.000812, 8) == "0.0008");
+  CHECK(format_cell(0.000812, 5) == ".0008");
+  CHECK(format_cell(0.000812, 4) == "8e-4");
+  CHECK(format_cell(-0.0008, 5) == "-8e-4");  // "-.001" is 25% off
+  CHECK(format_cell(-0.0008, 4) == "");
+  CHECK(format_cell(-0.037, 6) == "-0.037");
+  CHECK(format_cell(-0.037, 5) == "-.037");
+  CHECK(format_cell(-0.037, 4) == "-.04");
+  CHECK(format_cell(0.75, 3) == ".75");
+  CHECK(format_cell(123456.789, 8) == "123456.8");
+  CHECK(format_cell(123456.789, 7) == "123457");
+  CHECK(format_cell(123456.789, 5) == "1.2e5");
+  CHECK(format_cell(1234567.0, 6) == "1.23e6");
+  CHECK(format_cell(123456.789, 3) == "1e5");
+  CHECK(format_cell(-0.00001, 6) == "-1e-5");
+  CHECK(format_cell(123456789.0, 4) == "1e8");
+  CHECK(format_cell(123456789.0, 2) == "");
+}

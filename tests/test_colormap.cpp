@@ -1,0 +1,90 @@
+// Colour maps (ui/widgets/colormap): viridis and the diverging map, colour ranges, packed colours.
+#include "helpers.h"
+#include "ui/widgets/colormap.h"
+
+using namespace attn;
+using namespace attn::ui;
+using namespace attn::test;
+
+namespace {
+
+double luminance(Rgb c) { return 0.2126 * c.r + 0.7152 * c.g + 0.0722 * c.b; }
+
+}  // namespace
+
+TEST_CASE("viridis runs dark purple to yellow and gets lighter all the way") {
+  const Rgb lo = sample(ColorMap::Sequential, 0.0), hi = sample(ColorMap::Sequential, 1.0);
+  CHECK(lo.r == doctest::Approx(0.267f));
+  CHECK(lo.b == doctest::Approx(0.329f));
+  CHECK(hi.r == doctest::Approx(0.993f));
+  CHECK(hi.g == doctest::Approx(0.906f));
+  double previous = -1;
+  for (int i = 0; i <= 100; ++i) {
+    const double l = luminance(sample(ColorMap::Sequential, i / 100.0));
+    CHECK(l > previous);  // monotonic lightness: readable in grey, and by colour-blind viewers
+    previous = l;
+  }
+  CHECK(luminance(sample(ColorMap::Sequential, -5)) == luminance(lo));  // clamped
+}
+
+TEST_CASE("the diverging map is white at 0, blue below, red above, symmetric in lightness") {
+  const Rgb mid = sample(ColorMap::Diverging, 0.5);
+  CHECK(mid.r == doctest::Approx(0.97f));
+  CHECK(mid.g == doctest::Approx(0.97f));
+  const Rgb neg = sample(ColorMap::Diverging, 0.1), pos = sample(ColorMap::Diverging, 0.9);
+  CHECK(neg.b > neg.r);
+  CHECK(pos.r > pos.b);
+  CHECK(std::abs(luminance(sample(ColorMap::Diverging, 0.25)) - luminance(sample(ColorMap::Diverging, 0.75))) < 0.12);
+}
+
+TEST_CASE("colour ranges: symmetric about 0 for signed values, [0, 1] for weights, hidden cells ignored") {
+  const Matrix m = mat({{1, -3}, {2, 0.5}});
+  const ValueRange d = auto_range(m, ColorMap::Diverging);
+  CHECK(d.lo == -3);
+  CHECK(d.hi == 3);
+  const ValueRange w = auto_range(mat({{0.2, 0.7}}), ColorMap::Sequential);
+  CHECK(w.lo == 0);
+  CHECK(w.hi == 1);
+  const ValueRange s = auto_range(mat({{2, 5}}), ColorMap::Sequential);
+  CHECK(s.lo == 2);
+  CHECK(s.hi == 5);
+  const double inf = std::numeric_limits<double>::infinity();
+  const Matrix visible = mat({{1, 0}, {1, 1}});
+  const ValueRange v = auto_range(mat({{1, -inf}, {-2, 9}}), ColorMap::Diverging, &visible);
+  CHECK(v.lo == -9);
+  CHECK(v.hi == 9);
+  CHECK(normalise(0, v) == 0.5);
+  CHECK(normalise(100, v) == 1.0);
+  const ValueRange zero = auto_range(Matrix::Zero(2, 2), ColorMap::Diverging);
+  CHECK(zero.lo == -1);
+  CHECK(zero.hi == 1);
+}
+
+TEST_CASE("colour ranges of a large non-square matrix: every cell counts, wherever it sits (lanes and the tail)") {
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  Matrix m = Matrix::Constant(37, 29, 0.5);  // 1073 cells: 134 groups of 8 and a tail of 1
+  Matrix visible = Matrix::Ones(37, 29);
+  m(36, 28) = 7.0;    // the tail
+  m(0, 3) = -2.0;     // lane 3 of the first group
+  m(20, 10) = -inf;   // not finite: skipped
+  m(5, 5) = nan;
+  m(30, 1) = 50.0;    // hidden: skipped
+  visible(30, 1) = 0.0;
+  const ValueRange s = auto_range(m, ColorMap::Sequential, &visible);
+  CHECK(s.lo == -2.0);
+  CHECK(s.hi == 7.0);
+  const ValueRange all = auto_range(m, ColorMap::Sequential);
+  CHECK(all.lo == -2.0);
+  CHECK(all.hi == 50.0);
+  visible(36, 28) = 0.0;
+  CHECK(auto_range(m, ColorMap::Sequential, &visible).hi == 0.5);
+  CHECK(auto_range(Matrix::Constant(3, 5, -inf), ColorMap::Sequential).lo == 0.0);  // nothing finite: [0, 1]
+}
+
+TEST_CASE("packed colours use ImGui's byte order, and text picks the readable of black and white") {
+  CHECK(pack({1, 0, 0}) == 0xFF0000FFu);
+  CHECK(pack({0, 0, 1}, 0.5f) == 0x80FF0000u);
+  CHECK(text_on({0.97f, 0.97f, 0.97f}).r < 0.1f);  // dark text on the white middle of the diverging map
+  CHECK(text_on(sample(ColorMap::Sequential, 0.0)).r == 1.0f);  // white on dark purple
+  CHECK(text_on(sample(ColorMap::Sequential, 1.0)).r < 0.1f);   // dark on yellow
+}

@@ -1,0 +1,133 @@
+// The edits the inputs panel makes (core/edits): tokens, context tokens, heads, variants, the scale slider.
+#include <string>
+#include <vector>
+#include "core/edits.h"
+#include "core/init.h"
+#include "helpers.h"
+
+using namespace attn;
+using namespace attn::test;
+
+TEST_CASE("set_token_count grows with seeded rows and fresh labels, and shrinks from the end") {
+  Scenario s = cat_sat();
+  s.input.tokens[1] = "t4";  // a label in use is skipped
+  set_token_count(s, 6);
+  CHECK(s.input.tokens == std::vector<std::string>{"the", "t4", "sat", "t3", "t5", "t6"});
+  REQUIRE(s.input.embeddings.rows() == 6);
+  for (int i = 3; i < 6; ++i) check_matrix(s.input.embeddings.row(i), seeded_embedding_row(s.seed, SeedStream::Embeddings, i, 4), 0.0, "row");
+  check_matrix(s.input.embeddings.topRows(3), cat_sat().input.embeddings, 0.0, "the first rows are kept");
+  set_token_count(s, 2);
+  CHECK(s.input.tokens == std::vector<std::string>{"the", "t4"});
+  check_matrix(s.input.embeddings, cat_sat().input.embeddings.topRows(2), 0.0, "shrunk");
+  set_token_count(s, 0);  // ignored: at least one token
+  CHECK(s.n_q() == 2);
+}
+
+TEST_CASE("set_token_count grows a custom mask as add_token does: the new tokens see the past and themselves") {
+  Scenario s = cat_sat();
+  s.attention.mask = MaskKind::Custom;
+  s.attention.custom_mask = mat({{1, 1, 0}, {0, 1, 0}, {1, 0, 1}});
+  Scenario one_by_one = s;
+  set_token_count(s, 5);
+  add_token(one_by_one, "x");
+  add_token(one_by_one, "y");
+  check_matrix(s.attention.custom_mask, one_by_one.attention.custom_mask, 0.0, "custom mask");
+  check_matrix(s.attention.custom_mask, mat({{1, 1, 0, 0, 0}, {0, 1, 0, 0, 0}, {1, 0, 1, 0, 0}, {1, 1, 1, 1, 0}, {1, 1, 1, 1, 1}}), 0.0, "mask");
+  set_token_count(s, 2);
+  check_matrix(s.attention.custom_mask, mat({{1, 1}, {0, 1}}), 0.0, "shrunk mask");
+}
+
+TEST_CASE("adding a token: a seeded embedding row, the custom mask grows causally -- removing shrinks it back") {
+  Scenario s = cat_sat();
+  s.attention.mask = MaskKind::Custom;
+  s.attention.custom_mask = mat({{1, 0, 1}, {1, 1, 0}, {0, 1, 1}});
+  add_token(s, fresh_token_label(s));
+  CHECK(s.input.tokens.back() == "token 4");
+  REQUIRE(s.input.embeddings.rows() == 4);
+  check_matrix(s.input.embeddings.row(3), seeded_embedding_row(7, SeedStream::Embeddings, 3, 4), 0.0, "seeded row");
+  check_matrix(s.attention.custom_mask, mat({{1, 0, 1, 0}, {1, 1, 0, 0}, {0, 1, 1, 0}, {1, 1, 1, 1}}), 0.0, "grown mask");
+  CHECK_NOTHROW(compute_trace(s));
+  remove_token(s, 1);
+  CHECK(s.input.tokens == std::vector<std::string>{"the", "sat", "token 4"});
+  check_matrix(s.attention.custom_mask, mat({{1, 1, 0}, {0, 1, 0}, {1, 1, 1}}), 0.0, "shrunk mask");
+  check_matrix(s.input.embeddings.row(1), mat({{1, 1, 1, 1}}), 0.0, "sat moved up");
+  Scenario one = cat_sat();
+  remove_token(one, 0);
+  remove_token(one, 0);
+  remove_token(one, 0);  // the last one stays
+  CHECK(one.input.tokens.size() == 1);
+}
+
+TEST_CASE("changing heads redraws only the weights that no longer fit, and says so") {
+  Scenario s = cat_sat();
+  const std::vector<std::string> notes = set_head_shape(s, 1, 2);
+  REQUIRE(notes.size() == 3);
+  CHECK(notes[0] == "weights.W_Q is 4 x 3 but now needs 4 x 2 (d_model by heads x head_dim = 1 x 2); drawn from seed 7 instead");
+  CHECK_FALSE(s.weights.W_Q.has_value());
+  CHECK(compute_trace(s).heads[0].q.cols() == 2);
+  reseed_weights(s);
+  CHECK(s.seed == 8);
+}
+
+TEST_CASE("switching variants keeps tokens and derives the weights: first head of each group, exact round trips") {
+  const Scenario mha = load_scenario_file(asset("the_lazy_dog.json"));  // 4 heads of 2, seeded weights
+  const Trace mha_trace = compute_trace(mha);
+
+  Scenario gqa = mha;
+  const std::string note = switch_variant(gqa, mha_trace.weights, Variant::Gqa, 2, 0, 0);
+  CHECK(note == "GQA with 2 KV heads: each KV head takes W_K and W_V of the first query head of its group");
+  const Trace gqa_trace = compute_trace(gqa);
+  check_matrix(gqa_trace.kv_heads[0].k, mha_trace.heads[0].k, 1e-15, "KV head 0 = query head 0's keys");
+  check_matrix(gqa_trace.kv_heads[1].v, mha_trace.heads[2].v, 1e-15, "KV head 1 = query head 2's values");
+  check_matrix(*gqa_trace.weights.W_Q, *mha_trace.weights.W_Q, 0.0, "W_Q kept");
+  check_matrix(*gqa_trace.weights.W_O, *mha_trace.weights.W_O, 0.0, "W_O kept");
+  CHECK(gqa.input.tokens == mha.input.tokens);
+
+  // Back to MHA: each query head gets its group's keys, so the attention is exactly the GQA one.
+  Scenario back = gqa;
+  CHECK(switch_variant(back, gqa_trace.weights, Variant::Mha, 4, 0, 0) ==
+        "MHA with 4 KV heads: every query head keeps its own keys and values");
+  check_matrix(compute_trace(back).output, gqa_trace.output, 1e-14, "MHA built from GQA computes the same");
+
+  Scenario mqa = mha;
+  switch_variant(mqa, mha_trace.weights, Variant::Mqa, 1, 0, 0);
+  CHECK(compute_trace(mqa).kv_heads.size() == 1);
+
+  // To MLA the latent weights come from the seed; from MLA, W_K = W_DKV W_UK is the same attention.
+  Scenario mla = mha;
+  CHECK(switch_variant(mla, mha_trace.weights, Variant::Mla, 0, 3, 0) ==
+        "MLA: W_DKV, W_UK and W_UV drawn from seed 42; W_Q and W_O kept where they still apply");
+  const Trace mla_trace = compute_trace(mla);
+  CHECK(mla_trace.latent.cols() == 3);
+  Scenario unrolled = mla;
+  CHECK(switch_variant(unrolled, mla_trace.weights, Variant::Mha, 4, 0, 0) ==
+        "MHA with 4 KV heads: W_K = W_DKV\u00B7W_UK and W_V = W_DKV\u00B7W_UV, then every query head keeps its own keys "
+        "and values");
+  check_matrix(compute_trace(unrolled).output, mla_trace.output, 1e-13, "MHA from MLA computes the same");
+}
+
+TEST_CASE("changing heads keeps a GQA grouping valid") {
+  Scenario s = load_scenario_file(asset("the_lazy_dog_gqa.json"));  // 4 heads, 2 KV heads
+  set_head_shape(s, 6, 2);
+  CHECK(s.attention.kv_heads == 2);
+  set_head_shape(s, 5, 2);
+  CHECK(s.attention.kv_heads == 1);  // 2 does not divide 5
+  CHECK_NOTHROW(compute_trace(s));
+  CHECK(divisors(12) == std::vector<int>{1, 2, 3, 4, 6, 12});
+}
+
+TEST_CASE("context tokens of a cross-attention scenario: added with a seeded row, removed with their mask column") {
+  Scenario s = load_scenario_file(asset("cross_attention.json"));
+  s.attention.mask = MaskKind::Custom;
+  s.attention.custom_mask = mat({{1, 0, 1}, {0, 1, 1}});
+  add_context_token(s, fresh_context_label(s));
+  CHECK(s.context->tokens.back() == "key 4");
+  check_matrix(s.context->embeddings.row(3), seeded_embedding_row(3, SeedStream::ContextEmbeddings, 3, 4), 0.0, "seeded row");
+  check_matrix(s.attention.custom_mask, mat({{1, 0, 1, 1}, {0, 1, 1, 1}}), 0.0, "every query may see the new key");
+  CHECK_NOTHROW(compute_trace(s));
+  remove_context_token(s, 0);
+  CHECK(s.context->tokens == std::vector<std::string>{"cat", "sat", "key 4"});
+  check_matrix(s.attention.custom_mask, mat({{0, 1, 1}, {1, 1, 1}}), 0.0, "column 0 gone");
+  CHECK(s.input.tokens.size() == 2);  // the queries are untouched
+  CHECK(compute_trace(s).heads[0].scores.cols() == 3);
+}

@@ -1,0 +1,137 @@
+// Where a heatmap puts its cells, labels and legend, and the texels of one drawn as a texture
+// (ui/widgets/heatmap_layout, heatmap_pixels).
+#include "helpers.h"
+#include "ui/widgets/heatmap_layout.h"
+#include "ui/widgets/heatmap_pixels.h"
+
+using namespace attn;
+using namespace attn::ui;
+using namespace attn::test;
+
+TEST_CASE("heatmap layout: cells fit the box, labels and legend get their room, large matrices use a texture") {
+  HeatmapLayoutInput in;
+  in.rows = 3;
+  in.cols = 3;
+  in.avail_w = 400;
+  in.row_label_w = 30;
+  in.line_h = 20;
+  in.max_cell = 72;
+  HeatmapLayout l = layout_heatmap(in);
+  CHECK(l.cell_w == 72);  // capped
+  CHECK(l.cell_h == 72);
+  CHECK(l.label_w == 40);
+  CHECK(l.header_h == 22);
+  CHECK(l.legend_h == 34);
+  CHECK(l.width == 40 + 3 * 72);
+  CHECK(l.height == 22 + 3 * 72 + 34);
+  CHECK_FALSE(l.texture);
+  in.avail_h = 200;  // (200 - 22 - 34) / 3 = 48 per row
+  CHECK(layout_heatmap(in).cell_h == 48);
+  in.cols = 7;  // non-square: width decides, (400 - 40) / 7 = 51.43 -> 51.25
+  in.avail_h = 0;
+  CHECK(layout_heatmap(in).cell_w == doctest::Approx(51.25));
+  CHECK(layout_heatmap(in).cell_h == doctest::Approx(51.25));
+  in.labels = false;
+  in.legend = false;
+  CHECK(layout_heatmap(in).width == doctest::Approx(7 * 57.0));
+  in.rows = in.cols = 1024;
+  in.avail_w = 600;
+  l = layout_heatmap(in);
+  CHECK(l.texture);
+  CHECK(l.cell_w == doctest::Approx(600.0f / 1024));  // below a pixel: the texture is scaled down
+  CHECK(l.cell_h == doctest::Approx(600.0f / 1024));  // square: not stretched, however tall the box
+  in.avail_h = 400;
+  CHECK(layout_heatmap(in).cell_w == doctest::Approx(400.0f / 1024));
+  CHECK(layout_heatmap(in).cell_h == doctest::Approx(400.0f / 1024));
+}
+
+TEST_CASE("texture extent: a texel per drawn pixel, at least one, at most the GL's limit and 4096") {
+  CHECK(texture_extent(300.0f, 16384) == 300);
+  CHECK(texture_extent(299.2f, 16384) == 300);
+  CHECK(texture_extent(0.3f, 16384) == 1);
+  CHECK(texture_extent(163840.0f, 16384) == kMaxTexels);  // 4096 queries of 40-pixel cells
+  CHECK(texture_extent(3000.0f, 2048) == 2048);            // a GL with smaller textures
+  CHECK(texture_extent(3000.0f, 0) == 3000);               // no answer from the GL: our own bound
+}
+
+TEST_CASE("heatmap layout: a few rows of many columns get rows a text line tall, and the transpose columns") {
+  HeatmapLayoutInput in;
+  in.rows = 3;
+  in.cols = 512;  // a 3-token X at d_model 512
+  in.avail_w = 800;
+  in.line_h = 18;
+  in.labels = in.legend = false;
+  HeatmapLayout l = layout_heatmap(in);
+  CHECK(l.cell_w == 1.5);  // 800 / 512 = 1.5625, snapped to quarter pixels
+  CHECK(l.cell_h == 18);                       // not a 1.5-pixel sliver
+  CHECK(l.height == 54);
+  CHECK(l.texture);
+  in.avail_h = 30;  // a thumbnail's box: 10 per row
+  l = layout_heatmap(in);
+  CHECK(l.cell_h == 10);
+  in.avail_h = 12;  // 4 per row is less than half a line, and still no 1.5-pixel sliver: as tall as the box lets it be
+  CHECK(layout_heatmap(in).cell_h == 4);
+  in.avail_h = 0;
+  in.fill = true;  // a thumbnail without a height is not stretched
+  CHECK(layout_heatmap(in).cell_h == 18);
+  in.rows = 16;
+  in.avail_w = 90;
+  in.avail_h = 58;  // a step strip's box for a 16 x 512 output: filled, 3.5 pixels a row
+  in.max_cell = 18;
+  l = layout_heatmap(in);
+  CHECK(l.cell_h == 3.5);
+  CHECK(l.width == doctest::Approx(l.cell_w * 512));
+  CHECK(l.cell_w * 512 <= 90);
+  in.rows = in.cols = 3;  // a 3 x 3 thumbnail: square cells of at most max_cell, as without fill
+  l = layout_heatmap(in);
+  CHECK(l.cell_w == 18);
+  CHECK(l.cell_h == 18);
+  in = {};
+  in.rows = 1024;
+  in.cols = 2;  // the transpose: two columns of 1024 rows in a 300-pixel box
+  in.avail_w = 500;
+  in.avail_h = 300;
+  in.line_h = 18;
+  in.labels = in.legend = false;
+  l = layout_heatmap(in);
+  CHECK(l.cell_h == doctest::Approx(300.0f / 1024));
+  CHECK(l.cell_w == 18);
+  CHECK(l.width == 36);
+}
+
+TEST_CASE("heatmap texels: one per cell, row-major, hidden cells grey with a diagonal stroke every 6 texels") {
+  const Matrix m = mat({{-1, 0, 1}, {1, 1, 1}});
+  const Matrix visible = mat({{1, 1, 1}, {1, 0, 1}});
+  const std::vector<std::uint32_t> px = heatmap_pixels(m, ColorMap::Diverging, {-1, 1}, &visible);
+  REQUIRE(px.size() == 6);
+  CHECK(px[0] == pack(sample(ColorMap::Diverging, 0.0)));
+  CHECK(px[1] == pack(sample(ColorMap::Diverging, 0.5)));
+  CHECK(px[2] == pack(sample(ColorMap::Diverging, 1.0)));
+  CHECK(px[4] == pack(kHiddenCell));  // (1, 1): 1 + 1 is not a multiple of 6
+  // A hidden region 12 texels wide: the strokes run where row + column is a multiple of 6.
+  const Matrix wide = Matrix::Zero(2, 12);
+  const std::vector<std::uint32_t> hidden = heatmap_pixels(wide, ColorMap::Sequential, {0, 1}, &wide);
+  for (int r = 0; r < 2; ++r)
+    for (int c = 0; c < 12; ++c)
+      CHECK(hidden[std::size_t(r * 12 + c)] == pack((r + c) % 6 == 0 ? kHatchLine : kHiddenCell));
+  CHECK(content_hash(m, &visible, {-1, 1}, ColorMap::Diverging) == content_hash(m, &visible, {-1, 1}, ColorMap::Diverging));
+  Matrix changed = m;
+  changed(1, 2) = 0.5;
+  CHECK(content_hash(changed, &visible, {-1, 1}, ColorMap::Diverging) != content_hash(m, &visible, {-1, 1}, ColorMap::Diverging));
+}
+
+TEST_CASE("heatmap texels for a matrix drawn smaller than its cells: the cell at each texel's centre") {
+  // 4 x 6 values r*10 + c, drawn as 2 x 3 texels: rows 1 and 3, columns 1, 3 and 5.
+  const Matrix m = Matrix::NullaryExpr(4, 6, [](Eigen::Index r, Eigen::Index c) { return double(r * 10 + c); });
+  const std::vector<std::uint32_t> px = heatmap_pixels(m, ColorMap::Sequential, {0, 64}, nullptr, 2, 3);
+  REQUIRE(px.size() == 6);
+  const double picked[6] = {11, 13, 15, 31, 33, 35};
+  for (int i = 0; i < 6; ++i) CHECK(px[std::size_t(i)] == pack(sample(ColorMap::Sequential, picked[i] / 64)));
+  // Drawn larger than its cells: a texel per pixel, each the cell at its centre (8 rows: 2 per matrix row).
+  const std::vector<std::uint32_t> up = heatmap_pixels(m, ColorMap::Sequential, {0, 64}, nullptr, 8, 12);
+  REQUIRE(up.size() == 96);
+  CHECK(up[0] == pack(sample(ColorMap::Sequential, 0.0)));
+  CHECK(up[1] == pack(sample(ColorMap::Sequential, 0.0)));       // still cell (0, 0)
+  CHECK(up[2] == pack(sample(ColorMap::Sequential, 1.0 / 64)));  // cell (0, 1)
+  CHECK(up[std::size_t(7 * 12 + 11)] == pack(sample(ColorMap::Sequential, 35.0 / 64)));  // cell (3, 5)
+}
