@@ -2,6 +2,9 @@
 // Shared test helpers: matrices from literals, element-wise comparison with a message naming the cell.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -10,6 +13,15 @@
 #include "core/io/scenario_json.h"
 
 namespace attn::test {
+
+// An empty folder of this test run's own (the process id keeps parallel runs apart).
+inline std::filesystem::path fresh_dir(const std::string& name) {
+  const std::filesystem::path d =
+      std::filesystem::temp_directory_path() / ("attention-lab-test-" + name + "-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(d);
+  std::filesystem::create_directories(d);
+  return d;
+}
 
 inline Matrix mat(std::initializer_list<std::initializer_list<double>> rows) {
   Matrix m(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(rows.begin()->size()));

@@ -16,13 +16,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path fresh_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("attention-lab-test-" + name + "-" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
-
 std::string read(const fs::path& p) {
   std::ifstream in(p);
   std::stringstream s;
