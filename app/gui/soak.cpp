@@ -56,34 +56,81 @@ bool Soak::edit(ui::AppState& state, const std::function<void(Scenario&)>& chang
   return false;
 }
 
+// An embedding cell; now and then a value no cell may hold.
+void Soak::edit_embedding(ui::AppState& state, double value, std::string& problem) {
+  const int r = pick(state.scenario().n_q()), c = pick(state.scenario().d_model());
+  const double v = pick(10) == 0 ? std::array{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
+                                              1e300}[pick(3)]
+                                 : value;
+  if (edit(state, [&](Scenario& d) { d.input.embeddings(r, c) = v; }, problem) && !std::isfinite(v))
+    problem = "a non-finite value was accepted";
+}
+
+// A cell of a weight the trace used (explicit from then on).
+void Soak::edit_weight(ui::AppState& state, double value, std::string& problem) {
+  const Weights used = state.trace().weights;
+  std::vector<WeightId> ids;
+  for (WeightId id : kAllWeights)
+    if (weight_slot(used, id)) ids.push_back(id);
+  const WeightId id = ids[static_cast<std::size_t>(pick(static_cast<int>(ids.size())))];
+  const Matrix& w = *weight_slot(used, id);
+  const int r = pick(static_cast<int>(w.rows())), c = pick(static_cast<int>(w.cols()));
+  edit(state, [&](Scenario& d) { weight_slot(d.weights, id) = w; (*weight_slot(d.weights, id))(r, c) = value; }, problem);
+}
+
+// Another mask; a custom one starts from the shown mask, as the inputs panel starts it, with one cell flipped.
+void Soak::edit_mask(ui::AppState& state, std::string& problem) {
+  const int kind = pick(4);
+  const Matrix shown_mask = state.trace().heads[0].mask;
+  edit(state, [&](Scenario& d) {
+    d.attention.mask = static_cast<MaskKind>(kind);
+    d.attention.window = 1 + pick(3);
+    if (d.attention.mask != MaskKind::Custom) return;
+    d.attention.custom_mask = shown_mask;
+    if (shown_mask.size() == 0) return;
+    double& cell = d.attention.custom_mask(pick(int(shown_mask.rows())), pick(int(shown_mask.cols())));
+    cell = 1.0 - cell;
+  }, problem);
+}
+
+void Soak::edit_variant(ui::AppState& state, std::string& problem) {
+  const Variant v = static_cast<Variant>(pick(4));
+  const std::vector<int> div = divisors(state.scenario().attention.heads);
+  const int g = div[static_cast<std::size_t>(pick(static_cast<int>(div.size())))];
+  const Weights used = *state.document_weights();
+  const int latent = 1 + pick(4), query_latent = pick(3);
+  edit(state, [&](Scenario& d) { switch_variant(d, used, v, g, latent, query_latent); }, problem);
+}
+
+// Rename a token; an empty or duplicate label is refused.
+void Soak::rename_token(ui::AppState& state, std::string& problem) {
+  const Scenario& s = state.scenario();
+  const std::string label = pick(4) == 0 ? "" : pick(4) == 0 ? s.input.tokens[0] : "w" + std::to_string(pick(100));
+  const int i = pick(s.n_q());
+  edit(state, [&](Scenario& d) { d.input.tokens[static_cast<std::size_t>(i)] = label; }, problem);
+}
+
+// Undo, and a redo straight after must return to the same document.
+void Soak::undo_and_redo(ui::AppState& state, std::string& problem) {
+  if (!state.can_undo()) return;
+  const std::string before = scenario_to_text(state.scenario());
+  state.undo();
+  ++counts_.undos;
+  if (pick(2) == 0) return;
+  state.redo();
+  ++counts_.redos;
+  if (scenario_to_text(state.scenario()) != before) problem = "undo then redo did not come back to the same document";
+}
+
 std::string Soak::act(ui::AppState& state) {
   ++counts_.actions;
   std::string problem;
-  const Scenario& s = state.scenario();
-  const int n = s.n_q(), dm = s.d_model();
+  const int n = state.scenario().n_q();
   const double value = (pick(41) - 20) / 10.0;
   switch (pick(20)) {
     case 0:
-    case 1: {  // an embedding cell; now and then a value no cell may hold
-      const int r = pick(n), c = pick(dm);
-      const double v = pick(10) == 0 ? std::array{std::numeric_limits<double>::quiet_NaN(),
-                                                  std::numeric_limits<double>::infinity(), 1e300}[pick(3)]
-                                     : value;
-      if (edit(state, [&](Scenario& d) { d.input.embeddings(r, c) = v; }, problem) && !std::isfinite(v))
-        problem = "a non-finite value was accepted";
-      break;
-    }
-    case 2: {  // a cell of a weight the trace used (explicit from then on)
-      const Weights used = state.trace().weights;
-      std::vector<WeightId> ids;
-      for (WeightId id : kAllWeights)
-        if (weight_slot(used, id)) ids.push_back(id);
-      const WeightId id = ids[static_cast<std::size_t>(pick(static_cast<int>(ids.size())))];
-      const Matrix& w = *weight_slot(used, id);
-      const int r = pick(static_cast<int>(w.rows())), c = pick(static_cast<int>(w.cols()));
-      edit(state, [&](Scenario& d) { weight_slot(d.weights, id) = w; (*weight_slot(d.weights, id))(r, c) = value; }, problem);
-      break;
-    }
+    case 1: edit_embedding(state, value, problem); break;
+    case 2: edit_weight(state, value, problem); break;
     case 3: edit(state, [](Scenario& d) { add_token(d, fresh_token_label(d)); }, problem); break;
     case 4: edit(state, [&](Scenario& d) { remove_token(d, pick(n)); }, problem); break;
     case 5: {  // the scale slider: mostly small, now and then big enough for the worker
@@ -91,31 +138,8 @@ std::string Soak::act(ui::AppState& state) {
       edit(state, [count](Scenario& d) { set_token_count(d, count); }, problem);
       break;
     }
-    case 6: {
-      const int kind = pick(4);
-      const Matrix shown_mask = state.trace().heads[0].mask;
-      edit(state, [&](Scenario& d) {
-        d.attention.mask = static_cast<MaskKind>(kind);
-        d.attention.window = 1 + pick(3);
-        if (d.attention.mask == MaskKind::Custom) {
-          d.attention.custom_mask = shown_mask;  // as the inputs panel starts it, then one cell flipped
-          if (shown_mask.size() > 0) {
-            double& cell = d.attention.custom_mask(pick(int(shown_mask.rows())), pick(int(shown_mask.cols())));
-            cell = 1.0 - cell;
-          }
-        }
-      }, problem);
-      break;
-    }
-    case 7: {
-      const Variant v = static_cast<Variant>(pick(4));
-      const std::vector<int> div = divisors(s.attention.heads);
-      const int g = div[static_cast<std::size_t>(pick(static_cast<int>(div.size())))];
-      const Weights used = *state.document_weights();
-      const int latent = 1 + pick(4), query_latent = pick(3);
-      edit(state, [&](Scenario& d) { switch_variant(d, used, v, g, latent, query_latent); }, problem);
-      break;
-    }
+    case 6: edit_mask(state, problem); break;
+    case 7: edit_variant(state, problem); break;
     case 8: edit(state, [&](Scenario& d) { set_head_shape(d, 1 + pick(4), 1 + pick(4)); }, problem); break;
     case 9: edit(state, [](Scenario& d) { d.attention.kernel = d.attention.kernel == Kernel::Softmax ? Kernel::Linear : Kernel::Softmax; }, problem); break;
     case 10: edit(state, [](Scenario& d) { d.attention.scale = !d.attention.scale; }, problem); break;
@@ -123,25 +147,15 @@ std::string Soak::act(ui::AppState& state) {
       if (pick(2) == 0) edit(state, reseed_weights, problem);
       else edit(state, [&](Scenario& d) { d.weight_scale = std::array{0.05, 0.2, 1.0, 0.0}[pick(4)]; }, problem);
       break;
-    case 12: {  // rename a token; an empty or duplicate label is refused
-      const std::string label = pick(4) == 0 ? "" : pick(4) == 0 ? s.input.tokens[0] : "w" + std::to_string(pick(100));
-      const int i = pick(n);
-      edit(state, [&](Scenario& d) { d.input.tokens[static_cast<std::size_t>(i)] = label; }, problem);
-      break;
-    }
+    case 12: rename_token(state, problem); break;
     case 13:
-    case 14: {  // undo, and redo straight after must return to the same document
-      if (!state.can_undo()) break;
-      const std::string before = scenario_to_text(state.scenario());
-      state.undo();
-      ++counts_.undos;
-      if (pick(2) == 0) break;
-      state.redo();
-      ++counts_.redos;
-      if (scenario_to_text(state.scenario()) != before) problem = "undo then redo did not come back to the same document";
+    case 14: undo_and_redo(state, problem); break;
+    case 15:
+      if (state.can_redo()) {
+        state.redo();
+        ++counts_.redos;
+      }
       break;
-    }
-    case 15: if (state.can_redo()) { state.redo(); ++counts_.redos; } break;
     case 16: state.set_step(pick(ui::kStepCount)); break;
     case 17: state.set_head(pick(8)); break;
     case 18: state.view = static_cast<ui::View>(pick(ui::kViewCount)); break;

@@ -35,6 +35,13 @@ class Soak {
 
  private:
   bool edit(ui::AppState& state, const std::function<void(Scenario&)>& change, std::string& problem);
+  // The actions that take more than a line; each writes to `problem` what it finds wrong.
+  void edit_embedding(ui::AppState& state, double value, std::string& problem);
+  void edit_weight(ui::AppState& state, double value, std::string& problem);
+  void edit_mask(ui::AppState& state, std::string& problem);
+  void edit_variant(ui::AppState& state, std::string& problem);
+  void rename_token(ui::AppState& state, std::string& problem);
+  void undo_and_redo(ui::AppState& state, std::string& problem);
   std::mt19937_64 rng_;
   SoakCounts counts_;
 };

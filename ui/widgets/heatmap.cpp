@@ -190,6 +190,165 @@ void draw_legend(ImDrawList* dl, ImVec2 at, float width, ColorMap map, ValueRang
   }
 }
 
+// What the layout is computed from: the matrix's size, its labels' and numbers' widths, the room given.
+struct Measured {
+  HeatmapLayoutInput in;
+  bool want_values = false;  // the matrix is small enough for numbers and the caller wants them
+  int wanted_decimals = 0;   // the matrix's own format (matrix_decimals)
+  float widest_label = 0;    // of the column labels
+};
+
+Measured measure(const Matrix& m, const HeatmapOptions& opts, bool labels, bool legend) {
+  Measured r;
+  HeatmapLayoutInput& in = r.in;
+  if (labels)
+    for (Eigen::Index row = 0; row < m.rows(); ++row)
+      in.row_label_w = std::max(in.row_label_w, ImGui::CalcTextSize(label(opts.row_labels, row).c_str()).x);
+  in.rows = static_cast<int>(m.rows());
+  in.cols = static_cast<int>(m.cols());
+  in.avail_w = opts.size.x > 0 ? opts.size.x : ImGui::GetContentRegionAvail().x;
+  in.avail_h = opts.size.y;
+  in.line_h = ImGui::GetTextLineHeight();
+  in.labels = labels;
+  in.legend = legend;
+  in.fill = (opts.flags & HeatmapFlags_Fill) != 0;
+  in.max_cell = opts.max_cell * ImGui::GetFontSize() / FontSizes{}.body;  // cells grow with the zoom, like the text
+  r.want_values = !(opts.flags & HeatmapFlags_NoValues) && HeatmapShowsNumbers(m);
+  r.wanted_decimals = r.want_values ? matrix_decimals(m, opts.visible) : 0;
+  if (r.want_values) in.value_w = HeatmapValueWidth(m, opts.visible);
+  // Column labels are written whole over their column: a cell is widened for its label as for its number.
+  if (labels)
+    for (Eigen::Index c = 0; c < m.cols(); ++c)
+      r.widest_label = std::max(r.widest_label, ImGui::CalcTextSize(label(opts.col_labels, c).c_str()).x);
+  if (labels && m.cols() <= 64) in.value_w = std::max(in.value_w, r.widest_label + 4);
+  return r;
+}
+
+// Where the cells are on screen.
+struct Grid {
+  ImVec2 origin, at, end;  // the widget's top-left corner; the first cell's; past the last cell's
+  float cw = 0, ch = 0;
+  ImVec2 cell(Eigen::Index r, Eigen::Index c) const { return {at.x + cw * static_cast<float>(c), at.y + ch * static_cast<float>(r)}; }
+};
+
+void hover(const Grid& g, const Measured& me, const HeatmapOptions& opts, HeatmapResult& result) {
+  if (!ImGui::IsItemHovered()) return;
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  if (mouse.x < g.at.x || mouse.x >= g.end.x || mouse.y < g.at.y || mouse.y >= g.end.y) return;
+  result.hovered_col = std::clamp(static_cast<int>((mouse.x - g.at.x) / g.cw), 0, me.in.cols - 1);
+  result.hovered_row = std::clamp(static_cast<int>((mouse.y - g.at.y) / g.ch), 0, me.in.rows - 1);
+  result.clicked = (opts.flags & HeatmapFlags_Clickable) && ImGui::IsItemClicked(ImGuiMouseButton_Left);
+}
+
+// Each cell a filled rectangle with its number (or a mark that says "point here" when it does not fit), and
+// thin separators that keep neighbouring equal values apart.
+void draw_cells(const char* id, const Matrix& m, const HeatmapOptions& opts, const Grid& g, const Measured& me, ValueRange range) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float cw = g.cw, ch = g.ch;
+  const bool values = me.want_values && ch >= ImGui::GetFontSize() && cw >= ImGui::GetFontSize();
+  // Characters are not all as wide as "0": start from what could fit and shorten until it does.
+  const float room = cw - 2 * kCellPad;
+  const int max_chars = std::min(8, static_cast<int>(room / std::max(1.0f, ImGui::CalcTextSize(".").x)));
+  const int decimals = values ? shared_decimals(m, opts.visible, room, me.wanted_decimals) : 0;
+  // Fewer decimals than the matrix has elsewhere (0.74 where the explanation says 0.738): the check says so.
+  const auto named = [&] { return std::string(id) + " " + std::to_string(m.rows()) + "\u00D7" + std::to_string(m.cols()) + ": "; };
+  if (LayoutCheckOn() && values && decimals < me.wanted_decimals)
+    ReportHere(named() + "numbers shown with " + std::to_string(decimals) + " decimals instead of " + std::to_string(me.wanted_decimals));
+  int marked = 0;
+  for (Eigen::Index r = 0; r < m.rows(); ++r)
+    for (Eigen::Index c = 0; c < m.cols(); ++c) {
+      const ImVec2 a = g.cell(r, c), b{a.x + cw, a.y + ch};
+      const double x = m(r, c);
+      const bool hidden = (opts.visible && (*opts.visible)(r, c) == 0.0) || !std::isfinite(x);
+      const Rgb fill = hidden ? kHiddenCell : sample(opts.map, normalise(x, range));
+      dl->AddRectFilled(a, b, pack(fill));
+      if (hidden) hatch(dl, a, b);
+      if (!me.want_values) continue;
+      const ImU32 ink = pack(hidden ? Rgb{1, 1, 1} : text_on(fill));
+      const std::string text = values ? cell_text(x, decimals, max_chars, room) : std::string();
+      if (text.empty()) {
+        dl->AddCircleFilled({(a.x + b.x) / 2, (a.y + b.y) / 2}, std::clamp(std::min(cw, ch) * 0.12f, 1.5f, 3.5f), ink);
+        ++marked;
+        continue;
+      }
+      const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
+      dl->AddText({a.x + (cw - ts.x) / 2, a.y + (ch - ts.y) / 2}, ink, text.c_str());
+    }
+  if (LayoutCheckOn() && marked > 0)
+    ReportHere(named() + std::to_string(marked) + " of " + std::to_string(m.size()) + " cells too small for their value (" +
+               short_number(cw) + "\u00D7" + short_number(ch) + " px)");
+  const ImU32 line = ImGui::GetColorU32(ImGuiCol_WindowBg);
+  if (ch >= 8)
+    for (Eigen::Index r = 0; r <= m.rows(); ++r) dl->AddLine({g.at.x, g.cell(r, 0).y}, {g.end.x, g.cell(r, 0).y}, line, 1.0f);
+  if (cw >= 8)
+    for (Eigen::Index c = 0; c <= m.cols(); ++c) dl->AddLine({g.cell(0, c).x, g.at.y}, {g.cell(0, c).x, g.end.y}, line, 1.0f);
+}
+
+// The highlighted row and column in the accent colour; the outlined cells (a lesson's, the hovered or selected
+// one) as a white frame with a dark one around it, both thick enough to see on every colour of both maps (a
+// white cell's outline is the dark one).
+void draw_marks(const HeatmapOptions& opts, const Grid& g, const Measured& me, HeatmapResult& result) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const Style& style = GetStyle();
+  const float cw = g.cw, ch = g.ch;
+  if (opts.highlight_row >= 0 && opts.highlight_row < me.in.rows) {
+    const float y = g.cell(opts.highlight_row, 0).y;
+    dl->AddRect({g.at.x - 1, y - 1}, {g.end.x + 1, y + ch + 1}, style.accent, 0, 0, style.highlight_width);
+  }
+  if (opts.highlight_col >= 0 && opts.highlight_col < me.in.cols) {
+    const float x = g.cell(0, opts.highlight_col).x;
+    dl->AddRect({x - 1, g.at.y - 1}, {x + cw + 1, g.end.y + 1}, style.accent, 0, 0, style.highlight_width);
+  }
+  const auto outline = [&](int r, int c) {
+    if (r < 0 || c < 0 || r >= me.in.rows || c >= me.in.cols) return;
+    NoteOutlinedCell(r, c + opts.outlined_col0);
+    const ImVec2 a = g.cell(r, c);
+    dl->AddRect({a.x - 1, a.y - 1}, {a.x + cw + 1, a.y + ch + 1}, IM_COL32(255, 255, 255, 255), 0, 0, style.outline_width);
+    dl->AddRect({a.x - 3.5f, a.y - 3.5f}, {a.x + cw + 3.5f, a.y + ch + 3.5f}, IM_COL32(20, 20, 20, 255), 0, 0, style.outline_halo_width);
+  };
+  for (const auto& [r, c] : opts.outlined) {
+    const int col = c - opts.outlined_col0;
+    if (r >= 0 && r < me.in.rows && col >= 0 && col < me.in.cols && result.outlined_y < 0) result.outlined_y = g.cell(r, 0).y;
+    outline(r, col);
+  }
+  const bool hovering = result.hovered_row >= 0;
+  outline(hovering ? result.hovered_row : opts.selected_row, hovering ? result.hovered_col : opts.selected_col);
+}
+
+// Row labels on the left, column labels above; the hovered and highlighted ones in the accent colour.
+void draw_labels(const Matrix& m, const HeatmapOptions& opts, const Grid& g, const Measured& me, const HeatmapResult& result) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text), strong = GetStyle().accent;
+  const float line_h = me.in.line_h, cw = g.cw, ch = g.ch;
+  for (Eigen::Index r = 0; r < m.rows(); ++r) {
+    const std::string s = label(opts.row_labels, r);
+    const float y = g.cell(r, 0).y + (ch - line_h) / 2;
+    if (ch >= line_h * 0.8f || r % std::max<Eigen::Index>(1, static_cast<Eigen::Index>(line_h / ch) + 1) == 0)
+      dl->AddText({g.origin.x, y}, r == result.hovered_row || r == opts.highlight_row ? strong : text, s.c_str());
+  }
+  // Column labels wider than their cells: every k-th one whole (0, 16, 32, ... of 512 columns), as the rows do;
+  // a token's name is shortened only when one label alone is wider than its cell.
+  const Eigen::Index every =
+      opts.col_labels ? 1 : std::max<Eigen::Index>(1, static_cast<Eigen::Index>(std::ceil((me.widest_label + 6) / cw)));
+  for (Eigen::Index c = 0; c < m.cols(); c += every) {
+    const std::string full = label(opts.col_labels, c);
+    const std::string s = every > 1 ? full : FitText(full, cw - 2);
+    if (s.empty()) continue;
+    const float w = ImGui::CalcTextSize(s.c_str()).x;
+    dl->AddText({g.cell(0, c).x + (every > 1 ? 0.0f : (cw - w) / 2), g.origin.y},
+                c == result.hovered_col || c == opts.highlight_col ? strong : text, s.c_str());
+  }
+}
+
+void tooltip(const Matrix& m, const HeatmapOptions& opts, const HeatmapResult& result) {
+  if (result.hovered_row < 0 || (opts.flags & HeatmapFlags_NoTooltip)) return;
+  const double x = m(result.hovered_row, result.hovered_col);
+  ImGui::BeginTooltip();
+  ImGui::Text("%s \u2192 %s:  %s", label(opts.row_labels, result.hovered_row).c_str(),
+              label(opts.col_labels, result.hovered_col).c_str(), format_cell(x, 12).c_str());
+  ImGui::EndTooltip();
+}
+
 }  // namespace
 
 HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opts) {
@@ -198,160 +357,36 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
   const ImGuiID imgui_id = ImGui::GetID("##heatmap");
   const bool labels = !(opts.flags & HeatmapFlags_NoLabels);
   const bool legend = !(opts.flags & HeatmapFlags_NoLegend);
-
-  float row_label_w = 0;
-  if (labels)
-    for (Eigen::Index r = 0; r < m.rows(); ++r)
-      row_label_w = std::max(row_label_w, ImGui::CalcTextSize(label(opts.row_labels, r).c_str()).x);
-  const ImVec2 avail = ImGui::GetContentRegionAvail();
-  HeatmapLayoutInput in;
-  in.rows = static_cast<int>(m.rows());
-  in.cols = static_cast<int>(m.cols());
-  in.avail_w = opts.size.x > 0 ? opts.size.x : avail.x;
-  in.avail_h = opts.size.y;
-  in.row_label_w = row_label_w;
-  in.line_h = ImGui::GetTextLineHeight();
-  in.labels = labels;
-  in.legend = legend;
-  in.fill = (opts.flags & HeatmapFlags_Fill) != 0;
-  in.max_cell = opts.max_cell * ImGui::GetFontSize() / FontSizes{}.body;  // cells grow with the zoom, like the text
-  const bool want_values = !(opts.flags & HeatmapFlags_NoValues) && HeatmapShowsNumbers(m);
-  const int wanted_decimals = want_values ? matrix_decimals(m, opts.visible) : 0;
-  if (want_values) in.value_w = HeatmapValueWidth(m, opts.visible);
-  // Column labels are written whole over their column: a cell is widened for its label as for its number.
-  float widest_label = 0;
-  if (labels)
-    for (Eigen::Index c = 0; c < m.cols(); ++c) widest_label = std::max(widest_label, ImGui::CalcTextSize(label(opts.col_labels, c).c_str()).x);
-  if (labels && m.cols() <= 64) in.value_w = std::max(in.value_w, widest_label + 4);
-  const HeatmapLayout l = layout_heatmap(in);
-
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  const ImVec2 origin = ImGui::GetCursorScreenPos();
-  const ImVec2 grid{origin.x + l.label_w, origin.y + l.header_h};
-  const float cw = l.cell_w, ch = l.cell_h;
-  const ImVec2 grid_end{grid.x + cw * static_cast<float>(m.cols()), grid.y + ch * static_cast<float>(m.rows())};
+  const Measured me = measure(m, opts, labels, legend);
+  const HeatmapLayout l = layout_heatmap(me.in);
+  Grid g;
+  g.origin = ImGui::GetCursorScreenPos();
+  g.at = {g.origin.x + l.label_w, g.origin.y + l.header_h};
+  g.cw = l.cell_w;
+  g.ch = l.cell_h;
+  g.end = g.cell(m.rows(), m.cols());
   const ValueRange range = opts.range ? *opts.range : remembered_range(m, opts.map, opts.visible);
   // Cells that show numbers set the legend's decimals; a matrix too big for numbers keeps the short form.
-  const LegendEnds ends = legend_ends(range, want_values ? std::optional<int>(wanted_decimals) : std::nullopt);
+  const LegendEnds ends = legend_ends(range, me.want_values ? std::optional<int>(me.wanted_decimals) : std::nullopt);
   result.size = {std::max(l.width, legend ? l.label_w + legend_min_width(ends) : 0.0f), l.height};
 
   ImGui::InvisibleButton("##cells", result.size);
-  const bool hovered = ImGui::IsItemHovered();
-  if (hovered) {
-    const ImVec2 mouse = ImGui::GetIO().MousePos;
-    if (mouse.x >= grid.x && mouse.x < grid_end.x && mouse.y >= grid.y && mouse.y < grid_end.y) {
-      result.hovered_col = std::clamp(static_cast<int>((mouse.x - grid.x) / cw), 0, in.cols - 1);
-      result.hovered_row = std::clamp(static_cast<int>((mouse.y - grid.y) / ch), 0, in.rows - 1);
-      result.clicked = (opts.flags & HeatmapFlags_Clickable) && ImGui::IsItemClicked(ImGuiMouseButton_Left);
-    }
-  }
-
+  hover(g, me, opts, result);
   if (l.texture) {
     const float scale = ImGui::GetIO().DisplayFramebufferScale.x;
-    dl->AddImage(texture_for(imgui_id, m, opts.map, range, opts.visible, {(grid_end.x - grid.x) * scale, (grid_end.y - grid.y) * scale}),
-                 grid, grid_end);
+    const ImVec2 pixels{(g.end.x - g.at.x) * scale, (g.end.y - g.at.y) * scale};
+    ImGui::GetWindowDrawList()->AddImage(texture_for(imgui_id, m, opts.map, range, opts.visible, pixels), g.at, g.end);
   } else {
-    const bool values = want_values && ch >= ImGui::GetFontSize() && cw >= ImGui::GetFontSize();
-    // Characters are not all as wide as "0": start from what could fit and shorten until it does.
-    const float room = cw - 2 * kCellPad;
-    const int max_chars = std::min(8, static_cast<int>(room / std::max(1.0f, ImGui::CalcTextSize(".").x)));
-    const int decimals = values ? shared_decimals(m, opts.visible, room, wanted_decimals) : 0;
-    // Fewer decimals than the matrix has elsewhere (0.74 where the explanation says 0.738): the check says so.
-    const auto named = [&] { return std::string(id) + " " + std::to_string(m.rows()) + "\u00D7" + std::to_string(m.cols()) + ": "; };
-    if (LayoutCheckOn() && values && decimals < wanted_decimals)
-      ReportHere(named() + "numbers shown with " + std::to_string(decimals) + " decimals instead of " + std::to_string(wanted_decimals));
-    int marked = 0;  // cells whose value did not fit: they show a mark that says "point here"
-    for (Eigen::Index r = 0; r < m.rows(); ++r)
-      for (Eigen::Index c = 0; c < m.cols(); ++c) {
-        const ImVec2 a{grid.x + cw * static_cast<float>(c), grid.y + ch * static_cast<float>(r)};
-        const ImVec2 b{a.x + cw, a.y + ch};
-        const double x = m(r, c);
-        const bool hidden = (opts.visible && (*opts.visible)(r, c) == 0.0) || !std::isfinite(x);
-        const Rgb fill = hidden ? kHiddenCell : sample(opts.map, normalise(x, range));
-        dl->AddRectFilled(a, b, pack(fill));
-        if (hidden) hatch(dl, a, b);
-        if (!want_values) continue;
-        const ImU32 ink = pack(hidden ? Rgb{1, 1, 1} : text_on(fill));
-        const std::string text = values ? cell_text(x, decimals, max_chars, room) : std::string();
-        if (text.empty()) {
-          dl->AddCircleFilled({(a.x + b.x) / 2, (a.y + b.y) / 2}, std::clamp(std::min(cw, ch) * 0.12f, 1.5f, 3.5f), ink);
-          ++marked;
-          continue;
-        }
-        const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
-        dl->AddText({a.x + (cw - ts.x) / 2, a.y + (ch - ts.y) / 2}, ink, text.c_str());
-      }
-    if (LayoutCheckOn() && marked > 0)
-      ReportHere(named() + std::to_string(marked) + " of " + std::to_string(m.size()) + " cells too small for their value (" +
-                 short_number(cw) + "\u00D7" + short_number(ch) + " px)");
-    if (ch >= 8)  // thin separators keep neighbouring equal values apart
-      for (Eigen::Index r = 0; r <= m.rows(); ++r)
-        dl->AddLine({grid.x, grid.y + ch * static_cast<float>(r)}, {grid_end.x, grid.y + ch * static_cast<float>(r)},
-                    ImGui::GetColorU32(ImGuiCol_WindowBg), 1.0f);
-    if (cw >= 8)
-      for (Eigen::Index c = 0; c <= m.cols(); ++c)
-        dl->AddLine({grid.x + cw * static_cast<float>(c), grid.y}, {grid.x + cw * static_cast<float>(c), grid_end.y},
-                    ImGui::GetColorU32(ImGuiCol_WindowBg), 1.0f);
+    draw_cells(id, m, opts, g, me, range);
   }
-
-  const Style& style = GetStyle();
-  const ImU32 accent = style.accent;  // the theme's: dark and light differ
-  if (opts.highlight_row >= 0 && opts.highlight_row < in.rows) {
-    const float y = grid.y + ch * static_cast<float>(opts.highlight_row);
-    dl->AddRect({grid.x - 1, y - 1}, {grid_end.x + 1, y + ch + 1}, accent, 0, 0, style.highlight_width);
-  }
-  if (opts.highlight_col >= 0 && opts.highlight_col < in.cols) {
-    const float x = grid.x + cw * static_cast<float>(opts.highlight_col);
-    dl->AddRect({x - 1, grid.y - 1}, {x + cw + 1, grid_end.y + 1}, accent, 0, 0, style.highlight_width);
-  }
-  // A white frame with a dark one around it, both thick enough to see on every colour of both maps (a white
-  // cell's outline is the dark one).
-  const auto outline = [&](int r, int c) {
-    if (r < 0 || c < 0 || r >= in.rows || c >= in.cols) return;
-    NoteOutlinedCell(r, c + opts.outlined_col0);
-    const ImVec2 a{grid.x + cw * static_cast<float>(c), grid.y + ch * static_cast<float>(r)};
-    dl->AddRect({a.x - 1, a.y - 1}, {a.x + cw + 1, a.y + ch + 1}, IM_COL32(255, 255, 255, 255), 0, 0, style.outline_width);
-    dl->AddRect({a.x - 3.5f, a.y - 3.5f}, {a.x + cw + 3.5f, a.y + ch + 3.5f}, IM_COL32(20, 20, 20, 255), 0, 0, style.outline_halo_width);
-  };
-  for (const auto& [r, c] : opts.outlined) {
-    const int col = c - opts.outlined_col0;
-    if (r >= 0 && r < in.rows && col >= 0 && col < in.cols && result.outlined_y < 0) result.outlined_y = grid.y + ch * static_cast<float>(r);
-    outline(r, col);
-  }
-  outline(result.hovered_row >= 0 ? result.hovered_row : opts.selected_row, result.hovered_row >= 0 ? result.hovered_col : opts.selected_col);
-
-  if (labels) {
-    const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
-    const ImU32 strong = accent;
-    for (Eigen::Index r = 0; r < m.rows(); ++r) {
-      const std::string s = label(opts.row_labels, r);
-      const float y = grid.y + ch * static_cast<float>(r) + (ch - in.line_h) / 2;
-      if (ch >= in.line_h * 0.8f || r % std::max<Eigen::Index>(1, static_cast<Eigen::Index>(in.line_h / ch) + 1) == 0)
-        dl->AddText({origin.x, y}, r == result.hovered_row || r == opts.highlight_row ? strong : text, s.c_str());
-    }
-    // Column labels wider than their cells: every k-th one whole (0, 16, 32, ... of 512 columns), as the rows do;
-    // a token's name is shortened only when one label alone is wider than its cell.
-    const Eigen::Index every = opts.col_labels ? 1 : std::max<Eigen::Index>(1, static_cast<Eigen::Index>(std::ceil((widest_label + 6) / cw)));
-    for (Eigen::Index c = 0; c < m.cols(); c += every) {
-      const std::string full = label(opts.col_labels, c);
-      const std::string s = every > 1 ? full : FitText(full, cw - 2);
-      if (s.empty()) continue;
-      const float w = ImGui::CalcTextSize(s.c_str()).x;
-      dl->AddText({grid.x + cw * static_cast<float>(c) + (every > 1 ? 0.0f : (cw - w) / 2), origin.y},
-                  c == result.hovered_col || c == opts.highlight_col ? strong : text, s.c_str());
-    }
-  }
-  if (legend) draw_legend(dl, {grid.x, grid_end.y + 2}, std::max(grid_end.x - grid.x, legend_min_width(ends)), opts.map, range, ends);
-
+  draw_marks(opts, g, me, result);
+  if (labels) draw_labels(m, opts, g, me, result);
+  if (legend)
+    draw_legend(ImGui::GetWindowDrawList(), {g.at.x, g.end.y + 2}, std::max(g.end.x - g.at.x, legend_min_width(ends)), opts.map,
+                range, ends);
   // Right-click: the matrix as a picture for a slide, or as text for a spreadsheet.
-  PictureMenu(id, origin, {origin.x + result.size.x, origin.y + result.size.y}, &m, opts.row_labels, opts.col_labels);
-  if (result.hovered_row >= 0 && !(opts.flags & HeatmapFlags_NoTooltip)) {
-    const double x = m(result.hovered_row, result.hovered_col);
-    ImGui::BeginTooltip();
-    ImGui::Text("%s \u2192 %s:  %s", label(opts.row_labels, result.hovered_row).c_str(),
-                label(opts.col_labels, result.hovered_col).c_str(), format_cell(x, 12).c_str());
-    ImGui::EndTooltip();
-  }
+  PictureMenu(id, g.origin, {g.origin.x + result.size.x, g.origin.y + result.size.y}, &m, opts.row_labels, opts.col_labels);
+  tooltip(m, opts, result);
   ImGui::PopID();
   return result;
 }
