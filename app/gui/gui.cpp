@@ -257,6 +257,7 @@ int run_gui(const GuiOptions& o, std::ostream& err) {
   const int width = o.size_given || !user.used ? o.width : user.settings.width;
   const int height = o.size_given || !user.used ? o.height : user.settings.height;
   Window window;
+  window.ui.gallery.open = o.gallery;
   window.glfw = open_window(width, height, state->window_title(), o.automated(), err);
   if (!window.glfw) return kExitFailure;
   Autosave autosave{user.recovery_file, user.used};

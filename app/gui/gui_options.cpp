@@ -25,6 +25,7 @@ const char* const kGuiHelp =
     "  --screenshot PNG  render a few frames, write the window to PNG and exit (works under xvfb-run);\n"
     "                    it neither reads nor writes your settings and recovery file\n"
     "  --presentation    start in presentation mode (F5): no editors, larger text, high contrast\n"
+    "  --gallery         start on View > Widget gallery: every widget with its options\n"
     "  --theme T         dark or light\n"
     "  --lesson NAME     open a lesson (the_cat_sat, sqrt_dk, masks, multi_head, kv_cache, variants)\n"
     "  --page N          its page, from 1\n"
@@ -58,6 +59,7 @@ GuiOptions parse_gui_args(std::span<const std::string> words) {
     else if (o.overrides.parse(word, args)) continue;
     else if (word == "--preset") o.preset = args.value(word);
     else if (word == "--presentation") o.presentation = true;
+    else if (word == "--gallery") o.gallery = true;
     else if (word == "--check-layout") o.check_layout = true;
     else if (word == "--check-layout-sweep") o.layout_sweep = true;
     else if (word == "--lesson") o.lesson = args.value(word);

@@ -21,6 +21,7 @@ struct GuiOptions {
   int width = 1600, height = 900;
   bool size_given = false;         // else the size the user last left the window at
   bool presentation = false;       // start in presentation mode
+  bool gallery = false;            // start on View > Widget gallery
   std::optional<std::string> theme;  // dark | light
   std::optional<std::string> lesson;  // a lesson's name ("sqrt_dk") or file name ("2_sqrt_dk")
   int page = 1;                       // its page, from 1

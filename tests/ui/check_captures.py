@@ -63,6 +63,10 @@ def main():
     unicode = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "unicode_tokens.json")
     cases.append(("unicode_tokens_720", unicode, (1280, 720), ["--step", "softmax"]))
     cases.append(("presentation_light_1080", cat, (1920, 1080), ["--presentation", "--theme", "light", "--lesson", "variants", "--page", "5"]))
+    # View > Widget gallery, read by the layout check (exit 1 on any finding): the window's part and all of it.
+    for size in ((1280, 720), (1600, 900), (1280, 2600)):
+        cases.append(("gallery_%dx%d" % size, cat, size, ["--gallery", "--check-layout"]))
+    cases.append(("gallery_presentation_1280x2600", cat, (1280, 2600), ["--gallery", "--presentation", "--check-layout"]))
     passed = failed = 0
     for name, scenario, size, extra in cases:
         out = os.path.join(a.out, name + ".png")

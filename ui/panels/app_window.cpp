@@ -147,7 +147,8 @@ void DrawAppWindow(AppState& state, AppWindowState& window, double dt) {
 
   const ImVec2 display = ImGui::GetIO().DisplaySize;
   const Layout l = layout_for(state, display);
-  views(state, l, display);
+  if (window.gallery.open) GalleryPanel(state, window.gallery, window, {0, l.top}, {display.x, l.h});
+  else views(state, l, display);
   status_line(state, {0, l.top + l.h}, {display.x, l.status_h});
   HelpOverlay(state);
   file_dialog(state, window);

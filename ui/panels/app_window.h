@@ -1,14 +1,25 @@
 #pragma once
 // The main window: menu bar, the panels laid out for the window's size, keyboard shortcuts, file dialogs,
 // prompts and the status line. One call per frame.
+#include <imgui.h>
+
+#include "core/matrix.h"
 #include "ui/logic/app_state.h"
 #include "ui/widgets/file_dialog.h"
 
 namespace attn::ui {
 
+// View > Widget gallery (panel_gallery.cpp): its own examples' data.
+struct GalleryState {
+  bool open = false;  // drawn instead of the views
+  Matrix large;       // the texture example, drawn from the seed once
+  Matrix editable;    // the matrix editor's example: a copy of the embeddings
+};
+
 // What only the window itself keeps between frames.
 struct AppWindowState {
   FileDialogState file_dialog;
+  GalleryState gallery;
 };
 
 void DrawAppWindow(AppState& state, AppWindowState& window, double dt);
@@ -20,6 +31,7 @@ void Shortcuts(AppState& state, AppWindowState& window);
 void UnsavedChangesPrompt(AppState& state, AppWindowState& window);
 // At start-up, after a crash or a kill: the last unsaved document, offered back once.
 void RecoveryPrompt(AppState& state);
+void GalleryPanel(AppState& state, GalleryState& gallery, AppWindowState& window, ImVec2 pos, ImVec2 size);
 // File > Save, and Ctrl+S: to the document's file, or through the dialog when it has none (or `ask`).
 void Save(AppState& state, AppWindowState& window, bool ask = false);
 

@@ -66,7 +66,7 @@ void lessons_menu(AppState& state) {
   ImGui::EndMenu();
 }
 
-void view_menu(AppState& state) {
+void view_menu(AppState& state, AppWindowState& window) {
   if (!ImGui::BeginMenu("View")) return;
   Display& d = state.display;
   if (ImGui::MenuItem("Presentation mode", "F5", d.presentation)) d.presentation = !d.presentation;
@@ -78,6 +78,8 @@ void view_menu(AppState& state) {
   ImGui::Separator();
   if (ImGui::MenuItem("Dark theme", nullptr, d.theme == Theme::Dark)) d.theme = Theme::Dark;
   if (ImGui::MenuItem("Light theme", nullptr, d.theme == Theme::Light)) d.theme = Theme::Light;
+  ImGui::Separator();
+  if (ImGui::MenuItem("Widget gallery", nullptr, window.gallery.open)) window.gallery.open = !window.gallery.open;
   ImGui::EndMenu();
 }
 
@@ -135,7 +137,7 @@ void MenuBar(AppState& state, AppWindowState& window) {
   edit_menu(state);
   step_menu(state);
   lessons_menu(state);
-  view_menu(state);
+  view_menu(state, window);
   help_menu(state);
   view_tabs(state);
   place_and_progress(state);

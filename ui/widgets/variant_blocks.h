@@ -20,6 +20,5 @@ struct Block {
 // `height`: the largest square's side plus the labels; the largest value gets the largest square.
 void VariantBlocks(const char* id, std::span<const Block> blocks, float height);
 
-// The colour each variant wears in every comparison (Okabe-Ito, colour-blind safe).
 
 }  // namespace attn::ui
