@@ -15,7 +15,8 @@ int main(int argc, char** argv) {
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   const std::vector<std::string> args(argv + 1, argv + argc);
-  if (!args.empty() && attn::cli::is_cli_command(args[0])) return attn::cli::run_cli(args, std::cout, std::cerr, attn::gui::kGuiHelp);
+  if (!args.empty() && attn::cli::is_cli_command(args[0]))
+    return attn::cli::run_cli(args, std::cout, std::cerr, attn::gui::kGuiHelp);
   try {
     return attn::gui::run_gui(attn::gui::parse_gui_args(args), std::cerr);
   } catch (const attn::cli::UsageError& e) {

@@ -55,8 +55,8 @@ void BM_CatSat(benchmark::State& state) {
     benchmark::DoNotOptimize(t.output.data());
     bytes = trace_bytes(t);
   }
-  state.counters["trace_bytes"] = benchmark::Counter(double(bytes), benchmark::Counter::kDefaults,
-                                                     benchmark::Counter::kIs1024);
+  state.counters["trace_bytes"] =
+      benchmark::Counter(double(bytes), benchmark::Counter::kDefaults, benchmark::Counter::kIs1024);
 }
 BENCHMARK(BM_CatSat)->UseRealTime()->Unit(benchmark::kMicrosecond);
 
@@ -69,8 +69,8 @@ void full_trace(benchmark::State& state) {
     benchmark::DoNotOptimize(t.output.data());
     bytes = trace_bytes(t);  // negligible next to the trace: a sum over ~130 sizes
   }
-  state.counters["trace_bytes"] = benchmark::Counter(double(bytes), benchmark::Counter::kDefaults,
-                                                     benchmark::Counter::kIs1024);
+  state.counters["trace_bytes"] =
+      benchmark::Counter(double(bytes), benchmark::Counter::kDefaults, benchmark::Counter::kIs1024);
   state.counters["score_cells"] = double(kHeads) * tokens * tokens;
 }
 

@@ -32,10 +32,8 @@ Span fill_row(HeadTrace& t, Eigen::Index i, Kernel kernel, double scale_factor) 
   Eigen::Index lo = 0, hi = mask.size() - 1;
   while (lo <= hi && mask(lo) == 0.0) ++lo;
   while (hi >= lo && mask(hi) == 0.0) --hi;
-  if (kernel == Kernel::Softmax)
-    masked = (mask != 0.0).select(scaled, kNegInf);
-  else
-    masked = (mask != 0.0).select(scaled, 0.0);  // kappa(x) = x, then the 0/1 product
+  if (kernel == Kernel::Softmax) masked = (mask != 0.0).select(scaled, kNegInf);
+  else masked = (mask != 0.0).select(scaled, 0.0);  // kappa(x) = x, then the 0/1 product
   w.head(std::min(lo, w.size())).setZero();
   if (lo > hi) {
     t.row_status[i] = RowStatus::AllMasked;
@@ -104,7 +102,8 @@ Matrix weighted_values(const Matrix& weights, const Matrix& v, const std::vector
 
 }  // namespace
 
-HeadTrace attend(const Matrix& q, const Matrix& k, const Matrix& v, const Matrix& mask, Kernel kernel, double scale_factor) {
+HeadTrace attend(const Matrix& q, const Matrix& k, const Matrix& v, const Matrix& mask, Kernel kernel,
+                 double scale_factor) {
   const Eigen::Index n_q = q.rows(), n_kv = k.rows();
   HeadTrace t;
   t.q = q;
@@ -132,7 +131,9 @@ HeadTrace attend(const Matrix& q, const Matrix& k, const Matrix& v, const Matrix
   return t;
 }
 
-double scale_factor(const AttentionConfig& a) { return a.scale ? 1.0 / std::sqrt(static_cast<double>(a.head_dim)) : 1.0; }
+double scale_factor(const AttentionConfig& a) {
+  return a.scale ? 1.0 / std::sqrt(static_cast<double>(a.head_dim)) : 1.0;
+}
 
 namespace {
 
@@ -181,7 +182,7 @@ AbsorbedWeights absorb_weights(const AttentionConfig& a, const Weights& w) {
   AbsorbedWeights m;
   if (a.variant != Variant::Mla) return m;
   const int d = a.head_dim;
-  const Matrix& W_q = w.W_UQ ? *w.W_UQ : *w.W_Q;  // (d_q, H*d)
+  const Matrix& W_q = w.W_UQ ? *w.W_UQ : *w.W_Q;                        // (d_q, H*d)
   Matrix block_uv = Matrix::Zero(a.heads * a.latent_dim, a.heads * d);  // blockdiag(W_UV^(h))
   for (int h = 0; h < a.heads; ++h) {
     m.W_UQK.push_back(W_q.middleCols(h * d, d) * w.W_UK->middleCols(h * d, d).transpose());

@@ -13,27 +13,27 @@ namespace attn {
 enum class RowStatus {
   Ok,         // the weights form a distribution
   AllMasked,  // the mask hides every key from this query: zero weights, zero output
-  ZeroSum,    // linear kernel only: Z is 0 or lost in rounding (|Z| tiny next to the entries): zero weights, zero output
-  Signed,     // linear kernel only: normalised, but some weights are negative, so not a distribution (entropy NaN)
+  ZeroSum,  // linear kernel only: Z is 0 or lost in rounding (|Z| tiny next to the entries): zero weights, zero output
+  Signed,   // linear kernel only: normalised, but some weights are negative, so not a distribution (entropy NaN)
 };
 
 // One head of one layer, in the order the pipeline computes it.
 struct HeadTrace {
   int head = 0;
-  int kv_head = 0;         // the key/value head this query head read
-  Matrix q;                // (N_Q, d)     X W_Q^(h)
-  Matrix k;                // (N_KV, d)    X_kv W_K^(h)
-  Matrix v;                // (N_KV, d)    X_kv W_V^(h)
-  Matrix scores;           // (N_Q, N_KV)  q k^T
-  Matrix scaled;           // (N_Q, N_KV)  scores / sqrt(d), or scores with scale off
-  Matrix mask;             // (N_Q, N_KV)  1 = may attend, 0 = hidden
-  Matrix masked;           // (N_Q, N_KV)  softmax: scaled with -inf where hidden; linear: kappa(scaled), 0 where hidden
-  Matrix weights;          // (N_Q, N_KV)  each row sums to 1 (all 0 for a row that is not Ok)
-  Matrix output;           // (N_Q, d)     weights v
-  Matrix contribution;     // (N_Q, d_model) output W_O^(h); empty without W_O
-  Vector row_max;          // (N_Q)  softmax: the shift m_i subtracted before exp; linear: 0
-  Vector row_sum;          // (N_Q)  Z_i = sum_j kappa(masked_ij - m_i): the normaliser before division
-  Vector entropy;          // (N_Q)  -sum_j w_ij ln w_ij in nats; NaN for a Signed row, 0 for a row that is not normalised
+  int kv_head = 0;      // the key/value head this query head read
+  Matrix q;             // (N_Q, d)     X W_Q^(h)
+  Matrix k;             // (N_KV, d)    X_kv W_K^(h)
+  Matrix v;             // (N_KV, d)    X_kv W_V^(h)
+  Matrix scores;        // (N_Q, N_KV)  q k^T
+  Matrix scaled;        // (N_Q, N_KV)  scores / sqrt(d), or scores with scale off
+  Matrix mask;          // (N_Q, N_KV)  1 = may attend, 0 = hidden
+  Matrix masked;        // (N_Q, N_KV)  softmax: scaled with -inf where hidden; linear: kappa(scaled), 0 where hidden
+  Matrix weights;       // (N_Q, N_KV)  each row sums to 1 (all 0 for a row that is not Ok)
+  Matrix output;        // (N_Q, d)     weights v
+  Matrix contribution;  // (N_Q, d_model) output W_O^(h); empty without W_O
+  Vector row_max;       // (N_Q)  softmax: the shift m_i subtracted before exp; linear: 0
+  Vector row_sum;       // (N_Q)  Z_i = sum_j kappa(masked_ij - m_i): the normaliser before division
+  Vector entropy;       // (N_Q)  -sum_j w_ij ln w_ij in nats; NaN for a Signed row, 0 for a row that is not normalised
   std::vector<RowStatus> row_status;  // (N_Q)
 };
 
@@ -55,11 +55,11 @@ struct AbsorbedWeights {
 AbsorbedWeights absorb_weights(const AttentionConfig& a, const Weights& w);
 
 struct AbsorbedMla {
-  std::vector<Matrix> W_UQK;  // per head (d_q, d_c): W_UQ^(h) W_UK^(h)T, or W_Q^(h) W_UK^(h)T without a query latent
-  std::vector<Matrix> scores; // per head (N_Q, N_KV): query_side W_UQK^(h) latent^T, equal to HeadTrace::scores
-  Matrix latent_output;       // (N_Q, H*d_c): [weights_h latent]_h
-  Matrix W_LO;                // (H*d_c, d_out): blockdiag(W_UV^(h)) W_O, or blockdiag(W_UV^(h)) without W_O
-  Matrix output;              // (N_Q, d_out): latent_output W_LO, equal to Trace::output
+  std::vector<Matrix> W_UQK;   // per head (d_q, d_c): W_UQ^(h) W_UK^(h)T, or W_Q^(h) W_UK^(h)T without a query latent
+  std::vector<Matrix> scores;  // per head (N_Q, N_KV): query_side W_UQK^(h) latent^T, equal to HeadTrace::scores
+  Matrix latent_output;        // (N_Q, H*d_c): [weights_h latent]_h
+  Matrix W_LO;                 // (H*d_c, d_out): blockdiag(W_UV^(h)) W_O, or blockdiag(W_UV^(h)) without W_O
+  Matrix output;               // (N_Q, d_out): latent_output W_LO, equal to Trace::output
 };
 
 struct Trace {
@@ -68,19 +68,19 @@ struct Trace {
   std::vector<std::string> context_tokens;  // key/value-side labels: columns of scores and weights
   bool cross_attention = false;
   AttentionConfig attention;
-  double scale_factor = 1.0;  // 1/sqrt(d) with scale on, 1 with it off
-  Matrix x;                   // (N_Q, d_model)
-  Matrix x_kv;                // (N_KV, d_model)
-  Weights weights;            // every weight the trace used, seeded ones included
-  Matrix query_latent;        // (N_Q, d_c')   mla with query_latent_dim > 0: X W_DQ; else empty
-  Matrix latent;              // (N_KV, d_c)   mla: X_kv W_DKV, the only thing cached per token; else empty
-  Matrix Q;                   // (N_Q, H*d)
-  Matrix K;                   // (N_KV, G*d)   mla: latent W_UK, (N_KV, H*d)
-  Matrix V;                   // (N_KV, G*d)   mla: latent W_UV, (N_KV, H*d)
+  double scale_factor = 1.0;          // 1/sqrt(d) with scale on, 1 with it off
+  Matrix x;                           // (N_Q, d_model)
+  Matrix x_kv;                        // (N_KV, d_model)
+  Weights weights;                    // every weight the trace used, seeded ones included
+  Matrix query_latent;                // (N_Q, d_c')   mla with query_latent_dim > 0: X W_DQ; else empty
+  Matrix latent;                      // (N_KV, d_c)   mla: X_kv W_DKV, the only thing cached per token; else empty
+  Matrix Q;                           // (N_Q, H*d)
+  Matrix K;                           // (N_KV, G*d)   mla: latent W_UK, (N_KV, H*d)
+  Matrix V;                           // (N_KV, G*d)   mla: latent W_UV, (N_KV, H*d)
   std::vector<KvHeadTrace> kv_heads;  // G of them; each query head names its own in HeadTrace::kv_head
   std::vector<HeadTrace> heads;
-  Matrix concat;              // (N_Q, H*d)  [output_1 ... output_H]
-  Matrix output;              // (N_Q, d_model) concat W_O; (N_Q, H*d) = concat without W_O
+  Matrix concat;                        // (N_Q, H*d)  [output_1 ... output_H]
+  Matrix output;                        // (N_Q, d_model) concat W_O; (N_Q, H*d) = concat without W_O
   std::optional<AbsorbedMla> absorbed;  // mla only
 
   int n_q() const { return static_cast<int>(tokens.size()); }
@@ -91,7 +91,8 @@ struct Trace {
 
 // Attention of one head given its projected q, k, v and the 0/1 mask; fills everything from scores to output.
 // scale_factor multiplies the scores (1/sqrt(d), or 1 with scale off).
-HeadTrace attend(const Matrix& q, const Matrix& k, const Matrix& v, const Matrix& mask, Kernel kernel, double scale_factor);
+HeadTrace attend(const Matrix& q, const Matrix& k, const Matrix& v, const Matrix& mask, Kernel kernel,
+                 double scale_factor);
 
 // 1/sqrt(head_dim) with scale on, 1 with it off.
 double scale_factor(const AttentionConfig& a);

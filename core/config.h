@@ -29,15 +29,15 @@ enum class Kernel {
 
 struct AttentionConfig {
   Variant variant = Variant::Mha;
-  int heads = 1;                   // H
-  int head_dim = 1;                // d (d_k = d_v)
-  int kv_heads = 1;                // G: gqa only (mha uses H, mqa uses 1)
-  int latent_dim = 0;              // d_c: mla only, the width of the cached latent
-  int query_latent_dim = 0;        // d_c': mla only, > 0 compresses the queries too
+  int heads = 1;             // H
+  int head_dim = 1;          // d (d_k = d_v)
+  int kv_heads = 1;          // G: gqa only (mha uses H, mqa uses 1)
+  int latent_dim = 0;        // d_c: mla only, the width of the cached latent
+  int query_latent_dim = 0;  // d_c': mla only, > 0 compresses the queries too
   MaskKind mask = MaskKind::None;
-  int window = 1;                  // sliding_window only
-  Matrix custom_mask;              // custom only: (N_Q, N_KV) of 0/1
-  bool scale = true;               // divide scores by sqrt(d)
+  int window = 1;      // sliding_window only
+  Matrix custom_mask;  // custom only: (N_Q, N_KV) of 0/1
+  bool scale = true;   // divide scores by sqrt(d)
   Kernel kernel = Kernel::Softmax;
   bool output_projection = false;  // apply W_O after the concatenation
 };

@@ -86,7 +86,8 @@ DecodeStep attend_to_cache(const AttentionConfig& a, const Weights& w, const KvC
     const Matrix q = x_row * *w.W_Q;  // (1, H*d): the only query computed this step
     for (int h = 0; h < a.heads; ++h) {
       const int g = kv_head_for(a, h);
-      const HeadTrace head = attend(q.middleCols(h * d, d), cache.k[g].topRows(n), cache.v[g].topRows(n), mask_row, a.kernel, scale);
+      const HeadTrace head =
+          attend(q.middleCols(h * d, d), cache.k[g].topRows(n), cache.v[g].topRows(n), mask_row, a.kernel, scale);
       concat.middleCols(h * d, d) = head.output;
       s.weights.push_back(head.weights);
       s.status.push_back(head.row_status[0]);
@@ -121,10 +122,12 @@ DecodeTrace decode(const Scenario& s, const Weights* resolved) {
     out.cross_attention = true;
     out.cached_tokens = s.context->tokens;
     out.cache = make_kv_cache(out.attention, s.n_kv());
-    for (int j = 0; j < s.n_kv(); ++j) append_to_cache(out.attention, out.weights, out.cache, s.context->embeddings.row(j));
+    for (int j = 0; j < s.n_kv(); ++j)
+      append_to_cache(out.attention, out.weights, out.cache, s.context->embeddings.row(j));
     const Matrix mask = build_mask(s.attention, n, s.n_kv());  // (N_Q, N_KV), as the full trace
     for (int t = 0; t < n; ++t) {
-      DecodeStep step = attend_to_cache(out.attention, out.weights, out.cache, s.input.embeddings.row(t), mask.row(t), &absorbed);
+      DecodeStep step =
+          attend_to_cache(out.attention, out.weights, out.cache, s.input.embeddings.row(t), mask.row(t), &absorbed);
       step.t = t;
       step.token = s.input.tokens[t];
       out.steps.push_back(std::move(step));

@@ -41,8 +41,8 @@ struct DecodeTrace {
   Weights weights;
   std::int64_t elements_per_token = 0;  // per layer and cached token: 2*G*d, or d_c for mla
   std::vector<DecodeStep> steps;
-  KvCache cache;                        // the final cache; step t saw its first t+1 rows (cross-attention: all of it)
-  bool cross_attention = false;         // the cache holds the context, filled before step 0
+  KvCache cache;                 // the final cache; step t saw its first t+1 rows (cross-attention: all of it)
+  bool cross_attention = false;  // the cache holds the context, filled before step 0
   std::vector<std::string> cached_tokens;  // the cache's rows: the tokens, or the context's for cross-attention
 };
 

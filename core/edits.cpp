@@ -16,7 +16,7 @@ void add_token(Scenario& s, const std::string& label) {
   if (m.size() == 0) return;
   const bool self = !s.context;
   m.conservativeResize(n + 1, self ? n + 1 : m.cols());
-  m.row(n).setOnes();  // the new (last) query sees every earlier key and itself
+  m.row(n).setOnes();                       // the new (last) query sees every earlier key and itself
   if (self) m.block(0, n, n, 1).setZero();  // nobody earlier sees the future token
 }
 
@@ -153,7 +153,8 @@ std::pair<Matrix, Matrix> per_head_kv(const AttentionConfig& a, const Weights& u
 
 }  // namespace
 
-std::string switch_variant(Scenario& s, const Weights& shown, Variant v, int kv_heads, int latent_dim, int query_latent_dim) {
+std::string switch_variant(Scenario& s, const Weights& shown, Variant v, int kv_heads, int latent_dim,
+                           int query_latent_dim) {
   // `shown` comes from the trace on screen, which belongs to an earlier revision while a big document is
   // recomputed: if it no longer fits the document, the document's own weights are drawn instead.
   const Weights used = weights_fit(shown, s) ? shown : resolve_weights(s);
@@ -185,8 +186,10 @@ std::string switch_variant(Scenario& s, const Weights& shown, Variant v, int kv_
   w.W_V = vv;
   s.weights = w;
   const std::string name(to_string(v));
-  std::string note = std::string(name == "mha" ? "MHA" : name == "gqa" ? "GQA" : "MQA") + " with " + std::to_string(g_count) +
-                     (g_count == 1 ? " KV head" : " KV heads") + ": ";
+  std::string note = std::string(name == "mha"   ? "MHA"
+                                 : name == "gqa" ? "GQA"
+                                                 : "MQA") +
+                     " with " + std::to_string(g_count) + (g_count == 1 ? " KV head" : " KV heads") + ": ";
   if (from.variant == Variant::Mla) note += "W_K = W_DKV\u00B7W_UK and W_V = W_DKV\u00B7W_UV, then ";
   note += g_count == H ? "every query head keeps its own keys and values"
                        : "each KV head takes W_K and W_V of the first query head of its group";

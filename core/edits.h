@@ -38,7 +38,8 @@ void reseed_weights(Scenario& s);
 //     group (from MLA, first W_K = W_DKV·W_UK and W_V = W_DKV·W_UV, the same attention without a latent);
 //   to MLA: W_DKV, W_UK, W_UV (and W_DQ, W_UQ) are drawn from the seed.
 // kv_heads must divide heads (gqa); latent_dim >= 1 (mla). Returns a sentence saying which was done.
-std::string switch_variant(Scenario& s, const Weights& used, Variant v, int kv_heads, int latent_dim, int query_latent_dim);
+std::string switch_variant(Scenario& s, const Weights& used, Variant v, int kv_heads, int latent_dim,
+                           int query_latent_dim);
 
 // The divisors of n, ascending: the KV head counts GQA can use with n query heads.
 std::vector<int> divisors(int n);

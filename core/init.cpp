@@ -41,11 +41,13 @@ double seeded_value(std::uint64_t seed, SeedStream stream, std::int64_t row, std
 }
 
 Matrix seeded_matrix(std::uint64_t seed, SeedStream stream, int rows, int cols) {
-  return Matrix::NullaryExpr(rows, cols, [&](Eigen::Index r, Eigen::Index c) { return seeded_value(seed, stream, r, c); });
+  return Matrix::NullaryExpr(rows, cols,
+                             [&](Eigen::Index r, Eigen::Index c) { return seeded_value(seed, stream, r, c); });
 }
 
 Matrix seeded_embedding_row(std::uint64_t seed, SeedStream stream, int index, int d_model) {
-  return Matrix::NullaryExpr(1, d_model, [&](Eigen::Index, Eigen::Index c) { return seeded_value(seed, stream, index, c); });
+  return Matrix::NullaryExpr(1, d_model,
+                             [&](Eigen::Index, Eigen::Index c) { return seeded_value(seed, stream, index, c); });
 }
 
 Weights resolve_weights(const Scenario& s) {
@@ -54,7 +56,8 @@ Weights resolve_weights(const Scenario& s) {
     if (!weight_used(id, s.attention)) continue;
     const std::optional<Matrix>& given = weight_slot(s.weights, id);
     const WeightShape shape = weight_shape(id, s.attention, s.d_model());
-    weight_slot(w, id) = given ? *given : seeded_matrix(s.seed, seed_stream(id), shape.rows, shape.cols) * s.weight_scale;
+    weight_slot(w, id) =
+        given ? *given : seeded_matrix(s.seed, seed_stream(id), shape.rows, shape.cols) * s.weight_scale;
   }
   return w;
 }
@@ -78,7 +81,8 @@ bool weights_fit(const Weights& w, const Scenario& s) { return !first_unfit(w, s
 
 Weights resolve_weights(const Scenario& s, const Weights& resolved) {
   if (const std::optional<WeightId> id = first_unfit(resolved, s))
-    throw std::invalid_argument(std::string("the resolved weights lack ") + weight_name(*id) + " as the scenario needs it");
+    throw std::invalid_argument(std::string("the resolved weights lack ") + weight_name(*id) +
+                                " as the scenario needs it");
   Weights w;
   for (WeightId id : kAllWeights)
     if (weight_used(id, s.attention)) weight_slot(w, id) = weight_slot(resolved, id);
@@ -111,9 +115,10 @@ std::vector<std::string> drop_unfit_weights(Scenario& s) {
     } else {
       const WeightShape shape = weight_shape(id, s.attention, s.d_model());
       if (m->rows() == shape.rows && m->cols() == shape.cols) continue;
-      notes.push_back(name + " is " + std::to_string(m->rows()) + " x " + std::to_string(m->cols()) + " but now needs " +
-                      std::to_string(shape.rows) + " x " + std::to_string(shape.cols) + " (" + shape.rows_meaning +
-                      " by " + shape.cols_meaning + "); drawn from seed " + std::to_string(s.seed) + " instead");
+      notes.push_back(name + " is " + std::to_string(m->rows()) + " x " + std::to_string(m->cols()) +
+                      " but now needs " + std::to_string(shape.rows) + " x " + std::to_string(shape.cols) + " (" +
+                      shape.rows_meaning + " by " + shape.cols_meaning + "); drawn from seed " +
+                      std::to_string(s.seed) + " instead");
     }
     m.reset();
   }

@@ -32,8 +32,8 @@ std::array<VariantForm, 4> variant_forms(const ModelShape& m) {
   forms[2] = {Variant::Mqa, recast(m, Variant::Mqa, 1, 0, 0), m.variant == Variant::Mqa};
 
   const bool own_mla = m.variant == Variant::Mla;
-  forms[3] = {Variant::Mla,
-              own_mla ? m : recast(m, Variant::Mla, H, chosen_latent_dim(d), chosen_rope_dim(d)), own_mla};
+  forms[3] = {Variant::Mla, own_mla ? m : recast(m, Variant::Mla, H, chosen_latent_dim(d), chosen_rope_dim(d)),
+              own_mla};
   return forms;
 }
 

@@ -36,7 +36,7 @@ void check_variant_heads(const ModelShape& m, const ShapeFieldNames& n) {
     case Variant::Mla:
       if (m.kv_heads != m.heads)
         throw InputError(n.field("kv_heads"), "must equal " + n.ref("heads") + " (" + H + ") for " + variant +
-                                                     ", one key/value head per query head, but found " + G);
+                                                  ", one key/value head per query head, but found " + G);
       break;
     case Variant::Mqa:
       if (m.kv_heads != 1) throw InputError(n.field("kv_heads"), "must be 1 for mqa but found " + G);
@@ -53,7 +53,7 @@ void check_latent(const ModelShape& m, const ShapeFieldNames& n) {
   if (m.variant == Variant::Mla) {
     if (m.latent_dim < 1)
       throw InputError(n.field("latent_dim"), "must be >= 1 for mla, the width of the cached latent (found " +
-                                                     std::to_string(m.latent_dim) + ")");
+                                                  std::to_string(m.latent_dim) + ")");
     check_range(m.latent_dim, 1, kv_limits::kMaxLatentDim, n.field("latent_dim"));
     check_range(m.rope_dim, 0, kv_limits::kMaxRopeDim, n.field("rope_dim"));
     return;
@@ -220,7 +220,8 @@ StoredFloats stored_floats_all_layers(const ModelShape& m, std::uint64_t tokens)
   const std::string what = "the stored-float count of every layer";
   const std::uint64_t globals = u(global_layer_count(m)), locals = u(m.layers) - globals;
   const StoredFloats global = stored_floats_per_layer(m, tokens);
-  const StoredFloats local = has_sliding_window(m) ? stored_floats_per_layer(m, std::min<std::uint64_t>(tokens, u(m.window))) : global;
+  const StoredFloats local =
+      has_sliding_window(m) ? stored_floats_per_layer(m, std::min<std::uint64_t>(tokens, u(m.window))) : global;
   StoredFloats all;
   all.cache = checked_add(checked_mul(globals, global.cache, what), checked_mul(locals, local.cache, what), what);
   all.weights = checked_mul(u(m.layers), global.weights, what);

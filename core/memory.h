@@ -56,8 +56,8 @@ struct ModelShape {
 // How validation names a field: in a file ("models[3].kv_heads: must divide heads (64) ...") or as
 // command-line options ("--kv-heads: must divide --heads (64) ..."), so both report the same rule.
 struct ShapeFieldNames {
-  std::string prefix;    // "models[3]." for a presets file
-  bool options = false;  // true: "--kv-heads" instead of "kv_heads"
+  std::string prefix;                             // "models[3]." for a presets file
+  bool options = false;                           // true: "--kv-heads" instead of "kv_heads"
   std::string field(std::string_view key) const;  // where the error is
   std::string ref(std::string_view key) const;    // how the message mentions another field
 };
@@ -93,7 +93,8 @@ struct Accelerator {
   std::uint64_t bytes;
   const char* label;
 };
-inline constexpr Accelerator kAccelerators[] = {{24'000'000'000, "24 GB"}, {80'000'000'000, "80 GB"}, {141'000'000'000, "141 GB"}};
+inline constexpr Accelerator kAccelerators[] = {
+    {24'000'000'000, "24 GB"}, {80'000'000'000, "80 GB"}, {141'000'000'000, "141 GB"}};
 
 // The longest context whose cache (window-aware, kv_cache_size's total_bytes) fits in `bytes`; nullopt when
 // even `limit` tokens fit. A cache too large to count in 64 bits does not fit.

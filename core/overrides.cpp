@@ -20,8 +20,9 @@ void apply_mask(AttentionConfig& a, const ConfigOverrides& o, const OverrideFiel
 }
 
 void apply_variant(AttentionConfig& a, const ConfigOverrides& o, const OverrideField& field) {
-  const Variant v =
-      o.variant.value_or(o.kv_heads ? Variant::Gqa : o.latent_dim || o.query_latent_dim ? Variant::Mla : a.variant);
+  const Variant v = o.variant.value_or(o.kv_heads                           ? Variant::Gqa
+                                       : o.latent_dim || o.query_latent_dim ? Variant::Mla
+                                                                            : a.variant);
   const std::string name(to_string(v));
   if (v == Variant::Gqa && !o.kv_heads && a.variant != Variant::Gqa)
     throw InputError(field("kv_heads"), "missing (required for variant gqa: a divisor of heads)");

@@ -39,6 +39,7 @@ std::string option_field(std::string_view key);  // "kv_heads" -> "--kv-heads"
 
 // Applies `o`; throws InputError naming the override (or, for a size out of range, the attention field).
 // Returns one sentence per weight redrawn from the seed because its shape no longer fits.
-std::vector<std::string> apply_overrides(Scenario& s, const ConfigOverrides& o, const OverrideField& field = option_field);
+std::vector<std::string> apply_overrides(Scenario& s, const ConfigOverrides& o,
+                                         const OverrideField& field = option_field);
 
 }  // namespace attn

@@ -23,7 +23,7 @@ struct Scenario {
   TokenRows input;                   // the query side (and the key/value side for self-attention)
   std::optional<TokenRows> context;  // cross-attention: the key/value side
   AttentionConfig attention;
-  Weights weights;                   // as the file gives them: any missing one is drawn from the seed
+  Weights weights;  // as the file gives them: any missing one is drawn from the seed
   std::uint64_t seed = 1;
   // Weights drawn from the seed are multiplied by it. At 1 they are multiples of 0.1 to work by hand; a
   // model-sized layer wants about 1/sqrt(d_model) times that, or every softmax row is one-hot.
@@ -41,10 +41,10 @@ inline constexpr int kMaxTokens = 4096;
 inline constexpr int kMaxModelDim = 4096;
 inline constexpr int kMaxHeads = 256;
 inline constexpr int kMaxHeadDim = 1024;
-inline constexpr int kMaxProjectedDim = 8192;  // H * d, and the latent widths
+inline constexpr int kMaxProjectedDim = 8192;                              // H * d, and the latent widths
 inline constexpr std::int64_t kMaxAttentionCells = std::int64_t(1) << 25;  // heads x N_Q x N_KV: 8 heads at 2048 tokens
 inline constexpr std::int64_t kMaxMatrixElements = std::int64_t(1) << 22;  // any weight, given or drawn (32 MiB)
-inline constexpr double kMaxAbsValue = 1e12;  // keeps every product of scores far from overflow
+inline constexpr double kMaxAbsValue = 1e12;      // keeps every product of scores far from overflow
 inline constexpr double kMaxWeightScale = 100.0;  // seeded weights stay within [-100, 100], far inside that
 }  // namespace limits
 

@@ -36,8 +36,9 @@ void check_tokens(const TokenRows& side, const std::string& prefix, int d_model)
   if (d_model < 0) {  // the query side defines d_model
     if (side.embeddings.rows() != n)
       throw InputError(prefix + "embeddings", "expected " + plural(n, "row") + " (one per token) but found " +
-                                                     std::to_string(side.embeddings.rows()));
-    check_range(static_cast<int>(side.embeddings.cols()), 1, limits::kMaxModelDim, prefix + "embeddings columns (d_model)");
+                                                  std::to_string(side.embeddings.rows()));
+    check_range(static_cast<int>(side.embeddings.cols()), 1, limits::kMaxModelDim,
+                prefix + "embeddings columns (d_model)");
   } else {
     check_shape(side.embeddings, prefix + "embeddings", n, "one per token", d_model, "d_model, as in embeddings");
   }
@@ -47,18 +48,20 @@ void check_tokens(const TokenRows& side, const std::string& prefix, int d_model)
 }  // namespace
 
 void check_range(std::int64_t value, std::int64_t lo, std::int64_t hi, const std::string& field) {
-  if (value < lo) throw InputError(field, "must be >= " + std::to_string(lo) + " (found " + std::to_string(value) + ")");
-  if (value > hi) throw InputError(field, "must be <= " + std::to_string(hi) + " (found " + std::to_string(value) + ")");
+  if (value < lo)
+    throw InputError(field, "must be >= " + std::to_string(lo) + " (found " + std::to_string(value) + ")");
+  if (value > hi)
+    throw InputError(field, "must be <= " + std::to_string(hi) + " (found " + std::to_string(value) + ")");
 }
 
 void check_shape(const Matrix& m, const std::string& field, int rows, const std::string& rows_meaning, int cols,
                  const std::string& cols_meaning) {
   if (m.rows() != rows)
-    throw InputError(field, "expected " + plural(rows, "row") + " (" + rows_meaning + ") but found " +
-                                   std::to_string(m.rows()));
+    throw InputError(
+        field, "expected " + plural(rows, "row") + " (" + rows_meaning + ") but found " + std::to_string(m.rows()));
   if (m.cols() != cols)
-    throw InputError(field, "expected " + plural(cols, "column") + " (" + cols_meaning + ") but found " +
-                                   std::to_string(m.cols()));
+    throw InputError(
+        field, "expected " + plural(cols, "column") + " (" + cols_meaning + ") but found " + std::to_string(m.cols()));
 }
 
 void check_values(const Matrix& m, const std::string& field) {
@@ -81,26 +84,27 @@ void validate(const Scenario& s) {
   check_config(a);
   if (!(s.weight_scale > 0.0 && s.weight_scale <= limits::kMaxWeightScale))  // also refuses NaN
     throw InputError("weight_scale", "expected a number in (0, " + number(limits::kMaxWeightScale) + "] but found " +
-                                            number(s.weight_scale));
+                                         number(s.weight_scale));
   // Every head keeps several N_Q x N_KV matrices; bound their total so no file can exhaust memory.
   const std::int64_t cells = std::int64_t(a.heads) * s.n_q() * s.n_kv();
   if (cells > limits::kMaxAttentionCells)
     throw InputError("scenario", "heads x N_Q x N_KV = " + std::to_string(a.heads) + " x " + std::to_string(s.n_q()) +
-                                        " x " + std::to_string(s.n_kv()) + " = " + std::to_string(cells) +
-                                        " attention cells, more than the " + std::to_string(limits::kMaxAttentionCells) +
-                                        " a trace may hold");
+                                     " x " + std::to_string(s.n_kv()) + " = " + std::to_string(cells) +
+                                     " attention cells, more than the " + std::to_string(limits::kMaxAttentionCells) +
+                                     " a trace may hold");
   // A weight drawn from the seed costs as much memory as a given one: a 100-byte file could otherwise ask for
   // four 4096 x 8192 matrices. MLA's absorbed form builds three more from the shapes alone.
   const auto check_elements = [](std::int64_t rows, std::int64_t cols, const std::string& what) {
     if (rows * cols > limits::kMaxMatrixElements)
       throw InputError("attention", what + " would be " + std::to_string(rows) + " x " + std::to_string(cols) + " = " +
-                                           std::to_string(rows * cols) + " numbers, more than the " +
-                                           std::to_string(limits::kMaxMatrixElements) + " a matrix may hold");
+                                        std::to_string(rows * cols) + " numbers, more than the " +
+                                        std::to_string(limits::kMaxMatrixElements) + " a matrix may hold");
   };
   for (WeightId id : kAllWeights)
     if (weight_used(id, a)) {
       const WeightShape shape = weight_shape(id, a, d_model);
-      check_elements(shape.rows, shape.cols, std::string(weight_name(id)) + " (" + shape.rows_meaning + " by " + shape.cols_meaning + ")");
+      check_elements(shape.rows, shape.cols,
+                     std::string(weight_name(id)) + " (" + shape.rows_meaning + " by " + shape.cols_meaning + ")");
     }
   if (a.variant == Variant::Mla) {
     const std::int64_t hc = std::int64_t(a.heads) * a.latent_dim, hd = std::int64_t(a.heads) * a.head_dim;
@@ -119,7 +123,7 @@ void validate(const Scenario& s) {
         const double x = a.custom_mask(r, c);
         if (x != 0.0 && x != 1.0)
           throw InputError("attention.custom_mask[" + std::to_string(r) + "][" + std::to_string(c) + "]",
-                              "expected 0 or 1 but found " + number(x));
+                           "expected 0 or 1 but found " + number(x));
       }
   }
 
@@ -129,9 +133,10 @@ void validate(const Scenario& s) {
     const std::string field = std::string("weights.") + weight_name(id);
     if (!weight_used(id, a)) {
       if (id == WeightId::W_O) throw InputError(field, "given, but attention.output_projection is false");
-      throw InputError(field, "not used by variant " + std::string(to_string(a.variant)) +
-                                     (a.variant == Variant::Mla && a.query_latent_dim == 0 ? " without query_latent_dim" : "") +
-                                     " (it uses " + used_weight_names(a) + ")");
+      throw InputError(field,
+                       "not used by variant " + std::string(to_string(a.variant)) +
+                           (a.variant == Variant::Mla && a.query_latent_dim == 0 ? " without query_latent_dim" : "") +
+                           " (it uses " + used_weight_names(a) + ")");
     }
     const WeightShape shape = weight_shape(id, a, d_model);
     check_shape(*m, field, shape.rows, shape.rows_meaning, shape.cols, shape.cols_meaning);
@@ -145,13 +150,13 @@ void check_config(const AttentionConfig& a) {
   const int hd = a.heads * a.head_dim;
   if (hd > limits::kMaxProjectedDim)
     throw InputError("attention", "heads x head_dim must be <= " + std::to_string(limits::kMaxProjectedDim) +
-                                         " (found " + std::to_string(a.heads) + " x " + std::to_string(a.head_dim) +
-                                         " = " + std::to_string(hd) + ")");
+                                      " (found " + std::to_string(a.heads) + " x " + std::to_string(a.head_dim) +
+                                      " = " + std::to_string(hd) + ")");
   if (a.variant == Variant::Gqa) {
     check_range(a.kv_heads, 1, a.heads, "attention.kv_heads");
     if (a.heads % a.kv_heads != 0)
-      throw InputError("attention.kv_heads", "must divide heads (" + std::to_string(a.heads) + ") but found " +
-                                                    std::to_string(a.kv_heads));
+      throw InputError("attention.kv_heads",
+                       "must divide heads (" + std::to_string(a.heads) + ") but found " + std::to_string(a.kv_heads));
   }
   if (a.variant == Variant::Mla) {
     check_range(a.latent_dim, 1, limits::kMaxProjectedDim, "attention.latent_dim");
@@ -161,8 +166,8 @@ void check_config(const AttentionConfig& a) {
     const std::int64_t hc = std::int64_t(a.heads) * a.latent_dim;
     if (hc > limits::kMaxProjectedDim)
       throw InputError("attention", "heads x latent_dim must be <= " + std::to_string(limits::kMaxProjectedDim) +
-                                           " (found " + std::to_string(a.heads) + " x " + std::to_string(a.latent_dim) +
-                                           " = " + std::to_string(hc) + ")");
+                                        " (found " + std::to_string(a.heads) + " x " + std::to_string(a.latent_dim) +
+                                        " = " + std::to_string(hc) + ")");
   }
   if (a.mask == MaskKind::SlidingWindow) check_range(a.window, 1, limits::kMaxTokens, "attention.window");
 }

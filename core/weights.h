@@ -25,7 +25,7 @@ struct Weights {
 };
 
 enum class WeightId { W_Q, W_K, W_V, W_O, W_DKV, W_UK, W_UV, W_DQ, W_UQ };
-inline constexpr std::array kAllWeights{WeightId::W_Q,   WeightId::W_K,  WeightId::W_V,  WeightId::W_O, WeightId::W_DKV,
+inline constexpr std::array kAllWeights{WeightId::W_Q,  WeightId::W_K,  WeightId::W_V,  WeightId::W_O, WeightId::W_DKV,
                                         WeightId::W_UK, WeightId::W_UV, WeightId::W_DQ, WeightId::W_UQ};
 
 struct WeightShape {

@@ -26,8 +26,8 @@ namespace {
 }
 
 // The message is only built when the check fails: the fuzzer runs these millions of times.
-#define FUZZ_CHECK(cond, msg)                                                                       \
-  do {                                                                                             \
+#define FUZZ_CHECK(cond, msg)                                                                            \
+  do {                                                                                                   \
     if (!(cond)) fail(std::string(msg) + " (" #cond ", " __FILE__ ":" + std::to_string(__LINE__) + ")"); \
   } while (0)
 
@@ -71,9 +71,9 @@ void check_close(const Matrix& a, const Matrix& b, const Matrix& bound, double t
   check_shape(a, b.rows(), b.cols(), what, head);
   for (Eigen::Index i = 0; i < a.rows(); ++i)
     for (Eigen::Index j = 0; j < a.cols(); ++j)
-      FUZZ_CHECK(std::abs(a(i, j) - b(i, j)) <= tol * bound(i, j),
-                 cell(what, head, i, j) + ": " + num(a(i, j)) + " vs " + num(b(i, j)) +
-                     " (bound " + num(tol * bound(i, j)) + ")");
+      FUZZ_CHECK(std::abs(a(i, j) - b(i, j)) <= tol * bound(i, j), cell(what, head, i, j) + ": " + num(a(i, j)) +
+                                                                       " vs " + num(b(i, j)) + " (bound " +
+                                                                       num(tol * bound(i, j)) + ")");
 }
 
 // The sets S_i, written independently of core/mask.cpp.
@@ -103,8 +103,8 @@ void check_weight_row(const Eigen::Ref<const Matrix>& w, RowStatus status, Eigen
       FUZZ_CHECK(visible > 0, where + ": status ok with every key hidden");
       FUZZ_CHECK(std::abs(sum - 1.0) <= 1e-9, where + ": weights sum to " + num(sum) + ", not 1");
       for (Eigen::Index j = 0; j < w.cols(); ++j)
-        FUZZ_CHECK(w(0, j) >= 0.0 && w(0, j) <= 1.0, where + ": weight " + std::to_string(j) + " = " +
-                                                         num(w(0, j)) + " is outside [0, 1]");
+        FUZZ_CHECK(w(0, j) >= 0.0 && w(0, j) <= 1.0,
+                   where + ": weight " + std::to_string(j) + " = " + num(w(0, j)) + " is outside [0, 1]");
       break;
     case RowStatus::AllMasked:
       FUZZ_CHECK(visible == 0, where + ": status all_masked with " + std::to_string(visible) + " visible keys");
@@ -132,7 +132,8 @@ void check_head(const Scenario& s, const Trace& t, int h) {
   const bool softmax = a.kernel == Kernel::Softmax;
 
   FUZZ_CHECK(ht.head == h, "head " + std::to_string(h) + " says it is head " + std::to_string(ht.head));
-  FUZZ_CHECK(ht.kv_head == kv_head_for(a, h), "head " + std::to_string(h) + " read kv head " + std::to_string(ht.kv_head));
+  FUZZ_CHECK(ht.kv_head == kv_head_for(a, h),
+             "head " + std::to_string(h) + " read kv head " + std::to_string(ht.kv_head));
   FUZZ_CHECK(ht.kv_head >= 0 && ht.kv_head < kv_head_count(a), "kv head out of range");
   check_shape(ht.q, nq, d, "q", h);
   check_shape(ht.k, nkv, d, "k", h);
@@ -151,8 +152,10 @@ void check_head(const Scenario& s, const Trace& t, int h) {
 
   // What the head read is exactly what the trace projected.
   FUZZ_CHECK(ht.q == t.Q.middleCols(h * d, d), "q of head " + std::to_string(h) + " is not its columns of Q");
-  FUZZ_CHECK(ht.k == t.kv_heads[static_cast<std::size_t>(ht.kv_head)].k, "k of head " + std::to_string(h) + " is not its kv head's");
-  FUZZ_CHECK(ht.v == t.kv_heads[static_cast<std::size_t>(ht.kv_head)].v, "v of head " + std::to_string(h) + " is not its kv head's");
+  FUZZ_CHECK(ht.k == t.kv_heads[static_cast<std::size_t>(ht.kv_head)].k,
+             "k of head " + std::to_string(h) + " is not its kv head's");
+  FUZZ_CHECK(ht.v == t.kv_heads[static_cast<std::size_t>(ht.kv_head)].v,
+             "v of head " + std::to_string(h) + " is not its kv head's");
 
   for (const auto* m : {&ht.q, &ht.k, &ht.v, &ht.scores, &ht.scaled, &ht.weights, &ht.output, &ht.contribution})
     check_finite(*m, "a matrix", h);
@@ -166,14 +169,16 @@ void check_head(const Scenario& s, const Trace& t, int h) {
       const double m = ht.mask(i, j);
       FUZZ_CHECK(m == 0.0 || m == 1.0, cell("mask", h, i, j) + " = " + num(m) + " is not 0 or 1");
       FUZZ_CHECK((m == 1.0) == may_attend(a, i, j), cell("mask", h, i, j) + " disagrees with the mask kind");
-      FUZZ_CHECK(ht.scaled(i, j) == ht.scores(i, j) * t.scale_factor, cell("scaled", h, i, j) + " is not scores x scale");
+      FUZZ_CHECK(ht.scaled(i, j) == ht.scores(i, j) * t.scale_factor,
+                 cell("scaled", h, i, j) + " is not scores x scale");
       if (m == 0.0) {
         FUZZ_CHECK(ht.weights(i, j) == 0.0, cell("weights", h, i, j) + " is hidden but " + num(ht.weights(i, j)));
         FUZZ_CHECK(ht.masked(i, j) == (softmax ? -std::numeric_limits<double>::infinity() : 0.0),
                    cell("masked", h, i, j) + " is hidden but " + num(ht.masked(i, j)));
       } else {
         ++visible;
-        FUZZ_CHECK(ht.masked(i, j) == ht.scaled(i, j), cell("masked", h, i, j) + " is visible but not the scaled score");
+        FUZZ_CHECK(ht.masked(i, j) == ht.scaled(i, j),
+                   cell("masked", h, i, j) + " is visible but not the scaled score");
         max_visible = std::max(max_visible, ht.masked(i, j));
       }
     }
@@ -196,7 +201,8 @@ void check_head(const Scenario& s, const Trace& t, int h) {
                    where + ": softmax Z = " + num(ht.row_sum(i)) + " outside [1, visible keys]");
       }
     } else {
-      FUZZ_CHECK(entropy == 0.0 || status == RowStatus::Signed, where + ": entropy of a row that is not normalised is not 0");
+      FUZZ_CHECK(entropy == 0.0 || status == RowStatus::Signed,
+                 where + ": entropy of a row that is not normalised is not 0");
     }
     if (status == RowStatus::AllMasked || status == RowStatus::ZeroSum)
       FUZZ_CHECK(ht.output.row(i).isZero(0.0), cell("output", h, i) + ": a row without weights has a non-zero output");
@@ -214,7 +220,8 @@ void check_head(const Scenario& s, const Trace& t, int h) {
 
 void check_absorbed(const Scenario& s, const Trace& t) {
   const AttentionConfig& a = s.attention;
-  FUZZ_CHECK(t.absorbed.has_value() == (a.variant == Variant::Mla), "absorbed form present for a variant other than mla, or missing");
+  FUZZ_CHECK(t.absorbed.has_value() == (a.variant == Variant::Mla),
+             "absorbed form present for a variant other than mla, or missing");
   if (!t.absorbed) return;
   const AbsorbedMla& m = *t.absorbed;
   const int H = a.heads, d = a.head_dim, dc = a.latent_dim;
@@ -238,7 +245,8 @@ void check_absorbed(const Scenario& s, const Trace& t) {
     check_finite(m.scores[h], "absorbed scores", h);
     // The absorbed scores are the explicit ones, evaluated in another order.
     const Matrix score_bound =
-        qs.cwiseAbs() * (W_q.middleCols(h * d, d).cwiseAbs() * t.weights.W_UK->middleCols(h * d, d).cwiseAbs().transpose()) *
+        qs.cwiseAbs() *
+        (W_q.middleCols(h * d, d).cwiseAbs() * t.weights.W_UK->middleCols(h * d, d).cwiseAbs().transpose()) *
         abs_latent.transpose();
     check_close(m.scores[h], t.heads[h].scores, score_bound, 1e-10, "absorbed scores", h);
     const Matrix uv = t.weights.W_UV->middleCols(h * d, d).cwiseAbs();  // (d_c, d)
@@ -256,7 +264,8 @@ void check_trace(const Scenario& s, const Trace& t) {
   const Eigen::Index G = kv_head_count(a), hd = H * d;
   const bool mla = a.variant == Variant::Mla;
 
-  FUZZ_CHECK(t.tokens == s.input.tokens && t.context_tokens == s.kv_side().tokens, "trace tokens are not the scenario's");
+  FUZZ_CHECK(t.tokens == s.input.tokens && t.context_tokens == s.kv_side().tokens,
+             "trace tokens are not the scenario's");
   FUZZ_CHECK(t.cross_attention == s.context.has_value(), "cross_attention flag");
   FUZZ_CHECK(t.n_q() == nq && t.n_kv() == nkv, "trace N_Q / N_KV");
   FUZZ_CHECK(t.scale_factor == (a.scale ? 1.0 / std::sqrt(static_cast<double>(d)) : 1.0), "scale factor");
@@ -265,7 +274,8 @@ void check_trace(const Scenario& s, const Trace& t) {
   for (WeightId id : kAllWeights) {
     const std::optional<Matrix>& used = weight_slot(t.weights, id);
     const std::optional<Matrix>& given = weight_slot(s.weights, id);
-    FUZZ_CHECK(used.has_value() == weight_used(id, a), std::string("trace weight ") + weight_name(id) + " present iff used");
+    FUZZ_CHECK(used.has_value() == weight_used(id, a),
+               std::string("trace weight ") + weight_name(id) + " present iff used");
     if (!used) continue;
     const WeightShape shape = weight_shape(id, a, s.d_model());
     check_shape(*used, shape.rows, shape.cols, weight_name(id));
@@ -285,8 +295,8 @@ void check_trace(const Scenario& s, const Trace& t) {
   }
   for (const Matrix* m : {&t.Q, &t.K, &t.V, &t.latent, &t.query_latent}) check_finite(*m, "Q/K/V/latent");
 
-  FUZZ_CHECK(t.kv_heads.size() == static_cast<std::size_t>(G), "kv_heads has " + std::to_string(t.kv_heads.size()) +
-                                                                   " entries, expected " + std::to_string(G));
+  FUZZ_CHECK(t.kv_heads.size() == static_cast<std::size_t>(G),
+             "kv_heads has " + std::to_string(t.kv_heads.size()) + " entries, expected " + std::to_string(G));
   for (Eigen::Index g = 0; g < G; ++g) {
     FUZZ_CHECK(t.kv_heads[g].k == t.K.middleCols(g * d, d) && t.kv_heads[g].v == t.V.middleCols(g * d, d),
                "kv head " + std::to_string(g) + " is not its columns of K and V");
@@ -297,10 +307,12 @@ void check_trace(const Scenario& s, const Trace& t) {
 
   check_shape(t.concat, nq, hd, "concat");
   for (int h = 0; h < H; ++h)
-    FUZZ_CHECK(t.concat.middleCols(h * d, d) == t.heads[h].output, "concat block " + std::to_string(h) + " is not head's output");
+    FUZZ_CHECK(t.concat.middleCols(h * d, d) == t.heads[h].output,
+               "concat block " + std::to_string(h) + " is not head's output");
   if (t.weights.W_O) {
     check_shape(t.output, nq, dm, "output");
-    check_close(t.output, Matrix(t.concat * t.W_O()), Matrix(t.concat.cwiseAbs() * t.W_O().cwiseAbs()), 1e-12, "output");
+    check_close(t.output, Matrix(t.concat * t.W_O()), Matrix(t.concat.cwiseAbs() * t.W_O().cwiseAbs()), 1e-12,
+                "output");
   } else {
     FUZZ_CHECK(t.output == t.concat, "output without W_O is not the concatenation");
   }
@@ -313,7 +325,8 @@ void check_decode(const Scenario& s, const Trace& t, const DecodeTrace& dt) {
   const int n = s.n_q(), H = a.heads;
   FUZZ_CHECK(dt.elements_per_token == (a.variant == Variant::Mla ? a.latent_dim : 2 * kv_head_count(a) * a.head_dim),
              "decode elements per token");
-  FUZZ_CHECK(dt.steps.size() == static_cast<std::size_t>(n), "decode has " + std::to_string(dt.steps.size()) + " steps");
+  FUZZ_CHECK(dt.steps.size() == static_cast<std::size_t>(n),
+             "decode has " + std::to_string(dt.steps.size()) + " steps");
   for (int step = 0; step < n; ++step) {
     const DecodeStep& st = dt.steps[static_cast<std::size_t>(step)];
     const std::string where = "decode step " + std::to_string(step);
@@ -329,16 +342,20 @@ void check_decode(const Scenario& s, const Trace& t, const DecodeTrace& dt) {
       Eigen::Index visible = 0;
       for (int j = 0; j <= step; ++j) {
         if (may_attend(a, step, j)) ++visible;
-        else FUZZ_CHECK(w(0, j) == 0.0, where + " head " + std::to_string(h) + ": hidden key " + std::to_string(j) + " has weight");
+        else
+          FUZZ_CHECK(w(0, j) == 0.0,
+                     where + " head " + std::to_string(h) + ": hidden key " + std::to_string(j) + " has weight");
       }
-      check_weight_row(w, st.status[static_cast<std::size_t>(h)], visible, a.kernel, where + " head " + std::to_string(h));
+      check_weight_row(w, st.status[static_cast<std::size_t>(h)], visible, a.kernel,
+                       where + " head " + std::to_string(h));
     }
   }
   if (a.variant == Variant::Mla) {
     check_shape(dt.cache.latent, n, a.latent_dim, "decode cache latent");
   } else {
-    FUZZ_CHECK(dt.cache.k.size() == static_cast<std::size_t>(kv_head_count(a)) && dt.cache.v.size() == dt.cache.k.size(),
-               "decode cache has not one k and v per kv head");
+    FUZZ_CHECK(
+        dt.cache.k.size() == static_cast<std::size_t>(kv_head_count(a)) && dt.cache.v.size() == dt.cache.k.size(),
+        "decode cache has not one k and v per kv head");
     for (std::size_t g = 0; g < dt.cache.k.size(); ++g) {
       check_shape(dt.cache.k[g], n, a.head_dim, "decode cache k");
       check_shape(dt.cache.v[g], n, a.head_dim, "decode cache v");
@@ -356,8 +373,9 @@ void check_same(const Matrix& x, const Matrix& y, const char* what, int head = -
   check_shape(y, x.rows(), x.cols(), what, head);
   for (Eigen::Index i = 0; i < x.rows(); ++i)
     for (Eigen::Index j = 0; j < x.cols(); ++j)
-      FUZZ_CHECK(same_number(x(i, j), y(i, j)), cell(what, head, i, j) + " changed on the round trip through the writer: " +
-                                                    num(x(i, j)) + " became " + num(y(i, j)));
+      FUZZ_CHECK(same_number(x(i, j), y(i, j)), cell(what, head, i, j) +
+                                                    " changed on the round trip through the writer: " + num(x(i, j)) +
+                                                    " became " + num(y(i, j)));
 }
 
 // What the writer wrote loads back to the same scenario, and the same scenario computes the same trace.
@@ -387,7 +405,8 @@ void check_round_trip(const Scenario& s, const Trace& t) {
   check_same(a.custom_mask, b.custom_mask, "round-trip custom_mask");
   for (WeightId id : kAllWeights) {
     const auto &x = weight_slot(s.weights, id), &y = weight_slot(r.weights, id);
-    FUZZ_CHECK(x.has_value() == y.has_value(), std::string("round trip: weight ") + weight_name(id) + " appeared or vanished");
+    FUZZ_CHECK(x.has_value() == y.has_value(),
+               std::string("round trip: weight ") + weight_name(id) + " appeared or vanished");
     if (x) check_same(*x, *y, weight_name(id));
   }
   Trace u;
@@ -419,9 +438,9 @@ std::int64_t trace_elements(const Scenario& s) {
       const WeightShape shape = weight_shape(id, a, s.d_model());
       total += std::int64_t(shape.rows) * shape.cols;
     }
-  total += 6 * H * nq * nkv;              // scores, scaled, mask, masked, weights (+ mla's absorbed scores)
-  total += 2 * (nq + 2 * nkv) * hd;       // Q, K, V and each head's copies
-  total += 3 * nq * (hd + dm);            // outputs, concat, contributions
+  total += 6 * H * nq * nkv;         // scores, scaled, mask, masked, weights (+ mla's absorbed scores)
+  total += 2 * (nq + 2 * nkv) * hd;  // Q, K, V and each head's copies
+  total += 3 * nq * (hd + dm);       // outputs, concat, contributions
   if (a.variant == Variant::Mla) {
     const std::int64_t hc = H * a.latent_dim, dq = a.query_latent_dim > 0 ? a.query_latent_dim : dm;
     total += dq * hc + hc * hd + hc * (a.output_projection ? dm : hd) + nq * hc;  // W_UQK, blockdiag(W_UV), W_LO

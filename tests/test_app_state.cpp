@@ -41,7 +41,10 @@ TEST_CASE("NaN or Inf typed into a cell is refused with the cell named -- the do
   const std::uint64_t revision = state.document().revision;
   CHECK_FALSE(state.edit([](Scenario& d) { d.input.embeddings(1, 2) = std::numeric_limits<double>::quiet_NaN(); }));
   CHECK(state.message == "Not applied: embeddings[1][2]: not a finite number");
-  CHECK_FALSE(state.edit([](Scenario& d) { d.weights.W_Q = Matrix::Ones(4, 3); (*d.weights.W_Q)(3, 0) = -std::numeric_limits<double>::infinity(); }));
+  CHECK_FALSE(state.edit([](Scenario& d) {
+    d.weights.W_Q = Matrix::Ones(4, 3);
+    (*d.weights.W_Q)(3, 0) = -std::numeric_limits<double>::infinity();
+  }));
   CHECK(state.message == "Not applied: weights.W_Q[3][0]: not a finite number");
   CHECK(scenario_to_text(state.scenario()) == before);
   CHECK(state.document().revision == revision);

@@ -5,8 +5,8 @@
 
 #include <cmath>
 
-#include "ui/widgets/chart_axes.h"
 #include "ui/logic/cost_text.h"
+#include "ui/widgets/chart_axes.h"
 
 using namespace attn::ui;
 
@@ -57,7 +57,8 @@ TEST_CASE("axis fractions: linear, log, and values a log axis cannot show") {
   CHECK(axis_value(0.5, log) == 100);
   const Axis bytes{MiB, TiB, AxisScale::Log10, AxisUnit::Bytes, ""};
   CHECK(axis_fraction(GiB, bytes) == doctest::Approx(0.5).epsilon(1e-12));  // 2^30 halfway from 2^20 to 2^40
-  CHECK(axis_value(axis_fraction(327680.0 * 131072, bytes), bytes) == doctest::Approx(327680.0 * 131072).epsilon(1e-12));
+  CHECK(axis_value(axis_fraction(327680.0 * 131072, bytes), bytes) ==
+        doctest::Approx(327680.0 * 131072).epsilon(1e-12));
 }
 
 TEST_CASE("bytes: 1024-based units, at most 3 significant digits, no trailing .0") {
@@ -68,7 +69,7 @@ TEST_CASE("bytes: 1024-based units, at most 3 significant digits, no trailing .0
   CHECK(format_unit(80 * GiB, AxisUnit::Bytes) == "80 GiB");
   CHECK(format_unit(1.5 * TiB, AxisUnit::Bytes) == "1.5 TiB");
   CHECK(format_unit(2621440, AxisUnit::Bytes) == "2.5 MiB");
-  CHECK(format_unit(80e9, AxisUnit::Bytes) == "74.5 GiB");  // 80 GB decimal
+  CHECK(format_unit(80e9, AxisUnit::Bytes) == "74.5 GiB");     // 80 GB decimal
   CHECK(format_unit(1047552, AxisUnit::Bytes) == "1023 KiB");  // whole, not "0.999 MiB"
   CHECK(format_unit(1048575, AxisUnit::Bytes) == "1 MiB");     // 1023.999 KiB rounds into the next unit
   CHECK(format_unit(0, AxisUnit::Bytes) == "0 B");
@@ -207,10 +208,10 @@ TEST_CASE("interpolation in linear and log space, and breaks at values a log axi
 TEST_CASE("labels: the first free candidate, inside the bounds, clear of what is there") {
   const Box bounds{0, 0, 100, 100};
   const std::vector<std::vector<Box>> candidates{
-      {{10, 10, 30, 20}},                      // free
-      {{20, 15, 40, 25}, {20, 30, 40, 40}},    // first overlaps the label above, second is free
-      {{90, 0, 110, 10}},                      // leaves the bounds
-      {{50, 50, 60, 60}},                      // on something already there
+      {{10, 10, 30, 20}},                    // free
+      {{20, 15, 40, 25}, {20, 30, 40, 40}},  // first overlaps the label above, second is free
+      {{90, 0, 110, 10}},                    // leaves the bounds
+      {{50, 50, 60, 60}},                    // on something already there
   };
   const std::vector<int> chosen = place_labels(candidates, {{45, 45, 55, 55}}, bounds, 2);
   CHECK(chosen == std::vector<int>{0, 1, -1, -1});
@@ -223,7 +224,7 @@ TEST_CASE("labels on one line spread apart as a group around where they want to 
   const std::vector<float> want{0, 9, 38};
   CHECK(spread_labels(want, 20, -100, 100) == std::vector<float>{-5.5f, 14.5f, 38});
   CHECK(spread_labels(std::vector<float>{9, 0}, 20, -100, 100) == std::vector<float>{14.5f, -5.5f});  // any order
-  CHECK(spread_labels(std::vector<float>{0, 0}, 20, 0, 100) == std::vector<float>{10, 30});  // kept inside
+  CHECK(spread_labels(std::vector<float>{0, 0}, 20, 0, 100) == std::vector<float>{10, 30});           // kept inside
   CHECK(spread_labels(std::vector<float>{95}, 20, 0, 100) == std::vector<float>{90});
 }
 
@@ -236,11 +237,13 @@ TEST_CASE("crowded labels: all placed where greedy placement in order drops one 
   CHECK(place_labels_best(both, {}, {}, bounds, 1) == std::vector<int>{1, 0});
   // Clear of a line where there is room (the second place), over it where there is none.
   const Box line{0, 50, 100, 51};
-  const std::vector<std::vector<LabelSpot>> near_line{{{{0, 45, 10, 55}, {}}, {{0, 60, 10, 70}, {}}}, {{{40, 45, 50, 55}, {}}}};
+  const std::vector<std::vector<LabelSpot>> near_line{{{{0, 45, 10, 55}, {}}, {{0, 60, 10, 70}, {}}},
+                                                      {{{40, 45, 50, 55}, {}}}};
   CHECK(place_labels_best(near_line, {}, {line}, bounds, 1) == std::vector<int>{1, 0});
   // A leader may not run over a dot (or under another label).
   const Box dot{60, 60, 64, 64};
-  const std::vector<std::vector<LabelSpot>> leaders{{{{70, 70, 90, 80}, Box{55, 55, 70, 70}}, {{70, 20, 90, 30}, Box{62, 30, 63, 58}}}};
+  const std::vector<std::vector<LabelSpot>> leaders{
+      {{{70, 70, 90, 80}, Box{55, 55, 70, 70}}, {{70, 20, 90, 30}, Box{62, 30, 63, 58}}}};
   CHECK(place_labels_best(leaders, {dot}, {}, bounds, 1) == std::vector<int>{1});
   CHECK(place_labels_best(std::vector<std::vector<LabelSpot>>{{{{90, 90, 110, 95}, {}}}}, {}, {}, bounds, 1) ==
         std::vector<int>{-1});  // nowhere inside: left out
@@ -248,16 +251,19 @@ TEST_CASE("crowded labels: all placed where greedy placement in order drops one 
 
 TEST_CASE("the cost view says whether sparse attention pays, and from which context on, never \"1/0\"") {
   // gpt-2-small: C_attn = 4 · 12 · 64 = 3,072 against DeepSeek's indexer C_idx = 2 · 64 · 128 = 16,384: 5.3 times.
-  CHECK(sparse_attention_text(3072, 16384, 2048) ==
-        "Here sparse attention never pays: its indexer alone costs 5.3\u00D7 as much per pair as this model's attention "
-        "(16,384 against 3,072 FLOPs), so its line stays above the KV cache's. It pays in models whose attention costs "
-        "more per pair than the indexer, such as DeepSeek's (C_attn = 262,144).");
+  CHECK(
+      sparse_attention_text(3072, 16384, 2048) ==
+      "Here sparse attention never pays: its indexer alone costs 5.3\u00D7 as much per pair as this model's attention "
+      "(16,384 against 3,072 FLOPs), so its line stays above the KV cache's. It pays in models whose attention costs "
+      "more per pair than the indexer, such as DeepSeek's (C_attn = 262,144).");
   // deepseek-v3: C_attn = 4 · 128 · 512 = 262,144, 16 times the indexer's; k = 2,048 pays from L = 2,185.
   CHECK(sparse_attention_text(262144, 16384, 2048) ==
-        "Sparse attention still scans all L keys, but its indexer costs 1/16 of attention per pair, and it attends to the "
+        "Sparse attention still scans all L keys, but its indexer costs 1/16 of attention per pair, and it attends to "
+        "the "
         "top 2,048 only: it costs less than attending to every key from L = 2,185 tokens on.");
   // A whole ratio reads as one: 1/2, not 1/2.0 (32,768 per pair against 16,384; 2,048 x 2 = 4,096 breaks even).
-  CHECK(sparse_attention_text(32768, 16384, 2048) ==
-        "Sparse attention still scans all L keys, but its indexer costs 1/2 of attention per pair, and it attends to the "
-        "top 2,048 only: it costs less than attending to every key from L = 4,097 tokens on.");
+  CHECK(
+      sparse_attention_text(32768, 16384, 2048) ==
+      "Sparse attention still scans all L keys, but its indexer costs 1/2 of attention per pair, and it attends to the "
+      "top 2,048 only: it costs less than attending to every key from L = 4,097 tokens on.");
 }

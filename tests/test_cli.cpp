@@ -105,9 +105,12 @@ TEST_CASE("--heads changes the weight shapes: the file's weights are redrawn fro
   const Run r = run({"trace", asset("the_cat_sat.json"), "--json", "--heads", "2", "--head-dim", "2"});
   REQUIRE(r.code == 0);
   CHECK(r.err ==
-        "note: weights.W_Q is 4 x 3 but now needs 4 x 4 (d_model by heads x head_dim = 2 x 2); drawn from seed 7 instead\n"
-        "note: weights.W_K is 4 x 3 but now needs 4 x 4 (d_model by heads x head_dim = 2 x 2); drawn from seed 7 instead\n"
-        "note: weights.W_V is 4 x 3 but now needs 4 x 4 (d_model by heads x head_dim = 2 x 2); drawn from seed 7 instead\n");
+        "note: weights.W_Q is 4 x 3 but now needs 4 x 4 (d_model by heads x head_dim = 2 x 2); drawn from seed 7 "
+        "instead\n"
+        "note: weights.W_K is 4 x 3 but now needs 4 x 4 (d_model by heads x head_dim = 2 x 2); drawn from seed 7 "
+        "instead\n"
+        "note: weights.W_V is 4 x 3 but now needs 4 x 4 (d_model by heads x head_dim = 2 x 2); drawn from seed 7 "
+        "instead\n");
   const json j = json::parse(r.out);
   CHECK(j["heads"].size() == 2);
   CHECK(j["concat"][0].size() == 4);
@@ -123,19 +126,28 @@ TEST_CASE("usage errors exit 2 with a message naming the option") {
       {{"trace", cat, "--heads", "two"}, "attention-lab: --heads: expected a whole number but found 'two'\n"},
       {{"trace", cat, "--heads", "0"}, "attention-lab: --heads: must be between 1 and 256 (found 0)\n"},
       {{"trace", cat, "--heads"}, "attention-lab: --heads: missing value\n"},
-      {{"trace", cat, "--kernel", "relu"}, "attention-lab: --kernel: expected one of softmax | linear but found 'relu'\n"},
-      {{"trace", cat, "--frobnicate"}, "attention-lab: trace: unknown option '--frobnicate' (see attention-lab --help)\n"},
-      {{"trace", cat, cat}, "attention-lab: trace: only one SCENARIO may be given, found '" + cat + "' and '" + cat + "'\n"},
+      {{"trace", cat, "--kernel", "relu"},
+       "attention-lab: --kernel: expected one of softmax | linear but found 'relu'\n"},
+      {{"trace", cat, "--frobnicate"},
+       "attention-lab: trace: unknown option '--frobnicate' (see attention-lab --help)\n"},
+      {{"trace", cat, cat},
+       "attention-lab: trace: only one SCENARIO may be given, found '" + cat + "' and '" + cat + "'\n"},
       {{"trace", cat, "--mask", "custom"},
-       "attention-lab: " + cat + " with the given options: attention.custom_mask: missing (required when the mask is \"custom\")\n"},
+       "attention-lab: " + cat +
+           " with the given options: attention.custom_mask: missing (required when the mask is \"custom\")\n"},
       {{"trace", cat, "--mask", "sliding_window"},
-       "attention-lab: " + cat + " with the given options: --window: missing (required for a sliding window: query i then sees keys i-N+1 .. i)\n"},
+       "attention-lab: " + cat +
+           " with the given options: --window: missing (required for a sliding window: query i then sees keys i-N+1 .. "
+           "i)\n"},
       {{"trace", cat, "--variant", "gqa"},
-       "attention-lab: " + cat + " with the given options: --kv-heads: missing (required for variant gqa: a divisor of heads)\n"},
+       "attention-lab: " + cat +
+           " with the given options: --kv-heads: missing (required for variant gqa: a divisor of heads)\n"},
       {{"trace", cat, "--kv-heads", "2"},
        "attention-lab: " + cat + " with the given options: attention.kv_heads: must be <= 1 (found 2)\n"},
       {{"trace", cat, "--variant", "mla"},
-       "attention-lab: " + cat + " with the given options: --latent-dim: missing (required for variant mla: the width of the cached latent)\n"},
+       "attention-lab: " + cat +
+           " with the given options: --latent-dim: missing (required for variant mla: the width of the cached "
+           "latent)\n"},
       {{"trace", cat, "--variant", "mqa", "--kv-heads", "2"},
        "attention-lab: " + cat + " with the given options: --kv-heads: only used by variant gqa (this is mqa)\n"},
       {{"explain"}, "attention-lab: unknown command 'explain' (see attention-lab --help)\n"},
@@ -184,6 +196,7 @@ TEST_CASE("trace --help prints the trace usage") {
 }
 
 TEST_CASE("the first argument decides: a command for the command line, anything else opens the window") {
-  for (const char* command : {"trace", "decode", "kv", "help", "--help", "-h", "--version"}) CHECK(attn::cli::is_cli_command(command));
+  for (const char* command : {"trace", "decode", "kv", "help", "--help", "-h", "--version"})
+    CHECK(attn::cli::is_cli_command(command));
   for (const char* other : {"scenario.json", "--step", "Trace", ""}) CHECK_FALSE(attn::cli::is_cli_command(other));
 }

@@ -64,11 +64,11 @@ TEST_CASE("colour ranges of a large non-square matrix: every cell counts, wherev
   const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
   Matrix m = Matrix::Constant(37, 29, 0.5);  // 1073 cells: 134 groups of 8 and a tail of 1
   Matrix visible = Matrix::Ones(37, 29);
-  m(36, 28) = 7.0;    // the tail
-  m(0, 3) = -2.0;     // lane 3 of the first group
-  m(20, 10) = -inf;   // not finite: skipped
+  m(36, 28) = 7.0;   // the tail
+  m(0, 3) = -2.0;    // lane 3 of the first group
+  m(20, 10) = -inf;  // not finite: skipped
   m(5, 5) = nan;
-  m(30, 1) = 50.0;    // hidden: skipped
+  m(30, 1) = 50.0;  // hidden: skipped
   visible(30, 1) = 0.0;
   const ValueRange s = auto_range(m, ColorMap::Sequential, &visible);
   CHECK(s.lo == -2.0);
@@ -84,7 +84,7 @@ TEST_CASE("colour ranges of a large non-square matrix: every cell counts, wherev
 TEST_CASE("packed colours use ImGui's byte order, and text picks the readable of black and white") {
   CHECK(pack({1, 0, 0}) == 0xFF0000FFu);
   CHECK(pack({0, 0, 1}, 0.5f) == 0x80FF0000u);
-  CHECK(text_on({0.97f, 0.97f, 0.97f}).r < 0.1f);  // dark text on the white middle of the diverging map
+  CHECK(text_on({0.97f, 0.97f, 0.97f}).r < 0.1f);               // dark text on the white middle of the diverging map
   CHECK(text_on(sample(ColorMap::Sequential, 0.0)).r == 1.0f);  // white on dark purple
   CHECK(text_on(sample(ColorMap::Sequential, 1.0)).r < 0.1f);   // dark on yellow
 }

@@ -53,9 +53,9 @@ TEST_CASE("a big edit is computed on the worker: the views keep the last complet
   CHECK(compute_in_background(state.scenario()));
   CHECK_FALSE(state.computing());
   REQUIRE(state.edit([](Scenario& d) { set_token_count(d, 200); }));
-  CHECK(state.computing());                // nothing is taken before poll()
-  CHECK(state.trace().n_q() == 190);      // the previous trace is still shown
-  CHECK(state.scenario().n_q() == 200);   // the document already has the edit
+  CHECK(state.computing());              // nothing is taken before poll()
+  CHECK(state.trace().n_q() == 190);     // the previous trace is still shown
+  CHECK(state.scenario().n_q() == 200);  // the document already has the edit
   state.wait();
   CHECK_FALSE(state.computing());
   CHECK(state.shown_ticket() == state.ticket());
@@ -114,7 +114,8 @@ TEST_CASE("while a big edit computes, edits that start from weights start from t
   check_matrix(*state.document_weights()->W_Q, *state.trace().weights.W_Q, 0.0, "once shown, the trace's");
 }
 
-TEST_CASE("while edits of the embeddings compute, the document's weights are drawn once, and again when the seed changes") {
+TEST_CASE(
+    "while edits of the embeddings compute, the document's weights are drawn once, and again when the seed changes") {
   AppState state(wide(190), "");
   const auto nudge = [](Scenario& d) { d.input.embeddings(0, 0) += 0.1; };
   REQUIRE(state.edit(nudge));
@@ -132,7 +133,9 @@ TEST_CASE("while edits of the embeddings compute, the document's weights are dra
   CHECK(*first->W_Q == *state.trace().weights.W_Q);  // a view still holding the old ones reads them intact
 }
 
-TEST_CASE("compute_trace_with_weights and decode_with_weights: the same, bit for bit, as drawing them -- weights that do not fit are refused") {
+TEST_CASE(
+    "compute_trace_with_weights and decode_with_weights: the same, bit for bit, as drawing them -- weights that do not "
+    "fit are refused") {
   const Scenario s = wide(40);  // every weight drawn from the seed
   const Weights drawn = resolve_weights(s);
   CHECK(gui::compare_traces(compute_trace_with_weights(s, drawn), compute_trace(s)).empty());
@@ -157,8 +160,7 @@ TEST_CASE("same_resolved_weights: embeddings and mask do not matter -- seed, sha
   b.attention.mask = MaskKind::None;
   CHECK(same_resolved_weights(a, b));
   for (const auto& change : std::vector<std::function<void(Scenario&)>>{
-           [](Scenario& s) { ++s.seed; },
-           [](Scenario& s) { s.attention.heads = 4; },
+           [](Scenario& s) { ++s.seed; }, [](Scenario& s) { s.attention.heads = 4; },
            [](Scenario& s) { s.attention.output_projection = !s.attention.output_projection; },
            [](Scenario& s) { s.attention.variant = Variant::Mqa; },
            [](Scenario& s) { s.weights.W_Q = Matrix::Zero(16, 64); }}) {

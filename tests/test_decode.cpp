@@ -173,7 +173,8 @@ TEST_CASE("attention-lab decode: text and JSON") {
   CHECK(j["elements_per_token"] == 2);
   CHECK(j["cache"]["latent"].size() == 3);
   std::ostringstream cross_out, cross_err;
-  REQUIRE(cli::run_cli(std::vector<std::string>{"decode", asset("cross_attention.json"), "--json"}, cross_out, cross_err) == 0);
+  REQUIRE(cli::run_cli(std::vector<std::string>{"decode", asset("cross_attention.json"), "--json"}, cross_out,
+                       cross_err) == 0);
   const nlohmann::json c = nlohmann::json::parse(cross_out.str());
   CHECK(c["cross_attention"] == true);
   CHECK(c["steps"].size() == 2);

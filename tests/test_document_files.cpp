@@ -38,7 +38,8 @@ TEST_CASE("opening a file that cannot be read says why and keeps the document") 
   CHECK(state.message.empty());
   CHECK(state.scenario().name == "the lazy dog");
   CHECK(state.document().path == asset("the_lazy_dog.json"));
-  CHECK(state.recent_files == std::vector<std::string>{fs::absolute(asset("the_lazy_dog.json")).lexically_normal().string()});
+  CHECK(state.recent_files ==
+        std::vector<std::string>{fs::absolute(asset("the_lazy_dog.json")).lexically_normal().string()});
 }
 
 TEST_CASE("saving writes the document, marks it saved and puts the file first in the recent files") {
@@ -62,13 +63,16 @@ TEST_CASE("exports go beside the document, each under a new name") {
   const fs::path dir = fresh_dir("export");
   AppState state(cat_sat(), "");
   save_document(state, dir / "cat.json");
-  state.handout = [](const Trace& t, bool latex) { return std::string(latex ? "latex " : "markdown ") + std::to_string(t.tokens.size()); };
+  state.handout = [](const Trace& t, bool latex) {
+    return std::string(latex ? "latex " : "markdown ") + std::to_string(t.tokens.size());
+  };
   export_document(state, "md");
   CHECK(state.message == "Exported " + (dir / "the_cat_sat_trace.md").string());
   CHECK(read(dir / "the_cat_sat_trace.md") == "markdown 3");
   export_document(state, "md");
   CHECK(state.message == "Exported " + (dir / "the_cat_sat_trace-2.md").string());
   export_document(state, "json");
-  CHECK(read(dir / "the_cat_sat_trace.json").starts_with("{\n \"name\": \"the cat sat\",\n \"tokens\": [\n  \"the\",\n  \"cat\","));
+  CHECK(read(dir / "the_cat_sat_trace.json")
+            .starts_with("{\n \"name\": \"the cat sat\",\n \"tokens\": [\n  \"the\",\n  \"cat\","));
   CHECK(state.message == "Exported " + (dir / "the_cat_sat_trace.json").string());
 }

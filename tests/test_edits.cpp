@@ -14,7 +14,8 @@ TEST_CASE("set_token_count grows with seeded rows and fresh labels, and shrinks 
   set_token_count(s, 6);
   CHECK(s.input.tokens == std::vector<std::string>{"the", "t4", "sat", "t3", "t5", "t6"});
   REQUIRE(s.input.embeddings.rows() == 6);
-  for (int i = 3; i < 6; ++i) check_matrix(s.input.embeddings.row(i), seeded_embedding_row(s.seed, SeedStream::Embeddings, i, 4), 0.0, "row");
+  for (int i = 3; i < 6; ++i)
+    check_matrix(s.input.embeddings.row(i), seeded_embedding_row(s.seed, SeedStream::Embeddings, i, 4), 0.0, "row");
   check_matrix(s.input.embeddings.topRows(3), cat_sat().input.embeddings, 0.0, "the first rows are kept");
   set_token_count(s, 2);
   CHECK(s.input.tokens == std::vector<std::string>{"the", "t4"});
@@ -32,7 +33,8 @@ TEST_CASE("set_token_count grows a custom mask as add_token does: the new tokens
   add_token(one_by_one, "x");
   add_token(one_by_one, "y");
   check_matrix(s.attention.custom_mask, one_by_one.attention.custom_mask, 0.0, "custom mask");
-  check_matrix(s.attention.custom_mask, mat({{1, 1, 0, 0, 0}, {0, 1, 0, 0, 0}, {1, 0, 1, 0, 0}, {1, 1, 1, 1, 0}, {1, 1, 1, 1, 1}}), 0.0, "mask");
+  check_matrix(s.attention.custom_mask,
+               mat({{1, 1, 0, 0, 0}, {0, 1, 0, 0, 0}, {1, 0, 1, 0, 0}, {1, 1, 1, 1, 0}, {1, 1, 1, 1, 1}}), 0.0, "mask");
   set_token_count(s, 2);
   check_matrix(s.attention.custom_mask, mat({{1, 1}, {0, 1}}), 0.0, "shrunk mask");
 }
@@ -45,7 +47,8 @@ TEST_CASE("adding a token: a seeded embedding row, the custom mask grows causall
   CHECK(s.input.tokens.back() == "token 4");
   REQUIRE(s.input.embeddings.rows() == 4);
   check_matrix(s.input.embeddings.row(3), seeded_embedding_row(7, SeedStream::Embeddings, 3, 4), 0.0, "seeded row");
-  check_matrix(s.attention.custom_mask, mat({{1, 0, 1, 0}, {1, 1, 0, 0}, {0, 1, 1, 0}, {1, 1, 1, 1}}), 0.0, "grown mask");
+  check_matrix(s.attention.custom_mask, mat({{1, 0, 1, 0}, {1, 1, 0, 0}, {0, 1, 1, 0}, {1, 1, 1, 1}}), 0.0,
+               "grown mask");
   CHECK_NOTHROW(compute_trace(s));
   remove_token(s, 1);
   CHECK(s.input.tokens == std::vector<std::string>{"the", "sat", "token 4"});
@@ -62,7 +65,8 @@ TEST_CASE("changing heads redraws only the weights that no longer fit, and says 
   Scenario s = cat_sat();
   const std::vector<std::string> notes = set_head_shape(s, 1, 2);
   REQUIRE(notes.size() == 3);
-  CHECK(notes[0] == "weights.W_Q is 4 x 3 but now needs 4 x 2 (d_model by heads x head_dim = 1 x 2); drawn from seed 7 instead");
+  CHECK(notes[0] ==
+        "weights.W_Q is 4 x 3 but now needs 4 x 2 (d_model by heads x head_dim = 1 x 2); drawn from seed 7 instead");
   CHECK_FALSE(s.weights.W_Q.has_value());
   CHECK(compute_trace(s).heads[0].q.cols() == 2);
   reseed_weights(s);
@@ -100,9 +104,10 @@ TEST_CASE("switching variants keeps tokens and derives the weights: first head o
   const Trace mla_trace = compute_trace(mla);
   CHECK(mla_trace.latent.cols() == 3);
   Scenario unrolled = mla;
-  CHECK(switch_variant(unrolled, mla_trace.weights, Variant::Mha, 4, 0, 0) ==
-        "MHA with 4 KV heads: W_K = W_DKV\u00B7W_UK and W_V = W_DKV\u00B7W_UV, then every query head keeps its own keys "
-        "and values");
+  CHECK(
+      switch_variant(unrolled, mla_trace.weights, Variant::Mha, 4, 0, 0) ==
+      "MHA with 4 KV heads: W_K = W_DKV\u00B7W_UK and W_V = W_DKV\u00B7W_UV, then every query head keeps its own keys "
+      "and values");
   check_matrix(compute_trace(unrolled).output, mla_trace.output, 1e-13, "MHA from MLA computes the same");
 }
 
@@ -122,7 +127,8 @@ TEST_CASE("context tokens of a cross-attention scenario: added with a seeded row
   s.attention.custom_mask = mat({{1, 0, 1}, {0, 1, 1}});
   add_context_token(s, fresh_context_label(s));
   CHECK(s.context->tokens.back() == "key 4");
-  check_matrix(s.context->embeddings.row(3), seeded_embedding_row(3, SeedStream::ContextEmbeddings, 3, 4), 0.0, "seeded row");
+  check_matrix(s.context->embeddings.row(3), seeded_embedding_row(3, SeedStream::ContextEmbeddings, 3, 4), 0.0,
+               "seeded row");
   check_matrix(s.attention.custom_mask, mat({{1, 0, 1, 1}, {0, 1, 1, 1}}), 0.0, "every query may see the new key");
   CHECK_NOTHROW(compute_trace(s));
   remove_context_token(s, 0);

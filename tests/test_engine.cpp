@@ -63,8 +63,8 @@ TEST_CASE("concat W_O equals the sum of the per-head contributions output_h W_O^
 TEST_CASE("cross-attention: queries from X, keys and values from the context (N_Q != N_KV)") {
   Scenario s = two_heads();
   s.input = {{"le", "chat"}, mat({{1, 1, 0}, {0, 2, 1}})};
-  s.context = TokenRows{{"the", "cat", "sat", "down", "now"},
-                        mat({{1, 0, 1}, {0, 2, 0}, {1, 1, 1}, {0, 0, 1}, {2, 0, 0}})};
+  s.context =
+      TokenRows{{"the", "cat", "sat", "down", "now"}, mat({{1, 0, 1}, {0, 2, 0}, {1, 1, 1}, {0, 0, 1}, {2, 0, 0}})};
   s.attention.mask = MaskKind::None;
   const Trace t = compute_trace(s);
   CHECK(t.cross_attention);

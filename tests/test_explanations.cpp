@@ -120,12 +120,12 @@ TEST_CASE("join_sum: up to 8 terms in full, more keep the first 3 and the last 2
 TEST_CASE("the cat sat: the three required hover strings") {
   const Trace t = cat_sat_trace();
   // q_the = [1, 0, 2], k_cat = [4, 2, 2]: 4 + 0 + 4 = 8.
-  CHECK(explain_cell(t, Step::Scores, 0, 0, 1) == "score(the\u2192cat) = q_the \u00B7 k_cat = 1\u00B74 + 0\u00B72 + 2\u00B72 = 8");
+  CHECK(explain_cell(t, Step::Scores, 0, 0, 1) ==
+        "score(the\u2192cat) = q_the \u00B7 k_cat = 1\u00B74 + 0\u00B72 + 2\u00B72 = 8");
   // 8 / 1.7320508 = 4.6188.
   CHECK(explain_cell(t, Step::Scale, 0, 0, 1) == "8 / sqrt(3) = 4.619");
   // Row "the" scaled: 2/√3 = 1.1547, 8/√3 = 4.6188, 6/√3 = 3.4641; weight 0.742692.
-  CHECK(explain_cell(t, Step::Softmax, 0, 0, 1) ==
-        "softmax: e^4.619 / (e^1.155 + e^4.619 + e^3.464) = 0.743");
+  CHECK(explain_cell(t, Step::Softmax, 0, 0, 1) == "softmax: e^4.619 / (e^1.155 + e^4.619 + e^3.464) = 0.743");
 }
 
 TEST_CASE("the cat sat: one exact hover string for every other step") {
@@ -137,13 +137,16 @@ TEST_CASE("the cat sat: one exact hover string for every other step") {
   CHECK(explain_projection(t, 'q', 0, 0, 2) == q);
   CHECK(explain_cell(t, Step::Projections, 0, 0, 2) == q);  // the Projections cell of explain_cell is Q's
   // Column 0 of W_K is [0, 1, 0, 1]; x_cat = [0, 2, 0, 2]: 0 + 2 + 0 + 2 = 4 (K[1][0] = 4).
-  CHECK(explain_projection(t, 'k', 0, 1, 0) == "k_cat[0] = x_cat \u00B7 W_K[:, 0] = 0\u00B70 + 2\u00B71 + 0\u00B70 + 2\u00B71 = 4");
+  CHECK(explain_projection(t, 'k', 0, 1, 0) ==
+        "k_cat[0] = x_cat \u00B7 W_K[:, 0] = 0\u00B70 + 2\u00B71 + 0\u00B70 + 2\u00B71 = 4");
   // Column 2 of W_V is [0, 0, 3, 0]; x_sat = [1, 1, 1, 1]: 3 (V[2][2] = 3).
-  CHECK(explain_projection(t, 'v', 0, 2, 2) == "v_sat[2] = x_sat \u00B7 W_V[:, 2] = 1\u00B70 + 1\u00B70 + 1\u00B73 + 1\u00B70 = 3");
+  CHECK(explain_projection(t, 'v', 0, 2, 2) ==
+        "v_sat[2] = x_sat \u00B7 W_V[:, 2] = 1\u00B70 + 1\u00B70 + 1\u00B73 + 1\u00B70 = 3");
   // No mask: scaled[0][1] = 4.6188 goes through unchanged.
   CHECK(explain_cell(t, Step::Mask, 0, 0, 1) == "the \u2192 cat: visible (mask 1), 4.619 passes through");
   // Weights of "the" 0.023247, 0.742692, 0.234061 times column 1 of V [2, 8, 6]: output 7.392396.
-  const std::string out = "out_the[1] = \u03A3_j w(the\u2192j)\u00B7v_j[1] = 0.023\u00B72 + 0.743\u00B78 + 0.234\u00B76 = 7.392";
+  const std::string out =
+      "out_the[1] = \u03A3_j w(the\u2192j)\u00B7v_j[1] = 0.023\u00B72 + 0.743\u00B78 + 0.234\u00B76 = 7.392";
   CHECK(explain_cell(t, Step::WeightedSum, 0, 0, 1) == out);
   CHECK(explain_cell(t, Step::HeadOutputs, 0, 0, 1) == out);  // one head: no "head 0: " prefix
   // No W_O: the output is the concatenation, column 1 is head 0's column 1, 7.392396.
@@ -155,7 +158,8 @@ TEST_CASE("the cat sat: one exact hover string for every other step") {
         "Z = 1.346 (after subtracting the largest score 4.619), entropy 0.648 nats of a maximum ln(3) = 1.099");
 }
 
-TEST_CASE("the row summary quotes the largest score as its cell shows it (four significant digits), Z at three decimals") {
+TEST_CASE(
+    "the row summary quotes the largest score as its cell shows it (four significant digits), Z at three decimals") {
   Scenario s = cat_sat();
   s.input.embeddings *= 1.01;  // scores 1.0201 x [[2, 8, 6], [6, 16, 14], [5, 16, 13]], not scaled
   s.attention.scale = false;
@@ -167,13 +171,15 @@ TEST_CASE("the row summary quotes the largest score as its cell shows it (four s
 
 TEST_CASE("the cat sat, causal: hidden cells say why and weigh exactly 0") {
   const Trace t = cat_sat_with(MaskKind::Causal);
-  CHECK(explain_cell(t, Step::Mask, 0, 0, 2) == "the \u2192 sat: hidden (mask 0, causal: sat comes after the), so -inf");
+  CHECK(explain_cell(t, Step::Mask, 0, 0, 2) ==
+        "the \u2192 sat: hidden (mask 0, causal: sat comes after the), so -inf");
   CHECK(explain_cell(t, Step::Softmax, 0, 0, 2) == "softmax: the \u2192 sat is hidden, so its weight is exactly 0");
   // Row "cat" sees 6/√3 = 3.4641 and 16/√3 = 9.2376: e^9.2376 / (e^3.4641 + e^9.2376) = 0.996901.
   CHECK(explain_cell(t, Step::Softmax, 0, 1, 1) == "softmax: e^9.238 / (e^3.464 + e^9.238) = 0.997");
   // 0.003099·2 + 0.996901·8 = 7.981405; "sat" is hidden from "cat".
   CHECK(explain_cell(t, Step::WeightedSum, 0, 1, 1) ==
-        "out_cat[1] = \u03A3_j w(cat\u2192j)\u00B7v_j[1] = 0.003\u00B72 + 0.997\u00B78 = 7.981 (1 hidden key skipped: weight 0)");
+        "out_cat[1] = \u03A3_j w(cat\u2192j)\u00B7v_j[1] = 0.003\u00B72 + 0.997\u00B78 = 7.981 (1 hidden key skipped: "
+        "weight 0)");
   // "the" sees only itself: Z = e^0 = 1, entropy 0, maximum ln 1 = 0.
   CHECK(explain_row_summary(t, 0, 0) ==
         "Z = 1 (after subtracting the largest score 1.155), entropy 0 nats of a maximum ln(1) = 0");
@@ -186,19 +192,24 @@ TEST_CASE("sliding window and custom masks give their own reasons") {
   const Trace w = compute_trace(s);
   CHECK(explain_cell(w, Step::Mask, 0, 2, 0) ==
         "sat \u2192 the: hidden (mask 0, sliding window: the is outside the last 2 tokens up to sat), so -inf");
-  CHECK(explain_cell(w, Step::Mask, 0, 0, 1) == "the \u2192 cat: hidden (mask 0, sliding window: cat comes after the), so -inf");
+  CHECK(explain_cell(w, Step::Mask, 0, 0, 1) ==
+        "the \u2192 cat: hidden (mask 0, sliding window: cat comes after the), so -inf");
 
   s.attention.mask = MaskKind::Custom;
   s.attention.custom_mask = mat({{0, 0, 0}, {1, 1, 0}, {1, 0, 1}});
   const Trace c = compute_trace(s);
-  CHECK(explain_cell(c, Step::Mask, 0, 0, 1) == "the \u2192 cat: hidden (mask 0, custom: set to 0 in the custom mask), so -inf");
+  CHECK(explain_cell(c, Step::Mask, 0, 0, 1) ==
+        "the \u2192 cat: hidden (mask 0, custom: set to 0 in the custom mask), so -inf");
   CHECK(explain_cell(c, Step::Softmax, 0, 0, 1) ==
         "softmax: every key is hidden from the, so all its weights are 0 and its output is 0");
-  CHECK(explain_cell(c, Step::WeightedSum, 0, 0, 1) == "out_the[1] = 0: every key is hidden from the, so its weights and output are 0");
-  CHECK(explain_row_summary(c, 0, 0) == "every key is hidden from the: nothing to normalise, so its weights and output are 0");
+  CHECK(explain_cell(c, Step::WeightedSum, 0, 0, 1) ==
+        "out_the[1] = 0: every key is hidden from the, so its weights and output are 0");
+  CHECK(explain_row_summary(c, 0, 0) ==
+        "every key is hidden from the: nothing to normalise, so its weights and output are 0");
   const StepText m = explain_step(c, Step::Mask, 0);
   // Hidden: 3 in row "the", 1 in "cat", 1 in "sat".
-  CHECK(contains(m.what, "Custom mask: the cells you set to 0 are hidden. 5 of the 9 cells are hidden and become -inf."));
+  CHECK(
+      contains(m.what, "Custom mask: the cells you set to 0 are hidden. 5 of the 9 cells are hidden and become -inf."));
   CHECK(contains(m.what, "1 query has no visible key at all"));
 }
 
@@ -221,9 +232,10 @@ TEST_CASE("linear kernel: division by the row sum, and the rows it cannot normal
   // Row "the": (2, 8, 6)/√3, Z = 16/√3 = 9.2376; 8/16 = 0.5.
   CHECK(explain_cell(t, Step::Softmax, 0, 0, 1) == "linear: 4.619 / (1.155 + 4.619 + 3.464) = 0.500");
   // Weights 2/16, 8/16, 6/16: entropy -(0.125 ln 0.125 + 0.5 ln 0.5 + 0.375 ln 0.375) = 0.9743.
-  CHECK(explain_row_summary(t, 0, 0) ==
-        "Z = 9.238, the sum of the visible scores (each weight is a score divided by Z), entropy 0.974 nats of a maximum "
-        "ln(3) = 1.099");
+  CHECK(
+      explain_row_summary(t, 0, 0) ==
+      "Z = 9.238, the sum of the visible scores (each weight is a score divided by Z), entropy 0.974 nats of a maximum "
+      "ln(3) = 1.099");
   CHECK(explain_step(t, Step::Softmax, 0).formula == "weights = masked / Z, Z = row sum of masked   [3\u00D73]");
 
   const Trace r = compute_trace(linear_rows());
@@ -233,14 +245,17 @@ TEST_CASE("linear kernel: division by the row sum, and the rows it cannot normal
         "linear: Z = (-1) + 1 = 0 for b: nothing to divide by, so the row is zeroed (weights 0, output 0)");
   CHECK(explain_cell(r, Step::WeightedSum, 0, 1, 0) == "out_b[0] = 0: Z is 0 for b, so its weights and output are 0");
   CHECK(explain_row_summary(r, 0, 1) ==
-        "Z = 0: the visible scores of b cancel out, so there is nothing to divide by; its weights and output are set to 0");
+        "Z = 0: the visible scores of b cancel out, so there is nothing to divide by; its weights and output are set "
+        "to 0");
   // Row "c": [2, -2, 4] / 4 = [0.5, -0.5, 1].
-  CHECK(explain_cell(r, Step::Softmax, 0, 2, 1) ==
-        "linear: (-2) / (2 + (-2) + 4) = -0.5 (negative: this row mixes signs, so it is not a probability distribution)");
+  CHECK(
+      explain_cell(r, Step::Softmax, 0, 2, 1) ==
+      "linear: (-2) / (2 + (-2) + 4) = -0.5 (negative: this row mixes signs, so it is not a probability distribution)");
   CHECK(explain_cell(r, Step::Softmax, 0, 2, 2) ==
         "linear: 4 / (2 + (-2) + 4) = 1.0 (other weights in this row are negative: not a probability distribution)");
   CHECK(explain_row_summary(r, 0, 2) ==
-        "Z = 4, the sum of the visible scores, but some weights are negative: not a probability distribution, so no entropy");
+        "Z = 4, the sum of the visible scores, but some weights are negative: not a probability distribution, so no "
+        "entropy");
   const StepText soft = explain_step(r, Step::Softmax, 0);
   CHECK(contains(soft.what, "The scores of \"b\" add up to 0: its row is zeroed."));
   CHECK(contains(soft.what, "\"c\" gets negative weights: not a probability distribution."));
@@ -256,7 +271,8 @@ TEST_CASE("two heads with W_O: concat times W_O, and the output as a sum over he
   // Contributions to column 2 for "a": head 0 [1, 0]·[-1, 0] = -1, head 1 [2, -1]·[0, 3] = -3.
   CHECK(explain_cell(t, Step::Output, 0, 0, 2) == "output_a[2] = \u03A3_h contribution_h = (-1) + (-3) = -4");
   // Head 1 for "b": 0.5·v_a[0] + 0.5·v_b[0] = 0.5·2 + 0.5·0 = 1.
-  CHECK(explain_cell(t, Step::HeadOutputs, 1, 1, 0) == "head 1: out_b[0] = \u03A3_j w(b\u2192j)\u00B7v_j[0] = 0.5\u00B72 + 0.5\u00B70 = 1");
+  CHECK(explain_cell(t, Step::HeadOutputs, 1, 1, 0) ==
+        "head 1: out_b[0] = \u03A3_j w(b\u2192j)\u00B7v_j[0] = 0.5\u00B72 + 0.5\u00B70 = 1");
 
   const StepText concat = explain_step(t, Step::Concat, 0);
   CHECK(concat.formula == "output = concat \u00B7 W_O   [2\u00D73] = [2\u00D74] \u00B7 [4\u00D73]");
@@ -281,7 +297,8 @@ TEST_CASE("a head of width 12: long sums are elided") {
   // "x" sees only itself, so its output is v_x = [1..12]; W_O = I picks column 0: 1. Concat's other row needs two
   // decimals, so its cells, and this sum that quotes them, write 1.00.
   CHECK(explain_cell(t, Step::Concat, 0, 0, 0) ==
-        "output_x[0] = concat_x \u00B7 W_O[:, 0] = 1.00\u00B71 + 2.00\u00B70 + 3.00\u00B70 + 4.00\u00B70 + 5.00\u00B70 + 6.00\u00B70 + \u2026 (6 more) = 1.00");
+        "output_x[0] = concat_x \u00B7 W_O[:, 0] = 1.00\u00B71 + 2.00\u00B70 + 3.00\u00B70 + 4.00\u00B70 + 5.00\u00B70 "
+        "+ 6.00\u00B70 + \u2026 (6 more) = 1.00");
 }
 
 TEST_CASE("GQA and MQA: keys come from the shared KV head's columns") {
@@ -289,39 +306,44 @@ TEST_CASE("GQA and MQA: keys come from the shared KV head's columns") {
   g.weights.W_K = mat({{1, 0, 2, -1}, {0, 1, 1, 3}});
   const Trace t = compute_trace(g);
   // Query head 2 reads KV head 1 = columns 2-3 of W_K; column 3 = [-1, 3]; x_b = [3, -1]: -3 - 3 = -6.
-  const std::string k = "k_b[1] = x_b \u00B7 W_K[:, 3] = 3\u00B7(-1) + (-1)\u00B73 = -6 (KV head 1, shared by query heads 2 and 3)";
+  const std::string k =
+      "k_b[1] = x_b \u00B7 W_K[:, 3] = 3\u00B7(-1) + (-1)\u00B73 = -6 (KV head 1, shared by query heads 2 and 3)";
   CHECK(explain_projection(t, 'k', 2, 1, 1) == k);
   CHECK(explain_projection(t, 'k', 3, 1, 1) == k);
   CHECK(explain_step(t, Step::Scores, 2).formula ==
         "scores = q k\u1D40,  k = K[:, KV head 1]   [2\u00D72] = [2\u00D72] \u00B7 [2\u00D72]\u1D40");
-  CHECK(contains(explain_step(t, Step::Projections, 2).why, "2\u00B7G\u00B7d = 8 numbers per token instead of 2\u00B7H\u00B7d = 16"));
+  CHECK(contains(explain_step(t, Step::Projections, 2).why,
+                 "2\u00B7G\u00B7d = 8 numbers per token instead of 2\u00B7H\u00B7d = 16"));
 
   Scenario m = small(Variant::Mqa, 1);
   m.weights.W_K = mat({{1, 0}, {0, 1}});
   const Trace q = compute_trace(m);
-  CHECK(explain_projection(q, 'k', 3, 1, 0) == "k_b[0] = x_b \u00B7 W_K[:, 0] = 3\u00B71 + (-1)\u00B70 = 3 (the one KV head, shared by all 4 query heads)");
+  CHECK(explain_projection(q, 'k', 3, 1, 0) ==
+        "k_b[0] = x_b \u00B7 W_K[:, 0] = 3\u00B71 + (-1)\u00B70 = 3 (the one KV head, shared by all 4 query heads)");
 }
 
 TEST_CASE("MLA: keys and queries come through the latents") {
   Scenario s = small(Variant::Mla, 4);
   s.attention.heads = 2;
   s.attention.latent_dim = 2;
-  s.weights.W_DKV = mat({{1, 1}, {0, 2}});       // latent_a = [1, 1 + 4] = [1, 5]
+  s.weights.W_DKV = mat({{1, 1}, {0, 2}});  // latent_a = [1, 1 + 4] = [1, 5]
   s.weights.W_UK = mat({{1, 0, 2, 0}, {0, 1, -1, 1}});
   const Trace t = compute_trace(s);
   // Head 1 owns columns 2-3 of W_UK; column 2 = [2, -1]: 1·2 + 5·(-1) = -3.
   CHECK(explain_projection(t, 'k', 1, 0, 0) == "k_a[0] = latent_a \u00B7 W_UK[:, 2] = 1\u00B72 + 5\u00B7(-1) = -3");
   CHECK(explain_step(t, Step::Scores, 1).formula ==
         "scores = q k\u1D40,  k = latent W_UK[:, head 1]   [2\u00D72] = [2\u00D72] \u00B7 [2\u00D72]\u1D40");
-  CHECK(contains(explain_step(t, Step::Projections, 0).formula,
-                 "latent = X W_DKV   [2\u00D72] = [2\u00D72] \u00B7 [2\u00D72];   K = latent W_UK, V = latent W_UV   [2\u00D74]"));
+  CHECK(contains(
+      explain_step(t, Step::Projections, 0).formula,
+      "latent = X W_DKV   [2\u00D72] = [2\u00D72] \u00B7 [2\u00D72];   K = latent W_UK, V = latent W_UV   [2\u00D74]"));
 
   s.attention.query_latent_dim = 1;
   s.weights.W_DQ = mat({{1}, {1}});  // query_latent_a = 1 + 2 = 3
   s.weights.W_UQ = mat({{1, 2, 3, 4}});
   const Trace c = compute_trace(s);
   CHECK(explain_projection(c, 'q', 1, 0, 1) == "q_a[1] = query_latent_a \u00B7 W_UQ[:, 3] = 3\u00B74 = 12");
-  CHECK(contains(explain_step(c, Step::Projections, 0).formula, "Q = (X W_DQ) W_UQ   [2\u00D74] = [2\u00D72] \u00B7 [2\u00D71] \u00B7 [1\u00D74]"));
+  CHECK(contains(explain_step(c, Step::Projections, 0).formula,
+                 "Q = (X W_DQ) W_UQ   [2\u00D74] = [2\u00D72] \u00B7 [2\u00D71] \u00B7 [1\u00D74]"));
 }
 
 TEST_CASE("out-of-range indices give an empty string") {
@@ -333,7 +355,8 @@ TEST_CASE("out-of-range indices give an empty string") {
     CHECK(explain_cell(t, info.step, 0, -1, 0) == "");
     CHECK(explain_cell(t, info.step, 0, 0, -1) == "");
   }
-  for (Step s : {Step::Projections, Step::Scores, Step::Scale, Step::Mask, Step::Softmax, Step::WeightedSum, Step::HeadOutputs})
+  for (Step s :
+       {Step::Projections, Step::Scores, Step::Scale, Step::Mask, Step::Softmax, Step::WeightedSum, Step::HeadOutputs})
     CHECK(explain_cell(t, s, 1, 0, 0) == "");
   CHECK(explain_projection(t, 'x', 0, 0, 0) == "");
   CHECK(explain_projection(t, 'k', 0, 0, 3) == "");
@@ -356,7 +379,8 @@ TEST_CASE("explain_step, the cat sat: every formula carries the shapes, every pa
   CHECK(step(Step::Inputs).formula == "X   [3\u00D74]: 3 tokens, d_model = 4");
   CHECK(contains(step(Step::Inputs).what, "\"the\" is [1, 0, 1, 0]"));
   CHECK(step(Step::Projections).formula ==
-        "Q = X W_Q   [3\u00D73] = [3\u00D74] \u00B7 [4\u00D73];   K = X W_K, V = X W_V   [3\u00D73] = [3\u00D74] \u00B7 [4\u00D73]");
+        "Q = X W_Q   [3\u00D73] = [3\u00D74] \u00B7 [4\u00D73];   K = X W_K, V = X W_V   [3\u00D73] = [3\u00D74] "
+        "\u00B7 [4\u00D73]");
   CHECK(contains(step(Step::Projections).what, "Query of \"the\": [1, 0, 2]"));
   CHECK(step(Step::Scores).formula == "scores = q k\u1D40   [3\u00D73] = [3\u00D73] \u00B7 [3\u00D73]\u1D40");
   CHECK(contains(step(Step::Scores).what, "Row \"the\" reads 2, 8, 6, so \"the\" matches \"cat\" best."));
@@ -371,7 +395,8 @@ TEST_CASE("explain_step, the cat sat: every formula carries the shapes, every pa
   CHECK(contains(step(Step::Softmax).what, "\"the\" gives 0.743 of its attention to \"cat\""));
   CHECK(contains(step(Step::Softmax).why, "4.619"));
   CHECK(step(Step::WeightedSum).formula == "output_0 = weights \u00B7 v   [3\u00D73] = [3\u00D73] \u00B7 [3\u00D73]");
-  CHECK(contains(step(Step::WeightedSum).what, "its output [1.977, 7.392, 0.772] is pulled towards the value of \"cat\", [2, 8, 0]"));
+  CHECK(contains(step(Step::WeightedSum).what,
+                 "its output [1.977, 7.392, 0.772] is pulled towards the value of \"cat\", [2, 8, 0]"));
   CHECK(step(Step::HeadOutputs).formula == "output_0 = weights \u00B7 v   [3\u00D73]   (1 head)");
   CHECK(contains(step(Step::HeadOutputs).what, "[1.977, 7.392, 0.772]"));
   CHECK(step(Step::Concat).formula == "output = concat = [output_0]   [3\u00D73]   (no W_O)");
@@ -383,7 +408,8 @@ TEST_CASE("explain_step, the cat sat: every formula carries the shapes, every pa
 TEST_CASE("explain_step adapts to the mask and to cross-attention") {
   const Trace causal = cat_sat_with(MaskKind::Causal);
   const StepText m = explain_step(causal, Step::Mask, 0);
-  CHECK(contains(m.what, "Causal mask: each query sees itself and the tokens before it, so \"the\" sees only \"the\"."));
+  CHECK(
+      contains(m.what, "Causal mask: each query sees itself and the tokens before it, so \"the\" sees only \"the\"."));
   CHECK(contains(m.what, "3 of the 9 cells are hidden and become -inf."));
   CHECK(contains(m.why, "S_i"));
   // The example row is "cat", the first with more than one visible key: 0.996901 on "cat".
@@ -393,8 +419,10 @@ TEST_CASE("explain_step adapts to the mask and to cross-attention") {
   const StepText in = explain_step(cross, Step::Inputs, 0);
   CHECK(in.formula == "X   [2\u00D74] (queries),   X_kv   [3\u00D74] (keys and values)");
   CHECK(contains(in.what, "another sequence: the, cat, sat."));
-  CHECK(explain_step(cross, Step::Scores, 0).formula == "scores = q k\u1D40   [2\u00D73] = [2\u00D72] \u00B7 [3\u00D72]\u1D40");
-  CHECK(explain_step(cross, Step::Concat, 1).formula == "output = concat = [output_0 output_1]   [2\u00D74]   (no W_O)");
+  CHECK(explain_step(cross, Step::Scores, 0).formula ==
+        "scores = q k\u1D40   [2\u00D73] = [2\u00D72] \u00B7 [3\u00D72]\u1D40");
+  CHECK(explain_step(cross, Step::Concat, 1).formula ==
+        "output = concat = [output_0 output_1]   [2\u00D74]   (no W_O)");
   // A head out of range reads as head 0 rather than failing.
   CHECK(explain_step(cross, Step::Scores, 7).formula == explain_step(cross, Step::Scores, 0).formula);
 }
@@ -413,5 +441,7 @@ TEST_CASE("an agreement check ticks only within rounding, and says so when it fa
   CHECK(agreement(4e-16, "x", ": why").text == "\u2714 x (largest difference 4.0e-16): why");
   const Agreement off = agreement(0.012, "The same numbers as computing all 3 tokens at once", ": why");
   CHECK_FALSE(off.ok);
-  CHECK(off.text == "\u2718 Not so: largest difference 0.012, more than rounding (10^-9). Expected: The same numbers as computing all 3 tokens at once");
+  CHECK(off.text ==
+        "\u2718 Not so: largest difference 0.012, more than rounding (10^-9). Expected: The same numbers as computing "
+        "all 3 tokens at once");
 }

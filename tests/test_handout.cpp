@@ -46,11 +46,12 @@ TEST_CASE("the Markdown handout of the cat sat: configuration, then the worked e
                  "| the | 0.0232 | 0.7427 | 0.2341 |\n"
                  "| cat | 0.0024 | 0.7586 | 0.2391 |\n"
                  "| sat | 0.0015 | 0.8484 | 0.1501 |\n"));
-  CHECK(contains(md,
-                 "**per row: shift m (largest visible score), Z = sum of exp(masked - m), entropy in nats** (3\u00D73)\n\n"
-                 "|  | m | Z | entropy |\n"
-                 "| --- | ---: | ---: | ---: |\n"
-                 "| the | 4.6188 | 1.3465 | 0.6483 |\n"));
+  CHECK(contains(
+      md,
+      "**per row: shift m (largest visible score), Z = sum of exp(masked - m), entropy in nats** (3\u00D73)\n\n"
+      "|  | m | Z | entropy |\n"
+      "| --- | ---: | ---: | ---: |\n"
+      "| the | 4.6188 | 1.3465 | 0.6483 |\n"));
   CHECK(contains(md,
                  "## 10. Output\n\n"
                  "`output = concat   [3\u00D73]   (no W_O)`\n\n"
@@ -84,11 +85,12 @@ TEST_CASE("the handout walks the app's steps in order, each with the app's formu
     at = next;
   }
   // Scale's reason opens with a premise ("If ..."), so its conclusion comes along.
-  CHECK(contains(md,
-                 "Every score is divided by \u221A3 = 1.732: the largest, 16, becomes 9.238. If the 3 numbers of q and "
-                 "of k were random with variance 1, q \u00B7 k would have variance 3, a spread of \u221A3 = 1.732. "
-                 "Dividing by \u221A3 brings the spread back to 1, so the softmax does not saturate (nearly all weight on "
-                 "one key, where learning stalls).\n"));
+  CHECK(contains(
+      md,
+      "Every score is divided by \u221A3 = 1.732: the largest, 16, becomes 9.238. If the 3 numbers of q and "
+      "of k were random with variance 1, q \u00B7 k would have variance 3, a spread of \u221A3 = 1.732. "
+      "Dividing by \u221A3 brings the spread back to 1, so the softmax does not saturate (nearly all weight on "
+      "one key, where learning stalls).\n"));
 }
 
 TEST_CASE("the causal handout shows -inf where the mask hides a score, and exact 0 and 1 weights without decimals") {
@@ -120,8 +122,10 @@ TEST_CASE("precision sets the decimals of every table") {
 
 TEST_CASE("multi-head with W_O: each head under its own heading, explained once, then the heads' contributions") {
   const std::string md = cli::trace_to_markdown(asset_trace("the_lazy_dog.json"));
-  CHECK(contains(md, "variant MHA, 4 heads, head_dim 2, mask causal, scale 1/\u221A2 = 0.7071, kernel softmax, with W_O."));
-  CHECK(contains(md, "## Head 3 (reads KV head 3)\n\n### 3. Scores  Q K\u1D40\n\n`scores = q k\u1D40   [4\u00D74] = [4\u00D72]"));
+  CHECK(contains(md,
+                 "variant MHA, 4 heads, head_dim 2, mask causal, scale 1/\u221A2 = 0.7071, kernel softmax, with W_O."));
+  CHECK(contains(
+      md, "## Head 3 (reads KV head 3)\n\n### 3. Scores  Q K\u1D40\n\n`scores = q k\u1D40   [4\u00D74] = [4\u00D72]"));
   CHECK(count(md, "### 3. Scores  Q K\u1D40\n") == 4);
   CHECK(count(md, "Each cell is the dot product of one query") == 1);
   CHECK(contains(md, "**W_O** (8\u00D78)\n\n|  | 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 |\n"));
@@ -167,7 +171,9 @@ TEST_CASE("more than 16 tokens: tables keep the first 16 rows and columns and sa
   }
   const std::string md = cli::trace_to_markdown(compute_trace(s));
   CHECK(contains(md, "With 17 tokens, tables show only their first 16 rows and columns.\n"));
-  CHECK(contains(md, "Self-attention over 17 tokens: t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14, t15, \u2026."));
+  CHECK(contains(
+      md,
+      "Self-attention over 17 tokens: t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14, t15, \u2026."));
   CHECK(contains(md, "**scores** (17\u00D717, first 16 rows and columns shown)\n\n|  | t0 | t1 |"));
   CHECK(contains(md, "| t14 | t15 | \u2026 |\n"));
   CHECK(contains(md, "| t15 | 2 | 8 | 6 | 2 |"));
@@ -184,7 +190,8 @@ TEST_CASE("Markdown escapes token labels that would read as markup") {
   const std::string md = cli::trace_to_markdown(compute_trace(s));
   CHECK(contains(md, "|  | a\\|b | \\*c\\* | \\<s> |\n"));
   CHECK(contains(md, "| a\\|b | 2 | 8 | 6 |\n"));
-  CHECK(contains(md, "Self-attention over 3 tokens: a|b, \\*c\\*, \\<s>. Configuration: variant MHA, 1 head, head_dim 3,"));
+  CHECK(contains(md,
+                 "Self-attention over 3 tokens: a|b, \\*c\\*, \\<s>. Configuration: variant MHA, 1 head, head_dim 3,"));
 }
 
 TEST_CASE("latex_escape: LaTeX's special characters, quotes and the explanations' math glyphs") {
@@ -229,7 +236,8 @@ TEST_CASE("LaTeX escapes token labels in tables, and a row label opening with a 
   s.input.tokens = {"a_b&c", "[CLS]", "*"};
   const std::string tex = cli::trace_to_latex(compute_trace(s));
   CHECK(contains(tex, " & a\\_b\\&c & [CLS] & * \\\\\n"));
-  CHECK(contains(tex, "a\\_b\\&c & $2$ & $8$ & $6$ \\\\\n{}[CLS] & $6$ & $16$ & $14$ \\\\\n{}* & $5$ & $16$ & $13$ \\\\\n"));
+  CHECK(contains(tex,
+                 "a\\_b\\&c & $2$ & $8$ & $6$ \\\\\n{}[CLS] & $6$ & $16$ & $14$ \\\\\n{}* & $5$ & $16$ & $13$ \\\\\n"));
 }
 
 TEST_CASE("trace --markdown and --latex print the handouts, with the overriding options applied") {
@@ -252,7 +260,8 @@ TEST_CASE("--json, --markdown and --latex exclude each other: exit 2 naming the 
       {{"trace", cat, "--json", "--markdown"},
        "attention-lab: trace: --json and --markdown cannot be combined: choose one of --json, --markdown or --latex\n"},
       {{"trace", "--markdown", cat, "--latex"},
-       "attention-lab: trace: --markdown and --latex cannot be combined: choose one of --json, --markdown or --latex\n"},
+       "attention-lab: trace: --markdown and --latex cannot be combined: choose one of --json, --markdown or "
+       "--latex\n"},
       {{"trace", cat, "--latex", "--json", "--markdown"},
        "attention-lab: trace: --latex and --json cannot be combined: choose one of --json, --markdown or --latex\n"},
   };
@@ -267,11 +276,13 @@ TEST_CASE("--json, --markdown and --latex exclude each other: exit 2 naming the 
 }
 
 TEST_CASE("trace --help and attention-lab --help document --markdown and --latex") {
-  for (const std::vector<std::string>& args : {std::vector<std::string>{"trace", "--help"}, std::vector<std::string>{"--help"}}) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"trace", "--help"}, std::vector<std::string>{"--help"}}) {
     const CliRun r = run_cli_capture(args);
     CHECK(r.code == 0);
     CHECK(contains(r.out, "  --markdown        a handout instead, in Markdown:"));
-    CHECK(contains(r.out, "  --latex           the same handout as a LaTeX document (pdflatex; amsmath and booktabs only)\n"));
+    CHECK(contains(r.out,
+                   "  --latex           the same handout as a LaTeX document (pdflatex; amsmath and booktabs only)\n"));
     CHECK(contains(r.out, "--json, --markdown and --latex exclude each other"));
   }
 }

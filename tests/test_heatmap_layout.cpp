@@ -50,8 +50,8 @@ TEST_CASE("texture extent: a texel per drawn pixel, at least one, at most the GL
   CHECK(texture_extent(299.2f, 16384) == 300);
   CHECK(texture_extent(0.3f, 16384) == 1);
   CHECK(texture_extent(163840.0f, 16384) == kMaxTexels);  // 4096 queries of 40-pixel cells
-  CHECK(texture_extent(3000.0f, 2048) == 2048);            // a GL with smaller textures
-  CHECK(texture_extent(3000.0f, 0) == 3000);               // no answer from the GL: our own bound
+  CHECK(texture_extent(3000.0f, 2048) == 2048);           // a GL with smaller textures
+  CHECK(texture_extent(3000.0f, 0) == 3000);              // no answer from the GL: our own bound
 }
 
 TEST_CASE("heatmap layout: a few rows of many columns get rows a text line tall, and the transpose columns") {
@@ -63,7 +63,7 @@ TEST_CASE("heatmap layout: a few rows of many columns get rows a text line tall,
   in.labels = in.legend = false;
   HeatmapLayout l = layout_heatmap(in);
   CHECK(l.cell_w == 1.5);  // 800 / 512 = 1.5625, snapped to quarter pixels
-  CHECK(l.cell_h == 18);                       // not a 1.5-pixel sliver
+  CHECK(l.cell_h == 18);   // not a 1.5-pixel sliver
   CHECK(l.height == 54);
   CHECK(l.texture);
   in.avail_h = 30;  // a thumbnail's box: 10 per row
@@ -114,10 +114,12 @@ TEST_CASE("heatmap texels: one per cell, row-major, hidden cells grey with a dia
   for (int r = 0; r < 2; ++r)
     for (int c = 0; c < 12; ++c)
       CHECK(hidden[std::size_t(r * 12 + c)] == pack((r + c) % 6 == 0 ? kHatchLine : kHiddenCell));
-  CHECK(content_hash(m, &visible, {-1, 1}, ColorMap::Diverging) == content_hash(m, &visible, {-1, 1}, ColorMap::Diverging));
+  CHECK(content_hash(m, &visible, {-1, 1}, ColorMap::Diverging) ==
+        content_hash(m, &visible, {-1, 1}, ColorMap::Diverging));
   Matrix changed = m;
   changed(1, 2) = 0.5;
-  CHECK(content_hash(changed, &visible, {-1, 1}, ColorMap::Diverging) != content_hash(m, &visible, {-1, 1}, ColorMap::Diverging));
+  CHECK(content_hash(changed, &visible, {-1, 1}, ColorMap::Diverging) !=
+        content_hash(m, &visible, {-1, 1}, ColorMap::Diverging));
 }
 
 TEST_CASE("heatmap texels for a matrix drawn smaller than its cells: the cell at each texel's centre") {
@@ -131,7 +133,7 @@ TEST_CASE("heatmap texels for a matrix drawn smaller than its cells: the cell at
   const std::vector<std::uint32_t> up = heatmap_pixels(m, ColorMap::Sequential, {0, 64}, nullptr, 8, 12);
   REQUIRE(up.size() == 96);
   CHECK(up[0] == pack(sample(ColorMap::Sequential, 0.0)));
-  CHECK(up[1] == pack(sample(ColorMap::Sequential, 0.0)));       // still cell (0, 0)
-  CHECK(up[2] == pack(sample(ColorMap::Sequential, 1.0 / 64)));  // cell (0, 1)
+  CHECK(up[1] == pack(sample(ColorMap::Sequential, 0.0)));                               // still cell (0, 0)
+  CHECK(up[2] == pack(sample(ColorMap::Sequential, 1.0 / 64)));                          // cell (0, 1)
   CHECK(up[std::size_t(7 * 12 + 11)] == pack(sample(ColorMap::Sequential, 35.0 / 64)));  // cell (3, 5)
 }

@@ -29,7 +29,11 @@ bool random_edit(AppState& state, std::mt19937_64& rng) {
       return state.edit([&](Scenario& d) { d.input.embeddings(r, c) = v; });
     }
     case 3: return state.edit([&](Scenario& d) { set_head_shape(d, 1 + pick(4), 1 + pick(3)); });
-    case 4: return state.edit([&](Scenario& d) { d.attention.mask = static_cast<MaskKind>(pick(3)); d.attention.window = 2; });
+    case 4:
+      return state.edit([&](Scenario& d) {
+        d.attention.mask = static_cast<MaskKind>(pick(3));
+        d.attention.window = 2;
+      });
     case 5: return state.edit(reseed_weights);
     case 6: {
       const Variant v = static_cast<Variant>(pick(4));
@@ -104,12 +108,13 @@ TEST_CASE("a drag is one undo step -- a new edit after undo drops the redo") {
   CHECK(state.scenario().input.embeddings(2, 2) == 9);
 }
 
-TEST_CASE("a field applied while another widget is active is an undo step of its own, apart from the drag that follows") {
+TEST_CASE(
+    "a field applied while another widget is active is an undo step of its own, apart from the drag that follows") {
   AppState state(cat_sat(), asset("the_cat_sat.json"));
   state.active_widget = [] { return 7u; };  // the widget just clicked, whose click made the field apply
   CHECK(state.edit_own_step([](Scenario& d) { d.weight_scale = 0.5; }));
   for (double v = 1.1; v < 1.35; v += 0.1) state.edit([&](Scenario& d) { d.input.embeddings(0, 0) = v; });  // its drag
-  CHECK(state.undo());  // the drag
+  CHECK(state.undo());                                                                                      // the drag
   CHECK(state.scenario().input.embeddings(0, 0) == 1);
   CHECK(state.scenario().weight_scale == 0.5);
   CHECK(state.undo());  // the scale
@@ -123,10 +128,14 @@ TEST_CASE("the document a view read at the start of a frame stays readable after
   AppState state(big, "");
   state.active_widget = [] { return 42u; };  // a drag: from its second edit on, no undo step keeps the old document
   state.edit([](Scenario& d) { d.input.embeddings(0, 0) = 0.5; });
-  state.poll();  // a new frame
+  state.poll();                             // a new frame
   const Scenario& seen = state.scenario();  // what the inputs panel holds while it draws
   state.edit([](Scenario& d) { d.input.embeddings(0, 0) = 0.7; });
-  state.edit([](Scenario& d) { d.input.tokens.push_back("x"); d.input.embeddings.conservativeResize(41, Eigen::NoChange); d.input.embeddings.row(40).setZero(); });
+  state.edit([](Scenario& d) {
+    d.input.tokens.push_back("x");
+    d.input.embeddings.conservativeResize(41, Eigen::NoChange);
+    d.input.embeddings.row(40).setZero();
+  });
   CHECK(seen.input.embeddings(0, 0) == 0.5);  // under ASan a freed document fails here
   CHECK(seen.input.tokens.size() == 40);
   CHECK(state.scenario().input.tokens.size() == 41);
@@ -147,6 +156,6 @@ TEST_CASE("the undo history keeps at most 256 MiB of documents, dropping the old
   for (int i = 1; i <= 70; ++i) REQUIRE(state.edit([i](Scenario& d) { d.input.embeddings(0, 0) = i; }));
   int depth = 0;
   while (state.undo()) ++depth;
-  CHECK(depth == 64);  // 64 x 4 MiB = 256 MiB
+  CHECK(depth == 64);                                     // 64 x 4 MiB = 256 MiB
   CHECK(state.scenario().input.embeddings(0, 0) == 6.0);  // edits 1-6 fell off the end
 }

@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "app/cli/cli.h"
-#include "helpers.h"
 #include "app/cli/units.h"
+#include "helpers.h"
 
 using nlohmann::json;
 namespace fs = std::filesystem;

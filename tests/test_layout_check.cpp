@@ -19,7 +19,8 @@ void write(DrawnText& w, const std::string& text, float x, float y, TextRect cli
 }  // namespace
 
 TEST_CASE("quoted decimals: cells, not column names or approximations -- a typographic minus as '-'") {
-  const std::vector<std::string> q = quoted_decimals("gives 0.748 and \u22121.077; column h0.1, W_0.5, e \u2248 2.7, -0.3 and 12");
+  const std::vector<std::string> q =
+      quoted_decimals("gives 0.748 and \u22121.077; column h0.1, W_0.5, e \u2248 2.7, -0.3 and 12");
   CHECK(q == std::vector<std::string>{"0.748", "-1.077", "-0.3"});
 }
 
@@ -29,7 +30,8 @@ TEST_CASE("a quote is on screen when the frame draws it in full more often than 
   write(pipeline, "0.748", 300, 50);
   write(pipeline, "0.252", 300, 90, {0, 0, 1000, 100});  // cut off at the bottom: scrolled half out of view
   const std::string text = "Head 0 gives 0.748 and 0.252.";
-  CHECK(quotes_off_screen({lesson, pipeline}, text) == std::vector<std::string>{"Lesson: the text quotes 0.252, not on screen"});
+  CHECK(quotes_off_screen({lesson, pipeline}, text) ==
+        std::vector<std::string>{"Lesson: the text quotes 0.252, not on screen"});
   write(pipeline, "0.252", 400, 50);
   CHECK(quotes_off_screen({lesson, pipeline}, text).empty());
   // Quoted twice, shown once besides the text: still missing.
@@ -41,9 +43,10 @@ TEST_CASE("a quote is on screen when the frame draws it in full more often than 
 TEST_CASE("text problems: a run cut by its clip rectangle, and a run drawn over another") {
   DrawnText w{"Memory", false, false, {}};
   write(w, "24 GB", 10, 10);
-  write(w, "80 GB", 20, 18);  // half a line lower, over the first
+  write(w, "80 GB", 20, 18);                     // half a line lower, over the first
   write(w, "table", 10, 100, {0, 0, 30, 1000});  // 40 px wide in a 30 px column
-  CHECK(text_problems({w}) == std::vector<std::string>{"Memory: \"24 GB\" drawn over \"80 GB\"", "Memory: text cut off: \"table\""});
+  CHECK(text_problems({w}) ==
+        std::vector<std::string>{"Memory: \"24 GB\" drawn over \"80 GB\"", "Memory: text cut off: \"table\""});
   w.scrolls_x = true;  // cut at a scrolling edge: reachable, not lost
   CHECK(text_problems({w}) == std::vector<std::string>{"Memory: \"24 GB\" drawn over \"80 GB\""});
 }

@@ -12,12 +12,12 @@
 #include "core/weights.h"
 #include "helpers.h"
 #include "ui/logic/app_state.h"
-#include "ui/widgets/cell_format.h"
 #include "ui/logic/layout_check.h"
 #include "ui/logic/lesson_nav.h"
 #include "ui/logic/lessons.h"
 #include "ui/logic/sqrt_dk.h"
 #include "ui/logic/step_matrices.h"
+#include "ui/widgets/cell_format.h"
 
 using namespace attn;
 using namespace attn::ui;
@@ -35,7 +35,6 @@ double cell(const LessonPage& page, int row, int col) {
   const Trace t = compute_trace(lesson_page_scenario(page, kScenarios));
   return (*step_result(t, page.step, page.head).m)(row, col);
 }
-
 
 struct ShippedLesson {
   const char* file;
@@ -59,21 +58,27 @@ const BadLesson kBadLessons[] = {
      "concat, output or 0-9 but found string \"scroes\""},
     {"missing_scenario.json", "pages[1].scenario: no such scenario file assets/scenarios/missing.json"},
     {"scenario_folder.json",
-     "pages[0].scenario: expected a file name in assets/scenarios (no folders) but found string \"../presets/models.json\""},
+     "pages[0].scenario: expected a file name in assets/scenarios (no folders) but found string "
+     "\"../presets/models.json\""},
     {"head_out_of_range.json", "pages[0].head: the scenario has 1 head (numbered from 0) but found 3"},
     {"head_after_overrides.json", "pages[0].head: the scenario has 2 heads (numbered from 0) but found 3"},
     {"unknown_page_key.json",
-     "pages[0].hilight: unknown key (expected one of: title, text, scenario, view, step, head, decode_tokens, decode_section, "
+     "pages[0].hilight: unknown key (expected one of: title, text, scenario, view, step, head, decode_tokens, "
+     "decode_section, "
      "preset, highlight, absorbed, overrides, experiment, d_k)"},
     {"empty_pages.json", "pages: expected at least one page but found none"},
     {"unknown_experiment.json", "pages[0].experiment: expected one of sqrt_dk but found string \"temperature\""},
     {"d_k_not_offered.json", "pages[0].d_k: expected one of the experiment's 1, 4, 16, 64, 256, 1024 but found 100"},
-    {"d_k_without_experiment.json", "pages[0].d_k: only used by pages with the sqrt_dk experiment (this is a page without an experiment)"},
+    {"d_k_without_experiment.json",
+     "pages[0].d_k: only used by pages with the sqrt_dk experiment (this is a page without an experiment)"},
     {"highlight_outside.json",
-     "pages[0].highlight[1]: the scaled matrix of step scale is 3 x 3 (rows and columns numbered from 0) but found [3, 0]"},
-    {"highlight_not_a_cell.json", "pages[0].highlight[0]: expected [row, column], two integers from 0, but found [0,1,2]"},
+     "pages[0].highlight[1]: the scaled matrix of step scale is 3 x 3 (rows and columns numbered from 0) but found [3, "
+     "0]"},
+    {"highlight_not_a_cell.json",
+     "pages[0].highlight[0]: expected [row, column], two integers from 0, but found [0,1,2]"},
     {"decode_tokens_too_far.json", "pages[0].decode_tokens: the scenario has 4 tokens, so 1 to 4, but found 5"},
-    {"absorbed_not_mla.json", "pages[0].absorbed: the absorbed form is MLA's, but the_lazy_dog.json (after the overrides) is mha"},
+    {"absorbed_not_mla.json",
+     "pages[0].absorbed: the absorbed form is MLA's, but the_lazy_dog.json (after the overrides) is mha"},
     {"absorbed_on_decode.json", "pages[0].absorbed: only used by view pipeline (this is decode)"},
     {"decode_section_on_pipeline.json", "pages[0].decode_section: only used by view decode (this is pipeline)"},
     {"decode_section_out_of_range.json", "pages[0].decode_section: must be <= 4 (found 5)"},
@@ -84,12 +89,15 @@ const BadLesson kBadLessons[] = {
     {"override_bad_mask.json",
      "pages[0].overrides.mask: expected one of none | causal | sliding_window | custom but found string \"diagonal\""},
     {"override_unknown_key.json",
-     "pages[0].overrides.masks: unknown key (expected one of: mask, window, custom_mask, scale, kernel, heads, head_dim, "
+     "pages[0].overrides.masks: unknown key (expected one of: mask, window, custom_mask, scale, kernel, heads, "
+     "head_dim, "
      "variant, kv_heads, latent_dim)"},
     {"override_kv_heads.json",
-     "pages[0].overrides: the_lazy_dog.json with these overrides is invalid: attention.kv_heads: must divide heads (4) but "
+     "pages[0].overrides: the_lazy_dog.json with these overrides is invalid: attention.kv_heads: must divide heads (4) "
+     "but "
      "found 3"},
-    {"override_window_without_sliding.json", "pages[0].overrides.window: given, but the mask is not \"sliding_window\""},
+    {"override_window_without_sliding.json",
+     "pages[0].overrides.window: given, but the mask is not \"sliding_window\""},
     {"missing_title.json", "title: missing (required)"},
     {"root_array.json", "lesson: expected an object but found array"},
     {"duplicate_key.json", "pages[0].title: key appears twice in one object"},
@@ -101,7 +109,8 @@ const BadLesson kBadLessons[] = {
 TEST_CASE("the shipped lessons load in teaching order, every page checked against its scenario") {
   const std::vector<std::filesystem::path> files = lesson_files(kLessons);
   REQUIRE(files.size() >= std::size(kShipped));
-  const std::vector<ModelShape> presets = load_presets_file(std::filesystem::path(ATTN_ASSETS_DIR) / "presets" / "models.json");
+  const std::vector<ModelShape> presets =
+      load_presets_file(std::filesystem::path(ATTN_ASSETS_DIR) / "presets" / "models.json");
   for (std::size_t i = 0; i < files.size(); ++i) {
     CAPTURE(files[i]);
     Lesson lesson;
@@ -181,10 +190,10 @@ void check_quote(const LessonPage& p, int row, int col, const std::string& quote
 
 TEST_CASE("the numbers the lessons quote are the engine's") {
   const Lesson cat = shipped("1_the_cat_sat.json");
-  check_quote(cat.pages[2], 0, 1, "8");        // q_the . k_cat
-  check_quote(cat.pages[3], 0, 1, "4.619");    // 8 / sqrt(3)
-  check_quote(cat.pages[4], 0, 1, "0.743");    // softmax
-  check_quote(cat.pages[5], 0, 0, "1.977");    // weighted sum
+  check_quote(cat.pages[2], 0, 1, "8");      // q_the . k_cat
+  check_quote(cat.pages[3], 0, 1, "4.619");  // 8 / sqrt(3)
+  check_quote(cat.pages[4], 0, 1, "0.743");  // softmax
+  check_quote(cat.pages[5], 0, 0, "1.977");  // weighted sum
   check_quote(cat.pages[5], 0, 1, "7.392");
   check_quote(cat.pages[5], 0, 2, "0.772");
 
@@ -200,7 +209,7 @@ TEST_CASE("the numbers the lessons quote are the engine's") {
   check_quote(masks.pages[5], 2, 2, "0.990");  // custom
 
   const Lesson heads = shipped("4_multi_head.json");
-  check_quote(heads.pages[2], 3, 2, "0.575");    // head 3: sleeps -> dog
+  check_quote(heads.pages[2], 3, 2, "0.575");        // head 3: sleeps -> dog
   check_quote(heads.pages[5], 3, 0, "\u22121.077");  // the sum over heads
 }
 
@@ -246,13 +255,15 @@ TEST_CASE("every decimal a lesson page quotes is a number on its screen, written
       std::set<std::string> shown = shown_numbers(t);
       shown.insert(format_fixed(std::sqrt(static_cast<double>(t.attention.head_dim)), 3));
       if (i > 0) {  // a page may compare with what the page before it showed
-        const std::set<std::string> before = shown_numbers(compute_trace(lesson_page_scenario(l.pages[i - 1], kScenarios)));
+        const std::set<std::string> before =
+            shown_numbers(compute_trace(lesson_page_scenario(l.pages[i - 1], kScenarios)));
         shown.insert(before.begin(), before.end());
       }
       for (const std::string& quoted : quoted_decimals(p.text)) {
         CAPTURE(l.name);
         CAPTURE(i + 1);
-        CHECK_MESSAGE(shown.count(quoted) == 1, "page text quotes " << quoted << ", which no matrix on its screen shows");
+        CHECK_MESSAGE(shown.count(quoted) == 1,
+                      "page text quotes " << quoted << ", which no matrix on its screen shows");
       }
     }
   }
@@ -275,7 +286,8 @@ TEST_CASE("a page's scenario applies its overrides as the command line does") {
   page.overrides = ConfigOverrides{};
   page.overrides.variant = Variant::Mla;
   CHECK_THROWS_WITH_AS(lesson_page_scenario(page, kScenarios),
-                       "overrides.latent_dim: missing (required for variant mla: the width of the cached latent)", InputError);
+                       "overrides.latent_dim: missing (required for variant mla: the width of the cached latent)",
+                       InputError);
 }
 
 TEST_CASE("every malformed lesson file gets its own message naming the field") {
@@ -317,7 +329,7 @@ TEST_CASE("dot products of random vectors: variance d_k raw, 1 scaled, the same 
   CHECK(raw == doctest::Approx(64.615716328967963).epsilon(1e-12));     // the 64.6 of the lesson
   CHECK(scaled == doctest::Approx(1.0096205676401244).epsilon(1e-12));  // the 1.01 of the lesson
   const auto within = std::count_if(s.raw.begin(), s.raw.end(), [](double v) { return std::abs(v) < 16.0; });
-  CHECK(within == 19049);  // the lesson's "95% between -16 and +16"
+  CHECK(within == 19049);                                    // the lesson's "95% between -16 and +16"
   CHECK(fraction_within(s.raw, 16.0) == 19049.0 / 20000.0);  // the caption's 95.2%
   CHECK(fraction_within(s.scaled, 2.0) == 19049.0 / 20000.0);
 

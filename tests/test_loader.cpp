@@ -23,7 +23,8 @@ struct BadFile {
 const BadFile kBadFiles[] = {
     {"root_array.json", "scenario: expected an object but found array"},
     {"unknown_key.json",
-     "atention: unknown key (expected one of: name, description, tokens, embeddings, context, attention, weights, seed, "
+     "atention: unknown key (expected one of: name, description, tokens, embeddings, context, attention, weights, "
+     "seed, "
      "weight_scale)"},
     {"unknown_attention_key.json",
      "attention.heds: unknown key (expected one of: variant, heads, kv_heads, head_dim, latent_dim, query_latent_dim, "
@@ -120,7 +121,9 @@ TEST_CASE("defaults: mask none, scale on, softmax, output_projection follows W_O
   CHECK(with_wo.attention.output_projection);
 }
 
-TEST_CASE("weight_scale multiplies the weights drawn from the seed, not the given ones -- it must be above 0 and at most 100") {
+TEST_CASE(
+    "weight_scale multiplies the weights drawn from the seed, not the given ones -- it must be above 0 and at most "
+    "100") {
   const std::string head = R"({"tokens": ["a", "b"], "embeddings": [[1, 2, 3], [3, 4, 5]],
       "attention": {"heads": 1, "head_dim": 2}, "weights": {"W_K": [[1, 0], [0, 1], [1, 1]]}, "seed": 5)";
   const Scenario plain = parse_scenario(head + "}");
@@ -138,8 +141,8 @@ TEST_CASE("weight_scale multiplies the weights drawn from the seed, not the give
   CHECK(parse_scenario(scenario_to_text(scaled)).weight_scale == 0.25);
   CHECK_THROWS_WITH_AS(parse_scenario(head + R"(, "weight_scale": "small"})"),
                        "weight_scale: expected a number but found string \"small\"", InputError);
-  CHECK_THROWS_WITH_AS(parse_scenario(head + R"(, "weight_scale": 0})"), "weight_scale: expected a number in (0, 100] but found 0",
-                       InputError);
+  CHECK_THROWS_WITH_AS(parse_scenario(head + R"(, "weight_scale": 0})"),
+                       "weight_scale: expected a number in (0, 100] but found 0", InputError);
   CHECK_THROWS_WITH_AS(parse_scenario(head + R"(, "weight_scale": -0.5})"),
                        "weight_scale: expected a number in (0, 100] but found -0.5", InputError);
   CHECK_THROWS_WITH_AS(parse_scenario(head + R"(, "weight_scale": 101})"),
@@ -165,8 +168,9 @@ TEST_CASE("sliding window and custom masks are read from the file") {
 TEST_CASE("a repeated key is named by its full path, inside objects and arrays") {
   CHECK_THROWS_WITH_AS(parse_scenario(R"({"context": {"tokens": ["x"], "tokens": ["y"]}})"),
                        "context.tokens: key appears twice in one object", InputError);
-  CHECK_THROWS_WITH_AS(parse_scenario(R"({"tokens": ["a"], "embeddings": [[1]], "weights": [{"a": 1}, {"b": [1, 2], "b": 3}]})"),
-                       "weights[1].b: key appears twice in one object", InputError);
+  CHECK_THROWS_WITH_AS(
+      parse_scenario(R"({"tokens": ["a"], "embeddings": [[1]], "weights": [{"a": 1}, {"b": [1, 2], "b": 3}]})"),
+      "weights[1].b: key appears twice in one object", InputError);
 }
 
 TEST_CASE("files that are not scenario files say what they are") {
@@ -175,10 +179,14 @@ TEST_CASE("files that are not scenario files say what they are") {
 }
 
 TEST_CASE("token labels with control characters are refused -- window only with a sliding window") {
-  CHECK_THROWS_WITH_AS(parse_scenario(R"({"tokens": ["a", "b\nc"], "embeddings": [[1], [2]], "attention": {"heads": 1, "head_dim": 1}})"),
-                       "tokens[1]: a token label must not contain control characters (found U+000A)", InputError);
-  CHECK_THROWS_WITH_AS(parse_scenario(R"({"tokens": ["a"], "embeddings": [[1]], "attention": {"heads": 1, "head_dim": 1, "window": 2}})"),
-                       "attention.window: given, but attention.mask is not \"sliding_window\"", InputError);
+  CHECK_THROWS_WITH_AS(
+      parse_scenario(
+          R"({"tokens": ["a", "b\nc"], "embeddings": [[1], [2]], "attention": {"heads": 1, "head_dim": 1}})"),
+      "tokens[1]: a token label must not contain control characters (found U+000A)", InputError);
+  CHECK_THROWS_WITH_AS(
+      parse_scenario(
+          R"({"tokens": ["a"], "embeddings": [[1]], "attention": {"heads": 1, "head_dim": 1, "window": 2}})"),
+      "attention.window: given, but attention.mask is not \"sliding_window\"", InputError);
   CHECK(parse_scenario(R"({"tokens": ["é", "b"], "embeddings": [[1], [2]], "attention": {"heads": 1, "head_dim": 1}})")
             .input.tokens[0] == "é");
 }

@@ -188,10 +188,11 @@ TEST_CASE("a trace too large for memory is refused with the numbers that make it
   s.attention.heads = 9;
   s.attention.head_dim = 1;
   s.weights = {};
-  CHECK_THROWS_WITH_AS(compute_trace(s),
-                       "scenario: heads x N_Q x N_KV = 9 x 2048 x 2048 = 37748736 attention cells, more than the 33554432 "
-                       "a trace may hold",
-                       InputError);
+  CHECK_THROWS_WITH_AS(
+      compute_trace(s),
+      "scenario: heads x N_Q x N_KV = 9 x 2048 x 2048 = 37748736 attention cells, more than the 33554432 "
+      "a trace may hold",
+      InputError);
   s.attention.heads = 8;  // the benchmark's largest size: accepted (not computed here: it takes 1.3 GB)
   CHECK_NOTHROW(validate(s));
 }

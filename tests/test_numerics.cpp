@@ -24,7 +24,8 @@ void check_finite(const Trace& t) {
     CHECK(h.output.allFinite());
     CHECK(h.row_sum.allFinite());
     for (Eigen::Index i = 0; i < h.weights.rows(); ++i)
-      if (h.row_status[static_cast<std::size_t>(i)] == RowStatus::Ok) CHECK(h.weights.row(i).sum() == doctest::Approx(1.0));
+      if (h.row_status[static_cast<std::size_t>(i)] == RowStatus::Ok)
+        CHECK(h.weights.row(i).sum() == doctest::Approx(1.0));
   }
   CHECK(t.output.allFinite());
 }

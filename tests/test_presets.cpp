@@ -25,10 +25,8 @@ std::string file_with(const json& extra) {
   json model = {{"name", "m"},     {"source", "s"}, {"variant", "gqa"}, {"layers", 80},
                 {"d_model", 8192}, {"heads", 64},   {"kv_heads", 8},    {"head_dim", 128}};
   for (const auto& [key, value] : extra.items()) {
-    if (value.is_null())
-      model.erase(key);
-    else
-      model[key] = value;
+    if (value.is_null()) model.erase(key);
+    else model[key] = value;
   }
   return json{{"models", {model}}}.dump();
 }

@@ -12,7 +12,8 @@ TEST_CASE("the step list: ten steps in pipeline order, by number or by name") {
   CHECK(parse_step("0") == Step::Inputs);
   CHECK(parse_step("3") == Step::Scale);
   CHECK(parse_step("softmax") == Step::Softmax);
-  CHECK(step_names() == "inputs, projections, scores, scale, mask, softmax, weighted_sum, head_outputs, concat, output");
+  CHECK(step_names() ==
+        "inputs, projections, scores, scale, mask, softmax, weighted_sum, head_outputs, concat, output");
   CHECK(parse_step("weighted_sum") == Step::WeightedSum);
   CHECK(parse_step("9") == Step::Output);
   CHECK_FALSE(parse_step("10").has_value());

@@ -6,9 +6,9 @@
 #include <sstream>
 
 #include "app/gui/user_files.h"
-#include "ui/logic/document_files.h"
 #include "core/io/scenario_write.h"
 #include "helpers.h"
+#include "ui/logic/document_files.h"
 
 using namespace attn;
 using namespace attn::test;

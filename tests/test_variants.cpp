@@ -163,9 +163,10 @@ TEST_CASE("variant configuration errors name the field") {
   CHECK_THROWS_WITH_AS(compute_trace(s), "attention.latent_dim: must be >= 1 (found 0)", InputError);
   s = mla(2, 0);
   s.weights.W_K = Matrix::Zero(3, 8);
-  CHECK_THROWS_WITH_AS(compute_trace(s),
-                       "weights.W_K: not used by variant mla without query_latent_dim (it uses W_Q, W_O, W_DKV, W_UK, W_UV)",
-                       InputError);
+  CHECK_THROWS_WITH_AS(
+      compute_trace(s),
+      "weights.W_K: not used by variant mla without query_latent_dim (it uses W_Q, W_O, W_DKV, W_UK, W_UV)",
+      InputError);
   s = four_heads(Variant::Gqa, 2);
   s.weights.W_V = Matrix::Zero(3, 8);
   CHECK_THROWS_WITH_AS(compute_trace(s), "weights.W_V: expected 4 columns (kv_heads x head_dim = 2 x 2) but found 8",
@@ -173,7 +174,8 @@ TEST_CASE("variant configuration errors name the field") {
 }
 
 TEST_CASE("variant keys in scenario files") {
-  const std::string head = R"({"tokens": ["a", "b"], "embeddings": [[1, 2], [3, 4]], "attention": {"heads": 4, "head_dim": 1, )";
+  const std::string head =
+      R"({"tokens": ["a", "b"], "embeddings": [[1, 2], [3, 4]], "attention": {"heads": 4, "head_dim": 1, )";
   const Scenario g = parse_scenario(head + R"("variant": "gqa", "kv_heads": 2}})");
   CHECK(g.attention.variant == Variant::Gqa);
   CHECK(g.attention.kv_heads == 2);
@@ -184,14 +186,16 @@ TEST_CASE("variant keys in scenario files") {
       {R"("variant": "gqa"}})", "attention.kv_heads: missing (required)"},
       {R"("variant": "gqa", "kv_heads": 3}})", "attention.kv_heads: must divide heads (4) but found 3"},
       {R"("variant": "mha", "kv_heads": 2}})",
-       "attention.kv_heads: mha has one KV head per query head, so 4, but found 2 (variant gqa shares KV heads in groups)"},
+       "attention.kv_heads: mha has one KV head per query head, so 4, but found 2 (variant gqa shares KV heads in "
+       "groups)"},
       {R"("variant": "mqa", "kv_heads": 2}})",
        "attention.kv_heads: mqa has a single KV head, so 1, but found 2 (variant gqa shares KV heads in groups)"},
       {R"("variant": "mla"}})", "attention.latent_dim: missing (required)"},
       {R"("variant": "mla", "latent_dim": 0}})", "attention.latent_dim: must be >= 1 (found 0)"},
       {R"("variant": "mla", "latent_dim": 2, "kv_heads": 4}})",
        "attention.kv_heads: only used by variant mha, gqa and mqa (this is mla)"},
-      {R"("variant": "gqa", "kv_heads": 2, "latent_dim": 4}})", "attention.latent_dim: only used by variant mla (this is gqa)"},
+      {R"("variant": "gqa", "kv_heads": 2, "latent_dim": 4}})",
+       "attention.latent_dim: only used by variant mla (this is gqa)"},
   };
   for (const auto& [tail, message] : bad) {
     const auto captured = tail;  // CAPTURE is a lambda: not a structured binding (Clang 14)

@@ -51,8 +51,8 @@ TEST_CASE("the cat sat, causal: weights and output match the reference") {
   check_matrix(h.masked, mat({{1.154701, -inf, -inf}, {3.464102, 9.237604, -inf}, {2.886751, 9.237604, 7.505553}}),
                kTol, "masked");
   check_matrix(h.weights, mat({{1, 0, 0}, {0.003099, 0.996901, 0}, {0.001481, 0.848416, 0.150103}}), kTol, "weights");
-  check_matrix(h.output,
-               mat({{1, 2, 3}, {1.996901, 7.981405, 0.009298}, {1.998519, 7.690910, 0.454751}}), kTol, "output");
+  check_matrix(h.output, mat({{1, 2, 3}, {1.996901, 7.981405, 0.009298}, {1.998519, 7.690910, 0.454751}}), kTol,
+               "output");
   // Hidden keys get exactly zero weight, not merely a tiny one.
   CHECK(h.weights(0, 1) == 0.0);
   CHECK(h.weights(1, 2) == 0.0);

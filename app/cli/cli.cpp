@@ -8,13 +8,14 @@ namespace attn::cli {
 namespace {
 
 void print_help(std::ostream& out, std::string_view window_usage) {
-  out << "Attention Lab " ATTN_VERSION " - every intermediate of Transformer attention, exact.\n\n"
+  out << "Attention Lab " ATTN_VERSION
+         " - every intermediate of Transformer attention, exact.\n\n"
          "Usage:\n"
       << window_usage << "\n"
-      << kTraceHelp
-      << "\n  Options that override the scenario file for quick experiments:\n"
-      << kOverridesHelp
-      << "\n" << kDecodeHelp << "\n" << kKvHelp
+      << kTraceHelp << "\n  Options that override the scenario file for quick experiments:\n"
+      << kOverridesHelp << "\n"
+      << kDecodeHelp << "\n"
+      << kKvHelp
       << "\nattention-lab --help       this text\n"
          "attention-lab --version    the version\n\n"
          "Exit codes: 0 done, 2 bad input (the message on stderr names the file, the field, what was\n"

@@ -35,20 +35,23 @@ std::string row_text(const Matrix& row, int precision) {
 
 std::string per_token_explanation(const AttentionConfig& a) {
   if (a.variant == Variant::Mla)
-    return "the latent: latent_dim = " + std::to_string(a.latent_dim) + " numbers (keys and values are expanded from it)";
+    return "the latent: latent_dim = " + std::to_string(a.latent_dim) +
+           " numbers (keys and values are expanded from it)";
   const int g = kv_head_count(a);
   return "2 (a key and a value) x " + std::to_string(g) + (g == 1 ? " KV head" : " KV heads") + " x head_dim " +
          std::to_string(a.head_dim) + " = " + std::to_string(2 * g * a.head_dim) + " numbers";
 }
 
 // Row `row` of the cache: the latent, or each KV head's key and value.
-void print_cache_row(std::ostream& out, const DecodeTrace& d, Eigen::Index row, int precision, const std::string& verb) {
+void print_cache_row(std::ostream& out, const DecodeTrace& d, Eigen::Index row, int precision,
+                     const std::string& verb) {
   if (d.attention.variant == Variant::Mla) {
     out << "  " << verb << " latent:   " << row_text(d.cache.latent.row(row), precision) << '\n';
     return;
   }
   for (std::size_t g = 0; g < d.cache.k.size(); ++g)
-    out << "  " << verb << (verb == "appended" ? " to" : " for") << " KV head " << g << ":  k = " << row_text(d.cache.k[g].row(row), precision)
+    out << "  " << verb << (verb == "appended" ? " to" : " for") << " KV head " << g
+        << ":  k = " << row_text(d.cache.k[g].row(row), precision)
         << "   v = " << row_text(d.cache.v[g].row(row), precision) << '\n';
 }
 
@@ -57,7 +60,8 @@ void print_decode(std::ostream& out, const DecodeTrace& d, int precision) {
   out << "Decoding \"" << d.name << "\" one token at a time through a KV cache (one layer)\n";
   if (d.cross_attention) {
     out << "Cross-attention: the cache holds the context, " << d.cached_tokens.size()
-        << " tokens, computed once before the first token; each context token takes " << per_token_explanation(a) << ".\n";
+        << " tokens, computed once before the first token; each context token takes " << per_token_explanation(a)
+        << ".\n";
     for (std::size_t j = 0; j < d.cached_tokens.size(); ++j) {
       out << "  context '" << d.cached_tokens[j] << "'\n";
       print_cache_row(out, d, static_cast<Eigen::Index>(j), precision, "cached");
@@ -67,14 +71,15 @@ void print_decode(std::ostream& out, const DecodeTrace& d, int precision) {
     out << "Each token adds to the cache " << per_token_explanation(a) << ".\n\n";
   }
   for (const DecodeStep& s : d.steps) {
-    out << "step " << s.t << "  '" << s.token << "'  cache: " << s.cache_tokens << (s.cache_tokens == 1 ? " token, " : " tokens, ")
-        << s.cache_elements << " numbers\n";
+    out << "step " << s.t << "  '" << s.token << "'  cache: " << s.cache_tokens
+        << (s.cache_tokens == 1 ? " token, " : " tokens, ") << s.cache_elements << " numbers\n";
     // Cross-attention appends nothing: the context's cache was filled before the first step.
     if (!d.cross_attention) print_cache_row(out, d, s.t, precision, "appended");
     for (std::size_t h = 0; h < s.weights.size(); ++h) {
       out << "  weights of head " << h << ":";
       for (Eigen::Index j = 0; j < s.weights[h].cols(); ++j)
-        out << "  " << d.cached_tokens[static_cast<std::size_t>(j)] << " " << format_number(s.weights[h](0, j), precision);
+        out << "  " << d.cached_tokens[static_cast<std::size_t>(j)] << " "
+            << format_number(s.weights[h](0, j), precision);
       if (s.status[h] == RowStatus::AllMasked) out << "  (every cached token is hidden by the mask)";
       out << '\n';
     }

@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "app/cli/matrix_text.h"
+#include "core/text_format.h"
 #include "ui/logic/glyphs.h"
 #include "ui/logic/hover_text.h"
 #include "ui/logic/step_text.h"
 #include "ui/logic/steps.h"
-#include "core/text_format.h"
 
 namespace attn::cli {
 namespace {
@@ -47,7 +47,8 @@ using Block = std::variant<Title, Heading, Paragraph, Formula, Table>;
 std::vector<std::string> first_labels(const std::vector<std::string>& labels, Eigen::Index total, Eigen::Index shown) {
   std::vector<std::string> out;
   for (Eigen::Index i = 0; i < shown; ++i)
-    out.push_back(static_cast<Eigen::Index>(labels.size()) == total ? labels[static_cast<std::size_t>(i)] : std::to_string(i));
+    out.push_back(static_cast<Eigen::Index>(labels.size()) == total ? labels[static_cast<std::size_t>(i)]
+                                                                    : std::to_string(i));
   return out;
 }
 
@@ -55,8 +56,8 @@ Table make_table(std::string caption, const Matrix& m, const std::vector<std::st
                  const std::vector<std::string>& cols) {
   const Eigen::Index r = std::min<Eigen::Index>(m.rows(), kHandoutMaxCells);
   const Eigen::Index c = std::min<Eigen::Index>(m.cols(), kHandoutMaxCells);
-  return {std::move(caption), m.topLeftCorner(r, c), m.rows(), m.cols(), first_labels(rows, m.rows(), r),
-          first_labels(cols, m.cols(), c)};
+  return {std::move(caption), m.topLeftCorner(r, c),           m.rows(),
+          m.cols(),           first_labels(rows, m.rows(), r), first_labels(cols, m.cols(), c)};
 }
 
 // Integers print bare ("8", not "8.0000") so the worked example reads as it does on paper.
@@ -79,7 +80,6 @@ std::string first_reason(const std::string& why) {
   if (!first.starts_with("If ") || first.size() == why.size()) return first;
   return first + " " + first_sentence(why.substr(first.size() + 1));
 }
-
 
 std::string names(const std::vector<std::string>& tokens) {
   std::string s;
@@ -126,8 +126,8 @@ class HandoutBuilder {
         "columns are keys.";
     const int n = std::max(t_.n_q(), t_.n_kv());
     if (n > kHandoutMaxCells)
-      reading += " With " + std::to_string(n) + " tokens, tables show only their first " + std::to_string(kHandoutMaxCells) +
-                 " rows and columns.";
+      reading += " With " + std::to_string(n) + " tokens, tables show only their first " +
+                 std::to_string(kHandoutMaxCells) + " rows and columns.";
     add(Paragraph{reading});
   }
 
@@ -147,7 +147,8 @@ class HandoutBuilder {
     if (a.query_latent_dim > 0) s += ", query_latent_dim " + std::to_string(a.query_latent_dim);
     s += ", mask " + std::string(to_string(a.mask));
     if (a.mask == MaskKind::SlidingWindow) s += " (window " + std::to_string(a.window) + ")";
-    s += a.scale ? ", scale 1/" + glyph::kRoot + std::to_string(a.head_dim) + " = " + number_text(t_.scale_factor, precision_)
+    s += a.scale ? ", scale 1/" + glyph::kRoot + std::to_string(a.head_dim) + " = " +
+                       number_text(t_.scale_factor, precision_)
                  : std::string(", scale off");
     s += ", kernel " + std::string(to_string(a.kernel));
     return s + (t_.has_output_projection() ? ", with W_O." : ", no W_O.");
@@ -239,16 +240,22 @@ class HandoutBuilder {
     table(softmax ? "per row: shift m (largest visible score), Z = sum of exp(masked - m), entropy in nats"
                   : "per row: Z = sum of masked, entropy in nats",
           stats.values, t_.tokens, stats.columns);
-    for (int i = 0; i < t_.n_q(); ++i) row_note(h.row_status[static_cast<std::size_t>(i)], t_.tokens[static_cast<std::size_t>(i)]);
+    for (int i = 0; i < t_.n_q(); ++i)
+      row_note(h.row_status[static_cast<std::size_t>(i)], t_.tokens[static_cast<std::size_t>(i)]);
   }
 
   void row_note(RowStatus status, const std::string& token) {
     const std::string q = "\"" + token + "\"";
     switch (status) {
-      case RowStatus::AllMasked: add(Paragraph{"Note: every key is hidden from " + q + ": its weights and output are 0."}); break;
-      case RowStatus::ZeroSum: add(Paragraph{"Note: Z is 0 for " + q + ", so its row cannot be normalised: weights and output are 0."}); break;
+      case RowStatus::AllMasked:
+        add(Paragraph{"Note: every key is hidden from " + q + ": its weights and output are 0."});
+        break;
+      case RowStatus::ZeroSum:
+        add(Paragraph{"Note: Z is 0 for " + q + ", so its row cannot be normalised: weights and output are 0."});
+        break;
       case RowStatus::Signed:
-        add(Paragraph{"Note: some weights of " + q + " are negative, so they are no distribution and have no entropy."});
+        add(Paragraph{"Note: some weights of " + q +
+                      " are negative, so they are no distribution and have no entropy."});
         break;
       case RowStatus::Ok: break;
     }
@@ -335,7 +342,9 @@ struct MarkdownWriter {
   int precision;
 
   void operator()(const Title& b) const { out += "# " + md_label(b.name) + "\n\n"; }
-  void operator()(const Heading& b) const { out += std::string(static_cast<std::size_t>(b.level), '#') + " " + b.text + "\n\n"; }
+  void operator()(const Heading& b) const {
+    out += std::string(static_cast<std::size_t>(b.level), '#') + " " + b.text + "\n\n";
+  }
   void operator()(const Paragraph& b) const { out += md_text(b.text) + "\n\n"; }
   void operator()(const Formula& b) const { out += "`" + b.text + "`\n\n"; }
   void operator()(const Table& t) const {
@@ -462,7 +471,8 @@ std::string latex_escape(std::string_view text) {
   std::string out;
   bool opening_quote = true;
   for (std::size_t i = 0; i < text.size();) {
-    const auto match = std::find_if(kGlyphs.begin(), kGlyphs.end(), [&](const auto& g) { return text.substr(i).starts_with(g.first); });
+    const auto match = std::find_if(kGlyphs.begin(), kGlyphs.end(),
+                                    [&](const auto& g) { return text.substr(i).starts_with(g.first); });
     if (match != kGlyphs.end()) {
       out += match->second;
       i += match->first.size();
@@ -470,7 +480,16 @@ std::string latex_escape(std::string_view text) {
     }
     const char c = text[i++];
     switch (c) {
-      case '&': case '%': case '$': case '#': case '_': case '{': case '}': out += '\\'; out += c; break;
+      case '&':
+      case '%':
+      case '$':
+      case '#':
+      case '_':
+      case '{':
+      case '}':
+        out += '\\';
+        out += c;
+        break;
       case '~': out += "\\textasciitilde{}"; break;
       case '^': out += "\\textasciicircum{}"; break;
       case '\\': out += "\\textbackslash{}"; break;

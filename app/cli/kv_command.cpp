@@ -188,8 +188,9 @@ ModelShape shape_from_options(const KvOptions& o) {
     throw UsageError(std::string(o.local_layers ? "--local-layers" : "--global-layers") +
                      ": given, but --window is not set");
   if (o.window && o.local_layers.has_value() != o.global_layers.has_value())
-    throw UsageError("kv: give both --local-layers and --global-layers (the repeating pattern), or neither for a "
-                     "window on every layer");
+    throw UsageError(
+        "kv: give both --local-layers and --global-layers (the repeating pattern), or neither for a "
+        "window on every layer");
   m.layers = *o.layers;
   m.heads = *o.heads;
   m.head_dim = *o.head_dim;
@@ -247,8 +248,9 @@ const ModelShape& find_preset(const std::vector<ModelShape>& presets, const std:
 int kv_command(std::span<const std::string> words, std::ostream& out, std::ostream& err) {
   const KvOptions o = parse_kv_args(words);
   if (!o.list && !o.preset && o.shape_options.empty())
-    throw UsageError("kv: give a model: --preset NAME (see attention-lab kv --list) or a shape with --layers, "
-                     "--heads, --kv-heads and --head-dim");
+    throw UsageError(
+        "kv: give a model: --preset NAME (see attention-lab kv --list) or a shape with --layers, "
+        "--heads, --kv-heads and --head-dim");
   KvRequest r;
   if (o.list || o.preset) {
     const auto presets = load_presets(o, err);

@@ -136,8 +136,9 @@ nlohmann::json kv_compare_json(const KvRequest& r) {
     if (const std::string note = choice_note(row, r.model); !note.empty()) v["note"] = note;
     variants.push_back(v);
   }
-  return {{"model", shape_to_json(r.model)}, {"seq", r.seq},           {"seq_is_default", r.seq_is_default},
-          {"batch", r.batch},                {"dtype", to_string(r.dtype)}, {"variants", variants}};
+  return {{"model", shape_to_json(r.model)},    {"seq", r.seq},
+          {"seq_is_default", r.seq_is_default}, {"batch", r.batch},
+          {"dtype", to_string(r.dtype)},        {"variants", variants}};
 }
 
 }  // namespace attn::cli

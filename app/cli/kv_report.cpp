@@ -50,8 +50,9 @@ std::string notes(const ModelShape& m) {
     char ratio[32];
     if (m.d_model % m.heads == 0) std::snprintf(ratio, sizeof ratio, "%d", m.d_model / m.heads);
     else std::snprintf(ratio, sizeof ratio, "%.2f", static_cast<double>(m.d_model) / m.heads);
-    out << "  head_dim " << thousands(m.head_dim) << " is the model's own figure, not d_model / heads = "
-        << thousands(m.d_model) << " / " << thousands(m.heads) << " = " << ratio << ".\n";
+    out << "  head_dim " << thousands(m.head_dim)
+        << " is the model's own figure, not d_model / heads = " << thousands(m.d_model) << " / " << thousands(m.heads)
+        << " = " << ratio << ".\n";
   }
   return out.str();
 }
@@ -69,8 +70,8 @@ std::string longest_contexts_text(const KvRequest& r) {
   std::string s;
   for (const Accelerator& a : kAccelerators) {
     const std::optional<std::uint64_t> n = longest_context(r, a);
-    s += (s.empty() ? "" : ", ") + (n ? thousands(*n) : "over " + limit) +
-         (s.empty() ? " tokens" : "") + " in " + a.label;
+    s += (s.empty() ? "" : ", ") + (n ? thousands(*n) : "over " + limit) + (s.empty() ? " tokens" : "") + " in " +
+         a.label;
   }
   return s;
 }
@@ -93,11 +94,11 @@ void print_window_totals(std::ostream& out, const KvRequest& r, const KvCacheSiz
   const std::string local_slots =
       count(s.local_layer_count, "layer", "layers") + " x " + count(s.local_tokens, "token", "tokens");
   const std::string global_slots = count(s.global_layer_count, "layer", "layers") + " x " + thousands(r.seq);
-  const std::string slots =
-      s.global_layer_count == 0 ? local_slots : "(" + global_slots + " + " + local_slots + ")";
+  const std::string slots = s.global_layer_count == 0 ? local_slots : "(" + global_slots + " + " + local_slots + ")";
   line(out, "Total KV cache, window-aware:", bytes_text(s.total_bytes));
-  line(out, "", "= " + thousands(s.elements_per_token_per_layer) + " x " + element_size(r.dtype) + " x " + slots +
-                    " x batch " + thousands(r.batch));
+  line(out, "",
+       "= " + thousands(s.elements_per_token_per_layer) + " x " + element_size(r.dtype) + " x " + slots + " x batch " +
+           thousands(r.batch));
   line(out, "Total with full attention:",
        bytes_text(s.total_bytes_full_attention) + " = " + thousands(s.bytes_per_token) + " bytes x " +
            count(r.seq, "token", "tokens") + " x batch " + thousands(r.batch));
@@ -113,8 +114,7 @@ void print_window_note(std::ostream& out, const KvRequest& r, const KvCacheSize&
     return;
   }
   if (s.global_layer_count == 0)
-    out << "  Every layer is a sliding-window layer (a rolling buffer) that keeps only the last " << W
-        << " tokens,\n";
+    out << "  Every layer is a sliding-window layer (a rolling buffer) that keeps only the last " << W << " tokens,\n";
   else
     out << "  The " << count(s.local_layer_count, "sliding-window layer keeps", "sliding-window layers keep")
         << " only the last " << W << " tokens; the "
@@ -174,8 +174,9 @@ void print_kv(std::ostream& out, const KvRequest& r) {
   if (has_sliding_window(m)) {
     print_window_totals(out, r, s);
   } else {
-    line(out, "Total KV cache:", bytes_text(s.total_bytes) + " = " + thousands(s.bytes_per_token) + " bytes x " +
-                                     count(r.seq, "token", "tokens") + " x batch " + thousands(r.batch));
+    line(out, "Total KV cache:",
+         bytes_text(s.total_bytes) + " = " + thousands(s.bytes_per_token) + " bytes x " +
+             count(r.seq, "token", "tokens") + " x batch " + thousands(r.batch));
   }
   if (!s.whole_bytes)
     out << "  int4 packs two numbers per byte; an odd count leaves half a byte, counted as a whole one.\n";
@@ -216,9 +217,10 @@ void print_preset_list(std::ostream& out, const std::vector<ModelShape>& presets
       window = thousands(m.window) + (m.global_layers == 0 ? " (every layer)"
                                                            : " (" + std::to_string(m.local_layers) + " local : " +
                                                                  std::to_string(m.global_layers) + " global)");
-    rows.push_back({m.name, upper(to_string(m.variant)), thousands(m.layers), m.d_model > 0 ? thousands(m.d_model) : "-",
-                    thousands(m.heads), mla ? "-" : thousands(m.kv_heads), thousands(m.head_dim),
-                    mla ? thousands(m.latent_dim) + " + " + thousands(m.rope_dim) : "-", window});
+    rows.push_back({m.name, upper(to_string(m.variant)), thousands(m.layers),
+                    m.d_model > 0 ? thousands(m.d_model) : "-", thousands(m.heads), mla ? "-" : thousands(m.kv_heads),
+                    thousands(m.head_dim), mla ? thousands(m.latent_dim) + " + " + thousands(m.rope_dim) : "-",
+                    window});
   }
   print_table(out, rows, {2, 3, 4, 5, 6, 7});
   out << "\nSources:\n";

@@ -16,7 +16,8 @@ std::vector<std::string> labels_or_indices(const std::vector<std::string>& label
 
 // Columns on a terminal: UTF-8 continuation bytes take no room of their own ("é" is one column, two bytes).
 std::size_t display_width(const std::string& s) {
-  return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+  return static_cast<std::size_t>(
+      std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
 std::size_t widest(const std::vector<std::string>& items) {
@@ -71,8 +72,8 @@ void print_matrix(std::ostream& out, const Matrix& m, const MatrixTextOptions& o
 
 RowStatistics row_statistics(const HeadTrace& h, bool softmax) {
   const Eigen::Index n = h.weights.rows();
-  RowStatistics r{Matrix(n, softmax ? 3 : 2), softmax ? std::vector<std::string>{"m", "Z", "entropy"}
-                                                      : std::vector<std::string>{"Z", "entropy"}};
+  RowStatistics r{Matrix(n, softmax ? 3 : 2),
+                  softmax ? std::vector<std::string>{"m", "Z", "entropy"} : std::vector<std::string>{"Z", "entropy"}};
   for (Eigen::Index i = 0; i < n; ++i) {
     if (softmax) r.values.row(i) << h.row_max(i), h.row_sum(i), h.entropy(i);
     else r.values.row(i) << h.row_sum(i), h.entropy(i);

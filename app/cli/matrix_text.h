@@ -10,15 +10,16 @@
 namespace attn::cli {
 
 struct MatrixTextOptions {
-  int precision = 4;                     // digits after the decimal point
-  std::vector<std::string> row_labels;   // one per row; empty = 0, 1, 2, ...
-  std::vector<std::string> col_labels;   // one per column; empty = 0, 1, 2, ...
+  int precision = 4;                    // digits after the decimal point
+  std::vector<std::string> row_labels;  // one per row; empty = 0, 1, 2, ...
+  std::vector<std::string> col_labels;  // one per column; empty = 0, 1, 2, ...
 };
 
 // Fixed-point with `precision` digits; -inf (a hidden score) prints as "-inf", -0 as 0.
 std::string format_number(double x, int precision);
 
-// Column labels of a matrix made of head blocks: "h1.0" is column 0 of head 1 ("g" for KV heads); one head: "0", "1", ...
+// Column labels of a matrix made of head blocks: "h1.0" is column 0 of head 1 ("g" for KV heads); one head: "0", "1",
+// ...
 std::vector<std::string> head_column_labels(const char* prefix, int heads, int head_dim);
 
 void print_matrix(std::ostream& out, const Matrix& m, const MatrixTextOptions& opts);

@@ -1,6 +1,5 @@
 #include "app/cli/overrides.h"
 
-
 namespace attn::cli {
 
 const char* const kOverridesHelp =
@@ -26,7 +25,8 @@ bool Overrides::parse(const std::string& option, Args& args) {
   } else if (option == "--kernel") {
     const std::string v = args.value(option);
     c.kernel = parse_kernel(v);
-    if (!c.kernel) throw UsageError("--kernel: expected one of " + std::string(kernel_names()) + " but found '" + v + "'");
+    if (!c.kernel)
+      throw UsageError("--kernel: expected one of " + std::string(kernel_names()) + " but found '" + v + "'");
   } else if (option == "--window") {
     c.window = static_cast<int>(args.integer(option, 1, limits::kMaxTokens));
   } else if (option == "--scale" || option == "--no-scale") {
@@ -38,7 +38,8 @@ bool Overrides::parse(const std::string& option, Args& args) {
   } else if (option == "--variant") {
     const std::string v = args.value(option);
     c.variant = parse_variant(v);
-    if (!c.variant) throw UsageError("--variant: expected one of " + std::string(variant_names()) + " but found '" + v + "'");
+    if (!c.variant)
+      throw UsageError("--variant: expected one of " + std::string(variant_names()) + " but found '" + v + "'");
   } else if (option == "--kv-heads") {
     c.kv_heads = static_cast<int>(args.integer(option, 1, limits::kMaxHeads));
   } else if (option == "--latent-dim") {

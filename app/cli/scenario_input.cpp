@@ -11,7 +11,8 @@ ScenarioCommandOptions parse_scenario_command(const std::string& command, std::s
     else if (word == "--json") o.json = true;
     else if (word == "--precision") o.precision = static_cast<int>(args.integer(word, 0, 17));
     else if (o.overrides.parse(word, args)) continue;
-    else if (word.starts_with("--")) throw UsageError(command + ": unknown option '" + word + "' (see attention-lab --help)");
+    else if (word.starts_with("--"))
+      throw UsageError(command + ": unknown option '" + word + "' (see attention-lab --help)");
     else if (o.scenario.empty()) o.scenario = word;
     else throw UsageError(command + ": only one SCENARIO may be given, found '" + o.scenario + "' and '" + word + "'");
   }

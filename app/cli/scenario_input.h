@@ -38,7 +38,8 @@ auto compute_from_file(const ScenarioCommandOptions& o, std::ostream& err, F com
     o.overrides.apply(s, err);
     return compute(s);
   } catch (const InputError& e) {
-    err << "attention-lab: " << o.scenario << (o.overrides.any() ? " with the given options: " : ": ") << e.what() << '\n';
+    err << "attention-lab: " << o.scenario << (o.overrides.any() ? " with the given options: " : ": ") << e.what()
+        << '\n';
     return std::nullopt;
   }
 }

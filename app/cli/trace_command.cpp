@@ -90,8 +90,7 @@ class TracePrinter {
     const AttentionConfig& a = t_.attention;
     out_ << "Scenario: " << t_.name << '\n';
     out_ << (t_.cross_attention ? "Cross-attention: " : "Self-attention: ") << t_.n_q()
-         << (t_.n_q() == 1 ? " query token (" : " query tokens (")
-         << join(t_.tokens) << ")";
+         << (t_.n_q() == 1 ? " query token (" : " query tokens (") << join(t_.tokens) << ")";
     if (t_.cross_attention) out_ << " over " << t_.n_kv() << " context tokens (" << join(t_.context_tokens) << ")";
     out_ << '\n';
     out_ << to_upper(to_string(a.variant)) << ", " << a.heads << (a.heads == 1 ? " head" : " heads") << " of dimension "
@@ -119,7 +118,9 @@ class TracePrinter {
     out_ << "=== Head " << n;
     if (shared) out_ << " (reads KV head " << h.kv_head << ")";
     out_ << " ===\n\n";
-    auto cols = [d](int block) { return "[:, " + std::to_string(block * d) + ":" + std::to_string((block + 1) * d) + "]"; };
+    auto cols = [d](int block) {
+      return "[:, " + std::to_string(block * d) + ":" + std::to_string((block + 1) * d) + "]";
+    };
     if (many) {
       matrix("q = Q" + cols(h.head), h.q, t_.tokens, {});
       matrix("k = K" + cols(h.kv_head), h.k, t_.context_tokens, {});
@@ -128,11 +129,11 @@ class TracePrinter {
     matrix("scores = q k^T  (rows: queries, columns: keys)", h.scores, t_.tokens, t_.context_tokens);
     if (t_.attention.scale)
       matrix("scaled = scores / sqrt(" + std::to_string(d) + ")", h.scaled, t_.tokens, t_.context_tokens);
-    else
-      matrix("scaled = scores  (scale off)", h.scaled, t_.tokens, t_.context_tokens);
+    else matrix("scaled = scores  (scale off)", h.scaled, t_.tokens, t_.context_tokens);
     matrix("mask  (1 = may attend, 0 = hidden)", h.mask, t_.tokens, t_.context_tokens, 0);
     const bool softmax = t_.attention.kernel == Kernel::Softmax;
-    matrix(softmax ? "masked = scaled, hidden entries set to -inf" : "masked = kappa(scaled) = scaled, hidden entries set to 0",
+    matrix(softmax ? "masked = scaled, hidden entries set to -inf"
+                   : "masked = kappa(scaled) = scaled, hidden entries set to 0",
            h.masked, t_.tokens, t_.context_tokens);
     matrix(softmax ? "weights = softmax(masked), row by row" : "weights = masked / Z, row by row", h.weights, t_.tokens,
            t_.context_tokens);
@@ -146,15 +147,16 @@ class TracePrinter {
     out_ << "=== MLA as served: W_UK absorbed into the queries, W_UV into the output; K and V are never formed ===\n\n";
     for (int h = 0; h < a.heads; ++h) {
       const std::string n = std::to_string(h);
-      matrix(std::string(q_latent ? "W_UQK^(" : "W_QK^(") + n + ") = " + (q_latent ? "W_UQ^(" : "W_Q^(") + n + ") W_UK^(" + n +
-                 ")^T",
+      matrix(std::string(q_latent ? "W_UQK^(" : "W_QK^(") + n + ") = " + (q_latent ? "W_UQ^(" : "W_Q^(") + n +
+                 ") W_UK^(" + n + ")^T",
              m.W_UQK[h], {}, {});
       matrix("scores of head " + n + " = " + (q_latent ? "query_latent" : "X") + " W_UQK^(" + n +
                  ") latent^T  (max difference from the explicit scores: " +
                  format_number((m.scores[h] - t_.heads[h].scores).cwiseAbs().maxCoeff(), 17) + ")",
              m.scores[h], t_.tokens, t_.context_tokens);
     }
-    matrix("latent_output = [weights_h latent]_h", m.latent_output, t_.tokens, head_column_labels("h", a.heads, a.latent_dim));
+    matrix("latent_output = [weights_h latent]_h", m.latent_output, t_.tokens,
+           head_column_labels("h", a.heads, a.latent_dim));
     matrix(t_.weights.W_O ? "W_LO = blockdiag(W_UV^(h)) W_O" : "W_LO = blockdiag(W_UV^(h))  (no W_O)", m.W_LO, {}, {});
     matrix("output = latent_output W_LO  (max difference from the explicit output: " +
                format_number((m.output - t_.output).cwiseAbs().maxCoeff(), 17) + ")",
@@ -171,7 +173,8 @@ class TracePrinter {
         out_ << "  note: every key is hidden from '" << t_.tokens[i] << "': its weights and output are 0\n";
       if (h.row_status[i] == RowStatus::ZeroSum)
         out_ << "  note: Z is 0 for '" << t_.tokens[i]
-             << "' (or lost in rounding next to its entries), so its row cannot be normalised: weights and output are 0\n";
+             << "' (or lost in rounding next to its entries), so its row cannot be normalised: weights and output are "
+                "0\n";
       if (h.row_status[i] == RowStatus::Signed)
         out_ << "  note: some weights of '" << t_.tokens[i]
              << "' are negative: the linear kernel gives no probability distribution here, so no entropy\n";
@@ -220,7 +223,8 @@ TraceFormat take_format(std::span<const std::string> words, std::vector<std::str
     if (!f || *f == TraceFormat::Json) rest.push_back(word);
     if (!f || word == chosen) continue;
     if (!chosen.empty())
-      throw UsageError("trace: " + chosen + " and " + word + " cannot be combined: choose one of --json, --markdown or --latex");
+      throw UsageError("trace: " + chosen + " and " + word +
+                       " cannot be combined: choose one of --json, --markdown or --latex");
     format = *f;
     chosen = word;
   }

@@ -29,7 +29,8 @@ bool write_region_png(const std::string& path, int x, int y, int width, int heig
   std::vector<unsigned char> flipped(pixels.size());
   const std::size_t row = static_cast<std::size_t>(width) * 4;
   for (int y = 0; y < height; ++y)
-    std::copy_n(pixels.data() + row * static_cast<std::size_t>(height - 1 - y), row, flipped.data() + row * static_cast<std::size_t>(y));
+    std::copy_n(pixels.data() + row * static_cast<std::size_t>(height - 1 - y), row,
+                flipped.data() + row * static_cast<std::size_t>(y));
   for (std::size_t i = 3; i < flipped.size(); i += 4) flipped[i] = 255;  // an opaque picture
   return stbi_write_png(path.c_str(), width, height, 4, flipped.data(), static_cast<int>(row)) != 0;
 }
@@ -51,13 +52,14 @@ struct FramebufferApi {
   }
 };
 
-
 }  // namespace
 
 void apply_look(const ui::AppState& state, Look& applied) {
-  const Look wanted{state.display.effective_zoom(), state.display.theme, state.display.presentation, ui::characters_in_use(state)};
+  const Look wanted{state.display.effective_zoom(), state.display.theme, state.display.presentation,
+                    ui::characters_in_use(state)};
   if (wanted == applied) return;
-  ui::apply_style(state.display.theme == ui::Theme::Light ? ui::StyleTheme::Light : ui::StyleTheme::Dark, state.display.presentation, wanted.zoom);
+  ui::apply_style(state.display.theme == ui::Theme::Light ? ui::StyleTheme::Light : ui::StyleTheme::Dark,
+                  state.display.presentation, wanted.zoom);
   const ui::FontSizes base;
   ui::load_fonts({base.body * wanted.zoom, base.title * wanted.zoom}, wanted.characters);
   ImGui_ImplOpenGL3_DestroyFontsTexture();
@@ -128,9 +130,9 @@ void export_picture(Window& window, ui::AppState& state) {
       const int y0 = std::clamp(static_cast<int>(r.min.y), 0, H), y1 = std::clamp(static_cast<int>(r.max.y + 1), 0, H);
       const std::string file = ui::picture_file_name(std::filesystem::current_path().string(), r.name);
       if (x1 > x0 && y1 > y0 && write_region_png(file, x0, H - y1, x1 - x0, y1 - y0))
-        state.message = "Saved " + file + " (" + std::to_string(x1 - x0) + "\u00D7" + std::to_string(y1 - y0) + " pixels)";
-      else
-        state.message = "The picture could not be written to " + file;
+        state.message =
+            "Saved " + file + " (" + std::to_string(x1 - x0) + "\u00D7" + std::to_string(y1 - y0) + " pixels)";
+      else state.message = "The picture could not be written to " + file;
     }
   }
   fb.bind(GL_FRAMEBUFFER, 0);

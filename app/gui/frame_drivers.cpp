@@ -12,9 +12,9 @@
 #include <GLFW/glfw3.h>
 
 #include "app/gui/soak.h"
+#include "ui/logic/lesson_nav.h"
 #include "ui/widgets/keys.h"
 #include "ui/widgets/layout_check_frame.h"
-#include "ui/logic/lesson_nav.h"
 
 namespace attn::gui {
 namespace {
@@ -76,9 +76,10 @@ class BenchFrames final : public FrameDriver {
     out << "bench-frames: " << frames_ << " frames, an edit in each; T = " << t.n_q() << ", " << t.attention.heads
         << " heads, " << std::int64_t{t.attention.heads} * t.n_q() * t.n_kv() << " attention cells ("
         << (ui::compute_in_background(state.scenario()) ? "worker thread" : "in the frame") << ")\n"
-        << "  frame time: median " << ms(percentile(frame_times_, 0.5)) << ", p99 " << ms(percentile(frame_times_, 0.99))
-        << ", max " << ms(percentile(frame_times_, 1.0)) << "; the window thread's CPU time per frame: median "
-        << ms(percentile(frame_cpu_, 0.5)) << ", p99 " << ms(percentile(frame_cpu_, 0.99)) << '\n'
+        << "  frame time: median " << ms(percentile(frame_times_, 0.5)) << ", p99 "
+        << ms(percentile(frame_times_, 0.99)) << ", max " << ms(percentile(frame_times_, 1.0))
+        << "; the window thread's CPU time per frame: median " << ms(percentile(frame_cpu_, 0.5)) << ", p99 "
+        << ms(percentile(frame_cpu_, 0.99)) << '\n'
         << "  edit to updated view: median " << ms(percentile(latencies_, 0.5)) << ", p99 "
         << ms(percentile(latencies_, 0.99)) << " (" << latencies_.size() << " edits shown, " << pending_.size()
         << " still computing at the end)\n"
@@ -100,11 +101,21 @@ class BenchFrames final : public FrameDriver {
 };
 
 // Keys a person presses while working; none that opens a dialog or quits.
-constexpr std::pair<int, int> kSoakKeys[] = {
-    {GLFW_KEY_RIGHT, 0}, {GLFW_KEY_LEFT, 0}, {GLFW_KEY_UP, 0}, {GLFW_KEY_DOWN, 0}, {GLFW_KEY_HOME, 0}, {GLFW_KEY_END, 0},
-    {GLFW_KEY_SPACE, 0}, {GLFW_KEY_F5, 0}, {GLFW_KEY_F1, 0}, {GLFW_KEY_ESCAPE, 0},
-    {GLFW_KEY_Z, GLFW_MOD_CONTROL}, {GLFW_KEY_Y, GLFW_MOD_CONTROL}, {GLFW_KEY_EQUAL, GLFW_MOD_CONTROL},
-    {GLFW_KEY_MINUS, GLFW_MOD_CONTROL}, {GLFW_KEY_0, GLFW_MOD_CONTROL}};
+constexpr std::pair<int, int> kSoakKeys[] = {{GLFW_KEY_RIGHT, 0},
+                                             {GLFW_KEY_LEFT, 0},
+                                             {GLFW_KEY_UP, 0},
+                                             {GLFW_KEY_DOWN, 0},
+                                             {GLFW_KEY_HOME, 0},
+                                             {GLFW_KEY_END, 0},
+                                             {GLFW_KEY_SPACE, 0},
+                                             {GLFW_KEY_F5, 0},
+                                             {GLFW_KEY_F1, 0},
+                                             {GLFW_KEY_ESCAPE, 0},
+                                             {GLFW_KEY_Z, GLFW_MOD_CONTROL},
+                                             {GLFW_KEY_Y, GLFW_MOD_CONTROL},
+                                             {GLFW_KEY_EQUAL, GLFW_MOD_CONTROL},
+                                             {GLFW_KEY_MINUS, GLFW_MOD_CONTROL},
+                                             {GLFW_KEY_0, GLFW_MOD_CONTROL}};
 
 class SoakDriver final : public FrameDriver {
  public:
@@ -132,10 +143,10 @@ class SoakDriver final : public FrameDriver {
       err << "attention-lab: soak: after action " << done_ << " (seed " << seed_ << "): " << problem_ << '\n';
       return 1;
     }
-    out << "soak: " << done_ << " actions (seed " << seed_ << "), a frame after each: " << c.applied << " edits applied ("
-        << c.background << " computed on the worker), " << c.refused << " refused, " << c.undos << " undo, " << c.redos
-        << " redo, " << keys_ << " key presses; " << c.checks << " checks against a fresh computation, all equal; peak RSS "
-        << peak_rss_bytes() / (1 << 20) << " MiB\n";
+    out << "soak: " << done_ << " actions (seed " << seed_ << "), a frame after each: " << c.applied
+        << " edits applied (" << c.background << " computed on the worker), " << c.refused << " refused, " << c.undos
+        << " undo, " << c.redos << " redo, " << keys_ << " key presses; " << c.checks
+        << " checks against a fresh computation, all equal; peak RSS " << peak_rss_bytes() / (1 << 20) << " MiB\n";
     return 0;
   }
 
@@ -196,7 +207,8 @@ class LayoutSweep final : public FrameDriver {
 
   std::optional<ImVec2> display_size() const override {
     if (shots_.empty()) return std::nullopt;
-    return shots_[static_cast<std::size_t>(std::min(frame_ / kFramesPerShot, static_cast<int>(shots_.size()) - 1))].size;
+    return shots_[static_cast<std::size_t>(std::min(frame_ / kFramesPerShot, static_cast<int>(shots_.size()) - 1))]
+        .size;
   }
 
  private:
@@ -210,19 +222,24 @@ class LayoutSweep final : public FrameDriver {
         for (const ui::Theme theme : {ui::Theme::Dark, ui::Theme::Light}) {
           for (int step = 0; step < ui::kStepCount; ++step)
             shots_.push_back({size, presentation, theme, -1, 0, ui::View::Pipeline, step});
-          for (int v = 1; v < ui::kViewCount; ++v) shots_.push_back({size, presentation, theme, -1, 0, static_cast<ui::View>(v), 0});
+          for (int v = 1; v < ui::kViewCount; ++v)
+            shots_.push_back({size, presentation, theme, -1, 0, static_cast<ui::View>(v), 0});
           for (std::size_t l = 0; l < state.lesson.lessons.size(); ++l)
             for (std::size_t p = 0; p < state.lesson.lessons[l].pages.size(); ++p)
-              shots_.push_back({size, presentation, theme, static_cast<int>(l), static_cast<int>(p), ui::View::Pipeline, 0});
+              shots_.push_back(
+                  {size, presentation, theme, static_cast<int>(l), static_cast<int>(p), ui::View::Pipeline, 0});
         }
   }
 
   std::string name(const SweepShot& s) const {
     std::string n = std::to_string(static_cast<int>(s.size.x)) + "x" + std::to_string(static_cast<int>(s.size.y)) +
-                    (s.presentation ? " presentation" : " normal") + (s.theme == ui::Theme::Light ? " light" : " dark") + " | ";
+                    (s.presentation ? " presentation" : " normal") +
+                    (s.theme == ui::Theme::Light ? " light" : " dark") + " | ";
     if (s.lesson >= 0)
-      return n + "lesson " + (*state_lessons_)[static_cast<std::size_t>(s.lesson)].name + " page " + std::to_string(s.page + 1);
-    return n + std::string(ui::view_name(s.view)) + (s.view == ui::View::Pipeline ? " step " + std::to_string(s.step) : "");
+      return n + "lesson " + (*state_lessons_)[static_cast<std::size_t>(s.lesson)].name + " page " +
+             std::to_string(s.page + 1);
+    return n + std::string(ui::view_name(s.view)) +
+           (s.view == ui::View::Pipeline ? " step " + std::to_string(s.step) : "");
   }
 
   std::vector<SweepShot> shots_;
@@ -238,7 +255,9 @@ class LayoutSweep final : public FrameDriver {
 
 std::unique_ptr<FrameDriver> make_layout_sweep() { return std::make_unique<LayoutSweep>(); }
 std::unique_ptr<FrameDriver> make_bench_frames(int frames) { return std::make_unique<BenchFrames>(frames); }
-std::unique_ptr<FrameDriver> make_soak(int actions, std::uint64_t seed) { return std::make_unique<SoakDriver>(actions, seed); }
+std::unique_ptr<FrameDriver> make_soak(int actions, std::uint64_t seed) {
+  return std::make_unique<SoakDriver>(actions, seed);
+}
 
 std::int64_t peak_rss_bytes() {
   rusage u{};

@@ -66,18 +66,18 @@ GuiOptions parse_gui_args(std::span<const std::string> words) {
     else if (word == "--page") o.page = static_cast<int>(args.integer(word, 1, 1000));
     else if (word == "--theme") {
       o.theme = args.value(word);
-      if (*o.theme != "dark" && *o.theme != "light") throw UsageError("--theme: expected dark or light but found '" + *o.theme + "'");
-    }
-    else if (word == "--cell") {
+      if (*o.theme != "dark" && *o.theme != "light")
+        throw UsageError("--theme: expected dark or light but found '" + *o.theme + "'");
+    } else if (word == "--cell") {
       const std::string v = args.value(word);
       const auto comma = v.find(',');
       int r = -1, c = -1;
       const bool ok = comma != std::string::npos && std::from_chars(v.data(), v.data() + comma, r).ec == std::errc() &&
-                      std::from_chars(v.data() + comma + 1, v.data() + v.size(), c).ec == std::errc() && r >= 0 && c >= 0;
+                      std::from_chars(v.data() + comma + 1, v.data() + v.size(), c).ec == std::errc() && r >= 0 &&
+                      c >= 0;
       if (!ok) throw UsageError("--cell: expected ROW,COL (two whole numbers from 0) but found '" + v + "'");
       o.cell = std::pair{r, c};
-    }
-    else if (word == "--frames") o.frames = static_cast<int>(args.integer(word, 1, 1000));
+    } else if (word == "--frames") o.frames = static_cast<int>(args.integer(word, 1, 1000));
     else if (word == "--tokens") o.tokens = static_cast<int>(args.integer(word, 1, limits::kMaxTokens));
     else if (word == "--bench-frames") o.bench_frames = static_cast<int>(args.integer(word, 1, 1000000));
     else if (word == "--soak") o.soak = static_cast<int>(args.integer(word, 1, 10000000));
@@ -85,8 +85,7 @@ GuiOptions parse_gui_args(std::span<const std::string> words) {
       const std::string v = args.value(word);
       const auto x = v.find('x');
       int w = 0, h = 0;
-      const bool ok = x != std::string::npos &&
-                      std::from_chars(v.data(), v.data() + x, w).ec == std::errc() &&
+      const bool ok = x != std::string::npos && std::from_chars(v.data(), v.data() + x, w).ec == std::errc() &&
                       std::from_chars(v.data() + x + 1, v.data() + v.size(), h).ec == std::errc();
       if (!ok || w < 320 || h < 240 || w > 8192 || h > 8192)
         throw UsageError("--size: expected WxH between 320x240 and 8192x8192 but found '" + v + "'");

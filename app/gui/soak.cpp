@@ -5,8 +5,8 @@
 #include <cmath>
 #include <limits>
 
-#include "core/io/scenario_write.h"
 #include "core/edits.h"
+#include "core/io/scenario_write.h"
 
 namespace attn::gui {
 namespace {
@@ -19,8 +19,8 @@ std::string differs(const Matrix& shown, const Matrix& fresh, const std::string&
     for (Eigen::Index c = 0; c < shown.cols(); ++c) {
       const double a = shown(r, c), b = fresh(r, c);
       if (a != b && !(std::isnan(a) && std::isnan(b)))
-        return what + "[" + std::to_string(r) + "][" + std::to_string(c) + "]: shown " + std::to_string(a) + ", fresh " +
-               std::to_string(b);
+        return what + "[" + std::to_string(r) + "][" + std::to_string(c) + "]: shown " + std::to_string(a) +
+               ", fresh " + std::to_string(b);
     }
   return "";
 }
@@ -34,9 +34,15 @@ std::string compare_traces(const Trace& shown, const Trace& fresh) {
   for (std::size_t h = 0; d.empty() && h < fresh.heads.size(); ++h) {
     const HeadTrace &a = shown.heads[h], &b = fresh.heads[h];
     const std::string head = "head " + std::to_string(h) + " ";
-    for (auto [m, f, name] : {std::tuple{&a.q, &b.q, "q"}, {&a.k, &b.k, "k"}, {&a.v, &b.v, "v"}, {&a.scores, &b.scores, "scores"},
-                              {&a.scaled, &b.scaled, "scaled"}, {&a.mask, &b.mask, "mask"}, {&a.masked, &b.masked, "masked"},
-                              {&a.weights, &b.weights, "weights"}, {&a.output, &b.output, "output"}})
+    for (auto [m, f, name] : {std::tuple{&a.q, &b.q, "q"},
+                              {&a.k, &b.k, "k"},
+                              {&a.v, &b.v, "v"},
+                              {&a.scores, &b.scores, "scores"},
+                              {&a.scaled, &b.scaled, "scaled"},
+                              {&a.mask, &b.mask, "mask"},
+                              {&a.masked, &b.masked, "masked"},
+                              {&a.weights, &b.weights, "weights"},
+                              {&a.output, &b.output, "output"}})
       if (d.empty()) d = differs(*m, *f, head + name);
   }
   return d.empty() ? differs(shown.output, fresh.output, "output") : d;
@@ -59,10 +65,12 @@ bool Soak::edit(ui::AppState& state, const std::function<void(Scenario&)>& chang
 // An embedding cell; now and then a value no cell may hold.
 void Soak::edit_embedding(ui::AppState& state, double value, std::string& problem) {
   const int r = pick(state.scenario().n_q()), c = pick(state.scenario().d_model());
-  const double v = pick(10) == 0 ? std::array{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
-                                              1e300}[pick(3)]
+  const double v = pick(10) == 0 ? std::array{std::numeric_limits<double>::quiet_NaN(),
+                                              std::numeric_limits<double>::infinity(), 1e300}[pick(3)]
                                  : value;
-  if (edit(state, [&](Scenario& d) { d.input.embeddings(r, c) = v; }, problem) && !std::isfinite(v))
+  if (edit(
+          state, [&](Scenario& d) { d.input.embeddings(r, c) = v; }, problem) &&
+      !std::isfinite(v))
     problem = "a non-finite value was accepted";
 }
 
@@ -75,22 +83,31 @@ void Soak::edit_weight(ui::AppState& state, double value, std::string& problem) 
   const WeightId id = ids[static_cast<std::size_t>(pick(static_cast<int>(ids.size())))];
   const Matrix& w = *weight_slot(used, id);
   const int r = pick(static_cast<int>(w.rows())), c = pick(static_cast<int>(w.cols()));
-  edit(state, [&](Scenario& d) { weight_slot(d.weights, id) = w; (*weight_slot(d.weights, id))(r, c) = value; }, problem);
+  edit(
+      state,
+      [&](Scenario& d) {
+        weight_slot(d.weights, id) = w;
+        (*weight_slot(d.weights, id))(r, c) = value;
+      },
+      problem);
 }
 
 // Another mask; a custom one starts from the shown mask, as the inputs panel starts it, with one cell flipped.
 void Soak::edit_mask(ui::AppState& state, std::string& problem) {
   const int kind = pick(4);
   const Matrix shown_mask = state.trace().heads[0].mask;
-  edit(state, [&](Scenario& d) {
-    d.attention.mask = static_cast<MaskKind>(kind);
-    d.attention.window = 1 + pick(3);
-    if (d.attention.mask != MaskKind::Custom) return;
-    d.attention.custom_mask = shown_mask;
-    if (shown_mask.size() == 0) return;
-    double& cell = d.attention.custom_mask(pick(int(shown_mask.rows())), pick(int(shown_mask.cols())));
-    cell = 1.0 - cell;
-  }, problem);
+  edit(
+      state,
+      [&](Scenario& d) {
+        d.attention.mask = static_cast<MaskKind>(kind);
+        d.attention.window = 1 + pick(3);
+        if (d.attention.mask != MaskKind::Custom) return;
+        d.attention.custom_mask = shown_mask;
+        if (shown_mask.size() == 0) return;
+        double& cell = d.attention.custom_mask(pick(int(shown_mask.rows())), pick(int(shown_mask.cols())));
+        cell = 1.0 - cell;
+      },
+      problem);
 }
 
 void Soak::edit_variant(ui::AppState& state, std::string& problem) {
@@ -99,7 +116,8 @@ void Soak::edit_variant(ui::AppState& state, std::string& problem) {
   const int g = div[static_cast<std::size_t>(pick(static_cast<int>(div.size())))];
   const Weights used = *state.document_weights();
   const int latent = 1 + pick(4), query_latent = pick(3);
-  edit(state, [&](Scenario& d) { switch_variant(d, used, v, g, latent, query_latent); }, problem);
+  edit(
+      state, [&](Scenario& d) { switch_variant(d, used, v, g, latent, query_latent); }, problem);
 }
 
 // Rename a token; an empty or duplicate label is refused.
@@ -107,7 +125,8 @@ void Soak::rename_token(ui::AppState& state, std::string& problem) {
   const Scenario& s = state.scenario();
   const std::string label = pick(4) == 0 ? "" : pick(4) == 0 ? s.input.tokens[0] : "w" + std::to_string(pick(100));
   const int i = pick(s.n_q());
-  edit(state, [&](Scenario& d) { d.input.tokens[static_cast<std::size_t>(i)] = label; }, problem);
+  edit(
+      state, [&](Scenario& d) { d.input.tokens[static_cast<std::size_t>(i)] = label; }, problem);
 }
 
 // Undo, and a redo straight after must return to the same document.
@@ -131,21 +150,47 @@ std::string Soak::act(ui::AppState& state) {
     case 0:
     case 1: edit_embedding(state, value, problem); break;
     case 2: edit_weight(state, value, problem); break;
-    case 3: edit(state, [](Scenario& d) { add_token(d, fresh_token_label(d)); }, problem); break;
-    case 4: edit(state, [&](Scenario& d) { remove_token(d, pick(n)); }, problem); break;
+    case 3:
+      edit(
+          state, [](Scenario& d) { add_token(d, fresh_token_label(d)); }, problem);
+      break;
+    case 4:
+      edit(
+          state, [&](Scenario& d) { remove_token(d, pick(n)); }, problem);
+      break;
     case 5: {  // the scale slider: mostly small, now and then big enough for the worker
       const int count = pick(8) == 0 ? 150 + pick(250) : 1 + pick(10);
-      edit(state, [count](Scenario& d) { set_token_count(d, count); }, problem);
+      edit(
+          state, [count](Scenario& d) { set_token_count(d, count); }, problem);
       break;
     }
     case 6: edit_mask(state, problem); break;
     case 7: edit_variant(state, problem); break;
-    case 8: edit(state, [&](Scenario& d) { set_head_shape(d, 1 + pick(4), 1 + pick(4)); }, problem); break;
-    case 9: edit(state, [](Scenario& d) { d.attention.kernel = d.attention.kernel == Kernel::Softmax ? Kernel::Linear : Kernel::Softmax; }, problem); break;
-    case 10: edit(state, [](Scenario& d) { d.attention.scale = !d.attention.scale; }, problem); break;
+    case 8:
+      edit(
+          state, [&](Scenario& d) { set_head_shape(d, 1 + pick(4), 1 + pick(4)); }, problem);
+      break;
+    case 9:
+      edit(
+          state,
+          [](Scenario& d) {
+            d.attention.kernel = d.attention.kernel == Kernel::Softmax ? Kernel::Linear : Kernel::Softmax;
+          },
+          problem);
+      break;
+    case 10:
+      edit(
+          state, [](Scenario& d) { d.attention.scale = !d.attention.scale; }, problem);
+      break;
     case 11:  // new weights: the next seed, or another scale for the drawn ones (0 is refused)
       if (pick(2) == 0) edit(state, reseed_weights, problem);
-      else edit(state, [&](Scenario& d) { d.weight_scale = std::array{0.05, 0.2, 1.0, 0.0}[pick(4)]; }, problem);
+      else
+        edit(
+            state,
+            [&](Scenario& d) {
+              d.weight_scale = std::array{0.05, 0.2, 1.0, 0.0}[pick(4)];
+            },
+            problem);
       break;
     case 12: rename_token(state, problem); break;
     case 13:
@@ -169,16 +214,19 @@ std::string Soak::check(ui::AppState& state) {
   state.wait();
   const Scenario& s = state.scenario();
   const Trace& shown = state.trace();
-  if (std::string d = compare_traces(shown, compute_trace(s)); !d.empty()) return "the shown trace differs from a fresh one: " + d;
+  if (std::string d = compare_traces(shown, compute_trace(s)); !d.empty())
+    return "the shown trace differs from a fresh one: " + d;
   if (const DecodeTrace* dec = state.decoded()) {
     const Trace& causal = state.causal_trace();
-    if (static_cast<int>(dec->steps.size()) != s.n_q()) return "the decoding has " + std::to_string(dec->steps.size()) + " steps";
+    if (static_cast<int>(dec->steps.size()) != s.n_q())
+      return "the decoding has " + std::to_string(dec->steps.size()) + " steps";
     for (const DecodeStep& step : dec->steps) {
       // The linear kernel divides by Z = sum of the scores. When the scores are rounding noise of 0 (a query
       // that cancels to 1e-17: the actions draw values in steps of 0.1, so a true score is never that small),
       // Z is 0/0 and the absorbed and explicit forms of the arithmetic may answer differently. Such rows are
       // left out, as are rows either side flagged ZeroSum.
-      bool degenerate = std::any_of(step.status.begin(), step.status.end(), [](RowStatus r) { return r == RowStatus::ZeroSum; });
+      bool degenerate =
+          std::any_of(step.status.begin(), step.status.end(), [](RowStatus r) { return r == RowStatus::ZeroSum; });
       for (const HeadTrace& h : causal.heads)
         degenerate = degenerate || (s.attention.kernel == Kernel::Linear &&
                                     (h.row_status[std::size_t(step.t)] == RowStatus::ZeroSum ||
@@ -190,7 +238,8 @@ std::string Soak::check(ui::AppState& state) {
         return "decode step " + std::to_string(step.t) + " differs from the causal trace by " + std::to_string(gap);
     }
   }
-  if (state.pipeline.head < 0 || state.pipeline.head >= static_cast<int>(shown.heads.size())) return "the selected head is out of range";
+  if (state.pipeline.head < 0 || state.pipeline.head >= static_cast<int>(shown.heads.size()))
+    return "the selected head is out of range";
   if (state.decode.token < 0 || state.decode.token >= s.n_q()) return "the decode step is out of range";
   return "";
 }

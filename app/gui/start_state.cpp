@@ -76,7 +76,8 @@ bool start_view(const GuiOptions& o, ui::AppState& state, std::ostream& err) {
   if (o.view) {
     const std::optional<ui::View> view = ui::parse_view(*o.view);
     if (!view) {
-      err << "attention-lab: --view: expected one of pipeline, decode, compare, memory, cost but found '" << *o.view << "'\n";
+      err << "attention-lab: --view: expected one of pipeline, decode, compare, memory, cost but found '" << *o.view
+          << "'\n";
       return false;
     }
     state.view = *view;
@@ -99,7 +100,8 @@ bool start_lesson(const GuiOptions& o, ui::AppState& state, std::ostream& err) {
     return false;
   }
   if (o.page > static_cast<int>(it->pages.size())) {
-    err << "attention-lab: --page: lesson '" << it->name << "' has " << it->pages.size() << " pages but found " << o.page << '\n';
+    err << "attention-lab: --page: lesson '" << it->name << "' has " << it->pages.size() << " pages but found "
+        << o.page << '\n';
     return false;
   }
   if (!ui::ApplyLessonPage(state, static_cast<int>(it - lessons.begin()), o.page - 1)) {
@@ -135,16 +137,17 @@ bool start_cell_and_head(const GuiOptions& o, ui::AppState& state, std::ostream&
     const int head = o.head.value_or(state.pipeline.head) < heads ? o.head.value_or(state.pipeline.head) : 0;
     const ui::StepMatrix r = ui::step_result(state.trace(), state.pipeline.step, head);
     if (o.cell->first >= r.m->rows() || o.cell->second >= r.m->cols()) {
-      err << "attention-lab: --cell: the " << r.name << " matrix of step " << ui::step_info(state.pipeline.step).name << " is "
-          << r.m->rows() << " x " << r.m->cols() << " (rows and columns numbered from 0) but found " << o.cell->first << ','
-          << o.cell->second << '\n';
+      err << "attention-lab: --cell: the " << r.name << " matrix of step " << ui::step_info(state.pipeline.step).name
+          << " is " << r.m->rows() << " x " << r.m->cols() << " (rows and columns numbered from 0) but found "
+          << o.cell->first << ',' << o.cell->second << '\n';
       return false;
     }
     state.pipeline.pinned_cell = o.cell;
   }
   if (o.head) {
     if (*o.head >= heads) {
-      err << "attention-lab: --head: the scenario has " << heads << " head(s), numbered from 0, but found " << *o.head << '\n';
+      err << "attention-lab: --head: the scenario has " << heads << " head(s), numbered from 0, but found " << *o.head
+          << '\n';
       return false;
     }
     state.pipeline.head = *o.head;
@@ -168,20 +171,22 @@ std::unique_ptr<ui::AppState> start_state(const GuiOptions& o, std::ostream& err
 
 void dump_state(const std::string& path, const ui::AppState& state) {
   const ui::StepInfo& info = ui::step_info(state.pipeline.step);
-  const nlohmann::ordered_json j = {{"view", ui::view_name(state.view)},
-                                    {"step", ui::step_index(state.pipeline.step)},
-                                    {"step_name", info.name},
-                                    {"head", state.pipeline.head},
-                                    {"decode_tokens", state.decode.token + 1},
-                                    {"lesson", state.lesson.index >= 0 ? state.lesson.lessons[static_cast<std::size_t>(state.lesson.index)].name : ""},
-                                    {"lesson_page", state.lesson.page + 1},
-                                    {"scenario", state.scenario().name},
-                                    {"tokens", state.scenario().input.tokens},
-                                    {"file", state.document().path.string()},
-                                    {"unsaved", state.document().dirty()},
-                                    {"presentation", state.display.presentation},
-                                    {"zoom", state.display.zoom},
-                                    {"recovery_offered", state.recovery.has_value()}};
+  const nlohmann::ordered_json j = {
+      {"view", ui::view_name(state.view)},
+      {"step", ui::step_index(state.pipeline.step)},
+      {"step_name", info.name},
+      {"head", state.pipeline.head},
+      {"decode_tokens", state.decode.token + 1},
+      {"lesson",
+       state.lesson.index >= 0 ? state.lesson.lessons[static_cast<std::size_t>(state.lesson.index)].name : ""},
+      {"lesson_page", state.lesson.page + 1},
+      {"scenario", state.scenario().name},
+      {"tokens", state.scenario().input.tokens},
+      {"file", state.document().path.string()},
+      {"unsaved", state.document().dirty()},
+      {"presentation", state.display.presentation},
+      {"zoom", state.display.zoom},
+      {"recovery_offered", state.recovery.has_value()}};
   std::ofstream(path) << j.dump(2) << '\n';
 }
 

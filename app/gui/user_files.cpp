@@ -29,8 +29,10 @@ std::string now_text() {
 }  // namespace
 
 std::filesystem::path config_dir() {
-  if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg && *xdg) return std::filesystem::path(xdg) / "attention-lab";
-  if (const char* home = std::getenv("HOME"); home && *home) return std::filesystem::path(home) / ".config" / "attention-lab";
+  if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg && *xdg)
+    return std::filesystem::path(xdg) / "attention-lab";
+  if (const char* home = std::getenv("HOME"); home && *home)
+    return std::filesystem::path(home) / ".config" / "attention-lab";
   return std::filesystem::current_path() / ".attention-lab";
 }
 

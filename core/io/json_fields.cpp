@@ -153,7 +153,8 @@ std::string JsonFields::nonempty_string(const char* key) const {
 
 bool JsonFields::boolean(const char* key, bool fallback) const {
   if (!has(key)) return fallback;
-  if (!at(key).is_boolean()) throw InputError(child(key), "expected true or false but found " + describe_found(at(key)));
+  if (!at(key).is_boolean())
+    throw InputError(child(key), "expected true or false but found " + describe_found(at(key)));
   return at(key).get<bool>();
 }
 

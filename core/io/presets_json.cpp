@@ -16,8 +16,8 @@ using nlohmann::json;
 
 ModelShape read_model(const json& j, const std::string& path) {
   const JsonFields f(j, path,
-                 {"name", "source", "variant", "layers", "d_model", "heads", "kv_heads", "head_dim", "latent_dim",
-                  "rope_dim", "window", "local_layers", "global_layers"});
+                     {"name", "source", "variant", "layers", "d_model", "heads", "kv_heads", "head_dim", "latent_dim",
+                      "rope_dim", "window", "local_layers", "global_layers"});
   ModelShape m;
   m.name = f.nonempty_string("name");
   m.source = f.nonempty_string("source");
@@ -77,8 +77,8 @@ std::vector<ModelShape> presets_from_json(const json& j) {
     shapes.push_back(read_model(models[i], path));
     for (std::size_t k = 0; k + 1 < shapes.size(); ++k)
       if (shapes[k].name == shapes.back().name)
-        throw InputError(path + ".name", "\"" + shapes.back().name + "\" is already the name of models[" +
-                                                std::to_string(k) + "]");
+        throw InputError(path + ".name",
+                         "\"" + shapes.back().name + "\" is already the name of models[" + std::to_string(k) + "]");
   }
   return shapes;
 }

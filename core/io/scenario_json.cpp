@@ -40,14 +40,15 @@ Matrix read_matrix(const json& j, const std::string& path) {
       if (cols == 0) throw InputError(row_path, "expected at least one number but found none");
     } else if (j[r].size() != cols) {
       throw InputError(row_path, "expected " + std::to_string(cols) + " numbers (as in row 0) but found " +
-                                        std::to_string(j[r].size()));
+                                     std::to_string(j[r].size()));
     }
   }
   Matrix m(j.size(), cols);
   for (std::size_t r = 0; r < j.size(); ++r)
     for (std::size_t c = 0; c < cols; ++c) {
       const json& v = j[r][c];
-      if (!v.is_number()) throw InputError(index_path(index_path(path, r), c), "expected a number but found " + describe_found(v));
+      if (!v.is_number())
+        throw InputError(index_path(index_path(path, r), c), "expected a number but found " + describe_found(v));
       m(r, c) = v.get<double>();
     }
   check_values(m, path);
@@ -70,10 +71,11 @@ void read_variant_sizes(const JsonFields& r, AttentionConfig& a) {
       const int expected = a.variant == Variant::Mha ? a.heads : 1;
       a.kv_heads = r.integer("kv_heads", expected, 1, limits::kMaxHeads);
       if (a.kv_heads != expected)
-        throw InputError("attention.kv_heads", variant + " has " +
-                                                      (a.variant == Variant::Mha ? "one KV head per query head, so " + std::to_string(expected)
-                                                                                 : std::string("a single KV head, so 1")) +
-                                                      ", but found " + std::to_string(a.kv_heads) + " (variant gqa shares KV heads in groups)");
+        throw InputError("attention.kv_heads",
+                         variant + " has " +
+                             (a.variant == Variant::Mha ? "one KV head per query head, so " + std::to_string(expected)
+                                                        : std::string("a single KV head, so 1")) +
+                             ", but found " + std::to_string(a.kv_heads) + " (variant gqa shares KV heads in groups)");
       only_for("latent_dim", "mla");
       only_for("query_latent_dim", "mla");
       break;
@@ -96,8 +98,8 @@ void read_variant_sizes(const JsonFields& r, AttentionConfig& a) {
 
 AttentionConfig read_attention(const json& j, bool has_w_o) {
   const JsonFields r(j, "attention",
-                 {"variant", "heads", "kv_heads", "head_dim", "latent_dim", "query_latent_dim", "mask", "window",
-                  "custom_mask", "scale", "kernel", "output_projection"});
+                     {"variant", "heads", "kv_heads", "head_dim", "latent_dim", "query_latent_dim", "mask", "window",
+                      "custom_mask", "scale", "kernel", "output_projection"});
   AttentionConfig a;
   a.variant = r.choice("variant", Variant::Mha, parse_variant, variant_names());
   r.require("heads");
@@ -110,7 +112,8 @@ AttentionConfig read_attention(const json& j, bool has_w_o) {
   else if (r.has("window")) throw InputError("attention.window", "given, but attention.mask is not \"sliding_window\"");
   a.window = r.integer("window", 1, 1, limits::kMaxTokens);
   if (a.mask == MaskKind::Custom) a.custom_mask = read_matrix(r.require("custom_mask"), "attention.custom_mask");
-  else if (r.has("custom_mask")) throw InputError("attention.custom_mask", "given, but attention.mask is not \"custom\"");
+  else if (r.has("custom_mask"))
+    throw InputError("attention.custom_mask", "given, but attention.mask is not \"custom\"");
   a.scale = r.boolean("scale", true);
   a.kernel = r.choice("kernel", Kernel::Softmax, parse_kernel, kernel_names());
   a.output_projection = r.boolean("output_projection", has_w_o);
@@ -130,8 +133,9 @@ Weights read_weights(const json& j) {
 }  // namespace
 
 Scenario scenario_from_json(const json& j) {
-  const JsonFields r(j, "", {"name", "description", "tokens", "embeddings", "context", "attention", "weights", "seed",
-                                  "weight_scale"});
+  const JsonFields r(
+      j, "",
+      {"name", "description", "tokens", "embeddings", "context", "attention", "weights", "seed", "weight_scale"});
   Scenario s;
   s.name = r.string("name", "untitled");
   s.description = r.string("description", "");

@@ -16,7 +16,8 @@ using nlohmann::ordered_json;
 
 // Shortest text that reads back to the same double (nlohmann's number format), 1 rather than 1.0.
 std::string number(double x) {
-  if (x == static_cast<double>(static_cast<long long>(x)) && std::abs(x) < 1e15) return std::to_string(static_cast<long long>(x));
+  if (x == static_cast<double>(static_cast<long long>(x)) && std::abs(x) < 1e15)
+    return std::to_string(static_cast<long long>(x));
   return ordered_json(x).dump();
 }
 

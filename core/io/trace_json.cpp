@@ -73,14 +73,10 @@ ordered_json trace_to_json(const Trace& t) {
   j["name"] = t.name;
   j["tokens"] = t.tokens;
   j["context_tokens"] = t.context_tokens;
-  j["attention"] = {{"variant", to_string(a.variant)},
-                    {"heads", a.heads},
-                    {"kv_heads", kv_head_count(a)},
-                    {"head_dim", a.head_dim},
-                    {"mask", to_string(a.mask)},
-                    {"scale", a.scale},
-                    {"kernel", to_string(a.kernel)},
-                    {"output_projection", t.has_output_projection()}};
+  j["attention"] = {{"variant", to_string(a.variant)}, {"heads", a.heads},
+                    {"kv_heads", kv_head_count(a)},    {"head_dim", a.head_dim},
+                    {"mask", to_string(a.mask)},       {"scale", a.scale},
+                    {"kernel", to_string(a.kernel)},   {"output_projection", t.has_output_projection()}};
   if (a.mask == MaskKind::SlidingWindow) j["attention"]["window"] = a.window;
   if (a.variant == Variant::Mla) {
     j["attention"]["latent_dim"] = a.latent_dim;
@@ -104,7 +100,8 @@ ordered_json trace_to_json(const Trace& t) {
     ordered_json ab;
     ordered_json per_head = ordered_json::array();
     for (std::size_t h = 0; h < t.absorbed->W_UQK.size(); ++h)
-      per_head.push_back({{"W_UQK", matrix_to_json(t.absorbed->W_UQK[h])}, {"scores", matrix_to_json(t.absorbed->scores[h])}});
+      per_head.push_back(
+          {{"W_UQK", matrix_to_json(t.absorbed->W_UQK[h])}, {"scores", matrix_to_json(t.absorbed->scores[h])}});
     ab["heads"] = per_head;
     ab["latent_output"] = matrix_to_json(t.absorbed->latent_output);
     ab["W_LO"] = matrix_to_json(t.absorbed->W_LO);

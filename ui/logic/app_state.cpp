@@ -63,7 +63,8 @@ bool AppState::edit_own_step(const std::function<void(Scenario&)>& change) {
   return applied;
 }
 
-bool AppState::apply(const std::function<void(Scenario&)>& change, std::optional<std::uint64_t> revision, bool own_step) {
+bool AppState::apply(const std::function<void(Scenario&)>& change, std::optional<std::uint64_t> revision,
+                     bool own_step) {
   Scenario next = *doc_.scenario;
   change(next);
   try {
@@ -178,7 +179,8 @@ void AppState::advance_play(double dt) {
   clock += dt;
   if (clock < kPlaySeconds) return;
   clock = 0;
-  if (decoding ? decode.token + 1 >= doc_.scenario->n_q() : step_index(pipeline.step) + 1 >= kStepCount) playing = false;
+  if (decoding ? decode.token + 1 >= doc_.scenario->n_q() : step_index(pipeline.step) + 1 >= kStepCount)
+    playing = false;
   else if (decoding) decode_by(1);
   else step_by(1);
 }

@@ -125,13 +125,15 @@ class AppState {
   // Makes `scenario` (valid) the document at `revision` and asks for what the views read.
   void adopt(std::shared_ptr<const Scenario> scenario, std::uint64_t revision);
   // edit() with the revision the result gets: a new one, or (reset to saved) the saved one.
-  bool apply(const std::function<void(Scenario&)>& change, std::optional<std::uint64_t> revision, bool own_step = false);
+  bool apply(const std::function<void(Scenario&)>& change, std::optional<std::uint64_t> revision,
+             bool own_step = false);
   void restore(std::optional<Revision> r);
   void clamp_views();  // a new result: the head and the decoded token stay within it
   Document doc_;
   History history_;
   Computation computation_;
-  std::vector<std::shared_ptr<const Scenario>> retired_documents_;  // replaced during this frame; freed at the next poll()
+  std::vector<std::shared_ptr<const Scenario>>
+      retired_documents_;  // replaced during this frame; freed at the next poll()
 };
 
 }  // namespace attn::ui

@@ -12,10 +12,8 @@ void Computation::request(std::shared_ptr<const Scenario> document, bool same_we
   if (!same_weights) weights_.reset();
   else if (!weights_ && now_.ticket == ticket_) weights_ = std::make_shared<const Weights>(now_.trace->weights);
   ++ticket_;
-  if (compute_in_background(*document))
-    worker_.submit(std::move(document), ticket_, weights_);
-  else
-    show(compute_all(*document, ticket_));
+  if (compute_in_background(*document)) worker_.submit(std::move(document), ticket_, weights_);
+  else show(compute_all(*document, ticket_));
 }
 
 void Computation::show(Computed c) {

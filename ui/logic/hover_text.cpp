@@ -3,9 +3,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "ui/widgets/cell_format.h"
-#include "ui/logic/glyphs.h"
 #include "core/text_format.h"
+#include "ui/logic/glyphs.h"
+#include "ui/widgets/cell_format.h"
 
 namespace attn::ui {
 namespace {
@@ -24,16 +24,22 @@ std::string format(const char* pattern, double x) {
 // sentence and the cell it quotes agree; a matrix too big for numbers in its cells keeps the short form.
 struct Cells {
   int decimals = -1;
-  std::string operator()(double x) const { return decimals < 0 || !std::isfinite(x) ? short_number(x) : format_fixed(x, decimals); }
+  std::string operator()(double x) const {
+    return decimals < 0 || !std::isfinite(x) ? short_number(x) : format_fixed(x, decimals);
+  }
   // As a factor or summand: negatives in parentheses.
   std::string term(double x) const {
     const std::string s = (*this)(x);
     return s.front() == '-' ? "(" + s + ")" : s;
   }
 };
-Cells cells_of(const Matrix& m, const Matrix* visible = nullptr) { return {shows_numbers(m) ? matrix_decimals(m, visible) : -1}; }
+Cells cells_of(const Matrix& m, const Matrix* visible = nullptr) {
+  return {shows_numbers(m) ? matrix_decimals(m, visible) : -1};
+}
 
-std::string product(const Cells& a_cells, double a, const Cells& b_cells, double b) { return a_cells.term(a) + kDot + b_cells.term(b); }
+std::string product(const Cells& a_cells, double a, const Cells& b_cells, double b) {
+  return a_cells.term(a) + kDot + b_cells.term(b);
+}
 
 // "a + b + c + d + e + f + … (6 more)": the concatenation is H·d wide, so its sums get long fast.
 std::string join_first_six(const std::vector<std::string>& terms) {
@@ -88,7 +94,8 @@ std::string explain_scale(const Trace& t, const HeadTrace& h, int i, int j) {
 }
 
 std::string explain_mask(const Trace& t, const HeadTrace& h, int i, int j) {
-  if (!hidden(h, i, j)) return pair_name(t, i, j) + ": visible (mask 1), " + cells_of(h.scaled)(h.scaled(i, j)) + " passes through";
+  if (!hidden(h, i, j))
+    return pair_name(t, i, j) + ": visible (mask 1), " + cells_of(h.scaled)(h.scaled(i, j)) + " passes through";
   const char* becomes = t.attention.kernel == Kernel::Softmax ? "-inf" : "0";
   return pair_name(t, i, j) + ": hidden (mask 0, " + hidden_reason(t, i, j) + "), so " + becomes;
 }
@@ -135,7 +142,8 @@ std::string explain_head_output(const Trace& t, const HeadTrace& h, int i, int c
   const std::string& q = query_name(t, i);
   const std::string lhs = "out_" + q + "[" + std::to_string(c) + "]";
   const RowStatus status = h.row_status[static_cast<std::size_t>(i)];
-  if (status == RowStatus::AllMasked) return lhs + " = 0: every key is hidden from " + q + ", so its weights and output are 0";
+  if (status == RowStatus::AllMasked)
+    return lhs + " = 0: every key is hidden from " + q + ", so its weights and output are 0";
   if (status == RowStatus::ZeroSum) return lhs + " = 0: Z is 0 for " + q + ", so its weights and output are 0";
   std::vector<std::string> terms;
   int skipped = 0;
@@ -144,8 +152,8 @@ std::string explain_head_output(const Trace& t, const HeadTrace& h, int i, int c
     if (hidden(h, i, static_cast<int>(j))) ++skipped;
     else terms.push_back(product(weights, h.weights(i, j), v, h.v(j, c)));
   }
-  std::string s = lhs + " = " + kSigma + "_j w(" + q + kArrow + "j)" + kDot + "v_j[" + std::to_string(c) + "] = " +
-                  join_sum(terms) + " = " + cells_of(h.output)(h.output(i, c));
+  std::string s = lhs + " = " + kSigma + "_j w(" + q + kArrow + "j)" + kDot + "v_j[" + std::to_string(c) +
+                  "] = " + join_sum(terms) + " = " + cells_of(h.output)(h.output(i, c));
   if (skipped > 0) s += " (" + plural(skipped, "hidden key") + " skipped: weight 0)";
   return s;
 }
@@ -159,7 +167,8 @@ std::string explain_final_output(const Trace& t, int i, int c, bool sum_over_hea
   if (!t.has_output_projection()) {
     const int d = t.attention.head_dim;
     if (d <= 0) return "";
-    return "no W_O: " + lhs + " = head " + std::to_string(c / d) + "'s output, column " + std::to_string(c % d) + result;
+    return "no W_O: " + lhs + " = head " + std::to_string(c / d) + "'s output, column " + std::to_string(c % d) +
+           result;
   }
   std::vector<std::string> terms;
   if (sum_over_heads) {
@@ -167,7 +176,8 @@ std::string explain_final_output(const Trace& t, int i, int c, bool sum_over_hea
     return lhs + " = " + kSigma + "_h contribution_h = " + join_sum(terms) + result;
   }
   const Cells concat = cells_of(t.concat), W_O = cells_of(t.W_O());
-  for (Eigen::Index m = 0; m < t.concat.cols(); ++m) terms.push_back(product(concat, t.concat(i, m), W_O, t.W_O()(m, c)));
+  for (Eigen::Index m = 0; m < t.concat.cols(); ++m)
+    terms.push_back(product(concat, t.concat(i, m), W_O, t.W_O()(m, c)));
   return lhs + " = concat_" + q + " " + kDot + " W_O[:, " + std::to_string(c) + "] = " + join_first_six(terms) + result;
 }
 
@@ -189,7 +199,7 @@ struct ProjectionSource {
   const std::optional<Matrix>* weight = nullptr;  // the matrix whose column is taken
   std::string weight_name;
   int weight_col = 0;
-  const Matrix* result = nullptr;                 // q, k or v of the head
+  const Matrix* result = nullptr;  // q, k or v of the head
   const std::vector<std::string>* names = nullptr;
 };
 
@@ -200,14 +210,24 @@ std::optional<ProjectionSource> projection_source(const Trace& t, char which, co
   ProjectionSource p;
   if (which == 'q') {
     const bool compressed = mla && t.query_latent.size() > 0;
-    p = {compressed ? &t.query_latent : &t.x, compressed ? "query_latent" : "x", compressed ? &w.W_UQ : &w.W_Q,
-         compressed ? "W_UQ" : "W_Q", h.head * d + col, &h.q, &t.tokens};
+    p = {compressed ? &t.query_latent : &t.x,
+         compressed ? "query_latent" : "x",
+         compressed ? &w.W_UQ : &w.W_Q,
+         compressed ? "W_UQ" : "W_Q",
+         h.head * d + col,
+         &h.q,
+         &t.tokens};
   } else if (which == 'k' || which == 'v') {
     const bool key = which == 'k';
     // mla expands one key/value head per query head from the latent; the others read their KV head's columns.
     const int owner = mla ? h.head : h.kv_head;
-    p = {mla ? &t.latent : &t.x_kv, mla ? "latent" : "x", mla ? (key ? &w.W_UK : &w.W_UV) : (key ? &w.W_K : &w.W_V),
-         mla ? (key ? "W_UK" : "W_UV") : (key ? "W_K" : "W_V"), owner * d + col, key ? &h.k : &h.v, &t.context_tokens};
+    p = {mla ? &t.latent : &t.x_kv,
+         mla ? "latent" : "x",
+         mla ? (key ? &w.W_UK : &w.W_UV) : (key ? &w.W_K : &w.W_V),
+         mla ? (key ? "W_UK" : "W_UV") : (key ? "W_K" : "W_V"),
+         owner * d + col,
+         key ? &h.k : &h.v,
+         &t.context_tokens};
   } else if (which == 'c' && mla) {  // the cached latent row: c_j = x_j W_DKV
     p = {&t.x_kv, "x", &w.W_DKV, "W_DKV", col, &t.latent, &t.context_tokens};
   } else {
@@ -261,11 +281,12 @@ std::string explain_projection(const Trace& t, char which, int head, int row, in
   std::vector<std::string> terms;
   // The step shows the head's slice of the weight (its columns of this projection), at the slice's decimals.
   const Cells input = cells_of(*p->input), weight = cells_of(W.middleCols(p->weight_col - col, p->result->cols()));
-  for (Eigen::Index m = 0; m < p->input->cols(); ++m) terms.push_back(product(input, (*p->input)(row, m), weight, W(m, p->weight_col)));
+  for (Eigen::Index m = 0; m < p->input->cols(); ++m)
+    terms.push_back(product(input, (*p->input)(row, m), weight, W(m, p->weight_col)));
   const std::string& name = (*p->names)[static_cast<std::size_t>(row)];
   std::string s = std::string(1, which) + "_" + name + "[" + std::to_string(col) + "] = " + p->input_name + "_" + name +
-                  " " + kDot + " " + p->weight_name + "[:, " + std::to_string(p->weight_col) + "] = " + join_sum(terms) +
-                  " = " + cells_of(*p->result)((*p->result)(row, col));
+                  " " + kDot + " " + p->weight_name + "[:, " + std::to_string(p->weight_col) +
+                  "] = " + join_sum(terms) + " = " + cells_of(*p->result)((*p->result)(row, col));
   const Variant v = t.attention.variant;
   if (which != 'q' && (v == Variant::Gqa || v == Variant::Mqa)) s += " (" + kv_sharing_note(t, h.kv_head) + ")";
   return s;
@@ -273,8 +294,7 @@ std::string explain_projection(const Trace& t, char which, int head, int row, in
 
 std::string explain_cell(const Trace& t, Step step, int head, int row, int col) {
   switch (step) {
-    case Step::Inputs:
-      return in_range(row, t.x.rows()) && in_range(col, t.x.cols()) ? explain_input(t, row, col) : "";
+    case Step::Inputs: return in_range(row, t.x.rows()) && in_range(col, t.x.cols()) ? explain_input(t, row, col) : "";
     case Step::Projections: return explain_projection(t, 'q', head, row, col);
     case Step::Concat: return explain_final_output(t, row, col, false);
     case Step::Output: return explain_final_output(t, row, col, true);
@@ -285,7 +305,8 @@ std::string explain_cell(const Trace& t, Step step, int head, int row, int col) 
   if (step == Step::WeightedSum || step == Step::HeadOutputs) {
     if (!in_range(row, h.output.rows()) || !in_range(col, h.output.cols())) return "";
     // Side by side, the head a number belongs to is not obvious; within one head's view it is.
-    const std::string prefix = step == Step::HeadOutputs && t.heads.size() > 1 ? "head " + std::to_string(head) + ": " : "";
+    const std::string prefix =
+        step == Step::HeadOutputs && t.heads.size() > 1 ? "head " + std::to_string(head) + ": " : "";
     return prefix + explain_head_output(t, h, row, col);
   }
   if (!in_range(row, h.scores.rows()) || !in_range(col, h.scores.cols())) return "";
@@ -301,8 +322,9 @@ std::string explain_cell(const Trace& t, Step step, int head, int row, int col) 
 Agreement agreement(double largest_difference, const std::string& claim, const std::string& reason) {
   // A rounding-sized difference is written as such (4.0e-16), not rounded to a 0 it is not.
   const std::string d = largest_difference == 0.0 || largest_difference >= 1e-3 ? short_number(largest_difference)
-                                                                                 : format("%.1e", largest_difference);
-  if (largest_difference <= kAgreementTolerance) return {"\u2714 " + claim + " (largest difference " + d + ")" + reason, true};
+                                                                                : format("%.1e", largest_difference);
+  if (largest_difference <= kAgreementTolerance)
+    return {"\u2714 " + claim + " (largest difference " + d + ")" + reason, true};
   return {"\u2718 Not so: largest difference " + d + ", more than rounding (10^-9). Expected: " + claim, false};
 }
 
@@ -312,20 +334,25 @@ std::string explain_row_summary(const Trace& t, int head, int row) {
   if (!in_range(row, h.weights.rows())) return "";
   const std::string& q = query_name(t, row);
   // At three decimals, as the lesson text quotes them: an entropy of 0.380, not 0.38; whole numbers as such.
-  const auto summary_number = [](double x) { return std::abs(x - std::round(x)) < 1e-9 ? short_number(x) : format_fixed(x, 3); };
+  const auto summary_number = [](double x) {
+    return std::abs(x - std::round(x)) < 1e-9 ? short_number(x) : format_fixed(x, 3);
+  };
   const std::string z = summary_number(h.row_sum(row));
   switch (h.row_status[static_cast<std::size_t>(row)]) {
-    case RowStatus::AllMasked: return "every key is hidden from " + q + ": nothing to normalise, so its weights and output are 0";
+    case RowStatus::AllMasked:
+      return "every key is hidden from " + q + ": nothing to normalise, so its weights and output are 0";
     case RowStatus::ZeroSum:
       return "Z = " + zero_z_text(h.row_sum(row)) + ": the visible scores of " + q +
              " cancel out, so there is nothing to divide by; its weights and output are set to 0";
     case RowStatus::Signed:
-      return "Z = " + z + ", the sum of the visible scores, but some weights are negative: not a probability distribution, so no entropy";
+      return "Z = " + z +
+             ", the sum of the visible scores, but some weights are negative: not a probability distribution, so no "
+             "entropy";
     case RowStatus::Ok: break;
   }
   const int n = visible_count(h, row);
-  const std::string entropy = "entropy " + summary_number(h.entropy(row)) + " nats of a maximum ln(" + std::to_string(n) +
-                              ") = " + summary_number(std::log(static_cast<double>(n)));
+  const std::string entropy = "entropy " + summary_number(h.entropy(row)) + " nats of a maximum ln(" +
+                              std::to_string(n) + ") = " + summary_number(std::log(static_cast<double>(n)));
   if (t.attention.kernel == Kernel::Linear)
     return "Z = " + z + ", the sum of the visible scores (each weight is a score divided by Z), " + entropy;
   // The largest score as its cell shows it, at the matrix's decimals.

@@ -51,7 +51,9 @@ void append_utf8(std::string& s, char32_t c) {
   }
 }
 
-bool same_clip(const TextRect& a, const TextRect& b) { return a.x0 == b.x0 && a.y0 == b.y0 && a.x1 == b.x1 && a.y1 == b.y1; }
+bool same_clip(const TextRect& a, const TextRect& b) {
+  return a.x0 == b.x0 && a.y0 == b.y0 && a.x1 == b.x1 && a.y1 == b.y1;
+}
 
 TextRect intersect(const TextRect& a, const TextRect& b) {
   return {std::max(a.x0, b.x0), std::max(a.y0, b.y0), std::min(a.x1, b.x1), std::min(a.y1, b.y1)};
@@ -82,7 +84,8 @@ std::vector<Run> runs_of(const DrawnText& w) {
     if (joins && g.pen_x0 > prev->pen_x1 + 0.5f) r.text += ' ';  // spaces draw no glyph, but move the pen
     append_utf8(r.text, g.codepoint);
     height = std::max(height, g.box.y1 - g.line_top);
-    r.box = {std::min(r.box.x0, g.box.x0), std::min(r.box.y0, g.box.y0), std::max(r.box.x1, g.box.x1), std::max(r.box.y1, g.box.y1)};
+    r.box = {std::min(r.box.x0, g.box.x0), std::min(r.box.y0, g.box.y0), std::max(r.box.x1, g.box.x1),
+             std::max(r.box.y1, g.box.y1)};
     const TextRect v = intersect(g.box, g.clip);
     if (v.x1 > v.x0 && v.y1 > v.y0) r.visible.push_back(v);
     r.cut_x = r.cut_x || g.cut || g.box.x0 < g.clip.x0 - 1.0f || g.box.x1 > g.clip.x1 + 1.0f;
@@ -158,7 +161,8 @@ std::vector<std::string> text_problems(const std::vector<DrawnText>& windows) {
   for (const DrawnText& w : windows) {
     const std::vector<Run> runs = runs_of(w);
     for (const Run& r : runs)
-      if ((r.cut_x && !w.scrolls_x) || (r.cut_y && !w.scrolls_y)) found.insert(w.window + ": text cut off: \"" + r.text + "\"");
+      if ((r.cut_x && !w.scrolls_x) || (r.cut_y && !w.scrolls_y))
+        found.insert(w.window + ": text cut off: \"" + r.text + "\"");
     for (std::size_t i = 0; i < runs.size(); ++i)
       for (std::size_t j = i + 1; j < runs.size(); ++j)
         if (runs_overlap(runs[i], runs[j]))

@@ -12,7 +12,8 @@ bool ApplyLessonPage(AppState& state, int lesson, int page) {
   if (page < 0 || page >= static_cast<int>(l.pages.size())) return false;
   const LessonPage& p = l.pages[static_cast<std::size_t>(page)];
   try {
-    if (!state.open(lesson_page_scenario(p, state.lesson.scenarios_dir), state.lesson.scenarios_dir / p.scenario)) return false;
+    if (!state.open(lesson_page_scenario(p, state.lesson.scenarios_dir), state.lesson.scenarios_dir / p.scenario))
+      return false;
   } catch (const InputError& e) {
     state.message = "Lesson page not shown: " + std::string(e.what());
     return false;

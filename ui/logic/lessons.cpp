@@ -10,10 +10,10 @@
 #include "core/init.h"
 #include "core/io/json_fields.h"
 #include "core/io/scenario_json.h"
-#include "ui/logic/sqrt_dk.h"
-#include "core/validate.h"
-#include "ui/logic/step_matrices.h"
 #include "core/text_format.h"
+#include "core/validate.h"
+#include "ui/logic/sqrt_dk.h"
+#include "ui/logic/step_matrices.h"
 
 namespace attn::ui {
 namespace {
@@ -76,7 +76,7 @@ std::pair<int, int> read_cell(const json& j, const std::string& path) {
   };
   if (!j.is_array() || j.size() != 2 || !index(j[0]) || !index(j[1]))
     throw InputError(path, "expected [row, column], two integers from 0, but found " +
-                                  (j.is_array() ? j.dump() : describe_found(j)));
+                               (j.is_array() ? j.dump() : describe_found(j)));
   return {j[0].get<int>(), j[1].get<int>()};
 }
 
@@ -94,9 +94,9 @@ Matrix read_custom_mask(const json& j, const std::string& path) {
   Matrix m(static_cast<Eigen::Index>(j.size()), static_cast<Eigen::Index>(j[0].size()));
   for (std::size_t r = 0; r < j.size(); ++r) {
     if (!j[r].is_array() || j[r].size() != j[0].size())
-      throw InputError(index_path(path, r),
-                          "expected " + plural(static_cast<std::int64_t>(j[0].size()), "number") + " (as in row 0) but found " +
-                              (j[r].is_array() ? std::to_string(j[r].size()) : describe_found(j[r])));
+      throw InputError(index_path(path, r), "expected " + plural(static_cast<std::int64_t>(j[0].size()), "number") +
+                                                " (as in row 0) but found " +
+                                                (j[r].is_array() ? std::to_string(j[r].size()) : describe_found(j[r])));
     for (std::size_t c = 0; c < j[r].size(); ++c) {
       if (!j[r][c].is_number())
         throw InputError(index_path(index_path(path, r), c), "expected 0 or 1 but found " + describe_found(j[r][c]));
@@ -107,8 +107,9 @@ Matrix read_custom_mask(const json& j, const std::string& path) {
 }
 
 ConfigOverrides read_overrides(const json& j, const std::string& path) {
-  const JsonFields r(j, path,
-                     {"mask", "window", "custom_mask", "scale", "kernel", "heads", "head_dim", "variant", "kv_heads", "latent_dim"});
+  const JsonFields r(
+      j, path,
+      {"mask", "window", "custom_mask", "scale", "kernel", "heads", "head_dim", "variant", "kv_heads", "latent_dim"});
   const auto integer = [&](const char* key, int hi) {
     return r.has(key) ? std::optional<int>(r.integer(key, 1, 1, hi)) : std::nullopt;
   };
@@ -138,8 +139,9 @@ void check_view_keys(const JsonFields& r, View view) {
 }
 
 LessonPage read_page(const json& j, const std::string& path) {
-  const JsonFields r(j, path, {"title", "text", "scenario", "view", "step", "head", "decode_tokens", "decode_section", "preset",
-                               "highlight", "absorbed", "overrides", "experiment", "d_k"});
+  const JsonFields r(j, path,
+                     {"title", "text", "scenario", "view", "step", "head", "decode_tokens", "decode_section", "preset",
+                      "highlight", "absorbed", "overrides", "experiment", "d_k"});
   LessonPage p;
   p.title = r.nonempty_string("title");
   p.text = r.nonempty_string("text");
@@ -162,7 +164,8 @@ LessonPage read_page(const json& j, const std::string& path) {
     if (std::find(std::begin(kSqrtDkChoices), std::end(kSqrtDkChoices), *p.sqrt_dk) == std::end(kSqrtDkChoices)) {
       std::string choices;  // the experiment's own list, so the message follows it
       for (const int d : kSqrtDkChoices) choices += (choices.empty() ? "" : ", ") + std::to_string(d);
-      throw InputError(r.child("d_k"), "expected one of the experiment's " + choices + " but found " + std::to_string(*p.sqrt_dk));
+      throw InputError(r.child("d_k"),
+                       "expected one of the experiment's " + choices + " but found " + std::to_string(*p.sqrt_dk));
     }
   }
   return p;
@@ -179,8 +182,8 @@ std::string shown_path(const std::filesystem::path& dir) {
 Scenario load_page_file(const std::string& file, const std::filesystem::path& dir, const std::string& field) {
   const std::filesystem::path name(file);
   if (name.filename() != name || file == "." || file == "..")
-    throw InputError(field, "expected a file name in " + shown_path(dir) + " (no folders) but found string \"" + file +
-                                   "\"");
+    throw InputError(field,
+                     "expected a file name in " + shown_path(dir) + " (no folders) but found string \"" + file + "\"");
   std::error_code ec;
   if (!std::filesystem::is_regular_file(dir / name, ec))
     throw InputError(field, "no such scenario file " + shown_path(dir) + "/" + file);
@@ -237,8 +240,8 @@ PageScenario page_scenario(const LessonPage& page, const std::filesystem::path& 
 void check_head(const LessonPage& p, const Trace& t, const std::string& path) {
   const int heads = static_cast<int>(t.heads.size());
   if (p.head >= heads)
-    throw InputError(child_path(path, "head"), "the scenario has " + plural(heads, "head") + " (numbered from 0) but found " +
-                                                      std::to_string(p.head));
+    throw InputError(child_path(path, "head"), "the scenario has " + plural(heads, "head") +
+                                                   " (numbered from 0) but found " + std::to_string(p.head));
 }
 
 void check_decode(const LessonPage& p, const Scenario& s, const std::string& path) {
@@ -249,8 +252,8 @@ void check_decode(const LessonPage& p, const Scenario& s, const std::string& pat
   }
   if (p.decode_tokens > s.n_q())
     throw InputError(child_path(path, "decode_tokens"), "the scenario has " + plural(s.n_q(), "token") + ", so 1 to " +
-                                                             std::to_string(s.n_q()) + ", but found " +
-                                                             std::to_string(p.decode_tokens));
+                                                            std::to_string(s.n_q()) + ", but found " +
+                                                            std::to_string(p.decode_tokens));
 }
 
 void check_highlight(const LessonPage& p, const Trace& t, const std::string& path) {
@@ -259,17 +262,18 @@ void check_highlight(const LessonPage& p, const Trace& t, const std::string& pat
     const auto [row, col] = p.highlight[i];
     if (row >= m.m->rows() || col >= m.m->cols())
       throw InputError(index_path(child_path(path, "highlight"), i),
-                          "the " + m.name + " matrix of step " + std::string(step_info(p.step).name) + " is " +
-                              std::to_string(m.m->rows()) + " x " + std::to_string(m.m->cols()) +
-                              " (rows and columns numbered from 0) but found [" + std::to_string(row) + ", " +
-                              std::to_string(col) + "]");
+                       "the " + m.name + " matrix of step " + std::string(step_info(p.step).name) + " is " +
+                           std::to_string(m.m->rows()) + " x " + std::to_string(m.m->cols()) +
+                           " (rows and columns numbered from 0) but found [" + std::to_string(row) + ", " +
+                           std::to_string(col) + "]");
   }
 }
 
 void check_absorbed(const LessonPage& p, const Trace& t, const std::string& path) {
   if (p.absorbed && !t.absorbed)
-    throw InputError(child_path(path, "absorbed"), "the absorbed form is MLA's, but " + p.scenario + " (after the overrides) is " +
-                                                          std::string(to_string(t.attention.variant)));
+    throw InputError(child_path(path, "absorbed"), "the absorbed form is MLA's, but " + p.scenario +
+                                                       " (after the overrides) is " +
+                                                       std::string(to_string(t.attention.variant)));
 }
 
 void check_page(const LessonPage& p, const std::filesystem::path& dir, const std::string& path) {

@@ -50,8 +50,8 @@
 
 #include "core/overrides.h"
 #include "core/scenario.h"
-#include "ui/logic/views.h"
 #include "ui/logic/steps.h"
+#include "ui/logic/views.h"
 
 namespace attn::ui {
 
@@ -68,11 +68,11 @@ struct LessonPage {
   View view = View::Pipeline;
   Step step = Step::Inputs;
   int head = 0;
-  int decode_tokens = 1;  // tokens arrived, 1-based: DecodeView::token is decode_tokens - 1
-  int decode_section = 1;  // 1 query, 2 cache, 3 attention, 4 output
-  std::optional<std::string> preset;  // sets ModelViewSettings::preset; empty keeps the current one
+  int decode_tokens = 1;                       // tokens arrived, 1-based: DecodeView::token is decode_tokens - 1
+  int decode_section = 1;                      // 1 query, 2 cache, 3 attention, 4 output
+  std::optional<std::string> preset;           // sets ModelViewSettings::preset; empty keeps the current one
   std::vector<std::pair<int, int>> highlight;  // (row, col) cells of step_result(trace, step, head)
-  bool absorbed = false;  // MLA: the scores step shows the absorbed form (AppState::show_absorbed)
+  bool absorbed = false;                       // MLA: the scores step shows the absorbed form (AppState::show_absorbed)
   ConfigOverrides overrides;  // the command line's rules (core/overrides.h); query_latent_dim is not offered
   std::optional<Experiment> experiment;
   std::optional<int> sqrt_dk;  // the experiment's d_k as the page opens; unset keeps the current one

@@ -2,14 +2,15 @@
 
 #include <cctype>
 #include <cmath>
-#include <filesystem>
 #include <cstdio>
+#include <filesystem>
 
 namespace attn::ui {
 namespace {
 
 std::string label(const std::vector<std::string>* labels, Eigen::Index i) {
-  return labels && i < static_cast<Eigen::Index>(labels->size()) ? (*labels)[static_cast<std::size_t>(i)] : std::to_string(i);
+  return labels && i < static_cast<Eigen::Index>(labels->size()) ? (*labels)[static_cast<std::size_t>(i)]
+                                                                 : std::to_string(i);
 }
 
 // RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled.

@@ -33,7 +33,8 @@ Computed compute_all(const Scenario& s, std::uint64_t ticket, const Weights* res
   // Past kMaxDecodeTokens the step-by-step view says so instead: it would cost more than the trace itself.
   if (s.n_q() > kMaxDecodeTokens) {
     c.decode_error = "the decode view steps through at most " + std::to_string(kMaxDecodeTokens) +
-                     " tokens, and this document has " + std::to_string(s.n_q()) + " (the tokens slider can bring it back)";
+                     " tokens, and this document has " + std::to_string(s.n_q()) +
+                     " (the tokens slider can bring it back)";
   } else {
     try {
       // With the weights the trace drew: decoding and the causal trace do not draw them again.
@@ -78,7 +79,8 @@ RecomputeWorker::~RecomputeWorker() {
   thread_.join();
 }
 
-void RecomputeWorker::submit(std::shared_ptr<const Scenario> s, std::uint64_t ticket, std::shared_ptr<const Weights> resolved) {
+void RecomputeWorker::submit(std::shared_ptr<const Scenario> s, std::uint64_t ticket,
+                             std::shared_ptr<const Weights> resolved) {
   {
     std::lock_guard lock(mutex_);
     queued_ = Request{std::move(s), ticket, std::move(resolved)};

@@ -59,7 +59,7 @@ class RecomputeWorker {
   std::optional<Computed> take();
   // Frees a result on this thread: a 2048-token trace is a gigabyte, and freeing it would cost the window a frame.
   void dispose(Computed old);
-  void wait();        // until nothing is queued or being computed
+  void wait();  // until nothing is queued or being computed
 
  private:
   void run();

@@ -15,7 +15,7 @@ namespace attn::ui {
 inline constexpr int kSqrtDkPairs = 20000;  // dot products in each histogram
 inline constexpr int kSqrtDkKeys = 8;       // keys in the softmax row
 inline constexpr std::uint64_t kSqrtDkSeed = 1;
-inline constexpr int kSqrtDkDefault = 64;   // the d_k shown first
+inline constexpr int kSqrtDkDefault = 64;                           // the d_k shown first
 inline constexpr int kSqrtDkChoices[] = {1, 4, 16, 64, 256, 1024};  // the d_k values to offer
 
 // Standard normal numbers from a seed: Box-Muller over a SplitMix64 stream. Each pair of uniforms gives

@@ -4,8 +4,8 @@
 
 #include "ui/logic/hover_text.h"
 
-#include "ui/logic/glyphs.h"
 #include "core/text_format.h"
+#include "ui/logic/glyphs.h"
 
 namespace attn::ui {
 namespace {
@@ -130,15 +130,14 @@ std::string cache_sentence(const StepContext& v) {
 StepText inputs(const StepContext& v) {
   const Trace& t = v.t;
   StepText s;
-  if (t.cross_attention)
-    s.formula = "X   " + dims(t.x) + " (queries),   X_kv   " + dims(t.x_kv) + " (keys and values)";
-  else
-    s.formula = "X   " + dims(t.x) + ": " + plural(t.n_q(), "token") + ", d_model = " + num(t.x.cols());
+  if (t.cross_attention) s.formula = "X   " + dims(t.x) + " (queries),   X_kv   " + dims(t.x_kv) + " (keys and values)";
+  else s.formula = "X   " + dims(t.x) + ": " + plural(t.n_q(), "token") + ", d_model = " + num(t.x.cols());
   s.what = "Each token is one row of " + num(t.x.cols()) + " numbers, its embedding: " + quoted(v.q(0)) + " is " +
            vec(t.x.row(0)) + ". These are the inputs: edit any number and every later step follows.";
   if (t.cross_attention) s.what += " The keys and values come from another sequence: " + names(t.context_tokens) + ".";
-  s.why = "A model computes with numbers, not words, so each token becomes a vector. In a real model these rows come "
-          "from a learned embedding table and from the layers below.";
+  s.why =
+      "A model computes with numbers, not words, so each token becomes a vector. In a real model these rows come "
+      "from a learned embedding table and from the layers below.";
   return s;
 }
 
@@ -150,18 +149,17 @@ std::string projection_formula(const StepContext& v) {
   if (t.query_latent.size() > 0)
     q = "Q = (X W_DQ) W_UQ   " + dims(t.Q) + " = " + X + " " + kDot + " " + dims(*t.weights.W_DQ) + " " + kDot + " " +
         dims(*t.weights.W_UQ);
-  else
-    q = "Q = X W_Q   " + dims(t.Q) + " = " + X + " " + kDot + " " + dims(*t.weights.W_Q);
+  else q = "Q = X W_Q   " + dims(t.Q) + " = " + X + " " + kDot + " " + dims(*t.weights.W_Q);
   if (v.variant() == Variant::Mla)
     return "latent = " + Xkv + " W_DKV   " + dims(t.latent) + " = " + dims(t.x_kv) + " " + kDot + " " +
-           dims(*t.weights.W_DKV) + ";   K = latent W_UK, V = latent W_UV   " + dims(t.K) + " = " + dims(t.latent) + " " +
-           kDot + " " + dims(*t.weights.W_UK) + ";   " + q;
-  std::string s = q + ";   K = " + Xkv + " W_K, V = " + Xkv + " W_V   " + dims(t.K) + " = " + dims(t.x_kv) + " " + kDot +
-                  " " + dims(*t.weights.W_K);
+           dims(*t.weights.W_DKV) + ";   K = latent W_UK, V = latent W_UV   " + dims(t.K) + " = " + dims(t.latent) +
+           " " + kDot + " " + dims(*t.weights.W_UK) + ";   " + q;
+  std::string s = q + ";   K = " + Xkv + " W_K, V = " + Xkv + " W_V   " + dims(t.K) + " = " + dims(t.x_kv) + " " +
+                  kDot + " " + dims(*t.weights.W_K);
   if (v.shares_kv())
-    s += ";   head " + num(v.h.head) + " reads Q[:, head " + num(v.h.head) + "] and K, V[:, KV head " + num(v.h.kv_head) + "]";
-  else if (v.H() > 1)
-    s += ";   head " + num(v.h.head) + " reads Q, K, V[:, head " + num(v.h.head) + "]";
+    s += ";   head " + num(v.h.head) + " reads Q[:, head " + num(v.h.head) + "] and K, V[:, KV head " +
+         num(v.h.kv_head) + "]";
+  else if (v.H() > 1) s += ";   head " + num(v.h.head) + " reads Q, K, V[:, head " + num(v.h.head) + "]";
   return s;
 }
 
@@ -169,11 +167,12 @@ StepText projections(const StepContext& v) {
   const HeadTrace& h = v.h;
   StepText s;
   s.formula = projection_formula(v);
-  s.what = std::string(v.variant() == Variant::Mla ? "Each row of X becomes a query, and a latent that keys and values are expanded from."
-                                                   : "Each row of X is multiplied by three learned matrices.") +
-           " Query of " + quoted(v.q(0)) + ": " + vec(h.q.row(0)) +
-           " (what it looks for). Key and value of " + quoted(v.k(0)) + ": " + vec(h.k.row(0)) + " (what it offers) and " +
-           vec(h.v.row(0)) + " (what it passes on).";
+  s.what = std::string(v.variant() == Variant::Mla
+                           ? "Each row of X becomes a query, and a latent that keys and values are expanded from."
+                           : "Each row of X is multiplied by three learned matrices.") +
+           " Query of " + quoted(v.q(0)) + ": " + vec(h.q.row(0)) + " (what it looks for). Key and value of " +
+           quoted(v.k(0)) + ": " + vec(h.k.row(0)) + " (what it offers) and " + vec(h.v.row(0)) +
+           " (what it passes on).";
   const int G = kv_head_count(v.t.attention);
   if (v.variant() == Variant::Gqa)
     s.what += " The " + num(v.H()) + " query heads share " + plural(G, "key/value head") + ": query head " +
@@ -184,8 +183,8 @@ StepText projections(const StepContext& v) {
     s.what += " The latent has " + plural(v.t.attention.latent_dim, "number") + " per token (" + quoted(v.k(0)) + ": " +
               vec(v.t.latent.row(0)) + ").";
   else if (v.H() > 1)
-    s.what += " Each of the " + num(v.H()) + " heads takes its own " + (v.d() == 1 ? std::string("column") : num(v.d()) + " columns") +
-              " of Q, K and V.";
+    s.what += " Each of the " + num(v.H()) + " heads takes its own " +
+              (v.d() == 1 ? std::string("column") : num(v.d()) + " columns") + " of Q, K and V.";
   s.why = "Three separate roles let a token look for one thing, advertise another and hand over a third. " +
           cache_sentence(v);
   return s;
@@ -200,17 +199,21 @@ StepText scores(const StepContext& v) {
   const int best = best_key(h, h.scores, i);
   Eigen::Index top_i = 0, top_j = 0;
   h.scores.maxCoeff(&top_i, &top_j);
-  s.what = "Each cell is the dot product of one query (row) with one key (column): the larger, the better they match. Row " +
-           quoted(v.q(i)) + " reads " + list(h.scores.row(i));
+  s.what =
+      "Each cell is the dot product of one query (row) with one key (column): the larger, the better they match. Row " +
+      quoted(v.q(i)) + " reads " + list(h.scores.row(i));
   if (best >= 0)
     s.what += ", so " + quoted(v.q(i)) + " matches " + quoted(v.k(best)) + " best" +
               ((h.mask.row(i).array() == 0.0).any() ? " of the keys the mask will leave it" : "");
   s.what += ".";
   s.what += " The largest score is " + short_number(h.scores(top_i, top_j)) + ", for " +
             quoted(v.q(static_cast<int>(top_i))) + " " + kArrow + " " + quoted(v.k(static_cast<int>(top_j))) + ".";
-  s.why = "A dot product is large when two vectors point the same way, so it measures relevance cheaply, and one matrix "
-          "product scores all " + num(h.scores.size()) + " pairs at once. That table of every query against every key is "
-          "why attention's cost grows with the square of the length.";
+  s.why =
+      "A dot product is large when two vectors point the same way, so it measures relevance cheaply, and one matrix "
+      "product scores all " +
+      num(h.scores.size()) +
+      " pairs at once. That table of every query against every key is "
+      "why attention's cost grows with the square of the length.";
   return s;
 }
 
@@ -223,19 +226,22 @@ StepText scale(const StepContext& v) {
   StepText s;
   if (v.t.attention.scale) {
     s.formula = "scaled = scores / " + kRoot + d + "   " + dims(h.scaled);
-    s.what = "Every score is divided by " + kRoot + d + " = " + root + ": the largest, " + short_number(h.scores(ti, tj)) +
-             ", becomes " + short_number(h.scaled(ti, tj)) + ". The order inside each row stays the same; only the gaps shrink.";
+    s.what = "Every score is divided by " + kRoot + d + " = " + root + ": the largest, " +
+             short_number(h.scores(ti, tj)) + ", becomes " + short_number(h.scaled(ti, tj)) +
+             ". The order inside each row stays the same; only the gaps shrink.";
   } else {
     s.formula = "scaled = scores   " + dims(h.scaled) + "   (scale off)";
     s.what = "Scale is off: the scores go on unchanged, so the largest stays " + short_number(h.scores(ti, tj)) +
              ". Their gaps are " + kRoot + d + " = " + root + " times wider than with scaling.";
   }
-  s.why = "If the " + d + " numbers of q and of k were random with variance 1, q " + kDot + " k would have variance " + d +
-          ", a spread of " + kRoot + d + " = " + root + ". Dividing by " + kRoot + d +
-          " brings the spread back to 1, so the softmax does not saturate (nearly all weight on one key, where learning stalls).";
+  s.why = "If the " + d + " numbers of q and of k were random with variance 1, q " + kDot + " k would have variance " +
+          d + ", a spread of " + kRoot + d + " = " + root + ". Dividing by " + kRoot + d +
+          " brings the spread back to 1, so the softmax does not saturate (nearly all weight on one key, where "
+          "learning stalls).";
   const int i = v.row;
   if (!v.softmax())
-    s.why += " With the linear kernel it changes no weight: a row's scores and their sum Z are divided by the same " + kRoot + d + ".";
+    s.why += " With the linear kernel it changes no weight: a row's scores and their sum Z are divided by the same " +
+             kRoot + d + ".";
   else if (v.h.row_status[static_cast<std::size_t>(i)] == RowStatus::Ok)
     s.why += std::string(v.t.attention.scale ? " Row " : " Without it, row ") + quoted(v.q(i)) + " has an entropy of " +
              short_number(h.entropy(i)) + " nats" + (v.t.attention.scale ? "." : " (turn scale on to compare).");
@@ -247,7 +253,8 @@ std::string mask_what(const StepContext& v, int hidden, const std::string& becom
   const std::string of = num(hidden) + " of the " + num(v.h.mask.size()) + " cells " +
                          (hidden == 1 ? "is hidden and becomes " : "are hidden and become ") + becomes + ".";
   switch (t.attention.mask) {
-    case MaskKind::None: return "No mask: every query may see all " + plural(t.n_kv(), "key") + ", so masked equals scaled.";
+    case MaskKind::None:
+      return "No mask: every query may see all " + plural(t.n_kv(), "key") + ", so masked equals scaled.";
     case MaskKind::Causal:
       return "Causal mask: each query sees itself and the tokens before it, so " + quoted(v.q(0)) + " sees only " +
              quoted(v.k(0)) + ". " + of;
@@ -269,27 +276,34 @@ StepText mask(const StepContext& v) {
   s.what = mask_what(v, hidden, becomes);
   const int blind = count_status(h, RowStatus::AllMasked);
   if (blind > 0)
-    s.what += blind == 1 ? " 1 query has no visible key at all: its weights and output will be 0."
-                         : " " + num(blind) + " queries have no visible key at all: their weights and output will be 0.";
+    s.what += blind == 1
+                  ? " 1 query has no visible key at all: its weights and output will be 0."
+                  : " " + num(blind) + " queries have no visible key at all: their weights and output will be 0.";
   const std::string exact = v.softmax() ? " -inf turns into exactly 0 after e^x."
                                         : " Zeroing after the kernel gives the same exact 0 for kernels without -inf.";
   switch (v.t.attention.mask) {
     case MaskKind::None:
-      s.why = v.t.cross_attention ? "Cross-attention usually reads the whole source sentence, so nothing is hidden."
-                                  : "An encoder (like BERT) reads the whole sentence in both directions, so it hides nothing; "
-                                    "a text generator (like GPT) would use a causal mask.";
+      s.why = v.t.cross_attention
+                  ? "Cross-attention usually reads the whole source sentence, so nothing is hidden."
+                  : "An encoder (like BERT) reads the whole sentence in both directions, so it hides nothing; "
+                    "a text generator (like GPT) would use a causal mask.";
       break;
     case MaskKind::Causal:
-      s.why = "A model that writes one token at a time must not peek at the next token while learning to predict it. "
-              "The mask lists, for each query i, the set S_i of keys it may read." + exact;
+      s.why =
+          "A model that writes one token at a time must not peek at the next token while learning to predict it. "
+          "The mask lists, for each query i, the set S_i of keys it may read." +
+          exact;
       break;
     case MaskKind::SlidingWindow:
       s.why = "A window keeps each token's view local, so the KV cache only needs the last " +
-              plural(v.t.attention.window, "token") + ". The mask lists, for each query i, the set S_i of keys it may read." + exact;
+              plural(v.t.attention.window, "token") +
+              ". The mask lists, for each query i, the set S_i of keys it may read." + exact;
       break;
     case MaskKind::Custom:
-      s.why = "Any rule for which keys a query may read (padding, separate documents, a pattern to test) is a set S_i per "
-              "query, written as a 0/1 matrix." + exact;
+      s.why =
+          "Any rule for which keys a query may read (padding, separate documents, a pattern to test) is a set S_i per "
+          "query, written as a 0/1 matrix." +
+          exact;
       break;
   }
   return s;
@@ -323,12 +337,14 @@ StepText softmax(const StepContext& v) {
   if ((h.mask.array() == 0.0).any()) s.what += " Hidden keys get exactly 0.";
   s.what += flagged_rows(v);
   if (v.softmax())
-    s.why = "Positive weights that add up to 1 make each output an average of the values. e^x keeps every weight positive "
-            "and lets a higher score win by a wide margin; subtracting the row's largest score first (" +
-            short_number(h.row_max(i)) + " for " + quoted(v.q(i)) + ") avoids overflow without changing the result.";
+    s.why =
+        "Positive weights that add up to 1 make each output an average of the values. e^x keeps every weight positive "
+        "and lets a higher score win by a wide margin; subtracting the row's largest score first (" +
+        short_number(h.row_max(i)) + " for " + quoted(v.q(i)) + ") avoids overflow without changing the result.";
   else
-    s.why = "The linear kernel uses the scores as they are, without e^x: cheaper, but a negative score gives a negative "
-            "weight and a sum Z near 0 blows up, which is why such rows are flagged.";
+    s.why =
+        "The linear kernel uses the scores as they are, without e^x: cheaper, but a negative score gives a negative "
+        "weight and a sum Z near 0 blows up, which is why such rows are flagged.";
   return s;
 }
 
@@ -342,10 +358,11 @@ StepText weighted_sum(const StepContext& v) {
   const int best = best_key(h, h.weights, i);
   if (best >= 0 && h.row_status[static_cast<std::size_t>(i)] == RowStatus::Ok)
     s.what += " " + quoted(v.q(i)) + " puts " + short_number(h.weights(i, best)) + " on " + quoted(v.k(best)) +
-              ", so its output " + vec(h.output.row(i)) + " is pulled towards the value of " + quoted(v.k(best)) + ", " +
-              vec(h.v.row(best)) + ".";
-  s.why = "Keys decide where to look; values decide what to take. The output row is the token's new representation, "
-          "with the context it attended to mixed in (a pronoun can pull in the noun it refers to).";
+              ", so its output " + vec(h.output.row(i)) + " is pulled towards the value of " + quoted(v.k(best)) +
+              ", " + vec(h.v.row(best)) + ".";
+  s.why =
+      "Keys decide where to look; values decide what to take. The output row is the token's new representation, "
+      "with the context it attended to mixed in (a pronoun can pull in the noun it refers to).";
   return s;
 }
 
@@ -357,14 +374,16 @@ StepText head_outputs(const StepContext& v) {
     s.formula = "output_0 = weights " + kDot + " v   " + dims(t.heads[0].output) + "   (1 head)";
     s.what = "There is one head, so its output " + dims(t.heads[0].output) + " is all that attention computed. Row " +
              quoted(v.q(i)) + ": " + vec(t.heads[0].output.row(i)) + ".";
-    s.why = "One head learns one notion of relevance. With more heads, each can follow a different relation between "
-            "tokens (agreement, what a pronoun refers to) at about the same cost.";
+    s.why =
+        "One head learns one notion of relevance. With more heads, each can follow a different relation between "
+        "tokens (agreement, what a pronoun refers to) at about the same cost.";
     return s;
   }
-  s.formula = "output_h = weights_h " + kDot + " v_h for h = 0 " + kEllipsis + " " + num(v.H() - 1) + "   " + num(v.H()) +
-              " " + kTimes + " " + dims(v.h.output);
-  s.what = "The " + num(v.H()) + " heads ran side by side, each with its own queries, keys and values, and each made a " +
-           dims(v.h.output) + " output.";
+  s.formula = "output_h = weights_h " + kDot + " v_h for h = 0 " + kEllipsis + " " + num(v.H() - 1) + "   " +
+              num(v.H()) + " " + kTimes + " " + dims(v.h.output);
+  s.what = "The " + num(v.H()) +
+           " heads ran side by side, each with its own queries, keys and values, and each made a " + dims(v.h.output) +
+           " output.";
   std::string looks;
   for (int g = 0; g < v.H() && g < 4; ++g) {
     const HeadTrace& h = t.heads[static_cast<std::size_t>(g)];
@@ -374,9 +393,10 @@ StepText head_outputs(const StepContext& v) {
              " (" + short_number(h.weights(i, best)) + ")";
   }
   if (!looks.empty()) s.what += " For " + quoted(v.q(i)) + ":" + looks + (v.H() > 4 ? ", " + kEllipsis + "." : ".");
-  s.why = "Each head can specialise in a different relation between tokens (agreement, what a pronoun refers to). Each "
-          "works in a space of only d = " + num(v.d()) + " numbers, so " + num(v.H()) +
-          " heads cost about as much as one wide head.";
+  s.why =
+      "Each head can specialise in a different relation between tokens (agreement, what a pronoun refers to). Each "
+      "works in a space of only d = " +
+      num(v.d()) + " numbers, so " + num(v.H()) + " heads cost about as much as one wide head.";
   return s;
 }
 
@@ -385,23 +405,28 @@ StepText concat(const StepContext& v) {
   const int i = v.row;
   StepText s;
   if (t.has_output_projection()) {
-    s.formula = "output = concat " + kDot + " W_O   " + dims(t.output) + " = " + dims(t.concat) + " " + kDot + " " + dims(t.W_O());
+    s.formula = "output = concat " + kDot + " W_O   " + dims(t.output) + " = " + dims(t.concat) + " " + kDot + " " +
+                dims(t.W_O());
     s.what = "The " + plural(v.H(), "head output") + " are laid side by side: concat of " + quoted(v.q(i)) + " is " +
              vec(t.concat.row(i)) + ". W_O then mixes all " + num(t.concat.cols()) + " numbers into " +
              num(t.output.cols()) + ": output of " + quoted(v.q(i)) + " = " + vec(t.output.row(i)) + ".";
-    s.why = "Side by side, the heads do not talk to each other. W_O lets every output number draw on every head, and "
-            "brings the width back to d_model = " + num(t.output.cols()) + " so the result can be added to the token's embedding.";
+    s.why =
+        "Side by side, the heads do not talk to each other. W_O lets every output number draw on every head, and "
+        "brings the width back to d_model = " +
+        num(t.output.cols()) + " so the result can be added to the token's embedding.";
     return s;
   }
   std::string parts = "output_0";
   if (v.H() > 1) parts += (v.H() > 2 ? " " + kEllipsis + " " : " ") + "output_" + num(v.H() - 1);
   s.formula = "output = concat = [" + parts + "]   " + dims(t.output) + "   (no W_O)";
-  s.what = v.H() == 1 ? "With one head and no W_O, the concatenation is just the head's output: " + quoted(v.q(i)) +
-                            " = " + vec(t.output.row(i)) + "."
-                      : "The " + num(v.H()) + " head outputs are laid side by side into " + dims(t.output) +
-                            "; with no W_O this is the final output: " + quoted(v.q(i)) + " = " + vec(t.output.row(i)) + ".";
-  s.why = "Without W_O the heads stay in separate columns and nothing mixes them; turn on the output projection to see "
-          "the mixing.";
+  s.what = v.H() == 1
+               ? "With one head and no W_O, the concatenation is just the head's output: " + quoted(v.q(i)) + " = " +
+                     vec(t.output.row(i)) + "."
+               : "The " + num(v.H()) + " head outputs are laid side by side into " + dims(t.output) +
+                     "; with no W_O this is the final output: " + quoted(v.q(i)) + " = " + vec(t.output.row(i)) + ".";
+  s.why =
+      "Without W_O the heads stay in separate columns and nothing mixes them; turn on the output projection to see "
+      "the mixing.";
   return s;
 }
 
@@ -411,25 +436,29 @@ StepText output(const StepContext& v) {
   StepText s;
   if (t.has_output_projection()) {
     const Matrix& o = v.h.output;
-    s.formula = "output = " + kSigma + "_h output_h " + kDot + " W_O^(h)   " + dims(t.output) + " = " + plural(v.H(), "head") +
-                " " + kTimes + " (" + dims(o) + " " + kDot + " " + dims(o.cols(), t.output.cols()) + ")";
+    s.formula = "output = " + kSigma + "_h output_h " + kDot + " W_O^(h)   " + dims(t.output) + " = " +
+                plural(v.H(), "head") + " " + kTimes + " (" + dims(o) + " " + kDot + " " +
+                dims(o.cols(), t.output.cols()) + ")";
     s.what = "Each token's output is one contribution per head, added up. For " + quoted(v.q(i)) + ":";
     for (int g = 0; g < v.H() && g < 4; ++g)
       s.what += std::string(g > 0 ? "," : "") + " head " + num(g) + " adds " +
                 vec(t.heads[static_cast<std::size_t>(g)].contribution.row(i));
     s.what += (v.H() > 4 ? ", " + kEllipsis : std::string()) + ", giving " + vec(t.output.row(i)) + ".";
-    s.why = "W_O^(h) is the block of " + plural(v.d(), "row") + " of W_O that meets head h's columns, so multi-head "
+    s.why = "W_O^(h) is the block of " + plural(v.d(), "row") +
+            " of W_O that meets head h's columns, so multi-head "
             "attention is a sum: each head writes its own part, and you can see which head contributed what.";
   } else {
     s.formula = "output = concat   " + dims(t.output) + "   (no W_O)";
     s.what = "This is what attention hands on: one new row per token. " + quoted(v.q(i)) + " went in as " +
              vec(t.x.row(i)) + " and comes out as " + vec(t.output.row(i)) + ".";
-    s.why = "The output row carries what each token read from the others. In a Transformer it is added back to the "
-            "input and passed on to the next layer.";
+    s.why =
+        "The output row carries what each token read from the others. In a Transformer it is added back to the "
+        "input and passed on to the next layer.";
   }
   if (v.variant() == Variant::Mla)
-    s.why += " Served, MLA never builds keys and values: W_UK is folded into the queries and W_UV into the output "
-             "projection, and that absorbed form gives this same output.";
+    s.why +=
+        " Served, MLA never builds keys and values: W_UK is folded into the queries and W_UV into the output "
+        "projection, and that absorbed form gives this same output.";
   return s;
 }
 
@@ -438,7 +467,8 @@ StepText output(const StepContext& v) {
 StepText explain_step(const Trace& t, Step step, int head) {
   StepText text;
   if (!t.heads.empty()) {
-    const std::size_t hi = head >= 0 && static_cast<std::size_t>(head) < t.heads.size() ? static_cast<std::size_t>(head) : 0;
+    const std::size_t hi =
+        head >= 0 && static_cast<std::size_t>(head) < t.heads.size() ? static_cast<std::size_t>(head) : 0;
     const StepContext v{t, t.heads[hi], example_row(t.heads[hi])};
     switch (step) {
       case Step::Inputs: text = inputs(v); break;

@@ -37,9 +37,9 @@ struct PipelineView {
   int projection = 0;          // which projection the projections step draws large (MLA: latent, Q, K, V)
   bool show_absorbed = false;  // MLA: the scores step shows the absorbed form
   bool playing = false;
-  double play_clock = 0.0;  // seconds since the last automatic step
-  HoverCell hover;          // written while drawing this frame
-  HoverCell last_hover;     // what was hovered in the previous frame
+  double play_clock = 0.0;                         // seconds since the last automatic step
+  HoverCell hover;                                 // written while drawing this frame
+  HoverCell last_hover;                            // what was hovered in the previous frame
   std::optional<std::pair<int, int>> pinned_cell;  // a result cell explained as if pointed at (--cell)
   // A lesson page's cells of its step's result, outlined while that step is shown.
   std::vector<std::pair<int, int>> outlined;
@@ -61,9 +61,9 @@ struct ModelViewSettings {
   std::string preset = "llama-3-70b";
   Dtype dtype = Dtype::BF16;
   int batch = 1;
-  std::int64_t context = 32768;   // tokens, for the bar chart and the tables
-  bool lines_per_preset = false;  // memory chart: one line per preset instead of per variant
-  int top_k = 2048;               // DeepSeek sparse attention's candidate set
+  std::int64_t context = 32768;     // tokens, for the bar chart and the tables
+  bool lines_per_preset = false;    // memory chart: one line per preset instead of per variant
+  int top_k = 2048;                 // DeepSeek sparse attention's candidate set
   std::vector<ModelShape> presets;  // the shipped model shapes
 };
 

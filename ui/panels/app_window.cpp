@@ -23,11 +23,13 @@ void check_lesson_outlines(const AppState& state) {
   if (!LayoutCheckOn()) return;
   const std::vector<std::pair<int, int>> drawn = TakeOutlinedCells();
   if (state.lesson.index < 0 || state.view != View::Pipeline) return;
-  const LessonPage& p = state.lesson.lessons[static_cast<std::size_t>(state.lesson.index)].pages[static_cast<std::size_t>(state.lesson.page)];
+  const LessonPage& p = state.lesson.lessons[static_cast<std::size_t>(state.lesson.index)]
+                            .pages[static_cast<std::size_t>(state.lesson.page)];
   for (const auto& cell : p.highlight)
     if (std::find(drawn.begin(), drawn.end(), cell) == drawn.end())
-      ReportLayoutProblem("Lesson", "page " + std::to_string(state.lesson.page + 1) + " highlights cell (" + std::to_string(cell.first) +
-                                        ", " + std::to_string(cell.second) + "), which no matrix on screen outlines");
+      ReportLayoutProblem("Lesson", "page " + std::to_string(state.lesson.page + 1) + " highlights cell (" +
+                                        std::to_string(cell.first) + ", " + std::to_string(cell.second) +
+                                        "), which no matrix on screen outlines");
 }
 
 void status_line(AppState& state, ImVec2 pos, ImVec2 size) {
@@ -56,13 +58,16 @@ Layout layout_for(const AppState& state, ImVec2 display) {
   l.status_h = ImGui::GetFrameHeight() + 8;
   l.h = display.y - l.top - l.status_h;
   const float side_zoom = std::min(state.display.effective_zoom(), w.side_zoom_cap);
-  l.left_w = state.display.presentation ? 0.0f : std::clamp(display.x * w.inputs_share, w.inputs_min, w.inputs_max) * side_zoom;
-  l.right_w = std::clamp(display.x * w.heads_share, w.heads_min, w.heads_max) * std::min(state.display.zoom, w.side_zoom_cap);
+  l.left_w = state.display.presentation
+                 ? 0.0f
+                 : std::clamp(display.x * w.inputs_share, w.inputs_min, w.inputs_max) * side_zoom;
+  l.right_w =
+      std::clamp(display.x * w.heads_share, w.heads_min, w.heads_max) * std::min(state.display.zoom, w.side_zoom_cap);
   l.center_w = display.x - l.left_w - l.right_w;
   // A lesson page gets the height its text needs, so it is read whole without scrolling.
-  l.explain_h = state.lesson.open()
-                    ? std::clamp(LessonPanelHeight(state, l.center_w), l.h * w.lesson_min_share, l.h * w.lesson_max_share)
-                    : std::clamp(l.h * w.explain_share, w.explain_min, w.explain_max);
+  l.explain_h = state.lesson.open() ? std::clamp(LessonPanelHeight(state, l.center_w), l.h * w.lesson_min_share,
+                                                 l.h * w.lesson_max_share)
+                                    : std::clamp(l.h * w.explain_share, w.explain_min, w.explain_max);
   const float column_share = state.display.presentation ? w.lesson_column_share_presenting : w.lesson_column_share;
   l.lesson_w = state.lesson.open() && state.view != View::Pipeline
                    ? std::clamp(display.x * column_share, w.lesson_column_min, w.lesson_column_max)
@@ -75,9 +80,9 @@ Layout layout_for(const AppState& state, ImVec2 display) {
 // (kᵀ, a head's W_Q columns): the version covers those too.
 std::uint64_t heatmap_version(const AppState& state) {
   std::uint64_t version = state.shown_ticket();
-  for (const std::uint64_t part : {std::uint64_t(state.pipeline.head), std::uint64_t(state.pipeline.projection),
-                                   std::uint64_t(state.decode.token), std::uint64_t(state.pipeline.show_absorbed),
-                                   std::uint64_t(step_index(state.pipeline.step))})
+  for (const std::uint64_t part :
+       {std::uint64_t(state.pipeline.head), std::uint64_t(state.pipeline.projection), std::uint64_t(state.decode.token),
+        std::uint64_t(state.pipeline.show_absorbed), std::uint64_t(step_index(state.pipeline.step))})
     version = (version ^ part) * 0x100000001b3ull + 1;  // never 0 ("unknown")
   return version;
 }
@@ -119,7 +124,8 @@ void views(AppState& state, const Layout& l, ImVec2 display) {
 void file_dialog(AppState& state, AppWindowState& window) {
   const auto chosen = FileDialog(window.file_dialog);
   if (!chosen) return;
-  if (window.file_dialog.mode == FileDialogMode::Open) state.pending_replace = [&state, p = *chosen] { open_document(state, p); };
+  if (window.file_dialog.mode == FileDialogMode::Open)
+    state.pending_replace = [&state, p = *chosen] { open_document(state, p); };
   else save_document(state, *chosen);
 }
 
@@ -130,11 +136,13 @@ void BeginPanel(const char* name, ImVec2 pos, ImVec2 size, ImGuiWindowFlags extr
   ImGui::SetNextWindowSize(size);
   // Square corners: the background is a cleared rectangle (see clear_fill.h), which rounded corners would show.
   ImGui::PushStyleVar(ImGuiStyleVar_WindowRounding, 0.0f);
-  ImGui::Begin(name, nullptr, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
-                                  ImGuiWindowFlags_NoBackground | extra);
+  ImGui::Begin(name, nullptr,
+               ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
+                   ImGuiWindowFlags_NoBackground | extra);
   ImGui::PopStyleVar();
   const ImVec2 at = ImGui::GetWindowPos(), extent = ImGui::GetWindowSize();
-  AddClearRect(ImGui::GetBackgroundDrawList(), at, {at.x + extent.x, at.y + extent.y}, ImGui::GetColorU32(ImGuiCol_WindowBg));
+  AddClearRect(ImGui::GetBackgroundDrawList(), at, {at.x + extent.x, at.y + extent.y},
+               ImGui::GetColorU32(ImGuiCol_WindowBg));
 }
 
 void DrawAppWindow(AppState& state, AppWindowState& window, double dt) {

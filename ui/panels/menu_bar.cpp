@@ -15,7 +15,8 @@ namespace {
 
 void file_menu(AppState& state, AppWindowState& window) {
   if (!ImGui::BeginMenu("File")) return;
-  if (ImGui::MenuItem("Open\u2026", "Ctrl+O")) RequestFileDialog(window.file_dialog, FileDialogMode::Open, state.document().path);
+  if (ImGui::MenuItem("Open\u2026", "Ctrl+O"))
+    RequestFileDialog(window.file_dialog, FileDialogMode::Open, state.document().path);
   if (ImGui::MenuItem("Save", "Ctrl+S")) Save(state, window);
   if (ImGui::BeginMenu("Open recent", !state.recent_files.empty())) {
     for (const std::string& f : state.recent_files)
@@ -26,8 +27,10 @@ void file_menu(AppState& state, AppWindowState& window) {
   if (ImGui::MenuItem("Reset to file", nullptr, false, state.document().dirty())) state.reset_to_saved();
   if (ImGui::BeginMenu("Export")) {
     if (ImGui::MenuItem("Trace as JSON")) export_document(state, "json");
-    if (ImGui::MenuItem("Handout as Markdown", nullptr, false, static_cast<bool>(state.handout))) export_document(state, "md");
-    if (ImGui::MenuItem("Handout as LaTeX", nullptr, false, static_cast<bool>(state.handout))) export_document(state, "tex");
+    if (ImGui::MenuItem("Handout as Markdown", nullptr, false, static_cast<bool>(state.handout)))
+      export_document(state, "md");
+    if (ImGui::MenuItem("Handout as LaTeX", nullptr, false, static_cast<bool>(state.handout)))
+      export_document(state, "tex");
     ImGui::EndMenu();
   }
   ImGui::Separator();
@@ -59,7 +62,8 @@ void lessons_menu(AppState& state) {
   if (!ImGui::BeginMenu("Lessons", !state.lesson.lessons.empty())) return;
   for (std::size_t i = 0; i < state.lesson.lessons.size(); ++i) {
     const std::string item = std::to_string(i + 1) + "  " + state.lesson.lessons[i].title;
-    if (ImGui::MenuItem(item.c_str(), nullptr, state.lesson.index == static_cast<int>(i))) GoToLessonPage(state, static_cast<int>(i), 0);
+    if (ImGui::MenuItem(item.c_str(), nullptr, state.lesson.index == static_cast<int>(i)))
+      GoToLessonPage(state, static_cast<int>(i), 0);
   }
   ImGui::Separator();
   if (ImGui::MenuItem("Close lesson", nullptr, false, state.lesson.open())) CloseLesson(state);
@@ -106,8 +110,8 @@ std::string where(const AppState& state) {
   const std::string help = "   F1 help";
   const std::string playing = "  \u25B6 playing";
   if (state.view == View::Pipeline)
-    return "step " + std::to_string(step_index(state.pipeline.step)) + " (of 0\u2013" + std::to_string(kStepCount - 1) + ")" +
-           (state.pipeline.playing ? playing : "") + help;
+    return "step " + std::to_string(step_index(state.pipeline.step)) + " (of 0\u2013" + std::to_string(kStepCount - 1) +
+           ")" + (state.pipeline.playing ? playing : "") + help;
   if (state.view == View::Decode)
     return "token " + std::to_string(state.decode.token + 1) + " of " + std::to_string(state.scenario().n_q()) +
            (state.decode.playing ? playing : "") + help;

@@ -4,10 +4,10 @@
 #include <cmath>
 
 #include "core/decode.h"
-#include "core/kv_compare.h"
-#include "ui/widgets/chart_axes.h"
 #include "core/edits.h"
+#include "core/kv_compare.h"
 #include "ui/panels/panels.h"
+#include "ui/widgets/chart_axes.h"
 #include "ui/widgets/text.h"
 #include "ui/widgets/theme.h"
 #include "ui/widgets/variant_blocks.h"
@@ -21,7 +21,8 @@ std::string ratio_text(double value, double mha) {
   if (value <= 0 || mha <= 0) return "";
   if (value == mha) return "= MHA";
   const double r = mha / value;
-  if (std::abs(r - std::round(r)) < 1e-9) return "1/" + std::to_string(static_cast<long long>(std::round(r))) + " of MHA";
+  if (std::abs(r - std::round(r)) < 1e-9)
+    return "1/" + std::to_string(static_cast<long long>(std::round(r))) + " of MHA";
   return format_unit(100.0 * value / mha, AxisUnit::Plain) + "% of MHA";
 }
 
@@ -78,7 +79,9 @@ std::vector<Block> model_blocks(const ModelShape& m, const ModelViewSettings& se
     // Where the numbers for this form come from: the model itself, or a stated rule.
     static const char* const kChosen[] = {"(one KV head per query head)", "(G chosen: 8, or the largest divisor)",
                                           "(one KV head for all)", "(DeepSeek's proportions)"};
-    b.lines.push_back(f.variant == m.variant ? "(the model's own)" : f.model_own ? "(the model's own widths)" : kChosen[i]);
+    b.lines.push_back(f.variant == m.variant ? "(the model's own)"
+                      : f.model_own          ? "(the model's own widths)"
+                                             : kChosen[i]);
     blocks.push_back(std::move(b));
   }
   return blocks;
@@ -92,13 +95,15 @@ void ComparePanel(AppState& state, ImVec2 pos, ImVec2 size) {
   ImGui::PushFont(title_font());
   TextWrappedAtSpaces("\"" + state.scenario().name + "\": numbers cached per token");
   ImGui::PopFont();
-  TextDisabledWrapped("Each square's area is what its variant caches per token. GQA shares each KV head among a group of "
-                      "query heads, MQA one among all, MLA caches one small latent instead.");
+  TextDisabledWrapped(
+      "Each square's area is what its variant caches per token. GQA shares each KV head among a group of "
+      "query heads, MQA one among all, MLA caches one small latent instead.");
   VariantBlocks("scenario", scenario_blocks(state.scenario()), half - 2 * ImGui::GetTextLineHeightWithSpacing());
   ImGui::Separator();
   // What is left, so the sizes under the squares stay in view; the squares shrink to make room for them.
   if (const ModelShape* m = PresetControls(state, true, true))
-    VariantBlocks("model", model_blocks(*m, state.models), std::max(ImGui::GetContentRegionAvail().y - 4, 8 * ImGui::GetTextLineHeightWithSpacing()));
+    VariantBlocks("model", model_blocks(*m, state.models),
+                  std::max(ImGui::GetContentRegionAvail().y - 4, 8 * ImGui::GetTextLineHeightWithSpacing()));
   ImGui::End();
 }
 

@@ -5,10 +5,10 @@
 #include <cmath>
 
 #include "core/flops.h"
-#include "ui/widgets/chart_axes.h"
 #include "ui/logic/cost_text.h"
-#include "ui/widgets/line_chart.h"
 #include "ui/panels/panels.h"
+#include "ui/widgets/chart_axes.h"
+#include "ui/widgets/line_chart.h"
 #include "ui/widgets/text.h"
 #include "ui/widgets/theme.h"
 #include "ui/widgets/variant_blocks.h"
@@ -58,20 +58,23 @@ void CostPanel(AppState& state, ImVec2 pos, ImVec2 size) {
                                   [&](std::uint64_t L) { return decode_step_flops_uncached(*m, L); }));
     series.push_back(flops_series(*m, "KV cache", variant_colour(3), false,
                                   [&](std::uint64_t L) { return decode_step_flops_cached(*m, L); }));
-    series.push_back(flops_series(*m, "sparse attention (DSA), top-k " + format_unit(static_cast<double>(k), AxisUnit::Tokens),
-                                  variant_colour(2), true, [&](std::uint64_t L) {
-                                    return checked_add(flops_dsa(c_attn, c_idx, L, k), projection_flops_per_token(*m), "FLOPs");
-                                  }));
+    series.push_back(
+        flops_series(*m, "sparse attention (DSA), top-k " + format_unit(static_cast<double>(k), AxisUnit::Tokens),
+                     variant_colour(2), true, [&](std::uint64_t L) {
+                       return checked_add(flops_dsa(c_attn, c_idx, L, k), projection_flops_per_token(*m), "FLOPs");
+                     }));
   }
   const std::string text =
       "Per generated token, all " + std::to_string(m->layers) + " layers. Attention costs C_attn = " +
-      (m->variant == Variant::Mla ? "4\u00B7H\u00B7d_c = 4\u00B7" + std::to_string(m->heads) + "\u00B7" + std::to_string(m->latent_dim)
-                                  : "4\u00B7H\u00B7d = 4\u00B7" + std::to_string(m->heads) + "\u00B7" + std::to_string(m->head_dim)) +
+      (m->variant == Variant::Mla
+           ? "4\u00B7H\u00B7d_c = 4\u00B7" + std::to_string(m->heads) + "\u00B7" + std::to_string(m->latent_dim)
+           : "4\u00B7H\u00B7d = 4\u00B7" + std::to_string(m->heads) + "\u00B7" + std::to_string(m->head_dim)) +
       " = " + format_exact(static_cast<double>(c_attn), AxisUnit::Plain) +
       " FLOPs per (query, key) pair; the sparse indexer C_idx = 2\u00B7H_I\u00B7d_I = 2\u00B764\u00B7128 = " +
       format_exact(static_cast<double>(c_idx), AxisUnit::Plain) +
       ". Without a cache every step redoes the whole prefix (quadratic); with one, each step reads L cached keys "
-      "(linear). " + sparse_attention_text(c_attn, c_idx, k);
+      "(linear). " +
+      sparse_attention_text(c_attn, c_idx, k);
   TextDisabledWrapped(text);
   if (!has_d_model) {
     ImGui::TextDisabled("This preset has no d_model, so its projections cannot be counted.");

@@ -3,12 +3,12 @@
 #include <algorithm>
 
 #include "core/memory.h"
-#include "ui/widgets/equation.h"
+#include "core/text_format.h"
 #include "ui/logic/hover_text.h"
 #include "ui/panels/panels.h"
+#include "ui/widgets/equation.h"
 #include "ui/widgets/text.h"
 #include "ui/widgets/theme.h"
-#include "core/text_format.h"
 
 namespace attn::ui {
 namespace {
@@ -33,16 +33,17 @@ void controls(AppState& state, const DecodeTrace& d) {
 
 void counters(const DecodeTrace& d, const DecodeStep& s) {
   const AttentionConfig& a = d.attention;
-  const std::string per_token = a.variant == Variant::Mla
-                                    ? "the latent, " + std::to_string(a.latent_dim) + " numbers"
-                                    : "2 \u00D7 " + plural(kv_head_count(a), "KV head") + " \u00D7 " + std::to_string(a.head_dim) +
-                                          " = " + std::to_string(d.elements_per_token) + " numbers";
-  const std::string text = std::string(d.cross_attention ? "Cached once, before the first token: the context's " : "Cached: ") +
-                           plural(s.cache_tokens, "token") + " \u00D7 (" + per_token +
-                           ") = " + thousands(s.cache_elements) + " numbers in this layer = " + thousands(s.cache_elements * 2) +
-                           " bytes in bf16, " + thousands(s.cache_elements * 4) + " in fp32. " +
-                           (d.cross_attention ? "A new token adds nothing to it: it only reads it."
-                                              : "Each new token adds " + std::to_string(d.elements_per_token) + " more.");
+  const std::string per_token = a.variant == Variant::Mla ? "the latent, " + std::to_string(a.latent_dim) + " numbers"
+                                                          : "2 \u00D7 " + plural(kv_head_count(a), "KV head") +
+                                                                " \u00D7 " + std::to_string(a.head_dim) + " = " +
+                                                                std::to_string(d.elements_per_token) + " numbers";
+  const std::string text =
+      std::string(d.cross_attention ? "Cached once, before the first token: the context's " : "Cached: ") +
+      plural(s.cache_tokens, "token") + " \u00D7 (" + per_token + ") = " + thousands(s.cache_elements) +
+      " numbers in this layer = " + thousands(s.cache_elements * 2) + " bytes in bf16, " +
+      thousands(s.cache_elements * 4) + " in fp32. " +
+      (d.cross_attention ? "A new token adds nothing to it: it only reads it."
+                         : "Each new token adds " + std::to_string(d.elements_per_token) + " more.");
   TextWrappedAtSpaces(text, accent_colour());
 }
 
@@ -97,8 +98,13 @@ void cache_section(const Shown& v) {
   std::vector<Term> terms;
   std::vector<std::string> spaces;
   for (std::size_t i = 0; i < stacks.size(); ++i) {
-    const std::string name = mla ? "latent cache" : std::string(i % 2 == 0 ? "K" : "V") + " cache, KV head " + std::to_string(i / 2);
-    terms.push_back({.name = name, .m = &stacks[i], .rows = &v.cached, .highlight_row = v.d.cross_attention ? -1 : v.t, .flags = kPlain});
+    const std::string name =
+        mla ? "latent cache" : std::string(i % 2 == 0 ? "K" : "V") + " cache, KV head " + std::to_string(i / 2);
+    terms.push_back({.name = name,
+                     .m = &stacks[i],
+                     .rows = &v.cached,
+                     .highlight_row = v.d.cross_attention ? -1 : v.t,
+                     .flags = kPlain});
     if (i > 0) spaces.push_back(" ");
   }
   EquationFlow("cache", terms, spaces, v.cell);
@@ -112,8 +118,13 @@ void weights_section(const Shown& v) {
   std::vector<std::string> spaces;
   for (std::size_t h = 0; h < v.s.weights.size(); ++h) {
     const std::string kv = grouped ? " (KV " + std::to_string(kv_head_for(a, static_cast<int>(h))) + ")" : "";
-    rows.push_back({.name = "head " + std::to_string(h) + kv, .m = &v.s.weights[h], .rows = &v.now, .cols = &v.cached,
-                    .map = ColorMap::Sequential, .range = ValueRange{0, 1}, .flags = kPlain});
+    rows.push_back({.name = "head " + std::to_string(h) + kv,
+                    .m = &v.s.weights[h],
+                    .rows = &v.now,
+                    .cols = &v.cached,
+                    .map = ColorMap::Sequential,
+                    .range = ValueRange{0, 1},
+                    .flags = kPlain});
     if (h > 0) spaces.push_back(" ");
   }
   EquationFlow("weights", rows, spaces, v.cell);
@@ -129,13 +140,15 @@ void output_section(const Shown& v) {
   const std::string eq[] = {"="};
   EquationFlow("output", out, eq, v.cell);
   if (v.d.cross_attention) {
-    AgreementBadge(agreement(diff, "The same numbers as computing every token at once",
-                             ": the context does not change while the decoder writes, so its keys and values are computed once."));
+    AgreementBadge(
+        agreement(diff, "The same numbers as computing every token at once",
+                  ": the context does not change while the decoder writes, so its keys and values are computed once."));
     return;
   }
   const std::string all = v.t == 0 ? std::string("the whole sequence") : "all " + std::to_string(v.t + 1) + " tokens";
-  AgreementBadge(agreement(diff, "The same numbers as computing " + all + " at once",
-                           ": a new token never changes how earlier tokens were processed, so their keys and values can be kept."));
+  AgreementBadge(agreement(
+      diff, "The same numbers as computing " + all + " at once",
+      ": a new token never changes how earlier tokens were processed, so their keys and values can be kept."));
 }
 
 }  // namespace
@@ -154,18 +167,26 @@ void DecodePanel(AppState& state, ImVec2 pos, ImVec2 size) {
   const DecodeStep& s = d->steps[static_cast<std::size_t>(t)];
   counters(*d, s);
   const int cache_rows = d->cross_attention ? s.cache_tokens : t + 1;
-  const Shown v{*d, s, state.causal_trace(), t, cache_rows,
-                std::vector<std::string>(d->cached_tokens.begin(), d->cached_tokens.begin() + cache_rows), {s.token},
+  const Shown v{*d,
+                s,
+                state.causal_trace(),
+                t,
+                cache_rows,
+                std::vector<std::string>(d->cached_tokens.begin(), d->cached_tokens.begin() + cache_rows),
+                {s.token},
                 1.8f * ImGui::GetFontSize()};
   const bool cross = d->cross_attention;
   section(state.decode, 1, "1. The new token's query, one row per query head (earlier queries are never needed again)");
   query_section(v);
   section(state.decode, 2,
-          cross ? "2. The cross-attention cache: the context's keys and values, computed once before the first token and read by every new one"
-                : "2. The KV cache after this step: the outlined row was just appended; the rows above were computed once and reused");
+          cross ? "2. The cross-attention cache: the context's keys and values, computed once before the first token "
+                  "and read by every new one"
+                : "2. The KV cache after this step: the outlined row was just appended; the rows above were computed "
+                  "once and reused");
   cache_section(v);
   section(state.decode, 3,
-          cross ? "3. Its attention over the context, one row per query head" : "3. Its attention over the cached tokens, one row per query head");
+          cross ? "3. Its attention over the context, one row per query head"
+                : "3. Its attention over the cached tokens, one row per query head");
   weights_section(v);
   section(state.decode, 4, "4. The output row");
   output_section(v);

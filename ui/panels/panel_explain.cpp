@@ -1,6 +1,6 @@
 // What the current step does and why, in words with the current numbers, and the hovered cell's arithmetic.
-#include "ui/panels/panels.h"
 #include "ui/logic/step_text.h"
+#include "ui/panels/panels.h"
 #include "ui/widgets/text.h"
 #include "ui/widgets/theme.h"
 
@@ -19,10 +19,8 @@ void ExplainPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   ImGui::EndChild();
   // The hovered cell's arithmetic, in a box of its own so it never pushes the text around.
   ImGui::BeginChild("cell", {0, box_h}, true);
-  if (hover && !hover.explanation.empty())
-    TextWrappedAtSpaces(hover.explanation);
-  else
-    TextDisabledWrapped("Point at a cell of the result to see how it is computed, with its numbers.");
+  if (hover && !hover.explanation.empty()) TextWrappedAtSpaces(hover.explanation);
+  else TextDisabledWrapped("Point at a cell of the result to see how it is computed, with its numbers.");
   ImGui::EndChild();
   ImGui::End();
 }

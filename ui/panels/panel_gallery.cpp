@@ -97,7 +97,8 @@ void heatmaps(const AppState& state, GalleryState& g) {
 }
 
 void equations(const AppState& state) {
-  heading("Equation", "ui::Equation(id, terms, ops, max_height)  and  ui::EquationFlow(id, terms, ops, cell)  -- equation.h");
+  heading("Equation",
+          "ui::Equation(id, terms, ops, max_height)  and  ui::EquationFlow(id, terms, ops, cell)  -- equation.h");
   const HeadTrace& h = state.trace().heads[0];
   const std::vector<std::string>& tokens = state.trace().tokens;
   const std::vector<std::string>& keys = state.trace().context_tokens;
@@ -108,20 +109,26 @@ void equations(const AppState& state) {
   const std::string ops[] = {"\u00B7", "="};
   Equation("equation", terms, ops, 7 * ImGui::GetFontSize());
   caption("EquationFlow: every term at one cell size, in lines wrapped like text (the decode view's caches)");
-  const Term flow[] = {{.name = "q", .m = &h.q, .rows = &tokens},        {.name = "k", .m = &h.k, .rows = &keys},
-                       {.name = "v", .m = &h.v, .rows = &keys},          {.name = "scaled", .m = &h.scaled, .rows = &tokens, .cols = &keys},
-                       {.name = "weights", .m = &h.weights, .rows = &tokens, .cols = &keys, .map = ColorMap::Sequential},
-                       {.name = "output", .m = &h.output, .rows = &tokens}};
+  const Term flow[] = {
+      {.name = "q", .m = &h.q, .rows = &tokens},
+      {.name = "k", .m = &h.k, .rows = &keys},
+      {.name = "v", .m = &h.v, .rows = &keys},
+      {.name = "scaled", .m = &h.scaled, .rows = &tokens, .cols = &keys},
+      {.name = "weights", .m = &h.weights, .rows = &tokens, .cols = &keys, .map = ColorMap::Sequential},
+      {.name = "output", .m = &h.output, .rows = &tokens}};
   const std::string spaces[] = {" ", " ", " ", " ", " "};
   EquationFlow("flow", flow, spaces, 1.8f * ImGui::GetFontSize());
 }
 
 void arcs_and_blocks(const AppState& state) {
-  heading("ArcView and VariantBlocks", "ui::ArcView(id, weights, ArcViewOptions{...})  -- arc_view.h;  ui::VariantBlocks(id, blocks, height)  -- variant_blocks.h");
+  heading("ArcView and VariantBlocks",
+          "ui::ArcView(id, weights, ArcViewOptions{...})  -- arc_view.h;  ui::VariantBlocks(id, blocks, height)  -- "
+          "variant_blocks.h");
   if (!ImGui::BeginTable("arcs", 2, ImGuiTableFlags_SizingStretchSame)) return;
   ImGui::TableNextColumn();
   caption("head 0's weights as arcs from each query to each key");
-  ArcView("arcs", state.trace().heads[0].weights, {.queries = &state.trace().tokens, .keys = &state.trace().context_tokens, .size = {0, 160}});
+  ArcView("arcs", state.trace().heads[0].weights,
+          {.queries = &state.trace().tokens, .keys = &state.trace().context_tokens, .size = {0, 160}});
   ImGui::TableNextColumn();
   caption("areas proportional to the values 32, 8, 1 and 4.5; the second marked");
   const Block blocks[] = {{"value 32", 32, {"32"}, variant_colour(0)},
@@ -135,7 +142,9 @@ void arcs_and_blocks(const AppState& state) {
 // Cache bytes against context for the first two model presets: log axes, the accelerators' memory as
 // reference lines, and the same at 32k tokens as bars.
 void charts(const AppState& state) {
-  heading("LineChart and BarChart", "ui::LineChart(id, series, LineChartOptions{...})  -- line_chart.h;  ui::BarChart(id, bars, BarChartOptions{...})  -- bar_chart.h");
+  heading("LineChart and BarChart",
+          "ui::LineChart(id, series, LineChartOptions{...})  -- line_chart.h;  ui::BarChart(id, bars, "
+          "BarChartOptions{...})  -- bar_chart.h");
   const std::vector<ModelShape>& presets = state.models.presets;
   if (presets.empty()) {
     caption("(no model presets loaded: the charts draw the presets' caches)");
@@ -165,28 +174,39 @@ void charts(const AppState& state) {
   o.title = "x and y: AxisScale::Log10, with reference lines";
   LineChart("line", series, o);
   ImGui::TableNextColumn();
-  BarChart("bars", bars, {.scale = AxisScale::Log10, .unit = AxisUnit::DecimalBytes, .title = "AxisScale::Log10, with references",
-                          .references = references});
+  BarChart("bars", bars,
+           {.scale = AxisScale::Log10,
+            .unit = AxisUnit::DecimalBytes,
+            .title = "AxisScale::Log10, with references",
+            .references = references});
   ImGui::EndTable();
 }
 
 void editors_and_text(AppState& state, GalleryState& g, AppWindowState& window) {
   heading("MatrixEditor, text and the file dialog",
-          "ui::MatrixEditor(id, matrix, opts)  -- matrix_editor.h;  ui::TextWrappedAtSpaces, AgreementBadge, FitText  -- text.h;  ui::RequestFileDialog  -- file_dialog.h");
+          "ui::MatrixEditor(id, matrix, opts)  -- matrix_editor.h;  ui::TextWrappedAtSpaces, AgreementBadge, FitText  "
+          "-- text.h;  ui::RequestFileDialog  -- file_dialog.h");
   if (g.editable.size() == 0) g.editable = state.scenario().input.embeddings;
   caption("A copy of the embeddings X: drag or double-click a number (the document is not changed)");
   MatrixEditor("editor", g.editable, {.row_labels = &state.scenario().input.tokens});
-  TextWrappedAtSpaces("TextWrappedAtSpaces breaks lines only at spaces, so 7.392 and 0.0001 are never split across lines.");
-  caption("AgreementBadge(agreement(difference, claim)): a tick only within 10^-9, else the difference as it is (0 and 2.5e-3 here)");
+  TextWrappedAtSpaces(
+      "TextWrappedAtSpaces breaks lines only at spaces, so 7.392 and 0.0001 are never split across lines.");
+  caption(
+      "AgreementBadge(agreement(difference, claim)): a tick only within 10^-9, else the difference as it is (0 and "
+      "2.5e-3 here)");
   AgreementBadge(agreement(0.0, "The same numbers as computing every token at once"));
   AgreementBadge(agreement(2.5e-3, "The same numbers as computing every token at once"));
-  caption("FitText(label, width) shortens a label with an ellipsis until it fits; the layout check lists every label it shortened.");
-  if (ImGui::Button("RequestFileDialog(..., Open, ...)")) RequestFileDialog(window.file_dialog, FileDialogMode::Open, state.document().path);
+  caption(
+      "FitText(label, width) shortens a label with an ellipsis until it fits; the layout check lists every label it "
+      "shortened.");
+  if (ImGui::Button("RequestFileDialog(..., Open, ...)"))
+    RequestFileDialog(window.file_dialog, FileDialogMode::Open, state.document().path);
 }
 
 // The palettes of Style, one swatch per colour, in their order.
 void palettes() {
-  heading("Style", "ui::GetStyle(): accent, okabe_ito (KV heads), tableau (presets; variants take 4 of them)  -- style.h");
+  heading("Style",
+          "ui::GetStyle(): accent, okabe_ito (KV heads), tableau (presets; variants take 4 of them)  -- style.h");
   const Style& s = GetStyle();
   const float names_w = ImGui::CalcTextSize("okabe_ito").x + ImGui::GetFontSize();
   const auto swatches = [&](const char* name, std::span<const ImU32> colours) {

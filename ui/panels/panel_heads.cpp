@@ -2,9 +2,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ui/panels/panels.h"
 #include "ui/widgets/arc_view.h"
 #include "ui/widgets/heatmap.h"
-#include "ui/panels/panels.h"
 #include "ui/widgets/text.h"
 #include "ui/widgets/theme.h"
 
@@ -15,7 +15,8 @@ void HeadsPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   const Trace& t = state.trace();
   const int heads = static_cast<int>(t.heads.size());
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped(heads > 1 ? "Attention weights of every head; click one to follow it." : "Attention weights of the one head.");
+  ImGui::TextWrapped(heads > 1 ? "Attention weights of every head; click one to follow it."
+                               : "Attention weights of the one head.");
   if (kv_head_count(t.attention) < heads)
     ImGui::TextWrapped("Same colour = same key/value head: %d query heads share each of the %d.",
                        heads / kv_head_count(t.attention), kv_head_count(t.attention));
@@ -52,18 +53,21 @@ void HeadsPanel(AppState& state, ImVec2 pos, ImVec2 size) {
     if (r.hovered_row >= 0 && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) state.set_head(h);
     ImDrawList* dl = ImGui::GetWindowDrawList();
     if (shared) dl->AddRect({at.x - 2, at.y - 2}, {at.x + r.size.x + 2, at.y + r.size.y + 2}, group, 2.0f, 0, 2.0f);
-    if (current) dl->AddRect({at.x - 5, at.y - 5}, {at.x + r.size.x + 5, at.y + r.size.y + 5}, accent_colour(), 3.0f, 0, 2.5f);
+    if (current)
+      dl->AddRect({at.x - 5, at.y - 5}, {at.x + r.size.x + 5, at.y + r.size.y + 5}, accent_colour(), 3.0f, 0, 2.5f);
     ImGui::EndGroup();
     ImGui::PopID();
   }
   ImGui::Spacing();
   ImGui::Separator();
-  TextWrappedAtSpaces("Who looks at whom: head\u00A0" + std::to_string(state.pipeline.head));  // "head 0" stays on one line
+  TextWrappedAtSpaces("Who looks at whom: head\u00A0" +
+                      std::to_string(state.pipeline.head));  // "head 0" stays on one line
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped("%s", t.n_kv() > kArcsPerQuery
-                               ? "Queries on the left, keys on the right; a thicker line carries more weight. Each query's "
-                                 "strongest; point at one for all of them."
-                               : "Queries on the left, keys on the right; a thicker line carries more weight.");
+  ImGui::TextWrapped("%s",
+                     t.n_kv() > kArcsPerQuery
+                         ? "Queries on the left, keys on the right; a thicker line carries more weight. Each query's "
+                           "strongest; point at one for all of them."
+                         : "Queries on the left, keys on the right; a thicker line carries more weight.");
   ImGui::PopStyleColor();
   ArcViewOptions arcs;
   arcs.queries = &t.tokens;

@@ -7,13 +7,13 @@
 #include <imgui_internal.h>
 #include <imgui_stdlib.h>
 
+#include "core/edits.h"
 #include "core/init.h"
 #include "core/mask.h"
 #include "core/trace_bytes.h"
-#include "ui/widgets/chart_axes.h"
-#include "core/edits.h"
-#include "ui/widgets/matrix_editor.h"
 #include "ui/panels/panels.h"
+#include "ui/widgets/chart_axes.h"
+#include "ui/widgets/matrix_editor.h"
 #include "ui/widgets/text.h"
 #include "ui/widgets/theme.h"
 
@@ -52,7 +52,8 @@ void token_list(AppState& state, const char* id, const std::vector<std::string>&
   if (boxed) ImGui::EndChild();
   if (removed >= 0) state.edit([&](Scenario& d) { remove(d, removed); });
   if (ImGui::Button("+ Add token")) state.edit(add);
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Its embedding row is drawn from the seed, so it is the same every time.");
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Its embedding row is drawn from the seed, so it is the same every time.");
   ImGui::PopID();
 }
 
@@ -60,14 +61,15 @@ void tokens_section(AppState& state) {
   const Scenario& s = state.scenario();
   TextDisabledWrapped(s.context ? "Tokens (queries)" : "Tokens (queries and keys)");
   token_list(
-      state, "queries", s.input.tokens, [](Scenario& d, int i, const std::string& l) { d.input.tokens[static_cast<std::size_t>(i)] = l; },
-      remove_token, [](Scenario& d) { add_token(d, fresh_token_label(d)); });
+      state, "queries", s.input.tokens,
+      [](Scenario& d, int i, const std::string& l) { d.input.tokens[static_cast<std::size_t>(i)] = l; }, remove_token,
+      [](Scenario& d) { add_token(d, fresh_token_label(d)); });
   if (!s.context) return;
   TextDisabledWrapped("Context tokens (keys and values)");
   token_list(
       state, "context", s.context->tokens,
-      [](Scenario& d, int i, const std::string& l) { d.context->tokens[static_cast<std::size_t>(i)] = l; }, remove_context_token,
-      [](Scenario& d) { add_context_token(d, fresh_context_label(d)); });
+      [](Scenario& d, int i, const std::string& l) { d.context->tokens[static_cast<std::size_t>(i)] = l; },
+      remove_context_token, [](Scenario& d) { add_context_token(d, fresh_context_label(d)); });
 }
 
 // The next field takes the width its own label leaves, so a long label (weight scale) narrows only its field
@@ -90,19 +92,20 @@ void scale_section(AppState& state) {
   if (ImGui::SliderInt("tokens (T)", &n, 1, std::max(most, s.n_q()), "%d", ImGuiSliderFlags_AlwaysClamp))
     state.edit([n](Scenario& d) { set_token_count(d, n); });
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("Drag to change the sequence length. New tokens get embedding rows drawn from the seed;\n"
-                      "Ctrl+click to type a number. At most %d here (%s attention cells in all).",
-                      most, format_exact(double(limits::kMaxAttentionCells), AxisUnit::Plain).c_str());
+    ImGui::SetTooltip(
+        "Drag to change the sequence length. New tokens get embedding rows drawn from the seed;\n"
+        "Ctrl+click to type a number. At most %d here (%s attention cells in all).",
+        most, format_exact(double(limits::kMaxAttentionCells), AxisUnit::Plain).c_str());
   const Trace& t = state.trace();
   const double cells = double(t.n_q()) * t.n_kv();
   const double bytes = cells * sizeof(double);
   TextDisabledWrapped("scores " + std::to_string(t.n_q()) + "\u00D7" + std::to_string(t.n_kv()) + ": " +
                       format_exact(cells, AxisUnit::Plain) + " cells");
-  if (t.attention.heads == 1)
-    TextDisabledWrapped(format_unit(bytes, AxisUnit::Bytes) + " for the one head");
+  if (t.attention.heads == 1) TextDisabledWrapped(format_unit(bytes, AxisUnit::Bytes) + " for the one head");
   else
-    TextDisabledWrapped(format_unit(bytes, AxisUnit::Bytes) + " a head, " + format_unit(bytes * t.attention.heads, AxisUnit::Bytes) +
-                        " for " + std::to_string(t.attention.heads) + " heads");
+    TextDisabledWrapped(format_unit(bytes, AxisUnit::Bytes) + " a head, " +
+                        format_unit(bytes * t.attention.heads, AxisUnit::Bytes) + " for " +
+                        std::to_string(t.attention.heads) + " heads");
   TextDisabledWrapped("the whole trace: " + format_unit(double(trace_bytes(t)), AxisUnit::Bytes));
   ImGui::TextDisabled("last recompute %.1f ms%s", state.last_recompute_seconds() * 1e3,
                       state.computing() ? ", computing\u2026" : "");
@@ -143,12 +146,14 @@ void variant_section(AppState& state) {
       for (int g : divisors(a.heads))
         if (ImGui::Selectable(std::to_string(g).c_str(), g == a.kv_heads)) {
           std::string note;
-          if (state.edit([&](Scenario& doc) { note = switch_variant(doc, *state.document_weights(), Variant::Gqa, g, 0, 0); }))
+          if (state.edit(
+                  [&](Scenario& doc) { note = switch_variant(doc, *state.document_weights(), Variant::Gqa, g, 0, 0); }))
             state.message = note;
         }
       ImGui::EndCombo();
     }
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Only divisors of heads: each KV head serves the same number of query heads.");
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("Only divisors of heads: each KV head serves the same number of query heads.");
   }
   if (a.variant == Variant::Mla) {
     int latent = a.latent_dim, q_latent = a.query_latent_dim;
@@ -164,7 +169,8 @@ void variant_section(AppState& state) {
             doc.attention.latent_dim = latent;
             doc.attention.query_latent_dim = q_latent;
             notes = drop_unfit_weights(doc);
-          }) && !notes.empty())
+          }) &&
+          !notes.empty())
         state.message = notes.front();
     }
   }
@@ -224,8 +230,9 @@ void config_section(AppState& state) {
   ImGui::InputDouble("weight scale", &weight_scale, 0.0, 0.0, "%g");
   if (ImGui::IsItemDeactivatedAfterEdit()) state.edit_own_step([&](Scenario& d) { d.weight_scale = weight_scale; });
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("Weights drawn from the seed are multiplied by this. At 1 they are multiples of 0.1, to work by\n"
-                      "hand; a model-sized layer wants less (0.2 at d_model 512), or every softmax row is one-hot.");
+    ImGui::SetTooltip(
+        "Weights drawn from the seed are multiplied by this. At 1 they are multiples of 0.1, to work by\n"
+        "hand; a model-sized layer wants less (0.2 at d_model 512), or every softmax row is one-hot.");
   if (ImGui::Button("Re-seed weights")) state.edit(reseed_weights);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Next seed; every weight is drawn from it (embeddings stay).");
   if (ImGui::GetContentRegionAvail().x - ImGui::GetItemRectSize().x - ImGui::GetStyle().ItemSpacing.x >=
@@ -238,7 +245,8 @@ void config_section(AppState& state) {
 
 void matrix_section(AppState& state, const char* title, const Matrix& value, const std::vector<std::string>* rows,
                     const std::function<void(Scenario&, const Matrix&)>& assign, bool seeded) {
-  std::string header = std::string(title) + "  [" + std::to_string(value.rows()) + "\u00D7" + std::to_string(value.cols()) + "]";
+  std::string header =
+      std::string(title) + "  [" + std::to_string(value.rows()) + "\u00D7" + std::to_string(value.cols()) + "]";
   // The header's label is cut off by its frame, never wrapped: the note shortens to fit.
   const float room = ImGui::GetContentRegionAvail().x - ImGui::GetFrameHeight() - 2 * ImGui::GetStyle().FramePadding.x;
   for (const char* note : {"  (from the seed)", "  (seeded)", ""})
@@ -270,17 +278,19 @@ void InputsPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   config_section(state);
   ImGui::Separator();
   const std::shared_ptr<const Weights> weights = state.document_weights();
-  matrix_section(state, "X (embeddings)", s.input.embeddings, &s.input.tokens,
-                 [](Scenario& d, const Matrix& m) { d.input.embeddings = m; }, false);
+  matrix_section(
+      state, "X (embeddings)", s.input.embeddings, &s.input.tokens,
+      [](Scenario& d, const Matrix& m) { d.input.embeddings = m; }, false);
   if (s.context)
-    matrix_section(state, "X_kv (context)", s.context->embeddings, &s.context->tokens,
-                   [](Scenario& d, const Matrix& m) { d.context->embeddings = m; }, false);
+    matrix_section(
+        state, "X_kv (context)", s.context->embeddings, &s.context->tokens,
+        [](Scenario& d, const Matrix& m) { d.context->embeddings = m; }, false);
   for (WeightId id : kAllWeights) {
     const std::optional<Matrix>& used = weight_slot(*weights, id);
     if (!used) continue;
-    matrix_section(state, weight_name(id), *used, nullptr,
-                   [id](Scenario& d, const Matrix& m) { weight_slot(d.weights, id) = m; },
-                   !weight_slot(s.weights, id).has_value());
+    matrix_section(
+        state, weight_name(id), *used, nullptr, [id](Scenario& d, const Matrix& m) { weight_slot(d.weights, id) = m; },
+        !weight_slot(s.weights, id).has_value());
   }
   ImGui::End();
 }

@@ -5,13 +5,13 @@
 #include <string_view>
 #include <vector>
 
+#include "ui/logic/hover_text.h"
+#include "ui/logic/layout_check.h"
+#include "ui/logic/lesson_nav.h"
+#include "ui/panels/panels.h"
 #include "ui/widgets/cell_format.h"
 #include "ui/widgets/chart_axes.h"
-#include "ui/logic/hover_text.h"
 #include "ui/widgets/layout_check_frame.h"
-#include "ui/logic/lesson_nav.h"
-#include "ui/logic/layout_check.h"
-#include "ui/panels/panels.h"
 #include "ui/widgets/text.h"
 #include "ui/widgets/theme.h"
 
@@ -112,7 +112,8 @@ SqrtDkFigures experiment_for(int d_k, float column_w) {
     c.caption = WrapAtSpaces(names[i] + ": variance " + short_number(n.variance[i]), column_w);
     c.values.assign(h.counts.begin(), h.counts.end());
     c.most = most;
-    c.under = WrapAtSpaces(short_number(h.lo) + " \u2026 " + short_number(h.hi) + "; " + share_within(n.within[i], n.bound[i]), column_w);
+    c.under = WrapAtSpaces(
+        short_number(h.lo) + " \u2026 " + short_number(h.hi) + "; " + share_within(n.within[i], n.bound[i]), column_w);
   }
   for (int i = 0; i < 2; ++i) {
     const SoftmaxRow& row = n.row[i];
@@ -122,10 +123,12 @@ SqrtDkFigures experiment_for(int d_k, float column_w) {
                              column_w);
     c.values.assign(row.weights.begin(), row.weights.end());
   }
-  e.note = format_exact(kSqrtDkPairs, AxisUnit::Plain) + " pairs each, on one axis: the raw spread grows like \u221Ad_k, the scaled one "
+  e.note = format_exact(kSqrtDkPairs, AxisUnit::Plain) +
+           " pairs each, on one axis: the raw spread grows like \u221Ad_k, the scaled one "
            "stays at about 1.";
   e.row_title = "softmax of one query over " + std::to_string(kSqrtDkKeys) + " keys (an even row has entropy ln " +
-                std::to_string(kSqrtDkKeys) + " = " + experiment_number(std::log(static_cast<double>(kSqrtDkKeys))) + " nats)";
+                std::to_string(kSqrtDkKeys) + " = " + experiment_number(std::log(static_cast<double>(kSqrtDkKeys))) +
+                " nats)";
   return e;
 }
 
@@ -138,7 +141,8 @@ void draw_columns(const char* id, const ExperimentColumn (&columns)[2], float w,
     // Placed, not SameLine: SameLine would shift its text to the baseline the first column's plot left.
     if (i == 1) ImGui::SetCursorPos({top.x + w + 16, top.y});
     ImGui::BeginGroup();
-    for (std::size_t k = 0; k < caption_lines; ++k) ImGui::TextUnformatted(k < c.caption.size() ? c.caption[k].c_str() : "");
+    for (std::size_t k = 0; k < caption_lines; ++k)
+      ImGui::TextUnformatted(k < c.caption.size() ? c.caption[k].c_str() : "");
     ImGui::PushID(i);
     ImGui::PlotHistogram(id, c.values.data(), static_cast<int>(c.values.size()), 0, nullptr, 0.0f, c.most, {w, height});
     ImGui::PopID();
@@ -159,13 +163,14 @@ void sqrt_dk_experiment(AppState& state) {
   const SqrtDkFigures e = experiment_for(state.lesson.sqrt_dk, w);
   // The plots share what the text leaves, histograms to softmax rows as 1 : 0.45, so every number stays in view.
   const float line = ImGui::GetTextLineHeightWithSpacing(), gap = ImGui::GetStyle().ItemSpacing.y;
-  const auto lines = [](const ExperimentColumn (&c)[2], auto part) {
+  const auto lines = [](const ExperimentColumn(&c)[2], auto part) {
     return static_cast<float>(std::max((c[0].*part).size(), (c[1].*part).size()));
   };
-  const float text_h = line * (lines(e.histogram, &ExperimentColumn::caption) + lines(e.histogram, &ExperimentColumn::under) +
-                               lines(e.row, &ExperimentColumn::caption) +
-                               static_cast<float>(WrapAtSpaces(e.note, full_w).size() + WrapAtSpaces(e.row_title, full_w).size())) +
-                       2 * gap;
+  const float text_h =
+      line * (lines(e.histogram, &ExperimentColumn::caption) + lines(e.histogram, &ExperimentColumn::under) +
+              lines(e.row, &ExperimentColumn::caption) +
+              static_cast<float>(WrapAtSpaces(e.note, full_w).size() + WrapAtSpaces(e.row_title, full_w).size())) +
+      2 * gap;
   const float avail = ImGui::GetContentRegionAvail().y;
   const float h = std::clamp((avail - text_h) / 1.45f, 2.5f * line, 0.3f * std::max(avail, 1.0f));
   draw_columns("##histogram", e.histogram, w, h);
@@ -185,7 +190,8 @@ struct Header {
 float navigation_width() {
   const ImGuiStyle& st = ImGui::GetStyle();
   float w = 0;
-  for (const char* b : {"\u25C0 Previous", "Next \u25B6", "Close lesson"}) w += ImGui::CalcTextSize(b).x + 2 * st.FramePadding.x + st.ItemSpacing.x;
+  for (const char* b : {"\u25C0 Previous", "Next \u25B6", "Close lesson"})
+    w += ImGui::CalcTextSize(b).x + 2 * st.FramePadding.x + st.ItemSpacing.x;
   return w + ImGui::CalcTextSize("page 10 of 10").x + st.ItemSpacing.x;
 }
 
@@ -196,7 +202,8 @@ Header header(const AppState& state, const LessonPage& p, float content_w) {
   h.lesson_line = ImGui::CalcTextSize(full.c_str()).x > content_w;
   h.bar = h.lesson_line ? "Lesson " + std::to_string(state.lesson.index + 1) : full;
   ImGui::PushFont(title_font());
-  h.nav_beside = ImGui::CalcTextSize(p.title.c_str()).x + 3 * ImGui::GetStyle().ItemSpacing.x + navigation_width() <= content_w;
+  h.nav_beside =
+      ImGui::CalcTextSize(p.title.c_str()).x + 3 * ImGui::GetStyle().ItemSpacing.x + navigation_width() <= content_w;
   ImGui::PopFont();
   return h;
 }
@@ -233,7 +240,8 @@ float LessonPanelHeight(const AppState& state, float width) {
   const auto lines_h = [&](std::string_view t) {
     return static_cast<float>(WrapAtSpaces(t, wrap).size()) * ImGui::GetTextLineHeightWithSpacing();
   };
-  float h = 2 * style.WindowPadding.y + ImGui::GetFrameHeight() /* title bar */ + style.ItemSpacing.y + 1 /* separator */;
+  float h =
+      2 * style.WindowPadding.y + ImGui::GetFrameHeight() /* title bar */ + style.ItemSpacing.y + 1 /* separator */;
   if (hd.lesson_line) h += lines_h(l.title);
   ImGui::PushFont(title_font());
   h += hd.nav_beside ? std::max(ImGui::GetTextLineHeight(), ImGui::GetFrameHeight()) + style.ItemSpacing.y
@@ -247,7 +255,7 @@ void LessonPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   const LessonPage& p = l.pages[static_cast<std::size_t>(state.lesson.page)];
   const Header hd = header(state, p, size.x - 2 * ImGui::GetStyle().WindowPadding.x - ImGui::GetStyle().ScrollbarSize);
   BeginPanel((hd.bar + "###Lesson").c_str(), pos, size);
-  NoteLessonText(p.text);  // the layout check looks for every number it quotes
+  NoteLessonText(p.text);                            // the layout check looks for every number it quotes
   if (hd.lesson_line) TextDisabledWrapped(l.title);  // the title bar already says "Lesson N"
   ImGui::PushFont(title_font());
   if (hd.nav_beside) {
@@ -261,7 +269,8 @@ void LessonPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   navigation(state, l);
   ImGui::Separator();
   // An experiment takes what the text leaves, the text at most 55% of the panel.
-  const float text_h = p.experiment ? std::min(page_text_height(p, ImGui::GetContentRegionAvail().x) + 2, ImGui::GetContentRegionAvail().y * 0.55f)
+  const float text_h = p.experiment ? std::min(page_text_height(p, ImGui::GetContentRegionAvail().x) + 2,
+                                               ImGui::GetContentRegionAvail().y * 0.55f)
                                     : ImGui::GetContentRegionAvail().y;
   ImGui::BeginChild("text", {0, text_h}, false);
   for (const std::string_view paragraph : paragraphs(p)) {

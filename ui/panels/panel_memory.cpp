@@ -3,14 +3,14 @@
 // floats one layer stores (Tables 1 and 2 of the paper).
 #include <algorithm>
 #include <array>
-#include <iterator>
 #include <cmath>
+#include <iterator>
 
 #include "core/kv_compare.h"
 #include "core/memory.h"
+#include "ui/panels/panels.h"
 #include "ui/widgets/bar_chart.h"
 #include "ui/widgets/line_chart.h"
-#include "ui/panels/panels.h"
 #include "ui/widgets/text.h"
 #include "ui/widgets/theme.h"
 #include "ui/widgets/variant_blocks.h"
@@ -38,7 +38,8 @@ Series cache_series(const ModelShape& m, const ModelViewSettings& s, std::string
   for (int e = 0; e <= kMaxExponent; ++e) {
     const std::uint64_t tokens = std::uint64_t{1} << e;
     out.x.push_back(static_cast<double>(tokens));
-    out.y.push_back(static_cast<double>(kv_cache_size(m, tokens, static_cast<std::uint64_t>(s.batch), s.dtype).total_bytes));
+    out.y.push_back(
+        static_cast<double>(kv_cache_size(m, tokens, static_cast<std::uint64_t>(s.batch), s.dtype).total_bytes));
   }
   return out;
 }
@@ -50,7 +51,8 @@ std::vector<CacheLine> chart_lines(const AppState& state, const ModelShape& m) {
     // one drawn over the other would hide it.
     for (std::size_t i = 0; i < state.models.presets.size(); ++i) {
       Series line = cache_series(state.models.presets[i], state.models, state.models.presets[i].name, preset_colour(i));
-      const auto same = std::find_if(lines.begin(), lines.end(), [&](const CacheLine& l) { return l.series.y == line.y; });
+      const auto same =
+          std::find_if(lines.begin(), lines.end(), [&](const CacheLine& l) { return l.series.y == line.y; });
       if (same != lines.end()) same->series.name += " = " + line.name;
       else lines.push_back({std::move(line), state.models.presets[i]});
     }
@@ -94,7 +96,8 @@ std::vector<ChartMark> fit_marks(const std::vector<CacheLine>& lines, const Fits
 // Every dot's number, including those a crowded chart could not label and those past its right edge.
 void fits_table(const std::vector<CacheLine>& lines, const Fits& fits, float width) {
   if (!ImGui::BeginTable("fits", 1 + static_cast<int>(std::size(kAccelerators)),
-                         ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit, {width, 0}))
+                         ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit,
+                         {width, 0}))
     return;
   ImGui::TableSetupColumn("longest context (tokens)");
   for (const Accelerator& a : kAccelerators) ImGui::TableSetupColumn(a.label);
@@ -106,8 +109,9 @@ void fits_table(const std::vector<CacheLine>& lines, const Fits& fits, float wid
     for (std::size_t a = 0; a < std::size(kAccelerators); ++a) {
       ImGui::TableSetColumnIndex(static_cast<int>(a) + 1);
       const auto n = fits[i][a];
-      ImGui::TextUnformatted(n ? format_exact(static_cast<double>(*n), AxisUnit::Plain).c_str()
-                               : ("over " + format_exact(static_cast<double>(kv_limits::kMaxTokens), AxisUnit::Plain)).c_str());
+      ImGui::TextUnformatted(
+          n ? format_exact(static_cast<double>(*n), AxisUnit::Plain).c_str()
+            : ("over " + format_exact(static_cast<double>(kv_limits::kMaxTokens), AxisUnit::Plain)).c_str());
     }
   }
   ImGui::EndTable();
@@ -121,7 +125,9 @@ float fits_table_height(std::size_t rows) {
 std::string table_caption(const ModelShape& m) {
   switch (m.variant) {
     case Variant::Mla: return "Floats stored (Table 2 of the paper: latent attention)";
-    case Variant::Gqa: return "Floats stored (Table 1 of the paper, in its grouped-query form: " + std::to_string(m.kv_heads) + " KV heads)";
+    case Variant::Gqa:
+      return "Floats stored (Table 1 of the paper, in its grouped-query form: " + std::to_string(m.kv_heads) +
+             " KV heads)";
     case Variant::Mqa: return "Floats stored (Table 1 of the paper, in its multi-query form: one KV head)";
     case Variant::Mha: break;
   }
@@ -133,9 +139,11 @@ void stored_floats_table(const ModelShape& m, const ModelViewSettings& s) {
   const std::uint64_t context = static_cast<std::uint64_t>(s.context);
   const StoredFloats one = stored_floats_per_layer(m, context);
   const StoredFloats all = stored_floats_all_layers(m, context);
-  const bool windows = has_sliding_window(m) && global_layer_count(m) < m.layers && context > static_cast<std::uint64_t>(m.window);
+  const bool windows =
+      has_sliding_window(m) && global_layer_count(m) < m.layers && context > static_cast<std::uint64_t>(m.window);
   TextWrappedAtSpaces(table_caption(m));
-  if (ImGui::BeginTable("floats", 4, ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
+  if (ImGui::BeginTable("floats", 4,
+                        ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
     ImGui::TableSetupColumn("");
     ImGui::TableSetupColumn(windows ? "a global layer" : "one layer");
     ImGui::TableSetupColumn(("all " + std::to_string(m.layers) + " layers").c_str());
@@ -160,14 +168,15 @@ void stored_floats_table(const ModelShape& m, const ModelViewSettings& s) {
   }
   // The cache row in bytes is the model's bar: the two agree.
   const double bits = static_cast<double>(bits_per_element(s.dtype));
-  std::string note = "At " + format_unit(static_cast<double>(context), AxisUnit::Tokens) + " tokens, d_in = d_out = d_model = " +
-                     std::to_string(m.d_model) + ". ";
+  std::string note = "At " + format_unit(static_cast<double>(context), AxisUnit::Tokens) +
+                     " tokens, d_in = d_out = d_model = " + std::to_string(m.d_model) + ". ";
   if (windows)
     note += std::to_string(m.layers - global_layer_count(m)) + " sliding-window layers hold only the last " +
             format_exact(m.window, AxisUnit::Plain) + " tokens. ";
   note += "The cache, " + format_exact(static_cast<double>(all.cache), AxisUnit::Plain) + " floats \u00D7 " +
-          std::string(to_string(s.dtype)) + " = " + format_unit(static_cast<double>(all.cache) * bits / 8, AxisUnit::DecimalBytes) +
-          " for one sequence, is " + m.name + "'s bar.";
+          std::string(to_string(s.dtype)) + " = " +
+          format_unit(static_cast<double>(all.cache) * bits / 8, AxisUnit::DecimalBytes) + " for one sequence, is " +
+          m.name + "'s bar.";
   TextDisabledWrapped(note);
 }
 
@@ -182,7 +191,8 @@ void MemoryPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   }
   ImGui::TextUnformatted("Lines:");
   ImGui::SameLine();
-  if (ImGui::RadioButton(("the four variants of " + m->name).c_str(), !state.models.lines_per_preset)) state.models.lines_per_preset = false;
+  if (ImGui::RadioButton(("the four variants of " + m->name).c_str(), !state.models.lines_per_preset))
+    state.models.lines_per_preset = false;
   ImGui::SameLine();
   if (ImGui::RadioButton("every model as built", state.models.lines_per_preset)) state.models.lines_per_preset = true;
 
@@ -219,7 +229,10 @@ void MemoryPanel(AppState& state, ImVec2 pos, ImVec2 size) {
     const KvCacheSize s = kv_cache_size(p, static_cast<std::uint64_t>(state.models.context),
                                         static_cast<std::uint64_t>(state.models.batch), state.models.dtype);
     bars.push_back({p.name, static_cast<double>(s.total_bytes), preset_colour(i),
-                    std::string(p.variant == Variant::Mla ? "MLA" : p.variant == Variant::Mqa ? "MQA" : p.variant == Variant::Gqa ? "GQA" : "MHA")});
+                    std::string(p.variant == Variant::Mla   ? "MLA"
+                                : p.variant == Variant::Mqa ? "MQA"
+                                : p.variant == Variant::Gqa ? "GQA"
+                                                            : "MHA")});
   }
   BarChartOptions b;
   b.title = "Every model at " + format_unit(static_cast<double>(state.models.context), AxisUnit::Tokens) + " tokens";

@@ -3,10 +3,10 @@
 #include <cmath>
 
 #include "core/mask.h"
-#include "ui/widgets/equation.h"
 #include "ui/logic/hover_text.h"
-#include "ui/panels/panels.h"
 #include "ui/logic/step_matrices.h"
+#include "ui/panels/panels.h"
+#include "ui/widgets/equation.h"
 #include "ui/widgets/text.h"
 #include "ui/widgets/theme.h"
 
@@ -38,7 +38,9 @@ struct StepView {
   const HoverCell& last() const { return state.pipeline.last_hover; }
   // A lesson page's cells of this step's result, or none when the step shown is not the page's.
   std::span<const std::pair<int, int>> outlined() const {
-    return state.pipeline.step == state.pipeline.outlined_step ? std::span<const std::pair<int, int>>(state.pipeline.outlined) : std::span<const std::pair<int, int>>();
+    return state.pipeline.step == state.pipeline.outlined_step
+               ? std::span<const std::pair<int, int>>(state.pipeline.outlined)
+               : std::span<const std::pair<int, int>>();
   }
 
   // Draws one equation and records a hover on it. Without a pointer on it, a pinned cell (--cell) stands in
@@ -113,18 +115,18 @@ std::vector<Projection> projection_list(const StepView& v) {
   const bool q_latent = t.weights.W_UQ.has_value();
   const Matrix& W_q = q_latent ? *t.weights.W_UQ : *t.weights.W_Q;
   const std::string q_in = q_latent ? "query_latent" : "X", q_w = per_head(q_latent ? "W_UQ" : "W_Q", hs);
-  list.push_back({"Q = " + q_in + " \u00B7 " + q_w, q_latent ? &t.query_latent : &t.x, q_in, W_q.middleCols(h * d, d), q_w,
-                  "q_" + hs, &v.h.q, &t.tokens, 'q'});
+  list.push_back({"Q = " + q_in + " \u00B7 " + q_w, q_latent ? &t.query_latent : &t.x, q_in, W_q.middleCols(h * d, d),
+                  q_w, "q_" + hs, &v.h.q, &t.tokens, 'q'});
   const Matrix& W_k = mla ? *t.weights.W_UK : *t.weights.W_K;
   const Matrix& W_v = mla ? *t.weights.W_UV : *t.weights.W_V;
   const int block = mla ? h : g;
   const std::string kv_in = mla ? "latent" : x_kv;
   const std::string k_w = per_head(mla ? "W_UK" : "W_K", gs), v_w = per_head(mla ? "W_UV" : "W_V", gs);
   const Matrix& kv_rows = mla ? t.latent : t.x_kv;
-  list.push_back({"K = " + kv_in + " \u00B7 " + k_w, &kv_rows, kv_in, W_k.middleCols(block * d, d), k_w, "k_" + gs, &v.h.k,
-                  &t.context_tokens, 'k'});
-  list.push_back({"V = " + kv_in + " \u00B7 " + v_w, &kv_rows, kv_in, W_v.middleCols(block * d, d), v_w, "v_" + gs, &v.h.v,
-                  &t.context_tokens, 'v'});
+  list.push_back({"K = " + kv_in + " \u00B7 " + k_w, &kv_rows, kv_in, W_k.middleCols(block * d, d), k_w, "k_" + gs,
+                  &v.h.k, &t.context_tokens, 'k'});
+  list.push_back({"V = " + kv_in + " \u00B7 " + v_w, &kv_rows, kv_in, W_v.middleCols(block * d, d), v_w, "v_" + gs,
+                  &v.h.v, &t.context_tokens, 'v'});
   return list;
 }
 
@@ -134,7 +136,9 @@ void projections(StepView& v) {
   int& which = v.state.pipeline.projection;
   which = std::clamp(which, 0, static_cast<int>(list.size()) - 1);
   for (std::size_t i = 0; i < list.size(); ++i) {
-    if (i > 0) SameLineIfFits(ImGui::GetFrameHeight() + LabelledWidth(0, list[i].label.c_str()), ImGui::GetStyle().ItemSpacing.x);
+    if (i > 0)
+      SameLineIfFits(ImGui::GetFrameHeight() + LabelledWidth(0, list[i].label.c_str()),
+                     ImGui::GetStyle().ItemSpacing.x);
     if (ImGui::RadioButton(list[i].label.c_str(), which == static_cast<int>(i))) which = static_cast<int>(i);
   }
   const Projection& r = list[static_cast<std::size_t>(which)];
@@ -144,7 +148,8 @@ void projections(StepView& v) {
                         {.name = r.out_name, .m = r.out, .rows = r.rows, .selected_row = hr, .selected_col = hc}};
   const std::string ops[] = {"\u00B7", "="};
   const EquationHover e = v.equation(which, terms, ops, v.height - (ImGui::GetCursorPosY() - v.top));
-  if (e.term == 2) v.state.pipeline.hover.explanation = explain_projection(v.t, r.which, v.state.pipeline.head, e.row, e.col);
+  if (e.term == 2)
+    v.state.pipeline.hover.explanation = explain_projection(v.t, r.which, v.state.pipeline.head, e.row, e.col);
 }
 
 // MLA as served: scores straight from the latents through W_UQK, never forming k.
@@ -159,12 +164,18 @@ void absorbed_scores(StepView& v) {
   // One name for the absorbed matrix everywhere (checkbox, term, lessons): W_UQK = W_UQ W_UKᵀ, or W_Q W_UKᵀ
   // without a query latent.
   const std::string uqk = "W_UQK" + std::string(v.t.heads.size() > 1 ? "^(" + std::to_string(h) + ")" : "");
-  const Term terms[] = {
-      {.name = v.t.query_latent.size() > 0 ? "query_latent" : "X", .m = &query_side, .rows = &v.t.tokens, .highlight_row = hr},
-      {.name = uqk, .m = &m.W_UQK[static_cast<std::size_t>(h)]},
-      {.name = "latent\u1D40", .m = &latent_T, .cols = &v.t.context_tokens, .highlight_col = hc},
-      {.name = "scores", .m = &m.scores[static_cast<std::size_t>(h)], .rows = &v.t.tokens, .cols = &v.t.context_tokens,
-       .selected_row = hr, .selected_col = hc}};
+  const Term terms[] = {{.name = v.t.query_latent.size() > 0 ? "query_latent" : "X",
+                         .m = &query_side,
+                         .rows = &v.t.tokens,
+                         .highlight_row = hr},
+                        {.name = uqk, .m = &m.W_UQK[static_cast<std::size_t>(h)]},
+                        {.name = "latent\u1D40", .m = &latent_T, .cols = &v.t.context_tokens, .highlight_col = hc},
+                        {.name = "scores",
+                         .m = &m.scores[static_cast<std::size_t>(h)],
+                         .rows = &v.t.tokens,
+                         .cols = &v.t.context_tokens,
+                         .selected_row = hr,
+                         .selected_col = hc}};
   const std::string ops[] = {"\u00B7", "\u00B7", "="};
   const EquationHover e = v.equation(1, terms, ops, v.height - (ImGui::GetCursorPosY() - v.top));
   if (e.term == 3) v.state.pipeline.hover.explanation = explain_cell(v.t, Step::Scores, h, e.row, e.col);
@@ -174,8 +185,8 @@ void scores(StepView& v) {
   if (v.t.absorbed) {
     ImGui::Checkbox("absorbed form", &v.state.pipeline.show_absorbed);
     ImGui::SameLine();
-    TextDisabledWrapped(std::string("scores from the cached latents through W_UQK = ") + (v.t.query_latent.size() > 0 ? "W_UQ" : "W_Q") +
-                        " W_UK\u1D40, as MLA is served");
+    TextDisabledWrapped(std::string("scores from the cached latents through W_UQK = ") +
+                        (v.t.query_latent.size() > 0 ? "W_UQ" : "W_Q") + " W_UK\u1D40, as MLA is served");
     if (v.state.pipeline.show_absorbed) {
       absorbed_scores(v);
       return;
@@ -184,32 +195,68 @@ void scores(StepView& v) {
   const Matrix kT = v.h.k.transpose();
   std::vector<std::string> dims;
   const auto [hr, hc] = v.hovered(0, 2);
-  const Term terms[] = {{.name = "q", .m = &v.h.q, .rows = &v.t.tokens, .cols = &dim_labels(v.h.q.cols(), dims), .highlight_row = hr},
-                        {.name = "k\u1D40", .m = &kT, .cols = &v.t.context_tokens, .highlight_col = hc},
-                        {.name = "scores", .m = &v.h.scores, .rows = &v.t.tokens, .cols = &v.t.context_tokens, .selected_row = hr, .selected_col = hc}};
+  const Term terms[] = {
+      {.name = "q", .m = &v.h.q, .rows = &v.t.tokens, .cols = &dim_labels(v.h.q.cols(), dims), .highlight_row = hr},
+      {.name = "k\u1D40", .m = &kT, .cols = &v.t.context_tokens, .highlight_col = hc},
+      {.name = "scores",
+       .m = &v.h.scores,
+       .rows = &v.t.tokens,
+       .cols = &v.t.context_tokens,
+       .selected_row = hr,
+       .selected_col = hc}};
   const std::string ops[] = {"\u00B7", "="};
   const EquationHover e = v.equation(0, terms, ops, v.height - (ImGui::GetCursorPosY() - v.top));
-  if (e.term == 2) v.state.pipeline.hover.explanation = explain_cell(v.t, Step::Scores, v.state.pipeline.head, e.row, e.col);
+  if (e.term == 2)
+    v.state.pipeline.hover.explanation = explain_cell(v.t, Step::Scores, v.state.pipeline.head, e.row, e.col);
 }
 
 void scale(StepView& v) {
   const auto [hr, hc] = v.hovered(0, 1);
-  const Term terms[] = {{.name = "scores", .m = &v.h.scores, .rows = &v.t.tokens, .cols = &v.t.context_tokens, .selected_row = hr, .selected_col = hc},
-                        {.name = "scaled", .m = &v.h.scaled, .rows = &v.t.tokens, .cols = &v.t.context_tokens, .selected_row = hr, .selected_col = hc}};
-  const std::string op = v.t.attention.scale
-                             ? "\u00F7 \u221A" + std::to_string(v.t.attention.head_dim) + "  ="
-                             : "(scale off)  =";
+  const Term terms[] = {{.name = "scores",
+                         .m = &v.h.scores,
+                         .rows = &v.t.tokens,
+                         .cols = &v.t.context_tokens,
+                         .selected_row = hr,
+                         .selected_col = hc},
+                        {.name = "scaled",
+                         .m = &v.h.scaled,
+                         .rows = &v.t.tokens,
+                         .cols = &v.t.context_tokens,
+                         .selected_row = hr,
+                         .selected_col = hc}};
+  const std::string op =
+      v.t.attention.scale ? "\u00F7 \u221A" + std::to_string(v.t.attention.head_dim) + "  =" : "(scale off)  =";
   const EquationHover e = v.equation(0, terms, std::span(&op, 1), v.height);
-  if (e.term >= 0) v.state.pipeline.hover.explanation = explain_cell(v.t, Step::Scale, v.state.pipeline.head, e.row, e.col);
+  if (e.term >= 0)
+    v.state.pipeline.hover.explanation = explain_cell(v.t, Step::Scale, v.state.pipeline.head, e.row, e.col);
 }
 
 void mask(StepView& v) {
   const auto [hr, hc] = v.hovered(0, 2);
   const bool softmax = v.t.attention.kernel == Kernel::Softmax;
-  const Term terms[] = {
-      {.name = "scaled", .m = &v.h.scaled, .rows = &v.t.tokens, .cols = &v.t.context_tokens, .selected_row = hr, .selected_col = hc},
-      {.name = "mask", .m = &v.h.mask, .rows = &v.t.tokens, .cols = &v.t.context_tokens, .map = ColorMap::Sequential, .visible = &v.h.mask, .range = ValueRange{0.0, 2.2}, .selected_row = hr, .selected_col = hc, .flags = HeatmapFlags_NoTooltip | HeatmapFlags_NoLegend | HeatmapFlags_Clickable},
-      {.name = "masked", .m = &v.h.masked, .rows = &v.t.tokens, .cols = &v.t.context_tokens, .visible = &v.h.mask, .selected_row = hr, .selected_col = hc}};
+  const Term terms[] = {{.name = "scaled",
+                         .m = &v.h.scaled,
+                         .rows = &v.t.tokens,
+                         .cols = &v.t.context_tokens,
+                         .selected_row = hr,
+                         .selected_col = hc},
+                        {.name = "mask",
+                         .m = &v.h.mask,
+                         .rows = &v.t.tokens,
+                         .cols = &v.t.context_tokens,
+                         .map = ColorMap::Sequential,
+                         .visible = &v.h.mask,
+                         .range = ValueRange{0.0, 2.2},
+                         .selected_row = hr,
+                         .selected_col = hc,
+                         .flags = HeatmapFlags_NoTooltip | HeatmapFlags_NoLegend | HeatmapFlags_Clickable},
+                        {.name = "masked",
+                         .m = &v.h.masked,
+                         .rows = &v.t.tokens,
+                         .cols = &v.t.context_tokens,
+                         .visible = &v.h.mask,
+                         .selected_row = hr,
+                         .selected_col = hc}};
   const std::string ops[] = {softmax ? "with" : "then", "\u2192"};
   const EquationHover e = v.equation(0, terms, ops, v.height);
   if (e) v.state.pipeline.hover.explanation = explain_cell(v.t, Step::Mask, v.state.pipeline.head, e.row, e.col);
@@ -228,26 +275,54 @@ void mask(StepView& v) {
 
 void softmax(StepView& v) {
   const auto [hr, hc] = v.hovered(0, 1);
-  const Term terms[] = {
-      {.name = "masked", .m = &v.h.masked, .rows = &v.t.tokens, .cols = &v.t.context_tokens, .visible = &v.h.mask, .highlight_row = hr, .selected_row = hr, .selected_col = hc},
-      {.name = "weights", .m = &v.h.weights, .rows = &v.t.tokens, .cols = &v.t.context_tokens, .map = weights_colouring(v.h).first, .visible = &v.h.mask, .range = weights_colouring(v.h).second, .selected_row = hr, .selected_col = hc}};
-  const std::string op = v.t.attention.kernel == Kernel::Softmax ? "softmax\nby row \u2192" : "\u00F7 row\nsum Z \u2192";
-  const EquationHover e = v.equation(0, terms, std::span(&op, 1), v.height - 2.2f * ImGui::GetTextLineHeightWithSpacing());
+  const Term terms[] = {{.name = "masked",
+                         .m = &v.h.masked,
+                         .rows = &v.t.tokens,
+                         .cols = &v.t.context_tokens,
+                         .visible = &v.h.mask,
+                         .highlight_row = hr,
+                         .selected_row = hr,
+                         .selected_col = hc},
+                        {.name = "weights",
+                         .m = &v.h.weights,
+                         .rows = &v.t.tokens,
+                         .cols = &v.t.context_tokens,
+                         .map = weights_colouring(v.h).first,
+                         .visible = &v.h.mask,
+                         .range = weights_colouring(v.h).second,
+                         .selected_row = hr,
+                         .selected_col = hc}};
+  const std::string op =
+      v.t.attention.kernel == Kernel::Softmax ? "softmax\nby row \u2192" : "\u00F7 row\nsum Z \u2192";
+  const EquationHover e =
+      v.equation(0, terms, std::span(&op, 1), v.height - 2.2f * ImGui::GetTextLineHeightWithSpacing());
   if (e) v.state.pipeline.hover.explanation = explain_cell(v.t, Step::Softmax, v.state.pipeline.head, e.row, e.col);
   // hr is the previous frame's hover: the trace may have changed size since.
   const int row = e ? e.row : (hr >= 0 && hr < v.t.n_q() ? hr : 0);
-  TextWrappedAtSpaces("Row \"" + v.t.tokens[static_cast<std::size_t>(row)] + "\": " + explain_row_summary(v.t, v.state.pipeline.head, row));
+  TextWrappedAtSpaces("Row \"" + v.t.tokens[static_cast<std::size_t>(row)] +
+                      "\": " + explain_row_summary(v.t, v.state.pipeline.head, row));
 }
 
 void weighted_sum(StepView& v) {
   const auto [hr, hc] = v.hovered(0, 2);
-  const Term terms[] = {
-      {.name = "weights", .m = &v.h.weights, .rows = &v.t.tokens, .cols = &v.t.context_tokens, .map = weights_colouring(v.h).first, .visible = &v.h.mask, .range = weights_colouring(v.h).second, .highlight_row = hr},
-      {.name = "v", .m = &v.h.v, .rows = &v.t.context_tokens, .highlight_col = hc},
-      {.name = "output_" + std::to_string(v.state.pipeline.head), .m = &v.h.output, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc}};
+  const Term terms[] = {{.name = "weights",
+                         .m = &v.h.weights,
+                         .rows = &v.t.tokens,
+                         .cols = &v.t.context_tokens,
+                         .map = weights_colouring(v.h).first,
+                         .visible = &v.h.mask,
+                         .range = weights_colouring(v.h).second,
+                         .highlight_row = hr},
+                        {.name = "v", .m = &v.h.v, .rows = &v.t.context_tokens, .highlight_col = hc},
+                        {.name = "output_" + std::to_string(v.state.pipeline.head),
+                         .m = &v.h.output,
+                         .rows = &v.t.tokens,
+                         .selected_row = hr,
+                         .selected_col = hc}};
   const std::string ops[] = {"\u00B7", "="};
   const EquationHover e = v.equation(0, terms, ops, v.height);
-  if (e.term == 2) v.state.pipeline.hover.explanation = explain_cell(v.t, Step::WeightedSum, v.state.pipeline.head, e.row, e.col);
+  if (e.term == 2)
+    v.state.pipeline.hover.explanation = explain_cell(v.t, Step::WeightedSum, v.state.pipeline.head, e.row, e.col);
 }
 
 // One colour scale for matrices that are compared or added, so a head never looks as strong as the sum;
@@ -268,8 +343,13 @@ void head_outputs(StepView& v) {
   const int d = v.t.attention.head_dim;
   for (const HeadTrace& h : v.t.heads) {
     const auto [hr, hc] = v.hovered(0, h.head);
-    terms.push_back({.name = "head " + std::to_string(h.head), .m = &h.output, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc,
-                     .outlined = v.outlined(), .outlined_col0 = h.head * d});
+    terms.push_back({.name = "head " + std::to_string(h.head),
+                     .m = &h.output,
+                     .rows = &v.t.tokens,
+                     .selected_row = hr,
+                     .selected_col = hc,
+                     .outlined = v.outlined(),
+                     .outlined_col0 = h.head * d});
     if (h.head > 0) ops.push_back(" ");
   }
   share_range(terms);
@@ -283,15 +363,18 @@ void head_outputs(StepView& v) {
 void concat(StepView& v) {
   const auto [hr, hc] = v.hovered(0, v.t.has_output_projection() ? 2 : 1);
   if (v.t.has_output_projection()) {
-    const Term terms[] = {{.name = "concat", .m = &v.t.concat, .rows = &v.t.tokens, .highlight_row = hr},
-                          {.name = "W_O", .m = &v.t.W_O(), .highlight_col = hc},
-                          {.name = "output", .m = &v.t.output, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc}};
+    const Term terms[] = {
+        {.name = "concat", .m = &v.t.concat, .rows = &v.t.tokens, .highlight_row = hr},
+        {.name = "W_O", .m = &v.t.W_O(), .highlight_col = hc},
+        {.name = "output", .m = &v.t.output, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc}};
     const std::string ops[] = {"\u00B7", "="};
     const EquationHover e = v.equation(0, terms, ops, v.height);
-    if (e.term == 2) v.state.pipeline.hover.explanation = explain_cell(v.t, Step::Concat, v.state.pipeline.head, e.row, e.col);
+    if (e.term == 2)
+      v.state.pipeline.hover.explanation = explain_cell(v.t, Step::Concat, v.state.pipeline.head, e.row, e.col);
   } else {
-    const Term terms[] = {{.name = "concat", .m = &v.t.concat, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc},
-                          {.name = "output", .m = &v.t.output, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc}};
+    const Term terms[] = {
+        {.name = "concat", .m = &v.t.concat, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc},
+        {.name = "output", .m = &v.t.output, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc}};
     const std::string op = "= (no W_O)";
     const EquationHover e = v.equation(0, terms, std::span(&op, 1), v.height);
     if (e) v.state.pipeline.hover.explanation = explain_cell(v.t, Step::Concat, v.state.pipeline.head, e.row, e.col);
@@ -309,8 +392,12 @@ void output(StepView& v) {
   const auto [hr, hc] = v.hovered(0, last);
   // The sum is cell by cell: a lesson's outlined output cell is outlined in every head's contribution too.
   for (const HeadTrace& h : v.t.heads) {
-    terms.push_back({.name = "head " + std::to_string(h.head), .m = &h.contribution, .rows = &v.t.tokens, .selected_row = hr,
-                     .selected_col = hc, .outlined = v.outlined()});
+    terms.push_back({.name = "head " + std::to_string(h.head),
+                     .m = &h.contribution,
+                     .rows = &v.t.tokens,
+                     .selected_row = hr,
+                     .selected_col = hc,
+                     .outlined = v.outlined()});
     ops.push_back(h.head + 1 < last ? "+" : "=");
   }
   terms.push_back({.name = "output", .m = &v.t.output, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc});
@@ -352,9 +439,11 @@ void step_strip(AppState& state) {
     o.visible = r.visible;
     o.size = {w, thumb_h};
     o.max_cell = 18;
-    o.flags = HeatmapFlags_NoLabels | HeatmapFlags_NoLegend | HeatmapFlags_NoValues | HeatmapFlags_NoTooltip | HeatmapFlags_Fill;
+    o.flags = HeatmapFlags_NoLabels | HeatmapFlags_NoLegend | HeatmapFlags_NoValues | HeatmapFlags_NoTooltip |
+              HeatmapFlags_Fill;
     if (r.map == ColorMap::Sequential) o.range = ValueRange{0, 1};
-    ImGui::SetCursorScreenPos({at.x + std::max(0.0f, (w - std::min(w, 18.0f * static_cast<float>(r.m->cols()))) / 2), at.y});
+    ImGui::SetCursorScreenPos(
+        {at.x + std::max(0.0f, (w - std::min(w, 18.0f * static_cast<float>(r.m->cols()))) / 2), at.y});
     if (thumb_h > 0) Heatmap("thumb", *r.m, o);
     ImGui::SetCursorScreenPos({at.x, at.y + thumb_h + 2});
     const bool linear = info.step == Step::Softmax && t.attention.kernel == Kernel::Linear;
@@ -366,7 +455,8 @@ void step_strip(AppState& state) {
     std::string label = std::to_string(i) + "  " + name;
     if (ImGui::CalcTextSize(label.c_str()).x > room) label = FitText(name, room);
     const float lw = ImGui::CalcTextSize(label.c_str()).x;
-    const float lx = std::clamp(at.x + (w - lw) / 2, at.x - (first ? 0.0f : gap / 2 - 1), at.x + w + (last ? 0.0f : gap / 2 - 1) - lw);
+    const float lx = std::clamp(at.x + (w - lw) / 2, at.x - (first ? 0.0f : gap / 2 - 1),
+                                at.x + w + (last ? 0.0f : gap / 2 - 1) - lw);
     ImGui::SetCursorScreenPos({lx, at.y + thumb_h + 2});
     ImGui::TextUnformatted(label.c_str());
     const ImVec2 end{at.x + w, at.y + thumb_h + ImGui::GetTextLineHeight() + 6};
@@ -377,7 +467,8 @@ void step_strip(AppState& state) {
     if (info.step == state.pipeline.step)
       dl->AddRect({at.x - 3, at.y - 3}, {end.x + 3, end.y + 1}, accent_colour(), 4.0f, 0, 3.0f);
     else if (ImGui::IsItemHovered())
-      dl->AddRect({at.x - 3, at.y - 3}, {end.x + 3, end.y + 1}, ImGui::GetColorU32(ImGuiCol_ButtonHovered), 4.0f, 0, 1.5f);
+      dl->AddRect({at.x - 3, at.y - 3}, {end.x + 3, end.y + 1}, ImGui::GetColorU32(ImGuiCol_ButtonHovered), 4.0f, 0,
+                  1.5f);
     ImGui::EndGroup();
     ImGui::PopID();
   }
@@ -405,23 +496,29 @@ void PipelinePanel(AppState& state, ImVec2 pos, ImVec2 size) {
   // The linear kernel normalises by the row sum: calling that step "softmax" would mislead.
   const bool linear = t.attention.kernel == Kernel::Linear && state.pipeline.step == Step::Softmax;
   ImGui::PushFont(title_font());
-  ImGui::Text("%d  %s", step_index(state.pipeline.step), linear ? "Normalise by the row sum  (weights)" : std::string(info.title).c_str());
+  ImGui::Text("%d  %s", step_index(state.pipeline.step),
+              linear ? "Normalise by the row sum  (weights)" : std::string(info.title).c_str());
   ImGui::PopFont();
-  if (t.heads.size() > 1 && state.pipeline.step != Step::Inputs && state.pipeline.step != Step::Concat && state.pipeline.step != Step::Output &&
-      state.pipeline.step != Step::HeadOutputs) {
+  if (t.heads.size() > 1 && state.pipeline.step != Step::Inputs && state.pipeline.step != Step::Concat &&
+      state.pipeline.step != Step::Output && state.pipeline.step != Step::HeadOutputs) {
     ImGui::SameLine();
     ImGui::TextDisabled("   head %d of %zu%s", state.pipeline.head, t.heads.size(),
-                        t.heads[state.pipeline.head].kv_head != state.pipeline.head ? (" (reads KV head " + std::to_string(t.heads[state.pipeline.head].kv_head) + ")").c_str() : "");
+                        t.heads[state.pipeline.head].kv_head != state.pipeline.head
+                            ? (" (reads KV head " + std::to_string(t.heads[state.pipeline.head].kv_head) + ")").c_str()
+                            : "");
   }
   ImGui::Spacing();
   // With a lesson open its panel takes the explanation's place: the arithmetic of the page's outlined cell
   // goes above the step, where scrolling the matrices cannot take it away.
   if (state.lesson.index >= 0 && state.pipeline.pinned_cell && state.pipeline.step == state.pipeline.outlined_step)
-    if (const std::string cell = explain_cell(t, state.pipeline.step, state.pipeline.head, state.pipeline.pinned_cell->first, state.pipeline.pinned_cell->second); !cell.empty())
+    if (const std::string cell = explain_cell(t, state.pipeline.step, state.pipeline.head,
+                                              state.pipeline.pinned_cell->first, state.pipeline.pinned_cell->second);
+        !cell.empty())
       TextWrappedAtSpaces("Outlined: " + cell, accent_colour());
   // The step in a region of its own, which scrolls when its matrices need more room than the window has.
   ImGui::BeginChild("step", {0, 0}, false);
-  StepView view{state, t, t.heads[static_cast<std::size_t>(state.pipeline.head)], ImGui::GetContentRegionAvail().y - 4, ImGui::GetCursorPosY()};
+  StepView view{state, t, t.heads[static_cast<std::size_t>(state.pipeline.head)], ImGui::GetContentRegionAvail().y - 4,
+                ImGui::GetCursorPosY()};
   draw_step(view);
   ImGui::EndChild();
   ImGui::End();

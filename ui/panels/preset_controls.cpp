@@ -1,8 +1,8 @@
 // The controls the model views share: the preset, and where asked the context, dtype and batch.
 #include <algorithm>
 
-#include "ui/widgets/chart_axes.h"
 #include "ui/panels/panels.h"
+#include "ui/widgets/chart_axes.h"
 #include "ui/widgets/text.h"
 #include "ui/widgets/theme.h"
 
@@ -14,7 +14,8 @@ const ModelShape* PresetControls(AppState& state, bool context, bool dtype_and_b
     return nullptr;
   }
   ModelViewSettings& s = state.models;
-  auto it = std::find_if(state.models.presets.begin(), state.models.presets.end(), [&](const ModelShape& m) { return m.name == s.preset; });
+  auto it = std::find_if(state.models.presets.begin(), state.models.presets.end(),
+                         [&](const ModelShape& m) { return m.name == s.preset; });
   if (it == state.models.presets.end()) it = state.models.presets.begin();
   const float em = ImGui::GetFontSize();
   ImGui::SetNextItemWidth(12 * em);
@@ -27,9 +28,11 @@ const ModelShape* PresetControls(AppState& state, bool context, bool dtype_and_b
   if (context) {
     SameLineIfFits(LabelledWidth(11 * em, "context"), 24);
     // Powers of two from 1k to 1M: how context lengths are quoted.
-    int exponent = static_cast<int>(std::lround(std::log2(static_cast<double>(std::max<std::int64_t>(1024, s.context)))));
+    int exponent =
+        static_cast<int>(std::lround(std::log2(static_cast<double>(std::max<std::int64_t>(1024, s.context)))));
     ImGui::SetNextItemWidth(11 * em);
-    if (ImGui::SliderInt("context", &exponent, 10, 20, format_unit(std::ldexp(1.0, exponent), AxisUnit::Tokens).c_str()))
+    if (ImGui::SliderInt("context", &exponent, 10, 20,
+                         format_unit(std::ldexp(1.0, exponent), AxisUnit::Tokens).c_str()))
       s.context = std::int64_t{1} << exponent;
   }
   if (dtype_and_batch) {
@@ -44,12 +47,12 @@ const ModelShape* PresetControls(AppState& state, bool context, bool dtype_and_b
     ImGui::SetNextItemWidth(6 * em);
     if (ImGui::InputInt("batch", &s.batch)) s.batch = std::clamp(s.batch, 1, 1024);
   }
-  const std::string shape = it->name + ": " + std::to_string(it->layers) + " layers, " + std::to_string(it->heads) +
-                            " query heads, " +
-                            (it->variant == Variant::Mla
-                                 ? "latent " + std::to_string(it->latent_dim) + " + RoPE key " + std::to_string(it->rope_dim)
-                                 : std::to_string(it->kv_heads) + " KV heads") +
-                            ", head_dim " + std::to_string(it->head_dim) + ".  Source: " + it->source;
+  const std::string shape =
+      it->name + ": " + std::to_string(it->layers) + " layers, " + std::to_string(it->heads) + " query heads, " +
+      (it->variant == Variant::Mla
+           ? "latent " + std::to_string(it->latent_dim) + " + RoPE key " + std::to_string(it->rope_dim)
+           : std::to_string(it->kv_heads) + " KV heads") +
+      ", head_dim " + std::to_string(it->head_dim) + ".  Source: " + it->source;
   TextDisabledWrapped(shape);
   return &*it;
 }

@@ -31,7 +31,8 @@ void stay(AppState& state) {
 }  // namespace
 
 void Save(AppState& state, AppWindowState& window, bool ask) {
-  if (ask || state.document().path.empty()) RequestFileDialog(window.file_dialog, FileDialogMode::Save, state.document().path);
+  if (ask || state.document().path.empty())
+    RequestFileDialog(window.file_dialog, FileDialogMode::Save, state.document().path);
   else save_document(state, state.document().path);
 }
 
@@ -41,7 +42,8 @@ void UnsavedChangesPrompt(AppState& state, AppWindowState& window) {
   if (!state.document().dirty()) return go_on(state);  // nothing to lose
   if (!begin_centred_modal("Unsaved changes")) return;
   ImGui::Text("\"%s\" has changes that are not saved.", state.scenario().name.c_str());
-  ImGui::TextDisabled(state.quit_requested ? "Save them before quitting?" : "Save them before the document is replaced?");
+  ImGui::TextDisabled(state.quit_requested ? "Save them before quitting?"
+                                           : "Save them before the document is replaced?");
   if (ImGui::Button("Save", {120, 0})) {
     if (state.document().path.empty()) {  // the dialog asks where; what waited is asked for again after
       Save(state, window);

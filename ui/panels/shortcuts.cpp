@@ -10,7 +10,8 @@ namespace attn::ui {
 namespace {
 
 void file_and_edit_keys(AppState& state, AppWindowState& window) {
-  if (key_pressed(Key::O, KeyMods_Ctrl, false)) RequestFileDialog(window.file_dialog, FileDialogMode::Open, state.document().path);
+  if (key_pressed(Key::O, KeyMods_Ctrl, false))
+    RequestFileDialog(window.file_dialog, FileDialogMode::Open, state.document().path);
   if (key_pressed(Key::S, KeyMods_Ctrl | KeyMods_Shift, false)) Save(state, window, true);
   else if (key_pressed(Key::S, KeyMods_Ctrl, false)) Save(state, window);
   if (key_pressed(Key::Q, KeyMods_Ctrl, false)) state.quit_requested = true;
@@ -23,7 +24,8 @@ void file_and_edit_keys(AppState& state, AppWindowState& window) {
 
 void display_keys(AppState& state) {
   Display& d = state.display;
-  if (key_pressed(Key::Equal, KeyMods_Ctrl) || key_pressed(Key::Equal, KeyMods_Ctrl | KeyMods_Shift)) d.set_zoom(d.zoom + d.kZoomStep);
+  if (key_pressed(Key::Equal, KeyMods_Ctrl) || key_pressed(Key::Equal, KeyMods_Ctrl | KeyMods_Shift))
+    d.set_zoom(d.zoom + d.kZoomStep);
   if (key_pressed(Key::Minus, KeyMods_Ctrl)) d.set_zoom(d.zoom - d.kZoomStep);
   if (key_pressed(Key::Zero, KeyMods_Ctrl, false)) d.set_zoom(1.0f);
   if (key_pressed(Key::F5, KeyMods_None, false)) d.presentation = !d.presentation;

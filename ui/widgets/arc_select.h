@@ -8,8 +8,8 @@
 
 namespace attn::ui {
 
-inline constexpr int kArcsPerQuery = 8;   // a query with more keys shows its strongest this many at most
-inline constexpr int kArcsDrawn = 200;    // and fewer when many queries are drawn: about this many in all
+inline constexpr int kArcsPerQuery = 8;         // a query with more keys shows its strongest this many at most
+inline constexpr int kArcsDrawn = 200;          // and fewer when many queries are drawn: about this many in all
 inline constexpr double kArcMinWeight = 0.002;  // a lighter weight would be an invisible stroke
 
 struct ArcBudget {

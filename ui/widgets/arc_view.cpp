@@ -50,7 +50,8 @@ int ArcView(const char* id, const Matrix& weights, const ArcViewOptions& opts) {
       // Many thin arcs: 12 segments each look as smooth and cost a third of what the adaptive default does.
       const int segments = strong || n_q / budget.every < 32 ? 0 : 12;
       if (light)
-        dl->AddBezierCubic(a, {a.x + dx, a.y}, {b.x - dx, b.y}, b, pack(Rgb{0.15f, 0.15f, 0.2f}, 0.55f * alpha), thickness + 2.0f, segments);
+        dl->AddBezierCubic(a, {a.x + dx, a.y}, {b.x - dx, b.y}, b, pack(Rgb{0.15f, 0.15f, 0.2f}, 0.55f * alpha),
+                           thickness + 2.0f, segments);
       dl->AddBezierCubic(a, {a.x + dx, a.y}, {b.x - dx, b.y}, b, colour, thickness, segments);
     }
   };

@@ -15,10 +15,9 @@ namespace attn::ui {
 struct ArcViewOptions {
   const std::vector<std::string>* queries = nullptr;
   const std::vector<std::string>* keys = nullptr;
-  ImVec2 size = {0, 0};       // 0: available width, a height from the number of tokens
+  ImVec2 size = {0, 0};        // 0: available width, a height from the number of tokens
   float max_thickness = 9.0f;  // pixels for a weight of 1
 };
-
 
 // Returns the query row under the pointer (its lines are drawn on top), or -1.
 int ArcView(const char* id, const Matrix& weights, const ArcViewOptions& opts);

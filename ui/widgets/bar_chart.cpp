@@ -30,14 +30,16 @@ Axis value_axis(std::span<const Bar> bars, const BarChartOptions& opts) {
   for (const Bar& b : bars) take(b.value);
   for (const ReferenceLine& r : opts.references) take(r.y);
   if (hi < lo) return nice_axis(opts.scale == AxisScale::Linear ? 0 : 1, 10, opts.scale, opts.unit, "");
-  if (opts.scale == AxisScale::Linear) return nice_axis(std::min(lo, 0.0), std::max(hi, 0.0), opts.scale, opts.unit, "");
+  if (opts.scale == AxisScale::Linear)
+    return nice_axis(std::min(lo, 0.0), std::max(hi, 0.0), opts.scale, opts.unit, "");
   return nice_axis(lo / 4, hi, opts.scale, opts.unit, "");  // the shortest bar still two octaves long
 }
 
 // Dark text on light bars, light text on dark ones.
 ImU32 text_on(ImU32 fill) {
   const ImVec4 c = ImGui::ColorConvertU32ToFloat4(fill);
-  return 0.2126f * c.x + 0.7152f * c.y + 0.0722f * c.z > 0.55f ? IM_COL32(20, 20, 24, 255) : IM_COL32(245, 245, 248, 255);
+  return 0.2126f * c.x + 0.7152f * c.y + 0.0722f * c.z > 0.55f ? IM_COL32(20, 20, 24, 255)
+                                                               : IM_COL32(245, 245, 248, 255);
 }
 
 struct RefLabel {
@@ -47,8 +49,8 @@ struct RefLabel {
 };
 
 // Reference labels in up to two rows under `top`, the second only for labels that would collide.
-std::vector<RefLabel> place_reference_labels(std::span<const ReferenceLine> refs, const Axis& axis, float plot_x0, float plot_x1,
-                                             float left, float right, float top) {
+std::vector<RefLabel> place_reference_labels(std::span<const ReferenceLine> refs, const Axis& axis, float plot_x0,
+                                             float plot_x1, float left, float right, float top) {
   const float h = ImGui::GetTextLineHeight();
   std::vector<RefLabel> out;
   std::vector<std::vector<Box>> spots;
@@ -93,7 +95,8 @@ void text_on_backdrop(ImDrawList* dl, ImVec2 at, ImU32 colour, const std::string
 
 // The value beyond the bar's end (inside it when there is no room), then the note, shortened to fit.
 // Bars run right from `base`, or left for negative values, and their text follows them.
-void draw_value_and_note(ImDrawList* dl, const Bar& b, float base, float end, float y, float left, float right, AxisUnit unit) {
+void draw_value_and_note(ImDrawList* dl, const Bar& b, float base, float end, float y, float left, float right,
+                         AxisUnit unit) {
   const std::string value = format_unit(b.value, unit);
   const float w = text_w(value);
   const bool rightward = end >= base;
@@ -116,7 +119,8 @@ void draw_value_and_note(ImDrawList* dl, const Bar& b, float base, float end, fl
 float plot_width(std::span<const Bar> bars, const Axis& axis, AxisUnit unit, float avail) {
   float width = avail - text_w(format_unit(axis.hi, unit)) / 2;
   for (const Bar& b : bars) {
-    const float f = on_axis(b.value, axis.scale) ? static_cast<float>(std::clamp(axis_fraction(b.value, axis), 0.0, 1.0)) : 0;
+    const float f =
+        on_axis(b.value, axis.scale) ? static_cast<float>(std::clamp(axis_fraction(b.value, axis), 0.0, 1.0)) : 0;
     const float after = 6 + text_w(format_unit(b.value, unit)) + (b.note.empty() ? 0 : kGap + text_w(b.note)) + 2;
     if (f > 0) width = std::min(width, (avail - after) / f);
   }
@@ -149,7 +153,8 @@ void BarChart(const char* id, std::span<const Bar> bars, const BarChartOptions& 
 
   // Top to bottom: title, reference labels, one row per bar, the value axis.
   const float title_h = opts.title.empty() ? 0 : title_font()->FontSize + 6;
-  const std::vector<RefLabel> refs = place_reference_labels(opts.references, axis, x0, x1, origin.x, right, origin.y + title_h);
+  const std::vector<RefLabel> refs =
+      place_reference_labels(opts.references, axis, x0, x1, origin.x, right, origin.y + title_h);
   const float bars_top = origin.y + title_h + header_height(refs, origin.y + title_h);
   const float axis_h = kChartTickLength + kChartLabelGap + h;
   const float n = static_cast<float>(std::max<std::size_t>(bars.size(), 1));
@@ -168,11 +173,14 @@ void BarChart(const char* id, std::span<const Bar> bars, const BarChartOptions& 
   dl->PushClipRect(origin, {right, origin.y + size.y}, true);
   const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
   if (!opts.title.empty()) dl->AddText(title_font(), title_font()->FontSize, origin, text, opts.title.c_str());
-  DrawBottomAxis(dl, axis, axis_ticks(axis, BottomAxisTickBudget(axis, x1 - x0)), {x0, bars_top}, {x1, bars_bottom}, origin.x, right);
+  DrawBottomAxis(dl, axis, axis_ticks(axis, BottomAxisTickBudget(axis, x1 - x0)), {x0, bars_top}, {x1, bars_bottom},
+                 origin.x, right);
 
   // Bars, then the reference lines over them, then all text over both.
   const ImVec2 mouse = ImGui::GetIO().MousePos;
-  const auto px = [&](double v) { return x0 + (x1 - x0) * static_cast<float>(std::clamp(axis_fraction(v, axis), 0.0, 1.0)); };
+  const auto px = [&](double v) {
+    return x0 + (x1 - x0) * static_cast<float>(std::clamp(axis_fraction(v, axis), 0.0, 1.0));
+  };
   const float base = px(opts.scale == AxisScale::Linear ? 0.0 : axis.lo);
   const auto row_mid = [&](std::size_t i) { return bars_top + row_h * (static_cast<float>(i) + 0.5f); };
   const float bar_h = std::min(row_h - 4, h + 4);
@@ -182,7 +190,8 @@ void BarChart(const char* id, std::span<const Bar> bars, const BarChartOptions& 
     if (hovered && mouse.y >= mid - row_h / 2 && mouse.y < mid + row_h / 2) hovered_row = static_cast<int>(i);
     if (!on_axis(bars[i].value, opts.scale)) continue;
     const float end = px(bars[i].value);
-    dl->AddRectFilled({std::min(base, end), mid - bar_h / 2}, {std::max(base, end), mid + bar_h / 2}, bars[i].colour, 2.0f);
+    dl->AddRectFilled({std::min(base, end), mid - bar_h / 2}, {std::max(base, end), mid + bar_h / 2}, bars[i].colour,
+                      2.0f);
   }
   dl->AddLine({base, bars_top}, {base, bars_bottom}, kChartFrame, 1.0f);
   dl->AddLine({x0, bars_bottom}, {x1, bars_bottom}, kChartFrame, 1.0f);

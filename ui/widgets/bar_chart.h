@@ -16,7 +16,7 @@ struct Bar {
   std::string label;  // left of the bar
   double value;       // in the chart's unit
   ImU32 colour;
-  std::string note;   // grey, after the value: "sliding window 4k"; may be empty
+  std::string note;  // grey, after the value: "sliding window 4k"; may be empty
 };
 
 struct BarChartOptions {

@@ -73,7 +73,8 @@ std::string format_fixed(double x, int decimals) {
   if (std::isinf(x)) return x < 0 ? "-inf" : "inf";
   if (std::isnan(x)) return "nan";
   // 0 stays "0" (a hidden weight is exactly that); 1 in a matrix of thousandths is "1.000", not "1" beside "0.003".
-  if (x == 0.0 || (std::abs(x - std::round(x)) < 1e-9 && std::abs(x) < 1e15 && decimals == 0)) return printf_double("%.*f", 0, std::round(x));
+  if (x == 0.0 || (std::abs(x - std::round(x)) < 1e-9 && std::abs(x) < 1e15 && decimals == 0))
+    return printf_double("%.*f", 0, std::round(x));
   return printf_double("%.*f", decimals, x);
 }
 

@@ -89,7 +89,8 @@ std::string tokens(double v, int sig) {
   const double r = std::round(v);
   if (v != r) return std::abs(v) < 100 ? plain(v, sig) : thousands(r);
   const double mag = std::abs(r);
-  if (mag >= 1024 * 1024 && std::fmod(mag, 1024.0 * 1024.0) == 0) return with_sign(r, fixed_trimmed(mag / (1024.0 * 1024.0), 0) + "M");
+  if (mag >= 1024 * 1024 && std::fmod(mag, 1024.0 * 1024.0) == 0)
+    return with_sign(r, fixed_trimmed(mag / (1024.0 * 1024.0), 0) + "M");
   if (mag >= 1024 && std::fmod(mag, 1024.0) == 0) return with_sign(r, fixed_trimmed(mag / 1024.0, 0) + "k");
   return thousands(r);
 }
@@ -262,7 +263,8 @@ std::optional<std::vector<Tick>> tokens_log_ticks(const Axis& a, int max_major) 
       const int np = p2.lo <= p2.hi ? count_multiples(p2.lo, p2.hi, s) : 0;
       if (nd + np > max_major || nd + np < 2) continue;
       std::vector<Candidate> c = token_decade_ticks(a, decades, d);
-      if (p2.lo <= p2.hi) for (const Candidate& t : power2_ticks(p2, s)) c.push_back(t);
+      if (p2.lo <= p2.hi)
+        for (const Candidate& t : power2_ticks(p2, s)) c.push_back(t);
       return finish(std::move(c), a.unit);
     }
   }
@@ -438,8 +440,8 @@ bool fits(const Box& b, const std::vector<Box>& occupied, const Box& bounds, flo
 
 }  // namespace
 
-std::vector<int> place_labels(std::span<const std::vector<Box>> candidates, std::vector<Box> occupied, const Box& bounds,
-                              float gap) {
+std::vector<int> place_labels(std::span<const std::vector<Box>> candidates, std::vector<Box> occupied,
+                              const Box& bounds, float gap) {
   std::vector<int> chosen(candidates.size(), -1);
   for (std::size_t i = 0; i < candidates.size(); ++i)
     for (std::size_t j = 0; j < candidates[i].size(); ++j) {
@@ -530,7 +532,8 @@ std::vector<int> place_labels_best(std::span<const std::vector<LabelSpot>> candi
     for (const LabelSpot& spot : candidates[i]) free_spots[i] += s.is_free(spot);
     s.order.push_back(i);
   }
-  std::stable_sort(s.order.begin(), s.order.end(), [&](std::size_t a, std::size_t b) { return free_spots[a] < free_spots[b]; });
+  std::stable_sort(s.order.begin(), s.order.end(),
+                   [&](std::size_t a, std::size_t b) { return free_spots[a] < free_spots[b]; });
   s.current.chosen.assign(candidates.size(), -1);
   s.best = s.current;
   s.best.placed = -1;  // anything beats nothing, even placing no label

@@ -15,11 +15,11 @@ namespace attn::ui {
 enum class AxisScale { Linear, Log10 };
 
 enum class AxisUnit {
-  Plain,   // up to 3 significant digits: "0.25", "83", "1230", "1.5e9"
-  Bytes,   // 1024-based: "512 B", "320 KiB", "10 GiB", "1.5 TiB"
+  Plain,         // up to 3 significant digits: "0.25", "83", "1230", "1.5e9"
+  Bytes,         // 1024-based: "512 B", "320 KiB", "10 GiB", "1.5 TiB"
   DecimalBytes,  // 1000-based, as accelerator memory is sold: "512 B", "320 kB", "10 GB", "1.5 TB"
-  Tokens,  // context lengths: exact multiples of 1024 as "128k", of 1024^2 as "1M"; others "1,000"
-  Flops,   // 1000-based: "512 FLOP", "262 kFLOP", "2.6 MFLOP", "1.2 TFLOP"
+  Tokens,        // context lengths: exact multiples of 1024 as "128k", of 1024^2 as "1M"; others "1,000"
+  Flops,         // 1000-based: "512 FLOP", "262 kFLOP", "2.6 MFLOP", "1.2 TFLOP"
 };
 
 struct Axis {
@@ -82,8 +82,8 @@ bool overlaps(const Box& a, const Box& b, float gap);
 
 // For each label in priority order, the index of the first of its candidate boxes that lies inside
 // `bounds` and clear (by `gap`) of `occupied` and of the labels placed before it; -1 drops the label.
-std::vector<int> place_labels(std::span<const std::vector<Box>> candidates, std::vector<Box> occupied, const Box& bounds,
-                              float gap);
+std::vector<int> place_labels(std::span<const std::vector<Box>> candidates, std::vector<Box> occupied,
+                              const Box& bounds, float gap);
 
 // A place for a label in a crowded plot, and the strip the leader line back to its anchor crosses.
 struct LabelSpot {

@@ -21,7 +21,8 @@ void clear_rect(const ImDrawList*, const ImDrawCmd* cmd) {
   const int y0 = std::clamp(static_cast<int>(std::lround((r.y - d->DisplayPos.y) * scale.y)), 0, fb_h);
   const int y1 = std::clamp(static_cast<int>(std::lround((r.w - d->DisplayPos.y) * scale.y)), 0, fb_h);
   if (x1 <= x0 || y1 <= y0) return;
-  const ImVec4 c = ImGui::ColorConvertU32ToFloat4(static_cast<ImU32>(reinterpret_cast<std::uintptr_t>(cmd->UserCallbackData)));
+  const ImVec4 c =
+      ImGui::ColorConvertU32ToFloat4(static_cast<ImU32>(reinterpret_cast<std::uintptr_t>(cmd->UserCallbackData)));
   glScissor(x0, fb_h - y1, x1 - x0, y1 - y0);  // GL counts rows from the bottom; the backend keeps the scissor test on
   glClearColor(c.x, c.y, c.z, 1.0f);
   glClear(GL_COLOR_BUFFER_BIT);

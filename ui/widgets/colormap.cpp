@@ -81,7 +81,8 @@ Rgb sample(ColorMap map, double t) {
 
 ValueRange auto_range(const Matrix& m, ColorMap map, const Matrix* visible) {
   const auto n = static_cast<std::size_t>(m.size());
-  const auto [lo, hi] = visible ? finite_extent<true>(m.data(), visible->data(), n) : finite_extent<false>(m.data(), nullptr, n);
+  const auto [lo, hi] =
+      visible ? finite_extent<true>(m.data(), visible->data(), n) : finite_extent<false>(m.data(), nullptr, n);
   if (lo > hi) return {0.0, 1.0};  // nothing visible
   if (map == ColorMap::Diverging) {
     const double a = std::max(std::abs(lo), std::abs(hi));

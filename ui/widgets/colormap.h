@@ -40,6 +40,6 @@ Rgb text_on(Rgb background);
 // The grey of a hidden cell: neutral, and outside both scales' hues.
 inline constexpr Rgb kHiddenCell{0.42f, 0.42f, 0.44f};
 inline constexpr Rgb kHatchLine{150 / 255.0f, 150 / 255.0f, 155 / 255.0f};  // the diagonal strokes over hidden cells
-inline constexpr int kHatchPeriod = 6;  // pixels between strokes, along a row
+inline constexpr int kHatchPeriod = 6;                                      // pixels between strokes, along a row
 
 }  // namespace attn::ui

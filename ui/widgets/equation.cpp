@@ -49,7 +49,8 @@ std::vector<float> term_widths(std::span<const Term> terms, std::size_t first, s
   if (mins > avail) return {};
   std::vector<float> w;
   for (std::size_t i = first; i < last; ++i)
-    w.push_back(term_min(terms[i]) + (avail - mins) * (std::max(0.0f, term_need(terms[i]) - term_min(terms[i])) + 1.0f) / extra_need);
+    w.push_back(term_min(terms[i]) +
+                (avail - mins) * (std::max(0.0f, term_need(terms[i]) - term_min(terms[i])) + 1.0f) / extra_need);
   return w;
 }
 
@@ -70,7 +71,8 @@ void draw_operator(const std::string& op, float y) {
     for (float ly = top; start <= op.size(); ly += line_h) {
       const std::size_t end = std::min(op.find('\n', start), op.size());
       const std::string line = op.substr(start, end - start);
-      dl->AddText({at.x + (w - ImGui::CalcTextSize(line.c_str()).x) / 2, ly}, ImGui::GetColorU32(ImGuiCol_Text), line.c_str());
+      dl->AddText({at.x + (w - ImGui::CalcTextSize(line.c_str()).x) / 2, ly}, ImGui::GetColorU32(ImGuiCol_Text),
+                  line.c_str());
       start = end + 1;
     }
   }
@@ -95,7 +97,9 @@ float flow_width(const Term& t, float cell) {
                                                         : std::to_string(r).c_str())
                                     .x);
   const float cells = static_cast<float>(t.m->cols()) * column_width(t, cell);
-  return std::max(ImGui::CalcTextSize((t.name + " " + shape_text(*t.m)).c_str()).x, label_w + 0.5f * ImGui::GetTextLineHeight() + cells) + 4;
+  return std::max(ImGui::CalcTextSize((t.name + " " + shape_text(*t.m)).c_str()).x,
+                  label_w + 0.5f * ImGui::GetTextLineHeight() + cells) +
+         4;
 }
 
 // One line of terms [first, last); `lead` is an operator written before the first term (a wrapped line).
@@ -109,8 +113,7 @@ void draw_line(std::span<const Term> terms, std::span<const std::string> ops, st
   std::vector<float> widths;
   if (flow_cell > 0)
     for (std::size_t i = first; i < last; ++i) widths.push_back(flow_width(terms[i], flow_cell));
-  else
-    widths = term_widths(terms, first, last, avail - ops_w - gap * static_cast<float>(last - first));
+  else widths = term_widths(terms, first, last, avail - ops_w - gap * static_cast<float>(last - first));
   if (widths.empty()) widths.assign(last - first, 60.0f);  // nothing fits: the panel scrolls
   const float title_h = ImGui::GetTextLineHeightWithSpacing();
   const float body_h = max_height - title_h;
@@ -156,13 +159,13 @@ void draw_line(std::span<const Term> terms, std::span<const std::string> ops, st
   }
 }
 
-
 // The lines EquationFlow fills at cell size `cell` in `width`: as many terms as fit, at least one each.
 struct FlowLine {
   std::size_t first, last;
   float height;
 };
-std::vector<FlowLine> flow_lines(std::span<const Term> terms, std::span<const std::string> ops, float cell, float width) {
+std::vector<FlowLine> flow_lines(std::span<const Term> terms, std::span<const std::string> ops, float cell,
+                                 float width) {
   const float gap = ImGui::GetStyle().ItemSpacing.x;
   const float line = ImGui::GetTextLineHeightWithSpacing();
   std::vector<FlowLine> lines;
@@ -180,7 +183,9 @@ std::vector<FlowLine> flow_lines(std::span<const Term> terms, std::span<const st
       rows = std::max(rows, terms[i].m->rows());
       legend = legend || !(terms[i].flags & HeatmapFlags_NoLegend);
     }
-    lines.push_back({first, last, line /* title */ + line /* column labels */ + static_cast<float>(rows) * cell + (legend ? 1.5f * line + 14 : 0.0f)});
+    lines.push_back({first, last,
+                     line /* title */ + line /* column labels */ + static_cast<float>(rows) * cell +
+                         (legend ? 1.5f * line + 14 : 0.0f)});
     first = last;
   }
   return lines;
@@ -189,14 +194,16 @@ std::vector<FlowLine> flow_lines(std::span<const Term> terms, std::span<const st
 // How far, with `per_line` terms a line, the most cramped numbered term falls short of the width its numbers need
 // at the matrix's decimals, as need / share (above 1: it would show 0.74 for 0.738, or dots; infinite when even
 // the minimums do not fit).
-float numbers_shortfall(std::span<const Term> terms, std::span<const std::string> ops, std::size_t per_line, float width) {
+float numbers_shortfall(std::span<const Term> terms, std::span<const std::string> ops, std::size_t per_line,
+                        float width) {
   const float gap = ImGui::GetStyle().ItemSpacing.x;
   float worst = 0;
   for (std::size_t first = 0; first < terms.size(); first += per_line) {
     const std::size_t last = std::min(terms.size(), first + per_line);
     const float ops_w = operators_width(ops.subspan(first, last - first - 1), gap) +
                         (first > 0 ? operators_width(ops.subspan(first - 1, 1), gap) : 0.0f);
-    const std::vector<float> widths = term_widths(terms, first, last, width - ops_w - gap * static_cast<float>(last - first));
+    const std::vector<float> widths =
+        term_widths(terms, first, last, width - ops_w - gap * static_cast<float>(last - first));
     if (widths.empty()) return std::numeric_limits<float>::infinity();
     for (std::size_t i = first; i < last; ++i)
       if (term_shows_numbers(terms[i])) worst = std::max(worst, (flow_width(terms[i], 0.0f) - 1) / widths[i - first]);
@@ -212,8 +219,8 @@ std::string shape_text(const Matrix& m) {
 
 // The cell edge all terms of [first, last) would get on one line `line_h` pixels tall and `width` wide
 // (0 when a term would be narrower than its labels and legend).
-float line_cell(std::span<const Term> terms, std::span<const std::string> ops, std::size_t first, std::size_t last, float width,
-                float line_h, float max_cell) {
+float line_cell(std::span<const Term> terms, std::span<const std::string> ops, std::size_t first, std::size_t last,
+                float width, float line_h, float max_cell) {
   const float gap = ImGui::GetStyle().ItemSpacing.x;
   const float avail = width - operators_width(ops.subspan(first, last - first - 1), gap) -
                       (first > 0 ? operators_width(ops.subspan(first - 1, 1), gap) : 0.0f);
@@ -246,7 +253,8 @@ EquationHover Equation(const char* id, std::span<const Term> terms, std::span<co
     float cell = max_cell;
     for (std::size_t first = 0; first < n; first += per_line)
       cell = std::min(cell, line_cell(terms, ops, first, std::min(n, first + per_line), width, line_h, max_cell));
-    if (cell > best_cell * 1.15f && (best_cell < kWrapBelowCell * 1.5f || best_cell <= 0.0f)) {  // only for a clear gain
+    if (cell > best_cell * 1.15f &&
+        (best_cell < kWrapBelowCell * 1.5f || best_cell <= 0.0f)) {  // only for a clear gain
       best_cell = cell;
       best_lines = lines;
     }
@@ -256,7 +264,9 @@ EquationHover Equation(const char* id, std::span<const Term> terms, std::span<co
   // Only where every such term then fits across (a 16x64 q of a model-sized layer does not: it stays compact).
   const float readable = 1.8f * ImGui::GetFontSize();
   const bool wants_numbers = std::any_of(terms.begin(), terms.end(), term_shows_numbers) &&
-                             std::all_of(terms.begin(), terms.end(), [&](const Term& t) { return !term_shows_numbers(t) || flow_width(t, readable) <= width; });
+                             std::all_of(terms.begin(), terms.end(), [&](const Term& t) {
+                               return !term_shows_numbers(t) || flow_width(t, readable) <= width;
+                             });
   const std::size_t per_line = (n + best_lines - 1) / best_lines;
   // A digit lost is worth the switch only where the flowing terms still fit the height: a result pushed below the
   // fold is worse than 0.74 for 0.738.
@@ -267,13 +277,16 @@ EquationHover Equation(const char* id, std::span<const Term> terms, std::span<co
   };
   // Well short (a tenth: 0.7 for 0.738, dots) is worth scrolling for.
   const float shortfall = wants_numbers ? numbers_shortfall(terms, ops, per_line, width) : 0.0f;
-  if (wants_numbers && (best_cell < 1.2f * ImGui::GetFontSize() || shortfall > 1.1f || (shortfall > 1.0f && flow_fits()))) {
+  if (wants_numbers &&
+      (best_cell < 1.2f * ImGui::GetFontSize() || shortfall > 1.1f || (shortfall > 1.0f && flow_fits()))) {
     ImGui::PopID();
     return EquationFlow(id, terms, ops, readable);
   }
-  const float line_h = max_height / static_cast<float>(best_lines) - (best_lines > 1 ? ImGui::GetStyle().ItemSpacing.y : 0.0f);
+  const float line_h =
+      max_height / static_cast<float>(best_lines) - (best_lines > 1 ? ImGui::GetStyle().ItemSpacing.y : 0.0f);
   for (std::size_t first = 0; first < n; first += per_line)
-    draw_line(terms, ops, first, std::min(n, first + per_line), first > 0 ? &ops[first - 1] : nullptr, line_h, max_cell, hover);
+    draw_line(terms, ops, first, std::min(n, first + per_line), first > 0 ? &ops[first - 1] : nullptr, line_h, max_cell,
+              hover);
   ImGui::PopID();
   return hover;
 }
@@ -283,8 +296,8 @@ EquationHover EquationFlow(const char* id, std::span<const Term> terms, std::spa
   ImGui::PushID(id);
   for (const FlowLine& l : flow_lines(terms, ops, cell, ImGui::GetContentRegionAvail().x))
     // Heatmaps scale their largest cell with the zoom: `cell` is in pixels already.
-    draw_line(terms, ops, l.first, l.last, l.first > 0 ? &ops[l.first - 1] : nullptr, l.height, cell * FontSizes{}.body / ImGui::GetFontSize(),
-              hover, cell);
+    draw_line(terms, ops, l.first, l.last, l.first > 0 ? &ops[l.first - 1] : nullptr, l.height,
+              cell * FontSizes{}.body / ImGui::GetFontSize(), hover, cell);
   ImGui::PopID();
   return hover;
 }

@@ -11,9 +11,9 @@
 namespace attn::ui {
 
 struct Term {
-  std::string name;                                   // "scores", "kᵀ"
+  std::string name;  // "scores", "kᵀ"
   const Matrix* m = nullptr;
-  const std::vector<std::string>* rows = nullptr;     // row labels (tokens, or nullptr for indices)
+  const std::vector<std::string>* rows = nullptr;  // row labels (tokens, or nullptr for indices)
   const std::vector<std::string>* cols = nullptr;
   ColorMap map = ColorMap::Diverging;
   const Matrix* visible = nullptr;

@@ -29,9 +29,8 @@ std::vector<Entry> list_folder(const std::filesystem::path& folder, std::string&
     else if (it->path().extension() == ".json") entries.push_back({name, false});
   }
   error = ec ? "Cannot read " + folder.string() + ": " + ec.message() : "";
-  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
-    return a.folder != b.folder ? a.folder : a.name < b.name;
-  });
+  std::sort(entries.begin(), entries.end(),
+            [](const Entry& a, const Entry& b) { return a.folder != b.folder ? a.folder : a.name < b.name; });
   return entries;
 }
 
@@ -61,7 +60,8 @@ std::optional<std::filesystem::path> FileDialog(FileDialogState& s) {
   }
   std::optional<std::filesystem::path> chosen;
   const ImVec2 display = ImGui::GetIO().DisplaySize;
-  ImGui::SetNextWindowSize({std::min(760.0f, display.x * 0.8f), std::min(560.0f, display.y * 0.8f)}, ImGuiCond_Appearing);
+  ImGui::SetNextWindowSize({std::min(760.0f, display.x * 0.8f), std::min(560.0f, display.y * 0.8f)},
+                           ImGuiCond_Appearing);
   ImGui::SetNextWindowPos({display.x / 2, display.y / 2}, ImGuiCond_Appearing, {0.5f, 0.5f});
   if (!ImGui::BeginPopupModal(kPopup, nullptr, ImGuiWindowFlags_NoSavedSettings)) return chosen;
   const bool save = s.mode == FileDialogMode::Save;
@@ -83,7 +83,8 @@ std::optional<std::filesystem::path> FileDialog(FileDialogState& s) {
       }
     }
   }
-  if (entries.empty()) ImGui::TextDisabled(listing_error.empty() ? "No .json files here." : "%s", listing_error.c_str());
+  if (entries.empty())
+    ImGui::TextDisabled(listing_error.empty() ? "No .json files here." : "%s", listing_error.c_str());
   ImGui::EndChild();
   ImGui::SetNextItemWidth(-1);
   const bool entered = ImGui::InputTextWithHint("##name", "file name, e.g. my_scenario.json", &s.file_name,
@@ -91,8 +92,8 @@ std::optional<std::filesystem::path> FileDialog(FileDialogState& s) {
   if (!s.error.empty()) ImGui::TextColored({1.0f, 0.45f, 0.4f, 1.0f}, "%s", s.error.c_str());
   ImGui::BeginDisabled(s.file_name.empty());
   if (ImGui::Button(save ? "Save" : "Open", {120, 0}) || (entered && !s.file_name.empty())) {
-    std::filesystem::path p = std::filesystem::path(s.file_name).is_absolute() ? std::filesystem::path(s.file_name)
-                                                                             : s.folder / s.file_name;
+    std::filesystem::path p =
+        std::filesystem::path(s.file_name).is_absolute() ? std::filesystem::path(s.file_name) : s.folder / s.file_name;
     if (save && p.extension() != ".json") p += ".json";
     chosen = p;
   }

@@ -6,14 +6,14 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "ui/logic/hover_text.h"
 #include "ui/widgets/cell_format.h"
 #include "ui/widgets/heatmap_layout.h"
 #include "ui/widgets/heatmap_pixels.h"
-#include "ui/logic/hover_text.h"
 #include "ui/widgets/layout_check_frame.h"
 #include "ui/widgets/picture_export.h"
-#include "ui/widgets/text.h"
 #include "ui/widgets/style.h"
+#include "ui/widgets/text.h"
 #include "ui/widgets/theme.h"
 
 namespace attn::ui {
@@ -73,7 +73,8 @@ std::unordered_map<ImGuiID, CachedTexture>& textures() {
 }
 
 // `pixels`: the size it is drawn at, which the texture matches texel for pixel (up to texture_extent's limit).
-ImTextureID texture_for(ImGuiID id, const Matrix& m, ColorMap map, ValueRange range, const Matrix* visible, ImVec2 pixels) {
+ImTextureID texture_for(ImGuiID id, const Matrix& m, ColorMap map, ValueRange range, const Matrix* visible,
+                        ImVec2 pixels) {
   CachedTexture& t = textures()[id];
   const std::uint64_t version = current_version();
   // A heatmap of 4096 queries by 2 keys can be drawn 160,000 pixels tall in a scrolling panel.
@@ -118,7 +119,8 @@ ImTextureID texture_for(ImGuiID id, const Matrix& m, ColorMap map, ValueRange ra
 }
 
 std::string label(const std::vector<std::string>* labels, Eigen::Index i) {
-  return labels && i < static_cast<Eigen::Index>(labels->size()) ? (*labels)[static_cast<std::size_t>(i)] : std::to_string(i);
+  return labels && i < static_cast<Eigen::Index>(labels->size()) ? (*labels)[static_cast<std::size_t>(i)]
+                                                                 : std::to_string(i);
 }
 
 // Diagonal strokes clipped to the cell: the mark of "hidden", readable without colour.
@@ -134,7 +136,8 @@ void hatch(ImDrawList* dl, ImVec2 a, ImVec2 b) {
 float widest_value(const Matrix& m, const Matrix* visible, int decimals) {
   float w = 0;
   for (Eigen::Index i = 0; i < m.size(); ++i)
-    if (!visible || visible->data()[i] != 0.0) w = std::max(w, ImGui::CalcTextSize(format_fixed(m.data()[i], decimals).c_str()).x);
+    if (!visible || visible->data()[i] != 0.0)
+      w = std::max(w, ImGui::CalcTextSize(format_fixed(m.data()[i], decimals).c_str()).x);
   return w;
 }
 
@@ -160,7 +163,9 @@ struct LegendEnds {
   std::string lo, hi;
 };
 LegendEnds legend_ends(ValueRange range, std::optional<int> decimals) {
-  const auto end = [&](double x) { return !decimals || x == std::round(x) ? short_number(x) : format_fixed(x, *decimals); };
+  const auto end = [&](double x) {
+    return !decimals || x == std::round(x) ? short_number(x) : format_fixed(x, *decimals);
+  };
   return {end(range.lo), end(range.hi)};
 }
 
@@ -228,7 +233,9 @@ Measured measure(const Matrix& m, const HeatmapOptions& opts, bool labels, bool 
 struct Grid {
   ImVec2 origin, at, end;  // the widget's top-left corner; the first cell's; past the last cell's
   float cw = 0, ch = 0;
-  ImVec2 cell(Eigen::Index r, Eigen::Index c) const { return {at.x + cw * static_cast<float>(c), at.y + ch * static_cast<float>(r)}; }
+  ImVec2 cell(Eigen::Index r, Eigen::Index c) const {
+    return {at.x + cw * static_cast<float>(c), at.y + ch * static_cast<float>(r)};
+  }
 };
 
 void hover(const Grid& g, const Measured& me, const HeatmapOptions& opts, HeatmapResult& result) {
@@ -242,7 +249,8 @@ void hover(const Grid& g, const Measured& me, const HeatmapOptions& opts, Heatma
 
 // Each cell a filled rectangle with its number (or a mark that says "point here" when it does not fit), and
 // thin separators that keep neighbouring equal values apart.
-void draw_cells(const char* id, const Matrix& m, const HeatmapOptions& opts, const Grid& g, const Measured& me, ValueRange range) {
+void draw_cells(const char* id, const Matrix& m, const HeatmapOptions& opts, const Grid& g, const Measured& me,
+                ValueRange range) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float cw = g.cw, ch = g.ch;
   const bool values = me.want_values && ch >= ImGui::GetFontSize() && cw >= ImGui::GetFontSize();
@@ -251,9 +259,12 @@ void draw_cells(const char* id, const Matrix& m, const HeatmapOptions& opts, con
   const int max_chars = std::min(8, static_cast<int>(room / std::max(1.0f, ImGui::CalcTextSize(".").x)));
   const int decimals = values ? shared_decimals(m, opts.visible, room, me.wanted_decimals) : 0;
   // Fewer decimals than the matrix has elsewhere (0.74 where the explanation says 0.738): the check says so.
-  const auto named = [&] { return std::string(id) + " " + std::to_string(m.rows()) + "\u00D7" + std::to_string(m.cols()) + ": "; };
+  const auto named = [&] {
+    return std::string(id) + " " + std::to_string(m.rows()) + "\u00D7" + std::to_string(m.cols()) + ": ";
+  };
   if (LayoutCheckOn() && values && decimals < me.wanted_decimals)
-    ReportHere(named() + "numbers shown with " + std::to_string(decimals) + " decimals instead of " + std::to_string(me.wanted_decimals));
+    ReportHere(named() + "numbers shown with " + std::to_string(decimals) + " decimals instead of " +
+               std::to_string(me.wanted_decimals));
   int marked = 0;
   for (Eigen::Index r = 0; r < m.rows(); ++r)
     for (Eigen::Index c = 0; c < m.cols(); ++c) {
@@ -275,13 +286,15 @@ void draw_cells(const char* id, const Matrix& m, const HeatmapOptions& opts, con
       dl->AddText({a.x + (cw - ts.x) / 2, a.y + (ch - ts.y) / 2}, ink, text.c_str());
     }
   if (LayoutCheckOn() && marked > 0)
-    ReportHere(named() + std::to_string(marked) + " of " + std::to_string(m.size()) + " cells too small for their value (" +
-               short_number(cw) + "\u00D7" + short_number(ch) + " px)");
+    ReportHere(named() + std::to_string(marked) + " of " + std::to_string(m.size()) +
+               " cells too small for their value (" + short_number(cw) + "\u00D7" + short_number(ch) + " px)");
   const ImU32 line = ImGui::GetColorU32(ImGuiCol_WindowBg);
   if (ch >= 8)
-    for (Eigen::Index r = 0; r <= m.rows(); ++r) dl->AddLine({g.at.x, g.cell(r, 0).y}, {g.end.x, g.cell(r, 0).y}, line, 1.0f);
+    for (Eigen::Index r = 0; r <= m.rows(); ++r)
+      dl->AddLine({g.at.x, g.cell(r, 0).y}, {g.end.x, g.cell(r, 0).y}, line, 1.0f);
   if (cw >= 8)
-    for (Eigen::Index c = 0; c <= m.cols(); ++c) dl->AddLine({g.cell(0, c).x, g.at.y}, {g.cell(0, c).x, g.end.y}, line, 1.0f);
+    for (Eigen::Index c = 0; c <= m.cols(); ++c)
+      dl->AddLine({g.cell(0, c).x, g.at.y}, {g.cell(0, c).x, g.end.y}, line, 1.0f);
 }
 
 // The highlighted row and column in the accent colour; the outlined cells (a lesson's, the hovered or selected
@@ -303,12 +316,15 @@ void draw_marks(const HeatmapOptions& opts, const Grid& g, const Measured& me, H
     if (r < 0 || c < 0 || r >= me.in.rows || c >= me.in.cols) return;
     NoteOutlinedCell(r, c + opts.outlined_col0);
     const ImVec2 a = g.cell(r, c);
-    dl->AddRect({a.x - 1, a.y - 1}, {a.x + cw + 1, a.y + ch + 1}, IM_COL32(255, 255, 255, 255), 0, 0, style.outline_width);
-    dl->AddRect({a.x - 3.5f, a.y - 3.5f}, {a.x + cw + 3.5f, a.y + ch + 3.5f}, IM_COL32(20, 20, 20, 255), 0, 0, style.outline_halo_width);
+    dl->AddRect({a.x - 1, a.y - 1}, {a.x + cw + 1, a.y + ch + 1}, IM_COL32(255, 255, 255, 255), 0, 0,
+                style.outline_width);
+    dl->AddRect({a.x - 3.5f, a.y - 3.5f}, {a.x + cw + 3.5f, a.y + ch + 3.5f}, IM_COL32(20, 20, 20, 255), 0, 0,
+                style.outline_halo_width);
   };
   for (const auto& [r, c] : opts.outlined) {
     const int col = c - opts.outlined_col0;
-    if (r >= 0 && r < me.in.rows && col >= 0 && col < me.in.cols && result.outlined_y < 0) result.outlined_y = g.cell(r, 0).y;
+    if (r >= 0 && r < me.in.rows && col >= 0 && col < me.in.cols && result.outlined_y < 0)
+      result.outlined_y = g.cell(r, 0).y;
     outline(r, col);
   }
   const bool hovering = result.hovered_row >= 0;
@@ -316,7 +332,8 @@ void draw_marks(const HeatmapOptions& opts, const Grid& g, const Measured& me, H
 }
 
 // Row labels on the left, column labels above; the hovered and highlighted ones in the accent colour.
-void draw_labels(const Matrix& m, const HeatmapOptions& opts, const Grid& g, const Measured& me, const HeatmapResult& result) {
+void draw_labels(const Matrix& m, const HeatmapOptions& opts, const Grid& g, const Measured& me,
+                 const HeatmapResult& result) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text), strong = GetStyle().accent;
   const float line_h = me.in.line_h, cw = g.cw, ch = g.ch;
@@ -382,10 +399,11 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
   draw_marks(opts, g, me, result);
   if (labels) draw_labels(m, opts, g, me, result);
   if (legend)
-    draw_legend(ImGui::GetWindowDrawList(), {g.at.x, g.end.y + 2}, std::max(g.end.x - g.at.x, legend_min_width(ends)), opts.map,
-                range, ends);
+    draw_legend(ImGui::GetWindowDrawList(), {g.at.x, g.end.y + 2}, std::max(g.end.x - g.at.x, legend_min_width(ends)),
+                opts.map, range, ends);
   // Right-click: the matrix as a picture for a slide, or as text for a spreadsheet.
-  PictureMenu(id, g.origin, {g.origin.x + result.size.x, g.origin.y + result.size.y}, &m, opts.row_labels, opts.col_labels);
+  PictureMenu(id, g.origin, {g.origin.x + result.size.x, g.origin.y + result.size.y}, &m, opts.row_labels,
+              opts.col_labels);
   tooltip(m, opts, result);
   ImGui::PopID();
   return result;

@@ -4,8 +4,8 @@
 // a small struct, the hovered cell returned so views can explain it.
 #include <optional>
 #include <span>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <imgui.h>
@@ -29,13 +29,13 @@ struct HeatmapOptions {
   const std::vector<std::string>* row_labels = nullptr;  // one per row; nullptr numbers them
   const std::vector<std::string>* col_labels = nullptr;  // one per column; nullptr numbers them
   ColorMap map = ColorMap::Diverging;
-  std::optional<ValueRange> range;    // nullopt: auto_range
-  const Matrix* visible = nullptr;    // same shape; 0 marks a hidden cell
-  float max_cell = 72.0f;             // the largest cell edge, in pixels
-  ImVec2 size = {0, 0};               // the box to fit in; 0 = available width, height as needed
-  int highlight_row = -1;             // outline a row or a column (it feeds a cell hovered elsewhere)
+  std::optional<ValueRange> range;  // nullopt: auto_range
+  const Matrix* visible = nullptr;  // same shape; 0 marks a hidden cell
+  float max_cell = 72.0f;           // the largest cell edge, in pixels
+  ImVec2 size = {0, 0};             // the box to fit in; 0 = available width, height as needed
+  int highlight_row = -1;           // outline a row or a column (it feeds a cell hovered elsewhere)
   int highlight_col = -1;
-  int selected_row = -1, selected_col = -1;  // outline one cell strongly
+  int selected_row = -1, selected_col = -1;       // outline one cell strongly
   std::span<const std::pair<int, int>> outlined;  // more cells outlined as strongly (a lesson page's)
   int outlined_col0 = 0;  // where column 0 sits in the matrix `outlined` was given for (a head's slice of concat)
   HeatmapFlags flags = HeatmapFlags_None;

@@ -23,16 +23,19 @@ HeatmapLayout layout_heatmap(const HeatmapLayoutInput& in) {
     // Without a height given, no taller than the box is wide.
     const float room_h = (in.avail_h > 0 ? in.avail_h - l.header_h - l.legend_h : in.avail_w - l.label_w) / rows;
     if (room_h >= 0.5f * line) l.cell_h = snap(std::min(line, room_h));
-    else if ((in.avail_w - l.label_w) / cols >= 0.5f * line) l.cell_w = snap(std::min(line, (in.avail_w - l.label_w) / cols));
+    else if ((in.avail_w - l.label_w) / cols >= 0.5f * line)
+      l.cell_w = snap(std::min(line, (in.avail_w - l.label_w) / cols));
     else if (room_h > l.cell_h) l.cell_h = snap(room_h);  // many rows and many columns: as tall as the box lets it be
   }
   if (in.fill && in.avail_h > 0) {
     l.cell_w = snap(std::max(l.cell_w, std::min(in.max_cell, (in.avail_w - l.label_w) / static_cast<float>(in.cols))));
-    l.cell_h = snap(std::max(l.cell_h, std::min(in.max_cell, (in.avail_h - l.header_h - l.legend_h) / static_cast<float>(in.rows))));
+    l.cell_h = snap(std::max(
+        l.cell_h, std::min(in.max_cell, (in.avail_h - l.header_h - l.legend_h) / static_cast<float>(in.rows))));
   }
   // Numbers need width more than height: a cell that can hold a line of text is widened to hold its number.
   const float room_w = (in.avail_w - l.label_w) / static_cast<float>(in.cols);
-  if (in.value_w > l.cell_w && l.cell_h >= in.line_h && room_w > l.cell_w)  // rounded up: snapping down would lose a digit
+  if (in.value_w > l.cell_w && l.cell_h >= in.line_h &&
+      room_w > l.cell_w)  // rounded up: snapping down would lose a digit
     l.cell_w = in.value_w <= room_w ? std::ceil(in.value_w * 4.0f) / 4.0f : snap(room_w);
   l.width = l.label_w + l.cell_w * static_cast<float>(in.cols);
   l.height = l.header_h + l.cell_h * static_cast<float>(in.rows) + l.legend_h;

@@ -9,8 +9,8 @@ struct HeatmapLayoutInput {
   float line_h = 0;                // one line of text
   bool labels = true, legend = true;
   float max_cell = 72;
-  float value_w = 0;               // the widest number with its padding; 0 when no numbers are shown
-  bool fill = false;               // stretch the cells to the box (up to max_cell): a thumbnail of 16x512 is no sliver
+  float value_w = 0;  // the widest number with its padding; 0 when no numbers are shown
+  bool fill = false;  // stretch the cells to the box (up to max_cell): a thumbnail of 16x512 is no sliver
 };
 
 struct HeatmapLayout {
@@ -18,15 +18,15 @@ struct HeatmapLayout {
   // a text line tall instead of slivers, and likewise a few columns of many rows; and a cell a text line tall
   // but narrower than its number is widened for it, as far as the box allows.
   float cell_w = 0, cell_h = 0;
-  float label_w = 0;      // row labels' column, including its gap
-  float header_h = 0;     // column labels' row
-  float legend_h = 0;     // the colour bar and its range below the grid
+  float label_w = 0;   // row labels' column, including its gap
+  float header_h = 0;  // column labels' row
+  float legend_h = 0;  // the colour bar and its range below the grid
   float width = 0, height = 0;
-  bool texture = false;   // too many or too small cells to draw one by one
+  bool texture = false;  // too many or too small cells to draw one by one
 };
 
 inline constexpr int kTextureCells = 64 * 64;  // above this, one texture beats one rectangle per cell
-inline constexpr float kMinDrawnCell = 3.0f;    // below this many pixels, cells are texels
+inline constexpr float kMinDrawnCell = 3.0f;   // below this many pixels, cells are texels
 
 HeatmapLayout layout_heatmap(const HeatmapLayoutInput& in);
 

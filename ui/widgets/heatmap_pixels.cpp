@@ -12,7 +12,8 @@ std::vector<std::uint32_t> heatmap_pixels(const Matrix& m, ColorMap map, ValueRa
   // A million texels go through a table of the colour map at 1/1024 steps (finer than 8-bit colour).
   constexpr int kSteps = 1024;
   std::array<std::uint32_t, kSteps + 1> table;
-  for (int i = 0; i <= kSteps; ++i) table[static_cast<std::size_t>(i)] = pack(sample(map, static_cast<double>(i) / kSteps));
+  for (int i = 0; i <= kSteps; ++i)
+    table[static_cast<std::size_t>(i)] = pack(sample(map, static_cast<double>(i) / kSteps));
   const std::uint32_t hidden_texel = pack(kHiddenCell), hatch_texel = pack(kHatchLine);
   const Eigen::Index rows = tex_rows > 0 ? tex_rows : m.rows();
   const Eigen::Index cols = tex_cols > 0 ? tex_cols : m.cols();
@@ -24,9 +25,9 @@ std::vector<std::uint32_t> heatmap_pixels(const Matrix& m, ColorMap map, ValueRa
       const double x = m(r, c);
       const bool hidden = (visible && (*visible)(r, c) == 0.0) || !std::isfinite(x);
       pixels[static_cast<std::size_t>(i * cols + j)] =
-          !hidden                         ? table[static_cast<std::size_t>(normalise(x, range) * kSteps + 0.5)]
+          !hidden                       ? table[static_cast<std::size_t>(normalise(x, range) * kSteps + 0.5)]
           : (i + j) % kHatchPeriod == 0 ? hatch_texel
-                                          : hidden_texel;
+                                        : hidden_texel;
     }
   }
   return pixels;

@@ -3,7 +3,30 @@
 // rest by GLFW key codes, so letters and function keys are looked up here, in one place.
 namespace attn::ui {
 
-enum class Key { Left, Right, Up, Down, Home, End, Space, Escape, F1, F5, F11, O, S, Q, R, Y, Z, Equal, Minus, Zero, PageUp, PageDown };
+enum class Key {
+  Left,
+  Right,
+  Up,
+  Down,
+  Home,
+  End,
+  Space,
+  Escape,
+  F1,
+  F5,
+  F11,
+  O,
+  S,
+  Q,
+  R,
+  Y,
+  Z,
+  Equal,
+  Minus,
+  Zero,
+  PageUp,
+  PageDown
+};
 
 enum KeyMods_ {
   KeyMods_None = 0,

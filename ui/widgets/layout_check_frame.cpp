@@ -36,14 +36,14 @@ std::string window_name(const char* owner) {
 
 // A glyph is a quad drawn as the triangles (v, v+1, v+2) and (v, v+2, v+3) whose first corner is a glyph's atlas
 // corner. Draw channels (tables, columns) share one vertex buffer, so only the command's own indices are read.
-void glyphs_of(const ImDrawList& dl, const ImDrawCmd& cmd, const std::unordered_map<std::uint64_t, const ImFontGlyph*>& corners,
-               std::vector<DrawnGlyph>& out) {
+void glyphs_of(const ImDrawList& dl, const ImDrawCmd& cmd,
+               const std::unordered_map<std::uint64_t, const ImFontGlyph*>& corners, std::vector<DrawnGlyph>& out) {
   const TextRect clip{cmd.ClipRect.x, cmd.ClipRect.y, cmd.ClipRect.z, cmd.ClipRect.w};
   const ImDrawIdx* idx = dl.IdxBuffer.Data + cmd.IdxOffset;
   for (unsigned k = 0; k + 6 <= cmd.ElemCount; k += 3) {
     const unsigned v = cmd.VtxOffset + idx[k];
-    const bool quad = idx[k + 1] == idx[k] + 1 && idx[k + 2] == idx[k] + 2 && idx[k + 3] == idx[k] && idx[k + 4] == idx[k] + 2 &&
-                      idx[k + 5] == idx[k] + 3;
+    const bool quad = idx[k + 1] == idx[k] + 1 && idx[k + 2] == idx[k] + 2 && idx[k + 3] == idx[k] &&
+                      idx[k + 4] == idx[k] + 2 && idx[k + 5] == idx[k] + 3;
     if (!quad) continue;
     const ImDrawVert& a = dl.VtxBuffer[static_cast<int>(v)];
     const auto it = corners.find(uv_key(a.uv));
@@ -68,8 +68,10 @@ void glyphs_of(const ImDrawList& dl, const ImDrawCmd& cmd, const std::unordered_
 void overflow_problems(std::vector<std::string>& out) {
   ImGuiContext& g = *ImGui::GetCurrentContext();
   for (const ImGuiWindow* w : g.Windows) {
-    if (!w->Active || w->Hidden || w->LastFrameActive != g.FrameCount || (w->Flags & ImGuiWindowFlags_MenuBar)) continue;
-    const float inner_w = w->InnerRect.GetWidth() - w->WindowPadding.x * 2, inner_h = w->InnerRect.GetHeight() - w->WindowPadding.y * 2;
+    if (!w->Active || w->Hidden || w->LastFrameActive != g.FrameCount || (w->Flags & ImGuiWindowFlags_MenuBar))
+      continue;
+    const float inner_w = w->InnerRect.GetWidth() - w->WindowPadding.x * 2,
+                inner_h = w->InnerRect.GetHeight() - w->WindowPadding.y * 2;
     if (!w->ScrollbarX && w->ContentSize.x > inner_w + 1 && !(w->Flags & ImGuiWindowFlags_AlwaysAutoResize))
       out.push_back(window_name(w->Name) + ": content " + std::to_string(static_cast<int>(w->ContentSize.x - inner_w)) +
                     " px wider than the panel, cut off at the right");

@@ -1,6 +1,5 @@
 #include "ui/widgets/line_chart.h"
 
-
 #include "ui/widgets/picture_export.h"
 
 #include <algorithm>
@@ -40,7 +39,9 @@ struct Plot {
   float py(double v) const { return max.y - (max.y - min.y) * static_cast<float>(axis_fraction(v, *y)); }
   bool holds_x(double v) const { return in_range(v, *x); }
   bool holds_y(double v) const { return in_range(v, *y); }
-  static bool in_range(double v, const Axis& a) { return v >= a.lo && v <= a.hi && (a.scale == AxisScale::Linear || v > 0); }
+  static bool in_range(double v, const Axis& a) {
+    return v >= a.lo && v <= a.hi && (a.scale == AxisScale::Linear || v > 0);
+  }
 };
 
 bool drawable(double v, const Axis& a) { return std::isfinite(v) && (a.scale == AxisScale::Linear || v > 0); }
@@ -67,7 +68,9 @@ void dashed_polyline(ImDrawList* dl, const std::vector<ImVec2>& pts, ImU32 colou
     const ImVec2 d{(b.x - a.x) / len, (b.y - a.y) / len};
     for (float pos = 0; pos < len;) {
       const float step = std::min(left, len - pos);
-      if (on) dl->AddLine({a.x + d.x * pos, a.y + d.y * pos}, {a.x + d.x * (pos + step), a.y + d.y * (pos + step)}, colour, thickness);
+      if (on)
+        dl->AddLine({a.x + d.x * pos, a.y + d.y * pos}, {a.x + d.x * (pos + step), a.y + d.y * (pos + step)}, colour,
+                    thickness);
       pos += step;
       left -= step;
       if (left <= 0) {
@@ -89,7 +92,8 @@ void draw_series(ImDrawList* dl, const Series& s, const Plot& p) {
 
 // Major gridlines and tick marks left of the plot, labels right-aligned; labels that would touch the
 // one above them, or leave the widget, are dropped.
-void draw_left_axis(ImDrawList* dl, std::span<const Tick> ticks, const Plot& p, float top, float bottom, const Palette& c) {
+void draw_left_axis(ImDrawList* dl, std::span<const Tick> ticks, const Plot& p, float top, float bottom,
+                    const Palette& c) {
   const float h = ImGui::GetTextLineHeight();
   std::vector<std::vector<Box>> boxes;
   std::vector<const Tick*> labelled;
@@ -113,7 +117,8 @@ Box draw_legend(ImDrawList* dl, std::span<const Series> series, ImVec2 at, const
   const float h = ImGui::GetTextLineHeight(), swatch = 26.0f;
   float names = 0;
   for (const Series& s : series) names = std::max(names, text_w(s.name));
-  const ImVec2 end{at.x + kPad + swatch + 6 + names + kPad, at.y + kPad / 2 + h * static_cast<float>(series.size()) + kPad / 2};
+  const ImVec2 end{at.x + kPad + swatch + 6 + names + kPad,
+                   at.y + kPad / 2 + h * static_cast<float>(series.size()) + kPad / 2};
   dl->AddRectFilled(at, end, c.panel, 3.0f);
   dl->AddRect(at, end, c.frame, 3.0f);
   for (std::size_t i = 0; i < series.size(); ++i) {
@@ -177,7 +182,8 @@ void draw_marks(ImDrawList* dl, std::span<const ChartMark> marks, std::span<cons
     }
   std::vector<Box> fixed;
   if (legend) fixed.push_back(*legend);
-  for (const ImVec2& d : dots) fixed.push_back({d.x - kMarkerRadius, d.y - kMarkerRadius, d.x + kMarkerRadius, d.y + kMarkerRadius});
+  for (const ImVec2& d : dots)
+    fixed.push_back({d.x - kMarkerRadius, d.y - kMarkerRadius, d.x + kMarkerRadius, d.y + kMarkerRadius});
   std::vector<Box> lines;
   for (const ReferenceLine& r : refs)
     if (p.holds_y(r.y)) lines.push_back({p.min.x, p.py(r.y) - 1, p.max.x, p.py(r.y) + 1});
@@ -290,8 +296,8 @@ int BottomAxisTickBudget(const Axis& a, float width) {
   return std::clamp(static_cast<int>(width / (1.3f * label)), 2, 10);
 }
 
-void DrawBottomAxis(ImDrawList* dl, const Axis& a, std::span<const Tick> ticks, ImVec2 plot_min, ImVec2 plot_max, float left,
-                    float right) {
+void DrawBottomAxis(ImDrawList* dl, const Axis& a, std::span<const Tick> ticks, ImVec2 plot_min, ImVec2 plot_max,
+                    float left, float right) {
   const Palette c = palette();
   const float y = plot_max.y + kChartTickLength + kChartLabelGap, h = ImGui::GetTextLineHeight();
   std::vector<std::vector<Box>> boxes;
@@ -300,7 +306,8 @@ void DrawBottomAxis(ImDrawList* dl, const Axis& a, std::span<const Tick> ticks, 
     if (!Plot::in_range(t.value, a)) continue;
     const float x = plot_min.x + (plot_max.x - plot_min.x) * static_cast<float>(axis_fraction(t.value, a));
     if (t.major) dl->AddLine({x, plot_min.y}, {x, plot_max.y}, c.grid, 1.0f);
-    dl->AddLine({x, plot_max.y}, {x, plot_max.y + (t.major ? kChartTickLength : kChartTickLength * 0.6f)}, c.frame, 1.0f);
+    dl->AddLine({x, plot_max.y}, {x, plot_max.y + (t.major ? kChartTickLength : kChartTickLength * 0.6f)}, c.frame,
+                1.0f);
     if (t.label.empty()) continue;
     // Centred under the tick, nudged inward at the widget's edges rather than cut off.
     const float w = text_w(t.label);
@@ -332,7 +339,8 @@ void LineChart(const char* id, std::span<const Series> series, const LineChartOp
   float y_label_w = 0;
   for (const Tick& t : y_ticks) y_label_w = std::max(y_label_w, text_w(t.label));
   p.min.x = origin.x + y_label_w + kChartTickLength + kChartLabelGap;
-  const float right_room = std::max(reference_label_width(opts.references), text_w(format_unit(opts.x.hi, opts.x.unit)) / 2 + 2);
+  const float right_room =
+      std::max(reference_label_width(opts.references), text_w(format_unit(opts.x.hi, opts.x.unit)) / 2 + 2);
   p.max.x = end.x - right_room;
 
   ImGui::InvisibleButton("##chart", {std::max(size.x, 1.0f), std::max(size.y, 1.0f)});

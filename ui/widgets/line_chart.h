@@ -27,8 +27,8 @@ struct ReferenceLine {
 
 enum LineChartFlags_ {
   LineChartFlags_None = 0,
-  LineChartFlags_NoLegend = 1 << 0,     // no box naming the series (a single series, or named elsewhere)
-  LineChartFlags_NoHover = 1 << 1,      // no cursor line and tooltip (thumbnails, captures)
+  LineChartFlags_NoLegend = 1 << 0,  // no box naming the series (a single series, or named elsewhere)
+  LineChartFlags_NoHover = 1 << 1,   // no cursor line and tooltip (thumbnails, captures)
 };
 using LineChartFlags = int;
 
@@ -41,14 +41,14 @@ struct ChartMark {
 };
 
 struct LineChartOptions {
-  Axis x, y;                                   // ranges as given: see nice_axis to widen data ranges
-  std::span<const ReferenceLine> references;   // horizontal lines, labelled right of the plot
+  Axis x, y;                                  // ranges as given: see nice_axis to widen data ranges
+  std::span<const ReferenceLine> references;  // horizontal lines, labelled right of the plot
   // Labelled only where the label has clear room, nearer its own dot than any other: the caller lists every
   // value beside the chart too (the memory view's table).
   std::span<const ChartMark> marks;
-  ImVec2 size = {0, 0};                        // 0: the available width; height available, or 0.6 x width
+  ImVec2 size = {0, 0};  // 0: the available width; height available, or 0.6 x width
   LineChartFlags flags = LineChartFlags_None;
-  std::string title;                           // drawn in title_font() above the plot
+  std::string title;  // drawn in title_font() above the plot
 };
 
 void LineChart(const char* id, std::span<const Series> series, const LineChartOptions& opts);
@@ -62,10 +62,10 @@ void AddDashedLine(ImDrawList* dl, ImVec2 a, ImVec2 b, ImU32 colour, float thick
 int BottomAxisTickBudget(const Axis& a, float width);
 // Gridlines over [plot_min, plot_max], tick marks and labels below it; a label that would leave
 // [left, right] or touch the previous one is dropped.
-void DrawBottomAxis(ImDrawList* dl, const Axis& a, std::span<const Tick> ticks, ImVec2 plot_min, ImVec2 plot_max, float left,
-                    float right);
-inline constexpr float kChartTickLength = 5.0f;  // tick marks outside the plot
-inline constexpr float kChartLabelGap = 4.0f;    // between a tick mark and its label
+void DrawBottomAxis(ImDrawList* dl, const Axis& a, std::span<const Tick> ticks, ImVec2 plot_min, ImVec2 plot_max,
+                    float left, float right);
+inline constexpr float kChartTickLength = 5.0f;                         // tick marks outside the plot
+inline constexpr float kChartLabelGap = 4.0f;                           // between a tick mark and its label
 inline constexpr ImU32 kChartFrame = IM_COL32(140, 142, 150, 255);      // plot frame, axis lines, ticks
 inline constexpr ImU32 kChartReference = IM_COL32(210, 210, 216, 220);  // dashed reference lines
 

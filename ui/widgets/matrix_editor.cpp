@@ -13,7 +13,8 @@ constexpr int kColumnsPerTable = 32;
 
 bool edit_columns(Matrix& m, int first, int count, const MatrixEditorOptions& opts) {
   bool changed = false;
-  const ImGuiTableFlags flags = ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollX | ImGuiTableFlags_NoHostExtendX;
+  const ImGuiTableFlags flags =
+      ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollX | ImGuiTableFlags_NoHostExtendX;
   const float height = ImGui::GetFrameHeightWithSpacing() * static_cast<float>(m.rows() + 1) + 6;
   if (!ImGui::BeginTable("cells", count + 1, flags, {0, std::min(height, 12 * ImGui::GetFrameHeightWithSpacing())}))
     return false;

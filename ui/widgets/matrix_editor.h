@@ -12,7 +12,7 @@ namespace attn::ui {
 
 struct MatrixEditorOptions {
   const std::vector<std::string>* row_labels = nullptr;  // nullptr numbers the rows
-  float speed = 0.01f;        // change per pixel dragged
+  float speed = 0.01f;                                   // change per pixel dragged
   const char* format = "%.3g";
   float cell_width = 58.0f;
 };

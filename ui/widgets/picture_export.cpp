@@ -1,6 +1,5 @@
 #include "ui/widgets/picture_export.h"
 
-
 #include <imgui_internal.h>
 
 #include "ui/logic/matrix_export.h"

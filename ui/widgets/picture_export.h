@@ -11,11 +11,11 @@
 namespace attn::ui {
 
 struct PictureRequest {
-  ImGuiID widget = 0;     // the widget to cut out; 0: nothing asked
-  std::string name;       // for the file name: "scores"
-  bool capturing = false; // the 2x frame is being drawn
-  bool found = false;     // the widget was drawn in it
-  ImVec2 min, max;        // its rectangle in the 2x frame
+  ImGuiID widget = 0;      // the widget to cut out; 0: nothing asked
+  std::string name;        // for the file name: "scores"
+  bool capturing = false;  // the 2x frame is being drawn
+  bool found = false;      // the widget was drawn in it
+  ImVec2 min, max;         // its rectangle in the 2x frame
 };
 
 PictureRequest& picture_request();

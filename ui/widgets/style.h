@@ -26,13 +26,15 @@ struct Style {
   // backgrounds, where amber would be too faint to read.
   ImU32 accent = IM_COL32(255, 190, 40, 255);
   // Okabe-Ito, distinguishable with every common colour-blindness: one per key/value head.
-  std::array<ImU32, 8> okabe_ito = {IM_COL32(230, 159, 0, 255), IM_COL32(86, 180, 233, 255),  IM_COL32(0, 158, 115, 255),
-                                    IM_COL32(240, 228, 66, 255), IM_COL32(0, 114, 178, 255),  IM_COL32(213, 94, 0, 255),
+  std::array<ImU32, 8> okabe_ito = {IM_COL32(230, 159, 0, 255),   IM_COL32(86, 180, 233, 255),
+                                    IM_COL32(0, 158, 115, 255),   IM_COL32(240, 228, 66, 255),
+                                    IM_COL32(0, 114, 178, 255),   IM_COL32(213, 94, 0, 255),
                                     IM_COL32(204, 121, 167, 255), IM_COL32(200, 200, 200, 255)};
   // Tableau 10's nine hues, no two of which are shades of one: one per model preset.
-  std::array<ImU32, 9> tableau = {IM_COL32(78, 121, 167, 255),  IM_COL32(242, 142, 43, 255), IM_COL32(225, 87, 89, 255),
-                                  IM_COL32(118, 183, 178, 255), IM_COL32(89, 161, 79, 255),  IM_COL32(237, 201, 72, 255),
-                                  IM_COL32(176, 122, 161, 255), IM_COL32(255, 157, 167, 255), IM_COL32(156, 117, 95, 255)};
+  std::array<ImU32, 9> tableau = {
+      IM_COL32(78, 121, 167, 255),  IM_COL32(242, 142, 43, 255),  IM_COL32(225, 87, 89, 255),
+      IM_COL32(118, 183, 178, 255), IM_COL32(89, 161, 79, 255),   IM_COL32(237, 201, 72, 255),
+      IM_COL32(176, 122, 161, 255), IM_COL32(255, 157, 167, 255), IM_COL32(156, 117, 95, 255)};
   // The four variants (MHA, GQA, MQA, MLA) take four of them far apart: red, blue, green, purple.
   std::array<int, 4> variant_hues = {2, 0, 4, 6};
   // A highlighted row or column; a cell pointed at, white with a dark halo, seen on every colour of both maps.

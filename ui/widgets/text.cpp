@@ -29,11 +29,14 @@ std::vector<std::string> WrapAtSpaces(std::string_view text, float width) {
 
 void TextWrappedAtSpaces(std::string_view text, ImU32 colour) {
   if (colour) ImGui::PushStyleColor(ImGuiCol_Text, colour);
-  for (const std::string& line : WrapAtSpaces(text, ImGui::GetContentRegionAvail().x)) ImGui::TextUnformatted(line.c_str());
+  for (const std::string& line : WrapAtSpaces(text, ImGui::GetContentRegionAvail().x))
+    ImGui::TextUnformatted(line.c_str());
   if (colour) ImGui::PopStyleColor();
 }
 
-void TextDisabledWrapped(std::string_view text) { TextWrappedAtSpaces(text, ImGui::GetColorU32(ImGuiCol_TextDisabled)); }
+void TextDisabledWrapped(std::string_view text) {
+  TextWrappedAtSpaces(text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+}
 
 void AgreementBadge(const Agreement& a) {
   TextWrappedAtSpaces(a.text, a.ok ? IM_COL32(115, 217, 115, 255) : IM_COL32(255, 102, 89, 255));
@@ -57,7 +60,8 @@ std::string FitText(const std::string& s, float width) {
     t.resize(n);
     if (ImGui::CalcTextSize((t + "\u2026").c_str()).x <= width) break;
   }
-  if (LayoutCheckOn()) ReportHere("label shortened: \"" + s + "\" drawn as \"" + (t.empty() ? std::string() : t + "\u2026") + "\"");
+  if (LayoutCheckOn())
+    ReportHere("label shortened: \"" + s + "\" drawn as \"" + (t.empty() ? std::string() : t + "\u2026") + "\"");
   return t.empty() ? t : t + "\u2026";
 }
 

@@ -16,7 +16,7 @@ void TextWrappedAtSpaces(std::string_view text, ImU32 colour = 0);  // 0: the st
 std::vector<std::string> WrapAtSpaces(std::string_view text, float width);
 void TextDisabledWrapped(std::string_view text);
 // An agreement check (hover_text's agreement): green with its tick, red with its cross.
-void AgreementBadge(const Agreement& a);                    // in the style's disabled (secondary) colour
+void AgreementBadge(const Agreement& a);  // in the style's disabled (secondary) colour
 
 // ImGui::SameLine(0, spacing) when the next item, `width` wide with its label, still fits on the line; else it
 // starts a line of its own (a row of controls wraps instead of running off the panel).

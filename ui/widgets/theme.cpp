@@ -28,8 +28,9 @@ std::filesystem::path find_font(const char* file) {
 const ImWchar* glyph_ranges(const std::u32string& extra) {
   static ImVector<ImWchar> ranges;  // read when the atlas is built, after this returns
   ImFontGlyphRangesBuilder b;
-  static const ImWchar base[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x1D00, 0x1DBF, 0x2000, 0x206F, 0x2070, 0x209F, 0x2190, 0x21FF,
-                                 0x2200, 0x22FF, 0x2300, 0x23FF, 0x25A0, 0x25FF, 0x2700, 0x27BF, 0xFFFD, 0xFFFD, 0};
+  static const ImWchar base[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x1D00, 0x1DBF, 0x2000, 0x206F,
+                                 0x2070, 0x209F, 0x2190, 0x21FF, 0x2200, 0x22FF, 0x2300, 0x23FF,
+                                 0x25A0, 0x25FF, 0x2700, 0x27BF, 0xFFFD, 0xFFFD, 0};
   b.AddRanges(base);
   for (const char32_t c : extra)
     if (c <= 0xFFFF) b.AddChar(static_cast<ImWchar>(c));
@@ -40,7 +41,8 @@ const ImWchar* glyph_ranges(const std::u32string& extra) {
 
 // Where Debian puts WenQuanYi Micro Hei (fonts-wqy-microhei).
 std::filesystem::path cjk_font() {
-  for (const char* f : {"/usr/share/fonts/truetype/wqy/wqy-microhei.ttc", "/usr/share/fonts/wqy-microhei/wqy-microhei.ttc"}) {
+  for (const char* f :
+       {"/usr/share/fonts/truetype/wqy/wqy-microhei.ttc", "/usr/share/fonts/wqy-microhei/wqy-microhei.ttc"}) {
     std::error_code ec;
     if (std::filesystem::exists(f, ec)) return f;
   }
@@ -48,7 +50,8 @@ std::filesystem::path cjk_font() {
 }
 
 // One font of `size` with the fallback font's glyphs merged in for what it lacks.
-ImFont* add_font(const std::filesystem::path& file, float size, const ImWchar* ranges, const std::filesystem::path& fallback) {
+ImFont* add_font(const std::filesystem::path& file, float size, const ImWchar* ranges,
+                 const std::filesystem::path& fallback) {
   ImGuiIO& io = ImGui::GetIO();
   ImFont* font = io.Fonts->AddFontFromFileTTF(file.c_str(), size, nullptr, ranges);
   if (!fallback.empty()) {
@@ -92,7 +95,8 @@ bool load_fonts(const FontSizes& sizes, const std::u32string& extra) {
   }
   const ImWchar* ranges = glyph_ranges(extra);
   // The CJK font is only opened when something beyond DejaVu's own ranges is written.
-  const bool beyond = std::any_of(extra.begin(), extra.end(), [](char32_t c) { return c >= 0x2E80 && c <= 0xFFFF && c != 0xFFFD; });
+  const bool beyond =
+      std::any_of(extra.begin(), extra.end(), [](char32_t c) { return c >= 0x2E80 && c <= 0xFFFF && c != 0xFFFD; });
   const std::filesystem::path fallback = beyond ? cjk_font() : std::filesystem::path();
   add_font(sans, sizes.body, ranges, fallback);
   g_title = add_font(bold.empty() ? sans : bold, sizes.title, ranges, fallback);

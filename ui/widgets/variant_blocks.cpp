@@ -49,7 +49,8 @@ void VariantBlocks(const char* id, std::span<const Block> blocks, float height) 
       const float side = std::max(2.0f, side_max * static_cast<float>(std::sqrt(b.value / largest)));
       const ImVec2 a{x + (column - side) / 2, base - side};
       dl->AddRectFilled(a, {a.x + side, base}, b.colour, 3.0f);
-      if (b.marked) dl->AddRect({a.x - 3, a.y - 3}, {a.x + side + 3, base + 3}, ImGui::GetColorU32(ImGuiCol_Text), 3.0f, 0, 2.0f);
+      if (b.marked)
+        dl->AddRect({a.x - 3, a.y - 3}, {a.x + side + 3, base + 3}, ImGui::GetColorU32(ImGuiCol_Text), 3.0f, 0, 2.0f);
     } else {
       centred(x, base - ImGui::GetTextLineHeight(), ImGui::GetColorU32(ImGuiCol_TextDisabled), "not possible");
     }

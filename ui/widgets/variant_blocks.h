@@ -14,11 +14,10 @@ struct Block {
   double value = 0;                // what the area shows; 0 (or less) draws no square: "not possible"
   std::vector<std::string> lines;  // labels under the square
   ImU32 colour = 0;
-  bool marked = false;             // drawn with a heavier outline (the model's own variant)
+  bool marked = false;  // drawn with a heavier outline (the model's own variant)
 };
 
 // `height`: the largest square's side plus the labels; the largest value gets the largest square.
 void VariantBlocks(const char* id, std::span<const Block> blocks, float height);
-
 
 }  // namespace attn::ui
