@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <initializer_list>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -13,6 +15,14 @@
 #include "core/io/scenario_json.h"
 
 namespace attn::test {
+
+// A file's bytes as a string ("" when it cannot be read).
+inline std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
 
 // An empty folder of this test run's own (the process id keeps parallel runs apart).
 inline std::filesystem::path fresh_dir(const std::string& name) {

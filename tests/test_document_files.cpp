@@ -13,17 +13,6 @@ using namespace attn::ui;
 using namespace attn::test;
 namespace fs = std::filesystem;
 
-namespace {
-
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-}  // namespace
-
 TEST_CASE("opening a file that cannot be read says why and keeps the document") {
   const fs::path dir = fresh_dir("open");
   AppState state(cat_sat(), asset("the_cat_sat.json"));
@@ -51,7 +40,7 @@ TEST_CASE("saving writes the document, marks it saved and puts the file first in
   CHECK(state.message == "Saved " + (dir / "mine.json").string());
   CHECK_FALSE(state.document().dirty());
   CHECK(state.document().path == dir / "mine.json");
-  CHECK(read(dir / "mine.json") == scenario_to_text(state.scenario()));
+  CHECK(read_file(dir / "mine.json") == scenario_to_text(state.scenario()));
   CHECK(state.recent_files.front() == (dir / "mine.json").string());
 
   save_document(state, dir / "no such folder" / "mine.json");
@@ -68,11 +57,11 @@ TEST_CASE("exports go beside the document, each under a new name") {
   };
   export_document(state, "md");
   CHECK(state.message == "Exported " + (dir / "the_cat_sat_trace.md").string());
-  CHECK(read(dir / "the_cat_sat_trace.md") == "markdown 3");
+  CHECK(read_file(dir / "the_cat_sat_trace.md") == "markdown 3");
   export_document(state, "md");
   CHECK(state.message == "Exported " + (dir / "the_cat_sat_trace-2.md").string());
   export_document(state, "json");
-  CHECK(read(dir / "the_cat_sat_trace.json")
+  CHECK(read_file(dir / "the_cat_sat_trace.json")
             .starts_with("{\n \"name\": \"the cat sat\",\n \"tokens\": [\n  \"the\",\n  \"cat\","));
   CHECK(state.message == "Exported " + (dir / "the_cat_sat_trace.json").string());
 }

@@ -14,30 +14,19 @@ using namespace attn;
 using namespace attn::test;
 namespace fs = std::filesystem;
 
-namespace {
-
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-}  // namespace
-
 TEST_CASE("saving is atomic: a write that fails leaves the previous file exactly as it was") {
   const fs::path dir = fresh_dir("atomic");
   const fs::path file = dir / "scenario.json";
   Scenario s = cat_sat();
   save_scenario_file(s, file);
-  const std::string before = read(file);
+  const std::string before = read_file(file);
   CHECK(load_scenario_file(file).input.tokens == s.input.tokens);  // what is written loads back
   // The temporary file cannot be created (a folder is in its way): the save fails, the file is untouched.
   fs::create_directories(dir / "scenario.json.saving");
   s.input.tokens[0] = "changed";
   CHECK_THROWS_WITH_AS(save_scenario_file(s, file), ("cannot write " + (dir / "scenario.json.saving").string()).c_str(),
                        InputError);
-  CHECK(read(file) == before);
+  CHECK(read_file(file) == before);
   fs::remove_all(dir / "scenario.json.saving");
   // The rename cannot replace the target (a folder): the temporary file is cleaned up, nothing else moves.
   const fs::path blocked = dir / "blocked.json";

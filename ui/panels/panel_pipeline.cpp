@@ -1,6 +1,7 @@
 // The pipeline: a strip with every step as a thumbnail, and the current step drawn large as its equation.
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "core/mask.h"
 #include "ui/logic/hover_text.h"
@@ -36,6 +37,21 @@ struct StepView {
   float top;     // the cursor's y where the step began: what a step draws above its equation comes off `height`
 
   const HoverCell& last() const { return state.pipeline.last_hover; }
+  // A (query, key) matrix of this head: rows the tokens, columns the context's tokens, `cell` selected.
+  Term query_by_key(std::string name, const Matrix& m, std::pair<int, int> cell) const {
+    return {.name = std::move(name),
+            .m = &m,
+            .rows = &t.tokens,
+            .cols = &t.context_tokens,
+            .selected_row = cell.first,
+            .selected_col = cell.second};
+  }
+  // The same with the head's mask: its hidden cells hatched.
+  Term masked_by_key(std::string name, const Matrix& m, std::pair<int, int> cell) const {
+    Term term = query_by_key(std::move(name), m, cell);
+    term.visible = &h.mask;
+    return term;
+  }
   // A lesson page's cells of this step's result, or none when the step shown is not the page's.
   std::span<const std::pair<int, int>> outlined() const {
     return state.pipeline.step == state.pipeline.outlined_step
@@ -198,12 +214,7 @@ void scores(StepView& v) {
   const Term terms[] = {
       {.name = "q", .m = &v.h.q, .rows = &v.t.tokens, .cols = &dim_labels(v.h.q.cols(), dims), .highlight_row = hr},
       {.name = "k\u1D40", .m = &kT, .cols = &v.t.context_tokens, .highlight_col = hc},
-      {.name = "scores",
-       .m = &v.h.scores,
-       .rows = &v.t.tokens,
-       .cols = &v.t.context_tokens,
-       .selected_row = hr,
-       .selected_col = hc}};
+      v.query_by_key("scores", v.h.scores, {hr, hc})};
   const std::string ops[] = {"\u00B7", "="};
   const EquationHover e = v.equation(0, terms, ops, v.height - (ImGui::GetCursorPosY() - v.top));
   if (e.term == 2)
@@ -212,18 +223,7 @@ void scores(StepView& v) {
 
 void scale(StepView& v) {
   const auto [hr, hc] = v.hovered(0, 1);
-  const Term terms[] = {{.name = "scores",
-                         .m = &v.h.scores,
-                         .rows = &v.t.tokens,
-                         .cols = &v.t.context_tokens,
-                         .selected_row = hr,
-                         .selected_col = hc},
-                        {.name = "scaled",
-                         .m = &v.h.scaled,
-                         .rows = &v.t.tokens,
-                         .cols = &v.t.context_tokens,
-                         .selected_row = hr,
-                         .selected_col = hc}};
+  const Term terms[] = {v.query_by_key("scores", v.h.scores, {hr, hc}), v.query_by_key("scaled", v.h.scaled, {hr, hc})};
   const std::string op =
       v.t.attention.scale ? "\u00F7 \u221A" + std::to_string(v.t.attention.head_dim) + "  =" : "(scale off)  =";
   const EquationHover e = v.equation(0, terms, std::span(&op, 1), v.height);
@@ -234,29 +234,12 @@ void scale(StepView& v) {
 void mask(StepView& v) {
   const auto [hr, hc] = v.hovered(0, 2);
   const bool softmax = v.t.attention.kernel == Kernel::Softmax;
-  const Term terms[] = {{.name = "scaled",
-                         .m = &v.h.scaled,
-                         .rows = &v.t.tokens,
-                         .cols = &v.t.context_tokens,
-                         .selected_row = hr,
-                         .selected_col = hc},
-                        {.name = "mask",
-                         .m = &v.h.mask,
-                         .rows = &v.t.tokens,
-                         .cols = &v.t.context_tokens,
-                         .map = ColorMap::Sequential,
-                         .visible = &v.h.mask,
-                         .range = ValueRange{0.0, 2.2},
-                         .selected_row = hr,
-                         .selected_col = hc,
-                         .flags = HeatmapFlags_NoTooltip | HeatmapFlags_NoLegend | HeatmapFlags_Clickable},
-                        {.name = "masked",
-                         .m = &v.h.masked,
-                         .rows = &v.t.tokens,
-                         .cols = &v.t.context_tokens,
-                         .visible = &v.h.mask,
-                         .selected_row = hr,
-                         .selected_col = hc}};
+  Term mask = v.masked_by_key("mask", v.h.mask, {hr, hc});
+  mask.map = ColorMap::Sequential;
+  mask.range = ValueRange{0.0, 2.2};
+  mask.flags = HeatmapFlags_NoTooltip | HeatmapFlags_NoLegend | HeatmapFlags_Clickable;
+  const Term terms[] = {v.query_by_key("scaled", v.h.scaled, {hr, hc}), mask,
+                        v.masked_by_key("masked", v.h.masked, {hr, hc})};
   const std::string ops[] = {softmax ? "with" : "then", "\u2192"};
   const EquationHover e = v.equation(0, terms, ops, v.height);
   if (e) v.state.pipeline.hover.explanation = explain_cell(v.t, Step::Mask, v.state.pipeline.head, e.row, e.col);
@@ -275,23 +258,11 @@ void mask(StepView& v) {
 
 void softmax(StepView& v) {
   const auto [hr, hc] = v.hovered(0, 1);
-  const Term terms[] = {{.name = "masked",
-                         .m = &v.h.masked,
-                         .rows = &v.t.tokens,
-                         .cols = &v.t.context_tokens,
-                         .visible = &v.h.mask,
-                         .highlight_row = hr,
-                         .selected_row = hr,
-                         .selected_col = hc},
-                        {.name = "weights",
-                         .m = &v.h.weights,
-                         .rows = &v.t.tokens,
-                         .cols = &v.t.context_tokens,
-                         .map = weights_colouring(v.h).first,
-                         .visible = &v.h.mask,
-                         .range = weights_colouring(v.h).second,
-                         .selected_row = hr,
-                         .selected_col = hc}};
+  Term masked = v.masked_by_key("masked", v.h.masked, {hr, hc});
+  masked.highlight_row = hr;
+  Term weights = v.masked_by_key("weights", v.h.weights, {hr, hc});
+  std::tie(weights.map, weights.range) = weights_colouring(v.h);
+  const Term terms[] = {masked, weights};
   const std::string op =
       v.t.attention.kernel == Kernel::Softmax ? "softmax\nby row \u2192" : "\u00F7 row\nsum Z \u2192";
   const EquationHover e =
@@ -305,14 +276,10 @@ void softmax(StepView& v) {
 
 void weighted_sum(StepView& v) {
   const auto [hr, hc] = v.hovered(0, 2);
-  const Term terms[] = {{.name = "weights",
-                         .m = &v.h.weights,
-                         .rows = &v.t.tokens,
-                         .cols = &v.t.context_tokens,
-                         .map = weights_colouring(v.h).first,
-                         .visible = &v.h.mask,
-                         .range = weights_colouring(v.h).second,
-                         .highlight_row = hr},
+  Term weights = v.masked_by_key("weights", v.h.weights, {-1, -1});
+  std::tie(weights.map, weights.range) = weights_colouring(v.h);
+  weights.highlight_row = hr;
+  const Term terms[] = {weights,
                         {.name = "v", .m = &v.h.v, .rows = &v.t.context_tokens, .highlight_col = hc},
                         {.name = "output_" + std::to_string(v.state.pipeline.head),
                          .m = &v.h.output,
