@@ -30,4 +30,13 @@ std::string upper(std::string_view s) {
   return u;
 }
 
+std::string join(std::span<const std::string_view> parts, std::string_view separator) {
+  std::string out;
+  for (const std::string_view p : parts) {
+    if (!out.empty()) out += separator;
+    out += p;
+  }
+  return out;
+}
+
 }  // namespace attn

@@ -2,6 +2,7 @@
 // Numbers and words as people read them, written once for every message, view and report: "3 heads",
 // "10,737,418,240", "MLA".
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -14,6 +15,9 @@ std::string plural(std::int64_t n, std::string_view word);
 std::string group_digits(std::string_view digits);
 std::string thousands(std::uint64_t n);
 std::string thousands_signed(std::int64_t n);
+
+// {"a", "b", "c"}, ", " -> "a, b, c".
+std::string join(std::span<const std::string_view> parts, std::string_view separator);
 
 // "mla" -> "MLA" (ASCII letters only; other bytes as they are).
 std::string upper(std::string_view s);

@@ -1,7 +1,8 @@
-// The pipeline's steps (ui/logic/steps, step_matrices): their order, names and headline matrices.
+// The pipeline's steps (ui/logic/steps, step_matrices): their order, names and headline matrices; the views' names.
 #include "helpers.h"
 #include "ui/logic/step_matrices.h"
 #include "ui/logic/steps.h"
+#include "ui/logic/views.h"
 
 using namespace attn;
 using namespace attn::ui;
@@ -33,4 +34,12 @@ TEST_CASE("each step's headline matrix") {
   CHECK(w.map == ColorMap::Sequential);
   CHECK(w.visible == &t.heads[0].mask);
   CHECK(step_result(t, Step::Output, 0).m == &t.output);
+}
+
+TEST_CASE("the views: names and titles written once, parsed back") {
+  CHECK(view_names() == "pipeline, decode, compare, memory, cost");
+  CHECK(view_names(" | ") == "pipeline | decode | compare | memory | cost");
+  CHECK(view_title(View::Memory) == "Memory");
+  CHECK(parse_view("cost") == View::Cost);
+  CHECK_FALSE(parse_view("Cost").has_value());
 }

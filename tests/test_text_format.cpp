@@ -28,3 +28,10 @@ TEST_CASE("upper: ASCII letters only") {
   CHECK(upper("gqa (G=8)") == "GQA (G=8)");
   CHECK(upper("caf\u00E9") == "CAF\u00E9");
 }
+
+TEST_CASE("join: the parts with the separator between them, none for one part or none") {
+  const std::string_view three[] = {"a", "b", "c"};
+  CHECK(join(three, ", ") == "a, b, c");
+  CHECK(join(std::span(three, 1), " | ") == "a");
+  CHECK(join({}, ", ") == "");
+}

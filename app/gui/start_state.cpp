@@ -76,8 +76,7 @@ bool start_view(const GuiOptions& o, ui::AppState& state, std::ostream& err) {
   if (o.view) {
     const std::optional<ui::View> view = ui::parse_view(*o.view);
     if (!view) {
-      err << "attention-lab: --view: expected one of pipeline, decode, compare, memory, cost but found '" << *o.view
-          << "'\n";
+      err << "attention-lab: --view: expected one of " << ui::view_names() << " but found '" << *o.view << "'\n";
       return false;
     }
     state.view = *view;

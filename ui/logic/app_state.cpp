@@ -20,9 +20,6 @@ void Display::set_zoom(float z) { zoom = std::clamp(z, kMinZoom, kMaxZoom); }
 
 namespace {
 
-constexpr std::string_view kViewNames[] = {"pipeline", "decode", "compare", "memory", "cost"};
-constexpr std::string_view kViewTitles[] = {"Pipeline", "Decode", "Compare", "Memory", "Cost"};
-
 Document first_document(Scenario scenario, std::filesystem::path path) {
   Document d;
   d.saved = scenario;
@@ -32,14 +29,6 @@ Document first_document(Scenario scenario, std::filesystem::path path) {
 }
 
 }  // namespace
-
-std::string_view view_name(View v) { return kViewNames[static_cast<int>(v)]; }
-std::string_view view_title(View v) { return kViewTitles[static_cast<int>(v)]; }
-std::optional<View> parse_view(std::string_view name) {
-  for (int i = 0; i < kViewCount; ++i)
-    if (kViewNames[i] == name) return static_cast<View>(i);
-  return std::nullopt;
-}
 
 AppState::AppState(Scenario scenario, std::filesystem::path path)
     : doc_(first_document(std::move(scenario), std::move(path))), computation_(*doc_.scenario) {}

@@ -356,7 +356,7 @@ std::string explain_row_summary(const Trace& t, int head, int row) {
   if (t.attention.kernel == Kernel::Linear)
     return "Z = " + z + ", the sum of the visible scores (each weight is a score divided by Z), " + entropy;
   // The largest score as its cell shows it, at the matrix's decimals.
-  const std::string largest = format_fixed(h.row_max(row), matrix_decimals(h.masked));
+  const std::string largest = cells_of(h.masked, &h.mask)(h.row_max(row));
   return "Z = " + z + " (after subtracting the largest score " + largest + "), " + entropy;
 }
 

@@ -28,30 +28,6 @@ std::optional<Experiment> parse_experiment(std::string_view name) {
   return std::nullopt;
 }
 
-std::string joined(std::span<const std::string_view> names, std::string_view separator) {
-  std::string out;
-  for (std::string_view n : names) out += (out.empty() ? "" : std::string(separator)) + std::string(n);
-  return out;
-}
-
-const std::string& view_names() {
-  static const std::string names = [] {
-    std::vector<std::string_view> v;
-    for (int i = 0; i < kViewCount; ++i) v.push_back(view_name(static_cast<View>(i)));
-    return joined(v, " | ");
-  }();
-  return names;
-}
-
-const std::string& step_names() {
-  static const std::string names = [] {
-    std::vector<std::string_view> v;
-    for (const StepInfo& s : all_steps()) v.push_back(s.name);
-    return joined(v, ", ") + " or 0-" + std::to_string(kStepCount - 1);
-  }();
-  return names;
-}
-
 std::string index_path(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
 std::string child_path(const std::string& path, std::string_view key) {
   return path.empty() ? std::string(key) : path + "." + std::string(key);
@@ -66,7 +42,8 @@ Step read_step(const JsonFields& r) {
     return step_at(static_cast<int>(v.get<std::int64_t>()));
   if (v.is_string())
     if (const auto s = parse_step(v.get<std::string>())) return *s;
-  throw InputError(r.child("step"), "expected one of " + step_names() + " but found " + describe_found(v));
+  throw InputError(r.child("step"), "expected one of " + step_names() + " or 0-" + std::to_string(kStepCount - 1) +
+                                        " but found " + describe_found(v));
 }
 
 // [row, column] with two non-negative integers; whether the cell exists is checked against the trace.
@@ -146,7 +123,7 @@ LessonPage read_page(const json& j, const std::string& path) {
   p.title = r.nonempty_string("title");
   p.text = r.nonempty_string("text");
   p.scenario = r.nonempty_string("scenario");
-  p.view = r.choice("view", View::Pipeline, parse_view, view_names());
+  p.view = r.choice("view", View::Pipeline, parse_view, view_names(" | "));
   check_view_keys(r, p.view);
   p.step = read_step(r);
   p.head = r.integer("head", 0, 0, limits::kMaxHeads);
@@ -157,7 +134,7 @@ LessonPage read_page(const json& j, const std::string& path) {
   p.absorbed = r.boolean("absorbed", false);
   if (r.has("overrides")) p.overrides = read_overrides(r.at("overrides"), r.child("overrides"));
   if (r.has("experiment"))
-    p.experiment = r.choice("experiment", Experiment::SqrtDk, parse_experiment, joined(kExperimentNames, " | "));
+    p.experiment = r.choice("experiment", Experiment::SqrtDk, parse_experiment, join(kExperimentNames, " | "));
   if (!p.experiment) r.only_for("d_k", "pages with the sqrt_dk experiment", "a page without an experiment");
   if (r.has("d_k")) {
     p.sqrt_dk = r.integer("d_k", kSqrtDkDefault, 1, 1 << 20);

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <vector>
+
+#include "core/text_format.h"
 
 namespace attn::ui {
 namespace {
@@ -30,10 +33,10 @@ int step_index(Step s) { return static_cast<int>(s); }
 
 Step step_at(int index) { return static_cast<Step>(std::clamp(index, 0, kStepCount - 1)); }
 
-std::string step_names() {
-  std::string s;
-  for (const StepInfo& i : all_steps()) s += (s.empty() ? "" : ", ") + std::string(i.name);
-  return s;
+std::string step_names(std::string_view separator) {
+  std::vector<std::string_view> names;
+  for (const StepInfo& i : all_steps()) names.push_back(i.name);
+  return join(names, separator);
 }
 
 std::optional<Step> parse_step(std::string_view text) {

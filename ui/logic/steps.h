@@ -36,6 +36,6 @@ Step step_at(int index);  // clamped to the valid range
 // "3", "scores" -> Step; nullopt for anything else.
 std::optional<Step> parse_step(std::string_view text);
 // "inputs, projections, ..., output": every step's name, for messages.
-std::string step_names();
+std::string step_names(std::string_view separator = ", ");
 
 }  // namespace attn::ui

@@ -1,6 +1,7 @@
 #pragma once
-// The main views the window switches between. Definitions in app_state.cpp.
+// The main views the window switches between, and their names, written once.
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace attn::ui {
@@ -17,5 +18,7 @@ inline constexpr int kViewCount = 5;
 std::string_view view_name(View v);   // "pipeline"
 std::string_view view_title(View v);  // "Pipeline"
 std::optional<View> parse_view(std::string_view name);
+// "pipeline, decode, compare, memory, cost": every view's name, for messages.
+std::string view_names(std::string_view separator = ", ");
 
 }  // namespace attn::ui
