@@ -125,12 +125,11 @@ void check_weight_row(const Eigen::Ref<const Matrix>& w, RowStatus status, Eigen
   if (status != RowStatus::Signed) FUZZ_CHECK(!negative, where + ": a negative weight in a row that is not signed");
 }
 
-void check_head(const Scenario& s, const Trace& t, int h) {
+// Every matrix of head h has its shape, and what it read is exactly what the trace projected.
+void check_head_shapes(const Scenario& s, const Trace& t, int h) {
   const AttentionConfig& a = s.attention;
   const HeadTrace& ht = t.heads[static_cast<std::size_t>(h)];
   const Eigen::Index nq = s.n_q(), nkv = s.n_kv(), d = a.head_dim;
-  const bool softmax = a.kernel == Kernel::Softmax;
-
   FUZZ_CHECK(ht.head == h, "head " + std::to_string(h) + " says it is head " + std::to_string(ht.head));
   FUZZ_CHECK(ht.kv_head == kv_head_for(a, h),
              "head " + std::to_string(h) + " read kv head " + std::to_string(ht.kv_head));
@@ -149,66 +148,72 @@ void check_head(const Scenario& s, const Trace& t, int h) {
   FUZZ_CHECK(ht.row_max.size() == nq && ht.row_sum.size() == nq && ht.entropy.size() == nq &&
                  ht.row_status.size() == static_cast<std::size_t>(nq),
              "per-row vectors of head " + std::to_string(h) + " are not N_Q long");
-
-  // What the head read is exactly what the trace projected.
   FUZZ_CHECK(ht.q == t.Q.middleCols(h * d, d), "q of head " + std::to_string(h) + " is not its columns of Q");
   FUZZ_CHECK(ht.k == t.kv_heads[static_cast<std::size_t>(ht.kv_head)].k,
              "k of head " + std::to_string(h) + " is not its kv head's");
   FUZZ_CHECK(ht.v == t.kv_heads[static_cast<std::size_t>(ht.kv_head)].v,
              "v of head " + std::to_string(h) + " is not its kv head's");
-
   for (const auto* m : {&ht.q, &ht.k, &ht.v, &ht.scores, &ht.scaled, &ht.weights, &ht.output, &ht.contribution})
     check_finite(*m, "a matrix", h);
   check_finite(ht.row_max, "row_max", h);
   check_finite(ht.row_sum, "row_sum", h);
+}
 
-  for (Eigen::Index i = 0; i < nq; ++i) {
-    Eigen::Index visible = 0;
-    double max_visible = -std::numeric_limits<double>::infinity();
-    for (Eigen::Index j = 0; j < nkv; ++j) {
-      const double m = ht.mask(i, j);
-      FUZZ_CHECK(m == 0.0 || m == 1.0, cell("mask", h, i, j) + " = " + num(m) + " is not 0 or 1");
-      FUZZ_CHECK((m == 1.0) == may_attend(a, i, j), cell("mask", h, i, j) + " disagrees with the mask kind");
-      FUZZ_CHECK(ht.scaled(i, j) == ht.scores(i, j) * t.scale_factor,
-                 cell("scaled", h, i, j) + " is not scores x scale");
-      if (m == 0.0) {
-        FUZZ_CHECK(ht.weights(i, j) == 0.0, cell("weights", h, i, j) + " is hidden but " + num(ht.weights(i, j)));
-        FUZZ_CHECK(ht.masked(i, j) == (softmax ? -std::numeric_limits<double>::infinity() : 0.0),
-                   cell("masked", h, i, j) + " is hidden but " + num(ht.masked(i, j)));
-      } else {
-        ++visible;
-        FUZZ_CHECK(ht.masked(i, j) == ht.scaled(i, j),
-                   cell("masked", h, i, j) + " is visible but not the scaled score");
-        max_visible = std::max(max_visible, ht.masked(i, j));
-      }
-    }
-    const RowStatus status = ht.row_status[static_cast<std::size_t>(i)];
-    const std::string where = cell("weights", h, i);
-    check_weight_row(ht.weights.row(i), status, visible, a.kernel, where);
-    const double entropy = ht.entropy(i);
-    if (status == RowStatus::Signed) {
-      FUZZ_CHECK(std::isnan(entropy), where + ": entropy of a signed row is " + num(entropy) + ", not NaN");
+// Row i of head h: the mask, the scaled and masked scores cell by cell, then the weights and the row's
+// statistics as its status says they must be.
+void check_head_row(const Scenario& s, const Trace& t, int h, Eigen::Index i) {
+  const AttentionConfig& a = s.attention;
+  const HeadTrace& ht = t.heads[static_cast<std::size_t>(h)];
+  const bool softmax = a.kernel == Kernel::Softmax;
+  Eigen::Index visible = 0;
+  double max_visible = -std::numeric_limits<double>::infinity();
+  for (Eigen::Index j = 0; j < s.n_kv(); ++j) {
+    const double m = ht.mask(i, j);
+    FUZZ_CHECK(m == 0.0 || m == 1.0, cell("mask", h, i, j) + " = " + num(m) + " is not 0 or 1");
+    FUZZ_CHECK((m == 1.0) == may_attend(a, i, j), cell("mask", h, i, j) + " disagrees with the mask kind");
+    FUZZ_CHECK(ht.scaled(i, j) == ht.scores(i, j) * t.scale_factor, cell("scaled", h, i, j) + " is not scores x scale");
+    if (m == 0.0) {
+      FUZZ_CHECK(ht.weights(i, j) == 0.0, cell("weights", h, i, j) + " is hidden but " + num(ht.weights(i, j)));
+      FUZZ_CHECK(ht.masked(i, j) == (softmax ? -std::numeric_limits<double>::infinity() : 0.0),
+                 cell("masked", h, i, j) + " is hidden but " + num(ht.masked(i, j)));
     } else {
-      FUZZ_CHECK(std::isfinite(entropy), where + ": entropy " + num(entropy) + " is not finite");
+      ++visible;
+      FUZZ_CHECK(ht.masked(i, j) == ht.scaled(i, j), cell("masked", h, i, j) + " is visible but not the scaled score");
+      max_visible = std::max(max_visible, ht.masked(i, j));
     }
-    if (status == RowStatus::Ok) {
-      const double most = std::log(static_cast<double>(visible));
-      FUZZ_CHECK(entropy >= -1e-12 && entropy <= most + 1e-9 * std::max(1.0, most),
-                 where + ": entropy " + num(entropy) + " outside [0, ln " + std::to_string(visible) + "]");
-      if (softmax) {
-        FUZZ_CHECK(ht.row_max(i) == max_visible, where + ": row_max is not the largest visible score");
-        FUZZ_CHECK(ht.row_sum(i) >= 1.0 - 1e-12 && ht.row_sum(i) <= static_cast<double>(visible) * (1.0 + 1e-12),
-                   where + ": softmax Z = " + num(ht.row_sum(i)) + " outside [1, visible keys]");
-      }
-    } else {
-      FUZZ_CHECK(entropy == 0.0 || status == RowStatus::Signed,
-                 where + ": entropy of a row that is not normalised is not 0");
-    }
-    if (status == RowStatus::AllMasked || status == RowStatus::ZeroSum)
-      FUZZ_CHECK(ht.output.row(i).isZero(0.0), cell("output", h, i) + ": a row without weights has a non-zero output");
   }
+  const RowStatus status = ht.row_status[static_cast<std::size_t>(i)];
+  const std::string where = cell("weights", h, i);
+  check_weight_row(ht.weights.row(i), status, visible, a.kernel, where);
+  const double entropy = ht.entropy(i);
+  if (status == RowStatus::Signed) {
+    FUZZ_CHECK(std::isnan(entropy), where + ": entropy of a signed row is " + num(entropy) + ", not NaN");
+  } else {
+    FUZZ_CHECK(std::isfinite(entropy), where + ": entropy " + num(entropy) + " is not finite");
+  }
+  if (status == RowStatus::Ok) {
+    const double most = std::log(static_cast<double>(visible));
+    FUZZ_CHECK(entropy >= -1e-12 && entropy <= most + 1e-9 * std::max(1.0, most),
+               where + ": entropy " + num(entropy) + " outside [0, ln " + std::to_string(visible) + "]");
+    if (softmax) {
+      FUZZ_CHECK(ht.row_max(i) == max_visible, where + ": row_max is not the largest visible score");
+      FUZZ_CHECK(ht.row_sum(i) >= 1.0 - 1e-12 && ht.row_sum(i) <= static_cast<double>(visible) * (1.0 + 1e-12),
+                 where + ": softmax Z = " + num(ht.row_sum(i)) + " outside [1, visible keys]");
+    }
+  } else {
+    FUZZ_CHECK(entropy == 0.0 || status == RowStatus::Signed,
+               where + ": entropy of a row that is not normalised is not 0");
+  }
+  if (status == RowStatus::AllMasked || status == RowStatus::ZeroSum)
+    FUZZ_CHECK(ht.output.row(i).isZero(0.0), cell("output", h, i) + ": a row without weights has a non-zero output");
+}
 
+void check_head(const Scenario& s, const Trace& t, int h) {
+  check_head_shapes(s, t, h);
+  for (Eigen::Index i = 0; i < s.n_q(); ++i) check_head_row(s, t, h, i);
   // output = weights v and contribution = output W_O^(h), to rounding.
+  const HeadTrace& ht = t.heads[static_cast<std::size_t>(h)];
+  const Eigen::Index d = s.attention.head_dim;
   const Matrix out_bound = ht.weights.cwiseAbs() * ht.v.cwiseAbs();
   check_close(ht.output, Matrix(ht.weights * ht.v), out_bound, 1e-12, "output", h);
   if (t.weights.W_O) {
