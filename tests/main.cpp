@@ -6,13 +6,14 @@
 #include <string_view>
 
 #include "app/cli/cli.h"
+#include "app/gui/gui_options.h"
 #include "helpers.h"
 
 namespace attn::test {
 
 CliRun run_cli_capture(const std::vector<std::string>& args) {
   std::ostringstream out, err;
-  const int code = attn::cli::run_cli(args, out, err);
+  const int code = attn::cli::run_cli(args, out, err, attn::gui::kGuiHelp);  // as main passes it
   return {code, out.str(), err.str()};
 }
 

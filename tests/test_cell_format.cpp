@@ -1,6 +1,6 @@
-// The numbers in heatmap cells (ui/widgets/cell_format): one format per matrix, what fits a cell.
+// The numbers in heatmap cells (ui/logic/cell_format): one format per matrix, what fits a cell.
 #include "helpers.h"
-#include "ui/widgets/cell_format.h"
+#include "ui/logic/cell_format.h"
 
 using namespace attn;
 using namespace attn::ui;

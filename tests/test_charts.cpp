@@ -5,8 +5,8 @@
 
 #include <cmath>
 
+#include "ui/logic/chart_axes.h"
 #include "ui/logic/cost_text.h"
-#include "ui/widgets/chart_axes.h"
 
 using namespace attn::ui;
 

@@ -165,8 +165,9 @@ TEST_CASE("usage errors exit 2 with a message naming the option") {
 TEST_CASE("--help documents the command and every option") {
   const Run r = run({"--help"});
   CHECK(r.code == 0);
-  for (const char* option : {"trace SCENARIO", "--json", "--precision", "--mask", "--window", "--no-scale", "--heads",
-                             "--head-dim", "--kernel", "--seed", "Exit codes"}) {
+  for (const char* option :
+       {"--screenshot PNG", "--gallery", "--decode-tokens N", "trace SCENARIO", "--json", "--precision", "--mask",
+        "--window", "--no-scale", "--heads", "--head-dim", "--kernel", "--seed", "Exit codes"}) {
     CAPTURE(option);
     CHECK(r.out.find(option) != std::string::npos);
   }

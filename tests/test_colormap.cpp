@@ -1,6 +1,6 @@
-// Colour maps (ui/widgets/colormap): viridis and the diverging map, colour ranges, packed colours.
+// Colour maps (ui/logic/colormap): viridis and the diverging map, colour ranges, packed colours.
 #include "helpers.h"
-#include "ui/widgets/colormap.h"
+#include "ui/logic/colormap.h"
 
 using namespace attn;
 using namespace attn::ui;

@@ -12,12 +12,12 @@
 #include "core/weights.h"
 #include "helpers.h"
 #include "ui/logic/app_state.h"
+#include "ui/logic/cell_format.h"
 #include "ui/logic/layout_check.h"
 #include "ui/logic/lesson_nav.h"
 #include "ui/logic/lessons.h"
 #include "ui/logic/sqrt_dk.h"
 #include "ui/logic/step_matrices.h"
-#include "ui/widgets/cell_format.h"
 
 using namespace attn;
 using namespace attn::ui;

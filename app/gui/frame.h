@@ -24,7 +24,7 @@ struct Look {
 
 struct Window {
   GLFWwindow* glfw = nullptr;
-  ui::AppWindowState ui;  // what the main window keeps between frames (its file dialog)
+  ui::AppWindowState ui;  // what the main window keeps between frames (its file dialog, the gallery)
   Look look;              // as last applied
 };
 

@@ -180,7 +180,7 @@ class LayoutSweep final : public FrameDriver {
     if (s.lesson >= 0) {
       ui::ApplyLessonPage(state, s.lesson, s.page);
     } else {
-      if (state.lesson.index >= 0 || state.document().revision != document_revision_) {
+      if (state.lesson.open() || state.document().revision != document_revision_) {
         ui::CloseLesson(state);
         state.open(document_, path_);
         document_revision_ = state.document().revision;

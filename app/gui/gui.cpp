@@ -1,5 +1,6 @@
 #include "app/gui/gui.h"
 
+#include <GL/gl.h>
 #include <GLFW/glfw3.h>
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>

@@ -42,7 +42,7 @@ const char* const kGuiHelp =
     "                    cells too small for their value, lesson outlines on no cell) and exit 1 if anything\n"
     "  --check-layout-sweep  the same over every lesson page and every view, at 1280x720 and 1600x900,\n"
     "                    normal and presentation, dark and light; each finding names its configuration\n"
-    "  --dump-state JSON on exit, write the view, step (number and name), head, decode step, scenario and tokens\n"
+    "  --dump-state JSON on exit, write the view, step (number and name), head, decoded tokens, scenario and tokens\n"
     "  and every option of trace that overrides the file (--variant, --kv-heads, --mask, --heads, ...)\n";
 
 GuiOptions parse_gui_args(std::span<const std::string> words) {

@@ -170,22 +170,20 @@ std::unique_ptr<ui::AppState> start_state(const GuiOptions& o, std::ostream& err
 
 void dump_state(const std::string& path, const ui::AppState& state) {
   const ui::StepInfo& info = ui::step_info(state.pipeline.step);
-  const nlohmann::ordered_json j = {
-      {"view", ui::view_name(state.view)},
-      {"step", ui::step_index(state.pipeline.step)},
-      {"step_name", info.name},
-      {"head", state.pipeline.head},
-      {"decode_tokens", state.decode.token + 1},
-      {"lesson",
-       state.lesson.index >= 0 ? state.lesson.lessons[static_cast<std::size_t>(state.lesson.index)].name : ""},
-      {"lesson_page", state.lesson.page + 1},
-      {"scenario", state.scenario().name},
-      {"tokens", state.scenario().input.tokens},
-      {"file", state.document().path.string()},
-      {"unsaved", state.document().dirty()},
-      {"presentation", state.display.presentation},
-      {"zoom", state.display.zoom},
-      {"recovery_offered", state.recovery.has_value()}};
+  const nlohmann::ordered_json j = {{"view", ui::view_name(state.view)},
+                                    {"step", ui::step_index(state.pipeline.step)},
+                                    {"step_name", info.name},
+                                    {"head", state.pipeline.head},
+                                    {"decode_tokens", state.decode.token + 1},
+                                    {"lesson", state.lesson.open() ? state.lesson.current().name : ""},
+                                    {"lesson_page", state.lesson.page + 1},
+                                    {"scenario", state.scenario().name},
+                                    {"tokens", state.scenario().input.tokens},
+                                    {"file", state.document().path.string()},
+                                    {"unsaved", state.document().dirty()},
+                                    {"presentation", state.display.presentation},
+                                    {"zoom", state.display.zoom},
+                                    {"recovery_offered", state.recovery.has_value()}};
   std::ofstream(path) << j.dump(2) << '\n';
 }
 

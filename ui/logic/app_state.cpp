@@ -121,9 +121,9 @@ std::string AppState::window_title() const {
 
 void AppState::poll() {
   retired_documents_.clear();
-  std::string failure;
+  std::optional<std::string> failure;
   if (computation_.poll(failure)) clamp_views();
-  if (!failure.empty()) message = "Not computed: " + failure;
+  if (failure) message = "Not computed: " + *failure;
 }
 
 void AppState::wait() {
@@ -142,10 +142,12 @@ void AppState::set_step(int index) { pipeline.step = step_at(index); }
 
 void AppState::set_head(int h) { pipeline.head = std::clamp(h, 0, static_cast<int>(trace().heads.size()) - 1); }
 
-void AppState::set_decode_token(int t) {
+int AppState::decodable_tokens() const {
   const int n = decoded() ? static_cast<int>(decoded()->steps.size()) : doc_.scenario->n_q();
-  decode.token = std::clamp(t, 0, std::min(n, doc_.scenario->n_q()) - 1);
+  return std::min(n, doc_.scenario->n_q());
 }
+
+void AppState::set_decode_token(int t) { decode.token = std::clamp(t, 0, decodable_tokens() - 1); }
 
 void AppState::toggle_play() {
   pipeline.playing = !pipeline.playing;
@@ -156,8 +158,7 @@ void AppState::toggle_play() {
 void AppState::toggle_decode_play() {
   decode.playing = !decode.playing;
   decode.play_clock = 0;
-  const int n = decoded() ? static_cast<int>(decoded()->steps.size()) : doc_.scenario->n_q();
-  if (decode.playing && decode.token >= std::min(n, doc_.scenario->n_q()) - 1) set_decode_token(0);
+  if (decode.playing && decode.token >= decodable_tokens() - 1) set_decode_token(0);
 }
 
 void AppState::advance_play(double dt) {

@@ -99,6 +99,7 @@ class AppState {
   void step_by(int delta) { set_step(step_index(pipeline.step) + delta); }
   void set_head(int h);  // to the heads of the current trace
   void set_decode_token(int t);
+  int decodable_tokens() const;  // the document's tokens, as far as the shown decoding reaches
   void decode_by(int delta) { set_decode_token(decode.token + delta); }
   // Play or pause, one behaviour for the button, the menu and Space: the clock starts over, and playing from
   // the last step (or token) starts from the first.

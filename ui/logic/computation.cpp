@@ -23,7 +23,7 @@ void Computation::show(Computed c) {
   else now_ = std::move(c);
 }
 
-bool Computation::poll(std::string& failure) {
+bool Computation::poll(std::optional<std::string>& failure) {
   for (Computed& old : retired_) worker_.dispose(std::move(old));
   retired_.clear();
   std::optional<Computed> c = worker_.take();

@@ -4,6 +4,7 @@
 // (see recompute.h). A result older than the one shown is dropped; a failed one leaves the last one shown.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,8 +24,8 @@ class Computation {
   // one (same_resolved_weights), which are then kept instead of drawn again.
   void request(std::shared_ptr<const Scenario> document, bool same_weights);
   // At the start of every frame: frees the results replaced since the last call and takes the worker's
-  // newest. Returns whether a new result is shown; `failure` says why one could not be computed.
-  bool poll(std::string& failure);
+  // newest. Returns whether a new result is shown; `failure` is set when one could not be computed, to why.
+  bool poll(std::optional<std::string>& failure);
   void wait();  // until the worker is idle: a poll() after it takes every result the worker will give
 
   // Every request takes a ticket; the shown result answers one of them.

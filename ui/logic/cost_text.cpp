@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "core/flops.h"
-#include "ui/widgets/chart_axes.h"
+#include "ui/logic/chart_axes.h"
 
 namespace attn::ui {
 namespace {

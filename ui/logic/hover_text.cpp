@@ -4,8 +4,8 @@
 #include <cstdio>
 
 #include "core/text_format.h"
+#include "ui/logic/cell_format.h"
 #include "ui/logic/glyphs.h"
-#include "ui/widgets/cell_format.h"
 
 namespace attn::ui {
 namespace {
@@ -355,7 +355,8 @@ std::string explain_row_summary(const Trace& t, int head, int row) {
                               std::to_string(n) + ") = " + summary_number(std::log(static_cast<double>(n)));
   if (t.attention.kernel == Kernel::Linear)
     return "Z = " + z + ", the sum of the visible scores (each weight is a score divided by Z), " + entropy;
-  // The largest score as its cell shows it, at the matrix's decimals.
+  // The largest score as its cell shows it (cells_of: the matrix's decimals, or the short form of a matrix too
+  // big for numbers in its cells).
   const std::string largest = cells_of(h.masked, &h.mask)(h.row_max(row));
   return "Z = " + z + " (after subtracting the largest score " + largest + "), " + entropy;
 }

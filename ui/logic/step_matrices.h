@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "core/attention.h"
+#include "ui/logic/colormap.h"
 #include "ui/logic/steps.h"
-#include "ui/widgets/colormap.h"
 
 namespace attn::ui {
 

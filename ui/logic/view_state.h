@@ -74,6 +74,9 @@ struct LessonView {
   int index = -1, page = 0;
   int sqrt_dk = kSqrtDkDefault;  // the experiment's d_k
   bool open() const { return index >= 0; }
+  // The open lesson and its page (only while open()).
+  const Lesson& current() const { return lessons[static_cast<std::size_t>(index)]; }
+  const LessonPage& current_page() const { return current().pages[static_cast<std::size_t>(page)]; }
 };
 
 // How the window looks; remembered between runs.

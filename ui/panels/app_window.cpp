@@ -18,13 +18,13 @@
 namespace attn::ui {
 namespace {
 
-// With the layout check on: every cell the lesson page talks about is outlined on screen.
-void check_lesson_outlines(const AppState& state) {
+// With the layout check on: every cell the lesson page talks about is outlined on screen (the pipeline view
+// shows them; the gallery, drawn instead of the views, has outlines of its own).
+void check_lesson_outlines(const AppState& state, const AppWindowState& window) {
   if (!LayoutCheckOn()) return;
   const std::vector<std::pair<int, int>> drawn = TakeOutlinedCells();
-  if (state.lesson.index < 0 || state.view != View::Pipeline) return;
-  const LessonPage& p = state.lesson.lessons[static_cast<std::size_t>(state.lesson.index)]
-                            .pages[static_cast<std::size_t>(state.lesson.page)];
+  if (!state.lesson.open() || state.view != View::Pipeline || window.gallery.open) return;
+  const LessonPage& p = state.lesson.current_page();
   for (const auto& cell : p.highlight)
     if (std::find(drawn.begin(), drawn.end(), cell) == drawn.end())
       ReportLayoutProblem("Lesson", "page " + std::to_string(state.lesson.page + 1) + " highlights cell (" +
@@ -90,9 +90,7 @@ std::uint64_t heatmap_version(const AppState& state) {
 // The pipeline view: the step above its explanation (or the lesson page), the heads beside. A page with an
 // experiment takes the centre.
 void pipeline_view(AppState& state, const Layout& l) {
-  const bool experiment = state.lesson.open() && state.lesson.lessons[static_cast<std::size_t>(state.lesson.index)]
-                                                     .pages[static_cast<std::size_t>(state.lesson.page)]
-                                                     .experiment;
+  const bool experiment = state.lesson.open() && state.lesson.current_page().experiment;
   if (experiment) {
     PushHeatmapVersion(0);  // the experiment computes its own matrices from its slider
     LessonPanel(state, {l.left_w, l.top}, {l.center_w, l.h});
@@ -162,7 +160,7 @@ void DrawAppWindow(AppState& state, AppWindowState& window, double dt) {
   file_dialog(state, window);
   UnsavedChangesPrompt(state, window);
   RecoveryPrompt(state);
-  check_lesson_outlines(state);
+  check_lesson_outlines(state, window);
 }
 
 }  // namespace attn::ui

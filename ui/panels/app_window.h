@@ -3,6 +3,8 @@
 // prompts and the status line. One call per frame.
 #include <imgui.h>
 
+#include <cstdint>
+
 #include "core/matrix.h"
 #include "ui/logic/app_state.h"
 #include "ui/widgets/file_dialog.h"
@@ -11,9 +13,10 @@ namespace attn::ui {
 
 // View > Widget gallery (panel_gallery.cpp): its own examples' data.
 struct GalleryState {
-  bool open = false;  // drawn instead of the views
-  Matrix large;       // the texture example, drawn from the seed once
-  Matrix editable;    // the matrix editor's example: a copy of the embeddings
+  bool open = false;                    // drawn instead of the views
+  Matrix large;                         // the texture example, drawn from the seed once
+  Matrix editable;                      // the matrix editor's example: a copy of the embeddings
+  std::uint64_t editable_revision = 0;  // the document revision it was copied from
 };
 
 // What only the window itself keeps between frames.

@@ -5,9 +5,9 @@
 #include <cmath>
 
 #include "core/flops.h"
+#include "ui/logic/chart_axes.h"
 #include "ui/logic/cost_text.h"
 #include "ui/panels/panels.h"
-#include "ui/widgets/chart_axes.h"
 #include "ui/widgets/line_chart.h"
 #include "ui/widgets/text.h"
 #include "ui/widgets/theme.h"

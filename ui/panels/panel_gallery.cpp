@@ -51,7 +51,7 @@ HeatmapOptions weights_options(const Trace& t) {
 }
 
 void heatmaps(const AppState& state, GalleryState& g) {
-  heading("Heatmap", "ui::Heatmap(id, matrix, HeatmapOptions{...})  -- heatmap.h");
+  heading("Heatmap", "ui::Heatmap(id, matrix, HeatmapOptions{...}), in heatmap.h");
   const Trace& t = state.trace();
   const HeadTrace& h = t.heads[0];
   const HeadTrace& causal = state.causal_trace().heads[0];
@@ -63,12 +63,12 @@ void heatmaps(const AppState& state, GalleryState& g) {
   caption("map = Sequential, range = [0, 1]: head 0's weights");
   Heatmap("sequential", h.weights, weights_options(t));
   ImGui::TableNextColumn();
-  caption("visible = the causal mask: hidden cells grey and hatched");
+  caption("visible = the causal mask: the scaled scores (\u00F7 \u221A3), hidden cells grey and hatched");
   HeatmapOptions hidden = labelled(state.causal_trace());
   hidden.visible = &causal.mask;
   Heatmap("hidden", causal.masked, hidden);
   ImGui::TableNextColumn();
-  caption("highlight_row = 1, selected (1, 2), outlined {(0, 0)}");
+  caption("highlight_row = 1; selected_row, selected_col = 1, 2; outlined = cell 0, 0");
   static const std::pair<int, int> kOutlined[] = {{0, 0}};
   HeatmapOptions marks = weights_options(t);
   marks.highlight_row = 1;
@@ -98,7 +98,7 @@ void heatmaps(const AppState& state, GalleryState& g) {
 
 void equations(const AppState& state) {
   heading("Equation",
-          "ui::Equation(id, terms, ops, max_height)  and  ui::EquationFlow(id, terms, ops, cell)  -- equation.h");
+          "ui::Equation(id, terms, ops, max_height) and ui::EquationFlow(id, terms, ops, cell), in equation.h");
   const HeadTrace& h = state.trace().heads[0];
   const std::vector<std::string>& tokens = state.trace().tokens;
   const std::vector<std::string>& keys = state.trace().context_tokens;
@@ -122,7 +122,7 @@ void equations(const AppState& state) {
 
 void arcs_and_blocks(const AppState& state) {
   heading("ArcView and VariantBlocks",
-          "ui::ArcView(id, weights, ArcViewOptions{...})  -- arc_view.h;  ui::VariantBlocks(id, blocks, height)  -- "
+          "ui::ArcView(id, weights, ArcViewOptions{...}), in arc_view.h; ui::VariantBlocks(id, blocks, height), in "
           "variant_blocks.h");
   if (!ImGui::BeginTable("arcs", 2, ImGuiTableFlags_SizingStretchSame)) return;
   ImGui::TableNextColumn();
@@ -143,8 +143,8 @@ void arcs_and_blocks(const AppState& state) {
 // reference lines, and the same at 32k tokens as bars.
 void charts(const AppState& state) {
   heading("LineChart and BarChart",
-          "ui::LineChart(id, series, LineChartOptions{...})  -- line_chart.h;  ui::BarChart(id, bars, "
-          "BarChartOptions{...})  -- bar_chart.h");
+          "ui::LineChart(id, series, LineChartOptions{...}), in line_chart.h; ui::BarChart(id, bars, "
+          "BarChartOptions{...}), in bar_chart.h");
   const std::vector<ModelShape>& presets = state.models.presets;
   if (presets.empty()) {
     caption("(no model presets loaded: the charts draw the presets' caches)");
@@ -184,29 +184,31 @@ void charts(const AppState& state) {
 
 void editors_and_text(AppState& state, GalleryState& g, AppWindowState& window) {
   heading("MatrixEditor, text and the file dialog",
-          "ui::MatrixEditor(id, matrix, opts)  -- matrix_editor.h;  ui::TextWrappedAtSpaces, AgreementBadge, FitText  "
-          "-- text.h;  ui::RequestFileDialog  -- file_dialog.h");
-  if (g.editable.size() == 0) g.editable = state.scenario().input.embeddings;
+          "ui::MatrixEditor(id, matrix, opts), in matrix_editor.h; ui::TextWrappedAtSpaces, AgreementBadge, FitText, "
+          "in text.h; ui::RequestFileDialog, in file_dialog.h");
+  if (g.editable_revision != state.document().revision || g.editable.size() == 0) {  // follows the document's edits
+    g.editable = state.scenario().input.embeddings;
+    g.editable_revision = state.document().revision;
+  }
   caption("A copy of the embeddings X: drag or double-click a number (the document is not changed)");
   MatrixEditor("editor", g.editable, {.row_labels = &state.scenario().input.tokens});
   TextWrappedAtSpaces(
       "TextWrappedAtSpaces breaks lines only at spaces, so 7.392 and 0.0001 are never split across lines.");
   caption(
-      "AgreementBadge(agreement(difference, claim)): a tick only within 10^-9, else the difference as it is (0 and "
-      "2.5e-3 here)");
+      "AgreementBadge(agreement(difference, claim)): a tick only within 10^-9, else the difference (0 and 0.003 here)");
   AgreementBadge(agreement(0.0, "The same numbers as computing every token at once"));
-  AgreementBadge(agreement(2.5e-3, "The same numbers as computing every token at once"));
+  AgreementBadge(agreement(3e-3, "The same numbers as computing every token at once"));
   caption(
       "FitText(label, width) shortens a label with an ellipsis until it fits; the layout check lists every label it "
       "shortened.");
-  if (ImGui::Button("RequestFileDialog(..., Open, ...)"))
+  if (ImGui::Button("Open a scenario\u2026 (File > Open's dialog)"))
     RequestFileDialog(window.file_dialog, FileDialogMode::Open, state.document().path);
 }
 
 // The palettes of Style, one swatch per colour, in their order.
 void palettes() {
   heading("Style",
-          "ui::GetStyle(): accent, okabe_ito (KV heads), tableau (presets; variants take 4 of them)  -- style.h");
+          "ui::GetStyle(): accent, okabe_ito (KV heads), tableau (presets; variants take 4 of them), in style.h");
   const Style& s = GetStyle();
   const float names_w = ImGui::CalcTextSize("okabe_ito").x + ImGui::GetFontSize();
   const auto swatches = [&](const char* name, std::span<const ImU32> colours) {

@@ -5,12 +5,12 @@
 #include <string_view>
 #include <vector>
 
+#include "ui/logic/cell_format.h"
+#include "ui/logic/chart_axes.h"
 #include "ui/logic/hover_text.h"
 #include "ui/logic/layout_check.h"
 #include "ui/logic/lesson_nav.h"
 #include "ui/panels/panels.h"
-#include "ui/widgets/cell_format.h"
-#include "ui/widgets/chart_axes.h"
 #include "ui/widgets/layout_check_frame.h"
 #include "ui/widgets/text.h"
 #include "ui/widgets/theme.h"
@@ -196,7 +196,7 @@ float navigation_width() {
 }
 
 Header header(const AppState& state, const LessonPage& p, float content_w) {
-  const Lesson& l = state.lesson.lessons[static_cast<std::size_t>(state.lesson.index)];
+  const Lesson& l = state.lesson.current();
   Header h;
   const std::string full = "Lesson " + std::to_string(state.lesson.index + 1) + ": " + l.title;
   h.lesson_line = ImGui::CalcTextSize(full.c_str()).x > content_w;
@@ -231,8 +231,8 @@ float page_text_height(const LessonPage& p, float wrap) {
 }  // namespace
 
 float LessonPanelHeight(const AppState& state, float width) {
-  const Lesson& l = state.lesson.lessons[static_cast<std::size_t>(state.lesson.index)];
-  const LessonPage& p = l.pages[static_cast<std::size_t>(state.lesson.page)];
+  const Lesson& l = state.lesson.current();
+  const LessonPage& p = state.lesson.current_page();
   const ImGuiStyle& style = ImGui::GetStyle();
   const float wrap = width - 2 * style.WindowPadding.x;
   const Header hd = header(state, p, wrap - style.ScrollbarSize);
@@ -251,8 +251,8 @@ float LessonPanelHeight(const AppState& state, float width) {
 }
 
 void LessonPanel(AppState& state, ImVec2 pos, ImVec2 size) {
-  const Lesson& l = state.lesson.lessons[static_cast<std::size_t>(state.lesson.index)];
-  const LessonPage& p = l.pages[static_cast<std::size_t>(state.lesson.page)];
+  const Lesson& l = state.lesson.current();
+  const LessonPage& p = state.lesson.current_page();
   const Header hd = header(state, p, size.x - 2 * ImGui::GetStyle().WindowPadding.x - ImGui::GetStyle().ScrollbarSize);
   BeginPanel((hd.bar + "###Lesson").c_str(), pos, size);
   NoteLessonText(p.text);                            // the layout check looks for every number it quotes

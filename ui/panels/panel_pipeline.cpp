@@ -477,7 +477,7 @@ void PipelinePanel(AppState& state, ImVec2 pos, ImVec2 size) {
   ImGui::Spacing();
   // With a lesson open its panel takes the explanation's place: the arithmetic of the page's outlined cell
   // goes above the step, where scrolling the matrices cannot take it away.
-  if (state.lesson.index >= 0 && state.pipeline.pinned_cell && state.pipeline.step == state.pipeline.outlined_step)
+  if (state.lesson.open() && state.pipeline.pinned_cell && state.pipeline.step == state.pipeline.outlined_step)
     if (const std::string cell = explain_cell(t, state.pipeline.step, state.pipeline.head,
                                               state.pipeline.pinned_cell->first, state.pipeline.pinned_cell->second);
         !cell.empty())

@@ -1,8 +1,8 @@
 // The controls the model views share: the preset, and where asked the context, dtype and batch.
 #include <algorithm>
 
+#include "ui/logic/chart_axes.h"
 #include "ui/panels/panels.h"
-#include "ui/widgets/chart_axes.h"
 #include "ui/widgets/text.h"
 #include "ui/widgets/theme.h"
 

@@ -45,7 +45,7 @@ void UnsavedChangesPrompt(AppState& state, AppWindowState& window) {
   ImGui::TextDisabled(state.quit_requested ? "Save them before quitting?"
                                            : "Save them before the document is replaced?");
   if (ImGui::Button("Save", {120, 0})) {
-    if (state.document().path.empty()) {  // the dialog asks where; what waited is asked for again after
+    if (state.document().path.empty()) {  // the dialog asks where; the quit or replacement is dropped, to ask again
       Save(state, window);
       stay(state);
       ImGui::CloseCurrentPopup();

@@ -37,7 +37,7 @@ void display_keys(AppState& state) {
 // A lesson turns pages with PageUp/PageDown, whatever the view.
 void lesson_keys(AppState& state) {
   if (!state.lesson.open()) return;
-  const int pages = static_cast<int>(state.lesson.lessons[static_cast<std::size_t>(state.lesson.index)].pages.size());
+  const int pages = static_cast<int>(state.lesson.current().pages.size());
   if (key_pressed(Key::PageDown, KeyMods_None, false) && state.lesson.page + 1 < pages)
     GoToLessonPage(state, state.lesson.index, state.lesson.page + 1);
   if (key_pressed(Key::PageUp, KeyMods_None, false) && state.lesson.page > 0)

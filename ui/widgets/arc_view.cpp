@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "ui/widgets/colormap.h"
+#include "ui/logic/colormap.h"
 #include "ui/widgets/theme.h"
 
 namespace attn::ui {

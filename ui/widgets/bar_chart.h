@@ -1,13 +1,13 @@
 #pragma once
 // ui::BarChart: one horizontal bar per value, labelled on the left, the value at the bar's end, an
 // optional grey note after it, vertical reference lines (a GPU's memory) and the exact value on hover.
-// Ticks and number formats come from ui/widgets/chart_axes.h.
+// Ticks and number formats come from ui/logic/chart_axes.h.
 #include <span>
 #include <string>
 
 #include <imgui.h>
 
-#include "ui/widgets/chart_axes.h"
+#include "ui/logic/chart_axes.h"
 #include "ui/widgets/line_chart.h"
 
 namespace attn::ui {

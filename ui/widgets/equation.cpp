@@ -6,7 +6,7 @@
 
 #include <imgui.h>
 
-#include "ui/widgets/cell_format.h"
+#include "ui/logic/cell_format.h"
 #include "ui/widgets/heatmap_layout.h"
 #include "ui/widgets/theme.h"
 

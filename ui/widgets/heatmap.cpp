@@ -6,8 +6,8 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "ui/logic/cell_format.h"
 #include "ui/logic/hover_text.h"
-#include "ui/widgets/cell_format.h"
 #include "ui/widgets/heatmap_layout.h"
 #include "ui/widgets/heatmap_pixels.h"
 #include "ui/widgets/layout_check_frame.h"

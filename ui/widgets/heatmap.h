@@ -10,7 +10,7 @@
 
 #include <imgui.h>
 
-#include "ui/widgets/colormap.h"
+#include "ui/logic/colormap.h"
 
 namespace attn::ui {
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "ui/widgets/colormap.h"
+#include "ui/logic/colormap.h"
 
 namespace attn::ui {
 

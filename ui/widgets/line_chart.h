@@ -2,14 +2,14 @@
 // ui::LineChart: series against one x and one y axis (linear or log, each with a unit), horizontal
 // reference lines such as a GPU's memory, and where each series crosses them. In the manner of
 // ImPlot's PlotLine: one call per frame, options in a small struct. Ticks, number formats and label
-// placement come from ui/widgets/chart_axes.h; this file measures text and draws.
+// placement come from ui/logic/chart_axes.h; this file measures text and draws.
 #include <span>
 #include <string>
 #include <vector>
 
 #include <imgui.h>
 
-#include "ui/widgets/chart_axes.h"
+#include "ui/logic/chart_axes.h"
 
 namespace attn::ui {
 

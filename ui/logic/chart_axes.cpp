@@ -1,4 +1,4 @@
-#include "ui/widgets/chart_axes.h"
+#include "ui/logic/chart_axes.h"
 
 #include <algorithm>
 #include <array>

@@ -1,4 +1,4 @@
-#include "ui/widgets/cell_format.h"
+#include "ui/logic/cell_format.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "ui/widgets/colormap.h"
+#include "ui/logic/colormap.h"
 
 #include <algorithm>
 #include <array>
