@@ -299,8 +299,7 @@ TEST_CASE("every malformed lesson file gets its own message naming the field") {
 }
 
 TEST_CASE("lesson files are ordered by their leading number, the rest after them by name") {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "attn_test_lesson_order";
-  std::filesystem::remove_all(dir);
+  const std::filesystem::path dir = fresh_dir("lesson-order");
   std::filesystem::create_directories(dir / "9_a_folder.json");
   for (const char* name : {"10_last.json", "2_second.json", "1_first.json", "notes.json", "readme.txt"})
     std::ofstream(dir / name) << "{}";

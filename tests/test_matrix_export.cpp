@@ -18,9 +18,7 @@ TEST_CASE("a matrix as CSV: labels on rows and columns, full precision, -inf kep
 }
 
 TEST_CASE("exported pictures get a file name that is new in the folder and safe on every system") {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "attention-lab-pictures-test";
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const std::filesystem::path dir = fresh_dir("pictures");
   CHECK(picture_file_name(dir.string(), "KV cache, bf16") == (dir / "KV_cache__bf16.png").string());
   std::ofstream(dir / "scores.png") << "x";
   std::ofstream(dir / "scores-2.png") << "x";

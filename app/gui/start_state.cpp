@@ -133,7 +133,8 @@ bool start_model_and_token(const GuiOptions& o, ui::AppState& state, std::ostrea
 bool start_cell_and_head(const GuiOptions& o, ui::AppState& state, std::ostream& err) {
   const int heads = static_cast<int>(state.trace().heads.size());
   if (o.cell) {
-    const int head = o.head.value_or(state.pipeline.head) < heads ? o.head.value_or(state.pipeline.head) : 0;
+    const int asked = o.head.value_or(state.pipeline.head);
+    const int head = asked < heads ? asked : 0;  // a bad --head is reported below, after the cell
     const ui::StepMatrix r = ui::step_result(state.trace(), state.pipeline.step, head);
     if (o.cell->first >= r.m->rows() || o.cell->second >= r.m->cols()) {
       err << "attention-lab: --cell: the " << r.name << " matrix of step " << ui::step_info(state.pipeline.step).name

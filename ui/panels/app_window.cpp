@@ -129,6 +129,12 @@ void file_dialog(AppState& state, AppWindowState& window) {
 
 }  // namespace
 
+void Save(AppState& state, AppWindowState& window, bool ask) {
+  if (ask || state.document().path.empty())
+    RequestFileDialog(window.file_dialog, FileDialogMode::Save, state.document().path);
+  else save_document(state, state.document().path);
+}
+
 void BeginPanel(const char* name, ImVec2 pos, ImVec2 size, ImGuiWindowFlags extra) {
   ImGui::SetNextWindowPos(pos);
   ImGui::SetNextWindowSize(size);

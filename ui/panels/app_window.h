@@ -27,7 +27,7 @@ struct AppWindowState {
 
 void DrawAppWindow(AppState& state, AppWindowState& window, double dt);
 
-// The parts of the window, one file each (menu_bar.cpp, shortcuts.cpp, prompts.cpp).
+// The parts of the window, one file each (menu_bar.cpp, shortcuts.cpp, prompts.cpp); Save is in app_window.cpp.
 void MenuBar(AppState& state, AppWindowState& window);
 void Shortcuts(AppState& state, AppWindowState& window);
 // Before quitting or replacing a document with unsaved changes: save, drop them, or stay.

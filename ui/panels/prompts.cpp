@@ -30,12 +30,6 @@ void stay(AppState& state) {
 
 }  // namespace
 
-void Save(AppState& state, AppWindowState& window, bool ask) {
-  if (ask || state.document().path.empty())
-    RequestFileDialog(window.file_dialog, FileDialogMode::Save, state.document().path);
-  else save_document(state, state.document().path);
-}
-
 void UnsavedChangesPrompt(AppState& state, AppWindowState& window) {
   const bool wanted = (state.quit_requested && !state.quit_confirmed) || state.pending_replace;
   if (!wanted) return;
