@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/mask.h"
+#include "core/positions.h"
 #include "core/validate.h"
 
 namespace attn {
@@ -132,7 +133,7 @@ HeadTrace attend(const Matrix& q, const Matrix& k, const Matrix& v, const Matrix
 }
 
 double scale_factor(const AttentionConfig& a) {
-  return a.scale ? 1.0 / std::sqrt(static_cast<double>(a.head_dim)) : 1.0;
+  return a.scale ? 1.0 / std::sqrt(static_cast<double>(score_dim(a))) : 1.0;
 }
 
 namespace {
@@ -158,7 +159,7 @@ Matrix product(const Matrix& a, const Matrix& b) {
 }
 
 // The query side before the per-head up-projection: the query latent for mla with one, else X.
-const Matrix& query_side(const Trace& t) { return t.query_latent.size() > 0 ? t.query_latent : t.x; }
+const Matrix& query_side(const Trace& t) { return t.query_latent.size() > 0 ? t.query_latent : t.input(); }
 
 AbsorbedMla absorb(const Trace& t) {
   const AttentionConfig& a = t.attention;
@@ -168,6 +169,8 @@ AbsorbedMla absorb(const Trace& t) {
   m.latent_output.resize(t.n_q(), H * dc);
   for (int h = 0; h < H; ++h) {
     m.scores.push_back(query_side(t) * folded.W_UQK[static_cast<std::size_t>(h)] * t.latent.transpose());
+    // The decoupled RoPE part is added beside the absorbed one: the latent itself is never turned.
+    if (decoupled_rope(a)) m.scores.back().noalias() += t.heads[h].q_r * t.heads[h].k_r.transpose();
     m.latent_output.middleCols(h * dc, dc) = t.heads[h].weights * t.latent;
   }
   m.W_UQK = std::move(folded.W_UQK);
@@ -194,11 +197,9 @@ AbsorbedWeights absorb_weights(const AttentionConfig& a, const Weights& w) {
 
 namespace {
 
-Trace compute_trace(const Scenario& s, const Weights* resolved) {
-  validate(s);
+// The embeddings, positions and weights: everything before the projections.
+Trace start_trace(const Scenario& s, const Weights* resolved) {
   const AttentionConfig& a = s.attention;
-  const int d = a.head_dim;
-
   Trace t;
   t.name = s.name;
   t.tokens = s.input.tokens;
@@ -209,38 +210,117 @@ Trace compute_trace(const Scenario& s, const Weights* resolved) {
   t.x = s.input.embeddings;
   t.x_kv = s.kv_side().embeddings;
   t.weights = resolved ? resolve_weights(s, *resolved) : resolve_weights(s);
+  t.positions = position_rows(a, t.weights, 0, std::max(t.n_q(), t.n_kv()), s.d_model());
+  if (t.positions.size() > 0) {
+    t.x_in = t.x + t.positions.topRows(t.n_q());
+    t.x_kv_in = t.x_kv + t.positions.topRows(t.n_kv());
+  }
+  return t;
+}
+
+void project(Trace& t) {
+  const AttentionConfig& a = t.attention;
   const Weights& w = t.weights;
+  const int d = a.head_dim;
   if (a.variant == Variant::Mla) {
-    t.latent = product(t.x_kv, *w.W_DKV);
+    t.latent = product(t.input_kv(), *w.W_DKV);
     t.K = product(t.latent, *w.W_UK);
     t.V = product(t.latent, *w.W_UV);
-    if (w.W_DQ) t.query_latent = product(t.x, *w.W_DQ);
-    t.Q = w.W_DQ ? product(t.query_latent, *w.W_UQ) : product(t.x, *w.W_Q);
+    if (w.W_DQ) t.query_latent = product(t.input(), *w.W_DQ);
+    t.Q = w.W_DQ ? product(t.query_latent, *w.W_UQ) : product(t.input(), *w.W_Q);
   } else {
-    t.Q = product(t.x, *w.W_Q);
-    t.K = product(t.x_kv, *w.W_K);
-    t.V = product(t.x_kv, *w.W_V);
+    t.Q = product(t.input(), *w.W_Q);
+    t.K = product(t.input_kv(), *w.W_K);
+    t.V = product(t.input_kv(), *w.W_V);
   }
   for (int g = 0; g < kv_head_count(a); ++g) t.kv_heads.push_back({t.K.middleCols(g * d, d), t.V.middleCols(g * d, d)});
+}
 
-  const Matrix mask = build_mask(a, t.n_q(), t.n_kv());
+// The scenario's mask, narrowed to each query's top_k keys with sparse attention.
+Matrix attention_mask(Trace& t) {
+  const AttentionConfig& a = t.attention;
+  Matrix mask = build_mask(a, t.n_q(), t.n_kv());
+  if (!a.sparse) return mask;
+  t.indexer = run_indexer(*a.sparse, t.weights, t.input(), t.input_kv(), mask);
+  return mask.cwiseProduct(t.indexer->selected);
+}
+
+// What every head's scores read with rope, computed once: the turned keys of each KV head (or mla's one
+// decoupled key and every head's decoupled queries) and the angles of the query positions.
+struct Rope {
+  RopeTable queries;         // (N_Q, d/2), or (N_Q, d_R/2) for mla
+  std::vector<Matrix> keys;  // per KV head (N_KV, d) turned; mla: empty
+  Matrix q_r;                // (N_Q, H*d_R) mla: query side W_QR, not yet turned
+  Matrix k_r;                // (N_KV, d_R)  mla: X_kv W_KR, turned
+};
+
+Rope prepare_rope(const Trace& t) {
+  const AttentionConfig& a = t.attention;
+  Rope r;
+  if (a.positions != Positions::Rope) return r;
+  const int width = decoupled_rope(a) ? a.rope_dim : a.head_dim;
+  r.queries = rope_table(0, t.n_q(), width, a.rope_base);
+  const RopeTable keys = rope_table(0, t.n_kv(), width, a.rope_base);
+  if (decoupled_rope(a)) {
+    r.q_r = product(query_side(t), *t.weights.W_QR);
+    r.k_r = rotate(product(t.input_kv(), *t.weights.W_KR), keys);
+  } else {
+    for (const KvHeadTrace& g : t.kv_heads) r.keys.push_back(rotate(g.k, keys));
+  }
+  return r;
+}
+
+// Head h: its scores from the turned q and k with rope, from the plain ones otherwise.
+HeadTrace run_head(const Trace& t, const Rope& rope, const Matrix& mask, int h) {
+  const AttentionConfig& a = t.attention;
+  const int d = a.head_dim, g = kv_head_for(a, h);
+  const KvHeadTrace& kv = t.kv_heads[static_cast<std::size_t>(g)];
+  const auto q = t.Q.middleCols(h * d, d);
+  HeadTrace head;
+  if (a.positions != Positions::Rope) {
+    head = attend(q, kv.k, kv.v, mask, a.kernel, t.scale_factor);
+  } else if (!decoupled_rope(a)) {
+    head =
+        attend(rotate(q, rope.queries), rope.keys[static_cast<std::size_t>(g)], kv.v, mask, a.kernel, t.scale_factor);
+  } else {
+    const int r = a.rope_dim;
+    Matrix q_s(t.n_q(), d + r), k_s(t.n_kv(), d + r);  // [content | decoupled rope]
+    q_s << q, rotate(rope.q_r.middleCols(h * r, r), rope.queries);
+    k_s << kv.k, rope.k_r;
+    head = attend(q_s, k_s, kv.v, mask, a.kernel, t.scale_factor);
+    head.q_r = q_s.rightCols(r);
+    head.k_r = rope.k_r;
+  }
+  if (a.positions == Positions::Rope) {
+    head.q_rope = std::move(head.q);
+    head.k_rope = std::move(head.k);
+    head.q = q;
+    head.k = kv.k;
+  }
+  head.head = h;
+  head.kv_head = g;
+  if (t.weights.W_O) head.contribution.noalias() = head.output * t.weights.W_O->middleRows(h * d, d);
+  return head;
+}
+
+Trace compute_trace(const Scenario& s, const Weights* resolved) {
+  validate(s);
+  Trace t = start_trace(s, resolved);
+  const AttentionConfig& a = t.attention;
+  const int d = a.head_dim;
+  project(t);
+  const Matrix mask = attention_mask(t);
+  const Rope rope = prepare_rope(t);
   // Heads are independent: with OpenMP they are computed in parallel (OMP_NUM_THREADS says how many).
   t.heads.resize(static_cast<std::size_t>(a.heads));
   [[maybe_unused]] const bool big = std::int64_t{a.heads} * t.n_q() * t.n_kv() * d > kParallelWork;
 #if defined(_OPENMP)
 #pragma omp parallel for schedule(dynamic) if (big)
 #endif
-  for (int h = 0; h < a.heads; ++h) {
-    const int g = kv_head_for(a, h);
-    HeadTrace& head = t.heads[static_cast<std::size_t>(h)];
-    head = attend(t.Q.middleCols(h * d, d), t.kv_heads[g].k, t.kv_heads[g].v, mask, a.kernel, t.scale_factor);
-    head.head = h;
-    head.kv_head = g;
-    if (w.W_O) head.contribution.noalias() = head.output * w.W_O->middleRows(h * d, d);
-  }
+  for (int h = 0; h < a.heads; ++h) t.heads[static_cast<std::size_t>(h)] = run_head(t, rope, mask, h);
   t.concat.resize(t.n_q(), a.heads * d);
   for (int h = 0; h < a.heads; ++h) t.concat.middleCols(h * d, d) = t.heads[static_cast<std::size_t>(h)].output;
-  t.output = w.W_O ? product(t.concat, *w.W_O) : t.concat;
+  t.output = t.weights.W_O ? product(t.concat, *t.weights.W_O) : t.concat;
   if (a.variant == Variant::Mla) t.absorbed = absorb(t);
   return t;
 }

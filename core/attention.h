@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/indexer.h"
 #include "core/init.h"
 #include "core/scenario.h"
 
@@ -21,12 +22,16 @@ enum class RowStatus {
 struct HeadTrace {
   int head = 0;
   int kv_head = 0;      // the key/value head this query head read
-  Matrix q;             // (N_Q, d)     X W_Q^(h)
+  Matrix q;             // (N_Q, d)     X W_Q^(h)  (never rotated)
   Matrix k;             // (N_KV, d)    X_kv W_K^(h)
   Matrix v;             // (N_KV, d)    X_kv W_V^(h)
-  Matrix scores;        // (N_Q, N_KV)  q k^T
-  Matrix scaled;        // (N_Q, N_KV)  scores / sqrt(d), or scores with scale off
-  Matrix mask;          // (N_Q, N_KV)  1 = may attend, 0 = hidden
+  Matrix q_rope;        // (N_Q, d_s)   rope only: the queries the scores used (mla: [q | q_r]); d_s = score_dim
+  Matrix k_rope;        // (N_KV, d_s)  rope only: the keys the scores used (mla: [k | k_r])
+  Matrix q_r;           // (N_Q, d_R)   mla with rope: this head's decoupled query, turned by its position
+  Matrix k_r;           // (N_KV, d_R)  mla with rope: the decoupled key every head shares, turned by its position
+  Matrix scores;        // (N_Q, N_KV)  q k^T (rope: q_rope k_rope^T)
+  Matrix scaled;        // (N_Q, N_KV)  scores / sqrt(d_s), or scores with scale off
+  Matrix mask;          // (N_Q, N_KV)  1 = may attend, 0 = hidden (sparse: the mask AND the indexer's selection)
   Matrix masked;        // (N_Q, N_KV)  softmax: scaled with -inf where hidden; linear: kappa(scaled), 0 where hidden
   Matrix weights;       // (N_Q, N_KV)  each row sums to 1 (all 0 for a row that is not Ok)
   Matrix output;        // (N_Q, d)     weights v
@@ -56,7 +61,8 @@ AbsorbedWeights absorb_weights(const AttentionConfig& a, const Weights& w);
 
 struct AbsorbedMla {
   std::vector<Matrix> W_UQK;   // per head (d_q, d_c): W_UQ^(h) W_UK^(h)T, or W_Q^(h) W_UK^(h)T without a query latent
-  std::vector<Matrix> scores;  // per head (N_Q, N_KV): query_side W_UQK^(h) latent^T, equal to HeadTrace::scores
+  std::vector<Matrix> scores;  // per head (N_Q, N_KV): query_side W_UQK^(h) latent^T (+ q_r^(h) k_r^T with rope),
+                               // equal to HeadTrace::scores
   Matrix latent_output;        // (N_Q, H*d_c): [weights_h latent]_h
   Matrix W_LO;                 // (H*d_c, d_out): blockdiag(W_UV^(h)) W_O, or blockdiag(W_UV^(h)) without W_O
   Matrix output;               // (N_Q, d_out): latent_output W_LO, equal to Trace::output
@@ -68,16 +74,20 @@ struct Trace {
   std::vector<std::string> context_tokens;  // key/value-side labels: columns of scores and weights
   bool cross_attention = false;
   AttentionConfig attention;
-  double scale_factor = 1.0;          // 1/sqrt(d) with scale on, 1 with it off
-  Matrix x;                           // (N_Q, d_model)
-  Matrix x_kv;                        // (N_KV, d_model)
-  Weights weights;                    // every weight the trace used, seeded ones included
-  Matrix query_latent;                // (N_Q, d_c')   mla with query_latent_dim > 0: X W_DQ; else empty
-  Matrix latent;                      // (N_KV, d_c)   mla: X_kv W_DKV, the only thing cached per token; else empty
-  Matrix Q;                           // (N_Q, H*d)
-  Matrix K;                           // (N_KV, G*d)   mla: latent W_UK, (N_KV, H*d)
-  Matrix V;                           // (N_KV, G*d)   mla: latent W_UV, (N_KV, H*d)
-  std::vector<KvHeadTrace> kv_heads;  // G of them; each query head names its own in HeadTrace::kv_head
+  double scale_factor = 1.0;            // 1/sqrt(score_dim) with scale on, 1 with it off
+  Matrix x;                             // (N_Q, d_model)   the embeddings as given
+  Matrix x_kv;                          // (N_KV, d_model)
+  Matrix positions;                     // (max(N_Q, N_KV), d_model) sinusoidal or learned: the rows added; else empty
+  Matrix x_in;                          // (N_Q, d_model)   x + positions rows 0..N_Q-1; empty without them
+  Matrix x_kv_in;                       // (N_KV, d_model)  x_kv + positions rows 0..N_KV-1; empty without them
+  Weights weights;                      // every weight the trace used, seeded ones included
+  std::optional<IndexerTrace> indexer;  // sparse only: the scores over the scenario's mask and the selection
+  Matrix query_latent;                  // (N_Q, d_c')   mla with query_latent_dim > 0: X W_DQ; else empty
+  Matrix latent;                        // (N_KV, d_c)   mla: X_kv W_DKV, the only thing cached per token; else empty
+  Matrix Q;                             // (N_Q, H*d)
+  Matrix K;                             // (N_KV, G*d)   mla: latent W_UK, (N_KV, H*d)
+  Matrix V;                             // (N_KV, G*d)   mla: latent W_UV, (N_KV, H*d)
+  std::vector<KvHeadTrace> kv_heads;    // G of them; each query head names its own in HeadTrace::kv_head
   std::vector<HeadTrace> heads;
   Matrix concat;                        // (N_Q, H*d)  [output_1 ... output_H]
   Matrix output;                        // (N_Q, d_model) concat W_O; (N_Q, H*d) = concat without W_O
@@ -85,6 +95,9 @@ struct Trace {
 
   int n_q() const { return static_cast<int>(tokens.size()); }
   int n_kv() const { return static_cast<int>(context_tokens.size()); }
+  // What the projections (and the indexer) read: the embeddings plus absolute positions, if any.
+  const Matrix& input() const { return x_in.size() > 0 ? x_in : x; }
+  const Matrix& input_kv() const { return x_kv_in.size() > 0 ? x_kv_in : x_kv; }
   bool has_output_projection() const { return weights.W_O.has_value(); }
   const Matrix& W_O() const { return *weights.W_O; }
 };
@@ -94,7 +107,7 @@ struct Trace {
 HeadTrace attend(const Matrix& q, const Matrix& k, const Matrix& v, const Matrix& mask, Kernel kernel,
                  double scale_factor);
 
-// 1/sqrt(head_dim) with scale on, 1 with it off.
+// 1/sqrt(score_dim) with scale on (head_dim, plus rope_dim with decoupled RoPE), 1 with it off.
 double scale_factor(const AttentionConfig& a);
 
 // Validates (throws InputError) and computes the whole trace.

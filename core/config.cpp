@@ -16,6 +16,10 @@ constexpr NameTable<MaskKind, 4> kMasks{{{MaskKind::None, "none"},
                                          {MaskKind::SlidingWindow, "sliding_window"},
                                          {MaskKind::Custom, "custom"}}};
 constexpr NameTable<Kernel, 2> kKernels{{{Kernel::Softmax, "softmax"}, {Kernel::Linear, "linear"}}};
+constexpr NameTable<Positions, 4> kPositions{{{Positions::None, "none"},
+                                              {Positions::Sinusoidal, "sinusoidal"},
+                                              {Positions::Learned, "learned"},
+                                              {Positions::Rope, "rope"}}};
 
 template <typename Table, typename E>
 std::string_view name_of(const Table& table, E value) {
@@ -48,6 +52,9 @@ int kv_head_for(const AttentionConfig& a, int h) { return h / (a.heads / kv_head
 std::string_view to_string(Variant v) { return name_of(kVariants, v); }
 std::string_view to_string(MaskKind m) { return name_of(kMasks, m); }
 std::string_view to_string(Kernel k) { return name_of(kKernels, k); }
+std::string_view to_string(Positions p) { return name_of(kPositions, p); }
+std::optional<Positions> parse_positions(std::string_view s) { return parse_name(kPositions, s); }
+std::string_view positions_names() { return "none | sinusoidal | learned | rope"; }
 std::optional<Variant> parse_variant(std::string_view s) { return parse_name(kVariants, s); }
 std::optional<MaskKind> parse_mask(std::string_view s) { return parse_name(kMasks, s); }
 std::optional<Kernel> parse_kernel(std::string_view s) { return parse_name(kKernels, s); }

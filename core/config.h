@@ -22,6 +22,21 @@ enum class MaskKind {
   Custom,         // an explicit 0/1 matrix (N_Q x N_KV), 1 = may attend
 };
 
+// Where a token's position enters attention.
+enum class Positions {
+  None,        // attention knows no order: permute the tokens and every row permutes with them
+  Sinusoidal,  // X + PE before the projections (Vaswani et al. 2017)
+  Learned,     // X + W_P rows before the projections
+  Rope,        // q and k rotated pair by pair after the projections (RoFormer); mla: decoupled RoPE key
+};
+
+// DeepSeek Sparse Attention: a lightning indexer scores every visible key; each query keeps its top_k.
+struct SparseConfig {
+  int top_k = 1;          // keys each query attends to (fewer visible: all of them)
+  int indexer_heads = 1;  // H_I
+  int indexer_dim = 1;    // d_I
+};
+
 enum class Kernel {
   Softmax,  // kappa = exp, masked scores are -inf before the kernel
   Linear,   // kappa(x) = x, masked entries are zeroed after the kernel
@@ -40,7 +55,19 @@ struct AttentionConfig {
   bool scale = true;   // divide scores by sqrt(d)
   Kernel kernel = Kernel::Softmax;
   bool output_projection = false;  // apply W_O after the concatenation
+  Positions positions = Positions::None;
+  double rope_base = 10000.0;  // sinusoidal and rope: the base of the frequencies
+  int max_positions = 0;       // learned: rows of W_P (>= the longer side's token count)
+  int rope_dim = 0;            // d_R: mla with rope only, the width of the decoupled RoPE key and queries
+  std::optional<SparseConfig> sparse;
 };
+
+// The decoupled RoPE of DeepSeek-V2: mla rotates separate query and key parts, never the latent.
+inline bool decoupled_rope(const AttentionConfig& a) {
+  return a.variant == Variant::Mla && a.positions == Positions::Rope;
+}
+// The width of each head's query and key as the scores see them: d, or d + d_R with decoupled RoPE.
+inline int score_dim(const AttentionConfig& a) { return a.head_dim + (decoupled_rope(a) ? a.rope_dim : 0); }
 
 // The number of key/value heads G the variant uses; mla expands one per query head from the latent.
 int kv_head_count(const AttentionConfig& a);
@@ -50,13 +77,16 @@ int kv_head_for(const AttentionConfig& a, int h);
 std::string_view to_string(Variant v);
 std::string_view to_string(MaskKind m);
 std::string_view to_string(Kernel k);
+std::string_view to_string(Positions p);
 std::optional<Variant> parse_variant(std::string_view s);
 std::optional<MaskKind> parse_mask(std::string_view s);
 std::optional<Kernel> parse_kernel(std::string_view s);
+std::optional<Positions> parse_positions(std::string_view s);
 
 // The accepted spellings, for error messages: "none | causal | sliding_window | custom".
 std::string_view variant_names();
 std::string_view mask_names();
 std::string_view kernel_names();
+std::string_view positions_names();
 
 }  // namespace attn

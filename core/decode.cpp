@@ -2,15 +2,18 @@
 
 #include <algorithm>
 
+#include "core/indexer.h"
 #include "core/init.h"
 #include "core/mask.h"
+#include "core/positions.h"
 #include "core/validate.h"
 
 namespace attn {
 
 std::int64_t cache_elements_per_token(const AttentionConfig& a) {
-  if (a.variant == Variant::Mla) return a.latent_dim;
-  return std::int64_t(2) * kv_head_count(a) * a.head_dim;
+  const std::int64_t indexer = a.sparse ? a.sparse->indexer_dim : 0;
+  if (a.variant == Variant::Mla) return a.latent_dim + (decoupled_rope(a) ? a.rope_dim : 0) + indexer;
+  return std::int64_t(2) * kv_head_count(a) * a.head_dim + indexer;
 }
 
 Matrix decode_mask(const AttentionConfig& a, int n) {
@@ -21,8 +24,10 @@ Matrix decode_mask(const AttentionConfig& a, int n) {
 
 KvCache make_kv_cache(const AttentionConfig& a, int capacity) {
   KvCache c;
+  if (a.sparse) c.indexer_k.resize(capacity, a.sparse->indexer_dim);
   if (a.variant == Variant::Mla) {
     c.latent.resize(capacity, a.latent_dim);
+    if (decoupled_rope(a)) c.k_r.resize(capacity, a.rope_dim);
   } else {
     for (int g = 0; g < kv_head_count(a); ++g) {
       c.k.emplace_back(capacity, a.head_dim);
@@ -40,60 +45,115 @@ void reserve_row(Matrix& m, int tokens) {
   m.conservativeResize(std::max<Eigen::Index>(2 * m.rows(), tokens + 1), m.cols());
 }
 
+// The embedding with its absolute position added (sinusoidal, learned); as it is otherwise.
+Matrix at_position(const AttentionConfig& a, const Weights& w, const Matrix& x_row, int p) {
+  if (a.positions != Positions::Sinusoidal && a.positions != Positions::Learned) return x_row;
+  return x_row + position_rows(a, w, p, 1, static_cast<int>(x_row.cols()));
+}
+
+// Turned by RoPE at position p when the configuration uses it (not mla's content part: see decoupled_rope).
+Matrix turned(const AttentionConfig& a, const Matrix& row, int p) {
+  return a.positions == Positions::Rope ? rotate(row, p, a.rope_base) : row;
+}
+
 }  // namespace
 
 void append_to_cache(const AttentionConfig& a, const Weights& w, KvCache& cache, const Matrix& x_row) {
   const int t = cache.tokens, d = a.head_dim;
+  const Matrix x = at_position(a, w, x_row, t);
+  if (a.sparse) {
+    reserve_row(cache.indexer_k, t);
+    cache.indexer_k.row(t) = x * *w.W_KI;
+  }
   if (a.variant == Variant::Mla) {
     reserve_row(cache.latent, t);
-    cache.latent.row(t) = x_row * *w.W_DKV;
+    cache.latent.row(t) = x * *w.W_DKV;
+    if (decoupled_rope(a)) {
+      reserve_row(cache.k_r, t);
+      cache.k_r.row(t) = turned(a, x * *w.W_KR, t);
+    }
   } else {
-    const Matrix k = x_row * *w.W_K;  // (1, G*d)
-    const Matrix v = x_row * *w.W_V;  // (1, G*d)
+    const Matrix k = x * *w.W_K;  // (1, G*d)
+    const Matrix v = x * *w.W_V;  // (1, G*d)
     for (std::size_t g = 0; g < cache.k.size(); ++g) {
       reserve_row(cache.k[g], t);
       reserve_row(cache.v[g], t);
-      cache.k[g].row(t) = k.middleCols(static_cast<Eigen::Index>(g) * d, d);
+      cache.k[g].row(t) = turned(a, k.middleCols(static_cast<Eigen::Index>(g) * d, d), t);
       cache.v[g].row(t) = v.middleCols(static_cast<Eigen::Index>(g) * d, d);
     }
   }
   cache.tokens = t + 1;
 }
 
-DecodeStep attend_to_cache(const AttentionConfig& a, const Weights& w, const KvCache& cache, const Matrix& x_row,
-                           const Matrix& mask_row, const AbsorbedWeights* absorbed) {
+namespace {
+
+// mla as served: scores against the latent directly ([latent | k_r] with decoupled RoPE), values the latent too,
+// mapped out by W_LO. Fills the step's weights and status; returns the output row.
+Matrix attend_absorbed(const AttentionConfig& a, const Weights& w, const KvCache& cache, const Matrix& x, int position,
+                       const Matrix& mask, const AbsorbedWeights* absorbed, DecodeStep& s) {
+  const int n = cache.tokens, dc = a.latent_dim, r = a.rope_dim;
+  AbsorbedWeights own;
+  if (!absorbed) own = absorb_weights(a, w);
+  const AbsorbedWeights& m = absorbed ? *absorbed : own;
+  const Matrix latent = cache.latent.topRows(n);
+  const Matrix query_side = w.W_DQ ? Matrix(x * *w.W_DQ) : x;
+  Matrix keys = latent;
+  Matrix q_r;  // (1, H*d_R)
+  if (decoupled_rope(a)) {
+    keys.resize(n, dc + r);
+    keys << latent, cache.k_r.topRows(n);
+    q_r = query_side * *w.W_QR;
+  }
+  Matrix concat(1, a.heads * dc);
+  for (int h = 0; h < a.heads; ++h) {
+    Matrix q = query_side * m.W_UQK[h];
+    if (decoupled_rope(a)) {
+      Matrix with_rope(1, dc + r);
+      with_rope << q, turned(a, q_r.middleCols(h * r, r), position);
+      q = std::move(with_rope);
+    }
+    const HeadTrace head = attend(q, keys, latent, mask, a.kernel, scale_factor(a));
+    concat.middleCols(h * dc, dc) = head.output;
+    s.weights.push_back(head.weights);
+    s.status.push_back(head.row_status[0]);
+  }
+  return concat * m.W_LO;
+}
+
+Matrix attend_explicit(const AttentionConfig& a, const Weights& w, const KvCache& cache, const Matrix& x, int position,
+                       const Matrix& mask, DecodeStep& s) {
   const int n = cache.tokens, d = a.head_dim;
+  const Matrix q = x * *w.W_Q;  // (1, H*d): the only query computed this step
+  Matrix concat(1, a.heads * d);
+  for (int h = 0; h < a.heads; ++h) {
+    const int g = kv_head_for(a, h);
+    const HeadTrace head = attend(turned(a, q.middleCols(h * d, d), position), cache.k[g].topRows(n),
+                                  cache.v[g].topRows(n), mask, a.kernel, scale_factor(a));
+    concat.middleCols(h * d, d) = head.output;
+    s.weights.push_back(head.weights);
+    s.status.push_back(head.row_status[0]);
+  }
+  return w.W_O ? Matrix(concat * *w.W_O) : concat;
+}
+
+}  // namespace
+
+DecodeStep attend_to_cache(const AttentionConfig& a, const Weights& w, const KvCache& cache, const Matrix& x_row,
+                           int position, const Matrix& mask_row, const AbsorbedWeights* absorbed) {
+  const int n = cache.tokens;
   DecodeStep s;
   s.cache_tokens = n;
   s.cache_elements = cache_elements_per_token(a) * n;
-  const double scale = scale_factor(a);
-  Matrix concat(1, a.heads * (a.variant == Variant::Mla ? a.latent_dim : d));
-  if (a.variant == Variant::Mla) {
-    AbsorbedWeights own;
-    if (!absorbed) own = absorb_weights(a, w);
-    const AbsorbedWeights& m = absorbed ? *absorbed : own;
-    const Matrix latent = cache.latent.topRows(n);
-    const Matrix query_side = w.W_DQ ? Matrix(x_row * *w.W_DQ) : x_row;
-    for (int h = 0; h < a.heads; ++h) {
-      // Scores against the latent directly; the values are the latent too, mapped out by W_LO below.
-      const HeadTrace head = attend(query_side * m.W_UQK[h], latent, latent, mask_row, a.kernel, scale);
-      concat.middleCols(h * a.latent_dim, a.latent_dim) = head.output;
-      s.weights.push_back(head.weights);
-      s.status.push_back(head.row_status[0]);
-    }
-    s.output = concat * m.W_LO;
-  } else {
-    const Matrix q = x_row * *w.W_Q;  // (1, H*d): the only query computed this step
-    for (int h = 0; h < a.heads; ++h) {
-      const int g = kv_head_for(a, h);
-      const HeadTrace head =
-          attend(q.middleCols(h * d, d), cache.k[g].topRows(n), cache.v[g].topRows(n), mask_row, a.kernel, scale);
-      concat.middleCols(h * d, d) = head.output;
-      s.weights.push_back(head.weights);
-      s.status.push_back(head.row_status[0]);
-    }
-    s.output = w.W_O ? Matrix(concat * *w.W_O) : concat;
+  const Matrix x = at_position(a, w, x_row, position);
+  Matrix mask = mask_row;
+  if (a.sparse) {
+    // The indexer scans the whole cache; the heads then read only the tokens it selects.
+    s.indexer_scores = indexer_scores(x * *w.W_QI, x * *w.W_wI, cache.indexer_k.topRows(n), mask_row);
+    s.selected = select_top_k(s.indexer_scores, mask_row, a.sparse->top_k);
+    mask = mask.cwiseProduct(s.selected);
   }
+  s.output = a.variant == Variant::Mla ? attend_absorbed(a, w, cache, x, position, mask, absorbed, s)
+                                       : attend_explicit(a, w, cache, x, position, mask, s);
   return s;
 }
 
@@ -101,7 +161,7 @@ DecodeStep decode_step(const AttentionConfig& a, const Weights& w, KvCache& cach
                        const Matrix& mask_row, const AbsorbedWeights* absorbed) {
   const int t = cache.tokens;
   append_to_cache(a, w, cache, x_row);
-  DecodeStep s = attend_to_cache(a, w, cache, x_row, mask_row, absorbed);
+  DecodeStep s = attend_to_cache(a, w, cache, x_row, t, mask_row, absorbed);
   s.t = t;
   return s;
 }
@@ -127,7 +187,7 @@ DecodeTrace decode(const Scenario& s, const Weights* resolved) {
     const Matrix mask = build_mask(s.attention, n, s.n_kv());  // (N_Q, N_KV), as the full trace
     for (int t = 0; t < n; ++t) {
       DecodeStep step =
-          attend_to_cache(out.attention, out.weights, out.cache, s.input.embeddings.row(t), mask.row(t), &absorbed);
+          attend_to_cache(out.attention, out.weights, out.cache, s.input.embeddings.row(t), t, mask.row(t), &absorbed);
       step.t = t;
       step.token = s.input.tokens[t];
       out.steps.push_back(std::move(step));

@@ -19,7 +19,9 @@ namespace attn {
 struct KvCache {
   std::vector<Matrix> k;  // per KV head: (T, d)       mha, gqa, mqa
   std::vector<Matrix> v;  // per KV head: (T, d)       mha, gqa, mqa
-  Matrix latent;          // (T, d_c)                  mla: the only thing cached
+  Matrix latent;          // (T, d_c)                  mla: the latent
+  Matrix k_r;             // (T, d_R)                  mla with rope: the decoupled key, turned at its position
+  Matrix indexer_k;       // (T, d_I)                  sparse: the indexer's key of each token
   int tokens = 0;         // how many rows are filled
 };
 
@@ -31,6 +33,8 @@ struct DecodeStep {
   Matrix output;                  // (1, d_out)  the new token's output row
   std::vector<Matrix> weights;    // per query head: (1, t+1) its weights over the cached tokens
   std::vector<RowStatus> status;  // per query head
+  Matrix indexer_scores;          // (1, t+1) sparse: the new token's indexer score of every cached token (-inf hidden)
+  Matrix selected;                // (1, t+1) sparse: 1 = among its top_k, the only tokens its heads attend to
   int cache_tokens = 0;           // t + 1
   std::int64_t cache_elements = 0;
 };
@@ -39,14 +43,15 @@ struct DecodeTrace {
   std::string name;
   AttentionConfig attention;
   Weights weights;
-  std::int64_t elements_per_token = 0;  // per layer and cached token: 2*G*d, or d_c for mla
+  std::int64_t elements_per_token = 0;  // per layer and cached token: 2*G*d or d_c (+ d_R, + d_I)
   std::vector<DecodeStep> steps;
   KvCache cache;                 // the final cache; step t saw its first t+1 rows (cross-attention: all of it)
   bool cross_attention = false;  // the cache holds the context, filled before step 0
   std::vector<std::string> cached_tokens;  // the cache's rows: the tokens, or the context's for cross-attention
 };
 
-// Cached numbers per token per layer for this configuration.
+// Cached numbers per token per layer for this configuration: 2*G*d (mla: d_c, + d_R with rope), + d_I with sparse
+// attention (the indexer keeps a key per token too).
 std::int64_t cache_elements_per_token(const AttentionConfig& a);
 
 // The mask decoding applies: the scenario's own mask, and never the future (T, T).
@@ -55,20 +60,21 @@ Matrix decode_mask(const AttentionConfig& a, int n);
 // An empty cache with room for `capacity` tokens (decode_step grows it past that, at the cost of a copy).
 KvCache make_kv_cache(const AttentionConfig& a, int capacity);
 
-// One step: x_row (1, d_model) is the new token. Its keys and values (mla: its latent) are appended to the cache
-// as row t = cache.tokens, then every query head attends over the t+1 cached tokens, seeing those whose entry of
-// mask_row (1, t+1) is 1. w holds the weights the variant uses (resolve_weights); mla reads `absorbed`
-// (absorb_weights, prepared once) or, when it is null, absorbs for this step alone. Does not validate:
-// decode() does. The step's token label is left empty.
+// One step: x_row (1, d_model) is the new token's embedding, at position t = cache.tokens. Its keys and values
+// (mla: its latent) are appended to the cache as row t, then every query head attends over the t+1 cached
+// tokens, seeing those whose entry of mask_row (1, t+1) is 1 (sparse: and that its indexer selects). w holds the
+// weights the variant uses (resolve_weights); mla reads `absorbed` (absorb_weights, prepared once) or, when it is
+// null, absorbs for this step alone. Does not validate: decode() does. The step's token label is left empty.
 DecodeStep decode_step(const AttentionConfig& a, const Weights& w, KvCache& cache, const Matrix& x_row,
                        const Matrix& mask_row, const AbsorbedWeights* absorbed = nullptr);
 
-// Appends the keys and values (mla: the latent) of x_row (1, d_model) to the cache as row cache.tokens.
+// Appends what the cache keeps of the embedding x_row (1, d_model) at position cache.tokens: its keys (turned with
+// rope) and values, or mla's latent (and turned decoupled key); the indexer's key with sparse attention.
 void append_to_cache(const AttentionConfig& a, const Weights& w, KvCache& cache, const Matrix& x_row);
-// The query of x_row attends to every cached token it sees by mask_row (1, cache.tokens); t and token are left
-// for the caller.
+// The query of the embedding x_row at `position` attends to every cached token it sees by mask_row
+// (1, cache.tokens); t and token are left for the caller.
 DecodeStep attend_to_cache(const AttentionConfig& a, const Weights& w, const KvCache& cache, const Matrix& x_row,
-                           const Matrix& mask_row, const AbsorbedWeights* absorbed = nullptr);
+                           int position, const Matrix& mask_row, const AbsorbedWeights* absorbed = nullptr);
 
 // Validates (throws InputError) and runs every step.
 DecodeTrace decode(const Scenario& s);

@@ -28,6 +28,12 @@ SeedStream seed_stream(WeightId id) {
     case WeightId::W_UV: return SeedStream::W_UV;
     case WeightId::W_DQ: return SeedStream::W_DQ;
     case WeightId::W_UQ: return SeedStream::W_UQ;
+    case WeightId::W_P: return SeedStream::W_P;
+    case WeightId::W_QR: return SeedStream::W_QR;
+    case WeightId::W_KR: return SeedStream::W_KR;
+    case WeightId::W_QI: return SeedStream::W_QI;
+    case WeightId::W_KI: return SeedStream::W_KI;
+    case WeightId::W_wI: return SeedStream::W_wI;
   }
   return SeedStream::W_Q;
 }
@@ -91,10 +97,16 @@ Weights resolve_weights(const Scenario& s, const Weights& resolved) {
 
 bool same_resolved_weights(const Scenario& a, const Scenario& b) {
   const AttentionConfig &x = a.attention, &y = b.attention;
+  // Seeded entries depend only on (seed, matrix, row, column): the same used weights in the same shapes are the same.
   if (a.seed != b.seed || a.weight_scale != b.weight_scale || a.d_model() != b.d_model() || x.variant != y.variant ||
-      x.heads != y.heads || x.head_dim != y.head_dim || x.kv_heads != y.kv_heads || x.latent_dim != y.latent_dim ||
-      x.query_latent_dim != y.query_latent_dim || x.output_projection != y.output_projection)
+      x.heads != y.heads || x.head_dim != y.head_dim)
     return false;
+  for (WeightId id : kAllWeights) {
+    if (weight_used(id, x) != weight_used(id, y)) return false;
+    if (!weight_used(id, x)) continue;
+    const WeightShape p = weight_shape(id, x, a.d_model()), q = weight_shape(id, y, b.d_model());
+    if (p.rows != q.rows || p.cols != q.cols) return false;
+  }
   for (WeightId id : kAllWeights) {
     const std::optional<Matrix>&p = weight_slot(a.weights, id), &q = weight_slot(b.weights, id);
     if (p.has_value() != q.has_value()) return false;

@@ -23,6 +23,12 @@ enum class SeedStream : std::uint64_t {
   W_UV = 9,
   W_DQ = 10,
   W_UQ = 11,
+  W_P = 12,
+  W_QR = 13,
+  W_KR = 14,
+  W_QI = 15,
+  W_KI = 16,
+  W_wI = 17,
 };
 
 SeedStream seed_stream(WeightId id);

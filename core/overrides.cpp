@@ -1,5 +1,7 @@
 #include "core/overrides.h"
 
+#include <algorithm>
+
 #include "core/init.h"
 #include "core/validate.h"
 
@@ -43,6 +45,44 @@ void apply_variant(AttentionConfig& a, const ConfigOverrides& o, const OverrideF
   if (v != Variant::Mla) a.latent_dim = a.query_latent_dim = 0;
 }
 
+void apply_positions(Scenario& s, const ConfigOverrides& o, const OverrideField& field) {
+  AttentionConfig& a = s.attention;
+  const Positions p = o.positions.value_or(o.rope_dim ? Positions::Rope : a.positions);
+  const std::string kind = "positions are \"" + std::string(to_string(p)) + "\"";
+  if (o.rope_base && (p == Positions::None || p == Positions::Learned))
+    throw InputError(field("rope_base"),
+                     "given, but the " + kind + " (it sets the frequencies of sinusoidal and rope)");
+  a.positions = p;
+  if (o.rope_base) a.rope_base = *o.rope_base;
+  if (o.rope_dim && !decoupled_rope(a))
+    throw InputError(field("rope_dim"), "only used by variant mla with rope (this is variant " +
+                                            std::string(to_string(a.variant)) + " and the " + kind + ")");
+  if (o.rope_dim) a.rope_dim = *o.rope_dim;
+  if (decoupled_rope(a) && a.rope_dim == 0)
+    throw InputError(field("rope_dim"), "missing (required for mla with rope: the width d_R of the decoupled key)");
+  if (!decoupled_rope(a)) a.rope_dim = 0;
+  if (p != Positions::Learned) a.max_positions = 0;
+  else if (a.max_positions < std::max(s.n_q(), s.n_kv())) a.max_positions = std::max(s.n_q(), s.n_kv());
+}
+
+void apply_sparse(AttentionConfig& a, const ConfigOverrides& o, const OverrideField& field) {
+  if (o.top_k && *o.top_k == 0) {
+    if (o.indexer_heads || o.indexer_dim)
+      throw InputError(field(o.indexer_heads ? "indexer_heads" : "indexer_dim"),
+                       "given, but " + field("top_k") + " 0 turns sparse attention off");
+    a.sparse.reset();
+    return;
+  }
+  if (!o.top_k && !a.sparse && (o.indexer_heads || o.indexer_dim))
+    throw InputError(field(o.indexer_heads ? "indexer_heads" : "indexer_dim"),
+                     "given, but attention is not sparse (" + field("top_k") + " K turns it on)");
+  if (!o.top_k && !a.sparse) return;
+  if (!a.sparse) a.sparse = SparseConfig{1, 1, a.head_dim};
+  if (o.top_k) a.sparse->top_k = *o.top_k;
+  if (o.indexer_heads) a.sparse->indexer_heads = *o.indexer_heads;
+  if (o.indexer_dim) a.sparse->indexer_dim = *o.indexer_dim;
+}
+
 }  // namespace
 
 std::string option_field(std::string_view key) {
@@ -60,6 +100,8 @@ std::vector<std::string> apply_overrides(Scenario& s, const ConfigOverrides& o, 
   if (o.heads) a.heads = *o.heads;
   if (o.head_dim) a.head_dim = *o.head_dim;
   apply_variant(a, o, field);
+  apply_positions(s, o, field);
+  apply_sparse(a, o, field);
   check_config(a);  // a bad size is the real problem, not the weights that merely no longer fit it
   return drop_unfit_weights(s);
 }

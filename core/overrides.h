@@ -1,8 +1,9 @@
 #pragma once
 // Changes to a scenario's attention configuration for a quick experiment: what `trace --mask causal
 // --heads 2 ...` gives on the command line and what a lesson page's "overrides" give. One set of rules:
-// --window alone means a sliding window, --kv-heads alone means GQA, --latent-dim alone means MLA; a
-// variant or a mask without the size it needs is an error; weights that no longer fit are redrawn.
+// --window alone means a sliding window, --kv-heads alone means GQA, --latent-dim alone means MLA, --rope-dim
+// alone means RoPE, --top-k turns sparse attention on (0: off); a variant, a mask or positions without the size
+// they need is an error; weights that no longer fit are redrawn.
 #include <functional>
 #include <optional>
 #include <string>
@@ -25,10 +26,16 @@ struct ConfigOverrides {
   std::optional<int> kv_heads;
   std::optional<int> latent_dim;
   std::optional<int> query_latent_dim;
+  std::optional<Positions> positions;
+  std::optional<double> rope_base;
+  std::optional<int> rope_dim;       // alone: positions rope
+  std::optional<int> top_k;          // 0 turns sparse attention off, >= 1 on
+  std::optional<int> indexer_heads;  // need sparse attention (the file's or top_k's)
+  std::optional<int> indexer_dim;
 
   bool any() const {
     return mask || window || custom_mask || scale || kernel || heads || head_dim || variant || kv_heads || latent_dim ||
-           query_latent_dim;
+           query_latent_dim || positions || rope_base || rope_dim || top_k || indexer_heads || indexer_dim;
   }
 };
 

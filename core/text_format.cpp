@@ -1,5 +1,7 @@
 #include "core/text_format.h"
 
+#include <sstream>
+
 #include <cctype>
 
 namespace attn {
@@ -37,6 +39,12 @@ std::string join(std::span<const std::string_view> parts, std::string_view separ
     out += p;
   }
   return out;
+}
+
+std::string general_number(double x) {
+  std::ostringstream out;
+  out << x;
+  return out.str();
 }
 
 }  // namespace attn

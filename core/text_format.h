@@ -19,6 +19,9 @@ std::string thousands_signed(std::int64_t n);
 // {"a", "b", "c"}, ", " -> "a, b, c".
 std::string join(std::span<const std::string_view> parts, std::string_view separator);
 
+// 0.5 -> "0.5", 1e12 -> "1e+12": a number in a message, as C++ streams print it (6 significant digits).
+std::string general_number(double x);
+
 // "mla" -> "MLA" (ASCII letters only; other bytes as they are).
 std::string upper(std::string_view s);
 

@@ -1,18 +1,12 @@
 #include "core/validate.h"
 #include "core/text_format.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <sstream>
 
 namespace attn {
 namespace {
-
-std::string number(double x) {
-  std::ostringstream out;
-  out << x;
-  return out.str();
-}
 
 void check_labels(const std::vector<std::string>& tokens, const std::string& field) {
   for (std::size_t i = 0; i < tokens.size(); ++i) {
@@ -45,6 +39,44 @@ void check_tokens(const TokenRows& side, const std::string& prefix, int d_model)
   check_values(side.embeddings, prefix + "embeddings");
 }
 
+void check_positions(const AttentionConfig& a) {
+  if (a.positions == Positions::None) return;
+  if (!(a.rope_base >= 1.0 && a.rope_base <= limits::kMaxAbsValue))  // also refuses NaN
+    throw InputError("attention.rope_base", "expected a number in [1, 1e12] but found " + general_number(a.rope_base));
+  if (a.positions == Positions::Learned) check_range(a.max_positions, 1, limits::kMaxTokens, "attention.max_positions");
+  if (a.positions != Positions::Rope) return;
+  if (!decoupled_rope(a)) {
+    if (a.head_dim % 2 != 0)
+      throw InputError("attention.head_dim", "rope turns pairs of dimensions, so it needs an even head_dim (found " +
+                                                 std::to_string(a.head_dim) + ")");
+    return;
+  }
+  // mla turns a separate decoupled part of each query and key; the latent is never turned.
+  if (a.rope_dim == 0)
+    throw InputError("attention.rope_dim", "missing (required for mla with rope: the width d_R of the decoupled key)");
+  check_range(a.rope_dim, 2, limits::kMaxHeadDim, "attention.rope_dim");
+  if (a.rope_dim % 2 != 0)
+    throw InputError("attention.rope_dim",
+                     "rope turns pairs of dimensions, so it must be even (found " + std::to_string(a.rope_dim) + ")");
+  const int hr = a.heads * a.rope_dim;
+  if (hr > limits::kMaxProjectedDim)
+    throw InputError("attention", "heads x rope_dim must be <= " + std::to_string(limits::kMaxProjectedDim) +
+                                      " (found " + std::to_string(a.heads) + " x " + std::to_string(a.rope_dim) +
+                                      " = " + std::to_string(hr) + ")");
+}
+
+void check_sparse(const SparseConfig& c) {
+  check_range(c.top_k, 1, limits::kMaxTokens, "attention.sparse.top_k");
+  check_range(c.indexer_heads, 1, limits::kMaxHeads, "attention.sparse.indexer_heads");
+  check_range(c.indexer_dim, 1, limits::kMaxHeadDim, "attention.sparse.indexer_dim");
+  const int hd = c.indexer_heads * c.indexer_dim;
+  if (hd > limits::kMaxProjectedDim)
+    throw InputError("attention.sparse",
+                     "indexer_heads x indexer_dim must be <= " + std::to_string(limits::kMaxProjectedDim) + " (found " +
+                         std::to_string(c.indexer_heads) + " x " + std::to_string(c.indexer_dim) + " = " +
+                         std::to_string(hd) + ")");
+}
+
 }  // namespace
 
 void check_range(std::int64_t value, std::int64_t lo, std::int64_t hi, const std::string& field) {
@@ -71,7 +103,7 @@ void check_values(const Matrix& m, const std::string& field) {
       if (std::isfinite(x) && std::abs(x) <= limits::kMaxAbsValue) continue;
       const std::string cell = field + "[" + std::to_string(r) + "][" + std::to_string(c) + "]";
       if (!std::isfinite(x)) throw InputError(cell, "not a finite number");
-      throw InputError(cell, "magnitude must be <= 1e12 (found " + number(x) + ")");
+      throw InputError(cell, "magnitude must be <= 1e12 (found " + general_number(x) + ")");
     }
 }
 
@@ -83,8 +115,8 @@ void validate(const Scenario& s) {
   const AttentionConfig& a = s.attention;
   check_config(a);
   if (!(s.weight_scale > 0.0 && s.weight_scale <= limits::kMaxWeightScale))  // also refuses NaN
-    throw InputError("weight_scale", "expected a number in (0, " + number(limits::kMaxWeightScale) + "] but found " +
-                                         number(s.weight_scale));
+    throw InputError("weight_scale", "expected a number in (0, " + general_number(limits::kMaxWeightScale) +
+                                         "] but found " + general_number(s.weight_scale));
   // Every head keeps several N_Q x N_KV matrices; bound their total so no file can exhaust memory.
   const std::int64_t cells = std::int64_t(a.heads) * s.n_q() * s.n_kv();
   if (cells > limits::kMaxAttentionCells)
@@ -113,6 +145,10 @@ void validate(const Scenario& s) {
     check_elements(hc, hd, "blockdiag(W_UV) of the absorbed form");
     check_elements(hc, a.output_projection ? d_model : hd, "the absorbed W_LO");
   }
+  if (a.positions == Positions::Learned && a.max_positions < std::max(s.n_q(), s.n_kv()))
+    throw InputError("attention.max_positions", "must be >= " + std::to_string(std::max(s.n_q(), s.n_kv())) +
+                                                    " (one learned position per token of the longer side) but found " +
+                                                    std::to_string(a.max_positions));
   if (a.mask == MaskKind::Custom) {
     if (a.custom_mask.size() == 0)
       throw InputError("attention.custom_mask", "missing (required when the mask is \"custom\")");
@@ -123,7 +159,7 @@ void validate(const Scenario& s) {
         const double x = a.custom_mask(r, c);
         if (x != 0.0 && x != 1.0)
           throw InputError("attention.custom_mask[" + std::to_string(r) + "][" + std::to_string(c) + "]",
-                           "expected 0 or 1 but found " + number(x));
+                           "expected 0 or 1 but found " + general_number(x));
       }
   }
 
@@ -133,6 +169,11 @@ void validate(const Scenario& s) {
     const std::string field = std::string("weights.") + weight_name(id);
     if (!weight_used(id, a)) {
       if (id == WeightId::W_O) throw InputError(field, "given, but attention.output_projection is false");
+      if (id == WeightId::W_P) throw InputError(field, "given, but attention.positions is not \"learned\"");
+      if (id == WeightId::W_QR || id == WeightId::W_KR)
+        throw InputError(field, "given, but only mla with positions \"rope\" uses it (the decoupled RoPE)");
+      if (id == WeightId::W_QI || id == WeightId::W_KI || id == WeightId::W_wI)
+        throw InputError(field, "given, but attention.sparse is not set");
       throw InputError(field,
                        "not used by variant " + std::string(to_string(a.variant)) +
                            (a.variant == Variant::Mla && a.query_latent_dim == 0 ? " without query_latent_dim" : "") +
@@ -170,6 +211,8 @@ void check_config(const AttentionConfig& a) {
                                         " = " + std::to_string(hc) + ")");
   }
   if (a.mask == MaskKind::SlidingWindow) check_range(a.window, 1, limits::kMaxTokens, "attention.window");
+  check_positions(a);
+  if (a.sparse) check_sparse(*a.sparse);
 }
 
 }  // namespace attn

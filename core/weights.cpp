@@ -20,6 +20,12 @@ const char* weight_name(WeightId id) {
     case WeightId::W_UV: return "W_UV";
     case WeightId::W_DQ: return "W_DQ";
     case WeightId::W_UQ: return "W_UQ";
+    case WeightId::W_P: return "W_P";
+    case WeightId::W_QR: return "W_QR";
+    case WeightId::W_KR: return "W_KR";
+    case WeightId::W_QI: return "W_QI";
+    case WeightId::W_KI: return "W_KI";
+    case WeightId::W_wI: return "W_wI";
   }
   return "?";
 }
@@ -35,6 +41,12 @@ std::optional<Matrix>& weight_slot(Weights& w, WeightId id) {
     case WeightId::W_UV: return w.W_UV;
     case WeightId::W_DQ: return w.W_DQ;
     case WeightId::W_UQ: return w.W_UQ;
+    case WeightId::W_P: return w.W_P;
+    case WeightId::W_QR: return w.W_QR;
+    case WeightId::W_KR: return w.W_KR;
+    case WeightId::W_QI: return w.W_QI;
+    case WeightId::W_KI: return w.W_KI;
+    case WeightId::W_wI: return w.W_wI;
   }
   return w.W_Q;
 }
@@ -56,6 +68,12 @@ bool weight_used(WeightId id, const AttentionConfig& a) {
     case WeightId::W_UV: return mla;
     case WeightId::W_DQ:
     case WeightId::W_UQ: return query_latent;
+    case WeightId::W_P: return a.positions == Positions::Learned;
+    case WeightId::W_QR:
+    case WeightId::W_KR: return decoupled_rope(a);
+    case WeightId::W_QI:
+    case WeightId::W_KI:
+    case WeightId::W_wI: return a.sparse.has_value();
   }
   return false;
 }
@@ -76,6 +94,23 @@ WeightShape weight_shape(WeightId id, const AttentionConfig& a, int d_model) {
     case WeightId::W_UV: return {a.latent_dim, "latent_dim", hd, heads};
     case WeightId::W_DQ: return {d_model, "d_model", a.query_latent_dim, "query_latent_dim"};
     case WeightId::W_UQ: return {a.query_latent_dim, "query_latent_dim", hd, heads};
+    case WeightId::W_P: return {a.max_positions, "max_positions", d_model, "d_model"};
+    case WeightId::W_QR: {
+      const std::string cols = product("heads", a.heads, "rope_dim", a.rope_dim);
+      if (a.query_latent_dim > 0) return {a.query_latent_dim, "query_latent_dim", a.heads * a.rope_dim, cols};
+      return {d_model, "d_model", a.heads * a.rope_dim, cols};
+    }
+    case WeightId::W_KR: return {d_model, "d_model", a.rope_dim, "rope_dim"};
+    default: break;
+  }
+  const SparseConfig sparse = a.sparse.value_or(SparseConfig{});
+  switch (id) {
+    case WeightId::W_QI:
+      return {d_model, "d_model", sparse.indexer_heads * sparse.indexer_dim,
+              product("indexer_heads", sparse.indexer_heads, "indexer_dim", sparse.indexer_dim)};
+    case WeightId::W_KI: return {d_model, "d_model", sparse.indexer_dim, "indexer_dim"};
+    case WeightId::W_wI: return {d_model, "d_model", sparse.indexer_heads, "indexer_heads"};
+    default: break;
   }
   return {};
 }

@@ -22,11 +22,18 @@ struct Weights {
   std::optional<Matrix> W_UV;   // (d_c, H*d)        mla: latent up to values
   std::optional<Matrix> W_DQ;   // (d_model, d_c')   mla with query_latent_dim > 0
   std::optional<Matrix> W_UQ;   // (d_c', H*d)       mla with query_latent_dim > 0
+  std::optional<Matrix> W_P;    // (max_positions, d_model)  learned positions
+  std::optional<Matrix> W_QR;   // (d_q, H*d_R)      mla with rope: the decoupled queries (d_q = d_c' or d_model)
+  std::optional<Matrix> W_KR;   // (d_model, d_R)    mla with rope: the one decoupled key per token
+  std::optional<Matrix> W_QI;   // (d_model, H_I*d_I)  sparse: the indexer's queries
+  std::optional<Matrix> W_KI;   // (d_model, d_I)      sparse: the indexer's key per token
+  std::optional<Matrix> W_wI;   // (d_model, H_I)      sparse: each indexer head's weight per query
 };
 
-enum class WeightId { W_Q, W_K, W_V, W_O, W_DKV, W_UK, W_UV, W_DQ, W_UQ };
-inline constexpr std::array kAllWeights{WeightId::W_Q,  WeightId::W_K,  WeightId::W_V,  WeightId::W_O, WeightId::W_DKV,
-                                        WeightId::W_UK, WeightId::W_UV, WeightId::W_DQ, WeightId::W_UQ};
+enum class WeightId { W_Q, W_K, W_V, W_O, W_DKV, W_UK, W_UV, W_DQ, W_UQ, W_P, W_QR, W_KR, W_QI, W_KI, W_wI };
+inline constexpr std::array kAllWeights{WeightId::W_Q,  WeightId::W_K,  WeightId::W_V,  WeightId::W_O,  WeightId::W_DKV,
+                                        WeightId::W_UK, WeightId::W_UV, WeightId::W_DQ, WeightId::W_UQ, WeightId::W_P,
+                                        WeightId::W_QR, WeightId::W_KR, WeightId::W_QI, WeightId::W_KI, WeightId::W_wI};
 
 struct WeightShape {
   int rows = 0;

@@ -1,4 +1,6 @@
 // `attention-lab trace`: the text and JSON forms, the overriding options, and usage errors.
+#include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -151,6 +153,35 @@ TEST_CASE("usage errors exit 2 with a message naming the option") {
       {{"trace", cat, "--variant", "mqa", "--kv-heads", "2"},
        "attention-lab: " + cat + " with the given options: --kv-heads: only used by variant gqa (this is mqa)\n"},
       {{"explain"}, "attention-lab: unknown command 'explain' (see attention-lab --help)\n"},
+      {{"trace", cat, "--positions", "alibi"},
+       "attention-lab: --positions: expected one of none | sinusoidal | learned | rope but found 'alibi'\n"},
+      {{"trace", cat, "--positions", "rope"},
+       "attention-lab: " + cat +
+           " with the given options: attention.head_dim: rope turns pairs of dimensions, so it needs an even "
+           "head_dim (found 3)\n"},
+      {{"trace", cat, "--rope-base", "100"},
+       "attention-lab: " + cat +
+           " with the given options: --rope-base: given, but the positions are \"none\" (it sets the frequencies of "
+           "sinusoidal and rope)\n"},
+      {{"trace", cat, "--rope-base", "0.5"}, "attention-lab: --rope-base: must be between 1 and 1e+12 (found 0.5)\n"},
+      {{"trace", cat, "--rope-dim", "2"},
+       "attention-lab: " + cat +
+           " with the given options: --rope-dim: only used by variant mla with rope (this is variant mha and the "
+           "positions are \"rope\")\n"},
+      {{"trace", cat, "--latent-dim", "2", "--positions", "rope"},
+       "attention-lab: " + cat +
+           " with the given options: --rope-dim: missing (required for mla with rope: the width d_R of the decoupled "
+           "key)\n"},
+      {{"trace", cat, "--indexer-heads", "2"},
+       "attention-lab: " + cat +
+           " with the given options: --indexer-heads: given, but attention is not sparse (--top-k K turns it on)\n"},
+      {{"trace", cat, "--top-k", "0", "--indexer-dim", "2"},
+       "attention-lab: " + cat +
+           " with the given options: --indexer-dim: given, but --top-k 0 turns sparse attention off\n"},
+      {{"online", cat, "--head", "0", "--row", "0"}, "attention-lab: online: missing --block B\n"},
+      {{"online", cat, "--head", "0", "--row", "0", "--block", "1", "--kernel", "linear"},
+       "attention-lab: " + cat +
+           " with the given options: attention.kernel: the online softmax needs kernel softmax (found linear)\n"},
   };
   for (const auto& [args, message] : cases) {
     const std::string last = args.back();  // CAPTURE is a lambda: not a structured binding (Clang 14)
@@ -162,12 +193,57 @@ TEST_CASE("usage errors exit 2 with a message naming the option") {
   }
 }
 
+TEST_CASE("overrides: positions and sparse attention") {
+  const json rope = trace_json({"--head-dim", "2", "--rope-base", "100", "--positions", "rope"});
+  CHECK(rope["attention"]["positions"] == "rope");
+  CHECK(rope["attention"]["rope_base"] == 100.0);
+  CHECK(rope["heads"][0]["q_rope"].size() == 3);
+  const json mla = trace_json({"--latent-dim", "2", "--rope-dim", "2"});  // --rope-dim alone implies rope
+  CHECK(mla["attention"]["positions"] == "rope");
+  CHECK(mla["attention"]["rope_dim"] == 2);
+  CHECK(mla["scale_factor"] == doctest::Approx(1 / std::sqrt(5.0)).epsilon(1e-15));  // 1/sqrt(d + d_R)
+  const json learned = trace_json({"--positions", "learned"});
+  CHECK(learned["attention"]["max_positions"] == 3);
+  CHECK(learned["positions"].size() == 3);
+  const json sparse = trace_json({"--top-k", "1", "--indexer-heads", "2", "--indexer-dim", "3"});
+  CHECK(sparse["attention"]["sparse"] == json({{"top_k", 1}, {"indexer_heads", 2}, {"indexer_dim", 3}}));
+  CHECK(sparse["indexer"]["q"][0].size() == 6);
+  for (const json& row : sparse["indexer"]["selected"]) {
+    const std::vector<double> selected = row.get<std::vector<double>>();
+    CHECK(std::count(selected.begin(), selected.end(), 1.0) == 1);  // top 1 of the three keys each row sees
+  }
+  const json plain = trace_json();
+  CHECK_FALSE(plain["attention"].contains("positions"));
+  CHECK_FALSE(plain.contains("indexer"));
+  CHECK_FALSE(plain["heads"][0].contains("q_rope"));
+}
+
+TEST_CASE("online prints the running max, rescale and sum per block and ends on the dense row") {
+  const Run r = run({"online", asset("the_cat_sat.json"), "--head", "0", "--row", "1", "--block", "2"});
+  REQUIRE(r.code == 0);
+  // Row 1 ('cat'): scaled scores [6, 16, 14] / sqrt(3); the first block holds keys 0 and 1, the second key 2.
+  CHECK(r.out.find("Online softmax of \"the cat sat\", head 0, row 1 ('cat'), over blocks of 2 keys\n") == 0);
+  CHECK(r.out.find("0..1") != std::string::npos);
+  CHECK(r.out.find("2..2") != std::string::npos);
+  const Run j = run({"online", asset("the_cat_sat.json"), "--head", "0", "--row", "1", "--block", "2", "--json"});
+  REQUIRE(j.code == 0);
+  const json o = json::parse(j.out);
+  REQUIRE(o["blocks"].size() == 2);
+  CHECK(o["blocks"][0]["m"].get<double>() == doctest::Approx(16 / std::sqrt(3.0)).epsilon(1e-15));
+  CHECK(o["blocks"][1]["rescale"] == 1.0);  // key 2 (14) is below the running max
+  const double l = 1 + std::exp(-10 / std::sqrt(3.0)) + std::exp(-2 / std::sqrt(3.0));
+  CHECK(o["blocks"][1]["l"].get<double>() == doctest::Approx(l).epsilon(1e-14));
+  CHECK(o["max_difference"].get<double>() <= 1e-12);
+}
+
 TEST_CASE("--help documents the command and every option") {
   const Run r = run({"--help"});
   CHECK(r.code == 0);
   for (const char* option :
-       {"--screenshot PNG", "--gallery", "--decode-tokens N", "trace SCENARIO", "--json", "--precision", "--mask",
-        "--window", "--no-scale", "--heads", "--head-dim", "--kernel", "--seed", "Exit codes"}) {
+       {"--screenshot PNG", "--gallery",       "--decode-tokens N", "trace SCENARIO", "--json",     "--precision",
+        "--mask",           "--window",        "--no-scale",        "--heads",        "--head-dim", "--kernel",
+        "--seed",           "--positions",     "--rope-base",       "--rope-dim",     "--top-k",    "--indexer-heads",
+        "--indexer-dim",    "online SCENARIO", "--block",           "Exit codes"}) {
     CAPTURE(option);
     CHECK(r.out.find(option) != std::string::npos);
   }

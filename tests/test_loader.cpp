@@ -28,8 +28,32 @@ const BadFile kBadFiles[] = {
      "weight_scale)"},
     {"unknown_attention_key.json",
      "attention.heds: unknown key (expected one of: variant, heads, kv_heads, head_dim, latent_dim, query_latent_dim, "
-     "mask, window, custom_mask, scale, kernel, output_projection)"},
+     "mask, window, custom_mask, scale, kernel, output_projection, positions, rope_base, max_positions, rope_dim, "
+     "sparse)"},
     {"w_q_rows.json", "weights.W_Q: expected 4 rows (d_model) but found 3"},
+    {"positions_unknown.json",
+     "attention.positions: expected one of none | sinusoidal | learned | rope but found string \"alibi\""},
+    {"rope_odd_head_dim.json",
+     "attention.head_dim: rope turns pairs of dimensions, so it needs an even head_dim (found 3)"},
+    {"mla_rope_without_dim.json",
+     "attention.rope_dim: missing (required for mla with rope: the width d_R of the decoupled key)"},
+    {"rope_dim_odd.json", "attention.rope_dim: rope turns pairs of dimensions, so it must be even (found 3)"},
+    {"rope_dim_without_mla.json",
+     "attention.rope_dim: only used by variant mla with positions \"rope\" (the decoupled RoPE key) (this is variant "
+     "mha "
+     "with positions \"rope\")"},
+    {"top_k_zero.json", "attention.sparse.top_k: must be >= 1 (found 0)"},
+    {"sparse_unknown_key.json",
+     "attention.sparse.topk: unknown key (expected one of: top_k, indexer_heads, indexer_dim)"},
+    {"w_p_rows.json", "weights.W_P: expected 3 rows (max_positions) but found 2"},
+    {"w_p_too_few.json",
+     "attention.max_positions: must be >= 3 (one learned position per token of the longer side) but found 2"},
+    {"w_qr_without_rope.json",
+     "weights.W_QR: given, but only mla with positions \"rope\" uses it (the decoupled RoPE)"},
+    {"max_positions_without_learned.json",
+     "attention.max_positions: only used by positions \"learned\" (this is positions \"rope\")"},
+    {"rope_base_zero.json", "attention.rope_base: expected a number in [1, 1e12] but found 0"},
+    {"w_qi_without_sparse.json", "weights.W_QI: given, but attention.sparse is not set"},
     {"w_v_cols.json", "weights.W_V: expected 3 columns (heads x head_dim = 1 x 3) but found 2"},
     {"heads_zero.json", "attention.heads: must be >= 1 (found 0)"},
     {"heads_huge.json", "attention.heads: must be <= 256 (found 100000000000)"},
@@ -212,4 +236,37 @@ TEST_CASE("every shipped scenario loads, traces and decodes") {
     ++count;
   }
   CHECK(count == 6);  // the cat sat, the lazy dog (MHA, GQA, MLA), cross-attention, scale
+}
+
+TEST_CASE("positions and sparse attention load with their defaults, and save and load back unchanged") {
+  const Scenario s = parse_scenario(R"({"tokens": ["a", "b", "c"], "embeddings": [[1, 0], [0, 1], [1, 1]],
+      "attention": {"variant": "mla", "heads": 2, "head_dim": 2, "latent_dim": 3, "positions": "rope",
+                    "rope_dim": 4, "sparse": {"top_k": 2}}})");
+  const AttentionConfig& a = s.attention;
+  CHECK(a.positions == Positions::Rope);
+  CHECK(a.rope_base == 10000.0);
+  CHECK(a.rope_dim == 4);
+  REQUIRE(a.sparse);
+  CHECK(a.sparse->top_k == 2);
+  CHECK(a.sparse->indexer_heads == 1);
+  CHECK(a.sparse->indexer_dim == 2);  // head_dim
+  const Scenario back = parse_scenario(scenario_to_text(s));
+  CHECK(back.attention.positions == Positions::Rope);
+  CHECK(back.attention.rope_dim == 4);
+  CHECK(back.attention.sparse->indexer_dim == 2);
+  check_matrix(compute_trace(back).output, compute_trace(s).output, 0.0, "the same computation");
+
+  const Scenario learned = parse_scenario(R"({"tokens": ["a", "b"], "embeddings": [[1, 0], [0, 1]],
+      "attention": {"heads": 1, "head_dim": 2, "positions": "learned"}})");
+  CHECK(learned.attention.max_positions == 2);  // one per token
+  const Scenario given = parse_scenario(R"({"tokens": ["a"], "embeddings": [[1, 0]],
+      "attention": {"heads": 1, "head_dim": 2, "positions": "learned"},
+      "weights": {"W_P": [[1, 1], [2, 2], [3, 3]]}})");
+  CHECK(given.attention.max_positions == 3);  // as many as W_P has rows
+  const std::string text = scenario_to_text(given);
+  CHECK(text.find("\"max_positions\": 3") != std::string::npos);
+  CHECK(text.find("rope_base") == std::string::npos);
+  const Scenario sinusoidal = parse_scenario(R"({"tokens": ["a"], "embeddings": [[1, 0]],
+      "attention": {"heads": 1, "head_dim": 2, "positions": "sinusoidal", "rope_base": 100}})");
+  CHECK(parse_scenario(scenario_to_text(sinusoidal)).attention.rope_base == 100.0);
 }

@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "core/text_format.h"
+
 namespace attn::cli {
 
 std::string Args::value(const std::string& option) {
@@ -27,6 +29,18 @@ std::uint64_t Args::unsigned_integer(const std::string& option) {
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
   if (ec != std::errc() || end != text.data() + text.size())
     throw UsageError(option + ": expected a non-negative whole number but found '" + text + "'");
+  return x;
+}
+
+double Args::number(const std::string& option, double lo, double hi) {
+  const std::string text = value(option);
+  double x = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
+  if (ec != std::errc() || end != text.data() + text.size())
+    throw UsageError(option + ": expected a number but found '" + text + "'");
+  if (!(x >= lo && x <= hi))
+    throw UsageError(option + ": must be between " + general_number(lo) + " and " + general_number(hi) + " (found " +
+                     text + ")");
   return x;
 }
 

@@ -21,6 +21,7 @@ class Args {
   std::string value(const std::string& option);
   std::int64_t integer(const std::string& option, std::int64_t lo, std::int64_t hi);
   std::uint64_t unsigned_integer(const std::string& option);
+  double number(const std::string& option, double lo, double hi);
 
  private:
   std::span<const std::string> words_;

@@ -15,6 +15,7 @@ void print_help(std::ostream& out, std::string_view window_usage) {
       << kTraceHelp << "\n  Options that override the scenario file for quick experiments:\n"
       << kOverridesHelp << "\n"
       << kDecodeHelp << "\n"
+      << kOnlineHelp << "\n"
       << kKvHelp
       << "\nattention-lab --help       this text\n"
          "attention-lab --version    the version\n\n"
@@ -25,7 +26,7 @@ void print_help(std::ostream& out, std::string_view window_usage) {
 }  // namespace
 
 bool is_cli_command(std::string_view first) {
-  for (const std::string_view command : {"trace", "decode", "kv", "help", "--help", "-h", "--version"})
+  for (const std::string_view command : {"trace", "decode", "online", "kv", "help", "--help", "-h", "--version"})
     if (first == command) return true;
   return false;
 }
@@ -42,6 +43,7 @@ int run_cli(std::span<const std::string> args, std::ostream& out, std::ostream& 
     }
     if (args[0] == "trace") return trace_command(args.subspan(1), out, err);
     if (args[0] == "decode") return decode_command(args.subspan(1), out, err);
+    if (args[0] == "online") return online_command(args.subspan(1), out, err);
     if (args[0] == "kv") return kv_command(args.subspan(1), out, err);
     throw UsageError("unknown command '" + args[0] + "' (see attention-lab --help)");
   } catch (const UsageError& e) {

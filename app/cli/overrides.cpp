@@ -14,6 +14,14 @@ const char* const kOverridesHelp =
     "  --latent-dim C    mla: width d_c of the cached latent (alone, implies --variant mla)\n"
     "  --query-latent-dim C'  mla: compress the queries through a latent of width C' too (0 = no)\n"
     "  --kernel K        softmax | linear\n"
+    "  --positions P     none | sinusoidal | learned | rope: where a token's position enters (sinusoidal and\n"
+    "                    learned add rows to X; rope turns each head's q and k; mla: a decoupled RoPE key)\n"
+    "  --rope-base B     the base of the frequencies of sinusoidal and rope (default 10000)\n"
+    "  --rope-dim R      mla with rope: width d_R of the decoupled key and queries (alone, implies --positions rope)\n"
+    "  --top-k K         DeepSeek Sparse Attention: each query attends to the K keys its indexer scores highest\n"
+    "                    (0 = dense again)\n"
+    "  --indexer-heads H  the indexer's heads H_I (default 1)\n"
+    "  --indexer-dim D   the indexer's width d_I (default head_dim)\n"
     "  --seed S          seed for every weight the file does not give\n";
 
 bool Overrides::parse(const std::string& option, Args& args) {
@@ -46,6 +54,21 @@ bool Overrides::parse(const std::string& option, Args& args) {
     c.latent_dim = static_cast<int>(args.integer(option, 1, limits::kMaxProjectedDim));
   } else if (option == "--query-latent-dim") {
     c.query_latent_dim = static_cast<int>(args.integer(option, 0, limits::kMaxProjectedDim));
+  } else if (option == "--positions") {
+    const std::string v = args.value(option);
+    c.positions = parse_positions(v);
+    if (!c.positions)
+      throw UsageError("--positions: expected one of " + std::string(positions_names()) + " but found '" + v + "'");
+  } else if (option == "--rope-base") {
+    c.rope_base = args.number(option, 1.0, limits::kMaxAbsValue);
+  } else if (option == "--rope-dim") {
+    c.rope_dim = static_cast<int>(args.integer(option, 2, limits::kMaxHeadDim));
+  } else if (option == "--top-k") {
+    c.top_k = static_cast<int>(args.integer(option, 0, limits::kMaxTokens));
+  } else if (option == "--indexer-heads") {
+    c.indexer_heads = static_cast<int>(args.integer(option, 1, limits::kMaxHeads));
+  } else if (option == "--indexer-dim") {
+    c.indexer_dim = static_cast<int>(args.integer(option, 1, limits::kMaxHeadDim));
   } else if (option == "--seed") {
     seed = args.unsigned_integer(option);
   } else {

@@ -2,7 +2,8 @@
 
 namespace attn::cli {
 
-ScenarioCommandOptions parse_scenario_command(const std::string& command, std::span<const std::string> words) {
+ScenarioCommandOptions parse_scenario_command(const std::string& command, std::span<const std::string> words,
+                                              const CommandOption& own) {
   ScenarioCommandOptions o;
   Args args(words);
   while (!args.done()) {
@@ -11,6 +12,7 @@ ScenarioCommandOptions parse_scenario_command(const std::string& command, std::s
     else if (word == "--json") o.json = true;
     else if (word == "--precision") o.precision = static_cast<int>(args.integer(word, 0, 17));
     else if (o.overrides.parse(word, args)) continue;
+    else if (own && own(word, args)) continue;
     else if (word.starts_with("--"))
       throw UsageError(command + ": unknown option '" + word + "' (see attention-lab --help)");
     else if (o.scenario.empty()) o.scenario = word;

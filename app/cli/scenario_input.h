@@ -1,6 +1,7 @@
 #pragma once
 // What the commands that read a scenario file share: their options (SCENARIO, --json, --precision,
 // --help and the overrides) and loading the file with its errors reported the same way.
+#include <functional>
 #include <optional>
 #include <ostream>
 #include <span>
@@ -19,8 +20,12 @@ struct ScenarioCommandOptions {
   Overrides overrides;
 };
 
+// An option of one command alone (online's --row): true when it took the word (and its value from args).
+using CommandOption = std::function<bool(const std::string& word, Args& args)>;
+
 // `command` names the command in messages ("trace: missing SCENARIO ...").
-ScenarioCommandOptions parse_scenario_command(const std::string& command, std::span<const std::string> words);
+ScenarioCommandOptions parse_scenario_command(const std::string& command, std::span<const std::string> words,
+                                              const CommandOption& own = nullptr);
 
 // Loads o.scenario, applies the overrides and returns compute(scenario). Bad input is reported on err,
 // naming the file (and "with the given options" when options changed it), and gives nullopt.

@@ -25,18 +25,24 @@ nlohmann::ordered_json decode_to_json(const DecodeTrace& d) {
     ordered_json status = ordered_json::array();
     for (RowStatus r : s.status) status.push_back(to_string(r));
     step["row_status"] = status;
+    if (s.selected.size() > 0) {
+      step["indexer_scores"] = matrix_to_json(s.indexer_scores)[0];
+      step["selected"] = matrix_to_json(s.selected)[0];
+    }
     steps.push_back(step);
   }
   j["steps"] = steps;
   ordered_json cache;
   if (d.attention.variant == Variant::Mla) {
     cache["latent"] = matrix_to_json(d.cache.latent);
+    if (decoupled_rope(d.attention)) cache["k_rope"] = matrix_to_json(d.cache.k_r);
   } else {
     ordered_json kv = ordered_json::array();
     for (std::size_t g = 0; g < d.cache.k.size(); ++g)
       kv.push_back({{"k", matrix_to_json(d.cache.k[g])}, {"v", matrix_to_json(d.cache.v[g])}});
     cache["kv_heads"] = kv;
   }
+  if (d.attention.sparse) cache["indexer_k"] = matrix_to_json(d.cache.indexer_k);
   j["cache"] = cache;
   j["weights"] = weights_to_json(d.weights);
   return j;

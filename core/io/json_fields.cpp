@@ -158,6 +158,12 @@ bool JsonFields::boolean(const char* key, bool fallback) const {
   return at(key).get<bool>();
 }
 
+double JsonFields::number(const char* key, double fallback) const {
+  if (!has(key)) return fallback;
+  if (!at(key).is_number()) throw InputError(child(key), "expected a number but found " + describe_found(at(key)));
+  return at(key).get<double>();
+}
+
 int JsonFields::integer(const char* key, int fallback, std::int64_t lo, std::int64_t hi) const {
   if (!has(key)) return fallback;
   const json& v = at(key);

@@ -39,6 +39,7 @@ class JsonFields {
   std::string string(const char* key, std::string fallback) const;
   std::string nonempty_string(const char* key) const;  // required
   bool boolean(const char* key, bool fallback) const;
+  double number(const char* key, double fallback) const;
   // Integers only (2.5 or "2" is a typo worth reporting, not rounding), range-checked on the full 64-bit
   // value so the message shows the number as written.
   int integer(const char* key, int fallback, std::int64_t lo, std::int64_t hi) const;

@@ -80,6 +80,19 @@ std::string scenario_to_text(const Scenario& s) {
   attention.add("scale", a.scale ? "true" : "false");
   attention.add("kernel", ordered_json(to_string(a.kernel)).dump());
   attention.add("output_projection", a.output_projection ? "true" : "false");
+  if (a.positions != Positions::None) {
+    attention.add("positions", ordered_json(to_string(a.positions)).dump());
+    if (a.positions != Positions::Learned) attention.add("rope_base", number(a.rope_base));
+    if (a.positions == Positions::Learned) attention.add("max_positions", std::to_string(a.max_positions));
+    if (decoupled_rope(a)) attention.add("rope_dim", std::to_string(a.rope_dim));
+  }
+  if (a.sparse) {
+    ObjectText sparse("    ");
+    sparse.add("top_k", std::to_string(a.sparse->top_k));
+    sparse.add("indexer_heads", std::to_string(a.sparse->indexer_heads));
+    sparse.add("indexer_dim", std::to_string(a.sparse->indexer_dim));
+    attention.add("sparse", sparse.str());
+  }
   root.add("attention", attention.str());
   ObjectText weights("  ");
   bool any = false;

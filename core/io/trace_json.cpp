@@ -7,11 +7,9 @@ namespace {
 
 using nlohmann::ordered_json;
 
-ordered_json number(double x) { return std::isfinite(x) ? ordered_json(x) : ordered_json(nullptr); }
-
 ordered_json vector_to_json(const Vector& v) {
   ordered_json out = ordered_json::array();
-  for (Eigen::Index i = 0; i < v.size(); ++i) out.push_back(number(v(i)));
+  for (Eigen::Index i = 0; i < v.size(); ++i) out.push_back(number_to_json(v(i)));
   return out;
 }
 
@@ -22,6 +20,14 @@ ordered_json head_to_json(const HeadTrace& h) {
   j["q"] = matrix_to_json(h.q);
   j["k"] = matrix_to_json(h.k);
   j["v"] = matrix_to_json(h.v);
+  if (h.q_rope.size() > 0) {
+    j["q_rope"] = matrix_to_json(h.q_rope);
+    j["k_rope"] = matrix_to_json(h.k_rope);
+  }
+  if (h.q_r.size() > 0) {
+    j["q_r"] = matrix_to_json(h.q_r);
+    j["k_r"] = matrix_to_json(h.k_r);
+  }
   j["scores"] = matrix_to_json(h.scores);
   j["scaled"] = matrix_to_json(h.scaled);
   j["mask"] = matrix_to_json(h.mask);
@@ -40,6 +46,28 @@ ordered_json head_to_json(const HeadTrace& h) {
 
 }  // namespace
 
+ordered_json number_to_json(double x) { return std::isfinite(x) ? ordered_json(x) : ordered_json(nullptr); }
+
+void add_positions_config(ordered_json& attention, const AttentionConfig& a) {
+  if (a.positions != Positions::None) {
+    attention["positions"] = to_string(a.positions);
+    attention["rope_base"] = a.rope_base;
+  }
+  if (a.positions == Positions::Learned) attention["max_positions"] = a.max_positions;
+  if (decoupled_rope(a)) attention["rope_dim"] = a.rope_dim;
+  if (a.sparse)
+    attention["sparse"] = {
+        {"top_k", a.sparse->top_k}, {"indexer_heads", a.sparse->indexer_heads}, {"indexer_dim", a.sparse->indexer_dim}};
+}
+
+ordered_json indexer_to_json(const IndexerTrace& x) {
+  return {{"q", matrix_to_json(x.q)},
+          {"k", matrix_to_json(x.k)},
+          {"w", matrix_to_json(x.w)},
+          {"scores", matrix_to_json(x.scores)},
+          {"selected", matrix_to_json(x.selected)}};
+}
+
 std::string_view to_string(RowStatus s) {
   switch (s) {
     case RowStatus::Ok: return "ok";
@@ -54,7 +82,7 @@ ordered_json matrix_to_json(const Matrix& m) {
   ordered_json rows = ordered_json::array();
   for (Eigen::Index r = 0; r < m.rows(); ++r) {
     ordered_json row = ordered_json::array();
-    for (Eigen::Index c = 0; c < m.cols(); ++c) row.push_back(number(m(r, c)));
+    for (Eigen::Index c = 0; c < m.cols(); ++c) row.push_back(number_to_json(m(r, c)));
     rows.push_back(std::move(row));
   }
   return rows;
@@ -82,10 +110,13 @@ ordered_json trace_to_json(const Trace& t) {
     j["attention"]["latent_dim"] = a.latent_dim;
     j["attention"]["query_latent_dim"] = a.query_latent_dim;
   }
+  add_positions_config(j["attention"], a);
   j["scale_factor"] = t.scale_factor;
   j["weights"] = weights_to_json(t.weights);
   j["x"] = matrix_to_json(t.x);
   j["x_kv"] = matrix_to_json(t.x_kv);
+  if (t.positions.size() > 0) j["positions"] = matrix_to_json(t.positions);
+  if (t.indexer) j["indexer"] = indexer_to_json(*t.indexer);
   if (t.query_latent.size() > 0) j["query_latent"] = matrix_to_json(t.query_latent);
   if (t.latent.size() > 0) j["latent"] = matrix_to_json(t.latent);
   ordered_json kv = ordered_json::array();

@@ -1,0 +1,1504 @@
+#!/usr/bin/python3
+"""Independent NumPy cross-check of positions, sparse attention and online softmax.
+
+A second implementation, written from the specification only (never from the
+C++ sources), of what Attention Lab adds to plain attention:
+  * positions: sinusoidal and learned (added to the embeddings), RoPE (each
+    head's q and k rotated pair by pair) and, for mla, DeepSeek-V2's decoupled
+    RoPE (a rotated q_R / k_R part concatenated to the content part, with the
+    absorbed form checked too);
+  * DeepSeek Sparse Attention: the lightning indexer I = sum_h w ReLU(q^I k^I)
+    and the per-query top-k selection that is ANDed into every head's mask;
+  * `decode --json` of all of it (rotated cache, indexer cache, per-step
+    indexer scores and selections, elements per token);
+  * the command-line overrides --positions, --rope-base, --rope-dim, --top-k,
+    --indexer-heads and --indexer-dim;
+  * `online` (blockwise online softmax, Milakov & Gimelshein 2018) for every
+    block size, checked step by step and against the dense output;
+  * invalid scenarios and options, which must exit 2 naming the field.
+
+Seeded random scenarios (fixed seed) cover every variant (mha, gqa, mqa, mla
+without and with a query latent) x positions (none, sinusoidal, learned, rope)
+x sparse (off, on), twice, across masks, kernels, cross-attention, W_O, given
+and seeded weights and repeated tokens (exact ties in the top-k selection).
+
+Run:  /usr/bin/python3 positions_crosscheck.py --binary build/app/attention-lab
+      [--plain-only]  only positions none / sparse off, for a binary without the
+                      new features (the "positions" header key is then optional)
+      [--keep DIR]    write every scenario file to DIR, and failing ones to
+                      DIR/fail, instead of a temporary folder
+      [--seed S] [--reps R]  another random draw / more rounds (a longer soak)
+      [--save-failures DIR]  copy the failing scenario files to DIR (file names
+                      carry the configuration number and any options used)
+
+Exit status: 0 all agree, 1 any mismatch (or a coverage gap), 2 the binary
+cannot be run.  Tolerance: absolute 1e-9 (exact for selected / mask; 1e-12
+between online's output and the dense output).
+
+The low-level helpers (softmax / linear rows and their statuses, entropy,
+comparison with null handling) come from numpy_crosscheck.py next to this
+file, the earlier independent reference of plain attention.
+"""
+
+import argparse
+import copy
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from numpy_crosscheck import (Mismatch, as_array, block_diag, compare,  # noqa: E402
+                              entropy_rows, linear_rows, reject_constant, softmax_rows,
+                              values)
+
+SEED = 1414
+REPS = 2
+TOL = 1e-9
+ONLINE_TOL = 1e-12
+MASKS = ("none", "causal", "sliding_window", "custom")
+POSITIONS = ("none", "sinusoidal", "learned", "rope")
+KINDS = ("mha", "gqa", "mqa", "mla", "mla_q")      # mla_q: mla with query_latent_dim > 0
+NEW_WEIGHTS = ("W_P", "W_QR", "W_KR", "W_QI", "W_KI", "W_wI")
+GQA_SHAPES = ((4, 2), (2, 1), (4, 1), (3, 1), (4, 4), (2, 2))
+ROPE_BASES = (None, 100, 10.0, 10000, 2.5, 1000)
+BASE_ATT_KEYS = ("variant", "heads", "kv_heads", "head_dim", "mask", "scale", "kernel")
+HEAD_FIELDS = ("q", "k", "v", "scores", "scaled", "masked", "weights", "output")
+ROW_FIELDS = ("row_max", "row_sum", "entropy")
+
+
+# --------------------------------------------------------------------------
+# Scenario generation
+# --------------------------------------------------------------------------
+
+def make_config(idx, rep, kind_i, pos_i, sparse, rng):
+    """Configuration number idx: variant kind, positions kind and sparse given;
+    the other modes cycle over (kind, positions, sparse, rep) so that every
+    pair of them meets; sizes cycle with idx; values come from rng."""
+    k, p, s = kind_i, pos_i, int(sparse)
+    kind, pos = KINDS[k], POSITIONS[p]
+    variant = "mla" if kind.startswith("mla") else kind
+    rope = pos == "rope"
+    cfg = {
+        "idx": idx, "kind": kind, "variant": variant, "positions": pos,
+        "mask": MASKS[(k + p + s + 2 * rep) % 4],
+        "kernel": "linear" if (k + p + 2 * s + rep) % 3 == 2 else "softmax",
+        "cross": (k + 2 * p + s + 3 * rep) % 4 == 1,
+        "wo": (k + p + s + rep) % 3 != 0,
+        "scale": (2 * k + p + s + rep) % 5 != 4,
+        "n_q": 1 + (idx * 3) % 7,
+        "d_model": 1 + (idx * 5) % 6,
+        "latent_dim": 0, "q_latent": 0, "rope_dim": 0,
+        "rope_base": None, "max_positions": None, "sparse": None,
+    }
+    omit_mode = (k + 3 * p + s + rep) % 4    # 0 all given, 1 all seeded, 2 new seeded, 3 old seeded
+    if rope and variant != "mla":
+        cfg["head_dim"] = (2, 4)[(idx // 3) % 2]
+    else:
+        cfg["head_dim"] = 1 + (idx // 3 + rep) % 4
+    spin = idx + idx // 8
+    if variant == "mha":
+        cfg["heads"] = 1 + spin % 4
+        cfg["kv_heads"] = cfg["heads"]
+    elif variant == "gqa":
+        cfg["heads"], cfg["kv_heads"] = GQA_SHAPES[spin % len(GQA_SHAPES)]
+    elif variant == "mqa":
+        cfg["heads"], cfg["kv_heads"] = 1 + spin % 4, 1
+    else:
+        cfg["heads"] = cfg["kv_heads"] = 1 + spin % 3
+        cfg["latent_dim"] = 1 + (idx // 2) % 3
+        if kind == "mla_q":
+            cfg["q_latent"] = 1 + (idx // 4) % 2
+        if rope:
+            cfg["rope_dim"] = (2, 4)[(idx + idx // 8) % 2]
+    if pos in ("sinusoidal", "rope"):      # the binary refuses rope_base with learned
+        cfg["rope_base"] = ROPE_BASES[idx % len(ROPE_BASES)]
+    n_q = cfg["n_q"]
+    n_kv = n_q
+    if cfg["cross"]:
+        while n_kv == n_q:
+            n_kv = int(rng.integers(1, 8))
+    cfg["n_kv"] = n_kv
+    if pos == "learned" and idx % 2 == 1:
+        cfg["max_positions"] = max(n_q, n_kv) + (idx // 2) % 3
+    if sparse:
+        cfg["sparse"] = {"top_k": n_kv + 1 if idx % 7 == 3 else int(rng.integers(1, n_kv + 2)),
+                         "indexer_heads": None if idx % 5 == 0 else 1 + idx % 3,
+                         "indexer_dim": None if idx % 4 == 0 else 1 + (idx // 2) % 3}
+    cfg["window"] = int(rng.integers(1, n_kv + 2))
+    if cfg["mask"] == "custom":
+        m = rng.integers(0, 2, size=(n_q, n_kv))
+        if idx % 6 == 3:
+            m[int(rng.integers(0, n_q))] = 0
+        cfg["custom_mask"] = m
+    fill_values(cfg, rng, repeat=idx % 3 != 2)
+    names = used_weights(cfg)
+    new = [n for n in names if n in NEW_WEIGHTS]
+    old = [n for n in names if n not in NEW_WEIGHTS]
+    cfg["omit"] = tuple({0: [], 1: names, 2: new, 3: old}[omit_mode])
+    return cfg
+
+
+def resolved(cfg):
+    """(rope_base, max_positions, indexer_heads, indexer_dim) with defaults applied."""
+    base = 10000.0 if cfg["rope_base"] is None else float(cfg["rope_base"])
+    mp = cfg["max_positions"] or max(cfg["n_q"], cfg["n_kv"])
+    sp = cfg["sparse"] or {}
+    hi = sp.get("indexer_heads") or 1
+    di = sp.get("indexer_dim") or cfg["head_dim"]
+    return base, mp, hi, di
+
+
+def weight_shapes(cfg):
+    """Every weight the configuration uses (W_O included), name -> shape, in a fixed order."""
+    dm, d, H = cfg["d_model"], cfg["head_dim"], cfg["heads"]
+    hd = H * d
+    if cfg["variant"] == "mla":
+        dc, dq = cfg["latent_dim"], cfg["q_latent"]
+        shapes = [("W_DKV", (dm, dc)), ("W_UK", (dc, hd)), ("W_UV", (dc, hd))]
+        shapes += [("W_DQ", (dm, dq)), ("W_UQ", (dq, hd))] if dq else [("W_Q", (dm, hd))]
+    else:
+        gd = cfg["kv_heads"] * d
+        shapes = [("W_Q", (dm, hd)), ("W_K", (dm, gd)), ("W_V", (dm, gd))]
+    shapes.append(("W_O", (hd, dm)))
+    _, mp, hi, di = resolved(cfg)
+    if cfg["positions"] == "learned":
+        shapes.append(("W_P", (mp, dm)))
+    if cfg["variant"] == "mla" and cfg["positions"] == "rope":
+        dr = cfg["rope_dim"]
+        shapes += [("W_QR", (cfg["q_latent"] or dm, H * dr)), ("W_KR", (dm, dr))]
+    if cfg["sparse"]:
+        shapes += [("W_QI", (dm, hi * di)), ("W_KI", (dm, di)), ("W_wI", (dm, hi))]
+    return dict(shapes)
+
+
+def used_weights(cfg):
+    return [n for n in weight_shapes(cfg) if n != "W_O" or cfg["wo"]]
+
+
+def fill_values(cfg, rng, repeat):
+    """Embeddings (some rows repeated, for exact ties) and every weight."""
+    dm = cfg["d_model"]
+    if cfg["kernel"] == "linear":
+        # Non-negative inputs keep Z away from 0; sinusoidal rows lie in [-1, 1],
+        # so those embeddings start at 1.
+        lo = 1.0 if cfg["positions"] == "sinusoidal" else 0.0
+        x_rng, w_rng = (lo, lo + 2.0), (0.0, 2.0)
+    else:
+        x_rng, w_rng = (-2.0, 2.0), (-2.0, 2.0)
+    cfg["x"] = values(rng, (cfg["n_q"], dm), *x_rng)
+    cfg["x_kv"] = values(rng, (cfg["n_kv"], dm), *x_rng) if cfg["cross"] else cfg["x"]
+    if repeat:
+        for key in ("x", "x_kv") if cfg["cross"] else ("x",):
+            m = cfg[key]
+            if m.shape[0] >= 2:
+                a, b = sorted(rng.choice(m.shape[0], size=2, replace=False))
+                m[b] = m[a]
+    cfg["W"] = {}
+    for name, shape in weight_shapes(cfg).items():
+        # The indexer may see negative values in any kernel (ReLU zeros: ties).
+        rngs = (-2.0, 2.0) if name in ("W_QI", "W_KI", "W_wI") else w_rng
+        cfg["W"][name] = values(rng, shape, *rngs)
+    if not cfg["wo"]:
+        del cfg["W"]["W_O"]
+
+
+def all_configs(seed=SEED, reps=REPS):
+    rng = np.random.default_rng(seed)
+    configs = []
+    for rep in range(reps):
+        for k in range(len(KINDS)):
+            for p in range(len(POSITIONS)):
+                for s in (False, True):
+                    configs.append(make_config(len(configs), rep, k, p, s, rng))
+    return configs
+
+
+LEGACY = False      # --plain-only: never write the new keys
+
+
+def scenario_json(cfg):
+    """The scenario file for cfg."""
+    idx = cfg["idx"]
+    att = {"variant": cfg["variant"], "heads": cfg["heads"], "head_dim": cfg["head_dim"],
+           "mask": cfg["mask"], "scale": cfg["scale"], "kernel": cfg["kernel"]}
+    if cfg["variant"] in ("gqa", "mqa") and (cfg["variant"] == "gqa" or idx % 2):
+        att["kv_heads"] = cfg["kv_heads"]
+    if cfg["variant"] == "mla":
+        att["latent_dim"] = cfg["latent_dim"]
+        if cfg["q_latent"] or idx % 3 == 0:
+            att["query_latent_dim"] = cfg["q_latent"]
+    if cfg["mask"] == "sliding_window":
+        att["window"] = cfg["window"]
+    if cfg["mask"] == "custom":
+        att["custom_mask"] = np.asarray(cfg["custom_mask"]).astype(int).tolist()
+    if cfg["wo"] and "W_O" in cfg["omit"]:
+        att["output_projection"] = True
+    elif not cfg["wo"] and idx % 2 == 0:
+        att["output_projection"] = False
+    if cfg["positions"] != "none" or ((idx // 8) % 2 == 1 and not LEGACY):
+        att["positions"] = cfg["positions"]
+    if cfg["rope_base"] is not None:
+        att["rope_base"] = cfg["rope_base"]
+    if cfg["max_positions"] is not None:
+        att["max_positions"] = cfg["max_positions"]
+    if cfg["rope_dim"]:
+        att["rope_dim"] = cfg["rope_dim"]
+    if cfg["sparse"]:
+        att["sparse"] = {k: v for k, v in cfg["sparse"].items() if v is not None}
+    weights = {k: v.tolist() for k, v in cfg["W"].items() if k not in cfg["omit"]}
+    doc = {"name": "positions crosscheck %d" % idx, "description": "random NumPy cross-check",
+           "tokens": ["q%d" % i for i in range(cfg["n_q"])], "embeddings": cfg["x"].tolist(),
+           "attention": att, "weights": weights, "seed": 11 + idx}
+    if cfg["cross"]:
+        doc["context"] = {"tokens": ["c%d" % j for j in range(cfg["n_kv"])],
+                          "embeddings": cfg["x_kv"].tolist()}
+    return doc
+
+
+def describe(cfg):
+    v = {"mha": "mha", "mqa": "mqa", "gqa": "gqa G=%d" % cfg["kv_heads"],
+         "mla": "mla dc=%d dq=%d" % (cfg["latent_dim"], cfg["q_latent"])}[cfg["variant"]]
+    pos = cfg["positions"]
+    if pos != "none":
+        pos += "(base=%s" % ("default" if cfg["rope_base"] is None else cfg["rope_base"])
+        if cfg["rope_dim"]:
+            pos += ",dR=%d" % cfg["rope_dim"]
+        if cfg["positions"] == "learned":
+            pos += ",maxp=%s" % cfg["max_positions"]
+        pos += ")"
+    sp = ""
+    if cfg["sparse"]:
+        s = cfg["sparse"]
+        sp = " sparse(k=%d,HI=%s,dI=%s)" % (s["top_k"], s["indexer_heads"] or "-",
+                                            s["indexer_dim"] or "-")
+    return ("#%-3d %s H=%d d=%d dm=%d nq=%d nkv=%d %s mask=%s %s%s%s%s pos=%s%s%s" % (
+        cfg["idx"], v, cfg["heads"], cfg["head_dim"], cfg["d_model"], cfg["n_q"], cfg["n_kv"],
+        cfg["kernel"], cfg["mask"], "scale" if cfg["scale"] else "noscale",
+        " cross" if cfg["cross"] else "", " W_O" if cfg["wo"] else "",
+        " seeded=" + ",".join(cfg["omit"]) if cfg["omit"] else "", pos, sp,
+        cfg.get("note", "")))
+
+
+# --------------------------------------------------------------------------
+# Reference
+# --------------------------------------------------------------------------
+
+def file_mask(cfg):
+    """0/1 (n_q x n_kv): the scenario's own mask."""
+    n_q, n_kv = cfg["n_q"], cfg["n_kv"]
+    i = np.arange(n_q)[:, None]
+    j = np.arange(n_kv)[None, :]
+    mode = cfg["mask"]
+    if mode == "none":
+        return np.ones((n_q, n_kv))
+    if mode == "causal":
+        return (j <= i).astype(float)
+    if mode == "sliding_window":
+        return ((j <= i) & (j >= i - cfg["window"] + 1)).astype(float)
+    return np.asarray(cfg["custom_mask"], dtype=float)
+
+
+def causal(n_q, n_kv):
+    return (np.arange(n_kv)[None, :] <= np.arange(n_q)[:, None]).astype(float)
+
+
+def sinusoidal(rows, dm, base):
+    """PE[p, 2i] = sin(p / base^(2i/dm)), PE[p, 2i+1] = cos(p / base^(2i/dm))."""
+    pe = np.zeros((rows, dm))
+    for p in range(rows):
+        for c in range(dm):
+            i = c // 2
+            angle = p / base ** (2.0 * i / dm)
+            pe[p, c] = math.sin(angle) if c % 2 == 0 else math.cos(angle)
+    return pe
+
+
+def rotate(a, base):
+    """RoPE: row p of a rotated pair by pair, (2i, 2i+1) by p * base^(-2i/width)."""
+    a = np.asarray(a, dtype=float)
+    out = a.copy()
+    width = a.shape[1]
+    for p in range(a.shape[0]):
+        for i in range(width // 2):
+            angle = p * base ** (-2.0 * i / width)
+            c, s = math.cos(angle), math.sin(angle)
+            x, y = a[p, 2 * i], a[p, 2 * i + 1]
+            out[p, 2 * i] = x * c - y * s
+            out[p, 2 * i + 1] = x * s + y * c
+    return out
+
+
+def top_k_select(scores, visible, k):
+    """0/1 selection: per row, the k largest visible scores (ties: lower j first)."""
+    sel = np.zeros_like(visible)
+    info = {"tie": False, "fewer": False, "cut": False, "near": []}
+    for i in range(scores.shape[0]):
+        js = [j for j in range(scores.shape[1]) if visible[i, j] == 1]
+        order = sorted(js, key=lambda j: (-scores[i, j], j))
+        for j in order[:k]:
+            sel[i, j] = 1
+        if len(js) <= k:
+            info["fewer"] = True
+        else:
+            info["cut"] = True
+            a, b = scores[i, order[k - 1]], scores[i, order[k]]
+            if a == b:
+                info["tie"] = True
+            elif abs(a - b) <= 1e-9 * max(1.0, abs(a)):
+                info["near"].append(i)
+    return sel, info
+
+
+def reference(cfg, W, base_mask=None, selected=None):
+    """Every intermediate, from the specification.  base_mask replaces the
+    scenario's mask (decode); selected replaces the top-k selection."""
+    n_q, n_kv, dm = cfg["n_q"], cfg["n_kv"], cfg["d_model"]
+    d, H, G = cfg["head_dim"], cfg["heads"], cfg["kv_heads"]
+    base, mp, hi, di = resolved(cfg)
+    pos, mla = cfg["positions"], cfg["variant"] == "mla"
+    ref = {}
+    X, Xkv = np.asarray(cfg["x"], float), np.asarray(cfg["x_kv"], float)
+    rows = max(n_q, n_kv)
+    if pos == "sinusoidal":
+        ref["positions"] = sinusoidal(rows, dm, base)
+    elif pos == "learned":
+        ref["positions"] = np.asarray(W["W_P"], float)[:rows]
+    if "positions" in ref:
+        X = X + ref["positions"][:n_q]
+        Xkv = Xkv + ref["positions"][:n_kv]
+    ref["X"], ref["Xkv"] = X, Xkv
+    # Projections.
+    if mla:
+        ref["latent"] = Xkv @ W["W_DKV"]
+        K, V = ref["latent"] @ W["W_UK"], ref["latent"] @ W["W_UV"]
+        if cfg["q_latent"]:
+            ref["query_latent"] = X @ W["W_DQ"]
+            query_input = ref["query_latent"]
+            Q = query_input @ W["W_UQ"]
+        else:
+            query_input = X
+            Q = X @ W["W_Q"]
+    else:
+        Q, K, V = X @ W["W_Q"], Xkv @ W["W_K"], Xkv @ W["W_V"]
+        query_input = X
+    ref.update(Q=Q, K=K, V=V)
+    kv = [{"k": K[:, g * d:(g + 1) * d], "v": V[:, g * d:(g + 1) * d]} for g in range(G)]
+    ref["kv_heads"] = kv
+    mask = file_mask(cfg) if base_mask is None else base_mask
+    ref["base_mask"] = mask
+    # Indexer.
+    combined = mask
+    if cfg["sparse"]:
+        w = X @ W["W_wI"]
+        qi = X @ W["W_QI"]
+        ki = Xkv @ W["W_KI"]
+        I = np.zeros((n_q, n_kv))
+        for h in range(hi):
+            I += w[:, h:h + 1] * np.maximum(qi[:, h * di:(h + 1) * di] @ ki.T, 0.0)
+        sel, info = top_k_select(I, mask, cfg["sparse"]["top_k"])
+        if selected is not None:
+            sel = selected
+        ref["indexer"] = {"q": qi, "k": ki, "w": w, "I": I,
+                          "scores": np.where(mask == 1, I, np.nan), "selected": sel}
+        ref["topk_info"] = info
+        combined = mask * sel
+    ref["mask"] = combined
+    # Rotary parts.
+    dr = cfg["rope_dim"] if (mla and pos == "rope") else 0
+    if dr:
+        qR = query_input @ W["W_QR"]
+        ref["k_r"] = rotate(Xkv @ W["W_KR"], base)
+        ref["q_r"] = [rotate(qR[:, h * dr:(h + 1) * dr], base) for h in range(H)]
+    scale = 1.0 / math.sqrt(d + dr) if cfg["scale"] else 1.0
+    ref["scale_factor"] = scale
+    heads = []
+    for h in range(H):
+        cols = slice(h * d, (h + 1) * d)
+        g = h // (H // G)
+        q, k, v = Q[:, cols], kv[g]["k"], kv[g]["v"]
+        head = {"head": h, "kv_head": g, "q": q, "k": k, "v": v}
+        if pos == "rope" and not mla:
+            head["q_rope"], head["k_rope"] = rotate(q, base), rotate(k, base)
+        elif dr:
+            head["q_r"], head["k_r"] = ref["q_r"][h], ref["k_r"]
+            head["q_rope"] = np.hstack([q, ref["q_r"][h]])
+            head["k_rope"] = np.hstack([k, ref["k_r"]])
+        if "q_rope" in head:
+            scores = head["q_rope"] @ head["k_rope"].T
+        else:
+            scores = q @ k.T
+        scaled = scores / math.sqrt(d + dr) if cfg["scale"] else scores.copy()
+        if cfg["kernel"] == "softmax":
+            masked = np.where(combined == 1, scaled, -np.inf)
+            weights, row_max, row_sum, status = softmax_rows(masked, combined)
+        else:
+            masked = np.where(combined == 1, scaled, 0.0)
+            weights, row_max, row_sum, status = linear_rows(masked, combined, v)
+        head.update(scores=scores, scaled=scaled, mask=combined, masked=masked,
+                    weights=weights, output=weights @ v, row_max=row_max, row_sum=row_sum,
+                    entropy=entropy_rows(weights, status), row_status=status)
+        if "W_O" in W:
+            head["contribution"] = head["output"] @ W["W_O"][cols, :]
+        heads.append(head)
+    ref["heads"] = heads
+    ref["concat"] = np.hstack([hd["output"] for hd in heads])
+    ref["output"] = ref["concat"] @ W["W_O"] if "W_O" in W else ref["concat"]
+    if mla:
+        ref["absorbed"] = absorbed(cfg, W, ref, query_input, heads)
+    return ref
+
+
+def absorbed(cfg, W, ref, query_input, heads):
+    """mla absorbed form: query_input W_UQK^h latent^T (+ q_R^h k_R^T with rope)."""
+    d, H = cfg["head_dim"], cfg["heads"]
+    Wq = W["W_UQ"] if cfg["q_latent"] else W["W_Q"]
+    cols = [slice(h * d, (h + 1) * d) for h in range(H)]
+    per_head = []
+    for h in range(H):
+        w_uqk = Wq[:, cols[h]] @ W["W_UK"][:, cols[h]].T
+        s = query_input @ w_uqk @ ref["latent"].T
+        if "k_r" in ref:
+            s = s + ref["q_r"][h] @ ref["k_r"].T
+        per_head.append({"W_UQK": w_uqk, "scores": s})
+    latent_output = np.hstack([hd["weights"] @ ref["latent"] for hd in heads])
+    w_lo = block_diag([W["W_UV"][:, c] for c in cols])
+    if "W_O" in W:
+        w_lo = w_lo @ W["W_O"]
+    return {"heads": per_head, "latent_output": latent_output, "W_LO": w_lo,
+            "output": latent_output @ w_lo}
+
+
+def online_reference(x, v, block):
+    """Blockwise online softmax of the masked row x over values v."""
+    n = len(x)
+    m, l, acc = -math.inf, 0.0, np.zeros(v.shape[1])
+    blocks = []
+    for s in range(0, n, block):
+        e = min(n, s + block)
+        bmax = max(x[s:e])
+        m_new = max(m, bmax)
+        rescale = 1.0 if m_new == -math.inf else math.exp(m - m_new)
+        l *= rescale
+        acc = acc * rescale
+        for j in range(s, e):
+            if x[j] != -math.inf:
+                p = math.exp(x[j] - m_new)
+                l += p
+                acc = acc + p * v[j]
+        m = m_new
+        out = acc / l if l > 0 else np.zeros(v.shape[1])
+        blocks.append({"start": s, "end": e, "block_max": bmax, "m": m, "rescale": rescale,
+                       "l": l, "output": out})
+    return blocks
+
+
+# --------------------------------------------------------------------------
+# Comparison
+# --------------------------------------------------------------------------
+
+class Checks:
+    """Collects every mismatch of one configuration instead of stopping at the first."""
+
+    def __init__(self):
+        self.errors = []
+        self.max_err = 0.0
+
+    def fail(self, msg):
+        self.errors.append(msg)
+
+    def cmp(self, expected, found, where, null_as=None, tol=None):
+        try:
+            if tol is None:
+                self.max_err = max(self.max_err, compare(expected, found, where, null_as))
+            else:
+                exp = np.asarray(expected, float)
+                got = as_array(found, where, null_as)
+                if got.shape != exp.shape:
+                    raise Mismatch("%s: shape %s, expected %s" % (where, got.shape, exp.shape))
+                fin = np.isfinite(exp) & np.isfinite(got)
+                same = (exp == got) | (np.isnan(exp) & np.isnan(got))
+                bad = ~same & (~fin | (np.abs(np.where(fin, exp - got, 0)) > tol))
+                if bad.any():
+                    pos = tuple(np.argwhere(bad)[0])
+                    raise Mismatch("%s%s: expected %r, found %r (tolerance %g)" % (
+                        where, "".join("[%d]" % p for p in pos), float(exp[pos]),
+                        float(got[pos]), tol))
+            return True
+        except Mismatch as e:
+            self.errors.append(str(e))
+            return False
+
+    def exact(self, expected, found, where):
+        """0/1 matrices: identical, with integer values."""
+        try:
+            got = as_array(found, where)
+        except Mismatch as e:
+            self.errors.append(str(e))
+            return False
+        exp = np.asarray(expected, float)
+        if got.shape != exp.shape or not np.array_equal(got, exp):
+            self.errors.append("%s: expected %s, found %s" % (
+                where, exp.astype(int).tolist(), found))
+            return False
+        return True
+
+    def eq(self, expected, found, where):
+        if expected != found or type(expected) is not type(found):
+            self.errors.append("%s: expected %r, found %r" % (where, expected, found))
+            return False
+        return True
+
+
+def weights_used(cfg, out, chk, lenient_names=False):
+    """Given weights (checked to be echoed) and seeded ones read back from the output."""
+    echoed = out.get("weights")
+    if not isinstance(echoed, dict):
+        raise Mismatch("weights: missing from the output")
+    names = used_weights(cfg)
+    if lenient_names:
+        missing = sorted(set(names) - set(echoed))
+        if missing:
+            raise Mismatch("weights: missing %s (found %s)" % (missing, sorted(echoed)))
+    elif sorted(names) != sorted(echoed):
+        raise Mismatch("weights (names): expected %s, found %s" % (sorted(names), sorted(echoed)))
+    shapes = weight_shapes(cfg)
+    W = {}
+    for name in names:
+        if name in cfg["omit"]:
+            W[name] = as_array(echoed[name], "weights." + name)
+            if W[name].ndim == 1 and W[name].size == 0:
+                W[name] = W[name].reshape(shapes[name])
+            if W[name].shape != shapes[name]:
+                raise Mismatch("weights.%s: seeded shape %s, expected %s"
+                               % (name, W[name].shape, shapes[name]))
+        else:
+            chk.cmp(cfg["W"][name], echoed[name], "weights." + name)
+            W[name] = np.asarray(cfg["W"][name], float)
+    return W
+
+
+def expected_attention(cfg):
+    att = {key: cfg[key] for key in BASE_ATT_KEYS}
+    att["output_projection"] = cfg["wo"]
+    if cfg["mask"] == "sliding_window":
+        att["window"] = cfg["window"]
+    if cfg["variant"] == "mla":
+        att["latent_dim"] = cfg["latent_dim"]
+        att["query_latent_dim"] = cfg["q_latent"]
+    base, mp, hi, di = resolved(cfg)
+    att["positions"] = cfg["positions"]
+    if cfg["positions"] != "none":
+        att["rope_base"] = base
+    if cfg["positions"] == "learned":
+        att["max_positions"] = mp
+    if cfg["rope_dim"]:
+        att["rope_dim"] = cfg["rope_dim"]
+    if cfg["sparse"]:
+        att["sparse"] = {"top_k": cfg["sparse"]["top_k"], "indexer_heads": hi,
+                         "indexer_dim": di}
+    return att
+
+
+def check_header(cfg, out, chk, plain_only):
+    chk.eq(["q%d" % i for i in range(cfg["n_q"])], out.get("tokens"), "tokens")
+    ctx = ["c%d" % j for j in range(cfg["n_kv"])] if cfg["cross"] else \
+        ["q%d" % i for i in range(cfg["n_q"])]
+    chk.eq(ctx, out.get("context_tokens"), "context_tokens")
+    att = out.get("attention")
+    if not isinstance(att, dict):
+        chk.fail("attention: missing from the output")
+        return
+    want = expected_attention(cfg)
+    if plain_only and "positions" not in att:
+        del want["positions"]
+    chk.eq(sorted(want), sorted(att), "attention (keys)")
+    for key, value in want.items():
+        if key not in att:
+            continue
+        if key == "rope_base":
+            if not isinstance(att[key], (int, float)) or float(att[key]) != value:
+                chk.fail("attention.rope_base: expected %r, found %r" % (value, att[key]))
+        else:
+            chk.eq(value, att[key], "attention." + key)
+
+
+def check_trace(cfg, out, chk, plain_only=False, lenient_names=False):
+    """Compare one `trace --json` with the reference; return the reference."""
+    check_header(cfg, out, chk, plain_only)
+    chk.cmp(cfg["x"], out.get("x"), "x")
+    chk.cmp(cfg["x_kv"], out.get("x_kv"), "x_kv")
+    W = weights_used(cfg, out, chk, lenient_names)
+    ref = reference(cfg, W)
+    # Near-ties in the indexer (|difference| <= 1e-9, not exactly equal) can go
+    # either way under a different summation order: accept the binary's choice
+    # there if it is the top-k of its own scores, and follow it downstream.
+    if cfg["sparse"] and ref["topk_info"]["near"] and isinstance(out.get("indexer"), dict):
+        try:
+            got_sel = as_array(out["indexer"].get("selected"), "indexer.selected")
+            got_I = as_array(out["indexer"].get("scores"), "indexer.scores", np.nan)
+            own, _ = top_k_select(np.nan_to_num(got_I, nan=-np.inf), ref["base_mask"],
+                                  cfg["sparse"]["top_k"])
+            if got_sel.shape == own.shape and np.array_equal(got_sel, own) \
+                    and not np.array_equal(got_sel, ref["indexer"]["selected"]):
+                ref = reference(cfg, W, selected=got_sel)
+                cfg["note"] = " [near-tie: binary's selection followed]"
+        except Mismatch:
+            pass
+    chk.cmp([ref["scale_factor"]], [out.get("scale_factor")], "scale_factor")
+    if "positions" in ref:
+        chk.cmp(ref["positions"], out.get("positions"), "positions")
+    elif "positions" in out:
+        chk.fail("positions: present with positions %s" % cfg["positions"])
+    for key in ("Q", "K", "V", "latent", "query_latent"):
+        if key in ref and (key in out or key in ("latent", "query_latent")):
+            chk.cmp(ref[key], out.get(key), key)
+        elif key not in ref and key in out and key in ("latent", "query_latent"):
+            chk.fail("%s: unexpected in the output" % key)
+    kvh = out.get("kv_heads")
+    if not isinstance(kvh, list) or len(kvh) != len(ref["kv_heads"]):
+        chk.fail("kv_heads: expected a list of %d entries" % len(ref["kv_heads"]))
+    else:
+        for g, (rk, fk) in enumerate(zip(ref["kv_heads"], kvh)):
+            for f in ("k", "v"):
+                chk.cmp(rk[f], (fk or {}).get(f), "kv_heads[%d].%s" % (g, f))
+    check_indexer(cfg, ref, out, chk)
+    heads = out.get("heads")
+    if not isinstance(heads, list) or len(heads) != cfg["heads"]:
+        chk.fail("heads: expected %d entries" % cfg["heads"])
+        return ref
+    for rh, fh in zip(ref["heads"], heads):
+        check_head(cfg, rh, fh, chk)
+    chk.cmp(ref["concat"], out.get("concat"), "concat")
+    chk.cmp(ref["output"], out.get("output"), "output")
+    if cfg["variant"] == "mla":
+        check_absorbed(ref, out, chk)
+    elif "absorbed" in out:
+        chk.fail("absorbed: unexpected in the output")
+    return ref
+
+
+def check_indexer(cfg, ref, out, chk):
+    if not cfg["sparse"]:
+        if "indexer" in out:
+            chk.fail("indexer: present without sparse")
+        return
+    ix = out.get("indexer")
+    if not isinstance(ix, dict):
+        chk.fail("indexer: missing from the output")
+        return
+    ri = ref["indexer"]
+    for f in ("q", "k", "w"):
+        chk.cmp(ri[f], ix.get(f), "indexer." + f)
+    chk.cmp(ri["scores"], ix.get("scores"), "indexer.scores", null_as=np.nan)
+    chk.exact(ri["selected"], ix.get("selected"), "indexer.selected")
+
+
+def check_head(cfg, rh, fh, chk):
+    h = rh["head"]
+    where = "heads[%d]." % h
+    if not isinstance(fh, dict):
+        chk.fail(where[:-1] + ": expected an object")
+        return
+    chk.eq(h, fh.get("head"), where + "head")
+    chk.eq(rh["kv_head"], fh.get("kv_head"), where + "kv_head")
+    for f in HEAD_FIELDS + ROW_FIELDS:
+        null_as = None
+        if f == "masked" and cfg["kernel"] == "softmax":
+            null_as = -np.inf
+        elif f == "entropy":
+            null_as = np.nan
+        chk.cmp(rh[f], fh.get(f), where + f, null_as)
+    chk.exact(rh["mask"], fh.get("mask"), where + "mask")
+    chk.eq(rh["row_status"], fh.get("row_status"), where + "row_status")
+    for f in ("q_rope", "k_rope", "q_r", "k_r", "contribution"):
+        if f in rh:
+            chk.cmp(rh[f], fh.get(f), where + f)
+        elif f in fh:
+            chk.fail(where + f + ": unexpected (positions %s, variant %s%s)" % (
+                cfg["positions"], cfg["variant"], "" if cfg["wo"] else ", no W_O"))
+
+
+def check_absorbed(ref, out, chk):
+    ra, fa = ref["absorbed"], out.get("absorbed")
+    if not isinstance(fa, dict) or not isinstance(fa.get("heads"), list) \
+            or len(fa["heads"]) != len(ra["heads"]):
+        chk.fail("absorbed: expected an object with %d heads" % len(ra["heads"]))
+        return
+    for h, (rh, fh) in enumerate(zip(ra["heads"], fa["heads"])):
+        where = "absorbed.heads[%d]." % h
+        fh = fh if isinstance(fh, dict) else {}
+        chk.cmp(rh["W_UQK"], fh.get("W_UQK"), where + "W_UQK")
+        chk.cmp(rh["scores"], fh.get("scores"), where + "scores")
+        chk.cmp(ref["heads"][h]["scores"], fh.get("scores"),
+                where + "scores (vs reference heads[%d].scores)" % h)
+    for f in ("latent_output", "W_LO", "output"):
+        chk.cmp(ra[f], fa.get(f), "absorbed." + f)
+    chk.cmp(ref["output"], fa.get("output"), "absorbed.output (vs reference output)")
+
+
+# --------------------------------------------------------------------------
+# decode
+# --------------------------------------------------------------------------
+
+def elements_per_token(cfg):
+    _, _, _, di = resolved(cfg)
+    if cfg["variant"] == "mla":
+        n = cfg["latent_dim"] + cfg["rope_dim"]
+    else:
+        n = 2 * cfg["kv_heads"] * cfg["head_dim"]
+    return n + (di if cfg["sparse"] else 0)
+
+
+def check_decode(cfg, W, out, chk):
+    """`decode --json` against the reference with mask AND causal (self) / as-is (cross)."""
+    if cfg["cross"]:
+        ref = reference(cfg, W)
+    else:
+        ref = reference(cfg, W, base_mask=file_mask(cfg) * causal(cfg["n_q"], cfg["n_kv"]))
+    if ref.get("topk_info", {}).get("near"):
+        cfg["note"] = cfg.get("note", "") + " [decode near-tie rows %s]" % ref["topk_info"]["near"]
+    chk.eq(cfg["cross"], out.get("cross_attention"), "decode: cross_attention")
+    ept = elements_per_token(cfg)
+    chk.eq(ept, out.get("elements_per_token"), "decode: elements_per_token")
+    steps = out.get("steps")
+    if not isinstance(steps, list) or len(steps) != cfg["n_q"]:
+        chk.fail("decode: steps: expected %d entries" % cfg["n_q"])
+        return
+    for t, step in enumerate(steps):
+        w = "decode: steps[%d]." % t
+        if not isinstance(step, dict):
+            chk.fail(w[:-1] + ": not an object")
+            continue
+        L = cfg["n_kv"] if cfg["cross"] else t + 1
+        chk.eq(t, step.get("t"), w + "t")
+        chk.eq(L, step.get("cache_tokens"), w + "cache_tokens")
+        chk.eq(L * ept, step.get("cache_elements"), w + "cache_elements")
+        chk.cmp(ref["output"][t], step.get("output"), w + "output")
+        fw = step.get("weights")
+        if not isinstance(fw, list) or len(fw) != cfg["heads"]:
+            chk.fail(w + "weights: expected %d heads" % cfg["heads"])
+        else:
+            for h, rh in enumerate(ref["heads"]):
+                chk.cmp(rh["weights"][t][:L], fw[h], w + "weights[%d]" % h)
+        chk.eq([rh["row_status"][t] for rh in ref["heads"]], step.get("row_status"),
+               w + "row_status")
+        if cfg["sparse"]:
+            ri = ref["indexer"]
+            chk.cmp(ri["scores"][t][:L], step.get("indexer_scores"), w + "indexer_scores",
+                    null_as=np.nan)
+            chk.exact(ri["selected"][t][:L], step.get("selected"), w + "selected")
+        else:
+            for f in ("indexer_scores", "selected"):
+                if f in step:
+                    chk.fail(w + f + ": present without sparse")
+    cache = out.get("cache")
+    if not isinstance(cache, dict):
+        chk.fail("decode: cache: missing")
+        return
+    if cfg["variant"] == "mla":
+        chk.cmp(ref["latent"], cache.get("latent"), "decode: cache.latent")
+    else:
+        kvh = cache.get("kv_heads")
+        if not isinstance(kvh, list) or len(kvh) != cfg["kv_heads"]:
+            chk.fail("decode: cache.kv_heads: expected %d entries" % cfg["kv_heads"])
+        else:
+            rope = cfg["positions"] == "rope"
+            base = resolved(cfg)[0]
+            for g, (rk, fk) in enumerate(zip(ref["kv_heads"], kvh)):
+                k = rotate(rk["k"], base) if rope else rk["k"]
+                chk.cmp(k, (fk or {}).get("k"), "decode: cache.kv_heads[%d].k%s"
+                        % (g, " (stored rotated)" if rope else ""))
+                chk.cmp(rk["v"], (fk or {}).get("v"), "decode: cache.kv_heads[%d].v" % g)
+    if "k_r" in ref:
+        chk.cmp(ref["k_r"], cache.get("k_rope"), "decode: cache.k_rope")
+    elif "k_rope" in cache:
+        chk.fail("decode: cache.k_rope: present without mla + rope")
+    if cfg["sparse"]:
+        chk.cmp(ref["indexer"]["k"], cache.get("indexer_k"), "decode: cache.indexer_k")
+    elif "indexer_k" in cache:
+        chk.fail("decode: cache.indexer_k: present without sparse")
+    if isinstance(out.get("weights"), dict):
+        for name, value in W.items():
+            chk.cmp(value, out["weights"].get(name), "decode: weights." + name)
+
+
+# --------------------------------------------------------------------------
+# Running the binary
+# --------------------------------------------------------------------------
+
+class Runner:
+    def __init__(self, binary, folder):
+        self.binary, self.folder = binary, folder
+        self.runs = 0
+
+    def write(self, name, doc):
+        path = os.path.join(self.folder, name)
+        with open(path, "w") as f:
+            json.dump(doc, f, indent=1)
+        return path
+
+    def run(self, *args):
+        self.runs += 1
+        proc = subprocess.run([self.binary] + [str(a) for a in args], capture_output=True,
+                              text=True, timeout=30)
+        return proc.returncode, proc.stdout, proc.stderr
+
+    def json(self, *args):
+        """Run, require exit 0 and JSON; raise Mismatch otherwise."""
+        code, out, err = self.run(*args)
+        if code != 0:
+            raise Mismatch("`%s` exit %d: %s" % (" ".join(map(str, args[:1] + args[2:])), code,
+                                                  err.strip()[:300]))
+        try:
+            return json.loads(out, parse_constant=reject_constant)
+        except ValueError as e:
+            raise Mismatch("`%s`: output is not JSON: %s" % (args[0], e))
+
+
+class Tally:
+    def __init__(self, fail_dir):
+        self.groups = {}
+        self.fail_dir = fail_dir
+        self.configs = 0
+
+    def add(self, group, ok, line, doc=None, name=None):
+        g = self.groups.setdefault(group, [0, 0])
+        g[0 if ok else 1] += 1
+        print("%s %s" % ("ok  " if ok else "FAIL", line))
+        if not ok and doc is not None and self.fail_dir:
+            os.makedirs(self.fail_dir, exist_ok=True)
+            with open(os.path.join(self.fail_dir, name), "w") as f:
+                json.dump(doc, f, indent=1)
+
+    def failed(self):
+        return sum(g[1] for g in self.groups.values())
+
+
+def report_errors(chk, limit=6):
+    more = len(chk.errors) - limit
+    lines = chk.errors[:limit] + (["... %d more" % more] if more > 0 else [])
+    return "\n       " + "\n       ".join(lines)
+
+
+def run_configs(runner, tally, configs, seen, plain_only):
+    """trace + decode of every configuration; return {idx: (W, ref)} of the agreeing ones."""
+    refs = {}
+    for cfg in configs:
+        doc = scenario_json(cfg)
+        name = "scenario_%03d.json" % cfg["idx"]
+        path = runner.write(name, doc)
+        chk = Checks()
+        ref = W = None
+        try:
+            out = runner.json("trace", path, "--json")
+            W = weights_used(cfg, out, Checks())
+            ref = check_trace(cfg, out, chk, plain_only)
+        except Mismatch as e:
+            chk.fail(str(e))
+        tally.configs += 1
+        ok = not chk.errors
+        tally.add("trace", ok, "trace  " + describe(cfg) +
+                  ("  max_err=%.1e" % chk.max_err if ok else report_errors(chk)), doc, name)
+        if ref is not None:
+            note_coverage(seen, cfg, ref)
+            refs[cfg["idx"]] = (W, ref)
+        if W is None:
+            continue
+        dchk = Checks()
+        try:
+            check_decode(cfg, W, runner.json("decode", path, "--json"), dchk)
+        except Mismatch as e:
+            dchk.fail(str(e))
+        ok = not dchk.errors
+        tally.add("decode", ok, "decode " + describe(cfg) +
+                  ("  max_err=%.1e" % dchk.max_err if ok else report_errors(dchk)), doc, name)
+    return refs
+
+
+# --------------------------------------------------------------------------
+# Overrides
+# --------------------------------------------------------------------------
+
+def apply_overrides(cfg, opts):
+    """The configuration the options describe (weights that no longer fit are seeded)."""
+    new = copy.deepcopy(cfg)
+    new.pop("note", None)
+    it = iter(opts)
+    rope_dim_given = positions_given = False
+    for opt in it:
+        val = next(it)
+        if opt == "--positions":
+            new["positions"] = val
+            positions_given = True
+        elif opt == "--rope-base":
+            new["rope_base"] = float(val)
+        elif opt == "--rope-dim":
+            new["rope_dim"] = int(val)
+            rope_dim_given = True
+        elif opt == "--top-k":
+            if int(val) == 0:
+                new["sparse"] = None
+            else:
+                new["sparse"] = dict(new["sparse"] or {"indexer_heads": None, "indexer_dim": None},
+                                     top_k=int(val))
+        elif opt == "--indexer-heads":
+            new["sparse"]["indexer_heads"] = int(val)
+        elif opt == "--indexer-dim":
+            new["sparse"]["indexer_dim"] = int(val)
+        else:
+            raise ValueError(opt)
+    if rope_dim_given and not positions_given:
+        new["positions"] = "rope"
+    if new["positions"] != "rope" or new["variant"] != "mla":
+        new["rope_dim"] = 0
+    if new["positions"] == "none":
+        new["rope_base"] = None
+    if new["positions"] != "learned":
+        new["max_positions"] = None
+    # Which of the file's weights still fit; the rest come from the seed.
+    file_w = {k: v for k, v in cfg["W"].items() if k not in cfg["omit"]}
+    shapes = weight_shapes(new)
+    new["W"] = {k: v for k, v in file_w.items() if k in shapes and v.shape == shapes[k]}
+    new["omit"] = tuple(n for n in used_weights(new) if n not in new["W"])
+    return new
+
+
+def override_cases(configs):
+    """(label, base config, options, also decode?) on files of the right kind."""
+    def first(pred):
+        for c in configs:
+            if pred(c):
+                return c
+        return None
+
+    def plain(c):
+        return c["positions"] == "none" and not c["sparse"]
+
+    def even(c):
+        return c["head_dim"] % 2 == 0
+
+    cases = [
+        ("sinusoidal base 100 on a plain mha file",
+         first(lambda c: plain(c) and c["variant"] == "mha" and c["kernel"] == "softmax"),
+         ["--positions", "sinusoidal", "--rope-base", "100"], True),
+        ("learned on a plain gqa file",
+         first(lambda c: plain(c) and c["variant"] == "gqa"),
+         ["--positions", "learned"], True),
+        ("rope on a plain file",
+         first(lambda c: plain(c) and c["variant"] != "mla" and even(c) and c["n_q"] > 2),
+         ["--positions", "rope"], False),
+        ("rope base 50 on a plain cross file",
+         first(lambda c: plain(c) and c["variant"] != "mla" and even(c) and c["cross"]),
+         ["--positions", "rope", "--rope-base", "50"], True),
+        ("--rope-dim alone on a plain mla file",
+         first(lambda c: plain(c) and c["kind"] == "mla"),
+         ["--rope-dim", "2"], True),
+        ("--rope-dim 4 --rope-base 20 on mla with query latent",
+         first(lambda c: plain(c) and c["kind"] == "mla_q"),
+         ["--rope-dim", "4", "--rope-base", "20"], False),
+        ("--top-k alone on a plain file",
+         first(lambda c: plain(c) and c["n_kv"] > 2 and c["variant"] == "mqa"),
+         ["--top-k", "2"], True),
+        ("--top-k --indexer-heads --indexer-dim on a plain mla file",
+         first(lambda c: plain(c) and c["variant"] == "mla" and c["n_kv"] > 2),
+         ["--top-k", "1", "--indexer-heads", "3", "--indexer-dim", "2"], False),
+        ("--top-k 0 on a sparse file",
+         first(lambda c: c["sparse"] and c["positions"] == "none"),
+         ["--top-k", "0"], False),
+        ("--indexer-heads on a sparse file",
+         first(lambda c: c["sparse"] and c["n_kv"] > 3),
+         ["--indexer-heads", "2"], True),
+        ("--indexer-dim on a sparse file",
+         first(lambda c: c["sparse"] and c["positions"] == "sinusoidal"),
+         ["--indexer-dim", "1"], False),
+        ("--top-k on a sparse rope file",
+         first(lambda c: c["sparse"] and c["positions"] == "rope" and c["n_kv"] > 2),
+         ["--top-k", "3", "--rope-base", "7"], True),
+        ("--positions none on a sinusoidal file",
+         first(lambda c: c["positions"] == "sinusoidal" and not c["sparse"]),
+         ["--positions", "none"], False),
+        ("--positions sinusoidal on a rope (not mla) file",
+         first(lambda c: c["positions"] == "rope" and c["variant"] != "mla"),
+         ["--positions", "sinusoidal"], False),
+        ("--rope-base on a rope mla file",
+         first(lambda c: c["positions"] == "rope" and c["variant"] == "mla"),
+         ["--rope-base", "3"], False),
+        ("--positions learned on a sparse cross file",
+         first(lambda c: c["sparse"] and c["cross"] and c["positions"] == "none"),
+         ["--positions", "learned", "--top-k", "2"], True),
+        ("--rope-dim changing an mla rope file's rope_dim (W_QR, W_KR no longer fit)",
+         first(lambda c: c["rope_dim"] == 2 and "W_QR" not in c["omit"]),
+         ["--rope-dim", "4"], True),
+        ("--positions sinusoidal --top-k on a learned file",
+         first(lambda c: c["positions"] == "learned" and not c["sparse"]
+               and "W_P" in c["omit"]),
+         ["--positions", "sinusoidal", "--top-k", "1", "--indexer-dim", "3"], True),
+    ]
+    # decode every overridden configuration too
+    return [(label, base, opts, True) for label, base, opts, _ in cases]
+
+
+def run_overrides(runner, tally, configs, seen):
+    for n, (label, base, opts, with_decode) in enumerate(override_cases(configs)):
+        if base is None:
+            tally.add("overrides", False, "override %s: no scenario of that kind" % label)
+            continue
+        cfg = apply_overrides(base, opts)
+        doc = scenario_json(base)
+        name = "override_%02d_from_%03d.json" % (n, base["idx"])
+        path = runner.write(name, doc)
+        chk = Checks()
+        line = "override %s (#%d %s)" % (label, base["idx"], " ".join(opts))
+        try:
+            out = runner.json("trace", path, "--json", *opts)
+            ref = check_trace(cfg, out, chk, lenient_names=True)
+            note_coverage(seen, cfg, ref, override=True)
+            if with_decode and not chk.errors:
+                W = weights_used(cfg, out, Checks(), lenient_names=True)
+                check_decode(cfg, W, runner.json("decode", path, "--json", *opts), chk)
+        except Mismatch as e:
+            chk.fail(str(e))
+        tally.configs += 1
+        ok = not chk.errors
+        if not ok:
+            name = name.replace(".json", "__%s.json" % "_".join(o.strip("-") for o in opts))
+        tally.add("overrides", ok, line + ("  max_err=%.1e" % chk.max_err if ok
+                                           else "\n       config: " + describe(cfg) +
+                                           report_errors(chk)), doc, name)
+
+
+# --------------------------------------------------------------------------
+# online
+# --------------------------------------------------------------------------
+
+def run_online(runner, tally, configs, refs, seen):
+    softmax = [c for c in configs if c["kernel"] == "softmax" and c["idx"] in refs]
+    linear = [c for c in configs if c["kernel"] == "linear"]
+    for cfg in softmax:
+        W, ref = refs[cfg["idx"]]
+        path = os.path.join(runner.folder, "scenario_%03d.json" % cfg["idx"])
+        H, n_q = cfg["heads"], cfg["n_q"]
+        picks = {(0, 0), (H - 1, n_q - 1), ((cfg["idx"] // 2) % H, n_q // 2)}
+        empty = [r for r in range(n_q) if not ref["heads"][0]["mask"][r].any()]
+        if empty:
+            picks.add((0, empty[0]))         # an all-masked row: nothing but -inf
+        picks = sorted(picks)
+        chk = Checks()
+        checked = 0
+        for h, i in picks:
+            x = ref["heads"][h]["masked"][i]
+            v = ref["heads"][h]["v"]
+            for block in range(1, cfg["n_kv"] + 2):
+                where = "online head %d row %d block %d: " % (h, i, block)
+                try:
+                    out = runner.json("online", path, "--head", h, "--row", i,
+                                      "--block", block, "--json")
+                except Mismatch as e:
+                    chk.fail(where + str(e))
+                    if checked == 0:
+                        break           # the command itself fails: no point in more runs
+                    continue
+                blocks = online_reference(x, v, block)
+                note_online(seen, blocks)
+                check_online(out, blocks, ref["heads"][h]["output"][i], h, i, block, chk, where)
+                checked += 1
+        ok = not chk.errors
+        tally.add("online", ok, "online %s  (%d runs)%s" % (
+            describe(cfg), checked, "" if ok else report_errors(chk)), scenario_json(cfg),
+            "online_%03d.json" % cfg["idx"])
+    for cfg in linear[:4]:
+        path = os.path.join(runner.folder, "scenario_%03d.json" % cfg["idx"])
+        code, _, err = runner.run("online", path, "--head", 0, "--row", 0, "--block", 1, "--json")
+        ok = code == 2 and err.strip() != ""
+        tally.add("online", ok, "online refuses the linear kernel (#%d): exit %d %s" % (
+            cfg["idx"], code, first_line(err, path)), scenario_json(cfg),
+            "online_linear_%03d.json" % cfg["idx"])
+
+
+def note_online(seen, blocks):
+    feats = seen.setdefault("online", set())
+    if all(b["m"] == -math.inf for b in blocks):
+        feats.add("all-masked row")
+    if any(b["m"] == -math.inf for b in blocks) and blocks[-1]["m"] != -math.inf:
+        feats.add("m from -inf to finite after a hidden block")
+    if any(b["block_max"] == -math.inf and b["m"] != -math.inf for b in blocks):
+        feats.add("hidden block after m finite")
+    if any(0.0 < b["rescale"] < 1.0 for b in blocks):
+        feats.add("rescale < 1")
+    if len(blocks) == 1:
+        feats.add("one block")
+    if len(blocks) > 2:
+        feats.add("three or more blocks")
+
+
+def check_online(out, blocks, dense, h, i, block, chk, where):
+    chk.eq(h, out.get("head"), where + "head")
+    chk.eq(i, out.get("row"), where + "row")
+    chk.eq(block, out.get("block"), where + "block")
+    fb = out.get("blocks")
+    if not isinstance(fb, list) or len(fb) != len(blocks):
+        chk.fail(where + "blocks: expected %d entries, found %s" % (
+            len(blocks), len(fb) if isinstance(fb, list) else fb))
+        return
+    for b, (rb, got) in enumerate(zip(blocks, fb)):
+        w = where + "blocks[%d]." % b
+        if not isinstance(got, dict):
+            chk.fail(w[:-1] + ": not an object")
+            continue
+        chk.eq(rb["start"], got.get("start"), w + "start")
+        chk.eq(rb["end"], got.get("end"), w + "end")
+        for f in ("block_max", "m"):
+            chk.cmp([rb[f]], [got.get(f)], w + f, null_as=-np.inf)
+        for f in ("rescale", "l"):
+            chk.cmp([rb[f]], [got.get(f)], w + f)
+        chk.cmp(rb["output"], got.get("output"), w + "output")
+    chk.cmp(blocks[-1]["output"], out.get("output"), where + "output")
+    chk.cmp(dense, out.get("dense_output"), where + "dense_output")
+    if chk.cmp(out.get("dense_output"), out.get("output"),
+               where + "output vs dense_output", tol=ONLINE_TOL):
+        diff = float(np.max(np.abs(np.asarray(out["output"], float) -
+                                   np.asarray(out["dense_output"], float)), initial=0.0))
+        md = out.get("max_difference")
+        if not isinstance(md, (int, float)) or isinstance(md, bool) \
+                or abs(md - diff) > 1e-15 or md > ONLINE_TOL:
+            chk.fail(where + "max_difference: found %r, |output - dense_output| max %r"
+                     % (md, diff))
+
+
+# --------------------------------------------------------------------------
+# Invalid input
+# --------------------------------------------------------------------------
+
+def first_line(err, path):
+    return (err.strip().splitlines() or ["(no message)"])[0].replace(path, "FILE")
+
+
+def invalid_cases(configs):
+    """(label, field the message must name, scenario doc) each breaking one rule."""
+    cases = []
+
+    def add(label, field, pred, change):
+        for c in configs:
+            if pred(c):
+                doc = copy.deepcopy(scenario_json(c))
+                change(c, doc["attention"], doc["weights"])
+                cases.append(("%s (from #%d)" % (label, c["idx"]), field, doc))
+                return
+        cases.append((label, field, None))
+
+    def plain(c):
+        return c["positions"] == "none" and not c["sparse"]
+
+    def mla_rope(c):
+        return c["variant"] == "mla" and c["positions"] == "rope"
+
+    def drop(w, *names):
+        for n in names:
+            w.pop(n, None)
+
+    def reshape(name, extra_rows=0, extra_cols=0):
+        def change(c, a, w):
+            m = np.asarray(c["W"][name])
+            w[name] = np.zeros((m.shape[0] + extra_rows, m.shape[1] + extra_cols)).tolist()
+        return change
+
+    add("odd head_dim with rope (mha)", "attention.head_dim",
+        lambda c: plain(c) and c["variant"] == "mha" and c["head_dim"] % 2 == 1,
+        lambda c, a, w: a.update(positions="rope"))
+    add("odd head_dim with rope (gqa)", "attention.head_dim",
+        lambda c: plain(c) and c["variant"] == "gqa" and c["head_dim"] % 2 == 1,
+        lambda c, a, w: a.update(positions="rope"))
+    add("mla + rope without rope_dim", "attention.rope_dim", mla_rope,
+        lambda c, a, w: (a.pop("rope_dim"), drop(w, "W_QR", "W_KR")))
+    add("mla + rope with odd rope_dim", "attention.rope_dim", mla_rope,
+        lambda c, a, w: (a.update(rope_dim=3), drop(w, "W_QR", "W_KR")))
+    add("mla + rope with rope_dim 0", "attention.rope_dim", mla_rope,
+        lambda c, a, w: (a.update(rope_dim=0), drop(w, "W_QR", "W_KR")))
+    add("mla + rope with negative rope_dim", "attention.rope_dim", mla_rope,
+        lambda c, a, w: (a.update(rope_dim=-2), drop(w, "W_QR", "W_KR")))
+    add("rope_dim with mha rope", "attention.rope_dim",
+        lambda c: c["positions"] == "rope" and c["variant"] == "mha",
+        lambda c, a, w: a.update(rope_dim=2))
+    add("rope_dim with mla, positions none", "attention.rope_dim",
+        lambda c: plain(c) and c["variant"] == "mla",
+        lambda c, a, w: a.update(rope_dim=2))
+    add("rope_dim with mla, sinusoidal", "attention.rope_dim",
+        lambda c: c["positions"] == "sinusoidal" and c["variant"] == "mla",
+        lambda c, a, w: a.update(rope_dim=2))
+    add("sparse top_k 0", "attention.sparse.top_k", lambda c: bool(c["sparse"]),
+        lambda c, a, w: a["sparse"].update(top_k=0))
+    add("sparse top_k -1", "attention.sparse.top_k", lambda c: bool(c["sparse"]),
+        lambda c, a, w: a["sparse"].update(top_k=-1))
+    add("sparse without top_k", "attention.sparse.top_k",
+        lambda c: bool(c["sparse"]) and "W_QI" in c["omit"],
+        lambda c, a, w: a["sparse"].pop("top_k"))
+    add("unknown positions kind", "attention.positions", plain,
+        lambda c, a, w: a.update(positions="alibi"))
+    add("positions of the wrong type", "attention.positions", plain,
+        lambda c, a, w: a.update(positions=1))
+    for name in NEW_WEIGHTS:
+        add("%s one column too many" % name, "weights." + name,
+            lambda c, n=name: n in c["W"] and n not in c["omit"],
+            reshape(name, extra_cols=1))
+        add("%s one row too few" % name, "weights." + name,
+            lambda c, n=name: n in c["W"] and n not in c["omit"]
+            and c["W"][n].shape[0] > 1, reshape(name, extra_rows=-1))
+    add("max_positions smaller than the tokens", "attention.max_positions",
+        lambda c: c["positions"] == "learned" and "W_P" in c["omit"] and max(
+            c["n_q"], c["n_kv"]) > 1,
+        lambda c, a, w: a.update(max_positions=max(c["n_q"], c["n_kv"]) - 1))
+    add("max_positions smaller than the context", "attention.max_positions",
+        lambda c: c["positions"] == "learned" and "W_P" in c["omit"] and c["cross"]
+        and c["n_kv"] > c["n_q"],
+        lambda c, a, w: a.update(max_positions=c["n_q"]))
+    add("max_positions without learned (none)", "attention.max_positions", plain,
+        lambda c, a, w: a.update(max_positions=8))
+    add("max_positions without learned (sinusoidal)", "attention.max_positions",
+        lambda c: c["positions"] == "sinusoidal",
+        lambda c, a, w: a.update(max_positions=8))
+    add("W_P without learned positions", "weights.W_P", plain,
+        lambda c, a, w: w.update(W_P=np.zeros((max(c["n_q"], c["n_kv"]),
+                                               c["d_model"])).tolist()))
+    add("W_P with rope positions", "weights.W_P",
+        lambda c: c["positions"] == "rope",
+        lambda c, a, w: w.update(W_P=np.zeros((max(c["n_q"], c["n_kv"]),
+                                               c["d_model"])).tolist()))
+    return cases
+
+
+def invalid_option_cases(configs):
+    """(label, base config, options, a word (or a tuple of words, one of which) the
+    message must contain)."""
+    def first(pred):
+        return next((c for c in configs if pred(c)), None)
+
+    def plain(c):
+        return c["positions"] == "none" and not c["sparse"]
+
+    return [
+        ("--indexer-dim without --top-k on a dense file", first(plain),
+         ["--indexer-dim", "2"], "top-k"),
+        ("--indexer-heads without --top-k on a dense file", first(plain),
+         ["--indexer-heads", "2"], "top-k"),
+        ("--positions alibi", first(plain), ["--positions", "alibi"], "positions"),
+        ("--positions rope with odd head_dim",
+         first(lambda c: plain(c) and c["variant"] == "mha" and c["head_dim"] % 2),
+         ["--positions", "rope"], "head_dim"),
+        ("--rope-dim 3 on mla", first(lambda c: plain(c) and c["variant"] == "mla"),
+         ["--rope-dim", "3"], "rope"),
+        ("--rope-dim on a non-mla file", first(lambda c: plain(c) and c["variant"] != "mla"
+                                              and c["head_dim"] % 2 == 0),
+         ["--rope-dim", "2"], "rope"),
+        ("--top-k -1", first(plain), ["--top-k", "-1"], "top"),
+        ("--positions rope on mla without --rope-dim",
+         first(lambda c: plain(c) and c["variant"] == "mla"), ["--positions", "rope"],
+         ("rope_dim", "rope-dim")),
+    ]
+
+
+def run_invalid(runner, tally, configs):
+    for n, (label, field, doc) in enumerate(invalid_cases(configs)):
+        if doc is None:
+            tally.add("invalid", False, "invalid %s: no scenario of that kind" % label)
+            continue
+        name = "invalid_%02d.json" % n
+        path = runner.write(name, doc)
+        code, _, err = runner.run("trace", path, "--json")
+        ok = code == 2 and field in err
+        tally.add("invalid", ok, "invalid %s -> exit %d, names %s: %s" % (
+            label, code, field if field in err else "NOT " + field, first_line(err, path)),
+            doc, name)
+    for n, (label, base, opts, word) in enumerate(invalid_option_cases(configs)):
+        if base is None:
+            tally.add("invalid", False, "invalid option %s: no scenario of that kind" % label)
+            continue
+        doc = scenario_json(base)
+        name = "invalid_option_%02d.json" % n
+        path = runner.write(name, doc)
+        code, _, err = runner.run("trace", path, "--json", *opts)
+        words = (word,) if isinstance(word, str) else word
+        ok = code == 2 and any(w in err for w in words) and "unknown option" not in err
+        tally.add("invalid", ok, "invalid option %s (#%d %s) -> exit %d: %s" % (
+            label, base["idx"], " ".join(opts), code, first_line(err, path)), doc,
+            name.replace(".json", "__%s.json" % "_".join(o.strip("-") for o in opts)))
+    # online arguments
+    base = next(c for c in configs if c["kernel"] == "softmax")
+    path = runner.write("online_args.json", scenario_json(base))
+    code, _, err = runner.run("online", path, "--head", 0, "--row", 0, "--block", 1, "--json")
+    if code != 0:
+        tally.add("invalid", False, "invalid online arguments: a valid `online` run fails:"
+                  " exit %d %s" % (code, first_line(err, path)))
+        return
+    for label, args in (("--block 0", ["--head", 0, "--row", 0, "--block", 0]),
+                        ("--head H", ["--head", base["heads"], "--row", 0, "--block", 1]),
+                        ("--row N_Q", ["--head", 0, "--row", base["n_q"], "--block", 1])):
+        code, _, err = runner.run("online", path, *args, "--json")
+        ok = code == 2 and err.strip() != ""
+        tally.add("invalid", ok, "invalid online %s (#%d) -> exit %d: %s" % (
+            label, base["idx"], code, first_line(err, path)))
+
+
+# --------------------------------------------------------------------------
+# Coverage
+# --------------------------------------------------------------------------
+
+REQUIRED = {
+    "kind x positions x sparse": {"%s %s %s" % (k, p, s) for k in KINDS for p in POSITIONS
+                                  for s in ("dense", "sparse")},
+    "positions x mask": {"%s %s" % (p, m) for p in POSITIONS for m in MASKS},
+    "positions x kernel": {"%s %s" % (p, k) for p in POSITIONS for k in ("softmax", "linear")},
+    "positions x cross": {"%s %s" % (p, c) for p in POSITIONS for c in ("self", "cross")},
+    "sparse x mask": {"sparse %s" % m for m in MASKS},
+    "sparse x kernel": {"sparse softmax", "sparse linear"},
+    "sparse x cross": {"sparse self", "sparse cross"},
+    "n_q": set(range(1, 8)), "d_model": set(range(1, 7)), "heads": set(range(1, 5)),
+    "gqa shape": {"G=1", "1<G<H", "G=H"}, "mqa heads > 1": {True},
+    "rope head_dim": {2, 4}, "rope_dim": {2, 4}, "top_k": set(range(1, 8)),
+    "indexer_heads": {1, 2, 3}, "indexer_dim": {1, 2, 3},
+    "weights": {"%s %s" % (n, m) for n in NEW_WEIGHTS for m in ("given", "seeded")},
+    "feature": {"top-k tie broken by index", "top-k fewer visible keys than k",
+                "top-k cuts", "repeated tokens", "indexer defaults", "rope_base default",
+                "learned max_positions > tokens", "learned max_positions default", "W_O",
+                "top_k = N_KV + 1",
+                "no W_O", "scale off with mla rope", "mla rope odd head_dim",
+                "all-masked row with sparse", "override"},
+    "online": {"all-masked row", "m from -inf to finite after a hidden block",
+               "hidden block after m finite", "rescale < 1", "one block",
+               "three or more blocks"},
+}
+
+
+def note_coverage(seen, cfg, ref, override=False):
+    def add(key, val):
+        seen.setdefault(key, set()).add(val)
+    if override:
+        add("feature", "override")
+        return
+    s = "sparse" if cfg["sparse"] else "dense"
+    p = cfg["positions"]
+    add("kind x positions x sparse", "%s %s %s" % (cfg["kind"], p, s))
+    add("positions x mask", "%s %s" % (p, cfg["mask"]))
+    add("positions x kernel", "%s %s" % (p, cfg["kernel"]))
+    add("positions x cross", "%s %s" % (p, "cross" if cfg["cross"] else "self"))
+    for key in ("n_q", "d_model", "heads"):
+        add(key, cfg[key])
+    G, H = cfg["kv_heads"], cfg["heads"]
+    if cfg["variant"] == "gqa":
+        add("gqa shape", "G=1" if G == 1 else "G=H" if G == H else "1<G<H")
+    if cfg["variant"] == "mqa" and H > 1:
+        add("mqa heads > 1", True)
+    if p == "rope" and cfg["variant"] != "mla":
+        add("rope head_dim", cfg["head_dim"])
+    if cfg["rope_dim"]:
+        add("rope_dim", cfg["rope_dim"])
+        if not cfg["scale"]:
+            add("feature", "scale off with mla rope")
+        if cfg["head_dim"] % 2:
+            add("feature", "mla rope odd head_dim")
+    if p != "none" and cfg["rope_base"] is None:
+        add("feature", "rope_base default")
+    if p == "learned":
+        add("feature", "learned max_positions %s" % (
+            "default" if cfg["max_positions"] is None else "> tokens"
+            if cfg["max_positions"] > max(cfg["n_q"], cfg["n_kv"]) else "= tokens"))
+    add("feature", "W_O" if cfg["wo"] else "no W_O")
+    for name in NEW_WEIGHTS:
+        if name in cfg["W"]:
+            add("weights", "%s %s" % (name, "seeded" if name in cfg["omit"] else "given"))
+    for key in ("x", "x_kv"):
+        m = np.asarray(cfg[key])
+        if len({tuple(r) for r in m}) < m.shape[0]:
+            add("feature", "repeated tokens")
+    if cfg["sparse"]:
+        sp = cfg["sparse"]
+        add("sparse x mask", "sparse %s" % cfg["mask"])
+        add("sparse x kernel", "sparse %s" % cfg["kernel"])
+        add("sparse x cross", "sparse %s" % ("cross" if cfg["cross"] else "self"))
+        add("top_k", sp["top_k"])
+        if sp["top_k"] == cfg["n_kv"] + 1:
+            add("feature", "top_k = N_KV + 1")
+        _, _, hi, di = resolved(cfg)
+        add("indexer_heads", hi)
+        add("indexer_dim", di)
+        if sp["indexer_heads"] is None or sp["indexer_dim"] is None:
+            add("feature", "indexer defaults")
+        info = ref["topk_info"]
+        if info["tie"]:
+            add("feature", "top-k tie broken by index")
+        if info["fewer"]:
+            add("feature", "top-k fewer visible keys than k")
+        if info["cut"]:
+            add("feature", "top-k cuts")
+        if any(st == "all_masked" for st in ref["heads"][0]["row_status"]):
+            add("feature", "all-masked row with sparse")
+
+
+def coverage_gaps(seen):
+    return ["%s %s" % (key, sorted(need - seen.get(key, set()), key=str))
+            for key, need in REQUIRED.items() if need - seen.get(key, set())]
+
+
+# --------------------------------------------------------------------------
+# Driver
+# --------------------------------------------------------------------------
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--binary", required=True, help="path to attention-lab")
+    parser.add_argument("--plain-only", action="store_true",
+                        help="only positions none / sparse off (a binary without the features)")
+    parser.add_argument("--seed", type=int, default=SEED, help="default %(default)s")
+    parser.add_argument("--reps", type=int, default=REPS,
+                        help="rounds of the 40 variant x positions x sparse combinations "
+                             "(default %(default)s; more for a longer soak)")
+    parser.add_argument("--keep", help="write the scenario files here (failing ones to KEEP/fail)")
+    parser.add_argument("--save-failures", metavar="DIR",
+                        help="copy each failing scenario file to DIR "
+                             "(default KEEP/fail with --keep)")
+    args = parser.parse_args()
+    try:
+        subprocess.run([args.binary, "--version"], capture_output=True, timeout=20, check=True)
+    except (OSError, subprocess.SubprocessError) as e:
+        print("error: cannot run the binary %r: %s" % (args.binary, e), file=sys.stderr)
+        return 2
+
+    global LEGACY
+    LEGACY = args.plain_only
+    configs = all_configs(args.seed, args.reps)
+    if args.plain_only:
+        configs = [c for c in configs if c["positions"] == "none" and not c["sparse"]]
+    folder = args.keep or tempfile.mkdtemp(prefix="positions_crosscheck_")
+    os.makedirs(folder, exist_ok=True)
+    runner = Runner(args.binary, folder)
+    tally = Tally(args.save_failures or (os.path.join(args.keep, "fail") if args.keep else None))
+    seen = {}
+    try:
+        refs = run_configs(runner, tally, configs, seen, args.plain_only)
+        if not args.plain_only:
+            run_overrides(runner, tally, configs, seen)
+            run_online(runner, tally, configs, refs, seen)
+            run_invalid(runner, tally, configs)
+    except (OSError, subprocess.SubprocessError) as e:
+        print("error: cannot run the binary %r: %s" % (args.binary, e), file=sys.stderr)
+        return 2
+    finally:
+        if not args.keep:
+            shutil.rmtree(folder, ignore_errors=True)
+    print()
+    for group, (ok, bad) in tally.groups.items():
+        print("%-10s %4d agree, %d disagree" % (group + ":", ok, bad))
+    gaps = [] if args.plain_only else coverage_gaps(seen)
+    print("coverage: " + ("complete" if not gaps else "MISSING " + "; ".join(gaps)))
+    print("%d configurations checked (%d scenario files, %d overridden), %d binary runs" % (
+        tally.configs, len(configs), tally.configs - len(configs), runner.runs))
+    return 0 if tally.failed() == 0 and not gaps else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
