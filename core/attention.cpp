@@ -170,7 +170,10 @@ AbsorbedMla absorb(const Trace& t) {
   for (int h = 0; h < H; ++h) {
     m.scores.push_back(query_side(t) * folded.W_UQK[static_cast<std::size_t>(h)] * t.latent.transpose());
     // The decoupled RoPE part is added beside the absorbed one: the latent itself is never turned.
-    if (decoupled_rope(a)) m.scores.back().noalias() += t.heads[h].q_r * t.heads[h].k_r.transpose();
+    if (decoupled_rope(a)) {
+      m.latent_scores.push_back(m.scores.back());
+      m.scores.back().noalias() += t.heads[h].q_r * t.heads[h].k_r.transpose();
+    }
     m.latent_output.middleCols(h * dc, dc) = t.heads[h].weights * t.latent;
   }
   m.W_UQK = std::move(folded.W_UQK);

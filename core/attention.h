@@ -63,9 +63,11 @@ struct AbsorbedMla {
   std::vector<Matrix> W_UQK;   // per head (d_q, d_c): W_UQ^(h) W_UK^(h)T, or W_Q^(h) W_UK^(h)T without a query latent
   std::vector<Matrix> scores;  // per head (N_Q, N_KV): query_side W_UQK^(h) latent^T (+ q_r^(h) k_r^T with rope),
                                // equal to HeadTrace::scores
-  Matrix latent_output;        // (N_Q, H*d_c): [weights_h latent]_h
-  Matrix W_LO;                 // (H*d_c, d_out): blockdiag(W_UV^(h)) W_O, or blockdiag(W_UV^(h)) without W_O
-  Matrix output;               // (N_Q, d_out): latent_output W_LO, equal to Trace::output
+  std::vector<Matrix> latent_scores;  // decoupled RoPE only, per head (N_Q, N_KV): query_side W_UQK^(h) latent^T, the
+                                      // part the latent carries; scores = latent_scores + q_r^(h) k_r^T
+  Matrix latent_output;  // (N_Q, H*d_c): [weights_h latent]_h
+  Matrix W_LO;           // (H*d_c, d_out): blockdiag(W_UV^(h)) W_O, or blockdiag(W_UV^(h)) without W_O
+  Matrix output;         // (N_Q, d_out): latent_output W_LO, equal to Trace::output
 };
 
 struct Trace {

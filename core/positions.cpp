@@ -28,6 +28,12 @@ Matrix position_rows(const AttentionConfig& a, const Weights& w, int first, int 
 
 double rope_angle(int p, int pair, int d, double base) { return p * std::pow(base, -2.0 * pair / d); }
 
+Matrix rope_angles(int first, int n, int d, double base) {
+  return Matrix::NullaryExpr(n, d / 2, [&](Eigen::Index r, Eigen::Index i) {
+    return rope_angle(first + static_cast<int>(r), static_cast<int>(i), d, base);
+  });
+}
+
 RopeTable rope_table(int first, int n, int d, double base) {
   RopeTable t{Matrix(n, d / 2), Matrix(n, d / 2)};
   for (int i = 0; i < d / 2; ++i)

@@ -18,6 +18,9 @@ Matrix position_rows(const AttentionConfig& a, const Weights& w, int first, int 
 // The angle RoPE turns dims (2i, 2i+1) of a width-d vector at position p by: p * base^(-2i/d).
 double rope_angle(int p, int pair, int d, double base);
 
+// Every angle RoPE turns by for positions [first, first + n) and width d: (n, d/2), row p, column i = pair i.
+Matrix rope_angles(int first, int n, int d, double base);
+
 // cos and sin of every angle RoPE uses for positions [first, first + n) and width d, computed once and shared by
 // every head (the same positions turn every head alike).
 struct RopeTable {

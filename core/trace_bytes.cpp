@@ -30,9 +30,14 @@ std::int64_t scenario_bytes(const Scenario& s) {
 
 std::int64_t trace_bytes(const Trace& t) {
   std::int64_t sum = bytes(t.attention.custom_mask) + bytes(t.x) + bytes(t.x_kv) + bytes(t.weights);
+  sum += bytes(t.positions) + bytes(t.x_in) + bytes(t.x_kv_in);
+  if (t.indexer)
+    sum += bytes(t.indexer->q) + bytes(t.indexer->k) + bytes(t.indexer->w) + bytes(t.indexer->scores) +
+           bytes(t.indexer->selected);
   sum += bytes(t.query_latent) + bytes(t.latent) + bytes(t.Q) + bytes(t.K) + bytes(t.V);
   for (const KvHeadTrace& kv : t.kv_heads) sum += bytes(kv.k) + bytes(kv.v);
   for (const HeadTrace& h : t.heads) {
+    sum += bytes(h.q_rope) + bytes(h.k_rope) + bytes(h.q_r) + bytes(h.k_r);
     sum += bytes(h.q) + bytes(h.k) + bytes(h.v) + bytes(h.scores) + bytes(h.scaled) + bytes(h.mask) + bytes(h.masked) +
            bytes(h.weights) + bytes(h.output) + bytes(h.contribution);
     sum += bytes(h.row_max) + bytes(h.row_sum) + bytes(h.entropy) + bytes(h.row_status);
@@ -40,7 +45,8 @@ std::int64_t trace_bytes(const Trace& t) {
   sum += bytes(t.concat) + bytes(t.output);
   if (t.absorbed) {
     const AbsorbedMla& m = *t.absorbed;
-    sum += bytes(m.W_UQK) + bytes(m.scores) + bytes(m.latent_output) + bytes(m.W_LO) + bytes(m.output);
+    sum += bytes(m.W_UQK) + bytes(m.scores) + bytes(m.latent_scores) + bytes(m.latent_output) + bytes(m.W_LO) +
+           bytes(m.output);
   }
   return sum;
 }

@@ -11,6 +11,9 @@ using namespace attn;
 using namespace attn::ui;
 using namespace attn::test;
 
+// Plain attention (no positions, dense) has the ten classic steps, 0 = inputs ... 9 = output.
+constexpr int kPlainSteps = 10;
+
 TEST_CASE("the application state applies valid edits in the same call and refuses invalid ones, keeping the document") {
   AppState state(cat_sat(), asset("the_cat_sat.json"));
   CHECK_FALSE(state.document().dirty());
@@ -53,18 +56,18 @@ TEST_CASE("NaN or Inf typed into a cell is refused with the cell named -- the do
 
 TEST_CASE("play and pause: the clock starts over, and playing from the last step or token starts from the first") {
   AppState state(cat_sat(), "");
-  state.set_step(kStepCount - 1);
+  state.set_step(kPlainSteps - 1);
   state.pipeline.play_clock = 0.7;
   state.toggle_play();
   CHECK(state.pipeline.playing);
-  CHECK(state.pipeline.step == step_at(0));
+  CHECK(state.pipeline.step == step_at(0, AttentionConfig{}));
   CHECK(state.pipeline.play_clock == 0.0);
   state.set_step(4);
   state.toggle_play();  // pause where it is
   CHECK_FALSE(state.pipeline.playing);
-  CHECK(state.pipeline.step == step_at(4));
+  CHECK(state.pipeline.step == step_at(4, AttentionConfig{}));
   state.toggle_play();  // and go on from there
-  CHECK(state.pipeline.step == step_at(4));
+  CHECK(state.pipeline.step == step_at(4, AttentionConfig{}));
 
   state.set_decode_token(2);  // the last of the cat sat's three tokens
   state.decode.play_clock = 0.7;
@@ -80,16 +83,16 @@ TEST_CASE("play and pause: the clock starts over, and playing from the last step
 
 TEST_CASE("playing moves the shown view on every kPlaySeconds and stops at its end") {
   AppState state(cat_sat(), "");
-  state.set_step(kStepCount - 2);
+  state.set_step(kPlainSteps - 2);
   state.toggle_play();  // from the last step but one: not restarted
-  CHECK(state.pipeline.step == step_at(kStepCount - 2));
+  CHECK(state.pipeline.step == step_at(kPlainSteps - 2, AttentionConfig{}));
   state.advance_play(kPlaySeconds - 0.1);
-  CHECK(state.pipeline.step == step_at(kStepCount - 2));
+  CHECK(state.pipeline.step == step_at(kPlainSteps - 2, AttentionConfig{}));
   state.advance_play(0.1);
-  CHECK(state.pipeline.step == step_at(kStepCount - 1));
+  CHECK(state.pipeline.step == step_at(kPlainSteps - 1, AttentionConfig{}));
   CHECK(state.pipeline.play_clock == 0.0);
   state.advance_play(kPlaySeconds);  // at the end: stops there
-  CHECK(state.pipeline.step == step_at(kStepCount - 1));
+  CHECK(state.pipeline.step == step_at(kPlainSteps - 1, AttentionConfig{}));
   CHECK_FALSE(state.pipeline.playing);
 
   state.view = View::Decode;  // the decode view plays the tokens, and the pipeline stays where it is
@@ -101,7 +104,7 @@ TEST_CASE("playing moves the shown view on every kPlaySeconds and stops at its e
   state.advance_play(kPlaySeconds);
   CHECK(state.decode.token == 2);
   CHECK_FALSE(state.decode.playing);
-  CHECK(state.pipeline.step == step_at(kStepCount - 1));
+  CHECK(state.pipeline.step == step_at(kPlainSteps - 1, AttentionConfig{}));
 }
 
 TEST_CASE("presentation mode fits its enlargement to the window -- normal mode only grows on large windows") {

@@ -348,7 +348,8 @@ TEST_CASE("MLA: keys and queries come through the latents") {
 
 TEST_CASE("out-of-range indices give an empty string") {
   const Trace t = cat_sat_trace();
-  for (const StepInfo& info : all_steps()) {
+  for (const Step step : pipeline_steps(t.attention)) {
+    const StepInfo& info = step_info(step);
     CAPTURE(info.name);
     CHECK(explain_cell(t, info.step, 0, 3, 0) == "");
     CHECK(explain_cell(t, info.step, 0, 0, 4) == "");
@@ -367,7 +368,8 @@ TEST_CASE("out-of-range indices give an empty string") {
 
 TEST_CASE("explain_step, the cat sat: every formula carries the shapes, every paragraph a live number") {
   const Trace t = cat_sat_trace();
-  for (const StepInfo& info : all_steps()) {
+  for (const Step step : pipeline_steps(t.attention)) {
+    const StepInfo& info = step_info(step);
     CAPTURE(info.name);
     const StepText s = explain_step(t, info.step, 0);
     CHECK(s.title == std::string(info.title));

@@ -74,9 +74,10 @@ TEST_CASE("the handout walks the app's steps in order, each with the app's formu
   const Trace t = cat_trace();
   const std::string md = cli::trace_to_markdown(t);
   std::size_t at = 0;
-  for (const ui::StepInfo& info : ui::all_steps()) {
-    const ui::StepText text = ui::explain_step(t, info.step, 0);
-    const std::string heading = "## " + std::to_string(ui::step_index(info.step) + 1) + ". " + text.title + "\n";
+  for (const ui::Step step : ui::pipeline_steps(t.attention)) {
+    const ui::StepText text = ui::explain_step(t, step, 0);
+    const std::string heading =
+        "## " + std::to_string(ui::step_index(step, t.attention) + 1) + ". " + text.title + "\n";
     CAPTURE(heading);
     const std::size_t next = md.find(heading, at);
     REQUIRE(next != std::string::npos);

@@ -54,8 +54,8 @@ struct BadLesson {
 
 const BadLesson kBadLessons[] = {
     {"step_typo.json",
-     "pages[2].step: expected one of inputs, projections, scores, scale, mask, softmax, weighted_sum, head_outputs, "
-     "concat, output or 0-9 but found string \"scroes\""},
+     "pages[2].step: expected one of inputs, positions, projections, rope, scores, scale, mask, selection, softmax, "
+     "weighted_sum, head_outputs, concat, output or 0-9 but found string \"scroes\""},
     {"missing_scenario.json", "pages[1].scenario: no such scenario file assets/scenarios/missing.json"},
     {"scenario_folder.json",
      "pages[0].scenario: expected a file name in assets/scenarios (no folders) but found string "

@@ -98,6 +98,12 @@ class HandoutBuilder {
     intro();
     section(Step::Inputs, 0, 2, true);
     inputs();
+    if (ui::step_applies(Step::Positions, t_.attention)) {
+      section(Step::Positions, 0, 2, true);
+      table("P: the position rows added (row p for position p)", t_.positions, {}, {});
+      table("X + P", t_.input(), t_.tokens, {});
+      if (t_.cross_attention) table("X_kv + P", t_.input_kv(), t_.context_tokens, {});
+    }
     section(Step::Projections, 0, 2, true);
     projections();
     heads();
@@ -147,7 +153,12 @@ class HandoutBuilder {
     if (a.query_latent_dim > 0) s += ", query_latent_dim " + std::to_string(a.query_latent_dim);
     s += ", mask " + std::string(to_string(a.mask));
     if (a.mask == MaskKind::SlidingWindow) s += " (window " + std::to_string(a.window) + ")";
-    s += a.scale ? ", scale 1/" + glyph::kRoot + std::to_string(a.head_dim) + " = " +
+    if (a.positions != Positions::None) s += ", " + std::string(to_string(a.positions)) + " positions";
+    if (decoupled_rope(a)) s += " (decoupled, rope_dim " + std::to_string(a.rope_dim) + ")";
+    if (a.sparse)
+      s += ", sparse: each query keeps the top " + std::to_string(a.sparse->top_k) + " keys of an indexer with " +
+           plural(a.sparse->indexer_heads, "head") + " of width " + std::to_string(a.sparse->indexer_dim);
+    s += a.scale ? ", scale 1/" + glyph::kRoot + std::to_string(score_dim(a)) + " = " +
                        number_text(t_.scale_factor, precision_)
                  : std::string(", scale off");
     s += ", kernel " + std::string(to_string(a.kernel));
@@ -157,7 +168,7 @@ class HandoutBuilder {
   // The step's heading, its formula with the live shapes, and (once per step) what it does and why, as the app says it.
   void section(Step step, int head, int level, bool explain) {
     const ui::StepText text = ui::explain_step(t_, step, head);
-    add(Heading{level, std::to_string(ui::step_index(step) + 1) + ". " + text.title});
+    add(Heading{level, std::to_string(ui::step_index(step, t_.attention) + 1) + ". " + text.title});
     add(Formula{text.formula});
     if (explain) add(Paragraph{first_sentence(text.what) + " " + first_reason(text.why)});
   }
@@ -208,7 +219,9 @@ class HandoutBuilder {
     for (const HeadTrace& h : t_.heads) {
       if (many)
         add(Heading{2, "Head " + std::to_string(h.head) + " (reads KV head " + std::to_string(h.kv_head) + ")"});
-      for (Step s : {Step::Scores, Step::Scale, Step::Mask, Step::Softmax, Step::WeightedSum}) {
+      for (Step s :
+           {Step::Rope, Step::Scores, Step::Scale, Step::Mask, Step::Selection, Step::Softmax, Step::WeightedSum}) {
+        if (!ui::step_applies(s, t_.attention)) continue;
         section(s, h.head, many ? 3 : 2, h.head == 0);
         head_tables(s, h);
       }
@@ -219,7 +232,18 @@ class HandoutBuilder {
     const auto& q = t_.tokens;
     const auto& k = t_.context_tokens;
     switch (step) {
+      case Step::Rope:
+        table(decoupled_rope(t_.attention) ? "[q | q_r]: content part beside the turned decoupled part" : "RoPE(q)",
+              h.q_rope, q, {});
+        table(decoupled_rope(t_.attention) ? "[k | k_r]" : "RoPE(k)", h.k_rope, k, {});
+        break;
       case Step::Scores: table("scores", h.scores, q, k); break;
+      case Step::Selection:
+        if (h.head > 0) break;  // one selection, shared by every head
+        table("I: the indexer's scores (-inf where the mask hides)", t_.indexer->scores, q, k);
+        table("selected: the top " + std::to_string(t_.attention.sparse->top_k) + " of each row", t_.indexer->selected,
+              q, k);
+        break;
       case Step::Scale: table("scaled", h.scaled, q, k); break;
       case Step::Mask:
         if ((h.mask.array() == 0.0).any()) table("masked", h.masked, q, k);

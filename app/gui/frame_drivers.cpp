@@ -220,7 +220,7 @@ class LayoutSweep final : public FrameDriver {
     for (const ImVec2 size : {ImVec2{1280, 720}, ImVec2{1600, 900}})
       for (const bool presentation : {false, true})
         for (const ui::Theme theme : {ui::Theme::Dark, ui::Theme::Light}) {
-          for (int step = 0; step < ui::kStepCount; ++step)
+          for (int step = 0; step < ui::step_count(state.trace().attention); ++step)
             shots_.push_back({size, presentation, theme, -1, 0, ui::View::Pipeline, step});
           for (int v = 1; v < ui::kViewCount; ++v)
             shots_.push_back({size, presentation, theme, -1, 0, static_cast<ui::View>(v), 0});

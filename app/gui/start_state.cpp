@@ -65,9 +65,11 @@ void load_assets(ui::AppState& state) {
 
 bool start_view(const GuiOptions& o, ui::AppState& state, std::ostream& err) {
   if (o.step) {
-    const std::optional<ui::Step> step = ui::parse_step(*o.step);
+    // Numbers and names count the steps the scenario has (positions and selection only where they apply).
+    const AttentionConfig& a = state.scenario().attention;
+    const std::optional<ui::Step> step = ui::parse_step(*o.step, a);
     if (!step) {
-      err << "attention-lab: --step: expected 0-" << ui::kStepCount - 1 << " or a step name (" << ui::step_names()
+      err << "attention-lab: --step: expected 0-" << ui::step_count(a) - 1 << " or a step name (" << ui::step_names(a)
           << ") but found '" << *o.step << "'\n";
       return false;
     }
@@ -172,7 +174,7 @@ std::unique_ptr<ui::AppState> start_state(const GuiOptions& o, std::ostream& err
 void dump_state(const std::string& path, const ui::AppState& state) {
   const ui::StepInfo& info = ui::step_info(state.pipeline.step);
   const nlohmann::ordered_json j = {{"view", ui::view_name(state.view)},
-                                    {"step", ui::step_index(state.pipeline.step)},
+                                    {"step", ui::step_index(state.pipeline.step, state.trace().attention)},
                                     {"step_name", info.name},
                                     {"head", state.pipeline.head},
                                     {"decode_tokens", state.decode.token + 1},

@@ -49,10 +49,8 @@ ordered_json head_to_json(const HeadTrace& h) {
 ordered_json number_to_json(double x) { return std::isfinite(x) ? ordered_json(x) : ordered_json(nullptr); }
 
 void add_positions_config(ordered_json& attention, const AttentionConfig& a) {
-  if (a.positions != Positions::None) {
-    attention["positions"] = to_string(a.positions);
-    attention["rope_base"] = a.rope_base;
-  }
+  if (a.positions != Positions::None) attention["positions"] = to_string(a.positions);
+  if (a.positions == Positions::Sinusoidal || a.positions == Positions::Rope) attention["rope_base"] = a.rope_base;
   if (a.positions == Positions::Learned) attention["max_positions"] = a.max_positions;
   if (decoupled_rope(a)) attention["rope_dim"] = a.rope_dim;
   if (a.sparse)

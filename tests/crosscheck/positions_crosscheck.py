@@ -592,8 +592,10 @@ def expected_attention(cfg):
         att["latent_dim"] = cfg["latent_dim"]
         att["query_latent_dim"] = cfg["q_latent"]
     base, mp, hi, di = resolved(cfg)
-    att["positions"] = cfg["positions"]
+    # A plain scenario's header is exactly as before positions existed; rope_base only where it acts.
     if cfg["positions"] != "none":
+        att["positions"] = cfg["positions"]
+    if cfg["positions"] in ("sinusoidal", "rope"):
         att["rope_base"] = base
     if cfg["positions"] == "learned":
         att["max_positions"] = mp
@@ -617,7 +619,12 @@ def check_header(cfg, out, chk, plain_only):
     want = expected_attention(cfg)
     if plain_only and "positions" not in att:
         del want["positions"]
-    chk.eq(sorted(want), sorted(att), "attention (keys)")
+    missing, extra = sorted(set(want) - set(att)), sorted(set(att) - set(want))
+    if missing or extra:
+        chk.fail("attention: %s%s" % (
+            "missing keys %s (%s)" % (missing, ", ".join(
+                "%s=%r" % (k, want[k]) for k in missing)) if missing else "",
+            "%sunexpected keys %s" % ("; " if missing else "", extra) if extra else ""))
     for key, value in want.items():
         if key not in att:
             continue
@@ -1062,6 +1069,16 @@ def run_overrides(runner, tally, configs, seen):
             if with_decode and not chk.errors:
                 W = weights_used(cfg, out, Checks(), lenient_names=True)
                 check_decode(cfg, W, runner.json("decode", path, "--json", *opts), chk)
+            if cfg["kernel"] == "softmax" and not chk.errors:
+                # `online` takes the same overrides (its --help says so)
+                h, i = cfg["heads"] - 1, cfg["n_q"] - 1
+                for block in range(1, cfg["n_kv"] + 2):
+                    where = "online head %d row %d block %d: " % (h, i, block)
+                    got = runner.json("online", path, "--head", h, "--row", i, "--block", block,
+                                      "--json", *opts)
+                    check_online(got, online_reference(ref["heads"][h]["masked"][i],
+                                                       ref["heads"][h]["v"], block),
+                                 ref["heads"][h]["output"][i], h, i, block, chk, where)
         except Mismatch as e:
             chk.fail(str(e))
         tally.configs += 1

@@ -134,11 +134,12 @@ void AppState::wait() {
 // --- The views.
 
 void AppState::clamp_views() {
+  pipeline.step = applying_step(pipeline.step, trace().attention);  // positions removed: their step goes too
   set_head(pipeline.head);
   set_decode_token(decode.token);
 }
 
-void AppState::set_step(int index) { pipeline.step = step_at(index); }
+void AppState::set_step(int index) { pipeline.step = step_at(index, trace().attention); }
 
 void AppState::set_head(int h) { pipeline.head = std::clamp(h, 0, static_cast<int>(trace().heads.size()) - 1); }
 
@@ -152,7 +153,8 @@ void AppState::set_decode_token(int t) { decode.token = std::clamp(t, 0, decodab
 void AppState::toggle_play() {
   pipeline.playing = !pipeline.playing;
   pipeline.play_clock = 0;
-  if (pipeline.playing && pipeline.step == step_at(kStepCount - 1)) set_step(0);
+  if (pipeline.playing && step_index(pipeline.step, trace().attention) + 1 >= step_count(trace().attention))
+    set_step(0);
 }
 
 void AppState::toggle_decode_play() {
@@ -169,7 +171,8 @@ void AppState::advance_play(double dt) {
   clock += dt;
   if (clock < kPlaySeconds) return;
   clock = 0;
-  if (decoding ? decode.token + 1 >= doc_.scenario->n_q() : step_index(pipeline.step) + 1 >= kStepCount)
+  if (decoding ? decode.token + 1 >= doc_.scenario->n_q()
+               : step_index(pipeline.step, trace().attention) + 1 >= step_count(trace().attention))
     playing = false;
   else if (decoding) decode_by(1);
   else step_by(1);

@@ -96,7 +96,8 @@ class AppState {
   Display display;
   // Navigation, one behaviour for the buttons, the keys, the menu and lessons: every target is clamped.
   void set_step(int index);
-  void step_by(int delta) { set_step(step_index(pipeline.step) + delta); }
+  // Step numbers count the steps of the trace on screen (pipeline_steps of its configuration).
+  void step_by(int delta) { set_step(step_index(pipeline.step, trace().attention) + delta); }
   void set_head(int h);  // to the heads of the current trace
   void set_decode_token(int t);
   int decodable_tokens() const;  // the document's tokens, as far as the shown decoding reaches

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/positions.h"
 #include "core/text_format.h"
 #include "ui/logic/cell_format.h"
 #include "ui/logic/glyphs.h"
@@ -80,17 +81,47 @@ std::string explain_input(const Trace& t, int i, int c) {
 std::string explain_score(const Trace& t, const HeadTrace& h, int i, int j) {
   const std::string& q = query_name(t, i);
   const std::string& k = key_name(t, j);
+  // With rope the scores read the turned vectors.
+  const bool rope = h.q_rope.size() > 0;
+  const Matrix &qs = rope ? h.q_rope : h.q, &ks = rope ? h.k_rope : h.k;
   std::vector<std::string> terms;
-  const Cells q_cells = cells_of(h.q), k_cells = cells_of(h.k);
-  for (Eigen::Index m = 0; m < h.q.cols(); ++m) terms.push_back(product(q_cells, h.q(i, m), k_cells, h.k(j, m)));
-  return "score(" + q + kArrow + k + ") = q_" + q + " " + kDot + " k_" + k + " = " + join_sum(terms) + " = " +
+  const Cells q_cells = cells_of(qs), k_cells = cells_of(ks);
+  for (Eigen::Index m = 0; m < qs.cols(); ++m) terms.push_back(product(q_cells, qs(i, m), k_cells, ks(j, m)));
+  const std::string of = rope ? (decoupled_rope(t.attention) ? "[q | q_r]_" : "RoPE(q)_") : "q_";
+  const std::string key_of = rope ? (decoupled_rope(t.attention) ? "[k | k_r]_" : "RoPE(k)_") : "k_";
+  return "score(" + q + kArrow + k + ") = " + of + q + " " + kDot + " " + key_of + k + " = " + join_sum(terms) + " = " +
          cells_of(h.scores)(h.scores(i, j));
 }
 
 std::string explain_scale(const Trace& t, const HeadTrace& h, int i, int j) {
   const std::string score = cells_of(h.scores)(h.scores(i, j));
   if (!t.attention.scale) return "scale is off: " + score + " stays " + score;
-  return score + " / sqrt(" + std::to_string(t.attention.head_dim) + ") = " + cells_of(h.scaled)(h.scaled(i, j));
+  return score + " / sqrt(" + std::to_string(score_dim(t.attention)) + ") = " + cells_of(h.scaled)(h.scaled(i, j));
+}
+
+// I[i, j] as the sum over the indexer's heads, and where j ranks among the keys query i sees.
+std::string explain_selection(const Trace& t, const HeadTrace& h, int i, int j) {
+  const IndexerTrace& x = *t.indexer;
+  if (!std::isfinite(x.scores(i, j)))
+    return pair_name(t, i, j) + ": hidden by the mask (" + hidden_reason(t, i, j) + "), so never a candidate";
+  const Eigen::Index d = x.k.cols();
+  const Cells w_cells = cells_of(x.w), scores = cells_of(x.scores, &h.mask);
+  std::vector<std::string> terms;
+  for (Eigen::Index g = 0; g < x.w.cols(); ++g) {
+    const double dot = x.q.row(i).segment(g * d, d).dot(x.k.row(j));
+    terms.push_back(w_cells.term(x.w(i, g)) + kDot + "ReLU(" + short_number(dot) + ")");
+  }
+  int rank = 1, visible = 0;
+  for (Eigen::Index c = 0; c < x.scores.cols(); ++c) {
+    if (!std::isfinite(x.scores(i, c))) continue;
+    ++visible;
+    if (x.scores(i, c) > x.scores(i, j) || (x.scores(i, c) == x.scores(i, j) && c < j)) ++rank;
+  }
+  const int k = t.attention.sparse->top_k;
+  return "I(" + pair_name(t, i, j) + ") = " + join_sum(terms) + " = " + scores(x.scores(i, j)) + ": rank " +
+         std::to_string(rank) + " of " + std::to_string(visible) + " visible keys, so " +
+         (x.selected(i, j) != 0.0 ? "selected (top " + std::to_string(k) + ")"
+                                  : "left out (only the top " + std::to_string(k) + " are kept)");
 }
 
 std::string explain_mask(const Trace& t, const HeadTrace& h, int i, int j) {
@@ -210,8 +241,10 @@ std::optional<ProjectionSource> projection_source(const Trace& t, char which, co
   ProjectionSource p;
   if (which == 'q') {
     const bool compressed = mla && t.query_latent.size() > 0;
-    p = {compressed ? &t.query_latent : &t.x,
-         compressed ? "query_latent" : "x",
+    p = {compressed ? &t.query_latent : &t.input(),
+         compressed               ? "query_latent"
+         : t.positions.size() > 0 ? "(x + p)"
+                                  : "x",
          compressed ? &w.W_UQ : &w.W_Q,
          compressed ? "W_UQ" : "W_Q",
          h.head * d + col,
@@ -221,15 +254,17 @@ std::optional<ProjectionSource> projection_source(const Trace& t, char which, co
     const bool key = which == 'k';
     // mla expands one key/value head per query head from the latent; the others read their KV head's columns.
     const int owner = mla ? h.head : h.kv_head;
-    p = {mla ? &t.latent : &t.x_kv,
-         mla ? "latent" : "x",
+    p = {mla ? &t.latent : &t.input_kv(),
+         mla                      ? "latent"
+         : t.positions.size() > 0 ? "(x + p)"
+                                  : "x",
          mla ? (key ? &w.W_UK : &w.W_UV) : (key ? &w.W_K : &w.W_V),
          mla ? (key ? "W_UK" : "W_UV") : (key ? "W_K" : "W_V"),
          owner * d + col,
          key ? &h.k : &h.v,
          &t.context_tokens};
   } else if (which == 'c' && mla) {  // the cached latent row: c_j = x_j W_DKV
-    p = {&t.x_kv, "x", &w.W_DKV, "W_DKV", col, &t.latent, &t.context_tokens};
+    p = {&t.input_kv(), t.positions.size() > 0 ? "(x + p)" : "x", &w.W_DKV, "W_DKV", col, &t.latent, &t.context_tokens};
   } else {
     return std::nullopt;
   }
@@ -292,9 +327,73 @@ std::string explain_projection(const Trace& t, char which, int head, int row, in
   return s;
 }
 
+std::string explain_position(const Trace& t, bool keys, int row, int col) {
+  const Matrix& x = keys ? t.x_kv : t.x;
+  if (t.positions.size() == 0 || !in_range(row, x.rows()) || !in_range(col, x.cols())) return "";
+  const Matrix& sum = keys ? t.input_kv() : t.input();
+  const std::string& name = keys ? key_name(t, row) : query_name(t, row);
+  const Cells p_cells = cells_of(t.positions);
+  std::string p = p_cells(t.positions(row, col));
+  if (t.attention.positions == Positions::Sinusoidal) {
+    const int pair = col / 2;
+    p = std::string(col % 2 == 0 ? "sin" : "cos") + "(" + std::to_string(row) + " / " +
+        short_number(t.attention.rope_base) + "^(" + std::to_string(2 * pair) + "/" + std::to_string(x.cols()) +
+        ")) = " + p;
+  } else {
+    p = "W_P[" + std::to_string(row) + "][" + std::to_string(col) + "] = " + p;
+  }
+  return name + " at position " + std::to_string(row) + ": x[" + std::to_string(col) + "] + p[" + std::to_string(col) +
+         "] = " + cells_of(x).term(x(row, col)) + " + " + p_cells.term(t.positions(row, col)) + " = " +
+         cells_of(sum)(sum(row, col)) + ", with p = " + p;
+}
+
+std::string explain_rope_angle(const Trace& t, bool keys, int row, int pair) {
+  const int d = decoupled_rope(t.attention) ? t.attention.rope_dim : t.attention.head_dim;
+  if (!in_range(row, keys ? t.n_kv() : t.n_q()) || !in_range(pair, d / 2)) return "";
+  const double angle = rope_angle(row, pair, d, t.attention.rope_base);
+  return "position " + std::to_string(row) + ", dims (" + std::to_string(2 * pair) + ", " +
+         std::to_string(2 * pair + 1) + "): angle = " + std::to_string(row) + " " + kDot + " " +
+         short_number(t.attention.rope_base) + "^(-" + std::to_string(2 * pair) + "/" + std::to_string(d) +
+         ") = " + short_number(angle) + " rad (" + short_number(angle * 180 / std::acos(-1.0)) + "\u00B0)";
+}
+
+std::string explain_rope(const Trace& t, int head, bool keys, int row, int col) {
+  if (t.attention.positions != Positions::Rope || !in_range(head, static_cast<Eigen::Index>(t.heads.size()))) return "";
+  const HeadTrace& h = t.heads[static_cast<std::size_t>(head)];
+  const Matrix& turned = keys ? h.k_rope : h.q_rope;
+  if (!in_range(row, turned.rows()) || !in_range(col, turned.cols())) return "";
+  const std::string& name = keys ? key_name(t, row) : query_name(t, row);
+  const std::string letter = keys ? "k" : "q";
+  const Cells out = cells_of(turned);
+  const int d = t.attention.head_dim;
+  if (decoupled_rope(t.attention)) {
+    if (col < d)
+      return "[" + letter + " | " + letter + "_r]_" + name + "[" + std::to_string(col) + "] = " + letter + "_" + name +
+             "[" + std::to_string(col) + "] = " + out(turned(row, col)) +
+             ": the content part, never turned, so W_UK can still be absorbed";
+    return "[" + letter + " | " + letter + "_r]_" + name + "[" + std::to_string(col) + "] = " + letter + "_r_" + name +
+           "[" + std::to_string(col - d) + "] = " + out(turned(row, col)) + ", turned by " +
+           explain_rope_angle(t, keys, row, (col - d) / 2);
+  }
+  const Matrix& plain = keys ? h.k : h.q;
+  const int a = col - col % 2;
+  const double angle = rope_angle(row, a / 2, d, t.attention.rope_base);
+  const Cells in = cells_of(plain);
+  const std::string c = short_number(std::cos(angle)), s = short_number(std::sin(angle));
+  const std::string formula = col % 2 == 0
+                                  ? in.term(plain(row, a)) + kDot + c + " - " + in.term(plain(row, a + 1)) + kDot + s
+                                  : in.term(plain(row, a)) + kDot + s + " + " + in.term(plain(row, a + 1)) + kDot + c;
+  return "RoPE(" + letter + ")_" + name + "[" + std::to_string(col) + "] = " + formula + " = " + out(turned(row, col)) +
+         " (dims " + std::to_string(a) + ", " + std::to_string(a + 1) + " turned by " + short_number(angle) +
+         " rad: cos = " + c + ", sin = " + s + ")";
+}
+
 std::string explain_cell(const Trace& t, Step step, int head, int row, int col) {
+  step = applying_step(step, t.attention);
   switch (step) {
     case Step::Inputs: return in_range(row, t.x.rows()) && in_range(col, t.x.cols()) ? explain_input(t, row, col) : "";
+    case Step::Positions: return explain_position(t, false, row, col);
+    case Step::Rope: return explain_rope(t, head, false, row, col);
     case Step::Projections: return explain_projection(t, 'q', head, row, col);
     case Step::Concat: return explain_final_output(t, row, col, false);
     case Step::Output: return explain_final_output(t, row, col, true);
@@ -314,6 +413,7 @@ std::string explain_cell(const Trace& t, Step step, int head, int row, int col) 
     case Step::Scores: return explain_score(t, h, row, col);
     case Step::Scale: return explain_scale(t, h, row, col);
     case Step::Mask: return explain_mask(t, h, row, col);
+    case Step::Selection: return explain_selection(t, h, row, col);
     case Step::Softmax: return explain_weight(t, h, row, col);
     default: return "";
   }

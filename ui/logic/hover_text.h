@@ -23,6 +23,15 @@ std::string join_sum(const std::vector<std::string>& terms);
 // Concat and Output explain the final output and ignore `head`. Any index out of range gives "".
 std::string explain_cell(const Trace& t, Step step, int head, int row, int col);
 
+// One cell of X + P (the context's X_kv + P when `keys`): the embedding plus the position's row, with the sine or
+// cosine it came from for sinusoidal positions.
+std::string explain_position(const Trace& t, bool keys, int row, int col);
+// One cell of RoPE(q) (RoPE(k) when `keys`) of `head`: the pair it belongs to turned by its position's angle; for
+// MLA's [q | q_r] the part it comes from.
+std::string explain_rope(const Trace& t, int head, bool keys, int row, int col);
+// One angle of the rope step: position x base^(-2i/d).
+std::string explain_rope_angle(const Trace& t, bool keys, int row, int pair);
+
 // One cell of q, k or v of `head` (which = 'q', 'k' or 'v'): the input row times one column of the weight.
 // Rows of k and v are keys (t.context_tokens). Anything out of range, or another letter, gives "".
 // which: 'q', 'k', 'v', or 'c' for MLA's cached latent (head ignored).

@@ -35,15 +35,21 @@ std::string child_path(const std::string& path, std::string_view key) {
 
 // --- reading the JSON -------------------------------------------------------------------------------
 
+// A name, or a number among the ten steps of plain attention (the positions and selection steps go by name: whether
+// they exist depends on the page's scenario, checked in check_step).
 Step read_step(const JsonFields& r) {
   if (!r.has("step")) return Step::Inputs;
   const json& v = r.at("step");
-  if (v.is_number_integer() && v.get<std::int64_t>() >= 0 && v.get<std::int64_t>() < kStepCount)
-    return step_at(static_cast<int>(v.get<std::int64_t>()));
+  const AttentionConfig plain;
+  if (v.is_number_integer() && v.get<std::int64_t>() >= 0 && v.get<std::int64_t>() < step_count(plain))
+    return step_at(static_cast<int>(v.get<std::int64_t>()), plain);
   if (v.is_string())
-    if (const auto s = parse_step(v.get<std::string>())) return *s;
-  throw InputError(r.child("step"), "expected one of " + step_names() + " or 0-" + std::to_string(kStepCount - 1) +
-                                        " but found " + describe_found(v));
+    for (const StepInfo& i : all_steps())
+      if (i.name == v.get<std::string>()) return i.step;
+  std::vector<std::string_view> names;
+  for (const StepInfo& i : all_steps()) names.push_back(i.name);
+  throw InputError(r.child("step"), "expected one of " + join(names, ", ") + " or 0-" +
+                                        std::to_string(step_count(plain) - 1) + " but found " + describe_found(v));
 }
 
 // [row, column] with two non-negative integers; whether the cell exists is checked against the trace.
@@ -199,6 +205,8 @@ std::string describe_attention(const Scenario& s) {
   if (a.mask == MaskKind::SlidingWindow) d += " of " + std::to_string(a.window);
   d += a.scale ? ", scores scaled by 1/\u221Ad" : ", scores not scaled";
   if (a.kernel != Kernel::Softmax) d += ", kernel " + std::string(to_string(a.kernel));
+  if (a.positions != Positions::None) d += ", " + std::string(to_string(a.positions)) + " positions";
+  if (a.sparse) d += ", sparse attention over the top " + std::to_string(a.sparse->top_k) + " keys";
   return d;
 }
 
@@ -253,8 +261,16 @@ void check_absorbed(const LessonPage& p, const Trace& t, const std::string& path
                                                        std::string(to_string(t.attention.variant)));
 }
 
+void check_step(const LessonPage& p, const Trace& t, const std::string& path) {
+  if (p.view != View::Pipeline || step_applies(p.step, t.attention)) return;
+  throw InputError(child_path(path, "step"), p.scenario + " (after the overrides) has no " +
+                                                 std::string(step_info(p.step).name) + " step: its steps are " +
+                                                 step_names(t.attention));
+}
+
 void check_page(const LessonPage& p, const std::filesystem::path& dir, const std::string& path) {
   const PageScenario ps = page_scenario(p, dir, path);
+  check_step(p, ps.trace, path);
   check_head(p, ps.trace, path);
   check_absorbed(p, ps.trace, path);
   if (p.view == View::Decode) check_decode(p, ps.scenario, path);

@@ -2,11 +2,15 @@
 
 namespace attn::ui {
 
-StepMatrix step_result(const Trace& t, Step step, int head) {
+StepMatrix step_result(const Trace& t, Step asked, int head) {
+  const Step step = applying_step(asked, t.attention);  // a step the trace lacks shows the one before it
   const HeadTrace& h = t.heads.at(static_cast<std::size_t>(head));
   const std::string n = std::to_string(head);
   switch (step) {
     case Step::Inputs: return {&t.x, &t.tokens, nullptr, ColorMap::Diverging, nullptr, "X"};
+    case Step::Positions: return {&t.input(), &t.tokens, nullptr, ColorMap::Diverging, nullptr, "X + P"};
+    case Step::Rope: return {&h.q_rope, &t.tokens, nullptr, ColorMap::Diverging, nullptr, "RoPE(q)"};
+    case Step::Selection: return {&t.indexer->scores, &t.tokens, &t.context_tokens, ColorMap::Diverging, &h.mask, "I"};
     case Step::Projections: return {&h.q, &t.tokens, nullptr, ColorMap::Diverging, nullptr, "q_" + n};
     case Step::Scores: return {&h.scores, &t.tokens, &t.context_tokens, ColorMap::Diverging, nullptr, "scores"};
     case Step::Scale: return {&h.scaled, &t.tokens, &t.context_tokens, ColorMap::Diverging, nullptr, "scaled"};

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "ui/logic/hover_text.h"
+#include "ui/logic/step_text_parts.h"
 
 #include "core/text_format.h"
 #include "ui/logic/glyphs.h"
@@ -11,38 +12,7 @@ namespace attn::ui {
 namespace {
 
 using namespace glyph;
-
-std::string num(int n) { return std::to_string(n); }
-std::string num(Eigen::Index n) { return std::to_string(n); }
-std::string quoted(const std::string& s) { return "\"" + s + "\""; }
-
-// Built by appending: "[" + std::string&& trips a false -Wrestrict of g++ 12 at -O3.
-std::string dims(Eigen::Index rows, Eigen::Index cols) {
-  std::string s = "[";
-  s += num(rows);
-  s += kTimes;
-  s += num(cols);
-  return s + "]";
-}
-std::string dims(const Matrix& m) { return dims(m.rows(), m.cols()); }
-
-// "[1.977, 7.392, 0.772]"; long rows stop after 6 entries so a sentence stays one line on a projector.
-template <typename Row>
-std::string vec(const Row& row) {
-  std::string s = "[";
-  for (Eigen::Index k = 0; k < row.size(); ++k) {
-    if (k == 6) return s + ", " + kEllipsis + "]";
-    s += (k > 0 ? ", " : "") + short_number(row(k));
-  }
-  return s + "]";
-}
-
-// "2, 8, 6": one row of numbers inside a sentence.
-template <typename Row>
-std::string list(const Row& row) {
-  const std::string v = vec(row);
-  return v.substr(1, v.size() - 2);
-}
+using namespace step_text;
 
 std::string names(const std::vector<std::string>& tokens) {
   std::string s;
@@ -79,19 +49,6 @@ int count_status(const HeadTrace& h, RowStatus s) {
   for (RowStatus r : h.row_status) n += r == s;
   return n;
 }
-
-struct StepContext {
-  const Trace& t;
-  const HeadTrace& h;
-  int row;  // the example query
-  const std::string& q(int i) const { return t.tokens[static_cast<std::size_t>(i)]; }
-  const std::string& k(int j) const { return t.context_tokens[static_cast<std::size_t>(j)]; }
-  int d() const { return t.attention.head_dim; }
-  int H() const { return t.attention.heads; }
-  Variant variant() const { return t.attention.variant; }
-  bool softmax() const { return t.attention.kernel == Kernel::Softmax; }
-  bool shares_kv() const { return variant() == Variant::Gqa || variant() == Variant::Mqa; }
-};
 
 // How head h's k and v are taken, for the formulas of the steps that use them.
 std::string kv_source(const StepContext& v, char which) {
@@ -193,8 +150,14 @@ StepText projections(const StepContext& v) {
 StepText scores(const StepContext& v) {
   const HeadTrace& h = v.h;
   StepText s;
-  s.formula = with_source("scores = q k" + kTransposed, kv_source(v, 'k'),
-                          dims(h.scores) + " = " + dims(h.q) + " " + kDot + " " + dims(h.k) + kTransposed);
+  if (h.q_rope.size() > 0) {
+    const bool mla = decoupled_rope(v.t.attention);
+    s.formula = std::string("scores = ") + (mla ? "[q | q_r] [k | k_r]" : "RoPE(q) RoPE(k)") + kTransposed + "   " +
+                dims(h.scores) + " = " + dims(h.q_rope) + " " + kDot + " " + dims(h.k_rope) + kTransposed;
+  } else {
+    s.formula = with_source("scores = q k" + kTransposed, kv_source(v, 'k'),
+                            dims(h.scores) + " = " + dims(h.q) + " " + kDot + " " + dims(h.k) + kTransposed);
+  }
   const int i = v.row;
   const int best = best_key(h, h.scores, i);
   Eigen::Index top_i = 0, top_j = 0;
@@ -219,8 +182,9 @@ StepText scores(const StepContext& v) {
 
 StepText scale(const StepContext& v) {
   const HeadTrace& h = v.h;
-  const std::string d = num(v.d());
-  const std::string root = short_number(std::sqrt(static_cast<double>(v.d())));
+  const int width = score_dim(v.t.attention);  // d, or d + d_R with MLA's decoupled RoPE
+  const std::string d = num(width);
+  const std::string root = short_number(std::sqrt(static_cast<double>(width)));
   Eigen::Index ti = 0, tj = 0;
   h.scores.maxCoeff(&ti, &tj);
   StepText s;
@@ -470,8 +434,11 @@ StepText explain_step(const Trace& t, Step step, int head) {
     const std::size_t hi =
         head >= 0 && static_cast<std::size_t>(head) < t.heads.size() ? static_cast<std::size_t>(head) : 0;
     const StepContext v{t, t.heads[hi], example_row(t.heads[hi])};
-    switch (step) {
+    switch (applying_step(step, t.attention)) {
       case Step::Inputs: text = inputs(v); break;
+      case Step::Positions: text = positions_text(v); break;
+      case Step::Rope: text = rope_text(v); break;
+      case Step::Selection: text = selection_text(v); break;
       case Step::Projections: text = projections(v); break;
       case Step::Scores: text = scores(v); break;
       case Step::Scale: text = scale(v); break;
@@ -483,7 +450,7 @@ StepText explain_step(const Trace& t, Step step, int head) {
       case Step::Output: text = output(v); break;
     }
   }
-  text.title = std::string(step_info(step).title);
+  text.title = std::string(step_info(applying_step(step, t.attention)).title);
   return text;
 }
 

@@ -36,6 +36,7 @@ struct PipelineView {
   int head = 0;
   int projection = 0;          // which projection the projections step draws large (MLA: latent, Q, K, V)
   bool show_absorbed = false;  // MLA: the scores step shows the absorbed form
+  int side = 0;                // the positions and rope steps: 0 the queries, 1 the keys (or the context)
   bool playing = false;
   double play_clock = 0.0;                         // seconds since the last automatic step
   HoverCell hover;                                 // written while drawing this frame

@@ -82,7 +82,7 @@ std::uint64_t heatmap_version(const AppState& state) {
   std::uint64_t version = state.shown_ticket();
   for (const std::uint64_t part :
        {std::uint64_t(state.pipeline.head), std::uint64_t(state.pipeline.projection), std::uint64_t(state.decode.token),
-        std::uint64_t(state.pipeline.show_absorbed), std::uint64_t(step_index(state.pipeline.step))})
+        std::uint64_t(state.pipeline.show_absorbed), std::uint64_t(state.pipeline.step)})
     version = (version ^ part) * 0x100000001b3ull + 1;  // never 0 ("unknown")
   return version;
 }

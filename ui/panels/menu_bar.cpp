@@ -48,9 +48,11 @@ void edit_menu(AppState& state) {
 
 void step_menu(AppState& state) {
   if (!ImGui::BeginMenu("Step")) return;
-  for (const StepInfo& s : all_steps()) {
-    const int index = step_index(s.step);
-    if (ImGui::MenuItem(std::string(s.title).c_str(), std::to_string(index).c_str(), s.step == state.pipeline.step))
+  const AttentionConfig& a = state.trace().attention;
+  for (const Step s : pipeline_steps(a)) {
+    const int index = step_index(s, a);
+    if (ImGui::MenuItem(std::string(step_info(s).title).c_str(), std::to_string(index).c_str(),
+                        s == state.pipeline.step))
       state.set_step(index);
   }
   ImGui::Separator();
@@ -110,8 +112,9 @@ std::string where(const AppState& state) {
   const std::string help = "   F1 help";
   const std::string playing = "  \u25B6 playing";
   if (state.view == View::Pipeline)
-    return "step " + std::to_string(step_index(state.pipeline.step)) + " (of 0\u2013" + std::to_string(kStepCount - 1) +
-           ")" + (state.pipeline.playing ? playing : "") + help;
+    return "step " + std::to_string(step_index(state.pipeline.step, state.trace().attention)) + " (of 0\u2013" +
+           std::to_string(step_count(state.trace().attention) - 1) + ")" + (state.pipeline.playing ? playing : "") +
+           help;
   if (state.view == View::Decode)
     return "token " + std::to_string(state.decode.token + 1) + " of " + std::to_string(state.scenario().n_q()) +
            (state.decode.playing ? playing : "") + help;

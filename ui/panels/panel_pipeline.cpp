@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include "core/mask.h"
+#include "core/positions.h"
 #include "ui/logic/hover_text.h"
 #include "ui/logic/step_matrices.h"
 #include "ui/panels/panels.h"
@@ -123,22 +124,24 @@ std::vector<Projection> projection_list(const StepView& v) {
   auto per_head = [&](const std::string& name, const std::string& index) {  // one head needs no index
     return a.heads == 1 ? name : name + "^(" + index + ")";
   };
-  const std::string x_kv = t.cross_attention ? "X_kv" : "X";
+  // With absolute positions the projections read X + P.
+  const std::string plus_p = t.positions.size() > 0 ? " + P" : "";
+  const std::string x_kv = (t.cross_attention ? "X_kv" : "X") + plus_p;
   std::vector<Projection> list;
   if (mla)  // the one thing MLA caches comes first
-    list.push_back({"latent = " + x_kv + " \u00B7 W_DKV  (cached)", &t.x_kv, x_kv, *t.weights.W_DKV, "W_DKV", "latent",
-                    &t.latent, &t.context_tokens, 'c'});
+    list.push_back({"latent = " + x_kv + " \u00B7 W_DKV  (cached)", &t.input_kv(), x_kv, *t.weights.W_DKV, "W_DKV",
+                    "latent", &t.latent, &t.context_tokens, 'c'});
   const bool q_latent = t.weights.W_UQ.has_value();
   const Matrix& W_q = q_latent ? *t.weights.W_UQ : *t.weights.W_Q;
-  const std::string q_in = q_latent ? "query_latent" : "X", q_w = per_head(q_latent ? "W_UQ" : "W_Q", hs);
-  list.push_back({"Q = " + q_in + " \u00B7 " + q_w, q_latent ? &t.query_latent : &t.x, q_in, W_q.middleCols(h * d, d),
-                  q_w, "q_" + hs, &v.h.q, &t.tokens, 'q'});
+  const std::string q_in = q_latent ? "query_latent" : "X" + plus_p, q_w = per_head(q_latent ? "W_UQ" : "W_Q", hs);
+  list.push_back({"Q = " + q_in + " \u00B7 " + q_w, q_latent ? &t.query_latent : &t.input(), q_in,
+                  W_q.middleCols(h * d, d), q_w, "q_" + hs, &v.h.q, &t.tokens, 'q'});
   const Matrix& W_k = mla ? *t.weights.W_UK : *t.weights.W_K;
   const Matrix& W_v = mla ? *t.weights.W_UV : *t.weights.W_V;
   const int block = mla ? h : g;
   const std::string kv_in = mla ? "latent" : x_kv;
   const std::string k_w = per_head(mla ? "W_UK" : "W_K", gs), v_w = per_head(mla ? "W_UV" : "W_V", gs);
-  const Matrix& kv_rows = mla ? t.latent : t.x_kv;
+  const Matrix& kv_rows = mla ? t.latent : t.input_kv();
   list.push_back({"K = " + kv_in + " \u00B7 " + k_w, &kv_rows, kv_in, W_k.middleCols(block * d, d), k_w, "k_" + gs,
                   &v.h.k, &t.context_tokens, 'k'});
   list.push_back({"V = " + kv_in + " \u00B7 " + v_w, &kv_rows, kv_in, W_v.middleCols(block * d, d), v_w, "v_" + gs,
@@ -172,29 +175,40 @@ void projections(StepView& v) {
 void absorbed_scores(StepView& v) {
   const AbsorbedMla& m = *v.t.absorbed;
   const int h = v.state.pipeline.head;
-  const Matrix& query_side = v.t.query_latent.size() > 0 ? v.t.query_latent : v.t.x;
+  const Matrix& query_side = v.t.query_latent.size() > 0 ? v.t.query_latent : v.t.input();
   const Matrix latent_T = v.t.latent.transpose();
+  // With decoupled RoPE the latent carries only part of each score; q_r k_rᵀ, which no absorption can fold, adds
+  // the rest.
+  const bool rope = decoupled_rope(v.t.attention);
+  const Matrix& latent_part =
+      rope ? m.latent_scores[static_cast<std::size_t>(h)] : m.scores[static_cast<std::size_t>(h)];
   const double diff = (m.scores[static_cast<std::size_t>(h)] - v.h.scores).cwiseAbs().maxCoeff();
   AgreementBadge(agreement(diff, "agrees with q k\u1D40"));
   const auto [hr, hc] = v.hovered(1, 3);
   // One name for the absorbed matrix everywhere (checkbox, term, lessons): W_UQK = W_UQ W_UKᵀ, or W_Q W_UKᵀ
   // without a query latent.
   const std::string uqk = "W_UQK" + std::string(v.t.heads.size() > 1 ? "^(" + std::to_string(h) + ")" : "");
-  const Term terms[] = {{.name = v.t.query_latent.size() > 0 ? "query_latent" : "X",
+  const Term terms[] = {{.name = v.t.query_latent.size() > 0 ? "query_latent"
+                                 : v.t.positions.size() > 0  ? "X + P"
+                                                             : "X",
                          .m = &query_side,
                          .rows = &v.t.tokens,
                          .highlight_row = hr},
                         {.name = uqk, .m = &m.W_UQK[static_cast<std::size_t>(h)]},
                         {.name = "latent\u1D40", .m = &latent_T, .cols = &v.t.context_tokens, .highlight_col = hc},
-                        {.name = "scores",
-                         .m = &m.scores[static_cast<std::size_t>(h)],
+                        {.name = rope ? "latent part" : "scores",
+                         .m = &latent_part,
                          .rows = &v.t.tokens,
                          .cols = &v.t.context_tokens,
                          .selected_row = hr,
                          .selected_col = hc}};
   const std::string ops[] = {"\u00B7", "\u00B7", "="};
+  if (rope)
+    TextWrappedAtSpaces(
+        "scores = latent part + q_r k_r\u1D40: the decoupled RoPE part is added beside the absorbed "
+        "one, since the latent is never turned.");
   const EquationHover e = v.equation(1, terms, ops, v.height - (ImGui::GetCursorPosY() - v.top));
-  if (e.term == 3) v.state.pipeline.hover.explanation = explain_cell(v.t, Step::Scores, h, e.row, e.col);
+  if (e.term == 3 && !rope) v.state.pipeline.hover.explanation = explain_cell(v.t, Step::Scores, h, e.row, e.col);
 }
 
 void scores(StepView& v) {
@@ -208,13 +222,26 @@ void scores(StepView& v) {
       return;
     }
   }
-  const Matrix kT = v.h.k.transpose();
+  // With rope the scores read the turned q and k (mla: [q | q_r] and [k | k_r]).
+  const bool rope = v.h.q_rope.size() > 0, mla = decoupled_rope(v.t.attention);
+  const Matrix& q = rope ? v.h.q_rope : v.h.q;
+  const Matrix kT = (rope ? v.h.k_rope : v.h.k).transpose();
   std::vector<std::string> dims;
   const auto [hr, hc] = v.hovered(0, 2);
-  const Term terms[] = {
-      {.name = "q", .m = &v.h.q, .rows = &v.t.tokens, .cols = &dim_labels(v.h.q.cols(), dims), .highlight_row = hr},
-      {.name = "k\u1D40", .m = &kT, .cols = &v.t.context_tokens, .highlight_col = hc},
-      v.query_by_key("scores", v.h.scores, {hr, hc})};
+  const Term terms[] = {{.name = !rope ? "q"
+                                 : mla ? "[q | q_r]"
+                                       : "RoPE(q)",
+                         .m = &q,
+                         .rows = &v.t.tokens,
+                         .cols = &dim_labels(q.cols(), dims),
+                         .highlight_row = hr},
+                        {.name = !rope ? "k\u1D40"
+                                 : mla ? "[k | k_r]\u1D40"
+                                       : "RoPE(k)\u1D40",
+                         .m = &kT,
+                         .cols = &v.t.context_tokens,
+                         .highlight_col = hc},
+                        v.query_by_key("scores", v.h.scores, {hr, hc})};
   const std::string ops[] = {"\u00B7", "="};
   const EquationHover e = v.equation(0, terms, ops, v.height - (ImGui::GetCursorPosY() - v.top));
   if (e.term == 2)
@@ -225,7 +252,7 @@ void scale(StepView& v) {
   const auto [hr, hc] = v.hovered(0, 1);
   const Term terms[] = {v.query_by_key("scores", v.h.scores, {hr, hc}), v.query_by_key("scaled", v.h.scaled, {hr, hc})};
   const std::string op =
-      v.t.attention.scale ? "\u00F7 \u221A" + std::to_string(v.t.attention.head_dim) + "  =" : "(scale off)  =";
+      v.t.attention.scale ? "\u00F7 \u221A" + std::to_string(score_dim(v.t.attention)) + "  =" : "(scale off)  =";
   const EquationHover e = v.equation(0, terms, std::span(&op, 1), v.height);
   if (e.term >= 0)
     v.state.pipeline.hover.explanation = explain_cell(v.t, Step::Scale, v.state.pipeline.head, e.row, e.col);
@@ -373,9 +400,104 @@ void output(StepView& v) {
   if (e) v.state.pipeline.hover.explanation = explain_cell(v.t, Step::Output, v.state.pipeline.head, e.row, e.col);
 }
 
+// Queries or keys: the positions and rope steps act on both sides alike, one shown at a time, large enough to read.
+int choose_side(StepView& v, const char* queries, const char* keys) {
+  int& side = v.state.pipeline.side;
+  if (ImGui::RadioButton(queries, side == 0)) side = 0;
+  SameLineIfFits(ImGui::GetFrameHeight() + LabelledWidth(0, keys), ImGui::GetStyle().ItemSpacing.x);
+  if (ImGui::RadioButton(keys, side == 1)) side = 1;
+  return side;
+}
+
+void positions(StepView& v) {
+  const Trace& t = v.t;
+  const bool keys = t.cross_attention && choose_side(v, "queries: X + P", "context: X_kv + P") == 1;
+  const int n = keys ? t.n_kv() : t.n_q();
+  const Matrix p = t.positions.topRows(n);
+  const std::vector<std::string>& rows = keys ? t.context_tokens : t.tokens;
+  const auto [hr, hc] = v.hovered(keys, 2);
+  const std::string kind = t.attention.positions == Positions::Learned ? "W_P rows" : "PE (sinusoidal)";
+  const Term terms[] = {
+      {.name = keys ? "X_kv" : "X", .m = keys ? &t.x_kv : &t.x, .rows = &rows, .selected_row = hr, .selected_col = hc},
+      {.name = kind, .m = &p, .selected_row = hr, .selected_col = hc},
+      {.name = keys ? "X_kv + P" : "X + P",
+       .m = keys ? &t.input_kv() : &t.input(),
+       .rows = &rows,
+       .selected_row = hr,
+       .selected_col = hc}};
+  const std::string ops[] = {"+", "="};
+  const EquationHover e = v.equation(keys, terms, ops, v.height - (ImGui::GetCursorPosY() - v.top));
+  if (e) v.state.pipeline.hover.explanation = explain_position(t, keys, e.row, e.col);
+}
+
+void rope(StepView& v) {
+  const Trace& t = v.t;
+  const bool keys = choose_side(v, "queries", "keys") == 1;
+  const bool mla = decoupled_rope(t.attention);
+  const auto [hr, hc] = v.hovered(keys, 2);
+  const std::string hs = t.heads.size() > 1 ? "_" + std::to_string(v.state.pipeline.head) : "";
+  std::vector<std::string> dims;
+  if (mla) {
+    // MLA turns only the decoupled part; the content part (and the latent behind it) is never turned.
+    const Matrix& plain = keys ? v.h.k : v.h.q;
+    const Matrix& turned = keys ? v.h.k_r : v.h.q_r;
+    const Term terms[] = {
+        {.name = keys ? "k" + hs : "q" + hs, .m = &plain, .rows = keys ? &t.context_tokens : &t.tokens},
+        {.name = keys ? "k_r (turned)" : "q_r (turned)", .m = &turned},
+        {.name = keys ? "[k | k_r]" : "[q | q_r]",
+         .m = keys ? &v.h.k_rope : &v.h.q_rope,
+         .rows = keys ? &t.context_tokens : &t.tokens,
+         .selected_row = hr,
+         .selected_col = hc}};
+    const std::string ops[] = {"beside", "="};
+    const EquationHover e = v.equation(keys, terms, ops, v.height - (ImGui::GetCursorPosY() - v.top));
+    if (e.term == 2) v.state.pipeline.hover.explanation = explain_rope(t, v.state.pipeline.head, keys, e.row, e.col);
+    return;
+  }
+  const Matrix angles = rope_angles(0, keys ? t.n_kv() : t.n_q(), t.attention.head_dim, t.attention.rope_base);
+  const Term terms[] = {
+      {.name = keys ? "k" + hs : "q" + hs,
+       .m = keys ? &v.h.k : &v.h.q,
+       .rows = keys ? &t.context_tokens : &t.tokens,
+       .highlight_row = hr},
+      {.name = "angle \u03B8 (rad)", .m = &angles, .rows = keys ? &t.context_tokens : &t.tokens, .highlight_row = hr},
+      {.name = keys ? "RoPE(k)" : "RoPE(q)",
+       .m = keys ? &v.h.k_rope : &v.h.q_rope,
+       .rows = keys ? &t.context_tokens : &t.tokens,
+       .cols = &dim_labels(v.h.q.cols(), dims),
+       .selected_row = hr,
+       .selected_col = hc}};
+  const std::string ops[] = {"turned by", "="};
+  const EquationHover e = v.equation(keys, terms, ops, v.height - (ImGui::GetCursorPosY() - v.top));
+  if (e.term == 2) v.state.pipeline.hover.explanation = explain_rope(t, v.state.pipeline.head, keys, e.row, e.col);
+  if (e.term == 1) v.state.pipeline.hover.explanation = explain_rope_angle(t, keys, e.row, e.col);
+}
+
+void selection(StepView& v) {
+  const IndexerTrace& x = *v.t.indexer;
+  const auto [hr, hc] = v.hovered(0, 2);
+  Term scores = v.query_by_key("I (indexer)", x.scores, {hr, hc});
+  const Matrix shown = x.scores.array().isFinite().cast<double>();  // the keys the scenario's mask lets it see
+  scores.visible = &shown;
+  Term selected = v.query_by_key("top " + std::to_string(v.t.attention.sparse->top_k), x.selected, {hr, hc});
+  Term mask = v.query_by_key("mask AND top-k", v.h.mask, {hr, hc});
+  for (Term* term : {&selected, &mask}) {
+    term->map = ColorMap::Sequential;
+    term->range = ValueRange{0.0, 2.2};
+  }
+  selected.flags = HeatmapFlags_NoLegend;
+  const Term terms[] = {scores, selected, mask};
+  const std::string ops[] = {"largest\nper row \u2192", "AND\nmask \u2192"};
+  const EquationHover e = v.equation(0, terms, ops, v.height);
+  if (e) v.state.pipeline.hover.explanation = explain_cell(v.t, Step::Selection, v.state.pipeline.head, e.row, e.col);
+}
+
 void draw_step(StepView& v) {
-  switch (v.state.pipeline.step) {
+  switch (applying_step(v.state.pipeline.step, v.t.attention)) {
     case Step::Inputs: inputs(v); break;
+    case Step::Positions: positions(v); break;
+    case Step::Rope: rope(v); break;
+    case Step::Selection: selection(v); break;
     case Step::Projections: projections(v); break;
     case Step::Scores: scores(v); break;
     case Step::Scale: scale(v); break;
@@ -391,11 +513,13 @@ void draw_step(StepView& v) {
 void step_strip(AppState& state) {
   const Trace& t = state.trace();
   const float gap = ImGui::GetStyle().ItemSpacing.x;
-  const float w = (ImGui::GetContentRegionAvail().x - gap * (kStepCount - 1)) / kStepCount;
+  const std::vector<Step> steps = pipeline_steps(t.attention);
+  const int count = static_cast<int>(steps.size());
+  const float w = (ImGui::GetContentRegionAvail().x - gap * static_cast<float>(count - 1)) / static_cast<float>(count);
   // In presentation mode the strip is a row of names: the height goes to the current step's matrices.
   const float thumb_h = state.display.presentation ? 0.0f : std::min(58.0f, w * 0.6f);
-  for (const StepInfo& info : all_steps()) {
-    const int i = step_index(info.step);
+  for (int i = 0; i < count; ++i) {
+    const StepInfo& info = step_info(steps[static_cast<std::size_t>(i)]);
     if (i > 0) ImGui::SameLine(0, gap);
     ImGui::PushID(i);
     ImGui::BeginGroup();
@@ -417,7 +541,7 @@ void step_strip(AppState& state) {
     // The number goes first where it fits; the order of the strip says it too.
     const std::string name = linear ? std::string("\u00F7 Z") : std::string(info.label);
     // A label may reach into the gaps beside its thumbnail, but not past the strip's ends.
-    const bool first = i == 0, last = i + 1 == kStepCount;
+    const bool first = i == 0, last = i + 1 == count;
     const float room = w + (first ? 0.0f : gap / 2 - 1) + (last ? 0.0f : gap / 2 - 1);
     std::string label = std::to_string(i) + "  " + name;
     if (ImGui::CalcTextSize(label.c_str()).x > room) label = FitText(name, room);
@@ -431,7 +555,7 @@ void step_strip(AppState& state) {
     if (ImGui::InvisibleButton("select", {w, end.y - at.y})) state.set_step(i);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", std::string(info.title).c_str());
     ImDrawList* dl = ImGui::GetWindowDrawList();
-    if (info.step == state.pipeline.step)
+    if (info.step == applying_step(state.pipeline.step, t.attention))
       dl->AddRect({at.x - 3, at.y - 3}, {end.x + 3, end.y + 1}, accent_colour(), 4.0f, 0, 3.0f);
     else if (ImGui::IsItemHovered())
       dl->AddRect({at.x - 3, at.y - 3}, {end.x + 3, end.y + 1}, ImGui::GetColorU32(ImGuiCol_ButtonHovered), 4.0f, 0,
@@ -448,14 +572,15 @@ void PipelinePanel(AppState& state, ImVec2 pos, ImVec2 size) {
   step_strip(state);
   ImGui::Separator();
   const Trace& t = state.trace();
-  const StepInfo& info = step_info(state.pipeline.step);
+  const StepInfo& info = step_info(applying_step(state.pipeline.step, t.attention));
+  const int index = step_index(info.step, t.attention);
   // Mouse users step with these; the keyboard has the arrows and Space.
-  ImGui::BeginDisabled(state.pipeline.step == step_at(0));
-  if (ImGui::ArrowButton("prev", ImGuiDir_Left)) state.set_step(step_index(state.pipeline.step) - 1);
+  ImGui::BeginDisabled(index == 0);
+  if (ImGui::ArrowButton("prev", ImGuiDir_Left)) state.set_step(index - 1);
   ImGui::EndDisabled();
   ImGui::SameLine();
-  ImGui::BeginDisabled(state.pipeline.step == step_at(kStepCount - 1));
-  if (ImGui::ArrowButton("next", ImGuiDir_Right)) state.set_step(step_index(state.pipeline.step) + 1);
+  ImGui::BeginDisabled(index + 1 == step_count(t.attention));
+  if (ImGui::ArrowButton("next", ImGuiDir_Right)) state.set_step(index + 1);
   ImGui::EndDisabled();
   ImGui::SameLine();
   if (ImGui::Button(state.pipeline.playing ? "Pause" : "Play")) state.toggle_play();
@@ -463,11 +588,10 @@ void PipelinePanel(AppState& state, ImVec2 pos, ImVec2 size) {
   // The linear kernel normalises by the row sum: calling that step "softmax" would mislead.
   const bool linear = t.attention.kernel == Kernel::Linear && state.pipeline.step == Step::Softmax;
   ImGui::PushFont(title_font());
-  ImGui::Text("%d  %s", step_index(state.pipeline.step),
-              linear ? "Normalise by the row sum  (weights)" : std::string(info.title).c_str());
+  ImGui::Text("%d  %s", index, linear ? "Normalise by the row sum  (weights)" : std::string(info.title).c_str());
   ImGui::PopFont();
-  if (t.heads.size() > 1 && state.pipeline.step != Step::Inputs && state.pipeline.step != Step::Concat &&
-      state.pipeline.step != Step::Output && state.pipeline.step != Step::HeadOutputs) {
+  if (t.heads.size() > 1 && info.step != Step::Inputs && info.step != Step::Positions && info.step != Step::Concat &&
+      info.step != Step::Output && info.step != Step::HeadOutputs && info.step != Step::Selection) {
     ImGui::SameLine();
     ImGui::TextDisabled("   head %d of %zu%s", state.pipeline.head, t.heads.size(),
                         t.heads[state.pipeline.head].kv_head != state.pipeline.head

@@ -58,7 +58,7 @@ void navigation_keys(AppState& state) {
   if (key_pressed(Key::Right)) state.step_by(1);
   if (key_pressed(Key::Left)) state.step_by(-1);
   if (key_pressed(Key::Home, KeyMods_None, false)) state.set_step(0);
-  if (key_pressed(Key::End, KeyMods_None, false)) state.set_step(kStepCount - 1);
+  if (key_pressed(Key::End, KeyMods_None, false)) state.set_step(step_count(state.trace().attention) - 1);
   if (key_pressed(Key::Down)) state.set_head(state.pipeline.head + 1);
   if (key_pressed(Key::Up)) state.set_head(state.pipeline.head - 1);
   if (key_pressed(Key::Space, KeyMods_None, false)) state.toggle_play();

@@ -1,0 +1,94 @@
+// The texts of the steps that positions and sparse attention add: X + P, RoPE's turn of q and k, and the
+// indexer's top-k selection.
+#include <cmath>
+
+#include "core/positions.h"
+#include "ui/logic/step_text_parts.h"
+
+namespace attn::ui::step_text {
+
+using namespace glyph;
+
+StepText positions_text(const StepContext& v) {
+  const Trace& t = v.t;
+  const bool learned = t.attention.positions == Positions::Learned;
+  StepText s;
+  s.formula = "X + P   " + dims(t.input()) + " = " + dims(t.x) + " + " + dims(t.n_q(), t.x.cols()) +
+              (learned ? "   (P = the first rows of W_P)"
+                       : "   (P[p, 2i] = sin(p / " + short_number(t.attention.rope_base) +
+                             "^(2i/d_model)), "
+                             "P[p, 2i+1] = cos)");
+  const int last = t.n_q() - 1;
+  s.what = "Row p of P is added to token p's embedding: " + quoted(v.q(last)) + " at position " + num(last) + " gets " +
+           vec(t.positions.row(last)) + " and becomes " + vec(t.input().row(last)) + ".";
+  if (t.cross_attention) s.what += " The context adds its own rows 0 to " + num(t.n_kv() - 1) + ".";
+  s.what += " Everything after reads these sums.";
+  s.why = std::string(
+              "Without positions attention knows no order: permute the tokens and every row permutes with "
+              "them. ") +
+          (learned ? "Learned positions are a weight like any other, one row per position, so a model can use no "
+                     "position it has not seen in training."
+                   : "Sinusoidal rows turn at a different frequency per pair of columns, so every position gets its "
+                     "own pattern and nearby positions similar ones.");
+  return s;
+}
+
+StepText rope_text(const StepContext& v) {
+  const Trace& t = v.t;
+  const HeadTrace& h = v.h;
+  StepText s;
+  const int i = t.n_q() - 1;
+  if (decoupled_rope(t.attention)) {
+    const int r = t.attention.rope_dim;
+    s.formula = "[q | q_r]   " + dims(h.q_rope) + " = " + dims(h.q) + " beside " + dims(h.q_r) + ",   [k | k_r]   " +
+                dims(h.k_rope) + "   (q_r, k_r turned by RoPE)";
+    s.what = "MLA turns only a separate part of width d_R = " + num(r) +
+             ": q_r of each head and one k_r per token, "
+             "shared by every head and cached beside the latent. " +
+             quoted(v.q(i)) + "'s q_r is " + vec(h.q_r.row(i)) + " after its turn.";
+    s.why =
+        "RoPE's turn sits between the query and the key, so W_UK could no longer be folded into the queries: "
+        "the absorbed form would need a different matrix for every distance. Keeping the latent unturned and "
+        "adding a small turned part keeps absorption exact (DeepSeek-V2, decoupled RoPE).";
+    return s;
+  }
+  const int d = t.attention.head_dim;
+  s.formula = "RoPE(q)   " + dims(h.q_rope) + ": dims (2i, 2i+1) of a row at position p turned by p" + kDot +
+              short_number(t.attention.rope_base) + "^(-2i/" + num(d) + ")";
+  s.what =
+      "Each pair of numbers of q and k is a point turned by an angle that grows with its position: " + quoted(v.q(i)) +
+      " at position " + num(i) + " turns its first pair by " +
+      short_number(rope_angle(i, 0, d, t.attention.rope_base)) + " rad, from " + vec(h.q.row(i)) + " to " +
+      vec(h.q_rope.row(i)) + ". Lengths do not change.";
+  s.why = "Turning q by angle i" + kDot + "f and k by j" + kDot +
+          "f leaves their dot product depending on i - j only: shift every position by the same amount and the "
+          "scores stay the same. So the scores know how far apart two tokens are, not where they sit.";
+  return s;
+}
+
+StepText selection_text(const StepContext& v) {
+  const Trace& t = v.t;
+  const IndexerTrace& x = *t.indexer;
+  const SparseConfig& c = *t.attention.sparse;
+  StepText s;
+  s.formula = "I[i, j] = " + std::string("\u03A3") + "_h w[i, h]" + kDot + "ReLU(q^I[i, h]" + kDot + "k^I[j])   " +
+              dims(x.scores) + ";  keep the top " + num(c.top_k) + " per row";
+  const int i = t.n_q() - 1;
+  int kept = 0, visible = 0;
+  for (Eigen::Index j = 0; j < x.scores.cols(); ++j) {
+    visible += std::isfinite(x.scores(i, j)) ? 1 : 0;
+    kept += x.selected(i, j) != 0.0 ? 1 : 0;
+  }
+  s.what = "An indexer of " + plural(c.indexer_heads, "head") + " of width " + num(c.indexer_dim) +
+           " scores every key a query may see; " + quoted(v.q(i)) + " sees " + plural(visible, "key") + " and keeps " +
+           num(kept) + ". Every head attends only to the kept keys: the others are hidden like masked ones.";
+  s.why =
+      "Scoring with a few small heads is cheap, so the full attention that follows reads only k keys per query "
+      "instead of all of them: its cost grows with N" +
+      kDot +
+      "k rather than N\u00B2 (DeepSeek Sparse "
+      "Attention).";
+  return s;
+}
+
+}  // namespace attn::ui::step_text
