@@ -12,6 +12,7 @@ void add_token(Scenario& s, const std::string& label) {
   s.input.tokens.push_back(label);
   s.input.embeddings.conservativeResize(n + 1, Eigen::NoChange);
   s.input.embeddings.row(n) = seeded_embedding_row(s.seed, SeedStream::Embeddings, n, s.d_model());
+  fit_positions(s);
   Matrix& m = s.attention.custom_mask;
   if (m.size() == 0) return;
   const bool self = !s.context;
@@ -47,6 +48,7 @@ void add_context_token(Scenario& s, const std::string& label) {
   c.tokens.push_back(label);
   c.embeddings.conservativeResize(n + 1, Eigen::NoChange);
   c.embeddings.row(n) = seeded_embedding_row(s.seed, SeedStream::ContextEmbeddings, n, s.d_model());
+  fit_positions(s);
   Matrix& m = s.attention.custom_mask;
   if (m.size() == 0) return;
   m.conservativeResize(Eigen::NoChange, n + 1);
@@ -97,6 +99,7 @@ void set_token_count(Scenario& s, int count) {
     s.input.tokens.push_back(label);
     s.input.embeddings.row(i) = seeded_embedding_row(s.seed, SeedStream::Embeddings, i, s.d_model());
   }
+  fit_positions(s);
   if (m.size() == 0) return;
   m.conservativeResize(count, self ? count : m.cols());
   if (!self) {
@@ -199,6 +202,53 @@ std::string switch_variant(Scenario& s, const Weights& shown, Variant v, int kv_
 void reseed_weights(Scenario& s) {
   s.seed += 1;
   s.weights = {};
+}
+
+namespace {
+
+// What changing the configuration did to the weights: the ones left out or redrawn (drop_unfit_weights) and the
+// ones newly used, drawn from the seed.
+std::vector<std::string> weight_notes(const AttentionConfig& before, Scenario& s) {
+  std::vector<std::string> notes = drop_unfit_weights(s);
+  for (WeightId id : kAllWeights) {
+    if (!weight_used(id, s.attention) || weight_used(id, before) || weight_slot(s.weights, id)) continue;
+    const WeightShape shape = weight_shape(id, s.attention, s.d_model());
+    notes.push_back(std::string(weight_name(id)) + " (" + std::to_string(shape.rows) + " x " +
+                    std::to_string(shape.cols) + ") drawn from seed " + std::to_string(s.seed));
+  }
+  return notes;
+}
+
+}  // namespace
+
+void fit_positions(Scenario& s) {
+  AttentionConfig& a = s.attention;
+  const int n = std::max(s.n_q(), s.n_kv());
+  if (a.positions != Positions::Learned || a.max_positions >= n) return;
+  if (s.weights.W_P) {
+    Matrix& p = *s.weights.W_P;
+    const Eigen::Index given = p.rows();
+    p.conservativeResize(n, Eigen::NoChange);
+    for (Eigen::Index r = given; r < n; ++r)
+      for (Eigen::Index c = 0; c < p.cols(); ++c)
+        p(r, c) = seeded_value(s.seed, SeedStream::W_P, r, c) * s.weight_scale;
+  }
+  a.max_positions = n;
+}
+
+std::vector<std::string> set_positions(Scenario& s, Positions p, int rope_dim) {
+  const AttentionConfig before = s.attention;
+  AttentionConfig& a = s.attention;
+  a.positions = p;
+  a.max_positions = p == Positions::Learned ? std::max(s.n_q(), s.n_kv()) : 0;
+  a.rope_dim = decoupled_rope(a) ? rope_dim : 0;
+  return weight_notes(before, s);
+}
+
+std::vector<std::string> set_sparse(Scenario& s, const std::optional<SparseConfig>& c) {
+  const AttentionConfig before = s.attention;
+  s.attention.sparse = c;
+  return weight_notes(before, s);
 }
 
 }  // namespace attn

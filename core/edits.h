@@ -1,6 +1,7 @@
 #pragma once
 // Edits the inputs panel makes to a scenario, as plain functions so they are tested without a window and
 // every view sees the same document afterwards.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,16 @@ void reseed_weights(Scenario& s);
 // kv_heads must divide heads (gqa); latent_dim >= 1 (mla). Returns a sentence saying which was done.
 std::string switch_variant(Scenario& s, const Weights& used, Variant v, int kv_heads, int latent_dim,
                            int query_latent_dim);
+
+// Where positions enter (none, sinusoidal, learned, rope). Learned positions get one row per token of the longer
+// side; MLA with rope a decoupled part of width rope_dim (even, >= 2). Weights no longer used are left out and
+// newly used ones drawn from the seed: returns one sentence per weight it changed.
+std::vector<std::string> set_positions(Scenario& s, Positions p, int rope_dim);
+// Sparse attention on (with these sizes) or off; the indexer's weights as set_positions treats W_P.
+std::vector<std::string> set_sparse(Scenario& s, const std::optional<SparseConfig>& c);
+// With learned positions, one row of W_P per token: grows max_positions to the longer side's token count, a given
+// W_P by rows drawn from the seed (its own rows kept). Called by every edit that adds tokens.
+void fit_positions(Scenario& s);
 
 // The divisors of n, ascending: the KV head counts GQA can use with n query heads.
 std::vector<int> divisors(int n);

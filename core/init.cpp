@@ -115,6 +115,24 @@ bool same_resolved_weights(const Scenario& a, const Scenario& b) {
   return true;
 }
 
+namespace {
+
+// Why a configuration does not use a weight: "by variant mla", "without learned positions", ...
+std::string unused_reason(WeightId id, const AttentionConfig& a) {
+  switch (id) {
+    case WeightId::W_O: return "without output_projection";
+    case WeightId::W_P: return "without learned positions";
+    case WeightId::W_QR:
+    case WeightId::W_KR: return "without mla's decoupled rope";
+    case WeightId::W_QI:
+    case WeightId::W_KI:
+    case WeightId::W_wI: return "without sparse attention";
+    default: return "by variant " + std::string(to_string(a.variant));
+  }
+}
+
+}  // namespace
+
 std::vector<std::string> drop_unfit_weights(Scenario& s) {
   std::vector<std::string> notes;
   for (WeightId id : kAllWeights) {
@@ -122,8 +140,7 @@ std::vector<std::string> drop_unfit_weights(Scenario& s) {
     if (!m) continue;
     const std::string name = std::string("weights.") + weight_name(id);
     if (!weight_used(id, s.attention)) {
-      notes.push_back(name + " is not used by variant " + std::string(to_string(s.attention.variant)) +
-                      (id == WeightId::W_O ? " without output_projection" : "") + "; left out");
+      notes.push_back(name + " is not used " + unused_reason(id, s.attention) + "; left out");
     } else {
       const WeightShape shape = weight_shape(id, s.attention, s.d_model());
       if (m->rows() == shape.rows && m->cols() == shape.cols) continue;

@@ -14,6 +14,27 @@ using namespace attn::test;
 // Plain attention (no positions, dense) has the ten classic steps, 0 = inputs ... 9 = output.
 constexpr int kPlainSteps = 10;
 
+TEST_CASE("the steps follow the configuration: losing rope leaves the view on the projections, numbers count anew") {
+  Scenario s = cat_sat();
+  s.attention.head_dim = 2;
+  s.weights = {};
+  AppState state(s, "");
+  REQUIRE(state.edit([](Scenario& d) { set_positions(d, Positions::Rope, 0); }));
+  state.set_step(2);
+  CHECK(state.pipeline.step == Step::Rope);
+  state.step_by(1);
+  CHECK(state.pipeline.step == Step::Scores);
+  state.set_step(2);
+  REQUIRE(state.edit([](Scenario& d) { set_positions(d, Positions::None, 0); }));
+  CHECK(state.pipeline.step == Step::Projections);
+  CHECK_FALSE(state.edit([](Scenario& d) {
+    d.attention.head_dim = 3;
+    set_positions(d, Positions::Rope, 0);
+  }));
+  CHECK(state.message ==
+        "Not applied: attention.head_dim: rope turns pairs of dimensions, so it needs an even head_dim (found 3)");
+}
+
 TEST_CASE("the application state applies valid edits in the same call and refuses invalid ones, keeping the document") {
   AppState state(cat_sat(), asset("the_cat_sat.json"));
   CHECK_FALSE(state.document().dirty());

@@ -137,3 +137,50 @@ TEST_CASE("context tokens of a cross-attention scenario: added with a seeded row
   CHECK(s.input.tokens.size() == 2);  // the queries are untouched
   CHECK(compute_trace(s).heads[0].scores.cols() == 3);
 }
+
+TEST_CASE("switching positions draws the weights they need from the seed and leaves out those they no longer use") {
+  Scenario s = cat_sat();  // 3 tokens, d_model 4, head_dim 3
+  std::vector<std::string> notes = set_positions(s, Positions::Learned, 2);
+  CHECK(s.attention.max_positions == 3);
+  CHECK(notes == std::vector<std::string>{"W_P (3 x 4) drawn from seed 7"});
+  CHECK(s.attention.rope_dim == 0);  // only mla has a decoupled part
+  s.weights.W_P = Matrix::Constant(3, 4, 0.5);
+  notes = set_positions(s, Positions::Sinusoidal, 2);
+  CHECK(notes == std::vector<std::string>{"weights.W_P is not used without learned positions; left out"});
+  CHECK_FALSE(s.weights.W_P);
+  CHECK(s.attention.max_positions == 0);
+  s.weights = {};
+  s.attention.variant = Variant::Mla;
+  s.attention.latent_dim = 2;
+  notes = set_positions(s, Positions::Rope, 4);
+  CHECK(s.attention.rope_dim == 4);
+  CHECK(notes == std::vector<std::string>{"W_QR (4 x 4) drawn from seed 7", "W_KR (4 x 4) drawn from seed 7"});
+}
+
+TEST_CASE("sparse attention on and off: the indexer's weights come and go with it") {
+  Scenario s = cat_sat();
+  std::vector<std::string> notes = set_sparse(s, SparseConfig{2, 2, 3});
+  CHECK(notes == std::vector<std::string>{"W_QI (4 x 6) drawn from seed 7", "W_KI (4 x 3) drawn from seed 7",
+                                          "W_wI (4 x 2) drawn from seed 7"});
+  s.weights.W_KI = Matrix::Zero(4, 3);
+  notes = set_sparse(s, std::nullopt);
+  CHECK(notes == std::vector<std::string>{"weights.W_KI is not used without sparse attention; left out"});
+  CHECK_FALSE(s.attention.sparse);
+}
+
+TEST_CASE("learned positions grow with the tokens: a given W_P keeps its rows and gains seeded ones") {
+  Scenario s = cat_sat();
+  set_positions(s, Positions::Learned, 0);
+  s.weights.W_P = Matrix::Constant(3, 4, 0.5);
+  add_token(s, "on");
+  CHECK(s.attention.max_positions == 4);
+  REQUIRE(s.weights.W_P->rows() == 4);
+  check_matrix(s.weights.W_P->topRows(3), Matrix::Constant(3, 4, 0.5), 0.0, "the given rows");
+  check_matrix(s.weights.W_P->row(3), seeded_matrix(7, SeedStream::W_P, 4, 4).row(3), 0.0, "a seeded row 3");
+  set_token_count(s, 6);
+  CHECK(s.attention.max_positions == 6);
+  CHECK(s.weights.W_P->rows() == 6);
+  CHECK_NOTHROW(compute_trace(s));
+  set_token_count(s, 2);
+  CHECK(s.attention.max_positions == 6);  // fewer tokens leave positions unused, not invalid
+}

@@ -447,3 +447,52 @@ TEST_CASE("an agreement check ticks only within rounding, and says so when it fa
         "\u2718 Not so: largest difference 0.012, more than rounding (10^-9). Expected: The same numbers as computing "
         "all 3 tokens at once");
 }
+
+namespace {
+
+// Two tokens "a", "b" with q = k = (1, 2) and a third "c" with (0, 1), one head of width 2, no scale.
+Scenario turning(Positions p) {
+  Scenario s;
+  s.name = "turning";
+  s.input = {{"a", "b", "c"}, mat({{1, 2}, {1, 2}, {0, 1}})};
+  s.attention.heads = 1;
+  s.attention.head_dim = 2;
+  s.attention.scale = false;
+  s.attention.positions = p;
+  s.weights.W_Q = s.weights.W_K = s.weights.W_V = mat({{1, 0}, {0, 1}});
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("the positions, rope and selection steps explain their cells with the live numbers") {
+  // b = (1, 2) at position 1 turns by 1 rad: 1 cos 1 - 2 sin 1 = -1.143; a at 0 stays (1, 2).
+  const Trace rope = compute_trace(turning(Positions::Rope));
+  CHECK(explain_cell(rope, Step::Rope, 0, 1, 0) ==
+        "RoPE(q)_b[0] = 1\u00B70.54 - 2\u00B70.841 = -1.143 (dims 0, 1 turned by 1 rad: cos = 0.54, sin = 0.841)");
+  CHECK(explain_rope_angle(rope, false, 2, 0) ==
+        "position 2, dims (0, 1): angle = 2 \u00B7 10000^(-0/2) = 2 rad (114.592\u00B0)");
+  // 5 cos(1) = 2.702: only the distance between b and a counts.
+  CHECK(explain_cell(rope, Step::Scores, 0, 1, 0) ==
+        "score(b\u2192a) = RoPE(q)_b \u00B7 RoPE(k)_a = (-1.143)\u00B71.000 + 1.922\u00B72.000 = 2.702");
+  CHECK(explain_step(rope, Step::Rope, 0).what ==
+        "Each pair of numbers of q and k is a point turned by an angle that grows with its position: \"c\" at "
+        "position 2 turns its first pair by 2 rad, from [0, 1] to [-0.909, -0.416]. Lengths do not change.");
+  const Trace sin = compute_trace(turning(Positions::Sinusoidal));
+  CHECK(explain_cell(sin, Step::Positions, 0, 1, 1) ==
+        "b at position 1: x[1] + p[1] = 2 + 0.540 = 2.540, with p = cos(1 / 10000^(0/2)) = 0.540");
+  // q^I_b = (1, -1), k^I_a = 1, w_b = (1, 2): I = 1 ReLU(1) + 2 ReLU(-1) = 1, tied with b and first by its index.
+  Scenario sparse = turning(Positions::None);
+  sparse.attention.sparse = SparseConfig{1, 2, 1};
+  sparse.weights.W_QI = mat({{1, -1}, {0, 0}});
+  sparse.weights.W_KI = mat({{1}, {0}});
+  sparse.weights.W_wI = mat({{1, 2}, {0, 0}});
+  const Trace sel = compute_trace(sparse);
+  CHECK(explain_cell(sel, Step::Selection, 0, 1, 0) ==
+        "I(b \u2192 a) = 1\u00B7ReLU(1) + 2\u00B7ReLU(-1) = 1: rank 1 of 3 visible keys, so selected (top 1)");
+  CHECK(explain_cell(sel, Step::Selection, 0, 2, 1) ==
+        "I(c \u2192 b) = 0\u00B7ReLU(0) + 0\u00B7ReLU(0) = 0: rank 2 of 3 visible keys, so left out (kept: the top 1)");
+  CHECK(explain_step(sel, Step::Selection, 0).what ==
+        "An indexer of 2 heads of width 1 scores every key a query may see; \"c\" sees 3 keys and keeps 1. Every head "
+        "attends only to the kept keys: the others are hidden like masked ones.");
+}

@@ -121,7 +121,7 @@ std::string explain_selection(const Trace& t, const HeadTrace& h, int i, int j) 
   return "I(" + pair_name(t, i, j) + ") = " + join_sum(terms) + " = " + scores(x.scores(i, j)) + ": rank " +
          std::to_string(rank) + " of " + std::to_string(visible) + " visible keys, so " +
          (x.selected(i, j) != 0.0 ? "selected (top " + std::to_string(k) + ")"
-                                  : "left out (only the top " + std::to_string(k) + " are kept)");
+                                  : "left out (kept: the top " + std::to_string(k) + ")");
 }
 
 std::string explain_mask(const Trace& t, const HeadTrace& h, int i, int j) {

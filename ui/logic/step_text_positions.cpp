@@ -45,7 +45,7 @@ StepText rope_text(const StepContext& v) {
     s.what = "MLA turns only a separate part of width d_R = " + num(r) +
              ": q_r of each head and one k_r per token, "
              "shared by every head and cached beside the latent. " +
-             quoted(v.q(i)) + "'s q_r is " + vec(h.q_r.row(i)) + " after its turn.";
+             "The q_r of " + quoted(v.q(i)) + " is " + vec(h.q_r.row(i)) + " after its turn.";
     s.why =
         "RoPE's turn sits between the query and the key, so W_UK could no longer be folded into the queries: "
         "the absorbed form would need a different matrix for every distance. Keeping the latent unturned and "

@@ -72,13 +72,6 @@ void tokens_section(AppState& state) {
       remove_context_token, [](Scenario& d) { add_context_token(d, fresh_context_label(d)); });
 }
 
-// The next field takes the width its own label leaves, so a long label (weight scale) narrows only its field
-// and a long value (sliding_window) keeps the room it needs; every label ends at the panel's right edge.
-void fit_label(const char* label) {
-  ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize(label, nullptr, true).x -
-                          ImGui::GetStyle().ItemInnerSpacing.x - 2);
-}
-
 // The sequence length as a slider (up to 2048 tokens, new ones drawn from the seed), with what it costs:
 // the n^2 score matrices grow under the user's hand, and big traces are computed on the worker.
 void scale_section(AppState& state) {
@@ -88,7 +81,7 @@ void scale_section(AppState& state) {
       kMaxScaleTokens, s.context ? limits::kMaxAttentionCells / (heads * s.n_kv())
                                  : static_cast<std::int64_t>(std::sqrt(double(limits::kMaxAttentionCells / heads)))));
   int n = s.n_q();
-  fit_label("tokens (T)");
+  FitLabel("tokens (T)");
   if (ImGui::SliderInt("tokens (T)", &n, 1, std::max(most, s.n_q()), "%d", ImGuiSliderFlags_AlwaysClamp))
     state.edit([n](Scenario& d) { set_token_count(d, n); });
   if (ImGui::IsItemHovered())
@@ -111,27 +104,12 @@ void scale_section(AppState& state) {
                       state.computing() ? ", computing\u2026" : "");
 }
 
-template <typename E>
-bool enum_combo(const char* label, E& value, std::initializer_list<E> options) {
-  fit_label(label);
-  bool changed = false;
-  if (ImGui::BeginCombo(label, std::string(to_string(value)).c_str())) {
-    for (E o : options)
-      if (ImGui::Selectable(std::string(to_string(o)).c_str(), o == value)) {
-        value = o;
-        changed = true;
-      }
-    ImGui::EndCombo();
-  }
-  return changed;
-}
-
 // Variant, and the sizes only some variants have: KV heads (GQA), latent widths (MLA).
 void variant_section(AppState& state) {
   const Scenario& s = state.scenario();
   const AttentionConfig& a = s.attention;
   Variant v = a.variant;
-  if (enum_combo("variant", v, {Variant::Mha, Variant::Gqa, Variant::Mqa, Variant::Mla})) {
+  if (EnumCombo("variant", v, {Variant::Mha, Variant::Gqa, Variant::Mqa, Variant::Mla})) {
     const std::vector<int> d = divisors(a.heads);
     const int g = d.size() > 2 ? d[d.size() - 2] : 1;  // the largest real grouping
     const int latent = std::max(1, (s.d_model() + 1) / 2);
@@ -141,7 +119,7 @@ void variant_section(AppState& state) {
   }
   if (a.variant == Variant::Gqa) {
     const std::string current = std::to_string(a.kv_heads);
-    fit_label("kv_heads");
+    FitLabel("kv_heads");
     if (ImGui::BeginCombo("kv_heads", current.c_str())) {
       for (int g : divisors(a.heads))
         if (ImGui::Selectable(std::to_string(g).c_str(), g == a.kv_heads)) {
@@ -157,9 +135,9 @@ void variant_section(AppState& state) {
   }
   if (a.variant == Variant::Mla) {
     int latent = a.latent_dim, q_latent = a.query_latent_dim;
-    fit_label("latent_dim");
+    FitLabel("latent_dim");
     const bool l = ImGui::InputInt("latent_dim", &latent);
-    fit_label("query_latent_dim");
+    FitLabel("query_latent_dim");
     const bool q = ImGui::InputInt("query_latent_dim", &q_latent);
     if (l || q) {
       latent = std::clamp(latent, 1, limits::kMaxProjectedDim);
@@ -181,9 +159,9 @@ void config_section(AppState& state) {
   AttentionConfig a = s.attention;
   variant_section(state);
   int heads = a.heads, head_dim = a.head_dim;
-  fit_label("heads");
+  FitLabel("heads");
   const bool heads_changed = ImGui::InputInt("heads", &heads);
-  fit_label("head_dim");
+  FitLabel("head_dim");
   const bool dim_changed = ImGui::InputInt("head_dim", &head_dim);
   if (heads_changed || dim_changed) {
     heads = std::clamp(heads, 1, limits::kMaxHeads);
@@ -192,7 +170,7 @@ void config_section(AppState& state) {
     if (state.edit([&](Scenario& d) { notes = set_head_shape(d, heads, head_dim); }) && !notes.empty())
       state.message = notes.front() + (notes.size() > 1 ? " (and " + std::to_string(notes.size() - 1) + " more)" : "");
   }
-  if (enum_combo("mask", a.mask, {MaskKind::None, MaskKind::Causal, MaskKind::SlidingWindow, MaskKind::Custom}))
+  if (EnumCombo("mask", a.mask, {MaskKind::None, MaskKind::Causal, MaskKind::SlidingWindow, MaskKind::Custom}))
     state.edit([&](Scenario& d) {
       if (a.mask == MaskKind::Custom && d.attention.custom_mask.size() == 0)
         d.attention.custom_mask = build_mask(d.attention, d.n_q(), d.n_kv());  // start from the mask it had
@@ -200,7 +178,7 @@ void config_section(AppState& state) {
     });
   if (a.mask == MaskKind::SlidingWindow) {
     int window = a.window;
-    fit_label("window");
+    FitLabel("window");
     if (ImGui::InputInt("window", &window)) {
       window = std::clamp(window, 1, std::max(1, s.n_kv()));
       state.edit([&](Scenario& d) { d.attention.window = window; });
@@ -209,8 +187,10 @@ void config_section(AppState& state) {
   if (a.mask == MaskKind::Custom) TextDisabledWrapped("Click cells of the mask (step 4) to toggle them.");
   bool scale = a.scale;
   if (ImGui::Checkbox("scale by 1/\u221Ad", &scale)) state.edit([&](Scenario& d) { d.attention.scale = scale; });
-  if (enum_combo("kernel", a.kernel, {Kernel::Softmax, Kernel::Linear}))
+  if (EnumCombo("kernel", a.kernel, {Kernel::Softmax, Kernel::Linear}))
     state.edit([&](Scenario& d) { d.attention.kernel = a.kernel; });
+  PositionsControls(state);
+  SparseControls(state);
   bool w_o = a.output_projection;
   if (ImGui::Checkbox("output projection W_O", &w_o))
     state.edit([&](Scenario& d) {
@@ -218,7 +198,7 @@ void config_section(AppState& state) {
       if (!w_o) d.weights.W_O.reset();
     });
   std::uint64_t seed = s.seed;
-  fit_label("seed");
+  FitLabel("seed");
   if (ImGui::InputScalar("seed", ImGuiDataType_U64, &seed)) state.edit([&](Scenario& d) { d.seed = seed; });
   // Applied when the field is left or Enter is pressed: "0.05" typed a key at a time passes through 0.
   // What is being typed; the document's value whenever the field is not active, nor was in the last frame (the
@@ -226,7 +206,7 @@ void config_section(AppState& state) {
   static double weight_scale = 1.0;
   const ImGuiID scale_id = ImGui::GetID("weight scale");
   if (ImGui::GetActiveID() != scale_id && GImGui->ActiveIdPreviousFrame != scale_id) weight_scale = s.weight_scale;
-  fit_label("weight scale");
+  FitLabel("weight scale");
   ImGui::InputDouble("weight scale", &weight_scale, 0.0, 0.0, "%g");
   if (ImGui::IsItemDeactivatedAfterEdit()) state.edit_own_step([&](Scenario& d) { d.weight_scale = weight_scale; });
   if (ImGui::IsItemHovered())
@@ -263,6 +243,13 @@ void matrix_section(AppState& state, const char* title, const Matrix& value, con
 }
 
 }  // namespace
+
+// The next field takes the width its own label leaves, so a long label (weight scale) narrows only its field
+// and a long value (sliding_window) keeps the room it needs; every label ends at the panel's right edge.
+void FitLabel(const char* label) {
+  ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize(label, nullptr, true).x -
+                          ImGui::GetStyle().ItemInnerSpacing.x - 2);
+}
 
 void InputsPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   BeginPanel("Inputs", pos, size);

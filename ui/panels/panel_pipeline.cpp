@@ -443,7 +443,7 @@ void rope(StepView& v) {
     const Matrix& turned = keys ? v.h.k_r : v.h.q_r;
     const Term terms[] = {
         {.name = keys ? "k" + hs : "q" + hs, .m = &plain, .rows = keys ? &t.context_tokens : &t.tokens},
-        {.name = keys ? "k_r (turned)" : "q_r (turned)", .m = &turned},
+        {.name = keys ? "k_r (turned)" : "q_r (turned)", .m = &turned, .rows = keys ? &t.context_tokens : &t.tokens},
         {.name = keys ? "[k | k_r]" : "[q | q_r]",
          .m = keys ? &v.h.k_rope : &v.h.q_rope,
          .rows = keys ? &t.context_tokens : &t.tokens,
@@ -455,18 +455,21 @@ void rope(StepView& v) {
     return;
   }
   const Matrix angles = rope_angles(0, keys ? t.n_kv() : t.n_q(), t.attention.head_dim, t.attention.rope_base);
-  const Term terms[] = {
-      {.name = keys ? "k" + hs : "q" + hs,
-       .m = keys ? &v.h.k : &v.h.q,
-       .rows = keys ? &t.context_tokens : &t.tokens,
-       .highlight_row = hr},
-      {.name = "angle \u03B8 (rad)", .m = &angles, .rows = keys ? &t.context_tokens : &t.tokens, .highlight_row = hr},
-      {.name = keys ? "RoPE(k)" : "RoPE(q)",
-       .m = keys ? &v.h.k_rope : &v.h.q_rope,
-       .rows = keys ? &t.context_tokens : &t.tokens,
-       .cols = &dim_labels(v.h.q.cols(), dims),
-       .selected_row = hr,
-       .selected_col = hc}};
+  const Term terms[] = {{.name = keys ? "k" + hs : "q" + hs,
+                         .m = keys ? &v.h.k : &v.h.q,
+                         .rows = keys ? &t.context_tokens : &t.tokens,
+                         .highlight_row = hr},
+                        {.name = "angle \u03B8 (rad)",
+                         .m = &angles,
+                         .rows = keys ? &t.context_tokens : &t.tokens,
+                         .map = ColorMap::Sequential,
+                         .highlight_row = hr},
+                        {.name = keys ? "RoPE(k)" : "RoPE(q)",
+                         .m = keys ? &v.h.k_rope : &v.h.q_rope,
+                         .rows = keys ? &t.context_tokens : &t.tokens,
+                         .cols = &dim_labels(v.h.q.cols(), dims),
+                         .selected_row = hr,
+                         .selected_col = hc}};
   const std::string ops[] = {"turned by", "="};
   const EquationHover e = v.equation(keys, terms, ops, v.height - (ImGui::GetCursorPosY() - v.top));
   if (e.term == 2) v.state.pipeline.hover.explanation = explain_rope(t, v.state.pipeline.head, keys, e.row, e.col);

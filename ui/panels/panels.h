@@ -23,6 +23,28 @@ void CostPanel(AppState& state, ImVec2 pos, ImVec2 size);      // FLOPs per gene
 void LessonPanel(AppState& state, ImVec2 pos, ImVec2 size);    // the current lesson page
 float LessonPanelHeight(const AppState& state, float width);   // what the page needs to show its text whole
 
+// The next field takes the width its label leaves, so every label ends at the panel's right edge.
+void FitLabel(const char* label);
+// A combo of an enum's values by their names (to_string); true when the user picked one.
+template <typename E>
+bool EnumCombo(const char* label, E& value, std::initializer_list<E> options) {
+  FitLabel(label);
+  bool changed = false;
+  if (ImGui::BeginCombo(label, std::string(to_string(value)).c_str())) {
+    for (E o : options)
+      if (ImGui::Selectable(std::string(to_string(o)).c_str(), o == value)) {
+        value = o;
+        changed = true;
+      }
+    ImGui::EndCombo();
+  }
+  return changed;
+}
+
+// Where positions enter and the sparse attention of the inputs panel, each field an undoable edit.
+void PositionsControls(AppState& state);
+void SparseControls(AppState& state);
+
 // The preset picker (and context, dtype, batch) the model views share; nullptr without presets.
 const ModelShape* PresetControls(AppState& state, bool context, bool dtype_and_batch);
 

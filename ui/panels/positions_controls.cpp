@@ -1,0 +1,88 @@
+// The inputs panel's fields for where positions enter and for sparse attention. Each is an undoable edit; the
+// status line says which weights were drawn from the seed or left out.
+#include <algorithm>
+#include <initializer_list>
+#include <string>
+
+#include <imgui_internal.h>
+
+#include "core/edits.h"
+#include "ui/panels/panels.h"
+#include "ui/widgets/text.h"
+
+namespace attn::ui {
+namespace {
+
+void report(AppState& state, const std::vector<std::string>& notes) {
+  if (notes.empty()) return;
+  state.message = notes.front() + (notes.size() > 1 ? " (and " + std::to_string(notes.size() - 1) + " more)" : "");
+}
+
+// An integer field applied as it changes, clamped to [lo, hi].
+void int_field(AppState& state, const char* label, int value, int step, int lo, int hi,
+               const std::function<std::vector<std::string>(Scenario&, int)>& apply) {
+  FitLabel(label);
+  if (!ImGui::InputInt(label, &value, step)) return;
+  value = std::clamp(value, lo, hi);
+  std::vector<std::string> notes;
+  if (state.edit([&](Scenario& d) { notes = apply(d, value); })) report(state, notes);
+}
+
+// The base of the frequencies, applied when the field is left ("5" on the way to "50000" is no base to compute).
+void rope_base_field(AppState& state) {
+  static double base = 10000.0;
+  const ImGuiID id = ImGui::GetID("rope base");
+  if (ImGui::GetActiveID() != id && GImGui->ActiveIdPreviousFrame != id) base = state.scenario().attention.rope_base;
+  FitLabel("rope base");
+  ImGui::InputDouble("rope base", &base, 0.0, 0.0, "%g");
+  if (ImGui::IsItemDeactivatedAfterEdit()) state.edit_own_step([&](Scenario& d) { d.attention.rope_base = base; });
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Pair i of a width-d vector turns at base^(-2i/d) per position: a larger base, slower turns.");
+}
+
+}  // namespace
+
+void PositionsControls(AppState& state) {
+  const AttentionConfig& a = state.scenario().attention;
+  Positions p = a.positions;
+  if (EnumCombo("positions", p, {Positions::None, Positions::Sinusoidal, Positions::Learned, Positions::Rope})) {
+    // MLA's decoupled part starts as wide as a head (rounded up to even): the smallest that shows the idea whole.
+    const int rope_dim = std::max(2, a.head_dim + a.head_dim % 2);
+    std::vector<std::string> notes;
+    if (state.edit([&](Scenario& d) { notes = set_positions(d, p, rope_dim); })) report(state, notes);
+  }
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("none: no order.  sinusoidal, learned: rows added to X.  rope: q and k turned by position.");
+  if (a.positions == Positions::Sinusoidal || a.positions == Positions::Rope) rope_base_field(state);
+  if (decoupled_rope(a))
+    int_field(state, "rope_dim", a.rope_dim, 2, 2, limits::kMaxHeadDim, [](Scenario& d, int r) {
+      d.attention.rope_dim = r - r % 2;
+      return drop_unfit_weights(d);
+    });
+}
+
+void SparseControls(AppState& state) {
+  const AttentionConfig& a = state.scenario().attention;
+  bool sparse = a.sparse.has_value();
+  if (ImGui::Checkbox("sparse: top-k keys", &sparse)) {
+    const std::optional<SparseConfig> c =
+        sparse ? std::optional(SparseConfig{std::max(1, state.scenario().n_kv() / 2), 1, a.head_dim}) : std::nullopt;
+    std::vector<std::string> notes;
+    if (state.edit([&](Scenario& d) { notes = set_sparse(d, c); })) report(state, notes);
+  }
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("DeepSeek Sparse Attention: an indexer scores every key; each query attends to its top_k.");
+  if (!a.sparse) return;
+  const SparseConfig c = *a.sparse;
+  const auto set = [](int SparseConfig::*field) {
+    return [field](Scenario& d, int v) {
+      (*d.attention.sparse).*field = v;
+      return drop_unfit_weights(d);
+    };
+  };
+  int_field(state, "top_k", c.top_k, 1, 1, limits::kMaxTokens, set(&SparseConfig::top_k));
+  int_field(state, "indexer heads", c.indexer_heads, 1, 1, limits::kMaxHeads, set(&SparseConfig::indexer_heads));
+  int_field(state, "indexer dim", c.indexer_dim, 1, 1, limits::kMaxHeadDim, set(&SparseConfig::indexer_dim));
+}
+
+}  // namespace attn::ui
