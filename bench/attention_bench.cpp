@@ -10,6 +10,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cmath>
+#include <functional>
 #include <string>
 
 #include "core/attention.h"
@@ -60,9 +61,10 @@ void BM_CatSat(benchmark::State& state) {
 }
 BENCHMARK(BM_CatSat)->UseRealTime()->Unit(benchmark::kMicrosecond);
 
-void full_trace(benchmark::State& state) {
+void full_trace(benchmark::State& state, const std::function<void(Scenario&)>& change = nullptr) {
   const int tokens = static_cast<int>(state.range(0));
-  const Scenario s = sized_scenario(tokens);
+  Scenario s = sized_scenario(tokens);
+  if (change) change(s);
   std::int64_t bytes = 0;
   for (auto _ : state) {
     Trace t = compute_trace(s);
@@ -76,6 +78,22 @@ void full_trace(benchmark::State& state) {
 
 void BM_Trace(benchmark::State& state) { full_trace(state); }
 BENCHMARK(BM_Trace)->Arg(128)->Arg(512)->Arg(1024)->Arg(2048)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// The same layer with RoPE, and with DeepSeek Sparse Attention keeping 64 keys per query (an indexer of 4 heads of
+// 32): what positions and the selection add to the full trace (target: at most 1.15x BM_Trace at T = 1024).
+void BM_TraceRope(benchmark::State& state) { full_trace(state, [](Scenario& s) { s.attention.positions = Positions::Rope; }); }
+BENCHMARK(BM_TraceRope)->Arg(1024)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+void BM_TraceSparse(benchmark::State& state) {
+  full_trace(state, [](Scenario& s) {
+    s.attention.sparse = SparseConfig{64, 4, 32};
+    const double w = 1.0 / std::sqrt(double(kModelDim));
+    s.weights.W_QI = seeded_matrix(1, SeedStream::W_QI, kModelDim, 4 * 32) * w;
+    s.weights.W_KI = seeded_matrix(1, SeedStream::W_KI, kModelDim, 32) * w;
+    s.weights.W_wI = seeded_matrix(1, SeedStream::W_wI, kModelDim, 4) * w;
+  });
+}
+BENCHMARK(BM_TraceSparse)->Arg(1024)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 void BM_DecodeStep(benchmark::State& state) {
   const int tokens = static_cast<int>(state.range(0));
