@@ -4,6 +4,7 @@
 
 #include "core/decode.h"
 #include "core/positions.h"
+#include "core/rope_absorption.h"
 #include "helpers.h"
 
 using namespace attn;
@@ -157,4 +158,21 @@ TEST_CASE("the cache of mla with rope holds the latent and the turned key: d_c +
   a.variant = Variant::Gqa;
   a.kv_heads = 2;
   CHECK(cache_elements_per_token(a) == 2 * 2 * 8 + 3);
+}
+
+TEST_CASE("why mla decouples rope: turning the expanded keys breaks the absorbed form") {
+  // One head of width 2, latent 2, W_Q = W_DKV = W_UK = W_UV = I: q_C = k_C = x, absorbed scores x x^T.
+  Scenario s = single_head(mat({{1, 0}, {1, 0}}), mat({{1, 0}, {0, 1}}));
+  s.weights = {};
+  s.attention.variant = Variant::Mla;
+  s.attention.latent_dim = 2;
+  s.weights.W_Q = s.weights.W_DKV = s.weights.W_UK = s.weights.W_UV = mat({{1, 0}, {0, 1}});
+  const NaiveRopeMla r = naive_rope_absorption(compute_trace(s), 0);
+  check_matrix(r.absorbed_scores, mat({{1, 1}, {1, 1}}), 1e-15, "absorbed: x x^T, no positions");
+  // Turned: (1, 0) at positions 0 and 1, so q_i . k_j = cos(i - j).
+  check_matrix(r.explicit_scores, mat({{1, std::cos(1.0)}, {std::cos(1.0), 1}}), 1e-15, "explicit: cos(i - j)");
+  CHECK(r.max_difference == doctest::Approx(1 - std::cos(1.0)).epsilon(1e-14));
+  s.attention.head_dim = 1;  // nothing to turn in pairs
+  s.weights.W_Q = s.weights.W_UK = s.weights.W_UV = mat({{1}, {0}});
+  CHECK(naive_rope_absorption(compute_trace(s), 0).explicit_scores.size() == 0);
 }

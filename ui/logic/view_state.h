@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/memory.h"
+#include "core/rope_absorption.h"
 #include "ui/logic/lessons.h"
 #include "ui/logic/sqrt_dk.h"
 #include "ui/logic/steps.h"
@@ -37,6 +38,12 @@ struct PipelineView {
   int projection = 0;          // which projection the projections step draws large (MLA: latent, Q, K, V)
   bool show_absorbed = false;  // MLA: the scores step shows the absorbed form
   int side = 0;                // the positions and rope steps: 0 the queries, 1 the keys (or the context)
+  bool naive_rope = false;     // MLA's rope step: what turning the expanded keys instead would do
+  struct {                     // ... computed once per trace shown and head
+    std::uint64_t ticket = 0;
+    int head = -1;
+    NaiveRopeMla r;
+  } naive_cache;
   bool playing = false;
   double play_clock = 0.0;                         // seconds since the last automatic step
   HoverCell hover;                                 // written while drawing this frame

@@ -430,6 +430,29 @@ void positions(StepView& v) {
   if (e) v.state.pipeline.hover.explanation = explain_position(t, keys, e.row, e.col);
 }
 
+// Why MLA decouples: with the expanded keys turned, the scores the absorbed form can compute from the latent no longer
+// match the explicit ones. Computed once per trace and head (two products of N_Q x N_KV).
+void naive_rope(StepView& v) {
+  const Trace& t = v.t;
+  auto& cache = v.state.pipeline.naive_cache;
+  if (cache.ticket != v.state.shown_ticket() || cache.head != v.state.pipeline.head) {
+    cache.ticket = v.state.shown_ticket();
+    cache.head = v.state.pipeline.head;
+    cache.r = naive_rope_absorption(t, cache.head);
+  }
+  if (cache.r.explicit_scores.size() == 0) {
+    TextWrappedAtSpaces("This needs an even head_dim: RoPE turns pairs of dimensions.");
+    return;
+  }
+  AgreementBadge(agreement(cache.r.max_difference, "the absorbed form equals the explicit one",
+                           ": no single W_UQK can carry a turn that depends on the distance"));
+  const auto [hr, hc] = v.hovered(2, 1);
+  const Term terms[] = {v.query_by_key("RoPE(q) RoPE(k)\u1D40 (explicit)", cache.r.explicit_scores, {hr, hc}),
+                        v.query_by_key("absorbed (cannot turn)", cache.r.absorbed_scores, {hr, hc})};
+  const std::string op = "\u2260";
+  v.equation(2, terms, std::span(&op, 1), v.height - (ImGui::GetCursorPosY() - v.top));
+}
+
 void rope(StepView& v) {
   const Trace& t = v.t;
   const bool keys = choose_side(v, "queries", "keys") == 1;
@@ -450,6 +473,11 @@ void rope(StepView& v) {
          .selected_row = hr,
          .selected_col = hc}};
     const std::string ops[] = {"beside", "="};
+    if (ImGui::Checkbox("turn the expanded keys instead", &v.state.pipeline.naive_rope)) v.state.pipeline.side = 0;
+    if (v.state.pipeline.naive_rope) {
+      naive_rope(v);
+      return;
+    }
     const EquationHover e = v.equation(keys, terms, ops, v.height - (ImGui::GetCursorPosY() - v.top));
     if (e.term == 2) v.state.pipeline.hover.explanation = explain_rope(t, v.state.pipeline.head, keys, e.row, e.col);
     return;
