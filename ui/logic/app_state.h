@@ -76,6 +76,8 @@ class AppState {
   const DecodeTrace* decoded() const { return computation_.shown().decoded.get(); }
   const std::string& decode_error() const { return computation_.shown().decode_error; }
   const Trace& causal_trace() const { return *computation_.shown().causal_trace; }
+  // Sparse attention only (else nullptr): the shown trace's output computed densely, for what sparsity lost.
+  const Matrix* dense_output() const { return computation_.shown().dense_output.get(); }
   bool computing() const { return computation_.computing(); }
   // The weights the document computes with (Computation::weights). Edits that start from weights use these.
   std::shared_ptr<const Weights> document_weights() const { return computation_.weights(*doc_.scenario); }

@@ -30,6 +30,11 @@ Computed compute_all(const Scenario& s, std::uint64_t ticket, const Weights* res
   c.ticket = ticket;
   c.trace = std::make_shared<const Trace>(resolved ? compute_trace_with_weights(s, *resolved) : compute_trace(s));
   c.causal_trace = c.trace;
+  if (s.attention.sparse) {
+    Scenario dense = s;
+    dense.attention.sparse.reset();
+    c.dense_output = std::make_shared<const Matrix>(compute_trace_with_weights(dense, c.trace->weights).output);
+  }
   // Past kMaxDecodeTokens the step-by-step view says so instead: it would cost more than the trace itself.
   if (s.n_q() > kMaxDecodeTokens) {
     c.decode_error = "the decode view steps through at most " + std::to_string(kMaxDecodeTokens) +

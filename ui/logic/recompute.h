@@ -23,6 +23,7 @@ struct Computed {
   std::shared_ptr<const DecodeTrace> decoded;  // nullptr when the document cannot be decoded
   std::shared_ptr<const Trace> causal_trace;   // what decoding must reproduce row by row (the trace itself when causal)
   std::string decode_error;                    // why it cannot be decoded
+  std::shared_ptr<const Matrix> dense_output;  // sparse only: the output without the selection (what sparsity lost)
   std::uint64_t ticket = 0;  // which request it answers: Computation counts every change of the document
   double seconds = 0.0;      // how long computing it took
 };

@@ -504,23 +504,42 @@ void rope(StepView& v) {
   if (e.term == 1) v.state.pipeline.hover.explanation = explain_rope_angle(t, keys, e.row, e.col);
 }
 
+// The final output beside the dense one and their difference: what attending to only k keys lost.
+void sparsity_loss(StepView& v, const Matrix& dense) {
+  const Matrix lost = v.t.output - dense;
+  ImGui::Spacing();
+  TextWrappedAtSpaces("What sparsity lost: the output with the top " + std::to_string(v.t.attention.sparse->top_k) +
+                      " keys against the output with every visible key (largest difference " +
+                      short_number(lost.cwiseAbs().maxCoeff()) + ").");
+  const auto [hr, hc] = v.hovered(1, 2);
+  std::vector<Term> terms{{.name = "output (sparse)", .m = &v.t.output, .rows = &v.t.tokens, .selected_row = hr,
+                           .selected_col = hc},
+                          {.name = "output (dense)", .m = &dense, .rows = &v.t.tokens, .selected_row = hr,
+                           .selected_col = hc},
+                          {.name = "lost", .m = &lost, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc}};
+  share_range(terms);
+  const std::string ops[] = {"\u2212", "="};
+  v.equation(1, terms, ops, v.height - (ImGui::GetCursorPosY() - v.top));
+}
+
 void selection(StepView& v) {
   const IndexerTrace& x = *v.t.indexer;
-  const auto [hr, hc] = v.hovered(0, 2);
+  const auto [hr, hc] = v.hovered(0, 1);
   Term scores = v.query_by_key("I (indexer)", x.scores, {hr, hc});
   const Matrix shown = x.scores.array().isFinite().cast<double>();  // the keys the scenario's mask lets it see
   scores.visible = &shown;
-  Term selected = v.query_by_key("top " + std::to_string(v.t.attention.sparse->top_k), x.selected, {hr, hc});
-  Term mask = v.query_by_key("mask AND top-k", v.h.mask, {hr, hc});
-  for (Term* term : {&selected, &mask}) {
-    term->map = ColorMap::Sequential;
-    term->range = ValueRange{0.0, 2.2};
-  }
+  // The selection only ever picks keys the mask shows, so it is the mask every head attends through.
+  Term selected =
+      v.query_by_key("top " + std::to_string(v.t.attention.sparse->top_k) + ": the mask from here on", x.selected, {hr, hc});
+  selected.map = ColorMap::Sequential;
+  selected.range = ValueRange{0.0, 2.2};
   selected.flags = HeatmapFlags_NoLegend;
-  const Term terms[] = {scores, selected, mask};
-  const std::string ops[] = {"largest\nper row \u2192", "AND\nmask \u2192"};
-  const EquationHover e = v.equation(0, terms, ops, v.height);
+  const Term terms[] = {scores, selected};
+  const std::string op = "largest\nper row \u2192";
+  const EquationHover e = v.equation(0, terms, std::span(&op, 1), v.height * 0.55f);
   if (e) v.state.pipeline.hover.explanation = explain_cell(v.t, Step::Selection, v.state.pipeline.head, e.row, e.col);
+  if (const Matrix* dense = v.state.dense_output(); dense && dense->rows() == v.t.output.rows())
+    sparsity_loss(v, *dense);
 }
 
 void draw_step(StepView& v) {
