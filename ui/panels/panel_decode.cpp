@@ -33,10 +33,12 @@ void controls(AppState& state, const DecodeTrace& d) {
 
 void counters(const DecodeTrace& d, const DecodeStep& s) {
   const AttentionConfig& a = d.attention;
-  const std::string per_token = a.variant == Variant::Mla ? "the latent, " + std::to_string(a.latent_dim) + " numbers"
-                                                          : "2 \u00D7 " + plural(kv_head_count(a), "KV head") +
-                                                                " \u00D7 " + std::to_string(a.head_dim) + " = " +
-                                                                std::to_string(d.elements_per_token) + " numbers";
+  std::string per_token = a.variant == Variant::Mla ? "the latent, " + std::to_string(a.latent_dim)
+                                                    : "2 \u00D7 " + plural(kv_head_count(a), "KV head") + " \u00D7 " +
+                                                          std::to_string(a.head_dim);
+  if (decoupled_rope(a)) per_token += " + the turned key, " + std::to_string(a.rope_dim);
+  if (a.sparse) per_token += " + the indexer's key, " + std::to_string(a.sparse->indexer_dim);
+  per_token += " = " + std::to_string(d.elements_per_token) + " numbers";
   const std::string text =
       std::string(d.cross_attention ? "Cached once, before the first token: the context's " : "Cached: ") +
       plural(s.cache_tokens, "token") + " \u00D7 (" + per_token + ") = " + thousands(s.cache_elements) +
@@ -73,7 +75,8 @@ void section(DecodeView& view, int number, const std::string& text) {
 // The new token's query, per head: the only query computed this step.
 void query_section(const Shown& v) {
   std::vector<Matrix> queries;
-  for (const HeadTrace& h : v.full.heads) queries.push_back(h.q.row(v.t));
+  // With rope the query as it attends: turned by its position (mla: [q | q_r]).
+  for (const HeadTrace& h : v.full.heads) queries.push_back((h.q_rope.size() > 0 ? h.q_rope : h.q).row(v.t));
   std::vector<Term> terms;
   std::vector<std::string> spaces;
   for (std::size_t h = 0; h < queries.size(); ++h) {
@@ -87,20 +90,31 @@ void query_section(const Shown& v) {
 void cache_section(const Shown& v) {
   const bool mla = v.d.attention.variant == Variant::Mla;
   std::vector<Matrix> stacks;
+  std::vector<std::string> names;
   if (mla) {
     stacks.push_back(v.d.cache.latent.topRows(v.cache_rows));
+    names.push_back("latent cache");
+    if (v.d.cache.k_r.size() > 0) {
+      stacks.push_back(v.d.cache.k_r.topRows(v.cache_rows));
+      names.push_back("k_r cache (turned)");
+    }
   } else {
     for (std::size_t g = 0; g < v.d.cache.k.size(); ++g) {
       stacks.push_back(v.d.cache.k[g].topRows(v.cache_rows));
       stacks.push_back(v.d.cache.v[g].topRows(v.cache_rows));
+      const std::string turned = v.d.attention.positions == Positions::Rope ? " (turned)" : "";
+      names.push_back("K cache" + turned + ", KV head " + std::to_string(g));
+      names.push_back("V cache, KV head " + std::to_string(g));
     }
+  }
+  if (v.d.attention.sparse) {
+    stacks.push_back(v.d.cache.indexer_k.topRows(v.cache_rows));
+    names.push_back("indexer key cache");
   }
   std::vector<Term> terms;
   std::vector<std::string> spaces;
   for (std::size_t i = 0; i < stacks.size(); ++i) {
-    const std::string name =
-        mla ? "latent cache" : std::string(i % 2 == 0 ? "K" : "V") + " cache, KV head " + std::to_string(i / 2);
-    terms.push_back({.name = name,
+    terms.push_back({.name = names[i],
                      .m = &stacks[i],
                      .rows = &v.cached,
                      .highlight_row = v.d.cross_attention ? -1 : v.t,
@@ -108,6 +122,21 @@ void cache_section(const Shown& v) {
     if (i > 0) spaces.push_back(" ");
   }
   EquationFlow("cache", terms, spaces, v.cell);
+}
+
+// Sparse attention: the new token's indexer scores every cached token, then its heads read only the top k.
+void indexer_section(const Shown& v) {
+  const Term terms[] = {
+      {.name = "indexer scores", .m = &v.s.indexer_scores, .rows = &v.now, .cols = &v.cached, .flags = kPlain},
+      {.name = "kept (top " + std::to_string(v.d.attention.sparse->top_k) + ")",
+       .m = &v.s.selected,
+       .rows = &v.now,
+       .cols = &v.cached,
+       .map = ColorMap::Sequential,
+       .range = ValueRange{0.0, 2.2},
+       .flags = kPlain}};
+  const std::string op[] = {"\u2192"};
+  EquationFlow("indexer", terms, op, v.cell);
 }
 
 // Each query head's attention over the cache.
@@ -184,11 +213,19 @@ void DecodePanel(AppState& state, ImVec2 pos, ImVec2 size) {
                 : "2. The KV cache after this step: the outlined row was just appended; the rows above were computed "
                   "once and reused");
   cache_section(v);
-  section(state.decode, 3,
-          cross ? "3. Its attention over the context, one row per query head"
-                : "3. Its attention over the cached tokens, one row per query head");
+  int next = 3;
+  if (d->attention.sparse) {
+    section(state.decode, next++,
+            std::to_string(3) + ". The indexer scores all " + plural(s.cache_tokens, "cached token") +
+                ", and the heads then read only the top " + std::to_string(d->attention.sparse->top_k));
+    indexer_section(v);
+  }
+  section(state.decode, next,
+          std::to_string(next) + ". Its attention over the " + (cross ? "context" : "cached tokens") +
+              ", one row per query head");
   weights_section(v);
-  section(state.decode, 4, "4. The output row");
+  ++next;
+  section(state.decode, next, std::to_string(next) + ". The output row");
   output_section(v);
   ImGui::End();
 }
