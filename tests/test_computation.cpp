@@ -174,3 +174,17 @@ TEST_CASE("same_resolved_weights: embeddings and mask do not matter -- seed, sha
   (*other.weights.W_Q)(15, 63) = 0.1;  // the last cell: a comparison that stops early would miss it
   CHECK_FALSE(same_resolved_weights(given, other));
 }
+
+TEST_CASE("a sparse document also computes its dense output, given indexer weights and all") {
+  Scenario s = cat_sat();
+  s.attention.mask = MaskKind::Causal;
+  s.attention.sparse = SparseConfig{1, 1, 2};
+  s.weights.W_KI = Matrix::Constant(4, 2, 0.5);  // given: the dense version must leave it out
+  const Computed c = compute_all(s, 1);
+  REQUIRE(c.dense_output);
+  Scenario dense = s;
+  dense.attention.sparse.reset();
+  dense.weights.W_KI.reset();
+  check_matrix(*c.dense_output, compute_trace(dense).output, 0.0, "the dense output");
+  CHECK_FALSE(compute_all(cat_sat(), 2).dense_output);
+}

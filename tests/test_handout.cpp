@@ -287,3 +287,20 @@ TEST_CASE("trace --help and attention-lab --help document --markdown and --latex
     CHECK(contains(r.out, "--json, --markdown and --latex exclude each other"));
   }
 }
+
+TEST_CASE("the handout has the positions, rope and selection steps where the scenario has them") {
+  Scenario s = load_scenario_file(asset("the_lazy_dog.json"));
+  s.attention.positions = Positions::Rope;
+  s.attention.sparse = SparseConfig{2, 1, 2};
+  const std::string md = cli::trace_to_markdown(compute_trace(s));
+  CHECK(contains(md, "rope positions, sparse: each query keeps the top 2 keys of an indexer with 1 head of width 2"));
+  CHECK(contains(md, "### 3. RoPE  turn q and k\n"));
+  CHECK(contains(md, "### 7. Selection  top-k keys\n"));
+  CHECK(contains(md, "I: the indexer's scores (-inf where the mask hides)"));
+  s.attention.positions = Positions::Sinusoidal;
+  s.attention.sparse.reset();
+  const std::string sin = cli::trace_to_markdown(compute_trace(s));
+  CHECK(contains(sin, "## 2. Positions  X + P\n"));
+  CHECK(contains(sin, "## 3. Projections  Q, K, V\n"));
+  CHECK_FALSE(contains(sin, "Selection"));
+}

@@ -141,6 +141,28 @@ void Soak::undo_and_redo(ui::AppState& state, std::string& problem) {
   if (scenario_to_text(state.scenario()) != before) problem = "undo then redo did not come back to the same document";
 }
 
+// Scale on or off, where positions enter (rope is refused for an odd head_dim), or sparse attention on or off.
+void Soak::toggle_attention_extra(ui::AppState& state, std::string& problem) {
+  switch (pick(3)) {
+    case 0:
+      edit(
+          state, [](Scenario& d) { d.attention.scale = !d.attention.scale; }, problem);
+      break;
+    case 1: {
+      const auto p = static_cast<Positions>(pick(4));
+      edit(
+          state, [p](Scenario& d) { set_positions(d, p, 2); }, problem);
+      break;
+    }
+    default: {
+      const std::optional<SparseConfig> c =
+          pick(2) == 0 ? std::nullopt : std::optional(SparseConfig{1 + pick(4), 1 + pick(2), 1 + pick(3)});
+      edit(
+          state, [&c](Scenario& d) { set_sparse(d, c); }, problem);
+    }
+  }
+}
+
 std::string Soak::act(ui::AppState& state) {
   ++counts_.actions;
   std::string problem;
@@ -178,10 +200,7 @@ std::string Soak::act(ui::AppState& state) {
           },
           problem);
       break;
-    case 10:
-      edit(
-          state, [](Scenario& d) { d.attention.scale = !d.attention.scale; }, problem);
-      break;
+    case 10: toggle_attention_extra(state, problem); break;
     case 11:  // new weights: the next seed, or another scale for the drawn ones (0 is refused)
       if (pick(2) == 0) edit(state, reseed_weights, problem);
       else

@@ -41,6 +41,7 @@ class Soak {
   void edit_mask(ui::AppState& state, std::string& problem);
   void edit_variant(ui::AppState& state, std::string& problem);
   void rename_token(ui::AppState& state, std::string& problem);
+  void toggle_attention_extra(ui::AppState& state, std::string& problem);
   void undo_and_redo(ui::AppState& state, std::string& problem);
   std::mt19937_64 rng_;
   SoakCounts counts_;

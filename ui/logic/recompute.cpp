@@ -12,6 +12,7 @@
 #include <omp.h>
 #endif
 
+#include "core/edits.h"
 #include "core/mask.h"
 #include "core/validate.h"
 
@@ -24,17 +25,21 @@ Scenario causal_version(const Scenario& s) {
   return c;
 }
 
+Scenario dense_version(const Scenario& s) {
+  Scenario d = s;
+  set_sparse(d, std::nullopt);  // and the indexer's weights with it
+  return d;
+}
+
 Computed compute_all(const Scenario& s, std::uint64_t ticket, const Weights* resolved) {
   const auto start = std::chrono::steady_clock::now();
   Computed c;
   c.ticket = ticket;
   c.trace = std::make_shared<const Trace>(resolved ? compute_trace_with_weights(s, *resolved) : compute_trace(s));
   c.causal_trace = c.trace;
-  if (s.attention.sparse) {
-    Scenario dense = s;
-    dense.attention.sparse.reset();
-    c.dense_output = std::make_shared<const Matrix>(compute_trace_with_weights(dense, c.trace->weights).output);
-  }
+  if (s.attention.sparse)
+    c.dense_output =
+        std::make_shared<const Matrix>(compute_trace_with_weights(dense_version(s), c.trace->weights).output);
   // Past kMaxDecodeTokens the step-by-step view says so instead: it would cost more than the trace itself.
   if (s.n_q() > kMaxDecodeTokens) {
     c.decode_error = "the decode view steps through at most " + std::to_string(kMaxDecodeTokens) +

@@ -32,6 +32,9 @@ struct Computed {
 // mask loses its future cells.
 Scenario causal_version(const Scenario& s);
 
+// The document without its sparse selection (and the indexer's weights): what the selection step compares with.
+Scenario dense_version(const Scenario& s);
+
 // Decoding step by step is computed up to this many tokens; a longer document's decode view says why not.
 inline constexpr int kMaxDecodeTokens = 256;
 
