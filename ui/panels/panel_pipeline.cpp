@@ -560,17 +560,52 @@ void draw_step(StepView& v) {
   }
 }
 
+struct StripLabel {
+  std::string text;
+  float x;  // from the thumbnail's left edge
+};
+
+// The labels under thumbnails of width w: numbered where that fits in the thumbnail and the gaps beside it; a long
+// name may also borrow the room a short neighbour leaves (softmax beside top-k), but never pass the strip's ends.
+std::vector<StripLabel> strip_labels(const std::vector<std::string>& names, float w, float gap) {
+  const int n = static_cast<int>(names.size());
+  std::vector<float> width;
+  for (const std::string& name : names) width.push_back(ImGui::CalcTextSize(name.c_str()).x);
+  const auto spare = [&](int j) { return j < 0 || j >= n ? 0.0f : std::max(0.0f, (w - width[j]) / 2); };
+  std::vector<StripLabel> labels;
+  for (int i = 0; i < n; ++i) {
+    const bool first = i == 0, last = i + 1 == n;
+    const float own_left = first ? 0.0f : gap / 2 - 1, own_right = last ? 0.0f : gap / 2 - 1;
+    const float left = own_left + (first ? 0.0f : spare(i - 1)), right = own_right + (last ? 0.0f : spare(i + 1));
+    const std::string& name = names[static_cast<std::size_t>(i)];
+    std::string text = std::to_string(i) + "  " + name;  // the number first where it fits
+    if (ImGui::CalcTextSize(text.c_str()).x > w + own_left + own_right) text = FitText(name, w + left + right);
+    const float lw = ImGui::CalcTextSize(text.c_str()).x;
+    labels.push_back({text, std::clamp((w - lw) / 2, -left, w + right - lw)});
+  }
+  return labels;
+}
+
 void step_strip(AppState& state) {
   const Trace& t = state.trace();
-  const float gap = ImGui::GetStyle().ItemSpacing.x;
   const std::vector<Step> steps = pipeline_steps(t.attention);
   const int count = static_cast<int>(steps.size());
+  // Positions and the sparse selection add steps: narrower gaps keep every name whole at 1280 wide.
+  const float gap = count > 10 ? std::min(4.0f, ImGui::GetStyle().ItemSpacing.x) : ImGui::GetStyle().ItemSpacing.x;
   const float w = (ImGui::GetContentRegionAvail().x - gap * static_cast<float>(count - 1)) / static_cast<float>(count);
   // In presentation mode the strip is a row of names: the height goes to the current step's matrices.
   const float thumb_h = state.display.presentation ? 0.0f : std::min(58.0f, w * 0.6f);
+  std::vector<std::string> names;
+  for (const Step step : steps)  // the linear kernel normalises by the row sum: no softmax
+    names.emplace_back(step == Step::Softmax && t.attention.kernel == Kernel::Linear ? std::string("\u00F7 Z")
+                                                                                      : std::string(step_info(step).label));
+  const std::vector<StripLabel> labels = strip_labels(names, w, gap);
+  // Each thumbnail at its own place: a label reaching into the gap beside it must not push the rest along.
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
   for (int i = 0; i < count; ++i) {
     const StepInfo& info = step_info(steps[static_cast<std::size_t>(i)]);
-    if (i > 0) ImGui::SameLine(0, gap);
+    if (i > 0) ImGui::SameLine();
+    ImGui::SetCursorScreenPos({origin.x + static_cast<float>(i) * (w + gap), origin.y});
     ImGui::PushID(i);
     ImGui::BeginGroup();
     const ImVec2 at = ImGui::GetCursorScreenPos();
@@ -586,20 +621,8 @@ void step_strip(AppState& state) {
     ImGui::SetCursorScreenPos(
         {at.x + std::max(0.0f, (w - std::min(w, 18.0f * static_cast<float>(r.m->cols()))) / 2), at.y});
     if (thumb_h > 0) Heatmap("thumb", *r.m, o);
-    ImGui::SetCursorScreenPos({at.x, at.y + thumb_h + 2});
-    const bool linear = info.step == Step::Softmax && t.attention.kernel == Kernel::Linear;
-    // The number goes first where it fits; the order of the strip says it too.
-    const std::string name = linear ? std::string("\u00F7 Z") : std::string(info.label);
-    // A label may reach into the gaps beside its thumbnail, but not past the strip's ends.
-    const bool first = i == 0, last = i + 1 == count;
-    const float room = w + (first ? 0.0f : gap / 2 - 1) + (last ? 0.0f : gap / 2 - 1);
-    std::string label = std::to_string(i) + "  " + name;
-    if (ImGui::CalcTextSize(label.c_str()).x > room) label = FitText(name, room);
-    const float lw = ImGui::CalcTextSize(label.c_str()).x;
-    const float lx = std::clamp(at.x + (w - lw) / 2, at.x - (first ? 0.0f : gap / 2 - 1),
-                                at.x + w + (last ? 0.0f : gap / 2 - 1) - lw);
-    ImGui::SetCursorScreenPos({lx, at.y + thumb_h + 2});
-    ImGui::TextUnformatted(label.c_str());
+    ImGui::SetCursorScreenPos({at.x + labels[static_cast<std::size_t>(i)].x, at.y + thumb_h + 2});
+    ImGui::TextUnformatted(labels[static_cast<std::size_t>(i)].text.c_str());
     const ImVec2 end{at.x + w, at.y + thumb_h + ImGui::GetTextLineHeight() + 6};
     ImGui::SetCursorScreenPos(at);
     if (ImGui::InvisibleButton("select", {w, end.y - at.y})) state.set_step(i);
