@@ -24,17 +24,24 @@ const char* const kOverridesHelp =
     "  --indexer-dim D   the indexer's width d_I (default head_dim)\n"
     "  --seed S          seed for every weight the file does not give\n";
 
+namespace {
+
+// The value after `option` as one of a fixed set of names (parse_mask with mask_names(), ...).
+template <typename E>
+E choice(const std::string& option, Args& args, std::optional<E> (*parse)(std::string_view), std::string_view names) {
+  const std::string v = args.value(option);
+  if (const std::optional<E> e = parse(v)) return *e;
+  throw UsageError(option + ": expected one of " + std::string(names) + " but found '" + v + "'");
+}
+
+}  // namespace
+
 bool Overrides::parse(const std::string& option, Args& args) {
   ConfigOverrides& c = config;
   if (option == "--mask") {
-    const std::string v = args.value(option);
-    c.mask = parse_mask(v);
-    if (!c.mask) throw UsageError("--mask: expected one of " + std::string(mask_names()) + " but found '" + v + "'");
+    c.mask = choice(option, args, parse_mask, mask_names());
   } else if (option == "--kernel") {
-    const std::string v = args.value(option);
-    c.kernel = parse_kernel(v);
-    if (!c.kernel)
-      throw UsageError("--kernel: expected one of " + std::string(kernel_names()) + " but found '" + v + "'");
+    c.kernel = choice(option, args, parse_kernel, kernel_names());
   } else if (option == "--window") {
     c.window = static_cast<int>(args.integer(option, 1, limits::kMaxTokens));
   } else if (option == "--scale" || option == "--no-scale") {
@@ -44,10 +51,7 @@ bool Overrides::parse(const std::string& option, Args& args) {
   } else if (option == "--head-dim") {
     c.head_dim = static_cast<int>(args.integer(option, 1, limits::kMaxHeadDim));
   } else if (option == "--variant") {
-    const std::string v = args.value(option);
-    c.variant = parse_variant(v);
-    if (!c.variant)
-      throw UsageError("--variant: expected one of " + std::string(variant_names()) + " but found '" + v + "'");
+    c.variant = choice(option, args, parse_variant, variant_names());
   } else if (option == "--kv-heads") {
     c.kv_heads = static_cast<int>(args.integer(option, 1, limits::kMaxHeads));
   } else if (option == "--latent-dim") {
@@ -55,10 +59,7 @@ bool Overrides::parse(const std::string& option, Args& args) {
   } else if (option == "--query-latent-dim") {
     c.query_latent_dim = static_cast<int>(args.integer(option, 0, limits::kMaxProjectedDim));
   } else if (option == "--positions") {
-    const std::string v = args.value(option);
-    c.positions = parse_positions(v);
-    if (!c.positions)
-      throw UsageError("--positions: expected one of " + std::string(positions_names()) + " but found '" + v + "'");
+    c.positions = choice(option, args, parse_positions, positions_names());
   } else if (option == "--rope-base") {
     c.rope_base = args.number(option, 1.0, limits::kMaxAbsValue);
   } else if (option == "--rope-dim") {

@@ -54,8 +54,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from numpy_crosscheck import (Mismatch, as_array, block_diag, compare,  # noqa: E402
-                              entropy_rows, linear_rows, reject_constant, softmax_rows,
-                              values)
+                              entropy_rows, linear_rows, mask_matrix, reject_constant,
+                              softmax_rows, values)
 
 SEED = 1414
 REPS = 2
@@ -291,17 +291,7 @@ def describe(cfg):
 
 def file_mask(cfg):
     """0/1 (n_q x n_kv): the scenario's own mask."""
-    n_q, n_kv = cfg["n_q"], cfg["n_kv"]
-    i = np.arange(n_q)[:, None]
-    j = np.arange(n_kv)[None, :]
-    mode = cfg["mask"]
-    if mode == "none":
-        return np.ones((n_q, n_kv))
-    if mode == "causal":
-        return (j <= i).astype(float)
-    if mode == "sliding_window":
-        return ((j <= i) & (j >= i - cfg["window"] + 1)).astype(float)
-    return np.asarray(cfg["custom_mask"], dtype=float)
+    return mask_matrix(cfg)
 
 
 def causal(n_q, n_kv):

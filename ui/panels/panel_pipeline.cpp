@@ -512,11 +512,10 @@ void sparsity_loss(StepView& v, const Matrix& dense) {
                       " keys against the output with every visible key (largest difference " +
                       short_number(lost.cwiseAbs().maxCoeff()) + ").");
   const auto [hr, hc] = v.hovered(1, 2);
-  std::vector<Term> terms{{.name = "output (sparse)", .m = &v.t.output, .rows = &v.t.tokens, .selected_row = hr,
-                           .selected_col = hc},
-                          {.name = "output (dense)", .m = &dense, .rows = &v.t.tokens, .selected_row = hr,
-                           .selected_col = hc},
-                          {.name = "lost", .m = &lost, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc}};
+  std::vector<Term> terms{
+      {.name = "output (sparse)", .m = &v.t.output, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc},
+      {.name = "output (dense)", .m = &dense, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc},
+      {.name = "lost", .m = &lost, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc}};
   share_range(terms);
   const std::string ops[] = {"\u2212", "="};
   v.equation(1, terms, ops, v.height - (ImGui::GetCursorPosY() - v.top));
@@ -529,8 +528,8 @@ void selection(StepView& v) {
   const Matrix shown = x.scores.array().isFinite().cast<double>();  // the keys the scenario's mask lets it see
   scores.visible = &shown;
   // The selection only ever picks keys the mask shows, so it is the mask every head attends through.
-  Term selected =
-      v.query_by_key("top " + std::to_string(v.t.attention.sparse->top_k) + ": the mask from here on", x.selected, {hr, hc});
+  Term selected = v.query_by_key("top " + std::to_string(v.t.attention.sparse->top_k) + ": the mask from here on",
+                                 x.selected, {hr, hc});
   selected.map = ColorMap::Sequential;
   selected.range = ValueRange{0.0, 2.2};
   selected.flags = HeatmapFlags_NoLegend;
@@ -597,8 +596,9 @@ void step_strip(AppState& state) {
   const float thumb_h = state.display.presentation ? 0.0f : std::min(58.0f, w * 0.6f);
   std::vector<std::string> names;
   for (const Step step : steps)  // the linear kernel normalises by the row sum: no softmax
-    names.emplace_back(step == Step::Softmax && t.attention.kernel == Kernel::Linear ? std::string("\u00F7 Z")
-                                                                                      : std::string(step_info(step).label));
+    names.emplace_back(step == Step::Softmax && t.attention.kernel == Kernel::Linear
+                           ? std::string("\u00F7 Z")
+                           : std::string(step_info(step).label));
   const std::vector<StripLabel> labels = strip_labels(names, w, gap);
   // Each thumbnail at its own place: a label reaching into the gap beside it must not push the rest along.
   const ImVec2 origin = ImGui::GetCursorScreenPos();
