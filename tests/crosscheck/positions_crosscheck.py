@@ -56,6 +56,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from numpy_crosscheck import (Mismatch, as_array, block_diag, compare,  # noqa: E402
                               entropy_rows, linear_rows, mask_matrix, reject_constant,
                               softmax_rows, values)
+from numpy_crosscheck import weight_shapes as plain_weight_shapes  # noqa: E402
 
 SEED = 1414
 REPS = 2
@@ -156,16 +157,8 @@ def resolved(cfg):
 
 def weight_shapes(cfg):
     """Every weight the configuration uses (W_O included), name -> shape, in a fixed order."""
-    dm, d, H = cfg["d_model"], cfg["head_dim"], cfg["heads"]
-    hd = H * d
-    if cfg["variant"] == "mla":
-        dc, dq = cfg["latent_dim"], cfg["q_latent"]
-        shapes = [("W_DKV", (dm, dc)), ("W_UK", (dc, hd)), ("W_UV", (dc, hd))]
-        shapes += [("W_DQ", (dm, dq)), ("W_UQ", (dq, hd))] if dq else [("W_Q", (dm, hd))]
-    else:
-        gd = cfg["kv_heads"] * d
-        shapes = [("W_Q", (dm, hd)), ("W_K", (dm, gd)), ("W_V", (dm, gd))]
-    shapes.append(("W_O", (hd, dm)))
+    dm, H = cfg["d_model"], cfg["heads"]
+    shapes = list(plain_weight_shapes(cfg).items())
     _, mp, hi, di = resolved(cfg)
     if cfg["positions"] == "learned":
         shapes.append(("W_P", (mp, dm)))
