@@ -380,9 +380,11 @@ std::string explain_rope(const Trace& t, int head, bool keys, int row, int col) 
   const double angle = rope_angle(row, a / 2, d, t.attention.rope_base);
   const Cells in = cells_of(plain);
   const std::string c = short_number(std::cos(angle)), s = short_number(std::sin(angle));
+  // As factors, negatives in parentheses like every product here: "(-0.42)·(-0.99)".
+  const std::string cf = c.front() == '-' ? "(" + c + ")" : c, sf = s.front() == '-' ? "(" + s + ")" : s;
   const std::string formula = col % 2 == 0
-                                  ? in.term(plain(row, a)) + kDot + c + " - " + in.term(plain(row, a + 1)) + kDot + s
-                                  : in.term(plain(row, a)) + kDot + s + " + " + in.term(plain(row, a + 1)) + kDot + c;
+                                  ? in.term(plain(row, a)) + kDot + cf + " - " + in.term(plain(row, a + 1)) + kDot + sf
+                                  : in.term(plain(row, a)) + kDot + sf + " + " + in.term(plain(row, a + 1)) + kDot + cf;
   return "RoPE(" + letter + ")_" + name + "[" + std::to_string(col) + "] = " + formula + " = " + out(turned(row, col)) +
          " (dims " + std::to_string(a) + ", " + std::to_string(a + 1) + " turned by " + short_number(angle) +
          " rad: cos = " + c + ", sin = " + s + ")";

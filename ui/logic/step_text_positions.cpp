@@ -54,14 +54,14 @@ StepText rope_text(const StepContext& v) {
   }
   const int d = t.attention.head_dim;
   s.formula = "RoPE(q)   " + dims(h.q_rope) + ": dims (2i, 2i+1) of a row at position p turned by p" + kDot +
-              short_number(t.attention.rope_base) + "^(-2i/" + num(d) + ")";
+              "base^(-2i/d), base " + short_number(t.attention.rope_base) + ", d = " + num(d);
   s.what =
       "Each pair of numbers of q and k is a point turned by an angle that grows with its position: " + quoted(v.q(i)) +
       " at position " + num(i) + " turns its first pair by " +
       short_number(rope_angle(i, 0, d, t.attention.rope_base)) + " rad, from " + vec(h.q.row(i)) + " to " +
       vec(h.q_rope.row(i)) + ". Lengths do not change.";
-  s.why = "Turning q by angle i" + kDot + "f and k by j" + kDot +
-          "f leaves their dot product depending on i - j only: shift every position by the same amount and the "
+  s.why = "Turning a query at position m by m" + kDot + "f and a key at position n by n" + kDot +
+          "f leaves their dot product depending on m - n only: shift every position by the same amount and the "
           "scores stay the same. So the scores know how far apart two tokens are, not where they sit.";
   return s;
 }
@@ -82,6 +82,8 @@ StepText selection_text(const StepContext& v) {
   s.what = "An indexer of " + plural(c.indexer_heads, "head") + " of width " + num(c.indexer_dim) +
            " scores every key a query may see; " + quoted(v.q(i)) + " sees " + plural(visible, "key") + " and keeps " +
            num(kept) + ". Every head attends only to the kept keys: the others are hidden like masked ones.";
+  if ((x.w.row(i).array() < 0.0).any())
+    s.what += " Its w has a negative entry, so on that indexer head a better match lowers the score.";
   s.why =
       "Scoring with a few small heads is cheap, so the full attention that follows reads only k keys per query "
       "instead of all of them: its cost grows with N" +

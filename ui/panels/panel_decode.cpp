@@ -80,7 +80,8 @@ void query_section(const Shown& v) {
   std::vector<Term> terms;
   std::vector<std::string> spaces;
   for (std::size_t h = 0; h < queries.size(); ++h) {
-    terms.push_back({.name = "q, head " + std::to_string(h), .m = &queries[h], .rows = &v.now, .flags = kPlain});
+    const std::string q = v.d.attention.positions == Positions::Rope ? "q (turned), head " : "q, head ";
+    terms.push_back({.name = q + std::to_string(h), .m = &queries[h], .rows = &v.now, .flags = kPlain});
     if (h > 0) spaces.push_back(" ");
   }
   EquationFlow("queries", terms, spaces, v.cell);

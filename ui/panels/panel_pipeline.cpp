@@ -528,7 +528,7 @@ void selection(StepView& v) {
   const Matrix shown = x.scores.array().isFinite().cast<double>();  // the keys the scenario's mask lets it see
   scores.visible = &shown;
   // The selection only ever picks keys the mask shows, so it is the mask every head attends through.
-  Term selected = v.query_by_key("top " + std::to_string(v.t.attention.sparse->top_k) + ": the mask from here on",
+  Term selected = v.query_by_key("top " + std::to_string(v.t.attention.sparse->top_k) + " (the mask from here on)",
                                  x.selected, {hr, hc});
   selected.map = ColorMap::Sequential;
   selected.range = ValueRange{0.0, 2.2};
@@ -577,8 +577,10 @@ std::vector<StripLabel> strip_labels(const std::vector<std::string>& names, floa
     const float own_left = first ? 0.0f : gap / 2 - 1, own_right = last ? 0.0f : gap / 2 - 1;
     const float left = own_left + (first ? 0.0f : spare(i - 1)), right = own_right + (last ? 0.0f : spare(i + 1));
     const std::string& name = names[static_cast<std::size_t>(i)];
-    std::string text = std::to_string(i) + "  " + name;  // the number first where it fits
-    if (ImGui::CalcTextSize(text.c_str()).x > w + own_left + own_right) text = FitText(name, w + left + right);
+    // The number first where it fits; with more than ten steps the names need all the room (the title has it).
+    std::string text = std::to_string(i) + "  " + name;
+    if (n > 10 || ImGui::CalcTextSize(text.c_str()).x > w + own_left + own_right)
+      text = FitText(name, w + left + right);
     const float lw = ImGui::CalcTextSize(text.c_str()).x;
     labels.push_back({text, std::clamp((w - lw) / 2, -left, w + right - lw)});
   }
