@@ -39,7 +39,15 @@ struct PipelineView {
   bool show_absorbed = false;  // MLA: the scores step shows the absorbed form
   int side = 0;                // the positions and rope steps: 0 the queries, 1 the keys (or the context)
   bool naive_rope = false;     // MLA's rope step: what turning the expanded keys instead would do
-  struct {                     // ... computed once per trace shown and head
+  struct {                     // the softmax step's online mode: one row over key blocks, as a GPU kernel
+    bool on = false;
+    int row = -1;   // -1: the last query (it sees the most keys under a causal mask)
+    int block = 2;  // keys per block
+    int shown = 1;  // blocks done so far
+    bool playing = false;
+    double clock = 0.0;
+  } online;
+  struct {  // ... computed once per trace shown and head
     std::uint64_t ticket = 0;
     int head = -1;
     NaiveRopeMla r;

@@ -284,6 +284,13 @@ void mask(StepView& v) {
 }
 
 void softmax(StepView& v) {
+  if (v.t.attention.kernel == Kernel::Softmax) {
+    ImGui::Checkbox("online, block by block (as a GPU computes it)", &v.state.pipeline.online.on);
+    if (v.state.pipeline.online.on) {
+      OnlineSoftmaxView(v.state, v.t, v.state.pipeline.head, 1.8f * ImGui::GetFontSize());
+      return;
+    }
+  }
   const auto [hr, hc] = v.hovered(0, 1);
   Term masked = v.masked_by_key("masked", v.h.masked, {hr, hc});
   masked.highlight_row = hr;

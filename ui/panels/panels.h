@@ -23,6 +23,10 @@ void CostPanel(AppState& state, ImVec2 pos, ImVec2 size);      // FLOPs per gene
 void LessonPanel(AppState& state, ImVec2 pos, ImVec2 size);    // the current lesson page
 float LessonPanelHeight(const AppState& state, float width);   // what the page needs to show its text whole
 
+// The softmax step's online mode: one row of head `head` computed over blocks of keys, block by block, ending on
+// the dense row (ui/panels/online_softmax_view.cpp).
+void OnlineSoftmaxView(AppState& state, const Trace& t, int head, float cell);
+
 // The next field takes the width its label leaves, so every label ends at the panel's right edge.
 void FitLabel(const char* label);
 // A combo of an enum's values by their names (to_string); true when the user picked one.
