@@ -36,6 +36,20 @@ Series flops_series(const ModelShape& m, std::string name, ImU32 colour, bool da
   return s;
 }
 
+// The document's own sparse attention (its indexer's H_I and d_I, its top_k) on the preset's attention: what the
+// scenario being stepped through would cost at this model's scale.
+Series scenario_sparse_series(const ModelShape& m, const SparseConfig& own, std::uint64_t c_attn) {
+  const std::uint64_t c_idx = indexer_flops_per_pair(static_cast<std::uint64_t>(own.indexer_heads),
+                                                     static_cast<std::uint64_t>(own.indexer_dim));
+  const auto k = static_cast<std::uint64_t>(own.top_k);
+  return flops_series(m,
+                      "this scenario's sparse attention: indexer " + std::to_string(own.indexer_heads) + " \u00D7 " +
+                          std::to_string(own.indexer_dim) + ", top-k " + std::to_string(own.top_k),
+                      variant_colour(1), true, [&](std::uint64_t L) {
+                        return checked_add(flops_dsa(c_attn, c_idx, L, k), projection_flops_per_token(m), "FLOPs");
+                      });
+}
+
 }  // namespace
 
 void CostPanel(AppState& state, ImVec2 pos, ImVec2 size) {
@@ -63,6 +77,8 @@ void CostPanel(AppState& state, ImVec2 pos, ImVec2 size) {
                      variant_colour(2), true, [&](std::uint64_t L) {
                        return checked_add(flops_dsa(c_attn, c_idx, L, k), projection_flops_per_token(*m), "FLOPs");
                      }));
+    if (const std::optional<SparseConfig>& own = state.scenario().attention.sparse)
+      series.push_back(scenario_sparse_series(*m, *own, c_attn));
   }
   const std::string text =
       "Per generated token, all " + std::to_string(m->layers) + " layers. Attention costs C_attn = " +
