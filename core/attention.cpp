@@ -11,8 +11,6 @@
 namespace attn {
 namespace {
 
-constexpr double kNegInf = -std::numeric_limits<double>::infinity();
-
 // The visible keys of a row lie in [lo, hi] (lo > hi: none); its weights are exactly 0 outside.
 struct Span {
   Eigen::Index lo, hi;
@@ -138,9 +136,6 @@ double scale_factor(const AttentionConfig& a) {
 
 namespace {
 
-// Worth sharing among threads: below this many multiply-adds, waking them costs more than it saves.
-constexpr std::int64_t kParallelWork = std::int64_t(1) << 20;
-
 // a b, with row blocks of a shared among the threads (Eigen's own threading is off: core/CMakeLists.txt).
 // The blocks are fixed, so the result does not depend on the thread count.
 Matrix product(const Matrix& a, const Matrix& b) {
@@ -158,9 +153,6 @@ Matrix product(const Matrix& a, const Matrix& b) {
   return out;
 }
 
-// The query side before the per-head up-projection: the query latent for mla with one, else X.
-const Matrix& query_side(const Trace& t) { return t.query_latent.size() > 0 ? t.query_latent : t.input(); }
-
 AbsorbedMla absorb(const Trace& t) {
   const AttentionConfig& a = t.attention;
   const int dc = a.latent_dim, H = a.heads;
@@ -168,7 +160,7 @@ AbsorbedMla absorb(const Trace& t) {
   AbsorbedMla m;
   m.latent_output.resize(t.n_q(), H * dc);
   for (int h = 0; h < H; ++h) {
-    m.scores.push_back(query_side(t) * folded.W_UQK[static_cast<std::size_t>(h)] * t.latent.transpose());
+    m.scores.push_back(t.query_side() * folded.W_UQK[static_cast<std::size_t>(h)] * t.latent.transpose());
     // The decoupled RoPE part is added beside the absorbed one: the latent itself is never turned.
     if (decoupled_rope(a)) {
       m.latent_scores.push_back(m.scores.back());
@@ -261,11 +253,11 @@ Rope prepare_rope(const Trace& t) {
   const AttentionConfig& a = t.attention;
   Rope r;
   if (a.positions != Positions::Rope) return r;
-  const int width = decoupled_rope(a) ? a.rope_dim : a.head_dim;
+  const int width = rope_width(a);
   r.queries = rope_table(0, t.n_q(), width, a.rope_base);
   const RopeTable keys = rope_table(0, t.n_kv(), width, a.rope_base);
   if (decoupled_rope(a)) {
-    r.q_r = product(query_side(t), *t.weights.W_QR);
+    r.q_r = product(t.query_side(), *t.weights.W_QR);
     r.k_r = rotate(product(t.input_kv(), *t.weights.W_KR), keys);
   } else {
     for (const KvHeadTrace& g : t.kv_heads) r.keys.push_back(rotate(g.k, keys));

@@ -65,9 +65,9 @@ struct AbsorbedMla {
                                // equal to HeadTrace::scores
   std::vector<Matrix> latent_scores;  // decoupled RoPE only, per head (N_Q, N_KV): query_side W_UQK^(h) latent^T, the
                                       // part the latent carries; scores = latent_scores + q_r^(h) k_r^T
-  Matrix latent_output;  // (N_Q, H*d_c): [weights_h latent]_h
-  Matrix W_LO;           // (H*d_c, d_out): blockdiag(W_UV^(h)) W_O, or blockdiag(W_UV^(h)) without W_O
-  Matrix output;         // (N_Q, d_out): latent_output W_LO, equal to Trace::output
+  Matrix latent_output;               // (N_Q, H*d_c): [weights_h latent]_h
+  Matrix W_LO;                        // (H*d_c, d_out): blockdiag(W_UV^(h)) W_O, or blockdiag(W_UV^(h)) without W_O
+  Matrix output;                      // (N_Q, d_out): latent_output W_LO, equal to Trace::output
 };
 
 struct Trace {
@@ -100,6 +100,8 @@ struct Trace {
   // What the projections (and the indexer) read: the embeddings plus absolute positions, if any.
   const Matrix& input() const { return x_in.size() > 0 ? x_in : x; }
   const Matrix& input_kv() const { return x_kv_in.size() > 0 ? x_kv_in : x_kv; }
+  // The query side before the per-head up-projection: the query latent for mla with one, else input().
+  const Matrix& query_side() const { return query_latent.size() > 0 ? query_latent : input(); }
   bool has_output_projection() const { return weights.W_O.has_value(); }
   const Matrix& W_O() const { return *weights.W_O; }
 };

@@ -66,6 +66,8 @@ struct AttentionConfig {
 inline bool decoupled_rope(const AttentionConfig& a) {
   return a.variant == Variant::Mla && a.positions == Positions::Rope;
 }
+// The width RoPE turns: mla's decoupled part d_R, or a whole head d.
+inline int rope_width(const AttentionConfig& a) { return decoupled_rope(a) ? a.rope_dim : a.head_dim; }
 // The width of each head's query and key as the scores see them: d, or d + d_R with decoupled RoPE.
 inline int score_dim(const AttentionConfig& a) { return a.head_dim + (decoupled_rope(a) ? a.rope_dim : 0); }
 

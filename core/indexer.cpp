@@ -2,21 +2,15 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <limits>
-#include <numeric>
 #include <vector>
 
 namespace attn {
 
 namespace {
 
-constexpr double kNegInf = -std::numeric_limits<double>::infinity();
-// Worth sharing among threads above this many multiply-adds (as in attention.cpp).
-constexpr std::int64_t kParallelWork = std::int64_t(1) << 20;
-
 // Rows [r, r + n) of I: only over the keys some row of the block sees (a causal block stops at its last row).
-void score_block(const Matrix& q, const Matrix& w, const Matrix& kT, const Matrix& mask, Eigen::Index r,
-                 Eigen::Index n, Matrix& scores) {
+void score_block(const Matrix& q, const Matrix& w, const Matrix& kT, const Matrix& mask, Eigen::Index r, Eigen::Index n,
+                 Matrix& scores) {
   Eigen::Index lo = mask.cols(), hi = -1;
   for (Eigen::Index i = r; i < r + n; ++i)
     for (Eigen::Index j = 0; j < mask.cols(); ++j)

@@ -2,14 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 #include "core/validate.h"
 
 namespace attn {
 namespace {
-
-constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
 void check_request(const Trace& t, int head, int row, int block) {
   if (t.attention.kernel != Kernel::Softmax)

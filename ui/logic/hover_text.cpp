@@ -348,7 +348,7 @@ std::string explain_position(const Trace& t, bool keys, int row, int col) {
 }
 
 std::string explain_rope_angle(const Trace& t, bool keys, int row, int pair) {
-  const int d = decoupled_rope(t.attention) ? t.attention.rope_dim : t.attention.head_dim;
+  const int d = rope_width(t.attention);
   if (!in_range(row, keys ? t.n_kv() : t.n_q()) || !in_range(pair, d / 2)) return "";
   const double angle = rope_angle(row, pair, d, t.attention.rope_base);
   return "position " + std::to_string(row) + ", dims (" + std::to_string(2 * pair) + ", " +

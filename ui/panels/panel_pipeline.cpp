@@ -175,7 +175,7 @@ void projections(StepView& v) {
 void absorbed_scores(StepView& v) {
   const AbsorbedMla& m = *v.t.absorbed;
   const int h = v.state.pipeline.head;
-  const Matrix& query_side = v.t.query_latent.size() > 0 ? v.t.query_latent : v.t.input();
+  const Matrix& query_side = v.t.query_side();
   const Matrix latent_T = v.t.latent.transpose();
   // With decoupled RoPE the latent carries only part of each score; q_r k_rᵀ, which no absorption can fold, adds
   // the rest.
