@@ -170,7 +170,10 @@ void check_head_row(const Scenario& s, const Trace& t, int h, Eigen::Index i) {
   for (Eigen::Index j = 0; j < s.n_kv(); ++j) {
     const double m = ht.mask(i, j);
     FUZZ_CHECK(m == 0.0 || m == 1.0, cell("mask", h, i, j) + " = " + num(m) + " is not 0 or 1");
-    FUZZ_CHECK((m == 1.0) == may_attend(a, i, j), cell("mask", h, i, j) + " disagrees with the mask kind");
+    // Sparse attention narrows the mask to the indexer's selection: then a visible key is one the mask kind shows.
+    if (t.indexer)
+      FUZZ_CHECK(m == 0.0 || may_attend(a, i, j), cell("mask", h, i, j) + " shows a key the mask kind hides");
+    else FUZZ_CHECK((m == 1.0) == may_attend(a, i, j), cell("mask", h, i, j) + " disagrees with the mask kind");
     FUZZ_CHECK(ht.scaled(i, j) == ht.scores(i, j) * t.scale_factor, cell("scaled", h, i, j) + " is not scores x scale");
     if (m == 0.0) {
       FUZZ_CHECK(ht.weights(i, j) == 0.0, cell("weights", h, i, j) + " is hidden but " + num(ht.weights(i, j)));
@@ -328,7 +331,9 @@ void check_trace(const Scenario& s, const Trace& t) {
 void check_decode(const Scenario& s, const Trace& t, const DecodeTrace& dt) {
   const AttentionConfig& a = s.attention;
   const int n = s.n_q(), H = a.heads;
-  FUZZ_CHECK(dt.elements_per_token == (a.variant == Variant::Mla ? a.latent_dim : 2 * kv_head_count(a) * a.head_dim),
+  FUZZ_CHECK(dt.elements_per_token == (a.variant == Variant::Mla ? a.latent_dim + (decoupled_rope(a) ? a.rope_dim : 0)
+                                                                 : 2 * kv_head_count(a) * a.head_dim) +
+                                          (a.sparse ? a.sparse->indexer_dim : 0),
              "decode elements per token");
   FUZZ_CHECK(dt.steps.size() == static_cast<std::size_t>(n),
              "decode has " + std::to_string(dt.steps.size()) + " steps");
