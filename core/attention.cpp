@@ -205,7 +205,7 @@ Trace start_trace(const Scenario& s, const Weights* resolved) {
   t.x = s.input.embeddings;
   t.x_kv = s.kv_side().embeddings;
   t.weights = resolved ? resolve_weights(s, *resolved) : resolve_weights(s);
-  t.positions = position_rows(a, t.weights, 0, std::max(t.n_q(), t.n_kv()), s.d_model());
+  t.positions = position_rows(a, t.weights, first_position(a), std::max(t.n_q(), t.n_kv()), s.d_model());
   if (t.positions.size() > 0) {
     t.x_in = t.x + t.positions.topRows(t.n_q());
     t.x_kv_in = t.x_kv + t.positions.topRows(t.n_kv());
@@ -254,8 +254,8 @@ Rope prepare_rope(const Trace& t) {
   Rope r;
   if (a.positions != Positions::Rope) return r;
   const int width = rope_width(a);
-  r.queries = rope_table(0, t.n_q(), width, a.rope_base);
-  const RopeTable keys = rope_table(0, t.n_kv(), width, a.rope_base);
+  r.queries = rope_table(0, t.n_q(), width, a.rope_base, first_position(a));
+  const RopeTable keys = rope_table(0, t.n_kv(), width, a.rope_base, first_position(a));
   if (decoupled_rope(a)) {
     r.q_r = product(t.query_side(), *t.weights.W_QR);
     r.k_r = rotate(product(t.input_kv(), *t.weights.W_KR), keys);

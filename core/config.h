@@ -59,8 +59,13 @@ struct AttentionConfig {
   double rope_base = 10000.0;  // sinusoidal and rope: the base of the frequencies
   int max_positions = 0;       // learned: rows of W_P (>= the longer side's token count)
   int rope_dim = 0;            // d_R: mla with rope only, the width of the decoupled RoPE key and queries
+  int position_offset = 0;     // any positions: row p sits at position position_offset + p (the shift experiment)
   std::optional<SparseConfig> sparse;
 };
+
+// The position of row 0 (of either side): every row is shifted by the same constant, which RoPE's scores ignore
+// (only i - j enters them) and absolute positions do not.
+inline int first_position(const AttentionConfig& a) { return a.positions == Positions::None ? 0 : a.position_offset; }
 
 // The decoupled RoPE of DeepSeek-V2: mla rotates separate query and key parts, never the latent.
 inline bool decoupled_rope(const AttentionConfig& a) {

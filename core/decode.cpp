@@ -45,15 +45,15 @@ void reserve_row(Matrix& m, int tokens) {
   m.conservativeResize(std::max<Eigen::Index>(2 * m.rows(), tokens + 1), m.cols());
 }
 
-// The embedding with its absolute position added (sinusoidal, learned); as it is otherwise.
+// The embedding of row p with its absolute position added (sinusoidal, learned); as it is otherwise.
 Matrix at_position(const AttentionConfig& a, const Weights& w, const Matrix& x_row, int p) {
   if (a.positions != Positions::Sinusoidal && a.positions != Positions::Learned) return x_row;
-  return x_row + position_rows(a, w, p, 1, static_cast<int>(x_row.cols()));
+  return x_row + position_rows(a, w, first_position(a) + p, 1, static_cast<int>(x_row.cols()));
 }
 
-// Turned by RoPE at position p when the configuration uses it (not mla's content part: see decoupled_rope).
+// Row p turned by RoPE at its position when the configuration uses it (not mla's content part: see decoupled_rope).
 Matrix turned(const AttentionConfig& a, const Matrix& row, int p) {
-  return a.positions == Positions::Rope ? rotate(row, p, a.rope_base) : row;
+  return a.positions == Positions::Rope ? rotate(row, p, a.rope_base, first_position(a)) : row;
 }
 
 }  // namespace

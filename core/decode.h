@@ -60,7 +60,8 @@ Matrix decode_mask(const AttentionConfig& a, int n);
 // An empty cache with room for `capacity` tokens (decode_step grows it past that, at the cost of a copy).
 KvCache make_kv_cache(const AttentionConfig& a, int capacity);
 
-// One step: x_row (1, d_model) is the new token's embedding, at position t = cache.tokens. Its keys and values
+// Positions here are row indices: row t sits at first_position(a) + t.
+// One step: x_row (1, d_model) is the new token's embedding, at row t = cache.tokens. Its keys and values
 // (mla: its latent) are appended to the cache as row t, then every query head attends over the t+1 cached
 // tokens, seeing those whose entry of mask_row (1, t+1) is 1 (sparse: and that its indexer selects). w holds the
 // weights the variant uses (resolve_weights); mla reads `absorbed` (absorb_weights, prepared once) or, when it is
@@ -68,10 +69,10 @@ KvCache make_kv_cache(const AttentionConfig& a, int capacity);
 DecodeStep decode_step(const AttentionConfig& a, const Weights& w, KvCache& cache, const Matrix& x_row,
                        const Matrix& mask_row, const AbsorbedWeights* absorbed = nullptr);
 
-// Appends what the cache keeps of the embedding x_row (1, d_model) at position cache.tokens: its keys (turned with
+// Appends what the cache keeps of the embedding x_row (1, d_model) at row cache.tokens: its keys (turned with
 // rope) and values, or mla's latent (and turned decoupled key); the indexer's key with sparse attention.
 void append_to_cache(const AttentionConfig& a, const Weights& w, KvCache& cache, const Matrix& x_row);
-// The query of the embedding x_row at `position` attends to every cached token it sees by mask_row
+// The query of the embedding x_row at row `position` attends to every cached token it sees by mask_row
 // (1, cache.tokens); t and token are left for the caller.
 DecodeStep attend_to_cache(const AttentionConfig& a, const Weights& w, const KvCache& cache, const Matrix& x_row,
                            int position, const Matrix& mask_row, const AbsorbedWeights* absorbed = nullptr);

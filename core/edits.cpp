@@ -223,7 +223,7 @@ std::vector<std::string> weight_notes(const AttentionConfig& before, Scenario& s
 
 void fit_positions(Scenario& s) {
   AttentionConfig& a = s.attention;
-  const int n = std::max(s.n_q(), s.n_kv());
+  const int n = positions_needed(s);
   if (a.positions != Positions::Learned || a.max_positions >= n) return;
   if (s.weights.W_P) {
     Matrix& p = *s.weights.W_P;
@@ -236,11 +236,20 @@ void fit_positions(Scenario& s) {
   a.max_positions = n;
 }
 
+std::vector<std::string> set_position_offset(Scenario& s, int offset) {
+  const int rows = s.attention.max_positions;
+  s.attention.position_offset = offset;
+  fit_positions(s);
+  if (s.attention.max_positions == rows) return {};
+  return {"W_P grows from " + std::to_string(rows) + " to " + std::to_string(s.attention.max_positions) +
+          " rows, the new ones drawn from seed " + std::to_string(s.seed)};
+}
+
 std::vector<std::string> set_positions(Scenario& s, Positions p, int rope_dim) {
   const AttentionConfig before = s.attention;
   AttentionConfig& a = s.attention;
   a.positions = p;
-  a.max_positions = p == Positions::Learned ? std::max(s.n_q(), s.n_kv()) : 0;
+  a.max_positions = p == Positions::Learned ? positions_needed(s) : 0;
   a.rope_dim = decoupled_rope(a) ? rope_dim : 0;
   return weight_notes(before, s);
 }

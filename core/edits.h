@@ -48,9 +48,12 @@ std::string switch_variant(Scenario& s, const Weights& used, Variant v, int kv_h
 std::vector<std::string> set_positions(Scenario& s, Positions p, int rope_dim);
 // Sparse attention on (with these sizes) or off; the indexer's weights as set_positions treats W_P.
 std::vector<std::string> set_sparse(Scenario& s, const std::optional<SparseConfig>& c);
-// With learned positions, one row of W_P per token: grows max_positions to the longer side's token count, a given
-// W_P by rows drawn from the seed (its own rows kept). Called by every edit that adds tokens.
+// With learned positions, one row of W_P per position used: grows max_positions to positions_needed(s), a given
+// W_P by rows drawn from the seed (its own rows kept). Called by every edit that adds tokens or shifts positions.
 void fit_positions(Scenario& s);
+// Shifts every position by `offset` (>= 0; learned positions grow to cover it). Returns a sentence when learned
+// positions needed new rows.
+std::vector<std::string> set_position_offset(Scenario& s, int offset);
 
 // The divisors of n, ascending: the KV head counts GQA can use with n query heads.
 std::vector<int> divisors(int n);

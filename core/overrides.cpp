@@ -61,8 +61,11 @@ void apply_positions(Scenario& s, const ConfigOverrides& o, const OverrideField&
   if (decoupled_rope(a) && a.rope_dim == 0)
     throw InputError(field("rope_dim"), "missing (required for mla with rope: the width d_R of the decoupled key)");
   if (!decoupled_rope(a)) a.rope_dim = 0;
+  if (o.position_offset && p == Positions::None)
+    throw InputError(field("position_offset"), "given, but the " + kind + " (it shifts every position)");
+  if (o.position_offset) a.position_offset = *o.position_offset;
   if (p != Positions::Learned) a.max_positions = 0;
-  else if (a.max_positions < std::max(s.n_q(), s.n_kv())) a.max_positions = std::max(s.n_q(), s.n_kv());
+  else if (a.max_positions < positions_needed(s)) a.max_positions = positions_needed(s);
 }
 
 void apply_sparse(AttentionConfig& a, const ConfigOverrides& o, const OverrideField& field) {

@@ -28,14 +28,16 @@ struct ConfigOverrides {
   std::optional<int> query_latent_dim;
   std::optional<Positions> positions;
   std::optional<double> rope_base;
-  std::optional<int> rope_dim;       // alone: positions rope
-  std::optional<int> top_k;          // 0 turns sparse attention off, >= 1 on
-  std::optional<int> indexer_heads;  // need sparse attention (the file's or top_k's)
+  std::optional<int> rope_dim;         // alone: positions rope
+  std::optional<int> position_offset;  // needs positions (the file's or positions')
+  std::optional<int> top_k;            // 0 turns sparse attention off, >= 1 on
+  std::optional<int> indexer_heads;    // need sparse attention (the file's or top_k's)
   std::optional<int> indexer_dim;
 
   bool any() const {
     return mask || window || custom_mask || scale || kernel || heads || head_dim || variant || kv_heads || latent_dim ||
-           query_latent_dim || positions || rope_base || rope_dim || top_k || indexer_heads || indexer_dim;
+           query_latent_dim || positions || rope_base || rope_dim || position_offset || top_k || indexer_heads ||
+           indexer_dim;
   }
 };
 

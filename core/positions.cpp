@@ -34,14 +34,19 @@ Matrix rope_angles(int first, int n, int d, double base) {
   });
 }
 
-RopeTable rope_table(int first, int n, int d, double base) {
+RopeTable rope_table(int first, int n, int d, double base, int shift) {
   RopeTable t{Matrix(n, d / 2), Matrix(n, d / 2)};
-  for (int i = 0; i < d / 2; ++i)
+  for (int i = 0; i < d / 2; ++i) {
+    // cos and sin of shift·θ + (first + r)·θ by the sum formulas: every row shares the one rounding of the shift's
+    // angle, so a score (which only sees the difference of two rows' angles) does not see the shift at all. At
+    // shift 0 this is cos 0 = 1 and sin 0 = 0: exactly the unshifted table.
+    const double shifted = rope_angle(shift, i, d, base), cs = std::cos(shifted), ss = std::sin(shifted);
     for (int r = 0; r < n; ++r) {
-      const double angle = rope_angle(first + r, i, d, base);
-      t.cos(r, i) = std::cos(angle);
-      t.sin(r, i) = std::sin(angle);
+      const double angle = rope_angle(first + r, i, d, base), c = std::cos(angle), s = std::sin(angle);
+      t.cos(r, i) = cs * c - ss * s;
+      t.sin(r, i) = ss * c + cs * s;
     }
+  }
   return t;
 }
 
@@ -56,8 +61,8 @@ Matrix rotate(const Matrix& x, const RopeTable& table) {
   return out;
 }
 
-Matrix rotate(const Matrix& x, int first, double base) {
-  return rotate(x, rope_table(first, static_cast<int>(x.rows()), static_cast<int>(x.cols()), base));
+Matrix rotate(const Matrix& x, int first, double base, int shift) {
+  return rotate(x, rope_table(first, static_cast<int>(x.rows()), static_cast<int>(x.cols()), base, shift));
 }
 
 }  // namespace attn

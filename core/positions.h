@@ -21,17 +21,19 @@ double rope_angle(int p, int pair, int d, double base);
 // Every angle RoPE turns by for positions [first, first + n) and width d: (n, d/2), row p, column i = pair i.
 Matrix rope_angles(int first, int n, int d, double base);
 
-// cos and sin of every angle RoPE uses for positions [first, first + n) and width d, computed once and shared by
-// every head (the same positions turn every head alike).
+// cos and sin of every angle RoPE uses for positions [shift + first, shift + first + n) and width d, computed once
+// and shared by every head (the same positions turn every head alike). The shift (position_offset) is turned
+// separately and composed, so shifted rows differ only through first + r (see positions.cpp).
 struct RopeTable {
   Matrix cos;  // (n, d/2)
   Matrix sin;  // (n, d/2)
 };
-RopeTable rope_table(int first, int n, int d, double base);
+RopeTable rope_table(int first, int n, int d, double base, int shift = 0);
 
-// Each row r of x (n, d) turned as the vector at position first + r of the table: for each pair (a, b) of dims
+// Each row r of x (n, d) turned as the vector at row r of the table: for each pair (a, b) of dims
 // (2i, 2i+1), (a cos - b sin, a sin + b cos). d is even (validate refuses odd widths with rope).
 Matrix rotate(const Matrix& x, const RopeTable& table);
-Matrix rotate(const Matrix& x, int first, double base);
+// Row r at position shift + first + r.
+Matrix rotate(const Matrix& x, int first, double base, int shift = 0);
 
 }  // namespace attn

@@ -1,5 +1,6 @@
 #pragma once
 // A scenario: the document the user edits. Plain data; the engine turns it into a Trace.
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -35,6 +36,9 @@ struct Scenario {
   int n_kv() const { return static_cast<int>(kv_side().tokens.size()); }
 };
 
+// Learned positions need a row of W_P for each of these: the shift, then one per token of the longer side.
+inline int positions_needed(const Scenario& s) { return first_position(s.attention) + std::max(s.n_q(), s.n_kv()); }
+
 // Upper bounds that keep any file, however hostile, from asking for absurd amounts of memory.
 namespace limits {
 inline constexpr int kMaxTokens = 4096;
@@ -44,8 +48,9 @@ inline constexpr int kMaxHeadDim = 1024;
 inline constexpr int kMaxProjectedDim = 8192;                              // H * d, and the latent widths
 inline constexpr std::int64_t kMaxAttentionCells = std::int64_t(1) << 25;  // heads x N_Q x N_KV: 8 heads at 2048 tokens
 inline constexpr std::int64_t kMaxMatrixElements = std::int64_t(1) << 22;  // any weight, given or drawn (32 MiB)
-inline constexpr double kMaxAbsValue = 1e12;      // keeps every product of scores far from overflow
-inline constexpr double kMaxWeightScale = 100.0;  // seeded weights stay within [-100, 100], far inside that
+inline constexpr double kMaxAbsValue = 1e12;        // keeps every product of scores far from overflow
+inline constexpr double kMaxWeightScale = 100.0;    // seeded weights stay within [-100, 100], far inside that
+inline constexpr int kMaxPositionOffset = 1 << 20;  // RoPE's angles stay exact far past any classroom shift
 }  // namespace limits
 
 }  // namespace attn

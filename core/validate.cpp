@@ -43,6 +43,12 @@ void check_positions(const AttentionConfig& a) {
   if (a.positions == Positions::None) return;
   if (!(a.rope_base >= 1.0 && a.rope_base <= limits::kMaxAbsValue))  // also refuses NaN
     throw InputError("attention.rope_base", "expected a number in [1, 1e12] but found " + general_number(a.rope_base));
+  check_range(a.position_offset, 0, limits::kMaxPositionOffset, "attention.position_offset");
+  if (a.positions == Positions::Learned && a.position_offset >= limits::kMaxTokens)
+    throw InputError("attention.position_offset", "must be <= " + std::to_string(limits::kMaxTokens - 1) +
+                                                      " with learned positions (W_P has at most " +
+                                                      std::to_string(limits::kMaxTokens) + " rows) but found " +
+                                                      std::to_string(a.position_offset));
   if (a.positions == Positions::Learned) check_range(a.max_positions, 1, limits::kMaxTokens, "attention.max_positions");
   if (a.positions != Positions::Rope) return;
   if (!decoupled_rope(a)) {
@@ -145,10 +151,11 @@ void validate(const Scenario& s) {
     check_elements(hc, hd, "blockdiag(W_UV) of the absorbed form");
     check_elements(hc, a.output_projection ? d_model : hd, "the absorbed W_LO");
   }
-  if (a.positions == Positions::Learned && a.max_positions < std::max(s.n_q(), s.n_kv()))
-    throw InputError("attention.max_positions", "must be >= " + std::to_string(std::max(s.n_q(), s.n_kv())) +
-                                                    " (one learned position per token of the longer side) but found " +
-                                                    std::to_string(a.max_positions));
+  if (a.positions == Positions::Learned && a.max_positions < positions_needed(s))
+    throw InputError("attention.max_positions", "must be >= " + std::to_string(positions_needed(s)) +
+                                                    " (one learned position per token of the " + "longer side" +
+                                                    (a.position_offset > 0 ? ", after the shift position_offset" : "") +
+                                                    ") but found " + std::to_string(a.max_positions));
   if (a.mask == MaskKind::Custom) {
     if (a.custom_mask.size() == 0)
       throw InputError("attention.custom_mask", "missing (required when the mask is \"custom\")");

@@ -170,10 +170,11 @@ void check_head_row(const Scenario& s, const Trace& t, int h, Eigen::Index i) {
   for (Eigen::Index j = 0; j < s.n_kv(); ++j) {
     const double m = ht.mask(i, j);
     FUZZ_CHECK(m == 0.0 || m == 1.0, cell("mask", h, i, j) + " = " + num(m) + " is not 0 or 1");
-    // Sparse attention narrows the mask to the indexer's selection: then a visible key is one the mask kind shows.
-    if (t.indexer)
-      FUZZ_CHECK(m == 0.0 || may_attend(a, i, j), cell("mask", h, i, j) + " shows a key the mask kind hides");
-    else FUZZ_CHECK((m == 1.0) == may_attend(a, i, j), cell("mask", h, i, j) + " disagrees with the mask kind");
+    // Sparse attention narrows the mask to the indexer's selection: a visible key is one the mask kind shows and
+    // the indexer selected.
+    const bool selected = !t.indexer || t.indexer->selected(i, j) == 1.0;
+    FUZZ_CHECK((m == 1.0) == (may_attend(a, i, j) && selected),
+               cell("mask", h, i, j) + " disagrees with the mask kind and the selection");
     FUZZ_CHECK(ht.scaled(i, j) == ht.scores(i, j) * t.scale_factor, cell("scaled", h, i, j) + " is not scores x scale");
     if (m == 0.0) {
       FUZZ_CHECK(ht.weights(i, j) == 0.0, cell("weights", h, i, j) + " is hidden but " + num(ht.weights(i, j)));
@@ -346,12 +347,22 @@ void check_decode(const Scenario& s, const Trace& t, const DecodeTrace& dt) {
     check_finite(st.output, "decode output", step);
     FUZZ_CHECK(st.weights.size() == static_cast<std::size_t>(H) && st.status.size() == static_cast<std::size_t>(H),
                where + ": not one weight row and status per head");
+    if (a.sparse) {
+      check_shape(st.selected, 1, step + 1, "decode selected", step);
+      Eigen::Index shown = 0;
+      for (int j = 0; j <= step; ++j) shown += may_attend(a, step, j) ? 1 : 0;
+      FUZZ_CHECK(st.selected.sum() == static_cast<double>(std::min<Eigen::Index>(a.sparse->top_k, shown)),
+                 where + ": selects " + num(st.selected.sum()) + " keys of " + std::to_string(shown));
+    }
     for (int h = 0; h < H; ++h) {
       const Matrix& w = st.weights[static_cast<std::size_t>(h)];
       check_shape(w, 1, step + 1, "decode weights", step);
       Eigen::Index visible = 0;
       for (int j = 0; j <= step; ++j) {
-        if (may_attend(a, step, j)) ++visible;
+        // Decoding is causal; sparse attention narrows it to the new token's selection, which the trace's
+        // causal row must match.
+        const bool selected = !a.sparse || st.selected(0, j) == 1.0;
+        if (may_attend(a, step, j) && selected) ++visible;
         else
           FUZZ_CHECK(w(0, j) == 0.0,
                      where + " head " + std::to_string(h) + ": hidden key " + std::to_string(j) + " has weight");

@@ -29,7 +29,7 @@ const BadFile kBadFiles[] = {
     {"unknown_attention_key.json",
      "attention.heds: unknown key (expected one of: variant, heads, kv_heads, head_dim, latent_dim, query_latent_dim, "
      "mask, window, custom_mask, scale, kernel, output_projection, positions, rope_base, max_positions, rope_dim, "
-     "sparse)"},
+     "position_offset, sparse)"},
     {"w_q_rows.json", "weights.W_Q: expected 4 rows (d_model) but found 3"},
     {"positions_unknown.json",
      "attention.positions: expected one of none | sinusoidal | learned | rope but found string \"alibi\""},
@@ -38,6 +38,14 @@ const BadFile kBadFiles[] = {
     {"mla_rope_without_dim.json",
      "attention.rope_dim: missing (required for mla with rope: the width d_R of the decoupled key)"},
     {"rope_dim_odd.json", "attention.rope_dim: rope turns pairs of dimensions, so it must be even (found 3)"},
+    {"position_offset_without_positions.json",
+     "attention.position_offset: only used by positions other than \"none\" (this is positions \"none\")"},
+    {"position_offset_negative.json", "attention.position_offset: must be >= 0 (found -1)"},
+    {"position_offset_learned_too_far.json",
+     "attention.position_offset: must be <= 4095 with learned positions (W_P has at most 4096 rows) but found 4096"},
+    {"position_offset_past_max_positions.json",
+     "attention.max_positions: must be >= 5 (one learned position per token of the longer side, after the shift "
+     "position_offset) but found 4"},
     {"rope_dim_without_mla.json",
      "attention.rope_dim: only used by variant mla with positions \"rope\" (the decoupled RoPE key) (this is variant "
      "mha "

@@ -176,3 +176,66 @@ TEST_CASE("why mla decouples rope: turning the expanded keys breaks the absorbed
   s.weights.W_Q = s.weights.W_UK = s.weights.W_UV = mat({{1}, {0}});
   CHECK(naive_rope_absorption(compute_trace(s), 0).explicit_scores.size() == 0);
 }
+
+TEST_CASE("a shift of every position: rope scores stay, absolute positions read later rows") {
+  // Four copies of one token, as above: with rope, q_i . k_j = 5 cos(i - j) wherever the rows sit.
+  Scenario s = single_head(mat({{1, 2}, {1, 2}, {1, 2}, {1, 2}}), mat({{1, 0}, {0, 1}}));
+  s.attention.positions = Positions::Rope;
+  s.attention.position_offset = 7;
+  const Trace t = compute_trace(s);
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) CHECK(t.heads[0].scores(i, j) == doctest::Approx(5 * std::cos(i - j)).epsilon(1e-13));
+  // Row 0 now sits at position 7: turned by 7 radians.
+  check_matrix(t.heads[0].q_rope.row(0), mat({{std::cos(7.0) - 2 * std::sin(7.0), std::sin(7.0) + 2 * std::cos(7.0)}}),
+               1e-14, "row 0 turned by 7 rad");
+
+  // Learned: rows 2.. of W_P; max_positions must cover the shift.
+  Scenario l = single_head(mat({{1, 0}, {0, 1}}), mat({{1, 0}, {0, 1}}));
+  l.attention.positions = Positions::Learned;
+  l.attention.position_offset = 2;
+  l.attention.max_positions = 3;
+  l.weights.W_P = mat({{9, 9}, {8, 8}, {0.5, 0}});
+  CHECK_THROWS_WITH_AS(compute_trace(l),
+                       "attention.max_positions: must be >= 4 (one learned position per token of the longer side, "
+                       "after the shift position_offset) but found 3",
+                       InputError);
+  l.attention.max_positions = 4;
+  l.weights.W_P = mat({{9, 9}, {8, 8}, {0.5, 0}, {0, -1}});
+  const Trace learned = compute_trace(l);
+  check_matrix(learned.positions, mat({{0.5, 0}, {0, -1}}), 0.0, "W_P rows 2 and 3");
+  check_matrix(learned.heads[0].q, mat({{1.5, 0}, {0, 0}}), 0.0, "q = (X + W_P rows 2..3) W_Q");
+
+  // Sinusoidal: the table from row 5.
+  Scenario sn = single_head(mat({{0, 0}}), mat({{1, 0}, {0, 1}}));
+  sn.attention.positions = Positions::Sinusoidal;
+  sn.attention.position_offset = 5;
+  check_matrix(compute_trace(sn).heads[0].q, mat({{std::sin(5.0), std::cos(5.0)}}), 1e-15, "q = PE[5]");
+}
+
+TEST_CASE("a shift is refused without positions and past its limits, naming the field") {
+  Scenario s = single_head(mat({{1, 0}}), mat({{1, 0}, {0, 1}}));
+  s.attention.position_offset = 3;
+  CHECK_NOTHROW(compute_trace(s));  // no positions: nothing to shift (the loader refuses the field itself)
+  CHECK(first_position(s.attention) == 0);
+  s.attention.positions = Positions::Rope;
+  s.attention.position_offset = -1;
+  CHECK_THROWS_WITH_AS(compute_trace(s), "attention.position_offset: must be >= 0 (found -1)", InputError);
+  s.attention.position_offset = limits::kMaxPositionOffset + 1;
+  CHECK_THROWS_WITH_AS(compute_trace(s), "attention.position_offset: must be <= 1048576 (found 1048577)", InputError);
+}
+
+TEST_CASE("decoding a shifted document: step t equals row t, the cache turned at positions shift + t") {
+  for (const Positions p : {Positions::Sinusoidal, Positions::Learned, Positions::Rope}) {
+    CAPTURE(static_cast<int>(p));
+    Scenario s = single_head(mat({{1, 0}, {0, 1}, {1, 1}}), mat({{1, 0}, {0, 1}}));
+    s.attention.mask = MaskKind::Causal;
+    s.attention.positions = p;
+    s.attention.position_offset = 4;
+    if (p == Positions::Learned) s.attention.max_positions = 7;
+    const Trace t = compute_trace(s);
+    const DecodeTrace d = decode(s);
+    for (int step = 0; step < 3; ++step)
+      check_matrix(d.steps[static_cast<std::size_t>(step)].output, t.output.row(step), 1e-12, "step t = row t");
+    if (p == Positions::Rope) check_matrix(d.cache.k[0].topRows(3), t.heads[0].k_rope, 1e-14, "the turned keys");
+  }
+}

@@ -18,6 +18,8 @@ const char* const kOverridesHelp =
     "                    learned add rows to X; rope turns each head's q and k; mla: a decoupled RoPE key)\n"
     "  --rope-base B     the base of the frequencies of sinusoidal and rope (default 10000)\n"
     "  --rope-dim R      mla with rope: width d_R of the decoupled key and queries (alone, implies --positions rope)\n"
+    "  --position-offset C  shift every position by C (row p sits at C + p): RoPE's scores stay the same,\n"
+    "                    sinusoidal and learned ones change\n"
     "  --top-k K         DeepSeek Sparse Attention: each query attends to the K keys its indexer scores highest\n"
     "                    (0 = dense again)\n"
     "  --indexer-heads H  the indexer's heads H_I (default 1)\n"
@@ -64,6 +66,8 @@ bool Overrides::parse(const std::string& option, Args& args) {
     c.rope_base = args.number(option, 1.0, limits::kMaxAbsValue);
   } else if (option == "--rope-dim") {
     c.rope_dim = static_cast<int>(args.integer(option, 2, limits::kMaxHeadDim));
+  } else if (option == "--position-offset") {
+    c.position_offset = static_cast<int>(args.integer(option, 0, limits::kMaxPositionOffset));
   } else if (option == "--top-k") {
     c.top_k = static_cast<int>(args.integer(option, 0, limits::kMaxTokens));
   } else if (option == "--indexer-heads") {

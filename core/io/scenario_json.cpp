@@ -97,15 +97,19 @@ void read_variant_sizes(const JsonFields& r, AttentionConfig& a) {
 }
 
 // positions and what belongs to each kind: rope_base (sinusoidal, rope), max_positions (learned), rope_dim (mla with
-// rope). A field of another kind is a mistake worth naming.
-void read_positions(const JsonFields& r, AttentionConfig& a, int tokens) {
+// rope), position_offset (any). A field of another kind is a mistake worth naming. Without max_positions, learned
+// positions have as many as W_P has rows (w_p_rows > 0), or the shift plus one per token of the longer side.
+void read_positions(const JsonFields& r, AttentionConfig& a, int w_p_rows, int longer) {
   a.positions = r.choice("positions", Positions::None, parse_positions, positions_names());
   const std::string kind = "positions \"" + std::string(to_string(a.positions)) + "\"";
   if (a.positions == Positions::None || a.positions == Positions::Learned)
     r.only_for("rope_base", "positions \"sinusoidal\" and \"rope\"", kind);
   a.rope_base = r.number("rope_base", 10000.0);
   if (a.positions != Positions::Learned) r.only_for("max_positions", "positions \"learned\"", kind);
-  a.max_positions = r.integer("max_positions", tokens, 1, limits::kMaxTokens);
+  if (a.positions == Positions::None) r.only_for("position_offset", "positions other than \"none\"", kind);
+  a.position_offset = r.integer("position_offset", 0, 0, limits::kMaxPositionOffset);
+  a.max_positions =
+      r.integer("max_positions", w_p_rows > 0 ? w_p_rows : a.position_offset + longer, 1, limits::kMaxTokens);
   if (a.positions != Positions::Learned) a.max_positions = 0;
   if (!decoupled_rope(a))
     r.only_for("rope_dim", "variant mla with positions \"rope\" (the decoupled RoPE key)",
@@ -123,11 +127,11 @@ SparseConfig read_sparse(const json& j, int head_dim) {
   return c;
 }
 
-AttentionConfig read_attention(const json& j, bool has_w_o, int tokens) {
-  const JsonFields r(
-      j, "attention",
-      {"variant", "heads", "kv_heads", "head_dim", "latent_dim", "query_latent_dim", "mask", "window", "custom_mask",
-       "scale", "kernel", "output_projection", "positions", "rope_base", "max_positions", "rope_dim", "sparse"});
+AttentionConfig read_attention(const json& j, bool has_w_o, int w_p_rows, int longer) {
+  const JsonFields r(j, "attention",
+                     {"variant", "heads", "kv_heads", "head_dim", "latent_dim", "query_latent_dim", "mask", "window",
+                      "custom_mask", "scale", "kernel", "output_projection", "positions", "rope_base", "max_positions",
+                      "rope_dim", "position_offset", "sparse"});
   AttentionConfig a;
   a.variant = r.choice("variant", Variant::Mha, parse_variant, variant_names());
   r.require("heads");
@@ -145,7 +149,7 @@ AttentionConfig read_attention(const json& j, bool has_w_o, int tokens) {
   a.scale = r.boolean("scale", true);
   a.kernel = r.choice("kernel", Kernel::Softmax, parse_kernel, kernel_names());
   a.output_projection = r.boolean("output_projection", has_w_o);
-  read_positions(r, a, tokens);
+  read_positions(r, a, w_p_rows, longer);
   if (r.has("sparse")) a.sparse = read_sparse(r.at("sparse"), a.head_dim);
   return a;
 }
@@ -175,9 +179,9 @@ Scenario scenario_from_json(const json& j) {
     s.context = read_token_rows(c.require("tokens"), c.require("embeddings"), "context.");
   }
   s.weights = r.has("weights") ? read_weights(r.at("weights")) : Weights{};
-  // Without max_positions, learned positions have as many as W_P has rows, or one per token of the longer side.
-  const int positions = s.weights.W_P ? static_cast<int>(s.weights.W_P->rows()) : std::max(s.n_q(), s.n_kv());
-  s.attention = read_attention(r.require("attention"), s.weights.W_O.has_value(), positions);
+  const int w_p_rows = s.weights.W_P ? static_cast<int>(s.weights.W_P->rows()) : 0;
+  s.attention =
+      read_attention(r.require("attention"), s.weights.W_O.has_value(), w_p_rows, std::max(s.n_q(), s.n_kv()));
   if (r.has("seed")) {
     const json& seed = r.at("seed");
     if (!seed.is_number_unsigned() && !(seed.is_number_integer() && seed.get<std::int64_t>() >= 0))

@@ -85,6 +85,7 @@ std::string scenario_to_text(const Scenario& s) {
     if (a.positions != Positions::Learned) attention.add("rope_base", number(a.rope_base));
     if (a.positions == Positions::Learned) attention.add("max_positions", std::to_string(a.max_positions));
     if (decoupled_rope(a)) attention.add("rope_dim", std::to_string(a.rope_dim));
+    if (a.position_offset != 0) attention.add("position_offset", std::to_string(a.position_offset));
   }
   if (a.sparse) {
     ObjectText sparse("    ");

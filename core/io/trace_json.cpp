@@ -53,6 +53,7 @@ void add_positions_config(ordered_json& attention, const AttentionConfig& a) {
   if (a.positions == Positions::Sinusoidal || a.positions == Positions::Rope) attention["rope_base"] = a.rope_base;
   if (a.positions == Positions::Learned) attention["max_positions"] = a.max_positions;
   if (decoupled_rope(a)) attention["rope_dim"] = a.rope_dim;
+  if (first_position(a) != 0) attention["position_offset"] = a.position_offset;
   if (a.sparse)
     attention["sparse"] = {
         {"top_k", a.sparse->top_k}, {"indexer_heads", a.sparse->indexer_heads}, {"indexer_dim", a.sparse->indexer_dim}};

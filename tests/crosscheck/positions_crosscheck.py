@@ -9,10 +9,23 @@ C++ sources), of what Attention Lab adds to plain attention:
     absorbed form checked too);
   * DeepSeek Sparse Attention: the lightning indexer I = sum_h w ReLU(q^I k^I)
     and the per-query top-k selection that is ANDed into every head's mask;
+  * the position shift attention.position_offset C: every row p of either side
+    (queries, keys, a cross-attention context) sits at position C + p, so the
+    PE / W_P rows used are C .. C+N-1, RoPE's angles are (C + p) base^(-2i/d),
+    decode's step t is at C + t, a learned max_positions defaults to C + the
+    longer side (or a given W_P's rows) and the trace shows position_offset;
+    a share of the random scenarios get a C (1..9, and 1000 .. 2^20 for rope /
+    sinusoidal, 10..199 for learned), and a shift-invariance check runs the same
+    scenario at C = 0 and C: RoPE's scores (every variant, mla's decoupled part,
+    absorbed form and decode outputs too) agree to 1e-9 relative, sinusoidal and
+    learned ones move (by more than 1e-6), as the reference says.  Angles are
+    computed in extended precision; for C >= 1000 the binary's PE rows and
+    rotated vectors are checked to angle rounding (about an ulp of C + p) and
+    then followed downstream (see follow_far_positions);
   * `decode --json` of all of it (rotated cache, indexer cache, per-step
     indexer scores and selections, elements per token);
   * the command-line overrides --positions, --rope-base, --rope-dim, --top-k,
-    --indexer-heads and --indexer-dim;
+    --indexer-heads, --indexer-dim and --position-offset;
   * `online` (blockwise online softmax, Milakov & Gimelshein 2018) for every
     block size, checked step by step and against the dense output;
   * invalid scenarios and options, which must exit 2 naming the field.
@@ -33,7 +46,8 @@ Run:  /usr/bin/python3 positions_crosscheck.py --binary build/app/attention-lab
 
 Exit status: 0 all agree, 1 any mismatch (or a coverage gap), 2 the binary
 cannot be run.  Tolerance: absolute 1e-9 (exact for selected / mask; 1e-12
-between online's output and the dense output).
+between online's output and the dense output; for C >= 1000 the PE rows and
+rotated vectors to 1e-9 + 16 ulp(C + N) times their size).
 
 The low-level helpers (softmax / linear rows and their statuses, entropy,
 comparison with null handling) come from numpy_crosscheck.py next to this
@@ -71,22 +85,29 @@ ROPE_BASES = (None, 100, 10.0, 10000, 2.5, 1000)
 BASE_ATT_KEYS = ("variant", "heads", "kv_heads", "head_dim", "mask", "scale", "kernel")
 HEAD_FIELDS = ("q", "k", "v", "scores", "scaled", "masked", "weights", "output")
 ROW_FIELDS = ("row_max", "row_sum", "entropy")
+OFFSET_MAX = 1048576            # attention.position_offset: 0..OFFSET_MAX
+LEARNED_OFFSET_MAX = 4095       # ... and at most this with learned positions
+LARGE_OFFSETS = (1000, 100000, OFFSET_MAX, 4093, 65536)   # rope / sinusoidal
+SHIFT_TOL = 1e-12               # rope scores at C and at 0: relative / absolute (the shift is turned once, shared)
+SHIFT_MIN_DIFF = 1e-6           # sinusoidal / learned scores must move more than this
 
 
 # --------------------------------------------------------------------------
 # Scenario generation
 # --------------------------------------------------------------------------
 
-def make_config(idx, rep, kind_i, pos_i, sparse, rng):
+def make_config(idx, rep, kind_i, pos_i, sparse, rng, offset=0, offset_written=False):
     """Configuration number idx: variant kind, positions kind and sparse given;
     the other modes cycle over (kind, positions, sparse, rep) so that every
-    pair of them meets; sizes cycle with idx; values come from rng."""
+    pair of them meets; sizes cycle with idx; values come from rng.  offset is
+    the position shift C (written to the file when nonzero or offset_written)."""
     k, p, s = kind_i, pos_i, int(sparse)
     kind, pos = KINDS[k], POSITIONS[p]
     variant = "mla" if kind.startswith("mla") else kind
     rope = pos == "rope"
     cfg = {
         "idx": idx, "kind": kind, "variant": variant, "positions": pos,
+        "offset": offset, "offset_written": bool(offset or offset_written),
         "mask": MASKS[(k + p + s + 2 * rep) % 4],
         "kernel": "linear" if (k + p + 2 * s + rep) % 3 == 2 else "softmax",
         "cross": (k + 2 * p + s + 3 * rep) % 4 == 1,
@@ -126,7 +147,7 @@ def make_config(idx, rep, kind_i, pos_i, sparse, rng):
             n_kv = int(rng.integers(1, 8))
     cfg["n_kv"] = n_kv
     if pos == "learned" and idx % 2 == 1:
-        cfg["max_positions"] = max(n_q, n_kv) + (idx // 2) % 3
+        cfg["max_positions"] = offset + max(n_q, n_kv) + (idx // 2) % 3
     if sparse:
         cfg["sparse"] = {"top_k": n_kv + 1 if idx % 7 == 3 else int(rng.integers(1, n_kv + 2)),
                          "indexer_heads": None if idx % 5 == 0 else 1 + idx % 3,
@@ -148,7 +169,10 @@ def make_config(idx, rep, kind_i, pos_i, sparse, rng):
 def resolved(cfg):
     """(rope_base, max_positions, indexer_heads, indexer_dim) with defaults applied."""
     base = 10000.0 if cfg["rope_base"] is None else float(cfg["rope_base"])
-    mp = cfg["max_positions"] or max(cfg["n_q"], cfg["n_kv"])
+    # Without max_positions: the rows of a given W_P (wp_rows, when the file's
+    # W_P is not C + the longer side's tokens long), else C + that count.
+    mp = cfg["max_positions"] or cfg.get("wp_rows") or \
+        cfg.get("offset", 0) + max(cfg["n_q"], cfg["n_kv"])
     sp = cfg["sparse"] or {}
     hi = sp.get("indexer_heads") or 1
     di = sp.get("indexer_dim") or cfg["head_dim"]
@@ -196,19 +220,47 @@ def fill_values(cfg, rng, repeat):
     for name, shape in weight_shapes(cfg).items():
         # The indexer may see negative values in any kernel (ReLU zeros: ties).
         rngs = (-2.0, 2.0) if name in ("W_QI", "W_KI", "W_wI") else w_rng
-        cfg["W"][name] = values(rng, shape, *rngs)
+        C = cfg.get("offset", 0)
+        if name == "W_P" and C:
+            # The rows from C on are drawn from rng as without the shift (so every
+            # later value is the same); the C rows before them from a stream of their own.
+            used = values(rng, (shape[0] - C, shape[1]), *rngs)
+            before = values(np.random.default_rng([cfg["idx"], C, 0xB0F]), (C, shape[1]), *rngs)
+            cfg["W"][name] = np.vstack([before, used])
+        else:
+            cfg["W"][name] = values(rng, shape, *rngs)
     if not cfg["wo"]:
         del cfg["W"]["W_O"]
 
 
+def pick_offset(idx, rep, k, p, s, off_rng):
+    """(C, write an explicit 0?) for one configuration.  Across (kind, sparse,
+    rep) every kind meets all four modes: 0, small, small, large (for learned a
+    medium C, so that max_positions stays far below 4096).  off_rng is a
+    stream of its own, so the other values are those drawn without the shift."""
+    small = int(off_rng.integers(1, 10))
+    medium = int(off_rng.integers(10, 200))
+    large = LARGE_OFFSETS[int(off_rng.integers(0, len(LARGE_OFFSETS)))]
+    if POSITIONS[p] == "none":
+        return 0, False
+    mode = (3 * k + 2 * s + rep) % 4
+    if mode == 0:
+        return 0, idx % 3 == 0
+    if mode in (1, 2):
+        return small, False
+    return (medium if POSITIONS[p] == "learned" else large), False
+
+
 def all_configs(seed=SEED, reps=REPS):
     rng = np.random.default_rng(seed)
+    off_rng = np.random.default_rng([seed, 0xC0FF5E7])
     configs = []
     for rep in range(reps):
         for k in range(len(KINDS)):
             for p in range(len(POSITIONS)):
                 for s in (False, True):
-                    configs.append(make_config(len(configs), rep, k, p, s, rng))
+                    c, written = pick_offset(len(configs), rep, k, p, int(s), off_rng)
+                    configs.append(make_config(len(configs), rep, k, p, s, rng, c, written))
     return configs
 
 
@@ -242,6 +294,8 @@ def scenario_json(cfg):
         att["max_positions"] = cfg["max_positions"]
     if cfg["rope_dim"]:
         att["rope_dim"] = cfg["rope_dim"]
+    if cfg.get("offset_written") and not LEGACY:
+        att["position_offset"] = cfg["offset"]
     if cfg["sparse"]:
         att["sparse"] = {k: v for k, v in cfg["sparse"].items() if v is not None}
     weights = {k: v.tolist() for k, v in cfg["W"].items() if k not in cfg["omit"]}
@@ -264,6 +318,8 @@ def describe(cfg):
             pos += ",dR=%d" % cfg["rope_dim"]
         if cfg["positions"] == "learned":
             pos += ",maxp=%s" % cfg["max_positions"]
+        if cfg.get("offset") or cfg.get("offset_written"):
+            pos += ",C=%d" % cfg["offset"]
         pos += ")"
     sp = ""
     if cfg["sparse"]:
@@ -291,30 +347,41 @@ def causal(n_q, n_kv):
     return (np.arange(n_kv)[None, :] <= np.arange(n_q)[:, None]).astype(float)
 
 
-def sinusoidal(rows, dm, base):
-    """PE[p, 2i] = sin(p / base^(2i/dm)), PE[p, 2i+1] = cos(p / base^(2i/dm))."""
-    pe = np.zeros((rows, dm))
-    for p in range(rows):
-        for c in range(dm):
-            i = c // 2
-            angle = p / base ** (2.0 * i / dm)
-            pe[p, c] = math.sin(angle) if c % 2 == 0 else math.cos(angle)
-    return pe
+LD = np.longdouble     # angles in extended precision: far positions stay exact
 
 
-def rotate(a, base):
-    """RoPE: row p of a rotated pair by pair, (2i, 2i+1) by p * base^(-2i/width)."""
+def sinusoidal(rows, dm, base, offset=0):
+    """PE[p, 2i] = sin(p / base^(2i/dm)), PE[p, 2i+1] = cos(p / base^(2i/dm)),
+    for the positions p = offset .. offset + rows - 1."""
+    p = np.arange(offset, offset + rows, dtype=LD)[:, None]
+    c = np.arange(dm)
+    angle = p / LD(base) ** (LD(2) * (c // 2) / LD(dm))
+    return np.where(c % 2 == 0, np.sin(angle), np.cos(angle)).astype(float).reshape(rows, dm)
+
+
+def rotate(a, base, offset=0):
+    """RoPE: row r of a (at position p = offset + r) rotated pair by pair,
+    (2i, 2i+1) by p * base^(-2i/width)."""
     a = np.asarray(a, dtype=float)
     out = a.copy()
     width = a.shape[1]
-    for p in range(a.shape[0]):
-        for i in range(width // 2):
-            angle = p * base ** (-2.0 * i / width)
-            c, s = math.cos(angle), math.sin(angle)
-            x, y = a[p, 2 * i], a[p, 2 * i + 1]
-            out[p, 2 * i] = x * c - y * s
-            out[p, 2 * i + 1] = x * s + y * c
+    if a.shape[0] == 0 or width < 2:
+        return out
+    p = np.arange(offset, offset + a.shape[0], dtype=LD)[:, None]
+    i = np.arange(width // 2)
+    angle = p * LD(base) ** (-LD(2) * i / LD(width))
+    c, s = np.cos(angle), np.sin(angle)
+    x, y = a[:, 0:2 * (width // 2):2].astype(LD), a[:, 1:2 * (width // 2):2].astype(LD)
+    out[:, 0:2 * (width // 2):2] = (x * c - y * s).astype(float)
+    out[:, 1:2 * (width // 2):2] = (x * s + y * c).astype(float)
     return out
+
+
+def angle_tol(C, rows, mag=1.0):
+    """Tolerance of a rotated (or sin / cos) value at positions up to C + rows: a
+    double angle p * theta (theta <= 1) carries a rounding of about one ulp of p,
+    which moves a pair of norm mag by up to mag times that."""
+    return TOL + 8.0 * float(np.spacing(float(C + rows))) * 2.0 * max(1.0, mag)
 
 
 def top_k_select(scores, visible, k):
@@ -338,20 +405,24 @@ def top_k_select(scores, visible, k):
     return sel, info
 
 
-def reference(cfg, W, base_mask=None, selected=None):
+def reference(cfg, W, base_mask=None, selected=None, follow=None):
     """Every intermediate, from the specification.  base_mask replaces the
-    scenario's mask (decode); selected replaces the top-k selection."""
+    scenario's mask (decode); selected replaces the top-k selection; follow
+    (far positions, see follow_far_positions) replaces the PE rows and the
+    rotated vectors by the binary's, checked beforehand to angle rounding."""
+    follow = follow or {}
     n_q, n_kv, dm = cfg["n_q"], cfg["n_kv"], cfg["d_model"]
     d, H, G = cfg["head_dim"], cfg["heads"], cfg["kv_heads"]
     base, mp, hi, di = resolved(cfg)
     pos, mla = cfg["positions"], cfg["variant"] == "mla"
+    C = cfg.get("offset", 0) if pos != "none" else 0
     ref = {}
     X, Xkv = np.asarray(cfg["x"], float), np.asarray(cfg["x_kv"], float)
     rows = max(n_q, n_kv)
     if pos == "sinusoidal":
-        ref["positions"] = sinusoidal(rows, dm, base)
+        ref["positions"] = follow.get("positions", sinusoidal(rows, dm, base, C))
     elif pos == "learned":
-        ref["positions"] = np.asarray(W["W_P"], float)[:rows]
+        ref["positions"] = np.asarray(W["W_P"], float)[C:C + rows]
     if "positions" in ref:
         X = X + ref["positions"][:n_q]
         Xkv = Xkv + ref["positions"][:n_kv]
@@ -396,8 +467,9 @@ def reference(cfg, W, base_mask=None, selected=None):
     dr = cfg["rope_dim"] if (mla and pos == "rope") else 0
     if dr:
         qR = query_input @ W["W_QR"]
-        ref["k_r"] = rotate(Xkv @ W["W_KR"], base)
-        ref["q_r"] = [rotate(qR[:, h * dr:(h + 1) * dr], base) for h in range(H)]
+        ref["k_r"] = follow.get("k_r", rotate(Xkv @ W["W_KR"], base, C))
+        ref["q_r"] = follow.get("q_r", [rotate(qR[:, h * dr:(h + 1) * dr], base, C)
+                                        for h in range(H)])
     scale = 1.0 / math.sqrt(d + dr) if cfg["scale"] else 1.0
     ref["scale_factor"] = scale
     heads = []
@@ -407,7 +479,10 @@ def reference(cfg, W, base_mask=None, selected=None):
         q, k, v = Q[:, cols], kv[g]["k"], kv[g]["v"]
         head = {"head": h, "kv_head": g, "q": q, "k": k, "v": v}
         if pos == "rope" and not mla:
-            head["q_rope"], head["k_rope"] = rotate(q, base), rotate(k, base)
+            if "q_rope" in follow:
+                head["q_rope"], head["k_rope"] = follow["q_rope"][h], follow["k_rope"][h]
+            else:
+                head["q_rope"], head["k_rope"] = rotate(q, base, C), rotate(k, base, C)
         elif dr:
             head["q_r"], head["k_r"] = ref["q_r"][h], ref["k_r"]
             head["q_rope"] = np.hstack([q, ref["q_r"][h]])
@@ -430,6 +505,7 @@ def reference(cfg, W, base_mask=None, selected=None):
             head["contribution"] = head["output"] @ W["W_O"][cols, :]
         heads.append(head)
     ref["heads"] = heads
+    ref["follow"] = follow
     ref["concat"] = np.hstack([hd["output"] for hd in heads])
     ref["output"] = ref["concat"] @ W["W_O"] if "W_O" in W else ref["concat"]
     if mla:
@@ -584,6 +660,8 @@ def expected_attention(cfg):
         att["max_positions"] = mp
     if cfg["rope_dim"]:
         att["rope_dim"] = cfg["rope_dim"]
+    if cfg["positions"] != "none" and cfg.get("offset", 0) != 0:
+        att["position_offset"] = cfg["offset"]
     if cfg["sparse"]:
         att["sparse"] = {"top_k": cfg["sparse"]["top_k"], "indexer_heads": hi,
                          "indexer_dim": di}
@@ -601,7 +679,7 @@ def check_header(cfg, out, chk, plain_only):
         return
     want = expected_attention(cfg)
     if plain_only and "positions" not in att:
-        del want["positions"]
+        want.pop("positions", None)
     missing, extra = sorted(set(want) - set(att)), sorted(set(att) - set(want))
     if missing or extra:
         chk.fail("attention: %s%s" % (
@@ -625,6 +703,9 @@ def check_trace(cfg, out, chk, plain_only=False, lenient_names=False):
     chk.cmp(cfg["x_kv"], out.get("x_kv"), "x_kv")
     W = weights_used(cfg, out, chk, lenient_names)
     ref = reference(cfg, W)
+    follow = follow_far_positions(cfg, ref, out, chk)
+    if follow:
+        ref = reference(cfg, W, follow=follow)
     # Near-ties in the indexer (|difference| <= 1e-9, not exactly equal) can go
     # either way under a different summation order: accept the binary's choice
     # there if it is the top-k of its own scores, and follow it downstream.
@@ -636,7 +717,7 @@ def check_trace(cfg, out, chk, plain_only=False, lenient_names=False):
                                   cfg["sparse"]["top_k"])
             if got_sel.shape == own.shape and np.array_equal(got_sel, own) \
                     and not np.array_equal(got_sel, ref["indexer"]["selected"]):
-                ref = reference(cfg, W, selected=got_sel)
+                ref = reference(cfg, W, selected=got_sel, follow=ref["follow"])
                 cfg["note"] = " [near-tie: binary's selection followed]"
         except Mismatch:
             pass
@@ -671,6 +752,51 @@ def check_trace(cfg, out, chk, plain_only=False, lenient_names=False):
     elif "absorbed" in out:
         chk.fail("absorbed: unexpected in the output")
     return ref
+
+
+FOLLOW_FROM = 1000     # position shifts from which the binary's angles are followed
+
+
+def follow_far_positions(cfg, ref, out, chk):
+    """For a shift C >= FOLLOW_FROM, the angle of position C + p is only known to
+    about one ulp of C + p in double (2.3e-10 at 2^20), which a head_dim-long dot
+    product of values near 30 turns into more than 1e-9.  So there the binary's
+    sinusoidal rows and rotated vectors are checked against the (extended
+    precision) reference to angle_tol, and then used downstream in place of the
+    reference's, everything after them being checked to 1e-9 as usual.  Returns
+    the values to follow, or None (C small, or they disagree: reported in chk)."""
+    pos, C = cfg["positions"], cfg.get("offset", 0)
+    if pos not in ("sinusoidal", "rope") or C < FOLLOW_FROM:
+        return None
+    rows = max(cfg["n_q"], cfg["n_kv"])
+    n_err = len(chk.errors)
+    follow = {}
+
+    def take(exp, found, where):
+        tol = angle_tol(C, rows, float(np.max(np.abs(exp), initial=0.0)))
+        if chk.cmp(exp, found, where + " (to angle rounding %.1e)" % tol, tol=tol):
+            return as_array(found, where)
+        return None
+
+    if pos == "sinusoidal":
+        follow["positions"] = take(ref["positions"], out.get("positions"), "positions")
+        return follow if len(chk.errors) == n_err else None
+    heads = out.get("heads")
+    if not isinstance(heads, list) or len(heads) != cfg["heads"] or \
+            not all(isinstance(fh, dict) for fh in heads):
+        return None             # reported by the head checks
+    if cfg["variant"] == "mla":
+        follow["q_r"] = [take(rh["q_r"], fh.get("q_r"), "heads[%d].q_r" % h)
+                         for h, (rh, fh) in enumerate(zip(ref["heads"], heads))]
+        k_r = [take(ref["k_r"], fh.get("k_r"), "heads[%d].k_r" % h)
+               for h, fh in enumerate(heads)]
+        follow["k_r"] = k_r[0]
+    else:
+        follow["q_rope"] = [take(rh["q_rope"], fh.get("q_rope"), "heads[%d].q_rope" % h)
+                            for h, (rh, fh) in enumerate(zip(ref["heads"], heads))]
+        follow["k_rope"] = [take(rh["k_rope"], fh.get("k_rope"), "heads[%d].k_rope" % h)
+                            for h, (rh, fh) in enumerate(zip(ref["heads"], heads))]
+    return follow if len(chk.errors) == n_err else None
 
 
 def check_indexer(cfg, ref, out, chk):
@@ -745,12 +871,14 @@ def elements_per_token(cfg):
     return n + (di if cfg["sparse"] else 0)
 
 
-def check_decode(cfg, W, out, chk):
-    """`decode --json` against the reference with mask AND causal (self) / as-is (cross)."""
+def check_decode(cfg, W, out, chk, follow=None):
+    """`decode --json` against the reference with mask AND causal (self) / as-is (cross).
+    follow: the trace's far-position values (see follow_far_positions)."""
     if cfg["cross"]:
-        ref = reference(cfg, W)
+        ref = reference(cfg, W, follow=follow)
     else:
-        ref = reference(cfg, W, base_mask=file_mask(cfg) * causal(cfg["n_q"], cfg["n_kv"]))
+        ref = reference(cfg, W, base_mask=file_mask(cfg) * causal(cfg["n_q"], cfg["n_kv"]),
+                        follow=follow)
     if ref.get("topk_info", {}).get("near"):
         cfg["note"] = cfg.get("note", "") + " [decode near-tie rows %s]" % ref["topk_info"]["near"]
     chk.eq(cfg["cross"], out.get("cross_attention"), "decode: cross_attention")
@@ -800,8 +928,13 @@ def check_decode(cfg, W, out, chk):
         else:
             rope = cfg["positions"] == "rope"
             base = resolved(cfg)[0]
+            per_group = cfg["heads"] // cfg["kv_heads"]
             for g, (rk, fk) in enumerate(zip(ref["kv_heads"], kvh)):
-                k = rotate(rk["k"], base) if rope else rk["k"]
+                # cache row j (step j's key, or context row j) sits at C + j
+                if rope and "k_rope" in (follow or {}):
+                    k = follow["k_rope"][g * per_group]
+                else:
+                    k = rotate(rk["k"], base, cfg.get("offset", 0)) if rope else rk["k"]
                 chk.cmp(k, (fk or {}).get("k"), "decode: cache.kv_heads[%d].k%s"
                         % (g, " (stored rotated)" if rope else ""))
                 chk.cmp(rk["v"], (fk or {}).get("v"), "decode: cache.kv_heads[%d].v" % g)
@@ -902,7 +1035,8 @@ def run_configs(runner, tally, configs, seen, plain_only):
             continue
         dchk = Checks()
         try:
-            check_decode(cfg, W, runner.json("decode", path, "--json"), dchk)
+            check_decode(cfg, W, runner.json("decode", path, "--json"), dchk,
+                         ref["follow"] if ref is not None else None)
         except Mismatch as e:
             dchk.fail(str(e))
         ok = not dchk.errors
@@ -941,6 +1075,8 @@ def apply_overrides(cfg, opts):
             new["sparse"]["indexer_heads"] = int(val)
         elif opt == "--indexer-dim":
             new["sparse"]["indexer_dim"] = int(val)
+        elif opt == "--position-offset":
+            new["offset"] = int(val)
         else:
             raise ValueError(opt)
     if rope_dim_given and not positions_given:
@@ -951,8 +1087,10 @@ def apply_overrides(cfg, opts):
         new["rope_base"] = None
     if new["positions"] != "learned":
         new["max_positions"] = None
-    # Which of the file's weights still fit; the rest come from the seed.
     file_w = {k: v for k, v in cfg["W"].items() if k not in cfg["omit"]}
+    if new["positions"] == "learned" and new["max_positions"] is None and "W_P" in file_w:
+        new["wp_rows"] = file_w["W_P"].shape[0]    # max_positions: the given W_P's rows
+    # Which of the file's weights still fit; the rest come from the seed.
     shapes = weight_shapes(new)
     new["W"] = {k: v for k, v in file_w.items() if k in shapes and v.shape == shapes[k]}
     new["omit"] = tuple(n for n in used_weights(new) if n not in new["W"])
@@ -960,7 +1098,7 @@ def apply_overrides(cfg, opts):
 
 
 def override_cases(configs):
-    """(label, base config, options, also decode?) on files of the right kind."""
+    """(label, base config, options, also decode?, also online?) on files of the right kind."""
     def first(pred):
         for c in configs:
             if pred(c):
@@ -1011,7 +1149,8 @@ def override_cases(configs):
          first(lambda c: c["sparse"] and c["positions"] == "rope" and c["n_kv"] > 2),
          ["--top-k", "3", "--rope-base", "7"], True),
         ("--positions none on a sinusoidal file",
-         first(lambda c: c["positions"] == "sinusoidal" and not c["sparse"]),
+         first(lambda c: c["positions"] == "sinusoidal" and not c["sparse"]
+               and not c["offset_written"]),
          ["--positions", "none"], False),
         ("--positions sinusoidal on a rope (not mla) file",
          first(lambda c: c["positions"] == "rope" and c["variant"] != "mla"),
@@ -1029,13 +1168,60 @@ def override_cases(configs):
          first(lambda c: c["positions"] == "learned" and not c["sparse"]
                and "W_P" in c["omit"]),
          ["--positions", "sinusoidal", "--top-k", "1", "--indexer-dim", "3"], True),
+        # the position shift
+        ("--position-offset 5 on a sinusoidal file",
+         first(lambda c: c["positions"] == "sinusoidal" and not c["offset_written"]
+               and c["kernel"] == "softmax"),
+         ["--position-offset", "5"], True),
+        ("--position-offset 100000 on a rope file",
+         first(lambda c: c["positions"] == "rope" and c["variant"] != "mla"
+               and not c["offset_written"] and c["n_q"] > 2),
+         ["--position-offset", "100000"], True),
+        ("--position-offset 1000 on an mla rope file",
+         first(lambda c: c["positions"] == "rope" and c["variant"] == "mla"
+               and c["kernel"] == "softmax"),
+         ["--position-offset", "1000"], True),
+        ("--position-offset 3 on a learned file (seeded W_P, no max_positions)",
+         first(lambda c: c["positions"] == "learned" and "W_P" in c["omit"]
+               and c["max_positions"] is None),
+         ["--position-offset", "3"], True),
+        ("--position-offset 0 on a shifted file",
+         first(lambda c: c["positions"] in ("rope", "sinusoidal") and c["offset"] > 0),
+         ["--position-offset", "0"], True),
+        ("--position-offset 0 on a shifted learned file with a given W_P",
+         first(lambda c: c["positions"] == "learned" and c["offset"] > 0
+               and "W_P" not in c["omit"] and c["max_positions"] is None),
+         ["--position-offset", "0"], True),
+        ("--positions rope --position-offset 7 on a plain file",
+         first(lambda c: plain(c) and c["variant"] != "mla" and even(c) and c["n_q"] > 3),
+         ["--positions", "rope", "--position-offset", "7"], True),
+        ("--rope-dim 2 --position-offset 65536 on a plain mla file",
+         first(lambda c: plain(c) and c["kind"] == "mla_q"),
+         ["--rope-dim", "2", "--position-offset", "65536"], True),
+        ("--positions sinusoidal --position-offset 1048576 on a plain file",
+         first(lambda c: plain(c) and c["cross"]),
+         ["--positions", "sinusoidal", "--position-offset", str(OFFSET_MAX)], True),
+        ("--positions learned --position-offset 4096 - tokens (max_positions 4096)",
+         first(lambda c: plain(c) and c["variant"] == "gqa" and c["kernel"] == "linear"),
+         ["--positions", "learned", "--position-offset", "4096-N"], True),
     ]
-    # decode every overridden configuration too
-    return [(label, base, opts, True) for label, base, opts, _ in cases]
+    for i, (label, base, opts, dec) in enumerate(cases):
+        if base is not None and "4096-N" in opts:
+            opts = [str(4096 - max(base["n_q"], base["n_kv"])) if o == "4096-N" else o
+                    for o in opts]
+            cases[i] = (label, base, opts, dec)
+    # decode every overridden configuration too; `online` (blockwise, many runs)
+    # only on the first two --position-offset ones: run_online already goes
+    # through the shifted scenario files
+    shift_online = {n for n, (_, _, opts, _) in enumerate(cases)
+                    if "--position-offset" in opts}
+    shift_online = set(sorted(shift_online)[:2])
+    return [(label, base, opts, True, "--position-offset" not in opts or n in shift_online)
+            for n, (label, base, opts, _) in enumerate(cases)]
 
 
 def run_overrides(runner, tally, configs, seen):
-    for n, (label, base, opts, with_decode) in enumerate(override_cases(configs)):
+    for n, (label, base, opts, with_decode, with_online) in enumerate(override_cases(configs)):
         if base is None:
             tally.add("overrides", False, "override %s: no scenario of that kind" % label)
             continue
@@ -1049,10 +1235,13 @@ def run_overrides(runner, tally, configs, seen):
             out = runner.json("trace", path, "--json", *opts)
             ref = check_trace(cfg, out, chk, lenient_names=True)
             note_coverage(seen, cfg, ref, override=True)
+            if "--position-offset" in opts:
+                seen.setdefault("position_offset", set()).add("override")
             if with_decode and not chk.errors:
                 W = weights_used(cfg, out, Checks(), lenient_names=True)
-                check_decode(cfg, W, runner.json("decode", path, "--json", *opts), chk)
-            if cfg["kernel"] == "softmax" and not chk.errors:
+                check_decode(cfg, W, runner.json("decode", path, "--json", *opts), chk,
+                             ref["follow"])
+            if cfg["kernel"] == "softmax" and with_online and not chk.errors:
                 # `online` takes the same overrides (its --help says so)
                 h, i = cfg["heads"] - 1, cfg["n_q"] - 1
                 for block in range(1, cfg["n_kv"] + 2):
@@ -1071,6 +1260,158 @@ def run_overrides(runner, tally, configs, seen):
         tally.add("overrides", ok, line + ("  max_err=%.1e" % chk.max_err if ok
                                            else "\n       config: " + describe(cfg) +
                                            report_errors(chk)), doc, name)
+
+
+# --------------------------------------------------------------------------
+# Shift invariance
+# --------------------------------------------------------------------------
+
+def shifted(base, C, rows_for):
+    """base at position shift C with every weight given, so that the runs at two
+    shifts use the very same values; a learned W_P gets (at least) rows_for rows
+    and no max_positions (it is then the W_P's row count at either shift)."""
+    new = copy.deepcopy(base)
+    new.pop("note", None)
+    new["offset"], new["offset_written"] = C, True
+    new["omit"] = ()
+    if new["positions"] == "learned":
+        wp = new["W"]["W_P"]
+        if wp.shape[0] < rows_for:
+            extra = values(np.random.default_rng([base["idx"], rows_for, 0x5F]),
+                           (rows_for - wp.shape[0], wp.shape[1]), -2.0, 2.0)
+            wp = np.vstack([wp, extra])
+        new["W"]["W_P"] = wp
+        new["max_positions"], new["wp_rows"] = None, wp.shape[0]
+    return new
+
+
+def shift_cases(configs):
+    """(label, base config, C): rope in every variant (mla: decoupled rope), and
+    sinusoidal and learned, self- and cross-attention."""
+    def first(pred):
+        return next((c for c in configs if pred(c)), None)
+    def width(c):       # the rotated width: 4 has a frequency below 1 (inexact angles)
+        return c["rope_dim"] if c["variant"] == "mla" else c["head_dim"]
+
+    rope_c = {"mha": OFFSET_MAX, "gqa": 7, "mqa": 100000, "mla": 1000, "mla_q": OFFSET_MAX}
+    cases = [("rope %s" % k, first(lambda c, k=k: c["positions"] == "rope" and c["kind"] == k
+                                   and c["n_q"] > 1 and width(c) == 4)
+              or first(lambda c, k=k: c["positions"] == "rope" and c["kind"] == k), C)
+             for k, C in rope_c.items()]
+    cases.append(("rope cross", first(lambda c: c["positions"] == "rope" and c["cross"]
+                                      and c["variant"] != "mla"), 3))
+    cases.append(("sinusoidal", first(lambda c: c["positions"] == "sinusoidal"
+                                      and not c["cross"] and c["n_q"] > 1), 5))
+    cases.append(("sinusoidal cross", first(lambda c: c["positions"] == "sinusoidal"
+                                            and c["cross"]), 100000))
+    cases.append(("learned", first(lambda c: c["positions"] == "learned"
+                                   and not c["cross"] and c["n_q"] > 1), 4))
+    cases.append(("learned cross", first(lambda c: c["positions"] == "learned"
+                                         and c["cross"]), 9))
+    return cases
+
+
+def score_gap(a_heads, b_heads, key="scores"):
+    """max over heads of |a - b| / max(1, |a|, |b|) of the heads' `key` matrices
+    (inf when they cannot be compared)."""
+    gap = 0.0
+    if len(a_heads) != len(b_heads):
+        return math.inf
+    for a, b in zip(a_heads, b_heads):
+        try:
+            a, b = np.asarray(a[key], float), np.asarray(b[key], float)
+        except (KeyError, TypeError, ValueError):
+            return math.inf
+        if a.shape != b.shape:
+            return math.inf
+        if a.size:
+            gap = max(gap, float(np.max(np.abs(a - b) / np.maximum(
+                1.0, np.maximum(np.abs(a), np.abs(b))))))
+    return gap
+
+
+def run_shift(runner, tally, configs, seen):
+    """The same scenario at C = 0 and at C: RoPE's scores (and mla's absorbed
+    scores, and decode's outputs) must stay the same, sinusoidal and learned
+    ones must move; the reference (in extended precision) says the same, and
+    both runs are checked against it as usual."""
+    for n, (label, base, C) in enumerate(shift_cases(configs)):
+        if base is None:
+            tally.add("shift", False, "shift %s: no scenario of that kind" % label)
+            continue
+        rows_for = C + max(base["n_q"], base["n_kv"])
+        pair = [shifted(base, 0, rows_for), shifted(base, C, rows_for)]
+        rope = base["positions"] == "rope"
+        chk = Checks()
+        outs, pure, decs, docs = [], [], [], []
+        line = "shift %s C=0 vs C=%d: %s" % (label, C, describe(pair[1]))
+        try:
+            for cfg in pair:
+                doc = scenario_json(cfg)
+                docs.append(doc)
+                path = runner.write("shift_%02d_C%d.json" % (n, cfg["offset"]), doc)
+                c = Checks()
+                out = runner.json("trace", path, "--json")
+                ref = check_trace(cfg, out, c)
+                chk.errors += ["C=%d: %s" % (cfg["offset"], e) for e in c.errors]
+                W = weights_used(cfg, out, Checks())
+                outs.append(out)
+                pure.append(reference(cfg, W))      # not following the binary's angles
+                if rope:
+                    dec = runner.json("decode", path, "--json")
+                    c = Checks()
+                    check_decode(cfg, W, dec, c, ref["follow"])
+                    chk.errors += ["C=%d decode: %s" % (cfg["offset"], e) for e in c.errors]
+                    decs.append(dec)
+        except Mismatch as e:
+            chk.fail(str(e))
+        if len(outs) == 2:
+            seen.setdefault("shift", set()).add(label.replace(" cross", ""))
+            got = score_gap(outs[0].get("heads") or [], outs[1].get("heads") or [])
+            want = score_gap(pure[0]["heads"], pure[1]["heads"])
+            line += "\n       scores: binary gap %.1e, reference gap %.1e" % (got, want)
+            if rope:
+                if want > SHIFT_TOL:
+                    chk.fail("reference: rope scores move by %.3g with the shift" % want)
+                if not got <= SHIFT_TOL:
+                    chk.fail("binary: rope scores move by %.3g (> %g) between C=0 and C=%d"
+                             % (got, SHIFT_TOL, C))
+                if base["variant"] == "mla":
+                    ab = [(o.get("absorbed") or {}).get("heads") or [] for o in outs]
+                    agap = score_gap(ab[0], ab[1])
+                    line += ", absorbed %.1e" % agap
+                    if not agap <= SHIFT_TOL:
+                        chk.fail("binary: mla absorbed scores move by %.3g between C=0 and "
+                                 "C=%d" % (agap, C))
+                if len(decs) == 2:
+                    st = [d.get("steps") or [] for d in decs]
+                    dgap = score_gap(st[0], st[1], "output") if len(st[0]) == len(st[1]) \
+                        else math.inf
+                    line += ", decode outputs %.1e" % dgap
+                    if not dgap <= SHIFT_TOL:
+                        chk.fail("binary: decode outputs move by %.3g between C=0 and C=%d"
+                                 % (dgap, C))
+            else:
+                def gap_abs(a, b):
+                    try:
+                        return max(float(np.max(np.abs(np.asarray(x["scores"], float) -
+                                                       np.asarray(y["scores"], float)),
+                                                initial=0.0)) for x, y in zip(a, b))
+                    except (KeyError, TypeError, ValueError):
+                        return math.nan     # not comparable: "does not move" below
+                got_abs = gap_abs(outs[0].get("heads") or [], outs[1].get("heads") or [])
+                want_abs = gap_abs(pure[0]["heads"], pure[1]["heads"])
+                line += " (absolute: binary %.1e, reference %.1e)" % (got_abs, want_abs)
+                if not want_abs > SHIFT_MIN_DIFF:
+                    chk.fail("reference: %s scores do not move with the shift (%.3g)"
+                             % (base["positions"], want_abs))
+                if not got_abs > SHIFT_MIN_DIFF:
+                    chk.fail("binary: %s scores do not move between C=0 and C=%d (%.3g)"
+                             % (base["positions"], C, got_abs))
+        tally.configs += 2
+        ok = not chk.errors
+        tally.add("shift", ok, line + ("" if ok else report_errors(chk)),
+                  docs[-1] if docs else None, "shift_%02d_C%d.json" % (n, C))
 
 
 # --------------------------------------------------------------------------
@@ -1254,9 +1595,8 @@ def invalid_cases(configs):
             c["n_q"], c["n_kv"]) > 1,
         lambda c, a, w: a.update(max_positions=max(c["n_q"], c["n_kv"]) - 1))
     add("max_positions smaller than the context", "attention.max_positions",
-        lambda c: c["positions"] == "learned" and "W_P" in c["omit"] and c["cross"]
-        and c["n_kv"] > c["n_q"],
-        lambda c, a, w: a.update(max_positions=c["n_q"]))
+        lambda c: c["positions"] == "learned" and c["cross"] and c["n_kv"] > c["n_q"],
+        lambda c, a, w: (drop(w, "W_P"), a.update(max_positions=c["n_q"])))
     add("max_positions without learned (none)", "attention.max_positions", plain,
         lambda c, a, w: a.update(max_positions=8))
     add("max_positions without learned (sinusoidal)", "attention.max_positions",
@@ -1269,7 +1609,47 @@ def invalid_cases(configs):
         lambda c: c["positions"] == "rope",
         lambda c, a, w: w.update(W_P=np.zeros((max(c["n_q"], c["n_kv"]),
                                                c["d_model"])).tolist()))
+    # the position shift
+    off = "attention.position_offset"
+    add("position_offset with positions none", off, plain,
+        lambda c, a, w: a.update(position_offset=3))
+    add("position_offset 0 with positions none", off, plain,
+        lambda c, a, w: a.update(position_offset=0))
+    add("position_offset with an explicit positions none", off, plain,
+        lambda c, a, w: a.update(positions="none", position_offset=1))
+    add("position_offset -1", off, lambda c: c["positions"] == "rope",
+        lambda c, a, w: a.update(position_offset=-1))
+    add("position_offset 2.5", off, lambda c: c["positions"] == "sinusoidal",
+        lambda c, a, w: a.update(position_offset=2.5))
+    add("position_offset as a string", off, lambda c: c["positions"] == "rope",
+        lambda c, a, w: a.update(position_offset="3"))
+    add("position_offset true", off, lambda c: c["positions"] == "learned",
+        lambda c, a, w: a.update(position_offset=True))
+    add("position_offset 1048577", off, lambda c: c["positions"] == "rope",
+        lambda c, a, w: a.update(position_offset=OFFSET_MAX + 1))
+    # C <= 4095 with learned follows from C + tokens <= max_positions <= 4096: the
+    # binary names either field (it names max_positions, C + tokens).
+    add("position_offset 4096 with learned", (off, "attention.max_positions"),
+        lambda c: c["positions"] == "learned" and "W_P" in c["omit"]
+        and c["max_positions"] is None,
+        lambda c, a, w: a.update(position_offset=LEARNED_OFFSET_MAX + 1))
+    add("learned max_positions smaller than C + tokens (>= tokens)", "attention.max_positions",
+        lambda c: c["positions"] == "learned",
+        lambda c, a, w: (drop(w, "W_P"), a.update(
+            position_offset=5, max_positions=5 + max(c["n_q"], c["n_kv"]) - 1)))
+    add("learned max_positions smaller than C + context", "attention.max_positions",
+        lambda c: c["positions"] == "learned" and c["cross"] and c["n_kv"] > c["n_q"],
+        lambda c, a, w: (drop(w, "W_P"), a.update(position_offset=4,
+                                                  max_positions=4 + c["n_kv"] - 1)))
+    add("learned W_P fewer rows than C + tokens (no max_positions)",
+        ("attention.max_positions", "weights.W_P", off),
+        lambda c: c["positions"] == "learned" and "W_P" not in c["omit"]
+        and c["max_positions"] is None,
+        lambda c, a, w: a.update(position_offset=len(w["W_P"]) - max(c["n_q"], c["n_kv"]) + 1))
     return cases
+
+
+NONE_SHIFT = '--position-offset: given, but the positions are "none"'
 
 
 def invalid_option_cases(configs):
@@ -1299,6 +1679,29 @@ def invalid_option_cases(configs):
         ("--positions rope on mla without --rope-dim",
          first(lambda c: plain(c) and c["variant"] == "mla"), ["--positions", "rope"],
          ("rope_dim", "rope-dim")),
+        # the position shift
+        ("--position-offset 3 on a plain file", first(plain), ["--position-offset", "3"],
+         NONE_SHIFT),
+        ("--position-offset 0 on a plain file", first(plain), ["--position-offset", "0"],
+         NONE_SHIFT),
+        ("--positions none --position-offset 2 on a rope file",
+         first(lambda c: c["positions"] == "rope" and not c["offset_written"]),
+         ["--positions", "none", "--position-offset", "2"], NONE_SHIFT),
+        ("--position-offset -1", first(lambda c: c["positions"] == "rope"),
+         ["--position-offset", "-1"], "--position-offset"),
+        ("--position-offset 1048577", first(lambda c: c["positions"] == "sinusoidal"),
+         ["--position-offset", str(OFFSET_MAX + 1)], "--position-offset"),
+        ("--position-offset 2.5", first(lambda c: c["positions"] == "rope"),
+         ["--position-offset", "2.5"], "--position-offset"),
+        ("--position-offset seven", first(lambda c: c["positions"] == "learned"),
+         ["--position-offset", "seven"], "--position-offset"),
+        ("--position-offset 4096 on a learned file",
+         first(lambda c: c["positions"] == "learned" and "W_P" in c["omit"]
+               and c["max_positions"] is None),
+         ["--position-offset", "4096"], ("position-offset", "position_offset", "max_positions")),
+        ("--positions learned on a sinusoidal file shifted beyond 4095",
+         first(lambda c: c["positions"] == "sinusoidal" and c["offset"] > LEARNED_OFFSET_MAX),
+         ["--positions", "learned"], ("position-offset", "position_offset", "max_positions")),
     ]
 
 
@@ -1310,10 +1713,12 @@ def run_invalid(runner, tally, configs):
         name = "invalid_%02d.json" % n
         path = runner.write(name, doc)
         code, _, err = runner.run("trace", path, "--json")
-        ok = code == 2 and field in err
+        fields = (field,) if isinstance(field, str) else field
+        named = [f for f in fields if f in err]
+        ok = code == 2 and bool(named)
         tally.add("invalid", ok, "invalid %s -> exit %d, names %s: %s" % (
-            label, code, field if field in err else "NOT " + field, first_line(err, path)),
-            doc, name)
+            label, code, named[0] if named else "NOT " + " / ".join(fields),
+            first_line(err, path)), doc, name)
     for n, (label, base, opts, word) in enumerate(invalid_option_cases(configs)):
         if base is None:
             tally.add("invalid", False, "invalid option %s: no scenario of that kind" % label)
@@ -1368,6 +1773,13 @@ REQUIRED = {
                 "top_k = N_KV + 1",
                 "no W_O", "scale off with mla rope", "mla rope odd head_dim",
                 "all-masked row with sparse", "override"},
+    "position_offset": {"sinusoidal small", "sinusoidal large", "rope small", "rope large",
+                        "mla rope small", "mla rope large", "learned small", "learned medium",
+                        "learned max_positions given", "learned max_positions default",
+                        "learned W_P seeded", "learned W_P given", "cross", "sparse",
+                        "linear", "explicit 0", "override"},
+    "shift": {"rope mha", "rope gqa", "rope mqa", "rope mla", "rope mla_q", "sinusoidal",
+              "learned"},
     "online": {"all-masked row", "m from -inf to finite after a hidden block",
                "hidden block after m finite", "rescale < 1", "one block",
                "three or more blocks"},
@@ -1408,6 +1820,23 @@ def note_coverage(seen, cfg, ref, override=False):
             "default" if cfg["max_positions"] is None else "> tokens"
             if cfg["max_positions"] > max(cfg["n_q"], cfg["n_kv"]) else "= tokens"))
     add("feature", "W_O" if cfg["wo"] else "no W_O")
+    C = cfg.get("offset", 0)
+    if p != "none" and C:
+        size = "small" if C < 10 else "medium" if C < 1000 else "large"
+        add("position_offset", "%s%s %s" % ("mla " if cfg["variant"] == "mla" else "", p, size))
+        if cfg["cross"]:
+            add("position_offset", "cross")
+        if cfg["sparse"]:
+            add("position_offset", "sparse")
+        if cfg["kernel"] == "linear":
+            add("position_offset", "linear")
+        if p == "learned":
+            add("position_offset", "learned max_positions %s" % (
+                "default" if cfg["max_positions"] is None else "given"))
+            add("position_offset", "learned W_P %s" % (
+                "seeded" if "W_P" in cfg["omit"] else "given"))
+    elif p != "none" and cfg.get("offset_written"):
+        add("position_offset", "explicit 0")
     for name in NEW_WEIGHTS:
         if name in cfg["W"]:
             add("weights", "%s %s" % (name, "seeded" if name in cfg["omit"] else "given"))
@@ -1482,6 +1911,7 @@ def main():
         refs = run_configs(runner, tally, configs, seen, args.plain_only)
         if not args.plain_only:
             run_overrides(runner, tally, configs, seen)
+            run_shift(runner, tally, configs, seen)
             run_online(runner, tally, configs, refs, seen)
             run_invalid(runner, tally, configs)
     except (OSError, subprocess.SubprocessError) as e:
