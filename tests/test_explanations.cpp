@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ui/logic/geometry.h"
 #include "ui/logic/hover_text.h"
 #include "ui/logic/step_text.h"
 
@@ -495,4 +496,85 @@ TEST_CASE("the positions, rope and selection steps explain their cells with the 
   CHECK(explain_step(sel, Step::Selection, 0).what ==
         "An indexer of 2 heads of width 1 scores every key a query may see; \"c\" sees 3 keys and keeps 1. Every head "
         "attends only to the kept keys: the others are hidden like masked ones.");
+}
+
+TEST_CASE("a shift of every position: the hovers and texts name the shifted positions") {
+  Scenario s = turning(Positions::Rope);
+  s.attention.position_offset = 5;
+  const Trace rope = compute_trace(s);
+  // c is row 2, now at position 7: 7 rad.
+  CHECK(explain_rope_angle(rope, false, 2, 0) ==
+        "position 7, dims (0, 1): angle = 7 \u00B7 10000^(-0/2) = 7 rad (401.07\u00B0)");
+  CHECK(explain_step(rope, Step::Rope, 0).what ==
+        "Each pair of numbers of q and k is a point turned by an angle that grows with its position: \"c\" at "
+        "position 7 turns its first pair by 7 rad, from [0, 1] to [-0.657, 0.754]. Lengths do not change.");
+  Scenario sin = turning(Positions::Sinusoidal);
+  sin.attention.position_offset = 2;
+  // b at position 3: x[1] + cos(3) = 2 - 0.98999 = 1.010.
+  CHECK(explain_cell(compute_trace(sin), Step::Positions, 0, 1, 1) ==
+        "b at position 3: x[1] + p[1] = 2 + (-0.990) = 1.010, with p = cos(3 / 10000^(0/2)) = -0.990");
+}
+
+TEST_CASE("the shift experiment's finding: a tick for rope within rounding, a reason for absolute positions") {
+  AttentionConfig a;
+  a.positions = Positions::Rope;
+  a.position_offset = 5;
+  const ShiftFinding same = explain_shift(a, 2.2e-16);
+  CHECK(same.same);
+  CHECK(same.text ==
+        "\u2714 Shifted by 5, the scores stay the same (largest difference 2.2e-16): each score turns q "
+        "by i and k by j, so only i - j enters it");
+  CHECK_FALSE(explain_shift(a, 0.5).same);
+  a.positions = Positions::Learned;
+  const ShiftFinding changed = explain_shift(a, 3.854);
+  CHECK_FALSE(changed.same);
+  CHECK(changed.text ==
+        "Shifted by 5, the scores change (largest change 3.854): learned positions add another row "
+        "of P to each embedding, so q and k themselves change with where the tokens sit.");
+}
+
+TEST_CASE("the geometry of a score: |q| |k| cos phi on a pair, and rope's turn of each arrow") {
+  const Trace rope = compute_trace(turning(Positions::Rope));
+  const std::vector<PlanePair> pairs = plane_pairs(rope);
+  REQUIRE(pairs.size() == 1);
+  CHECK(pairs[0].label == "dims 0, 1");
+  CHECK(pairs[0].rope_pair == 0);
+  // c = (0, 1) at position 2 turns by 2 rad to (-sin 2, cos 2); a = (1, 2) at 0 stays.
+  const PlaneGeometry g = plane_geometry(rope, 0, 0, 2, 0);
+  CHECK(g.queries[2].x == doctest::Approx(-std::sin(2.0)).epsilon(1e-14));
+  CHECK(g.queries[2].y == doctest::Approx(std::cos(2.0)).epsilon(1e-14));
+  CHECK(g.queries[2].x_before == 0.0);
+  CHECK(g.queries[2].y_before == 1.0);
+  CHECK(g.queries[2].turn == 2.0);
+  CHECK(g.keys[0].turn == 0.0);
+  CHECK(g.q_length == doctest::Approx(1.0).epsilon(1e-14));
+  CHECK(g.k_length == doctest::Approx(std::sqrt(5.0)).epsilon(1e-14));
+  CHECK(g.pair_score == doctest::Approx(-1.7415910999199664).epsilon(1e-14));
+  CHECK(g.score == doctest::Approx(-1.7415910999199664).epsilon(1e-14));
+  CHECK(g.angle * 180 / std::acos(-1.0) == doctest::Approx(141.15661020324265).epsilon(1e-12));
+  CHECK(explain_geometry(rope, g) ==
+        "q_c \u00B7 k_a on dims 0, 1 = |q| |k| cos \u03C6 = 1 \u00D7 2.236 \u00D7 cos 141.2\u00B0 = -1.742. These "
+        "are all of the head's dimensions: the score is -1.742. RoPE turned q_c by 2 rad (position 2) and k_a by 0 "
+        "rad (position 0): between them a turn of (2 \u2212 0)\u00B71 = 2 rad. Shift both positions by the same "
+        "amount and both turn further alike: \u03C6 and the score stay.");
+
+  // Without positions, width 3: pairs (0, 1) and the last two (1, 2); the other dims add the rest of the score.
+  Scenario s;
+  s.input = {{"x", "y"}, mat({{1, 0, 2}, {0, 3, 1}})};
+  s.attention.heads = 1;
+  s.attention.head_dim = 3;
+  s.weights.W_Q = s.weights.W_K = s.weights.W_V = Matrix::Identity(3, 3);
+  const Trace plain = compute_trace(s);
+  const std::vector<PlanePair> p3 = plane_pairs(plain);
+  REQUIRE(p3.size() == 2);
+  CHECK(p3[1].label == "dims 1, 2");
+  CHECK(p3[1].rope_pair == -1);
+  // q_y . k_x on dims 1, 2: (3, 1) . (0, 2) = 2; dim 0 adds 0; the score is 2.
+  const PlaneGeometry g3 = plane_geometry(plain, 0, 1, 1, 0);
+  CHECK(g3.pair_score == 2.0);
+  CHECK(explain_geometry(plain, g3) ==
+        "q_y \u00B7 k_x on dims 1, 2 = |q| |k| cos \u03C6 = 3.162 \u00D7 2 \u00D7 cos 71.6\u00B0 = 2. The other "
+        "dimensions add 0, so the score is 2.");
+  // Out-of-range choices are clamped, never read past the trace.
+  CHECK(plane_geometry(plain, 9, 9, 9, 9).row == 1);
 }

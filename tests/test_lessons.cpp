@@ -64,8 +64,7 @@ const BadLesson kBadLessons[] = {
     {"head_after_overrides.json", "pages[0].head: the scenario has 2 heads (numbered from 0) but found 3"},
     {"unknown_page_key.json",
      "pages[0].hilight: unknown key (expected one of: title, text, scenario, view, step, head, decode_tokens, "
-     "decode_section, "
-     "preset, highlight, absorbed, overrides, experiment, d_k)"},
+     "decode_section, preset, highlight, absorbed, shift_experiment, naive_rope, online, overrides, experiment, d_k)"},
     {"empty_pages.json", "pages: expected at least one page but found none"},
     {"unknown_experiment.json", "pages[0].experiment: expected one of sqrt_dk but found string \"temperature\""},
     {"d_k_not_offered.json", "pages[0].d_k: expected one of the experiment's 1, 4, 16, 64, 256, 1024 but found 100"},
@@ -81,7 +80,9 @@ const BadLesson kBadLessons[] = {
      "pages[0].absorbed: the absorbed form is MLA's, but the_lazy_dog.json (after the overrides) is mha"},
     {"absorbed_on_decode.json", "pages[0].absorbed: only used by view pipeline (this is decode)"},
     {"decode_section_on_pipeline.json", "pages[0].decode_section: only used by view decode (this is pipeline)"},
-    {"decode_section_out_of_range.json", "pages[0].decode_section: must be <= 4 (found 5)"},
+    {"decode_section_out_of_range.json",
+     "pages[0].decode_section: section 5 exists only with sparse attention (the indexer's section); found 5 for "
+     "the_lazy_dog.json"},
     {"step_on_decode_view.json", "pages[0].step: only used by view pipeline (this is decode)"},
     {"preset_on_pipeline.json", "pages[0].preset: only used by views compare, memory and cost (this is pipeline)"},
     {"unknown_view.json",
@@ -90,8 +91,8 @@ const BadLesson kBadLessons[] = {
      "pages[0].overrides.mask: expected one of none | causal | sliding_window | custom but found string \"diagonal\""},
     {"override_unknown_key.json",
      "pages[0].overrides.masks: unknown key (expected one of: mask, window, custom_mask, scale, kernel, heads, "
-     "head_dim, "
-     "variant, kv_heads, latent_dim)"},
+     "head_dim, variant, kv_heads, latent_dim, positions, rope_base, rope_dim, position_offset, top_k, indexer_heads, "
+     "indexer_dim)"},
     {"override_kv_heads.json",
      "pages[0].overrides: the_lazy_dog.json with these overrides is invalid: attention.kv_heads: must divide heads (4) "
      "but "

@@ -78,6 +78,8 @@ class AppState {
   const Trace& causal_trace() const { return *computation_.shown().causal_trace; }
   // Sparse attention only (else nullptr): the shown trace's output computed densely, for what sparsity lost.
   const Matrix* dense_output() const { return computation_.shown().dense_output.get(); }
+  // Shifted positions only (else nullptr): each head's scores with the positions from 0.
+  const std::vector<Matrix>* unshifted_scores() const { return computation_.shown().unshifted_scores.get(); }
   bool computing() const { return computation_.computing(); }
   // The weights the document computes with (Computation::weights). Edits that start from weights use these.
   std::shared_ptr<const Weights> document_weights() const { return computation_.weights(*doc_.scenario); }

@@ -334,15 +334,15 @@ std::string explain_position(const Trace& t, bool keys, int row, int col) {
   const std::string& name = keys ? key_name(t, row) : query_name(t, row);
   const Cells p_cells = cells_of(t.positions);
   std::string p = p_cells(t.positions(row, col));
+  const std::string at = std::to_string(first_position(t.attention) + row);
   if (t.attention.positions == Positions::Sinusoidal) {
     const int pair = col / 2;
-    p = std::string(col % 2 == 0 ? "sin" : "cos") + "(" + std::to_string(row) + " / " +
-        short_number(t.attention.rope_base) + "^(" + std::to_string(2 * pair) + "/" + std::to_string(x.cols()) +
-        ")) = " + p;
+    p = std::string(col % 2 == 0 ? "sin" : "cos") + "(" + at + " / " + short_number(t.attention.rope_base) + "^(" +
+        std::to_string(2 * pair) + "/" + std::to_string(x.cols()) + ")) = " + p;
   } else {
-    p = "W_P[" + std::to_string(row) + "][" + std::to_string(col) + "] = " + p;
+    p = "W_P[" + at + "][" + std::to_string(col) + "] = " + p;
   }
-  return name + " at position " + std::to_string(row) + ": x[" + std::to_string(col) + "] + p[" + std::to_string(col) +
+  return name + " at position " + at + ": x[" + std::to_string(col) + "] + p[" + std::to_string(col) +
          "] = " + cells_of(x).term(x(row, col)) + " + " + p_cells.term(t.positions(row, col)) + " = " +
          cells_of(sum)(sum(row, col)) + ", with p = " + p;
 }
@@ -350,11 +350,12 @@ std::string explain_position(const Trace& t, bool keys, int row, int col) {
 std::string explain_rope_angle(const Trace& t, bool keys, int row, int pair) {
   const int d = rope_width(t.attention);
   if (!in_range(row, keys ? t.n_kv() : t.n_q()) || !in_range(pair, d / 2)) return "";
-  const double angle = rope_angle(row, pair, d, t.attention.rope_base);
-  return "position " + std::to_string(row) + ", dims (" + std::to_string(2 * pair) + ", " +
-         std::to_string(2 * pair + 1) + "): angle = " + std::to_string(row) + " " + kDot + " " +
-         short_number(t.attention.rope_base) + "^(-" + std::to_string(2 * pair) + "/" + std::to_string(d) +
-         ") = " + short_number(angle) + " rad (" + short_number(angle * 180 / std::acos(-1.0)) + "\u00B0)";
+  const int p = first_position(t.attention) + row;
+  const double angle = rope_angle(p, pair, d, t.attention.rope_base);
+  return "position " + std::to_string(p) + ", dims (" + std::to_string(2 * pair) + ", " + std::to_string(2 * pair + 1) +
+         "): angle = " + std::to_string(p) + " " + kDot + " " + short_number(t.attention.rope_base) + "^(-" +
+         std::to_string(2 * pair) + "/" + std::to_string(d) + ") = " + short_number(angle) + " rad (" +
+         short_number(angle * 180 / std::acos(-1.0)) + "\u00B0)";
 }
 
 std::string explain_rope(const Trace& t, int head, bool keys, int row, int col) {
@@ -377,7 +378,7 @@ std::string explain_rope(const Trace& t, int head, bool keys, int row, int col) 
   }
   const Matrix& plain = keys ? h.k : h.q;
   const int a = col - col % 2;
-  const double angle = rope_angle(row, a / 2, d, t.attention.rope_base);
+  const double angle = rope_angle(first_position(t.attention) + row, a / 2, d, t.attention.rope_base);
   const Cells in = cells_of(plain);
   const std::string c = short_number(std::cos(angle)), s = short_number(std::sin(angle));
   // As factors, negatives in parentheses like every product here: "(-0.42)·(-0.99)".

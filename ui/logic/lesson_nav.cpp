@@ -27,6 +27,15 @@ bool ApplyLessonPage(AppState& state, int lesson, int page) {
   if (p.preset) state.models.preset = *p.preset;
   if (p.sqrt_dk) state.lesson.sqrt_dk = *p.sqrt_dk;
   state.pipeline.show_absorbed = p.absorbed;
+  state.pipeline.shift = p.shift_experiment;
+  state.pipeline.naive_rope = p.naive_rope;
+  state.pipeline.online.on = p.online.has_value();
+  state.pipeline.online.playing = false;
+  if (p.online) {
+    state.pipeline.online.row = p.online->row;
+    state.pipeline.online.block = p.online->block;
+    state.pipeline.online.shown = p.online->shown;
+  }
   // Every highlighted cell is outlined; the first is also explained as if pointed at.
   state.pipeline.pinned_cell.reset();
   if (!p.highlight.empty()) state.pipeline.pinned_cell = p.highlight.front();

@@ -92,9 +92,10 @@ Matrix read_custom_mask(const json& j, const std::string& path) {
 ConfigOverrides read_overrides(const json& j, const std::string& path) {
   const JsonFields r(
       j, path,
-      {"mask", "window", "custom_mask", "scale", "kernel", "heads", "head_dim", "variant", "kv_heads", "latent_dim"});
-  const auto integer = [&](const char* key, int hi) {
-    return r.has(key) ? std::optional<int>(r.integer(key, 1, 1, hi)) : std::nullopt;
+      {"mask", "window", "custom_mask", "scale", "kernel", "heads", "head_dim", "variant", "kv_heads", "latent_dim",
+       "positions", "rope_base", "rope_dim", "position_offset", "top_k", "indexer_heads", "indexer_dim"});
+  const auto integer = [&](const char* key, int hi, int lo = 1) {
+    return r.has(key) ? std::optional<int>(r.integer(key, lo, lo, hi)) : std::nullopt;
   };
   ConfigOverrides o;
   if (r.has("mask")) o.mask = r.choice("mask", MaskKind::None, parse_mask, mask_names());
@@ -107,14 +108,35 @@ ConfigOverrides read_overrides(const json& j, const std::string& path) {
   if (r.has("variant")) o.variant = r.choice("variant", Variant::Mha, parse_variant, variant_names());
   o.kv_heads = integer("kv_heads", limits::kMaxHeads);
   o.latent_dim = integer("latent_dim", limits::kMaxProjectedDim);
+  if (r.has("positions")) o.positions = r.choice("positions", Positions::None, parse_positions, positions_names());
+  if (r.has("rope_base")) o.rope_base = r.number("rope_base", 10000.0);
+  o.rope_dim = integer("rope_dim", limits::kMaxHeadDim, 2);
+  o.position_offset = integer("position_offset", limits::kMaxPositionOffset, 0);
+  o.top_k = integer("top_k", limits::kMaxTokens, 0);
+  o.indexer_heads = integer("indexer_heads", limits::kMaxHeads);
+  o.indexer_dim = integer("indexer_dim", limits::kMaxHeadDim);
   return o;
+}
+
+// The modes that replace a pipeline step's equation: the shift experiment, MLA's naive RoPE, the online softmax.
+void read_step_modes(const JsonFields& r, LessonPage& p) {
+  p.shift_experiment = r.boolean("shift_experiment", false);
+  p.naive_rope = r.boolean("naive_rope", false);
+  if (p.shift_experiment && p.naive_rope)
+    throw InputError(r.child("naive_rope"), "given with shift_experiment, but a step shows one of them at a time");
+  if (!r.has("online")) return;
+  const JsonFields o(r.at("online"), r.child("online"), {"row", "block", "blocks_shown"});
+  p.online = LessonPage::Online{.row = o.integer("row", -1, 0, limits::kMaxTokens - 1),
+                                .block = o.integer("block", 2, 1, limits::kMaxTokens),
+                                .shown = o.integer("blocks_shown", 1, 1, limits::kMaxTokens)};
 }
 
 // A key that does nothing in this view is a mistake in the lesson, like an unknown key.
 void check_view_keys(const JsonFields& r, View view) {
   const std::string_view actual = view_name(view);
   if (view != View::Pipeline)
-    for (const char* key : {"step", "head", "highlight", "absorbed"}) r.only_for(key, "view pipeline", actual);
+    for (const char* key : {"step", "head", "highlight", "absorbed", "shift_experiment", "naive_rope", "online"})
+      r.only_for(key, "view pipeline", actual);
   if (view != View::Decode)
     for (const char* key : {"decode_tokens", "decode_section"}) r.only_for(key, "view decode", actual);
   if (view != View::Compare && view != View::Memory && view != View::Cost)
@@ -122,9 +144,10 @@ void check_view_keys(const JsonFields& r, View view) {
 }
 
 LessonPage read_page(const json& j, const std::string& path) {
-  const JsonFields r(j, path,
-                     {"title", "text", "scenario", "view", "step", "head", "decode_tokens", "decode_section", "preset",
-                      "highlight", "absorbed", "overrides", "experiment", "d_k"});
+  const JsonFields r(
+      j, path,
+      {"title", "text", "scenario", "view", "step", "head", "decode_tokens", "decode_section", "preset", "highlight",
+       "absorbed", "shift_experiment", "naive_rope", "online", "overrides", "experiment", "d_k"});
   LessonPage p;
   p.title = r.nonempty_string("title");
   p.text = r.nonempty_string("text");
@@ -134,10 +157,11 @@ LessonPage read_page(const json& j, const std::string& path) {
   p.step = read_step(r);
   p.head = r.integer("head", 0, 0, limits::kMaxHeads);
   p.decode_tokens = r.integer("decode_tokens", 1, 1, limits::kMaxTokens);
-  p.decode_section = r.integer("decode_section", 1, 1, 4);
+  p.decode_section = r.integer("decode_section", 1, 1, 5);
   if (r.has("preset")) p.preset = r.nonempty_string("preset");
   if (r.has("highlight")) p.highlight = read_highlight(r.at("highlight"), r.child("highlight"));
   p.absorbed = r.boolean("absorbed", false);
+  read_step_modes(r, p);
   if (r.has("overrides")) p.overrides = read_overrides(r.at("overrides"), r.child("overrides"));
   if (r.has("experiment"))
     p.experiment = r.choice("experiment", Experiment::SqrtDk, parse_experiment, join(kExperimentNames, " | "));
@@ -268,9 +292,37 @@ void check_step(const LessonPage& p, const Trace& t, const std::string& path) {
                                                  step_names(t.attention));
 }
 
+// A mode must be one the page's step has: the shift experiment on the positions or rope step, the naive RoPE on
+// MLA's, the online softmax on a softmax step, with a row and blocks the trace has.
+void check_step_modes(const LessonPage& p, const Trace& t, const std::string& path) {
+  const Step s = applying_step(p.step, t.attention);
+  const auto refuse = [&](const char* key, const std::string& why) {
+    throw InputError(child_path(path, key), p.scenario + " (after the overrides): " + why);
+  };
+  if (p.shift_experiment && s != Step::Positions && s != Step::Rope)
+    refuse("shift_experiment", "the shift experiment is shown on the positions or rope step, not on " +
+                                   std::string(step_info(p.step).name));
+  if (p.naive_rope && (s != Step::Rope || !decoupled_rope(t.attention)))
+    refuse("naive_rope", "turning the expanded keys is shown on the rope step of mla with rope");
+  if (!p.online) return;
+  if (s != Step::Softmax || t.attention.kernel != Kernel::Softmax)
+    refuse("online", "the online softmax is a mode of the softmax step, with the softmax kernel");
+  const int row = p.online->row < 0 ? t.n_q() - 1 : p.online->row;
+  if (row >= t.n_q())
+    refuse("online", "online.row " + std::to_string(row) + " is past the last query " + std::to_string(t.n_q() - 1));
+  const int blocks = (t.n_kv() + p.online->block - 1) / p.online->block;
+  if (p.online->shown > blocks)
+    refuse("online", "online.blocks_shown " + std::to_string(p.online->shown) + " is more than the row's " +
+                         plural(blocks, "block") + " of " + std::to_string(p.online->block) + " keys");
+}
+
 void check_page(const LessonPage& p, const std::filesystem::path& dir, const std::string& path) {
   const PageScenario ps = page_scenario(p, dir, path);
   check_step(p, ps.trace, path);
+  check_step_modes(p, ps.trace, path);
+  if (p.view == View::Decode && p.decode_section == 5 && !ps.trace.indexer)
+    throw InputError(child_path(path, "decode_section"),
+                     "section 5 exists only with sparse attention (the indexer's section); found 5 for " + p.scenario);
   check_head(p, ps.trace, path);
   check_absorbed(p, ps.trace, path);
   if (p.view == View::Decode) check_decode(p, ps.scenario, path);

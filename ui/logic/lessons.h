@@ -68,11 +68,19 @@ struct LessonPage {
   View view = View::Pipeline;
   Step step = Step::Inputs;
   int head = 0;
-  int decode_tokens = 1;                       // tokens arrived, 1-based: DecodeView::token is decode_tokens - 1
-  int decode_section = 1;                      // 1 query, 2 cache, 3 attention, 4 output
+  int decode_tokens = 1;   // tokens arrived, 1-based: DecodeView::token is decode_tokens - 1
+  int decode_section = 1;  // 1 query, 2 cache, 3 attention, 4 output; sparse: 3 indexer, 4 attention, 5 output
   std::optional<std::string> preset;           // sets ModelViewSettings::preset; empty keeps the current one
   std::vector<std::pair<int, int>> highlight;  // (row, col) cells of step_result(trace, step, head)
   bool absorbed = false;                       // MLA: the scores step shows the absorbed form (AppState::show_absorbed)
+  bool shift_experiment = false;               // the positions or rope step shows the shift experiment
+  bool naive_rope = false;                     // MLA's rope step turns the expanded keys instead
+  struct Online {                              // the softmax step in its online mode (PipelineView::online)
+    int row = -1;                              // -1: the last query
+    int block = 2;
+    int shown = 1;  // blocks done
+  };
+  std::optional<Online> online;
   ConfigOverrides overrides;  // the command line's rules (core/overrides.h); query_latent_dim is not offered
   std::optional<Experiment> experiment;
   std::optional<int> sqrt_dk;  // the experiment's d_k as the page opens; unset keeps the current one

@@ -31,6 +31,24 @@ Scenario dense_version(const Scenario& s) {
   return d;
 }
 
+Scenario unshifted_version(const Scenario& s) {
+  Scenario u = s;
+  u.attention.position_offset = 0;
+  return u;
+}
+
+namespace {
+
+std::shared_ptr<const std::vector<Matrix>> unshifted_scores(const Scenario& s, const Weights& drawn) {
+  if (first_position(s.attention) == 0 || std::max(s.n_q(), s.n_kv()) > kMaxDecodeTokens) return nullptr;
+  const Trace u = compute_trace_with_weights(unshifted_version(s), drawn);
+  std::vector<Matrix> scores;
+  for (const HeadTrace& h : u.heads) scores.push_back(h.scores);
+  return std::make_shared<const std::vector<Matrix>>(std::move(scores));
+}
+
+}  // namespace
+
 Computed compute_all(const Scenario& s, std::uint64_t ticket, const Weights* resolved) {
   const auto start = std::chrono::steady_clock::now();
   Computed c;
@@ -40,6 +58,7 @@ Computed compute_all(const Scenario& s, std::uint64_t ticket, const Weights* res
   if (s.attention.sparse)
     c.dense_output =
         std::make_shared<const Matrix>(compute_trace_with_weights(dense_version(s), c.trace->weights).output);
+  c.unshifted_scores = unshifted_scores(s, c.trace->weights);
   // Past kMaxDecodeTokens the step-by-step view says so instead: it would cost more than the trace itself.
   if (s.n_q() > kMaxDecodeTokens) {
     c.decode_error = "the decode view steps through at most " + std::to_string(kMaxDecodeTokens) +

@@ -24,6 +24,9 @@ struct Computed {
   std::shared_ptr<const Trace> causal_trace;   // what decoding must reproduce row by row (the trace itself when causal)
   std::string decode_error;                    // why it cannot be decoded
   std::shared_ptr<const Matrix> dense_output;  // sparse only: the output without the selection (what sparsity lost)
+  // Shifted positions only (position_offset > 0, up to kMaxDecodeTokens): each head's scores with the positions
+  // from 0, what the shift experiment compares with.
+  std::shared_ptr<const std::vector<Matrix>> unshifted_scores;
   std::uint64_t ticket = 0;  // which request it answers: Computation counts every change of the document
   double seconds = 0.0;      // how long computing it took
 };
@@ -35,7 +38,11 @@ Scenario causal_version(const Scenario& s);
 // The document without its sparse selection (and the indexer's weights): what the selection step compares with.
 Scenario dense_version(const Scenario& s);
 
-// Decoding step by step is computed up to this many tokens; a longer document's decode view says why not.
+// The document with its positions from 0 again: what the shift experiment compares with.
+Scenario unshifted_version(const Scenario& s);
+
+// Decoding step by step (and the shift experiment) is computed up to this many tokens; a longer document's
+// decode view says why not.
 inline constexpr int kMaxDecodeTokens = 256;
 
 // Validates (throws InputError) and computes the trace, the decoding and the causal trace. `resolved`, if

@@ -20,4 +20,13 @@ struct StepText {
 // range is read as head 0.
 StepText explain_step(const Trace& t, Step step, int head);
 
+// What the shift experiment found: the scores with every position shifted by position_offset against the scores
+// with positions from 0 differ by at most `largest_change`. With RoPE that is rounding (a tick, from agreement());
+// with absolute positions the change is real and the sentence says why.
+struct ShiftFinding {
+  std::string text;
+  bool same = false;  // within rounding
+};
+ShiftFinding explain_shift(const AttentionConfig& a, double largest_change);
+
 }  // namespace attn::ui

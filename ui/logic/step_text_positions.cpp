@@ -12,16 +12,19 @@ using namespace glyph;
 StepText positions_text(const StepContext& v) {
   const Trace& t = v.t;
   const bool learned = t.attention.positions == Positions::Learned;
+  const int c = first_position(t.attention);
   StepText s;
   s.formula = "X + P   " + dims(t.input()) + " = " + dims(t.x) + " + " + dims(t.n_q(), t.x.cols()) +
-              (learned ? "   (P = the first rows of W_P)"
+              (learned ? (c == 0 ? "   (P = the first rows of W_P)" : "   (P = rows " + num(c) + "... of W_P)")
                        : "   (P[p, 2i] = sin(p / " + short_number(t.attention.rope_base) +
                              "^(2i/d_model)), "
                              "P[p, 2i+1] = cos)");
   const int last = t.n_q() - 1;
-  s.what = "Row p of P is added to token p's embedding: " + quoted(v.q(last)) + " at position " + num(last) + " gets " +
-           vec(t.positions.row(last)) + " and becomes " + vec(t.input().row(last)) + ".";
-  if (t.cross_attention) s.what += " The context adds its own rows 0 to " + num(t.n_kv() - 1) + ".";
+  s.what = c == 0 ? "Row p of P is added to token p's embedding: "
+                  : "Every position is shifted by " + num(c) + ": token p gets row " + num(c) + " + p of P. ";
+  s.what += quoted(v.q(last)) + " at position " + num(c + last) + " gets " + vec(t.positions.row(last)) +
+            " and becomes " + vec(t.input().row(last)) + ".";
+  if (t.cross_attention) s.what += " The context adds its own rows " + num(c) + " to " + num(c + t.n_kv() - 1) + ".";
   s.what += " Everything after reads these sums.";
   s.why = std::string(
               "Without positions attention knows no order: permute the tokens and every row permutes with "
@@ -57,9 +60,9 @@ StepText rope_text(const StepContext& v) {
               "base^(-2i/d), base " + short_number(t.attention.rope_base) + ", d = " + num(d);
   s.what =
       "Each pair of numbers of q and k is a point turned by an angle that grows with its position: " + quoted(v.q(i)) +
-      " at position " + num(i) + " turns its first pair by " +
-      short_number(rope_angle(i, 0, d, t.attention.rope_base)) + " rad, from " + vec(h.q.row(i)) + " to " +
-      vec(h.q_rope.row(i)) + ". Lengths do not change.";
+      " at position " + num(first_position(t.attention) + i) + " turns its first pair by " +
+      short_number(rope_angle(first_position(t.attention) + i, 0, d, t.attention.rope_base)) + " rad, from " +
+      vec(h.q.row(i)) + " to " + vec(h.q_rope.row(i)) + ". Lengths do not change.";
   s.why = "Turning a query at position m by m" + kDot + "f and a key at position n by n" + kDot +
           "f leaves their dot product depending on m - n only: shift every position by the same amount and the "
           "scores stay the same. So the scores know how far apart two tokens are, not where they sit.";
@@ -94,3 +97,22 @@ StepText selection_text(const StepContext& v) {
 }
 
 }  // namespace attn::ui::step_text
+
+namespace attn::ui {
+
+// The shift experiment is the RoPE step's claim put to the test.
+ShiftFinding explain_shift(const AttentionConfig& a, double largest_change) {
+  const std::string c = std::to_string(first_position(a));
+  if (a.positions == Positions::Rope) {
+    const Agreement r = agreement(largest_change, "Shifted by " + c + ", the scores stay the same",
+                                  ": each score turns q by i and k by j, so only i - j enters it");
+    return {r.text, r.ok};
+  }
+  const std::string kind = a.positions == Positions::Learned ? "learned" : "sinusoidal";
+  return {"Shifted by " + c + ", the scores change (largest change " + short_number(largest_change) + "): " + kind +
+              " positions add another row of P to each embedding, so q and k themselves change with where the "
+              "tokens sit.",
+          largest_change <= kAgreementTolerance};
+}
+
+}  // namespace attn::ui

@@ -39,7 +39,14 @@ struct PipelineView {
   bool show_absorbed = false;  // MLA: the scores step shows the absorbed form
   int side = 0;                // the positions and rope steps: 0 the queries, 1 the keys (or the context)
   bool naive_rope = false;     // MLA's rope step: what turning the expanded keys instead would do
-  struct {                     // the softmax step's online mode: one row over key blocks, as a GPU kernel
+  bool shift = false;          // the positions and rope steps: the shift experiment in place of the step's equation
+  bool geometry = false;       // the scores and rope steps: a query and a key as arrows in a plane
+  struct {
+    int pair = 0;  // an index into plane_pairs (ui/logic/geometry.h)
+    int row = -1;  // -1: the last query
+    int col = 0;
+  } geometry_view;
+  struct {  // the softmax step's online mode: one row over key blocks, as a GPU kernel
     bool on = false;
     int row = -1;   // -1: the last query (it sees the most keys under a causal mask)
     int block = 2;  // keys per block

@@ -6,7 +6,9 @@
 #include "core/mask.h"
 #include "core/positions.h"
 #include "ui/logic/hover_text.h"
+#include "ui/logic/recompute.h"
 #include "ui/logic/step_matrices.h"
+#include "ui/logic/step_text.h"
 #include "ui/panels/panels.h"
 #include "ui/widgets/equation.h"
 #include "ui/widgets/text.h"
@@ -211,7 +213,23 @@ void absorbed_scores(StepView& v) {
   if (e.term == 3 && !rope) v.state.pipeline.hover.explanation = explain_cell(v.t, Step::Scores, h, e.row, e.col);
 }
 
+// A checkbox on the row of the side's radio buttons (after them when `after` and it fits) for a mode that replaces
+// the step's equation; turning one mode on turns the other off.
+bool mode_toggle(StepView& v, const char* label, bool& on, bool after) {
+  if (after) SameLineIfFits(ImGui::GetFrameHeight() + LabelledWidth(0, label), ImGui::GetStyle().ItemSpacing.x * 3);
+  if (ImGui::Checkbox(label, &on) && on) {
+    v.state.pipeline.shift = v.state.pipeline.naive_rope = v.state.pipeline.geometry = false;
+    on = true;
+  }
+  return on;
+}
+
+void geometry(StepView& v) {
+  GeometryView(v.state, v.t, v.state.pipeline.head, v.height - (ImGui::GetCursorPosY() - v.top));
+}
+
 void scores(StepView& v) {
+  if (mode_toggle(v, "geometry: q and k as arrows", v.state.pipeline.geometry, false)) return geometry(v);
   if (v.t.absorbed) {
     ImGui::Checkbox("absorbed form", &v.state.pipeline.show_absorbed);
     ImGui::SameLine();
@@ -416,9 +434,34 @@ int choose_side(StepView& v, const char* queries, const char* keys) {
   return side;
 }
 
+// The shift experiment: the scores with every position shifted against the scores with positions from 0.
+void shift_experiment(StepView& v) {
+  PositionShiftField(v.state, ImGui::GetFontSize() * 7);
+  const std::vector<Matrix>* from_0 = v.state.unshifted_scores();
+  if (first_position(v.t.attention) == 0 || !from_0 || from_0->size() != v.t.heads.size()) {
+    TextWrappedAtSpaces(first_position(v.t.attention) == 0
+                            ? "Shift every position by the same amount and compare the scores with these."
+                            : "The shift experiment compares scores up to " + std::to_string(kMaxDecodeTokens) +
+                                  " tokens.");
+    return;
+  }
+  const Matrix& before = (*from_0)[static_cast<std::size_t>(v.state.pipeline.head)];
+  const ShiftFinding f = explain_shift(v.t.attention, (v.h.scores - before).cwiseAbs().maxCoeff());
+  if (v.t.attention.positions == Positions::Rope) AgreementBadge({f.text, f.same});
+  else TextWrappedAtSpaces(f.text);
+  const auto [hr, hc] = v.hovered(3, 0);
+  const std::string c = std::to_string(first_position(v.t.attention));
+  std::vector<Term> terms{v.query_by_key("scores, positions from " + c, v.h.scores, {hr, hc}),
+                          v.query_by_key("scores, positions from 0", before, {hr, hc})};
+  share_range(terms);  // one colour scale: a cell that changed changes colour
+  const std::string op = "vs";
+  v.equation(3, terms, std::span(&op, 1), v.height - (ImGui::GetCursorPosY() - v.top));
+}
+
 void positions(StepView& v) {
   const Trace& t = v.t;
   const bool keys = t.cross_attention && choose_side(v, "queries: X + P", "context: X_kv + P") == 1;
+  if (mode_toggle(v, "shift experiment", v.state.pipeline.shift, t.cross_attention)) return shift_experiment(v);
   const int n = keys ? t.n_kv() : t.n_q();
   const Matrix p = t.positions.topRows(n);
   const std::vector<std::string>& rows = keys ? t.context_tokens : t.tokens;
@@ -464,6 +507,9 @@ void rope(StepView& v) {
   const Trace& t = v.t;
   const bool keys = choose_side(v, "queries", "keys") == 1;
   const bool mla = decoupled_rope(t.attention);
+  if (mla && mode_toggle(v, "turn the expanded keys instead", v.state.pipeline.naive_rope, true)) return naive_rope(v);
+  if (mode_toggle(v, "shift experiment", v.state.pipeline.shift, true)) return shift_experiment(v);
+  if (mode_toggle(v, "geometry", v.state.pipeline.geometry, true)) return geometry(v);
   const auto [hr, hc] = v.hovered(keys, 2);
   const std::string hs = t.heads.size() > 1 ? "_" + std::to_string(v.state.pipeline.head) : "";
   std::vector<std::string> dims;
@@ -480,16 +526,12 @@ void rope(StepView& v) {
          .selected_row = hr,
          .selected_col = hc}};
     const std::string ops[] = {"beside", "="};
-    if (ImGui::Checkbox("turn the expanded keys instead", &v.state.pipeline.naive_rope)) v.state.pipeline.side = 0;
-    if (v.state.pipeline.naive_rope) {
-      naive_rope(v);
-      return;
-    }
     const EquationHover e = v.equation(keys, terms, ops, v.height - (ImGui::GetCursorPosY() - v.top));
     if (e.term == 2) v.state.pipeline.hover.explanation = explain_rope(t, v.state.pipeline.head, keys, e.row, e.col);
     return;
   }
-  const Matrix angles = rope_angles(0, keys ? t.n_kv() : t.n_q(), t.attention.head_dim, t.attention.rope_base);
+  const Matrix angles =
+      rope_angles(first_position(t.attention), keys ? t.n_kv() : t.n_q(), t.attention.head_dim, t.attention.rope_base);
   const Term terms[] = {{.name = keys ? "k" + hs : "q" + hs,
                          .m = keys ? &v.h.k : &v.h.q,
                          .rows = keys ? &t.context_tokens : &t.tokens,

@@ -27,6 +27,10 @@ float LessonPanelHeight(const AppState& state, float width);   // what the page 
 // the dense row (ui/panels/online_softmax_view.cpp).
 void OnlineSoftmaxView(AppState& state, const Trace& t, int head, float cell);
 
+// The scores and rope steps' geometry mode: a query and a key of head `head` as arrows on a pair of dimensions,
+// within `height` (ui/panels/geometry_view.cpp).
+void GeometryView(AppState& state, const Trace& t, int head, float height);
+
 // The next field takes the width its label leaves, so every label ends at the panel's right edge.
 void FitLabel(const char* label);
 // A combo of an enum's values by their names (to_string); true when the user picked one.
@@ -47,6 +51,9 @@ bool EnumCombo(const char* label, E& value, std::initializer_list<E> options) {
 
 // Where positions enter and the sparse attention of the inputs panel, each field an undoable edit.
 void PositionsControls(AppState& state);
+// The shift of every position (the shift experiment), in the inputs panel and in the positions and rope steps:
+// `width` wide, or up to the panel's edge when 0.
+void PositionShiftField(AppState& state, float width = 0.0f);
 void SparseControls(AppState& state);
 
 // The preset picker (and context, dtype, batch) the model views share; nullptr without presets.

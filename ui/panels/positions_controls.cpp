@@ -18,10 +18,11 @@ void report(AppState& state, const std::vector<std::string>& notes) {
   state.message = notes.front() + (notes.size() > 1 ? " (and " + std::to_string(notes.size() - 1) + " more)" : "");
 }
 
-// An integer field applied as it changes, clamped to [lo, hi].
+// An integer field applied as it changes, clamped to [lo, hi]; `width` wide, or up to the panel's edge when 0.
 void int_field(AppState& state, const char* label, int value, int step, int lo, int hi,
-               const std::function<std::vector<std::string>(Scenario&, int)>& apply) {
-  FitLabel(label);
+               const std::function<std::vector<std::string>(Scenario&, int)>& apply, float width = 0.0f) {
+  if (width > 0.0f) ImGui::SetNextItemWidth(width);
+  else FitLabel(label);
   if (!ImGui::InputInt(label, &value, step)) return;
   value = std::clamp(value, lo, hi);
   std::vector<std::string> notes;
@@ -42,6 +43,17 @@ void rope_base_field(AppState& state) {
 
 }  // namespace
 
+void PositionShiftField(AppState& state, float width) {
+  const Scenario& s = state.scenario();
+  const int most = s.attention.positions == Positions::Learned ? limits::kMaxTokens - std::max(s.n_q(), s.n_kv())
+                                                               : limits::kMaxPositionOffset;
+  int_field(state, "shift positions", s.attention.position_offset, 1, 0, most, set_position_offset, width);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(
+        "Row p sits at position shift + p. RoPE's scores stay the same (only i - j enters them);\n"
+        "sinusoidal and learned positions add other rows to X, so their scores change.");
+}
+
 void PositionsControls(AppState& state) {
   const AttentionConfig& a = state.scenario().attention;
   Positions p = a.positions;
@@ -54,6 +66,7 @@ void PositionsControls(AppState& state) {
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("none: no order.  sinusoidal, learned: rows added to X.  rope: q and k turned by position.");
   if (a.positions == Positions::Sinusoidal || a.positions == Positions::Rope) rope_base_field(state);
+  if (a.positions != Positions::None) PositionShiftField(state);
   if (decoupled_rope(a))
     int_field(state, "rope_dim", a.rope_dim, 2, 2, limits::kMaxHeadDim, [](Scenario& d, int r) {
       d.attention.rope_dim = r - r % 2;

@@ -1,0 +1,95 @@
+#include "ui/widgets/vector_plot.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace attn::ui {
+namespace {
+
+struct Frame {
+  ImVec2 centre;
+  float half = 0;   // pixels from the centre to the extent
+  float whole = 0;  // pixels from the centre to the plot's edge, beyond the extent by a margin for labels
+  double extent = 1;
+  ImVec2 at(double x, double y) const {  // data to screen: y up
+    const float s = half / static_cast<float>(extent);
+    return {centre.x + static_cast<float>(x) * s, centre.y - static_cast<float>(y) * s};
+  }
+};
+
+void dashed_line(ImDrawList* dl, ImVec2 a, ImVec2 b, ImU32 colour, float thickness) {
+  const float length = std::hypot(b.x - a.x, b.y - a.y), dash = 7.0f;
+  for (float s = 0; s < length; s += 2 * dash) {
+    const float e = std::min(length, s + dash);
+    dl->AddLine({a.x + (b.x - a.x) * s / length, a.y + (b.y - a.y) * s / length},
+                {a.x + (b.x - a.x) * e / length, a.y + (b.y - a.y) * e / length}, colour, thickness);
+  }
+}
+
+void axes(ImDrawList* dl, const Frame& f, const VectorPlotOptions& o) {
+  const ImU32 grid = ImGui::GetColorU32(ImGuiCol_Border, 0.5f), axis = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  for (int i = -4; i <= 4; ++i) {  // quarters of the extent
+    const double v = f.extent * i / 4.0;
+    dl->AddLine(f.at(v, -f.extent), f.at(v, f.extent), i == 0 ? axis : grid, i == 0 ? 1.5f : 1.0f);
+    dl->AddLine(f.at(-f.extent, v), f.at(f.extent, v), i == 0 ? axis : grid, i == 0 ? 1.5f : 1.0f);
+  }
+  const ImVec2 x_end = f.at(f.extent, 0), y_end = f.at(0, f.extent);
+  const ImVec2 xs = ImGui::CalcTextSize(o.x_label);
+  dl->AddText({x_end.x - xs.x - 2, x_end.y + 2}, axis, o.x_label);
+  dl->AddText({y_end.x + 4, y_end.y}, axis, o.y_label);
+}
+
+void arrow(ImDrawList* dl, const Frame& f, const PlotArrow& a) {
+  const ImVec2 o = f.at(0, 0), tip = f.at(a.x, a.y);
+  const float length = std::hypot(tip.x - o.x, tip.y - o.y);
+  if (length < 1.0f) return;
+  const ImVec2 u{(tip.x - o.x) / length, (tip.y - o.y) / length}, n{-u.y, u.x};
+  const float head = std::min(length * 0.4f, 8.0f + 2.0f * a.thickness);
+  const ImVec2 base{tip.x - u.x * head, tip.y - u.y * head};
+  if (a.dashed) dashed_line(dl, o, base, a.colour, a.thickness);
+  else dl->AddLine(o, base, a.colour, a.thickness);
+  const float w = head * 0.45f;
+  dl->AddTriangleFilled(tip, {base.x + n.x * w, base.y + n.y * w}, {base.x - n.x * w, base.y - n.y * w}, a.colour);
+  if (a.label.empty()) return;
+  const ImVec2 ts = ImGui::CalcTextSize(a.label.c_str());
+  // Beyond the tip, centred on the arrow's line, so a label never covers its own arrow; kept inside the plot.
+  ImVec2 at{tip.x + u.x * (ts.x * 0.5f + 6) - ts.x * 0.5f, tip.y + u.y * (ts.y * 0.5f + 4) - ts.y * 0.5f};
+  at.x = std::clamp(at.x, f.centre.x - f.whole, f.centre.x + f.whole - ts.x);
+  at.y = std::clamp(at.y, f.centre.y - f.whole, f.centre.y + f.whole - ts.y);
+  dl->AddText(at, a.colour, a.label.c_str());
+}
+
+void arc(ImDrawList* dl, const Frame& f, const PlotArc& a) {
+  const ImVec2 o = f.at(0, 0);
+  const float r = a.radius * f.half;
+  // Screen y points down: an angle counter-clockwise in the data is clockwise on screen.
+  dl->PathArcTo(o, r, static_cast<float>(-a.from), static_cast<float>(-a.to), 32);
+  dl->PathStroke(a.colour, 0, 2.0f);
+  if (a.label.empty()) return;
+  const double mid = (a.from + a.to) / 2;
+  const ImVec2 ts = ImGui::CalcTextSize(a.label.c_str());
+  const ImVec2 p{o.x + static_cast<float>(std::cos(mid)) * (r + 6 + ts.x * 0.5f) - ts.x * 0.5f,
+                 o.y - static_cast<float>(std::sin(mid)) * (r + 4 + ts.y * 0.5f) - ts.y * 0.5f};
+  dl->AddText(p, a.colour, a.label.c_str());
+}
+
+}  // namespace
+
+void VectorPlot(const char* id, std::span<const PlotArrow> arrows, std::span<const PlotArc> arcs,
+                const VectorPlotOptions& opts) {
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float side = opts.size > 0 ? opts.size : std::max(80.0f, std::min(avail.x, avail.y));
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  ImGui::InvisibleButton(id, {side, side});
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->PushClipRect(origin, {origin.x + side, origin.y + side}, true);
+  const float margin = ImGui::GetFontSize() * 1.2f;  // room for the labels beyond the longest arrow
+  const Frame f{{origin.x + side / 2, origin.y + side / 2}, side / 2 - margin, side / 2,
+                opts.extent > 0 ? opts.extent : 1.0};
+  axes(dl, f, opts);
+  for (const PlotArc& a : arcs) arc(dl, f, a);
+  for (const PlotArrow& a : arrows) arrow(dl, f, a);
+  dl->PopClipRect();
+}
+
+}  // namespace attn::ui

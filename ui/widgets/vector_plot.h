@@ -1,0 +1,39 @@
+#pragma once
+// ui::VectorPlot: arrows from the origin in a square plane, with arcs between directions: the geometry of a dot
+// product (ui/logic/geometry.h). Axes through the origin, a light grid, each arrow labelled at its tip.
+#include <span>
+#include <string>
+
+#include <imgui.h>
+
+namespace attn::ui {
+
+struct PlotArrow {
+  double x = 0, y = 0;  // the tip, in data units
+  ImU32 colour = 0;
+  float thickness = 2.0f;
+  bool dashed = false;  // e.g. a vector before RoPE's turn
+  std::string label;    // drawn beyond the tip; empty: none
+};
+
+// An arc at `radius` (a share of the plot's half width) from direction `from` to direction `to` (radians,
+// counter-clockwise from the x axis), with a label at its middle.
+struct PlotArc {
+  double from = 0, to = 0;
+  float radius = 0.3f;
+  ImU32 colour = 0;
+  std::string label;
+};
+
+struct VectorPlotOptions {
+  float size = 0;       // the square's side in pixels (0: the available width, at most the available height)
+  double extent = 1.0;  // data units from the origin to the edge
+  const char* x_label = "";  // names of the axes, at their positive ends
+  const char* y_label = "";
+};
+
+// Arrows are drawn in order, so the ones that matter go last (on top).
+void VectorPlot(const char* id, std::span<const PlotArrow> arrows, std::span<const PlotArc> arcs,
+                const VectorPlotOptions& opts);
+
+}  // namespace attn::ui
