@@ -9,15 +9,20 @@
 #include <set>
 
 #include "core/io/presets_json.h"
+#include "core/online_softmax.h"
 #include "core/weights.h"
 #include "helpers.h"
 #include "ui/logic/app_state.h"
 #include "ui/logic/cell_format.h"
+#include "ui/logic/geometry.h"
+#include "ui/logic/hover_text.h"
 #include "ui/logic/layout_check.h"
 #include "ui/logic/lesson_nav.h"
 #include "ui/logic/lessons.h"
+#include "ui/logic/recompute.h"
 #include "ui/logic/sqrt_dk.h"
 #include "ui/logic/step_matrices.h"
+#include "ui/logic/step_text.h"
 
 using namespace attn;
 using namespace attn::ui;
@@ -43,8 +48,15 @@ struct ShippedLesson {
 };
 
 const ShippedLesson kShipped[] = {
-    {"1_the_cat_sat.json", "the_cat_sat", 7}, {"2_sqrt_dk.json", "sqrt_dk", 6},   {"3_masks.json", "masks", 7},
-    {"4_multi_head.json", "multi_head", 6},   {"5_kv_cache.json", "kv_cache", 7}, {"6_variants.json", "variants", 8},
+    {"1_the_cat_sat.json", "the_cat_sat", 7},
+    {"2_sqrt_dk.json", "sqrt_dk", 6},
+    {"3_masks.json", "masks", 7},
+    {"4_multi_head.json", "multi_head", 6},
+    {"5_kv_cache.json", "kv_cache", 7},
+    {"6_variants.json", "variants", 8},
+    {"7_positions.json", "positions", 8},
+    {"8_sparse_attention.json", "sparse_attention", 6},
+    {"9_online_softmax.json", "online_softmax", 5},
 };
 
 struct BadLesson {
@@ -64,7 +76,9 @@ const BadLesson kBadLessons[] = {
     {"head_after_overrides.json", "pages[0].head: the scenario has 2 heads (numbered from 0) but found 3"},
     {"unknown_page_key.json",
      "pages[0].hilight: unknown key (expected one of: title, text, scenario, view, step, head, decode_tokens, "
-     "decode_section, preset, highlight, absorbed, shift_experiment, naive_rope, online, overrides, experiment, d_k)"},
+     "decode_section, preset, highlight, absorbed, shift_experiment, naive_rope, online, geometry, overrides, "
+     "experiment, "
+     "d_k)"},
     {"empty_pages.json", "pages: expected at least one page but found none"},
     {"unknown_experiment.json", "pages[0].experiment: expected one of sqrt_dk but found string \"temperature\""},
     {"d_k_not_offered.json", "pages[0].d_k: expected one of the experiment's 1, 4, 16, 64, 256, 1024 but found 100"},
@@ -80,6 +94,24 @@ const BadLesson kBadLessons[] = {
      "pages[0].absorbed: the absorbed form is MLA's, but the_lazy_dog.json (after the overrides) is mha"},
     {"absorbed_on_decode.json", "pages[0].absorbed: only used by view pipeline (this is decode)"},
     {"decode_section_on_pipeline.json", "pages[0].decode_section: only used by view decode (this is pipeline)"},
+    {"shift_without_positions_step.json",
+     "pages[0].shift_experiment: the_lazy_dog.json (after the overrides): the shift experiment is shown on the "
+     "positions or rope step, not on scores"},
+    {"two_modes.json",
+     "pages[0].shift_experiment: a step shows one mode at a time, but more than one of shift_experiment, naive_rope, "
+     "geometry and online is given"},
+    {"online_past_the_row.json",
+     "pages[0].online: the_lazy_dog.json (after the overrides): online.blocks_shown 3 is more than the row's 2 blocks "
+     "of 2 keys"},
+    {"geometry_key_outside.json",
+     "pages[0].geometry: the_lazy_dog.json (after the overrides): its query, key and pair are numbered from 0 below "
+     "N_Q = 4, N_KV = 4 and 1 pair of dims"},
+    {"naive_rope_not_mla.json",
+     "pages[0].naive_rope: the_lazy_dog.json (after the overrides): turning the expanded keys is shown on the rope "
+     "step of mla with rope"},
+    {"decode_section_5_dense.json",
+     "pages[0].decode_section: section 5 exists only with sparse attention (the indexer's section); found 5 for "
+     "the_lazy_dog.json"},
     {"decode_section_out_of_range.json",
      "pages[0].decode_section: section 5 exists only with sparse attention (the indexer's section); found 5 for "
      "the_lazy_dog.json"},
@@ -116,7 +148,7 @@ TEST_CASE("the shipped lessons load in teaching order, every page checked agains
     CAPTURE(files[i]);
     Lesson lesson;
     REQUIRE_NOTHROW(lesson = load_lesson_file(files[i], kScenarios));
-    if (i < std::size(kShipped)) {  // the first six, in this order; more may follow
+    if (i < std::size(kShipped)) {  // the shipped ones, in this order; more may follow
       CHECK(files[i].filename() == kShipped[i].file);
       CHECK(lesson.name == kShipped[i].name);
       CHECK(lesson.pages.size() == kShipped[i].pages);
@@ -209,6 +241,16 @@ TEST_CASE("the numbers the lessons quote are the engine's") {
   check_quote(masks.pages[4], 2, 1, "0.850");  // window 2
   check_quote(masks.pages[5], 2, 2, "0.990");  // custom
 
+  const Lesson positions = shipped("7_positions.json");
+  check_quote(positions.pages[0], 3, 2, "0.329");  // no positions: both "the" rows alike
+  check_quote(positions.pages[2], 0, 2, "0.379");  // sinusoidal: now they differ
+  check_quote(positions.pages[2], 3, 2, "0.087");
+  check_quote(positions.pages[3], 3, 1, "\u22120.949");  // RoPE(q) of the second "the", turned by 3 rad
+
+  const Lesson sparse = shipped("8_sparse_attention.json");
+  check_quote(sparse.pages[0], 3, 2, "0.266");  // the indexer's score
+  check_quote(sparse.pages[2], 3, 1, "0.439");  // head 0's weights over the selected keys
+
   const Lesson heads = shipped("4_multi_head.json");
   check_quote(heads.pages[2], 3, 2, "0.575");        // head 3: sleeps -> dog
   check_quote(heads.pages[5], 3, 0, "\u22121.077");  // the sum over heads
@@ -245,6 +287,50 @@ std::set<std::string> shown_numbers(const Trace& t) {
 
 }  // namespace
 
+namespace {
+
+// What the new steps and modes put on screen besides the trace's own matrices: X + P, the turned vectors, the
+// indexer, what sparsity lost, the pinned cell's hover, and the sentences and tables of the geometry, shift and
+// online modes (their decimals as those texts write them).
+void add_step_numbers(const LessonPage& p, const Scenario& s, const Trace& t, std::set<std::string>& out) {
+  const auto add = [&](const Matrix& m) {
+    const int d = matrix_decimals(m, nullptr);
+    for (Eigen::Index i = 0; i < m.size(); ++i)
+      if (std::isfinite(m.data()[i])) out.insert(format_fixed(m.data()[i], d));
+  };
+  const auto add_text = [&](const std::string& text) {
+    for (const std::string& q : quoted_decimals(text)) out.insert(q);
+  };
+  for (const Matrix* m : {&t.positions, &t.input(), &t.input_kv()}) add(*m);
+  for (const HeadTrace& h : t.heads)
+    for (const Matrix* m : {&h.q_rope, &h.k_rope, &h.q_r, &h.k_r}) add(*m);
+  if (t.indexer) {
+    for (const Matrix* m : {&t.indexer->q, &t.indexer->k, &t.indexer->w, &t.indexer->scores}) add(*m);
+    const Matrix dense = compute_trace(dense_version(s)).output;
+    add(dense);
+    add(t.output - dense);
+    add_text(short_number((t.output - dense).cwiseAbs().maxCoeff()));
+  }
+  if (!p.highlight.empty())
+    add_text(explain_cell(t, p.step, p.head, p.highlight.front().first, p.highlight.front().second));
+  if (p.geometry) {
+    const PlaneGeometry g = plane_geometry(t, p.head, p.geometry->pair,
+                                           p.geometry->query < 0 ? t.n_q() - 1 : p.geometry->query, p.geometry->key);
+    add_text(explain_geometry(t, g));
+  }
+  if (p.shift_experiment) {
+    const Trace from_0 = compute_trace(unshifted_version(s));
+    add_text(explain_shift(t.attention, (t.heads[0].scores - from_0.heads[0].scores).cwiseAbs().maxCoeff()).text);
+  }
+  if (p.online) {
+    const OnlineSoftmax o = online_softmax(t, p.head, p.online->row < 0 ? t.n_q() - 1 : p.online->row, p.online->block);
+    for (const OnlineBlock& b : o.blocks)
+      for (const double x : {b.block_max, b.m, b.rescale, b.l}) out.insert(short_number(x));
+  }
+}
+
+}  // namespace
+
 TEST_CASE("every decimal a lesson page quotes is a number on its screen, written as its cell writes it") {
   // The square root the scale step divides by and the softmax row summary (Z, entropy) are on screen too.
   for (const std::filesystem::path& file : lesson_files(kLessons)) {
@@ -252,8 +338,10 @@ TEST_CASE("every decimal a lesson page quotes is a number on its screen, written
     for (std::size_t i = 0; i < l.pages.size(); ++i) {
       const LessonPage& p = l.pages[i];
       if (p.experiment || (p.view != View::Pipeline && p.view != View::Decode)) continue;
-      const Trace t = compute_trace(lesson_page_scenario(p, kScenarios));
+      const Scenario s = lesson_page_scenario(p, kScenarios);
+      const Trace t = compute_trace(s);
       std::set<std::string> shown = shown_numbers(t);
+      add_step_numbers(p, s, t, shown);
       shown.insert(format_fixed(std::sqrt(static_cast<double>(t.attention.head_dim)), 3));
       if (i > 0) {  // a page may compare with what the page before it showed
         const std::set<std::string> before =
@@ -386,6 +474,31 @@ TEST_CASE("softmax of a random row saturates at large d_k unless the scores are 
   // d_k = 1: dividing by sqrt(1) changes nothing.
   CHECK(softmax_of_sample_row(1, 8, false, 5).weights == softmax_of_sample_row(1, 8, true, 5).weights);
   CHECK_THROWS_AS(softmax_of_sample_row(4, 0, true, 1), std::invalid_argument);
+}
+
+TEST_CASE("opening a page sets the step's mode: the shift experiment, the geometry, the online softmax") {
+  AppState state(cat_sat(), "");
+  state.lesson.scenarios_dir = kScenarios;
+  state.lesson.lessons = {shipped("7_positions.json"), shipped("9_online_softmax.json")};
+  REQUIRE(ApplyLessonPage(state, 0, 4));  // positions page 5: the geometry of the second "the" against the first
+  CHECK(state.pipeline.geometry);
+  CHECK(state.pipeline.geometry_view.row == 3);
+  CHECK(state.pipeline.geometry_view.col == 0);
+  CHECK_FALSE(state.pipeline.shift);
+  REQUIRE(ApplyLessonPage(state, 0, 5));  // page 6: the shift experiment, shifted by 5
+  CHECK(state.pipeline.shift);
+  CHECK_FALSE(state.pipeline.geometry);
+  CHECK(state.scenario().attention.position_offset == 5);
+  REQUIRE(ApplyLessonPage(state, 0, 7));  // page 8: mla's naive rope
+  CHECK(state.pipeline.naive_rope);
+  REQUIRE(ApplyLessonPage(state, 1, 2));  // online page 3: two blocks of 2 done
+  CHECK(state.pipeline.online.on);
+  CHECK(state.pipeline.online.row == 4);
+  CHECK(state.pipeline.online.block == 2);
+  CHECK(state.pipeline.online.shown == 2);
+  CHECK_FALSE(state.pipeline.naive_rope);
+  REQUIRE(ApplyLessonPage(state, 1, 0));  // page 1: the plain softmax step
+  CHECK_FALSE(state.pipeline.online.on);
 }
 
 TEST_CASE("opening a page sets what its text talks about: the absorbed form, the decode section") {

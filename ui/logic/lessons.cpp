@@ -12,6 +12,7 @@
 #include "core/io/scenario_json.h"
 #include "core/text_format.h"
 #include "core/validate.h"
+#include "ui/logic/geometry.h"
 #include "ui/logic/sqrt_dk.h"
 #include "ui/logic/step_matrices.h"
 
@@ -122,8 +123,16 @@ ConfigOverrides read_overrides(const json& j, const std::string& path) {
 void read_step_modes(const JsonFields& r, LessonPage& p) {
   p.shift_experiment = r.boolean("shift_experiment", false);
   p.naive_rope = r.boolean("naive_rope", false);
-  if (p.shift_experiment && p.naive_rope)
-    throw InputError(r.child("naive_rope"), "given with shift_experiment, but a step shows one of them at a time");
+  if (p.shift_experiment + p.naive_rope + r.has("geometry") + r.has("online") > 1)
+    throw InputError(r.child("shift_experiment"),
+                     "a step shows one mode at a time, but more than one of "
+                     "shift_experiment, naive_rope, geometry and online is given");
+  if (r.has("geometry")) {
+    const JsonFields g(r.at("geometry"), r.child("geometry"), {"query", "key", "pair"});
+    p.geometry = LessonPage::Geometry{.query = g.integer("query", -1, 0, limits::kMaxTokens - 1),
+                                      .key = g.integer("key", 0, 0, limits::kMaxTokens - 1),
+                                      .pair = g.integer("pair", 0, 0, limits::kMaxHeadDim)};
+  }
   if (!r.has("online")) return;
   const JsonFields o(r.at("online"), r.child("online"), {"row", "block", "blocks_shown"});
   p.online = LessonPage::Online{.row = o.integer("row", -1, 0, limits::kMaxTokens - 1),
@@ -135,7 +144,8 @@ void read_step_modes(const JsonFields& r, LessonPage& p) {
 void check_view_keys(const JsonFields& r, View view) {
   const std::string_view actual = view_name(view);
   if (view != View::Pipeline)
-    for (const char* key : {"step", "head", "highlight", "absorbed", "shift_experiment", "naive_rope", "online"})
+    for (const char* key :
+         {"step", "head", "highlight", "absorbed", "shift_experiment", "naive_rope", "online", "geometry"})
       r.only_for(key, "view pipeline", actual);
   if (view != View::Decode)
     for (const char* key : {"decode_tokens", "decode_section"}) r.only_for(key, "view decode", actual);
@@ -147,7 +157,7 @@ LessonPage read_page(const json& j, const std::string& path) {
   const JsonFields r(
       j, path,
       {"title", "text", "scenario", "view", "step", "head", "decode_tokens", "decode_section", "preset", "highlight",
-       "absorbed", "shift_experiment", "naive_rope", "online", "overrides", "experiment", "d_k"});
+       "absorbed", "shift_experiment", "naive_rope", "online", "geometry", "overrides", "experiment", "d_k"});
   LessonPage p;
   p.title = r.nonempty_string("title");
   p.text = r.nonempty_string("text");
@@ -304,6 +314,13 @@ void check_step_modes(const LessonPage& p, const Trace& t, const std::string& pa
                                    std::string(step_info(p.step).name));
   if (p.naive_rope && (s != Step::Rope || !decoupled_rope(t.attention)))
     refuse("naive_rope", "turning the expanded keys is shown on the rope step of mla with rope");
+  if (p.geometry) {
+    if (s != Step::Scores && s != Step::Rope) refuse("geometry", "the geometry is shown on the scores or rope step");
+    const int pairs = static_cast<int>(plane_pairs(t).size());
+    if (p.geometry->query >= t.n_q() || p.geometry->key >= t.n_kv() || p.geometry->pair >= pairs)
+      refuse("geometry", "its query, key and pair are numbered from 0 below N_Q = " + std::to_string(t.n_q()) +
+                             ", N_KV = " + std::to_string(t.n_kv()) + " and " + plural(pairs, "pair") + " of dims");
+  }
   if (!p.online) return;
   if (s != Step::Softmax || t.attention.kernel != Kernel::Softmax)
     refuse("online", "the online softmax is a mode of the softmax step, with the softmax kernel");

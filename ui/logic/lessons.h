@@ -81,6 +81,12 @@ struct LessonPage {
     int shown = 1;  // blocks done
   };
   std::optional<Online> online;
+  struct Geometry {  // the scores or rope step as arrows in a plane (PipelineView::geometry_view)
+    int query = -1;  // -1: the last query
+    int key = 0;
+    int pair = 0;  // an index into plane_pairs
+  };
+  std::optional<Geometry> geometry;
   ConfigOverrides overrides;  // the command line's rules (core/overrides.h); query_latent_dim is not offered
   std::optional<Experiment> experiment;
   std::optional<int> sqrt_dk;  // the experiment's d_k as the page opens; unset keeps the current one
