@@ -249,6 +249,7 @@ std::vector<std::string> set_positions(Scenario& s, Positions p, int rope_dim) {
   const AttentionConfig before = s.attention;
   AttentionConfig& a = s.attention;
   a.positions = p;
+  if (p == Positions::None) a.position_offset = 0;  // as a saved file has it: no positions, nothing shifted
   a.max_positions = p == Positions::Learned ? positions_needed(s) : 0;
   a.rope_dim = decoupled_rope(a) ? rope_dim : 0;
   return weight_notes(before, s);

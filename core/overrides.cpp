@@ -64,6 +64,7 @@ void apply_positions(Scenario& s, const ConfigOverrides& o, const OverrideField&
   if (o.position_offset && p == Positions::None)
     throw InputError(field("position_offset"), "given, but the " + kind + " (it shifts every position)");
   if (o.position_offset) a.position_offset = *o.position_offset;
+  if (p == Positions::None) a.position_offset = 0;
   if (p != Positions::Learned) a.max_positions = 0;
   else if (a.max_positions < positions_needed(s)) a.max_positions = positions_needed(s);
 }

@@ -184,3 +184,21 @@ TEST_CASE("learned positions grow with the tokens: a given W_P keeps its rows an
   set_token_count(s, 2);
   CHECK(s.attention.max_positions == 6);  // fewer tokens leave positions unused, not invalid
 }
+
+TEST_CASE("a shift of every position: learned positions grow to cover it, no positions means no shift") {
+  Scenario s = cat_sat();  // 3 tokens
+  set_positions(s, Positions::Learned, 0);
+  s.weights.W_P = Matrix::Constant(3, 4, 0.5);
+  std::vector<std::string> notes = set_position_offset(s, 2);
+  CHECK(notes == std::vector<std::string>{"W_P grows from 3 to 5 rows, the new ones drawn from seed 7"});
+  CHECK(s.attention.position_offset == 2);
+  REQUIRE(s.weights.W_P->rows() == 5);
+  check_matrix(s.weights.W_P->row(4), seeded_matrix(7, SeedStream::W_P, 5, 4).row(4), 0.0, "a seeded row 4");
+  CHECK_NOTHROW(compute_trace(s));
+  CHECK(set_position_offset(s, 1).empty());  // a smaller shift leaves the rows as they are
+  CHECK(s.attention.max_positions == 5);
+  set_positions(s, Positions::Rope, 0);
+  CHECK(s.attention.position_offset == 1);  // rope keeps the shift
+  set_positions(s, Positions::None, 0);
+  CHECK(s.attention.position_offset == 0);  // as a saved file would have it
+}

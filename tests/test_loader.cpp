@@ -243,7 +243,8 @@ TEST_CASE("every shipped scenario loads, traces and decodes") {
     if (!s.context) CHECK(decode(s).steps.size() == s.input.tokens.size());
     ++count;
   }
-  CHECK(count == 6);  // the cat sat, the lazy dog (MHA, GQA, MLA), cross-attention, scale
+  CHECK(count == 8);  // the cat sat, the lazy dog (MHA, GQA, MLA), cross-attention, scale, the dog saw the cat (and
+                      // its sparse version)
 }
 
 TEST_CASE("positions and sparse attention load with their defaults, and save and load back unchanged") {

@@ -141,9 +141,10 @@ void Soak::undo_and_redo(ui::AppState& state, std::string& problem) {
   if (scenario_to_text(state.scenario()) != before) problem = "undo then redo did not come back to the same document";
 }
 
-// Scale on or off, where positions enter (rope is refused for an odd head_dim), or sparse attention on or off.
+// Scale on or off, where positions enter (rope is refused for an odd head_dim), a shift of every position (now and
+// then past the limits), or sparse attention on or off.
 void Soak::toggle_attention_extra(ui::AppState& state, std::string& problem) {
-  switch (pick(3)) {
+  switch (pick(4)) {
     case 0:
       edit(
           state, [](Scenario& d) { d.attention.scale = !d.attention.scale; }, problem);
@@ -152,6 +153,12 @@ void Soak::toggle_attention_extra(ui::AppState& state, std::string& problem) {
       const auto p = static_cast<Positions>(pick(4));
       edit(
           state, [p](Scenario& d) { set_positions(d, p, 2); }, problem);
+      break;
+    }
+    case 2: {
+      const int shift = std::array{0, 1, 5, 100000, 5000, -1}[pick(6)];
+      edit(
+          state, [shift](Scenario& d) { set_position_offset(d, shift); }, problem);
       break;
     }
     default: {
