@@ -76,7 +76,7 @@ const BadLesson kBadLessons[] = {
     {"head_after_overrides.json", "pages[0].head: the scenario has 2 heads (numbered from 0) but found 3"},
     {"unknown_page_key.json",
      "pages[0].hilight: unknown key (expected one of: title, text, scenario, view, step, head, decode_tokens, "
-     "decode_section, preset, highlight, absorbed, shift_experiment, naive_rope, online, geometry, overrides, "
+     "decode_section, preset, highlight, absorbed, shift_experiment, naive_rope, online, geometry, sparsity_loss, overrides, "
      "experiment, "
      "d_k)"},
     {"empty_pages.json", "pages: expected at least one page but found none"},
@@ -99,7 +99,7 @@ const BadLesson kBadLessons[] = {
      "positions or rope step, not on scores"},
     {"two_modes.json",
      "pages[0].shift_experiment: a step shows one mode at a time, but more than one of shift_experiment, naive_rope, "
-     "geometry and online is given"},
+     "sparsity_loss, geometry and online is given"},
     {"online_past_the_row.json",
      "pages[0].online: the_lazy_dog.json (after the overrides): online.blocks_shown 3 is more than the row's 2 blocks "
      "of 2 keys"},

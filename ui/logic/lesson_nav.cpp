@@ -29,6 +29,7 @@ bool ApplyLessonPage(AppState& state, int lesson, int page) {
   state.pipeline.show_absorbed = p.absorbed;
   state.pipeline.shift = p.shift_experiment;
   state.pipeline.naive_rope = p.naive_rope;
+  state.pipeline.sparsity_loss = p.sparsity_loss;
   state.pipeline.geometry = p.geometry.has_value();
   if (p.geometry) state.pipeline.geometry_view = {p.geometry->pair, p.geometry->query, p.geometry->key};
   state.pipeline.online.on = p.online.has_value();

@@ -123,10 +123,11 @@ ConfigOverrides read_overrides(const json& j, const std::string& path) {
 void read_step_modes(const JsonFields& r, LessonPage& p) {
   p.shift_experiment = r.boolean("shift_experiment", false);
   p.naive_rope = r.boolean("naive_rope", false);
-  if (p.shift_experiment + p.naive_rope + r.has("geometry") + r.has("online") > 1)
+  p.sparsity_loss = r.boolean("sparsity_loss", false);
+  if (p.shift_experiment + p.naive_rope + p.sparsity_loss + r.has("geometry") + r.has("online") > 1)
     throw InputError(r.child("shift_experiment"),
                      "a step shows one mode at a time, but more than one of "
-                     "shift_experiment, naive_rope, geometry and online is given");
+                     "shift_experiment, naive_rope, sparsity_loss, geometry and online is given");
   if (r.has("geometry")) {
     const JsonFields g(r.at("geometry"), r.child("geometry"), {"query", "key", "pair"});
     p.geometry = LessonPage::Geometry{.query = g.integer("query", -1, 0, limits::kMaxTokens - 1),
@@ -144,8 +145,8 @@ void read_step_modes(const JsonFields& r, LessonPage& p) {
 void check_view_keys(const JsonFields& r, View view) {
   const std::string_view actual = view_name(view);
   if (view != View::Pipeline)
-    for (const char* key :
-         {"step", "head", "highlight", "absorbed", "shift_experiment", "naive_rope", "online", "geometry"})
+    for (const char* key : {"step", "head", "highlight", "absorbed", "shift_experiment", "naive_rope", "online",
+                            "geometry", "sparsity_loss"})
       r.only_for(key, "view pipeline", actual);
   if (view != View::Decode)
     for (const char* key : {"decode_tokens", "decode_section"}) r.only_for(key, "view decode", actual);
@@ -154,10 +155,10 @@ void check_view_keys(const JsonFields& r, View view) {
 }
 
 LessonPage read_page(const json& j, const std::string& path) {
-  const JsonFields r(
-      j, path,
-      {"title", "text", "scenario", "view", "step", "head", "decode_tokens", "decode_section", "preset", "highlight",
-       "absorbed", "shift_experiment", "naive_rope", "online", "geometry", "overrides", "experiment", "d_k"});
+  const JsonFields r(j, path,
+                     {"title", "text", "scenario", "view", "step", "head", "decode_tokens", "decode_section", "preset",
+                      "highlight", "absorbed", "shift_experiment", "naive_rope", "online", "geometry", "sparsity_loss",
+                      "overrides", "experiment", "d_k"});
   LessonPage p;
   p.title = r.nonempty_string("title");
   p.text = r.nonempty_string("text");
@@ -314,6 +315,8 @@ void check_step_modes(const LessonPage& p, const Trace& t, const std::string& pa
                                    std::string(step_info(p.step).name));
   if (p.naive_rope && (s != Step::Rope || !decoupled_rope(t.attention)))
     refuse("naive_rope", "turning the expanded keys is shown on the rope step of mla with rope");
+  if (p.sparsity_loss && s != Step::Selection)
+    refuse("sparsity_loss", "what sparsity lost is shown on the selection step of sparse attention");
   if (p.geometry) {
     if (s != Step::Scores && s != Step::Rope) refuse("geometry", "the geometry is shown on the scores or rope step");
     const int pairs = static_cast<int>(plane_pairs(t).size());

@@ -75,6 +75,7 @@ struct LessonPage {
   bool absorbed = false;                       // MLA: the scores step shows the absorbed form (AppState::show_absorbed)
   bool shift_experiment = false;               // the positions or rope step shows the shift experiment
   bool naive_rope = false;                     // MLA's rope step turns the expanded keys instead
+  bool sparsity_loss = false;                  // the selection step shows only what sparsity lost
   struct Online {                              // the softmax step in its online mode (PipelineView::online)
     int row = -1;                              // -1: the last query
     int block = 2;

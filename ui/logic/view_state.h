@@ -41,6 +41,7 @@ struct PipelineView {
   bool naive_rope = false;     // MLA's rope step: what turning the expanded keys instead would do
   bool shift = false;          // the positions and rope steps: the shift experiment in place of the step's equation
   bool geometry = false;       // the scores and rope steps: a query and a key as arrows in a plane
+  bool sparsity_loss = false;  // the selection step: only what sparsity lost, the whole height
   struct {
     int pair = 0;  // an index into plane_pairs (ui/logic/geometry.h)
     int row = -1;  // -1: the last query

@@ -16,12 +16,20 @@ namespace attn::ui {
 namespace {
 
 constexpr double kTwoPi = 6.28318530717958647692;
-constexpr std::size_t kMostArrows = 64;   // past this the other rows are left out: they would be one blot
+constexpr std::size_t kMostArrows = 64;  // past this the other rows are left out: they would be one blot
 constexpr std::size_t kMostLabels = 12;  // and past this they go unlabelled
 
 ImU32 query_colour() { return GetStyle().okabe_ito[1]; }  // sky blue
 ImU32 key_colour() { return GetStyle().okabe_ito[0]; }    // orange
 ImU32 faded(ImU32 c, int alpha) { return (c & ~IM_COL32_A_MASK) | (static_cast<ImU32>(alpha) << IM_COL32_A_SHIFT); }
+
+// Token names, a repeated one with its row ("the 3"): two arrows or menu items must never read alike.
+std::vector<std::string> distinct(const std::vector<std::string>& names) {
+  std::vector<std::string> out = names;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (std::count(names.begin(), names.end(), names[i]) > 1) out[i] += " " + std::to_string(i);
+  return out;
+}
 
 // A combo over names; true when one was picked.
 bool pick(const char* label, int& index, const std::vector<std::string>& names, float width) {
@@ -46,9 +54,9 @@ void controls(AppState& state, const Trace& t, const std::vector<PlanePair>& pai
   if (g.row < 0 || g.row >= t.n_q()) g.row = t.n_q() - 1;  // the last query: the farthest from key 0
   g.col = std::clamp(g.col, 0, t.n_kv() - 1);
   const float w = ImGui::GetFontSize() * 7;
-  pick("query", g.row, t.tokens, w);
+  pick("query", g.row, distinct(t.tokens), w);
   SameLineIfFits(LabelledWidth(w, "key"), ImGui::GetStyle().ItemSpacing.x * 3);
-  pick("key", g.col, t.context_tokens, w);
+  pick("key", g.col, distinct(t.context_tokens), w);
   pick("on", g.pair, labels, w);
 }
 
@@ -63,32 +71,33 @@ void arrows_and_arcs(const Trace& t, const PlaneGeometry& g, bool labels, std::v
         arrows.push_back({v[i].x, v[i].y, faded(colour, 110), 1.5f, false,
                           labels && v.size() <= kMostLabels ? letter + names[i] : std::string()});
   };
-  add_faint(g.keys, t.context_tokens, g.col, key_colour(), "k ");
-  add_faint(g.queries, t.tokens, g.row, query_colour(), "q ");
+  const std::vector<std::string> queries = distinct(t.tokens), keys = distinct(t.context_tokens);
+  add_faint(g.keys, keys, g.col, key_colour(), "k ");
+  add_faint(g.queries, queries, g.row, query_colour(), "q ");
   const PlaneVector& q = g.queries[static_cast<std::size_t>(g.row)];
   const PlaneVector& k = g.keys[static_cast<std::size_t>(g.col)];
   const auto turned = [&](const PlaneVector& v, ImU32 colour, float radius) {
     if (g.pair.rope_pair < 0 || v.turn == 0.0) return;
     arrows.push_back({v.x_before, v.y_before, faded(colour, 170), 2.0f, true, ""});
     const double from = std::atan2(v.y_before, v.x_before);
-    arcs.push_back({from, from + std::fmod(v.turn, kTwoPi), radius, faded(colour, 200),
-                    "+" + short_number(v.turn) + " rad"});
+    arcs.push_back(
+        {from, from + std::fmod(v.turn, kTwoPi), radius, faded(colour, 200), "+" + short_number(v.turn) + " rad"});
   };
   turned(q, query_colour(), 0.62f);
   turned(k, key_colour(), 0.78f);
   const double a = std::atan2(q.y, q.x), b = std::atan2(k.y, k.x);
   double between = std::remainder(b - a, kTwoPi);  // the shorter way round, as the angle φ is measured
   if (g.q_length > 0 && g.k_length > 0)
-    arcs.push_back({a, a + between, 0.3f, ImGui::GetColorU32(ImGuiCol_Text),
-                    "\u03C6 " + angle_degrees(g.angle)});
-  arrows.push_back({k.x, k.y, key_colour(), 3.5f, false, "k " + t.context_tokens[static_cast<std::size_t>(g.col)]});
-  arrows.push_back({q.x, q.y, query_colour(), 3.5f, false, "q " + t.tokens[static_cast<std::size_t>(g.row)]});
+    arcs.push_back({a, a + between, 0.3f, ImGui::GetColorU32(ImGuiCol_Text), "\u03C6 " + angle_degrees(g.angle)});
+  arrows.push_back({k.x, k.y, key_colour(), 3.5f, false, "k " + keys[static_cast<std::size_t>(g.col)]});
+  arrows.push_back({q.x, q.y, query_colour(), 3.5f, false, "q " + queries[static_cast<std::size_t>(g.row)]});
 }
 
 double extent_of(const PlaneGeometry& g) {
   double most = 1e-12;
   for (const auto* side : {&g.queries, &g.keys})
-    for (const PlaneVector& v : *side) most = std::max({most, std::hypot(v.x, v.y), std::hypot(v.x_before, v.y_before)});
+    for (const PlaneVector& v : *side)
+      most = std::max({most, std::hypot(v.x, v.y), std::hypot(v.x_before, v.y_before)});
   return most * 1.05;
 }
 

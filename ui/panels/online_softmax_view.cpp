@@ -84,18 +84,19 @@ void OnlineSoftmaxView(AppState& state, const Trace& t, int head, float cell) {
                           .rows = &token,
                           .cols = &t.context_tokens,
                           .visible = &read}};
-  EquationFlow("online row", scores, {}, cell);
+  // The table and its verdict first: they are what a small screen must not scroll away.
   block_table(r, o.shown);
-  const Term outputs[] = {{.name = "output so far (acc / l)", .m = &now.output, .rows = &token},
-                          {.name = "dense output", .m = &r.dense_output, .rows = &token}};
-  const std::string vs[] = {o.shown == blocks ? "=" : "\u2192"};
-  EquationFlow("online output", outputs, vs, cell);
   if (o.shown == blocks)
     AgreementBadge(agreement(r.max_difference, "the last block ends on the dense row's output",
                              ": rescaling by e^(m_old - m) makes every block's sum as if it had known the final m"));
   else
-    TextDisabledWrapped("Not yet: " + plural(blocks - o.shown, "more block") +
+    TextWrappedAtSpaces("Not yet: " + plural(blocks - o.shown, "more block") +
                         " to read; each may raise m and rescale what came before.");
+  EquationFlow("online row", scores, {}, cell);
+  const Term outputs[] = {{.name = "output so far (acc / l)", .m = &now.output, .rows = &token},
+                          {.name = "dense output", .m = &r.dense_output, .rows = &token}};
+  const std::string vs[] = {o.shown == blocks ? "=" : "\u2192"};
+  EquationFlow("online output", outputs, vs, cell);
 }
 
 }  // namespace attn::ui

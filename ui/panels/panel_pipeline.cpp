@@ -219,6 +219,7 @@ bool mode_toggle(StepView& v, const char* label, bool& on, bool after) {
   if (after) SameLineIfFits(ImGui::GetFrameHeight() + LabelledWidth(0, label), ImGui::GetStyle().ItemSpacing.x * 3);
   if (ImGui::Checkbox(label, &on) && on) {
     v.state.pipeline.shift = v.state.pipeline.naive_rope = v.state.pipeline.geometry = false;
+    v.state.pipeline.sparsity_loss = false;
     on = true;
   }
   return on;
@@ -494,8 +495,10 @@ void naive_rope(StepView& v) {
     TextWrappedAtSpaces("This needs an even head_dim: RoPE turns pairs of dimensions.");
     return;
   }
-  AgreementBadge(agreement(cache.r.max_difference, "the absorbed form equals the explicit one",
-                           ": no single W_UQK can carry a turn that depends on the distance"));
+  // Here a difference is the lesson, not a failure: said plainly, without the red cross of a broken check.
+  TextWrappedAtSpaces("The absorbed form no longer equals the explicit scores (largest difference " +
+                      short_number(cache.r.max_difference) +
+                      "): no single W_UQK can carry a turn that depends on the distance.");
   const auto [hr, hc] = v.hovered(2, 1);
   const Term terms[] = {v.query_by_key("RoPE(q) RoPE(k)\u1D40 (explicit)", cache.r.explicit_scores, {hr, hc}),
                         v.query_by_key("absorbed (cannot turn)", cache.r.absorbed_scores, {hr, hc})};
@@ -571,6 +574,10 @@ void sparsity_loss(StepView& v, const Matrix& dense) {
 }
 
 void selection(StepView& v) {
+  const Matrix* dense = v.state.dense_output();
+  const bool lost = dense && dense->rows() == v.t.output.rows();
+  if (lost && mode_toggle(v, "only what sparsity lost", v.state.pipeline.sparsity_loss, false))
+    return sparsity_loss(v, *dense);
   const IndexerTrace& x = *v.t.indexer;
   const auto [hr, hc] = v.hovered(0, 1);
   Term scores = v.query_by_key("I (indexer)", x.scores, {hr, hc});
@@ -586,8 +593,7 @@ void selection(StepView& v) {
   const std::string op = "largest\nper row \u2192";
   const EquationHover e = v.equation(0, terms, std::span(&op, 1), v.height * 0.55f);
   if (e) v.state.pipeline.hover.explanation = explain_cell(v.t, Step::Selection, v.state.pipeline.head, e.row, e.col);
-  if (const Matrix* dense = v.state.dense_output(); dense && dense->rows() == v.t.output.rows())
-    sparsity_loss(v, *dense);
+  if (lost) sparsity_loss(v, *dense);
 }
 
 void draw_step(StepView& v) {
