@@ -45,6 +45,7 @@ bool ApplyLessonPage(AppState& state, int lesson, int page) {
   state.pipeline.outlined = p.highlight;
   state.pipeline.outlined_step = p.step;
   state.pipeline.scroll_to_outlined = !p.highlight.empty();
+  state.pipeline.scroll_to_top = p.highlight.empty();
   state.decode.scroll_to_section = p.view == View::Decode && p.decode_section > 1 ? p.decode_section : 0;
   state.pipeline.playing = state.decode.playing = false;
   return true;

@@ -69,6 +69,7 @@ struct PipelineView {
   std::vector<std::pair<int, int>> outlined;
   Step outlined_step = Step::Inputs;
   bool scroll_to_outlined = false;  // a page just opened: its first outlined cell is scrolled into view once
+  bool scroll_to_top = false;       // a page without outlined cells just opened: the step from its top
 };
 
 // The decode view: `token` is the 0-based index of the token just fed in (decode_tokens = token + 1 have

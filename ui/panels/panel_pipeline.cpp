@@ -738,6 +738,10 @@ void PipelinePanel(AppState& state, ImVec2 pos, ImVec2 size) {
       TextWrappedAtSpaces("Outlined: " + cell, accent_colour());
   // The step in a region of its own, which scrolls when its matrices need more room than the window has.
   ImGui::BeginChild("step", {0, 0}, false);
+  if (state.pipeline.scroll_to_top) {  // not where the previous page left it
+    ImGui::SetScrollY(0);
+    state.pipeline.scroll_to_top = false;
+  }
   StepView view{state, t, t.heads[static_cast<std::size_t>(state.pipeline.head)], ImGui::GetContentRegionAvail().y - 4,
                 ImGui::GetCursorPosY()};
   draw_step(view);

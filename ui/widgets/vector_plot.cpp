@@ -2,9 +2,39 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <vector>
+
+#include <imgui_internal.h>
 
 namespace attn::ui {
 namespace {
+
+// Where labels went: a new one moves up or down until it overlaps none of them; one that finds no room is left out
+// (the labels that matter are placed first).
+struct Labels {
+  ImRect inside;
+  std::vector<ImRect> taken;
+  bool place(ImVec2& at, ImVec2 size) {
+    const ImVec2 first = at;
+    for (int tries = 0; tries < 7; ++tries) {
+      at.x = std::clamp(at.x, inside.Min.x, inside.Max.x - size.x);
+      at.y = std::clamp(at.y, inside.Min.y, inside.Max.y - size.y);
+      const ImRect r{at, {at.x + size.x, at.y + size.y}};
+      if (std::none_of(taken.begin(), taken.end(), [&](const ImRect& o) { return o.Overlaps(r); })) {
+        taken.push_back(r);
+        return true;
+      }
+      // Alternately below and above the first place, a line further each time.
+      at = first;
+      at.y += (tries % 2 == 0 ? 1.0f : -1.0f) * static_cast<float>(tries / 2 + 1) * (size.y + 2);
+    }
+    return false;
+  }
+  void draw(ImDrawList* dl, ImVec2 at, ImU32 colour, const std::string& text) {
+    if (place(at, ImGui::CalcTextSize(text.c_str()))) dl->AddText(at, colour, text.c_str());
+  }
+};
 
 struct Frame {
   ImVec2 centre;
@@ -26,7 +56,7 @@ void dashed_line(ImDrawList* dl, ImVec2 a, ImVec2 b, ImU32 colour, float thickne
   }
 }
 
-void axes(ImDrawList* dl, const Frame& f, const VectorPlotOptions& o) {
+void axes(ImDrawList* dl, const Frame& f, const VectorPlotOptions& o, Labels& labels) {
   const ImU32 grid = ImGui::GetColorU32(ImGuiCol_Border, 0.5f), axis = ImGui::GetColorU32(ImGuiCol_TextDisabled);
   for (int i = -4; i <= 4; ++i) {  // quarters of the extent
     const double v = f.extent * i / 4.0;
@@ -35,14 +65,16 @@ void axes(ImDrawList* dl, const Frame& f, const VectorPlotOptions& o) {
   }
   const ImVec2 x_end = f.at(f.extent, 0), y_end = f.at(0, f.extent);
   const ImVec2 xs = ImGui::CalcTextSize(o.x_label);
-  dl->AddText({x_end.x - xs.x - 2, x_end.y + 2}, axis, o.x_label);
-  dl->AddText({y_end.x + 4, y_end.y}, axis, o.y_label);
+  labels.draw(dl, {x_end.x - xs.x - 2, x_end.y + 2}, axis, o.x_label);
+  labels.draw(dl, {y_end.x + 4, y_end.y}, axis, o.y_label);
 }
 
-void arrow(ImDrawList* dl, const Frame& f, const PlotArrow& a) {
+// The arrow itself; returns where its label would go (beyond the tip, centred on its line, so a label never
+// covers its own arrow), or nothing for an arrow too short to draw.
+std::optional<ImVec2> arrow(ImDrawList* dl, const Frame& f, const PlotArrow& a) {
   const ImVec2 o = f.at(0, 0), tip = f.at(a.x, a.y);
   const float length = std::hypot(tip.x - o.x, tip.y - o.y);
-  if (length < 1.0f) return;
+  if (length < 1.0f) return std::nullopt;
   const ImVec2 u{(tip.x - o.x) / length, (tip.y - o.y) / length}, n{-u.y, u.x};
   const float head = std::min(length * 0.4f, 8.0f + 2.0f * a.thickness);
   const ImVec2 base{tip.x - u.x * head, tip.y - u.y * head};
@@ -50,27 +82,21 @@ void arrow(ImDrawList* dl, const Frame& f, const PlotArrow& a) {
   else dl->AddLine(o, base, a.colour, a.thickness);
   const float w = head * 0.45f;
   dl->AddTriangleFilled(tip, {base.x + n.x * w, base.y + n.y * w}, {base.x - n.x * w, base.y - n.y * w}, a.colour);
-  if (a.label.empty()) return;
   const ImVec2 ts = ImGui::CalcTextSize(a.label.c_str());
-  // Beyond the tip, centred on the arrow's line, so a label never covers its own arrow; kept inside the plot.
-  ImVec2 at{tip.x + u.x * (ts.x * 0.5f + 6) - ts.x * 0.5f, tip.y + u.y * (ts.y * 0.5f + 4) - ts.y * 0.5f};
-  at.x = std::clamp(at.x, f.centre.x - f.whole, f.centre.x + f.whole - ts.x);
-  at.y = std::clamp(at.y, f.centre.y - f.whole, f.centre.y + f.whole - ts.y);
-  dl->AddText(at, a.colour, a.label.c_str());
+  return ImVec2{tip.x + u.x * (ts.x * 0.5f + 6) - ts.x * 0.5f, tip.y + u.y * (ts.y * 0.5f + 4) - ts.y * 0.5f};
 }
 
-void arc(ImDrawList* dl, const Frame& f, const PlotArc& a) {
+// The arc; returns where its label would go, just outside the arc's middle.
+ImVec2 arc(ImDrawList* dl, const Frame& f, const PlotArc& a) {
   const ImVec2 o = f.at(0, 0);
   const float r = a.radius * f.half;
   // Screen y points down: an angle counter-clockwise in the data is clockwise on screen.
   dl->PathArcTo(o, r, static_cast<float>(-a.from), static_cast<float>(-a.to), 32);
   dl->PathStroke(a.colour, 0, 2.0f);
-  if (a.label.empty()) return;
   const double mid = (a.from + a.to) / 2;
   const ImVec2 ts = ImGui::CalcTextSize(a.label.c_str());
-  const ImVec2 p{o.x + static_cast<float>(std::cos(mid)) * (r + 6 + ts.x * 0.5f) - ts.x * 0.5f,
-                 o.y - static_cast<float>(std::sin(mid)) * (r + 4 + ts.y * 0.5f) - ts.y * 0.5f};
-  dl->AddText(p, a.colour, a.label.c_str());
+  return {o.x + static_cast<float>(std::cos(mid)) * (r + 6 + ts.x * 0.5f) - ts.x * 0.5f,
+          o.y - static_cast<float>(std::sin(mid)) * (r + 4 + ts.y * 0.5f) - ts.y * 0.5f};
 }
 
 }  // namespace
@@ -84,11 +110,20 @@ void VectorPlot(const char* id, std::span<const PlotArrow> arrows, std::span<con
   ImDrawList* dl = ImGui::GetWindowDrawList();
   dl->PushClipRect(origin, {origin.x + side, origin.y + side}, true);
   const float margin = ImGui::GetFontSize() * 1.2f;  // room for the labels beyond the longest arrow
-  const Frame f{{origin.x + side / 2, origin.y + side / 2}, side / 2 - margin, side / 2,
-                opts.extent > 0 ? opts.extent : 1.0};
-  axes(dl, f, opts);
-  for (const PlotArc& a : arcs) arc(dl, f, a);
-  for (const PlotArrow& a : arrows) arrow(dl, f, a);
+  const Frame f{
+      {origin.x + side / 2, origin.y + side / 2}, side / 2 - margin, side / 2, opts.extent > 0 ? opts.extent : 1.0};
+  Labels labels{{origin, {origin.x + side, origin.y + side}}, {}};
+  axes(dl, f, opts, labels);
+  std::vector<std::optional<ImVec2>> arrow_labels;
+  std::vector<ImVec2> arc_labels;
+  for (const PlotArc& a : arcs) arc_labels.push_back(arc(dl, f, a));
+  for (const PlotArrow& a : arrows) arrow_labels.push_back(arrow(dl, f, a));
+  // Labels after every line, the last arrows' (the ones that matter, drawn on top) placed first.
+  for (std::size_t i = arrows.size(); i-- > 0;)
+    if (arrow_labels[i] && !arrows[i].label.empty())
+      labels.draw(dl, *arrow_labels[i], arrows[i].colour, arrows[i].label);
+  for (std::size_t i = 0; i < arcs.size(); ++i)
+    if (!arcs[i].label.empty()) labels.draw(dl, arc_labels[i], arcs[i].colour, arcs[i].label);
   dl->PopClipRect();
 }
 
