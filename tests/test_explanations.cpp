@@ -578,3 +578,11 @@ TEST_CASE("the geometry of a score: |q| |k| cos phi on a pair, and rope's turn o
   // Out-of-range choices are clamped, never read past the trace.
   CHECK(plane_geometry(plain, 9, 9, 9, 9).row == 1);
 }
+
+TEST_CASE("a repeated token is named with its row in the geometry, so two vectors never read alike") {
+  CHECK(distinct_names({"the", "dog", "the"}) == std::vector<std::string>{"the 0", "dog", "the 2"});
+  Scenario s = turning(Positions::Rope);
+  s.input.tokens = {"a", "a", "c"};
+  const Trace t = compute_trace(s);
+  CHECK(explain_geometry(t, plane_geometry(t, 0, 0, 1, 0)).starts_with("q_a 1 \u00B7 k_a 0 on dims 0, 1"));
+}

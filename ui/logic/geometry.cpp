@@ -21,8 +21,8 @@ std::string pair_label(const char* prefix, int a, int b) {
 void add_pairs(std::vector<PlanePair>& out, int first, int width, bool turned, const char* prefix) {
   for (int a = 0; a + 1 < width; a += 2)
     out.push_back({first + a, first + a + 1, turned ? a / 2 : -1, pair_label(prefix, a, a + 1)});
-  if (width % 2 == 1 && width > 1) out.push_back({first + width - 2, first + width - 1, -1,
-                                                  pair_label(prefix, width - 2, width - 1)});
+  if (width % 2 == 1 && width > 1)
+    out.push_back({first + width - 2, first + width - 1, -1, pair_label(prefix, width - 2, width - 1)});
 }
 
 // Row r of the vectors the scores read, on the pair; before the turn, RoPE's turn undone.
@@ -64,7 +64,8 @@ PlaneGeometry plane_geometry(const Trace& t, int head, int pair, int row, int co
   PlaneGeometry g;
   const std::vector<PlanePair> pairs = plane_pairs(t);
   if (pairs.empty() || t.heads.empty()) return g;
-  const HeadTrace& h = t.heads[static_cast<std::size_t>(std::clamp<int>(head, 0, static_cast<int>(t.heads.size()) - 1))];
+  const HeadTrace& h =
+      t.heads[static_cast<std::size_t>(std::clamp<int>(head, 0, static_cast<int>(t.heads.size()) - 1))];
   g.pair = pairs[static_cast<std::size_t>(std::clamp<int>(pair, 0, static_cast<int>(pairs.size()) - 1))];
   const bool rope = t.attention.positions == Positions::Rope;
   const Matrix& q = rope ? h.q_rope : h.q;  // (N_Q, d_s)
@@ -84,20 +85,27 @@ PlaneGeometry plane_geometry(const Trace& t, int head, int pair, int row, int co
   return g;
 }
 
+std::vector<std::string> distinct_names(const std::vector<std::string>& names) {
+  std::vector<std::string> out = names;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (std::count(names.begin(), names.end(), names[i]) > 1) out[i] += " " + std::to_string(i);
+  return out;
+}
+
 std::string angle_degrees(double radians) { return format_fixed(radians * 180.0 / kPi, 1) + "\u00B0"; }
 
 std::string explain_geometry(const Trace& t, const PlaneGeometry& g) {
   if (g.queries.empty()) return "";
   using glyph::kDot;
-  const std::string q = "q_" + t.tokens[static_cast<std::size_t>(g.row)];
-  const std::string k = "k_" + t.context_tokens[static_cast<std::size_t>(g.col)];
-  std::string s = q + " " + kDot + " " + k + " on " + g.pair.label + " = |q| |k| cos " + "\u03C6 = " +
-                  short_number(g.q_length) + " \u00D7 " + short_number(g.k_length) + " \u00D7 cos " +
+  const std::string q = "q_" + distinct_names(t.tokens)[static_cast<std::size_t>(g.row)];
+  const std::string k = "k_" + distinct_names(t.context_tokens)[static_cast<std::size_t>(g.col)];
+  std::string s = q + " " + kDot + " " + k + " on " + g.pair.label + " = |q| |k| cos " +
+                  "\u03C6 = " + short_number(g.q_length) + " \u00D7 " + short_number(g.k_length) + " \u00D7 cos " +
                   angle_degrees(g.angle) + " = " + short_number(g.pair_score) + ".";
   const double rest = g.score - g.pair_score;
-  if (score_dim(t.attention) == 2) s += " These are all of the head's dimensions: the score is " + short_number(g.score) + ".";
-  else
-    s += " The other dimensions add " + short_number(rest) + ", so the score is " + short_number(g.score) + ".";
+  if (score_dim(t.attention) == 2)
+    s += " These are all of the head's dimensions: the score is " + short_number(g.score) + ".";
+  else s += " The other dimensions add " + short_number(rest) + ", so the score is " + short_number(g.score) + ".";
   if (g.pair.rope_pair < 0) return s;
   const int c = first_position(t.attention), i = c + g.row, j = c + g.col;
   const double theta = rope_angle(1, g.pair.rope_pair, rope_width(t.attention), t.attention.rope_base);

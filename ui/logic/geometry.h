@@ -21,9 +21,9 @@ struct PlanePair {
 std::vector<PlanePair> plane_pairs(const Trace& t);
 
 struct PlaneVector {
-  double x = 0, y = 0;                  // as the scores read it
-  double x_before = 0, y_before = 0;    // before RoPE's turn (the same without one)
-  double turn = 0;                      // the angle it was turned by, radians (0 without RoPE)
+  double x = 0, y = 0;                // as the scores read it
+  double x_before = 0, y_before = 0;  // before RoPE's turn (the same without one)
+  double turn = 0;                    // the angle it was turned by, radians (0 without RoPE)
 };
 
 struct PlaneGeometry {
@@ -39,6 +39,9 @@ struct PlaneGeometry {
 // Head `head` on pair `pair` (an index into plane_pairs), with query `row` and key `col` explained. Indices are
 // clamped into range.
 PlaneGeometry plane_geometry(const Trace& t, int head, int pair, int row, int col);
+
+// Token names, a repeated one with its row ("the 3"): two arrows, menu items or vectors must never read alike.
+std::vector<std::string> distinct_names(const std::vector<std::string>& names);
 
 // An angle as the plot labels it: "73.8°" (a tenth of a degree is as fine as an arc on screen shows).
 std::string angle_degrees(double radians);

@@ -23,14 +23,6 @@ ImU32 query_colour() { return GetStyle().okabe_ito[1]; }  // sky blue
 ImU32 key_colour() { return GetStyle().okabe_ito[0]; }    // orange
 ImU32 faded(ImU32 c, int alpha) { return (c & ~IM_COL32_A_MASK) | (static_cast<ImU32>(alpha) << IM_COL32_A_SHIFT); }
 
-// Token names, a repeated one with its row ("the 3"): two arrows or menu items must never read alike.
-std::vector<std::string> distinct(const std::vector<std::string>& names) {
-  std::vector<std::string> out = names;
-  for (std::size_t i = 0; i < names.size(); ++i)
-    if (std::count(names.begin(), names.end(), names[i]) > 1) out[i] += " " + std::to_string(i);
-  return out;
-}
-
 // A combo over names; true when one was picked.
 bool pick(const char* label, int& index, const std::vector<std::string>& names, float width) {
   ImGui::SetNextItemWidth(width);
@@ -54,9 +46,9 @@ void controls(AppState& state, const Trace& t, const std::vector<PlanePair>& pai
   if (g.row < 0 || g.row >= t.n_q()) g.row = t.n_q() - 1;  // the last query: the farthest from key 0
   g.col = std::clamp(g.col, 0, t.n_kv() - 1);
   const float w = ImGui::GetFontSize() * 7;
-  pick("query", g.row, distinct(t.tokens), w);
+  pick("query", g.row, distinct_names(t.tokens), w);
   SameLineIfFits(LabelledWidth(w, "key"), ImGui::GetStyle().ItemSpacing.x * 3);
-  pick("key", g.col, distinct(t.context_tokens), w);
+  pick("key", g.col, distinct_names(t.context_tokens), w);
   pick("on", g.pair, labels, w);
 }
 
@@ -71,7 +63,7 @@ void arrows_and_arcs(const Trace& t, const PlaneGeometry& g, bool labels, std::v
         arrows.push_back({v[i].x, v[i].y, faded(colour, 110), 1.5f, false,
                           labels && v.size() <= kMostLabels ? letter + names[i] : std::string()});
   };
-  const std::vector<std::string> queries = distinct(t.tokens), keys = distinct(t.context_tokens);
+  const std::vector<std::string> queries = distinct_names(t.tokens), keys = distinct_names(t.context_tokens);
   add_faint(g.keys, keys, g.col, key_colour(), "k ");
   add_faint(g.queries, queries, g.row, query_colour(), "q ");
   const PlaneVector& q = g.queries[static_cast<std::size_t>(g.row)];
