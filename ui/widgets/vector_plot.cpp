@@ -38,8 +38,7 @@ struct Labels {
 
 struct Frame {
   ImVec2 centre;
-  float half = 0;   // pixels from the centre to the extent
-  float whole = 0;  // pixels from the centre to the plot's edge, beyond the extent by a margin for labels
+  float half = 0;  // pixels from the centre to the extent
   double extent = 1;
   ImVec2 at(double x, double y) const {  // data to screen: y up
     const float s = half / static_cast<float>(extent);
@@ -110,8 +109,7 @@ void VectorPlot(const char* id, std::span<const PlotArrow> arrows, std::span<con
   ImDrawList* dl = ImGui::GetWindowDrawList();
   dl->PushClipRect(origin, {origin.x + side, origin.y + side}, true);
   const float margin = ImGui::GetFontSize() * 1.2f;  // room for the labels beyond the longest arrow
-  const Frame f{
-      {origin.x + side / 2, origin.y + side / 2}, side / 2 - margin, side / 2, opts.extent > 0 ? opts.extent : 1.0};
+  const Frame f{{origin.x + side / 2, origin.y + side / 2}, side / 2 - margin, opts.extent > 0 ? opts.extent : 1.0};
   Labels labels{{origin, {origin.x + side, origin.y + side}}, {}};
   axes(dl, f, opts, labels);
   std::vector<std::optional<ImVec2>> arrow_labels;
