@@ -6,58 +6,56 @@
 
 #include "core/mask.h"
 #include "core/positions.h"
+#include "core/product.h"
 #include "core/validate.h"
 
 namespace attn {
 namespace {
 
-// The visible keys of a row lie in [lo, hi] (lo > hi: none); its weights are exactly 0 outside.
-struct Span {
-  Eigen::Index lo, hi;
-};
+// -sum w ln w for weights e = exp(y) / z, with ln w = y - ln z: no logarithm per key. A key whose weight is 0
+// adds nothing, though its y may be -inf (0 * -inf is NaN).
+template <typename E, typename Y>
+double entropy_of(const E& e, const Y& y, double z) {
+  const double h = std::log(z) - (e * y).sum();
+  return std::isfinite(h) ? h : std::log(z) - (e > 0.0).select(e * y, 0.0).sum();
+}
 
-// Fills row i of scaled, masked, weights, row_max, row_sum, entropy and row_status in one pass, so a long
-// row is read from memory once. Returns the row's visible span.
-Span fill_row(HeadTrace& t, Eigen::Index i, Kernel kernel, double scale_factor) {
-  auto mask = t.mask.row(i).array();
-  auto scaled = t.scaled.row(i).array();
-  auto masked = t.masked.row(i).array();
+// Softmax over the visible keys of row i's span; every other key gets exactly 0. Subtracting the largest
+// visible score keeps exp() in range; the ratios are unchanged. A row with listed keys (a span with holes)
+// works on those alone: besides being fewer, a hidden key's exp(-inf) vectorised is the subnormal 5e-309,
+// and arithmetic on subnormals is about a hundred times slower.
+void softmax_span(HeadTrace& t, Eigen::Index i, Span s, std::span<const Eigen::Index> listed) {
+  const auto x = t.masked.row(i).array().segment(s.lo, s.size());
   auto w = t.weights.row(i).array();
-  scaled = t.scores.row(i).array() * scale_factor;
-  t.row_max(i) = 0.0;
-  t.row_sum(i) = 0.0;
-  t.entropy(i) = 0.0;
-  // The visible keys lie in [lo, hi]: a causal row's span is its prefix, so exp() runs on half the cells.
-  Eigen::Index lo = 0, hi = mask.size() - 1;
-  while (lo <= hi && mask(lo) == 0.0) ++lo;
-  while (hi >= lo && mask(hi) == 0.0) --hi;
-  if (kernel == Kernel::Softmax) masked = (mask != 0.0).select(scaled, kNegInf);
-  else masked = (mask != 0.0).select(scaled, 0.0);  // kappa(x) = x, then the 0/1 product
-  w.head(std::min(lo, w.size())).setZero();
-  if (lo > hi) {
-    t.row_status[i] = RowStatus::AllMasked;
-    return {lo, hi};
-  }
-  if (kernel == Kernel::Softmax) {
-    // Subtracting the largest visible score keeps exp() in range; the ratios are unchanged. Eigen's
-    // vectorised exp turns exp(-inf) into 5e-309 rather than 0, so the 0/1 mask multiplies it away:
-    // a hidden key gets exactly 0.
-    const Eigen::Index n = hi - lo + 1;
-    const auto x = masked.segment(lo, n);
-    const auto visible = mask.segment(lo, n);
-    const double m = x.maxCoeff();
-    w.tail(w.size() - hi - 1).setZero();
-    auto e = w.segment(lo, n);
-    e = (x - m).exp() * visible;
-    const double z = e.sum();
+  w.tail(w.size() - s.hi - 1).setZero();
+  auto e = w.segment(s.lo, s.size());
+  const double m = x.maxCoeff();
+  double z = 0.0;
+  if (listed.empty()) {  // a prefix or a band: one vectorised pass
+    e = (x - m).exp();
+    z = e.sum();
     e /= z;
-    t.row_max(i) = m;
-    t.row_sum(i) = z;
-    // -sum w ln w with ln w = (x - m) - ln Z: no logarithm per key.
-    t.entropy(i) = std::log(z) - (visible != 0.0).select(e * (x - m), 0.0).sum();
-    t.row_status[i] = RowStatus::Ok;
-    return {lo, hi};
+    t.entropy(i) = entropy_of(e, x - m, z);
+  } else {
+    const auto count = static_cast<Eigen::Index>(listed.size());
+    Eigen::ArrayXd y(count);
+    for (Eigen::Index c = 0; c < count; ++c) y(c) = t.masked(i, listed[c]) - m;
+    Eigen::ArrayXd ey = y.exp();
+    z = ey.sum();
+    ey /= z;
+    e.setZero();
+    for (Eigen::Index c = 0; c < count; ++c) w(listed[c]) = ey(c);
+    t.entropy(i) = entropy_of(ey, y, z);
   }
+  t.row_max(i) = m;
+  t.row_sum(i) = z;
+  t.row_status[i] = RowStatus::Ok;
+}
+
+// The linear kernel's row i: kappa(x) = x over the visible keys, divided by their sum.
+void linear_row(HeadTrace& t, Eigen::Index i) {
+  const auto masked = t.masked.row(i).array();
+  auto w = t.weights.row(i).array();
   const double z = masked.sum();
   t.row_sum(i) = z;
   // A sum that cancels to rounding noise (0.1 + 0.2 - 0.3) would turn into weights of 1e15.
@@ -66,43 +64,69 @@ Span fill_row(HeadTrace& t, Eigen::Index i, Kernel kernel, double scale_factor) 
   if (std::abs(z) <= noise || !w.isFinite().all()) {
     w.setZero();
     t.row_status[i] = RowStatus::ZeroSum;
-    return {lo, hi};
-  }
-  if ((w < 0.0).any()) {
+  } else if ((w < 0.0).any()) {
     t.row_status[i] = RowStatus::Signed;
     t.entropy(i) = std::numeric_limits<double>::quiet_NaN();
-    return {lo, hi};
+  } else {
+    t.row_status[i] = RowStatus::Ok;
+    t.entropy(i) = -(w > 0.0).select(w * w.log(), 0.0).sum();
   }
-  t.row_status[i] = RowStatus::Ok;
-  t.entropy(i) = -(w > 0.0).select(w * w.log(), 0.0).sum();
-  return {lo, hi};
 }
 
-// weights v, each block of rows over only the keys some row of it sees: a causal block stops at its last
-// row (half the multiply-adds of the full product), a sliding window reads its band. The keys left out
-// have weight exactly 0, and a mask that hides nothing gives the full product.
-Matrix weighted_values(const Matrix& weights, const Matrix& v, const std::vector<Span>& spans) {
+// Fills row i of scaled, masked, weights, row_max, row_sum, entropy and row_status in one pass, so a long
+// row is read from memory once.
+void fill_row(HeadTrace& t, Eigen::Index i, Kernel kernel, double scale_factor, const VisibleKeys& keys) {
+  const auto mask = t.mask.row(i).array();
+  auto scaled = t.scaled.row(i).array();
+  auto masked = t.masked.row(i).array();
+  scaled = t.scores.row(i).array() * scale_factor;
+  t.row_max(i) = 0.0;
+  t.row_sum(i) = 0.0;
+  t.entropy(i) = 0.0;
+  if (kernel == Kernel::Softmax) masked = (mask != 0.0).select(scaled, kNegInf);
+  else masked = (mask != 0.0).select(scaled, 0.0);  // kappa(x) = x, then the 0/1 product
+  // A causal row's weights outside its span are exactly 0, so exp() runs on half the cells.
+  const Span s = keys.span(i);
+  t.weights.row(i).head(std::min(s.lo, t.weights.cols())).setZero();
+  if (s.lo > s.hi) t.row_status[i] = RowStatus::AllMasked;
+  else if (kernel == Kernel::Softmax) softmax_span(t, i, s, keys.listed(i));
+  else linear_row(t, i);
+}
+
+// Rows [r, r + n) of weights v. A block reads only the keys some row of it sees: a causal block stops at its
+// last row (half the multiply-adds of the full product), a sliding window reads its band. A block with fewer
+// than one visible key in four (a sparse selection) goes row by row over each row's own keys. The keys left
+// out have weight exactly 0, and a mask that hides nothing gives the full product.
+void weighted_values_block(const Matrix& weights, const Matrix& v, const VisibleKeys& keys, Eigen::Index r,
+                           Eigen::Index n, Matrix& out) {
+  const Span block = block_span(keys, r, n);
+  if (block.lo > block.hi) return;  // every row of the block sees nothing
+  Eigen::Index cells = 0;           // the visible ones
+  for (Eigen::Index i = r; i < r + n; ++i) cells += keys.count(i);
+  if (4 * cells >= n * block.size()) {
+    out.middleRows(r, n).noalias() = weights.block(r, block.lo, n, block.size()) * v.middleRows(block.lo, block.size());
+    return;
+  }
+  for (Eigen::Index i = r; i < r + n; ++i) {
+    const Span s = keys.span(i);
+    const auto listed = keys.listed(i);
+    if (s.lo > s.hi) continue;
+    if (listed.empty()) out.row(i).noalias() = weights.row(i).segment(s.lo, s.size()) * v.middleRows(s.lo, s.size());
+    for (const Eigen::Index j : listed) out.row(i).noalias() += weights(i, j) * v.row(j);
+  }
+}
+
+Matrix weighted_values(const Matrix& weights, const Matrix& v, const VisibleKeys& keys) {
   constexpr Eigen::Index kBlock = 128;
   Matrix out = Matrix::Zero(weights.rows(), v.cols());
-  for (Eigen::Index r = 0; r < weights.rows(); r += kBlock) {
-    const Eigen::Index n = std::min(kBlock, weights.rows() - r);
-    Eigen::Index lo = weights.cols(), hi = -1;
-    for (Eigen::Index i = r; i < r + n; ++i) {
-      const Span s = spans[static_cast<std::size_t>(i)];
-      if (s.lo > s.hi) continue;
-      lo = std::min(lo, s.lo);
-      hi = std::max(hi, s.hi);
-    }
-    if (lo > hi) continue;  // every row of the block sees nothing
-    out.middleRows(r, n).noalias() = weights.block(r, lo, n, hi - lo + 1) * v.middleRows(lo, hi - lo + 1);
-  }
+  for (Eigen::Index r = 0; r < weights.rows(); r += kBlock)
+    weighted_values_block(weights, v, keys, r, std::min(kBlock, weights.rows() - r), out);
   return out;
 }
 
-}  // namespace
-
-HeadTrace attend(const Matrix& q, const Matrix& k, const Matrix& v, const Matrix& mask, Kernel kernel,
-                 double scale_factor) {
+// One head's attention over the mask's visible keys, found once for every head.
+HeadTrace attend(const Matrix& q, const Matrix& k, const Matrix& v, const Matrix& mask, const VisibleKeys& keys,
+                 Kernel kernel, double scale_factor) {
   const Eigen::Index n_q = q.rows(), n_kv = k.rows();
   HeadTrace t;
   t.q = q;
@@ -117,9 +141,8 @@ HeadTrace attend(const Matrix& q, const Matrix& k, const Matrix& v, const Matrix
   t.row_sum.resize(n_q);
   t.entropy.resize(n_q);
   t.row_status.assign(static_cast<std::size_t>(n_q), RowStatus::Ok);
-  std::vector<Span> spans(static_cast<std::size_t>(n_q));
-  for (Eigen::Index i = 0; i < n_q; ++i) spans[static_cast<std::size_t>(i)] = fill_row(t, i, kernel, scale_factor);
-  t.output = weighted_values(t.weights, v, spans);
+  for (Eigen::Index i = 0; i < n_q; ++i) fill_row(t, i, kernel, scale_factor, keys);
+  t.output = weighted_values(t.weights, v, keys);
   for (Eigen::Index i = 0; i < n_q; ++i) {
     if (t.output.row(i).allFinite()) continue;  // a near-zero linear Z can still overflow here
     t.row_status[i] = RowStatus::ZeroSum;
@@ -130,28 +153,18 @@ HeadTrace attend(const Matrix& q, const Matrix& k, const Matrix& v, const Matrix
   return t;
 }
 
+}  // namespace
+
+HeadTrace attend(const Matrix& q, const Matrix& k, const Matrix& v, const Matrix& mask, Kernel kernel,
+                 double scale_factor) {
+  return attend(q, k, v, mask, visible_keys(mask), kernel, scale_factor);
+}
+
 double scale_factor(const AttentionConfig& a) {
   return a.scale ? 1.0 / std::sqrt(static_cast<double>(score_dim(a))) : 1.0;
 }
 
 namespace {
-
-// a b, with row blocks of a shared among the threads (Eigen's own threading is off: core/CMakeLists.txt).
-// The blocks are fixed, so the result does not depend on the thread count.
-Matrix product(const Matrix& a, const Matrix& b) {
-  constexpr Eigen::Index kBlock = 128;
-  Matrix out(a.rows(), b.cols());
-  const Eigen::Index blocks = (a.rows() + kBlock - 1) / kBlock;
-  [[maybe_unused]] const bool big = a.rows() * a.cols() * b.cols() > kParallelWork;
-#if defined(_OPENMP)
-#pragma omp parallel for schedule(static) if (big)
-#endif
-  for (Eigen::Index i = 0; i < blocks; ++i) {
-    const Eigen::Index r = i * kBlock, n = std::min(kBlock, a.rows() - r);
-    out.middleRows(r, n).noalias() = a.middleRows(r, n) * b;
-  }
-  return out;
-}
 
 AbsorbedMla absorb(const Trace& t) {
   const AttentionConfig& a = t.attention;
@@ -231,15 +244,6 @@ void project(Trace& t) {
   for (int g = 0; g < kv_head_count(a); ++g) t.kv_heads.push_back({t.K.middleCols(g * d, d), t.V.middleCols(g * d, d)});
 }
 
-// The scenario's mask, narrowed to each query's top_k keys with sparse attention.
-Matrix attention_mask(Trace& t) {
-  const AttentionConfig& a = t.attention;
-  Matrix mask = build_mask(a, t.n_q(), t.n_kv());
-  if (!a.sparse) return mask;
-  t.indexer = run_indexer(*a.sparse, t.weights, t.input(), t.input_kv(), mask);
-  return mask.cwiseProduct(t.indexer->selected);
-}
-
 // What every head's scores read with rope, computed once: the turned keys of each KV head (or mla's one
 // decoupled key and every head's decoupled queries) and the angles of the query positions.
 struct Rope {
@@ -266,23 +270,23 @@ Rope prepare_rope(const Trace& t) {
 }
 
 // Head h: its scores from the turned q and k with rope, from the plain ones otherwise.
-HeadTrace run_head(const Trace& t, const Rope& rope, const Matrix& mask, int h) {
+HeadTrace run_head(const Trace& t, const Rope& rope, const Matrix& mask, const VisibleKeys& keys, int h) {
   const AttentionConfig& a = t.attention;
   const int d = a.head_dim, g = kv_head_for(a, h);
   const KvHeadTrace& kv = t.kv_heads[static_cast<std::size_t>(g)];
   const auto q = t.Q.middleCols(h * d, d);
   HeadTrace head;
   if (a.positions != Positions::Rope) {
-    head = attend(q, kv.k, kv.v, mask, a.kernel, t.scale_factor);
+    head = attend(q, kv.k, kv.v, mask, keys, a.kernel, t.scale_factor);
   } else if (!decoupled_rope(a)) {
-    head =
-        attend(rotate(q, rope.queries), rope.keys[static_cast<std::size_t>(g)], kv.v, mask, a.kernel, t.scale_factor);
+    head = attend(rotate(q, rope.queries), rope.keys[static_cast<std::size_t>(g)], kv.v, mask, keys, a.kernel,
+                  t.scale_factor);
   } else {
     const int r = a.rope_dim;
     Matrix q_s(t.n_q(), d + r), k_s(t.n_kv(), d + r);  // [content | decoupled rope]
     q_s << q, rotate(rope.q_r.middleCols(h * r, r), rope.queries);
     k_s << kv.k, rope.k_r;
-    head = attend(q_s, k_s, kv.v, mask, a.kernel, t.scale_factor);
+    head = attend(q_s, k_s, kv.v, mask, keys, a.kernel, t.scale_factor);
     head.q_r = q_s.rightCols(r);
     head.k_r = rope.k_r;
   }
@@ -304,7 +308,12 @@ Trace compute_trace(const Scenario& s, const Weights* resolved) {
   const AttentionConfig& a = t.attention;
   const int d = a.head_dim;
   project(t);
-  const Matrix mask = attention_mask(t);
+  const Matrix scenario_mask = build_mask(a, t.n_q(), t.n_kv());
+  // Sparse attention: each query's top_k keys among those the scenario's mask shows. The selection lies inside
+  // that mask and both are 0/1, so it is their product already.
+  if (a.sparse) t.indexer = run_indexer(*a.sparse, t.weights, t.input(), t.input_kv(), scenario_mask);
+  const Matrix& mask = t.indexer ? t.indexer->selected : scenario_mask;
+  const VisibleKeys keys = visible_keys(mask);
   const Rope rope = prepare_rope(t);
   // Heads are independent: with OpenMP they are computed in parallel (OMP_NUM_THREADS says how many).
   t.heads.resize(static_cast<std::size_t>(a.heads));
@@ -312,7 +321,7 @@ Trace compute_trace(const Scenario& s, const Weights* resolved) {
 #if defined(_OPENMP)
 #pragma omp parallel for schedule(dynamic) if (big)
 #endif
-  for (int h = 0; h < a.heads; ++h) t.heads[static_cast<std::size_t>(h)] = run_head(t, rope, mask, h);
+  for (int h = 0; h < a.heads; ++h) t.heads[static_cast<std::size_t>(h)] = run_head(t, rope, mask, keys, h);
   t.concat.resize(t.n_q(), a.heads * d);
   for (int h = 0; h < a.heads; ++h) t.concat.middleCols(h * d, d) = t.heads[static_cast<std::size_t>(h)].output;
   t.output = t.weights.W_O ? product(t.concat, *t.weights.W_O) : t.concat;

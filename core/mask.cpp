@@ -1,5 +1,7 @@
 #include "core/mask.h"
 
+#include <limits>
+
 namespace attn {
 
 Matrix build_mask(const AttentionConfig& config, int n_q, int n_kv) {
@@ -15,6 +17,59 @@ Matrix build_mask(const AttentionConfig& config, int n_q, int n_kv) {
   return Matrix::NullaryExpr(n_q, n_kv, [&](Eigen::Index i, Eigen::Index j) {
     return allowed(static_cast<int>(i), static_cast<int>(j)) ? 1.0 : 0.0;
   });
+}
+
+namespace {
+
+// Row i's span.
+Span visible_span(const Matrix& mask, Eigen::Index i) {
+  // Sixteen cells at a time while all are hidden (a 0/1 mask sums to 0 there: one vectorised sum), then cell
+  // by cell.
+  const auto row = mask.row(i).array();
+  Eigen::Index lo = 0, hi = row.size() - 1;
+  while (hi - lo >= 16 && row.segment<16>(lo).sum() == 0.0) lo += 16;
+  while (lo <= hi && row(lo) == 0.0) ++lo;
+  while (hi - lo >= 16 && row.segment<16>(hi - 15).sum() == 0.0) hi -= 16;
+  while (hi >= lo && row(hi) == 0.0) --hi;
+  return {lo, hi};
+}
+
+}  // namespace
+
+VisibleKeys visible_keys(const Matrix& mask) {
+  VisibleKeys v;
+  v.spans.reserve(static_cast<std::size_t>(mask.rows()));
+  v.offsets.reserve(static_cast<std::size_t>(mask.rows()) + 1);
+  v.offsets.push_back(0);
+  for (Eigen::Index i = 0; i < mask.rows(); ++i) {
+    const Span s = visible_span(mask, i);
+    v.spans.push_back(s);
+    const auto row = mask.row(i).segment(s.lo, std::max<Eigen::Index>(s.size(), 0)).array();
+    const auto shown = static_cast<std::size_t>(row.sum());  // 0/1 cells
+    if (shown < static_cast<std::size_t>(row.size())) {
+      const std::size_t start = v.keys.size();
+      v.keys.resize(start + static_cast<std::size_t>(row.size()));
+      std::size_t n = start;
+      for (Eigen::Index j = 0; j < row.size(); ++j) {  // branch-free compaction
+        v.keys[n] = s.lo + j;
+        n += row(j) != 0.0;
+      }
+      v.keys.resize(n);
+    }
+    v.offsets.push_back(v.keys.size());
+  }
+  return v;
+}
+
+Span block_span(const VisibleKeys& keys, Eigen::Index r, Eigen::Index n) {
+  Span block{std::numeric_limits<Eigen::Index>::max(), -1};
+  for (Eigen::Index i = r; i < r + n; ++i) {
+    const Span s = keys.span(i);
+    if (s.lo > s.hi) continue;
+    block.lo = std::min(block.lo, s.lo);
+    block.hi = std::max(block.hi, s.hi);
+  }
+  return block;
 }
 
 }  // namespace attn

@@ -1,10 +1,14 @@
 // DeepSeek Sparse Attention: the indexer's scores and the top-k selection by hand (ties to the lower key),
 // attention over only the selected keys, decoding that scans the whole cache, and the online softmax.
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <random>
+#include <vector>
 
 #include "core/decode.h"
 #include "core/indexer.h"
+#include "core/mask.h"
 #include "core/online_softmax.h"
 #include "core/validate.h"
 #include "helpers.h"
@@ -66,6 +70,85 @@ TEST_CASE("top_k at least the number of keys is dense attention") {
   const Trace sparse = compute_trace(s);
   check_matrix(sparse.output, dense.output, 0.0, "nothing left out");
   check_matrix(sparse.indexer->selected, mat({{1, 0, 0}, {1, 1, 0}, {1, 1, 1}}), 0.0, "every visible key");
+}
+
+namespace {
+
+// The selection by definition: each row's visible keys sorted by (score descending, key ascending), the first k.
+Matrix sorted_top_k(const Matrix& scores, const Matrix& mask, int k) {
+  Matrix selected = Matrix::Zero(scores.rows(), scores.cols());
+  for (Eigen::Index i = 0; i < scores.rows(); ++i) {
+    std::vector<Eigen::Index> keys;
+    for (Eigen::Index j = 0; j < scores.cols(); ++j)
+      if (mask(i, j) != 0.0) keys.push_back(j);
+    std::stable_sort(keys.begin(), keys.end(),
+                     [&](Eigen::Index a, Eigen::Index b) { return scores(i, a) > scores(i, b); });
+    for (std::size_t c = 0; c < keys.size() && c < static_cast<std::size_t>(k); ++c) selected(i, keys[c]) = 1.0;
+  }
+  return selected;
+}
+
+// Rows of `levels` distinct values (1: every score ties), in random, rising or falling order along the row.
+Matrix score_rows(std::mt19937& rng, Eigen::Index rows, Eigen::Index cols, int levels, int order) {
+  Matrix m(rows, cols);
+  std::uniform_int_distribution<int> level(0, levels - 1);
+  for (Eigen::Index i = 0; i < rows; ++i)
+    for (Eigen::Index j = 0; j < cols; ++j) m(i, j) = order == 0 ? level(rng) * 0.25 - 3.0 : double(order * j % levels);
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("the top-k of long rows is the sorted order's first k, with ties, holes and any order along the row") {
+  std::mt19937 rng(11);
+  AttentionConfig causal;
+  causal.mask = MaskKind::Causal;
+  const Eigen::Index n = 600;
+  Matrix holes = build_mask(causal, n, n);
+  std::bernoulli_distribution keep(0.5);
+  for (Eigen::Index i = 0; i < n; ++i)
+    for (Eigen::Index j = 0; j < n; ++j) holes(i, j) = holes(i, j) != 0.0 && keep(rng) ? 1.0 : 0.0;
+  const Matrix masks[] = {Matrix::Ones(n, n), build_mask(causal, n, n), holes};
+  for (const int levels : {1, 3, 1 << 30})
+    for (const int order : {0, 1, -1})
+      for (const int k : {1, 64, 200, 599})
+        for (const Matrix& mask : masks) {
+          CAPTURE(levels);
+          CAPTURE(order);
+          CAPTURE(k);
+          const Matrix scores = score_rows(rng, n, n, levels, order);
+          CHECK((select_top_k(scores, mask, k).array() == sorted_top_k(scores, mask, k).array()).all());
+        }
+}
+
+TEST_CASE("attention over a sparse selection of long rows: weights and outputs as the formulas give them") {
+  Scenario s;
+  s.name = "long sparse";
+  const int n = 400, d_model = 12;
+  for (int i = 0; i < n; ++i) s.input.tokens.push_back("t" + std::to_string(i));
+  s.input.embeddings = seeded_matrix(5, SeedStream::Embeddings, n, d_model);
+  s.attention.heads = s.attention.kv_heads = 2;
+  s.attention.head_dim = 6;
+  s.attention.mask = MaskKind::Causal;
+  s.attention.sparse = SparseConfig{16, 2, 4};
+  const Trace t = compute_trace(s);
+  for (const HeadTrace& h : t.heads) {
+    Matrix weights = Matrix::Zero(n, n);
+    for (int i = 0; i < n; ++i) {
+      double m = -kInf, z = 0.0;
+      for (int j = 0; j < n; ++j)
+        if (t.indexer->selected(i, j) != 0.0) m = std::max(m, h.scores(i, j) / std::sqrt(6.0));
+      for (int j = 0; j < n; ++j)
+        if (t.indexer->selected(i, j) != 0.0) z += weights(i, j) = std::exp(h.scores(i, j) / std::sqrt(6.0) - m);
+      weights.row(i) /= z;
+    }
+    CHECK(h.mask.sum() == doctest::Approx(16.0 * (n - 15) + 15.0 * 16 / 2));  // 16 keys a row once 16 are visible
+    check_matrix(h.weights, weights, 1e-14, "softmax over the selected keys alone");
+    Matrix output = Matrix::Zero(n, h.v.cols());
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) output.row(i) += weights(i, j) * h.v.row(j);
+    check_matrix(h.output, output, 1e-13, "the selected keys' values, weighted");
+  }
 }
 
 TEST_CASE("decoding with sparse attention scans the whole cache and attends to its selection") {
