@@ -583,9 +583,10 @@ void selection(StepView& v) {
   Term scores = v.query_by_key("I (indexer)", x.scores, {hr, hc});
   const Matrix shown = x.scores.array().isFinite().cast<double>();  // the keys the scenario's mask lets it see
   scores.visible = &shown;
-  // The selection only ever picks keys the mask shows, so it is the mask every head attends through.
-  Term selected = v.query_by_key("top " + std::to_string(v.t.attention.sparse->top_k) + " (the mask from here on)",
-                                 x.selected, {hr, hc});
+  // The selection only ever picks keys the mask shows, so it is the mask every head attends through from here on
+  // (a short title: a long one would push the term onto a line of its own).
+  Term selected =
+      v.query_by_key("top " + std::to_string(v.t.attention.sparse->top_k) + " = new mask", x.selected, {hr, hc});
   selected.map = ColorMap::Sequential;
   selected.range = ValueRange{0.0, 2.2};
   selected.flags = HeatmapFlags_NoLegend;
