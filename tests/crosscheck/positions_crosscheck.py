@@ -69,7 +69,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from numpy_crosscheck import (Mismatch, as_array, block_diag, compare,  # noqa: E402
                               entropy_rows, linear_rows, mask_matrix, reject_constant,
-                              softmax_rows, values)
+                              probe, softmax_rows, values)
 from numpy_crosscheck import weight_shapes as plain_weight_shapes  # noqa: E402
 
 SEED = 1414
@@ -1891,11 +1891,7 @@ def main():
                         help="copy each failing scenario file to DIR "
                              "(default KEEP/fail with --keep)")
     args = parser.parse_args()
-    try:
-        subprocess.run([args.binary, "--version"], capture_output=True, timeout=20, check=True)
-    except (OSError, subprocess.SubprocessError) as e:
-        print("error: cannot run the binary %r: %s" % (args.binary, e), file=sys.stderr)
-        return 2
+    probe(args.binary)  # exit 2 unless it starts
 
     global LEGACY
     LEGACY = args.plain_only

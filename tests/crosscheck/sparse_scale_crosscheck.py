@@ -69,7 +69,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from numpy_crosscheck import (mask_matrix, one_head,  # noqa: E402
+from numpy_crosscheck import (mask_matrix, one_head, probe,  # noqa: E402
                               reject_constant, values)
 
 SEED = 5150
@@ -706,11 +706,7 @@ def main():
     parser.add_argument("--save-failures", metavar="DIR",
                         help="copy each failing scenario file to DIR")
     args = parser.parse_args()
-    try:
-        subprocess.run([args.binary, "--version"], capture_output=True, timeout=20, check=True)
-    except (OSError, subprocess.SubprocessError) as e:
-        print("error: cannot run the binary %r: %s" % (args.binary, e), file=sys.stderr)
-        return 2
+    probe(args.binary)  # exit 2 unless it starts
 
     start = time.time()
     configs = all_configs()
