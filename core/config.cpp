@@ -1,13 +1,9 @@
 #include "core/config.h"
 
-#include <array>
-#include <utility>
+#include "core/name_table.h"
 
 namespace attn {
 namespace {
-
-template <typename E, std::size_t N>
-using NameTable = std::array<std::pair<E, std::string_view>, N>;
 
 constexpr NameTable<Variant, 4> kVariants{
     {{Variant::Mha, "mha"}, {Variant::Gqa, "gqa"}, {Variant::Mqa, "mqa"}, {Variant::Mla, "mla"}}};
@@ -20,20 +16,6 @@ constexpr NameTable<Positions, 4> kPositions{{{Positions::None, "none"},
                                               {Positions::Sinusoidal, "sinusoidal"},
                                               {Positions::Learned, "learned"},
                                               {Positions::Rope, "rope"}}};
-
-template <typename Table, typename E>
-std::string_view name_of(const Table& table, E value) {
-  for (const auto& [e, name] : table)
-    if (e == value) return name;
-  return "?";
-}
-
-template <typename Table>
-auto parse_name(const Table& table, std::string_view s) -> std::optional<typename Table::value_type::first_type> {
-  for (const auto& [e, name] : table)
-    if (name == s) return e;
-  return std::nullopt;
-}
 
 }  // namespace
 
