@@ -29,6 +29,10 @@ enum class SeedStream : std::uint64_t {
   W_QI = 15,
   W_KI = 16,
   W_wI = 17,
+  Unembedding = 18,  // a model's (d_model, vocab)
+  Ffn_W_1 = 19,      // a model layer's feed-forward weights
+  Ffn_W_2 = 20,
+  Ffn_W_3 = 21,
 };
 
 SeedStream seed_stream(WeightId id);

@@ -51,6 +51,8 @@ inline constexpr std::int64_t kMaxMatrixElements = std::int64_t(1) << 22;  // an
 inline constexpr double kMaxAbsValue = 1e12;        // keeps every product of scores far from overflow
 inline constexpr double kMaxWeightScale = 100.0;    // seeded weights stay within [-100, 100], far inside that
 inline constexpr int kMaxPositionOffset = 1 << 20;  // RoPE's angles stay exact far past any classroom shift
+inline constexpr int kMaxVocab = 1 << 16;           // a model's tokens
+inline constexpr int kMaxLayers = 64;               // a model's layers
 }  // namespace limits
 
 }  // namespace attn

@@ -113,6 +113,14 @@ void check_values(const Matrix& m, const std::string& field) {
     }
 }
 
+InputError within(const std::string& prefix, const InputError& e) {
+  const std::string what = e.what();
+  const std::string problem = e.field().empty() ? what : what.substr(e.field().size() + 2);
+  // A problem of the whole inner document ("scenario: heads x N_Q x N_KV ...") is one of the prefix itself.
+  if (e.field().empty() || e.field() == "scenario") return InputError(prefix.substr(0, prefix.size() - 1), problem);
+  return InputError(prefix + e.field(), problem);
+}
+
 void validate(const Scenario& s) {
   check_tokens(s.input, "", -1);
   const int d_model = s.d_model();

@@ -21,6 +21,9 @@ class InputError : public std::runtime_error {
   std::string field_;
 };
 
+// The same problem one level down in a larger file: e's field under `prefix` ("layers[1]." + "attention.heads").
+InputError within(const std::string& prefix, const InputError& e);
+
 // Throws InputError naming the first field that is wrong.
 void validate(const Scenario& s);
 // The attention block alone: sizes, kv_heads for gqa, latent widths for mla, the window.

@@ -16,6 +16,7 @@ void print_help(std::ostream& out, std::string_view window_usage) {
       << kOverridesHelp << "\n"
       << kDecodeHelp << "\n"
       << kOnlineHelp << "\n"
+      << kRunHelp << "\n"
       << kKvHelp
       << "\nattention-lab --help       this text\n"
          "attention-lab --version    the version\n\n"
@@ -26,7 +27,7 @@ void print_help(std::ostream& out, std::string_view window_usage) {
 }  // namespace
 
 bool is_cli_command(std::string_view first) {
-  for (const std::string_view command : {"trace", "decode", "online", "kv", "help", "--help", "-h", "--version"})
+  for (const std::string_view command : {"trace", "decode", "online", "kv", "run", "help", "--help", "-h", "--version"})
     if (first == command) return true;
   return false;
 }
@@ -45,6 +46,7 @@ int run_cli(std::span<const std::string> args, std::ostream& out, std::ostream& 
     if (args[0] == "decode") return decode_command(args.subspan(1), out, err);
     if (args[0] == "online") return online_command(args.subspan(1), out, err);
     if (args[0] == "kv") return kv_command(args.subspan(1), out, err);
+    if (args[0] == "run") return run_command(args.subspan(1), out, err);
     throw UsageError("unknown command '" + args[0] + "' (see attention-lab --help)");
   } catch (const UsageError& e) {
     err << "attention-lab: " << e.what() << '\n';

@@ -1,5 +1,10 @@
 #include "app/cli/scenario_input.h"
 
+#include <sstream>
+
+#include "core/io/json_fields.h"
+#include "core/io/model_json.h"
+
 namespace attn::cli {
 
 ScenarioCommandOptions parse_scenario_command(const std::string& command, std::span<const std::string> words,
@@ -11,6 +16,8 @@ ScenarioCommandOptions parse_scenario_command(const std::string& command, std::s
     if (word == "--help" || word == "-h") o.help = true;
     else if (word == "--json") o.json = true;
     else if (word == "--precision") o.precision = static_cast<int>(args.integer(word, 0, 17));
+    else if (word == "--layer") o.layer = static_cast<int>(args.integer(word, 0, limits::kMaxLayers - 1));
+    else if (word == "--tokens") o.tokens = args.value(word);
     else if (o.overrides.parse(word, args)) continue;
     else if (own && own(word, args)) continue;
     else if (word.starts_with("--"))
@@ -20,6 +27,35 @@ ScenarioCommandOptions parse_scenario_command(const std::string& command, std::s
   }
   if (o.scenario.empty() && !o.help) throw UsageError(command + ": missing SCENARIO (a scenario .json file)");
   return o;
+}
+
+std::vector<std::string> split_tokens(const std::string& text) {
+  std::istringstream in(text);
+  std::vector<std::string> tokens;
+  for (std::string t; in >> t;) tokens.push_back(t);
+  return tokens;
+}
+
+Scenario load_command_scenario(const ScenarioCommandOptions& o) {
+  const std::string text = read_document_file(o.scenario, kMaxModelFileBytes);
+  const nlohmann::json j = parse_json_document(text);
+  if (!is_model_json(j)) {
+    if (text.size() > kMaxScenarioFileBytes)
+      throw InputError("", "file is larger than " + std::to_string(kMaxScenarioFileBytes >> 20) + " MiB");
+    if (o.layer || o.tokens)
+      throw InputError(o.layer ? "--layer" : "--tokens", "only for a model file (one with \"layers\")");
+    return scenario_from_json(j);
+  }
+  if (!o.layer || !o.tokens)
+    throw InputError(o.layer ? "--tokens" : "--layer",
+                     "a model file needs --layer L and --tokens \"...\" to be traced as a scenario");
+  const Model m = resolve_model(model_from_json(j));
+  if (*o.layer >= static_cast<int>(m.layers.size()))
+    throw InputError("--layer", "the model has layers 0.." + std::to_string(m.layers.size() - 1) + " but found " +
+                                    std::to_string(*o.layer));
+  const std::vector<std::string> tokens = split_tokens(*o.tokens);
+  const ModelTrace t = run_model(m, tokens);
+  return layer_scenario(m, *o.layer, tokens, t.layers[static_cast<std::size_t>(*o.layer)].attention.x);
 }
 
 }  // namespace attn::cli

@@ -6,6 +6,7 @@
 #include <ostream>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "app/cli/overrides.h"
 #include "core/io/scenario_json.h"
@@ -18,7 +19,17 @@ struct ScenarioCommandOptions {
   bool help = false;
   int precision = 4;
   Overrides overrides;
+  // A model file instead of a scenario: the attention of this layer, reading these tokens.
+  std::optional<int> layer;
+  std::optional<std::string> tokens;
 };
+
+// "a b  a" -> {"a", "b", "a"}.
+std::vector<std::string> split_tokens(const std::string& text);
+
+// The scenario SCENARIO names: the file itself, or for a model file, layer --layer of it reading --tokens (the
+// residual stream entering that layer, normalised as the model does). Throws InputError.
+Scenario load_command_scenario(const ScenarioCommandOptions& o);
 
 // An option of one command alone (online's --row): true when it took the word (and its value from args).
 using CommandOption = std::function<bool(const std::string& word, Args& args)>;
@@ -34,7 +45,7 @@ auto compute_from_file(const ScenarioCommandOptions& o, std::ostream& err, F com
     -> std::optional<decltype(compute(std::declval<const Scenario&>()))> {
   Scenario s;
   try {
-    s = load_scenario_file(o.scenario);
+    s = load_command_scenario(o);
   } catch (const InputError& e) {
     err << "attention-lab: " << o.scenario << ": " << e.what() << '\n';
     return std::nullopt;

@@ -9,6 +9,7 @@
 #include "app/cli/scenario_input.h"
 #include "core/attention.h"
 #include "core/io/scenario_json.h"
+#include "core/io/scenario_write.h"
 #include "core/io/trace_json.h"
 
 namespace attn::cli {
@@ -24,7 +25,10 @@ const char* const kTraceHelp =
     "                    it does and why (as the app explains it) and its matrices as tables with token labels\n"
     "  --latex           the same handout as a LaTeX document (pdflatex; amsmath and booktabs only)\n"
     "                    --json, --markdown and --latex exclude each other\n"
-    "  --precision P     digits after the decimal point in the text and handout forms (0-17, default 4)\n";
+    "  --precision P     digits after the decimal point in the text and handout forms (0-17, default 4)\n"
+    "  --layer L --tokens \"a b\"  SCENARIO may be a model file: layer L's attention reading the tokens (the\n"
+    "                    residual stream entering it, normalised as the model does) is traced as a scenario\n"
+    "  --scenario OUT    also write the scenario traced (a model layer, or the file with its overrides) to OUT\n";
 
 namespace {
 
@@ -236,12 +240,24 @@ TraceFormat take_format(std::span<const std::string> words, std::vector<std::str
 int trace_command(std::span<const std::string> words, std::ostream& out, std::ostream& err) {
   std::vector<std::string> rest;
   const TraceFormat format = take_format(words, rest);
-  const ScenarioCommandOptions o = parse_scenario_command("trace", rest);
+  std::optional<std::string> write_to;  // --scenario OUT.json
+  const ScenarioCommandOptions o = parse_scenario_command("trace", rest, [&](const std::string& word, Args& args) {
+    if (word != "--scenario") return false;
+    write_to = args.value(word);
+    return true;
+  });
   if (o.help) {
     out << "Usage:\n" << kTraceHelp << "\n  Options that override the scenario file:\n" << kOverridesHelp;
     return kExitOk;
   }
-  const std::optional<Trace> t = compute_from_file(o, err, compute_trace);
+  const std::optional<Trace> t = compute_from_file(o, err, [&](const Scenario& s) {
+    if (write_to) try {
+        save_scenario_file(s, *write_to);
+      } catch (const InputError& e) {
+        throw InputError("--scenario " + *write_to, e.what());
+      }
+    return compute_trace(s);
+  });
   if (!t) return kExitBadInput;
   switch (format) {
     case TraceFormat::Json: out << trace_to_json(*t).dump() << '\n'; break;

@@ -1,0 +1,151 @@
+#include "core/io/model_json.h"
+
+#include "core/io/attention_json.h"
+#include "core/io/json_fields.h"
+#include "core/validate.h"
+
+namespace attn {
+namespace {
+
+using nlohmann::json;
+
+// A 1-D array of numbers as one row: LayerNorm gains and biases, FFN biases.
+Matrix read_row(const json& j, const std::string& path) {
+  if (!j.is_array() || (!j.empty() && j[0].is_array()))
+    throw InputError(path, "expected an array of numbers (one row) but found " + describe_found(j));
+  return read_matrix(json::array({j}), path);
+}
+
+// Where a layer's own weight is in LayerWeights, and whether the file writes it as one row.
+struct OwnField {
+  const char* name;
+  std::optional<Matrix> LayerWeights::*slot;
+  bool row;
+};
+constexpr OwnField kOwnFields[] = {
+    {"ln1_gain", &LayerWeights::ln1_gain, true}, {"ln1_bias", &LayerWeights::ln1_bias, true},
+    {"ln2_gain", &LayerWeights::ln2_gain, true}, {"ln2_bias", &LayerWeights::ln2_bias, true},
+    {"W_1", &LayerWeights::W_1, false},          {"b_1", &LayerWeights::b_1, true},
+    {"W_2", &LayerWeights::W_2, false},          {"b_2", &LayerWeights::b_2, true},
+    {"W_3", &LayerWeights::W_3, false}};
+
+void read_layer_weights(const json& j, const std::string& path, ModelLayer& layer) {
+  std::vector<std::string_view> names;
+  for (WeightId id : kAllWeights) names.push_back(weight_name(id));
+  for (const OwnField& f : kOwnFields) names.push_back(f.name);
+  const JsonFields r(j, path, names);
+  for (WeightId id : kAllWeights)
+    if (r.has(weight_name(id)))
+      weight_slot(layer.weights, id) = read_matrix(r.at(weight_name(id)), r.child(weight_name(id)));
+  for (const OwnField& f : kOwnFields)
+    if (r.has(f.name))
+      layer.own.*f.slot = f.row ? read_row(r.at(f.name), r.child(f.name)) : read_matrix(r.at(f.name), r.child(f.name));
+}
+
+// A layer's attention block: a scenario's, except that positions belong to the model (rope is turned in every
+// layer) and that the mask is causal unless it says otherwise.
+AttentionConfig read_layer_attention(const json& j, const std::string& path, const Model& m) {
+  if (!j.is_object()) throw InputError(path, "expected an object but found " + describe_found(j));
+  for (const char* key : {"positions", "rope_base", "max_positions", "position_offset"})
+    if (j.contains(key))
+      throw InputError(path + "." + key, "belongs to the model, not to a layer (the model's \"" +
+                                             std::string(key == std::string("max_positions") ? key : "positions") +
+                                             "\" applies to every layer)");
+  if (j.contains("mask") && j["mask"] == "custom")
+    throw InputError(path + ".mask",
+                     "\"custom\" is for scenarios: a model runs on any number of tokens (use "
+                     "\"causal\", \"sliding_window\" or \"none\")");
+  json block = j;
+  if (m.positions == Positions::Rope) {
+    block["positions"] = "rope";
+    block["rope_base"] = m.rope_base;
+  }
+  AttentionConfig a = read_attention(block, path, true, 0, m.max_positions);
+  if (!j.contains("mask")) a.mask = MaskKind::Causal;
+  if (a.mask == MaskKind::Custom)
+    throw InputError(path + ".mask",
+                     "\"custom\" is for scenarios: a model runs on any number of tokens (use "
+                     "\"causal\", \"sliding_window\" or \"none\")");
+  if (!a.output_projection)
+    throw InputError(path + ".output_projection", "a model layer always has W_O (it writes back to the stream)");
+  return a;
+}
+
+void read_layers(const json& j, Model& m) {
+  if (!j.is_array()) throw InputError("layers", "expected an array of layers but found " + describe_found(j));
+  if (j.empty()) throw InputError("layers", "expected at least one layer but found none");
+  for (std::size_t l = 0; l < j.size(); ++l) {
+    const std::string path = index_path("layers", l);
+    const JsonFields r(j[l], path, {"attention", "weights"});
+    ModelLayer layer;
+    layer.attention = read_layer_attention(r.require("attention"), r.child("attention"), m);
+    if (r.has("weights")) read_layer_weights(r.at("weights"), r.child("weights"), layer);
+    m.layers.push_back(std::move(layer));
+  }
+}
+
+FfnConfig read_ffn(const json& j) {
+  const JsonFields r(j, "ffn", {"kind", "d_ff"});
+  FfnConfig f;
+  f.kind = r.choice("kind", FfnKind::None, parse_ffn_kind, ffn_kind_names());
+  if (f.kind == FfnKind::None) r.only_for("d_ff", "an ffn of kind relu, gelu or swiglu", "kind \"none\"");
+  else r.require("d_ff");
+  f.d_ff = r.integer("d_ff", 0, 1, limits::kMaxProjectedDim);
+  return f;
+}
+
+std::uint64_t read_seed(const json& seed) {
+  if (!seed.is_number_unsigned() && !(seed.is_number_integer() && seed.get<std::int64_t>() >= 0))
+    throw InputError("seed", "expected a non-negative integer but found " + describe_found(seed));
+  return seed.get<std::uint64_t>();
+}
+
+void read_model_weights(const JsonFields& r, Model& m) {
+  if (r.has("embedding")) m.embedding = read_matrix(r.at("embedding"), "embedding");
+  if (r.has("W_P")) m.W_P = read_matrix(r.at("W_P"), "W_P");
+  if (r.has("final_gain")) m.final_gain = read_row(r.at("final_gain"), "final_gain");
+  if (r.has("final_bias")) m.final_bias = read_row(r.at("final_bias"), "final_bias");
+  if (r.has("unembedding")) m.unembedding = read_matrix(r.at("unembedding"), "unembedding");
+}
+
+}  // namespace
+
+bool is_model_json(const json& j) { return j.is_object() && j.contains("layers"); }
+
+Model model_from_json(const json& j) {
+  const JsonFields r(j, "",
+                     {"name", "description", "vocab", "d_model", "max_positions", "positions", "rope_base", "norm",
+                      "ffn", "layers", "embedding", "W_P", "final_gain", "final_bias", "unembedding", "seed"},
+                     "model");
+  Model m;
+  m.name = r.string("name", "untitled model");
+  m.description = r.string("description", "");
+  m.vocab = read_tokens(r.require("vocab"), "vocab");
+  check_vocab(m.vocab);
+  r.require("d_model");
+  m.d_model = r.integer("d_model", 1, 1, limits::kMaxModelDim);
+  r.require("max_positions");
+  m.max_positions = r.integer("max_positions", 1, 1, limits::kMaxTokens);
+  m.positions = r.choice("positions", Positions::None, parse_positions, positions_names());
+  if (m.positions == Positions::None || m.positions == Positions::Learned)
+    r.only_for("rope_base", "positions \"sinusoidal\" and \"rope\"",
+               "positions \"" + std::string(to_string(m.positions)) + "\"");
+  m.rope_base = r.number("rope_base", 10000.0);
+  if (!(m.rope_base >= 1.0 && m.rope_base <= limits::kMaxAbsValue))
+    throw InputError("rope_base", "expected a number in [1, 1e12] but found " + j["rope_base"].dump());
+  m.norm = r.choice("norm", Norm::Pre, parse_norm, norm_names());
+  if (r.has("ffn")) m.ffn = read_ffn(r.at("ffn"));
+  read_layers(r.require("layers"), m);
+  read_model_weights(r, m);
+  if (r.has("seed")) m.seed = read_seed(r.at("seed"));
+  check_model(m);
+  return m;
+}
+
+Model parse_model(std::string_view text) { return model_from_json(parse_json_document(text)); }
+
+Model load_model_file(const std::filesystem::path& path) {
+  return parse_model(read_document_file(path, kMaxModelFileBytes));
+}
+
+}  // namespace attn

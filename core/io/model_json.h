@@ -1,0 +1,25 @@
+#pragma once
+// The loader for model files (assets/models/*.json): a vocabulary, the model's shape and positions, and its
+// layers, each an attention block as scenarios write it plus the layer's LayerNorm and feed-forward weights.
+// Every problem is an InputError naming the field ("layers[1].weights.W_1[3]") with what was expected and
+// what was found.
+#include <filesystem>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "core/model.h"
+
+namespace attn {
+
+inline constexpr std::uintmax_t kMaxModelFileBytes = 256u << 20;
+
+// Whether a parsed document is a model rather than a scenario (it has "layers").
+bool is_model_json(const nlohmann::json& j);
+
+// Parses and checks (check_model); throws InputError.
+Model model_from_json(const nlohmann::json& j);
+Model parse_model(std::string_view text);
+Model load_model_file(const std::filesystem::path& path);
+
+}  // namespace attn

@@ -1,0 +1,159 @@
+#include "core/model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "core/name_table.h"
+#include "core/positions.h"
+#include "core/product.h"
+#include "core/validate.h"
+
+namespace attn {
+namespace {
+
+constexpr NameTable<Norm, 3> kNorms{{{Norm::None, "none"}, {Norm::Pre, "pre"}, {Norm::Post, "post"}}};
+constexpr NameTable<FfnKind, 4> kFfnKinds{
+    {{FfnKind::None, "none"}, {FfnKind::Relu, "relu"}, {FfnKind::Gelu, "gelu"}, {FfnKind::Swiglu, "swiglu"}}};
+
+// Each row's softmax over the vocabulary, shifted by the row's largest logit.
+Matrix softmax_rows(const Matrix& logits) {
+  Matrix p = (logits.colwise() - logits.rowwise().maxCoeff()).array().exp().matrix();
+  p.array().colwise() /= p.rowwise().sum().array();
+  return p;
+}
+
+// The feed-forward sublayer on x: its hidden activation and its output.
+struct FfnResult {
+  Matrix hidden;  // (N, d_ff)
+  Matrix out;     // (N, d_model)
+};
+FfnResult feed_forward(FfnKind kind, const LayerWeights& w, const Matrix& x) {
+  FfnResult f;
+  const Matrix pre = product(x, *w.W_1);  // (N, d_ff)
+  switch (kind) {
+    case FfnKind::Relu: f.hidden = (pre.rowwise() + w.b_1->row(0)).cwiseMax(0.0); break;
+    case FfnKind::Gelu:
+      f.hidden = (pre.rowwise() + w.b_1->row(0)).unaryExpr([](double v) {
+        return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+      });
+      break;
+    case FfnKind::Swiglu: {
+      const Matrix silu = pre.unaryExpr([](double v) { return v / (1.0 + std::exp(-v)); });
+      f.hidden = silu.cwiseProduct(product(x, *w.W_3));
+      break;
+    }
+    case FfnKind::None: return f;
+  }
+  f.out = product(f.hidden, *w.W_2);
+  if (kind != FfnKind::Swiglu) f.out.rowwise() += w.b_2->row(0);
+  return f;
+}
+
+// The numbers a layer reads stay within what attention accepts (limits::kMaxAbsValue): weights that grow the
+// stream from layer to layer without a norm are refused with where it happened, never run into Inf or NaN.
+void check_stream(const Matrix& x, const std::string& where) {
+  Eigen::Index r = 0, c = 0;
+  const double largest = x.array().isFinite().all() ? x.cwiseAbs().maxCoeff(&r, &c) : HUGE_VAL;
+  if (largest <= limits::kMaxAbsValue) return;
+  char reached[32];
+  std::snprintf(reached, sizeof reached, "%.7g", largest);
+  throw InputError(where, std::string("the residual stream reaches ") + reached + " (row " + std::to_string(r) +
+                              ", column " + std::to_string(c) +
+                              "), beyond the 1e12 attention accepts: these weights grow it without bound");
+}
+
+// One layer on the stream x: attention, then the FFN, each joined to the stream as the norm says.
+LayerTrace run_layer(const Model& m, int l, const std::vector<std::string>& tokens, const Matrix& x) {
+  const LayerWeights& w = m.layers[static_cast<std::size_t>(l)].own;
+  LayerTrace t;
+  t.residual_in = x;
+  const Matrix attn_in = m.norm == Norm::Pre ? layer_norm(x, *w.ln1_gain, *w.ln1_bias) : x;
+  check_stream(attn_in, "layers[" + std::to_string(l) + "]");
+  t.attention = compute_trace(layer_scenario(m, l, tokens, attn_in));
+  const Matrix sum = x + t.attention.output;
+  t.after_attention = m.norm == Norm::Post ? layer_norm(sum, *w.ln1_gain, *w.ln1_bias) : sum;
+  if (m.ffn.kind == FfnKind::None) {
+    t.residual_out = t.after_attention;
+    return t;
+  }
+  t.ffn_in = m.norm == Norm::Pre ? layer_norm(t.after_attention, *w.ln2_gain, *w.ln2_bias) : t.after_attention;
+  FfnResult f = feed_forward(m.ffn.kind, w, t.ffn_in);
+  t.ffn_hidden = std::move(f.hidden);
+  t.ffn_out = std::move(f.out);
+  const Matrix out = t.after_attention + t.ffn_out;
+  t.residual_out = m.norm == Norm::Post ? layer_norm(out, *w.ln2_gain, *w.ln2_bias) : out;
+  return t;
+}
+
+}  // namespace
+
+std::optional<Norm> parse_norm(std::string_view s) { return parse_name(kNorms, s); }
+std::optional<FfnKind> parse_ffn_kind(std::string_view s) { return parse_name(kFfnKinds, s); }
+std::string_view to_string(Norm n) { return name_of(kNorms, n); }
+std::string_view to_string(FfnKind k) { return name_of(kFfnKinds, k); }
+std::string_view norm_names() { return "none | pre | post"; }
+std::string_view ffn_kind_names() { return "none | relu | gelu | swiglu"; }
+
+std::vector<int> token_ids(const Model& m, const std::vector<std::string>& tokens) {
+  std::vector<int> ids;
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    const auto it = std::find(m.vocab.begin(), m.vocab.end(), tokens[i]);
+    if (it == m.vocab.end())
+      throw InputError("tokens[" + std::to_string(i) + "]", "\"" + tokens[i] + "\" is not in the vocabulary of " +
+                                                                std::to_string(m.vocab.size()) + " tokens");
+    ids.push_back(static_cast<int>(it - m.vocab.begin()));
+  }
+  return ids;
+}
+
+Matrix layer_norm(const Matrix& x, const Matrix& gain, const Matrix& bias) {
+  const Vector mean = x.rowwise().mean();
+  Matrix centred = x.colwise() - mean;
+  const Vector var = centred.array().square().rowwise().mean();
+  centred.array().colwise() /= (var.array() + 1e-5).sqrt();
+  return (centred.array().rowwise() * gain.row(0).array()).rowwise() + bias.row(0).array();
+}
+
+Scenario layer_scenario(const Model& m, int layer, const std::vector<std::string>& tokens, const Matrix& x) {
+  const ModelLayer& l = m.layers[static_cast<std::size_t>(layer)];
+  Scenario s;
+  s.name = m.name + ", layer " + std::to_string(layer);
+  s.description = "Layer " + std::to_string(layer) + " of " + m.name + ": its attention over the residual stream " +
+                  (m.norm == Norm::Pre ? "after LN1" : "entering it") + ".";
+  s.input = {tokens, x};
+  s.attention = l.attention;
+  s.weights = l.weights;
+  s.seed = m.seed;
+  return s;
+}
+
+ModelTrace run_model(const Model& m, const std::vector<std::string>& tokens) {
+  const int n = static_cast<int>(tokens.size());
+  check_range(n, 1, m.max_positions, "tokens");
+  ModelTrace t;
+  t.tokens = tokens;
+  t.ids = token_ids(m, tokens);
+  t.embedded.resize(n, m.d_model);
+  for (int i = 0; i < n; ++i) t.embedded.row(i) = m.embedding->row(t.ids[static_cast<std::size_t>(i)]);
+  AttentionConfig where;  // absolute positions are added once, here; rope turns inside each layer
+  where.positions = m.positions;
+  where.rope_base = m.rope_base;
+  Weights w_p;
+  w_p.W_P = m.W_P;
+  if (m.positions == Positions::Sinusoidal || m.positions == Positions::Learned)
+    t.embedded += position_rows(where, w_p, 0, n, m.d_model);
+  const Matrix* x = &t.embedded;
+  for (int l = 0; l < static_cast<int>(m.layers.size()); ++l) {
+    t.layers.push_back(run_layer(m, l, tokens, *x));
+    x = &t.layers.back().residual_out;
+  }
+  t.final = m.norm == Norm::Pre ? layer_norm(*x, *m.final_gain, *m.final_bias) : *x;
+  check_stream(t.final, "unembedding");
+  t.logits = product(t.final, *m.unembedding);
+  t.probabilities = softmax_rows(t.logits);
+  return t;
+}
+
+}  // namespace attn

@@ -1,0 +1,127 @@
+#pragma once
+// A small transformer around the engine's attention (000, section 3): token embeddings and positions, then
+// N_L layers of attention and a feed-forward sublayer joined by the residual stream and LayerNorm (pre, post
+// or none), then the unembedding to logits over the vocabulary. Each layer's attention IS a scenario: its
+// embeddings are the (normalised) residual stream entering it, so the pipeline explains it step by step.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/attention.h"
+#include "core/config.h"
+#include "core/matrix.h"
+#include "core/scenario.h"
+#include "core/weights.h"
+
+namespace attn {
+
+enum class Norm {
+  None,  // x = x + Attn(x); x = x + FFN(x)
+  Pre,   // x = x + Attn(LN1(x)); x = x + FFN(LN2(x)); LN_final after the last layer
+  Post,  // x = LN1(x + Attn(x)); x = LN2(x + FFN(x))
+};
+
+enum class FfnKind {
+  None,    // no feed-forward sublayer: an attention-only model
+  Relu,    // relu(x W_1 + b_1) W_2 + b_2
+  Gelu,    // gelu(x W_1 + b_1) W_2 + b_2, the exact gelu with erf
+  Swiglu,  // (silu(x W_1) * (x W_3)) W_2
+};
+
+std::optional<Norm> parse_norm(std::string_view s);
+std::optional<FfnKind> parse_ffn_kind(std::string_view s);
+std::string_view to_string(Norm n);
+std::string_view to_string(FfnKind k);
+std::string_view norm_names();      // "none | pre | post"
+std::string_view ffn_kind_names();  // "none | relu | gelu | swiglu"
+
+struct FfnConfig {
+  FfnKind kind = FfnKind::None;
+  int d_ff = 0;  // the hidden width; 0 with kind none
+};
+
+// A layer's weights besides its attention's, as the file gives them (any may be missing).
+struct LayerWeights {
+  std::optional<Matrix> ln1_gain, ln1_bias;  // (1, d_model) norm pre or post
+  std::optional<Matrix> ln2_gain, ln2_bias;  // (1, d_model) norm pre or post, with an FFN
+  std::optional<Matrix> W_1;                 // (d_model, d_ff)
+  std::optional<Matrix> b_1;                 // (1, d_ff)      relu and gelu
+  std::optional<Matrix> W_2;                 // (d_ff, d_model)
+  std::optional<Matrix> b_2;                 // (1, d_model)   relu and gelu
+  std::optional<Matrix> W_3;                 // (d_model, d_ff) swiglu: the gate's other half
+};
+
+struct ModelLayer {
+  AttentionConfig attention;  // its positions are the model's (rope acts here; absolute ones were added before)
+  Weights weights;            // the attention's (W_O always)
+  LayerWeights own;
+};
+
+struct Model {
+  std::string name, description;
+  std::vector<std::string> vocab;  // a token is its index here
+  int d_model = 1;
+  int max_positions = 1;  // the longest input
+  Positions positions = Positions::None;
+  double rope_base = 10000.0;  // sinusoidal and rope
+  Norm norm = Norm::Pre;
+  FfnConfig ffn;
+  std::vector<ModelLayer> layers;
+  std::optional<Matrix> embedding;    // (vocab, d_model)
+  std::optional<Matrix> W_P;          // (max_positions, d_model) learned positions
+  std::optional<Matrix> final_gain;   // (1, d_model) pre only
+  std::optional<Matrix> final_bias;   // (1, d_model) pre only
+  std::optional<Matrix> unembedding;  // (d_model, vocab)
+  std::uint64_t seed = 1;
+};
+
+// Throws InputError naming the first field that is wrong, in the file's path syntax ("layers[1].weights.W_1",
+// "layers[0].attention.heads"): sizes, limits, the vocabulary, every given weight's shape and values, and each
+// layer's attention as validate checks a scenario of max_positions tokens.
+void check_model(const Model& m);
+// The vocabulary alone: not empty, not too long, each token a word without spaces, none twice.
+void check_vocab(const std::vector<std::string>& vocab);
+
+// How many numbers the model's weights hold, given or to be drawn (no weight is drawn to count them).
+std::int64_t parameter_count(const Model& m);
+
+// Every weight the model uses, each the file's where given, drawn from the seed otherwise (matrices scaled by
+// 1/sqrt(their input width), so activations stay near 1), LayerNorm gains 1 and biases 0.
+Model resolve_model(const Model& m);
+
+// The indices of tokens in the vocabulary; an unknown token is refused by name (InputError, field "tokens").
+std::vector<int> token_ids(const Model& m, const std::vector<std::string>& tokens);
+
+// LN(x) = gain * (x - mean) / sqrt(var + 1e-5) + bias per row, var the biased variance over the row.
+Matrix layer_norm(const Matrix& x, const Matrix& gain, const Matrix& bias);  // (N, d)
+
+// What one layer did to the residual stream x (every matrix (N, d_model) unless said).
+struct LayerTrace {
+  Matrix residual_in;
+  Trace attention;         // the layer's attention as a scenario trace: attention.x is what it read
+  Matrix after_attention;  // the stream after the attention sublayer
+  Matrix ffn_in;           // what the FFN read (empty without an FFN)
+  Matrix ffn_hidden;       // (N, d_ff) the activation before W_2 (empty without an FFN)
+  Matrix ffn_out;          // the FFN's output (empty without an FFN)
+  Matrix residual_out;
+};
+
+struct ModelTrace {
+  std::vector<std::string> tokens;
+  std::vector<int> ids;
+  Matrix embedded;  // (N, d_model) embedding rows plus absolute positions
+  std::vector<LayerTrace> layers;
+  Matrix final;          // (N, d_model) what the unembedding reads: LN_final(x) pre, x otherwise
+  Matrix logits;         // (N, vocab)
+  Matrix probabilities;  // (N, vocab) softmax over the vocabulary
+};
+
+// The layer's attention as a scenario reading x (the stream entering it, normalised for pre): m resolved.
+Scenario layer_scenario(const Model& m, int layer, const std::vector<std::string>& tokens, const Matrix& x);
+
+// The whole forward pass. m resolved (resolve_model); tokens from its vocabulary, at most max_positions.
+ModelTrace run_model(const Model& m, const std::vector<std::string>& tokens);
+
+}  // namespace attn

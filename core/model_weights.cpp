@@ -1,0 +1,166 @@
+// A model's weights: which it uses, their shapes, the checks of a file's and the draws from the seed.
+#include <cmath>
+#include <set>
+
+#include "core/init.h"
+#include "core/model.h"
+#include "core/validate.h"
+
+namespace attn {
+namespace {
+
+// A weight of the model or of a layer: where it lives, its shape and what it starts as when the file lacks it.
+struct Part {
+  std::string field;  // "layers[1].W_1", "embedding"
+  std::optional<Matrix>* slot;
+  bool used;
+  int rows, cols;
+  std::string rows_meaning, cols_meaning;
+  enum class Start { Seeded, Ones, Zeros } start = Start::Seeded;
+  std::uint64_t seed = 0;
+  SeedStream stream = SeedStream::Embeddings;
+  double scale = 1.0;  // seeded values times this: 1/sqrt(the input width)
+};
+
+std::uint64_t layer_seed(std::uint64_t seed, int layer) {
+  return seed ^ (0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(layer + 1));
+}
+
+double fan_in(int width) { return 1.0 / std::sqrt(static_cast<double>(width)); }
+
+std::vector<Part> model_parts(Model& m) {
+  const int d = m.d_model, v = static_cast<int>(m.vocab.size());
+  const std::string vocab = "vocab", dm = "d_model";
+  const bool pre = m.norm == Norm::Pre;
+  return {{"embedding", &m.embedding, true, v, d, vocab, dm, Part::Start::Seeded, m.seed, SeedStream::Embeddings},
+          {"W_P", &m.W_P, m.positions == Positions::Learned, m.max_positions, d, "max_positions", dm,
+           Part::Start::Seeded, m.seed, SeedStream::W_P},
+          {"final_gain", &m.final_gain, pre, 1, d, "one row", dm, Part::Start::Ones},
+          {"final_bias", &m.final_bias, pre, 1, d, "one row", dm, Part::Start::Zeros},
+          {"unembedding", &m.unembedding, true, d, v, dm, vocab, Part::Start::Seeded, m.seed, SeedStream::Unembedding,
+           fan_in(d)}};
+}
+
+std::vector<Part> layer_parts(Model& m, int l) {
+  LayerWeights& w = m.layers[static_cast<std::size_t>(l)].own;
+  const std::string at = "layers[" + std::to_string(l) + "].weights.", dm = "d_model", ff = "d_ff", row = "one row";
+  const int d = m.d_model, f = m.ffn.d_ff;
+  const bool norm = m.norm != Norm::None, ffn = m.ffn.kind != FfnKind::None;
+  const bool biased = m.ffn.kind == FfnKind::Relu || m.ffn.kind == FfnKind::Gelu;
+  const std::uint64_t seed = layer_seed(m.seed, l);
+  using S = Part::Start;
+  return {{at + "ln1_gain", &w.ln1_gain, norm, 1, d, row, dm, S::Ones},
+          {at + "ln1_bias", &w.ln1_bias, norm, 1, d, row, dm, S::Zeros},
+          {at + "ln2_gain", &w.ln2_gain, norm && ffn, 1, d, row, dm, S::Ones},
+          {at + "ln2_bias", &w.ln2_bias, norm && ffn, 1, d, row, dm, S::Zeros},
+          {at + "W_1", &w.W_1, ffn, d, f, dm, ff, S::Seeded, seed, SeedStream::Ffn_W_1, fan_in(d)},
+          {at + "b_1", &w.b_1, biased, 1, f, row, ff, S::Zeros},
+          {at + "W_2", &w.W_2, ffn, f, d, ff, dm, S::Seeded, seed, SeedStream::Ffn_W_2, fan_in(std::max(f, 1))},
+          {at + "b_2", &w.b_2, biased, 1, d, row, dm, S::Zeros},
+          {at + "W_3", &w.W_3, m.ffn.kind == FfnKind::Swiglu, d, f, dm, ff, S::Seeded, seed, SeedStream::Ffn_W_3,
+           fan_in(d)}};
+}
+
+std::vector<Part> all_parts(Model& m) {
+  std::vector<Part> parts = model_parts(m);
+  for (int l = 0; l < static_cast<int>(m.layers.size()); ++l)
+    for (Part& p : layer_parts(m, l)) parts.push_back(std::move(p));
+  return parts;
+}
+
+Matrix initial(const Part& p) {
+  switch (p.start) {
+    case Part::Start::Ones: return Matrix::Ones(p.rows, p.cols);
+    case Part::Start::Zeros: return Matrix::Zero(p.rows, p.cols);
+    case Part::Start::Seeded: break;
+  }
+  return seeded_matrix(p.seed, p.stream, p.rows, p.cols) * p.scale;
+}
+
+// The layer's attention alone, as validate sees a scenario: n tokens of zeros.
+Scenario attention_probe(const Model& m, int l, int n) {
+  std::vector<std::string> tokens;
+  for (int i = 0; i < n; ++i) tokens.push_back("t" + std::to_string(i));
+  Scenario s = layer_scenario(m, l, tokens, Matrix::Zero(n, m.d_model));
+  s.seed = layer_seed(m.seed, l);
+  s.weight_scale = fan_in(m.d_model);
+  return s;
+}
+
+void check_sizes(const Model& m) {
+  check_vocab(m.vocab);
+  check_range(m.d_model, 1, limits::kMaxModelDim, "d_model");
+  check_range(m.max_positions, 1, limits::kMaxTokens, "max_positions");
+  if (std::int64_t(m.max_positions) * m.d_model > limits::kMaxMatrixElements)
+    throw InputError("max_positions", "max_positions x d_model = " + std::to_string(m.max_positions) + " x " +
+                                          std::to_string(m.d_model) + " is more than the " +
+                                          std::to_string(limits::kMaxMatrixElements) + " numbers a stream may hold");
+  check_range(static_cast<std::int64_t>(m.layers.size()), 1, limits::kMaxLayers, "layers");
+  if (m.ffn.kind != FfnKind::None) check_range(m.ffn.d_ff, 1, limits::kMaxProjectedDim, "ffn.d_ff");
+}
+
+void check_part(const Part& p) {
+  if (!*p.slot) return;
+  if (!p.used) throw InputError(p.field, "given, but this model does not use it");
+  if (std::int64_t(p.rows) * p.cols > limits::kMaxMatrixElements)
+    throw InputError(p.field, "would be " + std::to_string(p.rows) + " x " + std::to_string(p.cols) +
+                                  " numbers, more than a matrix may hold");
+  check_shape(**p.slot, p.field, p.rows, p.rows_meaning, p.cols, p.cols_meaning);
+  check_values(**p.slot, p.field);
+}
+
+}  // namespace
+
+void check_vocab(const std::vector<std::string>& vocab) {
+  if (vocab.empty()) throw InputError("vocab", "expected at least one token but found none");
+  check_range(static_cast<std::int64_t>(vocab.size()), 1, limits::kMaxVocab, "vocab");
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < vocab.size(); ++i) {
+    const std::string field = "vocab[" + std::to_string(i) + "]";
+    // Tokens are typed separated by spaces: one with a space (or none at all) could never be typed.
+    if (vocab[i].empty() || vocab[i].find_first_of(" \t\n\r") != std::string::npos)
+      throw InputError(field, "\"" + vocab[i] + "\" cannot be typed: a token is a non-empty word without spaces");
+    if (!seen.insert(vocab[i]).second) throw InputError(field, "\"" + vocab[i] + "\" is already in the vocabulary");
+  }
+}
+
+void check_model(const Model& given) {
+  check_sizes(given);
+  Model m = given;  // the parts point into it
+  for (const Part& p : all_parts(m)) check_part(p);
+  for (int l = 0; l < static_cast<int>(m.layers.size()); ++l) {
+    try {
+      validate(attention_probe(m, l, m.max_positions));
+    } catch (const InputError& e) {
+      throw within("layers[" + std::to_string(l) + "].", e);
+    }
+  }
+}
+
+std::int64_t parameter_count(const Model& given) {
+  Model m = given;  // the parts point into it
+  std::int64_t n = 0;
+  for (const Part& p : all_parts(m))
+    if (p.used) n += std::int64_t(p.rows) * p.cols;
+  for (const ModelLayer& l : m.layers)
+    for (WeightId id : kAllWeights)
+      if (weight_used(id, l.attention)) {
+        const WeightShape shape = weight_shape(id, l.attention, m.d_model);
+        n += std::int64_t(shape.rows) * shape.cols;
+      }
+  return n;
+}
+
+Model resolve_model(const Model& given) {
+  check_model(given);
+  Model m = given;
+  for (const Part& p : all_parts(m)) {
+    if (!p.used) p.slot->reset();
+    else if (!*p.slot) *p.slot = initial(p);
+  }
+  for (int l = 0; l < static_cast<int>(m.layers.size()); ++l)
+    m.layers[static_cast<std::size_t>(l)].weights = resolve_weights(attention_probe(m, l, 1));
+  return m;
+}
+
+}  // namespace attn
