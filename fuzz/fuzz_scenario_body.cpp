@@ -11,9 +11,12 @@
 #include "core/attention.h"
 #include "core/decode.h"
 #include "core/io/decode_json.h"
+#include "core/io/json_fields.h"
+#include "core/io/model_json.h"
 #include "core/io/scenario_json.h"
 #include "core/io/scenario_write.h"
 #include "core/io/trace_json.h"
+#include "core/model.h"
 #include "core/validate.h"
 
 namespace attn::fuzz {
@@ -277,7 +280,7 @@ void check_trace(const Scenario& s, const Trace& t) {
              "trace tokens are not the scenario's");
   FUZZ_CHECK(t.cross_attention == s.context.has_value(), "cross_attention flag");
   FUZZ_CHECK(t.n_q() == nq && t.n_kv() == nkv, "trace N_Q / N_KV");
-  FUZZ_CHECK(t.scale_factor == (a.scale ? 1.0 / std::sqrt(static_cast<double>(d)) : 1.0), "scale factor");
+  FUZZ_CHECK(t.scale_factor == (a.scale ? 1.0 / std::sqrt(static_cast<double>(score_dim(a))) : 1.0), "scale factor");
   FUZZ_CHECK(t.x == s.input.embeddings && t.x_kv == s.kv_side().embeddings, "trace x / x_kv are not the embeddings");
 
   for (WeightId id : kAllWeights) {
@@ -472,13 +475,48 @@ std::int64_t trace_elements(const Scenario& s) {
 // 4M doubles (32 MiB): far above any classroom scenario, small enough for thousands of runs a second.
 constexpr std::int64_t kFuzzMaxTraceElements = std::int64_t(1) << 22;
 
+// A model file that loads runs on up to 8 of its tokens: every layer's attention keeps the trace's invariants, the
+// stream and the logits stay finite, and each position's probabilities sum to 1.
+int fuzz_model(const nlohmann::json& j) {
+  const Model given = model_from_json(j);  // InputError: a refusal, fine
+  static const bool budget = std::getenv("ATTN_FUZZ_NO_BUDGET") == nullptr;
+  if (budget && parameter_count(given) > kFuzzMaxTraceElements) return 0;
+  const Model m = resolve_model(given);
+  std::vector<std::string> tokens;
+  for (int i = 0; i < std::min(m.max_positions, 8); ++i)
+    tokens.push_back(m.vocab[static_cast<std::size_t>(i) % m.vocab.size()]);
+  ModelTrace t;
+  try {
+    t = run_model(m, tokens);
+  } catch (const InputError& e) {
+    // Only a stream grown past what attention accepts may be refused once the file loaded.
+    if (std::string_view(e.what()).find("the residual stream reaches") != std::string_view::npos) return 0;
+    fail(std::string("a model the loader accepted is refused by run_model: ") + e.what());
+  }
+  const auto n = static_cast<Eigen::Index>(tokens.size());
+  for (std::size_t l = 0; l < t.layers.size(); ++l) {
+    check_trace(layer_scenario(m, static_cast<int>(l), tokens, t.layers[l].attention.x), t.layers[l].attention);
+    check_shape(t.layers[l].residual_out, n, m.d_model, "a layer's residual_out");
+    check_finite(t.layers[l].residual_out, "a layer's residual_out");
+  }
+  check_shape(t.logits, n, static_cast<Eigen::Index>(m.vocab.size()), "logits");
+  check_finite(t.logits, "logits");
+  check_finite(t.probabilities, "probabilities");
+  for (Eigen::Index i = 0; i < n; ++i)
+    FUZZ_CHECK(std::abs(t.probabilities.row(i).sum() - 1.0) < 1e-9,
+               cell("probabilities sum", -1, i) + " = " + num(t.probabilities.row(i).sum()));
+  return 0;
+}
+
 }  // namespace
 
 int fuzz_one_scenario(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   Scenario s;
   try {
-    s = parse_scenario(text);
+    const nlohmann::json j = parse_json_document(text);
+    if (is_model_json(j)) return fuzz_model(j);
+    s = scenario_from_json(j);
   } catch (const InputError&) {
     return 0;  // a refusal with a message is what a bad file should get
   }

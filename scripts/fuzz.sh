@@ -55,7 +55,7 @@ ARTIFACTS="$BUILD/artifacts"
 RUN="$BUILD/run"
 mkdir -p "$CORPUS" "$ARTIFACTS" "$RUN"
 rm -f "$ARTIFACTS"/* "$RUN"/fuzz-*.log
-for seed in "$ROOT"/assets/scenarios/*.json "$ROOT"/tests/data/bad/* "$ROOT"/tests/corpus/*; do
+for seed in "$ROOT"/assets/scenarios/*.json "$ROOT"/assets/models/*.json "$ROOT"/tests/data/bad/* "$ROOT"/tests/corpus/*; do
   [[ -f $seed ]] && cp -n "$seed" "$CORPUS/"
 done
 
