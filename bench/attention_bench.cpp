@@ -3,6 +3,8 @@
 //   BM_Trace/T                the full trace, every intermediate kept: d_model 512, 8 heads of 64, causal, W_O
 //   BM_DecodeStep/T           one new token with T-1 tokens cached: project it, append it, attend over T keys
 //   BM_RecomputeForStep/T     what the step saves: the full causal trace of all T tokens
+//   BM_ModelRun/N             run_model of a 4-layer model (d_model 256, 8 causal heads of 32, Pre-LN, learned
+//                             positions, GELU FFN of 1024, vocabulary 64) on N tokens, every layer's trace kept
 // Inputs and weights are filled before the timed loop (seeded values, scaled so the scores are O(1)); every
 // benchmark reports real (wall-clock) time, since the heads run on OpenMP threads.
 #include <malloc.h>
@@ -17,6 +19,7 @@
 #include "core/decode.h"
 #include "core/init.h"
 #include "core/io/scenario_json.h"
+#include "core/model.h"
 #include "core/trace_bytes.h"
 
 namespace {
@@ -123,6 +126,39 @@ BENCHMARK(BM_DecodeStep)->Arg(128)->Arg(512)->Arg(1024)->Arg(2048)->UseRealTime(
 // Without a cache, the new token's output needs the whole causal trace of all T tokens (its last row).
 void BM_RecomputeForStep(benchmark::State& state) { full_trace(state); }
 BENCHMARK(BM_RecomputeForStep)->Arg(128)->Arg(512)->Arg(1024)->Arg(2048)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// The model compare.py times PyTorch's forward of (with weights of the same shapes).
+Model bench_model(int max_positions) {
+  Model m;
+  m.name = "bench";
+  for (int i = 0; i < 64; ++i) m.vocab.push_back("v" + std::to_string(i));
+  m.d_model = 256;
+  m.max_positions = max_positions;
+  m.positions = Positions::Learned;
+  m.norm = Norm::Pre;
+  m.ffn = {FfnKind::Gelu, 1024};
+  for (int l = 0; l < 4; ++l) {
+    ModelLayer layer;
+    layer.attention.heads = layer.attention.kv_heads = 8;
+    layer.attention.head_dim = 32;
+    layer.attention.mask = MaskKind::Causal;
+    layer.attention.output_projection = true;
+    m.layers.push_back(layer);
+  }
+  return resolve_model(m);
+}
+
+void BM_ModelRun(benchmark::State& state) {
+  const int tokens = static_cast<int>(state.range(0));
+  const Model m = bench_model(tokens);
+  std::vector<std::string> input;
+  for (int i = 0; i < tokens; ++i) input.push_back(m.vocab[static_cast<std::size_t>(i * 7 % 64)]);
+  for (auto _ : state) {
+    ModelTrace t = run_model(m, input);
+    benchmark::DoNotOptimize(t.probabilities.data());
+  }
+}
+BENCHMARK(BM_ModelRun)->Arg(512)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

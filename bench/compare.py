@@ -53,6 +53,10 @@ TOL = 1e-9
 CAT_SAT_TARGET_US = 20.0
 RATIO_TARGET_T = 1024
 EXTRA_TARGET = 1.15  # positions or sparse selection beside the plain trace at RATIO_TARGET_T
+# BM_ModelRun: 4 Pre-LN layers, d_model 256, 8 causal heads of 32, GELU FFN of 1024, learned positions, vocab 64
+MODEL = dict(layers=4, d_model=256, heads=8, head_dim=32, d_ff=1024, vocab=64)
+MODEL_T = 512
+MODEL_CHECK_T = 32
 BLAS_ALTERNATIVE = "/etc/alternatives/libblas.so.3-x86_64-linux-gnu"
 BLAS_PACKAGE = "libopenblas0-pthread"
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
@@ -258,6 +262,69 @@ def torch_forward(torch, x, wq, wk, wv, wo, mask):
     return out.transpose(0, 1).reshape(t, HEADS * HEAD_DIM) @ wo
 
 
+def model_weights(np, t, seed=2027):
+    """Every weight of the bench model, uniform in [-1, 1] / sqrt(fan in); gains 1, biases 0."""
+    rng = np.random.default_rng(seed + t)
+    d, f, hd, v = MODEL["d_model"], MODEL["d_ff"], MODEL["heads"] * MODEL["head_dim"], MODEL["vocab"]
+    u = lambda rows, cols, fan: rng.uniform(-1, 1, (rows, cols)) / math.sqrt(fan)
+    layers = [{"W_Q": u(d, hd, d), "W_K": u(d, hd, d), "W_V": u(d, hd, d), "W_O": u(hd, d, hd),
+               "ln1_gain": np.ones(d), "ln1_bias": np.zeros(d), "ln2_gain": np.ones(d), "ln2_bias": np.zeros(d),
+               "W_1": u(d, f, d), "b_1": np.zeros(f), "W_2": u(f, d, f), "b_2": np.zeros(d)}
+              for _ in range(MODEL["layers"])]
+    return {"embedding": u(v, d, 1), "W_P": u(t, d, 1), "final_gain": np.ones(d), "final_bias": np.zeros(d),
+            "unembedding": u(d, v, d), "layers": layers}
+
+
+def model_ids(t):
+    return [i * 7 % MODEL["vocab"] for i in range(t)]
+
+
+def torch_model_forward(torch, w, ids, mask):
+    """The model's forward pass, the probabilities kept: Pre-LN layers of causal attention and a GELU FFN."""
+    f = torch.nn.functional
+    t, d, h, hd = len(ids), MODEL["d_model"], MODEL["heads"], MODEL["head_dim"]
+    x = w["embedding"][ids] + w["W_P"][:t]
+    for p in w["layers"]:
+        a = f.layer_norm(x, (d,), p["ln1_gain"], p["ln1_bias"], 1e-5)
+        q, k, v = ((a @ p[n]).view(t, h, hd).transpose(0, 1) for n in ("W_Q", "W_K", "W_V"))
+        s = torch.matmul(q, k.transpose(-2, -1))
+        s.mul_(1.0 / math.sqrt(hd)).add_(mask)
+        x = x + torch.matmul(torch.softmax(s, dim=-1), v).transpose(0, 1).reshape(t, h * hd) @ p["W_O"]
+        x = x + f.gelu(f.layer_norm(x, (d,), p["ln2_gain"], p["ln2_bias"], 1e-5) @ p["W_1"] + p["b_1"]) @ p["W_2"] + \
+            p["b_2"]
+    return torch.softmax(f.layer_norm(x, (d,), w["final_gain"], w["final_bias"], 1e-5) @ w["unembedding"], dim=-1)
+
+
+def torch_model(torch, w):
+    out = {k: torch.from_numpy(v) for k, v in w.items() if k != "layers"}
+    out["layers"] = [{k: torch.from_numpy(v) for k, v in p.items()} for p in w["layers"]]
+    return out
+
+
+def model_check(np, torch, app):
+    """The bench model with explicit weights through `attention-lab run --json` and PyTorch: max |diff| of the
+    probabilities."""
+    t = MODEL_CHECK_T
+    w = model_weights(np, t)
+    layer = {"attention": {"heads": MODEL["heads"], "head_dim": MODEL["head_dim"]}}
+    doc = {"name": "compare.py model", "vocab": [f"v{i}" for i in range(MODEL["vocab"])], "d_model": MODEL["d_model"],
+           "max_positions": t, "positions": "learned", "norm": "pre", "ffn": {"kind": "gelu", "d_ff": MODEL["d_ff"]},
+           "layers": [dict(layer, weights={k: v.tolist() for k, v in p.items()}) for p in w["layers"]],
+           **{k: v.tolist() for k, v in w.items() if k != "layers"}}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "compare_model.json"
+        path.write_text(json.dumps(doc))
+        tokens = " ".join(f"v{i}" for i in model_ids(t))
+        r = subprocess.run([app, "run", str(path), "--tokens", tokens, "--json"], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise Failure(f"{app} run --json exited with {r.returncode}:\n{r.stderr}")
+    ours = np.array(json.loads(r.stdout)["probabilities"], dtype=float)
+    with torch.inference_mode():
+        mask = torch.from_numpy(causal_additive_mask(np, t))
+        theirs = torch_model_forward(torch, torch_model(torch, w), model_ids(t), mask).numpy()
+    return float(np.max(np.abs(ours - theirs)))
+
+
 def time_median(fn, runs, warmup=2):
     """(median, coefficient of variation) of the wall-clock seconds of `runs` calls after `warmup` calls."""
     for _ in range(warmup):
@@ -365,6 +432,7 @@ def main():
         torch.set_num_threads(n)
 
         diffs, magnitude = numerical_check(np, torch, args.app)
+        diffs[f"model, N = {MODEL_CHECK_T}: ours vs PyTorch"] = model_check(np, torch, args.app)
 
         peer_np, peer_torch = {}, {}
         for t in SIZES:
@@ -377,6 +445,9 @@ def main():
                 tensors = [torch.from_numpy(a) for a in make_inputs(np, t)]
                 tm = torch.from_numpy(causal_additive_mask(np, t))
                 peer_torch[t] = time_median(lambda: torch_forward(torch, *tensors, tm), args.peer_runs)
+            w = torch_model(torch, model_weights(np, MODEL_T))
+            tm = torch.from_numpy(causal_additive_mask(np, MODEL_T))
+            peer_model = time_median(lambda: torch_model_forward(torch, w, model_ids(MODEL_T), tm), args.peer_runs)
         load_after = loadavg()
         other_load = other.report()
         blas = blas_report(np, torch, alternative)
@@ -420,6 +491,16 @@ def main():
         print(f"{t:>6} {step['seconds'] * 1e6:>10.1f} {full['seconds'] * 1e3:>13.2f} "
               f"{full['seconds'] / step['seconds']:>15.0f} {step['cache_bytes'] / 1e6:>9.2f}")
 
+    m = MODEL
+    print(f"\na model run, N = {MODEL_T}: {m['layers']} Pre-LN layers, d_model {m['d_model']}, {m['heads']} causal heads "
+          f"of {m['head_dim']}, GELU FFN of {m['d_ff']}, learned positions, vocabulary {m['vocab']} "
+          f"(ours: every layer's trace kept; PyTorch: the probabilities):")
+    model_ours, (model_pt, model_cv) = ours[f"BM_ModelRun/{MODEL_T}"], peer_model
+    model_ratio = model_ours["seconds"] / model_pt
+    print(f"  ours {model_ours['seconds'] * 1e3:.2f} ms, PyTorch {model_pt * 1e3:.2f} ms, ours/PyTorch {model_ratio:.2f}"
+          f"   cv: ours/PyTorch {'%.1f' % (model_ours['cv'] * 100) if 'cv' in model_ours else '-'}/"
+          f"{model_cv * 100:.1f}%")
+
     cat = ours["BM_CatSat"]["seconds"] * 1e6
     ratio = ours[f"BM_Trace/{RATIO_TARGET_T}"]["seconds"] / peer_torch[RATIO_TARGET_T][0]
     print("\ntargets:")
@@ -432,6 +513,8 @@ def main():
         extra = ours[f"{name}/{RATIO_TARGET_T}"]["seconds"] / plain
         print(f"  T = {RATIO_TARGET_T} full trace with {what} / plain = {extra:.2f} (target <= {EXTRA_TARGET}): "
               f"{'met' if extra <= EXTRA_TARGET else 'MISSED'}")
+    print(f"  N = {MODEL_T} model run / PyTorch forward = {model_ratio:.2f} (target <= 1.0): "
+          f"{'met' if model_ratio <= 1.0 else 'MISSED'}")
     if failed:
         print("\ncompare.py: the three implementations disagree (see the numerical check above)", file=sys.stderr)
         return 1
