@@ -499,10 +499,12 @@ def check_run(m, out, rep):
 # Driver
 # --------------------------------------------------------------------------
 
-class Runner:
+class Runner(pc.Runner):
+    """positions_crosscheck's runner (run, json), counting outcomes and keeping non-ASCII tokens readable."""
+
     def __init__(self, binary, folder, keep):
-        self.binary, self.folder, self.keep = binary, folder, keep
-        self.runs = 0
+        super().__init__(binary, folder)
+        self.keep = keep
         self.failed = 0
         self.passed = 0
 
@@ -511,22 +513,6 @@ class Runner:
         with open(path, "w") as f:
             json.dump(doc, f, ensure_ascii=False)
         return path
-
-    def run(self, *args):
-        self.runs += 1
-        proc = subprocess.run([self.binary] + [str(a) for a in args], capture_output=True,
-                              text=True, timeout=30)
-        return proc.returncode, proc.stdout, proc.stderr
-
-    def json(self, *args):
-        code, out, err = self.run(*args)
-        if code != 0:
-            raise Mismatch("`attention-lab %s` exit %d: %s" % (
-                " ".join(str(a) for a in args), code, err.strip()[:400]))
-        try:
-            return json.loads(out, parse_constant=reject_constant)
-        except ValueError as e:
-            raise Mismatch("`%s`: output is not JSON: %s" % (args[0], e))
 
     def tally(self, ok, line, rep=None, doc=None, name=None):
         if ok:
