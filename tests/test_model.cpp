@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/io/model_json.h"
+#include "core/io/model_write.h"
 #include "core/model.h"
 #include "helpers.h"
 
@@ -182,7 +183,7 @@ TEST_CASE("bad model files name the field, what was expected and what was found"
                        InputError);
 }
 
-TEST_CASE("run prints the likeliest next tokens; --json has every layer; trace --layer traces one as a scenario") {
+TEST_CASE("run prints the likeliest next tokens, --json has every layer, trace --layer traces one as a scenario") {
   const std::string tiny = std::string(ATTN_ASSETS_DIR) + "/models/tiny.json";
   const CliRun text = run_cli_capture({"run", tiny, "--tokens", "<bos> a b"});
   REQUIRE(text.code == 0);
@@ -221,4 +222,34 @@ TEST_CASE("weights that grow the stream past what attention accepts are refused 
                        InputError);
   j["norm"] = "pre";  // LayerNorm keeps what attention reads near 1
   CHECK(run_model(model(j), {"x"}).logits.allFinite());
+}
+
+TEST_CASE("a model written and read back is the same model, its weights to the last bit") {
+  const std::string tiny = std::string(ATTN_ASSETS_DIR) + "/models/tiny.json";
+  const Model given = load_model_file(tiny);
+  const std::string text = model_to_text(given);
+  CHECK(model_to_text(parse_model(text)) == text);  // what the file gave: no weights, as it was
+  CHECK(text.find("\"embedding\"") == std::string::npos);
+  const Model resolved = resolve_model(given);
+  const std::filesystem::path dir = fresh_dir("model-write");
+  save_model_file(resolved, dir / "tiny_resolved.json");
+  const Model back = load_model_file(dir / "tiny_resolved.json");
+  REQUIRE(back.embedding.has_value());
+  CHECK(*back.embedding == *resolved.embedding);
+  CHECK(*back.layers[1].own.W_2 == *resolved.layers[1].own.W_2);
+  CHECK(*back.layers[1].weights.W_O == *resolved.layers[1].weights.W_O);
+  CHECK(*back.final_gain == *resolved.final_gain);
+  const std::vector<std::string> tokens{"<bos>", "c", "a", "g"};
+  CHECK(run_model(resolve_model(back), tokens).logits == run_model(resolved, tokens).logits);
+  // Post-LN swiglu with rope and an mla layer: rope_dim is the layer's, rope_base the model's.
+  json j = averaging_model("post", {{"kind", "swiglu"}, {"d_ff", 3}});
+  j["positions"] = "rope";
+  j["rope_base"] = 500;
+  j["layers"][0] = {
+      {"attention", {{"variant", "mla"}, {"heads", 1}, {"head_dim", 2}, {"latent_dim", 2}, {"rope_dim", 2}}}};
+  const Model mla = resolve_model(model_from_json(j));
+  const Model mla_back = parse_model(model_to_text(mla));
+  CHECK(mla_back.layers[0].attention.rope_dim == 2);
+  CHECK(mla_back.rope_base == 500);
+  CHECK(run_model(mla_back, {"x", "y"}).logits == run_model(mla, {"x", "y"}).logits);
 }
