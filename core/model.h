@@ -53,6 +53,19 @@ struct LayerWeights {
   std::optional<Matrix> W_3;                 // (d_model, d_ff) swiglu: the gate's other half
 };
 
+// Each LayerWeights field's name in files, and whether the file writes it as one flat row.
+struct LayerWeightField {
+  const char* name;
+  std::optional<Matrix> LayerWeights::*slot;
+  bool row;
+};
+inline constexpr LayerWeightField kLayerWeightFields[] = {
+    {"ln1_gain", &LayerWeights::ln1_gain, true}, {"ln1_bias", &LayerWeights::ln1_bias, true},
+    {"ln2_gain", &LayerWeights::ln2_gain, true}, {"ln2_bias", &LayerWeights::ln2_bias, true},
+    {"W_1", &LayerWeights::W_1, false},          {"b_1", &LayerWeights::b_1, true},
+    {"W_2", &LayerWeights::W_2, false},          {"b_2", &LayerWeights::b_2, true},
+    {"W_3", &LayerWeights::W_3, false}};
+
 struct ModelLayer {
   AttentionConfig attention;  // its positions are the model's (rope acts here; absolute ones were added before)
   Weights weights;            // the attention's (W_O always)

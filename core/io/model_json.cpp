@@ -16,28 +16,15 @@ Matrix read_row(const json& j, const std::string& path) {
   return read_matrix(json::array({j}), path);
 }
 
-// Where a layer's own weight is in LayerWeights, and whether the file writes it as one row.
-struct OwnField {
-  const char* name;
-  std::optional<Matrix> LayerWeights::*slot;
-  bool row;
-};
-constexpr OwnField kOwnFields[] = {
-    {"ln1_gain", &LayerWeights::ln1_gain, true}, {"ln1_bias", &LayerWeights::ln1_bias, true},
-    {"ln2_gain", &LayerWeights::ln2_gain, true}, {"ln2_bias", &LayerWeights::ln2_bias, true},
-    {"W_1", &LayerWeights::W_1, false},          {"b_1", &LayerWeights::b_1, true},
-    {"W_2", &LayerWeights::W_2, false},          {"b_2", &LayerWeights::b_2, true},
-    {"W_3", &LayerWeights::W_3, false}};
-
 void read_layer_weights(const json& j, const std::string& path, ModelLayer& layer) {
   std::vector<std::string_view> names;
   for (WeightId id : kAllWeights) names.push_back(weight_name(id));
-  for (const OwnField& f : kOwnFields) names.push_back(f.name);
+  for (const LayerWeightField& f : kLayerWeightFields) names.push_back(f.name);
   const JsonFields r(j, path, names);
   for (WeightId id : kAllWeights)
     if (r.has(weight_name(id)))
       weight_slot(layer.weights, id) = read_matrix(r.at(weight_name(id)), r.child(weight_name(id)));
-  for (const OwnField& f : kOwnFields)
+  for (const LayerWeightField& f : kLayerWeightFields)
     if (r.has(f.name))
       layer.own.*f.slot = f.row ? read_row(r.at(f.name), r.child(f.name)) : read_matrix(r.at(f.name), r.child(f.name));
 }
