@@ -97,6 +97,14 @@ void check_model(const Model& m);
 // The vocabulary alone: not empty, not too long, each token a word without spaces, none twice.
 void check_vocab(const std::vector<std::string>& vocab);
 
+// After a change of the model's shape (d_model, d_ff, norm, ffn kind, positions, a layer's attention): leaves out every
+// given weight the model no longer uses or whose shape no longer fits, so it is drawn from the seed. Returns one
+// sentence per weight left out, naming it by its path in the file.
+std::vector<std::string> drop_unfit_model_weights(Model& m);
+// Grows or shrinks the stack to `count` layers (1..limits::kMaxLayers): new layers repeat the last one's
+// attention configuration, with weights drawn from the seed; removed layers go from the end.
+void set_layer_count(Model& m, int count);
+
 // How many numbers the model's weights hold, given or to be drawn (no weight is drawn to count them).
 std::int64_t parameter_count(const Model& m);
 

@@ -151,6 +151,45 @@ std::int64_t parameter_count(const Model& given) {
   return n;
 }
 
+std::vector<std::string> drop_unfit_model_weights(Model& m) {
+  std::vector<std::string> notes;
+  for (const Part& p : all_parts(m)) {
+    if (!*p.slot) continue;
+    const Matrix& w = **p.slot;
+    if (!p.used) {
+      notes.push_back(p.field + " is not used by this model any more; left out");
+    } else if (w.rows() != p.rows || w.cols() != p.cols) {
+      notes.push_back(p.field + " is " + std::to_string(w.rows()) + " x " + std::to_string(w.cols()) +
+                      " but now needs " + std::to_string(p.rows) + " x " + std::to_string(p.cols) + " (" +
+                      p.rows_meaning + " by " + p.cols_meaning + "); drawn from the seed instead");
+    } else {
+      continue;
+    }
+    p.slot->reset();
+  }
+  for (int l = 0; l < static_cast<int>(m.layers.size()); ++l) {
+    Scenario probe = attention_probe(m, l, 1);
+    for (std::string note : drop_unfit_weights(probe)) {
+      // The layer's own seed is derived from the model's: the model's words, not its number.
+      if (const auto at = note.find("drawn from seed "); at != std::string::npos)
+        note.replace(at, note.find(" instead", at) - at, "drawn from the seed");
+      notes.push_back("layers[" + std::to_string(l) + "]." + note);
+    }
+    m.layers[static_cast<std::size_t>(l)].weights = probe.weights;
+  }
+  return notes;
+}
+
+void set_layer_count(Model& m, int count) {
+  check_range(count, 1, limits::kMaxLayers, "layers");
+  while (static_cast<int>(m.layers.size()) > count) m.layers.pop_back();
+  while (static_cast<int>(m.layers.size()) < count) {
+    ModelLayer layer;
+    layer.attention = m.layers.back().attention;  // the same kind of attention, its weights drawn from the seed
+    m.layers.push_back(layer);
+  }
+}
+
 Model resolve_model(const Model& given) {
   check_model(given);
   Model m = given;

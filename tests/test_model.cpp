@@ -253,3 +253,32 @@ TEST_CASE("a model written and read back is the same model, its weights to the l
   CHECK(mla_back.rope_base == 500);
   CHECK(run_model(mla_back, {"x", "y"}).logits == run_model(mla, {"x", "y"}).logits);
 }
+
+TEST_CASE("changing a model's shape leaves out the weights that no longer fit, and says which") {
+  json j = averaging_model("none", {{"kind", "relu"}, {"d_ff", 2}});
+  j["layers"][0]["weights"]["W_1"] = {{1, -1}, {0.5, 2}};
+  j["layers"][0]["weights"]["b_1"] = {0.25, -3};
+  Model m = model_from_json(j);
+  m.ffn = {FfnKind::Swiglu, 2};
+  m.d_model = 2;
+  CHECK(drop_unfit_model_weights(m) ==
+        std::vector<std::string>{"layers[0].weights.b_1 is not used by this model any more; left out"});
+  CHECK(m.layers[0].own.W_1.has_value());
+  m.ffn.d_ff = 3;
+  CHECK(drop_unfit_model_weights(m) ==
+        std::vector<std::string>{"layers[0].weights.W_1 is 2 x 2 but now needs 2 x 3 (d_model by d_ff); drawn from "
+                                 "the seed instead"});
+  m.layers[0].attention.head_dim = 4;
+  const std::vector<std::string> notes = drop_unfit_model_weights(m);
+  REQUIRE(notes.size() == 4);  // W_Q, W_K, W_V and W_O
+  CHECK(notes[0].starts_with("layers[0].weights.W_Q is 2 x 2 but now needs 2 x 4"));
+  CHECK_NOTHROW(check_model(m));
+  set_layer_count(m, 3);
+  CHECK(m.layers.size() == 3);
+  CHECK(m.layers[2].attention.head_dim == 4);
+  CHECK_FALSE(m.layers[2].weights.W_Q.has_value());
+  CHECK(run_model(resolve_model(m), {"x", "y"}).logits.allFinite());
+  set_layer_count(m, 1);
+  CHECK(m.layers.size() == 1);
+  CHECK_THROWS_WITH_AS(set_layer_count(m, 0), "layers: must be >= 1 (found 0)", InputError);
+}
