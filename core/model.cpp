@@ -55,10 +55,17 @@ FfnResult feed_forward(FfnKind kind, const LayerWeights& w, const Matrix& x) {
 // stream from layer to layer without a norm are refused with where it happened, never run into Inf or NaN.
 void check_stream(const Matrix& x, const std::string& where) {
   Eigen::Index r = 0, c = 0;
-  const double largest = x.array().isFinite().all() ? x.cwiseAbs().maxCoeff(&r, &c) : HUGE_VAL;
+  double largest = HUGE_VAL;
+  if (x.allFinite()) largest = x.cwiseAbs().maxCoeff(&r, &c);
+  else  // where it first stops being a number
+    for (r = 0; r < x.rows() && x.row(r).allFinite(); ++r) {
+    }
   if (largest <= limits::kMaxAbsValue) return;
+  if (largest == HUGE_VAL)
+    for (c = 0; c < x.cols() && std::isfinite(x(r, c)); ++c) {
+    }
   char reached[32];
-  std::snprintf(reached, sizeof reached, "%.7g", largest);
+  std::snprintf(reached, sizeof reached, "%.7g", largest == HUGE_VAL ? x(r, c) : largest);
   throw InputError(where, std::string("the residual stream reaches ") + reached + " (row " + std::to_string(r) +
                               ", column " + std::to_string(c) +
                               "), beyond the 1e12 attention accepts: these weights grow it without bound");
@@ -129,7 +136,7 @@ Scenario layer_scenario(const Model& m, int layer, const std::vector<std::string
   return s;
 }
 
-ModelTrace run_model(const Model& m, const std::vector<std::string>& tokens) {
+ModelTrace run_model(const Model& m, const std::vector<std::string>& tokens, int layers) {
   const int n = static_cast<int>(tokens.size());
   check_range(n, 1, m.max_positions, "tokens");
   ModelTrace t;
@@ -145,12 +152,15 @@ ModelTrace run_model(const Model& m, const std::vector<std::string>& tokens) {
   if (m.positions == Positions::Sinusoidal || m.positions == Positions::Learned)
     t.embedded += position_rows(where, w_p, 0, n, m.d_model);
   const Matrix* x = &t.embedded;
-  for (int l = 0; l < static_cast<int>(m.layers.size()); ++l) {
+  const int shown =
+      layers >= 0 ? std::min(layers, static_cast<int>(m.layers.size())) : static_cast<int>(m.layers.size());
+  t.layers.reserve(static_cast<std::size_t>(shown));
+  for (int l = 0; l < shown; ++l) {
     t.layers.push_back(run_layer(m, l, tokens, *x));
     x = &t.layers.back().residual_out;
   }
+  if (layers >= 0 && layers < static_cast<int>(m.layers.size())) return t;
   t.final = m.norm == Norm::Pre ? layer_norm(*x, *m.final_gain, *m.final_bias) : *x;
-  check_stream(t.final, "unembedding");
   t.logits = product(t.final, *m.unembedding);
   t.probabilities = softmax_rows(t.logits);
   return t;

@@ -142,7 +142,9 @@ struct ModelTrace {
 // The layer's attention as a scenario reading x (the stream entering it, normalised for pre): m resolved.
 Scenario layer_scenario(const Model& m, int layer, const std::vector<std::string>& tokens, const Matrix& x);
 
-// The whole forward pass. m resolved (resolve_model); tokens from its vocabulary, at most max_positions.
-ModelTrace run_model(const Model& m, const std::vector<std::string>& tokens);
+// The whole forward pass. m resolved (resolve_model); tokens from its vocabulary, at most max_positions. With
+// layers >= 0 and fewer than the model has, only those layers run (no logits): what layer `layers` reads is then
+// the last one's residual_out.
+ModelTrace run_model(const Model& m, const std::vector<std::string>& tokens, int layers = -1);
 
 }  // namespace attn

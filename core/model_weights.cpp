@@ -95,16 +95,23 @@ void check_sizes(const Model& m) {
     throw InputError("max_positions", "max_positions x d_model = " + std::to_string(m.max_positions) + " x " +
                                           std::to_string(m.d_model) + " is more than the " +
                                           std::to_string(limits::kMaxMatrixElements) + " numbers a stream may hold");
+  if (std::int64_t(m.max_positions) * std::int64_t(m.vocab.size()) > limits::kMaxMatrixElements)
+    throw InputError("max_positions", "max_positions x vocab = " + std::to_string(m.max_positions) + " x " +
+                                          std::to_string(m.vocab.size()) + " logits is more than the " +
+                                          std::to_string(limits::kMaxMatrixElements) + " numbers a matrix may hold");
   check_range(static_cast<std::int64_t>(m.layers.size()), 1, limits::kMaxLayers, "layers");
   if (m.ffn.kind != FfnKind::None) check_range(m.ffn.d_ff, 1, limits::kMaxProjectedDim, "ffn.d_ff");
 }
 
+// A weight drawn from the seed costs as much memory as a given one: the bound holds for both.
 void check_part(const Part& p) {
+  if (*p.slot && !p.used) throw InputError(p.field, "given, but this model does not use it");
+  if (p.used && std::int64_t(p.rows) * p.cols > limits::kMaxMatrixElements)
+    throw InputError(p.field, "would be " + std::to_string(p.rows) + " x " + std::to_string(p.cols) + " (" +
+                                  p.rows_meaning + " by " + p.cols_meaning +
+                                  ") = " + std::to_string(std::int64_t(p.rows) * p.cols) + " numbers, more than the " +
+                                  std::to_string(limits::kMaxMatrixElements) + " a matrix may hold");
   if (!*p.slot) return;
-  if (!p.used) throw InputError(p.field, "given, but this model does not use it");
-  if (std::int64_t(p.rows) * p.cols > limits::kMaxMatrixElements)
-    throw InputError(p.field, "would be " + std::to_string(p.rows) + " x " + std::to_string(p.cols) +
-                                  " numbers, more than a matrix may hold");
   check_shape(**p.slot, p.field, p.rows, p.rows_meaning, p.cols, p.cols_meaning);
   check_values(**p.slot, p.field);
 }
@@ -128,6 +135,10 @@ void check_model(const Model& given) {
   check_sizes(given);
   Model m = given;  // the parts point into it
   for (const Part& p : all_parts(m)) check_part(p);
+  if (const std::int64_t n = parameter_count(m); n > limits::kMaxModelParameters)
+    throw InputError("model", "its weights, given or drawn from the seed, would hold " + std::to_string(n) +
+                                  " numbers, more than the " + std::to_string(limits::kMaxModelParameters) +
+                                  " a model may hold");
   for (int l = 0; l < static_cast<int>(m.layers.size()); ++l) {
     try {
       validate(attention_probe(m, l, m.max_positions));
@@ -182,6 +193,7 @@ std::vector<std::string> drop_unfit_model_weights(Model& m) {
 
 void set_layer_count(Model& m, int count) {
   check_range(count, 1, limits::kMaxLayers, "layers");
+  if (m.layers.empty()) throw InputError("layers", "a model without layers has none to repeat");
   while (static_cast<int>(m.layers.size()) > count) m.layers.pop_back();
   while (static_cast<int>(m.layers.size()) < count) {
     ModelLayer layer;

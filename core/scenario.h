@@ -53,6 +53,7 @@ inline constexpr double kMaxWeightScale = 100.0;    // seeded weights stay withi
 inline constexpr int kMaxPositionOffset = 1 << 20;  // RoPE's angles stay exact far past any classroom shift
 inline constexpr int kMaxVocab = 1 << 16;           // a model's tokens
 inline constexpr int kMaxLayers = 64;               // a model's layers
+inline constexpr std::int64_t kMaxModelParameters = std::int64_t(1) << 25;  // a model's weights: 256 MiB
 }  // namespace limits
 
 }  // namespace attn

@@ -178,6 +178,32 @@ TEST_CASE("bad model files name the field, what was expected and what was found"
         "norm: expected one of none | pre | post but found string \"middle\"");
   CHECK(with([](json& j) { j["layers"] = json::array(); }) == "layers: expected at least one layer but found none");
   CHECK(with([](json& j) { j["final_gain"] = {1, 1}; }) == "final_gain: given, but this model does not use it");
+  CHECK(with([](json& j) {
+          j["norm"] = "pre";
+          j["final_gain"] = {1, "x"};
+        }) == "final_gain[1]: expected a number but found string \"x\"");
+  CHECK(with([](json& j) { j["layers"][0]["attention"]["position_offset"] = 2; }) ==
+        "layers[0].attention.position_offset: is for scenarios: a model's positions start at 0");
+  // A weight drawn from the seed is bounded like a given one: this 1 KB file would draw 64 x 3 matrices of 32M.
+  CHECK(with([](json& j) {
+          j["d_model"] = 4096;
+          j.erase("embedding");
+          j.erase("unembedding");
+          j["layers"][0].erase("weights");
+          j["ffn"] = {{"kind", "swiglu"}, {"d_ff", 8192}};
+        }) ==
+        "layers[0].weights.W_1: would be 4096 x 8192 (d_model by d_ff) = 33554432 numbers, more than the "
+        "4194304 a matrix may hold");
+  CHECK(with([](json& j) {
+          j["d_model"] = 512;
+          j.erase("embedding");
+          j.erase("unembedding");
+          j["layers"] = json::array();
+          for (int l = 0; l < 40; ++l) j["layers"].push_back({{"attention", {{"heads", 8}, {"head_dim", 64}}}});
+          j["ffn"] = {{"kind", "gelu"}, {"d_ff", 2048}};
+        }) ==
+        "model: its weights, given or drawn from the seed, would hold 125933568 numbers, more than the 33554432 a "
+        "model may hold");
   CHECK_THROWS_WITH_AS(run_model(model(good), {"x", "y", "x", "y", "x"}), "tokens: must be <= 4 (found 5)", InputError);
   CHECK_THROWS_WITH_AS(run_model(model(good), {"x", "z"}), "tokens[1]: \"z\" is not in the vocabulary of 2 tokens",
                        InputError);

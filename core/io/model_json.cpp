@@ -1,5 +1,7 @@
 #include "core/io/model_json.h"
 
+#include <cmath>
+
 #include "core/io/attention_json.h"
 #include "core/io/json_fields.h"
 #include "core/validate.h"
@@ -9,11 +11,21 @@ namespace {
 
 using nlohmann::json;
 
-// A 1-D array of numbers as one row: LayerNorm gains and biases, FFN biases.
+// A 1-D array of numbers as one row: LayerNorm gains and biases, FFN biases. Problems name the flat index.
 Matrix read_row(const json& j, const std::string& path) {
   if (!j.is_array() || (!j.empty() && j[0].is_array()))
     throw InputError(path, "expected an array of numbers (one row) but found " + describe_found(j));
-  return read_matrix(json::array({j}), path);
+  if (j.empty()) throw InputError(path, "expected at least one number but found none");
+  Matrix row(1, static_cast<Eigen::Index>(j.size()));
+  for (std::size_t c = 0; c < j.size(); ++c) {
+    const std::string at = index_path(path, c);
+    if (!j[c].is_number()) throw InputError(at, "expected a number but found " + describe_found(j[c]));
+    row(0, static_cast<Eigen::Index>(c)) = j[c].get<double>();
+    if (!std::isfinite(row(0, static_cast<Eigen::Index>(c))) ||
+        std::abs(row(0, static_cast<Eigen::Index>(c))) > limits::kMaxAbsValue)
+      throw InputError(at, "magnitude must be <= 1e12 (found " + j[c].dump() + ")");
+  }
+  return row;
 }
 
 void read_layer_weights(const json& j, const std::string& path, ModelLayer& layer) {
@@ -33,11 +45,12 @@ void read_layer_weights(const json& j, const std::string& path, ModelLayer& laye
 // layer) and that the mask is causal unless it says otherwise.
 AttentionConfig read_layer_attention(const json& j, const std::string& path, const Model& m) {
   if (!j.is_object()) throw InputError(path, "expected an object but found " + describe_found(j));
-  for (const char* key : {"positions", "rope_base", "max_positions", "position_offset"})
+  for (const char* key : {"positions", "rope_base", "max_positions"})
     if (j.contains(key))
-      throw InputError(path + "." + key, "belongs to the model, not to a layer (the model's \"" +
-                                             std::string(key == std::string("max_positions") ? key : "positions") +
+      throw InputError(path + "." + key, "belongs to the model, not to a layer (the model's \"" + std::string(key) +
                                              "\" applies to every layer)");
+  if (j.contains("position_offset"))
+    throw InputError(path + ".position_offset", "is for scenarios: a model's positions start at 0");
   if (j.contains("mask") && j["mask"] == "custom")
     throw InputError(path + ".mask",
                      "\"custom\" is for scenarios: a model runs on any number of tokens (use "
@@ -49,10 +62,6 @@ AttentionConfig read_layer_attention(const json& j, const std::string& path, con
   }
   AttentionConfig a = read_attention(block, path, true, 0, m.max_positions);
   if (!j.contains("mask")) a.mask = MaskKind::Causal;
-  if (a.mask == MaskKind::Custom)
-    throw InputError(path + ".mask",
-                     "\"custom\" is for scenarios: a model runs on any number of tokens (use "
-                     "\"causal\", \"sliding_window\" or \"none\")");
   if (!a.output_projection)
     throw InputError(path + ".output_projection", "a model layer always has W_O (it writes back to the stream)");
   return a;

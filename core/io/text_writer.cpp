@@ -12,8 +12,8 @@ namespace attn {
 using nlohmann::ordered_json;
 
 std::string number_text(double x) {
-  if (x == static_cast<double>(static_cast<long long>(x)) && std::abs(x) < 1e15)
-    return std::to_string(static_cast<long long>(x));
+  // The size first: converting a double beyond long long's range is undefined. (-0 is written as 0.)
+  if (std::abs(x) < 1e15 && x == std::trunc(x)) return std::to_string(static_cast<long long>(x));
   return ordered_json(x).dump();
 }
 
