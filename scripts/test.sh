@@ -25,4 +25,4 @@ ctest --test-dir "$SANITIZE" --output-on-failure -j "$(nproc)" -E '^ui_'
 ASAN_OPTIONS=detect_leaks=0 ctest --test-dir "$SANITIZE" --output-on-failure -j "$(nproc)" -R '^ui_' \
   -E '^ui_captures$'
 
-bash "$ROOT/scripts/fuzz.sh" --seconds 45 --build "$SANITIZE"
+bash "$ROOT/scripts/fuzz.sh" --seconds 35 --build "$SANITIZE"
