@@ -23,7 +23,7 @@ std::string dashed(std::string_view key) {
   return s;
 }
 
-std::uint64_t u(int x) { return static_cast<std::uint64_t>(x); }
+std::uint64_t to_u64(int x) { return static_cast<std::uint64_t>(x); }
 
 // Bits round up to whole bytes; only int4 with an odd count of numbers leaves a remainder.
 std::uint64_t bytes_of(std::uint64_t bits) { return bits / 8 + (bits % 8 != 0 ? 1 : 0); }
@@ -136,10 +136,10 @@ int global_layer_count(const ModelShape& m) {
 
 std::uint64_t kv_elements_per_token_per_layer(const ModelShape& m) {
   switch (m.variant) {
-    case Variant::Mha: return 2 * u(m.heads) * u(m.head_dim);     // a key and a value per query head
-    case Variant::Gqa: return 2 * u(m.kv_heads) * u(m.head_dim);  // only the G shared heads are cached
-    case Variant::Mqa: return 2 * u(m.head_dim);                  // one shared key and value
-    case Variant::Mla: return u(m.latent_dim) + u(m.rope_dim);    // the latent c_KV and the RoPE key
+    case Variant::Mha: return 2 * to_u64(m.heads) * to_u64(m.head_dim);     // a key and a value per query head
+    case Variant::Gqa: return 2 * to_u64(m.kv_heads) * to_u64(m.head_dim);  // only the G shared heads are cached
+    case Variant::Mqa: return 2 * to_u64(m.head_dim);                       // one shared key and value
+    case Variant::Mla: return to_u64(m.latent_dim) + to_u64(m.rope_dim);    // the latent c_KV and the RoPE key
   }
   return 0;
 }
@@ -150,13 +150,13 @@ KvCacheSize kv_cache_size(const ModelShape& m, std::uint64_t seq, std::uint64_t 
   s.elements_per_token_per_layer = kv_elements_per_token_per_layer(m);
   s.global_layer_count = global_layer_count(m);
   s.local_layer_count = m.layers - s.global_layer_count;
-  s.local_tokens = has_sliding_window(m) ? std::min<std::uint64_t>(seq, u(m.window)) : 0;
-  const std::uint64_t bits = u(bits_per_element(dtype));
-  const std::uint64_t token_bits = checked_product(what, s.elements_per_token_per_layer, u(m.layers), bits);
+  s.local_tokens = has_sliding_window(m) ? std::min<std::uint64_t>(seq, to_u64(m.window)) : 0;
+  const std::uint64_t bits = to_u64(bits_per_element(dtype));
+  const std::uint64_t token_bits = checked_product(what, s.elements_per_token_per_layer, to_u64(m.layers), bits);
   const std::uint64_t full_bits = checked_product(what, token_bits, seq, batch);
   // Token-layer slots actually held: seq in each global layer, min(seq, window) in each local one.
-  const std::uint64_t slots = checked_add(checked_mul(u(s.global_layer_count), seq, what),
-                                          checked_mul(u(s.local_layer_count), s.local_tokens, what), what);
+  const std::uint64_t slots = checked_add(checked_mul(to_u64(s.global_layer_count), seq, what),
+                                          checked_mul(to_u64(s.local_layer_count), s.local_tokens, what), what);
   const std::uint64_t window_bits = checked_product(what, s.elements_per_token_per_layer, slots, batch, bits);
   s.bytes_per_token = bytes_of(token_bits);
   s.total_bytes_full_attention = bytes_of(full_bits);
@@ -211,20 +211,22 @@ StoredFloats table2_stored_floats(const LatentDims& a) {
 
 StoredFloats stored_floats_per_layer(const ModelShape& m, std::uint64_t tokens) {
   if (m.d_model < 1) throw std::invalid_argument("stored_floats_per_layer: " + m.name + " does not state d_model");
-  const std::uint64_t d_model = u(m.d_model);
-  if (m.variant == Variant::Mla) return table2_stored_floats({u(m.heads), tokens, u(m.latent_dim), d_model, d_model});
-  return table1_stored_floats({u(m.heads), u(m.kv_heads), tokens, u(m.head_dim), u(m.head_dim), d_model, d_model});
+  const std::uint64_t d_model = to_u64(m.d_model);
+  if (m.variant == Variant::Mla)
+    return table2_stored_floats({to_u64(m.heads), tokens, to_u64(m.latent_dim), d_model, d_model});
+  return table1_stored_floats(
+      {to_u64(m.heads), to_u64(m.kv_heads), tokens, to_u64(m.head_dim), to_u64(m.head_dim), d_model, d_model});
 }
 
 StoredFloats stored_floats_all_layers(const ModelShape& m, std::uint64_t tokens) {
   const std::string what = "the stored-float count of every layer";
-  const std::uint64_t globals = u(global_layer_count(m)), locals = u(m.layers) - globals;
+  const std::uint64_t globals = to_u64(global_layer_count(m)), locals = to_u64(m.layers) - globals;
   const StoredFloats global = stored_floats_per_layer(m, tokens);
   const StoredFloats local =
-      has_sliding_window(m) ? stored_floats_per_layer(m, std::min<std::uint64_t>(tokens, u(m.window))) : global;
+      has_sliding_window(m) ? stored_floats_per_layer(m, std::min<std::uint64_t>(tokens, to_u64(m.window))) : global;
   StoredFloats all;
   all.cache = checked_add(checked_mul(globals, global.cache, what), checked_mul(locals, local.cache, what), what);
-  all.weights = checked_mul(u(m.layers), global.weights, what);
+  all.weights = checked_mul(to_u64(m.layers), global.weights, what);
   return all;
 }
 

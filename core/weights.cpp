@@ -3,7 +3,7 @@
 namespace attn {
 namespace {
 
-std::string product(const char* a, int x, const char* b, int y) {
+std::string product_name(const char* a, int x, const char* b, int y) {
   return std::string(a) + " x " + b + " = " + std::to_string(x) + " x " + std::to_string(y);
 }
 
@@ -80,14 +80,14 @@ bool weight_used(WeightId id, const AttentionConfig& a) {
 
 WeightShape weight_shape(WeightId id, const AttentionConfig& a, int d_model) {
   const int hd = a.heads * a.head_dim;
-  const std::string heads = product("heads", a.heads, "head_dim", a.head_dim);
+  const std::string heads = product_name("heads", a.heads, "head_dim", a.head_dim);
   const int g = kv_head_count(a);
   switch (id) {
     case WeightId::W_Q: return {d_model, "d_model", hd, heads};
     case WeightId::W_K:
     case WeightId::W_V:
       if (a.variant == Variant::Mha) return {d_model, "d_model", hd, heads};
-      return {d_model, "d_model", g * a.head_dim, product("kv_heads", g, "head_dim", a.head_dim)};
+      return {d_model, "d_model", g * a.head_dim, product_name("kv_heads", g, "head_dim", a.head_dim)};
     case WeightId::W_O: return {hd, heads, d_model, "d_model"};
     case WeightId::W_DKV: return {d_model, "d_model", a.latent_dim, "latent_dim"};
     case WeightId::W_UK:
@@ -96,7 +96,7 @@ WeightShape weight_shape(WeightId id, const AttentionConfig& a, int d_model) {
     case WeightId::W_UQ: return {a.query_latent_dim, "query_latent_dim", hd, heads};
     case WeightId::W_P: return {a.max_positions, "max_positions", d_model, "d_model"};
     case WeightId::W_QR: {
-      const std::string cols = product("heads", a.heads, "rope_dim", a.rope_dim);
+      const std::string cols = product_name("heads", a.heads, "rope_dim", a.rope_dim);
       if (a.query_latent_dim > 0) return {a.query_latent_dim, "query_latent_dim", a.heads * a.rope_dim, cols};
       return {d_model, "d_model", a.heads * a.rope_dim, cols};
     }
@@ -107,7 +107,7 @@ WeightShape weight_shape(WeightId id, const AttentionConfig& a, int d_model) {
   switch (id) {
     case WeightId::W_QI:
       return {d_model, "d_model", sparse.indexer_heads * sparse.indexer_dim,
-              product("indexer_heads", sparse.indexer_heads, "indexer_dim", sparse.indexer_dim)};
+              product_name("indexer_heads", sparse.indexer_heads, "indexer_dim", sparse.indexer_dim)};
     case WeightId::W_KI: return {d_model, "d_model", sparse.indexer_dim, "indexer_dim"};
     case WeightId::W_wI: return {d_model, "d_model", sparse.indexer_heads, "indexer_heads"};
     default: break;

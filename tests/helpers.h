@@ -66,6 +66,11 @@ struct CliRun {
   std::string out, err;
 };
 CliRun run_cli_capture(const std::vector<std::string>& args);
+using Run = CliRun;
+inline Run run(const std::vector<std::string>& args) { return run_cli_capture(args); }
+
+inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+inline const std::string kShippedPresets = std::string(ATTN_ASSETS_DIR) + "/presets/models.json";
 
 inline Scenario cat_sat() { return load_scenario_file(asset("the_cat_sat.json")); }
 

@@ -16,10 +16,6 @@ using nlohmann::json;
 
 namespace {
 
-using Run = attn::test::CliRun;
-
-Run run(const std::vector<std::string>& args) { return attn::test::run_cli_capture(args); }
-
 json trace_json(std::vector<std::string> extra = {}) {
   std::vector<std::string> args{"trace", asset("the_cat_sat.json"), "--json"};
   args.insert(args.end(), extra.begin(), extra.end());

@@ -24,8 +24,6 @@ Trace cat_sat_with(MaskKind mask) {
   return compute_trace(s);
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 // Two heads of width 2 over d_model 3, causal, with W_O: non-square everywhere. W_Q = 0 makes every score 0, so
 // the weights are 1 for "a" (it sees only itself) and 1/2, 1/2 for "b": every number below is exact.
 Scenario two_heads() {

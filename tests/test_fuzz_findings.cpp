@@ -12,7 +12,7 @@ namespace {
 
 std::string corpus(const std::string& name) { return std::string(ATTN_TEST_DATA_DIR) + "/../corpus/" + name; }
 
-std::string mla(int heads, int latent_dim) {
+std::string mla_text(int heads, int latent_dim) {
   return R"({"tokens": ["a"], "embeddings": [[1]], "attention": {"variant": "mla", "heads": )" + std::to_string(heads) +
          R"(, "head_dim": 1, "latent_dim": )" + std::to_string(latent_dim) + "}}";
 }
@@ -23,9 +23,9 @@ std::string mla(int heads, int latent_dim) {
 TEST_CASE("fuzz_findings: mla heads x latent_dim is bounded like heads x head_dim") {
   CHECK_THROWS_WITH_AS(load_scenario_file(corpus("oom-mla-256-heads-x-latent-8192-absorbed-form-128gib.json")),
                        "attention: heads x latent_dim must be <= 8192 (found 256 x 8192 = 2097152)", InputError);
-  CHECK_THROWS_WITH_AS(parse_scenario(mla(8, 1025)),
+  CHECK_THROWS_WITH_AS(parse_scenario(mla_text(8, 1025)),
                        "attention: heads x latent_dim must be <= 8192 (found 8 x 1025 = 8200)", InputError);
-  const Scenario s = parse_scenario(mla(8, 1024));
+  const Scenario s = parse_scenario(mla_text(8, 1024));
   CHECK(s.attention.latent_dim == 1024);
   const Trace t = compute_trace(s);
   REQUIRE(t.absorbed.has_value());

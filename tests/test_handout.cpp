@@ -18,8 +18,6 @@ Trace cat_trace(MaskKind mask = MaskKind::None) {
 
 Trace asset_trace(const std::string& name) { return compute_trace(load_scenario_file(asset(name))); }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 std::size_t count(const std::string& text, const std::string& part) {
   std::size_t n = 0;
   for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + part.size())) ++n;

@@ -14,12 +14,9 @@
 
 using nlohmann::json;
 namespace fs = std::filesystem;
+using namespace attn::test;
 
 namespace {
-
-using Run = attn::test::CliRun;
-
-Run run(const std::vector<std::string>& args) { return attn::test::run_cli_capture(args); }
 
 json run_json(std::vector<std::string> args) {
   args.push_back("--json");
@@ -28,8 +25,6 @@ json run_json(std::vector<std::string> args) {
   CHECK(r.err.empty());
   return json::parse(r.out);
 }
-
-const std::string kShipped = std::string(ATTN_ASSETS_DIR) + "/presets/models.json";
 
 // A scratch folder for presets files, removed at the end of the test.
 struct ScratchDir {
@@ -254,7 +249,7 @@ TEST_CASE("kv --list: every preset with its shape and source") {
   const Run r = run({"kv", "--list"});
   CHECK(r.code == 0);
   CHECK(r.out.starts_with(
-      "Presets in " + kShipped +
+      "Presets in " + kShippedPresets +
       " (use: attention-lab kv --preset NAME)\n\n"
       "name          variant  layers  d_model  heads  KV heads  head_dim  latent + RoPE  sliding window\n"
       "llama-3-70b   GQA          80    8,192     64         8       128              -  -\n"
@@ -271,7 +266,7 @@ TEST_CASE("kv --list: every preset with its shape and source") {
           "\nSources:\n  llama-3-70b: Table 3 of arXiv 2604.00965; The Llama 3 Herd of Models (arXiv 2407.21783)\n") !=
       std::string::npos);
   const json j = run_json({"kv", "--list"});
-  CHECK(j["presets_file"] == kShipped);
+  CHECK(j["presets_file"] == kShippedPresets);
   REQUIRE(j["models"].size() == 9);
   CHECK(j["models"][6] == json({{"name", "falcon-7b"},
                                 {"source",

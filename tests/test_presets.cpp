@@ -3,13 +3,13 @@
 
 #include "core/io/presets_json.h"
 #include "core/validate.h"
+#include "helpers.h"
 
 using namespace attn;
+using attn::test::kShippedPresets;
 using nlohmann::json;
 
 namespace {
-
-const std::string kShipped = std::string(ATTN_ASSETS_DIR) + "/presets/models.json";
 
 std::string error_of(const std::string& text) {
   try {
@@ -34,7 +34,7 @@ std::string file_with(const json& extra) {
 }  // namespace
 
 TEST_CASE("the shipped presets: nine models, each with its source") {
-  const std::vector<ModelShape> all = load_presets_file(kShipped);
+  const std::vector<ModelShape> all = load_presets_file(kShippedPresets);
   const char* names[] = {"llama-3-70b", "gemma-3-27b", "deepseek-v2", "gpt-2-small", "llama-3.1-8b",
                          "mistral-7b",  "falcon-7b",   "qwen2.5-72b", "deepseek-v3"};
   REQUIRE(all.size() == std::size(names));
@@ -62,7 +62,7 @@ TEST_CASE("the shipped presets: nine models, each with its source") {
 }
 
 TEST_CASE("shape_to_json writes the file's own form, and reads back the same shapes") {
-  const std::vector<ModelShape> all = load_presets_file(kShipped);
+  const std::vector<ModelShape> all = load_presets_file(kShippedPresets);
   json models = json::array();
   for (const ModelShape& m : all) models.push_back(shape_to_json(m));
   CHECK(presets_from_json({{"models", models}}) == all);

@@ -24,15 +24,6 @@ const char* const kDecodeHelp =
 
 namespace {
 
-std::string row_text(const Matrix& row, int precision) {
-  std::string s;
-  for (Eigen::Index c = 0; c < row.cols(); ++c) {
-    if (c > 0) s += "  ";
-    s += format_number(row(0, c), precision);
-  }
-  return s;
-}
-
 std::string per_token_explanation(const AttentionConfig& a) {
   if (a.variant == Variant::Mla)
     return "the latent: latent_dim = " + std::to_string(a.latent_dim) +

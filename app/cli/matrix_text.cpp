@@ -38,6 +38,12 @@ std::string format_number(double x, int precision) {
   return s;
 }
 
+std::string row_text(const Matrix& row, int precision) {
+  std::string s;
+  for (Eigen::Index c = 0; c < row.cols(); ++c) s += (c ? "  " : "") + format_number(row(0, c), precision);
+  return s;
+}
+
 std::vector<std::string> head_column_labels(const char* prefix, int heads, int head_dim) {
   std::vector<std::string> labels;
   for (int h = 0; h < heads; ++h)

@@ -22,6 +22,9 @@ std::string format_number(double x, int precision);
 // ...
 std::vector<std::string> head_column_labels(const char* prefix, int heads, int head_dim);
 
+// A row's numbers separated by two spaces.
+std::string row_text(const Matrix& row, int precision);
+
 void print_matrix(std::ostream& out, const Matrix& m, const MatrixTextOptions& opts);
 
 // Each query row's normalisation as a table: shift m, Z and entropy (softmax), or Z and entropy (linear).

@@ -28,12 +28,6 @@ struct Request {
   std::optional<int> head, row, block;
 };
 
-std::string row_text(const Matrix& row, int precision) {
-  std::string s;
-  for (Eigen::Index c = 0; c < row.cols(); ++c) s += (c ? "  " : "") + format_number(row(0, c), precision);
-  return s;
-}
-
 void print_online(std::ostream& out, const OnlineSoftmax& o, const Trace& t, int precision) {
   out << "Online softmax of \"" << t.name << "\", head " << o.head << ", row " << o.row << " ('"
       << t.tokens[static_cast<std::size_t>(o.row)] << "'), over blocks of " << o.block << " keys\n";

@@ -12,6 +12,9 @@
 
 namespace attn::ui {
 
+// The context-length charts run from 1 to 2^20 = 1,048,576 tokens.
+inline constexpr int kMaxContextExponent = 20;
+
 enum class AxisScale { Linear, Log10 };
 
 enum class AxisUnit {

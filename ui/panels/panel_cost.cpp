@@ -16,14 +16,13 @@
 namespace attn::ui {
 namespace {
 
-constexpr int kMaxExponent = 20;
 constexpr std::uint64_t kIndexerHeads = 64, kIndexerDim = 128;  // DeepSeek V3.2's lightning indexer (003)
 
 // y(L) for L = 1, 2, 4, ... 2^20 over the model's layers; stops where a count would overflow.
 template <typename F>
 Series flops_series(const ModelShape& m, std::string name, ImU32 colour, bool dashed, F per_layer) {
   Series s{std::move(name), {}, {}, colour, dashed};
-  for (int e = 0; e <= kMaxExponent; ++e) {
+  for (int e = 0; e <= kMaxContextExponent; ++e) {
     const std::uint64_t L = std::uint64_t{1} << e;
     try {
       s.x.push_back(static_cast<double>(L));
@@ -100,7 +99,7 @@ void CostPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   auto [lo, hi] = positive_extent(series);
   LineChartOptions o;
   o.title = "FLOPs per generated token, " + m->name;
-  o.x = {1, std::ldexp(1.0, kMaxExponent), AxisScale::Log10, AxisUnit::Tokens, "context length L (tokens)"};
+  o.x = {1, std::ldexp(1.0, kMaxContextExponent), AxisScale::Log10, AxisUnit::Tokens, "context length L (tokens)"};
   o.y = nice_axis(lo, hi, AxisScale::Log10, AxisUnit::Flops, "FLOPs per token");
   o.size = {0, ImGui::GetContentRegionAvail().y - 4};
   LineChart("cost", series, o);

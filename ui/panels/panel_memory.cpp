@@ -18,8 +18,6 @@
 namespace attn::ui {
 namespace {
 
-constexpr int kMaxExponent = 20;  // contexts 1 .. 1,048,576 tokens
-
 std::vector<ReferenceLine> accelerator_lines() {
   std::vector<ReferenceLine> lines;
   for (const Accelerator& a : kAccelerators) lines.push_back({static_cast<double>(a.bytes), a.label});
@@ -35,7 +33,7 @@ struct CacheLine {
 // Total bytes at contexts 1, 2, 4, ... 2^20 (window-aware, as the model really caches).
 Series cache_series(const ModelShape& m, const ModelViewSettings& s, std::string name, ImU32 colour) {
   Series out{std::move(name), {}, {}, colour, false};
-  for (int e = 0; e <= kMaxExponent; ++e) {
+  for (int e = 0; e <= kMaxContextExponent; ++e) {
     const std::uint64_t tokens = std::uint64_t{1} << e;
     out.x.push_back(static_cast<double>(tokens));
     out.y.push_back(
@@ -210,7 +208,7 @@ void MemoryPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   const float chart_w = side_by_side ? avail_w * 0.58f : avail_w;
   LineChartOptions o;
   o.title = "KV cache, " + std::string(to_string(state.models.dtype)) + ", batch " + std::to_string(state.models.batch);
-  o.x = {1, std::ldexp(1.0, kMaxExponent), AxisScale::Log10, AxisUnit::Tokens, "context length (tokens)"};
+  o.x = {1, std::ldexp(1.0, kMaxContextExponent), AxisScale::Log10, AxisUnit::Tokens, "context length (tokens)"};
   o.y = nice_axis(lo, hi, AxisScale::Log10, AxisUnit::DecimalBytes, "cache size (GB = 10\u2079 bytes)");
   o.references = references;
   o.marks = marks;

@@ -15,8 +15,6 @@ namespace {
 
 constexpr float kGap = 8.0f;
 
-float text_w(const std::string& s) { return ImGui::CalcTextSize(s.c_str()).x; }
-
 bool on_axis(double v, AxisScale s) { return std::isfinite(v) && (s == AxisScale::Linear || v > 0); }
 
 // From 0 (or below the smallest positive value on a log axis) to the largest bar or reference line.
@@ -57,7 +55,7 @@ std::vector<RefLabel> place_reference_labels(std::span<const ReferenceLine> refs
   for (const ReferenceLine& r : refs) {
     if (!on_axis(r.y, axis.scale) || r.y < axis.lo || r.y > axis.hi) continue;
     const float x = plot_x0 + (plot_x1 - plot_x0) * static_cast<float>(axis_fraction(r.y, axis));
-    const float w = text_w(r.label), x0 = std::clamp(x - w / 2, left, right - w);
+    const float w = TextWidth(r.label), x0 = std::clamp(x - w / 2, left, right - w);
     spots.push_back({{x0, top, x0 + w, top + h}, {x0, top + h + 2, x0 + w, top + 2 * h + 2}});
     out.push_back({x, {}, &r});
   }
@@ -98,7 +96,7 @@ void text_on_backdrop(ImDrawList* dl, ImVec2 at, ImU32 colour, const std::string
 void draw_value_and_note(ImDrawList* dl, const Bar& b, float base, float end, float y, float left, float right,
                          AxisUnit unit) {
   const std::string value = format_unit(b.value, unit);
-  const float w = text_w(value);
+  const float w = TextWidth(value);
   const bool rightward = end >= base;
   const float outside = rightward ? end + 6 : end - 6 - w, inside = rightward ? end - 6 - w : end + 6;
   float note_x = 0;
@@ -117,11 +115,11 @@ void draw_value_and_note(ImDrawList* dl, const Bar& b, float base, float end, fl
 // The widest plot that still leaves each bar room for its value and note after its end, but never
 // less than half of what there is (notes are shortened then), and room for the last tick label.
 float plot_width(std::span<const Bar> bars, const Axis& axis, AxisUnit unit, float avail) {
-  float width = avail - text_w(format_unit(axis.hi, unit)) / 2;
+  float width = avail - TextWidth(format_unit(axis.hi, unit)) / 2;
   for (const Bar& b : bars) {
     const float f =
         on_axis(b.value, axis.scale) ? static_cast<float>(std::clamp(axis_fraction(b.value, axis), 0.0, 1.0)) : 0;
-    const float after = 6 + text_w(format_unit(b.value, unit)) + (b.note.empty() ? 0 : kGap + text_w(b.note)) + 2;
+    const float after = 6 + TextWidth(format_unit(b.value, unit)) + (b.note.empty() ? 0 : kGap + TextWidth(b.note)) + 2;
     if (f > 0) width = std::min(width, (avail - after) / f);
   }
   return std::max(width, avail / 2);
@@ -147,7 +145,7 @@ void BarChart(const char* id, std::span<const Bar> bars, const BarChartOptions& 
 
   // Left to right: labels (right-aligned), bars, each bar's value and note.
   float label_w = 0;
-  for (const Bar& b : bars) label_w = std::max(label_w, text_w(b.label));
+  for (const Bar& b : bars) label_w = std::max(label_w, TextWidth(b.label));
   const float x0 = origin.x + label_w + kGap;
   const float x1 = x0 + plot_width(bars, axis, opts.unit, right - x0);
 
@@ -202,7 +200,7 @@ void BarChart(const char* id, std::span<const Bar> bars, const BarChartOptions& 
   for (std::size_t i = 0; i < bars.size(); ++i) {
     const Bar& b = bars[i];
     const float y = row_mid(i) - h / 2;
-    dl->AddText({x0 - kGap - text_w(b.label), y}, text, b.label.c_str());
+    dl->AddText({x0 - kGap - TextWidth(b.label), y}, text, b.label.c_str());
     if (on_axis(b.value, opts.scale)) draw_value_and_note(dl, b, base, px(b.value), y, x0, right, opts.unit);
   }
   if (hovered_row >= 0) {  // a light veil over the whole row, text backdrops included

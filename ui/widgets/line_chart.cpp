@@ -6,6 +6,7 @@
 #include <cmath>
 #include <optional>
 
+#include "ui/widgets/text.h"
 #include "ui/widgets/theme.h"
 
 namespace attn::ui {
@@ -25,8 +26,6 @@ Palette palette() {
           IM_COL32(255, 255, 255, 28),  // gridlines: there when looked for, quiet otherwise
           kChartReference, ImGui::GetColorU32(ImVec4(bg.x, bg.y, bg.z, 0.88f))};
 }
-
-float text_w(const std::string& s) { return ImGui::CalcTextSize(s.c_str()).x; }
 
 Box box_of(ImVec2 min, ImVec2 max) { return {min.x, min.y, max.x, max.y}; }
 
@@ -104,7 +103,7 @@ void draw_left_axis(ImDrawList* dl, std::span<const Tick> ticks, const Plot& p, 
     dl->AddLine({p.min.x - (t.major ? kChartTickLength : kChartTickLength * 0.6f), y}, {p.min.x, y}, c.frame, 1.0f);
     if (t.label.empty()) continue;
     const float right = p.min.x - kChartTickLength - kChartLabelGap;
-    boxes.push_back({{right - text_w(t.label), y - h / 2, right, y + h / 2}});
+    boxes.push_back({{right - TextWidth(t.label), y - h / 2, right, y + h / 2}});
     labelled.push_back(&t);
   }
   const std::vector<int> kept = place_labels(boxes, {}, {-1e9f, top, 1e9f, bottom}, 2.0f);
@@ -116,7 +115,7 @@ void draw_left_axis(ImDrawList* dl, std::span<const Tick> ticks, const Plot& p, 
 Box draw_legend(ImDrawList* dl, std::span<const Series> series, ImVec2 at, const Palette& c) {
   const float h = ImGui::GetTextLineHeight(), swatch = 26.0f;
   float names = 0;
-  for (const Series& s : series) names = std::max(names, text_w(s.name));
+  for (const Series& s : series) names = std::max(names, TextWidth(s.name));
   const ImVec2 end{at.x + kPad + swatch + 6 + names + kPad,
                    at.y + kPad / 2 + h * static_cast<float>(series.size()) + kPad / 2};
   dl->AddRectFilled(at, end, c.panel, 3.0f);
@@ -235,7 +234,7 @@ void draw_references(ImDrawList* dl, std::span<const ReferenceLine> refs, const 
 
 float reference_label_width(std::span<const ReferenceLine> refs) {
   float w = 0;
-  for (const ReferenceLine& r : refs) w = std::max(w, text_w(r.label));
+  for (const ReferenceLine& r : refs) w = std::max(w, TextWidth(r.label));
   return w > 0 ? w + kPad + 2 : 0;
 }
 
@@ -292,7 +291,8 @@ void AddDashedLine(ImDrawList* dl, ImVec2 a, ImVec2 b, ImU32 colour, float thick
 
 int BottomAxisTickBudget(const Axis& a, float width) {
   // Room for the widest of the end labels and a third of that again between neighbours.
-  const float label = std::max(text_w(format_unit(a.lo, a.unit)), text_w(format_unit(a.hi, a.unit))) + text_w("00");
+  const float label =
+      std::max(TextWidth(format_unit(a.lo, a.unit)), TextWidth(format_unit(a.hi, a.unit))) + TextWidth("00");
   return std::clamp(static_cast<int>(width / (1.3f * label)), 2, 10);
 }
 
@@ -310,7 +310,7 @@ void DrawBottomAxis(ImDrawList* dl, const Axis& a, std::span<const Tick> ticks, 
                 1.0f);
     if (t.label.empty()) continue;
     // Centred under the tick, nudged inward at the widget's edges rather than cut off.
-    const float w = text_w(t.label);
+    const float w = TextWidth(t.label);
     const float x0 = std::clamp(x - w / 2, left, right - w);
     boxes.push_back({{x0, y, x0 + w, y + h}});
     labelled.push_back(&t);
@@ -337,10 +337,10 @@ void LineChart(const char* id, std::span<const Series> series, const LineChartOp
   const int y_budget = std::clamp(static_cast<int>((p.max.y - p.min.y) / (2.2f * h)), 2, 10);
   const std::vector<Tick> y_ticks = axis_ticks(opts.y, y_budget);
   float y_label_w = 0;
-  for (const Tick& t : y_ticks) y_label_w = std::max(y_label_w, text_w(t.label));
+  for (const Tick& t : y_ticks) y_label_w = std::max(y_label_w, TextWidth(t.label));
   p.min.x = origin.x + y_label_w + kChartTickLength + kChartLabelGap;
   const float right_room =
-      std::max(reference_label_width(opts.references), text_w(format_unit(opts.x.hi, opts.x.unit)) / 2 + 2);
+      std::max(reference_label_width(opts.references), TextWidth(format_unit(opts.x.hi, opts.x.unit)) / 2 + 2);
   p.max.x = end.x - right_room;
 
   ImGui::InvisibleButton("##chart", {std::max(size.x, 1.0f), std::max(size.y, 1.0f)});
@@ -355,7 +355,7 @@ void LineChart(const char* id, std::span<const Series> series, const LineChartOp
   draw_title(dl, opts.title, {origin.x, title_y}, c);
   if (!opts.y.title.empty()) dl->AddText({origin.x, y_title_y}, c.text, opts.y.title.c_str());
   if (!opts.x.title.empty())
-    dl->AddText({(p.min.x + p.max.x - text_w(opts.x.title)) / 2, end.y - h}, c.text, opts.x.title.c_str());
+    dl->AddText({(p.min.x + p.max.x - TextWidth(opts.x.title)) / 2, end.y - h}, c.text, opts.x.title.c_str());
 
   const std::vector<Tick> x_ticks = axis_ticks(opts.x, BottomAxisTickBudget(opts.x, p.max.x - p.min.x));
   DrawBottomAxis(dl, opts.x, x_ticks, p.min, p.max, origin.x, end.x);

@@ -28,4 +28,7 @@ float LabelledWidth(float field, const char* label);
 // the ellipsis fits). A shortened label hides something: the layout check lists it.
 std::string FitText(const std::string& s, float width);
 
+// The width of one line of text in the current font.
+inline float TextWidth(const std::string& s) { return ImGui::CalcTextSize(s.c_str()).x; }
+
 }  // namespace attn::ui
