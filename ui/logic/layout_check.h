@@ -37,7 +37,7 @@ struct DrawnGlyph {
   char32_t codepoint = 0;
   TextRect box, clip;
   float line_top = 0;
-  bool cut = false;              // clipped on the CPU already (its texture coordinates were shortened)
+  bool cut = false;              // clipped at the right on the CPU already (its texture coordinates were shortened)
   float pen_x0 = 0, pen_x1 = 0;  // where the pen stood before and after it: a wider step between glyphs is a space
 };
 

@@ -52,9 +52,11 @@ void glyphs_of(const ImDrawList& dl, const ImDrawCmd& cmd,
     const ImDrawVert& c = dl.VtxBuffer[static_cast<int>(v + 2)];
     DrawnGlyph d;
     d.codepoint = g.Codepoint;
-    d.cut = c.uv.x != g.U1 || c.uv.y != g.V1;  // shortened to its clip rectangle on the CPU
-    d.box = d.cut ? TextRect{a.pos.x, a.pos.y, a.pos.x + (g.X1 - g.X0), a.pos.y + (g.Y1 - g.Y0)}
-                  : TextRect{a.pos.x, a.pos.y, c.pos.x, c.pos.y};
+    // Shortened to its clip rectangle on the CPU. Only a glyph cut at the right is `cut`: one cut at the bottom (an
+    // input field at a scrolling panel's edge) is seen by its whole box against the clip, which knows it scrolls.
+    d.cut = c.uv.x != g.U1;
+    d.box = d.cut || c.uv.y != g.V1 ? TextRect{a.pos.x, a.pos.y, a.pos.x + (g.X1 - g.X0), a.pos.y + (g.Y1 - g.Y0)}
+                                    : TextRect{a.pos.x, a.pos.y, c.pos.x, c.pos.y};
     d.clip = clip;
     d.line_top = a.pos.y - g.Y0;
     d.pen_x0 = a.pos.x - g.X0;
