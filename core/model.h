@@ -105,6 +105,9 @@ std::vector<std::string> drop_unfit_model_weights(Model& m);
 // attention configuration, with weights drawn from the seed; removed layers go from the end.
 void set_layer_count(Model& m, int count);
 
+// The next seed, and every weight drawn from it (the given ones are dropped).
+void reseed_model(Model& m);
+
 // How many numbers the model's weights hold, given or to be drawn (no weight is drawn to count them).
 std::int64_t parameter_count(const Model& m);
 

@@ -202,6 +202,12 @@ void set_layer_count(Model& m, int count) {
   }
 }
 
+void reseed_model(Model& m) {
+  m.seed += 1;
+  for (const Part& p : all_parts(m)) p.slot->reset();  // the parts around attention
+  for (ModelLayer& layer : m.layers) layer.weights = {};
+}
+
 Model resolve_model(const Model& given) {
   check_model(given);
   Model m = given;

@@ -47,4 +47,16 @@ std::string general_number(double x) {
   return out.str();
 }
 
+std::vector<std::string> split_words(std::string_view text) {
+  std::vector<std::string> words;
+  std::size_t i = 0;
+  while (true) {
+    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+    if (i == text.size()) return words;
+    const std::size_t start = i;
+    while (i < text.size() && !std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+    words.emplace_back(text.substr(start, i - start));
+  }
+}
+
 }  // namespace attn

@@ -5,6 +5,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace attn {
 
@@ -24,5 +25,8 @@ std::string general_number(double x);
 
 // "mla" -> "MLA" (ASCII letters only; other bytes as they are).
 std::string upper(std::string_view s);
+
+// "a  b\tc" -> {"a", "b", "c"}: the words between runs of white space.
+std::vector<std::string> split_words(std::string_view text);
 
 }  // namespace attn

@@ -143,19 +143,20 @@ TEST_CASE("the document a view read at the start of a frame stays readable after
   CHECK(state.scenario().input.embeddings(0, 0) == 0.7);
 }
 
-TEST_CASE("the undo history keeps at most 256 MiB of documents, dropping the oldest steps") {
+TEST_CASE("the undo history keeps at most its bound of bytes in documents, dropping the oldest steps") {
+  CHECK(History::kBytes == std::int64_t(256) << 20);  // the app's bound; this test gives a 16th of it
   Scenario s = cat_sat();
-  s.input.embeddings = Matrix::Zero(128, 4096);  // 4 MiB a document
+  s.input.embeddings = Matrix::Zero(128, 256);  // 256 KiB a document
   s.input.tokens.resize(128);
   for (int i = 0; i < 128; ++i) s.input.tokens[static_cast<std::size_t>(i)] = "t" + std::to_string(i);
   s.weights = {};
   s.attention.heads = 1;
   s.attention.head_dim = 1;
-  CHECK(scenario_bytes(s) == 4 << 20);
-  AppState state(s, "");
+  CHECK(scenario_bytes(s) == 256 << 10);
+  AppState state(s, "", 16 << 20);
   for (int i = 1; i <= 70; ++i) REQUIRE(state.edit([i](Scenario& d) { d.input.embeddings(0, 0) = i; }));
   int depth = 0;
   while (state.undo()) ++depth;
-  CHECK(depth == 64);                                     // 64 x 4 MiB = 256 MiB
+  CHECK(depth == 64);                                     // 64 x 256 KiB = 16 MiB
   CHECK(state.scenario().input.embeddings(0, 0) == 6.0);  // edits 1-6 fell off the end
 }

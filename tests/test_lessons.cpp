@@ -8,6 +8,7 @@
 #include <numeric>
 #include <set>
 
+#include "core/io/model_json.h"
 #include "core/io/presets_json.h"
 #include "core/online_softmax.h"
 #include "core/weights.h"
@@ -47,7 +48,7 @@ struct ShippedLesson {
   std::size_t pages;
 };
 
-const ShippedLesson kShipped[] = {
+const ShippedLesson kShippedLessons[] = {
     {"1_the_cat_sat.json", "the_cat_sat", 7},
     {"2_sqrt_dk.json", "sqrt_dk", 6},
     {"3_masks.json", "masks", 7},
@@ -57,6 +58,7 @@ const ShippedLesson kShipped[] = {
     {"7_positions.json", "positions", 8},
     {"8_sparse_attention.json", "sparse_attention", 6},
     {"9_online_softmax.json", "online_softmax", 5},
+    {"10_model.json", "model", 6},
 };
 
 struct BadLesson {
@@ -76,9 +78,8 @@ const BadLesson kBadLessons[] = {
     {"head_after_overrides.json", "pages[0].head: the scenario has 2 heads (numbered from 0) but found 3"},
     {"unknown_page_key.json",
      "pages[0].hilight: unknown key (expected one of: title, text, scenario, view, step, head, decode_tokens, "
-     "decode_section, preset, highlight, absorbed, shift_experiment, naive_rope, online, geometry, sparsity_loss, overrides, "
-     "experiment, "
-     "d_k)"},
+     "decode_section, preset, highlight, absorbed, shift_experiment, naive_rope, online, geometry, sparsity_loss, "
+     "overrides, experiment, d_k, model, model_tokens, layer, model_section)"},
     {"empty_pages.json", "pages: expected at least one page but found none"},
     {"unknown_experiment.json", "pages[0].experiment: expected one of sqrt_dk but found string \"temperature\""},
     {"d_k_not_offered.json", "pages[0].d_k: expected one of the experiment's 1, 4, 16, 64, 256, 1024 but found 100"},
@@ -118,7 +119,7 @@ const BadLesson kBadLessons[] = {
     {"step_on_decode_view.json", "pages[0].step: only used by view pipeline (this is decode)"},
     {"preset_on_pipeline.json", "pages[0].preset: only used by views compare, memory and cost (this is pipeline)"},
     {"unknown_view.json",
-     "pages[0].view: expected one of pipeline | decode | compare | memory | cost but found string \"slides\""},
+     "pages[0].view: expected one of pipeline | decode | compare | memory | cost | model but found string \"slides\""},
     {"override_bad_mask.json",
      "pages[0].overrides.mask: expected one of none | causal | sliding_window | custom but found string \"diagonal\""},
     {"override_unknown_key.json",
@@ -132,6 +133,18 @@ const BadLesson kBadLessons[] = {
     {"override_window_without_sliding.json",
      "pages[0].overrides.window: given, but the mask is not \"sliding_window\""},
     {"missing_title.json", "title: missing (required)"},
+    {"model_view_without_model.json", "pages[0].model: a page on view model names its model file"},
+    {"model_and_scenario.json",
+     "pages[0].scenario: a page with a model shows the model (or one of its layers), not a scenario"},
+    {"model_layer_outside.json", "pages[0].layer: tiny.json has 2 layers (numbered from 0) but found 5"},
+    {"model_unknown_token.json",
+     "pages[0].model_tokens: tiny.json: tokens[1]: \"zebra\" is not in the vocabulary of 8 tokens"},
+    {"model_on_decode.json",
+     "pages[0].model: a model is shown on view model, or one of its layers (\"layer\") on view pipeline; this page is "
+     "on view decode"},
+    {"model_section_on_pipeline.json", "pages[0].model_section: only used by view model (this is pipeline)"},
+    {"layer_without_model.json", "pages[0].layer: only used by pages with a model (this is a page without one)"},
+    {"model_missing_file.json", "pages[0].model: no such model file assets/models/huge.json"},
     {"root_array.json", "lesson: expected an object but found array"},
     {"duplicate_key.json", "pages[0].title: key appears twice in one object"},
     {"does_not_exist.json", "no such file"},
@@ -141,17 +154,17 @@ const BadLesson kBadLessons[] = {
 
 TEST_CASE("the shipped lessons load in teaching order, every page checked against its scenario") {
   const std::vector<std::filesystem::path> files = lesson_files(kLessons);
-  REQUIRE(files.size() >= std::size(kShipped));
+  REQUIRE(files.size() >= std::size(kShippedLessons));
   const std::vector<ModelShape> presets =
       load_presets_file(std::filesystem::path(ATTN_ASSETS_DIR) / "presets" / "models.json");
   for (std::size_t i = 0; i < files.size(); ++i) {
     CAPTURE(files[i]);
     Lesson lesson;
     REQUIRE_NOTHROW(lesson = load_lesson_file(files[i], kScenarios));
-    if (i < std::size(kShipped)) {  // the shipped ones, in this order; more may follow
-      CHECK(files[i].filename() == kShipped[i].file);
-      CHECK(lesson.name == kShipped[i].name);
-      CHECK(lesson.pages.size() == kShipped[i].pages);
+    if (i < std::size(kShippedLessons)) {  // the shipped ones, in this order; more may follow
+      CHECK(files[i].filename() == kShippedLessons[i].file);
+      CHECK(lesson.name == kShippedLessons[i].name);
+      CHECK(lesson.pages.size() == kShippedLessons[i].pages);
     }
     for (const LessonPage& page : lesson.pages) {
       CAPTURE(page.title);
@@ -195,7 +208,7 @@ TEST_CASE("the loader reads every field of a page") {
   CHECK(masks.pages[4].overrides.window == 2);
 
   // Only the sqrt(d_k) lesson shows the experiment, on its third and fourth pages.
-  for (const ShippedLesson& l : kShipped)
+  for (const ShippedLesson& l : kShippedLessons)
     for (const LessonPage& page : shipped(l.file).pages) {
       const bool expected = std::string(l.name) == "sqrt_dk" &&
                             (page.title == "Why dot products grow with d_k" || page.title == "Saturation");
@@ -220,6 +233,25 @@ void check_quote(const LessonPage& p, int row, int col, const std::string& quote
 }
 
 }  // namespace
+
+TEST_CASE("the model lesson's pages open tiny (and its Post-LN twin) on their tokens, and quote its prediction") {
+  const Lesson lesson = shipped("10_model.json");
+  CHECK(lesson.pages[0].view == View::Model);
+  CHECK(lesson.pages[2].layer == 1);
+  CHECK(lesson.pages[2].view == View::Pipeline);
+  CHECK(lesson.pages[4].model == "tiny_post.json");
+  CHECK(lesson.pages[5].model_output);
+  const ModelInput in = lesson_page_model(lesson.pages[5], kScenarios);
+  CHECK(in.tokens == std::vector<std::string>{"<s>", "a", "b", "c", "a", "b", "c"});
+  const ModelTrace t = run_model(resolve_model(in.model), in.tokens);
+  // After the last "c" the favourite is "b" (index 2 of the vocabulary) at 0.188, as page 6 says.
+  Eigen::Index best = 0;
+  t.probabilities.row(6).maxCoeff(&best);
+  CHECK(best == 2);
+  CHECK(format_fixed(t.probabilities(6, 2), 3) == "0.188");
+  CHECK(lesson.pages[5].text.find("\"b\", gets only 0.188") != std::string::npos);
+  CHECK(load_model_file(lesson_page_model_path(lesson.pages[4], kScenarios)).norm == Norm::Post);
+}
 
 TEST_CASE("the numbers the lessons quote are the engine's") {
   const Lesson cat = shipped("1_the_cat_sat.json");

@@ -124,7 +124,7 @@ TEST_CASE("pre and post norm: where LayerNorm sits, and the final norm of pre") 
 TEST_CASE("a layer's attention is a scenario: its trace is the model's, and the shipped tiny model runs") {
   const Model m = resolve_model(load_model_file(std::string(ATTN_ASSETS_DIR) + "/models/tiny.json"));
   REQUIRE(m.layers.size() == 2);
-  const std::vector<std::string> tokens{"<bos>", "a", "b", "a", "b"};
+  const std::vector<std::string> tokens{"<s>", "a", "b", "a", "b"};
   const ModelTrace t = run_model(m, tokens);
   const Trace layer1 = compute_trace(layer_scenario(m, 1, tokens, t.layers[1].attention.x));
   check_matrix(layer1.output, t.layers[1].attention.output, 0.0, "the same numbers");
@@ -211,22 +211,22 @@ TEST_CASE("bad model files name the field, what was expected and what was found"
 
 TEST_CASE("run prints the likeliest next tokens, --json has every layer, trace --layer traces one as a scenario") {
   const std::string tiny = std::string(ATTN_ASSETS_DIR) + "/models/tiny.json";
-  const CliRun text = run_cli_capture({"run", tiny, "--tokens", "<bos> a b"});
+  const CliRun text = run_cli_capture({"run", tiny, "--tokens", "<s> a b"});
   REQUIRE(text.code == 0);
-  CHECK(text.out.starts_with("tiny: the 5 likeliest next tokens at each position\nafter '<bos>' (position 0):"));
-  const CliRun j = run_cli_capture({"run", tiny, "--tokens", "<bos> a b", "--json"});
+  CHECK(text.out.starts_with("tiny: the 5 likeliest next tokens at each position\nafter '<s>' (position 0):"));
+  const CliRun j = run_cli_capture({"run", tiny, "--tokens", "<s> a b", "--json"});
   REQUIRE(j.code == 0);
   const json out = json::parse(j.out);
-  CHECK(out["tokens"] == json({"<bos>", "a", "b"}));
+  CHECK(out["tokens"] == json({"<s>", "a", "b"}));
   REQUIRE(out["layers"].size() == 2);
   CHECK(out["layers"][1]["attention"]["heads"].size() == 2);
   CHECK(out["layers"][1]["attention"]["heads"][0]["weights"][0][1].is_number());  // causal: 0, not null
   CHECK(out["probabilities"].size() == 3);
   CHECK(out["logits"][0].size() == 8);
-  const CliRun layer = run_cli_capture({"trace", tiny, "--layer", "1", "--tokens", "<bos> a b", "--json"});
+  const CliRun layer = run_cli_capture({"trace", tiny, "--layer", "1", "--tokens", "<s> a b", "--json"});
   REQUIRE(layer.code == 0);
   CHECK(json::parse(layer.out)["output"] == out["layers"][1]["attention"]["output"]);
-  const CliRun bad = run_cli_capture({"run", tiny, "--tokens", "<bos> q"});
+  const CliRun bad = run_cli_capture({"run", tiny, "--tokens", "<s> q"});
   CHECK(bad.code == 2);
   CHECK(bad.err.ends_with("tiny.json: tokens[1]: \"q\" is not in the vocabulary of 8 tokens\n"));
   const CliRun no_layer = run_cli_capture({"trace", tiny, "--tokens", "a"});
@@ -265,7 +265,7 @@ TEST_CASE("a model written and read back is the same model, its weights to the l
   CHECK(*back.layers[1].own.W_2 == *resolved.layers[1].own.W_2);
   CHECK(*back.layers[1].weights.W_O == *resolved.layers[1].weights.W_O);
   CHECK(*back.final_gain == *resolved.final_gain);
-  const std::vector<std::string> tokens{"<bos>", "c", "a", "g"};
+  const std::vector<std::string> tokens{"<s>", "c", "a", "g"};
   CHECK(run_model(resolve_model(back), tokens).logits == run_model(resolved, tokens).logits);
   // Post-LN swiglu with rope and an mla layer: rope_dim is the layer's, rope_base the model's.
   json j = averaging_model("post", {{"kind", "swiglu"}, {"d_ff", 3}});

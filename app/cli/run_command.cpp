@@ -9,6 +9,7 @@
 #include "core/io/json_fields.h"
 #include "core/io/model_json.h"
 #include "core/io/trace_json.h"
+#include "core/text_format.h"
 
 namespace attn::cli {
 
@@ -73,7 +74,7 @@ int run_command(std::span<const std::string> words, std::ostream& out, std::ostr
   if (o.overrides.any()) throw UsageError("run: the scenario overrides do not apply to a model");
   try {
     const Model m = resolve_model(load_model_file(o.scenario));
-    const ModelTrace t = run_model(m, split_tokens(*o.tokens));
+    const ModelTrace t = run_model(m, split_words(*o.tokens));
     if (o.json) out << model_trace_to_json(t).dump() << '\n';
     else print_predictions(out, m, t, o.precision);
   } catch (const InputError& e) {

@@ -4,6 +4,7 @@
 
 #include "core/io/json_fields.h"
 #include "core/io/model_json.h"
+#include "core/text_format.h"
 
 namespace attn::cli {
 
@@ -29,13 +30,6 @@ ScenarioCommandOptions parse_scenario_command(const std::string& command, std::s
   return o;
 }
 
-std::vector<std::string> split_tokens(const std::string& text) {
-  std::istringstream in(text);
-  std::vector<std::string> tokens;
-  for (std::string t; in >> t;) tokens.push_back(t);
-  return tokens;
-}
-
 Scenario load_command_scenario(const ScenarioCommandOptions& o) {
   const std::string text = read_document_file(o.scenario, kMaxModelFileBytes);
   const nlohmann::json j = parse_json_document(text);
@@ -53,7 +47,7 @@ Scenario load_command_scenario(const ScenarioCommandOptions& o) {
   if (*o.layer >= static_cast<int>(m.layers.size()))
     throw InputError("--layer", "the model has layers 0.." + std::to_string(m.layers.size() - 1) + " but found " +
                                     std::to_string(*o.layer));
-  const std::vector<std::string> tokens = split_tokens(*o.tokens);
+  const std::vector<std::string> tokens = split_words(*o.tokens);
   const ModelTrace t = run_model(m, tokens, *o.layer + 1);  // the layers after it are not needed
   return layer_scenario(m, *o.layer, tokens, t.layers[static_cast<std::size_t>(*o.layer)].attention.x);
 }

@@ -24,9 +24,6 @@ struct ScenarioCommandOptions {
   std::optional<std::string> tokens;
 };
 
-// "a b  a" -> {"a", "b", "a"}.
-std::vector<std::string> split_tokens(const std::string& text);
-
 // The scenario SCENARIO names: the file itself, or for a model file, layer --layer of it reading --tokens (the
 // residual stream entering that layer, normalised as the model does). Throws InputError.
 Scenario load_command_scenario(const ScenarioCommandOptions& o);

@@ -19,9 +19,12 @@ const char* const kGuiHelp =
     "                    positions or sparse attention also positions, rope, selection (numbers count them)\n"
     "  --head N          start on head N\n"
     "  --cell ROW,COL    explain this cell of the step's result as if the pointer were on it\n"
-    "  --view V          start on a view: pipeline, decode, compare, memory, cost\n"
+    "  --view V          start on a view: pipeline, decode, compare, memory, cost, model\n"
     "  --decode-tokens N the decode view after N tokens (1 = the first token has arrived)\n"
     "  --preset NAME     the model the compare, memory and cost views show (see attention-lab kv --list)\n"
+    "  --model FILE      the Model view's model (default: assets/models/tiny.json); starts on the Model view\n"
+    "  --model-tokens T  its tokens, separated by spaces (each from its vocabulary)\n"
+    "  --layer L         the pipeline on layer L of the model (from 0), with the way back to the Model view\n"
     "  --size WxH        window size in pixels (default 1600x900)\n"
     "  --screenshot PNG  render a few frames, write the window to PNG and exit (works under xvfb-run);\n"
     "                    it neither reads nor writes your settings and recovery file\n"
@@ -60,6 +63,9 @@ GuiOptions parse_gui_args(std::span<const std::string> words) {
     else if (word == "--decode-tokens") o.decode_tokens = static_cast<int>(args.integer(word, 1, 1 << 20));
     else if (o.overrides.parse(word, args)) continue;
     else if (word == "--preset") o.preset = args.value(word);
+    else if (word == "--model") o.model = args.value(word);
+    else if (word == "--model-tokens") o.model_tokens = args.value(word);
+    else if (word == "--layer") o.layer = static_cast<int>(args.integer(word, 0, 1 << 16));
     else if (word == "--presentation") o.presentation = true;
     else if (word == "--gallery") o.gallery = true;
     else if (word == "--check-layout") o.check_layout = true;

@@ -15,9 +15,12 @@ struct GuiOptions {
   std::optional<std::string> step;  // a number from 0 (inputs) or a step name
   std::optional<int> head;
   std::optional<std::pair<int, int>> cell;  // ROW,COL of the step's result, explained as if pointed at
-  std::optional<std::string> view;          // pipeline | decode | compare | memory | cost
+  std::optional<std::string> view;          // pipeline | decode | compare | memory | cost | model
   std::optional<int> decode_tokens;         // the decode view after this many tokens (1 = the first)
   std::optional<std::string> preset;        // the model the compare, memory and cost views show
+  std::optional<std::string> model;         // the Model view's model file (default assets/models/tiny.json)
+  std::optional<std::string> model_tokens;  // its tokens, separated by spaces
+  std::optional<int> layer;                 // the pipeline on this layer of the model (from 0)
   int width = 1600, height = 900;
   bool size_given = false;            // else the size the user last left the window at
   bool presentation = false;          // start in presentation mode

@@ -11,9 +11,12 @@
 #include "app/cli/assets.h"
 #include "app/cli/commands.h"
 #include "app/cli/handout.h"
+#include "app/cli/scenario_input.h"
 #include "core/edits.h"
+#include "core/io/model_json.h"
 #include "core/io/presets_json.h"
 #include "core/io/scenario_json.h"
+#include "core/text_format.h"
 #include "core/validate.h"
 #include "ui/logic/lesson_nav.h"
 #include "ui/logic/step_matrices.h"
@@ -157,6 +160,40 @@ bool start_cell_and_head(const GuiOptions& o, ui::AppState& state, std::ostream&
   return true;
 }
 
+// The model file with its tokens (--model-tokens, or its first ones) as the Model view's document; why not if not.
+std::optional<std::string> open_model(const GuiOptions& o, ui::AppState& state, const std::filesystem::path& path) {
+  try {
+    Model m = load_model_file(path);
+    std::vector<std::string> tokens = o.model_tokens ? split_words(*o.model_tokens) : ui::starting_tokens(m);
+    const std::optional<std::string> failed = state.model_doc.open({std::move(m), std::move(tokens)}, path);
+    if (failed) return (o.model_tokens ? "--model-tokens: " : path.string() + ": ") + *failed;
+  } catch (const InputError& e) {
+    return path.string() + ": " + e.what();
+  }
+  return std::nullopt;
+}
+
+// The Model view's model: --model, or the shipped tiny one (a broken shipped file is said in the status line);
+// --layer opens one of its layers in the pipeline.
+bool start_model_view(const GuiOptions& o, ui::AppState& state, std::ostream& err) {
+  const std::filesystem::path path =
+      o.model ? std::filesystem::path(*o.model) : cli::assets_dir() / "models" / "tiny.json";
+  if (const std::optional<std::string> failed = open_model(o, state, path)) {
+    if (o.model || o.model_tokens || o.layer) {
+      err << "attention-lab: " << *failed << '\n';
+      return false;
+    }
+    state.message = "Model not opened: " + *failed;
+  }
+  if (o.model && !o.view) state.view = ui::View::Model;
+  if (o.layer && !state.visit_model_layer(*o.layer)) {
+    err << "attention-lab: --layer: the model has " << state.model_doc.model().layers.size()
+        << " layer(s), numbered from 0, but found " << *o.layer << '\n';
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::unique_ptr<ui::AppState> start_state(const GuiOptions& o, std::ostream& err) {
@@ -166,8 +203,8 @@ std::unique_ptr<ui::AppState> start_state(const GuiOptions& o, std::ostream& err
   auto state = std::make_unique<ui::AppState>(std::move(*scenario), path);
   load_assets(*state);
   // The order matters: a lesson page sets the view, step and head, which the options after it refine.
-  const bool ok = start_view(o, *state, err) && start_lesson(o, *state, err) && start_model_and_token(o, *state, err) &&
-                  start_cell_and_head(o, *state, err);
+  const bool ok = start_view(o, *state, err) && start_model_view(o, *state, err) && start_lesson(o, *state, err) &&
+                  start_model_and_token(o, *state, err) && start_cell_and_head(o, *state, err);
   return ok ? std::move(state) : nullptr;
 }
 

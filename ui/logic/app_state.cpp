@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "core/init.h"
+#include "core/trace_bytes.h"
 #include "core/validate.h"
 
 namespace attn::ui {
@@ -30,8 +31,10 @@ Document first_document(Scenario scenario, std::filesystem::path path) {
 
 }  // namespace
 
-AppState::AppState(Scenario scenario, std::filesystem::path path)
-    : doc_(first_document(std::move(scenario), std::move(path))), computation_(*doc_.scenario) {}
+AppState::AppState(Scenario scenario, std::filesystem::path path, std::int64_t history_bytes)
+    : doc_(first_document(std::move(scenario), std::move(path))),
+      history_(scenario_bytes, history_bytes),
+      computation_(*doc_.scenario) {}
 
 // --- The document and its history.
 
@@ -68,7 +71,7 @@ bool AppState::apply(const std::function<void(Scenario&)>& change, std::optional
   return true;
 }
 
-void AppState::restore(std::optional<Revision> r) { adopt(std::move(r->scenario), r->revision); }
+void AppState::restore(std::optional<Revision> r) { adopt(std::move(r->document), r->revision); }
 
 bool AppState::undo() {
   std::optional<Revision> r = history_.undo({doc_.scenario, doc_.revision});
@@ -95,6 +98,7 @@ bool AppState::open(Scenario scenario, std::filesystem::path path) {
   doc_.saved_revision = doc_.revision;
   history_.clear();
   message.clear();
+  layer_visit_.reset();
   return true;
 }
 

@@ -16,6 +16,7 @@
 #include "core/scenario.h"
 #include "ui/logic/computation.h"
 #include "ui/logic/history.h"
+#include "ui/logic/model_document.h"
 #include "ui/logic/view_state.h"
 #include "ui/logic/views.h"
 
@@ -32,6 +33,14 @@ struct Document {
   bool dirty() const { return revision != saved_revision; }
 };
 
+// The pipeline on a layer of the Model view's model: what was open before, brought back when the visit ends.
+struct LayerVisit {
+  int layer = 0;
+  std::string model_name;
+  Document before;  // never dirty: a visit starts only after unsaved changes were saved or discarded
+  History history;
+};
+
 // A document found in the recovery file at start-up: what was being edited when the app last stopped
 // without closing cleanly.
 struct RecoveryOffer {
@@ -42,7 +51,8 @@ struct RecoveryOffer {
 
 class AppState {
  public:
-  AppState(Scenario scenario, std::filesystem::path path);
+  // `history_bytes` bounds the undo history (tests give a smaller bound).
+  AppState(Scenario scenario, std::filesystem::path path, std::int64_t history_bytes = History::kBytes);
 
   // --- The document and its history.
   // Valid until the next poll(), like trace(): a view may read it after an edit it made in the same frame.
@@ -91,11 +101,28 @@ class AppState {
   std::uint64_t ticket() const { return computation_.ticket(); }
   std::uint64_t shown_ticket() const { return computation_.shown().ticket; }
 
+  // --- The Model view's model, a document of its own, and the pipeline on one of its layers.
+  ModelDocument model_doc;
+  // Opens layer `layer`'s attention as the document (layer_scenario: the stream entering it, normalised for pre)
+  // on the pipeline view; the document open before comes back with end_layer_visit(). Another document opened
+  // meanwhile ends the visit. False (and a message) if the model has no such layer.
+  bool visit_model_layer(int layer);
+  void end_layer_visit();  // back to the Model view
+  const std::optional<LayerVisit>& layer_visit() const { return layer_visit_; }
+  // Undo and redo of what the view on screen edits: the model in the Model view, the document elsewhere.
+  bool model_in_view() const;
+  bool undo_in_view();
+  bool redo_in_view();
+  bool can_undo_in_view() const;
+  bool can_redo_in_view() const;
+  void reseed_in_view();  // the next seed, every weight drawn from it
+
   // --- What each view is set to.
   View view = View::Pipeline;
   PipelineView pipeline;
   DecodeView decode;
   ModelViewSettings models;
+  ModelPanelView model_view;
   LessonView lesson;
   Display display;
   // Navigation, one behaviour for the buttons, the keys, the menu and lessons: every target is clamped.
@@ -120,6 +147,7 @@ class AppState {
   bool quit_confirmed = false;  // nothing unsaved, or the user chose what to do with it
   // Replacing the document (open a file, go to a lesson page) waits here for the unsaved-changes answer.
   std::function<void()> pending_replace;
+  bool pending_replaces_model = false;    // ... and it may replace the Model view's model too
   std::optional<RecoveryOffer> recovery;  // offered once, at start-up
   bool recovery_answered = false;         // restored or discarded: the file can go
   std::vector<std::string> recent_files;  // most recent first (File > Recent)
@@ -137,6 +165,7 @@ class AppState {
   void clamp_views();  // a new result: the head and the decoded token stay within it
   Document doc_;
   History history_;
+  std::optional<LayerVisit> layer_visit_;
   Computation computation_;
   std::vector<std::shared_ptr<const Scenario>>
       retired_documents_;  // replaced during this frame; freed at the next poll()

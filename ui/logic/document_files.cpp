@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <fstream>
 
+#include "core/io/json_fields.h"
+#include "core/io/model_json.h"
+#include "core/io/model_write.h"
 #include "core/io/scenario_json.h"
 #include "core/io/scenario_write.h"
 #include "core/io/trace_json.h"
@@ -17,7 +20,48 @@ void remember_recent(std::vector<std::string>& recent, const std::filesystem::pa
   if (recent.size() > kMaxRecentFiles) recent.resize(kMaxRecentFiles);
 }
 
+namespace {
+
+// A JSON file with "layers" is a model; anything else is read as a scenario (and its errors said as one).
+bool is_model_file(const std::filesystem::path& path) {
+  try {
+    return is_model_json(parse_json_document(read_document_file(path, kMaxModelFileBytes)));
+  } catch (const InputError&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+void open_model_document(AppState& state, const std::filesystem::path& path) {
+  try {
+    Model m = load_model_file(path);
+    std::vector<std::string> tokens = starting_tokens(m);
+    if (const std::optional<std::string> failed = state.model_doc.open({std::move(m), std::move(tokens)}, path)) {
+      state.message = "Could not open " + path.string() + ": " + *failed + " (the current model is kept)";
+      return;
+    }
+    remember_recent(state.recent_files, path);
+    state.view = View::Model;
+    state.message.clear();
+  } catch (const InputError& e) {
+    state.message = "Could not open " + path.string() + ": " + e.what() + " (the current model is kept)";
+  }
+}
+
+void save_model_document(AppState& state, const std::filesystem::path& path) {
+  try {
+    save_model_file(state.model_doc.model(), path);
+    state.model_doc.mark_saved(path);
+    remember_recent(state.recent_files, path);
+    state.message = "Saved " + path.string();
+  } catch (const InputError& e) {
+    state.message = std::string("Not saved: ") + e.what();
+  }
+}
+
 void open_document(AppState& state, const std::filesystem::path& path) {
+  if (is_model_file(path)) return open_model_document(state, path);
   try {
     if (state.open(load_scenario_file(path), path)) remember_recent(state.recent_files, path);
   } catch (const InputError& e) {

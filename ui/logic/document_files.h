@@ -14,8 +14,13 @@ inline constexpr std::size_t kMaxRecentFiles = 8;
 // `path` at the top of File > Open recent (absolute), once, and at most kMaxRecentFiles in all.
 void remember_recent(std::vector<std::string>& recent, const std::filesystem::path& path);
 
-// Opens `path` as the document (the current one is kept if it cannot be read or traced).
+// Opens `path` as the document (the current one is kept if it cannot be read or traced); a model file opens
+// in the Model view instead.
 void open_document(AppState& state, const std::filesystem::path& path);
+// A model file (core/io/model_json.h) as the Model view's document, with its first tokens; the Model view shows it.
+void open_model_document(AppState& state, const std::filesystem::path& path);
+// Saves the Model view's model to `path`, atomically; afterwards it is not dirty and `path` is its file.
+void save_model_document(AppState& state, const std::filesystem::path& path);
 // Saves the document to `path`, atomically; afterwards it is not dirty and `path` is its file.
 void save_document(AppState& state, const std::filesystem::path& path);
 // File > Export: "json" (the trace), "md" or "tex" (the handout); beside the document, never over a file.

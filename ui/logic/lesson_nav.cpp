@@ -5,6 +5,22 @@
 #include "core/validate.h"
 
 namespace attn::ui {
+namespace {
+
+// A page with a model: the model as the Model view's, and one of its layers in the pipeline if the page says so.
+bool open_page_model(AppState& state, const LessonPage& p) {
+  const std::filesystem::path& dir = state.lesson.scenarios_dir;
+  if (const std::optional<std::string> failed =
+          state.model_doc.open(lesson_page_model(p, dir), lesson_page_model_path(p, dir))) {
+    state.message = "Lesson page not shown: " + *failed;
+    return false;
+  }
+  if (p.layer) return state.visit_model_layer(*p.layer);
+  state.end_layer_visit();
+  return true;
+}
+
+}  // namespace
 
 bool ApplyLessonPage(AppState& state, int lesson, int page) {
   if (lesson < 0 || lesson >= static_cast<int>(state.lesson.lessons.size())) return false;
@@ -12,7 +28,9 @@ bool ApplyLessonPage(AppState& state, int lesson, int page) {
   if (page < 0 || page >= static_cast<int>(l.pages.size())) return false;
   const LessonPage& p = l.pages[static_cast<std::size_t>(page)];
   try {
-    if (!state.open(lesson_page_scenario(p, state.lesson.scenarios_dir), state.lesson.scenarios_dir / p.scenario))
+    if (!p.model.empty()
+            ? !open_page_model(state, p)
+            : !state.open(lesson_page_scenario(p, state.lesson.scenarios_dir), state.lesson.scenarios_dir / p.scenario))
       return false;
   } catch (const InputError& e) {
     state.message = "Lesson page not shown: " + std::string(e.what());
@@ -46,6 +64,8 @@ bool ApplyLessonPage(AppState& state, int lesson, int page) {
   state.pipeline.outlined_step = p.step;
   state.pipeline.scroll_to_outlined = !p.highlight.empty();
   state.pipeline.scroll_to_top = p.highlight.empty();
+  state.model_view.scroll_to_output = p.view == View::Model && p.model_output;
+  state.model_view.scroll_to_top = p.view == View::Model && !p.model_output;
   state.decode.scroll_to_section = p.view == View::Decode && p.decode_section > 1 ? p.decode_section : 0;
   state.pipeline.playing = state.decode.playing = false;
   return true;
@@ -53,6 +73,11 @@ bool ApplyLessonPage(AppState& state, int lesson, int page) {
 
 void GoToLessonPage(AppState& state, int lesson, int page) {
   state.pending_replace = [&state, lesson, page] { ApplyLessonPage(state, lesson, page); };
+  const auto& lessons = state.lesson.lessons;
+  state.pending_replaces_model =
+      lesson >= 0 && lesson < static_cast<int>(lessons.size()) && page >= 0 &&
+      page < static_cast<int>(lessons[static_cast<std::size_t>(lesson)].pages.size()) &&
+      !lessons[static_cast<std::size_t>(lesson)].pages[static_cast<std::size_t>(page)].model.empty();
 }
 
 void CloseLesson(AppState& state) {

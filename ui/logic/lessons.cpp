@@ -9,6 +9,7 @@
 #include "core/decode.h"
 #include "core/init.h"
 #include "core/io/json_fields.h"
+#include "core/io/model_json.h"
 #include "core/io/scenario_json.h"
 #include "core/text_format.h"
 #include "core/validate.h"
@@ -150,21 +151,53 @@ void check_view_keys(const JsonFields& r, View view) {
       r.only_for(key, "view pipeline", actual);
   if (view != View::Decode)
     for (const char* key : {"decode_tokens", "decode_section"}) r.only_for(key, "view decode", actual);
+  if (view != View::Model) r.only_for("model_section", "view model", actual);
   if (view != View::Compare && view != View::Memory && view != View::Cost)
     r.only_for("preset", "views compare, memory and cost", actual);
 }
 
+// A page shows a scenario, or a model: on view model, or one of its layers on view pipeline.
+void read_model_keys(const JsonFields& r, LessonPage& p) {
+  if (!r.has("model")) {
+    if (p.view == View::Model) throw InputError(r.child("model"), "a page on view model names its model file");
+    for (const char* key : {"model_tokens", "layer"}) r.only_for(key, "pages with a model", "a page without one");
+    p.scenario = r.nonempty_string("scenario");
+    return;
+  }
+  if (r.has("scenario"))
+    throw InputError(r.child("scenario"), "a page with a model shows the model (or one of its layers), not a scenario");
+  r.only_for("overrides", "pages with a scenario", "a page with a model");
+  p.model = r.nonempty_string("model");
+  if (r.has("model_tokens")) p.model_tokens = r.nonempty_string("model_tokens");
+  if (r.has("model_section")) {
+    const std::string section = r.nonempty_string("model_section");
+    if (section != "input" && section != "output")
+      throw InputError(r.child("model_section"), "expected input or output but found \"" + section + "\"");
+    p.model_output = section == "output";
+  }
+  if (r.has("layer")) {
+    if (p.view != View::Pipeline) r.only_for("layer", "view pipeline", view_name(p.view));
+    p.layer = r.integer("layer", 0, 0, limits::kMaxLayers);
+  } else if (p.view != View::Model) {
+    throw InputError(r.child("model"),
+                     "a model is shown on view model, or one of its layers (\"layer\") on view "
+                     "pipeline; this page is on view " +
+                         std::string(view_name(p.view)));
+  }
+}
+
 LessonPage read_page(const json& j, const std::string& path) {
-  const JsonFields r(j, path,
-                     {"title", "text", "scenario", "view", "step", "head", "decode_tokens", "decode_section", "preset",
-                      "highlight", "absorbed", "shift_experiment", "naive_rope", "online", "geometry", "sparsity_loss",
-                      "overrides", "experiment", "d_k"});
+  const JsonFields r(
+      j, path, {"title",         "text",           "scenario",     "view",          "step",         "head",
+                "decode_tokens", "decode_section", "preset",       "highlight",     "absorbed",     "shift_experiment",
+                "naive_rope",    "online",         "geometry",     "sparsity_loss", "overrides",    "experiment",
+                "d_k",           "model",          "model_tokens", "layer",         "model_section"});
   LessonPage p;
   p.title = r.nonempty_string("title");
   p.text = r.nonempty_string("text");
-  p.scenario = r.nonempty_string("scenario");
   p.view = r.choice("view", View::Pipeline, parse_view, view_names(" | "));
   check_view_keys(r, p.view);
+  read_model_keys(r, p);
   p.step = read_step(r);
   p.head = r.integer("head", 0, 0, limits::kMaxHeads);
   p.decode_tokens = r.integer("decode_tokens", 1, 1, limits::kMaxTokens);
@@ -212,6 +245,27 @@ Scenario load_page_file(const std::string& file, const std::filesystem::path& di
   }
 }
 
+// A model page's model file and tokens; `field` names the page's "model" in messages.
+ModelInput page_model_input(const LessonPage& page, const std::filesystem::path& scenarios_dir,
+                            const std::string& field) {
+  const std::filesystem::path dir = scenarios_dir.parent_path() / "models";
+  const std::filesystem::path name(page.model);
+  if (name.filename() != name || page.model == "." || page.model == "..")
+    throw InputError(
+        field, "expected a file name in " + shown_path(dir) + " (no folders) but found string \"" + page.model + "\"");
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(dir / name, ec))
+    throw InputError(field, "no such model file " + shown_path(dir) + "/" + page.model);
+  Model m;
+  try {
+    m = load_model_file(dir / name);
+  } catch (const InputError& e) {
+    throw InputError(field, page.model + ": " + e.what());
+  }
+  std::vector<std::string> tokens = page.model_tokens.empty() ? starting_tokens(m) : split_words(page.model_tokens);
+  return {std::move(m), std::move(tokens)};
+}
+
 // `path` names the overrides in messages; a problem the scenario then has is reported under it too.
 void apply_page_overrides(Scenario& s, const ConfigOverrides& o, const std::string& file, const std::string& path) {
   const OverrideField field = [&](std::string_view key) { return child_path(path, std::string(key)); };
@@ -245,7 +299,41 @@ std::string describe_attention(const Scenario& s) {
   return d;
 }
 
+// A model page's model and tokens, computed up to `layers` (all: -1), each problem under the page's keys.
+struct PageModel {
+  Model resolved;
+  std::vector<std::string> tokens;
+  ModelTrace trace;
+};
+
+PageModel page_model(const LessonPage& page, const std::filesystem::path& dir, const std::string& path, int layers) {
+  const ModelInput in = page_model_input(page, dir, child_path(path, "model"));
+  try {
+    check_model(in.model);
+  } catch (const InputError& e) {
+    throw InputError(child_path(path, "model"), page.model + ": " + e.what());
+  }
+  Model resolved = resolve_model(in.model);
+  if (page.layer && *page.layer >= static_cast<int>(resolved.layers.size()))
+    throw InputError(child_path(path, "layer"), page.model + " has " +
+                                                    plural(static_cast<std::int64_t>(resolved.layers.size()), "layer") +
+                                                    " (numbered from 0) but found " + std::to_string(*page.layer));
+  try {
+    ModelTrace t = run_model(resolved, in.tokens, layers);
+    return {std::move(resolved), in.tokens, std::move(t)};
+  } catch (const InputError& e) {
+    throw InputError(child_path(path, "model_tokens"), page.model + ": " + e.what());
+  }
+}
+
 PageScenario page_scenario(const LessonPage& page, const std::filesystem::path& dir, const std::string& path) {
+  if (!page.model.empty()) {
+    const PageModel pm = page_model(page, dir, path, page.layer.value_or(0) + 1);
+    Scenario s = layer_scenario(pm.resolved, page.layer.value_or(0), pm.tokens,
+                                pm.trace.layers[static_cast<std::size_t>(page.layer.value_or(0))].attention.x);
+    Trace t = compute_trace(s);
+    return {std::move(s), std::move(t)};
+  }
   Scenario s = load_page_file(page.scenario, dir, child_path(path, "scenario"));
   if (page.overrides.any()) {
     apply_page_overrides(s, page.overrides, page.scenario, child_path(path, "overrides"));
@@ -337,6 +425,10 @@ void check_step_modes(const LessonPage& p, const Trace& t, const std::string& pa
 }
 
 void check_page(const LessonPage& p, const std::filesystem::path& dir, const std::string& path) {
+  if (p.view == View::Model) {
+    page_model(p, dir, path, -1);
+    return;
+  }
   const PageScenario ps = page_scenario(p, dir, path);
   check_step(p, ps.trace, path);
   check_step_modes(p, ps.trace, path);
@@ -396,6 +488,14 @@ std::vector<std::filesystem::path> lesson_files(const std::filesystem::path& les
 
 Scenario lesson_page_scenario(const LessonPage& page, const std::filesystem::path& scenarios_dir) {
   return page_scenario(page, scenarios_dir, "").scenario;
+}
+
+std::filesystem::path lesson_page_model_path(const LessonPage& page, const std::filesystem::path& scenarios_dir) {
+  return scenarios_dir.parent_path() / "models" / page.model;
+}
+
+ModelInput lesson_page_model(const LessonPage& page, const std::filesystem::path& scenarios_dir) {
+  return page_model_input(page, scenarios_dir, "model");
 }
 
 }  // namespace attn::ui

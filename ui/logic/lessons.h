@@ -12,9 +12,14 @@
 //       {
 //         "title": "...",                                 required, non-empty
 //         "text": "Paragraphs separated by \n\n.",        required, non-empty; no other line breaks
-//         "scenario": "the_cat_sat.json",                 required: a file name in assets/scenarios
-//         "view": "pipeline",                             pipeline | decode | compare | memory | cost; default pipeline
-//         "step": "scale",                                pipeline only: a step name or 0-9; default inputs
+//         "scenario": "the_cat_sat.json",                 a file name in assets/scenarios; required unless "model"
+//         "model": "tiny.json",                           a file name in assets/models: the Model view's model
+//                                                         (required on view model; no scenario with it)
+//         "model_tokens": "<bos> a b a b",                with "model": its tokens; default its first ones
+//         "layer": 1,                                     with "model", view pipeline: that layer's attention
+//         "model_section": "output",                      view model: the part scrolled into view (input | output)
+//         "view": "pipeline",                             pipeline | decode | compare | memory | cost | model; default
+//         pipeline "step": "scale",                                pipeline only: a step name or 0-9; default inputs
 //         "head": 0,                                      default 0; a head of the scenario (after the overrides)
 //         "decode_tokens": 2,                             decode only: tokens arrived, 1 .. N; default 1
 //         "decode_section": 3,                            decode only: the section (1-4) the text is about,
@@ -50,6 +55,7 @@
 
 #include "core/overrides.h"
 #include "core/scenario.h"
+#include "ui/logic/model_document.h"
 #include "ui/logic/steps.h"
 #include "ui/logic/views.h"
 
@@ -63,8 +69,12 @@ std::string_view experiment_name(Experiment e);  // "sqrt_dk"
 
 struct LessonPage {
   std::string title;
-  std::string text;      // paragraphs separated by a blank line ("\n\n")
-  std::string scenario;  // a file name in assets/scenarios
+  std::string text;           // paragraphs separated by a blank line ("\n\n")
+  std::string scenario;       // a file name in assets/scenarios (empty with a model)
+  std::string model;          // a file name in assets/models: the Model view's model (empty: none)
+  std::string model_tokens;   // the model's tokens, separated by spaces (empty: its first ones)
+  std::optional<int> layer;   // with a model: the pipeline on this layer's attention
+  bool model_output = false;  // view model: the output (logits and next token) scrolled into view
   View view = View::Pipeline;
   Step step = Step::Inputs;
   int head = 0;
@@ -109,7 +119,11 @@ Lesson load_lesson_file(const std::filesystem::path& path, const std::filesystem
 // files without one after them by name. A missing folder has no lessons.
 std::vector<std::filesystem::path> lesson_files(const std::filesystem::path& lessons_dir);
 
-// The page's scenario with its overrides applied, ready for AppState::open; throws InputError.
+// The page's scenario with its overrides applied, ready for AppState::open (or a model page's layer); throws
+// InputError.
 Scenario lesson_page_scenario(const LessonPage& page, const std::filesystem::path& scenarios_dir);
+// A model page's model file (assets/models beside scenarios_dir) and its tokens; throws InputError.
+std::filesystem::path lesson_page_model_path(const LessonPage& page, const std::filesystem::path& scenarios_dir);
+ModelInput lesson_page_model(const LessonPage& page, const std::filesystem::path& scenarios_dir);
 
 }  // namespace attn::ui

@@ -92,6 +92,16 @@ struct ModelViewSettings {
   std::vector<ModelShape> presets;  // the shipped model shapes
 };
 
+// The Model view: what the pointer is over, and which layer's heads the small multiples outline.
+struct ModelPanelView {
+  int hovered_layer = -1;         // written while drawing
+  int last_hovered_layer = -1;    // the previous frame's: the column and the heads outline that layer
+  int position = -1;              // the position whose next tokens show as bars (-1: the last)
+  std::string tokens_text;        // the tokens field while it is typed in
+  bool scroll_to_output = false;  // a lesson page just opened: the output section scrolled into view once
+  bool scroll_to_top = false;     // ... or the column from its top
+};
+
 // The lesson panel: the shipped lessons and where the user is in one (index -1: none).
 struct LessonView {
   std::vector<Lesson> lessons;

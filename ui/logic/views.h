@@ -13,12 +13,13 @@ enum class View {
   Compare,   // the cache of MHA, GQA, MQA and MLA side by side
   Memory,    // cache bytes of real models against context length
   Cost,      // FLOPs per generated token, with and without a cache, and sparse attention
+  Model,     // a small transformer around attention, layer by layer
 };
-inline constexpr int kViewCount = 5;
+inline constexpr int kViewCount = 6;
 std::string_view view_name(View v);   // "pipeline"
 std::string_view view_title(View v);  // "Pipeline"
 std::optional<View> parse_view(std::string_view name);
-// "pipeline, decode, compare, memory, cost": every view's name, for messages.
+// "pipeline, decode, compare, memory, cost, model": every view's name, for messages.
 std::string view_names(std::string_view separator = ", ");
 
 }  // namespace attn::ui

@@ -35,7 +35,8 @@ void check_lesson_outlines(const AppState& state, const AppWindowState& window) 
 void status_line(AppState& state, ImVec2 pos, ImVec2 size) {
   BeginPanel("##status", pos, size, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoSavedSettings);
   if (state.message.empty()) {
-    ImGui::TextDisabled("%s", state.document().path.empty() ? "not saved yet" : state.document().path.string().c_str());
+    const std::filesystem::path& path = state.model_in_view() ? state.model_doc.path() : state.document().path;
+    ImGui::TextDisabled("%s", path.empty() ? "not saved yet" : path.string().c_str());
   } else {
     if (ImGui::SmallButton("\u00D7")) state.message.clear();
     ImGui::SameLine();
@@ -105,7 +106,10 @@ void pipeline_view(AppState& state, const Layout& l) {
 }
 
 void views(AppState& state, const Layout& l, ImVec2 display) {
-  if (!state.display.presentation) InputsPanel(state, {0, l.top}, {l.left_w, l.h});
+  if (!state.display.presentation) {
+    if (state.view == View::Model) ModelInputsPanel(state, {0, l.top}, {l.left_w, l.h});
+    else InputsPanel(state, {0, l.top}, {l.left_w, l.h});
+  }
   if (l.lesson_w > 0) LessonPanel(state, {display.x - l.lesson_w, l.top}, {l.lesson_w, l.h});
   const ImVec2 view_pos{l.left_w, l.top}, view_size{display.x - l.left_w - l.lesson_w, l.h};
   PushHeatmapVersion(heatmap_version(state));
@@ -115,6 +119,7 @@ void views(AppState& state, const Layout& l, ImVec2 display) {
     case View::Compare: ComparePanel(state, view_pos, view_size); break;
     case View::Memory: MemoryPanel(state, view_pos, view_size); break;
     case View::Cost: CostPanel(state, view_pos, view_size); break;
+    case View::Model: ModelPanel(state, view_pos, view_size); break;
   }
   PopHeatmapVersion();
 }
@@ -122,14 +127,29 @@ void views(AppState& state, const Layout& l, ImVec2 display) {
 void file_dialog(AppState& state, AppWindowState& window) {
   const auto chosen = FileDialog(window.file_dialog);
   if (!chosen) return;
-  if (window.file_dialog.mode == FileDialogMode::Open)
+  if (window.file_dialog.mode == FileDialogMode::Open) {
     state.pending_replace = [&state, p = *chosen] { open_document(state, p); };
+    state.pending_replaces_model = true;  // the file may be a model
+  } else if (window.saving_model) save_model_document(state, *chosen);
   else save_document(state, *chosen);
 }
 
 }  // namespace
 
 void Save(AppState& state, AppWindowState& window, bool ask) {
+  if (state.model_in_view()) SaveModel(state, window, ask);
+  else SaveDocument(state, window, ask);
+}
+
+void SaveModel(AppState& state, AppWindowState& window, bool ask) {
+  window.saving_model = true;
+  const std::filesystem::path& path = state.model_doc.path();
+  if (ask || path.empty()) RequestFileDialog(window.file_dialog, FileDialogMode::Save, path);
+  else save_model_document(state, path);
+}
+
+void SaveDocument(AppState& state, AppWindowState& window, bool ask) {
+  window.saving_model = false;
   if (ask || state.document().path.empty())
     RequestFileDialog(window.file_dialog, FileDialogMode::Save, state.document().path);
   else save_document(state, state.document().path);
@@ -151,7 +171,10 @@ void BeginPanel(const char* name, ImVec2 pos, ImVec2 size, ImGuiWindowFlags extr
 
 void DrawAppWindow(AppState& state, AppWindowState& window, double dt) {
   if (!state.active_widget) state.active_widget = [] { return static_cast<unsigned>(ImGui::GetActiveID()); };
-  if (ImGui::GetActiveID() == 0) state.end_gesture();
+  if (ImGui::GetActiveID() == 0) {
+    state.end_gesture();
+    state.model_doc.end_gesture();
+  }
   state.pipeline.last_hover = std::exchange(state.pipeline.hover, {});
   Shortcuts(state, window);
   state.advance_play(dt);

@@ -22,6 +22,7 @@ struct GalleryState {
 // What only the window itself keeps between frames.
 struct AppWindowState {
   FileDialogState file_dialog;
+  bool saving_model = false;  // the save dialog writes the Model view's model, not the document
   GalleryState gallery;
 };
 
@@ -37,5 +38,7 @@ void RecoveryPrompt(AppState& state);
 void GalleryPanel(AppState& state, GalleryState& gallery, AppWindowState& window, ImVec2 pos, ImVec2 size);
 // File > Save, and Ctrl+S: to the document's file, or through the dialog when it has none (or `ask`).
 void Save(AppState& state, AppWindowState& window, bool ask = false);
+void SaveDocument(AppState& state, AppWindowState& window, bool ask = false);  // the document, whatever the view
+void SaveModel(AppState& state, AppWindowState& window, bool ask = false);     // the Model view's model
 
 }  // namespace attn::ui

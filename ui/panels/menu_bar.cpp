@@ -20,7 +20,10 @@ void file_menu(AppState& state, AppWindowState& window) {
   if (ImGui::MenuItem("Save", "Ctrl+S")) Save(state, window);
   if (ImGui::BeginMenu("Open recent", !state.recent_files.empty())) {
     for (const std::string& f : state.recent_files)
-      if (ImGui::MenuItem(f.c_str())) state.pending_replace = [&state, f] { open_document(state, f); };
+      if (ImGui::MenuItem(f.c_str())) {
+        state.pending_replace = [&state, f] { open_document(state, f); };
+        state.pending_replaces_model = true;  // a recent file may be a model
+      }
     ImGui::EndMenu();
   }
   if (ImGui::MenuItem("Save as\u2026", "Ctrl+Shift+S")) Save(state, window, true);
@@ -40,9 +43,9 @@ void file_menu(AppState& state, AppWindowState& window) {
 
 void edit_menu(AppState& state) {
   if (!ImGui::BeginMenu("Edit")) return;
-  if (ImGui::MenuItem("Undo", "Ctrl+Z", false, state.can_undo())) state.undo();
-  if (ImGui::MenuItem("Redo", "Ctrl+Shift+Z", false, state.can_redo())) state.redo();
-  if (ImGui::MenuItem("Re-seed weights", "Ctrl+R")) state.edit(reseed_weights);
+  if (ImGui::MenuItem("Undo", "Ctrl+Z", false, state.can_undo_in_view())) state.undo_in_view();
+  if (ImGui::MenuItem("Redo", "Ctrl+Shift+Z", false, state.can_redo_in_view())) state.redo_in_view();
+  if (ImGui::MenuItem("Re-seed weights", "Ctrl+R")) state.reseed_in_view();
   ImGui::EndMenu();
 }
 

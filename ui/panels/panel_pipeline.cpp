@@ -700,6 +700,7 @@ void step_strip(AppState& state) {
 
 void PipelinePanel(AppState& state, ImVec2 pos, ImVec2 size) {
   BeginPanel("Pipeline", pos, size, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoTitleBar);
+  LayerBreadcrumb(state);
   step_strip(state);
   ImGui::Separator();
   const Trace& t = state.trace();

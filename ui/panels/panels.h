@@ -11,17 +11,20 @@ namespace attn::ui {
 // follows the window. Always pair with ImGui::End().
 void BeginPanel(const char* name, ImVec2 pos, ImVec2 size, ImGuiWindowFlags extra = 0);
 
-void PipelinePanel(AppState& state, ImVec2 pos, ImVec2 size);  // step strip and the current step as its equation
-void InputsPanel(AppState& state, ImVec2 pos, ImVec2 size);    // tokens, configuration, matrix editors
-void ExplainPanel(AppState& state, ImVec2 pos, ImVec2 size);   // what the step does, why, the hovered cell
-void HeadsPanel(AppState& state, ImVec2 pos, ImVec2 size);     // every head's weights; arc view of the current head
-void HelpOverlay(AppState& state);                             // F1: every shortcut
-void DecodePanel(AppState& state, ImVec2 pos, ImVec2 size);    // token by token through the KV cache
-void ComparePanel(AppState& state, ImVec2 pos, ImVec2 size);   // the four variants' caches as areas
-void MemoryPanel(AppState& state, ImVec2 pos, ImVec2 size);    // cache bytes against context, real models
-void CostPanel(AppState& state, ImVec2 pos, ImVec2 size);      // FLOPs per generated token
-void LessonPanel(AppState& state, ImVec2 pos, ImVec2 size);    // the current lesson page
-float LessonPanelHeight(const AppState& state, float width);   // what the page needs to show its text whole
+void PipelinePanel(AppState& state, ImVec2 pos, ImVec2 size);     // step strip and the current step as its equation
+void InputsPanel(AppState& state, ImVec2 pos, ImVec2 size);       // tokens, configuration, matrix editors
+void ExplainPanel(AppState& state, ImVec2 pos, ImVec2 size);      // what the step does, why, the hovered cell
+void HeadsPanel(AppState& state, ImVec2 pos, ImVec2 size);        // every head's weights; arc view of the current head
+void HelpOverlay(AppState& state);                                // F1: every shortcut
+void DecodePanel(AppState& state, ImVec2 pos, ImVec2 size);       // token by token through the KV cache
+void ComparePanel(AppState& state, ImVec2 pos, ImVec2 size);      // the four variants' caches as areas
+void MemoryPanel(AppState& state, ImVec2 pos, ImVec2 size);       // cache bytes against context, real models
+void CostPanel(AppState& state, ImVec2 pos, ImVec2 size);         // FLOPs per generated token
+void ModelPanel(AppState& state, ImVec2 pos, ImVec2 size);        // a transformer around attention, layer by layer
+void ModelInputsPanel(AppState& state, ImVec2 pos, ImVec2 size);  // the model: tokens, shape, weights
+void LayerBreadcrumb(AppState& state);  // above the pipeline on a model's layer: the way back to the Model view
+void LessonPanel(AppState& state, ImVec2 pos, ImVec2 size);   // the current lesson page
+float LessonPanelHeight(const AppState& state, float width);  // what the page needs to show its text whole
 
 // The softmax step's online mode: one row of head `head` computed over blocks of keys, block by block, ending on
 // the dense row (ui/panels/online_softmax_view.cpp).

@@ -19,11 +19,13 @@ bool begin_centred_modal(const char* name) {
 
 // Whatever waited for the answer happens: the replacement, the quit.
 void go_on(AppState& state) {
+  state.pending_replaces_model = false;
   if (state.pending_replace) std::exchange(state.pending_replace, nullptr)();
   if (state.quit_requested) state.quit_confirmed = true;
 }
 
 void stay(AppState& state) {
+  state.pending_replaces_model = false;
   state.quit_requested = false;
   state.pending_replace = nullptr;
 }
@@ -33,19 +35,27 @@ void stay(AppState& state) {
 void UnsavedChangesPrompt(AppState& state, AppWindowState& window) {
   const bool wanted = (state.quit_requested && !state.quit_confirmed) || state.pending_replace;
   if (!wanted) return;
-  if (!state.document().dirty()) return go_on(state);  // nothing to lose
+  // The model is at stake on quitting, and when the waiting action may replace it (a model file, a lesson page).
+  const bool model = state.model_doc.dirty() && (state.quit_requested || state.pending_replaces_model);
+  const bool document = state.document().dirty();
+  if (!document && !model) return go_on(state);  // nothing to lose
   if (!begin_centred_modal("Unsaved changes")) return;
-  ImGui::Text("\"%s\" has changes that are not saved.", state.scenario().name.c_str());
-  ImGui::TextDisabled(state.quit_requested ? "Save them before quitting?"
-                                           : "Save them before the document is replaced?");
+  std::string what = document ? "\"" + state.scenario().name + "\"" : "";
+  if (model) what += (document ? " and the model \"" : "The model \"") + state.model_doc.model().name + "\"";
+  ImGui::Text("%s %s changes that are not saved.", what.c_str(), document && model ? "have" : "has");
+  ImGui::TextDisabled(state.quit_requested ? "Save them before quitting?" : "Save them before they are replaced?");
   if (ImGui::Button("Save", {120, 0})) {
-    if (state.document().path.empty()) {  // the dialog asks where; the quit or replacement is dropped, to ask again
-      Save(state, window);
+    // A file without a name: the dialog asks where, and the quit or replacement is dropped, to ask again.
+    const bool asks = (document && state.document().path.empty()) || (!document && state.model_doc.path().empty());
+    if (asks) {
+      if (document) SaveDocument(state, window, true);
+      else SaveModel(state, window, true);
       stay(state);
       ImGui::CloseCurrentPopup();
     } else {
-      save_document(state, state.document().path);
-      if (!state.document().dirty()) {
+      if (document) save_document(state, state.document().path);
+      if (model && !state.model_doc.path().empty()) save_model_document(state, state.model_doc.path());
+      if (!state.document().dirty() && !(model && state.model_doc.dirty())) {
         go_on(state);
         ImGui::CloseCurrentPopup();
       }

@@ -17,9 +17,9 @@ void file_and_edit_keys(AppState& state, AppWindowState& window) {
   if (key_pressed(Key::Q, KeyMods_Ctrl, false)) state.quit_requested = true;
   // A text field has its own undo: while typing, Ctrl+Z/Y/R belong to it.
   if (ImGui::GetIO().WantTextInput) return;
-  if (key_pressed(Key::Z, KeyMods_Ctrl)) state.undo();
-  if (key_pressed(Key::Z, KeyMods_Ctrl | KeyMods_Shift) || key_pressed(Key::Y, KeyMods_Ctrl)) state.redo();
-  if (key_pressed(Key::R, KeyMods_Ctrl, false)) state.edit(reseed_weights);
+  if (key_pressed(Key::Z, KeyMods_Ctrl)) state.undo_in_view();
+  if (key_pressed(Key::Z, KeyMods_Ctrl | KeyMods_Shift) || key_pressed(Key::Y, KeyMods_Ctrl)) state.redo_in_view();
+  if (key_pressed(Key::R, KeyMods_Ctrl, false)) state.reseed_in_view();
 }
 
 void display_keys(AppState& state) {

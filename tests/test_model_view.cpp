@@ -1,0 +1,268 @@
+// The Model view without a window (ui/logic/model_document, model_text, AppState's layer visits): the model as a
+// document with undo, its refusals, its files, the texts the view shows, and a layer opened in the pipeline.
+#include <fstream>
+
+#include "core/io/model_json.h"
+#include "core/text_format.h"
+#include "helpers.h"
+#include "ui/logic/app_state.h"
+#include "ui/logic/document_files.h"
+#include "ui/logic/lesson_nav.h"
+#include "ui/logic/lessons.h"
+#include "ui/logic/model_text.h"
+
+using namespace attn;
+using namespace attn::ui;
+using namespace attn::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kTiny = fs::path(ATTN_ASSETS_DIR) / "models" / "tiny.json";
+
+ModelDocument tiny_document() {
+  ModelDocument doc;
+  const Model m = load_model_file(kTiny);
+  REQUIRE_FALSE(doc.open({m, starting_tokens(m)}, kTiny).has_value());
+  return doc;
+}
+
+std::vector<std::string> words(const std::string& text) { return split_words(text); }
+
+}  // namespace
+
+TEST_CASE("a model document starts on its vocabulary's first tokens and computes the forward pass") {
+  const ModelDocument doc = tiny_document();
+  CHECK(doc.input().tokens == words("<s> a b c d e f g"));
+  CHECK(doc.trace().layers.size() == 2);
+  CHECK(doc.trace().probabilities.rows() == 8);
+  CHECK(doc.trace().probabilities.cols() == 8);
+  CHECK_FALSE(doc.dirty());
+  CHECK(doc.path() == kTiny);
+  CHECK(doc.resolved().embedding.has_value());     // drawn from the seed
+  CHECK_FALSE(doc.model().embedding.has_value());  // but the file gives none
+  Model few = load_model_file(kTiny);
+  few.max_positions = 3;
+  few.W_P.reset();
+  CHECK(starting_tokens(few) == words("<s> a b"));
+}
+
+TEST_CASE("model edits are undone and redone exactly, a gesture is one step, and a refused edit changes nothing") {
+  ModelDocument doc = tiny_document();
+  const Matrix first_logits = doc.trace().logits;
+  CHECK_FALSE(doc.edit([](ModelInput& in) { in.tokens = words("a b a"); }).has_value());
+  CHECK(doc.trace().tokens == words("a b a"));
+  CHECK(doc.dirty());
+  // A drag of one widget (gesture 7): three edits, one undo step.
+  for (int seed = 2; seed <= 4; ++seed)
+    CHECK_FALSE(doc.edit([seed](ModelInput& in) { in.model.seed = static_cast<std::uint64_t>(seed); }, 7).has_value());
+  CHECK(doc.model().seed == 4);
+  const std::optional<std::string> refused = doc.edit([](ModelInput& in) { in.tokens = words("a zebra"); });
+  REQUIRE(refused.has_value());
+  CHECK(*refused == "Not applied: tokens[1]: \"zebra\" is not in the vocabulary of 8 tokens");
+  CHECK(doc.trace().tokens == words("a b a"));
+  CHECK(doc.edit([](ModelInput& in) { in.tokens.clear(); }) ==
+        std::optional<std::string>("Not applied: tokens: expected at least one token but found none"));
+  CHECK(doc.edit([](ModelInput& in) { in.model.d_model = 0; })->starts_with("Not applied: d_model: "));
+  CHECK(doc.model().d_model == 8);
+
+  REQUIRE(doc.undo());  // the drag
+  CHECK(doc.model().seed == 1);
+  CHECK(doc.trace().tokens == words("a b a"));
+  REQUIRE(doc.undo());  // the tokens
+  CHECK(doc.trace().tokens == words("<s> a b c d e f g"));
+  CHECK(doc.trace().logits == first_logits);
+  CHECK_FALSE(doc.dirty());
+  CHECK_FALSE(doc.undo());
+  REQUIRE(doc.redo());
+  REQUIRE(doc.redo());
+  CHECK(doc.model().seed == 4);
+  CHECK_FALSE(doc.redo());
+}
+
+TEST_CASE("the model document's undo history keeps at most its bound of bytes") {
+  const Model m = load_model_file(kTiny);
+  ModelInput one{m, starting_tokens(m)};
+  one.model.embedding = Matrix::Zero(8, 8);
+  CHECK(model_input_bytes(one) == 8 * 8 * 8 + 10);  // the given embedding and the tokens' 10 characters
+  ModelDocument doc(4 * 522);
+  REQUIRE_FALSE(doc.open({m, starting_tokens(m)}, kTiny).has_value());
+  for (int i = 1; i <= 10; ++i)
+    REQUIRE_FALSE(doc.edit([i](ModelInput& in) { in.model.embedding = Matrix::Constant(8, 8, i); }).has_value());
+  int depth = 0;
+  while (doc.undo()) ++depth;
+  CHECK(depth == 4);                             // 4 x 522 bytes
+  CHECK((*doc.model().embedding)(0, 0) == 6.0);  // the first state and edits 1-5 fell off the end
+}
+
+TEST_CASE("re-seeding a model moves to the next seed and draws every weight from it") {
+  Model m = load_model_file(kTiny);
+  m.embedding = Matrix::Zero(8, 8);
+  m.layers[1].own.W_1 = Matrix::Zero(8, 32);
+  m.layers[0].weights.W_Q = Matrix::Zero(8, 8);
+  reseed_model(m);
+  CHECK(m.seed == 2);
+  CHECK_FALSE(m.embedding.has_value());
+  CHECK_FALSE(m.layers[1].own.W_1.has_value());
+  CHECK_FALSE(m.layers[0].weights.W_Q.has_value());
+}
+
+TEST_CASE("the Model view's texts: the model in a line, each layer's parts in order, a head's weight, predictions") {
+  const ModelDocument doc = tiny_document();
+  CHECK(model_summary(doc.model()) ==
+        "2 layers \u00B7 d_model 8 \u00B7 Pre-LN \u00B7 GELU feed-forward (d_ff 32) \u00B7 learned positions \u00B7 "
+        "2,080 parameters");
+  Model m = doc.resolved();
+  const LayerTrace& t = doc.trace().layers[1];
+  const auto titles = [&](const Model& model) {
+    std::string s;
+    for (const auto& row : layer_parts(model, t)) {
+      for (const StreamPart& p : row) s += p.title + (p.attention ? "*" : "") + " | ";
+      s += "/ ";
+    }
+    return s;
+  };
+  CHECK(titles(m) == "LN1(x) | Attn(LN1(x))* | x + Attn(LN1(x)) | / LN2(x) | FFN(LN2(x)) | x + FFN(LN2(x)) | / ");
+  CHECK(layer_parts(m, t)[0][1].values == &t.attention.output);
+  CHECK(layer_parts(m, t)[1][2].values == &t.residual_out);
+  m.norm = Norm::Post;
+  CHECK(titles(m) == "Attn(x)* | LN1(x + Attn(x)) | / FFN(x) | LN2(x + FFN(x)) | / ");
+  m.norm = Norm::None;
+  m.ffn.kind = FfnKind::None;
+  CHECK(titles(m) == "Attn(x)* | x + Attn(x) | / ");
+
+  CHECK(head_weight_text(1, 0, doc.input().tokens, 3, 1, 0.41234567) ==
+        "layer 1, head 0: \"c\" (query 3) looks at \"a\" (key 1) with weight 0.4123");
+
+  // The top 3 after position 7 against a sort of the row done here.
+  const Matrix& p = doc.trace().probabilities;
+  std::vector<std::pair<double, int>> row;
+  for (int v = 0; v < 8; ++v) row.push_back({-p(7, v), v});
+  std::sort(row.begin(), row.end());
+  const std::vector<Prediction> top = top_predictions(doc.trace(), doc.model().vocab, 7, 3);
+  REQUIRE(top.size() == 3);
+  for (std::size_t i = 0; i < 3; ++i) {
+    CHECK(top[i].token == doc.model().vocab[static_cast<std::size_t>(row[i].second)]);
+    CHECK(top[i].probability == -row[i].first);
+  }
+  CHECK(top_predictions(doc.trace(), doc.model().vocab, 0, 20).size() == 8);
+}
+
+TEST_CASE("a layer of the model opens in the pipeline on its real inputs, and the way back restores the document") {
+  AppState state(cat_sat(), asset("the_cat_sat.json"));
+  state.model_doc = tiny_document();
+  REQUIRE(state.scenario().seed == 7);
+  REQUIRE(state.edit([](Scenario& s) { s.seed = 5; }));         // something to undo after the visit
+  save_document(state, fresh_dir("model-visit") / "cat.json");  // a visit starts from a saved document
+  state.view = View::Model;
+  REQUIRE(state.visit_model_layer(1));
+  CHECK(state.view == View::Pipeline);
+  REQUIRE(state.layer_visit().has_value());
+  CHECK(state.layer_visit()->layer == 1);
+  CHECK(state.layer_visit()->model_name == "tiny");
+  CHECK(state.scenario().name == "tiny, layer 1");
+  const LayerTrace& layer = state.model_doc.trace().layers[1];
+  CHECK(state.scenario().input.embeddings == layer.attention.x);
+  state.wait();
+  state.poll();
+  REQUIRE(state.trace().heads.size() == layer.attention.heads.size());
+  for (std::size_t h = 0; h < layer.attention.heads.size(); ++h)
+    CHECK(state.trace().heads[h].weights == layer.attention.heads[h].weights);
+  CHECK(state.trace().output == layer.attention.output);
+  CHECK_FALSE(state.can_undo());
+
+  REQUIRE(state.edit([](Scenario& s) { s.attention.scale = false; }));  // an edit of the layer, then back
+  state.end_layer_visit();
+  CHECK_FALSE(state.layer_visit().has_value());
+  CHECK(state.view == View::Model);
+  CHECK(state.scenario().name == "the cat sat");
+  CHECK(state.scenario().seed == 5);
+  CHECK(state.scenario().attention.scale);
+  CHECK_FALSE(state.document().dirty());
+  REQUIRE(state.undo());  // its history came back too
+  CHECK(state.scenario().seed == 7);
+
+  CHECK_FALSE(state.visit_model_layer(2));
+  CHECK(state.message == "No layer 2 in the model to open in the pipeline");
+  REQUIRE(state.visit_model_layer(0));
+  open_document(state, asset("the_lazy_dog.json"));  // another document ends the visit
+  CHECK_FALSE(state.layer_visit().has_value());
+  CHECK(state.scenario().name == "the lazy dog");
+}
+
+TEST_CASE("undo, redo and re-seed act on the model in the Model view and on the document elsewhere") {
+  AppState state(cat_sat(), "");
+  state.model_doc = tiny_document();
+  state.view = View::Model;
+  state.reseed_in_view();
+  CHECK(state.model_doc.model().seed == 2);
+  CHECK(state.scenario().seed == 7);
+  CHECK(state.can_undo_in_view());
+  CHECK_FALSE(state.can_redo_in_view());
+  REQUIRE(state.undo_in_view());
+  CHECK(state.model_doc.model().seed == 1);
+  REQUIRE(state.redo_in_view());
+  CHECK(state.model_doc.model().seed == 2);
+  state.view = View::Pipeline;
+  CHECK_FALSE(state.can_undo_in_view());
+  state.reseed_in_view();
+  CHECK(state.scenario().seed == 8);
+  REQUIRE(state.undo_in_view());
+  CHECK(state.scenario().seed == 7);
+  CHECK(state.model_doc.model().seed == 2);
+}
+
+TEST_CASE("File > Open takes a model file into the Model view, and a saved model loads back the same") {
+  const fs::path dir = fresh_dir("model-files");
+  AppState state(cat_sat(), "");
+  open_document(state, kTiny);
+  CHECK(state.message.empty());
+  CHECK(state.view == View::Model);
+  REQUIRE(state.model_doc.loaded());
+  CHECK(state.model_doc.model().name == "tiny");
+  CHECK(state.scenario().name == "the cat sat");  // the document is not replaced
+  REQUIRE_FALSE(state.model_doc.edit([](ModelInput& in) { in.model.name = "tiny, edited"; }).has_value());
+  CHECK(state.model_doc.dirty());
+  save_model_document(state, dir / "edited.json");
+  CHECK(state.message == "Saved " + (dir / "edited.json").string());
+  CHECK_FALSE(state.model_doc.dirty());
+  CHECK(state.model_doc.path() == dir / "edited.json");
+  CHECK(load_model_file(dir / "edited.json").name == "tiny, edited");
+
+  std::ofstream(dir / "bad.json") << R"({"name": "bad", "vocab": ["a", "a"], "d_model": 2, "layers": [{}]})";
+  open_document(state, dir / "bad.json");
+  CHECK(state.message == "Could not open " + (dir / "bad.json").string() +
+                             ": vocab[1]: \"a\" is already in the vocabulary (the current model is kept)");
+  CHECK(state.model_doc.model().name == "tiny, edited");
+  save_model_document(state, dir / "no such folder" / "x.json");
+  CHECK(state.message.starts_with("Not saved: "));
+}
+
+TEST_CASE("split_words splits at runs of white space") {
+  CHECK(split_words("  a b\t\tc\n") == std::vector<std::string>{"a", "b", "c"});
+  CHECK(split_words("").empty());
+  CHECK(split_words(" \t ").empty());
+  CHECK(split_words("<s>") == std::vector<std::string>{"<s>"});
+}
+
+TEST_CASE(
+    "a lesson page with a model opens it, or one of its layers in the pipeline, and the next page ends the visit") {
+  AppState state(cat_sat(), asset("the_cat_sat.json"));
+  state.lesson.scenarios_dir = fs::path(ATTN_ASSETS_DIR) / "scenarios";
+  state.lesson.lessons.push_back(
+      load_lesson_file(fs::path(ATTN_ASSETS_DIR) / "lessons" / "10_model.json", state.lesson.scenarios_dir));
+  REQUIRE(ApplyLessonPage(state, 0, 2));  // layer 1 of tiny
+  CHECK(state.view == View::Pipeline);
+  REQUIRE(state.layer_visit().has_value());
+  CHECK(state.layer_visit()->layer == 1);
+  CHECK(state.scenario().name == "tiny, layer 1");
+  CHECK(state.model_doc.input().tokens == words("<s> a b c a b c"));
+  REQUIRE(ApplyLessonPage(state, 0, 4));  // the Post-LN model on view model
+  CHECK_FALSE(state.layer_visit().has_value());
+  CHECK(state.view == View::Model);
+  CHECK(state.scenario().name == "the cat sat");  // what was open before the visit
+  CHECK(state.model_doc.model().name == "tiny post-LN");
+  REQUIRE(ApplyLessonPage(state, 0, 5));
+  CHECK(state.model_view.scroll_to_output);
+  CHECK(state.model_doc.model().name == "tiny");
+}

@@ -1,0 +1,91 @@
+#include "ui/logic/model_document.h"
+
+#include <algorithm>
+#include <chrono>
+#include <utility>
+
+#include "core/validate.h"
+
+namespace attn::ui {
+namespace {
+
+std::int64_t bytes_of(const std::optional<Matrix>& m) { return m ? std::int64_t(m->size()) * 8 : 0; }
+
+}  // namespace
+
+std::vector<std::string> starting_tokens(const Model& m) {
+  const std::size_t n = std::min<std::size_t>({m.vocab.size(), 8, static_cast<std::size_t>(m.max_positions)});
+  return {m.vocab.begin(), m.vocab.begin() + static_cast<std::ptrdiff_t>(n)};
+}
+
+std::int64_t model_input_bytes(const ModelInput& in) {
+  const Model& m = in.model;
+  std::int64_t bytes = bytes_of(m.embedding) + bytes_of(m.W_P) + bytes_of(m.final_gain) + bytes_of(m.final_bias) +
+                       bytes_of(m.unembedding);
+  for (const ModelLayer& layer : m.layers) {
+    for (const WeightId id : kAllWeights) bytes += bytes_of(weight_slot(layer.weights, id));
+    for (const LayerWeightField& f : kLayerWeightFields) bytes += bytes_of(layer.own.*f.slot);
+  }
+  for (const std::string& t : in.tokens) bytes += static_cast<std::int64_t>(t.size());
+  return bytes;
+}
+
+ModelDocument::ModelDocument(std::int64_t history_bytes) : history_(model_input_bytes, history_bytes) {}
+
+std::optional<std::string> ModelDocument::adopt(std::shared_ptr<const ModelInput> next, std::uint64_t revision) {
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    check_model(next->model);
+    if (next->tokens.empty()) throw InputError("tokens", "expected at least one token but found none");
+    auto resolved = std::make_shared<const Model>(resolve_model(next->model));
+    auto trace = std::make_shared<const ModelTrace>(run_model(*resolved, next->tokens));
+    resolved_ = std::move(resolved);
+    trace_ = std::move(trace);
+  } catch (const InputError& e) {
+    return std::string(e.what());
+  }
+  input_ = std::move(next);
+  revision_ = revision;
+  seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return std::nullopt;
+}
+
+std::optional<std::string> ModelDocument::open(ModelInput input, std::filesystem::path path) {
+  const std::uint64_t revision = history_.next_revision();
+  std::optional<std::string> failed = adopt(std::make_shared<const ModelInput>(std::move(input)), revision);
+  if (failed) return failed;
+  history_.clear();
+  path_ = std::move(path);
+  saved_revision_ = revision;
+  return std::nullopt;
+}
+
+std::optional<std::string> ModelDocument::edit(const std::function<void(ModelInput&)>& change, unsigned gesture) {
+  auto next = std::make_shared<ModelInput>(*input_);
+  change(*next);
+  std::shared_ptr<const ModelInput> replaced = input_;
+  const std::uint64_t was = revision_;
+  std::optional<std::string> failed = adopt(std::move(next), history_.next_revision());
+  if (failed) return "Not applied: " + *failed;
+  history_.record({std::move(replaced), was}, gesture);
+  return std::nullopt;
+}
+
+bool ModelDocument::undo() {
+  std::optional<BasicRevision<ModelInput>> r = history_.undo({input_, revision_});
+  if (r) adopt(r->document, r->revision);  // a state that was computed once computes again
+  return r.has_value();
+}
+
+bool ModelDocument::redo() {
+  std::optional<BasicRevision<ModelInput>> r = history_.redo({input_, revision_});
+  if (r) adopt(r->document, r->revision);
+  return r.has_value();
+}
+
+void ModelDocument::mark_saved(std::filesystem::path path) {
+  path_ = std::move(path);
+  saved_revision_ = revision_;
+}
+
+}  // namespace attn::ui

@@ -1,0 +1,90 @@
+#include "ui/logic/model_text.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "core/text_format.h"
+#include "ui/logic/cell_format.h"
+
+namespace attn::ui {
+namespace {
+
+std::string norm_text(Norm n) {
+  switch (n) {
+    case Norm::Pre: return "Pre-LN";
+    case Norm::Post: return "Post-LN";
+    case Norm::None: return "no LayerNorm";
+  }
+  return "";
+}
+
+std::string ffn_text(const FfnConfig& f) {
+  switch (f.kind) {
+    case FfnKind::None: return "attention only";
+    case FfnKind::Relu: return "ReLU feed-forward (d_ff " + std::to_string(f.d_ff) + ")";
+    case FfnKind::Gelu: return "GELU feed-forward (d_ff " + std::to_string(f.d_ff) + ")";
+    case FfnKind::Swiglu: return "SwiGLU feed-forward (d_ff " + std::to_string(f.d_ff) + ")";
+  }
+  return "";
+}
+
+std::string positions_text(Positions p) {
+  return p == Positions::None ? "no positions" : std::string(to_string(p)) + " positions";
+}
+
+}  // namespace
+
+std::string model_summary(const Model& m) {
+  const std::string dot = " \u00B7 ";
+  return plural(static_cast<std::int64_t>(m.layers.size()), "layer") + dot + "d_model " + std::to_string(m.d_model) +
+         dot + norm_text(m.norm) + dot + ffn_text(m.ffn) + dot + positions_text(m.positions) + dot +
+         thousands(static_cast<std::uint64_t>(parameter_count(m))) + " parameters";
+}
+
+std::vector<std::vector<StreamPart>> layer_parts(const Model& m, const LayerTrace& t) {
+  std::vector<std::vector<StreamPart>> rows;
+  switch (m.norm) {
+    case Norm::Pre:
+      rows.push_back({{"LN1(x)", &t.attention.x, false},
+                      {"Attn(LN1(x))", &t.attention.output, true},
+                      {"x + Attn(LN1(x))", &t.after_attention, false}});
+      if (m.ffn.kind != FfnKind::None)
+        rows.push_back({{"LN2(x)", &t.ffn_in, false},
+                        {"FFN(LN2(x))", &t.ffn_out, false},
+                        {"x + FFN(LN2(x))", &t.residual_out, false}});
+      break;
+    case Norm::Post:
+      rows.push_back({{"Attn(x)", &t.attention.output, true}, {"LN1(x + Attn(x))", &t.after_attention, false}});
+      if (m.ffn.kind != FfnKind::None)
+        rows.push_back({{"FFN(x)", &t.ffn_out, false}, {"LN2(x + FFN(x))", &t.residual_out, false}});
+      break;
+    case Norm::None:
+      rows.push_back({{"Attn(x)", &t.attention.output, true}, {"x + Attn(x)", &t.after_attention, false}});
+      if (m.ffn.kind != FfnKind::None)
+        rows.push_back({{"FFN(x)", &t.ffn_out, false}, {"x + FFN(x)", &t.residual_out, false}});
+      break;
+  }
+  return rows;
+}
+
+std::string head_weight_text(int layer, int head, const std::vector<std::string>& tokens, int row, int col,
+                             double weight) {
+  const auto token = [&](int i) { return "\"" + tokens[static_cast<std::size_t>(i)] + "\""; };
+  return "layer " + std::to_string(layer) + ", head " + std::to_string(head) + ": " + token(row) + " (query " +
+         std::to_string(row) + ") looks at " + token(col) + " (key " + std::to_string(col) + ") with weight " +
+         format_cell(weight, 12);
+}
+
+std::vector<Prediction> top_predictions(const ModelTrace& t, const std::vector<std::string>& vocab, int row, int k) {
+  std::vector<int> order(vocab.size());
+  std::iota(order.begin(), order.end(), 0);
+  const auto p = [&](int v) { return t.probabilities(row, v); };
+  const auto n = std::min<std::size_t>(static_cast<std::size_t>(std::max(k, 0)), order.size());
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(n), order.end(),
+                    [&](int a, int b) { return p(a) > p(b) || (p(a) == p(b) && a < b); });
+  std::vector<Prediction> top;
+  for (std::size_t i = 0; i < n; ++i) top.push_back({vocab[static_cast<std::size_t>(order[i])], p(order[i])});
+  return top;
+}
+
+}  // namespace attn::ui
