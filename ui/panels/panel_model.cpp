@@ -77,7 +77,7 @@ bool stream_box(const StreamPart& part, const std::string& where, const std::vec
 
 // A row of boxes sharing the width after the token labels, joined by arrows, each under its title.
 void box_row(AppState& state, const std::vector<StreamPart>& parts, const std::string& where, int layer) {
-  const std::vector<std::string>& tokens = state.model_doc.input().tokens;
+  const std::vector<std::string>& tokens = state.model_doc.trace().tokens;
   const RowGeometry g = row_geometry(tokens);
   const float arrow = ImGui::CalcTextSize(" \u2192 ").x, n = static_cast<float>(parts.size());
   const float x0 = ImGui::GetCursorPosX();
@@ -147,7 +147,7 @@ void layer_column(AppState& state) {
 // Every head of every layer: rows are layers. The hover names layer, head and weight; a click opens the layer.
 void head_grid(AppState& state, float width, float height) {
   const ModelTrace& t = state.model_doc.trace();
-  const std::vector<std::string>& tokens = state.model_doc.input().tokens;
+  const std::vector<std::string>& tokens = t.tokens;
   int most = 1;
   for (const LayerTrace& l : t.layers) most = std::max(most, static_cast<int>(l.attention.heads.size()));
   const float label_w = ImGui::CalcTextSize("L00 ").x, gap = ImGui::GetStyle().ItemSpacing.x;
@@ -155,6 +155,13 @@ void head_grid(AppState& state, float width, float height) {
   const float cell = std::clamp(std::min((width - label_w - gap * static_cast<float>(most)) / static_cast<float>(most),
                                          (height - gap * rows) / rows),
                                 24.0f, 140.0f);
+  for (int h = 0; h < most; ++h) {  // the heads' numbers over their column
+    if (h > 0) ImGui::SameLine();
+    ImGui::SetCursorPosX(label_w + static_cast<float>(h) * (cell + gap));
+    const std::string name = "head " + std::to_string(h);
+    ImGui::TextDisabled("%s",
+                        ImGui::CalcTextSize(name.c_str()).x <= cell ? name.c_str() : ("h" + std::to_string(h)).c_str());
+  }
   for (int l = 0; l < static_cast<int>(t.layers.size()); ++l) {
     const std::vector<HeadTrace>& heads = t.layers[static_cast<std::size_t>(l)].attention.heads;
     ImGui::PushID(l);
@@ -194,21 +201,10 @@ void head_grid(AppState& state, float width, float height) {
 void predictions(AppState& state, float width) {
   const ModelTrace& t = state.model_doc.trace();
   const Model& m = state.model_doc.model();
-  HeatmapOptions o;
-  o.map = ColorMap::Sequential;
-  o.range = ValueRange{0, 1};
-  o.row_labels = &t.tokens;
-  o.col_labels = &m.vocab;
   const int rows = static_cast<int>(t.tokens.size());
-  // Rows a line high, columns as wide as the width gives them: the vocabulary's names stay readable.
-  const float line = ImGui::GetTextLineHeight();
-  o.size = {width, line * static_cast<float>(rows + 2)};
-  o.flags = HeatmapFlags_NoLegend | HeatmapFlags_NoValues | HeatmapFlags_Fill;
   int& position = state.model_view.position;
   position = std::clamp(position < 0 ? rows - 1 : position, 0, rows - 1);
-  o.highlight_row = position;
-  const HeatmapResult r = Heatmap("probabilities", t.probabilities, o);
-  if (r.hovered_row >= 0) position = r.hovered_row;
+  // The answer first: the likeliest next tokens after the position chosen below.
   TextWrappedAtSpaces("After \"" + t.tokens[static_cast<std::size_t>(position)] + "\" (position " +
                       std::to_string(position) + "), the next token:");
   std::vector<Bar> bars;
@@ -218,6 +214,19 @@ void predictions(AppState& state, float width) {
   b.unit = AxisUnit::Plain;
   b.size = {width, 0};
   BarChart("next", bars, b);
+  TextDisabledWrapped("Every position's probabilities (rows: after the token, columns: the next); point at a row.");
+  HeatmapOptions o;
+  o.map = ColorMap::Sequential;
+  o.range = ValueRange{0, 1};
+  o.row_labels = &t.tokens;
+  o.col_labels = &m.vocab;
+  // Rows a line high, columns as wide as the width gives them: the vocabulary's names stay readable.
+  const float line = ImGui::GetTextLineHeight();
+  o.size = {width, line * static_cast<float>(rows + 4)};
+  o.flags = HeatmapFlags_Fill | HeatmapFlags_NoValues;  // the bars above give the numbers
+  o.highlight_row = position;
+  const HeatmapResult r = Heatmap("probabilities", t.probabilities, o);
+  if (r.hovered_row >= 0) position = r.hovered_row;
 }
 
 void heads_section(AppState& state, float height) {
@@ -225,7 +234,7 @@ void heads_section(AppState& state, float height) {
   ImGui::TextUnformatted("Every head");
   ImGui::PopFont();
   TextDisabledWrapped("Attention weights, a row of heads per layer. Point at a cell; click to open its layer.");
-  head_grid(state, ImGui::GetContentRegionAvail().x, height * 0.36f);
+  head_grid(state, ImGui::GetContentRegionAvail().x, height * 0.3f);
   ImGui::Spacing();
 }
 
