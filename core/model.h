@@ -105,6 +105,8 @@ std::vector<std::string> drop_unfit_model_weights(Model& m);
 // attention configuration, with weights drawn from the seed; removed layers go from the end.
 void set_layer_count(Model& m, int count);
 
+// Where positions enter: added to the embeddings (sinusoidal, learned) or turned inside every layer (rope).
+void set_model_positions(Model& m, Positions p);
 // The next seed, and every weight drawn from it (the given ones are dropped).
 void reseed_model(Model& m);
 

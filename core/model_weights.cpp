@@ -202,6 +202,14 @@ void set_layer_count(Model& m, int count) {
   }
 }
 
+void set_model_positions(Model& m, Positions p) {
+  m.positions = p;
+  for (ModelLayer& layer : m.layers) {  // absolute positions are added once, before the layers; rope turns inside
+    layer.attention.positions = p == Positions::Rope ? Positions::Rope : Positions::None;
+    layer.attention.rope_base = m.rope_base;
+  }
+}
+
 void reseed_model(Model& m) {
   m.seed += 1;
   for (const Part& p : all_parts(m)) p.slot->reset();  // the parts around attention

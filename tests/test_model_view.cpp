@@ -266,3 +266,48 @@ TEST_CASE(
   CHECK(state.model_view.scroll_to_output);
   CHECK(state.model_doc.model().name == "tiny");
 }
+
+TEST_CASE(
+    "what a view read before its own model edit stays readable until the frame ends, and bad shapes are refused") {
+  ModelDocument doc = tiny_document();
+  const Model& before = doc.resolved();  // what the inputs panel holds while it draws
+  const ModelTrace& trace = doc.trace();
+  REQUIRE_FALSE(doc.edit([](ModelInput& in) { set_layer_count(in.model, 3); }).has_value());
+  CHECK(before.layers.size() == 2);  // under ASan a freed model fails here
+  CHECK(trace.layers.size() == 2);
+  CHECK(doc.resolved().layers.size() == 3);
+  doc.release_retired();
+  CHECK(doc.edit([](ModelInput& in) { set_layer_count(in.model, 0); }) ==
+        std::optional<std::string>("Not applied: layers: must be >= 1 (found 0)"));
+  CHECK(doc.model().layers.size() == 3);
+}
+
+TEST_CASE("a model's positions: added before the layers, or turned inside every one of them") {
+  Model m = load_model_file(kTiny);
+  for (const Positions p : {Positions::Sinusoidal, Positions::None, Positions::Rope, Positions::Learned}) {
+    set_model_positions(m, p);
+    drop_unfit_model_weights(m);
+    CAPTURE(to_string(p));
+    CHECK(m.positions == p);
+    for (const ModelLayer& l : m.layers)
+      CHECK(l.attention.positions == (p == Positions::Rope ? Positions::Rope : Positions::None));
+    CHECK_NOTHROW(run_model(resolve_model(m), words("<s> a b")));
+  }
+}
+
+TEST_CASE("a visit keeps the document's unsaved changes for the way back, and from layer to layer leads to it") {
+  AppState state(cat_sat(), asset("the_cat_sat.json"));
+  state.model_doc = tiny_document();
+  REQUIRE(state.edit([](Scenario& s) { s.seed = 5; }));  // not saved
+  REQUIRE(state.visit_model_layer(1));
+  CHECK_FALSE(state.document().dirty());
+  CHECK(state.recoverable_document().dirty());  // the recovery file keeps the unsaved document
+  CHECK(state.recoverable_document().scenario->seed == 5);
+  REQUIRE(state.visit_model_layer(0));
+  CHECK(state.layer_visit()->layer == 0);
+  state.end_layer_visit();
+  CHECK(state.scenario().name == "the cat sat");
+  CHECK(state.scenario().seed == 5);
+  CHECK(state.document().dirty());
+  CHECK(&state.recoverable_document() == &state.document());
+}

@@ -46,7 +46,7 @@ struct Autosave {
       state.recovery.reset();
     }
     if (state.recovery) return;  // never overwrite an offer that has not been answered
-    const ui::Document& d = state.document();
+    const ui::Document& d = state.recoverable_document();
     if (!d.dirty()) {
       if (written_revision) remove();
       return;

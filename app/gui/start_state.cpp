@@ -203,7 +203,7 @@ std::unique_ptr<ui::AppState> start_state(const GuiOptions& o, std::ostream& err
   auto state = std::make_unique<ui::AppState>(std::move(*scenario), path);
   load_assets(*state);
   // The order matters: a lesson page sets the view, step and head, which the options after it refine.
-  const bool ok = start_view(o, *state, err) && start_model_view(o, *state, err) && start_lesson(o, *state, err) &&
+  const bool ok = start_model_view(o, *state, err) && start_view(o, *state, err) && start_lesson(o, *state, err) &&
                   start_model_and_token(o, *state, err) && start_cell_and_head(o, *state, err);
   return ok ? std::move(state) : nullptr;
 }

@@ -125,6 +125,7 @@ std::string AppState::window_title() const {
 
 void AppState::poll() {
   retired_documents_.clear();
+  model_doc.release_retired();
   std::optional<std::string> failure;
   if (computation_.poll(failure)) clamp_views();
   if (failure) message = "Not computed: " + *failure;

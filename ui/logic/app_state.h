@@ -37,7 +37,7 @@ struct Document {
 struct LayerVisit {
   int layer = 0;
   std::string model_name;
-  Document before;  // never dirty: a visit starts only after unsaved changes were saved or discarded
+  Document before;  // as it was, unsaved changes included
   History history;
 };
 
@@ -109,6 +109,11 @@ class AppState {
   bool visit_model_layer(int layer);
   void end_layer_visit();  // back to the Model view
   const std::optional<LayerVisit>& layer_visit() const { return layer_visit_; }
+  // The document whose unsaved changes the recovery file keeps: the one on screen, or during a visit (if that
+  // one has none) the one open before it.
+  const Document& recoverable_document() const {
+    return !doc_.dirty() && layer_visit_ && layer_visit_->before.dirty() ? layer_visit_->before : doc_;
+  }
   // Undo and redo of what the view on screen edits: the model in the Model view, the document elsewhere.
   bool model_in_view() const;
   bool undo_in_view();

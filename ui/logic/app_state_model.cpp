@@ -29,10 +29,11 @@ bool AppState::visit_model_layer(int layer) {
   const Model& m = model_doc.resolved();
   Scenario s = layer_scenario(m, layer, model_doc.input().tokens,
                               model_doc.trace().layers[static_cast<std::size_t>(layer)].attention.x);
-  LayerVisit visit{layer, m.name, doc_, history_};
-  if (layer_visit_) visit = std::move(*layer_visit_);  // from one layer to another: back to the first document
-  visit.layer = layer;
+  // From one layer to another: the way back still leads to the document open before the first.
+  LayerVisit visit = layer_visit_ ? *layer_visit_ : LayerVisit{layer, m.name, doc_, history_};
   if (!open(std::move(s), "")) return false;
+  visit.layer = layer;
+  visit.model_name = m.name;
   layer_visit_ = std::move(visit);
   view = View::Pipeline;
   return true;

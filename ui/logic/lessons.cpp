@@ -345,6 +345,11 @@ PageScenario page_scenario(const LessonPage& page, const std::filesystem::path& 
 
 // --- checking a page against what it shows ----------------------------------------------------------
 
+// What a page shows, in messages: its scenario file, or its model's layer.
+std::string shown_source(const LessonPage& p) {
+  return p.model.empty() ? p.scenario : p.model + " layer " + std::to_string(p.layer.value_or(0));
+}
+
 void check_head(const LessonPage& p, const Trace& t, const std::string& path) {
   const int heads = static_cast<int>(t.heads.size());
   if (p.head >= heads)
@@ -356,7 +361,7 @@ void check_decode(const LessonPage& p, const Scenario& s, const std::string& pat
   try {
     decode(s);
   } catch (const InputError& e) {
-    throw InputError(child_path(path, "view"), p.scenario + " cannot be shown in view decode: " + e.what());
+    throw InputError(child_path(path, "view"), shown_source(p) + " cannot be shown in view decode: " + e.what());
   }
   if (p.decode_tokens > s.n_q())
     throw InputError(child_path(path, "decode_tokens"), "the scenario has " + plural(s.n_q(), "token") + ", so 1 to " +
@@ -379,14 +384,14 @@ void check_highlight(const LessonPage& p, const Trace& t, const std::string& pat
 
 void check_absorbed(const LessonPage& p, const Trace& t, const std::string& path) {
   if (p.absorbed && !t.absorbed)
-    throw InputError(child_path(path, "absorbed"), "the absorbed form is MLA's, but " + p.scenario +
+    throw InputError(child_path(path, "absorbed"), "the absorbed form is MLA's, but " + shown_source(p) +
                                                        " (after the overrides) is " +
                                                        std::string(to_string(t.attention.variant)));
 }
 
 void check_step(const LessonPage& p, const Trace& t, const std::string& path) {
   if (p.view != View::Pipeline || step_applies(p.step, t.attention)) return;
-  throw InputError(child_path(path, "step"), p.scenario + " (after the overrides) has no " +
+  throw InputError(child_path(path, "step"), shown_source(p) + " (after the overrides) has no " +
                                                  std::string(step_info(p.step).name) + " step: its steps are " +
                                                  step_names(t.attention));
 }
@@ -396,7 +401,7 @@ void check_step(const LessonPage& p, const Trace& t, const std::string& path) {
 void check_step_modes(const LessonPage& p, const Trace& t, const std::string& path) {
   const Step s = applying_step(p.step, t.attention);
   const auto refuse = [&](const char* key, const std::string& why) {
-    throw InputError(child_path(path, key), p.scenario + " (after the overrides): " + why);
+    throw InputError(child_path(path, key), shown_source(p) + " (after the overrides): " + why);
   };
   if (p.shift_experiment && s != Step::Positions && s != Step::Rope)
     refuse("shift_experiment", "the shift experiment is shown on the positions or rope step, not on " +
@@ -433,8 +438,9 @@ void check_page(const LessonPage& p, const std::filesystem::path& dir, const std
   check_step(p, ps.trace, path);
   check_step_modes(p, ps.trace, path);
   if (p.view == View::Decode && p.decode_section == 5 && !ps.trace.indexer)
-    throw InputError(child_path(path, "decode_section"),
-                     "section 5 exists only with sparse attention (the indexer's section); found 5 for " + p.scenario);
+    throw InputError(
+        child_path(path, "decode_section"),
+        "section 5 exists only with sparse attention (the indexer's section); found 5 for " + shown_source(p));
   check_head(p, ps.trace, path);
   check_absorbed(p, ps.trace, path);
   if (p.view == View::Decode) check_decode(p, ps.scenario, path);

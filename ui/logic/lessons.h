@@ -15,11 +15,12 @@
 //         "scenario": "the_cat_sat.json",                 a file name in assets/scenarios; required unless "model"
 //         "model": "tiny.json",                           a file name in assets/models: the Model view's model
 //                                                         (required on view model; no scenario with it)
-//         "model_tokens": "<bos> a b a b",                with "model": its tokens; default its first ones
+//         "model_tokens": "<s> a b a b",                  with "model": its tokens; default its first ones
 //         "layer": 1,                                     with "model", view pipeline: that layer's attention
 //         "model_section": "output",                      view model: the part scrolled into view (input | output)
-//         "view": "pipeline",                             pipeline | decode | compare | memory | cost | model; default
-//         pipeline "step": "scale",                                pipeline only: a step name or 0-9; default inputs
+//         "view": "model",                                pipeline | decode | compare | memory | cost | model
+//                                                         (default pipeline)
+//         "step": "scale",                                pipeline only: a step name or 0-9; default inputs
 //         "head": 0,                                      default 0; a head of the scenario (after the overrides)
 //         "decode_tokens": 2,                             decode only: tokens arrived, 1 .. N; default 1
 //         "decode_section": 3,                            decode only: the section (1-4) the text is about,

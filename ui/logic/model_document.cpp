@@ -34,6 +34,8 @@ ModelDocument::ModelDocument(std::int64_t history_bytes) : history_(model_input_
 
 std::optional<std::string> ModelDocument::adopt(std::shared_ptr<const ModelInput> next, std::uint64_t revision) {
   const auto start = std::chrono::steady_clock::now();
+  // A view may still read the state this one replaces until the frame ends (release_retired).
+  retired_.push_back({input_, resolved_, trace_});
   try {
     check_model(next->model);
     if (next->tokens.empty()) throw InputError("tokens", "expected at least one token but found none");
@@ -43,6 +45,8 @@ std::optional<std::string> ModelDocument::adopt(std::shared_ptr<const ModelInput
     trace_ = std::move(trace);
   } catch (const InputError& e) {
     return std::string(e.what());
+  } catch (const std::bad_alloc&) {
+    return std::string("the model does not fit in memory");
   }
   input_ = std::move(next);
   revision_ = revision;
@@ -62,7 +66,11 @@ std::optional<std::string> ModelDocument::open(ModelInput input, std::filesystem
 
 std::optional<std::string> ModelDocument::edit(const std::function<void(ModelInput&)>& change, unsigned gesture) {
   auto next = std::make_shared<ModelInput>(*input_);
-  change(*next);
+  try {
+    change(*next);  // a shape edit checks its own values (set_layer_count)
+  } catch (const InputError& e) {
+    return "Not applied: " + std::string(e.what());
+  }
   std::shared_ptr<const ModelInput> replaced = input_;
   const std::uint64_t was = revision_;
   std::optional<std::string> failed = adopt(std::move(next), history_.next_revision());

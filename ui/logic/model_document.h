@@ -33,7 +33,8 @@ class ModelDocument {
   // Replaces the document and its history. Returns why not if it cannot be computed (the old one stays).
   std::optional<std::string> open(ModelInput input, std::filesystem::path path);
 
-  // Only while loaded(). Valid until the next edit, undo, redo or open.
+  // Only while loaded(). Valid until release_retired() after the next edit, undo, redo or open: a view may read
+  // them after an edit it made in the same frame.
   const ModelInput& input() const { return *input_; }
   const Model& model() const { return input_->model; }
   const Model& resolved() const { return *resolved_; }  // every weight, drawn ones included
@@ -49,6 +50,7 @@ class ModelDocument {
   bool can_undo() const { return history_.can_undo(); }
   bool can_redo() const { return history_.can_redo(); }
   void end_gesture() { history_.end_gesture(); }
+  void release_retired() { retired_.clear(); }  // at the start of a frame (AppState::poll)
 
   // The file: empty until opened from or saved to one.
   const std::filesystem::path& path() const { return path_; }
@@ -63,6 +65,12 @@ class ModelDocument {
   std::shared_ptr<const Model> resolved_;
   std::shared_ptr<const ModelTrace> trace_;
   double seconds_ = 0.0;
+  struct Retired {
+    std::shared_ptr<const ModelInput> input;
+    std::shared_ptr<const Model> resolved;
+    std::shared_ptr<const ModelTrace> trace;
+  };
+  std::vector<Retired> retired_;  // replaced during this frame
   BasicHistory<ModelInput> history_;
   std::filesystem::path path_;
   std::uint64_t revision_ = 0, saved_revision_ = 0;

@@ -96,7 +96,7 @@ struct ModelViewSettings {
 struct ModelPanelView {
   int hovered_layer = -1;         // written while drawing
   int last_hovered_layer = -1;    // the previous frame's: the column and the heads outline that layer
-  int position = -1;              // the position whose next tokens show as bars (-1: the last)
+  int position = -1;              // the row pointed at in the last frame, whose next tokens show as bars (-1: the last)
   std::string tokens_text;        // the tokens field while it is typed in
   bool scroll_to_output = false;  // a lesson page just opened: the output section scrolled into view once
   bool scroll_to_top = false;     // ... or the column from its top

@@ -104,7 +104,7 @@ void box_row(AppState& state, const std::vector<StreamPart>& parts, const std::s
     const bool attention = parts[i].attention;
     const bool accent = attention && state.model_view.last_hovered_layer == layer;
     if (stream_box(parts[i], where, tokens, {width, height}, accent) && attention)
-      state.pending_replace = [&state, layer] { state.visit_model_layer(layer); };
+      state.visit_model_layer(layer);  // nothing is lost: the document waits for the way back
     if (attention && ImGui::IsItemHovered()) state.model_view.hovered_layer = layer;
   }
 }
@@ -117,7 +117,7 @@ void layer_block(AppState& state, int l) {
   ImGui::Text("Layer %d", l);
   ImGui::PopFont();
   ImGui::SameLine();
-  if (ImGui::Button("Open in the pipeline \u25B8")) state.pending_replace = [&state, l] { state.visit_model_layer(l); };
+  if (ImGui::Button("Open in the pipeline \u25B8")) state.visit_model_layer(l);
   const std::string where = "layer " + std::to_string(l);
   for (const std::vector<StreamPart>& row : layer_parts(m, t)) box_row(state, row, where, l);
   ImGui::PopID();
@@ -186,9 +186,7 @@ void head_grid(AppState& state, float width, float height) {
             "%s\nclick to open layer %d in the pipeline",
             head_weight_text(l, h, tokens, r.hovered_row, r.hovered_col, w(r.hovered_row, r.hovered_col)).c_str(), l);
         if (ImGui::IsMouseClicked(ImGuiMouseButton_Left))
-          state.pending_replace = [&state, l, h] {
-            if (state.visit_model_layer(l)) state.set_head(h);
-          };
+          if (state.visit_model_layer(l)) state.pipeline.head = h;  // clamped when its trace is shown
       }
       ImGui::PopID();
     }
@@ -202,8 +200,8 @@ void predictions(AppState& state, float width) {
   const ModelTrace& t = state.model_doc.trace();
   const Model& m = state.model_doc.model();
   const int rows = static_cast<int>(t.tokens.size());
-  int& position = state.model_view.position;
-  position = std::clamp(position < 0 ? rows - 1 : position, 0, rows - 1);
+  // The row pointed at in the last frame, else the last: new tokens move the bars along.
+  const int position = std::clamp(state.model_view.position < 0 ? rows - 1 : state.model_view.position, 0, rows - 1);
   // The answer first: the likeliest next tokens after the position chosen below.
   TextWrappedAtSpaces("After \"" + t.tokens[static_cast<std::size_t>(position)] + "\" (position " +
                       std::to_string(position) + "), the next token:");
@@ -226,7 +224,7 @@ void predictions(AppState& state, float width) {
   o.flags = HeatmapFlags_Fill | HeatmapFlags_NoValues;  // the bars above give the numbers
   o.highlight_row = position;
   const HeatmapResult r = Heatmap("probabilities", t.probabilities, o);
-  if (r.hovered_row >= 0) position = r.hovered_row;
+  state.model_view.position = r.hovered_row;
 }
 
 void heads_section(AppState& state, float height) {

@@ -68,16 +68,20 @@ void model_tokens_section(AppState& state) {
   if (full) TextDisabledWrapped("At most " + std::to_string(in.model.max_positions) + " tokens (max_positions).");
 }
 
-// An integer field applied as it changes; the model checks the bounds and says what is wrong.
-void int_field(AppState& state, const char* label, int value, const std::function<void(Model&, int)>& set) {
+// An integer field applied as it changes, kept within lo..hi (what the model allows; it checks the rest).
+void model_int_field(AppState& state, const char* label, int value, int lo, int hi,
+                     const std::function<void(Model&, int)>& set) {
   FitLabel(label);
-  if (ImGui::InputInt(label, &value)) apply_shape(state, [&](Model& m) { set(m, value); });
+  if (!ImGui::InputInt(label, &value)) return;
+  value = std::clamp(value, lo, hi);
+  apply_shape(state, [&](Model& m) { set(m, value); });
 }
 
 void model_shape_section(AppState& state) {
   const Model& m = state.model_doc.model();
-  int_field(state, "layers", static_cast<int>(m.layers.size()), [](Model& d, int n) { set_layer_count(d, n); });
-  int_field(state, "d_model", m.d_model, [](Model& d, int n) { d.d_model = n; });
+  model_int_field(state, "layers", static_cast<int>(m.layers.size()), 1, limits::kMaxLayers,
+                  [](Model& d, int n) { set_layer_count(d, n); });
+  model_int_field(state, "d_model", m.d_model, 1, limits::kMaxModelDim, [](Model& d, int n) { d.d_model = n; });
   Norm norm = m.norm;
   if (EnumCombo("norm", norm, {Norm::None, Norm::Pre, Norm::Post}))
     apply_shape(state, [&](Model& d) { d.norm = norm; });
@@ -87,19 +91,17 @@ void model_shape_section(AppState& state) {
       d.ffn.kind = ffn;
       d.ffn.d_ff = ffn == FfnKind::None ? 0 : std::max(d.ffn.d_ff, 4 * d.d_model);
     });
-  if (m.ffn.kind != FfnKind::None) int_field(state, "d_ff", m.ffn.d_ff, [](Model& d, int n) { d.ffn.d_ff = n; });
+  if (m.ffn.kind != FfnKind::None)
+    model_int_field(state, "d_ff", m.ffn.d_ff, 1, limits::kMaxProjectedDim, [](Model& d, int n) { d.ffn.d_ff = n; });
   Positions positions = m.positions;
   if (EnumCombo("positions", positions, {Positions::None, Positions::Sinusoidal, Positions::Learned, Positions::Rope}))
-    apply_shape(state, [&](Model& d) {
-      d.positions = positions;
-      for (ModelLayer& l : d.layers) l.attention.positions = positions;
-    });
+    apply_shape(state, [&](Model& d) { set_model_positions(d, positions); });
   // Every layer's attention together: heads and head_dim (a file may give each layer its own; these set them all).
   const AttentionConfig& a = m.layers.front().attention;
-  int_field(state, "heads", a.heads, [](Model& d, int n) {
+  model_int_field(state, "heads", a.heads, 1, limits::kMaxHeads, [](Model& d, int n) {
     for (ModelLayer& l : d.layers) l.attention.heads = n;
   });
-  int_field(state, "head_dim", a.head_dim, [](Model& d, int n) {
+  model_int_field(state, "head_dim", a.head_dim, 1, limits::kMaxHeadDim, [](Model& d, int n) {
     for (ModelLayer& l : d.layers) l.attention.head_dim = n;
   });
   std::uint64_t seed = m.seed;

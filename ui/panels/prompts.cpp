@@ -35,6 +35,8 @@ void stay(AppState& state) {
 void UnsavedChangesPrompt(AppState& state, AppWindowState& window) {
   const bool wanted = (state.quit_requested && !state.quit_confirmed) || state.pending_replace;
   if (!wanted) return;
+  // Quitting during a visit to a model's layer: the document open before comes back, to be asked about.
+  if (state.quit_requested && state.layer_visit() && !state.document().dirty()) state.end_layer_visit();
   // The model is at stake on quitting, and when the waiting action may replace it (a model file, a lesson page).
   const bool model = state.model_doc.dirty() && (state.quit_requested || state.pending_replaces_model);
   const bool document = state.document().dirty();
