@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "core/io/model_json.h"
+#include "core/io/model_write.h"
 #include "core/text_format.h"
 #include "helpers.h"
 #include "ui/logic/app_state.h"
@@ -109,7 +110,8 @@ TEST_CASE("re-seeding a model moves to the next seed and draws every weight from
 
 TEST_CASE("the Model view's texts: the model in a line, each layer's parts in order, a head's weight, predictions") {
   const ModelDocument doc = tiny_document();
-  CHECK(model_summary(doc.model()) ==
+  CHECK(doc.parameters() == 2080);
+  CHECK(model_summary(doc.model(), doc.parameters()) ==
         "2 layers \u00B7 d_model 8 \u00B7 Pre-LN \u00B7 GELU feed-forward (d_ff 32) \u00B7 learned positions \u00B7 "
         "2,080 parameters");
   Model m = doc.resolved();
@@ -310,4 +312,24 @@ TEST_CASE("a visit keeps the document's unsaved changes for the way back, and fr
   CHECK(state.scenario().seed == 5);
   CHECK(state.document().dirty());
   CHECK(&state.recoverable_document() == &state.document());
+}
+
+TEST_CASE("a weight edit keeps the other weights as drawn: the same model as resolving it again, bit for bit") {
+  ModelDocument doc = tiny_document();
+  const auto w_1 = [](Model& m) -> std::optional<Matrix>& { return m.layers[1].own.W_1; };
+  Matrix edited = *doc.resolved().layers[1].own.W_1;
+  edited(2, 3) = 0.75;
+  REQUIRE_FALSE(doc.edit_weight(w_1, edited, 9).has_value());
+  edited(2, 4) = -0.5;
+  REQUIRE_FALSE(doc.edit_weight(w_1, edited, 9).has_value());  // the same drag: one undo step
+  CHECK(doc.model().layers[1].own.W_1 == edited);
+  const Model again = resolve_model(doc.model());
+  CHECK(model_to_text(doc.resolved()) == model_to_text(again));
+  CHECK(doc.trace().logits == run_model(again, doc.input().tokens).logits);
+  Matrix bad = edited;
+  bad(0, 0) = std::nan("");
+  CHECK(doc.edit_weight(w_1, bad)->starts_with("Not applied: layers[1].weights.W_1"));
+  REQUIRE(doc.undo());
+  CHECK_FALSE(doc.model().layers[1].own.W_1.has_value());
+  CHECK(model_to_text(doc.resolved()) == model_to_text(resolve_model(doc.model())));
 }

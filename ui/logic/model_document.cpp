@@ -32,15 +32,18 @@ std::int64_t model_input_bytes(const ModelInput& in) {
 
 ModelDocument::ModelDocument(std::int64_t history_bytes) : history_(model_input_bytes, history_bytes) {}
 
-std::optional<std::string> ModelDocument::adopt(std::shared_ptr<const ModelInput> next, std::uint64_t revision) {
+std::optional<std::string> ModelDocument::adopt(std::shared_ptr<const ModelInput> next, std::uint64_t revision,
+                                                std::shared_ptr<const Model> resolved) {
   const auto start = std::chrono::steady_clock::now();
   // A view may still read the state this one replaces until the frame ends (release_retired).
   retired_.push_back({input_, resolved_, trace_});
   try {
     check_model(next->model);
     if (next->tokens.empty()) throw InputError("tokens", "expected at least one token but found none");
-    auto resolved = std::make_shared<const Model>(resolve_model(next->model));
+    if (resolved) check_model(next->model);
+    else resolved = std::make_shared<const Model>(resolve_model(next->model));
     auto trace = std::make_shared<const ModelTrace>(run_model(*resolved, next->tokens));
+    parameters_ = parameter_count(next->model);
     resolved_ = std::move(resolved);
     trace_ = std::move(trace);
   } catch (const InputError& e) {
@@ -71,9 +74,22 @@ std::optional<std::string> ModelDocument::edit(const std::function<void(ModelInp
   } catch (const InputError& e) {
     return "Not applied: " + std::string(e.what());
   }
+  return replace(std::move(next), nullptr, gesture);
+}
+
+std::optional<std::string> ModelDocument::edit_weight(const WeightSlot& slot, const Matrix& value, unsigned gesture) {
+  auto next = std::make_shared<ModelInput>(*input_);
+  auto resolved = std::make_shared<Model>(*resolved_);
+  slot(next->model) = value;
+  slot(*resolved) = value;  // every other weight as drawn before: the seed and the shapes are unchanged
+  return replace(std::move(next), std::move(resolved), gesture);
+}
+
+std::optional<std::string> ModelDocument::replace(std::shared_ptr<const ModelInput> next,
+                                                  std::shared_ptr<const Model> resolved, unsigned gesture) {
   std::shared_ptr<const ModelInput> replaced = input_;
   const std::uint64_t was = revision_;
-  std::optional<std::string> failed = adopt(std::move(next), history_.next_revision());
+  std::optional<std::string> failed = adopt(std::move(next), history_.next_revision(), std::move(resolved));
   if (failed) return "Not applied: " + *failed;
   history_.record({std::move(replaced), was}, gesture);
   return std::nullopt;

@@ -34,11 +34,11 @@ std::string positions_text(Positions p) {
 
 }  // namespace
 
-std::string model_summary(const Model& m) {
+std::string model_summary(const Model& m, std::int64_t parameters) {
   const std::string dot = " \u00B7 ";
   return plural(static_cast<std::int64_t>(m.layers.size()), "layer") + dot + "d_model " + std::to_string(m.d_model) +
          dot + norm_text(m.norm) + dot + ffn_text(m.ffn) + dot + positions_text(m.positions) + dot +
-         thousands(static_cast<std::uint64_t>(parameter_count(m))) + " parameters";
+         thousands(static_cast<std::uint64_t>(parameters)) + " parameters";
 }
 
 std::vector<std::vector<StreamPart>> layer_parts(const Model& m, const LayerTrace& t) {

@@ -9,8 +9,9 @@
 
 namespace attn::ui {
 
-// "2 layers · d_model 16 · Pre-LN · GELU feed-forward (d_ff 64) · learned positions · 3,744 parameters"
-std::string model_summary(const Model& m);
+// "2 layers · d_model 8 · Pre-LN · GELU feed-forward (d_ff 32) · learned positions · 2,080 parameters", with the
+// model's parameter_count (counted once per edit: counting copies the model).
+std::string model_summary(const Model& m, std::int64_t parameters);
 
 // One box of the layer column: what flows out of a part of the model for the tokens.
 struct StreamPart {

@@ -249,7 +249,7 @@ void model_header(const AppState& state) {
   ImGui::PushFont(title_font());
   TextWrappedAtSpaces(m.name + (state.model_doc.dirty() ? "  \u2022 unsaved" : ""));
   ImGui::PopFont();
-  TextDisabledWrapped(model_summary(m));
+  TextDisabledWrapped(model_summary(m, state.model_doc.parameters()));
   std::string tokens = "tokens:";
   for (const std::string& tok : state.model_doc.input().tokens) tokens += "  " + tok;
   TextWrappedAtSpaces(tokens);

@@ -125,7 +125,9 @@ void model_weight_section(AppState& state, const std::string& name, const Matrix
   Matrix edited = value;
   MatrixEditorOptions o;
   o.row_labels = rows;
-  if (MatrixEditor(name.c_str(), edited, o)) apply_model_edit(state, [&](ModelInput& d) { slot(d.model) = edited; });
+  if (!MatrixEditor(name.c_str(), edited, o)) return;
+  if (const std::optional<std::string> failed = state.model_doc.edit_weight(slot, edited, ImGui::GetActiveID()))
+    state.message = *failed;
 }
 
 void model_weights_section(AppState& state) {

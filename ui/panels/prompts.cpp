@@ -47,20 +47,20 @@ void UnsavedChangesPrompt(AppState& state, AppWindowState& window) {
   ImGui::Text("%s %s changes that are not saved.", what.c_str(), document && model ? "have" : "has");
   ImGui::TextDisabled(state.quit_requested ? "Save them before quitting?" : "Save them before they are replaced?");
   if (ImGui::Button("Save", {120, 0})) {
-    // A file without a name: the dialog asks where, and the quit or replacement is dropped, to ask again.
-    const bool asks = (document && state.document().path.empty()) || (!document && state.model_doc.path().empty());
-    if (asks) {
-      if (document) SaveDocument(state, window, true);
+    // Each file with a name is written; the first without one opens the dialog, and the quit or replacement is
+    // dropped, to ask again about what is still unsaved.
+    if (document && !state.document().path.empty()) save_document(state, state.document().path);
+    if (model && !state.model_doc.path().empty()) save_model_document(state, state.model_doc.path());
+    const bool ask_document = state.document().dirty() && state.document().path.empty();
+    const bool ask_model = model && state.model_doc.dirty() && state.model_doc.path().empty();
+    if (ask_document || ask_model) {
+      if (ask_document) SaveDocument(state, window, true);
       else SaveModel(state, window, true);
       stay(state);
       ImGui::CloseCurrentPopup();
-    } else {
-      if (document) save_document(state, state.document().path);
-      if (model && !state.model_doc.path().empty()) save_model_document(state, state.model_doc.path());
-      if (!state.document().dirty() && !(model && state.model_doc.dirty())) {
-        go_on(state);
-        ImGui::CloseCurrentPopup();
-      }
+    } else if (!state.document().dirty() && !(model && state.model_doc.dirty())) {
+      go_on(state);
+      ImGui::CloseCurrentPopup();
     }
   }
   ImGui::SameLine();
