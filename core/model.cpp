@@ -123,6 +123,10 @@ Matrix layer_norm(const Matrix& x, const Matrix& gain, const Matrix& bias) {
   return (centred.array().rowwise() * gain.row(0).array()).rowwise() + bias.row(0).array();
 }
 
+Scenario layer_scenario(const Model& m, int layer, const ModelTrace& t) {
+  return layer_scenario(m, layer, t.tokens, t.layers[static_cast<std::size_t>(layer)].attention.x);
+}
+
 Scenario layer_scenario(const Model& m, int layer, const std::vector<std::string>& tokens, const Matrix& x) {
   const ModelLayer& l = m.layers[static_cast<std::size_t>(layer)];
   Scenario s;

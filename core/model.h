@@ -146,6 +146,8 @@ struct ModelTrace {
 
 // The layer's attention as a scenario reading x (the stream entering it, normalised for pre): m resolved.
 Scenario layer_scenario(const Model& m, int layer, const std::vector<std::string>& tokens, const Matrix& x);
+// The same for a trace of m that ran layer `layer`: its tokens, and what that layer's attention read.
+Scenario layer_scenario(const Model& m, int layer, const ModelTrace& t);
 
 // The whole forward pass. m resolved (resolve_model); tokens from its vocabulary, at most max_positions. With
 // layers >= 0 and fewer than the model has, only those layers run (no logits): what layer `layers` reads is then

@@ -48,8 +48,7 @@ Scenario load_command_scenario(const ScenarioCommandOptions& o) {
     throw InputError("--layer", "the model has layers 0.." + std::to_string(m.layers.size() - 1) + " but found " +
                                     std::to_string(*o.layer));
   const std::vector<std::string> tokens = split_words(*o.tokens);
-  const ModelTrace t = run_model(m, tokens, *o.layer + 1);  // the layers after it are not needed
-  return layer_scenario(m, *o.layer, tokens, t.layers[static_cast<std::size_t>(*o.layer)].attention.x);
+  return layer_scenario(m, *o.layer, run_model(m, tokens, *o.layer + 1));  // the layers after it are not needed
 }
 
 }  // namespace attn::cli

@@ -27,8 +27,7 @@ bool AppState::visit_model_layer(int layer) {
     return false;
   }
   const Model& m = model_doc.resolved();
-  Scenario s = layer_scenario(m, layer, model_doc.input().tokens,
-                              model_doc.trace().layers[static_cast<std::size_t>(layer)].attention.x);
+  Scenario s = layer_scenario(m, layer, model_doc.trace());
   // From one layer to another: the way back still leads to the document open before the first.
   LayerVisit visit = layer_visit_ ? *layer_visit_ : LayerVisit{layer, m.name, doc_, history_};
   if (!open(std::move(s), "")) return false;

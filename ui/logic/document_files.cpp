@@ -35,9 +35,7 @@ bool is_model_file(const std::filesystem::path& path) {
 
 void open_model_document(AppState& state, const std::filesystem::path& path) {
   try {
-    Model m = load_model_file(path);
-    std::vector<std::string> tokens = starting_tokens(m);
-    if (const std::optional<std::string> failed = state.model_doc.open({std::move(m), std::move(tokens)}, path)) {
+    if (const std::optional<std::string> failed = state.model_doc.open(model_input(load_model_file(path)), path)) {
       state.message = "Could not open " + path.string() + ": " + *failed + " (the current model is kept)";
       return;
     }

@@ -248,7 +248,7 @@ Scenario load_page_file(const std::string& file, const std::filesystem::path& di
 // A model page's model file and tokens; `field` names the page's "model" in messages.
 ModelInput page_model_input(const LessonPage& page, const std::filesystem::path& scenarios_dir,
                             const std::string& field) {
-  const std::filesystem::path dir = scenarios_dir.parent_path() / "models";
+  const std::filesystem::path dir = lesson_page_model_path(page, scenarios_dir).parent_path();
   const std::filesystem::path name(page.model);
   if (name.filename() != name || page.model == "." || page.model == "..")
     throw InputError(
@@ -262,8 +262,7 @@ ModelInput page_model_input(const LessonPage& page, const std::filesystem::path&
   } catch (const InputError& e) {
     throw InputError(field, page.model + ": " + e.what());
   }
-  std::vector<std::string> tokens = page.model_tokens.empty() ? starting_tokens(m) : split_words(page.model_tokens);
-  return {std::move(m), std::move(tokens)};
+  return model_input(std::move(m), page.model_tokens);
 }
 
 // `path` names the overrides in messages; a problem the scenario then has is reported under it too.
@@ -329,8 +328,7 @@ PageModel page_model(const LessonPage& page, const std::filesystem::path& dir, c
 PageScenario page_scenario(const LessonPage& page, const std::filesystem::path& dir, const std::string& path) {
   if (!page.model.empty()) {
     const PageModel pm = page_model(page, dir, path, page.layer.value_or(0) + 1);
-    Scenario s = layer_scenario(pm.resolved, page.layer.value_or(0), pm.tokens,
-                                pm.trace.layers[static_cast<std::size_t>(page.layer.value_or(0))].attention.x);
+    Scenario s = layer_scenario(pm.resolved, page.layer.value_or(0), pm.trace);
     Trace t = compute_trace(s);
     return {std::move(s), std::move(t)};
   }

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <utility>
 
+#include "core/text_format.h"
 #include "core/validate.h"
 
 namespace attn::ui {
@@ -16,6 +17,11 @@ std::int64_t bytes_of(const std::optional<Matrix>& m) { return m ? std::int64_t(
 std::vector<std::string> starting_tokens(const Model& m) {
   const std::size_t n = std::min<std::size_t>({m.vocab.size(), 8, static_cast<std::size_t>(m.max_positions)});
   return {m.vocab.begin(), m.vocab.begin() + static_cast<std::ptrdiff_t>(n)};
+}
+
+ModelInput model_input(Model m, std::string_view typed_tokens) {
+  std::vector<std::string> tokens = typed_tokens.empty() ? starting_tokens(m) : split_words(typed_tokens);
+  return {std::move(m), std::move(tokens)};
 }
 
 std::int64_t model_input_bytes(const ModelInput& in) {

@@ -23,6 +23,8 @@ struct ModelInput {
 
 // Tokens to start with: the vocabulary from its first token, up to 8 (and max_positions).
 std::vector<std::string> starting_tokens(const Model& m);
+// The model with the tokens typed (separated by spaces), or with its starting tokens when none are.
+ModelInput model_input(Model m, std::string_view typed_tokens = {});
 
 class ModelDocument {
  public:

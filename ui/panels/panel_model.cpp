@@ -39,7 +39,7 @@ struct RowGeometry {
 RowGeometry row_geometry(const std::vector<std::string>& tokens) {
   const float line = ImGui::GetTextLineHeight();
   float label_w = 0;
-  for (const std::string& t : tokens) label_w = std::max(label_w, ImGui::CalcTextSize(t.c_str()).x);
+  for (const std::string& t : tokens) label_w = std::max(label_w, TextWidth(t));
   const float row_h = std::clamp(10.0f * line / static_cast<float>(tokens.size()), 3.0f, line);
   return {std::min(label_w, 6 * line) + ImGui::GetStyle().ItemSpacing.x, row_h,
           static_cast<int>(std::ceil(line / row_h - 0.01f))};
@@ -159,8 +159,7 @@ void head_grid(AppState& state, float width, float height) {
     if (h > 0) ImGui::SameLine();
     ImGui::SetCursorPosX(label_w + static_cast<float>(h) * (cell + gap));
     const std::string name = "head " + std::to_string(h);
-    ImGui::TextDisabled("%s",
-                        ImGui::CalcTextSize(name.c_str()).x <= cell ? name.c_str() : ("h" + std::to_string(h)).c_str());
+    ImGui::TextDisabled("%s", TextWidth(name) <= cell ? name.c_str() : ("h" + std::to_string(h)).c_str());
   }
   for (int l = 0; l < static_cast<int>(t.layers.size()); ++l) {
     const std::vector<HeadTrace>& heads = t.layers[static_cast<std::size_t>(l)].attention.heads;

@@ -56,7 +56,7 @@ void model_tokens_section(AppState& state) {
   ImGui::BeginDisabled(full);
   for (int v = 0; v < shown; ++v) {
     const std::string& word = in.model.vocab[static_cast<std::size_t>(v)];
-    if (v > 0) SameLineIfFits(ImGui::CalcTextSize(word.c_str()).x + 2 * ImGui::GetStyle().FramePadding.x, 4);
+    if (v > 0) SameLineIfFits(TextWidth(word) + 2 * ImGui::GetStyle().FramePadding.x, 4);
     ImGui::PushID(v);
     if (ImGui::Button(word.c_str())) apply_model_edit(state, [&](ModelInput& d) { d.tokens.push_back(word); });
     ImGui::PopID();
@@ -119,7 +119,7 @@ void model_weight_section(AppState& state, const std::string& name, const Matrix
   std::string header = name + "  [" + std::to_string(value.rows()) + "\u00D7" + std::to_string(value.cols()) + "]";
   // The header's label is cut off by its frame, never wrapped: the note goes where it fits.
   const float room = ImGui::GetContentRegionAvail().x - ImGui::GetFrameHeight() - 2 * ImGui::GetStyle().FramePadding.x;
-  if (seeded && ImGui::CalcTextSize((header + "  (seeded)").c_str()).x <= room) header += "  (seeded)";
+  if (seeded && TextWidth(header + "  (seeded)") <= room) header += "  (seeded)";
   header += "###" + name;
   if (!ImGui::CollapsingHeader(header.c_str())) return;
   Matrix edited = value;
