@@ -6,13 +6,17 @@
 
 namespace attn::ui {
 
-Computation::Computation(const Scenario& first) { show(compute_all(first, ++ticket_)); }
+Computation::Computation(const Scenario& first)
+    : worker_([](const RecomputeRequest& r) { return compute_all(*r.scenario, r.ticket, r.resolved.get()); },
+              failed_computation) {
+  show(compute_all(first, ++ticket_));
+}
 
 void Computation::request(std::shared_ptr<const Scenario> document, bool same_weights) {
   if (!same_weights) weights_.reset();
   else if (!weights_ && now_.ticket == ticket_) weights_ = std::make_shared<const Weights>(now_.trace->weights);
   ++ticket_;
-  if (compute_in_background(*document)) worker_.submit(std::move(document), ticket_, weights_);
+  if (compute_in_background(*document)) worker_.submit({std::move(document), ticket_, weights_});
   else show(compute_all(*document, ticket_));
 }
 

@@ -3,15 +3,6 @@
 #include <algorithm>
 #include <chrono>
 
-#if defined(__linux__)
-#include <sys/resource.h>
-#include <unistd.h>
-#endif
-
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
-
 #include "core/edits.h"
 #include "core/mask.h"
 #include "core/validate.h"
@@ -97,91 +88,11 @@ std::int64_t work_estimate(const Scenario& s) {
 
 bool compute_in_background(const Scenario& s) { return work_estimate(s) > kBackgroundWork; }
 
-RecomputeWorker::RecomputeWorker() : thread_([this] { run(); }) {}
-
-RecomputeWorker::~RecomputeWorker() {
-  {
-    std::lock_guard lock(mutex_);
-    stop_ = true;
-  }
-  wake_.notify_all();
-  thread_.join();
-}
-
-void RecomputeWorker::submit(std::shared_ptr<const Scenario> s, std::uint64_t ticket,
-                             std::shared_ptr<const Weights> resolved) {
-  {
-    std::lock_guard lock(mutex_);
-    queued_ = Request{std::move(s), ticket, std::move(resolved)};
-  }
-  wake_.notify_all();
-}
-
-std::optional<Computed> RecomputeWorker::take() {
-  std::lock_guard lock(mutex_);
-  std::optional<Computed> c = std::move(done_);
-  done_.reset();
+Computed failed_computation(const RecomputeRequest& request, const std::exception& e) {
+  Computed c;  // without a trace: decode_error says why
+  c.ticket = request.ticket;
+  c.decode_error = e.what();
   return c;
-}
-
-void RecomputeWorker::dispose(Computed old) {
-  {
-    std::lock_guard lock(mutex_);
-    disposed_.push_back(std::move(old));
-  }
-  wake_.notify_all();
-}
-
-void RecomputeWorker::wait() {
-  std::unique_lock lock(mutex_);
-  idle_.wait(lock, [this] { return !running_ && !queued_; });
-}
-
-void RecomputeWorker::run() {
-#if defined(_OPENMP)
-  // Leave a core to the window: it keeps drawing while this thread computes.
-  omp_set_num_threads(std::max(1, omp_get_num_procs() - 1));
-#endif
-#if defined(__linux__)
-  // And let the window (and the GL driver's threads) go first when they want the CPU.
-  setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 10);
-#endif
-  std::unique_lock lock(mutex_);
-  for (;;) {
-    wake_.wait(lock, [this] { return stop_ || queued_.has_value() || !disposed_.empty(); });
-    if (stop_) return;
-    if (!disposed_.empty()) {
-      std::vector<Computed> freed = std::move(disposed_);
-      disposed_.clear();
-      lock.unlock();
-      freed.clear();
-      lock.lock();
-      continue;
-    }
-    const Request request = std::move(*queued_);
-    queued_.reset();
-    const std::uint64_t ticket = request.ticket;
-    running_ = true;
-    lock.unlock();
-    std::optional<Computed> result;
-    try {
-      result = compute_all(*request.scenario, ticket, request.resolved.get());
-    } catch (const std::exception& e) {
-      // Validated by the caller, so this is running out of memory: a result without a trace says so.
-      result.emplace();
-      result->ticket = ticket;
-      result->decode_error = e.what();
-    }
-    lock.lock();
-    running_ = false;
-    const double worked = result ? result->seconds : 0.0;
-    // Shown even if a newer document is queued: while edits stream in, the view still moves on.
-    if (result) done_ = std::move(result);
-    if (!queued_) idle_.notify_all();
-    // Edits streaming in (a drag) would keep this thread computing back to back: it rests half as long as
-    // it worked before the next one, so the window's frames keep their share of a small machine.
-    if (queued_) wake_.wait_for(lock, std::chrono::duration<double>(worked * 0.5), [this] { return stop_; });
-  }
 }
 
 }  // namespace attn::ui

@@ -1,20 +1,16 @@
 #pragma once
-// What the views read, computed from one state of the document, and the worker thread that computes it
-// away from the frame when the document is big: the window keeps drawing the last complete result until
-// a newer one is done; edits that arrive meanwhile replace each other (the newest wins) and a result
-// older than the one shown is dropped.
-#include <condition_variable>
+// What the views read, computed from one state of the document, and the worker thread (latest_worker.h) that
+// computes it away from the frame when the document is big.
 #include <cstdint>
+#include <exception>
 #include <memory>
-#include <mutex>
-#include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "core/attention.h"
 #include "core/decode.h"
 #include "core/scenario.h"
+#include "ui/logic/latest_worker.h"
 
 namespace attn::ui {
 
@@ -57,35 +53,14 @@ std::int64_t work_estimate(const Scenario& s);
 inline constexpr std::int64_t kBackgroundWork = std::int64_t(1) << 21;
 bool compute_in_background(const Scenario& s);
 
-class RecomputeWorker {
- public:
-  RecomputeWorker();
-  ~RecomputeWorker();
-  RecomputeWorker(const RecomputeWorker&) = delete;
-  RecomputeWorker& operator=(const RecomputeWorker&) = delete;
-
-  // Queues a document (validated by the caller), with its weights if known; replaces one that has not started yet.
-  void submit(std::shared_ptr<const Scenario> s, std::uint64_t ticket, std::shared_ptr<const Weights> resolved);
-  // The newest result finished since the last call, if any. One without a trace failed (decode_error says why).
-  std::optional<Computed> take();
-  // Frees a result on this thread: a 2048-token trace is a gigabyte, and freeing it would cost the window a frame.
-  void dispose(Computed old);
-  void wait();  // until nothing is queued or being computed
-
- private:
-  void run();
-  mutable std::mutex mutex_;
-  std::condition_variable wake_, idle_;
-  struct Request {
-    std::shared_ptr<const Scenario> scenario;
-    std::uint64_t ticket;
-    std::shared_ptr<const Weights> resolved;  // may be null
-  };
-  std::optional<Request> queued_;
-  std::optional<Computed> done_;
-  std::vector<Computed> disposed_;
-  bool running_ = false, stop_ = false;
-  std::thread thread_;  // last, so that it starts after everything it uses
+// A state of the document for the worker, with its weights if known (null: drawn from its seed).
+struct RecomputeRequest {
+  std::shared_ptr<const Scenario> scenario;
+  std::uint64_t ticket;
+  std::shared_ptr<const Weights> resolved;
 };
+// A request the worker could not compute: a result without a trace, decode_error saying why.
+Computed failed_computation(const RecomputeRequest& request, const std::exception& e);
+using RecomputeWorker = LatestWorker<RecomputeRequest, Computed>;
 
 }  // namespace attn::ui

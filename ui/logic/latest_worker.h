@@ -1,0 +1,114 @@
+#pragma once
+// A thread that computes the newest of the jobs it is given, away from the frame: the window keeps drawing the
+// last complete result until a newer one is done. A job that has not started is replaced by a newer one (the
+// newest wins), and results are freed on this thread too (a 2048-token trace is a gigabyte, and freeing it
+// would cost the window a frame). Used for the scenario's trace (Computation) and the model's forward pass
+// (ModelDocument).
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace attn::ui {
+
+// Called first on a worker thread: leave a core to the window and let its thread (and the GL driver's) go first.
+void yield_to_window();
+
+template <class Job, class Result>
+class LatestWorker {
+ public:
+  using Compute = std::function<Result(const Job&)>;
+  // What a job that threw gives instead (validated by the caller, so it ran out of memory).
+  using Fail = std::function<Result(const Job&, const std::exception&)>;
+
+  LatestWorker(Compute compute, Fail fail)
+      : compute_(std::move(compute)), fail_(std::move(fail)), thread_([this] { run(); }) {}
+  ~LatestWorker() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+  }
+  LatestWorker(const LatestWorker&) = delete;
+  LatestWorker& operator=(const LatestWorker&) = delete;
+
+  // Queues `job`, replacing one that has not started yet.
+  void submit(Job job) {
+    {
+      std::lock_guard lock(mutex_);
+      queued_ = std::move(job);
+    }
+    wake_.notify_all();
+  }
+  // The newest result finished since the last call, if any.
+  std::optional<Result> take() {
+    std::lock_guard lock(mutex_);
+    return std::exchange(done_, std::nullopt);
+  }
+  void dispose(Result old) {
+    {
+      std::lock_guard lock(mutex_);
+      disposed_.push_back(std::move(old));
+    }
+    wake_.notify_all();
+  }
+  void wait() {  // until nothing is queued or being computed
+    std::unique_lock lock(mutex_);
+    idle_.wait(lock, [this] { return !running_ && !queued_; });
+  }
+
+ private:
+  void run() {
+    yield_to_window();
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      wake_.wait(lock, [this] { return stop_ || queued_.has_value() || !disposed_.empty(); });
+      if (stop_) return;
+      if (!disposed_.empty()) {
+        std::vector<Result> freed = std::exchange(disposed_, {});
+        lock.unlock();
+        freed.clear();
+        lock.lock();
+        continue;
+      }
+      const Job job = std::move(*std::exchange(queued_, std::nullopt));
+      running_ = true;
+      lock.unlock();
+      const auto start = std::chrono::steady_clock::now();
+      std::optional<Result> result;
+      try {
+        result = compute_(job);
+      } catch (const std::exception& e) {
+        result = fail_(job, e);
+      }
+      const std::chrono::duration<double> worked = std::chrono::steady_clock::now() - start;
+      lock.lock();
+      running_ = false;
+      // Shown even if a newer job is queued: while edits stream in, the view still moves on.
+      done_ = std::move(result);
+      if (!queued_) idle_.notify_all();
+      // Edits streaming in (a drag) would keep this thread computing back to back: it rests half as long as
+      // it worked before the next one, so the window's frames keep their share of a small machine.
+      if (queued_) wake_.wait_for(lock, worked * 0.5, [this] { return stop_; });
+    }
+  }
+
+  Compute compute_;
+  Fail fail_;
+  std::mutex mutex_;
+  std::condition_variable wake_, idle_;
+  std::optional<Job> queued_;
+  std::optional<Result> done_;
+  std::vector<Result> disposed_;
+  bool running_ = false, stop_ = false;
+  std::thread thread_;  // last, so that it starts after everything it uses
+};
+
+}  // namespace attn::ui
