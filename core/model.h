@@ -110,6 +110,9 @@ void set_model_positions(Model& m, Positions p);
 // The next seed, and every weight drawn from it (the given ones are dropped).
 void reseed_model(Model& m);
 
+// The path in the file of the weight `slot` points at, one of m's ("layers[1].weights.W_1"); empty if none is.
+std::string weight_field(const Model& m, const std::optional<Matrix>* slot);
+
 // How many numbers the model's weights hold, given or to be drawn (no weight is drawn to count them).
 std::int64_t parameter_count(const Model& m);
 

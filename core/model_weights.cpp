@@ -68,6 +68,9 @@ std::vector<Part> all_parts(Model& m) {
   return parts;
 }
 
+// The parts of a model that is only read through them (a check, a count): no copy of its weights.
+std::vector<Part> read_parts(const Model& m) { return all_parts(const_cast<Model&>(m)); }
+
 Matrix initial(const Part& p) {
   switch (p.start) {
     case Part::Start::Ones: return Matrix::Ones(p.rows, p.cols);
@@ -131,10 +134,9 @@ void check_vocab(const std::vector<std::string>& vocab) {
   }
 }
 
-void check_model(const Model& given) {
-  check_sizes(given);
-  Model m = given;  // the parts point into it
-  for (const Part& p : all_parts(m)) check_part(p);
+void check_model(const Model& m) {
+  check_sizes(m);
+  for (const Part& p : read_parts(m)) check_part(p);
   if (const std::int64_t n = parameter_count(m); n > limits::kMaxModelParameters)
     throw InputError("model", "its weights, given or drawn from the seed, would hold " + std::to_string(n) +
                                   " numbers, more than the " + std::to_string(limits::kMaxModelParameters) +
@@ -148,10 +150,19 @@ void check_model(const Model& given) {
   }
 }
 
-std::int64_t parameter_count(const Model& given) {
-  Model m = given;  // the parts point into it
+std::string weight_field(const Model& m, const std::optional<Matrix>* slot) {
+  for (const Part& p : read_parts(m))
+    if (p.slot == slot) return p.field;
+  for (std::size_t l = 0; l < m.layers.size(); ++l)
+    for (WeightId id : kAllWeights)
+      if (&weight_slot(m.layers[l].weights, id) == slot)
+        return "layers[" + std::to_string(l) + "].weights." + weight_name(id);
+  return {};
+}
+
+std::int64_t parameter_count(const Model& m) {
   std::int64_t n = 0;
-  for (const Part& p : all_parts(m))
+  for (const Part& p : read_parts(m))
     if (p.used) n += std::int64_t(p.rows) * p.cols;
   for (const ModelLayer& l : m.layers)
     for (WeightId id : kAllWeights)

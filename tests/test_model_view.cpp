@@ -21,11 +21,9 @@ namespace {
 
 const fs::path kTiny = fs::path(ATTN_ASSETS_DIR) / "models" / "tiny.json";
 
-ModelDocument tiny_document() {
-  ModelDocument doc;
+void open_tiny(ModelDocument& doc) {
   const Model m = load_model_file(kTiny);
   REQUIRE_FALSE(doc.open({m, starting_tokens(m)}, kTiny).has_value());
-  return doc;
 }
 
 std::vector<std::string> words(const std::string& text) { return split_words(text); }
@@ -33,7 +31,8 @@ std::vector<std::string> words(const std::string& text) { return split_words(tex
 }  // namespace
 
 TEST_CASE("a model document starts on its vocabulary's first tokens and computes the forward pass") {
-  const ModelDocument doc = tiny_document();
+  ModelDocument doc;
+  open_tiny(doc);
   CHECK(doc.input().tokens == words("<s> a b c d e f g"));
   CHECK(doc.trace().layers.size() == 2);
   CHECK(doc.trace().probabilities.rows() == 8);
@@ -49,7 +48,8 @@ TEST_CASE("a model document starts on its vocabulary's first tokens and computes
 }
 
 TEST_CASE("model edits are undone and redone exactly, a gesture is one step, and a refused edit changes nothing") {
-  ModelDocument doc = tiny_document();
+  ModelDocument doc;
+  open_tiny(doc);
   const Matrix first_logits = doc.trace().logits;
   CHECK_FALSE(doc.edit([](ModelInput& in) { in.tokens = words("a b a"); }).has_value());
   CHECK(doc.trace().tokens == words("a b a"));
@@ -109,7 +109,8 @@ TEST_CASE("re-seeding a model moves to the next seed and draws every weight from
 }
 
 TEST_CASE("the Model view's texts: the model in a line, each layer's parts in order, a head's weight, predictions") {
-  const ModelDocument doc = tiny_document();
+  ModelDocument doc;
+  open_tiny(doc);
   CHECK(doc.parameters() == 2080);
   CHECK(model_summary(doc.model(), doc.parameters()) ==
         "2 layers \u00B7 d_model 8 \u00B7 Pre-LN \u00B7 GELU feed-forward (d_ff 32) \u00B7 learned positions \u00B7 "
@@ -152,7 +153,7 @@ TEST_CASE("the Model view's texts: the model in a line, each layer's parts in or
 
 TEST_CASE("a layer of the model opens in the pipeline on its real inputs, and the way back restores the document") {
   AppState state(cat_sat(), asset("the_cat_sat.json"));
-  state.model_doc = tiny_document();
+  open_tiny(state.model_doc);
   REQUIRE(state.scenario().seed == 7);
   REQUIRE(state.edit([](Scenario& s) { s.seed = 5; }));         // something to undo after the visit
   save_document(state, fresh_dir("model-visit") / "cat.json");  // a visit starts from a saved document
@@ -194,7 +195,7 @@ TEST_CASE("a layer of the model opens in the pipeline on its real inputs, and th
 
 TEST_CASE("undo, redo and re-seed act on the model in the Model view and on the document elsewhere") {
   AppState state(cat_sat(), "");
-  state.model_doc = tiny_document();
+  open_tiny(state.model_doc);
   state.view = View::Model;
   state.reseed_in_view();
   CHECK(state.model_doc.model().seed == 2);
@@ -271,14 +272,16 @@ TEST_CASE(
 
 TEST_CASE(
     "what a view read before its own model edit stays readable until the frame ends, and bad shapes are refused") {
-  ModelDocument doc = tiny_document();
+  ModelDocument doc;
+  open_tiny(doc);
   const Model& before = doc.resolved();  // what the inputs panel holds while it draws
   const ModelTrace& trace = doc.trace();
   REQUIRE_FALSE(doc.edit([](ModelInput& in) { set_layer_count(in.model, 3); }).has_value());
   CHECK(before.layers.size() == 2);  // under ASan a freed model fails here
   CHECK(trace.layers.size() == 2);
   CHECK(doc.resolved().layers.size() == 3);
-  doc.release_retired();
+  std::optional<std::string> failure;
+  doc.poll(failure);
   CHECK(doc.edit([](ModelInput& in) { set_layer_count(in.model, 0); }) ==
         std::optional<std::string>("Not applied: layers: must be >= 1 (found 0)"));
   CHECK(doc.model().layers.size() == 3);
@@ -299,7 +302,7 @@ TEST_CASE("a model's positions: added before the layers, or turned inside every 
 
 TEST_CASE("a visit keeps the document's unsaved changes for the way back, and from layer to layer leads to it") {
   AppState state(cat_sat(), asset("the_cat_sat.json"));
-  state.model_doc = tiny_document();
+  open_tiny(state.model_doc);
   REQUIRE(state.edit([](Scenario& s) { s.seed = 5; }));  // not saved
   REQUIRE(state.visit_model_layer(1));
   CHECK_FALSE(state.document().dirty());
@@ -315,7 +318,8 @@ TEST_CASE("a visit keeps the document's unsaved changes for the way back, and fr
 }
 
 TEST_CASE("a weight edit keeps the other weights as drawn: the same model as resolving it again, bit for bit") {
-  ModelDocument doc = tiny_document();
+  ModelDocument doc;
+  open_tiny(doc);
   const auto w_1 = [](Model& m) -> std::optional<Matrix>& { return m.layers[1].own.W_1; };
   Matrix edited = *doc.resolved().layers[1].own.W_1;
   edited(2, 3) = 0.75;
@@ -332,4 +336,105 @@ TEST_CASE("a weight edit keeps the other weights as drawn: the same model as res
   REQUIRE(doc.undo());
   CHECK_FALSE(doc.model().layers[1].own.W_1.has_value());
   CHECK(model_to_text(doc.resolved()) == model_to_text(resolve_model(doc.model())));
+}
+
+namespace {
+
+// Two layers of d_model 128 with a GELU FFN of 512: 400K parameters at 8 tokens, over kModelBackgroundWork.
+Model wide_model(const std::string& norm = "pre") {
+  return parse_model(R"({"name": "wide", "vocab": ["<s>", "a", "b", "c", "d", "e", "f", "g"], "d_model": 128,
+    "max_positions": 16, "positions": "learned", "norm": ")" +
+                     norm + R"(", "ffn": {"kind": "gelu", "d_ff": 512},
+    "layers": [{"attention": {"heads": 2, "head_dim": 64}}, {"attention": {"heads": 2, "head_dim": 64}}]})");
+}
+
+std::optional<std::string> poll_after_wait(ModelDocument& doc) {
+  doc.wait();
+  std::optional<std::string> failure;
+  doc.poll(failure);
+  return failure;
+}
+
+}  // namespace
+
+TEST_CASE("a model's forward pass is computed on the worker when it is big: the last one stays shown until then") {
+  CHECK(model_work(load_model_file(kTiny), 2080, 8) == 2080 * 8 + 2 * (2 * 2 * 4 * 8 * 8));
+  ModelDocument doc;
+  const Model wide = wide_model();
+  REQUIRE_FALSE(doc.open({wide, starting_tokens(wide)}, "").has_value());
+  CHECK(doc.parameters() ==
+        8 * 128 + 16 * 128 + 2 * 128 + 128 * 8 + 2 * (4 * 128 * 128 + 4 * 128 + 2 * 128 * 512 + 512 + 128));
+  REQUIRE(model_work(doc.resolved(), doc.parameters(), 8) >= kModelBackgroundWork);
+  CHECK_FALSE(doc.computing());  // opening computes before it returns
+  CHECK(doc.trace().tokens == words("<s> a b c d e f g"));
+  const std::uint64_t opened = doc.shown().ticket;
+
+  const auto w_q = [](Model& m) -> std::optional<Matrix>& { return m.layers[0].weights.W_Q; };
+  Matrix edited = *doc.resolved().layers[0].weights.W_Q;
+  edited(0, 0) = 3.0;
+  REQUIRE_FALSE(doc.edit_weight(w_q, edited, 4).has_value());
+  CHECK((*doc.resolved().layers[0].weights.W_Q)(0, 0) == 3.0);         // the newest state, for the next edit
+  CHECK((*doc.shown().resolved->layers[0].weights.W_Q)(0, 0) != 3.0);  // what is drawn: the last forward pass
+  CHECK(doc.shown().ticket == opened);
+  REQUIRE_FALSE(doc.edit_tokens(words("a b a b a b"), 5).has_value());
+  CHECK(doc.input().tokens == words("a b a b a b"));
+  CHECK(doc.computing());
+  CHECK_FALSE(poll_after_wait(doc).has_value());
+  CHECK_FALSE(doc.computing());
+  CHECK(doc.shown().ticket == doc.ticket());
+  CHECK(doc.trace().tokens == words("a b a b a b"));
+  const Model again = resolve_model(doc.model());
+  CHECK(doc.trace().logits == run_model(again, words("a b a b a b")).logits);  // as if computed from the file
+  CHECK(doc.shown().input->tokens == words("a b a b a b"));
+
+  // Undone to the first state: its forward pass is the first one again.
+  REQUIRE(doc.undo());
+  REQUIRE(doc.undo());
+  CHECK_FALSE(poll_after_wait(doc).has_value());
+  CHECK(doc.trace().tokens == words("<s> a b c d e f g"));
+  CHECK(doc.trace().logits == run_model(resolve_model(wide), starting_tokens(wide)).logits);
+}
+
+TEST_CASE("a forward pass that overflows is refused in the frame, and reported by the worker with the last one kept") {
+  ModelDocument small;  // without a norm the stream grows from layer to layer
+  Model tiny = load_model_file(kTiny);
+  tiny.norm = Norm::None;
+  REQUIRE_FALSE(small.open({tiny, starting_tokens(tiny)}, "").has_value());
+  const auto w_2 = [](Model& m) -> std::optional<Matrix>& { return m.layers[0].own.W_2; };
+  Matrix huge = *small.resolved().layers[0].own.W_2;
+  huge.setConstant(1e12);
+  const std::optional<std::string> refused = small.edit_weight(w_2, huge);
+  REQUIRE(refused.has_value());
+  CHECK_FALSE(small.can_undo());
+
+  ModelDocument doc;
+  const Model wide = wide_model("none");
+  REQUIRE_FALSE(doc.open({wide, starting_tokens(wide)}, "").has_value());
+  const Matrix logits = doc.trace().logits;
+  Matrix big = *doc.resolved().layers[0].own.W_2;
+  big.setConstant(1e12);
+  REQUIRE_FALSE(doc.edit_weight(w_2, big).has_value());  // accepted: only the forward pass can tell
+  const std::optional<std::string> failure = poll_after_wait(doc);
+  REQUIRE(failure.has_value());
+  const std::string grows = "), beyond the 1e12 attention accepts: these weights grow it without bound";
+  CHECK(refused->starts_with("Not applied: layers[1]: the residual stream reaches "));
+  CHECK(refused->ends_with(grows));
+  CHECK(failure->starts_with("layers[1]: the residual stream reaches "));  // the status line says where
+  CHECK(failure->ends_with(grows));
+  CHECK_FALSE(doc.computing());
+  CHECK(doc.trace().logits == logits);  // the last complete one, never an infinity
+  REQUIRE(doc.undo());
+  CHECK(doc.computing());
+  CHECK_FALSE(poll_after_wait(doc).has_value());
+  CHECK(doc.trace().logits == logits);
+}
+
+TEST_CASE("a weight edit names the weight it refuses by its path in the file") {
+  Model m = resolve_model(load_model_file(kTiny));
+  CHECK(weight_field(m, &m.embedding) == "embedding");
+  CHECK(weight_field(m, &m.layers[1].own.W_1) == "layers[1].weights.W_1");
+  CHECK(weight_field(m, &m.layers[0].weights.W_O) == "layers[0].weights.W_O");
+  CHECK(weight_field(m, &m.layers[0].weights.W_DQ) == "layers[0].weights.W_DQ");
+  const std::optional<Matrix> elsewhere;
+  CHECK(weight_field(m, &elsewhere).empty());
 }

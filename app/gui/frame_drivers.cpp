@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <deque>
+#include <sstream>
 #include <vector>
 
 #include <GLFW/glfw3.h>
@@ -42,15 +43,27 @@ std::string ms(double v) {
   return b;
 }
 
-// Every frame nudges X[0][0] (as a drag on the embeddings would), so every frame has a fresh edit to show.
+// The Model view's weight dragged: layer 0's W_Q[0][0], as its matrix editor would set it.
+bool nudge_model(ui::ModelDocument& doc, double delta) {
+  const auto w_q = [](Model& m) -> std::optional<Matrix>& { return m.layers[0].weights.W_Q; };
+  Matrix edited = *doc.resolved().layers[0].weights.W_Q;
+  edited(0, 0) += delta;
+  return !doc.edit_weight(w_q, edited, 1).has_value();
+}
+
+// Every frame nudges X[0][0] (as a drag on the embeddings would), or in the Model view a weight, so every frame
+// has a fresh edit to show.
 class BenchFrames final : public FrameDriver {
  public:
   explicit BenchFrames(int frames) : frames_(frames) {}
 
   void before_frame(ui::AppState& state) override {
     const double delta = frame_ % 2 == 0 ? 0.1 : -0.1;
-    if (state.edit([delta](Scenario& d) { d.input.embeddings(0, 0) += delta; }))
+    if (state.model_in_view()) {
+      if (nudge_model(state.model_doc, delta)) pending_.push_back({state.model_doc.ticket(), Clock::now()});
+    } else if (state.edit([delta](Scenario& d) { d.input.embeddings(0, 0) += delta; })) {
       pending_.push_back({state.ticket(), Clock::now()});
+    }
     if (frame_ == 0) {
       last_ = Clock::now();
       last_cpu_ = thread_cpu_ms();
@@ -64,7 +77,8 @@ class BenchFrames final : public FrameDriver {
     frame_cpu_.push_back(cpu - last_cpu_);
     last_cpu_ = cpu;
     // An edit is on screen once a frame shows its result or a newer one (the newest edit wins).
-    while (!pending_.empty() && pending_.front().ticket <= state.shown_ticket()) {
+    const std::uint64_t shown = state.model_in_view() ? state.model_doc.shown().ticket : state.shown_ticket();
+    while (!pending_.empty() && pending_.front().ticket <= shown) {
       latencies_.push_back(ms_since(pending_.front().at));
       pending_.pop_front();
     }
@@ -72,10 +86,7 @@ class BenchFrames final : public FrameDriver {
   }
 
   int report(const ui::AppState& state, std::ostream& out, std::ostream&) override {
-    const Trace& t = state.trace();
-    out << "bench-frames: " << frames_ << " frames, an edit in each; T = " << t.n_q() << ", " << t.attention.heads
-        << " heads, " << std::int64_t{t.attention.heads} * t.n_q() * t.n_kv() << " attention cells ("
-        << (ui::compute_in_background(state.scenario()) ? "worker thread" : "in the frame") << ")\n"
+    out << "bench-frames: " << frames_ << " frames, an edit in each; " << what(state) << '\n'
         << "  frame time: median " << ms(percentile(frame_times_, 0.5)) << ", p99 "
         << ms(percentile(frame_times_, 0.99)) << ", max " << ms(percentile(frame_times_, 1.0))
         << "; the window thread's CPU time per frame: median " << ms(percentile(frame_cpu_, 0.5)) << ", p99 "
@@ -83,12 +94,32 @@ class BenchFrames final : public FrameDriver {
         << "  edit to updated view: median " << ms(percentile(latencies_, 0.5)) << ", p99 "
         << ms(percentile(latencies_, 0.99)) << " (" << latencies_.size() << " edits shown, " << pending_.size()
         << " still computing at the end)\n"
-        << "  last recompute: " << ms(state.last_recompute_seconds() * 1e3) << "; peak RSS "
-        << peak_rss_bytes() / (1 << 20) << " MiB\n";
+        << "  last recompute: "
+        << ms((state.model_in_view() ? state.model_doc.shown().seconds : state.last_recompute_seconds()) * 1e3)
+        << "; peak RSS " << peak_rss_bytes() / (1 << 20) << " MiB\n";
     return 0;
   }
 
  private:
+  static std::string what(const ui::AppState& state) {
+    std::ostringstream o;
+    if (state.model_in_view()) {
+      const ui::ModelDocument& doc = state.model_doc;
+      const int tokens = static_cast<int>(doc.input().tokens.size());
+      o << "the Model view, " << doc.model().layers.size() << " layers of d_model " << doc.model().d_model << ", "
+        << doc.parameters() << " parameters, " << tokens << " tokens, layer 0's W_Q dragged ("
+        << (ui::model_work(doc.resolved(), doc.parameters(), tokens) >= ui::kModelBackgroundWork ? "worker thread"
+                                                                                                 : "in the frame")
+        << ")";
+    } else {
+      const Trace& t = state.trace();
+      o << "T = " << t.n_q() << ", " << t.attention.heads << " heads, "
+        << std::int64_t{t.attention.heads} * t.n_q() * t.n_kv() << " attention cells ("
+        << (ui::compute_in_background(state.scenario()) ? "worker thread" : "in the frame") << ")";
+    }
+    return o.str();
+  }
+
   struct Pending {
     std::uint64_t ticket;
     Clock::time_point at;

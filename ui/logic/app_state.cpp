@@ -125,14 +125,17 @@ std::string AppState::window_title() const {
 
 void AppState::poll() {
   retired_documents_.clear();
-  model_doc.release_retired();
   std::optional<std::string> failure;
   if (computation_.poll(failure)) clamp_views();
   if (failure) message = "Not computed: " + *failure;
+  std::optional<std::string> model_failure;
+  model_doc.poll(model_failure);
+  if (model_failure) message = "The model's forward pass was not computed: " + *model_failure;
 }
 
 void AppState::wait() {
   computation_.wait();
+  model_doc.wait();
   poll();
 }
 

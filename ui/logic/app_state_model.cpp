@@ -26,7 +26,7 @@ bool AppState::visit_model_layer(int layer) {
     message = "No layer " + std::to_string(layer) + " in the model to open in the pipeline";
     return false;
   }
-  const Model& m = model_doc.resolved();
+  const Model& m = *model_doc.shown().resolved;  // the weights the shown trace was computed with
   Scenario s = layer_scenario(m, layer, model_doc.trace());
   // From one layer to another: the way back still leads to the document open before the first.
   LayerVisit visit = layer_visit_ ? *layer_visit_ : LayerVisit{layer, m.name, doc_, history_};

@@ -36,36 +36,105 @@ std::int64_t model_input_bytes(const ModelInput& in) {
   return bytes;
 }
 
-ModelDocument::ModelDocument(std::int64_t history_bytes) : history_(model_input_bytes, history_bytes) {}
+std::int64_t model_work(const Model& resolved, std::int64_t parameters, int tokens) {
+  std::int64_t work = parameters * tokens;         // every weight meets every token once
+  for (const ModelLayer& layer : resolved.layers)  // scores and weighted sums
+    work += std::int64_t(2) * layer.attention.heads * layer.attention.head_dim * tokens * tokens;
+  return work;
+}
+
+namespace {
+
+ModelShown forward_pass(const ModelShown& job) {
+  const auto start = std::chrono::steady_clock::now();
+  ModelShown done = job;
+  done.trace = std::make_shared<const ModelTrace>(run_model(*job.resolved, job.input->tokens));
+  done.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return done;
+}
+
+ModelShown failed_forward_pass(const ModelShown& job, const std::exception& e) {
+  ModelShown failed;  // nothing to keep but which state and why
+  failed.ticket = job.ticket;
+  failed.error = dynamic_cast<const std::bad_alloc*>(&e) ? "the model does not fit in memory" : e.what();
+  return failed;
+}
+
+// What run_model would refuse about the tokens, found before it runs.
+void check_tokens(const Model& m, const std::vector<std::string>& tokens) {
+  if (tokens.empty()) throw InputError("tokens", "expected at least one token but found none");
+  check_range(static_cast<std::int64_t>(tokens.size()), 1, m.max_positions, "tokens");
+  token_ids(m, tokens);
+}
+
+}  // namespace
+
+ModelDocument::ModelDocument(std::int64_t history_bytes)
+    : history_(model_input_bytes, history_bytes), worker_(forward_pass, failed_forward_pass) {}
 
 std::optional<std::string> ModelDocument::adopt(std::shared_ptr<const ModelInput> next, std::uint64_t revision,
-                                                std::shared_ptr<const Model> resolved) {
-  const auto start = std::chrono::steady_clock::now();
-  // A view may still read the state this one replaces until the frame ends (release_retired).
-  retired_.push_back({input_, resolved_, trace_});
+                                                std::shared_ptr<const Model> resolved, bool in_frame) {
+  ModelShown job;
+  job.input = next;
+  job.resolved = std::move(resolved);
+  job.ticket = ticket_ + 1;
+  std::int64_t parameters = parameters_;
   try {
-    check_model(next->model);
-    if (next->tokens.empty()) throw InputError("tokens", "expected at least one token but found none");
-    if (resolved) check_model(next->model);
-    else resolved = std::make_shared<const Model>(resolve_model(next->model));
-    auto trace = std::make_shared<const ModelTrace>(run_model(*resolved, next->tokens));
-    parameters_ = parameter_count(next->model);
-    resolved_ = std::move(resolved);
-    trace_ = std::move(trace);
+    if (!job.resolved) {  // a new shape or seed: checked, counted and drawn again
+      job.resolved = std::make_shared<const Model>(resolve_model(next->model));
+      parameters = parameter_count(next->model);
+    }
+    check_tokens(next->model, next->tokens);
+    if (in_frame || model_work(*job.resolved, parameters, static_cast<int>(next->tokens.size())) < kModelBackgroundWork)
+      job = forward_pass(job);  // here, so that a refusal changes nothing
   } catch (const InputError& e) {
     return std::string(e.what());
   } catch (const std::bad_alloc&) {
     return std::string("the model does not fit in memory");
   }
+  // A view may still read the state this one replaces until the next poll().
+  ModelShown replaced;
+  replaced.input = input_;
+  replaced.resolved = resolved_;
+  retired_.push_back(std::move(replaced));
   input_ = std::move(next);
+  resolved_ = job.resolved;
+  parameters_ = parameters;
   revision_ = revision;
-  seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ticket_ = job.ticket;
+  if (job.trace) show(std::move(job));
+  else worker_.submit(std::move(job));
   return std::nullopt;
 }
 
+void ModelDocument::show(ModelShown next) { retired_.push_back(std::exchange(shown_, std::move(next))); }
+
+bool ModelDocument::poll(std::optional<std::string>& failure) {
+  for (ModelShown& old : retired_) worker_.dispose(std::move(old));
+  retired_.clear();
+  std::optional<ModelShown> done = worker_.take();
+  if (!done) return false;
+  if (!done->trace) {  // the last complete forward pass stays
+    failed_ticket_ = done->ticket;
+    failure = done->error;
+    return false;
+  }
+  // One older than the one shown (an undo back to a small model overtook it) is dropped.
+  if (done->ticket <= shown_.ticket) {
+    worker_.dispose(std::move(*done));
+    return false;
+  }
+  show(std::move(*done));
+  return true;
+}
+
+void ModelDocument::wait() { worker_.wait(); }
+
 std::optional<std::string> ModelDocument::open(ModelInput input, std::filesystem::path path) {
   const std::uint64_t revision = history_.next_revision();
-  std::optional<std::string> failed = adopt(std::make_shared<const ModelInput>(std::move(input)), revision);
+  // In the frame: the views never show a forward pass of the model open before.
+  std::optional<std::string> failed =
+      adopt(std::make_shared<const ModelInput>(std::move(input)), revision, nullptr, true);
   if (failed) return failed;
   history_.clear();
   path_ = std::move(path);
@@ -83,11 +152,24 @@ std::optional<std::string> ModelDocument::edit(const std::function<void(ModelInp
   return replace(std::move(next), nullptr, gesture);
 }
 
+std::optional<std::string> ModelDocument::edit_tokens(std::vector<std::string> tokens, unsigned gesture) {
+  auto next = std::make_shared<ModelInput>(ModelInput{input_->model, std::move(tokens)});
+  return replace(std::move(next), resolved_, gesture);
+}
+
 std::optional<std::string> ModelDocument::edit_weight(const WeightSlot& slot, const Matrix& value, unsigned gesture) {
   auto next = std::make_shared<ModelInput>(*input_);
   auto resolved = std::make_shared<Model>(*resolved_);
+  std::optional<Matrix>& drawn = slot(*resolved);
+  if (!drawn || drawn->rows() != value.rows() || drawn->cols() != value.cols())
+    return std::string("Not applied: the weight's shape is not the model's");  // an editor of an older shape
+  try {
+    check_values(value, weight_field(*resolved, &drawn));
+  } catch (const InputError& e) {
+    return "Not applied: " + std::string(e.what());
+  }
   slot(next->model) = value;
-  slot(*resolved) = value;  // every other weight as drawn before: the seed and the shapes are unchanged
+  drawn = value;  // every other weight as drawn before: the seed and the shapes are unchanged
   return replace(std::move(next), std::move(resolved), gesture);
 }
 
@@ -103,7 +185,7 @@ std::optional<std::string> ModelDocument::replace(std::shared_ptr<const ModelInp
 
 bool ModelDocument::undo() {
   std::optional<BasicRevision<ModelInput>> r = history_.undo({input_, revision_});
-  if (r) adopt(r->document, r->revision);  // a state that was computed once computes again
+  if (r) adopt(r->document, r->revision);  // a state that was valid once is valid again
   return r.has_value();
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // The model the Model view shows (core/model.h), edited as a document of its own: the model file and the
-// tokens typed in, with an undo history, and the forward pass computed from them. An edit that leaves no
-// valid model (or a token outside the vocabulary) is refused with the reason and changes nothing.
+// tokens typed in, with an undo history, and the forward pass computed from them (on a worker thread when the
+// model is big). An edit that leaves no valid model (or a token outside the vocabulary) is refused with the
+// reason and changes nothing.
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -12,6 +13,7 @@
 
 #include "core/model.h"
 #include "ui/logic/history.h"
+#include "ui/logic/latest_worker.h"
 
 namespace attn::ui {
 
@@ -26,28 +28,51 @@ std::vector<std::string> starting_tokens(const Model& m);
 // The model with the tokens typed (separated by spaces), or with its starting tokens when none are.
 ModelInput model_input(Model m, std::string_view typed_tokens = {});
 
+// What the Model view shows: a state of the document and its forward pass, the newest one computed.
+struct ModelShown {
+  std::shared_ptr<const ModelInput> input;
+  std::shared_ptr<const Model> resolved;  // every weight, drawn ones included
+  std::shared_ptr<const ModelTrace> trace;
+  std::uint64_t ticket = 0;  // which state of the document: every change takes the next one
+  double seconds = 0.0;      // how long the forward pass took
+  std::string error;         // the worker could not compute it (no trace then)
+};
+
+// A forward pass of this much work or more (multiply-adds, about a millisecond) is computed on a worker
+// thread, so that a drag on a big model keeps the window's frames; a smaller one in the frame.
+std::int64_t model_work(const Model& resolved, std::int64_t parameters, int tokens);
+inline constexpr std::int64_t kModelBackgroundWork = std::int64_t(1) << 21;
+
 class ModelDocument {
  public:
   // `history_bytes` bounds the undo history (tests give a smaller bound).
   explicit ModelDocument(std::int64_t history_bytes = BasicHistory<ModelInput>::kBytes);
 
   bool loaded() const { return input_ != nullptr; }
-  // Replaces the document and its history. Returns why not if it cannot be computed (the old one stays).
+  // Replaces the document and its history, its forward pass computed before this returns. Returns why not if
+  // it cannot be computed (the old one stays).
   std::optional<std::string> open(ModelInput input, std::filesystem::path path);
 
-  // Only while loaded(). Valid until release_retired() after the next edit, undo, redo or open: a view may read
-  // them after an edit it made in the same frame.
+  // The newest state, what edits start from. Only while loaded(). Valid until the next poll() after an edit,
+  // undo, redo or open: a view may read them after an edit it made in the same frame.
   const ModelInput& input() const { return *input_; }
   const Model& model() const { return input_->model; }
-  const Model& resolved() const { return *resolved_; }  // every weight, drawn ones included
-  const ModelTrace& trace() const { return *trace_; }
-  double last_run_seconds() const { return seconds_; }
+  const Model& resolved() const { return *resolved_; }     // every weight, drawn ones included
   std::int64_t parameters() const { return parameters_; }  // parameter_count(model())
+  // What the views draw: the newest state whose forward pass is done. A small model's is computed in the
+  // edit itself, so it is the newest state; a big model's on the worker, and until it is done the last one
+  // stays.
+  const ModelShown& shown() const { return shown_; }
+  const ModelTrace& trace() const { return *shown_.trace; }
+  bool computing() const { return shown_.ticket != ticket_ && failed_ticket_ != ticket_; }
+  std::uint64_t ticket() const { return ticket_; }  // the newest state's
 
-  // Applies `change` to a copy and computes it; if that fails nothing changes and the reason is returned
-  // ("layers[0].attention.heads: ..."). Edits made while `gesture` (the active widget, 0: none) stays the
-  // same are one undo step.
+  // Applies `change` to a copy; if that is not a valid model (or a token is outside its vocabulary) nothing
+  // changes and the reason is returned ("layers[0].attention.heads: ..."). Edits made while `gesture` (the
+  // active widget, 0: none) stays the same are one undo step.
   std::optional<std::string> edit(const std::function<void(ModelInput&)>& change, unsigned gesture = 0);
+  // The same as edit() setting the tokens, without drawing the weights from the seed again.
+  std::optional<std::string> edit_tokens(std::vector<std::string> tokens, unsigned gesture = 0);
   // One weight set to `value` (its slot picked by `slot` from a model): the same as edit() setting it, without
   // drawing the other weights from the seed again (a drag on a 4-layer d_model 256 model would redraw 3M numbers
   // every frame).
@@ -58,7 +83,11 @@ class ModelDocument {
   bool can_undo() const { return history_.can_undo(); }
   bool can_redo() const { return history_.can_redo(); }
   void end_gesture() { history_.end_gesture(); }
-  void release_retired() { retired_.clear(); }  // at the start of a frame (AppState::poll)
+
+  // At the start of every frame: frees what was replaced since the last call and shows the worker's newest
+  // forward pass. Returns whether a new one is shown; `failure` says why one could not be computed.
+  bool poll(std::optional<std::string>& failure);
+  void wait();  // until the worker is idle: a poll() after it shows the newest state
 
   // The file: empty until opened from or saved to one.
   const std::filesystem::path& path() const { return path_; }
@@ -70,23 +99,21 @@ class ModelDocument {
   // adopt() as an undoable step of `gesture`, or the reason it was refused.
   std::optional<std::string> replace(std::shared_ptr<const ModelInput> next, std::shared_ptr<const Model> resolved,
                                      unsigned gesture);
-  // Computes `next` (with its weights resolved already, if given); on success it becomes the document at `revision`.
+  // Checks `next` (with its weights resolved already, if given) and makes it the document at `revision`, its
+  // forward pass computed here (when small or `in_frame`) or requested from the worker; or returns why not.
   std::optional<std::string> adopt(std::shared_ptr<const ModelInput> next, std::uint64_t revision,
-                                   std::shared_ptr<const Model> resolved = nullptr);
+                                   std::shared_ptr<const Model> resolved = nullptr, bool in_frame = false);
+  void show(ModelShown next);
   std::shared_ptr<const ModelInput> input_;
   std::shared_ptr<const Model> resolved_;
-  std::shared_ptr<const ModelTrace> trace_;
-  double seconds_ = 0.0;
   std::int64_t parameters_ = 0;
-  struct Retired {
-    std::shared_ptr<const ModelInput> input;
-    std::shared_ptr<const Model> resolved;
-    std::shared_ptr<const ModelTrace> trace;
-  };
-  std::vector<Retired> retired_;  // replaced during this frame
+  ModelShown shown_;
+  std::uint64_t ticket_ = 0, failed_ticket_ = 0;
+  std::vector<ModelShown> retired_;  // replaced since the last poll(); freed on the worker
   BasicHistory<ModelInput> history_;
   std::filesystem::path path_;
   std::uint64_t revision_ = 0, saved_revision_ = 0;
+  LatestWorker<ModelShown, ModelShown> worker_;  // last: its thread starts after everything it uses
 };
 
 // The bytes one state holds (the given weights and the tokens), for the history's bound.

@@ -119,8 +119,8 @@ void views(AppState& state, const Layout& l, ImVec2 display) {
     case View::Compare: ComparePanel(state, view_pos, view_size); break;
     case View::Memory: MemoryPanel(state, view_pos, view_size); break;
     case View::Cost: CostPanel(state, view_pos, view_size); break;
-    case View::Model:  // its matrices change with the model's revision, not the document's
-      PushHeatmapVersion(state.model_doc.revision() * 2 + 1);
+    case View::Model:  // its matrices change with the shown forward pass, not the document
+      PushHeatmapVersion(state.model_doc.shown().ticket * 2 + 1);
       ModelPanel(state, view_pos, view_size);
       PopHeatmapVersion();
       break;

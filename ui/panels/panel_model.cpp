@@ -110,7 +110,7 @@ void box_row(AppState& state, const std::vector<StreamPart>& parts, const std::s
 }
 
 void layer_block(AppState& state, int l) {
-  const Model& m = state.model_doc.resolved();
+  const Model& m = *state.model_doc.shown().resolved;
   const LayerTrace& t = state.model_doc.trace().layers[static_cast<std::size_t>(l)];
   ImGui::PushID(l);
   ImGui::PushFont(title_font());
@@ -126,7 +126,7 @@ void layer_block(AppState& state, int l) {
 
 void layer_column(AppState& state) {
   if (std::exchange(state.model_view.scroll_to_top, false)) ImGui::SetScrollY(0.0f);
-  const Model& m = state.model_doc.resolved();
+  const Model& m = *state.model_doc.shown().resolved;
   const ModelTrace& t = state.model_doc.trace();
   const std::string embedded = m.positions == Positions::Learned      ? "x = embedding[tokens] + W_P"
                                : m.positions == Positions::Sinusoidal ? "x = embedding[tokens] + sinusoids"
@@ -197,7 +197,7 @@ void head_grid(AppState& state, float width, float height) {
 // position pointed at (the last one otherwise).
 void predictions(AppState& state, float width) {
   const ModelTrace& t = state.model_doc.trace();
-  const Model& m = state.model_doc.model();
+  const Model& m = *state.model_doc.shown().resolved;
   const int rows = static_cast<int>(t.tokens.size());
   // The row pointed at in the last frame, else the last: new tokens move the bars along.
   const int position = std::clamp(state.model_view.position < 0 ? rows - 1 : state.model_view.position, 0, rows - 1);
@@ -251,6 +251,8 @@ void model_header(const AppState& state) {
   TextDisabledWrapped(model_summary(m, state.model_doc.parameters()));
   std::string tokens = "tokens:";
   for (const std::string& tok : state.model_doc.input().tokens) tokens += "  " + tok;
+  // A big model's forward pass runs on the worker: until it is done the boxes show the last one.
+  if (state.model_doc.computing()) tokens += "   (computing\u2026)";
   TextWrappedAtSpaces(tokens);
 }
 

@@ -25,6 +25,12 @@ bool apply_model_edit(AppState& state, const std::function<void(ModelInput&)>& c
   return !failed;
 }
 
+// New tokens: the weights stay as drawn.
+void apply_tokens(AppState& state, std::vector<std::string> tokens) {
+  if (const std::optional<std::string> failed = state.model_doc.edit_tokens(std::move(tokens), ImGui::GetActiveID()))
+    state.message = *failed;
+}
+
 // A change of shape: the weights that no longer fit are drawn from the seed, and the status line says which.
 void apply_shape(AppState& state, const std::function<void(Model&)>& change) {
   std::vector<std::string> notes;
@@ -49,8 +55,7 @@ void model_tokens_section(AppState& state) {
   }
   ImGui::SetNextItemWidth(-1);
   ImGui::InputText("##tokens", &typed);
-  if (ImGui::IsItemDeactivatedAfterEdit())
-    apply_model_edit(state, [&](ModelInput& d) { d.tokens = split_words(typed); });
+  if (ImGui::IsItemDeactivatedAfterEdit()) apply_tokens(state, split_words(typed));
   const int shown = std::min(static_cast<int>(in.model.vocab.size()), kVocabButtons);
   const bool full = static_cast<int>(in.tokens.size()) >= in.model.max_positions;
   ImGui::BeginDisabled(full);
@@ -58,12 +63,16 @@ void model_tokens_section(AppState& state) {
     const std::string& word = in.model.vocab[static_cast<std::size_t>(v)];
     if (v > 0) SameLineIfFits(TextWidth(word) + 2 * ImGui::GetStyle().FramePadding.x, 4);
     ImGui::PushID(v);
-    if (ImGui::Button(word.c_str())) apply_model_edit(state, [&](ModelInput& d) { d.tokens.push_back(word); });
+    if (ImGui::Button(word.c_str())) {
+      std::vector<std::string> tokens = in.tokens;
+      tokens.push_back(word);
+      apply_tokens(state, std::move(tokens));
+    }
     ImGui::PopID();
   }
   ImGui::EndDisabled();
   ImGui::BeginDisabled(in.tokens.size() < 2);
-  if (ImGui::Button("Remove the last token")) apply_model_edit(state, [](ModelInput& d) { d.tokens.pop_back(); });
+  if (ImGui::Button("Remove the last token")) apply_tokens(state, {in.tokens.begin(), in.tokens.end() - 1});
   ImGui::EndDisabled();
   if (full) TextDisabledWrapped("At most " + std::to_string(in.model.max_positions) + " tokens (max_positions).");
 }
