@@ -226,12 +226,13 @@ void fit_positions(Scenario& s) {
   const int n = positions_needed(s);
   if (a.positions != Positions::Learned || a.max_positions >= n) return;
   if (s.weights.W_P) {
-    Matrix& p = *s.weights.W_P;
+    Matrix p = *s.weights.W_P;
     const Eigen::Index given = p.rows();
     p.conservativeResize(n, Eigen::NoChange);
     for (Eigen::Index r = given; r < n; ++r)
       for (Eigen::Index c = 0; c < p.cols(); ++c)
         p(r, c) = seeded_value(s.seed, SeedStream::W_P, r, c) * s.weight_scale;
+    s.weights.W_P = std::move(p);
   }
   a.max_positions = n;
 }

@@ -60,7 +60,7 @@ Weights resolve_weights(const Scenario& s) {
   Weights w;
   for (WeightId id : kAllWeights) {
     if (!weight_used(id, s.attention)) continue;
-    const std::optional<Matrix>& given = weight_slot(s.weights, id);
+    const SharedMatrix& given = weight_slot(s.weights, id);
     const WeightShape shape = weight_shape(id, s.attention, s.d_model());
     weight_slot(w, id) =
         given ? *given : seeded_matrix(s.seed, seed_stream(id), shape.rows, shape.cols) * s.weight_scale;
@@ -74,7 +74,7 @@ namespace {
 std::optional<WeightId> first_unfit(const Weights& w, const Scenario& s) {
   for (WeightId id : kAllWeights) {
     if (!weight_used(id, s.attention)) continue;
-    const std::optional<Matrix>& m = weight_slot(w, id);
+    const SharedMatrix& m = weight_slot(w, id);
     const WeightShape shape = weight_shape(id, s.attention, s.d_model());
     if (!m || m->rows() != shape.rows || m->cols() != shape.cols) return id;
   }
@@ -108,7 +108,7 @@ bool same_resolved_weights(const Scenario& a, const Scenario& b) {
     if (p.rows != q.rows || p.cols != q.cols) return false;
   }
   for (WeightId id : kAllWeights) {
-    const std::optional<Matrix>&p = weight_slot(a.weights, id), &q = weight_slot(b.weights, id);
+    const SharedMatrix&p = weight_slot(a.weights, id), &q = weight_slot(b.weights, id);
     if (p.has_value() != q.has_value()) return false;
     if (p && (p->rows() != q->rows() || p->cols() != q->cols() || *p != *q)) return false;
   }
@@ -136,7 +136,7 @@ std::string unused_reason(WeightId id, const AttentionConfig& a) {
 std::vector<std::string> drop_unfit_weights(Scenario& s) {
   std::vector<std::string> notes;
   for (WeightId id : kAllWeights) {
-    std::optional<Matrix>& m = weight_slot(s.weights, id);
+    SharedMatrix& m = weight_slot(s.weights, id);
     if (!m) continue;
     const std::string name = std::string("weights.") + weight_name(id);
     if (!weight_used(id, s.attention)) {

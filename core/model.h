@@ -44,19 +44,19 @@ struct FfnConfig {
 
 // A layer's weights besides its attention's, as the file gives them (any may be missing).
 struct LayerWeights {
-  std::optional<Matrix> ln1_gain, ln1_bias;  // (1, d_model) norm pre or post
-  std::optional<Matrix> ln2_gain, ln2_bias;  // (1, d_model) norm pre or post, with an FFN
-  std::optional<Matrix> W_1;                 // (d_model, d_ff)
-  std::optional<Matrix> b_1;                 // (1, d_ff)      relu and gelu
-  std::optional<Matrix> W_2;                 // (d_ff, d_model)
-  std::optional<Matrix> b_2;                 // (1, d_model)   relu and gelu
-  std::optional<Matrix> W_3;                 // (d_model, d_ff) swiglu: the gate's other half
+  SharedMatrix ln1_gain, ln1_bias;  // (1, d_model) norm pre or post
+  SharedMatrix ln2_gain, ln2_bias;  // (1, d_model) norm pre or post, with an FFN
+  SharedMatrix W_1;                 // (d_model, d_ff)
+  SharedMatrix b_1;                 // (1, d_ff)      relu and gelu
+  SharedMatrix W_2;                 // (d_ff, d_model)
+  SharedMatrix b_2;                 // (1, d_model)   relu and gelu
+  SharedMatrix W_3;                 // (d_model, d_ff) swiglu: the gate's other half
 };
 
 // Each LayerWeights field's name in files, and whether the file writes it as one flat row.
 struct LayerWeightField {
   const char* name;
-  std::optional<Matrix> LayerWeights::*slot;
+  SharedMatrix LayerWeights::*slot;
   bool row;
 };
 inline constexpr LayerWeightField kLayerWeightFields[] = {
@@ -82,11 +82,11 @@ struct Model {
   Norm norm = Norm::Pre;
   FfnConfig ffn;
   std::vector<ModelLayer> layers;
-  std::optional<Matrix> embedding;    // (vocab, d_model)
-  std::optional<Matrix> W_P;          // (max_positions, d_model) learned positions
-  std::optional<Matrix> final_gain;   // (1, d_model) pre only
-  std::optional<Matrix> final_bias;   // (1, d_model) pre only
-  std::optional<Matrix> unembedding;  // (d_model, vocab)
+  SharedMatrix embedding;    // (vocab, d_model)
+  SharedMatrix W_P;          // (max_positions, d_model) learned positions
+  SharedMatrix final_gain;   // (1, d_model) pre only
+  SharedMatrix final_bias;   // (1, d_model) pre only
+  SharedMatrix unembedding;  // (d_model, vocab)
   std::uint64_t seed = 1;
 };
 
@@ -111,7 +111,7 @@ void set_model_positions(Model& m, Positions p);
 void reseed_model(Model& m);
 
 // The path in the file of the weight `slot` points at, one of m's ("layers[1].weights.W_1"); empty if none is.
-std::string weight_field(const Model& m, const std::optional<Matrix>* slot);
+std::string weight_field(const Model& m, const SharedMatrix* slot);
 
 // How many numbers the model's weights hold, given or to be drawn (no weight is drawn to count them).
 std::int64_t parameter_count(const Model& m);

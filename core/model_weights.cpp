@@ -12,7 +12,7 @@ namespace {
 // A weight of the model or of a layer: where it lives, its shape and what it starts as when the file lacks it.
 struct Part {
   std::string field;  // "layers[1].W_1", "embedding"
-  std::optional<Matrix>* slot;
+  SharedMatrix* slot;
   bool used;
   int rows, cols;
   std::string rows_meaning, cols_meaning;
@@ -150,7 +150,7 @@ void check_model(const Model& m) {
   }
 }
 
-std::string weight_field(const Model& m, const std::optional<Matrix>* slot) {
+std::string weight_field(const Model& m, const SharedMatrix* slot) {
   for (const Part& p : read_parts(m))
     if (p.slot == slot) return p.field;
   for (std::size_t l = 0; l < m.layers.size(); ++l)

@@ -179,7 +179,7 @@ void validate(const Scenario& s) {
   }
 
   for (WeightId id : kAllWeights) {
-    const std::optional<Matrix>& m = weight_slot(s.weights, id);
+    const SharedMatrix& m = weight_slot(s.weights, id);
     if (!m) continue;
     const std::string field = std::string("weights.") + weight_name(id);
     if (!weight_used(id, a)) {

@@ -30,7 +30,7 @@ const char* weight_name(WeightId id) {
   return "?";
 }
 
-std::optional<Matrix>& weight_slot(Weights& w, WeightId id) {
+SharedMatrix& weight_slot(Weights& w, WeightId id) {
   switch (id) {
     case WeightId::W_Q: return w.W_Q;
     case WeightId::W_K: return w.W_K;
@@ -51,7 +51,7 @@ std::optional<Matrix>& weight_slot(Weights& w, WeightId id) {
   return w.W_Q;
 }
 
-const std::optional<Matrix>& weight_slot(const Weights& w, WeightId id) {
+const SharedMatrix& weight_slot(const Weights& w, WeightId id) {
   return weight_slot(const_cast<Weights&>(w), id);
 }
 

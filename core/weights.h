@@ -8,26 +8,27 @@
 
 #include "core/config.h"
 #include "core/matrix.h"
+#include "core/shared_matrix.h"
 
 namespace attn {
 
 // Weights as a file gives them (any may be missing) or as the engine used them (exactly the used ones).
 struct Weights {
-  std::optional<Matrix> W_Q;    // (d_model, H*d)    queries, unless mla compresses them
-  std::optional<Matrix> W_K;    // (d_model, G*d)    not mla
-  std::optional<Matrix> W_V;    // (d_model, G*d)    not mla
-  std::optional<Matrix> W_O;    // (H*d, d_model)    with output_projection
-  std::optional<Matrix> W_DKV;  // (d_model, d_c)    mla: down to the cached latent
-  std::optional<Matrix> W_UK;   // (d_c, H*d)        mla: latent up to keys
-  std::optional<Matrix> W_UV;   // (d_c, H*d)        mla: latent up to values
-  std::optional<Matrix> W_DQ;   // (d_model, d_c')   mla with query_latent_dim > 0
-  std::optional<Matrix> W_UQ;   // (d_c', H*d)       mla with query_latent_dim > 0
-  std::optional<Matrix> W_P;    // (max_positions, d_model)  learned positions
-  std::optional<Matrix> W_QR;   // (d_q, H*d_R)      mla with rope: the decoupled queries (d_q = d_c' or d_model)
-  std::optional<Matrix> W_KR;   // (d_model, d_R)    mla with rope: the one decoupled key per token
-  std::optional<Matrix> W_QI;   // (d_model, H_I*d_I)  sparse: the indexer's queries
-  std::optional<Matrix> W_KI;   // (d_model, d_I)      sparse: the indexer's key per token
-  std::optional<Matrix> W_wI;   // (d_model, H_I)      sparse: each indexer head's weight per query
+  SharedMatrix W_Q;    // (d_model, H*d)    queries, unless mla compresses them
+  SharedMatrix W_K;    // (d_model, G*d)    not mla
+  SharedMatrix W_V;    // (d_model, G*d)    not mla
+  SharedMatrix W_O;    // (H*d, d_model)    with output_projection
+  SharedMatrix W_DKV;  // (d_model, d_c)    mla: down to the cached latent
+  SharedMatrix W_UK;   // (d_c, H*d)        mla: latent up to keys
+  SharedMatrix W_UV;   // (d_c, H*d)        mla: latent up to values
+  SharedMatrix W_DQ;   // (d_model, d_c')   mla with query_latent_dim > 0
+  SharedMatrix W_UQ;   // (d_c', H*d)       mla with query_latent_dim > 0
+  SharedMatrix W_P;    // (max_positions, d_model)  learned positions
+  SharedMatrix W_QR;   // (d_q, H*d_R)      mla with rope: the decoupled queries (d_q = d_c' or d_model)
+  SharedMatrix W_KR;   // (d_model, d_R)    mla with rope: the one decoupled key per token
+  SharedMatrix W_QI;   // (d_model, H_I*d_I)  sparse: the indexer's queries
+  SharedMatrix W_KI;   // (d_model, d_I)      sparse: the indexer's key per token
+  SharedMatrix W_wI;   // (d_model, H_I)      sparse: each indexer head's weight per query
 };
 
 enum class WeightId { W_Q, W_K, W_V, W_O, W_DKV, W_UK, W_UV, W_DQ, W_UQ, W_P, W_QR, W_KR, W_QI, W_KI, W_wI };
@@ -43,8 +44,8 @@ struct WeightShape {
 };
 
 const char* weight_name(WeightId id);  // "W_Q"
-std::optional<Matrix>& weight_slot(Weights& w, WeightId id);
-const std::optional<Matrix>& weight_slot(const Weights& w, WeightId id);
+SharedMatrix& weight_slot(Weights& w, WeightId id);
+const SharedMatrix& weight_slot(const Weights& w, WeightId id);
 bool weight_used(WeightId id, const AttentionConfig& a);
 WeightShape weight_shape(WeightId id, const AttentionConfig& a, int d_model);
 // "W_Q, W_K, W_V" for messages such as "not used by variant mla (it uses W_DKV, W_UK, W_UV, W_Q)".

@@ -284,8 +284,8 @@ void check_trace(const Scenario& s, const Trace& t) {
   FUZZ_CHECK(t.x == s.input.embeddings && t.x_kv == s.kv_side().embeddings, "trace x / x_kv are not the embeddings");
 
   for (WeightId id : kAllWeights) {
-    const std::optional<Matrix>& used = weight_slot(t.weights, id);
-    const std::optional<Matrix>& given = weight_slot(s.weights, id);
+    const SharedMatrix& used = weight_slot(t.weights, id);
+    const SharedMatrix& given = weight_slot(s.weights, id);
     FUZZ_CHECK(used.has_value() == weight_used(id, a),
                std::string("trace weight ") + weight_name(id) + " present iff used");
     if (!used) continue;

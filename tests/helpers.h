@@ -57,6 +57,12 @@ inline void check_matrix(const Matrix& actual, const Matrix& expected, double to
     }
 }
 
+// `m` with one cell changed: a weight is replaced whole (SharedMatrix), never changed in place.
+inline Matrix with_cell(Matrix m, Eigen::Index r, Eigen::Index c, double value) {
+  m(r, c) = value;
+  return m;
+}
+
 inline std::string asset(const std::string& name) { return std::string(ATTN_ASSETS_DIR) + "/scenarios/" + name; }
 inline std::string data(const std::string& name) { return std::string(ATTN_TEST_DATA_DIR) + "/" + name; }
 

@@ -66,8 +66,7 @@ TEST_CASE("NaN or Inf typed into a cell is refused with the cell named -- the do
   CHECK_FALSE(state.edit([](Scenario& d) { d.input.embeddings(1, 2) = std::numeric_limits<double>::quiet_NaN(); }));
   CHECK(state.message == "Not applied: embeddings[1][2]: not a finite number");
   CHECK_FALSE(state.edit([](Scenario& d) {
-    d.weights.W_Q = Matrix::Ones(4, 3);
-    (*d.weights.W_Q)(3, 0) = -std::numeric_limits<double>::infinity();
+    d.weights.W_Q = with_cell(Matrix::Ones(4, 3), 3, 0, -std::numeric_limits<double>::infinity());
   }));
   CHECK(state.message == "Not applied: weights.W_Q[3][0]: not a finite number");
   CHECK(scenario_to_text(state.scenario()) == before);

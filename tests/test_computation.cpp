@@ -171,7 +171,7 @@ TEST_CASE("same_resolved_weights: embeddings and mask do not matter -- seed, sha
   Scenario given = a, other = a;
   given.weights.W_Q = other.weights.W_Q = Matrix::Zero(16, 64);
   CHECK(same_resolved_weights(given, other));
-  (*other.weights.W_Q)(15, 63) = 0.1;  // the last cell: a comparison that stops early would miss it
+  other.weights.W_Q = with_cell(*other.weights.W_Q, 15, 63, 0.1);  // the last cell: a comparison that stops early would miss it
   CHECK_FALSE(same_resolved_weights(given, other));
 }
 

@@ -302,7 +302,7 @@ std::set<std::string> shown_numbers(const Trace& t) {
   for (const Matrix* m : {&t.x, &t.x_kv, &t.concat, &t.output}) add(*m);
   const int d = t.attention.head_dim;
   for (const WeightId id : kAllWeights)
-    if (const std::optional<Matrix>& w = weight_slot(t.weights, id)) {
+    if (const SharedMatrix& w = weight_slot(t.weights, id)) {
       add(*w);
       for (Eigen::Index h = 0; h < w->cols() / d; ++h) add(w->middleCols(h * d, d));
       for (Eigen::Index h = 0; h < w->rows() / d; ++h) add(w->middleRows(h * d, d));

@@ -113,7 +113,7 @@ TEST_CASE("the loader reports the field of a value that is not finite") {
   s.input.embeddings(2, 1) = std::numeric_limits<double>::quiet_NaN();
   CHECK_THROWS_WITH_AS(validate(s), "embeddings[2][1]: not a finite number", InputError);
   s = cat_sat();
-  s.weights.W_Q->coeffRef(0, 2) = std::numeric_limits<double>::infinity();
+  s.weights.W_Q = with_cell(*s.weights.W_Q, 0, 2, std::numeric_limits<double>::infinity());
   CHECK_THROWS_WITH_AS(validate(s), "weights.W_Q[0][2]: not a finite number", InputError);
 }
 

@@ -320,7 +320,7 @@ TEST_CASE("a visit keeps the document's unsaved changes for the way back, and fr
 TEST_CASE("a weight edit keeps the other weights as drawn: the same model as resolving it again, bit for bit") {
   ModelDocument doc;
   open_tiny(doc);
-  const auto w_1 = [](Model& m) -> std::optional<Matrix>& { return m.layers[1].own.W_1; };
+  const auto w_1 = [](Model& m) -> SharedMatrix& { return m.layers[1].own.W_1; };
   Matrix edited = *doc.resolved().layers[1].own.W_1;
   edited(2, 3) = 0.75;
   REQUIRE_FALSE(doc.edit_weight(w_1, edited, 9).has_value());
@@ -369,7 +369,7 @@ TEST_CASE("a model's forward pass is computed on the worker when it is big: the 
   CHECK(doc.trace().tokens == words("<s> a b c d e f g"));
   const std::uint64_t opened = doc.shown().ticket;
 
-  const auto w_q = [](Model& m) -> std::optional<Matrix>& { return m.layers[0].weights.W_Q; };
+  const auto w_q = [](Model& m) -> SharedMatrix& { return m.layers[0].weights.W_Q; };
   Matrix edited = *doc.resolved().layers[0].weights.W_Q;
   edited(0, 0) = 3.0;
   REQUIRE_FALSE(doc.edit_weight(w_q, edited, 4).has_value());
@@ -400,7 +400,7 @@ TEST_CASE("a forward pass that overflows is refused in the frame, and reported b
   Model tiny = load_model_file(kTiny);
   tiny.norm = Norm::None;
   REQUIRE_FALSE(small.open({tiny, starting_tokens(tiny)}, "").has_value());
-  const auto w_2 = [](Model& m) -> std::optional<Matrix>& { return m.layers[0].own.W_2; };
+  const auto w_2 = [](Model& m) -> SharedMatrix& { return m.layers[0].own.W_2; };
   Matrix huge = *small.resolved().layers[0].own.W_2;
   huge.setConstant(1e12);
   const std::optional<std::string> refused = small.edit_weight(w_2, huge);
@@ -435,6 +435,6 @@ TEST_CASE("a weight edit names the weight it refuses by its path in the file") {
   CHECK(weight_field(m, &m.layers[1].own.W_1) == "layers[1].weights.W_1");
   CHECK(weight_field(m, &m.layers[0].weights.W_O) == "layers[0].weights.W_O");
   CHECK(weight_field(m, &m.layers[0].weights.W_DQ) == "layers[0].weights.W_DQ");
-  const std::optional<Matrix> elsewhere;
+  const SharedMatrix elsewhere;
   CHECK(weight_field(m, &elsewhere).empty());
 }

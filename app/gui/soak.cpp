@@ -86,8 +86,9 @@ void Soak::edit_weight(ui::AppState& state, double value, std::string& problem) 
   edit(
       state,
       [&](Scenario& d) {
-        weight_slot(d.weights, id) = w;
-        (*weight_slot(d.weights, id))(r, c) = value;
+        Matrix edited = w;
+        edited(r, c) = value;
+        weight_slot(d.weights, id) = std::move(edited);
       },
       problem);
 }

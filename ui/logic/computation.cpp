@@ -8,7 +8,7 @@ namespace attn::ui {
 
 Computation::Computation(const Scenario& first)
     : worker_([](const RecomputeRequest& r) { return compute_all(*r.scenario, r.ticket, r.resolved.get()); },
-              failed_computation) {
+              failed_computation, 0.5) {  // docs/PERFORMANCE.md: the view catches up sooner
   show(compute_all(first, ++ticket_));
 }
 

@@ -26,8 +26,11 @@ class LatestWorker {
   // What a job that threw gives instead (validated by the caller, so it ran out of memory).
   using Fail = std::function<Result(const Job&, const std::exception&)>;
 
-  LatestWorker(Compute compute, Fail fail)
-      : compute_(std::move(compute)), fail_(std::move(fail)), thread_([this] { run(); }) {}
+  // Edits streaming in (a drag) would keep this thread computing back to back: it rests `rest` times as long as
+  // it worked before the next job, so the window's frames keep their share of a small machine. Longer rests give
+  // smoother frames, shorter ones a view that catches up sooner.
+  LatestWorker(Compute compute, Fail fail, double rest)
+      : compute_(std::move(compute)), fail_(std::move(fail)), rest_(rest), thread_([this] { run(); }) {}
   ~LatestWorker() {
     {
       std::lock_guard lock(mutex_);
@@ -94,14 +97,13 @@ class LatestWorker {
       // Shown even if a newer job is queued: while edits stream in, the view still moves on.
       done_ = std::move(result);
       if (!queued_) idle_.notify_all();
-      // Edits streaming in (a drag) would keep this thread computing back to back: it rests half as long as
-      // it worked before the next one, so the window's frames keep their share of a small machine.
-      if (queued_) wake_.wait_for(lock, worked * 0.5, [this] { return stop_; });
+      if (queued_) wake_.wait_for(lock, worked * rest_, [this] { return stop_; });
     }
   }
 
   Compute compute_;
   Fail fail_;
+  double rest_;
   std::mutex mutex_;
   std::condition_variable wake_, idle_;
   std::optional<Job> queued_;

@@ -10,7 +10,7 @@
 namespace attn::ui {
 namespace {
 
-std::int64_t bytes_of(const std::optional<Matrix>& m) { return m ? std::int64_t(m->size()) * 8 : 0; }
+std::int64_t bytes_of(const SharedMatrix& m) { return m ? std::int64_t(m->size()) * 8 : 0; }
 
 }  // namespace
 
@@ -70,7 +70,8 @@ void check_tokens(const Model& m, const std::vector<std::string>& tokens) {
 }  // namespace
 
 ModelDocument::ModelDocument(std::int64_t history_bytes)
-    : history_(model_input_bytes, history_bytes), worker_(forward_pass, failed_forward_pass) {}
+    : history_(model_input_bytes, history_bytes),
+      worker_(forward_pass, failed_forward_pass, 1.0) {}  // the Model view draws more than the others
 
 std::optional<std::string> ModelDocument::adopt(std::shared_ptr<const ModelInput> next, std::uint64_t revision,
                                                 std::shared_ptr<const Model> resolved, bool in_frame) {
@@ -160,7 +161,7 @@ std::optional<std::string> ModelDocument::edit_tokens(std::vector<std::string> t
 std::optional<std::string> ModelDocument::edit_weight(const WeightSlot& slot, const Matrix& value, unsigned gesture) {
   auto next = std::make_shared<ModelInput>(*input_);
   auto resolved = std::make_shared<Model>(*resolved_);
-  std::optional<Matrix>& drawn = slot(*resolved);
+  SharedMatrix& drawn = slot(*resolved);
   if (!drawn || drawn->rows() != value.rows() || drawn->cols() != value.cols())
     return std::string("Not applied: the weight's shape is not the model's");  // an editor of an older shape
   try {

@@ -76,7 +76,7 @@ class ModelDocument {
   // One weight set to `value` (its slot picked by `slot` from a model): the same as edit() setting it, without
   // drawing the other weights from the seed again (a drag on a 4-layer d_model 256 model would redraw 3M numbers
   // every frame).
-  using WeightSlot = std::function<std::optional<Matrix>&(Model&)>;
+  using WeightSlot = std::function<SharedMatrix&(Model&)>;
   std::optional<std::string> edit_weight(const WeightSlot& slot, const Matrix& value, unsigned gesture = 0);
   bool undo();
   bool redo();
@@ -116,7 +116,8 @@ class ModelDocument {
   LatestWorker<ModelShown, ModelShown> worker_;  // last: its thread starts after everything it uses
 };
 
-// The bytes one state holds (the given weights and the tokens), for the history's bound.
+// The bytes one state holds (the given weights and the tokens), for the history's bound. States share the weights
+// an edit left alone (SharedMatrix), but each counts them whole: the bound errs on the side of memory.
 std::int64_t model_input_bytes(const ModelInput& in);
 
 }  // namespace attn::ui

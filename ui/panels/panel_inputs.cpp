@@ -276,7 +276,7 @@ void InputsPanel(AppState& state, ImVec2 pos, ImVec2 size) {
         state, "X_kv (context)", s.context->embeddings, &s.context->tokens,
         [](Scenario& d, const Matrix& m) { d.context->embeddings = m; }, false);
   for (WeightId id : kAllWeights) {
-    const std::optional<Matrix>& used = weight_slot(*weights, id);
+    const SharedMatrix& used = weight_slot(*weights, id);
     if (!used) continue;
     matrix_section(
         state, weight_name(id), *used, nullptr, [id](Scenario& d, const Matrix& m) { weight_slot(d.weights, id) = m; },

@@ -124,7 +124,7 @@ void model_shape_section(AppState& state) {
 // One weight as a matrix to edit, under a header saying whether it came from the seed.
 void model_weight_section(AppState& state, const std::string& name, const Matrix& value, bool seeded,
                           const std::vector<std::string>* rows,
-                          const std::function<std::optional<Matrix>&(Model&)>& slot) {
+                          const std::function<SharedMatrix&(Model&)>& slot) {
   std::string header = name + "  [" + std::to_string(value.rows()) + "\u00D7" + std::to_string(value.cols()) + "]";
   // The header's label is cut off by its frame, never wrapped: the note goes where it fits.
   const float room = ImGui::GetContentRegionAvail().x - ImGui::GetFrameHeight() - 2 * ImGui::GetStyle().FramePadding.x;
@@ -142,28 +142,28 @@ void model_weight_section(AppState& state, const std::string& name, const Matrix
 void model_weights_section(AppState& state) {
   const Model& given = state.model_doc.model();
   const Model& r = state.model_doc.resolved();
-  const auto model_part = [&](const char* name, std::optional<Matrix> Model::*member,
+  const auto model_part = [&](const char* name, SharedMatrix Model::*member,
                               const std::vector<std::string>* rows) {
     if (!(r.*member)) return;
     model_weight_section(state, name, *(r.*member), !(given.*member), rows,
-                         [member](Model& d) -> std::optional<Matrix>& { return d.*member; });
+                         [member](Model& d) -> SharedMatrix& { return d.*member; });
   };
   model_part("embedding", &Model::embedding, &r.vocab);
   model_part("W_P", &Model::W_P, nullptr);
   for (std::size_t l = 0; l < r.layers.size(); ++l) {
     const std::string prefix = "L" + std::to_string(l) + " ";
     for (const WeightId id : kAllWeights) {
-      const std::optional<Matrix>& w = weight_slot(r.layers[l].weights, id);
+      const SharedMatrix& w = weight_slot(r.layers[l].weights, id);
       if (!w) continue;
       model_weight_section(
           state, prefix + weight_name(id), *w, !weight_slot(given.layers[l].weights, id), nullptr,
-          [l, id](Model& d) -> std::optional<Matrix>& { return weight_slot(d.layers[l].weights, id); });
+          [l, id](Model& d) -> SharedMatrix& { return weight_slot(d.layers[l].weights, id); });
     }
     for (const LayerWeightField& f : kLayerWeightFields) {
-      const std::optional<Matrix>& w = r.layers[l].own.*f.slot;
+      const SharedMatrix& w = r.layers[l].own.*f.slot;
       if (!w) continue;
       model_weight_section(state, prefix + f.name, *w, !(given.layers[l].own.*f.slot), nullptr,
-                           [l, slot = f.slot](Model& d) -> std::optional<Matrix>& { return d.layers[l].own.*slot; });
+                           [l, slot = f.slot](Model& d) -> SharedMatrix& { return d.layers[l].own.*slot; });
     }
   }
   model_part("final_gain", &Model::final_gain, nullptr);
