@@ -438,3 +438,14 @@ TEST_CASE("a weight edit names the weight it refuses by its path in the file") {
   const SharedMatrix elsewhere;
   CHECK(weight_field(m, &elsewhere).empty());
 }
+
+TEST_CASE("the window title names the document the view on screen edits: the model in the Model view") {
+  AppState state(cat_sat(), asset("the_cat_sat.json"));
+  open_model_document(state, kTiny);
+  REQUIRE(state.view == View::Model);
+  CHECK(state.window_title() == "Attention Lab \u2014 tiny (tiny.json)");
+  REQUIRE_FALSE(state.model_doc.edit_tokens(words("a b")).has_value());
+  CHECK(state.window_title() == "Attention Lab \u2014 tiny (tiny.json) \u2022 unsaved");
+  state.view = View::Pipeline;
+  CHECK(state.window_title() == "Attention Lab \u2014 the cat sat (the_cat_sat.json)");
+}

@@ -6,6 +6,8 @@
 #include <sstream>
 
 #include "app/gui/user_files.h"
+#include "core/io/model_json.h"
+#include "core/io/model_write.h"
 #include "core/io/scenario_write.h"
 #include "helpers.h"
 #include "ui/logic/document_files.h"
@@ -69,16 +71,106 @@ TEST_CASE("the recovery file brings back the exact document -- a damaged one is 
   const fs::path dir = fresh_dir("recovery");
   Scenario s = load_scenario_file(asset("the_lazy_dog_mla.json"));
   s.input.embeddings(1, 2) = 0.25;
-  gui::write_recovery(dir / "recovery.json", s, "/somewhere/the_lazy_dog_mla.json");
+  gui::write_recovery(dir / "recovery.json", {s, "/somewhere/the_lazy_dog_mla.json"});
   const auto r = gui::read_recovery(dir / "recovery.json");
   REQUIRE(r.has_value());
   CHECK(r->original == "/somewhere/the_lazy_dog_mla.json");
   CHECK(r->when.size() == 16);  // "YYYY-MM-DD HH:MM"
-  CHECK(scenario_to_text(r->scenario) == scenario_to_text(s));
+  REQUIRE(r->scenario.has_value());
+  CHECK(scenario_to_text(*r->scenario) == scenario_to_text(s));
+  CHECK_FALSE(r->model.has_value());
   CHECK_FALSE(gui::read_recovery(dir / "none.json").has_value());
   std::ofstream(dir / "recovery.json") << R"({"original": "", "scenario": {"tokens": []}})";
   std::string problem;
   CHECK_FALSE(gui::read_recovery(dir / "recovery.json", &problem).has_value());
   CHECK(problem == (dir / "recovery.json").string() + ": embeddings: missing (required)");
+  fs::remove_all(dir);
+}
+
+namespace {
+
+const fs::path kTinyModel = fs::path(ATTN_ASSETS_DIR) / "models" / "tiny.json";
+
+// A model edited in the app: a weight cell and the tokens, unsaved.
+void edit_tiny(ui::AppState& state) {
+  ui::open_model_document(state, kTinyModel);
+  REQUIRE(state.model_doc.loaded());
+  const auto w_1 = [](Model& m) -> SharedMatrix& { return m.layers[0].own.W_1; };
+  REQUIRE_FALSE(state.model_doc.edit_weight(w_1, with_cell(*state.model_doc.resolved().layers[0].own.W_1, 1, 2, 0.5)));
+  REQUIRE_FALSE(state.model_doc.edit_tokens({"<s>", "a", "b", "a"}));
+}
+
+}  // namespace
+
+TEST_CASE("the recovery file keeps the model's unsaved changes too, and restoring them makes them unsaved again") {
+  const fs::path dir = fresh_dir("recovery_model");
+  ui::AppState state(cat_sat(), "");
+  CHECK_FALSE(ui::unsaved_work(state).has_value());
+  edit_tiny(state);
+  const std::optional<ui::RecoveryOffer> unsaved = ui::unsaved_work(state);
+  REQUIRE(unsaved.has_value());
+  CHECK_FALSE(unsaved->scenario.has_value());  // the scenario has nothing unsaved
+  REQUIRE(unsaved->model.has_value());
+  CHECK(unsaved->model_original == kTinyModel);
+  gui::write_recovery(dir / "recovery.json", *unsaved);
+
+  std::string problem;
+  const std::optional<ui::RecoveryOffer> r = gui::read_recovery(dir / "recovery.json", &problem);
+  REQUIRE_MESSAGE(r.has_value(), problem);
+  CHECK_FALSE(r->scenario.has_value());
+  REQUIRE(r->model.has_value());
+  CHECK(r->model_original == kTinyModel);
+  CHECK(r->model->tokens == std::vector<std::string>{"<s>", "a", "b", "a"});
+  CHECK(model_to_text(r->model->model) == model_to_text(state.model_doc.model()));
+
+  ui::AppState after(cat_sat(), "");  // the next start
+  ui::restore_unsaved_work(after, *r);
+  REQUIRE(after.model_doc.loaded());
+  CHECK(after.model_doc.dirty());
+  CHECK(after.model_doc.path() == kTinyModel);
+  CHECK(model_to_text(after.model_doc.model()) == model_to_text(state.model_doc.model()));
+  CHECK(after.model_doc.trace().logits == state.model_doc.trace().logits);
+  REQUIRE(after.model_doc.undo());  // one undo away from the file
+  CHECK(model_to_text(after.model_doc.model()) == model_to_text(load_model_file(kTinyModel)));
+  CHECK_FALSE(after.document().dirty());
+
+  // A model never saved: restored without a file, and unsaved.
+  ui::RecoveryOffer unnamed = *r;
+  unnamed.model_original.clear();
+  ui::AppState fresh(cat_sat(), "");
+  ui::restore_unsaved_work(fresh, unnamed);
+  REQUIRE(fresh.model_doc.loaded());
+  CHECK(fresh.model_doc.dirty());
+  CHECK(fresh.model_doc.path().empty());
+  CHECK(fresh.model_doc.input().tokens == std::vector<std::string>{"<s>", "a", "b", "a"});
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a recovery file with both documents, and a damaged model in one, named by its path") {
+  const fs::path dir = fresh_dir("recovery_both");
+  ui::AppState state(cat_sat(), "");
+  REQUIRE(state.edit([](Scenario& d) { d.input.embeddings(0, 0) = 0.5; }));
+  edit_tiny(state);
+  const std::optional<ui::RecoveryOffer> unsaved = ui::unsaved_work(state);
+  REQUIRE(unsaved.has_value());
+  CHECK(unsaved->scenario.has_value());
+  CHECK(unsaved->model.has_value());
+  gui::write_recovery(dir / "recovery.json", *unsaved);
+  const std::optional<ui::RecoveryOffer> r = gui::read_recovery(dir / "recovery.json");
+  REQUIRE(r.has_value());
+  REQUIRE(r->scenario.has_value());
+  CHECK(r->scenario->input.embeddings(0, 0) == 0.5);
+  CHECK(r->model.has_value());
+
+  std::ofstream(dir / "recovery.json") << R"({"model": {"tokens": ["a"], "model": {"vocab": []}}})";
+  std::string problem;
+  CHECK_FALSE(gui::read_recovery(dir / "recovery.json", &problem).has_value());
+  CHECK(problem.starts_with((dir / "recovery.json").string() + ": model.model."));
+  std::ofstream(dir / "recovery.json") << R"({"model": {"tokens": [3], "model": {}}})";
+  CHECK_FALSE(gui::read_recovery(dir / "recovery.json", &problem).has_value());
+  CHECK(problem.starts_with((dir / "recovery.json").string() + ": model.model."));
+  std::ofstream(dir / "recovery.json") << R"({"model": {"original": "", "tokens": "a b"}})";
+  CHECK_FALSE(gui::read_recovery(dir / "recovery.json", &problem).has_value());
+  CHECK(problem == (dir / "recovery.json").string() + ": model.tokens: expected a list of tokens");
   fs::remove_all(dir);
 }

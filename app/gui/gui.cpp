@@ -17,6 +17,7 @@
 #include "app/gui/frame_drivers.h"
 #include "app/gui/start_state.h"
 #include "app/gui/user_files.h"
+#include "ui/logic/document_files.h"
 #include "ui/widgets/heatmap.h"
 #include "ui/widgets/keys.h"
 #include "ui/widgets/layout_check_frame.h"
@@ -35,7 +36,7 @@ namespace {
 struct Autosave {
   std::filesystem::path file;
   bool enabled;
-  std::uint64_t written_revision = 0;
+  std::pair<std::uint64_t, std::uint64_t> written{0, 0};  // the document's and the model's revisions
   double last_write = -1e9;
   static constexpr double kSeconds = 2.0;
 
@@ -46,15 +47,17 @@ struct Autosave {
       state.recovery.reset();
     }
     if (state.recovery) return;  // never overwrite an offer that has not been answered
-    const ui::Document& d = state.recoverable_document();
-    if (!d.dirty()) {
-      if (written_revision) remove();
+    const std::optional<ui::RecoveryOffer> unsaved = ui::unsaved_work(state);
+    if (!unsaved) {
+      if (written != std::pair<std::uint64_t, std::uint64_t>{0, 0}) remove();
       return;
     }
-    if (d.revision == written_revision || now - last_write < kSeconds) return;
+    const std::pair revisions{state.recoverable_document().revision,
+                              state.model_doc.loaded() ? state.model_doc.revision() : 0};
+    if (revisions == written || now - last_write < kSeconds) return;
     try {
-      write_recovery(file, *d.scenario, d.path.string());
-      written_revision = d.revision;
+      write_recovery(file, *unsaved);
+      written = revisions;
       last_write = now;
     } catch (const std::exception& e) {
       state.message = std::string("Autosave failed: ") + e.what();
@@ -66,7 +69,7 @@ struct Autosave {
   void remove() {
     std::error_code ec;
     std::filesystem::remove(file, ec);
-    written_revision = 0;
+    written = {0, 0};
   }
 };
 
@@ -115,7 +118,7 @@ UserFiles read_user_files(const GuiOptions& o, ui::AppState& state) {
   state.recent_files = u.settings.recent;
   std::string recovery_problem;
   if (auto r = u.used ? read_recovery(u.recovery_file, &recovery_problem) : std::nullopt)
-    state.recovery = ui::RecoveryOffer{std::move(r->scenario), r->original, r->when};
+    state.recovery = std::move(*r);
   else if (!recovery_problem.empty())
     state.message = "A recovery file could not be read and was left alone: " + recovery_problem;
   return u;

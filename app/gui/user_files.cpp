@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/io/json_fields.h"
+#include "core/io/model_json.h"
+#include "core/io/model_write.h"
 #include "core/io/scenario_json.h"
 #include "core/io/scenario_write.h"
 #include "ui/logic/document_files.h"
@@ -78,21 +80,54 @@ void save_settings(const Settings& s, const std::filesystem::path& file) {
   write_file_atomically(file, j.dump(2) + "\n");
 }
 
-void write_recovery(const std::filesystem::path& file, const Scenario& s, const std::string& original) {
+void write_recovery(const std::filesystem::path& file, const ui::RecoveryOffer& r) {
   nlohmann::ordered_json j;
-  j["original"] = original;
+  j["original"] = r.original.string();
   j["when"] = now_text();
-  j["scenario"] = nlohmann::ordered_json::parse(scenario_to_text(s));
+  if (r.scenario) j["scenario"] = nlohmann::ordered_json::parse(scenario_to_text(*r.scenario));
+  if (r.model)
+    j["model"] = {{"original", r.model_original.string()},
+                  {"tokens", r.model->tokens},
+                  {"model", nlohmann::ordered_json::parse(model_to_text(r.model->model))}};
   write_file_atomically(file, j.dump(2) + "\n");
 }
 
-std::optional<Recovery> read_recovery(const std::filesystem::path& file, std::string* problem) {
+namespace {
+
+ui::ModelInput recovered_model(const JsonFields& f, std::filesystem::path& original) {
+  original = f.string("original", "");
+  const json& tokens = f.require("tokens");
+  if (!tokens.is_array()) throw InputError(f.child("tokens"), "expected a list of tokens");
+  ui::ModelInput in;
+  try {
+    in.model = model_from_json(f.require("model"));
+  } catch (const InputError& e) {
+    throw within(f.child("model") + ".", e);
+  }
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    if (!tokens[i].is_string()) throw InputError(f.child("tokens") + "[" + std::to_string(i) + "]", "expected a token");
+    in.tokens.push_back(tokens[i].get<std::string>());
+  }
+  return in;
+}
+
+}  // namespace
+
+std::optional<ui::RecoveryOffer> read_recovery(const std::filesystem::path& file, std::string* problem) {
   std::error_code ec;
   if (!std::filesystem::exists(file, ec)) return std::nullopt;
   try {
-    const json j = parse_json_document(read_document_file(file, kMaxScenarioFileBytes));
-    const JsonFields f(j, "", {"original", "when", "scenario"}, "recovery");
-    return Recovery{scenario_from_json(f.require("scenario")), f.string("original", ""), f.string("when", "")};
+    const json j = parse_json_document(read_document_file(file, kMaxScenarioFileBytes + kMaxModelFileBytes));
+    const JsonFields f(j, "", {"original", "when", "scenario", "model"}, "recovery");
+    ui::RecoveryOffer r;
+    if (f.has("scenario") || !f.has("model")) r.scenario = scenario_from_json(f.require("scenario"));
+    r.original = f.string("original", "");
+    r.when = f.string("when", "");
+    if (f.has("model")) {
+      r.model = recovered_model(JsonFields(f.at("model"), "model", {"original", "tokens", "model"}, "recovery"),
+                                r.model_original);
+    }
+    return r;
   } catch (const InputError& e) {
     if (problem) *problem = file.string() + ": " + e.what();
     return std::nullopt;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/scenario.h"
+#include "ui/logic/app_state.h"
 
 namespace attn::gui {
 
@@ -26,15 +27,11 @@ Settings load_settings(const std::filesystem::path& file);
 // Throws std::runtime_error naming the file when it cannot be written.
 void save_settings(const Settings& s, const std::filesystem::path& file);
 
-struct Recovery {
-  Scenario scenario;
-  std::string original;  // the file the document came from, "" if never saved
-  std::string when;      // local time of the last autosave, "2026-11-21 23:40"
-};
-
-void write_recovery(const std::filesystem::path& file, const Scenario& s, const std::string& original);
+// The recovery file: {"original", "when", "scenario"} for the document's unsaved changes and {"model": {"original",
+// "tokens", "model"}} for the model's, either or both.
+void write_recovery(const std::filesystem::path& file, const ui::RecoveryOffer& r);
 // nullopt when there is no recovery file; a damaged one is ignored (and says so through `problem`).
-std::optional<Recovery> read_recovery(const std::filesystem::path& file, std::string* problem = nullptr);
+std::optional<ui::RecoveryOffer> read_recovery(const std::filesystem::path& file, std::string* problem = nullptr);
 
 // Writes `text` to `file` through a temporary file and a rename; throws std::runtime_error naming the file.
 void write_file_atomically(const std::filesystem::path& file, const std::string& text);

@@ -115,9 +115,12 @@ void AppState::reset_to_saved() {
 }
 
 std::string AppState::window_title() const {
-  std::string title = "Attention Lab \u2014 " + doc_.scenario->name;
-  if (!doc_.path.empty()) title += " (" + doc_.path.filename().string() + ")";
-  if (doc_.dirty()) title += " \u2022 unsaved";
+  // The document the view on screen edits: the model in the Model view.
+  const bool model = model_in_view();
+  const std::filesystem::path& path = model ? model_doc.path() : doc_.path;
+  std::string title = "Attention Lab \u2014 " + (model ? model_doc.model().name : doc_.scenario->name);
+  if (!path.empty()) title += " (" + path.filename().string() + ")";
+  if (model ? model_doc.dirty() : doc_.dirty()) title += " \u2022 unsaved";
   return title;
 }
 

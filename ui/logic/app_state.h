@@ -41,12 +41,14 @@ struct LayerVisit {
   History history;
 };
 
-// A document found in the recovery file at start-up: what was being edited when the app last stopped
-// without closing cleanly.
+// The unsaved changes the recovery file keeps (written a couple of seconds after a change), and what it offers at
+// start-up after the app last stopped without closing cleanly: the document's, the model's, or both.
 struct RecoveryOffer {
-  Scenario scenario;
-  std::filesystem::path original;  // the file it came from, empty if never saved
-  std::string when;                // "2026-11-21 23:40"
+  std::optional<Scenario> scenario;
+  std::filesystem::path original;  // the file the scenario came from, empty if never saved
+  std::optional<ModelInput> model;
+  std::filesystem::path model_original;  // the file the model came from, empty if never saved
+  std::string when;                      // "2026-11-21 23:40"
 };
 
 class AppState {

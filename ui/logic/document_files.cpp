@@ -47,6 +47,42 @@ void open_model_document(AppState& state, const std::filesystem::path& path) {
   }
 }
 
+std::optional<RecoveryOffer> unsaved_work(const AppState& state) {
+  RecoveryOffer r;
+  if (const Document& d = state.recoverable_document(); d.dirty()) {
+    r.scenario = *d.scenario;
+    r.original = d.path;
+  }
+  if (state.model_doc.loaded() && state.model_doc.dirty()) {
+    r.model = state.model_doc.input();
+    r.model_original = state.model_doc.path();
+  }
+  if (!r.scenario && !r.model) return std::nullopt;
+  return r;
+}
+
+void restore_unsaved_work(AppState& state, const RecoveryOffer& r) {
+  if (r.scenario) {
+    if (!r.original.empty()) open_document(state, r.original);
+    state.edit([&](Scenario& s) { s = *r.scenario; });
+  }
+  if (r.model) {
+    if (!r.model_original.empty()) open_model_document(state, r.model_original);
+    // Its file gone or changed beyond reading: the model as it was, unsaved and without a file.
+    if (!state.model_doc.loaded() || state.model_doc.path() != r.model_original) {
+      if (const std::optional<std::string> failed = state.model_doc.open(*r.model, {})) {
+        state.message = "The unsaved model could not be restored: " + *failed;
+        return;
+      }
+      state.model_doc.mark_unsaved();
+    } else if (const std::optional<std::string> failed = state.model_doc.edit([&](ModelInput& in) { in = *r.model; })) {
+      state.message = "The unsaved model could not be restored: " + *failed;
+      return;
+    }
+  }
+  state.message = "Restored the unsaved changes from " + r.when;
+}
+
 void save_model_document(AppState& state, const std::filesystem::path& path) {
   try {
     save_model_file(state.model_doc.model(), path);

@@ -3,6 +3,7 @@
 // state.message and the document stays as it was. No window: tests run them on real files.
 #include <cstddef>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,12 @@ void open_model_document(AppState& state, const std::filesystem::path& path);
 void save_model_document(AppState& state, const std::filesystem::path& path);
 // Saves the document to `path`, atomically; afterwards it is not dirty and `path` is its file.
 void save_document(AppState& state, const std::filesystem::path& path);
+// What the recovery file should keep now: the unsaved changes of the document (recoverable_document) and of the
+// model; nullopt when nothing is unsaved.
+std::optional<RecoveryOffer> unsaved_work(const AppState& state);
+// Brings back what the recovery file kept: each document opened from its file (if it had one) and changed into
+// what was unsaved, so it is unsaved again and one undo away from the file.
+void restore_unsaved_work(AppState& state, const RecoveryOffer& r);
 // File > Export: "json" (the trace), "md" or "tex" (the handout); beside the document, never over a file.
 void export_document(AppState& state, const std::string& extension);
 

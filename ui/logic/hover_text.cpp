@@ -225,8 +225,8 @@ std::string kv_sharing_note(const Trace& t, int g) {
 }
 
 struct ProjectionSource {
-  const Matrix* input = nullptr;                  // the rows multiplied: x, x_kv, a latent
-  std::string input_name;                         // "x", "latent", "query_latent"
+  const Matrix* input = nullptr;         // the rows multiplied: x, x_kv, a latent
+  std::string input_name;                // "x", "latent", "query_latent"
   const SharedMatrix* weight = nullptr;  // the matrix whose column is taken
   std::string weight_name;
   int weight_col = 0;

@@ -94,6 +94,7 @@ class ModelDocument {
   std::uint64_t revision() const { return revision_; }
   bool dirty() const { return revision_ != saved_revision_; }
   void mark_saved(std::filesystem::path path);
+  void mark_unsaved() { saved_revision_ = ~std::uint64_t{0}; }  // a state restored from the recovery file
 
  private:
   // adopt() as an undoable step of `gesture`, or the reason it was refused.

@@ -81,13 +81,15 @@ void RecoveryPrompt(AppState& state) {
   if (!begin_centred_modal("Restore unsaved work?")) return;
   const RecoveryOffer& r = *state.recovery;
   ImGui::Text("Attention Lab did not close normally last time (%s).", r.when.c_str());
-  ImGui::Text("Unsaved changes to \"%s\"%s were kept.", r.scenario.name.c_str(),
-              r.original.empty() ? "" : (" (" + r.original.filename().string() + ")").c_str());
+  const auto named = [](const std::string& name, const std::filesystem::path& file) {
+    return "\"" + name + "\"" + (file.empty() ? "" : " (" + file.filename().string() + ")");
+  };
+  std::string what;
+  if (r.scenario) what = named(r.scenario->name, r.original);
+  if (r.model) what += (what.empty() ? "the model " : " and the model ") + named(r.model->model.name, r.model_original);
+  ImGui::TextUnformatted(("Unsaved changes to " + what + " were kept.").c_str());
   if (ImGui::Button("Restore them", {160, 0})) {
-    const Scenario restored = r.scenario;
-    if (!r.original.empty()) open_document(state, r.original);
-    state.edit([&](Scenario& s) { s = restored; });  // unsaved again, and one undo away from the file
-    state.message = "Restored the unsaved changes from " + r.when;
+    restore_unsaved_work(state, r);
     state.recovery_answered = true;
     ImGui::CloseCurrentPopup();
   }

@@ -368,37 +368,6 @@ void tooltip(const Matrix& m, const HeatmapOptions& opts, const HeatmapResult& r
 
 }  // namespace
 
-namespace {
-
-// What Heatmap measured and laid out, for drawing it.
-struct Placed {
-  Grid g;
-  Measured me;
-  HeatmapLayout l;
-  ValueRange range;
-  LegendEnds ends;
-};
-
-void draw_heatmap(ImGuiID imgui_id, const char* id, const Matrix& m, const HeatmapOptions& opts, const Placed& p,
-                  HeatmapResult& result) {
-  const Grid& g = p.g;
-  if (p.l.texture) {
-    const float scale = ImGui::GetIO().DisplayFramebufferScale.x;
-    const ImVec2 pixels{(g.end.x - g.at.x) * scale, (g.end.y - g.at.y) * scale};
-    ImGui::GetWindowDrawList()->AddImage(texture_for(imgui_id, m, opts.map, p.range, opts.visible, pixels), g.at,
-                                         g.end);
-  } else {
-    draw_cells(id, m, opts, g, p.me, p.range);
-  }
-  draw_marks(opts, g, p.me, result);
-  if (!(opts.flags & HeatmapFlags_NoLabels)) draw_labels(m, opts, g, p.me, result);
-  if (!(opts.flags & HeatmapFlags_NoLegend))
-    draw_legend(ImGui::GetWindowDrawList(), {g.at.x, g.end.y + 2},
-                std::max(g.end.x - g.at.x, legend_min_width(p.ends)), opts.map, p.range, p.ends);
-}
-
-}  // namespace
-
 HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opts) {
   HeatmapResult result;
   ImGui::PushID(id);
@@ -420,9 +389,22 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
 
   ImGui::InvisibleButton("##cells", result.size);
   hover(g, me, opts, result);
-  // Scrolled out of sight, nothing is drawn: the Model view's column holds dozens of heatmaps, a few on screen, and
-  // each new forward pass would otherwise colour them all.
-  if (ImGui::IsItemVisible()) draw_heatmap(imgui_id, id, m, opts, {g, me, l, range, ends}, result);
+  if (l.texture) {
+    // Scrolled out of sight, a texture is not coloured: the Model view's column holds dozens of large heatmaps, a
+    // few on screen, and each new forward pass would otherwise colour them all.
+    const float scale = ImGui::GetIO().DisplayFramebufferScale.x;
+    const ImVec2 pixels{(g.end.x - g.at.x) * scale, (g.end.y - g.at.y) * scale};
+    if (ImGui::IsItemVisible())
+      ImGui::GetWindowDrawList()->AddImage(texture_for(imgui_id, m, opts.map, range, opts.visible, pixels), g.at,
+                                           g.end);
+  } else {
+    draw_cells(id, m, opts, g, me, range);
+  }
+  draw_marks(opts, g, me, result);
+  if (labels) draw_labels(m, opts, g, me, result);
+  if (legend)
+    draw_legend(ImGui::GetWindowDrawList(), {g.at.x, g.end.y + 2}, std::max(g.end.x - g.at.x, legend_min_width(ends)),
+                opts.map, range, ends);
   // Right-click: the matrix as a picture for a slide, or as text for a spreadsheet.
   PictureMenu(id, g.origin, {g.origin.x + result.size.x, g.origin.y + result.size.y}, &m, opts.row_labels,
               opts.col_labels);
