@@ -86,6 +86,30 @@ void model_int_field(AppState& state, const char* label, int value, int lo, int 
   apply_shape(state, [&](Model& m) { set(m, value); });
 }
 
+// Heads and head_dim: one pair setting every layer while the layers agree, else a pair per layer (a file may give
+// each layer its own, and one pair would overwrite them all).
+void model_attention_fields(AppState& state, const Model& m) {
+  const AttentionConfig& first = m.layers.front().attention;
+  const bool uniform = std::all_of(m.layers.begin(), m.layers.end(), [&](const ModelLayer& l) {
+    return l.attention.heads == first.heads && l.attention.head_dim == first.head_dim;
+  });
+  const int rows = uniform ? 1 : static_cast<int>(m.layers.size());
+  for (int l = 0; l < rows; ++l) {
+    const AttentionConfig& a = m.layers[static_cast<std::size_t>(l)].attention;
+    const std::string at = uniform ? "" : " L" + std::to_string(l);
+    const auto set_layers = [uniform, l](Model& d, int AttentionConfig::*field, int n) {
+      for (std::size_t k = 0; k < d.layers.size(); ++k)
+        if (uniform || static_cast<int>(k) == l) d.layers[k].attention.*field = n;
+    };
+    ImGui::PushID(l);
+    model_int_field(state, ("heads" + at).c_str(), a.heads, 1, limits::kMaxHeads,
+                    [&](Model& d, int n) { set_layers(d, &AttentionConfig::heads, n); });
+    model_int_field(state, ("head_dim" + at).c_str(), a.head_dim, 1, limits::kMaxHeadDim,
+                    [&](Model& d, int n) { set_layers(d, &AttentionConfig::head_dim, n); });
+    ImGui::PopID();
+  }
+}
+
 void model_shape_section(AppState& state) {
   const Model& m = state.model_doc.model();
   model_int_field(state, "layers", static_cast<int>(m.layers.size()), 1, limits::kMaxLayers,
@@ -105,14 +129,7 @@ void model_shape_section(AppState& state) {
   Positions positions = m.positions;
   if (EnumCombo("positions", positions, {Positions::None, Positions::Sinusoidal, Positions::Learned, Positions::Rope}))
     apply_shape(state, [&](Model& d) { set_model_positions(d, positions); });
-  // Every layer's attention together: heads and head_dim (a file may give each layer its own; these set them all).
-  const AttentionConfig& a = m.layers.front().attention;
-  model_int_field(state, "heads", a.heads, 1, limits::kMaxHeads, [](Model& d, int n) {
-    for (ModelLayer& l : d.layers) l.attention.heads = n;
-  });
-  model_int_field(state, "head_dim", a.head_dim, 1, limits::kMaxHeadDim, [](Model& d, int n) {
-    for (ModelLayer& l : d.layers) l.attention.head_dim = n;
-  });
+  model_attention_fields(state, m);
   std::uint64_t seed = m.seed;
   FitLabel("seed");
   if (ImGui::InputScalar("seed", ImGuiDataType_U64, &seed))
@@ -123,8 +140,7 @@ void model_shape_section(AppState& state) {
 
 // One weight as a matrix to edit, under a header saying whether it came from the seed.
 void model_weight_section(AppState& state, const std::string& name, const Matrix& value, bool seeded,
-                          const std::vector<std::string>* rows,
-                          const std::function<SharedMatrix&(Model&)>& slot) {
+                          const std::vector<std::string>* rows, const std::function<SharedMatrix&(Model&)>& slot) {
   std::string header = name + "  [" + std::to_string(value.rows()) + "\u00D7" + std::to_string(value.cols()) + "]";
   // The header's label is cut off by its frame, never wrapped: the note goes where it fits.
   const float room = ImGui::GetContentRegionAvail().x - ImGui::GetFrameHeight() - 2 * ImGui::GetStyle().FramePadding.x;
@@ -142,8 +158,7 @@ void model_weight_section(AppState& state, const std::string& name, const Matrix
 void model_weights_section(AppState& state) {
   const Model& given = state.model_doc.model();
   const Model& r = state.model_doc.resolved();
-  const auto model_part = [&](const char* name, SharedMatrix Model::*member,
-                              const std::vector<std::string>* rows) {
+  const auto model_part = [&](const char* name, SharedMatrix Model::*member, const std::vector<std::string>* rows) {
     if (!(r.*member)) return;
     model_weight_section(state, name, *(r.*member), !(given.*member), rows,
                          [member](Model& d) -> SharedMatrix& { return d.*member; });
@@ -155,9 +170,8 @@ void model_weights_section(AppState& state) {
     for (const WeightId id : kAllWeights) {
       const SharedMatrix& w = weight_slot(r.layers[l].weights, id);
       if (!w) continue;
-      model_weight_section(
-          state, prefix + weight_name(id), *w, !weight_slot(given.layers[l].weights, id), nullptr,
-          [l, id](Model& d) -> SharedMatrix& { return weight_slot(d.layers[l].weights, id); });
+      model_weight_section(state, prefix + weight_name(id), *w, !weight_slot(given.layers[l].weights, id), nullptr,
+                           [l, id](Model& d) -> SharedMatrix& { return weight_slot(d.layers[l].weights, id); });
     }
     for (const LayerWeightField& f : kLayerWeightFields) {
       const SharedMatrix& w = r.layers[l].own.*f.slot;
