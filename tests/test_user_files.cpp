@@ -71,7 +71,10 @@ TEST_CASE("the recovery file brings back the exact document -- a damaged one is 
   const fs::path dir = fresh_dir("recovery");
   Scenario s = load_scenario_file(asset("the_lazy_dog_mla.json"));
   s.input.embeddings(1, 2) = 0.25;
-  gui::write_recovery(dir / "recovery.json", {s, "/somewhere/the_lazy_dog_mla.json"});
+  ui::RecoveryOffer unsaved;
+  unsaved.scenario = s;
+  unsaved.original = "/somewhere/the_lazy_dog_mla.json";
+  gui::write_recovery(dir / "recovery.json", unsaved);
   const auto r = gui::read_recovery(dir / "recovery.json");
   REQUIRE(r.has_value());
   CHECK(r->original == "/somewhere/the_lazy_dog_mla.json");

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/scenario.h"
+#include "ui/logic/latest_results.h"
 #include "ui/logic/recompute.h"
 
 namespace attn::ui {
@@ -19,29 +20,24 @@ class Computation {
   explicit Computation(const Scenario& first);
 
   // Valid until the next poll(): a view may read it after an edit it made in the same frame.
-  const Computed& shown() const { return now_; }
+  const Computed& shown() const { return results_.shown(); }
   // A new state of the document (valid). `same_weights`: it resolves to the same weights as the previous
   // one (same_resolved_weights), which are then kept instead of drawn again.
   void request(std::shared_ptr<const Scenario> document, bool same_weights);
-  // At the start of every frame: frees the results replaced since the last call and takes the worker's
-  // newest. Returns whether a new result is shown; `failure` is set when one could not be computed, to why.
-  bool poll(std::optional<std::string>& failure);
-  void wait();  // until the worker is idle: a poll() after it takes every result the worker will give
+  // At the start of every frame (LatestResults::poll).
+  bool poll(std::optional<std::string>& failure) { return results_.poll(failure); }
+  // Even when nothing is awaited: a stale request may still be running, and its result must meet poll's check now,
+  // not later (the newest request was queued last, so it is the last one done).
+  void wait() { results_.wait(); }
 
-  // Every request takes a ticket; the shown result answers one of them.
-  std::uint64_t ticket() const { return ticket_; }
-  bool computing() const { return now_.ticket != ticket_ && failed_ticket_ != ticket_; }
+  std::uint64_t ticket() const { return results_.ticket(); }
+  bool computing() const { return results_.computing(); }
   // The weights the newest document computes with: the shown trace's, or while it is an older request's,
   // the document's own (given ones, the rest drawn from its seed). Shared: an edit replaces them.
   std::shared_ptr<const Weights> weights(const Scenario& document) const;
 
  private:
-  void show(Computed c);
-  Computed now_;
-  std::vector<Computed> retired_;  // replaced during this frame; freed at the next poll()
-  std::uint64_t ticket_ = 0;
-  std::uint64_t failed_ticket_ = 0;  // the worker could not compute this one (out of memory)
-  RecomputeWorker worker_;
+  LatestResults<RecomputeRequest, Computed> results_;
   // The document's weights while its trace is computed, kept across edits that leave them alone: drawing
   // a 512-wide layer's weights from the seed every frame of a drag would cost the window milliseconds.
   mutable std::shared_ptr<const Weights> weights_;

@@ -71,14 +71,14 @@ void check_tokens(const Model& m, const std::vector<std::string>& tokens) {
 
 ModelDocument::ModelDocument(std::int64_t history_bytes)
     : history_(model_input_bytes, history_bytes),
-      worker_(forward_pass, failed_forward_pass, 1.0) {}  // the Model view draws more than the others
+      results_(forward_pass, failed_forward_pass, 1.0, &ModelShown::error) {
+}  // the Model view draws more than the others
 
 std::optional<std::string> ModelDocument::adopt(std::shared_ptr<const ModelInput> next, std::uint64_t revision,
                                                 std::shared_ptr<const Model> resolved, bool in_frame) {
   ModelShown job;
   job.input = next;
   job.resolved = std::move(resolved);
-  job.ticket = ticket_ + 1;
   std::int64_t parameters = parameters_;
   try {
     if (!job.resolved) {  // a new shape or seed: checked, counted and drawn again
@@ -97,39 +97,16 @@ std::optional<std::string> ModelDocument::adopt(std::shared_ptr<const ModelInput
   ModelShown replaced;
   replaced.input = input_;
   replaced.resolved = resolved_;
-  retired_.push_back(std::move(replaced));
+  results_.retire(std::move(replaced));
   input_ = std::move(next);
   resolved_ = job.resolved;
   parameters_ = parameters;
   revision_ = revision;
-  ticket_ = job.ticket;
-  if (job.trace) show(std::move(job));
-  else worker_.submit(std::move(job));
+  job.ticket = results_.next_ticket();
+  if (job.trace) results_.show(std::move(job));
+  else results_.submit(std::move(job));
   return std::nullopt;
 }
-
-void ModelDocument::show(ModelShown next) { retired_.push_back(std::exchange(shown_, std::move(next))); }
-
-bool ModelDocument::poll(std::optional<std::string>& failure) {
-  for (ModelShown& old : retired_) worker_.dispose(std::move(old));
-  retired_.clear();
-  std::optional<ModelShown> done = worker_.take();
-  if (!done) return false;
-  if (!done->trace) {  // the last complete forward pass stays
-    failed_ticket_ = done->ticket;
-    failure = done->error;
-    return false;
-  }
-  // One older than the one shown (an undo back to a small model overtook it) is dropped.
-  if (done->ticket <= shown_.ticket) {
-    worker_.dispose(std::move(*done));
-    return false;
-  }
-  show(std::move(*done));
-  return true;
-}
-
-void ModelDocument::wait() { worker_.wait(); }
 
 std::optional<std::string> ModelDocument::open(ModelInput input, std::filesystem::path path) {
   const std::uint64_t revision = history_.next_revision();

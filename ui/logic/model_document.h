@@ -13,7 +13,7 @@
 
 #include "core/model.h"
 #include "ui/logic/history.h"
-#include "ui/logic/latest_worker.h"
+#include "ui/logic/latest_results.h"
 
 namespace attn::ui {
 
@@ -62,10 +62,10 @@ class ModelDocument {
   // What the views draw: the newest state whose forward pass is done. A small model's is computed in the
   // edit itself, so it is the newest state; a big model's on the worker, and until it is done the last one
   // stays.
-  const ModelShown& shown() const { return shown_; }
-  const ModelTrace& trace() const { return *shown_.trace; }
-  bool computing() const { return shown_.ticket != ticket_ && failed_ticket_ != ticket_; }
-  std::uint64_t ticket() const { return ticket_; }  // the newest state's
+  const ModelShown& shown() const { return results_.shown(); }
+  const ModelTrace& trace() const { return *results_.shown().trace; }
+  bool computing() const { return results_.computing(); }
+  std::uint64_t ticket() const { return results_.ticket(); }  // the newest state's
 
   // Applies `change` to a copy; if that is not a valid model (or a token is outside its vocabulary) nothing
   // changes and the reason is returned ("layers[0].attention.heads: ..."). Edits made while `gesture` (the
@@ -84,10 +84,9 @@ class ModelDocument {
   bool can_redo() const { return history_.can_redo(); }
   void end_gesture() { history_.end_gesture(); }
 
-  // At the start of every frame: frees what was replaced since the last call and shows the worker's newest
-  // forward pass. Returns whether a new one is shown; `failure` says why one could not be computed.
-  bool poll(std::optional<std::string>& failure);
-  void wait();  // until the worker is idle: a poll() after it shows the newest state
+  // At the start of every frame (LatestResults::poll).
+  bool poll(std::optional<std::string>& failure) { return results_.poll(failure); }
+  void wait() { results_.wait(); }  // until the worker is idle: a poll() after it shows the newest state
 
   // The file: empty until opened from or saved to one.
   const std::filesystem::path& path() const { return path_; }
@@ -104,17 +103,13 @@ class ModelDocument {
   // forward pass computed here (when small or `in_frame`) or requested from the worker; or returns why not.
   std::optional<std::string> adopt(std::shared_ptr<const ModelInput> next, std::uint64_t revision,
                                    std::shared_ptr<const Model> resolved = nullptr, bool in_frame = false);
-  void show(ModelShown next);
   std::shared_ptr<const ModelInput> input_;
   std::shared_ptr<const Model> resolved_;
   std::int64_t parameters_ = 0;
-  ModelShown shown_;
-  std::uint64_t ticket_ = 0, failed_ticket_ = 0;
-  std::vector<ModelShown> retired_;  // replaced since the last poll(); freed on the worker
   BasicHistory<ModelInput> history_;
   std::filesystem::path path_;
   std::uint64_t revision_ = 0, saved_revision_ = 0;
-  LatestWorker<ModelShown, ModelShown> worker_;  // last: its thread starts after everything it uses
+  LatestResults<ModelShown, ModelShown> results_;  // last: its thread starts after everything it uses
 };
 
 // The bytes one state holds (the given weights and the tokens), for the history's bound. States share the weights
