@@ -177,3 +177,21 @@ TEST_CASE("a recovery file with both documents, and a damaged model in one, name
   CHECK(problem == (dir / "recovery.json").string() + ": model.tokens: expected a list of tokens");
   fs::remove_all(dir);
 }
+
+TEST_CASE("unsaved work that cannot be restored says why, and the offer stays to be restored or discarded") {
+  ui::AppState state(cat_sat(), "");
+  ui::RecoveryOffer bad;
+  bad.model = ui::ModelInput{load_model_file(kTinyModel), {"<s>", "zebra"}};  // not in the vocabulary
+  bad.when = "2026-11-25 10:00";
+  CHECK_FALSE(ui::restore_unsaved_work(state, bad));
+  CHECK(state.message ==
+        "The unsaved model could not be restored: tokens[1]: \"zebra\" is not in the vocabulary of 8 "
+        "tokens");
+  ui::RecoveryOffer bad_scenario;
+  bad_scenario.scenario = cat_sat();
+  bad_scenario.scenario->input.tokens[0] = "";
+  CHECK_FALSE(ui::restore_unsaved_work(state, bad_scenario));
+  CHECK(state.message ==
+        "The unsaved document could not be restored: Not applied: tokens[0]: a token label must not be empty");
+  CHECK_FALSE(state.document().dirty());
+}

@@ -46,6 +46,7 @@ std::string ms(double v) {
 // The Model view's weight dragged: layer 0's W_Q[0][0], as its matrix editor would set it.
 bool nudge_model(ui::ModelDocument& doc, double delta) {
   const auto w_q = [](Model& m) -> SharedMatrix& { return m.layers[0].weights.W_Q; };
+  if (!doc.resolved().layers[0].weights.W_Q) return false;  // mla compressing its queries has W_DQ instead
   Matrix edited = *doc.resolved().layers[0].weights.W_Q;
   edited(0, 0) += delta;
   return !doc.edit_weight(w_q, edited, 1).has_value();

@@ -34,11 +34,22 @@ namespace {
 // The recovery file follows the document: written a couple of seconds after a change, removed once
 // nothing is unsaved or the app closes properly.
 struct Autosave {
+  // The revisions of what is unsaved (0 for a document with nothing unsaved): a save or an edit changes them.
+  struct Unsaved {
+    std::uint64_t document = 0, model = 0;
+    bool operator==(const Unsaved&) const = default;
+  };
   std::filesystem::path file;
   bool enabled;
-  std::pair<std::uint64_t, std::uint64_t> written{0, 0};  // the document's and the model's revisions
+  Unsaved written;  // what the file holds; nothing while it does not exist
   double last_write = -1e9;
   static constexpr double kSeconds = 2.0;
+
+  static Unsaved unsaved(const ui::AppState& state) {
+    const ui::Document& d = state.recoverable_document();
+    const ui::ModelDocument& m = state.model_doc;
+    return {d.dirty() ? d.revision : 0, m.loaded() && m.dirty() ? m.revision() : 0};
+  }
 
   void tick(ui::AppState& state, double now) {
     if (!enabled) return;
@@ -47,17 +58,15 @@ struct Autosave {
       state.recovery.reset();
     }
     if (state.recovery) return;  // never overwrite an offer that has not been answered
-    const std::optional<ui::RecoveryOffer> unsaved = ui::unsaved_work(state);
-    if (!unsaved) {
-      if (written != std::pair<std::uint64_t, std::uint64_t>{0, 0}) remove();
+    const Unsaved now_unsaved = unsaved(state);
+    if (now_unsaved == Unsaved{}) {
+      if (written != Unsaved{}) remove();
       return;
     }
-    const std::pair revisions{state.recoverable_document().revision,
-                              state.model_doc.loaded() ? state.model_doc.revision() : 0};
-    if (revisions == written || now - last_write < kSeconds) return;
+    if (now_unsaved == written || now - last_write < kSeconds) return;
     try {
-      write_recovery(file, *unsaved);
-      written = revisions;
+      write_recovery(file, *ui::unsaved_work(state));
+      written = now_unsaved;
       last_write = now;
     } catch (const std::exception& e) {
       state.message = std::string("Autosave failed: ") + e.what();
@@ -69,7 +78,7 @@ struct Autosave {
   void remove() {
     std::error_code ec;
     std::filesystem::remove(file, ec);
-    written = {0, 0};
+    written = {};
   }
 };
 
@@ -264,7 +273,7 @@ int run_gui(const GuiOptions& o, std::ostream& err) {
   window.ui.gallery.open = o.gallery;
   window.glfw = open_window(width, height, state->window_title(), o.automated(), err);
   if (!window.glfw) return kExitFailure;
-  Autosave autosave{user.recovery_file, user.used};
+  Autosave autosave{user.recovery_file, user.used, {}, -1e9};
   const int exit_code = frame_loop(o, window, *state, autosave, err);
   if (!o.dump_state.empty()) dump_state(o.dump_state, *state);
   if (user.used) autosave.finish(*state);

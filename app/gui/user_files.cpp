@@ -89,7 +89,8 @@ void write_recovery(const std::filesystem::path& file, const ui::RecoveryOffer& 
     j["model"] = {{"original", r.model_original.string()},
                   {"tokens", r.model->tokens},
                   {"model", nlohmann::ordered_json::parse(model_to_text(r.model->model))}};
-  write_file_atomically(file, j.dump(2) + "\n");
+  // Without indents: a model's weights indented a number per line would grow past what read_recovery accepts.
+  write_file_atomically(file, j.dump() + "\n");
 }
 
 namespace {

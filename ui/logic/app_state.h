@@ -37,7 +37,8 @@ struct Document {
 struct LayerVisit {
   int layer = 0;
   std::string model_name;
-  Document before;  // as it was, unsaved changes included
+  bool pre_norm = false;  // X is LN1 of the stream entering the layer
+  Document before;        // as it was, unsaved changes included
   History history;
 };
 
@@ -157,6 +158,7 @@ class AppState {
   bool pending_replaces_model = false;    // ... and it may replace the Model view's model too
   std::optional<RecoveryOffer> recovery;  // offered once, at start-up
   bool recovery_answered = false;         // restored or discarded: the file can go
+  std::string recovery_failed;            // why restoring it did not work
   std::vector<std::string> recent_files;  // most recent first (File > Recent)
   // File > Export: the trace as a handout, written by the command line's code (Markdown or LaTeX).
   std::function<std::string(const Trace&, bool latex)> handout;

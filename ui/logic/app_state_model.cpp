@@ -29,10 +29,11 @@ bool AppState::visit_model_layer(int layer) {
   const Model& m = *model_doc.shown().resolved;  // the weights the shown trace was computed with
   Scenario s = layer_scenario(m, layer, model_doc.trace());
   // From one layer to another: the way back still leads to the document open before the first.
-  LayerVisit visit = layer_visit_ ? *layer_visit_ : LayerVisit{layer, m.name, doc_, history_};
+  LayerVisit visit = layer_visit_ ? *layer_visit_ : LayerVisit{layer, m.name, false, doc_, history_};
   if (!open(std::move(s), "")) return false;
   visit.layer = layer;
   visit.model_name = m.name;
+  visit.pre_norm = m.norm == Norm::Pre;
   layer_visit_ = std::move(visit);
   view = View::Pipeline;
   return true;

@@ -61,26 +61,37 @@ std::optional<RecoveryOffer> unsaved_work(const AppState& state) {
   return r;
 }
 
-void restore_unsaved_work(AppState& state, const RecoveryOffer& r) {
+namespace {
+
+// The model as the recovery file kept it, unsaved: opened from its file and changed into it (one undo away from
+// the file), or when the file cannot be read any more, opened as it was with the same path.
+std::optional<std::string> restore_model(AppState& state, const RecoveryOffer& r) {
+  if (!r.model_original.empty()) open_model_document(state, r.model_original);
+  if (state.model_doc.loaded() && !r.model_original.empty() && state.model_doc.path() == r.model_original)
+    return state.model_doc.edit([&](ModelInput& in) { in = *r.model; });
+  if (std::optional<std::string> failed = state.model_doc.open(*r.model, r.model_original)) return failed;
+  state.model_doc.mark_unsaved();
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool restore_unsaved_work(AppState& state, const RecoveryOffer& r) {
   if (r.scenario) {
     if (!r.original.empty()) open_document(state, r.original);
-    state.edit([&](Scenario& s) { s = *r.scenario; });
+    if (!state.edit([&](Scenario& s) { s = *r.scenario; })) {
+      state.message = "The unsaved document could not be restored: " + state.message;
+      return false;
+    }
   }
   if (r.model) {
-    if (!r.model_original.empty()) open_model_document(state, r.model_original);
-    // Its file gone or changed beyond reading: the model as it was, unsaved and without a file.
-    if (!state.model_doc.loaded() || state.model_doc.path() != r.model_original) {
-      if (const std::optional<std::string> failed = state.model_doc.open(*r.model, {})) {
-        state.message = "The unsaved model could not be restored: " + *failed;
-        return;
-      }
-      state.model_doc.mark_unsaved();
-    } else if (const std::optional<std::string> failed = state.model_doc.edit([&](ModelInput& in) { in = *r.model; })) {
+    if (const std::optional<std::string> failed = restore_model(state, r)) {
       state.message = "The unsaved model could not be restored: " + *failed;
-      return;
+      return false;
     }
   }
   state.message = "Restored the unsaved changes from " + r.when;
+  return true;
 }
 
 void save_model_document(AppState& state, const std::filesystem::path& path) {

@@ -28,8 +28,9 @@ void save_document(AppState& state, const std::filesystem::path& path);
 // model; nullopt when nothing is unsaved.
 std::optional<RecoveryOffer> unsaved_work(const AppState& state);
 // Brings back what the recovery file kept: each document opened from its file (if it had one) and changed into
-// what was unsaved, so it is unsaved again and one undo away from the file.
-void restore_unsaved_work(AppState& state, const RecoveryOffer& r);
+// what was unsaved, so it is unsaved again and one undo away from the file. False (and state.message says why) if
+// one could not be: the recovery file must then stay.
+bool restore_unsaved_work(AppState& state, const RecoveryOffer& r);
 // File > Export: "json" (the trace), "md" or "tex" (the handout); beside the document, never over a file.
 void export_document(AppState& state, const std::string& extension);
 

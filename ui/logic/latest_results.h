@@ -28,7 +28,10 @@ class LatestResults {
   std::uint64_t next_ticket() { return ++ticket_; }
   bool computing() const { return shown_.ticket != ticket_ && failed_ticket_ != ticket_; }
 
-  void show(Result r) { retired_.push_back(std::exchange(shown_, std::move(r))); }  // computed in the frame
+  void show(Result r) {  // computed in the frame: a job still queued is older
+    worker_.cancel();
+    retired_.push_back(std::exchange(shown_, std::move(r)));
+  }
   void submit(Job job) { worker_.submit(std::move(job)); }
   void retire(Result old) { retired_.push_back(std::move(old)); }  // something else a view may still read
 
@@ -39,16 +42,16 @@ class LatestResults {
     retired_.clear();
     std::optional<Result> done = worker_.take();
     if (!done) return false;
+    if (done->ticket <= shown_.ticket) {  // a newer one is shown already: neither it nor its failure matters
+      worker_.dispose(std::move(*done));
+      return false;
+    }
     if (!done->trace) {
       failed_ticket_ = done->ticket;
       failure = (*done).*why_;
       return false;
     }
-    if (done->ticket <= shown_.ticket) {
-      worker_.dispose(std::move(*done));
-      return false;
-    }
-    show(std::move(*done));
+    retired_.push_back(std::exchange(shown_, std::move(*done)));  // a queued job is newer: it stays
     return true;
   }
   void wait() { worker_.wait(); }  // until the worker is idle: a poll() after it takes every result it will give

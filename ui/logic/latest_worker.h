@@ -62,6 +62,14 @@ class LatestWorker {
     }
     wake_.notify_all();
   }
+  void cancel() {  // a queued job is not needed any more (a newer result was computed in the frame)
+    std::optional<Job> dropped;
+    {
+      std::lock_guard lock(mutex_);
+      dropped = std::exchange(queued_, std::nullopt);
+    }
+    idle_.notify_all();
+  }
   void wait() {  // until nothing is queued or being computed
     std::unique_lock lock(mutex_);
     idle_.wait(lock, [this] { return !running_ && !queued_; });
@@ -81,24 +89,42 @@ class LatestWorker {
         lock.lock();
         continue;
       }
-      const Job job = std::move(*std::exchange(queued_, std::nullopt));
+      std::optional<Job> job = std::exchange(queued_, std::nullopt);
       running_ = true;
       lock.unlock();
       const auto start = std::chrono::steady_clock::now();
-      std::optional<Result> result;
-      try {
-        result = compute_(job);
-      } catch (const std::exception& e) {
-        result = fail_(job, e);
-      }
+      std::optional<Result> result = run_job(*job);
+      job.reset();  // it may hold the last reference to a big document: freed without the lock
       const std::chrono::duration<double> worked = std::chrono::steady_clock::now() - start;
       lock.lock();
       running_ = false;
-      // Shown even if a newer job is queued: while edits stream in, the view still moves on.
-      done_ = std::move(result);
+      // Shown even if a newer job is queued: while edits stream in, the view still moves on. One not taken yet
+      // is freed without the lock (it may be a gigabyte).
+      std::optional<Result> untaken;
+      if (result) untaken = std::exchange(done_, std::move(result));
       if (!queued_) idle_.notify_all();
+      if (untaken) {
+        lock.unlock();
+        untaken.reset();
+        lock.lock();
+      }
       if (queued_) wake_.wait_for(lock, worked * rest_, [this] { return stop_; });
     }
+  }
+
+  // Never throws (the window would be terminated). When even fail_ cannot say why (out of memory for the message),
+  // there is no result: the last one stays shown.
+  std::optional<Result> run_job(const Job& job) noexcept {
+    try {
+      return compute_(job);
+    } catch (const std::exception& e) {
+      try {
+        return fail_(job, e);
+      } catch (...) {
+      }
+    } catch (...) {
+    }
+    return std::nullopt;
   }
 
   Compute compute_;

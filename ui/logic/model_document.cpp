@@ -163,14 +163,19 @@ std::optional<std::string> ModelDocument::replace(std::shared_ptr<const ModelInp
 
 bool ModelDocument::undo() {
   std::optional<BasicRevision<ModelInput>> r = history_.undo({input_, revision_});
-  if (r) adopt(r->document, r->revision);  // a state that was valid once is valid again
-  return r.has_value();
+  if (!r) return false;
+  // A state that was valid once is valid again, unless memory ran out: then the history steps back too.
+  if (!adopt(r->document, r->revision)) return true;
+  history_.redo(std::move(*r));
+  return false;
 }
 
 bool ModelDocument::redo() {
   std::optional<BasicRevision<ModelInput>> r = history_.redo({input_, revision_});
-  if (r) adopt(r->document, r->revision);
-  return r.has_value();
+  if (!r) return false;
+  if (!adopt(r->document, r->revision)) return true;
+  history_.undo(std::move(*r));
+  return false;
 }
 
 void ModelDocument::mark_saved(std::filesystem::path path) {

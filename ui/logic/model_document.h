@@ -78,6 +78,7 @@ class ModelDocument {
   // every frame).
   using WeightSlot = std::function<SharedMatrix&(Model&)>;
   std::optional<std::string> edit_weight(const WeightSlot& slot, const Matrix& value, unsigned gesture = 0);
+  // False when there is nothing to undo (redo), or when it could not be computed: the history is then as before.
   bool undo();
   bool redo();
   bool can_undo() const { return history_.can_undo(); }

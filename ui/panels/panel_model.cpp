@@ -266,9 +266,8 @@ void LayerBreadcrumb(AppState& state) {
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Back to the Model view (and the scenario open before)");
   ImGui::SameLine();
   ImGui::AlignTextToFramePadding();
-  const bool pre = state.model_doc.loaded() && state.model_doc.model().norm == Norm::Pre;
-  const std::string where = "\u25B8 layer " + std::to_string(visit->layer) +
-                            "'s attention, X = " + (pre ? "LN1(the stream entering it)" : "the stream entering it");
+  const std::string where = "\u25B8 layer " + std::to_string(visit->layer) + "'s attention, X = " +
+                            (visit->pre_norm ? "LN1(the stream entering it)" : "the stream entering it");
   ImGui::TextDisabled("%s", FitText(where, ImGui::GetContentRegionAvail().x).c_str());
 }
 

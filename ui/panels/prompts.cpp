@@ -6,6 +6,7 @@
 #include "ui/logic/document_files.h"
 #include "ui/panels/app_window.h"
 #include "ui/widgets/keys.h"
+#include "ui/widgets/text.h"
 
 namespace attn::ui {
 namespace {
@@ -89,10 +90,14 @@ void RecoveryPrompt(AppState& state) {
   if (r.model) what += (what.empty() ? "the model " : " and the model ") + named(r.model->model.name, r.model_original);
   ImGui::TextUnformatted(("Unsaved changes to " + what + " were kept.").c_str());
   if (ImGui::Button("Restore them", {160, 0})) {
-    restore_unsaved_work(state, r);
-    state.recovery_answered = true;
-    ImGui::CloseCurrentPopup();
+    if (restore_unsaved_work(state, r)) {
+      state.recovery_answered = true;
+      ImGui::CloseCurrentPopup();
+    } else {
+      state.recovery_failed = state.message;  // the file stays until the work is restored or discarded
+    }
   }
+  if (!state.recovery_failed.empty()) TextWrappedAtSpaces(state.recovery_failed);
   ImGui::SameLine();
   if (ImGui::Button("Discard them", {160, 0})) {
     state.recovery_answered = true;
