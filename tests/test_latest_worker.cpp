@@ -88,7 +88,7 @@ TEST_CASE("the newest job wins: one queued behind a running one is replaced by a
   CHECK_FALSE(r.computing());
 }
 
-TEST_CASE("a failure is reported with why and leaves the last result; a stale one is dropped silently") {
+TEST_CASE("a failure is reported with why and leaves the last result, and a stale one is dropped silently") {
   Gate gate;
   gate.release();
   LatestResults<ToyJob, Toy> r = toy_results(gate);
