@@ -60,6 +60,10 @@ ModelShown failed_forward_pass(const ModelShown& job, const std::exception& e) {
   return failed;
 }
 
+// The Model view draws more than the others (docs/PERFORMANCE.md, the Model view): while a weight is dragged, the
+// worker rests as long as it worked, so that the frames keep their targets.
+constexpr double kRestAfterForwardPass = 1.0;
+
 // What run_model would refuse about the tokens, found before it runs.
 void check_tokens(const Model& m, const std::vector<std::string>& tokens) {
   if (tokens.empty()) throw InputError("tokens", "expected at least one token but found none");
@@ -71,8 +75,7 @@ void check_tokens(const Model& m, const std::vector<std::string>& tokens) {
 
 ModelDocument::ModelDocument(std::int64_t history_bytes)
     : history_(model_input_bytes, history_bytes),
-      results_(forward_pass, failed_forward_pass, 1.0, &ModelShown::error) {
-}  // the Model view draws more than the others
+      results_(forward_pass, failed_forward_pass, kRestAfterForwardPass, &ModelShown::error) {}
 
 std::optional<std::string> ModelDocument::adopt(std::shared_ptr<const ModelInput> next, std::uint64_t revision,
                                                 std::shared_ptr<const Model> resolved, bool in_frame) {
