@@ -17,13 +17,6 @@ constexpr NameTable<Norm, 3> kNorms{{{Norm::None, "none"}, {Norm::Pre, "pre"}, {
 constexpr NameTable<FfnKind, 4> kFfnKinds{
     {{FfnKind::None, "none"}, {FfnKind::Relu, "relu"}, {FfnKind::Gelu, "gelu"}, {FfnKind::Swiglu, "swiglu"}}};
 
-// Each row's softmax over the vocabulary, shifted by the row's largest logit.
-Matrix softmax_rows(const Matrix& logits) {
-  Matrix p = (logits.colwise() - logits.rowwise().maxCoeff()).array().exp().matrix();
-  p.array().colwise() /= p.rowwise().sum().array();
-  return p;
-}
-
 // The feed-forward sublayer on x: its hidden activation and its output.
 struct FfnResult {
   Matrix hidden;  // (N, d_ff)
@@ -102,6 +95,12 @@ std::string_view to_string(Norm n) { return name_of(kNorms, n); }
 std::string_view to_string(FfnKind k) { return name_of(kFfnKinds, k); }
 std::string_view norm_names() { return "none | pre | post"; }
 std::string_view ffn_kind_names() { return "none | relu | gelu | swiglu"; }
+
+Matrix softmax_rows(const Matrix& logits) {
+  Matrix p = (logits.colwise() - logits.rowwise().maxCoeff()).array().exp().matrix();
+  p.array().colwise() /= p.rowwise().sum().array();
+  return p;
+}
 
 std::vector<int> token_ids(const Model& m, const std::vector<std::string>& tokens) {
   std::vector<int> ids;

@@ -123,6 +123,9 @@ Model resolve_model(const Model& m);
 // The indices of tokens in the vocabulary; an unknown token is refused by name (InputError, field "tokens").
 std::vector<int> token_ids(const Model& m, const std::vector<std::string>& tokens);
 
+// Each row's softmax, shifted by the row's largest value (-inf entries get 0).
+Matrix softmax_rows(const Matrix& logits);
+
 // LN(x) = gain * (x - mean) / sqrt(var + 1e-5) + bias per row, var the biased variance over the row.
 Matrix layer_norm(const Matrix& x, const Matrix& gain, const Matrix& bias);  // (N, d)
 

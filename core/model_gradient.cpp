@@ -1,0 +1,241 @@
+// The backward pass of model.h's forward pass (for the models check_trainable accepts): each part's forward keeps
+// what its backward needs, and the backward runs the parts in reverse.
+#include "core/model_gradient.h"
+
+#include <cmath>
+
+#include "core/validate.h"
+
+namespace attn {
+namespace {
+
+constexpr double kLayerNormEps = 1e-5;  // as layer_norm
+
+// LN(x) = gain * xhat + bias, xhat = (x - mean) / sqrt(var + eps) per row.
+struct NormCache {
+  Matrix xhat;     // (N, d)
+  Vector inv_std;  // (N)
+};
+
+Matrix norm_forward(const Matrix& x, const Matrix& gain, const Matrix& bias, NormCache& c) {
+  const Vector mean = x.rowwise().mean();
+  c.xhat = x.colwise() - mean;
+  c.inv_std = (c.xhat.array().square().rowwise().mean() + kLayerNormEps).rsqrt().matrix();
+  c.xhat.array().colwise() *= c.inv_std.array();
+  return (c.xhat.array().rowwise() * gain.row(0).array()).rowwise() + bias.row(0).array();
+}
+
+// Returns d x; adds d gain and d bias.
+Matrix norm_backward(const Matrix& dy, const Matrix& gain, const NormCache& c, Matrix& d_gain, Matrix& d_bias) {
+  d_gain += (dy.array() * c.xhat.array()).colwise().sum().matrix();
+  d_bias += dy.colwise().sum();
+  const Eigen::ArrayXXd dxhat = dy.array().rowwise() * gain.row(0).array();
+  const Eigen::ArrayXd mean_dxhat = dxhat.rowwise().mean();
+  const Eigen::ArrayXd mean_dxhat_xhat = (dxhat * c.xhat.array()).rowwise().mean();
+  Eigen::ArrayXXd dx = dxhat.colwise() - mean_dxhat;
+  dx -= c.xhat.array().colwise() * mean_dxhat_xhat;
+  return (dx.colwise() * c.inv_std.array()).matrix();
+}
+
+struct AttentionCache {
+  Matrix in, q, k, v, concat;   // (N, d_model), (N, H*d) x 3, (N, H*d)
+  std::vector<Matrix> weights;  // per head (N, N): softmax of the masked, scaled scores
+};
+
+double score_scale(const AttentionConfig& a) {
+  return a.scale ? 1.0 / std::sqrt(static_cast<double>(a.head_dim)) : 1.0;
+}
+
+Matrix attention_forward(const ModelLayer& layer, const Matrix& in, AttentionCache& c) {
+  const AttentionConfig& a = layer.attention;
+  const Weights& w = layer.weights;
+  const Eigen::Index n = in.rows(), d = a.head_dim;
+  c.in = in;
+  c.q = in * *w.W_Q;
+  c.k = in * *w.W_K;
+  c.v = in * *w.W_V;
+  c.concat.resize(n, a.heads * d);
+  c.weights.assign(static_cast<std::size_t>(a.heads), Matrix());
+  for (int h = 0; h < a.heads; ++h) {
+    Matrix s = c.q.middleCols(h * d, d) * c.k.middleCols(h * d, d).transpose() * score_scale(a);  // (N, N)
+    if (a.mask == MaskKind::Causal) s.triangularView<Eigen::StrictlyUpper>().setConstant(kNegInf);
+    Matrix p = softmax_rows(s);
+    c.concat.middleCols(h * d, d) = p * c.v.middleCols(h * d, d);
+    c.weights[static_cast<std::size_t>(h)] = std::move(p);
+  }
+  return c.concat * *w.W_O;
+}
+
+// Returns d in; sets the gradients of W_Q, W_K, W_V and W_O in `g`.
+Matrix attention_backward(const ModelLayer& layer, const Matrix& d_out, const AttentionCache& c, Weights& g) {
+  const AttentionConfig& a = layer.attention;
+  const Weights& w = layer.weights;
+  const Eigen::Index d = a.head_dim;
+  g.W_O = c.concat.transpose() * d_out;
+  const Matrix d_concat = d_out * w.W_O->transpose();
+  Matrix dq(c.q.rows(), c.q.cols()), dk(c.k.rows(), c.k.cols()), dv(c.v.rows(), c.v.cols());
+  for (int h = 0; h < a.heads; ++h) {
+    const Matrix& p = c.weights[static_cast<std::size_t>(h)];
+    const auto d_head = d_concat.middleCols(h * d, d);
+    dv.middleCols(h * d, d) = p.transpose() * d_head;
+    const Matrix dp = d_head * c.v.middleCols(h * d, d).transpose();
+    // Softmax's Jacobian row by row; hidden keys have p = 0 and pass nothing back.
+    Matrix ds = (p.array() * (dp.colwise() - (dp.array() * p.array()).rowwise().sum().matrix()).array()).matrix();
+    ds *= score_scale(a);
+    dq.middleCols(h * d, d) = ds * c.k.middleCols(h * d, d);
+    dk.middleCols(h * d, d) = ds.transpose() * c.q.middleCols(h * d, d);
+  }
+  g.W_Q = c.in.transpose() * dq;
+  g.W_K = c.in.transpose() * dk;
+  g.W_V = c.in.transpose() * dv;
+  return dq * w.W_Q->transpose() + dk * w.W_K->transpose() + dv * w.W_V->transpose();
+}
+
+struct LayerCache {
+  NormCache ln1;
+  AttentionCache attention;
+};
+
+struct Forward {
+  std::vector<LayerCache> layers;
+  NormCache final_norm;
+  Matrix final;          // (N, d_model): what the unembedding reads
+  Matrix probabilities;  // (N, V)
+  double loss = 0.0;
+  int counted = 0;  // positions with a target
+};
+
+Forward forward(const Model& m, const std::vector<int>& ids, const std::vector<int>& targets) {
+  const Eigen::Index n = static_cast<Eigen::Index>(ids.size());
+  Forward f;
+  Matrix x(n, m.d_model);
+  for (Eigen::Index i = 0; i < n; ++i) x.row(i) = m.embedding->row(ids[static_cast<std::size_t>(i)]);
+  if (m.positions == Positions::Learned) x += m.W_P->topRows(n);
+  f.layers.resize(m.layers.size());
+  for (std::size_t l = 0; l < m.layers.size(); ++l) {
+    const ModelLayer& layer = m.layers[l];
+    LayerCache& c = f.layers[l];
+    const Matrix in = m.norm == Norm::Pre ? norm_forward(x, *layer.own.ln1_gain, *layer.own.ln1_bias, c.ln1) : x;
+    x += attention_forward(layer, in, c.attention);
+  }
+  f.final = m.norm == Norm::Pre ? norm_forward(x, *m.final_gain, *m.final_bias, f.final_norm) : x;
+  f.probabilities = softmax_rows(f.final * *m.unembedding);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const int t = targets[static_cast<std::size_t>(i)];
+    if (t == kNoTarget) continue;
+    f.loss -= std::log(f.probabilities(i, t));
+    ++f.counted;
+  }
+  f.loss /= f.counted;
+  return f;
+}
+
+void check_inputs(const Model& m, const std::vector<int>& ids, const std::vector<int>& targets) {
+  check_trainable(m);
+  check_range(static_cast<std::int64_t>(ids.size()), 1, m.max_positions, "tokens");
+  if (targets.size() != ids.size())
+    throw InputError("targets", "expected one per token (" + std::to_string(ids.size()) + ") but found " +
+                                    std::to_string(targets.size()));
+  const int vocab = static_cast<int>(m.vocab.size());
+  bool any = false;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    check_range(ids[i], 0, vocab - 1, "tokens[" + std::to_string(i) + "]");
+    if (targets[i] != kNoTarget) check_range(targets[i], 0, vocab - 1, "targets[" + std::to_string(i) + "]");
+    any = any || targets[i] != kNoTarget;
+  }
+  if (!any) throw InputError("targets", "expected at least one position with a target but found none");
+}
+
+// The model's configuration without its weights: the gradient fills in the ones training changes.
+Model without_weights(const Model& m) {
+  Model g = m;
+  g.embedding.reset();
+  g.W_P.reset();
+  g.final_gain.reset();
+  g.final_bias.reset();
+  g.unembedding.reset();
+  for (ModelLayer& l : g.layers) {
+    l.weights = Weights{};
+    l.own = LayerWeights{};
+  }
+  return g;
+}
+
+}  // namespace
+
+std::vector<int> next_token_targets(const std::vector<int>& ids) {
+  std::vector<int> t(ids.begin() + (ids.empty() ? 0 : 1), ids.end());
+  t.push_back(kNoTarget);
+  return t;
+}
+
+void check_trainable(const Model& m) {
+  const auto refuse = [](const std::string& field, const std::string& what) {
+    throw InputError(field, what + ": training does not support it yet");
+  };
+  if (m.norm == Norm::Post) refuse("norm", "post");
+  if (m.ffn.kind != FfnKind::None) refuse("ffn.kind", std::string(to_string(m.ffn.kind)));
+  if (m.positions != Positions::None && m.positions != Positions::Learned)
+    refuse("positions", m.positions == Positions::Rope ? "rope" : "sinusoidal");
+  for (std::size_t l = 0; l < m.layers.size(); ++l) {
+    const AttentionConfig& a = m.layers[l].attention;
+    const std::string at = "layers[" + std::to_string(l) + "].attention.";
+    if (a.variant != Variant::Mha) refuse(at + "variant", "a variant other than mha");
+    if (a.mask != MaskKind::None && a.mask != MaskKind::Causal) refuse(at + "mask", "a mask other than causal or none");
+    if (a.kernel != Kernel::Softmax) refuse(at + "kernel", "the linear kernel");
+    if (a.sparse) refuse(at + "sparse", "sparse attention");
+    if (!a.output_projection) refuse(at + "output_projection", "attention without W_O");
+  }
+}
+
+double model_loss(const Model& resolved, const std::vector<int>& ids, const std::vector<int>& targets) {
+  check_inputs(resolved, ids, targets);
+  return forward(resolved, ids, targets).loss;
+}
+
+LossGradient loss_gradient(const Model& m, const std::vector<int>& ids, const std::vector<int>& targets) {
+  check_inputs(m, ids, targets);
+  const Forward f = forward(m, ids, targets);
+  LossGradient r{f.loss, without_weights(m)};
+  Model& g = r.gradient;
+  // d loss / d logits: (p - onehot(target)) / counted on the rows with a target.
+  Matrix d_logits = f.probabilities;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const Eigen::Index row = static_cast<Eigen::Index>(i);
+    if (targets[i] == kNoTarget) d_logits.row(row).setZero();
+    else d_logits(row, targets[i]) -= 1.0;
+  }
+  d_logits /= f.counted;
+  g.unembedding = f.final.transpose() * d_logits;
+  Matrix dx = d_logits * m.unembedding->transpose();
+  if (m.norm == Norm::Pre) {
+    Matrix d_gain = Matrix::Zero(1, m.d_model), d_bias = Matrix::Zero(1, m.d_model);
+    dx = norm_backward(dx, *m.final_gain, f.final_norm, d_gain, d_bias);
+    g.final_gain = std::move(d_gain);
+    g.final_bias = std::move(d_bias);
+  }
+  for (std::size_t l = m.layers.size(); l-- > 0;) {
+    const ModelLayer& layer = m.layers[l];
+    const LayerCache& c = f.layers[l];
+    const Matrix d_in = attention_backward(layer, dx, c.attention, g.layers[l].weights);
+    if (m.norm != Norm::Pre) {
+      dx += d_in;
+      continue;
+    }
+    Matrix d_gain = Matrix::Zero(1, m.d_model), d_bias = Matrix::Zero(1, m.d_model);
+    dx += norm_backward(d_in, *layer.own.ln1_gain, c.ln1, d_gain, d_bias);
+    g.layers[l].own.ln1_gain = std::move(d_gain);
+    g.layers[l].own.ln1_bias = std::move(d_bias);
+  }
+  Matrix d_embedding = Matrix::Zero(m.embedding->rows(), m.d_model);
+  for (std::size_t i = 0; i < ids.size(); ++i) d_embedding.row(ids[i]) += dx.row(static_cast<Eigen::Index>(i));
+  g.embedding = std::move(d_embedding);
+  if (m.positions == Positions::Learned) {
+    Matrix d_positions = Matrix::Zero(m.W_P->rows(), m.d_model);
+    d_positions.topRows(dx.rows()) = dx;
+    g.W_P = std::move(d_positions);
+  }
+  return r;
+}
+
+}  // namespace attn

@@ -1,0 +1,30 @@
+#pragma once
+// The gradient of a model's cross-entropy with respect to its weights, written for this model (no framework): what
+// training (issue 16) steps with. Row vectors throughout, as the forward pass in model.h.
+//
+// Supported so far: no norm or Pre-LN; no FFN (attention-only models); no or learned positions; every layer mha with
+// W_O, the softmax kernel, scaled or not, a causal mask or none. A model beyond that is refused by check_trainable
+// (InputError naming the field) until its backward pass is written.
+#include <vector>
+
+#include "core/model.h"
+
+namespace attn {
+
+// A position whose target is this is left out of the loss.
+inline constexpr int kNoTarget = -1;
+// Next-token prediction: position i's target is ids[i + 1]; the last position has none.
+std::vector<int> next_token_targets(const std::vector<int>& ids);
+
+struct LossGradient {
+  double loss = 0.0;  // the mean over positions with a target of -log p(target | the tokens up to there)
+  Model gradient;     // the model's configuration, each trained weight holding d loss / d weight (no other weights)
+};
+
+void check_trainable(const Model& m);
+// `resolved`: every weight present (resolve_model). `targets`: one per token, a vocabulary index or kNoTarget, at
+// least one of them a target.
+double model_loss(const Model& resolved, const std::vector<int>& ids, const std::vector<int>& targets);
+LossGradient loss_gradient(const Model& resolved, const std::vector<int>& ids, const std::vector<int>& targets);
+
+}  // namespace attn
