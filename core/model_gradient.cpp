@@ -2,6 +2,7 @@
 // what its backward needs, and the backward runs the parts in reverse.
 #include "core/model_gradient.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/validate.h"
@@ -188,6 +189,25 @@ void check_trainable(const Model& m) {
   }
 }
 
+std::vector<TrainedWeight> trained_weights(Model& m) {
+  std::vector<TrainedWeight> w;
+  const auto add = [&w](std::string field, SharedMatrix& slot) {
+    if (slot) w.push_back({std::move(field), &slot});
+  };
+  add("embedding", m.embedding);
+  add("W_P", m.W_P);
+  for (std::size_t l = 0; l < m.layers.size(); ++l) {
+    const std::string at = "layers[" + std::to_string(l) + "].weights.";
+    add(at + "ln1_gain", m.layers[l].own.ln1_gain);
+    add(at + "ln1_bias", m.layers[l].own.ln1_bias);
+    for (WeightId id : kAllWeights) add(at + weight_name(id), weight_slot(m.layers[l].weights, id));
+  }
+  add("final_gain", m.final_gain);
+  add("final_bias", m.final_bias);
+  add("unembedding", m.unembedding);
+  return w;
+}
+
 double model_loss(const Model& resolved, const std::vector<int>& ids, const std::vector<int>& targets) {
   check_inputs(resolved, ids, targets);
   return forward(resolved, ids, targets).loss;
@@ -236,6 +256,37 @@ LossGradient loss_gradient(const Model& m, const std::vector<int>& ids, const st
     g.W_P = std::move(d_positions);
   }
   return r;
+}
+
+}  // namespace attn
+
+namespace attn {
+
+LossGradient batch_loss_gradient(const Model& resolved, const std::vector<Sequence>& batch) {
+  if (batch.empty()) throw InputError("batch", "expected at least one sequence but found none");
+  std::vector<int> counts;
+  int total = 0;
+  for (const Sequence& s : batch) {
+    counts.push_back(
+        static_cast<int>(std::count_if(s.targets.begin(), s.targets.end(), [](int t) { return t != kNoTarget; })));
+    total += counts.back();
+  }
+  LossGradient sum;
+  for (std::size_t b = 0; b < batch.size(); ++b) {
+    if (counts[b] == 0) continue;
+    LossGradient one = loss_gradient(resolved, batch[b].ids, batch[b].targets);
+    const double share = static_cast<double>(counts[b]) / total;  // each sequence's mean, weighted by its targets
+    sum.loss += share * one.loss;
+    if (sum.gradient.layers.empty()) {
+      sum.gradient = std::move(one.gradient);
+      for (const TrainedWeight& w : trained_weights(sum.gradient)) *w.slot = **w.slot * share;
+      continue;
+    }
+    std::vector<TrainedWeight> into = trained_weights(sum.gradient), from = trained_weights(one.gradient);
+    for (std::size_t k = 0; k < into.size(); ++k) *into[k].slot = **into[k].slot + **from[k].slot * share;
+  }
+  if (total == 0) throw InputError("batch", "expected at least one position with a target but found none");
+  return sum;
 }
 
 }  // namespace attn

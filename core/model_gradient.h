@@ -22,9 +22,25 @@ struct LossGradient {
 };
 
 void check_trainable(const Model& m);
+
+// The weights training changes, each with its path in the model file, in one fixed order (the optimiser's state
+// and a gradient's weights line up with a model's through it). Only those present are listed.
+struct TrainedWeight {
+  std::string field;
+  SharedMatrix* slot;
+};
+std::vector<TrainedWeight> trained_weights(Model& m);
+
+// One sequence of a batch: token ids and, per position, its target (next_token_targets for a language model).
+struct Sequence {
+  std::vector<int> ids, targets;
+};
 // `resolved`: every weight present (resolve_model). `targets`: one per token, a vocabulary index or kNoTarget, at
 // least one of them a target.
 double model_loss(const Model& resolved, const std::vector<int>& ids, const std::vector<int>& targets);
 LossGradient loss_gradient(const Model& resolved, const std::vector<int>& ids, const std::vector<int>& targets);
+// A batch: the mean over every position with a target in all its sequences (as PyTorch's cross_entropy over the
+// flattened batch), and its gradient.
+LossGradient batch_loss_gradient(const Model& resolved, const std::vector<Sequence>& batch);
 
 }  // namespace attn

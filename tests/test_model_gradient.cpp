@@ -140,3 +140,37 @@ TEST_CASE("the loss leaves out positions without a target, and bad targets and u
   ffn.ffn.kind = FfnKind::Gelu;
   CHECK_THROWS_WITH_AS(check_trainable(ffn), "ffn.kind: gelu: training does not support it yet", InputError);
 }
+
+TEST_CASE("a gradient has every trained weight of its model, in the same order and shapes") {
+  for (const auto& [norm, positions] : {std::pair{"none", "none"}, {"pre", "learned"}}) {
+    Model m = small_model(norm, positions);
+    LossGradient r = loss_gradient(m, kIds, next_token_targets(kIds));
+    const std::vector<TrainedWeight> w = trained_weights(m), g = trained_weights(r.gradient);
+    REQUIRE(w.size() == g.size());
+    for (std::size_t k = 0; k < w.size(); ++k) {
+      CHECK(w[k].field == g[k].field);
+      CHECK((*w[k].slot)->rows() == (*g[k].slot)->rows());
+      CHECK((*w[k].slot)->cols() == (*g[k].slot)->cols());
+    }
+    CHECK(w.front().field == "embedding");
+    CHECK(w.back().field == "unembedding");
+  }
+}
+
+TEST_CASE("a batch's loss is the mean over all its targets, and its gradient agrees with central differences") {
+  const Model m = small_model("pre", "learned");
+  const std::vector<Sequence> batch = {{{0, 3, 1}, next_token_targets({0, 3, 1})},
+                                       {{2, 2, 5, 4, 1, 0}, next_token_targets({2, 2, 5, 4, 1, 0})}};
+  const double first = model_loss(m, batch[0].ids, batch[0].targets),
+               second = model_loss(m, batch[1].ids, batch[1].targets);
+  LossGradient r = batch_loss_gradient(m, batch);
+  CHECK(std::abs(r.loss - (2 * first + 5 * second) / 7) < 1e-14);  // 2 and 5 targets
+  Model probe = m;
+  const auto loss_at = [&](double delta) {
+    probe.layers[1].weights.W_K = with_cell(*m.layers[1].weights.W_K, 3, 2, (*m.layers[1].weights.W_K)(3, 2) + delta);
+    return batch_loss_gradient(probe, batch).loss;
+  };
+  const double numeric = (loss_at(1e-6) - loss_at(-1e-6)) / 2e-6;
+  CHECK(std::abs(numeric - (*r.gradient.layers[1].weights.W_K)(3, 2)) < 1e-8);
+  CHECK_THROWS_WITH_AS(batch_loss_gradient(m, {}), "batch: expected at least one sequence but found none", InputError);
+}

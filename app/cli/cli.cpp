@@ -17,6 +17,7 @@ void print_help(std::ostream& out, std::string_view window_usage) {
       << kDecodeHelp << "\n"
       << kOnlineHelp << "\n"
       << kRunHelp << "\n"
+      << kTrainHelp << "\n"
       << kKvHelp
       << "\nattention-lab --help       this text\n"
          "attention-lab --version    the version\n\n"
@@ -27,7 +28,7 @@ void print_help(std::ostream& out, std::string_view window_usage) {
 }  // namespace
 
 bool is_cli_command(std::string_view first) {
-  for (const std::string_view command : {"trace", "decode", "online", "kv", "run", "help", "--help", "-h", "--version"})
+  for (const std::string_view command : {"trace", "decode", "online", "kv", "run", "train", "help", "--help", "-h", "--version"})
     if (first == command) return true;
   return false;
 }
@@ -47,6 +48,7 @@ int run_cli(std::span<const std::string> args, std::ostream& out, std::ostream& 
     if (args[0] == "online") return online_command(args.subspan(1), out, err);
     if (args[0] == "kv") return kv_command(args.subspan(1), out, err);
     if (args[0] == "run") return run_command(args.subspan(1), out, err);
+    if (args[0] == "train") return train_command(args.subspan(1), out, err);
     throw UsageError("unknown command '" + args[0] + "' (see attention-lab --help)");
   } catch (const UsageError& e) {
     err << "attention-lab: " << e.what() << '\n';

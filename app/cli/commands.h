@@ -15,11 +15,13 @@ int decode_command(std::span<const std::string> args, std::ostream& out, std::os
 int kv_command(std::span<const std::string> args, std::ostream& out, std::ostream& err);
 int online_command(std::span<const std::string> args, std::ostream& out, std::ostream& err);
 int run_command(std::span<const std::string> args, std::ostream& out, std::ostream& err);
+int train_command(std::span<const std::string> args, std::ostream& out, std::ostream& err);
 
 extern const char* const kTraceHelp;
 extern const char* const kKvHelp;
 extern const char* const kDecodeHelp;
 extern const char* const kOnlineHelp;
 extern const char* const kRunHelp;
+extern const char* const kTrainHelp;
 
 }  // namespace attn::cli

@@ -1,0 +1,31 @@
+#pragma once
+// AdamW (Loshchilov and Hutter, "Decoupled Weight Decay Regularization"), as torch.optim.AdamW computes it, and
+// gradient clipping by the global norm: how training steps a model's weights (model_gradient.h).
+#include <vector>
+
+#include "core/matrix.h"
+#include "core/model.h"
+
+namespace attn {
+
+struct AdamWConfig {
+  double lr = 1e-3;
+  double beta1 = 0.9, beta2 = 0.999;
+  double eps = 1e-8;
+  double weight_decay = 0.0;  // decoupled: every trained weight shrinks by lr * weight_decay per step
+  double clip = 0.0;          // > 0: the gradient's global norm is clipped to this before the step
+};
+
+// The moments of every trained weight (in trained_weights order) and the steps taken.
+struct AdamWState {
+  std::vector<Matrix> m, v;
+  int step = 0;
+};
+
+// The gradient's global norm: the square root of the sum of every weight's squared entries.
+double global_norm(Model& gradient);
+// One step: `model`'s trained weights move against `gradient` (clipped first when config.clip > 0, as
+// torch.nn.utils.clip_grad_norm_: scaled by min(1, clip / (norm + 1e-6))). Returns the norm before clipping.
+double adamw_step(Model& model, Model gradient, AdamWState& state, const AdamWConfig& config);
+
+}  // namespace attn
