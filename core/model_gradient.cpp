@@ -92,10 +92,97 @@ Matrix attention_backward(const ModelLayer& layer, const Matrix& d_out, const At
   return dq * w.W_Q->transpose() + dk * w.W_K->transpose() + dv * w.W_V->transpose();
 }
 
-struct LayerCache {
-  NormCache ln1;
-  AttentionCache attention;
+// The feed-forward sublayer: relu / gelu (exact): act(x W_1 + b_1) W_2 + b_2; swiglu: (silu(x W_1) * (x W_3)) W_2.
+struct FfnCache {
+  Matrix in, pre, gate, hidden;  // (N, d_model), x W_1 (+ b_1), x W_3 (swiglu), what W_2 reads: (N, d_ff) each
 };
+
+double sigmoid(double v) { return 1.0 / (1.0 + std::exp(-v)); }
+
+Matrix ffn_forward(FfnKind kind, const LayerWeights& w, const Matrix& in, FfnCache& c) {
+  c.in = in;
+  c.pre = in * *w.W_1;
+  if (kind == FfnKind::Swiglu) {
+    c.gate = in * *w.W_3;
+    c.hidden = c.pre.unaryExpr([](double v) { return v * sigmoid(v); }).cwiseProduct(c.gate);
+    return c.hidden * *w.W_2;
+  }
+  c.pre.rowwise() += w.b_1->row(0);
+  if (kind == FfnKind::Relu) c.hidden = c.pre.cwiseMax(0.0);
+  else c.hidden = c.pre.unaryExpr([](double v) { return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))); });
+  Matrix out = c.hidden * *w.W_2;
+  out.rowwise() += w.b_2->row(0);
+  return out;
+}
+
+// Returns d in; sets the FFN's weight gradients in `g`.
+Matrix ffn_backward(FfnKind kind, const LayerWeights& w, const Matrix& d_out, const FfnCache& c, LayerWeights& g) {
+  g.W_2 = c.hidden.transpose() * d_out;
+  const Matrix d_hidden = d_out * w.W_2->transpose();
+  if (kind == FfnKind::Swiglu) {
+    const Matrix silu = c.pre.unaryExpr([](double v) { return v * sigmoid(v); });
+    const Matrix d_silu = c.pre.unaryExpr([](double v) { return sigmoid(v) * (1.0 + v * (1.0 - sigmoid(v))); });
+    const Matrix d_pre = d_hidden.cwiseProduct(c.gate).cwiseProduct(d_silu);
+    const Matrix d_gate = d_hidden.cwiseProduct(silu);
+    g.W_1 = c.in.transpose() * d_pre;
+    g.W_3 = c.in.transpose() * d_gate;
+    return d_pre * w.W_1->transpose() + d_gate * w.W_3->transpose();
+  }
+  g.b_2 = d_out.colwise().sum();
+  // relu' is 1 above 0; gelu'(v) = Phi(v) + v phi(v).
+  const Matrix slope =
+      kind == FfnKind::Relu ? Matrix((c.pre.array() > 0.0).cast<double>()) : c.pre.unaryExpr([](double v) {
+        return 0.5 * (1.0 + std::erf(v / std::sqrt(2.0))) + v * std::exp(-0.5 * v * v) / std::sqrt(2.0 * M_PI);
+      });
+  const Matrix d_pre = d_hidden.cwiseProduct(slope);
+  g.W_1 = c.in.transpose() * d_pre;
+  g.b_1 = d_pre.colwise().sum();
+  return d_pre * w.W_1->transpose();
+}
+
+struct LayerCache {
+  NormCache ln1, ln2;
+  AttentionCache attention;
+  FfnCache ffn;
+};
+
+// d gain and d bias of a norm, set on `g`.
+Matrix norm_backward_into(const Matrix& dy, const SharedMatrix& gain, const NormCache& c, SharedMatrix& d_gain,
+                          SharedMatrix& d_bias) {
+  Matrix dg = Matrix::Zero(1, gain->cols()), db = Matrix::Zero(1, gain->cols());
+  Matrix dx = norm_backward(dy, *gain, c, dg, db);
+  d_gain = std::move(dg);
+  d_bias = std::move(db);
+  return dx;
+}
+
+// pre: x + Attn(LN1(x)), then + FFN(LN2(.)); none: without the norms; post: LN1(x + Attn(x)), LN2(. + FFN(.)).
+Matrix layer_forward(const Model& m, const ModelLayer& layer, Matrix x, LayerCache& c) {
+  const LayerWeights& w = layer.own;
+  const bool pre = m.norm == Norm::Pre, post = m.norm == Norm::Post, ffn = m.ffn.kind != FfnKind::None;
+  x += attention_forward(layer, pre ? norm_forward(x, *w.ln1_gain, *w.ln1_bias, c.ln1) : x, c.attention);
+  if (post) x = norm_forward(x, *w.ln1_gain, *w.ln1_bias, c.ln1);
+  if (!ffn) return x;
+  x += ffn_forward(m.ffn.kind, w, pre ? norm_forward(x, *w.ln2_gain, *w.ln2_bias, c.ln2) : x, c.ffn);
+  if (post) x = norm_forward(x, *w.ln2_gain, *w.ln2_bias, c.ln2);
+  return x;
+}
+
+// The layer_forward above in reverse: d of its output in, d of its input out; the layer's gradients set in `g`.
+Matrix layer_backward(const Model& m, const ModelLayer& layer, Matrix dx, const LayerCache& c, ModelLayer& g) {
+  const LayerWeights& w = layer.own;
+  LayerWeights& gw = g.own;
+  const bool pre = m.norm == Norm::Pre, post = m.norm == Norm::Post;
+  if (m.ffn.kind != FfnKind::None) {
+    if (post) dx = norm_backward_into(dx, w.ln2_gain, c.ln2, gw.ln2_gain, gw.ln2_bias);
+    const Matrix d_in = ffn_backward(m.ffn.kind, w, dx, c.ffn, gw);
+    dx += pre ? norm_backward_into(d_in, w.ln2_gain, c.ln2, gw.ln2_gain, gw.ln2_bias) : d_in;
+  }
+  if (post) dx = norm_backward_into(dx, w.ln1_gain, c.ln1, gw.ln1_gain, gw.ln1_bias);
+  const Matrix d_in = attention_backward(layer, dx, c.attention, g.weights);
+  dx += pre ? norm_backward_into(d_in, w.ln1_gain, c.ln1, gw.ln1_gain, gw.ln1_bias) : d_in;
+  return dx;
+}
 
 struct Forward {
   std::vector<LayerCache> layers;
@@ -113,12 +200,7 @@ Forward forward(const Model& m, const std::vector<int>& ids, const std::vector<i
   for (Eigen::Index i = 0; i < n; ++i) x.row(i) = m.embedding->row(ids[static_cast<std::size_t>(i)]);
   if (m.positions == Positions::Learned) x += m.W_P->topRows(n);
   f.layers.resize(m.layers.size());
-  for (std::size_t l = 0; l < m.layers.size(); ++l) {
-    const ModelLayer& layer = m.layers[l];
-    LayerCache& c = f.layers[l];
-    const Matrix in = m.norm == Norm::Pre ? norm_forward(x, *layer.own.ln1_gain, *layer.own.ln1_bias, c.ln1) : x;
-    x += attention_forward(layer, in, c.attention);
-  }
+  for (std::size_t l = 0; l < m.layers.size(); ++l) x = layer_forward(m, m.layers[l], std::move(x), f.layers[l]);
   f.final = m.norm == Norm::Pre ? norm_forward(x, *m.final_gain, *m.final_bias, f.final_norm) : x;
   f.probabilities = softmax_rows(f.final * *m.unembedding);
   for (Eigen::Index i = 0; i < n; ++i) {
@@ -174,8 +256,6 @@ void check_trainable(const Model& m) {
   const auto refuse = [](const std::string& field, const std::string& what) {
     throw InputError(field, what + ": training does not support it yet");
   };
-  if (m.norm == Norm::Post) refuse("norm", "post");
-  if (m.ffn.kind != FfnKind::None) refuse("ffn.kind", std::string(to_string(m.ffn.kind)));
   if (m.positions != Positions::None && m.positions != Positions::Learned)
     refuse("positions", m.positions == Positions::Rope ? "rope" : "sinusoidal");
   for (std::size_t l = 0; l < m.layers.size(); ++l) {
@@ -198,8 +278,7 @@ std::vector<TrainedWeight> trained_weights(Model& m) {
   add("W_P", m.W_P);
   for (std::size_t l = 0; l < m.layers.size(); ++l) {
     const std::string at = "layers[" + std::to_string(l) + "].weights.";
-    add(at + "ln1_gain", m.layers[l].own.ln1_gain);
-    add(at + "ln1_bias", m.layers[l].own.ln1_bias);
+    for (const LayerWeightField& f : kLayerWeightFields) add(at + f.name, m.layers[l].own.*f.slot);
     for (WeightId id : kAllWeights) add(at + weight_name(id), weight_slot(m.layers[l].weights, id));
   }
   add("final_gain", m.final_gain);
@@ -228,25 +307,9 @@ LossGradient loss_gradient(const Model& m, const std::vector<int>& ids, const st
   d_logits /= f.counted;
   g.unembedding = f.final.transpose() * d_logits;
   Matrix dx = d_logits * m.unembedding->transpose();
-  if (m.norm == Norm::Pre) {
-    Matrix d_gain = Matrix::Zero(1, m.d_model), d_bias = Matrix::Zero(1, m.d_model);
-    dx = norm_backward(dx, *m.final_gain, f.final_norm, d_gain, d_bias);
-    g.final_gain = std::move(d_gain);
-    g.final_bias = std::move(d_bias);
-  }
-  for (std::size_t l = m.layers.size(); l-- > 0;) {
-    const ModelLayer& layer = m.layers[l];
-    const LayerCache& c = f.layers[l];
-    const Matrix d_in = attention_backward(layer, dx, c.attention, g.layers[l].weights);
-    if (m.norm != Norm::Pre) {
-      dx += d_in;
-      continue;
-    }
-    Matrix d_gain = Matrix::Zero(1, m.d_model), d_bias = Matrix::Zero(1, m.d_model);
-    dx += norm_backward(d_in, *layer.own.ln1_gain, c.ln1, d_gain, d_bias);
-    g.layers[l].own.ln1_gain = std::move(d_gain);
-    g.layers[l].own.ln1_bias = std::move(d_bias);
-  }
+  if (m.norm == Norm::Pre) dx = norm_backward_into(dx, m.final_gain, f.final_norm, g.final_gain, g.final_bias);
+  for (std::size_t l = m.layers.size(); l-- > 0;)
+    dx = layer_backward(m, m.layers[l], std::move(dx), f.layers[l], g.layers[l]);
   Matrix d_embedding = Matrix::Zero(m.embedding->rows(), m.d_model);
   for (std::size_t i = 0; i < ids.size(); ++i) d_embedding.row(ids[i]) += dx.row(static_cast<Eigen::Index>(i));
   g.embedding = std::move(d_embedding);

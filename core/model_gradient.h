@@ -2,9 +2,9 @@
 // The gradient of a model's cross-entropy with respect to its weights, written for this model (no framework): what
 // training (issue 16) steps with. Row vectors throughout, as the forward pass in model.h.
 //
-// Supported so far: no norm or Pre-LN; no FFN (attention-only models); no or learned positions; every layer mha with
-// W_O, the softmax kernel, scaled or not, a causal mask or none. A model beyond that is refused by check_trainable
-// (InputError naming the field) until its backward pass is written.
+// Supported so far: every norm (none, pre, post) and feed-forward kind (none, relu, gelu, swiglu); no or learned
+// positions; every layer mha with W_O, the softmax kernel, scaled or not, a causal mask or none. A model beyond that
+// is refused by check_trainable (InputError naming the field) until its backward pass is written.
 #include <vector>
 
 #include "core/model.h"

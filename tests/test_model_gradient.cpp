@@ -14,83 +14,75 @@ using namespace attn::test;
 
 namespace {
 
-// An attention-only model of two layers; `norm` "none" or "pre", `positions` "none" or "learned".
-Model small_model(const std::string& norm, const std::string& positions, const std::string& mask = "causal") {
+// A model of two layers; `norm` none, pre or post, `positions` none or learned, `ffn` a feed-forward kind.
+Model small_model(const std::string& norm, const std::string& positions, const std::string& mask = "causal",
+                  const std::string& ffn = "none") {
   Model m = resolve_model(parse_model(R"({"name": "grad", "vocab": ["a", "b", "c", "d", "e", "f"], "d_model": 8,
     "max_positions": 8, "positions": ")" +
-                                      positions + R"(", "norm": ")" + norm + R"(", "ffn": {"kind": "none"},
+                                      positions + R"(", "norm": ")" + norm + R"(",
+    "ffn": {"kind": ")" + ffn + (ffn == "none" ? R"("})" : R"(", "d_ff": 6})") +
+                                      R"(,
     "layers": [{"attention": {"heads": 2, "head_dim": 4, "mask": ")" +
                                       mask + R"("}},
                {"attention": {"heads": 2, "head_dim": 4, "mask": ")" +
                                       mask + R"("}}], "seed": 7})"));
   // Gains and biases away from 1 and 0, so that their gradients are tested where they matter.
-  const auto jitter = [](const SharedMatrix& w, double scale) {
-    return SharedMatrix(*w + scale * seeded_matrix(11, SeedStream::Embeddings, 1, static_cast<int>(w->cols())));
+  std::uint64_t seed = 11;
+  const auto jitter = [&seed](SharedMatrix& w, double scale) {
+    if (w) w = *w + scale * seeded_matrix(seed++, SeedStream::Embeddings, 1, static_cast<int>(w->cols()));
   };
-  if (m.norm == Norm::Pre) {
-    m.final_gain = jitter(m.final_gain, 0.3);
-    m.final_bias = jitter(m.final_bias, 0.2);
-    for (ModelLayer& l : m.layers) {
-      l.own.ln1_gain = jitter(l.own.ln1_gain, 0.3);
-      l.own.ln1_bias = jitter(l.own.ln1_bias, 0.2);
-    }
+  jitter(m.final_gain, 0.3);
+  jitter(m.final_bias, 0.2);
+  for (ModelLayer& l : m.layers) {
+    jitter(l.own.ln1_gain, 0.3);
+    jitter(l.own.ln1_bias, 0.2);
+    jitter(l.own.ln2_gain, 0.3);
+    jitter(l.own.ln2_bias, 0.2);
+    jitter(l.own.b_1, 0.5);
+    jitter(l.own.b_2, 0.2);
   }
   return m;
 }
 
 const std::vector<int> kIds = {0, 3, 1, 3, 1, 5, 2};
 
-// Every trained weight of `m` with its name: the slots the gradient must fill.
-std::vector<std::pair<std::string, SharedMatrix*>> trained(Model& m) {
-  std::vector<std::pair<std::string, SharedMatrix*>> w = {{"embedding", &m.embedding}, {"unembedding", &m.unembedding}};
-  if (m.W_P) w.push_back({"W_P", &m.W_P});
-  if (m.final_gain) w.push_back({"final_gain", &m.final_gain});
-  if (m.final_bias) w.push_back({"final_bias", &m.final_bias});
-  for (std::size_t l = 0; l < m.layers.size(); ++l) {
-    const std::string at = "layers[" + std::to_string(l) + "].";
-    Weights& a = m.layers[l].weights;
-    for (auto [name, slot] : {std::pair{"W_Q", &a.W_Q}, {"W_K", &a.W_K}, {"W_V", &a.W_V}, {"W_O", &a.W_O}})
-      w.push_back({at + name, slot});
-    if (m.layers[l].own.ln1_gain) w.push_back({at + "ln1_gain", &m.layers[l].own.ln1_gain});
-    if (m.layers[l].own.ln1_bias) w.push_back({at + "ln1_bias", &m.layers[l].own.ln1_bias});
-  }
-  return w;
-}
-
 // Central differences on every cell of every trained weight against the gradient.
 void check_against_differences(Model m) {
   const std::vector<int> targets = next_token_targets(kIds);
   LossGradient r = loss_gradient(m, kIds, targets);
-  auto slots = trained(m);
-  auto grads = trained(r.gradient);
+  const std::vector<TrainedWeight> slots = trained_weights(m), grads = trained_weights(r.gradient);
   REQUIRE(slots.size() == grads.size());
+  std::int64_t numbers = 0;
+  for (const TrainedWeight& w : slots) numbers += (*w.slot)->size();
+  CHECK(numbers == parameter_count(m));  // every weight the model has is trained
   constexpr double h = 1e-6;
   for (std::size_t s = 0; s < slots.size(); ++s) {
-    const Matrix w = **slots[s].second;
-    REQUIRE_MESSAGE(grads[s].second->has_value(), slots[s].first);
-    const Matrix& g = **grads[s].second;
+    const Matrix w = **slots[s].slot;
+    REQUIRE_MESSAGE(grads[s].slot->has_value(), slots[s].field);
+    const Matrix& g = **grads[s].slot;
     REQUIRE(g.rows() == w.rows());
     REQUIRE(g.cols() == w.cols());
     double worst = 0.0;
     for (Eigen::Index i = 0; i < w.rows(); ++i)
       for (Eigen::Index j = 0; j < w.cols(); ++j) {
-        *slots[s].second = with_cell(w, i, j, w(i, j) + h);
+        *slots[s].slot = with_cell(w, i, j, w(i, j) + h);
         const double up = model_loss(m, kIds, targets);
-        *slots[s].second = with_cell(w, i, j, w(i, j) - h);
+        *slots[s].slot = with_cell(w, i, j, w(i, j) - h);
         const double down = model_loss(m, kIds, targets);
         worst = std::max(worst, std::abs((up - down) / (2 * h) - g(i, j)));
       }
-    *slots[s].second = w;
-    CHECK_MESSAGE(worst < 1e-8, slots[s].first << ": max |numeric - analytic| = " << worst);
+    *slots[s].slot = w;
+    CHECK_MESSAGE(worst < 1e-8, slots[s].field << ": max |numeric - analytic| = " << worst);
   }
 }
 
 }  // namespace
 
 TEST_CASE("the gradient's forward pass is run_model's: the loss from its probabilities, to 1e-13") {
-  for (const auto& [norm, positions] : {std::pair{"none", "none"}, {"pre", "learned"}, {"none", "learned"}}) {
+  for (const auto& [norm, ffn] : {std::pair{"none", "none"}, {"pre", "gelu"}, {"post", "swiglu"}, {"pre", "relu"}}) {
     CAPTURE(norm);
-    const Model m = small_model(norm, positions);
+    CAPTURE(ffn);
+    const Model m = small_model(norm, "learned", "causal", ffn);
     std::vector<std::string> tokens;
     for (int id : kIds) tokens.push_back(m.vocab[static_cast<std::size_t>(id)]);
     const ModelTrace t = run_model(m, tokens);
@@ -111,6 +103,18 @@ TEST_CASE("every weight's gradient agrees with central differences of the loss (
   check_against_differences(small_model("pre", "learned"));
 }
 
+TEST_CASE("every weight's gradient agrees with central differences of the loss (Post-LN, a GELU FFN)") {
+  check_against_differences(small_model("post", "learned", "causal", "gelu"));
+}
+
+TEST_CASE("every weight's gradient agrees with central differences of the loss (Pre-LN, a SwiGLU FFN)") {
+  check_against_differences(small_model("pre", "none", "causal", "swiglu"));
+}
+
+TEST_CASE("every weight's gradient agrees with central differences of the loss (no norm, a ReLU FFN)") {
+  check_against_differences(small_model("none", "learned", "causal", "relu"));
+}
+
 TEST_CASE("every weight's gradient agrees with central differences of the loss (no mask, unscaled)") {
   Model m = small_model("pre", "learned", "none");
   m.layers[1].attention.scale = false;
@@ -128,17 +132,14 @@ TEST_CASE("the loss leaves out positions without a target, and bad targets and u
   CHECK_THROWS_WITH_AS(model_loss(m, kIds, std::vector<int>(kIds.size(), kNoTarget)),
                        "targets: expected at least one position with a target but found none", InputError);
   CHECK_THROWS_WITH_AS(model_loss(m, {0, 6}, {1, kNoTarget}), "tokens[1]: must be <= 5 (found 6)", InputError);
-  Model post = m;
-  post.norm = Norm::Post;
-  CHECK_THROWS_WITH_AS(check_trainable(post), "norm: post: training does not support it yet", InputError);
+  Model rope = m;
+  rope.positions = Positions::Rope;
+  CHECK_THROWS_WITH_AS(check_trainable(rope), "positions: rope: training does not support it yet", InputError);
   Model gqa = m;
   gqa.layers[1].attention.variant = Variant::Gqa;
   CHECK_THROWS_WITH_AS(check_trainable(gqa),
                        "layers[1].attention.variant: a variant other than mha: training does not support it yet",
                        InputError);
-  Model ffn = m;
-  ffn.ffn.kind = FfnKind::Gelu;
-  CHECK_THROWS_WITH_AS(check_trainable(ffn), "ffn.kind: gelu: training does not support it yet", InputError);
 }
 
 TEST_CASE("a gradient has every trained weight of its model, in the same order and shapes") {
