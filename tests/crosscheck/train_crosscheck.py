@@ -2,34 +2,54 @@
 """Independent PyTorch cross-check of training (`attention-lab train`).
 
 A second implementation, written from the specification only (never from the
-C++ sources), of the training command: an attention-only Transformer (ffn
-none, norm none or pre, positions none or learned, mha layers with W_O) in
-double precision, autograd through the forward pass
+C++ sources), of the training command: a Transformer of mha layers with W_O
+(norm none, pre or post; ffn none, relu, gelu or swiglu; positions none or
+learned) in double precision, row vectors, autograd through the forward pass
 
   x = embedding[ids] (+ W_P[0..N-1] with learned positions)
-  per layer:  a = LN1(x) (pre) or x (none);  q, k, v = a W_Q, a W_K, a W_V;
-              head h: softmax(q_h k_h^T [/ sqrt(d)], causal: -inf above the
-              diagonal) v_h;  x = x + concat(heads) W_O
-  pre: x = LN_final(x);  logits = x unembedding
+  per layer:
+    Attn(a): q, k, v = a W_Q, a W_K, a W_V;  head h: softmax(q_h k_h^T
+             [/ sqrt(d)], causal: -inf above the diagonal) v_h;
+             Attn(a) = concat(heads) W_O
+    FFN(a):  relu / gelu: act(a W_1 + b_1) W_2 + b_2 (gelu the exact one,
+             0.5 v (1 + erf(v / sqrt 2)));  swiglu: (silu(a W_1) * (a W_3)) W_2,
+             silu(v) = v sigmoid(v)
+    pre:   x = x + Attn(LN1(x));  x = x + FFN(LN2(x))
+    post:  x = LN1(x + Attn(x));  x = LN2(x + FFN(x))
+    none:  x = x + Attn(x);       x = x + FFN(x)
+    (ffn none: no FFN sublayer and no LN2)
+  pre: x = LN_final(x) after the last layer;  logits = x unembedding
   LN(x) = gain (x - mean) / sqrt(var + 1e-5) + bias   (biased variance)
 
 next-token cross-entropy (torch.nn.functional.cross_entropy, mean over every
 position that has a target, all sequences of the batch flattened), the
 gradient's global 2-norm before clipping (torch.nn.utils.clip_grad_norm_ with
---clip), and torch.optim.AdamW(foreach=False) over every weight (all decayed).
-Batch (s - 1) % count is used at step s (from 1).
+--clip), and torch.optim.AdamW(foreach=False) over every weight (all decayed,
+LN gains and biases and FFN biases included).  Batch (s - 1) % count is used
+at step s (from 1).
 
-Seeded random models (fixed seed) cover norm none / pre, positions none /
-learned, 1-3 layers, 1-3 heads, head_dim 2-5, d_model 4-10, vocabularies of
-3-9 tokens, masks causal / none, scale on / off, 1-3 batches of 1-4 sequences
-of 2 .. max_positions tokens, learning rates 1e-3 .. 3e-2, weight decay 0.01,
---clip 0.5 (which must clip on some steps and not on others) and non-default
---beta1 / --beta2 / --eps.  Every model file gives every weight.  For each
-model `train --json --save OUT.json` is compared step by step (loss before the
-step, grad_norm) and every weight of OUT.json with PyTorch's parameters after
-the last step; OUT.json must also load with `run` and give the logits of the
-trained reference.  Finally a few bad invocations (a token id equal to the
-vocabulary size, a sequence of one token, no --steps, an ffn kind gelu) must
+Model files: "norm" none / pre / post, "ffn" {"kind": "none"} or {"kind":
+relu | gelu | swiglu, "d_ff": F}; per layer ln1_gain / ln1_bias (pre, post),
+ln2_gain / ln2_bias (pre, post with an FFN), W_1 (d_model x F), W_2 (F x
+d_model), b_1 / b_2 (relu, gelu) or W_3 (swiglu); final_gain / final_bias
+with pre only.  Every model file gives every weight and must load with `run`.
+
+24 seeded random models (fixed seed), 20 steps each: models i and i + 12
+share one of the 12 combinations of norm none / pre / post and ffn none /
+relu / gelu / swiglu and differ in positions (none / learned), so every
+combination is trained with both.  They cover d_model 4-8, d_ff 3-8, 1-3
+layers (1-2 with an FFN), 1-3 heads, head_dim 2-5, vocabularies of 3-9 tokens,
+masks causal / none, scale on / off, 1-3 batches of 1-4 sequences of 2 ..
+max_positions tokens, learning rates 1e-3 .. 3e-2, weight decay 0.01 and
+--clip 0.5 (each met by every norm and every ffn kind; clipping must clip on
+some steps and not on others) and non-default --beta1 / --beta2 / --eps.
+For each model `train --json --save OUT.json` is compared step by step (loss
+before the step, grad_norm) and every weight of OUT.json with PyTorch's
+parameters after the last step (OUT.json must keep the model's vocab, sizes,
+positions, norm and ffn and hold no weight the model has not); OUT.json must
+also load with `run` and give the logits of the trained reference.  Finally a
+few bad invocations (a token id equal to the vocabulary size, a sequence of
+one token, no --steps, a model with positions rope that `run` accepts) must
 each exit 2 with one line on stderr naming the problem.
 
 Run:  /usr/bin/python3 train_crosscheck.py --binary build/app/attention-lab
@@ -56,7 +76,9 @@ SEED = 20261
 TOL = 1e-9
 LN_EPS = 1e-5
 STEPS = 20
-N_MODELS = 12
+N_MODELS = 24
+NORMS = ("none", "pre", "post")
+FFNS = ("none", "relu", "gelu", "swiglu")
 VOCAB_NAMES = ("<bos>", "a", "b", "c", "the", "cat", "sat", "on", "mat")
 LRS = (1e-3, 3e-3, 1e-2, 3e-2)
 
@@ -75,13 +97,22 @@ def normal(rng, shape, scale=1.0):
 def make_case(idx, rng):
     """Model number idx: its configuration, every weight, its batches and the
     optimiser options."""
-    D = 4 + (idx * 3) % 7                 # 4 .. 10
+    # Models idx and idx + 12 share a norm / ffn combination (all 12 of them
+    # among 0 .. 11) and differ in positions.
+    norm, ffn = NORMS[idx % 3], FFNS[(idx // 3) % 4]
+    D = 4 + (idx * 3) % 5                 # 4 .. 8
     V = 3 + (idx * 5) % 7                 # 3 .. 9
     P = 3 + (idx * 2) % 6                 # 3 .. 8
-    c = {"idx": idx, "norm": ("none", "pre")[idx % 2],
-         "positions": ("none", "learned")[(idx // 2) % 2],
+    if ffn == "none":                     # 1 .. 3 layers
+        n_layers = 1 + (idx + idx // 12) % 3
+    else:                                 # 1 .. 2 layers
+        n_layers = 1 + (idx + idx // 3 + idx // 12) % 2
+    c = {"idx": idx, "norm": norm, "ffn": ffn,
+         "positions": ("none", "learned")[(idx // 2 + idx // 12) % 2],
          "d_model": D, "vocab_size": V, "max_positions": P, "layers": []}
-    for li in range(1 + idx % 3):
+    if ffn != "none":
+        c["d_ff"] = 3 + (idx * 5) % 6     # 3 .. 8
+    for li in range(n_layers):
         H = 1 + (idx + li) % 3
         d = 2 + (2 * idx + li) % 4        # 2 .. 5
         L = {"heads": H, "head_dim": d,
@@ -91,9 +122,21 @@ def make_case(idx, rng):
                    "W_K": normal(rng, (D, H * d), 1 / math.sqrt(D)),
                    "W_V": normal(rng, (D, H * d), 1 / math.sqrt(D)),
                    "W_O": normal(rng, (H * d, D), 1 / math.sqrt(H * d))}}
-        if c["norm"] == "pre":
+        if norm != "none":
             L["W"]["ln1_gain"] = 1.0 + normal(rng, D, 0.2)
             L["W"]["ln1_bias"] = normal(rng, D, 0.2)
+        if ffn != "none":
+            Fd = c["d_ff"]
+            if norm != "none":
+                L["W"]["ln2_gain"] = 1.0 + normal(rng, D, 0.2)
+                L["W"]["ln2_bias"] = normal(rng, D, 0.2)
+            L["W"]["W_1"] = normal(rng, (D, Fd), 1 / math.sqrt(D))
+            L["W"]["W_2"] = normal(rng, (Fd, D), 1 / math.sqrt(Fd))
+            if ffn == "swiglu":
+                L["W"]["W_3"] = normal(rng, (D, Fd), 1 / math.sqrt(D))
+            else:
+                L["W"]["b_1"] = normal(rng, Fd, 0.2)
+                L["W"]["b_2"] = normal(rng, D, 0.2)
         c["layers"].append(L)
     c["embedding"] = normal(rng, (V, D))
     if c["positions"] == "learned":
@@ -120,10 +163,11 @@ def make_case(idx, rng):
     opt = {"lr": LRS[idx % 4], "weight_decay": 0.0, "clip": None,
            "beta1": 0.9, "beta2": 0.999, "eps": 1e-8}
     flags = ["--lr", repr(opt["lr"])]
-    if idx % 3 == 1 or idx == 11:
+    # (idx + idx // 3) % 3 so that decay and clipping meet every norm.
+    if (idx + idx // 3) % 3 == 1 or idx in (11, 23):
         opt["weight_decay"] = 0.01
         flags += ["--weight-decay", "0.01"]
-    if idx % 3 == 2 or idx in (3, 11):
+    if (idx + idx // 3) % 3 == 2 or idx in (3, 11, 16):
         opt["clip"] = 0.5
         flags += ["--clip", "0.5"]
     if idx % 4 == 3:
@@ -131,6 +175,12 @@ def make_case(idx, rng):
         flags += ["--beta1", "0.8", "--beta2", "0.99", "--eps", "1e-06"]
     c["opt"], c["flags"] = opt, flags
     return c
+
+
+def ffn_json(c):
+    if c["ffn"] == "none":
+        return {"kind": "none"}
+    return {"kind": c["ffn"], "d_ff": c["d_ff"]}
 
 
 def model_json(c, weights=None):
@@ -143,7 +193,7 @@ def model_json(c, weights=None):
     m = {"name": "train_crosscheck_%d" % c["idx"],
          "vocab": list(VOCAB_NAMES[:c["vocab_size"]]),
          "d_model": c["d_model"], "max_positions": c["max_positions"],
-         "positions": c["positions"], "norm": c["norm"], "ffn": {"kind": "none"},
+         "positions": c["positions"], "norm": c["norm"], "ffn": ffn_json(c),
          "layers": []}
     for li, L in enumerate(c["layers"]):
         m["layers"].append({
@@ -196,23 +246,47 @@ def forward(c, p, ids):
         x = x + p["W_P"][:n]
     for li, L in enumerate(c["layers"]):
         W = lambda k: p[("layers", li, k)]  # noqa: E731
-        a = layer_norm(x, W("ln1_gain"), W("ln1_bias")) if c["norm"] == "pre" else x
-        q, k, v = a @ W("W_Q"), a @ W("W_K"), a @ W("W_V")
-        d = L["head_dim"]
-        outs = []
-        for h in range(L["heads"]):
-            cols = slice(h * d, (h + 1) * d)
-            scores = q[:, cols] @ k[:, cols].T
-            if L["scale"]:
-                scores = scores / math.sqrt(d)
-            if L["mask"] == "causal":
-                above = torch.triu(torch.ones(n, n, dtype=torch.bool), diagonal=1)
-                scores = scores.masked_fill(above, float("-inf"))
-            outs.append(torch.softmax(scores, dim=-1) @ v[:, cols])
-        x = x + torch.cat(outs, dim=1) @ W("W_O")
+        norm = c["norm"]
+        # Attention sublayer.
+        a = layer_norm(x, W("ln1_gain"), W("ln1_bias")) if norm == "pre" else x
+        att = attention(L, W, a, n)
+        x = layer_norm(x + att, W("ln1_gain"), W("ln1_bias")) if norm == "post" else x + att
+        # Feed-forward sublayer.
+        if c["ffn"] == "none":
+            continue
+        a = layer_norm(x, W("ln2_gain"), W("ln2_bias")) if norm == "pre" else x
+        f = ffn(c["ffn"], W, a)
+        x = layer_norm(x + f, W("ln2_gain"), W("ln2_bias")) if norm == "post" else x + f
     if c["norm"] == "pre":
         x = layer_norm(x, p["final_gain"], p["final_bias"])
     return x @ p["unembedding"]
+
+
+def ffn(kind, W, a):
+    """relu / gelu: act(a W_1 + b_1) W_2 + b_2;  swiglu: (silu(a W_1) * a W_3) W_2."""
+    if kind == "swiglu":
+        g = a @ W("W_1")
+        return (g * torch.sigmoid(g) * (a @ W("W_3"))) @ W("W_2")
+    h = a @ W("W_1") + W("b_1")
+    h = torch.relu(h) if kind == "relu" else F.gelu(h, approximate="none")
+    return h @ W("W_2") + W("b_2")
+
+
+def attention(L, W, a, n):
+    """concat over heads of softmax(q_h k_h^T [/ sqrt d] [causal]) v_h, times W_O."""
+    q, k, v = a @ W("W_Q"), a @ W("W_K"), a @ W("W_V")
+    d = L["head_dim"]
+    outs = []
+    for h in range(L["heads"]):
+        cols = slice(h * d, (h + 1) * d)
+        scores = q[:, cols] @ k[:, cols].T
+        if L["scale"]:
+            scores = scores / math.sqrt(d)
+        if L["mask"] == "causal":
+            above = torch.triu(torch.ones(n, n, dtype=torch.bool), diagonal=1)
+            scores = scores.masked_fill(above, float("-inf"))
+        outs.append(torch.softmax(scores, dim=-1) @ v[:, cols])
+    return torch.cat(outs, dim=1) @ W("W_O")
 
 
 def batch_loss(c, p, batch):
@@ -236,7 +310,8 @@ def reference_train(c, steps):
         if o["clip"] is not None:
             gn = float(torch.nn.utils.clip_grad_norm_(plist, o["clip"]))
         else:
-            gn = float(torch.norm(torch.stack([q.grad.norm(2) for q in plist]), 2))
+            gn = float(torch.norm(torch.stack([q.grad.norm(2) if q.grad is not None
+                                               else torch.zeros(()) for q in plist]), 2))
         out.append((float(loss), gn, o["clip"] is not None and gn > o["clip"]))
         opt.step()
     return out, p
@@ -365,9 +440,20 @@ def check_case(ck, c, seen):
             found, where = saved[key], "%s saved %s" % (name, key)
         compare_array(ck, where, value, found)
     want = model_json(c)
-    for key in ("vocab", "d_model", "max_positions", "positions", "norm"):
-        if saved.get(key) != want[key]:
-            ck.fail("%s: saved %s is %r, expected %r" % (name, key, saved.get(key), want[key]))
+    for key in ("vocab", "d_model", "max_positions", "positions", "norm", "ffn"):
+        got = saved.get(key, {"kind": "none"} if key == "ffn" else None)  # ffn defaults to none
+        if got != want[key]:
+            ck.fail("%s: saved %s is %r, expected %r" % (name, key, got, want[key]))
+    # No weight beyond the model's (no final_gain without pre, no ln2 without an FFN, ...).
+    extra = sorted({"W_P", "final_gain", "final_bias"} & set(saved) - set(want))
+    for li, L in enumerate(want["layers"]):
+        try:
+            extra += ["layers[%d].weights.%s" % (li, k)
+                      for k in sorted(set(saved["layers"][li]["weights"]) - set(L["weights"]))]
+        except (KeyError, IndexError, TypeError):
+            pass
+    if extra:
+        ck.fail("%s: saved file has weights the model has not: %s" % (name, ", ".join(extra)))
     for li, L in enumerate(want["layers"]):
         try:
             att = saved["layers"][li]["attention"]
@@ -392,22 +478,38 @@ def check_case(ck, c, seen):
     if ck.failed == before:
         ck.passed += 1
     seen.update({"norm " + c["norm"], "positions " + c["positions"],
+                 "ffn " + c["ffn"], "norm %s ffn %s" % (c["norm"], c["ffn"]),
+                 "norm %s %s" % (c["norm"], c["positions"]),
+                 "ffn %s %s" % (c["ffn"], c["positions"]),
                  "layers %d" % len(c["layers"]), "batches %d" % len(c["batches"]),
                  "lr %g" % c["opt"]["lr"]})
+    if c["ffn"] != "none":
+        seen.update({"d_ff %d" % c["d_ff"], "ffn %s layers %d" % (c["ffn"], len(c["layers"]))})
     for L in c["layers"]:
         seen.update({"heads %d" % L["heads"], "head_dim %d" % L["head_dim"],
                      "mask " + L["mask"], "scale %s" % L["scale"]})
     for b in c["batches"]:
         seen.add("sequences %d" % len(b))
     if c["opt"]["weight_decay"]:
-        seen.add("weight decay")
+        seen.update({"weight decay", "weight decay norm " + c["norm"],
+                     "weight decay ffn " + c["ffn"]})
+    if c["opt"]["clip"] is not None:
+        seen.update({"clip norm " + c["norm"], "clip ffn " + c["ffn"]})
     if c["opt"]["beta1"] != 0.9:
         seen.add("betas eps")
 
 
-REQUIRED = ({"norm none", "norm pre", "positions none", "positions learned",
+REQUIRED = ({"positions none", "positions learned",
              "mask causal", "mask none", "scale True", "scale False", "weight decay",
              "clipped", "unclipped under --clip", "betas eps"}
+            | {"norm " + n for n in NORMS} | {"ffn " + f for f in FFNS}
+            | {"norm %s ffn %s" % (n, f) for n in NORMS for f in FFNS}
+            | {"norm %s %s" % (n, q) for n in NORMS for q in ("none", "learned")}
+            | {"ffn %s %s" % (f, q) for f in FFNS for q in ("none", "learned")}
+            | {"ffn %s layers %d" % (f, i) for f in FFNS[1:] for i in (1, 2)}
+            | {"d_ff %d" % i for i in range(3, 9)}
+            | {"weight decay norm " + n for n in NORMS} | {"clip norm " + n for n in NORMS}
+            | {"weight decay ffn " + f for f in FFNS} | {"clip ffn " + f for f in FFNS}
             | {"layers %d" % i for i in (1, 2, 3)} | {"heads %d" % i for i in (1, 2, 3)}
             | {"head_dim %d" % i for i in (2, 3, 4, 5)} | {"batches %d" % i for i in (1, 2, 3)}
             | {"sequences %d" % i for i in (1, 2, 3, 4)} | {"lr %g" % x for x in LRS})
@@ -421,9 +523,18 @@ def check_invalid(ck, c):
     assert c["max_positions"] >= 4
     b_vocab = ck.write("bad_vocab.json", {"batches": [[[0, 1], [1, 0, 1, V], [0, 1]]]})
     b_short = ck.write("bad_short.json", {"batches": [[[0, 1]], [[1, 0], [0, 1, 0], [1]]]})
-    gelu = model_json(c)
-    gelu["ffn"] = {"kind": "gelu", "d_ff": 4}
-    gpath = ck.write("bad_gelu.json", gelu)
+    # A valid model that train still refuses: rope positions (every head_dim
+    # made even, as rope turns pairs of dimensions; no W_P).
+    rope = model_json(c)
+    rope["positions"] = "rope"
+    rope.pop("W_P", None)
+    D = c["d_model"]
+    for layer in rope["layers"]:
+        att, w = layer["attention"], layer["weights"]
+        att["heads"], att["head_dim"] = 1, 2
+        w["W_Q"] = w["W_K"] = w["W_V"] = np.ones((D, 2)).tolist()
+        w["W_O"] = np.ones((2, D)).tolist()
+    rpath = ck.write("bad_rope.json", rope)
     cases = [
         ("token id equal to the vocabulary size",
          ["train", "--model", mpath, "--batches", b_vocab, "--steps", "2", "--json"],
@@ -433,13 +544,13 @@ def check_invalid(ck, c):
          "batches[1][2]"),
         ("missing --steps",
          ["train", "--model", mpath, "--batches", good, "--json"], "--steps"),
-        ("ffn kind gelu",
-         ["train", "--model", gpath, "--batches", good, "--steps", "2", "--json"], "ffn.kind"),
+        ("positions rope",
+         ["train", "--model", rpath, "--batches", good, "--steps", "2", "--json"], "positions"),
     ]
-    # The gelu model itself must be a valid model file (the refusal is train's).
-    r = ck.run(["run", gpath, "--tokens", "<bos> a", "--json"])
+    # The rope model itself must be a valid model file (the refusal is train's).
+    r = ck.run(["run", rpath, "--tokens", "<bos> a", "--json"])
     if r.returncode != 0:
-        ck.fail("invalid: the gelu model does not even `run` (exit %d): %s" % (
+        ck.fail("invalid: the rope model does not even `run` (exit %d): %s" % (
             r.returncode, r.stderr.strip()))
     passed = 0
     for what, args, phrase in cases:
