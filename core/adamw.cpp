@@ -40,4 +40,37 @@ double adamw_step(Model& model, Model gradient, AdamWState& state, const AdamWCo
   return norm;
 }
 
+namespace {
+
+std::string number_text(double v) { return std::isnan(v) ? "NaN" : v > 0 ? "+inf" : "-inf"; }
+
+}  // namespace
+
+TrainState start_training(Model resolved) {
+  TrainState t{std::move(resolved), {}, {}, {}};
+  t.before = t.model;
+  return t;
+}
+
+StepResult train_step(TrainState& t, const std::vector<Sequence>& batch, const AdamWConfig& c) {
+  LossGradient g = batch_loss_gradient(t.model, batch);
+  StepResult r{g.loss, global_norm(g.gradient), {}};
+  std::string what;
+  if (!std::isfinite(r.loss)) what = "the loss is " + number_text(r.loss);
+  else if (!std::isfinite(r.grad_norm)) what = "the gradient's norm is " + number_text(r.grad_norm);
+  if (!what.empty()) {
+    const int last_good = t.adam_before.step;
+    r.diverged = "step " + std::to_string(t.adam.step + 1) + ": " + what +
+                 "; training stopped with the weights after step " + std::to_string(last_good) +
+                 ", the last whose loss was a number (try a lower learning rate)";
+    t.model = t.before;
+    t.adam = t.adam_before;
+    return r;
+  }
+  t.before = t.model;  // pointers: the step replaces every weight rather than changing it
+  t.adam_before = t.adam;
+  adamw_step(t.model, std::move(g.gradient), t.adam, c);
+  return r;
+}
+
 }  // namespace attn

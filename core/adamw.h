@@ -1,6 +1,7 @@
 #pragma once
 // AdamW (Loshchilov and Hutter, "Decoupled Weight Decay Regularization"), as torch.optim.AdamW computes it, and
 // gradient clipping by the global norm: how training steps a model's weights (model_gradient.h).
+#include <string>
 #include <vector>
 
 #include "core/matrix.h"
@@ -27,5 +28,25 @@ double global_norm(Model& gradient);
 // One step: `model`'s trained weights move against `gradient` (clipped first when config.clip > 0, as
 // torch.nn.utils.clip_grad_norm_: scaled by min(1, clip / (norm + 1e-6))). Returns the norm before clipping.
 double adamw_step(Model& model, Model gradient, AdamWState& state, const AdamWConfig& config);
+
+struct Sequence;  // model_gradient.h
+
+// A training run: the model and its optimiser, and both as they were before the last step (their loss was finite).
+struct TrainState {
+  Model model;
+  AdamWState adam;
+  Model before;  // shares the weights it has in common with model (SharedMatrix)
+  AdamWState adam_before;
+};
+TrainState start_training(Model resolved);
+
+// One training step: the batch's loss and gradient, then AdamW. When the loss or the gradient is not all finite
+// numbers (a learning rate too high), training goes back to the last weights whose loss was finite (those before the
+// previous step) and `diverged` says what happened: training stops there, never with NaN or infinity in the weights.
+struct StepResult {
+  double loss = 0.0, grad_norm = 0.0;
+  std::string diverged;  // empty: the step was taken
+};
+StepResult train_step(TrainState& t, const std::vector<Sequence>& batch, const AdamWConfig& config);
 
 }  // namespace attn

@@ -3,9 +3,13 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <fstream>
 #include <functional>
 
+#include "app/cli/matrix_text.h"
+#include "core/adamw.h"
 #include "core/io/model_json.h"
+#include "core/io/model_write.h"
 #include "core/model_gradient.h"
 #include "helpers.h"
 
@@ -174,4 +178,52 @@ TEST_CASE("a batch's loss is the mean over all its targets, and its gradient agr
   const double numeric = (loss_at(1e-6) - loss_at(-1e-6)) / 2e-6;
   CHECK(std::abs(numeric - (*r.gradient.layers[1].weights.W_K)(3, 2)) < 1e-8);
   CHECK_THROWS_WITH_AS(batch_loss_gradient(m, {}), "batch: expected at least one sequence but found none", InputError);
+}
+
+TEST_CASE("a step that diverges is not taken: training goes back to the last weights whose loss was a number") {
+  const std::vector<Sequence> batch = {{kIds, next_token_targets(kIds)}};
+  TrainState t = start_training(small_model("pre", "learned"));
+  AdamWConfig c;
+  c.lr = 10.0;              // far too high: within a few steps the loss overflows
+  std::vector<Model> seen;  // the weights each step started from
+  StepResult r;
+  for (int k = 0; k < 20 && r.diverged.empty(); ++k) {
+    seen.push_back(t.model);
+    r = train_step(t, batch, c);
+  }
+  REQUIRE_FALSE(r.diverged.empty());
+  const int steps = static_cast<int>(seen.size());  // the last one diverged
+  REQUIRE(steps >= 2);
+  CHECK(r.diverged == "step " + std::to_string(steps) +
+                          ": the loss is +inf; training stopped with the weights after step " +
+                          std::to_string(steps - 2) + ", the last whose loss was a number (try a lower learning rate)");
+  CHECK(model_to_text(t.model) == model_to_text(seen[static_cast<std::size_t>(steps - 2)]));
+  CHECK(std::isfinite(model_loss(t.model, kIds, next_token_targets(kIds))));
+  CHECK(t.adam.step == steps - 2);
+  const StepResult again = train_step(t, batch, c);  // it can go on from there (with a lower rate, say)
+  CHECK(std::isfinite(again.loss));
+}
+
+TEST_CASE("train on the command line: the losses, the saved weights, and a divergence stopping with exit 2") {
+  const std::filesystem::path dir = fresh_dir("train-cli");
+  save_model_file(small_model("none", "learned"), dir / "model.json");
+  std::ofstream(dir / "batches.json") << R"({"batches": [[[0, 3, 1, 3, 1, 5, 2]]]})";
+  const Run ok = run({"train", "--model", (dir / "model.json").string(), "--batches", (dir / "batches.json").string(),
+                      "--steps", "2", "--save", (dir / "out.json").string()});
+  CHECK(ok.code == 0);
+  CHECK(ok.err.empty());
+  const double first = model_loss(small_model("none", "learned"), kIds, next_token_targets(kIds));
+  CHECK(ok.out.starts_with("step 1: loss " + cli::format_number(first, 6) + "\nstep 2: loss "));
+  CHECK_FALSE(model_to_text(load_model_file(dir / "out.json")) == model_to_text(small_model("none", "learned")));
+
+  const Run diverged = run({"train", "--model", (dir / "model.json").string(), "--batches",
+                            (dir / "batches.json").string(), "--steps", "50", "--lr", "10"});
+  CHECK(diverged.code == 2);
+  CHECK(contains(diverged.err, "the loss is +inf; training stopped with the weights after step "));
+  std::ofstream(dir / "bad.json") << R"({"batches": [[[0, 3, 9]]]})";
+  const Run bad = run(
+      {"train", "--model", (dir / "model.json").string(), "--batches", (dir / "bad.json").string(), "--steps", "1"});
+  CHECK(bad.code == 2);
+  CHECK(bad.err == "attention-lab: " + (dir / "bad.json").string() + ": batches[0][0][2]: must be <= 5 (found 9)\n");
+  std::filesystem::remove_all(dir);
 }

@@ -99,23 +99,29 @@ int train_command(std::span<const std::string> words, std::ostream& out, std::os
   }
   std::string file = o.model;
   try {
-    Model m = resolve_model(load_model_file(o.model));
+    TrainState t = start_training(resolve_model(load_model_file(o.model)));
+    const Model& m = t.model;
     check_trainable(m);
     file = o.batches;
     const std::vector<std::vector<Sequence>> batches = load_batches(o.batches, m);
     const auto start = std::chrono::steady_clock::now();
-    AdamWState state;
     nlohmann::ordered_json steps = nlohmann::ordered_json::array();
-    for (int step = 0; step < o.steps; ++step) {
-      LossGradient g = batch_loss_gradient(m, batches[static_cast<std::size_t>(step) % batches.size()]);
-      const double norm = adamw_step(m, std::move(g.gradient), state, o.adamw);
-      if (o.json) steps.push_back({{"step", step + 1}, {"loss", g.loss}, {"grad_norm", norm}});
-      else out << "step " << step + 1 << ": loss " << format_number(g.loss, 6) << '\n';
+    std::string diverged;
+    for (int step = 0; step < o.steps && diverged.empty(); ++step) {
+      const StepResult r = train_step(t, batches[static_cast<std::size_t>(step) % batches.size()], o.adamw);
+      diverged = r.diverged;
+      if (!diverged.empty()) break;
+      if (o.json) steps.push_back({{"step", step + 1}, {"loss", r.loss}, {"grad_norm", r.grad_norm}});
+      else out << "step " << step + 1 << ": loss " << format_number(r.loss, 6) << '\n';
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (o.json) out << nlohmann::ordered_json{{"steps", steps}, {"seconds", seconds}}.dump() << '\n';
     file = o.save;
-    if (!o.save.empty()) save_model_file(m, o.save);
+    if (!o.save.empty()) save_model_file(m, o.save);  // after a divergence, the last good weights
+    if (!diverged.empty()) {
+      err << "attention-lab: " << o.model << ": " << diverged << '\n';
+      return kExitBadInput;
+    }
   } catch (const InputError& e) {
     err << "attention-lab: " << file << ": " << e.what() << '\n';
     return kExitBadInput;
