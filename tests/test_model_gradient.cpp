@@ -83,7 +83,8 @@ void check_against_differences(Model m) {
 }  // namespace
 
 TEST_CASE("the gradient's forward pass is run_model's: the loss from its probabilities, to 1e-13") {
-  for (const auto& [norm, ffn] : {std::pair{"none", "none"}, {"pre", "gelu"}, {"post", "swiglu"}, {"pre", "relu"}}) {
+  for (const auto& config : {std::pair{"none", "none"}, {"pre", "gelu"}, {"post", "swiglu"}, {"pre", "relu"}}) {
+    const std::string norm = config.first, ffn = config.second;  // clang's CAPTURE cannot take structured bindings
     CAPTURE(norm);
     CAPTURE(ffn);
     const Model m = small_model(norm, "learned", "causal", ffn);

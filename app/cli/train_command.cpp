@@ -4,6 +4,7 @@
 
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
+#include "app/cli/matrix_text.h"
 #include "core/adamw.h"
 #include "core/io/json_fields.h"
 #include "core/io/model_json.h"
