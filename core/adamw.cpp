@@ -13,9 +13,11 @@ double global_norm(Model& gradient) {
   return std::sqrt(sum);
 }
 
-double adamw_step(Model& model, Model gradient, AdamWState& state, const AdamWConfig& c) {
+namespace {
+
+// adamw_step with the gradient's norm known already.
+void step_with_norm(Model& model, Model& gradient, double norm, AdamWState& state, const AdamWConfig& c) {
   std::vector<TrainedWeight> weights = trained_weights(model), grads = trained_weights(gradient);
-  const double norm = global_norm(gradient);
   const double clip = c.clip > 0 ? std::min(1.0, c.clip / (norm + 1e-6)) : 1.0;  // as clip_grad_norm_
   if (state.step == 0) {
     for (const TrainedWeight& w : weights) {
@@ -37,14 +39,17 @@ double adamw_step(Model& model, Model gradient, AdamWState& state, const AdamWCo
     w.array() -= (c.lr / bias1) * (m.array() / denom);
     *weights[k].slot = std::move(w);
   }
-  return norm;
 }
-
-namespace {
 
 std::string number_text(double v) { return std::isnan(v) ? "NaN" : v > 0 ? "+inf" : "-inf"; }
 
 }  // namespace
+
+double adamw_step(Model& model, Model gradient, AdamWState& state, const AdamWConfig& c) {
+  const double norm = global_norm(gradient);
+  step_with_norm(model, gradient, norm, state, c);
+  return norm;
+}
 
 TrainState start_training(Model resolved) {
   TrainState t{std::move(resolved), {}, {}, {}};
@@ -69,7 +74,7 @@ StepResult train_step(TrainState& t, const std::vector<Sequence>& batch, const A
   }
   t.before = t.model;  // pointers: the step replaces every weight rather than changing it
   t.adam_before = t.adam;
-  adamw_step(t.model, std::move(g.gradient), t.adam, c);
+  step_with_norm(t.model, g.gradient, r.grad_norm, t.adam, c);
   return r;
 }
 

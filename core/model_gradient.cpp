@@ -26,11 +26,12 @@ Matrix norm_forward(const Matrix& x, const Matrix& gain, const Matrix& bias, Nor
   return (c.xhat.array().rowwise() * gain.row(0).array()).rowwise() + bias.row(0).array();
 }
 
-// Returns d x; adds d gain and d bias.
-Matrix norm_backward(const Matrix& dy, const Matrix& gain, const NormCache& c, Matrix& d_gain, Matrix& d_bias) {
-  d_gain += (dy.array() * c.xhat.array()).colwise().sum().matrix();
-  d_bias += dy.colwise().sum();
-  const Eigen::ArrayXXd dxhat = dy.array().rowwise() * gain.row(0).array();
+// Returns d x; sets d gain and d bias.
+Matrix norm_backward(const Matrix& dy, const SharedMatrix& gain, const NormCache& c, SharedMatrix& d_gain,
+                     SharedMatrix& d_bias) {
+  d_gain = (dy.array() * c.xhat.array()).colwise().sum().matrix();
+  d_bias = dy.colwise().sum();
+  const Eigen::ArrayXXd dxhat = dy.array().rowwise() * gain->row(0).array();
   const Eigen::ArrayXd mean_dxhat = dxhat.rowwise().mean();
   const Eigen::ArrayXd mean_dxhat_xhat = (dxhat * c.xhat.array()).rowwise().mean();
   Eigen::ArrayXXd dx = dxhat.colwise() - mean_dxhat;
@@ -146,16 +147,6 @@ struct LayerCache {
   FfnCache ffn;
 };
 
-// d gain and d bias of a norm, set on `g`.
-Matrix norm_backward_into(const Matrix& dy, const SharedMatrix& gain, const NormCache& c, SharedMatrix& d_gain,
-                          SharedMatrix& d_bias) {
-  Matrix dg = Matrix::Zero(1, gain->cols()), db = Matrix::Zero(1, gain->cols());
-  Matrix dx = norm_backward(dy, *gain, c, dg, db);
-  d_gain = std::move(dg);
-  d_bias = std::move(db);
-  return dx;
-}
-
 // pre: x + Attn(LN1(x)), then + FFN(LN2(.)); none: without the norms; post: LN1(x + Attn(x)), LN2(. + FFN(.)).
 Matrix layer_forward(const Model& m, const ModelLayer& layer, Matrix x, LayerCache& c) {
   const LayerWeights& w = layer.own;
@@ -174,13 +165,13 @@ Matrix layer_backward(const Model& m, const ModelLayer& layer, Matrix dx, const 
   LayerWeights& gw = g.own;
   const bool pre = m.norm == Norm::Pre, post = m.norm == Norm::Post;
   if (m.ffn.kind != FfnKind::None) {
-    if (post) dx = norm_backward_into(dx, w.ln2_gain, c.ln2, gw.ln2_gain, gw.ln2_bias);
+    if (post) dx = norm_backward(dx, w.ln2_gain, c.ln2, gw.ln2_gain, gw.ln2_bias);
     const Matrix d_in = ffn_backward(m.ffn.kind, w, dx, c.ffn, gw);
-    dx += pre ? norm_backward_into(d_in, w.ln2_gain, c.ln2, gw.ln2_gain, gw.ln2_bias) : d_in;
+    dx += pre ? norm_backward(d_in, w.ln2_gain, c.ln2, gw.ln2_gain, gw.ln2_bias) : d_in;
   }
-  if (post) dx = norm_backward_into(dx, w.ln1_gain, c.ln1, gw.ln1_gain, gw.ln1_bias);
+  if (post) dx = norm_backward(dx, w.ln1_gain, c.ln1, gw.ln1_gain, gw.ln1_bias);
   const Matrix d_in = attention_backward(layer, dx, c.attention, g.weights);
-  dx += pre ? norm_backward_into(d_in, w.ln1_gain, c.ln1, gw.ln1_gain, gw.ln1_bias) : d_in;
+  dx += pre ? norm_backward(d_in, w.ln1_gain, c.ln1, gw.ln1_gain, gw.ln1_bias) : d_in;
   return dx;
 }
 
@@ -307,7 +298,7 @@ LossGradient loss_gradient(const Model& m, const std::vector<int>& ids, const st
   d_logits /= f.counted;
   g.unembedding = f.final.transpose() * d_logits;
   Matrix dx = d_logits * m.unembedding->transpose();
-  if (m.norm == Norm::Pre) dx = norm_backward_into(dx, m.final_gain, f.final_norm, g.final_gain, g.final_bias);
+  if (m.norm == Norm::Pre) dx = norm_backward(dx, m.final_gain, f.final_norm, g.final_gain, g.final_bias);
   for (std::size_t l = m.layers.size(); l-- > 0;)
     dx = layer_backward(m, m.layers[l], std::move(dx), f.layers[l], g.layers[l]);
   Matrix d_embedding = Matrix::Zero(m.embedding->rows(), m.d_model);
