@@ -130,6 +130,7 @@ void check_vocab(const std::vector<std::string>& vocab) {
     // Tokens are typed separated by spaces: one with a space (or none at all) could never be typed.
     if (vocab[i].empty() || vocab[i].find_first_of(" \t\n\r") != std::string::npos)
       throw InputError(field, "\"" + vocab[i] + "\" cannot be typed: a token is a non-empty word without spaces");
+    check_label(vocab[i], field);  // run_model labels its tables with these
     if (!seen.insert(vocab[i]).second) throw InputError(field, "\"" + vocab[i] + "\" is already in the vocabulary");
   }
 }

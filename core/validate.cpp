@@ -9,17 +9,7 @@ namespace attn {
 namespace {
 
 void check_labels(const std::vector<std::string>& tokens, const std::string& field) {
-  for (std::size_t i = 0; i < tokens.size(); ++i) {
-    const std::string at = field + "[" + std::to_string(i) + "]";
-    if (tokens[i].empty()) throw InputError(at, "a token label must not be empty");
-    // Labels head rows and columns; a newline or tab would tear the tables apart.
-    for (unsigned char c : tokens[i])
-      if (c < 0x20 || c == 0x7f) {
-        char code[8];
-        std::snprintf(code, sizeof code, "U+%04X", c);
-        throw InputError(at, std::string("a token label must not contain control characters (found ") + code + ")");
-      }
-  }
+  for (std::size_t i = 0; i < tokens.size(); ++i) check_label(tokens[i], field + "[" + std::to_string(i) + "]");
 }
 
 void check_tokens(const TokenRows& side, const std::string& prefix, int d_model) {
@@ -84,6 +74,16 @@ void check_sparse(const SparseConfig& c) {
 }
 
 }  // namespace
+
+void check_label(const std::string& label, const std::string& field) {
+  if (label.empty()) throw InputError(field, "a token label must not be empty");
+  for (unsigned char c : label)
+    if (c < 0x20 || c == 0x7f) {
+      char code[8];
+      std::snprintf(code, sizeof code, "U+%04X", c);
+      throw InputError(field, std::string("a token label must not contain control characters (found ") + code + ")");
+    }
+}
 
 void check_range(std::int64_t value, std::int64_t lo, std::int64_t hi, const std::string& field) {
   if (value < lo)

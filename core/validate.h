@@ -34,6 +34,9 @@ void check_shape(const Matrix& m, const std::string& field, int rows, const std:
                  const std::string& cols_meaning);
 // lo <= value <= hi, else "must be >= 1 (found 0)".
 void check_range(std::int64_t value, std::int64_t lo, std::int64_t hi, const std::string& field);
+// A token label heads rows and columns: not empty, no control characters (a newline or tab would tear the
+// tables apart). `field` names it ("tokens[3]").
+void check_label(const std::string& label, const std::string& field);
 // Every entry finite and within limits::kMaxAbsValue; names the first bad cell as field[r][c].
 void check_values(const Matrix& m, const std::string& field);
 

@@ -153,6 +153,13 @@ TEST_CASE("bad model files name the field, what was expected and what was found"
   CHECK(with([](json& j) {
           j["vocab"] = {"x", "y z"};
         }) == "vocab[1]: \"y z\" cannot be typed: a token is a non-empty word without spaces");
+  // run_model heads its tables with the vocabulary's words, so the loader refuses what it would refuse.
+  CHECK(with([](json& j) {
+          j["vocab"] = {"x", "y\u001f"};
+        }) == "vocab[1]: a token label must not contain control characters (found U+001F)");
+  CHECK(with([](json& j) {
+          j["vocab"] = {"x", "\u007f"};
+        }) == "vocab[1]: a token label must not contain control characters (found U+007F)");
   CHECK(with([](json& j) {
           j["vocab"] = json::array();
           j["embedding"] = json::array();
