@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 
 #include "core/model_gradient.h"
 
@@ -44,6 +45,14 @@ void step_with_norm(Model& model, Model& gradient, double norm, AdamWState& stat
 std::string number_text(double v) { return std::isnan(v) ? "NaN" : v > 0 ? "+inf" : "-inf"; }
 
 }  // namespace
+
+double scheduled_lr(double lr, const LrSchedule& s, int step) {
+  if (step <= s.warmup) return lr * step / s.warmup;
+  if (s.decay_until <= s.warmup) return lr;
+  if (step >= s.decay_until) return s.min_lr;
+  const double progress = static_cast<double>(step - s.warmup) / (s.decay_until - s.warmup);
+  return s.min_lr + (lr - s.min_lr) * 0.5 * (1.0 + std::cos(std::numbers::pi * progress));
+}
 
 double adamw_step(Model& model, Model gradient, AdamWState& state, const AdamWConfig& c) {
   const double norm = global_norm(gradient);

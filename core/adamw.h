@@ -17,6 +17,16 @@ struct AdamWConfig {
   double clip = 0.0;          // > 0: the gradient's global norm is clipped to this before the step
 };
 
+// The learning rate over a run: a linear warm-up, then optionally a cosine decay.
+struct LrSchedule {
+  int warmup = 0;       // steps 1..warmup use lr * step / warmup
+  int decay_until = 0;  // > warmup: cosine from lr after the warm-up down to min_lr at this step, min_lr after it
+  double min_lr = 0.0;
+};
+// The learning rate of step `step` (from 1): min_lr + (lr - min_lr) * (1 + cos(pi * (step - warmup) / (decay_until -
+// warmup))) / 2 while decaying.
+double scheduled_lr(double lr, const LrSchedule& s, int step);
+
 // The moments of every trained weight (in trained_weights order) and the steps taken.
 struct AdamWState {
   std::vector<Matrix> m, v;

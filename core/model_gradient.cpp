@@ -200,11 +200,12 @@ Forward forward(const Model& m, const std::vector<int>& ids, const std::vector<i
     f.loss -= std::log(f.probabilities(i, t));
     ++f.counted;
   }
-  f.loss /= f.counted;
+  if (f.counted > 0) f.loss /= f.counted;
   return f;
 }
 
-void check_inputs(const Model& m, const std::vector<int>& ids, const std::vector<int>& targets) {
+void check_inputs(const Model& m, const std::vector<int>& ids, const std::vector<int>& targets,
+                  bool need_target = true) {
   check_trainable(m);
   check_range(static_cast<std::int64_t>(ids.size()), 1, m.max_positions, "tokens");
   if (targets.size() != ids.size())
@@ -217,7 +218,7 @@ void check_inputs(const Model& m, const std::vector<int>& ids, const std::vector
     if (targets[i] != kNoTarget) check_range(targets[i], 0, vocab - 1, "targets[" + std::to_string(i) + "]");
     any = any || targets[i] != kNoTarget;
   }
-  if (!any) throw InputError("targets", "expected at least one position with a target but found none");
+  if (!any && need_target) throw InputError("targets", "expected at least one position with a target but found none");
 }
 
 // The model's configuration without its weights: the gradient fills in the ones training changes.
@@ -233,6 +234,34 @@ Model without_weights(const Model& m) {
     l.own = LayerWeights{};
   }
   return g;
+}
+
+LossGradient unchecked_loss_gradient(const Model& m, const std::vector<int>& ids, const std::vector<int>& targets) {
+  const Forward f = forward(m, ids, targets);
+  LossGradient r{f.loss, without_weights(m)};
+  Model& g = r.gradient;
+  // d loss / d logits: (p - onehot(target)) / counted on the rows with a target.
+  Matrix d_logits = f.probabilities;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const Eigen::Index row = static_cast<Eigen::Index>(i);
+    if (targets[i] == kNoTarget) d_logits.row(row).setZero();
+    else d_logits(row, targets[i]) -= 1.0;
+  }
+  d_logits /= f.counted;
+  g.unembedding = f.final.transpose() * d_logits;
+  Matrix dx = d_logits * m.unembedding->transpose();
+  if (m.norm == Norm::Pre) dx = norm_backward(dx, m.final_gain, f.final_norm, g.final_gain, g.final_bias);
+  for (std::size_t l = m.layers.size(); l-- > 0;)
+    dx = layer_backward(m, m.layers[l], std::move(dx), f.layers[l], g.layers[l]);
+  Matrix d_embedding = Matrix::Zero(m.embedding->rows(), m.d_model);
+  for (std::size_t i = 0; i < ids.size(); ++i) d_embedding.row(ids[i]) += dx.row(static_cast<Eigen::Index>(i));
+  g.embedding = std::move(d_embedding);
+  if (m.positions == Positions::Learned) {
+    Matrix d_positions = Matrix::Zero(m.W_P->rows(), m.d_model);
+    d_positions.topRows(dx.rows()) = dx;
+    g.W_P = std::move(d_positions);
+  }
+  return r;
 }
 
 }  // namespace
@@ -283,38 +312,10 @@ double model_loss(const Model& resolved, const std::vector<int>& ids, const std:
   return forward(resolved, ids, targets).loss;
 }
 
-LossGradient loss_gradient(const Model& m, const std::vector<int>& ids, const std::vector<int>& targets) {
-  check_inputs(m, ids, targets);
-  const Forward f = forward(m, ids, targets);
-  LossGradient r{f.loss, without_weights(m)};
-  Model& g = r.gradient;
-  // d loss / d logits: (p - onehot(target)) / counted on the rows with a target.
-  Matrix d_logits = f.probabilities;
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    const Eigen::Index row = static_cast<Eigen::Index>(i);
-    if (targets[i] == kNoTarget) d_logits.row(row).setZero();
-    else d_logits(row, targets[i]) -= 1.0;
-  }
-  d_logits /= f.counted;
-  g.unembedding = f.final.transpose() * d_logits;
-  Matrix dx = d_logits * m.unembedding->transpose();
-  if (m.norm == Norm::Pre) dx = norm_backward(dx, m.final_gain, f.final_norm, g.final_gain, g.final_bias);
-  for (std::size_t l = m.layers.size(); l-- > 0;)
-    dx = layer_backward(m, m.layers[l], std::move(dx), f.layers[l], g.layers[l]);
-  Matrix d_embedding = Matrix::Zero(m.embedding->rows(), m.d_model);
-  for (std::size_t i = 0; i < ids.size(); ++i) d_embedding.row(ids[i]) += dx.row(static_cast<Eigen::Index>(i));
-  g.embedding = std::move(d_embedding);
-  if (m.positions == Positions::Learned) {
-    Matrix d_positions = Matrix::Zero(m.W_P->rows(), m.d_model);
-    d_positions.topRows(dx.rows()) = dx;
-    g.W_P = std::move(d_positions);
-  }
-  return r;
+LossGradient loss_gradient(const Model& resolved, const std::vector<int>& ids, const std::vector<int>& targets) {
+  check_inputs(resolved, ids, targets);
+  return unchecked_loss_gradient(resolved, ids, targets);
 }
-
-}  // namespace attn
-
-namespace attn {
 
 LossGradient batch_loss_gradient(const Model& resolved, const std::vector<Sequence>& batch) {
   if (batch.empty()) throw InputError("batch", "expected at least one sequence but found none");
@@ -325,10 +326,21 @@ LossGradient batch_loss_gradient(const Model& resolved, const std::vector<Sequen
         static_cast<int>(std::count_if(s.targets.begin(), s.targets.end(), [](int t) { return t != kNoTarget; })));
     total += counts.back();
   }
+  if (total == 0) throw InputError("batch", "expected at least one position with a target but found none");
+  for (std::size_t b = 0; b < batch.size(); ++b)  // refusals in the calling thread, before any work
+    if (counts[b] > 0) check_inputs(resolved, batch[b].ids, batch[b].targets);
+  // Each sequence's gradient on whichever thread, then summed in the batch's order: the same bits at any thread count.
+  std::vector<LossGradient> each(batch.size());
+  const int n = static_cast<int>(batch.size());
+#pragma omp parallel for schedule(dynamic)
+  for (int b = 0; b < n; ++b)
+    if (counts[static_cast<std::size_t>(b)] > 0)
+      each[static_cast<std::size_t>(b)] = unchecked_loss_gradient(resolved, batch[static_cast<std::size_t>(b)].ids,
+                                                                  batch[static_cast<std::size_t>(b)].targets);
   LossGradient sum;
   for (std::size_t b = 0; b < batch.size(); ++b) {
     if (counts[b] == 0) continue;
-    LossGradient one = loss_gradient(resolved, batch[b].ids, batch[b].targets);
+    LossGradient& one = each[b];
     const double share = static_cast<double>(counts[b]) / total;  // each sequence's mean, weighted by its targets
     sum.loss += share * one.loss;
     if (sum.gradient.layers.empty()) {
@@ -339,8 +351,20 @@ LossGradient batch_loss_gradient(const Model& resolved, const std::vector<Sequen
     std::vector<TrainedWeight> into = trained_weights(sum.gradient), from = trained_weights(one.gradient);
     for (std::size_t k = 0; k < into.size(); ++k) *into[k].slot = **into[k].slot + **from[k].slot * share;
   }
-  if (total == 0) throw InputError("batch", "expected at least one position with a target but found none");
   return sum;
+}
+
+Matrix next_token_probabilities(const Model& resolved, const std::vector<int>& ids) {
+  check_inputs(resolved, ids, std::vector<int>(ids.size(), kNoTarget), false);
+  return forward(resolved, ids, std::vector<int>(ids.size(), kNoTarget)).probabilities;
+}
+
+std::vector<std::vector<Matrix>> attention_patterns(const Model& resolved, const std::vector<int>& ids) {
+  check_inputs(resolved, ids, std::vector<int>(ids.size(), kNoTarget), false);
+  Forward f = forward(resolved, ids, std::vector<int>(ids.size(), kNoTarget));
+  std::vector<std::vector<Matrix>> patterns;
+  for (LayerCache& c : f.layers) patterns.push_back(std::move(c.attention.weights));
+  return patterns;
 }
 
 }  // namespace attn

@@ -41,6 +41,13 @@ double model_loss(const Model& resolved, const std::vector<int>& ids, const std:
 LossGradient loss_gradient(const Model& resolved, const std::vector<int>& ids, const std::vector<int>& targets);
 // A batch: the mean over every position with a target in all its sequences (as PyTorch's cross_entropy over the
 // flattened batch), and its gradient.
+// The sequences' gradients are computed in parallel and summed in the batch's order: the same bits at any thread count.
 LossGradient batch_loss_gradient(const Model& resolved, const std::vector<Sequence>& batch);
+
+// Each position's probabilities over the vocabulary for the next token: (N, V).
+Matrix next_token_probabilities(const Model& resolved, const std::vector<int>& ids);
+// Every layer's attention weights on `ids`, one (N, N) matrix per head: what the head scores read, from the same
+// forward pass training uses.
+std::vector<std::vector<Matrix>> attention_patterns(const Model& resolved, const std::vector<int>& ids);
 
 }  // namespace attn

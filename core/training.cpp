@@ -1,0 +1,102 @@
+#include "core/training.h"
+
+#include <cmath>
+
+#include "core/text_format.h"
+#include "core/validate.h"
+
+namespace attn {
+namespace {
+
+// Mean loss and accuracy over every target of the batch, each position counted once.
+void score_batch(const Model& m, const std::vector<Sequence>& batch, Evaluation& e) {
+  int counted = 0, right = 0;
+  double loss = 0.0;
+  for (const Sequence& s : batch) {
+    const Matrix p = next_token_probabilities(m, s.ids);  // (N, V)
+    for (std::size_t i = 0; i < s.ids.size(); ++i) {
+      const int t = s.targets[i];
+      if (t == kNoTarget) continue;
+      Eigen::Index best = 0;
+      p.row(static_cast<Eigen::Index>(i)).maxCoeff(&best);
+      loss -= std::log(p(static_cast<Eigen::Index>(i), t));
+      right += best == t ? 1 : 0;
+      ++counted;
+    }
+  }
+  e.loss = loss / counted;
+  e.accuracy = static_cast<double>(right) / counted;
+}
+
+}  // namespace
+
+Model task_model(const Task& task, const TaskModelShape& shape, std::uint64_t seed) {
+  check_task(task);
+  check_range(shape.heads, 1, limits::kMaxHeads, "heads");
+  if (shape.d_model % shape.heads != 0)
+    throw InputError("d_model", "must be a multiple of heads (" + std::to_string(shape.heads) + ") but found " +
+                                    std::to_string(shape.d_model));
+  Model m;
+  m.name = std::string(to_string(task.kind));
+  m.vocab = task_vocab(task);
+  m.d_model = shape.d_model;
+  m.max_positions = task.seq_len;
+  m.positions = shape.positions;
+  m.norm = shape.norm;
+  m.ffn = {shape.ffn, shape.ffn == FfnKind::None ? 0 : shape.d_ff > 0 ? shape.d_ff : 4 * shape.d_model};
+  m.seed = seed;
+  m.description = "A model for the " + m.name + " task: " + plural(shape.layers, "layer") + " of " +
+                  plural(shape.heads, "head") + ", d_model " + std::to_string(shape.d_model) + ", " +
+                  std::string(to_string(shape.positions)) + " positions, norm " + std::string(to_string(shape.norm)) +
+                  ", " +
+                  (shape.ffn == FfnKind::None ? std::string("attention only")
+                                              : std::string(to_string(shape.ffn)) + " feed-forward") +
+                  ".";
+  check_range(shape.layers, 1, limits::kMaxLayers, "layers");
+  ModelLayer layer;
+  layer.attention.variant = Variant::Mha;
+  layer.attention.heads = shape.heads;
+  layer.attention.head_dim = shape.d_model / shape.heads;
+  layer.attention.mask = MaskKind::Causal;
+  layer.attention.output_projection = true;  // a model layer writes back to the stream through W_O
+  m.layers.assign(static_cast<std::size_t>(shape.layers), layer);
+  set_model_positions(m, shape.positions);
+  check_model(m);
+  check_trainable(m);
+  return m;
+}
+
+void check_task_model(const Model& m, const Task& task) {
+  check_trainable(m);
+  const std::vector<std::string> vocab = task_vocab(task);
+  const std::string task_name = "the " + std::string(to_string(task.kind)) + " task's vocabulary";
+  if (m.vocab.size() != vocab.size())
+    throw InputError("vocab", task_name + " has " + plural(static_cast<std::int64_t>(vocab.size()), "token") +
+                                  " but found " + std::to_string(m.vocab.size()));
+  for (std::size_t i = 0; i < vocab.size(); ++i)
+    if (m.vocab[i] != vocab[i])
+      throw InputError("vocab[" + std::to_string(i) + "]",
+                       task_name + " has \"" + vocab[i] + "\" here but found \"" + m.vocab[i] + "\"");
+  if (m.max_positions < task.seq_len)
+    throw InputError("max_positions", "the task's sequences have " + std::to_string(task.seq_len) +
+                                          " tokens but the model takes at most " + std::to_string(m.max_positions));
+}
+
+StepResult scheduled_step(TrainState& t, const std::vector<Sequence>& batch, const TrainingRun& run) {
+  AdamWConfig c = run.adamw;
+  c.lr = scheduled_lr(run.adamw.lr, run.schedule, t.adam.step + 1);
+  return train_step(t, batch, c);
+}
+
+StepResult training_step(TrainState& t, const TrainingRun& run) {
+  return scheduled_step(t, task_batch(run.task, run.batch, run.seed, static_cast<std::uint64_t>(t.adam.step)), run);
+}
+
+Evaluation evaluate(const Model& resolved, const Task& task) {
+  Evaluation e;
+  score_batch(resolved, task_eval_batch(task, kEvalSequences), e);
+  e.heads = head_scores(resolved, probe_batch(task, kProbeSequences));
+  return e;
+}
+
+}  // namespace attn

@@ -1,0 +1,53 @@
+#pragma once
+// A training run on a classroom task (tasks.h): the model a task starts from, the step that draws its batch and
+// schedules its learning rate, and the evaluation that says what was learned. What the train command and the
+// Train view both drive.
+#include <cstdint>
+#include <vector>
+
+#include "core/adamw.h"
+#include "core/head_scores.h"
+#include "core/tasks.h"
+
+namespace attn {
+
+// The shape of a model made for a task (its vocabulary and max_positions come from the task).
+struct TaskModelShape {
+  int layers = 2, heads = 4, d_model = 64;
+  Positions positions = Positions::Learned;
+  Norm norm = Norm::Pre;
+  FfnKind ffn = FfnKind::None;
+  int d_ff = 0;  // 0: 4 * d_model when there is an FFN
+};
+
+// An untrained model of that shape for the task: every layer mha with a causal mask, head_dim d_model / heads, every
+// weight drawn from `seed`. Throws InputError (fields as in a model file) for a shape no model can have.
+Model task_model(const Task& task, const TaskModelShape& shape, std::uint64_t seed);
+// Whether a model (a file, say) can train on the task: the task's vocabulary exactly, room for its sequences, and
+// only what training supports (check_trainable). Throws InputError naming the first problem.
+void check_task_model(const Model& m, const Task& task);
+
+struct TrainingRun {
+  Task task;
+  int batch = 32;          // sequences per step
+  std::uint64_t seed = 1;  // draws the batches
+  AdamWConfig adamw;       // adamw.lr: the peak learning rate
+  LrSchedule schedule;
+};
+
+// Step t.adam.step + 1 on `batch` at the run's scheduled learning rate (the run's task is not read).
+StepResult scheduled_step(TrainState& t, const std::vector<Sequence>& batch, const TrainingRun& run);
+// Step t.adam.step + 1 on training batch number t.adam.step of the run's task, at the scheduled learning rate.
+StepResult training_step(TrainState& t, const TrainingRun& run);
+
+inline constexpr int kEvalSequences = 64, kProbeSequences = 16;
+
+// What the model does on the task's evaluation batch and each head on the probe batch.
+struct Evaluation {
+  double loss = 0.0;      // mean cross-entropy over the evaluation batch's targets
+  double accuracy = 0.0;  // the share of those targets that are the most probable token
+  std::vector<HeadScores> heads;
+};
+Evaluation evaluate(const Model& resolved, const Task& task);
+
+}  // namespace attn

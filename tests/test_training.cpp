@@ -1,0 +1,156 @@
+// Training runs on tasks (core/training.h): the model a task starts from, the learning-rate schedule, the head
+// scores, and steps that give the same bits at any thread count.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <numbers>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "core/training.h"
+#include "core/validate.h"
+#include "helpers.h"
+
+using namespace attn;
+using namespace attn::test;
+
+namespace {
+
+Task induction(int seq_len = 16) { return Task{TaskKind::Induction, 16, seq_len, {}}; }
+
+TaskModelShape small_shape() {
+  TaskModelShape s;
+  s.layers = 2;
+  s.heads = 2;
+  s.d_model = 8;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("the learning rate: linear warm-up, then cosine down to the floor") {
+  const LrSchedule s{4, 14, 0.1};
+  CHECK(scheduled_lr(1.0, s, 1) == 0.25);
+  CHECK(scheduled_lr(1.0, s, 4) == 1.0);
+  CHECK(scheduled_lr(1.0, s, 9) == doctest::Approx(0.1 + 0.9 * 0.5).epsilon(1e-15));  // halfway: cos = 0
+  CHECK(scheduled_lr(1.0, s, 6) == doctest::Approx(0.1 + 0.9 * 0.5 * (1 + std::cos(std::numbers::pi / 5))));
+  CHECK(scheduled_lr(1.0, s, 14) == 0.1);
+  CHECK(scheduled_lr(1.0, s, 20) == 0.1);
+  CHECK(scheduled_lr(0.5, LrSchedule{}, 7) == 0.5);  // no schedule: constant
+  CHECK(scheduled_lr(0.5, LrSchedule{2, 0, 0.0}, 1) == 0.25);
+  CHECK(scheduled_lr(0.5, LrSchedule{2, 0, 0.0}, 100) == 0.5);
+}
+
+TEST_CASE("a task's model: its vocabulary and sequence length, causal mha layers with W_O, the shape asked for") {
+  const Model m = task_model(induction(), small_shape(), 9);
+  CHECK(m.vocab == task_vocab(induction()));
+  CHECK(m.max_positions == 16);
+  CHECK(m.d_model == 8);
+  CHECK(m.seed == 9);
+  REQUIRE(m.layers.size() == 2);
+  CHECK(m.layers[1].attention.heads == 2);
+  CHECK(m.layers[1].attention.head_dim == 4);
+  CHECK(m.layers[1].attention.mask == MaskKind::Causal);
+  CHECK(m.layers[1].attention.output_projection);
+  CHECK(m.description ==
+        "A model for the induction task: 2 layers of 2 heads, d_model 8, learned positions, norm pre, "
+        "attention only.");
+  TaskModelShape odd = small_shape();
+  odd.d_model = 10;
+  odd.heads = 4;
+  CHECK_THROWS_WITH_AS(task_model(induction(), odd, 1), "d_model: must be a multiple of heads (4) but found 10",
+                       InputError);
+  odd = small_shape();
+  odd.positions = Positions::Rope;
+  CHECK_THROWS_WITH_AS(task_model(induction(), odd, 1), "positions: rope: training does not support it yet",
+                       InputError);
+}
+
+TEST_CASE("a model file trains on a task only with the task's vocabulary and room for its sequences") {
+  Model m = task_model(induction(), small_shape(), 1);
+  CHECK_NOTHROW(check_task_model(m, induction()));
+  CHECK_THROWS_WITH_AS(check_task_model(m, Task{TaskKind::Induction, 17, 16, {}}),
+                       "vocab: the induction task's vocabulary has 17 tokens but found 16", InputError);
+  m.vocab[3] = "B";
+  CHECK_THROWS_WITH_AS(check_task_model(m, induction()),
+                       "vocab[3]: the induction task's vocabulary has \"b\" here but found \"B\"", InputError);
+  CHECK_THROWS_WITH_AS(check_task_model(task_model(induction(), small_shape(), 1), induction(20)),
+                       "max_positions: the task's sequences have 20 tokens but the model takes at most 16", InputError);
+}
+
+TEST_CASE("head scores of heads that attend evenly: each score is the mean of 1 / (i + 1) over its positions") {
+  Model m = resolve_model(task_model(induction(), small_shape(), 3));
+  for (ModelLayer& l : m.layers) l.weights.W_Q = Matrix(Matrix::Zero(8, 8));  // every score 0: row i is 1 / (i + 1)
+  const ProbeBatch probe = probe_batch(induction(), 4);
+  double every = 0, repeated = 0;
+  int n_every = 0, n_repeated = 0;
+  for (const Repeat& r : probe.repeats) {
+    for (int i = 1; i < 16; ++i, ++n_every) every += 1.0 / (i + 1);
+    for (int k = 0; k < r.length; ++k, ++n_repeated) repeated += 1.0 / (r.second + k + 1);
+  }
+  const std::vector<HeadScores> scores = head_scores(m, probe);
+  REQUIRE(scores.size() == 4);
+  for (std::size_t i = 0; i < 4; ++i) {
+    CAPTURE(i);
+    CHECK(scores[i].layer == static_cast<int>(i / 2));
+    CHECK(scores[i].head == static_cast<int>(i % 2));
+    CHECK(scores[i].previous_token == doctest::Approx(every / n_every).epsilon(1e-14));
+    CHECK(scores[i].first_token == doctest::Approx(every / n_every).epsilon(1e-14));
+    CHECK(scores[i].induction == doctest::Approx(repeated / n_repeated).epsilon(1e-14));
+    CHECK(scores[i].duplicate_token == doctest::Approx(repeated / n_repeated).epsilon(1e-14));
+  }
+}
+
+TEST_CASE("training steps give the same losses and weights, bit for bit, on one thread or two") {
+  TrainingRun run;
+  run.task = induction();
+  run.batch = 6;
+  run.seed = 4;
+  run.adamw.lr = 3e-3;
+  run.schedule = {2, 5, 1e-4};
+  const auto train = [&](int threads) {
+#ifdef _OPENMP
+    omp_set_num_threads(threads);
+#else
+    (void)threads;
+#endif
+    TrainState t = start_training(resolve_model(task_model(run.task, small_shape(), 2)));
+    std::vector<double> losses;
+    for (int s = 0; s < 5; ++s) losses.push_back(training_step(t, run).loss);
+    return std::make_pair(losses, t.model);
+  };
+  const auto [losses_one, model_one] = train(1);
+  const auto [losses_two, model_two] = train(2);
+#ifdef _OPENMP
+  omp_set_num_threads(omp_get_num_procs());
+#endif
+  CHECK(losses_one == losses_two);
+  CHECK(*model_one.layers[1].weights.W_K == *model_two.layers[1].weights.W_K);
+  CHECK(*model_one.unembedding == *model_two.unembedding);
+  CHECK(losses_one[4] < losses_one[0]);
+}
+
+TEST_CASE("evaluation: loss and accuracy over the evaluation batch's targets, as run_model's probabilities give them") {
+  const Model m = resolve_model(task_model(induction(), small_shape(), 5));
+  double loss = 0;
+  int counted = 0, right = 0;
+  for (const Sequence& s : task_eval_batch(induction(), kEvalSequences)) {
+    std::vector<std::string> tokens;
+    for (int id : s.ids) tokens.push_back(m.vocab[static_cast<std::size_t>(id)]);
+    const Matrix p = run_model(m, tokens).probabilities;
+    for (Eigen::Index i = 0; i < p.rows(); ++i) {
+      const int t = s.targets[static_cast<std::size_t>(i)];
+      if (t == kNoTarget) continue;
+      Eigen::Index best = 0;
+      p.row(i).maxCoeff(&best);
+      loss -= std::log(p(i, t));
+      right += best == t;
+      ++counted;
+    }
+  }
+  const Evaluation e = evaluate(m, induction());
+  CHECK(e.loss == doctest::Approx(loss / counted).epsilon(1e-12));
+  CHECK(e.accuracy == static_cast<double>(right) / counted);
+  CHECK(e.heads.size() == 4);
+}
