@@ -17,6 +17,7 @@ PACKAGES=(
   fonts-wqy-microhei           # WenQuanYi Micro Hei: tokens in Chinese, Japanese kana and Korean (5 MB; Noto CJK is 300)
   doctest-dev                  # unit tests
   python3-numpy                # the independent NumPy cross-check
+  python3-torch libopenblas0-pthread  # the PyTorch cross-checks of training (autograd, AdamW), on OpenBLAS
   xvfb xauth xdotool           # the window tests run on a virtual display and type keys into it
   clang libclang-rt-14-dev     # the sanitizer build and libFuzzer (scripts/test.sh, scripts/fuzz.sh)
 )

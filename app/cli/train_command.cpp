@@ -1,40 +1,109 @@
-// attention-lab train --model FILE --batches FILE: AdamW steps on given batches, each step's loss printed. The
-// command the PyTorch cross-check drives (tests/crosscheck/train_crosscheck.py).
+// attention-lab train: AdamW on a classroom task (tasks.h) or on given batches, each step's loss printed, then what
+// was learned. The command the PyTorch cross-check drives (tests/crosscheck/train_crosscheck.py).
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdio>
 
 #include "app/cli/args.h"
+#include "app/cli/assets.h"
 #include "app/cli/commands.h"
 #include "app/cli/matrix_text.h"
-#include "core/adamw.h"
 #include "core/io/json_fields.h"
 #include "core/io/model_json.h"
 #include "core/io/model_write.h"
-#include "core/model_gradient.h"
 #include "core/text_format.h"
+#include "core/training.h"
 #include "core/validate.h"
 
 namespace attn::cli {
 
 const char* const kTrainHelp =
-    "attention-lab train --model FILE --batches FILE --steps S [--lr LR] [--weight-decay WD] [--clip C]\n"
-    "                    [--beta1 B] [--beta2 B] [--eps E] [--save OUT.json] [--json]\n"
-    "  Trains the model's weights (missing ones drawn from its seed) with AdamW on the batches (step s, from 1, uses\n"
-    "  batch (s - 1) % count), next-token cross-entropy, in double. Supported so far: every norm and feed-forward\n"
-    "  kind, no or learned positions, mha layers with W_O (causal or no mask).\n"
-    "  --batches FILE    {\"batches\": [[[token ids of a sequence], ...], ...]}: ids index the vocabulary\n"
-    "  --lr LR           learning rate (default 1e-3); --weight-decay WD decoupled decay (default 0)\n"
-    "  --clip C          clip the gradient's global norm to C first (default: no clipping)\n"
+    "attention-lab train --task T [--model FILE | shape options] --steps S [options]\n"
+    "attention-lab train --model FILE --batches FILE --steps S [options]\n"
+    "  Trains a model with AdamW on next-token cross-entropy, in double, and says what it learned.\n"
+    "  --task T          induction | previous_token | copy | reverse | sort | text\n"
+    "  --model FILE      start from this model (missing weights drawn from its seed); with --task its vocabulary\n"
+    "                    must be the task's. Without it the model is made from the shape options:\n"
+    "    --layers L (2) --heads H (4) --d-model D (64) --positions none|learned (learned) --norm none|pre|post (pre)\n"
+    "    --ffn none|relu|gelu|swiglu (none) --d-ff F (4 x d-model)\n"
+    "  --vocab V (64)    the symbol tasks' vocabulary, <s> and | included; --seq-len N (32) tokens per sequence\n"
+    "  --text FILE       the text task's text (default: assets/texts/sonnets.txt)\n"
+    "  --batches FILE    instead of a task: {\"batches\": [[[token ids], ...], ...]}; step s uses batch (s-1) % count\n"
+    "  --batch B (32)    sequences per step; --seed SEED (1) draws the weights and the batches\n"
+    "  --lr LR (1e-3)    peak learning rate; --warmup W linear warm-up steps; --cosine decays to --min-lr (0) at S\n"
+    "  --weight-decay WD decoupled decay (0); --clip C clips the gradient's global norm to C; --beta1 --beta2 --eps\n"
     "  --save OUT.json   write the trained model, every weight given (atomically)\n"
-    "  --json            {\"steps\": [{\"step\", \"loss\", \"grad_norm\"}], \"seconds\"}: the loss before each step\n";
+    "  --json            {\"task\", \"steps\": [{\"step\", \"loss\", \"grad_norm\"}], \"eval\": {\"loss\", "
+    "\"accuracy\",\n"
+    "                    \"heads\": [{\"layer\", \"head\", \"previous_token\", \"induction\", \"duplicate_token\",\n"
+    "                    \"first_token\"}]}, \"seconds\"}: the loss before each step; eval after the last\n";
 
 namespace {
 
 struct TrainOptions {
-  std::string model, batches, save;
+  std::string model, batches, save, text;
+  std::optional<TaskKind> task;
+  Task task_config;
+  TaskModelShape shape;
+  std::string shape_option;  // the first shape option given, refused beside --model
   int steps = 0;
-  AdamWConfig adamw;
-  bool json = false, help = false;
+  TrainingRun run;
+  bool cosine = false, json = false, help = false;
 };
+
+template <typename E>
+E named(Args& args, const std::string& option, std::optional<E> (*parse)(std::string_view), std::string_view names) {
+  const std::string v = args.value(option);
+  if (const std::optional<E> e = parse(v)) return *e;
+  throw UsageError("train: " + option + " expects " + std::string(names) + " but found '" + v + "'");
+}
+
+std::optional<Positions> parse_trainable_positions(std::string_view s) {
+  if (s == "none") return Positions::None;
+  if (s == "learned") return Positions::Learned;
+  return std::nullopt;
+}
+
+// The options that shape a new model; false if `word` is none of them.
+bool parse_shape_option(const std::string& word, Args& args, TaskModelShape& s) {
+  if (word == "--layers") s.layers = static_cast<int>(args.integer(word, 1, limits::kMaxLayers));
+  else if (word == "--heads") s.heads = static_cast<int>(args.integer(word, 1, limits::kMaxHeads));
+  else if (word == "--d-model") s.d_model = static_cast<int>(args.integer(word, 1, limits::kMaxModelDim));
+  else if (word == "--d-ff") s.d_ff = static_cast<int>(args.integer(word, 1, limits::kMaxModelDim * 4));
+  else if (word == "--positions") s.positions = named(args, word, parse_trainable_positions, "none | learned");
+  else if (word == "--norm") s.norm = named(args, word, parse_norm, norm_names());
+  else if (word == "--ffn") s.ffn = named(args, word, parse_ffn_kind, ffn_kind_names());
+  else return false;
+  return true;
+}
+
+// The options of the optimiser and its schedule; false if `word` is none of them.
+bool parse_optimiser_option(const std::string& word, Args& args, TrainOptions& o) {
+  AdamWConfig& a = o.run.adamw;
+  if (word == "--lr") a.lr = args.number(word, 0.0, 10.0);
+  else if (word == "--weight-decay") a.weight_decay = args.number(word, 0.0, 10.0);
+  else if (word == "--clip") a.clip = args.number(word, 0.0, 1e12);
+  else if (word == "--beta1") a.beta1 = args.number(word, 0.0, 0.999999);
+  else if (word == "--beta2") a.beta2 = args.number(word, 0.0, 0.999999999);
+  else if (word == "--eps") a.eps = args.number(word, 0.0, 1.0);
+  else if (word == "--warmup") o.run.schedule.warmup = static_cast<int>(args.integer(word, 0, 1000000));
+  else if (word == "--min-lr") o.run.schedule.min_lr = args.number(word, 0.0, 10.0);
+  else if (word == "--cosine") o.cosine = true;
+  else return false;
+  return true;
+}
+
+void check_train_options(const TrainOptions& o) {
+  if (o.steps == 0) throw UsageError("train: missing --steps S");
+  if (o.task && !o.batches.empty()) throw UsageError("train: give --task or --batches, not both");
+  if (!o.task && o.batches.empty()) throw UsageError("train: missing --task T (or --model FILE --batches FILE)");
+  if (!o.batches.empty() && o.model.empty()) throw UsageError("train: --batches needs --model FILE");
+  if (!o.model.empty() && !o.shape_option.empty())
+    throw UsageError("train: " + o.shape_option + " shapes a new model; --model FILE has its own shape");
+  if (o.cosine && o.run.schedule.warmup >= o.steps)
+    throw UsageError("train: --cosine decays after the warm-up, so --warmup must be below --steps");
+}
 
 TrainOptions parse_train(std::span<const std::string> words) {
   TrainOptions o;
@@ -46,19 +115,23 @@ TrainOptions parse_train(std::span<const std::string> words) {
     else if (word == "--model") o.model = args.value(word);
     else if (word == "--batches") o.batches = args.value(word);
     else if (word == "--save") o.save = args.value(word);
+    else if (word == "--text") o.text = args.value(word);
+    else if (word == "--task") o.task = named(args, word, parse_task, task_names());
     else if (word == "--steps") o.steps = static_cast<int>(args.integer(word, 1, 1000000));
-    else if (word == "--lr") o.adamw.lr = args.number(word, 0.0, 10.0);
-    else if (word == "--weight-decay") o.adamw.weight_decay = args.number(word, 0.0, 10.0);
-    else if (word == "--clip") o.adamw.clip = args.number(word, 0.0, 1e12);
-    else if (word == "--beta1") o.adamw.beta1 = args.number(word, 0.0, 0.999999);
-    else if (word == "--beta2") o.adamw.beta2 = args.number(word, 0.0, 0.999999999);
-    else if (word == "--eps") o.adamw.eps = args.number(word, 0.0, 1.0);
-    else throw UsageError("train: unknown option '" + word + "' (see attention-lab train --help)");
+    else if (word == "--batch") o.run.batch = static_cast<int>(args.integer(word, 1, 4096));
+    else if (word == "--seed") o.run.seed = args.unsigned_integer(word);
+    else if (word == "--vocab") o.task_config.vocab = static_cast<int>(args.integer(word, 4, limits::kMaxVocab));
+    else if (word == "--seq-len")
+      o.task_config.seq_len = static_cast<int>(args.integer(word, kMinTaskSeqLen, limits::kMaxTokens));
+    else if (parse_optimiser_option(word, args, o)) continue;
+    else if (parse_shape_option(word, args, o.shape)) {
+      if (o.shape_option.empty()) o.shape_option = word;
+    } else throw UsageError("train: unknown option '" + word + "' (see attention-lab train --help)");
   }
   if (o.help) return o;
-  if (o.model.empty()) throw UsageError("train: missing --model FILE");
-  if (o.batches.empty()) throw UsageError("train: missing --batches FILE");
-  if (o.steps == 0) throw UsageError("train: missing --steps S");
+  check_train_options(o);
+  if (o.cosine) o.run.schedule.decay_until = o.steps;
+  if (o.task) o.run.task = o.task_config, o.run.task.kind = *o.task;
   return o;
 }
 
@@ -90,37 +163,117 @@ std::vector<std::vector<Sequence>> load_batches(const std::string& path, const M
   return batches;
 }
 
+nlohmann::ordered_json evaluation_json(const Evaluation& e) {
+  nlohmann::ordered_json heads = nlohmann::ordered_json::array();
+  for (const HeadScores& h : e.heads)
+    heads.push_back({{"layer", h.layer},
+                     {"head", h.head},
+                     {"previous_token", h.previous_token},
+                     {"induction", h.induction},
+                     {"duplicate_token", h.duplicate_token},
+                     {"first_token", h.first_token}});
+  return {{"loss", e.loss}, {"accuracy", e.accuracy}, {"heads", heads}};
+}
+
+void print_evaluation(const Evaluation& e, std::ostream& out) {
+  out << "evaluation: loss " << format_number(e.loss, 4) << ", accuracy " << format_number(100.0 * e.accuracy, 1)
+      << "%\n";
+  out << "head  previous-token  induction  duplicate-token  first-token\n";
+  for (const HeadScores& h : e.heads) {
+    char line[96];
+    std::snprintf(line, sizeof line, "%d.%-3d %14.3f %10.3f %16.3f %12.3f\n", h.layer, h.head, h.previous_token,
+                  h.induction, h.duplicate_token, h.first_token);
+    out << line;
+  }
+}
+
+// Where the run starts: the file's model, or a new one of the given shape for the task.
+Model starting_model(TrainOptions& o, std::string& file) {
+  if (o.task && o.run.task.kind == TaskKind::Text) {
+    file = o.text.empty() ? (assets_dir() / "texts" / "sonnets.txt").string() : o.text;
+    o.run.task.text = read_document_file(file, 16u << 20);
+    check_task(o.run.task);
+    file = "train";
+  }
+  if (o.model.empty()) return task_model(o.run.task, o.shape, o.run.seed);
+  file = o.model;
+  Model m = load_model_file(o.model);
+  check_trainable(m);
+  if (o.task) check_task_model(m, o.run.task);
+  return m;
+}
+
+// The saved model says how it was trained, so a file found later explains itself.
+Model with_training_described(Model m, const TrainOptions& o, int steps) {
+  std::string what = o.task ? "the " + std::string(to_string(o.run.task.kind)) + " task (sequences of " +
+                                  std::to_string(o.run.task.seq_len) + ", batches of " + std::to_string(o.run.batch) +
+                                  ", seed " + std::to_string(o.run.seed) + ")"
+                            : "the batches of " + o.batches;
+  m.description = "Trained on " + what + " for " + plural(steps, "step") + " of AdamW (lr " +
+                  general_number(o.run.adamw.lr) + ") by attention-lab train." +
+                  (m.description.empty() ? "" : " " + m.description);
+  return m;
+}
+
+struct TrainLog {
+  nlohmann::ordered_json steps = nlohmann::ordered_json::array();
+  std::string diverged;
+};
+
+// Runs the steps, printing each loss (or collecting it for --json) and, on a terminal, progress on stderr.
+TrainLog run_steps(const TrainOptions& o, TrainState& t, const std::vector<std::vector<Sequence>>& batches,
+                   std::ostream& out, std::ostream& err) {
+  TrainLog log;
+  const bool progress = o.json && ::isatty(2);
+  for (int step = 0; step < o.steps; ++step) {
+    const StepResult r = o.task ? training_step(t, o.run)
+                                : scheduled_step(t, batches[static_cast<std::size_t>(step) % batches.size()], o.run);
+    if (!r.diverged.empty()) {
+      log.diverged = r.diverged;
+      break;
+    }
+    if (o.json) log.steps.push_back({{"step", step + 1}, {"loss", r.loss}, {"grad_norm", r.grad_norm}});
+    else out << "step " << step + 1 << ": loss " << format_number(r.loss, 6) << '\n';
+    if (progress && ((step + 1) % 50 == 0 || step + 1 == o.steps))
+      err << "\rstep " << step + 1 << "/" << o.steps << ": loss " << format_number(r.loss, 4) << std::flush;
+  }
+  if (progress) err << '\n';
+  return log;
+}
+
 }  // namespace
 
 int train_command(std::span<const std::string> words, std::ostream& out, std::ostream& err) {
-  const TrainOptions o = parse_train(words);
+  TrainOptions o = parse_train(words);
   if (o.help) {
     out << "Usage:\n" << kTrainHelp;
     return kExitOk;
   }
-  std::string file = o.model;
+  std::string file = "train";
   try {
-    TrainState t = start_training(resolve_model(load_model_file(o.model)));
-    const Model& m = t.model;
-    check_trainable(m);
+    TrainState t = start_training(resolve_model(starting_model(o, file)));
     file = o.batches;
-    const std::vector<std::vector<Sequence>> batches = load_batches(o.batches, m);
+    const std::vector<std::vector<Sequence>> batches =
+        o.task ? std::vector<std::vector<Sequence>>{} : load_batches(o.batches, t.model);
     const auto start = std::chrono::steady_clock::now();
-    nlohmann::ordered_json steps = nlohmann::ordered_json::array();
-    std::string diverged;
-    for (int step = 0; step < o.steps && diverged.empty(); ++step) {
-      const StepResult r = train_step(t, batches[static_cast<std::size_t>(step) % batches.size()], o.adamw);
-      diverged = r.diverged;
-      if (!diverged.empty()) break;
-      if (o.json) steps.push_back({{"step", step + 1}, {"loss", r.loss}, {"grad_norm", r.grad_norm}});
-      else out << "step " << step + 1 << ": loss " << format_number(r.loss, 6) << '\n';
-    }
+    const TrainLog log = run_steps(o, t, batches, out, err);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (o.json) out << nlohmann::ordered_json{{"steps", steps}, {"seconds", seconds}}.dump() << '\n';
+    nlohmann::ordered_json report;
+    if (o.task) report["task"] = to_string(o.run.task.kind);
+    report["steps"] = log.steps;
+    if (o.task) {
+      const Evaluation e = evaluate(t.model, o.run.task);
+      if (o.json) report["eval"] = evaluation_json(e);
+      else print_evaluation(e, out);
+    }
+    report["seconds"] = seconds;
+    if (o.json) out << report.dump() << '\n';
     file = o.save;
-    if (!o.save.empty()) save_model_file(m, o.save);  // after a divergence, the last good weights
-    if (!diverged.empty()) {
-      err << "attention-lab: " << o.model << ": " << diverged << '\n';
+    if (!o.save.empty())
+      save_model_file(with_training_described(t.model, o, t.adam.step),
+                      o.save);  // after a divergence, the last good weights
+    if (!log.diverged.empty()) {
+      err << "attention-lab: " << (o.model.empty() ? "train" : o.model) << ": " << log.diverged << '\n';
       return kExitBadInput;
     }
   } catch (const InputError& e) {
