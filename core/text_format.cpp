@@ -1,8 +1,9 @@
 #include "core/text_format.h"
 
-#include <sstream>
-
 #include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
 
 namespace attn {
 
@@ -57,6 +58,16 @@ std::vector<std::string> split_words(std::string_view text) {
     while (i < text.size() && !std::isspace(static_cast<unsigned char>(text[i]))) ++i;
     words.emplace_back(text.substr(start, i - start));
   }
+}
+
+std::string format_number(double x, int precision) {
+  if (std::isinf(x)) return x < 0 ? "-inf" : "inf";
+  if (std::isnan(x)) return "nan";
+  std::string s(static_cast<std::size_t>(std::snprintf(nullptr, 0, "%.*f", precision, x)), '\0');
+  std::snprintf(s.data(), s.size() + 1, "%.*f", precision, x);
+  // "-0.0000" would suggest a negative value that is not there.
+  if (s[0] == '-' && s.find_first_not_of("-0.") == std::string::npos) s.erase(0, 1);
+  return s;
 }
 
 }  // namespace attn

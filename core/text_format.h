@@ -23,6 +23,9 @@ std::string join(std::span<const std::string_view> parts, std::string_view separ
 // 0.5 -> "0.5", 1e12 -> "1e+12": a number in a message, as C++ streams print it (6 significant digits).
 std::string general_number(double x);
 
+// Fixed-point with `precision` digits: 0.7426921, 4 -> "0.7427"; -inf (a hidden score) prints as "-inf", -0 as 0.
+std::string format_number(double x, int precision);
+
 // "mla" -> "MLA" (ASCII letters only; other bytes as they are).
 std::string upper(std::string_view s);
 

@@ -246,11 +246,11 @@ TEST_CASE("--help documents the command and every option") {
 }
 
 TEST_CASE("numbers print fixed-point, without a misleading -0") {
-  CHECK(cli::format_number(0.7426921, 4) == "0.7427");
-  CHECK(cli::format_number(-0.00001, 4) == "0.0000");
-  CHECK(cli::format_number(-1.5, 2) == "-1.50");
-  CHECK(cli::format_number(-std::numeric_limits<double>::infinity(), 4) == "-inf");
-  CHECK(cli::format_number(-1e48, 17) == "-1000000000000000043845843045076197354634047651840.00000000000000000");
+  CHECK(format_number(0.7426921, 4) == "0.7427");
+  CHECK(format_number(-0.00001, 4) == "0.0000");
+  CHECK(format_number(-1.5, 2) == "-1.50");
+  CHECK(format_number(-std::numeric_limits<double>::infinity(), 4) == "-inf");
+  CHECK(format_number(-1e48, 17) == "-1000000000000000043845843045076197354634047651840.00000000000000000");
 }
 
 TEST_CASE("tables align by characters, not bytes") {

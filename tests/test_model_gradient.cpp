@@ -214,7 +214,7 @@ TEST_CASE("train on the command line: the losses, the saved weights, and a diver
   CHECK(ok.code == 0);
   CHECK(ok.err.empty());
   const double first = model_loss(small_model("none", "learned"), kIds, next_token_targets(kIds));
-  CHECK(ok.out.starts_with("step 1: loss " + cli::format_number(first, 6) + "\nstep 2: loss "));
+  CHECK(ok.out.starts_with("step 1: loss " + format_number(first, 6) + "\nstep 2: loss "));
   CHECK_FALSE(model_to_text(load_model_file(dir / "out.json")) == model_to_text(small_model("none", "learned")));
 
   const Run diverged = run({"train", "--model", (dir / "model.json").string(), "--batches",

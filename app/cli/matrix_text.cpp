@@ -28,16 +28,6 @@ std::size_t widest(const std::vector<std::string>& items) {
 
 }  // namespace
 
-std::string format_number(double x, int precision) {
-  if (std::isinf(x)) return x < 0 ? "-inf" : "inf";
-  if (std::isnan(x)) return "nan";
-  std::string s(static_cast<std::size_t>(std::snprintf(nullptr, 0, "%.*f", precision, x)), '\0');
-  std::snprintf(s.data(), s.size() + 1, "%.*f", precision, x);
-  // "-0.0000" would suggest a negative value that is not there.
-  if (s[0] == '-' && s.find_first_not_of("-0.") == std::string::npos) s.erase(0, 1);
-  return s;
-}
-
 std::string row_text(const Matrix& row, int precision) {
   std::string s;
   for (Eigen::Index c = 0; c < row.cols(); ++c) s += (c ? "  " : "") + format_number(row(0, c), precision);

@@ -6,6 +6,7 @@
 
 #include "core/attention.h"
 #include "core/matrix.h"
+#include "core/text_format.h"
 
 namespace attn::cli {
 
@@ -14,9 +15,6 @@ struct MatrixTextOptions {
   std::vector<std::string> row_labels;  // one per row; empty = 0, 1, 2, ...
   std::vector<std::string> col_labels;  // one per column; empty = 0, 1, 2, ...
 };
-
-// Fixed-point with `precision` digits; -inf (a hidden score) prints as "-inf", -0 as 0.
-std::string format_number(double x, int precision);
 
 // Column labels of a matrix made of head blocks: "h1.0" is column 0 of head 1 ("g" for KV heads); one head: "0", "1",
 // ...
