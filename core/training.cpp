@@ -30,6 +30,14 @@ void score_batch(const Model& m, const std::vector<Sequence>& batch, Evaluation&
 
 }  // namespace
 
+std::string shape_summary(const TaskModelShape& shape) {
+  return plural(shape.layers, "layer") + " of " + plural(shape.heads, "head") + ", d_model " +
+         std::to_string(shape.d_model) + ", " + std::string(to_string(shape.positions)) + " positions, norm " +
+         std::string(to_string(shape.norm)) + ", " +
+         (shape.ffn == FfnKind::None ? std::string("attention only")
+                                     : std::string(to_string(shape.ffn)) + " feed-forward");
+}
+
 Model task_model(const Task& task, const TaskModelShape& shape, std::uint64_t seed) {
   check_task(task);
   check_range(shape.heads, 1, limits::kMaxHeads, "heads");
@@ -45,13 +53,7 @@ Model task_model(const Task& task, const TaskModelShape& shape, std::uint64_t se
   m.norm = shape.norm;
   m.ffn = {shape.ffn, shape.ffn == FfnKind::None ? 0 : shape.d_ff > 0 ? shape.d_ff : 4 * shape.d_model};
   m.seed = seed;
-  m.description = "A model for the " + m.name + " task: " + plural(shape.layers, "layer") + " of " +
-                  plural(shape.heads, "head") + ", d_model " + std::to_string(shape.d_model) + ", " +
-                  std::string(to_string(shape.positions)) + " positions, norm " + std::string(to_string(shape.norm)) +
-                  ", " +
-                  (shape.ffn == FfnKind::None ? std::string("attention only")
-                                              : std::string(to_string(shape.ffn)) + " feed-forward") +
-                  ".";
+  m.description = "A model for the " + m.name + " task: " + shape_summary(shape) + ".";
   check_range(shape.layers, 1, limits::kMaxLayers, "layers");
   ModelLayer layer;
   layer.attention.variant = Variant::Mha;

@@ -20,6 +20,9 @@ struct TaskModelShape {
   int d_ff = 0;  // 0: 4 * d_model when there is an FFN
 };
 
+// "2 layers of 4 heads, d_model 64, learned positions, norm pre, attention only"
+std::string shape_summary(const TaskModelShape& shape);
+
 // An untrained model of that shape for the task: every layer mha with a causal mask, head_dim d_model / heads, every
 // weight drawn from `seed`. Throws InputError (fields as in a model file) for a shape no model can have.
 Model task_model(const Task& task, const TaskModelShape& shape, std::uint64_t seed);

@@ -119,7 +119,7 @@ const BadLesson kBadLessons[] = {
     {"step_on_decode_view.json", "pages[0].step: only used by view pipeline (this is decode)"},
     {"preset_on_pipeline.json", "pages[0].preset: only used by views compare, memory and cost (this is pipeline)"},
     {"unknown_view.json",
-     "pages[0].view: expected one of pipeline | decode | compare | memory | cost | model but found string \"slides\""},
+     "pages[0].view: expected one of pipeline | decode | compare | memory | cost | model | train but found string \"slides\""},
     {"override_bad_mask.json",
      "pages[0].overrides.mask: expected one of none | causal | sliding_window | custom but found string \"diagonal\""},
     {"override_unknown_key.json",

@@ -37,7 +37,8 @@ const char* const kTrainHelp =
     "  --json            {\"task\", \"steps\": [{\"step\", \"loss\", \"grad_norm\"}], \"eval\": {\"loss\", "
     "\"accuracy\",\n"
     "                    \"heads\": [{\"layer\", \"head\", \"previous_token\", \"induction\", \"duplicate_token\",\n"
-    "                    \"first_token\"}]}, \"seconds\"}: the loss before each step; eval after the last\n";
+    "                    \"first_token\"}], \"inputs\": {\"batch\": [{\"ids\", \"targets\"}], \"probe\": [[ids]]}},\n"
+    "                    \"seconds\"}: the loss before each step, the evaluation after the last (targets -1: none)\n";
 
 namespace {
 
@@ -163,6 +164,14 @@ std::vector<std::vector<Sequence>> load_batches(const std::string& path, const M
   return batches;
 }
 
+// The sequences the evaluation read, so that another implementation can check its numbers.
+nlohmann::ordered_json evaluation_inputs(const Task& task) {
+  nlohmann::ordered_json batch = nlohmann::ordered_json::array(), probe = nlohmann::ordered_json::array();
+  for (const Sequence& s : task_eval_batch(task, kEvalSequences)) batch.push_back({{"ids", s.ids}, {"targets", s.targets}});
+  for (const std::vector<int>& ids : probe_batch(task, kProbeSequences).ids) probe.push_back(ids);
+  return {{"batch", batch}, {"probe", probe}};
+}
+
 nlohmann::ordered_json evaluation_json(const Evaluation& e) {
   nlohmann::ordered_json heads = nlohmann::ordered_json::array();
   for (const HeadScores& h : e.heads)
@@ -263,7 +272,10 @@ int train_command(std::span<const std::string> words, std::ostream& out, std::os
     report["steps"] = log.steps;
     if (o.task) {
       const Evaluation e = evaluate(t.model, o.run.task);
-      if (o.json) report["eval"] = evaluation_json(e);
+      if (o.json) {
+        report["eval"] = evaluation_json(e);
+        report["eval"]["inputs"] = evaluation_inputs(o.run.task);
+      }
       else print_evaluation(e, out);
     }
     report["seconds"] = seconds;

@@ -19,7 +19,8 @@ const char* const kGuiHelp =
     "                    positions or sparse attention also positions, rope, selection (numbers count them)\n"
     "  --head N          start on head N\n"
     "  --cell ROW,COL    explain this cell of the step's result as if the pointer were on it\n"
-    "  --view V          start on a view: pipeline, decode, compare, memory, cost, model\n"
+    "  --view V          start on a view: pipeline, decode, compare, memory, cost, model, train\n"
+    "  --train-steps N   the Train view's run trained to step N before the first frame (starts on that view)\n"
     "  --decode-tokens N the decode view after N tokens (1 = the first token has arrived)\n"
     "  --preset NAME     the model the compare, memory and cost views show (see attention-lab kv --list)\n"
     "  --model FILE      the Model view's model (default: assets/models/tiny.json); starts on the Model view\n"
@@ -65,6 +66,7 @@ GuiOptions parse_gui_args(std::span<const std::string> words) {
     else if (word == "--preset") o.preset = args.value(word);
     else if (word == "--model") o.model = args.value(word);
     else if (word == "--model-tokens") o.model_tokens = args.value(word);
+    else if (word == "--train-steps") o.train_steps = static_cast<int>(args.integer(word, 0, 100000));
     else if (word == "--layer") o.layer = static_cast<int>(args.integer(word, 0, 1 << 16));
     else if (word == "--presentation") o.presentation = true;
     else if (word == "--gallery") o.gallery = true;

@@ -20,6 +20,7 @@ struct GuiOptions {
   std::optional<std::string> preset;        // the model the compare, memory and cost views show
   std::optional<std::string> model;         // the Model view's model file (default assets/models/tiny.json)
   std::optional<std::string> model_tokens;  // its tokens, separated by spaces
+  std::optional<int> train_steps;           // the Train view's run trained this far first
   std::optional<int> layer;                 // the pipeline on this layer of the model (from 0)
   int width = 1600, height = 900;
   bool size_given = false;            // else the size the user last left the window at

@@ -20,6 +20,7 @@
 #include "core/validate.h"
 #include "ui/logic/lesson_nav.h"
 #include "ui/logic/step_matrices.h"
+#include "ui/logic/train_actions.h"
 
 namespace attn::gui {
 namespace {
@@ -56,6 +57,7 @@ void load_assets(ui::AppState& state) {
     state.message = "Model presets not loaded (" + presets.string() + "): " + e.what();
   }
   state.lesson.scenarios_dir = cli::assets_dir() / "scenarios";
+  state.train.texts_dir = cli::assets_dir() / "texts";
   for (const std::filesystem::path& f : ui::lesson_files(cli::assets_dir() / "lessons")) {
     try {
       state.lesson.lessons.push_back(ui::load_lesson_file(f, state.lesson.scenarios_dir));
@@ -194,6 +196,18 @@ bool start_model_view(const GuiOptions& o, ui::AppState& state, std::ostream& er
   return true;
 }
 
+// --train-steps: the Train view with its run trained that far.
+bool start_training(const GuiOptions& o, ui::AppState& state, std::ostream& err) {
+  if (!o.train_steps) return true;
+  if (!ui::restart_training(state)) {
+    err << "attention-lab: --train-steps: " << state.train.error << '\n';
+    return false;
+  }
+  state.trainer.run_until(*o.train_steps);
+  if (!o.view && !o.lesson) state.view = ui::View::Train;
+  return true;
+}
+
 }  // namespace
 
 std::unique_ptr<ui::AppState> start_state(const GuiOptions& o, std::ostream& err) {
@@ -204,7 +218,8 @@ std::unique_ptr<ui::AppState> start_state(const GuiOptions& o, std::ostream& err
   load_assets(*state);
   // The order matters: a lesson page sets the view, step and head, which the options after it refine.
   const bool ok = start_model_view(o, *state, err) && start_view(o, *state, err) && start_lesson(o, *state, err) &&
-                  start_model_and_token(o, *state, err) && start_cell_and_head(o, *state, err);
+                  start_model_and_token(o, *state, err) && start_cell_and_head(o, *state, err) &&
+                  start_training(o, *state, err);
   return ok ? std::move(state) : nullptr;
 }
 

@@ -134,6 +134,7 @@ void AppState::poll() {
   std::optional<std::string> model_failure;
   model_doc.poll(model_failure);
   if (model_failure) message = "The model's forward pass was not computed: " + *model_failure;
+  trainer.poll();
 }
 
 void AppState::wait() {

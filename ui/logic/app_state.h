@@ -131,6 +131,8 @@ class AppState {
   DecodeView decode;
   ModelViewSettings models;
   ModelPanelView model_view;
+  TrainView train;
+  Trainer trainer;  // the Train view's run, on its own thread
   LessonView lesson;
   Display display;
   // Navigation, one behaviour for the buttons, the keys, the menu and lessons: every target is clamped.

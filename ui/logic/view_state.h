@@ -13,6 +13,7 @@
 #include "ui/logic/lessons.h"
 #include "ui/logic/sqrt_dk.h"
 #include "ui/logic/steps.h"
+#include "ui/logic/trainer.h"
 
 namespace attn::ui {
 
@@ -100,6 +101,16 @@ struct ModelPanelView {
   std::string tokens_text;        // the tokens field while it is typed in
   bool scroll_to_output = false;  // a lesson page just opened: the output section scrolled into view once
   bool scroll_to_top = false;     // ... or the column from its top
+};
+
+// The Train view: the settings the next run starts from, and which snapshot and head it shows.
+struct TrainView {
+  TrainSettings settings;           // edited in the inputs panel; Reset starts a run of them
+  int shown_step = -1;              // the timeline's step (-1: follow the newest snapshot)
+  int score_kind = 0;               // the head-score chart: induction, previous-token, duplicate-token, first-token
+  int layer = 0, head = 0, row = -1;  // the gradient section's head and query row (-1: the last)
+  std::filesystem::path texts_dir;  // where the text task's text is (assets/texts)
+  std::string error;                // why the last Reset did not start a run
 };
 
 // The lesson panel: the shipped lessons and where the user is in one (index -1: none).

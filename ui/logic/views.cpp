@@ -5,8 +5,8 @@
 namespace attn::ui {
 namespace {
 
-constexpr std::string_view kViewNames[] = {"pipeline", "decode", "compare", "memory", "cost", "model"};
-constexpr std::string_view kViewTitles[] = {"Pipeline", "Decode", "Compare", "Memory", "Cost", "Model"};
+constexpr std::string_view kViewNames[] = {"pipeline", "decode", "compare", "memory", "cost", "model", "train"};
+constexpr std::string_view kViewTitles[] = {"Pipeline", "Decode", "Compare", "Memory", "Cost", "Model", "Train"};
 static_assert(std::size(kViewNames) == kViewCount && std::size(kViewTitles) == kViewCount);
 
 }  // namespace

@@ -14,12 +14,13 @@ enum class View {
   Memory,    // cache bytes of real models against context length
   Cost,      // FLOPs per generated token, with and without a cache, and sparse attention
   Model,     // a small transformer around attention, layer by layer
+  Train,     // a small model trained live on a task: the loss, the heads as they learn
 };
-inline constexpr int kViewCount = 6;
+inline constexpr int kViewCount = 7;
 std::string_view view_name(View v);   // "pipeline"
 std::string_view view_title(View v);  // "Pipeline"
 std::optional<View> parse_view(std::string_view name);
-// "pipeline, decode, compare, memory, cost, model": every view's name, for messages.
+// "pipeline, decode, compare, memory, cost, model, train": every view's name, for messages.
 std::string view_names(std::string_view separator = ", ");
 
 }  // namespace attn::ui

@@ -34,7 +34,9 @@ void check_lesson_outlines(const AppState& state, const AppWindowState& window) 
 
 void status_line(AppState& state, ImVec2 pos, ImVec2 size) {
   BeginPanel("##status", pos, size, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoSavedSettings);
-  if (state.message.empty()) {
+  if (state.message.empty() && state.view == View::Train) {
+    ImGui::TextDisabled("%s", "The run is not saved: Open in Model view, then File > Save, keeps a snapshot's model.");
+  } else if (state.message.empty()) {
     const std::filesystem::path& path = state.model_in_view() ? state.model_doc.path() : state.document().path;
     ImGui::TextDisabled("%s", path.empty() ? "not saved yet" : path.string().c_str());
   } else {
@@ -108,6 +110,7 @@ void pipeline_view(AppState& state, const Layout& l) {
 void views(AppState& state, const Layout& l, ImVec2 display) {
   if (!state.display.presentation) {
     if (state.view == View::Model) ModelInputsPanel(state, {0, l.top}, {l.left_w, l.h});
+    else if (state.view == View::Train) TrainInputsPanel(state, {0, l.top}, {l.left_w, l.h});
     else InputsPanel(state, {0, l.top}, {l.left_w, l.h});
   }
   if (l.lesson_w > 0) LessonPanel(state, {display.x - l.lesson_w, l.top}, {l.lesson_w, l.h});
@@ -124,6 +127,7 @@ void views(AppState& state, const Layout& l, ImVec2 display) {
       ModelPanel(state, view_pos, view_size);
       PopHeatmapVersion();
       break;
+    case View::Train: TrainPanel(state, view_pos, view_size); break;
   }
   PopHeatmapVersion();
 }

@@ -22,6 +22,8 @@ void MemoryPanel(AppState& state, ImVec2 pos, ImVec2 size);       // cache bytes
 void CostPanel(AppState& state, ImVec2 pos, ImVec2 size);         // FLOPs per generated token
 void ModelPanel(AppState& state, ImVec2 pos, ImVec2 size);        // a transformer around attention, layer by layer
 void ModelInputsPanel(AppState& state, ImVec2 pos, ImVec2 size);  // the model: tokens, shape, weights
+void TrainPanel(AppState& state, ImVec2 pos, ImVec2 size);        // a model learning a task, live
+void TrainInputsPanel(AppState& state, ImVec2 pos, ImVec2 size);  // the task, the model's shape, the optimiser
 void LayerBreadcrumb(AppState& state);  // above the pipeline on a model's layer: the way back to the Model view
 void LessonPanel(AppState& state, ImVec2 pos, ImVec2 size);   // the current lesson page
 float LessonPanelHeight(const AppState& state, float width);  // what the page needs to show its text whole

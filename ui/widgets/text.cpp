@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "ui/widgets/layout_check_frame.h"
+#include "ui/widgets/theme.h"
 
 namespace attn::ui {
 
@@ -32,6 +33,12 @@ void TextWrappedAtSpaces(std::string_view text, ImU32 colour) {
   for (const std::string& line : WrapAtSpaces(text, ImGui::GetContentRegionAvail().x))
     ImGui::TextUnformatted(line.c_str());
   if (colour) ImGui::PopStyleColor();
+}
+
+void TitleText(std::string_view text) {
+  ImGui::PushFont(title_font());
+  ImGui::TextUnformatted(text.data(), text.data() + text.size());
+  ImGui::PopFont();
 }
 
 void TextDisabledWrapped(std::string_view text) {

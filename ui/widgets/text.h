@@ -15,6 +15,8 @@ void TextWrappedAtSpaces(std::string_view text, ImU32 colour = 0);  // 0: the st
 // The lines TextWrappedAtSpaces would draw at `width` with the current font ("\n" breaks a line too).
 std::vector<std::string> WrapAtSpaces(std::string_view text, float width);
 void TextDisabledWrapped(std::string_view text);
+// A section's title, in the title font.
+void TitleText(std::string_view text);
 // An agreement check (hover_text's agreement): green with its tick, red with its cross.
 void AgreementBadge(const Agreement& a);  // in the style's disabled (secondary) colour
 

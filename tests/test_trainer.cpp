@@ -1,0 +1,123 @@
+// Training in the window (ui/logic/trainer.h, train_text.h): the worker's run is core's training_step, snapshot by
+// snapshot, and the view's words name what each head became.
+#include <doctest/doctest.h>
+
+#include "core/training.h"
+#include "ui/logic/train_text.h"
+#include "ui/logic/trainer.h"
+
+using namespace attn;
+using namespace attn::ui;
+
+namespace {
+
+TrainSettings small_settings() {
+  TrainSettings s;
+  s.run.task = Task{TaskKind::Induction, 16, 12, {}};
+  s.run.batch = 4;
+  s.run.seed = 3;
+  s.run.adamw.lr = 5e-3;
+  s.shape.layers = 2;
+  s.shape.heads = 2;
+  s.shape.d_model = 8;
+  s.steps = 10;
+  s.snapshot_every = 4;
+  return s;
+}
+
+HeadScores scores(int layer, int head, double prev, double ind, double dup, double first) {
+  return HeadScores{layer, head, prev, ind, dup, first};
+}
+
+}  // namespace
+
+TEST_CASE("the window's run gives the losses and weights of core's training steps, with a snapshot every few steps") {
+  const TrainSettings s = small_settings();
+  Trainer trainer;
+  REQUIRE_FALSE(trainer.reset(s).has_value());
+  CHECK(trainer.progress().snapshots.size() == 1);  // step 0, before any step
+  trainer.step();
+  trainer.wait_idle();
+  trainer.poll();
+  CHECK(trainer.step_count() == 1);
+  trainer.run_until(100);  // stops at the run's 10 steps
+  CHECK(trainer.step_count() == 10);
+  CHECK(trainer.at_end());
+  CHECK_FALSE(trainer.progress().running);
+
+  TrainState t = start_training(resolve_model(task_model(s.run.task, s.shape, s.run.seed)));
+  std::vector<double> losses;
+  for (int i = 0; i < 10; ++i) losses.push_back(training_step(t, s.run).loss);
+  CHECK(trainer.progress().losses == losses);
+
+  const std::vector<std::shared_ptr<const TrainSnapshot>>& snaps = trainer.progress().snapshots;
+  REQUIRE(snaps.size() == 4);  // steps 0, 4, 8 and the last, 10
+  CHECK(snaps[1]->step == 4);
+  CHECK(snaps[2]->step == 8);
+  CHECK(snaps[3]->step == 10);
+  CHECK(*snaps[3]->model->layers[0].weights.W_Q == *t.model.layers[0].weights.W_Q);
+  const Evaluation e = evaluate(t.model, s.run.task);
+  CHECK(snaps[3]->eval.loss == e.loss);
+  CHECK(snaps[3]->eval.heads[3].induction == e.heads[3].induction);
+  CHECK(snaps[3]->probe == probe_batch(s.run.task, 1).ids[0]);
+  REQUIRE(snaps[3]->probe_attention.size() == 2);
+  CHECK(snaps[3]->probe_attention[1][1].rows() == 12);
+  CHECK(snapshot_at(trainer.progress(), 7)->step == 4);
+  CHECK(snapshot_at(trainer.progress(), 8)->step == 8);
+}
+
+TEST_CASE("a run that cannot start says why and keeps the one before") {
+  Trainer trainer;
+  REQUIRE_FALSE(trainer.reset(small_settings()).has_value());
+  TrainSettings bad = small_settings();
+  bad.shape.d_model = 9;
+  CHECK(trainer.reset(bad) == "d_model: must be a multiple of heads (2) but found 9");
+  CHECK(trainer.settings().shape.d_model == 8);
+  CHECK(trainer.ready());
+  Model other = task_model(Task{TaskKind::Copy, 16, 12, {}}, small_settings().shape, 1);
+  other.vocab[2] = "x";
+  CHECK(trainer.reset(small_settings(), other) ==
+        "vocab[2]: the induction task's vocabulary has \"a\" here but found \"x\"");
+}
+
+TEST_CASE("start runs until pause, and a run that diverges stops and says so, with no NaN in its losses") {
+  TrainSettings s = small_settings();
+  s.steps = 100000;
+  Trainer trainer;
+  REQUIRE_FALSE(trainer.reset(s).has_value());
+  trainer.start();
+  while (trainer.step_count() < 3) trainer.poll();
+  trainer.pause();
+  trainer.wait_idle();
+  trainer.poll();
+  const int paused_at = trainer.step_count();
+  CHECK(paused_at >= 3);
+  CHECK_FALSE(trainer.progress().running);
+
+  s.run.adamw.lr = 1e300;  // the first step sends the weights to infinity
+  s.run.adamw.eps = 0;
+  REQUIRE_FALSE(trainer.reset(s).has_value());
+  trainer.run_until(20);
+  CHECK(trainer.progress().stopped.starts_with("step "));
+  CHECK(trainer.progress().stopped.find("try a lower learning rate") != std::string::npos);
+  CHECK(trainer.at_end());
+  for (double l : trainer.progress().losses) CHECK(std::isfinite(l));
+}
+
+TEST_CASE("a head's role is its highest score from 0.3 up, and each change is told in words") {
+  CHECK(head_role(scores(0, 0, 0.1, 0.2, 0.05, 0.29)) == HeadRole::None);
+  CHECK(head_role(scores(0, 0, 0.31, 0.2, 0.05, 0.1)) == HeadRole::PreviousToken);
+  CHECK(head_role(scores(0, 0, 0.31, 0.6, 0.05, 0.1)) == HeadRole::Induction);
+  CHECK(head_role(scores(0, 0, 0.0, 0.0, 0.4, 0.35)) == HeadRole::DuplicateToken);
+  CHECK(head_role(scores(0, 0, 0.0, 0.0, 0.0, 0.9)) == HeadRole::FirstToken);
+  const std::vector<HeadScores> before{scores(0, 0, 0.1, 0, 0, 0.1), scores(1, 2, 0.1, 0.1, 0, 0.1),
+                                       scores(1, 3, 0.5, 0, 0, 0)};
+  const std::vector<HeadScores> after{scores(0, 0, 0.1, 0, 0, 0.1), scores(1, 2, 0.1, 0.456, 0, 0.1),
+                                      scores(1, 3, 0.2, 0, 0, 0)};
+  CHECK(role_changes(before, after) ==
+        std::vector<std::string>{
+            "Head 1.2 now attends to the token after the previous copy of the current one: an induction head (score "
+            "0.46).",
+            "Head 1.3 has no clear pattern any more (it was a previous-token head)."});
+  CHECK(task_story(Task{TaskKind::Induction, 64, 32, {}}).starts_with("Random symbols in which a segment of 3 to 8 "));
+}

@@ -1,0 +1,54 @@
+#include "ui/logic/train_actions.h"
+
+#include "core/io/json_fields.h"
+#include "core/validate.h"
+
+namespace attn::ui {
+
+bool restart_training(AppState& state) {
+  TrainSettings s = state.train.settings;
+  if (s.run.task.kind == TaskKind::Text && s.run.task.text.empty()) {
+    try {
+      s.run.task.text = read_document_file(state.train.texts_dir / "sonnets.txt", 16u << 20);
+    } catch (const InputError& e) {
+      state.train.error = e.what();
+      return false;
+    }
+  }
+  if (const std::optional<std::string> why = state.trainer.reset(s)) {
+    state.train.error = *why;
+    return false;
+  }
+  state.train.error.clear();
+  state.train.shown_step = -1;
+  return true;
+}
+
+void ensure_training(AppState& state) {
+  if (!state.trainer.ready() && state.train.error.empty()) restart_training(state);
+}
+
+std::shared_ptr<const TrainSnapshot> shown_snapshot(const AppState& state) {
+  const TrainProgress& p = state.trainer.progress();
+  if (p.snapshots.empty()) return nullptr;
+  return state.train.shown_step < 0 ? p.snapshots.back() : snapshot_at(p, state.train.shown_step);
+}
+
+void open_snapshot_in_model_view(AppState& state, const TrainSnapshot& s) {
+  state.trainer.pause();
+  Model m = *s.model;
+  m.name = m.name + " (step " + std::to_string(s.step) + ")";
+  std::vector<std::string> tokens;
+  for (int id : s.probe) tokens.push_back(m.vocab[static_cast<std::size_t>(id)]);
+  state.pending_replaces_model = true;
+  state.pending_replace = [&state, m = std::move(m), tokens = std::move(tokens)]() mutable {
+    if (const std::optional<std::string> why = state.model_doc.open(ModelInput{std::move(m), std::move(tokens)}, {}))
+      state.message = "The snapshot did not open: " + *why;
+    else {
+      state.model_doc.mark_unsaved();
+      state.view = View::Model;
+    }
+  };
+}
+
+}  // namespace attn::ui

@@ -1,0 +1,20 @@
+#pragma once
+// What the Train view's buttons do, written once for the buttons, the keys and lessons.
+#include <string>
+
+#include "ui/logic/app_state.h"
+
+namespace attn::ui {
+
+// A new run of state.train.settings (the text task's text read from state.train.texts_dir first). False, with
+// state.train.error saying why, if it cannot start; the run before then stays.
+bool restart_training(AppState& state);
+// The run of state.train.settings, started the first time the view is shown.
+void ensure_training(AppState& state);
+// The snapshot the view shows: the timeline's, or the newest.
+std::shared_ptr<const TrainSnapshot> shown_snapshot(const AppState& state);
+// Training pauses and the snapshot's model opens in the Model view on its probe sequence (unsaved: File > Save
+// writes it), after the unsaved-changes question when the model open there has changes.
+void open_snapshot_in_model_view(AppState& state, const TrainSnapshot& s);
+
+}  // namespace attn::ui

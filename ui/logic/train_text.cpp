@@ -1,0 +1,95 @@
+#include "ui/logic/train_text.h"
+
+#include <array>
+
+#include "core/text_format.h"
+
+namespace attn::ui {
+namespace {
+
+std::string what_it_does(HeadRole r) {
+  switch (r) {
+    case HeadRole::PreviousToken: return "attends to the token before the current one";
+    case HeadRole::Induction: return "attends to the token after the previous copy of the current one";
+    case HeadRole::DuplicateToken: return "attends to the previous copy of the current token";
+    case HeadRole::FirstToken: return "rests on the first token, as a head with nothing to find does";
+    case HeadRole::None: break;
+  }
+  return "has no clear pattern any more";
+}
+
+double role_score(const HeadScores& s) {
+  switch (head_role(s)) {
+    case HeadRole::PreviousToken: return s.previous_token;
+    case HeadRole::Induction: return s.induction;
+    case HeadRole::DuplicateToken: return s.duplicate_token;
+    case HeadRole::FirstToken: return s.first_token;
+    case HeadRole::None: break;
+  }
+  return 0.0;
+}
+
+std::string article(HeadRole r) { return r == HeadRole::Induction ? "an " : "a "; }
+
+}  // namespace
+
+HeadRole head_role(const HeadScores& s) {
+  const std::array<std::pair<double, HeadRole>, 4> scores{{{s.previous_token, HeadRole::PreviousToken},
+                                                           {s.induction, HeadRole::Induction},
+                                                           {s.duplicate_token, HeadRole::DuplicateToken},
+                                                           {s.first_token, HeadRole::FirstToken}}};
+  std::pair<double, HeadRole> best{kHeadRoleScore, HeadRole::None};
+  for (const auto& score : scores)
+    if (score.first >= best.first) best = score;
+  return best.second;
+}
+
+std::string role_name(HeadRole r) {
+  switch (r) {
+    case HeadRole::PreviousToken: return "previous-token head";
+    case HeadRole::Induction: return "induction head";
+    case HeadRole::DuplicateToken: return "duplicate-token head";
+    case HeadRole::FirstToken: return "first-token head";
+    case HeadRole::None: break;
+  }
+  return "no clear pattern";
+}
+
+std::vector<std::string> role_changes(const std::vector<HeadScores>& before, const std::vector<HeadScores>& now) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < now.size() && i < before.size(); ++i) {
+    const HeadRole was = head_role(before[i]), is = head_role(now[i]);
+    if (was == is) continue;
+    const std::string head = "Head " + std::to_string(now[i].layer) + "." + std::to_string(now[i].head);
+    out.push_back(is == HeadRole::None
+                      ? head + " " + what_it_does(is) + " (it was " + article(was) + role_name(was) + ")."
+                      : head + " now " + what_it_does(is) + ": " + article(is) + role_name(is) + " (score " +
+                            format_number(role_score(now[i]), 2) + ").");
+  }
+  return out;
+}
+
+std::string task_story(const Task& t) {
+  switch (t.kind) {
+    case TaskKind::Induction:
+      return "Random symbols in which a segment of 3 to " + std::to_string(repeat_range(t.seq_len).max_length) +
+             " repeats. The repeat can only be predicted by finding the earlier copy of the current symbol and "
+             "reading what came after it. Watch the loss stay on a plateau, little better than a guess among the " +
+             std::to_string(t.vocab - 2) +
+             " symbols, until a previous-token head in layer 0 and induction heads in layer 1 form together; "
+             "then it falls. Evaluation repeats at longer distances than training ever did, so only a real "
+             "induction head passes it.";
+    case TaskKind::PreviousToken:
+      return "Predict the token before the current one: one head that attends to the previous position is enough.";
+    case TaskKind::Copy: return "Write the symbols before | again after it: a head must look a fixed distance back.";
+    case TaskKind::Reverse: return "Write the symbols before | in reverse after it: each answer looks further back.";
+    case TaskKind::Sort:
+      return "Write the symbols before | in sorted order (minGPT's demo): heads must find the next smallest symbol.";
+    case TaskKind::Text:
+      return "Predict the next character of ten Shakespeare sonnets. Evaluation reads the last tenth, never trained "
+             "on.";
+  }
+  return {};
+}
+
+}  // namespace attn::ui

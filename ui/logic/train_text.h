@@ -1,0 +1,27 @@
+#pragma once
+// The Train view's words: what each head has become by its scores (core/head_scores.h), what changed between two
+// snapshots ("head 1.2 now attends to the token after the previous copy of the current one: an induction head"),
+// and what each task asks of the model. Pure functions, so tests pin every sentence.
+#include <string>
+#include <vector>
+
+#include "core/head_scores.h"
+#include "core/tasks.h"
+
+namespace attn::ui {
+
+enum class HeadRole { None, PreviousToken, Induction, DuplicateToken, FirstToken };
+
+// A head's role is its highest score among the four, once that score reaches this.
+inline constexpr double kHeadRoleScore = 0.3;
+HeadRole head_role(const HeadScores& s);
+std::string role_name(HeadRole r);  // "induction head", "no clear pattern"
+
+// One sentence per head whose role changed from `before` to `now` (same heads, same order), "head L.H ..." ; a
+// head that found a role first, in layer and head order.
+std::vector<std::string> role_changes(const std::vector<HeadScores>& before, const std::vector<HeadScores>& now);
+
+// What the task asks and what to watch for, a short paragraph.
+std::string task_story(const Task& t);
+
+}  // namespace attn::ui

@@ -1,0 +1,197 @@
+#include "ui/logic/trainer.h"
+
+#include <algorithm>
+#include <chrono>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "core/validate.h"
+
+namespace attn::ui {
+
+// The state the thread and the window share, under `mutex`; the thread alone touches `train`.
+struct Trainer::Worker {
+  TrainSettings settings;
+  TrainState train;
+  std::mutex mutex;
+  std::condition_variable wake;
+  bool quit = false, running = false, busy = false;
+  int pending_steps = 0;
+  TrainProgress shared;                                       // the window copies from here
+  std::vector<std::chrono::steady_clock::time_point> recent;  // when the last steps ended
+};
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::shared_ptr<const TrainSnapshot> take_snapshot(const TrainState& t, const TrainingRun& run) {
+  auto s = std::make_shared<TrainSnapshot>();
+  s->step = t.adam.step;
+  s->model = std::make_shared<const Model>(t.model);  // shares the weights: each step replaces them
+  s->eval = evaluate(t.model, run.task);
+  s->probe = probe_batch(run.task, 1).ids[0];
+  s->probe_attention = attention_patterns(t.model, s->probe);
+  return s;
+}
+
+// Steps per second over the steps of the last second.
+double rate(std::vector<Clock::time_point>& recent, Clock::time_point now) {
+  recent.push_back(now);
+  const auto old =
+      std::find_if(recent.begin(), recent.end(), [&](auto t) { return now - t <= std::chrono::seconds(1); });
+  recent.erase(recent.begin(), old);
+  if (recent.size() < 2) return 0.0;
+  return static_cast<double>(recent.size() - 1) / std::chrono::duration<double>(recent.back() - recent.front()).count();
+}
+
+// One step and, when due, a snapshot; then what it gave, under the lock.
+void work_once(Trainer::Worker& w) {
+  const StepResult r = training_step(w.train, w.settings.run);
+  std::shared_ptr<const TrainSnapshot> snapshot;
+  const int step = w.train.adam.step;
+  if (r.diverged.empty() && (step % w.settings.snapshot_every == 0 || step >= w.settings.steps))
+    snapshot = take_snapshot(w.train, w.settings.run);
+  const std::lock_guard lock(w.mutex);
+  w.busy = false;
+  if (!r.diverged.empty()) {
+    w.shared.stopped = r.diverged;
+    w.running = false;
+    w.pending_steps = 0;
+    return;
+  }
+  w.shared.losses.push_back(r.loss);
+  if (snapshot) w.shared.snapshots.push_back(std::move(snapshot));
+  w.shared.steps_per_second = rate(w.recent, Clock::now());
+  if (step >= w.settings.steps) w.running = false, w.pending_steps = 0;
+}
+
+void work(std::shared_ptr<Trainer::Worker> w) {
+#ifdef _OPENMP
+  omp_set_num_threads(std::max(1, w->settings.threads));  // this thread's parallel regions only
+#endif
+  for (;;) {
+    {
+      std::unique_lock lock(w->mutex);
+      w->wake.wait(lock, [&] { return w->quit || w->running || w->pending_steps > 0; });
+      if (w->quit) return;
+      if (!w->running) --w->pending_steps;
+      w->busy = true;
+    }
+    work_once(*w);
+    w->wake.notify_all();  // wait_idle
+  }
+}
+
+}  // namespace
+
+Trainer::~Trainer() { stop_worker(); }
+
+void Trainer::stop_worker() {
+  if (!worker_) return;
+  {
+    const std::lock_guard lock(worker_->mutex);
+    worker_->quit = true;
+  }
+  worker_->wake.notify_all();
+  thread_.join();
+  worker_.reset();
+}
+
+std::optional<std::string> Trainer::reset(const TrainSettings& s, std::optional<Model> start) {
+  Model model;
+  try {
+    if (start) {
+      check_task_model(*start, s.run.task);
+      model = resolve_model(*start);
+    } else {
+      model = resolve_model(task_model(s.run.task, s.shape, s.run.seed));
+    }
+  } catch (const InputError& e) {
+    return std::string(e.what());
+  }
+  stop_worker();
+  settings_ = s;
+  worker_ = std::make_shared<Worker>();
+  worker_->settings = s;
+  worker_->train = start_training(std::move(model));
+  worker_->shared.snapshots.push_back(take_snapshot(worker_->train, s.run));
+  progress_ = worker_->shared;
+  thread_ = std::thread(work, worker_);
+  return std::nullopt;
+}
+
+void Trainer::start() {
+  if (!worker_ || at_end()) return;
+  {
+    const std::lock_guard lock(worker_->mutex);
+    worker_->running = true;
+  }
+  progress_.running = true;
+  worker_->wake.notify_all();
+}
+
+void Trainer::pause() {
+  if (!worker_) return;
+  const std::lock_guard lock(worker_->mutex);
+  worker_->running = false;
+  worker_->pending_steps = 0;
+  progress_.running = false;
+}
+
+void Trainer::step() {
+  if (!worker_ || at_end()) return;
+  {
+    const std::lock_guard lock(worker_->mutex);
+    worker_->running = false;
+    ++worker_->pending_steps;
+  }
+  progress_.running = false;
+  worker_->wake.notify_all();
+}
+
+void Trainer::poll() {
+  if (!worker_) return;
+  const std::lock_guard lock(worker_->mutex);
+  const TrainProgress& s = worker_->shared;
+  progress_.losses.insert(progress_.losses.end(),
+                          s.losses.begin() + static_cast<std::ptrdiff_t>(progress_.losses.size()), s.losses.end());
+  progress_.snapshots.insert(progress_.snapshots.end(),
+                             s.snapshots.begin() + static_cast<std::ptrdiff_t>(progress_.snapshots.size()),
+                             s.snapshots.end());
+  progress_.running = worker_->running;
+  progress_.stopped = s.stopped;
+  progress_.steps_per_second = worker_->running ? s.steps_per_second : 0.0;
+}
+
+void Trainer::wait_idle() {
+  if (!worker_) return;
+  std::unique_lock lock(worker_->mutex);
+  worker_->wake.wait(lock, [&] { return !worker_->running && worker_->pending_steps == 0 && !worker_->busy; });
+}
+
+void Trainer::run_until(int step) {
+  if (!worker_) return;
+  pause();
+  wait_idle();
+  poll();
+  const int missing = std::min(step, settings_.steps) - step_count();
+  if (missing <= 0) return;
+  {
+    const std::lock_guard lock(worker_->mutex);
+    worker_->pending_steps = missing;
+  }
+  worker_->wake.notify_all();
+  wait_idle();
+  poll();
+}
+
+std::shared_ptr<const TrainSnapshot> snapshot_at(const TrainProgress& p, int step) {
+  std::shared_ptr<const TrainSnapshot> found;
+  for (const auto& s : p.snapshots)
+    if (s->step <= step) found = s;
+  return found;
+}
+
+}  // namespace attn::ui

@@ -1,0 +1,259 @@
+// The Train view: a small model learning a task while the class watches. The loss and each head's score over the
+// steps, a timeline of snapshots to scrub, every head's attention on a probe sequence at the snapshot shown, and
+// in words what the heads have become.
+#include <algorithm>
+#include <cstdint>
+
+#include <imgui.h>
+
+#include "core/text_format.h"
+#include "ui/logic/train_actions.h"
+#include "ui/logic/train_text.h"
+#include "ui/panels/panels.h"
+#include "ui/widgets/heatmap.h"
+#include "ui/widgets/line_chart.h"
+#include "ui/widgets/style.h"
+#include "ui/widgets/text.h"
+#include "ui/widgets/theme.h"
+
+namespace attn::ui {
+namespace {
+
+constexpr const char* kScoreNames[] = {"induction", "previous-token", "duplicate-token", "first-token"};
+
+double score_of(const HeadScores& h, int kind) {
+  switch (kind) {
+    case 1: return h.previous_token;
+    case 2: return h.duplicate_token;
+    case 3: return h.first_token;
+    default: return h.induction;
+  }
+}
+
+std::string head_name(const HeadScores& h) { return std::to_string(h.layer) + "." + std::to_string(h.head); }
+
+// Head i's line in the score chart (heads past the palette's eight repeat its colours, dashed).
+ImU32 head_colour(std::size_t i) { return GetStyle().okabe_ito[i % GetStyle().okabe_ito.size()]; }
+
+// What a head has become, in a word that fits under its thumbnail (the tooltip gives its scores).
+std::string role_word(HeadRole r) {
+  switch (r) {
+    case HeadRole::PreviousToken: return "previous";
+    case HeadRole::Induction: return "induction";
+    case HeadRole::DuplicateToken: return "duplicate";
+    case HeadRole::FirstToken: return "first token";
+    case HeadRole::None: break;
+  }
+  return "unclear";
+}
+
+void run_controls(AppState& state) {
+  Trainer& t = state.trainer;
+  const TrainProgress& p = t.progress();
+  ImGui::BeginDisabled(t.at_end() && !p.running);
+  if (ImGui::Button(p.running ? "\u275A\u275A Pause" : "\u25B6 Train")) t.toggle();
+  ImGui::SameLine();
+  if (ImGui::Button("Step")) t.step();
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  if (ImGui::Button("Restart")) restart_training(state);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("A new model from the seed, trained from step 0");
+  ImGui::SameLine();
+  std::string status = "step " + thousands(t.step_count()) + " of " + thousands(t.settings().steps);
+  if (!p.losses.empty()) status += "   loss " + format_number(p.losses.back(), 3);
+  if (p.running) status += "   " + format_number(p.steps_per_second, 0) + " steps/s";
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted(status.c_str());
+  if (const auto shown = shown_snapshot(state)) {
+    ImGui::SameLine();
+    if (ImGui::Button("Open in Model view")) open_snapshot_in_model_view(state, *shown);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("Pause, and open the model at step %d in the Model view (File > Save keeps it)", shown->step);
+  }
+  if (!p.stopped.empty()) TextWrappedAtSpaces(p.stopped, IM_COL32(255, 184, 89, 255));
+}
+
+void loss_chart(const AppState& state, ImVec2 size) {
+  const TrainProgress& p = state.trainer.progress();
+  Series train{"training batch", {}, {}, GetStyle().okabe_ito[1]};
+  Series eval{"evaluation", {}, {}, accent_colour()};
+  double hi = 1.0;
+  for (std::size_t s = 0; s < p.losses.size(); ++s) {
+    train.x.push_back(static_cast<double>(s + 1));
+    train.y.push_back(p.losses[s]);
+    hi = std::max(hi, p.losses[s]);
+  }
+  for (const auto& snap : p.snapshots) {
+    eval.x.push_back(snap->step);
+    eval.y.push_back(snap->eval.loss);
+    hi = std::max(hi, snap->eval.loss);
+  }
+  std::vector<ChartMark> marks;
+  if (const auto shown = shown_snapshot(state); shown && state.train.shown_step >= 0)
+    marks.push_back(
+        {static_cast<double>(shown->step), shown->eval.loss, "step " + thousands(shown->step), accent_colour()});
+  LineChartOptions o;
+  o.title = "Loss (cross-entropy)";
+  o.flags = LineChartFlags_NoLegend;  // the key is the line under the chart
+  o.x = nice_axis(0, std::max(state.trainer.settings().steps, 1), AxisScale::Linear, AxisUnit::Plain, "step");
+  o.y = nice_axis(0, hi, AxisScale::Linear, AxisUnit::Plain, "");
+  o.marks = marks;
+  o.size = {size.x, size.y - ImGui::GetFrameHeightWithSpacing()};
+  const std::vector<Series> series{train, eval};
+  LineChart("loss", series, o);
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(train.colour), "\u2014 each training batch");
+  ImGui::SameLine();
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(eval.colour), "\u2014 the evaluation batch");
+}
+
+void score_chart(AppState& state, ImVec2 size) {
+  const TrainProgress& p = state.trainer.progress();
+  if (p.snapshots.empty()) return;
+  int& kind = state.train.score_kind;
+  std::vector<Series> series;
+  for (std::size_t i = 0; i < p.snapshots.front()->eval.heads.size(); ++i) {
+    const HeadScores& h = p.snapshots.front()->eval.heads[i];
+    Series s{head_name(h), {}, {}, head_colour(i)};
+    s.dashed = i >= GetStyle().okabe_ito.size();
+    for (const auto& snap : p.snapshots) {
+      s.x.push_back(snap->step);
+      s.y.push_back(score_of(snap->eval.heads[i], kind));
+    }
+    series.push_back(std::move(s));
+  }
+  LineChartOptions o;
+  o.title = std::string("Each head's ") + kScoreNames[kind] + " score";
+  o.flags = LineChartFlags_NoLegend;  // each head's name below is drawn in its line's colour
+  o.x = nice_axis(0, std::max(state.trainer.settings().steps, 1), AxisScale::Linear, AxisUnit::Plain, "step");
+  o.y = {0, 1, AxisScale::Linear, AxisUnit::Plain, ""};
+  o.size = {size.x, size.y - ImGui::GetFrameHeightWithSpacing()};
+  LineChart("scores", series, o);
+  ImGui::SetNextItemWidth(size.x * 0.5f);
+  ImGui::Combo("score", &kind, kScoreNames, IM_ARRAYSIZE(kScoreNames));
+}
+
+// The snapshots as a slider: the step shown, or the newest while it is at the end.
+void timeline(AppState& state) {
+  const TrainProgress& p = state.trainer.progress();
+  if (p.snapshots.empty()) return;
+  const int last = static_cast<int>(p.snapshots.size()) - 1;
+  int index = last;
+  if (state.train.shown_step >= 0)
+    for (int i = 0; i <= last; ++i)
+      if (p.snapshots[static_cast<std::size_t>(i)]->step <= state.train.shown_step) index = i;
+  const std::string label = "snapshot at step " + thousands(p.snapshots[static_cast<std::size_t>(index)]->step) +
+                            (state.train.shown_step < 0 ? " (the newest)" : "");
+  ImGui::SetNextItemWidth(-1);
+  if (ImGui::SliderInt("##timeline", &index, 0, last, label.c_str()))
+    state.train.shown_step = index == last && p.running ? -1 : p.snapshots[static_cast<std::size_t>(index)]->step;
+}
+
+Matrix causal_visible(Eigen::Index n) {
+  Matrix v = Matrix::Ones(n, n);
+  v.triangularView<Eigen::StrictlyUpper>().setZero();
+  return v;
+}
+
+// Every head's attention on the probe sequence: a row of heads per layer, each titled in its line's colour and
+// named by what it has become.
+void head_grid(const TrainSnapshot& s, ImVec2 avail) {
+  const std::vector<std::string>& vocab = s.model->vocab;
+  const Matrix visible = causal_visible(static_cast<Eigen::Index>(s.probe.size()));
+  int most = 1;
+  for (const auto& layer : s.probe_attention) most = std::max(most, static_cast<int>(layer.size()));
+  const ImVec2 gap = ImGui::GetStyle().ItemSpacing;
+  const float rows = static_cast<float>(s.probe_attention.size()), text = 2.0f * ImGui::GetTextLineHeightWithSpacing();
+  const float cell = std::clamp(std::min((avail.x - gap.x * static_cast<float>(most)) / static_cast<float>(most),
+                                         (avail.y - rows * (text + gap.y)) / rows),
+                                40.0f, 220.0f);
+  std::size_t i = 0;
+  for (std::size_t l = 0; l < s.probe_attention.size(); ++l)
+    for (std::size_t h = 0; h < s.probe_attention[l].size(); ++h, ++i) {
+      const HeadScores& score = s.eval.heads[i];
+      if (h > 0) ImGui::SameLine();
+      ImGui::BeginGroup();
+      ImGui::PushID(static_cast<int>(i));
+      ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(head_colour(i)), "%s",
+                         FitText("head " + head_name(score), cell).c_str());
+      HeatmapOptions o;
+      o.map = ColorMap::Sequential;
+      o.range = ValueRange{0, 1};
+      o.visible = &visible;
+      o.size = {cell, cell};
+      o.flags = HeatmapFlags_NoLabels | HeatmapFlags_NoLegend | HeatmapFlags_NoValues | HeatmapFlags_NoTooltip |
+                HeatmapFlags_Fill;
+      const Matrix& w = s.probe_attention[l][h];
+      const HeatmapResult r = Heatmap("w", w, o);
+      if (r.hovered_row >= 0)
+        ImGui::SetTooltip(
+            "head %s at step %d: %s\nscores: previous-token %s, induction %s, duplicate-token %s, "
+            "first-token %s\n\"%s\" (position %d) attends to \"%s\" (position %d): %s",
+            head_name(score).c_str(), s.step, role_name(head_role(score)).c_str(),
+            format_number(score.previous_token, 3).c_str(), format_number(score.induction, 3).c_str(),
+            format_number(score.duplicate_token, 3).c_str(), format_number(score.first_token, 3).c_str(),
+            vocab[static_cast<std::size_t>(s.probe[static_cast<std::size_t>(r.hovered_row)])].c_str(), r.hovered_row,
+            vocab[static_cast<std::size_t>(s.probe[static_cast<std::size_t>(r.hovered_col)])].c_str(), r.hovered_col,
+            format_number(w(r.hovered_row, r.hovered_col), 3).c_str());
+      const std::string what = FitText(role_word(head_role(score)), cell);
+      if (head_role(score) == HeadRole::None) ImGui::TextDisabled("%s", what.c_str());
+      else ImGui::TextUnformatted(what.c_str());
+      ImGui::PopID();
+      ImGui::EndGroup();
+    }
+}
+
+// What happened, in words: the evaluation at the snapshot shown, each change of a head's role up to it (the
+// newest first), then what the task asks.
+void story(const AppState& state, const TrainSnapshot& shown) {
+  const TrainProgress& p = state.trainer.progress();
+  TextWrappedAtSpaces("Step " + thousands(shown.step) + ": evaluation loss " + format_number(shown.eval.loss, 3) +
+                      ", " + format_number(100.0 * shown.eval.accuracy, 1) + "% of its targets right.");
+  std::vector<std::string> events;
+  for (std::size_t i = 1; i < p.snapshots.size() && p.snapshots[i]->step <= shown.step; ++i)
+    for (const std::string& change : role_changes(p.snapshots[i - 1]->eval.heads, p.snapshots[i]->eval.heads))
+      events.push_back("Step " + thousands(p.snapshots[i]->step) + ": " + change);
+  for (auto e = events.rbegin(); e != events.rend(); ++e) TextWrappedAtSpaces(*e);
+  ImGui::Spacing();
+  TextDisabledWrapped(task_story(state.trainer.settings().run.task));
+}
+
+}  // namespace
+
+void TrainPanel(AppState& state, ImVec2 pos, ImVec2 size) {
+  BeginPanel("Train", pos, size, ImGuiWindowFlags_NoTitleBar);
+  ensure_training(state);
+  if (!state.trainer.ready()) {
+    TextWrappedAtSpaces("No run: " + state.train.error);
+    ImGui::End();
+    return;
+  }
+  const TrainSettings& s = state.trainer.settings();
+  TitleText("Training on the " + std::string(to_string(s.run.task.kind)) + " task");
+  TextDisabledWrapped(shape_summary(s.shape) + "; batches of " + std::to_string(s.run.batch) + ", AdamW lr " +
+                      general_number(s.run.adamw.lr) + ", seed " + std::to_string(s.run.seed));
+  run_controls(state);
+  timeline(state);
+  // Two columns: the curves over the steps on the left; the heads at the snapshot shown, and what they became, on
+  // the right.
+  const float avail_w = ImGui::GetContentRegionAvail().x, avail_h = ImGui::GetContentRegionAvail().y;
+  const ImVec2 gap = ImGui::GetStyle().ItemSpacing;
+  const float left_w = (avail_w - gap.x) * 0.52f, chart_h = (avail_h - gap.y) * 0.5f;
+  ImGui::BeginChild("curves", {left_w, avail_h}, false, ImGuiWindowFlags_NoScrollbar);
+  loss_chart(state, {left_w, chart_h});
+  score_chart(state, {left_w, chart_h});
+  ImGui::EndChild();
+  ImGui::SameLine();
+  ImGui::BeginChild("snapshot", {0, avail_h}, false);
+  if (const auto shown = shown_snapshot(state)) {
+    PushHeatmapVersion(reinterpret_cast<std::uintptr_t>(shown.get()));
+    head_grid(*shown, {ImGui::GetContentRegionAvail().x, avail_h * 0.55f});
+    PopHeatmapVersion();
+    ImGui::Spacing();
+    story(state, *shown);
+  }
+  ImGui::EndChild();
+  ImGui::End();
+}
+
+}  // namespace attn::ui

@@ -1,0 +1,93 @@
+// The Train view's settings: the task, the model's shape and the optimiser. They take effect on Restart, so a
+// misclick never throws a run away; the button says when they differ from the run on screen.
+#include <algorithm>
+#include <cstdint>
+
+#include <imgui.h>
+
+#include "core/text_format.h"
+#include "ui/logic/train_actions.h"
+#include "ui/panels/panels.h"
+#include "ui/widgets/text.h"
+#include "ui/widgets/theme.h"
+
+namespace attn::ui {
+namespace {
+
+bool int_field(const char* label, int& value, int lo, int hi) {
+  FitLabel(label);
+  int v = value;
+  if (!ImGui::InputInt(label, &v)) return false;
+  value = std::clamp(v, lo, hi);
+  return true;
+}
+
+void task_section(TrainSettings& s) {
+  Task& t = s.run.task;
+  EnumCombo("task", t.kind,
+            {TaskKind::Induction, TaskKind::PreviousToken, TaskKind::Copy, TaskKind::Reverse, TaskKind::Sort,
+             TaskKind::Text});
+  if (t.kind != TaskKind::Text) int_field("vocabulary", t.vocab, 4, 512);
+  int_field("sequence length", t.seq_len, kMinTaskSeqLen, 256);
+}
+
+void shape_section(TaskModelShape& m) {
+  int_field("layers", m.layers, 1, 8);
+  int_field("heads", m.heads, 1, 16);
+  int_field("d_model", m.d_model, 1, 512);
+  EnumCombo("positions", m.positions, {Positions::None, Positions::Learned});
+  EnumCombo("norm", m.norm, {Norm::None, Norm::Pre, Norm::Post});
+  EnumCombo("ffn", m.ffn, {FfnKind::None, FfnKind::Relu, FfnKind::Gelu, FfnKind::Swiglu});
+}
+
+void optimiser_section(TrainSettings& s) {
+  FitLabel("learning rate");
+  double lr = s.run.adamw.lr;
+  if (ImGui::InputDouble("learning rate", &lr, 0.0, 0.0, "%.4g")) s.run.adamw.lr = std::clamp(lr, 1e-6, 1.0);
+  int_field("batch", s.run.batch, 1, 256);
+  int_field("warm-up steps", s.run.schedule.warmup, 0, 10000);
+  int_field("steps", s.steps, 1, 100000);
+  FitLabel("seed");
+  std::uint64_t seed = s.run.seed;
+  if (ImGui::InputScalar("seed", ImGuiDataType_U64, &seed)) s.run.seed = seed;
+}
+
+bool same_settings(const TrainSettings& a, const TrainSettings& b) {
+  const Task &x = a.run.task, &y = b.run.task;
+  const TaskModelShape &p = a.shape, &q = b.shape;
+  return x.kind == y.kind && (x.kind == TaskKind::Text || x.vocab == y.vocab) && x.seq_len == y.seq_len &&
+         p.layers == q.layers && p.heads == q.heads && p.d_model == q.d_model && p.positions == q.positions &&
+         p.norm == q.norm && p.ffn == q.ffn && a.run.adamw.lr == b.run.adamw.lr && a.run.batch == b.run.batch &&
+         a.run.schedule.warmup == b.run.schedule.warmup && a.steps == b.steps && a.run.seed == b.run.seed;
+}
+
+}  // namespace
+
+void TrainInputsPanel(AppState& state, ImVec2 pos, ImVec2 size) {
+  BeginPanel("Training", pos, size);
+  TrainSettings& s = state.train.settings;
+  ImGui::PushItemWidth(-1);
+  TitleText("Task");
+  task_section(s);
+  ImGui::Spacing();
+  TitleText("Model");
+  shape_section(s.shape);
+  ImGui::Spacing();
+  TitleText("Optimiser (AdamW)");
+  optimiser_section(s);
+  ImGui::PopItemWidth();
+  ImGui::Spacing();
+  const bool changed = !state.trainer.ready() || !same_settings(s, state.trainer.settings());
+  if (changed) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::ColorConvertU32ToFloat4(accent_colour()));
+  if (ImGui::Button("Restart with these settings", {-1, 0})) restart_training(state);
+  if (changed) ImGui::PopStyleColor();
+  if (changed) TextDisabledWrapped("The settings differ from the run on screen; Restart trains a new model with them.");
+  if (!state.train.error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.72f, 0.35f, 1.0f));
+    TextWrappedAtSpaces(state.train.error);
+    ImGui::PopStyleColor();
+  }
+  ImGui::End();
+}
+
+}  // namespace attn::ui
