@@ -68,8 +68,10 @@ Matrix attention_forward(const ModelLayer& layer, const Matrix& in, AttentionCac
   return c.concat * *w.W_O;
 }
 
-// Returns d in; sets the gradients of W_Q, W_K, W_V and W_O in `g`.
-Matrix attention_backward(const ModelLayer& layer, const Matrix& d_out, const AttentionCache& c, Weights& g) {
+// Returns d in; sets the gradients of W_Q, W_K, W_V and W_O in `g`, and each head's d weights and d scores in
+// `heads` when given.
+Matrix attention_backward(const ModelLayer& layer, const Matrix& d_out, const AttentionCache& c, Weights& g,
+                          HeadGradients* heads) {
   const AttentionConfig& a = layer.attention;
   const Weights& w = layer.weights;
   const Eigen::Index d = a.head_dim;
@@ -83,6 +85,10 @@ Matrix attention_backward(const ModelLayer& layer, const Matrix& d_out, const At
     const Matrix dp = d_head * c.v.middleCols(h * d, d).transpose();
     // Softmax's Jacobian row by row; hidden keys have p = 0 and pass nothing back.
     Matrix ds = (p.array() * (dp.colwise() - (dp.array() * p.array()).rowwise().sum().matrix()).array()).matrix();
+    if (heads) {
+      heads->d_weights.push_back(dp);
+      heads->d_scores.push_back(ds);
+    }
     ds *= score_scale(a);
     dq.middleCols(h * d, d) = ds * c.k.middleCols(h * d, d);
     dk.middleCols(h * d, d) = ds.transpose() * c.q.middleCols(h * d, d);
@@ -160,7 +166,8 @@ Matrix layer_forward(const Model& m, const ModelLayer& layer, Matrix x, LayerCac
 }
 
 // The layer_forward above in reverse: d of its output in, d of its input out; the layer's gradients set in `g`.
-Matrix layer_backward(const Model& m, const ModelLayer& layer, Matrix dx, const LayerCache& c, ModelLayer& g) {
+Matrix layer_backward(const Model& m, const ModelLayer& layer, Matrix dx, const LayerCache& c, ModelLayer& g,
+                      HeadGradients* heads) {
   const LayerWeights& w = layer.own;
   LayerWeights& gw = g.own;
   const bool pre = m.norm == Norm::Pre, post = m.norm == Norm::Post;
@@ -170,7 +177,7 @@ Matrix layer_backward(const Model& m, const ModelLayer& layer, Matrix dx, const 
     dx += pre ? norm_backward(d_in, w.ln2_gain, c.ln2, gw.ln2_gain, gw.ln2_bias) : d_in;
   }
   if (post) dx = norm_backward(dx, w.ln1_gain, c.ln1, gw.ln1_gain, gw.ln1_bias);
-  const Matrix d_in = attention_backward(layer, dx, c.attention, g.weights);
+  const Matrix d_in = attention_backward(layer, dx, c.attention, g.weights, heads);
   dx += pre ? norm_backward(d_in, w.ln1_gain, c.ln1, gw.ln1_gain, gw.ln1_bias) : d_in;
   return dx;
 }
@@ -236,8 +243,10 @@ Model without_weights(const Model& m) {
   return g;
 }
 
-LossGradient unchecked_loss_gradient(const Model& m, const std::vector<int>& ids, const std::vector<int>& targets) {
+LossGradient unchecked_loss_gradient(const Model& m, const std::vector<int>& ids, const std::vector<int>& targets,
+                                     std::vector<HeadGradients>* layers = nullptr) {
   const Forward f = forward(m, ids, targets);
+  if (layers) layers->assign(m.layers.size(), HeadGradients{});
   LossGradient r{f.loss, without_weights(m)};
   Model& g = r.gradient;
   // d loss / d logits: (p - onehot(target)) / counted on the rows with a target.
@@ -252,7 +261,7 @@ LossGradient unchecked_loss_gradient(const Model& m, const std::vector<int>& ids
   Matrix dx = d_logits * m.unembedding->transpose();
   if (m.norm == Norm::Pre) dx = norm_backward(dx, m.final_gain, f.final_norm, g.final_gain, g.final_bias);
   for (std::size_t l = m.layers.size(); l-- > 0;)
-    dx = layer_backward(m, m.layers[l], std::move(dx), f.layers[l], g.layers[l]);
+    dx = layer_backward(m, m.layers[l], std::move(dx), f.layers[l], g.layers[l], layers ? &(*layers)[l] : nullptr);
   Matrix d_embedding = Matrix::Zero(m.embedding->rows(), m.d_model);
   for (std::size_t i = 0; i < ids.size(); ++i) d_embedding.row(ids[i]) += dx.row(static_cast<Eigen::Index>(i));
   g.embedding = std::move(d_embedding);
@@ -357,6 +366,14 @@ LossGradient batch_loss_gradient(const Model& resolved, const std::vector<Sequen
 Matrix next_token_probabilities(const Model& resolved, const std::vector<int>& ids) {
   check_inputs(resolved, ids, std::vector<int>(ids.size(), kNoTarget), false);
   return forward(resolved, ids, std::vector<int>(ids.size(), kNoTarget)).probabilities;
+}
+
+std::vector<HeadGradients> attention_gradients(const Model& resolved, const std::vector<int>& ids,
+                                               const std::vector<int>& targets) {
+  check_inputs(resolved, ids, targets);
+  std::vector<HeadGradients> layers;
+  unchecked_loss_gradient(resolved, ids, targets, &layers);
+  return layers;
 }
 
 std::vector<std::vector<Matrix>> attention_patterns(const Model& resolved, const std::vector<int>& ids) {

@@ -44,6 +44,16 @@ LossGradient loss_gradient(const Model& resolved, const std::vector<int>& ids, c
 // The sequences' gradients are computed in parallel and summed in the batch's order: the same bits at any thread count.
 LossGradient batch_loss_gradient(const Model& resolved, const std::vector<Sequence>& batch);
 
+// What one layer's backward pass sends into each head's softmax: d loss / d weights (the attention weights) and
+// d loss / d scores (what softmax read: scaled, masked), one (N, N) matrix per head each. Row i of d scores is
+// row i of d weights times softmax's Jacobian diag(p) - p pᵀ: a saturated row passes almost nothing back.
+struct HeadGradients {
+  std::vector<Matrix> d_weights, d_scores;
+};
+// Every layer's, for the loss over `targets` (as loss_gradient).
+std::vector<HeadGradients> attention_gradients(const Model& resolved, const std::vector<int>& ids,
+                                               const std::vector<int>& targets);
+
 // Each position's probabilities over the vocabulary for the next token: (N, V).
 Matrix next_token_probabilities(const Model& resolved, const std::vector<int>& ids);
 // Every layer's attention weights on `ids`, one (N, N) matrix per head: what the head scores read, from the same

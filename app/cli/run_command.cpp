@@ -9,6 +9,7 @@
 #include "core/io/json_fields.h"
 #include "core/io/model_json.h"
 #include "core/io/trace_json.h"
+#include "core/model_gradient.h"
 #include "core/text_format.h"
 
 namespace attn::cli {
@@ -18,26 +19,56 @@ const char* const kRunHelp =
     "  Runs a model file (embeddings, positions, its layers of attention and feed-forward, the unembedding)\n"
     "  on the tokens, which must be in its vocabulary, and prints the five likeliest next tokens at each position.\n"
     "  --json            one JSON object instead: tokens, layers [{residual_in, attention {heads [{weights}],\n"
-    "                    output}, ffn_out (without an FFN: null), residual_out}], logits, probabilities\n"
+    "                    output}, ffn_out (without an FFN: null), residual_out}], logits, probabilities; with 2 or "
+    "more\n"
+    "                    tokens and a model training supports, also loss (the mean next-token cross-entropy) and\n"
+    "                    each head's d_weights and d_scores: what that loss sends back into its softmax\n"
     "  --precision P     digits after the decimal point of the probabilities (0-17, default 4)\n";
 
 namespace {
 
-nlohmann::ordered_json model_trace_to_json(const ModelTrace& t) {
+// The loss of predicting each next token and what it sends back into every head's softmax, when training supports
+// the model (nullopt otherwise).
+struct NextTokenGradients {
+  double loss;
+  std::vector<HeadGradients> layers;
+};
+std::optional<NextTokenGradients> next_token_gradients(const Model& m, const ModelTrace& t) {
+  if (t.tokens.size() < 2) return std::nullopt;
+  try {
+    check_trainable(m);
+  } catch (const InputError&) {
+    return std::nullopt;
+  }
+  const std::vector<int> ids = token_ids(m, t.tokens), targets = next_token_targets(ids);
+  return NextTokenGradients{model_loss(m, ids, targets), attention_gradients(m, ids, targets)};
+}
+
+nlohmann::ordered_json model_trace_to_json(const ModelTrace& t, const std::optional<NextTokenGradients>& g) {
   using nlohmann::ordered_json;
   ordered_json layers = ordered_json::array();
-  for (const LayerTrace& l : t.layers) {
+  for (std::size_t li = 0; li < t.layers.size(); ++li) {
+    const LayerTrace& l = t.layers[li];
     ordered_json heads = ordered_json::array();
-    for (const HeadTrace& h : l.attention.heads) heads.push_back({{"weights", matrix_to_json(h.weights)}});
+    for (std::size_t h = 0; h < l.attention.heads.size(); ++h) {
+      ordered_json head{{"weights", matrix_to_json(l.attention.heads[h].weights)}};
+      if (g) {
+        head["d_weights"] = matrix_to_json(g->layers[li].d_weights[h]);
+        head["d_scores"] = matrix_to_json(g->layers[li].d_scores[h]);
+      }
+      heads.push_back(std::move(head));
+    }
     layers.push_back({{"residual_in", matrix_to_json(l.residual_in)},
                       {"attention", {{"heads", heads}, {"output", matrix_to_json(l.attention.output)}}},
                       {"ffn_out", l.ffn_out.size() > 0 ? matrix_to_json(l.ffn_out) : ordered_json(nullptr)},
                       {"residual_out", matrix_to_json(l.residual_out)}});
   }
-  return {{"tokens", t.tokens},
-          {"layers", layers},
-          {"logits", matrix_to_json(t.logits)},
-          {"probabilities", matrix_to_json(t.probabilities)}};
+  ordered_json j{{"tokens", t.tokens},
+                 {"layers", layers},
+                 {"logits", matrix_to_json(t.logits)},
+                 {"probabilities", matrix_to_json(t.probabilities)}};
+  if (g) j["loss"] = g->loss;
+  return j;
 }
 
 // "after 'b' (position 1): a 0.9120  b 0.0410  ..." for each position.
@@ -75,7 +106,7 @@ int run_command(std::span<const std::string> words, std::ostream& out, std::ostr
   try {
     const Model m = resolve_model(load_model_file(o.scenario));
     const ModelTrace t = run_model(m, split_words(*o.tokens));
-    if (o.json) out << model_trace_to_json(t).dump() << '\n';
+    if (o.json) out << model_trace_to_json(t, next_token_gradients(m, t)).dump() << '\n';
     else print_predictions(out, m, t, o.precision);
   } catch (const InputError& e) {
     err << "attention-lab: " << o.scenario << ": " << e.what() << '\n';
