@@ -368,6 +368,12 @@ Matrix next_token_probabilities(const Model& resolved, const std::vector<int>& i
   return forward(resolved, ids, std::vector<int>(ids.size(), kNoTarget)).probabilities;
 }
 
+Matrix softmax_jacobian(const Matrix& p) {
+  Matrix j = -p.transpose() * p;  // (n, n)
+  j.diagonal() += p.row(0).transpose();
+  return j;
+}
+
 std::vector<HeadGradients> attention_gradients(const Model& resolved, const std::vector<int>& ids,
                                                const std::vector<int>& targets) {
   check_inputs(resolved, ids, targets);

@@ -50,6 +50,8 @@ LossGradient batch_loss_gradient(const Model& resolved, const std::vector<Sequen
 struct HeadGradients {
   std::vector<Matrix> d_weights, d_scores;
 };
+// Softmax's Jacobian at a row of weights p (1, n): d p_i / d s_j = p_i (δ_ij - p_j), that is diag(p) - pᵀ p (n, n).
+Matrix softmax_jacobian(const Matrix& p);
 // Every layer's, for the loss over `targets` (as loss_gradient).
 std::vector<HeadGradients> attention_gradients(const Model& resolved, const std::vector<int>& ids,
                                                const std::vector<int>& targets);

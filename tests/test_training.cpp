@@ -154,3 +154,21 @@ TEST_CASE("evaluation: loss and accuracy over the evaluation batch's targets, as
   CHECK(e.accuracy == static_cast<double>(right) / counted);
   CHECK(e.heads.size() == 4);
 }
+
+TEST_CASE("softmax's Jacobian: diag(p) - p pᵀ, and d scores is each row of d weights through it") {
+  check_matrix(softmax_jacobian(mat({{0.5, 0.25, 0.25}})),
+               mat({{0.25, -0.125, -0.125}, {-0.125, 0.1875, -0.0625}, {-0.125, -0.0625, 0.1875}}), 1e-16, "J");
+  CHECK(softmax_jacobian(mat({{1.0, 0.0}})).isZero());  // a saturated row passes nothing back
+  const Model m = resolve_model(task_model(induction(), small_shape(), 6));
+  const std::vector<int> ids = probe_batch(induction(), 1).ids[0];
+  const std::vector<HeadGradients> g = attention_gradients(m, ids, next_token_targets(ids));
+  const std::vector<std::vector<Matrix>> p = attention_patterns(m, ids);
+  REQUIRE(g.size() == 2);
+  REQUIRE(g[1].d_scores.size() == 2);
+  for (Eigen::Index i = 0; i < 16; ++i) {
+    const Matrix row = p[1][0].row(i).leftCols(i + 1);
+    const Matrix expected = g[1].d_weights[0].row(i).leftCols(i + 1) * softmax_jacobian(row);
+    check_matrix(g[1].d_scores[0].row(i).leftCols(i + 1), expected, 1e-15, "d scores row " + std::to_string(i));
+    CHECK(g[1].d_scores[0].row(i).rightCols(15 - i).isZero());  // keys the causal mask hides
+  }
+}

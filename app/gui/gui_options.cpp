@@ -21,6 +21,7 @@ const char* const kGuiHelp =
     "  --cell ROW,COL    explain this cell of the step's result as if the pointer were on it\n"
     "  --view V          start on a view: pipeline, decode, compare, memory, cost, model, train\n"
     "  --train-steps N   the Train view's run trained to step N before the first frame (starts on that view)\n"
+    "  --train-gradient L.H  the Train view's gradient tab on head H of layer L\n"
     "  --decode-tokens N the decode view after N tokens (1 = the first token has arrived)\n"
     "  --preset NAME     the model the compare, memory and cost views show (see attention-lab kv --list)\n"
     "  --model FILE      the Model view's model (default: assets/models/tiny.json); starts on the Model view\n"
@@ -66,7 +67,15 @@ GuiOptions parse_gui_args(std::span<const std::string> words) {
     else if (word == "--preset") o.preset = args.value(word);
     else if (word == "--model") o.model = args.value(word);
     else if (word == "--model-tokens") o.model_tokens = args.value(word);
-    else if (word == "--train-steps") o.train_steps = static_cast<int>(args.integer(word, 0, 100000));
+    else if (word == "--train-gradient") {
+      const std::string v = args.value(word);
+      const auto dot = v.find('.');
+      int l = -1, h = -1;
+      const bool ok = dot != std::string::npos && std::from_chars(v.data(), v.data() + dot, l).ec == std::errc() &&
+                      std::from_chars(v.data() + dot + 1, v.data() + v.size(), h).ec == std::errc() && l >= 0 && h >= 0;
+      if (!ok) throw UsageError("--train-gradient: expected LAYER.HEAD (such as 1.2) but found '" + v + "'");
+      o.train_gradient = std::pair{l, h};
+    } else if (word == "--train-steps") o.train_steps = static_cast<int>(args.integer(word, 0, 100000));
     else if (word == "--layer") o.layer = static_cast<int>(args.integer(word, 0, 1 << 16));
     else if (word == "--presentation") o.presentation = true;
     else if (word == "--gallery") o.gallery = true;

@@ -4,6 +4,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 
 #include "app/cli/overrides.h"
 
@@ -14,14 +15,15 @@ struct GuiOptions {
   std::string screenshot;           // write the window as PNG after a few frames, then exit
   std::optional<std::string> step;  // a number from 0 (inputs) or a step name
   std::optional<int> head;
-  std::optional<std::pair<int, int>> cell;  // ROW,COL of the step's result, explained as if pointed at
-  std::optional<std::string> view;          // pipeline | decode | compare | memory | cost | model
-  std::optional<int> decode_tokens;         // the decode view after this many tokens (1 = the first)
-  std::optional<std::string> preset;        // the model the compare, memory and cost views show
-  std::optional<std::string> model;         // the Model view's model file (default assets/models/tiny.json)
-  std::optional<std::string> model_tokens;  // its tokens, separated by spaces
-  std::optional<int> train_steps;           // the Train view's run trained this far first
-  std::optional<int> layer;                 // the pipeline on this layer of the model (from 0)
+  std::optional<std::pair<int, int>> cell;            // ROW,COL of the step's result, explained as if pointed at
+  std::optional<std::string> view;                    // pipeline | decode | compare | memory | cost | model
+  std::optional<int> decode_tokens;                   // the decode view after this many tokens (1 = the first)
+  std::optional<std::string> preset;                  // the model the compare, memory and cost views show
+  std::optional<std::string> model;                   // the Model view's model file (default assets/models/tiny.json)
+  std::optional<std::string> model_tokens;            // its tokens, separated by spaces
+  std::optional<int> train_steps;                     // the Train view's run trained this far first
+  std::optional<std::pair<int, int>> train_gradient;  // the gradient tab on this layer and head
+  std::optional<int> layer;                           // the pipeline on this layer of the model (from 0)
   int width = 1600, height = 900;
   bool size_given = false;            // else the size the user last left the window at
   bool presentation = false;          // start in presentation mode

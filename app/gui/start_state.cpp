@@ -204,6 +204,11 @@ bool start_training(const GuiOptions& o, ui::AppState& state, std::ostream& err)
     return false;
   }
   state.trainer.run_until(*o.train_steps);
+  if (o.train_gradient) {
+    state.train.gradient_tab = true;
+    state.train.layer = o.train_gradient->first;  // clamped to the run's heads when drawn
+    state.train.head = o.train_gradient->second;
+  }
   if (!o.view && !o.lesson) state.view = ui::View::Train;
   return true;
 }

@@ -1,18 +1,14 @@
-#!/ usr / bin / python3
-""
-    "Independent PyTorch cross-check of the training tasks (`attention-lab train --task`).
+#!/usr/bin/python3
+"""Independent PyTorch cross-check of the training tasks (`attention-lab train --task`).
 
-    Written from the specification
-    only(never from the C++ sources)
-        .It checks,
-    against the binary's `train --task T ... --save OUT.json --json` output:
+Written from the specification only (never from the C++ sources). It checks,
+against the binary's `train --task T ... --save OUT.json --json` output:
 
-        1. vocabulary : the saved model's "vocab".  Symbol tasks (all but text): ["<s>", "|"] +
-                        symbols,
-    symbol i = (a..z A..Z 0..9)[i] while it lasts, else "s" + i;
-V entries in all.Text : the distinct characters of the text(space and tab "␣", newline "↵",
-                                                            other control characters dropped) sorted by their UTF
-    - 8 bytes; a token's id is its index.
+ 1. vocabulary: the saved model's "vocab". Symbol tasks (all but text):
+    ["<s>", "|"] + symbols, symbol i = (a..z A..Z 0..9)[i] while it lasts,
+    else "s" + i; V entries in all. Text: the distinct characters of the
+    text (space and tab "␣", newline "↵", other control characters
+    dropped) sorted by their UTF-8 bytes; a token's id is its index.
  2. the evaluation batch (eval.inputs.batch, 64 sequences): the structure of
     each task (induction's repeated segment at an evaluation distance
     N//2 < D <= N-1-L with 3 <= L <= max(3, N//4) and its L-1 targets;
@@ -76,9 +72,9 @@ GLYPHS = ("abcdefghijklmnopqrstuvwxyz" "ABCDEFGHIJKLMNOPQRSTUVWXYZ" "0123456789"
 SYMBOL_TASKS = ("induction", "previous_token", "copy", "reverse", "sort")
 EVAL_SEQS, PROBE_SEQS = 64, 16
 
-#-- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- --
-#Reporting
-#-- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- --
+# --------------------------------------------------------------------------
+# Reporting
+# --------------------------------------------------------------------------
 
 class Checker:
     def __init__(self, binary, folder):
@@ -145,9 +141,9 @@ class Group:
                                           self.checked, ", " + extra if extra else ""))
         return n == 0
 
-#-- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- --
-#Vocabularies and texts(spec 1)
-#-- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- --
+# --------------------------------------------------------------------------
+# Vocabularies and texts (spec 1)
+# --------------------------------------------------------------------------
 
 def symbol_vocab(V):
     syms = [GLYPHS[i] if i < len(GLYPHS) else "s%d" % i for i in range(V - 2)]
@@ -173,9 +169,9 @@ def text_tokens(raw):
 def text_vocab(tokens):
     return sorted(set(tokens), key=lambda s: s.encode("utf-8"))
 
-#-- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- --
-#The PyTorch forward pass of a saved model file
-#-- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- --
+# --------------------------------------------------------------------------
+# The PyTorch forward pass of a saved model file
+# --------------------------------------------------------------------------
 
 def T(x):
     return torch.tensor(np.asarray(x, dtype=np.float64))
@@ -189,8 +185,7 @@ def layer_norm(x, gain, bias):
 
 def load_params(model):
     """name -> tensor for every weight in the model file."""
-    p = {
-  "embedding" : T(model["embedding"]), "unembedding" : T(model["unembedding"])}
+    p = {"embedding": T(model["embedding"]), "unembedding": T(model["unembedding"])}
     if model.get("positions", "none") == "learned":
         p["W_P"] = T(model["W_P"])
     if model.get("norm", "none") == "pre":
@@ -269,9 +264,9 @@ def model_supported(model):
             return "layers[%d] sparse" % li
     return None
 
-#-- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- --
-#Segments(spec 2, 3)
-#-- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- --
+# --------------------------------------------------------------------------
+# Segments (spec 2, 3)
+# --------------------------------------------------------------------------
 
 def l_max(N):
     return max(3, N // 4)
@@ -315,9 +310,9 @@ def candidate_segments(ids, start, N):
                     out.append((first, second, L))
     return out
 
-#-- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- --
-#Evaluation inputs(spec 2, 3)
-#-- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- --
+# --------------------------------------------------------------------------
+# Evaluation inputs (spec 2, 3)
+# --------------------------------------------------------------------------
 
 def check_eval_batch(g, task, batch, N, V, text_ids=None, tail_start=None, strict=True):
     """Every sequence of the evaluation batch has the task's structure."""
@@ -476,9 +471,9 @@ def check_probe(g, task, probe, N, V, strict):
         return None
     return segs
 
-#-- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- --
-#Evaluation numbers(spec 4, 5)
-#-- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- --
+# --------------------------------------------------------------------------
+# Evaluation numbers (spec 4, 5)
+# --------------------------------------------------------------------------
 
 def check_eval_numbers(g, model, p, ev, segs):
     batch = ev["inputs"]["batch"]
@@ -499,7 +494,7 @@ def check_eval_numbers(g, model, p, ev, segs):
     g.ok(isinstance(acc, (int, float)) and abs(acc - correct / total) <= 1e-15,
          "eval.accuracy: expected %d/%d = %.17g, found %r" % (correct, total, correct / total, acc))
 
-#Head scores on the probe batch.
+    # Head scores on the probe batch.
     probe = ev["inputs"]["probe"]
     heads = ev.get("heads")
     want_n = sum(layer["attention"]["heads"] for layer in model["layers"])
@@ -556,9 +551,9 @@ def check_eval_numbers(g, model, p, ev, segs):
     for msg in alt_msgs:
         g.ck.fail("%s: note: %s" % (g.name, msg))
 
-#-- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- --
-#Task runs
-#-- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- --
+# --------------------------------------------------------------------------
+# Task runs
+# --------------------------------------------------------------------------
 
 def task_cmd(spec, save):
     args = ["train", "--task", spec["task"]]
@@ -586,7 +581,7 @@ def run_task(ck, spec, label):
         return g.summary()
     task, N, S = spec["task"], spec["seq-len"], spec["steps"]
 
-#Output shape.
+    # Output shape.
     g.ok(out.get("task") == task, "\"task\" is %r, expected %r" % (out.get("task"), task))
     steps = out.get("steps")
     if g.ok(isinstance(steps, list) and len(steps) == S, "%r steps, expected %d" % (
@@ -602,10 +597,10 @@ def run_task(ck, spec, label):
                 "no eval / eval.inputs: %r" % (ev if not isinstance(ev, dict) else list(ev))):
         return g.summary()
 
-#The saved model's shape follows the options.
+    # The saved model's shape follows the options.
     D = spec.get("d-model", 64)
-    shape = {
-  "d_model" : D, "positions" : spec.get("positions", "learned"), "norm" : spec.get("norm", "pre")}
+    shape = {"d_model": D, "positions": spec.get("positions", "learned"),
+             "norm": spec.get("norm", "pre")}
     for k, v in shape.items():
         g.ok(model.get(k) == v, "saved %s is %r, expected %r" % (k, model.get(k), v))
     kind = spec.get("ffn", "none")
@@ -629,14 +624,13 @@ def run_task(ck, spec, label):
     if not g.ok(why is None, "the saved model uses %s, which this check cannot compute" % why):
         return g.summary()
 
-# 1. Vocabulary.
+    # 1. Vocabulary.
     text_ids = tail = None
     if task == "text":
         with open(spec.get("text", SONNETS), encoding="utf-8") as f:
             toks = text_tokens(f.read())
         vocab = text_vocab(toks)
-        index = {
-t: i for i, t in enumerate(vocab)}
+        index = {t: i for i, t in enumerate(vocab)}
         text_ids = [index[t] for t in toks]
         n = len(text_ids)
         tail = n - n // 10
@@ -653,7 +647,7 @@ t: i for i, t in enumerate(vocab)}
     else:
         g.checked += 1
 
-# 2, 3. Inputs.
+    # 2, 3. Inputs.
     if task == "text":
         strict = V >= N - 3
     else:
@@ -667,7 +661,7 @@ t: i for i, t in enumerate(vocab)}
         ck.note("task %s: some probe segment is ambiguous (small vocabulary): induction and "
                 "duplicate_token scores not checked" % label)
 
-# 4, 5. Loss, accuracy, head scores on the saved model.
+    # 4, 5. Loss, accuracy, head scores on the saved model.
     try:
         p = load_params(model)
         batch_ok = all(isinstance(r_, dict) and isinstance(r_.get("ids"), list)
@@ -694,9 +688,9 @@ def write_custom_text(ck):
         f.write(raw)
     return p
 
-#-- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- --
-# 6. Learning - rate schedule(the -- batches form)
-#-- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- --
+# --------------------------------------------------------------------------
+# 6. Learning-rate schedule (the --batches form)
+# --------------------------------------------------------------------------
 
 def schedule_model():
     rng = np.random.default_rng(7)
@@ -729,8 +723,7 @@ def schedule_model():
         if isinstance(o, np.ndarray):
             return o.tolist()
         if isinstance(o, dict):
-            return {
-k: tolist(v) for k, v in o.items()}
+            return {k: tolist(v) for k, v in o.items()}
         if isinstance(o, list):
             return [tolist(v) for v in o]
         return o
@@ -770,7 +763,7 @@ def check_schedule(ck):
         if not g.ok(r.returncode == 0, "%s: exit %d: %s" % (label, r.returncode, r.stderr.strip())):
             continue
         out = json.loads(r.stdout)
-#Reference.
+        # Reference.
         p = load_params(model)
         for t in p.values():
             t.requires_grad_(True)
@@ -797,7 +790,7 @@ def check_schedule(ck):
             g.close_rel("%s step %d loss (lr %.6g)" % (label, s, lr_at(s, lr, warmup, cosine, min_lr, S)),
                         loss, row.get("loss"))
             g.close_rel("%s step %d grad_norm" % (label, s), gn, row.get("grad_norm"))
-#The saved weights hold step 12's update too(lr at S).
+        # The saved weights hold step 12's update too (lr at S).
         with open(save) as f:
             saved = json.load(f)
         worst = (0.0, None)
@@ -820,9 +813,9 @@ def check_schedule(ck):
             label, S, worst[0], worst[1]))
     return g.summary("2 schedules x %d steps" % S)
 
-#-- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- --
+# --------------------------------------------------------------------------
 # 7. Determinism
-#-- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- --
+# --------------------------------------------------------------------------
 
 def check_determinism(ck):
     g = Group(ck, "determinism")
@@ -856,9 +849,9 @@ def check_determinism(ck):
     g.ok(runs[0][1] == runs[1][1], "`%s` twice: saved files differ" % cmd)
     return g.summary("4 runs")
 
-#-- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- --
+# --------------------------------------------------------------------------
 # 8. Bad invocations
-#-- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- --
+# --------------------------------------------------------------------------
 
 def check_invalid(ck):
     g = Group(ck, "bad invocations")
@@ -904,10 +897,10 @@ def check_invalid(ck):
         print("    %-34s exit %d: %s" % (what, rc, err))
     return ok
 
-#-- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- --
+# --------------------------------------------------------------------------
 
 TASK_RUNS = [
-#label, options
+    # label, options
     ("induction_v12", dict(task="induction", layers=2, heads=2, **{"d-model": 16}, vocab=12,
                            **{"seq-len": 16}, steps=3, batch=4)),
     ("induction_v64_post_gelu", dict(task="induction", layers=2, heads=2, **{"d-model": 16},
@@ -915,7 +908,7 @@ TASK_RUNS = [
                                      steps=3, batch=4, seed=3)),
     ("induction_v70_n20", dict(task="induction", layers=1, heads=2, **{"d-model": 16}, vocab=70,
                                **{"seq-len": 20}, steps=2, batch=4, seed=9, lr=0.01)),
-#The tightest vocabularies where "every symbol distinct" still can hold(V - 2 = N - 4).
+    # The tightest vocabularies where "every symbol distinct" still can hold (V - 2 = N - 4).
     ("induction_v14_tight", dict(task="induction", layers=1, heads=2, **{"d-model": 8}, vocab=14,
                                  **{"seq-len": 16}, steps=1, batch=2, seed=30)),
     ("copy_v28_n30_tight", dict(task="copy", layers=1, heads=2, **{"d-model": 8}, vocab=28,

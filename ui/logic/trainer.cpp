@@ -31,7 +31,9 @@ std::shared_ptr<const TrainSnapshot> take_snapshot(const TrainState& t, const Tr
   s->step = t.adam.step;
   s->model = std::make_shared<const Model>(t.model);  // shares the weights: each step replaces them
   s->eval = evaluate(t.model, run.task);
-  s->probe = probe_batch(run.task, 1).ids[0];
+  const ProbeBatch probe = probe_batch(run.task, 1);
+  s->probe = probe.ids[0];
+  s->repeat = probe.repeats[0];
   s->probe_attention = attention_patterns(t.model, s->probe);
   return s;
 }

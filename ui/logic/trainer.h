@@ -30,6 +30,7 @@ struct TrainSnapshot {
   std::shared_ptr<const Model> model;  // every weight
   Evaluation eval;
   std::vector<int> probe;                            // the probe sequence the patterns are on
+  Repeat repeat;                                     // where it repeats itself
   std::vector<std::vector<Matrix>> probe_attention;  // [layer][head] (N, N)
 };
 

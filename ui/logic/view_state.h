@@ -105,12 +105,14 @@ struct ModelPanelView {
 
 // The Train view: the settings the next run starts from, and which snapshot and head it shows.
 struct TrainView {
-  TrainSettings settings;           // edited in the inputs panel; Reset starts a run of them
-  int shown_step = -1;              // the timeline's step (-1: follow the newest snapshot)
-  int score_kind = 0;               // the head-score chart: induction, previous-token, duplicate-token, first-token
+  TrainSettings settings;             // edited in the inputs panel; Reset starts a run of them
+  int shown_step = -1;                // the timeline's step (-1: follow the newest snapshot)
+  bool gradient_tab = false;          // the gradient tab under the heads, not what happened
+  bool select_tab = true;             // gradient_tab was set from outside (a lesson, the command line): select it once
+  int score_kind = 0;                 // the head-score chart: induction, previous-token, duplicate-token, first-token
   int layer = 0, head = 0, row = -1;  // the gradient section's head and query row (-1: the last)
-  std::filesystem::path texts_dir;  // where the text task's text is (assets/texts)
-  std::string error;                // why the last Reset did not start a run
+  std::filesystem::path texts_dir;    // where the text task's text is (assets/texts)
+  std::string error;                  // why the last Reset did not start a run
 };
 
 // The lesson panel: the shipped lessons and where the user is in one (index -1: none).

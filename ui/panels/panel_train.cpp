@@ -3,9 +3,11 @@
 // in words what the heads have become.
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 
 #include <imgui.h>
 
+#include "core/model_gradient.h"
 #include "core/text_format.h"
 #include "ui/logic/train_actions.h"
 #include "ui/logic/train_text.h"
@@ -157,7 +159,7 @@ Matrix causal_visible(Eigen::Index n) {
 
 // Every head's attention on the probe sequence: a row of heads per layer, each titled in its line's colour and
 // named by what it has become.
-void head_grid(const TrainSnapshot& s, ImVec2 avail) {
+void head_grid(TrainView& view, const TrainSnapshot& s, ImVec2 avail) {
   const std::vector<std::string>& vocab = s.model->vocab;
   const Matrix visible = causal_visible(static_cast<Eigen::Index>(s.probe.size()));
   int most = 1;
@@ -185,10 +187,18 @@ void head_grid(const TrainSnapshot& s, ImVec2 avail) {
                 HeatmapFlags_Fill;
       const Matrix& w = s.probe_attention[l][h];
       const HeatmapResult r = Heatmap("w", w, o);
+      if (view.layer == static_cast<int>(l) && view.head == static_cast<int>(h))
+        ImGui::GetWindowDrawList()->AddRect(ImGui::GetItemRectMin(), ImGui::GetItemRectMax(), accent_colour(), 0.0f, 0,
+                                            GetStyle().outline_width);
+      if (r.hovered_row >= 0 && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
+        view.layer = static_cast<int>(l);
+        view.head = static_cast<int>(h);
+        view.row = r.hovered_row;
+      }
       if (r.hovered_row >= 0)
         ImGui::SetTooltip(
             "head %s at step %d: %s\nscores: previous-token %s, induction %s, duplicate-token %s, "
-            "first-token %s\n\"%s\" (position %d) attends to \"%s\" (position %d): %s",
+            "first-token %s\n\"%s\" (position %d) attends to \"%s\" (position %d): %s\nclick: its gradient",
             head_name(score).c_str(), s.step, role_name(head_role(score)).c_str(),
             format_number(score.previous_token, 3).c_str(), format_number(score.induction, 3).c_str(),
             format_number(score.duplicate_token, 3).c_str(), format_number(score.first_token, 3).c_str(),
@@ -218,6 +228,79 @@ void story(const AppState& state, const TrainSnapshot& shown) {
   TextDisabledWrapped(task_story(state.trainer.settings().run.task));
 }
 
+// One head's softmax during training: the row of weights of a query, softmax's Jacobian there and what the loss
+// sends back through it. A saturated row (one weight near 1) has a Jacobian near 0 and passes almost nothing on.
+void gradient(TrainView& view, const TrainSnapshot& s) {
+  const Eigen::Index n = static_cast<Eigen::Index>(s.probe.size());
+  view.layer = std::clamp(view.layer, 0, static_cast<int>(s.probe_attention.size()) - 1);
+  const auto& heads = s.probe_attention[static_cast<std::size_t>(view.layer)];
+  view.head = std::clamp(view.head, 0, static_cast<int>(heads.size()) - 1);
+  // By default a query inside the repeat, whose next token an induction head can find.
+  view.row = std::clamp(view.row < 0 ? s.repeat.second + s.repeat.length - 2 : view.row, 1, static_cast<int>(n) - 1);
+  const std::vector<int> targets = next_token_targets(s.probe);
+  const HeadGradients g = attention_gradients(*s.model, s.probe, targets)[static_cast<std::size_t>(view.layer)];
+  const Eigen::Index i = view.row, keys = i + 1;
+  const Matrix p = heads[static_cast<std::size_t>(view.head)].row(i).leftCols(keys);
+  const Matrix dp = g.d_weights[static_cast<std::size_t>(view.head)].row(i).leftCols(keys);
+  const Matrix ds = g.d_scores[static_cast<std::size_t>(view.head)].row(i).leftCols(keys);
+  const Matrix jacobian = softmax_jacobian(p);
+  const std::vector<std::string>& vocab = s.model->vocab;
+  std::vector<std::string> labels;
+  for (Eigen::Index k = 0; k < keys; ++k)
+    labels.push_back(vocab[static_cast<std::size_t>(s.probe[static_cast<std::size_t>(k)])]);
+  std::vector<std::string> names;
+  for (const HeadScores& h : s.eval.heads) names.push_back(head_name(h) + " (" + role_word(head_role(h)) + ")");
+  int chosen = 0;
+  for (std::size_t k = 0; k < s.eval.heads.size(); ++k)
+    if (s.eval.heads[k].layer == view.layer && s.eval.heads[k].head == view.head) chosen = static_cast<int>(k);
+  FitLabel("head");
+  if (ImGui::BeginCombo("head", names[static_cast<std::size_t>(chosen)].c_str())) {
+    for (std::size_t k = 0; k < names.size(); ++k)
+      if (ImGui::Selectable(names[k].c_str(), static_cast<int>(k) == chosen)) {
+        view.layer = s.eval.heads[k].layer;
+        view.head = s.eval.heads[k].head;
+      }
+    ImGui::EndCombo();
+  }
+  FitLabel("query position");
+  int row = view.row;
+  if (ImGui::SliderInt("query position", &row, 1, static_cast<int>(n) - 1)) view.row = row;
+  TextWrappedAtSpaces("The query at position " + std::to_string(i) + " (\"" + labels.back() + "\") at step " +
+                      thousands(s.step) + ".");
+  TextDisabledWrapped(
+      "Softmax turns the scores s into the weights p; training reaches the scores only through its "
+      "Jacobian J = diag(p) - p p\u1D40: \u2202L/\u2202s = J \u2202L/\u2202p (the next-token loss on "
+      "this sequence).");
+  const float w = ImGui::GetContentRegionAvail().x;
+  const auto row_map = [&](const char* id, const Matrix& m, ColorMap map) {
+    const std::vector<std::string> name{id};
+    HeatmapOptions o;
+    o.row_labels = &name;
+    o.map = map;
+    if (map == ColorMap::Sequential) o.range = ValueRange{0, 1};
+    o.col_labels = &labels;
+    o.size = {w, 0};
+    o.flags = HeatmapFlags_NoValues;
+    Heatmap(id, m, o);
+  };
+  ImGui::TextUnformatted("The weights p, what reaches them and what reaches the scores:");
+  row_map("p", p, ColorMap::Sequential);
+  row_map("\u2202L/\u2202p", dp, ColorMap::Diverging);
+  row_map("\u2202L/\u2202s", ds, ColorMap::Diverging);
+  TextWrappedAtSpaces("Largest weight " + format_number(p.maxCoeff(), 3) + "; |\u2202L/\u2202p| = " +
+                      general_number(dp.norm()) + ", |\u2202L/\u2202s| = " + general_number(ds.norm()) +
+                      ". The nearer a row is to one weight of 1, the nearer J is to 0: a saturated row passes almost "
+                      "no training signal, which is why scores are divided by \u221Ad_k.");
+  ImGui::TextUnformatted("J, keys by keys");
+  HeatmapOptions o;
+  o.map = ColorMap::Diverging;
+  o.row_labels = &labels;
+  o.col_labels = &labels;
+  o.size = {w, 0};
+  o.flags = HeatmapFlags_NoValues;
+  Heatmap("jacobian", jacobian, o);
+}
+
 }  // namespace
 
 void TrainPanel(AppState& state, ImVec2 pos, ImVec2 size) {
@@ -245,12 +328,33 @@ void TrainPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   ImGui::EndChild();
   ImGui::SameLine();
   ImGui::BeginChild("snapshot", {0, avail_h}, false);
-  if (const auto shown = shown_snapshot(state)) {
-    PushHeatmapVersion(reinterpret_cast<std::uintptr_t>(shown.get()));
-    head_grid(*shown, {ImGui::GetContentRegionAvail().x, avail_h * 0.55f});
-    PopHeatmapVersion();
-    ImGui::Spacing();
-    story(state, *shown);
+  if (const auto shown = shown_snapshot(state); shown && ImGui::BeginTabBar("snapshot tabs")) {
+    TrainView& v = state.train;
+    const bool select = std::exchange(v.select_tab, false);
+    const auto flags = [&](bool gradient) {
+      return select && v.gradient_tab == gradient ? ImGuiTabItemFlags_SetSelected : ImGuiTabItemFlags_None;
+    };
+    if (ImGui::BeginTabItem("The heads", nullptr, flags(false))) {
+      if (!select) v.gradient_tab = false;
+      PushHeatmapVersion(reinterpret_cast<std::uintptr_t>(shown.get()));
+      head_grid(v, *shown, {ImGui::GetContentRegionAvail().x, ImGui::GetContentRegionAvail().y * 0.58f});
+      PopHeatmapVersion();
+      ImGui::Spacing();
+      ImGui::BeginChild("story");
+      story(state, *shown);
+      ImGui::EndChild();
+      ImGui::EndTabItem();
+    }
+    if (ImGui::BeginTabItem("The gradient", nullptr, flags(true))) {
+      if (!select) v.gradient_tab = true;
+      ImGui::BeginChild("gradient");
+      PushHeatmapVersion(0);
+      gradient(v, *shown);
+      PopHeatmapVersion();
+      ImGui::EndChild();
+      ImGui::EndTabItem();
+    }
+    ImGui::EndTabBar();
   }
   ImGui::EndChild();
   ImGui::End();

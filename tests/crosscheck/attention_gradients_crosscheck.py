@@ -1,0 +1,808 @@
+#!/usr/bin/python3
+"""Independent PyTorch cross-check of the attention gradients of `attention-lab run --json`.
+
+Written from the specification only (never from the C++ sources).  For a model
+training supports (positions none or learned; every layer an mha layer with
+W_O, the softmax kernel, mask causal or none, no sparse attention) and at
+least 2 tokens, `run MODEL --tokens T --json` must print
+
+  "loss"        the mean over positions i = 0 .. N-2 of
+                -log softmax(logits_i)[id of token i + 1]
+                (next-token cross-entropy; the last position has no target);
+  per head      "weights"   its attention matrix P (N x N; masked keys 0),
+                "d_weights" d loss / d P, all N x N entries as autograd gives
+                            them when P is used as P @ V_head (masked entries
+                            included),
+                "d_scores"  d loss / d S, S what the softmax reads: the scores
+                            q.k / sqrt(head_dim) (unscaled with "scale": false),
+                            masked entries -inf; each row is
+                            (diag(p) - p p^T) (row of d_weights), 0 on masked keys.
+
+For any other model (positions rope or sinusoidal, a gqa / mqa / mla layer,
+the linear kernel, a sliding-window mask, sparse attention) or a single token,
+"loss", "d_weights" and "d_scores" must be absent (each head keeps "weights").
+
+The reference is a float64 PyTorch forward pass of the model file, with
+retain_grad() on each head's P and S and torch.nn.functional.cross_entropy:
+
+  x = embedding[ids] (+ W_P[0 .. N-1] with learned positions)
+  per layer (norm pre / post / none; LN(x) = gain (x - mean) / sqrt(var + 1e-5)
+  + bias, biased variance):
+    Attn(a): q, k, v = a W_Q, a W_K, a W_V; head h uses columns h*d .. (h+1)*d;
+             S_h = q_h k_h^T [/ sqrt d], causal: -inf above the diagonal;
+             P_h = softmax(S_h); Attn(a) = concat_h(P_h v_h) W_O
+    FFN(a):  relu / gelu(erf): act(a W_1 + b_1) W_2 + b_2;
+             swiglu: (silu(a W_1) * (a W_3)) W_2
+    pre:  x = x + Attn(LN1(x)); x = x + FFN(LN2(x))   (LN_final at the end)
+    post: x = LN1(x + Attn(x)); x = LN2(x + FFN(x))
+    none: x = x + Attn(x);      x = x + FFN(x)
+  logits = x unembedding.
+
+Every compared model gives every weight (the program draws missing ones from
+the seed, which this reference cannot know): assets/models/induction.json, six
+generated models written here with all their weights, and one model whose
+weights `train --steps 1 --save` writes.
+
+Groups (one summary line each):
+  induction   assets/models/induction.json on 32 tokens of its vocabulary with
+              a repeated segment (the induction pattern);
+  generated   6 models covering norm none / pre / post, ffn none / relu / gelu /
+              swiglu, positions none / learned, masks causal / none (written
+              and by default), scale on / off (and by default), 1-3 layers,
+              1-4 heads, head_dim 1-4, each on 2-8 tokens;
+  train-saved a model with no weights saved by `train --steps 1 --save`;
+  seeded      assets/models/tiny.json and tiny_post.json (learned positions,
+              so supported; their weights come from the seed): the keys must be
+              there and the invariants must hold (no reference values);
+  absence     rope, sinusoidal, a gqa (also gqa with kv_heads = heads), mqa or
+              mla layer, the linear kernel, a sliding-window mask, sparse
+              attention, and a single token on supported models;
+  invariants  on every output that has d_scores: each row sums to 0 (1e-12),
+              is 0 on masked keys (exactly), P is 0 on masked keys, and each row
+              equals (diag(p) - p p^T) (row of d_weights) from the binary's own
+              numbers.
+
+Compared: tokens, each head's weights, logits (sanity of the forward pass),
+loss (1e-12 relative), d_weights and d_scores (1e-10 absolute + 1e-9 relative).
+
+Run:  /usr/bin/python3 attention_gradients_crosscheck.py --binary build/app/attention-lab
+      [--keep DIR]  keep every model file written in DIR
+
+Exit status: 0 all agree, 1 any disagreement (each printed with model, layer,
+head, cell, expected and found), 2 the binary cannot be run.
+"""
+
+import argparse
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+torch.set_default_dtype(torch.float64)
+torch.set_num_threads(1)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+MODELS = os.path.join(ROOT, "assets", "models")
+
+SEED = 20262
+LN_EPS = 1e-5
+LOSS_RTOL = 1e-12
+GRAD_ATOL, GRAD_RTOL = 1e-10, 1e-9
+FWD_ATOL, FWD_RTOL = 1e-10, 1e-9
+ROWSUM_TOL = 1e-12
+GRAD_KEYS = ("d_weights", "d_scores")
+VOCAB_NAMES = ("<s>", "a", "b", "c", "the", "cat", "sat", "on", "mat", "dog")
+
+
+# --------------------------------------------------------------------------
+# Reporting
+# --------------------------------------------------------------------------
+
+class Group:
+    """The checks of one group: counts and every disagreement."""
+
+    def __init__(self, name):
+        self.name = name
+        self.cases = 0
+        self.failed_cases = 0
+        self.values = 0
+        self.errors = []
+        self.max_err = {}           # quantity -> largest |diff| seen
+
+    def note_err(self, what, err):
+        self.max_err[what] = max(self.max_err.get(what, 0.0), err)
+
+    def summary(self):
+        errs = ", ".join("%s %.1e" % kv for kv in sorted(self.max_err.items()))
+        return "%-11s %s: %d cases, %d failed, %d values compared%s" % (
+            self.name, "ok  " if not self.failed_cases else "FAIL", self.cases,
+            self.failed_cases, self.values, ("; max |diff| " + errs) if errs else "")
+
+
+class Case:
+    """One check (a model on some tokens) inside a group."""
+
+    def __init__(self, group, label):
+        self.group, self.label = group, label
+        self.errors = []
+        group.cases += 1
+
+    def fail(self, msg):
+        self.errors.append(msg)
+
+    def close(self):
+        if self.errors:
+            self.group.failed_cases += 1
+            for e in self.errors:
+                line = "MISMATCH %s: %s" % (self.label, e)
+                self.group.errors.append(line)
+                print(line)
+
+
+def as_matrix(found):
+    try:
+        a = np.asarray(found, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+    return a
+
+
+def compare(case, what, expected, found, atol, rtol, where=""):
+    """Compare arrays cell by cell; report the first bad cell and the count."""
+    exp = np.asarray(expected, dtype=np.float64)
+    got = as_matrix(found)
+    if got is None:
+        case.fail("%s%s: not a numeric array (%r)" % (where, what, str(found)[:80]))
+        return False
+    if got.shape != exp.shape:
+        case.fail("%s%s: shape %s, expected %s" % (where, what, got.shape, exp.shape))
+        return False
+    case.group.values += exp.size
+    with np.errstate(invalid="ignore"):
+        diff = np.abs(got - exp)
+    if exp.size:
+        case.group.note_err(what, float(np.nanmax(diff)) if np.isfinite(diff).any() else math.inf)
+    bad = ~(diff <= atol + rtol * np.abs(exp))
+    if bad.any():
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        cell = "".join("[%d]" % i for i in idx)
+        case.fail("%s%s%s: expected %.17g, found %.17g (|diff| %.3g > %.3g; %d of %d cells differ)"
+                  % (where, what, cell, exp[idx], got[idx], diff[idx],
+                     atol + rtol * abs(exp[idx]), int(bad.sum()), bad.size))
+        return False
+    return True
+
+
+# --------------------------------------------------------------------------
+# Running the binary
+# --------------------------------------------------------------------------
+
+class BinaryError(Exception):
+    """The binary cannot be started."""
+
+
+class Binary:
+    def __init__(self, path, folder):
+        self.path, self.folder = path, folder
+        self.runs = 0
+
+    def write(self, name, doc):
+        path = os.path.join(self.folder, name)
+        with open(path, "w") as f:
+            json.dump(doc, f, ensure_ascii=False)
+        return path
+
+    def run(self, *args):
+        self.runs += 1
+        try:
+            return subprocess.run([self.path] + [str(a) for a in args], capture_output=True,
+                                  text=True, timeout=60)
+        except (OSError, subprocess.SubprocessError) as e:
+            raise BinaryError(str(e))
+
+    def run_json(self, case, model_path, tokens):
+        r = self.run("run", model_path, "--tokens", " ".join(tokens), "--json")
+        if r.returncode != 0:
+            case.fail("`run --json` exit %d: %s" % (r.returncode, r.stderr.strip()[:300]))
+            return None
+        try:
+            out = json.loads(r.stdout)
+        except ValueError:
+            case.fail("`run --json` printed no JSON: %r" % r.stdout[:200])
+            return None
+        if not isinstance(out, dict):
+            case.fail("`run --json`: expected one object")
+            return None
+        return out
+
+
+# --------------------------------------------------------------------------
+# The model file and the PyTorch reference
+# --------------------------------------------------------------------------
+
+def ffn_kind(model):
+    f = model.get("ffn", {"kind": "none"})
+    return f.get("kind", "none") if isinstance(f, dict) else f
+
+
+def layer_cfg(layer):
+    a = layer.get("attention", {})
+    return {"heads": a["heads"], "head_dim": a["head_dim"],
+            "mask": a.get("mask", "causal"), "scale": a.get("scale", True)}
+
+
+def supported(model):
+    """None if training supports the model (so the gradients are printed), else why not."""
+    if model.get("positions", "none") not in ("none", "learned"):
+        return "positions %s" % model.get("positions")
+    for li, layer in enumerate(model["layers"]):
+        a = layer.get("attention", {})
+        if a.get("variant", "mha") != "mha":
+            return "layers[%d] variant %s" % (li, a.get("variant"))
+        if a.get("kernel", "softmax") != "softmax":
+            return "layers[%d] kernel %s" % (li, a.get("kernel"))
+        if a.get("mask", "causal") not in ("causal", "none"):
+            return "layers[%d] mask %s" % (li, a.get("mask"))
+        if a.get("sparse"):
+            return "layers[%d] sparse" % li
+    return None
+
+
+def required_weights(model):
+    """Every weight the forward pass reads: [(key, layer or None, name)]."""
+    norm, kind = model.get("norm", "pre"), ffn_kind(model)
+    need = [("embedding", None, "embedding"), ("unembedding", None, "unembedding")]
+    if model.get("positions", "none") == "learned":
+        need.append(("W_P", None, "W_P"))
+    if norm == "pre":
+        need += [("final_gain", None, "final_gain"), ("final_bias", None, "final_bias")]
+    for li in range(len(model["layers"])):
+        names = ["W_Q", "W_K", "W_V", "W_O"]
+        if norm != "none":
+            names += ["ln1_gain", "ln1_bias"]
+        if kind != "none":
+            if norm != "none":
+                names += ["ln2_gain", "ln2_bias"]
+            names += ["W_1", "W_2"] + (["W_3"] if kind == "swiglu" else ["b_1", "b_2"])
+        need += [(("layers", li, n), li, n) for n in names]
+    return need
+
+
+def load_params(model, what):
+    """name -> float64 tensor (requires_grad) of every weight; raises if the file
+    leaves one to the seed."""
+    p = {}
+    for key, li, name in required_weights(model):
+        if li is None:
+            v = model.get(name)
+        else:
+            v = model["layers"][li].get("weights", {}).get(name)
+        if v is None:
+            raise ValueError("%s: %s is not in the file (drawn from the seed): the reference "
+                             "needs every weight" % (what, name if li is None else
+                                                      "layers[%d].weights.%s" % (li, name)))
+        p[key] = torch.tensor(np.asarray(v, dtype=np.float64), requires_grad=True)
+    return p
+
+
+def layer_norm(x, gain, bias):
+    mean = x.mean(dim=-1, keepdim=True)
+    var = ((x - mean) ** 2).mean(dim=-1, keepdim=True)
+    return gain * (x - mean) / torch.sqrt(var + LN_EPS) + bias
+
+
+def reference(model, p, ids):
+    """Logits, loss and per layer per head P, dL/dP, dL/dS (numpy); loss and the
+    gradients only for N >= 2."""
+    n = len(ids)
+    norm, kind = model.get("norm", "pre"), ffn_kind(model)
+    x = p["embedding"][torch.tensor(ids)]
+    if model.get("positions", "none") == "learned":
+        x = x + p["W_P"][:n]
+    heads = []
+    for li, layer in enumerate(model["layers"]):
+        W = lambda k: p[("layers", li, k)]  # noqa: E731
+        cfg = layer_cfg(layer)
+        a = layer_norm(x, W("ln1_gain"), W("ln1_bias")) if norm == "pre" else x
+        q, k, v = a @ W("W_Q"), a @ W("W_K"), a @ W("W_V")
+        d = cfg["head_dim"]
+        outs, lh = [], []
+        for h in range(cfg["heads"]):
+            cols = slice(h * d, (h + 1) * d)
+            S = q[:, cols] @ k[:, cols].T
+            if cfg["scale"]:
+                S = S / math.sqrt(d)
+            if cfg["mask"] == "causal":
+                above = torch.triu(torch.ones(n, n, dtype=torch.bool), diagonal=1)
+                S = S.masked_fill(above, float("-inf"))
+            S.retain_grad()
+            P = torch.softmax(S, dim=-1)
+            P.retain_grad()
+            outs.append(P @ v[:, cols])
+            lh.append((P, S))
+        heads.append(lh)
+        att = torch.cat(outs, dim=1) @ W("W_O")
+        x = layer_norm(x + att, W("ln1_gain"), W("ln1_bias")) if norm == "post" else x + att
+        if kind == "none":
+            continue
+        a = layer_norm(x, W("ln2_gain"), W("ln2_bias")) if norm == "pre" else x
+        if kind == "swiglu":
+            g = a @ W("W_1")
+            f = (g * torch.sigmoid(g) * (a @ W("W_3"))) @ W("W_2")
+        else:
+            hid = a @ W("W_1") + W("b_1")
+            hid = torch.relu(hid) if kind == "relu" else F.gelu(hid, approximate="none")
+            f = hid @ W("W_2") + W("b_2")
+        x = layer_norm(x + f, W("ln2_gain"), W("ln2_bias")) if norm == "post" else x + f
+    if norm == "pre":
+        x = layer_norm(x, p["final_gain"], p["final_bias"])
+    logits = x @ p["unembedding"]
+    ref = {"logits": logits.detach().numpy(), "loss": None, "layers": []}
+    if n >= 2:
+        loss = F.cross_entropy(logits[:-1], torch.tensor(ids[1:]), reduction="mean")
+        loss.backward()
+        ref["loss"] = float(loss)
+    for lh in heads:
+        ref["layers"].append([{
+            "weights": P.detach().numpy(),
+            "d_weights": P.grad.numpy().copy() if n >= 2 else None,
+            "d_scores": S.grad.numpy().copy() if n >= 2 else None} for P, S in lh])
+    return ref
+
+
+# --------------------------------------------------------------------------
+# Checks of one output
+# --------------------------------------------------------------------------
+
+def found_heads(case, out, model):
+    """[[head dict]] of the output, checking the layer and head counts."""
+    layers = out.get("layers")
+    if not isinstance(layers, list) or len(layers) != len(model["layers"]):
+        case.fail("layers: expected a list of %d, found %s" % (
+            len(model["layers"]), len(layers) if isinstance(layers, list) else repr(layers)[:40]))
+        return None
+    res = []
+    for li, (fl, ml) in enumerate(zip(layers, model["layers"])):
+        H = ml["attention"]["heads"]
+        hs = (fl.get("attention") or {}).get("heads") if isinstance(fl, dict) else None
+        if not isinstance(hs, list) or len(hs) != H or not all(isinstance(h, dict) for h in hs):
+            case.fail("layer %d attention.heads: expected %d objects" % (li, H))
+            return None
+        res.append(hs)
+    return res
+
+
+def check_against_reference(case, model, ids, out, ref):
+    names = [model["vocab"][i] for i in ids]
+    if out.get("tokens") != names:
+        case.fail("tokens: expected %r, found %r" % (names, out.get("tokens")))
+    heads = found_heads(case, out, model)
+    compare(case, "logits", ref["logits"], out.get("logits"), FWD_ATOL, FWD_RTOL)
+    if ref["loss"] is not None:
+        found = out.get("loss")
+        if not isinstance(found, (int, float)) or isinstance(found, bool):
+            case.fail("loss: expected %.17g, found %r" % (ref["loss"], found))
+        else:
+            case.group.values += 1
+            diff = abs(found - ref["loss"])
+            case.group.note_err("loss(rel)", diff / abs(ref["loss"]))
+            if not diff <= LOSS_RTOL * abs(ref["loss"]):
+                case.fail("loss: expected %.17g, found %.17g (relative diff %.3g > %g)" % (
+                    ref["loss"], found, diff / abs(ref["loss"]), LOSS_RTOL))
+    if heads is None:
+        return
+    for li, (rl, fl) in enumerate(zip(ref["layers"], heads)):
+        for h, (rh, fh) in enumerate(zip(rl, fl)):
+            where = "layer %d, head %d, " % (li, h)
+            compare(case, "weights", rh["weights"], fh.get("weights"), FWD_ATOL, FWD_RTOL, where)
+            if ref["loss"] is None:
+                continue
+            for key in GRAD_KEYS:
+                if key not in fh:
+                    case.fail("%s%s: missing (expected for a supported model on %d tokens)"
+                              % (where, key, len(ids)))
+                    continue
+                compare(case, key, rh[key], fh[key], GRAD_ATOL, GRAD_RTOL, where)
+
+
+def check_presence(case, model, n, out, heads):
+    """Keys present for a supported model on >= 2 tokens, absent otherwise."""
+    why = supported(model)
+    want = why is None and n >= 2
+    reason = why if why else ("a single token" if n < 2 else "")
+    if ("loss" in out) != want:
+        case.fail("loss: %s (%s)" % ("missing" if want else "present, expected absent",
+                                     reason or "supported model, %d tokens" % n))
+    if heads is None:
+        return
+    for li, hs in enumerate(heads):
+        for h, fh in enumerate(hs):
+            if "weights" not in fh:
+                case.fail("layer %d, head %d: weights missing" % (li, h))
+            for key in GRAD_KEYS:
+                if (key in fh) != want:
+                    case.fail("layer %d, head %d, %s: %s (%s)" % (
+                        li, h, key, "missing" if want else "present, expected absent",
+                        reason or "supported model, %d tokens" % n))
+
+
+def check_invariants(case, model, out, heads):
+    """On the binary's own numbers: each d_scores row sums to 0 and is 0 on
+    masked keys; P is 0 on masked keys; d_scores = (diag(p) - p p^T) d_weights."""
+    if heads is None:
+        return
+    for li, (hs, layer) in enumerate(zip(heads, model["layers"])):
+        causal = layer_cfg(layer)["mask"] == "causal"
+        for h, fh in enumerate(hs):
+            where = "layer %d, head %d, " % (li, h)
+            P, G, D = (as_matrix(fh.get(k)) for k in ("weights", "d_weights", "d_scores"))
+            if P is None or G is None or D is None or P.ndim != 2 \
+                    or not P.shape == G.shape == D.shape or P.shape[0] != P.shape[1]:
+                case.fail("%sweights / d_weights / d_scores: not three N x N matrices" % where)
+                continue
+            n = P.shape[0]
+            masked = np.triu(np.ones((n, n), bool), 1) if causal else np.zeros((n, n), bool)
+            for i in range(n):
+                s = float(D[i].sum())
+                case.group.values += 1
+                case.group.note_err("d_scores row sum", abs(s))
+                if not abs(s) <= ROWSUM_TOL:
+                    case.fail("%sd_scores row %d sums to %.17g (|sum| > %g)" % (where, i, s,
+                                                                                ROWSUM_TOL))
+                for j in np.nonzero(masked[i])[0]:
+                    case.group.values += 2
+                    if D[i, j] != 0.0:
+                        case.fail("%sd_scores[%d][%d] = %.17g on a masked key (expected 0)"
+                                  % (where, i, j, D[i, j]))
+                    if P[i, j] != 0.0:
+                        case.fail("%sweights[%d][%d] = %.17g on a masked key (expected 0)"
+                                  % (where, i, j, P[i, j]))
+            # The softmax Jacobian applied to the binary's own d_weights.
+            J = np.einsum("ij,ik->ijk", -P, P)
+            for i in range(n):
+                J[i] += np.diag(P[i])
+            compare(case, "d_scores vs (diag(p) - p p^T) d_weights (its own p, d_weights)",
+                    np.einsum("ijk,ik->ij", J, G), D, GRAD_ATOL, GRAD_RTOL, where)
+
+
+# --------------------------------------------------------------------------
+# Models
+# --------------------------------------------------------------------------
+
+def nrm(rng, shape, scale):
+    return (rng.standard_normal(shape) * scale).tolist()
+
+
+def gen_model(rng, name, V, D, P, positions, norm, ffn, layers, d_ff=0, write_defaults=True):
+    """A model file giving every weight.  layers: [(heads, head_dim, mask, scale)],
+    mask / scale None = the key left out (the defaults causal / true)."""
+    m = {"name": name, "vocab": list(VOCAB_NAMES[:V]), "d_model": D, "max_positions": P}
+    if positions != "none" or write_defaults:
+        m["positions"] = positions
+    if norm != "pre" or write_defaults:
+        m["norm"] = norm
+    if ffn != "none":
+        m["ffn"] = {"kind": ffn, "d_ff": d_ff}
+    elif write_defaults:
+        m["ffn"] = {"kind": "none"}
+    m["layers"] = []
+    for H, d, mask, scale in layers:
+        att = {"variant": "mha", "heads": H, "head_dim": d}
+        if mask is not None:
+            att["mask"] = mask
+        if scale is not None:
+            att["scale"] = scale
+        W = {"W_Q": nrm(rng, (D, H * d), 1.2 / math.sqrt(D)),
+             "W_K": nrm(rng, (D, H * d), 1.2 / math.sqrt(D)),
+             "W_V": nrm(rng, (D, H * d), 1 / math.sqrt(D)),
+             "W_O": nrm(rng, (H * d, D), 1 / math.sqrt(H * d))}
+        if norm != "none":
+            W["ln1_gain"] = (1 + rng.standard_normal(D) * 0.2).tolist()
+            W["ln1_bias"] = nrm(rng, D, 0.2)
+        if ffn != "none":
+            if norm != "none":
+                W["ln2_gain"] = (1 + rng.standard_normal(D) * 0.2).tolist()
+                W["ln2_bias"] = nrm(rng, D, 0.2)
+            W["W_1"] = nrm(rng, (D, d_ff), 1 / math.sqrt(D))
+            W["W_2"] = nrm(rng, (d_ff, D), 1 / math.sqrt(d_ff))
+            if ffn == "swiglu":
+                W["W_3"] = nrm(rng, (D, d_ff), 1 / math.sqrt(D))
+            else:
+                W["b_1"] = nrm(rng, d_ff, 0.2)
+                W["b_2"] = nrm(rng, D, 0.2)
+        m["layers"].append({"attention": att, "weights": W})
+    m["embedding"] = nrm(rng, (V, D), 1.0)
+    if positions == "learned":
+        m["W_P"] = nrm(rng, (P, D), 0.5)
+    if norm == "pre":
+        m["final_gain"] = (1 + rng.standard_normal(D) * 0.2).tolist()
+        m["final_bias"] = nrm(rng, D, 0.2)
+    m["unembedding"] = nrm(rng, (D, V), 1.5 / math.sqrt(D))
+    m["seed"] = 7
+    return m
+
+
+def generated_models(rng):
+    """(model, [token id lists]) covering norm x ffn x positions, masks and scale."""
+    specs = [
+        # name, V, D, P, positions, norm, ffn, d_ff, layers, write_defaults, lengths
+        ("G1 none/none/none", 5, 6, 8, "none", "none", "none", 0,
+         [(2, 3, "none", True)], True, (2, 5)),
+        ("G2 pre/gelu/learned", 6, 5, 8, "learned", "pre", "gelu", 7,
+         [(2, 2, "causal", False), (1, 4, "none", True)], True, (3, 8)),
+        ("G3 post/swiglu/none", 7, 6, 6, "none", "post", "swiglu", 5,
+         [(3, 2, "none", True), (2, 3, "causal", False)], True, (2, 6)),
+        ("G4 pre(default)/relu/learned", 8, 4, 7, "learned", "pre", "relu", 6,
+         [(2, 2, None, None), (4, 1, "none", False), (1, 3, None, True)], False, (4, 7)),
+        ("G5 none/relu/learned", 4, 6, 8, "learned", "none", "relu", 4,
+         [(3, 2, "none", False), (2, 2, "causal", True)], True, (2, 8)),
+        ("G6 post/none/learned", 9, 8, 5, "learned", "post", "none", 0,
+         [(4, 2, "causal", True), (2, 4, "none", None)], True, (5,)),
+    ]
+    res = []
+    for name, V, D, P, pos, norm, ffn, dff, layers, wd, lengths in specs:
+        m = gen_model(rng, name, V, D, P, pos, norm, ffn, layers, dff, wd)
+        seqs = [[int(t) for t in rng.integers(0, V, size=n)] for n in lengths]
+        res.append((m, seqs))
+    return res
+
+
+def induction_tokens(vocab, rng, n=32, seg=8):
+    """<s>, then distinct symbols, one segment of `seg` repeated later."""
+    syms = [t for t in vocab if t not in ("<s>", "|")]
+    first = 6
+    second = n - seg - 3          # the segment at first .. first+seg, again at second
+    fill = n - 1 - seg            # distinct symbols outside the repeat
+    picks = [syms[i] for i in rng.permutation(len(syms))[:fill]]
+    segment, rest = picks[:seg], picks[seg:]
+    toks = ["<s>"]
+    while len(toks) < n:
+        if len(toks) == first or len(toks) == second:
+            toks += segment
+        else:
+            toks.append(rest.pop())
+    assert len(toks) == n and toks[first:first + seg] == toks[second:second + seg]
+    return toks
+
+
+# --------------------------------------------------------------------------
+# Groups
+# --------------------------------------------------------------------------
+
+def check_supported(group, binary, model, path, ids, label, inv):
+    case = Case(group, "%s (N=%d, tokens %r)" % (label, len(ids),
+                                                 " ".join(model["vocab"][i] for i in ids)))
+    out = binary.run_json(case, path, [model["vocab"][i] for i in ids])
+    if out is not None:
+        try:
+            p = load_params(model, label)
+        except ValueError as e:
+            case.fail(str(e))
+        else:
+            ref = reference(model, p, ids)
+            check_against_reference(case, model, ids, out, ref)
+        heads = found_heads(case, out, model)
+        check_presence(case, model, len(ids), out, heads)
+        if len(ids) >= 2 and heads is not None:
+            icase = Case(inv, case.label)
+            check_invariants(icase, model, out, heads)
+            icase.close()
+    case.close()
+
+
+def group_induction(binary, inv, rng):
+    g = Group("induction")
+    path = os.path.join(MODELS, "induction.json")
+    with open(path) as f:
+        model = json.load(f)
+    toks = induction_tokens(model["vocab"], rng)
+    ids = [model["vocab"].index(t) for t in toks]
+    check_supported(g, binary, model, path, ids, "induction.json", inv)
+    return g
+
+
+def group_generated(binary, inv, rng, seen):
+    g = Group("generated")
+    for m, seqs in generated_models(rng):
+        path = binary.write("%s.json" % m["name"].split()[0], m)
+        for ids in seqs:
+            check_supported(g, binary, m, path, ids, "model %s" % m["name"], inv)
+        seen["norm"].add(m.get("norm", "pre"))
+        seen["ffn"].add(ffn_kind(m))
+        seen["positions"].add(m.get("positions", "none"))
+        for L in m["layers"]:
+            seen["mask"].add(L["attention"].get("mask", "causal(default)"))
+            seen["scale"].add(str(L["attention"].get("scale", "true(default)")).lower())
+        seen["N"].update(len(s) for s in seqs)
+    return g
+
+
+def group_train_saved(binary, inv, rng):
+    g = Group("train-saved")
+    model = {"name": "T saved", "vocab": list(VOCAB_NAMES[:6]), "d_model": 6,
+             "max_positions": 7, "positions": "learned", "norm": "post",
+             "ffn": {"kind": "gelu", "d_ff": 5},
+             "layers": [{"attention": {"variant": "mha", "heads": 2, "head_dim": 3,
+                                       "mask": "none"}},
+                        {"attention": {"variant": "mha", "heads": 3, "head_dim": 2,
+                                       "scale": False}}],
+             "seed": 11}
+    src = binary.write("T_src.json", model)
+    batches = binary.write("T_batches.json",
+                           {"batches": [[[int(t) for t in rng.integers(0, 6, size=7)]]]})
+    saved = os.path.join(binary.folder, "T_saved.json")
+    case = Case(g, "train --steps 1 --save")
+    r = binary.run("train", "--model", src, "--batches", batches, "--steps", 1, "--save", saved,
+                   "--lr", "0.01")
+    if r.returncode != 0 or not os.path.isfile(saved):
+        case.fail("train exit %d: %s" % (r.returncode, r.stderr.strip()[:300]))
+        case.close()
+        return g
+    case.close()
+    with open(saved) as f:
+        sm = json.load(f)
+    for ids in ([int(t) for t in rng.integers(0, 6, size=6)], [int(t) for t in
+                                                               rng.integers(0, 6, size=2)]):
+        check_supported(g, binary, sm, saved, ids, "train-saved model (post/gelu/learned)", inv)
+    return g
+
+
+def group_seeded(binary, inv):
+    """tiny.json / tiny_post.json: learned positions, weights from the seed.
+    Supported: the keys must be there and the invariants hold."""
+    g = Group("seeded")
+    for name, toks in (("tiny.json", "<s> a b c a b c d"), ("tiny_post.json", "a b a b e")):
+        path = os.path.join(MODELS, name)
+        with open(path) as f:
+            model = json.load(f)
+        case = Case(g, "%s (N=%d)" % (name, len(toks.split())))
+        out = binary.run_json(case, path, toks.split())
+        if out is not None:
+            heads = found_heads(case, out, model)
+            check_presence(case, model, len(toks.split()), out, heads)
+            if isinstance(out.get("loss"), (int, float)):
+                # The loss from the binary's own probabilities.
+                probs = as_matrix(out.get("probabilities"))
+                ids = [model["vocab"].index(t) for t in toks.split()]
+                if probs is not None and probs.shape == (len(ids), len(model["vocab"])):
+                    exp = float(np.mean([-math.log(probs[i, ids[i + 1]])
+                                         for i in range(len(ids) - 1)]))
+                    g.values += 1
+                    # probabilities are printed to 17 digits at most; 1e-9 relative.
+                    if not abs(exp - out["loss"]) <= 1e-9 * abs(exp):
+                        case.fail("loss: %.17g, but mean -log p(next) from its own "
+                                  "probabilities is %.17g" % (out["loss"], exp))
+            if heads is not None:
+                icase = Case(inv, case.label)
+                check_invariants(icase, model, out, heads)
+                icase.close()
+        case.close()
+    return g
+
+
+def group_absence(binary, induction_model):
+    g = Group("absence")
+    base = {"name": "absence", "vocab": list(VOCAB_NAMES[:5]), "d_model": 4, "max_positions": 6,
+            "positions": "learned", "norm": "pre", "ffn": {"kind": "relu", "d_ff": 4},
+            "layers": [{"attention": {"variant": "mha", "heads": 2, "head_dim": 2}}],
+            "seed": 5}
+
+    def variant(change):
+        m = json.loads(json.dumps(base))
+        change(m)
+        return m
+
+    def add_layer(att):
+        return lambda m: m["layers"].append({"attention": att})
+
+    cases = [
+        ("positions rope", variant(lambda m: m.update(positions="rope"))),
+        ("positions sinusoidal", variant(lambda m: m.update(positions="sinusoidal"))),
+        ("a gqa layer (layer 1)", variant(add_layer({"variant": "gqa", "heads": 4,
+                                                     "kv_heads": 2, "head_dim": 2}))),
+        ("a gqa layer with kv_heads = heads", variant(add_layer(
+            {"variant": "gqa", "heads": 2, "kv_heads": 2, "head_dim": 2}))),
+        ("an mqa layer", variant(add_layer({"variant": "mqa", "heads": 2, "head_dim": 2}))),
+        ("an mla layer", variant(add_layer({"variant": "mla", "heads": 2, "head_dim": 2,
+                                            "latent_dim": 3}))),
+        ("kernel linear", variant(lambda m: m["layers"][0]["attention"].update(
+            kernel="linear"))),
+        ("mask sliding_window", variant(lambda m: m["layers"][0]["attention"].update(
+            mask="sliding_window", window=2))),
+        ("sparse attention", variant(lambda m: m["layers"][0]["attention"].update(
+            sparse={"top_k": 2}))),
+    ]
+    toks = "a b c a b".split()
+    for i, (label, m) in enumerate(cases):
+        assert supported(m) is not None
+        path = binary.write("absent_%d.json" % i, m)
+        case = Case(g, "%s (N=%d)" % (label, len(toks)))
+        out = binary.run_json(case, path, toks)
+        if out is not None:
+            check_presence(case, m, len(toks), out, found_heads(case, out, m))
+        case.close()
+    # A single token on supported models.
+    singles = [("induction.json", induction_model, os.path.join(MODELS, "induction.json"), "<s>"),
+               ("supported generated model", base, binary.write("absent_base.json", base), "c")]
+    for label, m, path, tok in singles:
+        assert supported(m) is None
+        case = Case(g, "%s, a single token %r" % (label, tok))
+        out = binary.run_json(case, path, [tok])
+        if out is not None:
+            check_presence(case, m, 1, out, found_heads(case, out, m))
+        case.close()
+    # The same generated model on 2 tokens does have them (the switch is the count, not the file).
+    case = Case(g, "supported generated model on 2 tokens (keys present)")
+    out = binary.run_json(case, os.path.join(binary.folder, "absent_base.json"), ["c", "a"])
+    if out is not None:
+        check_presence(case, base, 2, out, found_heads(case, out, base))
+    case.close()
+    return g
+
+
+# --------------------------------------------------------------------------
+
+REQUIRED = {"norm": {"none", "pre", "post"}, "ffn": {"none", "relu", "gelu", "swiglu"},
+            "positions": {"none", "learned"}, "mask": {"none", "causal", "causal(default)"},
+            "scale": {"true", "false", "true(default)"}}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--binary", required=True, help="path to attention-lab")
+    parser.add_argument("--keep", help="keep every model file written in this folder")
+    args = parser.parse_args()
+    start = time.time()
+    try:
+        subprocess.run([args.binary, "--version"], capture_output=True, timeout=20, check=True)
+    except (OSError, subprocess.SubprocessError) as e:
+        print("error: cannot run the binary %r: %s" % (args.binary, e), file=sys.stderr)
+        return 2
+
+    folder = args.keep or tempfile.mkdtemp(prefix="attention_gradients_")
+    os.makedirs(folder, exist_ok=True)
+    binary = Binary(args.binary, folder)
+    rng = np.random.default_rng(SEED)
+    inv = Group("invariants")
+    seen = {k: set() for k in ("norm", "ffn", "positions", "mask", "scale", "N")}
+    try:
+        with open(os.path.join(MODELS, "induction.json")) as f:
+            induction_model = json.load(f)
+        groups = [group_induction(binary, inv, rng),
+                  group_generated(binary, inv, rng, seen),
+                  group_train_saved(binary, inv, rng),
+                  group_seeded(binary, inv),
+                  group_absence(binary, induction_model),
+                  inv]
+    except BinaryError as e:
+        print("error: cannot run the binary %r: %s" % (args.binary, e), file=sys.stderr)
+        return 2
+    finally:
+        if not args.keep:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    gaps = ["%s %s" % (k, sorted(need - seen[k])) for k, need in REQUIRED.items()
+            if need - seen[k]]
+    if not {2, 8} <= seen["N"]:
+        gaps.append("N 2 and 8")
+    for g in groups:
+        print(g.summary())
+    print("coverage: " + ("complete" if not gaps else "MISSING " + "; ".join(gaps)))
+    failed = sum(g.failed_cases for g in groups)
+    print("%s: %d cases, %d failed, %d binary runs, %.1f s" % (
+        "ok" if not failed and not gaps else "FAIL", sum(g.cases for g in groups), failed,
+        binary.runs, time.time() - start))
+    return 0 if not failed and not gaps else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
