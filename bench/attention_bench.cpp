@@ -3,6 +3,9 @@
 //   BM_Trace/T                the full trace, every intermediate kept: d_model 512, 8 heads of 64, causal, W_O
 //   BM_DecodeStep/T           one new token with T-1 tokens cached: project it, append it, attend over T keys
 //   BM_RecomputeForStep/T     what the step saves: the full causal trace of all T tokens
+//   BM_TrainStep              one training step of issue 16's model (2 layers of 4 heads, d_model 64, learned
+//                             positions, Pre-LN, attention only, vocabulary 64) on a batch of 32 induction sequences of
+//                             32: the batch drawn, forward, backward, AdamW
 //   BM_ModelRun/N             run_model of a 4-layer model (d_model 256, 8 causal heads of 32, Pre-LN, learned
 //                             positions, GELU FFN of 1024, vocabulary 64) on N tokens, every layer's trace kept
 // Inputs and weights are filled before the timed loop (seeded values, scaled so the scores are O(1)); every
@@ -21,6 +24,7 @@
 #include "core/io/scenario_json.h"
 #include "core/model.h"
 #include "core/trace_bytes.h"
+#include "core/training.h"
 
 namespace {
 
@@ -159,6 +163,16 @@ void BM_ModelRun(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_ModelRun)->Arg(512)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+void BM_TrainStep(benchmark::State& state) {
+  const TrainingRun run;  // the induction task, batches of 32, AdamW lr 1e-3
+  TrainState t = start_training(resolve_model(task_model(run.task, TaskModelShape{}, 1)));
+  for (auto _ : state) {
+    const StepResult r = training_step(t, run);
+    benchmark::DoNotOptimize(r.loss);
+  }
+}
+BENCHMARK(BM_TrainStep)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -57,6 +57,8 @@ EXTRA_TARGET = 1.15  # positions or sparse selection beside the plain trace at R
 MODEL = dict(layers=4, d_model=256, heads=8, head_dim=32, d_ff=1024, vocab=64)
 MODEL_T = 512
 MODEL_CHECK_T = 32
+# BM_TrainStep: issue 16's model and batch (core/training.h's defaults)
+TRAIN = dict(layers=2, d_model=64, heads=4, vocab=64, seq_len=32, batch=32, lr=1e-3)
 BLAS_ALTERNATIVE = "/etc/alternatives/libblas.so.3-x86_64-linux-gnu"
 BLAS_PACKAGE = "libopenblas0-pthread"
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
@@ -301,6 +303,51 @@ def torch_model(torch, w):
     return out
 
 
+def torch_train_step_fn(torch, np, seed=2028):
+    """One AdamW step of issue 16's model in PyTorch: Pre-LN attention-only layers, learned positions, next-token
+    cross-entropy over a batch of random sequences (the task's batches cost the same), float64."""
+    c = TRAIN
+    rng = np.random.default_rng(seed)
+    d, h, t, v = c["d_model"], c["heads"], c["seq_len"], c["vocab"]
+    hd = d // h
+
+    def param(*shape, scale=1.0):
+        return torch.tensor(rng.uniform(-1, 1, shape) * scale, dtype=torch.float64, requires_grad=True)
+
+    params = [param(v, d), param(t, d)]
+    for _ in range(c["layers"]):
+        params += [torch.ones(d, dtype=torch.float64, requires_grad=True),
+                   torch.zeros(d, dtype=torch.float64, requires_grad=True)]
+        params += [param(d, d, scale=d ** -0.5) for _ in range(4)]
+    params += [torch.ones(d, dtype=torch.float64, requires_grad=True),
+               torch.zeros(d, dtype=torch.float64, requires_grad=True), param(d, v, scale=d ** -0.5)]
+    opt = torch.optim.AdamW(params, lr=c["lr"], weight_decay=0.0)
+    ids = torch.tensor(rng.integers(0, v, (c["batch"], t)))
+    mask = torch.triu(torch.full((t, t), float("-inf"), dtype=torch.float64), 1)
+
+    def step():
+        emb, pos = params[0], params[1]
+        x = emb[ids] + pos[:t]
+        k = 2
+        for _ in range(c["layers"]):
+            g, b, wq, wk, wv, wo = params[k:k + 6]
+            k += 6
+            y = torch.nn.functional.layer_norm(x, (d,), g, b, 1e-5)
+            q = (y @ wq).view(c["batch"], t, h, hd).transpose(1, 2)
+            kk = (y @ wk).view(c["batch"], t, h, hd).transpose(1, 2)
+            vv = (y @ wv).view(c["batch"], t, h, hd).transpose(1, 2)
+            a = torch.softmax(q @ kk.transpose(-1, -2) / math.sqrt(hd) + mask, dim=-1)
+            x = x + (a @ vv).transpose(1, 2).reshape(c["batch"], t, d) @ wo
+        g, b, wu = params[k:k + 3]
+        logits = torch.nn.functional.layer_norm(x, (d,), g, b, 1e-5) @ wu
+        loss = torch.nn.functional.cross_entropy(logits[:, :-1].reshape(-1, v), ids[:, 1:].reshape(-1))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+    return step
+
+
 def model_check(np, torch, app):
     """The bench model with explicit weights through `attention-lab run --json` and PyTorch: max |diff| of the
     probabilities."""
@@ -448,6 +495,7 @@ def main():
             w = torch_model(torch, model_weights(np, MODEL_T))
             tm = torch.from_numpy(causal_additive_mask(np, MODEL_T))
             peer_model = time_median(lambda: torch_model_forward(torch, w, model_ids(MODEL_T), tm), args.peer_runs)
+        peer_train = time_median(torch_train_step_fn(torch, np), args.peer_runs)
         load_after = loadavg()
         other_load = other.report()
         blas = blas_report(np, torch, alternative)
@@ -501,6 +549,16 @@ def main():
           f"   cv: ours/PyTorch {'%.1f' % (model_ours['cv'] * 100) if 'cv' in model_ours else '-'}/"
           f"{model_cv * 100:.1f}%")
 
+    c = TRAIN
+    print(f"\na training step: {c['layers']} Pre-LN layers of {c['heads']} causal heads, d_model {c['d_model']}, learned "
+          f"positions, attention only, vocabulary {c['vocab']}, a batch of {c['batch']} sequences of {c['seq_len']}: "
+          f"forward, backward, AdamW (ours: the induction task's batch drawn too):")
+    train_ours, (train_pt, train_cv) = ours["BM_TrainStep"], peer_train
+    train_ratio = train_ours["seconds"] / train_pt
+    print(f"  ours {train_ours['seconds'] * 1e3:.2f} ms, PyTorch {train_pt * 1e3:.2f} ms, ours/PyTorch {train_ratio:.2f}"
+          f"   cv: ours/PyTorch {'%.1f' % (train_ours['cv'] * 100) if 'cv' in train_ours else '-'}/"
+          f"{train_cv * 100:.1f}%")
+
     cat = ours["BM_CatSat"]["seconds"] * 1e6
     ratio = ours[f"BM_Trace/{RATIO_TARGET_T}"]["seconds"] / peer_torch[RATIO_TARGET_T][0]
     print("\ntargets:")
@@ -515,6 +573,7 @@ def main():
               f"{'met' if extra <= EXTRA_TARGET else 'MISSED'}")
     print(f"  N = {MODEL_T} model run / PyTorch forward = {model_ratio:.2f} (target <= 1.0): "
           f"{'met' if model_ratio <= 1.0 else 'MISSED'}")
+    print(f"  training step / PyTorch's = {train_ratio:.2f} (target <= 1.0): {'met' if train_ratio <= 1.0 else 'MISSED'}")
     if failed:
         print("\ncompare.py: the three implementations disagree (see the numerical check above)", file=sys.stderr)
         return 1

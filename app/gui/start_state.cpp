@@ -114,6 +114,9 @@ bool start_lesson(const GuiOptions& o, ui::AppState& state, std::ostream& err) {
     err << "attention-lab: --lesson: " << state.message << '\n';
     return false;
   }
+  // A capture shows the page's moment of training, not the run on its way there.
+  const ui::LessonPage& page = it->pages[static_cast<std::size_t>(o.page - 1)];
+  if (page.view == ui::View::Train) state.trainer.run_until(page.train_steps);
   return true;
 }
 

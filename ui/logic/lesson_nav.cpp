@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/validate.h"
+#include "ui/logic/train_actions.h"
 
 namespace attn::ui {
 namespace {
@@ -28,9 +29,10 @@ bool ApplyLessonPage(AppState& state, int lesson, int page) {
   if (page < 0 || page >= static_cast<int>(l.pages.size())) return false;
   const LessonPage& p = l.pages[static_cast<std::size_t>(page)];
   try {
-    if (!p.model.empty()
-            ? !open_page_model(state, p)
-            : !state.open(lesson_page_scenario(p, state.lesson.scenarios_dir), state.lesson.scenarios_dir / p.scenario))
+    if (p.view == View::Train) show_training_step(state, p.train_steps, p.train_gradient);
+    else if (!p.model.empty() ? !open_page_model(state, p)
+                              : !state.open(lesson_page_scenario(p, state.lesson.scenarios_dir),
+                                            state.lesson.scenarios_dir / p.scenario))
       return false;
   } catch (const InputError& e) {
     state.message = "Lesson page not shown: " + std::string(e.what());

@@ -16,6 +16,7 @@
 #include "ui/logic/geometry.h"
 #include "ui/logic/sqrt_dk.h"
 #include "ui/logic/step_matrices.h"
+#include "ui/logic/trainer.h"
 
 namespace attn::ui {
 namespace {
@@ -152,12 +153,19 @@ void check_view_keys(const JsonFields& r, View view) {
   if (view != View::Decode)
     for (const char* key : {"decode_tokens", "decode_section"}) r.only_for(key, "view decode", actual);
   if (view != View::Model) r.only_for("model_section", "view model", actual);
+  if (view != View::Train)
+    for (const char* key : {"train_steps", "train_gradient"}) r.only_for(key, "view train", actual);
   if (view != View::Compare && view != View::Memory && view != View::Cost)
     r.only_for("preset", "views compare, memory and cost", actual);
 }
 
 // A page shows a scenario, or a model: on view model, or one of its layers on view pipeline.
 void read_model_keys(const JsonFields& r, LessonPage& p) {
+  if (p.view == View::Train) {  // the Train view shows its own run
+    for (const char* key : {"scenario", "model", "model_tokens", "layer", "overrides"})
+      r.only_for(key, "pages with a scenario or a model", "a page on view train");
+    return;
+  }
   if (!r.has("model")) {
     if (p.view == View::Model) throw InputError(r.child("model"), "a page on view model names its model file");
     for (const char* key : {"model_tokens", "layer"}) r.only_for(key, "pages with a model", "a page without one");
@@ -186,12 +194,31 @@ void read_model_keys(const JsonFields& r, LessonPage& p) {
   }
 }
 
+// A page on the Train view: the step of the default run it shows, and the head whose gradient it opens.
+void read_train_keys(const JsonFields& r, LessonPage& p) {
+  const TrainSettings run;
+  r.require("train_steps");
+  p.train_steps = r.integer("train_steps", 0, 0, run.steps);
+  if (!r.has("train_gradient")) return;
+  const json& g = r.at("train_gradient");
+  const std::string at = r.child("train_gradient");
+  if (!g.is_array() || g.size() != 2 || !g[0].is_number_integer() || !g[1].is_number_integer())
+    throw InputError(at, "expected [layer, head] but found " + describe_found(g));
+  const int layer = g[0].get<int>(), head = g[1].get<int>();
+  if (layer < 0 || layer >= run.shape.layers || head < 0 || head >= run.shape.heads)
+    throw InputError(at, "the run has " + plural(run.shape.layers, "layer") + " of " + plural(run.shape.heads, "head") +
+                             ", numbered from 0, but found [" + std::to_string(layer) + ", " + std::to_string(head) +
+                             "]");
+  p.train_gradient = std::pair{layer, head};
+}
+
 LessonPage read_page(const json& j, const std::string& path) {
   const JsonFields r(
-      j, path, {"title",         "text",           "scenario",     "view",          "step",         "head",
-                "decode_tokens", "decode_section", "preset",       "highlight",     "absorbed",     "shift_experiment",
-                "naive_rope",    "online",         "geometry",     "sparsity_loss", "overrides",    "experiment",
-                "d_k",           "model",          "model_tokens", "layer",         "model_section"});
+      j, path, {"title",         "text",           "scenario",     "view",          "step",          "head",
+                "decode_tokens", "decode_section", "preset",       "highlight",     "absorbed",      "shift_experiment",
+                "naive_rope",    "online",         "geometry",     "sparsity_loss", "overrides",     "experiment",
+                "d_k",           "model",          "model_tokens", "layer",         "model_section", "train_steps",
+                "train_gradient"});
   LessonPage p;
   p.title = r.nonempty_string("title");
   p.text = r.nonempty_string("text");
@@ -210,6 +237,7 @@ LessonPage read_page(const json& j, const std::string& path) {
   if (r.has("experiment"))
     p.experiment = r.choice("experiment", Experiment::SqrtDk, parse_experiment, join(kExperimentNames, " | "));
   if (!p.experiment) r.only_for("d_k", "pages with the sqrt_dk experiment", "a page without an experiment");
+  if (p.view == View::Train) read_train_keys(r, p);
   if (r.has("d_k")) {
     p.sqrt_dk = r.integer("d_k", kSqrtDkDefault, 1, 1 << 20);
     if (std::find(std::begin(kSqrtDkChoices), std::end(kSqrtDkChoices), *p.sqrt_dk) == std::end(kSqrtDkChoices)) {
@@ -428,6 +456,7 @@ void check_step_modes(const LessonPage& p, const Trace& t, const std::string& pa
 }
 
 void check_page(const LessonPage& p, const std::filesystem::path& dir, const std::string& path) {
+  if (p.view == View::Train) return;  // read_train_keys checked it against the run
   if (p.view == View::Model) {
     page_model(p, dir, path, -1);
     return;

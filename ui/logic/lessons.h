@@ -18,8 +18,12 @@
 //         "model_tokens": "<s> a b a b",                  with "model": its tokens; default its first ones
 //         "layer": 1,                                     with "model", view pipeline: that layer's attention
 //         "model_section": "output",                      view model: the part scrolled into view (input | output)
-//         "view": "model",                                pipeline | decode | compare | memory | cost | model
+//         "view": "model",                                pipeline | decode | compare | memory | cost | model | train
 //                                                         (default pipeline)
+//         "train_steps": 1000,                            view train (required there, with no scenario or model): the
+//                                                         Train view's default run (the induction task) trained to
+//                                                         this step, or scrubbed back to it
+//         "train_gradient": [1, 2],                       view train: the gradient tab on this layer and head
 //         "step": "scale",                                pipeline only: a step name or 0-9; default inputs
 //         "head": 0,                                      default 0; a head of the scenario (after the overrides)
 //         "decode_tokens": 2,                             decode only: tokens arrived, 1 .. N; default 1
@@ -102,6 +106,8 @@ struct LessonPage {
   ConfigOverrides overrides;  // the command line's rules (core/overrides.h); query_latent_dim is not offered
   std::optional<Experiment> experiment;
   std::optional<int> sqrt_dk;  // the experiment's d_k as the page opens; unset keeps the current one
+  int train_steps = 0;         // view train: the step of the default run the page shows
+  std::optional<std::pair<int, int>> train_gradient;  // view train: the gradient tab on (layer, head)
 };
 
 struct Lesson {

@@ -28,6 +28,34 @@ void ensure_training(AppState& state) {
   if (!state.trainer.ready() && state.train.error.empty()) restart_training(state);
 }
 
+void show_training_step(AppState& state, int step, std::optional<std::pair<int, int>> gradient) {
+  const TrainSettings defaults;
+  const TrainSettings& run = state.trainer.settings();
+  const bool default_run = state.trainer.ready() && run.run.task.kind == defaults.run.task.kind &&
+                           run.run.task.vocab == defaults.run.task.vocab &&
+                           run.run.task.seq_len == defaults.run.task.seq_len && run.run.seed == defaults.run.seed &&
+                           run.run.batch == defaults.run.batch && run.run.adamw.lr == defaults.run.adamw.lr &&
+                           run.shape.layers == defaults.shape.layers && run.shape.heads == defaults.shape.heads &&
+                           run.shape.d_model == defaults.shape.d_model && run.steps == defaults.steps;
+  if (!default_run) {
+    state.train.settings = defaults;
+    restart_training(state);
+  }
+  state.trainer.pause();
+  if (state.trainer.step_count() >= step) state.train.shown_step = step;
+  else {
+    state.train.shown_step = -1;
+    state.trainer.train_to(step);
+  }
+  state.train.gradient_tab = gradient.has_value();
+  state.train.select_tab = true;
+  if (gradient) {
+    state.train.layer = gradient->first;
+    state.train.head = gradient->second;
+    state.train.row = -1;
+  }
+}
+
 std::shared_ptr<const TrainSnapshot> shown_snapshot(const AppState& state) {
   const TrainProgress& p = state.trainer.progress();
   if (p.snapshots.empty()) return nullptr;

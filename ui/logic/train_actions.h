@@ -1,6 +1,8 @@
 #pragma once
 // What the Train view's buttons do, written once for the buttons, the keys and lessons.
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "ui/logic/app_state.h"
 
@@ -11,6 +13,9 @@ namespace attn::ui {
 bool restart_training(AppState& state);
 // The run of state.train.settings, started the first time the view is shown.
 void ensure_training(AppState& state);
+// A lesson's moment: the default run (the induction task) trained on to `step` in the background, or scrubbed back
+// to it when it is there already; the gradient tab on (layer, head) if given, else the heads.
+void show_training_step(AppState& state, int step, std::optional<std::pair<int, int>> gradient);
 // The snapshot the view shows: the timeline's, or the newest.
 std::shared_ptr<const TrainSnapshot> shown_snapshot(const AppState& state);
 // Training pauses and the snapshot's model opens in the Model view on its probe sequence (unsaved: File > Save

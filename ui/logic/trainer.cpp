@@ -173,7 +173,7 @@ void Trainer::wait_idle() {
   worker_->wake.wait(lock, [&] { return !worker_->running && worker_->pending_steps == 0 && !worker_->busy; });
 }
 
-void Trainer::run_until(int step) {
+void Trainer::train_to(int step) {
   if (!worker_) return;
   pause();
   wait_idle();
@@ -185,6 +185,10 @@ void Trainer::run_until(int step) {
     worker_->pending_steps = missing;
   }
   worker_->wake.notify_all();
+}
+
+void Trainer::run_until(int step) {
+  train_to(step);
   wait_idle();
   poll();
 }

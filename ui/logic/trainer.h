@@ -69,6 +69,8 @@ class Trainer {
   bool at_end() const { return step_count() >= settings_.steps || !progress_.stopped.empty(); }
   // Until the worker has nothing left to do (tests).
   void wait_idle();
+  // Trains on to step `step` (or the run's end) in the background, then pauses.
+  void train_to(int step);
   // Trains up to step `step` (or the run's end), blocking, then polls: captures and lessons start there.
   void run_until(int step);
 

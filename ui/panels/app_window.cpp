@@ -61,9 +61,9 @@ Layout layout_for(const AppState& state, ImVec2 display) {
   l.status_h = ImGui::GetFrameHeight() + 8;
   l.h = display.y - l.top - l.status_h;
   const float side_zoom = std::min(state.display.effective_zoom(), w.side_zoom_cap);
-  l.left_w = state.display.presentation
-                 ? 0.0f
-                 : std::clamp(display.x * w.inputs_share, w.inputs_min, w.inputs_max) * side_zoom;
+  // A lesson on the Train view drives the run itself: its settings panel gives the room to the charts and heads.
+  const bool no_inputs = state.display.presentation || (state.view == View::Train && state.lesson.open());
+  l.left_w = no_inputs ? 0.0f : std::clamp(display.x * w.inputs_share, w.inputs_min, w.inputs_max) * side_zoom;
   l.right_w =
       std::clamp(display.x * w.heads_share, w.heads_min, w.heads_max) * std::min(state.display.zoom, w.side_zoom_cap);
   l.center_w = display.x - l.left_w - l.right_w;
@@ -108,7 +108,7 @@ void pipeline_view(AppState& state, const Layout& l) {
 }
 
 void views(AppState& state, const Layout& l, ImVec2 display) {
-  if (!state.display.presentation) {
+  if (l.left_w > 0) {
     if (state.view == View::Model) ModelInputsPanel(state, {0, l.top}, {l.left_w, l.h});
     else if (state.view == View::Train) TrainInputsPanel(state, {0, l.top}, {l.left_w, l.h});
     else InputsPanel(state, {0, l.top}, {l.left_w, l.h});

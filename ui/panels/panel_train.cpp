@@ -2,6 +2,7 @@
 // steps, a timeline of snapshots to scrub, every head's attention on a probe sequence at the snapshot shown, and
 // in words what the heads have become.
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <utility>
 
@@ -37,6 +38,18 @@ std::string head_name(const HeadScores& h) { return std::to_string(h.layer) + ".
 // Head i's line in the score chart (heads past the palette's eight repeat its colours, dashed).
 ImU32 head_colour(std::size_t i) { return GetStyle().okabe_ito[i % GetStyle().okabe_ito.size()]; }
 
+// The same where a thumbnail is too narrow for the word.
+std::string role_abbreviation(HeadRole r) {
+  switch (r) {
+    case HeadRole::PreviousToken: return "prev";
+    case HeadRole::Induction: return "ind";
+    case HeadRole::DuplicateToken: return "dup";
+    case HeadRole::FirstToken: return "first";
+    case HeadRole::None: break;
+  }
+  return "\u2013";
+}
+
 // What a head has become, in a word that fits under its thumbnail (the tooltip gives its scores).
 std::string role_word(HeadRole r) {
   switch (r) {
@@ -67,7 +80,8 @@ void run_controls(AppState& state) {
   ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted(status.c_str());
   if (const auto shown = shown_snapshot(state)) {
-    ImGui::SameLine();
+    SameLineIfFits(TextWidth("Open in Model view") + 2 * ImGui::GetStyle().FramePadding.x,
+                   ImGui::GetStyle().ItemSpacing.x);
     if (ImGui::Button("Open in Model view")) open_snapshot_in_model_view(state, *shown);
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip("Pause, and open the model at step %d in the Model view (File > Save keeps it)", shown->step);
@@ -125,7 +139,8 @@ void score_chart(AppState& state, ImVec2 size) {
     series.push_back(std::move(s));
   }
   LineChartOptions o;
-  o.title = std::string("Each head's ") + kScoreNames[kind] + " score";
+  o.title = std::string(1, static_cast<char>(std::toupper(kScoreNames[kind][0]))) + (kScoreNames[kind] + 1) +
+            " score per head";
   o.flags = LineChartFlags_NoLegend;  // each head's name below is drawn in its line's colour
   o.x = nice_axis(0, std::max(state.trainer.settings().steps, 1), AxisScale::Linear, AxisUnit::Plain, "step");
   o.y = {0, 1, AxisScale::Linear, AxisUnit::Plain, ""};
@@ -176,8 +191,9 @@ void head_grid(TrainView& view, const TrainSnapshot& s, ImVec2 avail) {
       if (h > 0) ImGui::SameLine();
       ImGui::BeginGroup();
       ImGui::PushID(static_cast<int>(i));
+      const std::string title = "head " + head_name(score);
       ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(head_colour(i)), "%s",
-                         FitText("head " + head_name(score), cell).c_str());
+                         (TextWidth(title) <= cell ? title : head_name(score)).c_str());
       HeatmapOptions o;
       o.map = ColorMap::Sequential;
       o.range = ValueRange{0, 1};
@@ -205,7 +221,8 @@ void head_grid(TrainView& view, const TrainSnapshot& s, ImVec2 avail) {
             vocab[static_cast<std::size_t>(s.probe[static_cast<std::size_t>(r.hovered_row)])].c_str(), r.hovered_row,
             vocab[static_cast<std::size_t>(s.probe[static_cast<std::size_t>(r.hovered_col)])].c_str(), r.hovered_col,
             format_number(w(r.hovered_row, r.hovered_col), 3).c_str());
-      const std::string what = FitText(role_word(head_role(score)), cell);
+      const std::string word = role_word(head_role(score));
+      const std::string what = TextWidth(word) <= cell ? word : FitText(role_abbreviation(head_role(score)), cell);
       if (head_role(score) == HeadRole::None) ImGui::TextDisabled("%s", what.c_str());
       else ImGui::TextUnformatted(what.c_str());
       ImGui::PopID();
@@ -268,36 +285,37 @@ void gradient(TrainView& view, const TrainSnapshot& s) {
   TextWrappedAtSpaces("The query at position " + std::to_string(i) + " (\"" + labels.back() + "\") at step " +
                       thousands(s.step) + ".");
   TextDisabledWrapped(
-      "Softmax turns the scores s into the weights p; training reaches the scores only through its "
-      "Jacobian J = diag(p) - p p\u1D40: \u2202L/\u2202s = J \u2202L/\u2202p (the next-token loss on "
+      "Softmax turns the scores s into the weights p; training reaches the scores only through its\u00A0"
+      "Jacobian\u00A0J = diag(p) - p p\u1D40: \u2202L/\u2202s = J \u2202L/\u2202p (the next-token loss on "
       "this sequence).");
   const float w = ImGui::GetContentRegionAvail().x;
   const auto row_map = [&](const char* id, const Matrix& m, ColorMap map) {
-    const std::vector<std::string> name{id};
+    ImGui::TextUnformatted(id);
     HeatmapOptions o;
-    o.row_labels = &name;
     o.map = map;
     if (map == ColorMap::Sequential) o.range = ValueRange{0, 1};
-    o.col_labels = &labels;
+    o.col_labels = &labels;  // in the tooltip: 32 keys leave no room to write them
     o.size = {w, 0};
-    o.flags = HeatmapFlags_NoValues;
+    o.flags = HeatmapFlags_NoValues | HeatmapFlags_NoLabels;
     Heatmap(id, m, o);
   };
-  ImGui::TextUnformatted("The weights p, what reaches them and what reaches the scores:");
-  row_map("p", p, ColorMap::Sequential);
-  row_map("\u2202L/\u2202p", dp, ColorMap::Diverging);
-  row_map("\u2202L/\u2202s", ds, ColorMap::Diverging);
-  TextWrappedAtSpaces("Largest weight " + format_number(p.maxCoeff(), 3) + "; |\u2202L/\u2202p| = " +
-                      general_number(dp.norm()) + ", |\u2202L/\u2202s| = " + general_number(ds.norm()) +
-                      ". The nearer a row is to one weight of 1, the nearer J is to 0: a saturated row passes almost "
-                      "no training signal, which is why scores are divided by \u221Ad_k.");
-  ImGui::TextUnformatted("J, keys by keys");
+  TextDisabledWrapped("Keys 0 to " + std::to_string(i) +
+                      " from left to right; point at a cell for its token and value.");
+  row_map("p, the weights", p, ColorMap::Sequential);
+  row_map("\u2202L/\u2202p, what reaches the weights", dp, ColorMap::Diverging);
+  row_map("\u2202L/\u2202s, what reaches the scores", ds, ColorMap::Diverging);
+  TextWrappedAtSpaces(
+      "Largest weight " + format_number(p.maxCoeff(), 3) + "; |\u2202L/\u2202p| = " + general_number(dp.norm()) +
+      ", |\u2202L/\u2202s| = " + general_number(ds.norm()) +
+      ". The nearer a row is to one weight of 1, the nearer\u00A0J is to 0: a saturated row passes almost "
+      "no training signal, which is why scores are divided by \u221Ad_k.");
+  ImGui::TextUnformatted("The Jacobian J, keys by keys");
   HeatmapOptions o;
   o.map = ColorMap::Diverging;
   o.row_labels = &labels;
   o.col_labels = &labels;
   o.size = {w, 0};
-  o.flags = HeatmapFlags_NoValues;
+  o.flags = HeatmapFlags_NoValues | HeatmapFlags_NoLabels;
   Heatmap("jacobian", jacobian, o);
 }
 
@@ -317,17 +335,30 @@ void TrainPanel(AppState& state, ImVec2 pos, ImVec2 size) {
                       general_number(s.run.adamw.lr) + ", seed " + std::to_string(s.run.seed));
   run_controls(state);
   timeline(state);
-  // Two columns: the curves over the steps on the left; the heads at the snapshot shown, and what they became, on
-  // the right.
+  // Two columns where they fit: the curves over the steps on the left; the heads at the snapshot shown, and what
+  // they became, on the right. Beside a lesson's column: the two charts side by side above the heads.
   const float avail_w = ImGui::GetContentRegionAvail().x, avail_h = ImGui::GetContentRegionAvail().y;
   const ImVec2 gap = ImGui::GetStyle().ItemSpacing;
-  const float left_w = (avail_w - gap.x) * 0.52f, chart_h = (avail_h - gap.y) * 0.5f;
-  ImGui::BeginChild("curves", {left_w, avail_h}, false, ImGuiWindowFlags_NoScrollbar);
-  loss_chart(state, {left_w, chart_h});
-  score_chart(state, {left_w, chart_h});
-  ImGui::EndChild();
-  ImGui::SameLine();
-  ImGui::BeginChild("snapshot", {0, avail_h}, false);
+  const bool two_columns = avail_w >= 44.0f * ImGui::GetFontSize();
+  if (two_columns) {
+    const float left_w = (avail_w - gap.x) * 0.52f, chart_h = (avail_h - gap.y) * 0.5f;
+    ImGui::BeginChild("curves", {left_w, avail_h}, false, ImGuiWindowFlags_NoScrollbar);
+    loss_chart(state, {left_w, chart_h});
+    score_chart(state, {left_w, chart_h});
+    ImGui::EndChild();
+    ImGui::SameLine();
+  } else {
+    const float chart_w = (avail_w - gap.x) * 0.5f, chart_h = std::max(11.0f * ImGui::GetFontSize(), avail_h * 0.34f);
+    ImGui::BeginGroup();
+    loss_chart(state, {chart_w, chart_h});
+    ImGui::EndGroup();
+    ImGui::SameLine();
+    ImGui::BeginGroup();
+    score_chart(state, {chart_w, chart_h});
+    ImGui::EndGroup();
+  }
+  ImGui::BeginChild("snapshot", {0, 0}, false);
+  const float tabs_h = ImGui::GetContentRegionAvail().y;
   if (const auto shown = shown_snapshot(state); shown && ImGui::BeginTabBar("snapshot tabs")) {
     TrainView& v = state.train;
     const bool select = std::exchange(v.select_tab, false);
@@ -337,17 +368,28 @@ void TrainPanel(AppState& state, ImVec2 pos, ImVec2 size) {
     if (ImGui::BeginTabItem("The heads", nullptr, flags(false))) {
       if (!select) v.gradient_tab = false;
       PushHeatmapVersion(reinterpret_cast<std::uintptr_t>(shown.get()));
-      head_grid(v, *shown, {ImGui::GetContentRegionAvail().x, ImGui::GetContentRegionAvail().y * 0.58f});
+      if (two_columns) {
+        head_grid(v, *shown, {ImGui::GetContentRegionAvail().x, tabs_h * 0.55f});
+        ImGui::Spacing();
+      } else {  // the heads as tall as the tab, what happened beside them
+        ImGui::BeginGroup();
+        head_grid(v, *shown, {ImGui::GetContentRegionAvail().x * 0.62f, ImGui::GetContentRegionAvail().y});
+        ImGui::EndGroup();
+        ImGui::SameLine();
+      }
       PopHeatmapVersion();
-      ImGui::Spacing();
-      ImGui::BeginChild("story");
+      // Padded, so a glyph that reaches left of its pen (the hook of a J) is not clipped at the line's start.
+      ImGui::BeginChild("story", {0, 0}, false, ImGuiWindowFlags_AlwaysUseWindowPadding);
       story(state, *shown);
       ImGui::EndChild();
       ImGui::EndTabItem();
     }
     if (ImGui::BeginTabItem("The gradient", nullptr, flags(true))) {
       if (!select) v.gradient_tab = true;
-      ImGui::BeginChild("gradient");
+      // Its scrollbar always there: the heatmaps' heights follow the width, which a scrollbar coming and going would
+      // change every other frame.
+      ImGui::BeginChild("gradient", {0, 0}, false,
+                        ImGuiWindowFlags_AlwaysUseWindowPadding | ImGuiWindowFlags_AlwaysVerticalScrollbar);
       PushHeatmapVersion(0);
       gradient(v, *shown);
       PopHeatmapVersion();

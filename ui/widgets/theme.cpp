@@ -22,14 +22,15 @@ std::filesystem::path find_font(const char* file) {
   return {};
 }
 
-// Latin, Greek, general punctuation, super- and subscripts, arrows, math operators, box drawing: what formulas
+// Latin, Greek, general punctuation, super- and subscripts, arrows, math operators, control pictures (the text
+// task's ␣ for a space), box drawing: what formulas
 // on screen use; the replacement mark; and `extra` (ImWchar is 16 bits here: beyond U+FFFF ImGui itself draws
 // the replacement mark).
 const ImWchar* glyph_ranges(const std::u32string& extra) {
   static ImVector<ImWchar> ranges;  // read when the atlas is built, after this returns
   ImFontGlyphRangesBuilder b;
-  static const ImWchar base[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x1D00, 0x1DBF, 0x2000, 0x206F,
-                                 0x2070, 0x209F, 0x2190, 0x21FF, 0x2200, 0x22FF, 0x2300, 0x23FF,
+  static const ImWchar base[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x1D00, 0x1DBF, 0x2000, 0x206F, 0x2070,
+                                 0x209F, 0x2190, 0x21FF, 0x2200, 0x22FF, 0x2300, 0x23FF, 0x2400, 0x243F,
                                  0x25A0, 0x25FF, 0x2700, 0x27BF, 0xFFFD, 0xFFFD, 0};
   b.AddRanges(base);
   for (const char32_t c : extra)
