@@ -88,7 +88,9 @@ BENCHMARK(BM_Trace)->Arg(128)->Arg(512)->Arg(1024)->Arg(2048)->UseRealTime()->Un
 
 // The same layer with RoPE, and with DeepSeek Sparse Attention keeping 64 keys per query (an indexer of 4 heads of
 // 32): what positions and the selection add to the full trace (target: at most 1.15x BM_Trace at T = 1024).
-void BM_TraceRope(benchmark::State& state) { full_trace(state, [](Scenario& s) { s.attention.positions = Positions::Rope; }); }
+void BM_TraceRope(benchmark::State& state) {
+  full_trace(state, [](Scenario& s) { s.attention.positions = Positions::Rope; });
+}
 BENCHMARK(BM_TraceRope)->Arg(1024)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 void BM_TraceSparse(benchmark::State& state) {

@@ -1,5 +1,7 @@
 #include "app/gui/frame_drivers.h"
 
+#include "ui/logic/train_actions.h"
+
 #include <sys/resource.h>
 #include <time.h>
 
@@ -60,7 +62,13 @@ class BenchFrames final : public FrameDriver {
 
   void before_frame(ui::AppState& state) override {
     const double delta = frame_ % 2 == 0 ? 0.1 : -0.1;
-    if (state.model_in_view()) {
+    if (state.view == ui::View::Train) {  // no edit: the run trains on its thread while the frames draw
+      if (frame_ == 0) {
+        ui::ensure_training(state);
+        state.trainer.start();
+        first_step_ = state.trainer.step_count();
+      }
+    } else if (state.model_in_view()) {
       if (nudge_model(state.model_doc, delta)) pending_.push_back({state.model_doc.ticket(), Clock::now()});
     } else if (state.edit([delta](Scenario& d) { d.input.embeddings(0, 0) += delta; })) {
       pending_.push_back({state.ticket(), Clock::now()});
@@ -92,6 +100,11 @@ class BenchFrames final : public FrameDriver {
         << ms(percentile(frame_times_, 0.99)) << ", max " << ms(percentile(frame_times_, 1.0))
         << "; the window thread's CPU time per frame: median " << ms(percentile(frame_cpu_, 0.5)) << ", p99 "
         << ms(percentile(frame_cpu_, 0.99)) << '\n'
+        << (state.view == ui::View::Train
+                ? "  training meanwhile: " + std::to_string(state.trainer.step_count() - first_step_) + " steps, " +
+                      std::to_string(static_cast<int>(state.trainer.progress().steps_per_second)) +
+                      " steps/s at the end\n"
+                : std::string())
         << "  edit to updated view: median " << ms(percentile(latencies_, 0.5)) << ", p99 "
         << ms(percentile(latencies_, 0.99)) << " (" << latencies_.size() << " edits shown, " << pending_.size()
         << " still computing at the end)\n"
@@ -104,7 +117,9 @@ class BenchFrames final : public FrameDriver {
  private:
   static std::string what(const ui::AppState& state) {
     std::ostringstream o;
-    if (state.model_in_view()) {
+    if (state.view == ui::View::Train) {
+      o << "the Train view while its run trains (" << state.trainer.settings().threads << " training thread)";
+    } else if (state.model_in_view()) {
       const ui::ModelDocument& doc = state.model_doc;
       const int tokens = static_cast<int>(doc.input().tokens.size());
       o << "the Model view, " << doc.model().layers.size() << " layers of d_model " << doc.model().d_model << ", "
@@ -125,7 +140,7 @@ class BenchFrames final : public FrameDriver {
     std::uint64_t ticket;
     Clock::time_point at;
   };
-  int frames_, frame_ = 0;
+  int frames_, frame_ = 0, first_step_ = 0;
   Clock::time_point last_;
   double last_cpu_ = 0.0;
   std::deque<Pending> pending_;
