@@ -4,7 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
+#include "core/positions.h"
 #include "core/validate.h"
 
 namespace attn {
@@ -37,66 +42,6 @@ Matrix norm_backward(const Matrix& dy, const SharedMatrix& gain, const NormCache
   Eigen::ArrayXXd dx = dxhat.colwise() - mean_dxhat;
   dx -= c.xhat.array().colwise() * mean_dxhat_xhat;
   return (dx.colwise() * c.inv_std.array()).matrix();
-}
-
-struct AttentionCache {
-  Matrix in, q, k, v, concat;   // (N, d_model), (N, H*d) x 3, (N, H*d)
-  std::vector<Matrix> weights;  // per head (N, N): softmax of the masked, scaled scores
-};
-
-double score_scale(const AttentionConfig& a) {
-  return a.scale ? 1.0 / std::sqrt(static_cast<double>(a.head_dim)) : 1.0;
-}
-
-Matrix attention_forward(const ModelLayer& layer, const Matrix& in, AttentionCache& c) {
-  const AttentionConfig& a = layer.attention;
-  const Weights& w = layer.weights;
-  const Eigen::Index n = in.rows(), d = a.head_dim;
-  c.in = in;
-  c.q = in * *w.W_Q;
-  c.k = in * *w.W_K;
-  c.v = in * *w.W_V;
-  c.concat.resize(n, a.heads * d);
-  c.weights.assign(static_cast<std::size_t>(a.heads), Matrix());
-  for (int h = 0; h < a.heads; ++h) {
-    Matrix s = c.q.middleCols(h * d, d) * c.k.middleCols(h * d, d).transpose() * score_scale(a);  // (N, N)
-    if (a.mask == MaskKind::Causal) s.triangularView<Eigen::StrictlyUpper>().setConstant(kNegInf);
-    Matrix p = softmax_rows(s);
-    c.concat.middleCols(h * d, d) = p * c.v.middleCols(h * d, d);
-    c.weights[static_cast<std::size_t>(h)] = std::move(p);
-  }
-  return c.concat * *w.W_O;
-}
-
-// Returns d in; sets the gradients of W_Q, W_K, W_V and W_O in `g`, and each head's d weights and d scores in
-// `heads` when given.
-Matrix attention_backward(const ModelLayer& layer, const Matrix& d_out, const AttentionCache& c, Weights& g,
-                          HeadGradients* heads) {
-  const AttentionConfig& a = layer.attention;
-  const Weights& w = layer.weights;
-  const Eigen::Index d = a.head_dim;
-  g.W_O = c.concat.transpose() * d_out;
-  const Matrix d_concat = d_out * w.W_O->transpose();
-  Matrix dq(c.q.rows(), c.q.cols()), dk(c.k.rows(), c.k.cols()), dv(c.v.rows(), c.v.cols());
-  for (int h = 0; h < a.heads; ++h) {
-    const Matrix& p = c.weights[static_cast<std::size_t>(h)];
-    const auto d_head = d_concat.middleCols(h * d, d);
-    dv.middleCols(h * d, d) = p.transpose() * d_head;
-    const Matrix dp = d_head * c.v.middleCols(h * d, d).transpose();
-    // Softmax's Jacobian row by row; hidden keys have p = 0 and pass nothing back.
-    Matrix ds = (p.array() * (dp.colwise() - (dp.array() * p.array()).rowwise().sum().matrix()).array()).matrix();
-    if (heads) {
-      heads->d_weights.push_back(dp);
-      heads->d_scores.push_back(ds);
-    }
-    ds *= score_scale(a);
-    dq.middleCols(h * d, d) = ds * c.k.middleCols(h * d, d);
-    dk.middleCols(h * d, d) = ds.transpose() * c.q.middleCols(h * d, d);
-  }
-  g.W_Q = c.in.transpose() * dq;
-  g.W_K = c.in.transpose() * dk;
-  g.W_V = c.in.transpose() * dv;
-  return dq * w.W_Q->transpose() + dk * w.W_K->transpose() + dv * w.W_V->transpose();
 }
 
 // The feed-forward sublayer: relu / gelu (exact): act(x W_1 + b_1) W_2 + b_2; swiglu: (silu(x W_1) * (x W_3)) W_2.
@@ -197,6 +142,7 @@ Forward forward(const Model& m, const std::vector<int>& ids, const std::vector<i
   Matrix x(n, m.d_model);
   for (Eigen::Index i = 0; i < n; ++i) x.row(i) = m.embedding->row(ids[static_cast<std::size_t>(i)]);
   if (m.positions == Positions::Learned) x += m.W_P->topRows(n);
+  if (m.positions == Positions::Sinusoidal) x += sinusoidal_positions(0, static_cast<int>(n), m.d_model, m.rope_base);
   f.layers.resize(m.layers.size());
   for (std::size_t l = 0; l < m.layers.size(); ++l) x = layer_forward(m, m.layers[l], std::move(x), f.layers[l]);
   f.final = m.norm == Norm::Pre ? norm_forward(x, *m.final_gain, *m.final_bias, f.final_norm) : x;
@@ -273,6 +219,18 @@ LossGradient unchecked_loss_gradient(const Model& m, const std::vector<int>& ids
   return r;
 }
 
+// The indexer's weights (sparse) are not trained: its top-k selection is a step function of them, so the loss has no
+// slope there. DeepSeek-V3.2 trains its indexer with a loss of its own, which this model does not have.
+bool indexer_weight(WeightId id) { return id == WeightId::W_QI || id == WeightId::W_KI || id == WeightId::W_wI; }
+
+int max_threads() {
+#ifdef _OPENMP
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+
 }  // namespace
 
 std::vector<int> next_token_targets(const std::vector<int>& ids) {
@@ -282,20 +240,11 @@ std::vector<int> next_token_targets(const std::vector<int>& ids) {
 }
 
 void check_trainable(const Model& m) {
-  const auto refuse = [](const std::string& field, const std::string& what) {
-    throw InputError(field, what + ": training does not support it yet");
-  };
-  if (m.positions != Positions::None && m.positions != Positions::Learned)
-    refuse("positions", m.positions == Positions::Rope ? "rope" : "sinusoidal");
-  for (std::size_t l = 0; l < m.layers.size(); ++l) {
-    const AttentionConfig& a = m.layers[l].attention;
-    const std::string at = "layers[" + std::to_string(l) + "].attention.";
-    if (a.variant != Variant::Mha) refuse(at + "variant", "a variant other than mha");
-    if (a.mask != MaskKind::None && a.mask != MaskKind::Causal) refuse(at + "mask", "a mask other than causal or none");
-    if (a.kernel != Kernel::Softmax) refuse(at + "kernel", "the linear kernel");
-    if (a.sparse) refuse(at + "sparse", "sparse attention");
-    if (!a.output_projection) refuse(at + "output_projection", "attention without W_O");
-  }
+  for (std::size_t l = 0; l < m.layers.size(); ++l)
+    if (m.layers[l].attention.mask == MaskKind::Custom)  // a model file cannot give one; a program might
+      throw InputError("layers[" + std::to_string(l) + "].attention.mask",
+                       "a custom mask: training does not support it (a model's masks are none, causal or "
+                       "sliding_window)");
 }
 
 std::vector<TrainedWeight> trained_weights(Model& m) {
@@ -308,7 +257,8 @@ std::vector<TrainedWeight> trained_weights(Model& m) {
   for (std::size_t l = 0; l < m.layers.size(); ++l) {
     const std::string at = "layers[" + std::to_string(l) + "].weights.";
     for (const LayerWeightField& f : kLayerWeightFields) add(at + f.name, m.layers[l].own.*f.slot);
-    for (WeightId id : kAllWeights) add(at + weight_name(id), weight_slot(m.layers[l].weights, id));
+    for (WeightId id : kAllWeights)
+      if (!indexer_weight(id)) add(at + weight_name(id), weight_slot(m.layers[l].weights, id));
   }
   add("final_gain", m.final_gain);
   add("final_bias", m.final_bias);
@@ -338,27 +288,40 @@ LossGradient batch_loss_gradient(const Model& resolved, const std::vector<Sequen
   if (total == 0) throw InputError("batch", "expected at least one position with a target but found none");
   for (std::size_t b = 0; b < batch.size(); ++b)  // refusals in the calling thread, before any work
     if (counts[b] > 0) check_inputs(resolved, batch[b].ids, batch[b].targets);
-  // Each sequence's gradient on whichever thread, then summed in the batch's order: the same bits at any thread count.
-  std::vector<LossGradient> each(batch.size());
-  const int n = static_cast<int>(batch.size());
-#pragma omp parallel for schedule(dynamic)
-  for (int b = 0; b < n; ++b)
-    if (counts[static_cast<std::size_t>(b)] > 0)
-      each[static_cast<std::size_t>(b)] = unchecked_loss_gradient(resolved, batch[static_cast<std::size_t>(b)].ids,
-                                                                  batch[static_cast<std::size_t>(b)].targets);
+  // Each sequence's gradient on whichever thread, then summed in the batch's order: the same bits at any thread
+  // count. A chunk of sequences at a time, so the memory holds as many gradients as threads, not the whole batch.
   LossGradient sum;
-  for (std::size_t b = 0; b < batch.size(); ++b) {
-    if (counts[b] == 0) continue;
-    LossGradient& one = each[b];
-    const double share = static_cast<double>(counts[b]) / total;  // each sequence's mean, weighted by its targets
-    sum.loss += share * one.loss;
-    if (sum.gradient.layers.empty()) {
-      sum.gradient = std::move(one.gradient);
-      for (const TrainedWeight& w : trained_weights(sum.gradient)) *w.slot = **w.slot * share;
-      continue;
+  const int n = static_cast<int>(batch.size());
+  const int chunk = 4 * std::max(1, max_threads());
+  std::vector<LossGradient> each(static_cast<std::size_t>(chunk));
+  std::vector<std::exception_ptr> failed(static_cast<std::size_t>(chunk));
+  for (int first = 0; first < n; first += chunk) {
+    const int count = std::min(chunk, n - first);
+#pragma omp parallel for schedule(dynamic)
+    for (int k = 0; k < count; ++k) {
+      const std::size_t b = static_cast<std::size_t>(first + k);
+      try {  // an exception must not leave an OpenMP region
+        if (counts[b] > 0)
+          each[static_cast<std::size_t>(k)] = unchecked_loss_gradient(resolved, batch[b].ids, batch[b].targets);
+      } catch (...) {
+        failed[static_cast<std::size_t>(k)] = std::current_exception();
+      }
     }
-    std::vector<TrainedWeight> into = trained_weights(sum.gradient), from = trained_weights(one.gradient);
-    for (std::size_t k = 0; k < into.size(); ++k) *into[k].slot = **into[k].slot + **from[k].slot * share;
+    for (int k = 0; k < count; ++k) {
+      if (failed[static_cast<std::size_t>(k)]) std::rethrow_exception(failed[static_cast<std::size_t>(k)]);
+      const std::size_t b = static_cast<std::size_t>(first + k);
+      if (counts[b] == 0) continue;
+      LossGradient& one = each[static_cast<std::size_t>(k)];
+      const double share = static_cast<double>(counts[b]) / total;  // each sequence's mean, weighted by its targets
+      sum.loss += share * one.loss;
+      if (sum.gradient.layers.empty()) {
+        sum.gradient = std::move(one.gradient);
+        for (const TrainedWeight& w : trained_weights(sum.gradient)) *w.slot = **w.slot * share;
+        continue;
+      }
+      std::vector<TrainedWeight> into = trained_weights(sum.gradient), from = trained_weights(one.gradient);
+      for (std::size_t i = 0; i < into.size(); ++i) *into[i].slot = **into[i].slot + **from[i].slot * share;
+    }
   }
   return sum;
 }

@@ -2,11 +2,13 @@
 // The gradient of a model's cross-entropy with respect to its weights, written for this model (no framework): what
 // training (issue 16) steps with. Row vectors throughout, as the forward pass in model.h.
 //
-// Supported so far: every norm (none, pre, post) and feed-forward kind (none, relu, gelu, swiglu); no or learned
-// positions; every layer mha with W_O, the softmax kernel, scaled or not, a causal mask or none. A model beyond that
-// is refused by check_trainable (InputError naming the field) until its backward pass is written.
+// Every model a file can give: every norm (none, pre, post) and feed-forward kind (none, relu, gelu, swiglu), every
+// kind of positions, and each layer's attention as attention_gradient.h computes it (every variant, RoPE and MLA's
+// decoupled RoPE, masks none, causal and sliding_window, both kernels, with or without W_O). A sparse layer trains
+// everything but its indexer (see trained_weights).
 #include <vector>
 
+#include "core/attention_gradient.h"
 #include "core/model.h"
 
 namespace attn {
@@ -21,10 +23,12 @@ struct LossGradient {
   Model gradient;     // the model's configuration, each trained weight holding d loss / d weight (no other weights)
 };
 
+// Refuses (InputError naming the field) what a program may build but training does not support: a custom mask.
 void check_trainable(const Model& m);
 
 // The weights training changes, each with its path in the model file, in one fixed order (the optimiser's state
-// and a gradient's weights line up with a model's through it). Only those present are listed.
+// and a gradient's weights line up with a model's through it). Only those present are listed; a sparse layer's
+// indexer (W_QI, W_KI, W_wI) is not: it keeps the weights it has.
 struct TrainedWeight {
   std::string field;
   SharedMatrix* slot;
@@ -44,12 +48,6 @@ LossGradient loss_gradient(const Model& resolved, const std::vector<int>& ids, c
 // The sequences' gradients are computed in parallel and summed in the batch's order: the same bits at any thread count.
 LossGradient batch_loss_gradient(const Model& resolved, const std::vector<Sequence>& batch);
 
-// What one layer's backward pass sends into each head's softmax: d loss / d weights (the attention weights) and
-// d loss / d scores (what softmax read: scaled, masked), one (N, N) matrix per head each. Row i of d scores is
-// row i of d weights times softmax's Jacobian diag(p) - p pᵀ: a saturated row passes almost nothing back.
-struct HeadGradients {
-  std::vector<Matrix> d_weights, d_scores;
-};
 // Softmax's Jacobian at a row of weights p (1, n): d p_i / d s_j = p_i (δ_ij - p_j), that is diag(p) - pᵀ p (n, n).
 Matrix softmax_jacobian(const Matrix& p);
 // Every layer's, for the loss over `targets` (as loss_gradient).

@@ -1,5 +1,6 @@
 #include "core/training.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/text_format.h"
@@ -30,8 +31,17 @@ void score_batch(const Model& m, const std::vector<Sequence>& batch, Evaluation&
 
 }  // namespace
 
+int effective_kv_heads(const TaskModelShape& s) { return s.kv_heads > 0 ? s.kv_heads : std::max(1, s.heads / 2); }
+int effective_latent_dim(const TaskModelShape& s) {
+  return s.latent_dim > 0 ? s.latent_dim : std::max(1, s.d_model / 2);
+}
+
 std::string shape_summary(const TaskModelShape& shape) {
-  return plural(shape.layers, "layer") + " of " + plural(shape.heads, "head") + ", d_model " +
+  std::string variant;
+  if (shape.variant == Variant::Gqa) variant = " (gqa, " + plural(effective_kv_heads(shape), "KV head") + ")";
+  if (shape.variant == Variant::Mqa) variant = " (mqa)";
+  if (shape.variant == Variant::Mla) variant = " (mla, latent " + std::to_string(effective_latent_dim(shape)) + ")";
+  return plural(shape.layers, "layer") + " of " + plural(shape.heads, "head") + variant + ", d_model " +
          std::to_string(shape.d_model) + ", " + std::string(to_string(shape.positions)) + " positions, norm " +
          std::string(to_string(shape.norm)) + ", " +
          (shape.ffn == FfnKind::None ? std::string("attention only")
@@ -56,9 +66,21 @@ Model task_model(const Task& task, const TaskModelShape& shape, std::uint64_t se
   m.description = "A model for the " + m.name + " task: " + shape_summary(shape) + ".";
   check_range(shape.layers, 1, limits::kMaxLayers, "layers");
   ModelLayer layer;
-  layer.attention.variant = Variant::Mha;
-  layer.attention.heads = shape.heads;
-  layer.attention.head_dim = shape.d_model / shape.heads;
+  AttentionConfig& a = layer.attention;
+  a.variant = shape.variant;
+  a.heads = shape.heads;
+  a.head_dim = shape.d_model / shape.heads;
+  if (shape.variant == Variant::Gqa) {
+    a.kv_heads = effective_kv_heads(shape);
+    if (shape.heads % a.kv_heads != 0)
+      throw InputError("kv_heads", "must divide heads (" + std::to_string(shape.heads) + ") but found " +
+                                       std::to_string(a.kv_heads));
+  }
+  if (shape.variant == Variant::Mla) {
+    a.latent_dim = effective_latent_dim(shape);
+    // DeepSeek-V2's decoupled RoPE part is half a head wide; RoPE turns pairs, so it is even.
+    if (shape.positions == Positions::Rope) a.rope_dim = std::max(2, a.head_dim / 4 * 2);
+  }
   layer.attention.mask = MaskKind::Causal;
   layer.attention.output_projection = true;  // a model layer writes back to the stream through W_O
   m.layers.assign(static_cast<std::size_t>(shape.layers), layer);

@@ -14,17 +14,25 @@ namespace attn {
 // The shape of a model made for a task (its vocabulary and max_positions come from the task).
 struct TaskModelShape {
   int layers = 2, heads = 4, d_model = 64;
+  Variant variant = Variant::Mha;
+  int kv_heads = 0;    // gqa: the KV heads (0: half the heads, at least 1)
+  int latent_dim = 0;  // mla: d_c (0: d_model / 2, at least 1); with rope its decoupled part is half a head, even
   Positions positions = Positions::Learned;
   Norm norm = Norm::Pre;
   FfnKind ffn = FfnKind::None;
   int d_ff = 0;  // 0: 4 * d_model when there is an FFN
 };
 
+// The shape's KV heads (gqa) and latent width (mla), defaults filled in.
+int effective_kv_heads(const TaskModelShape& s);
+int effective_latent_dim(const TaskModelShape& s);
+
 // "2 layers of 4 heads, d_model 64, learned positions, norm pre, attention only"
 std::string shape_summary(const TaskModelShape& shape);
 
-// An untrained model of that shape for the task: every layer mha with a causal mask, head_dim d_model / heads, every
-// weight drawn from `seed`. Throws InputError (fields as in a model file) for a shape no model can have.
+// An untrained model of that shape for the task: every layer of the shape's variant with a causal mask and W_O,
+// head_dim d_model / heads, every weight drawn from `seed`. Throws InputError (fields as in a model file) for a shape
+// no model can have.
 Model task_model(const Task& task, const TaskModelShape& shape, std::uint64_t seed);
 // Whether a model (a file, say) can train on the task: the task's vocabulary exactly, room for its sequences, and
 // only what training supports (check_trainable). Throws InputError naming the first problem.

@@ -48,6 +48,40 @@ Model small_model(const std::string& norm, const std::string& positions, const s
   return m;
 }
 
+// A model of two layers whose attention is `attention` (the inside of a layer's attention block), with gains and
+// biases away from 1 and 0.
+Model attention_model(const std::string& attention, const std::string& positions, const std::string& norm = "pre") {
+  const std::string layer = R"({"attention": {)" + attention + "}}";
+  Model m = resolve_model(parse_model(R"({"name": "grad", "vocab": ["a", "b", "c", "d", "e", "f"], "d_model": 8,
+    "max_positions": 8, "positions": ")" +
+                                      positions + R"(", "norm": ")" + norm +
+                                      R"(", "ffn": {"kind": "gelu", "d_ff": 6}, "layers": [)" + layer + ", " + layer +
+                                      R"(], "seed": 7})"));
+  std::uint64_t seed = 11;
+  for (ModelLayer& l : m.layers)
+    if (l.own.ln1_gain) l.own.ln1_gain = *l.own.ln1_gain + 0.3 * seeded_matrix(seed++, SeedStream::Embeddings, 1, 8);
+  return m;
+}
+
+// Every kind of attention a model can have, each a layer configuration and the positions it is trained with.
+const std::pair<const char*, const char*> kAttentionKinds[] = {
+    {R"("variant": "gqa", "heads": 4, "kv_heads": 2, "head_dim": 2, "mask": "causal")", "learned"},
+    {R"("variant": "mqa", "heads": 2, "head_dim": 4, "mask": "sliding_window", "window": 3)", "sinusoidal"},
+    {R"("variant": "mha", "heads": 2, "head_dim": 4, "mask": "causal")", "rope"},
+    {R"("variant": "gqa", "heads": 4, "kv_heads": 2, "head_dim": 2, "mask": "none", "scale": false)", "rope"},
+    {R"("variant": "mla", "heads": 2, "head_dim": 4, "latent_dim": 3, "mask": "causal")", "learned"},
+    {R"("variant": "mla", "heads": 2, "head_dim": 3, "latent_dim": 3, "query_latent_dim": 5, "mask": "causal")",
+     "none"},
+    {R"("variant": "mla", "heads": 2, "head_dim": 3, "latent_dim": 3, "rope_dim": 2, "mask": "causal")", "rope"},
+    {R"("variant": "mla", "heads": 2, "head_dim": 3, "latent_dim": 4, "query_latent_dim": 5, "rope_dim": 4,
+        "mask": "sliding_window", "window": 2)",
+     "rope"},
+    {R"("variant": "mha", "heads": 2, "head_dim": 4, "mask": "causal", "kernel": "linear")", "learned"},
+    {R"("variant": "mqa", "heads": 2, "head_dim": 4, "mask": "causal",
+        "sparse": {"top_k": 3, "indexer_heads": 2, "indexer_dim": 3})",
+     "rope"},
+};
+
 const std::vector<int> kIds = {0, 3, 1, 3, 1, 5, 2};
 
 // Central differences on every cell of every trained weight against the gradient.
@@ -58,7 +92,11 @@ void check_against_differences(Model m) {
   REQUIRE(slots.size() == grads.size());
   std::int64_t numbers = 0;
   for (const TrainedWeight& w : slots) numbers += (*w.slot)->size();
-  CHECK(numbers == parameter_count(m));  // every weight the model has is trained
+  std::int64_t indexer = 0;  // a sparse layer's indexer keeps its weights
+  for (const ModelLayer& l : m.layers)
+    for (const SharedMatrix* w : {&l.weights.W_QI, &l.weights.W_KI, &l.weights.W_wI})
+      if (*w) indexer += (*w)->size();
+  CHECK(numbers == parameter_count(m) - indexer);  // every other weight the model has is trained
   constexpr double h = 1e-6;
   for (std::size_t s = 0; s < slots.size(); ++s) {
     const Matrix w = **slots[s].slot;
@@ -137,14 +175,62 @@ TEST_CASE("the loss leaves out positions without a target, and bad targets and u
   CHECK_THROWS_WITH_AS(model_loss(m, kIds, std::vector<int>(kIds.size(), kNoTarget)),
                        "targets: expected at least one position with a target but found none", InputError);
   CHECK_THROWS_WITH_AS(model_loss(m, {0, 6}, {1, kNoTarget}), "tokens[1]: must be <= 5 (found 6)", InputError);
-  Model rope = m;
-  rope.positions = Positions::Rope;
-  CHECK_THROWS_WITH_AS(check_trainable(rope), "positions: rope: training does not support it yet", InputError);
-  Model gqa = m;
-  gqa.layers[1].attention.variant = Variant::Gqa;
-  CHECK_THROWS_WITH_AS(check_trainable(gqa),
-                       "layers[1].attention.variant: a variant other than mha: training does not support it yet",
+  Model custom = m;
+  custom.layers[1].attention.mask = MaskKind::Custom;
+  CHECK_THROWS_WITH_AS(check_trainable(custom),
+                       "layers[1].attention.mask: a custom mask: training does not support it (a model's masks are "
+                       "none, causal or sliding_window)",
                        InputError);
+}
+
+TEST_CASE("the gradient's forward pass is run_model's for every kind of attention, positions and mask, to 1e-13") {
+  for (const auto& [attention, positions] : kAttentionKinds) {
+    const std::string config = attention, where = positions;
+    CAPTURE(config);
+    CAPTURE(where);
+    const Model m = attention_model(attention, positions);
+    std::vector<std::string> tokens;
+    for (int id : kIds) tokens.push_back(m.vocab[static_cast<std::size_t>(id)]);
+    const ModelTrace t = run_model(m, tokens);
+    double expected = 0.0;
+    for (std::size_t i = 0; i + 1 < kIds.size(); ++i)
+      expected -= std::log(t.probabilities(static_cast<Eigen::Index>(i), kIds[i + 1]));
+    expected /= static_cast<double>(kIds.size() - 1);
+    CHECK(std::abs(model_loss(m, kIds, next_token_targets(kIds)) - expected) < 1e-13);
+    const std::vector<std::vector<Matrix>> patterns = attention_patterns(m, kIds);
+    for (std::size_t l = 0; l < t.layers.size(); ++l)
+      for (std::size_t h = 0; h < t.layers[l].attention.heads.size(); ++h)
+        CHECK((patterns[l][h] - t.layers[l].attention.heads[h].weights).cwiseAbs().maxCoeff() < 1e-13);
+  }
+}
+
+TEST_CASE("every weight's gradient agrees with central differences for every kind of attention and positions") {
+  for (const auto& [attention, positions] : kAttentionKinds) {
+    const std::string config = attention, where = positions;
+    CAPTURE(config);
+    CAPTURE(where);
+    check_against_differences(attention_model(attention, positions));
+  }
+}
+
+TEST_CASE("Post-LN with RoPE and MLA's decoupled RoPE: the gradient agrees with central differences") {
+  check_against_differences(attention_model(kAttentionKinds[6].first, "rope", "post"));
+  check_against_differences(attention_model(kAttentionKinds[2].first, "rope", "none"));
+}
+
+TEST_CASE("a sparse layer trains around its indexer: the indexer's weights have no gradient and keep their values") {
+  const Model m = attention_model(kAttentionKinds[9].first, "rope");
+  TrainState t = start_training(m);
+  const StepResult r = train_step(t, {{kIds, next_token_targets(kIds)}}, AdamWConfig{});
+  REQUIRE(r.diverged.empty());
+  for (std::size_t l = 0; l < m.layers.size(); ++l) {
+    CHECK(*t.model.layers[l].weights.W_QI == *m.layers[l].weights.W_QI);
+    CHECK(*t.model.layers[l].weights.W_KI == *m.layers[l].weights.W_KI);
+    CHECK(*t.model.layers[l].weights.W_wI == *m.layers[l].weights.W_wI);
+    CHECK_FALSE(*t.model.layers[l].weights.W_Q == *m.layers[l].weights.W_Q);
+  }
+  Model copy = m;
+  for (const TrainedWeight& w : trained_weights(copy)) CHECK_FALSE(w.field.ends_with("I"));
 }
 
 TEST_CASE("a gradient has every trained weight of its model, in the same order and shapes") {
@@ -227,4 +313,18 @@ TEST_CASE("train on the command line: the losses, the saved weights, and a diver
   CHECK(bad.code == 2);
   CHECK(bad.err == "attention-lab: " + (dir / "bad.json").string() + ": batches[0][0][2]: must be <= 5 (found 9)\n");
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("train's shape options: a variant's own options are refused beside another variant") {
+  const Run kv = run({"train", "--task", "copy", "--steps", "1", "--kv-heads", "2"});
+  CHECK(kv.code == 2);
+  CHECK(kv.err == "attention-lab: train: --kv-heads is for --variant gqa, but the variant is mha\n");
+  const Run latent = run({"train", "--task", "copy", "--steps", "1", "--variant", "gqa", "--latent-dim", "4"});
+  CHECK(latent.code == 2);
+  CHECK(latent.err == "attention-lab: train: --latent-dim is for --variant mla, but the variant is gqa\n");
+  const Run indivisible = run({"train", "--task", "copy", "--steps", "1", "--variant", "gqa", "--kv-heads", "3"});
+  CHECK(indivisible.code == 2);
+  CHECK(indivisible.err == "attention-lab: train: kv_heads: must divide heads (4) but found 3\n");
+  const Run bogus = run({"train", "--task", "copy", "--steps", "1", "--variant", "bogus"});
+  CHECK(bogus.err == "attention-lab: train: --variant expects mha | gqa | mqa | mla but found 'bogus'\n");
 }

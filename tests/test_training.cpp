@@ -62,9 +62,43 @@ TEST_CASE("a task's model: its vocabulary and sequence length, causal mha layers
   CHECK_THROWS_WITH_AS(task_model(induction(), odd, 1), "d_model: must be a multiple of heads (4) but found 10",
                        InputError);
   odd = small_shape();
-  odd.positions = Positions::Rope;
-  CHECK_THROWS_WITH_AS(task_model(induction(), odd, 1), "positions: rope: training does not support it yet",
-                       InputError);
+  odd.variant = Variant::Gqa;
+  odd.kv_heads = 3;
+  CHECK_THROWS_WITH_AS(task_model(induction(), odd, 1), "kv_heads: must divide heads (2) but found 3", InputError);
+}
+
+TEST_CASE("a task's model of any variant and positions: gqa's KV heads and mla's latent default from the shape") {
+  TaskModelShape s = small_shape();  // 2 heads of 4, d_model 8
+  s.heads = 4;
+  s.variant = Variant::Gqa;
+  Model m = task_model(induction(), s, 1);
+  CHECK(m.layers[0].attention.variant == Variant::Gqa);
+  CHECK(m.layers[0].attention.kv_heads == 2);
+  CHECK(m.layers[0].attention.head_dim == 2);
+  CHECK(shape_summary(s) ==
+        "2 layers of 4 heads (gqa, 2 KV heads), d_model 8, learned positions, norm pre, "
+        "attention only");
+  s.variant = Variant::Mla;
+  s.positions = Positions::Rope;
+  m = task_model(induction(), s, 1);
+  CHECK(m.layers[1].attention.latent_dim == 4);
+  CHECK(m.layers[1].attention.rope_dim == 2);  // at least one pair
+  CHECK(m.layers[1].attention.positions == Positions::Rope);
+  CHECK(shape_summary(s) == "2 layers of 4 heads (mla, latent 4), d_model 8, rope positions, norm pre, attention only");
+  s.heads = 1;
+  s.d_model = 16;
+  s.latent_dim = 5;
+  m = task_model(induction(), s, 1);
+  CHECK(m.layers[0].attention.latent_dim == 5);
+  CHECK(m.layers[0].attention.rope_dim == 8);  // half of a head of 16
+  s.variant = Variant::Mqa;
+  s.positions = Positions::Sinusoidal;
+  m = task_model(induction(), s, 1);
+  CHECK(kv_head_count(m.layers[0].attention) == 1);
+  CHECK(m.positions == Positions::Sinusoidal);
+  const TrainingRun run{induction(), 4, 1, {}, {}};
+  TrainState t = start_training(resolve_model(m));
+  CHECK(training_step(t, run).diverged.empty());
 }
 
 TEST_CASE("a model file trains on a task only with the task's vocabulary and room for its sequences") {

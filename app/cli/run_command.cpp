@@ -19,27 +19,20 @@ const char* const kRunHelp =
     "  Runs a model file (embeddings, positions, its layers of attention and feed-forward, the unembedding)\n"
     "  on the tokens, which must be in its vocabulary, and prints the five likeliest next tokens at each position.\n"
     "  --json            one JSON object instead: tokens, layers [{residual_in, attention {heads [{weights}],\n"
-    "                    output}, ffn_out (without an FFN: null), residual_out}], logits, probabilities; with 2 or "
-    "more\n"
-    "                    tokens and a model training supports, also loss (the mean next-token cross-entropy) and\n"
-    "                    each head's d_weights and d_scores: what that loss sends back into its softmax\n"
+    "                    output}, ffn_out (without an FFN: null), residual_out}], logits, probabilities; with 2 or\n"
+    "                    more tokens also loss (the mean next-token cross-entropy) and each head's d_weights and\n"
+    "                    d_scores: what that loss sends back into its kernel (d_scores: d loss / d scaled scores)\n"
     "  --precision P     digits after the decimal point of the probabilities (0-17, default 4)\n";
 
 namespace {
 
-// The loss of predicting each next token and what it sends back into every head's softmax, when training supports
-// the model (nullopt otherwise).
+// The loss of predicting each next token and what it sends back into every head's kernel (nullopt for one token).
 struct NextTokenGradients {
   double loss;
   std::vector<HeadGradients> layers;
 };
 std::optional<NextTokenGradients> next_token_gradients(const Model& m, const ModelTrace& t) {
   if (t.tokens.size() < 2) return std::nullopt;
-  try {
-    check_trainable(m);
-  } catch (const InputError&) {
-    return std::nullopt;
-  }
   const std::vector<int> ids = token_ids(m, t.tokens), targets = next_token_targets(ids);
   return NextTokenGradients{model_loss(m, ids, targets), attention_gradients(m, ids, targets)};
 }

@@ -25,8 +25,9 @@ const char* const kTrainHelp =
     "  --task T          induction | previous_token | copy | reverse | sort | text\n"
     "  --model FILE      start from this model (missing weights drawn from its seed); with --task its vocabulary\n"
     "                    must be the task's. Without it the model is made from the shape options:\n"
-    "    --layers L (2) --heads H (4) --d-model D (64) --positions none|learned (learned) --norm none|pre|post (pre)\n"
-    "    --ffn none|relu|gelu|swiglu (none) --d-ff F (4 x d-model)\n"
+    "    --layers L (2) --heads H (4) --d-model D (64) --norm none|pre|post (pre)\n"
+    "    --positions none|sinusoidal|learned|rope (learned) --ffn none|relu|gelu|swiglu (none) --d-ff F (4 x d-model)\n"
+    "    --variant mha|gqa|mqa|mla (mha) --kv-heads G (gqa: heads / 2) --latent-dim C (mla: d-model / 2)\n"
     "  --vocab V (64)    the symbol tasks' vocabulary, <s> and | included; --seq-len N (32) tokens per sequence\n"
     "  --text FILE       the text task's text (default: assets/texts/sonnets.txt)\n"
     "  --batches FILE    instead of a task: {\"batches\": [[[token ids], ...], ...]}; step s uses batch (s-1) % count\n"
@@ -60,19 +61,16 @@ E named(Args& args, const std::string& option, std::optional<E> (*parse)(std::st
   throw UsageError("train: " + option + " expects " + std::string(names) + " but found '" + v + "'");
 }
 
-std::optional<Positions> parse_trainable_positions(std::string_view s) {
-  if (s == "none") return Positions::None;
-  if (s == "learned") return Positions::Learned;
-  return std::nullopt;
-}
-
 // The options that shape a new model; false if `word` is none of them.
 bool parse_shape_option(const std::string& word, Args& args, TaskModelShape& s) {
   if (word == "--layers") s.layers = static_cast<int>(args.integer(word, 1, limits::kMaxLayers));
   else if (word == "--heads") s.heads = static_cast<int>(args.integer(word, 1, limits::kMaxHeads));
   else if (word == "--d-model") s.d_model = static_cast<int>(args.integer(word, 1, limits::kMaxModelDim));
   else if (word == "--d-ff") s.d_ff = static_cast<int>(args.integer(word, 1, limits::kMaxModelDim * 4));
-  else if (word == "--positions") s.positions = named(args, word, parse_trainable_positions, "none | learned");
+  else if (word == "--variant") s.variant = named(args, word, parse_variant, variant_names());
+  else if (word == "--kv-heads") s.kv_heads = static_cast<int>(args.integer(word, 1, limits::kMaxHeads));
+  else if (word == "--latent-dim") s.latent_dim = static_cast<int>(args.integer(word, 1, limits::kMaxModelDim));
+  else if (word == "--positions") s.positions = named(args, word, parse_positions, positions_names());
   else if (word == "--norm") s.norm = named(args, word, parse_norm, norm_names());
   else if (word == "--ffn") s.ffn = named(args, word, parse_ffn_kind, ffn_kind_names());
   else return false;
@@ -102,6 +100,11 @@ void check_train_options(const TrainOptions& o) {
   if (!o.batches.empty() && o.model.empty()) throw UsageError("train: --batches needs --model FILE");
   if (!o.model.empty() && !o.shape_option.empty())
     throw UsageError("train: " + o.shape_option + " shapes a new model; --model FILE has its own shape");
+  const std::string variant(to_string(o.shape.variant));
+  if (o.shape.kv_heads > 0 && o.shape.variant != Variant::Gqa)
+    throw UsageError("train: --kv-heads is for --variant gqa, but the variant is " + variant);
+  if (o.shape.latent_dim > 0 && o.shape.variant != Variant::Mla)
+    throw UsageError("train: --latent-dim is for --variant mla, but the variant is " + variant);
   if (o.cosine && o.run.schedule.warmup >= o.steps)
     throw UsageError("train: --cosine decays after the warm-up, so --warmup must be below --steps");
 }
@@ -167,7 +170,8 @@ std::vector<std::vector<Sequence>> load_batches(const std::string& path, const M
 // The sequences the evaluation read, so that another implementation can check its numbers.
 nlohmann::ordered_json evaluation_inputs(const Task& task) {
   nlohmann::ordered_json batch = nlohmann::ordered_json::array(), probe = nlohmann::ordered_json::array();
-  for (const Sequence& s : task_eval_batch(task, kEvalSequences)) batch.push_back({{"ids", s.ids}, {"targets", s.targets}});
+  for (const Sequence& s : task_eval_batch(task, kEvalSequences))
+    batch.push_back({{"ids", s.ids}, {"targets", s.targets}});
   for (const std::vector<int>& ids : probe_batch(task, kProbeSequences).ids) probe.push_back(ids);
   return {{"batch", batch}, {"probe", probe}};
 }
@@ -275,8 +279,7 @@ int train_command(std::span<const std::string> words, std::ostream& out, std::os
       if (o.json) {
         report["eval"] = evaluation_json(e);
         report["eval"]["inputs"] = evaluation_inputs(o.run.task);
-      }
-      else print_evaluation(e, out);
+      } else print_evaluation(e, out);
     }
     report["seconds"] = seconds;
     if (o.json) out << report.dump() << '\n';
