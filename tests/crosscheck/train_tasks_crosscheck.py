@@ -19,7 +19,14 @@ against the binary's `train --task T ... --save OUT.json --json` output:
     (symbol tasks), every token distinct except one repeated segment at an
     evaluation distance.
  4. eval.loss (1e-9 relative) and eval.accuracy (exactly) from a PyTorch
-    forward pass of the saved model over the evaluation batch.
+    forward pass of the saved model over the evaluation batch.  Models of
+    mha layers with no or learned positions use the forward pass below;
+    every other shape the options make (--variant gqa / mqa / mla,
+    --kv-heads, --latent-dim, --positions sinusoidal / rope) the general
+    reference of train_variants_crosscheck.py, and the saved model must have
+    the asked shape: its variant, kv_heads (default heads / 2, at least 1),
+    latent_dim (default d_model / 2), positions, rope_base (10000) and, for
+    mla with rope, rope_dim = max(2, 2 floor(head_dim / 4)).
  5. eval.heads: previous_token, first_token, induction and duplicate_token
     scores of every head from the attention weights on the probe batch
     (pooled: sum over every probe sequence / number of terms), to 1e-9.
@@ -28,7 +35,9 @@ against the binary's `train --task T ... --save OUT.json --json` output:
     steps' losses and grad norms, and the saved weights, to 1e-9.
  7. determinism: the same command twice, and OMP_NUM_THREADS=1 against 2,
     give bit-identical losses, evaluation and saved files.
- 8. bad invocations exit 2 with one line on stderr naming the problem.
+ 8. bad invocations exit 2 with one line on stderr naming the problem
+    (--kv-heads that does not divide --heads, an unknown --variant, rope on
+    an odd head_dim, ...).
 
 Where the vocabulary is too small for "every symbol distinct except the
 segment" (V - 2 < N - 4), that part of 2 and 3 cannot hold for any program;
@@ -57,6 +66,9 @@ import unicodedata
 import numpy as np
 import torch
 import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from train_variants_crosscheck import forward as general_forward  # noqa: E402
 
 torch.set_default_dtype(torch.float64)
 torch.set_num_threads(1)
@@ -204,6 +216,13 @@ def ffn_kind(model):
 
 def forward(model, p, ids, want_attention=False):
     """Logits (n x V) and, if asked, [layer][head] attention weights (n x n)."""
+    if model_supported(model) is not None:
+        # Any other variant or positions kind: the general reference.
+        record = [] if want_attention else None
+        logits = general_forward(model, p, ids, {}, record)
+        if want_attention:
+            return logits, [[P for P, _ in heads] for heads in record]
+        return logits
     n = len(ids)
     norm, kind = model.get("norm", "none"), ffn_kind(model)
     x = p["embedding"][torch.tensor(ids)]
@@ -249,7 +268,8 @@ def forward(model, p, ids, want_attention=False):
 
 
 def model_supported(model):
-    """None if the forward pass above covers the model, else why not."""
+    """None if the forward pass above covers the model, else why not (then
+    train_variants_crosscheck.py's general reference computes it)."""
     if model.get("positions", "none") not in ("none", "learned"):
         return "positions %r" % model.get("positions")
     for li, layer in enumerate(model["layers"]):
@@ -557,8 +577,8 @@ def check_eval_numbers(g, model, p, ev, segs):
 
 def task_cmd(spec, save):
     args = ["train", "--task", spec["task"]]
-    for k in ("layers", "heads", "d-model", "positions", "norm", "ffn", "d-ff", "vocab",
-              "seq-len", "steps", "batch", "seed", "lr", "text"):
+    for k in ("layers", "heads", "d-model", "positions", "norm", "ffn", "d-ff", "variant",
+              "kv-heads", "latent-dim", "vocab", "seq-len", "steps", "batch", "seed", "lr", "text"):
         if k in spec:
             args += ["--" + k, str(spec[k])]
     return args + ["--save", save, "--json"]
@@ -613,16 +633,53 @@ def run_task(ck, spec, label):
     g.ok(len(layers) == spec.get("layers", 2), "saved model has %d layers, expected %d" % (
         len(layers), spec.get("layers", 2)))
     H = spec.get("heads", 4)
+    hd = D // H
+    variant = spec.get("variant", "mha")
+    positions = spec.get("positions", "learned")
+    # The attention block each layer must have: what the options ask, and the
+    # defaults for what they leave out.
+    want_att = {"variant": variant, "heads": H, "head_dim": hd}
+    if variant == "gqa":
+        want_att["kv_heads"] = spec.get("kv-heads", max(1, H // 2))
+    if variant == "mla":
+        want_att["latent_dim"] = spec.get("latent-dim", D // 2)
+        if positions == "rope":
+            want_att["rope_dim"] = max(2, 2 * (hd // 4))
+    G = {"mha": H, "gqa": want_att.get("kv_heads"), "mqa": 1, "mla": H}[variant]
+    if variant == "mla":
+        want_w = {"W_Q": (D, H * hd), "W_DKV": (D, want_att["latent_dim"]),
+                  "W_UK": (want_att["latent_dim"], H * hd),
+                  "W_UV": (want_att["latent_dim"], H * hd), "W_O": (H * hd, D)}
+        if positions == "rope":
+            want_w.update(W_QR=(D, H * want_att["rope_dim"]), W_KR=(D, want_att["rope_dim"]))
+    else:
+        want_w = {"W_Q": (D, H * hd), "W_K": (D, G * hd), "W_V": (D, G * hd), "W_O": (H * hd, D)}
     for li, layer in enumerate(layers):
         a = layer.get("attention", {})
-        g.ok(a.get("heads") == H and a.get("head_dim") == D // H,
-             "saved layers[%d] has %r heads of %r, expected %d of %d" % (
-                 li, a.get("heads"), a.get("head_dim"), H, D // H))
+        got = {k: a.get(k, "mha" if k == "variant" else None) for k in want_att}
+        g.ok(got == want_att, "saved layers[%d].attention has %r, expected %r" % (li, got, want_att))
+        for k in ("kv_heads", "latent_dim", "query_latent_dim", "rope_dim", "sparse"):
+            if k not in want_att:
+                g.ok(k not in a or (k == "kv_heads" and variant == "mha" and a[k] == H),
+                     "saved layers[%d].attention has %s %r (variant %s, positions %s)" % (
+                         li, k, a.get(k), variant, positions))
+        g.ok(a.get("mask", "causal") == "causal" and a.get("kernel", "softmax") == "softmax"
+             and a.get("scale", True) is True,
+             "saved layers[%d].attention is not causal, softmax, scaled: %r" % (li, a))
+        w = layer.get("weights", {})
+        shapes = {k: np.asarray(w[k]).shape for k in want_w if k in w}
+        attn_w = {k for k in w if k.startswith("W_") and k not in ("W_1", "W_2", "W_3")}
+        g.ok(shapes == want_w and attn_w == set(want_w),
+             "saved layers[%d] attention weights %r, expected %r" % (
+                 li, {k: np.asarray(w[k]).shape for k in sorted(attn_w)}, want_w))
+    if positions in ("sinusoidal", "rope"):
+        g.ok(model.get("rope_base", 10000) == 10000,
+             "saved rope_base is %r, expected 10000" % model.get("rope_base"))
+    g.ok("W_P" in model if positions == "learned" else "W_P" not in model,
+         "saved W_P %s with positions %s" % ("missing" if positions == "learned" else "present",
+                                             positions))
     g.ok(isinstance(model.get("max_positions"), int) and model["max_positions"] >= N,
          "saved max_positions %r < seq_len %d" % (model.get("max_positions"), N))
-    why = model_supported(model)
-    if not g.ok(why is None, "the saved model uses %s, which this check cannot compute" % why):
-        return g.summary()
 
     # 1. Vocabulary.
     text_ids = tail = None
@@ -670,7 +727,11 @@ def run_task(ck, spec, label):
             check_eval_numbers(g, model, p, ev, segs)
     except (KeyError, IndexError, TypeError, RuntimeError, ValueError) as e:
         g.ok(False, "cannot evaluate the saved model / eval: %s: %s" % (type(e).__name__, e))
-    return g.summary("%s, N %d, V %d%s" % (task, N, V, "" if strict else ", small vocab"))
+    shape = "" if variant == "mha" and positions in ("none", "learned") else ", %s %s" % (
+        variant + "".join(" %s %d" % (k, want_att[k]) for k in ("kv_heads", "latent_dim",
+                                                                 "rope_dim") if k in want_att),
+        positions)
+    return g.summary("%s, N %d, V %d%s%s" % (task, N, V, "" if strict else ", small vocab", shape))
 
 
 def write_custom_text(ck):
@@ -875,8 +936,18 @@ def check_invalid(ck):
          + small, ["--warmup", "--steps"]),
         ("--seq-len 8", ["train", "--task", "induction", "--seq-len", "8", "--vocab", "12",
                          "--steps", "2", "--json"], ["--seq-len"]),
-        ("--positions rope", ["train", "--task", "copy", "--positions", "rope"] + small,
-         ["--positions", "rope"]),
+        ("--variant gqa --kv-heads 3, 4 heads", ["train", "--task", "copy", "--variant", "gqa",
+                                                 "--kv-heads", "3", "--heads", "4", "--d-model",
+                                                 "8", "--vocab", "12", "--seq-len", "16",
+                                                 "--steps", "2", "--json"], ["kv_heads|--kv-heads"]),
+        ("--variant bogus", ["train", "--task", "copy", "--variant", "bogus"] + small,
+         ["--variant", "bogus", "mha", "gqa", "mqa", "mla"]),
+        ("--positions bogus", ["train", "--task", "copy", "--positions", "bogus"] + small,
+         ["--positions", "bogus", "none", "sinusoidal", "learned", "rope"]),
+        ("rope on head_dim 3", ["train", "--task", "copy", "--positions", "rope", "--heads", "4",
+                                "--d-model", "12", "--layers", "1", "--vocab", "12",
+                                "--seq-len", "16", "--steps", "2", "--json"],
+         ["head_dim", "even"]),
     ]
     messages = []
     for what, args, phrases in cases:
@@ -894,7 +965,7 @@ def check_invalid(ck):
                 what, err, " or ".join(repr(a) for a in alts)))
     ok = g.summary("%d invocations" % len(cases))
     for what, rc, err in messages:
-        print("    %-34s exit %d: %s" % (what, rc, err))
+        print("    %-36s exit %d: %s" % (what, rc, err))
     return ok
 
 # --------------------------------------------------------------------------
@@ -935,6 +1006,34 @@ TASK_RUNS = [
     ("text_custom_swiglu", dict(task="text", layers=1, heads=2, **{"d-model": 16},
                                 positions="none", norm="none", ffn="swiglu", **{"seq-len": 16},
                                 steps=2, batch=4, seed=11)),
+    # Every variant and positions kind the shape options make (defaults and given values).
+    ("copy_gqa_rope", dict(task="copy", layers=2, heads=4, **{"d-model": 16}, variant="gqa",
+                           positions="rope", vocab=20, **{"seq-len": 16}, steps=3, batch=4,
+                           seed=12)),
+    ("induction_gqa_kv4_sinusoidal", dict(task="induction", layers=2, heads=4, **{"d-model": 16},
+                                          variant="gqa", **{"kv-heads": 4},
+                                          positions="sinusoidal", ffn="gelu", vocab=32,
+                                          **{"seq-len": 16}, steps=3, batch=4, seed=13)),
+    ("previous_token_gqa_h2", dict(task="previous_token", layers=1, heads=2, **{"d-model": 16},
+                                   variant="gqa", norm="post", vocab=20, **{"seq-len": 16},
+                                   steps=3, batch=4, seed=14)),
+    ("reverse_mqa_none", dict(task="reverse", layers=2, heads=4, **{"d-model": 16},
+                              variant="mqa", positions="none", ffn="relu", vocab=24,
+                              **{"seq-len": 17}, steps=3, batch=4, seed=15)),
+    ("sort_mla_learned", dict(task="sort", layers=2, heads=2, **{"d-model": 16}, variant="mla",
+                              vocab=30, **{"seq-len": 18}, steps=3, batch=4, seed=16)),
+    ("copy_mla_rope_hd8", dict(task="copy", layers=1, heads=2, **{"d-model": 16}, variant="mla",
+                               **{"latent-dim": 5}, positions="rope", norm="none",
+                               ffn="swiglu", **{"d-ff": 12}, vocab=20, **{"seq-len": 16},
+                               steps=3, batch=4, seed=17)),
+    ("induction_mla_rope_hd3", dict(task="induction", layers=2, heads=4, **{"d-model": 12},
+                                    variant="mla", **{"latent-dim": 4}, positions="rope",
+                                    vocab=32, **{"seq-len": 16}, steps=3, batch=4, seed=18)),
+    ("text_mha_rope", dict(task="text", layers=2, heads=4, **{"d-model": 16}, positions="rope",
+                           **{"seq-len": 16}, steps=3, batch=4, seed=19)),
+    ("sort_mla_sinusoidal", dict(task="sort", layers=1, heads=4, **{"d-model": 16},
+                                 variant="mla", positions="sinusoidal", vocab=30,
+                                 **{"seq-len": 18}, steps=2, batch=4, seed=20)),
 ]
 
 
