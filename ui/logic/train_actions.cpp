@@ -30,13 +30,7 @@ void ensure_training(AppState& state) {
 
 void show_training_step(AppState& state, int step, std::optional<std::pair<int, int>> gradient) {
   const TrainSettings defaults;
-  const TrainSettings& run = state.trainer.settings();
-  const bool default_run = state.trainer.ready() && run.run.task.kind == defaults.run.task.kind &&
-                           run.run.task.vocab == defaults.run.task.vocab &&
-                           run.run.task.seq_len == defaults.run.task.seq_len && run.run.seed == defaults.run.seed &&
-                           run.run.batch == defaults.run.batch && run.run.adamw.lr == defaults.run.adamw.lr &&
-                           run.shape.layers == defaults.shape.layers && run.shape.heads == defaults.shape.heads &&
-                           run.shape.d_model == defaults.shape.d_model && run.steps == defaults.steps;
+  const bool default_run = state.trainer.ready() && same_run(state.trainer.settings(), defaults);
   if (!default_run) {
     state.train.settings = defaults;
     restart_training(state);

@@ -44,15 +44,20 @@ double rate(std::vector<Clock::time_point>& recent, Clock::time_point now) {
   const auto old =
       std::find_if(recent.begin(), recent.end(), [&](auto t) { return now - t <= std::chrono::seconds(1); });
   recent.erase(recent.begin(), old);
-  if (recent.size() < 2) return 0.0;
-  return static_cast<double>(recent.size() - 1) / std::chrono::duration<double>(recent.back() - recent.front()).count();
+  const double seconds = std::chrono::duration<double>(recent.back() - recent.front()).count();
+  return recent.size() < 2 || seconds <= 0.0 ? 0.0 : static_cast<double>(recent.size() - 1) / seconds;
+}
+
+// Whether the run is over: its steps done, or stopped (a divergence, an error). Under the lock.
+bool run_over(const Trainer::Worker& w) {
+  return !w.shared.stopped.empty() || static_cast<int>(w.shared.losses.size()) >= w.settings.steps;
 }
 
 // One step and, when due, a snapshot; then what it gave, under the lock.
 void work_once(Trainer::Worker& w) {
   const StepResult r = training_step(w.train, w.settings.run);
   std::shared_ptr<const TrainSnapshot> snapshot;
-  const int step = w.train.adam.step;
+  const int step = w.train.adam.step;  // after a divergence, the step before (the losses count the steps taken)
   if (r.diverged.empty() && (step % w.settings.snapshot_every == 0 || step >= w.settings.steps))
     snapshot = take_snapshot(w.train, w.settings.run);
   const std::lock_guard lock(w.mutex);
@@ -66,7 +71,16 @@ void work_once(Trainer::Worker& w) {
   w.shared.losses.push_back(r.loss);
   if (snapshot) w.shared.snapshots.push_back(std::move(snapshot));
   w.shared.steps_per_second = rate(w.recent, Clock::now());
-  if (step >= w.settings.steps) w.running = false, w.pending_steps = 0;
+  if (run_over(w)) w.running = false, w.pending_steps = 0;
+}
+
+// What an error in a step leaves: the run stopped, saying why, never an exception out of the thread.
+void stop_with(Trainer::Worker& w, const std::string& why) {
+  const std::lock_guard lock(w.mutex);
+  w.busy = false;
+  w.shared.stopped = "training stopped: " + why;
+  w.running = false;
+  w.pending_steps = 0;
 }
 
 void work(std::shared_ptr<Trainer::Worker> w) {
@@ -78,10 +92,20 @@ void work(std::shared_ptr<Trainer::Worker> w) {
       std::unique_lock lock(w->mutex);
       w->wake.wait(lock, [&] { return w->quit || w->running || w->pending_steps > 0; });
       if (w->quit) return;
+      if (run_over(*w)) {  // a request that came after the end (a click the window had not polled yet)
+        w->running = false;
+        w->pending_steps = 0;
+        w->wake.notify_all();
+        continue;
+      }
       if (!w->running) --w->pending_steps;
       w->busy = true;
     }
-    work_once(*w);
+    try {
+      work_once(*w);
+    } catch (const std::exception& e) {
+      stop_with(*w, e.what());
+    }
     w->wake.notify_all();  // wait_idle
   }
 }
@@ -97,28 +121,27 @@ void Trainer::stop_worker() {
     worker_->quit = true;
   }
   worker_->wake.notify_all();
-  thread_.join();
+  if (thread_.joinable()) thread_.join();
   worker_.reset();
 }
 
 std::optional<std::string> Trainer::reset(const TrainSettings& s, std::optional<Model> start) {
-  Model model;
+  // Everything the new run needs, made before the old one is stopped: a refusal leaves the old run as it was.
+  auto next = std::make_shared<Worker>();
   try {
-    if (start) {
-      check_task_model(*start, s.run.task);
-      model = resolve_model(*start);
-    } else {
-      model = resolve_model(task_model(s.run.task, s.shape, s.run.seed));
-    }
-  } catch (const InputError& e) {
+    check_task(s.run.task);
+    if (start) check_task_model(*start, s.run.task);
+    next->settings = s;
+    // Bounded memory: at most about 200 snapshots, each holding the run's weights at its step.
+    next->settings.snapshot_every = std::max({1, s.snapshot_every, s.steps / 200});
+    next->train = start_training(resolve_model(start ? *start : task_model(s.run.task, s.shape, s.run.seed)));
+    next->shared.snapshots.push_back(take_snapshot(next->train, s.run));
+  } catch (const std::exception& e) {
     return std::string(e.what());
   }
   stop_worker();
-  settings_ = s;
-  worker_ = std::make_shared<Worker>();
-  worker_->settings = s;
-  worker_->train = start_training(std::move(model));
-  worker_->shared.snapshots.push_back(take_snapshot(worker_->train, s.run));
+  settings_ = next->settings;
+  worker_ = std::move(next);
   progress_ = worker_->shared;
   thread_ = std::thread(work, worker_);
   return std::nullopt;
@@ -178,6 +201,7 @@ void Trainer::train_to(int step) {
   pause();
   wait_idle();
   poll();
+  if (at_end()) return;
   const int missing = std::min(step, settings_.steps) - step_count();
   if (missing <= 0) return;
   {
@@ -198,6 +222,17 @@ std::shared_ptr<const TrainSnapshot> snapshot_at(const TrainProgress& p, int ste
   for (const auto& s : p.snapshots)
     if (s->step <= step) found = s;
   return found;
+}
+
+bool same_run(const TrainSettings& a, const TrainSettings& b) {
+  const Task &x = a.run.task, &y = b.run.task;
+  const TaskModelShape &p = a.shape, &q = b.shape;
+  return x.kind == y.kind && (x.kind == TaskKind::Text || x.vocab == y.vocab) && x.seq_len == y.seq_len &&
+         p.layers == q.layers && p.heads == q.heads && p.d_model == q.d_model && p.variant == q.variant &&
+         effective_kv_heads(p) == effective_kv_heads(q) && effective_latent_dim(p) == effective_latent_dim(q) &&
+         p.positions == q.positions && p.norm == q.norm && p.ffn == q.ffn && a.run.adamw.lr == b.run.adamw.lr &&
+         a.run.batch == b.run.batch && a.run.schedule.warmup == b.run.schedule.warmup && a.steps == b.steps &&
+         a.run.seed == b.run.seed;
 }
 
 }  // namespace attn::ui

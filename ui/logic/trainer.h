@@ -24,6 +24,9 @@ struct TrainSettings {
   int threads = 1;          // for the batch's sequences; the window keeps a core
 };
 
+// Whether two settings make the same run: task, shape, optimiser, steps and seed (not the snapshots or threads).
+bool same_run(const TrainSettings& a, const TrainSettings& b);
+
 // The run at one step: what the view draws when it is chosen on the timeline.
 struct TrainSnapshot {
   int step = 0;

@@ -241,20 +241,27 @@ void story(const AppState& state, const TrainSnapshot& shown) {
 
 // One head's softmax during training: the row of weights of a query, softmax's Jacobian there and what the loss
 // sends back through it. A saturated row (one weight near 1) has a Jacobian near 0 and passes almost nothing on.
-void gradient(TrainView& view, const TrainSnapshot& s) {
+void gradient(TrainView& view, const std::shared_ptr<const TrainSnapshot>& shown) {
+  const TrainSnapshot& s = *shown;
   const Eigen::Index n = static_cast<Eigen::Index>(s.probe.size());
+  if (n < 2 || s.probe_attention.empty()) return;
   view.layer = std::clamp(view.layer, 0, static_cast<int>(s.probe_attention.size()) - 1);
   const auto& heads = s.probe_attention[static_cast<std::size_t>(view.layer)];
   view.head = std::clamp(view.head, 0, static_cast<int>(heads.size()) - 1);
   // By default a query inside the repeat, whose next token an induction head can find.
   view.row = std::clamp(view.row < 0 ? s.repeat.second + s.repeat.length - 2 : view.row, 1, static_cast<int>(n) - 1);
-  const std::vector<int> targets = next_token_targets(s.probe);
-  const HeadGradients g = attention_gradients(*s.model, s.probe, targets)[static_cast<std::size_t>(view.layer)];
-  const Eigen::Index i = view.row, keys = i + 1;
+  if (view.gradients.snapshot != shown) {
+    view.gradients.snapshot = shown;
+    view.gradients.layers = attention_gradients(*s.model, s.probe, next_token_targets(s.probe));
+  }
+  const HeadGradients& g = view.gradients.layers[static_cast<std::size_t>(view.layer)];
+  const AttentionConfig& a = s.model->layers[static_cast<std::size_t>(view.layer)].attention;
+  const bool softmax = a.kernel == Kernel::Softmax;
+  // The keys the query may see: those up to it, or all of them without a mask.
+  const Eigen::Index i = view.row, keys = a.mask == MaskKind::None ? n : i + 1;
   const Matrix p = heads[static_cast<std::size_t>(view.head)].row(i).leftCols(keys);
   const Matrix dp = g.d_weights[static_cast<std::size_t>(view.head)].row(i).leftCols(keys);
   const Matrix ds = g.d_scores[static_cast<std::size_t>(view.head)].row(i).leftCols(keys);
-  const Matrix jacobian = softmax_jacobian(p);
   const std::vector<std::string>& vocab = s.model->vocab;
   std::vector<std::string> labels;
   for (Eigen::Index k = 0; k < keys; ++k)
@@ -278,10 +285,16 @@ void gradient(TrainView& view, const TrainSnapshot& s) {
   if (ImGui::SliderInt("query position", &row, 1, static_cast<int>(n) - 1)) view.row = row;
   TextWrappedAtSpaces("The query at position " + std::to_string(i) + " (\"" + labels.back() + "\") at step " +
                       thousands(s.step) + ".");
-  TextDisabledWrapped(
-      "Softmax turns the scores s into the weights p; training reaches the scores only through its\u00A0"
-      "Jacobian\u00A0J = diag(p) - p p\u1D40: \u2202L/\u2202s = J \u2202L/\u2202p (the next-token loss on "
-      "this sequence).");
+  if (softmax)
+    TextDisabledWrapped(
+        "Softmax turns the scores s into the weights p; training reaches the scores only through its\u00A0"
+        "Jacobian\u00A0J = diag(p) - p p\u1D40: \u2202L/\u2202s = J \u2202L/\u2202p (the next-token loss on "
+        "this sequence).");
+  else
+    TextDisabledWrapped(
+        "This layer's kernel is linear: p = s / Z with Z the sum of the visible scores, so training reaches a "
+        "visible score through \u2202p_i/\u2202s_j = (\u03B4_ij - p_i) / Z (the "
+        "next-token loss on this sequence).");
   const float w = ImGui::GetContentRegionAvail().x;
   const auto row_map = [&](const char* id, const Matrix& m, ColorMap map) {
     ImGui::TextUnformatted(id);
@@ -293,16 +306,21 @@ void gradient(TrainView& view, const TrainSnapshot& s) {
     o.flags = HeatmapFlags_NoValues | HeatmapFlags_NoLabels;
     Heatmap(id, m, o);
   };
-  TextDisabledWrapped("Keys 0 to " + std::to_string(i) +
+  TextDisabledWrapped("Keys 0 to " + std::to_string(keys - 1) +
                       " from left to right; point at a cell for its token and value.");
   row_map("p, the weights", p, ColorMap::Sequential);
   row_map("\u2202L/\u2202p, what reaches the weights", dp, ColorMap::Diverging);
   row_map("\u2202L/\u2202s, what reaches the scores", ds, ColorMap::Diverging);
-  TextWrappedAtSpaces(
-      "Largest weight " + format_number(p.maxCoeff(), 3) + "; |\u2202L/\u2202p| = " + general_number(dp.norm()) +
-      ", |\u2202L/\u2202s| = " + general_number(ds.norm()) +
-      ". The nearer a row is to one weight of 1, the nearer\u00A0J is to 0: a saturated row passes almost "
-      "no training signal, which is why scores are divided by \u221Ad_k.");
+  const std::string sizes = "Largest weight " + format_number(p.maxCoeff(), 3) +
+                            "; |\u2202L/\u2202p| = " + general_number(dp.norm()) +
+                            ", |\u2202L/\u2202s| = " + general_number(ds.norm()) + ".";
+  if (!softmax) {
+    TextWrappedAtSpaces(sizes + " A linear kernel does not saturate: its Jacobian shrinks only as Z grows.");
+    return;
+  }
+  TextWrappedAtSpaces(sizes +
+                      " The nearer a row is to one weight of 1, the nearer\u00A0J is to 0: a saturated row passes "
+                      "almost no training signal, which is why scores are divided by \u221Ad_k.");
   ImGui::TextUnformatted("The Jacobian J, keys by keys");
   HeatmapOptions o;
   o.map = ColorMap::Diverging;
@@ -310,7 +328,7 @@ void gradient(TrainView& view, const TrainSnapshot& s) {
   o.col_labels = &labels;
   o.size = {w, 0};
   o.flags = HeatmapFlags_NoValues | HeatmapFlags_NoLabels;
-  Heatmap("jacobian", jacobian, o);
+  Heatmap("jacobian", softmax_jacobian(p), o);
 }
 
 }  // namespace
@@ -351,7 +369,9 @@ void TrainPanel(AppState& state, ImVec2 pos, ImVec2 size) {
     score_chart(state, {chart_w, chart_h});
     ImGui::EndGroup();
   }
-  ImGui::BeginChild("snapshot", {0, 0}, false);
+  // Sized to fit (the story and the gradient scroll in children of their own): a scrollbar coming and going here
+  // would resize the heads every other frame.
+  ImGui::BeginChild("snapshot", {0, 0}, false, ImGuiWindowFlags_NoScrollbar);
   const float tabs_h = ImGui::GetContentRegionAvail().y;
   if (const auto shown = shown_snapshot(state); shown && ImGui::BeginTabBar("snapshot tabs")) {
     TrainView& v = state.train;
@@ -372,8 +392,10 @@ void TrainPanel(AppState& state, ImVec2 pos, ImVec2 size) {
         ImGui::SameLine();
       }
       PopHeatmapVersion();
-      // Padded, so a glyph that reaches left of its pen (the hook of a J) is not clipped at the line's start.
-      ImGui::BeginChild("story", {0, 0}, false, ImGuiWindowFlags_AlwaysUseWindowPadding);
+      // Padded, so a glyph that reaches left of its pen (the hook of a J) is not clipped at the line's start. Its
+      // scrollbar always there: the story grows as the run trains, and a scrollbar appearing would rewrap it.
+      ImGui::BeginChild("story", {0, 0}, false,
+                        ImGuiWindowFlags_AlwaysUseWindowPadding | ImGuiWindowFlags_AlwaysVerticalScrollbar);
       story(state, *shown);
       ImGui::EndChild();
       ImGui::EndTabItem();
@@ -385,7 +407,7 @@ void TrainPanel(AppState& state, ImVec2 pos, ImVec2 size) {
       ImGui::BeginChild("gradient", {0, 0}, false,
                         ImGuiWindowFlags_AlwaysUseWindowPadding | ImGuiWindowFlags_AlwaysVerticalScrollbar);
       PushHeatmapVersion(0);
-      gradient(v, *shown);
+      gradient(v, shown);
       PopHeatmapVersion();
       ImGui::EndChild();
       ImGui::EndTabItem();

@@ -35,7 +35,16 @@ void shape_section(TaskModelShape& m) {
   int_field("layers", m.layers, 1, 8);
   int_field("heads", m.heads, 1, 16);
   int_field("d_model", m.d_model, 1, 512);
-  EnumCombo("positions", m.positions, {Positions::None, Positions::Learned});
+  EnumCombo("variant", m.variant, {Variant::Mha, Variant::Gqa, Variant::Mqa, Variant::Mla});
+  if (m.variant == Variant::Gqa) {
+    int kv = effective_kv_heads(m);
+    if (int_field("KV heads", kv, 1, 16)) m.kv_heads = kv;
+  }
+  if (m.variant == Variant::Mla) {
+    int latent = effective_latent_dim(m);
+    if (int_field("latent d_c", latent, 1, 512)) m.latent_dim = latent;
+  }
+  EnumCombo("positions", m.positions, {Positions::None, Positions::Sinusoidal, Positions::Learned, Positions::Rope});
   EnumCombo("norm", m.norm, {Norm::None, Norm::Pre, Norm::Post});
   EnumCombo("ffn", m.ffn, {FfnKind::None, FfnKind::Relu, FfnKind::Gelu, FfnKind::Swiglu});
 }
@@ -50,15 +59,6 @@ void optimiser_section(TrainSettings& s) {
   FitLabel("seed");
   std::uint64_t seed = s.run.seed;
   if (ImGui::InputScalar("seed", ImGuiDataType_U64, &seed)) s.run.seed = seed;
-}
-
-bool same_settings(const TrainSettings& a, const TrainSettings& b) {
-  const Task &x = a.run.task, &y = b.run.task;
-  const TaskModelShape &p = a.shape, &q = b.shape;
-  return x.kind == y.kind && (x.kind == TaskKind::Text || x.vocab == y.vocab) && x.seq_len == y.seq_len &&
-         p.layers == q.layers && p.heads == q.heads && p.d_model == q.d_model && p.positions == q.positions &&
-         p.norm == q.norm && p.ffn == q.ffn && a.run.adamw.lr == b.run.adamw.lr && a.run.batch == b.run.batch &&
-         a.run.schedule.warmup == b.run.schedule.warmup && a.steps == b.steps && a.run.seed == b.run.seed;
 }
 
 }  // namespace
@@ -77,7 +77,7 @@ void TrainInputsPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   optimiser_section(s);
   ImGui::PopItemWidth();
   ImGui::Spacing();
-  const bool changed = !state.trainer.ready() || !same_settings(s, state.trainer.settings());
+  const bool changed = !state.trainer.ready() || !same_run(s, state.trainer.settings());
   if (changed) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::ColorConvertU32ToFloat4(accent_colour()));
   if (ImGui::Button("Restart with these settings", {-1, 0})) restart_training(state);
   if (changed) ImGui::PopStyleColor();
