@@ -267,3 +267,22 @@ TEST_CASE("the cost view says whether sparse attention pays, and from which cont
       "Sparse attention still scans all L keys, but its indexer costs 1/2 of attention per pair, and it attends to the "
       "top 2,048 only: it costs less than attending to every key from L = 4,097 tokens on.");
 }
+
+TEST_CASE("a polyline thinned to its column envelope: first, lowest, highest and last of each pixel column") {
+  // Column 0: five points; column 1: one; column 2: two, the second higher.
+  const std::vector<float> xs = {0.0f, 0.2f, 0.4f, 0.6f, 0.8f, 1.5f, 2.0f, 2.9f};
+  const std::vector<float> ys = {5.0f, 9.0f, 1.0f, 4.0f, 6.0f, 3.0f, 2.0f, 7.0f};
+  CHECK(column_envelope(xs, ys) == std::vector<std::size_t>{0, 1, 2, 4, 5, 6, 7});
+  CHECK(column_envelope({}, {}).empty());
+  const std::vector<float> one = {3.5f};
+  CHECK(column_envelope(one, one) == std::vector<std::size_t>{0});
+  std::vector<float> many_x, many_y;  // 3,000 steps across 500 columns: at most four points a column
+  for (int i = 0; i < 3000; ++i) {
+    many_x.push_back(static_cast<float>(i) / 6.0f);
+    many_y.push_back(static_cast<float>((i * 7919) % 101));
+  }
+  const std::vector<std::size_t> kept = column_envelope(many_x, many_y);
+  CHECK(kept.size() <= 2000);
+  CHECK(kept.front() == 0);
+  CHECK(kept.back() == 2999);
+}

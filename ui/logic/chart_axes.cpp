@@ -575,4 +575,23 @@ std::vector<float> spread_labels(std::span<const float> want, float height, floa
   return centre;
 }
 
+std::vector<std::size_t> column_envelope(std::span<const float> xs, std::span<const float> ys) {
+  std::vector<std::size_t> keep;
+  for (std::size_t first = 0; first < xs.size();) {
+    const float column = std::floor(xs[first]);
+    std::size_t last = first, low = first, high = first;
+    for (std::size_t i = first + 1; i < xs.size() && std::floor(xs[i]) == column; ++i) {
+      last = i;
+      if (ys[i] < ys[low]) low = i;
+      if (ys[i] > ys[high]) high = i;
+    }
+    std::size_t picked[] = {first, low, high, last};
+    std::sort(std::begin(picked), std::end(picked));
+    for (const std::size_t i : picked)
+      if (keep.empty() || keep.back() != i) keep.push_back(i);
+    first = last + 1;
+  }
+  return keep;
+}
+
 }  // namespace attn::ui

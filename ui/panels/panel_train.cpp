@@ -193,8 +193,9 @@ void head_grid(TrainView& view, const TrainSnapshot& s, ImVec2 avail) {
       // The keys the causal mask hides are plain 0, not hatched: hatching 8 x 496 small cells cost 30 ms of every
       // frame while training (--bench-frames in this view: 35.6 ms of window-thread CPU per frame, 3.8 without).
       o.size = {cell, cell};
+      // One texture each, uploaded once per snapshot: 8 x 1,024 rectangles every frame kept llvmpipe busy.
       o.flags = HeatmapFlags_NoLabels | HeatmapFlags_NoLegend | HeatmapFlags_NoValues | HeatmapFlags_NoTooltip |
-                HeatmapFlags_Fill;
+                HeatmapFlags_Fill | HeatmapFlags_Texture;
       const Matrix& w = s.probe_attention[l][h];
       const HeatmapResult r = Heatmap("w", w, o);
       if (view.layer == static_cast<int>(l) && view.head == static_cast<int>(h))

@@ -22,6 +22,7 @@ enum HeatmapFlags_ {
   HeatmapFlags_Clickable = 1 << 3,  // report clicks on cells (toggling a custom mask)
   HeatmapFlags_NoTooltip = 1 << 4,  // the caller explains the hovered cell itself
   HeatmapFlags_Fill = 1 << 5,       // fill the box: cells stretched to its width and height (thumbnails)
+  HeatmapFlags_Texture = 1 << 6,    // one texture, never a rectangle per cell: many thumbnails redrawn every frame
 };
 using HeatmapFlags = int;
 

@@ -39,7 +39,7 @@ HeatmapLayout layout_heatmap(const HeatmapLayoutInput& in) {
     l.cell_w = in.value_w <= room_w ? std::ceil(in.value_w * 4.0f) / 4.0f : snap(room_w);
   l.width = l.label_w + l.cell_w * static_cast<float>(in.cols);
   l.height = l.header_h + l.cell_h * static_cast<float>(in.rows) + l.legend_h;
-  l.texture = in.rows * in.cols > kTextureCells || std::min(l.cell_w, l.cell_h) < kMinDrawnCell;
+  l.texture = in.texture || in.rows * in.cols > kTextureCells || std::min(l.cell_w, l.cell_h) < kMinDrawnCell;
   return l;
 }
 

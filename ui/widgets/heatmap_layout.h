@@ -9,8 +9,9 @@ struct HeatmapLayoutInput {
   float line_h = 0;                // one line of text
   bool labels = true, legend = true;
   float max_cell = 72;
-  float value_w = 0;  // the widest number with its padding; 0 when no numbers are shown
-  bool fill = false;  // stretch the cells to the box (up to max_cell): a thumbnail of 16x512 is no sliver
+  float value_w = 0;     // the widest number with its padding; 0 when no numbers are shown
+  bool fill = false;     // stretch the cells to the box (up to max_cell): a thumbnail of 16x512 is no sliver
+  bool texture = false;  // a texture whatever the cells: a rectangle per cell costs a software GL more to draw
 };
 
 struct HeatmapLayout {

@@ -45,6 +45,15 @@ struct Plot {
 
 bool drawable(double v, const Axis& a) { return std::isfinite(v) && (a.scale == AxisScale::Linear || v > 0); }
 
+// Only the points that change a pixel (column_envelope): a software GL draws every segment it is given.
+std::vector<ImVec2> thinned(const std::vector<ImVec2>& run) {
+  std::vector<float> xs, ys;
+  for (const ImVec2& v : run) xs.push_back(v.x), ys.push_back(v.y);
+  std::vector<ImVec2> kept;
+  for (const std::size_t i : column_envelope(xs, ys)) kept.push_back(run[i]);
+  return kept;
+}
+
 // The series as screen polylines, split where a point cannot be shown (NaN, or <= 0 on a log axis).
 std::vector<std::vector<ImVec2>> polylines(const Series& s, const Plot& p) {
   std::vector<std::vector<ImVec2>> runs(1);
@@ -52,6 +61,7 @@ std::vector<std::vector<ImVec2>> polylines(const Series& s, const Plot& p) {
     if (drawable(s.x[i], *p.x) && drawable(s.y[i], *p.y)) runs.back().push_back({p.px(s.x[i]), p.py(s.y[i])});
     else if (!runs.back().empty()) runs.emplace_back();
   }
+  for (std::vector<ImVec2>& run : runs) run = thinned(run);
   return runs;
 }
 
