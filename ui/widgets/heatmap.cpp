@@ -345,9 +345,11 @@ void draw_labels(const Matrix& m, const HeatmapOptions& opts, const Grid& g, con
       dl->AddText({g.origin.x, y}, r == result.hovered_row || r == opts.highlight_row ? strong : text, s.c_str());
   }
   // Column labels wider than their cells: every k-th one whole (0, 16, 32, ... of 512 columns), as the rows do;
-  // a token's name is shortened only when one label alone is wider than its cell.
+  // a token's name is shortened when its cell holds at least a letter and the ellipsis (a vocabulary of 64 in
+  // narrow columns would otherwise be shortened to nothing).
+  const bool shorten = opts.col_labels && cw - 2 >= ImGui::CalcTextSize("M\u2026").x;
   const Eigen::Index every =
-      opts.col_labels ? 1 : std::max<Eigen::Index>(1, static_cast<Eigen::Index>(std::ceil((me.widest_label + 6) / cw)));
+      shorten ? 1 : std::max<Eigen::Index>(1, static_cast<Eigen::Index>(std::ceil((me.widest_label + 6) / cw)));
   for (Eigen::Index c = 0; c < m.cols(); c += every) {
     const std::string full = label(opts.col_labels, c);
     const std::string s = every > 1 ? full : FitText(full, cw - 2);
