@@ -10,14 +10,14 @@
 namespace attn {
 namespace {
 
-// RoPE's rotation is orthogonal: the gradient turns back by the same angles (cos, -sin).
-Matrix rotate_back(const Matrix& d_turned, const RopeTable& t) { return rotate(d_turned, RopeTable{t.cos, -t.sin}); }
-
 // The projections: each head's queries and each KV head's keys and values, as the scores read them.
 void project_heads(const AttentionConfig& a, const Weights& w, AttentionCache& c) {
   const Eigen::Index d = a.head_dim, r = a.rope_dim;
   const int kv = kv_head_count(a);
-  if (a.positions == Positions::Rope) c.rope = rope_table(0, static_cast<int>(c.in.rows()), rope_width(a), a.rope_base);
+  if (a.positions == Positions::Rope) {
+    c.rope = rope_table(0, static_cast<int>(c.in.rows()), rope_width(a), a.rope_base, first_position(a));
+    c.rope_back = {c.rope.cos, -c.rope.sin};  // RoPE's rotation is orthogonal: its gradient turns back
+  }
   Matrix Q, K, V, Q_r, k_r;  // (N, H*d), (N, G*d) x 2; mla with rope (N, H*d_R), (N, d_R)
   if (a.variant == Variant::Mla) {
     c.latent = c.in * *w.W_DKV;
@@ -35,7 +35,7 @@ void project_heads(const AttentionConfig& a, const Weights& w, AttentionCache& c
     K = c.in * *w.W_K;
     V = c.in * *w.W_V;
   }
-  const bool whole_heads_turn = a.positions == Positions::Rope && !decoupled_rope(a);
+  const bool whole_heads_turn = rope_turns_heads(a);
   const Eigen::Index width = score_dim(a);
   for (int h = 0; h < a.heads; ++h) {
     Matrix q(c.in.rows(), width);
@@ -69,7 +69,10 @@ void attend_head(const AttentionConfig& a, AttentionCache& c, int h) {
   }
   Matrix s = q * k.transpose() * scale_factor(a);  // (N, N)
   s = (c.mask.array() != 0.0).select(s, kNegInf);
-  c.weights.push_back(softmax_rows(s));
+  Matrix p = softmax_rows(s);
+  for (Eigen::Index i = 0; i < p.rows(); ++i)  // a row that sees no key gets no weight, as the engine's
+    if ((c.mask.row(i).array() == 0.0).all()) p.row(i).setZero();
+  c.weights.push_back(std::move(p));
 }
 
 // d loss / d scaled scores of head h from d loss / d weights: softmax's Jacobian p_i (δ_ij - p_j) row by row, or
@@ -93,8 +96,7 @@ struct ProjectionGradients {
 ProjectionGradients unpack(const AttentionConfig& a, const AttentionCache& c, const std::vector<Matrix>& dq,
                            const std::vector<Matrix>& dk, const std::vector<Matrix>& dv) {
   const Eigen::Index n = c.in.rows(), d = a.head_dim, r = a.rope_dim;
-  const bool whole_heads_turn = a.positions == Positions::Rope && !decoupled_rope(a);
-  const auto back = [&](const Matrix& x) { return whole_heads_turn ? rotate_back(x, c.rope) : x; };
+  const auto back = [&](const Matrix& x) { return rope_turns_heads(a) ? rotate(x, c.rope_back) : x; };
   ProjectionGradients p;
   p.Q.resize(n, a.heads * d);
   p.K.resize(n, static_cast<Eigen::Index>(dk.size()) * d);
@@ -107,10 +109,10 @@ ProjectionGradients unpack(const AttentionConfig& a, const AttentionCache& c, co
   if (!decoupled_rope(a)) return p;
   p.Q_r.resize(n, a.heads * r);
   for (int h = 0; h < a.heads; ++h)
-    p.Q_r.middleCols(h * r, r) = rotate_back(dq[static_cast<std::size_t>(h)].rightCols(r), c.rope);
+    p.Q_r.middleCols(h * r, r) = rotate(dq[static_cast<std::size_t>(h)].rightCols(r), c.rope_back);
   Matrix dk_r = Matrix::Zero(n, r);
   for (const Matrix& k : dk) dk_r += k.rightCols(r);
-  p.k_r = rotate_back(dk_r, c.rope);
+  p.k_r = rotate(dk_r, c.rope_back);
   return p;
 }
 

@@ -9,9 +9,10 @@
 
 namespace attn {
 
-// What one layer's backward pass sends into each head's softmax: d loss / d weights (the attention weights) and
-// d loss / d scores (what softmax read: scaled, masked), one (N, N) matrix per head each. Row i of d scores is
-// row i of d weights times softmax's Jacobian diag(p) - p pᵀ: a saturated row passes almost nothing back.
+// What one layer's backward pass sends into each head's kernel: d loss / d weights (the attention weights) and
+// d loss / d scores (the scaled scores the kernel read; 0 on hidden keys), one (N, N) matrix per head each. With
+// softmax, row i of d scores is row i of d weights times softmax's Jacobian diag(p) - p pᵀ: a saturated row passes
+// almost nothing back. With the linear kernel it is (d weights - p·d weights) / Z on the visible keys.
 struct HeadGradients {
   std::vector<Matrix> d_weights, d_scores;
 };
@@ -25,13 +26,15 @@ struct AttentionCache {
   std::vector<Matrix> k;        // per KV head (N, d_s) the keys the scores read, likewise ([k | k_r])
   std::vector<Matrix> v;        // per KV head (N, d)
   RopeTable rope;               // rope: positions 0..N-1 at the width RoPE turns (rope_width)
+  RopeTable rope_back;          // the same angles turned back (cos, -sin): RoPE's gradient
   Matrix mask;                  // (N, N) 1 = may attend (sparse: the indexer's selection within the mask)
   std::vector<Matrix> weights;  // per head (N, N)
   std::vector<Vector> sums;     // linear kernel: per head, each row's Z (0 for a row the kernel zeroed)
   Matrix concat;                // (N, H*d)
 };
 
-// The layer's attention output on `in` (N, d_model): (N, d_model), concat W_O or the concatenation itself.
+// The layer's attention output on `in` (N, d_model): (N, d_model), concat W_O, or the concatenation itself for an
+// attention without W_O (which a model file cannot hold: a model layer always writes back through W_O).
 Matrix attention_forward(const ModelLayer& layer, const Matrix& in, AttentionCache& c);
 
 // d loss / d in from d loss / d output; sets the gradient of every weight the attention trains in `g`, and each

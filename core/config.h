@@ -71,6 +71,8 @@ inline int first_position(const AttentionConfig& a) { return a.positions == Posi
 inline bool decoupled_rope(const AttentionConfig& a) {
   return a.variant == Variant::Mla && a.positions == Positions::Rope;
 }
+// RoPE turning whole heads' queries and keys (every variant but mla, which turns only its decoupled part).
+inline bool rope_turns_heads(const AttentionConfig& a) { return a.positions == Positions::Rope && !decoupled_rope(a); }
 // The width RoPE turns: mla's decoupled part d_R, or a whole head d.
 inline int rope_width(const AttentionConfig& a) { return decoupled_rope(a) ? a.rope_dim : a.head_dim; }
 // The width of each head's query and key as the scores see them: d, or d + d_R with decoupled RoPE.

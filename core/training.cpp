@@ -78,7 +78,7 @@ Model task_model(const Task& task, const TaskModelShape& shape, std::uint64_t se
   }
   if (shape.variant == Variant::Mla) {
     a.latent_dim = effective_latent_dim(shape);
-    // DeepSeek-V2's decoupled RoPE part is half a head wide; RoPE turns pairs, so it is even.
+    // DeepSeek-V2's decoupled RoPE part is half a head wide; RoPE turns pairs, so it is even and at least one pair.
     if (shape.positions == Positions::Rope) a.rope_dim = std::max(2, a.head_dim / 4 * 2);
   }
   layer.attention.mask = MaskKind::Causal;

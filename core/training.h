@@ -16,7 +16,8 @@ struct TaskModelShape {
   int layers = 2, heads = 4, d_model = 64;
   Variant variant = Variant::Mha;
   int kv_heads = 0;    // gqa: the KV heads (0: half the heads, at least 1)
-  int latent_dim = 0;  // mla: d_c (0: d_model / 2, at least 1); with rope its decoupled part is half a head, even
+  int latent_dim = 0;  // mla: d_c (0: d_model / 2, at least 1); with rope its decoupled part is half a head
+                       // rounded down to even, at least 2
   Positions positions = Positions::Learned;
   Norm norm = Norm::Pre;
   FfnKind ffn = FfnKind::None;

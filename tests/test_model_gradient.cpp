@@ -198,9 +198,12 @@ TEST_CASE("the gradient's forward pass is run_model's for every kind of attentio
     expected /= static_cast<double>(kIds.size() - 1);
     CHECK(std::abs(model_loss(m, kIds, next_token_targets(kIds)) - expected) < 1e-13);
     const std::vector<std::vector<Matrix>> patterns = attention_patterns(m, kIds);
+    // A linear kernel divides by Z, a sum that may nearly cancel: its weights carry rounding a compiler's other
+    // order of operations (clang's, the sanitizer build's) moves by a few 1e-13.
+    const double tolerance = contains(config, "linear") ? 1e-11 : 1e-13;
     for (std::size_t l = 0; l < t.layers.size(); ++l)
       for (std::size_t h = 0; h < t.layers[l].attention.heads.size(); ++h)
-        CHECK((patterns[l][h] - t.layers[l].attention.heads[h].weights).cwiseAbs().maxCoeff() < 1e-13);
+        CHECK((patterns[l][h] - t.layers[l].attention.heads[h].weights).cwiseAbs().maxCoeff() < tolerance);
   }
 }
 

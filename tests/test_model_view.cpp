@@ -115,6 +115,16 @@ TEST_CASE("the Model view's texts: the model in a line, each layer's parts in or
   CHECK(model_summary(doc.model(), doc.parameters()) ==
         "2 layers \u00B7 d_model 8 \u00B7 Pre-LN \u00B7 GELU feed-forward (d_ff 32) \u00B7 learned positions \u00B7 "
         "2,080 parameters");
+  Model variant = doc.model();
+  for (ModelLayer& l : variant.layers) l.attention.variant = Variant::Mqa;
+  CHECK(model_summary(variant, 2080) ==
+        "2 layers \u00B7 d_model 8 \u00B7 MQA \u00B7 Pre-LN \u00B7 GELU feed-forward "
+        "(d_ff 32) \u00B7 learned positions \u00B7 2,080 parameters");
+  variant.layers[1].attention.variant = Variant::Mla;
+  variant.layers[1].attention.latent_dim = 4;
+  CHECK(contains(model_summary(variant, 1), " \u00B7 attention variants mixed \u00B7 "));
+  variant.layers[0] = variant.layers[1];
+  CHECK(contains(model_summary(variant, 1), " \u00B7 MLA (latent 4) \u00B7 "));
   Model m = doc.resolved();
   const LayerTrace& t = doc.trace().layers[1];
   const auto titles = [&](const Model& model) {

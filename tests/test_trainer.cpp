@@ -76,8 +76,9 @@ TEST_CASE("a run that cannot start says why and keeps the one before") {
   CHECK(trainer.ready());
   Model other = task_model(Task{TaskKind::Copy, 16, 12, {}}, small_settings().shape, 1);
   other.vocab[2] = "x";
-  CHECK(trainer.reset(small_settings(), other) ==
-        "vocab[2]: the induction task's vocabulary has \"a\" here but found \"x\"");
+  TrainSettings from_file = small_settings();
+  from_file.start = std::make_shared<const Model>(other);
+  CHECK(trainer.reset(from_file) == "vocab[2]: the induction task's vocabulary has \"a\" here but found \"x\"");
 }
 
 TEST_CASE("start runs until pause, and a run that diverges stops and says so, with no NaN in its losses") {
@@ -120,4 +121,33 @@ TEST_CASE("a head's role is its highest score from 0.3 up, and each change is to
             "0.46).",
             "Head 1.3 has no clear pattern any more (it was a previous-token head)."});
   CHECK(task_story(Task{TaskKind::Induction, 64, 32, {}}).starts_with("Random symbols in which a segment of 3 to 8 "));
+}
+
+TEST_CASE("a run from a given model (the Model view's) starts from its weights and is not the run of its shape") {
+  TrainSettings s = small_settings();
+  Model given = resolve_model(task_model(s.run.task, s.shape, 77));  // other weights than the shape's seed draws
+  given.name = "given";
+  s.start = std::make_shared<const Model>(given);
+  Trainer trainer;
+  REQUIRE_FALSE(trainer.reset(s).has_value());
+  const TrainProgress& p = trainer.progress();
+  REQUIRE(p.snapshots.size() == 1);
+  CHECK(*p.snapshots[0]->model->embedding == *given.embedding);
+  CHECK(*p.snapshots[0]->model->layers[1].weights.W_Q == *given.layers[1].weights.W_Q);
+  CHECK(trained_model_description(s) ==
+        "model \"given\": 2 layers \u00B7 d_model 8 \u00B7 Pre-LN \u00B7 attention only \u00B7 learned positions "
+        "\u00B7 " +
+            std::to_string(parameter_count(given)) + " parameters");
+  TrainSettings shape_only = s;
+  shape_only.start.reset();
+  CHECK_FALSE(same_run(s, shape_only));
+  CHECK(same_run(s, trainer.settings()));
+  // A variant's own settings count only for that variant.
+  TrainSettings a = shape_only, b = shape_only;
+  a.shape.kv_heads = 2;  // b's default: half the 2 heads
+  CHECK(same_run(a, b));
+  a.shape.variant = b.shape.variant = Variant::Gqa;
+  CHECK_FALSE(same_run(a, b));
+  b.shape.kv_heads = 2;
+  CHECK(same_run(a, b));
 }

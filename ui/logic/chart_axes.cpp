@@ -577,10 +577,11 @@ std::vector<float> spread_labels(std::span<const float> want, float height, floa
 
 std::vector<std::size_t> column_envelope(std::span<const float> xs, std::span<const float> ys) {
   std::vector<std::size_t> keep;
-  for (std::size_t first = 0; first < xs.size();) {
+  const std::size_t n = std::min(xs.size(), ys.size());
+  for (std::size_t first = 0; first < n;) {
     const float column = std::floor(xs[first]);
     std::size_t last = first, low = first, high = first;
-    for (std::size_t i = first + 1; i < xs.size() && std::floor(xs[i]) == column; ++i) {
+    for (std::size_t i = first + 1; i < n && std::floor(xs[i]) == column; ++i) {
       last = i;
       if (ys[i] < ys[low]) low = i;
       if (ys[i] > ys[high]) high = i;

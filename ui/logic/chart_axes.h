@@ -105,9 +105,9 @@ std::vector<int> place_labels_best(std::span<const std::vector<LabelSpot>> candi
 // too close are pushed apart as a group around their mean (least total movement), kept inside [lo, hi].
 std::vector<float> spread_labels(std::span<const float> want, float height, float lo, float hi);
 
-// The points of a polyline worth drawing at one pixel per column (xs in pixels, ascending): in each column the
-// first, the lowest, the highest and the last point, in their order. The line drawn through them covers the same
-// pixels as the whole polyline (a 3,000-step loss curve in 500 columns needs 2,000 points, not 3,000).
+// The points of a polyline worth drawing at one pixel per column (xs in pixels, ascending; as many as ys): in each
+// column the first, the lowest, the highest and the last point, in their order. The line drawn through them covers
+// the same pixels as the whole polyline (a 3,000-step loss curve in 500 columns needs 2,000 points, not 3,000).
 std::vector<std::size_t> column_envelope(std::span<const float> xs, std::span<const float> ys);
 
 }  // namespace attn::ui

@@ -34,11 +34,28 @@ std::string positions_text(Positions p) {
 
 }  // namespace
 
+// The layers' attention when it is not plain multi-head: "MLA (latent 32)", "GQA (2 KV heads)", "MQA", or
+// "attention variants mixed" when the layers differ; empty for mha.
+std::string variant_text(const Model& m) {
+  const AttentionConfig& a = m.layers.front().attention;
+  for (const ModelLayer& l : m.layers)
+    if (l.attention.variant != a.variant || l.attention.kv_heads != a.kv_heads ||
+        l.attention.latent_dim != a.latent_dim)
+      return "attention variants mixed";
+  switch (a.variant) {
+    case Variant::Gqa: return "GQA (" + plural(a.kv_heads, "KV head") + ")";
+    case Variant::Mqa: return "MQA";
+    case Variant::Mla: return "MLA (latent " + std::to_string(a.latent_dim) + ")";
+    case Variant::Mha: break;
+  }
+  return "";
+}
+
 std::string model_summary(const Model& m, std::int64_t parameters) {
-  const std::string dot = " \u00B7 ";
+  const std::string dot = " \u00B7 ", variant = m.layers.empty() ? "" : variant_text(m);
   return plural(static_cast<std::int64_t>(m.layers.size()), "layer") + dot + "d_model " + std::to_string(m.d_model) +
-         dot + norm_text(m.norm) + dot + ffn_text(m.ffn) + dot + positions_text(m.positions) + dot +
-         thousands(static_cast<std::uint64_t>(parameters)) + " parameters";
+         (variant.empty() ? "" : dot + variant) + dot + norm_text(m.norm) + dot + ffn_text(m.ffn) + dot +
+         positions_text(m.positions) + dot + thousands(static_cast<std::uint64_t>(parameters)) + " parameters";
 }
 
 std::vector<std::vector<StreamPart>> layer_parts(const Model& m, const LayerTrace& t) {

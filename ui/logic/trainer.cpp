@@ -1,5 +1,7 @@
 #include "ui/logic/trainer.h"
 
+#include "ui/logic/model_text.h"
+
 #include <algorithm>
 #include <chrono>
 #ifdef _OPENMP
@@ -78,7 +80,7 @@ void work_once(Trainer::Worker& w) {
 void stop_with(Trainer::Worker& w, const std::string& why) {
   const std::lock_guard lock(w.mutex);
   w.busy = false;
-  w.shared.stopped = "training stopped: " + why;
+  w.shared.stopped = "training stopped at step " + std::to_string(w.train.adam.step + 1) + ": " + why;
   w.running = false;
   w.pending_steps = 0;
 }
@@ -105,6 +107,8 @@ void work(std::shared_ptr<Trainer::Worker> w) {
       work_once(*w);
     } catch (const std::exception& e) {
       stop_with(*w, e.what());
+    } catch (...) {
+      stop_with(*w, "an unknown error");
     }
     w->wake.notify_all();  // wait_idle
   }
@@ -125,16 +129,16 @@ void Trainer::stop_worker() {
   worker_.reset();
 }
 
-std::optional<std::string> Trainer::reset(const TrainSettings& s, std::optional<Model> start) {
+std::optional<std::string> Trainer::reset(const TrainSettings& s) {
   // Everything the new run needs, made before the old one is stopped: a refusal leaves the old run as it was.
   auto next = std::make_shared<Worker>();
   try {
     check_task(s.run.task);
-    if (start) check_task_model(*start, s.run.task);
+    if (s.start) check_task_model(*s.start, s.run.task);
     next->settings = s;
     // Bounded memory: at most about 200 snapshots, each holding the run's weights at its step.
     next->settings.snapshot_every = std::max({1, s.snapshot_every, s.steps / 200});
-    next->train = start_training(resolve_model(start ? *start : task_model(s.run.task, s.shape, s.run.seed)));
+    next->train = start_training(resolve_model(s.start ? *s.start : task_model(s.run.task, s.shape, s.run.seed)));
     next->shared.snapshots.push_back(take_snapshot(next->train, s.run));
   } catch (const std::exception& e) {
     return std::string(e.what());
@@ -224,15 +228,30 @@ std::shared_ptr<const TrainSnapshot> snapshot_at(const TrainProgress& p, int ste
   return found;
 }
 
+std::string trained_model_description(const TrainSettings& s) {
+  if (!s.start) return shape_summary(s.shape);
+  return "model \"" + s.start->name + "\": " + model_summary(*s.start, parameter_count(*s.start));
+}
+
+namespace {
+
+// The shapes make the same model: a variant's own settings count only for that variant.
+bool same_task_shape(const TaskModelShape& p, const TaskModelShape& q) {
+  if (p.variant != q.variant) return false;
+  if (p.variant == Variant::Gqa && effective_kv_heads(p) != effective_kv_heads(q)) return false;
+  if (p.variant == Variant::Mla && effective_latent_dim(p) != effective_latent_dim(q)) return false;
+  return p.layers == q.layers && p.heads == q.heads && p.d_model == q.d_model && p.positions == q.positions &&
+         p.norm == q.norm && p.ffn == q.ffn;
+}
+
+}  // namespace
+
 bool same_run(const TrainSettings& a, const TrainSettings& b) {
   const Task &x = a.run.task, &y = b.run.task;
-  const TaskModelShape &p = a.shape, &q = b.shape;
-  return x.kind == y.kind && (x.kind == TaskKind::Text || x.vocab == y.vocab) && x.seq_len == y.seq_len &&
-         p.layers == q.layers && p.heads == q.heads && p.d_model == q.d_model && p.variant == q.variant &&
-         effective_kv_heads(p) == effective_kv_heads(q) && effective_latent_dim(p) == effective_latent_dim(q) &&
-         p.positions == q.positions && p.norm == q.norm && p.ffn == q.ffn && a.run.adamw.lr == b.run.adamw.lr &&
-         a.run.batch == b.run.batch && a.run.schedule.warmup == b.run.schedule.warmup && a.steps == b.steps &&
-         a.run.seed == b.run.seed;
+  return a.start == b.start && (a.start || same_task_shape(a.shape, b.shape)) && x.kind == y.kind &&
+         (x.kind == TaskKind::Text || x.vocab == y.vocab) && x.seq_len == y.seq_len &&
+         a.run.adamw.lr == b.run.adamw.lr && a.run.batch == b.run.batch &&
+         a.run.schedule.warmup == b.run.schedule.warmup && a.steps == b.steps && a.run.seed == b.run.seed;
 }
 
 }  // namespace attn::ui

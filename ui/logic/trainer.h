@@ -19,10 +19,16 @@ namespace attn::ui {
 struct TrainSettings {
   TrainingRun run;  // the task (its text too), batch, seed, AdamW and the schedule
   TaskModelShape shape;
-  int steps = 3000;         // where the run pauses by itself
-  int snapshot_every = 25;  // steps between snapshots
-  int threads = 1;          // for the batch's sequences; the window keeps a core
+  std::shared_ptr<const Model> start;  // a model to train on (the Model view's: a file, a snapshot) instead of a new
+                                       // one of `shape`
+  int steps = 3000;                    // where the run pauses by itself
+  int snapshot_every = 25;             // steps between snapshots
+  int threads = 1;                     // for the batch's sequences; the window keeps a core
 };
+
+// What the run trains: "2 layers of 4 heads, d_model 64, ..." for a new model, "model \"induction\": 2 layers ·
+// d_model 64 · ..." for one the Model view gave it.
+std::string trained_model_description(const TrainSettings& s);
 
 // Whether two settings make the same run: task, shape, optimiser, steps and seed (not the snapshots or threads).
 bool same_run(const TrainSettings& a, const TrainSettings& b);
@@ -42,7 +48,7 @@ struct TrainProgress {
   std::vector<double> losses;                                   // step s's loss (before its update) at [s - 1]
   std::vector<std::shared_ptr<const TrainSnapshot>> snapshots;  // step 0 first
   bool running = false;
-  std::string stopped;            // why the run stopped by itself (diverged), empty otherwise
+  std::string stopped;            // why the run stopped by itself (it diverged, a step failed), empty otherwise
   double steps_per_second = 0.0;  // over the last second of running
 };
 
@@ -56,11 +62,11 @@ class Trainer {
   // A new run of the settings, from a model made for the task (task_model) or from `start` (a model that can train
   // on it); the run before is stopped and forgotten. Returns why not (the old run stays), else nullopt. The step-0
   // snapshot is taken before this returns.
-  std::optional<std::string> reset(const TrainSettings& s, std::optional<Model> start = std::nullopt);
+  std::optional<std::string> reset(const TrainSettings& s);
   bool ready() const { return worker_ != nullptr; }
   const TrainSettings& settings() const { return settings_; }
 
-  void start();  // runs until paused, settings.steps or a divergence
+  void start();  // runs until paused, settings.steps, a divergence or a failed step
   void pause();
   void step();  // one step, then pauses
   void toggle() { progress_.running ? pause() : start(); }

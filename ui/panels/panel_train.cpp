@@ -75,7 +75,7 @@ void run_controls(AppState& state) {
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("A new model from the seed, trained from step 0");
   ImGui::SameLine();
   std::string status = "step " + thousands(t.step_count()) + " of " + thousands(t.settings().steps);
-  if (!p.losses.empty()) status += "   loss " + format_number(p.losses.back(), 3);
+  if (!p.losses.empty()) status += "   batch loss " + format_number(p.losses.back(), 3);
   if (p.running) status += "   " + format_number(p.steps_per_second, 0) + " steps/s";
   ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted(status.c_str());
@@ -88,6 +88,9 @@ void run_controls(AppState& state) {
   }
   if (!p.stopped.empty()) TextWrappedAtSpaces(p.stopped, IM_COL32(255, 184, 89, 255));
 }
+
+// The loss and the score charts share their y labels' room, so that their step axes line up when stacked.
+float step_charts_label_width() { return TextWidth("0.25"); }
 
 void loss_chart(const AppState& state, ImVec2 size) {
   const TrainProgress& p = state.trainer.progress();
@@ -115,6 +118,7 @@ void loss_chart(const AppState& state, ImVec2 size) {
   o.y = nice_axis(0, hi, AxisScale::Linear, AxisUnit::Plain, "");
   o.marks = marks;
   o.size = {size.x, size.y - ImGui::GetFrameHeightWithSpacing()};
+  o.y_label_width = step_charts_label_width();
   const std::vector<Series> series{train, eval};
   LineChart("loss", series, o);
   ImGui::AlignTextToFramePadding();
@@ -145,6 +149,7 @@ void score_chart(AppState& state, ImVec2 size) {
   o.x = nice_axis(0, std::max(state.trainer.settings().steps, 1), AxisScale::Linear, AxisUnit::Plain, "step");
   o.y = {0, 1, AxisScale::Linear, AxisUnit::Plain, ""};
   o.size = {size.x, size.y - ImGui::GetFrameHeightWithSpacing()};
+  o.y_label_width = step_charts_label_width();
   LineChart("scores", series, o);
   ImGui::SetNextItemWidth(size.x * 0.5f);
   ImGui::Combo("score", &kind, kScoreNames, IM_ARRAYSIZE(kScoreNames));
@@ -240,33 +245,8 @@ void story(const AppState& state, const TrainSnapshot& shown) {
   TextDisabledWrapped(task_story(state.trainer.settings().run.task));
 }
 
-// One head's softmax during training: the row of weights of a query, softmax's Jacobian there and what the loss
-// sends back through it. A saturated row (one weight near 1) has a Jacobian near 0 and passes almost nothing on.
-void gradient(TrainView& view, const std::shared_ptr<const TrainSnapshot>& shown) {
-  const TrainSnapshot& s = *shown;
-  const Eigen::Index n = static_cast<Eigen::Index>(s.probe.size());
-  if (n < 2 || s.probe_attention.empty()) return;
-  view.layer = std::clamp(view.layer, 0, static_cast<int>(s.probe_attention.size()) - 1);
-  const auto& heads = s.probe_attention[static_cast<std::size_t>(view.layer)];
-  view.head = std::clamp(view.head, 0, static_cast<int>(heads.size()) - 1);
-  // By default a query inside the repeat, whose next token an induction head can find.
-  view.row = std::clamp(view.row < 0 ? s.repeat.second + s.repeat.length - 2 : view.row, 1, static_cast<int>(n) - 1);
-  if (view.gradients.snapshot != shown) {
-    view.gradients.snapshot = shown;
-    view.gradients.layers = attention_gradients(*s.model, s.probe, next_token_targets(s.probe));
-  }
-  const HeadGradients& g = view.gradients.layers[static_cast<std::size_t>(view.layer)];
-  const AttentionConfig& a = s.model->layers[static_cast<std::size_t>(view.layer)].attention;
-  const bool softmax = a.kernel == Kernel::Softmax;
-  // The keys the query may see: those up to it, or all of them without a mask.
-  const Eigen::Index i = view.row, keys = a.mask == MaskKind::None ? n : i + 1;
-  const Matrix p = heads[static_cast<std::size_t>(view.head)].row(i).leftCols(keys);
-  const Matrix dp = g.d_weights[static_cast<std::size_t>(view.head)].row(i).leftCols(keys);
-  const Matrix ds = g.d_scores[static_cast<std::size_t>(view.head)].row(i).leftCols(keys);
-  const std::vector<std::string>& vocab = s.model->vocab;
-  std::vector<std::string> labels;
-  for (Eigen::Index k = 0; k < keys; ++k)
-    labels.push_back(vocab[static_cast<std::size_t>(s.probe[static_cast<std::size_t>(k)])]);
+// The head and the query the gradient tab shows, chosen in a combo and a slider.
+void gradient_choice(TrainView& view, const TrainSnapshot& s) {
   std::vector<std::string> names;
   for (const HeadScores& h : s.eval.heads) names.push_back(head_name(h) + " (" + role_word(head_role(h)) + ")");
   int chosen = 0;
@@ -283,10 +263,20 @@ void gradient(TrainView& view, const std::shared_ptr<const TrainSnapshot>& shown
   }
   FitLabel("query position");
   int row = view.row;
-  if (ImGui::SliderInt("query position", &row, 1, static_cast<int>(n) - 1)) view.row = row;
-  TextWrappedAtSpaces("The query at position " + std::to_string(i) + " (\"" + labels.back() + "\") at step " +
-                      thousands(s.step) + ".");
-  if (softmax)
+  if (ImGui::SliderInt("query position", &row, 1, static_cast<int>(s.probe.size()) - 1)) view.row = row;
+}
+
+// One query's row through a head's kernel: its weights p, what the loss sends to them and to the scores.
+struct KernelRow {
+  Matrix p, dp, ds;                 // (1, keys)
+  std::vector<std::string> labels;  // the keys' tokens
+  bool softmax = true;
+};
+
+// What the kernel does with the gradient, in words, and the row's three heatmaps; then, for softmax, its Jacobian.
+// A saturated row (one weight near 1) has a Jacobian near 0 and passes almost nothing on.
+void kernel_row(const KernelRow& r) {
+  if (r.softmax)
     TextDisabledWrapped(
         "Softmax turns the scores s into the weights p; training reaches the scores only through its\u00A0"
         "Jacobian\u00A0J = diag(p) - p p\u1D40: \u2202L/\u2202s = J \u2202L/\u2202p (the next-token loss on "
@@ -294,28 +284,28 @@ void gradient(TrainView& view, const std::shared_ptr<const TrainSnapshot>& shown
   else
     TextDisabledWrapped(
         "This layer's kernel is linear: p = s / Z with Z the sum of the visible scores, so training reaches a "
-        "visible score through \u2202p_i/\u2202s_j = (\u03B4_ij - p_i) / Z (the "
-        "next-token loss on this sequence).");
+        "visible score through \u2202p_i/\u2202s_j = (\u03B4_ij - p_i) / Z (the next-token loss on this "
+        "sequence).");
   const float w = ImGui::GetContentRegionAvail().x;
-  const auto row_map = [&](const char* id, const Matrix& m, ColorMap map) {
+  HeatmapOptions o;
+  o.col_labels = &r.labels;  // in the tooltip: 32 keys leave no room to write them
+  o.size = {w, 0};
+  o.flags = HeatmapFlags_NoValues | HeatmapFlags_NoLabels;
+  const auto row_map = [&o](const char* id, const Matrix& m, ColorMap map) {
     ImGui::TextUnformatted(id);
-    HeatmapOptions o;
     o.map = map;
-    if (map == ColorMap::Sequential) o.range = ValueRange{0, 1};
-    o.col_labels = &labels;  // in the tooltip: 32 keys leave no room to write them
-    o.size = {w, 0};
-    o.flags = HeatmapFlags_NoValues | HeatmapFlags_NoLabels;
+    o.range = map == ColorMap::Sequential ? std::optional<ValueRange>(ValueRange{0, 1}) : std::nullopt;
     Heatmap(id, m, o);
   };
-  TextDisabledWrapped("Keys 0 to " + std::to_string(keys - 1) +
+  TextDisabledWrapped("Keys 0 to " + std::to_string(r.labels.size() - 1) +
                       " from left to right; point at a cell for its token and value.");
-  row_map("p, the weights", p, ColorMap::Sequential);
-  row_map("\u2202L/\u2202p, what reaches the weights", dp, ColorMap::Diverging);
-  row_map("\u2202L/\u2202s, what reaches the scores", ds, ColorMap::Diverging);
-  const std::string sizes = "Largest weight " + format_number(p.maxCoeff(), 3) +
-                            "; |\u2202L/\u2202p| = " + general_number(dp.norm()) +
-                            ", |\u2202L/\u2202s| = " + general_number(ds.norm()) + ".";
-  if (!softmax) {
+  row_map("p, the weights", r.p, ColorMap::Sequential);
+  row_map("\u2202L/\u2202p, what reaches the weights", r.dp, ColorMap::Diverging);
+  row_map("\u2202L/\u2202s, what reaches the scores", r.ds, ColorMap::Diverging);
+  const std::string sizes = "Largest weight " + format_number(r.p.maxCoeff(), 3) +
+                            "; |\u2202L/\u2202p| = " + general_number(r.dp.norm()) +
+                            ", |\u2202L/\u2202s| = " + general_number(r.ds.norm()) + ".";
+  if (!r.softmax) {
     TextWrappedAtSpaces(sizes + " A linear kernel does not saturate: its Jacobian shrinks only as Z grows.");
     return;
   }
@@ -323,13 +313,44 @@ void gradient(TrainView& view, const std::shared_ptr<const TrainSnapshot>& shown
                       " The nearer a row is to one weight of 1, the nearer\u00A0J is to 0: a saturated row passes "
                       "almost no training signal, which is why scores are divided by \u221Ad_k.");
   ImGui::TextUnformatted("The Jacobian J, keys by keys");
-  HeatmapOptions o;
   o.map = ColorMap::Diverging;
-  o.row_labels = &labels;
-  o.col_labels = &labels;
-  o.size = {w, 0};
-  o.flags = HeatmapFlags_NoValues | HeatmapFlags_NoLabels;
-  Heatmap("jacobian", softmax_jacobian(p), o);
+  o.range.reset();
+  o.row_labels = &r.labels;
+  Heatmap("jacobian", softmax_jacobian(r.p), o);
+}
+
+// The gradient tab: one head's kernel during training, on the probe sequence at the snapshot shown (its backward
+// pass computed once per snapshot).
+void gradient(TrainView& view, const std::shared_ptr<const TrainSnapshot>& shown) {
+  const TrainSnapshot& s = *shown;
+  const Eigen::Index n = static_cast<Eigen::Index>(s.probe.size());
+  if (n < 2 || s.probe_attention.empty()) return;
+  view.layer = std::clamp(view.layer, 0, static_cast<int>(s.probe_attention.size()) - 1);
+  view.head =
+      std::clamp(view.head, 0, static_cast<int>(s.probe_attention[static_cast<std::size_t>(view.layer)].size()) - 1);
+  // By default a query inside the repeat, whose next token an induction head can find.
+  view.row = std::clamp(view.row < 0 ? s.repeat.second + s.repeat.length - 2 : view.row, 1, static_cast<int>(n) - 1);
+  gradient_choice(view, s);
+  if (view.gradients.snapshot != shown) {
+    view.gradients.snapshot = shown;
+    view.gradients.layers = attention_gradients(*s.model, s.probe, next_token_targets(s.probe));
+  }
+  const auto layer = static_cast<std::size_t>(view.layer), head = static_cast<std::size_t>(view.head);
+  const HeadGradients& g = view.gradients.layers[layer];
+  const AttentionConfig& a = s.model->layers[layer].attention;
+  // The keys the query may see: those up to it, or all of them without a mask.
+  const Eigen::Index i = view.row, keys = a.mask == MaskKind::None ? n : i + 1;
+  KernelRow r{s.probe_attention[layer][head].row(i).leftCols(keys),
+              g.d_weights[head].row(i).leftCols(keys),
+              g.d_scores[head].row(i).leftCols(keys),
+              {},
+              a.kernel == Kernel::Softmax};
+  for (Eigen::Index k = 0; k < keys; ++k)
+    r.labels.push_back(s.model->vocab[static_cast<std::size_t>(s.probe[static_cast<std::size_t>(k)])]);
+  const std::string query = s.model->vocab[static_cast<std::size_t>(s.probe[static_cast<std::size_t>(i)])];
+  TextWrappedAtSpaces("The query at position " + std::to_string(i) + " (\"" + query + "\") at step " +
+                      thousands(s.step) + ".");
+  kernel_row(r);
 }
 
 }  // namespace
@@ -344,7 +365,7 @@ void TrainPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   }
   const TrainSettings& s = state.trainer.settings();
   TitleText("Training on the " + std::string(to_string(s.run.task.kind)) + " task");
-  TextDisabledWrapped(shape_summary(s.shape) + "; batches of " + std::to_string(s.run.batch) + ", AdamW lr " +
+  TextDisabledWrapped(trained_model_description(s) + "; batches of " + std::to_string(s.run.batch) + ", AdamW lr " +
                       general_number(s.run.adamw.lr) + ", seed " + std::to_string(s.run.seed));
   run_controls(state);
   timeline(state);

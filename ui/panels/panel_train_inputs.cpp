@@ -49,6 +49,29 @@ void shape_section(TaskModelShape& m) {
   EnumCombo("ffn", m.ffn, {FfnKind::None, FfnKind::Relu, FfnKind::Gelu, FfnKind::Swiglu});
 }
 
+// A new model of a shape, or the Model view's (a file opened there, a snapshot) trained on from its weights.
+void model_section(TrainSettings& s) {
+  if (!s.start) return shape_section(s.shape);
+  TextWrappedAtSpaces("The Model view's " + trained_model_description(s) + ".");
+  if (ImGui::Button("A new model of a shape instead", {-1, 0})) s.start.reset();
+}
+
+// Trains the model the Model view holds, at once: the way to go on training a saved model.
+void train_model_view_model(AppState& state) {
+  if (!ImGui::Button("Train the Model view's model", {-1, 0})) {
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip(
+          "\"%s\" from its weights, on the task above (File > Open a model file, or a snapshot's "
+          "Open in Model view); its vocabulary must be the task's",
+          state.model_doc.model().name.c_str());
+    return;
+  }
+  TrainSettings& s = state.train.settings;
+  const std::shared_ptr<const Model> before = s.start;
+  s.start = std::make_shared<const Model>(state.model_doc.model());
+  if (!restart_training(state)) s.start = before;
+}
+
 void optimiser_section(TrainSettings& s) {
   FitLabel("learning rate");
   double lr = s.run.adamw.lr;
@@ -71,7 +94,7 @@ void TrainInputsPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   task_section(s);
   ImGui::Spacing();
   TitleText("Model");
-  shape_section(s.shape);
+  model_section(s);
   ImGui::Spacing();
   TitleText("Optimiser (AdamW)");
   optimiser_section(s);
@@ -81,7 +104,11 @@ void TrainInputsPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   if (changed) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::ColorConvertU32ToFloat4(accent_colour()));
   if (ImGui::Button("Restart with these settings", {-1, 0})) restart_training(state);
   if (changed) ImGui::PopStyleColor();
-  if (changed) TextDisabledWrapped("The settings differ from the run on screen; Restart trains a new model with them.");
+  if (!s.start) train_model_view_model(state);
+  if (changed)
+    TextDisabledWrapped(s.start ? "The settings differ from the run on screen; Restart trains the Model view's model "
+                                  "with them."
+                                : "The settings differ from the run on screen; Restart trains a new model with them.");
   if (!state.train.error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.72f, 0.35f, 1.0f));
     TextWrappedAtSpaces(state.train.error);

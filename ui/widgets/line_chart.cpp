@@ -47,8 +47,9 @@ bool drawable(double v, const Axis& a) { return std::isfinite(v) && (a.scale == 
 
 // Only the points that change a pixel (column_envelope): a software GL draws every segment it is given.
 std::vector<ImVec2> thinned(const std::vector<ImVec2>& run) {
+  const float scale = ImGui::GetIO().DisplayFramebufferScale.x;  // columns of the framebuffer's pixels
   std::vector<float> xs, ys;
-  for (const ImVec2& v : run) xs.push_back(v.x), ys.push_back(v.y);
+  for (const ImVec2& v : run) xs.push_back(v.x * scale), ys.push_back(v.y);
   std::vector<ImVec2> kept;
   for (const std::size_t i : column_envelope(xs, ys)) kept.push_back(run[i]);
   return kept;
@@ -346,7 +347,7 @@ void LineChart(const char* id, std::span<const Series> series, const LineChartOp
          &opts.y};
   const int y_budget = std::clamp(static_cast<int>((p.max.y - p.min.y) / (2.2f * h)), 2, 10);
   const std::vector<Tick> y_ticks = axis_ticks(opts.y, y_budget);
-  float y_label_w = 0;
+  float y_label_w = opts.y_label_width;
   for (const Tick& t : y_ticks) y_label_w = std::max(y_label_w, TextWidth(t.label));
   p.min.x = origin.x + y_label_w + kChartTickLength + kChartLabelGap;
   const float right_room =

@@ -48,7 +48,8 @@ struct LineChartOptions {
   std::span<const ChartMark> marks;
   ImVec2 size = {0, 0};  // 0: the available width; height available, or 0.6 x width
   LineChartFlags flags = LineChartFlags_None;
-  std::string title;  // drawn in title_font() above the plot
+  std::string title;        // drawn in title_font() above the plot
+  float y_label_width = 0;  // at least this room for the y labels: charts stacked over one x axis line up
 };
 
 void LineChart(const char* id, std::span<const Series> series, const LineChartOptions& opts);
