@@ -173,8 +173,9 @@ void timeline(AppState& state) {
 
 // Every head's attention on the probe sequence: a row of heads per layer, each titled in its line's colour and
 // named by what it has become.
+void head_thumbnails(TrainView& view, const TrainSnapshot& s, float cell);
+
 void head_grid(TrainView& view, const TrainSnapshot& s, ImVec2 avail) {
-  const std::vector<std::string>& vocab = s.model->vocab;
   int most = 1;
   for (const auto& layer : s.probe_attention) most = std::max(most, static_cast<int>(layer.size()));
   const ImVec2 gap = ImGui::GetStyle().ItemSpacing;
@@ -182,6 +183,28 @@ void head_grid(TrainView& view, const TrainSnapshot& s, ImVec2 avail) {
   const float cell = std::clamp(std::min((avail.x - gap.x * static_cast<float>(most)) / static_cast<float>(most),
                                          (avail.y - rows * (text + gap.y)) / rows),
                                 40.0f, 220.0f);
+  // Many layers or heads need more room than the box at the smallest thumbnail: the grid scrolls in its own box,
+  // its scrollbars decided by the sizes alone (one coming and going would resize the thumbnails every other frame).
+  const float need_w = static_cast<float>(most) * (cell + gap.x) - gap.x, need_h = rows * (cell + text + gap.y) - gap.y,
+              bar = ImGui::GetStyle().ScrollbarSize;
+  bool scroll_y = need_h > avail.y + 0.5f;
+  const bool scroll_x = need_w + (scroll_y ? bar : 0.0f) > avail.x + 0.5f;
+  scroll_y = scroll_y || (scroll_x && need_h + bar > avail.y + 0.5f);
+  ImGuiWindowFlags flags = ImGuiWindowFlags_NoScrollbar;
+  if (scroll_x || scroll_y) flags = ImGuiWindowFlags_None;
+  if (scroll_x) flags |= ImGuiWindowFlags_HorizontalScrollbar | ImGuiWindowFlags_AlwaysHorizontalScrollbar;
+  if (scroll_y) flags |= ImGuiWindowFlags_AlwaysVerticalScrollbar;
+  ImGui::BeginChild(
+      "heads",
+      {scroll_x ? avail.x : need_w + (scroll_y ? bar : 0.0f), scroll_y ? avail.y : need_h + (scroll_x ? bar : 0.0f)},
+      false, flags);
+  head_thumbnails(view, s, cell);
+  ImGui::EndChild();
+}
+
+// The thumbnails themselves, `cell` pixels a side: each titled in its line's colour and named by its role below.
+void head_thumbnails(TrainView& view, const TrainSnapshot& s, float cell) {
+  const std::vector<std::string>& vocab = s.model->vocab;
   std::size_t i = 0;
   for (std::size_t l = 0; l < s.probe_attention.size(); ++l)
     for (std::size_t h = 0; h < s.probe_attention[l].size(); ++h, ++i) {
