@@ -118,6 +118,20 @@ void check_against_differences(Model m) {
   }
 }
 
+std::vector<std::string> token_names(const Model& m, const std::vector<int>& ids) {
+  std::vector<std::string> tokens;
+  for (int id : ids) tokens.push_back(m.vocab[static_cast<std::size_t>(id)]);
+  return tokens;
+}
+
+// The mean next-token cross-entropy from run_model's probabilities: what the gradient's forward pass must give.
+double next_token_loss(const ModelTrace& t, const std::vector<int>& ids) {
+  double loss = 0.0;
+  for (std::size_t i = 0; i + 1 < ids.size(); ++i)
+    loss -= std::log(t.probabilities(static_cast<Eigen::Index>(i), ids[i + 1]));
+  return loss / static_cast<double>(ids.size() - 1);
+}
+
 }  // namespace
 
 TEST_CASE("the gradient's forward pass is run_model's: the loss from its probabilities, to 1e-13") {
@@ -126,13 +140,8 @@ TEST_CASE("the gradient's forward pass is run_model's: the loss from its probabi
     CAPTURE(norm);
     CAPTURE(ffn);
     const Model m = small_model(norm, "learned", "causal", ffn);
-    std::vector<std::string> tokens;
-    for (int id : kIds) tokens.push_back(m.vocab[static_cast<std::size_t>(id)]);
-    const ModelTrace t = run_model(m, tokens);
-    double expected = 0.0;
-    for (std::size_t i = 0; i + 1 < kIds.size(); ++i)
-      expected -= std::log(t.probabilities(static_cast<Eigen::Index>(i), kIds[i + 1]));
-    expected /= static_cast<double>(kIds.size() - 1);
+    const ModelTrace t = run_model(m, token_names(m, kIds));
+    const double expected = next_token_loss(t, kIds);
     CHECK(std::abs(model_loss(m, kIds, next_token_targets(kIds)) - expected) < 1e-13);
     CHECK(std::abs(loss_gradient(m, kIds, next_token_targets(kIds)).loss - expected) < 1e-13);
   }
@@ -189,13 +198,8 @@ TEST_CASE("the gradient's forward pass is run_model's for every kind of attentio
     CAPTURE(config);
     CAPTURE(where);
     const Model m = attention_model(attention, positions);
-    std::vector<std::string> tokens;
-    for (int id : kIds) tokens.push_back(m.vocab[static_cast<std::size_t>(id)]);
-    const ModelTrace t = run_model(m, tokens);
-    double expected = 0.0;
-    for (std::size_t i = 0; i + 1 < kIds.size(); ++i)
-      expected -= std::log(t.probabilities(static_cast<Eigen::Index>(i), kIds[i + 1]));
-    expected /= static_cast<double>(kIds.size() - 1);
+    const ModelTrace t = run_model(m, token_names(m, kIds));
+    const double expected = next_token_loss(t, kIds);
     CHECK(std::abs(model_loss(m, kIds, next_token_targets(kIds)) - expected) < 1e-13);
     const std::vector<std::vector<Matrix>> patterns = attention_patterns(m, kIds);
     // A linear kernel divides by Z, a sum that may nearly cancel: its weights carry rounding a compiler's other
