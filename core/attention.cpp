@@ -76,7 +76,7 @@ void linear_row(HeadTrace& t, Eigen::Index i) {
 // Fills row i of scaled, masked, weights, row_max, row_sum, entropy and row_status in one pass, so a long
 // row is read from memory once.
 void fill_row(HeadTrace& t, Eigen::Index i, Kernel kernel, double scale_factor, const VisibleKeys& keys) {
-  const auto mask = t.mask.row(i).array();
+  const auto mask = t.mask->row(i).array();
   auto scaled = t.scaled.row(i).array();
   auto masked = t.masked.row(i).array();
   scaled = t.scores.row(i).array() * scale_factor;
@@ -125,7 +125,7 @@ Matrix weighted_values(const Matrix& weights, const Matrix& v, const VisibleKeys
 }
 
 // One head's attention over the mask's visible keys, found once for every head.
-HeadTrace attend(const Matrix& q, const Matrix& k, const Matrix& v, const Matrix& mask, const VisibleKeys& keys,
+HeadTrace attend(const Matrix& q, const Matrix& k, const Matrix& v, const SharedMatrix& mask, const VisibleKeys& keys,
                  Kernel kernel, double scale_factor) {
   const Eigen::Index n_q = q.rows(), n_kv = k.rows();
   HeadTrace t;
@@ -157,7 +157,7 @@ HeadTrace attend(const Matrix& q, const Matrix& k, const Matrix& v, const Matrix
 
 HeadTrace attend(const Matrix& q, const Matrix& k, const Matrix& v, const Matrix& mask, Kernel kernel,
                  double scale_factor) {
-  return attend(q, k, v, mask, visible_keys(mask), kernel, scale_factor);
+  return attend(q, k, v, SharedMatrix(mask), visible_keys(mask), kernel, scale_factor);
 }
 
 double scale_factor(const AttentionConfig& a) {
@@ -270,7 +270,7 @@ Rope prepare_rope(const Trace& t) {
 }
 
 // Head h: its scores from the turned q and k with rope, from the plain ones otherwise.
-HeadTrace run_head(const Trace& t, const Rope& rope, const Matrix& mask, const VisibleKeys& keys, int h) {
+HeadTrace run_head(const Trace& t, const Rope& rope, const SharedMatrix& mask, const VisibleKeys& keys, int h) {
   const AttentionConfig& a = t.attention;
   const int d = a.head_dim, g = kv_head_for(a, h);
   const KvHeadTrace& kv = t.kv_heads[static_cast<std::size_t>(g)];
@@ -312,8 +312,9 @@ Trace compute_trace(const Scenario& s, const Weights* resolved) {
   // Sparse attention: each query's top_k keys among those the scenario's mask shows. The selection lies inside
   // that mask and both are 0/1, so it is their product already.
   if (a.sparse) t.indexer = run_indexer(*a.sparse, t.weights, t.input(), t.input_kv(), scenario_mask);
-  const Matrix& mask = t.indexer ? t.indexer->selected : scenario_mask;
-  const VisibleKeys keys = visible_keys(mask);
+  // One mask for every head: a head's trace points at it.
+  const SharedMatrix mask = t.indexer ? t.indexer->selected : scenario_mask;
+  const VisibleKeys keys = visible_keys(*mask);
   const Rope rope = prepare_rope(t);
   // Heads are independent: with OpenMP they are computed in parallel (OMP_NUM_THREADS says how many).
   t.heads.resize(static_cast<std::size_t>(a.heads));

@@ -31,7 +31,8 @@ struct HeadTrace {
   Matrix k_r;           // (N_KV, d_R)  mla with rope: the decoupled key every head shares, turned by its position
   Matrix scores;        // (N_Q, N_KV)  q k^T (rope: q_rope k_rope^T)
   Matrix scaled;        // (N_Q, N_KV)  scores / sqrt(d_s), or scores with scale off
-  Matrix mask;          // (N_Q, N_KV)  1 = may attend, 0 = hidden (sparse: the mask AND the indexer's selection)
+  SharedMatrix mask;    // (N_Q, N_KV)  1 = may attend, 0 = hidden (sparse: the mask AND the indexer's selection);
+                        //              one matrix that every head of a trace shares
   Matrix masked;        // (N_Q, N_KV)  softmax: scaled with -inf where hidden; linear: kappa(scaled), 0 where hidden
   Matrix weights;       // (N_Q, N_KV)  each row sums to 1 (all 0 for a row that is not Ok)
   Matrix output;        // (N_Q, d)     weights v

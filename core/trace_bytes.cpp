@@ -36,9 +36,10 @@ std::int64_t trace_bytes(const Trace& t) {
            bytes(t.indexer->selected);
   sum += bytes(t.query_latent) + bytes(t.latent) + bytes(t.Q) + bytes(t.K) + bytes(t.V);
   for (const KvHeadTrace& kv : t.kv_heads) sum += bytes(kv.k) + bytes(kv.v);
+  if (!t.heads.empty()) sum += bytes(*t.heads.front().mask);  // one for every head
   for (const HeadTrace& h : t.heads) {
     sum += bytes(h.q_rope) + bytes(h.k_rope) + bytes(h.q_r) + bytes(h.k_r);
-    sum += bytes(h.q) + bytes(h.k) + bytes(h.v) + bytes(h.scores) + bytes(h.scaled) + bytes(h.mask) + bytes(h.masked) +
+    sum += bytes(h.q) + bytes(h.k) + bytes(h.v) + bytes(h.scores) + bytes(h.scaled) + bytes(h.masked) +
            bytes(h.weights) + bytes(h.output) + bytes(h.contribution);
     sum += bytes(h.row_max) + bytes(h.row_sum) + bytes(h.entropy) + bytes(h.row_status);
   }

@@ -7,7 +7,8 @@
 namespace attn {
 
 // The sum over every matrix and vector of the trace (inputs, the weights it used, Q/K/V, each KV head's k and v,
-// each head's intermediates, row statistics and row statuses, concat, output, MLA's absorbed form) of
+// each head's intermediates, row statistics and row statuses, the one mask they share, concat, output, MLA's absorbed
+// form) of
 // elements x element size. Token labels and the fixed-size members of the structs are not counted.
 std::int64_t trace_bytes(const Trace& t);
 

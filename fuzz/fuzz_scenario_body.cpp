@@ -142,7 +142,7 @@ void check_head_shapes(const Scenario& s, const Trace& t, int h) {
   check_shape(ht.v, nkv, d, "v", h);
   check_shape(ht.scores, nq, nkv, "scores", h);
   check_shape(ht.scaled, nq, nkv, "scaled", h);
-  check_shape(ht.mask, nq, nkv, "mask", h);
+  check_shape(*ht.mask, nq, nkv, "mask", h);
   check_shape(ht.masked, nq, nkv, "masked", h);
   check_shape(ht.weights, nq, nkv, "weights", h);
   check_shape(ht.output, nq, d, "output", h);
@@ -171,7 +171,7 @@ void check_head_row(const Scenario& s, const Trace& t, int h, Eigen::Index i) {
   Eigen::Index visible = 0;
   double max_visible = -std::numeric_limits<double>::infinity();
   for (Eigen::Index j = 0; j < s.n_kv(); ++j) {
-    const double m = ht.mask(i, j);
+    const double m = (*ht.mask)(i, j);
     FUZZ_CHECK(m == 0.0 || m == 1.0, cell("mask", h, i, j) + " = " + num(m) + " is not 0 or 1");
     // Sparse attention narrows the mask to the indexer's selection: a visible key is one the mask kind shows and
     // the indexer selected.

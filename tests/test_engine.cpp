@@ -151,3 +151,20 @@ TEST_CASE("trace_bytes: the cat sat holds 213 numbers of 8 bytes and 3 row statu
   CHECK(trace_bytes(t) == 213 * 8 + 3 * std::int64_t(sizeof(RowStatus)));
   CHECK(sizeof(RowStatus) == 4);
 }
+
+TEST_CASE("trace_bytes: two heads share one mask, counted once") {
+  // N = 4, d_model 3, two heads of d = 2, W_O:
+  //   X, X_kv 4x3                                            24
+  //   W_Q, W_K, W_V 3x4 and W_O 4x3                          48
+  //   Q, K, V 4x4                                            48
+  //   KV heads 0 and 1: k, v 4x2                             32
+  //   each head: q, k, v 4x2; scores, scaled, masked, weights 4x4; output 4x2; contribution 4x3; 3 row vectors of 4
+  //              24 + 64 + 8 + 12 + 12 = 120, twice          240
+  //   the mask 4x4, once                                     16
+  //   concat 4x4, output 4x3                                 28
+  // 436 doubles, plus 2 x 4 RowStatus values.
+  const Trace t = compute_trace(two_heads());
+  CHECK(trace_bytes(t) == 436 * 8 + 8 * std::int64_t(sizeof(RowStatus)));
+  CHECK(t.heads[0].mask.has_value());
+  CHECK(&*t.heads[0].mask == &*t.heads[1].mask);  // the same matrix, not a copy
+}

@@ -16,7 +16,7 @@ TEST_CASE("softmax rows sum to 1 and hidden entries are exactly 0, for every mas
     for (Eigen::Index i = 0; i < h.weights.rows(); ++i) {
       CHECK(h.weights.row(i).sum() == doctest::Approx(1.0).epsilon(1e-15));
       for (Eigen::Index j = 0; j < h.weights.cols(); ++j)
-        if (h.mask(i, j) == 0.0) {
+        if ((*h.mask)(i, j) == 0.0) {
           CHECK(h.weights(i, j) == 0.0);
           CHECK(h.masked(i, j) == -std::numeric_limits<double>::infinity());
         } else {
@@ -51,7 +51,7 @@ TEST_CASE("custom mask: exactly the given cells are visible, in every step") {
   s.attention.mask = MaskKind::Custom;
   s.attention.custom_mask = mat({{0, 1, 1}, {1, 0, 1}, {1, 1, 0}});  // nobody sees itself
   const HeadTrace h = compute_trace(s).heads[0];
-  check_matrix(h.mask, s.attention.custom_mask, 0.0, "mask");
+  check_matrix(*h.mask, s.attention.custom_mask, 0.0, "mask");
   // Row "the" sees cat (4.6188) and sat (3.4641) only.
   const double a = std::exp(8.0 / std::sqrt(3.0)), b = std::exp(6.0 / std::sqrt(3.0));
   check_matrix(h.weights.row(0), mat({{0.0, a / (a + b), b / (a + b)}}), 1e-12, "row the");

@@ -46,7 +46,7 @@ TEST_CASE("the indexer's scores by hand, and the top-k with ties going to the lo
   check_matrix(t.indexer->w, mat({{1, 2}, {2, 4}, {-1, -2}}), 0.0, "w = X W_wI");
   check_matrix(t.indexer->scores, mat({{1, 2, 2}, {4, 8, 8}, {-2, -4, -1}}), 0.0, "I");
   check_matrix(t.indexer->selected, mat({{0, 1, 0}, {0, 1, 0}, {0, 0, 1}}), 0.0, "top 1: b beats c on the tie");
-  check_matrix(t.heads[0].mask, t.indexer->selected, 0.0, "attention sees only the selection");
+  check_matrix(*t.heads[0].mask, t.indexer->selected, 0.0, "attention sees only the selection");
   // One key each: the output is that key's value.
   check_matrix(t.output, mat({{2}, {2}, {-1}}), 0.0, "output");
   const Trace two = compute_trace(indexed(2));
@@ -59,7 +59,7 @@ TEST_CASE("the indexer reads only what the mask shows, and fewer visible keys th
   const Trace t = compute_trace(s);
   check_matrix(t.indexer->scores, mat({{1, -kInf, -kInf}, {4, 8, -kInf}, {-2, -4, -1}}), 0.0, "hidden is -inf");
   check_matrix(t.indexer->selected, mat({{1, 0, 0}, {1, 1, 0}, {1, 0, 1}}), 0.0, "selection within the mask");
-  check_matrix(t.heads[0].mask, mat({{1, 0, 0}, {1, 1, 0}, {1, 0, 1}}), 0.0, "mask AND selected");
+  check_matrix(*t.heads[0].mask, mat({{1, 0, 0}, {1, 1, 0}, {1, 0, 1}}), 0.0, "mask AND selected");
 }
 
 TEST_CASE("top_k at least the number of keys is dense attention") {
@@ -142,7 +142,7 @@ TEST_CASE("attention over a sparse selection of long rows: weights and outputs a
         if (t.indexer->selected(i, j) != 0.0) z += weights(i, j) = std::exp(h.scores(i, j) / std::sqrt(6.0) - m);
       weights.row(i) /= z;
     }
-    CHECK(h.mask.sum() == doctest::Approx(16.0 * (n - 15) + 15.0 * 16 / 2));  // 16 keys a row once 16 are visible
+    CHECK(h.mask->sum() == doctest::Approx(16.0 * (n - 15) + 15.0 * 16 / 2));  // 16 keys a row once 16 are visible
     check_matrix(h.weights, weights, 1e-14, "softmax over the selected keys alone");
     Matrix output = Matrix::Zero(n, h.v.cols());
     for (int i = 0; i < n; ++i)

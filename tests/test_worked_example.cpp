@@ -26,7 +26,7 @@ TEST_CASE("the cat sat: projections and scores match the reference") {
 TEST_CASE("the cat sat, no mask: weights and output match the reference") {
   const Trace t = compute_trace(cat_sat());
   const HeadTrace& h = t.heads[0];
-  check_matrix(h.mask, Matrix::Ones(3, 3), 0.0, "mask");
+  check_matrix(*h.mask, Matrix::Ones(3, 3), 0.0, "mask");
   check_matrix(h.masked, h.scaled, 0.0, "masked equals scaled when nothing is hidden");
   check_matrix(h.weights,
                mat({{0.023247, 0.742692, 0.234061}, {0.002358, 0.758575, 0.239066}, {0.001481, 0.848416, 0.150103}}),
@@ -46,7 +46,7 @@ TEST_CASE("the cat sat, causal: weights and output match the reference") {
   s.attention.mask = MaskKind::Causal;
   const Trace t = compute_trace(s);
   const HeadTrace& h = t.heads[0];
-  check_matrix(h.mask, mat({{1, 0, 0}, {1, 1, 0}, {1, 1, 1}}), 0.0, "mask");
+  check_matrix(*h.mask, mat({{1, 0, 0}, {1, 1, 0}, {1, 1, 1}}), 0.0, "mask");
   const double inf = std::numeric_limits<double>::infinity();
   check_matrix(h.masked, mat({{1.154701, -inf, -inf}, {3.464102, 9.237604, -inf}, {2.886751, 9.237604, 7.505553}}),
                kTol, "masked");

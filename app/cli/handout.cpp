@@ -246,7 +246,7 @@ class HandoutBuilder {
         break;
       case Step::Scale: table("scaled", h.scaled, q, k); break;
       case Step::Mask:
-        if ((h.mask.array() == 0.0).any()) table("masked", h.masked, q, k);
+        if ((h.mask->array() == 0.0).any()) table("masked", h.masked, q, k);
         else add(Paragraph{"Nothing is hidden: masked = scaled."});
         break;
       case Step::Softmax:

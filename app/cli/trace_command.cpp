@@ -134,7 +134,7 @@ class TracePrinter {
     if (t_.attention.scale)
       matrix("scaled = scores / sqrt(" + std::to_string(d) + ")", h.scaled, t_.tokens, t_.context_tokens);
     else matrix("scaled = scores  (scale off)", h.scaled, t_.tokens, t_.context_tokens);
-    matrix("mask  (1 = may attend, 0 = hidden)", h.mask, t_.tokens, t_.context_tokens, 0);
+    matrix("mask  (1 = may attend, 0 = hidden)", *h.mask, t_.tokens, t_.context_tokens, 0);
     const bool softmax = t_.attention.kernel == Kernel::Softmax;
     matrix(softmax ? "masked = scaled, hidden entries set to -inf"
                    : "masked = kappa(scaled) = scaled, hidden entries set to 0",

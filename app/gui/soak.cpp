@@ -39,7 +39,7 @@ std::string compare_traces(const Trace& shown, const Trace& fresh) {
                               {&a.v, &b.v, "v"},
                               {&a.scores, &b.scores, "scores"},
                               {&a.scaled, &b.scaled, "scaled"},
-                              {&a.mask, &b.mask, "mask"},
+                              {&*a.mask, &*b.mask, "mask"},
                               {&a.masked, &b.masked, "masked"},
                               {&a.weights, &b.weights, "weights"},
                               {&a.output, &b.output, "output"}})
@@ -96,7 +96,7 @@ void Soak::edit_weight(ui::AppState& state, double value, std::string& problem) 
 // Another mask; a custom one starts from the shown mask, as the inputs panel starts it, with one cell flipped.
 void Soak::edit_mask(ui::AppState& state, std::string& problem) {
   const int kind = pick(4);
-  const Matrix shown_mask = state.trace().heads[0].mask;
+  const Matrix shown_mask = *state.trace().heads[0].mask;
   edit(
       state,
       [&](Scenario& d) {

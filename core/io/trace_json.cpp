@@ -30,7 +30,7 @@ ordered_json head_to_json(const HeadTrace& h) {
   }
   j["scores"] = matrix_to_json(h.scores);
   j["scaled"] = matrix_to_json(h.scaled);
-  j["mask"] = matrix_to_json(h.mask);
+  j["mask"] = matrix_to_json(*h.mask);
   j["masked"] = matrix_to_json(h.masked);
   j["weights"] = matrix_to_json(h.weights);
   j["output"] = matrix_to_json(h.output);

@@ -54,9 +54,9 @@ const std::string& query_name(const Trace& t, int i) { return t.tokens[static_ca
 const std::string& key_name(const Trace& t, int j) { return t.context_tokens[static_cast<std::size_t>(j)]; }
 std::string pair_name(const Trace& t, int i, int j) { return query_name(t, i) + " " + kArrow + " " + key_name(t, j); }
 
-bool hidden(const HeadTrace& h, int i, int j) { return h.mask(i, j) == 0.0; }
+bool hidden(const HeadTrace& h, int i, int j) { return (*h.mask)(i, j) == 0.0; }
 
-int visible_count(const HeadTrace& h, int i) { return static_cast<int>((h.mask.row(i).array() != 0.0).count()); }
+int visible_count(const HeadTrace& h, int i) { return static_cast<int>((h.mask->row(i).array() != 0.0).count()); }
 
 // Why key j is not in S_i, in the words of the mask the user picked.
 std::string hidden_reason(const Trace& t, int i, int j) {
@@ -105,7 +105,7 @@ std::string explain_selection(const Trace& t, const HeadTrace& h, int i, int j) 
   if (!std::isfinite(x.scores(i, j)))
     return pair_name(t, i, j) + ": hidden by the mask (" + hidden_reason(t, i, j) + "), so never a candidate";
   const Eigen::Index d = x.k.cols();
-  const Cells w_cells = cells_of(x.w), scores = cells_of(x.scores, &h.mask);
+  const Cells w_cells = cells_of(x.w), scores = cells_of(x.scores, &*h.mask);
   std::vector<std::string> terms;
   for (Eigen::Index g = 0; g < x.w.cols(); ++g) {
     const double dot = x.q.row(i).segment(g * d, d).dot(x.k.row(j));
@@ -153,7 +153,7 @@ std::string explain_weight(const Trace& t, const HeadTrace& h, int i, int j) {
   if (status == RowStatus::AllMasked)
     return kernel + "every key is hidden from " + q + ", so all its weights are 0 and its output is 0";
   if (hidden(h, i, j)) return kernel + pair_name(t, i, j) + " is hidden, so its weight is exactly 0";
-  const Cells masked = cells_of(h.masked, &h.mask), weights = cells_of(h.weights, &h.mask);
+  const Cells masked = cells_of(h.masked, &*h.mask), weights = cells_of(h.weights, &*h.mask);
   if (!linear) {
     const auto terms = visible_terms(h, i, [&](double s) { return "e^" + masked(s); });
     return kernel + "e^" + masked(h.masked(i, j)) + " / (" + join_sum(terms) + ") = " + weights(h.weights(i, j));
@@ -178,7 +178,7 @@ std::string explain_head_output(const Trace& t, const HeadTrace& h, int i, int c
   if (status == RowStatus::ZeroSum) return lhs + " = 0: Z is 0 for " + q + ", so its weights and output are 0";
   std::vector<std::string> terms;
   int skipped = 0;
-  const Cells weights = cells_of(h.weights, &h.mask), v = cells_of(h.v);
+  const Cells weights = cells_of(h.weights, &*h.mask), v = cells_of(h.v);
   for (Eigen::Index j = 0; j < h.weights.cols(); ++j) {
     if (hidden(h, i, static_cast<int>(j))) ++skipped;
     else terms.push_back(product(weights, h.weights(i, j), v, h.v(j, c)));
@@ -460,7 +460,7 @@ std::string explain_row_summary(const Trace& t, int head, int row) {
     return "Z = " + z + ", the sum of the visible scores (each weight is a score divided by Z), " + entropy;
   // The largest score as its cell shows it (cells_of: the matrix's decimals, or the short form of a matrix too
   // big for numbers in its cells).
-  const std::string largest = cells_of(h.masked, &h.mask)(h.row_max(row));
+  const std::string largest = cells_of(h.masked, &*h.mask)(h.row_max(row));
   return "Z = " + z + " (after subtracting the largest score " + largest + "), " + entropy;
 }
 

@@ -23,7 +23,7 @@ std::string names(const std::vector<std::string>& tokens) {
   return s;
 }
 
-bool visible(const HeadTrace& h, Eigen::Index i, Eigen::Index j) { return h.mask(i, j) != 0.0; }
+bool visible(const HeadTrace& h, Eigen::Index i, Eigen::Index j) { return (*h.mask)(i, j) != 0.0; }
 
 // The visible key with the largest value in row i of m (-1 when none is visible).
 int best_key(const HeadTrace& h, const Matrix& m, Eigen::Index i) {
@@ -38,7 +38,7 @@ int example_row(const HeadTrace& h) {
   int fallback = -1;
   for (int i = 0; i < h.weights.rows(); ++i) {
     if (h.row_status[static_cast<std::size_t>(i)] != RowStatus::Ok) continue;
-    if ((h.mask.row(i).array() != 0.0).count() >= 2) return i;
+    if ((h.mask->row(i).array() != 0.0).count() >= 2) return i;
     if (fallback < 0) fallback = i;
   }
   return fallback < 0 ? 0 : fallback;
@@ -167,7 +167,7 @@ StepText scores(const StepContext& v) {
       quoted(v.q(i)) + " reads " + list(h.scores.row(i));
   if (best >= 0)
     s.what += ", so " + quoted(v.q(i)) + " matches " + quoted(v.k(best)) + " best" +
-              ((h.mask.row(i).array() == 0.0).any() ? " of the keys the mask will leave it" : "");
+              ((h.mask->row(i).array() == 0.0).any() ? " of the keys the mask will leave it" : "");
   s.what += ".";
   s.what += " The largest score is " + short_number(h.scores(top_i, top_j)) + ", for " +
             quoted(v.q(static_cast<int>(top_i))) + " " + kArrow + " " + quoted(v.k(static_cast<int>(top_j))) + ".";
@@ -214,7 +214,7 @@ StepText scale(const StepContext& v) {
 
 std::string mask_what(const StepContext& v, int hidden, const std::string& becomes) {
   const Trace& t = v.t;
-  const std::string of = num(hidden) + " of the " + num(v.h.mask.size()) + " cells " +
+  const std::string of = num(hidden) + " of the " + num(v.h.mask->size()) + " cells " +
                          (hidden == 1 ? "is hidden and becomes " : "are hidden and become ") + becomes + ".";
   switch (t.attention.mask) {
     case MaskKind::None:
@@ -236,7 +236,7 @@ StepText mask(const StepContext& v) {
   StepText s;
   s.formula = v.softmax() ? "masked = scaled where mask = 1, -inf where mask = 0   " + dims(h.masked)
                           : "masked = scaled " + kDot + " mask, cell by cell (linear kernel)   " + dims(h.masked);
-  const int hidden = static_cast<int>((h.mask.array() == 0.0).count());
+  const int hidden = static_cast<int>((h.mask->array() == 0.0).count());
   s.what = mask_what(v, hidden, becomes);
   const int blind = count_status(h, RowStatus::AllMasked);
   if (blind > 0)
@@ -298,7 +298,7 @@ StepText softmax(const StepContext& v) {
   if (best >= 0 && h.row_status[static_cast<std::size_t>(i)] != RowStatus::AllMasked)
     s.what += " " + quoted(v.q(i)) + " gives " + short_number(h.weights(i, best)) + " of its attention to " +
               quoted(v.k(best)) + ", more than to any other key.";
-  if ((h.mask.array() == 0.0).any()) s.what += " Hidden keys get exactly 0.";
+  if ((h.mask->array() == 0.0).any()) s.what += " Hidden keys get exactly 0.";
   s.what += flagged_rows(v);
   if (v.softmax())
     s.why =

@@ -65,7 +65,7 @@ void heatmaps(const AppState& state, GalleryState& g) {
   ImGui::TableNextColumn();
   caption("visible = the causal mask: the scaled scores (\u00F7 \u221A3), hidden cells grey and hatched");
   HeatmapOptions hidden = labelled(state.causal_trace());
-  hidden.visible = &causal.mask;
+  hidden.visible = &*causal.mask;
   Heatmap("hidden", causal.masked, hidden);
   ImGui::TableNextColumn();
   caption("highlight_row = 1; selected_row, selected_col = 1, 2; outlined = cell 0, 0");

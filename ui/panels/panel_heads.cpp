@@ -45,7 +45,7 @@ void HeadsPanel(AppState& state, ImVec2 pos, ImVec2 size) {
     HeatmapOptions o;
     o.map = ColorMap::Sequential;
     o.range = ValueRange{0, 1};
-    o.visible = &t.heads[h].mask;
+    o.visible = &*t.heads[h].mask;
     o.size = {w, 0};
     o.max_cell = cell_cap;
     o.flags = HeatmapFlags_NoLabels | HeatmapFlags_NoLegend | HeatmapFlags_NoValues;

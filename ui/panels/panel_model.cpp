@@ -173,7 +173,7 @@ void head_grid(AppState& state, float width, float height) {
       HeatmapOptions o;
       o.map = ColorMap::Sequential;
       o.range = ValueRange{0, 1};
-      o.visible = &heads[static_cast<std::size_t>(h)].mask;
+      o.visible = &*heads[static_cast<std::size_t>(h)].mask;
       o.size = {cell, cell};
       o.flags = HeatmapFlags_NoLabels | HeatmapFlags_NoLegend | HeatmapFlags_NoValues | HeatmapFlags_NoTooltip |
                 HeatmapFlags_Fill;

@@ -52,7 +52,7 @@ struct StepView {
   // The same with the head's mask: its hidden cells hatched.
   Term masked_by_key(std::string name, const Matrix& m, std::pair<int, int> cell) const {
     Term term = query_by_key(std::move(name), m, cell);
-    term.visible = &h.mask;
+    term.visible = &*h.mask;
     return term;
   }
   // A lesson page's cells of this step's result, or none when the step shown is not the page's.
@@ -280,7 +280,7 @@ void scale(StepView& v) {
 void mask(StepView& v) {
   const auto [hr, hc] = v.hovered(0, 2);
   const bool softmax = v.t.attention.kernel == Kernel::Softmax;
-  Term mask = v.masked_by_key("mask", v.h.mask, {hr, hc});
+  Term mask = v.masked_by_key("mask", *v.h.mask, {hr, hc});
   mask.map = ColorMap::Sequential;
   mask.range = ValueRange{0.0, 2.2};
   mask.flags = HeatmapFlags_NoTooltip | HeatmapFlags_NoLegend | HeatmapFlags_Clickable;
