@@ -20,27 +20,33 @@ double entropy_of(const E& e, const Y& y, double z) {
   return std::isfinite(h) ? h : std::log(z) - (e > 0.0).select(e * y, 0.0).sum();
 }
 
+// A row of numbers, as a matrix's row is (a column mixed into a row's arithmetic is a shape error).
+using RowArray = Eigen::Array<double, 1, Eigen::Dynamic>;
+
 // Softmax over the visible keys of row i's span; every other key gets exactly 0. Subtracting the largest
 // visible score keeps exp() in range; the ratios are unchanged. A row with listed keys (a span with holes)
 // works on those alone: besides being fewer, a hidden key's exp(-inf) vectorised is the subnormal 5e-309,
-// and arithmetic on subnormals is about a hundred times slower.
-void softmax_span(HeadTrace& t, Eigen::Index i, Span s, std::span<const Eigen::Index> listed) {
-  const auto x = t.masked.row(i).array().segment(s.lo, s.size());
+// and arithmetic on subnormals is about a hundred times slower. The scaled scores are made in `x`, a row of
+// scratch, and never stored (HeadTrace::scaled makes them again when asked).
+void softmax_span(HeadTrace& t, Eigen::Index i, Span s, std::span<const Eigen::Index> listed, RowArray& x) {
   auto w = t.weights.row(i).array();
-  w.tail(w.size() - s.hi - 1).setZero();
   auto e = w.segment(s.lo, s.size());
-  const double m = x.maxCoeff();
-  double z = 0.0;
-  if (listed.empty()) {  // a prefix or a band: one vectorised pass
-    e = (x - m).exp();
+  double m = 0.0, z = 0.0;
+  if (listed.empty()) {  // a prefix or a band, every key of it visible: one vectorised pass
+    auto xs = x.head(s.size());
+    xs = t.scores.row(i).array().segment(s.lo, s.size()) * t.scale_factor;
+    m = xs.maxCoeff();
+    e = (xs - m).exp();
     z = e.sum();
     e /= z;
-    t.entropy(i) = entropy_of(e, x - m, z);
+    t.entropy(i) = entropy_of(e, xs - m, z);
   } else {
     const auto count = static_cast<Eigen::Index>(listed.size());
-    Eigen::ArrayXd y(count);
-    for (Eigen::Index c = 0; c < count; ++c) y(c) = t.masked(i, listed[c]) - m;
-    Eigen::ArrayXd ey = y.exp();
+    auto y = x.head(count);
+    for (Eigen::Index c = 0; c < count; ++c) y(c) = t.scores(i, listed[c]) * t.scale_factor;
+    m = y.maxCoeff();
+    y -= m;
+    RowArray ey = y.exp();
     z = ey.sum();
     ey /= z;
     e.setZero();
@@ -52,15 +58,16 @@ void softmax_span(HeadTrace& t, Eigen::Index i, Span s, std::span<const Eigen::I
   t.row_status[i] = RowStatus::Ok;
 }
 
-// The linear kernel's row i: kappa(x) = x over the visible keys, divided by their sum.
-void linear_row(HeadTrace& t, Eigen::Index i) {
-  const auto masked = t.masked.row(i).array();
+// The linear kernel's row i: kappa(x) = x over the visible keys, divided by their sum; `x` holds the row's masked
+// scores (0 where hidden), made in scratch.
+void linear_row(HeadTrace& t, Eigen::Index i, RowArray& x) {
+  x = (t.mask->row(i).array() != 0.0).select(t.scores.row(i).array() * t.scale_factor, 0.0);
   auto w = t.weights.row(i).array();
-  const double z = masked.sum();
+  const double z = x.sum();
   t.row_sum(i) = z;
   // A sum that cancels to rounding noise (0.1 + 0.2 - 0.3) would turn into weights of 1e15.
-  const double noise = 64 * std::numeric_limits<double>::epsilon() * masked.abs().sum();
-  w = masked / z;
+  const double noise = 64 * std::numeric_limits<double>::epsilon() * x.abs().sum();
+  w = x / z;
   if (std::abs(z) <= noise || !w.isFinite().all()) {
     w.setZero();
     t.row_status[i] = RowStatus::ZeroSum;
@@ -73,24 +80,24 @@ void linear_row(HeadTrace& t, Eigen::Index i) {
   }
 }
 
-// Fills row i of scaled, masked, weights, row_max, row_sum, entropy and row_status in one pass, so a long
-// row is read from memory once.
-void fill_row(HeadTrace& t, Eigen::Index i, Kernel kernel, double scale_factor, const VisibleKeys& keys) {
-  const auto mask = t.mask->row(i).array();
-  auto scaled = t.scaled.row(i).array();
-  auto masked = t.masked.row(i).array();
-  scaled = t.scores.row(i).array() * scale_factor;
+// Fills row i of weights, row_max, row_sum, entropy and row_status in one pass over its scores, so a long row is
+// read from memory once. A causal row's weights outside its span are exactly 0, so exp() runs on half the cells.
+void fill_row(HeadTrace& t, Eigen::Index i, const VisibleKeys& keys, RowArray& x) {
   t.row_max(i) = 0.0;
   t.row_sum(i) = 0.0;
   t.entropy(i) = 0.0;
-  if (kernel == Kernel::Softmax) masked = (mask != 0.0).select(scaled, kNegInf);
-  else masked = (mask != 0.0).select(scaled, 0.0);  // kappa(x) = x, then the 0/1 product
-  // A causal row's weights outside its span are exactly 0, so exp() runs on half the cells.
   const Span s = keys.span(i);
-  t.weights.row(i).head(std::min(s.lo, t.weights.cols())).setZero();
-  if (s.lo > s.hi) t.row_status[i] = RowStatus::AllMasked;
-  else if (kernel == Kernel::Softmax) softmax_span(t, i, s, keys.listed(i));
-  else linear_row(t, i);
+  auto w = t.weights.row(i);
+  if (s.lo > s.hi) {
+    w.setZero();
+    t.row_status[i] = RowStatus::AllMasked;
+  } else if (t.kernel == Kernel::Softmax) {
+    w.head(s.lo).setZero();
+    w.tail(w.size() - s.hi - 1).setZero();
+    softmax_span(t, i, s, keys.listed(i), x);
+  } else {
+    linear_row(t, i, x);
+  }
 }
 
 // Rows [r, r + n) of weights v. A block reads only the keys some row of it sees: a causal block stops at its
@@ -134,14 +141,15 @@ HeadTrace attend(const Matrix& q, const Matrix& k, const Matrix& v, const Shared
   t.v = v;
   t.scores.noalias() = q * k.transpose();
   t.mask = mask;
-  t.scaled.resize(n_q, n_kv);
-  t.masked.resize(n_q, n_kv);
+  t.scale_factor = scale_factor;
+  t.kernel = kernel;
   t.weights.resize(n_q, n_kv);
   t.row_max.resize(n_q);
   t.row_sum.resize(n_q);
   t.entropy.resize(n_q);
   t.row_status.assign(static_cast<std::size_t>(n_q), RowStatus::Ok);
-  for (Eigen::Index i = 0; i < n_q; ++i) fill_row(t, i, kernel, scale_factor, keys);
+  RowArray x(n_kv);  // a row's scaled scores, in turn
+  for (Eigen::Index i = 0; i < n_q; ++i) fill_row(t, i, keys, x);
   t.output = weighted_values(t.weights, v, keys);
   for (Eigen::Index i = 0; i < n_q; ++i) {
     if (t.output.row(i).allFinite()) continue;  // a near-zero linear Z can still overflow here
@@ -158,6 +166,29 @@ HeadTrace attend(const Matrix& q, const Matrix& k, const Matrix& v, const Shared
 HeadTrace attend(const Matrix& q, const Matrix& k, const Matrix& v, const Matrix& mask, Kernel kernel,
                  double scale_factor) {
   return attend(q, k, v, SharedMatrix(mask), visible_keys(mask), kernel, scale_factor);
+}
+
+double HeadTrace::masked(Eigen::Index i, Eigen::Index j) const {
+  if ((*mask)(i, j) != 0.0) return scaled(i, j);
+  return kernel == Kernel::Softmax ? kNegInf : 0.0;
+}
+
+Eigen::RowVectorXd HeadTrace::masked_row(Eigen::Index i) const {
+  return (mask->row(i).array() != 0.0)
+      .select(scores.row(i).array() * scale_factor, kernel == Kernel::Softmax ? kNegInf : 0.0);
+}
+
+const Matrix& HeadTrace::scaled() const {
+  std::call_once(derived_->scaled_once, [this] { derived_->scaled = scores * scale_factor; });
+  return derived_->scaled;
+}
+
+const Matrix& HeadTrace::masked() const {
+  std::call_once(derived_->masked_once, [this] {
+    derived_->masked =
+        (mask->array() != 0.0).select(scores.array() * scale_factor, kernel == Kernel::Softmax ? kNegInf : 0.0);
+  });
+  return derived_->masked;
 }
 
 double scale_factor(const AttentionConfig& a) {

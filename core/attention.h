@@ -1,6 +1,8 @@
 #pragma once
 // The attention engine: a Scenario in, an immutable Trace of every intermediate out.
 // Row-vector convention of the documents: Q = X W_Q, and head h owns columns [h*d, (h+1)*d).
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,10 +32,8 @@ struct HeadTrace {
   Matrix q_r;           // (N_Q, d_R)   mla with rope: this head's decoupled query, turned by its position
   Matrix k_r;           // (N_KV, d_R)  mla with rope: the decoupled key every head shares, turned by its position
   Matrix scores;        // (N_Q, N_KV)  q k^T (rope: q_rope k_rope^T)
-  Matrix scaled;        // (N_Q, N_KV)  scores / sqrt(d_s), or scores with scale off
   SharedMatrix mask;    // (N_Q, N_KV)  1 = may attend, 0 = hidden (sparse: the mask AND the indexer's selection);
                         //              one matrix that every head of a trace shares
-  Matrix masked;        // (N_Q, N_KV)  softmax: scaled with -inf where hidden; linear: kappa(scaled), 0 where hidden
   Matrix weights;       // (N_Q, N_KV)  each row sums to 1 (all 0 for a row that is not Ok)
   Matrix output;        // (N_Q, d)     weights v
   Matrix contribution;  // (N_Q, d_model) output W_O^(h); empty without W_O
@@ -41,6 +41,23 @@ struct HeadTrace {
   Vector row_sum;       // (N_Q)  Z_i = sum_j kappa(masked_ij - m_i): the normaliser before division
   Vector entropy;       // (N_Q)  -sum_j w_ij ln w_ij in nats; NaN for a Signed row, 0 for a row that is not normalised
   std::vector<RowStatus> row_status;  // (N_Q)
+  double scale_factor = 1.0;          // scaled = scores x this: 1/sqrt(d_s), or 1 with scale off
+  Kernel kernel = Kernel::Softmax;    // what masked writes where the mask hides a key: -inf (softmax) or 0 (linear)
+
+  // scaled (scores x scale_factor) and masked (scaled where the mask shows the key, -inf or 0 where it hides it; the
+  // linear kernel's kappa(x) = x) are not stored: a trace keeps only what cannot be recomputed cheaply. A cell costs
+  // a multiply. A whole matrix is made on the first ask and kept with the head (a view showing a step asks every
+  // frame); `derived_` holds those, shared by copies of the head.
+  double scaled(Eigen::Index i, Eigen::Index j) const { return scores(i, j) * scale_factor; }
+  double masked(Eigen::Index i, Eigen::Index j) const;
+  const Matrix& scaled() const;                         // (N_Q, N_KV)
+  const Matrix& masked() const;                         // (N_Q, N_KV)
+  Eigen::RowVectorXd masked_row(Eigen::Index i) const;  // (N_KV) row i of masked alone
+  struct Derived {
+    std::once_flag scaled_once, masked_once;
+    Matrix scaled, masked;
+  };
+  std::shared_ptr<Derived> derived_ = std::make_shared<Derived>();
 };
 
 // One key/value head: what the cache holds for it (MHA: one per query head; GQA: G shared; MQA: 1).

@@ -22,7 +22,7 @@ void check_request(const Trace& t, int head, int row, int block) {
 OnlineSoftmax online_softmax(const Trace& t, int head, int row, int block) {
   check_request(t, head, row, block);
   const HeadTrace& h = t.heads[static_cast<std::size_t>(head)];
-  const auto x = h.masked.row(row);  // (N_KV) scaled scores, -inf where hidden
+  const Eigen::RowVectorXd x = h.masked_row(row);  // (N_KV) scaled scores, -inf where hidden
   OnlineSoftmax o{head, row, block, {}, Matrix::Zero(1, h.v.cols()), h.output.row(row), 0.0};
   double m = kNegInf, l = 0.0;
   Matrix acc = Matrix::Zero(1, h.v.cols());  // sum over keys so far of e^(x_j - m) v_j

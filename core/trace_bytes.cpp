@@ -39,8 +39,8 @@ std::int64_t trace_bytes(const Trace& t) {
   if (!t.heads.empty()) sum += bytes(*t.heads.front().mask);  // one for every head
   for (const HeadTrace& h : t.heads) {
     sum += bytes(h.q_rope) + bytes(h.k_rope) + bytes(h.q_r) + bytes(h.k_r);
-    sum += bytes(h.q) + bytes(h.k) + bytes(h.v) + bytes(h.scores) + bytes(h.scaled) + bytes(h.masked) +
-           bytes(h.weights) + bytes(h.output) + bytes(h.contribution);
+    sum += bytes(h.q) + bytes(h.k) + bytes(h.v) + bytes(h.scores) + bytes(h.weights) + bytes(h.output) +
+           bytes(h.contribution);
     sum += bytes(h.row_max) + bytes(h.row_sum) + bytes(h.entropy) + bytes(h.row_status);
   }
   sum += bytes(t.concat) + bytes(t.output);

@@ -6,10 +6,10 @@
 
 namespace attn {
 
-// The sum over every matrix and vector of the trace (inputs, the weights it used, Q/K/V, each KV head's k and v,
-// each head's intermediates, row statistics and row statuses, the one mask they share, concat, output, MLA's absorbed
-// form) of
-// elements x element size. Token labels and the fixed-size members of the structs are not counted.
+// The sum over every matrix and vector the trace stores (inputs, the weights it used, Q/K/V, each KV head's k and v,
+// each head's q, k, v, scores, weights, output and contribution, row statistics and row statuses, the one mask they
+// share, concat, output, MLA's absorbed form) of elements x element size. Token labels, the fixed-size members of
+// the structs, and scaled and masked (made only when asked for: HeadTrace::scaled) are not counted.
 std::int64_t trace_bytes(const Trace& t);
 
 // The numbers of a document: embeddings (both sides), the custom mask and the weights it gives (what one

@@ -141,9 +141,9 @@ void check_head_shapes(const Scenario& s, const Trace& t, int h) {
   check_shape(ht.k, nkv, d, "k", h);
   check_shape(ht.v, nkv, d, "v", h);
   check_shape(ht.scores, nq, nkv, "scores", h);
-  check_shape(ht.scaled, nq, nkv, "scaled", h);
+  check_shape(ht.scaled(), nq, nkv, "scaled", h);
   check_shape(*ht.mask, nq, nkv, "mask", h);
-  check_shape(ht.masked, nq, nkv, "masked", h);
+  check_shape(ht.masked(), nq, nkv, "masked", h);
   check_shape(ht.weights, nq, nkv, "weights", h);
   check_shape(ht.output, nq, d, "output", h);
   if (t.weights.W_O) check_shape(ht.contribution, nq, s.d_model(), "contribution", h);
@@ -156,7 +156,7 @@ void check_head_shapes(const Scenario& s, const Trace& t, int h) {
              "k of head " + std::to_string(h) + " is not its kv head's");
   FUZZ_CHECK(ht.v == t.kv_heads[static_cast<std::size_t>(ht.kv_head)].v,
              "v of head " + std::to_string(h) + " is not its kv head's");
-  for (const auto* m : {&ht.q, &ht.k, &ht.v, &ht.scores, &ht.scaled, &ht.weights, &ht.output, &ht.contribution})
+  for (const auto* m : {&ht.q, &ht.k, &ht.v, &ht.scores, &ht.scaled(), &ht.weights, &ht.output, &ht.contribution})
     check_finite(*m, "a matrix", h);
   check_finite(ht.row_max, "row_max", h);
   check_finite(ht.row_sum, "row_sum", h);

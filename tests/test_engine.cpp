@@ -138,17 +138,17 @@ TEST_CASE("compute_trace validates first: a bad shape is an error, not a crash")
                        InputError);
 }
 
-TEST_CASE("trace_bytes: the cat sat holds 213 numbers of 8 bytes and 3 row statuses") {
+TEST_CASE("trace_bytes: the cat sat holds 195 numbers of 8 bytes and 3 row statuses") {
   // N = 3 tokens, d_model 4, one head of d = 3, no W_O, no custom mask:
   //   X 3x4 and X_kv 3x4                                    24
   //   W_Q, W_K, W_V 4x3                                     36
   //   Q, K, V 3x3                                           27
   //   KV head 0: k, v 3x3                                   18
-  //   head 0: q, k, v, scores, scaled, mask, masked, weights, output 3x3 = 81; row_max, row_sum, entropy 3 = 9
+  //   head 0: q, k, v, scores, mask, weights, output 3x3 = 63; row_max, row_sum, entropy 3 = 9
   //   concat, output 3x3                                    18
-  // 24 + 36 + 27 + 18 + 90 + 18 = 213 doubles, plus 3 RowStatus values.
+  // 24 + 36 + 27 + 18 + 72 + 18 = 195 doubles, plus 3 RowStatus values (scaled and masked are made when asked for).
   const Trace t = compute_trace(cat_sat());
-  CHECK(trace_bytes(t) == 213 * 8 + 3 * std::int64_t(sizeof(RowStatus)));
+  CHECK(trace_bytes(t) == 195 * 8 + 3 * std::int64_t(sizeof(RowStatus)));
   CHECK(sizeof(RowStatus) == 4);
 }
 
@@ -158,13 +158,35 @@ TEST_CASE("trace_bytes: two heads share one mask, counted once") {
   //   W_Q, W_K, W_V 3x4 and W_O 4x3                          48
   //   Q, K, V 4x4                                            48
   //   KV heads 0 and 1: k, v 4x2                             32
-  //   each head: q, k, v 4x2; scores, scaled, masked, weights 4x4; output 4x2; contribution 4x3; 3 row vectors of 4
-  //              24 + 64 + 8 + 12 + 12 = 120, twice          240
+  //   each head: q, k, v 4x2; scores, weights 4x4; output 4x2; contribution 4x3; 3 row vectors of 4
+  //              24 + 32 + 8 + 12 + 12 = 88, twice           176
   //   the mask 4x4, once                                     16
   //   concat 4x4, output 4x3                                 28
-  // 436 doubles, plus 2 x 4 RowStatus values.
+  // 372 doubles, plus 2 x 4 RowStatus values.
   const Trace t = compute_trace(two_heads());
-  CHECK(trace_bytes(t) == 436 * 8 + 8 * std::int64_t(sizeof(RowStatus)));
+  CHECK(trace_bytes(t) == 372 * 8 + 8 * std::int64_t(sizeof(RowStatus)));
   CHECK(t.heads[0].mask.has_value());
   CHECK(&*t.heads[0].mask == &*t.heads[1].mask);  // the same matrix, not a copy
+}
+
+TEST_CASE("scaled and masked are made from the scores and the mask when asked for, whole or a cell at a time") {
+  Scenario s = two_heads();
+  s.attention.mask = MaskKind::Causal;
+  const Trace t = compute_trace(s);
+  const HeadTrace& h = t.heads[1];
+  const double scale = 1.0 / std::sqrt(2.0);
+  CHECK(h.scale_factor == scale);
+  check_matrix(h.scaled(), h.scores * scale, 0.0, "scaled");
+  CHECK(&h.scaled() == &h.scaled());  // made once
+  CHECK(h.scaled(2, 1) == h.scores(2, 1) * scale);
+  CHECK(h.masked(0, 1) == kNegInf);
+  CHECK(h.masked(2, 1) == h.scores(2, 1) * scale);
+  CHECK(h.masked()(0, 3) == kNegInf);
+  CHECK(h.masked()(3, 0) == h.scores(3, 0) * scale);
+  CHECK(h.masked_row(1)(0) == h.masked()(1, 0));
+  CHECK(h.masked_row(1)(2) == kNegInf);
+  s.attention.kernel = Kernel::Linear;
+  const HeadTrace linear = compute_trace(s).heads[0];
+  CHECK(linear.masked(0, 1) == 0.0);  // the linear kernel's product with the mask
+  CHECK(linear.masked()(1, 1) == linear.scores(1, 1) * scale);
 }

@@ -84,7 +84,7 @@ TEST_CASE("scale off: scaled equals the raw scores exactly") {
   Scenario s = cat_sat();
   s.attention.scale = false;
   const Trace t = compute_trace(s);
-  check_matrix(t.heads[0].scaled, t.heads[0].scores, 0.0, "scaled");
+  check_matrix(t.heads[0].scaled(), t.heads[0].scores, 0.0, "scaled");
   CHECK(t.scale_factor == 1.0);
   // The softmax of unscaled scores is sharper: "the" puts e^8/(e^2+e^8+e^6) on "cat".
   const double e2 = std::exp(2.0), e6 = std::exp(6.0), e8 = std::exp(8.0);
@@ -96,7 +96,7 @@ TEST_CASE("linear kernel: kappa(x) = x normalised by the row sum, against a hand
   s.attention.kernel = Kernel::Linear;
   const HeadTrace h = compute_trace(s).heads[0];
   // Row "the": scaled = [2, 8, 6]/sqrt(3), Z = 16/sqrt(3), weights = [2, 8, 6]/16.
-  check_matrix(h.masked, h.scaled, 0.0, "masked = kappa(scaled) with nothing hidden");
+  check_matrix(h.masked(), h.scaled(), 0.0, "masked = kappa(scaled) with nothing hidden");
   CHECK(h.row_sum(0) == doctest::Approx(16.0 / std::sqrt(3.0)).epsilon(1e-14));
   CHECK(h.row_max(0) == 0.0);
   check_matrix(h.weights.row(0), mat({{0.125, 0.5, 0.375}}), 1e-15, "weights of the");
@@ -136,7 +136,7 @@ TEST_CASE("softmax stays finite when scores are far beyond exp's range") {
   Scenario s = cat_sat();
   s.input.embeddings *= 1e4;  // scores around 1e9 / sqrt(3)
   const HeadTrace h = compute_trace(s).heads[0];
-  CHECK(h.scaled.maxCoeff() > 1e8);
+  CHECK(h.scaled().maxCoeff() > 1e8);
   CHECK(h.weights.allFinite());
   CHECK(h.output.allFinite());
   // Saturated: all the weight on the largest score, and the entropy collapses to 0.

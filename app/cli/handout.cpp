@@ -244,9 +244,9 @@ class HandoutBuilder {
         table("selected: the top " + std::to_string(t_.attention.sparse->top_k) + " of each row", t_.indexer->selected,
               q, k);
         break;
-      case Step::Scale: table("scaled", h.scaled, q, k); break;
+      case Step::Scale: table("scaled", h.scaled(), q, k); break;
       case Step::Mask:
-        if ((h.mask->array() == 0.0).any()) table("masked", h.masked, q, k);
+        if ((h.mask->array() == 0.0).any()) table("masked", h.masked(), q, k);
         else add(Paragraph{"Nothing is hidden: masked = scaled."});
         break;
       case Step::Softmax:

@@ -32,7 +32,7 @@ void print_online(std::ostream& out, const OnlineSoftmax& o, const Trace& t, int
   out << "Online softmax of \"" << t.name << "\", head " << o.head << ", row " << o.row << " ('"
       << t.tokens[static_cast<std::size_t>(o.row)] << "'), over blocks of " << o.block << " keys\n";
   const HeadTrace& h = t.heads[static_cast<std::size_t>(o.head)];
-  out << "masked scores of the row: " << row_text(h.masked.row(o.row), precision) << "\n\n";
+  out << "masked scores of the row: " << row_text(h.masked_row(o.row), precision) << "\n\n";
   std::vector<std::vector<std::string>> rows{{"keys", "block max", "m", "e^(m_old - m)", "l", "output (acc / l)"}};
   for (const OnlineBlock& b : o.blocks)
     rows.push_back({std::to_string(b.start) + ".." + std::to_string(b.end - 1), format_number(b.block_max, precision),

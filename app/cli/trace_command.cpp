@@ -132,13 +132,13 @@ class TracePrinter {
     }
     matrix("scores = q k^T  (rows: queries, columns: keys)", h.scores, t_.tokens, t_.context_tokens);
     if (t_.attention.scale)
-      matrix("scaled = scores / sqrt(" + std::to_string(d) + ")", h.scaled, t_.tokens, t_.context_tokens);
-    else matrix("scaled = scores  (scale off)", h.scaled, t_.tokens, t_.context_tokens);
+      matrix("scaled = scores / sqrt(" + std::to_string(d) + ")", h.scaled(), t_.tokens, t_.context_tokens);
+    else matrix("scaled = scores  (scale off)", h.scaled(), t_.tokens, t_.context_tokens);
     matrix("mask  (1 = may attend, 0 = hidden)", *h.mask, t_.tokens, t_.context_tokens, 0);
     const bool softmax = t_.attention.kernel == Kernel::Softmax;
     matrix(softmax ? "masked = scaled, hidden entries set to -inf"
                    : "masked = kappa(scaled) = scaled, hidden entries set to 0",
-           h.masked, t_.tokens, t_.context_tokens);
+           h.masked(), t_.tokens, t_.context_tokens);
     matrix(softmax ? "weights = softmax(masked), row by row" : "weights = masked / Z, row by row", h.weights, t_.tokens,
            t_.context_tokens);
     row_statistics(h, softmax);

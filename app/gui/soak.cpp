@@ -38,9 +38,9 @@ std::string compare_traces(const Trace& shown, const Trace& fresh) {
                               {&a.k, &b.k, "k"},
                               {&a.v, &b.v, "v"},
                               {&a.scores, &b.scores, "scores"},
-                              {&a.scaled, &b.scaled, "scaled"},
+                              {&a.scaled(), &b.scaled(), "scaled"},
                               {&*a.mask, &*b.mask, "mask"},
-                              {&a.masked, &b.masked, "masked"},
+                              {&a.masked(), &b.masked(), "masked"},
                               {&a.weights, &b.weights, "weights"},
                               {&a.output, &b.output, "output"}})
       if (d.empty()) d = differs(*m, *f, head + name);
@@ -257,7 +257,7 @@ std::string Soak::check(ui::AppState& state) {
       for (const HeadTrace& h : causal.heads)
         degenerate = degenerate || (s.attention.kernel == Kernel::Linear &&
                                     (h.row_status[std::size_t(step.t)] == RowStatus::ZeroSum ||
-                                     h.scaled.row(step.t).cwiseAbs().maxCoeff() < 1e-9));
+                                     h.scaled().row(step.t).cwiseAbs().maxCoeff() < 1e-9));
       if (degenerate) continue;
       const double size = std::max(1.0, causal.output.row(step.t).cwiseAbs().maxCoeff());
       const double gap = (step.output - causal.output.row(step.t)).cwiseAbs().maxCoeff();

@@ -29,9 +29,9 @@ ordered_json head_to_json(const HeadTrace& h) {
     j["k_r"] = matrix_to_json(h.k_r);
   }
   j["scores"] = matrix_to_json(h.scores);
-  j["scaled"] = matrix_to_json(h.scaled);
+  j["scaled"] = matrix_to_json(h.scaled());
   j["mask"] = matrix_to_json(*h.mask);
-  j["masked"] = matrix_to_json(h.masked);
+  j["masked"] = matrix_to_json(h.masked());
   j["weights"] = matrix_to_json(h.weights);
   j["output"] = matrix_to_json(h.output);
   if (h.contribution.size() > 0) j["contribution"] = matrix_to_json(h.contribution);

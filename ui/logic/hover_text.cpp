@@ -96,7 +96,7 @@ std::string explain_score(const Trace& t, const HeadTrace& h, int i, int j) {
 std::string explain_scale(const Trace& t, const HeadTrace& h, int i, int j) {
   const std::string score = cells_of(h.scores)(h.scores(i, j));
   if (!t.attention.scale) return "scale is off: " + score + " stays " + score;
-  return score + " / sqrt(" + std::to_string(score_dim(t.attention)) + ") = " + cells_of(h.scaled)(h.scaled(i, j));
+  return score + " / sqrt(" + std::to_string(score_dim(t.attention)) + ") = " + cells_of(h.scaled())(h.scaled(i, j));
 }
 
 // I[i, j] as the sum over the indexer's heads, and where j ranks among the keys query i sees.
@@ -126,7 +126,7 @@ std::string explain_selection(const Trace& t, const HeadTrace& h, int i, int j) 
 
 std::string explain_mask(const Trace& t, const HeadTrace& h, int i, int j) {
   if (!hidden(h, i, j))
-    return pair_name(t, i, j) + ": visible (mask 1), " + cells_of(h.scaled)(h.scaled(i, j)) + " passes through";
+    return pair_name(t, i, j) + ": visible (mask 1), " + cells_of(h.scaled())(h.scaled(i, j)) + " passes through";
   const char* becomes = t.attention.kernel == Kernel::Softmax ? "-inf" : "0";
   return pair_name(t, i, j) + ": hidden (mask 0, " + hidden_reason(t, i, j) + "), so " + becomes;
 }
@@ -135,7 +135,7 @@ std::string explain_mask(const Trace& t, const HeadTrace& h, int i, int j) {
 template <typename Write>
 std::vector<std::string> visible_terms(const HeadTrace& h, int i, Write write) {
   std::vector<std::string> terms;
-  for (Eigen::Index j = 0; j < h.masked.cols(); ++j)
+  for (Eigen::Index j = 0; j < h.scores.cols(); ++j)
     if (!hidden(h, i, static_cast<int>(j))) terms.push_back(write(h.masked(i, j)));
   return terms;
 }
@@ -153,7 +153,7 @@ std::string explain_weight(const Trace& t, const HeadTrace& h, int i, int j) {
   if (status == RowStatus::AllMasked)
     return kernel + "every key is hidden from " + q + ", so all its weights are 0 and its output is 0";
   if (hidden(h, i, j)) return kernel + pair_name(t, i, j) + " is hidden, so its weight is exactly 0";
-  const Cells masked = cells_of(h.masked, &*h.mask), weights = cells_of(h.weights, &*h.mask);
+  const Cells masked = cells_of(h.masked(), &*h.mask), weights = cells_of(h.weights, &*h.mask);
   if (!linear) {
     const auto terms = visible_terms(h, i, [&](double s) { return "e^" + masked(s); });
     return kernel + "e^" + masked(h.masked(i, j)) + " / (" + join_sum(terms) + ") = " + weights(h.weights(i, j));
@@ -460,7 +460,7 @@ std::string explain_row_summary(const Trace& t, int head, int row) {
     return "Z = " + z + ", the sum of the visible scores (each weight is a score divided by Z), " + entropy;
   // The largest score as its cell shows it (cells_of: the matrix's decimals, or the short form of a matrix too
   // big for numbers in its cells).
-  const std::string largest = cells_of(h.masked, &*h.mask)(h.row_max(row));
+  const std::string largest = cells_of(h.masked(), &*h.mask)(h.row_max(row));
   return "Z = " + z + " (after subtracting the largest score " + largest + "), " + entropy;
 }
 

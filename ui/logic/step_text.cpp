@@ -189,12 +189,12 @@ StepText scale(const StepContext& v) {
   h.scores.maxCoeff(&ti, &tj);
   StepText s;
   if (v.t.attention.scale) {
-    s.formula = "scaled = scores / " + kRoot + d + "   " + dims(h.scaled);
+    s.formula = "scaled = scores / " + kRoot + d + "   " + dims(h.scaled());
     s.what = "Every score is divided by " + kRoot + d + " = " + root + ": the largest, " +
              short_number(h.scores(ti, tj)) + ", becomes " + short_number(h.scaled(ti, tj)) +
              ". The order inside each row stays the same; only the gaps shrink.";
   } else {
-    s.formula = "scaled = scores   " + dims(h.scaled) + "   (scale off)";
+    s.formula = "scaled = scores   " + dims(h.scaled()) + "   (scale off)";
     s.what = "Scale is off: the scores go on unchanged, so the largest stays " + short_number(h.scores(ti, tj)) +
              ". Their gaps are " + kRoot + d + " = " + root + " times wider than with scaling.";
   }
@@ -234,8 +234,8 @@ StepText mask(const StepContext& v) {
   const HeadTrace& h = v.h;
   const std::string becomes = v.softmax() ? "-inf" : "0";
   StepText s;
-  s.formula = v.softmax() ? "masked = scaled where mask = 1, -inf where mask = 0   " + dims(h.masked)
-                          : "masked = scaled " + kDot + " mask, cell by cell (linear kernel)   " + dims(h.masked);
+  s.formula = v.softmax() ? "masked = scaled where mask = 1, -inf where mask = 0   " + dims(h.masked())
+                          : "masked = scaled " + kDot + " mask, cell by cell (linear kernel)   " + dims(h.masked());
   const int hidden = static_cast<int>((h.mask->array() == 0.0).count());
   s.what = mask_what(v, hidden, becomes);
   const int blind = count_status(h, RowStatus::AllMasked);

@@ -75,7 +75,7 @@ void OnlineSoftmaxView(AppState& state, const Trace& t, int head, float cell) {
   const OnlineBlock& now = r.blocks[static_cast<std::size_t>(o.shown - 1)];
   const HeadTrace& h = t.heads[static_cast<std::size_t>(head)];
   // The row's scores with the keys not yet read hidden, then the output so far beside the dense one.
-  const Matrix row = h.masked.row(o.row);
+  const Matrix row = h.masked_row(o.row);
   Matrix read = Matrix::Zero(1, t.n_kv());
   read.leftCols(now.end).setOnes();
   const std::vector<std::string> token{t.tokens[static_cast<std::size_t>(o.row)]};

@@ -66,7 +66,7 @@ void heatmaps(const AppState& state, GalleryState& g) {
   caption("visible = the causal mask: the scaled scores (\u00F7 \u221A3), hidden cells grey and hatched");
   HeatmapOptions hidden = labelled(state.causal_trace());
   hidden.visible = &*causal.mask;
-  Heatmap("hidden", causal.masked, hidden);
+  Heatmap("hidden", causal.masked(), hidden);
   ImGui::TableNextColumn();
   caption("highlight_row = 1; selected_row, selected_col = 1, 2; outlined = cell 0, 0");
   static const std::pair<int, int> kOutlined[] = {{0, 0}};
@@ -113,7 +113,7 @@ void equations(const AppState& state) {
       {.name = "q", .m = &h.q, .rows = &tokens},
       {.name = "k", .m = &h.k, .rows = &keys},
       {.name = "v", .m = &h.v, .rows = &keys},
-      {.name = "scaled", .m = &h.scaled, .rows = &tokens, .cols = &keys},
+      {.name = "scaled", .m = &h.scaled(), .rows = &tokens, .cols = &keys},
       {.name = "weights", .m = &h.weights, .rows = &tokens, .cols = &keys, .map = ColorMap::Sequential},
       {.name = "output", .m = &h.output, .rows = &tokens}};
   const std::string spaces[] = {" ", " ", " ", " ", " "};

@@ -269,7 +269,8 @@ void scores(StepView& v) {
 
 void scale(StepView& v) {
   const auto [hr, hc] = v.hovered(0, 1);
-  const Term terms[] = {v.query_by_key("scores", v.h.scores, {hr, hc}), v.query_by_key("scaled", v.h.scaled, {hr, hc})};
+  const Term terms[] = {v.query_by_key("scores", v.h.scores, {hr, hc}),
+                        v.query_by_key("scaled", v.h.scaled(), {hr, hc})};
   const std::string op =
       v.t.attention.scale ? "\u00F7 \u221A" + std::to_string(score_dim(v.t.attention)) + "  =" : "(scale off)  =";
   const EquationHover e = v.equation(0, terms, std::span(&op, 1), v.height);
@@ -284,8 +285,8 @@ void mask(StepView& v) {
   mask.map = ColorMap::Sequential;
   mask.range = ValueRange{0.0, 2.2};
   mask.flags = HeatmapFlags_NoTooltip | HeatmapFlags_NoLegend | HeatmapFlags_Clickable;
-  const Term terms[] = {v.query_by_key("scaled", v.h.scaled, {hr, hc}), mask,
-                        v.masked_by_key("masked", v.h.masked, {hr, hc})};
+  const Term terms[] = {v.query_by_key("scaled", v.h.scaled(), {hr, hc}), mask,
+                        v.masked_by_key("masked", v.h.masked(), {hr, hc})};
   const std::string ops[] = {softmax ? "with" : "then", "\u2192"};
   const EquationHover e = v.equation(0, terms, ops, v.height);
   if (e) v.state.pipeline.hover.explanation = explain_cell(v.t, Step::Mask, v.state.pipeline.head, e.row, e.col);
@@ -311,7 +312,7 @@ void softmax(StepView& v) {
     }
   }
   const auto [hr, hc] = v.hovered(0, 1);
-  Term masked = v.masked_by_key("masked", v.h.masked, {hr, hc});
+  Term masked = v.masked_by_key("masked", v.h.masked(), {hr, hc});
   masked.highlight_row = hr;
   Term weights = v.masked_by_key("weights", v.h.weights, {hr, hc});
   std::tie(weights.map, weights.range) = weights_colouring(v.h);
