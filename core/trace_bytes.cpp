@@ -1,5 +1,7 @@
 #include "core/trace_bytes.h"
 
+#include <algorithm>
+
 namespace attn {
 namespace {
 
@@ -21,7 +23,55 @@ std::int64_t bytes(const Weights& weights) {
   return sum;
 }
 
+// Bytes of an r x c matrix of doubles.
+std::int64_t cells(std::int64_t r, std::int64_t c) { return r * c * std::int64_t(sizeof(double)); }
+
+// What each query head keeps: its projections (and RoPE's turned ones), scores, weights, output, W_O contribution
+// and row statistics.
+std::int64_t per_head_bytes(const AttentionConfig& a, std::int64_t nq, std::int64_t nkv, std::int64_t d_model) {
+  const std::int64_t d = a.head_dim, ds = score_dim(a), dr = a.rope_dim;
+  std::int64_t sum = cells(nq, d) + 2 * cells(nkv, d) + 2 * cells(nq, nkv) + cells(nq, d);
+  if (a.output_projection) sum += cells(nq, d_model);
+  if (a.positions == Positions::Rope) sum += cells(nq, ds) + cells(nkv, ds);
+  if (decoupled_rope(a)) sum += cells(nq, dr) + cells(nkv, dr);
+  return sum + 3 * cells(nq, 1) + nq * std::int64_t(sizeof(RowStatus));
+}
+
+// MLA's absorbed form: W_UQK and the scores per head (and the latent's part of them with decoupled RoPE), the
+// latent output, W_LO and the output.
+std::int64_t absorbed_bytes(const AttentionConfig& a, std::int64_t nq, std::int64_t nkv, std::int64_t d_model) {
+  const std::int64_t H = a.heads, dc = a.latent_dim, d_q = a.query_latent_dim > 0 ? a.query_latent_dim : d_model,
+                     d_out = a.output_projection ? d_model : H * a.head_dim;
+  return H * (cells(d_q, dc) + cells(nq, nkv) * (decoupled_rope(a) ? 2 : 1)) + cells(nq, H * dc) +
+         cells(H * dc, d_out) + cells(nq, d_out);
+}
+
 }  // namespace
+
+std::int64_t predicted_trace_bytes(const Scenario& s) {
+  const AttentionConfig& a = s.attention;
+  const std::int64_t nq = s.n_q(), nkv = s.n_kv(), dm = s.d_model(), H = a.heads, d = a.head_dim;
+  const std::int64_t kv = kv_head_count(a);
+  std::int64_t sum = bytes(a.custom_mask) + cells(nq, dm) + cells(nkv, dm);
+  for (WeightId id : kAllWeights)
+    if (weight_used(id, a)) {
+      const WeightShape w = weight_shape(id, a, s.d_model());
+      sum += cells(w.rows, w.cols);
+    }
+  if (a.positions == Positions::Sinusoidal || a.positions == Positions::Learned)
+    sum += cells(std::max(nq, nkv), dm) + cells(nq, dm) + cells(nkv, dm);
+  if (a.sparse) {
+    const SparseConfig& c = *a.sparse;
+    sum += cells(nq, c.indexer_heads * c.indexer_dim) + cells(nkv, c.indexer_dim) + cells(nq, c.indexer_heads) +
+           2 * cells(nq, nkv);
+  }
+  if (a.variant == Variant::Mla) sum += cells(nkv, a.latent_dim) + cells(nq, a.query_latent_dim);
+  sum += cells(nq, H * d) + 2 * cells(nkv, kv * d) + 2 * kv * cells(nkv, d);  // Q, K, V; each KV head's k and v
+  sum += cells(nq, nkv) + H * per_head_bytes(a, nq, nkv, dm);                 // the mask they share; the heads
+  sum += cells(nq, H * d) + cells(nq, a.output_projection ? dm : H * d);      // concat, output
+  if (a.variant == Variant::Mla) sum += absorbed_bytes(a, nq, nkv, dm);
+  return sum;
+}
 
 std::int64_t scenario_bytes(const Scenario& s) {
   return bytes(s.input.embeddings) + (s.context ? bytes(s.context->embeddings) : 0) + bytes(s.attention.custom_mask) +

@@ -12,6 +12,10 @@ namespace attn {
 // the structs, and scaled and masked (made only when asked for: HeadTrace::scaled) are not counted.
 std::int64_t trace_bytes(const Trace& t);
 
+// trace_bytes(compute_trace(s)) from the shapes alone, before anything is computed: what the window shows beside
+// the tokens slider and what validate holds to the memory budget. `s` must be valid but for that budget.
+std::int64_t predicted_trace_bytes(const Scenario& s);
+
 // The numbers of a document: embeddings (both sides), the custom mask and the weights it gives (what one
 // undo step keeps).
 std::int64_t scenario_bytes(const Scenario& s);

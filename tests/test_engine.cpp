@@ -190,3 +190,38 @@ TEST_CASE("scaled and masked are made from the scores and the mask when asked fo
   CHECK(linear.masked(0, 1) == 0.0);  // the linear kernel's product with the mask
   CHECK(linear.masked()(1, 1) == linear.scores(1, 1) * scale);
 }
+
+TEST_CASE("predicted_trace_bytes is trace_bytes before computing: every shipped scenario and every kind of attention") {
+  std::vector<Scenario> cases;
+  for (const char* file :
+       {"the_cat_sat.json", "cross_attention.json", "the_dog_saw_the_cat.json", "the_dog_saw_the_cat_sparse.json",
+        "the_lazy_dog.json", "the_lazy_dog_gqa.json", "the_lazy_dog_mla.json"})
+    cases.push_back(load_scenario_file(asset(file)));
+  const Scenario mla = load_scenario_file(asset("the_lazy_dog_mla.json"));
+  for (const Positions p : {Positions::None, Positions::Sinusoidal, Positions::Learned, Positions::Rope})
+    for (const bool wo : {false, true})
+      for (Scenario s : {cases[4], cases[5], mla, cases[1]}) {
+        if (s.attention.variant == Variant::Mla && p == Positions::Rope) s.attention.rope_dim = 2;
+        if (p == Positions::Learned) s.attention.max_positions = 16;
+        s.attention.positions = p;
+        s.attention.output_projection = wo;
+        s.weights = Weights{};  // every weight drawn from the seed, in the shapes the configuration asks for
+        cases.push_back(s);
+      }
+  Scenario query_latent = mla;
+  query_latent.attention.query_latent_dim = 3;
+  query_latent.weights = Weights{};
+  cases.push_back(query_latent);
+  Scenario custom = cases[0];
+  custom.attention.mask = MaskKind::Custom;
+  custom.attention.custom_mask = mat({{1, 0, 1}, {1, 1, 0}, {0, 1, 1}});
+  cases.push_back(custom);
+  for (const Scenario& s : cases) {
+    CAPTURE(s.name);
+    CAPTURE(to_string(s.attention.variant));
+    CAPTURE(to_string(s.attention.positions));
+    CHECK(predicted_trace_bytes(s) == trace_bytes(compute_trace(s)));
+  }
+  // The worked example, by hand above: 195 doubles and 3 row statuses.
+  CHECK(predicted_trace_bytes(cat_sat()) == 195 * 8 + 3 * std::int64_t(sizeof(RowStatus)));
+}
