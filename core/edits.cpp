@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "core/init.h"
+#include "core/trace_bytes.h"
 
 namespace attn {
 
@@ -260,6 +261,21 @@ std::vector<std::string> set_sparse(Scenario& s, const std::optional<SparseConfi
   const AttentionConfig before = s.attention;
   s.attention.sparse = c;
   return weight_notes(before, s);
+}
+
+int max_token_count(const Scenario& s, int cap) {
+  const auto fits = [&s](std::int64_t n) {
+    const std::int64_t keys = s.context ? s.n_kv() : n;
+    return s.attention.heads * n * keys <= limits::kMaxAttentionCells &&
+           predicted_trace_bytes(s, n, keys) <= limits::kMaxTraceBytes;
+  };
+  int lo = 1, hi = std::max(1, cap);  // the answer lies in [lo, hi]: both bounds grow with the tokens
+  while (lo < hi) {
+    const int mid = lo + (hi - lo + 1) / 2;
+    if (fits(mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 }
 
 }  // namespace attn

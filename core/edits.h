@@ -18,6 +18,9 @@ void remove_token(Scenario& s, int index);
 // labelled "t4", "t5", ... (skipping labels in use), their embedding rows drawn from the seed as add_token
 // draws them, and a custom mask grows the same way; tokens past `count` are removed from the end.
 void set_token_count(Scenario& s, int count);
+// The most query tokens set_token_count may give `s`, at most `cap`: its heads x N_Q x N_KV within the cells a
+// trace may hold and its trace's bytes within the budget (limits::kMaxTraceBytes); at least 1.
+int max_token_count(const Scenario& s, int cap);
 // A label no other token has: "token 4", "token 5", ...
 std::string fresh_token_label(const Scenario& s);
 

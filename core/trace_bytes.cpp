@@ -48,9 +48,11 @@ std::int64_t absorbed_bytes(const AttentionConfig& a, std::int64_t nq, std::int6
 
 }  // namespace
 
-std::int64_t predicted_trace_bytes(const Scenario& s) {
+std::int64_t predicted_trace_bytes(const Scenario& s) { return predicted_trace_bytes(s, s.n_q(), s.n_kv()); }
+
+std::int64_t predicted_trace_bytes(const Scenario& s, std::int64_t nq, std::int64_t nkv) {
   const AttentionConfig& a = s.attention;
-  const std::int64_t nq = s.n_q(), nkv = s.n_kv(), dm = s.d_model(), H = a.heads, d = a.head_dim;
+  const std::int64_t dm = s.d_model(), H = a.heads, d = a.head_dim;
   const std::int64_t kv = kv_head_count(a);
   std::int64_t sum = bytes(a.custom_mask) + cells(nq, dm) + cells(nkv, dm);
   for (WeightId id : kAllWeights)

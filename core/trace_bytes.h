@@ -15,6 +15,8 @@ std::int64_t trace_bytes(const Trace& t);
 // trace_bytes(compute_trace(s)) from the shapes alone, before anything is computed: what the window shows beside
 // the tokens slider and what validate holds to the memory budget. `s` must be valid but for that budget.
 std::int64_t predicted_trace_bytes(const Scenario& s);
+// The same for `s` with n_q queries and n_kv keys (its other sizes as they are): what the tokens slider may reach.
+std::int64_t predicted_trace_bytes(const Scenario& s, std::int64_t n_q, std::int64_t n_kv);
 
 // The numbers of a document: embeddings (both sides), the custom mask and the weights it gives (what one
 // undo step keeps).

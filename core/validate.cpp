@@ -1,5 +1,7 @@
 #include "core/validate.h"
+
 #include "core/text_format.h"
+#include "core/trace_bytes.h"
 
 #include <algorithm>
 #include <cmath>
@@ -121,6 +123,21 @@ InputError within(const std::string& prefix, const InputError& e) {
   return InputError(prefix + e.field(), problem);
 }
 
+namespace {
+
+// The trace's bytes, known from the shapes, within what a trace may hold.
+void check_trace_budget(const Scenario& s) {
+  const std::int64_t bytes = predicted_trace_bytes(s);
+  if (bytes > limits::kMaxTraceBytes)
+    throw InputError("scenario", "its trace would hold " + thousands(static_cast<std::uint64_t>(bytes)) +
+                                     " bytes, more than the " +
+                                     thousands(static_cast<std::uint64_t>(limits::kMaxTraceBytes)) + " (" +
+                                     std::to_string(limits::kMaxTraceBytes >> 30) +
+                                     " GiB) a trace may: fewer tokens or heads would fit");
+}
+
+}  // namespace
+
 void validate(const Scenario& s) {
   check_tokens(s.input, "", -1);
   const int d_model = s.d_model();
@@ -198,6 +215,7 @@ void validate(const Scenario& s) {
     check_shape(*m, field, shape.rows, shape.rows_meaning, shape.cols, shape.cols_meaning);
     check_values(*m, field);
   }
+  check_trace_budget(s);
 }
 
 void check_config(const AttentionConfig& a) {

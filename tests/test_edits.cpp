@@ -202,3 +202,20 @@ TEST_CASE("a shift of every position: learned positions grow to cover it, no pos
   set_positions(s, Positions::None, 0);
   CHECK(s.attention.position_offset == 0);  // as a saved file would have it
 }
+
+TEST_CASE("the tokens slider reaches 4096 on the scale scenario, and as far as validate allows with more heads") {
+  Scenario s = load_scenario_file(asset("scale.json"));
+  CHECK(max_token_count(s, 4096) == 4096);  // 8 heads of 64, d_model 512: 2.64 GB
+  CHECK(max_token_count(s, 100) == 100);
+  s.attention.heads = 16;  // 16 heads of 32: more (T, T) matrices than the bytes allow at 4096
+  s.attention.head_dim = 32;
+  s.weights = {};
+  const int most = max_token_count(s, 4096);
+  CHECK(most < 4096);
+  CHECK(most > 2000);
+  Scenario at = s;
+  set_token_count(at, most);
+  CHECK_NOTHROW(validate(at));
+  set_token_count(at, most + 1);
+  CHECK_THROWS_AS(validate(at), InputError);
+}

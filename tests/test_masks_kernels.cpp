@@ -1,4 +1,6 @@
 // Masks (none, causal, sliding window, custom), the scale switch and the two kernels.
+#include "core/text_format.h"
+#include "core/trace_bytes.h"
 #include "helpers.h"
 
 #include "core/mask.h"
@@ -182,7 +184,7 @@ TEST_CASE("linear kernel: negative weights are kept but flagged, with no entropy
 
 TEST_CASE("a trace too large for memory is refused with the numbers that make it so") {
   Scenario s = cat_sat();
-  const int n = 2048;
+  const int n = 4096;
   s.input.tokens.assign(n, "t");
   s.input.embeddings = Matrix::Ones(n, 4);
   s.attention.heads = 9;
@@ -190,9 +192,26 @@ TEST_CASE("a trace too large for memory is refused with the numbers that make it
   s.weights = {};
   CHECK_THROWS_WITH_AS(
       compute_trace(s),
-      "scenario: heads x N_Q x N_KV = 9 x 2048 x 2048 = 37748736 attention cells, more than the 33554432 "
+      "scenario: heads x N_Q x N_KV = 9 x 4096 x 4096 = 150994944 attention cells, more than the 134217728 "
       "a trace may hold",
       InputError);
-  s.attention.heads = 8;  // the benchmark's largest size: accepted (not computed here: it takes 1.3 GB)
+  s.attention.heads = 8;  // the benchmark's largest size: accepted (not computed here: it takes 2.2 GB)
   CHECK_NOTHROW(validate(s));
+  // Within the cells, past the bytes: 8 heads at 4096 tokens of d_model 512 with MLA's absorbed scores beside them.
+  Scenario big = load_scenario_file(asset("scale.json"));
+  big.input.tokens.assign(n, "t");
+  big.input.embeddings = Matrix::Zero(n, big.d_model());
+  big.attention.variant = Variant::Mla;
+  big.attention.latent_dim = 64;
+  big.weights = {};
+  const std::int64_t bytes = predicted_trace_bytes(big);
+  CHECK(bytes > limits::kMaxTraceBytes);
+  CHECK_THROWS_WITH_AS(validate(big),
+                       ("scenario: its trace would hold " + thousands(static_cast<std::uint64_t>(bytes)) +
+                        " bytes, more than the 3,221,225,472 (3 GiB) a trace may: fewer tokens or heads would fit")
+                           .c_str(),
+                       InputError);
+  big.attention.variant = Variant::Mha;  // the scale scenario itself: 2.64 GB
+  CHECK(predicted_trace_bytes(big) == 136 * std::int64_t(n) * n + 86240 * std::int64_t(n) + 8388608);
+  CHECK_NOTHROW(validate(big));
 }

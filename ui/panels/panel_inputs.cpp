@@ -20,7 +20,7 @@
 namespace attn::ui {
 namespace {
 
-constexpr int kMaxScaleTokens = 2048;
+constexpr int kMaxScaleTokens = 4096;
 constexpr int kTokenRowsShown = 12;
 
 // One list of token labels to rename, remove (keeping at least one) and add to.
@@ -72,14 +72,11 @@ void tokens_section(AppState& state) {
       remove_context_token, [](Scenario& d) { add_context_token(d, fresh_context_label(d)); });
 }
 
-// The sequence length as a slider (up to 2048 tokens, new ones drawn from the seed), with what it costs:
+// The sequence length as a slider (up to 4096 tokens, new ones drawn from the seed), with what it costs:
 // the n^2 score matrices grow under the user's hand, and big traces are computed on the worker.
 void scale_section(AppState& state) {
   const Scenario& s = state.scenario();
-  const std::int64_t heads = s.attention.heads;
-  const int most = static_cast<int>(std::min<std::int64_t>(
-      kMaxScaleTokens, s.context ? limits::kMaxAttentionCells / (heads * s.n_kv())
-                                 : static_cast<std::int64_t>(std::sqrt(double(limits::kMaxAttentionCells / heads)))));
+  const int most = max_token_count(s, kMaxScaleTokens);
   int n = s.n_q();
   FitLabel("tokens (T)");
   if (ImGui::SliderInt("tokens (T)", &n, 1, std::max(most, s.n_q()), "%d", ImGuiSliderFlags_AlwaysClamp))
@@ -87,8 +84,9 @@ void scale_section(AppState& state) {
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip(
         "Drag to change the sequence length. New tokens get embedding rows drawn from the seed;\n"
-        "Ctrl+click to type a number. At most %d here (%s attention cells in all).",
-        most, format_exact(double(limits::kMaxAttentionCells), AxisUnit::Plain).c_str());
+        "Ctrl+click to type a number. At most %d here (%s attention cells in all, and a trace of at most %s).",
+        most, format_exact(double(limits::kMaxAttentionCells), AxisUnit::Plain).c_str(),
+        format_unit(double(limits::kMaxTraceBytes), AxisUnit::Bytes).c_str());
   const Trace& t = state.trace();
   const double cells = double(t.n_q()) * t.n_kv();
   const double bytes = cells * sizeof(double);
@@ -99,7 +97,8 @@ void scale_section(AppState& state) {
     TextDisabledWrapped(format_unit(bytes, AxisUnit::Bytes) + " a head, " +
                         format_unit(bytes * t.attention.heads, AxisUnit::Bytes) + " for " +
                         std::to_string(t.attention.heads) + " heads");
-  TextDisabledWrapped("the whole trace: " + format_unit(double(trace_bytes(t)), AxisUnit::Bytes));
+  TextDisabledWrapped("the whole trace: " + format_unit(double(trace_bytes(t)), AxisUnit::Bytes) + " of the " +
+                      format_unit(double(limits::kMaxTraceBytes), AxisUnit::Bytes) + " a trace may hold");
   ImGui::TextDisabled("last recompute %.1f ms%s", state.last_recompute_seconds() * 1e3,
                       state.computing() ? ", computing\u2026" : "");
 }
