@@ -178,6 +178,13 @@ Eigen::RowVectorXd HeadTrace::masked_row(Eigen::Index i) const {
       .select(scores.row(i).array() * scale_factor, kernel == Kernel::Softmax ? kNegInf : 0.0);
 }
 
+const Matrix& HeadTrace::contribution() const {
+  std::call_once(derived_->contribution_once, [this] {
+    if (W_O_h) derived_->contribution.noalias() = output * *W_O_h;
+  });
+  return derived_->contribution;
+}
+
 const Matrix& HeadTrace::scaled() const {
   std::call_once(derived_->scaled_once, [this] { derived_->scaled = scores * scale_factor; });
   return derived_->scaled;
@@ -329,7 +336,7 @@ HeadTrace run_head(const Trace& t, const Rope& rope, const SharedMatrix& mask, c
   }
   head.head = h;
   head.kv_head = g;
-  if (t.weights.W_O) head.contribution.noalias() = head.output * t.weights.W_O->middleRows(h * d, d);
+  if (t.weights.W_O) head.W_O_h = t.weights.W_O->middleRows(h * d, d);
   return head;
 }
 

@@ -23,23 +23,23 @@ enum class RowStatus {
 // One head of one layer, in the order the pipeline computes it.
 struct HeadTrace {
   int head = 0;
-  int kv_head = 0;      // the key/value head this query head read
-  Matrix q;             // (N_Q, d)     X W_Q^(h)  (never rotated)
-  Matrix k;             // (N_KV, d)    X_kv W_K^(h)
-  Matrix v;             // (N_KV, d)    X_kv W_V^(h)
-  Matrix q_rope;        // (N_Q, d_s)   rope only: the queries the scores used (mla: [q | q_r]); d_s = score_dim
-  Matrix k_rope;        // (N_KV, d_s)  rope only: the keys the scores used (mla: [k | k_r])
-  Matrix q_r;           // (N_Q, d_R)   mla with rope: this head's decoupled query, turned by its position
-  Matrix k_r;           // (N_KV, d_R)  mla with rope: the decoupled key every head shares, turned by its position
-  Matrix scores;        // (N_Q, N_KV)  q k^T (rope: q_rope k_rope^T)
-  SharedMatrix mask;    // (N_Q, N_KV)  1 = may attend, 0 = hidden (sparse: the mask AND the indexer's selection);
-                        //              one matrix that every head of a trace shares
-  Matrix weights;       // (N_Q, N_KV)  each row sums to 1 (all 0 for a row that is not Ok)
-  Matrix output;        // (N_Q, d)     weights v
-  Matrix contribution;  // (N_Q, d_model) output W_O^(h); empty without W_O
-  Vector row_max;       // (N_Q)  softmax: the shift m_i subtracted before exp; linear: 0
-  Vector row_sum;       // (N_Q)  Z_i = sum_j kappa(masked_ij - m_i): the normaliser before division
-  Vector entropy;       // (N_Q)  -sum_j w_ij ln w_ij in nats; NaN for a Signed row, 0 for a row that is not normalised
+  int kv_head = 0;     // the key/value head this query head read
+  Matrix q;            // (N_Q, d)     X W_Q^(h)  (never rotated)
+  Matrix k;            // (N_KV, d)    X_kv W_K^(h)
+  Matrix v;            // (N_KV, d)    X_kv W_V^(h)
+  Matrix q_rope;       // (N_Q, d_s)   rope only: the queries the scores used (mla: [q | q_r]); d_s = score_dim
+  Matrix k_rope;       // (N_KV, d_s)  rope only: the keys the scores used (mla: [k | k_r])
+  Matrix q_r;          // (N_Q, d_R)   mla with rope: this head's decoupled query, turned by its position
+  Matrix k_r;          // (N_KV, d_R)  mla with rope: the decoupled key every head shares, turned by its position
+  Matrix scores;       // (N_Q, N_KV)  q k^T (rope: q_rope k_rope^T)
+  SharedMatrix mask;   // (N_Q, N_KV)  1 = may attend, 0 = hidden (sparse: the mask AND the indexer's selection);
+                       //              one matrix that every head of a trace shares
+  Matrix weights;      // (N_Q, N_KV)  each row sums to 1 (all 0 for a row that is not Ok)
+  Matrix output;       // (N_Q, d)     weights v
+  SharedMatrix W_O_h;  // (d, d_model) W_O^(h), the rows of W_O this head's output meets; absent without W_O
+  Vector row_max;      // (N_Q)  softmax: the shift m_i subtracted before exp; linear: 0
+  Vector row_sum;      // (N_Q)  Z_i = sum_j kappa(masked_ij - m_i): the normaliser before division
+  Vector entropy;      // (N_Q)  -sum_j w_ij ln w_ij in nats; NaN for a Signed row, 0 for a row that is not normalised
   std::vector<RowStatus> row_status;  // (N_Q)
   double scale_factor = 1.0;          // scaled = scores x this: 1/sqrt(d_s), or 1 with scale off
   Kernel kernel = Kernel::Softmax;    // what masked writes where the mask hides a key: -inf (softmax) or 0 (linear)
@@ -50,12 +50,16 @@ struct HeadTrace {
   // frame); `derived_` holds those, shared by copies of the head.
   double scaled(Eigen::Index i, Eigen::Index j) const { return scores(i, j) * scale_factor; }
   double masked(Eigen::Index i, Eigen::Index j) const;
+  // The head's share of the output, output W_O^(h) (N_Q, d_model), made on the first ask like scaled; empty without
+  // W_O.
+  const Matrix& contribution() const;
+  double contribution(Eigen::Index i, Eigen::Index c) const { return output.row(i).dot(W_O_h->col(c)); }
   const Matrix& scaled() const;                         // (N_Q, N_KV)
   const Matrix& masked() const;                         // (N_Q, N_KV)
   Eigen::RowVectorXd masked_row(Eigen::Index i) const;  // (N_KV) row i of masked alone
   struct Derived {
-    std::once_flag scaled_once, masked_once;
-    Matrix scaled, masked;
+    std::once_flag scaled_once, masked_once, contribution_once;
+    Matrix scaled, masked, contribution;
   };
   std::shared_ptr<Derived> derived_ = std::make_shared<Derived>();
 };

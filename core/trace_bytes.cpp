@@ -31,7 +31,7 @@ std::int64_t cells(std::int64_t r, std::int64_t c) { return r * c * std::int64_t
 std::int64_t per_head_bytes(const AttentionConfig& a, std::int64_t nq, std::int64_t nkv, std::int64_t d_model) {
   const std::int64_t d = a.head_dim, ds = score_dim(a), dr = a.rope_dim;
   std::int64_t sum = cells(nq, d) + 2 * cells(nkv, d) + 2 * cells(nq, nkv) + cells(nq, d);
-  if (a.output_projection) sum += cells(nq, d_model);
+  if (a.output_projection) sum += cells(d, d_model);  // W_O^(h)
   if (a.positions == Positions::Rope) sum += cells(nq, ds) + cells(nkv, ds);
   if (decoupled_rope(a)) sum += cells(nq, dr) + cells(nkv, dr);
   return sum + 3 * cells(nq, 1) + nq * std::int64_t(sizeof(RowStatus));
@@ -92,7 +92,7 @@ std::int64_t trace_bytes(const Trace& t) {
   for (const HeadTrace& h : t.heads) {
     sum += bytes(h.q_rope) + bytes(h.k_rope) + bytes(h.q_r) + bytes(h.k_r);
     sum += bytes(h.q) + bytes(h.k) + bytes(h.v) + bytes(h.scores) + bytes(h.weights) + bytes(h.output) +
-           bytes(h.contribution);
+           (h.W_O_h ? bytes(*h.W_O_h) : 0);
     sum += bytes(h.row_max) + bytes(h.row_sum) + bytes(h.entropy) + bytes(h.row_status);
   }
   sum += bytes(t.concat) + bytes(t.output);

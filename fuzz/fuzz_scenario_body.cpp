@@ -146,8 +146,8 @@ void check_head_shapes(const Scenario& s, const Trace& t, int h) {
   check_shape(ht.masked(), nq, nkv, "masked", h);
   check_shape(ht.weights, nq, nkv, "weights", h);
   check_shape(ht.output, nq, d, "output", h);
-  if (t.weights.W_O) check_shape(ht.contribution, nq, s.d_model(), "contribution", h);
-  else FUZZ_CHECK(ht.contribution.size() == 0, "a contribution without W_O");
+  if (t.weights.W_O) check_shape(ht.contribution(), nq, s.d_model(), "contribution", h);
+  else FUZZ_CHECK(ht.contribution().size() == 0, "a contribution without W_O");
   FUZZ_CHECK(ht.row_max.size() == nq && ht.row_sum.size() == nq && ht.entropy.size() == nq &&
                  ht.row_status.size() == static_cast<std::size_t>(nq),
              "per-row vectors of head " + std::to_string(h) + " are not N_Q long");
@@ -156,7 +156,7 @@ void check_head_shapes(const Scenario& s, const Trace& t, int h) {
              "k of head " + std::to_string(h) + " is not its kv head's");
   FUZZ_CHECK(ht.v == t.kv_heads[static_cast<std::size_t>(ht.kv_head)].v,
              "v of head " + std::to_string(h) + " is not its kv head's");
-  for (const auto* m : {&ht.q, &ht.k, &ht.v, &ht.scores, &ht.scaled(), &ht.weights, &ht.output, &ht.contribution})
+  for (const auto* m : {&ht.q, &ht.k, &ht.v, &ht.scores, &ht.scaled(), &ht.weights, &ht.output, &ht.contribution()})
     check_finite(*m, "a matrix", h);
   check_finite(ht.row_max, "row_max", h);
   check_finite(ht.row_sum, "row_sum", h);
@@ -225,7 +225,7 @@ void check_head(const Scenario& s, const Trace& t, int h) {
   check_close(ht.output, Matrix(ht.weights * ht.v), out_bound, 1e-12, "output", h);
   if (t.weights.W_O) {
     const Matrix W_Oh = t.W_O().middleRows(h * d, d);
-    check_close(ht.contribution, Matrix(ht.output * W_Oh), Matrix(ht.output.cwiseAbs() * W_Oh.cwiseAbs()), 1e-12,
+    check_close(ht.contribution(), Matrix(ht.output * W_Oh), Matrix(ht.output.cwiseAbs() * W_Oh.cwiseAbs()), 1e-12,
                 "contribution", h);
   }
 }

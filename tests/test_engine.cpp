@@ -47,14 +47,14 @@ TEST_CASE("concat W_O equals the sum of the per-head contributions output_h W_O^
   REQUIRE(t.has_output_projection());
   Matrix sum = Matrix::Zero(4, 3);
   for (const HeadTrace& h : t.heads) {
-    REQUIRE(h.contribution.rows() == 4);
-    REQUIRE(h.contribution.cols() == 3);
-    sum += h.contribution;
+    REQUIRE(h.contribution().rows() == 4);
+    REQUIRE(h.contribution().cols() == 3);
+    sum += h.contribution();
   }
   check_matrix(t.output, sum, 1e-12, "concat W_O vs sum of contributions");
-  check_matrix(t.heads[0].contribution, t.heads[0].output * two_heads().weights.W_O->topRows(2), 1e-15,
+  check_matrix(t.heads[0].contribution(), t.heads[0].output * two_heads().weights.W_O->topRows(2), 1e-15,
                "head 0 uses rows 0..1 of W_O");
-  check_matrix(t.heads[1].contribution, t.heads[1].output * two_heads().weights.W_O->bottomRows(2), 1e-15,
+  check_matrix(t.heads[1].contribution(), t.heads[1].output * two_heads().weights.W_O->bottomRows(2), 1e-15,
                "head 1 uses rows 2..3 of W_O");
   CHECK(t.output.rows() == 4);
   CHECK(t.output.cols() == 3);
@@ -127,7 +127,7 @@ TEST_CASE("the shipped multi-head causal scenario runs: 4 heads, causal, W_O") {
     CHECK(h.weights(0, 1) == 0.0);
   }
   Matrix sum = Matrix::Zero(t.output.rows(), t.output.cols());
-  for (const HeadTrace& h : t.heads) sum += h.contribution;
+  for (const HeadTrace& h : t.heads) sum += h.contribution();
   check_matrix(t.output, sum, 1e-12, "sum form");
 }
 
@@ -158,13 +158,13 @@ TEST_CASE("trace_bytes: two heads share one mask, counted once") {
   //   W_Q, W_K, W_V 3x4 and W_O 4x3                          48
   //   Q, K, V 4x4                                            48
   //   KV heads 0 and 1: k, v 4x2                             32
-  //   each head: q, k, v 4x2; scores, weights 4x4; output 4x2; contribution 4x3; 3 row vectors of 4
-  //              24 + 32 + 8 + 12 + 12 = 88, twice           176
+  //   each head: q, k, v 4x2; scores, weights 4x4; output 4x2; its rows of W_O 2x3; 3 row vectors of 4
+  //              24 + 32 + 8 + 6 + 12 = 82, twice            164
   //   the mask 4x4, once                                     16
   //   concat 4x4, output 4x3                                 28
-  // 372 doubles, plus 2 x 4 RowStatus values.
+  // 360 doubles, plus 2 x 4 RowStatus values (each head's contribution is made when asked for).
   const Trace t = compute_trace(two_heads());
-  CHECK(trace_bytes(t) == 372 * 8 + 8 * std::int64_t(sizeof(RowStatus)));
+  CHECK(trace_bytes(t) == 360 * 8 + 8 * std::int64_t(sizeof(RowStatus)));
   CHECK(t.heads[0].mask.has_value());
   CHECK(&*t.heads[0].mask == &*t.heads[1].mask);  // the same matrix, not a copy
 }
@@ -189,6 +189,12 @@ TEST_CASE("scaled and masked are made from the scores and the mask when asked fo
   const HeadTrace linear = compute_trace(s).heads[0];
   CHECK(linear.masked(0, 1) == 0.0);  // the linear kernel's product with the mask
   CHECK(linear.masked()(1, 1) == linear.scores(1, 1) * scale);
+  const Matrix W_O1 = t.weights.W_O->middleRows(2, 2);  // head 1's rows
+  check_matrix(h.contribution(), h.output * W_O1, 1e-15, "contribution");
+  CHECK(h.contribution(3, 2) == doctest::Approx(h.output.row(3).dot(W_O1.col(2))).epsilon(1e-15));
+  s.attention.output_projection = false;
+  s.weights.W_O.reset();
+  CHECK(compute_trace(s).heads[0].contribution().size() == 0);
 }
 
 TEST_CASE("predicted_trace_bytes is trace_bytes before computing: every shipped scenario and every kind of attention") {

@@ -317,7 +317,7 @@ std::set<std::string> shown_numbers(const Trace& t) {
       for (Eigen::Index h = 0; h < w->rows() / d; ++h) add(w->middleRows(h * d, d));
     }
   for (const HeadTrace& h : t.heads) {
-    for (const Matrix* m : {&h.q, &h.k, &h.v, &h.scores, &h.scaled(), &h.output, &h.contribution}) add(*m);
+    for (const Matrix* m : {&h.q, &h.k, &h.v, &h.scores, &h.scaled(), &h.output, &h.contribution()}) add(*m);
     add(h.masked(), &*h.mask);
     add(h.weights, &*h.mask);
     for (const Vector* row : {&h.entropy, &h.row_sum})  // the softmax step's row summary

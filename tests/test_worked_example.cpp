@@ -38,7 +38,7 @@ TEST_CASE("the cat sat, no mask: weights and output match the reference") {
   CHECK_FALSE(t.has_output_projection());
   check_matrix(t.concat, h.output, 0.0, "concat");
   check_matrix(t.output, h.output, 0.0, "final output");
-  CHECK(h.contribution.size() == 0);
+  CHECK(h.contribution().size() == 0);
 }
 
 TEST_CASE("the cat sat, causal: weights and output match the reference") {

@@ -309,7 +309,7 @@ class HandoutBuilder {
     std::vector<std::string> terms;
     for (const HeadTrace& h : t_.heads) {
       const std::string n = std::to_string(h.head);
-      table("head " + n + ": output_" + n + " " + glyph::kDot + " W_O^(" + n + ")", h.contribution, t_.tokens, {});
+      table("head " + n + ": output_" + n + " " + glyph::kDot + " W_O^(" + n + ")", h.contribution(), t_.tokens, {});
       terms.push_back(term(h.contribution(0, 0)));
     }
     add(Paragraph{"Check, column 0 of \"" + t_.tokens[0] + "\": " + ui::join_sum(terms) + " = " +

@@ -81,7 +81,7 @@ class TracePrinter {
         matrix("contribution of head " + std::to_string(h.head) + " = output_" + std::to_string(h.head) + " W_O^(" +
                    std::to_string(h.head) + ")  (rows " + std::to_string(h.head * d) + ".." +
                    std::to_string((h.head + 1) * d - 1) + " of W_O)",
-               h.contribution, t_.tokens, {});
+               h.contribution(), t_.tokens, {});
       matrix("output = concat W_O  (= the sum of the contributions)", t_.output, t_.tokens, {});
     } else {
       matrix("output = concat  (no W_O)", t_.output, t_.tokens, hd_cols);

@@ -34,7 +34,7 @@ ordered_json head_to_json(const HeadTrace& h) {
   j["masked"] = matrix_to_json(h.masked());
   j["weights"] = matrix_to_json(h.weights);
   j["output"] = matrix_to_json(h.output);
-  if (h.contribution.size() > 0) j["contribution"] = matrix_to_json(h.contribution);
+  if (h.W_O_h) j["contribution"] = matrix_to_json(h.contribution());
   j["row_max"] = vector_to_json(h.row_max);
   j["row_sum"] = vector_to_json(h.row_sum);
   j["entropy"] = vector_to_json(h.entropy);

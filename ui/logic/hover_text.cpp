@@ -203,7 +203,7 @@ std::string explain_final_output(const Trace& t, int i, int c, bool sum_over_hea
   }
   std::vector<std::string> terms;
   if (sum_over_heads) {
-    for (const HeadTrace& h : t.heads) terms.push_back(cells_of(h.contribution).term(h.contribution(i, c)));
+    for (const HeadTrace& h : t.heads) terms.push_back(cells_of(h.contribution()).term(h.contribution(i, c)));
     return lhs + " = " + kSigma + "_h contribution_h = " + join_sum(terms) + result;
   }
   const Cells concat = cells_of(t.concat), W_O = cells_of(t.W_O());

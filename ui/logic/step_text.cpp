@@ -406,7 +406,7 @@ StepText output(const StepContext& v) {
     s.what = "Each token's output is one contribution per head, added up. For " + quoted(v.q(i)) + ":";
     for (int g = 0; g < v.H() && g < 4; ++g)
       s.what += std::string(g > 0 ? "," : "") + " head " + num(g) + " adds " +
-                vec(t.heads[static_cast<std::size_t>(g)].contribution.row(i));
+                vec(t.heads[static_cast<std::size_t>(g)].contribution().row(i));
     s.what += (v.H() > 4 ? ", " + kEllipsis : std::string()) + ", giving " + vec(t.output.row(i)) + ".";
     s.why = "W_O^(h) is the block of " + plural(v.d(), "row") +
             " of W_O that meets head h's columns, so multi-head "

@@ -414,7 +414,7 @@ void output(StepView& v) {
   // The sum is cell by cell: a lesson's outlined output cell is outlined in every head's contribution too.
   for (const HeadTrace& h : v.t.heads) {
     terms.push_back({.name = "head " + std::to_string(h.head),
-                     .m = &h.contribution,
+                     .m = &h.contribution(),
                      .rows = &v.t.tokens,
                      .selected_row = hr,
                      .selected_col = hc,
