@@ -84,7 +84,7 @@ void full_trace(benchmark::State& state, const std::function<void(Scenario&)>& c
 }
 
 void BM_Trace(benchmark::State& state) { full_trace(state); }
-BENCHMARK(BM_Trace)->Arg(128)->Arg(512)->Arg(1024)->Arg(2048)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Trace)->Arg(128)->Arg(512)->Arg(1024)->Arg(2048)->Arg(4096)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 // The same layer with RoPE, and with DeepSeek Sparse Attention keeping 64 keys per query (an indexer of 4 heads of
 // 32): what positions and the selection add to the full trace (target: at most 1.15x BM_Trace at T = 1024).

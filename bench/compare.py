@@ -2,12 +2,13 @@
 """The engine's timings beside NumPy and PyTorch, in one run, at one thread count.
 
 Runs attention-bench (Google Benchmark, JSON output) and the same attention in NumPy and PyTorch, then prints a
-table with the ratios. The workload: T tokens (128, 512, 1024, 2048), d_model 512, 8 heads of 64, causal mask,
+table with the ratios. The workload: T tokens (128, 512, 1024, 2048, 4096), d_model 512, 8 heads of 64, causal mask,
 scaled scores, softmax, output projection W_O; float64 everywhere, the same thread count everywhere.
 
 What each side computes:
-  ours     compute_trace: the full trace, every intermediate kept (Q, K, V, per head scores, scaled, mask,
-           masked, weights, output, contribution, row max/sum/entropy; concat, output)
+  ours     compute_trace: the full trace, every intermediate kept or derivable (Q, K, V, per head scores, weights,
+           output, row max/sum/entropy, one mask for all heads; scaled, masked and each head's contribution made
+           when asked for; concat, output). Also the peak RSS of a process computing one trace at 2048 and 4096.
   NumPy    the plain forward pass, only the output kept: Q = X W_Q, K, V; per head softmax(Q K^T / sqrt(d) + causal
            mask) V; concat; W_O (batched matmul over the heads)
   PyTorch  the same with torch.matmul and torch.softmax under torch.inference_mode()
@@ -44,7 +45,11 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SIZES = (128, 512, 1024, 2048)
+SIZES = (128, 512, 1024, 2048)  # the decode table's
+TRACE_SIZES = SIZES + (4096,)  # the full trace's (issue 17)
+TRACE_RATIO_TARGET = 0.5  # full trace / PyTorch's forward at every T of TRACE_SIZES
+RSS_TARGETS_MIB = {2048: 700, 4096: 2560}  # peak RSS of a process computing one full trace
+CV_TARGET_T, CV_TARGET = 2048, 0.10
 D_MODEL = 512
 HEADS = 8
 HEAD_DIM = 64
@@ -417,6 +422,16 @@ def run_bench(binary, env, repetitions, min_time):
     return data["context"], results
 
 
+def trace_peak_rss(binary, env, t):
+    """The peak resident memory, in MiB, of a process that computes the full trace of T tokens (one repetition)."""
+    cmd = [binary, f"--benchmark_filter=^BM_Trace/{t}/", "--benchmark_min_time=0.01", "--benchmark_repetitions=1"]
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(p.pid, 0)
+    if status != 0:
+        raise Failure(f"{' '.join(cmd)} failed: {p.stderr.read().decode()}")
+    return usage.ru_maxrss / 1024  # KiB on Linux
+
+
 def numerical_check(np, torch, app):
     """The same explicit inputs through attention-lab, NumPy and PyTorch; every pair within TOL."""
     if not os.access(app, os.X_OK):
@@ -473,6 +488,7 @@ def main():
         other = OtherLoad()
         # Ours first, before numpy and torch start any thread pool in this process.
         context, ours = run_bench(args.bench, env, args.repetitions, args.min_time)
+        rss = {t: trace_peak_rss(args.bench, env, t) for t in RSS_TARGETS_MIB}
 
         import numpy as np
         import torch
@@ -482,13 +498,13 @@ def main():
         diffs[f"model, N = {MODEL_CHECK_T}: ours vs PyTorch"] = model_check(np, torch, args.app)
 
         peer_np, peer_torch = {}, {}
-        for t in SIZES:
+        for t in TRACE_SIZES:
             x, wq, wk, wv, wo = make_inputs(np, t)
             mask = causal_additive_mask(np, t)
             peer_np[t] = time_median(lambda: numpy_forward(np, x, wq, wk, wv, wo, mask), args.peer_runs)
         time.sleep(0.5)  # OpenBLAS's threads stop spinning before torch's run
         with torch.inference_mode():
-            for t in SIZES:
+            for t in TRACE_SIZES:
                 tensors = [torch.from_numpy(a) for a in make_inputs(np, t)]
                 tm = torch.from_numpy(causal_additive_mask(np, t))
                 peer_torch[t] = time_median(lambda: torch_forward(torch, *tensors, tm), args.peer_runs)
@@ -525,12 +541,16 @@ def main():
           f"d_model {D_MODEL}, {HEADS} heads of {HEAD_DIM}, causal, W_O:")
     print(f"{'T':>6} {'ours ms':>10} {'NumPy ms':>10} {'PyTorch ms':>11} {'ours/PyTorch':>13} {'ours/NumPy':>11} "
           f"{'trace MB':>9}   cv: ours/NumPy/PyTorch")
-    for t in SIZES:
+    for t in TRACE_SIZES:
         o = ours[f"BM_Trace/{t}"]
         (np_s, np_cv), (pt_s, pt_cv) = peer_np[t], peer_torch[t]
         print(f"{t:>6} {o['seconds'] * 1e3:>10.2f} {np_s * 1e3:>10.2f} {pt_s * 1e3:>11.2f} "
               f"{o['seconds'] / pt_s:>13.2f} {o['seconds'] / np_s:>11.2f} {o['trace_bytes'] / 1e6:>9.1f}   "
               f"{'%.1f' % (o['cv'] * 100) if 'cv' in o else '-'}/{np_cv * 100:.1f}/{pt_cv * 100:.1f}%")
+
+    print("\npeak RSS of a process computing one full trace (attention-bench, one repetition):")
+    for t, mib in rss.items():
+        print(f"{t:>6} {mib:>8.0f} MiB (target < {RSS_TARGETS_MIB[t]} MiB)")
 
     print("\none decode step (KV cache of T-1 tokens) vs recomputing the full causal trace of T tokens:")
     print(f"{'T':>6} {'step us':>10} {'recompute ms':>13} {'recompute/step':>15} {'cache MB':>9}")
@@ -566,6 +586,17 @@ def main():
           f"{'met' if cat < CAT_SAT_TARGET_US else 'MISSED'}")
     print(f"  T = {RATIO_TARGET_T} full trace / PyTorch forward = {ratio:.2f} (target <= 1.0): "
           f"{'met' if ratio <= 1.0 else 'MISSED'}")
+    for t in TRACE_SIZES:
+        r = ours[f"BM_Trace/{t}"]["seconds"] / peer_torch[t][0]
+        print(f"  T = {t} full trace / PyTorch forward = {r:.2f} (issue 17's target <= {TRACE_RATIO_TARGET}): "
+              f"{'met' if r <= TRACE_RATIO_TARGET else 'MISSED'}")
+    for t, mib in rss.items():
+        print(f"  T = {t} peak RSS {mib:.0f} MiB (target < {RSS_TARGETS_MIB[t]} MiB): "
+              f"{'met' if mib < RSS_TARGETS_MIB[t] else 'MISSED'}")
+    cv = ours[f"BM_Trace/{CV_TARGET_T}"].get("cv")
+    if cv is not None:
+        print(f"  T = {CV_TARGET_T} full trace's coefficient of variation {cv * 100:.1f}% (target < "
+              f"{CV_TARGET * 100:.0f}%): {'met' if cv < CV_TARGET else 'MISSED'}")
     plain = ours[f"BM_Trace/{RATIO_TARGET_T}"]["seconds"]
     for name, what in (("BM_TraceRope", "rope"), ("BM_TraceSparse", "sparse, top_k 64, indexer 4 x 32")):
         extra = ours[f"{name}/{RATIO_TARGET_T}"]["seconds"] / plain
