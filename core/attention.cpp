@@ -169,13 +169,11 @@ HeadTrace attend(const Matrix& q, const Matrix& k, const Matrix& v, const Matrix
 }
 
 double HeadTrace::masked(Eigen::Index i, Eigen::Index j) const {
-  if ((*mask)(i, j) != 0.0) return scaled(i, j);
-  return kernel == Kernel::Softmax ? kNegInf : 0.0;
+  return (*mask)(i, j) != 0.0 ? scaled(i, j) : hidden_score();
 }
 
 Eigen::RowVectorXd HeadTrace::masked_row(Eigen::Index i) const {
-  return (mask->row(i).array() != 0.0)
-      .select(scores.row(i).array() * scale_factor, kernel == Kernel::Softmax ? kNegInf : 0.0);
+  return (mask->row(i).array() != 0.0).select(scores.row(i).array() * scale_factor, hidden_score());
 }
 
 const Matrix& HeadTrace::contribution() const {
@@ -192,8 +190,7 @@ const Matrix& HeadTrace::scaled() const {
 
 const Matrix& HeadTrace::masked() const {
   std::call_once(derived_->masked_once, [this] {
-    derived_->masked =
-        (mask->array() != 0.0).select(scores.array() * scale_factor, kernel == Kernel::Softmax ? kNegInf : 0.0);
+    derived_->masked = (mask->array() != 0.0).select(scores.array() * scale_factor, hidden_score());
   });
   return derived_->masked;
 }

@@ -50,6 +50,7 @@ struct HeadTrace {
   // frame); `derived_` holds those, shared by copies of the head.
   double scaled(Eigen::Index i, Eigen::Index j) const { return scores(i, j) * scale_factor; }
   double masked(Eigen::Index i, Eigen::Index j) const;
+  double hidden_score() const { return kernel == Kernel::Softmax ? kNegInf : 0.0; }  // masked where the mask hides
   // The head's share of the output, output W_O^(h) (N_Q, d_model), made on the first ask like scaled; empty without
   // W_O.
   const Matrix& contribution() const;
