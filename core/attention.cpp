@@ -8,6 +8,7 @@
 #include "core/positions.h"
 #include "core/product.h"
 #include "core/validate.h"
+#include "core/zeroed_matrix.h"
 
 namespace attn {
 namespace {
@@ -23,18 +24,27 @@ double entropy_of(const E& e, const Y& y, double z) {
 // A row of numbers, as a matrix's row is (a column mixed into a row's arithmetic is a shape error).
 using RowArray = Eigen::Array<double, 1, Eigen::Dynamic>;
 
-// Softmax over the visible keys of row i's span; every other key gets exactly 0. Subtracting the largest
-// visible score keeps exp() in range; the ratios are unchanged. A row with listed keys (a span with holes)
-// works on those alone: besides being fewer, a hidden key's exp(-inf) vectorised is the subnormal 5e-309,
-// and arithmetic on subnormals is about a hundred times slower. The scaled scores are made in `x`, a row of
-// scratch, and never stored (HeadTrace::scaled makes them again when asked).
-void softmax_span(HeadTrace& t, Eigen::Index i, Span s, std::span<const Eigen::Index> listed, RowArray& x) {
-  auto w = t.weights.row(i).array();
-  auto e = w.segment(s.lo, s.size());
+// A head while attend builds it: its scores so far and its weights, written here and nowhere else.
+struct HeadBuild {
+  HeadTrace& t;
+  Matrix& scores;          // (N_Q, N_KV) the cells of the head's score blocks; the rest not yet written
+  Matrix& weights;         // (N_Q, N_KV)
+  bool weights_are_zeros;  // every cell reads 0 already (zero_without_writing); else each row writes its own
+};
+
+// Softmax over the visible keys of row i's span; every other key keeps its weight of exactly 0. Subtracting the
+// largest visible score keeps exp() in range; the ratios are unchanged. A row with listed keys (a span with holes)
+// works on those alone: besides being fewer, a hidden key's exp(-inf) vectorised is the subnormal 5e-309, and
+// arithmetic on subnormals is about a hundred times slower. The scaled scores are made in `x`, a row of scratch, and
+// never stored (HeadTrace::scaled makes them again when asked).
+void softmax_span(HeadBuild& b, Eigen::Index i, Span s, std::span<const Eigen::Index> listed, RowArray& x) {
+  HeadTrace& t = b.t;
+  auto w = b.weights.row(i).array();
   double m = 0.0, z = 0.0;
   if (listed.empty()) {  // a prefix or a band, every key of it visible: one vectorised pass
+    auto e = w.segment(s.lo, s.size());
     auto xs = x.head(s.size());
-    xs = t.scores.row(i).array().segment(s.lo, s.size()) * t.scale_factor;
+    xs = b.scores.row(i).array().segment(s.lo, s.size()) * t.scale_factor;
     m = xs.maxCoeff();
     e = (xs - m).exp();
     z = e.sum();
@@ -43,13 +53,12 @@ void softmax_span(HeadTrace& t, Eigen::Index i, Span s, std::span<const Eigen::I
   } else {
     const auto count = static_cast<Eigen::Index>(listed.size());
     auto y = x.head(count);
-    for (Eigen::Index c = 0; c < count; ++c) y(c) = t.scores(i, listed[c]) * t.scale_factor;
+    for (Eigen::Index c = 0; c < count; ++c) y(c) = b.scores(i, listed[c]) * t.scale_factor;
     m = y.maxCoeff();
     y -= m;
     RowArray ey = y.exp();
     z = ey.sum();
     ey /= z;
-    e.setZero();
     for (Eigen::Index c = 0; c < count; ++c) w(listed[c]) = ey(c);
     t.entropy(i) = entropy_of(ey, y, z);
   }
@@ -60,9 +69,10 @@ void softmax_span(HeadTrace& t, Eigen::Index i, Span s, std::span<const Eigen::I
 
 // The linear kernel's row i: kappa(x) = x over the visible keys, divided by their sum; `x` holds the row's masked
 // scores (0 where hidden), made in scratch.
-void linear_row(HeadTrace& t, Eigen::Index i, RowArray& x) {
-  x = (t.mask->row(i).array() != 0.0).select(t.scores.row(i).array() * t.scale_factor, 0.0);
-  auto w = t.weights.row(i).array();
+void linear_row(HeadBuild& b, Eigen::Index i, RowArray& x) {
+  HeadTrace& t = b.t;
+  x = (t.mask->row(i).array() != 0.0).select(b.scores.row(i).array() * t.scale_factor, 0.0);
+  auto w = b.weights.row(i).array();
   const double z = x.sum();
   t.row_sum(i) = z;
   // A sum that cancels to rounding noise (0.1 + 0.2 - 0.3) would turn into weights of 1e15.
@@ -81,22 +91,40 @@ void linear_row(HeadTrace& t, Eigen::Index i, RowArray& x) {
 }
 
 // Fills row i of weights, row_max, row_sum, entropy and row_status in one pass over its scores, so a long row is
-// read from memory once. A causal row's weights outside its span are exactly 0, so exp() runs on half the cells.
-void fill_row(HeadTrace& t, Eigen::Index i, const VisibleKeys& keys, RowArray& x) {
+// read from memory once. A causal row's weights outside its span are 0 (written here, or left unpaged when the matrix
+// came as zeros), so exp() runs on half the cells.
+void fill_row(HeadBuild& b, Eigen::Index i, const VisibleKeys& keys, RowArray& x) {
+  HeadTrace& t = b.t;
   t.row_max(i) = 0.0;
   t.row_sum(i) = 0.0;
   t.entropy(i) = 0.0;
   const Span s = keys.span(i);
-  auto w = t.weights.row(i);
+  auto w = b.weights.row(i);
   if (s.lo > s.hi) {
-    w.setZero();
+    if (!b.weights_are_zeros) w.setZero();
     t.row_status[i] = RowStatus::AllMasked;
   } else if (t.kernel == Kernel::Softmax) {
-    w.head(s.lo).setZero();
-    w.tail(w.size() - s.hi - 1).setZero();
-    softmax_span(t, i, s, keys.listed(i), x);
+    if (!b.weights_are_zeros) {
+      w.head(s.lo).setZero();
+      w.tail(w.size() - s.hi - 1).setZero();
+      if (!keys.listed(i).empty()) w.segment(s.lo, s.size()).setZero();
+    }
+    softmax_span(b, i, s, keys.listed(i), x);
   } else {
-    linear_row(t, i, x);
+    linear_row(b, i, x);
+  }
+}
+
+// The scores each block of rows reads: the keys some row of the block sees (a causal block stops at its last row).
+// The blocks' spans are kept, so that HeadTrace::scores knows which cells are still to compute.
+void block_scores(HeadBuild& b, const Matrix& q, const Matrix& k, const VisibleKeys& keys) {
+  std::vector<Span>& blocks = b.t.derived_->score_blocks;
+  for (Eigen::Index r = 0; r < q.rows(); r += HeadTrace::kScoreBlock) {
+    const Eigen::Index n = std::min(HeadTrace::kScoreBlock, q.rows() - r);
+    const Span s = block_span(keys, r, n);
+    blocks.push_back(s);
+    if (s.lo > s.hi) continue;
+    b.scores.block(r, s.lo, n, s.size()).noalias() = q.middleRows(r, n) * k.middleRows(s.lo, s.size()).transpose();
   }
 }
 
@@ -139,22 +167,24 @@ HeadTrace attend(const Matrix& q, const Matrix& k, const Matrix& v, const Shared
   t.q = q;
   t.k = k;
   t.v = v;
-  t.scores.noalias() = q * k.transpose();
   t.mask = mask;
   t.scale_factor = scale_factor;
   t.kernel = kernel;
+  t.derived_->scores.resize(n_q, n_kv);  // a large one stays unpaged where no row block reads
   t.weights.resize(n_q, n_kv);
+  HeadBuild b{t, t.derived_->scores, t.weights, zero_without_writing(t.weights)};
+  block_scores(b, q, k, keys);
   t.row_max.resize(n_q);
   t.row_sum.resize(n_q);
   t.entropy.resize(n_q);
   t.row_status.assign(static_cast<std::size_t>(n_q), RowStatus::Ok);
   RowArray x(n_kv);  // a row's scaled scores, in turn
-  for (Eigen::Index i = 0; i < n_q; ++i) fill_row(t, i, keys, x);
-  t.output = weighted_values(t.weights, v, keys);
+  for (Eigen::Index i = 0; i < n_q; ++i) fill_row(b, i, keys, x);
+  t.output = weighted_values(b.weights, v, keys);
   for (Eigen::Index i = 0; i < n_q; ++i) {
     if (t.output.row(i).allFinite()) continue;  // a near-zero linear Z can still overflow here
     t.row_status[i] = RowStatus::ZeroSum;
-    t.weights.row(i).setZero();
+    b.weights.row(i).setZero();
     t.output.row(i).setZero();
     t.entropy(i) = 0.0;
   }
@@ -173,7 +203,26 @@ double HeadTrace::masked(Eigen::Index i, Eigen::Index j) const {
 }
 
 Eigen::RowVectorXd HeadTrace::masked_row(Eigen::Index i) const {
-  return (mask->row(i).array() != 0.0).select(scores.row(i).array() * scale_factor, hidden_score());
+  return (mask->row(i).array() != 0.0).select(scores().row(i).array() * scale_factor, hidden_score());
+}
+
+// The cells attend left: for each block of rows, the keys left and right of the span it computed.
+const Matrix& HeadTrace::scores() const {
+  std::call_once(derived_->scores_once, [this] {
+    const Matrix& qs = q_rope.size() > 0 ? q_rope : q;  // what attend multiplied
+    const Matrix& ks = k_rope.size() > 0 ? k_rope : k;
+    Matrix& s = derived_->scores;
+    const Eigen::Index n_kv = s.cols();
+    for (std::size_t b = 0; b < derived_->score_blocks.size(); ++b) {
+      const Eigen::Index r = static_cast<Eigen::Index>(b) * kScoreBlock, n = std::min(kScoreBlock, s.rows() - r);
+      const Span c = derived_->score_blocks[b];
+      const Eigen::Index lo = c.lo <= c.hi ? c.lo : n_kv, right = c.lo <= c.hi ? n_kv - c.hi - 1 : 0;
+      const auto rows = qs.middleRows(r, n);
+      if (lo > 0) s.block(r, 0, n, lo).noalias() = rows * ks.topRows(lo).transpose();
+      if (right > 0) s.block(r, n_kv - right, n, right).noalias() = rows * ks.bottomRows(right).transpose();
+    }
+  });
+  return derived_->scores;
 }
 
 const Matrix& HeadTrace::contribution() const {
@@ -184,13 +233,13 @@ const Matrix& HeadTrace::contribution() const {
 }
 
 const Matrix& HeadTrace::scaled() const {
-  std::call_once(derived_->scaled_once, [this] { derived_->scaled = scores * scale_factor; });
+  std::call_once(derived_->scaled_once, [this] { derived_->scaled = scores() * scale_factor; });
   return derived_->scaled;
 }
 
 const Matrix& HeadTrace::masked() const {
   std::call_once(derived_->masked_once, [this] {
-    derived_->masked = (mask->array() != 0.0).select(scores.array() * scale_factor, hidden_score());
+    derived_->masked = (mask->array() != 0.0).select(scores().array() * scale_factor, hidden_score());
   });
   return derived_->masked;
 }

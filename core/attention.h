@@ -9,6 +9,7 @@
 
 #include "core/indexer.h"
 #include "core/init.h"
+#include "core/mask.h"
 #include "core/scenario.h"
 
 namespace attn {
@@ -31,10 +32,10 @@ struct HeadTrace {
   Matrix k_rope;       // (N_KV, d_s)  rope only: the keys the scores used (mla: [k | k_r])
   Matrix q_r;          // (N_Q, d_R)   mla with rope: this head's decoupled query, turned by its position
   Matrix k_r;          // (N_KV, d_R)  mla with rope: the decoupled key every head shares, turned by its position
-  Matrix scores;       // (N_Q, N_KV)  q k^T (rope: q_rope k_rope^T)
   SharedMatrix mask;   // (N_Q, N_KV)  1 = may attend, 0 = hidden (sparse: the mask AND the indexer's selection);
                        //              one matrix that every head of a trace shares
-  Matrix weights;      // (N_Q, N_KV)  each row sums to 1 (all 0 for a row that is not Ok)
+  Matrix weights;      // (N_Q, N_KV)  each row sums to 1 (all 0 for a row that is not Ok); a causal head never
+                       //              writes (or pages in) its hidden triangle of zeros
   Matrix output;       // (N_Q, d)     weights v
   SharedMatrix W_O_h;  // (d, d_model) W_O^(h), the rows of W_O this head's output meets; absent without W_O
   Vector row_max;      // (N_Q)  softmax: the shift m_i subtracted before exp; linear: 0
@@ -43,6 +44,13 @@ struct HeadTrace {
   std::vector<RowStatus> row_status;  // (N_Q)
   double scale_factor = 1.0;          // scaled = scores x this: 1/sqrt(d_s), or 1 with scale off
   Kernel kernel = Kernel::Softmax;    // what masked writes where the mask hides a key: -inf (softmax) or 0 (linear)
+
+  // scores = q k^T (rope: q_rope k_rope^T), (N_Q, N_KV). attend computes, for each block of kScoreBlock rows, the
+  // keys some row of the block sees (a causal head: about its lower triangle); the keys the mask hides from the whole
+  // block, on which no weight depends, are computed on the first ask for the matrix or a cell of it.
+  static constexpr Eigen::Index kScoreBlock = 128;
+  const Matrix& scores() const;
+  double scores(Eigen::Index i, Eigen::Index j) const { return scores()(i, j); }
 
   // scaled (scores x scale_factor) and masked (scaled where the mask shows the key, -inf or 0 where it hides it; the
   // linear kernel's kappa(x) = x) are not stored: a trace keeps only what cannot be recomputed cheaply. A cell costs
@@ -59,7 +67,9 @@ struct HeadTrace {
   const Matrix& masked() const;                         // (N_Q, N_KV)
   Eigen::RowVectorXd masked_row(Eigen::Index i) const;  // (N_KV) row i of masked alone
   struct Derived {
-    std::once_flag scaled_once, masked_once, contribution_once;
+    std::once_flag scores_once, scaled_once, masked_once, contribution_once;
+    Matrix scores;                   // every cell once scores_once has run; before, the cells of score_blocks
+    std::vector<Span> score_blocks;  // per block of kScoreBlock rows, the keys attend computed
     Matrix scaled, masked, contribution;
   };
   std::shared_ptr<Derived> derived_ = std::make_shared<Derived>();

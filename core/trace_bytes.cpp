@@ -5,8 +5,10 @@
 namespace attn {
 namespace {
 
-std::int64_t bytes(const Matrix& m) { return static_cast<std::int64_t>(m.size()) * std::int64_t(sizeof(double)); }
-std::int64_t bytes(const Vector& v) { return static_cast<std::int64_t>(v.size()) * std::int64_t(sizeof(double)); }
+template <class Derived>
+std::int64_t bytes(const Eigen::DenseBase<Derived>& m) {
+  return static_cast<std::int64_t>(m.size()) * std::int64_t(sizeof(double));
+}
 std::int64_t bytes(const std::vector<RowStatus>& s) {
   return static_cast<std::int64_t>(s.size()) * std::int64_t(sizeof(RowStatus));
 }
@@ -91,8 +93,8 @@ std::int64_t trace_bytes(const Trace& t) {
   if (!t.heads.empty()) sum += bytes(*t.heads.front().mask);  // one for every head
   for (const HeadTrace& h : t.heads) {
     sum += bytes(h.q_rope) + bytes(h.k_rope) + bytes(h.q_r) + bytes(h.k_r);
-    sum += bytes(h.q) + bytes(h.k) + bytes(h.v) + bytes(h.scores) + bytes(h.weights) + bytes(h.output) +
-           (h.W_O_h ? bytes(*h.W_O_h) : 0);
+    sum += bytes(h.q) + bytes(h.k) + bytes(h.v) + 2 * bytes(h.weights) /* and scores, of its shape */ +
+           bytes(h.output) + (h.W_O_h ? bytes(*h.W_O_h) : 0);
     sum += bytes(h.row_max) + bytes(h.row_sum) + bytes(h.entropy) + bytes(h.row_status);
   }
   sum += bytes(t.concat) + bytes(t.output);

@@ -140,7 +140,7 @@ void check_head_shapes(const Scenario& s, const Trace& t, int h) {
   check_shape(ht.q, nq, d, "q", h);
   check_shape(ht.k, nkv, d, "k", h);
   check_shape(ht.v, nkv, d, "v", h);
-  check_shape(ht.scores, nq, nkv, "scores", h);
+  check_shape(ht.scores(), nq, nkv, "scores", h);
   check_shape(ht.scaled(), nq, nkv, "scaled", h);
   check_shape(*ht.mask, nq, nkv, "mask", h);
   check_shape(ht.masked(), nq, nkv, "masked", h);
@@ -156,7 +156,7 @@ void check_head_shapes(const Scenario& s, const Trace& t, int h) {
              "k of head " + std::to_string(h) + " is not its kv head's");
   FUZZ_CHECK(ht.v == t.kv_heads[static_cast<std::size_t>(ht.kv_head)].v,
              "v of head " + std::to_string(h) + " is not its kv head's");
-  for (const auto* m : {&ht.q, &ht.k, &ht.v, &ht.scores, &ht.scaled(), &ht.weights, &ht.output, &ht.contribution()})
+  for (const auto* m : {&ht.q, &ht.k, &ht.v, &ht.scores(), &ht.scaled(), &ht.weights, &ht.output, &ht.contribution()})
     check_finite(*m, "a matrix", h);
   check_finite(ht.row_max, "row_max", h);
   check_finite(ht.row_sum, "row_sum", h);
@@ -260,7 +260,7 @@ void check_absorbed(const Scenario& s, const Trace& t) {
         qs.cwiseAbs() *
         (W_q.middleCols(h * d, d).cwiseAbs() * t.weights.W_UK->middleCols(h * d, d).cwiseAbs().transpose()) *
         abs_latent.transpose();
-    check_close(m.scores[h], t.heads[h].scores, score_bound, 1e-10, "absorbed scores", h);
+    check_close(m.scores[h], t.heads[h].scores(), score_bound, 1e-10, "absorbed scores", h);
     const Matrix uv = t.weights.W_UV->middleCols(h * d, d).cwiseAbs();  // (d_c, d)
     const Matrix uv_out = t.weights.W_O ? Matrix(uv * t.W_O().middleRows(h * d, d).cwiseAbs()) : uv;
     const Matrix head_bound = t.heads[h].weights.cwiseAbs() * (abs_latent * uv_out);

@@ -135,7 +135,7 @@ TEST_CASE("context tokens of a cross-attention scenario: added with a seeded row
   CHECK(s.context->tokens == std::vector<std::string>{"cat", "sat", "key 4"});
   check_matrix(s.attention.custom_mask, mat({{0, 1, 1}, {1, 1, 1}}), 0.0, "column 0 gone");
   CHECK(s.input.tokens.size() == 2);  // the queries are untouched
-  CHECK(compute_trace(s).heads[0].scores.cols() == 3);
+  CHECK(compute_trace(s).heads[0].scores().cols() == 3);
 }
 
 TEST_CASE("switching positions draws the weights they need from the seed and leaves out those they no longer use") {

@@ -74,8 +74,8 @@ TEST_CASE("cross-attention: queries from X, keys and values from the context (N_
   CHECK(t.K.rows() == 5);
   CHECK(t.V.rows() == 5);
   for (const HeadTrace& h : t.heads) {
-    CHECK(h.scores.rows() == 2);
-    CHECK(h.scores.cols() == 5);
+    CHECK(h.scores().rows() == 2);
+    CHECK(h.scores().cols() == 5);
     CHECK(h.weights.rows() == 2);
     CHECK(h.weights.cols() == 5);
     CHECK(h.output.rows() == 2);
@@ -176,7 +176,7 @@ TEST_CASE("scaled and masked are made from the scores and the mask when asked fo
   const HeadTrace& h = t.heads[1];
   const double scale = 1.0 / std::sqrt(2.0);
   CHECK(h.scale_factor == scale);
-  check_matrix(h.scaled(), h.scores * scale, 0.0, "scaled");
+  check_matrix(h.scaled(), h.scores() * scale, 0.0, "scaled");
   CHECK(&h.scaled() == &h.scaled());  // made once
   CHECK(h.scaled(2, 1) == h.scores(2, 1) * scale);
   CHECK(h.masked(0, 1) == kNegInf);

@@ -317,7 +317,7 @@ std::set<std::string> shown_numbers(const Trace& t) {
       for (Eigen::Index h = 0; h < w->rows() / d; ++h) add(w->middleRows(h * d, d));
     }
   for (const HeadTrace& h : t.heads) {
-    for (const Matrix* m : {&h.q, &h.k, &h.v, &h.scores, &h.scaled(), &h.output, &h.contribution()}) add(*m);
+    for (const Matrix* m : {&h.q, &h.k, &h.v, &h.scores(), &h.scaled(), &h.output, &h.contribution()}) add(*m);
     add(h.masked(), &*h.mask);
     add(h.weights, &*h.mask);
     for (const Vector* row : {&h.entropy, &h.row_sum})  // the softmax step's row summary
@@ -361,7 +361,7 @@ void add_step_numbers(const LessonPage& p, const Scenario& s, const Trace& t, st
   }
   if (p.shift_experiment) {
     const Trace from_0 = compute_trace(unshifted_version(s));
-    add_text(explain_shift(t.attention, (t.heads[0].scores - from_0.heads[0].scores).cwiseAbs().maxCoeff()).text);
+    add_text(explain_shift(t.attention, (t.heads[0].scores() - from_0.heads[0].scores()).cwiseAbs().maxCoeff()).text);
   }
   if (p.online) {
     const OnlineSoftmax o = online_softmax(t, p.head, p.online->row < 0 ? t.n_q() - 1 : p.online->row, p.online->block);

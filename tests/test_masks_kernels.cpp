@@ -86,7 +86,7 @@ TEST_CASE("scale off: scaled equals the raw scores exactly") {
   Scenario s = cat_sat();
   s.attention.scale = false;
   const Trace t = compute_trace(s);
-  check_matrix(t.heads[0].scaled(), t.heads[0].scores, 0.0, "scaled");
+  check_matrix(t.heads[0].scaled(), t.heads[0].scores(), 0.0, "scaled");
   CHECK(t.scale_factor == 1.0);
   // The softmax of unscaled scores is sharper: "the" puts e^8/(e^2+e^8+e^6) on "cat".
   const double e2 = std::exp(2.0), e6 = std::exp(6.0), e8 = std::exp(8.0);
@@ -128,7 +128,7 @@ TEST_CASE("linear kernel: a row whose scores sum to 0 is flagged, not divided by
   s.input.embeddings = mat({{1, 0, 1, 0}, {-1, 0, 0, 0}, {0, 0, 0, 0}});
   const HeadTrace h = compute_trace(s).heads[0];
   // scores(the, .) = q_the . k = [1*1, 1*-1, 0] -> Z = 0.
-  check_matrix(h.scores.row(0), mat({{1, -1, 0}}), 0.0, "scores of the");
+  check_matrix(h.scores().row(0), mat({{1, -1, 0}}), 0.0, "scores of the");
   CHECK(h.row_status[0] == RowStatus::ZeroSum);
   check_matrix(h.weights.row(0), Matrix::Zero(1, 3), 0.0, "weights");
   check_matrix(h.output.row(0), Matrix::Zero(1, 3), 0.0, "output");

@@ -55,7 +55,7 @@ TEST_CASE("d_k = 1: the scale is 1/sqrt(1) = 1, so scaled equals scores") {
   s.attention.scale = true;
   const Trace t = compute_trace(s);
   CHECK(t.scale_factor == 1.0);
-  check_matrix(t.heads[0].scaled(), t.heads[0].scores, 0.0, "scaled");
+  check_matrix(t.heads[0].scaled(), t.heads[0].scores(), 0.0, "scaled");
   check_finite(t);
 }
 

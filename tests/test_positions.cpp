@@ -56,7 +56,7 @@ TEST_CASE("with rope the scores depend on positions only through i - j, without 
   // Four copies of one token: whatever the scores differ by, only the positions made it.
   Scenario s = single_head(mat({{1, 2}, {1, 2}, {1, 2}, {1, 2}}), mat({{1, 0}, {0, 1}}));
   const Trace plain = compute_trace(s);
-  check_matrix(plain.heads[0].scores, Matrix::Constant(4, 4, 5.0), 0.0, "no positions: q . k = 5 everywhere");
+  check_matrix(plain.heads[0].scores(), Matrix::Constant(4, 4, 5.0), 0.0, "no positions: q . k = 5 everywhere");
   s.attention.positions = Positions::Rope;
   const Trace t = compute_trace(s);
   const HeadTrace& h = t.heads[0];
@@ -99,7 +99,7 @@ TEST_CASE("cross-attention: the context's positions start at 0 too") {
   s.attention.positions = Positions::Rope;
   const Trace t = compute_trace(s);
   // The query sits at position 0 (not turned); key j is turned by j radians: q . k_j = cos(j).
-  check_matrix(t.heads[0].scores, mat({{1, std::cos(1.0), std::cos(2.0)}}), 1e-15, "scores");
+  check_matrix(t.heads[0].scores(), mat({{1, std::cos(1.0), std::cos(2.0)}}), 1e-15, "scores");
 }
 
 TEST_CASE("mla with decoupled rope: by hand, and the absorbed form stays exact") {
@@ -115,12 +115,12 @@ TEST_CASE("mla with decoupled rope: by hand, and the absorbed form stays exact")
   s.weights.W_KR = mat({{0, 1}});
   const Trace t = compute_trace(s);
   CHECK(t.scale_factor == doctest::Approx(1 / std::sqrt(3.0)).epsilon(1e-15));
-  check_matrix(t.heads[0].scores, mat({{1, 2 * (1 - std::sin(1.0))}, {2 * (1 + std::sin(1.0)), 4}}), 1e-14,
+  check_matrix(t.heads[0].scores(), mat({{1, 2 * (1 - std::sin(1.0))}, {2 * (1 + std::sin(1.0)), 4}}), 1e-14,
                "q_C k_C^T + q_r k_r^T");
   check_matrix(t.heads[0].k_r, mat({{0, 1}, {-2 * std::sin(1.0), 2 * std::cos(1.0)}}), 1e-15, "k_r turned by j");
   check_matrix(t.heads[0].q_rope, mat({{1, 1, 0}, {2, 2 * std::cos(1.0), 2 * std::sin(1.0)}}), 1e-15, "[q_C | q_r]");
   REQUIRE(t.absorbed);
-  check_matrix(t.absorbed->scores[0], t.heads[0].scores, 1e-9, "absorbed scores");
+  check_matrix(t.absorbed->scores[0], t.heads[0].scores(), 1e-9, "absorbed scores");
   check_matrix(t.absorbed->output, t.output, 1e-9, "absorbed output");
 }
 
@@ -140,7 +140,7 @@ TEST_CASE("mla with decoupled rope and a query latent: absorbed equals explicit 
   CHECK(t.weights.W_QR->cols() == 8);
   CHECK(t.weights.W_KR->rows() == 4);
   CHECK(t.weights.W_KR->cols() == 4);
-  for (int h = 0; h < 2; ++h) check_matrix(t.absorbed->scores[h], t.heads[h].scores, 1e-9, "absorbed scores");
+  for (int h = 0; h < 2; ++h) check_matrix(t.absorbed->scores[h], t.heads[h].scores(), 1e-9, "absorbed scores");
   check_matrix(t.absorbed->output, t.output, 1e-9, "absorbed output");
 }
 

@@ -52,7 +52,7 @@ TEST_CASE("each step's headline matrix") {
   Scenario s = cat_sat();
   s.attention.mask = MaskKind::Causal;
   const Trace t = compute_trace(s);
-  CHECK(step_result(t, Step::Scores, 0).m == &t.heads[0].scores);
+  CHECK(step_result(t, Step::Scores, 0).m == &t.heads[0].scores());
   const StepMatrix w = step_result(t, Step::Softmax, 0);
   CHECK(w.m == &t.heads[0].weights);
   CHECK(w.map == ColorMap::Sequential);

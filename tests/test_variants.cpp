@@ -118,7 +118,7 @@ TEST_CASE("MLA: the absorbed form agrees with the explicit form to 1e-9") {
     for (int h = 0; h < 4; ++h) {
       CHECK(m.W_UQK[h].rows() == d_q);
       CHECK(m.W_UQK[h].cols() == c.latent);
-      check_matrix(m.scores[h], t.heads[h].scores, 1e-9, "absorbed scores");
+      check_matrix(m.scores[h], t.heads[h].scores(), 1e-9, "absorbed scores");
     }
     CHECK(m.latent_output.cols() == 4 * c.latent);
     CHECK(m.W_LO.rows() == 4 * c.latent);

@@ -15,7 +15,7 @@ TEST_CASE("the cat sat: projections and scores match the reference") {
   check_matrix(h.q, mat({{1, 0, 2}, {2, 2, 2}, {2, 1, 3}}), kTol, "Q");
   check_matrix(h.k, mat({{0, 2, 1}, {4, 2, 2}, {2, 3, 2}}), kTol, "K");
   check_matrix(h.v, mat({{1, 2, 3}, {2, 8, 0}, {2, 6, 3}}), kTol, "V");
-  check_matrix(h.scores, mat({{2, 8, 6}, {6, 16, 14}, {5, 16, 13}}), kTol, "scores");
+  check_matrix(h.scores(), mat({{2, 8, 6}, {6, 16, 14}, {5, 16, 13}}), kTol, "scores");
   check_matrix(h.scaled(),
                mat({{1.154701, 4.618802, 3.464102}, {3.464102, 9.237604, 8.082904}, {2.886751, 9.237604, 7.505553}}),
                kTol, "scaled");

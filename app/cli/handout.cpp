@@ -237,7 +237,7 @@ class HandoutBuilder {
               h.q_rope, q, {});
         table(decoupled_rope(t_.attention) ? "[k | k_r]" : "RoPE(k)", h.k_rope, k, {});
         break;
-      case Step::Scores: table("scores", h.scores, q, k); break;
+      case Step::Scores: table("scores", h.scores(), q, k); break;
       case Step::Selection:
         if (h.head > 0) break;  // one selection, shared by every head
         table("I: the indexer's scores (-inf where the mask hides)", t_.indexer->scores, q, k);

@@ -130,7 +130,7 @@ class TracePrinter {
       matrix("k = K" + cols(h.kv_head), h.k, t_.context_tokens, {});
       matrix("v = V" + cols(h.kv_head), h.v, t_.context_tokens, {});
     }
-    matrix("scores = q k^T  (rows: queries, columns: keys)", h.scores, t_.tokens, t_.context_tokens);
+    matrix("scores = q k^T  (rows: queries, columns: keys)", h.scores(), t_.tokens, t_.context_tokens);
     if (t_.attention.scale)
       matrix("scaled = scores / sqrt(" + std::to_string(d) + ")", h.scaled(), t_.tokens, t_.context_tokens);
     else matrix("scaled = scores  (scale off)", h.scaled(), t_.tokens, t_.context_tokens);
@@ -156,7 +156,7 @@ class TracePrinter {
              m.W_UQK[h], {}, {});
       matrix("scores of head " + n + " = " + (q_latent ? "query_latent" : "X") + " W_UQK^(" + n +
                  ") latent^T  (max difference from the explicit scores: " +
-                 format_number((m.scores[h] - t_.heads[h].scores).cwiseAbs().maxCoeff(), 17) + ")",
+                 format_number((m.scores[h] - t_.heads[h].scores()).cwiseAbs().maxCoeff(), 17) + ")",
              m.scores[h], t_.tokens, t_.context_tokens);
     }
     matrix("latent_output = [weights_h latent]_h", m.latent_output, t_.tokens,

@@ -37,7 +37,7 @@ std::string compare_traces(const Trace& shown, const Trace& fresh) {
     for (auto [m, f, name] : {std::tuple{&a.q, &b.q, "q"},
                               {&a.k, &b.k, "k"},
                               {&a.v, &b.v, "v"},
-                              {&a.scores, &b.scores, "scores"},
+                              {&a.scores(), &b.scores(), "scores"},
                               {&a.scaled(), &b.scaled(), "scaled"},
                               {&*a.mask, &*b.mask, "mask"},
                               {&a.masked(), &b.masked(), "masked"},

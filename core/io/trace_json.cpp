@@ -28,7 +28,7 @@ ordered_json head_to_json(const HeadTrace& h) {
     j["q_r"] = matrix_to_json(h.q_r);
     j["k_r"] = matrix_to_json(h.k_r);
   }
-  j["scores"] = matrix_to_json(h.scores);
+  j["scores"] = matrix_to_json(h.scores());
   j["scaled"] = matrix_to_json(h.scaled());
   j["mask"] = matrix_to_json(*h.mask);
   j["masked"] = matrix_to_json(h.masked());

@@ -90,11 +90,11 @@ std::string explain_score(const Trace& t, const HeadTrace& h, int i, int j) {
   const std::string of = rope ? (decoupled_rope(t.attention) ? "[q | q_r]_" : "RoPE(q)_") : "q_";
   const std::string key_of = rope ? (decoupled_rope(t.attention) ? "[k | k_r]_" : "RoPE(k)_") : "k_";
   return "score(" + q + kArrow + k + ") = " + of + q + " " + kDot + " " + key_of + k + " = " + join_sum(terms) + " = " +
-         cells_of(h.scores)(h.scores(i, j));
+         cells_of(h.scores())(h.scores(i, j));
 }
 
 std::string explain_scale(const Trace& t, const HeadTrace& h, int i, int j) {
-  const std::string score = cells_of(h.scores)(h.scores(i, j));
+  const std::string score = cells_of(h.scores())(h.scores(i, j));
   if (!t.attention.scale) return "scale is off: " + score + " stays " + score;
   return score + " / sqrt(" + std::to_string(score_dim(t.attention)) + ") = " + cells_of(h.scaled())(h.scaled(i, j));
 }
@@ -135,7 +135,7 @@ std::string explain_mask(const Trace& t, const HeadTrace& h, int i, int j) {
 template <typename Write>
 std::vector<std::string> visible_terms(const HeadTrace& h, int i, Write write) {
   std::vector<std::string> terms;
-  for (Eigen::Index j = 0; j < h.scores.cols(); ++j)
+  for (Eigen::Index j = 0; j < h.scores().cols(); ++j)
     if (!hidden(h, i, static_cast<int>(j))) terms.push_back(write(h.masked(i, j)));
   return terms;
 }
@@ -411,7 +411,7 @@ std::string explain_cell(const Trace& t, Step step, int head, int row, int col) 
         step == Step::HeadOutputs && t.heads.size() > 1 ? "head " + std::to_string(head) + ": " : "";
     return prefix + explain_head_output(t, h, row, col);
   }
-  if (!in_range(row, h.scores.rows()) || !in_range(col, h.scores.cols())) return "";
+  if (!in_range(row, h.scores().rows()) || !in_range(col, h.scores().cols())) return "";
   switch (step) {
     case Step::Scores: return explain_score(t, h, row, col);
     case Step::Scale: return explain_scale(t, h, row, col);

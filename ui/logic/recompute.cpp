@@ -34,7 +34,7 @@ std::shared_ptr<const std::vector<Matrix>> unshifted_scores(const Scenario& s, c
   if (first_position(s.attention) == 0 || std::max(s.n_q(), s.n_kv()) > kMaxDecodeTokens) return nullptr;
   const Trace u = compute_trace_with_weights(unshifted_version(s), drawn);
   std::vector<Matrix> scores;
-  for (const HeadTrace& h : u.heads) scores.push_back(h.scores);
+  for (const HeadTrace& h : u.heads) scores.push_back(h.scores());
   return std::make_shared<const std::vector<Matrix>>(std::move(scores));
 }
 

@@ -12,7 +12,7 @@ StepMatrix step_result(const Trace& t, Step asked, int head) {
     case Step::Rope: return {&h.q_rope, &t.tokens, nullptr, ColorMap::Diverging, nullptr, "RoPE(q)"};
     case Step::Selection: return {&t.indexer->scores, &t.tokens, &t.context_tokens, ColorMap::Diverging, &*h.mask, "I"};
     case Step::Projections: return {&h.q, &t.tokens, nullptr, ColorMap::Diverging, nullptr, "q_" + n};
-    case Step::Scores: return {&h.scores, &t.tokens, &t.context_tokens, ColorMap::Diverging, nullptr, "scores"};
+    case Step::Scores: return {&h.scores(), &t.tokens, &t.context_tokens, ColorMap::Diverging, nullptr, "scores"};
     case Step::Scale: return {&h.scaled(), &t.tokens, &t.context_tokens, ColorMap::Diverging, nullptr, "scaled"};
     case Step::Mask: return {&h.masked(), &t.tokens, &t.context_tokens, ColorMap::Diverging, &*h.mask, "masked"};
     case Step::Softmax: return {&h.weights, &t.tokens, &t.context_tokens, ColorMap::Sequential, &*h.mask, "weights"};

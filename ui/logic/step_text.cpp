@@ -153,18 +153,18 @@ StepText scores(const StepContext& v) {
   if (h.q_rope.size() > 0) {
     const bool mla = decoupled_rope(v.t.attention);
     s.formula = std::string("scores = ") + (mla ? "[q | q_r] [k | k_r]" : "RoPE(q) RoPE(k)") + kTransposed + "   " +
-                dims(h.scores) + " = " + dims(h.q_rope) + " " + kDot + " " + dims(h.k_rope) + kTransposed;
+                dims(h.scores()) + " = " + dims(h.q_rope) + " " + kDot + " " + dims(h.k_rope) + kTransposed;
   } else {
     s.formula = with_source("scores = q k" + kTransposed, kv_source(v, 'k'),
-                            dims(h.scores) + " = " + dims(h.q) + " " + kDot + " " + dims(h.k) + kTransposed);
+                            dims(h.scores()) + " = " + dims(h.q) + " " + kDot + " " + dims(h.k) + kTransposed);
   }
   const int i = v.row;
-  const int best = best_key(h, h.scores, i);
+  const int best = best_key(h, h.scores(), i);
   Eigen::Index top_i = 0, top_j = 0;
-  h.scores.maxCoeff(&top_i, &top_j);
+  h.scores().maxCoeff(&top_i, &top_j);
   s.what =
       "Each cell is the dot product of one query (row) with one key (column): the larger, the better they match. Row " +
-      quoted(v.q(i)) + " reads " + list(h.scores.row(i));
+      quoted(v.q(i)) + " reads " + list(h.scores().row(i));
   if (best >= 0)
     s.what += ", so " + quoted(v.q(i)) + " matches " + quoted(v.k(best)) + " best" +
               ((h.mask->row(i).array() == 0.0).any() ? " of the keys the mask will leave it" : "");
@@ -174,7 +174,7 @@ StepText scores(const StepContext& v) {
   s.why =
       "A dot product is large when two vectors point the same way, so it measures relevance cheaply, and one matrix "
       "product scores all " +
-      num(h.scores.size()) +
+      num(h.scores().size()) +
       " pairs at once. That table of every query against every key is "
       "why attention's cost grows with the square of the length.";
   return s;
@@ -186,7 +186,7 @@ StepText scale(const StepContext& v) {
   const std::string d = num(width);
   const std::string root = short_number(std::sqrt(static_cast<double>(width)));
   Eigen::Index ti = 0, tj = 0;
-  h.scores.maxCoeff(&ti, &tj);
+  h.scores().maxCoeff(&ti, &tj);
   StepText s;
   if (v.t.attention.scale) {
     s.formula = "scaled = scores / " + kRoot + d + "   " + dims(h.scaled());

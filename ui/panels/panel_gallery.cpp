@@ -58,7 +58,7 @@ void heatmaps(const AppState& state, GalleryState& g) {
   if (!ImGui::BeginTable("heatmaps", 3, ImGuiTableFlags_SizingStretchSame)) return;
   ImGui::TableNextColumn();
   caption("map = Diverging (signed values, white at 0): head 0's scores");
-  Heatmap("diverging", h.scores, labelled(t));
+  Heatmap("diverging", h.scores(), labelled(t));
   ImGui::TableNextColumn();
   caption("map = Sequential, range = [0, 1]: head 0's weights");
   Heatmap("sequential", h.weights, weights_options(t));
@@ -80,7 +80,7 @@ void heatmaps(const AppState& state, GalleryState& g) {
   caption("flags = NoValues | NoLegend; and, with NoLabels | Fill, in an 80 x 80 box (the heads panel's thumbnails)");
   HeatmapOptions plain = labelled(t);
   plain.flags = HeatmapFlags_NoValues | HeatmapFlags_NoLegend;
-  Heatmap("novalues", h.scores, plain);
+  Heatmap("novalues", h.scores(), plain);
   ImGui::SameLine();
   HeatmapOptions thumbnail;
   thumbnail.map = ColorMap::Sequential;
@@ -105,7 +105,7 @@ void equations(const AppState& state) {
   const Matrix kt = h.k.transpose();
   const Term terms[] = {{.name = "q", .m = &h.q, .rows = &tokens},
                         {.name = "k\u1D40", .m = &kt, .cols = &keys},
-                        {.name = "scores", .m = &h.scores, .rows = &tokens, .cols = &keys}};
+                        {.name = "scores", .m = &h.scores(), .rows = &tokens, .cols = &keys}};
   const std::string ops[] = {"\u00B7", "="};
   Equation("equation", terms, ops, 7 * ImGui::GetFontSize());
   caption("EquationFlow: every term at one cell size, in lines wrapped like text (the decode view's caches)");

@@ -184,7 +184,7 @@ void absorbed_scores(StepView& v) {
   const bool rope = decoupled_rope(v.t.attention);
   const Matrix& latent_part =
       rope ? m.latent_scores[static_cast<std::size_t>(h)] : m.scores[static_cast<std::size_t>(h)];
-  const double diff = (m.scores[static_cast<std::size_t>(h)] - v.h.scores).cwiseAbs().maxCoeff();
+  const double diff = (m.scores[static_cast<std::size_t>(h)] - v.h.scores()).cwiseAbs().maxCoeff();
   AgreementBadge(agreement(diff, "agrees with q k\u1D40"));
   const auto [hr, hc] = v.hovered(1, 3);
   // One name for the absorbed matrix everywhere (checkbox, term, lessons): W_UQK = W_UQ W_UKᵀ, or W_Q W_UKᵀ
@@ -260,7 +260,7 @@ void scores(StepView& v) {
                          .m = &kT,
                          .cols = &v.t.context_tokens,
                          .highlight_col = hc},
-                        v.query_by_key("scores", v.h.scores, {hr, hc})};
+                        v.query_by_key("scores", v.h.scores(), {hr, hc})};
   const std::string ops[] = {"\u00B7", "="};
   const EquationHover e = v.equation(0, terms, ops, v.height - (ImGui::GetCursorPosY() - v.top));
   if (e.term == 2)
@@ -269,7 +269,7 @@ void scores(StepView& v) {
 
 void scale(StepView& v) {
   const auto [hr, hc] = v.hovered(0, 1);
-  const Term terms[] = {v.query_by_key("scores", v.h.scores, {hr, hc}),
+  const Term terms[] = {v.query_by_key("scores", v.h.scores(), {hr, hc}),
                         v.query_by_key("scaled", v.h.scaled(), {hr, hc})};
   const std::string op =
       v.t.attention.scale ? "\u00F7 \u221A" + std::to_string(score_dim(v.t.attention)) + "  =" : "(scale off)  =";
@@ -448,12 +448,12 @@ void shift_experiment(StepView& v) {
     return;
   }
   const Matrix& before = (*from_0)[static_cast<std::size_t>(v.state.pipeline.head)];
-  const ShiftFinding f = explain_shift(v.t.attention, (v.h.scores - before).cwiseAbs().maxCoeff());
+  const ShiftFinding f = explain_shift(v.t.attention, (v.h.scores() - before).cwiseAbs().maxCoeff());
   if (v.t.attention.positions == Positions::Rope) AgreementBadge({f.text, f.same});
   else TextWrappedAtSpaces(f.text);
   const auto [hr, hc] = v.hovered(3, 0);
   const std::string c = std::to_string(first_position(v.t.attention));
-  std::vector<Term> terms{v.query_by_key("scores, positions from " + c, v.h.scores, {hr, hc}),
+  std::vector<Term> terms{v.query_by_key("scores, positions from " + c, v.h.scores(), {hr, hc}),
                           v.query_by_key("scores, positions from 0", before, {hr, hc})};
   share_range(terms);  // one colour scale: a cell that changed changes colour
   const std::string op = "vs";
