@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/head_blocks.h"
 #include "core/mask.h"
 #include "core/positions.h"
 #include "core/product.h"
@@ -13,189 +14,77 @@
 namespace attn {
 namespace {
 
-// -sum w ln w for weights e = exp(y) / z, with ln w = y - ln z: no logarithm per key. A key whose weight is 0
-// adds nothing, though its y may be -inf (0 * -inf is NaN).
-template <typename E, typename Y>
-double entropy_of(const E& e, const Y& y, double z) {
-  const double h = std::log(z) - (e * y).sum();
-  return std::isfinite(h) ? h : std::log(z) - (e > 0.0).select(e * y, 0.0).sum();
-}
-
-// A row of numbers, as a matrix's row is (a column mixed into a row's arithmetic is a shape error).
-using RowArray = Eigen::Array<double, 1, Eigen::Dynamic>;
-
-// A head while attend builds it: its scores so far and its weights, written here and nowhere else.
-struct HeadBuild {
-  HeadTrace& t;
-  Matrix& scores;          // (N_Q, N_KV) the cells of the head's score blocks; the rest not yet written
-  Matrix& weights;         // (N_Q, N_KV)
-  bool weights_are_zeros;  // every cell reads 0 already (zero_without_writing); else each row writes its own
-};
-
-// Softmax over the visible keys of row i's span; every other key keeps its weight of exactly 0. Subtracting the
-// largest visible score keeps exp() in range; the ratios are unchanged. A row with listed keys (a span with holes)
-// works on those alone: besides being fewer, a hidden key's exp(-inf) vectorised is the subnormal 5e-309, and
-// arithmetic on subnormals is about a hundred times slower. The scaled scores are made in `x`, a row of scratch, and
-// never stored (HeadTrace::scaled makes them again when asked).
-void softmax_span(HeadBuild& b, Eigen::Index i, Span s, std::span<const Eigen::Index> listed, RowArray& x) {
-  HeadTrace& t = b.t;
-  auto w = b.weights.row(i).array();
-  double m = 0.0, z = 0.0;
-  if (listed.empty()) {  // a prefix or a band, every key of it visible: one vectorised pass
-    auto e = w.segment(s.lo, s.size());
-    auto xs = x.head(s.size());
-    xs = b.scores.row(i).array().segment(s.lo, s.size()) * t.scale_factor;
-    m = xs.maxCoeff();
-    e = (xs - m).exp();
-    z = e.sum();
-    e /= z;
-    t.entropy(i) = entropy_of(e, xs - m, z);
-  } else {
-    const auto count = static_cast<Eigen::Index>(listed.size());
-    auto y = x.head(count);
-    for (Eigen::Index c = 0; c < count; ++c) y(c) = b.scores(i, listed[c]) * t.scale_factor;
-    m = y.maxCoeff();
-    y -= m;
-    RowArray ey = y.exp();
-    z = ey.sum();
-    ey /= z;
-    for (Eigen::Index c = 0; c < count; ++c) w(listed[c]) = ey(c);
-    t.entropy(i) = entropy_of(ey, y, z);
-  }
-  t.row_max(i) = m;
-  t.row_sum(i) = z;
-  t.row_status[i] = RowStatus::Ok;
-}
-
-// The linear kernel's row i: kappa(x) = x over the visible keys, divided by their sum; `x` holds the row's masked
-// scores (0 where hidden), made in scratch.
-void linear_row(HeadBuild& b, Eigen::Index i, RowArray& x) {
-  HeadTrace& t = b.t;
-  x = (t.mask->row(i).array() != 0.0).select(b.scores.row(i).array() * t.scale_factor, 0.0);
-  auto w = b.weights.row(i).array();
-  const double z = x.sum();
-  t.row_sum(i) = z;
-  // A sum that cancels to rounding noise (0.1 + 0.2 - 0.3) would turn into weights of 1e15.
-  const double noise = 64 * std::numeric_limits<double>::epsilon() * x.abs().sum();
-  w = x / z;
-  if (std::abs(z) <= noise || !w.isFinite().all()) {
-    w.setZero();
-    t.row_status[i] = RowStatus::ZeroSum;
-  } else if ((w < 0.0).any()) {
-    t.row_status[i] = RowStatus::Signed;
-    t.entropy(i) = std::numeric_limits<double>::quiet_NaN();
-  } else {
-    t.row_status[i] = RowStatus::Ok;
-    t.entropy(i) = -(w > 0.0).select(w * w.log(), 0.0).sum();
-  }
-}
-
-// Fills row i of weights, row_max, row_sum, entropy and row_status in one pass over its scores, so a long row is
-// read from memory once. A causal row's weights outside its span are 0 (written here, or left unpaged when the matrix
-// came as zeros), so exp() runs on half the cells.
-void fill_row(HeadBuild& b, Eigen::Index i, const VisibleKeys& keys, RowArray& x) {
-  HeadTrace& t = b.t;
-  t.row_max(i) = 0.0;
-  t.row_sum(i) = 0.0;
-  t.entropy(i) = 0.0;
-  const Span s = keys.span(i);
-  auto w = b.weights.row(i);
-  if (s.lo > s.hi) {
-    if (!b.weights_are_zeros) w.setZero();
-    t.row_status[i] = RowStatus::AllMasked;
-  } else if (t.kernel == Kernel::Softmax) {
-    if (!b.weights_are_zeros) {
-      w.head(s.lo).setZero();
-      w.tail(w.size() - s.hi - 1).setZero();
-      if (!keys.listed(i).empty()) w.segment(s.lo, s.size()).setZero();
-    }
-    softmax_span(b, i, s, keys.listed(i), x);
-  } else {
-    linear_row(b, i, x);
-  }
-}
-
-// The scores each block of rows reads: the keys some row of the block sees (a causal block stops at its last row).
-// The blocks' spans are kept, so that HeadTrace::scores knows which cells are still to compute.
-void block_scores(HeadBuild& b, const Matrix& q, const Matrix& k, const VisibleKeys& keys) {
-  std::vector<Span>& blocks = b.t.derived_->score_blocks;
-  for (Eigen::Index r = 0; r < q.rows(); r += HeadTrace::kScoreBlock) {
-    const Eigen::Index n = std::min(HeadTrace::kScoreBlock, q.rows() - r);
-    const Span s = block_span(keys, r, n);
-    blocks.push_back(s);
-    if (s.lo > s.hi) continue;
-    b.scores.block(r, s.lo, n, s.size()).noalias() = q.middleRows(r, n) * k.middleRows(s.lo, s.size()).transpose();
-  }
-}
-
-// Rows [r, r + n) of weights v. A block reads only the keys some row of it sees: a causal block stops at its
-// last row (half the multiply-adds of the full product), a sliding window reads its band. A block with fewer
-// than one visible key in four (a sparse selection) goes row by row over each row's own keys. The keys left
-// out have weight exactly 0, and a mask that hides nothing gives the full product.
-void weighted_values_block(const Matrix& weights, const Matrix& v, const VisibleKeys& keys, Eigen::Index r,
-                           Eigen::Index n, Matrix& out) {
-  const Span block = block_span(keys, r, n);
-  if (block.lo > block.hi) return;  // every row of the block sees nothing
-  Eigen::Index cells = 0;           // the visible ones
-  for (Eigen::Index i = r; i < r + n; ++i) cells += keys.count(i);
-  if (4 * cells >= n * block.size()) {
-    out.middleRows(r, n).noalias() = weights.block(r, block.lo, n, block.size()) * v.middleRows(block.lo, block.size());
-    return;
-  }
-  for (Eigen::Index i = r; i < r + n; ++i) {
-    const Span s = keys.span(i);
-    const auto listed = keys.listed(i);
-    if (s.lo > s.hi) continue;
-    if (listed.empty()) out.row(i).noalias() = weights.row(i).segment(s.lo, s.size()) * v.middleRows(s.lo, s.size());
-    for (const Eigen::Index j : listed) out.row(i).noalias() += weights(i, j) * v.row(j);
-  }
-}
-
-Matrix weighted_values(const Matrix& weights, const Matrix& v, const VisibleKeys& keys) {
-  constexpr Eigen::Index kBlock = 128;
-  Matrix out = Matrix::Zero(weights.rows(), v.cols());
-  for (Eigen::Index r = 0; r < weights.rows(); r += kBlock)
-    weighted_values_block(weights, v, keys, r, std::min(kBlock, weights.rows() - r), out);
-  return out;
-}
-
-// One head's attention over the mask's visible keys, found once for every head.
-HeadTrace attend(const Matrix& q, const Matrix& k, const Matrix& v, const SharedMatrix& mask, const VisibleKeys& keys,
-                 Kernel kernel, double scale_factor) {
-  const Eigen::Index n_q = q.rows(), n_kv = k.rows();
+// One head's attention over the mask's visible keys, found once for every head; a block of rows at a time, each
+// block's scores and weights in scratch (head_blocks.h).
+HeadTrace attend(const Matrix& q, const Matrix& k, const Matrix& v, const SharedMatrix& mask,
+                 const std::shared_ptr<const VisibleKeys>& keys, Kernel kernel, double scale_factor) {
+  const Eigen::Index n_q = q.rows();
   HeadTrace t;
   t.q = q;
   t.k = k;
   t.v = v;
   t.mask = mask;
+  t.visible = keys;
   t.scale_factor = scale_factor;
   t.kernel = kernel;
-  t.derived_->scores.resize(n_q, n_kv);  // a large one stays unpaged where no row block reads
-  t.weights.resize(n_q, n_kv);
-  HeadBuild b{t, t.derived_->scores, t.weights, zero_without_writing(t.weights)};
-  block_scores(b, q, k, keys);
   t.row_max.resize(n_q);
   t.row_sum.resize(n_q);
   t.entropy.resize(n_q);
-  t.row_status.assign(static_cast<std::size_t>(n_q), RowStatus::Ok);
-  RowArray x(n_kv);  // a row's scaled scores, in turn
-  for (Eigen::Index i = 0; i < n_q; ++i) fill_row(b, i, keys, x);
-  t.output = weighted_values(b.weights, v, keys);
+  t.row_status.resize(static_cast<std::size_t>(n_q));
+  t.output = Matrix::Zero(n_q, v.cols());
+  const HeadInputs in{q, k, *mask, *keys, kernel, scale_factor};
+  RowBlock b;
+  for (Eigen::Index r = 0; r < n_q; r += kRowBlock) {
+    compute_block(in, r, std::min(kRowBlock, n_q - r), b);
+    t.row_max.segment(r, b.n) = b.row_max;
+    t.row_sum.segment(r, b.n) = b.row_sum;
+    t.entropy.segment(r, b.n) = b.entropy;
+    std::copy(b.status.begin(), b.status.end(), t.row_status.begin() + r);
+    block_output(b, *keys, v, t.output);
+  }
   for (Eigen::Index i = 0; i < n_q; ++i) {
-    if (t.output.row(i).allFinite()) continue;  // a near-zero linear Z can still overflow here
-    t.row_status[i] = RowStatus::ZeroSum;
-    b.weights.row(i).setZero();
+    if (t.output.row(i).allFinite()) continue;                       // a near-zero linear Z can still overflow here
+    t.row_status[static_cast<std::size_t>(i)] = RowStatus::ZeroSum;  // HeadTrace::weights zeroes the row
     t.output.row(i).setZero();
     t.entropy(i) = 0.0;
   }
   return t;
 }
 
+// Every block of h again, its matrices kept: the blocks' keys of scores, and weights. A large weights matrix starts
+// as zeros never written (a causal head's hidden triangle is never paged in); a smaller one gets its zeros here.
+void make_block_matrices(const HeadTrace& h, HeadTrace::Derived& d) {
+  if (!h.visible) return;
+  const Matrix& qs = h.q_rope.size() > 0 ? h.q_rope : h.q;  // what attend multiplied
+  const Matrix& ks = h.k_rope.size() > 0 ? h.k_rope : h.k;
+  const Eigen::Index n_q = qs.rows(), n_kv = ks.rows();
+  d.scores.resize(n_q, n_kv);  // a large one stays unpaged where no block reads, until HeadTrace::scores
+  d.weights.resize(n_q, n_kv);
+  const bool zeros = zero_without_writing(d.weights);
+  const HeadInputs in{qs, ks, *h.mask, *h.visible, h.kernel, h.scale_factor};
+  RowBlock b;
+  for (Eigen::Index r = 0; r < n_q; r += kRowBlock) {
+    compute_block(in, r, std::min(kRowBlock, n_q - r), b);
+    const Eigen::Index lo = b.width() > 0 ? b.keys.lo : n_kv, w = b.width();
+    if (!zeros) {
+      d.weights.block(r, 0, b.n, lo).setZero();
+      d.weights.block(r, lo + w, b.n, n_kv - lo - w).setZero();
+    }
+    if (w > 0) {
+      d.scores.block(r, lo, b.n, w) = b.scores();
+      d.weights.block(r, lo, b.n, w) = b.weights();
+    }
+    for (Eigen::Index i = r; i < r + b.n; ++i)  // a row whose output overflowed (attend) has no weights
+      if (h.row_status[static_cast<std::size_t>(i)] == RowStatus::ZeroSum) d.weights.row(i).setZero();
+  }
+}
+
 }  // namespace
 
 HeadTrace attend(const Matrix& q, const Matrix& k, const Matrix& v, const Matrix& mask, Kernel kernel,
                  double scale_factor) {
-  return attend(q, k, v, SharedMatrix(mask), visible_keys(mask), kernel, scale_factor);
+  return attend(q, k, v, SharedMatrix(mask), std::make_shared<const VisibleKeys>(visible_keys(mask)), kernel,
+                scale_factor);
 }
 
 double HeadTrace::masked(Eigen::Index i, Eigen::Index j) const {
@@ -206,20 +95,30 @@ Eigen::RowVectorXd HeadTrace::masked_row(Eigen::Index i) const {
   return (mask->row(i).array() != 0.0).select(scores().row(i).array() * scale_factor, hidden_score());
 }
 
-// The cells attend left: for each block of rows, the keys left and right of the span it computed.
+const Matrix& HeadTrace::weights() const {
+  std::call_once(derived_->blocks_once, [this] { make_block_matrices(*this, *derived_); });
+  return derived_->weights;
+}
+
+// The blocks' keys, then for each block the keys after them, taken from the block's product with every key (a
+// product of another shape, one column say, may round its last bit differently).
 const Matrix& HeadTrace::scores() const {
   std::call_once(derived_->scores_once, [this] {
-    const Matrix& qs = q_rope.size() > 0 ? q_rope : q;  // what attend multiplied
+    weights();
+    if (!visible) return;
+    const Matrix& qs = q_rope.size() > 0 ? q_rope : q;
     const Matrix& ks = k_rope.size() > 0 ? k_rope : k;
     Matrix& s = derived_->scores;
     const Eigen::Index n_kv = s.cols();
-    for (std::size_t b = 0; b < derived_->score_blocks.size(); ++b) {
-      const Eigen::Index r = static_cast<Eigen::Index>(b) * kScoreBlock, n = std::min(kScoreBlock, s.rows() - r);
-      const Span c = derived_->score_blocks[b];
+    Matrix all;  // (n, N_KV) one block's rows against every key
+    for (Eigen::Index r = 0; r < s.rows(); r += kRowBlock) {
+      const Eigen::Index n = std::min(kRowBlock, s.rows() - r);
+      const Span c = block_keys(kernel, *visible, r, n, n_kv);
       const Eigen::Index lo = c.lo <= c.hi ? c.lo : n_kv, right = c.lo <= c.hi ? n_kv - c.hi - 1 : 0;
-      const auto rows = qs.middleRows(r, n);
-      if (lo > 0) s.block(r, 0, n, lo).noalias() = rows * ks.topRows(lo).transpose();
-      if (right > 0) s.block(r, n_kv - right, n, right).noalias() = rows * ks.bottomRows(right).transpose();
+      if (lo == 0 && right == 0) continue;
+      all.noalias() = qs.middleRows(r, n) * ks.transpose();
+      s.block(r, 0, n, lo) = all.leftCols(lo);
+      s.block(r, n_kv - right, n, right) = all.rightCols(right);
     }
   });
   return derived_->scores;
@@ -263,7 +162,7 @@ AbsorbedMla absorb(const Trace& t) {
       m.latent_scores.push_back(m.scores.back());
       m.scores.back().noalias() += t.heads[h].q_r * t.heads[h].k_r.transpose();
     }
-    m.latent_output.middleCols(h * dc, dc) = t.heads[h].weights * t.latent;
+    m.latent_output.middleCols(h * dc, dc) = t.heads[h].weights() * t.latent;
   }
   m.W_UQK = std::move(folded.W_UQK);
   m.W_LO = std::move(folded.W_LO);
@@ -354,7 +253,8 @@ Rope prepare_rope(const Trace& t) {
 }
 
 // Head h: its scores from the turned q and k with rope, from the plain ones otherwise.
-HeadTrace run_head(const Trace& t, const Rope& rope, const SharedMatrix& mask, const VisibleKeys& keys, int h) {
+HeadTrace run_head(const Trace& t, const Rope& rope, const SharedMatrix& mask,
+                   const std::shared_ptr<const VisibleKeys>& keys, int h) {
   const AttentionConfig& a = t.attention;
   const int d = a.head_dim, g = kv_head_for(a, h);
   const KvHeadTrace& kv = t.kv_heads[static_cast<std::size_t>(g)];
@@ -398,7 +298,7 @@ Trace compute_trace(const Scenario& s, const Weights* resolved) {
   if (a.sparse) t.indexer = run_indexer(*a.sparse, t.weights, t.input(), t.input_kv(), scenario_mask);
   // One mask for every head: a head's trace points at it.
   const SharedMatrix mask = t.indexer ? t.indexer->selected : scenario_mask;
-  const VisibleKeys keys = visible_keys(*mask);
+  const auto keys = std::make_shared<const VisibleKeys>(visible_keys(*mask));
   const Rope rope = prepare_rope(t);
   // Heads are independent: with OpenMP they are computed in parallel (OMP_NUM_THREADS says how many).
   t.heads.resize(static_cast<std::size_t>(a.heads));

@@ -24,19 +24,18 @@ enum class RowStatus {
 // One head of one layer, in the order the pipeline computes it.
 struct HeadTrace {
   int head = 0;
-  int kv_head = 0;     // the key/value head this query head read
-  Matrix q;            // (N_Q, d)     X W_Q^(h)  (never rotated)
-  Matrix k;            // (N_KV, d)    X_kv W_K^(h)
-  Matrix v;            // (N_KV, d)    X_kv W_V^(h)
-  Matrix q_rope;       // (N_Q, d_s)   rope only: the queries the scores used (mla: [q | q_r]); d_s = score_dim
-  Matrix k_rope;       // (N_KV, d_s)  rope only: the keys the scores used (mla: [k | k_r])
-  Matrix q_r;          // (N_Q, d_R)   mla with rope: this head's decoupled query, turned by its position
-  Matrix k_r;          // (N_KV, d_R)  mla with rope: the decoupled key every head shares, turned by its position
-  SharedMatrix mask;   // (N_Q, N_KV)  1 = may attend, 0 = hidden (sparse: the mask AND the indexer's selection);
-                       //              one matrix that every head of a trace shares
-  Matrix weights;      // (N_Q, N_KV)  each row sums to 1 (all 0 for a row that is not Ok); a causal head never
-                       //              writes (or pages in) its hidden triangle of zeros
-  Matrix output;       // (N_Q, d)     weights v
+  int kv_head = 0;    // the key/value head this query head read
+  Matrix q;           // (N_Q, d)     X W_Q^(h)  (never rotated)
+  Matrix k;           // (N_KV, d)    X_kv W_K^(h)
+  Matrix v;           // (N_KV, d)    X_kv W_V^(h)
+  Matrix q_rope;      // (N_Q, d_s)   rope only: the queries the scores used (mla: [q | q_r]); d_s = score_dim
+  Matrix k_rope;      // (N_KV, d_s)  rope only: the keys the scores used (mla: [k | k_r])
+  Matrix q_r;         // (N_Q, d_R)   mla with rope: this head's decoupled query, turned by its position
+  Matrix k_r;         // (N_KV, d_R)  mla with rope: the decoupled key every head shares, turned by its position
+  SharedMatrix mask;  // (N_Q, N_KV)  1 = may attend, 0 = hidden (sparse: the mask AND the indexer's selection);
+                      //              one matrix that every head of a trace shares
+  std::shared_ptr<const VisibleKeys> visible;  // where each row of mask sees keys, shared like mask
+  Matrix output;                               // (N_Q, d)     weights v
   SharedMatrix W_O_h;  // (d, d_model) W_O^(h), the rows of W_O this head's output meets; absent without W_O
   Vector row_max;      // (N_Q)  softmax: the shift m_i subtracted before exp; linear: 0
   Vector row_sum;      // (N_Q)  Z_i = sum_j kappa(masked_ij - m_i): the normaliser before division
@@ -45,10 +44,13 @@ struct HeadTrace {
   double scale_factor = 1.0;          // scaled = scores x this: 1/sqrt(d_s), or 1 with scale off
   Kernel kernel = Kernel::Softmax;    // what masked writes where the mask hides a key: -inf (softmax) or 0 (linear)
 
-  // scores = q k^T (rope: q_rope k_rope^T), (N_Q, N_KV). attend computes, for each block of kScoreBlock rows, the
-  // keys some row of the block sees (a causal head: about its lower triangle); the keys the mask hides from the whole
-  // block, on which no weight depends, are computed on the first ask for the matrix or a cell of it.
-  static constexpr Eigen::Index kScoreBlock = 128;
+  // scores = q k^T (rope: q_rope k_rope^T) and weights (each row sums to 1; all 0 for a row that is not Ok), (N_Q,
+  // N_KV) each, are made when first asked for, like everything below. attend computes them a block of rows at a time
+  // in scratch and keeps what each row yields: its statistics and its output (8 heads at 4,096 tokens would hold
+  // 2 GiB of them). The first ask for either runs every block again, the same code on the same numbers, so the
+  // matrices hold the bits the output was made from; scores then adds the keys the mask hid from a whole block.
+  const Matrix& weights() const;
+  double weights(Eigen::Index i, Eigen::Index j) const { return weights()(i, j); }
   const Matrix& scores() const;
   double scores(Eigen::Index i, Eigen::Index j) const { return scores()(i, j); }
 
@@ -67,10 +69,9 @@ struct HeadTrace {
   const Matrix& masked() const;                         // (N_Q, N_KV)
   Eigen::RowVectorXd masked_row(Eigen::Index i) const;  // (N_KV) row i of masked alone
   struct Derived {
-    std::once_flag scores_once, scaled_once, masked_once, contribution_once;
-    Matrix scores;                   // every cell once scores_once has run; before, the cells of score_blocks
-    std::vector<Span> score_blocks;  // per block of kScoreBlock rows, the keys attend computed
-    Matrix scaled, masked, contribution;
+    std::once_flag blocks_once, scores_once, scaled_once, masked_once, contribution_once;
+    Matrix scores;  // the blocks' keys once blocks_once has run, every cell once scores_once has
+    Matrix weights, scaled, masked, contribution;
   };
   std::shared_ptr<Derived> derived_ = std::make_shared<Derived>();
 };

@@ -64,7 +64,7 @@ void attend_head(const AttentionConfig& a, AttentionCache& c, int h) {
     for (Eigen::Index i = 0; i < z.size(); ++i)
       if (t.row_status[static_cast<std::size_t>(i)] == RowStatus::ZeroSum) z(i) = 0.0;
     c.sums.push_back(std::move(z));
-    c.weights.push_back(std::move(t.weights));
+    c.weights.push_back(t.weights());
     return;
   }
   Matrix s = q * k.transpose() * scale_factor(a);  // (N, N)

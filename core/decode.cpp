@@ -114,7 +114,7 @@ Matrix attend_absorbed(const AttentionConfig& a, const Weights& w, const KvCache
     }
     const HeadTrace head = attend(q, keys, latent, mask, a.kernel, scale_factor(a));
     concat.middleCols(h * dc, dc) = head.output;
-    s.weights.push_back(head.weights);
+    s.weights.push_back(head.weights());
     s.status.push_back(head.row_status[0]);
   }
   return concat * m.W_LO;
@@ -130,7 +130,7 @@ Matrix attend_explicit(const AttentionConfig& a, const Weights& w, const KvCache
     const HeadTrace head = attend(turned(a, q.middleCols(h * d, d), position), cache.k[g].topRows(n),
                                   cache.v[g].topRows(n), mask, a.kernel, scale_factor(a));
     concat.middleCols(h * d, d) = head.output;
-    s.weights.push_back(head.weights);
+    s.weights.push_back(head.weights());
     s.status.push_back(head.row_status[0]);
   }
   return w.W_O ? Matrix(concat * *w.W_O) : concat;

@@ -2,19 +2,35 @@
 
 #include <algorithm>
 
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
 namespace attn {
 
+// One slab of the output per thread, cut across the longer side: each thread makes one product of its own, so the
+// shared operand is packed once per thread rather than once per block of rows, and 128 tokens (one block of rows)
+// still use every core.
 Matrix product(const Matrix& a, const Matrix& b) {
-  constexpr Eigen::Index kBlock = 128;
   Matrix out(a.rows(), b.cols());
-  const Eigen::Index blocks = (a.rows() + kBlock - 1) / kBlock;
-  [[maybe_unused]] const bool big = a.rows() * a.cols() * b.cols() > kParallelWork;
+  int slabs = 1;
 #if defined(_OPENMP)
-#pragma omp parallel for schedule(static) if (big)
+  if (a.rows() * a.cols() * b.cols() > kParallelWork) slabs = omp_get_max_threads();
 #endif
-  for (Eigen::Index i = 0; i < blocks; ++i) {
-    const Eigen::Index r = i * kBlock, n = std::min(kBlock, a.rows() - r);
-    out.middleRows(r, n).noalias() = a.middleRows(r, n) * b;
+  const bool by_rows = a.rows() >= b.cols();
+  const Eigen::Index length = by_rows ? a.rows() : b.cols();
+  const Eigen::Index step = (length / slabs + 7) / 8 * 8;  // whole packets of columns or rows
+#if defined(_OPENMP)
+#pragma omp parallel for schedule(static) if (slabs > 1)
+#endif
+  for (int i = 0; i < slabs; ++i) {
+    const Eigen::Index r = std::min(length, i * step), n = std::min(step, length - r);
+    if (n <= 0) continue;
+    if (by_rows) {
+      out.middleRows(r, n).noalias() = a.middleRows(r, n) * b;
+    } else {
+      out.middleCols(r, n).noalias() = a * b.middleCols(r, n);
+    }
   }
   return out;
 }

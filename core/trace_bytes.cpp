@@ -93,7 +93,7 @@ std::int64_t trace_bytes(const Trace& t) {
   if (!t.heads.empty()) sum += bytes(*t.heads.front().mask);  // one for every head
   for (const HeadTrace& h : t.heads) {
     sum += bytes(h.q_rope) + bytes(h.k_rope) + bytes(h.q_r) + bytes(h.k_r);
-    sum += bytes(h.q) + bytes(h.k) + bytes(h.v) + 2 * bytes(h.weights) /* and scores, of its shape */ +
+    sum += bytes(h.q) + bytes(h.k) + bytes(h.v) + 2 * bytes(*h.mask) /* scores and weights, of its shape */ +
            bytes(h.output) + (h.W_O_h ? bytes(*h.W_O_h) : 0);
     sum += bytes(h.row_max) + bytes(h.row_sum) + bytes(h.entropy) + bytes(h.row_status);
   }

@@ -144,7 +144,7 @@ void check_head_shapes(const Scenario& s, const Trace& t, int h) {
   check_shape(ht.scaled(), nq, nkv, "scaled", h);
   check_shape(*ht.mask, nq, nkv, "mask", h);
   check_shape(ht.masked(), nq, nkv, "masked", h);
-  check_shape(ht.weights, nq, nkv, "weights", h);
+  check_shape(ht.weights(), nq, nkv, "weights", h);
   check_shape(ht.output, nq, d, "output", h);
   if (t.weights.W_O) check_shape(ht.contribution(), nq, s.d_model(), "contribution", h);
   else FUZZ_CHECK(ht.contribution().size() == 0, "a contribution without W_O");
@@ -156,7 +156,7 @@ void check_head_shapes(const Scenario& s, const Trace& t, int h) {
              "k of head " + std::to_string(h) + " is not its kv head's");
   FUZZ_CHECK(ht.v == t.kv_heads[static_cast<std::size_t>(ht.kv_head)].v,
              "v of head " + std::to_string(h) + " is not its kv head's");
-  for (const auto* m : {&ht.q, &ht.k, &ht.v, &ht.scores(), &ht.scaled(), &ht.weights, &ht.output, &ht.contribution()})
+  for (const auto* m : {&ht.q, &ht.k, &ht.v, &ht.scores(), &ht.scaled(), &ht.weights(), &ht.output, &ht.contribution()})
     check_finite(*m, "a matrix", h);
   check_finite(ht.row_max, "row_max", h);
   check_finite(ht.row_sum, "row_sum", h);
@@ -191,7 +191,7 @@ void check_head_row(const Scenario& s, const Trace& t, int h, Eigen::Index i) {
   }
   const RowStatus status = ht.row_status[static_cast<std::size_t>(i)];
   const std::string where = cell("weights", h, i);
-  check_weight_row(ht.weights.row(i), status, visible, a.kernel, where);
+  check_weight_row(ht.weights().row(i), status, visible, a.kernel, where);
   const double entropy = ht.entropy(i);
   if (status == RowStatus::Signed) {
     FUZZ_CHECK(std::isnan(entropy), where + ": entropy of a signed row is " + num(entropy) + ", not NaN");
@@ -221,8 +221,8 @@ void check_head(const Scenario& s, const Trace& t, int h) {
   // output = weights v and contribution = output W_O^(h), to rounding.
   const HeadTrace& ht = t.heads[static_cast<std::size_t>(h)];
   const Eigen::Index d = s.attention.head_dim;
-  const Matrix out_bound = ht.weights.cwiseAbs() * ht.v.cwiseAbs();
-  check_close(ht.output, Matrix(ht.weights * ht.v), out_bound, 1e-12, "output", h);
+  const Matrix out_bound = ht.weights().cwiseAbs() * ht.v.cwiseAbs();
+  check_close(ht.output, Matrix(ht.weights() * ht.v), out_bound, 1e-12, "output", h);
   if (t.weights.W_O) {
     const Matrix W_Oh = t.W_O().middleRows(h * d, d);
     check_close(ht.contribution(), Matrix(ht.output * W_Oh), Matrix(ht.output.cwiseAbs() * W_Oh.cwiseAbs()), 1e-12,
@@ -263,7 +263,7 @@ void check_absorbed(const Scenario& s, const Trace& t) {
     check_close(m.scores[h], t.heads[h].scores(), score_bound, 1e-10, "absorbed scores", h);
     const Matrix uv = t.weights.W_UV->middleCols(h * d, d).cwiseAbs();  // (d_c, d)
     const Matrix uv_out = t.weights.W_O ? Matrix(uv * t.W_O().middleRows(h * d, d).cwiseAbs()) : uv;
-    const Matrix head_bound = t.heads[h].weights.cwiseAbs() * (abs_latent * uv_out);
+    const Matrix head_bound = t.heads[h].weights().cwiseAbs() * (abs_latent * uv_out);
     if (t.weights.W_O) out_bound += head_bound;
     else out_bound.middleCols(h * d, d) += head_bound;
   }
@@ -442,7 +442,7 @@ void check_round_trip(const Scenario& s, const Trace& t) {
   check_same(t.output, u.output, "round-trip output");
   FUZZ_CHECK(u.heads.size() == t.heads.size(), "round trip: number of heads");
   for (std::size_t h = 0; h < t.heads.size(); ++h) {
-    check_same(t.heads[h].weights, u.heads[h].weights, "round-trip weights", static_cast<int>(h));
+    check_same(t.heads[h].weights(), u.heads[h].weights(), "round-trip weights", static_cast<int>(h));
     FUZZ_CHECK(t.heads[h].row_status == u.heads[h].row_status, "round trip: row status of head " + std::to_string(h));
   }
 }

@@ -42,7 +42,7 @@ void check_decode_matches_trace(const Scenario& s) {
     check_matrix(step.output, t.output.row(step.t), tol, "output of step t = row t of the full trace");
     REQUIRE(step.weights.size() == t.heads.size());
     for (std::size_t h = 0; h < t.heads.size(); ++h)
-      check_matrix(step.weights[h], t.heads[h].weights.row(step.t).head(step.t + 1), 1e-12, "weights over the cache");
+      check_matrix(step.weights[h], t.heads[h].weights().row(step.t).head(step.t + 1), 1e-12, "weights over the cache");
   }
 }
 
@@ -174,7 +174,7 @@ TEST_CASE("cross-attention decoding: the context's cache is computed once, and s
       CHECK(step.cache_elements == 3 * d.elements_per_token);
       check_matrix(step.output, t.output.row(step.t), 1e-12, "output row");
       for (std::size_t h = 0; h < step.weights.size(); ++h)
-        check_matrix(step.weights[h], t.heads[h].weights.row(step.t), 1e-12, "weights row");
+        check_matrix(step.weights[h], t.heads[h].weights().row(step.t), 1e-12, "weights row");
     }
     CHECK(d.cache.tokens == 3);
     if (v == Variant::Mla) {

@@ -76,8 +76,8 @@ TEST_CASE("cross-attention: queries from X, keys and values from the context (N_
   for (const HeadTrace& h : t.heads) {
     CHECK(h.scores().rows() == 2);
     CHECK(h.scores().cols() == 5);
-    CHECK(h.weights.rows() == 2);
-    CHECK(h.weights.cols() == 5);
+    CHECK(h.weights().rows() == 2);
+    CHECK(h.weights().cols() == 5);
     CHECK(h.output.rows() == 2);
     CHECK(h.output.cols() == 2);
   }
@@ -123,7 +123,7 @@ TEST_CASE("the shipped multi-head causal scenario runs: 4 heads, causal, W_O") {
   CHECK(t.attention.mask == MaskKind::Causal);
   CHECK(t.has_output_projection());
   for (const HeadTrace& h : t.heads) {
-    for (Eigen::Index i = 0; i < h.weights.rows(); ++i) CHECK(h.weights.row(i).sum() == doctest::Approx(1.0));
+    for (Eigen::Index i = 0; i < h.weights().rows(); ++i) CHECK(h.weights().row(i).sum() == doctest::Approx(1.0));
     CHECK(h.weights(0, 1) == 0.0);
   }
   Matrix sum = Matrix::Zero(t.output.rows(), t.output.cols());

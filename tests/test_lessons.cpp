@@ -319,7 +319,7 @@ std::set<std::string> shown_numbers(const Trace& t) {
   for (const HeadTrace& h : t.heads) {
     for (const Matrix* m : {&h.q, &h.k, &h.v, &h.scores(), &h.scaled(), &h.output, &h.contribution()}) add(*m);
     add(h.masked(), &*h.mask);
-    add(h.weights, &*h.mask);
+    add(h.weights(), &*h.mask);
     for (const Vector* row : {&h.entropy, &h.row_sum})  // the softmax step's row summary
       for (Eigen::Index r = 0; r < row->size(); ++r) out.insert(format_fixed((*row)(r), 3));
   }

@@ -15,9 +15,9 @@ TEST_CASE("softmax rows sum to 1 and hidden entries are exactly 0, for every mas
     s.attention.mask = mask;
     s.attention.window = 2;
     const HeadTrace h = compute_trace(s).heads[0];
-    for (Eigen::Index i = 0; i < h.weights.rows(); ++i) {
-      CHECK(h.weights.row(i).sum() == doctest::Approx(1.0).epsilon(1e-15));
-      for (Eigen::Index j = 0; j < h.weights.cols(); ++j)
+    for (Eigen::Index i = 0; i < h.weights().rows(); ++i) {
+      CHECK(h.weights().row(i).sum() == doctest::Approx(1.0).epsilon(1e-15));
+      for (Eigen::Index j = 0; j < h.weights().cols(); ++j)
         if ((*h.mask)(i, j) == 0.0) {
           CHECK(h.weights(i, j) == 0.0);
           CHECK(h.masked(i, j) == -std::numeric_limits<double>::infinity());
@@ -56,7 +56,7 @@ TEST_CASE("custom mask: exactly the given cells are visible, in every step") {
   check_matrix(*h.mask, s.attention.custom_mask, 0.0, "mask");
   // Row "the" sees cat (4.6188) and sat (3.4641) only.
   const double a = std::exp(8.0 / std::sqrt(3.0)), b = std::exp(6.0 / std::sqrt(3.0));
-  check_matrix(h.weights.row(0), mat({{0.0, a / (a + b), b / (a + b)}}), 1e-12, "row the");
+  check_matrix(h.weights().row(0), mat({{0.0, a / (a + b), b / (a + b)}}), 1e-12, "row the");
   CHECK(h.weights(1, 1) == 0.0);
   CHECK(h.weights(2, 2) == 0.0);
 }
@@ -73,12 +73,12 @@ TEST_CASE("a row with every key hidden gives zero weights, a zero output and a f
     CHECK(h.row_status[0] == RowStatus::Ok);
     CHECK(h.row_status[1] == RowStatus::AllMasked);
     CHECK(h.row_status[2] == RowStatus::Ok);
-    check_matrix(h.weights.row(1), Matrix::Zero(1, 3), 0.0, "weights of the hidden row");
+    check_matrix(h.weights().row(1), Matrix::Zero(1, 3), 0.0, "weights of the hidden row");
     check_matrix(h.output.row(1), Matrix::Zero(1, 3), 0.0, "output of the hidden row");
     CHECK(h.row_sum(1) == 0.0);
     CHECK(h.entropy(1) == 0.0);
     CHECK(t.output.allFinite());
-    CHECK(h.weights.allFinite());
+    CHECK(h.weights().allFinite());
   }
 }
 
@@ -101,11 +101,11 @@ TEST_CASE("linear kernel: kappa(x) = x normalised by the row sum, against a hand
   check_matrix(h.masked(), h.scaled(), 0.0, "masked = kappa(scaled) with nothing hidden");
   CHECK(h.row_sum(0) == doctest::Approx(16.0 / std::sqrt(3.0)).epsilon(1e-14));
   CHECK(h.row_max(0) == 0.0);
-  check_matrix(h.weights.row(0), mat({{0.125, 0.5, 0.375}}), 1e-15, "weights of the");
+  check_matrix(h.weights().row(0), mat({{0.125, 0.5, 0.375}}), 1e-15, "weights of the");
   // output = 0.125 [1,2,3] + 0.5 [2,8,0] + 0.375 [2,6,3]
   check_matrix(h.output.row(0), mat({{1.875, 6.5, 1.5}}), 1e-14, "output of the");
   // Row "cat": [6, 16, 14] / 36.
-  check_matrix(h.weights.row(1), mat({{6.0 / 36, 16.0 / 36, 14.0 / 36}}), 1e-15, "weights of cat");
+  check_matrix(h.weights().row(1), mat({{6.0 / 36, 16.0 / 36, 14.0 / 36}}), 1e-15, "weights of cat");
 }
 
 TEST_CASE("linear kernel with a causal mask zeroes hidden entries after the kernel") {
@@ -115,7 +115,7 @@ TEST_CASE("linear kernel with a causal mask zeroes hidden entries after the kern
   const HeadTrace h = compute_trace(s).heads[0];
   CHECK(h.masked(0, 1) == 0.0);
   CHECK(h.masked(0, 2) == 0.0);
-  check_matrix(h.weights, mat({{1, 0, 0}, {6.0 / 22, 16.0 / 22, 0}, {5.0 / 34, 16.0 / 34, 13.0 / 34}}), 1e-15,
+  check_matrix(h.weights(), mat({{1, 0, 0}, {6.0 / 22, 16.0 / 22, 0}, {5.0 / 34, 16.0 / 34, 13.0 / 34}}), 1e-15,
                "weights");
 }
 
@@ -130,7 +130,7 @@ TEST_CASE("linear kernel: a row whose scores sum to 0 is flagged, not divided by
   // scores(the, .) = q_the . k = [1*1, 1*-1, 0] -> Z = 0.
   check_matrix(h.scores().row(0), mat({{1, -1, 0}}), 0.0, "scores of the");
   CHECK(h.row_status[0] == RowStatus::ZeroSum);
-  check_matrix(h.weights.row(0), Matrix::Zero(1, 3), 0.0, "weights");
+  check_matrix(h.weights().row(0), Matrix::Zero(1, 3), 0.0, "weights");
   check_matrix(h.output.row(0), Matrix::Zero(1, 3), 0.0, "output");
 }
 
@@ -139,7 +139,7 @@ TEST_CASE("softmax stays finite when scores are far beyond exp's range") {
   s.input.embeddings *= 1e4;  // scores around 1e9 / sqrt(3)
   const HeadTrace h = compute_trace(s).heads[0];
   CHECK(h.scaled().maxCoeff() > 1e8);
-  CHECK(h.weights.allFinite());
+  CHECK(h.weights().allFinite());
   CHECK(h.output.allFinite());
   // Saturated: all the weight on the largest score, and the entropy collapses to 0.
   CHECK(h.weights(0, 1) == 1.0);
@@ -168,7 +168,7 @@ TEST_CASE("linear kernel: a row sum that cancels to rounding noise is flagged, n
   CHECK(h.row_sum(0) != 0.0);
   CHECK(std::abs(h.row_sum(0)) < 1e-15);
   CHECK(h.row_status[0] == RowStatus::ZeroSum);
-  check_matrix(h.weights, Matrix::Zero(1, 3), 0.0, "weights");
+  check_matrix(h.weights(), Matrix::Zero(1, 3), 0.0, "weights");
   check_matrix(h.output, Matrix::Zero(1, 1), 0.0, "output");
 }
 
@@ -176,8 +176,8 @@ TEST_CASE("linear kernel: negative weights are kept but flagged, with no entropy
   // Scores 3, -1 (scale off): Z = 2, weights 1.5 and -0.5.
   const HeadTrace h = compute_trace(linear_one_query({"a", "b"}, mat({{3}, {-1}}))).heads[0];
   CHECK(h.row_status[0] == RowStatus::Signed);
-  check_matrix(h.weights, mat({{1.5, -0.5}}), 0.0, "weights");
-  CHECK(h.weights.row(0).sum() == 1.0);
+  check_matrix(h.weights(), mat({{1.5, -0.5}}), 0.0, "weights");
+  CHECK(h.weights().row(0).sum() == 1.0);
   CHECK(std::isnan(h.entropy(0)));
   check_matrix(h.output, mat({{1.5 * 3 + 0.5}}), 1e-15, "output");
 }

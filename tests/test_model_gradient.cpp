@@ -207,7 +207,7 @@ TEST_CASE("the gradient's forward pass is run_model's for every kind of attentio
     const double tolerance = contains(config, "linear") ? 1e-11 : 1e-13;
     for (std::size_t l = 0; l < t.layers.size(); ++l)
       for (std::size_t h = 0; h < t.layers[l].attention.heads.size(); ++h)
-        CHECK((patterns[l][h] - t.layers[l].attention.heads[h].weights).cwiseAbs().maxCoeff() < tolerance);
+        CHECK((patterns[l][h] - t.layers[l].attention.heads[h].weights()).cwiseAbs().maxCoeff() < tolerance);
   }
 }
 

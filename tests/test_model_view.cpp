@@ -180,7 +180,7 @@ TEST_CASE("a layer of the model opens in the pipeline on its real inputs, and th
   state.poll();
   REQUIRE(state.trace().heads.size() == layer.attention.heads.size());
   for (std::size_t h = 0; h < layer.attention.heads.size(); ++h)
-    CHECK(state.trace().heads[h].weights == layer.attention.heads[h].weights);
+    CHECK(state.trace().heads[h].weights() == layer.attention.heads[h].weights());
   CHECK(state.trace().output == layer.attention.output);
   CHECK_FALSE(state.can_undo());
 

@@ -20,12 +20,12 @@ Scenario one_dimensional(const Matrix& x, double w) {
 
 void check_finite(const Trace& t) {
   for (const HeadTrace& h : t.heads) {
-    CHECK(h.weights.allFinite());
+    CHECK(h.weights().allFinite());
     CHECK(h.output.allFinite());
     CHECK(h.row_sum.allFinite());
-    for (Eigen::Index i = 0; i < h.weights.rows(); ++i)
+    for (Eigen::Index i = 0; i < h.weights().rows(); ++i)
       if (h.row_status[static_cast<std::size_t>(i)] == RowStatus::Ok)
-        CHECK(h.weights.row(i).sum() == doctest::Approx(1.0));
+        CHECK(h.weights().row(i).sum() == doctest::Approx(1.0));
   }
   CHECK(t.output.allFinite());
 }
@@ -38,7 +38,7 @@ TEST_CASE("scores of +-1e30 saturate cleanly: all the weight on the largest, exa
   const HeadTrace& h = t.heads[0];
   CHECK(h.scores(0, 0) == 1e30);
   CHECK(h.scores(0, 1) == -1e30);
-  check_matrix(h.weights, mat({{1, 0}, {0, 1}}), 0.0, "saturated weights");
+  check_matrix(h.weights(), mat({{1, 0}, {0, 1}}), 0.0, "saturated weights");
   CHECK(h.entropy(0) == 0.0);
   check_finite(t);
 }
@@ -63,7 +63,7 @@ TEST_CASE("embeddings of 1e-300 give tiny, finite scores and uniform weights, ne
   const Trace t = compute_trace(one_dimensional(mat({{1e-300}, {2e-300}}), 1));
   const HeadTrace& h = t.heads[0];
   CHECK(h.scores(0, 0) == 0.0);  // 1e-600 underflows to 0
-  check_matrix(h.weights, mat({{0.5, 0.5}, {0.5, 0.5}}), 0.0, "uniform");
+  check_matrix(h.weights(), mat({{0.5, 0.5}, {0.5, 0.5}}), 0.0, "uniform");
   CHECK(t.output(0, 0) == doctest::Approx(1.5e-300).epsilon(1e-12));
   check_finite(t);
 }

@@ -30,8 +30,8 @@ TEST_CASE("soak: the comparison names the first intermediate that differs") {
   const Trace fresh = compute_trace(load_scenario_file(asset("the_lazy_dog.json")));
   Trace shown = fresh;
   CHECK(gui::compare_traces(shown, fresh) == "");
-  shown.heads[1].weights(2, 0) = 0.25;
-  CHECK(gui::compare_traces(shown, fresh).starts_with("head 1 weights[2][0]: shown 0.250000, fresh "));
+  shown.heads[1].v(2, 0) = 0.25;
+  CHECK(gui::compare_traces(shown, fresh).starts_with("head 1 v[2][0]: shown 0.250000, fresh "));
   shown = fresh;
   shown.tokens[3] = "naps";
   CHECK(gui::compare_traces(shown, fresh) == "tokens differ");

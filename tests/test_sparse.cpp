@@ -143,7 +143,7 @@ TEST_CASE("attention over a sparse selection of long rows: weights and outputs a
       weights.row(i) /= z;
     }
     CHECK(h.mask->sum() == doctest::Approx(16.0 * (n - 15) + 15.0 * 16 / 2));  // 16 keys a row once 16 are visible
-    check_matrix(h.weights, weights, 1e-14, "softmax over the selected keys alone");
+    check_matrix(h.weights(), weights, 1e-14, "softmax over the selected keys alone");
     Matrix output = Matrix::Zero(n, h.v.cols());
     for (int i = 0; i < n; ++i)
       for (int j = 0; j < n; ++j) output.row(i) += weights(i, j) * h.v.row(j);

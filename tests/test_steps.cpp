@@ -54,7 +54,7 @@ TEST_CASE("each step's headline matrix") {
   const Trace t = compute_trace(s);
   CHECK(step_result(t, Step::Scores, 0).m == &t.heads[0].scores());
   const StepMatrix w = step_result(t, Step::Softmax, 0);
-  CHECK(w.m == &t.heads[0].weights);
+  CHECK(w.m == &t.heads[0].weights());
   CHECK(w.map == ColorMap::Sequential);
   CHECK(w.visible == &*t.heads[0].mask);
   CHECK(step_result(t, Step::Output, 0).m == &t.output);

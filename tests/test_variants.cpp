@@ -59,7 +59,7 @@ TEST_CASE("GQA: W_K and W_V have G*d columns, each KV head is listed once and sh
     check_matrix(t.heads[h].v, t.kv_heads[expected_kv[h]].v, 0.0, "v is the shared KV head's");
   }
   check_matrix(t.kv_heads[1].k, t.K.middleCols(2, 2), 0.0, "KV head 1 owns columns 2..3 of K");
-  CHECK_FALSE(t.heads[0].weights.isApprox(t.heads[1].weights));  // same keys, different queries
+  CHECK_FALSE(t.heads[0].weights().isApprox(t.heads[1].weights()));  // same keys, different queries
 }
 
 TEST_CASE("GQA with G = H and the same weights equals MHA") {
@@ -69,7 +69,7 @@ TEST_CASE("GQA with G = H and the same weights equals MHA") {
   const Trace m = compute_trace(mha);
   check_matrix(*g.weights.W_K, *m.weights.W_K, 0.0, "same seeded W_K");
   check_matrix(g.output, m.output, 0.0, "output");
-  for (int h = 0; h < 4; ++h) check_matrix(g.heads[h].weights, m.heads[h].weights, 0.0, "weights");
+  for (int h = 0; h < 4; ++h) check_matrix(g.heads[h].weights(), m.heads[h].weights(), 0.0, "weights");
 }
 
 TEST_CASE("GQA with G = 1 equals MQA") {

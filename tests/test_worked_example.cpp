@@ -28,7 +28,7 @@ TEST_CASE("the cat sat, no mask: weights and output match the reference") {
   const HeadTrace& h = t.heads[0];
   check_matrix(*h.mask, Matrix::Ones(3, 3), 0.0, "mask");
   check_matrix(h.masked(), h.scaled(), 0.0, "masked equals scaled when nothing is hidden");
-  check_matrix(h.weights,
+  check_matrix(h.weights(),
                mat({{0.023247, 0.742692, 0.234061}, {0.002358, 0.758575, 0.239066}, {0.001481, 0.848416, 0.150103}}),
                kTol, "weights");
   check_matrix(h.output,
@@ -50,7 +50,7 @@ TEST_CASE("the cat sat, causal: weights and output match the reference") {
   const double inf = std::numeric_limits<double>::infinity();
   check_matrix(h.masked(), mat({{1.154701, -inf, -inf}, {3.464102, 9.237604, -inf}, {2.886751, 9.237604, 7.505553}}),
                kTol, "masked");
-  check_matrix(h.weights, mat({{1, 0, 0}, {0.003099, 0.996901, 0}, {0.001481, 0.848416, 0.150103}}), kTol, "weights");
+  check_matrix(h.weights(), mat({{1, 0, 0}, {0.003099, 0.996901, 0}, {0.001481, 0.848416, 0.150103}}), kTol, "weights");
   check_matrix(h.output, mat({{1, 2, 3}, {1.996901, 7.981405, 0.009298}, {1.998519, 7.690910, 0.454751}}), kTol,
                "output");
   // Hidden keys get exactly zero weight, not merely a tiny one.

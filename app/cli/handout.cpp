@@ -250,7 +250,7 @@ class HandoutBuilder {
         else add(Paragraph{"Nothing is hidden: masked = scaled."});
         break;
       case Step::Softmax:
-        table("weights", h.weights, q, k);
+        table("weights", h.weights(), q, k);
         row_statistics(h);
         break;
       case Step::WeightedSum: table("output_" + std::to_string(h.head), h.output, q, {}); break;

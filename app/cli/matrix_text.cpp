@@ -67,7 +67,7 @@ void print_matrix(std::ostream& out, const Matrix& m, const MatrixTextOptions& o
 }
 
 RowStatistics row_statistics(const HeadTrace& h, bool softmax) {
-  const Eigen::Index n = h.weights.rows();
+  const Eigen::Index n = h.weights().rows();
   RowStatistics r{Matrix(n, softmax ? 3 : 2),
                   softmax ? std::vector<std::string>{"m", "Z", "entropy"} : std::vector<std::string>{"Z", "entropy"}};
   for (Eigen::Index i = 0; i < n; ++i) {

@@ -44,7 +44,7 @@ nlohmann::ordered_json model_trace_to_json(const ModelTrace& t, const std::optio
     const LayerTrace& l = t.layers[li];
     ordered_json heads = ordered_json::array();
     for (std::size_t h = 0; h < l.attention.heads.size(); ++h) {
-      ordered_json head{{"weights", matrix_to_json(l.attention.heads[h].weights)}};
+      ordered_json head{{"weights", matrix_to_json(l.attention.heads[h].weights())}};
       if (g) {
         head["d_weights"] = matrix_to_json(g->layers[li].d_weights[h]);
         head["d_scores"] = matrix_to_json(g->layers[li].d_scores[h]);

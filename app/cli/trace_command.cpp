@@ -139,7 +139,7 @@ class TracePrinter {
     matrix(softmax ? "masked = scaled, hidden entries set to -inf"
                    : "masked = kappa(scaled) = scaled, hidden entries set to 0",
            h.masked(), t_.tokens, t_.context_tokens);
-    matrix(softmax ? "weights = softmax(masked), row by row" : "weights = masked / Z, row by row", h.weights, t_.tokens,
+    matrix(softmax ? "weights = softmax(masked), row by row" : "weights = masked / Z, row by row", h.weights(), t_.tokens,
            t_.context_tokens);
     row_statistics(h, softmax);
     matrix("output = weights v", h.output, t_.tokens, {});

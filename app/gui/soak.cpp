@@ -41,7 +41,7 @@ std::string compare_traces(const Trace& shown, const Trace& fresh) {
                               {&a.scaled(), &b.scaled(), "scaled"},
                               {&*a.mask, &*b.mask, "mask"},
                               {&a.masked(), &b.masked(), "masked"},
-                              {&a.weights, &b.weights, "weights"},
+                              {&a.weights(), &b.weights(), "weights"},
                               {&a.output, &b.output, "output"}})
       if (d.empty()) d = differs(*m, *f, head + name);
   }

@@ -32,7 +32,7 @@ ordered_json head_to_json(const HeadTrace& h) {
   j["scaled"] = matrix_to_json(h.scaled());
   j["mask"] = matrix_to_json(*h.mask);
   j["masked"] = matrix_to_json(h.masked());
-  j["weights"] = matrix_to_json(h.weights);
+  j["weights"] = matrix_to_json(h.weights());
   j["output"] = matrix_to_json(h.output);
   if (h.W_O_h) j["contribution"] = matrix_to_json(h.contribution());
   j["row_max"] = vector_to_json(h.row_max);

@@ -153,7 +153,7 @@ std::string explain_weight(const Trace& t, const HeadTrace& h, int i, int j) {
   if (status == RowStatus::AllMasked)
     return kernel + "every key is hidden from " + q + ", so all its weights are 0 and its output is 0";
   if (hidden(h, i, j)) return kernel + pair_name(t, i, j) + " is hidden, so its weight is exactly 0";
-  const Cells masked = cells_of(h.masked(), &*h.mask), weights = cells_of(h.weights, &*h.mask);
+  const Cells masked = cells_of(h.masked(), &*h.mask), weights = cells_of(h.weights(), &*h.mask);
   if (!linear) {
     const auto terms = visible_terms(h, i, [&](double s) { return "e^" + masked(s); });
     return kernel + "e^" + masked(h.masked(i, j)) + " / (" + join_sum(terms) + ") = " + weights(h.weights(i, j));
@@ -178,8 +178,8 @@ std::string explain_head_output(const Trace& t, const HeadTrace& h, int i, int c
   if (status == RowStatus::ZeroSum) return lhs + " = 0: Z is 0 for " + q + ", so its weights and output are 0";
   std::vector<std::string> terms;
   int skipped = 0;
-  const Cells weights = cells_of(h.weights, &*h.mask), v = cells_of(h.v);
-  for (Eigen::Index j = 0; j < h.weights.cols(); ++j) {
+  const Cells weights = cells_of(h.weights(), &*h.mask), v = cells_of(h.v);
+  for (Eigen::Index j = 0; j < h.weights().cols(); ++j) {
     if (hidden(h, i, static_cast<int>(j))) ++skipped;
     else terms.push_back(product(weights, h.weights(i, j), v, h.v(j, c)));
   }
@@ -434,7 +434,7 @@ Agreement agreement(double largest_difference, const std::string& claim, const s
 std::string explain_row_summary(const Trace& t, int head, int row) {
   if (!in_range(head, static_cast<Eigen::Index>(t.heads.size()))) return "";
   const HeadTrace& h = t.heads[static_cast<std::size_t>(head)];
-  if (!in_range(row, h.weights.rows())) return "";
+  if (!in_range(row, h.weights().rows())) return "";
   const std::string& q = query_name(t, row);
   // At three decimals, as the lesson text quotes them: an entropy of 0.380, not 0.38; whole numbers as such.
   const auto summary_number = [](double x) {

@@ -15,7 +15,7 @@ StepMatrix step_result(const Trace& t, Step asked, int head) {
     case Step::Scores: return {&h.scores(), &t.tokens, &t.context_tokens, ColorMap::Diverging, nullptr, "scores"};
     case Step::Scale: return {&h.scaled(), &t.tokens, &t.context_tokens, ColorMap::Diverging, nullptr, "scaled"};
     case Step::Mask: return {&h.masked(), &t.tokens, &t.context_tokens, ColorMap::Diverging, &*h.mask, "masked"};
-    case Step::Softmax: return {&h.weights, &t.tokens, &t.context_tokens, ColorMap::Sequential, &*h.mask, "weights"};
+    case Step::Softmax: return {&h.weights(), &t.tokens, &t.context_tokens, ColorMap::Sequential, &*h.mask, "weights"};
     case Step::WeightedSum: return {&h.output, &t.tokens, nullptr, ColorMap::Diverging, nullptr, "output_" + n};
     case Step::HeadOutputs: return {&t.concat, &t.tokens, nullptr, ColorMap::Diverging, nullptr, "concat"};
     case Step::Concat:

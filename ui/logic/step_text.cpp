@@ -36,7 +36,7 @@ int best_key(const HeadTrace& h, const Matrix& m, Eigen::Index i) {
 // The row every sentence quotes: the first real distribution over at least two keys, else the first normal row.
 int example_row(const HeadTrace& h) {
   int fallback = -1;
-  for (int i = 0; i < h.weights.rows(); ++i) {
+  for (int i = 0; i < h.weights().rows(); ++i) {
     if (h.row_status[static_cast<std::size_t>(i)] != RowStatus::Ok) continue;
     if ((h.mask->row(i).array() != 0.0).count() >= 2) return i;
     if (fallback < 0) fallback = i;
@@ -275,7 +275,7 @@ StepText mask(const StepContext& v) {
 
 std::string flagged_rows(const StepContext& v) {
   std::string s;
-  for (int i = 0; i < v.h.weights.rows(); ++i) {
+  for (int i = 0; i < v.h.weights().rows(); ++i) {
     switch (v.h.row_status[static_cast<std::size_t>(i)]) {
       case RowStatus::AllMasked: s += " \"" + v.q(i) + "\" sees no key: all its weights are 0."; break;
       case RowStatus::ZeroSum: s += " The scores of \"" + v.q(i) + "\" add up to 0: its row is zeroed."; break;
@@ -290,11 +290,11 @@ StepText softmax(const StepContext& v) {
   const HeadTrace& h = v.h;
   const int i = v.row;
   StepText s;
-  s.formula = v.softmax() ? "weights = softmax(masked), row by row   " + dims(h.weights)
-                          : "weights = masked / Z, Z = row sum of masked   " + dims(h.weights);
+  s.formula = v.softmax() ? "weights = softmax(masked), row by row   " + dims(h.weights())
+                          : "weights = masked / Z, Z = row sum of masked   " + dims(h.weights());
   s.what = v.softmax() ? "Each row turns into weights between 0 and 1 that add up to 1."
                        : "Each row is divided by its sum Z, so it adds up to 1.";
-  const int best = best_key(h, h.weights, i);
+  const int best = best_key(h, h.weights(), i);
   if (best >= 0 && h.row_status[static_cast<std::size_t>(i)] != RowStatus::AllMasked)
     s.what += " " + quoted(v.q(i)) + " gives " + short_number(h.weights(i, best)) + " of its attention to " +
               quoted(v.k(best)) + ", more than to any other key.";
@@ -317,9 +317,9 @@ StepText weighted_sum(const StepContext& v) {
   const int i = v.row;
   StepText s;
   s.formula = with_source("output_" + num(h.head) + " = weights " + kDot + " v", kv_source(v, 'v'),
-                          dims(h.output) + " = " + dims(h.weights) + " " + kDot + " " + dims(h.v));
+                          dims(h.output) + " = " + dims(h.weights()) + " " + kDot + " " + dims(h.v));
   s.what = "Each output row blends the value rows, using that query's weights.";
-  const int best = best_key(h, h.weights, i);
+  const int best = best_key(h, h.weights(), i);
   if (best >= 0 && h.row_status[static_cast<std::size_t>(i)] == RowStatus::Ok)
     s.what += " " + quoted(v.q(i)) + " puts " + short_number(h.weights(i, best)) + " on " + quoted(v.k(best)) +
               ", so its output " + vec(h.output.row(i)) + " is pulled towards the value of " + quoted(v.k(best)) +
@@ -351,7 +351,7 @@ StepText head_outputs(const StepContext& v) {
   std::string looks;
   for (int g = 0; g < v.H() && g < 4; ++g) {
     const HeadTrace& h = t.heads[static_cast<std::size_t>(g)];
-    const int best = best_key(h, h.weights, i);
+    const int best = best_key(h, h.weights(), i);
     if (best < 0 || h.row_status[static_cast<std::size_t>(i)] != RowStatus::Ok) continue;
     looks += (looks.empty() ? " head " + num(g) + " looks most at " : ", head " + num(g) + " at ") + quoted(v.k(best)) +
              " (" + short_number(h.weights(i, best)) + ")";

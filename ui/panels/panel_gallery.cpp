@@ -61,7 +61,7 @@ void heatmaps(const AppState& state, GalleryState& g) {
   Heatmap("diverging", h.scores(), labelled(t));
   ImGui::TableNextColumn();
   caption("map = Sequential, range = [0, 1]: head 0's weights");
-  Heatmap("sequential", h.weights, weights_options(t));
+  Heatmap("sequential", h.weights(), weights_options(t));
   ImGui::TableNextColumn();
   caption("visible = the causal mask: the scaled scores (\u00F7 \u221A3), hidden cells grey and hatched");
   HeatmapOptions hidden = labelled(state.causal_trace());
@@ -75,7 +75,7 @@ void heatmaps(const AppState& state, GalleryState& g) {
   marks.selected_row = 1;
   marks.selected_col = 2;
   marks.outlined = kOutlined;
-  Heatmap("marks", h.weights, marks);
+  Heatmap("marks", h.weights(), marks);
   ImGui::TableNextColumn();
   caption("flags = NoValues | NoLegend; and, with NoLabels | Fill, in an 80 x 80 box (the heads panel's thumbnails)");
   HeatmapOptions plain = labelled(t);
@@ -86,7 +86,7 @@ void heatmaps(const AppState& state, GalleryState& g) {
   thumbnail.map = ColorMap::Sequential;
   thumbnail.size = {80, 80};
   thumbnail.flags = HeatmapFlags_NoLabels | HeatmapFlags_Fill | HeatmapFlags_NoLegend | HeatmapFlags_NoValues;
-  Heatmap("thumbnail", h.weights, thumbnail);
+  Heatmap("thumbnail", h.weights(), thumbnail);
   ImGui::TableNextColumn();
   if (g.large.size() == 0) g.large = seeded_matrix(1, SeedStream::Embeddings, 256, 256);
   caption("256 x 256: too many cells for numbers, drawn as one texture (heatmap_pixels.h)");
@@ -114,7 +114,7 @@ void equations(const AppState& state) {
       {.name = "k", .m = &h.k, .rows = &keys},
       {.name = "v", .m = &h.v, .rows = &keys},
       {.name = "scaled", .m = &h.scaled(), .rows = &tokens, .cols = &keys},
-      {.name = "weights", .m = &h.weights, .rows = &tokens, .cols = &keys, .map = ColorMap::Sequential},
+      {.name = "weights", .m = &h.weights(), .rows = &tokens, .cols = &keys, .map = ColorMap::Sequential},
       {.name = "output", .m = &h.output, .rows = &tokens}};
   const std::string spaces[] = {" ", " ", " ", " ", " "};
   EquationFlow("flow", flow, spaces, 1.8f * ImGui::GetFontSize());
@@ -127,7 +127,7 @@ void arcs_and_blocks(const AppState& state) {
   if (!ImGui::BeginTable("arcs", 2, ImGuiTableFlags_SizingStretchSame)) return;
   ImGui::TableNextColumn();
   caption("head 0's weights as arcs from each query to each key");
-  ArcView("arcs", state.trace().heads[0].weights,
+  ArcView("arcs", state.trace().heads[0].weights(),
           {.queries = &state.trace().tokens, .keys = &state.trace().context_tokens, .size = {0, 160}});
   ImGui::TableNextColumn();
   caption("areas proportional to the values 32, 8, 1 and 4.5; the second marked");

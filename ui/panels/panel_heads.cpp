@@ -49,7 +49,7 @@ void HeadsPanel(AppState& state, ImVec2 pos, ImVec2 size) {
     o.size = {w, 0};
     o.max_cell = cell_cap;
     o.flags = HeatmapFlags_NoLabels | HeatmapFlags_NoLegend | HeatmapFlags_NoValues;
-    const HeatmapResult r = Heatmap("w", t.heads[h].weights, o);
+    const HeatmapResult r = Heatmap("w", t.heads[h].weights(), o);
     if (r.hovered_row >= 0 && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) state.set_head(h);
     ImDrawList* dl = ImGui::GetWindowDrawList();
     if (shared) dl->AddRect({at.x - 2, at.y - 2}, {at.x + r.size.x + 2, at.y + r.size.y + 2}, group, 2.0f, 0, 2.0f);
@@ -73,7 +73,7 @@ void HeadsPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   arcs.queries = &t.tokens;
   arcs.keys = &t.context_tokens;
   arcs.size = {0, std::max(ImGui::GetContentRegionAvail().y - 6, 60.0f)};
-  ArcView("arcs", t.heads[static_cast<std::size_t>(state.pipeline.head)].weights, arcs);
+  ArcView("arcs", t.heads[static_cast<std::size_t>(state.pipeline.head)].weights(), arcs);
   ImGui::End();
 }
 

@@ -177,7 +177,7 @@ void head_grid(AppState& state, float width, float height) {
       o.size = {cell, cell};
       o.flags = HeatmapFlags_NoLabels | HeatmapFlags_NoLegend | HeatmapFlags_NoValues | HeatmapFlags_NoTooltip |
                 HeatmapFlags_Fill;
-      const Matrix& w = heads[static_cast<std::size_t>(h)].weights;
+      const Matrix& w = heads[static_cast<std::size_t>(h)].weights();
       const HeatmapResult r = Heatmap("w", w, o);
       if (r.hovered_row >= 0) {
         state.model_view.hovered_layer = l;

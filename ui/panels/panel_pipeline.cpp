@@ -314,7 +314,7 @@ void softmax(StepView& v) {
   const auto [hr, hc] = v.hovered(0, 1);
   Term masked = v.masked_by_key("masked", v.h.masked(), {hr, hc});
   masked.highlight_row = hr;
-  Term weights = v.masked_by_key("weights", v.h.weights, {hr, hc});
+  Term weights = v.masked_by_key("weights", v.h.weights(), {hr, hc});
   std::tie(weights.map, weights.range) = weights_colouring(v.h);
   const Term terms[] = {masked, weights};
   const std::string op =
@@ -330,7 +330,7 @@ void softmax(StepView& v) {
 
 void weighted_sum(StepView& v) {
   const auto [hr, hc] = v.hovered(0, 2);
-  Term weights = v.masked_by_key("weights", v.h.weights, {-1, -1});
+  Term weights = v.masked_by_key("weights", v.h.weights(), {-1, -1});
   std::tie(weights.map, weights.range) = weights_colouring(v.h);
   weights.highlight_row = hr;
   const Term terms[] = {weights,

@@ -1,0 +1,69 @@
+#pragma once
+// One head's attention a block of query rows at a time. A block's scores and weights, over the keys some row of it
+// sees, live in scratch that stays in cache; the head keeps each row's statistics and output. attend runs every
+// block once; HeadTrace::weights and HeadTrace::scores run them again (the same code on the same numbers, so the
+// same bits) to make the matrices when someone asks for them.
+#include <vector>
+
+#include "core/attention.h"
+
+namespace attn {
+
+// A row of numbers, as a matrix's row is (a column mixed into a row's arithmetic is a shape error).
+using RowArray = Eigen::Array<double, 1, Eigen::Dynamic>;
+
+// What a head's rows read.
+struct HeadInputs {
+  const Matrix& q;          // (N_Q, d_s) the queries the scores use (rope: turned)
+  const Matrix& k;          // (N_KV, d_s)
+  const Matrix& mask;       // (N_Q, N_KV) 1 = may attend
+  const VisibleKeys& keys;  // where each row of mask sees keys
+  Kernel kernel;
+  double scale_factor;
+};
+
+// Rows [r, r + n) of a head: the block's scores and weights over `keys` (block_keys), and each row's statistics. Its
+// storage is kept from block to block. A row of it is laid out as the head's matrix row is (N_KV wide, key j at column
+// j, blocks starting at a multiple of 128 rows), so each row sits at the same alignment as in a whole matrix and its
+// vectorised sums add in the same order.
+class RowBlock {
+ public:
+  using View = Eigen::Map<Matrix, 0, Eigen::OuterStride<>>;
+  using ConstView = Eigen::Map<const Matrix, 0, Eigen::OuterStride<>>;
+
+  Eigen::Index r = 0, n = 0, n_kv = 0;
+  Span keys{0, -1};
+  Vector row_max, row_sum, entropy;  // (n)
+  std::vector<RowStatus> status;     // (n)
+  RowArray x;                        // scratch: one row's scaled scores
+
+  Eigen::Index width() const { return std::max<Eigen::Index>(keys.size(), 0); }
+  View scores() { return {store_.data() + keys.lo, n, width(), Eigen::OuterStride<>(n_kv)}; }  // (n, width)
+  View weights() { return {store_.data() + weights_at() + keys.lo, n, width(), Eigen::OuterStride<>(n_kv)}; }
+  ConstView weights() const { return {store_.data() + weights_at() + keys.lo, n, width(), Eigen::OuterStride<>(n_kv)}; }
+  void reserve_cells() {
+    if (store_.size() < weights_at() + n * n_kv) store_.resize(weights_at() + n * n_kv);
+  }
+
+ private:
+  // Eigen's allocation, aligned as a Matrix's: a vectorised sum peels its first cells up to an aligned address, so
+  // storage whose alignment varied from run to run would give sums (and weights) that differ in the last bit.
+  Vector store_;
+  Eigen::Index weights_at() const { return (n * n_kv + 7) / 8 * 8; }  // 64-byte aligned, as store_ is
+};
+
+inline constexpr Eigen::Index kRowBlock = 128;
+
+// The keys whose scores rows [r, r + n) compute: from key 0 to the last one some row of them sees (a causal block
+// stops at its last row). Starting at 0 even for a band keeps every score the bits of the whole product q k^T: a
+// product that starts elsewhere may round a cell's last bit differently. The linear kernel takes every key, since
+// it divides the hidden ones by Z too (0 / Z, -0 for a negative Z), as the trace has always printed them.
+Span block_keys(Kernel kernel, const VisibleKeys& keys, Eigen::Index r, Eigen::Index n, Eigen::Index n_kv);
+
+// Fills b for rows [r, r + n): scores, weights (0 outside each row's visible keys), statistics.
+void compute_block(const HeadInputs& in, Eigen::Index r, Eigen::Index n, RowBlock& b);
+
+// Rows [b.r, b.r + b.n) of weights v into out (N_Q, d), which holds zeros there.
+void block_output(const RowBlock& b, const VisibleKeys& keys, const Matrix& v, Matrix& out);
+
+}  // namespace attn
