@@ -16,9 +16,25 @@ namespace {
 
 // One head's attention over the mask's visible keys, found once for every head; a block of rows at a time, each
 // block's scores and weights in scratch (head_blocks.h).
+// Block b's rows of weights into the whole matrix; `zeros`: it reads 0 everywhere already (zero_without_writing).
+void keep_block_weights(RowBlock& b, bool zeros, Matrix& weights) {
+  const Eigen::Index n_kv = weights.cols(), w = b.width(), lo = w > 0 ? b.keys.lo : n_kv;
+  if (!zeros) {
+    weights.block(b.r, 0, b.n, lo).setZero();
+    weights.block(b.r, lo + w, b.n, n_kv - lo - w).setZero();
+  }
+  if (w > 0) weights.block(b.r, lo, b.n, w) = b.weights();
+}
+
+// `keep_weights`: the whole weights matrix is kept as the blocks make it (a window shows every head's), rather than
+// made again on the first ask.
 HeadTrace attend(const Matrix& q, const Matrix& k, const Matrix& v, const SharedMatrix& mask,
-                 const std::shared_ptr<const VisibleKeys>& keys, Kernel kernel, double scale_factor) {
+                 const std::shared_ptr<const VisibleKeys>& keys, Kernel kernel, double scale_factor,
+                 bool keep_weights) {
   const Eigen::Index n_q = q.rows();
+  Matrix weights;  // (N_Q, N_KV) kept_weights only
+  if (keep_weights) weights.resize(n_q, k.rows());
+  const bool zeros = keep_weights && zero_without_writing(weights);
   HeadTrace t;
   t.q = q;
   t.k = k;
@@ -41,41 +57,35 @@ HeadTrace attend(const Matrix& q, const Matrix& k, const Matrix& v, const Shared
     t.entropy.segment(r, b.n) = b.entropy;
     std::copy(b.status.begin(), b.status.end(), t.row_status.begin() + r);
     block_output(b, *keys, v, t.output);
+    if (keep_weights) keep_block_weights(b, zeros, weights);
   }
   for (Eigen::Index i = 0; i < n_q; ++i) {
     if (t.output.row(i).allFinite()) continue;                       // a near-zero linear Z can still overflow here
     t.row_status[static_cast<std::size_t>(i)] = RowStatus::ZeroSum;  // HeadTrace::weights zeroes the row
     t.output.row(i).setZero();
     t.entropy(i) = 0.0;
+    if (keep_weights) weights.row(i).setZero();
   }
+  if (keep_weights) std::call_once(t.derived_->blocks_once, [&] { t.derived_->weights = std::move(weights); });
   return t;
 }
 
-// Every block of h again, its matrices kept: the blocks' keys of scores, and weights. A large weights matrix starts
-// as zeros never written (a causal head's hidden triangle is never paged in); a smaller one gets its zeros here.
-void make_block_matrices(const HeadTrace& h, HeadTrace::Derived& d) {
+// Every block of h again, its weights kept. A large matrix starts as zeros never written (a causal head's hidden
+// triangle is never paged in); a smaller one gets its zeros here.
+void make_weights(const HeadTrace& h, Matrix& weights) {
   if (!h.visible) return;
   const Matrix& qs = h.q_rope.size() > 0 ? h.q_rope : h.q;  // what attend multiplied
   const Matrix& ks = h.k_rope.size() > 0 ? h.k_rope : h.k;
-  const Eigen::Index n_q = qs.rows(), n_kv = ks.rows();
-  d.scores.resize(n_q, n_kv);  // a large one stays unpaged where no block reads, until HeadTrace::scores
-  d.weights.resize(n_q, n_kv);
-  const bool zeros = zero_without_writing(d.weights);
+  const Eigen::Index n_q = qs.rows();
+  weights.resize(n_q, ks.rows());
+  const bool zeros = zero_without_writing(weights);
   const HeadInputs in{qs, ks, *h.mask, *h.visible, h.kernel, h.scale_factor};
   RowBlock b;
   for (Eigen::Index r = 0; r < n_q; r += kRowBlock) {
     compute_block(in, r, std::min(kRowBlock, n_q - r), b);
-    const Eigen::Index lo = b.width() > 0 ? b.keys.lo : n_kv, w = b.width();
-    if (!zeros) {
-      d.weights.block(r, 0, b.n, lo).setZero();
-      d.weights.block(r, lo + w, b.n, n_kv - lo - w).setZero();
-    }
-    if (w > 0) {
-      d.scores.block(r, lo, b.n, w) = b.scores();
-      d.weights.block(r, lo, b.n, w) = b.weights();
-    }
+    keep_block_weights(b, zeros, weights);
     for (Eigen::Index i = r; i < r + b.n; ++i)  // a row whose output overflowed (attend) has no weights
-      if (h.row_status[static_cast<std::size_t>(i)] == RowStatus::ZeroSum) d.weights.row(i).setZero();
+      if (h.row_status[static_cast<std::size_t>(i)] == RowStatus::ZeroSum) weights.row(i).setZero();
   }
 }
 
@@ -84,7 +94,7 @@ void make_block_matrices(const HeadTrace& h, HeadTrace::Derived& d) {
 HeadTrace attend(const Matrix& q, const Matrix& k, const Matrix& v, const Matrix& mask, Kernel kernel,
                  double scale_factor) {
   return attend(q, k, v, SharedMatrix(mask), std::make_shared<const VisibleKeys>(visible_keys(mask)), kernel,
-                scale_factor);
+                scale_factor, false);
 }
 
 double HeadTrace::masked(Eigen::Index i, Eigen::Index j) const {
@@ -96,29 +106,21 @@ Eigen::RowVectorXd HeadTrace::masked_row(Eigen::Index i) const {
 }
 
 const Matrix& HeadTrace::weights() const {
-  std::call_once(derived_->blocks_once, [this] { make_block_matrices(*this, *derived_); });
+  std::call_once(derived_->blocks_once, [this] { make_weights(*this, derived_->weights); });
   return derived_->weights;
 }
 
-// The blocks' keys, then for each block the keys after them, taken from the block's product with every key (a
-// product of another shape, one column say, may round its last bit differently).
+// A block of rows against every key at a time: the same bits as attend's blocks, which stop at the last key a row
+// of the block sees, and as the whole product q k^T.
 const Matrix& HeadTrace::scores() const {
   std::call_once(derived_->scores_once, [this] {
-    weights();
-    if (!visible) return;
     const Matrix& qs = q_rope.size() > 0 ? q_rope : q;
     const Matrix& ks = k_rope.size() > 0 ? k_rope : k;
     Matrix& s = derived_->scores;
-    const Eigen::Index n_kv = s.cols();
-    Matrix all;  // (n, N_KV) one block's rows against every key
+    s.resize(qs.rows(), ks.rows());
     for (Eigen::Index r = 0; r < s.rows(); r += kRowBlock) {
       const Eigen::Index n = std::min(kRowBlock, s.rows() - r);
-      const Span c = block_keys(kernel, *visible, r, n, n_kv);
-      const Eigen::Index lo = c.lo <= c.hi ? c.lo : n_kv, right = c.lo <= c.hi ? n_kv - c.hi - 1 : 0;
-      if (lo == 0 && right == 0) continue;
-      all.noalias() = qs.middleRows(r, n) * ks.transpose();
-      s.block(r, 0, n, lo) = all.leftCols(lo);
-      s.block(r, n_kv - right, n, right) = all.rightCols(right);
+      s.middleRows(r, n).noalias() = qs.middleRows(r, n) * ks.transpose();
     }
   });
   return derived_->scores;
@@ -254,23 +256,23 @@ Rope prepare_rope(const Trace& t) {
 
 // Head h: its scores from the turned q and k with rope, from the plain ones otherwise.
 HeadTrace run_head(const Trace& t, const Rope& rope, const SharedMatrix& mask,
-                   const std::shared_ptr<const VisibleKeys>& keys, int h) {
+                   const std::shared_ptr<const VisibleKeys>& keys, int h, bool keep_weights) {
   const AttentionConfig& a = t.attention;
   const int d = a.head_dim, g = kv_head_for(a, h);
   const KvHeadTrace& kv = t.kv_heads[static_cast<std::size_t>(g)];
   const auto q = t.Q.middleCols(h * d, d);
   HeadTrace head;
   if (a.positions != Positions::Rope) {
-    head = attend(q, kv.k, kv.v, mask, keys, a.kernel, t.scale_factor);
+    head = attend(q, kv.k, kv.v, mask, keys, a.kernel, t.scale_factor, keep_weights);
   } else if (!decoupled_rope(a)) {
     head = attend(rotate(q, rope.queries), rope.keys[static_cast<std::size_t>(g)], kv.v, mask, keys, a.kernel,
-                  t.scale_factor);
+                  t.scale_factor, keep_weights);
   } else {
     const int r = a.rope_dim;
     Matrix q_s(t.n_q(), d + r), k_s(t.n_kv(), d + r);  // [content | decoupled rope]
     q_s << q, rotate(rope.q_r.middleCols(h * r, r), rope.queries);
     k_s << kv.k, rope.k_r;
-    head = attend(q_s, k_s, kv.v, mask, keys, a.kernel, t.scale_factor);
+    head = attend(q_s, k_s, kv.v, mask, keys, a.kernel, t.scale_factor, keep_weights);
     head.q_r = q_s.rightCols(r);
     head.k_r = rope.k_r;
   }
@@ -286,7 +288,7 @@ HeadTrace run_head(const Trace& t, const Rope& rope, const SharedMatrix& mask,
   return head;
 }
 
-Trace compute_trace(const Scenario& s, const Weights* resolved) {
+Trace compute_trace(const Scenario& s, const Weights* resolved, TraceOptions options) {
   validate(s);
   Trace t = start_trace(s, resolved);
   const AttentionConfig& a = t.attention;
@@ -306,7 +308,8 @@ Trace compute_trace(const Scenario& s, const Weights* resolved) {
 #if defined(_OPENMP)
 #pragma omp parallel for schedule(dynamic) if (big)
 #endif
-  for (int h = 0; h < a.heads; ++h) t.heads[static_cast<std::size_t>(h)] = run_head(t, rope, mask, keys, h);
+  for (int h = 0; h < a.heads; ++h)
+    t.heads[static_cast<std::size_t>(h)] = run_head(t, rope, mask, keys, h, options.keep_weights);
   t.concat.resize(t.n_q(), a.heads * d);
   for (int h = 0; h < a.heads; ++h) t.concat.middleCols(h * d, d) = t.heads[static_cast<std::size_t>(h)].output;
   t.output = t.weights.W_O ? product(t.concat, *t.weights.W_O) : t.concat;
@@ -316,7 +319,9 @@ Trace compute_trace(const Scenario& s, const Weights* resolved) {
 
 }  // namespace
 
-Trace compute_trace(const Scenario& s) { return compute_trace(s, nullptr); }
-Trace compute_trace_with_weights(const Scenario& s, const Weights& resolved) { return compute_trace(s, &resolved); }
+Trace compute_trace(const Scenario& s, TraceOptions options) { return compute_trace(s, nullptr, options); }
+Trace compute_trace_with_weights(const Scenario& s, const Weights& resolved, TraceOptions options) {
+  return compute_trace(s, &resolved, options);
+}
 
 }  // namespace attn

@@ -47,8 +47,9 @@ struct HeadTrace {
   // scores = q k^T (rope: q_rope k_rope^T) and weights (each row sums to 1; all 0 for a row that is not Ok), (N_Q,
   // N_KV) each, are made when first asked for, like everything below. attend computes them a block of rows at a time
   // in scratch and keeps what each row yields: its statistics and its output (8 heads at 4,096 tokens would hold
-  // 2 GiB of them). The first ask for either runs every block again, the same code on the same numbers, so the
-  // matrices hold the bits the output was made from; scores then adds the keys the mask hid from a whole block.
+  // 2 GiB of them; TraceOptions::keep_weights keeps the weights). The first ask for weights runs every block again,
+  // the same code on the same numbers, so they are the bits the output was made from; scores is q k^T a block of rows
+  // at a time, the same bits again.
   const Matrix& weights() const;
   double weights(Eigen::Index i, Eigen::Index j) const { return weights()(i, j); }
   const Matrix& scores() const;
@@ -70,8 +71,7 @@ struct HeadTrace {
   Eigen::RowVectorXd masked_row(Eigen::Index i) const;  // (N_KV) row i of masked alone
   struct Derived {
     std::once_flag blocks_once, scores_once, scaled_once, masked_once, contribution_once;
-    Matrix scores;  // the blocks' keys once blocks_once has run, every cell once scores_once has
-    Matrix weights, scaled, masked, contribution;
+    Matrix weights, scores, scaled, masked, contribution;
   };
   std::shared_ptr<Derived> derived_ = std::make_shared<Derived>();
 };
@@ -148,11 +148,15 @@ HeadTrace attend(const Matrix& q, const Matrix& k, const Matrix& v, const Matrix
 // 1/sqrt(score_dim) with scale on (head_dim, plus rope_dim with decoupled RoPE), 1 with it off.
 double scale_factor(const AttentionConfig& a);
 
+struct TraceOptions {
+  bool keep_weights = false;  // keep every head's weights as they are computed (a window shows them all)
+};
+
 // Validates (throws InputError) and computes the whole trace.
-Trace compute_trace(const Scenario& s);
+Trace compute_trace(const Scenario& s, TraceOptions options = {});
 // The same, with the weights resolve_weights(s) gives already at hand (a window that keeps them across edits of
 // the embeddings): drawing a model-sized layer's weights from the seed costs more than attention at small T.
 // Throws std::invalid_argument if a weight the variant uses is missing or has another shape.
-Trace compute_trace_with_weights(const Scenario& s, const Weights& resolved);
+Trace compute_trace_with_weights(const Scenario& s, const Weights& resolved, TraceOptions options = {});
 
 }  // namespace attn

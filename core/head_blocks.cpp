@@ -103,7 +103,9 @@ void fill_row(const HeadInputs& in, RowBlock& b, Eigen::Index li) {
 Span block_keys(Kernel kernel, const VisibleKeys& keys, Eigen::Index r, Eigen::Index n, Eigen::Index n_kv) {
   if (kernel == Kernel::Linear) return {0, n_kv - 1};
   const Span seen = block_span(keys, r, n);
-  return seen.lo > seen.hi ? seen : Span{0, seen.hi};
+  constexpr Eigen::Index kRegisterBlock = 24;  // keys per register tile of Eigen's product (3 packets of 8 doubles)
+  if (seen.lo > seen.hi) return seen;
+  return {0, std::min(n_kv, (seen.hi + kRegisterBlock) / kRegisterBlock * kRegisterBlock) - 1};
 }
 
 void compute_block(const HeadInputs& in, Eigen::Index r, Eigen::Index n, RowBlock& b) {

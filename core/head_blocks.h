@@ -55,8 +55,9 @@ class RowBlock {
 inline constexpr Eigen::Index kRowBlock = 128;
 
 // The keys whose scores rows [r, r + n) compute: from key 0 to the last one some row of them sees (a causal block
-// stops at its last row). Starting at 0 even for a band keeps every score the bits of the whole product q k^T: a
-// product that starts elsewhere may round a cell's last bit differently. The linear kernel takes every key, since
+// stops at its last row), rounded up to a multiple of 24 keys. Starting at 0 even for a band, and ending on Eigen's
+// register tile, keeps every score the bits of the whole product q k^T: a product cut elsewhere may round a cell's
+// last bit differently. The linear kernel takes every key, since
 // it divides the hidden ones by Z too (0 / Z, -0 for a negative Z), as the trace has always printed them.
 Span block_keys(Kernel kernel, const VisibleKeys& keys, Eigen::Index r, Eigen::Index n, Eigen::Index n_kv);
 

@@ -108,7 +108,7 @@ bool same_resolved_weights(const Scenario& a, const Scenario& b) {
     if (p.rows != q.rows || p.cols != q.cols) return false;
   }
   for (WeightId id : kAllWeights) {
-    const SharedMatrix&p = weight_slot(a.weights, id), &q = weight_slot(b.weights, id);
+    const SharedMatrix &p = weight_slot(a.weights, id), &q = weight_slot(b.weights, id);
     if (p.has_value() != q.has_value()) return false;
     if (p && (p->rows() != q->rows() || p->cols() != q->cols() || *p != *q)) return false;
   }

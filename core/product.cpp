@@ -2,35 +2,23 @@
 
 #include <algorithm>
 
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
-
 namespace attn {
 
-// One slab of the output per thread, cut across the longer side: each thread makes one product of its own, so the
-// shared operand is packed once per thread rather than once per block of rows, and 128 tokens (one block of rows)
-// still use every core.
+// Tiles of 128 rows by 96 columns, fixed by the shapes alone: the same tiles on any number of threads, so the same
+// bits (a product cut elsewhere may round a cell's last bit differently; cutting the columns at multiples of 24,
+// Eigen's register block, does not). 128 tokens still give a 512-wide projection six tiles to share out.
 Matrix product(const Matrix& a, const Matrix& b) {
+  constexpr Eigen::Index kRows = 128, kCols = 96;
   Matrix out(a.rows(), b.cols());
-  int slabs = 1;
+  const Eigen::Index row_tiles = (a.rows() + kRows - 1) / kRows, col_tiles = (b.cols() + kCols - 1) / kCols;
+  [[maybe_unused]] const bool big = a.rows() * a.cols() * b.cols() > kParallelWork;
 #if defined(_OPENMP)
-  if (a.rows() * a.cols() * b.cols() > kParallelWork) slabs = omp_get_max_threads();
+#pragma omp parallel for schedule(static) if (big)
 #endif
-  const bool by_rows = a.rows() >= b.cols();
-  const Eigen::Index length = by_rows ? a.rows() : b.cols();
-  const Eigen::Index step = (length / slabs + 7) / 8 * 8;  // whole packets of columns or rows
-#if defined(_OPENMP)
-#pragma omp parallel for schedule(static) if (slabs > 1)
-#endif
-  for (int i = 0; i < slabs; ++i) {
-    const Eigen::Index r = std::min(length, i * step), n = std::min(step, length - r);
-    if (n <= 0) continue;
-    if (by_rows) {
-      out.middleRows(r, n).noalias() = a.middleRows(r, n) * b;
-    } else {
-      out.middleCols(r, n).noalias() = a * b.middleCols(r, n);
-    }
+  for (Eigen::Index t = 0; t < row_tiles * col_tiles; ++t) {
+    const Eigen::Index r = t / col_tiles * kRows, c = t % col_tiles * kCols;
+    const Eigen::Index n = std::min(kRows, a.rows() - r), m = std::min(kCols, b.cols() - c);
+    out.block(r, c, n, m).noalias() = a.middleRows(r, n) * b.middleCols(c, m);
   }
   return out;
 }

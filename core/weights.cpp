@@ -51,9 +51,7 @@ SharedMatrix& weight_slot(Weights& w, WeightId id) {
   return w.W_Q;
 }
 
-const SharedMatrix& weight_slot(const Weights& w, WeightId id) {
-  return weight_slot(const_cast<Weights&>(w), id);
-}
+const SharedMatrix& weight_slot(const Weights& w, WeightId id) { return weight_slot(const_cast<Weights&>(w), id); }
 
 bool weight_used(WeightId id, const AttentionConfig& a) {
   const bool mla = a.variant == Variant::Mla;

@@ -42,7 +42,7 @@ void AppState::adopt(std::shared_ptr<const Scenario> scenario, std::uint64_t rev
   const bool same_weights = same_resolved_weights(*doc_.scenario, *scenario);
   retired_documents_.push_back(std::exchange(doc_.scenario, std::move(scenario)));
   doc_.revision = revision;
-  computation_.request(doc_.scenario, same_weights);
+  computation_.request(doc_.scenario, same_weights, pipeline.head);
   if (computation_.shown().ticket == computation_.ticket()) clamp_views();
   else decode.token = std::clamp(decode.token, 0, doc_.scenario->n_q() - 1);
 }

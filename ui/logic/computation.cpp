@@ -4,28 +4,33 @@
 
 #include "core/init.h"
 
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
 namespace attn::ui {
 namespace {
 
 // While edits stream in, the worker rests half as long as it worked: the view catches up sooner, and the frames
 // still meet their targets (docs/PERFORMANCE.md, the window).
-constexpr double kRestAfterTrace = 0.5;
+constexpr double kRestAfterTrace = 0.25;
 
 }  // namespace
 
 Computation::Computation(const Scenario& first)
-    : results_([](const RecomputeRequest& r) { return compute_all(*r.scenario, r.ticket, r.resolved.get()); },
-               failed_computation, kRestAfterTrace, &Computed::decode_error) {
+    : results_(
+          [](const RecomputeRequest& r) { return compute_all(*r.scenario, r.ticket, r.resolved.get(), r.shown_head); },
+          failed_computation, kRestAfterTrace, &Computed::decode_error) {
   results_.show(compute_all(first, results_.next_ticket()));
 }
 
-void Computation::request(std::shared_ptr<const Scenario> document, bool same_weights) {
+void Computation::request(std::shared_ptr<const Scenario> document, bool same_weights, int shown_head) {
   const Computed& now = results_.shown();
   if (!same_weights) weights_.reset();
   else if (!weights_ && now.ticket == results_.ticket()) weights_ = std::make_shared<const Weights>(now.trace->weights);
   const std::uint64_t ticket = results_.next_ticket();
-  if (compute_in_background(*document)) results_.submit({std::move(document), ticket, weights_});
-  else results_.show(compute_all(*document, ticket));
+  if (compute_in_background(*document)) results_.submit({std::move(document), ticket, weights_, shown_head});
+  else results_.show(compute_all(*document, ticket, nullptr, shown_head));
 }
 
 std::shared_ptr<const Weights> Computation::weights(const Scenario& document) const {

@@ -22,8 +22,9 @@ class Computation {
   // Valid until the next poll(): a view may read it after an edit it made in the same frame.
   const Computed& shown() const { return results_.shown(); }
   // A new state of the document (valid). `same_weights`: it resolves to the same weights as the previous
-  // one (same_resolved_weights), which are then kept instead of drawn again.
-  void request(std::shared_ptr<const Scenario> document, bool same_weights);
+  // one (same_resolved_weights), which are then kept instead of drawn again. `shown_head`: the head the pipeline
+  // follows (compute_all).
+  void request(std::shared_ptr<const Scenario> document, bool same_weights, int shown_head = 0);
   // At the start of every frame (LatestResults::poll).
   bool poll(std::optional<std::string>& failure) { return results_.poll(failure); }
   // Even when nothing is awaited: a stale request may still be running, and its result must meet poll's check now,

@@ -38,14 +38,29 @@ std::shared_ptr<const std::vector<Matrix>> unshifted_scores(const Scenario& s, c
   return std::make_shared<const std::vector<Matrix>>(std::move(scores));
 }
 
+// What the views read of a trace in the frame that first shows it, made here (on the worker, for a big document)
+// rather than in that frame: the followed head's scores, scaled and masked (the pipeline's steps). At T = 2,048 each
+// is 32 MiB and tens of milliseconds.
+void make_what_views_read(const Trace& t, int shown_head) {
+  const int heads = static_cast<int>(t.heads.size());
+  if (shown_head < 0 || shown_head >= heads) return;
+  const HeadTrace& h = t.heads[static_cast<std::size_t>(shown_head)];
+  h.scaled();
+  h.masked();
+}
+
 }  // namespace
 
-Computed compute_all(const Scenario& s, std::uint64_t ticket, const Weights* resolved) {
+Computed compute_all(const Scenario& s, std::uint64_t ticket, const Weights* resolved, int shown_head) {
   const auto start = std::chrono::steady_clock::now();
   Computed c;
   c.ticket = ticket;
-  c.trace = std::make_shared<const Trace>(resolved ? compute_trace_with_weights(s, *resolved) : compute_trace(s));
+  // Every head's weights kept: the heads panel shows them all.
+  const TraceOptions keep{.keep_weights = true};
+  c.trace =
+      std::make_shared<const Trace>(resolved ? compute_trace_with_weights(s, *resolved, keep) : compute_trace(s, keep));
   c.causal_trace = c.trace;
+  make_what_views_read(*c.trace, shown_head);
   if (s.attention.sparse)
     c.dense_output =
         std::make_shared<const Matrix>(compute_trace_with_weights(dense_version(s), c.trace->weights).output);
