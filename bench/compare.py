@@ -6,9 +6,11 @@ table with the ratios. The workload: T tokens (128, 512, 1024, 2048, 4096), d_mo
 scaled scores, softmax, output projection W_O; float64 everywhere, the same thread count everywhere.
 
 What each side computes:
-  ours     compute_trace: the full trace, every intermediate kept or derivable (Q, K, V, per head scores, weights,
-           output, row max/sum/entropy, one mask for all heads; scaled, masked and each head's contribution made
-           when asked for; concat, output). Also the peak RSS of a process computing one trace at 2048 and 4096.
+  ours     compute_trace: the full trace, every intermediate kept or derivable (Q, K, V, per head q, k, v, each
+           row's max, sum and entropy, the output; one mask for all heads; concat, output). Each head's scores and
+           weights are computed a block of rows at a time in scratch and made again on the first ask (bit for bit);
+           scaled, masked and each head's contribution likewise. Also the peak RSS of a process computing one trace
+           at 2048 and 4096, and each row's physical limit (its multiply-adds at the machine's dgemm rate).
   NumPy    the plain forward pass, only the output kept: Q = X W_Q, K, V; per head softmax(Q K^T / sqrt(d) + causal
            mask) V; concat; W_O (batched matmul over the heads)
   PyTorch  the same with torch.matmul and torch.softmax under torch.inference_mode()
@@ -432,6 +434,27 @@ def trace_peak_rss(binary, env, t):
     return usage.ru_maxrss / 1024  # KiB on Linux
 
 
+def gemm_peak(np, runs=7):
+    """The machine's matrix-multiply rate at this thread count, in FLOP/s: OpenBLAS's dgemm of a projection's
+    shape, (2048 x 512) (512 x 512), the best of `runs`. No float64 attention does its multiply-adds faster."""
+    a, b = np.random.default_rng(1).uniform(-1, 1, (2048, D_MODEL)), np.random.default_rng(2).uniform(-1, 1, (D_MODEL, D_MODEL))
+    a @ b
+    best = min(time_seconds(lambda: a @ b) for _ in range(runs))
+    return 2 * 2048 * D_MODEL * D_MODEL / best
+
+
+def time_seconds(fn):
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def trace_flops(t):
+    """The multiply-adds (x2) a causal trace cannot avoid: four projections of T x d_model by d_model x d_model, and
+    per head the scores and the weighted values of the T(T+1)/2 visible cells."""
+    return 8 * t * D_MODEL * D_MODEL + 2 * HEADS * HEAD_DIM * t * (t + 1)
+
+
 def numerical_check(np, torch, app):
     """The same explicit inputs through attention-lab, NumPy and PyTorch; every pair within TOL."""
     if not os.access(app, os.X_OK):
@@ -512,6 +535,7 @@ def main():
             tm = torch.from_numpy(causal_additive_mask(np, MODEL_T))
             peer_model = time_median(lambda: torch_model_forward(torch, w, model_ids(MODEL_T), tm), args.peer_runs)
         peer_train = time_median(torch_train_step_fn(torch, np), args.peer_runs)
+        peak = gemm_peak(np)
         load_after = loadavg()
         other_load = other.report()
         blas = blas_report(np, torch, alternative)
@@ -540,13 +564,19 @@ def main():
     print(f"\nfull trace (ours, every intermediate) vs the forward pass (peers, output only), "
           f"d_model {D_MODEL}, {HEADS} heads of {HEAD_DIM}, causal, W_O:")
     print(f"{'T':>6} {'ours ms':>10} {'NumPy ms':>10} {'PyTorch ms':>11} {'ours/PyTorch':>13} {'ours/NumPy':>11} "
-          f"{'trace MB':>9}   cv: ours/NumPy/PyTorch")
+          f"{'trace MB':>9} {'limit ms':>9}   cv: ours/NumPy/PyTorch")
     for t in TRACE_SIZES:
         o = ours[f"BM_Trace/{t}"]
         (np_s, np_cv), (pt_s, pt_cv) = peer_np[t], peer_torch[t]
         print(f"{t:>6} {o['seconds'] * 1e3:>10.2f} {np_s * 1e3:>10.2f} {pt_s * 1e3:>11.2f} "
-              f"{o['seconds'] / pt_s:>13.2f} {o['seconds'] / np_s:>11.2f} {o['trace_bytes'] / 1e6:>9.1f}   "
+              f"{o['seconds'] / pt_s:>13.2f} {o['seconds'] / np_s:>11.2f} {o['trace_bytes'] / 1e6:>9.1f} "
+              f"{trace_flops(t) / peak * 1e3:>9.2f}   "
               f"{'%.1f' % (o['cv'] * 100) if 'cv' in o else '-'}/{np_cv * 100:.1f}/{pt_cv * 100:.1f}%")
+    print(f"  trace MB: what the trace holds with every matrix made (it keeps each head's rows' statistics and output; "
+          f"scores and weights are made on the first ask)\n"
+          f"  limit ms: the physical limit, the trace's unavoidable multiply-adds (4 T d_model^2 + 8 heads x 64 x "
+          f"T(T+1)) at the machine's dgemm rate, {peak / 1e9:.1f} GFLOP/s at {n} thread(s) (OpenBLAS, "
+          f"2048 x 512 x 512)")
 
     print("\npeak RSS of a process computing one full trace (attention-bench, one repetition):")
     for t, mib in rss.items():
