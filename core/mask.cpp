@@ -1,10 +1,25 @@
 #include "core/mask.h"
 
+#include <algorithm>
 #include <limits>
+
+#include "core/zeroed_matrix.h"
 
 namespace attn {
 
 Matrix build_mask(const AttentionConfig& config, int n_q, int n_kv) {
+  if (config.mask == MaskKind::Causal || config.mask == MaskKind::SlidingWindow) {
+    // Each row's ones are one span: only those are written when the matrix comes as zeros (a causal mask's hidden
+    // triangle then never pages in).
+    Matrix m(n_q, n_kv);
+    if (!zero_without_writing(m)) m.setZero();
+    for (int i = 0; i < n_q; ++i) {
+      const int lo = config.mask == MaskKind::Causal ? 0 : std::max(0, i - config.window + 1);
+      const int hi = std::min(i, n_kv - 1);
+      if (lo <= hi) m.row(i).segment(lo, hi - lo + 1).setOnes();
+    }
+    return m;
+  }
   auto allowed = [&](int i, int j) -> bool {
     switch (config.mask) {
       case MaskKind::None: return true;

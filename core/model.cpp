@@ -71,7 +71,8 @@ LayerTrace run_layer(const Model& m, int l, const std::vector<std::string>& toke
   t.residual_in = x;
   const Matrix attn_in = m.norm == Norm::Pre ? layer_norm(x, *w.ln1_gain, *w.ln1_bias) : x;
   check_stream(attn_in, "layers[" + std::to_string(l) + "]");
-  t.attention = compute_trace(layer_scenario(m, l, tokens, attn_in));
+  // Every head's weights kept: the Model view draws them all, and a model's heads are small.
+  t.attention = compute_trace(layer_scenario(m, l, tokens, attn_in), {.keep_weights = true});
   const Matrix sum = x + t.attention.output;
   t.after_attention = m.norm == Norm::Post ? layer_norm(sum, *w.ln1_gain, *w.ln1_bias) : sum;
   if (m.ffn.kind == FfnKind::None) {

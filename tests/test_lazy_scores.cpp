@@ -100,11 +100,14 @@ TEST_CASE("at 2,048 tokens a causal head's weights are zeros no one wrote, and i
   CHECK((t.heads[0].weights().rowwise().sum().array() - 1.0).abs().maxCoeff() < 1e-12);
 }
 
-TEST_CASE("weights made on the first ask are the ones the output was made from, bit for bit on every run") {
+TEST_CASE(
+    "weights made on the first ask are the ones the output was made from, bit for bit on every run and as "
+    "kept") {
   for (MaskKind mask : {MaskKind::Causal, MaskKind::SlidingWindow}) {
     const Scenario s = long_scenario(300, mask);
-    const Trace a = compute_trace(s), b = compute_trace(s);
+    const Trace a = compute_trace(s), b = compute_trace(s), kept = compute_trace(s, {.keep_weights = true});
     for (std::size_t h = 0; h < a.heads.size(); ++h) {
+      CHECK(kept.heads[h].weights() == a.heads[h].weights());  // kept as computed, or made again: the same bits
       check_matrix(a.heads[h].output, a.heads[h].weights() * a.heads[h].v, 1e-15, "output = weights v");
       CHECK(a.heads[h].weights() == b.heads[h].weights());
       CHECK(a.heads[h].scores() == b.heads[h].scores());

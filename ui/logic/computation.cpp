@@ -11,7 +11,7 @@
 namespace attn::ui {
 namespace {
 
-// While edits stream in, the worker rests half as long as it worked: the view catches up sooner, and the frames
+// While edits stream in, the worker rests a quarter as long as it worked: the view catches up sooner, and the frames
 // still meet their targets (docs/PERFORMANCE.md, the window).
 constexpr double kRestAfterTrace = 0.25;
 
