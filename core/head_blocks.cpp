@@ -104,7 +104,7 @@ Span block_keys(Kernel kernel, const VisibleKeys& keys, Eigen::Index r, Eigen::I
   if (kernel == Kernel::Linear) return {0, n_kv - 1};
   const Span seen = block_span(keys, r, n);
   constexpr Eigen::Index kRegisterBlock = 24;  // keys per register tile of Eigen's product (3 packets of 8 doubles)
-  if (seen.lo > seen.hi) return seen;
+  if (seen.lo > seen.hi) return {0, -1};  // no key: an empty block at column 0
   return {0, std::min(n_kv, (seen.hi + kRegisterBlock) / kRegisterBlock * kRegisterBlock) - 1};
 }
 
