@@ -14,20 +14,16 @@
 namespace attn {
 namespace {
 
-// One head's attention over the mask's visible keys, found once for every head; a block of rows at a time, each
-// block's scores and weights in scratch (head_blocks.h).
 // Block b's rows of weights into the whole matrix; `zeros`: it reads 0 everywhere already (zero_without_writing).
 void keep_block_weights(RowBlock& b, bool zeros, Matrix& weights) {
-  const Eigen::Index n_kv = weights.cols(), w = b.width(), lo = w > 0 ? b.keys.lo : n_kv;
-  if (!zeros) {
-    weights.block(b.r, 0, b.n, lo).setZero();
-    weights.block(b.r, lo + w, b.n, n_kv - lo - w).setZero();
-  }
-  if (w > 0) weights.block(b.r, lo, b.n, w) = b.weights();
+  const Eigen::Index w = b.width();
+  if (!zeros) weights.block(b.r, w, b.n, weights.cols() - w).setZero();
+  weights.block(b.r, 0, b.n, w) = b.weights();
 }
 
-// `keep_weights`: the whole weights matrix is kept as the blocks make it (a window shows every head's), rather than
-// made again on the first ask.
+// One head's attention over the mask's visible keys, found once for every head; a block of rows at a time, each
+// block's scores and weights in scratch (head_blocks.h). `keep_weights`: the whole weights matrix is kept as the blocks
+// make it (a window shows every head's), rather than made again on the first ask.
 HeadTrace attend(const Matrix& q, const Matrix& k, const Matrix& v, const SharedMatrix& mask,
                  const std::shared_ptr<const VisibleKeys>& keys, Kernel kernel, double scale_factor,
                  bool keep_weights) {
@@ -66,7 +62,7 @@ HeadTrace attend(const Matrix& q, const Matrix& k, const Matrix& v, const Shared
     t.entropy(i) = 0.0;
     if (keep_weights) weights.row(i).setZero();
   }
-  if (keep_weights) std::call_once(t.derived_->blocks_once, [&] { t.derived_->weights = std::move(weights); });
+  if (keep_weights) std::call_once(t.derived_->weights_once, [&] { t.derived_->weights = std::move(weights); });
   return t;
 }
 
@@ -74,12 +70,10 @@ HeadTrace attend(const Matrix& q, const Matrix& k, const Matrix& v, const Shared
 // triangle is never paged in); a smaller one gets its zeros here.
 void make_weights(const HeadTrace& h, Matrix& weights) {
   if (!h.visible) return;
-  const Matrix& qs = h.q_rope.size() > 0 ? h.q_rope : h.q;  // what attend multiplied
-  const Matrix& ks = h.k_rope.size() > 0 ? h.k_rope : h.k;
-  const Eigen::Index n_q = qs.rows();
-  weights.resize(n_q, ks.rows());
+  const Eigen::Index n_q = h.scored_q().rows();
+  weights.resize(n_q, h.scored_k().rows());
   const bool zeros = zero_without_writing(weights);
-  const HeadInputs in{qs, ks, *h.mask, *h.visible, h.kernel, h.scale_factor};
+  const HeadInputs in{h.scored_q(), h.scored_k(), *h.mask, *h.visible, h.kernel, h.scale_factor};
   RowBlock b;
   for (Eigen::Index r = 0; r < n_q; r += kRowBlock) {
     compute_block(in, r, std::min(kRowBlock, n_q - r), b);
@@ -106,7 +100,7 @@ Eigen::RowVectorXd HeadTrace::masked_row(Eigen::Index i) const {
 }
 
 const Matrix& HeadTrace::weights() const {
-  std::call_once(derived_->blocks_once, [this] { make_weights(*this, derived_->weights); });
+  std::call_once(derived_->weights_once, [this] { make_weights(*this, derived_->weights); });
   return derived_->weights;
 }
 
@@ -114,13 +108,11 @@ const Matrix& HeadTrace::weights() const {
 // of the block sees, and as the whole product q k^T.
 const Matrix& HeadTrace::scores() const {
   std::call_once(derived_->scores_once, [this] {
-    const Matrix& qs = q_rope.size() > 0 ? q_rope : q;
-    const Matrix& ks = k_rope.size() > 0 ? k_rope : k;
     Matrix& s = derived_->scores;
-    s.resize(qs.rows(), ks.rows());
+    s.resize(scored_q().rows(), scored_k().rows());
     for (Eigen::Index r = 0; r < s.rows(); r += kRowBlock) {
       const Eigen::Index n = std::min(kRowBlock, s.rows() - r);
-      s.middleRows(r, n).noalias() = qs.middleRows(r, n) * ks.transpose();
+      s.middleRows(r, n).noalias() = scored_q().middleRows(r, n) * scored_k().transpose();
     }
   });
   return derived_->scores;

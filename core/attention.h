@@ -43,6 +43,9 @@ struct HeadTrace {
   std::vector<RowStatus> row_status;  // (N_Q)
   double scale_factor = 1.0;          // scaled = scores x this: 1/sqrt(d_s), or 1 with scale off
   Kernel kernel = Kernel::Softmax;    // what masked writes where the mask hides a key: -inf (softmax) or 0 (linear)
+  // The queries and keys the scores multiply: turned with rope, the projections otherwise.
+  const Matrix& scored_q() const { return q_rope.size() > 0 ? q_rope : q; }
+  const Matrix& scored_k() const { return k_rope.size() > 0 ? k_rope : k; }
 
   // scores = q k^T (rope: q_rope k_rope^T) and weights (each row sums to 1; all 0 for a row that is not Ok), (N_Q,
   // N_KV) each, are made when first asked for, like everything below. attend computes them a block of rows at a time
@@ -70,7 +73,7 @@ struct HeadTrace {
   const Matrix& masked() const;                         // (N_Q, N_KV)
   Eigen::RowVectorXd masked_row(Eigen::Index i) const;  // (N_KV) row i of masked alone
   struct Derived {
-    std::once_flag blocks_once, scores_once, scaled_once, masked_once, contribution_once;
+    std::once_flag weights_once, scores_once, scaled_once, masked_once, contribution_once;
     Matrix weights, scores, scaled, masked, contribution;
   };
   std::shared_ptr<Derived> derived_ = std::make_shared<Derived>();

@@ -21,12 +21,11 @@ double entropy_of(const E& e, const Y& y, double z) {
 // stored (HeadTrace::scaled makes them again when asked).
 void softmax_row(const HeadInputs& in, RowBlock& b, Eigen::Index li, Span s, std::span<const Eigen::Index> listed) {
   auto w = b.weights().row(li).array();
-  const Eigen::Index lo = s.lo - b.keys.lo;  // the span's first column in the block
   double m = 0.0, z = 0.0;
   if (listed.empty()) {  // a prefix or a band, every key of it visible: one vectorised pass
-    auto e = w.segment(lo, s.size());
+    auto e = w.segment(s.lo, s.size());
     auto xs = b.x.head(s.size());
-    xs = b.scores().row(li).array().segment(lo, s.size()) * in.scale_factor;
+    xs = b.scores().row(li).array().segment(s.lo, s.size()) * in.scale_factor;
     m = xs.maxCoeff();
     e = (xs - m).exp();
     z = e.sum();
@@ -35,13 +34,13 @@ void softmax_row(const HeadInputs& in, RowBlock& b, Eigen::Index li, Span s, std
   } else {
     const auto count = static_cast<Eigen::Index>(listed.size());
     auto y = b.x.head(count);
-    for (Eigen::Index c = 0; c < count; ++c) y(c) = b.scores()(li, listed[c] - b.keys.lo) * in.scale_factor;
+    for (Eigen::Index c = 0; c < count; ++c) y(c) = b.scores()(li, listed[c]) * in.scale_factor;
     m = y.maxCoeff();
     y -= m;
     RowArray ey = y.exp();
     z = ey.sum();
     ey /= z;
-    for (Eigen::Index c = 0; c < count; ++c) w(listed[c] - b.keys.lo) = ey(c);
+    for (Eigen::Index c = 0; c < count; ++c) w(listed[c]) = ey(c);
     b.entropy(li) = entropy_of(ey, y, z);
   }
   b.row_max(li) = m;
@@ -53,8 +52,7 @@ void softmax_row(const HeadInputs& in, RowBlock& b, Eigen::Index li, Span s, std
 // holds the row's masked scores (0 where hidden).
 void linear_row(const HeadInputs& in, RowBlock& b, Eigen::Index li, Eigen::Index i) {
   auto x = b.x.head(b.width());
-  x = (in.mask.row(i).segment(b.keys.lo, b.width()).array() != 0.0)
-          .select(b.scores().row(li).array() * in.scale_factor, 0.0);
+  x = (in.mask.row(i).head(b.width()).array() != 0.0).select(b.scores().row(li).array() * in.scale_factor, 0.0);
   auto w = b.weights().row(li).array();
   auto& status = b.status[static_cast<std::size_t>(li)];
   const double z = x.sum();
@@ -87,8 +85,8 @@ void fill_row(const HeadInputs& in, RowBlock& b, Eigen::Index li) {
   } else if (in.kernel == Kernel::Softmax) {
     const auto listed = in.keys.listed(i);
     if (listed.empty()) {
-      w.head(s.lo - b.keys.lo).setZero();
-      w.tail(b.keys.hi - s.hi).setZero();
+      w.head(s.lo).setZero();
+      w.tail(b.width() - s.hi - 1).setZero();
     } else {
       w.setZero();
     }
@@ -100,40 +98,39 @@ void fill_row(const HeadInputs& in, RowBlock& b, Eigen::Index li) {
 
 }  // namespace
 
-Span block_keys(Kernel kernel, const VisibleKeys& keys, Eigen::Index r, Eigen::Index n, Eigen::Index n_kv) {
-  if (kernel == Kernel::Linear) return {0, n_kv - 1};
+Eigen::Index block_width(Kernel kernel, const VisibleKeys& keys, Eigen::Index r, Eigen::Index n, Eigen::Index n_kv) {
+  if (kernel == Kernel::Linear) return n_kv;
   const Span seen = block_span(keys, r, n);
   constexpr Eigen::Index kRegisterBlock = 24;  // keys per register tile of Eigen's product (3 packets of 8 doubles)
-  if (seen.lo > seen.hi) return {0, -1};  // no key: an empty block at column 0
-  return {0, std::min(n_kv, (seen.hi + kRegisterBlock) / kRegisterBlock * kRegisterBlock) - 1};
+  if (seen.lo > seen.hi) return 0;             // no key
+  return std::min(n_kv, (seen.hi + kRegisterBlock) / kRegisterBlock * kRegisterBlock);
 }
 
 void compute_block(const HeadInputs& in, Eigen::Index r, Eigen::Index n, RowBlock& b) {
   b.r = r;
   b.n = n;
   b.n_kv = in.k.rows();
-  b.keys = block_keys(in.kernel, in.keys, r, n, in.k.rows());
+  b.keys = block_width(in.kernel, in.keys, r, n, in.k.rows());
   b.reserve_cells();
   b.row_max.resize(n);
   b.row_sum.resize(n);
   b.entropy.resize(n);
   b.status.assign(static_cast<std::size_t>(n), RowStatus::Ok);
   b.x.resize(std::max<Eigen::Index>(b.width(), 1));
-  if (b.width() > 0) b.scores().noalias() = in.q.middleRows(r, n) * in.k.middleRows(b.keys.lo, b.width()).transpose();
+  if (b.width() > 0) b.scores().noalias() = in.q.middleRows(r, n) * in.k.topRows(b.width()).transpose();
   for (Eigen::Index li = 0; li < n; ++li) fill_row(in, b, li);
 }
 
 // A block with fewer than one visible key in four (a sparse selection) goes row by row over each row's own keys;
 // otherwise one product over the block's keys. The keys left out have weight exactly 0.
 void block_output(const RowBlock& b, const VisibleKeys& keys, const Matrix& v, Matrix& out) {
-  const Span seen = block_span(keys, b.r, b.n);  // within b.keys
+  const Span seen = block_span(keys, b.r, b.n);  // within the block's keys
   if (seen.lo > seen.hi) return;                 // every row of the block sees nothing
   const auto w = b.weights();
   Eigen::Index cells = 0;  // the visible ones
   for (Eigen::Index i = b.r; i < b.r + b.n; ++i) cells += keys.count(i);
   if (4 * cells >= b.n * seen.size()) {
-    out.middleRows(b.r, b.n).noalias() =
-        w.middleCols(seen.lo - b.keys.lo, seen.size()) * v.middleRows(seen.lo, seen.size());
+    out.middleRows(b.r, b.n).noalias() = w.middleCols(seen.lo, seen.size()) * v.middleRows(seen.lo, seen.size());
     return;
   }
   for (Eigen::Index li = 0; li < b.n; ++li) {
@@ -141,9 +138,8 @@ void block_output(const RowBlock& b, const VisibleKeys& keys, const Matrix& v, M
     const Span s = keys.span(i);
     const auto listed = keys.listed(i);
     if (s.lo > s.hi) continue;
-    if (listed.empty())
-      out.row(i).noalias() = w.row(li).segment(s.lo - b.keys.lo, s.size()) * v.middleRows(s.lo, s.size());
-    for (const Eigen::Index j : listed) out.row(i).noalias() += w(li, j - b.keys.lo) * v.row(j);
+    if (listed.empty()) out.row(i).noalias() = w.row(li).segment(s.lo, s.size()) * v.middleRows(s.lo, s.size());
+    for (const Eigen::Index j : listed) out.row(i).noalias() += w(li, j) * v.row(j);
   }
 }
 

@@ -22,7 +22,8 @@ struct HeadInputs {
   double scale_factor;
 };
 
-// Rows [r, r + n) of a head: the block's scores and weights over `keys` (block_keys), and each row's statistics. Its
+// Rows [r, r + n) of a head: the block's scores and weights over keys [0, keys) (block_width), and each row's
+// statistics. Its
 // storage is kept from block to block. A row of it is laid out as the head's matrix row is (N_KV wide, key j at column
 // j, blocks starting at a multiple of 128 rows), so each row sits at the same alignment as in a whole matrix and its
 // vectorised sums add in the same order.
@@ -32,15 +33,15 @@ class RowBlock {
   using ConstView = Eigen::Map<const Matrix, 0, Eigen::OuterStride<>>;
 
   Eigen::Index r = 0, n = 0, n_kv = 0;
-  Span keys{0, -1};
+  Eigen::Index keys = 0;             // the block computes keys 0 .. keys-1
   Vector row_max, row_sum, entropy;  // (n)
   std::vector<RowStatus> status;     // (n)
   RowArray x;                        // scratch: one row's scaled scores
 
-  Eigen::Index width() const { return std::max<Eigen::Index>(keys.size(), 0); }
-  View scores() { return {store_.data() + keys.lo, n, width(), Eigen::OuterStride<>(n_kv)}; }  // (n, width)
-  View weights() { return {store_.data() + weights_at() + keys.lo, n, width(), Eigen::OuterStride<>(n_kv)}; }
-  ConstView weights() const { return {store_.data() + weights_at() + keys.lo, n, width(), Eigen::OuterStride<>(n_kv)}; }
+  Eigen::Index width() const { return keys; }
+  View scores() { return {store_.data(), n, keys, Eigen::OuterStride<>(n_kv)}; }  // (n, keys)
+  View weights() { return {store_.data() + weights_at(), n, keys, Eigen::OuterStride<>(n_kv)}; }
+  ConstView weights() const { return {store_.data() + weights_at(), n, keys, Eigen::OuterStride<>(n_kv)}; }
   void reserve_cells() {
     if (store_.size() < weights_at() + n * n_kv) store_.resize(weights_at() + n * n_kv);
   }
@@ -54,12 +55,12 @@ class RowBlock {
 
 inline constexpr Eigen::Index kRowBlock = 128;
 
-// The keys whose scores rows [r, r + n) compute: from key 0 to the last one some row of them sees (a causal block
-// stops at its last row), rounded up to a multiple of 24 keys. Starting at 0 even for a band, and ending on Eigen's
-// register tile, keeps every score the bits of the whole product q k^T: a product cut elsewhere may round a cell's
-// last bit differently. The linear kernel takes every key, since
-// it divides the hidden ones by Z too (0 / Z, -0 for a negative Z), as the trace has always printed them.
-Span block_keys(Kernel kernel, const VisibleKeys& keys, Eigen::Index r, Eigen::Index n, Eigen::Index n_kv);
+// How many keys, from key 0, rows [r, r + n) compute: up to the last one some row of them sees (a causal block stops
+// at its last row), rounded up to a multiple of 24 keys; 0 when no row sees any. Starting at 0 even for a band, and
+// ending on Eigen's register tile, keeps every score the bits of the whole product q k^T: a product cut elsewhere may
+// round a cell's last bit differently. The linear kernel takes every key, since it divides the hidden ones by Z too
+// (0 / Z, -0 for a negative Z), as the trace has always printed them.
+Eigen::Index block_width(Kernel kernel, const VisibleKeys& keys, Eigen::Index r, Eigen::Index n, Eigen::Index n_kv);
 
 // Fills b for rows [r, r + n): scores, weights (0 outside each row's visible keys), statistics.
 void compute_block(const HeadInputs& in, Eigen::Index r, Eigen::Index n, RowBlock& b);

@@ -76,7 +76,7 @@ void section(DecodeView& view, int number, const std::string& text) {
 void query_section(const Shown& v) {
   std::vector<Matrix> queries;
   // With rope the query as it attends: turned by its position (mla: [q | q_r]).
-  for (const HeadTrace& h : v.full.heads) queries.push_back((h.q_rope.size() > 0 ? h.q_rope : h.q).row(v.t));
+  for (const HeadTrace& h : v.full.heads) queries.push_back(h.scored_q().row(v.t));
   std::vector<Term> terms;
   std::vector<std::string> spaces;
   for (std::size_t h = 0; h < queries.size(); ++h) {
