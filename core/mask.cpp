@@ -8,30 +8,20 @@
 namespace attn {
 
 Matrix build_mask(const AttentionConfig& config, int n_q, int n_kv) {
-  if (config.mask == MaskKind::Causal || config.mask == MaskKind::SlidingWindow) {
-    // Each row's ones are one span: only those are written when the matrix comes as zeros (a causal mask's hidden
-    // triangle then never pages in).
-    Matrix m(n_q, n_kv);
-    if (!zero_without_writing(m)) m.setZero();
-    for (int i = 0; i < n_q; ++i) {
-      const int lo = config.mask == MaskKind::Causal ? 0 : std::max(0, i - config.window + 1);
-      const int hi = std::min(i, n_kv - 1);
-      if (lo <= hi) m.row(i).segment(lo, hi - lo + 1).setOnes();
-    }
-    return m;
+  if (config.mask == MaskKind::None) return Matrix::Ones(n_q, n_kv);
+  if (config.mask == MaskKind::Custom)
+    return Matrix::NullaryExpr(
+        n_q, n_kv, [&](Eigen::Index i, Eigen::Index j) { return config.custom_mask(i, j) != 0.0 ? 1.0 : 0.0; });
+  // Causal (j <= i) or a sliding window (i - window < j <= i): each row's ones are one span, and only those are
+  // written when the matrix comes as zeros (a causal mask's hidden triangle then never pages in).
+  Matrix m(n_q, n_kv);
+  if (!zero_without_writing(m)) m.setZero();
+  for (int i = 0; i < n_q; ++i) {
+    const int lo = config.mask == MaskKind::Causal ? 0 : std::max(0, i - config.window + 1);
+    const int hi = std::min(i, n_kv - 1);
+    if (lo <= hi) m.row(i).segment(lo, hi - lo + 1).setOnes();
   }
-  auto allowed = [&](int i, int j) -> bool {
-    switch (config.mask) {
-      case MaskKind::None: return true;
-      case MaskKind::Causal: return j <= i;
-      case MaskKind::SlidingWindow: return j <= i && j > i - config.window;
-      case MaskKind::Custom: return config.custom_mask(i, j) != 0.0;
-    }
-    return true;
-  };
-  return Matrix::NullaryExpr(n_q, n_kv, [&](Eigen::Index i, Eigen::Index j) {
-    return allowed(static_cast<int>(i), static_cast<int>(j)) ? 1.0 : 0.0;
-  });
+  return m;
 }
 
 namespace {
