@@ -379,8 +379,8 @@ def model_check(np, torch, app):
     return float(np.max(np.abs(ours - theirs)))
 
 
-def time_median(fn, runs, warmup=2):
-    """(median, coefficient of variation) of the wall-clock seconds of `runs` calls after `warmup` calls."""
+def wall_times(fn, runs, warmup=2):
+    """The wall-clock seconds of `runs` calls after `warmup` calls."""
     for _ in range(warmup):
         fn()
     times = []
@@ -388,6 +388,12 @@ def time_median(fn, runs, warmup=2):
         start = time.perf_counter()
         fn()
         times.append(time.perf_counter() - start)
+    return times
+
+
+def time_median(fn, runs, warmup=2):
+    """(median, coefficient of variation) of the wall-clock seconds of `runs` calls after `warmup` calls."""
+    times = wall_times(fn, runs, warmup)
     return statistics.median(times), statistics.stdev(times) / statistics.mean(times) if runs > 1 else 0.0
 
 
@@ -438,15 +444,7 @@ def gemm_peak(np, runs=7):
     """The machine's matrix-multiply rate at this thread count, in FLOP/s: OpenBLAS's dgemm of a projection's
     shape, (2048 x 512) (512 x 512), the best of `runs`. No float64 attention does its multiply-adds faster."""
     a, b = np.random.default_rng(1).uniform(-1, 1, (2048, D_MODEL)), np.random.default_rng(2).uniform(-1, 1, (D_MODEL, D_MODEL))
-    a @ b
-    best = min(time_seconds(lambda: a @ b) for _ in range(runs))
-    return 2 * 2048 * D_MODEL * D_MODEL / best
-
-
-def time_seconds(fn):
-    start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start
+    return 2 * 2048 * D_MODEL * D_MODEL / min(wall_times(lambda: a @ b, runs, warmup=1))
 
 
 def trace_flops(t):

@@ -4,10 +4,6 @@
 
 #include "core/init.h"
 
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
-
 namespace attn::ui {
 namespace {
 
