@@ -3,6 +3,7 @@
 //   BM_Trace/T                the full trace, every intermediate kept: d_model 512, 8 heads of 64, causal, W_O
 //   BM_DecodeStep/T           one new token with T-1 tokens cached: project it, append it, attend over T keys
 //   BM_RecomputeForStep/T     what the step saves: the full causal trace of all T tokens
+//   BM_TraceDrag/T/i          the window's recompute after a drag on token i's embedding, with the trace before it
 //   BM_TrainStep              one training step of issue 16's model (2 layers of 4 heads, d_model 64, learned
 //                             positions, Pre-LN, attention only, vocabulary 64) on a batch of 32 induction sequences of
 //                             32: the batch drawn, forward, backward, AdamW
@@ -128,6 +129,32 @@ void BM_DecodeStep(benchmark::State& state) {
                                                      benchmark::Counter::kDefaults, benchmark::Counter::kIs1024);
 }
 BENCHMARK(BM_DecodeStep)->Arg(128)->Arg(512)->Arg(1024)->Arg(2048)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+// The window's worker while a drag moves a token's embedding: every head's weights kept (the heads panel shows them),
+// with the trace before the edit to take unchanged tiles and row blocks from (TraceOptions::earlier). Arg 1 is the
+// token dragged: 0 (every causal row sees it, the worst case) or T-1 (only the last rows do); -1 is the same trace
+// without the earlier one, what every edit cost before.
+void BM_TraceDrag(benchmark::State& state) {
+  const int tokens = static_cast<int>(state.range(0));
+  const auto token = static_cast<Eigen::Index>(state.range(1));
+  const Scenario s = sized_scenario(tokens);
+  const Trace before = compute_trace(s, {.keep_weights = true});
+  Scenario edited = s;
+  edited.input.embeddings(std::max<Eigen::Index>(token, 0), 0) += 0.1;
+  for (auto _ : state) {
+    Trace t = compute_trace(edited, {.keep_weights = true, .earlier = token >= 0 ? &before : nullptr});
+    benchmark::DoNotOptimize(t.output.data());
+  }
+}
+BENCHMARK(BM_TraceDrag)
+    ->Args({1024, -1})
+    ->Args({1024, 0})
+    ->Args({1024, 1023})
+    ->Args({2048, -1})
+    ->Args({2048, 0})
+    ->Args({2048, 2047})
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 
 // Without a cache, the new token's output needs the whole causal trace of all T tokens (its last row).
 void BM_RecomputeForStep(benchmark::State& state) { full_trace(state); }

@@ -8,6 +8,7 @@
 #include "core/mask.h"
 #include "core/positions.h"
 #include "core/product.h"
+#include "core/same_bits.h"
 #include "core/validate.h"
 #include "core/zeroed_matrix.h"
 
@@ -21,33 +22,97 @@ void keep_block_weights(RowBlock& b, bool zeros, Matrix& weights) {
   weights.block(b.r, 0, b.n, w) = b.weights();
 }
 
-// One head's attention over the mask's visible keys, found once for every head; a block of rows at a time, each
-// block's scores and weights in scratch (head_blocks.h). `keep_weights`: the whole weights matrix is kept as the blocks
-// make it (a window shows every head's), rather than made again on the first ask.
-HeadTrace attend(const Matrix& q, const Matrix& k, const Matrix& v, const SharedMatrix& mask,
-                 const std::shared_ptr<const VisibleKeys>& keys, Kernel kernel, double scale_factor,
-                 bool keep_weights) {
-  const Eigen::Index n_q = q.rows();
-  Matrix weights;  // (N_Q, N_KV) kept_weights only
-  if (keep_weights) weights.resize(n_q, k.rows());
-  const bool zeros = keep_weights && zero_without_writing(weights);
+// A head with its inputs and room for its rows' statistics and output; the blocks fill them.
+HeadTrace start_head(const HeadInputs& in, const Matrix& v, const SharedMatrix& mask,
+                     const std::shared_ptr<const VisibleKeys>& keys) {
+  const Eigen::Index n_q = in.q.rows();
   HeadTrace t;
-  t.q = q;
-  t.k = k;
+  t.q = in.q;
+  t.k = in.k;
   t.v = v;
   t.mask = mask;
   t.visible = keys;
-  t.scale_factor = scale_factor;
-  t.kernel = kernel;
+  t.scale_factor = in.scale_factor;
+  t.kernel = in.kernel;
   t.row_max.resize(n_q);
   t.row_sum.resize(n_q);
   t.entropy.resize(n_q);
   t.row_status.resize(static_cast<std::size_t>(n_q));
   t.output = Matrix::Zero(n_q, v.cols());
-  const HeadInputs in{q, k, *mask, *keys, kernel, scale_factor};
+  return t;
+}
+
+// The same head of the trace before an edit, and the first key whose k or v changed since: a block of rows whose
+// queries, visible keys and keys up to its width are the same bits is that head's block again (the same code on the
+// same numbers).
+struct EarlierHead {
+  const HeadTrace& head;
+  Eigen::Index k_from, v_from;
+};
+
+std::optional<EarlierHead> earlier_head(const HeadTrace* e, const HeadInputs& in, const Matrix& v, bool keep_weights) {
+  if (!e || !e->visible || e->kernel != in.kernel || e->scale_factor != in.scale_factor ||
+      (keep_weights && !e->weights_kept))
+    return std::nullopt;
+  const Matrix &q = e->scored_q(), &k = e->scored_k();
+  if (q.rows() != in.q.rows() || q.cols() != in.q.cols() || k.rows() != in.k.rows() || k.cols() != in.k.cols() ||
+      e->v.rows() != v.rows() || e->v.cols() != v.cols())
+    return std::nullopt;
+  return EarlierHead{*e, first_changed_row(in.k, k), first_changed_row(v, e->v)};
+}
+
+bool block_unchanged(const EarlierHead& e, const HeadInputs& in, Eigen::Index r, Eigen::Index n) {
+  const Eigen::Index width = block_width(in.kernel, in.keys, r, n, in.k.rows());
+  return width <= e.k_from && width <= e.v_from && same_rows(in.keys, *e.head.visible, r, n) &&
+         same_bits(in.q.middleRows(r, n), e.head.scored_q().middleRows(r, n));
+}
+
+// Rows [r, r + n) taken from the earlier head; `weights`: kept (keep_block_weights).
+void take_block(const HeadTrace& e, const HeadInputs& in, Eigen::Index r, Eigen::Index n, HeadTrace& t, Matrix* weights,
+                bool zeros) {
+  t.row_max.segment(r, n) = e.row_max.segment(r, n);
+  t.row_sum.segment(r, n) = e.row_sum.segment(r, n);
+  t.entropy.segment(r, n) = e.entropy.segment(r, n);
+  std::copy_n(e.row_status.begin() + r, n, t.row_status.begin() + r);
+  t.output.middleRows(r, n) = e.output.middleRows(r, n);
+  if (!weights) return;
+  const Eigen::Index w = block_width(in.kernel, in.keys, r, n, in.k.rows());
+  if (!zeros) weights->block(r, w, n, weights->cols() - w).setZero();
+  weights->block(r, 0, n, w) = e.weights().block(r, 0, n, w);
+}
+
+// A row whose output overflowed (a near-zero linear Z) is a ZeroSum row: no weights, no output.
+void zero_overflowed_rows(HeadTrace& t, Matrix* weights) {
+  for (Eigen::Index i = 0; i < t.output.rows(); ++i) {
+    if (t.output.row(i).allFinite()) continue;
+    t.row_status[static_cast<std::size_t>(i)] = RowStatus::ZeroSum;  // HeadTrace::weights zeroes the row
+    t.output.row(i).setZero();
+    t.entropy(i) = 0.0;
+    if (weights) weights->row(i).setZero();
+  }
+}
+
+// One head's attention over the mask's visible keys, found once for every head; a block of rows at a time, each
+// block's scores and weights in scratch (head_blocks.h). `keep_weights`: the whole weights matrix is kept as the blocks
+// make it (a window shows every head's), rather than made again on the first ask. `earlier`: the same head before an
+// edit, whose blocks stand where their inputs did not change.
+HeadTrace attend(const HeadInputs& in, const Matrix& v, const SharedMatrix& mask,
+                 const std::shared_ptr<const VisibleKeys>& keys, bool keep_weights, const HeadTrace* earlier) {
+  const Eigen::Index n_q = in.q.rows();
+  Matrix weights;  // (N_Q, N_KV) kept_weights only
+  if (keep_weights) weights.resize(n_q, in.k.rows());
+  const bool zeros = keep_weights && zero_without_writing(weights);
+  Matrix* kept = keep_weights ? &weights : nullptr;
+  HeadTrace t = start_head(in, v, mask, keys);
+  const std::optional<EarlierHead> before = earlier_head(earlier, in, v, keep_weights);
   RowBlock b;
   for (Eigen::Index r = 0; r < n_q; r += kRowBlock) {
-    compute_block(in, r, std::min(kRowBlock, n_q - r), b);
+    const Eigen::Index n = std::min(kRowBlock, n_q - r);
+    if (before && block_unchanged(*before, in, r, n)) {
+      take_block(before->head, in, r, n, t, kept, zeros);
+      continue;
+    }
+    compute_block(in, r, n, b);
     t.row_max.segment(r, b.n) = b.row_max;
     t.row_sum.segment(r, b.n) = b.row_sum;
     t.entropy.segment(r, b.n) = b.entropy;
@@ -55,14 +120,11 @@ HeadTrace attend(const Matrix& q, const Matrix& k, const Matrix& v, const Shared
     block_output(b, *keys, v, t.output);
     if (keep_weights) keep_block_weights(b, zeros, weights);
   }
-  for (Eigen::Index i = 0; i < n_q; ++i) {
-    if (t.output.row(i).allFinite()) continue;                       // a near-zero linear Z can still overflow here
-    t.row_status[static_cast<std::size_t>(i)] = RowStatus::ZeroSum;  // HeadTrace::weights zeroes the row
-    t.output.row(i).setZero();
-    t.entropy(i) = 0.0;
-    if (keep_weights) weights.row(i).setZero();
+  zero_overflowed_rows(t, kept);
+  if (keep_weights) {
+    t.weights_kept = true;
+    std::call_once(t.derived_->weights_once, [&] { t.derived_->weights = std::move(weights); });
   }
-  if (keep_weights) std::call_once(t.derived_->weights_once, [&] { t.derived_->weights = std::move(weights); });
   return t;
 }
 
@@ -87,8 +149,8 @@ void make_weights(const HeadTrace& h, Matrix& weights) {
 
 HeadTrace attend(const Matrix& q, const Matrix& k, const Matrix& v, const Matrix& mask, Kernel kernel,
                  double scale_factor) {
-  return attend(q, k, v, SharedMatrix(mask), std::make_shared<const VisibleKeys>(visible_keys(mask)), kernel,
-                scale_factor, false);
+  const auto keys = std::make_shared<const VisibleKeys>(visible_keys(mask));
+  return attend({q, k, mask, *keys, kernel, scale_factor}, v, SharedMatrix(mask), keys, false, nullptr);
 }
 
 double HeadTrace::masked(Eigen::Index i, Eigen::Index j) const {
@@ -203,20 +265,23 @@ Trace start_trace(const Scenario& s, const Weights* resolved) {
   return t;
 }
 
-void project(Trace& t) {
+// Q, K and V (mla: through its latents). `e`: the trace before an edit, whose tiles stand where their inputs did not
+// change (an empty trace when there is none).
+void project(Trace& t, const Trace& e) {
   const AttentionConfig& a = t.attention;
-  const Weights& w = t.weights;
+  const Weights &w = t.weights, &ew = e.weights;
   const int d = a.head_dim;
   if (a.variant == Variant::Mla) {
-    t.latent = product(t.input_kv(), *w.W_DKV);
-    t.K = product(t.latent, *w.W_UK);
-    t.V = product(t.latent, *w.W_UV);
-    if (w.W_DQ) t.query_latent = product(t.input(), *w.W_DQ);
-    t.Q = w.W_DQ ? product(t.query_latent, *w.W_UQ) : product(t.input(), *w.W_Q);
+    t.latent = product(t.input_kv(), *w.W_DKV, earlier_product(e.input_kv(), ew.W_DKV, e.latent));
+    t.K = product(t.latent, *w.W_UK, earlier_product(e.latent, ew.W_UK, e.K));
+    t.V = product(t.latent, *w.W_UV, earlier_product(e.latent, ew.W_UV, e.V));
+    if (w.W_DQ) t.query_latent = product(t.input(), *w.W_DQ, earlier_product(e.input(), ew.W_DQ, e.query_latent));
+    t.Q = w.W_DQ ? product(t.query_latent, *w.W_UQ, earlier_product(e.query_latent, ew.W_UQ, e.Q))
+                 : product(t.input(), *w.W_Q, earlier_product(e.input(), ew.W_Q, e.Q));
   } else {
-    t.Q = product(t.input(), *w.W_Q);
-    t.K = product(t.input_kv(), *w.W_K);
-    t.V = product(t.input_kv(), *w.W_V);
+    t.Q = product(t.input(), *w.W_Q, earlier_product(e.input(), ew.W_Q, e.Q));
+    t.K = product(t.input_kv(), *w.W_K, earlier_product(e.input_kv(), ew.W_K, e.K));
+    t.V = product(t.input_kv(), *w.W_V, earlier_product(e.input_kv(), ew.W_V, e.V));
   }
   for (int g = 0; g < kv_head_count(a); ++g) t.kv_heads.push_back({t.K.middleCols(g * d, d), t.V.middleCols(g * d, d)});
 }
@@ -246,25 +311,28 @@ Rope prepare_rope(const Trace& t) {
   return r;
 }
 
-// Head h: its scores from the turned q and k with rope, from the plain ones otherwise.
+// Head h: its scores from the turned q and k with rope, from the plain ones otherwise. `earlier`: head h of the trace
+// before an edit, if any.
 HeadTrace run_head(const Trace& t, const Rope& rope, const SharedMatrix& mask,
-                   const std::shared_ptr<const VisibleKeys>& keys, int h, bool keep_weights) {
+                   const std::shared_ptr<const VisibleKeys>& keys, int h, bool keep_weights, const HeadTrace* earlier) {
   const AttentionConfig& a = t.attention;
   const int d = a.head_dim, g = kv_head_for(a, h);
   const KvHeadTrace& kv = t.kv_heads[static_cast<std::size_t>(g)];
-  const auto q = t.Q.middleCols(h * d, d);
+  const Matrix q = t.Q.middleCols(h * d, d);
+  const auto scored = [&](const Matrix& q_s, const Matrix& k_s) {  // (N_Q, d_s), (N_KV, d_s)
+    return attend({q_s, k_s, *mask, *keys, a.kernel, t.scale_factor}, kv.v, mask, keys, keep_weights, earlier);
+  };
   HeadTrace head;
   if (a.positions != Positions::Rope) {
-    head = attend(q, kv.k, kv.v, mask, keys, a.kernel, t.scale_factor, keep_weights);
+    head = scored(q, kv.k);
   } else if (!decoupled_rope(a)) {
-    head = attend(rotate(q, rope.queries), rope.keys[static_cast<std::size_t>(g)], kv.v, mask, keys, a.kernel,
-                  t.scale_factor, keep_weights);
+    head = scored(rotate(q, rope.queries), rope.keys[static_cast<std::size_t>(g)]);
   } else {
     const int r = a.rope_dim;
     Matrix q_s(t.n_q(), d + r), k_s(t.n_kv(), d + r);  // [content | decoupled rope]
     q_s << q, rotate(rope.q_r.middleCols(h * r, r), rope.queries);
     k_s << kv.k, rope.k_r;
-    head = attend(q_s, k_s, kv.v, mask, keys, a.kernel, t.scale_factor, keep_weights);
+    head = scored(q_s, k_s);
     head.q_r = q_s.rightCols(r);
     head.k_r = rope.k_r;
   }
@@ -285,7 +353,12 @@ Trace compute_trace(const Scenario& s, const Weights* resolved, TraceOptions opt
   Trace t = start_trace(s, resolved);
   const AttentionConfig& a = t.attention;
   const int d = a.head_dim;
-  project(t);
+  const Trace none;
+  const Trace& e = options.earlier ? *options.earlier : none;
+  const auto earlier_head = [&e](int h) {
+    return h < static_cast<int>(e.heads.size()) ? &e.heads[static_cast<std::size_t>(h)] : nullptr;
+  };
+  project(t, e);
   const Matrix scenario_mask = build_mask(a, t.n_q(), t.n_kv());
   // Sparse attention: each query's top_k keys among those the scenario's mask shows. The selection lies inside
   // that mask and both are 0/1, so it is their product already.
@@ -301,10 +374,11 @@ Trace compute_trace(const Scenario& s, const Weights* resolved, TraceOptions opt
 #pragma omp parallel for schedule(dynamic) if (big)
 #endif
   for (int h = 0; h < a.heads; ++h)
-    t.heads[static_cast<std::size_t>(h)] = run_head(t, rope, mask, keys, h, options.keep_weights);
+    t.heads[static_cast<std::size_t>(h)] = run_head(t, rope, mask, keys, h, options.keep_weights, earlier_head(h));
   t.concat.resize(t.n_q(), a.heads * d);
   for (int h = 0; h < a.heads; ++h) t.concat.middleCols(h * d, d) = t.heads[static_cast<std::size_t>(h)].output;
-  t.output = t.weights.W_O ? product(t.concat, *t.weights.W_O) : t.concat;
+  t.output =
+      t.weights.W_O ? product(t.concat, *t.weights.W_O, earlier_product(e.concat, e.weights.W_O, e.output)) : t.concat;
   if (a.variant == Variant::Mla) t.absorbed = absorb(t);
   return t;
 }

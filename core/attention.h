@@ -41,6 +41,7 @@ struct HeadTrace {
   Vector row_sum;      // (N_Q)  Z_i = sum_j kappa(masked_ij - m_i): the normaliser before division
   Vector entropy;      // (N_Q)  -sum_j w_ij ln w_ij in nats; NaN for a Signed row, 0 for a row that is not normalised
   std::vector<RowStatus> row_status;  // (N_Q)
+  bool weights_kept = false;          // TraceOptions::keep_weights: weights() is made already
   double scale_factor = 1.0;          // scaled = scores x this: 1/sqrt(d_s), or 1 with scale off
   Kernel kernel = Kernel::Softmax;    // what masked writes where the mask hides a key: -inf (softmax) or 0 (linear)
   // The queries and keys the scores multiply: turned with rope, the projections otherwise.
@@ -153,6 +154,10 @@ double scale_factor(const AttentionConfig& a);
 
 struct TraceOptions {
   bool keep_weights = false;  // keep every head's weights as they are computed (a window shows them all)
+  // The trace of the document before an edit (a window's drag): every tile of a projection and every block of a
+  // head's rows whose inputs are the same bits is taken from it rather than computed, so the result is the same bits
+  // as without it. It must stay alive until compute_trace returns.
+  const Trace* earlier = nullptr;
 };
 
 // Validates (throws InputError) and computes the whole trace.

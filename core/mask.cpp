@@ -66,6 +66,16 @@ VisibleKeys visible_keys(const Matrix& mask) {
   return v;
 }
 
+bool same_rows(const VisibleKeys& a, const VisibleKeys& b, Eigen::Index r, Eigen::Index n) {
+  if (a.spans.size() != b.spans.size()) return false;
+  for (Eigen::Index i = r; i < r + n; ++i) {
+    const Span &sa = a.span(i), &sb = b.span(i);
+    const auto la = a.listed(i), lb = b.listed(i);
+    if (sa.lo != sb.lo || sa.hi != sb.hi || !std::equal(la.begin(), la.end(), lb.begin(), lb.end())) return false;
+  }
+  return true;
+}
+
 Span block_span(const VisibleKeys& keys, Eigen::Index r, Eigen::Index n) {
   Span block{std::numeric_limits<Eigen::Index>::max(), -1};
   for (Eigen::Index i = r; i < r + n; ++i) {

@@ -39,6 +39,9 @@ struct VisibleKeys {
 };
 VisibleKeys visible_keys(const Matrix& mask);
 
+// Whether rows [r, r + n) see the same keys in a and b.
+bool same_rows(const VisibleKeys& a, const VisibleKeys& b, Eigen::Index r, Eigen::Index n);
+
 // The keys some row of [r, r + n) sees, the union of their spans: a causal block stops at its last row.
 Span block_span(const VisibleKeys& keys, Eigen::Index r, Eigen::Index n);
 

@@ -1,24 +1,58 @@
 #include "core/product.h"
 
 #include <algorithm>
+#include <vector>
+
+#include "core/same_bits.h"
 
 namespace attn {
+namespace {
 
 // Tiles of 128 rows by 96 columns, fixed by the shapes alone: the same tiles on any number of threads, so the same
 // bits (a product cut elsewhere may round a cell's last bit differently; cutting the columns at multiples of 24,
 // Eigen's register block, does not). 128 tokens still give a 512-wide projection six tiles to share out.
-Matrix product(const Matrix& a, const Matrix& b) {
-  constexpr Eigen::Index kRows = 128, kCols = 96;
+constexpr Eigen::Index kRows = 128, kCols = 96;
+
+Eigen::Index tiles(Eigen::Index size, Eigen::Index tile) { return (size + tile - 1) / tile; }
+
+// Which row tiles of a and column tiles of b are the bits `earlier` had (none when a shape differs).
+struct Unchanged {
+  std::vector<char> rows, cols;
+};
+Unchanged unchanged(const Matrix& a, const Matrix& b, const std::optional<EarlierProduct>& earlier) {
+  Unchanged u{std::vector<char>(static_cast<std::size_t>(tiles(a.rows(), kRows))),
+              std::vector<char>(static_cast<std::size_t>(tiles(b.cols(), kCols)))};
+  if (!earlier || earlier->a.rows() != a.rows() || earlier->a.cols() != a.cols() || earlier->b.rows() != b.rows() ||
+      earlier->b.cols() != b.cols())
+    return u;
+  for (std::size_t t = 0; t < u.rows.size(); ++t) {
+    const Eigen::Index r = static_cast<Eigen::Index>(t) * kRows, n = std::min(kRows, a.rows() - r);
+    u.rows[t] = same_bits(a.middleRows(r, n), earlier->a.middleRows(r, n));
+  }
+  for (std::size_t t = 0; t < u.cols.size(); ++t) {
+    const Eigen::Index c = static_cast<Eigen::Index>(t) * kCols, m = std::min(kCols, b.cols() - c);
+    u.cols[t] = &b == &earlier->b || same_bits(b.middleCols(c, m), earlier->b.middleCols(c, m));
+  }
+  return u;
+}
+
+}  // namespace
+
+Matrix product(const Matrix& a, const Matrix& b, const std::optional<EarlierProduct>& earlier) {
   Matrix out(a.rows(), b.cols());
-  const Eigen::Index row_tiles = (a.rows() + kRows - 1) / kRows, col_tiles = (b.cols() + kCols - 1) / kCols;
+  const Unchanged same = unchanged(a, b, earlier);
+  const Eigen::Index row_tiles = tiles(a.rows(), kRows), col_tiles = tiles(b.cols(), kCols);
   [[maybe_unused]] const bool big = a.rows() * a.cols() * b.cols() > kParallelWork;
 #if defined(_OPENMP)
-#pragma omp parallel for schedule(static) if (big)
+#pragma omp parallel for schedule(dynamic) if (big)  // dynamic: the tiles left to compute may be few
 #endif
   for (Eigen::Index t = 0; t < row_tiles * col_tiles; ++t) {
-    const Eigen::Index r = t / col_tiles * kRows, c = t % col_tiles * kCols;
+    const Eigen::Index rt = t / col_tiles, ct = t % col_tiles;
+    const Eigen::Index r = rt * kRows, c = ct * kCols;
     const Eigen::Index n = std::min(kRows, a.rows() - r), m = std::min(kCols, b.cols() - c);
-    out.block(r, c, n, m).noalias() = a.middleRows(r, n) * b.middleCols(c, m);
+    if (same.rows[static_cast<std::size_t>(rt)] && same.cols[static_cast<std::size_t>(ct)])
+      out.block(r, c, n, m) = earlier->out.block(r, c, n, m);
+    else out.block(r, c, n, m).noalias() = a.middleRows(r, n) * b.middleCols(c, m);
   }
   return out;
 }
