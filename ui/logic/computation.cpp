@@ -15,7 +15,13 @@ constexpr double kRestAfterTrace = 0.25;
 
 Computation::Computation(const Scenario& first)
     : results_(
-          [](const RecomputeRequest& r) { return compute_all(*r.scenario, r.ticket, r.resolved.get(), r.shown_head); },
+          // The worker keeps the last trace it computed: a drag's next document differs from it in one token, and
+          // the tiles and blocks that did not change are taken from it.
+          [last = std::shared_ptr<const Trace>()](const RecomputeRequest& r) mutable {
+            Computed c = compute_all(*r.scenario, r.ticket, r.resolved.get(), r.shown_head, last.get());
+            if (c.trace) last = c.trace;
+            return c;
+          },
           failed_computation, kRestAfterTrace, &Computed::decode_error) {
   results_.show(compute_all(first, results_.next_ticket()));
 }
@@ -26,7 +32,7 @@ void Computation::request(std::shared_ptr<const Scenario> document, bool same_we
   else if (!weights_ && now.ticket == results_.ticket()) weights_ = std::make_shared<const Weights>(now.trace->weights);
   const std::uint64_t ticket = results_.next_ticket();
   if (compute_in_background(*document)) results_.submit({std::move(document), ticket, weights_, shown_head});
-  else results_.show(compute_all(*document, ticket, nullptr, shown_head));
+  else results_.show(compute_all(*document, ticket, nullptr, shown_head, now.trace.get()));
 }
 
 std::shared_ptr<const Weights> Computation::weights(const Scenario& document) const {

@@ -51,12 +51,13 @@ void make_what_views_read(const Trace& t, int shown_head) {
 
 }  // namespace
 
-Computed compute_all(const Scenario& s, std::uint64_t ticket, const Weights* resolved, int shown_head) {
+Computed compute_all(const Scenario& s, std::uint64_t ticket, const Weights* resolved, int shown_head,
+                     const Trace* earlier) {
   const auto start = std::chrono::steady_clock::now();
   Computed c;
   c.ticket = ticket;
   // Every head's weights kept: the heads panel shows them all.
-  const TraceOptions keep{.keep_weights = true};
+  const TraceOptions keep{.keep_weights = true, .earlier = earlier};
   c.trace =
       std::make_shared<const Trace>(resolved ? compute_trace_with_weights(s, *resolved, keep) : compute_trace(s, keep));
   c.causal_trace = c.trace;

@@ -44,7 +44,10 @@ inline constexpr int kMaxDecodeTokens = 256;
 // Validates (throws InputError) and computes the trace, the decoding and the causal trace. `resolved`, if
 // given, is resolve_weights(s), kept from before: they are not drawn again.
 // `shown_head`: the head the pipeline follows, whose matrices are made here rather than in the frame showing them.
-Computed compute_all(const Scenario& s, std::uint64_t ticket, const Weights* resolved = nullptr, int shown_head = 0);
+// `earlier`: the trace of the document before the edit, whose unchanged tiles and row blocks the trace takes
+// (TraceOptions::earlier).
+Computed compute_all(const Scenario& s, std::uint64_t ticket, const Weights* resolved = nullptr, int shown_head = 0,
+                     const Trace* earlier = nullptr);
 
 // How much arithmetic computing a document takes, in multiply-adds: the projections, the scores and the
 // weighted sums, and every weight drawn from the seed (counted as 4: drawing one is a hash).
@@ -59,7 +62,8 @@ struct RecomputeRequest {
   std::shared_ptr<const Scenario> scenario;
   std::uint64_t ticket;
   std::shared_ptr<const Weights> resolved;
-  int shown_head = 0;  // the head the pipeline follows
+  int shown_head = 0;                    // the head the pipeline follows
+  std::shared_ptr<const Trace> earlier;  // the trace shown when the request was made
 };
 // A request the worker could not compute: a result without a trace, decode_error saying why.
 Computed failed_computation(const RecomputeRequest& request, const std::exception& e);
