@@ -2,11 +2,40 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
 
 #include "ui/logic/colormap.h"
+#include "ui/widgets/heatmap.h"
 #include "ui/widgets/theme.h"
 
 namespace attn::ui {
+namespace {
+
+using Arcs = std::vector<std::pair<double, int>>;
+
+// The arcs of every k-th row (row i at i / budget.every), remembered while the heatmap version says the weights have
+// not changed: at 2,048 tokens choosing them reads 250,000 weights, which every frame would cost the window 1 ms.
+const std::vector<Arcs>& drawn_arcs(ImGuiID id, const Matrix& weights, ArcBudget budget) {
+  struct Entry {
+    std::uint64_t version = 0;
+    const double* data = nullptr;
+    Eigen::Index rows = 0, cols = 0;
+    ArcBudget budget;
+    std::vector<Arcs> rows_arcs;
+  };
+  static std::unordered_map<ImGuiID, Entry> cache;
+  Entry& e = cache[id];
+  const std::uint64_t v = HeatmapVersion();
+  if (v != 0 && e.version == v && e.data == weights.data() && e.rows == weights.rows() && e.cols == weights.cols() &&
+      e.budget.every == budget.every && e.budget.per_query == budget.per_query)
+    return e.rows_arcs;
+  e = {v, weights.data(), weights.rows(), weights.cols(), budget, {}};
+  for (int i = 0; i < static_cast<int>(weights.rows()); i += budget.every)
+    e.rows_arcs.push_back(strongest_arcs(weights, i, budget.per_query));
+  return e.rows_arcs;
+}
+
+}  // namespace
 
 int ArcView(const char* id, const Matrix& weights, const ArcViewOptions& opts) {
   ImGui::PushID(id);
@@ -40,8 +69,10 @@ int ArcView(const char* id, const Matrix& weights, const ArcViewOptions& opts) {
   // under each arc keeps it seen without changing what its colour means.
   const ImVec4 bg = ImGui::GetStyleColorVec4(ImGuiCol_WindowBg);
   const bool light = 0.2126f * bg.x + 0.7152f * bg.y + 0.0722f * bg.z > 0.5f;
+  const std::vector<Arcs>& arcs = drawn_arcs(ImGui::GetID("arcs"), weights, budget);
   auto draw_row = [&](int i, bool strong) {
-    for (const auto& [w, j] : strongest_arcs(weights, i, strong ? -1 : budget.per_query)) {
+    for (const auto& [w, j] :
+         strong ? strongest_arcs(weights, i, -1) : arcs[static_cast<std::size_t>(i / budget.every)]) {
       const float alpha = strong ? 1.0f : (focus >= 0 ? 0.15f : 0.35f + 0.6f * static_cast<float>(w));
       const ImU32 colour = pack(sample(ColorMap::Sequential, 0.35 + 0.65 * w), alpha);
       const ImVec2 a{x0, y_of(i, n_q)}, b{x1, y_of(j, n_k)};

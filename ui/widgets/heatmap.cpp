@@ -442,6 +442,7 @@ float HeatmapValueWidth(const Matrix& m, const Matrix* visible) {
 
 void PushHeatmapVersion(std::uint64_t version) { versions().push_back(version); }
 void PopHeatmapVersion() { versions().pop_back(); }
+std::uint64_t HeatmapVersion() { return current_version(); }
 
 void ReleaseHeatmapTextures() {
   for (auto& [id, t] : textures())

@@ -62,6 +62,8 @@ float HeatmapValueWidth(const Matrix& m, const Matrix* visible = nullptr);
 // every cell each frame. Version 0, the default, means unknown: the content is hashed.
 void PushHeatmapVersion(std::uint64_t version);
 void PopHeatmapVersion();
+// The version pushed last (0 when none is): other widgets over the same matrices remember by it too.
+std::uint64_t HeatmapVersion();
 
 // Frees the textures large heatmaps were drawn with; call before the GL context goes.
 void ReleaseHeatmapTextures();
