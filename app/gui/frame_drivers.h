@@ -23,6 +23,8 @@ class FrameDriver {
   virtual int report(const ui::AppState& state, std::ostream& out, std::ostream& err) = 0;
   // The size the frame is laid out for, when the driver chooses it; else the window's.
   virtual std::optional<ImVec2> display_size() const { return std::nullopt; }
+  // Whether its frames come at the display's rate, as a person's do (pace_frame), rather than as fast as they draw.
+  virtual bool paced() const { return false; }
 };
 
 std::unique_ptr<FrameDriver> make_bench_frames(int frames);

@@ -1,7 +1,5 @@
 #include "ui/logic/latest_worker.h"
 
-#include <algorithm>
-
 #if defined(__linux__)
 #include <sys/resource.h>
 #include <unistd.h>
@@ -15,8 +13,9 @@ namespace attn::ui {
 
 void yield_to_window() {
 #if defined(_OPENMP)
-  // The window keeps drawing while this thread computes.
-  omp_set_num_threads(std::max(1, omp_get_num_procs() - 1));
+  // Every core: at the lower priority below it takes only what the window leaves, and the window, paced to the
+  // display (pace_frame), leaves part of every frame.
+  omp_set_num_threads(omp_get_num_procs());
 #endif
 #if defined(__linux__)
   setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 10);

@@ -16,7 +16,7 @@
 
 namespace attn::ui {
 
-// Called first on a worker thread: leave a core to the window and let its thread (and the GL driver's) go first.
+// Called first on a worker thread: compute on every core, but let the window's thread (and the GL driver's) go first.
 void yield_to_window();
 
 template <class Job, class Result>
