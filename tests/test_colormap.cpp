@@ -1,6 +1,7 @@
 // Colour maps (ui/logic/colormap): viridis and the diverging map, colour ranges, packed colours.
 #include "helpers.h"
 #include "ui/logic/colormap.h"
+#include "ui/logic/step_matrices.h"
 
 using namespace attn;
 using namespace attn::ui;
@@ -87,4 +88,35 @@ TEST_CASE("packed colours use ImGui's byte order, and text picks the readable of
   CHECK(text_on({0.97f, 0.97f, 0.97f}).r < 0.1f);               // dark text on the white middle of the diverging map
   CHECK(text_on(sample(ColorMap::Sequential, 0.0)).r == 1.0f);  // white on dark purple
   CHECK(text_on(sample(ColorMap::Sequential, 1.0)).r < 0.1f);   // dark on yellow
+}
+
+TEST_CASE("the worker's ranges of a head's step results: every large signed result, found by matrix, map and mask") {
+  Scenario s;
+  for (int i = 0; i < 80; ++i) s.input.tokens.push_back("t" + std::to_string(i));  // scores 80 x 80: 6,400 cells
+  s.input.embeddings = seeded_matrix(2, SeedStream::Embeddings, 80, 4);
+  s.attention.heads = 2;
+  s.attention.head_dim = 2;
+  s.attention.mask = MaskKind::Causal;
+  const Trace t = compute_trace(s);
+  const HeadTrace& h = t.heads[1];
+  const KnownRanges known = step_ranges(t, 1);
+  // scores, scaled and masked; X (80 x 4), q and the outputs are small, and weights are drawn on [0, 1].
+  REQUIRE(known.size() == 3);
+  const auto symmetric = [](double a) { return ValueRange{-a, a}; };
+  const auto check = [&](const Matrix& m, const Matrix* visible, ValueRange expected) {
+    const ValueRange* r = find_range(known, m, ColorMap::Diverging, visible);
+    REQUIRE(r != nullptr);
+    CHECK(r->lo == expected.lo);
+    CHECK(r->hi == expected.hi);
+  };
+  check(h.scores(), nullptr, symmetric(h.scores().cwiseAbs().maxCoeff()));
+  check(h.scaled(), nullptr, symmetric(h.scaled().cwiseAbs().maxCoeff()));
+  double visible_max = 0.0;  // masked's finite cells are the causal ones
+  for (int i = 0; i < 80; ++i)
+    for (int j = 0; j <= i; ++j) visible_max = std::max(visible_max, std::abs(h.masked()(i, j)));
+  check(h.masked(), &*h.mask, symmetric(visible_max));
+  CHECK(find_range(known, h.masked(), ColorMap::Diverging, nullptr) == nullptr);  // another mask: not this range
+  CHECK(find_range(known, h.scores(), ColorMap::Sequential, nullptr) == nullptr);
+  CHECK(find_range(known, t.heads[0].scores(), ColorMap::Diverging, nullptr) == nullptr);
+  CHECK(step_ranges(t, 2).empty());  // no head 2
 }

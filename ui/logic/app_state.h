@@ -103,6 +103,7 @@ class AppState {
   double last_recompute_seconds() const { return computation_.shown().seconds; }
   std::uint64_t ticket() const { return computation_.ticket(); }
   std::uint64_t shown_ticket() const { return computation_.shown().ticket; }
+  const KnownRanges* known_ranges() const { return computation_.shown().ranges.get(); }
 
   // --- The Model view's model, a document of its own, and the pipeline on one of its layers.
   ModelDocument model_doc;

@@ -93,6 +93,12 @@ ValueRange auto_range(const Matrix& m, ColorMap map, const Matrix* visible) {
   return {lo, hi};
 }
 
+const ValueRange* find_range(const KnownRanges& known, const Matrix& m, ColorMap map, const Matrix* visible) {
+  for (const KnownRange& k : known)
+    if (k.m == &m && k.map == map && k.visible == visible) return &k.range;
+  return nullptr;
+}
+
 double normalise(double x, ValueRange r) {
   if (!(r.hi > r.lo)) return 0.5;
   return std::clamp((x - r.lo) / (r.hi - r.lo), 0.0, 1.0);

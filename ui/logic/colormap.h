@@ -3,6 +3,7 @@
 // colour-blind viewers. Signed values use a blue-white-red diverging map centred on 0, so the sign is
 // the hue and the magnitude the saturation. Hidden (masked) cells never take a colour of either scale.
 #include <cstdint>
+#include <vector>
 
 #include "core/matrix.h"
 
@@ -28,6 +29,17 @@ Rgb sample(ColorMap map, double t);  // t in [0, 1], clamped
 // sequential maps span [min, max] of the finite visible values, or [0, 1] when those lie inside it.
 // `visible` (optional, same shape, 0 = hidden) excludes hidden cells; a constant matrix gets a unit range.
 ValueRange auto_range(const Matrix& m, ColorMap map, const Matrix* visible = nullptr);
+
+// auto_range of a matrix of an immutable trace, computed ahead (on the worker, with the trace) so that the frame first
+// showing a large trace need not read every cell: 16 ms of range scans at 2,048 tokens.
+struct KnownRange {
+  const Matrix* m = nullptr;
+  ColorMap map = ColorMap::Diverging;
+  const Matrix* visible = nullptr;
+  ValueRange range;
+};
+using KnownRanges = std::vector<KnownRange>;
+const ValueRange* find_range(const KnownRanges& known, const Matrix& m, ColorMap map, const Matrix* visible);
 
 double normalise(double x, ValueRange r);  // to [0, 1], clamped
 

@@ -6,6 +6,7 @@
 #include "core/edits.h"
 #include "core/mask.h"
 #include "core/validate.h"
+#include "ui/logic/step_matrices.h"
 
 namespace attn::ui {
 
@@ -39,14 +40,15 @@ std::shared_ptr<const std::vector<Matrix>> unshifted_scores(const Scenario& s, c
 }
 
 // What the views read of a trace in the frame that first shows it, made here (on the worker, for a big document)
-// rather than in that frame: the followed head's scores, scaled and masked (the pipeline's steps). At T = 2,048 each
-// is 32 MiB and tens of milliseconds.
-void make_what_views_read(const Trace& t, int shown_head) {
+// rather than in that frame: the followed head's scores, scaled and masked (the pipeline's steps; at T = 2,048 each
+// is 32 MiB and tens of milliseconds), and the colour ranges of its step results.
+std::shared_ptr<const KnownRanges> make_what_views_read(const Trace& t, int shown_head) {
   const int heads = static_cast<int>(t.heads.size());
-  if (shown_head < 0 || shown_head >= heads) return;
+  if (shown_head < 0 || shown_head >= heads) return nullptr;
   const HeadTrace& h = t.heads[static_cast<std::size_t>(shown_head)];
   h.scaled();
   h.masked();
+  return std::make_shared<const KnownRanges>(step_ranges(t, shown_head));
 }
 
 }  // namespace
@@ -61,7 +63,7 @@ Computed compute_all(const Scenario& s, std::uint64_t ticket, const Weights* res
   c.trace =
       std::make_shared<const Trace>(resolved ? compute_trace_with_weights(s, *resolved, keep) : compute_trace(s, keep));
   c.causal_trace = c.trace;
-  make_what_views_read(*c.trace, shown_head);
+  c.ranges = make_what_views_read(*c.trace, shown_head);
   if (s.attention.sparse)
     c.dense_output =
         std::make_shared<const Matrix>(compute_trace_with_weights(dense_version(s), c.trace->weights).output);

@@ -10,6 +10,7 @@
 #include "core/attention.h"
 #include "core/decode.h"
 #include "core/scenario.h"
+#include "ui/logic/colormap.h"
 #include "ui/logic/latest_worker.h"
 
 namespace attn::ui {
@@ -23,6 +24,8 @@ struct Computed {
   // Shifted positions only (position_offset > 0, up to kMaxDecodeTokens): each head's scores with the positions
   // from 0, what the shift experiment compares with.
   std::shared_ptr<const std::vector<Matrix>> unshifted_scores;
+  // The colour ranges of the followed head's step results (step_ranges), made here rather than in the frame.
+  std::shared_ptr<const KnownRanges> ranges;
   std::uint64_t ticket = 0;  // which request it answers: Computation counts every change of the document
   double seconds = 0.0;      // how long computing it took
 };

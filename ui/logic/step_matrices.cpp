@@ -1,5 +1,7 @@
 #include "ui/logic/step_matrices.h"
 
+#include <algorithm>
+
 namespace attn::ui {
 
 StepMatrix step_result(const Trace& t, Step asked, int head) {
@@ -22,6 +24,19 @@ StepMatrix step_result(const Trace& t, Step asked, int head) {
     case Step::Output: return {&t.output, &t.tokens, nullptr, ColorMap::Diverging, nullptr, "output"};
   }
   return {};
+}
+
+KnownRanges step_ranges(const Trace& t, int head) {
+  KnownRanges known;
+  if (head < 0 || head >= static_cast<int>(t.heads.size())) return known;
+  for (const Step step : pipeline_steps(t.attention)) {
+    const StepMatrix r = step_result(t, step, head);
+    // Sequential results are drawn on [0, 1]; a small matrix's range costs the frame nothing.
+    if (r.map == ColorMap::Sequential || r.m->size() < kKnownRangeCells) continue;
+    const bool listed = std::any_of(known.begin(), known.end(), [&](const KnownRange& k) { return k.m == r.m; });
+    if (!listed) known.push_back({r.m, r.map, r.visible, auto_range(*r.m, r.map, r.visible)});
+  }
+  return known;
 }
 
 }  // namespace attn::ui

@@ -21,4 +21,9 @@ struct StepMatrix {
 
 StepMatrix step_result(const Trace& t, Step step, int head);
 
+// The colour range of every large step result of head `head` that is coloured by its values (the strip's
+// thumbnails, the step shown): made with the trace, off the frame.
+inline constexpr Eigen::Index kKnownRangeCells = 4096;  // smaller ones: the heatmap's own scan is cheap
+KnownRanges step_ranges(const Trace& t, int head);
+
 }  // namespace attn::ui

@@ -116,6 +116,7 @@ void views(AppState& state, const Layout& l, ImVec2 display) {
   if (l.lesson_w > 0) LessonPanel(state, {display.x - l.lesson_w, l.top}, {l.lesson_w, l.h});
   const ImVec2 view_pos{l.left_w, l.top}, view_size{display.x - l.left_w - l.lesson_w, l.h};
   PushHeatmapVersion(heatmap_version(state));
+  PushHeatmapRanges(state.known_ranges());
   switch (state.view) {
     case View::Pipeline: pipeline_view(state, l); break;
     case View::Decode: DecodePanel(state, view_pos, view_size); break;
@@ -129,6 +130,7 @@ void views(AppState& state, const Layout& l, ImVec2 display) {
       break;
     case View::Train: TrainPanel(state, view_pos, view_size); break;
   }
+  PopHeatmapRanges();
   PopHeatmapVersion();
 }
 

@@ -44,8 +44,15 @@ std::vector<std::uint64_t>& versions() {
 }
 std::uint64_t current_version() { return versions().empty() ? 0 : versions().back(); }
 
-// auto_range of a large matrix, remembered while the version says it has not changed.
+std::vector<const KnownRanges*>& known_ranges() {
+  static std::vector<const KnownRanges*> stack;
+  return stack;
+}
+
+// auto_range of a large matrix: computed ahead, or remembered while the version says it has not changed.
 ValueRange remembered_range(const Matrix& m, ColorMap map, const Matrix* visible) {
+  if (!known_ranges().empty() && known_ranges().back())
+    if (const ValueRange* known = find_range(*known_ranges().back(), m, map, visible)) return *known;
   struct Entry {
     std::uint64_t version;
     const Matrix* visible;
@@ -443,6 +450,8 @@ float HeatmapValueWidth(const Matrix& m, const Matrix* visible) {
 void PushHeatmapVersion(std::uint64_t version) { versions().push_back(version); }
 void PopHeatmapVersion() { versions().pop_back(); }
 std::uint64_t HeatmapVersion() { return current_version(); }
+void PushHeatmapRanges(const KnownRanges* known) { known_ranges().push_back(known); }
+void PopHeatmapRanges() { known_ranges().pop_back(); }
 
 void ReleaseHeatmapTextures() {
   for (auto& [id, t] : textures())

@@ -64,6 +64,10 @@ void PushHeatmapVersion(std::uint64_t version);
 void PopHeatmapVersion();
 // The version pushed last (0 when none is): other widgets over the same matrices remember by it too.
 std::uint64_t HeatmapVersion();
+// Ranges computed ahead for matrices drawn until the matching Pop (the shown trace's, made on the worker); they must
+// outlive it. nullptr: none.
+void PushHeatmapRanges(const KnownRanges* known);
+void PopHeatmapRanges();
 
 // Frees the textures large heatmaps were drawn with; call before the GL context goes.
 void ReleaseHeatmapTextures();
