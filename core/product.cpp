@@ -23,7 +23,7 @@ Unchanged unchanged(const Matrix& a, const Matrix& b, const std::optional<Earlie
   Unchanged u{std::vector<char>(static_cast<std::size_t>(tiles(a.rows(), kRows))),
               std::vector<char>(static_cast<std::size_t>(tiles(b.cols(), kCols)))};
   if (!earlier || earlier->a.rows() != a.rows() || earlier->a.cols() != a.cols() || earlier->b.rows() != b.rows() ||
-      earlier->b.cols() != b.cols())
+      earlier->b.cols() != b.cols() || earlier->out.rows() != a.rows() || earlier->out.cols() != b.cols())
     return u;
   for (std::size_t t = 0; t < u.rows.size(); ++t) {
     const Eigen::Index r = static_cast<Eigen::Index>(t) * kRows, n = std::min(kRows, a.rows() - r);

@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "core/attention.h"
+#include "core/product.h"
 #include "helpers.h"
 
 using namespace attn;
@@ -93,8 +94,24 @@ const std::vector<std::pair<std::string, std::function<void(AttentionConfig&)>>>
        [](AttentionConfig& a) {
          a.sparse = SparseConfig{16, 2, 4};
        }},
+      {"custom mask with holes",
+       [](AttentionConfig& a) {
+         a.mask = MaskKind::Custom;
+         a.custom_mask = Matrix::Zero(300, 300);
+         for (int i = 0; i < 300; ++i)
+           for (int j = 0; j <= i; ++j) a.custom_mask(i, j) = (i + j) % 3 != 0 || i == j ? 1.0 : 0.0;
+       }},
+      {"gqa, 4 heads sharing 2",
+       [](AttentionConfig& a) { a.variant = Variant::Gqa, a.heads = 4, a.head_dim = 2, a.kv_heads = 2; }},
+      {"learned positions", [](AttentionConfig& a) { a.positions = Positions::Learned, a.max_positions = 300; }},
+      {"mla", [](AttentionConfig& a) { a.variant = Variant::Mla, a.latent_dim = 3; }},
   };
   return all;
+}
+
+// Whether block 0 of a causal head (rows 0-127, keys 0-127) stands after a drag on token 200.
+bool block_0_stands(const std::string& configuration) {
+  return configuration != "no mask" && configuration != "linear kernel";  // a row of those sees every key
 }
 
 }  // namespace
@@ -160,7 +177,7 @@ TEST_CASE("a drag on token 200 takes projection tiles and causal row blocks from
   CHECK(q.Q.row(5) == Eigen::RowVectorXd::Constant(8, 42.0));
   CHECK(q.Q(200, 0) != 42.0);
   const Trace heads = after([](Trace& b) {
-    b.heads[1].output.row(3).setConstant(42.0);    // block 0 sees keys 0-23 only
+    b.heads[1].output.row(3).setConstant(42.0);    // block 0 (rows 0-127) sees keys 0-127 only
     b.heads[1].output.row(250).setConstant(42.0);  // block 1 sees key 200
   });
   CHECK(heads.heads[1].output.row(3) == Eigen::RowVectorXd::Constant(4, 42.0));
@@ -180,4 +197,65 @@ TEST_CASE("a trace whose weights were not kept gives no blocks to one that keeps
   const Trace t = compute_trace(s, {.keep_weights = true, .earlier = &before});
   CHECK(t.heads[0].output(3, 0) != 42.0);
   check_same_bits(t, compute_trace(s));
+}
+
+TEST_CASE("cross-attention after a drag on a query token or a context token: the same bits") {
+  Scenario s = tokens_300();
+  s.attention.mask = MaskKind::None;
+  s.context = TokenRows{};
+  for (int i = 0; i < 200; ++i) s.context->tokens.push_back("c" + std::to_string(i));
+  s.context->embeddings = seeded_matrix(6, SeedStream::Embeddings, 200, 8);
+  check_edit(s, nudge_token(250), true);  // only the queries' last block
+  check_edit(
+      s, [](Scenario& e) { e.context->embeddings(150, 2) -= 0.5; }, true);
+}
+
+TEST_CASE("after a drag on token 200, block 0 of every causal head is taken, whatever the variant or positions") {
+  for (const auto& [name, configure] : configurations()) {
+    if (!block_0_stands(name)) continue;
+    CAPTURE(name);
+    const Scenario s = tokens_300(configure);
+    Trace before = compute_trace(s, {.keep_weights = true});
+    before.heads[1].output.row(3).setConstant(42.0);  // what only taking the block would give
+    Scenario edited = s;
+    nudge_token(200)(edited);
+    const Trace t = compute_trace(edited, {.keep_weights = true, .earlier = &before});
+    CHECK(t.heads[1].output(3, 0) == 42.0);
+    CHECK(t.heads[1].output(250, 0) != 42.0);
+  }
+}
+
+TEST_CASE("the linear kernel after an edit of W_Q's head 1 columns: head 0's blocks are taken, head 1's computed") {
+  const Scenario s = tokens_300([](AttentionConfig& a) { a.kernel = Kernel::Linear; });
+  Trace before = compute_trace(s, {.keep_weights = true});
+  const Matrix W_Q = with_cell(*before.weights.W_Q, 2, 5, 0.75);  // column 5 feeds head 1 (columns 4-7)
+  check_edit(
+      s, [&](Scenario& e) { e.weights.W_Q = W_Q; }, true);
+  before.heads[0].output.row(3).setConstant(42.0);
+  before.heads[1].output.row(3).setConstant(42.0);
+  Scenario edited = s;
+  edited.weights.W_Q = W_Q;
+  const Trace t = compute_trace(edited, {.keep_weights = true, .earlier = &before});
+  CHECK(t.heads[0].output(3, 0) == 42.0);
+  CHECK(t.heads[1].output(3, 0) != 42.0);
+}
+
+// Three row tiles (128, 128 and 44 tall) and four column tiles (96, 96, 96 and 12 wide).
+TEST_CASE("a product after an edit takes the tiles whose rows of a and columns of b are unchanged") {
+  const Matrix a = seeded_matrix(7, SeedStream::Embeddings, 300, 16);
+  const Matrix b = seeded_matrix(7, SeedStream::W_Q, 16, 300);
+  Matrix before = product(a, b);
+  Matrix a_edited = a, b_edited = b;
+  a_edited(260, 0) += 1.0;  // row tile 2
+  b_edited(4, 100) += 1.0;  // column tile 1
+  const Matrix fresh = product(a_edited, b_edited);
+  CHECK(same(product(a_edited, b_edited, EarlierProduct{a, b, before}), fresh));
+  before(5, 10) = before(5, 290) = before(5, 100) = before(260, 10) = 42.0;
+  const Matrix taken = product(a_edited, b_edited, EarlierProduct{a, b, before});
+  CHECK(taken(5, 10) == 42.0);   // rows 0-127, columns 0-95: unchanged
+  CHECK(taken(5, 290) == 42.0);  // columns 288-299 too
+  CHECK(taken(5, 100) == fresh(5, 100));
+  CHECK(taken(260, 10) == fresh(260, 10));
+  const Matrix other_shape = Matrix::Zero(300, 299);  // an earlier result of another shape gives nothing
+  CHECK(same(product(a_edited, b_edited, EarlierProduct{a, b, other_shape}), fresh));
 }

@@ -15,10 +15,12 @@ constexpr double kRestAfterTrace = 0.25;
 
 Computation::Computation(const Scenario& first)
     : results_(
-          // The worker keeps the last trace it computed: a drag's next document differs from it in one token, and
-          // the tiles and blocks that did not change are taken from it.
-          [last = std::shared_ptr<const Trace>()](const RecomputeRequest& r) mutable {
-            Computed c = compute_all(*r.scenario, r.ticket, r.resolved.get(), r.shown_head, last.get());
+          // The worker remembers the last trace it computed: a drag's next document differs from it in one token,
+          // and the tiles and blocks that did not change are taken from it. Weakly: once the window has let it go
+          // (a newer trace shown, or a small document computed in the frame) it is freed, not kept for the next job.
+          [last = std::weak_ptr<const Trace>()](const RecomputeRequest& r) mutable {
+            const std::shared_ptr<const Trace> earlier = last.lock();
+            Computed c = compute_all(*r.scenario, r.ticket, r.resolved.get(), r.shown_head, earlier.get());
             if (c.trace) last = c.trace;
             return c;
           },

@@ -66,7 +66,6 @@ struct RecomputeRequest {
   std::uint64_t ticket;
   std::shared_ptr<const Weights> resolved;
   int shown_head = 0;                    // the head the pipeline follows
-  std::shared_ptr<const Trace> earlier;  // the trace shown when the request was made
 };
 // A request the worker could not compute: a result without a trace, decode_error saying why.
 Computed failed_computation(const RecomputeRequest& request, const std::exception& e);

@@ -71,8 +71,8 @@ int ArcView(const char* id, const Matrix& weights, const ArcViewOptions& opts) {
   const bool light = 0.2126f * bg.x + 0.7152f * bg.y + 0.0722f * bg.z > 0.5f;
   const std::vector<Arcs>& arcs = drawn_arcs(ImGui::GetID("arcs"), weights, budget);
   auto draw_row = [&](int i, bool strong) {
-    for (const auto& [w, j] :
-         strong ? strongest_arcs(weights, i, -1) : arcs[static_cast<std::size_t>(i / budget.every)]) {
+    const Arcs every_arc = strong ? strongest_arcs(weights, i, -1) : Arcs{};  // the pointed-at query's
+    for (const auto& [w, j] : strong ? every_arc : arcs[static_cast<std::size_t>(i / budget.every)]) {
       const float alpha = strong ? 1.0f : (focus >= 0 ? 0.15f : 0.35f + 0.6f * static_cast<float>(w));
       const ImU32 colour = pack(sample(ColorMap::Sequential, 0.35 + 0.65 * w), alpha);
       const ImVec2 a{x0, y_of(i, n_q)}, b{x1, y_of(j, n_k)};
