@@ -117,7 +117,9 @@ bool block_0_stands(const std::string& configuration) {
 }  // namespace
 
 TEST_CASE("a trace computed with the trace before an edit is the same bits as one computed from nothing") {
-  for (const auto& [name, configure] : configurations()) {
+  for (const auto& c : configurations()) {
+    const std::string& name = c.first;  // not a structured binding: clang 14's CAPTURE cannot take one
+    const auto& configure = c.second;
     CAPTURE(name);
     const Scenario s = tokens_300(configure);
     for (const Eigen::Index token : {0, 127, 128, 200, 299}) {
@@ -211,7 +213,9 @@ TEST_CASE("cross-attention after a drag on a query token or a context token: the
 }
 
 TEST_CASE("after a drag on token 200, block 0 of every causal head is taken, whatever the variant or positions") {
-  for (const auto& [name, configure] : configurations()) {
+  for (const auto& c : configurations()) {
+    const std::string& name = c.first;  // not a structured binding: clang 14's CAPTURE cannot take one
+    const auto& configure = c.second;
     if (!block_0_stands(name)) continue;
     CAPTURE(name);
     const Scenario s = tokens_300(configure);
