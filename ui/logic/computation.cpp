@@ -19,7 +19,8 @@ Computation::Computation(const Scenario& first)
           // and the tiles and blocks that did not change are taken from it. Weakly: once the window has let it go
           // (a newer trace shown, or a small document computed in the frame) it is freed, not kept for the next job.
           [last = std::weak_ptr<const Trace>()](const RecomputeRequest& r) mutable {
-            const std::shared_ptr<const Trace> earlier = last.lock();
+            std::shared_ptr<const Trace> earlier = last.lock();
+            if (!earlier) earlier = r.shown.lock();
             Computed c = compute_all(*r.scenario, r.ticket, r.resolved.get(), r.shown_head, earlier.get());
             if (c.trace) last = c.trace;
             return c;
@@ -33,7 +34,7 @@ void Computation::request(std::shared_ptr<const Scenario> document, bool same_we
   if (!same_weights) weights_.reset();
   else if (!weights_ && now.ticket == results_.ticket()) weights_ = std::make_shared<const Weights>(now.trace->weights);
   const std::uint64_t ticket = results_.next_ticket();
-  if (compute_in_background(*document)) results_.submit({std::move(document), ticket, weights_, shown_head});
+  if (compute_in_background(*document)) results_.submit({std::move(document), ticket, weights_, shown_head, now.trace});
   else results_.show(compute_all(*document, ticket, nullptr, shown_head, now.trace.get()));
 }
 

@@ -65,7 +65,10 @@ struct RecomputeRequest {
   std::shared_ptr<const Scenario> scenario;
   std::uint64_t ticket;
   std::shared_ptr<const Weights> resolved;
-  int shown_head = 0;                    // the head the pipeline follows
+  int shown_head = 0;  // the head the pipeline follows
+  // The trace shown when the request was made, for the worker to take unchanged tiles from when it has computed none
+  // since (the first edit after a document was computed in the frame). Weak: a request never keeps a trace alive.
+  std::weak_ptr<const Trace> shown;
 };
 // A request the worker could not compute: a result without a trace, decode_error saying why.
 Computed failed_computation(const RecomputeRequest& request, const std::exception& e);
