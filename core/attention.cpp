@@ -15,11 +15,13 @@
 namespace attn {
 namespace {
 
-// Block b's rows of weights into the whole matrix; `zeros`: it reads 0 everywhere already (zero_without_writing).
-void keep_block_weights(RowBlock& b, bool zeros, Matrix& weights) {
-  const Eigen::Index w = b.width();
-  if (!zeros) weights.block(b.r, w, b.n, weights.cols() - w).setZero();
-  weights.block(b.r, 0, b.n, w) = b.weights();
+// Rows [r, r + n) of weights, keys 0 .. w-1 of them given and the rest 0; `zeros`: weights reads 0 everywhere already
+// (zero_without_writing).
+template <class Rows>
+void keep_rows(Eigen::Index r, const Rows& given, bool zeros, Matrix& weights) {
+  const Eigen::Index n = given.rows(), w = given.cols();
+  if (!zeros) weights.block(r, w, n, weights.cols() - w).setZero();
+  weights.block(r, 0, n, w) = given;
 }
 
 // A head with its inputs and room for its rows' statistics and output; the blocks fill them.
@@ -67,7 +69,7 @@ bool block_unchanged(const EarlierHead& e, const HeadInputs& in, Eigen::Index r,
          same_bits(in.q.middleRows(r, n), e.head.scored_q().middleRows(r, n));
 }
 
-// Rows [r, r + n) taken from the earlier head; `weights`: kept (keep_block_weights).
+// Rows [r, r + n) taken from the earlier head; `weights`: kept (keep_rows).
 void take_block(const HeadTrace& e, const HeadInputs& in, Eigen::Index r, Eigen::Index n, HeadTrace& t, Matrix* weights,
                 bool zeros) {
   t.row_max.segment(r, n) = e.row_max.segment(r, n);
@@ -75,10 +77,8 @@ void take_block(const HeadTrace& e, const HeadInputs& in, Eigen::Index r, Eigen:
   t.entropy.segment(r, n) = e.entropy.segment(r, n);
   std::copy_n(e.row_status.begin() + r, n, t.row_status.begin() + r);
   t.output.middleRows(r, n) = e.output.middleRows(r, n);
-  if (!weights) return;
-  const Eigen::Index w = block_width(in.kernel, in.keys, r, n, in.k.rows());
-  if (!zeros) weights->block(r, w, n, weights->cols() - w).setZero();
-  weights->block(r, 0, n, w) = e.weights().block(r, 0, n, w);
+  if (weights)
+    keep_rows(r, e.weights().block(r, 0, n, block_width(in.kernel, in.keys, r, n, in.k.rows())), zeros, *weights);
 }
 
 // A row whose output overflowed (a near-zero linear Z) is a ZeroSum row: no weights, no output.
@@ -118,7 +118,7 @@ HeadTrace attend(const HeadInputs& in, const Matrix& v, const SharedMatrix& mask
     t.entropy.segment(r, b.n) = b.entropy;
     std::copy(b.status.begin(), b.status.end(), t.row_status.begin() + r);
     block_output(b, *keys, v, t.output);
-    if (keep_weights) keep_block_weights(b, zeros, weights);
+    if (keep_weights) keep_rows(b.r, b.weights(), zeros, weights);
   }
   zero_overflowed_rows(t, kept);
   if (keep_weights) {
@@ -139,7 +139,7 @@ void make_weights(const HeadTrace& h, Matrix& weights) {
   RowBlock b;
   for (Eigen::Index r = 0; r < n_q; r += kRowBlock) {
     compute_block(in, r, std::min(kRowBlock, n_q - r), b);
-    keep_block_weights(b, zeros, weights);
+    keep_rows(b.r, b.weights(), zeros, weights);
     for (Eigen::Index i = r; i < r + b.n; ++i)  // a row whose output overflowed (attend) has no weights
       if (h.row_status[static_cast<std::size_t>(i)] == RowStatus::ZeroSum) weights.row(i).setZero();
   }

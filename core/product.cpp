@@ -15,16 +15,20 @@ constexpr Eigen::Index kRows = 128, kCols = 96;
 
 Eigen::Index tiles(Eigen::Index size, Eigen::Index tile) { return (size + tile - 1) / tile; }
 
-// Which row tiles of a and column tiles of b are the bits `earlier` had (none when a shape differs).
+// Which row tiles of a and column tiles of b are the bits `earlier` had: none (no vectors) without it or when a
+// shape differs, so a product with nothing earlier allocates nothing more.
 struct Unchanged {
   std::vector<char> rows, cols;
+  bool tile(Eigen::Index rt, Eigen::Index ct) const {
+    return !rows.empty() && rows[static_cast<std::size_t>(rt)] && cols[static_cast<std::size_t>(ct)];
+  }
 };
 Unchanged unchanged(const Matrix& a, const Matrix& b, const std::optional<EarlierProduct>& earlier) {
-  Unchanged u{std::vector<char>(static_cast<std::size_t>(tiles(a.rows(), kRows))),
-              std::vector<char>(static_cast<std::size_t>(tiles(b.cols(), kCols)))};
   if (!earlier || earlier->a.rows() != a.rows() || earlier->a.cols() != a.cols() || earlier->b.rows() != b.rows() ||
       earlier->b.cols() != b.cols() || earlier->out.rows() != a.rows() || earlier->out.cols() != b.cols())
-    return u;
+    return {};
+  Unchanged u{std::vector<char>(static_cast<std::size_t>(tiles(a.rows(), kRows))),
+              std::vector<char>(static_cast<std::size_t>(tiles(b.cols(), kCols)))};
   for (std::size_t t = 0; t < u.rows.size(); ++t) {
     const Eigen::Index r = static_cast<Eigen::Index>(t) * kRows, n = std::min(kRows, a.rows() - r);
     u.rows[t] = same_bits(a.middleRows(r, n), earlier->a.middleRows(r, n));
@@ -50,8 +54,7 @@ Matrix product(const Matrix& a, const Matrix& b, const std::optional<EarlierProd
     const Eigen::Index rt = t / col_tiles, ct = t % col_tiles;
     const Eigen::Index r = rt * kRows, c = ct * kCols;
     const Eigen::Index n = std::min(kRows, a.rows() - r), m = std::min(kCols, b.cols() - c);
-    if (same.rows[static_cast<std::size_t>(rt)] && same.cols[static_cast<std::size_t>(ct)])
-      out.block(r, c, n, m) = earlier->out.block(r, c, n, m);
+    if (same.tile(rt, ct)) out.block(r, c, n, m) = earlier->out.block(r, c, n, m);
     else out.block(r, c, n, m).noalias() = a.middleRows(r, n) * b.middleCols(c, m);
   }
   return out;

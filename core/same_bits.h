@@ -12,6 +12,6 @@ using ConstRowsRef = Eigen::Ref<const Matrix, 0, Eigen::OuterStride<>>;
 bool same_bits(ConstRowsRef a, ConstRowsRef b);
 
 // The first row whose bits differ between a and b, of the same shape (a.rows() when none does).
-Eigen::Index first_changed_row(const Matrix& a, const Matrix& b);
+Eigen::Index first_changed_row(ConstRowsRef a, ConstRowsRef b);
 
 }  // namespace attn
