@@ -10,7 +10,6 @@
 #include "ui/logic/layout_check.h"
 #include "ui/logic/lesson_nav.h"
 #include "ui/panels/panels.h"
-#include "ui/widgets/clear_fill.h"
 #include "ui/widgets/heatmap.h"
 #include "ui/widgets/layout_check_frame.h"
 #include "ui/widgets/style.h"
@@ -168,15 +167,13 @@ void SaveDocument(AppState& state, AppWindowState& window, bool ask) {
 void BeginPanel(const char* name, ImVec2 pos, ImVec2 size, ImGuiWindowFlags extra) {
   ImGui::SetNextWindowPos(pos);
   ImGui::SetNextWindowSize(size);
-  // Square corners: the background is a cleared rectangle (see clear_fill.h), which rounded corners would show.
+  // No background: the panels tile the window, whose frame is cleared to the window background colour (the app's
+  // render_frame: one full clear, cheap under software GL). Square corners, as tiles meet.
   ImGui::PushStyleVar(ImGuiStyleVar_WindowRounding, 0.0f);
   ImGui::Begin(name, nullptr,
                ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
                    ImGuiWindowFlags_NoBackground | extra);
   ImGui::PopStyleVar();
-  const ImVec2 at = ImGui::GetWindowPos(), extent = ImGui::GetWindowSize();
-  AddClearRect(ImGui::GetBackgroundDrawList(), at, {at.x + extent.x, at.y + extent.y},
-               ImGui::GetColorU32(ImGuiCol_WindowBg));
 }
 
 void DrawAppWindow(AppState& state, AppWindowState& window, double dt) {
