@@ -7,11 +7,14 @@
 #include <stb/stb_image_write.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
+#include <utility>
 #include <vector>
 
 #include "ui/logic/glyph_set.h"
 #include "ui/logic/matrix_export.h"
+#include "ui/widgets/heatmap.h"
 #include "ui/widgets/keys.h"
 #include "ui/widgets/layout_check_frame.h"
 #include "ui/widgets/picture_export.h"
@@ -42,13 +45,15 @@ struct FramebufferApi {
   PFNGLFRAMEBUFFERTEXTURE2DPROC attach = nullptr;
   PFNGLCHECKFRAMEBUFFERSTATUSPROC status = nullptr;
   PFNGLDELETEFRAMEBUFFERSPROC remove = nullptr;
+  PFNGLBLITFRAMEBUFFERPROC blit = nullptr;
   bool load() {
     gen = reinterpret_cast<PFNGLGENFRAMEBUFFERSPROC>(glfwGetProcAddress("glGenFramebuffers"));
     bind = reinterpret_cast<PFNGLBINDFRAMEBUFFERPROC>(glfwGetProcAddress("glBindFramebuffer"));
     attach = reinterpret_cast<PFNGLFRAMEBUFFERTEXTURE2DPROC>(glfwGetProcAddress("glFramebufferTexture2D"));
     status = reinterpret_cast<PFNGLCHECKFRAMEBUFFERSTATUSPROC>(glfwGetProcAddress("glCheckFramebufferStatus"));
     remove = reinterpret_cast<PFNGLDELETEFRAMEBUFFERSPROC>(glfwGetProcAddress("glDeleteFramebuffers"));
-    return gen && bind && attach && status && remove;
+    blit = reinterpret_cast<PFNGLBLITFRAMEBUFFERPROC>(glfwGetProcAddress("glBlitFramebuffer"));
+    return gen && bind && attach && status && remove && blit;
   }
 };
 
@@ -63,7 +68,88 @@ void clear_to_background(int width, int height) {
   glClear(GL_COLOR_BUFFER_BIT);
 }
 
+// Set by the window's refresh callback, read by the next frame.
+bool exposed = false;
+
+// The framebuffer calls, loaded once; nullptr when the driver lacks them.
+const FramebufferApi* framebuffers() {
+  static FramebufferApi fb;
+  static const bool loaded = fb.load();
+  return loaded ? &fb : nullptr;
+}
+
+// The canvas made (again) at w x h pixels; false when the driver cannot (then every frame is drawn whole, straight to
+// the window).
+bool ready_canvas(Canvas& c, int w, int h) {
+  static bool refused = false;  // a framebuffer the driver would not complete is not asked for again
+  if (!framebuffers() || refused) return false;
+  const FramebufferApi& fb = *framebuffers();
+  if (c.framebuffer != 0 && c.width == w && c.height == h) return true;
+  if (c.framebuffer == 0) {
+    glGenTextures(1, &c.texture);
+    fb.gen(1, &c.framebuffer);
+  }
+  glBindTexture(GL_TEXTURE_2D, c.texture);
+  glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, w, h, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+  fb.bind(GL_FRAMEBUFFER, c.framebuffer);
+  fb.attach(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, c.texture, 0);
+  const bool complete = fb.status(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+  fb.bind(GL_FRAMEBUFFER, 0);
+  refused = !complete;
+  c.width = w;
+  c.height = h;
+  c.prints.clear();  // holds nothing yet
+  return complete;
+}
+
+std::vector<ListPrint> prints_of(const ImDrawData& d) {
+  std::vector<ListPrint> prints;
+  for (int l = 0; l < d.CmdListsCount; ++l) prints.push_back(print(*d.CmdLists[l], ui::TexturePixelsVersion));
+  return prints;
+}
+
+// Draws the frame's lists into the canvas within `rects` only: each cleared, then every command clipped to it (the
+// whole display with one full clear, which llvmpipe does as a fill), and the canvas to the window's back buffer.
+void draw_rects(const Canvas& c, ImDrawData& d, const std::vector<ScreenRect>& rects, const ScreenRect& whole) {
+  const FramebufferApi& fb = *framebuffers();
+  std::vector<ImVec4> clips;
+  for (int l = 0; l < d.CmdListsCount; ++l)
+    for (const ImDrawCmd& cmd : d.CmdLists[l]->CmdBuffer) clips.push_back(cmd.ClipRect);
+  fb.bind(GL_FRAMEBUFFER, c.framebuffer);
+  const ImVec2 scale = d.FramebufferScale;
+  const int fb_h = static_cast<int>(d.DisplaySize.y * scale.y);  // as the backend maps clip rectangles
+  for (const ScreenRect& r : rects) {
+    std::size_t k = 0;
+    for (int l = 0; l < d.CmdListsCount; ++l)
+      for (ImDrawCmd& cmd : d.CmdLists[l]->CmdBuffer) {
+        const ImVec4 o = clips[k++];
+        cmd.ClipRect = {std::max(o.x, r.x0), std::max(o.y, r.y0), std::min(o.z, r.x1), std::min(o.w, r.y1)};
+      }
+    const int x0 = static_cast<int>(std::floor(r.x0 * scale.x)), x1 = static_cast<int>(std::ceil(r.x1 * scale.x));
+    const int y0 = static_cast<int>(std::floor(r.y0 * scale.y)), y1 = static_cast<int>(std::ceil(r.y1 * scale.y));
+    if (r == whole) {
+      clear_to_background(c.width, c.height);
+    } else {
+      glEnable(GL_SCISSOR_TEST);
+      glScissor(x0, fb_h - y1, x1 - x0, y1 - y0);  // GL counts rows from the bottom
+      clear_to_background(c.width, c.height);
+      glDisable(GL_SCISSOR_TEST);
+    }
+    ImGui_ImplOpenGL3_RenderDrawData(&d);
+  }
+  std::size_t k = 0;
+  for (int l = 0; l < d.CmdListsCount; ++l)
+    for (ImDrawCmd& cmd : d.CmdLists[l]->CmdBuffer) cmd.ClipRect = clips[k++];
+  // The whole canvas to the window's back buffer, whose pixels are undefined after a swap.
+  fb.bind(GL_READ_FRAMEBUFFER, c.framebuffer);
+  fb.bind(GL_DRAW_FRAMEBUFFER, 0);
+  fb.blit(0, 0, c.width, c.height, 0, 0, c.width, c.height, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+  fb.bind(GL_FRAMEBUFFER, 0);
+}
+
 }  // namespace
+
+void redraw_whole(GLFWwindow*) { exposed = true; }
 
 void apply_look(const ui::AppState& state, Look& applied) {
   const Look wanted{state.display.effective_zoom(), state.display.theme, state.display.presentation,
@@ -78,7 +164,7 @@ void apply_look(const ui::AppState& state, Look& applied) {
   applied = wanted;
 }
 
-void render_frame(Window& window, ui::AppState& state, double dt, std::optional<ImVec2> display) {
+bool render_frame(Window& window, ui::AppState& state, double dt, std::optional<ImVec2> display, bool present) {
   state.poll();  // a trace the worker finished is shown from this frame on
   ui::begin_key_frame();
   ui::TakeLayoutReports();  // the layout check reports the last frame only
@@ -90,22 +176,38 @@ void render_frame(Window& window, ui::AppState& state, double dt, std::optional<
   ImGui::Render();
   int w = 0, h = 0;
   glfwGetFramebufferSize(window.glfw, &w, &h);
-  clear_to_background(w, h);
-  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  ImDrawData& d = *ImGui::GetDrawData();
+  Canvas& c = window.canvas;
+  if (!ready_canvas(c, w, h)) {
+    clear_to_background(w, h);
+    ImGui_ImplOpenGL3_RenderDrawData(&d);
+    return true;
+  }
+  std::vector<ListPrint> now = prints_of(d);
+  const ScreenRect whole{0, 0, d.DisplaySize.x, d.DisplaySize.y};
+  const bool anew = std::exchange(exposed, false) || c.look != window.look || c.display.x != d.DisplaySize.x ||
+                    c.display.y != d.DisplaySize.y;
+  std::vector<ScreenRect> rects = anew ? std::vector{whole} : damaged(c.prints, now, whole);
+  c.prints = std::move(now);
+  c.look = window.look;
+  c.display = d.DisplaySize;
+  if (rects.empty() && !present) return false;
+  draw_rects(c, d, rects, whole);
+  return true;
 }
 
 // Drawn into an off-screen framebuffer, with fonts rasterised at twice the size.
 void export_picture(Window& window, ui::AppState& state) {
   ui::PictureRequest& r = ui::picture_request();
-  FramebufferApi fb;
   int w = 0, h = 0;
   glfwGetFramebufferSize(window.glfw, &w, &h);
   const int W = 2 * w, H = 2 * h;
-  if (!fb.load()) {
+  if (!framebuffers()) {
     state.message = "Pictures need OpenGL framebuffers, which this driver does not offer";
     r = {};
     return;
   }
+  const FramebufferApi& fb = *framebuffers();
   GLuint texture = 0, framebuffer = 0;
   glGenTextures(1, &texture);
   glBindTexture(GL_TEXTURE_2D, texture);
@@ -147,6 +249,7 @@ void export_picture(Window& window, ui::AppState& state) {
   glDeleteTextures(1, &texture);
   state.display.zoom = zoom;
   apply_look(state, window.look);
+  exposed = true;  // the fonts were made twice over: the next frame is drawn whole
   r = {};
 }
 

@@ -3,10 +3,12 @@
 // the panels drawn and rendered, and the pictures taken of it (a screenshot, a widget at twice the size).
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <GLFW/glfw3.h>
 #include <imgui.h>
 
+#include "app/gui/damage.h"
 #include "ui/logic/app_state.h"
 #include "ui/panels/app_window.h"
 
@@ -22,16 +24,32 @@ struct Look {
   bool operator==(const Look&) const = default;
 };
 
+// What the window shows, kept between frames in an off-screen framebuffer so that a frame draws again only the
+// rectangles it changed (damage.h), then copies the whole of it to the window.
+struct Canvas {
+  unsigned texture = 0,
+           framebuffer = 0;       // 0: not made yet, or the driver has no framebuffers (every frame drawn whole)
+  int width = 0, height = 0;      // in pixels
+  ImVec2 display{0, 0};           // the layout's size it holds
+  Look look;                      // the fonts and style it was drawn with
+  std::vector<ListPrint> prints;  // the draw lists it holds
+};
+
 struct Window {
   GLFWwindow* glfw = nullptr;
   ui::AppWindowState ui;  // what the main window keeps between frames (its file dialog, the gallery)
   Look look;              // as last applied
+  Canvas canvas;
 };
 
 // Rebuilds fonts and style between frames when the look the state asks for has changed.
 void apply_look(const ui::AppState& state, Look& applied);
 // `display`: the size the layout is made for, when a driver sets one (the layout sweep), else the window's.
-void render_frame(Window& window, ui::AppState& state, double dt, std::optional<ImVec2> display);
+// Returns whether the back buffer holds the frame, to be shown: false when it would look as the frame before does
+// (nothing to swap), unless `present` (a capture reads the back buffer every time).
+bool render_frame(Window& window, ui::AppState& state, double dt, std::optional<ImVec2> display, bool present);
+// The window was exposed or damaged from outside: its next frame is drawn whole. For glfwSetWindowRefreshCallback.
+void redraw_whole(GLFWwindow* window);
 // A widget asked for its picture (ui::picture_request): one frame at twice the size, cut out and saved.
 void export_picture(Window& window, ui::AppState& state);
 // The window as drawn: the back buffer before it is shown, as PNG.

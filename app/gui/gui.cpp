@@ -166,6 +166,7 @@ GLFWwindow* open_window(int width, int height, const std::string& title, bool au
     return nullptr;
   }
   glfwMakeContextCurrent(window);
+  glfwSetWindowRefreshCallback(window, redraw_whole);
   glfwSwapInterval(automated ? 0 : 1);
   // Installed before ImGui's backend, which chains to it: every press is seen, however short.
   glfwSetKeyCallback(window, [](GLFWwindow*, int key, int, int action, int mods) {
@@ -262,7 +263,7 @@ int frame_loop(const GuiOptions& o, Window& window, ui::AppState& state, Autosav
     // A capture shows the newest state of the document, not a trace the worker is still replacing (two frames:
     // a view laid out for the new trace settles in the second).
     if (o.capture() && frame + 2 >= o.frames) state.wait();
-    render_frame(window, state, now - last, display);
+    const bool drawn = render_frame(window, state, now - last, display, !paced);
     last = now;
     autosave.tick(state, now);
     if (ui::picture_request().widget != 0) export_picture(window, state);
@@ -271,7 +272,7 @@ int frame_loop(const GuiOptions& o, Window& window, ui::AppState& state, Autosav
       exit_code = finish_capture(o, window.glfw, err);
       break;
     }
-    glfwSwapBuffers(window.glfw);
+    if (drawn) glfwSwapBuffers(window.glfw);  // else the window shows this frame already
     if (driver) {
       glFinish();  // the frame is only done when the GL driver has drawn it
       if (!driver->after_frame(state)) break;

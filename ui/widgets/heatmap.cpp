@@ -79,6 +79,13 @@ std::unordered_map<ImGuiID, CachedTexture>& textures() {
   return cache;
 }
 
+// Each texture's pixels version (TexturePixelsVersion), from one counter: a GL name deleted and made again never
+// repeats a version.
+std::unordered_map<GLuint, std::uint64_t>& pixels_versions() {
+  static std::unordered_map<GLuint, std::uint64_t> versions;
+  return versions;
+}
+
 // `pixels`: the size it is drawn at, which the texture matches texel for pixel (up to texture_extent's limit).
 ImTextureID texture_for(ImGuiID id, const Matrix& m, ColorMap map, ValueRange range, const Matrix* visible,
                         ImVec2 pixels) {
@@ -120,6 +127,8 @@ ImTextureID texture_for(ImGuiID id, const Matrix& m, ColorMap map, ValueRange ra
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
     glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, tex_cols, tex_rows, 0, GL_RGBA, GL_UNSIGNED_BYTE, texels.data());
+    static std::uint64_t uploads = 0;
+    pixels_versions()[t.id] = ++uploads;
     t.hash = hash;
   }
   return reinterpret_cast<ImTextureID>(static_cast<std::intptr_t>(t.id));
@@ -453,10 +462,16 @@ std::uint64_t HeatmapVersion() { return current_version(); }
 void PushHeatmapRanges(const KnownRanges* known) { known_ranges().push_back(known); }
 void PopHeatmapRanges() { known_ranges().pop_back(); }
 
+std::uint64_t TexturePixelsVersion(ImTextureID texture) {
+  const auto it = pixels_versions().find(static_cast<GLuint>(reinterpret_cast<std::intptr_t>(texture)));
+  return it == pixels_versions().end() ? 0 : it->second;
+}
+
 void ReleaseHeatmapTextures() {
   for (auto& [id, t] : textures())
     if (t.id) glDeleteTextures(1, &t.id);
   textures().clear();
+  pixels_versions().clear();
 }
 
 }  // namespace attn::ui

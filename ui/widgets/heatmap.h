@@ -69,6 +69,11 @@ std::uint64_t HeatmapVersion();
 void PushHeatmapRanges(const KnownRanges* known);
 void PopHeatmapRanges();
 
+// How many times the pixels of a large heatmap's texture have been replaced (a number that grows, never repeating for
+// a texture made again); 0 for a texture not made here (the font atlas). A drawn frame that would sample the same
+// textures at the same versions with the same vertices looks the same (app/gui/damage.h).
+std::uint64_t TexturePixelsVersion(ImTextureID texture);
+
 // Frees the textures large heatmaps were drawn with; call before the GL context goes.
 void ReleaseHeatmapTextures();
 
