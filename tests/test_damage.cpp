@@ -1,6 +1,7 @@
 // Which rectangles of the window a frame draws again (app/gui/damage.h), on draw lists made by hand: a frame that
-// draws what the last one drew draws nothing, a changed list is drawn again where it was and where it is, a texture
-// whose pixels changed counts as a change, and lists opened, closed or reordered redraw the whole window.
+// draws what the last one drew draws nothing, a changed command is drawn again where it was and where it is, a
+// texture whose pixels changed counts as a change, and lists opened, closed or reordered redraw the whole window.
+// (That what is drawn in part equals the frame drawn whole, pixel for pixel, is the window test ui_damage_check.)
 #include <doctest/doctest.h>
 
 #include <map>
@@ -56,32 +57,67 @@ TEST_CASE("a frame that draws what the last one drew draws nothing") {
   CHECK(damaged(a, b, kDisplay).empty());
 }
 
-TEST_CASE("a list that changed is drawn again within where it was and where it is, the others not") {
+TEST_CASE("a changed command is drawn again where it was and where it is, nothing else") {
   const std::vector<ListPrint> a{p("Inputs", kLeft, {{10, 30, 200, 60}}), p("Heads", kRight, {{1310, 30, 1400, 120}})};
   const std::vector<ListPrint> b{p("Inputs", kLeft, {{10, 30, 200, 60}}),
                                  p("Heads", kRight, {{1310, 30, 1400, 120, nullptr, 0xff0000ff}})};  // recoloured
-  CHECK(damaged(a, b, kDisplay) == std::vector<ScreenRect>{kRight});
-  // A list whose clip rectangle grew: the union of both.
-  const std::vector<ListPrint> c{p("Inputs", {0, 20, 350, 880}, {{10, 30, 200, 60}}),
-                                 p("Heads", kRight, {{1310, 30, 1400, 120}})};
-  CHECK(damaged(a, c, kDisplay) == std::vector<ScreenRect>{{0, 20, 350, 880}});
-  // Two changed lists that do not overlap stay two rectangles; ones that overlap become their bounding one.
+  CHECK(damaged(a, b, kDisplay) == std::vector<ScreenRect>{{1310, 30, 1400, 120}});
+  // Moved: where it was and where it is; cut to its clip rectangle.
+  const std::vector<ListPrint> c{p("Inputs", kLeft, {{150, 30, 350, 60}}), p("Heads", kRight, {{1310, 30, 1400, 120}})};
+  CHECK(damaged(a, c, kDisplay) == std::vector<ScreenRect>{{10, 30, 300, 60}});
+  // Two that do not overlap stay two rectangles; ones that overlap become their bounding one.
   const std::vector<ListPrint> d{p("Inputs", kLeft, {{10, 30, 200, 61}}), p("Heads", kRight, {{1310, 30, 1400, 121}})};
-  CHECK(damaged(a, d, kDisplay) == std::vector<ScreenRect>{kLeft, kRight});
-  const std::vector<ListPrint> e{p("Inputs", kLeft, {{10, 30, 200, 60}}), p("Pipeline", kCentre, {{310, 30, 400, 60}})};
-  const std::vector<ListPrint> f{p("Inputs", {0, 20, 320, 880}, {{10, 30, 200, 60}}),
-                                 p("Pipeline", kCentre, {{310, 30, 400, 70}})};
-  CHECK(damaged(e, f, kDisplay) == std::vector<ScreenRect>{{0, 20, 1300, 880}});
+  CHECK(damaged(a, d, kDisplay) == std::vector<ScreenRect>{{10, 30, 200, 61}, {1310, 30, 1400, 121}});
+  const std::vector<ListPrint> e{p("Pipeline", kCentre, {{310, 30, 400, 60}}),
+                                 p("Explanation", kCentre, {{350, 50, 450, 90}})};
+  const std::vector<ListPrint> f{p("Pipeline", kCentre, {{310, 30, 400, 70}}),
+                                 p("Explanation", kCentre, {{350, 50, 450, 91}})};
+  CHECK(damaged(e, f, kDisplay) == std::vector<ScreenRect>{{310, 30, 450, 91}});
+  // A command whose clip rectangle alone changed is drawn again where its shapes are.
+  const std::vector<ListPrint> g{p("Inputs", {0, 20, 350, 880}, {{10, 30, 200, 60}}),
+                                 p("Heads", kRight, {{1310, 30, 1400, 120}})};
+  CHECK(damaged(a, g, kDisplay) == std::vector<ScreenRect>{{10, 30, 200, 60}});
 }
 
-TEST_CASE("a texture whose pixels were replaced counts as a change of the lists that sample it") {
+TEST_CASE("a list with commands gained or lost is drawn again within its old and new clip rectangles") {
+  const std::vector<ListPrint> a{p("Heads", kRight, {{1310, 30, 1400, 120}})};
+  const std::vector<ListPrint> b{p("Heads", kRight, {{1310, 30, 1400, 120}, {1310, 130, 1400, 220}})};
+  CHECK(damaged(a, b, kDisplay) == std::vector<ScreenRect>{kRight});
+}
+
+TEST_CASE("a command drawing the same shapes further along the list (an earlier one grew) is unchanged") {
+  ImTextureID heatmap = reinterpret_cast<ImTextureID>(std::intptr_t{7});
+  ImDrawList before = list_of("Heads", kRight, {{1310, 30, 1400, 120}, {1310, 300, 1400, 400, heatmap}});
+  ImDrawList after = list_of("Heads", kRight, {{1310, 30, 1400, 120}, {1310, 300, 1400, 400, heatmap}});
+  // The first command now draws a second quad: its vertices and indices come before the heatmap's.
+  after.VtxBuffer.resize(0);
+  after.IdxBuffer.resize(0);
+  after.CmdBuffer.resize(0);
+  ImDrawList grown = list_of("Heads", kRight, {{1310, 30, 1400, 120}, {1310, 130, 1400, 140}});
+  ImDrawList heat = list_of("Heads", kRight, {{1310, 300, 1400, 400, heatmap}});
+  for (const ImDrawVert& v : grown.VtxBuffer) after.VtxBuffer.push_back(v);
+  for (const ImDrawIdx i : grown.IdxBuffer) after.IdxBuffer.push_back(i);
+  ImDrawCmd first = grown.CmdBuffer[0];
+  first.ElemCount = 12;  // both quads in one command
+  after.CmdBuffer.push_back(first);
+  ImDrawCmd second = heat.CmdBuffer[0];
+  second.VtxOffset = static_cast<unsigned>(grown.VtxBuffer.Size);
+  second.IdxOffset = static_cast<unsigned>(after.IdxBuffer.Size);
+  for (const ImDrawIdx i : heat.IdxBuffer) after.IdxBuffer.push_back(i);
+  for (const ImDrawVert& v : heat.VtxBuffer) after.VtxBuffer.push_back(v);
+  after.CmdBuffer.push_back(second);
+  CHECK(damaged({print(before, version_of)}, {print(after, version_of)}, kDisplay) ==
+        std::vector<ScreenRect>{{1310, 30, 1400, 140}});
+}
+
+TEST_CASE("a texture whose pixels were replaced counts as a change of the commands that sample it") {
   ImTextureID heatmap = reinterpret_cast<ImTextureID>(std::intptr_t{7});
   versions[heatmap] = 1;
-  const std::vector<ListPrint> a{p("Pipeline", kCentre, {{310, 30, 400, 60, heatmap}}), p("Heads", kRight, {})};
+  const std::vector<ListPrint> a{p("Pipeline", kCentre, {{310, 30, 400, 60, heatmap}, {500, 30, 600, 60}})};
   versions[heatmap] = 2;
-  const std::vector<ListPrint> b{p("Pipeline", kCentre, {{310, 30, 400, 60, heatmap}}), p("Heads", kRight, {})};
-  CHECK(damaged(a, b, kDisplay) == std::vector<ScreenRect>{kCentre});
-  const std::vector<ListPrint> c{p("Pipeline", kCentre, {{310, 30, 400, 60, heatmap}}), p("Heads", kRight, {})};
+  const std::vector<ListPrint> b{p("Pipeline", kCentre, {{310, 30, 400, 60, heatmap}, {500, 30, 600, 60}})};
+  CHECK(damaged(a, b, kDisplay) == std::vector<ScreenRect>{{310, 30, 400, 60}});
+  const std::vector<ListPrint> c{p("Pipeline", kCentre, {{310, 30, 400, 60, heatmap}, {500, 30, 600, 60}})};
   CHECK(damaged(b, c, kDisplay).empty());  // the same version again: no change
   versions.clear();
 }
@@ -93,8 +129,10 @@ TEST_CASE("lists opened, closed or reordered redraw the whole window, and damage
   CHECK(damaged({inputs, heads, tooltip}, {inputs, heads}, kDisplay) == std::vector<ScreenRect>{kDisplay});
   CHECK(damaged({inputs, heads}, {heads, inputs}, kDisplay) == std::vector<ScreenRect>{kDisplay});
   CHECK(damaged({}, {inputs}, kDisplay) == std::vector<ScreenRect>{kDisplay});  // the first frame
-  const ListPrint wide = p("Inputs", {-50, 0, 2000, 1000}, {{10, 30, 200, 60}});
-  CHECK(damaged({inputs, heads}, {wide, heads}, kDisplay) == std::vector<ScreenRect>{kDisplay});
+  const ScreenRect beyond{-50, 0, 2000, 1000};
+  const ListPrint edge = p("Heads", beyond, {{1500, 800, 1700, 1000}});
+  const ListPrint edge_red = p("Heads", beyond, {{1500, 800, 1700, 1000, nullptr, 0xff0000ff}});
+  CHECK(damaged({inputs, edge}, {inputs, edge_red}, kDisplay) == std::vector<ScreenRect>{{1500, 800, 1600, 900}});
 }
 
 TEST_CASE("a list's bounds are its drawing commands' clip rectangles, an empty command adding none") {
@@ -102,7 +140,11 @@ TEST_CASE("a list's bounds are its drawing commands' clip rectangles, an empty c
   ImDrawCmd empty;
   empty.ClipRect = {0, 0, 10, 10};
   l.CmdBuffer.push_back(empty);
-  CHECK(print(l, version_of).bounds == kRight);
-  CHECK(print(l, version_of).owner == "Heads");
+  const ListPrint lp = print(l, version_of);
+  CHECK(lp.bounds == kRight);
+  CHECK(lp.owner == "Heads");
+  REQUIRE(lp.commands.size() == 2);
+  CHECK(lp.commands[0].bounds == ScreenRect{1310, 30, 1400, 120});  // its vertices within its clip rectangle
+  CHECK(lp.commands[1].bounds.empty());
   CHECK(print(ImDrawList(nullptr), version_of).bounds.empty());
 }

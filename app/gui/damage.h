@@ -25,17 +25,23 @@ ScreenRect bounding(const ScreenRect& a,
 
 // What one draw list drew: its window, a hash of everything the GPU reads from it (vertices, indices, commands, and
 // the version of the pixels of each texture they sample), and where it can draw.
+struct CommandPrint {
+  std::size_t hash = 0;  // of its clip rectangle, texture and pixels version, indices and the vertices they use
+  ScreenRect bounds;     // where it can draw: its vertices' bounding box within its clip rectangle
+};
 struct ListPrint {
   std::string owner;  // the window's name, which orders the lists: "Heads", "Inputs/list_E7719207", "##Tooltip_00"
   std::size_t hash = 0;
   ScreenRect bounds;  // the union of its commands' clip rectangles
+  std::vector<CommandPrint> commands;
 };
 // `pixels_version`: how many times a texture's pixels have been replaced (ui::TexturePixelsVersion).
 ListPrint print(const ImDrawList& list, const std::function<std::uint64_t(ImTextureID)>& pixels_version);
 
-// The rectangles to draw again, given the last frame's prints and this one's, none overlapping: each changed list's
-// old and new bounds. The whole display when the lists are others or in another order (a popup opened or closed, a
-// window brought to the front), since a list that moved under another would not show as changed.
+// The rectangles to draw again, given the last frame's prints and this one's, none overlapping: where each changed
+// command of a changed list was and is, or the list's old and new bounds when its commands are others in number. The
+// whole display when the lists are others or in another order (a popup opened or closed, a window brought to the
+// front), since a list that moved under another would not show as changed.
 std::vector<ScreenRect> damaged(const std::vector<ListPrint>& before, const std::vector<ListPrint>& now,
                                 ScreenRect display);
 

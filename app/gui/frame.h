@@ -3,12 +3,11 @@
 // the panels drawn and rendered, and the pictures taken of it (a screenshot, a widget at twice the size).
 #include <optional>
 #include <string>
-#include <vector>
 
 #include <GLFW/glfw3.h>
 #include <imgui.h>
 
-#include "app/gui/damage.h"
+#include "app/gui/canvas.h"
 #include "ui/logic/app_state.h"
 #include "ui/panels/app_window.h"
 
@@ -24,22 +23,12 @@ struct Look {
   bool operator==(const Look&) const = default;
 };
 
-// What the window shows, kept between frames in an off-screen framebuffer so that a frame draws again only the
-// rectangles it changed (damage.h), then copies the whole of it to the window.
-struct Canvas {
-  unsigned texture = 0,
-           framebuffer = 0;       // 0: not made yet, or the driver has no framebuffers (every frame drawn whole)
-  int width = 0, height = 0;      // in pixels
-  ImVec2 display{0, 0};           // the layout's size it holds
-  Look look;                      // the fonts and style it was drawn with
-  std::vector<ListPrint> prints;  // the draw lists it holds
-};
-
 struct Window {
   GLFWwindow* glfw = nullptr;
   ui::AppWindowState ui;  // what the main window keeps between frames (its file dialog, the gallery)
   Look look;              // as last applied
-  Canvas canvas;
+  Canvas canvas;          // what the window shows
+  Look canvas_look;       // the look the canvas was drawn with
 };
 
 // Rebuilds fonts and style between frames when the look the state asks for has changed.

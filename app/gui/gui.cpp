@@ -238,6 +238,14 @@ void pace_frame(double frame_start, double period) {
   if (left > 0) std::this_thread::sleep_for(std::chrono::duration<double>(left));
 }
 
+// What --check-damage found: exits 1 if a frame drawn in part differed from the same frame drawn whole.
+int report_damage_check(const Canvas& c, int exit_code, std::ostream& out) {
+  out << "damage check: " << c.checked << " frames drawn in part, " << c.differed
+      << " differed from the frame drawn whole"
+      << (c.first_difference.empty() ? "" : " (first: " + c.first_difference + ")") << '\n';
+  return c.differed > 0 ? kExitFailure : exit_code;
+}
+
 // Frames until the user quits, the capture is taken or the driver is done. Returns the exit code.
 int frame_loop(const GuiOptions& o, Window& window, ui::AppState& state, Autosave& autosave, std::ostream& err) {
   const std::unique_ptr<FrameDriver> driver = make_driver(o);
@@ -263,7 +271,7 @@ int frame_loop(const GuiOptions& o, Window& window, ui::AppState& state, Autosav
     // A capture shows the newest state of the document, not a trace the worker is still replacing (two frames:
     // a view laid out for the new trace settles in the second).
     if (o.capture() && frame + 2 >= o.frames) state.wait();
-    const bool drawn = render_frame(window, state, now - last, display, !paced);
+    const bool drawn = render_frame(window, state, now - last, display, !paced || o.capture());
     last = now;
     autosave.tick(state, now);
     if (ui::picture_request().widget != 0) export_picture(window, state);
@@ -296,7 +304,9 @@ int run_gui(const GuiOptions& o, std::ostream& err) {
   window.glfw = open_window(width, height, state->window_title(), o.automated(), err);
   if (!window.glfw) return kExitFailure;
   Autosave autosave{user.recovery_file, user.used, {}, -1e9};
-  const int exit_code = frame_loop(o, window, *state, autosave, err);
+  window.canvas.check = o.check_damage;
+  int exit_code = frame_loop(o, window, *state, autosave, err);
+  if (o.check_damage) exit_code = report_damage_check(window.canvas, exit_code, std::cout);
   if (!o.dump_state.empty()) dump_state(o.dump_state, *state);
   if (user.used) autosave.finish(*state);
   write_user_files(user, *state, window.glfw, err);

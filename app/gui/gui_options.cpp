@@ -49,6 +49,8 @@ const char* const kGuiHelp =
     "                    cells too small for their value, lesson outlines on no cell) and exit 1 if anything\n"
     "  --check-layout-sweep  the same over every lesson page and every view, at 1280x720 and 1600x900,\n"
     "                    normal and presentation, dark and light; each finding names its configuration\n"
+    "  --check-damage    every frame drawn only where it changed is drawn whole too and the two compared pixel\n"
+    "                    for pixel; on exit, how many were and exit 1 if any differed\n"
     "  --dump-state JSON on exit, write the view, step (number and name), head, decoded tokens, scenario and tokens\n"
     "  and every option of trace that overrides the file (--variant, --kv-heads, --mask, --heads, ...)\n";
 
@@ -81,6 +83,7 @@ GuiOptions parse_gui_args(std::span<const std::string> words) {
     else if (word == "--gallery") o.gallery = true;
     else if (word == "--check-layout") o.check_layout = true;
     else if (word == "--check-layout-sweep") o.layout_sweep = true;
+    else if (word == "--check-damage") o.check_damage = true;
     else if (word == "--lesson") o.lesson = args.value(word);
     else if (word == "--page") o.page = static_cast<int>(args.integer(word, 1, 1000));
     else if (word == "--theme") {
