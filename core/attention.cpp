@@ -171,11 +171,11 @@ const Matrix& HeadTrace::weights() const {
 const Matrix& HeadTrace::scores() const {
   std::call_once(derived_->scores_once, [this] {
     Matrix& s = derived_->scores;
-    s.resize(scored_q().rows(), scored_k().rows());
-    for (Eigen::Index r = 0; r < s.rows(); r += kRowBlock) {
-      const Eigen::Index n = std::min(kRowBlock, s.rows() - r);
-      s.middleRows(r, n).noalias() = scored_q().middleRows(r, n) * scored_k().transpose();
-    }
+    const Matrix &q = scored_q(), &k = scored_k();
+    s.resize(q.rows(), k.rows());
+    for_row_blocks(s.rows(), s.size() * q.cols(), [&](Eigen::Index r, Eigen::Index n) {
+      s.middleRows(r, n).noalias() = q.middleRows(r, n) * k.transpose();
+    });
   });
   return derived_->scores;
 }
@@ -187,14 +187,28 @@ const Matrix& HeadTrace::contribution() const {
   return derived_->contribution;
 }
 
+// Row blocks on every thread: at 2,048 tokens each of these is 32 MiB of fresh pages, made for the followed head
+// before a trace is shown.
 const Matrix& HeadTrace::scaled() const {
-  std::call_once(derived_->scaled_once, [this] { derived_->scaled = scores() * scale_factor; });
+  std::call_once(derived_->scaled_once, [this] {
+    const Matrix& s = scores();
+    Matrix& out = derived_->scaled;
+    out.resize(s.rows(), s.cols());
+    for_row_blocks(s.rows(), s.size(),
+                   [&](Eigen::Index r, Eigen::Index n) { out.middleRows(r, n) = s.middleRows(r, n) * scale_factor; });
+  });
   return derived_->scaled;
 }
 
 const Matrix& HeadTrace::masked() const {
   std::call_once(derived_->masked_once, [this] {
-    derived_->masked = (mask->array() != 0.0).select(scores().array() * scale_factor, hidden_score());
+    const Matrix& s = scores();
+    Matrix& out = derived_->masked;
+    out.resize(s.rows(), s.cols());
+    for_row_blocks(s.rows(), s.size(), [&](Eigen::Index r, Eigen::Index n) {
+      out.middleRows(r, n) =
+          (mask->middleRows(r, n).array() != 0.0).select(s.middleRows(r, n).array() * scale_factor, hidden_score());
+    });
   });
   return derived_->masked;
 }
