@@ -7,25 +7,43 @@
 
 namespace attn::ui {
 
+namespace {
+
+// Texels go through a table of the colour map at 1/1024 steps (finer than 8-bit colour), made once per map.
+constexpr int kColourSteps = 1024;
+using ColourTable = std::array<std::uint32_t, kColourSteps + 1>;
+
+const ColourTable& colour_table(ColorMap map) {
+  static const auto make = [](ColorMap m) {
+    ColourTable table;
+    for (int i = 0; i <= kColourSteps; ++i)
+      table[static_cast<std::size_t>(i)] = pack(sample(m, static_cast<double>(i) / kColourSteps));
+    return table;
+  };
+  static const ColourTable sequential = make(ColorMap::Sequential), diverging = make(ColorMap::Diverging);
+  return map == ColorMap::Sequential ? sequential : diverging;
+}
+
+}  // namespace
+
 std::vector<std::uint32_t> heatmap_pixels(const Matrix& m, ColorMap map, ValueRange range, const Matrix* visible,
                                           int tex_rows, int tex_cols) {
-  // A million texels go through a table of the colour map at 1/1024 steps (finer than 8-bit colour).
-  constexpr int kSteps = 1024;
-  std::array<std::uint32_t, kSteps + 1> table;
-  for (int i = 0; i <= kSteps; ++i)
-    table[static_cast<std::size_t>(i)] = pack(sample(map, static_cast<double>(i) / kSteps));
+  const ColourTable& table = colour_table(map);
   const std::uint32_t hidden_texel = pack(kHiddenCell), hatch_texel = pack(kHatchLine);
   const Eigen::Index rows = tex_rows > 0 ? tex_rows : m.rows();
   const Eigen::Index cols = tex_cols > 0 ? tex_cols : m.cols();
   std::vector<std::uint32_t> pixels(static_cast<std::size_t>(rows * cols));
+  // Each texel shows the cell at its centre; the columns, the same for every row, are found once (a division each).
+  std::vector<Eigen::Index> column(static_cast<std::size_t>(cols));
+  for (Eigen::Index j = 0; j < cols; ++j) column[static_cast<std::size_t>(j)] = (2 * j + 1) * m.cols() / (2 * cols);
   for (Eigen::Index i = 0; i < rows; ++i) {
     const Eigen::Index r = (2 * i + 1) * m.rows() / (2 * rows);
     for (Eigen::Index j = 0; j < cols; ++j) {
-      const Eigen::Index c = (2 * j + 1) * m.cols() / (2 * cols);
+      const Eigen::Index c = column[static_cast<std::size_t>(j)];
       const double x = m(r, c);
       const bool hidden = (visible && (*visible)(r, c) == 0.0) || !std::isfinite(x);
       pixels[static_cast<std::size_t>(i * cols + j)] =
-          !hidden                       ? table[static_cast<std::size_t>(normalise(x, range) * kSteps + 0.5)]
+          !hidden                       ? table[static_cast<std::size_t>(normalise(x, range) * kColourSteps + 0.5)]
           : (i + j) % kHatchPeriod == 0 ? hatch_texel
                                         : hidden_texel;
     }
