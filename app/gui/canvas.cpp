@@ -68,24 +68,22 @@ void draw_whole(const OffscreenTarget& t, ImDrawData& d) {
 
 // Draws `d` into `t` within each rectangle only: cleared, then every command with its scissor cut to it.
 void draw_within(const OffscreenTarget& t, ImDrawData& d, const std::vector<PixelRect>& rects) {
-  std::vector<ImVec4> clips;
+  std::vector<ImDrawCmd*> commands;
   for (int l = 0; l < d.CmdListsCount; ++l)
-    for (const ImDrawCmd& cmd : d.CmdLists[l]->CmdBuffer) clips.push_back(cmd.ClipRect);
+    for (ImDrawCmd& cmd : d.CmdLists[l]->CmdBuffer) commands.push_back(&cmd);
+  std::vector<ImVec4> clips;
+  for (const ImDrawCmd* cmd : commands) clips.push_back(cmd->ClipRect);
   framebuffers()->bind(GL_FRAMEBUFFER, t.framebuffer);
   for (const PixelRect& r : rects) {
-    std::size_t k = 0;
-    for (int l = 0; l < d.CmdListsCount; ++l)
-      for (ImDrawCmd& cmd : d.CmdLists[l]->CmdBuffer)
-        cmd.ClipRect = clip_for(intersection(backend_scissor(clips[k++], d), r), d);
+    for (std::size_t k = 0; k < commands.size(); ++k)
+      commands[k]->ClipRect = clip_for(intersection(backend_scissor(clips[k], d), r), d);
     glEnable(GL_SCISSOR_TEST);
     glScissor(r.x0, r.y0, r.x1 - r.x0, r.y1 - r.y0);
     clear_to_background(t.width, t.height);
     glDisable(GL_SCISSOR_TEST);
     ImGui_ImplOpenGL3_RenderDrawData(&d);
   }
-  std::size_t k = 0;
-  for (int l = 0; l < d.CmdListsCount; ++l)
-    for (ImDrawCmd& cmd : d.CmdLists[l]->CmdBuffer) cmd.ClipRect = clips[k++];
+  for (std::size_t k = 0; k < commands.size(); ++k) commands[k]->ClipRect = clips[k];
 }
 
 std::vector<std::uint32_t> read_pixels(const OffscreenTarget& t) {
@@ -152,6 +150,12 @@ bool OffscreenTarget::ready(int w, int h) {
   width = complete ? w : 0;
   height = complete ? h : 0;
   return complete;
+}
+
+void OffscreenTarget::release() {
+  if (framebuffer != 0) framebuffers()->remove(1, &framebuffer);
+  if (texture != 0) glDeleteTextures(1, &texture);
+  *this = {};
 }
 
 bool present_frame(Canvas& c, ImDrawData& d, int width, int height, bool anew, bool present) {

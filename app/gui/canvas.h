@@ -36,6 +36,7 @@ struct OffscreenTarget {
   GLuint texture = 0, framebuffer = 0;
   int width = 0, height = 0;
   bool ready(int w, int h);  // made (again) at w x h; false when the driver cannot complete it
+  void release();            // its texture and framebuffer deleted
 };
 
 struct Canvas {

@@ -5,14 +5,12 @@
 #include <stb/stb_image_write.h>
 
 #include <algorithm>
-#include <cmath>
 #include <filesystem>
 #include <utility>
 #include <vector>
 
 #include "ui/logic/glyph_set.h"
 #include "ui/logic/matrix_export.h"
-#include "ui/widgets/heatmap.h"
 #include "ui/widgets/keys.h"
 #include "ui/widgets/layout_check_frame.h"
 #include "ui/widgets/picture_export.h"
@@ -84,16 +82,10 @@ void export_picture(Window& window, ui::AppState& state) {
     r = {};
     return;
   }
-  const FramebufferApi& fb = *framebuffers();
-  GLuint texture = 0, framebuffer = 0;
-  glGenTextures(1, &texture);
-  glBindTexture(GL_TEXTURE_2D, texture);
-  glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, W, H, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
-  fb.gen(1, &framebuffer);
-  fb.bind(GL_FRAMEBUFFER, framebuffer);
-  fb.attach(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
+  OffscreenTarget picture;
   const float zoom = state.display.zoom;
-  if (fb.status(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE) {
+  if (picture.ready(W, H)) {
+    framebuffers()->bind(GL_FRAMEBUFFER, picture.framebuffer);
     state.display.zoom = zoom * 2;
     apply_look(state, window.look);
     r.capturing = true;
@@ -121,9 +113,8 @@ void export_picture(Window& window, ui::AppState& state) {
       else state.message = "The picture could not be written to " + file;
     }
   }
-  fb.bind(GL_FRAMEBUFFER, 0);
-  fb.remove(1, &framebuffer);
-  glDeleteTextures(1, &texture);
+  framebuffers()->bind(GL_FRAMEBUFFER, 0);
+  picture.release();
   state.display.zoom = zoom;
   apply_look(state, window.look);
   exposed = true;  // the fonts were made twice over: the next frame is drawn whole
