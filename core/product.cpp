@@ -3,14 +3,20 @@
 #include <algorithm>
 #include <vector>
 
+#include <cblas.h>
+
 #include "core/same_bits.h"
 
 namespace attn {
 namespace {
 
+// OpenBLAS's own threads off, before main(): ours share out the tiles and the heads, one level of threads (as
+// EIGEN_DONT_PARALLELIZE does for Eigen's). Products on both would wait on each other.
+[[maybe_unused]] const bool kOneBlasThread = (openblas_set_num_threads(1), true);
+
 // Tiles of 128 rows by 96 columns, fixed by the shapes alone: the same tiles on any number of threads, so the same
-// bits (a product cut elsewhere may round a cell's last bit differently; cutting the columns at multiples of 24,
-// Eigen's register block, does not). 128 tokens still give a 512-wide projection six tiles to share out.
+// bits (a product cut elsewhere may round a cell's last bit differently). 128 tokens still give a 512-wide
+// projection six tiles to share out; OpenBLAS makes a tile about as fast as rows of 128 by every column.
 constexpr Eigen::Index kRows = 128, kCols = 96;
 
 Eigen::Index tiles(Eigen::Index size, Eigen::Index tile) { return (size + tile - 1) / tile; }

@@ -20,8 +20,8 @@ inline std::optional<EarlierProduct> earlier_product(const Matrix& a, const Shar
   return EarlierProduct{a, *b, out};
 }
 
-// a b, with blocks of 128 rows of a shared among the threads (Eigen's own threading is off:
-// core/CMakeLists.txt). The blocks are fixed, so the result does not depend on the thread count; a block
+// a b, with blocks of 128 rows of a shared among the threads (Eigen's and OpenBLAS's own threading is off:
+// core/CMakeLists.txt, product.cpp). The blocks are fixed, so the result does not depend on the thread count; a block
 // of 128 rows also runs faster on one thread than the whole product does (a narrow b especially). With `earlier`
 // (same shapes), only the tiles whose inputs changed are computed: a drag on one token's embedding recomputes the
 // 128 rows around it.

@@ -27,7 +27,7 @@ fi
 # PyTorch, and OpenBLAS so that NumPy and PyTorch do not run on the reference BLAS.
 PACKAGES=(
   cmake g++ make pkg-config
-  libeigen3-dev nlohmann-json3-dev
+  libeigen3-dev libopenblas-pthread-dev nlohmann-json3-dev
   libimgui-dev libstb-dev libglfw3-dev libgl-dev fonts-dejavu-core
   doctest-dev
   python3-numpy

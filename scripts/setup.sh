@@ -10,6 +10,7 @@ BUILD="$ROOT/build"
 PACKAGES=(
   cmake g++ make pkg-config    # toolchain
   libeigen3-dev                # linear algebra in the engine
+  libopenblas-pthread-dev      # OpenBLAS: Eigen's matrix products run on its kernels
   nlohmann-json3-dev           # scenario files and the JSON trace
   libimgui-dev libstb-dev      # Dear ImGui 1.86 with its GLFW and OpenGL 3 backends; stb writes PNG
   libglfw3-dev libgl-dev       # the window and its OpenGL context
