@@ -1,6 +1,8 @@
 // A trace computed with the trace before an edit (TraceOptions::earlier) takes the tiles and row blocks whose inputs
 // did not change, and is the same bits as one computed from nothing: every variant, mask, kernel and position, after
 // an edit of one token, of a weight or of the configuration.
+#include <cblas.h>
+
 #include <cstring>
 #include <functional>
 
@@ -263,4 +265,14 @@ TEST_CASE("a product after an edit takes the tiles whose rows of a and columns o
   CHECK(taken(260, 10) == fresh(260, 10));
   const Matrix other_shape = Matrix::Zero(300, 299);  // an earlier result of another shape gives nothing
   CHECK(same(product(a_edited, b_edited, EarlierProduct{a, b, other_shape}), fresh));
+}
+
+TEST_CASE("OpenBLAS runs the products on the calling thread: the tiles and heads are shared out by ours") {
+  CHECK(openblas_get_num_threads() == 1);
+  // A product big enough for OpenBLAS's threads, inside our parallel tiles: the same bits on every run.
+  const Matrix a = seeded_matrix(3, SeedStream::Embeddings, 700, 512);
+  const Matrix b = seeded_matrix(3, SeedStream::W_Q, 512, 512);
+  const Matrix first = product(a, b);
+  CHECK(same(product(a, b), first));
+  CHECK((first - a * b).cwiseAbs().maxCoeff() < 1e-12);
 }
