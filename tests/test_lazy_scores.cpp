@@ -1,6 +1,13 @@
 // What a large trace leaves for later: the scores no weight reads (keys the mask hides from a whole block of rows) are
 // computed on the first ask, and the weights of a matrix of 32 MiB or more are zeros never written.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <vector>
 
 #include "core/attention.h"
 #include "core/zeroed_matrix.h"
@@ -74,6 +81,42 @@ TEST_CASE("zero_without_writing: a matrix of 32 MiB or more reads 0 everywhere, 
   Matrix small = Matrix::Constant(100, 100, 7.0);
   CHECK_FALSE(zero_without_writing(small));
   CHECK(small == Matrix::Constant(100, 100, 7.0));
+}
+
+// The process's resident memory (/proc/self/statm), which the kernel's zero page does not count in.
+std::int64_t resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::int64_t size = 0, resident = 0;
+  statm >> size >> resident;
+  REQUIRE(statm);
+  return resident * sysconf(_SC_PAGESIZE);
+}
+
+// How many of the whole pages of rows [r, r + n) of m are in memory.
+std::size_t resident_pages(const Matrix& m, Eigen::Index r, Eigen::Index n) {
+  const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<std::uintptr_t>(m.row(r).data());
+  const std::uintptr_t end = begin + static_cast<std::uintptr_t>(n * m.cols()) * sizeof(double);
+  const std::uintptr_t lo = (begin + page - 1) / page * page, hi = end / page * page;
+  std::vector<unsigned char> in_memory((hi - lo) / page);
+  REQUIRE(mincore(reinterpret_cast<void*>(lo), hi - lo, in_memory.data()) == 0);
+  return static_cast<std::size_t>(
+      std::count_if(in_memory.begin(), in_memory.end(), [](unsigned char c) { return c & 1; }));
+}
+
+TEST_CASE("zero_without_writing on a matrix half written (pages a freed trace left): zeros, the rest still unpaged") {
+  Matrix m(2100, 2100);  // 35.3 MB, a mapping of its own (glibc's default): no page in memory yet
+  REQUIRE(resident_pages(m, 1100, 1000) == 0);
+  m.topRows(1000).setConstant(7.0);
+  m(1050, 3) = -2.0;  // one page in the middle
+  CHECK(zero_without_writing(m));
+  CHECK(resident_pages(m, 0, 1000) > 4000);  // cleared in place, not handed back
+  CHECK(resident_pages(m, 1100, 1000) == 0);
+  CHECK(m.cwiseAbs().maxCoeff() == 0.0);  // (reading maps the untouched pages to the kernel's zero page)
+  const std::int64_t before = resident_bytes();
+  CHECK(zero_without_writing(m));  // every page in memory now, and zeros: none written, none taken
+  CHECK(resident_bytes() - before < (4 << 20));
+  CHECK(m.cwiseAbs().maxCoeff() == 0.0);
 }
 
 TEST_CASE("a long trace's scores are complete when asked for, whatever the mask hid from a block of rows") {
