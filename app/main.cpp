@@ -17,6 +17,10 @@ int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
   if (!args.empty() && attn::cli::is_cli_command(args[0]))
     return attn::cli::run_cli(args, std::cout, std::cerr, attn::gui::kGuiHelp);
+  // The window recomputes traces of one size over and over: a freed trace's large matrices (32 MiB each at 2,048
+  // tokens) stay in the heap for the next one too, rather than being mapped afresh and faulted in page by page (a
+  // third of a drag's recompute at 2,048 tokens). Larger ones than a thread's heap holds are still mapped.
+  mallopt(M_MMAP_MAX, 0);
   try {
     return attn::gui::run_gui(attn::gui::parse_gui_args(args), std::cerr);
   } catch (const attn::cli::UsageError& e) {
