@@ -383,14 +383,16 @@ Trace compute_trace(const Scenario& s, const Weights* resolved, TraceOptions opt
   const Rope rope = prepare_rope(t);
   // Heads are independent: with OpenMP they are computed in parallel (OMP_NUM_THREADS says how many).
   t.heads.resize(static_cast<std::size_t>(a.heads));
+  t.concat.resize(t.n_q(), a.heads * d);
   [[maybe_unused]] const bool big = std::int64_t{a.heads} * t.n_q() * t.n_kv() * d > kParallelWork;
 #if defined(_OPENMP)
 #pragma omp parallel for schedule(dynamic) if (big)
 #endif
-  for (int h = 0; h < a.heads; ++h)
-    t.heads[static_cast<std::size_t>(h)] = run_head(t, rope, mask, keys, h, options.keep_weights, earlier_head(h));
-  t.concat.resize(t.n_q(), a.heads * d);
-  for (int h = 0; h < a.heads; ++h) t.concat.middleCols(h * d, d) = t.heads[static_cast<std::size_t>(h)].output;
+  for (int h = 0; h < a.heads; ++h) {
+    HeadTrace& head = t.heads[static_cast<std::size_t>(h)];
+    head = run_head(t, rope, mask, keys, h, options.keep_weights, earlier_head(h));
+    t.concat.middleCols(h * d, d) = head.output;  // each head its own columns, on its own thread
+  }
   t.output =
       t.weights.W_O ? product(t.concat, *t.weights.W_O, earlier_product(e.concat, e.weights.W_O, e.output)) : t.concat;
   if (a.variant == Variant::Mla) t.absorbed = absorb(t);
