@@ -101,7 +101,7 @@ void fill_row(const HeadInputs& in, RowBlock& b, Eigen::Index li) {
 Eigen::Index block_width(Kernel kernel, const VisibleKeys& keys, Eigen::Index r, Eigen::Index n, Eigen::Index n_kv) {
   if (kernel == Kernel::Linear) return n_kv;
   const Span seen = block_span(keys, r, n);
-  constexpr Eigen::Index kRegisterBlock = 24;  // a multiple of every register tile: see block_width's comment
+  constexpr Eigen::Index kRegisterBlock = 24;  // keys per register tile of Eigen's product (3 packets of 8 doubles)
   if (seen.lo > seen.hi) return 0;             // no key
   return std::min(n_kv, (seen.hi + kRegisterBlock) / kRegisterBlock * kRegisterBlock);
 }

@@ -56,9 +56,9 @@ class RowBlock {
 inline constexpr Eigen::Index kRowBlock = 128;
 
 // How many keys, from key 0, rows [r, r + n) compute: up to the last one some row of them sees (a causal block stops
-// at its last row), rounded up to a multiple of 24 keys; 0 when no row sees any. Starting at 0 even for a band, and
-// ending on a multiple of the register tiles (Eigen's 24 keys, OpenBLAS's 4 by 8 on AVX2), keeps every score the bits
-// of the whole product q k^T: a product cut elsewhere may round a cell's last bit differently. The linear kernel takes
+// at its last row), rounded up to a multiple of 24 keys (whole register tiles); 0 when no row sees any. Starting at 0
+// even for a band keeps the scores the bits HeadTrace::scores() makes them with, the same product of the same shape:
+// a product cut elsewhere may round a cell's last bit differently. The linear kernel takes
 // every key, since it divides the hidden ones by Z too (0 / Z, -0 for a negative Z), as the trace has always printed
 // them.
 Eigen::Index block_width(Kernel kernel, const VisibleKeys& keys, Eigen::Index r, Eigen::Index n, Eigen::Index n_kv);

@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <utility>
 #include <vector>
 
 #include "core/attention.h"
+#include "core/head_blocks.h"
 #include "core/zeroed_matrix.h"
 #include "helpers.h"
 
@@ -114,6 +116,7 @@ TEST_CASE("zero_without_writing on a matrix half written (pages a freed trace le
   Matrix m = Matrix::Constant(2100, 2100, 7.0);  // 35.3 MB
   // Rows 1100 on as a fresh mapping's pages are, whatever the allocator gave: not in memory (until read, zeros).
   const auto [lo, hi] = whole_pages(m, 1100, 1000);
+  madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_NOHUGEPAGE);  // (a huge page would bring rows back whole)
   REQUIRE(madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_DONTNEED) == 0);
   REQUIRE(resident_pages(m, 1100, 1000) == 0);
   CHECK(zero_without_writing(m));
@@ -162,6 +165,31 @@ TEST_CASE(
       CHECK(a.heads[h].weights() == b.heads[h].weights());
       CHECK(a.heads[h].scores() == b.heads[h].scores());
       CHECK(a.heads[h].row_sum == b.heads[h].row_sum);
+    }
+  }
+}
+
+TEST_CASE("the scores a view reads are, key for key, the bits the weights were made from") {
+  // d_model 128, two heads of 64, 700 tokens: blocks of 128 rows whose products differ in shape from a whole row.
+  for (MaskKind mask : {MaskKind::Causal, MaskKind::SlidingWindow, MaskKind::None}) {
+    CAPTURE(static_cast<int>(mask));
+    Scenario s = long_scenario(700, mask);
+    s.input.embeddings = seeded_matrix(5, SeedStream::Embeddings, 700, 128);
+    s.attention.head_dim = 64;
+    s.weights.W_Q = seeded_matrix(5, SeedStream::W_Q, 128, 128);
+    s.weights.W_K = seeded_matrix(5, SeedStream::W_K, 128, 128);
+    s.weights.W_V = seeded_matrix(5, SeedStream::W_V, 128, 128);
+    const Trace t = compute_trace(s);
+    for (const HeadTrace& h : t.heads) {
+      const HeadInputs in{h.scored_q(), h.scored_k(), *h.mask, *h.visible, h.kernel, h.scale_factor};
+      RowBlock b;
+      for (Eigen::Index r = 0; r < 700; r += kRowBlock) {
+        compute_block(in, r, std::min<Eigen::Index>(kRowBlock, 700 - r), b);
+        CAPTURE(r);
+        REQUIRE(b.width() > 0);
+        const Matrix made = b.scores(), shown = h.scores().block(r, 0, b.n, b.width());
+        CHECK(std::memcmp(made.data(), shown.data(), sizeof(double) * static_cast<std::size_t>(made.size())) == 0);
+      }
     }
   }
 }
