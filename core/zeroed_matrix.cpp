@@ -15,10 +15,13 @@ namespace attn {
 #if defined(__linux__)
 namespace {
 
-// Whether the page at `at` holds anything but zero bits.
+// Whether the page at `at` holds anything but zero bits, compared 4 KiB at a time.
 bool written(const void* at, std::uintptr_t page) {
-  const auto* word = static_cast<const std::uint64_t*>(at);
-  return std::any_of(word, word + page / sizeof(std::uint64_t), [](std::uint64_t w) { return w != 0; });
+  static constexpr unsigned char kZeros[4096] = {};
+  const auto* bytes = static_cast<const unsigned char*>(at);
+  for (std::uintptr_t o = 0; o < page; o += sizeof kZeros)
+    if (std::memcmp(bytes + o, kZeros, std::min<std::uintptr_t>(sizeof kZeros, page - o)) != 0) return true;
+  return false;
 }
 
 // Pages [lo, hi) made to read 0. A page not in memory is handed back (madvise MADV_DONTNEED: it then reads as zeros

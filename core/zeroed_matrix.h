@@ -11,7 +11,8 @@ namespace attn {
 
 // Makes every cell of m read 0 without paging in any more of it, for a matrix of 32 MiB or more (T = 2,048 tokens
 // and up): true. A smaller one is most likely recycled heap memory, already paged in, where writing zeros is cheaper:
-// m is left as it is, false, and the caller writes the zeros it needs.
+// false, and the caller writes the zeros it needs (m as it was, or in part zeroed already if the kernel refused a
+// request midway).
 bool zero_without_writing(Matrix& m);
 
 }  // namespace attn

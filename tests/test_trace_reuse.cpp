@@ -269,6 +269,7 @@ TEST_CASE("a product after an edit takes the tiles whose rows of a and columns o
 
 TEST_CASE("OpenBLAS runs the products on the calling thread: the tiles and heads are shared out by ours") {
   CHECK(openblas_get_num_threads() == 1);
+  CHECK(openblas_get_parallel() == 1);  // the pthreads build: its thread count leaves OpenMP's alone
   // A product big enough for OpenBLAS's threads, inside our parallel tiles: the same bits on every run.
   const Matrix a = seeded_matrix(3, SeedStream::Embeddings, 700, 512);
   const Matrix b = seeded_matrix(3, SeedStream::W_Q, 512, 512);
