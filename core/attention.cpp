@@ -173,11 +173,11 @@ const Matrix& HeadTrace::scores() const {
     Matrix& s = derived_->scores;
     const Matrix &q = scored_q(), &k = scored_k();
     s.resize(q.rows(), k.rows());
-    // A block's first keys with the very product compute_block made them with (the same shapes, so the same
-    // kernel of any BLAS and the same bits as the weights came from), the keys past them apart.
+    // A block's first keys with the very product compute_block made them with (the bits the weights came from),
+    // the keys past them apart.
     for_row_blocks(s.rows(), s.size() * q.cols(), [&](Eigen::Index r, Eigen::Index n) {
       const Eigen::Index w = visible ? block_width(kernel, *visible, r, n, k.rows()) : k.rows();
-      if (w > 0) s.block(r, 0, n, w).noalias() = q.middleRows(r, n) * k.topRows(w).transpose();
+      if (w > 0) block_scores(q, k, r, n, w, s.block(r, 0, n, w));
       if (w < k.rows())
         s.block(r, w, n, k.rows() - w).noalias() = q.middleRows(r, n) * k.bottomRows(k.rows() - w).transpose();
     });

@@ -117,7 +117,7 @@ void compute_block(const HeadInputs& in, Eigen::Index r, Eigen::Index n, RowBloc
   b.entropy.resize(n);
   b.status.assign(static_cast<std::size_t>(n), RowStatus::Ok);
   b.x.resize(std::max<Eigen::Index>(b.width(), 1));
-  if (b.width() > 0) b.scores().noalias() = in.q.middleRows(r, n) * in.k.topRows(b.width()).transpose();
+  if (b.width() > 0) block_scores(in.q, in.k, r, n, b.width(), b.scores());
   for (Eigen::Index li = 0; li < n; ++li) fill_row(in, b, li);
 }
 

@@ -57,11 +57,17 @@ inline constexpr Eigen::Index kRowBlock = 128;
 
 // How many keys, from key 0, rows [r, r + n) compute: up to the last one some row of them sees (a causal block stops
 // at its last row), rounded up to a multiple of 24 keys (whole register tiles); 0 when no row sees any. Starting at 0
-// even for a band keeps the scores the bits HeadTrace::scores() makes them with, the same product of the same shape:
-// a product cut elsewhere may round a cell's last bit differently. The linear kernel takes
-// every key, since it divides the hidden ones by Z too (0 / Z, -0 for a negative Z), as the trace has always printed
-// them.
+// even for a band keeps the scores the bits HeadTrace::scores() makes them with (block_scores): a product cut
+// elsewhere may round a cell's last bit differently. The linear kernel takes every key, since it divides the hidden
+// ones by Z too (0 / Z, -0 for a negative Z), as the trace has always printed them.
 Eigen::Index block_width(Kernel kernel, const VisibleKeys& keys, Eigen::Index r, Eigen::Index n, Eigen::Index n_kv);
+
+// Rows [r, r + n) of q k^T over keys [0, w) into out (n, w): the one product both a block and HeadTrace::scores()
+// make, so that the same shapes run the same kernel of any BLAS and give the same bits.
+template <class Out>
+void block_scores(const Matrix& q, const Matrix& k, Eigen::Index r, Eigen::Index n, Eigen::Index w, Out&& out) {
+  out.noalias() = q.middleRows(r, n) * k.topRows(w).transpose();
+}
 
 // Fills b for rows [r, r + n): scores, weights (0 outside each row's visible keys), statistics.
 void compute_block(const HeadInputs& in, Eigen::Index r, Eigen::Index n, RowBlock& b);
