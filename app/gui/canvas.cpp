@@ -112,7 +112,46 @@ void check_damage(Canvas& c, ImDrawData& d) {
   c.first_difference = text;
 }
 
+// The bounding rectangle of what changed: one copy to the window (a copy per rectangle costs a round trip each).
+PixelRect bounding_pixels(const std::vector<ScreenRect>& rects, const ImDrawData& d, int width, int height) {
+  ScreenRect b{};
+  for (const ScreenRect& r : rects) b = bounding(b, r);
+  return intersection(pixels_of(b, d), {0, 0, width, height});
+}
+
+void copy_to_back_buffer(const OffscreenTarget& canvas, const PixelRect& p) {
+  const FramebufferApi& fb = *framebuffers();
+  fb.bind(GL_READ_FRAMEBUFFER, canvas.framebuffer);
+  fb.bind(GL_DRAW_FRAMEBUFFER, 0);
+  fb.blit(p.x0, p.y0, p.x1, p.y1, p.x0, p.y0, p.x1, p.y1, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+  fb.bind(GL_FRAMEBUFFER, 0);
+}
+
+bool software_renderer() {
+  const auto* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
+  const std::string name = renderer ? renderer : "";
+  return name.find("llvmpipe") != std::string::npos || name.find("softpipe") != std::string::npos;
+}
+
+// The window's pixels after a frame sent in part: the canvas's (alpha aside), if the rectangle reached it and nothing
+// else changed.
+void check_window(Canvas& c, GLFWwindow* window) {
+  ++c.sent;
+  const std::optional<std::vector<std::uint32_t>> shown = window_pixels(window, c.pixels.width, c.pixels.height);
+  std::vector<std::uint32_t> canvas = read_pixels(c.pixels);
+  for (std::uint32_t& p : canvas) p |= 0xffu << 24;
+  if (!shown || *shown != canvas) ++c.sent_differed;
+}
+
 }  // namespace
+
+std::optional<RegionCopy> region_copy(GLFWwindow* window) {
+  if (!software_renderer() || !glfwExtensionSupported("GLX_MESA_copy_sub_buffer")) return std::nullopt;
+  RegionCopy r{reinterpret_cast<RegionCopy::Copy>(glfwGetProcAddress("glXCopySubBufferMESA")), glfwGetX11Display(),
+               glfwGetGLXWindow(window), window};
+  if (!r.copy || !r.display || r.drawable == 0) return std::nullopt;
+  return r;
+}
 
 const FramebufferApi* framebuffers() {
   static const FramebufferApi api{
@@ -182,12 +221,16 @@ bool present_frame(Canvas& c, ImDrawData& d, int width, int height, bool anew, b
     draw_within(c.pixels, d, pixels);
     if (c.check) check_damage(c, d);
   }
+  // A part changed and nothing reads the back buffer: only the rectangle around it goes to the window.
+  if (c.region && !present && !rects.empty() && !(rects.size() == 1 && rects[0] == display)) {
+    const PixelRect p = bounding_pixels(rects, d, width, height);
+    copy_to_back_buffer(c.pixels, p);
+    c.region->copy(c.region->display, c.region->drawable, p.x0, p.y0, p.x1 - p.x0, p.y1 - p.y0);
+    if (c.check) check_window(c, c.region->window);
+    return false;
+  }
   // The whole canvas to the back buffer, whose pixels are undefined after a swap.
-  const FramebufferApi& fb = *framebuffers();
-  fb.bind(GL_READ_FRAMEBUFFER, c.pixels.framebuffer);
-  fb.bind(GL_DRAW_FRAMEBUFFER, 0);
-  fb.blit(0, 0, width, height, 0, 0, width, height, GL_COLOR_BUFFER_BIT, GL_NEAREST);
-  fb.bind(GL_FRAMEBUFFER, 0);
+  copy_to_back_buffer(c.pixels, {0, 0, width, height});
   return true;
 }
 

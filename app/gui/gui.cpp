@@ -238,12 +238,14 @@ void pace_frame(double frame_start, double period) {
   if (left > 0) std::this_thread::sleep_for(std::chrono::duration<double>(left));
 }
 
-// What --check-damage found: exits 1 if a frame drawn in part differed from the same frame drawn whole.
+// What --check-damage found: exits 1 if a frame drawn in part differed from the same frame drawn whole, or the
+// window from the canvas after a frame sent to it in part.
 int report_damage_check(const Canvas& c, int exit_code, std::ostream& out) {
   out << "damage check: " << c.checked << " frames drawn in part, " << c.differed
       << " differed from the frame drawn whole"
-      << (c.first_difference.empty() ? "" : " (first: " + c.first_difference + ")") << '\n';
-  return c.differed > 0 ? kExitFailure : exit_code;
+      << (c.first_difference.empty() ? "" : " (first: " + c.first_difference + ")") << "; " << c.sent
+      << " sent to the window in part, " << c.sent_differed << " left it different from the canvas\n";
+  return c.differed > 0 || c.sent_differed > 0 ? kExitFailure : exit_code;
 }
 
 // Frames until the user quits, the capture is taken or the driver is done. Returns the exit code.
@@ -305,6 +307,7 @@ int run_gui(const GuiOptions& o, std::ostream& err) {
   if (!window.glfw) return kExitFailure;
   Autosave autosave{user.recovery_file, user.used, {}, -1e9};
   window.canvas.check = o.check_damage;
+  window.canvas.region = region_copy(window.glfw);
   int exit_code = frame_loop(o, window, *state, autosave, err);
   if (o.check_damage) exit_code = report_damage_check(window.canvas, exit_code, std::cout);
   if (!o.dump_state.empty()) dump_state(o.dump_state, *state);
