@@ -94,29 +94,27 @@ std::vector<std::uint32_t> read_pixels(const OffscreenTarget& t) {
   return pixels;
 }
 
+// The first pixel where a and b differ, as "pixel (x, y from the top) is A, <b_is> B"; empty when none.
+std::string first_difference(const std::vector<std::uint32_t>& a, const std::vector<std::uint32_t>& b, int width,
+                             int height, const char* b_is) {
+  const auto [p, q] = std::ranges::mismatch(a, b);
+  if (p == a.end()) return "";
+  const auto at = p - a.begin();
+  char text[160];
+  std::snprintf(text, sizeof text, "pixel (%d, %d from the top) is %08x, %s %08x", static_cast<int>(at % width),
+                height - 1 - static_cast<int>(at / width), *p, b_is, *q);
+  return text;
+}
+
 // The frame just drawn in part, drawn whole too and compared pixel for pixel.
 void check_damage(Canvas& c, ImDrawData& d) {
   if (!c.whole.ready(c.pixels.width, c.pixels.height)) return;
   draw_whole(c.whole, d);
-  const std::vector<std::uint32_t> part = read_pixels(c.pixels), whole = read_pixels(c.whole);
+  const std::string difference =
+      first_difference(read_pixels(c.pixels), read_pixels(c.whole), c.pixels.width, c.pixels.height, "drawn whole");
   ++c.checked;
-  const auto [p, w] = std::ranges::mismatch(part, whole);
-  if (p == part.end()) return;
-  ++c.differed;
-  if (!c.first_difference.empty()) return;
-  const auto at = p - part.begin();
-  char text[160];
-  std::snprintf(text, sizeof text, "frame %d drawn in part: pixel (%d, %d from the top) is %08x, drawn whole %08x",
-                c.checked, static_cast<int>(at % c.pixels.width),
-                c.pixels.height - 1 - static_cast<int>(at / c.pixels.width), *p, *w);
-  c.first_difference = text;
-}
-
-// The bounding rectangle of what changed: one copy to the window (a copy per rectangle costs a round trip each).
-PixelRect bounding_pixels(const std::vector<ScreenRect>& rects, const ImDrawData& d, int width, int height) {
-  ScreenRect b{};
-  for (const ScreenRect& r : rects) b = bounding(b, r);
-  return intersection(pixels_of(b, d), {0, 0, width, height});
+  if (difference.empty()) return;
+  if (c.differed++ == 0) c.first_difference = "frame " + std::to_string(c.checked) + " drawn in part: " + difference;
 }
 
 void copy_to_back_buffer(const OffscreenTarget& canvas, const PixelRect& p) {
@@ -127,31 +125,33 @@ void copy_to_back_buffer(const OffscreenTarget& canvas, const PixelRect& p) {
   fb.bind(GL_FRAMEBUFFER, 0);
 }
 
-bool software_renderer() {
-  const auto* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
-  const std::string name = renderer ? renderer : "";
-  return name.find("llvmpipe") != std::string::npos || name.find("softpipe") != std::string::npos;
-}
-
 // The window's pixels after a frame sent in part: the canvas's (alpha aside), if the rectangle reached it and nothing
 // else changed.
-void check_window(Canvas& c, GLFWwindow* window) {
+void check_window(Canvas& c) {
   ++c.sent;
-  const std::optional<std::vector<std::uint32_t>> shown = window_pixels(window, c.pixels.width, c.pixels.height);
+  const WindowPixels shown = window_pixels(c.region->window, c.pixels.width, c.pixels.height);
   std::vector<std::uint32_t> canvas = read_pixels(c.pixels);
+  framebuffers()->bind(GL_FRAMEBUFFER, 0);
   for (std::uint32_t& p : canvas) p |= 0xffu << 24;
-  if (!shown || *shown != canvas) ++c.sent_differed;
+  const std::string difference =
+      shown.problem.empty() ? first_difference(shown.pixels, canvas, c.pixels.width, c.pixels.height, "the canvas")
+                            : shown.problem;
+  if (difference.empty()) return;
+  if (c.sent_differed++ == 0)
+    c.first_sent_difference = "frame " + std::to_string(c.sent) + " sent in part: " + difference;
+}
+
+// Only the rectangle around what changed goes to the window: copied to the back buffer, then sent.
+void send_region(Canvas& c, const std::vector<PixelRect>& pixels) {
+  PixelRect b = pixels.front();
+  for (const PixelRect& p : pixels)
+    b = {std::min(b.x0, p.x0), std::min(b.y0, p.y0), std::max(b.x1, p.x1), std::max(b.y1, p.y1)};
+  copy_to_back_buffer(c.pixels, b);
+  c.region->send(b.x0, b.y0, b.x1, b.y1);
+  if (c.check) check_window(c);
 }
 
 }  // namespace
-
-std::optional<RegionCopy> region_copy(GLFWwindow* window) {
-  if (!software_renderer() || !glfwExtensionSupported("GLX_MESA_copy_sub_buffer")) return std::nullopt;
-  RegionCopy r{reinterpret_cast<RegionCopy::Copy>(glfwGetProcAddress("glXCopySubBufferMESA")), glfwGetX11Display(),
-               glfwGetGLXWindow(window), window};
-  if (!r.copy || !r.display || r.drawable == 0) return std::nullopt;
-  return r;
-}
 
 const FramebufferApi* framebuffers() {
   static const FramebufferApi api{
@@ -220,14 +220,10 @@ bool present_frame(Canvas& c, ImDrawData& d, int width, int height, bool anew, b
     for (const ScreenRect& r : rects) pixels.push_back(intersection(pixels_of(r, d), {0, 0, width, height}));
     draw_within(c.pixels, d, pixels);
     if (c.check) check_damage(c, d);
-  }
-  // A part changed and nothing reads the back buffer: only the rectangle around it goes to the window.
-  if (c.region && !present && !rects.empty() && !(rects.size() == 1 && rects[0] == display)) {
-    const PixelRect p = bounding_pixels(rects, d, width, height);
-    copy_to_back_buffer(c.pixels, p);
-    c.region->copy(c.region->display, c.region->drawable, p.x0, p.y0, p.x1 - p.x0, p.y1 - p.y0);
-    if (c.check) check_window(c, c.region->window);
-    return false;
+    if (c.region && !present) {  // nothing reads the back buffer
+      send_region(c, pixels);
+      return false;
+    }
   }
   // The whole canvas to the back buffer, whose pixels are undefined after a swap.
   copy_to_back_buffer(c.pixels, {0, 0, width, height});

@@ -4,7 +4,6 @@
 // framebuffer calls it and the pictures use, and the frame's clear.
 #include <GL/gl.h>
 #include <GL/glext.h>
-#include <GLFW/glfw3.h>
 #include <imgui.h>
 
 #include <optional>
@@ -34,20 +33,6 @@ const FramebufferApi* framebuffers();
 // where a background drawn or cleared per panel costs llvmpipe about 3.5 ms of CPU a frame at 1600x900.
 void clear_to_background(int width, int height);
 
-// GLX_MESA_copy_sub_buffer under a software renderer: a rectangle of the back buffer sent to the window. There a
-// swap sends every pixel of the window through the CPU, after the canvas is copied whole to the back buffer (together
-// 4 to 13 ms at 1600x900 under llvmpipe, on every frame that changed anything); a frame that changed a part sends
-// the rectangle around what changed instead. Found once per window; absent elsewhere (a GPU's swap costs nothing).
-struct RegionCopy {
-  using Copy = void (*)(_XDisplay*, unsigned long, int, int, int, int);  // glXCopySubBufferMESA
-  Copy copy = nullptr;
-  _XDisplay* display = nullptr;
-  unsigned long drawable = 0;  // the window's GLX drawable
-  GLFWwindow* window = nullptr;
-};
-// Call with the window's context current.
-std::optional<RegionCopy> region_copy(GLFWwindow* window);
-
 // A texture-backed framebuffer of the window's size.
 struct OffscreenTarget {
   GLuint texture = 0, framebuffer = 0;
@@ -64,9 +49,10 @@ struct Canvas {
   bool check = false;
   OffscreenTarget whole;
   int checked = 0, differed = 0;  // frames drawn in part and compared; of those, frames whose pixels differed
-  std::string first_difference;   // "frame 12: pixel (400, 300) ..."
+  std::string first_difference;   // "frame 12 drawn in part: pixel (400, 300 from the top) ..."
   // And every frame sent to the window in part (`region`): the window's pixels read back and compared with the canvas.
   int sent = 0, sent_differed = 0;
+  std::string first_sent_difference;  // "frame 3 sent in part: pixel (400, 300 from the top) ..."
 };
 
 // Draws `d` into the canvas, all of it when `anew` (the first frame, a new look, size or exposure), else only what

@@ -244,7 +244,8 @@ int report_damage_check(const Canvas& c, int exit_code, std::ostream& out) {
   out << "damage check: " << c.checked << " frames drawn in part, " << c.differed
       << " differed from the frame drawn whole"
       << (c.first_difference.empty() ? "" : " (first: " + c.first_difference + ")") << "; " << c.sent
-      << " sent to the window in part, " << c.sent_differed << " left it different from the canvas\n";
+      << " sent to the window in part, " << c.sent_differed << " left it different from the canvas"
+      << (c.first_sent_difference.empty() ? "" : " (first: " + c.first_sent_difference + ")") << '\n';
   return c.differed > 0 || c.sent_differed > 0 ? kExitFailure : exit_code;
 }
 
