@@ -191,7 +191,8 @@ void editors_and_text(AppState& state, GalleryState& g, AppWindowState& window) 
     g.editable_revision = state.document().revision;
   }
   caption("A copy of the embeddings X: drag or double-click a number (the document is not changed)");
-  MatrixEditor("editor", g.editable, {.row_labels = &state.scenario().input.tokens});
+  if (const CellEdit e = MatrixEditor("editor", g.editable, {.row_labels = &state.scenario().input.tokens}))
+    g.editable(e.row, e.col) = e.value;
   TextWrappedAtSpaces(
       "TextWrappedAtSpaces breaks lines only at spaces, so 7.392 and 0.0001 are never split across lines.");
   caption(

@@ -222,8 +222,10 @@ void config_section(AppState& state) {
   ImGui::EndDisabled();
 }
 
+// `assign` makes the edit in the document: a cell set in place where the document holds the matrix itself, a copy
+// of `value` with the cell changed where it holds a shared weight.
 void matrix_section(AppState& state, const char* title, const Matrix& value, const std::vector<std::string>* rows,
-                    const std::function<void(Scenario&, const Matrix&)>& assign, bool seeded) {
+                    const std::function<void(Scenario&, const CellEdit&)>& assign, bool seeded) {
   std::string header =
       std::string(title) + "  [" + std::to_string(value.rows()) + "\u00D7" + std::to_string(value.cols()) + "]";
   // The header's label is cut off by its frame, never wrapped: the note shortens to fit.
@@ -235,10 +237,9 @@ void matrix_section(AppState& state, const char* title, const Matrix& value, con
     }
   header += std::string("###") + title;  // the same header whether or not the weight came from the seed
   if (!ImGui::CollapsingHeader(header.c_str())) return;
-  Matrix edited = value;
   MatrixEditorOptions o;
   o.row_labels = rows;
-  if (MatrixEditor(title, edited, o)) state.edit([&](Scenario& d) { assign(d, edited); });
+  if (const CellEdit e = MatrixEditor(title, value, o)) state.edit([&](Scenario& d) { assign(d, e); });
 }
 
 }  // namespace
@@ -269,16 +270,21 @@ void InputsPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   const std::shared_ptr<const Weights> weights = state.document_weights();
   matrix_section(
       state, "X (embeddings)", s.input.embeddings, &s.input.tokens,
-      [](Scenario& d, const Matrix& m) { d.input.embeddings = m; }, false);
+      [](Scenario& d, const CellEdit& e) { d.input.embeddings(e.row, e.col) = e.value; }, false);
   if (s.context)
     matrix_section(
         state, "X_kv (context)", s.context->embeddings, &s.context->tokens,
-        [](Scenario& d, const Matrix& m) { d.context->embeddings = m; }, false);
+        [](Scenario& d, const CellEdit& e) { d.context->embeddings(e.row, e.col) = e.value; }, false);
   for (WeightId id : kAllWeights) {
     const SharedMatrix& used = weight_slot(*weights, id);
     if (!used) continue;
     matrix_section(
-        state, weight_name(id), *used, nullptr, [id](Scenario& d, const Matrix& m) { weight_slot(d.weights, id) = m; },
+        state, weight_name(id), *used, nullptr,
+        [id, &used](Scenario& d, const CellEdit& e) {
+          Matrix edited = *used;  // the weight in use, given or drawn from the seed
+          edited(e.row, e.col) = e.value;
+          weight_slot(d.weights, id) = std::move(edited);
+        },
         !weight_slot(s.weights, id).has_value());
   }
   ImGui::End();

@@ -147,10 +147,12 @@ void model_weight_section(AppState& state, const std::string& name, const Matrix
   if (seeded && TextWidth(header + "  (seeded)") <= room) header += "  (seeded)";
   header += "###" + name;
   if (!ImGui::CollapsingHeader(header.c_str())) return;
-  Matrix edited = value;
   MatrixEditorOptions o;
   o.row_labels = rows;
-  if (!MatrixEditor(name.c_str(), edited, o)) return;
+  const CellEdit e = MatrixEditor(name.c_str(), value, o);
+  if (!e) return;
+  Matrix edited = value;
+  edited(e.row, e.col) = e.value;
   if (const std::optional<std::string> failed = state.model_doc.edit_weight(slot, edited, ImGui::GetActiveID()))
     state.message = *failed;
 }

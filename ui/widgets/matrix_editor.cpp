@@ -11,13 +11,13 @@ namespace {
 // Dear ImGui 1.86 tables hold at most 64 columns; wider matrices are edited in blocks of columns.
 constexpr int kColumnsPerTable = 32;
 
-bool edit_columns(Matrix& m, int first, int count, const MatrixEditorOptions& opts) {
-  bool changed = false;
+CellEdit edit_columns(const Matrix& m, int first, int count, const MatrixEditorOptions& opts) {
+  CellEdit changed;
   const ImGuiTableFlags flags =
       ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollX | ImGuiTableFlags_NoHostExtendX;
   const float height = ImGui::GetFrameHeightWithSpacing() * static_cast<float>(m.rows() + 1) + 6;
   if (!ImGui::BeginTable("cells", count + 1, flags, {0, std::min(height, 12 * ImGui::GetFrameHeightWithSpacing())}))
-    return false;
+    return changed;
   ImGui::TableSetupScrollFreeze(1, 0);
   ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed);
   for (int c = first; c < first + count; ++c)
@@ -41,10 +41,8 @@ bool edit_columns(Matrix& m, int first, int count, const MatrixEditorOptions& op
         ImGui::PushID(static_cast<int>(r * m.cols() + c));
         ImGui::SetNextItemWidth(opts.cell_width);
         double value = m(r, c);
-        if (ImGui::DragScalar("##v", ImGuiDataType_Double, &value, opts.speed, &lo, &hi, opts.format)) {
-          m(r, c) = value;
-          changed = true;
-        }
+        if (ImGui::DragScalar("##v", ImGuiDataType_Double, &value, opts.speed, &lo, &hi, opts.format))
+          changed = {r, c, value};
         ImGui::PopID();
       }
     }
@@ -55,15 +53,15 @@ bool edit_columns(Matrix& m, int first, int count, const MatrixEditorOptions& op
 
 }  // namespace
 
-bool MatrixEditor(const char* id, Matrix& m, const MatrixEditorOptions& opts) {
-  bool changed = false;
+CellEdit MatrixEditor(const char* id, const Matrix& m, const MatrixEditorOptions& opts) {
+  CellEdit changed;
   ImGui::PushID(id);
   const int cols = static_cast<int>(m.cols());
   for (int first = 0; first < cols; first += kColumnsPerTable) {
     const int count = std::min(kColumnsPerTable, cols - first);
     ImGui::PushID(first);
     if (cols > kColumnsPerTable) ImGui::TextDisabled("columns %d-%d", first, first + count - 1);
-    changed |= edit_columns(m, first, count, opts);
+    if (const CellEdit e = edit_columns(m, first, count, opts)) changed = e;
     ImGui::PopID();
   }
   ImGui::PopID();

@@ -17,7 +17,15 @@ struct MatrixEditorOptions {
   float cell_width = 58.0f;
 };
 
-// Edits m in place; true in the frame a value changed. Values are kept within the engine's limits.
-bool MatrixEditor(const char* id, Matrix& m, const MatrixEditorOptions& opts = {});
+// The cell a person changed: its row, column and new value, kept within the engine's limits.
+struct CellEdit {
+  int row = -1, col = -1;
+  double value = 0.0;
+  explicit operator bool() const { return row >= 0; }
+};
+
+// Every cell of m, to drag or type; returns the cell changed in this frame, if any. m is only read: the caller
+// changes its own copy, so that showing a 2,048-token matrix (8 MiB) does not copy it every frame.
+CellEdit MatrixEditor(const char* id, const Matrix& m, const MatrixEditorOptions& opts = {});
 
 }  // namespace attn::ui
