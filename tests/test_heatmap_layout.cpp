@@ -45,6 +45,32 @@ TEST_CASE("heatmap layout: cells fit the box, labels and legend get their room, 
   CHECK(layout_heatmap(in).cell_h == doctest::Approx(400.0f / 1024));
 }
 
+TEST_CASE("heatmap layout: a tall matrix of few columns is widened to the width asked for, as far as the box allows") {
+  HeatmapLayoutInput in;
+  in.rows = 4096;  // q of one head at 4,096 tokens
+  in.cols = 64;
+  in.avail_w = 150;
+  in.avail_h = 190;
+  in.row_label_w = 30;
+  in.line_h = 20;
+  in.legend = false;
+  // Square cells: (190 - 22) / 4096 of a pixel, the whole grid 2.6 pixels wide.
+  HeatmapLayout l = layout_heatmap(in);
+  CHECK(l.cell_h == doctest::Approx(168.0f / 4096));
+  CHECK(l.cell_w == doctest::Approx(168.0f / 4096));
+  in.min_w = 42;
+  l = layout_heatmap(in);
+  CHECK(l.cell_w == doctest::Approx(42.0f / 64));
+  CHECK(l.cell_h == doctest::Approx(168.0f / 4096));  // the height is what it was
+  CHECK(l.width == doctest::Approx(40 + 42));
+  CHECK(l.texture);
+  in.avail_w = 70;  // the box leaves 30 pixels beside the labels
+  CHECK(layout_heatmap(in).width == doctest::Approx(70));
+  in.avail_w = 600;  // a grid already wider than asked is left alone
+  in.rows = 64;
+  CHECK(layout_heatmap(in).cell_w == 2.5f);  // (190 - 22) / 64 = 2.625, to a quarter pixel
+}
+
 TEST_CASE("texture extent: a texel per drawn pixel, at least one, at most the GL's limit and 4096") {
   CHECK(texture_extent(300.0f, 16384) == 300);
   CHECK(texture_extent(299.2f, 16384) == 300);

@@ -16,6 +16,9 @@ namespace {
 // Below this many pixels a cell can no longer show its number, so a long equation wraps onto two lines.
 constexpr float kWrapBelowCell = 30.0f;
 
+// The narrowest a term's cells are drawn together, in font heights, where its width allows.
+constexpr float kMinTermGrid = 2.5f;
+
 // The narrowest a term may be: its legend (or, without one, its title) must fit.
 float term_min(const Term& t) { return ImGui::GetFontSize() * ((t.flags & HeatmapFlags_NoLegend) ? 4.0f : 9.0f); }
 
@@ -151,6 +154,7 @@ void draw_line(std::span<const Term> terms, std::span<const std::string> ops, st
     o.flags = t.flags;
     o.size = {width, body_h};
     o.max_cell = max_cell;
+    o.min_width = kMinTermGrid * ImGui::GetFontSize();         // a tall, narrow term (q of 4,096 rows) stays seen
     const HeatmapResult r = Heatmap(t.name.c_str(), *t.m, o);  // the name also names an exported picture
     if (r.hovered_row >= 0) hover = {static_cast<int>(i), r.hovered_row, r.hovered_col, r.clicked, hover.outlined_y};
     if (r.outlined_y >= 0) hover.outlined_y = r.outlined_y;  // the last term's: the result, after its addends

@@ -34,6 +34,7 @@ struct HeatmapOptions {
   const Matrix* visible = nullptr;  // same shape; 0 marks a hidden cell
   float max_cell = 72.0f;           // the largest cell edge, in pixels
   ImVec2 size = {0, 0};             // the box to fit in; 0 = available width, height as needed
+  float min_width = 0;              // the cells at least this wide together, as far as the box allows
   int highlight_row = -1;           // outline a row or a column (it feeds a cell hovered elsewhere)
   int highlight_col = -1;
   int selected_row = -1, selected_col = -1;       // outline one cell strongly

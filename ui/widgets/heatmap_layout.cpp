@@ -37,6 +37,8 @@ HeatmapLayout layout_heatmap(const HeatmapLayoutInput& in) {
   if (in.value_w > l.cell_w && l.cell_h >= in.line_h &&
       room_w > l.cell_w)  // rounded up: snapping down would lose a digit
     l.cell_w = in.value_w <= room_w ? std::ceil(in.value_w * 4.0f) / 4.0f : snap(room_w);
+  const float grid_min = std::min(in.min_w, in.avail_w - l.label_w);
+  if (l.cell_w * static_cast<float>(in.cols) < grid_min) l.cell_w = grid_min / static_cast<float>(in.cols);
   l.width = l.label_w + l.cell_w * static_cast<float>(in.cols);
   l.height = l.header_h + l.cell_h * static_cast<float>(in.rows) + l.legend_h;
   l.texture = in.texture || in.rows * in.cols > kTextureCells || std::min(l.cell_w, l.cell_h) < kMinDrawnCell;

@@ -12,12 +12,16 @@ struct HeatmapLayoutInput {
   float value_w = 0;     // the widest number with its padding; 0 when no numbers are shown
   bool fill = false;     // stretch the cells to the box (up to max_cell): a thumbnail of 16x512 is no sliver
   bool texture = false;  // a texture whatever the cells: a rectangle per cell costs a software GL more to draw
+  // The grid at least this wide, its cells widened, as far as the box allows: 4,096 rows of q (64 columns) beside
+  // X in a formula would otherwise be a line 3 pixels wide, its columns unseen.
+  float min_w = 0;
 };
 
 struct HeatmapLayout {
   // Cells are square, except that a matrix of a few rows and many columns (a 3-token X of width 512) gets rows
   // a text line tall instead of slivers, and likewise a few columns of many rows; and a cell a text line tall
-  // but narrower than its number is widened for it, as far as the box allows.
+  // but narrower than its number is widened for it, as far as the box allows; and a grid narrower than min_w is
+  // widened to it.
   float cell_w = 0, cell_h = 0;
   float label_w = 0;   // row labels' column, including its gap
   float header_h = 0;  // column labels' row
