@@ -57,6 +57,13 @@ std::vector<float> term_widths(std::span<const Term> terms, std::size_t first, s
   return w;
 }
 
+// The product dot is drawn with room on each side: a dot right before the next term's row labels reads as a bullet
+// ("• 1"). Call with the title font pushed.
+float operator_width(const std::string& op) {
+  const float w = ImGui::CalcTextSize(op.c_str()).x;
+  return op == "\u00B7" ? w + ImGui::GetFontSize() : w;
+}
+
 // Drawn at height y (the middle of the terms) from the line's top: ImGui's cursor stays on the line, so the
 // group of terms after it does not start lower and reach past the panel.
 void draw_operator(const std::string& op, float y) {
@@ -64,7 +71,7 @@ void draw_operator(const std::string& op, float y) {
   const ImVec2 at = ImGui::GetCursorScreenPos();
   // An operator of two lines ("softmax\nby row →") is centred on y as a block: narrower than one long line.
   const ImVec2 size = ImGui::CalcTextSize(op.c_str());
-  const float w = size.x, line_h = ImGui::GetTextLineHeight();
+  const float w = operator_width(op), line_h = ImGui::GetTextLineHeight();
   const float top = at.y + (y - ImGui::GetCursorPosY()) - size.y / 2;
   ImDrawList* dl = ImGui::GetWindowDrawList();
   if (op == "\u00B7") {  // the product dot: too small as a glyph to see from the back of a room
@@ -86,7 +93,7 @@ void draw_operator(const std::string& op, float y) {
 float operators_width(std::span<const std::string> ops, float gap) {
   ImGui::PushFont(title_font());
   float w = 0;
-  for (const std::string& op : ops) w += ImGui::CalcTextSize(op.c_str()).x + 2 * gap;
+  for (const std::string& op : ops) w += operator_width(op) + 2 * gap;
   ImGui::PopFont();
   return w;
 }
