@@ -23,6 +23,10 @@ PixelRect intersection(const PixelRect& a, const PixelRect& b) {
   return {std::max(a.x0, b.x0), std::max(a.y0, b.y0), std::min(a.x1, b.x1), std::min(a.y1, b.y1)};
 }
 
+PixelRect bounding(const PixelRect& a, const PixelRect& b) {
+  return {std::min(a.x0, b.x0), std::min(a.y0, b.y0), std::max(a.x1, b.x1), std::max(a.y1, b.y1)};
+}
+
 int framebuffer_rows(const ImDrawData& d) { return static_cast<int>(d.DisplaySize.y * d.FramebufferScale.y); }
 
 // The pixels a command with clip rectangle `clip` may touch: the scissor imgui_impl_opengl3 (1.86) sets for it, with
@@ -144,8 +148,7 @@ void check_window(Canvas& c) {
 // Only the rectangle around what changed goes to the window: copied to the back buffer, then sent.
 void send_region(Canvas& c, const std::vector<PixelRect>& pixels) {
   PixelRect b = pixels.front();
-  for (const PixelRect& p : pixels)
-    b = {std::min(b.x0, p.x0), std::min(b.y0, p.y0), std::max(b.x1, p.x1), std::max(b.y1, p.y1)};
+  for (const PixelRect& p : pixels) b = bounding(b, p);
   copy_to_back_buffer(c.pixels, b);
   c.region->send(b.x0, b.y0, b.x1, b.y1);
   if (c.check) check_window(c);

@@ -8,8 +8,8 @@
 namespace attn::gui {
 namespace {
 
-// Xlib's XImage and XErrorEvent (X11/Xlib.h, a stable ABI), declared here for the reason glfw3native.h is not
-// included (x11_window.h).
+// Xlib's XImage (X11/Xlib.h, a stable ABI), declared here for the reason glfw3native.h is not included
+// (x11_window.h); an error handler's XErrorEvent is not read, so it stays a void*.
 struct XImageAbi {
   int width, height, xoffset, format;
   char* data;

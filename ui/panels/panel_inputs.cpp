@@ -281,9 +281,7 @@ void InputsPanel(AppState& state, ImVec2 pos, ImVec2 size) {
     matrix_section(
         state, weight_name(id), *used, nullptr,
         [id, &used](Scenario& d, const CellEdit& e) {
-          Matrix edited = *used;  // the weight in use, given or drawn from the seed
-          edited(e.row, e.col) = e.value;
-          weight_slot(d.weights, id) = std::move(edited);
+          weight_slot(d.weights, id) = with_cell(*used, e);  // the weight in use, given or drawn from the seed
         },
         !weight_slot(s.weights, id).has_value());
   }

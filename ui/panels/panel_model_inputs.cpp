@@ -151,9 +151,8 @@ void model_weight_section(AppState& state, const std::string& name, const Matrix
   o.row_labels = rows;
   const CellEdit e = MatrixEditor(name.c_str(), value, o);
   if (!e) return;
-  Matrix edited = value;
-  edited(e.row, e.col) = e.value;
-  if (const std::optional<std::string> failed = state.model_doc.edit_weight(slot, edited, ImGui::GetActiveID()))
+  if (const std::optional<std::string> failed =
+          state.model_doc.edit_weight(slot, with_cell(value, e), ImGui::GetActiveID()))
     state.message = *failed;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <string_view>
 #include <vector>
 
 #include <imgui.h>
@@ -57,11 +58,14 @@ std::vector<float> term_widths(std::span<const Term> terms, std::size_t first, s
   return w;
 }
 
+// The product dot, drawn as a disc (as a glyph too small to see from the back of a room).
+constexpr std::string_view kProductDot = "\u00B7";
+
 // The product dot is drawn with room on each side: a dot right before the next term's row labels reads as a bullet
 // ("• 1"). Call with the title font pushed.
 float operator_width(const std::string& op) {
   const float w = ImGui::CalcTextSize(op.c_str()).x;
-  return op == "\u00B7" ? w + ImGui::GetFontSize() : w;
+  return op == kProductDot ? w + ImGui::GetFontSize() : w;
 }
 
 // Drawn at height y (the middle of the terms) from the line's top: ImGui's cursor stays on the line, so the
@@ -74,7 +78,7 @@ void draw_operator(const std::string& op, float y) {
   const float w = operator_width(op), line_h = ImGui::GetTextLineHeight();
   const float top = at.y + (y - ImGui::GetCursorPosY()) - size.y / 2;
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  if (op == "\u00B7") {  // the product dot: too small as a glyph to see from the back of a room
+  if (op == kProductDot) {
     dl->AddCircleFilled({at.x + w / 2, top + line_h / 2}, 4.5f, ImGui::GetColorU32(ImGuiCol_Text));
   } else {
     std::size_t start = 0;  // each line centred

@@ -24,6 +24,13 @@ struct CellEdit {
   explicit operator bool() const { return row >= 0; }
 };
 
+// A copy of m with the edited cell changed: for a matrix held shared, never changed in place (a weight).
+inline Matrix with_cell(const Matrix& m, const CellEdit& e) {
+  Matrix changed = m;
+  changed(e.row, e.col) = e.value;
+  return changed;
+}
+
 // Every cell of m, to drag or type; returns the cell changed in this frame, if any. m is only read: the caller
 // changes its own copy, so that showing a 2,048-token matrix (8 MiB) does not copy it every frame.
 CellEdit MatrixEditor(const char* id, const Matrix& m, const MatrixEditorOptions& opts = {});
