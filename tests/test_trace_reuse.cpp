@@ -247,24 +247,44 @@ TEST_CASE("the linear kernel after an edit of W_Q's head 1 columns: head 0's blo
   CHECK(t.heads[1].output(3, 0) != 42.0);
 }
 
-// Three row tiles (128, 128 and 44 tall) and four column tiles (96, 96, 96 and 12 wide).
+// Three row tiles (128, 128 and 44 tall) and, to make at least four tiles, two column tiles (152 and 148 wide).
 TEST_CASE("a product after an edit takes the tiles whose rows of a and columns of b are unchanged") {
   const Matrix a = seeded_matrix(7, SeedStream::Embeddings, 300, 16);
   const Matrix b = seeded_matrix(7, SeedStream::W_Q, 16, 300);
   Matrix before = product(a, b);
   Matrix a_edited = a, b_edited = b;
   a_edited(260, 0) += 1.0;  // row tile 2
-  b_edited(4, 100) += 1.0;  // column tile 1
+  b_edited(4, 200) += 1.0;  // column tile 1
   const Matrix fresh = product(a_edited, b_edited);
   CHECK(same(product(a_edited, b_edited, EarlierProduct{a, b, before}), fresh));
-  before(5, 10) = before(5, 290) = before(5, 100) = before(260, 10) = 42.0;
+  before(5, 10) = before(200, 151) = before(5, 152) = before(260, 10) = 42.0;
   const Matrix taken = product(a_edited, b_edited, EarlierProduct{a, b, before});
-  CHECK(taken(5, 10) == 42.0);   // rows 0-127, columns 0-95: unchanged
-  CHECK(taken(5, 290) == 42.0);  // columns 288-299 too
-  CHECK(taken(5, 100) == fresh(5, 100));
+  CHECK(taken(5, 10) == 42.0);     // rows 0-127, columns 0-151: unchanged
+  CHECK(taken(200, 151) == 42.0);  // rows 128-255 too
+  CHECK(taken(5, 152) == fresh(5, 152));
   CHECK(taken(260, 10) == fresh(260, 10));
   const Matrix other_shape = Matrix::Zero(300, 299);  // an earlier result of another shape gives nothing
   CHECK(same(product(a_edited, b_edited, EarlierProduct{a, b, other_shape}), fresh));
+}
+
+// Four row tiles or more: each tile is as wide as b, so an edit of one column of b recomputes every column.
+TEST_CASE("a product of 512 rows or more takes whole rows of tiles: an edit of b leaves none unchanged") {
+  const Matrix a = seeded_matrix(7, SeedStream::Embeddings, 512, 16);
+  const Matrix b = seeded_matrix(7, SeedStream::W_Q, 16, 300);
+  Matrix before = product(a, b);
+  Matrix a_edited = a, b_edited = b;
+  a_edited(300, 0) += 1.0;  // row tile 2
+  const Matrix fresh_rows = product(a_edited, b);
+  before(5, 0) = before(5, 299) = before(300, 0) = 42.0;
+  const Matrix rows = product(a_edited, b, EarlierProduct{a, b, before});
+  CHECK(rows(5, 0) == 42.0);  // rows 0-127, every column: unchanged
+  CHECK(rows(5, 299) == 42.0);
+  CHECK(rows(300, 0) == fresh_rows(300, 0));
+  b_edited(4, 290) += 1.0;
+  const Matrix fresh = product(a, b_edited);
+  const Matrix cols = product(a, b_edited, EarlierProduct{a, b, before});
+  CHECK(cols(5, 0) == fresh(5, 0));  // 290 columns from the edit, in its tile
+  CHECK(same(cols, fresh));
 }
 
 TEST_CASE("OpenBLAS runs the products on the calling thread: the tiles and heads are shared out by ours") {
