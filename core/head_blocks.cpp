@@ -40,6 +40,7 @@ void softmax_row(const HeadInputs& in, RowBlock& b, Eigen::Index li, Span s, std
     RowArray ey = y.exp();
     z = ey.sum();
     ey /= z;
+    w.setZero();  // the scores under it were read into y
     for (Eigen::Index c = 0; c < count; ++c) w(listed[c]) = ey(c);
     b.entropy(li) = entropy_of(ey, y, z);
   }
@@ -87,8 +88,6 @@ void fill_row(const HeadInputs& in, RowBlock& b, Eigen::Index li) {
     if (listed.empty()) {
       w.head(s.lo).setZero();
       w.tail(b.width() - s.hi - 1).setZero();
-    } else {
-      w.setZero();
     }
     softmax_row(in, b, li, s, listed);
   } else {
@@ -106,7 +105,7 @@ Eigen::Index block_width(Kernel kernel, const VisibleKeys& keys, Eigen::Index r,
   return std::min(n_kv, (seen.hi + kRegisterBlock) / kRegisterBlock * kRegisterBlock);
 }
 
-void compute_block(const HeadInputs& in, Eigen::Index r, Eigen::Index n, RowBlock& b) {
+void score_block(const HeadInputs& in, Eigen::Index r, Eigen::Index n, RowBlock& b) {
   b.r = r;
   b.n = n;
   b.n_kv = in.k.rows();
@@ -118,6 +117,10 @@ void compute_block(const HeadInputs& in, Eigen::Index r, Eigen::Index n, RowBloc
   b.status.assign(static_cast<std::size_t>(n), RowStatus::Ok);
   b.x.resize(std::max<Eigen::Index>(b.width(), 1));
   if (b.width() > 0) block_scores(in.q, in.k, r, n, b.width(), b.scores());
+}
+
+void compute_block(const HeadInputs& in, Eigen::Index r, Eigen::Index n, RowBlock& b) {
+  score_block(in, r, n, b);
   for (Eigen::Index li = 0; li < n; ++li) fill_row(in, b, li);
 }
 

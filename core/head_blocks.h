@@ -22,11 +22,11 @@ struct HeadInputs {
   double scale_factor;
 };
 
-// Rows [r, r + n) of a head: the block's scores and weights over keys [0, keys) (block_width), and each row's
-// statistics. Its
-// storage is kept from block to block. A row of it is laid out as the head's matrix row is (N_KV wide, key j at column
-// j, blocks starting at a multiple of 128 rows), so each row sits at the same alignment as in a whole matrix and its
-// vectorised sums add in the same order.
+// Rows [r, r + n) of a head: the block's scores over keys [0, keys) (block_width), which each row's softmax turns
+// into its weights in the same cells (the row's scaled scores are copied to x first, so a 512-token block is 512 KiB
+// of scratch, not twice that), and each row's statistics. Its storage is kept from block to block. A row of it is laid
+// out as the head's matrix row is (N_KV wide, key j at column j, blocks starting at a multiple of 128 rows), so each
+// row sits at the same alignment as in a whole matrix and its vectorised sums add in the same order.
 class RowBlock {
  public:
   using View = Eigen::Map<Matrix, 0, Eigen::OuterStride<>>;
@@ -39,18 +39,18 @@ class RowBlock {
   RowArray x;                        // scratch: one row's scaled scores
 
   Eigen::Index width() const { return keys; }
+  // The same cells: a row's scores until compute_block fills it, its weights after.
   View scores() { return {store_.data(), n, keys, Eigen::OuterStride<>(n_kv)}; }  // (n, keys)
-  View weights() { return {store_.data() + weights_at(), n, keys, Eigen::OuterStride<>(n_kv)}; }
-  ConstView weights() const { return {store_.data() + weights_at(), n, keys, Eigen::OuterStride<>(n_kv)}; }
+  View weights() { return scores(); }
+  ConstView weights() const { return {store_.data(), n, keys, Eigen::OuterStride<>(n_kv)}; }
   void reserve_cells() {
-    if (store_.size() < weights_at() + n * n_kv) store_.resize(weights_at() + n * n_kv);
+    if (store_.size() < n * n_kv) store_.resize(n * n_kv);
   }
 
  private:
   // Eigen's allocation, aligned as a Matrix's: a vectorised sum peels its first cells up to an aligned address, so
   // storage whose alignment varied from run to run would give sums (and weights) that differ in the last bit.
   Vector store_;
-  Eigen::Index weights_at() const { return (n * n_kv + 7) / 8 * 8; }  // 64-byte aligned, as store_ is
 };
 
 inline constexpr Eigen::Index kRowBlock = 128;
@@ -69,8 +69,10 @@ void block_scores(const Matrix& q, const Matrix& k, Eigen::Index r, Eigen::Index
   out.noalias() = q.middleRows(r, n) * k.topRows(w).transpose();
 }
 
-// Fills b for rows [r, r + n): scores, weights (0 outside each row's visible keys), statistics.
+// Fills b for rows [r, r + n): scores, then weights over them (0 outside each row's visible keys) and statistics.
 void compute_block(const HeadInputs& in, Eigen::Index r, Eigen::Index n, RowBlock& b);
+// compute_block's first phase alone: b's shape and its scores.
+void score_block(const HeadInputs& in, Eigen::Index r, Eigen::Index n, RowBlock& b);
 
 // Rows [b.r, b.r + b.n) of weights v into out (N_Q, d), which holds zeros there.
 void block_output(const RowBlock& b, const VisibleKeys& keys, const Matrix& v, Matrix& out);

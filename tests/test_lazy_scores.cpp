@@ -184,7 +184,7 @@ TEST_CASE("the scores a view reads are, key for key, the bits the weights were m
       const HeadInputs in{h.scored_q(), h.scored_k(), *h.mask, *h.visible, h.kernel, h.scale_factor};
       RowBlock b;
       for (Eigen::Index r = 0; r < 700; r += kRowBlock) {
-        compute_block(in, r, std::min<Eigen::Index>(kRowBlock, 700 - r), b);
+        score_block(in, r, std::min<Eigen::Index>(kRowBlock, 700 - r), b);  // compute_block's scores
         CAPTURE(r);
         REQUIRE(b.width() > 0);
         CHECK(same_bits(b.scores(), h.scores().block(r, 0, b.n, b.width())));
