@@ -71,6 +71,28 @@ TEST_CASE("heatmap layout: a tall matrix of few columns is widened to the width 
   CHECK(layout_heatmap(in).cell_w == 2.5f);  // (190 - 22) / 64 = 2.625, to a quarter pixel
 }
 
+TEST_CASE("heatmap layout: a tall matrix of more rows than pixels stretched to its box's width, when asked") {
+  HeatmapLayoutInput in;
+  in.rows = 4096;  // X at 4,096 tokens in a formula
+  in.cols = 512;
+  in.avail_w = 700;
+  in.avail_h = 190;
+  in.row_label_w = 30;
+  in.line_h = 20;
+  in.legend = false;
+  CHECK(layout_heatmap(in).width == doctest::Approx(40 + 512 * 168.0f / 4096));  // square cells: 21 pixels wide
+  in.stretch_tall = true;
+  HeatmapLayout l = layout_heatmap(in);
+  CHECK(l.cell_w == 1.25f);  // (700 - 40) / 512 = 1.29, to a quarter pixel
+  CHECK(l.cell_h == doctest::Approx(168.0f / 4096));
+  CHECK(l.width == doctest::Approx(40 + 640));
+  in.rows = 150;  // a pixel a row or more: square cells, stretched or not
+  CHECK(layout_heatmap(in).cell_w == 1.0f);
+  in.rows = 4096;  // as wide as tall: a score matrix stays square
+  in.cols = 4096;
+  CHECK(layout_heatmap(in).cell_w == layout_heatmap(in).cell_h);
+}
+
 TEST_CASE("texture extent: a texel per drawn pixel, at least one, at most the GL's limit and 4096") {
   CHECK(texture_extent(300.0f, 16384) == 300);
   CHECK(texture_extent(299.2f, 16384) == 300);

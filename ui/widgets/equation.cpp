@@ -162,7 +162,7 @@ void draw_line(std::span<const Term> terms, std::span<const std::string> ops, st
     o.selected_col = t.selected_col;
     o.outlined = t.outlined;
     o.outlined_col0 = t.outlined_col0;
-    o.flags = t.flags;
+    o.flags = t.flags | HeatmapFlags_StretchTall;
     o.size = {width, body_h};
     o.max_cell = max_cell;
     o.min_width = kMinTermGrid * ImGui::GetFontSize();         // a tall, narrow term (q of 4,096 rows) stays seen

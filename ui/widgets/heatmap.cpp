@@ -235,6 +235,7 @@ Measured measure(const Matrix& m, const HeatmapOptions& opts, bool labels, bool 
   in.fill = (opts.flags & HeatmapFlags_Fill) != 0;
   in.texture = (opts.flags & HeatmapFlags_Texture) != 0;
   in.min_w = opts.min_width;
+  in.stretch_tall = (opts.flags & HeatmapFlags_StretchTall) != 0;
   in.max_cell = opts.max_cell * ImGui::GetFontSize() / FontSizes{}.body;  // cells grow with the zoom, like the text
   r.want_values = !(opts.flags & HeatmapFlags_NoValues) && HeatmapShowsNumbers(m);
   r.wanted_decimals = r.want_values ? matrix_decimals(m, opts.visible) : 0;

@@ -15,6 +15,9 @@ struct HeatmapLayoutInput {
   // The grid at least this wide, its cells widened, as far as the box allows: 4,096 rows of q (64 columns) beside
   // X in a formula would otherwise be a line 3 pixels wide, its columns unseen.
   float min_w = 0;
+  // A tall matrix with more rows than pixels takes its box's width: its rows are texels however wide it is drawn, and
+  // X, W_Q and q of 4,096 tokens in a formula keep the shares of the line their columns were given (8 : 1 : 1).
+  bool stretch_tall = false;
 };
 
 struct HeatmapLayout {

@@ -26,8 +26,8 @@ struct PlotArc {
 };
 
 struct VectorPlotOptions {
-  float size = 0;       // the square's side in pixels (0: the available width, at most the available height)
-  double extent = 1.0;  // data units from the origin to the edge
+  float size = 0;            // the square's side in pixels (0: the available width, at most the available height)
+  double extent = 1.0;       // data units from the origin to the edge
   const char* x_label = "";  // names of the axes, at their positive ends
   const char* y_label = "";
 };
