@@ -1,4 +1,5 @@
 // The edits the inputs panel makes (core/edits): tokens, context tokens, heads, variants, the scale slider.
+#include <limits>
 #include <string>
 #include <vector>
 #include "core/edits.h"
@@ -218,4 +219,28 @@ TEST_CASE("the tokens slider reaches 4096 on the scale scenario, and as far as v
   CHECK_NOTHROW(validate(at));
   set_token_count(at, most + 1);
   CHECK_THROWS_AS(validate(at), InputError);
+}
+
+TEST_CASE("validate after an edit: a weight shared with the document before is not read again, a new one is") {
+  const Scenario before = cat_sat();
+  Scenario bad_shared = before;
+  Matrix w_q = *before.weights.W_Q;
+  w_q(1, 2) = std::numeric_limits<double>::quiet_NaN();
+  bad_shared.weights.W_Q = w_q;  // a new matrix: checked whatever the document before
+  const auto message = [](const Scenario& s, const Scenario* checked) {
+    try {
+      validate(s, checked);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK(message(bad_shared, &before) == "weights.W_Q[1][2]: not a finite number");
+  CHECK(message(bad_shared, nullptr) == "weights.W_Q[1][2]: not a finite number");
+  // The same matrix as a document that passed: its values are taken as checked (here, against the contract, to see
+  // that they are not read again); its shape still is.
+  CHECK(message(bad_shared, &bad_shared) == "");
+  Scenario edited = before;
+  edited.input.embeddings(0, 0) = std::numeric_limits<double>::infinity();  // embeddings are always read
+  CHECK(message(edited, &before) == "embeddings[0][0]: not a finite number");
 }

@@ -60,7 +60,7 @@ bool AppState::apply(const std::function<void(Scenario&)>& change, std::optional
   Scenario next = *doc_.scenario;
   change(next);
   try {
-    validate(next);
+    validate(next, doc_.scenario.get());
   } catch (const InputError& e) {
     message = std::string("Not applied: ") + e.what();
     return false;
