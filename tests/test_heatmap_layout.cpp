@@ -71,7 +71,7 @@ TEST_CASE("heatmap layout: a tall matrix of few columns is widened to the width 
   CHECK(layout_heatmap(in).cell_w == 2.5f);  // (190 - 22) / 64 = 2.625, to a quarter pixel
 }
 
-TEST_CASE("heatmap layout: a tall matrix of more rows than pixels stretched to its box's width, when asked") {
+TEST_CASE("heatmap layout: a tall matrix of more rows than pixels widened to its box or a square, when asked") {
   HeatmapLayoutInput in;
   in.rows = 4096;  // X at 4,096 tokens in a formula
   in.cols = 512;
@@ -83,9 +83,12 @@ TEST_CASE("heatmap layout: a tall matrix of more rows than pixels stretched to i
   CHECK(layout_heatmap(in).width == doctest::Approx(40 + 512 * 168.0f / 4096));  // square cells: 21 pixels wide
   in.stretch_tall = true;
   HeatmapLayout l = layout_heatmap(in);
-  CHECK(l.cell_w == 1.25f);  // (700 - 40) / 512 = 1.29, to a quarter pixel
+  CHECK(l.cell_w == doctest::Approx(168.0f / 512));  // as wide as tall: 168 pixels, the box would allow 660
   CHECK(l.cell_h == doctest::Approx(168.0f / 4096));
-  CHECK(l.width == doctest::Approx(40 + 640));
+  CHECK(l.width == doctest::Approx(40 + 168));
+  in.avail_w = 140;  // a narrower box: all of it
+  CHECK(layout_heatmap(in).width == doctest::Approx(140));
+  in.avail_w = 700;
   in.rows = 150;  // a pixel a row or more: square cells, stretched or not
   CHECK(layout_heatmap(in).cell_w == 1.0f);
   in.rows = 4096;  // as wide as tall: a score matrix stays square

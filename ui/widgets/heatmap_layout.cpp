@@ -37,7 +37,10 @@ HeatmapLayout layout_heatmap(const HeatmapLayoutInput& in) {
   if (in.value_w > l.cell_w && l.cell_h >= in.line_h &&
       room_w > l.cell_w)  // rounded up: snapping down would lose a digit
     l.cell_w = in.value_w <= room_w ? std::ceil(in.value_w * 4.0f) / 4.0f : snap(room_w);
-  if (in.stretch_tall && in.rows > in.cols && l.cell_h < 1.0f) l.cell_w = std::max(l.cell_w, snap(room_w));
+  if (in.stretch_tall && in.rows > in.cols && l.cell_h < 1.0f) {  // no wider than tall: a tall matrix stays tall
+    const float square = l.cell_h * static_cast<float>(in.rows) / static_cast<float>(in.cols);
+    l.cell_w = std::max(l.cell_w, snap(std::min(room_w, square)));
+  }
   const float grid_min = std::min(in.min_w, in.avail_w - l.label_w);
   if (l.cell_w * static_cast<float>(in.cols) < grid_min) l.cell_w = grid_min / static_cast<float>(in.cols);
   l.width = l.label_w + l.cell_w * static_cast<float>(in.cols);

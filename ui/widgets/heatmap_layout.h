@@ -15,8 +15,9 @@ struct HeatmapLayoutInput {
   // The grid at least this wide, its cells widened, as far as the box allows: 4,096 rows of q (64 columns) beside
   // X in a formula would otherwise be a line 3 pixels wide, its columns unseen.
   float min_w = 0;
-  // A tall matrix with more rows than pixels takes its box's width: its rows are texels however wide it is drawn, and
-  // X, W_Q and q of 4,096 tokens in a formula keep the shares of the line their columns were given (8 : 1 : 1).
+  // A tall matrix with more rows than pixels is widened up to its box's width or a square, whichever is narrower:
+  // its rows are texels however wide it is drawn, and X of 4,096 tokens in a formula is no longer a sliver beside
+  // W_Q and q, nor drawn wider than tall.
   bool stretch_tall = false;
 };
 
