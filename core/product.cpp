@@ -17,8 +17,8 @@ namespace {
 // Tiles of 128 rows by a width fixed by the shapes alone: the same tiles on any number of threads, so the same bits
 // (a product cut elsewhere may round a cell's last bit differently). Each tile is one single-threaded OpenBLAS call,
 // which repacks its rows of a and columns of b: a tile as wide as b packs a's rows once, and runs a 512-wide projection
-// about a fifth faster than tiles 96 wide did. Fewer than 4 row tiles (under 512 tokens) also cut the columns, so
-// that two threads still have at least 4 tiles to share.
+// about a fifth faster than tiles 96 wide did. Fewer than 4 row tiles (under 512 tokens) also cut the columns in up to
+// 4 parts (fewer for a b under 32 columns), so that two threads still have tiles to share.
 constexpr Eigen::Index kRows = 128, kMinTiles = 4;
 
 Eigen::Index tiles(Eigen::Index size, Eigen::Index tile) { return (size + tile - 1) / tile; }
@@ -26,7 +26,7 @@ Eigen::Index tiles(Eigen::Index size, Eigen::Index tile) { return (size + tile -
 // The tile width for a b of `cols` columns under a of `rows` rows: all of b, or an equal cut of it rounded up to 8
 // columns (the register tile's width, so no tile but the last has a ragged edge).
 Eigen::Index tile_width(Eigen::Index rows, Eigen::Index cols) {
-  const Eigen::Index cuts = tiles(kMinTiles, tiles(rows, kRows));
+  const Eigen::Index cuts = tiles(kMinTiles, std::max<Eigen::Index>(1, tiles(rows, kRows)));
   return std::max<Eigen::Index>(1, tiles(tiles(cols, cuts), 8) * 8);
 }
 

@@ -37,6 +37,8 @@ class SharedMatrix {
     return *m_;
   }
   void reset() { m_.reset(); }
+  // The very same matrix (not a copy of its numbers): both hold it, as a document and its edit share a weight.
+  bool same_object(const SharedMatrix& o) const { return m_ && m_ == o.m_; }
   std::optional<Matrix> optional() const { return m_ ? std::optional<Matrix>(*m_) : std::nullopt; }
 
   // Equal when both are absent, or both hold the same numbers (the same shape).

@@ -219,8 +219,7 @@ void validate(const Scenario& s, const Scenario* checked) {
     }
     const WeightShape shape = weight_shape(id, a, d_model);
     check_shape(*m, field, shape.rows, shape.rows_meaning, shape.cols, shape.cols_meaning);
-    const bool shared = checked && weight_slot(checked->weights, id).operator->() == m.operator->();
-    if (!shared) check_values(*m, field);
+    if (!checked || !weight_slot(checked->weights, id).same_object(m)) check_values(*m, field);
   }
   check_trace_budget(s);
 }

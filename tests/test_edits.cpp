@@ -240,6 +240,9 @@ TEST_CASE("validate after an edit: a weight shared with the document before is n
   // The same matrix as a document that passed: its values are taken as checked (here, against the contract, to see
   // that they are not read again); its shape still is.
   CHECK(message(bad_shared, &bad_shared) == "");
+  Scenario reshaped = before;  // W_Q shared, but no longer of the shape the heads need
+  reshaped.attention.head_dim = 2;
+  CHECK(message(reshaped, &before) == "weights.W_Q: expected 2 columns (heads x head_dim = 1 x 2) but found 3");
   Scenario edited = before;
   edited.input.embeddings(0, 0) = std::numeric_limits<double>::infinity();  // embeddings are always read
   CHECK(message(edited, &before) == "embeddings[0][0]: not a finite number");

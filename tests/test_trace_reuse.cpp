@@ -283,7 +283,7 @@ TEST_CASE("a product of 512 rows or more takes whole rows of tiles: an edit of b
   b_edited(4, 290) += 1.0;
   const Matrix fresh = product(a, b_edited);
   const Matrix cols = product(a, b_edited, EarlierProduct{a, b, before});
-  CHECK(cols(5, 0) == fresh(5, 0));  // 290 columns from the edit, in its tile
+  CHECK(cols(5, 0) == fresh(5, 0));  // far from the edited column 290, but in its tile (all of b): recomputed
   CHECK(same(cols, fresh));
 }
 

@@ -55,6 +55,8 @@ struct RecoveryOffer {
 class AppState {
  public:
   // `history_bytes` bounds the undo history (tests give a smaller bound).
+  // `scenario` has passed validate(): an edit re-reads only what its change could have made wrong (a weight the
+  // edited document still shares is taken as checked).
   AppState(Scenario scenario, std::filesystem::path path, std::int64_t history_bytes = History::kBytes);
 
   // --- The document and its history.

@@ -626,13 +626,15 @@ struct StripLabel {
 // neighbour leaves (softmax beside top-k), but never pass the strip's ends.
 std::vector<StripLabel> strip_labels(const std::vector<std::string>& names, float w, float gap) {
   const int n = static_cast<int>(names.size());
-  const auto own = [&](int i) { return (i == 0 ? 0.0f : gap / 2 - 1) + (i + 1 == n ? 0.0f : gap / 2 - 1); };
+  // The gap's half on each side that is the label's own (none past the strip's ends).
+  const auto own_left = [&](int i) { return i == 0 ? 0.0f : gap / 2 - 1; };
+  const auto own_right = [&](int i) { return i + 1 == n ? 0.0f : gap / 2 - 1; };
   // With more than ten steps the names need all the room (the title has the number).
   bool numbered = n <= 10;
   std::vector<std::string> texts;
   for (int i = 0; i < n; ++i) {
     texts.push_back(std::to_string(i) + "  " + names[static_cast<std::size_t>(i)]);
-    numbered = numbered && ImGui::CalcTextSize(texts.back().c_str()).x <= w + own(i);
+    numbered = numbered && ImGui::CalcTextSize(texts.back().c_str()).x <= w + own_left(i) + own_right(i);
   }
   if (!numbered) texts = names;
   std::vector<float> width;
@@ -640,9 +642,7 @@ std::vector<StripLabel> strip_labels(const std::vector<std::string>& names, floa
   const auto spare = [&](int j) { return j < 0 || j >= n ? 0.0f : std::max(0.0f, (w - width[j]) / 2); };
   std::vector<StripLabel> labels;
   for (int i = 0; i < n; ++i) {
-    const bool first = i == 0, last = i + 1 == n;
-    const float own_left = first ? 0.0f : gap / 2 - 1, own_right = last ? 0.0f : gap / 2 - 1;
-    const float left = own_left + (first ? 0.0f : spare(i - 1)), right = own_right + (last ? 0.0f : spare(i + 1));
+    const float left = own_left(i) + spare(i - 1), right = own_right(i) + spare(i + 1);
     const std::string text = FitText(texts[static_cast<std::size_t>(i)], w + left + right);
     const float lw = ImGui::CalcTextSize(text.c_str()).x;
     labels.push_back({text, std::clamp((w - lw) / 2, -left, w + right - lw)});

@@ -23,7 +23,7 @@ enum HeatmapFlags_ {
   HeatmapFlags_NoTooltip = 1 << 4,    // the caller explains the hovered cell itself
   HeatmapFlags_Fill = 1 << 5,         // fill the box: cells stretched to its width and height (thumbnails)
   HeatmapFlags_Texture = 1 << 6,      // one texture, never a rectangle per cell: many thumbnails redrawn every frame
-  HeatmapFlags_StretchTall = 1 << 7,  // more rows than pixels: as wide as the box (a formula's terms at 4,096 tokens)
+  HeatmapFlags_StretchTall = 1 << 7,  // more rows than pixels: up to the box's width or a square
 };
 using HeatmapFlags = int;
 

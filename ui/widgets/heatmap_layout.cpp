@@ -37,7 +37,7 @@ HeatmapLayout layout_heatmap(const HeatmapLayoutInput& in) {
   if (in.value_w > l.cell_w && l.cell_h >= in.line_h &&
       room_w > l.cell_w)  // rounded up: snapping down would lose a digit
     l.cell_w = in.value_w <= room_w ? std::ceil(in.value_w * 4.0f) / 4.0f : snap(room_w);
-  if (in.stretch_tall && in.rows > in.cols && l.cell_h < 1.0f) {  // no wider than tall: a tall matrix stays tall
+  if (in.stretch_tall && l.cell_h < 1.0f) {  // no wider than tall: a square or wide matrix is never widened
     const float square = l.cell_h * static_cast<float>(in.rows) / static_cast<float>(in.cols);
     l.cell_w = std::max(l.cell_w, snap(std::min(room_w, square)));
   }

@@ -25,7 +25,7 @@ struct HeatmapLayout {
   // Cells are square, except that a matrix of a few rows and many columns (a 3-token X of width 512) gets rows
   // a text line tall instead of slivers, and likewise a few columns of many rows; and a cell a text line tall
   // but narrower than its number is widened for it, as far as the box allows; and a grid narrower than min_w is
-  // widened to it.
+  // widened to it; and with stretch_tall, a matrix of more rows than pixels up to its box's width or a square.
   float cell_w = 0, cell_h = 0;
   float label_w = 0;   // row labels' column, including its gap
   float header_h = 0;  // column labels' row
