@@ -20,8 +20,12 @@ constexpr float kWrapBelowCell = 30.0f;
 // The narrowest a term's cells are drawn together, in font heights, where its width allows.
 constexpr float kMinTermGrid = 2.5f;
 
-// The narrowest a term may be: its legend (or, without one, its title) must fit.
-float term_min(const Term& t) { return ImGui::GetFontSize() * ((t.flags & HeatmapFlags_NoLegend) ? 4.0f : 9.0f); }
+// The narrowest a term may be: its title and its legend (or, without one, four font heights) must fit. A title wider
+// than its share pushed the terms after it off the panel (8 heads' outputs in presentation mode showed 6).
+float term_min(const Term& t) {
+  const float title = ImGui::CalcTextSize((t.name + " " + shape_text(*t.m)).c_str()).x + 4;
+  return std::max(title, ImGui::GetFontSize() * ((t.flags & HeatmapFlags_NoLegend) ? 4.0f : 9.0f));
+}
 
 // Whether a term writes numbers in its cells.
 bool term_shows_numbers(const Term& t) { return !(t.flags & HeatmapFlags_NoValues) && HeatmapShowsNumbers(*t.m); }
@@ -131,6 +135,11 @@ void draw_line(std::span<const Term> terms, std::span<const std::string> ops, st
   if (widths.empty()) widths.assign(last - first, 60.0f);  // nothing fits: the panel scrolls
   const float title_h = ImGui::GetTextLineHeightWithSpacing();
   const float body_h = max_height - title_h;
+  // Terms without a colour bar in an equation with one (heads sharing one range, the bar under the last) leave its
+  // room empty, so that every grid is as tall as its grid, on every line.
+  const bool any_legend =
+      std::any_of(terms.begin(), terms.end(), [](const Term& t) { return !(t.flags & HeatmapFlags_NoLegend); });
+  const float legend_h = any_legend ? ImGui::GetTextLineHeight() + 14.0f : 0.0f;  // as layout_heatmap's legend_h
   const float top = ImGui::GetCursorPosY();
   const float op_y = top + title_h + body_h * 0.38f;
   if (lead) {
@@ -163,7 +172,7 @@ void draw_line(std::span<const Term> terms, std::span<const std::string> ops, st
     o.outlined = t.outlined;
     o.outlined_col0 = t.outlined_col0;
     o.flags = t.flags | HeatmapFlags_StretchTall;
-    o.size = {width, body_h};
+    o.size = {width, (t.flags & HeatmapFlags_NoLegend) ? body_h - legend_h : body_h};
     o.max_cell = max_cell;
     o.min_width = kMinTermGrid * ImGui::GetFontSize();         // a tall, narrow term (q of 4,096 rows) stays seen
     const HeatmapResult r = Heatmap(t.name.c_str(), *t.m, o);  // the name also names an exported picture
