@@ -135,10 +135,12 @@ void draw_line(std::span<const Term> terms, std::span<const std::string> ops, st
   if (widths.empty()) widths.assign(last - first, 60.0f);  // nothing fits: the panel scrolls
   const float title_h = ImGui::GetTextLineHeightWithSpacing();
   const float body_h = max_height - title_h;
-  // Terms without a colour bar in an equation with one (heads sharing one range, the bar under the last) leave its
-  // room empty, so that every grid is as tall as its grid, on every line.
+  // Terms without a colour bar on a line with one (heads sharing one range, the bar under the last) leave its room
+  // empty, so that the grids side by side are equally tall. Other lines keep the height: wrapped onto three lines,
+  // every line giving it up would leave each grid a third of its height.
   const bool any_legend =
-      std::any_of(terms.begin(), terms.end(), [](const Term& t) { return !(t.flags & HeatmapFlags_NoLegend); });
+      std::any_of(terms.begin() + static_cast<std::ptrdiff_t>(first), terms.begin() + static_cast<std::ptrdiff_t>(last),
+                  [](const Term& t) { return !(t.flags & HeatmapFlags_NoLegend); });
   const float legend_h = any_legend ? ImGui::GetTextLineHeight() + 14.0f : 0.0f;  // as layout_heatmap's legend_h
   const float top = ImGui::GetCursorPosY();
   const float op_y = top + title_h + body_h * 0.38f;
