@@ -366,8 +366,12 @@ void draw_labels(const Matrix& m, const HeatmapOptions& opts, const Grid& g, con
   // a token's name is shortened when its cell holds at least a letter and the ellipsis (a vocabulary of 64 in
   // narrow columns would otherwise be shortened to nothing).
   const bool shorten = opts.col_labels && cw - 2 >= ImGui::CalcTextSize("M\u2026").x;
-  const Eigen::Index every =
-      shorten ? 1 : std::max<Eigen::Index>(1, static_cast<Eigen::Index>(std::ceil((me.widest_label + 6) / cw)));
+  // Labels one per cell are centred on it; every k-th one starts at its column, a font height apart from the next,
+  // or a row of numbers reads as one number ("124 186 248" from the back of a room).
+  const auto spaced = [&](float gap) {
+    return std::max<Eigen::Index>(1, static_cast<Eigen::Index>(std::ceil((me.widest_label + gap) / cw)));
+  };
+  const Eigen::Index every = shorten || spaced(6) == 1 ? 1 : spaced(ImGui::GetFontSize());
   for (Eigen::Index c = 0; c < m.cols(); c += every) {
     const std::string full = label(opts.col_labels, c);
     const std::string s = every > 1 ? full : FitText(full, cw - 2);
