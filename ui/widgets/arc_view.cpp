@@ -55,12 +55,17 @@ int ArcView(const char* id, const Matrix& weights, const ArcViewOptions& opts) {
   };
   const float left_w = label_w(opts.queries, n_q), right_w = label_w(opts.keys, n_k);
   const float x0 = origin.x + left_w + 10, x1 = origin.x + width - right_w - 10;
-  auto y_of = [&](int i, int n) { return origin.y + height * (static_cast<float>(i) + 0.5f) / static_cast<float>(n); };
+  // Rows closer than a line of text are spread over the height less half a line at each end, so that the first
+  // and last labels, centred on their rows, stay inside the view (4,096 queries put t0's on the caption above).
+  auto pad = [&](int n) { return std::max(0.0f, (ImGui::GetTextLineHeight() - height / static_cast<float>(n)) / 2); };
+  auto y_of = [&](int i, int n) {
+    return origin.y + pad(n) + (height - 2 * pad(n)) * (static_cast<float>(i) + 0.5f) / static_cast<float>(n);
+  };
 
   int focus = -1;
   if (hovered) {
-    const float my = ImGui::GetIO().MousePos.y;
-    focus = std::clamp(static_cast<int>((my - origin.y) / height * static_cast<float>(n_q)), 0, n_q - 1);
+    const float my = ImGui::GetIO().MousePos.y, p = pad(n_q);
+    focus = std::clamp(static_cast<int>((my - origin.y - p) / (height - 2 * p) * static_cast<float>(n_q)), 0, n_q - 1);
   }
   // Each arc no thicker than the gap between queries (a thousand full-width strokes would be one blot).
   const ArcBudget budget = arc_budget(n_q, height);
