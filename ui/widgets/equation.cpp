@@ -27,6 +27,16 @@ float term_min(const Term& t) {
   return std::max(title, ImGui::GetFontSize() * ((t.flags & HeatmapFlags_NoLegend) ? 4.0f : 9.0f));
 }
 
+// The height of a heatmap's colour bar and its range (layout_heatmap's legend_h).
+float legend_height() { return ImGui::GetTextLineHeight() + 14.0f; }
+
+// Whether some term of [first, last) has a colour bar.
+bool has_legend(std::span<const Term> terms, std::size_t first, std::size_t last) {
+  return std::any_of(terms.begin() + static_cast<std::ptrdiff_t>(first),
+                     terms.begin() + static_cast<std::ptrdiff_t>(last),
+                     [](const Term& t) { return !(t.flags & HeatmapFlags_NoLegend); });
+}
+
 // Whether a term writes numbers in its cells.
 bool term_shows_numbers(const Term& t) { return !(t.flags & HeatmapFlags_NoValues) && HeatmapShowsNumbers(*t.m); }
 
@@ -136,12 +146,8 @@ void draw_line(std::span<const Term> terms, std::span<const std::string> ops, st
   const float title_h = ImGui::GetTextLineHeightWithSpacing();
   const float body_h = max_height - title_h;
   // Terms without a colour bar on a line with one (heads sharing one range, the bar under the last) leave its room
-  // empty, so that the grids side by side are equally tall. Other lines keep the height: wrapped onto three lines,
-  // every line giving it up would leave each grid a third of its height.
-  const bool any_legend =
-      std::any_of(terms.begin() + static_cast<std::ptrdiff_t>(first), terms.begin() + static_cast<std::ptrdiff_t>(last),
-                  [](const Term& t) { return !(t.flags & HeatmapFlags_NoLegend); });
-  const float legend_h = any_legend ? ImGui::GetTextLineHeight() + 14.0f : 0.0f;  // as layout_heatmap's legend_h
+  // empty, so that the grids side by side are equally tall.
+  const float legend_h = has_legend(terms, first, last) ? legend_height() : 0.0f;
   const float top = ImGui::GetCursorPosY();
   const float op_y = top + title_h + body_h * 0.38f;
   if (lead) {
@@ -308,11 +314,19 @@ EquationHover Equation(const char* id, std::span<const Term> terms, std::span<co
     ImGui::PopID();
     return EquationFlow(id, terms, ops, readable);
   }
-  const float line_h =
-      max_height / static_cast<float>(best_lines) - (best_lines > 1 ? ImGui::GetStyle().ItemSpacing.y : 0.0f);
+  // A line with a colour bar is taller by the bar, the others share the rest: every grid equally tall (draw_line
+  // leaves the bar's room beside it).
+  std::size_t bar_lines = 0;
   for (std::size_t first = 0; first < n; first += per_line)
-    draw_line(terms, ops, first, std::min(n, first + per_line), first > 0 ? &ops[first - 1] : nullptr, line_h, max_cell,
-              hover);
+    bar_lines += has_legend(terms, first, std::min(n, first + per_line)) ? 1 : 0;
+  const float bar_h = best_lines > 1 ? legend_height() : 0.0f;
+  const float line_h = (max_height - bar_h * static_cast<float>(bar_lines)) / static_cast<float>(best_lines) -
+                       (best_lines > 1 ? ImGui::GetStyle().ItemSpacing.y : 0.0f);
+  for (std::size_t first = 0; first < n; first += per_line) {
+    const std::size_t last = std::min(n, first + per_line);
+    draw_line(terms, ops, first, last, first > 0 ? &ops[first - 1] : nullptr,
+              line_h + (has_legend(terms, first, last) ? bar_h : 0.0f), max_cell, hover);
+  }
   ImGui::PopID();
   return hover;
 }
