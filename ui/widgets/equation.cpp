@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -20,15 +21,15 @@ constexpr float kWrapBelowCell = 30.0f;
 // The narrowest a term's cells are drawn together, in font heights, where its width allows.
 constexpr float kMinTermGrid = 2.5f;
 
+// What is written over a term: its name and shape.
+std::string term_title(const Term& t) { return t.name + " " + shape_text(*t.m); }
+
 // The narrowest a term may be: its title and its legend (or, without one, four font heights) must fit. A title wider
 // than its share pushed the terms after it off the panel (8 heads' outputs in presentation mode showed 6).
 float term_min(const Term& t) {
-  const float title = ImGui::CalcTextSize((t.name + " " + shape_text(*t.m)).c_str()).x + 4;
+  const float title = ImGui::CalcTextSize(term_title(t).c_str()).x + 4;
   return std::max(title, ImGui::GetFontSize() * ((t.flags & HeatmapFlags_NoLegend) ? 4.0f : 9.0f));
 }
-
-// The height of a heatmap's colour bar and its range (layout_heatmap's legend_h).
-float legend_height() { return ImGui::GetTextLineHeight() + 14.0f; }
 
 // Whether some term of [first, last) has a colour bar.
 bool has_legend(std::span<const Term> terms, std::size_t first, std::size_t last) {
@@ -125,8 +126,7 @@ float flow_width(const Term& t, float cell) {
                                                         : std::to_string(r).c_str())
                                     .x);
   const float cells = static_cast<float>(t.m->cols()) * column_width(t, cell);
-  return std::max(ImGui::CalcTextSize((t.name + " " + shape_text(*t.m)).c_str()).x,
-                  label_w + 0.5f * ImGui::GetTextLineHeight() + cells) +
+  return std::max(ImGui::CalcTextSize(term_title(t).c_str()).x, label_w + 0.5f * ImGui::GetTextLineHeight() + cells) +
          4;
 }
 
@@ -147,7 +147,7 @@ void draw_line(std::span<const Term> terms, std::span<const std::string> ops, st
   const float body_h = max_height - title_h;
   // Terms without a colour bar on a line with one (heads sharing one range, the bar under the last) leave its room
   // empty, so that the grids side by side are equally tall.
-  const float legend_h = has_legend(terms, first, last) ? legend_height() : 0.0f;
+  const float legend_h = has_legend(terms, first, last) ? legend_height(ImGui::GetTextLineHeight()) : 0.0f;
   const float top = ImGui::GetCursorPosY();
   const float op_y = top + title_h + body_h * 0.38f;
   if (lead) {
@@ -166,7 +166,7 @@ void draw_line(std::span<const Term> terms, std::span<const std::string> ops, st
     const float width = widths[i - first];
     ImGui::BeginGroup();
     ImGui::PushID(static_cast<int>(i));
-    ImGui::TextUnformatted((t.name + " " + shape_text(*t.m)).c_str());
+    ImGui::TextUnformatted(term_title(t).c_str());
     HeatmapOptions o;
     o.row_labels = t.rows;
     o.col_labels = t.cols;
@@ -319,7 +319,7 @@ EquationHover Equation(const char* id, std::span<const Term> terms, std::span<co
   std::size_t bar_lines = 0;
   for (std::size_t first = 0; first < n; first += per_line)
     bar_lines += has_legend(terms, first, std::min(n, first + per_line)) ? 1 : 0;
-  const float bar_h = best_lines > 1 ? legend_height() : 0.0f;
+  const float bar_h = best_lines > 1 ? legend_height(ImGui::GetTextLineHeight()) : 0.0f;
   const float line_h = (max_height - bar_h * static_cast<float>(bar_lines)) / static_cast<float>(best_lines) -
                        (best_lines > 1 ? ImGui::GetStyle().ItemSpacing.y : 0.0f);
   for (std::size_t first = 0; first < n; first += per_line) {

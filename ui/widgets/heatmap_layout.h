@@ -34,6 +34,9 @@ struct HeatmapLayout {
   bool texture = false;  // too many or too small cells to draw one by one
 };
 
+// The colour bar and its range under a grid, for text lines line_h tall.
+inline float legend_height(float line_h) { return line_h + 14.0f; }
+
 inline constexpr int kTextureCells = 64 * 64;  // above this, one texture beats one rectangle per cell
 inline constexpr float kMinDrawnCell = 3.0f;   // below this many pixels, cells are texels
 
