@@ -187,3 +187,20 @@ TEST_CASE("heatmap texels for a matrix drawn smaller than its cells: the cell at
   CHECK(up[2] == pack(sample(ColorMap::Sequential, 1.0 / 64)));                          // cell (0, 1)
   CHECK(up[std::size_t(7 * 12 + 11)] == pack(sample(ColorMap::Sequential, 35.0 / 64)));  // cell (3, 5)
 }
+
+TEST_CASE("outlined cells are framed as blocks: a row is one frame, a column one, scattered cells one each") {
+  using Cells = std::vector<std::pair<int, int>>;
+  const Cells row{{1, 0}, {1, 1}, {1, 2}, {1, 3}};  // a lesson's outlined row of a 3 x 4 X
+  CHECK(outline_blocks(row, 3, 4) == std::vector<CellBlock>{{1, 0, 1, 4}});
+  const Cells column{{2, 1}, {0, 1}, {1, 1}};  // any order
+  CHECK(outline_blocks(column, 3, 4) == std::vector<CellBlock>{{0, 1, 3, 1}});
+  const Cells square{{0, 0}, {0, 1}, {1, 0}, {1, 1}};
+  CHECK(outline_blocks(square, 3, 4) == std::vector<CellBlock>{{0, 0, 2, 2}});
+  // Two cells apart, a repeat, and cells outside the matrix (a head's slice of concat: columns past its own).
+  const Cells scattered{{0, 0}, {0, 2}, {0, 2}, {5, 0}, {0, -1}, {-1, 0}, {0, 4}};
+  CHECK(outline_blocks(scattered, 3, 4) == std::vector<CellBlock>{{0, 0, 1, 1}, {0, 2, 1, 1}});
+  // An L: the row's run and the cell under its start are two blocks, not a rectangle over a cell never outlined.
+  const Cells ell{{0, 0}, {0, 1}, {1, 0}};
+  CHECK(outline_blocks(ell, 3, 4) == std::vector<CellBlock>{{0, 0, 1, 2}, {1, 0, 1, 1}});
+  CHECK(outline_blocks(Cells{}, 3, 4).empty());
+}

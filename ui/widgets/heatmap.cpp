@@ -331,23 +331,31 @@ void draw_marks(const HeatmapOptions& opts, const Grid& g, const Measured& me, H
     const float x = g.cell(0, opts.highlight_col).x;
     dl->AddRect({x - 1, g.at.y - 1}, {x + cw + 1, g.end.y + 1}, style.accent, 0, 0, style.highlight_width);
   }
-  const auto outline = [&](int r, int c) {
-    if (r < 0 || c < 0 || r >= me.in.rows || c >= me.in.cols) return;
-    NoteOutlinedCell(r, c + opts.outlined_col0);
-    const ImVec2 a = g.cell(r, c);
-    dl->AddRect({a.x - 1, a.y - 1}, {a.x + cw + 1, a.y + ch + 1}, IM_COL32(255, 255, 255, 255), 0, 0,
-                style.outline_width);
-    dl->AddRect({a.x - 3.5f, a.y - 3.5f}, {a.x + cw + 3.5f, a.y + ch + 3.5f}, IM_COL32(20, 20, 20, 255), 0, 0,
-                style.outline_halo_width);
+  // The dark frames first, then the white ones: a frame's dark edge never covers the white one beside it.
+  const auto frame = [&](const CellBlock& b, bool white) {
+    const ImVec2 a = g.cell(b.row, b.col), z = g.cell(b.row + b.rows, b.col + b.cols);
+    if (white)
+      dl->AddRect({a.x - 1, a.y - 1}, {z.x + 1, z.y + 1}, IM_COL32(255, 255, 255, 255), 0, 0, style.outline_width);
+    else
+      dl->AddRect({a.x - 3.5f, a.y - 3.5f}, {z.x + 3.5f, z.y + 3.5f}, IM_COL32(20, 20, 20, 255), 0, 0,
+                  style.outline_halo_width);
   };
-  for (const auto& [r, c] : opts.outlined) {
-    const int col = c - opts.outlined_col0;
-    if (r >= 0 && r < me.in.rows && col >= 0 && col < me.in.cols && result.outlined_y < 0)
-      result.outlined_y = g.cell(r, 0).y;
-    outline(r, col);
-  }
+  std::vector<std::pair<int, int>> cells;  // in this heatmap's columns
+  for (const auto& [r, c] : opts.outlined) cells.emplace_back(r, c - opts.outlined_col0);
   const bool hovering = result.hovered_row >= 0;
-  outline(hovering ? result.hovered_row : opts.selected_row, hovering ? result.hovered_col : opts.selected_col);
+  const std::pair<int, int> pointed =
+      hovering ? std::pair{result.hovered_row, result.hovered_col} : std::pair{opts.selected_row, opts.selected_col};
+  const std::vector<CellBlock> blocks = outline_blocks(cells, me.in.rows, me.in.cols);
+  const std::vector<CellBlock> one = outline_blocks(std::span(&pointed, 1), me.in.rows, me.in.cols);
+  for (const bool white : {false, true})
+    for (const std::vector<CellBlock>* list : {&blocks, &one})
+      for (const CellBlock& b : *list) frame(b, white);
+  for (const auto& [r, c] : cells)
+    if (r >= 0 && r < me.in.rows && c >= 0 && c < me.in.cols) {
+      NoteOutlinedCell(r, c + opts.outlined_col0);
+      if (result.outlined_y < 0) result.outlined_y = g.cell(r, 0).y;
+    }
+  for (const CellBlock& b : one) NoteOutlinedCell(b.row, b.col + opts.outlined_col0);
 }
 
 // Row labels on the left, column labels above; the hovered and highlighted ones in the accent colour.

@@ -49,6 +49,28 @@ HeatmapLayout layout_heatmap(const HeatmapLayoutInput& in) {
   return l;
 }
 
+std::vector<CellBlock> outline_blocks(std::span<const std::pair<int, int>> cells, int rows, int cols) {
+  std::vector<std::pair<int, int>> in;
+  for (const auto& [r, c] : cells)
+    if (r >= 0 && r < rows && c >= 0 && c < cols) in.emplace_back(r, c);
+  std::sort(in.begin(), in.end());
+  in.erase(std::unique(in.begin(), in.end()), in.end());
+  std::vector<CellBlock> runs;  // along each row, top to bottom
+  for (const auto& [r, c] : in) {
+    if (!runs.empty() && runs.back().row == r && runs.back().col + runs.back().cols == c) ++runs.back().cols;
+    else runs.push_back({r, c, 1, 1});
+  }
+  std::vector<CellBlock> blocks;
+  for (const CellBlock& run : runs) {
+    const auto above = std::find_if(blocks.begin(), blocks.end(), [&](const CellBlock& b) {
+      return b.col == run.col && b.cols == run.cols && b.row + b.rows == run.row;
+    });
+    if (above != blocks.end()) ++above->rows;
+    else blocks.push_back(run);
+  }
+  return blocks;
+}
+
 int texture_extent(float pixels, int limit) {
   const float most = static_cast<float>(limit > 0 ? std::min(limit, kMaxTexels) : kMaxTexels);  // 0: the GL did not say
   return static_cast<int>(std::clamp(std::ceil(pixels), 1.0f, most));

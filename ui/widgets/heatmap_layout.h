@@ -1,5 +1,9 @@
 #pragma once
 // Where a heatmap's parts go, from text measurements alone, so the layout is tested without a window.
+#include <span>
+#include <utility>
+#include <vector>
+
 namespace attn::ui {
 
 struct HeatmapLayoutInput {
@@ -46,5 +50,16 @@ HeatmapLayout layout_heatmap(const HeatmapLayoutInput& in);
 // than `limit` (the GL's largest texture, at most kMaxTexels), beyond which nearest sampling stretches it.
 inline constexpr int kMaxTexels = 4096;
 int texture_extent(float pixels, int limit);
+
+// A block of cells, rows [row, row + rows) by columns [col, col + cols).
+struct CellBlock {
+  int row = 0, col = 0, rows = 1, cols = 1;
+  bool operator==(const CellBlock&) const = default;
+};
+
+// Outlined cells (row, column) as few blocks as one frame each: the runs of adjacent cells along a row, stacked where
+// the rows below run over the same columns. A lesson's outlined row is one frame around the row, not a frame per cell
+// with the dark edge of each drawn over its neighbour's white one. Cells outside rows x cols and repeats are dropped.
+std::vector<CellBlock> outline_blocks(std::span<const std::pair<int, int>> cells, int rows, int cols);
 
 }  // namespace attn::ui
