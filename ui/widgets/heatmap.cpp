@@ -211,6 +211,10 @@ void draw_legend(ImDrawList* dl, ImVec2 at, float width, ColorMap map, ValueRang
   }
 }
 
+// The least room between two column labels written one per cell; measure widens a cell for it, as far as the box
+// allows, so that "the cat sat" over three narrow columns is not cut to "the  sat".
+constexpr float kLabelGap = 6.0f;
+
 // What the layout is computed from: the matrix's size, its labels' and numbers' widths, the room given.
 struct Measured {
   HeatmapLayoutInput in;
@@ -244,7 +248,7 @@ Measured measure(const Matrix& m, const HeatmapOptions& opts, bool labels, bool 
   if (labels)
     for (Eigen::Index c = 0; c < m.cols(); ++c)
       r.widest_label = std::max(r.widest_label, ImGui::CalcTextSize(label(opts.col_labels, c).c_str()).x);
-  if (labels && m.cols() <= 64) in.value_w = std::max(in.value_w, r.widest_label + 4);
+  if (labels && m.cols() <= 64) in.value_w = std::max(in.value_w, r.widest_label + kLabelGap);
   return r;
 }
 
@@ -266,6 +270,11 @@ void hover(const Grid& g, const Measured& me, const HeatmapOptions& opts, Heatma
   result.clicked = (opts.flags & HeatmapFlags_Clickable) && ImGui::IsItemClicked(ImGuiMouseButton_Left);
 }
 
+// How the layout check names a heatmap in what it reports: "scores 3x3: ".
+std::string check_name(const char* id, const Matrix& m) {
+  return std::string(id) + " " + std::to_string(m.rows()) + "\u00D7" + std::to_string(m.cols()) + ": ";
+}
+
 // Each cell a filled rectangle with its number (or a mark that says "point here" when it does not fit), and
 // thin separators that keep neighbouring equal values apart.
 void draw_cells(const char* id, const Matrix& m, const HeatmapOptions& opts, const Grid& g, const Measured& me,
@@ -278,11 +287,8 @@ void draw_cells(const char* id, const Matrix& m, const HeatmapOptions& opts, con
   const int max_chars = std::min(8, static_cast<int>(room / std::max(1.0f, ImGui::CalcTextSize(".").x)));
   const int decimals = values ? shared_decimals(m, opts.visible, room, me.wanted_decimals) : 0;
   // Fewer decimals than the matrix has elsewhere (0.74 where the explanation says 0.738): the check says so.
-  const auto named = [&] {
-    return std::string(id) + " " + std::to_string(m.rows()) + "\u00D7" + std::to_string(m.cols()) + ": ";
-  };
   if (LayoutCheckOn() && values && decimals < me.wanted_decimals)
-    ReportHere(named() + "numbers shown with " + std::to_string(decimals) + " decimals instead of " +
+    ReportHere(check_name(id, m) + "numbers shown with " + std::to_string(decimals) + " decimals instead of " +
                std::to_string(me.wanted_decimals));
   int marked = 0;
   for (Eigen::Index r = 0; r < m.rows(); ++r)
@@ -305,7 +311,7 @@ void draw_cells(const char* id, const Matrix& m, const HeatmapOptions& opts, con
       dl->AddText({a.x + (cw - ts.x) / 2, a.y + (ch - ts.y) / 2}, ink, text.c_str());
     }
   if (LayoutCheckOn() && marked > 0)
-    ReportHere(named() + std::to_string(marked) + " of " + std::to_string(m.size()) +
+    ReportHere(check_name(id, m) + std::to_string(marked) + " of " + std::to_string(m.size()) +
                " cells too small for their value (" + short_number(cw) + "\u00D7" + short_number(ch) + " px)");
   const ImU32 line = ImGui::GetColorU32(ImGuiCol_WindowBg);
   if (ch >= 8)
@@ -359,7 +365,7 @@ void draw_marks(const HeatmapOptions& opts, const Grid& g, const Measured& me, H
 }
 
 // Row labels on the left, column labels above; the hovered and highlighted ones in the accent colour.
-void draw_labels(const Matrix& m, const HeatmapOptions& opts, const Grid& g, const Measured& me,
+void draw_labels(const char* id, const Matrix& m, const HeatmapOptions& opts, const Grid& g, const Measured& me,
                  const HeatmapResult& result) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text), strong = GetStyle().accent;
@@ -379,7 +385,12 @@ void draw_labels(const Matrix& m, const HeatmapOptions& opts, const Grid& g, con
   const auto spaced = [&](float gap) {
     return std::max<Eigen::Index>(1, static_cast<Eigen::Index>(std::ceil((me.widest_label + gap) / cw)));
   };
-  const Eigen::Index every = shorten || spaced(6) == 1 ? 1 : spaced(ImGui::GetFontSize());
+  const Eigen::Index every = shorten || spaced(kLabelGap) == 1 ? 1 : spaced(ImGui::GetFontSize());
+  // A matrix small enough for its numbers, its columns named by tokens: a column without its name cannot be found
+  // ("look down the cat column").
+  if (LayoutCheckOn() && every > 1 && opts.col_labels && me.want_values)
+    ReportHere(check_name(id, m) + "1 column in " + std::to_string(every) + " named (cells " + short_number(cw) +
+               " px wide)");
   for (Eigen::Index c = 0; c < m.cols(); c += every) {
     const std::string full = label(opts.col_labels, c);
     const std::string s = every > 1 ? full : FitText(full, cw - 2);
@@ -434,7 +445,7 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
     draw_cells(id, m, opts, g, me, range);
   }
   draw_marks(opts, g, me, result);
-  if (labels) draw_labels(m, opts, g, me, result);
+  if (labels) draw_labels(id, m, opts, g, me, result);
   if (legend)
     draw_legend(ImGui::GetWindowDrawList(), {g.at.x, g.end.y + 2}, std::max(g.end.x - g.at.x, legend_min_width(ends)),
                 opts.map, range, ends);
