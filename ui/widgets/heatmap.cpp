@@ -353,9 +353,15 @@ void draw_marks(const HeatmapOptions& opts, const Grid& g, const Measured& me, H
       hovering ? std::pair{result.hovered_row, result.hovered_col} : std::pair{opts.selected_row, opts.selected_col};
   const std::vector<CellBlock> blocks = outline_blocks(cells, me.in.rows, me.in.cols);
   const std::vector<CellBlock> one = outline_blocks(std::span(&pointed, 1), me.in.rows, me.in.cols);
-  for (const bool white : {false, true})
-    for (const std::vector<CellBlock>* list : {&blocks, &one})
-      for (const CellBlock& b : *list) frame(b, white);
+  // The pointed cell inside an outlined block is framed in white alone: its dark edge would cross its neighbours.
+  const bool inside = !one.empty() && std::any_of(blocks.begin(), blocks.end(), [&](const CellBlock& b) {
+    return one[0].row >= b.row && one[0].row < b.row + b.rows && one[0].col >= b.col && one[0].col < b.col + b.cols;
+  });
+  for (const bool white : {false, true}) {
+    for (const CellBlock& b : blocks) frame(b, white);
+    for (const CellBlock& b : one)
+      if (white || !inside) frame(b, white);
+  }
   for (const auto& [r, c] : cells)
     if (r >= 0 && r < me.in.rows && c >= 0 && c < me.in.cols) {
       NoteOutlinedCell(r, c + opts.outlined_col0);
