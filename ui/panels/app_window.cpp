@@ -57,7 +57,8 @@ Layout layout_for(const AppState& state, ImVec2 display) {
   const WindowLayout& w = GetStyle().layout;
   Layout l;
   l.top = ImGui::GetFrameHeight();
-  l.status_h = ImGui::GetFrameHeight() + 8;
+  // Presenting, the file's path is no news to the class: the line is there only for a message (an error).
+  l.status_h = state.display.presentation && state.message.empty() ? 0.0f : ImGui::GetFrameHeight() + 8;
   l.h = display.y - l.top - l.status_h;
   const float side_zoom = std::min(state.display.effective_zoom(), w.side_zoom_cap);
   // A lesson on the Train view drives the run itself: its settings panel gives the room to the charts and heads.
@@ -191,7 +192,7 @@ void DrawAppWindow(AppState& state, AppWindowState& window, double dt) {
   const Layout l = layout_for(state, display);
   if (window.gallery.open) GalleryPanel(state, window.gallery, window, {0, l.top}, {display.x, l.h});
   else views(state, l, display);
-  status_line(state, {0, l.top + l.h}, {display.x, l.status_h});
+  if (l.status_h > 0) status_line(state, {0, l.top + l.h}, {display.x, l.status_h});
   HelpOverlay(state);
   file_dialog(state, window);
   UnsavedChangesPrompt(state, window);
