@@ -140,6 +140,9 @@ void apply_style(StyleTheme theme, bool high_contrast, float scale) {
     s.Colors[ImGuiCol_FrameBg] = dark ? ImVec4{0.26f, 0.29f, 0.36f, 1} : ImVec4{0.84f, 0.85f, 0.88f, 1};
     s.FrameBorderSize = 1.0f;
   }
+  // The panels tile the window: which one has the keyboard is no news, and a lit title ("Heads" in blue, nothing
+  // pointed at) reads as a selection.
+  s.Colors[ImGuiCol_TitleBgActive] = s.Colors[ImGuiCol_TitleBg];
   GetStyle().accent = theme == StyleTheme::Light ? IM_COL32(190, 95, 0, 255) : IM_COL32(255, 190, 40, 255);
   s.ScaleAllSizes(scale);
 }
