@@ -136,7 +136,9 @@ void layer_column(AppState& state) {
   for (int l = 0; l < static_cast<int>(t.layers.size()); ++l) layer_block(state, l);
   std::vector<StreamPart> out;
   if (m.norm == Norm::Pre) out.push_back({"LN_final(x)", &t.final, false});
-  out.push_back({"logits = x \u00B7 unembedding", &t.logits, false});
+  // The unembedding reads what the box before it made: the normalised stream in Pre-LN, the stream itself in Post-LN.
+  out.push_back({m.norm == Norm::Pre ? "logits = LN_final(x) \u00B7 unembedding" : "logits = x \u00B7 unembedding",
+                 &t.logits, false});
   if (std::exchange(state.model_view.scroll_to_output, false)) ImGui::SetScrollHereY(0.0f);
   ImGui::PushFont(title_font());
   ImGui::TextUnformatted("Output");
