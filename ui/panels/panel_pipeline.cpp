@@ -71,10 +71,12 @@ struct StepView {
     for (Term& term : terms)
       if (term.m == result_m) term.outlined = outlined();
     EquationHover e = Equation(("eq" + std::to_string(index)).c_str(), terms, ops, max_height);
-    // A lesson page's outlined cell below the fold of a scrolling step is brought into view when the page opens.
+    // When a lesson page opens, the step shows from its top if that shows the page's outlined cell, its matrix's
+    // title with it; otherwise the cell in the middle. Measured from the content's top: the previous page may have
+    // left the step scrolled.
     if (state.pipeline.scroll_to_outlined && e.outlined_y >= 0) {
-      const float below = e.outlined_y - ImGui::GetWindowPos().y - ImGui::GetWindowHeight() * 0.5f;
-      if (below > 0) ImGui::SetScrollY(ImGui::GetScrollY() + below);
+      const float y = e.outlined_y - ImGui::GetWindowPos().y + ImGui::GetScrollY(), h = ImGui::GetWindowHeight();
+      ImGui::SetScrollY(y + 2 * ImGui::GetTextLineHeightWithSpacing() > h ? y - h * 0.5f : 0.0f);
       state.pipeline.scroll_to_outlined = false;
     }
     const int result = static_cast<int>(terms.size()) - 1;

@@ -132,7 +132,8 @@ float flow_width(const Term& t, float cell) {
 
 // One line of terms [first, last); `lead` is an operator written before the first term (a wrapped line).
 void draw_line(std::span<const Term> terms, std::span<const std::string> ops, std::size_t first, std::size_t last,
-               const std::string* lead, float max_height, float max_cell, EquationHover& hover, float flow_cell = 0) {
+               const std::string* lead, float max_height, float max_cell, EquationHover& hover, float flow_cell = 0,
+               bool first_outline_wins = false) {
   const float gap = ImGui::GetStyle().ItemSpacing.x;
   const float avail = ImGui::GetContentRegionAvail().x;
   const float ops_w = operators_width(ops.subspan(first, last - first - 1), gap) +
@@ -185,7 +186,8 @@ void draw_line(std::span<const Term> terms, std::span<const std::string> ops, st
     o.min_width = kMinTermGrid * ImGui::GetFontSize();         // a tall, narrow term (q of 4,096 rows) stays seen
     const HeatmapResult r = Heatmap(t.name.c_str(), *t.m, o);  // the name also names an exported picture
     if (r.hovered_row >= 0) hover = {static_cast<int>(i), r.hovered_row, r.hovered_col, r.clicked, hover.outlined_y};
-    if (r.outlined_y >= 0) hover.outlined_y = r.outlined_y;  // the last term's: the result, after its addends
+    // The result's: the last term, after its addends, or the first where it leads (result_first).
+    if (r.outlined_y >= 0 && !(first_outline_wins && hover.outlined_y >= 0)) hover.outlined_y = r.outlined_y;
     ImGui::PopID();
     ImGui::EndGroup();
   }
@@ -241,6 +243,39 @@ float numbers_shortfall(std::span<const Term> terms, std::span<const std::string
       if (term_shows_numbers(terms[i])) worst = std::max(worst, (flow_width(terms[i], 0.0f) - 1) / widths[i - first]);
   }
   return worst;
+}
+
+// EquationFlow's lines; `first_outline_wins`: the first term's outlined cell is the one to scroll to.
+EquationHover flow(const char* id, std::span<const Term> terms, std::span<const std::string> ops, float cell,
+                   bool first_outline_wins) {
+  EquationHover hover;
+  ImGui::PushID(id);
+  for (const FlowLine& l : flow_lines(terms, ops, cell, ImGui::GetContentRegionAvail().x))
+    // Heatmaps scale their largest cell with the zoom: `cell` is in pixels already.
+    draw_line(terms, ops, l.first, l.last, l.first > 0 ? &ops[l.first - 1] : nullptr, l.height,
+              cell * FontSizes{}.body / ImGui::GetFontSize(), hover, cell, first_outline_wins);
+  ImGui::PopID();
+  return hover;
+}
+
+// Whether the formula's result comes after "=" and would flow onto a line after the first, out of sight below its
+// operands when the panel scrolls ("softmax by row →" has a direction, and is left as it is).
+bool result_wraps(std::span<const Term> terms, std::span<const std::string> ops, float cell, float width) {
+  return terms.size() >= 2 && ops.size() + 1 == terms.size() && ops.back() == "=" &&
+         flow_lines(terms, ops, cell, width).front().last < terms.size();
+}
+
+// The formula led by its result, "scores = X · W_UQK · latentᵀ", so that what the step makes stays in sight: lesson 6
+// page 4 showed three operands and no scores at 1280x720. Hovers name the terms as the caller gave them.
+EquationHover result_first(const char* id, std::span<const Term> terms, std::span<const std::string> ops, float cell) {
+  const std::size_t n = terms.size();
+  std::vector<Term> led{terms.back()};
+  led.insert(led.end(), terms.begin(), terms.end() - 1);
+  std::vector<std::string> led_ops{"="};
+  led_ops.insert(led_ops.end(), ops.begin(), ops.end() - 1);
+  EquationHover hover = flow(id, led, led_ops, cell, true);
+  if (hover.term >= 0) hover.term = hover.term == 0 ? static_cast<int>(n) - 1 : hover.term - 1;
+  return hover;
 }
 
 }  // namespace
@@ -312,6 +347,7 @@ EquationHover Equation(const char* id, std::span<const Term> terms, std::span<co
   if (wants_numbers &&
       (best_cell < 1.2f * ImGui::GetFontSize() || shortfall > 1.1f || (shortfall > 1.0f && flow_fits()))) {
     ImGui::PopID();
+    if (result_wraps(terms, ops, readable, width)) return result_first(id, terms, ops, readable);
     return EquationFlow(id, terms, ops, readable);
   }
   // A line with a colour bar is taller by the bar, the others share the rest: every grid equally tall (draw_line
@@ -332,14 +368,7 @@ EquationHover Equation(const char* id, std::span<const Term> terms, std::span<co
 }
 
 EquationHover EquationFlow(const char* id, std::span<const Term> terms, std::span<const std::string> ops, float cell) {
-  EquationHover hover;
-  ImGui::PushID(id);
-  for (const FlowLine& l : flow_lines(terms, ops, cell, ImGui::GetContentRegionAvail().x))
-    // Heatmaps scale their largest cell with the zoom: `cell` is in pixels already.
-    draw_line(terms, ops, l.first, l.last, l.first > 0 ? &ops[l.first - 1] : nullptr, l.height,
-              cell * FontSizes{}.body / ImGui::GetFontSize(), hover, cell);
-  ImGui::PopID();
-  return hover;
+  return flow(id, terms, ops, cell, false);
 }
 
 }  // namespace attn::ui
