@@ -130,6 +130,30 @@ float flow_width(const Term& t, float cell) {
          4;
 }
 
+// A numbered term whose cells the line's height limits draws narrower than its share of the width: what it leaves goes
+// to the numbered terms that need more for their numbers (lesson 6 page 3 showed latent's -0.57 as -0.6 beside the
+// unused width of X's share). `grid_h`: the height the line gives its terms' cells.
+void share_surplus(std::span<const Term> terms, std::size_t first, float grid_h, float max_cell,
+                   std::vector<float>& widths) {
+  std::vector<float> need(widths.size());
+  float surplus = 0, deficit = 0;
+  for (std::size_t i = 0; i < widths.size(); ++i) {
+    const Term& t = terms[first + i];
+    if (!term_shows_numbers(t)) continue;
+    const float cell = std::min(max_cell, grid_h / static_cast<float>(t.m->rows()));
+    need[i] = std::max(flow_width(t, cell), term_min(t));
+    if (widths[i] > need[i]) surplus += widths[i] - need[i];
+    else deficit += need[i] - widths[i];
+  }
+  if (surplus <= 0 || deficit <= 0) return;
+  const float given = std::min(surplus, deficit);
+  for (std::size_t i = 0; i < widths.size(); ++i) {
+    if (need[i] <= 0) continue;
+    if (widths[i] > need[i]) widths[i] -= (widths[i] - need[i]) * given / surplus;
+    else widths[i] += (need[i] - widths[i]) * given / deficit;
+  }
+}
+
 // One line of terms [first, last); `lead` is an operator written before the first term (a wrapped line).
 void draw_line(std::span<const Term> terms, std::span<const std::string> ops, std::size_t first, std::size_t last,
                const std::string* lead, float max_height, float max_cell, EquationHover& hover, float flow_cell = 0,
@@ -149,6 +173,9 @@ void draw_line(std::span<const Term> terms, std::span<const std::string> ops, st
   // Terms without a colour bar on a line with one (heads sharing one range, the bar under the last) leave its room
   // empty, so that the grids side by side are equally tall.
   const float legend_h = has_legend(terms, first, last) ? legend_height(ImGui::GetTextLineHeight()) : 0.0f;
+  if (flow_cell <= 0)
+    share_surplus(terms, first, body_h - legend_h - ImGui::GetTextLineHeight() - 2,
+                  max_cell * ImGui::GetFontSize() / FontSizes{}.body, widths);
   const float top = ImGui::GetCursorPosY();
   const float op_y = top + title_h + body_h * 0.38f;
   if (lead) {
