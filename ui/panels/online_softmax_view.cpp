@@ -74,16 +74,11 @@ void OnlineSoftmaxView(AppState& state, const Trace& t, int head, float cell) {
   o.shown = std::clamp(o.shown, 1, blocks);
   const OnlineBlock& now = r.blocks[static_cast<std::size_t>(o.shown - 1)];
   const HeadTrace& h = t.heads[static_cast<std::size_t>(head)];
-  // The row's scores with the keys not yet read hidden, then the output so far beside the dense one.
+  // The row's scores with the keys not yet read hidden.
   const Matrix row = h.masked_row(o.row);
   Matrix read = Matrix::Zero(1, t.n_kv());
   read.leftCols(now.end).setOnes();
   const std::vector<std::string> token{t.tokens[static_cast<std::size_t>(o.row)]};
-  const Term scores[] = {{.name = "masked scores, keys read so far",
-                          .m = &row,
-                          .rows = &token,
-                          .cols = &t.context_tokens,
-                          .visible = &read}};
   // The table and its verdict first: they are what a small screen must not scroll away.
   block_table(r, o.shown);
   if (o.shown == blocks)
@@ -92,11 +87,16 @@ void OnlineSoftmaxView(AppState& state, const Trace& t, int head, float cell) {
   else
     TextWrappedAtSpaces("Not yet: " + plural(blocks - o.shown, "more block") +
                         " to read; each may raise m and rescale what came before.");
-  EquationFlow("online row", scores, {}, cell);
-  const Term outputs[] = {{.name = "output so far (acc / l)", .m = &now.output, .rows = &token},
-                          {.name = "dense output", .m = &r.dense_output, .rows = &token}};
-  const std::string vs[] = {o.shown == blocks ? "=" : "\u2192"};
-  EquationFlow("online output", outputs, vs, cell);
+  // One line where it fits: the output so far beside the scores it was read from, not below the fold under them.
+  const Term terms[] = {{.name = "masked scores, keys read so far",
+                         .m = &row,
+                         .rows = &token,
+                         .cols = &t.context_tokens,
+                         .visible = &read},
+                        {.name = "output so far (acc / l)", .m = &now.output, .rows = &token},
+                        {.name = "dense output", .m = &r.dense_output, .rows = &token}};
+  const std::string ops[] = {"  ", o.shown == blocks ? "=" : "\u2192"};
+  EquationFlow("online row", terms, ops, cell);
 }
 
 }  // namespace attn::ui
