@@ -15,9 +15,10 @@ std::string model_summary(const Model& m, std::int64_t parameters);
 
 // One box of the layer column: what flows out of a part of the model for the tokens.
 struct StreamPart {
-  std::string title;     // "LN1(x)", "x + Attn(LN1(x))", ...
-  const Matrix* values;  // (N, d_model) in the trace
-  bool attention;        // the attention's output: opens the layer in the pipeline
+  std::string title;             // "LN1(x)", "x + Attn(LN1(x))", ...
+  const Matrix* values;          // (N, d_model) in the trace
+  bool attention;                // the attention's output: opens the layer in the pipeline
+  std::string short_title = {};  // written instead of a title wider than its box, rather than cutting the formula
 };
 
 // A layer's parts as two rows (the attention sublayer, then the FFN sublayer if the model has one), in the order

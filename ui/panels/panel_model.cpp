@@ -86,7 +86,9 @@ void box_row(AppState& state, const std::vector<StreamPart>& parts, const std::s
     if (i > 0) ImGui::SameLine(x0 + g.label_w + static_cast<float>(i) * (width + arrow));
     else ImGui::SetCursorPosX(x0 + g.label_w);
     const bool accent = parts[i].attention && state.model_view.last_hovered_layer == layer;
-    const std::string title = FitText(parts[i].title, width);
+    const StreamPart& p = parts[i];
+    const std::string title =
+        FitText(!p.short_title.empty() && TextWidth(p.title) > width ? p.short_title : p.title, width);
     if (accent) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(accent_colour()), "%s", title.c_str());
     else ImGui::TextUnformatted(title.c_str());
   }
@@ -138,7 +140,7 @@ void layer_column(AppState& state) {
   if (m.norm == Norm::Pre) out.push_back({"LN_final(x)", &t.final, false});
   // The unembedding reads what the box before it made: the normalised stream in Pre-LN, the stream itself in Post-LN.
   out.push_back({m.norm == Norm::Pre ? "logits = LN_final(x) \u00B7 unembedding" : "logits = x \u00B7 unembedding",
-                 &t.logits, false});
+                 &t.logits, false, "logits"});
   if (std::exchange(state.model_view.scroll_to_output, false)) ImGui::SetScrollHereY(0.0f);
   ImGui::PushFont(title_font());
   ImGui::TextUnformatted("Output");
