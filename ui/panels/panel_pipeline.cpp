@@ -6,6 +6,7 @@
 #include "core/mask.h"
 #include "core/positions.h"
 #include "ui/logic/hover_text.h"
+#include "ui/logic/layout_check.h"
 #include "ui/logic/recompute.h"
 #include "ui/logic/step_matrices.h"
 #include "ui/logic/step_text.h"
@@ -71,6 +72,11 @@ struct StepView {
     for (Term& term : terms)
       if (term.m == result_m) term.outlined = outlined();
     EquationHover e = Equation(("eq" + std::to_string(index)).c_str(), terms, ops, max_height);
+    // What the step makes must be in sight: a picture of its operands alone shows nothing of the step. (A second
+    // formula, such as what sparsity lost under the selection, may wait below.)
+    if (LayoutCheckOn() && index == 0 &&
+        e.result_y + 2 * ImGui::GetTextLineHeightWithSpacing() > ImGui::GetWindowPos().y + ImGui::GetWindowHeight())
+      ReportLayoutProblem("Pipeline", "the result " + terms.back().name + " starts below the fold");
     // When a lesson page opens, the step shows from its top if that shows the page's outlined cell, its matrix's
     // title with it; otherwise the cell in the middle. Measured from the content's top: the previous page may have
     // left the step scrolled.

@@ -157,7 +157,7 @@ void share_surplus(std::span<const Term> terms, std::size_t first, float grid_h,
 // One line of terms [first, last); `lead` is an operator written before the first term (a wrapped line).
 void draw_line(std::span<const Term> terms, std::span<const std::string> ops, std::size_t first, std::size_t last,
                const std::string* lead, float max_height, float max_cell, EquationHover& hover, float flow_cell = 0,
-               bool first_outline_wins = false) {
+               bool result_leads = false) {
   const float gap = ImGui::GetStyle().ItemSpacing.x;
   const float avail = ImGui::GetContentRegionAvail().x;
   const float ops_w = operators_width(ops.subspan(first, last - first - 1), gap) +
@@ -193,6 +193,7 @@ void draw_line(std::span<const Term> terms, std::span<const std::string> ops, st
     }
     const float width = widths[i - first];
     ImGui::BeginGroup();
+    if (i == (result_leads ? 0 : terms.size() - 1)) hover.result_y = ImGui::GetCursorScreenPos().y;
     ImGui::PushID(static_cast<int>(i));
     ImGui::TextUnformatted(term_title(t).c_str());
     HeatmapOptions o;
@@ -214,7 +215,7 @@ void draw_line(std::span<const Term> terms, std::span<const std::string> ops, st
     const HeatmapResult r = Heatmap(t.name.c_str(), *t.m, o);  // the name also names an exported picture
     if (r.hovered_row >= 0) hover = {static_cast<int>(i), r.hovered_row, r.hovered_col, r.clicked, hover.outlined_y};
     // The result's: the last term, after its addends, or the first where it leads (result_first).
-    if (r.outlined_y >= 0 && !(first_outline_wins && hover.outlined_y >= 0)) hover.outlined_y = r.outlined_y;
+    if (r.outlined_y >= 0 && !(result_leads && hover.outlined_y >= 0)) hover.outlined_y = r.outlined_y;
     ImGui::PopID();
     ImGui::EndGroup();
   }
@@ -272,15 +273,15 @@ float numbers_shortfall(std::span<const Term> terms, std::span<const std::string
   return worst;
 }
 
-// EquationFlow's lines; `first_outline_wins`: the first term's outlined cell is the one to scroll to.
+// EquationFlow's lines; `result_leads`: the result is the first term (result_first), not the last.
 EquationHover flow(const char* id, std::span<const Term> terms, std::span<const std::string> ops, float cell,
-                   bool first_outline_wins) {
+                   bool result_leads) {
   EquationHover hover;
   ImGui::PushID(id);
   for (const FlowLine& l : flow_lines(terms, ops, cell, ImGui::GetContentRegionAvail().x))
     // Heatmaps scale their largest cell with the zoom: `cell` is in pixels already.
     draw_line(terms, ops, l.first, l.last, l.first > 0 ? &ops[l.first - 1] : nullptr, l.height,
-              cell * FontSizes{}.body / ImGui::GetFontSize(), hover, cell, first_outline_wins);
+              cell * FontSizes{}.body / ImGui::GetFontSize(), hover, cell, result_leads);
   ImGui::PopID();
   return hover;
 }
