@@ -296,19 +296,18 @@ struct KernelRow {
   bool softmax = true;
 };
 
-// What the kernel does with the gradient, in words, and the row's three heatmaps; then, for softmax, its Jacobian.
-// A saturated row (one weight near 1) has a Jacobian near 0 and passes almost nothing on.
+// What the row's gradient comes to in numbers, first, where a short window (a lesson page beside the charts) still
+// shows it; the row's three heatmaps; what the kernel does with the gradient, in words; then, for softmax, its
+// Jacobian. A saturated row (one weight near 1) has a Jacobian near 0 and passes almost nothing on.
 void kernel_row(const KernelRow& r) {
-  if (r.softmax)
-    TextDisabledWrapped(
-        "Softmax turns the scores s into the weights p; training reaches the scores only through its\u00A0"
-        "Jacobian\u00A0J = diag(p) - p p\u1D40: \u2202L/\u2202s = J \u2202L/\u2202p (the next-token loss on "
-        "this sequence).");
-  else
-    TextDisabledWrapped(
-        "This layer's kernel is linear: p = s / Z with Z the sum of the visible scores, so training reaches a "
-        "visible score through \u2202p_i/\u2202s_j = (\u03B4_ij - p_i) / Z (the next-token loss on this "
-        "sequence).");
+  const std::string sizes = "Largest weight " + format_number(r.p.maxCoeff(), 3) +
+                            "; |\u2202L/\u2202p| = " + general_number(r.dp.norm()) +
+                            ", |\u2202L/\u2202s| = " + general_number(r.ds.norm()) + ".";
+  TextWrappedAtSpaces(r.softmax ? sizes +
+                                      " The nearer a row is to one weight of 1, the nearer\u00A0J is to 0: a "
+                                      "saturated row passes almost no training signal, which is why scores are "
+                                      "divided by \u221Ad_k."
+                                : sizes + " A linear kernel does not saturate: its Jacobian shrinks only as Z grows.");
   const float w = ImGui::GetContentRegionAvail().x;
   HeatmapOptions o;
   o.col_labels = &r.labels;  // in the tooltip: 32 keys leave no room to write them
@@ -320,21 +319,22 @@ void kernel_row(const KernelRow& r) {
     o.range = map == ColorMap::Sequential ? std::optional<ValueRange>(ValueRange{0, 1}) : std::nullopt;
     Heatmap(id, m, o);
   };
-  TextDisabledWrapped("Keys 0 to " + std::to_string(r.labels.size() - 1) +
-                      " from left to right; point at a cell for its token and value.");
   row_map("p, the weights", r.p, ColorMap::Sequential);
   row_map("\u2202L/\u2202p, what reaches the weights", r.dp, ColorMap::Diverging);
   row_map("\u2202L/\u2202s, what reaches the scores", r.ds, ColorMap::Diverging);
-  const std::string sizes = "Largest weight " + format_number(r.p.maxCoeff(), 3) +
-                            "; |\u2202L/\u2202p| = " + general_number(r.dp.norm()) +
-                            ", |\u2202L/\u2202s| = " + general_number(r.ds.norm()) + ".";
+  TextDisabledWrapped("Keys 0 to " + std::to_string(r.labels.size() - 1) +
+                      " from left to right; point at a cell for its token and value.");
   if (!r.softmax) {
-    TextWrappedAtSpaces(sizes + " A linear kernel does not saturate: its Jacobian shrinks only as Z grows.");
+    TextDisabledWrapped(
+        "This layer's kernel is linear: p = s / Z with Z the sum of the visible scores, so training reaches a "
+        "visible score through \u2202p_i/\u2202s_j = (\u03B4_ij - p_i) / Z (the next-token loss on this "
+        "sequence).");
     return;
   }
-  TextWrappedAtSpaces(sizes +
-                      " The nearer a row is to one weight of 1, the nearer\u00A0J is to 0: a saturated row passes "
-                      "almost no training signal, which is why scores are divided by \u221Ad_k.");
+  TextDisabledWrapped(
+      "Softmax turns the scores s into the weights p; training reaches the scores only through its\u00A0"
+      "Jacobian\u00A0J = diag(p) - p p\u1D40: \u2202L/\u2202s = J \u2202L/\u2202p (the next-token loss on "
+      "this sequence).");
   ImGui::TextUnformatted("The Jacobian J, keys by keys");
   o.map = ColorMap::Diverging;
   o.range.reset();
