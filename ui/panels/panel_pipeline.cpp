@@ -752,7 +752,12 @@ void PipelinePanel(AppState& state, ImVec2 pos, ImVec2 size) {
     if (const std::string cell = explain_cell(t, state.pipeline.step, state.pipeline.head,
                                               state.pipeline.pinned_cell->first, state.pipeline.pinned_cell->second);
         !cell.empty())
-      TextWrappedAtSpaces("Outlined: " + cell, accent_colour());
+      // Several outlined cells (a row): the arithmetic is the first one's, and the caption says so.
+      TextWrappedAtSpaces((state.pipeline.outlined.size() > 1
+                               ? "Outlined, the first of " + std::to_string(state.pipeline.outlined.size()) + ": "
+                               : std::string("Outlined: ")) +
+                              cell,
+                          accent_colour());
   // The step in a region of its own, which scrolls when its matrices need more room than the window has.
   ImGui::BeginChild("step", {0, 0}, false);
   if (state.pipeline.scroll_to_top) {  // not where the previous page left it
