@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <tuple>
+#include <utility>
 
 #include "core/mask.h"
 #include "core/positions.h"
@@ -39,6 +40,7 @@ struct StepView {
   const HeadTrace& h;
   float height;  // for the equations
   float top;     // the cursor's y where the step began: what a step draws above its equation comes off `height`
+  bool first_equation = true;  // the next equation is the step's own formula, not one drawn after it
 
   const HoverCell& last() const { return state.pipeline.last_hover; }
   // A (query, key) matrix of this head: rows the tokens, columns the context's tokens, `cell` selected.
@@ -71,18 +73,21 @@ struct StepView {
     const Matrix* result_m = step_result(t, state.pipeline.step, state.pipeline.head).m;
     for (Term& term : terms)
       if (term.m == result_m) term.outlined = outlined();
+    const bool own_formula = std::exchange(first_equation, false);
     EquationHover e = Equation(("eq" + std::to_string(index)).c_str(), terms, ops, max_height);
-    // What the step makes must be in sight: a picture of its operands alone shows nothing of the step. (A second
-    // formula, such as what sparsity lost under the selection, may wait below.)
-    if (LayoutCheckOn() && index == 0 &&
-        e.result_y + 2 * ImGui::GetTextLineHeightWithSpacing() > ImGui::GetWindowPos().y + ImGui::GetWindowHeight())
+    // A row starting at y (in the step's window) is in sight with two lines of it above the bottom edge.
+    const float in_sight = ImGui::GetWindowHeight() - 2 * ImGui::GetTextLineHeightWithSpacing();
+    // What the step makes must be in sight: a picture of its operands alone shows nothing of the step. (A formula
+    // drawn after the step's own, such as what sparsity lost under the selection, may wait below.)
+    if (LayoutCheckOn() && own_formula && !ops.empty() && ops.back() == "=" &&
+        e.result_y - ImGui::GetWindowPos().y > in_sight)
       ReportLayoutProblem("Pipeline", "the result " + terms.back().name + " starts below the fold");
     // When a lesson page opens, the step shows from its top if that shows the page's outlined cell, its matrix's
     // title with it; otherwise the cell in the middle. Measured from the content's top: the previous page may have
     // left the step scrolled.
     if (state.pipeline.scroll_to_outlined && e.outlined_y >= 0) {
       const float y = e.outlined_y - ImGui::GetWindowPos().y + ImGui::GetScrollY(), h = ImGui::GetWindowHeight();
-      ImGui::SetScrollY(y + 2 * ImGui::GetTextLineHeightWithSpacing() > h ? y - h * 0.5f : 0.0f);
+      ImGui::SetScrollY(y > in_sight ? y - h * 0.5f : 0.0f);
       state.pipeline.scroll_to_outlined = false;
     }
     const int result = static_cast<int>(terms.size()) - 1;

@@ -304,10 +304,12 @@ void kernel_row(const KernelRow& r) {
                             "; |\u2202L/\u2202p| = " + general_number(r.dp.norm()) +
                             ", |\u2202L/\u2202s| = " + general_number(r.ds.norm()) + ".";
   TextWrappedAtSpaces(r.softmax ? sizes +
-                                      " The nearer a row is to one weight of 1, the nearer\u00A0J is to 0: a "
-                                      "saturated row passes almost no training signal, which is why scores are "
-                                      "divided by \u221Ad_k."
-                                : sizes + " A linear kernel does not saturate: its Jacobian shrinks only as Z grows.");
+                                      " The nearer a row is to one weight of 1, the less of \u2202L/\u2202p reaches "
+                                      "the scores: a saturated row passes almost no training signal, which is "
+                                      "why scores are divided by \u221Ad_k."
+                                : sizes +
+                                      " A linear kernel does not saturate: what reaches the scores shrinks only "
+                                      "as the row's sum grows.");
   const float w = ImGui::GetContentRegionAvail().x;
   HeatmapOptions o;
   o.col_labels = &r.labels;  // in the tooltip: 32 keys leave no room to write them

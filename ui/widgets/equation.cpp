@@ -45,7 +45,8 @@ bool term_shows_numbers(const Term& t) { return !(t.flags & HeatmapFlags_NoValue
 float column_width(const Term& t, float cell) {
   float column = std::max(cell, HeatmapValueWidth(*t.m, t.visible));
   if (t.cols)
-    for (const std::string& label : *t.cols) column = std::max(column, ImGui::CalcTextSize(label.c_str()).x + 4);
+    for (const std::string& label : *t.cols)
+      column = std::max(column, ImGui::CalcTextSize(label.c_str()).x + kLabelGap);
   return column;
 }
 
@@ -213,7 +214,12 @@ void draw_line(std::span<const Term> terms, std::span<const std::string> ops, st
     o.max_cell = max_cell;
     o.min_width = kMinTermGrid * ImGui::GetFontSize();         // a tall, narrow term (q of 4,096 rows) stays seen
     const HeatmapResult r = Heatmap(t.name.c_str(), *t.m, o);  // the name also names an exported picture
-    if (r.hovered_row >= 0) hover = {static_cast<int>(i), r.hovered_row, r.hovered_col, r.clicked, hover.outlined_y};
+    if (r.hovered_row >= 0) {
+      hover.term = static_cast<int>(i);
+      hover.row = r.hovered_row;
+      hover.col = r.hovered_col;
+      hover.clicked = r.clicked;
+    }
     // The result's: the last term, after its addends, or the first where it leads (result_first).
     if (r.outlined_y >= 0 && !(result_leads && hover.outlined_y >= 0)) hover.outlined_y = r.outlined_y;
     ImGui::PopID();

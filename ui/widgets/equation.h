@@ -28,7 +28,8 @@ struct Term {
 struct EquationHover {
   int term = -1, row = -1, col = -1;
   bool clicked = false;
-  float outlined_y = -1;  // screen y of an outlined cell (a lesson's) of the last term that has one, -1 if none
+  float outlined_y = -1;  // screen y of an outlined cell (a lesson's) of the result, or else of the last term (the
+                          // first where the result leads) that has one; -1 if none
   float result_y = -1;    // screen y of the result's title (the last term given), -1 if none was drawn
   explicit operator bool() const { return term >= 0; }
 };

@@ -211,10 +211,6 @@ void draw_legend(ImDrawList* dl, ImVec2 at, float width, ColorMap map, ValueRang
   }
 }
 
-// The least room between two column labels written one per cell; measure widens a cell for it, as far as the box
-// allows, so that "the cat sat" over three narrow columns is not cut to "the  sat".
-constexpr float kLabelGap = 6.0f;
-
 // What the layout is computed from: the matrix's size, its labels' and numbers' widths, the room given.
 struct Measured {
   HeatmapLayoutInput in;
@@ -392,9 +388,10 @@ void draw_labels(const char* id, const Matrix& m, const HeatmapOptions& opts, co
     return std::max<Eigen::Index>(1, static_cast<Eigen::Index>(std::ceil((me.widest_label + gap) / cw)));
   };
   const Eigen::Index every = shorten || spaced(kLabelGap) == 1 ? 1 : spaced(ImGui::GetFontSize());
-  // A matrix small enough for its numbers, its columns named by tokens: a column without its name cannot be found
-  // ("look down the cat column").
-  if (LayoutCheckOn() && every > 1 && opts.col_labels && me.want_values)
+  // A matrix whose cells show their numbers, its columns named: a column without its name cannot be found ("look
+  // down the cat column").
+  const float font = ImGui::GetFontSize();
+  if (LayoutCheckOn() && every > 1 && opts.col_labels && me.want_values && cw >= font && ch >= font)
     ReportHere(check_name(id, m) + "1 column in " + std::to_string(every) + " named (cells " + short_number(cw) +
                " px wide)");
   for (Eigen::Index c = 0; c < m.cols(); c += every) {

@@ -41,6 +41,10 @@ struct HeatmapLayout {
 // The colour bar and its range under a grid, for text lines line_h tall.
 inline float legend_height(float line_h) { return line_h + 14.0f; }
 
+// The least room between two column labels written one per cell: a cell is widened for its label by this (as far as
+// its box allows), or "the cat sat" over three narrow columns is cut to "the  sat".
+inline constexpr float kLabelGap = 6.0f;
+
 inline constexpr int kTextureCells = 64 * 64;  // above this, one texture beats one rectangle per cell
 inline constexpr float kMinDrawnCell = 3.0f;   // below this many pixels, cells are texels
 

@@ -141,7 +141,7 @@ void apply_style(StyleTheme theme, bool high_contrast, float scale) {
     s.FrameBorderSize = 1.0f;
   }
   // The panels tile the window: which one has the keyboard is no news, and a lit title ("Heads" in blue, nothing
-  // pointed at) reads as a selection.
+  // pointed at) reads as a selection. A prompt or dialog is modal: the one with the keyboard is plain anyway.
   s.Colors[ImGuiCol_TitleBgActive] = s.Colors[ImGuiCol_TitleBg];
   GetStyle().accent = theme == StyleTheme::Light ? IM_COL32(190, 95, 0, 255) : IM_COL32(255, 190, 40, 255);
   s.ScaleAllSizes(scale);
