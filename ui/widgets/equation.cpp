@@ -195,7 +195,9 @@ void draw_line(std::span<const Term> terms, std::span<const std::string> ops, st
     const float width = widths[i - first];
     ImGui::BeginGroup();
     if (i == (result_leads ? 0 : terms.size() - 1)) hover.result_y = ImGui::GetCursorScreenPos().y;
-    ImGui::PushID(static_cast<int>(i));
+    // The caller's index, whichever order the terms are drawn in: a term keeps its ImGui id and texture when its
+    // formula starts or stops leading with its result.
+    ImGui::PushID(static_cast<int>(result_leads ? (i == 0 ? terms.size() - 1 : i - 1) : i));
     ImGui::TextUnformatted(term_title(t).c_str());
     HeatmapOptions o;
     o.row_labels = t.rows;
