@@ -303,8 +303,10 @@ void draw_cells(const char* id, const Matrix& m, const HeatmapOptions& opts, con
         ++marked;
         continue;
       }
-      const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
-      dl->AddText({a.x + (cw - ts.x) / 2, a.y + (ch - ts.y) / 2}, ink, text.c_str());
+      const ImVec2 ts = ImGui::CalcTextSize(text.c_str()), at{a.x + (cw - ts.x) / 2, a.y + (ch - ts.y) / 2};
+      // A hidden cell's number on plain grey: the hatch's strokes through its digits made "-inf" hard to read.
+      if (hidden) dl->AddRectFilled({at.x - 2, at.y + 1}, {at.x + ts.x + 2, at.y + ts.y - 1}, pack(kHiddenCell));
+      dl->AddText(at, ink, text.c_str());
     }
   if (LayoutCheckOn() && marked > 0)
     ReportHere(check_name(id, m) + std::to_string(marked) + " of " + std::to_string(m.size()) +
