@@ -33,7 +33,8 @@ int best_key(const HeadTrace& h, const Matrix& m, Eigen::Index i) {
   return best;
 }
 
-// The row every sentence quotes: the first real distribution over at least two keys, else the first normal row.
+}  // namespace
+
 int example_row(const HeadTrace& h) {
   int fallback = -1;
   for (int i = 0; i < h.weights().rows(); ++i) {
@@ -43,6 +44,8 @@ int example_row(const HeadTrace& h) {
   }
   return fallback < 0 ? 0 : fallback;
 }
+
+namespace {
 
 int count_status(const HeadTrace& h, RowStatus s) {
   int n = 0;
@@ -415,9 +418,13 @@ StepText output(const StepContext& v) {
     s.formula = "output = concat   " + dims(t.output) + "   (no W_O)";
     s.what = "This is what attention hands on: one new row per token. " + quoted(v.q(i)) + " went in as " +
              vec(t.x.row(i)) + " and comes out as " + vec(t.output.row(i)) + ".";
-    s.why =
-        "The output row carries what each token read from the others. In a Transformer it is added back to the "
-        "input and passed on to the next layer.";
+    s.why = t.output.cols() == t.x.cols()
+                ? "The output row carries what each token read from the others. In a Transformer it is added back "
+                  "to the input and passed on to the next layer."
+                : "The output row carries what each token read from the others. In a Transformer W_O would take it "
+                  "to d_model = " +
+                      num(t.x.cols()) + " numbers, to be added back to the input; without one it is " +
+                      num(t.output.cols()) + " wide and could not be.";
   }
   if (v.variant() == Variant::Mla)
     s.why +=

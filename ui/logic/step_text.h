@@ -19,6 +19,8 @@ struct StepText {
 // matrices, HeadOutputs, Concat, Output) still quote `head` where one head is an example. A head out of
 // range is read as head 0.
 StepText explain_step(const Trace& t, Step step, int head);
+// The row every sentence quotes: the first real distribution over at least two keys, else the first normal row.
+int example_row(const HeadTrace& h);
 
 // What the shift experiment found: the scores with every position shifted by position_offset against the scores
 // with positions from 0 differ by at most `largest_change`. With RoPE that is rounding (a tick, from agreement());

@@ -336,7 +336,7 @@ void softmax(StepView& v) {
       v.equation(0, terms, std::span(&op, 1), v.height - 2.2f * ImGui::GetTextLineHeightWithSpacing());
   if (e) v.state.pipeline.hover.explanation = explain_cell(v.t, Step::Softmax, v.state.pipeline.head, e.row, e.col);
   // hr is the previous frame's hover: the trace may have changed size since.
-  const int row = e ? e.row : (hr >= 0 && hr < v.t.n_q() ? hr : 0);
+  const int row = e ? e.row : (hr >= 0 && hr < v.t.n_q() ? hr : example_row(v.h));  // the explanation's row
   TextWrappedAtSpaces("Row \"" + v.t.tokens[static_cast<std::size_t>(row)] +
                       "\": " + explain_row_summary(v.t, v.state.pipeline.head, row));
 }
