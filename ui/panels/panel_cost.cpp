@@ -98,7 +98,7 @@ void CostPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   }
   auto [lo, hi] = positive_extent(series);
   LineChartOptions o;
-  o.title = "FLOPs per generated token, " + m->name;
+  o.title = "Attention FLOPs per token, " + m->name;  // a generated token; its projections and scores, not the FFN
   o.x = {1, std::ldexp(1.0, kMaxContextExponent), AxisScale::Log10, AxisUnit::Tokens, "context length L (tokens)"};
   o.y = nice_axis(lo, hi, AxisScale::Log10, AxisUnit::Flops, "FLOPs per token");
   o.size = {0, ImGui::GetContentRegionAvail().y - 4};
