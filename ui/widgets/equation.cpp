@@ -131,28 +131,39 @@ float flow_width(const Term& t, float cell) {
          4;
 }
 
-// A numbered term whose cells the line's height limits draws narrower than its share of the width: what it leaves goes
-// to the numbered terms that need more for their numbers (lesson 6 page 3 showed latent's -0.57 as -0.6 beside the
-// unused width of X's share). `grid_h`: the height the line gives its terms' cells.
-void share_surplus(std::span<const Term> terms, std::size_t first, float grid_h, float max_cell,
-                   std::vector<float>& widths) {
-  std::vector<float> need(widths.size());
-  float surplus = 0, deficit = 0;
-  for (std::size_t i = 0; i < widths.size(); ++i) {
-    const Term& t = terms[first + i];
-    if (!term_shows_numbers(t)) continue;
-    const float cell = std::min(max_cell, grid_h / static_cast<float>(t.m->rows()));
-    need[i] = std::max(flow_width(t, cell), term_min(t));
-    if (widths[i] > need[i]) surplus += widths[i] - need[i];
-    else deficit += need[i] - widths[i];
+// The numbered terms of a line share their width so that their cells are one size where the line's height allows:
+// the largest cell at which what they need (cells as wide as their numbers, each no taller than the height lets its
+// rows be) still fits the width they were given together, the little left over in proportion. Shares by need alone
+// drew the cat sat's mask 78 pixels a cell beside scaled and masked at 87, and lesson 6 page 3's latent at -0.6 for
+// -0.57 beside the unused part of X's share. `grid_h`: the height the line gives its terms' cells.
+void share_widths(std::span<const Term> terms, std::size_t first, float grid_h, float max_cell,
+                  std::vector<float>& widths) {
+  float given = 0;
+  for (std::size_t i = 0; i < widths.size(); ++i)
+    if (term_shows_numbers(terms[first + i])) given += widths[i];
+  if (given <= 0) return;
+  const auto needs = [&](float cell, std::vector<float>* each) {
+    float sum = 0;
+    for (std::size_t i = 0; i < widths.size(); ++i) {
+      const Term& t = terms[first + i];
+      if (!term_shows_numbers(t)) continue;
+      const float need =
+          std::max(flow_width(t, std::min({cell, max_cell, grid_h / static_cast<float>(t.m->rows())})), term_min(t));
+      if (each) (*each)[i] = need;
+      sum += need;
+    }
+    return sum;
+  };
+  if (needs(0.0f, nullptr) > given) return;  // not even their numbers' widths fit: the shares stand
+  float lo = 0.0f, hi = max_cell;
+  for (int k = 0; k < 24; ++k) {
+    const float mid = (lo + hi) / 2;
+    (needs(mid, nullptr) <= given ? lo : hi) = mid;
   }
-  if (surplus <= 0 || deficit <= 0) return;
-  const float given = std::min(surplus, deficit);
-  for (std::size_t i = 0; i < widths.size(); ++i) {
-    if (need[i] <= 0) continue;
-    if (widths[i] > need[i]) widths[i] -= (widths[i] - need[i]) * given / surplus;
-    else widths[i] += (need[i] - widths[i]) * given / deficit;
-  }
+  std::vector<float> need(widths.size(), 0.0f);
+  const float total = needs(lo, &need);
+  for (std::size_t i = 0; i < widths.size(); ++i)
+    if (need[i] > 0) widths[i] = need[i] + (given - total) * need[i] / total;
 }
 
 // One line of terms [first, last); `lead` is an operator written before the first term (a wrapped line).
@@ -175,8 +186,8 @@ void draw_line(std::span<const Term> terms, std::span<const std::string> ops, st
   // empty, so that the grids side by side are equally tall.
   const float legend_h = has_legend(terms, first, last) ? legend_height(ImGui::GetTextLineHeight()) : 0.0f;
   if (flow_cell <= 0)
-    share_surplus(terms, first, body_h - legend_h - ImGui::GetTextLineHeight() - 2,
-                  max_cell * ImGui::GetFontSize() / FontSizes{}.body, widths);
+    share_widths(terms, first, body_h - legend_h - ImGui::GetTextLineHeight() - 2,
+                 max_cell * ImGui::GetFontSize() / FontSizes{}.body, widths);
   const float top = ImGui::GetCursorPosY();
   const float op_y = top + title_h + body_h * 0.38f;
   if (lead) {
