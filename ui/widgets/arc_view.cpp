@@ -72,8 +72,7 @@ int ArcView(const char* id, const Matrix& weights, const ArcViewOptions& opts) {
   const float thickest = std::min(opts.max_thickness, std::max(1.0f, height / static_cast<float>(std::max(n_q, n_k))));
   // On a light background viridis' bright end (yellow: the strongest arcs) fades into the page: a dark edge
   // under each arc keeps it seen without changing what its colour means.
-  const ImVec4 bg = ImGui::GetStyleColorVec4(ImGuiCol_WindowBg);
-  const bool light = 0.2126f * bg.x + 0.7152f * bg.y + 0.0722f * bg.z > 0.5f;
+  const bool light = light_page();
   const std::vector<Arcs>& arcs = drawn_arcs(ImGui::GetID("arcs"), weights, budget);
   auto draw_row = [&](int i, bool strong) {
     const Arcs every_arc = strong ? strongest_arcs(weights, i, -1) : Arcs{};  // the pointed-at query's

@@ -67,15 +67,18 @@ ImFont* add_font(const std::filesystem::path& file, float size, const ImWchar* r
 
 ImU32 accent_colour() { return GetStyle().accent; }
 
+bool light_page() {
+  const ImVec4 bg = ImGui::GetStyleColorVec4(ImGuiCol_WindowBg);
+  return 0.2126f * bg.x + 0.7152f * bg.y + 0.0722f * bg.z > 0.5f;
+}
+
 // Okabe-Ito without the hues of the accent (amber on dark, a deep orange on light): the followed head is framed in
 // it, and KV head 0 in orange beside it left no way to tell which head was followed. The strongest on the page's
 // background first: on black dark blue is the faintest, on white sky blue and grey are.
 ImU32 kv_head_colour(int kv_head) {
   const auto& palette = GetStyle().okabe_ito;
-  const ImVec4 page = ImGui::GetStyleColorVec4(ImGuiCol_WindowBg);
-  const bool light = page.x + page.y + page.z > 1.5f;
   constexpr std::array<std::size_t, 6> kOnDark = {1, 2, 5, 6, 7, 4}, kOnLight = {4, 2, 6, 1, 7, 5};
-  const auto& order = light ? kOnLight : kOnDark;
+  const auto& order = light_page() ? kOnLight : kOnDark;
   return palette[order[static_cast<std::size_t>(kv_head) % order.size()]];
 }
 

@@ -11,6 +11,8 @@ namespace attn::ui {
 // The colour of what is current (the step, the head, highlighted rows): amber on dark, a deeper orange
 // on light backgrounds, where amber would be too faint to read.
 ImU32 accent_colour();
+// Whether the page behind the panels is light (its luminance over half): what must stand out on it differs.
+bool light_page();
 
 // A colour per key/value head, so the query heads that share one read as a group; per model preset; per
 // attention variant (0 MHA .. 3 MLA). From the palettes of Style (style.h).
