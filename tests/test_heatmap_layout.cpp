@@ -203,4 +203,11 @@ TEST_CASE("outlined cells are framed as blocks: a row is one frame, a column one
   const Cells ell{{0, 0}, {0, 1}, {1, 0}};
   CHECK(outline_blocks(ell, 3, 4) == std::vector<CellBlock>{{0, 0, 1, 2}, {1, 0, 1, 1}});
   CHECK(outline_blocks(Cells{}, 3, 4).empty());
+  // A block holds the cells it frames and no others (the pointed cell inside one is framed in white alone).
+  const CellBlock cat_row{1, 0, 1, 4};
+  CHECK(cat_row.contains(1, 0));
+  CHECK(cat_row.contains(1, 3));
+  CHECK_FALSE(cat_row.contains(1, 4));
+  CHECK_FALSE(cat_row.contains(0, 0));
+  CHECK_FALSE(cat_row.contains(2, 2));
 }

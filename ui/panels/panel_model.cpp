@@ -85,8 +85,8 @@ void box_row(AppState& state, const std::vector<StreamPart>& parts, const std::s
   for (std::size_t i = 0; i < parts.size(); ++i) {
     if (i > 0) ImGui::SameLine(x0 + g.label_w + static_cast<float>(i) * (width + arrow));
     else ImGui::SetCursorPosX(x0 + g.label_w);
-    const bool accent = parts[i].attention && state.model_view.last_hovered_layer == layer;
     const StreamPart& p = parts[i];
+    const bool accent = p.attention && state.model_view.last_hovered_layer == layer;
     const std::string title =
         FitText(!p.short_title.empty() && TextWidth(p.title) > width ? p.short_title : p.title, width);
     if (accent) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(accent_colour()), "%s", title.c_str());

@@ -353,7 +353,7 @@ void draw_marks(const HeatmapOptions& opts, const Grid& g, const Measured& me, H
   const std::vector<CellBlock> one = outline_blocks(std::span(&pointed, 1), me.in.rows, me.in.cols);
   // The pointed cell inside an outlined block is framed in white alone: its dark edge would cross its neighbours.
   const bool inside = !one.empty() && std::any_of(blocks.begin(), blocks.end(), [&](const CellBlock& b) {
-    return one[0].row >= b.row && one[0].row < b.row + b.rows && one[0].col >= b.col && one[0].col < b.col + b.cols;
+    return b.contains(one[0].row, one[0].col);
   });
   for (const bool white : {false, true}) {
     for (const CellBlock& b : blocks) frame(b, white);
@@ -389,10 +389,10 @@ void draw_labels(const char* id, const Matrix& m, const HeatmapOptions& opts, co
   const auto spaced = [&](float gap) {
     return std::max<Eigen::Index>(1, static_cast<Eigen::Index>(std::ceil((me.widest_label + gap) / cw)));
   };
-  const Eigen::Index every = shorten || spaced(kLabelGap) == 1 ? 1 : spaced(ImGui::GetFontSize());
+  const float font = ImGui::GetFontSize();
+  const Eigen::Index every = shorten || spaced(kLabelGap) == 1 ? 1 : spaced(font);
   // A matrix whose cells show their numbers, its columns named: a column without its name cannot be found ("look
   // down the cat column").
-  const float font = ImGui::GetFontSize();
   if (LayoutCheckOn() && every > 1 && opts.col_labels && me.want_values && cw >= font && ch >= font)
     ReportHere(check_name(id, m) + "1 column in " + std::to_string(every) + " named (cells " + short_number(cw) +
                " px wide)");

@@ -58,6 +58,7 @@ int texture_extent(float pixels, int limit);
 // A block of cells, rows [row, row + rows) by columns [col, col + cols).
 struct CellBlock {
   int row = 0, col = 0, rows = 1, cols = 1;
+  bool contains(int r, int c) const { return r >= row && r < row + rows && c >= col && c < col + cols; }
   bool operator==(const CellBlock&) const = default;
 };
 
