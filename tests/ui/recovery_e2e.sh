@@ -5,7 +5,8 @@
 #   2. A.json edited and killed, the next start on B.json in another folder: restoring (Enter) opens A's work,
 #      Ctrl+S writes A.json and B.json is untouched;
 #   3. the same with A.json changed on disk since: restored without a file, Ctrl+S writes neither file;
-#   4. a recovery file that cannot be read is moved to recovery.json.unreadable, kept after a normal quit.
+#   4. a recovery file that cannot be read is moved to recovery.json.unreadable, kept after a normal quit;
+#   5. a file whose name is not UTF-8 is autosaved too, its path kept byte for byte.
 # Usage (under xvfb-run): recovery_e2e.sh BINARY SCENARIO
 set -euo pipefail
 binary=$1
@@ -116,4 +117,24 @@ for garbage in '{"scenario": {"tokens": [' '' 'not json at all'; do
     fail "the status line says '$message'"
 done
 ok "three unreadable recovery files were moved to recovery.json.unreadable, kept after a normal quit, and said so"
+
+# 5. A path that is not UTF-8: autosaved, named by its bytes, restored onto it.
+bytes_file="$work/a/b"$'\xff'".json"
+cp "$scenario" "$bytes_file"
+fresh_config
+start "$work/a" "$bytes_file"
+edit_and_kill
+kept=$(/usr/bin/python3 -c 'import json,sys; print(bytes(json.load(open(sys.argv[1]))["original"]).hex())' "$recovery")
+[[ "$kept" == "$(printf '%s' "$(realpath "$bytes_file")" | od -An -tx1 | tr -d ' \n')" ]] ||
+  fail "the recovery file names the original by bytes $kept, not by its path's"
+start "$work/b" B.json
+xdotool key --window "$window" Return
+sleep 0.5
+title=$(xdotool getwindowname "$window")
+[[ "$title" == *'(b\xFF.json, recovered)'* ]] || fail "the work of b\\xFF.json is titled '$title'"
+xdotool key --window "$window" ctrl+s
+sleep 0.5
+quit "after restoring a file whose name is not UTF-8"
+[[ "$(field "$bytes_file" seed)" == 8 ]] || fail "Ctrl+S did not write the restored work to b\\xFF.json"
+ok "a file whose name is not UTF-8 was autosaved, named by its bytes, restored and saved to it"
 echo "$passed passed, 0 failed"
