@@ -2,6 +2,7 @@
 // damaged file, and the recovery file that brings back unsaved work.
 #include <unistd.h>
 
+#include <chrono>
 #include <fstream>
 #include <sstream>
 
@@ -191,7 +192,279 @@ TEST_CASE("unsaved work that cannot be restored says why, and the offer stays to
   bad_scenario.scenario = cat_sat();
   bad_scenario.scenario->input.tokens[0] = "";
   CHECK_FALSE(ui::restore_unsaved_work(state, bad_scenario));
-  CHECK(state.message ==
-        "The unsaved document could not be restored: Not applied: tokens[0]: a token label must not be empty");
+  CHECK(state.message == "The unsaved document could not be restored: tokens[0]: a token label must not be empty");
   CHECK_FALSE(state.document().dirty());
+}
+
+namespace {
+
+// The folder a test works in, and back to the one it started in at the end.
+struct InFolder {
+  fs::path before = fs::current_path();
+  explicit InFolder(const fs::path& dir) { fs::current_path(dir); }
+  ~InFolder() { fs::current_path(before); }
+};
+
+// A scenario file of the cat sat with its own seed and name: A.json and B.json are told apart by their bytes.
+fs::path write_scenario(const fs::path& file, int seed, const std::string& name) {
+  Scenario s = cat_sat();
+  s.seed = seed;
+  s.name = name;
+  save_scenario_file(s, file);
+  return file;
+}
+
+// The work of a session on `file` (opened by the path as given): re-seeded, unsaved, then "killed": only the
+// recovery file is left, read back as the next start reads it.
+ui::RecoveryOffer killed_after_an_edit(const fs::path& file, const fs::path& recovery) {
+  ui::AppState state(load_scenario_file(file), file);
+  REQUIRE(state.edit([](Scenario& s) { s.seed = 8; }));
+  const std::optional<ui::RecoveryOffer> unsaved = ui::unsaved_work(state);
+  REQUIRE(unsaved.has_value());
+  gui::write_recovery(recovery, *unsaved);
+  std::string problem;
+  std::optional<ui::RecoveryOffer> r = gui::read_recovery(recovery, &problem);
+  REQUIRE_MESSAGE(r.has_value(), problem);
+  r->when = "2026-12-01 10:00";
+  return *r;
+}
+
+}  // namespace
+
+TEST_CASE("restoring A's work while B is open opens A's work on its own: B is not changed and Save writes A") {
+  const fs::path dir = fresh_dir("recovery_a_b");
+  fs::create_directories(dir / "a");
+  fs::create_directories(dir / "b");
+  write_scenario(dir / "a" / "A.json", 7, "A");
+  write_scenario(dir / "b" / "B.json", 7, "B");
+  const std::string a_bytes = read_file(dir / "a" / "A.json"), b_bytes = read_file(dir / "b" / "B.json");
+  ui::RecoveryOffer r;
+  {
+    InFolder in_a(dir / "a");
+    r = killed_after_an_edit("A.json", dir / "recovery.json");  // opened as `attention-lab A.json`
+  }
+  CHECK(r.original == fs::canonical(dir / "a" / "A.json"));  // absolute: it names A from any folder
+  CHECK(r.original_stamp == ui::file_stamp(dir / "a" / "A.json"));
+
+  InFolder in_b(dir / "b");
+  ui::AppState state(load_scenario_file("B.json"), "B.json");  // the next start, on B
+  REQUIRE(ui::restore_unsaved_work(state, r));
+  CHECK(state.scenario().name == "A");
+  CHECK(state.scenario().seed == 8);
+  CHECK(state.document().dirty());
+  CHECK(state.document().path == fs::canonical(dir / "a" / "A.json"));
+  CHECK(state.window_title() == "Attention Lab \u2014 A (A.json, recovered) \u2022 unsaved");
+  CHECK(state.message == "Restored the unsaved changes from 2026-12-01 10:00; Save writes the document to " +
+                             fs::canonical(dir / "a" / "A.json").string());
+  CHECK(read_file(dir / "b" / "B.json") == b_bytes);
+  ui::save_document(state, state.document().path);  // Ctrl+S
+  CHECK(read_file(dir / "b" / "B.json") == b_bytes);
+  CHECK(load_scenario_file(dir / "a" / "A.json").seed == 8);
+  CHECK(state.window_title() == "Attention Lab \u2014 A (A.json)");
+  CHECK(a_bytes != read_file(dir / "a" / "A.json"));
+  REQUIRE(state.undo());  // one undo away from the file as it was
+  CHECK(state.scenario().seed == 7);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a recovery whose original is a relative path (or no file) opens without a file: Save asks where") {
+  const fs::path dir = fresh_dir("recovery_relative");
+  write_scenario(dir / "A.json", 7, "A");
+  write_scenario(dir / "B.json", 7, "B");
+  const std::string b_bytes = read_file(dir / "B.json");
+  InFolder in_dir(dir);
+  ui::RecoveryOffer r;
+  r.scenario = load_scenario_file("A.json");
+  r.scenario->seed = 8;
+  r.original = "A.json";  // as the recovery files before the canonical path named it
+  r.when = "2026-12-01 10:00";
+  ui::AppState state(load_scenario_file("B.json"), "B.json");
+  REQUIRE(ui::restore_unsaved_work(state, r));
+  CHECK(state.scenario().name == "A");
+  CHECK(state.document().path.empty());  // even where "A.json" resolves: it cannot be checked
+  CHECK(state.document().dirty());
+  CHECK(state.window_title() == "Attention Lab \u2014 A (A.json, recovered) \u2022 unsaved");
+  CHECK(state.message ==
+        "Restored the unsaved changes from 2026-12-01 10:00; Save asks where to save the document "
+        "(A.json could not be checked)");
+  CHECK(read_file(dir / "B.json") == b_bytes);
+  state.reset_to_saved();  // nothing to go back to: the work stays unsaved
+  CHECK(state.document().dirty());
+  CHECK(state.message == "Nothing to reset to: the recovered work has no file yet");
+  // Its next recovery file still names the original, and still without a stamp.
+  const std::optional<ui::RecoveryOffer> again = ui::unsaved_work(state);
+  REQUIRE(again.has_value());
+  CHECK(again->original == fs::canonical(dir / "A.json"));
+  CHECK_FALSE(again->original_stamp.has_value());
+
+  ui::RecoveryOffer never_saved = r;
+  never_saved.original.clear();
+  ui::AppState fresh(load_scenario_file("B.json"), "B.json");
+  REQUIRE(ui::restore_unsaved_work(fresh, never_saved));
+  CHECK(fresh.document().path.empty());
+  CHECK(fresh.document().dirty());
+  CHECK(fresh.window_title() == "Attention Lab \u2014 A \u2022 unsaved");
+  CHECK(
+      fresh.message ==
+      "Restored the unsaved changes from 2026-12-01 10:00; Save asks where to save the document (it never had a file)");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("an original changed on disk since, or gone, is not written over: the restored work has no file") {
+  const fs::path dir = fresh_dir("recovery_changed");
+  const fs::path a = write_scenario(dir / "A.json", 7, "A");
+  const ui::RecoveryOffer r = killed_after_an_edit(a, dir / "recovery.json");
+
+  // Changed by another program: the same size, a later modification time.
+  fs::last_write_time(a, fs::last_write_time(a) + std::chrono::seconds(5));
+  const std::string changed = read_file(a);
+  ui::AppState state(cat_sat(), "");
+  REQUIRE(ui::restore_unsaved_work(state, r));
+  CHECK(state.scenario().seed == 8);
+  CHECK(state.document().path.empty());
+  CHECK(state.document().dirty());
+  CHECK(state.document().recovered_from == fs::canonical(a));
+  CHECK(state.message == "Restored the unsaved changes from 2026-12-01 10:00; Save asks where to save the document (" +
+                             fs::canonical(a).string() + " has changed since)");
+  CHECK(read_file(a) == changed);
+
+  // Other bytes of the same modification time.
+  const auto when = fs::last_write_time(a);
+  write_scenario(a, 9, "A changed");
+  fs::last_write_time(a, when);
+  ui::AppState other(cat_sat(), "");
+  REQUIRE(ui::restore_unsaved_work(other, r));
+  CHECK(other.document().path.empty());
+
+  fs::remove(a);
+  ui::AppState gone(cat_sat(), "");
+  REQUIRE(ui::restore_unsaved_work(gone, r));
+  CHECK(gone.document().path.empty());
+  CHECK(gone.message == "Restored the unsaved changes from 2026-12-01 10:00; Save asks where to save the document (" +
+                            fs::canonical(dir).string() + "/A.json is gone)");
+  CHECK_FALSE(fs::exists(a));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a changed model file is not written over either: the restored model has no file") {
+  const fs::path dir = fresh_dir("recovery_model_changed");
+  const fs::path m = dir / "m.json";
+  fs::copy_file(kTinyModel, m);
+  ui::AppState state(cat_sat(), "");
+  ui::open_model_document(state, m);
+  REQUIRE_FALSE(state.model_doc.edit_tokens({"<s>", "a", "b", "a"}));
+  gui::write_recovery(dir / "recovery.json", *ui::unsaved_work(state));
+  const std::optional<ui::RecoveryOffer> r = gui::read_recovery(dir / "recovery.json");
+  REQUIRE(r.has_value());
+  CHECK(r->model_original_stamp == ui::file_stamp(m));
+  std::ofstream(m, std::ios::app) << "\n";  // another size
+  ui::AppState after(cat_sat(), "");
+  REQUIRE(ui::restore_unsaved_work(after, *r));
+  CHECK(after.model_doc.path().empty());
+  CHECK(after.model_doc.dirty());
+  CHECK(after.model_doc.recovered_from() == fs::canonical(m));
+  CHECK(after.model_doc.input().tokens == std::vector<std::string>{"<s>", "a", "b", "a"});
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a recovery file that cannot be read is moved aside, kept byte for byte, and the message says where") {
+  const fs::path dir = fresh_dir("recovery_unreadable");
+  const fs::path file = dir / "recovery.json";
+  ui::RecoveryOffer good;
+  good.scenario = cat_sat();
+  gui::write_recovery(file, good);
+  const std::string whole = read_file(file);
+  struct Variant {
+    const char* name;
+    std::string bytes;
+    const char* problem;  // the reason, after "<file>: "
+  };
+  const std::vector<Variant> variants = {
+      {"truncated", whole.substr(0, whole.size() / 2), "line 1, column"},
+      {"not JSON", "recovery, but not JSON\n", "line 1, column"},
+      {"wrong fields", R"({"scenario": {}, "colour": "red"})", "colour"},
+      {"invalid UTF-8", "{\"original\": \"A\xff.json\", \"scenario\": {}}", "line 1, column"},
+      {"empty", "", ""},
+      {"a wrong stamp", R"({"original": "/a", "original_stamp": {"size": -1, "modified_ns": 0}, "scenario": {}})",
+       "original_stamp.size: expected a file size in bytes"},
+      {"a wrong path", R"({"original": [300], "scenario": {}})", "original[0]: expected a byte value 0-255"},
+  };
+  for (const Variant& v : variants) {
+    INFO(v.name);
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    std::ofstream(file, std::ios::binary) << v.bytes;
+    const gui::FoundRecovery found = gui::find_recovery(file);
+    CHECK_FALSE(found.offer.has_value());
+    CHECK_FALSE(found.stuck);
+    CHECK(found.message.starts_with("The recovery file could not be read (" + file.string() + ": "));
+    CHECK(contains(found.message, v.problem));
+    CHECK(found.message.ends_with("); it was moved to " + file.string() +
+                                  ".unreadable and kept there, nothing was "
+                                  "restored"));
+    CHECK_FALSE(fs::exists(file));
+    CHECK(read_file(file.string() + ".unreadable") == v.bytes);
+  }
+  // One set aside already: the next goes beside it, never over it.
+  std::ofstream(file) << "{";
+  const gui::FoundRecovery second = gui::find_recovery(file);
+  CHECK(second.message.ends_with("moved to " + file.string() + ".unreadable-2 and kept there, nothing was restored"));
+  CHECK(read_file(file.string() + ".unreadable") == variants.back().bytes);
+  CHECK(read_file(file.string() + ".unreadable-2") == "{");
+  // A folder where the file should be is moved aside too.
+  fs::create_directories(file);
+  CHECK(gui::find_recovery(file).message.ends_with("moved to " + file.string() +
+                                                   ".unreadable-3 and kept there, "
+                                                   "nothing was restored"));
+  CHECK(fs::is_directory(file.string() + ".unreadable-3"));
+  // No file: nothing to say.
+  const gui::FoundRecovery none = gui::find_recovery(file);
+  CHECK_FALSE(none.offer.has_value());
+  CHECK(none.message.empty());
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a recovery file that can be neither read nor moved stays where it is, and autosave is off") {
+  const fs::path dir = fresh_dir("recovery_stuck");
+  // A name with no room for ".unreadable" (255 bytes at most): nowhere to move it, even as root.
+  const fs::path file = dir / (std::string(240, 'r') + ".json");
+  std::ofstream(file) << "{";
+  const gui::FoundRecovery found = gui::find_recovery(file);
+  CHECK(found.stuck);
+  CHECK_FALSE(found.offer.has_value());
+  CHECK(contains(found.message,
+                 "nor moved aside (File name too long); it is kept as it is, and this session does "
+                 "not autosave"));
+  CHECK(read_file(file) == "{");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a path that is not UTF-8 goes through the recovery file byte for byte, and is shown escaped") {
+  const fs::path dir = fresh_dir("recovery_bytes");
+  const fs::path a = write_scenario(dir / "b\xff.json", 7, "bytes");
+  const ui::RecoveryOffer r = killed_after_an_edit(a, dir / "recovery.json");
+  CHECK(r.original == fs::canonical(a));
+  CHECK(r.original.native().ends_with("/b\xff.json"));
+  CHECK(contains(read_file(dir / "recovery.json"), "\"original\":["));  // its bytes, one number each
+  CHECK(contains(read_file(dir / "recovery.json"), ",98,255,46,106,115,111,110]"));
+  ui::AppState state(cat_sat(), "");
+  REQUIRE(ui::restore_unsaved_work(state, r));
+  CHECK(state.document().path == fs::canonical(a));
+  CHECK(state.window_title() == "Attention Lab \u2014 bytes (b\\xFF.json, recovered) \u2022 unsaved");
+  CHECK(contains(state.message, "/b\\xFF.json"));
+  ui::save_document(state, state.document().path);
+  CHECK(load_scenario_file(a).seed == 8);
+  CHECK(state.message == "Saved " + ui::shown_path(fs::canonical(a)));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("bytes that are not UTF-8 are shown as \\xHH, well-formed characters as they are") {
+  CHECK(ui::escaped_text("b\xff.json") == "b\\xFF.json");
+  CHECK(ui::escaped_text("\xe7\x8c\xab.json") == "\xe7\x8c\xab.json");    // 猫
+  CHECK(ui::escaped_text("\xc0\xaf") == "\\xC0\\xAF");                    // an overlong "/"
+  CHECK(ui::escaped_text("\xed\xa0\x80") == "\\xED\\xA0\\x80");           // a surrogate
+  CHECK(ui::escaped_text("\xf4\x90\x80\x80") == "\\xF4\\x90\\x80\\x80");  // past U+10FFFF
+  CHECK(ui::escaped_text("a\xe7\x8c") == "a\\xE7\\x8C");                  // cut short
+  CHECK(ui::is_utf8("\xf0\x9f\x98\x80"));
+  CHECK_FALSE(ui::is_utf8("\x80"));
 }

@@ -72,6 +72,7 @@ struct Autosave {
       last_write = now;
     } catch (const std::exception& e) {
       state.message = std::string("Autosave failed: ") + e.what();
+      last_write = now;  // tried again after kSeconds, not in every frame
     }
   }
   void finish(const ui::AppState& state) {
@@ -116,6 +117,7 @@ struct UserFiles {
   bool used = false;
   std::filesystem::path settings_file = config_dir() / "settings.json";
   std::filesystem::path recovery_file = config_dir() / "recovery.json";
+  bool autosave = false;  // off when an unreadable recovery file could not be moved out of its way
   Settings settings;
 };
 
@@ -127,11 +129,11 @@ UserFiles read_user_files(const GuiOptions& o, ui::AppState& state) {
   state.display.zoom = u.used ? u.settings.zoom : 1.0f;
   state.display.presentation = o.presentation;
   state.recent_files = u.settings.recent;
-  std::string recovery_problem;
-  if (auto r = u.used ? read_recovery(u.recovery_file, &recovery_problem) : std::nullopt)
-    state.recovery = std::move(*r);
-  else if (!recovery_problem.empty())
-    state.message = "A recovery file could not be read and was left alone: " + recovery_problem;
+  if (!u.used) return u;
+  FoundRecovery found = find_recovery(u.recovery_file);
+  state.recovery = std::move(found.offer);
+  if (!found.message.empty()) state.message = found.message;
+  u.autosave = !found.stuck;
   return u;
 }
 
@@ -306,13 +308,13 @@ int run_gui(const GuiOptions& o, std::ostream& err) {
   window.ui.gallery.open = o.gallery;
   window.glfw = open_window(width, height, state->window_title(), o.automated(), err);
   if (!window.glfw) return kExitFailure;
-  Autosave autosave{user.recovery_file, user.used, {}, -1e9};
+  Autosave autosave{user.recovery_file, user.autosave, {}, -1e9};
   window.canvas.check = o.check_damage;
   window.canvas.region = region_copy(window.glfw);
   int exit_code = frame_loop(o, window, *state, autosave, err);
   if (o.check_damage) exit_code = report_damage_check(window.canvas, exit_code, std::cout);
   if (!o.dump_state.empty()) dump_state(o.dump_state, *state);
-  if (user.used) autosave.finish(*state);
+  autosave.finish(*state);
   write_user_files(user, *state, window.glfw, err);
   close_window(window.glfw);
   return exit_code;

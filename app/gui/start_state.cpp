@@ -242,11 +242,13 @@ void dump_state(const std::string& path, const ui::AppState& state) {
                                     {"lesson_page", state.lesson.page + 1},
                                     {"scenario", state.scenario().name},
                                     {"tokens", state.scenario().input.tokens},
-                                    {"file", state.document().path.string()},
+                                    {"file", ui::shown_path(state.document().path)},
+                                    {"recovered_from", ui::shown_path(state.document().recovered_from)},
                                     {"unsaved", state.document().dirty()},
                                     {"presentation", state.display.presentation},
                                     {"zoom", state.display.zoom},
-                                    {"recovery_offered", state.recovery.has_value()}};
+                                    {"recovery_offered", state.recovery.has_value()},
+                                    {"message", ui::escaped_text(state.message)}};
   std::ofstream(path) << j.dump(2) << '\n';
 }
 

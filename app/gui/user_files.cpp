@@ -1,8 +1,12 @@
 #include "app/gui/user_files.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <stdexcept>
@@ -80,23 +84,70 @@ void save_settings(const Settings& s, const std::filesystem::path& file) {
   write_file_atomically(file, j.dump(2) + "\n");
 }
 
+namespace {
+
+// A path in the recovery file: its bytes as a JSON string when they are UTF-8, else as an array of byte values
+// (0-255), so any path comes back byte for byte.
+nlohmann::ordered_json path_json(const std::filesystem::path& p) {
+  const std::string& bytes = p.native();
+  if (ui::is_utf8(bytes)) return bytes;
+  nlohmann::ordered_json values = nlohmann::ordered_json::array();
+  for (const char c : bytes) values.push_back(static_cast<unsigned char>(c));
+  return values;
+}
+
+std::filesystem::path json_path(const JsonFields& f, const char* key) {
+  if (!f.has(key)) return {};
+  const json& v = f.at(key);
+  if (v.is_string()) return v.get<std::string>();
+  if (!v.is_array()) throw InputError(f.child(key), "expected a path (a string or a list of byte values)");
+  std::string bytes;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (!v[i].is_number_unsigned() || v[i].get<std::uint64_t>() > 255)
+      throw InputError(f.child(key) + "[" + std::to_string(i) + "]", "expected a byte value 0-255");
+    bytes.push_back(static_cast<char>(v[i].get<std::uint64_t>()));
+  }
+  return bytes;
+}
+
+// The original's fingerprint: {"size", "modified_ns"}.
+nlohmann::ordered_json stamp_json(const ui::FileStamp& s) { return {{"size", s.size}, {"modified_ns", s.modified_ns}}; }
+
+std::optional<ui::FileStamp> json_stamp(const JsonFields& f, const char* key) {
+  if (!f.has(key)) return std::nullopt;
+  const JsonFields s(f.at(key), f.child(key), {"size", "modified_ns"}, "recovery");
+  const json& size = s.require("size");
+  const json& modified = s.require("modified_ns");
+  if (!size.is_number_unsigned()) throw InputError(s.child("size"), "expected a file size in bytes");
+  if (!modified.is_number_integer() || (modified.is_number_unsigned() && modified.get<std::uint64_t>() > INT64_MAX))
+    throw InputError(s.child("modified_ns"), "expected a time in nanoseconds");
+  return ui::FileStamp{size.get<std::uintmax_t>(), modified.get<std::int64_t>()};
+}
+
+}  // namespace
+
 void write_recovery(const std::filesystem::path& file, const ui::RecoveryOffer& r) {
   nlohmann::ordered_json j;
-  j["original"] = r.original.string();
+  j["original"] = path_json(r.original);
+  if (r.original_stamp) j["original_stamp"] = stamp_json(*r.original_stamp);
   j["when"] = now_text();
   if (r.scenario) j["scenario"] = nlohmann::ordered_json::parse(scenario_to_text(*r.scenario));
-  if (r.model)
-    j["model"] = {{"original", r.model_original.string()},
-                  {"tokens", r.model->tokens},
-                  {"model", nlohmann::ordered_json::parse(model_to_text(r.model->model))}};
+  if (r.model) {
+    nlohmann::ordered_json m = {{"original", path_json(r.model_original)}};
+    if (r.model_original_stamp) m["original_stamp"] = stamp_json(*r.model_original_stamp);
+    m["tokens"] = r.model->tokens;
+    m["model"] = nlohmann::ordered_json::parse(model_to_text(r.model->model));
+    j["model"] = std::move(m);
+  }
   // Without indents: a model's weights indented a number per line would grow past what read_recovery accepts.
   write_file_atomically(file, j.dump() + "\n");
 }
 
 namespace {
 
-ui::ModelInput recovered_model(const JsonFields& f, std::filesystem::path& original) {
-  original = f.string("original", "");
+ui::ModelInput recovered_model(const JsonFields& f, ui::RecoveryOffer& r) {
+  r.model_original = json_path(f, "original");
+  r.model_original_stamp = json_stamp(f, "original_stamp");
   const json& tokens = f.require("tokens");
   if (!tokens.is_array()) throw InputError(f.child("tokens"), "expected a list of tokens");
   ui::ModelInput in;
@@ -112,27 +163,71 @@ ui::ModelInput recovered_model(const JsonFields& f, std::filesystem::path& origi
   return in;
 }
 
+ui::RecoveryOffer recovery_from_json(const json& j) {
+  const JsonFields f(j, "", {"original", "original_stamp", "when", "scenario", "model"}, "recovery");
+  ui::RecoveryOffer r;
+  r.original = json_path(f, "original");
+  r.original_stamp = json_stamp(f, "original_stamp");
+  r.when = f.string("when", "");
+  if (f.has("scenario") || !f.has("model")) r.scenario = scenario_from_json(f.require("scenario"));
+  if (f.has("model"))
+    r.model = recovered_model(
+        JsonFields(f.at("model"), "model", {"original", "original_stamp", "tokens", "model"}, "recovery"), r);
+  return r;
+}
+
 }  // namespace
 
 std::optional<ui::RecoveryOffer> read_recovery(const std::filesystem::path& file, std::string* problem) {
   std::error_code ec;
-  if (!std::filesystem::exists(file, ec)) return std::nullopt;
+  if (!std::filesystem::exists(std::filesystem::symlink_status(file, ec))) return std::nullopt;
   try {
-    const json j = parse_json_document(read_document_file(file, kMaxScenarioFileBytes + kMaxModelFileBytes));
-    const JsonFields f(j, "", {"original", "when", "scenario", "model"}, "recovery");
-    ui::RecoveryOffer r;
-    if (f.has("scenario") || !f.has("model")) r.scenario = scenario_from_json(f.require("scenario"));
-    r.original = f.string("original", "");
-    r.when = f.string("when", "");
-    if (f.has("model")) {
-      r.model = recovered_model(JsonFields(f.at("model"), "model", {"original", "tokens", "model"}, "recovery"),
-                                r.model_original);
-    }
-    return r;
-  } catch (const InputError& e) {
-    if (problem) *problem = file.string() + ": " + e.what();
-    return std::nullopt;
+    return recovery_from_json(
+        parse_json_document(read_document_file(file, kMaxScenarioFileBytes + kMaxModelFileBytes)));
+  } catch (const std::exception& e) {  // InputError, or whatever else stops the reading: not to be trusted
+    if (problem) *problem = ui::shown_path(file) + ": " + e.what();
   }
+  return std::nullopt;
+}
+
+std::filesystem::path set_aside(const std::filesystem::path& file) {
+  // link() never replaces a file already there; rename() would.
+  for (int n = 1;; ++n) {
+    const std::filesystem::path aside = file.native() + ".unreadable" + (n == 1 ? "" : "-" + std::to_string(n));
+    if (::link(file.c_str(), aside.c_str()) == 0) {
+      if (::unlink(file.c_str()) != 0) {
+        const int error = errno;
+        ::unlink(aside.c_str());
+        throw std::runtime_error(std::strerror(error));
+      }
+      return aside;
+    }
+    if (errno != EEXIST) {
+      // A file system without hard links (or a folder as the recovery file): a rename to a name not taken.
+      std::error_code ec;
+      if (std::filesystem::exists(std::filesystem::symlink_status(aside, ec))) continue;
+      std::filesystem::rename(file, aside, ec);
+      if (ec) throw std::runtime_error(ec.message());
+      return aside;
+    }
+  }
+}
+
+FoundRecovery find_recovery(const std::filesystem::path& file) {
+  FoundRecovery found;
+  std::string problem;
+  found.offer = read_recovery(file, &problem);
+  if (found.offer || problem.empty()) return found;
+  try {
+    const std::filesystem::path aside = set_aside(file);
+    found.message = "The recovery file could not be read (" + problem + "); it was moved to " + ui::shown_path(aside) +
+                    " and kept there, nothing was restored";
+  } catch (const std::exception& e) {
+    found.stuck = true;
+    found.message = "The recovery file could not be read (" + problem + ") nor moved aside (" + e.what() +
+                    "); it is kept as it is, and this session does not autosave";
+  }
+  return found;
 }
 
 }  // namespace attn::gui

@@ -27,11 +27,26 @@ Settings load_settings(const std::filesystem::path& file);
 // Throws std::runtime_error naming the file when it cannot be written.
 void save_settings(const Settings& s, const std::filesystem::path& file);
 
-// The recovery file: {"original", "when", "scenario"} for the document's unsaved changes and {"model": {"original",
-// "tokens", "model"}} for the model's, either or both.
+// The recovery file: {"original", "original_stamp", "when", "scenario"} for the document's unsaved changes and
+// {"model": {"original", "original_stamp", "tokens", "model"}} for the model's, either or both. "original" is the
+// absolute canonical path: a JSON string when its bytes are UTF-8, else a list of its byte values (0-255);
+// "original_stamp" is {"size", "modified_ns"} of the original when it was opened or last saved.
 void write_recovery(const std::filesystem::path& file, const ui::RecoveryOffer& r);
-// nullopt when there is no recovery file; a damaged one is ignored (and says so through `problem`).
+// nullopt when there is no recovery file or it cannot be read (then `problem` says why, naming the file).
 std::optional<ui::RecoveryOffer> read_recovery(const std::filesystem::path& file, std::string* problem = nullptr);
+
+// What start-up finds: the offer, or a file that could not be read, moved aside to `file`.unreadable (or
+// .unreadable-2, -3, ... when taken; never over another file) and kept. `message` says which and where; `stuck`
+// when it could not even be moved, so autosave must not write over it.
+struct FoundRecovery {
+  std::optional<ui::RecoveryOffer> offer;
+  std::string message;
+  bool stuck = false;
+};
+FoundRecovery find_recovery(const std::filesystem::path& file);
+// Moves `file` to the first free name of `file`.unreadable, .unreadable-2, ...; returns it. Throws
+// std::runtime_error with the reason when it cannot.
+std::filesystem::path set_aside(const std::filesystem::path& file);
 
 // Writes `text` to `file` through a temporary file and a rename; throws std::runtime_error naming the file.
 void write_file_atomically(const std::filesystem::path& file, const std::string& text);

@@ -25,6 +25,7 @@ Document first_document(Scenario scenario, std::filesystem::path path) {
   Document d;
   d.saved = scenario;
   d.scenario = std::make_shared<const Scenario>(std::move(scenario));
+  d.stamp = file_stamp(path);
   d.path = std::move(path);
   return d;
 }
@@ -94,7 +95,9 @@ bool AppState::open(Scenario scenario, std::filesystem::path path) {
   }
   doc_.saved = scenario;
   adopt(std::make_shared<const Scenario>(std::move(scenario)), history_.next_revision());
+  doc_.stamp = file_stamp(path);
   doc_.path = std::move(path);
+  doc_.recovered_from.clear();
   doc_.saved_revision = doc_.revision;
   history_.clear();
   message.clear();
@@ -104,11 +107,22 @@ bool AppState::open(Scenario scenario, std::filesystem::path path) {
 
 void AppState::mark_saved(std::filesystem::path path) {
   doc_.saved = *doc_.scenario;
+  doc_.stamp = file_stamp(path);
   doc_.path = std::move(path);
+  doc_.recovered_from.clear();
   doc_.saved_revision = doc_.revision;
 }
 
+void AppState::mark_recovered(std::filesystem::path original) {
+  doc_.recovered_from = std::move(original);
+  if (!doc_.dirty()) doc_.saved_revision = kNeverSaved;
+}
+
 void AppState::reset_to_saved() {
+  if (doc_.saved_revision == kNeverSaved) {
+    message = "Nothing to reset to: the recovered work has no file yet";
+    return;
+  }
   const Scenario saved = doc_.saved;
   history_.end_gesture();
   apply([&](Scenario& s) { s = saved; }, doc_.saved_revision);
@@ -118,8 +132,10 @@ std::string AppState::window_title() const {
   // The document the view on screen edits: the model in the Model view.
   const bool model = model_in_view();
   const std::filesystem::path& path = model ? model_doc.path() : doc_.path;
+  const std::filesystem::path& recovered = model ? model_doc.recovered_from() : doc_.recovered_from;
   std::string title = "Attention Lab \u2014 " + (model ? model_doc.model().name : doc_.scenario->name);
-  if (!path.empty()) title += " (" + path.filename().string() + ")";
+  if (!recovered.empty()) title += " (" + shown_path(recovered.filename()) + ", recovered)";
+  else if (!path.empty()) title += " (" + shown_path(path.filename()) + ")";
   if (model ? model_doc.dirty() : doc_.dirty()) title += " \u2022 unsaved";
   return title;
 }

@@ -15,12 +15,16 @@
 #include "core/decode.h"
 #include "core/scenario.h"
 #include "ui/logic/computation.h"
+#include "ui/logic/file_identity.h"
 #include "ui/logic/history.h"
 #include "ui/logic/model_document.h"
 #include "ui/logic/view_state.h"
 #include "ui/logic/views.h"
 
 namespace attn::ui {
+
+// The saved revision of a document that has no saved state (restored from the recovery file without a file).
+inline constexpr std::uint64_t kNeverSaved = ~std::uint64_t{0};
 
 struct Document {
   // Shared with the undo history and the worker, never changed in place: an edit makes a new one, so a
@@ -30,6 +34,10 @@ struct Document {
   std::filesystem::path path;        // empty until saved
   std::uint64_t revision = 0;        // changes with every edit, undo and redo
   std::uint64_t saved_revision = 0;  // the revision on disk
+  std::optional<FileStamp> stamp;    // of `path` when it was opened or last saved
+  // Restored from the recovery file, from this original (titled after it) until saved: `path` is the original
+  // only if that file was still as the work found it, else empty (Save asks where).
+  std::filesystem::path recovered_from;
   bool dirty() const { return revision != saved_revision; }
 };
 
@@ -44,12 +52,16 @@ struct LayerVisit {
 
 // The unsaved changes the recovery file keeps (written a couple of seconds after a change), and what it offers at
 // start-up after the app last stopped without closing cleanly: the document's, the model's, or both.
+// Each original is named by its absolute canonical path, with the stamp the file had when the work started
+// from it (opened or last saved): restoring lets Save write there only if the file still has that stamp.
 struct RecoveryOffer {
   std::optional<Scenario> scenario;
   std::filesystem::path original;  // the file the scenario came from, empty if never saved
+  std::optional<FileStamp> original_stamp;
   std::optional<ModelInput> model;
   std::filesystem::path model_original;  // the file the model came from, empty if never saved
-  std::string when;                      // "2026-11-21 23:40"
+  std::optional<FileStamp> model_original_stamp;
+  std::string when;  // "2026-11-21 23:40"
 };
 
 class AppState {
@@ -71,7 +83,10 @@ class AppState {
   // Replaces the document (File > Open); the old one stays if the new one cannot be traced.
   bool open(Scenario scenario, std::filesystem::path path);
   void mark_saved(std::filesystem::path path);
-  void reset_to_saved();  // an edit like any other: it can be undone
+  // The document (just opened) is what the recovery file kept of `original`: unsaved until saved, titled after it.
+  void mark_recovered(std::filesystem::path original);
+  // An edit like any other: it can be undone. Nothing for a recovered document without a file (nothing to go back to).
+  void reset_to_saved();
   // Undo and redo of every document edit. Edits made while one widget stays active (a drag, typing in a
   // field) are one step: `active_widget` says which widget is active as an edit is made (0: none), and the
   // window calls end_gesture() in every frame in which no widget is active.

@@ -9,6 +9,7 @@
 #include "core/io/scenario_json.h"
 #include "core/io/scenario_write.h"
 #include "core/io/trace_json.h"
+#include "core/validate.h"
 #include "ui/logic/matrix_export.h"
 
 namespace attn::ui {
@@ -36,26 +37,29 @@ bool is_model_file(const std::filesystem::path& path) {
 void open_model_document(AppState& state, const std::filesystem::path& path) {
   try {
     if (const std::optional<std::string> failed = state.model_doc.open(model_input(load_model_file(path)), path)) {
-      state.message = "Could not open " + path.string() + ": " + *failed + " (the current model is kept)";
+      state.message = "Could not open " + shown_path(path) + ": " + *failed + " (the current model is kept)";
       return;
     }
     remember_recent(state.recent_files, path);
     state.view = View::Model;
     state.message.clear();
   } catch (const InputError& e) {
-    state.message = "Could not open " + path.string() + ": " + e.what() + " (the current model is kept)";
+    state.message = "Could not open " + shown_path(path) + ": " + e.what() + " (the current model is kept)";
   }
 }
 
 std::optional<RecoveryOffer> unsaved_work(const AppState& state) {
   RecoveryOffer r;
+  // A recovered document not saved yet keeps naming its original, without a stamp: Save still asks.
   if (const Document& d = state.recoverable_document(); d.dirty()) {
     r.scenario = *d.scenario;
-    r.original = d.path;
+    r.original = canonical_path(d.path.empty() ? d.recovered_from : d.path);
+    if (!d.path.empty()) r.original_stamp = d.stamp;
   }
-  if (state.model_doc.loaded() && state.model_doc.dirty()) {
-    r.model = state.model_doc.input();
-    r.model_original = state.model_doc.path();
+  if (const ModelDocument& m = state.model_doc; m.loaded() && m.dirty()) {
+    r.model = m.input();
+    r.model_original = canonical_path(m.path().empty() ? m.recovered_from() : m.path());
+    if (!m.path().empty()) r.model_original_stamp = m.stamp();
   }
   if (!r.scenario && !r.model) return std::nullopt;
   return r;
@@ -63,34 +67,87 @@ std::optional<RecoveryOffer> unsaved_work(const AppState& state) {
 
 namespace {
 
-// The model as the recovery file kept it, unsaved: opened from its file and changed into it (one undo away from
-// the file), or when the file cannot be read any more, opened as it was with the same path.
+// The scenario as the recovery file kept it, as a document of its own (whatever was open is replaced, never
+// changed): opened from its original and changed into what was unsaved (one undo away from the file) when the
+// original is still as the work found it, else without a file, so that Save asks where.
+bool restore_scenario(AppState& state, const RecoveryOffer& r) {
+  try {
+    validate(*r.scenario);  // before anything is replaced
+  } catch (const InputError& e) {
+    state.message = std::string("The unsaved document could not be restored: ") + e.what();
+    return false;
+  }
+  std::optional<Scenario> on_disk;
+  if (unchanged_since(r.original, r.original_stamp)) {
+    try {
+      on_disk = load_scenario_file(r.original);
+    } catch (const InputError&) {
+      // read as a changed original: Save asks
+    }
+  }
+  if (on_disk && state.open(std::move(*on_disk), r.original)) {
+    state.edit_own_step([&](Scenario& s) { s = *r.scenario; });
+  } else if (!state.open(*r.scenario, {})) {
+    state.message = "The unsaved document could not be restored: " + state.message;
+    return false;
+  }
+  state.mark_recovered(r.original);
+  return true;
+}
+
+// The model likewise: from its unchanged original (one undo away from it), else without a file.
 std::optional<std::string> restore_model(AppState& state, const RecoveryOffer& r) {
-  if (!r.model_original.empty()) open_model_document(state, r.model_original);
-  if (state.model_doc.loaded() && !r.model_original.empty() && state.model_doc.path() == r.model_original)
-    return state.model_doc.edit([&](ModelInput& in) { in = *r.model; });
-  if (std::optional<std::string> failed = state.model_doc.open(*r.model, r.model_original)) return failed;
-  state.model_doc.mark_unsaved();
+  ModelDocument& doc = state.model_doc;
+  bool from_file = false;
+  if (unchanged_since(r.model_original, r.model_original_stamp)) {
+    try {
+      from_file = !doc.open(model_input(load_model_file(r.model_original)), r.model_original) &&
+                  !doc.edit([&](ModelInput& in) { in = *r.model; });
+    } catch (const InputError&) {
+      // read as a changed original: Save asks
+    }
+  }
+  if (!from_file) {
+    if (std::optional<std::string> failed = doc.open(*r.model, {})) return failed;
+    doc.mark_unsaved();
+  }
+  doc.mark_recovered(r.model_original);
   return std::nullopt;
+}
+
+// Why Save asks where to save restored work instead of writing its original.
+std::string why_save_asks(const std::filesystem::path& original, const std::optional<FileStamp>& stamp) {
+  std::error_code ec;
+  if (original.empty()) return "it never had a file";
+  if (!std::filesystem::exists(original, ec)) return shown_path(original) + " is gone";
+  if (!stamp || !original.is_absolute()) return shown_path(original) + " could not be checked";
+  return shown_path(original) + " has changed since";
+}
+
+// Where Save writes what was restored: its original, or nowhere before asking.
+std::string restored_where(const AppState& state, const RecoveryOffer& r) {
+  std::string out;
+  const auto say = [&](const char* what, const std::filesystem::path& saves_to, const std::filesystem::path& original,
+                       const std::optional<FileStamp>& stamp) {
+    if (!saves_to.empty()) out += std::string("; Save writes ") + what + " to " + shown_path(saves_to);
+    else out += std::string("; Save asks where to save ") + what + " (" + why_save_asks(original, stamp) + ")";
+  };
+  if (r.scenario) say("the document", state.document().path, r.original, r.original_stamp);
+  if (r.model) say("the model", state.model_doc.path(), r.model_original, r.model_original_stamp);
+  return out;
 }
 
 }  // namespace
 
 bool restore_unsaved_work(AppState& state, const RecoveryOffer& r) {
-  if (r.scenario) {
-    if (!r.original.empty()) open_document(state, r.original);
-    if (!state.edit([&](Scenario& s) { s = *r.scenario; })) {
-      state.message = "The unsaved document could not be restored: " + state.message;
-      return false;
-    }
-  }
+  if (r.scenario && !restore_scenario(state, r)) return false;
   if (r.model) {
     if (const std::optional<std::string> failed = restore_model(state, r)) {
       state.message = "The unsaved model could not be restored: " + *failed;
       return false;
     }
   }
-  state.message = "Restored the unsaved changes from " + r.when;
+  state.message = "Restored the unsaved changes from " + r.when + restored_where(state, r);
   return true;
 }
 
@@ -99,7 +156,7 @@ void save_model_document(AppState& state, const std::filesystem::path& path) {
     save_model_file(state.model_doc.model(), path);
     state.model_doc.mark_saved(path);
     remember_recent(state.recent_files, path);
-    state.message = "Saved " + path.string();
+    state.message = "Saved " + shown_path(path);
   } catch (const InputError& e) {
     state.message = std::string("Not saved: ") + e.what();
   }
@@ -110,7 +167,7 @@ void open_document(AppState& state, const std::filesystem::path& path) {
   try {
     if (state.open(load_scenario_file(path), path)) remember_recent(state.recent_files, path);
   } catch (const InputError& e) {
-    state.message = "Could not open " + path.string() + ": " + e.what() + " (the current scenario is kept)";
+    state.message = "Could not open " + shown_path(path) + ": " + e.what() + " (the current scenario is kept)";
   }
 }
 
@@ -119,7 +176,7 @@ void save_document(AppState& state, const std::filesystem::path& path) {
     save_scenario_file(state.scenario(), path);
     state.mark_saved(path);
     remember_recent(state.recent_files, path);
-    state.message = "Saved " + path.string();
+    state.message = "Saved " + shown_path(path);
   } catch (const InputError& e) {
     state.message = std::string("Not saved: ") + e.what();
   }

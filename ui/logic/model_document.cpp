@@ -118,7 +118,9 @@ std::optional<std::string> ModelDocument::open(ModelInput input, std::filesystem
       adopt(std::make_shared<const ModelInput>(std::move(input)), revision, nullptr, true);
   if (failed) return failed;
   history_.clear();
+  stamp_ = file_stamp(path);
   path_ = std::move(path);
+  recovered_from_.clear();
   saved_revision_ = revision;
   return std::nullopt;
 }
@@ -182,7 +184,9 @@ bool ModelDocument::redo() {
 }
 
 void ModelDocument::mark_saved(std::filesystem::path path) {
+  stamp_ = file_stamp(path);
   path_ = std::move(path);
+  recovered_from_.clear();
   saved_revision_ = revision_;
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/model.h"
+#include "ui/logic/file_identity.h"
 #include "ui/logic/history.h"
 #include "ui/logic/latest_results.h"
 
@@ -95,6 +96,11 @@ class ModelDocument {
   bool dirty() const { return revision_ != saved_revision_; }
   void mark_saved(std::filesystem::path path);
   void mark_unsaved() { saved_revision_ = ~std::uint64_t{0}; }  // a state restored from the recovery file
+  // The file's stamp when it was opened or last saved (file_identity.h).
+  const std::optional<FileStamp>& stamp() const { return stamp_; }
+  // Restored from the recovery file, from this original (titled after it) until saved or another is opened.
+  const std::filesystem::path& recovered_from() const { return recovered_from_; }
+  void mark_recovered(std::filesystem::path original) { recovered_from_ = std::move(original); }
 
  private:
   // adopt() as an undoable step of `gesture`, or the reason it was refused.
@@ -109,6 +115,8 @@ class ModelDocument {
   std::int64_t parameters_ = 0;
   BasicHistory<ModelInput> history_;
   std::filesystem::path path_;
+  std::optional<FileStamp> stamp_;
+  std::filesystem::path recovered_from_;
   std::uint64_t revision_ = 0, saved_revision_ = 0;
   LatestResults<ModelShown, ModelShown> results_;  // last: its thread starts after everything it uses
 };

@@ -83,13 +83,15 @@ void RecoveryPrompt(AppState& state) {
   const RecoveryOffer& r = *state.recovery;
   ImGui::Text("Attention Lab did not close normally last time (%s).", r.when.c_str());
   const auto named = [](const std::string& name, const std::filesystem::path& file) {
-    return "\"" + name + "\"" + (file.empty() ? "" : " (" + file.filename().string() + ")");
+    return "\"" + name + "\"" + (file.empty() ? "" : " (" + shown_path(file) + ")");
   };
   std::string what;
   if (r.scenario) what = named(r.scenario->name, r.original);
   if (r.model) what += (what.empty() ? "the model " : " and the model ") + named(r.model->model.name, r.model_original);
   ImGui::TextUnformatted(("Unsaved changes to " + what + " were kept.").c_str());
-  if (ImGui::Button("Restore them", {160, 0})) {
+  ImGui::TextDisabled("Restored, they open as a document of their own; no file changes until you save.");
+  // Enter restores: the answer most wanted, and one a keyboard (or a test's xdotool) can give.
+  if (ImGui::Button("Restore them", {160, 0}) || key_pressed(Key::Enter, KeyMods_None, false)) {
     if (restore_unsaved_work(state, r)) {
       state.recovery_answered = true;
       ImGui::CloseCurrentPopup();

@@ -34,6 +34,7 @@ int key_index(Key k) {
     case Key::End: return ImGui::GetKeyIndex(ImGuiKey_End);
     case Key::Space: return ImGui::GetKeyIndex(ImGuiKey_Space);
     case Key::Escape: return ImGui::GetKeyIndex(ImGuiKey_Escape);
+    case Key::Enter: return ImGui::GetKeyIndex(ImGuiKey_Enter);
     case Key::PageUp: return ImGui::GetKeyIndex(ImGuiKey_PageUp);
     case Key::PageDown: return ImGui::GetKeyIndex(ImGuiKey_PageDown);
     case Key::F1: return GLFW_KEY_F1;

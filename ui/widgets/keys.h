@@ -12,6 +12,7 @@ enum class Key {
   End,
   Space,
   Escape,
+  Enter,
   F1,
   F5,
   F11,
