@@ -13,6 +13,7 @@
 #include "app/cli/handout.h"
 #include "app/cli/scenario_input.h"
 #include "core/edits.h"
+#include "core/io/atomic_file.h"
 #include "core/io/model_json.h"
 #include "core/io/presets_json.h"
 #include "core/io/scenario_json.h"
@@ -242,12 +243,14 @@ void dump_state(const std::string& path, const ui::AppState& state) {
                                     {"lesson_page", state.lesson.page + 1},
                                     {"scenario", state.scenario().name},
                                     {"tokens", state.scenario().input.tokens},
-                                    {"file", state.document().path.string()},
+                                    {"file", shown_path(state.document().path)},  // a path is bytes, JSON UTF-8
                                     {"unsaved", state.document().dirty()},
                                     {"presentation", state.display.presentation},
                                     {"zoom", state.display.zoom},
                                     {"recovery_offered", state.recovery.has_value()}};
-  std::ofstream(path) << j.dump(2) << '\n';
+  // Tokens and names are checked to be UTF-8; should anything not be, it is replaced rather than an exception
+  // thrown after the file was created.
+  write_file_atomically(path, j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
 }
 
 }  // namespace attn::gui

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/io/atomic_file.h"
 #include "core/io/json_fields.h"
 #include "core/io/model_json.h"
 #include "core/io/model_write.h"
@@ -40,22 +41,8 @@ std::filesystem::path config_dir() {
 
 void write_file_atomically(const std::filesystem::path& file, const std::string& text) {
   std::error_code ec;
-  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
-  const std::filesystem::path temporary = file.string() + ".writing";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
-      std::filesystem::remove(temporary, ec);
-      throw std::runtime_error("cannot write " + temporary.string());
-    }
-  }
-  std::filesystem::rename(temporary, file, ec);
-  if (ec) {
-    std::filesystem::remove(temporary, ec);
-    throw std::runtime_error("cannot replace " + file.string() + ": " + ec.message());
-  }
+  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);  // the config folder
+  attn::write_file_atomically(file, text);
 }
 
 Settings load_settings(const std::filesystem::path& file) {

@@ -2,7 +2,7 @@
 // What the app keeps between runs, in the user's config directory ($XDG_CONFIG_HOME/attention-lab,
 // else ~/.config/attention-lab): settings.json (theme, zoom, window size, recent files) and
 // recovery.json (the document while it has unsaved changes, so a crash or kill loses nothing).
-// Every write is atomic: a temporary file, then a rename.
+// Every write is atomic: a temporary file of its own, then a rename (core/io/atomic_file.h).
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -33,7 +33,8 @@ void write_recovery(const std::filesystem::path& file, const ui::RecoveryOffer& 
 // nullopt when there is no recovery file; a damaged one is ignored (and says so through `problem`).
 std::optional<ui::RecoveryOffer> read_recovery(const std::filesystem::path& file, std::string* problem = nullptr);
 
-// Writes `text` to `file` through a temporary file and a rename; throws std::runtime_error naming the file.
+// The one atomic write (core/io/atomic_file.h), after making the config folder if it is missing. Throws InputError
+// (a std::runtime_error) naming the file and the reason.
 void write_file_atomically(const std::filesystem::path& file, const std::string& text);
 
 }  // namespace attn::gui
