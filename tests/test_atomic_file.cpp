@@ -18,6 +18,7 @@
 #include "app/cli/cli.h"
 #include "app/gui/gui_options.h"
 #include "app/gui/start_state.h"
+#include "app/gui/user_files.h"
 #include "core/io/atomic_file.h"
 #include "core/io/scenario_write.h"
 #include "helpers.h"
@@ -30,22 +31,22 @@ namespace fs = std::filesystem;
 namespace {
 
 // The names in a folder, sorted: what a save left behind.
-std::vector<std::string> names_in(const fs::path& dir) {
+std::vector<std::string> atomic_names_in(const fs::path& dir) {
   std::vector<std::string> names;
   for (const fs::directory_entry& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
   std::sort(names.begin(), names.end());
   return names;
 }
 
-void write_text(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
+void atomic_put_text(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
 
-mode_t mode_of(const fs::path& p) {
+mode_t atomic_mode_of(const fs::path& p) {
   struct stat st;
   REQUIRE(::stat(p.c_str(), &st) == 0);
   return st.st_mode & 07777;
 }
 
-std::string error_of(const std::function<void()>& f) {
+std::string atomic_error_of(const std::function<void()>& f) {
   try {
     f();
   } catch (const InputError& e) {
@@ -54,17 +55,17 @@ std::string error_of(const std::function<void()>& f) {
   return "(no error)";
 }
 
-const std::string kTiny = std::string(ATTN_ASSETS_DIR) + "/models/tiny.json";
+const std::string kAtomicTinyModel = std::string(ATTN_ASSETS_DIR) + "/models/tiny.json";
 
 }  // namespace
 
 TEST_CASE("the temporary file never goes through a link nor over a file of the user's") {
   const fs::path dir = fresh_dir("atomic-names");
-  write_text(dir / "victim.txt", "precious");
+  atomic_put_text(dir / "victim.txt", "precious");
   // The names the saves used to take: a link there was written through, a file there destroyed.
   fs::create_symlink(dir / "victim.txt", dir / "out.json.saving");
   fs::create_symlink(dir / "victim.txt", dir / "out.json.writing");
-  write_text(dir / "mine.json.saving", "the user's own");
+  atomic_put_text(dir / "mine.json.saving", "the user's own");
   write_file_atomically(dir / "out.json", "new\n");
   write_file_atomically(dir / "mine.json", "saved\n");
   CHECK(read_file(dir / "victim.txt") == "precious");
@@ -72,22 +73,22 @@ TEST_CASE("the temporary file never goes through a link nor over a file of the u
   CHECK_FALSE(fs::is_symlink(dir / "out.json"));
   CHECK(read_file(dir / "out.json") == "new\n");
   CHECK(read_file(dir / "mine.json") == "saved\n");
-  CHECK(names_in(dir) == std::vector<std::string>{"mine.json", "mine.json.saving", "out.json", "out.json.saving",
-                                                  "out.json.writing", "victim.txt"});
+  CHECK(atomic_names_in(dir) == std::vector<std::string>{"mine.json", "mine.json.saving", "out.json", "out.json.saving",
+                                                         "out.json.writing", "victim.txt"});
   fs::remove_all(dir);
 }
 
 TEST_CASE("saving to a symbolic link writes the file it names and keeps the link") {
   const fs::path dir = fresh_dir("atomic-link");
   fs::create_directories(dir / "real");
-  write_text(dir / "real" / "model.json", "old\n");
+  atomic_put_text(dir / "real" / "model.json", "old\n");
   fs::create_symlink("real/model.json", dir / "link.json");  // relative, as `ln -s` makes them
   fs::create_symlink("link.json", dir / "link2.json");       // a link to a link
   write_file_atomically(dir / "link2.json", "new\n");
   CHECK(fs::is_symlink(dir / "link.json"));
   CHECK(fs::is_symlink(dir / "link2.json"));
   CHECK(read_file(dir / "real" / "model.json") == "new\n");
-  CHECK(names_in(dir / "real") == std::vector<std::string>{"model.json"});  // no temporary file left
+  CHECK(atomic_names_in(dir / "real") == std::vector<std::string>{"model.json"});  // no temporary file left
   // A link to a file not made yet: the file is made where the link points.
   fs::create_symlink("real/later.json", dir / "dangling.json");
   write_file_atomically(dir / "dangling.json", "made\n");
@@ -98,25 +99,25 @@ TEST_CASE("saving to a symbolic link writes the file it names and keeps the link
 
 TEST_CASE("a saved file keeps its permission bits, a new one gets 0666 less the umask") {
   const fs::path dir = fresh_dir("atomic-mode");
-  write_text(dir / "secret.json", "old");
+  atomic_put_text(dir / "secret.json", "old");
   fs::permissions(dir / "secret.json", fs::perms::owner_read | fs::perms::owner_write);
   write_file_atomically(dir / "secret.json", "new");
-  CHECK(mode_of(dir / "secret.json") == 0600);
-  write_text(dir / "shared.json", "old");
+  CHECK(atomic_mode_of(dir / "secret.json") == 0600);
+  atomic_put_text(dir / "shared.json", "old");
   ::chmod((dir / "shared.json").c_str(), 0664);
   write_file_atomically(dir / "shared.json", "new");
-  CHECK(mode_of(dir / "shared.json") == 0664);
+  CHECK(atomic_mode_of(dir / "shared.json") == 0664);
   const mode_t mask = ::umask(027);
   write_file_atomically(dir / "fresh.json", "new");
   ::umask(mask);
-  CHECK(mode_of(dir / "fresh.json") == 0640);
+  CHECK(atomic_mode_of(dir / "fresh.json") == 0640);
   fs::remove_all(dir);
 }
 
 TEST_CASE("a failed write reports its first reason and leaves the good file exactly as it was") {
   const fs::path dir = fresh_dir("atomic-fail");
   const fs::path file = dir / "model.json";
-  write_text(file, "the good file\n");
+  atomic_put_text(file, "the good file\n");
   SUBCASE("the file system refuses the bytes (a file size limit: EFBIG, as a full disk gives ENOSPC)") {
     struct rlimit before;
     REQUIRE(::getrlimit(RLIMIT_FSIZE, &before) == 0);
@@ -124,7 +125,7 @@ TEST_CASE("a failed write reports its first reason and leaves the good file exac
     small.rlim_cur = 64 << 10;
     const auto xfsz = std::signal(SIGXFSZ, SIG_IGN);
     REQUIRE(::setrlimit(RLIMIT_FSIZE, &small) == 0);
-    const std::string message = error_of([&] { write_file_atomically(file, std::string(1 << 20, 'x')); });
+    const std::string message = atomic_error_of([&] { write_file_atomically(file, std::string(1 << 20, 'x')); });
     ::setrlimit(RLIMIT_FSIZE, &before);
     std::signal(SIGXFSZ, xfsz);
     CHECK(message == "cannot write " + file.string() + ": File too large");
@@ -138,30 +139,31 @@ TEST_CASE("a failed write reports its first reason and leaves the good file exac
                       "stopped");
   }
   CHECK(read_file(file) == "the good file\n");
-  CHECK(names_in(dir) == std::vector<std::string>{"model.json"});
+  CHECK(atomic_names_in(dir) == std::vector<std::string>{"model.json"});
   fs::remove_all(dir);
 }
 
 TEST_CASE("what cannot be written is refused with a message that says why") {
   const fs::path dir = fresh_dir("atomic-refused");
   fs::create_directories(dir / "folder" / "inside");
-  CHECK(error_of([&] { write_file_atomically(dir / "folder", "x"); }) ==
+  CHECK(atomic_error_of([&] { write_file_atomically(dir / "folder", "x"); }) ==
         "cannot write " + (dir / "folder").string() + ": it is a folder, not a file");
-  CHECK(error_of([&] { write_file_atomically("/tmp", "x"); }) == "cannot write /tmp: it is a folder, not a file");
+  CHECK(atomic_error_of([&] { write_file_atomically("/tmp", "x"); }) ==
+        "cannot write /tmp: it is a folder, not a file");
   CHECK(fs::is_directory(dir / "folder" / "inside"));
-  CHECK(error_of([&] { write_file_atomically(dir / "missing" / "x.json", "x"); }) ==
+  CHECK(atomic_error_of([&] { write_file_atomically(dir / "missing" / "x.json", "x"); }) ==
         "cannot write " + (dir / "missing" / "x.json").string() + ": the folder " + (dir / "missing").string() +
             " does not exist");
-  write_text(dir / "plain", "a file");
-  CHECK(error_of([&] { check_output_path(dir / "plain" / "x.json"); }) ==
+  atomic_put_text(dir / "plain", "a file");
+  CHECK(atomic_error_of([&] { check_output_path(dir / "plain" / "x.json"); }) ==
         "cannot write " + (dir / "plain" / "x.json").string() + ": Not a directory");
-  CHECK(error_of([&] { check_output_path(""); }) == "no file name given");
-  CHECK(error_of([&] { write_file_atomically(dir / "fresh.json", "x", Existing::Keep); }) == "(no error)");
-  CHECK(error_of([&] { write_file_atomically(dir / "fresh.json", "y", Existing::Keep); }) ==
+  CHECK(atomic_error_of([&] { check_output_path(""); }) == "no file name given");
+  CHECK(atomic_error_of([&] { write_file_atomically(dir / "fresh.json", "x", Existing::Keep); }) == "(no error)");
+  CHECK(atomic_error_of([&] { write_file_atomically(dir / "fresh.json", "y", Existing::Keep); }) ==
         "cannot write " + (dir / "fresh.json").string() + ": File exists");
   CHECK(read_file(dir / "fresh.json") == "x");
   const std::string bad = (dir / "b\xff\x01.json").string();
-  CHECK(error_of([&] { check_output_path(bad + "/x"); }) ==
+  CHECK(atomic_error_of([&] { check_output_path(bad + "/x"); }) ==
         "cannot write " + (dir / "b\\xff\\x01.json").string() + "/x: the folder " +
             (dir / "b\\xff\\x01.json").string() + " does not exist");
   fs::remove_all(dir);
@@ -179,7 +181,7 @@ TEST_CASE("a pipe or a device is written in place, never replaced") {
   struct stat st;
   REQUIRE(::lstat(fifo.c_str(), &st) == 0);
   CHECK(S_ISFIFO(st.st_mode));
-  CHECK(names_in(dir) == std::vector<std::string>{"pipe"});
+  CHECK(atomic_names_in(dir) == std::vector<std::string>{"pipe"});
   fs::remove_all(dir);
 }
 
@@ -193,7 +195,7 @@ TEST_CASE("paths in messages: bytes that are not UTF-8 escaped, the rest as they
 
 TEST_CASE("same_file sees one file under two names") {
   const fs::path dir = fresh_dir("atomic-same");
-  write_text(dir / "a.json", "a");
+  atomic_put_text(dir / "a.json", "a");
   fs::create_symlink("a.json", dir / "link.json");
   CHECK(same_file(dir / "a.json", dir / "link.json"));
   CHECK(same_file(dir / "sub" / ".." / "a.json", dir / "a.json"));
@@ -238,7 +240,7 @@ TEST_CASE("output that cannot be written is exit 2 with the reason") {
 TEST_CASE("an output that is also the command's input is refused before any work") {
   const fs::path dir = fresh_dir("atomic-same-cli");
   const fs::path model = dir / "model.json";
-  fs::copy_file(kTiny, model);
+  fs::copy_file(kAtomicTinyModel, model);
   const std::string before = read_file(model);
   const Run over_model =
       run({"trace", model.string(), "--layer", "0", "--tokens", "<s> a", "--scenario", model.string()});
@@ -252,7 +254,7 @@ TEST_CASE("an output that is also the command's input is refused before any work
   CHECK(run({"trace", model.string(), "--layer", "0", "--tokens", "<s> a", "--scenario", (dir / "link.json").string()})
             .code == 2);
   CHECK(read_file(model) == before);
-  write_text(dir / "batches.json", R"({"batches": [[[0, 1, 2]]]})");
+  atomic_put_text(dir / "batches.json", R"({"batches": [[[0, 1, 2]]]})");
   const Run train = run({"train", "--model", model.string(), "--batches", (dir / "batches.json").string(), "--steps",
                          "1", "--save", (dir / "batches.json").string()});
   CHECK(train.code == 2);
@@ -326,5 +328,35 @@ TEST_CASE("--dump-state of a document whose path is not UTF-8 escapes the path")
   const nlohmann::json j = nlohmann::json::parse(read_file(dir / "state.json"));
   CHECK(j["file"] == (dir / "b\\xff.json").string());
   CHECK(j["tokens"].size() == 3);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("settings are saved when a recent file's path is not UTF-8, without that file") {
+  const fs::path dir = fresh_dir("atomic-settings");
+  gui::Settings s;
+  s.recent = {"/tmp/b\xff.json", "/tmp/good.json"};
+  gui::save_settings(s, dir / "settings.json");
+  CHECK(gui::load_settings(dir / "settings.json").recent == std::vector<std::string>{"/tmp/good.json"});
+  fs::remove_all(dir);
+}
+
+TEST_CASE("the stream into the temporary file keeps every byte in order, small writes and large") {
+  const fs::path dir = fresh_dir("atomic-order");
+  std::string expected;
+  write_file_atomically(dir / "out.txt", [&](std::ostream& out) {
+    for (int i = 0; i < 3000; ++i) {
+      const std::string piece = std::to_string(i) + (i % 7 ? "," : "\n");
+      out << piece;
+      expected += piece;
+      if (i % 1000 == 999) {  // larger than the buffer: written past it, after what the buffer holds
+        const std::string block(100000, static_cast<char>('a' + i / 1000));
+        out << block;
+        expected += block;
+      }
+      out.put('.');
+      expected += '.';
+    }
+  });
+  CHECK(read_file(dir / "out.txt") == expected);
   fs::remove_all(dir);
 }

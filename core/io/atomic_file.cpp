@@ -15,8 +15,12 @@
 namespace attn {
 namespace fs = std::filesystem;
 
-FdStreamBuf::FdStreamBuf(int fd) : fd_(fd), buffer_(std::size_t{1} << 16) {
-  setp(buffer_.data(), buffer_.data() + buffer_.size());
+// No put area: every character comes through overflow, so that a line on a terminal is written when it ends.
+FdStreamBuf::FdStreamBuf(int fd) : buffer_(std::size_t{1} << 16) { attach(fd); }
+
+void FdStreamBuf::attach(int fd) {
+  fd_ = fd;
+  by_line_ = fd >= 0 && ::isatty(fd);
 }
 
 FdStreamBuf::~FdStreamBuf() { drain(); }
@@ -36,28 +40,23 @@ bool FdStreamBuf::send(const char* data, std::size_t size) {
   return true;
 }
 
-bool FdStreamBuf::drain() {
-  const bool sent = send(pbase(), static_cast<std::size_t>(pptr() - pbase()));
-  setp(buffer_.data(), buffer_.data() + buffer_.size());
-  return sent;
-}
+bool FdStreamBuf::drain() { return send(buffer_.data(), std::exchange(used_, 0)); }
 
 FdStreamBuf::int_type FdStreamBuf::overflow(int_type c) {
-  if (!drain()) return traits_type::eof();
-  if (!traits_type::eq_int_type(c, traits_type::eof())) {
-    *pptr() = traits_type::to_char_type(c);
-    pbump(1);
-  }
-  return traits_type::not_eof(c);
+  if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+  buffer_[used_++] = traits_type::to_char_type(c);
+  const bool line_ends = by_line_ && c == '\n';
+  if ((used_ == buffer_.size() || line_ends) && !drain()) return traits_type::eof();
+  return c;
 }
 
 std::streamsize FdStreamBuf::xsputn(const char* s, std::streamsize n) {
-  if (n > epptr() - pptr()) {
-    if (!drain()) return 0;
-    if (n > epptr() - pptr()) return send(s, static_cast<std::size_t>(n)) ? n : 0;  // larger than the buffer
-  }
-  std::memcpy(pptr(), s, static_cast<std::size_t>(n));
-  pbump(static_cast<int>(n));
+  const auto size = static_cast<std::size_t>(n);
+  if (size > buffer_.size() - used_ && !drain()) return 0;
+  if (size >= buffer_.size()) return send(s, size) ? n : 0;  // larger than the buffer: written as it is
+  std::memcpy(buffer_.data() + used_, s, size);
+  used_ += size;
+  if (by_line_ && std::memchr(s, '\n', size) && !drain()) return 0;
   return n;
 }
 
@@ -142,6 +141,24 @@ int create_temporary(const fs::path& target, bool private_file, fs::path& tempor
   return -1;  // errno is EEXIST
 }
 
+// A rename that never replaces a file which appeared under the name meanwhile: RENAME_NOREPLACE, or where the file
+// system has it not, a hard link; where neither is (FAT), a look just before the rename.
+int rename_keeping(const char* from, const char* to) {
+  if (::renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0) return 0;
+  if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP) return -1;
+  if (::link(from, to) == 0) {
+    ::unlink(from);
+    return 0;
+  }
+  if (errno != EPERM && errno != ENOTSUP) return -1;
+  struct stat st;
+  if (::lstat(to, &st) == 0) {
+    errno = EEXIST;
+    return -1;
+  }
+  return ::rename(from, to);
+}
+
 // The rename reaches the disk too (best effort: some file systems cannot sync a folder).
 void sync_folder(const fs::path& file) {
   const fs::path folder = file.parent_path().empty() ? fs::path(".") : file.parent_path();
@@ -220,10 +237,9 @@ void AtomicFile::commit() {
   buffer_.attach(-1);
   if (::close(std::exchange(fd_, -1)) != 0) fail(errno);
   if (temporary_.empty()) return;  // written in place
-  const bool replace = existing_ == Existing::Replace;
-  if ((replace ? ::rename(temporary_.c_str(), target_.c_str()) : ::link(temporary_.c_str(), target_.c_str())) != 0)
-    fail(errno);
-  if (!replace) ::unlink(temporary_.c_str());
+  const int moved = existing_ == Existing::Replace ? ::rename(temporary_.c_str(), target_.c_str())
+                                                   : rename_keeping(temporary_.c_str(), target_.c_str());
+  if (moved != 0) fail(errno);
   temporary_.clear();
   sync_folder(target_);
 }

@@ -22,7 +22,8 @@
 namespace attn {
 
 // A std::streambuf over a file descriptor: writes whole buffers (again after EINTR and short writes) and keeps the
-// errno of the first write that failed (0 while none has); after it, every write fails. It does not close `fd`.
+// errno of the first write that failed (0 while none has); after it, every write fails. On a terminal each line is
+// written when it ends, as stdio does (train's steps appear as they are made). It does not close `fd`.
 class FdStreamBuf : public std::streambuf {
  public:
   explicit FdStreamBuf(int fd = -1);
@@ -30,7 +31,7 @@ class FdStreamBuf : public std::streambuf {
   FdStreamBuf& operator=(const FdStreamBuf&) = delete;
   ~FdStreamBuf() override;
   int error() const { return error_; }
-  void attach(int fd) { fd_ = fd; }
+  void attach(int fd);
 
  protected:
   int_type overflow(int_type c) override;
@@ -42,7 +43,9 @@ class FdStreamBuf : public std::streambuf {
   bool drain();
   int fd_;
   int error_ = 0;
+  bool by_line_ = false;
   std::vector<char> buffer_;
+  std::size_t used_ = 0;
 };
 
 // Keep: an export that takes a fresh name never replaces a file that appeared under it meanwhile (EEXIST).
