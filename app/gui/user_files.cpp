@@ -62,8 +62,12 @@ Settings load_settings(const std::filesystem::path& file) {
 }
 
 void save_settings(const Settings& s, const std::filesystem::path& file) {
+  // A path that is not UTF-8 cannot be a JSON string: such a recent file is left out, not the settings unsaved.
+  std::vector<std::string> recent;
+  for (const std::string& r : s.recent)
+    if (shown_path(r) == r) recent.push_back(r);
   const nlohmann::ordered_json j = {
-      {"theme", s.theme}, {"zoom", s.zoom}, {"width", s.width}, {"height", s.height}, {"recent", s.recent}};
+      {"theme", s.theme}, {"zoom", s.zoom}, {"width", s.width}, {"height", s.height}, {"recent", recent}};
   write_file_atomically(file, j.dump(2) + "\n");
 }
 

@@ -24,7 +24,8 @@ struct Settings {
 
 // A missing or unreadable file gives the defaults (settings are a convenience, never an obstacle).
 Settings load_settings(const std::filesystem::path& file);
-// Throws std::runtime_error naming the file when it cannot be written.
+// Throws std::runtime_error naming the file when it cannot be written. A recent file whose path is not UTF-8 (or
+// has control characters) is left out: JSON cannot hold it.
 void save_settings(const Settings& s, const std::filesystem::path& file);
 
 // The recovery file: {"original", "when", "scenario"} for the document's unsaved changes and {"model": {"original",
