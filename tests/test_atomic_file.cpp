@@ -360,3 +360,15 @@ TEST_CASE("the stream into the temporary file keeps every byte in order, small w
   CHECK(read_file(dir / "out.txt") == expected);
   fs::remove_all(dir);
 }
+
+TEST_CASE("a batches file whose path is not UTF-8 trains and saves, the path escaped in the description") {
+  const fs::path dir = fresh_dir("atomic-batches");
+  const fs::path batches = dir / "b\xff.json";
+  atomic_put_text(batches, R"({"batches": [[[0, 1, 2]]]})");
+  const Run r = run({"train", "--model", kAtomicTinyModel, "--batches", batches.string(), "--steps", "1", "--save",
+                     (dir / "out.json").string()});
+  CHECK(r.code == 0);
+  CHECK(r.err.empty());
+  CHECK(contains(read_file(dir / "out.json"), "the batches of " + (dir / "b\\\\xff.json").string()));
+  fs::remove_all(dir);
+}

@@ -10,6 +10,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/matrix_text.h"
 #include "app/cli/output_files.h"
+#include "core/io/atomic_file.h"
 #include "core/io/json_fields.h"
 #include "core/io/model_json.h"
 #include "core/io/model_write.h"
@@ -228,7 +229,7 @@ Model with_training_described(Model m, const TrainOptions& o, int steps) {
   std::string what = o.task ? "the " + std::string(to_string(o.run.task.kind)) + " task (sequences of " +
                                   std::to_string(o.run.task.seq_len) + ", batches of " + std::to_string(o.run.batch) +
                                   ", seed " + std::to_string(o.run.seed) + ")"
-                            : "the batches of " + o.batches;
+                            : "the batches of " + shown_path(o.batches);  // JSON text: a path's bytes escaped
   m.description = "Trained on " + what + " for " + plural(steps, "step") + " of AdamW (lr " +
                   general_number(o.run.adamw.lr) + ") by attention-lab train." +
                   (m.description.empty() ? "" : " " + m.description);
@@ -298,7 +299,7 @@ int train_command(std::span<const std::string> words, std::ostream& out, std::os
       return kExitBadInput;
     }
   } catch (const InputError& e) {
-    err << "attention-lab: " << file << ": " << e.what() << '\n';
+    err << "attention-lab: " << shown_path(file) << ": " << e.what() << '\n';
     return kExitBadInput;
   }
   return kExitOk;
