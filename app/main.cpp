@@ -1,5 +1,7 @@
 #include <malloc.h>
+#include <unistd.h>
 
+#include <csignal>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -8,23 +10,43 @@
 #include "app/cli/cli.h"
 #include "app/cli/commands.h"
 #include "app/gui/gui.h"
+#include "core/io/atomic_file.h"
+
+namespace {
+
+// The command line's standard output through a buffer that keeps the first write's error: a full disk or a closed
+// pipe is reported with its reason (run_cli flushes and checks it before exit 0).
+int run_command_line(const std::vector<std::string>& args) {
+  attn::FdStreamBuf stdout_buffer(STDOUT_FILENO);
+  std::ostream out(&stdout_buffer);
+  return attn::cli::run_cli(args, out, std::cerr, attn::gui::kGuiHelp);
+}
+
+int run_window(const std::vector<std::string>& args) {
+  try {
+    const int exit_code = attn::gui::run_gui(attn::gui::parse_gui_args(args), std::cerr);
+    return attn::cli::finish_output(std::cout, std::cerr, exit_code);  // the drivers' reports
+  } catch (const attn::cli::UsageError& e) {
+    std::cerr << "attention-lab: " << e.what() << '\n';
+    return attn::cli::kExitBadInput;
+  }
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
+  // A reader that closes the pipe early makes the next write fail with EPIPE, reported like a full disk, rather
+  // than killing the process without a word.
+  std::signal(SIGPIPE, SIG_IGN);
   // Freed trace matrices (8 MiB each at 1024 tokens) stay in the heap for the next recompute instead of
   // going back to the kernel and faulting in fresh, zeroed pages every time (a quarter of the time).
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   const std::vector<std::string> args(argv + 1, argv + argc);
-  if (!args.empty() && attn::cli::is_cli_command(args[0]))
-    return attn::cli::run_cli(args, std::cout, std::cerr, attn::gui::kGuiHelp);
+  if (!args.empty() && attn::cli::is_cli_command(args[0])) return run_command_line(args);
   // The window recomputes traces of one size over and over: a freed trace's large matrices (32 MiB each at 2,048
   // tokens) stay in the heap for the next one too, rather than being mapped afresh and faulted in page by page (a
   // third of a drag's recompute at 2,048 tokens). Larger ones than a thread's heap holds are still mapped.
   mallopt(M_MMAP_MAX, 0);
-  try {
-    return attn::gui::run_gui(attn::gui::parse_gui_args(args), std::cerr);
-  } catch (const attn::cli::UsageError& e) {
-    std::cerr << "attention-lab: " << e.what() << '\n';
-    return attn::cli::kExitBadInput;
-  }
+  return run_window(args);
 }

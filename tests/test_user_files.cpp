@@ -24,19 +24,19 @@ TEST_CASE("saving is atomic: a write that fails leaves the previous file exactly
   save_scenario_file(s, file);
   const std::string before = read_file(file);
   CHECK(load_scenario_file(file).input.tokens == s.input.tokens);  // what is written loads back
-  // The temporary file cannot be created (a folder is in its way): the save fails, the file is untouched.
+  // A folder named as the old temporary file is in nobody's way: the temporary file has a name of its own.
   fs::create_directories(dir / "scenario.json.saving");
   s.input.tokens[0] = "changed";
-  CHECK_THROWS_WITH_AS(save_scenario_file(s, file), ("cannot write " + (dir / "scenario.json.saving").string()).c_str(),
-                       InputError);
-  CHECK(read_file(file) == before);
+  save_scenario_file(s, file);
+  CHECK(load_scenario_file(file).input.tokens[0] == "changed");
   fs::remove_all(dir / "scenario.json.saving");
-  // The rename cannot replace the target (a folder): the temporary file is cleaned up, nothing else moves.
+  // The target is a folder: refused before anything is written, nothing moves.
   const fs::path blocked = dir / "blocked.json";
   fs::create_directories(blocked / "inside");
-  CHECK_THROWS_AS(save_scenario_file(s, blocked), InputError);
-  CHECK_FALSE(fs::exists(dir / "blocked.json.saving"));
+  CHECK_THROWS_WITH_AS(save_scenario_file(s, blocked),
+                       ("cannot write " + blocked.string() + ": it is a folder, not a file").c_str(), InputError);
   CHECK(fs::is_directory(blocked / "inside"));
+  CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator()) == 2);  // scenario.json, blocked.json
   fs::remove_all(dir);
 }
 

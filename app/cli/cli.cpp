@@ -1,8 +1,11 @@
 #include "app/cli/cli.h"
 
+#include <cstring>
+
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
 #include "app/cli/overrides.h"
+#include "core/io/atomic_file.h"
 
 namespace attn::cli {
 namespace {
@@ -33,7 +36,9 @@ bool is_cli_command(std::string_view first) {
   return false;
 }
 
-int run_cli(std::span<const std::string> args, std::ostream& out, std::ostream& err, std::string_view window_usage) {
+namespace {
+
+int dispatch(std::span<const std::string> args, std::ostream& out, std::ostream& err, std::string_view window_usage) {
   try {
     if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
       print_help(out, window_usage);
@@ -57,6 +62,22 @@ int run_cli(std::span<const std::string> args, std::ostream& out, std::ostream& 
     err << "attention-lab: internal error: " << e.what() << '\n';
     return kExitFailure;
   }
+}
+
+}  // namespace
+
+int finish_output(std::ostream& out, std::ostream& err, int exit_code) {
+  out.flush();
+  if (out) return exit_code;
+  const auto* fd = dynamic_cast<const FdStreamBuf*>(out.rdbuf());
+  err << "attention-lab: cannot write the output";
+  if (fd && fd->error()) err << ": " << std::strerror(fd->error());
+  err << '\n';
+  return exit_code == kExitOk ? kExitBadInput : exit_code;
+}
+
+int run_cli(std::span<const std::string> args, std::ostream& out, std::ostream& err, std::string_view window_usage) {
+  return finish_output(out, err, dispatch(args, out, err, window_usage));
 }
 
 }  // namespace attn::cli

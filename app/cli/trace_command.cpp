@@ -5,6 +5,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/handout.h"
 #include "app/cli/matrix_text.h"
+#include "app/cli/output_files.h"
 #include "app/cli/overrides.h"
 #include "app/cli/scenario_input.h"
 #include "core/attention.h"
@@ -28,7 +29,8 @@ const char* const kTraceHelp =
     "  --precision P     digits after the decimal point in the text and handout forms (0-17, default 4)\n"
     "  --layer L --tokens \"a b\"  SCENARIO may be a model file: layer L's attention reading the tokens (the\n"
     "                    residual stream entering it, normalised as the model does) is traced as a scenario\n"
-    "  --scenario OUT    also write the scenario traced (a model layer, or the file with its overrides) to OUT\n";
+    "  --scenario OUT    also write the scenario traced (a model layer, or the file with its overrides) to OUT\n"
+    "                    (atomically; OUT may not be SCENARIO itself)\n";
 
 namespace {
 
@@ -250,11 +252,12 @@ int trace_command(std::span<const std::string> words, std::ostream& out, std::os
     out << "Usage:\n" << kTraceHelp << "\n  Options that override the scenario file:\n" << kOverridesHelp;
     return kExitOk;
   }
+  if (write_to) check_output_option("trace", "--scenario", *write_to, {{"SCENARIO", o.scenario}});
   const std::optional<Trace> t = compute_from_file(o, err, [&](const Scenario& s) {
     if (write_to) try {
         save_scenario_file(s, *write_to);
       } catch (const InputError& e) {
-        throw InputError("--scenario " + *write_to, e.what());
+        throw InputError("--scenario", e.what());
       }
     return compute_trace(s);
   });

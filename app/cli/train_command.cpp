@@ -9,6 +9,8 @@
 #include "app/cli/assets.h"
 #include "app/cli/commands.h"
 #include "app/cli/matrix_text.h"
+#include "app/cli/output_files.h"
+#include "core/io/atomic_file.h"
 #include "core/io/json_fields.h"
 #include "core/io/model_json.h"
 #include "core/io/model_write.h"
@@ -34,7 +36,8 @@ const char* const kTrainHelp =
     "  --batch B (32)    sequences per step; --seed SEED (1) draws the weights and the batches\n"
     "  --lr LR (1e-3)    peak learning rate; --warmup W linear warm-up steps; --cosine decays to --min-lr (0) at S\n"
     "  --weight-decay WD decoupled decay (0); --clip C clips the gradient's global norm to C; --beta1 --beta2 --eps\n"
-    "  --save OUT.json   write the trained model, every weight given (atomically)\n"
+    "  --save OUT.json   write the trained model, every weight given (atomically; checked before the first step,\n"
+    "                    and never one of the files the run reads)\n"
     "  --json            {\"task\", \"steps\": [{\"step\", \"loss\", \"grad_norm\"}], \"eval\": {\"loss\", "
     "\"accuracy\",\n"
     "                    \"heads\": [{\"layer\", \"head\", \"previous_token\", \"induction\", \"duplicate_token\",\n"
@@ -44,7 +47,8 @@ const char* const kTrainHelp =
 namespace {
 
 struct TrainOptions {
-  std::string model, batches, save, text;
+  std::string model, batches, text;
+  std::optional<std::string> save;
   std::optional<TaskKind> task;
   Task task_config;
   TaskModelShape shape;
@@ -107,6 +111,10 @@ void check_train_options(const TrainOptions& o) {
     throw UsageError("train: --latent-dim is for --variant mla, but the variant is " + variant);
   if (o.cosine && o.run.schedule.warmup >= o.steps)
     throw UsageError("train: --cosine decays after the warm-up, so --warmup must be below --steps");
+  // Before the first step: a run is not lost to a --save that cannot be written, nor writes over what it reads.
+  if (o.save)
+    check_output_option("train", "--save", *o.save,
+                        {{"--model", o.model}, {"--batches", o.batches}, {"--text", o.text}});
 }
 
 TrainOptions parse_train(std::span<const std::string> words) {
@@ -221,7 +229,7 @@ Model with_training_described(Model m, const TrainOptions& o, int steps) {
   std::string what = o.task ? "the " + std::string(to_string(o.run.task.kind)) + " task (sequences of " +
                                   std::to_string(o.run.task.seq_len) + ", batches of " + std::to_string(o.run.batch) +
                                   ", seed " + std::to_string(o.run.seed) + ")"
-                            : "the batches of " + o.batches;
+                            : "the batches of " + shown_path(o.batches);  // JSON text: a path's bytes escaped
   m.description = "Trained on " + what + " for " + plural(steps, "step") + " of AdamW (lr " +
                   general_number(o.run.adamw.lr) + ") by attention-lab train." +
                   (m.description.empty() ? "" : " " + m.description);
@@ -283,16 +291,15 @@ int train_command(std::span<const std::string> words, std::ostream& out, std::os
     }
     report["seconds"] = seconds;
     if (o.json) out << report.dump() << '\n';
-    file = o.save;
-    if (!o.save.empty())
-      save_model_file(with_training_described(t.model, o, t.adam.step),
-                      o.save);  // after a divergence, the last good weights
+    file = "--save";
+    if (o.save)  // after a divergence, the last good weights
+      save_model_file(with_training_described(t.model, o, t.adam.step), *o.save);
     if (!log.diverged.empty()) {
       err << "attention-lab: " << (o.model.empty() ? "train" : o.model) << ": " << log.diverged << '\n';
       return kExitBadInput;
     }
   } catch (const InputError& e) {
-    err << "attention-lab: " << file << ": " << e.what() << '\n';
+    err << "attention-lab: " << shown_path(file) << ": " << e.what() << '\n';
     return kExitBadInput;
   }
   return kExitOk;

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/io/atomic_file.h"
+#include "core/validate.h"
 #include "ui/logic/glyph_set.h"
 #include "ui/logic/matrix_export.h"
 #include "ui/widgets/keys.h"
@@ -19,9 +21,9 @@
 namespace attn::gui {
 namespace {
 
-// A rectangle of the bound framebuffer as PNG (x, y from its bottom-left), top row first (OpenGL
-// reads bottom-up).
-bool write_region_png(const std::string& path, int x, int y, int width, int height) {
+// A rectangle of the bound framebuffer as PNG (x, y from its bottom-left), top row first (OpenGL reads bottom-up),
+// encoded in memory and written atomically: a full disk leaves no truncated picture. Throws InputError.
+void write_region_png(const std::string& path, int x, int y, int width, int height, Existing existing) {
   std::vector<unsigned char> pixels(static_cast<std::size_t>(width) * height * 4);
   glPixelStorei(GL_PACK_ALIGNMENT, 1);
   glReadPixels(x, y, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
@@ -31,7 +33,13 @@ bool write_region_png(const std::string& path, int x, int y, int width, int heig
     std::copy_n(pixels.data() + row * static_cast<std::size_t>(height - 1 - y), row,
                 flipped.data() + row * static_cast<std::size_t>(y));
   for (std::size_t i = 3; i < flipped.size(); i += 4) flipped[i] = 255;  // an opaque picture
-  return stbi_write_png(path.c_str(), width, height, 4, flipped.data(), static_cast<int>(row)) != 0;
+  std::string png;
+  const auto append = [](void* to, void* data, int size) {
+    static_cast<std::string*>(to)->append(static_cast<const char*>(data), static_cast<std::size_t>(size));
+  };
+  if (!stbi_write_png_to_func(append, &png, width, height, 4, flipped.data(), static_cast<int>(row)))
+    throw InputError("", "cannot write " + shown_path(path) + ": the picture could not be encoded as PNG");
+  write_file_atomically(path, png, existing);
 }
 
 // Set by the window's refresh callback, read by the next frame.
@@ -107,10 +115,14 @@ void export_picture(Window& window, ui::AppState& state) {
       const int x0 = std::clamp(static_cast<int>(r.min.x), 0, W), x1 = std::clamp(static_cast<int>(r.max.x + 1), 0, W);
       const int y0 = std::clamp(static_cast<int>(r.min.y), 0, H), y1 = std::clamp(static_cast<int>(r.max.y + 1), 0, H);
       const std::string file = ui::picture_file_name(std::filesystem::current_path().string(), r.name);
-      if (x1 > x0 && y1 > y0 && write_region_png(file, x0, H - y1, x1 - x0, y1 - y0))
+      try {
+        if (x1 <= x0 || y1 <= y0) throw InputError("", "nothing of it is inside the window");
+        write_region_png(file, x0, H - y1, x1 - x0, y1 - y0, Existing::Keep);  // a fresh name, never another file
         state.message =
             "Saved " + file + " (" + std::to_string(x1 - x0) + "\u00D7" + std::to_string(y1 - y0) + " pixels)";
-      else state.message = "The picture could not be written to " + file;
+      } catch (const InputError& e) {
+        state.message = "The picture was not saved: " + std::string(e.what());
+      }
     }
   }
   framebuffers()->bind(GL_FRAMEBUFFER, 0);
@@ -121,9 +133,9 @@ void export_picture(Window& window, ui::AppState& state) {
   r = {};
 }
 
-bool write_screenshot(const std::string& path, int width, int height) {
+void write_screenshot(const std::string& path, int width, int height) {
   glReadBuffer(GL_BACK);
-  return write_region_png(path, 0, 0, width, height);
+  write_region_png(path, 0, 0, width, height, Existing::Replace);
 }
 
 }  // namespace attn::gui

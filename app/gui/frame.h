@@ -41,7 +41,8 @@ bool render_frame(Window& window, ui::AppState& state, double dt, std::optional<
 void redraw_whole(GLFWwindow* window);
 // A widget asked for its picture (ui::picture_request): one frame at twice the size, cut out and saved.
 void export_picture(Window& window, ui::AppState& state);
-// The window as drawn: the back buffer before it is shown, as PNG.
-bool write_screenshot(const std::string& path, int width, int height);
+// The window as drawn: the back buffer before it is shown, as PNG, written atomically. Throws InputError with the
+// reason (a folder that does not exist, a full disk).
+void write_screenshot(const std::string& path, int width, int height);
 
 }  // namespace attn::gui

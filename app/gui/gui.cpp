@@ -19,6 +19,7 @@
 #include "app/gui/frame_drivers.h"
 #include "app/gui/start_state.h"
 #include "app/gui/user_files.h"
+#include "core/validate.h"
 #include "ui/logic/document_files.h"
 #include "ui/widgets/heatmap.h"
 #include "ui/widgets/keys.h"
@@ -219,10 +220,12 @@ int finish_capture(const GuiOptions& o, GLFWwindow* window, std::ostream& err) {
   int exit_code = o.check_layout ? report_layout(err) : kExitOk;
   int w = 0, h = 0;
   glfwGetFramebufferSize(window, &w, &h);
-  if (!o.screenshot.empty() && !write_screenshot(o.screenshot, w, h)) {
-    err << "attention-lab: cannot write " << o.screenshot << '\n';
-    exit_code = kExitFailure;
-  }
+  if (!o.screenshot.empty()) try {
+      write_screenshot(o.screenshot, w, h);
+    } catch (const InputError& e) {
+      err << "attention-lab: --screenshot: " << e.what() << '\n';
+      exit_code = cli::kExitBadInput;
+    }
   return exit_code;
 }
 
@@ -313,7 +316,12 @@ int run_gui(const GuiOptions& o, std::ostream& err) {
   window.canvas.region = region_copy(window.glfw);
   int exit_code = frame_loop(o, window, *state, autosave, err);
   if (o.check_damage) exit_code = report_damage_check(window.canvas, exit_code, std::cout);
-  if (!o.dump_state.empty()) dump_state(o.dump_state, *state);
+  if (!o.dump_state.empty()) try {
+      dump_state(o.dump_state, *state);
+    } catch (const InputError& e) {
+      err << "attention-lab: --dump-state: " << e.what() << '\n';
+      exit_code = cli::kExitBadInput;
+    }
   autosave.finish(*state);
   write_user_files(user, *state, window.glfw, err);
   close_window(window.glfw);

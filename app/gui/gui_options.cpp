@@ -3,6 +3,8 @@
 #include <charconv>
 
 #include "app/cli/args.h"
+#include "app/cli/output_files.h"
+#include "core/io/atomic_file.h"
 #include "core/scenario.h"
 
 namespace attn::gui {
@@ -54,15 +56,30 @@ const char* const kGuiHelp =
     "  --dump-state JSON on exit, write the view, step (number and name), head, decoded tokens, scenario and tokens\n"
     "  and every option of trace that overrides the file (--variant, --kv-heads, --mask, --heads, ...)\n";
 
+namespace {
+
+// --screenshot and --dump-state are written at the end of the run: checked before the window opens (an empty name
+// too), never over the files it reads, nor over each other.
+void check_gui_outputs(const GuiOptions& o, bool screenshot, bool dump_state) {
+  const std::vector<cli::NamedInput> inputs = {{"SCENARIO", o.scenario}, {"--model", o.model.value_or("")}};
+  if (screenshot) cli::check_output_option("", "--screenshot", o.screenshot, inputs);
+  if (dump_state) cli::check_output_option("", "--dump-state", o.dump_state, inputs);
+  if (screenshot && dump_state && same_file(o.dump_state, o.screenshot))
+    throw UsageError("--dump-state and --screenshot name the same file: give them two");
+}
+
+}  // namespace
+
 GuiOptions parse_gui_args(std::span<const std::string> words) {
   GuiOptions o;
   Args args(words);
+  bool screenshot = false, dump_state = false;  // given, even as ""
   while (!args.done()) {
     const std::string word = args.next();
-    if (word == "--screenshot") o.screenshot = args.value(word);
+    if (word == "--screenshot") o.screenshot = args.value(word), screenshot = true;
     else if (word == "--step") o.step = args.value(word);
     else if (word == "--head") o.head = static_cast<int>(args.integer(word, 0, 1 << 20));
-    else if (word == "--dump-state") o.dump_state = args.value(word);
+    else if (word == "--dump-state") o.dump_state = args.value(word), dump_state = true;
     else if (word == "--view") o.view = args.value(word);
     else if (word == "--decode-tokens") o.decode_tokens = static_cast<int>(args.integer(word, 1, 1 << 20));
     else if (o.overrides.parse(word, args)) continue;
@@ -122,6 +139,7 @@ GuiOptions parse_gui_args(std::span<const std::string> words) {
       throw UsageError("only one SCENARIO may be given, found '" + o.scenario + "' and '" + word + "'");
     }
   }
+  check_gui_outputs(o, screenshot, dump_state);
   return o;
 }
 

@@ -13,6 +13,7 @@
 #include "app/cli/handout.h"
 #include "app/cli/scenario_input.h"
 #include "core/edits.h"
+#include "core/io/atomic_file.h"
 #include "core/io/model_json.h"
 #include "core/io/presets_json.h"
 #include "core/io/scenario_json.h"
@@ -249,7 +250,9 @@ void dump_state(const std::string& path, const ui::AppState& state) {
                                     {"zoom", state.display.zoom},
                                     {"recovery_offered", state.recovery.has_value()},
                                     {"message", ui::escaped_text(state.message)}};
-  std::ofstream(path) << j.dump(2) << '\n';
+  // Tokens and names are checked to be UTF-8; should anything not be, it is replaced rather than an exception
+  // thrown after the file was created.
+  write_file_atomically(path, j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
 }
 
 }  // namespace attn::gui

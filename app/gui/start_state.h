@@ -14,7 +14,8 @@ namespace attn::gui {
 // nullptr when an option is wrong (err says which and why).
 std::unique_ptr<ui::AppState> start_state(const GuiOptions& o, std::ostream& err);
 
-// --dump-state: the view, step, head, decoded tokens, lesson page, document and display as JSON.
+// --dump-state: the view, step, head, decoded tokens, lesson page, document and display as JSON, written atomically
+// ("file" is the document's path with bytes that are not UTF-8 shown as \xff). Throws InputError.
 void dump_state(const std::string& path, const ui::AppState& state);
 
 }  // namespace attn::gui

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/io/atomic_file.h"
 #include "core/io/json_fields.h"
 #include "core/io/model_json.h"
 #include "core/io/model_write.h"
@@ -44,22 +45,8 @@ std::filesystem::path config_dir() {
 
 void write_file_atomically(const std::filesystem::path& file, const std::string& text) {
   std::error_code ec;
-  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
-  const std::filesystem::path temporary = file.string() + ".writing";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
-      std::filesystem::remove(temporary, ec);
-      throw std::runtime_error("cannot write " + temporary.string());
-    }
-  }
-  std::filesystem::rename(temporary, file, ec);
-  if (ec) {
-    std::filesystem::remove(temporary, ec);
-    throw std::runtime_error("cannot replace " + file.string() + ": " + ec.message());
-  }
+  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);  // the config folder
+  attn::write_file_atomically(file, text);
 }
 
 Settings load_settings(const std::filesystem::path& file) {
@@ -79,8 +66,12 @@ Settings load_settings(const std::filesystem::path& file) {
 }
 
 void save_settings(const Settings& s, const std::filesystem::path& file) {
+  // A path that is not UTF-8 cannot be a JSON string: such a recent file is left out, not the settings unsaved.
+  std::vector<std::string> recent;
+  for (const std::string& r : s.recent)
+    if (shown_path(r) == r) recent.push_back(r);
   const nlohmann::ordered_json j = {
-      {"theme", s.theme}, {"zoom", s.zoom}, {"width", s.width}, {"height", s.height}, {"recent", s.recent}};
+      {"theme", s.theme}, {"zoom", s.zoom}, {"width", s.width}, {"height", s.height}, {"recent", recent}};
   write_file_atomically(file, j.dump(2) + "\n");
 }
 

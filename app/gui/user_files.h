@@ -2,7 +2,7 @@
 // What the app keeps between runs, in the user's config directory ($XDG_CONFIG_HOME/attention-lab,
 // else ~/.config/attention-lab): settings.json (theme, zoom, window size, recent files) and
 // recovery.json (the document while it has unsaved changes, so a crash or kill loses nothing).
-// Every write is atomic: a temporary file, then a rename.
+// Every write is atomic: a temporary file of its own, then a rename (core/io/atomic_file.h).
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -24,7 +24,8 @@ struct Settings {
 
 // A missing or unreadable file gives the defaults (settings are a convenience, never an obstacle).
 Settings load_settings(const std::filesystem::path& file);
-// Throws std::runtime_error naming the file when it cannot be written.
+// Throws std::runtime_error naming the file when it cannot be written. A recent file whose path is not UTF-8 (or
+// has control characters) is left out: JSON cannot hold it.
 void save_settings(const Settings& s, const std::filesystem::path& file);
 
 // The recovery file: {"original", "original_stamp", "when", "scenario"} for the document's unsaved changes and
@@ -48,7 +49,8 @@ FoundRecovery find_recovery(const std::filesystem::path& file);
 // std::runtime_error with the reason when it cannot.
 std::filesystem::path set_aside(const std::filesystem::path& file);
 
-// Writes `text` to `file` through a temporary file and a rename; throws std::runtime_error naming the file.
+// The one atomic write (core/io/atomic_file.h), after making the config folder if it is missing. Throws InputError
+// (a std::runtime_error) naming the file and the reason.
 void write_file_atomically(const std::filesystem::path& file, const std::string& text);
 
 }  // namespace attn::gui

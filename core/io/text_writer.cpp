@@ -1,7 +1,6 @@
 #include "core/io/text_writer.h"
 
 #include <cmath>
-#include <fstream>
 
 #include <nlohmann/json.hpp>
 
@@ -86,27 +85,6 @@ std::string attention_text(const AttentionConfig& a, const std::string& indent, 
     attention.add("sparse", sparse.str());
   }
   return attention.str();
-}
-
-void write_file_atomically(const std::filesystem::path& path, const std::string& text) {
-  const std::filesystem::path temporary = path.string() + ".saving";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError("", "cannot write " + temporary.string());
-    out << text;
-    out.flush();
-    if (!out) {
-      std::error_code ignored;
-      std::filesystem::remove(temporary, ignored);
-      throw InputError("", "writing " + temporary.string() + " failed (disk full?)");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(temporary, path, ec);
-  if (ec) {
-    std::filesystem::remove(temporary, ec);
-    throw InputError("", "cannot replace " + path.string() + ": " + ec.message());
-  }
 }
 
 }  // namespace attn

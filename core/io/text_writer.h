@@ -1,11 +1,12 @@
 #pragma once
 // What the writers of scenario and model files share: numbers that read back to the same double, one matrix row per
-// line, objects with their keys in the documented order, the attention block, and the atomic save.
+// line, objects with their keys in the documented order, the attention block, and the atomic save (atomic_file.h).
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "core/config.h"
+#include "core/io/atomic_file.h"
 #include "core/matrix.h"
 
 namespace attn {
@@ -34,9 +35,5 @@ class ObjectText {
 // The attention block as a scenario writes it (with_positions) or as a model layer does (its positions are the
 // model's, and W_O is always there).
 std::string attention_text(const AttentionConfig& a, const std::string& indent, bool model_layer);
-
-// Writes to a temporary file beside `path`, then renames it over `path`, so a failure never leaves a half-written
-// file. Throws InputError (field "") naming what failed.
-void write_file_atomically(const std::filesystem::path& path, const std::string& text);
 
 }  // namespace attn

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fstream>
 
+#include "core/io/atomic_file.h"
 #include "core/io/json_fields.h"
 #include "core/io/model_json.h"
 #include "core/io/model_write.h"
@@ -191,9 +192,12 @@ void export_document(AppState& state, const std::string& extension) {
                                            ? std::filesystem::current_path()
                                            : std::filesystem::absolute(state.document().path).parent_path();
   const std::string file = unique_file_name(folder.string(), state.scenario().name + "_trace", extension);
-  std::ofstream out(file, std::ios::binary);
-  out << text;
-  state.message = out ? "Exported " + file : "Could not write " + file;
+  try {
+    write_file_atomically(file, text, Existing::Keep);
+    state.message = "Exported " + file;
+  } catch (const InputError& e) {
+    state.message = std::string("Not exported: ") + e.what();
+  }
 }
 
 }  // namespace attn::ui

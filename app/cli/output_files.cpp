@@ -1,0 +1,23 @@
+#include "app/cli/output_files.h"
+
+#include "app/cli/args.h"
+#include "core/io/atomic_file.h"
+#include "core/validate.h"
+
+namespace attn::cli {
+
+void check_output_option(const std::string& command, const std::string& option, const std::string& path,
+                         const std::vector<NamedInput>& inputs) {
+  const std::string prefix = (command.empty() ? "" : command + ": ") + option + ": ";
+  for (const auto& [input, input_path] : inputs)
+    if (!path.empty() && !input_path.empty() && same_file(path, input_path))
+      throw UsageError(prefix + shown_path(path) + " is also the " + input +
+                       " this command reads: write to another file (nothing was written)");
+  try {
+    check_output_path(path);
+  } catch (const InputError& e) {
+    throw UsageError(prefix + e.what());
+  }
+}
+
+}  // namespace attn::cli

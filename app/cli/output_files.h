@@ -1,0 +1,18 @@
+#pragma once
+// The files a command writes (trace --scenario, train --save, the window's --screenshot and --dump-state), checked
+// before any work: a run is never lost to a name that cannot be written, and never writes over its own input.
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace attn::cli {
+
+// One input of the command: the option that names it ("SCENARIO", "--model") and its path ("" when not given).
+using NamedInput = std::pair<std::string, std::string>;
+
+// Throws UsageError ("train: --save: ...") when `path` is empty, cannot be written (check_output_path: a folder, a
+// folder that does not exist, no permission) or is the same file as one of `inputs`. `command` is "" for the window.
+void check_output_option(const std::string& command, const std::string& option, const std::string& path,
+                         const std::vector<NamedInput>& inputs);
+
+}  // namespace attn::cli

@@ -1,0 +1,65 @@
+#!/bin/bash
+# The window's own outputs: --screenshot and --dump-state are checked before the window opens (a missing folder is
+# exit 2 at once), a screenshot that does not fit on the disk is exit 2 with the reason and leaves no truncated PNG
+# (a 64 KiB tmpfs, where one can be mounted), and --dump-state of a document whose path is not UTF-8 writes valid
+# JSON with the path's byte escaped. Run under xvfb-run.
+# usage: output_files_e2e.sh BINARY SCENARIO
+set -u
+binary=$1
+scenario=$2
+work=$(mktemp -d)
+failures=0
+cleanup() {
+  if [ -n "${mounted:-}" ]; then umount "$work/small"; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+
+"$binary" "$scenario" --screenshot "$work/missing/shot.png" --size 640x480 2>"$work/err"
+code=$?
+[ "$code" = 2 ] || fail "--screenshot to a missing folder: exit $code, expected 2"
+grep -qF "attention-lab: --screenshot: cannot write $work/missing/shot.png: the folder $work/missing does not exist" \
+  "$work/err" || fail "--screenshot to a missing folder: $(cat "$work/err")"
+
+"$binary" "$scenario" --screenshot "$work/shot.png" --dump-state "$work/missing/state.json" --size 640x480 \
+  2>"$work/err"
+code=$?
+[ "$code" = 2 ] || fail "--dump-state to a missing folder: exit $code, expected 2"
+grep -qF "does not exist" "$work/err" || fail "--dump-state to a missing folder: $(cat "$work/err")"
+[ ! -e "$work/shot.png" ] || fail "--dump-state to a missing folder: the window ran and wrote its screenshot"
+
+cp "$scenario" "$work/b$(printf '\377').json"
+"$binary" "$work/b$(printf '\377').json" --screenshot "$work/shot.png" --dump-state "$work/state.json" \
+  --size 640x480 2>"$work/err"
+code=$?
+[ "$code" = 0 ] || fail "a document whose path is not UTF-8: exit $code, expected 0 ($(cat "$work/err"))"
+python3 - "$work/state.json" "$work" <<'PY' || fail "--dump-state of a path that is not UTF-8"
+import json, sys
+state = json.load(open(sys.argv[1]))
+expected = sys.argv[2] + "/b\\xff.json"
+if state["file"] != expected:
+    sys.exit("file is %r, expected %r" % (state["file"], expected))
+PY
+
+mkdir "$work/small"
+if mount -t tmpfs -o size=64k tmpfs "$work/small" 2>/dev/null; then
+  mounted=1
+  "$binary" "$scenario" --screenshot "$work/small/shot.png" --size 1280x720 2>"$work/err"
+  code=$?
+  [ "$code" = 2 ] || fail "--screenshot to a full disk: exit $code, expected 2"
+  grep -qF "attention-lab: --screenshot: cannot write $work/small/shot.png: No space left on device" "$work/err" ||
+    fail "--screenshot to a full disk: $(cat "$work/err")"
+  [ -z "$(ls -A "$work/small")" ] || fail "--screenshot to a full disk left $(ls -A "$work/small")"
+else
+  echo "note: no tmpfs could be mounted here; the full disk is not tried"
+fi
+
+if [ "$failures" -gt 0 ]; then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "window outputs: all checked"
