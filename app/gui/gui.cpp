@@ -127,6 +127,7 @@ UserFiles read_user_files(const GuiOptions& o, ui::AppState& state) {
   state.display.zoom = u.used ? u.settings.zoom : 1.0f;
   state.display.presentation = o.presentation;
   state.recent_files = u.settings.recent;
+  if (!o.memory_budget && u.settings.memory_budget) state.memory_budget = *u.settings.memory_budget;
   std::string recovery_problem;
   if (auto r = u.used ? read_recovery(u.recovery_file, &recovery_problem) : std::nullopt)
     state.recovery = std::move(*r);
