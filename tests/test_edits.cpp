@@ -224,9 +224,13 @@ TEST_CASE("the tokens slider reaches 4096 on the scale scenario, and as far as t
   set_token_count(at, most);
   CHECK_NOTHROW(validate(at));
   CHECK_NOTHROW(check_trace_budget(at, three_gib));
-  set_token_count(at, most + 1);
-  CHECK_NOTHROW(validate(at));  // a valid file: only the budget refuses it
-  CHECK_THROWS_AS(check_trace_budget(at, three_gib), BudgetError);
+  set_token_count(at, most + 1);  // past the cells a trace may hold (2,896 tokens of 16 heads) or the budget
+  CHECK_THROWS_AS((validate(at), check_trace_budget(at, three_gib)), InputError);
+  // With 8 heads of 64 and a budget of 1 GiB the bytes stop the slider, well inside the cells.
+  Scenario eight = load_scenario_file(asset("scale.json"));
+  set_token_count(eight, small + 1);
+  CHECK_NOTHROW(validate(eight));  // a valid file: only the budget refuses its trace
+  CHECK_THROWS_AS(check_trace_budget(eight, std::int64_t(1) << 30), BudgetError);
 }
 
 TEST_CASE("validate after an edit: a weight shared with the document before is not read again, a new one is") {

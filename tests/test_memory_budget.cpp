@@ -6,15 +6,20 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "app/cli/handout.h"
 #include "app/cli/matrix_text.h"
 #include "app/cli/memory_option.h"
 #include "core/decode.h"
+#include "core/edits.h"
 #include "core/io/decode_json.h"
 #include "core/io/json_stream.h"
 #include "core/io/trace_json.h"
 #include "core/memory_budget.h"
 #include "core/text_format.h"
+#include "core/trace_bytes.h"
+#include "app/gui/user_files.h"
 #include "helpers.h"
+#include "ui/logic/app_state.h"
 
 using namespace attn;
 using namespace attn::test;
@@ -227,8 +232,10 @@ TEST_CASE("what a command holds is known from the shapes: the trace, and printin
   CHECK(predicted_trace_bytes(s) == 2511208448);
   CHECK(predicted_print_bytes(s) >= 4 * 4096 * std::int64_t(4096) * 8);
   CHECK(predicted_print_bytes(s) < 4 * 4096 * std::int64_t(4096) * 8 + 64 * (std::int64_t(1) << 20));
-  CHECK_THROWS_AS(check_trace_budget(s, 3 * kGiB, predicted_print_bytes(s)), BudgetError);
-  CHECK_NOTHROW(check_trace_budget(s, 3 * kGiB));
+  // The scale scenario at 4,096 tokens prints within 3 GiB; within 2.5 GiB it may be computed but not printed.
+  CHECK_NOTHROW(check_trace_budget(s, 3 * kGiB, predicted_print_bytes(s)));
+  CHECK_NOTHROW(check_trace_budget(s, 5 * kGiB / 2));
+  CHECK_THROWS_AS(check_trace_budget(s, 5 * kGiB / 2, predicted_print_bytes(s)), BudgetError);
   // Decoding keeps each head's weights over the cache, a triangle: 8 x 4096 x 4097 / 2 doubles and the rest.
   const std::int64_t triangle = 8 * std::int64_t(4096) * 4097 / 2 * 8;
   CHECK(predicted_decode_bytes(s) > triangle);
@@ -318,19 +325,57 @@ TEST_CASE("long token names cannot blow up a table: rows x columns x a bounded w
     f << j.dump();
   }
   const std::string shortened = std::string(23, 'x') + "\u2026";
-  for (const char* form : {"", "--markdown", "--latex"}) {
-    CAPTURE(form);
-    std::vector<std::string> args{"trace", file};
-    if (*form) args.push_back(form);
-    const Run r = run(args);
-    REQUIRE(r.code == 0);
-    CHECK(contains(r.out, shortened));
-    CHECK(!contains(r.out, std::string(24, 'x')));
-    if (!*form) CHECK(r.out.size() < 40 * 40 * 40 * 12);  // 12 tables of at most 40 x 40 cells of 40 bytes
-  }
+  const Run r = run({"trace", file});
+  REQUIRE(r.code == 0);
+  CHECK(contains(r.out, "  " + shortened + "  "));
+  CHECK(!contains(r.out, std::string(24, 'x')));
+  CHECK(r.out.size() < 40 * 40 * 40 * 12);  // 12 tables of at most 40 x 40 cells of 40 bytes
+  // The handouts' tables (their sentences quote a token whole, as the app does, a few times a step).
+  const Run md = run({"trace", file, "--markdown"});
+  REQUIRE(md.code == 0);
+  CHECK(contains(md.out, "| " + shortened + " |"));
+  CHECK(!contains(md.out, "| " + std::string(24, 'x')));
+  const Run tex = run({"trace", file, "--latex"});
+  REQUIRE(tex.code == 0);
+  CHECK(contains(tex.out, "\n" + std::string(23, 'x') + cli::latex_escape("\u2026") + " & "));
+  CHECK(!contains(tex.out, "\n" + std::string(24, 'x') + " & "));
   const Run d = run({"decode", file});
   REQUIRE(d.code == 0);
   CHECK(contains(d.out, shortened));
   CHECK(!contains(d.out, std::string(24, 'x')));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("the window holds every edit and file to its memory budget, and the tokens slider stops there") {
+  ui::AppState state(cat_sat(), asset("the_cat_sat.json"));
+  CHECK(state.memory_budget == limits::kDefaultMemoryBudget);
+  state.memory_budget = 64 * 1024;
+  CHECK(max_token_count(state.scenario(), 4096, state.memory_budget) < 100);
+  CHECK_FALSE(state.edit([](Scenario& s) { set_token_count(s, 100); }));
+  CHECK(state.message.starts_with("Not applied: this trace needs "));
+  CHECK(state.message.ends_with(" but the memory budget is 65,536 bytes (64.00 KiB); use --memory-budget, fewer "
+                                "tokens or heads"));
+  CHECK(state.scenario().n_q() == 3);
+  CHECK(state.edit([](Scenario& s) { set_token_count(s, 10); }));
+  Scenario big = cat_sat();
+  set_token_count(big, 200);
+  CHECK_FALSE(state.open(big, "big.json"));
+  CHECK(state.message.starts_with("big.json: this trace needs "));
+}
+
+TEST_CASE("the settings file keeps a memory budget: a size or a number of bytes") {
+  const std::filesystem::path dir = fresh_dir("budget-settings");
+  const std::filesystem::path file = dir / "settings.json";
+  std::ofstream(file) << R"({"theme": "light", "memory_budget": "2G"})";
+  CHECK(gui::load_settings(file).memory_budget == 2 * kGiB);
+  std::ofstream(file) << R"({"memory_budget": 1073741824})";
+  CHECK(gui::load_settings(file).memory_budget == kGiB);
+  std::ofstream(file) << R"({"theme": "light"})";
+  CHECK_FALSE(gui::load_settings(file).memory_budget.has_value());
+  gui::Settings s;
+  s.memory_budget = 512 * (std::int64_t(1) << 20);
+  gui::save_settings(s, file);
+  CHECK(contains(read_file(file), "\"memory_budget\": 536870912"));
+  CHECK(gui::load_settings(file).memory_budget == s.memory_budget);
   std::filesystem::remove_all(dir);
 }
