@@ -1,8 +1,8 @@
 #pragma once
 // Edits the inputs panel makes to a scenario, as plain functions so they are tested without a window and
 // every view sees the same document afterwards.
-#include <optional>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 

@@ -33,9 +33,10 @@ constexpr std::array<std::pair<std::string_view, std::int64_t>, 15> kSizeUnits{{
 }};
 
 InputError bad_size(const std::string& field, std::string_view text) {
-  return InputError(field, "expected a size such as 3221225472, 512M, 2G or 1.5GiB (K, M, G, T are 1024-based, "
-                           "KB, MB, GB, TB 1000-based) but found '" +
-                               std::string(text) + "'");
+  return InputError(field,
+                    "expected a size such as 3221225472, 512M, 2G or 1.5GiB (K, M, G, T are 1024-based, "
+                    "KB, MB, GB, TB 1000-based) but found '" +
+                        std::string(text) + "'");
 }
 
 }  // namespace
@@ -61,16 +62,15 @@ std::int64_t parse_memory_size(std::string_view text, const std::string& field) 
   if (ec != std::errc() || ptr != number.data() + number.size()) throw bad_size(field, text);
   const long double bytes = std::floor(static_cast<long double>(value) * static_cast<long double>(u->second));
   if (bytes > static_cast<long double>(limits::kMaxMemoryBudget))
-    throw InputError(field, "must be at most " + binary_size(limits::kMaxMemoryBudget) + " but found '" +
-                                std::string(text) + "'");
+    throw InputError(
+        field, "must be at most " + binary_size(limits::kMaxMemoryBudget) + " but found '" + std::string(text) + "'");
   if (bytes < 1) throw InputError(field, "must be at least 1 byte but found '" + std::string(text) + "'");
   return static_cast<std::int64_t>(bytes);
 }
 
 std::string budget_message(std::int64_t needed, std::int64_t budget, std::string_view what, std::string_view fewer) {
-  return std::string(what) + " needs " + bytes_text(static_cast<std::uint64_t>(needed)) +
-         " but the memory budget is " + bytes_text(static_cast<std::uint64_t>(budget)) + "; use --memory-budget, " +
-         std::string(fewer);
+  return std::string(what) + " needs " + bytes_text(static_cast<std::uint64_t>(needed)) + " but the memory budget is " +
+         bytes_text(static_cast<std::uint64_t>(budget)) + "; use --memory-budget, " + std::string(fewer);
 }
 
 void check_memory_budget(std::int64_t needed, std::int64_t budget, std::string_view what, std::string_view fewer) {

@@ -104,9 +104,10 @@ constexpr std::int64_t kAllocationBytes = 64;
 std::int64_t predicted_print_bytes(const Scenario& s) {
   const AttentionConfig& a = s.attention;
   const std::int64_t nq = s.n_q(), nkv = s.n_kv(), dm = s.d_model(), ds = score_dim(a);
-  const std::int64_t head_copy = cells(nq, a.head_dim) * 2 + cells(nkv, a.head_dim) * 2 + cells(nq, ds) +
-                                 cells(nkv, ds) + cells(nq, 3);
-  const std::int64_t widest = std::max({nkv, dm, std::int64_t(a.heads) * a.head_dim, std::int64_t(a.latent_dim) * a.heads});
+  const std::int64_t head_copy =
+      cells(nq, a.head_dim) * 2 + cells(nkv, a.head_dim) * 2 + cells(nq, ds) + cells(nkv, ds) + cells(nq, 3);
+  const std::int64_t widest =
+      std::max({nkv, dm, std::int64_t(a.heads) * a.head_dim, std::int64_t(a.latent_dim) * a.heads});
   return 4 * cells(nq, nkv) + cells(nq, dm) + head_copy + row_text_bytes(widest) + (std::int64_t(1) << 20);
 }
 

@@ -3,8 +3,8 @@
 #include <string>
 #include <vector>
 #include "core/edits.h"
-#include "core/memory_budget.h"
 #include "core/init.h"
+#include "core/memory_budget.h"
 #include "helpers.h"
 
 using namespace attn;

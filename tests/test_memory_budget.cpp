@@ -9,6 +9,7 @@
 #include "app/cli/handout.h"
 #include "app/cli/matrix_text.h"
 #include "app/cli/memory_option.h"
+#include "app/gui/user_files.h"
 #include "core/decode.h"
 #include "core/edits.h"
 #include "core/io/decode_json.h"
@@ -17,7 +18,6 @@
 #include "core/memory_budget.h"
 #include "core/text_format.h"
 #include "core/trace_bytes.h"
-#include "app/gui/user_files.h"
 #include "helpers.h"
 #include "ui/logic/app_state.h"
 
@@ -206,9 +206,11 @@ TEST_CASE("--memory-budget on the command line: taken by every command, refused 
 
 TEST_CASE("past the budget, trace, decode and online refuse before computing: exit 2 with both numbers") {
   const std::string cat = asset("the_cat_sat.json");
-  for (const std::vector<std::string>& words :
-       {std::vector<std::string>{"trace", cat}, {"trace", cat, "--json"}, {"trace", cat, "--markdown"},
-        {"trace", cat, "--latex"}, {"online", cat, "--head", "0", "--row", "1", "--block", "2"}}) {
+  for (const std::vector<std::string>& words : {std::vector<std::string>{"trace", cat},
+                                                {"trace", cat, "--json"},
+                                                {"trace", cat, "--markdown"},
+                                                {"trace", cat, "--latex"},
+                                                {"online", cat, "--head", "0", "--row", "1", "--block", "2"}}) {
     std::vector<std::string> args = words;
     args.insert(args.end(), {"--memory-budget", "1K"});
     CAPTURE(args[2]);
@@ -216,8 +218,9 @@ TEST_CASE("past the budget, trace, decode and online refuse before computing: ex
     CHECK(r.code == 2);
     CHECK(r.out.empty());
     CHECK(r.err.starts_with("attention-lab: " + cat + ": this trace needs "));
-    CHECK(r.err.ends_with(" but the memory budget is 1,024 bytes (1.00 KiB); use --memory-budget, fewer tokens or "
-                          "heads\n"));
+    CHECK(
+        r.err.ends_with(" but the memory budget is 1,024 bytes (1.00 KiB); use --memory-budget, fewer tokens or "
+                        "heads\n"));
   }
   const Run d = run({"decode", cat, "--json", "--memory-budget", "1000"});
   CHECK(d.code == 2);
@@ -321,7 +324,12 @@ TEST_CASE("long token names cannot blow up a table: rows x columns x a bounded w
                       {"tokens", s.input.tokens},
                       {"embeddings", tree_matrix(s.input.embeddings)},
                       {"attention",
-                       {{"variant", "mha"}, {"heads", 1}, {"head_dim", 3}, {"mask", "causal"}, {"scale", true}, {"kernel", "softmax"}}}};
+                       {{"variant", "mha"},
+                        {"heads", 1},
+                        {"head_dim", 3},
+                        {"mask", "causal"},
+                        {"scale", true},
+                        {"kernel", "softmax"}}}};
     f << j.dump();
   }
   const std::string shortened = std::string(23, 'x') + "\u2026";
@@ -353,8 +361,9 @@ TEST_CASE("the window holds every edit and file to its memory budget, and the to
   CHECK(max_token_count(state.scenario(), 4096, state.memory_budget) < 100);
   CHECK_FALSE(state.edit([](Scenario& s) { set_token_count(s, 100); }));
   CHECK(state.message.starts_with("Not applied: this trace needs "));
-  CHECK(state.message.ends_with(" but the memory budget is 65,536 bytes (64.00 KiB); use --memory-budget, fewer "
-                                "tokens or heads"));
+  CHECK(
+      state.message.ends_with(" but the memory budget is 65,536 bytes (64.00 KiB); use --memory-budget, fewer "
+                              "tokens or heads"));
   CHECK(state.scenario().n_q() == 3);
   CHECK(state.edit([](Scenario& s) { set_token_count(s, 10); }));
   Scenario big = cat_sat();

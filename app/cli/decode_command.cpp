@@ -97,8 +97,7 @@ int decode_command(std::span<const std::string> words, std::ostream& out, std::o
   if (o.json) {
     write_decode_json(out, *d);
     out << '\n';
-  }
-  else print_decode(out, *d, o.precision);
+  } else print_decode(out, *d, o.precision);
   return kExitOk;
 }
 

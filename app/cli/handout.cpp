@@ -479,24 +479,32 @@ void write_markdown(std::ostream& out, const Trace& t, int precision, const Head
   bool first = true;
   std::string text;
   const MarkdownWriter write{text, precision};
-  HandoutBuilder(t, precision, [&](const Block& b) {
-    text.clear();
-    std::visit(write, b);
-    text.pop_back();
-    out << (first ? "" : "\n") << text;
-    first = false;
-  }, head_done).build();
+  HandoutBuilder(
+      t, precision,
+      [&](const Block& b) {
+        text.clear();
+        std::visit(write, b);
+        text.pop_back();
+        out << (first ? "" : "\n") << text;
+        first = false;
+      },
+      head_done)
+      .build();
 }
 
 void write_latex(std::ostream& out, const Trace& t, int precision, const HeadDone& head_done) {
   out << kLatexPreamble;
   std::string text;
   const LatexWriter write{text, precision};
-  HandoutBuilder(t, precision, [&](const Block& b) {
-    text.clear();
-    std::visit(write, b);
-    out << text;
-  }, head_done).build();
+  HandoutBuilder(
+      t, precision,
+      [&](const Block& b) {
+        text.clear();
+        std::visit(write, b);
+        out << text;
+      },
+      head_done)
+      .build();
   out << "\\end{document}\n";
 }
 

@@ -75,8 +75,7 @@ int online_command(std::span<const std::string> words, std::ostream& out, std::o
   if (o.json) {
     write_online_json(out, *online);
     out << '\n';
-  }
-  else print_online(out, *online, *trace, o.precision);
+  } else print_online(out, *online, *trace, o.precision);
   return kExitOk;
 }
 

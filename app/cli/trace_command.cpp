@@ -148,8 +148,8 @@ class TracePrinter {
     matrix(softmax ? "masked = scaled, hidden entries set to -inf"
                    : "masked = kappa(scaled) = scaled, hidden entries set to 0",
            h.masked(), t_.tokens, t_.context_tokens);
-    matrix(softmax ? "weights = softmax(masked), row by row" : "weights = masked / Z, row by row", h.weights(), t_.tokens,
-           t_.context_tokens);
+    matrix(softmax ? "weights = softmax(masked), row by row" : "weights = masked / Z, row by row", h.weights(),
+           t_.tokens, t_.context_tokens);
     row_statistics(h, softmax);
     matrix("output = weights v", h.output, t_.tokens, {});
   }
@@ -183,7 +183,8 @@ class TracePrinter {
            stats.values, t_.tokens, stats.columns);
     for (int i = 0; i < t_.n_q(); ++i) {
       if (h.row_status[i] == RowStatus::AllMasked)
-        out_ << "  note: every key is hidden from '" << shorten_label(t_.tokens[i]) << "': its weights and output are 0\n";
+        out_ << "  note: every key is hidden from '" << shorten_label(t_.tokens[i])
+             << "': its weights and output are 0\n";
       if (h.row_status[i] == RowStatus::ZeroSum)
         out_ << "  note: Z is 0 for '" << shorten_label(t_.tokens[i])
              << "' (or lost in rounding next to its entries), so its row cannot be normalised: weights and output are "

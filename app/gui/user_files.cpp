@@ -10,11 +10,11 @@
 #include <nlohmann/json.hpp>
 
 #include "core/io/json_fields.h"
-#include "core/memory_budget.h"
 #include "core/io/model_json.h"
 #include "core/io/model_write.h"
 #include "core/io/scenario_json.h"
 #include "core/io/scenario_write.h"
+#include "core/memory_budget.h"
 #include "ui/logic/document_files.h"
 
 namespace attn::gui {

@@ -21,7 +21,8 @@ struct Settings {
   float zoom = 1.0f;           // 0.75 .. 3
   int width = 1600, height = 900;
   std::vector<std::string> recent;  // most recent first, at most ui::kMaxRecentFiles (ui::remember_recent)
-  std::optional<std::int64_t> memory_budget;  // "memory_budget": bytes, or a size as --memory-budget takes it
+  // "memory_budget": bytes, or a size as --memory-budget takes it; absent, the machine's default
+  std::optional<std::int64_t> memory_budget;
 };
 
 // A missing or unreadable file gives the defaults (settings are a convenience, never an obstacle).

@@ -17,7 +17,8 @@ void write_decode_step(JsonStream& js, const DecodeStep& s) {
   nlohmann::ordered_json status = nlohmann::ordered_json::array();
   for (RowStatus r : s.status) status.push_back(to_string(r));
   js.field("row_status", status);
-  if (s.selected.size() > 0) js.key("indexer_scores").row(s.indexer_scores.row(0)).key("selected").row(s.selected.row(0));
+  if (s.selected.size() > 0)
+    js.key("indexer_scores").row(s.indexer_scores.row(0)).key("selected").row(s.selected.row(0));
   js.end_object();
 }
 

@@ -72,7 +72,8 @@ void write_head(JsonStream& js, const HeadTrace& trace_head) {
   if (h.q_r.size() > 0) js.matrix("q_r", h.q_r).matrix("k_r", h.k_r);
   const Matrix& scores = h.scores();
   js.matrix("scores", scores);
-  js.key("scaled").rows(scores.rows(), [&](Eigen::Index r) -> Eigen::RowVectorXd { return scores.row(r) * h.scale_factor; });
+  js.key("scaled").rows(scores.rows(),
+                        [&](Eigen::Index r) -> Eigen::RowVectorXd { return scores.row(r) * h.scale_factor; });
   js.matrix("mask", *h.mask);
   js.key("masked").rows(scores.rows(), [&](Eigen::Index r) { return h.masked_row(r); });
   js.matrix("weights", h.weights());
