@@ -10,8 +10,8 @@
 namespace attn::cli {
 
 const char* const kMemoryBudgetHelp =
-    "  --memory-budget SIZE  what a command or the window may hold (every command, and the window): bytes, or\n"
-    "                    a number with K, M, G, T (1024-based; KiB, MiB, GiB, TiB too) or KB, MB, GB, TB\n"
+    "  --memory-budget SIZE  what the work and its output may hold: bytes, or a number with K, M, G, T\n"
+    "                    (1024-based; KiB, MiB, GiB, TiB too) or KB, MB, GB, TB\n"
     "                    (1000-based): 2G, 512M, 1.5GiB. Default: 3 GiB or half the physical memory, whichever\n"
     "                    is smaller. Work that would need more is refused before it starts (exit 2, both numbers)\n";
 
