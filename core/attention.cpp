@@ -153,6 +153,17 @@ HeadTrace attend(const Matrix& q, const Matrix& k, const Matrix& v, const Matrix
   return attend({q, k, mask, *keys, kernel, scale_factor}, v, SharedMatrix(mask), keys, false, nullptr);
 }
 
+HeadTrace fresh_head(const HeadTrace& h) {
+  HeadTrace copy = h;
+  forget_derived(copy);
+  return copy;
+}
+
+void forget_derived(HeadTrace& h) {
+  h.derived_ = std::make_shared<HeadTrace::Derived>();
+  h.weights_kept = false;
+}
+
 double HeadTrace::masked(Eigen::Index i, Eigen::Index j) const {
   return (*mask)(i, j) != 0.0 ? scaled(i, j) : hidden_score();
 }

@@ -80,6 +80,13 @@ struct HeadTrace {
   std::shared_ptr<Derived> derived_ = std::make_shared<Derived>();
 };
 
+// A copy of h whose matrices made on demand (weights, scores, scaled, masked, contribution) start afresh and go with
+// the copy: what a printer walks, so that it holds one head's of them at a time and the trace stays as computed.
+HeadTrace fresh_head(const HeadTrace& h);
+// Frees what h made on demand (it is made again, the same bits, when next asked): a printer that explains each head
+// with the trace itself calls it when the head is done.
+void forget_derived(HeadTrace& h);
+
 // One key/value head: what the cache holds for it (MHA: one per query head; GQA: G shared; MQA: 1).
 struct KvHeadTrace {
   Matrix k;  // (N_KV, d)

@@ -263,11 +263,10 @@ std::vector<std::string> set_sparse(Scenario& s, const std::optional<SparseConfi
   return weight_notes(before, s);
 }
 
-int max_token_count(const Scenario& s, int cap) {
-  const auto fits = [&s](std::int64_t n) {
+int max_token_count(const Scenario& s, int cap, std::int64_t budget) {
+  const auto fits = [&s, budget](std::int64_t n) {
     const std::int64_t keys = s.context ? s.n_kv() : n;
-    return s.attention.heads * n * keys <= limits::kMaxAttentionCells &&
-           predicted_trace_bytes(s, n, keys) <= limits::kMaxTraceBytes;
+    return s.attention.heads * n * keys <= limits::kMaxAttentionCells && predicted_trace_bytes(s, n, keys) <= budget;
   };
   int lo = 1, hi = std::max(1, cap);  // the answer lies in [lo, hi]: both bounds grow with the tokens
   while (lo < hi) {

@@ -47,9 +47,7 @@ inline constexpr int kMaxHeads = 256;
 inline constexpr int kMaxHeadDim = 1024;
 inline constexpr int kMaxProjectedDim = 8192;                              // H * d, and the latent widths
 inline constexpr std::int64_t kMaxAttentionCells = std::int64_t(1) << 27;  // heads x N_Q x N_KV: 8 heads at 4096 tokens
-// What a trace may hold (trace_bytes, known before computing: predicted_trace_bytes): 8 heads of 64 at 4096 tokens
-// and d_model 512 take 2.51 GB of it. Shown beside the tokens slider.
-inline constexpr std::int64_t kMaxTraceBytes = std::int64_t(3) << 30;
+// What a trace may hold is the memory budget's (core/memory_budget.h), a setting, not a limit of the file.
 inline constexpr std::int64_t kMaxMatrixElements = std::int64_t(1) << 22;  // any weight, given or drawn (32 MiB)
 inline constexpr double kMaxAbsValue = 1e12;        // keeps every product of scores far from overflow
 inline constexpr double kMaxWeightScale = 100.0;    // seeded weights stay within [-100, 100], far inside that

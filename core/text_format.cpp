@@ -1,5 +1,6 @@
 #include "core/text_format.h"
 
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -21,6 +22,37 @@ std::string group_digits(std::string_view digits) {
 }
 
 std::string thousands(std::uint64_t n) { return group_digits(std::to_string(n)); }
+
+namespace {
+
+// Two decimals, halves rounded up (1.125 -> "1.13"; printf would give the even "1.12").
+std::string hundredths_text(long double value) {
+  const auto hundredths = static_cast<std::uint64_t>(std::floor(value * 100.0L + 0.5L));
+  char text[32];
+  std::snprintf(text, sizeof text, "%llu.%02llu", static_cast<unsigned long long>(hundredths / 100),
+                static_cast<unsigned long long>(hundredths % 100));
+  return text;
+}
+
+}  // namespace
+
+std::string binary_size(std::uint64_t bytes) {
+  static constexpr std::array<const char*, 6> kUnits{"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  if (bytes < 1024) return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
+  std::size_t unit = 0;
+  long double value = static_cast<long double>(bytes) / 1024.0L;
+  // Move up while the value would print as 1024.00 or more, so 1,073,741,823 bytes reads "1.00 GiB".
+  while (unit + 1 < kUnits.size() && value >= 1023.995L) {
+    value /= 1024.0L;
+    ++unit;
+  }
+  return hundredths_text(value) + " " + kUnits[unit];
+}
+
+std::string bytes_text(std::uint64_t bytes) {
+  const std::string exact = thousands(bytes) + (bytes == 1 ? " byte" : " bytes");
+  return bytes < 1024 ? exact : exact + " (" + binary_size(bytes) + ")";
+}
 
 std::string thousands_signed(std::int64_t n) {
   if (n >= 0) return thousands(static_cast<std::uint64_t>(n));

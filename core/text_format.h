@@ -17,6 +17,11 @@ std::string group_digits(std::string_view digits);
 std::string thousands(std::uint64_t n);
 std::string thousands_signed(std::int64_t n);
 
+// "10.00 GiB" (KiB .. EiB, 1024-based, two decimals, halves rounded up); under 1 KiB: "512 bytes".
+std::string binary_size(std::uint64_t bytes);
+// "10,737,418,240 bytes (10.00 GiB)"; under 1 KiB just "512 bytes". Every byte count of a message.
+std::string bytes_text(std::uint64_t bytes);
+
 // {"a", "b", "c"}, ", " -> "a, b, c".
 std::string join(std::span<const std::string_view> parts, std::string_view separator);
 

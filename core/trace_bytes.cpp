@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/decode.h"
+
 namespace attn {
 namespace {
 
@@ -75,6 +77,54 @@ std::int64_t predicted_trace_bytes(const Scenario& s, std::int64_t nq, std::int6
   sum += cells(nq, H * d) + cells(nq, a.output_projection ? dm : H * d);      // concat, output
   if (a.variant == Variant::Mla) sum += absorbed_bytes(a, nq, nkv, dm);
   return sum;
+}
+
+namespace {
+
+// One row of text: every number of the longest row (at most 17 decimals, a sign, the exponent's digits and two
+// spaces: 32 bytes) and its labels, shortened or not (what a file may hold: 1 KiB each).
+std::int64_t row_text_bytes(std::int64_t numbers) { return (numbers + 1) * (32 + 1024); }
+
+// The weights the variant uses, as resolve_weights makes them.
+std::int64_t used_weight_bytes(const Scenario& s) {
+  std::int64_t sum = 0;
+  for (WeightId id : kAllWeights)
+    if (weight_used(id, s.attention)) {
+      const WeightShape w = weight_shape(id, s.attention, s.d_model());
+      sum += cells(w.rows, w.cols);
+    }
+  return sum;
+}
+
+// What a Matrix or a vector's element costs beside its numbers: the heap block's header and rounding.
+constexpr std::int64_t kAllocationBytes = 64;
+
+}  // namespace
+
+std::int64_t predicted_print_bytes(const Scenario& s) {
+  const AttentionConfig& a = s.attention;
+  const std::int64_t nq = s.n_q(), nkv = s.n_kv(), dm = s.d_model(), ds = score_dim(a);
+  const std::int64_t head_copy =
+      cells(nq, a.head_dim) * 2 + cells(nkv, a.head_dim) * 2 + cells(nq, ds) + cells(nkv, ds) + cells(nq, 3);
+  const std::int64_t widest =
+      std::max({nkv, dm, std::int64_t(a.heads) * a.head_dim, std::int64_t(a.latent_dim) * a.heads});
+  return 4 * cells(nq, nkv) + cells(nq, dm) + head_copy + row_text_bytes(widest) + (std::int64_t(1) << 20);
+}
+
+std::int64_t predicted_decode_bytes(const Scenario& s) {
+  const AttentionConfig& a = s.attention;
+  const std::int64_t nq = s.n_q(), nkv = s.n_kv(), dm = s.d_model(), H = a.heads;
+  const std::int64_t d_out = a.output_projection ? dm : H * a.head_dim;
+  // The cells every step's rows add up to: t + 1 for step t, or all N_KV with a context.
+  const std::int64_t seen = s.context ? nq * nkv : nq * (nq + 1) / 2;
+  std::int64_t sum = used_weight_bytes(s) + cells(nq, nkv) + cells(nkv, cache_elements_per_token(a));
+  if (a.variant == Variant::Mla) {
+    const std::int64_t dc = a.latent_dim, d_q = a.query_latent_dim > 0 ? a.query_latent_dim : dm;
+    sum += H * cells(d_q, dc) + cells(H * dc, d_out);
+  }
+  sum += cells(seen, H + (a.sparse ? 2 : 0)) + cells(nq, d_out);
+  sum += nq * (2 * std::int64_t(sizeof(DecodeStep)) + (H + 4) * kAllocationBytes + 64);  // each step's own parts
+  return sum + row_text_bytes(std::max({nkv * 2, dm, d_out})) + (std::int64_t(1) << 20);
 }
 
 std::int64_t scenario_bytes(const Scenario& s) {

@@ -18,6 +18,16 @@ std::int64_t predicted_trace_bytes(const Scenario& s);
 // The same for `s` with n_q queries and n_kv keys (its other sizes as they are): what the tokens slider may reach.
 std::int64_t predicted_trace_bytes(const Scenario& s, std::int64_t n_q, std::int64_t n_kv);
 
+// What printing the trace of `s` holds beside it, at most, when it is written as it is made (every form of
+// `trace`): one head's matrices made on demand at a time (scores, scaled, masked, weights and its W_O contribution,
+// with a copy of its projections) and one row of text.
+std::int64_t predicted_print_bytes(const Scenario& s);
+
+// What decode(s) holds, from the shapes: the resolved weights (and MLA's absorbed ones), the mask, the cache, and
+// every step's output row, each head's weights over the cache (and the indexer's row), with what each step costs
+// to keep; and printing it (one step's text at a time). `s` must be valid.
+std::int64_t predicted_decode_bytes(const Scenario& s);
+
 // The numbers of a document: embeddings (both sides), the custom mask and the weights it gives (what one
 // undo step keeps).
 std::int64_t scenario_bytes(const Scenario& s);

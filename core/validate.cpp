@@ -1,7 +1,6 @@
 #include "core/validate.h"
 
 #include "core/text_format.h"
-#include "core/trace_bytes.h"
 
 #include <algorithm>
 #include <cmath>
@@ -129,21 +128,6 @@ InputError within(const std::string& prefix, const InputError& e) {
   return InputError(prefix + e.field(), problem);
 }
 
-namespace {
-
-// The trace's bytes, known from the shapes, within what a trace may hold.
-void check_trace_budget(const Scenario& s) {
-  const std::int64_t bytes = predicted_trace_bytes(s);
-  if (bytes > limits::kMaxTraceBytes)
-    throw InputError("scenario", "its trace would hold " + thousands(static_cast<std::uint64_t>(bytes)) +
-                                     " bytes, more than the " +
-                                     thousands(static_cast<std::uint64_t>(limits::kMaxTraceBytes)) + " (" +
-                                     std::to_string(limits::kMaxTraceBytes >> 30) +
-                                     " GiB) a trace may: fewer tokens or heads would fit");
-}
-
-}  // namespace
-
 void validate(const Scenario& s, const Scenario* checked) {
   check_tokens(s.input, "", -1);
   const int d_model = s.d_model();
@@ -221,7 +205,6 @@ void validate(const Scenario& s, const Scenario* checked) {
     check_shape(*m, field, shape.rows, shape.rows_meaning, shape.cols, shape.cols_meaning);
     if (!checked || !weight_slot(checked->weights, id).same_object(m)) check_values(*m, field);
   }
-  check_trace_budget(s);
 }
 
 void check_config(const AttentionConfig& a) {

@@ -24,8 +24,10 @@ class InputError : public std::runtime_error {
 // The same problem one level down in a larger file: e's field under `prefix` ("layers[1]." + "attention.heads").
 InputError within(const std::string& prefix, const InputError& e);
 
-// Throws InputError naming the first field that is wrong. `checked`: a scenario validated before (the document before
-// an edit); a weight s shares with it (the same matrix, never changed in place) has its values checked already.
+// Throws InputError naming the first field that is wrong. The memory its trace would hold is not checked here (a file
+// is valid whatever the machine): check_trace_budget (core/memory_budget.h) holds it to the budget. `checked`: a
+// scenario validated before (the document before an edit); a weight s shares with it (the same matrix, never changed in
+// place) has its values checked already.
 void validate(const Scenario& s, const Scenario* checked = nullptr);
 // The attention block alone: sizes, kv_heads for gqa, latent widths for mla, the window.
 void check_config(const AttentionConfig& a);

@@ -4,6 +4,7 @@
 #include <vector>
 #include "core/edits.h"
 #include "core/init.h"
+#include "core/memory_budget.h"
 #include "helpers.h"
 
 using namespace attn;
@@ -204,21 +205,32 @@ TEST_CASE("a shift of every position: learned positions grow to cover it, no pos
   CHECK(s.attention.position_offset == 0);  // as a saved file would have it
 }
 
-TEST_CASE("the tokens slider reaches 4096 on the scale scenario, and as far as validate allows with more heads") {
+TEST_CASE("the tokens slider reaches 4096 on the scale scenario, and as far as the memory budget allows") {
+  const std::int64_t three_gib = std::int64_t(3) << 30;
   Scenario s = load_scenario_file(asset("scale.json"));
-  CHECK(max_token_count(s, 4096) == 4096);  // 8 heads of 64, d_model 512: 2.64 GB
-  CHECK(max_token_count(s, 100) == 100);
+  CHECK(max_token_count(s, 4096, three_gib) == 4096);  // 8 heads of 64, d_model 512: 2.64 GB
+  CHECK(max_token_count(s, 100, three_gib) == 100);
+  // A budget of 1 GiB: 8 heads of (T, T) matrices stop near 2,400 tokens (predicted_trace_bytes is 136 T^2 + ...).
+  const int small = max_token_count(s, 4096, std::int64_t(1) << 30);
+  CHECK(small < 4096);
+  CHECK(small > 2000);
   s.attention.heads = 16;  // 16 heads of 32: more (T, T) matrices than the bytes allow at 4096
   s.attention.head_dim = 32;
   s.weights = {};
-  const int most = max_token_count(s, 4096);
+  const int most = max_token_count(s, 4096, three_gib);
   CHECK(most < 4096);
   CHECK(most > 2000);
   Scenario at = s;
   set_token_count(at, most);
   CHECK_NOTHROW(validate(at));
-  set_token_count(at, most + 1);
-  CHECK_THROWS_AS(validate(at), InputError);
+  CHECK_NOTHROW(check_trace_budget(at, three_gib));
+  set_token_count(at, most + 1);  // past the cells a trace may hold (2,896 tokens of 16 heads) or the budget
+  CHECK_THROWS_AS((validate(at), check_trace_budget(at, three_gib)), InputError);
+  // With 8 heads of 64 and a budget of 1 GiB the bytes stop the slider, well inside the cells.
+  Scenario eight = load_scenario_file(asset("scale.json"));
+  set_token_count(eight, small + 1);
+  CHECK_NOTHROW(validate(eight));  // a valid file: only the budget refuses its trace
+  CHECK_THROWS_AS(check_trace_budget(eight, std::int64_t(1) << 30), BudgetError);
 }
 
 TEST_CASE("validate after an edit: a weight shared with the document before is not read again, a new one is") {

@@ -1,4 +1,5 @@
 // Masks (none, causal, sliding window, custom), the scale switch and the two kernels.
+#include "core/memory_budget.h"
 #include "core/text_format.h"
 #include "core/trace_bytes.h"
 #include "helpers.h"
@@ -205,13 +206,22 @@ TEST_CASE("a trace too large for memory is refused with the numbers that make it
   big.attention.latent_dim = 64;
   big.weights = {};
   const std::int64_t bytes = predicted_trace_bytes(big);
-  CHECK(bytes > limits::kMaxTraceBytes);
-  CHECK_THROWS_WITH_AS(validate(big),
-                       ("scenario: its trace would hold " + thousands(static_cast<std::uint64_t>(bytes)) +
-                        " bytes, more than the 3,221,225,472 (3 GiB) a trace may: fewer tokens or heads would fit")
-                           .c_str(),
-                       InputError);
+  const std::int64_t three_gib = std::int64_t(3) << 30;
+  CHECK(bytes > three_gib);
+  CHECK_NOTHROW(validate(big));  // a valid file; the memory budget refuses its trace
+  try {
+    check_trace_budget(big, three_gib);
+    FAIL("past the budget, yet accepted");
+  } catch (const BudgetError& e) {
+    CHECK(e.needed() == bytes);
+    CHECK(e.budget() == three_gib);
+  }
   big.attention.variant = Variant::Mha;  // the scale scenario itself: 2.51 GB
   CHECK(predicted_trace_bytes(big) == 136 * std::int64_t(n) * n + 53472 * std::int64_t(n) + 10485760);
-  CHECK_NOTHROW(validate(big));
+  CHECK_NOTHROW(check_trace_budget(big, three_gib));
+  // 2,511,208,448 bytes past a budget of 2 GiB: both numbers, exact and in GiB, and what to do.
+  CHECK_THROWS_WITH_AS(check_trace_budget(big, std::int64_t(2) << 30),
+                       "this trace needs 2,511,208,448 bytes (2.34 GiB) but the memory budget is 2,147,483,648 bytes "
+                       "(2.00 GiB); use --memory-budget, fewer tokens or heads",
+                       BudgetError);
 }

@@ -4,6 +4,7 @@
 
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
+#include "app/cli/memory_option.h"
 #include "app/cli/overrides.h"
 #include "core/io/atomic_file.h"
 
@@ -21,7 +22,8 @@ void print_help(std::ostream& out, std::string_view window_usage) {
       << kOnlineHelp << "\n"
       << kRunHelp << "\n"
       << kTrainHelp << "\n"
-      << kKvHelp
+      << kKvHelp << "\nEvery command, and the window, takes:\n"
+      << kMemoryBudgetHelp
       << "\nattention-lab --help       this text\n"
          "attention-lab --version    the version\n\n"
          "Exit codes: 0 done, 2 bad input (the message on stderr names the file, the field, what was\n"
@@ -48,12 +50,14 @@ int dispatch(std::span<const std::string> args, std::ostream& out, std::ostream&
       out << "attention-lab " ATTN_VERSION "\n";
       return kExitOk;
     }
-    if (args[0] == "trace") return trace_command(args.subspan(1), out, err);
-    if (args[0] == "decode") return decode_command(args.subspan(1), out, err);
-    if (args[0] == "online") return online_command(args.subspan(1), out, err);
-    if (args[0] == "kv") return kv_command(args.subspan(1), out, err);
-    if (args[0] == "run") return run_command(args.subspan(1), out, err);
-    if (args[0] == "train") return train_command(args.subspan(1), out, err);
+    std::vector<std::string> words(args.begin() + 1, args.end());
+    const std::int64_t budget = take_memory_budget(words).value_or(machine_memory_budget());
+    if (args[0] == "trace") return trace_command(words, out, err, budget);
+    if (args[0] == "decode") return decode_command(words, out, err, budget);
+    if (args[0] == "online") return online_command(words, out, err, budget);
+    if (args[0] == "kv") return kv_command(words, out, err);
+    if (args[0] == "run") return run_command(words, out, err);
+    if (args[0] == "train") return train_command(words, out, err);
     throw UsageError("unknown command '" + args[0] + "' (see attention-lab --help)");
   } catch (const UsageError& e) {
     err << "attention-lab: " << e.what() << '\n';

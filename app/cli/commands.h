@@ -1,5 +1,6 @@
 #pragma once
 // One function per subcommand. Each returns the process exit code: 0 done, 2 bad input.
+#include <cstdint>
 #include <ostream>
 #include <span>
 #include <string>
@@ -10,10 +11,12 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;  // a bug or an environment problem, not the user's input
 inline constexpr int kExitBadInput = 2;
 
-int trace_command(std::span<const std::string> args, std::ostream& out, std::ostream& err);
-int decode_command(std::span<const std::string> args, std::ostream& out, std::ostream& err);
+// `budget`: the memory budget in bytes (--memory-budget, taken out of the words by run_cli): what the command and its
+// output may hold, checked from the shapes before anything is computed.
+int trace_command(std::span<const std::string> args, std::ostream& out, std::ostream& err, std::int64_t budget);
+int decode_command(std::span<const std::string> args, std::ostream& out, std::ostream& err, std::int64_t budget);
 int kv_command(std::span<const std::string> args, std::ostream& out, std::ostream& err);
-int online_command(std::span<const std::string> args, std::ostream& out, std::ostream& err);
+int online_command(std::span<const std::string> args, std::ostream& out, std::ostream& err, std::int64_t budget);
 int run_command(std::span<const std::string> args, std::ostream& out, std::ostream& err);
 int train_command(std::span<const std::string> args, std::ostream& out, std::ostream& err);
 

@@ -5,6 +5,8 @@
 #include "app/cli/scenario_input.h"
 #include "core/decode.h"
 #include "core/io/decode_json.h"
+#include "core/memory_budget.h"
+#include "core/trace_bytes.h"
 
 namespace attn::cli {
 
@@ -20,6 +22,7 @@ const char* const kDecodeHelp =
     "                    \"cache_elements\", \"weights\", \"row_status\"}...], \"elements_per_token\", \"cache\",\n"
     "                    \"weights\"}\n"
     "  --precision P     digits after the decimal point in the text form (0-17, default 4)\n"
+    "  --memory-budget SIZE  what the decoding and printing it may hold, as for trace\n"
     "  and every option of trace that overrides the file (--variant, --kv-heads, --latent-dim, ...)\n";
 
 namespace {
@@ -54,7 +57,7 @@ void print_decode(std::ostream& out, const DecodeTrace& d, int precision) {
         << " tokens, computed once before the first token; each context token takes " << per_token_explanation(a)
         << ".\n";
     for (std::size_t j = 0; j < d.cached_tokens.size(); ++j) {
-      out << "  context '" << d.cached_tokens[j] << "'\n";
+      out << "  context '" << shorten_label(d.cached_tokens[j]) << "'\n";
       print_cache_row(out, d, static_cast<Eigen::Index>(j), precision, "cached");
     }
     out << '\n';
@@ -62,14 +65,14 @@ void print_decode(std::ostream& out, const DecodeTrace& d, int precision) {
     out << "Each token adds to the cache " << per_token_explanation(a) << ".\n\n";
   }
   for (const DecodeStep& s : d.steps) {
-    out << "step " << s.t << "  '" << s.token << "'  cache: " << s.cache_tokens
+    out << "step " << s.t << "  '" << shorten_label(s.token) << "'  cache: " << s.cache_tokens
         << (s.cache_tokens == 1 ? " token, " : " tokens, ") << s.cache_elements << " numbers\n";
     // Cross-attention appends nothing: the context's cache was filled before the first step.
     if (!d.cross_attention) print_cache_row(out, d, s.t, precision, "appended");
     for (std::size_t h = 0; h < s.weights.size(); ++h) {
       out << "  weights of head " << h << ":";
       for (Eigen::Index j = 0; j < s.weights[h].cols(); ++j)
-        out << "  " << d.cached_tokens[static_cast<std::size_t>(j)] << " "
+        out << "  " << shorten_label(d.cached_tokens[static_cast<std::size_t>(j)]) << " "
             << format_number(s.weights[h](0, j), precision);
       if (s.status[h] == RowStatus::AllMasked) out << "  (every cached token is hidden by the mask)";
       out << '\n';
@@ -80,16 +83,21 @@ void print_decode(std::ostream& out, const DecodeTrace& d, int precision) {
 
 }  // namespace
 
-int decode_command(std::span<const std::string> words, std::ostream& out, std::ostream& err) {
+int decode_command(std::span<const std::string> words, std::ostream& out, std::ostream& err, std::int64_t budget) {
   const ScenarioCommandOptions o = parse_scenario_command("decode", words);
   if (o.help) {
     out << "Usage:\n" << kDecodeHelp << "\n  Options that override the scenario file:\n" << kOverridesHelp;
     return kExitOk;
   }
-  const std::optional<DecodeTrace> d = compute_from_file(o, err, decode);
+  const std::optional<DecodeTrace> d = compute_from_file(o, err, [budget](const Scenario& s) {
+    check_memory_budget(predicted_decode_bytes(s), budget, "this decoding");
+    return decode(s);
+  });
   if (!d) return kExitBadInput;
-  if (o.json) out << decode_to_json(*d).dump() << '\n';
-  else print_decode(out, *d, o.precision);
+  if (o.json) {
+    write_decode_json(out, *d);
+    out << '\n';
+  } else print_decode(out, *d, o.precision);
   return kExitOk;
 }
 

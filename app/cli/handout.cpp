@@ -4,6 +4,8 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <functional>
+#include <sstream>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -47,7 +49,7 @@ using Block = std::variant<Title, Heading, Paragraph, Formula, Table>;
 std::vector<std::string> first_labels(const std::vector<std::string>& labels, Eigen::Index total, Eigen::Index shown) {
   std::vector<std::string> out;
   for (Eigen::Index i = 0; i < shown; ++i)
-    out.push_back(static_cast<Eigen::Index>(labels.size()) == total ? labels[static_cast<std::size_t>(i)]
+    out.push_back(static_cast<Eigen::Index>(labels.size()) == total ? shorten_label(labels[static_cast<std::size_t>(i)])
                                                                     : std::to_string(i));
   return out;
 }
@@ -85,16 +87,19 @@ std::string names(const std::vector<std::string>& tokens) {
   std::string s;
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     if (i == static_cast<std::size_t>(kHandoutMaxCells)) return s + ", " + glyph::kEllipsis;
-    s += (i > 0 ? ", " : "") + tokens[i];
+    s += (i > 0 ? ", " : "") + shorten_label(tokens[i]);
   }
   return s;
 }
 
 class HandoutBuilder {
  public:
-  HandoutBuilder(const Trace& t, int precision) : t_(t), precision_(precision) {}
+  using Sink = std::function<void(const Block&)>;
+  // Each block goes to `sink` as it is made: a handout holds one block at a time.
+  HandoutBuilder(const Trace& t, int precision, Sink sink, const HeadDone& head_done)
+      : t_(t), precision_(precision), sink_(std::move(sink)), head_done_(head_done) {}
 
-  std::vector<Block> build() {
+  void build() {
     intro();
     section(Step::Inputs, 0, 2, true);
     inputs();
@@ -112,11 +117,10 @@ class HandoutBuilder {
     concat();
     section(Step::Output, 0, 2, true);
     output();
-    return std::move(blocks_);
   }
 
  private:
-  void add(Block b) { blocks_.push_back(std::move(b)); }
+  void add(const Block& b) { sink_(b); }
   void table(std::string caption, const Matrix& m, const std::vector<std::string>& rows,
              const std::vector<std::string>& cols) {
     add(make_table(std::move(caption), m, rows, cols));
@@ -225,6 +229,7 @@ class HandoutBuilder {
         section(s, h.head, many ? 3 : 2, h.head == 0);
         head_tables(s, h);
       }
+      if (head_done_) head_done_(h.head);
     }
   }
 
@@ -269,7 +274,7 @@ class HandoutBuilder {
   }
 
   void row_note(RowStatus status, const std::string& token) {
-    const std::string q = "\"" + token + "\"";
+    const std::string q = "\"" + shorten_label(token) + "\"";
     switch (status) {
       case RowStatus::AllMasked:
         add(Paragraph{"Note: every key is hidden from " + q + ": its weights and output are 0."});
@@ -307,12 +312,13 @@ class HandoutBuilder {
     add(Paragraph{"W_O^(h) is the block of " + plural(d, "row") + " of W_O that meets head h's columns, and output = " +
                   glyph::kSigma + "_h output_h " + glyph::kDot + " W_O^(h): these tables add up to the output above."});
     std::vector<std::string> terms;
-    for (const HeadTrace& h : t_.heads) {
+    for (const HeadTrace& trace_head : t_.heads) {
+      const HeadTrace h = fresh_head(trace_head);
       const std::string n = std::to_string(h.head);
       table("head " + n + ": output_" + n + " " + glyph::kDot + " W_O^(" + n + ")", h.contribution(), t_.tokens, {});
       terms.push_back(term(h.contribution(0, 0)));
     }
-    add(Paragraph{"Check, column 0 of \"" + t_.tokens[0] + "\": " + ui::join_sum(terms) + " = " +
+    add(Paragraph{"Check, column 0 of \"" + shorten_label(t_.tokens[0]) + "\": " + ui::join_sum(terms) + " = " +
                   number_text(t_.output(0, 0), precision_) + "."});
   }
 
@@ -323,7 +329,8 @@ class HandoutBuilder {
 
   const Trace& t_;
   int precision_;
-  std::vector<Block> blocks_;
+  Sink sink_;
+  const HeadDone& head_done_;
 };
 
 std::string shape_text(const Table& t, const std::string& times) {
@@ -467,19 +474,50 @@ struct LatexWriter {
 
 }  // namespace
 
+void write_markdown(std::ostream& out, const Trace& t, int precision, const HeadDone& head_done) {
+  // Blocks are separated by a blank line; the handout ends in one newline, not a blank line.
+  bool first = true;
+  std::string text;
+  const MarkdownWriter write{text, precision};
+  HandoutBuilder(
+      t, precision,
+      [&](const Block& b) {
+        text.clear();
+        std::visit(write, b);
+        text.pop_back();
+        out << (first ? "" : "\n") << text;
+        first = false;
+      },
+      head_done)
+      .build();
+}
+
+void write_latex(std::ostream& out, const Trace& t, int precision, const HeadDone& head_done) {
+  out << kLatexPreamble;
+  std::string text;
+  const LatexWriter write{text, precision};
+  HandoutBuilder(
+      t, precision,
+      [&](const Block& b) {
+        text.clear();
+        std::visit(write, b);
+        out << text;
+      },
+      head_done)
+      .build();
+  out << "\\end{document}\n";
+}
+
 std::string trace_to_markdown(const Trace& t, int precision) {
-  std::string out;
-  const MarkdownWriter write{out, precision};
-  for (const Block& b : HandoutBuilder(t, precision).build()) std::visit(write, b);
-  out.pop_back();  // one newline at the end, not a blank line
-  return out;
+  std::ostringstream out;
+  write_markdown(out, t, precision);
+  return out.str();
 }
 
 std::string trace_to_latex(const Trace& t, int precision) {
-  std::string out = kLatexPreamble;
-  const LatexWriter write{out, precision};
-  for (const Block& b : HandoutBuilder(t, precision).build()) std::visit(write, b);
-  return out + "\\end{document}\n";
+  std::ostringstream out;
+  write_latex(out, t, precision);
+  return out.str();
 }
 
 std::string latex_escape(std::string_view text) {

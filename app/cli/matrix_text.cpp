@@ -8,16 +8,11 @@ namespace attn::cli {
 namespace {
 
 std::vector<std::string> labels_or_indices(const std::vector<std::string>& labels, Eigen::Index n) {
-  if (static_cast<Eigen::Index>(labels.size()) == n) return labels;
   std::vector<std::string> out;
-  for (Eigen::Index i = 0; i < n; ++i) out.push_back(std::to_string(i));
+  const bool given = static_cast<Eigen::Index>(labels.size()) == n;
+  for (Eigen::Index i = 0; i < n; ++i)
+    out.push_back(given ? shorten_label(labels[static_cast<std::size_t>(i)]) : std::to_string(i));
   return out;
-}
-
-// Columns on a terminal: UTF-8 continuation bytes take no room of their own ("é" is one column, two bytes).
-std::size_t display_width(const std::string& s) {
-  return static_cast<std::size_t>(
-      std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
 std::size_t widest(const std::vector<std::string>& items) {
@@ -26,7 +21,28 @@ std::size_t widest(const std::vector<std::string>& items) {
   return w;
 }
 
+// The widest number of m at this precision: measured in a pass of its own, so no cell's text is kept.
+std::size_t widest_number(const Matrix& m, int precision) {
+  std::size_t w = 0;
+  for (Eigen::Index r = 0; r < m.rows(); ++r)
+    for (Eigen::Index c = 0; c < m.cols(); ++c) w = std::max(w, format_number(m(r, c), precision).size());
+  return w;
+}
+
 }  // namespace
+
+std::size_t display_width(std::string_view s) {
+  return static_cast<std::size_t>(
+      std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+std::string shorten_label(const std::string& label, std::size_t columns) {
+  if (display_width(label) <= columns) return label;
+  std::size_t kept = 0, end = 0;  // the bytes of the first columns - 1 code points
+  for (; end < label.size(); ++end)
+    if ((static_cast<unsigned char>(label[end]) & 0xC0) != 0x80 && kept++ == columns - 1) break;
+  return label.substr(0, end) + "\u2026";
+}
 
 std::string row_text(const Matrix& row, int precision) {
   std::string s;
@@ -44,24 +60,23 @@ std::vector<std::string> head_column_labels(const char* prefix, int heads, int h
   return labels;
 }
 
+// Rows are written as they are formatted: what is held is the labels and one cell's text.
 void print_matrix(std::ostream& out, const Matrix& m, const MatrixTextOptions& opts) {
   const auto rows = labels_or_indices(opts.row_labels, m.rows());
   const auto cols = labels_or_indices(opts.col_labels, m.cols());
-  std::vector<std::string> cells;
-  for (Eigen::Index r = 0; r < m.rows(); ++r)
-    for (Eigen::Index c = 0; c < m.cols(); ++c) cells.push_back(format_number(m(r, c), opts.precision));
   const std::size_t label_w = widest(rows);
-  const std::size_t cell_w = std::max(widest(cells), widest(cols));
+  const std::size_t cell_w = std::max(widest_number(m, opts.precision), widest(cols));
   auto pad = [](const std::string& s, std::size_t w) { return std::string(w - std::min(w, display_width(s)), ' '); };
-  auto pad_left = [&](const std::string& s, std::size_t w) { return pad(s, w) + s; };
-  auto pad_right = [&](const std::string& s, std::size_t w) { return s + pad(s, w); };
 
   out << "  " << std::string(label_w, ' ');
-  for (const auto& c : cols) out << "  " << pad_left(c, cell_w);
+  for (const auto& c : cols) out << "  " << pad(c, cell_w) << c;
   out << '\n';
   for (Eigen::Index r = 0; r < m.rows(); ++r) {
-    out << "  " << pad_right(rows[r], label_w);
-    for (Eigen::Index c = 0; c < m.cols(); ++c) out << "  " << pad_left(cells[r * m.cols() + c], cell_w);
+    out << "  " << rows[static_cast<std::size_t>(r)] << pad(rows[static_cast<std::size_t>(r)], label_w);
+    for (Eigen::Index c = 0; c < m.cols(); ++c) {
+      const std::string cell = format_number(m(r, c), opts.precision);
+      out << "  " << pad(cell, cell_w) << cell;
+    }
     out << '\n';
   }
 }

@@ -2,6 +2,7 @@
 // Matrices as aligned text tables with token labels on rows and columns, like a NumPy printout with names.
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/attention.h"
@@ -19,6 +20,16 @@ struct MatrixTextOptions {
 // Column labels of a matrix made of head blocks: "h1.0" is column 0 of head 1 ("g" for KV heads); one head: "0", "1",
 // ...
 std::vector<std::string> head_column_labels(const char* prefix, int heads, int head_dim);
+
+// Token labels in text tables (trace, decode, handouts) take at most this many columns: a longer one is cut and ends
+// in "…", so a table's size is bounded by its rows x columns, whatever the labels.
+inline constexpr std::size_t kMaxLabelColumns = 24;
+
+// Columns on a terminal: one a UTF-8 code point (continuation bytes take no room of their own: "é" is one column,
+// two bytes).
+std::size_t display_width(std::string_view s);
+// `label` itself when it fits `columns`, else its first columns - 1 code points and "…".
+std::string shorten_label(const std::string& label, std::size_t columns = kMaxLabelColumns);
 
 // A row's numbers separated by two spaces.
 std::string row_text(const Matrix& row, int precision);

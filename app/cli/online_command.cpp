@@ -5,7 +5,9 @@
 #include "app/cli/scenario_input.h"
 #include "app/cli/text_table.h"
 #include "core/io/online_json.h"
+#include "core/memory_budget.h"
 #include "core/online_softmax.h"
+#include "core/trace_bytes.h"
 
 namespace attn::cli {
 
@@ -20,6 +22,7 @@ const char* const kOnlineHelp =
     "                    \"rescale\", \"l\", \"output\"}...], \"output\", \"dense_output\", \"max_difference\"};\n"
     "                    -inf is null\n"
     "  --precision P     digits after the decimal point in the text form (0-17, default 4)\n"
+    "  --memory-budget SIZE  what the trace may hold, as for trace\n"
     "  and every option of trace that overrides the file (--mask, --top-k, --positions, ...)\n";
 
 namespace {
@@ -30,7 +33,7 @@ struct Request {
 
 void print_online(std::ostream& out, const OnlineSoftmax& o, const Trace& t, int precision) {
   out << "Online softmax of \"" << t.name << "\", head " << o.head << ", row " << o.row << " ('"
-      << t.tokens[static_cast<std::size_t>(o.row)] << "'), over blocks of " << o.block << " keys\n";
+      << shorten_label(t.tokens[static_cast<std::size_t>(o.row)]) << "'), over blocks of " << o.block << " keys\n";
   const HeadTrace& h = t.heads[static_cast<std::size_t>(o.head)];
   out << "masked scores of the row: " << row_text(h.masked_row(o.row), precision) << "\n\n";
   std::vector<std::vector<std::string>> rows{{"keys", "block max", "m", "e^(m_old - m)", "l", "output (acc / l)"}};
@@ -46,7 +49,7 @@ void print_online(std::ostream& out, const OnlineSoftmax& o, const Trace& t, int
 
 }  // namespace
 
-int online_command(std::span<const std::string> words, std::ostream& out, std::ostream& err) {
+int online_command(std::span<const std::string> words, std::ostream& out, std::ostream& err, std::int64_t budget) {
   Request r;
   const ScenarioCommandOptions o = parse_scenario_command("online", words, [&](const std::string& word, Args& args) {
     if (word == "--head") r.head = static_cast<int>(args.integer(word, 0, limits::kMaxHeads));
@@ -63,13 +66,16 @@ int online_command(std::span<const std::string> words, std::ostream& out, std::o
     if (!value) throw UsageError(std::string("online: missing ") + name);
   std::optional<Trace> trace;
   const auto run = [&](const Scenario& s) {
+    check_trace_budget(s, budget, predicted_print_bytes(s));
     trace = compute_trace(s);
     return online_softmax(*trace, *r.head, *r.row, *r.block);
   };
   const std::optional<OnlineSoftmax> online = compute_from_file(o, err, run);
   if (!online) return kExitBadInput;
-  if (o.json) out << online_to_json(*online).dump() << '\n';
-  else print_online(out, *online, *trace, o.precision);
+  if (o.json) {
+    write_online_json(out, *online);
+    out << '\n';
+  } else print_online(out, *online, *trace, o.precision);
   return kExitOk;
 }
 

@@ -12,6 +12,8 @@
 #include "core/io/scenario_json.h"
 #include "core/io/scenario_write.h"
 #include "core/io/trace_json.h"
+#include "core/memory_budget.h"
+#include "core/trace_bytes.h"
 
 namespace attn::cli {
 
@@ -30,7 +32,10 @@ const char* const kTraceHelp =
     "  --layer L --tokens \"a b\"  SCENARIO may be a model file: layer L's attention reading the tokens (the\n"
     "                    residual stream entering it, normalised as the model does) is traced as a scenario\n"
     "  --scenario OUT    also write the scenario traced (a model layer, or the file with its overrides) to OUT\n"
-    "                    (atomically; OUT may not be SCENARIO itself)\n";
+    "                    (atomically; OUT may not be SCENARIO itself)\n"
+    "  --memory-budget SIZE  what the trace and printing it may hold (default: 3 GiB or half the physical\n"
+    "                    memory, whichever is smaller); past it, exit 2 before anything is computed. Every form\n"
+    "                    is written as it is made; token labels past 24 columns are shortened with \"\u2026\"\n";
 
 namespace {
 
@@ -79,11 +84,13 @@ class TracePrinter {
            t_.concat, t_.tokens, hd_cols);
     if (t_.weights.W_O) {
       matrix("W_O: output projection", t_.W_O(), hd_cols, {});
-      for (const HeadTrace& h : t_.heads)
+      for (const HeadTrace& trace_head : t_.heads) {
+        const HeadTrace h = fresh_head(trace_head);  // its contribution freed after it is printed
         matrix("contribution of head " + std::to_string(h.head) + " = output_" + std::to_string(h.head) + " W_O^(" +
                    std::to_string(h.head) + ")  (rows " + std::to_string(h.head * d) + ".." +
                    std::to_string((h.head + 1) * d - 1) + " of W_O)",
                h.contribution(), t_.tokens, {});
+      }
       matrix("output = concat W_O  (= the sum of the contributions)", t_.output, t_.tokens, {});
     } else {
       matrix("output = concat  (no W_O)", t_.output, t_.tokens, hd_cols);
@@ -116,7 +123,9 @@ class TracePrinter {
     out_ << (t_.has_output_projection() ? ", with W_O" : ", no W_O") << "\n\n";
   }
 
-  void head(const HeadTrace& h) {
+  // One head at a time: the matrices it makes on demand are freed when it is printed.
+  void head(const HeadTrace& trace_head) {
+    const HeadTrace h = fresh_head(trace_head);
     const int d = t_.attention.head_dim;
     const std::string n = std::to_string(h.head);
     const bool many = t_.attention.heads > 1;
@@ -141,8 +150,8 @@ class TracePrinter {
     matrix(softmax ? "masked = scaled, hidden entries set to -inf"
                    : "masked = kappa(scaled) = scaled, hidden entries set to 0",
            h.masked(), t_.tokens, t_.context_tokens);
-    matrix(softmax ? "weights = softmax(masked), row by row" : "weights = masked / Z, row by row", h.weights(), t_.tokens,
-           t_.context_tokens);
+    matrix(softmax ? "weights = softmax(masked), row by row" : "weights = masked / Z, row by row", h.weights(),
+           t_.tokens, t_.context_tokens);
     row_statistics(h, softmax);
     matrix("output = weights v", h.output, t_.tokens, {});
   }
@@ -158,7 +167,7 @@ class TracePrinter {
              m.W_UQK[h], {}, {});
       matrix("scores of head " + n + " = " + (q_latent ? "query_latent" : "X") + " W_UQK^(" + n +
                  ") latent^T  (max difference from the explicit scores: " +
-                 format_number((m.scores[h] - t_.heads[h].scores()).cwiseAbs().maxCoeff(), 17) + ")",
+                 format_number((m.scores[h] - fresh_head(t_.heads[h]).scores()).cwiseAbs().maxCoeff(), 17) + ")",
              m.scores[h], t_.tokens, t_.context_tokens);
     }
     matrix("latent_output = [weights_h latent]_h", m.latent_output, t_.tokens,
@@ -176,13 +185,14 @@ class TracePrinter {
            stats.values, t_.tokens, stats.columns);
     for (int i = 0; i < t_.n_q(); ++i) {
       if (h.row_status[i] == RowStatus::AllMasked)
-        out_ << "  note: every key is hidden from '" << t_.tokens[i] << "': its weights and output are 0\n";
+        out_ << "  note: every key is hidden from '" << shorten_label(t_.tokens[i])
+             << "': its weights and output are 0\n";
       if (h.row_status[i] == RowStatus::ZeroSum)
-        out_ << "  note: Z is 0 for '" << t_.tokens[i]
+        out_ << "  note: Z is 0 for '" << shorten_label(t_.tokens[i])
              << "' (or lost in rounding next to its entries), so its row cannot be normalised: weights and output are "
                 "0\n";
       if (h.row_status[i] == RowStatus::Signed)
-        out_ << "  note: some weights of '" << t_.tokens[i]
+        out_ << "  note: some weights of '" << shorten_label(t_.tokens[i])
              << "' are negative: the linear kernel gives no probability distribution here, so no entropy\n";
     }
   }
@@ -196,7 +206,7 @@ class TracePrinter {
 
   static std::string join(const std::vector<std::string>& items) {
     std::string s;
-    for (const auto& item : items) s += (s.empty() ? "" : " ") + item;
+    for (const auto& item : items) s += (s.empty() ? "" : " ") + shorten_label(item);
     return s;
   }
   static std::string to_upper(std::string_view s) {
@@ -239,7 +249,7 @@ TraceFormat take_format(std::span<const std::string> words, std::vector<std::str
 
 }  // namespace
 
-int trace_command(std::span<const std::string> words, std::ostream& out, std::ostream& err) {
+int trace_command(std::span<const std::string> words, std::ostream& out, std::ostream& err, std::int64_t budget) {
   std::vector<std::string> rest;
   const TraceFormat format = take_format(words, rest);
   std::optional<std::string> write_to;  // --scenario OUT.json
@@ -253,7 +263,8 @@ int trace_command(std::span<const std::string> words, std::ostream& out, std::os
     return kExitOk;
   }
   if (write_to) check_output_option("trace", "--scenario", *write_to, {{"SCENARIO", o.scenario}});
-  const std::optional<Trace> t = compute_from_file(o, err, [&](const Scenario& s) {
+  std::optional<Trace> t = compute_from_file(o, err, [&](const Scenario& s) {
+    check_trace_budget(s, budget, predicted_print_bytes(s));
     if (write_to) try {
         save_scenario_file(s, *write_to);
       } catch (const InputError& e) {
@@ -262,10 +273,14 @@ int trace_command(std::span<const std::string> words, std::ostream& out, std::os
     return compute_trace(s);
   });
   if (!t) return kExitBadInput;
+  const HeadDone head_done = [&t](int h) { forget_derived(t->heads[static_cast<std::size_t>(h)]); };
   switch (format) {
-    case TraceFormat::Json: out << trace_to_json(*t).dump() << '\n'; break;
-    case TraceFormat::Markdown: out << trace_to_markdown(*t, o.precision); break;
-    case TraceFormat::Latex: out << trace_to_latex(*t, o.precision); break;
+    case TraceFormat::Json:
+      write_trace_json(out, *t);
+      out << '\n';
+      break;
+    case TraceFormat::Markdown: write_markdown(out, *t, o.precision, head_done); break;
+    case TraceFormat::Latex: write_latex(out, *t, o.precision, head_done); break;
     case TraceFormat::Text: TracePrinter(out, *t, o.precision).print(); break;
   }
   return kExitOk;

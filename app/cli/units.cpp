@@ -1,6 +1,5 @@
 #include "app/cli/units.h"
 
-#include <array>
 #include <cmath>
 #include <cstdio>
 
@@ -17,24 +16,6 @@ std::string fixed2(long double value) {
 }
 
 }  // namespace
-
-std::string binary_size(std::uint64_t bytes) {
-  static constexpr std::array<const char*, 6> kUnits{"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  if (bytes < 1024) return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
-  std::size_t unit = 0;
-  long double value = static_cast<long double>(bytes) / 1024.0L;
-  // Move up while the value would print as 1024.00 or more, so 1,073,741,823 bytes reads "1.00 GiB".
-  while (unit + 1 < kUnits.size() && value >= 1023.995L) {
-    value /= 1024.0L;
-    ++unit;
-  }
-  return fixed2(value) + " " + kUnits[unit];
-}
-
-std::string bytes_text(std::uint64_t bytes) {
-  const std::string exact = thousands(bytes) + (bytes == 1 ? " byte" : " bytes");
-  return bytes < 1024 ? exact : exact + " (" + binary_size(bytes) + ")";
-}
 
 std::string percent(std::uint64_t part, std::uint64_t whole) {
   return fixed2(whole == 0 ? 0.0L : 100.0L * static_cast<long double>(part) / static_cast<long double>(whole)) + "%";

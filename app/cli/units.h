@@ -3,15 +3,14 @@
 #include <cstdint>
 #include <string>
 
-#include "core/text_format.h"  // thousands, the separators these build on
+#include "core/text_format.h"  // thousands, binary_size and bytes_text
 
 namespace attn::cli {
 
-// "10.00 GiB" (KiB .. EiB, 1024-based, two decimals); under 1 KiB: "512 bytes".
-std::string binary_size(std::uint64_t bytes);
-
-// "10,737,418,240 bytes (10.00 GiB)"; under 1 KiB just "512 bytes".
-std::string bytes_text(std::uint64_t bytes);
+// "10.00 GiB" and "10,737,418,240 bytes (10.00 GiB)": written in core/text_format, where the engine's messages (the
+// memory budget's) write them too.
+using attn::binary_size;
+using attn::bytes_text;
 
 // part / whole as "12.50%".
 std::string percent(std::uint64_t part, std::uint64_t whole);

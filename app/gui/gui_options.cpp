@@ -5,6 +5,7 @@
 #include "app/cli/args.h"
 #include "app/cli/output_files.h"
 #include "core/io/atomic_file.h"
+#include "core/memory_budget.h"
 #include "core/scenario.h"
 
 namespace attn::gui {
@@ -53,6 +54,8 @@ const char* const kGuiHelp =
     "                    normal and presentation, dark and light; each finding names its configuration\n"
     "  --check-damage    every frame drawn only where it changed is drawn whole too and the two compared pixel\n"
     "                    for pixel; on exit, how many were and exit 1 if any differed\n"
+    "  --memory-budget SIZE  what the window may hold (as for every command, below); without it, the settings\n"
+    "                    file's \"memory_budget\", else the default: the tokens slider stops there\n"
     "  --dump-state JSON on exit, write the view, step (number and name), head, decoded tokens, scenario and tokens\n"
     "  and every option of trace that overrides the file (--variant, --kv-heads, --mask, --heads, ...)\n";
 
@@ -96,7 +99,13 @@ GuiOptions parse_gui_args(std::span<const std::string> words) {
       o.train_gradient = std::pair{l, h};
     } else if (word == "--train-steps") o.train_steps = static_cast<int>(args.integer(word, 0, 100000));
     else if (word == "--layer") o.layer = static_cast<int>(args.integer(word, 0, 1 << 16));
-    else if (word == "--presentation") o.presentation = true;
+    else if (word == "--memory-budget") {
+      try {
+        o.memory_budget = parse_memory_size(args.value(word), word);
+      } catch (const InputError& e) {
+        throw UsageError(e.what());
+      }
+    } else if (word == "--presentation") o.presentation = true;
     else if (word == "--gallery") o.gallery = true;
     else if (word == "--check-layout") o.check_layout = true;
     else if (word == "--check-layout-sweep") o.layout_sweep = true;

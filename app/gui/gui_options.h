@@ -1,6 +1,7 @@
 #pragma once
 // The desktop app's command line: attention-lab [SCENARIO] [--screenshot PNG] [--step N|NAME] [--head N]
 // [--cell ROW,COL] [--view V] [--decode-tokens N] [--preset NAME] [--size WxH] [--dump-state JSON] [--frames N].
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -24,6 +25,7 @@ struct GuiOptions {
   std::optional<int> train_steps;                     // the Train view's run trained this far first
   std::optional<std::pair<int, int>> train_gradient;  // the gradient tab on this layer and head
   std::optional<int> layer;                           // the pipeline on this layer of the model (from 0)
+  std::optional<std::int64_t> memory_budget;          // --memory-budget: before the settings' and the default
   int width = 1600, height = 900;
   bool size_given = false;            // else the size the user last left the window at
   bool presentation = false;          // start in presentation mode

@@ -11,12 +11,14 @@
 #include "app/cli/assets.h"
 #include "app/cli/commands.h"
 #include "app/cli/handout.h"
+#include "app/cli/memory_option.h"
 #include "app/cli/scenario_input.h"
 #include "core/edits.h"
 #include "core/io/atomic_file.h"
 #include "core/io/model_json.h"
 #include "core/io/presets_json.h"
 #include "core/io/scenario_json.h"
+#include "core/memory_budget.h"
 #include "core/text_format.h"
 #include "core/validate.h"
 #include "ui/logic/lesson_nav.h"
@@ -39,6 +41,8 @@ std::optional<Scenario> load_document(const GuiOptions& o, const std::filesystem
     o.overrides.apply(scenario, err);
     if (o.tokens) set_token_count(scenario, *o.tokens);
     validate(scenario);
+    // The settings are read after the document: --memory-budget or the machine's default holds it.
+    check_trace_budget(scenario, o.memory_budget.value_or(cli::machine_memory_budget()));
   } catch (const InputError& e) {
     err << "attention-lab: " << path.string() << " with the given options: " << e.what() << '\n';
     return std::nullopt;
@@ -224,6 +228,7 @@ std::unique_ptr<ui::AppState> start_state(const GuiOptions& o, std::ostream& err
   std::optional<Scenario> scenario = load_document(o, path, err);
   if (!scenario) return nullptr;
   auto state = std::make_unique<ui::AppState>(std::move(*scenario), path);
+  state->memory_budget = o.memory_budget.value_or(cli::machine_memory_budget());
   load_assets(*state);
   // The order matters: a lesson page sets the view, step and head, which the options after it refine.
   const bool ok = start_model_view(o, *state, err) && start_view(o, *state, err) && start_lesson(o, *state, err) &&

@@ -19,6 +19,7 @@
 #include "core/io/model_write.h"
 #include "core/io/scenario_json.h"
 #include "core/io/scenario_write.h"
+#include "core/memory_budget.h"
 #include "ui/logic/document_files.h"
 
 namespace attn::gui {
@@ -59,6 +60,8 @@ Settings load_settings(const std::filesystem::path& file) {
     s.height = std::clamp(j.value("height", s.height), 480, 8192);
     for (const json& r : j.value("recent", json::array()))
       if (r.is_string() && s.recent.size() < ui::kMaxRecentFiles) s.recent.push_back(r.get<std::string>());
+    if (const auto b = j.find("memory_budget"); b != j.end())
+      s.memory_budget = parse_memory_size(b->is_string() ? b->get<std::string>() : b->dump(), "memory_budget");
   } catch (const std::exception&) {
     return Settings{};  // no file yet, or a damaged one: start from the defaults
   }
@@ -70,8 +73,9 @@ void save_settings(const Settings& s, const std::filesystem::path& file) {
   std::vector<std::string> recent;
   for (const std::string& r : s.recent)
     if (shown_path(r) == r) recent.push_back(r);
-  const nlohmann::ordered_json j = {
+  nlohmann::ordered_json j = {
       {"theme", s.theme}, {"zoom", s.zoom}, {"width", s.width}, {"height", s.height}, {"recent", recent}};
+  if (s.memory_budget) j["memory_budget"] = *s.memory_budget;
   write_file_atomically(file, j.dump(2) + "\n");
 }
 

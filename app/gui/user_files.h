@@ -3,6 +3,7 @@
 // else ~/.config/attention-lab): settings.json (theme, zoom, window size, recent files) and
 // recovery.json (the document while it has unsaved changes, so a crash or kill loses nothing).
 // Every write is atomic: a temporary file of its own, then a rename (core/io/atomic_file.h).
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -20,6 +21,8 @@ struct Settings {
   float zoom = 1.0f;           // 0.75 .. 3
   int width = 1600, height = 900;
   std::vector<std::string> recent;  // most recent first, at most ui::kMaxRecentFiles (ui::remember_recent)
+  // "memory_budget": bytes, or a size as --memory-budget takes it; absent, the machine's default
+  std::optional<std::int64_t> memory_budget;
 };
 
 // A missing or unreadable file gives the defaults (settings are a convenience, never an obstacle).

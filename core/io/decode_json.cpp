@@ -1,51 +1,61 @@
 #include "core/io/decode_json.h"
 
+#include <sstream>
+
+#include "core/io/json_stream.h"
 #include "core/io/trace_json.h"
 
 namespace attn {
+namespace {
+
+void write_decode_step(JsonStream& js, const DecodeStep& s) {
+  js.begin_object().field("t", s.t).field("token", s.token).key("output").row(s.output.row(0));
+  js.field("cache_tokens", s.cache_tokens).field("cache_elements", s.cache_elements);
+  js.key("weights").begin_array();
+  for (const Matrix& w : s.weights) js.row(w.row(0));
+  js.end_array();
+  nlohmann::ordered_json status = nlohmann::ordered_json::array();
+  for (RowStatus r : s.status) status.push_back(to_string(r));
+  js.field("row_status", status);
+  if (s.selected.size() > 0)
+    js.key("indexer_scores").row(s.indexer_scores.row(0)).key("selected").row(s.selected.row(0));
+  js.end_object();
+}
+
+void write_cache(JsonStream& js, const DecodeTrace& d) {
+  js.key("cache").begin_object();
+  if (d.attention.variant == Variant::Mla) {
+    js.matrix("latent", d.cache.latent);
+    if (decoupled_rope(d.attention)) js.matrix("k_rope", d.cache.k_r);
+  } else {
+    js.key("kv_heads").begin_array();
+    for (std::size_t g = 0; g < d.cache.k.size(); ++g)
+      js.begin_object().matrix("k", d.cache.k[g]).matrix("v", d.cache.v[g]).end_object();
+    js.end_array();
+  }
+  if (d.attention.sparse) js.matrix("indexer_k", d.cache.indexer_k);
+  js.end_object();
+}
+
+}  // namespace
+
+void write_decode_json(std::ostream& out, const DecodeTrace& d) {
+  JsonStream js(out);
+  js.begin_object().field("name", d.name).field("variant", to_string(d.attention.variant));
+  js.field("elements_per_token", d.elements_per_token).field("cross_attention", d.cross_attention);
+  js.key("steps").begin_array();
+  for (const DecodeStep& s : d.steps) write_decode_step(js, s);
+  js.end_array();
+  write_cache(js, d);
+  js.key("weights");
+  write_weights_json(js, d.weights);
+  js.end_object();
+}
 
 nlohmann::ordered_json decode_to_json(const DecodeTrace& d) {
-  using nlohmann::ordered_json;
-  ordered_json j;
-  j["name"] = d.name;
-  j["variant"] = to_string(d.attention.variant);
-  j["elements_per_token"] = d.elements_per_token;
-  j["cross_attention"] = d.cross_attention;
-  ordered_json steps = ordered_json::array();
-  for (const DecodeStep& s : d.steps) {
-    ordered_json step;
-    step["t"] = s.t;
-    step["token"] = s.token;
-    step["output"] = matrix_to_json(s.output)[0];
-    step["cache_tokens"] = s.cache_tokens;
-    step["cache_elements"] = s.cache_elements;
-    ordered_json weights = ordered_json::array();
-    for (const Matrix& w : s.weights) weights.push_back(matrix_to_json(w)[0]);
-    step["weights"] = weights;
-    ordered_json status = ordered_json::array();
-    for (RowStatus r : s.status) status.push_back(to_string(r));
-    step["row_status"] = status;
-    if (s.selected.size() > 0) {
-      step["indexer_scores"] = matrix_to_json(s.indexer_scores)[0];
-      step["selected"] = matrix_to_json(s.selected)[0];
-    }
-    steps.push_back(step);
-  }
-  j["steps"] = steps;
-  ordered_json cache;
-  if (d.attention.variant == Variant::Mla) {
-    cache["latent"] = matrix_to_json(d.cache.latent);
-    if (decoupled_rope(d.attention)) cache["k_rope"] = matrix_to_json(d.cache.k_r);
-  } else {
-    ordered_json kv = ordered_json::array();
-    for (std::size_t g = 0; g < d.cache.k.size(); ++g)
-      kv.push_back({{"k", matrix_to_json(d.cache.k[g])}, {"v", matrix_to_json(d.cache.v[g])}});
-    cache["kv_heads"] = kv;
-  }
-  if (d.attention.sparse) cache["indexer_k"] = matrix_to_json(d.cache.indexer_k);
-  j["cache"] = cache;
-  j["weights"] = weights_to_json(d.weights);
-  return j;
+  std::ostringstream text;
+  write_decode_json(text, d);
+  return nlohmann::ordered_json::parse(text.str());
 }
 
 }  // namespace attn

@@ -1,32 +1,28 @@
 #include "core/io/online_json.h"
 
+#include <sstream>
+
+#include "core/io/json_stream.h"
 #include "core/io/trace_json.h"
 
 namespace attn {
 
-nlohmann::ordered_json online_to_json(const OnlineSoftmax& o) {
-  using nlohmann::ordered_json;
-  ordered_json blocks = ordered_json::array();
+void write_online_json(std::ostream& out, const OnlineSoftmax& o) {
+  JsonStream js(out);
+  js.begin_object().field("head", o.head).field("row", o.row).field("block", o.block).key("blocks").begin_array();
   for (const OnlineBlock& b : o.blocks) {
-    ordered_json block;
-    block["start"] = b.start;
-    block["end"] = b.end;
-    block["block_max"] = number_to_json(b.block_max);
-    block["m"] = number_to_json(b.m);
-    block["rescale"] = b.rescale;
-    block["l"] = b.l;
-    block["output"] = matrix_to_json(b.output)[0];
-    blocks.push_back(std::move(block));
+    js.begin_object().field("start", b.start).field("end", b.end);
+    js.field("block_max", number_to_json(b.block_max)).field("m", number_to_json(b.m));
+    js.field("rescale", b.rescale).field("l", b.l).key("output").row(b.output.row(0)).end_object();
   }
-  ordered_json j;
-  j["head"] = o.head;
-  j["row"] = o.row;
-  j["block"] = o.block;
-  j["blocks"] = std::move(blocks);
-  j["output"] = matrix_to_json(o.output)[0];
-  j["dense_output"] = matrix_to_json(o.dense_output)[0];
-  j["max_difference"] = o.max_difference;
-  return j;
+  js.end_array().key("output").row(o.output.row(0)).key("dense_output").row(o.dense_output.row(0));
+  js.field("max_difference", o.max_difference).end_object();
+}
+
+nlohmann::ordered_json online_to_json(const OnlineSoftmax& o) {
+  std::ostringstream text;
+  write_online_json(text, o);
+  return nlohmann::ordered_json::parse(text.str());
 }
 
 }  // namespace attn

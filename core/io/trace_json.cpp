@@ -1,48 +1,12 @@
 #include "core/io/trace_json.h"
 
 #include <cmath>
+#include <sstream>
 
 namespace attn {
 namespace {
 
 using nlohmann::ordered_json;
-
-ordered_json vector_to_json(const Vector& v) {
-  ordered_json out = ordered_json::array();
-  for (Eigen::Index i = 0; i < v.size(); ++i) out.push_back(number_to_json(v(i)));
-  return out;
-}
-
-ordered_json head_to_json(const HeadTrace& h) {
-  ordered_json j;
-  j["head"] = h.head;
-  j["kv_head"] = h.kv_head;
-  j["q"] = matrix_to_json(h.q);
-  j["k"] = matrix_to_json(h.k);
-  j["v"] = matrix_to_json(h.v);
-  if (h.q_rope.size() > 0) {
-    j["q_rope"] = matrix_to_json(h.q_rope);
-    j["k_rope"] = matrix_to_json(h.k_rope);
-  }
-  if (h.q_r.size() > 0) {
-    j["q_r"] = matrix_to_json(h.q_r);
-    j["k_r"] = matrix_to_json(h.k_r);
-  }
-  j["scores"] = matrix_to_json(h.scores());
-  j["scaled"] = matrix_to_json(h.scaled());
-  j["mask"] = matrix_to_json(*h.mask);
-  j["masked"] = matrix_to_json(h.masked());
-  j["weights"] = matrix_to_json(h.weights());
-  j["output"] = matrix_to_json(h.output);
-  if (h.W_O_h) j["contribution"] = matrix_to_json(h.contribution());
-  j["row_max"] = vector_to_json(h.row_max);
-  j["row_sum"] = vector_to_json(h.row_sum);
-  j["entropy"] = vector_to_json(h.entropy);
-  ordered_json status = ordered_json::array();
-  for (RowStatus s : h.row_status) status.push_back(to_string(s));
-  j["row_status"] = status;
-  return j;
-}
 
 }  // namespace
 
@@ -94,51 +58,95 @@ ordered_json weights_to_json(const Weights& w) {
   return j;
 }
 
-ordered_json trace_to_json(const Trace& t) {
+namespace {
+
+void write_vector(JsonStream& js, std::string_view name, const Vector& v) { js.key(name).row(v.transpose()); }
+
+// One head, from a copy whose matrices made on demand are freed with it (fresh_head): scaled and masked are written a
+// row at a time from scores, the bits HeadTrace::scaled and masked would hold.
+void write_head(JsonStream& js, const HeadTrace& trace_head) {
+  const HeadTrace h = fresh_head(trace_head);
+  js.begin_object().field("head", h.head).field("kv_head", h.kv_head);
+  js.matrix("q", h.q).matrix("k", h.k).matrix("v", h.v);
+  if (h.q_rope.size() > 0) js.matrix("q_rope", h.q_rope).matrix("k_rope", h.k_rope);
+  if (h.q_r.size() > 0) js.matrix("q_r", h.q_r).matrix("k_r", h.k_r);
+  const Matrix& scores = h.scores();
+  js.matrix("scores", scores);
+  js.key("scaled").rows(scores.rows(),
+                        [&](Eigen::Index r) -> Eigen::RowVectorXd { return scores.row(r) * h.scale_factor; });
+  js.matrix("mask", *h.mask);
+  js.key("masked").rows(scores.rows(), [&](Eigen::Index r) { return h.masked_row(r); });
+  js.matrix("weights", h.weights());
+  js.matrix("output", h.output);
+  if (h.W_O_h) js.matrix("contribution", h.contribution());
+  write_vector(js, "row_max", h.row_max);
+  write_vector(js, "row_sum", h.row_sum);
+  write_vector(js, "entropy", h.entropy);
+  ordered_json status = ordered_json::array();
+  for (RowStatus s : h.row_status) status.push_back(to_string(s));
+  js.field("row_status", status).end_object();
+}
+
+ordered_json trace_attention_json(const Trace& t) {
   const AttentionConfig& a = t.attention;
-  ordered_json j;
-  j["name"] = t.name;
-  j["tokens"] = t.tokens;
-  j["context_tokens"] = t.context_tokens;
-  j["attention"] = {{"variant", to_string(a.variant)}, {"heads", a.heads},
+  ordered_json j = {{"variant", to_string(a.variant)}, {"heads", a.heads},
                     {"kv_heads", kv_head_count(a)},    {"head_dim", a.head_dim},
                     {"mask", to_string(a.mask)},       {"scale", a.scale},
                     {"kernel", to_string(a.kernel)},   {"output_projection", t.has_output_projection()}};
-  if (a.mask == MaskKind::SlidingWindow) j["attention"]["window"] = a.window;
+  if (a.mask == MaskKind::SlidingWindow) j["window"] = a.window;
   if (a.variant == Variant::Mla) {
-    j["attention"]["latent_dim"] = a.latent_dim;
-    j["attention"]["query_latent_dim"] = a.query_latent_dim;
+    j["latent_dim"] = a.latent_dim;
+    j["query_latent_dim"] = a.query_latent_dim;
   }
-  add_positions_config(j["attention"], a);
-  j["scale_factor"] = t.scale_factor;
-  j["weights"] = weights_to_json(t.weights);
-  j["x"] = matrix_to_json(t.x);
-  j["x_kv"] = matrix_to_json(t.x_kv);
-  if (t.positions.size() > 0) j["positions"] = matrix_to_json(t.positions);
-  if (t.indexer) j["indexer"] = indexer_to_json(*t.indexer);
-  if (t.query_latent.size() > 0) j["query_latent"] = matrix_to_json(t.query_latent);
-  if (t.latent.size() > 0) j["latent"] = matrix_to_json(t.latent);
-  ordered_json kv = ordered_json::array();
-  for (const KvHeadTrace& g : t.kv_heads) kv.push_back({{"k", matrix_to_json(g.k)}, {"v", matrix_to_json(g.v)}});
-  j["kv_heads"] = kv;
-  ordered_json heads = ordered_json::array();
-  for (const HeadTrace& h : t.heads) heads.push_back(head_to_json(h));
-  j["heads"] = heads;
-  j["concat"] = matrix_to_json(t.concat);
-  j["output"] = matrix_to_json(t.output);
-  if (t.absorbed) {
-    ordered_json ab;
-    ordered_json per_head = ordered_json::array();
-    for (std::size_t h = 0; h < t.absorbed->W_UQK.size(); ++h)
-      per_head.push_back(
-          {{"W_UQK", matrix_to_json(t.absorbed->W_UQK[h])}, {"scores", matrix_to_json(t.absorbed->scores[h])}});
-    ab["heads"] = per_head;
-    ab["latent_output"] = matrix_to_json(t.absorbed->latent_output);
-    ab["W_LO"] = matrix_to_json(t.absorbed->W_LO);
-    ab["output"] = matrix_to_json(t.absorbed->output);
-    j["absorbed"] = ab;
-  }
+  add_positions_config(j, a);
   return j;
+}
+
+void write_absorbed(JsonStream& js, const AbsorbedMla& m) {
+  js.key("absorbed").begin_object().key("heads").begin_array();
+  for (std::size_t h = 0; h < m.W_UQK.size(); ++h)
+    js.begin_object().matrix("W_UQK", m.W_UQK[h]).matrix("scores", m.scores[h]).end_object();
+  js.end_array().matrix("latent_output", m.latent_output).matrix("W_LO", m.W_LO).matrix("output", m.output);
+  js.end_object();
+}
+
+}  // namespace
+
+void write_weights_json(JsonStream& js, const Weights& w) {
+  js.begin_object();
+  for (WeightId id : kAllWeights)
+    if (const auto& m = weight_slot(w, id)) js.matrix(weight_name(id), *m);
+  js.end_object();
+}
+
+void write_trace_json(std::ostream& out, const Trace& t) {
+  JsonStream js(out);
+  js.begin_object().field("name", t.name).field("tokens", t.tokens).field("context_tokens", t.context_tokens);
+  js.field("attention", trace_attention_json(t)).field("scale_factor", t.scale_factor);
+  js.key("weights");
+  write_weights_json(js, t.weights);
+  js.matrix("x", t.x).matrix("x_kv", t.x_kv);
+  if (t.positions.size() > 0) js.matrix("positions", t.positions);
+  if (t.indexer) {
+    const IndexerTrace& x = *t.indexer;
+    js.key("indexer").begin_object().matrix("q", x.q).matrix("k", x.k).matrix("w", x.w);
+    js.matrix("scores", x.scores).matrix("selected", x.selected).end_object();
+  }
+  if (t.query_latent.size() > 0) js.matrix("query_latent", t.query_latent);
+  if (t.latent.size() > 0) js.matrix("latent", t.latent);
+  js.key("kv_heads").begin_array();
+  for (const KvHeadTrace& g : t.kv_heads) js.begin_object().matrix("k", g.k).matrix("v", g.v).end_object();
+  js.end_array().key("heads").begin_array();
+  for (const HeadTrace& h : t.heads) write_head(js, h);
+  js.end_array().matrix("concat", t.concat).matrix("output", t.output);
+  if (t.absorbed) write_absorbed(js, *t.absorbed);
+  js.end_object();
+}
+
+ordered_json trace_to_json(const Trace& t) {
+  std::ostringstream text;
+  write_trace_json(text, t);
+  return ordered_json::parse(text.str());
 }
 
 }  // namespace attn

@@ -62,6 +62,7 @@ bool AppState::apply(const std::function<void(Scenario&)>& change, std::optional
   change(next);
   try {
     validate(next, doc_.scenario.get());
+    check_trace_budget(next, memory_budget);
   } catch (const InputError& e) {
     message = std::string("Not applied: ") + e.what();
     return false;
@@ -89,6 +90,7 @@ bool AppState::redo() {
 bool AppState::open(Scenario scenario, std::filesystem::path path) {
   try {
     validate(scenario);
+    check_trace_budget(scenario, memory_budget);
   } catch (const InputError& e) {
     message = path.string() + ": " + e.what();
     return false;

@@ -13,6 +13,7 @@
 
 #include "core/attention.h"
 #include "core/decode.h"
+#include "core/memory_budget.h"
 #include "core/scenario.h"
 #include "ui/logic/computation.h"
 #include "ui/logic/file_identity.h"
@@ -70,6 +71,10 @@ class AppState {
   // `scenario` has passed validate(): an edit re-reads only what its change could have made wrong (a weight the
   // edited document still shares is taken as checked).
   AppState(Scenario scenario, std::filesystem::path path, std::int64_t history_bytes = History::kBytes);
+
+  // What a document's trace may hold (predicted_trace_bytes): an edit or a file past it is refused with both numbers,
+  // and the tokens slider stops at it. The window sets it from --memory-budget, the settings or the machine.
+  std::int64_t memory_budget = limits::kDefaultMemoryBudget;
 
   // --- The document and its history.
   // Valid until the next poll(), like trace(): a view may read it after an edit it made in the same frame.

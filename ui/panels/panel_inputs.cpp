@@ -76,7 +76,7 @@ void tokens_section(AppState& state) {
 // the n^2 score matrices grow under the user's hand, and big traces are computed on the worker.
 void scale_section(AppState& state) {
   const Scenario& s = state.scenario();
-  const int most = max_token_count(s, kMaxScaleTokens);
+  const int most = max_token_count(s, kMaxScaleTokens, state.memory_budget);
   int n = s.n_q();
   FitLabel("tokens (T)");
   if (ImGui::SliderInt("tokens (T)", &n, 1, std::max(most, s.n_q()), "%d", ImGuiSliderFlags_AlwaysClamp))
@@ -84,9 +84,10 @@ void scale_section(AppState& state) {
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip(
         "Drag to change the sequence length. New tokens get embedding rows drawn from the seed;\n"
-        "Ctrl+click to type a number. At most %d here (%s attention cells in all, and a trace of at most %s).",
+        "Ctrl+click to type a number. At most %d here (%s attention cells in all, and a trace within the\n"
+        "memory budget of %s: --memory-budget SIZE, or \"memory_budget\" in the settings file).",
         most, format_exact(double(limits::kMaxAttentionCells), AxisUnit::Plain).c_str(),
-        format_unit(double(limits::kMaxTraceBytes), AxisUnit::Bytes).c_str());
+        format_unit(double(state.memory_budget), AxisUnit::Bytes).c_str());
   const Trace& t = state.trace();
   const double cells = double(t.n_q()) * t.n_kv();
   const double bytes = cells * sizeof(double);
@@ -98,7 +99,7 @@ void scale_section(AppState& state) {
                         format_unit(bytes * t.attention.heads, AxisUnit::Bytes) + " for " +
                         std::to_string(t.attention.heads) + " heads");
   TextDisabledWrapped("the whole trace: " + format_unit(double(trace_bytes(t)), AxisUnit::Bytes) + " of the " +
-                      format_unit(double(limits::kMaxTraceBytes), AxisUnit::Bytes) + " a trace may hold");
+                      format_unit(double(state.memory_budget), AxisUnit::Bytes) + " memory budget");
   ImGui::TextDisabled("last recompute %.1f ms%s", state.last_recompute_seconds() * 1e3,
                       state.computing() ? ", computing\u2026" : "");
 }
