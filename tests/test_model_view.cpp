@@ -168,6 +168,7 @@ TEST_CASE("a layer of the model opens in the pipeline on its real inputs, and th
   REQUIRE(state.edit([](Scenario& s) { s.seed = 5; }));         // something to undo after the visit
   save_document(state, fresh_dir("model-visit") / "cat.json");  // a visit starts from a saved document
   state.view = View::Model;
+  REQUIRE_FALSE(state.model_doc.show_layer(1).has_value());  // its heads kept whole, to compare with the pipeline's
   REQUIRE(state.visit_model_layer(1));
   CHECK(state.view == View::Pipeline);
   REQUIRE(state.layer_visit().has_value());

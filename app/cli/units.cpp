@@ -36,6 +36,11 @@ std::string bytes_text(std::uint64_t bytes) {
   return bytes < 1024 ? exact : exact + " (" + binary_size(bytes) + ")";
 }
 
+std::string over_budget(const std::string& what, std::int64_t needs, std::int64_t budget) {
+  return what + " needs " + binary_size(static_cast<std::uint64_t>(needs)) + " but the memory budget is " +
+         binary_size(static_cast<std::uint64_t>(budget));
+}
+
 std::string percent(std::uint64_t part, std::uint64_t whole) {
   return fixed2(whole == 0 ? 0.0L : 100.0L * static_cast<long double>(part) / static_cast<long double>(whole)) + "%";
 }

@@ -346,7 +346,8 @@ PageModel page_model(const LessonPage& page, const std::filesystem::path& dir, c
                                                     plural(static_cast<std::int64_t>(resolved.layers.size()), "layer") +
                                                     " (numbered from 0) but found " + std::to_string(*page.layer));
   try {
-    ModelTrace t = run_model(resolved, in.tokens, layers);
+    // The page reads what its layer's attention read: no layer's heads are kept.
+    ModelTrace t = run_model(resolved, in.tokens, ModelRunOptions{.layers = layers, .kept = std::vector<int>{}});
     return {std::move(resolved), in.tokens, std::move(t)};
   } catch (const InputError& e) {
     throw InputError(child_path(path, "model_tokens"), page.model + ": " + e.what());
