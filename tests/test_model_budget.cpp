@@ -139,35 +139,6 @@ TEST_CASE("the Model view refuses a model whose forward pass would pass its budg
   CHECK_FALSE(ui::model_view_refusal(ui::model_input(deep, tokens_text(N)), 0, ui::kModelViewBudget).has_value());
 }
 
-TEST_CASE("the Model view keeps the shown layer's heads whole and computes another's when it is shown") {
-  ui::ModelDocument doc;
-  const Model tiny = load_model_file(std::string(ATTN_ASSETS_DIR) + "/models/tiny.json");
-  REQUIRE_FALSE(doc.open(ui::model_input(tiny, "<s> a b c a b"), "tiny.json").has_value());
-  CHECK(doc.shown().layer == 0);
-  CHECK(doc.trace().layers[0].kept);
-  CHECK(doc.trace().layers[0].attention.heads.size() == 2);
-  CHECK_FALSE(doc.trace().layers[1].kept);
-  CHECK(doc.trace().layers[1].attention.heads.empty());
-  CHECK(doc.trace().layers[1].weights_overview.size() == 2);  // what the head grid draws of it
-  const ModelTrace all = run_model(doc.resolved(), doc.input().tokens);
-  REQUIRE_FALSE(doc.show_layer(1).has_value());
-  std::optional<std::string> failure;
-  doc.wait();
-  doc.poll(failure);
-  CHECK_FALSE(failure.has_value());
-  CHECK(doc.shown().layer == 1);
-  CHECK_FALSE(doc.trace().layers[0].kept);
-  REQUIRE(doc.trace().layers[1].kept);
-  for (std::size_t h = 0; h < 2; ++h)
-    CHECK(doc.trace().layers[1].attention.heads[h].weights() == all.layers[1].attention.heads[h].weights());
-  // An edit keeps the layer shown.
-  REQUIRE_FALSE(doc.edit_tokens(split_words("<s> a b")).has_value());
-  doc.wait();
-  doc.poll(failure);
-  CHECK(doc.trace().layers[1].kept);
-  CHECK_FALSE(doc.trace().layers[0].kept);
-}
-
 TEST_CASE("the Train view refuses a run past its budget before it starts, with both numbers") {
   ui::TrainSettings s;
   s.shape.layers = 64;
