@@ -21,6 +21,9 @@ text="a"
 for ((i = 1; i < tokens; ++i)); do text+=$((i % 2)); done
 text=$(echo "$text" | sed 's/0/ a/g; s/1/ b/g')
 
+# Two threads: each thread's heap reserves address space of its own, which a cap on the address space would count
+# on a machine of many cores.
+export OMP_NUM_THREADS=2
 capped() {
   if [ "$mode" = asan ]; then
     ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}hard_rss_limit_mb=$cap_mb" "$@"
