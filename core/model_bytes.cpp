@@ -72,7 +72,8 @@ std::int64_t predicted_model_run_bytes(const Model& m, std::int64_t n, const Mod
     const std::int64_t light = light_trace_bytes(m, layer, n);
     sum += stream_bytes(m, n) + overview_bytes(layer, n, o.overview);
     if (o.keeps(l)) sum += light + layer.attention.heads * doubles(n, n) + doubles(n, m.ffn.d_ff);
-    else computing = std::max(computing, light + doubles(n, m.ffn.d_ff));
+    else  // with an overview, one head's weights at a time are made for it
+      computing = std::max(computing, light + doubles(n, m.ffn.d_ff) + (o.overview > 0 ? doubles(n, n) : 0));
   }
   sum += computing + 3 * doubles(n, m.d_model);  // and the stream's copies while a layer runs
   if (runs == total) sum += doubles(n, m.d_model) + 3 * doubles(n, static_cast<std::int64_t>(m.vocab.size()));

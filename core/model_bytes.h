@@ -13,7 +13,8 @@ namespace attn {
 // every layer's stream matrices (residual_in, attention.x, attention.output, after_attention, the FFN's in and out,
 // residual_out: N x d_model each), each kept layer's whole trace (predicted_trace_bytes without the scores, which are
 // made only when asked for) and its FFN's hidden activation (N x d_ff), the trace of the one layer not kept that is
-// being computed (without any head's scores or weights), the overviews, and the output (final, logits and
+// being computed (without any head's scores or weights; with an overview, one head's weights at a time), the
+// overviews, and the output (final, logits and
 // probabilities) when every layer runs. `m` need not be resolved.
 std::int64_t predicted_model_run_bytes(const Model& m, std::int64_t tokens, const ModelRunOptions& o);
 
