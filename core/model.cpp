@@ -64,27 +64,70 @@ void check_stream(const Matrix& x, const std::string& where) {
                               "), beyond the 1e12 attention accepts: these weights grow it without bound");
 }
 
+// Block means of an (n, n') matrix over at most side x side blocks (exactly the matrix when it is that small).
+Matrix block_means(const Matrix& m, int side) {
+  const Eigen::Index rows = std::min<Eigen::Index>(m.rows(), side), cols = std::min<Eigen::Index>(m.cols(), side);
+  Matrix out(rows, cols);
+  for (Eigen::Index r = 0; r < rows; ++r) {
+    const Eigen::Index r0 = r * m.rows() / rows, r1 = (r + 1) * m.rows() / rows;
+    for (Eigen::Index c = 0; c < cols; ++c) {
+      const Eigen::Index c0 = c * m.cols() / cols, c1 = (c + 1) * m.cols() / cols;
+      out(r, c) = m.block(r0, c0, r1 - r0, c1 - c0).mean();
+    }
+  }
+  return out;
+}
+
+// Each head's weights as an overview. A head's weights not kept are made one head at a time and let go after.
+void add_overview(LayerTrace& t, int side) {
+  t.mask_overview = block_means(*t.attention.heads.front().mask, side);
+  for (HeadTrace& h : t.attention.heads) {
+    t.weights_overview.push_back(block_means(h.weights(), side));
+    if (!h.weights_kept) h.derived_ = std::make_shared<HeadTrace::Derived>();
+  }
+}
+
+// What a layer not kept holds of its attention: what it read and what it wrote to the stream.
+Trace stream_part(Trace& full) {
+  Trace t;
+  t.name = full.name;
+  t.tokens = full.tokens;
+  t.context_tokens = full.context_tokens;
+  t.attention = full.attention;
+  t.scale_factor = full.scale_factor;
+  t.x = std::move(full.x);
+  t.output = std::move(full.output);
+  return t;
+}
+
 // One layer on the stream x: attention, then the FFN, each joined to the stream as the norm says.
-LayerTrace run_layer(const Model& m, int l, const std::vector<std::string>& tokens, const Matrix& x) {
+LayerTrace run_layer(const Model& m, int l, const std::vector<std::string>& tokens, const Matrix& x,
+                     const ModelRunOptions& o) {
   const LayerWeights& w = m.layers[static_cast<std::size_t>(l)].own;
   LayerTrace t;
+  t.kept = o.keeps(l);
   t.residual_in = x;
   const Matrix attn_in = m.norm == Norm::Pre ? layer_norm(x, *w.ln1_gain, *w.ln1_bias) : x;
   check_stream(attn_in, "layers[" + std::to_string(l) + "]");
-  // Every head's weights kept: the Model view draws them all, and a model's heads are small.
-  t.attention = compute_trace(layer_scenario(m, l, tokens, attn_in), {.keep_weights = true});
+  // A kept layer keeps every head's weights: the Model view draws them all. One not kept makes them only when asked.
+  t.attention = compute_trace(layer_scenario(m, l, tokens, attn_in), {.keep_weights = t.kept});
+  if (o.overview > 0) add_overview(t, o.overview);
   const Matrix sum = x + t.attention.output;
   t.after_attention = m.norm == Norm::Post ? layer_norm(sum, *w.ln1_gain, *w.ln1_bias) : sum;
   if (m.ffn.kind == FfnKind::None) {
     t.residual_out = t.after_attention;
-    return t;
+  } else {
+    t.ffn_in = m.norm == Norm::Pre ? layer_norm(t.after_attention, *w.ln2_gain, *w.ln2_bias) : t.after_attention;
+    FfnResult f = feed_forward(m.ffn.kind, w, t.ffn_in);
+    t.ffn_hidden = std::move(f.hidden);
+    t.ffn_out = std::move(f.out);
+    const Matrix out = t.after_attention + t.ffn_out;
+    t.residual_out = m.norm == Norm::Post ? layer_norm(out, *w.ln2_gain, *w.ln2_bias) : out;
   }
-  t.ffn_in = m.norm == Norm::Pre ? layer_norm(t.after_attention, *w.ln2_gain, *w.ln2_bias) : t.after_attention;
-  FfnResult f = feed_forward(m.ffn.kind, w, t.ffn_in);
-  t.ffn_hidden = std::move(f.hidden);
-  t.ffn_out = std::move(f.out);
-  const Matrix out = t.after_attention + t.ffn_out;
-  t.residual_out = m.norm == Norm::Post ? layer_norm(out, *w.ln2_gain, *w.ln2_bias) : out;
+  if (!t.kept) {  // the next layer runs without this one's heads
+    t.attention = stream_part(t.attention);
+    t.ffn_hidden = Matrix();
+  }
   return t;
 }
 
@@ -140,7 +183,16 @@ Scenario layer_scenario(const Model& m, int layer, const std::vector<std::string
   return s;
 }
 
+bool ModelRunOptions::keeps(int layer) const {
+  return !kept || std::find(kept->begin(), kept->end(), layer) != kept->end();
+}
+
 ModelTrace run_model(const Model& m, const std::vector<std::string>& tokens, int layers) {
+  return run_model(m, tokens, ModelRunOptions{.layers = layers});
+}
+
+ModelTrace run_model(const Model& m, const std::vector<std::string>& tokens, const ModelRunOptions& o) {
+  const int layers = o.layers;
   const int n = static_cast<int>(tokens.size());
   check_range(n, 1, m.max_positions, "tokens");
   ModelTrace t;
@@ -160,7 +212,7 @@ ModelTrace run_model(const Model& m, const std::vector<std::string>& tokens, int
       layers >= 0 ? std::min(layers, static_cast<int>(m.layers.size())) : static_cast<int>(m.layers.size());
   t.layers.reserve(static_cast<std::size_t>(shown));
   for (int l = 0; l < shown; ++l) {
-    t.layers.push_back(run_layer(m, l, tokens, *x));
+    t.layers.push_back(run_layer(m, l, tokens, *x, o));
     x = &t.layers.back().residual_out;
   }
   if (layers >= 0 && layers < static_cast<int>(m.layers.size())) return t;

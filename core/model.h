@@ -138,6 +138,13 @@ struct LayerTrace {
   Matrix ffn_hidden;       // (N, d_ff) the activation before W_2 (empty without an FFN)
   Matrix ffn_out;          // the FFN's output (empty without an FFN)
   Matrix residual_out;
+  // Whether the attention's whole trace is kept (ModelRunOptions::kept): every head's weights, and ffn_hidden. A
+  // layer not kept holds only what the stream needs: attention.x and attention.output (heads empty, ffn_hidden too).
+  bool kept = true;
+  // ModelRunOptions::overview > 0: each head's weights (and the mask) as block means of at most overview x overview
+  // cells, for a layer kept or not (exactly the weights when the tokens are that few).
+  std::vector<Matrix> weights_overview;
+  Matrix mask_overview;  // the share of each block's cells the mask shows (1 where every cell is visible)
 };
 
 struct ModelTrace {
@@ -155,9 +162,19 @@ Scenario layer_scenario(const Model& m, int layer, const std::vector<std::string
 // The same for a trace of m that ran layer `layer`: its tokens, and what that layer's attention read.
 Scenario layer_scenario(const Model& m, int layer, const ModelTrace& t);
 
+// What a forward pass keeps. A deep model costs what its kept layers cost plus its stream: a layer not kept is
+// computed, its stream kept, its attention's trace dropped before the next layer runs.
+struct ModelRunOptions {
+  int layers = -1;                       // >= 0 and fewer than the model has: only those layers run (no logits)
+  std::optional<std::vector<int>> kept;  // the layers whose whole attention trace is kept; every layer's if not given
+  int overview = 0;                      // > 0: every layer's weights_overview and mask_overview, at most this a side
+  bool keeps(int layer) const;
+};
+
 // The whole forward pass. m resolved (resolve_model); tokens from its vocabulary, at most max_positions. With
 // layers >= 0 and fewer than the model has, only those layers run (no logits): what layer `layers` reads is then
 // the last one's residual_out.
 ModelTrace run_model(const Model& m, const std::vector<std::string>& tokens, int layers = -1);
+ModelTrace run_model(const Model& m, const std::vector<std::string>& tokens, const ModelRunOptions& options);
 
 }  // namespace attn

@@ -190,7 +190,7 @@ Model without_weights(const Model& m) {
 }
 
 LossGradient unchecked_loss_gradient(const Model& m, const std::vector<int>& ids, const std::vector<int>& targets,
-                                     std::vector<HeadGradients>* layers = nullptr) {
+                                     std::vector<HeadGradients>* layers = nullptr, int only_layer = -1) {
   const Forward f = forward(m, ids, targets);
   if (layers) layers->assign(m.layers.size(), HeadGradients{});
   LossGradient r{f.loss, without_weights(m)};
@@ -207,7 +207,8 @@ LossGradient unchecked_loss_gradient(const Model& m, const std::vector<int>& ids
   Matrix dx = d_logits * m.unembedding->transpose();
   if (m.norm == Norm::Pre) dx = norm_backward(dx, m.final_gain, f.final_norm, g.final_gain, g.final_bias);
   for (std::size_t l = m.layers.size(); l-- > 0;)
-    dx = layer_backward(m, m.layers[l], std::move(dx), f.layers[l], g.layers[l], layers ? &(*layers)[l] : nullptr);
+    dx = layer_backward(m, m.layers[l], std::move(dx), f.layers[l], g.layers[l],
+                        layers && (only_layer < 0 || static_cast<int>(l) == only_layer) ? &(*layers)[l] : nullptr);
   Matrix d_embedding = Matrix::Zero(m.embedding->rows(), m.d_model);
   for (std::size_t i = 0; i < ids.size(); ++i) d_embedding.row(ids[i]) += dx.row(static_cast<Eigen::Index>(i));
   g.embedding = std::move(d_embedding);
@@ -338,10 +339,10 @@ Matrix softmax_jacobian(const Matrix& p) {
 }
 
 std::vector<HeadGradients> attention_gradients(const Model& resolved, const std::vector<int>& ids,
-                                               const std::vector<int>& targets) {
+                                               const std::vector<int>& targets, int only_layer) {
   check_inputs(resolved, ids, targets);
   std::vector<HeadGradients> layers;
-  unchecked_loss_gradient(resolved, ids, targets, &layers);
+  unchecked_loss_gradient(resolved, ids, targets, &layers, only_layer);
   return layers;
 }
 

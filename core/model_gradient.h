@@ -50,9 +50,10 @@ LossGradient batch_loss_gradient(const Model& resolved, const std::vector<Sequen
 
 // Softmax's Jacobian at a row of weights p (1, n): d p_i / d s_j = p_i (δ_ij - p_j), that is diag(p) - pᵀ p (n, n).
 Matrix softmax_jacobian(const Matrix& p);
-// Every layer's, for the loss over `targets` (as loss_gradient).
+// Every layer's, for the loss over `targets` (as loss_gradient). only_layer >= 0: that layer's alone (the others
+// empty), so that a deep model's (N, N) matrices are held for one layer.
 std::vector<HeadGradients> attention_gradients(const Model& resolved, const std::vector<int>& ids,
-                                               const std::vector<int>& targets);
+                                               const std::vector<int>& targets, int only_layer = -1);
 
 // Each position's probabilities over the vocabulary for the next token: (N, V).
 Matrix next_token_probabilities(const Model& resolved, const std::vector<int>& ids);

@@ -2,6 +2,7 @@
 // Numbers and words as people read them, written once for every message, view and report: "3 heads",
 // "10,737,418,240", "MLA".
 #include <cstdint>
+#include <filesystem>
 #include <span>
 #include <string>
 #include <string_view>
@@ -36,5 +37,14 @@ std::string upper(std::string_view s);
 
 // "a  b\tc" -> {"a", "b", "c"}: the words between runs of white space.
 std::vector<std::string> split_words(std::string_view text);
+
+// The length of the well-formed UTF-8 character at s[i] (no overlong forms, surrogates or code points past U+10FFFF),
+// 0 when the byte there does not start one.
+std::size_t utf8_length_at(std::string_view s, std::size_t i);
+bool is_utf8(std::string_view bytes);
+// Bytes for a message or a title: well-formed UTF-8 as it is, every other byte and every control character as \xhh
+// ("b\xff.json"). Paths are bytes; only what shows them decodes them.
+std::string escaped_text(std::string_view bytes);
+inline std::string shown_path(const std::filesystem::path& path) { return escaped_text(path.native()); }
 
 }  // namespace attn

@@ -168,6 +168,7 @@ TEST_CASE("a layer of the model opens in the pipeline on its real inputs, and th
   REQUIRE(state.edit([](Scenario& s) { s.seed = 5; }));         // something to undo after the visit
   save_document(state, fresh_dir("model-visit") / "cat.json");  // a visit starts from a saved document
   state.view = View::Model;
+  REQUIRE_FALSE(state.model_doc.show_layer(1).has_value());  // its heads kept whole, to compare with the pipeline's
   REQUIRE(state.visit_model_layer(1));
   CHECK(state.view == View::Pipeline);
   REQUIRE(state.layer_visit().has_value());
@@ -458,4 +459,33 @@ TEST_CASE("the window title names the document the view on screen edits: the mod
   CHECK(state.window_title() == "Attention Lab \u2014 tiny (tiny.json) \u2022 unsaved");
   state.view = View::Pipeline;
   CHECK(state.window_title() == "Attention Lab \u2014 the cat sat (the_cat_sat.json)");
+}
+
+TEST_CASE("the Model view keeps the shown layer's heads whole and computes another's when it is shown") {
+  ui::ModelDocument doc;
+  const Model tiny = load_model_file(std::string(ATTN_ASSETS_DIR) + "/models/tiny.json");
+  REQUIRE_FALSE(doc.open(ui::model_input(tiny, "<s> a b c a b"), "tiny.json").has_value());
+  CHECK(doc.shown().layer == 0);
+  CHECK(doc.trace().layers[0].kept);
+  CHECK(doc.trace().layers[0].attention.heads.size() == 2);
+  CHECK_FALSE(doc.trace().layers[1].kept);
+  CHECK(doc.trace().layers[1].attention.heads.empty());
+  CHECK(doc.trace().layers[1].weights_overview.size() == 2);  // what the head grid draws of it
+  const ModelTrace all = run_model(doc.resolved(), doc.input().tokens);
+  REQUIRE_FALSE(doc.show_layer(1).has_value());
+  std::optional<std::string> failure;
+  doc.wait();
+  doc.poll(failure);
+  CHECK_FALSE(failure.has_value());
+  CHECK(doc.shown().layer == 1);
+  CHECK_FALSE(doc.trace().layers[0].kept);
+  REQUIRE(doc.trace().layers[1].kept);
+  for (std::size_t h = 0; h < 2; ++h)
+    CHECK(doc.trace().layers[1].attention.heads[h].weights() == all.layers[1].attention.heads[h].weights());
+  // An edit keeps the layer shown.
+  REQUIRE_FALSE(doc.edit_tokens(split_words("<s> a b")).has_value());
+  doc.wait();
+  doc.poll(failure);
+  CHECK(doc.trace().layers[1].kept);
+  CHECK_FALSE(doc.trace().layers[0].kept);
 }

@@ -2,6 +2,7 @@
 // snapshot, and the view's words name what each head became.
 #include <doctest/doctest.h>
 
+#include "core/memory_budget.h"
 #include "core/training.h"
 #include "ui/logic/train_text.h"
 #include "ui/logic/trainer.h"
@@ -34,7 +35,7 @@ HeadScores scores(int layer, int head, double prev, double ind, double dup, doub
 TEST_CASE("the window's run gives the losses and weights of core's training steps, with a snapshot every few steps") {
   const TrainSettings s = small_settings();
   Trainer trainer;
-  REQUIRE_FALSE(trainer.reset(s).has_value());
+  REQUIRE_FALSE(trainer.reset(s, limits::kDefaultMemoryBudget).has_value());
   CHECK(trainer.progress().snapshots.size() == 1);  // step 0, before any step
   trainer.step();
   trainer.wait_idle();
@@ -68,24 +69,25 @@ TEST_CASE("the window's run gives the losses and weights of core's training step
 
 TEST_CASE("a run that cannot start says why and keeps the one before") {
   Trainer trainer;
-  REQUIRE_FALSE(trainer.reset(small_settings()).has_value());
+  REQUIRE_FALSE(trainer.reset(small_settings(), limits::kDefaultMemoryBudget).has_value());
   TrainSettings bad = small_settings();
   bad.shape.d_model = 9;
-  CHECK(trainer.reset(bad) == "d_model: must be a multiple of heads (2) but found 9");
+  CHECK(trainer.reset(bad, limits::kDefaultMemoryBudget) == "d_model: must be a multiple of heads (2) but found 9");
   CHECK(trainer.settings().shape.d_model == 8);
   CHECK(trainer.ready());
   Model other = task_model(Task{TaskKind::Copy, 16, 12, {}}, small_settings().shape, 1);
   other.vocab[2] = "x";
   TrainSettings from_file = small_settings();
   from_file.start = std::make_shared<const Model>(other);
-  CHECK(trainer.reset(from_file) == "vocab[2]: the induction task's vocabulary has \"a\" here but found \"x\"");
+  CHECK(trainer.reset(from_file, limits::kDefaultMemoryBudget) ==
+        "vocab[2]: the induction task's vocabulary has \"a\" here but found \"x\"");
 }
 
 TEST_CASE("start runs until pause, and a run that diverges stops and says so, with no NaN in its losses") {
   TrainSettings s = small_settings();
   s.steps = 100000;
   Trainer trainer;
-  REQUIRE_FALSE(trainer.reset(s).has_value());
+  REQUIRE_FALSE(trainer.reset(s, limits::kDefaultMemoryBudget).has_value());
   trainer.start();
   while (trainer.step_count() < 3) trainer.poll();
   trainer.pause();
@@ -97,7 +99,7 @@ TEST_CASE("start runs until pause, and a run that diverges stops and says so, wi
 
   s.run.adamw.lr = 1e300;  // the first step sends the weights to infinity
   s.run.adamw.eps = 0;
-  REQUIRE_FALSE(trainer.reset(s).has_value());
+  REQUIRE_FALSE(trainer.reset(s, limits::kDefaultMemoryBudget).has_value());
   trainer.run_until(20);
   CHECK(trainer.progress().stopped.starts_with("step "));
   CHECK(trainer.progress().stopped.find("try a lower learning rate") != std::string::npos);
@@ -129,7 +131,7 @@ TEST_CASE("a run from a given model (the Model view's) starts from its weights a
   given.name = "given";
   s.start = std::make_shared<const Model>(given);
   Trainer trainer;
-  REQUIRE_FALSE(trainer.reset(s).has_value());
+  REQUIRE_FALSE(trainer.reset(s, limits::kDefaultMemoryBudget).has_value());
   const TrainProgress& p = trainer.progress();
   REQUIRE(p.snapshots.size() == 1);
   CHECK(*p.snapshots[0]->model->embedding == *given.embedding);

@@ -450,21 +450,21 @@ TEST_CASE("a path that is not UTF-8 goes through the recovery file byte for byte
   ui::AppState state(cat_sat(), "");
   REQUIRE(ui::restore_unsaved_work(state, r));
   CHECK(state.document().path == fs::canonical(a));
-  CHECK(state.window_title() == "Attention Lab \u2014 bytes (b\\xFF.json, recovered) \u2022 unsaved");
-  CHECK(contains(state.message, "/b\\xFF.json"));
+  CHECK(state.window_title() == "Attention Lab \u2014 bytes (b\\xff.json, recovered) \u2022 unsaved");
+  CHECK(contains(state.message, "/b\\xff.json"));
   ui::save_document(state, state.document().path);
   CHECK(load_scenario_file(a).seed == 8);
-  CHECK(state.message == "Saved " + ui::shown_path(fs::canonical(a)));
+  CHECK(state.message == "Saved " + shown_path(fs::canonical(a)));
   fs::remove_all(dir);
 }
 
 TEST_CASE("bytes that are not UTF-8 are shown as \\xHH, well-formed characters as they are") {
-  CHECK(ui::escaped_text("b\xff.json") == "b\\xFF.json");
-  CHECK(ui::escaped_text("\xe7\x8c\xab.json") == "\xe7\x8c\xab.json");    // 猫
-  CHECK(ui::escaped_text("\xc0\xaf") == "\\xC0\\xAF");                    // an overlong "/"
-  CHECK(ui::escaped_text("\xed\xa0\x80") == "\\xED\\xA0\\x80");           // a surrogate
-  CHECK(ui::escaped_text("\xf4\x90\x80\x80") == "\\xF4\\x90\\x80\\x80");  // past U+10FFFF
-  CHECK(ui::escaped_text("a\xe7\x8c") == "a\\xE7\\x8C");                  // cut short
-  CHECK(ui::is_utf8("\xf0\x9f\x98\x80"));
-  CHECK_FALSE(ui::is_utf8("\x80"));
+  CHECK(escaped_text("b\xff.json") == "b\\xff.json");
+  CHECK(escaped_text("\xe7\x8c\xab.json") == "\xe7\x8c\xab.json");    // 猫
+  CHECK(escaped_text("\xc0\xaf") == "\\xc0\\xaf");                    // an overlong "/"
+  CHECK(escaped_text("\xed\xa0\x80") == "\\xed\\xa0\\x80");           // a surrogate
+  CHECK(escaped_text("\xf4\x90\x80\x80") == "\\xf4\\x90\\x80\\x80");  // past U+10FFFF
+  CHECK(escaped_text("a\xe7\x8c") == "a\\xe7\\x8c");                  // cut short
+  CHECK(is_utf8("\xf0\x9f\x98\x80"));
+  CHECK_FALSE(is_utf8("\x80"));
 }

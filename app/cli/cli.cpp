@@ -56,8 +56,8 @@ int dispatch(std::span<const std::string> args, std::ostream& out, std::ostream&
     if (args[0] == "decode") return decode_command(words, out, err, budget);
     if (args[0] == "online") return online_command(words, out, err, budget);
     if (args[0] == "kv") return kv_command(words, out, err);
-    if (args[0] == "run") return run_command(words, out, err);
-    if (args[0] == "train") return train_command(words, out, err);
+    if (args[0] == "run") return run_command(words, out, err, budget);
+    if (args[0] == "train") return train_command(words, out, err, budget);
     throw UsageError("unknown command '" + args[0] + "' (see attention-lab --help)");
   } catch (const UsageError& e) {
     err << "attention-lab: " << e.what() << '\n';

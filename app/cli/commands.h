@@ -17,8 +17,8 @@ int trace_command(std::span<const std::string> args, std::ostream& out, std::ost
 int decode_command(std::span<const std::string> args, std::ostream& out, std::ostream& err, std::int64_t budget);
 int kv_command(std::span<const std::string> args, std::ostream& out, std::ostream& err);
 int online_command(std::span<const std::string> args, std::ostream& out, std::ostream& err, std::int64_t budget);
-int run_command(std::span<const std::string> args, std::ostream& out, std::ostream& err);
-int train_command(std::span<const std::string> args, std::ostream& out, std::ostream& err);
+int run_command(std::span<const std::string> args, std::ostream& out, std::ostream& err, std::int64_t budget);
+int train_command(std::span<const std::string> args, std::ostream& out, std::ostream& err, std::int64_t budget);
 
 extern const char* const kTraceHelp;
 extern const char* const kKvHelp;

@@ -6,62 +6,110 @@
 #include "app/cli/commands.h"
 #include "app/cli/matrix_text.h"
 #include "app/cli/scenario_input.h"
+#include "app/cli/units.h"
+#include "core/memory_budget.h"
 #include "core/io/json_fields.h"
 #include "core/io/model_json.h"
 #include "core/io/trace_json.h"
+#include "core/model_bytes.h"
 #include "core/model_gradient.h"
 #include "core/text_format.h"
+#include "core/validate.h"
 
 namespace attn::cli {
 
 const char* const kRunHelp =
-    "attention-lab run MODEL --tokens \"a b a b\" [--json] [--precision P]\n"
+    "attention-lab run MODEL --tokens \"a b a b\" [--json [--layer L]] [--precision P]\n"
     "  Runs a model file (embeddings, positions, its layers of attention and feed-forward, the unembedding)\n"
     "  on the tokens, which must be in its vocabulary, and prints the five likeliest next tokens at each position.\n"
     "  --json            one JSON object instead: tokens, layers [{residual_in, attention {heads [{weights}],\n"
     "                    output}, ffn_out (without an FFN: null), residual_out}], logits, probabilities; with 2 or\n"
     "                    more tokens also loss (the mean next-token cross-entropy) and each head's d_weights and\n"
     "                    d_scores: what that loss sends back into its kernel (d_scores: d loss / d scaled scores)\n"
-    "  --precision P     digits after the decimal point of the probabilities (0-17, default 4)\n";
+    "  --layer L         with --json: the heads of layer L alone (the other layers without \"heads\")\n"
+    "  --precision P     digits after the decimal point of the probabilities (0-17, default 4)\n"
+    "  A run that would hold more than the memory budget is refused (exit 2) with what it needs.\n";
 
 namespace {
 
-// The loss of predicting each next token and what it sends back into every head's kernel (nullopt for one token).
+
+// The loss of predicting each next token and what it sends back into the heads' kernels (nullopt for one token).
 struct NextTokenGradients {
   double loss;
-  std::vector<HeadGradients> layers;
+  std::vector<HeadGradients> layers;  // every layer's, or the shown layer's alone
 };
-std::optional<NextTokenGradients> next_token_gradients(const Model& m, const ModelTrace& t) {
+std::optional<NextTokenGradients> next_token_gradients(const Model& m, const ModelTrace& t, int shown) {
   if (t.tokens.size() < 2) return std::nullopt;
   const std::vector<int> ids = token_ids(m, t.tokens), targets = next_token_targets(ids);
-  return NextTokenGradients{model_loss(m, ids, targets), attention_gradients(m, ids, targets)};
+  return NextTokenGradients{model_loss(m, ids, targets), attention_gradients(m, ids, targets, shown)};
 }
 
-nlohmann::ordered_json model_trace_to_json(const ModelTrace& t, const std::optional<NextTokenGradients>& g) {
-  using nlohmann::ordered_json;
-  ordered_json layers = ordered_json::array();
-  for (std::size_t li = 0; li < t.layers.size(); ++li) {
-    const LayerTrace& l = t.layers[li];
-    ordered_json heads = ordered_json::array();
-    for (std::size_t h = 0; h < l.attention.heads.size(); ++h) {
-      ordered_json head{{"weights", matrix_to_json(l.attention.heads[h].weights())}};
-      if (g) {
-        head["d_weights"] = matrix_to_json(g->layers[li].d_weights[h]);
-        head["d_scores"] = matrix_to_json(g->layers[li].d_scores[h]);
-      }
-      heads.push_back(std::move(head));
-    }
-    layers.push_back({{"residual_in", matrix_to_json(l.residual_in)},
-                      {"attention", {{"heads", heads}, {"output", matrix_to_json(l.attention.output)}}},
-                      {"ffn_out", l.ffn_out.size() > 0 ? matrix_to_json(l.ffn_out) : ordered_json(nullptr)},
-                      {"residual_out", matrix_to_json(l.residual_out)}});
+// A matrix as JSON rows, written a row at a time: a layer of 8 heads at 4,096 tokens never becomes a document tree.
+void write_json_rows(std::ostream& out, const Matrix& m) {
+  out << '[';
+  for (Eigen::Index r = 0; r < m.rows(); ++r) {
+    nlohmann::ordered_json row = nlohmann::ordered_json::array();
+    for (Eigen::Index c = 0; c < m.cols(); ++c) row.push_back(number_to_json(m(r, c)));
+    out << (r > 0 ? "," : "") << row.dump();
   }
-  ordered_json j{{"tokens", t.tokens},
-                 {"layers", layers},
-                 {"logits", matrix_to_json(t.logits)},
-                 {"probabilities", matrix_to_json(t.probabilities)}};
-  if (g) j["loss"] = g->loss;
-  return j;
+  out << ']';
+}
+
+// One layer's heads, their trace made again from what the layer read and let go after.
+void write_layer_heads(std::ostream& out, const Model& m, const ModelTrace& t, int l,
+                       const std::optional<NextTokenGradients>& g) {
+  const Trace a = compute_trace(layer_scenario(m, l, t), {.keep_weights = true});
+  out << "\"heads\":[";
+  for (std::size_t h = 0; h < a.heads.size(); ++h) {
+    out << (h > 0 ? "," : "") << "{\"weights\":";
+    write_json_rows(out, a.heads[h].weights());
+    if (g) {
+      out << ",\"d_weights\":";
+      write_json_rows(out, g->layers[static_cast<std::size_t>(l)].d_weights[h]);
+      out << ",\"d_scores\":";
+      write_json_rows(out, g->layers[static_cast<std::size_t>(l)].d_scores[h]);
+    }
+    out << '}';
+  }
+  out << "],";
+}
+
+// The JSON of `run --json`, written as it is made: one layer's heads at a time (`shown` < 0: every layer's).
+void write_run_json(std::ostream& out, const Model& m, const ModelTrace& t, int shown,
+                    const std::optional<NextTokenGradients>& g) {
+  out << "{\"tokens\":" << nlohmann::ordered_json(t.tokens).dump() << ",\"layers\":[";
+  for (int l = 0; l < static_cast<int>(t.layers.size()); ++l) {
+    const LayerTrace& layer = t.layers[static_cast<std::size_t>(l)];
+    out << (l > 0 ? "," : "") << "{\"residual_in\":";
+    write_json_rows(out, layer.residual_in);
+    out << ",\"attention\":{";
+    if (shown < 0 || shown == l) write_layer_heads(out, m, t, l, g);
+    out << "\"output\":";
+    write_json_rows(out, layer.attention.output);
+    out << "},\"ffn_out\":";
+    if (layer.ffn_out.size() > 0) write_json_rows(out, layer.ffn_out);
+    else out << "null";
+    out << ",\"residual_out\":";
+    write_json_rows(out, layer.residual_out);
+    out << '}';
+  }
+  out << "],\"logits\":";
+  write_json_rows(out, t.logits);
+  out << ",\"probabilities\":";
+  write_json_rows(out, t.probabilities);
+  if (g) out << ",\"loss\":" << nlohmann::ordered_json(g->loss).dump();
+  out << "}\n";
+}
+
+// What run holds at its peak: the forward pass keeping no layer's heads; with --json also one layer's heads made
+// again at a time, and with 2 or more tokens the gradients' pass and the heads' gradients it keeps.
+std::int64_t run_bytes(const Model& m, std::int64_t n, bool json, int shown) {
+  const ModelRunOptions none{.kept = std::vector<int>{}};
+  if (!json) return predicted_model_run_bytes(m, n, none);
+  std::int64_t most = 0;  // the forward pass with the layer printed now kept
+  for (int l = 0; l < static_cast<int>(m.layers.size()); ++l)
+    if (shown < 0 || shown == l) most = std::max(most, predicted_model_run_bytes(m, n, {.kept = std::vector<int>{l}}));
+  return most + (n >= 2 ? predicted_attention_gradient_bytes(m, n, shown) : 0);
 }
 
 // "after 'b' (position 1): a 0.9120  b 0.0410  ..." for each position.
@@ -85,21 +133,37 @@ void print_predictions(std::ostream& out, const Model& m, const ModelTrace& t, i
   }
 }
 
+// The model, its tokens and the layer asked for checked, and its memory held to the budget, before anything runs.
+void check_run(const Model& m, const std::vector<std::string>& tokens, const ScenarioCommandOptions& o,
+               std::int64_t budget) {
+  const auto n = static_cast<std::int64_t>(tokens.size());
+  check_range(n, 1, m.max_positions, "tokens");
+  token_ids(m, tokens);
+  if (o.layer) check_range(*o.layer, 0, static_cast<int>(m.layers.size()) - 1, "--layer");
+  const std::int64_t needs = run_bytes(m, n, o.json, o.layer.value_or(-1));
+  check_memory_budget(needs, budget, model_run_what(m, n),
+                      o.json && !o.layer ? "--layer L (one layer's heads) or fewer tokens" : "fewer tokens or layers");
+}
+
 }  // namespace
 
-int run_command(std::span<const std::string> words, std::ostream& out, std::ostream& err) {
+int run_command(std::span<const std::string> words, std::ostream& out, std::ostream& err, std::int64_t budget) {
   const ScenarioCommandOptions o = parse_scenario_command("run", words);
   if (o.help) {
     out << "Usage:\n" << kRunHelp;
     return kExitOk;
   }
   if (!o.tokens) throw UsageError("run: missing --tokens \"...\" (tokens from the model's vocabulary)");
-  if (o.layer) throw UsageError("run: --layer is for trace (run shows every layer)");
+  if (o.layer && !o.json) throw UsageError("run: --layer is for --json (the text shows every layer's predictions)");
   if (o.overrides.any()) throw UsageError("run: the scenario overrides do not apply to a model");
   try {
-    const Model m = resolve_model(load_model_file(o.scenario));
-    const ModelTrace t = run_model(m, split_words(*o.tokens));
-    if (o.json) out << model_trace_to_json(t, next_token_gradients(m, t)).dump() << '\n';
+    const std::vector<std::string> tokens = split_words(*o.tokens);
+    Model file = load_model_file(o.scenario);
+    check_run(file, tokens, o, budget);
+    const Model m = resolve_model(std::move(file));
+    // No layer's heads kept: --json makes each again as it is written.
+    const ModelTrace t = run_model(m, tokens, ModelRunOptions{.kept = std::vector<int>{}});
+    if (o.json) write_run_json(out, m, t, o.layer.value_or(-1), next_token_gradients(m, t, o.layer.value_or(-1)));
     else print_predictions(out, m, t, o.precision);
   } catch (const InputError& e) {
     err << "attention-lab: " << o.scenario << ": " << e.what() << '\n';

@@ -2,6 +2,7 @@
 // was learned. The command the PyTorch cross-check drives (tests/crosscheck/train_crosscheck.py).
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -11,9 +12,12 @@
 #include "app/cli/matrix_text.h"
 #include "app/cli/output_files.h"
 #include "core/io/atomic_file.h"
+#include "app/cli/units.h"
+#include "core/memory_budget.h"
 #include "core/io/json_fields.h"
 #include "core/io/model_json.h"
 #include "core/io/model_write.h"
+#include "core/model_bytes.h"
 #include "core/text_format.h"
 #include "core/training.h"
 #include "core/validate.h"
@@ -42,7 +46,9 @@ const char* const kTrainHelp =
     "\"accuracy\",\n"
     "                    \"heads\": [{\"layer\", \"head\", \"previous_token\", \"induction\", \"duplicate_token\",\n"
     "                    \"first_token\"}], \"inputs\": {\"batch\": [{\"ids\", \"targets\"}], \"probe\": [[ids]]}},\n"
-    "                    \"seconds\"}: the loss before each step, the evaluation after the last (targets -1: none)\n";
+    "                    \"seconds\"}: the loss before each step, the evaluation after the last (targets -1: none)\n"
+    "  A run whose step would hold more than the memory budget (the model, AdamW's state, and every sequence's\n"
+    "  activations for the backward pass) is refused before the first step (exit 2) with what it needs.\n";
 
 namespace {
 
@@ -236,6 +242,23 @@ Model with_training_described(Model m, const TrainOptions& o, int steps) {
   return m;
 }
 
+// The step's memory from the shapes (the largest batch and the longest sequence of --batches), held to the budget
+// before the first step.
+void check_training_budget(const Model& m, const TrainOptions& o, const std::vector<std::vector<Sequence>>& batches,
+                           std::int64_t budget) {
+  std::int64_t batch = o.run.batch, seq_len = o.run.task.seq_len;
+  if (!o.task) {
+    batch = seq_len = 0;
+    for (const std::vector<Sequence>& b : batches) {
+      batch = std::max(batch, static_cast<std::int64_t>(b.size()));
+      for (const Sequence& q : b) seq_len = std::max(seq_len, static_cast<std::int64_t>(q.ids.size()));
+    }
+  }
+  const std::int64_t needs = predicted_training_bytes(m, batch, seq_len);
+  check_memory_budget(needs, budget, training_what(m, batch, seq_len),
+                      "a smaller batch, shorter sequences or fewer layers");
+}
+
 struct TrainLog {
   nlohmann::ordered_json steps = nlohmann::ordered_json::array();
   std::string diverged;
@@ -264,7 +287,7 @@ TrainLog run_steps(const TrainOptions& o, TrainState& t, const std::vector<std::
 
 }  // namespace
 
-int train_command(std::span<const std::string> words, std::ostream& out, std::ostream& err) {
+int train_command(std::span<const std::string> words, std::ostream& out, std::ostream& err, std::int64_t budget) {
   TrainOptions o = parse_train(words);
   if (o.help) {
     out << "Usage:\n" << kTrainHelp;
@@ -272,10 +295,15 @@ int train_command(std::span<const std::string> words, std::ostream& out, std::os
   }
   std::string file = "train";
   try {
-    TrainState t = start_training(resolve_model(starting_model(o, file)));
+    Model initial = starting_model(o, file);
+    const std::string model_file = file;
     file = o.batches;
     const std::vector<std::vector<Sequence>> batches =
-        o.task ? std::vector<std::vector<Sequence>>{} : load_batches(o.batches, t.model);
+        o.task ? std::vector<std::vector<Sequence>>{} : load_batches(o.batches, initial);
+    file = model_file;
+    check_training_budget(initial, o, batches, budget);
+    TrainState t = start_training(resolve_model(initial));
+    file = o.batches;
     const auto start = std::chrono::steady_clock::now();
     const TrainLog log = run_steps(o, t, batches, out, err);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -130,7 +130,7 @@ UserFiles read_user_files(const GuiOptions& o, ui::AppState& state) {
   state.display.zoom = u.used ? u.settings.zoom : 1.0f;
   state.display.presentation = o.presentation;
   state.recent_files = u.settings.recent;
-  if (!o.memory_budget && u.settings.memory_budget) state.memory_budget = *u.settings.memory_budget;
+  if (!o.memory_budget && u.settings.memory_budget) state.set_memory_budget(*u.settings.memory_budget);
   if (!u.used) return u;
   FoundRecovery found = find_recovery(u.recovery_file);
   state.recovery = std::move(found.offer);

@@ -228,7 +228,7 @@ std::unique_ptr<ui::AppState> start_state(const GuiOptions& o, std::ostream& err
   std::optional<Scenario> scenario = load_document(o, path, err);
   if (!scenario) return nullptr;
   auto state = std::make_unique<ui::AppState>(std::move(*scenario), path);
-  state->memory_budget = o.memory_budget.value_or(cli::machine_memory_budget());
+  state->set_memory_budget(o.memory_budget.value_or(cli::machine_memory_budget()));
   load_assets(*state);
   // The order matters: a lesson page sets the view, step and head, which the options after it refine.
   const bool ok = start_model_view(o, *state, err) && start_view(o, *state, err) && start_lesson(o, *state, err) &&
@@ -248,13 +248,13 @@ void dump_state(const std::string& path, const ui::AppState& state) {
                                     {"lesson_page", state.lesson.page + 1},
                                     {"scenario", state.scenario().name},
                                     {"tokens", state.scenario().input.tokens},
-                                    {"file", ui::shown_path(state.document().path)},
-                                    {"recovered_from", ui::shown_path(state.document().recovered_from)},
+                                    {"file", shown_path(state.document().path)},
+                                    {"recovered_from", shown_path(state.document().recovered_from)},
                                     {"unsaved", state.document().dirty()},
                                     {"presentation", state.display.presentation},
                                     {"zoom", state.display.zoom},
                                     {"recovery_offered", state.recovery.has_value()},
-                                    {"message", ui::escaped_text(state.message)}};
+                                    {"message", escaped_text(state.message)}};
   // Tokens and names are checked to be UTF-8; should anything not be, it is replaced rather than an exception
   // thrown after the file was created.
   write_file_atomically(path, j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");

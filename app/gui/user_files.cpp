@@ -85,7 +85,7 @@ namespace {
 // (0-255), so any path comes back byte for byte.
 nlohmann::ordered_json path_json(const std::filesystem::path& p) {
   const std::string& bytes = p.native();
-  if (ui::is_utf8(bytes)) return bytes;
+  if (is_utf8(bytes)) return bytes;
   nlohmann::ordered_json values = nlohmann::ordered_json::array();
   for (const char c : bytes) values.push_back(static_cast<unsigned char>(c));
   return values;
@@ -180,7 +180,7 @@ std::optional<ui::RecoveryOffer> read_recovery(const std::filesystem::path& file
     return recovery_from_json(
         parse_json_document(read_document_file(file, kMaxScenarioFileBytes + kMaxModelFileBytes)));
   } catch (const std::exception& e) {  // InputError, or whatever else stops the reading: not to be trusted
-    if (problem) *problem = ui::shown_path(file) + ": " + e.what();
+    if (problem) *problem = shown_path(file) + ": " + e.what();
   }
   return std::nullopt;
 }
@@ -215,7 +215,7 @@ FoundRecovery find_recovery(const std::filesystem::path& file) {
   if (found.offer || problem.empty()) return found;
   try {
     const std::filesystem::path aside = set_aside(file);
-    found.message = "The recovery file could not be read (" + problem + "); it was moved to " + ui::shown_path(aside) +
+    found.message = "The recovery file could not be read (" + problem + "); it was moved to " + shown_path(aside) +
                     " and kept there, nothing was restored";
   } catch (const std::exception& e) {
     found.stuck = true;

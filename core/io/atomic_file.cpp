@@ -168,27 +168,6 @@ void sync_folder(const fs::path& file) {
   ::close(fd);
 }
 
-// The length of the UTF-8 sequence at s[i], 0 when it is not one (overlong forms and surrogates are not).
-std::size_t utf8_sequence_at(const std::string& s, std::size_t i) {
-  const auto c = static_cast<unsigned char>(s[i]);
-  if (c < 0x80) return 1;
-  std::size_t n = 0;
-  std::uint32_t cp = 0;
-  if (c >= 0xC2 && c <= 0xDF) n = 2, cp = c & 0x1Fu;
-  else if ((c & 0xF0) == 0xE0) n = 3, cp = c & 0x0Fu;
-  else if (c >= 0xF0 && c <= 0xF4) n = 4, cp = c & 0x07u;
-  else return 0;
-  if (i + n > s.size()) return 0;
-  for (std::size_t k = 1; k < n; ++k) {
-    const auto b = static_cast<unsigned char>(s[i + k]);
-    if ((b & 0xC0) != 0x80) return 0;
-    cp = cp << 6 | (b & 0x3Fu);
-  }
-  const bool overlong = (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000);
-  if (overlong || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) return 0;
-  return n;
-}
-
 }  // namespace
 
 AtomicFile::AtomicFile(const fs::path& path, Existing existing) : shown_(path), existing_(existing), stream_(&buffer_) {
@@ -263,25 +242,6 @@ bool same_file(const fs::path& output, const fs::path& input) {
   if (fs::exists(output, ec) && fs::exists(input, ec)) return fs::equivalent(output, input, ec);
   const fs::path a = fs::absolute(output, ec).lexically_normal(), b = fs::absolute(input, ec).lexically_normal();
   return a == b;
-}
-
-std::string shown_path(const fs::path& path) {
-  const std::string& s = path.native();
-  std::string out;
-  for (std::size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    const std::size_t n = utf8_sequence_at(s, i);
-    if (n == 0 || c < 0x20 || c == 0x7F) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\x%02x", c);
-      out += escaped;
-      ++i;
-    } else {
-      out.append(s, i, n);
-      i += n;
-    }
-  }
-  return out;
 }
 
 }  // namespace attn

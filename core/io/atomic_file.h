@@ -19,6 +19,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/text_format.h"  // shown_path, for the messages of the writes
+
 namespace attn {
 
 // A std::streambuf over a file descriptor: writes whole buffers (again after EINTR and short writes) and keeps the
@@ -96,9 +98,5 @@ void check_output_path(const std::filesystem::path& path);
 // Whether writing `output` would replace `input`: the same file (also through a link or another spelling of the
 // path) when both exist, else the same path text.
 bool same_file(const std::filesystem::path& output, const std::filesystem::path& input);
-
-// A path for a message: its bytes as they are, except bytes that are not UTF-8 and control characters, shown as
-// \xff (a path is bytes; only a message decodes it).
-std::string shown_path(const std::filesystem::path& path);
 
 }  // namespace attn

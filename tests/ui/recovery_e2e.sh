@@ -131,10 +131,10 @@ start "$work/b" B.json
 xdotool key --window "$window" Return
 sleep 0.5
 title=$(xdotool getwindowname "$window")
-[[ "$title" == *'(b\xFF.json, recovered)'* ]] || fail "the work of b\\xFF.json is titled '$title'"
+[[ "$title" == *'(b\xff.json, recovered)'* ]] || fail "the work of b\\xff.json is titled '$title'"
 xdotool key --window "$window" ctrl+s
 sleep 0.5
 quit "after restoring a file whose name is not UTF-8"
-[[ "$(field "$bytes_file" seed)" == 8 ]] || fail "Ctrl+S did not write the restored work to b\\xFF.json"
+[[ "$(field "$bytes_file" seed)" == 8 ]] || fail "Ctrl+S did not write the restored work to b\\xff.json"
 ok "a file whose name is not UTF-8 was autosaved, named by its bytes, restored and saved to it"
 echo "$passed passed, 0 failed"

@@ -74,7 +74,12 @@ class AppState {
 
   // What a document's trace may hold (predicted_trace_bytes): an edit or a file past it is refused with both numbers,
   // and the tokens slider stops at it. The window sets it from --memory-budget, the settings or the machine.
+  // The Model view's forward pass and the Train view's runs are held to the same budget (set_memory_budget).
   std::int64_t memory_budget = limits::kDefaultMemoryBudget;
+  void set_memory_budget(std::int64_t budget) {
+    memory_budget = budget;
+    model_doc.set_memory_budget(budget);
+  }
 
   // --- The document and its history.
   // Valid until the next poll(), like trace(): a view may read it after an edit it made in the same frame.

@@ -1,11 +1,13 @@
 #pragma once
 // What names a file and what it held, so that the recovery file can tell whether its original is still the
 // file the work was made from: the absolute canonical path (the same file whatever folder the app starts in),
-// a fingerprint (size and modification time, taken when the document was opened or last saved), and the path
-// as text for messages and titles (paths are bytes: those that are not UTF-8 are shown escaped).
+// and a fingerprint (size and modification time, taken when the document was opened or last saved). Messages and
+// titles show a path with core/text_format's shown_path (paths are bytes: those that are not UTF-8 are escaped).
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+
+#include "core/text_format.h"
 #include <string>
 #include <string_view>
 
@@ -24,11 +26,5 @@ std::filesystem::path canonical_path(const std::filesystem::path& file);
 // Whether `file` is absolute, still exists and has the stamp it had when `stamp` was taken: a file Save may
 // write over. False without a stamp.
 bool unchanged_since(const std::filesystem::path& file, const std::optional<FileStamp>& stamp);
-
-// Whether `bytes` is well-formed UTF-8 (no overlong forms, surrogates or code points past U+10FFFF).
-bool is_utf8(std::string_view bytes);
-// The bytes as text: well-formed UTF-8 as it is, every other byte as \xHH ("b\xFF.json").
-std::string escaped_text(std::string_view bytes);
-inline std::string shown_path(const std::filesystem::path& p) { return escaped_text(p.native()); }
 
 }  // namespace attn::ui

@@ -254,7 +254,7 @@ LessonPage read_page(const json& j, const std::string& path) {
 
 // How a scenario file is named in messages: by the last two folders ("assets/scenarios/x.json"), the
 // same wherever the app is installed.
-std::string shown_path(const std::filesystem::path& dir) {
+std::string folder_and_name(const std::filesystem::path& dir) {
   return (dir.parent_path().filename() / dir.filename()).generic_string();
 }
 
@@ -262,10 +262,10 @@ Scenario load_page_file(const std::string& file, const std::filesystem::path& di
   const std::filesystem::path name(file);
   if (name.filename() != name || file == "." || file == "..")
     throw InputError(field,
-                     "expected a file name in " + shown_path(dir) + " (no folders) but found string \"" + file + "\"");
+                     "expected a file name in " + folder_and_name(dir) + " (no folders) but found string \"" + file + "\"");
   std::error_code ec;
   if (!std::filesystem::is_regular_file(dir / name, ec))
-    throw InputError(field, "no such scenario file " + shown_path(dir) + "/" + file);
+    throw InputError(field, "no such scenario file " + folder_and_name(dir) + "/" + file);
   try {
     return load_scenario_file(dir / name);
   } catch (const InputError& e) {
@@ -280,10 +280,10 @@ ModelInput page_model_input(const LessonPage& page, const std::filesystem::path&
   const std::filesystem::path name(page.model);
   if (name.filename() != name || page.model == "." || page.model == "..")
     throw InputError(
-        field, "expected a file name in " + shown_path(dir) + " (no folders) but found string \"" + page.model + "\"");
+        field, "expected a file name in " + folder_and_name(dir) + " (no folders) but found string \"" + page.model + "\"");
   std::error_code ec;
   if (!std::filesystem::is_regular_file(dir / name, ec))
-    throw InputError(field, "no such model file " + shown_path(dir) + "/" + page.model);
+    throw InputError(field, "no such model file " + folder_and_name(dir) + "/" + page.model);
   Model m;
   try {
     m = load_model_file(dir / name);
@@ -346,7 +346,8 @@ PageModel page_model(const LessonPage& page, const std::filesystem::path& dir, c
                                                     plural(static_cast<std::int64_t>(resolved.layers.size()), "layer") +
                                                     " (numbered from 0) but found " + std::to_string(*page.layer));
   try {
-    ModelTrace t = run_model(resolved, in.tokens, layers);
+    // The page reads what its layer's attention read: no layer's heads are kept.
+    ModelTrace t = run_model(resolved, in.tokens, ModelRunOptions{.layers = layers, .kept = std::vector<int>{}});
     return {std::move(resolved), in.tokens, std::move(t)};
   } catch (const InputError& e) {
     throw InputError(child_path(path, "model_tokens"), page.model + ": " + e.what());

@@ -4,8 +4,10 @@
 #include <chrono>
 #include <utility>
 
+#include "core/model_bytes.h"
 #include "core/text_format.h"
 #include "core/validate.h"
+#include "ui/logic/chart_axes.h"
 
 namespace attn::ui {
 namespace {
@@ -43,12 +45,28 @@ std::int64_t model_work(const Model& resolved, std::int64_t parameters, int toke
   return work;
 }
 
+ModelRunOptions model_view_run(int layer) { return {.kept = std::vector<int>{layer}, .overview = kModelOverview}; }
+
+std::optional<std::string> model_view_refusal(const ModelInput& in, int layer, std::int64_t budget) {
+  const auto n = static_cast<std::int64_t>(in.tokens.size());
+  const std::int64_t needs = predicted_model_run_bytes(in.model, n, model_view_run(layer));
+  if (needs <= budget) return std::nullopt;
+  return model_run_what(in.model, n) + " needs " + format_unit(static_cast<double>(needs), AxisUnit::Bytes) +
+         " but the memory budget is " + format_unit(static_cast<double>(budget), AxisUnit::Bytes);
+}
+
 namespace {
+
+// The shown layer within the model's layers.
+int layer_within(const Model& m, int layer) {
+  return std::clamp(layer, 0, std::max(0, static_cast<int>(m.layers.size()) - 1));
+}
 
 ModelShown forward_pass(const ModelShown& job) {
   const auto start = std::chrono::steady_clock::now();
   ModelShown done = job;
-  done.trace = std::make_shared<const ModelTrace>(run_model(*job.resolved, job.input->tokens));
+  done.trace =
+      std::make_shared<const ModelTrace>(run_model(*job.resolved, job.input->tokens, model_view_run(job.layer)));
   done.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return done;
 }
@@ -73,8 +91,9 @@ void check_tokens(const Model& m, const std::vector<std::string>& tokens) {
 
 }  // namespace
 
-ModelDocument::ModelDocument(std::int64_t history_bytes)
-    : history_(model_input_bytes, history_bytes),
+ModelDocument::ModelDocument(std::int64_t history_bytes, std::int64_t memory_budget)
+    : budget_(memory_budget),
+      history_(model_input_bytes, history_bytes),
       results_(forward_pass, failed_forward_pass, kRestAfterForwardPass, &ModelShown::error) {}
 
 std::optional<std::string> ModelDocument::adopt(std::shared_ptr<const ModelInput> next, std::uint64_t revision,
@@ -82,13 +101,15 @@ std::optional<std::string> ModelDocument::adopt(std::shared_ptr<const ModelInput
   ModelShown job;
   job.input = next;
   job.resolved = std::move(resolved);
+  job.layer = layer_within(next->model, layer_);
   std::int64_t parameters = parameters_;
   try {
+    check_tokens(next->model, next->tokens);  // before the budget, which counts them
+    if (std::optional<std::string> refused = model_view_refusal(*next, job.layer, budget_)) return refused;
     if (!job.resolved) {  // a new shape or seed: checked, counted and drawn again
       job.resolved = std::make_shared<const Model>(resolve_model(next->model));
       parameters = parameter_count(next->model);
     }
-    check_tokens(next->model, next->tokens);
     if (in_frame || model_work(*job.resolved, parameters, static_cast<int>(next->tokens.size())) < kModelBackgroundWork)
       job = forward_pass(job);  // here, so that a refusal changes nothing
   } catch (const InputError& e) {
@@ -181,6 +202,30 @@ bool ModelDocument::redo() {
   if (!adopt(r->document, r->revision)) return true;
   history_.undo(std::move(*r));
   return false;
+}
+
+std::optional<std::string> ModelDocument::show_layer(int layer) {
+  if (!loaded()) return std::nullopt;
+  layer = layer_within(model(), layer);
+  if (layer == layer_within(model(), layer_)) return std::nullopt;
+  // Layers may differ in their heads: the budget is counted again for this one.
+  if (std::optional<std::string> refused = model_view_refusal(*input_, layer, budget_)) return refused;
+  layer_ = layer;
+  ModelShown job;
+  job.input = input_;
+  job.resolved = resolved_;
+  job.layer = layer;
+  job.ticket = results_.next_ticket();
+  if (model_work(*resolved_, parameters_, static_cast<int>(input_->tokens.size())) >= kModelBackgroundWork) {
+    results_.submit(std::move(job));
+    return std::nullopt;
+  }
+  try {
+    results_.show(forward_pass(job));
+  } catch (const std::bad_alloc&) {
+    return std::string("the model does not fit in memory");
+  }
+  return std::nullopt;
 }
 
 void ModelDocument::mark_saved(std::filesystem::path path) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/model.h"
+#include "core/memory_budget.h"
 #include "ui/logic/file_identity.h"
 #include "ui/logic/history.h"
 #include "ui/logic/latest_results.h"
@@ -29,11 +30,21 @@ std::vector<std::string> starting_tokens(const Model& m);
 // The model with the tokens typed (separated by spaces), or with its starting tokens when none are.
 ModelInput model_input(Model m, std::string_view typed_tokens = {});
 
+// Each head's weights of every layer are kept as an overview of at most this many cells a side (the head grid's
+// cells are at most 140 pixels); the shown layer's whole.
+inline constexpr int kModelOverview = 64;
+
+// What the Model view's forward pass of `in` keeping `layer`'s heads holds (predicted_model_run_bytes), or nullopt.
+std::optional<std::string> model_view_refusal(const ModelInput& in, int layer, std::int64_t budget);
+// The forward pass the Model view runs: `layer`'s heads kept whole, every layer's as an overview.
+ModelRunOptions model_view_run(int layer);
+
 // What the Model view shows: a state of the document and its forward pass, the newest one computed.
 struct ModelShown {
   std::shared_ptr<const ModelInput> input;
-  std::shared_ptr<const Model> resolved;  // every weight, drawn ones included
-  std::shared_ptr<const ModelTrace> trace;
+  std::shared_ptr<const Model> resolved;    // every weight, drawn ones included
+  std::shared_ptr<const ModelTrace> trace;  // the heads of `layer` kept whole (LayerTrace::kept), overviews of all
+  int layer = 0;
   std::uint64_t ticket = 0;  // which state of the document: every change takes the next one
   double seconds = 0.0;      // how long the forward pass took
   std::string error;         // the worker could not compute it (no trace then)
@@ -46,8 +57,10 @@ inline constexpr std::int64_t kModelBackgroundWork = std::int64_t(1) << 21;
 
 class ModelDocument {
  public:
-  // `history_bytes` bounds the undo history (tests give a smaller bound).
-  explicit ModelDocument(std::int64_t history_bytes = BasicHistory<ModelInput>::kBytes);
+  // `history_bytes` bounds the undo history (tests give a smaller bound); a state whose forward pass would hold more
+  // than `memory_budget` bytes is refused with both numbers.
+  explicit ModelDocument(std::int64_t history_bytes = BasicHistory<ModelInput>::kBytes,
+                         std::int64_t memory_budget = limits::kDefaultMemoryBudget);
 
   bool loaded() const { return input_ != nullptr; }
   // Replaces the document and its history, its forward pass computed before this returns. Returns why not if
@@ -79,6 +92,15 @@ class ModelDocument {
   // every frame).
   using WeightSlot = std::function<SharedMatrix&(Model&)>;
   std::optional<std::string> edit_weight(const WeightSlot& slot, const Matrix& value, unsigned gesture = 0);
+  // The layer whose heads the forward pass keeps whole (the others as overviews): another is computed again, on
+  // the worker when the model is big, and shown when done. Out of range: the last layer. Returns why not when that
+  // layer's heads would not fit the memory budget (nothing changes then).
+  std::optional<std::string> show_layer(int layer);
+  int shown_layer() const { return layer_; }
+  std::int64_t memory_budget() const { return budget_; }
+  // The budget the next forward pass is held to (what is shown stays until then).
+  void set_memory_budget(std::int64_t budget) { budget_ = budget; }
+
   // False when there is nothing to undo (redo), or when it could not be computed: the history is then as before.
   bool undo();
   bool redo();
@@ -113,6 +135,8 @@ class ModelDocument {
   std::shared_ptr<const ModelInput> input_;
   std::shared_ptr<const Model> resolved_;
   std::int64_t parameters_ = 0;
+  std::int64_t budget_;
+  int layer_ = 0;  // whose heads are kept
   BasicHistory<ModelInput> history_;
   std::filesystem::path path_;
   std::optional<FileStamp> stamp_;

@@ -2,9 +2,9 @@
 
 #include "core/io/json_fields.h"
 #include "core/validate.h"
+#include "ui/logic/chart_axes.h"
 
 namespace attn::ui {
-
 bool restart_training(AppState& state) {
   TrainSettings s = state.train.settings;
   if (s.run.task.kind == TaskKind::Text && s.run.task.text.empty()) {
@@ -15,13 +15,24 @@ bool restart_training(AppState& state) {
       return false;
     }
   }
-  if (const std::optional<std::string> why = state.trainer.reset(s)) {
+  if (const std::optional<std::string> why = state.trainer.reset(s, state.memory_budget)) {
     state.train.error = *why;
     return false;
   }
   state.train.error.clear();
   state.train.shown_step = -1;
   return true;
+}
+
+std::string train_budget_line(const TrainSettings& s, std::int64_t budget) {
+  try {
+    const std::int64_t needs = predicted_train_view_bytes(s, trained_model(s));
+    return "memory: " + format_unit(static_cast<double>(needs), AxisUnit::Bytes) + " of the " +
+           format_unit(static_cast<double>(budget), AxisUnit::Bytes) +
+           " budget (a step's activations for every sequence, AdamW's state, the snapshots)";
+  } catch (const InputError&) {
+    return {};  // the settings make no model: Restart says why
+  }
 }
 
 void ensure_training(AppState& state) {

@@ -1,5 +1,6 @@
 #pragma once
 // What the Train view's buttons do, written once for the buttons, the keys and lessons.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -7,6 +8,10 @@
 #include "ui/logic/app_state.h"
 
 namespace attn::ui {
+
+// What a run of the settings would hold, as the share of the budget: "memory: 1.2 MiB of the 3 GiB budget (...)";
+// empty when the settings make no model.
+std::string train_budget_line(const TrainSettings& s, std::int64_t budget);
 
 // A new run of state.train.settings (the text task's text read from state.train.texts_dir first). False, with
 // state.train.error saying why, if it cannot start; the run before then stays.

@@ -1,5 +1,6 @@
 #include "ui/logic/trainer.h"
 
+#include "ui/logic/chart_axes.h"
 #include "ui/logic/model_text.h"
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <omp.h>
 #endif
 
+#include "core/model_bytes.h"
 #include "core/validate.h"
 
 namespace attn::ui {
@@ -129,7 +131,25 @@ void Trainer::stop_worker() {
   worker_.reset();
 }
 
-std::optional<std::string> Trainer::reset(const TrainSettings& s) {
+Model trained_model(const TrainSettings& s) { return s.start ? *s.start : task_model(s.run.task, s.shape, s.run.seed); }
+
+std::int64_t predicted_train_view_bytes(const TrainSettings& s, const Model& model) {
+  const std::int64_t n = s.run.task.seq_len, every = std::max({1, s.snapshot_every, s.steps / 200});
+  std::int64_t heads = 0;
+  for (const ModelLayer& l : model.layers) heads += l.attention.heads;
+  const std::int64_t snapshot = (parameter_count(model) + heads * n * n) * std::int64_t(sizeof(double));
+  return predicted_training_bytes(model, s.run.batch, n) + (s.steps / every + 2) * snapshot;
+}
+
+std::optional<std::string> train_budget_refusal(const TrainSettings& s, const Model& model, std::int64_t budget) {
+  const std::int64_t needs = predicted_train_view_bytes(s, model);
+  if (needs <= budget) return std::nullopt;
+  return training_what(model, s.run.batch, s.run.task.seq_len) + " needs " +
+         format_unit(static_cast<double>(needs), AxisUnit::Bytes) + " but the memory budget is " +
+         format_unit(static_cast<double>(budget), AxisUnit::Bytes);
+}
+
+std::optional<std::string> Trainer::reset(const TrainSettings& s, std::int64_t budget) {
   // Everything the new run needs, made before the old one is stopped: a refusal leaves the old run as it was.
   auto next = std::make_shared<Worker>();
   try {
@@ -138,7 +158,9 @@ std::optional<std::string> Trainer::reset(const TrainSettings& s) {
     next->settings = s;
     // Bounded memory: at most about 200 snapshots, each holding the run's weights at its step.
     next->settings.snapshot_every = std::max({1, s.snapshot_every, s.steps / 200});
-    next->train = start_training(resolve_model(s.start ? *s.start : task_model(s.run.task, s.shape, s.run.seed)));
+    Model model = trained_model(s);
+    if (std::optional<std::string> refused = train_budget_refusal(s, model, budget)) return refused;
+    next->train = start_training(resolve_model(model));
     next->shared.snapshots.push_back(take_snapshot(next->train, s.run));
   } catch (const std::exception& e) {
     return std::string(e.what());

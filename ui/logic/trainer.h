@@ -61,8 +61,9 @@ class Trainer {
 
   // A new run of the settings, from a model made for the task (task_model) or from `start` (a model that can train
   // on it); the run before is stopped and forgotten. Returns why not (the old run stays), else nullopt. The step-0
-  // snapshot is taken before this returns.
-  std::optional<std::string> reset(const TrainSettings& s);
+  // snapshot is taken before this returns. A run that would hold more than `budget` bytes is refused
+  // (train_budget_refusal).
+  std::optional<std::string> reset(const TrainSettings& s, std::int64_t budget);
   bool ready() const { return worker_ != nullptr; }
   const TrainSettings& settings() const { return settings_; }
 
@@ -92,6 +93,15 @@ class Trainer {
   std::thread thread_;
   TrainProgress progress_;
 };
+
+// What a run of these settings holds at its peak: the training step (predicted_training_bytes of `model`, the one it
+// trains) and every snapshot it keeps (the weights and each head's attention on the probe sequence).
+std::int64_t predicted_train_view_bytes(const TrainSettings& s, const Model& model);
+// The model a run of the settings trains, unresolved: s.start, or a new one of s.shape for the task. Throws InputError.
+Model trained_model(const TrainSettings& s);
+// "training 2 layers on batches of 32 sequences of 32 tokens needs 1.5 GiB but the memory budget is 1 GiB", or
+// nullopt when the run fits.
+std::optional<std::string> train_budget_refusal(const TrainSettings& s, const Model& model, std::int64_t budget);
 
 // The snapshot at `step` or the last before it (the timeline's); nullptr when there is none.
 std::shared_ptr<const TrainSnapshot> snapshot_at(const TrainProgress& p, int step);

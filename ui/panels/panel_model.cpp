@@ -7,7 +7,9 @@
 #include <utility>
 #include <vector>
 
+#include "core/model_bytes.h"
 #include "ui/logic/cell_format.h"
+#include "ui/logic/chart_axes.h"
 #include "ui/logic/model_text.h"
 #include "ui/panels/panels.h"
 #include "ui/widgets/bar_chart.h"
@@ -148,12 +150,40 @@ void layer_column(AppState& state) {
   box_row(state, out, "output", -1);
 }
 
-// Every head of every layer: rows are layers. The hover names layer, head and weight; a click opens the layer.
+// A cell of a layer's overview (ModelRunOptions::overview): the queries and keys its block covers.
+std::string overview_cell_text(int layer, int head, int n, const Matrix& overview, int row, int col) {
+  const auto span = [n](int i, Eigen::Index cells, const char* what) {
+    const std::int64_t first = std::int64_t(i) * n / cells, last = std::int64_t(i + 1) * n / cells - 1;
+    return std::string(what) + " " + std::to_string(first) + "\u2013" + std::to_string(last);
+  };
+  return "layer " + std::to_string(layer) + ", head " + std::to_string(head) + ": " +
+         span(row, overview.rows(), "queries") + " look at " + span(col, overview.cols(), "keys") +
+         " with mean weight " + format_cell(overview(row, col), 4) + "\n(click L" + std::to_string(layer) +
+         " to keep this layer's heads whole)";
+}
+
+// A row label of the head grid: the layer whose heads are kept whole is accented; a click keeps another's.
+void head_grid_label(AppState& state, int l) {
+  const bool current = state.model_view.last_hovered_layer == l || state.model_doc.shown().layer == l;
+  const std::string label = "L" + std::to_string(l);
+  if (current) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(accent_colour()));
+  const bool clicked =
+      ImGui::Selectable(label.c_str(), state.model_doc.shown().layer == l, 0, ImGui::CalcTextSize(label.c_str()));
+  if (current) ImGui::PopStyleColor();
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Keep layer %d's heads whole (the others are shown in blocks)", l);
+  if (clicked)
+    if (const std::optional<std::string> why = state.model_doc.show_layer(l))
+      state.message = "Layer not shown: " + *why;
+}
+
+// Every head of every layer: rows are layers. The hover names layer, head and weight; a click opens the layer. Only
+// the shown layer's heads are kept whole; the others are drawn from their overviews (the same numbers when the tokens
+// are few).
 void head_grid(AppState& state, float width, float height) {
   const ModelTrace& t = state.model_doc.trace();
   const std::vector<std::string>& tokens = t.tokens;
   int most = 1;
-  for (const LayerTrace& l : t.layers) most = std::max(most, static_cast<int>(l.attention.heads.size()));
+  for (const LayerTrace& l : t.layers) most = std::max(most, static_cast<int>(l.weights_overview.size()));
   const float label_w = ImGui::CalcTextSize("L00 ").x, gap = ImGui::GetStyle().ItemSpacing.x;
   const float rows = static_cast<float>(t.layers.size());
   const float cell = std::clamp(std::min((width - label_w - gap * static_cast<float>(most)) / static_cast<float>(most),
@@ -165,29 +195,33 @@ void head_grid(AppState& state, float width, float height) {
     const std::string name = "head " + std::to_string(h);
     ImGui::TextDisabled("%s", TextWidth(name) <= cell ? name.c_str() : ("h" + std::to_string(h)).c_str());
   }
+  const int n = static_cast<int>(tokens.size());
   for (int l = 0; l < static_cast<int>(t.layers.size()); ++l) {
-    const std::vector<HeadTrace>& heads = t.layers[static_cast<std::size_t>(l)].attention.heads;
+    const LayerTrace& layer = t.layers[static_cast<std::size_t>(l)];
     ImGui::PushID(l);
-    const bool current = state.model_view.last_hovered_layer == l;
-    if (current) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(accent_colour()), "L%d", l);
-    else ImGui::Text("L%d", l);
-    for (int h = 0; h < static_cast<int>(heads.size()); ++h) {
+    head_grid_label(state, l);
+    for (int h = 0; h < static_cast<int>(layer.weights_overview.size()); ++h) {
       ImGui::SameLine(h == 0 ? label_w : 0, gap);
       ImGui::PushID(h);
+      // The head's weights whole when kept, its overview otherwise (the same matrix when the tokens are few).
+      const bool whole = layer.kept;
       HeatmapOptions o;
       o.map = ColorMap::Sequential;
       o.range = ValueRange{0, 1};
-      o.visible = &*heads[static_cast<std::size_t>(h)].mask;
+      o.visible = whole ? &*layer.attention.heads[static_cast<std::size_t>(h)].mask : &layer.mask_overview;
       o.size = {cell, cell};
       o.flags = HeatmapFlags_NoLabels | HeatmapFlags_NoLegend | HeatmapFlags_NoValues | HeatmapFlags_NoTooltip |
                 HeatmapFlags_Fill;
-      const Matrix& w = heads[static_cast<std::size_t>(h)].weights();
+      const Matrix& w = whole ? layer.attention.heads[static_cast<std::size_t>(h)].weights()
+                              : layer.weights_overview[static_cast<std::size_t>(h)];
       const HeatmapResult r = Heatmap("w", w, o);
       if (r.hovered_row >= 0) {
         state.model_view.hovered_layer = l;
-        ImGui::SetTooltip(
-            "%s\nclick to open layer %d in the pipeline",
-            head_weight_text(l, h, tokens, r.hovered_row, r.hovered_col, w(r.hovered_row, r.hovered_col)).c_str(), l);
+        const bool exact = whole || w.rows() == n;
+        const std::string text =
+            exact ? head_weight_text(l, h, tokens, r.hovered_row, r.hovered_col, w(r.hovered_row, r.hovered_col))
+                  : overview_cell_text(l, h, n, w, r.hovered_row, r.hovered_col);
+        ImGui::SetTooltip("%s\nclick to open layer %d in the pipeline", text.c_str(), l);
         if (ImGui::IsMouseClicked(ImGuiMouseButton_Left))
           if (state.visit_model_layer(l)) state.pipeline.head = h;  // clamped when its trace is shown
       }
@@ -258,6 +292,13 @@ void model_header(const AppState& state) {
   // A big model's forward pass runs on the worker: until it is done the boxes show the last one.
   if (state.model_doc.computing()) tokens += "   (computing\u2026)";
   TextWrappedAtSpaces(tokens);
+  const ModelShown& shown = state.model_doc.shown();
+  const std::int64_t bytes = predicted_model_run_bytes(
+      shown.input->model, static_cast<std::int64_t>(shown.input->tokens.size()), model_view_run(shown.layer));
+  TextDisabledWrapped("memory: " + format_unit(static_cast<double>(bytes), AxisUnit::Bytes) + " of the " +
+                      format_unit(static_cast<double>(state.model_doc.memory_budget()), AxisUnit::Bytes) +
+                      " budget (every layer's stream, layer " + std::to_string(shown.layer) +
+                      "'s heads whole, the others in blocks)");
 }
 
 }  // namespace
