@@ -1,5 +1,6 @@
 #include "core/text_format.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -46,6 +47,48 @@ std::string general_number(double x) {
   std::ostringstream out;
   out << x;
   return out.str();
+}
+
+std::string general_number_beside(double x, double limit) {
+  const auto with_digits = [](double v, int digits) {
+    std::ostringstream out;
+    out.precision(digits);
+    out << v;
+    return out.str();
+  };
+  std::string shown = general_number(x);
+  for (int digits = 7; x != limit && shown == with_digits(limit, digits - 1) && digits <= 17; ++digits)
+    shown = with_digits(x, digits);
+  return shown;
+}
+
+std::string line_and_column(std::string_view text, std::size_t byte) {
+  byte = std::min(byte, text.size());
+  const std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + byte, '\n'));
+  const std::size_t line_start = text.rfind('\n', byte == 0 ? 0 : byte - 1);
+  const std::size_t column = line_start == std::string_view::npos || byte == 0 ? byte : byte - line_start - 1;
+  return "line " + std::to_string(line) + ", column " + std::to_string(column == 0 ? 1 : column);
+}
+
+std::size_t invalid_utf8_at(std::string_view text) {
+  const auto byte = [&](std::size_t i) { return i < text.size() ? static_cast<unsigned char>(text[i]) : 0u; };
+  for (std::size_t i = 0; i < text.size();) {
+    const unsigned c = byte(i);
+    // The sequence's length and the range of its second byte (which excludes overlong forms and surrogates).
+    std::size_t n = 1;
+    unsigned lo = 0x80, hi = 0xbf;
+    if (c < 0x80) n = 1;
+    else if (c >= 0xc2 && c <= 0xdf) n = 2;
+    else if (c >= 0xe0 && c <= 0xef) n = 3, lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+    else if (c >= 0xf0 && c <= 0xf4) n = 4, lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+    else return i;
+    for (std::size_t k = 1; k < n; ++k) {
+      const unsigned b = byte(i + k);
+      if (k == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xbf)) return i;
+    }
+    i += n;
+  }
+  return std::string_view::npos;
 }
 
 std::vector<std::string> split_words(std::string_view text) {
