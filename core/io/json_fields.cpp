@@ -91,6 +91,8 @@ class DocumentCheck final : public json::json_sax_t {
 
   const std::string& error() const { return error_; }
   const std::string& duplicate() const { return duplicate_; }
+  // Every array's length, in the order the arrays open: the tree is built with each list's room reserved.
+  const std::vector<std::size_t>& array_sizes() const { return array_sizes_; }
 
  private:
   // What nlohmann's tree takes, roughly: a value, a container's own allocation, an object member's map node, and a
@@ -103,6 +105,7 @@ class DocumentCheck final : public json::json_sax_t {
     std::string key;
     std::size_t index;
     std::set<std::string> keys;
+    std::size_t slot;  // an array's place in array_sizes_
   };
 
   bool value(std::uint64_t bytes) {
@@ -115,13 +118,22 @@ class DocumentCheck final : public json::json_sax_t {
                std::to_string(kMaxJsonDepth) + " levels (the limit for every file)";
       return false;
     }
-    stack_.push_back({object, {}, 0, {}});
+    stack_.push_back({object, {}, 0, {}, array_sizes_.size()});
+    if (!object) array_sizes_.push_back(0);
     return add(kValueBytes + kContainerBytes);
   }
   bool close() {
+    const Frame f = std::move(stack_.back());
     stack_.pop_back();
     next_element();
-    return true;
+    if (f.object) return true;
+    array_sizes_[f.slot] = f.index;
+    // nlohmann frees a tree by moving a list's values into a stack of its length first: the longest list costs
+    // its values twice when the tree goes.
+    if (f.index <= longest_list_) return true;
+    const std::uint64_t more = kValueBytes * (f.index - longest_list_);
+    longest_list_ = f.index;
+    return add(more);
   }
   void next_element() {
     if (!stack_.empty() && !stack_.back().object) ++stack_.back().index;
@@ -143,8 +155,69 @@ class DocumentCheck final : public json::json_sax_t {
   static constexpr std::uint64_t kMaxTreeBytesPerTextByte = 10, kTreeBytesAllowance = 4u << 20;
   std::string_view text_;
   std::vector<Frame> stack_;
+  std::vector<std::size_t> array_sizes_;
+  std::size_t longest_list_ = 0;
   std::string error_, duplicate_;
   std::uint64_t tree_bytes_ = 0;
+};
+
+// The tree, as nlohmann's own builder makes it, but with every array's room reserved from the lengths the
+// streaming pass counted: a list grown by doubling would hold up to twice its values while the file is read.
+class TreeBuilder final : public json::json_sax_t {
+ public:
+  TreeBuilder(json& root, const std::vector<std::size_t>& sizes) : root_(root), sizes_(sizes) {}
+
+  bool null() override { return place(nullptr) != nullptr; }
+  bool boolean(bool b) override { return place(b) != nullptr; }
+  bool number_integer(json::number_integer_t x) override { return place(x) != nullptr; }
+  bool number_unsigned(json::number_unsigned_t x) override { return place(x) != nullptr; }
+  bool number_float(json::number_float_t x, const json::string_t&) override { return place(x) != nullptr; }
+  bool string(json::string_t& s) override { return place(std::move(s)) != nullptr; }
+  bool binary(json::binary_t& b) override { return place(json::binary(std::move(b))) != nullptr; }
+  bool start_object(std::size_t) override {
+    stack_.push_back(place(json::object()));
+    return true;
+  }
+  bool start_array(std::size_t) override {
+    json* a = place(json::array());
+    if (next_ < sizes_.size()) a->get_ref<json::array_t&>().reserve(sizes_[next_++]);
+    stack_.push_back(a);
+    return true;
+  }
+  bool key(json::string_t& k) override {
+    member_ = &(*stack_.back())[k];
+    return true;
+  }
+  bool end_object() override {
+    stack_.pop_back();
+    return true;
+  }
+  bool end_array() override {
+    stack_.pop_back();
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+
+ private:
+  // A new value: the root, the next element of the open array, or the member whose key came last.
+  json* place(json&& v) {
+    if (stack_.empty()) {
+      root_ = std::move(v);
+      return &root_;
+    }
+    if (stack_.back()->is_array()) {
+      stack_.back()->push_back(std::move(v));
+      return &stack_.back()->back();
+    }
+    *member_ = std::move(v);
+    return member_;
+  }
+
+  json& root_;
+  const std::vector<std::size_t>& sizes_;
+  std::size_t next_ = 0;
+  std::vector<json*> stack_;
+  json* member_ = nullptr;
 };
 
 std::string join(const std::vector<std::string_view>& names) {
@@ -191,11 +264,11 @@ json parse_json_document(std::string_view text) {
   DocumentCheck check(text);
   if (!json::sax_parse(text.begin(), text.end(), &check)) throw InputError("", check.error());
   if (!check.duplicate().empty()) throw InputError(check.duplicate(), "key appears twice in one object");
-  try {
-    return json::parse(text.begin(), text.end());
-  } catch (const json::exception& e) {  // the streaming pass has read the same text: not expected
-    throw InputError("", "not valid JSON: " + library_message(e));
-  }
+  json root;
+  TreeBuilder tree(root, check.array_sizes());
+  if (!json::sax_parse(text.begin(), text.end(), &tree))  // the streaming pass has read the same text
+    throw InputError("", "not valid JSON");
+  return root;
 }
 
 JsonFields::JsonFields(const json& j, std::string path, const std::vector<std::string_view>& allowed,
