@@ -8,6 +8,7 @@
 #include "core/name_table.h"
 #include "core/positions.h"
 #include "core/product.h"
+#include "core/text_format.h"
 #include "core/validate.h"
 
 namespace attn {
@@ -149,6 +150,9 @@ Matrix softmax_rows(const Matrix& logits) {
 std::vector<int> token_ids(const Model& m, const std::vector<std::string>& tokens) {
   std::vector<int> ids;
   for (std::size_t i = 0; i < tokens.size(); ++i) {
+    // The message quotes the token: bytes of another encoding would reach the terminal raw.
+    if (invalid_utf8_at(tokens[i]) != std::string::npos)
+      throw InputError("tokens[" + std::to_string(i) + "]", "not valid UTF-8 text");
     const auto it = std::find(m.vocab.begin(), m.vocab.end(), tokens[i]);
     if (it == m.vocab.end())
       throw InputError("tokens[" + std::to_string(i) + "]", "\"" + tokens[i] + "\" is not in the vocabulary of " +

@@ -67,6 +67,7 @@ void apply_positions(Scenario& s, const ConfigOverrides& o, const OverrideField&
   if (p == Positions::None) a.position_offset = 0;
   if (p != Positions::Learned) a.max_positions = 0;
   else if (a.max_positions < positions_needed(s)) a.max_positions = positions_needed(s);
+  check_learned_shift(s, field("position_offset"));
 }
 
 void apply_sparse(AttentionConfig& a, const ConfigOverrides& o, const OverrideField& field) {

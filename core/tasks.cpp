@@ -191,6 +191,9 @@ void check_task(const Task& t) {
     check_range(t.vocab, kFirstSymbol + kMinSymbols, limits::kMaxVocab, "vocab");
     return;
   }
+  // Its characters become a vocabulary, written into JSON and drawn by fonts: both need UTF-8.
+  if (const std::size_t bad = invalid_utf8_at(t.text); bad != std::string::npos)
+    throw InputError("", line_and_column(t.text, bad + 1) + ": not valid UTF-8 text");
   const std::int64_t chars = static_cast<std::int64_t>(text_characters(t.text).size());
   const std::int64_t needed = std::int64_t(kTextEvalShare) * (t.seq_len + 1);
   if (chars < needed)

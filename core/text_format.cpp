@@ -1,5 +1,6 @@
 #include "core/text_format.h"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cmath>
@@ -80,6 +81,36 @@ std::string general_number(double x) {
   return out.str();
 }
 
+std::string general_number_beside(double x, double limit) {
+  const auto with_digits = [](double v, int digits) {
+    std::ostringstream out;
+    out.precision(digits);
+    out << v;
+    return out.str();
+  };
+  std::string shown = general_number(x);
+  for (int digits = 7; x != limit && shown == with_digits(limit, digits - 1) && digits <= 17; ++digits)
+    shown = with_digits(x, digits);
+  return shown;
+}
+
+std::string line_and_column(std::string_view text, std::size_t byte) {
+  byte = std::min(byte, text.size());
+  const std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + byte, '\n'));
+  const std::size_t line_start = text.rfind('\n', byte == 0 ? 0 : byte - 1);
+  const std::size_t column = line_start == std::string_view::npos || byte == 0 ? byte : byte - line_start - 1;
+  return "line " + std::to_string(line) + ", column " + std::to_string(column == 0 ? 1 : column);
+}
+
+std::size_t invalid_utf8_at(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t n = utf8_length_at(text, i);
+    if (n == 0) return i;
+    i += n;
+  }
+  return std::string_view::npos;
+}
+
 std::vector<std::string> split_words(std::string_view text) {
   std::vector<std::string> words;
   std::size_t i = 0;
@@ -115,15 +146,6 @@ std::size_t utf8_length_at(std::string_view s, std::size_t i) {
   for (std::size_t k = 2; k < n; ++k)
     if ((at(i + k) & 0xC0) != 0x80) return 0;
   return n;
-}
-
-bool is_utf8(std::string_view bytes) {
-  for (std::size_t i = 0; i < bytes.size();) {
-    const std::size_t n = utf8_length_at(bytes, i);
-    if (n == 0) return false;
-    i += n;
-  }
-  return true;
 }
 
 std::string escaped_text(std::string_view bytes) {

@@ -29,8 +29,19 @@ std::string join(std::span<const std::string_view> parts, std::string_view separ
 // 0.5 -> "0.5", 1e12 -> "1e+12": a number in a message, as C++ streams print it (6 significant digits).
 std::string general_number(double x);
 
+// general_number with more significant digits (up to 17) until it reads differently from `limit` when it differs:
+// 1000000000000.001 beside the limit 1e12 -> "1000000000000.001", never "1e+12"; 2 beside 1 -> "2".
+std::string general_number_beside(double x, double limit);
+
 // Fixed-point with `precision` digits: 0.7426921, 4 -> "0.7427"; -inf (a hidden score) prints as "-inf", -0 as 0.
 std::string format_number(double x, int precision);
+
+// Where the byte at 1-based position `byte` of `text` is, as messages say it: "line 3, column 7".
+std::string line_and_column(std::string_view text, std::size_t byte);
+
+// The offset of the first byte that is not part of a well-formed UTF-8 sequence, or npos when `text` is UTF-8
+// (JSON output and the window's fonts need it).
+std::size_t invalid_utf8_at(std::string_view text);
 
 // "mla" -> "MLA" (ASCII letters only; other bytes as they are).
 std::string upper(std::string_view s);
@@ -41,7 +52,7 @@ std::vector<std::string> split_words(std::string_view text);
 // The length of the well-formed UTF-8 character at s[i] (no overlong forms, surrogates or code points past U+10FFFF),
 // 0 when the byte there does not start one.
 std::size_t utf8_length_at(std::string_view s, std::size_t i);
-bool is_utf8(std::string_view bytes);
+inline bool is_utf8(std::string_view bytes) { return invalid_utf8_at(bytes) == std::string_view::npos; }
 // Bytes for a message or a title: well-formed UTF-8 as it is, every other byte and every control character as \xhh
 // ("b\xff.json"). Paths are bytes; only what shows them decodes them.
 std::string escaped_text(std::string_view bytes);

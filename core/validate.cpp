@@ -33,7 +33,9 @@ void check_tokens(const TokenRows& side, const std::string& prefix, int d_model)
 void check_positions(const AttentionConfig& a) {
   if (a.positions == Positions::None) return;
   if (!(a.rope_base >= 1.0 && a.rope_base <= limits::kMaxAbsValue))  // also refuses NaN
-    throw InputError("attention.rope_base", "expected a number in [1, 1e12] but found " + general_number(a.rope_base));
+    throw InputError("attention.rope_base",
+                     "expected a number in [1, 1e12] but found " +
+                         general_number_beside(a.rope_base, a.rope_base < 1.0 ? 1.0 : limits::kMaxAbsValue));
   check_range(a.position_offset, 0, limits::kMaxPositionOffset, "attention.position_offset");
   if (a.positions == Positions::Learned && a.position_offset >= limits::kMaxTokens)
     throw InputError("attention.position_offset", "must be <= " + std::to_string(limits::kMaxTokens - 1) +
@@ -76,8 +78,23 @@ void check_sparse(const SparseConfig& c) {
 
 }  // namespace
 
+void check_learned_shift(const Scenario& s, const std::string& field) {
+  const AttentionConfig& a = s.attention;
+  if (a.positions != Positions::Learned || a.max_positions <= limits::kMaxTokens || a.position_offset < 0 ||
+      a.position_offset >= limits::kMaxTokens)
+    return;
+  const int longer = std::max(s.n_q(), s.n_kv());
+  throw InputError(field,
+                   "with learned positions, position_offset + tokens must be <= " + std::to_string(limits::kMaxTokens) +
+                       " (W_P has at most " + std::to_string(limits::kMaxTokens) + " rows) but found " +
+                       std::to_string(a.position_offset) + " + " + std::to_string(longer) + " = " +
+                       std::to_string(std::int64_t(a.position_offset) + longer));
+}
+
 void check_label(const std::string& label, const std::string& field) {
   if (label.empty()) throw InputError(field, "a token label must not be empty");
+  // Labels are written into JSON and drawn by the window's fonts: both need UTF-8.
+  if (invalid_utf8_at(label) != std::string::npos) throw InputError(field, "not valid UTF-8 text");
   for (unsigned char c : label)
     if (c < 0x20 || c == 0x7f) {
       char code[8];
@@ -116,7 +133,8 @@ void check_values(const Matrix& m, const std::string& field) {
       if (std::isfinite(x) && std::abs(x) <= limits::kMaxAbsValue) continue;
       const std::string cell = field + "[" + std::to_string(r) + "][" + std::to_string(c) + "]";
       if (!std::isfinite(x)) throw InputError(cell, "not a finite number");
-      throw InputError(cell, "magnitude must be <= 1e12 (found " + general_number(x) + ")");
+      throw InputError(cell, "magnitude must be <= 1e12 (found " +
+                                 general_number_beside(x, std::copysign(limits::kMaxAbsValue, x)) + ")");
     }
 }
 
@@ -134,10 +152,12 @@ void validate(const Scenario& s, const Scenario* checked) {
   if (s.context) check_tokens(*s.context, "context.", d_model);
 
   const AttentionConfig& a = s.attention;
+  check_learned_shift(s, "attention.position_offset");
   check_config(a);
   if (!(s.weight_scale > 0.0 && s.weight_scale <= limits::kMaxWeightScale))  // also refuses NaN
     throw InputError("weight_scale", "expected a number in (0, " + general_number(limits::kMaxWeightScale) +
-                                         "] but found " + general_number(s.weight_scale));
+                                         "] but found " +
+                                         general_number_beside(s.weight_scale, limits::kMaxWeightScale));
   // Every head keeps several N_Q x N_KV matrices; bound their total so no file can exhaust memory.
   const std::int64_t cells = std::int64_t(a.heads) * s.n_q() * s.n_kv();
   if (cells > limits::kMaxAttentionCells)
@@ -181,7 +201,7 @@ void validate(const Scenario& s, const Scenario* checked) {
         const double x = a.custom_mask(r, c);
         if (x != 0.0 && x != 1.0)
           throw InputError("attention.custom_mask[" + std::to_string(r) + "][" + std::to_string(c) + "]",
-                           "expected 0 or 1 but found " + general_number(x));
+                           "expected 0 or 1 but found " + general_number_beside(x, x < 0.5 ? 0.0 : 1.0));
       }
   }
 

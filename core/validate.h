@@ -29,6 +29,10 @@ InputError within(const std::string& prefix, const InputError& e);
 // scenario validated before (the document before an edit); a weight s shares with it (the same matrix, never changed in
 // place) has its values checked already.
 void validate(const Scenario& s, const Scenario* checked = nullptr);
+// Learned positions shifted past W_P's limits::kMaxTokens rows. Past that limit max_positions was derived from
+// position_offset and the tokens (a file or an override that writes it is range-checked where it is read), so
+// the message names `field`, where the shift was written: "... but found 4095 + 2 = 4097".
+void check_learned_shift(const Scenario& s, const std::string& field);
 // The attention block alone: sizes, kv_heads for gqa, latent widths for mla, the window.
 void check_config(const AttentionConfig& a);
 

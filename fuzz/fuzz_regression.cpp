@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
       return 2;
     }
     const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    attn::fuzz::fuzz_one_scenario(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
+    attn::fuzz::fuzz_one_input(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
   }
   std::printf("%zu files: every invariant held\n", files.size());
   return 0;

@@ -6,5 +6,5 @@
 #include "fuzz/fuzz_scenario_body.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  return attn::fuzz::fuzz_one_scenario(data, size);
+  return attn::fuzz::fuzz_one_input(data, size);
 }

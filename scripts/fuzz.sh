@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# Fuzzes the scenario loader and what a loaded scenario goes through (fuzz/fuzz_scenario_body.cpp) with
-# libFuzzer under AddressSanitizer and UndefinedBehaviorSanitizer, for a bounded time.
+# Fuzzes the scenario loader and what a loaded scenario goes through (fuzz/fuzz_scenario_body.cpp), and the
+# readers of settings, recovery, lessons, presets and batches files (fuzz/fuzz_files.cpp: an input's first byte
+# picks one), with libFuzzer under AddressSanitizer and UndefinedBehaviorSanitizer, for a bounded time.
 #   scripts/fuzz.sh [--seconds N] [--jobs J] [--build DIR]
 #     --seconds N  how long each fuzzing job runs (default 60)
 #     --jobs J     parallel fuzzing processes (default 1; at most the number of cores)
 #     --build DIR  use this Clang build, configured with -DATTN_FUZZ=ON (scripts/test.sh passes its
 #                  sanitizer build), instead of configuring build-fuzz/
 # Builds build-fuzz/ with Clang (only the fuzz_scenario target), seeds a working corpus under
-# build-fuzz/corpus/ (kept between runs, never committed) from assets/scenarios, tests/data/bad and
-# tests/corpus, and fuzzes. Exit 0: nothing found. Exit 1: every crash, OOM or timeout found is copied
-# into tests/corpus/ under a name that says what it shows, and the files to look at are printed.
+# build-fuzz/corpus/ (kept between runs, never committed) from assets/scenarios, assets/models, the lessons and
+# presets (each after its reader's byte), tests/data/bad and tests/corpus, and fuzzes. Exit 0: nothing found.
+# Exit 1: every crash, OOM or timeout found is copied into tests/corpus/ under a name that says what it shows,
+# and the files to look at are printed.
 # Reproduce one with: build-fuzz/fuzz/fuzz_scenario FILE  (or build-fuzzhelper/fuzz/fuzz_regression FILE)
 set -euo pipefail
 
@@ -57,6 +59,12 @@ mkdir -p "$CORPUS" "$ARTIFACTS" "$RUN"
 rm -f "$ARTIFACTS"/* "$RUN"/fuzz-*.log
 for seed in "$ROOT"/assets/scenarios/*.json "$ROOT"/assets/models/*.json "$ROOT"/tests/data/bad/* "$ROOT"/tests/corpus/*; do
   [[ -f $seed ]] && cp -n "$seed" "$CORPUS/"
+done
+# The other readers take the file after one byte that picks them (fuzz/fuzz_scenario_body.h): l lesson, p presets.
+for seed in "$ROOT"/assets/lessons/*.json "$ROOT"/assets/presets/*.json; do
+  reader=l; [[ $seed == */presets/* ]] && reader=p
+  target="$CORPUS/$reader-$(basename "$seed")"
+  [[ -e $target ]] || { printf '%s' "$reader"; cat "$seed"; } >"$target"
 done
 
 # libFuzzer adds every reduced input beside the one it replaces: past 4000 files, keep only the inputs that

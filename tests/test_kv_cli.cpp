@@ -340,8 +340,8 @@ TEST_CASE("kv usage errors: a clear message on stderr, nothing on stdout, exit 2
        "attention-lab: --batch: must be between 1 and 1,048,576 (found 0)\n"},
       {{"kv", "--preset", "llama-3-70b", "--dtype", "fp64"},
        "attention-lab: --dtype: expected one of fp32 | fp16 | bf16 | fp8 | int8 | int4 but found 'fp64'\n"},
-      {typed({"--kv-heads", "65536", "--layers", "65536", "--heads", "65536", "--head-dim", "65536", "--seq",
-              "1073741824"}),
+      {{"kv", "--kv-heads", "65536", "--layers", "65536", "--heads", "65536", "--head-dim", "65536", "--seq",
+        "1073741824"},
        "attention-lab: kv: overflow: the KV cache size in bits exceeds the 64-bit limit of 18,446,744,073,709,551,615 "
        "(use a smaller --seq, --batch or model)\n"},
       {{"kv", "--preset", "llama-3-70b", "--kv-heads", "4"},

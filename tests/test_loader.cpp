@@ -83,7 +83,7 @@ const BadFile kBadFiles[] = {
     {"negative_seed.json", "seed: expected a non-negative integer but found number -3"},
     {"scale_string.json", "attention.scale: expected true or false but found string \"yes\""},
     {"duplicate_key.json", "attention.heads: key appears twice in one object"},
-    {"number_overflow.json", "not valid JSON: number overflow parsing '1e999'"},
+    {"number_overflow.json", "line 1, column 50: number too large (found 1e999)"},
     {"syntax_error.json",
      "line 4, column 1: not valid JSON: syntax error while parsing value - unexpected '}'; expected '[', '{', or a "
      "literal"},

@@ -8,6 +8,7 @@ namespace attn::cli {
 
 std::string Args::value(const std::string& option) {
   if (done()) throw UsageError(option + ": missing value");
+  if (!given_.insert(option).second) throw UsageError(option + ": given twice (give each option once)");
   return next();
 }
 
@@ -15,9 +16,9 @@ std::int64_t Args::integer(const std::string& option, std::int64_t lo, std::int6
   const std::string text = value(option);
   std::int64_t x = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
-  if (ec != std::errc() || end != text.data() + text.size())
+  if (ec == std::errc::invalid_argument || end != text.data() + text.size())
     throw UsageError(option + ": expected a whole number but found '" + text + "'");
-  if (x < lo || x > hi)
+  if (ec == std::errc::result_out_of_range || x < lo || x > hi)
     throw UsageError(option + ": must be between " + std::to_string(lo) + " and " + std::to_string(hi) + " (found " +
                      text + ")");
   return x;
@@ -27,8 +28,10 @@ std::uint64_t Args::unsigned_integer(const std::string& option) {
   const std::string text = value(option);
   std::uint64_t x = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
-  if (ec != std::errc() || end != text.data() + text.size())
+  if (ec == std::errc::invalid_argument || end != text.data() + text.size())
     throw UsageError(option + ": expected a non-negative whole number but found '" + text + "'");
+  if (ec == std::errc::result_out_of_range)
+    throw UsageError(option + ": must be at most " + std::to_string(UINT64_MAX) + " (found " + text + ")");
   return x;
 }
 
@@ -36,9 +39,9 @@ double Args::number(const std::string& option, double lo, double hi) {
   const std::string text = value(option);
   double x = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
-  if (ec != std::errc() || end != text.data() + text.size())
+  if (ec == std::errc::invalid_argument || end != text.data() + text.size())
     throw UsageError(option + ": expected a number but found '" + text + "'");
-  if (!(x >= lo && x <= hi))
+  if (ec == std::errc::result_out_of_range || !(x >= lo && x <= hi))
     throw UsageError(option + ": must be between " + general_number(lo) + " and " + general_number(hi) + " (found " +
                      text + ")");
   return x;

@@ -47,6 +47,7 @@ bool Overrides::parse(const std::string& option, Args& args) {
   } else if (option == "--window") {
     c.window = static_cast<int>(args.integer(option, 1, limits::kMaxTokens));
   } else if (option == "--scale" || option == "--no-scale") {
+    if (c.scale) throw UsageError(option + ": --scale or --no-scale was given already (give one, once)");
     c.scale = option == "--scale";
   } else if (option == "--heads") {
     c.heads = static_cast<int>(args.integer(option, 1, limits::kMaxHeads));

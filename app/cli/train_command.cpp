@@ -14,6 +14,7 @@
 #include "core/io/atomic_file.h"
 #include "app/cli/units.h"
 #include "core/memory_budget.h"
+#include "core/io/batches_json.h"
 #include "core/io/json_fields.h"
 #include "core/io/model_json.h"
 #include "core/io/model_write.h"
@@ -153,34 +154,6 @@ TrainOptions parse_train(std::span<const std::string> words) {
   return o;
 }
 
-// Each sequence's ids, with next-token targets; every id checked against the vocabulary.
-std::vector<std::vector<Sequence>> load_batches(const std::string& path, const Model& m) {
-  const nlohmann::json j = parse_json_document(read_document_file(path, kMaxModelFileBytes));
-  const JsonFields f(j, "", {"batches"}, "batches file");
-  const nlohmann::json& list = f.require("batches");
-  if (!list.is_array() || list.empty()) throw InputError("batches", "expected a non-empty list of batches");
-  std::vector<std::vector<Sequence>> batches;
-  for (std::size_t b = 0; b < list.size(); ++b) {
-    const std::string at = "batches[" + std::to_string(b) + "]";
-    if (!list[b].is_array() || list[b].empty()) throw InputError(at, "expected a non-empty list of sequences");
-    std::vector<Sequence>& batch = batches.emplace_back();
-    for (std::size_t s = 0; s < list[b].size(); ++s) {
-      const std::string seq = at + "[" + std::to_string(s) + "]";
-      const nlohmann::json& ids = list[b][s];
-      if (!ids.is_array() || ids.size() < 2) throw InputError(seq, "expected a list of at least two token ids");
-      Sequence& q = batch.emplace_back();
-      for (std::size_t i = 0; i < ids.size(); ++i) {
-        if (!ids[i].is_number_integer()) throw InputError(seq + "[" + std::to_string(i) + "]", "expected a token id");
-        q.ids.push_back(ids[i].get<int>());
-        check_range(q.ids.back(), 0, static_cast<int>(m.vocab.size()) - 1, seq + "[" + std::to_string(i) + "]");
-      }
-      check_range(static_cast<std::int64_t>(q.ids.size()), 2, m.max_positions, seq + " (its length)");
-      q.targets = next_token_targets(q.ids);
-    }
-  }
-  return batches;
-}
-
 // The sequences the evaluation read, so that another implementation can check its numbers.
 nlohmann::ordered_json evaluation_inputs(const Task& task) {
   nlohmann::ordered_json batch = nlohmann::ordered_json::array(), probe = nlohmann::ordered_json::array();
@@ -299,7 +272,7 @@ int train_command(std::span<const std::string> words, std::ostream& out, std::os
     const std::string model_file = file;
     file = o.batches;
     const std::vector<std::vector<Sequence>> batches =
-        o.task ? std::vector<std::vector<Sequence>>{} : load_batches(o.batches, initial);
+        o.task ? std::vector<std::vector<Sequence>>{} : load_batches_file(o.batches, initial);
     file = model_file;
     check_training_budget(initial, o, batches, budget);
     TrainState t = start_training(resolve_model(initial));

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -20,6 +21,7 @@
 #include "core/io/scenario_json.h"
 #include "core/io/scenario_write.h"
 #include "core/memory_budget.h"
+#include "core/text_format.h"
 #include "ui/logic/document_files.h"
 
 namespace attn::gui {
@@ -50,21 +52,98 @@ void write_file_atomically(const std::filesystem::path& file, const std::string&
   attn::write_file_atomically(file, text);
 }
 
-Settings load_settings(const std::filesystem::path& file) {
+namespace {
+
+// Reads the settings' fields one by one: a field that cannot be used keeps its default, and the first such problem
+// is kept to be reported (settings are a convenience, never a reason not to start).
+class SettingsFields {
+ public:
+  SettingsFields(const json& j, std::string& problem) : j_(j), problem_(problem) {}
+
+  // A number within [lo, hi]: any other type keeps `fallback`, a number outside is clamped (read as a double first,
+  // so 1e20 for an int is a number too large, not undefined behaviour).
+  double number(const char* key, double fallback, double lo, double hi) {
+    if (!j_.contains(key)) return fallback;
+    const json& v = j_.at(key);
+    if (!v.is_number()) {
+      note(key, "expected a number from " + general_number(lo) + " to " + general_number(hi) + " but found " +
+                    describe_found(v) + "; " + general_number(fallback) + " is used");
+      return fallback;
+    }
+    const double x = v.get<double>();
+    if (x >= lo && x <= hi) return x;
+    const double clamped = x < lo ? lo : hi;
+    note(key, "must be from " + general_number(lo) + " to " + general_number(hi) + " (found " + v.dump() + "); " +
+                  general_number(clamped) + " is used");
+    return clamped;
+  }
+  std::string theme(const char* key, const std::string& fallback) {
+    if (!j_.contains(key)) return fallback;
+    const json& v = j_.at(key);
+    if (v.is_string() && (v.get<std::string>() == "dark" || v.get<std::string>() == "light"))
+      return v.get<std::string>();
+    note(key, "expected \"dark\" or \"light\" but found " + describe_found(v) + "; \"" + fallback + "\" is used");
+    return fallback;
+  }
+  // A list of strings; anything else is ignored (never a one-item list made of a lone string).
+  std::vector<std::string> recent(const char* key) {
+    std::vector<std::string> files;
+    if (!j_.contains(key)) return files;
+    const json& v = j_.at(key);
+    if (!v.is_array()) {
+      note(key, "expected a list of file names but found " + describe_found(v) + "; it is ignored");
+      return files;
+    }
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (!v[i].is_string())
+        note(std::string(key) + "[" + std::to_string(i) + "]",
+             "expected a file name but found " + describe_found(v[i]) + "; it is ignored");
+      else if (files.size() < ui::kMaxRecentFiles) files.push_back(v[i].get<std::string>());
+    }
+    return files;
+  }
+  // A size as --memory-budget takes it, or a number of bytes; anything else leaves the machine's default.
+  std::optional<std::int64_t> memory_budget(const char* key) {
+    if (!j_.contains(key)) return std::nullopt;
+    const json& v = j_.at(key);
+    try {
+      return parse_memory_size(v.is_string() ? v.get<std::string>() : v.dump(), key);
+    } catch (const InputError& e) {
+      note(key, std::string(e.what()) + "; the machine's default is used");
+      return std::nullopt;
+    }
+  }
+
+ private:
+  void note(const std::string& field, const std::string& what) {
+    if (problem_.empty()) problem_ = field + ": " + what;
+  }
+  const json& j_;
+  std::string& problem_;
+};
+
+}  // namespace
+
+Settings load_settings(const std::filesystem::path& file, std::string* problem) {
   Settings s;
+  std::string first;
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec)) return s;  // no file yet: the defaults, nothing to say
   try {
     const json j = parse_json_document(read_document_file(file, 1 << 20));
-    s.theme = j.value("theme", s.theme) == "light" ? "light" : "dark";
-    s.zoom = std::clamp(j.value("zoom", s.zoom), 0.75f, 3.0f);
-    s.width = std::clamp(j.value("width", s.width), 640, 8192);
-    s.height = std::clamp(j.value("height", s.height), 480, 8192);
-    for (const json& r : j.value("recent", json::array()))
-      if (r.is_string() && s.recent.size() < ui::kMaxRecentFiles) s.recent.push_back(r.get<std::string>());
-    if (const auto b = j.find("memory_budget"); b != j.end())
-      s.memory_budget = parse_memory_size(b->is_string() ? b->get<std::string>() : b->dump(), "memory_budget");
-  } catch (const std::exception&) {
-    return Settings{};  // no file yet, or a damaged one: start from the defaults
+    if (!j.is_object()) throw InputError("settings", "expected an object but found " + describe_found(j));
+    SettingsFields f(j, first);
+    s.theme = f.theme("theme", s.theme);
+    s.zoom = static_cast<float>(f.number("zoom", s.zoom, 0.75, 3.0));
+    s.width = static_cast<int>(std::lround(f.number("width", s.width, 640, 8192)));
+    s.height = static_cast<int>(std::lround(f.number("height", s.height, 480, 8192)));
+    s.recent = f.recent("recent");
+    s.memory_budget = f.memory_budget("memory_budget");
+  } catch (const std::exception& e) {  // a damaged file: settings are a convenience, never a reason not to start
+    first = std::string(e.what()) + " (the default settings are used)";
+    s = Settings{};
   }
+  if (problem && !first.empty()) *problem = shown_path(file) + ": " + first;
   return s;
 }
 

@@ -25,8 +25,10 @@ struct Settings {
   std::optional<std::int64_t> memory_budget;
 };
 
-// A missing or unreadable file gives the defaults (settings are a convenience, never an obstacle).
-Settings load_settings(const std::filesystem::path& file);
+// A missing or unreadable file gives the defaults (settings are a convenience, never an obstacle); a field that
+// cannot be used keeps its default (a number out of range is clamped). The first problem of an existing file is
+// put into `problem` ("settings.json: width: must be from 640 to 8192 (found 1e+20); 8192 is used").
+Settings load_settings(const std::filesystem::path& file, std::string* problem = nullptr);
 // Throws std::runtime_error naming the file when it cannot be written. A recent file whose path is not UTF-8 (or
 // has control characters) is left out: JSON cannot hold it.
 void save_settings(const Settings& s, const std::filesystem::path& file);

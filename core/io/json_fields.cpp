@@ -1,23 +1,17 @@
 #include "core/io/json_fields.h"
 
+#include "core/text_format.h"
+
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <limits>
 #include <set>
-#include <sstream>
 
 namespace attn {
 namespace {
 
 using nlohmann::json;
-
-std::string line_and_column(std::string_view text, std::size_t byte) {
-  byte = std::min(byte, text.size());
-  const std::size_t line = 1 + std::count(text.begin(), text.begin() + byte, '\n');
-  const std::size_t line_start = text.rfind('\n', byte == 0 ? 0 : byte - 1);
-  const std::size_t column = line_start == std::string_view::npos || byte == 0 ? byte : byte - line_start - 1;
-  return "line " + std::to_string(line) + ", column " + std::to_string(column == 0 ? 1 : column);
-}
 
 // nlohmann's own message without its "[json.exception...] " and "parse error at line 1, column 2: " prefixes.
 std::string library_message(const std::exception& e) {
@@ -26,53 +20,197 @@ std::string library_message(const std::exception& e) {
   if (m.starts_with("parse error")) {
     if (const auto at = m.find(": "); at != std::string::npos) m.erase(0, at + 2);
   }
-  return m;
+  // "last read: '...'" quotes the file's bytes: a stray byte of another encoding is shown as \xff, not printed.
+  return escaped_text(m);
 }
 
-// Repeated keys would silently keep the last one; like unknown keys, they are usually mistakes. The parser
-// only reports events, so this follows the nesting to name the repeated key by its full path.
-class DuplicateKeyFinder {
- public:
-  json::parser_callback_t callback() {
-    return [this](int, json::parse_event_t event, json& parsed) {
-      switch (event) {
-        case json::parse_event_t::object_start: stack_.push_back({true, {}, 0, {}}); break;
-        case json::parse_event_t::array_start: stack_.push_back({false, {}, 0, {}}); break;
-        case json::parse_event_t::key: {
-          Frame& f = stack_.back();
-          f.key = parsed.get<std::string>();
-          if (!f.keys.insert(f.key).second && first_.empty()) first_ = path();
-          break;
-        }
-        case json::parse_event_t::object_end:
-        case json::parse_event_t::array_end:
-          stack_.pop_back();
-          next_element();
-          break;
-        case json::parse_event_t::value: next_element(); break;
-      }
-      return true;
-    };
+// Where the bracket that opens nesting level `depth` is. The text before it is valid JSON (the streaming pass
+// read it), so only brackets outside strings count.
+std::size_t opening_bracket_at(std::string_view text, std::size_t depth) {
+  std::size_t level = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++level == depth) return i;
+    } else if (c == ']' || c == '}') {
+      --level;
+    }
   }
-  const std::string& first() const { return first_; }
+  return text.size();
+}
+
+// The streaming pass before any tree is built (nlohmann's SAX interface): the nesting depth, what the tree will
+// take in memory, and repeated keys. Repeated keys would silently keep the last one; like unknown keys, they are
+// usually mistakes, so the pass follows the nesting to name the first by its full path.
+class DocumentCheck final : public json::json_sax_t {
+ public:
+  explicit DocumentCheck(std::string_view text) : text_(text) {}
+
+  bool null() override { return value(kValueBytes); }
+  bool boolean(bool) override { return value(kValueBytes); }
+  bool number_integer(json::number_integer_t) override { return value(kValueBytes); }
+  bool number_unsigned(json::number_unsigned_t) override { return value(kValueBytes); }
+  bool number_float(json::number_float_t, const json::string_t&) override { return value(kValueBytes); }
+  bool string(json::string_t& s) override { return value(kValueBytes + heap_bytes(s.size())); }
+  bool binary(json::binary_t&) override { return value(kValueBytes); }  // never in a text
+  bool start_object(std::size_t) override { return open(true); }
+  bool start_array(std::size_t) override { return open(false); }
+  bool end_object() override { return close(); }
+  bool end_array() override { return close(); }
+  bool key(json::string_t& k) override {
+    Frame& f = stack_.back();
+    f.key = k;
+    if (!f.keys.insert(k).second && duplicate_.empty()) duplicate_ = path();
+    return add(kMemberBytes + heap_bytes(k.size()));
+  }
+  bool parse_error(std::size_t position, const std::string& last, const nlohmann::detail::exception& e) override {
+    const std::string what = library_message(e);
+    if (e.id == 406) {  // a number past a double's range, which the library reports without a position
+      const std::size_t start = position + 1 >= last.size() ? position + 1 - last.size() : 0;
+      error_ = line_and_column(text_, start) + ": number too large (found " + last + ")";
+    } else if (what.find("UTF-8") != std::string::npos) {
+      error_ = line_and_column(text_, position) + ": not valid UTF-8 text";
+    } else {
+      error_ = line_and_column(text_, position) + ": not valid JSON: " + what;
+    }
+    return false;
+  }
+
+  const std::string& error() const { return error_; }
+  const std::string& duplicate() const { return duplicate_; }
+  // Every array's length, in the order the arrays open: the tree is built with each list's room reserved.
+  const std::vector<std::size_t>& array_sizes() const { return array_sizes_; }
 
  private:
+  // What nlohmann's tree takes, roughly: a value, a container's own allocation, an object member's map node, and a
+  // string's heap past the short-string buffer (with the allocator's overhead).
+  static constexpr std::uint64_t kValueBytes = 16, kContainerBytes = 64, kMemberBytes = 96;
+  static std::uint64_t heap_bytes(std::size_t n) { return n < 16 ? 0 : n + 17; }
+
   struct Frame {
     bool object;
     std::string key;
     std::size_t index;
     std::set<std::string> keys;
+    std::size_t slot;  // an array's place in array_sizes_
   };
+
+  bool value(std::uint64_t bytes) {
+    next_element();
+    return add(bytes);
+  }
+  bool open(bool object) {
+    if (stack_.size() == kMaxJsonDepth) {
+      error_ = line_and_column(text_, opening_bracket_at(text_, kMaxJsonDepth + 1) + 1) + ": nested deeper than " +
+               std::to_string(kMaxJsonDepth) + " levels (the limit for every file)";
+      return false;
+    }
+    stack_.push_back({object, {}, 0, {}, array_sizes_.size()});
+    if (!object) array_sizes_.push_back(0);
+    return add(kValueBytes + kContainerBytes);
+  }
+  bool close() {
+    const Frame f = std::move(stack_.back());
+    stack_.pop_back();
+    next_element();
+    if (f.object) return true;
+    array_sizes_[f.slot] = f.index;
+    // nlohmann frees a tree by moving a list's values into a stack of its length first: the longest list costs
+    // its values twice when the tree goes.
+    if (f.index <= longest_list_) return true;
+    const std::uint64_t more = kValueBytes * (f.index - longest_list_);
+    longest_list_ = f.index;
+    return add(more);
+  }
   void next_element() {
     if (!stack_.empty() && !stack_.back().object) ++stack_.back().index;
+  }
+  // Many tiny values ("[[],[],...]") would make a tree far larger than the text.
+  bool add(std::uint64_t bytes) {
+    tree_bytes_ += bytes;
+    if (tree_bytes_ <= kMaxTreeBytesPerTextByte * text_.size() + kTreeBytesAllowance) return true;
+    error_ = "too many small values for its size: the parsed document would take more than " +
+             std::to_string(kMaxTreeBytesPerTextByte) + " times the file's size in memory";
+    return false;
   }
   std::string path() const {
     std::string p;
     for (const Frame& f : stack_) p += f.object ? (p.empty() ? "" : ".") + f.key : "[" + std::to_string(f.index) + "]";
     return p;
   }
+
+  static constexpr std::uint64_t kMaxTreeBytesPerTextByte = 10, kTreeBytesAllowance = 4u << 20;
+  std::string_view text_;
   std::vector<Frame> stack_;
-  std::string first_;
+  std::vector<std::size_t> array_sizes_;
+  std::size_t longest_list_ = 0;
+  std::string error_, duplicate_;
+  std::uint64_t tree_bytes_ = 0;
+};
+
+// The tree, as nlohmann's own builder makes it, but with every array's room reserved from the lengths the
+// streaming pass counted: a list grown by doubling would hold up to twice its values while the file is read.
+class TreeBuilder final : public json::json_sax_t {
+ public:
+  TreeBuilder(json& root, const std::vector<std::size_t>& sizes) : root_(root), sizes_(sizes) {}
+
+  bool null() override { return place(nullptr) != nullptr; }
+  bool boolean(bool b) override { return place(b) != nullptr; }
+  bool number_integer(json::number_integer_t x) override { return place(x) != nullptr; }
+  bool number_unsigned(json::number_unsigned_t x) override { return place(x) != nullptr; }
+  bool number_float(json::number_float_t x, const json::string_t&) override { return place(x) != nullptr; }
+  bool string(json::string_t& s) override { return place(std::move(s)) != nullptr; }
+  bool binary(json::binary_t& b) override { return place(json::binary(std::move(b))) != nullptr; }
+  bool start_object(std::size_t) override {
+    stack_.push_back(place(json::object()));
+    return true;
+  }
+  bool start_array(std::size_t) override {
+    json* a = place(json::array());
+    if (next_ < sizes_.size()) a->get_ref<json::array_t&>().reserve(sizes_[next_++]);
+    stack_.push_back(a);
+    return true;
+  }
+  bool key(json::string_t& k) override {
+    member_ = &(*stack_.back())[k];
+    return true;
+  }
+  bool end_object() override {
+    stack_.pop_back();
+    return true;
+  }
+  bool end_array() override {
+    stack_.pop_back();
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+
+ private:
+  // A new value: the root, the next element of the open array, or the member whose key came last.
+  json* place(json&& v) {
+    if (stack_.empty()) {
+      root_ = std::move(v);
+      return &root_;
+    }
+    if (stack_.back()->is_array()) {
+      stack_.back()->push_back(std::move(v));
+      return &stack_.back()->back();
+    }
+    *member_ = std::move(v);
+    return member_;
+  }
+
+  json& root_;
+  const std::vector<std::size_t>& sizes_;
+  std::size_t next_ = 0;
+  std::vector<json*> stack_;
+  json* member_ = nullptr;
 };
 
 std::string join(const std::vector<std::string_view>& names) {
@@ -89,34 +227,41 @@ std::string describe_found(const json& j) {
   return std::string(j.type_name());
 }
 
+std::int64_t integer_within(const json& v, std::int64_t lo, std::int64_t hi, const std::string& field) {
+  // An unsigned value past the signed range would read as negative: compare it unsigned, quote it as written.
+  if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::max<std::int64_t>(hi, 0)))
+    throw InputError(field, "must be <= " + std::to_string(hi) + " (found " + v.dump() + ")");
+  check_range(v.get<std::int64_t>(), lo, hi, field);
+  return v.get<std::int64_t>();
+}
+
 std::string read_document_file(const std::filesystem::path& path, std::uintmax_t max_bytes) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw InputError("", "is a directory, not a file to load");
   if (!std::filesystem::exists(path, ec)) throw InputError("", "no such file");
   if (!std::filesystem::is_regular_file(path, ec)) throw InputError("", "not a regular file");
-  if (std::filesystem::file_size(path, ec) > max_bytes)
-    throw InputError("", "file is larger than " + std::to_string(max_bytes >> 20) + " MiB");
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (size > max_bytes) throw InputError("", "file is larger than " + std::to_string(max_bytes >> 20) + " MiB");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError("", "cannot be opened for reading");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  // One allocation of the file's size (a stream into a string would hold it two or three times over).
+  std::string text(static_cast<std::size_t>(size), '\0');
+  in.read(text.data(), static_cast<std::streamsize>(size));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  return text;
 }
 
 json parse_json_document(std::string_view text) {
   if (text.find_first_not_of(" \t\r\n") == std::string_view::npos)
     throw InputError("", "the file is empty (expected a JSON object)");
-  json j;
-  DuplicateKeyFinder duplicates;
-  try {
-    j = json::parse(text.begin(), text.end(), duplicates.callback());
-  } catch (const json::parse_error& e) {
-    throw InputError("", line_and_column(text, e.byte) + ": not valid JSON: " + library_message(e));
-  } catch (const json::exception& e) {
-    throw InputError("", "not valid JSON: " + library_message(e));
-  }
-  if (!duplicates.first().empty()) throw InputError(duplicates.first(), "key appears twice in one object");
-  return j;
+  DocumentCheck check(text);
+  if (!json::sax_parse(text.begin(), text.end(), &check)) throw InputError("", check.error());
+  if (!check.duplicate().empty()) throw InputError(check.duplicate(), "key appears twice in one object");
+  json root;
+  TreeBuilder tree(root, check.array_sizes());
+  if (!json::sax_parse(text.begin(), text.end(), &tree))  // the streaming pass has read the same text
+    throw InputError("", "not valid JSON");
+  return root;
 }
 
 JsonFields::JsonFields(const json& j, std::string path, const std::vector<std::string_view>& allowed,
@@ -167,11 +312,8 @@ double JsonFields::number(const char* key, double fallback) const {
 int JsonFields::integer(const char* key, int fallback, std::int64_t lo, std::int64_t hi) const {
   if (!has(key)) return fallback;
   const json& v = at(key);
-  if (v.is_number_unsigned() && v.get<std::uint64_t>() > std::uint64_t(std::numeric_limits<std::int64_t>::max()))
-    throw InputError(child(key), "must be <= " + std::to_string(hi) + " (found " + v.dump() + ")");
   if (!v.is_number_integer()) throw InputError(child(key), "expected an integer but found " + describe_found(v));
-  check_range(v.get<std::int64_t>(), lo, hi, child(key));
-  return static_cast<int>(v.get<std::int64_t>());
+  return static_cast<int>(integer_within(v, lo, hi, child(key)));
 }
 
 void JsonFields::only_for(const char* key, const std::string& owner, std::string_view actual) const {

@@ -18,10 +18,20 @@ namespace attn {
 // "string \"x\"", "number 2.5", "array", ...: how a found value is named in messages.
 std::string describe_found(const nlohmann::json& j);
 
+// v, an integer of the document, within [lo, hi]; else "must be <= 9 (found 18446744073709551615)" at `field`, the
+// value as written (no wrap to 64 or 32 bits).
+std::int64_t integer_within(const nlohmann::json& v, std::int64_t lo, std::int64_t hi, const std::string& field);
+
 // The text of a regular file of at most max_bytes; throws InputError with field "".
 std::string read_document_file(const std::filesystem::path& path, std::uintmax_t max_bytes);
 
-// Parses a whole document; a syntax error names its line and column, a repeated key its full path.
+// Nesting deeper than this is refused before any tree is built (the deepest file the lab writes, a recovery of a
+// model, has 8 levels).
+inline constexpr std::size_t kMaxJsonDepth = 64;
+
+// Parses a whole document; a syntax error names its line and column, a repeated key its full path. A streaming
+// pass first refuses nesting past kMaxJsonDepth and documents whose tree would take more than about ten times
+// the text's size (many tiny lists), so reading any file costs a small multiple of its size.
 nlohmann::json parse_json_document(std::string_view text);
 
 // The fields of one JSON object. Unknown keys are an error: they are usually typos.

@@ -109,6 +109,11 @@ void read_model_weights(const JsonFields& r, Model& m) {
 bool is_model_json(const json& j) { return j.is_object() && j.contains("layers"); }
 
 Model model_from_json(const json& j) {
+  // A scenario where a model is expected would otherwise be "tokens: unknown key".
+  if (j.is_object() && !j.contains("layers") && j.contains("attention"))
+    throw InputError("",
+                     "this is a scenario file (it has \"attention\" and no \"layers\"), not a model; use trace or "
+                     "decode, or give a model file here");
   const JsonFields r(j, "",
                      {"name", "description", "vocab", "d_model", "max_positions", "positions", "rope_base", "norm",
                       "ffn", "layers", "embedding", "W_P", "final_gain", "final_bias", "unembedding", "seed"},

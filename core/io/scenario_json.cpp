@@ -2,6 +2,7 @@
 
 #include "core/io/attention_json.h"
 #include "core/io/json_fields.h"
+#include "core/io/model_json.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -34,6 +35,11 @@ Weights read_weights(const json& j) {
 }  // namespace
 
 Scenario scenario_from_json(const json& j) {
+  // A model file where a scenario is expected would otherwise be "layers: unknown key".
+  if (is_model_json(j))
+    throw InputError("",
+                     "this is a model file (it has \"layers\"), not a scenario; use run, or trace and decode with "
+                     "--layer L --tokens \"...\"");
   const JsonFields r(
       j, "",
       {"name", "description", "tokens", "embeddings", "context", "attention", "weights", "seed", "weight_scale"});

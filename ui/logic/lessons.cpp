@@ -204,12 +204,14 @@ void read_train_keys(const JsonFields& r, LessonPage& p) {
   const std::string at = r.child("train_gradient");
   if (!g.is_array() || g.size() != 2 || !g[0].is_number_integer() || !g[1].is_number_integer())
     throw InputError(at, "expected [layer, head] but found " + describe_found(g));
-  const int layer = g[0].get<int>(), head = g[1].get<int>();
-  if (layer < 0 || layer >= run.shape.layers || head < 0 || head >= run.shape.heads)
+  // Compared as 64-bit values (4294967296 must not wrap to layer 0), quoted as written.
+  const auto below = [](const json& v, int count) {
+    return v.get<std::int64_t>() >= 0 && v.get<std::uint64_t>() < static_cast<std::uint64_t>(count);
+  };
+  if (!below(g[0], run.shape.layers) || !below(g[1], run.shape.heads))
     throw InputError(at, "the run has " + plural(run.shape.layers, "layer") + " of " + plural(run.shape.heads, "head") +
-                             ", numbered from 0, but found [" + std::to_string(layer) + ", " + std::to_string(head) +
-                             "]");
-  p.train_gradient = std::pair{layer, head};
+                             ", numbered from 0, but found [" + g[0].dump() + ", " + g[1].dump() + "]");
+  p.train_gradient = std::pair{g[0].get<int>(), g[1].get<int>()};
 }
 
 LessonPage read_page(const json& j, const std::string& path) {
