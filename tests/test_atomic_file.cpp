@@ -204,6 +204,29 @@ TEST_CASE("same_file sees one file under two names") {
   fs::remove_all(dir);
 }
 
+TEST_CASE("standard output's buffer filled to its last byte by a block takes the next character after it") {
+  // The buffer holds 64 KiB: a block that fills it exactly, then single characters, then a block across its end.
+  const fs::path dir = fresh_dir("atomic-stdout-buffer");
+  const fs::path file = dir / "out.txt";
+  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  REQUIRE(fd >= 0);
+  const std::string block(std::size_t{1} << 16, 'a'), tail(100000, 'c');
+  {
+    FdStreamBuf buffer(fd);
+    std::ostream out(&buffer);
+    out.write(block.data(), static_cast<std::streamsize>(block.size()));
+    out.put('b');
+    out << 'b';
+    out.write(tail.data(), static_cast<std::streamsize>(tail.size()));
+    out.flush();
+    CHECK(out.good());
+    CHECK(buffer.error() == 0);
+  }
+  ::close(fd);
+  CHECK(read_file(file) == block + "bb" + tail);
+  fs::remove_all(dir);
+}
+
 TEST_CASE("output that cannot be written is exit 2 with the reason") {
   const int full = ::open("/dev/full", O_WRONLY | O_CLOEXEC);
   REQUIRE(full >= 0);

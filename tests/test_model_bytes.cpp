@@ -75,7 +75,7 @@ TEST_CASE("a forward pass's and a training step's bytes are known from the shape
   CHECK(training_what(m, 2, 4096) == "training 1 layer on batches of 2 sequences of 4,096 tokens");
 }
 
-TEST_CASE("a forward pass keeps the heads of the layers asked for; the others keep only their stream") {
+TEST_CASE("a forward pass keeps the heads of the layers asked for, and the others keep only their stream") {
   const Model m = resolve_model(load_model_file(std::string(ATTN_ASSETS_DIR) + "/models/tiny.json"));
   const std::vector<std::string> tokens = split_words("<s> a b c a b");
   const ModelTrace all = run_model(m, tokens);

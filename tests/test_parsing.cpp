@@ -202,7 +202,7 @@ TEST_CASE("a model file where a scenario is expected, and a scenario where a mod
                      "decode, or give a model file here\n");
 }
 
-TEST_CASE("settings: every field read as what it should be; a bad one keeps its default and is reported") {
+TEST_CASE("settings: every field read as what it should be, and a bad one keeps its default and is reported") {
   const std::filesystem::path dir = fresh_dir("parsing-settings");
   std::string problem;
   gui::Settings s = gui::load_settings(written(dir / "s.json", R"({"width": 1e20, "height": 700.4})"), &problem);

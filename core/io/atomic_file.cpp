@@ -44,9 +44,10 @@ bool FdStreamBuf::drain() { return send(buffer_.data(), std::exchange(used_, 0))
 
 FdStreamBuf::int_type FdStreamBuf::overflow(int_type c) {
   if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+  // xsputn may have filled the buffer to the last byte: it is emptied before, never after, a character is put.
+  if (used_ == buffer_.size() && !drain()) return traits_type::eof();
   buffer_[used_++] = traits_type::to_char_type(c);
-  const bool line_ends = by_line_ && c == '\n';
-  if ((used_ == buffer_.size() || line_ends) && !drain()) return traits_type::eof();
+  if (by_line_ && c == '\n' && !drain()) return traits_type::eof();
   return c;
 }
 
