@@ -52,8 +52,8 @@ TEST_CASE("exports go beside the document, each under a new name") {
   const fs::path dir = fresh_dir("export");
   AppState state(cat_sat(), "");
   save_document(state, dir / "cat.json");
-  state.handout = [](const Trace& t, bool latex) {
-    return std::string(latex ? "latex " : "markdown ") + std::to_string(t.tokens.size());
+  state.handout = [](std::ostream& out, const Trace& t, bool latex) {
+    out << (latex ? "latex " : "markdown ") << t.tokens.size();
   };
   export_document(state, "md");
   CHECK(state.message == "Exported " + (dir / "the_cat_sat_trace.md").string());
@@ -62,6 +62,6 @@ TEST_CASE("exports go beside the document, each under a new name") {
   CHECK(state.message == "Exported " + (dir / "the_cat_sat_trace-2.md").string());
   export_document(state, "json");
   CHECK(read_file(dir / "the_cat_sat_trace.json")
-            .starts_with("{\n \"name\": \"the cat sat\",\n \"tokens\": [\n  \"the\",\n  \"cat\","));
+            .starts_with(R"({"name":"the cat sat","tokens":["the","cat","sat"],)"));
   CHECK(state.message == "Exported " + (dir / "the_cat_sat_trace.json").string());
 }

@@ -70,7 +70,9 @@ void load_assets(ui::AppState& state) {
       state.message = "Lesson " + f.filename().string() + " left out: " + e.what();
     }
   }
-  state.handout = [](const Trace& t, bool latex) { return latex ? cli::trace_to_latex(t) : cli::trace_to_markdown(t); };
+  state.handout = [](std::ostream& out, const Trace& t, bool latex) {
+    latex ? cli::write_latex(out, t) : cli::write_markdown(out, t);
+  };
 }
 
 bool start_view(const GuiOptions& o, ui::AppState& state, std::ostream& err) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <iosfwd>
 #include <memory>
 #include <optional>
 #include <string>
@@ -191,7 +192,8 @@ class AppState {
   std::string recovery_failed;            // why restoring it did not work
   std::vector<std::string> recent_files;  // most recent first (File > Recent)
   // File > Export: the trace as a handout, written by the command line's code (Markdown or LaTeX).
-  std::function<std::string(const Trace&, bool latex)> handout;
+  // Written as it is made, into the export's file.
+  std::function<void(std::ostream&, const Trace&, bool latex)> handout;
   std::string window_title() const;
 
  private:

@@ -184,16 +184,19 @@ void save_document(AppState& state, const std::filesystem::path& path) {
 }
 
 void export_document(AppState& state, const std::string& extension) {
-  std::string text;
-  if (extension == "json") text = trace_to_json(state.trace()).dump(1) + "\n";
-  else text = state.handout(state.trace(), extension == "tex");
+  // Streamed into the file: a big trace is never held whole as text or as a tree.
+  const auto write = [&](std::ostream& out) {
+    if (extension != "json") return state.handout(out, state.trace(), extension == "tex");
+    write_trace_json(out, state.trace());
+    out << '\n';
+  };
   // Beside the document when it has a file, else in the current folder; never over an existing file.
   const std::filesystem::path folder = state.document().path.empty()
                                            ? std::filesystem::current_path()
                                            : std::filesystem::absolute(state.document().path).parent_path();
   const std::string file = unique_file_name(folder.string(), state.scenario().name + "_trace", extension);
   try {
-    write_file_atomically(file, text, Existing::Keep);
+    write_file_atomically(file, write, Existing::Keep);
     state.message = "Exported " + file;
   } catch (const InputError& e) {
     state.message = std::string("Not exported: ") + e.what();
