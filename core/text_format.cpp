@@ -37,6 +37,11 @@ std::string hundredths_text(long double value) {
 
 }  // namespace
 
+std::string percent(std::uint64_t part, std::uint64_t whole) {
+  const long double share = whole == 0 ? 0.0L : 100.0L * static_cast<long double>(part) / static_cast<long double>(whole);
+  return hundredths_text(share) + "%";
+}
+
 std::string binary_size(std::uint64_t bytes) {
   static constexpr std::array<const char*, 6> kUnits{"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   if (bytes < 1024) return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");

@@ -22,6 +22,8 @@ std::string thousands_signed(std::int64_t n);
 std::string binary_size(std::uint64_t bytes);
 // "10,737,418,240 bytes (10.00 GiB)"; under 1 KiB just "512 bytes". Every byte count of a message.
 std::string bytes_text(std::uint64_t bytes);
+// part / whole as "12.50%" (two decimals, halves up).
+std::string percent(std::uint64_t part, std::uint64_t whole);
 
 // {"a", "b", "c"}, ", " -> "a, b, c".
 std::string join(std::span<const std::string_view> parts, std::string_view separator);
