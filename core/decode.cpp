@@ -17,9 +17,10 @@ std::int64_t cache_elements_per_token(const AttentionConfig& a) {
 }
 
 Matrix decode_mask(const AttentionConfig& a, int n) {
-  AttentionConfig causal = a;
-  causal.mask = MaskKind::Causal;
-  return build_mask(a, n, n).cwiseProduct(build_mask(causal, n, n));
+  // The future zeroed in place: a product with a causal mask held three (T, T) matrices at once (400 MB at 4,096).
+  Matrix mask = build_mask(a, n, n);
+  mask.triangularView<Eigen::StrictlyUpper>().setZero();
+  return mask;
 }
 
 KvCache make_kv_cache(const AttentionConfig& a, int capacity) {

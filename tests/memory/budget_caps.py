@@ -13,11 +13,17 @@ Cases:
   json_1_head           trace --json of one head at 4,096 tokens (5.1 GB before output was streamed): exit 0
   decode_json_1_head    decode --json of the same (4.5 GB before): exit 0
   markdown_1_head       trace --markdown of the same (4.25 GB before, for an 88 KB handout): exit 0
+  decode_text_1_head    decode (text) of the same within 256 MiB, as it predicts 204 MiB (its mask was made from
+                        three 4,096 x 4,096 matrices at once: 395 MiB)
+
+In Release, a run that completes must also have stayed within its budget: its peak resident memory (the child's
+ru_maxrss) is at most the budget it was given.
 """
 import argparse
 import json
 import os
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -44,13 +50,14 @@ CASES = {
     "decode_json_1_head": (1, 4096, ["decode", "--json"], "1G", 0),
     "markdown_1_head": (1, 4096, ["trace", "--markdown"], "1536M", 0),
     "text_long_names": (1, 512, ["trace"], "1G", 0),
+    "decode_text_1_head": (1, 4096, ["decode"], "256M", 0),
 }
 LONG_LABEL = "x" * 2000
 MAX_TEXT_BYTES = 64 << 20
 # Under the sanitizers a run is several times slower: the streamed cases run at 2,048 tokens within 384 MiB (the
 # trees they were built as took over 1.3 GB there).
 SANITIZER_SIZE = (2048, "384M")
-BUDGET_BYTES = {"1G": GIB, "1536M": 1536 << 20, "384M": 384 << 20}
+BUDGET_BYTES = {"1G": GIB, "1536M": 1536 << 20, "384M": 384 << 20, "256M": 256 << 20}
 
 
 def main():
@@ -105,6 +112,10 @@ def main():
                                               (": " + err.strip()) if err.strip() else ""))
     if r.returncode != expected:
         print("FAIL: expected exit %d" % expected)
+        return 1
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss << 10  # the one child this script ran
+    if expected == 0 and not a.sanitize and peak > BUDGET_BYTES[budget]:
+        print("FAIL: peak resident memory %d MiB past the %s budget" % (peak >> 20, budget))
         return 1
     if expected == 2:
         message = re.compile(r"this trace needs [0-9,]+ bytes \([0-9.]+ GiB\) but the memory budget is "
