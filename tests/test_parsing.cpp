@@ -232,3 +232,13 @@ TEST_CASE("settings: every field read as what it should be, and a bad one keeps 
   CHECK(problem.empty());  // no file yet is nothing to report
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("an input path that is not UTF-8 is shown with its stray bytes escaped") {
+  const std::string missing = "/no such folder/b\xff.json";
+  const Run trace = run({"trace", missing});
+  CHECK(trace.code == 2);
+  CHECK(trace.err == "attention-lab: /no such folder/b\\xff.json: no such file\n");
+  const Run model = run({"run", missing, "--tokens", "a"});
+  CHECK(model.code == 2);
+  CHECK(model.err.starts_with("attention-lab: /no such folder/b\\xff.json: "));
+}

@@ -11,6 +11,7 @@
 #include "app/cli/kv_report.h"
 #include "app/cli/units.h"
 #include "core/io/presets_json.h"
+#include "core/text_format.h"
 #include "core/validate.h"
 
 namespace attn::cli {
@@ -226,7 +227,7 @@ std::optional<std::vector<ModelShape>> load_presets(const KvOptions& o, std::ost
   try {
     return load_presets_file(path);
   } catch (const InputError& e) {
-    err << "attention-lab: kv: " << path.string() << ": " << e.what();
+    err << "attention-lab: kv: " << shown_path(path) << ": " << e.what();
     if (!o.presets_file && e.field().empty() && !fs::exists(path))
       err << " (set ATTENTION_LAB_ASSETS to the assets folder, or pass --presets FILE)";
     err << '\n';

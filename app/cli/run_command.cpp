@@ -7,10 +7,10 @@
 #include "app/cli/matrix_text.h"
 #include "app/cli/scenario_input.h"
 #include "app/cli/units.h"
-#include "core/memory_budget.h"
 #include "core/io/json_fields.h"
 #include "core/io/model_json.h"
 #include "core/io/trace_json.h"
+#include "core/memory_budget.h"
 #include "core/model_bytes.h"
 #include "core/model_gradient.h"
 #include "core/text_format.h"
@@ -31,7 +31,6 @@ const char* const kRunHelp =
     "  A run that would hold more than the memory budget is refused (exit 2) with what it needs.\n";
 
 namespace {
-
 
 // The loss of predicting each next token and what it sends back into the heads' kernels (nullopt for one token).
 struct NextTokenGradients {
@@ -166,7 +165,7 @@ int run_command(std::span<const std::string> words, std::ostream& out, std::ostr
     if (o.json) write_run_json(out, m, t, o.layer.value_or(-1), next_token_gradients(m, t, o.layer.value_or(-1)));
     else print_predictions(out, m, t, o.precision);
   } catch (const InputError& e) {
-    err << "attention-lab: " << o.scenario << ": " << e.what() << '\n';
+    err << "attention-lab: " << shown_path(o.scenario) << ": " << e.what() << '\n';
     return kExitBadInput;
   }
   return kExitOk;

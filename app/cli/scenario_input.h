@@ -10,6 +10,7 @@
 
 #include "app/cli/overrides.h"
 #include "core/io/scenario_json.h"
+#include "core/text_format.h"
 
 namespace attn::cli {
 
@@ -44,15 +45,15 @@ auto compute_from_file(const ScenarioCommandOptions& o, std::ostream& err, F com
   try {
     s = load_command_scenario(o);
   } catch (const InputError& e) {
-    err << "attention-lab: " << o.scenario << ": " << e.what() << '\n';
+    err << "attention-lab: " << shown_path(o.scenario) << ": " << e.what() << '\n';
     return std::nullopt;
   }
   try {
     o.overrides.apply(s, err);
     return compute(s);
   } catch (const InputError& e) {
-    err << "attention-lab: " << o.scenario << (o.overrides.any() ? " with the given options: " : ": ") << e.what()
-        << '\n';
+    err << "attention-lab: " << shown_path(o.scenario) << (o.overrides.any() ? " with the given options: " : ": ")
+        << e.what() << '\n';
     return std::nullopt;
   }
 }

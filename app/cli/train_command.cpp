@@ -11,13 +11,13 @@
 #include "app/cli/commands.h"
 #include "app/cli/matrix_text.h"
 #include "app/cli/output_files.h"
-#include "core/io/atomic_file.h"
 #include "app/cli/units.h"
-#include "core/memory_budget.h"
+#include "core/io/atomic_file.h"
 #include "core/io/batches_json.h"
 #include "core/io/json_fields.h"
 #include "core/io/model_json.h"
 #include "core/io/model_write.h"
+#include "core/memory_budget.h"
 #include "core/model_bytes.h"
 #include "core/text_format.h"
 #include "core/training.h"
@@ -296,7 +296,8 @@ int train_command(std::span<const std::string> words, std::ostream& out, std::os
     if (o.save)  // after a divergence, the last good weights
       save_model_file(with_training_described(t.model, o, t.adam.step), *o.save);
     if (!log.diverged.empty()) {
-      err << "attention-lab: " << (o.model.empty() ? "train" : o.model) << ": " << log.diverged << '\n';
+      err << "attention-lab: " << (o.model.empty() ? std::string("train") : shown_path(o.model)) << ": " << log.diverged
+          << '\n';
       return kExitBadInput;
     }
   } catch (const InputError& e) {
