@@ -226,7 +226,10 @@ TEST_CASE("settings: every field read as what it should be, and a bad one keeps 
   CHECK(s.width == 1600);
   CHECK(problem == (dir / "s.json").string() +
                        ": line 1, column 65: nested deeper than 64 levels (the limit for every file) (the default "
-                       "settings are used)");
+                       "settings are used; the file was moved to " +
+                       (dir / "s.json.unreadable").string() + ")");
+  CHECK(read_file(dir / "s.json.unreadable") == std::string(100, '['));  // kept whole for the user to mend
+  CHECK_FALSE(std::filesystem::exists(dir / "s.json"));
   problem.clear();
   s = gui::load_settings(dir / "none.json", &problem);
   CHECK(problem.empty());  // no file yet is nothing to report

@@ -140,7 +140,13 @@ Settings load_settings(const std::filesystem::path& file, std::string* problem) 
     s.recent = f.recent("recent");
     s.memory_budget = f.memory_budget("memory_budget");
   } catch (const std::exception& e) {  // a damaged file: settings are a convenience, never a reason not to start
-    first = std::string(e.what()) + " (the default settings are used)";
+    first = std::string(e.what()) + " (the default settings are used";
+    // Kept for the user to mend: the settings written at quit would replace it.
+    try {
+      first += "; the file was moved to " + shown_path(set_aside(file)) + ")";
+    } catch (const std::exception& moving) {
+      first += "; it could not be moved aside: " + std::string(moving.what()) + ")";
+    }
     s = Settings{};
   }
   if (problem && !first.empty()) *problem = shown_path(file) + ": " + first;

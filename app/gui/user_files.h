@@ -27,7 +27,8 @@ struct Settings {
 
 // A missing or unreadable file gives the defaults (settings are a convenience, never an obstacle); a field that
 // cannot be used keeps its default (a number out of range is clamped). The first problem of an existing file is
-// put into `problem` ("settings.json: width: must be from 640 to 8192 (found 1e+20); 8192 is used").
+// put into `problem` ("settings.json: width: must be from 640 to 8192 (found 1e+20); 8192 is used"). A file that
+// cannot be read at all is moved aside (set_aside), so the settings written at quit do not replace it.
 Settings load_settings(const std::filesystem::path& file, std::string* problem = nullptr);
 // Throws std::runtime_error naming the file when it cannot be written. A recent file whose path is not UTF-8 (or
 // has control characters) is left out: JSON cannot hold it.
