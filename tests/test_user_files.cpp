@@ -214,7 +214,7 @@ fs::path write_scenario(const fs::path& file, int seed, const std::string& name)
   return file;
 }
 
-// The work of a session on `file` (opened by the path as given): re-seeded, unsaved, then "killed": only the
+// The work done in a window on `file` (opened by the path as given): re-seeded, unsaved, then "killed": only the
 // recovery file is left, read back as the next start reads it.
 ui::RecoveryOffer killed_after_an_edit(const fs::path& file, const fs::path& recovery) {
   ui::AppState state(load_scenario_file(file), file);
@@ -433,8 +433,8 @@ TEST_CASE("a recovery file that can be neither read nor moved stays where it is,
   CHECK(found.stuck);
   CHECK_FALSE(found.offer.has_value());
   CHECK(contains(found.message,
-                 "nor moved aside (File name too long); it is kept as it is, and this session does "
-                 "not autosave"));
+                 "nor moved aside (File name too long); it is kept as it is, and autosave stays off until "
+                 "the window closes"));
   CHECK(read_file(file) == "{");
   fs::remove_all(dir);
 }

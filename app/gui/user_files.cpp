@@ -305,7 +305,7 @@ FoundRecovery find_recovery(const std::filesystem::path& file) {
   } catch (const std::exception& e) {
     found.stuck = true;
     found.message = "The recovery file could not be read (" + problem + ") nor moved aside (" + e.what() +
-                    "); it is kept as it is, and this session does not autosave";
+                    "); it is kept as it is, and autosave stays off until the window closes";
   }
   return found;
 }
