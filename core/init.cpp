@@ -46,9 +46,9 @@ double seeded_value(std::uint64_t seed, SeedStream stream, std::int64_t row, std
   return static_cast<double>(static_cast<int>(h % 21) - 10) / 10.0;
 }
 
-Matrix seeded_matrix(std::uint64_t seed, SeedStream stream, int rows, int cols) {
-  return Matrix::NullaryExpr(rows, cols,
-                             [&](Eigen::Index r, Eigen::Index c) { return seeded_value(seed, stream, r, c); });
+Matrix seeded_matrix(std::uint64_t seed, SeedStream stream, int rows, int cols, double scale) {
+  return Matrix::NullaryExpr(
+      rows, cols, [&](Eigen::Index r, Eigen::Index c) { return seeded_value(seed, stream, r, c) * scale; });
 }
 
 Matrix seeded_embedding_row(std::uint64_t seed, SeedStream stream, int index, int d_model) {
@@ -64,7 +64,7 @@ Weights resolve_weights(const Scenario& s) {
     const WeightShape shape = weight_shape(id, s.attention, s.d_model());
     // A given weight is shared, not copied (4 MiB a trace for the 512-wide layer): it is immutable.
     if (given) weight_slot(w, id) = given;
-    else weight_slot(w, id) = seeded_matrix(s.seed, seed_stream(id), shape.rows, shape.cols) * s.weight_scale;
+    else weight_slot(w, id) = seeded_matrix(s.seed, seed_stream(id), shape.rows, shape.cols, s.weight_scale);
   }
   return w;
 }

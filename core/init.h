@@ -39,7 +39,8 @@ SeedStream seed_stream(WeightId id);
 
 // Values are multiples of 0.1 in [-1, 1]: small enough to multiply by hand on the board.
 double seeded_value(std::uint64_t seed, SeedStream stream, std::int64_t row, std::int64_t col);
-Matrix seeded_matrix(std::uint64_t seed, SeedStream stream, int rows, int cols);
+// Each value times `scale`, made in place: a scaled copy would hold the matrix twice for a moment.
+Matrix seeded_matrix(std::uint64_t seed, SeedStream stream, int rows, int cols, double scale = 1.0);
 
 // The embedding row of token `index` for a token the user adds: deterministic, like the weights.
 Matrix seeded_embedding_row(std::uint64_t seed, SeedStream stream, int index, int d_model);

@@ -74,7 +74,8 @@ std::string budget_message(std::int64_t needed, std::int64_t budget, std::string
 }
 
 void check_memory_budget(std::int64_t needed, std::int64_t budget, std::string_view what, std::string_view fewer) {
-  if (needed > budget) throw BudgetError(needed, budget, budget_message(needed, budget, what, fewer));
+  const std::int64_t total = needed + limits::kProgramBytes;
+  if (total > budget) throw BudgetError(total, budget, budget_message(total, budget, what, fewer));
 }
 
 void check_trace_budget(const Scenario& s, std::int64_t budget, std::int64_t extra) {

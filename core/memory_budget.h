@@ -17,6 +17,9 @@ inline constexpr std::int64_t kDefaultMemoryBudget = std::int64_t(3) << 30;
 // The default takes at most this share of the machine's physical memory (1/2), so a small laptop keeps room for
 // the rest of the system.
 inline constexpr std::int64_t kPhysicalMemoryDivisor = 2;
+// The program itself, beside what its work holds: code, libraries, the BLAS's buffers and the heap's own
+// bookkeeping (a command on "the cat sat" peaks at about 10 MiB). Every check counts it.
+inline constexpr std::int64_t kProgramBytes = std::int64_t(16) << 20;
 // The most --memory-budget may say (1 EiB): sums of bytes stay far from overflowing.
 inline constexpr std::int64_t kMaxMemoryBudget = std::int64_t(1) << 60;
 }  // namespace limits
@@ -45,7 +48,8 @@ class BudgetError : public InputError {
 // "this trace needs 5,497,558,138 bytes (5.12 GiB) but the memory budget is 3,221,225,472 bytes (3.00 GiB); use
 // --memory-budget, fewer tokens or heads": `what` names the work ("this trace"), `fewer` what would shrink it.
 std::string budget_message(std::int64_t needed, std::int64_t budget, std::string_view what, std::string_view fewer);
-// Throws BudgetError with budget_message when needed > budget.
+// Throws BudgetError with budget_message when needed + limits::kProgramBytes > budget; the message's number is that
+// sum: what the whole process will hold.
 void check_memory_budget(std::int64_t needed, std::int64_t budget, std::string_view what,
                          std::string_view fewer = "fewer tokens or heads");
 

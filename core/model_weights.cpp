@@ -77,7 +77,7 @@ Matrix initial(const Part& p) {
     case Part::Start::Zeros: return Matrix::Zero(p.rows, p.cols);
     case Part::Start::Seeded: break;
   }
-  return seeded_matrix(p.seed, p.stream, p.rows, p.cols) * p.scale;
+  return seeded_matrix(p.seed, p.stream, p.rows, p.cols, p.scale);
 }
 
 // The layer's attention alone, as validate sees a scenario: n tokens of zeros.

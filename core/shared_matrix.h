@@ -22,6 +22,11 @@ class SharedMatrix {
 
   template <class Derived>  // an Eigen expression: Matrix::Identity(n, n), a * b, ...
   SharedMatrix(const Eigen::EigenBase<Derived>& e) : m_(std::make_shared<const Matrix>(e.derived())) {}  // NOLINT
+  // A matrix about to be dropped is moved in, not copied: a copy would hold its numbers twice for a moment.
+  SharedMatrix& operator=(Matrix&& m) {
+    m_ = std::make_shared<const Matrix>(std::move(m));
+    return *this;
+  }
   template <class Derived>
   SharedMatrix& operator=(const Eigen::EigenBase<Derived>& e) {
     m_ = std::make_shared<const Matrix>(e.derived());
