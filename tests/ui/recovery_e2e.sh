@@ -8,7 +8,8 @@
 #   4. a recovery file that cannot be read is moved to recovery.json.unreadable, kept after a normal quit;
 #   5. a file whose name is not UTF-8 is autosaved too, its path kept byte for byte;
 #   6. two windows: B started while A runs is not offered A's work; A killed, the next start is offered it, and
-#      Escape keeps it for later.
+#      Escape keeps it for later;
+#   7. Ctrl+S over a file changed on disk since it was opened writes nothing: it asks.
 # Each window keeps its own entry, recovery/window-<pid>.json; the recovery.json of earlier versions is still read.
 # Usage (under xvfb-run): recovery_e2e.sh BINARY SCENARIO
 set -euo pipefail
@@ -174,4 +175,22 @@ start "$work/b" B.json --dump-state "$state"
 quit "the start after Escape"
 [[ "$(field "$state" recovery_offered)" == True ]] || fail "A's work was not offered once A was killed"
 ok "B started while A ran was not offered A's work; A killed, it was offered, and Escape kept it for later"
+
+# 7. Saving over a file another program changed.
+fresh_config
+cp "$scenario" "$work/C.json"
+start "$work" C.json
+xdotool key --window "$window" ctrl+r
+sleep 0.3
+printf '{"changed": "by another program"}\n' > "$work/C.json"
+cp "$work/C.json" "$work/C.outside"
+xdotool key --window "$window" ctrl+s
+sleep 0.5
+title=$(xdotool getwindowname "$window")
+kill -9 "$pid"
+wait "$pid" 2>/dev/null || true
+pid=
+cmp -s "$work/C.json" "$work/C.outside" || fail "Ctrl+S wrote over C.json, changed by another program since it was opened"
+[[ "$title" == *"(C.json)"*"unsaved"* ]] || fail "after Ctrl+S over a changed C.json the window is titled '$title'"
+ok "Ctrl+S over a C.json changed on disk since it was opened wrote nothing and left the work unsaved"
 echo "$passed passed, 0 failed"
