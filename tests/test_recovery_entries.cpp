@@ -33,7 +33,7 @@ struct TestWindow {
   double now = 0;
 };
 
-fs::path doc(const fs::path& dir, const std::string& name, int seed) {
+fs::path scenario_named(const fs::path& dir, const std::string& name, int seed) {
   Scenario s = cat_sat();
   s.name = name;
   s.seed = seed;
@@ -52,7 +52,7 @@ std::pair<fs::path, int> entry_work(const fs::path& entry) {
 
 TEST_CASE("recovery entries of two windows: a live window's is never offered, a gone one's only to one start") {
   const fs::path dir = fresh_dir("recovery_two_windows"), config = dir / "config";
-  const fs::path a = doc(dir, "docA", 7), b = doc(dir, "docB", 7);
+  const fs::path a = scenario_named(dir, "docA", 7), b = scenario_named(dir, "docB", 7);
   std::optional<TestWindow> window_a(std::in_place, config, a);
   window_a->edit(8);
   window_a->frame();
@@ -100,7 +100,7 @@ TEST_CASE("recovery entries of two windows: a live window's is never offered, a 
 
 TEST_CASE("recovery: a window's edits are autosaved while the prompt waits, and Later keeps the offered entry") {
   const fs::path dir = fresh_dir("recovery_prompt_waits"), config = dir / "config";
-  const fs::path a = doc(dir, "docA", 7), b = doc(dir, "docB", 7);
+  const fs::path a = scenario_named(dir, "docA", 7), b = scenario_named(dir, "docB", 7);
   fs::path entry_a;
   {
     TestWindow window_a(config, a);
@@ -139,7 +139,7 @@ TEST_CASE("recovery: a window's edits are autosaved while the prompt waits, and 
 
 TEST_CASE("recovery: Restore over unsaved edits asks first; the restored work moves to the window's own entry") {
   const fs::path dir = fresh_dir("recovery_restore_entry"), config = dir / "config";
-  const fs::path a = doc(dir, "docA", 7), b = doc(dir, "docB", 7);
+  const fs::path a = scenario_named(dir, "docA", 7), b = scenario_named(dir, "docB", 7);
   fs::path entry_a;
   {
     TestWindow window_a(config, a);
@@ -166,7 +166,7 @@ TEST_CASE("recovery: Restore over unsaved edits asks first; the restored work mo
 
 TEST_CASE("recovery: the recovery.json of earlier versions is offered, and lock files left alone are cleared") {
   const fs::path dir = fresh_dir("recovery_legacy"), config = dir / "config";
-  const fs::path a = doc(dir, "docA", 7), b = doc(dir, "docB", 7);
+  const fs::path a = scenario_named(dir, "docA", 7), b = scenario_named(dir, "docB", 7);
   ui::RecoveryOffer old;
   old.scenario = load_scenario_file(a);
   old.scenario->seed = 8;
@@ -189,7 +189,7 @@ TEST_CASE("recovery: the recovery.json of earlier versions is offered, and lock 
 
 TEST_CASE("recovery: an entry that cannot be read is moved aside, and the next one is offered") {
   const fs::path dir = fresh_dir("recovery_unreadable_entry"), config = dir / "config";
-  const fs::path a = doc(dir, "docA", 7);
+  const fs::path a = scenario_named(dir, "docA", 7);
   fs::create_directories(gui::recovery_folder(config));
   std::ofstream(gui::recovery_folder(config) / "window-1.json") << "{";
   ui::RecoveryOffer r;
