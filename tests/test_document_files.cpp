@@ -1,9 +1,11 @@
 // The document's files as File > Open, Save and Export do them (ui/logic/document_files): the outcome is
 // written to the status line, a file that cannot be read leaves the document as it was, and an export never
 // writes over a file.
+#include <chrono>
 #include <fstream>
 #include <sstream>
 
+#include "core/io/scenario_json.h"
 #include "core/io/scenario_write.h"
 #include "helpers.h"
 #include "ui/logic/document_files.h"
@@ -61,7 +63,114 @@ TEST_CASE("exports go beside the document, each under a new name") {
   export_document(state, "md");
   CHECK(state.message == "Exported " + (dir / "the_cat_sat_trace-2.md").string());
   export_document(state, "json");
-  CHECK(read_file(dir / "the_cat_sat_trace.json")
-            .starts_with(R"({"name":"the cat sat","tokens":["the","cat","sat"],)"));
+  CHECK(
+      read_file(dir / "the_cat_sat_trace.json").starts_with(R"({"name":"the cat sat","tokens":["the","cat","sat"],)"));
   CHECK(state.message == "Exported " + (dir / "the_cat_sat_trace.json").string());
+}
+
+namespace {
+
+// Another program's version of `file`: other bytes of another size, a later modification time.
+void replace_from_outside(const fs::path& file, const std::string& bytes) {
+  const auto before = fs::last_write_time(file);
+  {
+    std::ofstream out(file, std::ios::trunc);
+    out << bytes;
+  }
+  fs::last_write_time(file, before + std::chrono::seconds(3));
+}
+
+}  // namespace
+
+TEST_CASE("Save over a file changed on disk since it was opened asks first and writes nothing") {
+  const fs::path dir = fresh_dir("save_changed");
+  const fs::path file = dir / "docC.json";
+  save_scenario_file(cat_sat(), file);
+  AppState state(load_scenario_file(file), file);
+  REQUIRE(state.edit([](Scenario& s) { s.seed = 8; }));
+  const std::string outside = scenario_to_text(load_scenario_file(asset("the_lazy_dog.json")));
+  replace_from_outside(file, outside);
+
+  save_document(state, file);  // Ctrl+S
+  CHECK(read_file(file) == outside);
+  REQUIRE(state.save_conflict.has_value());
+  CHECK(state.save_conflict->question == file.string() + " has changed on disk since it was opened or last saved.");
+  CHECK_FALSE(state.save_conflict->model);
+  CHECK(state.save_conflict->path == file);
+  CHECK(state.message == "Not saved: " + file.string() + " has changed on disk since it was opened or last saved");
+  CHECK(state.document().dirty());
+
+  // Overwrite: written, and the stamp renewed, so the next Save writes without asking.
+  state.save_conflict.reset();
+  save_document(state, file, SaveOver::Overwrite);
+  CHECK(state.message == "Saved " + file.string());
+  CHECK(load_scenario_file(file).seed == 8);
+  CHECK(state.document().stamp == file_stamp(file));
+  REQUIRE(state.edit([](Scenario& s) { s.seed = 9; }));
+  save_document(state, file);
+  CHECK_FALSE(state.save_conflict.has_value());
+  CHECK(load_scenario_file(file).seed == 9);
+  CHECK(state.document().stamp == file_stamp(file));
+  CHECK_FALSE(state.document().dirty());
+
+  // Changed again after that save: asked again.
+  REQUIRE(state.edit([](Scenario& s) { s.seed = 10; }));
+  replace_from_outside(file, outside);
+  save_document(state, file);
+  CHECK(state.save_conflict.has_value());
+  CHECK(read_file(file) == outside);
+
+  // Saved as another file: no question, that file is the document's now.
+  state.save_conflict.reset();
+  save_document(state, dir / "other.json");
+  CHECK_FALSE(state.save_conflict.has_value());
+  CHECK(load_scenario_file(dir / "other.json").seed == 10);
+  CHECK(read_file(file) == outside);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("Save through a link to a changed file, or to a file gone since, asks too") {
+  const fs::path dir = fresh_dir("save_changed_link");
+  const fs::path target = dir / "docC.json", link = dir / "link.json";
+  save_scenario_file(cat_sat(), target);
+  fs::create_symlink(target, link);
+  AppState state(load_scenario_file(link), link);
+  REQUIRE(state.edit([](Scenario& s) { s.seed = 8; }));
+  replace_from_outside(target, "{}");
+  save_document(state, link);
+  REQUIRE(state.save_conflict.has_value());
+  CHECK(state.save_conflict->question == link.string() + " has changed on disk since it was opened or last saved.");
+  CHECK(read_file(target) == "{}");
+  CHECK(fs::is_symlink(link));
+
+  state.save_conflict.reset();
+  fs::remove(target);
+  save_document(state, link);
+  REQUIRE(state.save_conflict.has_value());
+  CHECK(state.save_conflict->question ==
+        link.string() + " is no longer on disk (deleted or moved since it was opened or last saved).");
+  CHECK_FALSE(fs::exists(target));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("Save of the model over its file changed on disk asks too") {
+  const fs::path dir = fresh_dir("save_model_changed");
+  const fs::path file = dir / "model.json";
+  fs::copy_file(std::string(ATTN_ASSETS_DIR) + "/models/tiny.json", file);
+  AppState state(cat_sat(), "");
+  open_model_document(state, file);
+  REQUIRE(state.model_doc.path() == file);
+  state.reseed_in_view();
+  REQUIRE(state.model_doc.dirty());
+  replace_from_outside(file, "{\"changed\": true}");
+  save_model_document(state, file);
+  REQUIRE(state.save_conflict.has_value());
+  CHECK(state.save_conflict->model);
+  CHECK(state.save_conflict->question == file.string() + " has changed on disk since it was opened or last saved.");
+  CHECK(read_file(file) == "{\"changed\": true}");
+  save_model_document(state, file, SaveOver::Overwrite);
+  CHECK(state.message == "Saved " + file.string());
+  CHECK_FALSE(state.model_doc.dirty());
+  CHECK(state.model_doc.stamp() == file_stamp(file));
+  fs::remove_all(dir);
 }

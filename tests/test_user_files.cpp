@@ -424,7 +424,7 @@ TEST_CASE("a recovery file that cannot be read is moved aside, kept byte for byt
   fs::remove_all(dir);
 }
 
-TEST_CASE("a recovery file that can be neither read nor moved stays where it is, and autosave is off") {
+TEST_CASE("a recovery file that can be neither read nor moved stays where it is") {
   const fs::path dir = fresh_dir("recovery_stuck");
   // A name with no room for ".unreadable" (255 bytes at most): nowhere to move it, even as root.
   const fs::path file = dir / (std::string(240, 'r') + ".json");
@@ -432,9 +432,7 @@ TEST_CASE("a recovery file that can be neither read nor moved stays where it is,
   const gui::FoundRecovery found = gui::find_recovery(file);
   CHECK(found.stuck);
   CHECK_FALSE(found.offer.has_value());
-  CHECK(contains(found.message,
-                 "nor moved aside (File name too long); it is kept as it is, and autosave stays off until "
-                 "the window closes"));
+  CHECK(contains(found.message, "nor moved aside (File name too long); it is kept as it is"));
   CHECK(read_file(file) == "{");
   fs::remove_all(dir);
 }

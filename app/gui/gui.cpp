@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "app/cli/commands.h"
+#include "app/gui/autosave.h"
 #include "app/gui/frame.h"
 #include "app/gui/frame_drivers.h"
 #include "app/gui/start_state.h"
@@ -33,58 +34,6 @@ using cli::kExitFailure;
 using cli::kExitOk;
 
 namespace {
-
-// The recovery file follows the document: written a couple of seconds after a change, removed once
-// nothing is unsaved or the app closes properly.
-struct Autosave {
-  // The revisions of what is unsaved (0 for a document with nothing unsaved): a save or an edit changes them.
-  struct Unsaved {
-    std::uint64_t document = 0, model = 0;
-    bool operator==(const Unsaved&) const = default;
-  };
-  std::filesystem::path file;
-  bool enabled;
-  Unsaved written;  // what the file holds; nothing while it does not exist
-  double last_write = -1e9;
-  static constexpr double kSeconds = 2.0;
-
-  static Unsaved unsaved(const ui::AppState& state) {
-    const ui::Document& d = state.recoverable_document();
-    const ui::ModelDocument& m = state.model_doc;
-    return {d.dirty() ? d.revision : 0, m.loaded() && m.dirty() ? m.revision() : 0};
-  }
-
-  void tick(ui::AppState& state, double now) {
-    if (!enabled) return;
-    if (state.recovery && state.recovery_answered) {  // restored (now the document) or discarded
-      remove();
-      state.recovery.reset();
-    }
-    if (state.recovery) return;  // never overwrite an offer that has not been answered
-    const Unsaved now_unsaved = unsaved(state);
-    if (now_unsaved == Unsaved{}) {
-      if (written != Unsaved{}) remove();
-      return;
-    }
-    if (now_unsaved == written || now - last_write < kSeconds) return;
-    try {
-      write_recovery(file, *ui::unsaved_work(state));
-      written = now_unsaved;
-      last_write = now;
-    } catch (const std::exception& e) {
-      state.message = std::string("Autosave failed: ") + e.what();
-      last_write = now;  // tried again after kSeconds, not in every frame
-    }
-  }
-  void finish(const ui::AppState& state) {
-    if (enabled && !state.recovery) remove();  // closed properly: nothing to recover
-  }
-  void remove() {
-    std::error_code ec;
-    std::filesystem::remove(file, ec);
-    written = {};
-  }
-};
 
 // Full screen on the primary monitor (F11) and back to the window as it was.
 struct WindowPlacement {
@@ -117,9 +66,8 @@ int report_layout(std::ostream& err) {
 struct UserFiles {
   bool used = false;
   std::filesystem::path settings_file = config_dir() / "settings.json";
-  std::filesystem::path recovery_file = config_dir() / "recovery.json";
-  bool autosave = false;  // off when an unreadable recovery file could not be moved out of its way
   Settings settings;
+  Autosave autosave;  // this window's recovery entry
 };
 
 UserFiles read_user_files(const GuiOptions& o, ui::AppState& state) {
@@ -134,10 +82,7 @@ UserFiles read_user_files(const GuiOptions& o, ui::AppState& state) {
   state.recent_files = u.settings.recent;
   if (!o.memory_budget && u.settings.memory_budget) state.set_memory_budget(*u.settings.memory_budget);
   if (!u.used) return u;
-  FoundRecovery found = find_recovery(u.recovery_file);
-  state.recovery = std::move(found.offer);
-  if (!found.message.empty()) state.message = found.message;
-  u.autosave = !found.stuck;
+  u.autosave = Autosave::start(config_dir(), state);
   return u;
 }
 
@@ -314,10 +259,9 @@ int run_gui(const GuiOptions& o, std::ostream& err) {
   window.ui.gallery.open = o.gallery;
   window.glfw = open_window(width, height, state->window_title(), o.automated(), err);
   if (!window.glfw) return kExitFailure;
-  Autosave autosave{user.recovery_file, user.autosave, {}, -1e9};
   window.canvas.check = o.check_damage;
   window.canvas.region = region_copy(window.glfw);
-  int exit_code = frame_loop(o, window, *state, autosave, err);
+  int exit_code = frame_loop(o, window, *state, user.autosave, err);
   if (o.check_damage) exit_code = report_damage_check(window.canvas, exit_code, std::cout);
   if (!o.dump_state.empty()) try {
       dump_state(o.dump_state, *state);
@@ -325,7 +269,7 @@ int run_gui(const GuiOptions& o, std::ostream& err) {
       err << "attention-lab: --dump-state: " << e.what() << '\n';
       exit_code = cli::kExitBadInput;
     }
-  autosave.finish(*state);
+  user.autosave.finish();
   write_user_files(user, *state, window.glfw, err);
   close_window(window.glfw);
   return exit_code;

@@ -304,8 +304,8 @@ FoundRecovery find_recovery(const std::filesystem::path& file) {
                     " and kept there, nothing was restored";
   } catch (const std::exception& e) {
     found.stuck = true;
-    found.message = "The recovery file could not be read (" + problem + ") nor moved aside (" + e.what() +
-                    "); it is kept as it is, and autosave stays off until the window closes";
+    found.message =
+        "The recovery file could not be read (" + problem + ") nor moved aside (" + e.what() + "); it is kept as it is";
   }
   return found;
 }

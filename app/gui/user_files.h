@@ -1,7 +1,8 @@
 #pragma once
 // What the app keeps between runs, in the user's config directory ($XDG_CONFIG_HOME/attention-lab,
-// else ~/.config/attention-lab): settings.json (theme, zoom, window size, recent files) and
-// recovery.json (the document while it has unsaved changes, so a crash or kill loses nothing).
+// else ~/.config/attention-lab): settings.json (theme, zoom, window size, recent files) and the recovery entries,
+// one per running window (recovery/window-<pid>.json: its unsaved work, so a crash or kill loses nothing;
+// recovery_entries.h).
 // Every write is atomic: a temporary file of its own, then a rename (core/io/atomic_file.h).
 #include <cstdint>
 #include <filesystem>
@@ -44,7 +45,7 @@ std::optional<ui::RecoveryOffer> read_recovery(const std::filesystem::path& file
 
 // What start-up finds: the offer, or a file that could not be read, moved aside to `file`.unreadable (or
 // .unreadable-2, -3, ... when taken; never over another file) and kept. `message` says which and where; `stuck`
-// when it could not even be moved, so autosave must not write over it.
+// when it could not even be moved (it stays as it is: no window writes an entry but its own).
 struct FoundRecovery {
   std::optional<ui::RecoveryOffer> offer;
   std::string message;

@@ -66,6 +66,19 @@ struct RecoveryOffer {
   std::string when;  // "2026-11-21 23:40"
 };
 
+// The answer to the "Restore unsaved work?" prompt. Each touches only the offered entry: Restored (the work is this
+// window's document now, autosaved to its own entry), Discarded (the entry is deleted), Later (Escape: neither, the
+// entry is kept for the next start).
+enum class RecoveryAnswer { None, Restored, Discarded, Later };
+
+// Save found the file it would write over changed on disk since the document was opened or last saved (or gone):
+// nothing was written, and the window asks Overwrite / Save As... / Cancel.
+struct SaveConflict {
+  bool model = false;  // the Model view's model, else the document
+  std::filesystem::path path;
+  std::string question;  // "docC.json has changed on disk since it was opened or last saved."
+};
+
 class AppState {
  public:
   // `history_bytes` bounds the undo history (tests give a smaller bound).
@@ -187,10 +200,11 @@ class AppState {
   // Replacing the document (open a file, go to a lesson page) waits here for the unsaved-changes answer.
   std::function<void()> pending_replace;
   bool pending_replaces_model = false;    // ... and it may replace the Model view's model too
-  std::optional<RecoveryOffer> recovery;  // offered once, at start-up
-  bool recovery_answered = false;         // restored or discarded: the file can go
-  std::string recovery_failed;            // why restoring it did not work
-  std::vector<std::string> recent_files;  // most recent first (File > Recent)
+  std::optional<RecoveryOffer> recovery;  // the work of a window that is gone, offered at start-up
+  RecoveryAnswer recovery_answer = RecoveryAnswer::None;
+  std::string recovery_failed;                // why restoring it did not work
+  std::optional<SaveConflict> save_conflict;  // a Save waiting for Overwrite / Save As... / Cancel
+  std::vector<std::string> recent_files;      // most recent first (File > Recent)
   // File > Export: the trace as a handout, written by the command line's code (Markdown or LaTeX).
   // Written as it is made, into the export's file.
   std::function<void(std::ostream&, const Trace&, bool latex)> handout;

@@ -152,7 +152,51 @@ bool restore_unsaved_work(AppState& state, const RecoveryOffer& r) {
   return true;
 }
 
-void save_model_document(AppState& state, const std::filesystem::path& path) {
+namespace {
+
+// Save over the file the document (or model) was opened from or last saved to, changed on disk since: nothing is
+// written, and the question waits in state.save_conflict. True when that is so.
+bool save_conflicts(AppState& state, bool model, const std::filesystem::path& path,
+                    const std::filesystem::path& own_file, const std::optional<FileStamp>& stamp, SaveOver over) {
+  if (over == SaveOver::Overwrite || own_file.empty() || canonical_path(path) != canonical_path(own_file)) return false;
+  const std::optional<std::string> changed = changed_on_disk(path, stamp);
+  if (!changed) return false;
+  state.save_conflict = SaveConflict{model, path, *changed + "."};
+  state.message = "Not saved: " + *changed;
+  return true;
+}
+
+}  // namespace
+
+void answer_recovery(AppState& state, RecoveryAnswer answer) {
+  if (!state.recovery || state.recovery_answer != RecoveryAnswer::None) return;
+  if (answer != RecoveryAnswer::Restored) {
+    state.recovery_answer = answer;
+    return;
+  }
+  const auto restore = [&state] {
+    if (!state.recovery || state.recovery_answer != RecoveryAnswer::None) return;
+    if (restore_unsaved_work(state, *state.recovery)) {
+      state.recovery_answer = RecoveryAnswer::Restored;
+      state.recovery_failed.clear();
+    } else {
+      state.recovery_failed = state.message;  // the entry stays until the work is restored, discarded or kept
+    }
+  };
+  // This window's own edits (made while the prompt waited) are not replaced without a word.
+  const RecoveryOffer& r = *state.recovery;
+  const bool replaces_model = r.model.has_value() && state.model_doc.loaded() && state.model_doc.dirty();
+  if ((r.scenario && state.document().dirty()) || replaces_model) {
+    state.pending_replace = restore;
+    state.pending_replaces_model = r.model.has_value();
+  } else {
+    restore();
+  }
+}
+
+void save_model_document(AppState& state, const std::filesystem::path& path, SaveOver over) {
+  const ModelDocument& m = state.model_doc;
+  if (save_conflicts(state, true, path, m.path(), m.stamp(), over)) return;
   try {
     save_model_file(state.model_doc.model(), path);
     state.model_doc.mark_saved(path);
@@ -172,7 +216,9 @@ void open_document(AppState& state, const std::filesystem::path& path) {
   }
 }
 
-void save_document(AppState& state, const std::filesystem::path& path) {
+void save_document(AppState& state, const std::filesystem::path& path, SaveOver over) {
+  const Document& d = state.document();
+  if (save_conflicts(state, false, path, d.path, d.stamp, over)) return;
   try {
     save_scenario_file(state.scenario(), path);
     state.mark_saved(path);

@@ -20,10 +20,14 @@ void remember_recent(std::vector<std::string>& recent, const std::filesystem::pa
 void open_document(AppState& state, const std::filesystem::path& path);
 // A model file (core/io/model_json.h) as the Model view's document, with its first tokens; the Model view shows it.
 void open_model_document(AppState& state, const std::filesystem::path& path);
-// Saves the Model view's model to `path`, atomically; afterwards it is not dirty and `path` is its file.
-void save_model_document(AppState& state, const std::filesystem::path& path);
-// Saves the document to `path`, atomically; afterwards it is not dirty and `path` is its file.
-void save_document(AppState& state, const std::filesystem::path& path);
+// Whether Save may write over a file of the document's that changed on disk since it was opened or last saved.
+enum class SaveOver { Ask, Overwrite };
+// Saves the Model view's model to `path`, atomically; afterwards it is not dirty, `path` is its file and its stamp
+// is renewed. `path` being the model's file changed on disk since (changed_on_disk), nothing is written unless
+// `over` is Overwrite: state.save_conflict holds the question and state.message says "Not saved: ...".
+void save_model_document(AppState& state, const std::filesystem::path& path, SaveOver over = SaveOver::Ask);
+// The same for the document.
+void save_document(AppState& state, const std::filesystem::path& path, SaveOver over = SaveOver::Ask);
 // What the recovery file should keep now: the unsaved changes of the document (recoverable_document) and of the
 // model; nullopt when nothing is unsaved.
 std::optional<RecoveryOffer> unsaved_work(const AppState& state);
@@ -31,6 +35,10 @@ std::optional<RecoveryOffer> unsaved_work(const AppState& state);
 // what was unsaved, so it is unsaved again and one undo away from the file. False (and state.message says why) if
 // one could not be: the recovery file must then stay.
 bool restore_unsaved_work(AppState& state, const RecoveryOffer& r);
+// The recovery prompt's answer (RecoveryAnswer). Restored replaces what is open only through the unsaved-changes
+// question (state.pending_replace) when what it replaces has unsaved changes; a restore that fails leaves the offer
+// open with state.recovery_failed saying why. The window's autosave then acts on the offered entry.
+void answer_recovery(AppState& state, RecoveryAnswer answer);
 // File > Export: "json" (the trace), "md" or "tex" (the handout); beside the document, never over a file.
 void export_document(AppState& state, const std::string& extension);
 

@@ -26,4 +26,11 @@ bool unchanged_since(const std::filesystem::path& file, const std::optional<File
   return stamp && file.is_absolute() && file_stamp(file) == stamp;
 }
 
+std::optional<std::string> changed_on_disk(const std::filesystem::path& file, const std::optional<FileStamp>& stamp) {
+  const std::optional<FileStamp> now = file_stamp(file);
+  if (now == stamp) return std::nullopt;
+  if (!now) return shown_path(file) + " is no longer on disk (deleted or moved since it was opened or last saved)";
+  return shown_path(file) + " has changed on disk since it was opened or last saved";
+}
+
 }  // namespace attn::ui

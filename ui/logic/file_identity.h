@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <optional>
 
-#include "core/text_format.h"
 #include <string>
 #include <string_view>
+#include "core/text_format.h"
 
 namespace attn::ui {
 
@@ -26,5 +26,9 @@ std::filesystem::path canonical_path(const std::filesystem::path& file);
 // Whether `file` is absolute, still exists and has the stamp it had when `stamp` was taken: a file Save may
 // write over. False without a stamp.
 bool unchanged_since(const std::filesystem::path& file, const std::optional<FileStamp>& stamp);
+// Why Save must ask before writing over `file`: it has changed on disk (or is gone, or has appeared) since `stamp` was
+// taken, when the document was opened or last saved: "docC.json has changed on disk since it was opened or last
+// saved". nullopt when it is as it was.
+std::optional<std::string> changed_on_disk(const std::filesystem::path& file, const std::optional<FileStamp>& stamp);
 
 }  // namespace attn::ui

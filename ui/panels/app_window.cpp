@@ -196,6 +196,7 @@ void DrawAppWindow(AppState& state, AppWindowState& window, double dt) {
   HelpOverlay(state);
   file_dialog(state, window);
   UnsavedChangesPrompt(state, window);
+  SaveConflictPrompt(state, window);
   RecoveryPrompt(state);
   check_lesson_outlines(state, window);
 }

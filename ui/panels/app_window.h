@@ -33,8 +33,11 @@ void MenuBar(AppState& state, AppWindowState& window);
 void Shortcuts(AppState& state, AppWindowState& window);
 // Before quitting or replacing a document with unsaved changes: save, drop them, or stay.
 void UnsavedChangesPrompt(AppState& state, AppWindowState& window);
-// At start-up, after a crash or a kill: the last unsaved document, offered back once.
+// At start-up, after a crash or a kill: the unsaved work of a window that is gone. Restore, Discard, or Later
+// (Escape: kept for the next start).
 void RecoveryPrompt(AppState& state);
+// Save found its file changed on disk since it was opened or last saved: Overwrite, Save as..., or Cancel (Escape).
+void SaveConflictPrompt(AppState& state, AppWindowState& window);
 void GalleryPanel(AppState& state, GalleryState& gallery, AppWindowState& window, ImVec2 pos, ImVec2 size);
 // File > Save, and Ctrl+S: to the document's file, or through the dialog when it has none (or `ask`).
 void Save(AppState& state, AppWindowState& window, bool ask = false);

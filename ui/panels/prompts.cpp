@@ -1,4 +1,5 @@
-// The window's questions: unsaved changes before they would be lost, and unsaved work found at start-up.
+// The window's questions: unsaved changes before they would be lost, a file changed on disk before Save writes
+// over it, and unsaved work found at start-up.
 #include <utility>
 
 #include <imgui.h>
@@ -35,7 +36,7 @@ void stay(AppState& state) {
 
 void UnsavedChangesPrompt(AppState& state, AppWindowState& window) {
   const bool wanted = (state.quit_requested && !state.quit_confirmed) || state.pending_replace;
-  if (!wanted) return;
+  if (!wanted || state.save_conflict) return;
   // Quitting during a visit to a model's layer: the document open before comes back, to be asked about.
   if (state.quit_requested && state.layer_visit() && !state.document().dirty()) state.end_layer_visit();
   // The model is at stake on quitting, and when the waiting action may replace it (a model file, a lesson page).
@@ -51,7 +52,14 @@ void UnsavedChangesPrompt(AppState& state, AppWindowState& window) {
     // Each file with a name is written; the first without one opens the dialog, and the quit or replacement is
     // dropped, to ask again about what is still unsaved.
     if (document && !state.document().path.empty()) save_document(state, state.document().path);
-    if (model && !state.model_doc.path().empty()) save_model_document(state, state.model_doc.path());
+    if (model && !state.model_doc.path().empty() && !state.save_conflict)
+      save_model_document(state, state.model_doc.path());
+    if (state.save_conflict) {  // a file changed on disk: its question first, then this one again if still wanted
+      stay(state);
+      ImGui::CloseCurrentPopup();
+      ImGui::EndPopup();
+      return;
+    }
     const bool ask_document = state.document().dirty() && state.document().path.empty();
     const bool ask_model = model && state.model_doc.dirty() && state.model_doc.path().empty();
     if (ask_document || ask_model) {
@@ -78,7 +86,9 @@ void UnsavedChangesPrompt(AppState& state, AppWindowState& window) {
 }
 
 void RecoveryPrompt(AppState& state) {
-  if (!state.recovery || state.recovery_answered) return;
+  // Not while its Restore waits for the unsaved-changes question (or another question is open).
+  if (!state.recovery || state.recovery_answer != RecoveryAnswer::None || state.pending_replace || state.save_conflict)
+    return;
   if (!begin_centred_modal("Restore unsaved work?")) return;
   const RecoveryOffer& r = *state.recovery;
   ImGui::Text("Attention Lab did not close normally last time (%s).", r.when.c_str());
@@ -90,19 +100,49 @@ void RecoveryPrompt(AppState& state) {
   if (r.model) what += (what.empty() ? "the model " : " and the model ") + named(r.model->model.name, r.model_original);
   ImGui::TextUnformatted(("Unsaved changes to " + what + " were kept.").c_str());
   ImGui::TextDisabled("Restored, they open as a document of their own; no file changes until you save.");
+  ImGui::TextDisabled("Later (Escape) keeps them for the next start; this window's own work is kept meanwhile.");
   // Enter restores: the answer most wanted, and one a keyboard (or a test's xdotool) can give.
   if (ImGui::Button("Restore them", {160, 0}) || key_pressed(Key::Enter, KeyMods_None, false)) {
-    if (restore_unsaved_work(state, r)) {
-      state.recovery_answered = true;
-      ImGui::CloseCurrentPopup();
-    } else {
-      state.recovery_failed = state.message;  // the file stays until the work is restored or discarded
-    }
+    answer_recovery(state, RecoveryAnswer::Restored);
+    if (state.recovery_answer == RecoveryAnswer::Restored || state.pending_replace) ImGui::CloseCurrentPopup();
   }
   if (!state.recovery_failed.empty()) TextWrappedAtSpaces(state.recovery_failed);
   ImGui::SameLine();
   if (ImGui::Button("Discard them", {160, 0})) {
-    state.recovery_answered = true;
+    answer_recovery(state, RecoveryAnswer::Discarded);
+    ImGui::CloseCurrentPopup();
+  }
+  ImGui::SameLine();
+  // Escape gives the answer that loses nothing: neither restored nor deleted.
+  if (ImGui::Button("Later", {160, 0}) || key_pressed(Key::Escape, KeyMods_None, false)) {
+    answer_recovery(state, RecoveryAnswer::Later);
+    ImGui::CloseCurrentPopup();
+  }
+  ImGui::EndPopup();
+}
+
+void SaveConflictPrompt(AppState& state, AppWindowState& window) {
+  if (!state.save_conflict) return;
+  if (!begin_centred_modal("File changed on disk")) return;
+  const SaveConflict conflict = *state.save_conflict;
+  TextWrappedAtSpaces(conflict.question);
+  ImGui::TextDisabled("Overwrite replaces what is on disk; Save as\u2026 keeps it and writes another file.");
+  if (ImGui::Button("Overwrite", {160, 0})) {
+    state.save_conflict.reset();
+    if (conflict.model) save_model_document(state, conflict.path, SaveOver::Overwrite);
+    else save_document(state, conflict.path, SaveOver::Overwrite);
+    ImGui::CloseCurrentPopup();
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("Save as\u2026", {160, 0})) {
+    state.save_conflict.reset();
+    if (conflict.model) SaveModel(state, window, true);
+    else SaveDocument(state, window, true);
+    ImGui::CloseCurrentPopup();
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("Cancel", {160, 0}) || key_pressed(Key::Escape, KeyMods_None, false)) {
+    state.save_conflict.reset();
     ImGui::CloseCurrentPopup();
   }
   ImGui::EndPopup();
