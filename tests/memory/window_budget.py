@@ -7,6 +7,8 @@ Cases:
                  accepted and peaked at 755 MiB), 2G runs within it
   big_window     a capture of 3 tokens at 8192x8192 within 64M, and at 1280x720 within 16M, are refused (they peaked
                  at 1.7 GiB and 150 MB); at 1280x720 within 256M it runs within it
+  settings_budget the window opened by a person (no capture) with "memory_budget": "64M" in its settings file: refused
+                 at start like --memory-budget 64M (it opened and ran)
   soak_256_heads random actions from 2 tokens and 256 heads of 32 (the tokens slider, tokens added, undo, the worker
                  recomputing while the old trace is shown) within 256M (100 actions peaked at 400 MiB)
 """
@@ -14,13 +16,14 @@ import argparse
 import json
 import os
 import re
-import resource
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 MIB = 1 << 20
-SIZES = {"16M": 16 * MIB, "64M": 64 * MIB, "256M": 256 * MIB, "400M": 400 * MIB, "2G": 2048 * MIB}
+SIZES = {"settings:64M": 64 * MIB, "16M": 16 * MIB, "64M": 64 * MIB, "256M": 256 * MIB, "400M": 400 * MIB, "2G": 2048 * MIB}
 
 
 def one_head(tokens):
@@ -41,6 +44,7 @@ CASES = {
     "big_window": (SMALL, [(["--screenshot", "{out}", "--size", "8192x8192"], "64M", 2),
                            (["--screenshot", "{out}", "--size", "1280x720"], "16M", 2),
                            (["--screenshot", "{out}", "--size", "1280x720"], "256M", 0)]),
+    "settings_budget": (SMALL, [([], "settings:64M", 2)]),
     "soak_256_heads": (HEADS_256, [(["--soak", "100", "--seed", "5", "--size", "1280x720"], "256M", 0)]),
 }
 REFUSED = re.compile(r"needs [0-9,]+ bytes \([0-9.]+ [MG]iB\) but the memory budget is [0-9,]+ bytes "
@@ -48,8 +52,16 @@ REFUSED = re.compile(r"needs [0-9,]+ bytes \([0-9.]+ [MG]iB\) but the memory bud
 
 
 def run_one(binary, path, out, words, budget, expected):
-    command = [binary, path] + [w.replace("{out}", out) for w in words] + ["--memory-budget", budget]
+    command = [binary, path] + [w.replace("{out}", out) for w in words]
     env = dict(os.environ)
+    if budget.startswith("settings:"):  # the settings file's, in a configuration folder of its own
+        config = os.path.join(os.path.dirname(out), "config")
+        os.makedirs(os.path.join(config, "attention-lab"), exist_ok=True)
+        with open(os.path.join(config, "attention-lab", "settings.json"), "w") as f:
+            json.dump({"memory_budget": budget.split(":")[1]}, f)
+        env["XDG_CONFIG_HOME"] = config
+    else:
+        command += ["--memory-budget", budget]
     env.setdefault("OMP_NUM_THREADS", "2")  # as on the 2-core machine the suite is sized for
     pid = os.fork()
     if pid == 0:
@@ -58,7 +70,15 @@ def run_one(binary, path, out, words, budget, expected):
         err = os.open(out + ".err", os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
         os.dup2(err, 2)
         os.execvpe(command[0], command, env)
-    _, status, usage = os.wait4(pid, 0)  # this child's own peak, not the earlier runs'
+    # A window that opens for a person runs until closed: past 30 s it was not refused (the others end by themselves).
+    for _ in range(300 if budget.startswith("settings:") else 6000):
+        waited, status, usage = os.wait4(pid, os.WNOHANG)  # this child's own peak, not the earlier runs'
+        if waited:
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(pid, signal.SIGKILL)
+        _, status, usage = os.wait4(pid, 0)
     code = os.waitstatus_to_exitcode(status)
     peak = usage.ru_maxrss << 10
     with open(out + ".err", encoding="utf-8", errors="replace") as f:
