@@ -111,9 +111,11 @@ std::int64_t predicted_print_bytes(const Scenario& s) {
   return 4 * cells(nq, nkv) + cells(nq, dm) + head_copy + row_text_bytes(widest) + (std::int64_t(1) << 20);
 }
 
-std::int64_t predicted_decode_bytes(const Scenario& s) {
+std::int64_t predicted_decode_bytes(const Scenario& s) { return predicted_decode_bytes(s, s.n_q(), s.n_kv()); }
+
+std::int64_t predicted_decode_bytes(const Scenario& s, std::int64_t nq, std::int64_t nkv) {
   const AttentionConfig& a = s.attention;
-  const std::int64_t nq = s.n_q(), nkv = s.n_kv(), dm = s.d_model(), H = a.heads;
+  const std::int64_t dm = s.d_model(), H = a.heads;
   const std::int64_t d_out = a.output_projection ? dm : H * a.head_dim;
   // The cells every step's rows add up to: t + 1 for step t, or all N_KV with a context.
   const std::int64_t seen = s.context ? nq * nkv : nq * (nq + 1) / 2;

@@ -27,6 +27,9 @@ std::int64_t predicted_print_bytes(const Scenario& s);
 // every step's output row, each head's weights over the cache (and the indexer's row), with what each step costs
 // to keep; and printing it (one step's text at a time). `s` must be valid.
 std::int64_t predicted_decode_bytes(const Scenario& s);
+// The same for `s` with n_q queries and n_kv keys (its other sizes as they are): what the window's tokens slider may
+// reach.
+std::int64_t predicted_decode_bytes(const Scenario& s, std::int64_t n_q, std::int64_t n_kv);
 
 // The numbers of a document: embeddings (both sides), the custom mask and the weights it gives (what one
 // undo step keeps).

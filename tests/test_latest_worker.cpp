@@ -2,10 +2,12 @@
 // result or a failure older than the one shown is dropped, and nothing a job throws reaches the window.
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#include <thread>
 
 #include "ui/logic/latest_results.h"
 
@@ -138,4 +140,34 @@ TEST_CASE("a result computed in the frame cancels the queued job, and a job that
   r.wait();
   CHECK(r.poll(failure));
   CHECK(*r.shown().trace == 21);
+}
+
+TEST_CASE("a queued job starts only once the last result was taken: never a third result held") {
+  Gate gate;
+  LatestWorker<ToyJob, Toy> w(
+      [&gate](const ToyJob& j) {
+        gate.pass(j.value);
+        return Toy{std::make_shared<const int>(j.value), j.ticket, {}};
+      },
+      [](const ToyJob& j, const std::exception& e) {
+        return Toy{nullptr, j.ticket, e.what()};
+      },
+      0.0);
+  w.submit({1, 1});
+  wait_started(gate, 1);
+  w.submit({2, 2});
+  gate.release();
+  CHECK(w.wait());  // 1 is done and not taken: 2 waits for it
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  {
+    std::lock_guard lock(gate.m);
+    CHECK(gate.ran == std::vector<int>{1});
+  }
+  const std::optional<Toy> first = w.take();
+  REQUIRE(first.has_value());
+  CHECK(*first->trace == 1);
+  CHECK_FALSE(w.wait());  // 2 ran once 1 was taken
+  const std::optional<Toy> second = w.take();
+  REQUIRE(second.has_value());
+  CHECK(*second->trace == 2);
 }

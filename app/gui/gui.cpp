@@ -20,6 +20,7 @@
 #include "app/gui/frame_drivers.h"
 #include "app/gui/start_state.h"
 #include "app/gui/user_files.h"
+#include "core/text_format.h"
 #include "core/validate.h"
 #include "ui/logic/document_files.h"
 #include "ui/widgets/heatmap.h"
@@ -222,6 +223,9 @@ int frame_loop(const GuiOptions& o, Window& window, ui::AppState& state, Autosav
     const double now = glfwGetTime();
     if (driver) driver->before_frame(state);
     const std::optional<ImVec2> display = follow_display(window.glfw, state, driver.get());
+    int fb_w = 0, fb_h = 0;  // what the window itself holds grows with its frame buffers
+    glfwGetFramebufferSize(window.glfw, &fb_w, &fb_h);
+    state.set_window_size(fb_w, fb_h);
     apply_look(state, window.look);
     placement.follow(window.glfw, state.display.fullscreen);
     // A capture shows the newest state of the document, not a trace the worker is still replacing (two frames:
@@ -255,6 +259,14 @@ int run_gui(const GuiOptions& o, std::ostream& err) {
   UserFiles user = read_user_files(o, *state);
   const int width = o.size_given || !user.used ? o.width : user.settings.width;
   const int height = o.size_given || !user.used ? o.height : user.settings.height;
+  // The settings' budget (or size) is held as --memory-budget is: a window that cannot fit in it does not open.
+  if (!o.memory_budget && user.settings.memory_budget) try {
+      ui::check_window_fits(width, height, state->memory_budget);
+      ui::check_window_budget(state->scenario(), ui::window_frame_bytes(width, height), state->memory_budget);
+    } catch (const InputError& e) {
+      err << "attention-lab: " << shown_path(user.settings_file) << ": memory_budget: " << e.what() << '\n';
+      return cli::kExitBadInput;
+    }
   Window window;
   window.ui.gallery.open = o.gallery;
   window.glfw = open_window(width, height, state->window_title(), o.automated(), err);

@@ -32,7 +32,9 @@ std::string compare_traces(const Trace& shown, const Trace& fresh) {
   if (shown.heads.size() != fresh.heads.size()) return "head counts differ";
   std::string d = differs(shown.x, fresh.x, "X");
   for (std::size_t h = 0; d.empty() && h < fresh.heads.size(); ++h) {
-    const HeadTrace &a = shown.heads[h], &b = fresh.heads[h];
+    // Copies whose matrices made on demand go with them: the check holds one head's at a time, and the shown
+    // trace stays as the window keeps it (its kept weights are compared as they are).
+    const HeadTrace a = fresh_head(shown.heads[h]), b = fresh_head(fresh.heads[h]);
     const std::string head = "head " + std::to_string(h) + " ";
     for (auto [m, f, name] : {std::tuple{&a.q, &b.q, "q"},
                               {&a.k, &b.k, "k"},
@@ -41,7 +43,7 @@ std::string compare_traces(const Trace& shown, const Trace& fresh) {
                               {&a.scaled(), &b.scaled(), "scaled"},
                               {&*a.mask, &*b.mask, "mask"},
                               {&a.masked(), &b.masked(), "masked"},
-                              {&a.weights(), &b.weights(), "weights"},
+                              {&shown.heads[h].weights(), &b.weights(), "weights"},
                               {&a.output, &b.output, "output"}})
       if (d.empty()) d = differs(*m, *f, head + name);
   }

@@ -24,6 +24,7 @@
 #include "ui/logic/lesson_nav.h"
 #include "ui/logic/step_matrices.h"
 #include "ui/logic/train_actions.h"
+#include "ui/logic/window_memory.h"
 
 namespace attn::gui {
 namespace {
@@ -41,8 +42,10 @@ std::optional<Scenario> load_document(const GuiOptions& o, const std::filesystem
     o.overrides.apply(scenario, err);
     if (o.tokens) set_token_count(scenario, *o.tokens);
     validate(scenario);
-    // The settings are read after the document: --memory-budget or the machine's default holds it.
-    check_trace_budget(scenario, o.memory_budget.value_or(cli::machine_memory_budget()));
+    // The settings are read after the document: --memory-budget or the machine's default holds it, in a window of
+    // the size asked for.
+    ui::check_window_budget(scenario, ui::window_frame_bytes(o.width, o.height),
+                            o.memory_budget.value_or(cli::machine_memory_budget()));
   } catch (const InputError& e) {
     err << "attention-lab: " << path.string() << " with the given options: " << e.what() << '\n';
     return std::nullopt;
@@ -226,11 +229,18 @@ bool start_training(const GuiOptions& o, ui::AppState& state, std::ostream& err)
 }  // namespace
 
 std::unique_ptr<ui::AppState> start_state(const GuiOptions& o, std::ostream& err) {
+  try {
+    ui::check_window_fits(o.width, o.height, o.memory_budget.value_or(cli::machine_memory_budget()));
+  } catch (const InputError& e) {
+    err << "attention-lab: " << e.what() << '\n';
+    return nullptr;
+  }
   const std::filesystem::path path = o.scenario.empty() ? cli::default_scenario() : std::filesystem::path(o.scenario);
   std::optional<Scenario> scenario = load_document(o, path, err);
   if (!scenario) return nullptr;
   auto state = std::make_unique<ui::AppState>(std::move(*scenario), path);
   state->set_memory_budget(o.memory_budget.value_or(cli::machine_memory_budget()));
+  state->set_window_size(o.width, o.height);
   load_assets(*state);
   // The order matters: a lesson page sets the view, step and head, which the options after it refine.
   const bool ok = start_model_view(o, *state, err) && start_view(o, *state, err) && start_lesson(o, *state, err) &&

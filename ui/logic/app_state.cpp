@@ -34,8 +34,15 @@ Document first_document(Scenario scenario, std::filesystem::path path) {
 
 AppState::AppState(Scenario scenario, std::filesystem::path path, std::int64_t history_bytes)
     : doc_(first_document(std::move(scenario), std::move(path))),
-      history_(scenario_bytes, history_bytes),
+      history_(scenario_bytes, std::min(history_bytes, history_share(memory_budget))),
+      history_bytes_(history_bytes),
       computation_(*doc_.scenario) {}
+
+void AppState::set_memory_budget(std::int64_t budget) {
+  memory_budget = budget;
+  history_.set_bytes(std::min(history_bytes_, history_share(budget)));
+  model_doc.set_memory_budget(budget);
+}
 
 // --- The document and its history.
 
@@ -62,7 +69,7 @@ bool AppState::apply(const std::function<void(Scenario&)>& change, std::optional
   change(next);
   try {
     validate(next, doc_.scenario.get());
-    check_trace_budget(next, memory_budget);
+    check_window_budget(next, window_frame, memory_budget);
   } catch (const InputError& e) {
     message = std::string("Not applied: ") + e.what();
     return false;
@@ -90,7 +97,7 @@ bool AppState::redo() {
 bool AppState::open(Scenario scenario, std::filesystem::path path) {
   try {
     validate(scenario);
-    check_trace_budget(scenario, memory_budget);
+    check_window_budget(scenario, window_frame, memory_budget);
   } catch (const InputError& e) {
     message = path.string() + ": " + e.what();
     return false;
@@ -156,9 +163,10 @@ void AppState::poll() {
 }
 
 void AppState::wait() {
-  computation_.wait();
+  const bool shown = computation_.wait();
   model_doc.wait();
   poll();
+  if (shown) clamp_views();  // poll() does only for what it shows itself
 }
 
 // --- The views.

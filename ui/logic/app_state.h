@@ -22,6 +22,7 @@
 #include "ui/logic/model_document.h"
 #include "ui/logic/view_state.h"
 #include "ui/logic/views.h"
+#include "ui/logic/window_memory.h"
 
 namespace attn::ui {
 
@@ -86,14 +87,17 @@ class AppState {
   // edited document still shares is taken as checked).
   AppState(Scenario scenario, std::filesystem::path path, std::int64_t history_bytes = History::kBytes);
 
-  // What a document's trace may hold (predicted_trace_bytes): an edit or a file past it is refused with both numbers,
-  // and the tokens slider stops at it. The window sets it from --memory-budget, the settings or the machine.
-  // The Model view's forward pass and the Train view's runs are held to the same budget (set_memory_budget).
+  // What the window may hold (predicted_window_bytes: itself, the undo history's share and two results of the
+  // document): an edit or a file past it is refused with both numbers, and the tokens slider stops at it. The window
+  // sets it from --memory-budget, the settings or the machine. The Model view's forward pass and the Train view's runs
+  // are held to the same budget (set_memory_budget).
   std::int64_t memory_budget = limits::kDefaultMemoryBudget;
-  void set_memory_budget(std::int64_t budget) {
-    memory_budget = budget;
-    model_doc.set_memory_budget(budget);
-  }
+  void set_memory_budget(std::int64_t budget);
+  // The window itself (window_frame_bytes of its size): the window sets it from its frame buffer's size.
+  std::int64_t window_frame = window_frame_bytes(1600, 900);
+  void set_window_size(int width, int height) { window_frame = window_frame_bytes(width, height); }
+  // What the window holds with the document, as checked against the budget.
+  std::int64_t window_bytes() const { return predicted_window_bytes(*doc_.scenario, window_frame, memory_budget); }
 
   // --- The document and its history.
   // Valid until the next poll(), like trace(): a view may read it after an edit it made in the same frame.
@@ -220,6 +224,7 @@ class AppState {
   void clamp_views();  // a new result: the head and the decoded token stay within it
   Document doc_;
   History history_;
+  std::int64_t history_bytes_;  // the history's bound before the budget's share
   std::optional<LayerVisit> layer_visit_;
   Computation computation_;
   std::vector<std::shared_ptr<const Scenario>>

@@ -29,7 +29,8 @@ class Computation {
   bool poll(std::optional<std::string>& failure) { return results_.poll(failure); }
   // Even when nothing is awaited: a stale request may still be running, and its result must meet poll's check now,
   // not later (the newest request was queued last, so it is the last one done).
-  void wait() { results_.wait(); }
+  // Returns whether a result was shown meanwhile (one that held back a newer request).
+  bool wait() { return results_.wait(); }
 
   std::uint64_t ticket() const { return results_.ticket(); }
   bool computing() const { return results_.computing(); }

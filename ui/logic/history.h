@@ -48,7 +48,9 @@ class BasicHistory {
   bool can_undo() const { return !undo_.empty(); }
   bool can_redo() const { return !redo_.empty(); }
   void end_gesture() { gesture_ = 0; }  // the next edit starts a step of its own
-  void clear() {                        // a new document: nothing to undo
+  // A new bound (the window's share of a memory budget), held from the next record on.
+  void set_bytes(std::int64_t bytes) { bytes_ = bytes; }
+  void clear() {  // a new document: nothing to undo
     undo_.clear();
     redo_.clear();
     gesture_ = 0;

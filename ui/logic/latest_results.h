@@ -51,10 +51,21 @@ class LatestResults {
       failure = (*done).*why_;
       return false;
     }
-    retired_.push_back(std::exchange(shown_, std::move(*done)));  // a queued job is newer: it stays
+    // A queued job is newer: it stays. The result replaced goes now (references to it were valid until this poll),
+    // so that the worker frees it before it starts that job.
+    worker_.dispose(std::exchange(shown_, std::move(*done)));
     return true;
   }
-  void wait() { worker_.wait(); }  // until the worker is idle: a poll() after it takes every result it will give
+  // Until the worker is idle: a poll() after it takes every result it will give. A result that holds back a queued
+  // job is shown meanwhile (its failure is superseded by the job's): returns whether one was.
+  bool wait() {
+    bool shown = false;
+    while (worker_.wait()) {
+      std::optional<std::string> superseded;
+      shown = poll(superseded) || shown;
+    }
+    return shown;
+  }
 
  private:
   Result shown_;

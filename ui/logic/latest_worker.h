@@ -1,9 +1,10 @@
 #pragma once
 // A thread that computes the newest of the jobs it is given, away from the frame: the window keeps drawing the
 // last complete result until a newer one is done. A job that has not started is replaced by a newer one (the
-// newest wins), and results are freed on this thread too (a 2048-token trace is a gigabyte, and freeing it
-// would cost the window a frame). Used for the scenario's trace (Computation) and the model's forward pass
-// (ModelDocument).
+// newest wins), and the next job starts only once the last result was taken, and what it replaced freed: the window
+// holds at most the result it shows and one more (window_memory.h). Results are freed on this thread too (a 2048-token
+// trace is a gigabyte, and freeing it would cost the window a frame). Used for the scenario's trace (Computation) and
+// the model's forward pass (ModelDocument).
 #include <chrono>
 #include <condition_variable>
 #include <exception>
@@ -50,10 +51,15 @@ class LatestWorker {
     }
     wake_.notify_all();
   }
-  // The newest result finished since the last call, if any.
+  // The newest result finished since the last call, if any. A queued job starts after it is taken.
   std::optional<Result> take() {
-    std::lock_guard lock(mutex_);
-    return std::exchange(done_, std::nullopt);
+    std::optional<Result> r;
+    {
+      std::lock_guard lock(mutex_);
+      r = std::exchange(done_, std::nullopt);
+    }
+    wake_.notify_all();
+    return r;
   }
   void dispose(Result old) {
     {
@@ -70,9 +76,12 @@ class LatestWorker {
     }
     idle_.notify_all();
   }
-  void wait() {  // until nothing is queued or being computed
+  // Until nothing is queued or being computed, or a result waits to be taken before the queued job can start: true
+  // then (take() it and wait again).
+  bool wait() {
     std::unique_lock lock(mutex_);
-    idle_.wait(lock, [this] { return !running_ && !queued_; });
+    idle_.wait(lock, [this] { return !running_ && (!queued_ || done_); });
+    return queued_.has_value();
   }
 
  private:
@@ -80,7 +89,8 @@ class LatestWorker {
     yield_to_window();
     std::unique_lock lock(mutex_);
     for (;;) {
-      wake_.wait(lock, [this] { return stop_ || queued_.has_value() || !disposed_.empty(); });
+      // A result not taken yet holds a job back: the window would hold it, the one shown and the job's.
+      wake_.wait(lock, [this] { return stop_ || (queued_.has_value() && !done_) || !disposed_.empty(); });
       if (stop_) return;
       if (!disposed_.empty()) {
         std::vector<Result> freed = std::exchange(disposed_, {});
@@ -102,7 +112,7 @@ class LatestWorker {
       // is freed without the lock (it may be a gigabyte).
       std::optional<Result> untaken;
       if (result) untaken = std::exchange(done_, std::move(result));
-      if (!queued_) idle_.notify_all();
+      idle_.notify_all();  // idle, or a result to take before the queued job
       if (untaken) {
         lock.unlock();
         untaken.reset();

@@ -76,7 +76,7 @@ void tokens_section(AppState& state) {
 // the n^2 score matrices grow under the user's hand, and big traces are computed on the worker.
 void scale_section(AppState& state) {
   const Scenario& s = state.scenario();
-  const int most = max_token_count(s, kMaxScaleTokens, state.memory_budget);
+  const int most = max_window_tokens(s, kMaxScaleTokens, state.window_frame, state.memory_budget);
   int n = s.n_q();
   FitLabel("tokens (T)");
   if (ImGui::SliderInt("tokens (T)", &n, 1, std::max(most, s.n_q()), "%d", ImGuiSliderFlags_AlwaysClamp))
@@ -84,7 +84,7 @@ void scale_section(AppState& state) {
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip(
         "Drag to change the sequence length. New tokens get embedding rows drawn from the seed;\n"
-        "Ctrl+click to type a number. At most %d here (%s attention cells in all, and a trace within the\n"
+        "Ctrl+click to type a number. At most %d here (%s attention cells in all, and the window within the\n"
         "memory budget of %s: --memory-budget SIZE, or \"memory_budget\" in the settings file).",
         most, format_exact(double(limits::kMaxAttentionCells), AxisUnit::Plain).c_str(),
         format_unit(double(state.memory_budget), AxisUnit::Bytes).c_str());
@@ -98,7 +98,9 @@ void scale_section(AppState& state) {
     TextDisabledWrapped(format_unit(bytes, AxisUnit::Bytes) + " a head, " +
                         format_unit(bytes * t.attention.heads, AxisUnit::Bytes) + " for " +
                         std::to_string(t.attention.heads) + " heads");
-  TextDisabledWrapped("the whole trace: " + format_unit(double(trace_bytes(t)), AxisUnit::Bytes) + " of the " +
+  TextDisabledWrapped("the whole trace: " + format_unit(double(trace_bytes(t)), AxisUnit::Bytes) +
+                      "; the window with it, the one being computed and the undo history: " +
+                      format_unit(double(state.window_bytes()), AxisUnit::Bytes) + " of the " +
                       format_unit(double(state.memory_budget), AxisUnit::Bytes) + " memory budget");
   ImGui::TextDisabled("last recompute %.1f ms%s", state.last_recompute_seconds() * 1e3,
                       state.computing() ? ", computing\u2026" : "");
