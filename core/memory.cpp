@@ -114,7 +114,8 @@ void validate_shape(const ModelShape& m, const ShapeFieldNames& n) {
   check_range(m.layers, 1, kv_limits::kMaxLayers, n.field("layers"));
   check_range(m.d_model, 0, kv_limits::kMaxDModel, n.field("d_model"));
   check_range(m.heads, 1, kv_limits::kMaxHeads, n.field("heads"));
-  check_range(m.head_dim, 1, kv_limits::kMaxHeadDim, n.field("head_dim"));
+  // An mla shape caches its latent: its head_dim may be left out (0), as kv's --latent-dim shape does.
+  check_range(m.head_dim, m.variant == Variant::Mla ? 0 : 1, kv_limits::kMaxHeadDim, n.field("head_dim"));
   check_variant_heads(m, n);
   check_latent(m, n);
   check_window(m, n);

@@ -40,7 +40,7 @@ struct ModelShape {
   int d_model = 0;     // 0 = not stated (a shape typed on the command line); needed only for Tables 1-2 and FLOPs
   int heads = 1;       // H, query heads
   int kv_heads = 1;    // G: mha has H, mqa 1, mla H (each query head expands its own from the latent)
-  int head_dim = 1;    // d: its own number, not always d_model / H (Gemma 3 27B: 128, not 168)
+  int head_dim = 1;    // d: its own number, not always d_model / H (Gemma 3 27B: 128, not 168); 0: not stated (mla)
   int latent_dim = 0;  // d_c, mla only: the cached latent
   int rope_dim = 0;    // d_rope, mla only: the decoupled RoPE key, cached beside the latent
   // Sliding-window layers keep only the last `window` tokens. The layers repeat in groups of

@@ -1,5 +1,7 @@
 #include "core/model.h"
 
+#include <limits>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -195,10 +197,17 @@ ModelTrace run_model(const Model& m, const std::vector<std::string>& tokens, int
   return run_model(m, tokens, ModelRunOptions{.layers = layers});
 }
 
+void check_token_count(const Model& m, std::int64_t n, const std::string& field, std::int64_t least) {
+  check_range(n, least, std::numeric_limits<std::int64_t>::max(), field);
+  if (n > m.max_positions)
+    throw InputError(field, "must be <= " + std::to_string(m.max_positions) + ", the model's max_positions (found " +
+                                std::to_string(n) + ")");
+}
+
 ModelTrace run_model(const Model& m, const std::vector<std::string>& tokens, const ModelRunOptions& o) {
   const int layers = o.layers;
   const int n = static_cast<int>(tokens.size());
-  check_range(n, 1, m.max_positions, "tokens");
+  check_token_count(m, n, "tokens");
   ModelTrace t;
   t.tokens = tokens;
   t.ids = token_ids(m, tokens);

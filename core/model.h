@@ -122,6 +122,9 @@ Model resolve_model(const Model& m);
 
 // The indices of tokens in the vocabulary; an unknown token is refused by name (InputError, field "tokens").
 std::vector<int> token_ids(const Model& m, const std::vector<std::string>& tokens);
+// n tokens read at once: at least `least`, at most the model's max_positions, said as such ("tokens: must be <= 512,
+// the model's max_positions (found 4097)").
+void check_token_count(const Model& m, std::int64_t n, const std::string& field, std::int64_t least = 1);
 
 // Each row's softmax, shifted by the row's largest value (-inf entries get 0).
 Matrix softmax_rows(const Matrix& logits);

@@ -160,7 +160,7 @@ Forward forward(const Model& m, const std::vector<int>& ids, const std::vector<i
 void check_inputs(const Model& m, const std::vector<int>& ids, const std::vector<int>& targets,
                   bool need_target = true) {
   check_trainable(m);
-  check_range(static_cast<std::int64_t>(ids.size()), 1, m.max_positions, "tokens");
+  check_token_count(m, static_cast<std::int64_t>(ids.size()), "tokens");
   if (targets.size() != ids.size())
     throw InputError("targets", "expected one per token (" + std::to_string(ids.size()) + ") but found " +
                                     std::to_string(targets.size()));

@@ -136,6 +136,8 @@ void check_vocab(const std::vector<std::string>& vocab) {
 }
 
 void check_model(const Model& m) {
+  check_name(m.name, "name");
+  check_description(m.description, "description");
   check_sizes(m);
   for (const Part& p : read_parts(m)) check_part(p);
   if (const std::int64_t n = parameter_count(m); n > limits::kMaxModelParameters)

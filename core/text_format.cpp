@@ -99,6 +99,13 @@ std::string general_number_beside(double x, double limit) {
   return shown;
 }
 
+std::string quoted_number(std::string_view written) {
+  const std::string shown = escaped_text(written.substr(0, kMaxQuotedNumber));
+  if (written.size() <= kMaxQuotedNumber) return shown;
+  const auto digits = std::count_if(written.begin(), written.end(), [](char c) { return c >= '0' && c <= '9'; });
+  return shown + "\u2026, " + thousands(static_cast<std::uint64_t>(digits)) + " digits";
+}
+
 std::string line_and_column(std::string_view text, std::size_t byte) {
   byte = std::min(byte, text.size());
   const std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + byte, '\n'));

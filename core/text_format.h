@@ -38,6 +38,11 @@ std::string general_number_beside(double x, double limit);
 // Fixed-point with `precision` digits: 0.7426921, 4 -> "0.7427"; -inf (a hidden score) prints as "-inf", -0 as 0.
 std::string format_number(double x, int precision);
 
+// A number as written, quoted in a message: up to kMaxQuotedNumber characters as they are; past that the first
+// kMaxQuotedNumber, "…" and how many digits it has ("1000000000…, 5,001 digits").
+inline constexpr std::size_t kMaxQuotedNumber = 40;
+std::string quoted_number(std::string_view written);
+
 // Where the byte at 1-based position `byte` of `text` is, as messages say it: "line 3, column 7".
 std::string line_and_column(std::string_view text, std::size_t byte);
 

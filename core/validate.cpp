@@ -103,6 +103,34 @@ void check_label(const std::string& label, const std::string& field) {
     }
 }
 
+namespace {
+
+// The first control character of `text` that `allowed` does not list, as "U+001B"; "" when there is none.
+std::string control_character_in(const std::string& text, std::string_view allowed) {
+  for (unsigned char c : text)
+    if ((c < 0x20 || c == 0x7f) && allowed.find(static_cast<char>(c)) == std::string_view::npos) {
+      char code[8];
+      std::snprintf(code, sizeof code, "U+%04X", c);
+      return code;
+    }
+  return "";
+}
+
+}  // namespace
+
+void check_name(const std::string& name, const std::string& field) {
+  if (invalid_utf8_at(name) != std::string::npos) throw InputError(field, "not valid UTF-8 text");
+  if (const std::string c = control_character_in(name, ""); !c.empty())
+    throw InputError(field, "a name must not contain control characters (found " + c + ")");
+}
+
+void check_description(const std::string& description, const std::string& field) {
+  if (invalid_utf8_at(description) != std::string::npos) throw InputError(field, "not valid UTF-8 text");
+  if (const std::string c = control_character_in(description, "\n\t"); !c.empty())
+    throw InputError(field,
+                     "a description may hold line breaks and tabs but no other control characters (found " + c + ")");
+}
+
 void check_range(std::int64_t value, std::int64_t lo, std::int64_t hi, const std::string& field) {
   if (value < lo)
     throw InputError(field, "must be >= " + std::to_string(lo) + " (found " + std::to_string(value) + ")");
@@ -147,6 +175,8 @@ InputError within(const std::string& prefix, const InputError& e) {
 }
 
 void validate(const Scenario& s, const Scenario* checked) {
+  check_name(s.name, "name");
+  check_description(s.description, "description");
   check_tokens(s.input, "", -1);
   const int d_model = s.d_model();
   if (s.context) check_tokens(*s.context, "context.", d_model);

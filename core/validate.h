@@ -44,6 +44,10 @@ void check_range(std::int64_t value, std::int64_t lo, std::int64_t hi, const std
 // A token label heads rows and columns: not empty, no control characters (a newline or tab would tear the
 // tables apart). `field` names it ("tokens[3]").
 void check_label(const std::string& label, const std::string& field);
+// A scenario's or a model's name (a line of a title) and description (text that may keep its newlines and tabs):
+// UTF-8 without control characters, which would reach the terminal raw. `field` names it ("name").
+void check_name(const std::string& name, const std::string& field);
+void check_description(const std::string& description, const std::string& field);
 // Every entry finite and within limits::kMaxAbsValue; names the first bad cell as field[r][c].
 void check_values(const Matrix& m, const std::string& field);
 

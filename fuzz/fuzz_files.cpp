@@ -14,6 +14,7 @@
 #include "core/io/batches_json.h"
 #include "core/io/json_fields.h"
 #include "core/io/presets_json.h"
+#include "core/memory_budget.h"
 #include "fuzz/fuzz_scenario_body.h"
 #include "ui/logic/document_files.h"
 #include "ui/logic/lessons.h"
@@ -73,7 +74,7 @@ void fuzz_batches(std::string_view text) {
   Model m;  // a batches file is read against a model's vocabulary and positions
   m.vocab = {"a", "b", "c", "d", "e"};
   m.max_positions = 8;
-  for (const std::vector<Sequence>& batch : batches_from_json(parse_json_document(text), m))
+  for (const std::vector<Sequence>& batch : parse_batches(text, m, limits::kDefaultMemoryBudget))
     for (const Sequence& q : batch) {
       check_file(q.ids.size() >= 2 && q.ids.size() <= 8, "a sequence of " + std::to_string(q.ids.size()) + " ids");
       check_file(q.targets.size() == q.ids.size(), "targets and ids differ in length");

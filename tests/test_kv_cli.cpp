@@ -357,7 +357,7 @@ TEST_CASE("kv usage errors: a clear message on stderr, nothing on stdout, exit 2
        "attention-lab: kv: the shape is missing --layers and --head-dim (or give --preset NAME; see attention-lab kv "
        "--list)\n"},
       {{"kv", "--variant", "mla", "--layers", "2"},
-       "attention-lab: kv: the shape is missing --heads, --head-dim and --latent-dim (or give --preset NAME; see "
+       "attention-lab: kv: the shape is missing --heads and --latent-dim (or give --preset NAME; see "
        "attention-lab kv --list)\n"},
       {typed({"--variant", "mqa", "--kv-heads", "8"}), "attention-lab: --kv-heads: must be 1 for mqa but found 8\n"},
       {typed({"--variant", "mha", "--kv-heads", "8"}),

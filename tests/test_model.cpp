@@ -211,7 +211,8 @@ TEST_CASE("bad model files name the field, what was expected and what was found"
         }) ==
         "model: its weights, given or drawn from the seed, would hold 125933568 numbers, more than the 33554432 a "
         "model may hold");
-  CHECK_THROWS_WITH_AS(run_model(model(good), {"x", "y", "x", "y", "x"}), "tokens: must be <= 4 (found 5)", InputError);
+  CHECK_THROWS_WITH_AS(run_model(model(good), {"x", "y", "x", "y", "x"}), "tokens: must be <= 4, the model's max_positions (found 5)",
+                       InputError);
   CHECK_THROWS_WITH_AS(run_model(model(good), {"x", "z"}), "tokens[1]: \"z\" is not in the vocabulary of 2 tokens",
                        InputError);
 }

@@ -46,8 +46,9 @@ TEST_CASE("a document whose tree would be many times its text is refused before 
   for (int i = 0; i < 200000; ++i) lists += "[],";
   lists += "[]]";
   CHECK_THROWS_WITH_AS(parse_json_document(lists),
-                       "too many small values for its size: the parsed document would take more than 10 times the "
-                       "file's size in memory",
+                       "too many small values for its size of 600,004 bytes (585.94 KiB): reading it would take more "
+                       "than 10 times that in memory. The files the lab reads hold rows of numbers, not many tiny "
+                       "lists or values: check that this is the file meant, or split it into smaller files",
                        InputError);
   // One list of three million numbers: nlohmann frees a tree by moving a list's values aside first, so it costs
   // twice its 16 bytes a value (a 60 MiB list of zeros took 1 GB).
@@ -55,8 +56,9 @@ TEST_CASE("a document whose tree would be many times its text is refused before 
   for (int i = 0; i < 3000000; ++i) zeros += "0,";
   zeros += "0]";
   CHECK_THROWS_WITH_AS(parse_json_document(zeros),
-                       "too many small values for its size: the parsed document would take more than 10 times the "
-                       "file's size in memory",
+                       "too many small values for its size of 6,000,003 bytes (5.72 MiB): reading it would take more "
+                       "than 10 times that in memory. The files the lab reads hold rows of numbers, not many tiny "
+                       "lists or values: check that this is the file meant, or split it into smaller files",
                        InputError);
   // Numbers in rows, as a model's weights are written, are far from that.
   std::string rows = "[";

@@ -89,7 +89,7 @@ int decode_command(std::span<const std::string> words, std::ostream& out, std::o
     out << "Usage:\n" << kDecodeHelp << "\n  Options that override the scenario file:\n" << kOverridesHelp;
     return kExitOk;
   }
-  const std::optional<DecodeTrace> d = compute_from_file(o, err, [budget](const Scenario& s) {
+  const std::optional<DecodeTrace> d = compute_from_file(o, budget, err, [budget](const Scenario& s) {
     check_memory_budget(predicted_decode_bytes(s), budget, "this decoding");
     return decode(s);
   });

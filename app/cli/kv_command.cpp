@@ -27,6 +27,7 @@ const char* const kKvHelp =
     "                    a shape of your own; the variant follows from G: G = H mha, G = 1 mqa, else gqa\n"
     "  --latent-dim C [--rope-dim R]\n"
     "                    an mla shape: C latent numbers (+ R for the RoPE key) cached per token per layer\n"
+    "                    (with --layers and --heads; --head-dim only for --compare)\n"
     "  --variant V       mha | gqa | mqa | mla, to state it rather than infer it\n"
     "  --window W [--local-layers A --global-layers B]\n"
     "                    sliding-window layers keep only the last W tokens; the layers repeat as A local\n"
@@ -178,7 +179,7 @@ ModelShape shape_from_options(const KvOptions& o) {
   if (!o.layers) missing.push_back("--layers");
   if (!o.heads) missing.push_back("--heads");
   if (m.variant == Variant::Gqa && !o.kv_heads) missing.push_back("--kv-heads");
-  if (!o.head_dim) missing.push_back("--head-dim");
+  if (m.variant != Variant::Mla && !o.head_dim) missing.push_back("--head-dim");  // mla caches its latent
   if (m.variant == Variant::Mla && !o.latent_dim) missing.push_back("--latent-dim");
   if (!missing.empty())
     throw UsageError("kv: the shape is missing " + join_missing(missing) +
@@ -194,7 +195,7 @@ ModelShape shape_from_options(const KvOptions& o) {
         "window on every layer");
   m.layers = *o.layers;
   m.heads = *o.heads;
-  m.head_dim = *o.head_dim;
+  m.head_dim = o.head_dim.value_or(0);
   switch (m.variant) {
     case Variant::Mha:
     case Variant::Mla: m.kv_heads = o.kv_heads.value_or(m.heads); break;
@@ -264,6 +265,10 @@ int kv_command(std::span<const std::string> words, std::ostream& out, std::ostre
     r.model = find_preset(*presets, *o.preset);
   } else {
     r.model = shape_from_options(o);
+    if (o.compare && r.model.head_dim == 0)
+      throw UsageError(
+          "kv: --compare sizes the same heads as MHA, GQA and MQA, whose cache is 2 x heads x head_dim: give "
+          "--head-dim (an mla shape alone needs only --latent-dim and --rope-dim)");
   }
   r.seq = o.seq;
   r.seq_is_default = !o.seq_given;

@@ -46,7 +46,7 @@ std::string notes(const ModelShape& m) {
         << " cached; the " << thousands(m.heads) << " query heads add nothing to the cache.\n";
   if (m.variant == Variant::Mla)
     out << "  One latent per token serves every query head: keys and values are expanded from it, not cached.\n";
-  if (m.d_model > 0 && (m.d_model % m.heads != 0 || m.d_model / m.heads != m.head_dim)) {
+  if (m.d_model > 0 && m.head_dim > 0 && (m.d_model % m.heads != 0 || m.d_model / m.heads != m.head_dim)) {
     char ratio[32];
     if (m.d_model % m.heads == 0) std::snprintf(ratio, sizeof ratio, "%d", m.d_model / m.heads);
     else std::snprintf(ratio, sizeof ratio, "%.2f", static_cast<double>(m.d_model) / m.heads);
@@ -137,7 +137,7 @@ std::string describe_shape(const ModelShape& m) {
       break;
     case Variant::Mla: s += ", " + count(m.heads, "head", "heads"); break;
   }
-  s += ", head_dim " + thousands(m.head_dim);
+  if (m.head_dim > 0) s += ", head_dim " + thousands(m.head_dim);
   if (m.variant == Variant::Mla)
     s += ", cached latent " + thousands(m.latent_dim) + " + RoPE key " + thousands(m.rope_dim);
   return s;

@@ -70,7 +70,7 @@ int online_command(std::span<const std::string> words, std::ostream& out, std::o
     trace = compute_trace(s);
     return online_softmax(*trace, *r.head, *r.row, *r.block);
   };
-  const std::optional<OnlineSoftmax> online = compute_from_file(o, err, run);
+  const std::optional<OnlineSoftmax> online = compute_from_file(o, budget, err, run);
   if (!online) return kExitBadInput;
   if (o.json) {
     write_online_json(out, *online);

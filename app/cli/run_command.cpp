@@ -9,6 +9,7 @@
 #include "app/cli/units.h"
 #include "core/io/json_fields.h"
 #include "core/io/model_json.h"
+#include "core/io/scenario_json.h"
 #include "core/io/trace_json.h"
 #include "core/memory_budget.h"
 #include "core/model_bytes.h"
@@ -136,7 +137,7 @@ void print_predictions(std::ostream& out, const Model& m, const ModelTrace& t, i
 void check_run(const Model& m, const std::vector<std::string>& tokens, const ScenarioCommandOptions& o,
                std::int64_t budget) {
   const auto n = static_cast<std::int64_t>(tokens.size());
-  check_range(n, 1, m.max_positions, "tokens");
+  check_token_count(m, n, "tokens");
   token_ids(m, tokens);
   if (o.layer) check_range(*o.layer, 0, static_cast<int>(m.layers.size()) - 1, "--layer");
   const std::int64_t needs = run_bytes(m, n, o.json, o.layer.value_or(-1));
@@ -147,17 +148,26 @@ void check_run(const Model& m, const std::vector<std::string>& tokens, const Sce
 }  // namespace
 
 int run_command(std::span<const std::string> words, std::ostream& out, std::ostream& err, std::int64_t budget) {
-  const ScenarioCommandOptions o = parse_scenario_command("run", words);
+  const ScenarioCommandOptions o = parse_scenario_command("run", words, nullptr, kModelOperand);
   if (o.help) {
     out << "Usage:\n" << kRunHelp;
     return kExitOk;
   }
-  if (!o.tokens) throw UsageError("run: missing --tokens \"...\" (tokens from the model's vocabulary)");
+  if (!o.tokens) {
+    // A scenario is not a model wanting its tokens: say what it is (or why it cannot be read) first.
+    try {
+      if (document_file_kind(o.scenario, budget) == DocumentKind::Scenario) load_model_file(o.scenario, budget);
+    } catch (const InputError& e) {
+      err << "attention-lab: " << shown_path(o.scenario) << ": " << e.what() << '\n';
+      return kExitBadInput;
+    }
+    throw UsageError("run: missing --tokens \"...\" (tokens from the model's vocabulary)");
+  }
   if (o.layer && !o.json) throw UsageError("run: --layer is for --json (the text shows every layer's predictions)");
   if (o.overrides.any()) throw UsageError("run: the scenario overrides do not apply to a model");
   try {
     const std::vector<std::string> tokens = split_words(*o.tokens);
-    Model file = load_model_file(o.scenario);
+    Model file = load_model_file(o.scenario, budget);
     check_run(file, tokens, o, budget);
     const Model m = resolve_model(std::move(file));
     // No layer's heads kept: --json makes each again as it is written.

@@ -9,7 +9,7 @@
 namespace attn::cli {
 
 ScenarioCommandOptions parse_scenario_command(const std::string& command, std::span<const std::string> words,
-                                              const CommandOption& own) {
+                                              const CommandOption& own, Operand operand) {
   ScenarioCommandOptions o;
   Args args(words);
   while (!args.done()) {
@@ -24,26 +24,25 @@ ScenarioCommandOptions parse_scenario_command(const std::string& command, std::s
     else if (word.starts_with("--"))
       throw UsageError(command + ": unknown option '" + word + "' (see attention-lab --help)");
     else if (o.scenario.empty()) o.scenario = word;
-    else throw UsageError(command + ": only one SCENARIO may be given, found '" + o.scenario + "' and '" + word + "'");
+    else
+      throw UsageError(command + ": only one " + std::string(operand.name) + " may be given, found '" + o.scenario +
+                       "' and '" + word + "'");
   }
-  if (o.scenario.empty() && !o.help) throw UsageError(command + ": missing SCENARIO (a scenario .json file)");
+  if (o.scenario.empty() && !o.help)
+    throw UsageError(command + ": missing " + std::string(operand.name) + " (" + std::string(operand.what) + ")");
   return o;
 }
 
-Scenario load_command_scenario(const ScenarioCommandOptions& o) {
-  const std::string text = read_document_file(o.scenario, kMaxModelFileBytes);
-  const nlohmann::json j = parse_json_document(text);
-  if (!is_model_json(j)) {
-    if (text.size() > kMaxScenarioFileBytes)
-      throw InputError("", "file is larger than " + std::to_string(kMaxScenarioFileBytes >> 20) + " MiB");
+Scenario load_command_scenario(const ScenarioCommandOptions& o, std::int64_t budget) {
+  if (document_file_kind(o.scenario, budget) == DocumentKind::Scenario) {
     if (o.layer || o.tokens)
       throw InputError(o.layer ? "--layer" : "--tokens", "only for a model file (one with \"layers\")");
-    return scenario_from_json(j);
+    return load_scenario_file(o.scenario, budget);
   }
   if (!o.layer || !o.tokens)
     throw InputError(o.layer ? "--tokens" : "--layer",
                      "a model file needs --layer L and --tokens \"...\" to be traced as a scenario");
-  const Model m = resolve_model(model_from_json(j));
+  const Model m = resolve_model(load_model_file(o.scenario, budget));
   if (*o.layer >= static_cast<int>(m.layers.size()))
     throw InputError("--layer", "the model has layers 0.." + std::to_string(m.layers.size() - 1) + " but found " +
                                     std::to_string(*o.layer));

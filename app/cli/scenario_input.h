@@ -1,6 +1,7 @@
 #pragma once
 // What the commands that read a scenario file share: their options (SCENARIO, --json, --precision,
 // --help and the overrides) and loading the file with its errors reported the same way.
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <ostream>
@@ -26,24 +27,31 @@ struct ScenarioCommandOptions {
 };
 
 // The scenario SCENARIO names: the file itself, or for a model file, layer --layer of it reading --tokens (the
-// residual stream entering that layer, normalised as the model does). Throws InputError.
-Scenario load_command_scenario(const ScenarioCommandOptions& o);
+// residual stream entering that layer, normalised as the model does). The file's size and what reading it holds
+// are checked against its kind's limit and `budget` before it is read. Throws InputError.
+Scenario load_command_scenario(const ScenarioCommandOptions& o, std::int64_t budget);
 
 // An option of one command alone (online's --row): true when it took the word (and its value from args).
 using CommandOption = std::function<bool(const std::string& word, Args& args)>;
 
+// What the file operand is called in messages ("trace: missing SCENARIO (a scenario .json file)").
+struct Operand {
+  std::string_view name = "SCENARIO", what = "a scenario .json file";
+};
+inline constexpr Operand kModelOperand{"MODEL", "a model .json file"};
+
 // `command` names the command in messages ("trace: missing SCENARIO ...").
 ScenarioCommandOptions parse_scenario_command(const std::string& command, std::span<const std::string> words,
-                                              const CommandOption& own = nullptr);
+                                              const CommandOption& own = nullptr, Operand operand = {});
 
 // Loads o.scenario, applies the overrides and returns compute(scenario). Bad input is reported on err,
 // naming the file (and "with the given options" when options changed it), and gives nullopt.
 template <typename F>
-auto compute_from_file(const ScenarioCommandOptions& o, std::ostream& err, F compute)
+auto compute_from_file(const ScenarioCommandOptions& o, std::int64_t budget, std::ostream& err, F compute)
     -> std::optional<decltype(compute(std::declval<const Scenario&>()))> {
   Scenario s;
   try {
-    s = load_command_scenario(o);
+    s = load_command_scenario(o, budget);
   } catch (const InputError& e) {
     err << "attention-lab: " << shown_path(o.scenario) << ": " << e.what() << '\n';
     return std::nullopt;

@@ -263,7 +263,7 @@ int trace_command(std::span<const std::string> words, std::ostream& out, std::os
     return kExitOk;
   }
   if (write_to) check_output_option("trace", "--scenario", *write_to, {{"SCENARIO", o.scenario}});
-  std::optional<Trace> t = compute_from_file(o, err, [&](const Scenario& s) {
+  std::optional<Trace> t = compute_from_file(o, budget, err, [&](const Scenario& s) {
     check_trace_budget(s, budget, predicted_print_bytes(s));
     if (write_to) try {
         save_scenario_file(s, *write_to);

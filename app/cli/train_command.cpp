@@ -188,16 +188,16 @@ void print_evaluation(const Evaluation& e, std::ostream& out) {
 }
 
 // Where the run starts: the file's model, or a new one of the given shape for the task.
-Model starting_model(TrainOptions& o, std::string& file) {
+Model starting_model(TrainOptions& o, std::string& file, std::int64_t budget) {
   if (o.task && o.run.task.kind == TaskKind::Text) {
     file = o.text.empty() ? (assets_dir() / "texts" / "sonnets.txt").string() : o.text;
-    o.run.task.text = read_document_file(file, 16u << 20);
+    o.run.task.text = read_text_file(file, 16u << 20, "a text to train on", budget);
     check_task(o.run.task);
     file = "train";
   }
   if (o.model.empty()) return task_model(o.run.task, o.shape, o.run.seed);
   file = o.model;
-  Model m = load_model_file(o.model);
+  Model m = load_model_file(o.model, budget);
   check_trainable(m);
   if (o.task) check_task_model(m, o.run.task);
   return m;
@@ -268,11 +268,11 @@ int train_command(std::span<const std::string> words, std::ostream& out, std::os
   }
   std::string file = "train";
   try {
-    Model initial = starting_model(o, file);
+    Model initial = starting_model(o, file, budget);
     const std::string model_file = file;
     file = o.batches;
     const std::vector<std::vector<Sequence>> batches =
-        o.task ? std::vector<std::vector<Sequence>>{} : load_batches_file(o.batches, initial);
+        o.task ? std::vector<std::vector<Sequence>>{} : load_batches_file(o.batches, initial, budget);
     file = model_file;
     check_training_budget(initial, o, batches, budget);
     TrainState t = start_training(resolve_model(initial));

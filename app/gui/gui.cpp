@@ -270,7 +270,7 @@ int run_gui(const GuiOptions& o, std::ostream& err) {
   Window window;
   window.ui.gallery.open = o.gallery;
   window.glfw = open_window(width, height, state->window_title(), o.automated(), err);
-  if (!window.glfw) return kExitFailure;
+  if (!window.glfw) return cli::kExitBadInput;  // no display: the environment given, not a bug
   window.canvas.check = o.check_damage;
   window.canvas.region = region_copy(window.glfw);
   int exit_code = frame_loop(o, window, *state, user.autosave, err);

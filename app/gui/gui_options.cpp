@@ -77,6 +77,7 @@ GuiOptions parse_gui_args(std::span<const std::string> words) {
   GuiOptions o;
   Args args(words);
   bool screenshot = false, dump_state = false;  // given, even as ""
+  bool page = false;
   while (!args.done()) {
     const std::string word = args.next();
     if (word == "--screenshot") o.screenshot = args.value(word), screenshot = true;
@@ -111,7 +112,7 @@ GuiOptions parse_gui_args(std::span<const std::string> words) {
     else if (word == "--check-layout-sweep") o.layout_sweep = true;
     else if (word == "--check-damage") o.check_damage = true;
     else if (word == "--lesson") o.lesson = args.value(word);
-    else if (word == "--page") o.page = static_cast<int>(args.integer(word, 1, 1000));
+    else if (word == "--page") o.page = static_cast<int>(args.integer(word, 1, 1000)), page = true;
     else if (word == "--theme") {
       o.theme = args.value(word);
       if (*o.theme != "dark" && *o.theme != "light")
@@ -148,6 +149,10 @@ GuiOptions parse_gui_args(std::span<const std::string> words) {
       throw UsageError("only one SCENARIO may be given, found '" + o.scenario + "' and '" + word + "'");
     }
   }
+  // An option that would do nothing is a mistake worth saying.
+  if (page && !o.lesson) throw UsageError("--page: only with --lesson NAME (it opens a page of that lesson)");
+  if (o.train_gradient && !o.train_steps)
+    throw UsageError("--train-gradient: only with --train-steps N (the gradient of the run trained that far)");
   check_gui_outputs(o, screenshot, dump_state);
   return o;
 }

@@ -33,7 +33,7 @@ namespace {
 std::optional<Scenario> load_document(const GuiOptions& o, const std::filesystem::path& path, std::ostream& err) {
   Scenario scenario;
   try {
-    scenario = load_scenario_file(path);
+    scenario = load_scenario_file(path, o.memory_budget.value_or(cli::machine_memory_budget()));
   } catch (const InputError& e) {
     err << "attention-lab: " << path.string() << ": " << e.what() << '\n';
     return std::nullopt;
@@ -47,7 +47,8 @@ std::optional<Scenario> load_document(const GuiOptions& o, const std::filesystem
     ui::check_window_budget(scenario, ui::window_frame_bytes(o.width, o.height),
                             o.memory_budget.value_or(cli::machine_memory_budget()));
   } catch (const InputError& e) {
-    err << "attention-lab: " << path.string() << " with the given options: " << e.what() << '\n';
+    err << "attention-lab: " << path.string() << (o.overrides.any() || o.tokens ? " with the given options: " : ": ")
+        << e.what() << '\n';
     return std::nullopt;
   } catch (const cli::UsageError& e) {
     err << "attention-lab: " << e.what() << '\n';
@@ -178,7 +179,7 @@ bool start_cell_and_head(const GuiOptions& o, ui::AppState& state, std::ostream&
 // The model file with its tokens (--model-tokens, or its first ones) as the Model view's document; why not if not.
 std::optional<std::string> open_model(const GuiOptions& o, ui::AppState& state, const std::filesystem::path& path) {
   try {
-    Model m = load_model_file(path);
+    Model m = load_model_file(path, state.memory_budget);
     std::vector<std::string> tokens = o.model_tokens ? split_words(*o.model_tokens) : ui::starting_tokens(m);
     const std::optional<std::string> failed = state.model_doc.open({std::move(m), std::move(tokens)}, path);
     if (failed) return (o.model_tokens ? "--model-tokens: " : path.string() + ": ") + *failed;
@@ -218,9 +219,18 @@ bool start_training(const GuiOptions& o, ui::AppState& state, std::ostream& err)
   }
   state.trainer.run_until(*o.train_steps);
   if (o.train_gradient) {
+    const auto [layer, head] = *o.train_gradient;
+    const std::vector<std::vector<Matrix>>& heads = state.trainer.progress().snapshots.back()->probe_attention;
+    if (static_cast<std::size_t>(layer) >= heads.size() ||
+        static_cast<std::size_t>(head) >= heads[static_cast<std::size_t>(layer)].size()) {
+      err << "attention-lab: --train-gradient: the run's model has " << heads.size() << " layer(s) of "
+          << (heads.empty() ? 0 : heads[0].size()) << " head(s), numbered from 0, but found " << layer << '.' << head
+          << '\n';
+      return false;
+    }
     state.train.gradient_tab = true;
-    state.train.layer = o.train_gradient->first;  // clamped to the run's heads when drawn
-    state.train.head = o.train_gradient->second;
+    state.train.layer = layer;
+    state.train.head = head;
   }
   if (!o.view && !o.lesson) state.view = ui::View::Train;
   return true;

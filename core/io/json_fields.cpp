@@ -1,5 +1,6 @@
 #include "core/io/json_fields.h"
 
+#include "core/memory_budget.h"
 #include "core/text_format.h"
 
 #include <algorithm>
@@ -50,7 +51,7 @@ std::size_t opening_bracket_at(std::string_view text, std::size_t depth) {
 // usually mistakes, so the pass follows the nesting to name the first by its full path.
 class DocumentCheck final : public json::json_sax_t {
  public:
-  explicit DocumentCheck(std::string_view text) : text_(text) {}
+  DocumentCheck(std::string_view text, const RootKeys& root) : text_(text), root_(root) {}
 
   bool null() override { return value(kValueBytes); }
   bool boolean(bool) override { return value(kValueBytes); }
@@ -66,23 +67,17 @@ class DocumentCheck final : public json::json_sax_t {
   bool key(json::string_t& k) override {
     Frame& f = stack_.back();
     f.key = k;
+    if (stack_.size() == 1 && !root_allows(k)) return false;
     if (!f.keys.insert(k).second && duplicate_.empty()) duplicate_ = path();
     return add(kMemberBytes + heap_bytes(k.size()));
   }
   bool parse_error(std::size_t position, const std::string& last, const nlohmann::detail::exception& e) override {
-    const std::string what = library_message(e);
-    if (e.id == 406) {  // a number past a double's range, which the library reports without a position
-      const std::size_t start = position + 1 >= last.size() ? position + 1 - last.size() : 0;
-      error_ = line_and_column(text_, start) + ": number too large (found " + last + ")";
-    } else if (what.find("UTF-8") != std::string::npos) {
-      error_ = line_and_column(text_, position) + ": not valid UTF-8 text";
-    } else {
-      error_ = line_and_column(text_, position) + ": not valid JSON: " + what;
-    }
+    error_ = json_syntax_error(text_, position, last, e);
     return false;
   }
 
   const std::string& error() const { return error_; }
+  const std::string& error_field() const { return error_field_; }
   const std::string& duplicate() const { return duplicate_; }
   // Every array's length, in the order the arrays open: the tree is built with each list's room reserved.
   const std::vector<std::size_t>& array_sizes() const { return array_sizes_; }
@@ -135,8 +130,20 @@ class DocumentCheck final : public json::json_sax_t {
   bool add(std::uint64_t bytes) {
     tree_bytes_ += bytes;
     if (tree_bytes_ <= kMaxTreeBytesPerTextByte * text_.size() + kTreeBytesAllowance) return true;
-    error_ = "too many small values for its size: the parsed document would take more than " +
-             std::to_string(kMaxTreeBytesPerTextByte) + " times the file's size in memory";
+    error_ = "too many small values for its size of " + bytes_text(text_.size()) +
+             ": reading it would take more than " + std::to_string(kMaxTreeBytesPerTextByte) +
+             " times that in memory. The files the lab reads hold rows of numbers, not many tiny lists or values: "
+             "check that this is the file meant, or split it into smaller files";
+    return false;
+  }
+  // An unknown key at the root is refused at once: a file of a million keys is not read into a tree first.
+  bool root_allows(const std::string& k) {
+    const auto in = [&k](const std::vector<std::string_view>& keys) {
+      return std::find(keys.begin(), keys.end(), k) != keys.end();
+    };
+    if (root_.allowed.empty() || in(root_.allowed) || in(root_.tolerated)) return true;
+    error_field_ = k;
+    error_ = "unknown key (expected one of: " + join(root_.allowed, ", ") + ")";
     return false;
   }
   std::string path() const {
@@ -145,12 +152,12 @@ class DocumentCheck final : public json::json_sax_t {
     return p;
   }
 
-  static constexpr std::uint64_t kMaxTreeBytesPerTextByte = 10, kTreeBytesAllowance = 4u << 20;
   std::string_view text_;
+  const RootKeys& root_;
   std::vector<Frame> stack_;
   std::vector<std::size_t> array_sizes_;
   std::size_t longest_list_ = 0;
-  std::string error_, duplicate_;
+  std::string error_, error_field_, duplicate_;
   std::uint64_t tree_bytes_ = 0;
 };
 
@@ -213,11 +220,41 @@ class TreeBuilder final : public json::json_sax_t {
   json* member_ = nullptr;
 };
 
-std::string join(const std::vector<std::string_view>& names) {
-  std::string out;
-  for (std::string_view n : names) out += (out.empty() ? "" : ", ") + std::string(n);
-  return out;
-}
+// A streaming pass that keeps nothing but its depth: whether the root object has a key, stopping there.
+class RootKeyScan final : public json::json_sax_t {
+ public:
+  explicit RootKeyScan(std::string_view key) : key_(key) {}
+
+  bool null() override { return seen(); }
+  bool boolean(bool) override { return seen(); }
+  bool number_integer(json::number_integer_t) override { return seen(); }
+  bool number_unsigned(json::number_unsigned_t) override { return seen(); }
+  bool number_float(json::number_float_t, const json::string_t&) override { return seen(); }
+  bool string(json::string_t&) override { return seen(); }
+  bool binary(json::binary_t&) override { return seen(); }
+  bool start_object(std::size_t) override { return seen() && ++depth_ <= kMaxJsonDepth; }
+  bool start_array(std::size_t) override { return seen() && ++depth_ <= kMaxJsonDepth; }
+  // The root's end is the answer: what follows it is not read (the lexer would keep its whitespace).
+  bool end_object() override { return --depth_ > 0; }
+  bool end_array() override { return --depth_ > 0; }
+  bool key(json::string_t& k) override {
+    if (depth_ == 1 && k == key_) found_ = RootKeyFound::Present;
+    return found_ != RootKeyFound::Present;
+  }
+  bool parse_error(std::size_t, const std::string& last, const nlohmann::detail::exception&) override {
+    if (!any_ && last.find_first_not_of(" \t\r\n") == std::string::npos) found_ = RootKeyFound::OnlyWhitespace;
+    return false;
+  }
+  RootKeyFound found() const { return found_; }
+
+ private:
+  bool seen() { return any_ = true; }
+
+  std::string_view key_;
+  std::size_t depth_ = 0;
+  bool any_ = false;
+  RootKeyFound found_ = RootKeyFound::Absent;
+};
 
 }  // namespace
 
@@ -235,33 +272,101 @@ std::int64_t integer_within(const json& v, std::int64_t lo, std::int64_t hi, con
   return v.get<std::int64_t>();
 }
 
-std::string read_document_file(const std::filesystem::path& path, std::uintmax_t max_bytes) {
+std::int64_t predicted_document_bytes(std::uintmax_t size) {
+  const auto n = static_cast<std::int64_t>(std::min<std::uintmax_t>(size, std::uintmax_t(1) << 50));
+  return n + static_cast<std::int64_t>(kMaxTreeBytesPerTextByte) * n;
+}
+
+void check_reading_budget(std::int64_t needed, std::int64_t budget, std::string_view what, std::string_view fewer) {
+  if (needed > kReadingFloorBytes) check_memory_budget(needed, budget, what, fewer);
+}
+
+namespace {
+
+// The size of a regular file of at most max_bytes.
+std::uintmax_t checked_file_size(const std::filesystem::path& path, std::uintmax_t max_bytes, std::string_view kind) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw InputError("", "is a directory, not a file to load");
   if (!std::filesystem::exists(path, ec)) throw InputError("", "no such file");
   if (!std::filesystem::is_regular_file(path, ec)) throw InputError("", "not a regular file");
   const std::uintmax_t size = std::filesystem::file_size(path, ec);
-  if (size > max_bytes) throw InputError("", "file is larger than " + std::to_string(max_bytes >> 20) + " MiB");
+  if (ec) throw InputError("", "its size cannot be read: " + ec.message());
+  if (size > max_bytes)
+    throw InputError("", "file is larger than " + std::to_string(max_bytes >> 20) + " MiB, the limit for " +
+                             std::string(kind) + " (found " + bytes_text(size) + ")");
+  return size;
+}
+
+// The first `size` bytes of the file, in one allocation of that size (a stream into a string would hold it two or
+// three times over); a file grown since it was checked is read only up to the size checked.
+std::string read_checked_file(const std::filesystem::path& path, std::uintmax_t size) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError("", "cannot be opened for reading");
-  // One allocation of the file's size (a stream into a string would hold it two or three times over).
   std::string text(static_cast<std::size_t>(size), '\0');
   in.read(text.data(), static_cast<std::streamsize>(size));
   text.resize(static_cast<std::size_t>(in.gcount()));
   return text;
 }
 
-json parse_json_document(std::string_view text) {
+constexpr std::string_view kReadingFewer = "or a smaller file";
+
+}  // namespace
+
+std::string json_syntax_error(std::string_view text, std::size_t position, const std::string& last,
+                              const nlohmann::detail::exception& e) {
+  const std::string what = library_message(e);
+  if (e.id == 406) {  // a number past a double's range, which the library reports without a position
+    const std::size_t start = position + 1 >= last.size() ? position + 1 - last.size() : 0;
+    return line_and_column(text, start) + ": number too large (found " + quoted_number(last) + ")";
+  }
+  if (what.find("UTF-8") != std::string::npos) return line_and_column(text, position) + ": not valid UTF-8 text";
+  return line_and_column(text, position) + ": not valid JSON: " + what;
+}
+
+std::uintmax_t checked_document_size(const std::filesystem::path& path, std::uintmax_t max_bytes, std::string_view kind,
+                                     std::int64_t budget) {
+  const std::uintmax_t size = checked_file_size(path, max_bytes, kind);
+  check_reading_budget(predicted_document_bytes(size), budget, "reading this file and parsing it", kReadingFewer);
+  return size;
+}
+
+std::string read_document_file(const std::filesystem::path& path, std::uintmax_t max_bytes, std::string_view kind,
+                               std::int64_t budget) {
+  return read_checked_file(path, checked_document_size(path, max_bytes, kind, budget));
+}
+
+std::string read_document_file(const std::filesystem::path& path, std::uintmax_t max_bytes) {
+  return read_document_file(path, max_bytes, "this kind of file", limits::kDefaultMemoryBudget);
+}
+
+std::string read_text_file(const std::filesystem::path& path, std::uintmax_t max_bytes, std::string_view kind,
+                           std::int64_t budget) {
+  const std::uintmax_t size = checked_file_size(path, max_bytes, kind);
+  check_reading_budget(static_cast<std::int64_t>(size), budget, "reading this file", kReadingFewer);
+  return read_checked_file(path, size);
+}
+
+json parse_json_document(std::string_view text, const RootKeys& root) {
+  if (text.empty()) throw InputError("", "the file is empty (expected a JSON object)");
   if (text.find_first_not_of(" \t\r\n") == std::string_view::npos)
-    throw InputError("", "the file is empty (expected a JSON object)");
-  DocumentCheck check(text);
-  if (!json::sax_parse(text.begin(), text.end(), &check)) throw InputError("", check.error());
+    throw InputError("", "the file holds only whitespace (expected a JSON object)");
+  DocumentCheck check(text, root);
+  if (!json::sax_parse(text.begin(), text.end(), &check)) throw InputError(check.error_field(), check.error());
   if (!check.duplicate().empty()) throw InputError(check.duplicate(), "key appears twice in one object");
-  json root;
-  TreeBuilder tree(root, check.array_sizes());
+  json root_value;
+  TreeBuilder tree(root_value, check.array_sizes());
   if (!json::sax_parse(text.begin(), text.end(), &tree))  // the streaming pass has read the same text
     throw InputError("", "not valid JSON");
-  return root;
+  return root_value;
+}
+
+RootKeyFound find_root_key(std::istream& in, std::string_view key) {
+  // Leading whitespace skipped here: the library's lexer keeps every byte of it for its messages.
+  in >> std::ws;
+  if (in.peek() == std::istream::traits_type::eof()) return RootKeyFound::OnlyWhitespace;
+  RootKeyScan scan(key);
+  json::sax_parse(in, &scan);
+  return scan.found();
 }
 
 JsonFields::JsonFields(const json& j, std::string path, const std::vector<std::string_view>& allowed,
@@ -271,7 +376,7 @@ JsonFields::JsonFields(const json& j, std::string path, const std::vector<std::s
     throw InputError(path_.empty() ? root_label : path_, "expected an object but found " + describe_found(j_));
   for (const auto& [key, value] : j_.items())
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
-      throw InputError(child(key), "unknown key (expected one of: " + join(allowed) + ")");
+      throw InputError(child(key), "unknown key (expected one of: " + join(allowed, ", ") + ")");
 }
 
 std::string JsonFields::child(std::string_view key) const {

@@ -4,6 +4,7 @@
 // (`attention.heads`, `models[3].kv_heads`) with what was expected and what was found.
 #include <cstdint>
 #include <filesystem>
+#include <istream>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,17 +23,65 @@ std::string describe_found(const nlohmann::json& j);
 // value as written (no wrap to 64 or 32 bits).
 std::int64_t integer_within(const nlohmann::json& v, std::int64_t lo, std::int64_t hi, const std::string& field);
 
-// The text of a regular file of at most max_bytes; throws InputError with field "".
-std::string read_document_file(const std::filesystem::path& path, std::uintmax_t max_bytes);
-
 // Nesting deeper than this is refused before any tree is built (the deepest file the lab writes, a recovery of a
 // model, has 8 levels).
 inline constexpr std::size_t kMaxJsonDepth = 64;
+// The streaming pass refuses a document whose tree would take more than this many times its text (plus an
+// allowance of kTreeBytesAllowance), so reading any file costs a small multiple of its size.
+inline constexpr std::uint64_t kMaxTreeBytesPerTextByte = 10, kTreeBytesAllowance = 4u << 20;
+
+// What reading and parsing a document of `size` bytes may hold at its peak: the text and the tree the streaming
+// pass allows (kMaxTreeBytesPerTextByte times the text; its allowance for small files is the floor below).
+std::int64_t predicted_document_bytes(std::uintmax_t size);
+// Reading that holds at most this is never refused by the memory budget: the lab's own small files (a settings or
+// lesson file, the scenario of a tiny budget's test) take less, and their trace is what the budget is about.
+inline constexpr std::int64_t kReadingFloorBytes = kTreeBytesAllowance;
+// Throws BudgetError ("reading this file and parsing it needs ... but the memory budget is ...") when `needed`,
+// what reading holds, is past both the budget and kReadingFloorBytes.
+void check_reading_budget(std::int64_t needed, std::int64_t budget, std::string_view what, std::string_view fewer);
+
+// The size of the regular file at `path`, refused (InputError with field "") when it is not one, when it is larger
+// than max_bytes (`kind` names the limit: "a scenario file") or when reading and parsing it into a tree would take
+// more than `budget` bytes: nothing of it is read.
+std::uintmax_t checked_document_size(const std::filesystem::path& path, std::uintmax_t max_bytes, std::string_view kind,
+                                     std::int64_t budget);
+
+// The text of a regular file, checked by checked_document_size before a byte is read; throws InputError with
+// field "".
+std::string read_document_file(const std::filesystem::path& path, std::uintmax_t max_bytes, std::string_view kind,
+                               std::int64_t budget);
+// The same for the small files of fixed limits (settings, presets, lessons) and the readers not given a budget yet:
+// "this kind of file" in the message, and the default budget.
+std::string read_document_file(const std::filesystem::path& path, std::uintmax_t max_bytes);
+// The same for a file read by streaming (no tree): only its text is held to `budget` here; the reader checks what
+// it makes of it.
+std::string read_text_file(const std::filesystem::path& path, std::uintmax_t max_bytes, std::string_view kind,
+                           std::int64_t budget);
+
+// A syntax error of a streaming pass over `text` ("line 3, column 7: not valid JSON: ..."), nlohmann's jargon left
+// out.
+std::string json_syntax_error(std::string_view text, std::size_t position, const std::string& last,
+                              const nlohmann::detail::exception& e);
+
+// What the root of a document may hold: an object of these keys, called `label` in messages ("scenario"). With
+// keys given, the streaming pass refuses the first root key in neither list, with the words of JsonFields, before
+// any tree is built. `tolerated` are another kind's keys (a model's in a scenario),
+// left for the reader of the tree to say "this is a model file".
+struct RootKeys {
+  std::string_view label;
+  std::vector<std::string_view> allowed, tolerated;
+};
 
 // Parses a whole document; a syntax error names its line and column, a repeated key its full path. A streaming
-// pass first refuses nesting past kMaxJsonDepth and documents whose tree would take more than about ten times
-// the text's size (many tiny lists), so reading any file costs a small multiple of its size.
-nlohmann::json parse_json_document(std::string_view text);
+// pass first refuses nesting past kMaxJsonDepth, unknown root keys (with `root`) and documents whose tree would take
+// more than kMaxTreeBytesPerTextByte times the text's size (many tiny lists).
+nlohmann::json parse_json_document(std::string_view text, const RootKeys& root = {});
+
+// What a streaming pass that keeps nothing tells of a document before it is read whole: its root object has `key`
+// (the pass stops there), or it holds only whitespace, or neither (a broken document's error is said when it is
+// read whole).
+enum class RootKeyFound { Present, Absent, OnlyWhitespace };
+RootKeyFound find_root_key(std::istream& in, std::string_view key);
 
 // The fields of one JSON object. Unknown keys are an error: they are usually typos.
 class JsonFields {

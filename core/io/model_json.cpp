@@ -106,6 +106,15 @@ void read_model_weights(const JsonFields& r, Model& m) {
 
 }  // namespace
 
+const RootKeys& model_root_keys() {
+  static const RootKeys keys{
+      "model",
+      {"name", "description", "vocab", "d_model", "max_positions", "positions", "rope_base", "norm", "ffn", "layers",
+       "embedding", "W_P", "final_gain", "final_bias", "unembedding", "seed"},
+      {"tokens", "embeddings", "context", "attention", "weights", "weight_scale"}};
+  return keys;
+}
+
 bool is_model_json(const json& j) { return j.is_object() && j.contains("layers"); }
 
 Model model_from_json(const json& j) {
@@ -114,10 +123,7 @@ Model model_from_json(const json& j) {
     throw InputError("",
                      "this is a scenario file (it has \"attention\" and no \"layers\"), not a model; use trace or "
                      "decode, or give a model file here");
-  const JsonFields r(j, "",
-                     {"name", "description", "vocab", "d_model", "max_positions", "positions", "rope_base", "norm",
-                      "ffn", "layers", "embedding", "W_P", "final_gain", "final_bias", "unembedding", "seed"},
-                     "model");
+  const JsonFields r(j, "", model_root_keys().allowed, "model");
   Model m;
   m.name = r.string("name", "untitled model");
   m.description = r.string("description", "");
@@ -143,10 +149,10 @@ Model model_from_json(const json& j) {
   return m;
 }
 
-Model parse_model(std::string_view text) { return model_from_json(parse_json_document(text)); }
+Model parse_model(std::string_view text) { return model_from_json(parse_json_document(text, model_root_keys())); }
 
-Model load_model_file(const std::filesystem::path& path) {
-  return parse_model(read_document_file(path, kMaxModelFileBytes));
+Model load_model_file(const std::filesystem::path& path, std::int64_t budget) {
+  return parse_model(read_document_file(path, kMaxModelFileBytes, "a model file", budget));
 }
 
 }  // namespace attn

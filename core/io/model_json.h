@@ -8,11 +8,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/io/json_fields.h"
+#include "core/memory_budget.h"
 #include "core/model.h"
 
 namespace attn {
 
 inline constexpr std::uintmax_t kMaxModelFileBytes = 256u << 20;
+
+// The keys a model file's root object may hold.
+const RootKeys& model_root_keys();
 
 // Whether a parsed document is a model rather than a scenario (it has "layers").
 bool is_model_json(const nlohmann::json& j);
@@ -20,6 +25,7 @@ bool is_model_json(const nlohmann::json& j);
 // Parses and checks (check_model); throws InputError.
 Model model_from_json(const nlohmann::json& j);
 Model parse_model(std::string_view text);
-Model load_model_file(const std::filesystem::path& path);
+// Its size and what reading it holds are checked against kMaxModelFileBytes and `budget` before it is read.
+Model load_model_file(const std::filesystem::path& path, std::int64_t budget = limits::kDefaultMemoryBudget);
 
 }  // namespace attn

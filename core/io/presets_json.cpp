@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/io/json_fields.h"
+#include "core/memory_budget.h"
 #include "core/validate.h"
 
 namespace attn {
@@ -86,7 +87,7 @@ std::vector<ModelShape> presets_from_json(const json& j) {
 std::vector<ModelShape> parse_presets(std::string_view text) { return presets_from_json(parse_json_document(text)); }
 
 std::vector<ModelShape> load_presets_file(const std::filesystem::path& path) {
-  return parse_presets(read_document_file(path, kMaxPresetsFileBytes));
+  return parse_presets(read_document_file(path, kMaxPresetsFileBytes, "a presets file", limits::kDefaultMemoryBudget));
 }
 
 json shape_to_json(const ModelShape& m) {
@@ -98,7 +99,7 @@ json shape_to_json(const ModelShape& m) {
   if (m.d_model > 0) j["d_model"] = m.d_model;
   j["heads"] = m.heads;
   if (m.variant != Variant::Mla) j["kv_heads"] = m.kv_heads;
-  j["head_dim"] = m.head_dim;
+  if (m.head_dim > 0) j["head_dim"] = m.head_dim;
   if (m.variant == Variant::Mla) {
     j["latent_dim"] = m.latent_dim;
     j["rope_dim"] = m.rope_dim;

@@ -3,6 +3,7 @@
 #include "core/io/attention_json.h"
 #include "core/io/json_fields.h"
 #include "core/io/model_json.h"
+#include "core/text_format.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -34,15 +35,21 @@ Weights read_weights(const json& j) {
 
 }  // namespace
 
+const RootKeys& scenario_root_keys() {
+  static const RootKeys keys{
+      "scenario",
+      {"name", "description", "tokens", "embeddings", "context", "attention", "weights", "seed", "weight_scale"},
+      model_root_keys().allowed};
+  return keys;
+}
+
 Scenario scenario_from_json(const json& j) {
   // A model file where a scenario is expected would otherwise be "layers: unknown key".
   if (is_model_json(j))
     throw InputError("",
                      "this is a model file (it has \"layers\"), not a scenario; use run, or trace and decode with "
                      "--layer L --tokens \"...\"");
-  const JsonFields r(
-      j, "",
-      {"name", "description", "tokens", "embeddings", "context", "attention", "weights", "seed", "weight_scale"});
+  const JsonFields r(j, "", scenario_root_keys().allowed);
   Scenario s;
   s.name = r.string("name", "untitled");
   s.description = r.string("description", "");
@@ -70,10 +77,30 @@ Scenario scenario_from_json(const json& j) {
   return s;
 }
 
-Scenario parse_scenario(std::string_view text) { return scenario_from_json(parse_json_document(text)); }
+Scenario parse_scenario(std::string_view text) {
+  return scenario_from_json(parse_json_document(text, scenario_root_keys()));
+}
 
-Scenario load_scenario_file(const std::filesystem::path& path) {
-  return parse_scenario(read_document_file(path, kMaxScenarioFileBytes));
+Scenario load_scenario_file(const std::filesystem::path& path, std::int64_t budget) {
+  return parse_scenario(read_document_file(path, kMaxScenarioFileBytes, "a scenario file", budget));
+}
+
+DocumentKind document_file_kind(const std::filesystem::path& path, std::int64_t budget) {
+  const std::uintmax_t size =
+      checked_document_size(path, kMaxModelFileBytes, "a model file, 64 MiB for a scenario file", budget);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError("", "cannot be opened for reading");
+  switch (find_root_key(in, "layers")) {
+    case RootKeyFound::Present: return DocumentKind::Model;
+    case RootKeyFound::OnlyWhitespace:
+      throw InputError("", size == 0 ? "the file is empty (expected a JSON object)"
+                                     : "the file holds only whitespace (expected a JSON object)");
+    case RootKeyFound::Absent: break;
+  }
+  if (size > kMaxScenarioFileBytes)
+    throw InputError("", "file is larger than " + std::to_string(kMaxScenarioFileBytes >> 20) +
+                             " MiB, the limit for a scenario file (found " + bytes_text(size) + ")");
+  return DocumentKind::Scenario;
 }
 
 }  // namespace attn

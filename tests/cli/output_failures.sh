@@ -9,18 +9,7 @@ binary=$1
 assets=$2
 cat_sat=$assets/scenarios/the_cat_sat.json
 tiny=$assets/models/tiny.json
-work=$(mktemp -d)
-failures=0
-cleanup() {
-  if [ -n "${mounted:-}" ]; then umount "$work/small"; fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/output_checks.sh"
 
 # expect_failure NAME EXPECTED_MESSAGE COMMAND...: exit 2 and the message on stderr.
 expect_failure() {
@@ -71,9 +60,7 @@ cmp -s "$work/model.json" "$work/model.before" || fail "--save over the file siz
   fail "--save over the file size limit left $(ls -A "$work")"
 
 # A full file system (a 64 KiB tmpfs: only where this may mount one, as root in a container that allows it).
-mkdir "$work/small"
-if mount -t tmpfs -o size=64k tmpfs "$work/small" 2>/dev/null; then
-  mounted=1
+if mount_small; then
   expect_failure "trace --json to a full disk" "attention-lab: cannot write the output: No space left on device" \
     sh -c "exec \"\$0\" trace \"\$1\" --json >\"\$2\"" "$binary" "$assets/scenarios/scale.json" \
     "$work/small/trace.json"
@@ -93,8 +80,4 @@ else
   echo "note: no tmpfs could be mounted here; the full file system is checked through the file size limit only"
 fi
 
-if [ "$failures" -gt 0 ]; then
-  echo "$failures failure(s)"
-  exit 1
-fi
-echo "output failures: all reported"
+finish "output failures: all reported"

@@ -7,17 +7,7 @@
 set -u
 binary=$1
 scenario=$2
-work=$(mktemp -d)
-failures=0
-cleanup() {
-  if [ -n "${mounted:-}" ]; then umount "$work/small"; fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/output_checks.sh"
 
 "$binary" "$scenario" --screenshot "$work/missing/shot.png" --size 640x480 2>"$work/err"
 code=$?
@@ -45,9 +35,7 @@ if state["file"] != expected:
     sys.exit("file is %r, expected %r" % (state["file"], expected))
 PY
 
-mkdir "$work/small"
-if mount -t tmpfs -o size=64k tmpfs "$work/small" 2>/dev/null; then
-  mounted=1
+if mount_small; then
   "$binary" "$scenario" --screenshot "$work/small/shot.png" --size 1280x720 2>"$work/err"
   code=$?
   [ "$code" = 2 ] || fail "--screenshot to a full disk: exit $code, expected 2"
@@ -58,8 +46,4 @@ else
   echo "note: no tmpfs could be mounted here; the full disk is not tried"
 fi
 
-if [ "$failures" -gt 0 ]; then
-  echo "$failures failure(s)"
-  exit 1
-fi
-echo "window outputs: all checked"
+finish "window outputs: all checked"

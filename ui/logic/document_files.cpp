@@ -22,22 +22,10 @@ void remember_recent(std::vector<std::string>& recent, const std::filesystem::pa
   if (recent.size() > kMaxRecentFiles) recent.resize(kMaxRecentFiles);
 }
 
-namespace {
-
-// A JSON file with "layers" is a model; anything else is read as a scenario (and its errors said as one).
-bool is_model_file(const std::filesystem::path& path) {
-  try {
-    return is_model_json(parse_json_document(read_document_file(path, kMaxModelFileBytes)));
-  } catch (const InputError&) {
-    return false;
-  }
-}
-
-}  // namespace
-
 void open_model_document(AppState& state, const std::filesystem::path& path) {
   try {
-    if (const std::optional<std::string> failed = state.model_doc.open(model_input(load_model_file(path)), path)) {
+    Model m = load_model_file(path, state.memory_budget);
+    if (const std::optional<std::string> failed = state.model_doc.open(model_input(std::move(m)), path)) {
       state.message = "Could not open " + shown_path(path) + ": " + *failed + " (the current model is kept)";
       return;
     }
@@ -208,9 +196,10 @@ void save_model_document(AppState& state, const std::filesystem::path& path, Sav
 }
 
 void open_document(AppState& state, const std::filesystem::path& path) {
-  if (is_model_file(path)) return open_model_document(state, path);
   try {
-    if (state.open(load_scenario_file(path), path)) remember_recent(state.recent_files, path);
+    // A JSON file with "layers" is a model; anything else is read as a scenario (and its errors said as one).
+    if (document_file_kind(path, state.memory_budget) == DocumentKind::Model) return open_model_document(state, path);
+    if (state.open(load_scenario_file(path, state.memory_budget), path)) remember_recent(state.recent_files, path);
   } catch (const InputError& e) {
     state.message = "Could not open " + shown_path(path) + ": " + e.what() + " (the current scenario is kept)";
   }

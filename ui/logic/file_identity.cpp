@@ -3,6 +3,22 @@
 #include <chrono>
 
 namespace attn::ui {
+namespace {
+
+// A file time as nanoseconds since the Unix epoch: what a recovery file records, readable beside `stat`.
+std::int64_t unix_nanoseconds(std::filesystem::file_time_type t) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::file_clock::to_sys(t).time_since_epoch())
+      .count();
+}
+
+// A stamp as recorded: Unix nanoseconds, or (negative) the file-clock count recovery files held before.
+FileStamp unix_stamp(FileStamp s) {
+  if (s.modified_ns < 0)
+    s.modified_ns = unix_nanoseconds(std::filesystem::file_time_type(std::chrono::nanoseconds(s.modified_ns)));
+  return s;
+}
+
+}  // namespace
 
 std::optional<FileStamp> file_stamp(const std::filesystem::path& file) {
   std::error_code ec;
@@ -11,7 +27,7 @@ std::optional<FileStamp> file_stamp(const std::filesystem::path& file) {
   if (ec) return std::nullopt;
   const auto modified = std::filesystem::last_write_time(file, ec);
   if (ec) return std::nullopt;
-  return FileStamp{size, std::chrono::duration_cast<std::chrono::nanoseconds>(modified.time_since_epoch()).count()};
+  return FileStamp{size, unix_nanoseconds(modified)};
 }
 
 std::filesystem::path canonical_path(const std::filesystem::path& file) {
@@ -23,7 +39,7 @@ std::filesystem::path canonical_path(const std::filesystem::path& file) {
 }
 
 bool unchanged_since(const std::filesystem::path& file, const std::optional<FileStamp>& stamp) {
-  return stamp && file.is_absolute() && file_stamp(file) == stamp;
+  return stamp && file.is_absolute() && file_stamp(file) == unix_stamp(*stamp);
 }
 
 std::optional<std::string> changed_on_disk(const std::filesystem::path& file, const std::optional<FileStamp>& stamp) {

@@ -15,7 +15,9 @@ namespace attn::ui {
 
 struct FileStamp {
   std::uintmax_t size = 0;
-  std::int64_t modified_ns = 0;  // the modification time, nanoseconds since the file clock's epoch
+  // The modification time, nanoseconds since the Unix epoch (1970). Recovery files written before held the count of
+  // libstdc++'s file clock (epoch 2174, so negative): unchanged_since still reads those.
+  std::int64_t modified_ns = 0;
   bool operator==(const FileStamp&) const = default;
 };
 
@@ -24,7 +26,7 @@ std::optional<FileStamp> file_stamp(const std::filesystem::path& file);
 // Absolute, with ".", ".." and symbolic links resolved as far as the path exists; empty stays empty.
 std::filesystem::path canonical_path(const std::filesystem::path& file);
 // Whether `file` is absolute, still exists and has the stamp it had when `stamp` was taken: a file Save may
-// write over. False without a stamp.
+// write over. False without a stamp. A stamp of the old file-clock count (negative) is converted first.
 bool unchanged_since(const std::filesystem::path& file, const std::optional<FileStamp>& stamp);
 // Why Save must ask before writing over `file`: it has changed on disk (or is gone, or has appeared) since `stamp` was
 // taken, when the document was opened or last saved: "docC.json has changed on disk since it was opened or last

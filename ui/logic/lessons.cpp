@@ -11,6 +11,7 @@
 #include "core/io/json_fields.h"
 #include "core/io/model_json.h"
 #include "core/io/scenario_json.h"
+#include "core/memory_budget.h"
 #include "core/text_format.h"
 #include "core/validate.h"
 #include "ui/logic/geometry.h"
@@ -491,7 +492,8 @@ std::optional<long> order_number(const std::filesystem::path& file) {
 std::string_view experiment_name(Experiment e) { return kExperimentNames[static_cast<std::size_t>(e)]; }
 
 Lesson load_lesson_file(const std::filesystem::path& path, const std::filesystem::path& scenarios_dir) {
-  const json j = parse_json_document(read_document_file(path, kMaxLessonFileBytes));
+  const json j =
+      parse_json_document(read_document_file(path, kMaxLessonFileBytes, "a lesson file", limits::kDefaultMemoryBudget));
   const JsonFields r(j, "", {"name", "title", "summary", "pages"}, "lesson");
   Lesson lesson;
   lesson.name = r.nonempty_string("name");

@@ -85,7 +85,7 @@ constexpr double kRestAfterForwardPass = 1.0;
 // What run_model would refuse about the tokens, found before it runs.
 void check_tokens(const Model& m, const std::vector<std::string>& tokens) {
   if (tokens.empty()) throw InputError("tokens", "expected at least one token but found none");
-  check_range(static_cast<std::int64_t>(tokens.size()), 1, m.max_positions, "tokens");
+  check_token_count(m, static_cast<std::int64_t>(tokens.size()), "tokens");
   token_ids(m, tokens);
 }
 

@@ -9,7 +9,8 @@ bool restart_training(AppState& state) {
   TrainSettings s = state.train.settings;
   if (s.run.task.kind == TaskKind::Text && s.run.task.text.empty()) {
     try {
-      s.run.task.text = read_document_file(state.train.texts_dir / "sonnets.txt", 16u << 20);
+      s.run.task.text =
+          read_text_file(state.train.texts_dir / "sonnets.txt", 16u << 20, "a text to train on", state.memory_budget);
     } catch (const InputError& e) {
       state.train.error = e.what();
       return false;
