@@ -27,9 +27,9 @@ Scenario one_head(int n, const char* mask) {
 }  // namespace
 
 TEST_CASE("the window's frame allowance and the undo history's share of the budget") {
-  // 160 MiB and 40 bytes a pixel: 167,772,160 + 40 x 921,600.
-  CHECK(ui::window_frame_bytes(1280, 720) == 204'636'160);
-  CHECK(ui::window_frame_bytes(8192, 8192) == 167'772'160 + 2'684'354'560);
+  // 144 MiB beside the program's 16 MiB (every check adds those) and 40 bytes a pixel: 150,994,944 + 40 x 921,600.
+  CHECK(ui::window_frame_bytes(1280, 720) == 187'858'944);
+  CHECK(ui::window_frame_bytes(8192, 8192) == 150'994'944 + 2'684'354'560);
   CHECK(ui::history_share(400 * kMiB) == 52'428'800);             // an eighth
   CHECK(ui::history_share(std::int64_t(3) << 30) == 256 * kMiB);  // at most 256 MiB
 }
@@ -53,8 +53,9 @@ TEST_CASE("a result of one head at 4,096 tokens: the trace with scaled and maske
 TEST_CASE("the window holds two results, its frame and the history's share: refused past the budget") {
   const Scenario s = one_head(4096, "causal");
   const std::int64_t frame = ui::window_frame_bytes(1280, 720);
-  // 204,636,160 + 52,428,800 + 2 x 673,170,176 at 400 MiB (the budget the window accepted, peaking at 755 MiB).
-  CHECK(ui::predicted_window_bytes(s, frame, 400 * kMiB) == 1'603'405'312);
+  // 187,858,944 + 52,428,800 + 2 x 673,170,176 at 400 MiB (the budget the window accepted, peaking at 755 MiB), and
+  // the program's 16 MiB in the check.
+  CHECK(ui::predicted_window_bytes(s, frame, 400 * kMiB) == 1'586'628'096);
   try {
     ui::check_window_budget(s, frame, 400 * kMiB);
     FAIL("not refused");

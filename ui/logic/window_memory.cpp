@@ -64,7 +64,7 @@ void check_window_fits(int width, int height, std::int64_t budget) {
 }
 
 int max_window_tokens(const Scenario& s, int cap, std::int64_t frame, std::int64_t budget) {
-  const std::int64_t room = budget - frame - history_share(budget);
+  const std::int64_t room = budget - limits::kProgramBytes - frame - history_share(budget);
   const auto fits = [&](std::int64_t n) {
     const std::int64_t keys = s.context ? s.n_kv() : n;
     return s.attention.heads * n * keys <= limits::kMaxAttentionCells && 2 * predicted_result_bytes(s, n, keys) <= room;

@@ -13,7 +13,8 @@ namespace attn::ui {
 // The window without a document: what GL (llvmpipe, which draws in this memory), the fonts, ImGui and the code take,
 // and every frame-sized buffer (the back and front buffers, the canvas, the region copies, the screenshot, the
 // textures of heatmaps drawn at the display's pixels), as kWindowBufferBytes per pixel of the window.
-inline constexpr std::int64_t kWindowBaseBytes = std::int64_t(160) << 20;
+// Beside the program's own limits::kProgramBytes, which every check counts: 160 MiB in all.
+inline constexpr std::int64_t kWindowBaseBytes = std::int64_t(144) << 20;
 inline constexpr std::int64_t kWindowBufferBytes = 40;  // ten RGBA buffers a pixel
 std::int64_t window_frame_bytes(int width, int height);
 
