@@ -119,9 +119,14 @@ void check_train_options(const TrainOptions& o) {
   if (o.cosine && o.run.schedule.warmup >= o.steps)
     throw UsageError("train: --cosine decays after the warm-up, so --warmup must be below --steps");
   // Before the first step: a run is not lost to a --save that cannot be written, nor writes over what it reads.
+  // The text task reads the shipped text when --text is not given: that is an input too.
+  const bool reads_shipped_text = o.task == TaskKind::Text && o.text.empty();
   if (o.save)
     check_output_option("train", "--save", *o.save,
-                        {{"--model", o.model}, {"--batches", o.batches}, {"--text", o.text}});
+                        {{"--model", o.model},
+                         {"--batches", o.batches},
+                         {"--text", o.text},
+                         {"text", reads_shipped_text ? default_text().string() : ""}});
 }
 
 TrainOptions parse_train(std::span<const std::string> words) {
@@ -190,7 +195,7 @@ void print_evaluation(const Evaluation& e, std::ostream& out) {
 // Where the run starts: the file's model, or a new one of the given shape for the task.
 Model starting_model(TrainOptions& o, std::string& file) {
   if (o.task && o.run.task.kind == TaskKind::Text) {
-    file = o.text.empty() ? (assets_dir() / "texts" / "sonnets.txt").string() : o.text;
+    file = o.text.empty() ? default_text().string() : o.text;
     o.run.task.text = read_document_file(file, 16u << 20);
     check_task(o.run.task);
     file = "train";

@@ -191,14 +191,13 @@ std::optional<std::string> open_model(const GuiOptions& o, ui::AppState& state, 
 // The Model view's model: --model, or the shipped tiny one (a broken shipped file is said in the status line);
 // --layer opens one of its layers in the pipeline.
 bool start_model_view(const GuiOptions& o, ui::AppState& state, std::ostream& err) {
-  const std::filesystem::path path =
-      o.model ? std::filesystem::path(*o.model) : cli::assets_dir() / "models" / "tiny.json";
+  const std::filesystem::path path = o.model ? std::filesystem::path(*o.model) : cli::default_model();
   if (const std::optional<std::string> failed = open_model(o, state, path)) {
     if (o.model || o.model_tokens || o.layer) {
       err << "attention-lab: " << *failed << '\n';
       return false;
     }
-    state.message = "Model not opened: " + *failed;
+    state.add_message("Model not opened: " + *failed);
   }
   if (o.model && !o.view) state.view = ui::View::Model;
   if (o.layer && !state.visit_model_layer(*o.layer)) {
