@@ -200,7 +200,14 @@ class AppState {
 
   // --- The session around the document.
   bool show_help = false;
-  std::string message;          // the last problem or note (a file that would not open, an edit that was refused)
+  std::string message;  // the last problem or note (a file that would not open, an edit that was refused)
+  // Messages waiting behind `message` (start-up may find several problems: settings, recovery, lessons, presets),
+  // each shown in its turn once the one before is dismissed or cleared.
+  std::vector<std::string> more_messages;
+  // `m` as the message, or after the ones shown and waiting: no problem hides another.
+  void add_message(std::string m);
+  // The next waiting message, when there is no message now (the status line calls it every frame).
+  void next_message();
   bool quit_requested = false;  // Ctrl+Q or the window's close button; unsaved changes ask first
   bool quit_confirmed = false;  // nothing unsaved, or the user chose what to do with it
   // Replacing the document (open a file, go to a lesson page) waits here for the unsaved-changes answer.
