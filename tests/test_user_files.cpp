@@ -8,6 +8,7 @@
 #include <optional>
 #include <sstream>
 
+#include "app/gui/autosave.h"
 #include "app/gui/gui_options.h"
 #include "app/gui/start_state.h"
 #include "app/gui/user_files.h"
@@ -520,5 +521,24 @@ TEST_CASE("a broken lesson or presets file is named with what is wrong, not call
   state->next_message();
   CHECK(state->message == "Lesson 3_masks.json left out: name: missing (required)");
   CHECK(state->more_messages.empty());
+  fs::remove_all(dir);
+}
+
+TEST_CASE("an unreadable recovery file does not hide the settings' problem: both reach the status line") {
+  const fs::path dir = fresh_dir("settings_and_recovery"), config = dir / "config";
+  fs::create_directories(config);
+  std::ofstream(config / "settings.json") << R"({"zoom": 999, "theme": "pink"})";
+  std::ofstream(config / "recovery.json") << "recovery, but not JSON\n";
+  ui::AppState state(cat_sat(), asset("the_cat_sat.json"));
+  std::string problem;
+  gui::load_settings(config / "settings.json", &problem);
+  REQUIRE_FALSE(problem.empty());
+  state.add_message("Settings: " + problem);  // as the window reads its settings, then starts its autosave
+  gui::Autosave autosave = gui::Autosave::start(config, state);
+  CHECK(state.message == "Settings: " + problem);
+  REQUIRE(state.more_messages.size() == 1);
+  CHECK(state.more_messages[0].starts_with("The recovery file could not be read (" +
+                                           (config / "recovery.json").string() + ": "));
+  autosave.finish();
   fs::remove_all(dir);
 }
