@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <csignal>
 #include <functional>
+#include <optional>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -340,6 +341,90 @@ TEST_CASE("the window's outputs are checked before it opens") {
   CHECK(refused({"--screenshot", (dir / "a").string(), "--dump-state", (dir / "a").string()}) ==
         "--dump-state and --screenshot name the same file: give them two");
   CHECK(refused({"--screenshot", (dir / "a.png").string(), "--dump-state", (dir / "a.json").string()}) == "(no error)");
+  fs::remove_all(dir);
+}
+
+namespace {
+
+// An environment variable set for one test, and put back as it was.
+struct AtomicScopedEnv {
+  std::string name;
+  std::optional<std::string> old;
+  AtomicScopedEnv(std::string n, const std::string& value) : name(std::move(n)) {
+    if (const char* v = std::getenv(name.c_str())) old = v;
+    ::setenv(name.c_str(), value.c_str(), 1);
+  }
+  ~AtomicScopedEnv() { old ? ::setenv(name.c_str(), old->c_str(), 1) : ::unsetenv(name.c_str()); }
+};
+
+// A copy of the shipped assets a test may see written over.
+fs::path copy_of_assets(const fs::path& dir) {
+  const fs::path fa = dir / "fa";
+  fs::copy(ATTN_ASSETS_DIR, fa, fs::copy_options::recursive);
+  return fa;
+}
+
+}  // namespace
+
+TEST_CASE("train --save never writes over the text the text task reads by default") {
+  const fs::path dir = fresh_dir("atomic-default-text");
+  const fs::path fa = copy_of_assets(dir);
+  const AtomicScopedEnv assets("ATTENTION_LAB_ASSETS", fa.string());
+  const fs::path text = fa / "texts" / "sonnets.txt";
+  const std::string before = read_file(text);
+  const Run r = run({"train", "--task", "text", "--steps", "1", "--batch", "1", "--save", text.string()});
+  CHECK(r.code == 2);
+  CHECK(r.err == "attention-lab: train: --save: " + text.string() +
+                     " is also the text this command reads: write to another file (nothing was written)\n");
+  CHECK(r.out.empty());
+  fs::create_symlink(text, dir / "link.txt");  // another name for it
+  const Run link =
+      run({"train", "--task", "text", "--steps", "1", "--batch", "1", "--save", (dir / "link.txt").string()});
+  CHECK(link.code == 2);
+  CHECK(contains(link.err, "is also the text this command reads"));
+  CHECK(read_file(text) == before);
+  // Another task does not read it.
+  CHECK(run({"train", "--task", "copy", "--steps", "1", "--batch", "1", "--save", (dir / "copy.json").string()}).code ==
+        0);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("the window's outputs never write over what it reads without being told") {
+  const fs::path dir = fresh_dir("atomic-gui-implicit");
+  const fs::path fa = copy_of_assets(dir);
+  const AtomicScopedEnv assets("ATTENTION_LAB_ASSETS", fa.string());
+  const AtomicScopedEnv config("XDG_CONFIG_HOME", (dir / "cfg").string());
+  const auto refused = [](const std::vector<std::string>& args) {
+    try {
+      gui::parse_gui_args(args);
+    } catch (const cli::UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  const std::string shot = (dir / "x.png").string(), tail = ": write to another file (nothing was written)";
+  const fs::path model = fa / "models" / "tiny.json", cat = fa / "scenarios" / "the_cat_sat.json";
+  CHECK(refused({"--view", "model", "--screenshot", model.string()}) ==
+        "--screenshot: " + model.string() + " is also the model this command reads" + tail);
+  CHECK(refused({"--screenshot", shot, "--dump-state", cat.string()}) ==
+        "--dump-state: " + cat.string() + " is also the scenario this command reads" + tail);
+  const fs::path lesson = fa / "lessons" / "3_masks.json";
+  CHECK(refused({"--lesson", "masks", "--screenshot", shot, "--dump-state", lesson.string()}) ==
+        "--dump-state: " + lesson.string() + " is in the assets folder (" + fa.string() + ") this command reads" +
+            tail);
+  CHECK(refused({"--screenshot", (fa / "new.png").string()}) == "--screenshot: " + (fa / "new.png").string() +
+                                                                    " is in the assets folder (" + fa.string() +
+                                                                    ") this command reads" + tail);
+  // The settings and recovery entries of the settings folder.
+  const fs::path cfg = dir / "cfg" / "attention-lab";
+  fs::create_directories(cfg);
+  CHECK(refused({"--dump-state", (cfg / "settings.json").string()}) ==
+        "--dump-state: " + (cfg / "settings.json").string() + " is in the settings folder (" + cfg.string() +
+            ") this command reads" + tail);
+  // A scenario of one's own, and outputs beside it: written.
+  fs::copy_file(cat, dir / "mine.json");
+  CHECK(refused({(dir / "mine.json").string(), "--screenshot", shot, "--dump-state", (dir / "s.json").string()}) ==
+        "(no error)");
   fs::remove_all(dir);
 }
 

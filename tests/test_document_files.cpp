@@ -174,3 +174,52 @@ TEST_CASE("Save of the model over its file changed on disk asks too") {
   CHECK(state.model_doc.stamp() == file_stamp(file));
   fs::remove_all(dir);
 }
+
+TEST_CASE("Save As onto another file that exists asks before replacing it") {
+  const fs::path dir = fresh_dir("save_as_existing");
+  const fs::path mine = dir / "W.json", other = dir / "V.json";
+  save_scenario_file(cat_sat(), mine);
+  const std::string theirs = scenario_to_text(load_scenario_file(asset("the_lazy_dog.json")));
+  std::ofstream(other, std::ios::binary) << theirs;
+  AppState state(load_scenario_file(mine), mine);
+  REQUIRE(state.edit([](Scenario& s) { s.seed = 8; }));
+
+  save_document(state, other);  // Save As, V.json typed in the dialog
+  CHECK(read_file(other) == theirs);
+  REQUIRE(state.save_conflict.has_value());
+  CHECK(state.save_conflict->question == "Replace " + other.string() + "? It already exists.");
+  CHECK(state.save_conflict->replace);
+  CHECK_FALSE(state.save_conflict->model);
+  CHECK(state.save_conflict->path == other);
+  CHECK(state.message == "Not saved: " + other.string() + " already exists");
+  CHECK(state.document().path == mine);
+  CHECK(state.document().dirty());
+
+  // Replace: written, and V.json is the document's file from now on, saved without asking.
+  state.save_conflict.reset();
+  save_document(state, other, SaveOver::Overwrite);
+  CHECK(state.message == "Saved " + other.string());
+  CHECK(load_scenario_file(other).seed == 8);
+  CHECK(state.document().path == other);
+  REQUIRE(state.edit([](Scenario& s) { s.seed = 9; }));
+  save_document(state, other);
+  CHECK_FALSE(state.save_conflict.has_value());
+  CHECK(load_scenario_file(other).seed == 9);
+
+  // A document without a file asks too, and so does the model.
+  AppState untitled(cat_sat(), "");
+  save_document(untitled, mine);
+  REQUIRE(untitled.save_conflict.has_value());
+  CHECK(untitled.save_conflict->question == "Replace " + mine.string() + "? It already exists.");
+  CHECK(load_scenario_file(mine).seed == cat_sat().seed);
+  const fs::path model = dir / "model.json";
+  fs::copy_file(std::string(ATTN_ASSETS_DIR) + "/models/tiny.json", model);
+  untitled.save_conflict.reset();
+  open_model_document(untitled, model);
+  save_model_document(untitled, mine);
+  REQUIRE(untitled.save_conflict.has_value());
+  CHECK(untitled.save_conflict->model);
+  CHECK(untitled.save_conflict->question == "Replace " + mine.string() + "? It already exists.");
+  CHECK(load_scenario_file(mine).seed == cat_sat().seed);
+  fs::remove_all(dir);
+}

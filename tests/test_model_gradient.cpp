@@ -335,3 +335,37 @@ TEST_CASE("train's shape options: a variant's own options are refused beside ano
   const Run bogus = run({"train", "--task", "copy", "--steps", "1", "--variant", "bogus"});
   CHECK(bogus.err == "attention-lab: train: --variant expects mha | gqa | mqa | mla but found 'bogus'\n");
 }
+
+TEST_CASE("train's options that cannot work, or that the run would not use, are refused before the first step") {
+  const Run eps = run({"train", "--task", "copy", "--steps", "3", "--batch", "2", "--eps", "0"});
+  CHECK(eps.code == 2);
+  CHECK(eps.err == "attention-lab: --eps: must be > 0 (found 0)\n");
+  CHECK(eps.out.empty());
+  const Run min_lr = run({"train", "--task", "copy", "--steps", "20", "--batch", "2", "--cosine", "--min-lr", "1"});
+  CHECK(min_lr.code == 2);
+  CHECK(min_lr.err ==
+        "attention-lab: train: --min-lr: must be at most --lr, 0.001 (found 1): --cosine decays the "
+        "rate from --lr down to --min-lr\n");
+  const Run no_cosine = run({"train", "--task", "copy", "--steps", "2", "--min-lr", "1e-4"});
+  CHECK(no_cosine.code == 2);
+  CHECK(no_cosine.err ==
+        "attention-lab: train: --min-lr is for --cosine (the rate it decays to), but --cosine is not given\n");
+  const Run text = run({"train", "--task", "induction", "--steps", "1", "--text", "nonexist"});
+  CHECK(text.code == 2);
+  CHECK(text.err == "attention-lab: train: --text is for --task text, but the task is induction\n");
+  const Run vocab = run({"train", "--task", "text", "--steps", "1", "--vocab", "10"});
+  CHECK(vocab.code == 2);
+  CHECK(vocab.err ==
+        "attention-lab: train: --vocab is for the symbol tasks (induction, previous_token, copy, "
+        "reverse, sort), but the task is text: its vocabulary is its text's characters\n");
+  const Run batch = run({"train", "--model", std::string(ATTN_ASSETS_DIR) + "/models/tiny.json", "--batches", "b.json",
+                         "--steps", "1", "--batch", "8"});
+  CHECK(batch.code == 2);
+  CHECK(batch.err ==
+        "attention-lab: train: --batch is for --task, but this run trains on --batches (the model and "
+        "the batches file give the vocabulary and the sequences)\n");
+  // A warm-up longer than the run is allowed: the rate stays below --lr, as --help says.
+  const Run warmup = run({"train", "--task", "copy", "--steps", "3", "--batch", "2", "--warmup", "100"});
+  CHECK(warmup.code == 0);
+  CHECK(contains(run({"train", "--help"}).out, "a warm-up longer than S ends the run"));
+}

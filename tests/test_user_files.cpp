@@ -4,8 +4,13 @@
 
 #include <chrono>
 #include <fstream>
+#include <memory>
+#include <optional>
 #include <sstream>
 
+#include "app/gui/autosave.h"
+#include "app/gui/gui_options.h"
+#include "app/gui/start_state.h"
 #include "app/gui/user_files.h"
 #include "core/io/model_json.h"
 #include "core/io/model_write.h"
@@ -465,4 +470,75 @@ TEST_CASE("bytes that are not UTF-8 are shown as \\xHH, well-formed characters a
   CHECK(escaped_text("a\xe7\x8c") == "a\\xe7\\x8c");                  // cut short
   CHECK(is_utf8("\xf0\x9f\x98\x80"));
   CHECK_FALSE(is_utf8("\x80"));
+}
+
+namespace {
+
+// An environment variable set for one test, and put back as it was.
+struct UserFilesScopedEnv {
+  std::string name;
+  std::optional<std::string> old;
+  UserFilesScopedEnv(std::string n, const std::string& value) : name(std::move(n)) {
+    if (const char* v = std::getenv(name.c_str())) old = v;
+    ::setenv(name.c_str(), value.c_str(), 1);
+  }
+  ~UserFilesScopedEnv() { old ? ::setenv(name.c_str(), old->c_str(), 1) : ::unsetenv(name.c_str()); }
+};
+
+gui::GuiOptions window_options(const std::vector<std::string>& words) { return gui::parse_gui_args(words); }
+
+}  // namespace
+
+TEST_CASE("a broken lesson or presets file is named with what is wrong, not called unknown or missing") {
+  const fs::path dir = fresh_dir("broken_assets");
+  const fs::path fa = dir / "fa";
+  fs::copy(ATTN_ASSETS_DIR, fa, fs::copy_options::recursive);
+  std::ofstream(fa / "lessons" / "3_masks.json", std::ios::trunc) << R"({"title": 5})";
+  std::ofstream(fa / "presets" / "models.json", std::ios::trunc) << "[\n";
+  const UserFilesScopedEnv assets("ATTENTION_LAB_ASSETS", fa.string());
+  const std::string shot = (dir / "l.png").string();
+
+  std::ostringstream err;
+  CHECK(gui::start_state(window_options({"--lesson", "masks", "--screenshot", shot}), err) == nullptr);
+  CHECK(err.str() == "attention-lab: --lesson: the lesson 'masks' could not be read: " +
+                         (fa / "lessons" / "3_masks.json").string() + ": name: missing (required)\n");
+  std::ostringstream by_file;
+  CHECK(gui::start_state(window_options({"--lesson", "3_masks.json", "--screenshot", shot}), by_file) == nullptr);
+  CHECK(by_file.str().starts_with("attention-lab: --lesson: the lesson '3_masks.json' could not be read: "));
+
+  // The Memory view and the status line say the presets file could not be read and why; the lesson's problem is
+  // not lost behind it.
+  std::ostringstream quiet;
+  const std::unique_ptr<ui::AppState> state =
+      gui::start_state(window_options({"--view", "memory", "--screenshot", shot}), quiet);
+  REQUIRE(state != nullptr);
+  const std::string presets = "The model presets could not be read (" + (fa / "presets" / "models.json").string() +
+                              "): line 2, column 1: not valid JSON";
+  CHECK(state->models.presets_problem.starts_with(presets));
+  CHECK(state->message == state->models.presets_problem);
+  CHECK(state->more_messages == std::vector<std::string>{"Lesson 3_masks.json left out: name: missing (required)"});
+  state->message.clear();  // dismissed: the next one is shown
+  state->next_message();
+  CHECK(state->message == "Lesson 3_masks.json left out: name: missing (required)");
+  CHECK(state->more_messages.empty());
+  fs::remove_all(dir);
+}
+
+TEST_CASE("an unreadable recovery file does not hide the settings' problem: both reach the status line") {
+  const fs::path dir = fresh_dir("settings_and_recovery"), config = dir / "config";
+  fs::create_directories(config);
+  std::ofstream(config / "settings.json") << R"({"zoom": 999, "theme": "pink"})";
+  std::ofstream(config / "recovery.json") << "recovery, but not JSON\n";
+  ui::AppState state(cat_sat(), asset("the_cat_sat.json"));
+  std::string problem;
+  gui::load_settings(config / "settings.json", &problem);
+  REQUIRE_FALSE(problem.empty());
+  state.add_message("Settings: " + problem);  // as the window reads its settings, then starts its autosave
+  gui::Autosave autosave = gui::Autosave::start(config, state);
+  CHECK(state.message == "Settings: " + problem);
+  REQUIRE(state.more_messages.size() == 1);
+  CHECK(state.more_messages[0].starts_with("The recovery file could not be read (" +
+                                           (config / "recovery.json").string() + ": "));
+  autosave.finish();
+  fs::remove_all(dir);
 }

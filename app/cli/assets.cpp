@@ -10,5 +10,7 @@ std::filesystem::path assets_dir() {
 }
 
 std::filesystem::path default_scenario() { return assets_dir() / "scenarios" / "the_cat_sat.json"; }
+std::filesystem::path default_model() { return assets_dir() / "models" / "tiny.json"; }
+std::filesystem::path default_text() { return assets_dir() / "texts" / "sonnets.txt"; }
 
 }  // namespace attn::cli

@@ -7,5 +7,7 @@ namespace attn::cli {
 
 std::filesystem::path assets_dir();
 std::filesystem::path default_scenario();  // assets/scenarios/the_cat_sat.json
+std::filesystem::path default_model();     // assets/models/tiny.json (the window's Model view)
+std::filesystem::path default_text();      // assets/texts/sonnets.txt (train --task text)
 
 }  // namespace attn::cli

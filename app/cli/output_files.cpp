@@ -7,12 +7,16 @@
 namespace attn::cli {
 
 void check_output_option(const std::string& command, const std::string& option, const std::string& path,
-                         const std::vector<NamedInput>& inputs) {
+                         const std::vector<NamedInput>& inputs, const std::vector<NamedInput>& folders) {
   const std::string prefix = (command.empty() ? "" : command + ": ") + option + ": ";
   for (const auto& [input, input_path] : inputs)
     if (!path.empty() && !input_path.empty() && same_file(path, input_path))
       throw UsageError(prefix + shown_path(path) + " is also the " + input +
                        " this command reads: write to another file (nothing was written)");
+  for (const auto& [what, folder] : folders)
+    if (!path.empty() && inside_folder(path, folder))
+      throw UsageError(prefix + shown_path(path) + " is in the " + what + " (" + shown_path(folder) +
+                       ") this command reads: write to another file (nothing was written)");
   try {
     check_output_path(path);
   } catch (const InputError& e) {

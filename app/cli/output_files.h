@@ -7,12 +7,14 @@
 
 namespace attn::cli {
 
-// One input of the command: the option that names it ("SCENARIO", "--model") and its path ("" when not given).
+// One input of the command: the option that names it ("SCENARIO", "--model"), or what it is when the command reads
+// it without being told ("text", "scenario": a file of the assets folder), and its path ("" when not given).
 using NamedInput = std::pair<std::string, std::string>;
 
 // Throws UsageError ("train: --save: ...") when `path` is empty, cannot be written (check_output_path: a folder, a
-// folder that does not exist, no permission) or is the same file as one of `inputs`. `command` is "" for the window.
+// folder that does not exist, no permission), is the same file as one of `inputs` or lies in one of `folders` (what
+// the command reads from a whole folder: the window's assets and settings). `command` is "" for the window.
 void check_output_option(const std::string& command, const std::string& option, const std::string& path,
-                         const std::vector<NamedInput>& inputs);
+                         const std::vector<NamedInput>& inputs, const std::vector<NamedInput>& folders = {});
 
 }  // namespace attn::cli

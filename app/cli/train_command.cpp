@@ -37,10 +37,13 @@ const char* const kTrainHelp =
     "    --variant mha|gqa|mqa|mla (mha) --kv-heads G (gqa: heads / 2) --latent-dim C (mla: d-model / 2)\n"
     "  --vocab V (64)    the symbol tasks' vocabulary, <s> and | included; --seq-len N (32) tokens per sequence\n"
     "  --text FILE       the text task's text (default: assets/texts/sonnets.txt)\n"
+    "                    (--vocab, --seq-len, --batch and --text are the tasks' own: refused where unused)\n"
     "  --batches FILE    instead of a task: {\"batches\": [[[token ids], ...], ...]}; step s uses batch (s-1) % count\n"
     "  --batch B (32)    sequences per step; --seed SEED (1) draws the weights and the batches\n"
-    "  --lr LR (1e-3)    peak learning rate; --warmup W linear warm-up steps; --cosine decays to --min-lr (0) at S\n"
+    "  --lr LR (1e-3)    peak learning rate; --warmup W linear warm-up steps (a warm-up longer than S ends the run\n"
+    "                    below LR, at LR x S / W); --cosine decays to --min-lr (0, at most LR) at S\n"
     "  --weight-decay WD decoupled decay (0); --clip C clips the gradient's global norm to C; --beta1 --beta2 --eps\n"
+    "                    (0.9, 0.999, 1e-8; eps > 0)\n"
     "  --save OUT.json   write the trained model, every weight given (atomically; checked before the first step,\n"
     "                    and never one of the files the run reads)\n"
     "  --json            {\"task\", \"steps\": [{\"step\", \"loss\", \"grad_norm\"}], \"eval\": {\"loss\", "
@@ -63,6 +66,8 @@ struct TrainOptions {
   int steps = 0;
   TrainingRun run;
   bool cosine = false, json = false, help = false;
+  // Given, to refuse them where the run would not use them.
+  bool vocab_given = false, seq_len_given = false, batch_given = false, min_lr_given = false;
 };
 
 template <typename E>
@@ -96,12 +101,40 @@ bool parse_optimiser_option(const std::string& word, Args& args, TrainOptions& o
   else if (word == "--clip") a.clip = args.number(word, 0.0, 1e12);
   else if (word == "--beta1") a.beta1 = args.number(word, 0.0, 0.999999);
   else if (word == "--beta2") a.beta2 = args.number(word, 0.0, 0.999999999);
-  else if (word == "--eps") a.eps = args.number(word, 0.0, 1.0);
-  else if (word == "--warmup") o.run.schedule.warmup = static_cast<int>(args.integer(word, 0, 1000000));
-  else if (word == "--min-lr") o.run.schedule.min_lr = args.number(word, 0.0, 10.0);
+  else if (word == "--eps") {
+    a.eps = args.number(word, 0.0, 1.0);
+    // AdamW divides by sqrt(v) + eps: with 0 a weight whose gradient is 0 becomes 0 / 0.
+    if (!(a.eps > 0)) throw UsageError(word + ": must be > 0 (found " + general_number(a.eps) + ")");
+  } else if (word == "--warmup") o.run.schedule.warmup = static_cast<int>(args.integer(word, 0, 1000000));
+  else if (word == "--min-lr") o.run.schedule.min_lr = args.number(word, 0.0, 10.0), o.min_lr_given = true;
   else if (word == "--cosine") o.cosine = true;
   else return false;
   return true;
+}
+
+// Options the run would not use are refused, as --kv-heads beside another variant is: they were meant to change
+// something. The schedule: --min-lr only with --cosine, and below the rate it decays from.
+void check_unused_options(const TrainOptions& o) {
+  const std::string trains_on =
+      o.task ? "the task is " + std::string(to_string(*o.task)) : std::string("this run trains on --batches");
+  if (!o.task) {
+    for (const auto& [given, option] : {std::pair{!o.text.empty(), "--text"}, std::pair{o.vocab_given, "--vocab"},
+                                        std::pair{o.seq_len_given, "--seq-len"}, std::pair{o.batch_given, "--batch"}})
+      if (given)
+        throw UsageError(std::string("train: ") + option + " is for --task, but " + trains_on +
+                         " (the model and the batches file give the vocabulary and the sequences)");
+  }
+  if (o.task && !o.text.empty() && *o.task != TaskKind::Text)
+    throw UsageError("train: --text is for --task text, but " + trains_on);
+  if (o.task && o.vocab_given && *o.task == TaskKind::Text)
+    throw UsageError("train: --vocab is for the symbol tasks (induction, previous_token, copy, reverse, sort), but " +
+                     trains_on + ": its vocabulary is its text's characters");
+  const AdamWConfig& a = o.run.adamw;
+  if (o.min_lr_given && !o.cosine)
+    throw UsageError("train: --min-lr is for --cosine (the rate it decays to), but --cosine is not given");
+  if (o.cosine && o.run.schedule.min_lr > a.lr)
+    throw UsageError("train: --min-lr: must be at most --lr, " + general_number(a.lr) + " (found " +
+                     general_number(o.run.schedule.min_lr) + "): --cosine decays the rate from --lr down to --min-lr");
 }
 
 void check_train_options(const TrainOptions& o) {
@@ -118,10 +151,16 @@ void check_train_options(const TrainOptions& o) {
     throw UsageError("train: --latent-dim is for --variant mla, but the variant is " + variant);
   if (o.cosine && o.run.schedule.warmup >= o.steps)
     throw UsageError("train: --cosine decays after the warm-up, so --warmup must be below --steps");
+  check_unused_options(o);
   // Before the first step: a run is not lost to a --save that cannot be written, nor writes over what it reads.
+  // The text task reads the shipped text when --text is not given: that is an input too.
+  const bool reads_shipped_text = o.task == TaskKind::Text && o.text.empty();
   if (o.save)
     check_output_option("train", "--save", *o.save,
-                        {{"--model", o.model}, {"--batches", o.batches}, {"--text", o.text}});
+                        {{"--model", o.model},
+                         {"--batches", o.batches},
+                         {"--text", o.text},
+                         {"text", reads_shipped_text ? default_text().string() : ""}});
 }
 
 TrainOptions parse_train(std::span<const std::string> words) {
@@ -137,11 +176,13 @@ TrainOptions parse_train(std::span<const std::string> words) {
     else if (word == "--text") o.text = args.value(word);
     else if (word == "--task") o.task = named(args, word, parse_task, task_names());
     else if (word == "--steps") o.steps = static_cast<int>(args.integer(word, 1, 1000000));
-    else if (word == "--batch") o.run.batch = static_cast<int>(args.integer(word, 1, 4096));
+    else if (word == "--batch") o.run.batch = static_cast<int>(args.integer(word, 1, 4096)), o.batch_given = true;
     else if (word == "--seed") o.run.seed = args.unsigned_integer(word);
-    else if (word == "--vocab") o.task_config.vocab = static_cast<int>(args.integer(word, 4, limits::kMaxVocab));
+    else if (word == "--vocab")
+      o.task_config.vocab = static_cast<int>(args.integer(word, 4, limits::kMaxVocab)), o.vocab_given = true;
     else if (word == "--seq-len")
-      o.task_config.seq_len = static_cast<int>(args.integer(word, kMinTaskSeqLen, limits::kMaxTokens));
+      o.task_config.seq_len = static_cast<int>(args.integer(word, kMinTaskSeqLen, limits::kMaxTokens)),
+      o.seq_len_given = true;
     else if (parse_optimiser_option(word, args, o)) continue;
     else if (parse_shape_option(word, args, o.shape)) {
       if (o.shape_option.empty()) o.shape_option = word;
@@ -190,7 +231,7 @@ void print_evaluation(const Evaluation& e, std::ostream& out) {
 // Where the run starts: the file's model, or a new one of the given shape for the task.
 Model starting_model(TrainOptions& o, std::string& file, std::int64_t budget) {
   if (o.task && o.run.task.kind == TaskKind::Text) {
-    file = o.text.empty() ? (assets_dir() / "texts" / "sonnets.txt").string() : o.text;
+    file = o.text.empty() ? default_text().string() : o.text;
     o.run.task.text = read_text_file(file, 16u << 20, "a text to train on", budget);
     check_task(o.run.task);
     file = "train";

@@ -12,12 +12,12 @@ Autosave Autosave::start(const std::filesystem::path& config, ui::AppState& stat
   try {
     a.own_ = make_own_entry(config);
   } catch (const std::exception& e) {
-    state.message = std::string("Autosave is off: ") + e.what();
+    state.add_message(std::string("Autosave is off: ") + e.what());
   }
   OrphanedWork found = take_orphaned_work(config);
   state.recovery = std::move(found.offer);
   a.offered_ = std::move(found.entry);
-  if (!found.message.empty()) state.message = found.message;
+  if (!found.message.empty()) state.add_message(found.message);  // after the settings' problem, if any
   return a;
 }
 

@@ -76,7 +76,7 @@ UserFiles read_user_files(const GuiOptions& o, ui::AppState& state) {
   u.used = !o.automated();
   std::string settings_problem;
   if (u.used) u.settings = load_settings(u.settings_file, &settings_problem);
-  if (!settings_problem.empty()) state.message = "Settings: " + settings_problem;
+  if (!settings_problem.empty()) state.add_message("Settings: " + settings_problem);
   state.display.theme = (o.theme ? *o.theme : u.settings.theme) == "light" ? ui::Theme::Light : ui::Theme::Dark;
   state.display.zoom = u.used ? u.settings.zoom : 1.0f;
   state.display.presentation = o.presentation;

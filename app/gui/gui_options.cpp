@@ -3,7 +3,9 @@
 #include <charconv>
 
 #include "app/cli/args.h"
+#include "app/cli/assets.h"
 #include "app/cli/output_files.h"
+#include "app/gui/user_files.h"
 #include "core/io/atomic_file.h"
 #include "core/memory_budget.h"
 #include "core/scenario.h"
@@ -33,6 +35,8 @@ const char* const kGuiHelp =
     "  --size WxH        window size in pixels (default 1600x900)\n"
     "  --screenshot PNG  render a few frames, write the window to PNG and exit (works under xvfb-run);\n"
     "                    it neither reads nor writes your settings and recovery file\n"
+    "                    (--screenshot and --dump-state never write over a file the window reads: SCENARIO,\n"
+    "                    --model, or anything in the assets folder or the settings folder)\n"
     "  --presentation    start in presentation mode (F5): no editors, larger text, high contrast\n"
     "  --gallery         start on View > Widget gallery: every widget with its options\n"
     "  --theme T         dark or light\n"
@@ -62,11 +66,18 @@ const char* const kGuiHelp =
 namespace {
 
 // --screenshot and --dump-state are written at the end of the run: checked before the window opens (an empty name
-// too), never over the files it reads, nor over each other.
+// too), never over the files it reads, nor over each other. What it reads without being told counts: the shipped
+// scenario and model when none is given, and everything in the assets folder (presets, lessons, their scenarios,
+// texts) and in its settings folder (settings, recovery entries).
 void check_gui_outputs(const GuiOptions& o, bool screenshot, bool dump_state) {
-  const std::vector<cli::NamedInput> inputs = {{"SCENARIO", o.scenario}, {"--model", o.model.value_or("")}};
-  if (screenshot) cli::check_output_option("", "--screenshot", o.screenshot, inputs);
-  if (dump_state) cli::check_output_option("", "--dump-state", o.dump_state, inputs);
+  const std::vector<cli::NamedInput> inputs = {
+      o.scenario.empty() ? cli::NamedInput{"scenario", cli::default_scenario().string()}
+                         : cli::NamedInput{"SCENARIO", o.scenario},
+      o.model ? cli::NamedInput{"--model", *o.model} : cli::NamedInput{"model", cli::default_model().string()}};
+  const std::vector<cli::NamedInput> folders = {{"assets folder", cli::assets_dir().string()},
+                                                {"settings folder", config_dir().string()}};
+  if (screenshot) cli::check_output_option("", "--screenshot", o.screenshot, inputs, folders);
+  if (dump_state) cli::check_output_option("", "--dump-state", o.dump_state, inputs, folders);
   if (screenshot && dump_state && same_file(o.dump_state, o.screenshot))
     throw UsageError("--dump-state and --screenshot name the same file: give them two");
 }

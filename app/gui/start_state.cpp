@@ -57,26 +57,37 @@ std::optional<Scenario> load_document(const GuiOptions& o, const std::filesystem
   return scenario;
 }
 
-// The model presets and the lessons; a broken file is reported in the status line and left out.
-void load_assets(ui::AppState& state) {
+// A lesson file that could not be read, and why: --lesson names it rather than calling the lesson unknown.
+struct LeftOutLesson {
+  std::filesystem::path file;
+  std::string why;
+};
+
+// The model presets and the lessons; a broken file is reported in the status line (each in its turn) and left out,
+// and the Memory view says why it has no presets.
+std::vector<LeftOutLesson> load_assets(ui::AppState& state) {
   const std::filesystem::path presets = cli::assets_dir() / "presets" / "models.json";
   try {
     state.models.presets = load_presets_file(presets);
   } catch (const InputError& e) {
-    state.message = "Model presets not loaded (" + presets.string() + "): " + e.what();
+    state.models.presets_problem = "The model presets could not be read (" + shown_path(presets) + "): " + e.what();
+    state.add_message(state.models.presets_problem);
   }
   state.lesson.scenarios_dir = cli::assets_dir() / "scenarios";
   state.train.texts_dir = cli::assets_dir() / "texts";
+  std::vector<LeftOutLesson> left_out;
   for (const std::filesystem::path& f : ui::lesson_files(cli::assets_dir() / "lessons")) {
     try {
       state.lesson.lessons.push_back(ui::load_lesson_file(f, state.lesson.scenarios_dir));
     } catch (const InputError& e) {
-      state.message = "Lesson " + f.filename().string() + " left out: " + e.what();
+      state.add_message("Lesson " + shown_path(f.filename()) + " left out: " + e.what());
+      left_out.push_back({f, e.what()});
     }
   }
   state.handout = [](std::ostream& out, const Trace& t, bool latex) {
     latex ? cli::write_latex(out, t) : cli::write_markdown(out, t);
   };
+  return left_out;
 }
 
 bool start_view(const GuiOptions& o, ui::AppState& state, std::ostream& err) {
@@ -102,14 +113,31 @@ bool start_view(const GuiOptions& o, ui::AppState& state, std::ostream& err) {
   return true;
 }
 
+// The file of a lesson that was left out, when --lesson names it (by name as its file has it, "masks" for
+// 3_masks.json, or by file name): what is wrong with it, instead of "unknown lesson".
+bool lesson_left_out(const GuiOptions& o, const std::vector<LeftOutLesson>& left_out, std::ostream& err) {
+  const std::string stem = std::filesystem::path(*o.lesson).stem().string();
+  for (const LeftOutLesson& l : left_out) {
+    const std::string file_stem = l.file.stem().string();
+    if (stem == file_stem || *o.lesson == file_stem.substr(std::min<std::size_t>(2, file_stem.size()))) {
+      err << "attention-lab: --lesson: the lesson '" << *o.lesson << "' could not be read: " << shown_path(l.file)
+          << ": " << l.why << '\n';
+      return true;
+    }
+  }
+  return false;
+}
+
 // --lesson by name ("sqrt_dk") or file name ("2_sqrt_dk.json"), on --page.
-bool start_lesson(const GuiOptions& o, ui::AppState& state, std::ostream& err) {
+bool start_lesson(const GuiOptions& o, ui::AppState& state, const std::vector<LeftOutLesson>& left_out,
+                  std::ostream& err) {
   if (!o.lesson) return true;
   const std::string stem = std::filesystem::path(*o.lesson).stem().string();
   const auto& lessons = state.lesson.lessons;
   const auto it = std::find_if(lessons.begin(), lessons.end(), [&](const ui::Lesson& l) {
     return l.name == *o.lesson || l.name == stem.substr(std::min<std::size_t>(2, stem.size()));
   });
+  if (it == lessons.end() && lesson_left_out(o, left_out, err)) return false;
   if (it == lessons.end()) {
     err << "attention-lab: --lesson: unknown lesson '" << *o.lesson << "' (the lessons are:";
     for (const ui::Lesson& l : lessons) err << ' ' << l.name;
@@ -192,14 +220,13 @@ std::optional<std::string> open_model(const GuiOptions& o, ui::AppState& state, 
 // The Model view's model: --model, or the shipped tiny one (a broken shipped file is said in the status line);
 // --layer opens one of its layers in the pipeline.
 bool start_model_view(const GuiOptions& o, ui::AppState& state, std::ostream& err) {
-  const std::filesystem::path path =
-      o.model ? std::filesystem::path(*o.model) : cli::assets_dir() / "models" / "tiny.json";
+  const std::filesystem::path path = o.model ? std::filesystem::path(*o.model) : cli::default_model();
   if (const std::optional<std::string> failed = open_model(o, state, path)) {
     if (o.model || o.model_tokens || o.layer) {
       err << "attention-lab: " << *failed << '\n';
       return false;
     }
-    state.message = "Model not opened: " + *failed;
+    state.add_message("Model not opened: " + *failed);
   }
   if (o.model && !o.view) state.view = ui::View::Model;
   if (o.layer && !state.visit_model_layer(*o.layer)) {
@@ -251,16 +278,18 @@ std::unique_ptr<ui::AppState> start_state(const GuiOptions& o, std::ostream& err
   auto state = std::make_unique<ui::AppState>(std::move(*scenario), path);
   state->set_memory_budget(o.memory_budget.value_or(cli::machine_memory_budget()));
   state->set_window_size(o.width, o.height);
-  load_assets(*state);
+  const std::vector<LeftOutLesson> left_out = load_assets(*state);
   // The order matters: a lesson page sets the view, step and head, which the options after it refine.
-  const bool ok = start_model_view(o, *state, err) && start_view(o, *state, err) && start_lesson(o, *state, err) &&
-                  start_model_and_token(o, *state, err) && start_cell_and_head(o, *state, err) &&
-                  start_training(o, *state, err);
+  const bool ok = start_model_view(o, *state, err) && start_view(o, *state, err) &&
+                  start_lesson(o, *state, left_out, err) && start_model_and_token(o, *state, err) &&
+                  start_cell_and_head(o, *state, err) && start_training(o, *state, err);
   return ok ? std::move(state) : nullptr;
 }
 
 void dump_state(const std::string& path, const ui::AppState& state) {
   const ui::StepInfo& info = ui::step_info(state.pipeline.step);
+  std::vector<std::string> more_messages;  // waiting behind the message shown
+  for (const std::string& m : state.more_messages) more_messages.push_back(escaped_text(m));
   const nlohmann::ordered_json j = {{"view", ui::view_name(state.view)},
                                     {"step", ui::step_index(state.pipeline.step, state.trace().attention)},
                                     {"step_name", info.name},
@@ -276,7 +305,8 @@ void dump_state(const std::string& path, const ui::AppState& state) {
                                     {"presentation", state.display.presentation},
                                     {"zoom", state.display.zoom},
                                     {"recovery_offered", state.recovery.has_value()},
-                                    {"message", escaped_text(state.message)}};
+                                    {"message", escaped_text(state.message)},
+                                    {"more_messages", more_messages}};
   // Tokens and names are checked to be UTF-8; should anything not be, it is replaced rather than an exception
   // thrown after the file was created.
   write_file_atomically(path, j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");

@@ -245,4 +245,18 @@ bool same_file(const fs::path& output, const fs::path& input) {
   return a == b;
 }
 
+bool inside_folder(const fs::path& output, const fs::path& folder) {
+  std::error_code ec;
+  if (folder.empty() || !fs::is_directory(folder, ec)) return false;
+  const fs::path inner = fs::weakly_canonical(fs::absolute(output, ec), ec);
+  if (ec) return false;
+  const fs::path outer = fs::canonical(folder, ec);
+  if (ec) return false;
+  // The folder's parts a prefix of the output's.
+  auto o = inner.begin();
+  for (auto f = outer.begin(); f != outer.end(); ++f, ++o)
+    if (o == inner.end() || *o != *f) return false;
+  return o != inner.end();
+}
+
 }  // namespace attn

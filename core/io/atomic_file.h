@@ -99,4 +99,8 @@ void check_output_path(const std::filesystem::path& path);
 // path) when both exist, else the same path text.
 bool same_file(const std::filesystem::path& output, const std::filesystem::path& input);
 
+// Whether writing `output` would write into `folder` or one of its subfolders (links followed; a folder that does
+// not exist holds nothing).
+bool inside_folder(const std::filesystem::path& output, const std::filesystem::path& folder);
+
 }  // namespace attn

@@ -2,7 +2,8 @@
 # The window's own outputs: --screenshot and --dump-state are checked before the window opens (a missing folder is
 # exit 2 at once), a screenshot that does not fit on the disk is exit 2 with the reason and leaves no truncated PNG
 # (a 64 KiB tmpfs, where one can be mounted), and --dump-state of a document whose path is not UTF-8 writes valid
-# JSON with the path's byte escaped. Run under xvfb-run.
+# JSON with the path's byte escaped; neither writes over what the window reads without being told (the shipped
+# scenario and model, the open lesson: files of the assets folder). Run under xvfb-run.
 # usage: output_files_e2e.sh BINARY SCENARIO
 set -u
 binary=$1
@@ -34,6 +35,32 @@ expected = sys.argv[2] + "/b\\xff.json"
 if state["file"] != expected:
     sys.exit("file is %r, expected %r" % (state["file"], expected))
 PY
+
+# The files the window reads by default, in a copy of the assets folder: refused, and left as they were.
+fa="$work/fa"
+cp -r "$(dirname "$(dirname "$scenario")")" "$fa"
+implicit() {  # implicit TARGET EXPECTED-MESSAGE OPTIONS...
+  local target=$1 expected=$2
+  shift 2
+  local before
+  before=$(md5sum <"$target")
+  ATTENTION_LAB_ASSETS="$fa" XDG_CONFIG_HOME="$work/cfg" "$binary" "$@" --size 640x480 2>"$work/err"
+  local code=$?
+  [ "$code" = 2 ] || fail "$* : exit $code, expected 2"
+  grep -qF "$expected" "$work/err" || fail "$* : $(cat "$work/err")"
+  [ "$(md5sum <"$target")" = "$before" ] || fail "$* : $target was written over"
+}
+tail_words=": write to another file (nothing was written)"
+implicit "$fa/models/tiny.json" \
+  "attention-lab: --screenshot: $fa/models/tiny.json is also the model this command reads$tail_words" \
+  --view model --screenshot "$fa/models/tiny.json"
+implicit "$fa/scenarios/the_cat_sat.json" \
+  "attention-lab: --dump-state: $fa/scenarios/the_cat_sat.json is also the scenario this command reads$tail_words" \
+  --screenshot "$work/x.png" --dump-state "$fa/scenarios/the_cat_sat.json"
+implicit "$fa/lessons/3_masks.json" \
+  "attention-lab: --dump-state: $fa/lessons/3_masks.json is in the assets folder ($fa) this command reads$tail_words" \
+  --lesson masks --screenshot "$work/x.png" --dump-state "$fa/lessons/3_masks.json"
+[ ! -e "$work/x.png" ] || fail "an output over a default input: the window ran and wrote its screenshot"
 
 if mount_small; then
   "$binary" "$scenario" --screenshot "$work/small/shot.png" --size 1280x720 2>"$work/err"

@@ -114,6 +114,17 @@ bool AppState::open(Scenario scenario, std::filesystem::path path) {
   return true;
 }
 
+void AppState::add_message(std::string m) {
+  if (message.empty() && more_messages.empty()) message = std::move(m);
+  else more_messages.push_back(std::move(m));
+}
+
+void AppState::next_message() {
+  if (!message.empty() || more_messages.empty()) return;
+  message = std::move(more_messages.front());
+  more_messages.erase(more_messages.begin());
+}
+
 void AppState::mark_saved(std::filesystem::path path) {
   doc_.saved = *doc_.scenario;
   doc_.stamp = file_stamp(path);

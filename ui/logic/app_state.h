@@ -73,11 +73,13 @@ struct RecoveryOffer {
 enum class RecoveryAnswer { None, Restored, Discarded, Later };
 
 // Save found the file it would write over changed on disk since the document was opened or last saved (or gone):
-// nothing was written, and the window asks Overwrite / Save As... / Cancel.
+// nothing was written, and the window asks Overwrite / Save As... / Cancel. Or Save As chose another file that
+// exists (`replace`): the window asks Replace / Cancel.
 struct SaveConflict {
   bool model = false;  // the Model view's model, else the document
   std::filesystem::path path;
   std::string question;  // "docC.json has changed on disk since it was opened or last saved."
+  bool replace = false;  // "Replace V.json? It already exists."
 };
 
 class AppState {
@@ -198,7 +200,14 @@ class AppState {
 
   // --- The session around the document.
   bool show_help = false;
-  std::string message;          // the last problem or note (a file that would not open, an edit that was refused)
+  std::string message;  // the last problem or note (a file that would not open, an edit that was refused)
+  // Messages waiting behind `message` (start-up may find several problems: settings, recovery, lessons, presets),
+  // each shown in its turn once the one before is dismissed or cleared.
+  std::vector<std::string> more_messages;
+  // `m` as the message, or after the ones shown and waiting: no problem hides another.
+  void add_message(std::string m);
+  // The next waiting message, when there is no message now (the status line calls it every frame).
+  void next_message();
   bool quit_requested = false;  // Ctrl+Q or the window's close button; unsaved changes ask first
   bool quit_confirmed = false;  // nothing unsaved, or the user chose what to do with it
   // Replacing the document (open a file, go to a lesson page) waits here for the unsaved-changes answer.
@@ -207,7 +216,7 @@ class AppState {
   std::optional<RecoveryOffer> recovery;  // the work of a window that is gone, offered at start-up
   RecoveryAnswer recovery_answer = RecoveryAnswer::None;
   std::string recovery_failed;                // why restoring it did not work
-  std::optional<SaveConflict> save_conflict;  // a Save waiting for Overwrite / Save As... / Cancel
+  std::optional<SaveConflict> save_conflict;  // a Save waiting for Overwrite / Save As... / Cancel (or Replace)
   std::vector<std::string> recent_files;      // most recent first (File > Recent)
   // File > Export: the trace as a handout, written by the command line's code (Markdown or LaTeX).
   // Written as it is made, into the export's file.

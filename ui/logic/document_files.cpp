@@ -142,11 +142,18 @@ bool restore_unsaved_work(AppState& state, const RecoveryOffer& r) {
 
 namespace {
 
-// Save over the file the document (or model) was opened from or last saved to, changed on disk since: nothing is
-// written, and the question waits in state.save_conflict. True when that is so.
+// Save over the file the document (or model) was opened from or last saved to, changed on disk since, or over
+// another file that exists: nothing is written, and the question waits in state.save_conflict. True when that is so.
 bool save_conflicts(AppState& state, bool model, const std::filesystem::path& path,
                     const std::filesystem::path& own_file, const std::optional<FileStamp>& stamp, SaveOver over) {
-  if (over == SaveOver::Overwrite || own_file.empty() || canonical_path(path) != canonical_path(own_file)) return false;
+  if (over == SaveOver::Overwrite) return false;
+  if (own_file.empty() || canonical_path(path) != canonical_path(own_file)) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) return false;
+    state.save_conflict = SaveConflict{model, path, "Replace " + shown_path(path) + "? It already exists.", true};
+    state.message = "Not saved: " + shown_path(path) + " already exists";
+    return true;
+  }
   const std::optional<std::string> changed = changed_on_disk(path, stamp);
   if (!changed) return false;
   state.save_conflict = SaveConflict{model, path, *changed + "."};

@@ -20,11 +20,13 @@ void remember_recent(std::vector<std::string>& recent, const std::filesystem::pa
 void open_document(AppState& state, const std::filesystem::path& path);
 // A model file (core/io/model_json.h) as the Model view's document, with its first tokens; the Model view shows it.
 void open_model_document(AppState& state, const std::filesystem::path& path);
-// Whether Save may write over a file of the document's that changed on disk since it was opened or last saved.
+// Whether Save may write over a file of the document's that changed on disk since it was opened or last saved, or
+// over another file that exists.
 enum class SaveOver { Ask, Overwrite };
 // Saves the Model view's model to `path`, atomically; afterwards it is not dirty, `path` is its file and its stamp
-// is renewed. `path` being the model's file changed on disk since (changed_on_disk), nothing is written unless
-// `over` is Overwrite: state.save_conflict holds the question and state.message says "Not saved: ...".
+// is renewed. `path` being the model's file changed on disk since (changed_on_disk), or another file that exists
+// (Save As onto it), nothing is written unless `over` is Overwrite: state.save_conflict holds the question
+// ("Replace V.json? It already exists." for another file) and state.message says "Not saved: ...".
 void save_model_document(AppState& state, const std::filesystem::path& path, SaveOver over = SaveOver::Ask);
 // The same for the document.
 void save_document(AppState& state, const std::filesystem::path& path, SaveOver over = SaveOver::Ask);

@@ -92,6 +92,7 @@ struct ModelViewSettings {
   bool lines_per_preset = false;    // memory chart: one line per preset instead of per variant
   int top_k = 2048;                 // DeepSeek sparse attention's candidate set
   std::vector<ModelShape> presets;  // the shipped model shapes
+  std::string presets_problem;      // why there are none: the presets file could not be read (the file and why)
 };
 
 // The Model view: what the pointer is over, and which layer's heads the small multiples outline.

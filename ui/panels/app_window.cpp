@@ -41,6 +41,10 @@ void status_line(AppState& state, ImVec2 pos, ImVec2 size) {
   } else {
     if (ImGui::SmallButton("\u00D7")) state.message.clear();
     ImGui::SameLine();
+    if (!state.more_messages.empty()) {  // dismissing this one shows the next
+      ImGui::TextDisabled("(%zu more)", state.more_messages.size());
+      ImGui::SameLine();
+    }
     ImGui::TextColored({1.0f, 0.72f, 0.35f, 1.0f}, "%s", state.message.c_str());
   }
   ImGui::End();
@@ -189,6 +193,7 @@ void DrawAppWindow(AppState& state, AppWindowState& window, double dt) {
   MenuBar(state, window);
 
   const ImVec2 display = ImGui::GetIO().DisplaySize;
+  state.next_message();  // one dismissed or cleared: the next waiting one
   const Layout l = layout_for(state, display);
   if (window.gallery.open) GalleryPanel(state, window.gallery, window, {0, l.top}, {display.x, l.h});
   else views(state, l, display);

@@ -10,7 +10,9 @@ namespace attn::ui {
 
 const ModelShape* PresetControls(AppState& state, bool context, bool dtype_and_batch) {
   if (state.models.presets.empty()) {
-    ImGui::TextDisabled("No model presets were found (assets/presets/models.json).");
+    if (state.models.presets_problem.empty())
+      ImGui::TextDisabled("No model presets were found (assets/presets/models.json).");
+    else TextWrappedAtSpaces(state.models.presets_problem);
     return nullptr;
   }
   ModelViewSettings& s = state.models;

@@ -1,5 +1,5 @@
 // The window's questions: unsaved changes before they would be lost, a file changed on disk before Save writes
-// over it, and unsaved work found at start-up.
+// over it, another file that exists before Save As replaces it, and unsaved work found at start-up.
 #include <utility>
 
 #include <imgui.h>
@@ -121,8 +121,33 @@ void RecoveryPrompt(AppState& state) {
   ImGui::EndPopup();
 }
 
+namespace {
+
+// Save As onto another file that exists: Replace writes over it, Cancel (Escape) writes nothing.
+void ReplaceFilePrompt(AppState& state) {
+  if (!begin_centred_modal("Replace file?")) return;
+  const SaveConflict conflict = *state.save_conflict;
+  TextWrappedAtSpaces(conflict.question);
+  ImGui::TextDisabled("Replace writes this document over it; Cancel leaves it as it is.");
+  if (ImGui::Button("Replace", {160, 0})) {
+    state.save_conflict.reset();
+    if (conflict.model) save_model_document(state, conflict.path, SaveOver::Overwrite);
+    else save_document(state, conflict.path, SaveOver::Overwrite);
+    ImGui::CloseCurrentPopup();
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("Cancel", {160, 0}) || key_pressed(Key::Escape, KeyMods_None, false)) {
+    state.save_conflict.reset();
+    ImGui::CloseCurrentPopup();
+  }
+  ImGui::EndPopup();
+}
+
+}  // namespace
+
 void SaveConflictPrompt(AppState& state, AppWindowState& window) {
   if (!state.save_conflict) return;
+  if (state.save_conflict->replace) return ReplaceFilePrompt(state);
   if (!begin_centred_modal("File changed on disk")) return;
   const SaveConflict conflict = *state.save_conflict;
   TextWrappedAtSpaces(conflict.question);
