@@ -9,6 +9,7 @@
 #include "app/cli/args.h"
 #include "app/cli/cli.h"
 #include "app/cli/commands.h"
+#include "app/cli/error_stream.h"
 #include "app/gui/gui.h"
 #include "core/io/atomic_file.h"
 
@@ -32,13 +33,7 @@ int run_window(const std::vector<std::string>& args) {
   }
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  // A reader that closes the pipe early makes the next write fail with EPIPE, reported like a full disk, rather
-  // than killing the process without a word.
-  std::signal(SIGPIPE, SIG_IGN);
-  const std::vector<std::string> args(argv + 1, argv + argc);
+int run(const std::vector<std::string>& args) {
   if (!args.empty() && attn::cli::is_cli_command(args[0])) {
     // A command is held to the memory budget its shapes predict: every matrix of 1 MiB or more is mapped and given
     // back when freed, so the heap never keeps freed matrices beside new ones (with them kept, train's measured
@@ -53,4 +48,19 @@ int main(int argc, char** argv) {
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   mallopt(M_MMAP_MAX, 0);
   return run_window(args);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // A reader that closes the pipe early makes the next write fail with EPIPE, reported like a full disk, rather
+  // than killing the process without a word.
+  std::signal(SIGPIPE, SIG_IGN);
+  // Messages quote files and options: their control characters reach the terminal escaped.
+  attn::cli::EscapingStreamBuf error_buffer(std::cerr.rdbuf());
+  std::streambuf* const terminal = std::cerr.rdbuf(&error_buffer);
+  const int exit_code = run(std::vector<std::string>(argv + 1, argv + argc));
+  std::cerr.flush();
+  std::cerr.rdbuf(terminal);
+  return exit_code;
 }

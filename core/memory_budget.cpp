@@ -73,9 +73,16 @@ std::string budget_message(std::int64_t needed, std::int64_t budget, std::string
          bytes_text(static_cast<std::uint64_t>(budget)) + "; use --memory-budget, " + std::string(fewer);
 }
 
-void check_memory_budget(std::int64_t needed, std::int64_t budget, std::string_view what, std::string_view fewer) {
+std::optional<std::string> budget_refusal(std::int64_t needed, std::int64_t budget, std::string_view what,
+                                          std::string_view fewer) {
   const std::int64_t total = needed + limits::kProgramBytes;
-  if (total > budget) throw BudgetError(total, budget, budget_message(total, budget, what, fewer));
+  if (total <= budget) return std::nullopt;
+  return budget_message(total, budget, what, fewer);
+}
+
+void check_memory_budget(std::int64_t needed, std::int64_t budget, std::string_view what, std::string_view fewer) {
+  if (std::optional<std::string> refused = budget_refusal(needed, budget, what, fewer))
+    throw BudgetError(needed + limits::kProgramBytes, budget, *refused);
 }
 
 void check_trace_budget(const Scenario& s, std::int64_t budget, std::int64_t extra) {

@@ -3,6 +3,7 @@
 // printed. One number in bytes (std::int64_t) passed to whatever checks against it; the default is set by the
 // application from the machine's memory (app/cli/memory.h), never read here.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -48,8 +49,11 @@ class BudgetError : public InputError {
 // "this trace needs 5,497,558,138 bytes (5.12 GiB) but the memory budget is 3,221,225,472 bytes (3.00 GiB); use
 // --memory-budget, fewer tokens or heads": `what` names the work ("this trace"), `fewer` what would shrink it.
 std::string budget_message(std::int64_t needed, std::int64_t budget, std::string_view what, std::string_view fewer);
-// Throws BudgetError with budget_message when needed + limits::kProgramBytes > budget; the message's number is that
-// sum: what the whole process will hold.
+// budget_message when needed + limits::kProgramBytes > budget (its number is that sum: what the whole process will
+// hold), else nothing: for a view that says why it keeps what it shows.
+std::optional<std::string> budget_refusal(std::int64_t needed, std::int64_t budget, std::string_view what,
+                                          std::string_view fewer);
+// Throws BudgetError with budget_refusal's message past the budget.
 void check_memory_budget(std::int64_t needed, std::int64_t budget, std::string_view what,
                          std::string_view fewer = "fewer tokens or heads");
 

@@ -199,6 +199,13 @@ TEST_CASE("unsaved work that cannot be restored says why, and the offer stays to
   CHECK_FALSE(ui::restore_unsaved_work(state, bad_scenario));
   CHECK(state.message == "The unsaved document could not be restored: tokens[0]: a token label must not be empty");
   CHECK_FALSE(state.document().dirty());
+  // Valid, but past what the window may hold (1 MiB), and its original gone: no empty name between two colons.
+  state.set_memory_budget(std::int64_t(1) << 20);
+  ui::RecoveryOffer big;
+  big.scenario = cat_sat();
+  big.original = "/nonexistent/gone.json";
+  CHECK_FALSE(ui::restore_unsaved_work(state, big));
+  CHECK(state.message.starts_with("The unsaved document could not be restored: this document in the window needs "));
 }
 
 namespace {

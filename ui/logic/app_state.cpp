@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "core/init.h"
+#include "core/text_format.h"
 #include "core/trace_bytes.h"
 #include "core/validate.h"
 
@@ -99,7 +100,8 @@ bool AppState::open(Scenario scenario, std::filesystem::path path) {
     validate(scenario);
     check_window_budget(scenario, window_frame, memory_budget);
   } catch (const InputError& e) {
-    message = path.string() + ": " + e.what();
+    // A document without a file (a recovered one whose original is gone) is named by the caller's words.
+    message = path.empty() ? std::string(e.what()) : shown_path(path) + ": " + e.what();
     return false;
   }
   doc_.saved = scenario;

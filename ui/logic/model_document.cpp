@@ -49,10 +49,8 @@ ModelRunOptions model_view_run(int layer) { return {.kept = std::vector<int>{lay
 
 std::optional<std::string> model_view_refusal(const ModelInput& in, int layer, std::int64_t budget) {
   const auto n = static_cast<std::int64_t>(in.tokens.size());
-  const std::int64_t needs = predicted_model_run_bytes(in.model, n, model_view_run(layer));
-  if (needs <= budget) return std::nullopt;
-  return model_run_what(in.model, n) + " needs " + format_unit(static_cast<double>(needs), AxisUnit::Bytes) +
-         " but the memory budget is " + format_unit(static_cast<double>(budget), AxisUnit::Bytes);
+  return budget_refusal(predicted_model_run_bytes(in.model, n, model_view_run(layer)), budget,
+                        model_run_what(in.model, n), "fewer tokens");
 }
 
 namespace {

@@ -9,6 +9,7 @@
 #include <omp.h>
 #endif
 
+#include "core/memory_budget.h"
 #include "core/model_bytes.h"
 #include "core/validate.h"
 
@@ -142,11 +143,9 @@ std::int64_t predicted_train_view_bytes(const TrainSettings& s, const Model& mod
 }
 
 std::optional<std::string> train_budget_refusal(const TrainSettings& s, const Model& model, std::int64_t budget) {
-  const std::int64_t needs = predicted_train_view_bytes(s, model);
-  if (needs <= budget) return std::nullopt;
-  return training_what(model, s.run.batch, s.run.task.seq_len) + " needs " +
-         format_unit(static_cast<double>(needs), AxisUnit::Bytes) + " but the memory budget is " +
-         format_unit(static_cast<double>(budget), AxisUnit::Bytes);
+  return budget_refusal(predicted_train_view_bytes(s, model), budget,
+                        training_what(model, s.run.batch, s.run.task.seq_len),
+                        "a smaller batch, shorter sequences, fewer steps or layers");
 }
 
 std::optional<std::string> Trainer::reset(const TrainSettings& s, std::int64_t budget) {

@@ -99,8 +99,8 @@ class Trainer {
 std::int64_t predicted_train_view_bytes(const TrainSettings& s, const Model& model);
 // The model a run of the settings trains, unresolved: s.start, or a new one of s.shape for the task. Throws InputError.
 Model trained_model(const TrainSettings& s);
-// "training 2 layers on batches of 32 sequences of 32 tokens needs 1.5 GiB but the memory budget is 1 GiB", or
-// nullopt when the run fits.
+// "training 2 layers on batches of 32 sequences of 32 tokens needs 1,610,612,736 bytes (1.50 GiB) but the memory
+// budget is ..." (budget_refusal, with the program's share), or nullopt when the run fits.
 std::optional<std::string> train_budget_refusal(const TrainSettings& s, const Model& model, std::int64_t budget);
 
 // The snapshot at `step` or the last before it (the timeline's); nullptr when there is none.
