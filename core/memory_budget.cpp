@@ -86,7 +86,7 @@ void check_memory_budget(std::int64_t needed, std::int64_t budget, std::string_v
 }
 
 void check_trace_budget(const Scenario& s, std::int64_t budget, std::int64_t extra) {
-  check_memory_budget(predicted_trace_bytes(s) + extra, budget, "this trace");
+  check_memory_budget(predicted_trace_bytes(s) + computing_bytes(s) + extra, budget, "this trace");
 }
 
 }  // namespace attn

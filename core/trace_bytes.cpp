@@ -41,6 +41,11 @@ std::int64_t per_head_bytes(const AttentionConfig& a, std::int64_t nq, std::int6
   return sum + 3 * cells(nq, 1) + nq * std::int64_t(sizeof(RowStatus));
 }
 
+// blockdiag(W_UV^(h)), (H*d_c, H*d): absorbing W_UV into W_O holds it while W_LO is made.
+std::int64_t block_uv_bytes(const AttentionConfig& a) {
+  return cells(std::int64_t(a.heads) * a.latent_dim, std::int64_t(a.heads) * a.head_dim);
+}
+
 // MLA's absorbed form: W_UQK and the scores per head (and the latent's part of them with decoupled RoPE), the
 // latent output, W_LO and the output.
 std::int64_t absorbed_bytes(const AttentionConfig& a, std::int64_t nq, std::int64_t nkv, std::int64_t d_model) {
@@ -51,6 +56,10 @@ std::int64_t absorbed_bytes(const AttentionConfig& a, std::int64_t nq, std::int6
 }
 
 }  // namespace
+
+std::int64_t computing_bytes(const Scenario& s) {
+  return s.attention.variant == Variant::Mla ? block_uv_bytes(s.attention) : 0;
+}
 
 std::int64_t predicted_trace_bytes(const Scenario& s) { return predicted_trace_bytes(s, s.n_q(), s.n_kv()); }
 
@@ -122,7 +131,7 @@ std::int64_t predicted_decode_bytes(const Scenario& s, std::int64_t nq, std::int
   std::int64_t sum = used_weight_bytes(s) + cells(nq, nkv) + cells(nkv, cache_elements_per_token(a));
   if (a.variant == Variant::Mla) {
     const std::int64_t dc = a.latent_dim, d_q = a.query_latent_dim > 0 ? a.query_latent_dim : dm;
-    sum += H * cells(d_q, dc) + cells(H * dc, d_out);
+    sum += H * cells(d_q, dc) + cells(H * dc, d_out) + block_uv_bytes(a);
   }
   sum += cells(seen, H + (a.sparse ? 2 : 0)) + cells(nq, d_out);
   // The heap keeps some of each step's freed rows, too short for the next step's longer ones: at most half a number

@@ -23,6 +23,9 @@ std::int64_t predicted_trace_bytes(const Scenario& s, std::int64_t n_q, std::int
 // with a copy of its projections) and one row of text.
 std::int64_t predicted_print_bytes(const Scenario& s);
 
+// What computing a trace holds for a moment beside what it keeps: MLA's blockdiag(W_UV^(h)) while W_LO is made.
+std::int64_t computing_bytes(const Scenario& s);
+
 // What decode(s) holds, from the shapes: the resolved weights (and MLA's absorbed ones), the mask, the cache, and
 // every step's output row, each head's weights over the cache (and the indexer's row), with what each step costs
 // to keep; and printing it (one step's text at a time). `s` must be valid.

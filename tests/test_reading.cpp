@@ -264,7 +264,7 @@ TEST_CASE("a number of 5,000 digits is quoted by its first 40 and its count of d
   CHECK(quoted_number("1e999") == "1e999");
 }
 
-TEST_CASE("a name holds no control characters; a description keeps its line breaks and tabs alone") {
+TEST_CASE("a name holds no control characters, a description keeps its line breaks and tabs alone") {
   const auto problem = [](const std::string& fields) {
     try {
       parse_scenario("{" + fields + ", " + kCatSatBody + "}");

@@ -137,7 +137,7 @@ TEST_CASE("recovery: a window's edits are autosaved while the prompt waits, and 
   fs::remove_all(dir);
 }
 
-TEST_CASE("recovery: Restore over unsaved edits asks first; the restored work moves to the window's own entry") {
+TEST_CASE("recovery: Restore over unsaved edits asks first, and the restored work moves to the window's own entry") {
   const fs::path dir = fresh_dir("recovery_restore_entry"), config = dir / "config";
   const fs::path a = scenario_named(dir, "docA", 7), b = scenario_named(dir, "docB", 7);
   fs::path entry_a;

@@ -81,7 +81,8 @@ def main():
         if a.case == "spaces_past_budget":
             write_spaces(f)
             command, code, most = [a.binary, "trace", f, "--memory-budget", "64M"], 2, 64 * MIB
-            message = ("attention-lab: %s: reading this file and parsing it needs 2,200,000,000 bytes (2.05 GiB) but "
+            # 200 MB of text and ten times that for a tree, and the program's 16 MiB.
+            message = ("attention-lab: %s: reading this file and parsing it needs 2,216,777,216 bytes (2.06 GiB) but "
                        "the memory budget is 67,108,864 bytes (64.00 MiB); use --memory-budget, or a smaller file\n" % f)
         elif a.case == "scenario_too_large":
             write_big_scenario(f)
