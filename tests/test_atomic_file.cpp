@@ -22,6 +22,7 @@
 #include "app/gui/user_files.h"
 #include "core/io/atomic_file.h"
 #include "core/io/scenario_write.h"
+#include "gui_args.h"
 #include "helpers.h"
 #include "ui/logic/app_state.h"
 
@@ -319,14 +320,7 @@ TEST_CASE("train checks --save before the first step") {
 
 TEST_CASE("the window's outputs are checked before it opens") {
   const fs::path dir = fresh_dir("atomic-gui");
-  const auto refused = [](const std::vector<std::string>& args) {
-    try {
-      gui::parse_gui_args(args);
-    } catch (const cli::UsageError& e) {
-      return std::string(e.what());
-    }
-    return std::string("(no error)");
-  };
+  const auto refused = test::gui_args_refusal;
   const fs::path missing = dir / "missing" / "state.json";
   CHECK(refused({"--dump-state", missing.string()}) == "--dump-state: cannot write " + missing.string() +
                                                            ": the folder " + (dir / "missing").string() +
@@ -394,14 +388,7 @@ TEST_CASE("the window's outputs never write over what it reads without being tol
   const fs::path fa = copy_of_assets(dir);
   const AtomicScopedEnv assets("ATTENTION_LAB_ASSETS", fa.string());
   const AtomicScopedEnv config("XDG_CONFIG_HOME", (dir / "cfg").string());
-  const auto refused = [](const std::vector<std::string>& args) {
-    try {
-      gui::parse_gui_args(args);
-    } catch (const cli::UsageError& e) {
-      return std::string(e.what());
-    }
-    return std::string("(no error)");
-  };
+  const auto refused = test::gui_args_refusal;
   const std::string shot = (dir / "x.png").string(), tail = ": write to another file (nothing was written)";
   const fs::path model = fa / "models" / "tiny.json", cat = fa / "scenarios" / "the_cat_sat.json";
   CHECK(refused({"--view", "model", "--screenshot", model.string()}) ==

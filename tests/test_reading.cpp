@@ -15,6 +15,7 @@
 #include "core/io/model_json.h"
 #include "core/io/scenario_json.h"
 #include "core/memory_budget.h"
+#include "gui_args.h"
 #include "helpers.h"
 #include "ui/logic/file_identity.h"
 
@@ -164,17 +165,6 @@ TEST_CASE("an unknown key at the root is refused by the streaming pass, before a
                        InputError);
 }
 
-TEST_CASE("the many-small-values rule says the file's size and what to do") {
-  std::string lists = "[";
-  for (int i = 0; i < 200000; ++i) lists += "[],";
-  lists += "[]]";
-  CHECK_THROWS_WITH_AS(parse_json_document(lists),
-                       "too many small values for its size of 600,004 bytes (585.94 KiB): reading it would take more "
-                       "than 10 times that in memory. The files the lab reads hold rows of numbers, not many tiny "
-                       "lists or values: check that this is the file meant, or split it into smaller files",
-                       InputError);
-}
-
 TEST_CASE("a batches file is read straight into its id lists: 75,000 batches of 4 sequences train") {
   const fs::path dir = fresh_dir("reading-batches");
   const std::string text = ones_batches(75000);
@@ -303,14 +293,7 @@ TEST_CASE("kv: an mla shape needs no --head-dim, except to compare with the same
 }
 
 TEST_CASE("the window's start: options it would ignore are refused, and the message names options only if given") {
-  const auto refused = [](const std::vector<std::string>& args) {
-    try {
-      gui::parse_gui_args(args);
-    } catch (const cli::UsageError& e) {
-      return std::string(e.what());
-    }
-    return std::string("(no error)");
-  };
+  const auto refused = test::gui_args_refusal;
   CHECK(refused({"--page", "2"}) == "--page: only with --lesson NAME (it opens a page of that lesson)");
   CHECK(refused({"--lesson", "masks", "--page", "2"}) == "(no error)");
   CHECK(refused({"--train-gradient", "0.1"}) ==

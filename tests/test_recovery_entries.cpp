@@ -48,6 +48,14 @@ std::pair<fs::path, int> entry_work(const fs::path& entry) {
   return {r->original, r->scenario->seed};
 }
 
+// A window on `doc` that made an edit (seed 8) and was killed: its entry stays for a later start.
+fs::path entry_of_killed_window(const fs::path& config, const fs::path& doc) {
+  TestWindow window(config, doc);
+  window.edit(8);
+  window.frame();
+  return window.autosave.own_file();
+}
+
 }  // namespace
 
 TEST_CASE("recovery entries of two windows: a live window's is never offered, a gone one's only to one start") {
@@ -101,13 +109,7 @@ TEST_CASE("recovery entries of two windows: a live window's is never offered, a 
 TEST_CASE("recovery: a window's edits are autosaved while the prompt waits, and Later keeps the offered entry") {
   const fs::path dir = fresh_dir("recovery_prompt_waits"), config = dir / "config";
   const fs::path a = scenario_named(dir, "docA", 7), b = scenario_named(dir, "docB", 7);
-  fs::path entry_a;
-  {
-    TestWindow window_a(config, a);
-    window_a.edit(8);
-    window_a.frame();
-    entry_a = window_a.autosave.own_file();
-  }  // killed
+  const fs::path entry_a = entry_of_killed_window(config, a);
   const std::string a_bytes = read_file(entry_a);
 
   std::optional<TestWindow> window_b(std::in_place, config, b);
@@ -140,13 +142,7 @@ TEST_CASE("recovery: a window's edits are autosaved while the prompt waits, and 
 TEST_CASE("recovery: Restore over unsaved edits asks first, and the restored work moves to the window's own entry") {
   const fs::path dir = fresh_dir("recovery_restore_entry"), config = dir / "config";
   const fs::path a = scenario_named(dir, "docA", 7), b = scenario_named(dir, "docB", 7);
-  fs::path entry_a;
-  {
-    TestWindow window_a(config, a);
-    window_a.edit(8);
-    window_a.frame();
-    entry_a = window_a.autosave.own_file();
-  }
+  const fs::path entry_a = entry_of_killed_window(config, a);
   TestWindow window_b(config, b);
   REQUIRE(window_b.state->recovery.has_value());
   window_b.edit(9);

@@ -123,18 +123,22 @@ void RecoveryPrompt(AppState& state) {
 
 namespace {
 
+// The answer that writes over the file the question is about: the document (or the model) saved there after all.
+void WriteOverButton(AppState& state, const SaveConflict& conflict, const char* label) {
+  if (!ImGui::Button(label, {160, 0})) return;
+  state.save_conflict.reset();
+  if (conflict.model) save_model_document(state, conflict.path, SaveOver::Overwrite);
+  else save_document(state, conflict.path, SaveOver::Overwrite);
+  ImGui::CloseCurrentPopup();
+}
+
 // Save As onto another file that exists: Replace writes over it, Cancel (Escape) writes nothing.
 void ReplaceFilePrompt(AppState& state) {
   if (!begin_centred_modal("Replace file?")) return;
   const SaveConflict conflict = *state.save_conflict;
   TextWrappedAtSpaces(conflict.question);
   ImGui::TextDisabled("Replace writes this document over it; Cancel leaves it as it is.");
-  if (ImGui::Button("Replace", {160, 0})) {
-    state.save_conflict.reset();
-    if (conflict.model) save_model_document(state, conflict.path, SaveOver::Overwrite);
-    else save_document(state, conflict.path, SaveOver::Overwrite);
-    ImGui::CloseCurrentPopup();
-  }
+  WriteOverButton(state, conflict, "Replace");
   ImGui::SameLine();
   if (ImGui::Button("Cancel", {160, 0}) || key_pressed(Key::Escape, KeyMods_None, false)) {
     state.save_conflict.reset();
@@ -152,12 +156,7 @@ void SaveConflictPrompt(AppState& state, AppWindowState& window) {
   const SaveConflict conflict = *state.save_conflict;
   TextWrappedAtSpaces(conflict.question);
   ImGui::TextDisabled("Overwrite replaces what is on disk; Save as\u2026 keeps it and writes another file.");
-  if (ImGui::Button("Overwrite", {160, 0})) {
-    state.save_conflict.reset();
-    if (conflict.model) save_model_document(state, conflict.path, SaveOver::Overwrite);
-    else save_document(state, conflict.path, SaveOver::Overwrite);
-    ImGui::CloseCurrentPopup();
-  }
+  WriteOverButton(state, conflict, "Overwrite");
   ImGui::SameLine();
   if (ImGui::Button("Save as\u2026", {160, 0})) {
     state.save_conflict.reset();
