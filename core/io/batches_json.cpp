@@ -140,7 +140,10 @@ class BatchesFill final : public json::json_sax_t {
   bool key(json::string_t&) override { return true; }
   bool start_array(std::size_t) override {
     ++depth_;
-    if (depth_ == 2) batches.emplace_back().reserve(counts_.batch_sizes[batches.size()]);
+    if (depth_ == 2) {
+      const std::uint32_t sequences = counts_.batch_sizes[batches.size()];  // before the new batch counts
+      batches.emplace_back().reserve(sequences);
+    }
     if (depth_ == 3) batches.back().emplace_back().ids.reserve(counts_.sequence_lengths[sequence_++]);
     return true;
   }
