@@ -59,6 +59,16 @@ quit() {  # Ctrl+Q with nothing unsaved quits at once, maybe before xdotool send
 }
 fresh_config() { rm -rf "$XDG_CONFIG_HOME/attention-lab"; }
 
+wait_title() {  # the window's title once it holds TEXT, or as it is after 20 s (a sanitized window is slow)
+  local title
+  for _ in $(seq 200); do
+    title=$(xdotool getwindowname "$window")
+    [[ "$title" == *"$1"* ]] && break
+    sleep 0.1
+  done
+  echo "$title"
+}
+
 # 1. Offered back.
 start "$work" "$scenario"
 edit_and_kill
@@ -80,8 +90,7 @@ edit_and_kill
 [[ "$(field "$recovery" original)" == "$(realpath "$work/a/A.json")" ]] || fail "the recovery names $(field "$recovery" original), not A.json's full path"
 start "$work/b" B.json --dump-state "$state"
 xdotool key --window "$window" Return  # Restore them
-sleep 0.5
-title=$(xdotool getwindowname "$window")
+title=$(wait_title "(A.json, recovered)")
 [[ "$title" == *"(A.json, recovered)"* ]] || fail "the restored window is titled '$title', not after A.json (recovered)"
 xdotool key --window "$window" ctrl+s
 sleep 0.5
@@ -101,8 +110,7 @@ touch -d "@$(($(stat -c %Y "$work/a/A.json") + 5))" "$work/a/A.json"
 cp -p "$work/a/A.json" "$work/A.changed"
 start "$work/b" B.json
 xdotool key --window "$window" Return
-sleep 0.5
-title=$(xdotool getwindowname "$window")
+title=$(wait_title "(A.json, recovered)")
 [[ "$title" == *"(A.json, recovered)"*"unsaved"* ]] || fail "the work of a changed A.json is titled '$title'"
 xdotool key --window "$window" ctrl+s  # opens the Save dialog
 sleep 1
@@ -141,8 +149,7 @@ kept=$(/usr/bin/python3 -c 'import json,sys; print(bytes(json.load(open(sys.argv
   fail "the recovery file names the original by bytes $kept, not by its path's"
 start "$work/b" B.json
 xdotool key --window "$window" Return
-sleep 0.5
-title=$(xdotool getwindowname "$window")
+title=$(wait_title '(b\xff.json, recovered)')
 [[ "$title" == *'(b\xff.json, recovered)'* ]] || fail "the work of b\\xff.json is titled '$title'"
 xdotool key --window "$window" ctrl+s
 sleep 0.5
