@@ -4,7 +4,6 @@
 #include <unordered_set>
 
 #include "core/init.h"
-#include "core/trace_bytes.h"
 
 namespace attn {
 
@@ -263,15 +262,15 @@ std::vector<std::string> set_sparse(Scenario& s, const std::optional<SparseConfi
   return weight_notes(before, s);
 }
 
-int max_token_count(const Scenario& s, int cap, std::int64_t budget) {
-  const auto fits = [&s, budget](std::int64_t n) {
+int max_token_count(const Scenario& s, int cap, const std::function<bool(std::int64_t, std::int64_t)>& fits) {
+  const auto within = [&](std::int64_t n) {
     const std::int64_t keys = s.context ? s.n_kv() : n;
-    return s.attention.heads * n * keys <= limits::kMaxAttentionCells && predicted_trace_bytes(s, n, keys) <= budget;
+    return s.attention.heads * n * keys <= limits::kMaxAttentionCells && fits(n, keys);
   };
-  int lo = 1, hi = std::max(1, cap);  // the answer lies in [lo, hi]: both bounds grow with the tokens
+  int lo = 1, hi = std::max(1, cap);  // the answer lies in [lo, hi]
   while (lo < hi) {
     const int mid = lo + (hi - lo + 1) / 2;
-    if (fits(mid)) lo = mid;
+    if (within(mid)) lo = mid;
     else hi = mid - 1;
   }
   return lo;

@@ -2,6 +2,7 @@
 // Edits the inputs panel makes to a scenario, as plain functions so they are tested without a window and
 // every view sees the same document afterwards.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,8 +21,9 @@ void remove_token(Scenario& s, int index);
 // draws them, and a custom mask grows the same way; tokens past `count` are removed from the end.
 void set_token_count(Scenario& s, int count);
 // The most query tokens set_token_count may give `s`, at most `cap`: its heads x N_Q x N_KV within the cells a
-// trace may hold and its trace's bytes (predicted_trace_bytes) within the memory budget `budget`; at least 1.
-int max_token_count(const Scenario& s, int cap, std::int64_t budget);
+// trace may hold and `fits(n_q, n_kv)` (what the caller holds at that size within its budget); at least 1. Both
+// only ever stop fitting as the tokens grow.
+int max_token_count(const Scenario& s, int cap, const std::function<bool(std::int64_t, std::int64_t)>& fits);
 // A label no other token has: "token 4", "token 5", ...
 std::string fresh_token_label(const Scenario& s);
 

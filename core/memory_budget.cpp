@@ -68,20 +68,25 @@ std::int64_t parse_memory_size(std::string_view text, const std::string& field) 
   return static_cast<std::int64_t>(bytes);
 }
 
-std::string budget_message(std::int64_t needed, std::int64_t budget, std::string_view what, std::string_view fewer) {
-  return std::string(what) + " needs " + bytes_text(static_cast<std::uint64_t>(needed)) + " but the memory budget is " +
-         bytes_text(static_cast<std::uint64_t>(budget)) + "; use --memory-budget, " + std::string(fewer);
+std::string budget_message(std::int64_t needed, std::int64_t budget, std::string_view what, std::string_view fewer,
+                           const HeldBeside& beside) {
+  std::string m = std::string(what) + " needs " + bytes_text(static_cast<std::uint64_t>(needed)) +
+                  " but the memory budget is " + bytes_text(static_cast<std::uint64_t>(budget));
+  if (beside.bytes > 0)
+    m += ", of which " + bytes_text(static_cast<std::uint64_t>(beside.bytes)) + " are held by " + beside.what;
+  return m + "; use --memory-budget, " + std::string(fewer);
 }
 
 std::optional<std::string> budget_refusal(std::int64_t needed, std::int64_t budget, std::string_view what,
-                                          std::string_view fewer) {
+                                          std::string_view fewer, const HeldBeside& beside) {
   const std::int64_t total = needed + limits::kProgramBytes;
-  if (total <= budget) return std::nullopt;
-  return budget_message(total, budget, what, fewer);
+  if (total + std::max<std::int64_t>(beside.bytes, 0) <= budget) return std::nullopt;
+  return budget_message(total, budget, what, fewer, beside);
 }
 
-void check_memory_budget(std::int64_t needed, std::int64_t budget, std::string_view what, std::string_view fewer) {
-  if (std::optional<std::string> refused = budget_refusal(needed, budget, what, fewer))
+void check_memory_budget(std::int64_t needed, std::int64_t budget, std::string_view what, std::string_view fewer,
+                         const HeldBeside& beside) {
+  if (std::optional<std::string> refused = budget_refusal(needed, budget, what, fewer, beside))
     throw BudgetError(needed + limits::kProgramBytes, budget, *refused);
 }
 

@@ -46,16 +46,27 @@ class BudgetError : public InputError {
   std::int64_t needed_, budget_;
 };
 
+// What the process holds beside the work being checked, which the same budget must leave room for: the other
+// views of a window ("the window and the Train view"). Nothing (0 bytes) for a command.
+struct HeldBeside {
+  std::int64_t bytes = 0;
+  std::string what;
+};
+
 // "this trace needs 5,497,558,138 bytes (5.12 GiB) but the memory budget is 3,221,225,472 bytes (3.00 GiB); use
-// --memory-budget, fewer tokens or heads": `what` names the work ("this trace"), `fewer` what would shrink it.
-std::string budget_message(std::int64_t needed, std::int64_t budget, std::string_view what, std::string_view fewer);
-// budget_message when needed + limits::kProgramBytes > budget (its number is that sum: what the whole process will
-// hold), else nothing: for a view that says why it keeps what it shows.
+// --memory-budget, fewer tokens or heads": `what` names the work ("this trace"), `fewer` what would shrink it. With
+// something held beside: "... but the memory budget is 3,221,225,472 bytes (3.00 GiB), of which 2,147,483,648 bytes
+// (2.00 GiB) are held by the window and the Train view; use ...".
+std::string budget_message(std::int64_t needed, std::int64_t budget, std::string_view what, std::string_view fewer,
+                           const HeldBeside& beside = {});
+// budget_message when needed + limits::kProgramBytes + beside.bytes > budget (its number is needed plus the
+// program's share: what the work makes the process hold), else nothing: for a view that says why it keeps what it
+// shows.
 std::optional<std::string> budget_refusal(std::int64_t needed, std::int64_t budget, std::string_view what,
-                                          std::string_view fewer);
+                                          std::string_view fewer, const HeldBeside& beside = {});
 // Throws BudgetError with budget_refusal's message past the budget.
 void check_memory_budget(std::int64_t needed, std::int64_t budget, std::string_view what,
-                         std::string_view fewer = "fewer tokens or heads");
+                         std::string_view fewer = "fewer tokens or heads", const HeldBeside& beside = {});
 
 // The trace of `s` (valid) within the budget: predicted_trace_bytes(s) + extra (what the caller holds beside it,
 // such as printing), else BudgetError ("this trace needs ...").

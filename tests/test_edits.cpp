@@ -1,4 +1,5 @@
 // The edits the inputs panel makes (core/edits): tokens, context tokens, heads, variants, the scale slider.
+#include <algorithm>
 #include <limits>
 #include <string>
 #include <vector>
@@ -205,32 +206,32 @@ TEST_CASE("a shift of every position: learned positions grow to cover it, no pos
   CHECK(s.attention.position_offset == 0);  // as a saved file would have it
 }
 
-TEST_CASE("the tokens slider reaches 4096 on the scale scenario, and as far as the memory budget allows") {
-  const std::int64_t three_gib = std::int64_t(3) << 30;
+TEST_CASE("the tokens slider stops at the attention cells a trace may hold, and where the caller's bytes stop") {
   Scenario s = load_scenario_file(asset("scale.json"));
-  CHECK(max_token_count(s, 4096, three_gib) == 4096);  // 8 heads of 64, d_model 512: 2.64 GB
-  CHECK(max_token_count(s, 100, three_gib) == 100);
-  // A budget of 1 GiB: 8 heads of (T, T) matrices stop near 2,400 tokens (predicted_trace_bytes is 136 T^2 + ...).
-  const int small = max_token_count(s, 4096, std::int64_t(1) << 30);
-  CHECK(small < 4096);
-  CHECK(small > 2000);
-  s.attention.heads = 16;  // 16 heads of 32: more (T, T) matrices than the bytes allow at 4096
+  const auto always = [](std::int64_t, std::int64_t) { return true; };
+  CHECK(max_token_count(s, 4096, always) == 4096);  // 8 heads x 4096 x 4096 = 2^27 cells, the most a trace may hold
+  CHECK(max_token_count(s, 100, always) == 100);
+  std::vector<std::int64_t> keys_asked;
+  const auto million = [&](std::int64_t n, std::int64_t keys) {
+    return keys_asked.push_back(keys), n * keys <= 1000000;
+  };
+  CHECK(max_token_count(s, 4096, million) == 1000);
+  CHECK(std::find(keys_asked.begin(), keys_asked.end(), 1001) != keys_asked.end());  // self-attention: keys grow too
+  CHECK(max_token_count(s, 4096, [](std::int64_t, std::int64_t) { return false; }) == 1);  // never fewer than one
+  s.attention.heads = 16;  // 16 heads of 32: 16 x 2896^2 = 134,189,056 cells, 16 x 2897^2 = 134,281,744
   s.attention.head_dim = 32;
   s.weights = {};
-  const int most = max_token_count(s, 4096, three_gib);
-  CHECK(most < 4096);
-  CHECK(most > 2000);
+  CHECK(max_token_count(s, 4096, always) == 2896);
   Scenario at = s;
-  set_token_count(at, most);
+  set_token_count(at, 2896);
   CHECK_NOTHROW(validate(at));
-  CHECK_NOTHROW(check_trace_budget(at, three_gib));
-  set_token_count(at, most + 1);  // past the cells a trace may hold (2,896 tokens of 16 heads) or the budget
-  CHECK_THROWS_AS((validate(at), check_trace_budget(at, three_gib)), InputError);
-  // With 8 heads of 64 and a budget of 1 GiB the bytes stop the slider, well inside the cells.
-  Scenario eight = load_scenario_file(asset("scale.json"));
-  set_token_count(eight, small + 1);
-  CHECK_NOTHROW(validate(eight));  // a valid file: only the budget refuses its trace
-  CHECK_THROWS_AS(check_trace_budget(eight, std::int64_t(1) << 30), BudgetError);
+  set_token_count(at, 2897);
+  CHECK_THROWS_AS(validate(at), InputError);
+  // Cross-attention: the keys are the context's, whatever the queries.
+  const Scenario cross = load_scenario_file(asset("cross_attention.json"));
+  keys_asked.clear();
+  max_token_count(cross, 64, [&](std::int64_t, std::int64_t keys) { return keys_asked.push_back(keys), true; });
+  CHECK(std::all_of(keys_asked.begin(), keys_asked.end(), [&](std::int64_t k) { return k == cross.n_kv(); }));
 }
 
 TEST_CASE("validate after an edit: a weight shared with the document before is not read again, a new one is") {

@@ -82,13 +82,13 @@ TEST_CASE("run --json of a 3 KB model of 64 layers on 4,096 tokens is refused wi
                      cli::bytes_text(static_cast<std::uint64_t>(needs)) + kPastThreeGiB +
                      "--layer L (one layer's heads) or fewer tokens\n");
   // One layer's heads alone still needs every layer's activations for the gradient: refused, with its own number.
-  const Run one = run({"run", file.string(), "--json", "--layer", "5", "--tokens", tokens_text(N), "--memory-budget", "3G"});
+  const Run one =
+      run({"run", file.string(), "--json", "--layer", "5", "--tokens", tokens_text(N), "--memory-budget", "3G"});
   CHECK(one.code == 2);
-  CHECK(one.err ==
-        "attention-lab: " + file.string() + ": running 64 layers on 4,096 tokens needs " +
-            cli::bytes_text(static_cast<std::uint64_t>(kForwardOneLayer + 2 * kWeights + kActivations + 2 * 8 * Q2 +
-                                                      limits::kProgramBytes)) +
-            kPastThreeGiB + "fewer tokens or layers\n");
+  CHECK(one.err == "attention-lab: " + file.string() + ": running 64 layers on 4,096 tokens needs " +
+                       cli::bytes_text(static_cast<std::uint64_t>(kForwardOneLayer + 2 * kWeights + kActivations +
+                                                                  2 * 8 * Q2 + limits::kProgramBytes)) +
+                       kPastThreeGiB + "fewer tokens or layers\n");
   CHECK(run({"run", file.string(), "--layer", "5", "--tokens", "a b"}).code == 2);  // --layer is for --json
 }
 
@@ -138,13 +138,16 @@ TEST_CASE("the Model view refuses a model whose forward pass would pass its budg
   // The view keeps layer 0's heads whole and every layer's overview of at most 64 x 64 (8 heads and the mask); a
   // layer not kept makes its heads' weights one at a time for its overview.
   const std::int64_t needs = kForwardOneLayer + 64 * 9 * 64 * 64 * D + Q2;
-  // With the program's 16 MiB: both numbers, exact and in units, and what to do, as the command line says them.
-  CHECK(*refused == "running 64 layers on 4,096 tokens needs 2,259,421,184 bytes (2.10 GiB) but the memory budget is "
-                    "1,073,741,824 bytes (1.00 GiB); use --memory-budget, fewer tokens");
+  // With the program's 16 MiB and the undo history's share (an eighth of 1 GiB): both numbers, exact and in units,
+  // and what to do, as the command line says them.
+  CHECK(*refused ==
+        "running 64 layers on 4,096 tokens needs 2,393,638,912 bytes (2.23 GiB) but the memory budget is "
+        "1,073,741,824 bytes (1.00 GiB); use --memory-budget, fewer tokens");
   CHECK_FALSE(doc.loaded());
   // Within the budget of the window (3 GiB): one layer's heads instead of 64.
   CHECK(needs == 2242643968);  // 2.09 GiB
-  CHECK_FALSE(ui::model_view_refusal(ui::model_input(deep, tokens_text(N)), 0, limits::kDefaultMemoryBudget).has_value());
+  CHECK_FALSE(
+      ui::model_view_refusal(ui::model_input(deep, tokens_text(N)), 0, limits::kDefaultMemoryBudget).has_value());
 }
 
 TEST_CASE("the Train view refuses a run past its budget before it starts, with both numbers") {
@@ -158,8 +161,9 @@ TEST_CASE("the Train view refuses a run past its budget before it starts, with b
   const std::optional<std::string> refused = trainer.reset(s, limits::kDefaultMemoryBudget);
   REQUIRE(refused.has_value());
   CHECK(contains(*refused, "training 64 layers on batches of 2 sequences of 1,024 tokens needs "));
-  CHECK(contains(*refused, " but the memory budget is 3,221,225,472 bytes (3.00 GiB); use --memory-budget, a smaller "
-                           "batch, shorter sequences, fewer steps or layers"));
+  CHECK(contains(*refused,
+                 " but the memory budget is 3,221,225,472 bytes (3.00 GiB); use --memory-budget, a smaller "
+                 "batch, shorter sequences, fewer steps or layers"));
   CHECK_FALSE(trainer.ready());
   ui::TrainSettings small;  // the default run: far inside
   CHECK(ui::predicted_train_view_bytes(small, ui::trained_model(small)) < (std::int64_t(100) << 20));

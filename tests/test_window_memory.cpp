@@ -4,10 +4,13 @@
 #include <string>
 
 #include "core/edits.h"
+#include "core/io/model_json.h"
 #include "core/io/scenario_json.h"
 #include "core/memory_budget.h"
 #include "helpers.h"
 #include "ui/logic/app_state.h"
+#include "ui/logic/train_actions.h"
+#include "ui/logic/trainer.h"
 #include "ui/logic/window_memory.h"
 
 using namespace attn;
@@ -103,5 +106,75 @@ TEST_CASE("the window's edits and files are held to what it holds, not to the tr
   CHECK(state.edit([](Scenario& d) { set_token_count(d, 434); }));
   CHECK_FALSE(state.open(one_head(435, "causal"), "big.json"));
   CHECK(state.message.starts_with("big.json: this document in the window needs 251,674,936 bytes (240.02 MiB)"));
+  state.wait();
+}
+
+namespace {
+
+// One layer of 8 heads of 8 over d_model 64 that reads up to 4,096 tokens of "a b a b ...".
+ui::ModelInput shared_model_input(int tokens) {
+  const Model m = parse_model(
+      R"({"name":"wide","vocab":["a","b"],"d_model":64,"max_positions":4096,"positions":"none","norm":"none",)"
+      R"("layers":[{"attention":{"heads":8,"head_dim":8,"mask":"causal"}}]})");
+  std::string text;
+  for (int i = 0; i < tokens; ++i) text += i % 2 ? " b" : " a";
+  return ui::model_input(m, text);
+}
+
+}  // namespace
+
+TEST_CASE("the window's document, Model view and Train view share one budget, each checked beside the others") {
+  ui::AppState state(one_head(8, "causal"), "one.json");
+  state.set_window_size(1280, 720);
+  state.set_memory_budget(std::int64_t(1) << 30);
+  CHECK(state.held_beside(ui::WindowPart::Document).bytes == 0);  // nothing else holds anything yet
+  CHECK(state.held_beside(ui::WindowPart::Model).bytes == state.window_bytes());
+  CHECK(state.held_beside(ui::WindowPart::Model).what == "the window");
+  // The Model view holds its forward pass on 2,048 tokens and its history's share (an eighth of 1 GiB).
+  REQUIRE_FALSE(state.model_doc.open(shared_model_input(2048), "wide.json"));
+  CHECK(ui::model_view_bytes(state.model_doc.input(), 0) == 327'387'136);
+  CHECK(state.model_doc.held_bytes() == 327'387'136 + 134'217'728);
+  const HeldBeside model = state.held_beside(ui::WindowPart::Document);
+  CHECK(model.bytes == 461'604'864);
+  CHECK(model.what == "the Model view");
+  // The tokens slider: two results of 40 n^2 + 508 n + 768 within 1 GiB - 16 MiB - 187,858,944 - 128 MiB -
+  // 461,604,864 = 273,283,072 bytes: 1,841 tokens (136,507,236 each; 1,842 would be 136,655,064). Alone, 3,024.
+  CHECK(ui::max_window_tokens(state.scenario(), 4096, state.window_frame, state.memory_budget) == 3024);
+  CHECK(ui::max_window_tokens(state.scenario(), 4096, state.window_frame, state.memory_budget, model.bytes) == 1841);
+  CHECK_FALSE(state.edit([](Scenario& d) { set_token_count(d, 1842); }));
+  // 187,858,944 + 134,217,728 + 2 x 136,655,064 + 16 MiB.
+  CHECK(state.message ==
+        "Not applied: this document in the window needs 612,164,016 bytes (583.81 MiB) but the memory budget is "
+        "1,073,741,824 bytes (1.00 GiB), of which 461,604,864 bytes (440.22 MiB) are held by the Model view; use "
+        "--memory-budget, fewer tokens or heads, or a smaller window");
+  REQUIRE(state.edit([](Scenario& d) { set_token_count(d, 1841); }));
+  // The Train view's default run (81,996,800 bytes) fits 1 GiB alone, not beside the window (595,091,144 bytes now)
+  // and the Model view.
+  ui::TrainSettings run;
+  CHECK(ui::predicted_train_view_bytes(run, ui::trained_model(run)) == 81'996'800);
+  state.train.settings = run;
+  CHECK_FALSE(ui::restart_training(state));
+  CHECK(state.train.error ==
+        "training 2 layers on batches of 32 sequences of 32 tokens needs 98,774,016 bytes (94.20 MiB) but the memory "
+        "budget is 1,073,741,824 bytes (1.00 GiB), of which 1,056,696,008 bytes (1007.74 MiB) are held by the window "
+        "and the Model view; use --memory-budget, a smaller batch, shorter sequences, fewer steps or layers");
+  CHECK_FALSE(state.trainer.ready());
+  // With the document back to 8 tokens the run starts; then the Model view may not grow past what is left beside
+  // the window and the run.
+  REQUIRE(state.edit([](Scenario& d) { set_token_count(d, 8); }));
+  REQUIRE(ui::restart_training(state));
+  CHECK(state.trainer.held_bytes() == 81'996'800);
+  CHECK(state.held_beside(ui::WindowPart::Model).bytes == state.window_bytes() + 81'996'800);
+  CHECK(state.held_beside(ui::WindowPart::Model).what == "the window and the Train view");
+  const std::optional<std::string> refused = state.model_doc.edit_tokens(shared_model_input(4096).tokens);
+  REQUIRE(refused.has_value());
+  CHECK(contains(*refused, "running 1 layer on 4,096 tokens needs "));
+  CHECK(contains(*refused, " are held by the window and the Train view; use --memory-budget, fewer tokens"));
+  CHECK(state.model_doc.input().tokens.size() == 2048);
+  // The lines the views show of their share.
+  CHECK(ui::budget_share_text(81'996'800, std::int64_t(1) << 30, {}) == "78.2 MiB of the 1 GiB memory budget");
+  CHECK(ui::budget_share_text(81'996'800, std::int64_t(1) << 30, {461'604'864, "the Model view"}) ==
+        "78.2 MiB of the 1 GiB memory budget, beside 440 MiB held by the Model view");
+  state.trainer.pause();
   state.wait();
 }

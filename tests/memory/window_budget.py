@@ -9,6 +9,9 @@ Cases:
                  at 1.7 GiB and 150 MB); at 1280x720 within 256M it runs within it
   settings_budget the window opened by a person (no capture) with "memory_budget": "64M" in its settings file: refused
                  at start like --memory-budget 64M (it opened and ran)
+  document_and_model the document at 2,500 tokens of one head and the Model view on 2,048 tokens of 8 heads at 1G:
+                 each fits alone, not both (the model is refused, naming what the window holds); at 2G both run
+                 within it
   soak_256_heads random actions from 2 tokens and 256 heads of 32 (the tokens slider, tokens added, undo, the worker
                  recomputing while the old trace is shown) within 256M (100 actions peaked at 400 MiB)
 """
@@ -23,7 +26,8 @@ import tempfile
 import time
 
 MIB = 1 << 20
-SIZES = {"settings:64M": 64 * MIB, "16M": 16 * MIB, "64M": 64 * MIB, "256M": 256 * MIB, "400M": 400 * MIB, "2G": 2048 * MIB}
+SIZES = {"settings:64M": 64 * MIB, "16M": 16 * MIB, "64M": 64 * MIB, "256M": 256 * MIB, "400M": 400 * MIB,
+         "1G": 1024 * MIB, "2G": 2048 * MIB}
 
 
 def one_head(tokens):
@@ -37,6 +41,12 @@ SMALL = {"name": "small", "tokens": ["the", "cat", "sat"], "embeddings": [[1, 0]
 HEADS_256 = {"name": "x", "tokens": ["a", "b"], "embeddings": [[0.1, 0.1], [0.2, 0.2]],
              "attention": {"heads": 256, "head_dim": 32}, "seed": 1}
 
+# One layer of 8 heads of 8 over d_model 64, and 2,048 of its tokens.
+WIDE_MODEL = {"name": "wide", "vocab": ["a", "b"], "d_model": 64, "max_positions": 4096, "positions": "none",
+              "norm": "none", "layers": [{"attention": {"heads": 8, "head_dim": 8, "mask": "causal"}}]}
+WIDE_TOKENS = " ".join("ab"[i % 2] for i in range(2048))
+WITH_MODEL = ["--model", "{model}", "--model-tokens", WIDE_TOKENS, "--screenshot", "{out}", "--size", "1280x720"]
+
 # name: the scenario, then (window words after the file, --memory-budget, expected exit) for each run
 CASES = {
     "one_head_4096": (one_head(4096), [(["--screenshot", "{out}", "--size", "1280x720"], "400M", 2),
@@ -45,14 +55,17 @@ CASES = {
                            (["--screenshot", "{out}", "--size", "1280x720"], "16M", 2),
                            (["--screenshot", "{out}", "--size", "1280x720"], "256M", 0)]),
     "settings_budget": (SMALL, [([], "settings:64M", 2)]),
+    "document_and_model": (one_head(2500), [(WITH_MODEL, "1G", 2), (WITH_MODEL, "2G", 0)]),
     "soak_256_heads": (HEADS_256, [(["--soak", "100", "--seed", "5", "--size", "1280x720"], "256M", 0)]),
 }
 REFUSED = re.compile(r"needs [0-9,]+ bytes \([0-9.]+ [MG]iB\) but the memory budget is [0-9,]+ bytes "
-                     r"\([0-9.]+ [MG]iB\); use --memory-budget, ")
+                     r"\([0-9.]+ [MG]iB\)(, of which [0-9,]+ bytes \([0-9.]+ [MG]iB\) are held by [a-zA-Z ]+)?; "
+                     r"use --memory-budget, ")
 
 
 def run_one(binary, path, out, words, budget, expected):
-    command = [binary, path] + [w.replace("{out}", out) for w in words]
+    model = os.path.join(os.path.dirname(out), "model.json")
+    command = [binary, path] + [w.replace("{out}", out).replace("{model}", model) for w in words]
     env = dict(os.environ)
     if budget.startswith("settings:"):  # the settings file's, in a configuration folder of its own
         config = os.path.join(os.path.dirname(out), "config")
@@ -83,7 +96,7 @@ def run_one(binary, path, out, words, budget, expected):
     peak = usage.ru_maxrss << 10
     with open(out + ".err", encoding="utf-8", errors="replace") as f:
         err = f.read().strip()
-    shown = " ".join(w for w in words if w not in ("--screenshot", "{out}"))
+    shown = " ".join(w if len(w) < 40 else w[:20] + "..." for w in words if w not in ("--screenshot", "{out}"))
     print("%s within %s: exit %d, peak RSS %d MiB%s" % (shown, budget, code, peak >> 20,
                                                         (": " + err) if err else ""))
     if code != expected:
@@ -109,6 +122,8 @@ def main():
         path = os.path.join(d, "scenario.json")
         with open(path, "w") as f:
             json.dump(scenario, f, separators=(",", ":"))
+        with open(os.path.join(d, "model.json"), "w") as f:
+            json.dump(WIDE_MODEL, f)
         for words, budget, expected in runs:
             ok = run_one(a.binary, path, os.path.join(d, "out.png"), words, budget, expected) and ok
     return 0 if ok else 1

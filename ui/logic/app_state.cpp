@@ -37,7 +37,25 @@ AppState::AppState(Scenario scenario, std::filesystem::path path, std::int64_t h
     : doc_(first_document(std::move(scenario), std::move(path))),
       history_(scenario_bytes, std::min(history_bytes, history_share(memory_budget))),
       history_bytes_(history_bytes),
-      computation_(*doc_.scenario) {}
+      computation_(*doc_.scenario) {
+  model_doc.held_beside = [this] { return held_beside(WindowPart::Model); };
+}
+
+HeldBeside AppState::held_beside(WindowPart part) const {
+  const std::pair<WindowPart, std::int64_t> held[] = {{WindowPart::Document, window_bytes()},
+                                                      {WindowPart::Model, model_doc.held_bytes()},
+                                                      {WindowPart::Training, trainer.held_bytes()}};
+  HeldBeside beside;
+  for (const auto& [p, bytes] : held) {
+    if (p == part || bytes <= 0) continue;
+    if (!beside.what.empty()) beside.what += " and ";
+    beside.what += p == WindowPart::Document ? "the window"
+                   : p == WindowPart::Model  ? "the Model view"
+                                             : "the Train view";
+    beside.bytes += bytes;
+  }
+  return beside;
+}
 
 void AppState::set_memory_budget(std::int64_t budget) {
   memory_budget = budget;
@@ -70,7 +88,7 @@ bool AppState::apply(const std::function<void(Scenario&)>& change, std::optional
   change(next);
   try {
     validate(next, doc_.scenario.get());
-    check_window_budget(next, window_frame, memory_budget);
+    check_window_budget(next, window_frame, memory_budget, held_beside(WindowPart::Document));
   } catch (const InputError& e) {
     message = std::string("Not applied: ") + e.what();
     return false;
@@ -98,7 +116,7 @@ bool AppState::redo() {
 bool AppState::open(Scenario scenario, std::filesystem::path path) {
   try {
     validate(scenario);
-    check_window_budget(scenario, window_frame, memory_budget);
+    check_window_budget(scenario, window_frame, memory_budget, held_beside(WindowPart::Document));
   } catch (const InputError& e) {
     // A document without a file (a recovered one whose original is gone) is named by the caller's words.
     message = path.empty() ? std::string(e.what()) : shown_path(path) + ": " + e.what();

@@ -82,6 +82,9 @@ struct SaveConflict {
   bool replace = false;  // "Replace V.json? It already exists."
 };
 
+// The parts of a window that each hold memory under the one budget.
+enum class WindowPart { Document, Model, Training };
+
 class AppState {
  public:
   // `history_bytes` bounds the undo history (tests give a smaller bound).
@@ -100,6 +103,9 @@ class AppState {
   void set_window_size(int width, int height) { window_frame = window_frame_bytes(width, height); }
   // What the window holds with the document, as checked against the budget.
   std::int64_t window_bytes() const { return predicted_window_bytes(*doc_.scenario, window_frame, memory_budget); }
+  // What the window's parts hold beside `part`, which the budget must leave room for when `part` grows: the window
+  // with its document (window_bytes), the Model view's forward pass and history, the Train view's run.
+  HeldBeside held_beside(WindowPart part) const;
 
   // --- The document and its history.
   // Valid until the next poll(), like trace(): a view may read it after an edit it made in the same frame.

@@ -50,6 +50,7 @@ class BasicHistory {
   void end_gesture() { gesture_ = 0; }  // the next edit starts a step of its own
   // A new bound (the window's share of a memory budget), held from the next record on.
   void set_bytes(std::int64_t bytes) { bytes_ = bytes; }
+  std::int64_t bytes() const { return bytes_; }
   void clear() {  // a new document: nothing to undo
     undo_.clear();
     redo_.clear();

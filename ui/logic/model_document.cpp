@@ -8,6 +8,7 @@
 #include "core/text_format.h"
 #include "core/validate.h"
 #include "ui/logic/chart_axes.h"
+#include "ui/logic/window_memory.h"
 
 namespace attn::ui {
 namespace {
@@ -47,10 +48,14 @@ std::int64_t model_work(const Model& resolved, std::int64_t parameters, int toke
 
 ModelRunOptions model_view_run(int layer) { return {.kept = std::vector<int>{layer}, .overview = kModelOverview}; }
 
-std::optional<std::string> model_view_refusal(const ModelInput& in, int layer, std::int64_t budget) {
-  const auto n = static_cast<std::int64_t>(in.tokens.size());
-  return budget_refusal(predicted_model_run_bytes(in.model, n, model_view_run(layer)), budget,
-                        model_run_what(in.model, n), "fewer tokens");
+std::int64_t model_view_bytes(const ModelInput& in, int layer) {
+  return predicted_model_run_bytes(in.model, static_cast<std::int64_t>(in.tokens.size()), model_view_run(layer));
+}
+
+std::optional<std::string> model_view_refusal(const ModelInput& in, int layer, std::int64_t budget,
+                                              const HeldBeside& beside, std::int64_t history_bytes) {
+  return budget_refusal(model_view_bytes(in, layer) + history_bytes, budget,
+                        model_run_what(in.model, static_cast<std::int64_t>(in.tokens.size())), "fewer tokens", beside);
 }
 
 namespace {
@@ -91,8 +96,18 @@ void check_tokens(const Model& m, const std::vector<std::string>& tokens) {
 
 ModelDocument::ModelDocument(std::int64_t history_bytes, std::int64_t memory_budget)
     : budget_(memory_budget),
-      history_(model_input_bytes, history_bytes),
+      history_bytes_(history_bytes),
+      history_(model_input_bytes, std::min(history_bytes, history_share(memory_budget))),
       results_(forward_pass, failed_forward_pass, kRestAfterForwardPass, &ModelShown::error) {}
+
+void ModelDocument::set_memory_budget(std::int64_t budget) {
+  budget_ = budget;
+  history_.set_bytes(std::min(history_bytes_, history_share(budget)));
+}
+
+std::int64_t ModelDocument::held_bytes() const {
+  return input_ ? model_view_bytes(*input_, layer_within(input_->model, layer_)) + history_.bytes() : 0;
+}
 
 std::optional<std::string> ModelDocument::adopt(std::shared_ptr<const ModelInput> next, std::uint64_t revision,
                                                 std::shared_ptr<const Model> resolved, bool in_frame) {
@@ -103,7 +118,9 @@ std::optional<std::string> ModelDocument::adopt(std::shared_ptr<const ModelInput
   std::int64_t parameters = parameters_;
   try {
     check_tokens(next->model, next->tokens);  // before the budget, which counts them
-    if (std::optional<std::string> refused = model_view_refusal(*next, job.layer, budget_)) return refused;
+    if (std::optional<std::string> refused =
+            model_view_refusal(*next, job.layer, budget_, held_beside(), history_.bytes()))
+      return refused;
     if (!job.resolved) {  // a new shape or seed: checked, counted and drawn again
       job.resolved = std::make_shared<const Model>(resolve_model(next->model));
       parameters = parameter_count(next->model);
@@ -207,7 +224,8 @@ std::optional<std::string> ModelDocument::show_layer(int layer) {
   layer = layer_within(model(), layer);
   if (layer == layer_within(model(), layer_)) return std::nullopt;
   // Layers may differ in their heads: the budget is counted again for this one.
-  if (std::optional<std::string> refused = model_view_refusal(*input_, layer, budget_)) return refused;
+  if (std::optional<std::string> refused = model_view_refusal(*input_, layer, budget_, held_beside(), history_.bytes()))
+    return refused;
   layer_ = layer;
   ModelShown job;
   job.input = input_;

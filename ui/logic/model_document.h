@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "core/model.h"
 #include "core/memory_budget.h"
+#include "core/model.h"
 #include "ui/logic/file_identity.h"
 #include "ui/logic/history.h"
 #include "ui/logic/latest_results.h"
@@ -34,8 +34,12 @@ ModelInput model_input(Model m, std::string_view typed_tokens = {});
 // cells are at most 140 pixels); the shown layer's whole.
 inline constexpr int kModelOverview = 64;
 
-// What the Model view's forward pass of `in` keeping `layer`'s heads holds (predicted_model_run_bytes), or nullopt.
-std::optional<std::string> model_view_refusal(const ModelInput& in, int layer, std::int64_t budget);
+// What the Model view's forward pass of `in` keeping `layer`'s heads holds (predicted_model_run_bytes).
+std::int64_t model_view_bytes(const ModelInput& in, int layer);
+// Why the Model view's forward pass of `in` keeping `layer`'s heads (predicted_model_run_bytes) and its undo history
+// (`history_bytes`, its share) do not fit the budget beside what the window's other views hold, or nullopt.
+std::optional<std::string> model_view_refusal(const ModelInput& in, int layer, std::int64_t budget,
+                                              const HeldBeside& beside = {}, std::int64_t history_bytes = 0);
 // The forward pass the Model view runs: `layer`'s heads kept whole, every layer's as an overview.
 ModelRunOptions model_view_run(int layer);
 
@@ -98,8 +102,15 @@ class ModelDocument {
   std::optional<std::string> show_layer(int layer);
   int shown_layer() const { return layer_; }
   std::int64_t memory_budget() const { return budget_; }
-  // The budget the next forward pass is held to (what is shown stays until then).
-  void set_memory_budget(std::int64_t budget) { budget_ = budget; }
+  // The budget the next forward pass is held to (what is shown stays until then); the undo history keeps at most
+  // its share (history_share).
+  void set_memory_budget(std::int64_t budget);
+  // What the window's other views hold, which the budget must leave room for beside the forward pass (the window
+  // sets it; nothing by default).
+  std::function<HeldBeside()> held_beside = [] { return HeldBeside{}; };
+  // What this view holds: the newest state's forward pass (as model_view_refusal counts it) and the undo history's
+  // share of the budget; nothing before a model is opened.
+  std::int64_t held_bytes() const;
 
   // False when there is nothing to undo (redo), or when it could not be computed: the history is then as before.
   bool undo();
@@ -136,7 +147,8 @@ class ModelDocument {
   std::shared_ptr<const Model> resolved_;
   std::int64_t parameters_ = 0;
   std::int64_t budget_;
-  int layer_ = 0;  // whose heads are kept
+  std::int64_t history_bytes_;  // the history's bound before the budget's share
+  int layer_ = 0;               // whose heads are kept
   BasicHistory<ModelInput> history_;
   std::filesystem::path path_;
   std::optional<FileStamp> stamp_;

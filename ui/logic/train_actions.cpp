@@ -2,7 +2,7 @@
 
 #include "core/io/json_fields.h"
 #include "core/validate.h"
-#include "ui/logic/chart_axes.h"
+#include "ui/logic/window_memory.h"
 
 namespace attn::ui {
 bool restart_training(AppState& state) {
@@ -16,7 +16,8 @@ bool restart_training(AppState& state) {
       return false;
     }
   }
-  if (const std::optional<std::string> why = state.trainer.reset(s, state.memory_budget)) {
+  if (const std::optional<std::string> why =
+          state.trainer.reset(s, state.memory_budget, state.held_beside(WindowPart::Training))) {
     state.train.error = *why;
     return false;
   }
@@ -25,12 +26,10 @@ bool restart_training(AppState& state) {
   return true;
 }
 
-std::string train_budget_line(const TrainSettings& s, std::int64_t budget) {
+std::string train_budget_line(const TrainSettings& s, std::int64_t budget, const HeldBeside& beside) {
   try {
-    const std::int64_t needs = predicted_train_view_bytes(s, trained_model(s));
-    return "memory: " + format_unit(static_cast<double>(needs), AxisUnit::Bytes) + " of the " +
-           format_unit(static_cast<double>(budget), AxisUnit::Bytes) +
-           " budget (a step's activations for every sequence, AdamW's state, the snapshots)";
+    return "memory: " + budget_share_text(predicted_train_view_bytes(s, trained_model(s)), budget, beside) +
+           " (a step's activations for every sequence, AdamW's state, the snapshots)";
   } catch (const InputError&) {
     return {};  // the settings make no model: Restart says why
   }

@@ -9,9 +9,10 @@
 
 namespace attn::ui {
 
-// What a run of the settings would hold, as the share of the budget: "memory: 1.2 MiB of the 3 GiB budget (...)";
+// What a run of the settings would hold, as its share of the budget beside the other views (budget_share_text):
+// "memory: 1.20 MiB of the 3.00 GiB memory budget, beside ... (...)";
 // empty when the settings make no model.
-std::string train_budget_line(const TrainSettings& s, std::int64_t budget);
+std::string train_budget_line(const TrainSettings& s, std::int64_t budget, const HeldBeside& beside);
 
 // A new run of state.train.settings (the text task's text read from state.train.texts_dir first). False, with
 // state.train.error saying why, if it cannot start; the run before then stays.

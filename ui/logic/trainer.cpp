@@ -142,15 +142,17 @@ std::int64_t predicted_train_view_bytes(const TrainSettings& s, const Model& mod
   return predicted_training_bytes(model, s.run.batch, n) + (s.steps / every + 2) * snapshot;
 }
 
-std::optional<std::string> train_budget_refusal(const TrainSettings& s, const Model& model, std::int64_t budget) {
+std::optional<std::string> train_budget_refusal(const TrainSettings& s, const Model& model, std::int64_t budget,
+                                                const HeldBeside& beside) {
   return budget_refusal(predicted_train_view_bytes(s, model), budget,
                         training_what(model, s.run.batch, s.run.task.seq_len),
-                        "a smaller batch, shorter sequences, fewer steps or layers");
+                        "a smaller batch, shorter sequences, fewer steps or layers", beside);
 }
 
-std::optional<std::string> Trainer::reset(const TrainSettings& s, std::int64_t budget) {
+std::optional<std::string> Trainer::reset(const TrainSettings& s, std::int64_t budget, const HeldBeside& beside) {
   // Everything the new run needs, made before the old one is stopped: a refusal leaves the old run as it was.
   auto next = std::make_shared<Worker>();
+  std::int64_t held = 0;
   try {
     check_task(s.run.task);
     if (s.start) check_task_model(*s.start, s.run.task);
@@ -158,7 +160,8 @@ std::optional<std::string> Trainer::reset(const TrainSettings& s, std::int64_t b
     // Bounded memory: at most about 200 snapshots, each holding the run's weights at its step.
     next->settings.snapshot_every = std::max({1, s.snapshot_every, s.steps / 200});
     Model model = trained_model(s);
-    if (std::optional<std::string> refused = train_budget_refusal(s, model, budget)) return refused;
+    if (std::optional<std::string> refused = train_budget_refusal(s, model, budget, beside)) return refused;
+    held = predicted_train_view_bytes(s, model);
     next->train = start_training(resolve_model(model));
     next->shared.snapshots.push_back(take_snapshot(next->train, s.run));
   } catch (const std::exception& e) {
@@ -166,6 +169,7 @@ std::optional<std::string> Trainer::reset(const TrainSettings& s, std::int64_t b
   }
   stop_worker();
   settings_ = next->settings;
+  held_bytes_ = held;
   worker_ = std::move(next);
   progress_ = worker_->shared;
   thread_ = std::thread(work, worker_);

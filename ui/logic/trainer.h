@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/memory_budget.h"
 #include "core/training.h"
 
 namespace attn::ui {
@@ -63,8 +64,10 @@ class Trainer {
   // on it); the run before is stopped and forgotten. Returns why not (the old run stays), else nullopt. The step-0
   // snapshot is taken before this returns. A run that would hold more than `budget` bytes is refused
   // (train_budget_refusal).
-  std::optional<std::string> reset(const TrainSettings& s, std::int64_t budget);
+  std::optional<std::string> reset(const TrainSettings& s, std::int64_t budget, const HeldBeside& beside = {});
   bool ready() const { return worker_ != nullptr; }
+  // What the run holds at its peak (predicted_train_view_bytes); nothing before the first run.
+  std::int64_t held_bytes() const { return held_bytes_; }
   const TrainSettings& settings() const { return settings_; }
 
   void start();  // runs until paused, settings.steps, a divergence or a failed step
@@ -89,6 +92,7 @@ class Trainer {
  private:
   void stop_worker();
   TrainSettings settings_;
+  std::int64_t held_bytes_ = 0;
   std::shared_ptr<Worker> worker_;
   std::thread thread_;
   TrainProgress progress_;
@@ -101,7 +105,8 @@ std::int64_t predicted_train_view_bytes(const TrainSettings& s, const Model& mod
 Model trained_model(const TrainSettings& s);
 // "training 2 layers on batches of 32 sequences of 32 tokens needs 1,610,612,736 bytes (1.50 GiB) but the memory
 // budget is ..." (budget_refusal, with the program's share), or nullopt when the run fits.
-std::optional<std::string> train_budget_refusal(const TrainSettings& s, const Model& model, std::int64_t budget);
+std::optional<std::string> train_budget_refusal(const TrainSettings& s, const Model& model, std::int64_t budget,
+                                                const HeldBeside& beside = {});
 
 // The snapshot at `step` or the last before it (the timeline's); nullptr when there is none.
 std::shared_ptr<const TrainSnapshot> snapshot_at(const TrainProgress& p, int step);

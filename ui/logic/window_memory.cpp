@@ -2,8 +2,10 @@
 
 #include <algorithm>
 
+#include "core/edits.h"
 #include "core/memory_budget.h"
 #include "core/trace_bytes.h"
+#include "ui/logic/chart_axes.h"
 #include "ui/logic/history.h"
 #include "ui/logic/recompute.h"
 
@@ -52,9 +54,9 @@ std::int64_t predicted_window_bytes(const Scenario& s, std::int64_t frame, std::
   return frame + history_share(budget) + 2 * predicted_result_bytes(s);
 }
 
-void check_window_budget(const Scenario& s, std::int64_t frame, std::int64_t budget) {
+void check_window_budget(const Scenario& s, std::int64_t frame, std::int64_t budget, const HeldBeside& beside) {
   check_memory_budget(predicted_window_bytes(s, frame, budget), budget, "this document in the window",
-                      "fewer tokens or heads, or a smaller window");
+                      "fewer tokens or heads, or a smaller window", beside);
 }
 
 void check_window_fits(int width, int height, std::int64_t budget) {
@@ -63,19 +65,18 @@ void check_window_fits(int width, int height, std::int64_t budget) {
                       "a smaller --size");
 }
 
-int max_window_tokens(const Scenario& s, int cap, std::int64_t frame, std::int64_t budget) {
-  const std::int64_t room = budget - limits::kProgramBytes - frame - history_share(budget);
-  const auto fits = [&](std::int64_t n) {
-    const std::int64_t keys = s.context ? s.n_kv() : n;
-    return s.attention.heads * n * keys <= limits::kMaxAttentionCells && 2 * predicted_result_bytes(s, n, keys) <= room;
-  };
-  int lo = 1, hi = std::max(1, cap);  // the answer lies in [lo, hi]: every part grows with the tokens
-  while (lo < hi) {
-    const int mid = lo + (hi - lo + 1) / 2;
-    if (fits(mid)) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
+std::string budget_share_text(std::int64_t held, std::int64_t budget, const HeldBeside& beside) {
+  std::string text = format_unit(double(held), AxisUnit::Bytes) + " of the " +
+                     format_unit(double(budget), AxisUnit::Bytes) + " memory budget";
+  if (beside.bytes > 0)
+    text += ", beside " + format_unit(double(beside.bytes), AxisUnit::Bytes) + " held by " + beside.what;
+  return text;
+}
+
+int max_window_tokens(const Scenario& s, int cap, std::int64_t frame, std::int64_t budget, std::int64_t beside) {
+  const std::int64_t room = budget - limits::kProgramBytes - frame - history_share(budget) - beside;
+  return max_token_count(
+      s, cap, [&](std::int64_t n, std::int64_t keys) { return 2 * predicted_result_bytes(s, n, keys) <= room; });
 }
 
 }  // namespace attn::ui

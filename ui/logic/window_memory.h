@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/memory_budget.h"
 #include "core/scenario.h"
 
 namespace attn::ui {
@@ -32,13 +33,19 @@ std::int64_t predicted_result_bytes(const Scenario& s);
 // What the window holds with `s` as its document: frame + history_share(budget) + 2 x predicted_result_bytes.
 std::int64_t predicted_window_bytes(const Scenario& s, std::int64_t frame, std::int64_t budget);
 
-// Throws BudgetError ("this document in the window needs ... but the memory budget is ...") past the budget.
-void check_window_budget(const Scenario& s, std::int64_t frame, std::int64_t budget);
+// Throws BudgetError ("this document in the window needs ... but the memory budget is ...") past the budget, with
+// what the window's other views hold beside it (AppState::held_beside).
+void check_window_budget(const Scenario& s, std::int64_t frame, std::int64_t budget, const HeldBeside& beside = {});
 // Throws BudgetError when the window alone (frame and the history's share) does not fit: "the window at 8192x8192
 // needs ... but the memory budget is ...; use --memory-budget or a smaller --size".
 void check_window_fits(int width, int height, std::int64_t budget);
 
-// The most tokens (1 .. cap) the tokens slider may reach: within the attention cells' limit and the window's budget.
-int max_window_tokens(const Scenario& s, int cap, std::int64_t frame, std::int64_t budget);
+// "1.20 GiB of the 3.00 GiB memory budget", and when other views hold some: ", beside 350.00 MiB held by the Model
+// view and the Train view". What a view shows of its share.
+std::string budget_share_text(std::int64_t held, std::int64_t budget, const HeldBeside& beside);
+
+// The most tokens (1 .. cap) the tokens slider may reach: within the attention cells' limit and the window's budget,
+// beside `beside` bytes that the other views hold.
+int max_window_tokens(const Scenario& s, int cap, std::int64_t frame, std::int64_t budget, std::int64_t beside = 0);
 
 }  // namespace attn::ui

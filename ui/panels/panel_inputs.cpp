@@ -76,7 +76,8 @@ void tokens_section(AppState& state) {
 // the n^2 score matrices grow under the user's hand, and big traces are computed on the worker.
 void scale_section(AppState& state) {
   const Scenario& s = state.scenario();
-  const int most = max_window_tokens(s, kMaxScaleTokens, state.window_frame, state.memory_budget);
+  const HeldBeside beside = state.held_beside(WindowPart::Document);
+  const int most = max_window_tokens(s, kMaxScaleTokens, state.window_frame, state.memory_budget, beside.bytes);
   int n = s.n_q();
   FitLabel("tokens (T)");
   if (ImGui::SliderInt("tokens (T)", &n, 1, std::max(most, s.n_q()), "%d", ImGuiSliderFlags_AlwaysClamp))
@@ -100,8 +101,7 @@ void scale_section(AppState& state) {
                         std::to_string(t.attention.heads) + " heads");
   TextDisabledWrapped("the whole trace: " + format_unit(double(trace_bytes(t)), AxisUnit::Bytes) +
                       "; the window with it, the one being computed and the undo history: " +
-                      format_unit(double(state.window_bytes()), AxisUnit::Bytes) + " of the " +
-                      format_unit(double(state.memory_budget), AxisUnit::Bytes) + " memory budget");
+                      budget_share_text(state.window_bytes(), state.memory_budget, beside));
   ImGui::TextDisabled("last recompute %.1f ms%s", state.last_recompute_seconds() * 1e3,
                       state.computing() ? ", computing\u2026" : "");
 }

@@ -293,12 +293,11 @@ void model_header(const AppState& state) {
   if (state.model_doc.computing()) tokens += "   (computing\u2026)";
   TextWrappedAtSpaces(tokens);
   const ModelShown& shown = state.model_doc.shown();
-  const std::int64_t bytes = predicted_model_run_bytes(
-      shown.input->model, static_cast<std::int64_t>(shown.input->tokens.size()), model_view_run(shown.layer));
-  TextDisabledWrapped("memory: " + format_unit(static_cast<double>(bytes), AxisUnit::Bytes) + " of the " +
-                      format_unit(static_cast<double>(state.model_doc.memory_budget()), AxisUnit::Bytes) +
-                      " budget (every layer's stream, layer " + std::to_string(shown.layer) +
-                      "'s heads whole, the others in blocks)");
+  TextDisabledWrapped(
+      "memory: " +
+      budget_share_text(state.model_doc.held_bytes(), state.memory_budget, state.held_beside(WindowPart::Model)) +
+      " (every layer's stream, layer " + std::to_string(shown.layer) +
+      "'s heads whole, the others in blocks, and the undo history)");
 }
 
 }  // namespace

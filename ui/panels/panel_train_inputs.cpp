@@ -104,7 +104,9 @@ void TrainInputsPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   if (changed) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::ColorConvertU32ToFloat4(accent_colour()));
   if (ImGui::Button("Restart with these settings", {-1, 0})) restart_training(state);
   if (changed) ImGui::PopStyleColor();
-  if (const std::string budget = train_budget_line(s, state.memory_budget); !budget.empty()) TextDisabledWrapped(budget);
+  if (const std::string budget = train_budget_line(s, state.memory_budget, state.held_beside(WindowPart::Training));
+      !budget.empty())
+    TextDisabledWrapped(budget);
   if (!s.start) train_model_view_model(state);
   if (changed)
     TextDisabledWrapped(s.start ? "The settings differ from the run on screen; Restart trains the Model view's model "
