@@ -210,7 +210,7 @@ TEST_CASE("settings: every field read as what it should be, and a bad one keeps 
   gui::Settings s = gui::load_settings(written(dir / "s.json", R"({"width": 1e20, "height": 700.4})"), &problem);
   CHECK(s.width == 8192);  // clamped: reading 1e20 into an int was undefined behaviour
   CHECK(s.height == 700);
-  CHECK(problem == (dir / "s.json").string() + ": width: must be from 640 to 8192 (found 1e+20); 8192 is used");
+  CHECK(problem == (dir / "s.json").string() + ": width: must be from 640 to 8192 (found 1e20); 8192 is used");
   problem.clear();
   s = gui::load_settings(written(dir / "s.json", R"({"recent": "notalist", "zoom": 2})"), &problem);
   CHECK(s.recent.empty());  // not a one-item list

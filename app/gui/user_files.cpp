@@ -58,7 +58,9 @@ namespace {
 // is kept to be reported (settings are a convenience, never a reason not to start).
 class SettingsFields {
  public:
-  SettingsFields(const json& j, std::string& problem) : j_(j), problem_(problem) {}
+  // source: the file's text, so that a number is quoted as written.
+  SettingsFields(const json& j, const JsonSource& source, std::string& problem)
+      : j_(j), source_(source), problem_(problem) {}
 
   // A number within [lo, hi]: any other type keeps `fallback`, a number outside is clamped (read as a double first,
   // so 1e20 for an int is a number too large, not undefined behaviour).
@@ -67,14 +69,14 @@ class SettingsFields {
     const json& v = j_.at(key);
     if (!v.is_number()) {
       note(key, "expected a number from " + general_number(lo) + " to " + general_number(hi) + " but found " +
-                    describe_found(v) + "; " + general_number(fallback) + " is used");
+                    describe_found(v, key, &source_) + "; " + general_number(fallback) + " is used");
       return fallback;
     }
     const double x = v.get<double>();
     if (x >= lo && x <= hi) return x;
     const double clamped = x < lo ? lo : hi;
-    note(key, "must be from " + general_number(lo) + " to " + general_number(hi) + " (found " + v.dump() + "); " +
-                  general_number(clamped) + " is used");
+    note(key, "must be from " + general_number(lo) + " to " + general_number(hi) + " (found " +
+                  written_value(v, key, &source_) + "); " + general_number(clamped) + " is used");
     return clamped;
   }
   std::string theme(const char* key, const std::string& fallback) {
@@ -82,7 +84,8 @@ class SettingsFields {
     const json& v = j_.at(key);
     if (v.is_string() && (v.get<std::string>() == "dark" || v.get<std::string>() == "light"))
       return v.get<std::string>();
-    note(key, "expected \"dark\" or \"light\" but found " + describe_found(v) + "; \"" + fallback + "\" is used");
+    note(key, "expected \"dark\" or \"light\" but found " + describe_found(v, key, &source_) + "; \"" + fallback +
+                  "\" is used");
     return fallback;
   }
   // A list of strings; anything else is ignored (never a one-item list made of a lone string).
@@ -91,13 +94,13 @@ class SettingsFields {
     if (!j_.contains(key)) return files;
     const json& v = j_.at(key);
     if (!v.is_array()) {
-      note(key, "expected a list of file names but found " + describe_found(v) + "; it is ignored");
+      note(key, "expected a list of file names but found " + describe_found(v, key, &source_) + "; it is ignored");
       return files;
     }
     for (std::size_t i = 0; i < v.size(); ++i) {
+      const std::string at = std::string(key) + "[" + std::to_string(i) + "]";
       if (!v[i].is_string())
-        note(std::string(key) + "[" + std::to_string(i) + "]",
-             "expected a file name but found " + describe_found(v[i]) + "; it is ignored");
+        note(at, "expected a file name but found " + describe_found(v[i], at, &source_) + "; it is ignored");
       else if (files.size() < ui::kMaxRecentFiles) files.push_back(v[i].get<std::string>());
     }
     return files;
@@ -106,10 +109,15 @@ class SettingsFields {
   std::optional<std::int64_t> memory_budget(const char* key) {
     if (!j_.contains(key)) return std::nullopt;
     const json& v = j_.at(key);
+    // A number of bytes is read by its value (3e9 is 3000000000 bytes); a refusal quotes it as written.
+    const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
     try {
-      return parse_memory_size(v.is_string() ? v.get<std::string>() : v.dump(), key);
+      return parse_memory_size(text, key);
     } catch (const InputError& e) {
-      note(key, std::string(e.what()) + "; the machine's default is used");
+      std::string what = e.what();
+      if (const auto at = what.rfind("'" + text + "'"); at != std::string::npos && v.is_number())
+        what.replace(at + 1, text.size(), written_value(v, key, &source_));
+      note(key, what + "; the machine's default is used");
       return std::nullopt;
     }
   }
@@ -119,6 +127,7 @@ class SettingsFields {
     if (problem_.empty()) problem_ = field + ": " + what;
   }
   const json& j_;
+  const JsonSource& source_;
   std::string& problem_;
 };
 
@@ -130,9 +139,11 @@ Settings load_settings(const std::filesystem::path& file, std::string* problem) 
   std::error_code ec;
   if (!std::filesystem::exists(file, ec)) return s;  // no file yet: the defaults, nothing to say
   try {
-    const json j = parse_json_document(read_document_file(file, 1 << 20));
-    if (!j.is_object()) throw InputError("settings", "expected an object but found " + describe_found(j));
-    SettingsFields f(j, first);
+    const std::string text = read_document_file(file, 1 << 20);
+    const JsonSource source{text, ""};
+    const json j = parse_json_document(text);
+    if (!j.is_object()) throw InputError("settings", "expected an object but found " + describe_found(j, "", &source));
+    SettingsFields f(j, source, first);
     s.theme = f.theme("theme", s.theme);
     s.zoom = static_cast<float>(f.number("zoom", s.zoom, 0.75, 3.0));
     s.width = static_cast<int>(std::lround(f.number("width", s.width, 640, 8192)));
@@ -195,7 +206,7 @@ nlohmann::ordered_json stamp_json(const ui::FileStamp& s) { return {{"size", s.s
 
 std::optional<ui::FileStamp> json_stamp(const JsonFields& f, const char* key) {
   if (!f.has(key)) return std::nullopt;
-  const JsonFields s(f.at(key), f.child(key), {"size", "modified_ns"}, "recovery");
+  const JsonFields s(f.at(key), f.child(key), {"size", "modified_ns"}, "recovery", f.source());
   const json& size = s.require("size");
   const json& modified = s.require("modified_ns");
   if (!size.is_number_unsigned()) throw InputError(s.child("size"), "expected a file size in bytes");
@@ -232,7 +243,8 @@ ui::ModelInput recovered_model(const JsonFields& f, ui::RecoveryOffer& r) {
   if (!tokens.is_array()) throw InputError(f.child("tokens"), "expected a list of tokens");
   ui::ModelInput in;
   try {
-    in.model = model_from_json(f.require("model"));
+    const JsonSource model_source = f.source() ? f.source()->under(f.child("model")) : JsonSource{};
+    in.model = model_from_json(f.require("model"), &model_source);
   } catch (const InputError& e) {
     throw within(f.child("model") + ".", e);
   }
@@ -243,16 +255,17 @@ ui::ModelInput recovered_model(const JsonFields& f, ui::RecoveryOffer& r) {
   return in;
 }
 
-ui::RecoveryOffer recovery_from_json(const json& j) {
-  const JsonFields f(j, "", {"original", "original_stamp", "when", "scenario", "model"}, "recovery");
+ui::RecoveryOffer recovery_from_json(const json& j, const JsonSource& source) {
+  const JsonFields f(j, "", {"original", "original_stamp", "when", "scenario", "model"}, "recovery", &source);
   ui::RecoveryOffer r;
   r.original = json_path(f, "original");
   r.original_stamp = json_stamp(f, "original_stamp");
   r.when = f.string("when", "");
-  if (f.has("scenario") || !f.has("model")) r.scenario = scenario_from_json(f.require("scenario"));
+  const JsonSource scenario_source = source.under("scenario");
+  if (f.has("scenario") || !f.has("model")) r.scenario = scenario_from_json(f.require("scenario"), &scenario_source);
   if (f.has("model"))
     r.model = recovered_model(
-        JsonFields(f.at("model"), "model", {"original", "original_stamp", "tokens", "model"}, "recovery"), r);
+        JsonFields(f.at("model"), "model", {"original", "original_stamp", "tokens", "model"}, "recovery", &source), r);
   return r;
 }
 
@@ -262,8 +275,8 @@ std::optional<ui::RecoveryOffer> read_recovery(const std::filesystem::path& file
   std::error_code ec;
   if (!std::filesystem::exists(std::filesystem::symlink_status(file, ec))) return std::nullopt;
   try {
-    return recovery_from_json(
-        parse_json_document(read_document_file(file, kMaxScenarioFileBytes + kMaxModelFileBytes)));
+    const std::string text = read_document_file(file, kMaxScenarioFileBytes + kMaxModelFileBytes);
+    return recovery_from_json(parse_json_document(text), JsonSource{text, ""});
   } catch (const std::exception& e) {  // InputError, or whatever else stops the reading: not to be trusted
     if (problem) *problem = shown_path(file) + ": " + e.what();
   }

@@ -105,8 +105,8 @@ void read_positions(const JsonFields& r, AttentionConfig& a, int w_p_rows, int l
   a.rope_dim = r.integer("rope_dim", 0, 1, limits::kMaxHeadDim);  // missing or odd: validate says why
 }
 
-SparseConfig read_sparse(const json& j, const std::string& path, int head_dim) {
-  const JsonFields r(j, path, {"top_k", "indexer_heads", "indexer_dim"});
+SparseConfig read_sparse(const json& j, const std::string& path, int head_dim, const JsonSource* source) {
+  const JsonFields r(j, path, {"top_k", "indexer_heads", "indexer_dim"}, "scenario", source);
   r.require("top_k");
   SparseConfig c;
   c.top_k = r.integer("top_k", 1, 1, limits::kMaxTokens);
@@ -117,11 +117,13 @@ SparseConfig read_sparse(const json& j, const std::string& path, int head_dim) {
 
 }  // namespace
 
-AttentionConfig read_attention(const json& j, const std::string& path, bool has_w_o, int w_p_rows, int longer) {
+AttentionConfig read_attention(const json& j, const std::string& path, bool has_w_o, int w_p_rows, int longer,
+                               const JsonSource* source) {
   const JsonFields r(j, path,
                      {"variant", "heads", "kv_heads", "head_dim", "latent_dim", "query_latent_dim", "mask", "window",
                       "custom_mask", "scale", "kernel", "output_projection", "positions", "rope_base", "max_positions",
-                      "rope_dim", "position_offset", "sparse"});
+                      "rope_dim", "position_offset", "sparse"},
+                     "scenario", source);
   AttentionConfig a;
   a.variant = r.choice("variant", Variant::Mha, parse_variant, variant_names());
   r.require("heads");
@@ -141,7 +143,7 @@ AttentionConfig read_attention(const json& j, const std::string& path, bool has_
   a.kernel = r.choice("kernel", Kernel::Softmax, parse_kernel, kernel_names());
   a.output_projection = r.boolean("output_projection", has_w_o);
   read_positions(r, a, w_p_rows, longer);
-  if (r.has("sparse")) a.sparse = read_sparse(r.at("sparse"), r.child("sparse"), a.head_dim);
+  if (r.has("sparse")) a.sparse = read_sparse(r.at("sparse"), r.child("sparse"), a.head_dim, source);
   return a;
 }
 

@@ -11,13 +11,16 @@
 
 namespace attn {
 
+struct JsonSource;  // core/io/json_fields.h
+
 std::string index_path(const std::string& path, std::size_t i);  // "layers[2]"
 std::vector<std::string> read_tokens(const nlohmann::json& j, const std::string& path);
 Matrix read_matrix(const nlohmann::json& j, const std::string& path);
 
 // The attention block at `path`. has_w_o: the file gives W_O (output_projection's default); w_p_rows: the rows of
 // a given W_P (0: none); longer: the longer side's token count (learned max_positions' default).
-AttentionConfig read_attention(const nlohmann::json& j, const std::string& path, bool has_w_o, int w_p_rows,
-                               int longer);
+// With a source, a number in a message is quoted as written.
+AttentionConfig read_attention(const nlohmann::json& j, const std::string& path, bool has_w_o, int w_p_rows, int longer,
+                               const JsonSource* source = nullptr);
 
 }  // namespace attn

@@ -25,7 +25,9 @@ class BatchesCheck final : public json::json_sax_t {
   bool boolean(bool b) override { return scalar(b ? "boolean true" : "boolean false"); }
   bool number_integer(json::number_integer_t x) override { return id(json(x)); }
   bool number_unsigned(json::number_unsigned_t x) override { return id(json(x)); }
-  bool number_float(json::number_float_t, const json::string_t& s) override { return scalar("number " + s); }
+  bool number_float(json::number_float_t, const json::string_t& s) override {
+    return scalar("number " + quoted_number(s));  // as written: 1e3, 18446744073709551616 (past 64 bits)
+  }
   bool string(json::string_t& s) override { return scalar("string \"" + escaped_text(s) + "\""); }
   bool binary(json::binary_t&) override { return scalar("binary"); }
   bool start_object(std::size_t) override {

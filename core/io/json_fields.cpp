@@ -256,12 +256,96 @@ class RootKeyScan final : public json::json_sax_t {
   RootKeyFound found_ = RootKeyFound::Absent;
 };
 
+// A streaming pass that follows the path of every value, as messages write it ("layers[0].attention.heads"), and
+// stops at `target`: a number there is kept as the lexer read it, the text the user wrote.
+class WrittenNumberScan final : public json::json_sax_t {
+ public:
+  explicit WrittenNumberScan(std::string_view target) : target_(target) {}
+
+  bool null() override { return !arrive(); }
+  bool boolean(bool) override { return !arrive(); }
+  bool number_integer(json::number_integer_t) override { return !arrive(); }
+  bool number_unsigned(json::number_unsigned_t) override { return !arrive(); }
+  bool number_float(json::number_float_t, const json::string_t& s) override {
+    if (!arrive()) return true;
+    written_ = s;
+    return false;
+  }
+  bool string(json::string_t&) override { return !arrive(); }
+  bool binary(json::binary_t&) override { return !arrive(); }
+  bool start_object(std::size_t) override { return open(true); }
+  bool start_array(std::size_t) override { return open(false); }
+  bool end_object() override { return close(); }
+  bool end_array() override { return close(); }
+  bool key(json::string_t& k) override {
+    path_.resize(frames_.back().base);
+    if (!path_.empty()) path_ += '.';
+    path_ += k;
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+
+  const std::optional<std::string>& written() const { return written_; }
+
+ private:
+  struct Frame {
+    bool object;
+    std::size_t base, index;  // the length of the container's own path; an array's next element
+  };
+
+  // A value begins: an array's element gets its index. True when it is the target (the pass then stops).
+  bool arrive() {
+    if (!frames_.empty() && !frames_.back().object) {
+      path_.resize(frames_.back().base);
+      path_ += "[" + std::to_string(frames_.back().index++) + "]";
+    }
+    return path_ == target_;
+  }
+  bool open(bool object) {
+    if (arrive()) return false;
+    frames_.push_back({object, path_.size(), 0});
+    return true;
+  }
+  bool close() {
+    frames_.pop_back();
+    return true;
+  }
+
+  std::string_view target_;
+  std::string path_;
+  std::vector<Frame> frames_;
+  std::optional<std::string> written_;
+};
+
+// `path` below `at`: "model" and "layers[0]" make "model.layers[0]", "models" and "[3]" make "models[3]".
+std::string path_below(std::string_view at, std::string_view path) {
+  if (at.empty()) return std::string(path);
+  if (path.empty()) return std::string(at);
+  return std::string(at) + (path.front() == '[' ? "" : ".") + std::string(path);
+}
+
 }  // namespace
 
 std::string describe_found(const json& j) {
   if (j.is_string()) return "string \"" + j.get<std::string>() + "\"";
   if (j.is_number()) return "number " + j.dump();
   return std::string(j.type_name());
+}
+
+JsonSource JsonSource::under(std::string_view path) const { return {text, path_below(at, path)}; }
+
+std::string written_value(const json& v, const std::string& path, const JsonSource* source) {
+  // An integer of 64 bits is shown exactly as it is; only a double may differ from its text.
+  if (!v.is_number_float() || source == nullptr) return v.dump();
+  const std::string target = path_below(source->at, path);
+  WrittenNumberScan scan(target);
+  json::sax_parse(source->text.begin(), source->text.end(), &scan);
+  return scan.written() ? quoted_number(*scan.written()) : v.dump();
+}
+
+std::string describe_found(const json& j, const std::string& path, const JsonSource* source) {
+  if (j.is_number()) return "number " + written_value(j, path, source);
+  return describe_found(j);
 }
 
 std::int64_t integer_within(const json& v, std::int64_t lo, std::int64_t hi, const std::string& field) {
@@ -370,10 +454,11 @@ RootKeyFound find_root_key(std::istream& in, std::string_view key) {
 }
 
 JsonFields::JsonFields(const json& j, std::string path, const std::vector<std::string_view>& allowed,
-                       std::string root_label)
-    : j_(j), path_(std::move(path)) {
+                       std::string root_label, const JsonSource* source)
+    : j_(j), path_(std::move(path)), source_(source) {
   if (!j_.is_object())
-    throw InputError(path_.empty() ? root_label : path_, "expected an object but found " + describe_found(j_));
+    throw InputError(path_.empty() ? root_label : path_,
+                     "expected an object but found " + describe_found(j_, path_, source_));
   for (const auto& [key, value] : j_.items())
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
       throw InputError(child(key), "unknown key (expected one of: " + join(allowed, ", ") + ")");
@@ -390,7 +475,7 @@ const json& JsonFields::require(const char* key) const {
 
 std::string JsonFields::string(const char* key, std::string fallback) const {
   if (!has(key)) return fallback;
-  if (!at(key).is_string()) throw InputError(child(key), "expected a string but found " + describe_found(at(key)));
+  if (!at(key).is_string()) throw InputError(child(key), "expected a string but found " + found(key));
   return at(key).get<std::string>();
 }
 
@@ -403,21 +488,20 @@ std::string JsonFields::nonempty_string(const char* key) const {
 
 bool JsonFields::boolean(const char* key, bool fallback) const {
   if (!has(key)) return fallback;
-  if (!at(key).is_boolean())
-    throw InputError(child(key), "expected true or false but found " + describe_found(at(key)));
+  if (!at(key).is_boolean()) throw InputError(child(key), "expected true or false but found " + found(key));
   return at(key).get<bool>();
 }
 
 double JsonFields::number(const char* key, double fallback) const {
   if (!has(key)) return fallback;
-  if (!at(key).is_number()) throw InputError(child(key), "expected a number but found " + describe_found(at(key)));
+  if (!at(key).is_number()) throw InputError(child(key), "expected a number but found " + found(key));
   return at(key).get<double>();
 }
 
 int JsonFields::integer(const char* key, int fallback, std::int64_t lo, std::int64_t hi) const {
   if (!has(key)) return fallback;
   const json& v = at(key);
-  if (!v.is_number_integer()) throw InputError(child(key), "expected an integer but found " + describe_found(v));
+  if (!v.is_number_integer()) throw InputError(child(key), "expected an integer but found " + found(key));
   return static_cast<int>(integer_within(v, lo, hi, child(key)));
 }
 

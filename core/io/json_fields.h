@@ -19,6 +19,24 @@ namespace attn {
 // "string \"x\"", "number 2.5", "array", ...: how a found value is named in messages.
 std::string describe_found(const nlohmann::json& j);
 
+// The text a tree was parsed from, and the path in it of the value being read ("scenario" for a recovery file's
+// scenario, "" for a whole document): what a number was written as, for messages. The tree holds every number that is
+// not an integer of 64 bits as a double (1e3 as 1000.0, 18446744073709551616 as 1.8446744073709552e+19); the text is
+// scanned again only when a message quotes such a number, so reading holds nothing more.
+struct JsonSource {
+  std::string_view text;
+  std::string at;
+  // The value at `path` below this one ("model" under "model": "model.model").
+  JsonSource under(std::string_view path) const;
+};
+
+// v, found at `path` (as messages name it, below source->at), as the user wrote it: a number's own text from the
+// source (1e3, 18446744073709551616, 2.50; past 40 characters as quoted_number shortens it), any other value, or any
+// value without a source, as dump() gives it.
+std::string written_value(const nlohmann::json& v, const std::string& path, const JsonSource* source);
+// describe_found with a number as written: "number 1e3".
+std::string describe_found(const nlohmann::json& j, const std::string& path, const JsonSource* source);
+
 // v, an integer of the document, within [lo, hi]; else "must be <= 9 (found 18446744073709551615)" at `field`, the
 // value as written (no wrap to 64 or 32 bits).
 std::int64_t integer_within(const nlohmann::json& v, std::int64_t lo, std::int64_t hi, const std::string& field);
@@ -86,13 +104,17 @@ RootKeyFound find_root_key(std::istream& in, std::string_view key);
 // The fields of one JSON object. Unknown keys are an error: they are usually typos.
 class JsonFields {
  public:
-  // path "" is the document root, called root_label in messages ("scenario", "presets").
+  // path "" is the document root, called root_label in messages ("scenario", "presets"). With a source (the text
+  // j was parsed from, `path` below its `at`), a number in a message is quoted as written.
   JsonFields(const nlohmann::json& j, std::string path, const std::vector<std::string_view>& allowed,
-             std::string root_label = "scenario");
+             std::string root_label = "scenario", const JsonSource* source = nullptr);
 
   bool has(const char* key) const { return j_.contains(key); }
   const nlohmann::json& at(const char* key) const { return j_.at(key); }
   std::string child(std::string_view key) const;
+  const JsonSource* source() const { return source_; }
+  // The value of `key` as describe_found names it, a number as written.
+  std::string found(const char* key) const { return describe_found(at(key), child(key), source_); }
 
   const nlohmann::json& require(const char* key) const;
   std::string string(const char* key, std::string fallback) const;
@@ -109,7 +131,7 @@ class JsonFields {
     const nlohmann::json& v = at(key);
     if (v.is_string())
       if (auto e = parse(v.get<std::string>())) return *e;
-    throw InputError(child(key), "expected one of " + std::string(names) + " but found " + describe_found(v));
+    throw InputError(child(key), "expected one of " + std::string(names) + " but found " + found(key));
   }
   // Throws when `key` is present: it belongs to `owner` (e.g. variant mla), and this is `actual`.
   void only_for(const char* key, const std::string& owner, std::string_view actual) const;
@@ -117,6 +139,7 @@ class JsonFields {
  private:
   const nlohmann::json& j_;
   std::string path_;
+  const JsonSource* source_;
 };
 
 }  // namespace attn

@@ -43,7 +43,7 @@ void read_layer_weights(const json& j, const std::string& path, ModelLayer& laye
 
 // A layer's attention block: a scenario's, except that positions belong to the model (rope is turned in every
 // layer) and that the mask is causal unless it says otherwise.
-AttentionConfig read_layer_attention(const json& j, const std::string& path, const Model& m) {
+AttentionConfig read_layer_attention(const json& j, const std::string& path, const Model& m, const JsonSource* source) {
   if (!j.is_object()) throw InputError(path, "expected an object but found " + describe_found(j));
   for (const char* key : {"positions", "rope_base", "max_positions"})
     if (j.contains(key))
@@ -60,28 +60,28 @@ AttentionConfig read_layer_attention(const json& j, const std::string& path, con
     block["positions"] = "rope";
     block["rope_base"] = m.rope_base;
   }
-  AttentionConfig a = read_attention(block, path, true, 0, m.max_positions);
+  AttentionConfig a = read_attention(block, path, true, 0, m.max_positions, source);  // a copy, at the same path
   if (!j.contains("mask")) a.mask = MaskKind::Causal;
   if (!a.output_projection)
     throw InputError(path + ".output_projection", "a model layer always has W_O (it writes back to the stream)");
   return a;
 }
 
-void read_layers(const json& j, Model& m) {
+void read_layers(const json& j, Model& m, const JsonSource* source) {
   if (!j.is_array()) throw InputError("layers", "expected an array of layers but found " + describe_found(j));
   if (j.empty()) throw InputError("layers", "expected at least one layer but found none");
   for (std::size_t l = 0; l < j.size(); ++l) {
     const std::string path = index_path("layers", l);
-    const JsonFields r(j[l], path, {"attention", "weights"});
+    const JsonFields r(j[l], path, {"attention", "weights"}, "model", source);
     ModelLayer layer;
-    layer.attention = read_layer_attention(r.require("attention"), r.child("attention"), m);
+    layer.attention = read_layer_attention(r.require("attention"), r.child("attention"), m, source);
     if (r.has("weights")) read_layer_weights(r.at("weights"), r.child("weights"), layer);
     m.layers.push_back(std::move(layer));
   }
 }
 
-FfnConfig read_ffn(const json& j) {
-  const JsonFields r(j, "ffn", {"kind", "d_ff"});
+FfnConfig read_ffn(const json& j, const JsonSource* source) {
+  const JsonFields r(j, "ffn", {"kind", "d_ff"}, "model", source);
   FfnConfig f;
   f.kind = r.choice("kind", FfnKind::None, parse_ffn_kind, ffn_kind_names());
   if (f.kind == FfnKind::None) r.only_for("d_ff", "an ffn of kind relu, gelu or swiglu", "kind \"none\"");
@@ -90,9 +90,10 @@ FfnConfig read_ffn(const json& j) {
   return f;
 }
 
-std::uint64_t read_seed(const json& seed) {
+std::uint64_t read_seed(const JsonFields& r) {
+  const json& seed = r.at("seed");
   if (!seed.is_number_unsigned() && !(seed.is_number_integer() && seed.get<std::int64_t>() >= 0))
-    throw InputError("seed", "expected a non-negative integer but found " + describe_found(seed));
+    throw InputError("seed", "expected a non-negative integer but found " + r.found("seed"));
   return seed.get<std::uint64_t>();
 }
 
@@ -117,13 +118,13 @@ const RootKeys& model_root_keys() {
 
 bool is_model_json(const json& j) { return j.is_object() && j.contains("layers"); }
 
-Model model_from_json(const json& j) {
+Model model_from_json(const json& j, const JsonSource* source) {
   // A scenario where a model is expected would otherwise be "tokens: unknown key".
   if (j.is_object() && !j.contains("layers") && j.contains("attention"))
     throw InputError("",
                      "this is a scenario file (it has \"attention\" and no \"layers\"), not a model; use trace or "
                      "decode, or give a model file here");
-  const JsonFields r(j, "", model_root_keys().allowed, "model");
+  const JsonFields r(j, "", model_root_keys().allowed, "model", source);
   Model m;
   m.name = r.string("name", "untitled model");
   m.description = r.string("description", "");
@@ -139,17 +140,21 @@ Model model_from_json(const json& j) {
                "positions \"" + std::string(to_string(m.positions)) + "\"");
   m.rope_base = r.number("rope_base", 10000.0);
   if (!(m.rope_base >= 1.0 && m.rope_base <= limits::kMaxAbsValue))
-    throw InputError("rope_base", "expected a number in [1, 1e12] but found " + j["rope_base"].dump());
+    throw InputError("rope_base",
+                     "expected a number in [1, 1e12] but found " + written_value(j["rope_base"], "rope_base", source));
   m.norm = r.choice("norm", Norm::Pre, parse_norm, norm_names());
-  if (r.has("ffn")) m.ffn = read_ffn(r.at("ffn"));
-  read_layers(r.require("layers"), m);
+  if (r.has("ffn")) m.ffn = read_ffn(r.at("ffn"), source);
+  read_layers(r.require("layers"), m, source);
   read_model_weights(r, m);
-  if (r.has("seed")) m.seed = read_seed(r.at("seed"));
+  if (r.has("seed")) m.seed = read_seed(r);
   check_model(m);
   return m;
 }
 
-Model parse_model(std::string_view text) { return model_from_json(parse_json_document(text, model_root_keys())); }
+Model parse_model(std::string_view text) {
+  const JsonSource source{text, ""};
+  return model_from_json(parse_json_document(text, model_root_keys()), &source);
+}
 
 Model load_model_file(const std::filesystem::path& path, std::int64_t budget) {
   return parse_model(read_document_file(path, kMaxModelFileBytes, "a model file", budget));

@@ -23,7 +23,8 @@ const RootKeys& model_root_keys();
 bool is_model_json(const nlohmann::json& j);
 
 // Parses and checks (check_model); throws InputError.
-Model model_from_json(const nlohmann::json& j);
+// With the source j was parsed from, a number in a message is quoted as written.
+Model model_from_json(const nlohmann::json& j, const JsonSource* source = nullptr);
 Model parse_model(std::string_view text);
 // Its size and what reading it holds are checked against kMaxModelFileBytes and `budget` before it is read.
 Model load_model_file(const std::filesystem::path& path, std::int64_t budget = limits::kDefaultMemoryBudget);

@@ -15,10 +15,11 @@ namespace {
 
 using nlohmann::json;
 
-ModelShape read_model(const json& j, const std::string& path) {
+ModelShape read_model(const json& j, const std::string& path, const JsonSource* source) {
   const JsonFields f(j, path,
                      {"name", "source", "variant", "layers", "d_model", "heads", "kv_heads", "head_dim", "latent_dim",
-                      "rope_dim", "window", "local_layers", "global_layers"});
+                      "rope_dim", "window", "local_layers", "global_layers"},
+                     "presets", source);
   ModelShape m;
   m.name = f.nonempty_string("name");
   m.source = f.nonempty_string("source");
@@ -67,15 +68,15 @@ ModelShape read_model(const json& j, const std::string& path) {
 
 }  // namespace
 
-std::vector<ModelShape> presets_from_json(const json& j) {
-  const JsonFields top(j, "", {"description", "models"}, "presets");
+std::vector<ModelShape> presets_from_json(const json& j, const JsonSource* source) {
+  const JsonFields top(j, "", {"description", "models"}, "presets", source);
   const json& models = top.require("models");
   if (!models.is_array()) throw InputError("models", "expected an array of models but found " + describe_found(models));
   if (models.empty()) throw InputError("models", "expected at least one model but found none");
   std::vector<ModelShape> shapes;
   for (std::size_t i = 0; i < models.size(); ++i) {
     const std::string path = "models[" + std::to_string(i) + "]";
-    shapes.push_back(read_model(models[i], path));
+    shapes.push_back(read_model(models[i], path, source));
     for (std::size_t k = 0; k + 1 < shapes.size(); ++k)
       if (shapes[k].name == shapes.back().name)
         throw InputError(path + ".name",
@@ -84,7 +85,10 @@ std::vector<ModelShape> presets_from_json(const json& j) {
   return shapes;
 }
 
-std::vector<ModelShape> parse_presets(std::string_view text) { return presets_from_json(parse_json_document(text)); }
+std::vector<ModelShape> parse_presets(std::string_view text) {
+  const JsonSource source{text, ""};
+  return presets_from_json(parse_json_document(text), &source);
+}
 
 std::vector<ModelShape> load_presets_file(const std::filesystem::path& path) {
   return parse_presets(read_document_file(path, kMaxPresetsFileBytes, "a presets file", limits::kDefaultMemoryBudget));

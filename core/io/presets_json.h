@@ -14,11 +14,14 @@
 
 namespace attn {
 
+struct JsonSource;  // core/io/json_fields.h
+
 inline constexpr std::uintmax_t kMaxPresetsFileBytes = 1u << 20;
 
 // Throws InputError. The order of the file is kept.
 std::vector<ModelShape> parse_presets(std::string_view text);
-std::vector<ModelShape> presets_from_json(const nlohmann::json& j);
+// With the source j was parsed from, a number in a message is quoted as written.
+std::vector<ModelShape> presets_from_json(const nlohmann::json& j, const JsonSource* source = nullptr);
 // Field "" for problems with the file itself (missing, too large, not JSON).
 std::vector<ModelShape> load_presets_file(const std::filesystem::path& path);
 

@@ -43,34 +43,34 @@ const RootKeys& scenario_root_keys() {
   return keys;
 }
 
-Scenario scenario_from_json(const json& j) {
+Scenario scenario_from_json(const json& j, const JsonSource* source) {
   // A model file where a scenario is expected would otherwise be "layers: unknown key".
   if (is_model_json(j))
     throw InputError("",
                      "this is a model file (it has \"layers\"), not a scenario; use run, or trace and decode with "
                      "--layer L --tokens \"...\"");
-  const JsonFields r(j, "", scenario_root_keys().allowed);
+  const JsonFields r(j, "", scenario_root_keys().allowed, "scenario", source);
   Scenario s;
   s.name = r.string("name", "untitled");
   s.description = r.string("description", "");
   s.input = read_token_rows(r.require("tokens"), r.require("embeddings"), "");
   if (r.has("context")) {
-    const JsonFields c(r.at("context"), "context", {"tokens", "embeddings"});
+    const JsonFields c(r.at("context"), "context", {"tokens", "embeddings"}, "scenario", source);
     s.context = read_token_rows(c.require("tokens"), c.require("embeddings"), "context.");
   }
   s.weights = r.has("weights") ? read_weights(r.at("weights")) : Weights{};
   const int w_p_rows = s.weights.W_P ? static_cast<int>(s.weights.W_P->rows()) : 0;
   s.attention = read_attention(r.require("attention"), "attention", s.weights.W_O.has_value(), w_p_rows,
-                               std::max(s.n_q(), s.n_kv()));
+                               std::max(s.n_q(), s.n_kv()), source);
   if (r.has("seed")) {
     const json& seed = r.at("seed");
     if (!seed.is_number_unsigned() && !(seed.is_number_integer() && seed.get<std::int64_t>() >= 0))
-      throw InputError("seed", "expected a non-negative integer but found " + describe_found(seed));
+      throw InputError("seed", "expected a non-negative integer but found " + r.found("seed"));
     s.seed = seed.get<std::uint64_t>();
   }
   if (r.has("weight_scale")) {
     const json& scale = r.at("weight_scale");
-    if (!scale.is_number()) throw InputError("weight_scale", "expected a number but found " + describe_found(scale));
+    if (!scale.is_number()) throw InputError("weight_scale", "expected a number but found " + r.found("weight_scale"));
     s.weight_scale = scale.get<double>();
   }
   validate(s);
@@ -78,7 +78,8 @@ Scenario scenario_from_json(const json& j) {
 }
 
 Scenario parse_scenario(std::string_view text) {
-  return scenario_from_json(parse_json_document(text, scenario_root_keys()));
+  const JsonSource source{text, ""};
+  return scenario_from_json(parse_json_document(text, scenario_root_keys()), &source);
 }
 
 Scenario load_scenario_file(const std::filesystem::path& path, std::int64_t budget) {

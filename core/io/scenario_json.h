@@ -21,7 +21,8 @@ const RootKeys& scenario_root_keys();
 
 // Parses and validates; throws InputError.
 Scenario parse_scenario(std::string_view text);
-Scenario scenario_from_json(const nlohmann::json& j);
+// With the source j was parsed from, a number in a message is quoted as written.
+Scenario scenario_from_json(const nlohmann::json& j, const JsonSource* source = nullptr);
 
 // Reads, parses and validates a file; throws InputError (field "" for problems with the file itself). Its size and
 // what reading it holds are checked against kMaxScenarioFileBytes and `budget` before it is read.

@@ -53,24 +53,28 @@ Step read_step(const JsonFields& r) {
   std::vector<std::string_view> names;
   for (const StepInfo& i : all_steps()) names.push_back(i.name);
   throw InputError(r.child("step"), "expected one of " + join(names, ", ") + " or 0-" +
-                                        std::to_string(step_count(plain) - 1) + " but found " + describe_found(v));
+                                        std::to_string(step_count(plain) - 1) + " but found " + r.found("step"));
 }
 
 // [row, column] with two non-negative integers; whether the cell exists is checked against the trace.
-std::pair<int, int> read_cell(const json& j, const std::string& path) {
+std::pair<int, int> read_cell(const json& j, const std::string& path, const JsonSource* source) {
   const auto index = [](const json& v) {
     return v.is_number_integer() && v.get<std::int64_t>() >= 0 && v.get<std::int64_t>() <= limits::kMaxTokens;
   };
   if (!j.is_array() || j.size() != 2 || !index(j[0]) || !index(j[1]))
-    throw InputError(path, "expected [row, column], two integers from 0, but found " +
-                               (j.is_array() ? j.dump() : describe_found(j)));
+    throw InputError(path,
+                     "expected [row, column], two integers from 0, but found " +
+                         (j.is_array() && j.size() == 2 ? "[" + written_value(j[0], index_path(path, 0), source) + "," +
+                                                              written_value(j[1], index_path(path, 1), source) + "]"
+                          : j.is_array() ? j.dump()
+                                         : describe_found(j, path, source)));
   return {j[0].get<int>(), j[1].get<int>()};
 }
 
-std::vector<std::pair<int, int>> read_highlight(const json& j, const std::string& path) {
+std::vector<std::pair<int, int>> read_highlight(const json& j, const std::string& path, const JsonSource* source) {
   if (!j.is_array()) throw InputError(path, "expected an array of [row, column] cells but found " + describe_found(j));
   std::vector<std::pair<int, int>> cells;
-  for (std::size_t i = 0; i < j.size(); ++i) cells.push_back(read_cell(j[i], index_path(path, i)));
+  for (std::size_t i = 0; i < j.size(); ++i) cells.push_back(read_cell(j[i], index_path(path, i), source));
   return cells;
 }
 
@@ -93,11 +97,12 @@ Matrix read_custom_mask(const json& j, const std::string& path) {
   return m;
 }
 
-ConfigOverrides read_overrides(const json& j, const std::string& path) {
+ConfigOverrides read_overrides(const json& j, const std::string& path, const JsonSource* source) {
   const JsonFields r(
       j, path,
       {"mask", "window", "custom_mask", "scale", "kernel", "heads", "head_dim", "variant", "kv_heads", "latent_dim",
-       "positions", "rope_base", "rope_dim", "position_offset", "top_k", "indexer_heads", "indexer_dim"});
+       "positions", "rope_base", "rope_dim", "position_offset", "top_k", "indexer_heads", "indexer_dim"},
+      "lesson", source);
   const auto integer = [&](const char* key, int hi, int lo = 1) {
     return r.has(key) ? std::optional<int>(r.integer(key, lo, lo, hi)) : std::nullopt;
   };
@@ -132,13 +137,13 @@ void read_step_modes(const JsonFields& r, LessonPage& p) {
                      "a step shows one mode at a time, but more than one of "
                      "shift_experiment, naive_rope, sparsity_loss, geometry and online is given");
   if (r.has("geometry")) {
-    const JsonFields g(r.at("geometry"), r.child("geometry"), {"query", "key", "pair"});
+    const JsonFields g(r.at("geometry"), r.child("geometry"), {"query", "key", "pair"}, "lesson", r.source());
     p.geometry = LessonPage::Geometry{.query = g.integer("query", -1, 0, limits::kMaxTokens - 1),
                                       .key = g.integer("key", 0, 0, limits::kMaxTokens - 1),
                                       .pair = g.integer("pair", 0, 0, limits::kMaxHeadDim)};
   }
   if (!r.has("online")) return;
-  const JsonFields o(r.at("online"), r.child("online"), {"row", "block", "blocks_shown"});
+  const JsonFields o(r.at("online"), r.child("online"), {"row", "block", "blocks_shown"}, "lesson", r.source());
   p.online = LessonPage::Online{.row = o.integer("row", -1, 0, limits::kMaxTokens - 1),
                                 .block = o.integer("block", 2, 1, limits::kMaxTokens),
                                 .shown = o.integer("blocks_shown", 1, 1, limits::kMaxTokens)};
@@ -215,13 +220,14 @@ void read_train_keys(const JsonFields& r, LessonPage& p) {
   p.train_gradient = std::pair{g[0].get<int>(), g[1].get<int>()};
 }
 
-LessonPage read_page(const json& j, const std::string& path) {
+LessonPage read_page(const json& j, const std::string& path, const JsonSource* source) {
   const JsonFields r(
       j, path, {"title",         "text",           "scenario",     "view",          "step",          "head",
                 "decode_tokens", "decode_section", "preset",       "highlight",     "absorbed",      "shift_experiment",
                 "naive_rope",    "online",         "geometry",     "sparsity_loss", "overrides",     "experiment",
                 "d_k",           "model",          "model_tokens", "layer",         "model_section", "train_steps",
-                "train_gradient"});
+                "train_gradient"},
+      "lesson", source);
   LessonPage p;
   p.title = r.nonempty_string("title");
   p.text = r.nonempty_string("text");
@@ -233,10 +239,10 @@ LessonPage read_page(const json& j, const std::string& path) {
   p.decode_tokens = r.integer("decode_tokens", 1, 1, limits::kMaxTokens);
   p.decode_section = r.integer("decode_section", 1, 1, 5);
   if (r.has("preset")) p.preset = r.nonempty_string("preset");
-  if (r.has("highlight")) p.highlight = read_highlight(r.at("highlight"), r.child("highlight"));
+  if (r.has("highlight")) p.highlight = read_highlight(r.at("highlight"), r.child("highlight"), source);
   p.absorbed = r.boolean("absorbed", false);
   read_step_modes(r, p);
-  if (r.has("overrides")) p.overrides = read_overrides(r.at("overrides"), r.child("overrides"));
+  if (r.has("overrides")) p.overrides = read_overrides(r.at("overrides"), r.child("overrides"), source);
   if (r.has("experiment"))
     p.experiment = r.choice("experiment", Experiment::SqrtDk, parse_experiment, join(kExperimentNames, " | "));
   if (!p.experiment) r.only_for("d_k", "pages with the sqrt_dk experiment", "a page without an experiment");
@@ -492,9 +498,10 @@ std::optional<long> order_number(const std::filesystem::path& file) {
 std::string_view experiment_name(Experiment e) { return kExperimentNames[static_cast<std::size_t>(e)]; }
 
 Lesson load_lesson_file(const std::filesystem::path& path, const std::filesystem::path& scenarios_dir) {
-  const json j =
-      parse_json_document(read_document_file(path, kMaxLessonFileBytes, "a lesson file", limits::kDefaultMemoryBudget));
-  const JsonFields r(j, "", {"name", "title", "summary", "pages"}, "lesson");
+  const std::string text = read_document_file(path, kMaxLessonFileBytes, "a lesson file", limits::kDefaultMemoryBudget);
+  const JsonSource source{text, ""};
+  const json j = parse_json_document(text);
+  const JsonFields r(j, "", {"name", "title", "summary", "pages"}, "lesson", &source);
   Lesson lesson;
   lesson.name = r.nonempty_string("name");
   lesson.title = r.nonempty_string("title");
@@ -504,7 +511,7 @@ Lesson load_lesson_file(const std::filesystem::path& path, const std::filesystem
   if (pages.empty()) throw InputError("pages", "expected at least one page but found none");
   for (std::size_t i = 0; i < pages.size(); ++i) {
     const std::string page_path = index_path("pages", i);
-    lesson.pages.push_back(read_page(pages[i], page_path));
+    lesson.pages.push_back(read_page(pages[i], page_path, &source));
     check_page(lesson.pages.back(), scenarios_dir, page_path);
   }
   return lesson;
