@@ -53,6 +53,11 @@ inline constexpr double kMaxAbsValue = 1e12;        // keeps every product of sc
 inline constexpr double kMaxWeightScale = 100.0;    // seeded weights stay within [-100, 100], far inside that
 inline constexpr int kMaxPositionOffset = 1 << 20;  // RoPE's angles stay exact far past any classroom shift
 inline constexpr int kMaxVocab = 1 << 16;           // a model's tokens
+// Text the window draws and every undo step and autosave copies: far past any real name, description or token
+// (a tokenizer's longest tokens are tens of bytes), far below what would weigh beside the matrices.
+inline constexpr std::size_t kMaxNameBytes = 200;
+inline constexpr std::size_t kMaxDescriptionBytes = 16384;
+inline constexpr std::size_t kMaxLabelBytes = 256;
 inline constexpr int kMaxLayers = 64;               // a model's layers
 inline constexpr std::int64_t kMaxModelParameters = std::int64_t(1) << 25;  // a model's weights: 256 MiB
 }  // namespace limits

@@ -178,4 +178,17 @@ std::string escaped_text(std::string_view bytes) {
   return out;
 }
 
+std::size_t display_width(std::string_view s) {
+  return static_cast<std::size_t>(
+      std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+std::string shorten_label(const std::string& label, std::size_t columns) {
+  if (display_width(label) <= columns) return label;
+  std::size_t kept = 0, end = 0;  // the bytes of the first columns - 1 code points
+  for (; end < label.size(); ++end)
+    if ((static_cast<unsigned char>(label[end]) & 0xC0) != 0x80 && kept++ == columns - 1) break;
+  return label.substr(0, end) + "\u2026";
+}
+
 }  // namespace attn

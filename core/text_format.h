@@ -63,6 +63,16 @@ inline bool is_utf8(std::string_view bytes) { return invalid_utf8_at(bytes) == s
 // Bytes for a message or a title: well-formed UTF-8 as it is, every other byte and every control character as \xhh
 // ("b\xff.json"). Paths are bytes; only what shows them decodes them.
 std::string escaped_text(std::string_view bytes);
+
+// Token labels in text tables (trace, decode, handouts) and beside the window's matrices take at most this many
+// columns: a longer one is cut and ends in "…", so a table's size is bounded by its rows x columns, and a matrix keeps
+// its cells, whatever the labels.
+inline constexpr std::size_t kMaxLabelColumns = 24;
+// Columns on a terminal: one a UTF-8 code point (continuation bytes take no room of their own: "é" is one column,
+// two bytes).
+std::size_t display_width(std::string_view s);
+// `label` itself when it fits `columns`, else its first columns - 1 code points and "…".
+std::string shorten_label(const std::string& label, std::size_t columns = kMaxLabelColumns);
 inline std::string shown_path(const std::filesystem::path& path) { return escaped_text(path.native()); }
 
 }  // namespace attn

@@ -91,8 +91,19 @@ void check_learned_shift(const Scenario& s, const std::string& field) {
                        std::to_string(std::int64_t(a.position_offset) + longer));
 }
 
+namespace {
+
+void check_text_size(const std::string& text, std::size_t most, std::string_view what, const std::string& field) {
+  if (text.size() > most)
+    throw InputError(field, std::string(what) + " may have at most " + thousands(most) + " bytes but found " +
+                                thousands(text.size()));
+}
+
+}  // namespace
+
 void check_label(const std::string& label, const std::string& field) {
   if (label.empty()) throw InputError(field, "a token label must not be empty");
+  check_text_size(label, limits::kMaxLabelBytes, "a token label", field);
   // Labels are written into JSON and drawn by the window's fonts: both need UTF-8.
   if (invalid_utf8_at(label) != std::string::npos) throw InputError(field, "not valid UTF-8 text");
   for (unsigned char c : label)
@@ -119,12 +130,14 @@ std::string control_character_in(const std::string& text, std::string_view allow
 }  // namespace
 
 void check_name(const std::string& name, const std::string& field) {
+  check_text_size(name, limits::kMaxNameBytes, "a name", field);
   if (invalid_utf8_at(name) != std::string::npos) throw InputError(field, "not valid UTF-8 text");
   if (const std::string c = control_character_in(name, ""); !c.empty())
     throw InputError(field, "a name must not contain control characters (found " + c + ")");
 }
 
 void check_description(const std::string& description, const std::string& field) {
+  check_text_size(description, limits::kMaxDescriptionBytes, "a description", field);
   if (invalid_utf8_at(description) != std::string::npos) throw InputError(field, "not valid UTF-8 text");
   if (const std::string c = control_character_in(description, "\n\t"); !c.empty())
     throw InputError(field,

@@ -340,17 +340,6 @@ TEST_CASE("the window's outputs are checked before it opens") {
 
 namespace {
 
-// An environment variable set for one test, and put back as it was.
-struct AtomicScopedEnv {
-  std::string name;
-  std::optional<std::string> old;
-  AtomicScopedEnv(std::string n, const std::string& value) : name(std::move(n)) {
-    if (const char* v = std::getenv(name.c_str())) old = v;
-    ::setenv(name.c_str(), value.c_str(), 1);
-  }
-  ~AtomicScopedEnv() { old ? ::setenv(name.c_str(), old->c_str(), 1) : ::unsetenv(name.c_str()); }
-};
-
 // A copy of the shipped assets a test may see written over.
 fs::path copy_of_assets(const fs::path& dir) {
   const fs::path fa = dir / "fa";
@@ -363,7 +352,7 @@ fs::path copy_of_assets(const fs::path& dir) {
 TEST_CASE("train --save never writes over the text the text task reads by default") {
   const fs::path dir = fresh_dir("atomic-default-text");
   const fs::path fa = copy_of_assets(dir);
-  const AtomicScopedEnv assets("ATTENTION_LAB_ASSETS", fa.string());
+  const test::ScopedEnv assets("ATTENTION_LAB_ASSETS", fa.string());
   const fs::path text = fa / "texts" / "sonnets.txt";
   const std::string before = read_file(text);
   const Run r = run({"train", "--task", "text", "--steps", "1", "--batch", "1", "--save", text.string()});
@@ -386,8 +375,8 @@ TEST_CASE("train --save never writes over the text the text task reads by defaul
 TEST_CASE("the window's outputs never write over what it reads without being told") {
   const fs::path dir = fresh_dir("atomic-gui-implicit");
   const fs::path fa = copy_of_assets(dir);
-  const AtomicScopedEnv assets("ATTENTION_LAB_ASSETS", fa.string());
-  const AtomicScopedEnv config("XDG_CONFIG_HOME", (dir / "cfg").string());
+  const test::ScopedEnv assets("ATTENTION_LAB_ASSETS", fa.string());
+  const test::ScopedEnv config("XDG_CONFIG_HOME", (dir / "cfg").string());
   const auto refused = test::gui_args_refusal;
   const std::string shot = (dir / "x.png").string(), tail = ": write to another file (nothing was written)";
   const fs::path model = fa / "models" / "tiny.json", cat = fa / "scenarios" / "the_cat_sat.json";
@@ -397,21 +386,50 @@ TEST_CASE("the window's outputs never write over what it reads without being tol
         "--dump-state: " + cat.string() + " is also the scenario this command reads" + tail);
   const fs::path lesson = fa / "lessons" / "3_masks.json";
   CHECK(refused({"--lesson", "masks", "--screenshot", shot, "--dump-state", lesson.string()}) ==
-        "--dump-state: " + lesson.string() + " is in the assets folder (" + fa.string() + ") this command reads" +
+        "--dump-state: " + lesson.string() + " is in the assets folder (" + fa.string() + ") the lab reads" +
             tail);
   CHECK(refused({"--screenshot", (fa / "new.png").string()}) == "--screenshot: " + (fa / "new.png").string() +
                                                                     " is in the assets folder (" + fa.string() +
-                                                                    ") this command reads" + tail);
+                                                                    ") the lab reads" + tail);
   // The settings and recovery entries of the settings folder.
   const fs::path cfg = dir / "cfg" / "attention-lab";
   fs::create_directories(cfg);
   CHECK(refused({"--dump-state", (cfg / "settings.json").string()}) ==
         "--dump-state: " + (cfg / "settings.json").string() + " is in the settings folder (" + cfg.string() +
-            ") this command reads" + tail);
+            ") the lab reads" + tail);
   // A scenario of one's own, and outputs beside it: written.
   fs::copy_file(cat, dir / "mine.json");
   CHECK(refused({(dir / "mine.json").string(), "--screenshot", shot, "--dump-state", (dir / "s.json").string()}) ==
         "(no error)");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("trace --scenario and train --save never write into the assets folder, over a file or beside one") {
+  const fs::path dir = fresh_dir("atomic-cli-assets");
+  const fs::path fa = copy_of_assets(dir);
+  const test::ScopedEnv assets("ATTENTION_LAB_ASSETS", fa.string());
+  const std::string tail = ") the lab reads: write to another file (nothing was written)\n";
+  const fs::path dog = fa / "scenarios" / "the_lazy_dog.json", tiny = fa / "models" / "tiny.json";
+  const std::string dog_before = read_file(dog), tiny_before = read_file(tiny);
+  const Run over_dog =
+      run({"trace", tiny.string(), "--layer", "0", "--tokens", "<s> a b", "--scenario", dog.string()});
+  CHECK(over_dog.code == 2);
+  CHECK(over_dog.err == "attention-lab: trace: --scenario: " + dog.string() + " is in the assets folder (" +
+                            fa.string() + tail);
+  CHECK(read_file(dog) == dog_before);
+  const fs::path fresh = fa / "new.json";
+  const Run beside = run({"trace", dog.string(), "--scenario", fresh.string()});
+  CHECK(beside.code == 2);
+  CHECK(beside.err ==
+        "attention-lab: trace: --scenario: " + fresh.string() + " is in the assets folder (" + fa.string() + tail);
+  CHECK_FALSE(fs::exists(fresh));
+  const Run saved = run({"train", "--task", "induction", "--steps", "1", "--layers", "1", "--heads", "1", "--d-model",
+                         "8", "--batch", "1", "--seq-len", "12", "--save", tiny.string()});
+  CHECK(saved.code == 2);
+  CHECK(saved.err ==
+        "attention-lab: train: --save: " + tiny.string() + " is in the assets folder (" + fa.string() + tail);
+  CHECK(read_file(tiny) == tiny_before);
+  CHECK(run({"trace", dog.string(), "--scenario", (dir / "mine.json").string()}).code == 0);  // outside it: written
   fs::remove_all(dir);
 }
 

@@ -68,6 +68,46 @@ TEST_CASE("exports go beside the document, each under a new name") {
   CHECK(state.message == "Exported " + (dir / "the_cat_sat_trace.json").string());
 }
 
+TEST_CASE("a document from the lab's own folders is never saved there: Save asks, exports go elsewhere") {
+  const fs::path dir = fresh_dir("save-lab-folder");
+  const fs::path lab = dir / "assets", mine = dir / "mine";
+  fs::create_directories(lab / "scenarios");
+  fs::create_directories(mine);
+  const fs::path example = lab / "scenarios" / "cat.json";
+  save_scenario_file(cat_sat(), example);
+  const std::string before = read_file(example);
+  AppState state(cat_sat(), example);
+  state.lab_folders = {lab, dir / "config"};
+  CHECK_FALSE(saves_in_place(state, example));
+  CHECK(saves_in_place(state, mine / "cat.json"));
+  CHECK_FALSE(saves_in_place(state, ""));
+  REQUIRE(state.edit([](Scenario& s) { s.name = "edited"; }));
+  save_document(state, example);  // Ctrl+S, had the window not asked where
+  CHECK(state.message == "Not saved: " + example.string() + " is in the lab's own folder (" + lab.string() +
+                             "), which it reads its examples and settings from; save your copy elsewhere with Save As");
+  CHECK(read_file(example) == before);
+  CHECK(state.document().dirty());
+  save_document(state, lab / "new.json");  // Save As into the folder
+  CHECK(state.message.starts_with("Not saved: " + (lab / "new.json").string() + " is in the lab's own folder ("));
+  CHECK_FALSE(fs::exists(lab / "new.json"));
+  // Save As starts on the same name outside: beside the user's own document, else the current folder or home.
+  const fs::path here = fs::current_path();
+  fs::current_path(lab / "scenarios");
+  const ScopedEnv home("HOME", mine.string());
+  CHECK(output_folder(state) == mine);
+  CHECK(save_as_start(state, example) == mine / "cat.json");
+  CHECK(save_as_start(state, mine / "other.json") == mine / "other.json");
+  state.handout = [](std::ostream& out, const Trace&, bool) { out << "handout"; };
+  export_document(state, "md");
+  CHECK(state.message == "Exported " + (mine / "edited_trace.md").string());
+  CHECK_FALSE(fs::exists(lab / "scenarios" / "edited_trace.md"));
+  fs::current_path(here);
+  save_document(state, mine / "cat.json");
+  CHECK(state.message == "Saved " + (mine / "cat.json").string());
+  CHECK(output_folder(state) == mine);  // beside the user's file now
+  fs::remove_all(dir);
+}
+
 namespace {
 
 // Another program's version of `file`: other bytes of another size, a later modification time.

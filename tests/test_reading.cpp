@@ -275,6 +275,34 @@ TEST_CASE("a name holds no control characters, a description keeps its line brea
                        InputError);
 }
 
+TEST_CASE("names, descriptions and token labels are bounded in bytes: the window draws and copies them") {
+  const auto problem = [](const std::string& fields) {
+    try {
+      parse_scenario("{" + fields + ", " + kCatSatBody + "}");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  const auto quoted = [](std::size_t n, char c) { return "\"" + std::string(n, c) + "\""; };
+  CHECK(problem("\"name\": " + quoted(200, 'n')) == "(no error)");
+  CHECK(problem("\"name\": " + quoted(201, 'n')) == "name: a name may have at most 200 bytes but found 201");
+  CHECK(problem("\"name\": \"x\", \"description\": " + quoted(16384, 'd')) == "(no error)");
+  CHECK(problem("\"name\": \"x\", \"description\": " + quoted(40 << 20, 'd')) ==
+        "description: a description may have at most 16,384 bytes but found 41,943,040");
+  // A token label of 257 bytes, the first token of the worked example's three.
+  nlohmann::json cat = nlohmann::json::parse(read_file(std::string(ATTN_ASSETS_DIR) + "/scenarios/the_cat_sat.json"));
+  cat["tokens"][0] = std::string(256, 't');
+  CHECK_NOTHROW(parse_scenario(cat.dump()));
+  cat["tokens"][0] = std::string(257, 't');
+  CHECK_THROWS_WITH_AS(parse_scenario(cat.dump()), "tokens[0]: a token label may have at most 256 bytes but found 257",
+                       InputError);
+  nlohmann::json model = nlohmann::json::parse(read_file(std::string(ATTN_ASSETS_DIR) + "/models/tiny.json"));
+  model["description"] = std::string(16385, 'd');
+  CHECK_THROWS_WITH_AS(parse_model(model.dump()),
+                       "description: a description may have at most 16,384 bytes but found 16,385", InputError);
+}
+
 TEST_CASE("kv: an mla shape needs no --head-dim, except to compare with the same heads as MHA") {
   const Run r = run({"kv", "--latent-dim", "512", "--rope-dim", "64", "--layers", "60", "--heads", "128"});
   CHECK(r.err.empty());

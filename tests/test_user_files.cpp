@@ -10,6 +10,7 @@
 
 #include "app/gui/autosave.h"
 #include "app/gui/gui_options.h"
+#include "app/gui/recovery_entries.h"
 #include "app/gui/start_state.h"
 #include "app/gui/user_files.h"
 #include "core/io/model_json.h"
@@ -436,6 +437,35 @@ TEST_CASE("a recovery file that cannot be read is moved aside, kept byte for byt
   fs::remove_all(dir);
 }
 
+TEST_CASE("a recovery entry too big to read within the budget is kept for a larger one, not offered") {
+  const fs::path dir = fresh_dir("recovery_budget");
+  const fs::path file = dir / "window-7.json";
+  gui::write_recovery(file, {.scenario = cat_sat(), .when = "2026-12-01 10:00"});
+  // Reading a file holds its text and ten times it as a tree (below 4 MiB nothing is refused): with 5 MiB of
+  // padding, about 58 MiB.
+  std::ofstream(file, std::ios::app) << std::string(5 << 20, ' ');
+  const std::int64_t size = static_cast<std::int64_t>(fs::file_size(file));
+  const gui::FoundRecovery found = gui::find_recovery(file, 32 << 20);
+  CHECK_FALSE(found.offer.has_value());
+  CHECK(found.stuck);
+  CHECK(found.message.starts_with("The unsaved work kept in " + file.string() + " was not offered: "));
+  CHECK(contains(found.message, "but the memory budget is 33,554,432 bytes (32.00 MiB)"));
+  CHECK(found.message.ends_with("; it is kept for a start with a larger budget"));
+  CHECK(static_cast<std::int64_t>(fs::file_size(file)) == size);  // kept as it was, not moved aside
+  CHECK_FALSE(fs::exists(file.string() + ".unreadable"));
+  CHECK(gui::find_recovery(file, std::int64_t(1) << 30).offer.has_value());  // a larger budget reads it
+  // At start: kept, said, and the next start with a larger budget offers it.
+  const fs::path config = dir / "config";
+  fs::create_directories(gui::recovery_folder(config));
+  fs::rename(file, gui::recovery_folder(config) / "window-7.json");
+  const gui::OrphanedWork small = gui::take_orphaned_work(config, 32 << 20);
+  CHECK_FALSE(small.offer.has_value());
+  CHECK(contains(small.message, "it is kept for a start with a larger budget"));
+  CHECK(fs::exists(gui::recovery_folder(config) / "window-7.json"));
+  CHECK(gui::take_orphaned_work(config, std::int64_t(1) << 30).offer.has_value());
+  fs::remove_all(dir);
+}
+
 TEST_CASE("a recovery file that can be neither read nor moved stays where it is") {
   const fs::path dir = fresh_dir("recovery_stuck");
   // A name with no room for ".unreadable" (255 bytes at most): nowhere to move it, even as root.
@@ -481,17 +511,6 @@ TEST_CASE("bytes that are not UTF-8 are shown as \\xHH, well-formed characters a
 
 namespace {
 
-// An environment variable set for one test, and put back as it was.
-struct UserFilesScopedEnv {
-  std::string name;
-  std::optional<std::string> old;
-  UserFilesScopedEnv(std::string n, const std::string& value) : name(std::move(n)) {
-    if (const char* v = std::getenv(name.c_str())) old = v;
-    ::setenv(name.c_str(), value.c_str(), 1);
-  }
-  ~UserFilesScopedEnv() { old ? ::setenv(name.c_str(), old->c_str(), 1) : ::unsetenv(name.c_str()); }
-};
-
 gui::GuiOptions window_options(const std::vector<std::string>& words) { return gui::parse_gui_args(words); }
 
 }  // namespace
@@ -502,7 +521,7 @@ TEST_CASE("a broken lesson or presets file is named with what is wrong, not call
   fs::copy(ATTN_ASSETS_DIR, fa, fs::copy_options::recursive);
   std::ofstream(fa / "lessons" / "3_masks.json", std::ios::trunc) << R"({"title": 5})";
   std::ofstream(fa / "presets" / "models.json", std::ios::trunc) << "[\n";
-  const UserFilesScopedEnv assets("ATTENTION_LAB_ASSETS", fa.string());
+  const test::ScopedEnv assets("ATTENTION_LAB_ASSETS", fa.string());
   const std::string shot = (dir / "l.png").string();
 
   std::ostringstream err;

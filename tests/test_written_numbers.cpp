@@ -160,7 +160,9 @@ TEST_CASE("a settings file's number too large for an int is clamped, and quoted 
   written_file(file, R"({"memory_budget": 1e20})");
   problem.clear();
   CHECK_FALSE(gui::load_settings(file, &problem).memory_budget.has_value());
-  CHECK(problem.ends_with(" but found '1e20'; the machine's default is used"));
+  CHECK(problem == shown_path(file) +
+                       ": memory_budget: expected a size such as 3221225472, 512M, 2G or 1.5GiB (K, M, G, T are "
+                       "1024-based, KB, MB, GB, TB 1000-based) but found '1e20'; the machine's default is used");
   fs::remove_all(dir);
 }
 

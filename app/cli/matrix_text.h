@@ -21,16 +21,6 @@ struct MatrixTextOptions {
 // ...
 std::vector<std::string> head_column_labels(const char* prefix, int heads, int head_dim);
 
-// Token labels in text tables (trace, decode, handouts) take at most this many columns: a longer one is cut and ends
-// in "…", so a table's size is bounded by its rows x columns, whatever the labels.
-inline constexpr std::size_t kMaxLabelColumns = 24;
-
-// Columns on a terminal: one a UTF-8 code point (continuation bytes take no room of their own: "é" is one column,
-// two bytes).
-std::size_t display_width(std::string_view s);
-// `label` itself when it fits `columns`, else its first columns - 1 code points and "…".
-std::string shorten_label(const std::string& label, std::size_t columns = kMaxLabelColumns);
-
 // A row's numbers separated by two spaces.
 std::string row_text(const Matrix& row, int precision);
 

@@ -1,6 +1,9 @@
 #include "app/cli/output_files.h"
 
+#include <algorithm>
+
 #include "app/cli/args.h"
+#include "app/cli/assets.h"
 #include "core/io/atomic_file.h"
 #include "core/validate.h"
 
@@ -13,10 +16,14 @@ void check_output_option(const std::string& command, const std::string& option, 
     if (!path.empty() && !input_path.empty() && same_file(path, input_path))
       throw UsageError(prefix + shown_path(path) + " is also the " + input +
                        " this command reads: write to another file (nothing was written)");
-  for (const auto& [what, folder] : folders)
+  // The assets folder holds the lab's examples, which every command may read: nothing is written there.
+  std::vector<NamedInput> lab_folders = folders;
+  if (std::none_of(folders.begin(), folders.end(), [](const NamedInput& f) { return f.first == "assets folder"; }))
+    lab_folders.emplace_back("assets folder", assets_dir().string());
+  for (const auto& [what, folder] : lab_folders)
     if (!path.empty() && inside_folder(path, folder))
       throw UsageError(prefix + shown_path(path) + " is in the " + what + " (" + shown_path(folder) +
-                       ") this command reads: write to another file (nothing was written)");
+                       ") the lab reads: write to another file (nothing was written)");
   try {
     check_output_path(path);
   } catch (const InputError& e) {

@@ -13,7 +13,8 @@ using NamedInput = std::pair<std::string, std::string>;
 
 // Throws UsageError ("train: --save: ...") when `path` is empty, cannot be written (check_output_path: a folder, a
 // folder that does not exist, no permission), is the same file as one of `inputs` or lies in one of `folders` (what
-// the command reads from a whole folder: the window's assets and settings). `command` is "" for the window.
+// the command reads from a whole folder: the window's settings) or in the assets folder, whose examples every command
+// may read. `command` is "" for the window.
 void check_output_option(const std::string& command, const std::string& option, const std::string& path,
                          const std::vector<NamedInput>& inputs, const std::vector<NamedInput>& folders = {});
 

@@ -14,7 +14,7 @@ Autosave Autosave::start(const std::filesystem::path& config, ui::AppState& stat
   } catch (const std::exception& e) {
     state.add_message(std::string("Autosave is off: ") + e.what());
   }
-  OrphanedWork found = take_orphaned_work(config);
+  OrphanedWork found = take_orphaned_work(config, state.memory_budget);
   state.recovery = std::move(found.offer);
   a.offered_ = std::move(found.entry);
   if (!found.message.empty()) state.add_message(found.message);  // after the settings' problem, if any

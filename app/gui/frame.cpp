@@ -11,6 +11,7 @@
 
 #include "core/io/atomic_file.h"
 #include "core/validate.h"
+#include "ui/logic/document_files.h"
 #include "ui/logic/glyph_set.h"
 #include "ui/logic/matrix_export.h"
 #include "ui/widgets/keys.h"
@@ -114,7 +115,7 @@ void export_picture(Window& window, ui::AppState& state) {
     if (r.found) {
       const int x0 = std::clamp(static_cast<int>(r.min.x), 0, W), x1 = std::clamp(static_cast<int>(r.max.x + 1), 0, W);
       const int y0 = std::clamp(static_cast<int>(r.min.y), 0, H), y1 = std::clamp(static_cast<int>(r.max.y + 1), 0, H);
-      const std::string file = ui::picture_file_name(std::filesystem::current_path().string(), r.name);
+      const std::string file = ui::picture_file_name(ui::output_folder(state).string(), r.name);
       try {
         if (x1 <= x0 || y1 <= y0) throw InputError("", "nothing of it is inside the window");
         write_region_png(file, x0, H - y1, x1 - x0, y1 - y0, Existing::Keep);  // a fresh name, never another file

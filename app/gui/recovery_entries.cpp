@@ -132,7 +132,7 @@ std::vector<std::filesystem::path> recovery_candidates(const std::filesystem::pa
 
 }  // namespace
 
-OrphanedWork take_orphaned_work(const std::filesystem::path& config) {
+OrphanedWork take_orphaned_work(const std::filesystem::path& config, std::int64_t budget) {
   OrphanedWork found;
   for (const std::filesystem::path& file : recovery_candidates(config)) {
     std::optional<EntryLock> lock = EntryLock::take(lock_of(file));
@@ -142,7 +142,7 @@ OrphanedWork take_orphaned_work(const std::filesystem::path& config) {
       lock->remove();
       continue;
     }
-    FoundRecovery read = find_recovery(file);
+    FoundRecovery read = find_recovery(file, budget);
     if (found.message.empty()) found.message = read.message;
     if (read.offer) {
       found.offer = std::move(read.offer);

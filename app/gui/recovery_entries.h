@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "core/memory_budget.h"
 #include "ui/logic/app_state.h"
 
 namespace attn::gui {
@@ -54,12 +55,14 @@ RecoveryEntry make_own_entry(const std::filesystem::path& config);
 // What a start finds: the unsaved work of one window that is gone, with its entry taken under the lock (kept until
 // the work is restored, discarded or left for later), or nothing. Entries that cannot be read are moved aside
 // (find_recovery) and `message` says where; lock files left without an entry are deleted. Of several, the legacy
-// file comes first, then the folder's entries by name; the others wait for later starts.
+// file comes first, then the folder's entries by name; the others wait for later starts. An entry too big to read
+// within `budget` is kept (and said) for a start with a larger one.
 struct OrphanedWork {
   std::optional<ui::RecoveryOffer> offer;
   RecoveryEntry entry;
   std::string message;
 };
-OrphanedWork take_orphaned_work(const std::filesystem::path& config);
+OrphanedWork take_orphaned_work(const std::filesystem::path& config,
+                                std::int64_t budget = limits::kDefaultMemoryBudget);
 
 }  // namespace attn::gui

@@ -73,6 +73,7 @@ std::vector<LeftOutLesson> load_assets(ui::AppState& state) {
     state.models.presets_problem = "The model presets could not be read (" + shown_path(presets) + "): " + e.what();
     state.add_message(state.models.presets_problem);
   }
+  state.lab_folders = {cli::assets_dir(), config_dir()};
   state.lesson.scenarios_dir = cli::assets_dir() / "scenarios";
   state.train.texts_dir = cli::assets_dir() / "texts";
   std::vector<LeftOutLesson> left_out;

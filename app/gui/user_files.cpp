@@ -112,7 +112,7 @@ class SettingsFields {
     // A number of bytes is read by its value (3e9 is 3000000000 bytes); a refusal quotes it as written.
     const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
     try {
-      return parse_memory_size(text, key);
+      return parse_memory_size(text, "");  // note() names the field
     } catch (const InputError& e) {
       std::string what = e.what();
       if (const auto at = what.rfind("'" + text + "'"); at != std::string::npos && v.is_number())
@@ -271,12 +271,16 @@ ui::RecoveryOffer recovery_from_json(const json& j, const JsonSource& source) {
 
 }  // namespace
 
-std::optional<ui::RecoveryOffer> read_recovery(const std::filesystem::path& file, std::string* problem) {
+std::optional<ui::RecoveryOffer> read_recovery(const std::filesystem::path& file, std::string* problem,
+                                               std::int64_t budget) {
   std::error_code ec;
   if (!std::filesystem::exists(std::filesystem::symlink_status(file, ec))) return std::nullopt;
   try {
-    const std::string text = read_document_file(file, kMaxScenarioFileBytes + kMaxModelFileBytes);
+    const std::string text =
+        read_document_file(file, kMaxScenarioFileBytes + kMaxModelFileBytes, "a recovery file", budget);
     return recovery_from_json(parse_json_document(text), JsonSource{text, ""});
+  } catch (const BudgetError&) {
+    throw;  // a good file, a small budget
   } catch (const std::exception& e) {  // InputError, or whatever else stops the reading: not to be trusted
     if (problem) *problem = shown_path(file) + ": " + e.what();
   }
@@ -306,10 +310,17 @@ std::filesystem::path set_aside(const std::filesystem::path& file) {
   }
 }
 
-FoundRecovery find_recovery(const std::filesystem::path& file) {
+FoundRecovery find_recovery(const std::filesystem::path& file, std::int64_t budget) {
   FoundRecovery found;
   std::string problem;
-  found.offer = read_recovery(file, &problem);
+  try {
+    found.offer = read_recovery(file, &problem, budget);
+  } catch (const BudgetError& e) {
+    found.stuck = true;
+    found.message = "The unsaved work kept in " + shown_path(file) + " was not offered: " + e.what() +
+                    "; it is kept for a start with a larger budget";
+    return found;
+  }
   if (found.offer || problem.empty()) return found;
   try {
     const std::filesystem::path aside = set_aside(file);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/memory_budget.h"
 #include "core/scenario.h"
 #include "ui/logic/app_state.h"
 
@@ -40,8 +41,10 @@ void save_settings(const Settings& s, const std::filesystem::path& file);
 // absolute canonical path: a JSON string when its bytes are UTF-8, else a list of its byte values (0-255);
 // "original_stamp" is {"size", "modified_ns"} of the original when it was opened or last saved.
 void write_recovery(const std::filesystem::path& file, const ui::RecoveryOffer& r);
-// nullopt when there is no recovery file or it cannot be read (then `problem` says why, naming the file).
-std::optional<ui::RecoveryOffer> read_recovery(const std::filesystem::path& file, std::string* problem = nullptr);
+// nullopt when there is no recovery file or it cannot be read (then `problem` says why, naming the file). Reading it
+// is held to `budget` like opening a file (a BudgetError is thrown: the file is fine, the budget too small).
+std::optional<ui::RecoveryOffer> read_recovery(const std::filesystem::path& file, std::string* problem = nullptr,
+                                               std::int64_t budget = limits::kDefaultMemoryBudget);
 
 // What start-up finds: the offer, or a file that could not be read, moved aside to `file`.unreadable (or
 // .unreadable-2, -3, ... when taken; never over another file) and kept. `message` says which and where; `stuck`
@@ -51,7 +54,8 @@ struct FoundRecovery {
   std::string message;
   bool stuck = false;
 };
-FoundRecovery find_recovery(const std::filesystem::path& file);
+// One too big for `budget` is kept as it is (`stuck`), for a start with a larger budget.
+FoundRecovery find_recovery(const std::filesystem::path& file, std::int64_t budget = limits::kDefaultMemoryBudget);
 // Moves `file` to the first free name of `file`.unreadable, .unreadable-2, ...; returns it. Throws
 // std::runtime_error with the reason when it cannot.
 std::filesystem::path set_aside(const std::filesystem::path& file);

@@ -58,7 +58,7 @@ implicit "$fa/scenarios/the_cat_sat.json" \
   "attention-lab: --dump-state: $fa/scenarios/the_cat_sat.json is also the scenario this command reads$tail_words" \
   --screenshot "$work/x.png" --dump-state "$fa/scenarios/the_cat_sat.json"
 implicit "$fa/lessons/3_masks.json" \
-  "attention-lab: --dump-state: $fa/lessons/3_masks.json is in the assets folder ($fa) this command reads$tail_words" \
+  "attention-lab: --dump-state: $fa/lessons/3_masks.json is in the assets folder ($fa) the lab reads$tail_words" \
   --lesson masks --screenshot "$work/x.png" --dump-state "$fa/lessons/3_masks.json"
 [ ! -e "$work/x.png" ] || fail "an output over a default input: the window ran and wrote its screenshot"
 

@@ -224,6 +224,9 @@ class AppState {
   std::string recovery_failed;                // why restoring it did not work
   std::optional<SaveConflict> save_conflict;  // a Save waiting for Overwrite / Save As... / Cancel (or Replace)
   std::vector<std::string> recent_files;      // most recent first (File > Recent)
+  // The folders the lab reads whole (its assets, its settings folder): nothing the user makes is written there. A
+  // document opened from one (the worked example, the default model) is saved elsewhere: Save asks where.
+  std::vector<std::filesystem::path> lab_folders;
   // File > Export: the trace as a handout, written by the command line's code (Markdown or LaTeX).
   // Written as it is made, into the export's file.
   std::function<void(std::ostream&, const Trace&, bool latex)> handout;

@@ -1,6 +1,7 @@
 #include "ui/logic/document_files.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 
 #include "core/io/atomic_file.h"
@@ -189,9 +190,48 @@ void answer_recovery(AppState& state, RecoveryAnswer answer) {
   }
 }
 
+std::optional<std::filesystem::path> lab_folder_of(const AppState& state, const std::filesystem::path& path) {
+  for (const std::filesystem::path& folder : state.lab_folders)
+    if (!path.empty() && !folder.empty() && inside_folder(path, folder)) return folder;
+  return std::nullopt;
+}
+
+bool saves_in_place(const AppState& state, const std::filesystem::path& path) {
+  return !path.empty() && !lab_folder_of(state, path);
+}
+
+std::filesystem::path output_folder(const AppState& state) {
+  const std::filesystem::path& file = state.document().path;
+  if (saves_in_place(state, file)) return std::filesystem::absolute(file).parent_path();
+  std::error_code ec;
+  std::filesystem::path here = std::filesystem::current_path(ec);
+  if (ec || lab_folder_of(state, here / "x")) {
+    const char* home = std::getenv("HOME");
+    here = home && *home ? std::filesystem::path(home) : std::filesystem::temp_directory_path();
+  }
+  return here;
+}
+
+std::filesystem::path save_as_start(const AppState& state, const std::filesystem::path& path) {
+  return lab_folder_of(state, path) ? output_folder(state) / path.filename() : path;
+}
+
+namespace {
+
+// Nothing of the user's goes into the lab's own folders: true (and the message) when `path` is in one.
+bool refused_in_lab_folder(AppState& state, const std::filesystem::path& path) {
+  const std::optional<std::filesystem::path> folder = lab_folder_of(state, path);
+  if (folder)
+    state.message = "Not saved: " + shown_path(path) + " is in the lab's own folder (" + shown_path(*folder) +
+                    "), which it reads its examples and settings from; save your copy elsewhere with Save As";
+  return folder.has_value();
+}
+
+}  // namespace
+
 void save_model_document(AppState& state, const std::filesystem::path& path, SaveOver over) {
   const ModelDocument& m = state.model_doc;
-  if (save_conflicts(state, true, path, m.path(), m.stamp(), over)) return;
+  if (refused_in_lab_folder(state, path) || save_conflicts(state, true, path, m.path(), m.stamp(), over)) return;
   try {
     save_model_file(state.model_doc.model(), path);
     state.model_doc.mark_saved(path);
@@ -214,7 +254,7 @@ void open_document(AppState& state, const std::filesystem::path& path) {
 
 void save_document(AppState& state, const std::filesystem::path& path, SaveOver over) {
   const Document& d = state.document();
-  if (save_conflicts(state, false, path, d.path, d.stamp, over)) return;
+  if (refused_in_lab_folder(state, path) || save_conflicts(state, false, path, d.path, d.stamp, over)) return;
   try {
     save_scenario_file(state.scenario(), path);
     state.mark_saved(path);
@@ -232,11 +272,8 @@ void export_document(AppState& state, const std::string& extension) {
     write_trace_json(out, state.trace());
     out << '\n';
   };
-  // Beside the document when it has a file, else in the current folder; never over an existing file.
-  const std::filesystem::path folder = state.document().path.empty()
-                                           ? std::filesystem::current_path()
-                                           : std::filesystem::absolute(state.document().path).parent_path();
-  const std::string file = unique_file_name(folder.string(), state.scenario().name + "_trace", extension);
+  // Never over an existing file, nor into a lab folder.
+  const std::string file = unique_file_name(output_folder(state).string(), state.scenario().name + "_trace", extension);
   try {
     write_file_atomically(file, write, Existing::Keep);
     state.message = "Exported " + file;

@@ -20,13 +20,26 @@ void remember_recent(std::vector<std::string>& recent, const std::filesystem::pa
 void open_document(AppState& state, const std::filesystem::path& path);
 // A model file (core/io/model_json.h) as the Model view's document, with its first tokens; the Model view shows it.
 void open_model_document(AppState& state, const std::filesystem::path& path);
+// The lab folder (state.lab_folders) `path` lies in, or nullopt.
+std::optional<std::filesystem::path> lab_folder_of(const AppState& state, const std::filesystem::path& path);
+// Whether Save writes a document (or the model) to its file `path` without asking where: it has one, and it is not
+// in a lab folder.
+bool saves_in_place(const AppState& state, const std::filesystem::path& path);
+// Where the window writes a new file (an export, a picture): beside the document when its file is the user's, else
+// the current folder, or the home folder when the current one is a lab folder.
+std::filesystem::path output_folder(const AppState& state);
+// Where Save As starts for a file `path`: the path itself, or the same name in output_folder when `path` is in a lab
+// folder.
+std::filesystem::path save_as_start(const AppState& state, const std::filesystem::path& path);
+
 // Whether Save may write over a file of the document's that changed on disk since it was opened or last saved, or
 // over another file that exists.
 enum class SaveOver { Ask, Overwrite };
 // Saves the Model view's model to `path`, atomically; afterwards it is not dirty, `path` is its file and its stamp
 // is renewed. `path` being the model's file changed on disk since (changed_on_disk), or another file that exists
 // (Save As onto it), nothing is written unless `over` is Overwrite: state.save_conflict holds the question
-// ("Replace V.json? It already exists." for another file) and state.message says "Not saved: ...".
+// ("Replace V.json? It already exists." for another file) and state.message says "Not saved: ...". A `path` in a lab
+// folder is never written: "Not saved: ... is in the lab's assets folder ...; save your copy with Save As".
 void save_model_document(AppState& state, const std::filesystem::path& path, SaveOver over = SaveOver::Ask);
 // The same for the document.
 void save_document(AppState& state, const std::filesystem::path& path, SaveOver over = SaveOver::Ask);

@@ -158,15 +158,17 @@ void Save(AppState& state, AppWindowState& window, bool ask) {
 void SaveModel(AppState& state, AppWindowState& window, bool ask) {
   window.saving_model = true;
   const std::filesystem::path& path = state.model_doc.path();
-  if (ask || path.empty()) RequestFileDialog(window.file_dialog, FileDialogMode::Save, path);
+  if (ask || !saves_in_place(state, path))
+    RequestFileDialog(window.file_dialog, FileDialogMode::Save, save_as_start(state, path));
   else save_model_document(state, path);
 }
 
 void SaveDocument(AppState& state, AppWindowState& window, bool ask) {
   window.saving_model = false;
-  if (ask || state.document().path.empty())
-    RequestFileDialog(window.file_dialog, FileDialogMode::Save, state.document().path);
-  else save_document(state, state.document().path);
+  const std::filesystem::path& path = state.document().path;
+  if (ask || !saves_in_place(state, path))
+    RequestFileDialog(window.file_dialog, FileDialogMode::Save, save_as_start(state, path));
+  else save_document(state, path);
 }
 
 void BeginPanel(const char* name, ImVec2 pos, ImVec2 size, ImGuiWindowFlags extra) {

@@ -51,8 +51,8 @@ void UnsavedChangesPrompt(AppState& state, AppWindowState& window) {
   if (ImGui::Button("Save", {120, 0})) {
     // Each file with a name is written; the first without one opens the dialog, and the quit or replacement is
     // dropped, to ask again about what is still unsaved.
-    if (document && !state.document().path.empty()) save_document(state, state.document().path);
-    if (model && !state.model_doc.path().empty() && !state.save_conflict)
+    if (document && saves_in_place(state, state.document().path)) save_document(state, state.document().path);
+    if (model && saves_in_place(state, state.model_doc.path()) && !state.save_conflict)
       save_model_document(state, state.model_doc.path());
     if (state.save_conflict) {  // a file changed on disk: its question first, then this one again if still wanted
       stay(state);
@@ -60,8 +60,8 @@ void UnsavedChangesPrompt(AppState& state, AppWindowState& window) {
       ImGui::EndPopup();
       return;
     }
-    const bool ask_document = state.document().dirty() && state.document().path.empty();
-    const bool ask_model = model && state.model_doc.dirty() && state.model_doc.path().empty();
+    const bool ask_document = state.document().dirty() && !saves_in_place(state, state.document().path);
+    const bool ask_model = model && state.model_doc.dirty() && !saves_in_place(state, state.model_doc.path());
     if (ask_document || ask_model) {
       if (ask_document) SaveDocument(state, window, true);
       else SaveModel(state, window, true);

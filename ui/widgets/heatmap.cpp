@@ -6,6 +6,7 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "core/text_format.h"
 #include "ui/logic/cell_format.h"
 #include "ui/logic/hover_text.h"
 #include "ui/widgets/heatmap_layout.h"
@@ -134,8 +135,9 @@ ImTextureID texture_for(ImGuiID id, const Matrix& m, ColorMap map, ValueRange ra
   return reinterpret_cast<ImTextureID>(static_cast<std::intptr_t>(t.id));
 }
 
+// A token label as text tables shorten it: a long one never takes the matrix's room.
 std::string label(const std::vector<std::string>* labels, Eigen::Index i) {
-  return labels && i < static_cast<Eigen::Index>(labels->size()) ? (*labels)[static_cast<std::size_t>(i)]
+  return labels && i < static_cast<Eigen::Index>(labels->size()) ? shorten_label((*labels)[static_cast<std::size_t>(i)])
                                                                  : std::to_string(i);
 }
 
