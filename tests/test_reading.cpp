@@ -40,6 +40,16 @@ fs::path sparse_file(const fs::path& file, std::uintmax_t size) {
 const std::string kCatSatBody =
     R"("tokens": ["a", "b"], "embeddings": [[1, 0], [0, 1]], "attention": {"heads": 1, "head_dim": 2})";
 
+// The worked example with `fields` before its body: why it is refused, or "(no error)".
+std::string scenario_problem(const std::string& fields) {
+  try {
+    parse_scenario("{" + fields + ", " + kCatSatBody + "}");
+  } catch (const InputError& e) {
+    return std::string(e.what());
+  }
+  return "(no error)";
+}
+
 // The batches file of the finding: `batches` batches of 4 sequences of 16 ids of 1.
 std::string ones_batches(int batches) {
   std::string sequence = "[1";
@@ -255,20 +265,14 @@ TEST_CASE("a number of 5,000 digits is quoted by its first 40 and its count of d
 }
 
 TEST_CASE("a name holds no control characters, a description keeps its line breaks and tabs alone") {
-  const auto problem = [](const std::string& fields) {
-    try {
-      parse_scenario("{" + fields + ", " + kCatSatBody + "}");
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("(no error)");
-  };
-  CHECK(problem(R"("name": "a\u001b[31mred")") == "name: a name must not contain control characters (found U+001B)");
-  CHECK(problem(R"("name": "a\u0000b")") == "name: a name must not contain control characters (found U+0000)");
-  CHECK(problem(R"("name": "two\nlines")") == "name: a name must not contain control characters (found U+000A)");
-  CHECK(problem(R"("description": "ring\u0007")") ==
+  CHECK(scenario_problem(R"("name": "a\u001b[31mred")") ==
+        "name: a name must not contain control characters (found U+001B)");
+  CHECK(scenario_problem(R"("name": "a\u0000b")") == "name: a name must not contain control characters (found U+0000)");
+  CHECK(scenario_problem(R"("name": "two\nlines")") ==
+        "name: a name must not contain control characters (found U+000A)");
+  CHECK(scenario_problem(R"("description": "ring\u0007")") ==
         "description: a description may hold line breaks and tabs but no other control characters (found U+0007)");
-  CHECK(problem(R"("name": "fine", "description": "two\nlines\tand a tab")") == "(no error)");
+  CHECK(scenario_problem(R"("name": "fine", "description": "two\nlines\tand a tab")") == "(no error)");
   nlohmann::json model = nlohmann::json::parse(read_file(std::string(ATTN_ASSETS_DIR) + "/models/tiny.json"));
   model["name"] = "m\x1b";
   CHECK_THROWS_WITH_AS(parse_model(model.dump()), "name: a name must not contain control characters (found U+001B)",
@@ -276,19 +280,11 @@ TEST_CASE("a name holds no control characters, a description keeps its line brea
 }
 
 TEST_CASE("names, descriptions and token labels are bounded in bytes: the window draws and copies them") {
-  const auto problem = [](const std::string& fields) {
-    try {
-      parse_scenario("{" + fields + ", " + kCatSatBody + "}");
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("(no error)");
-  };
   const auto quoted = [](std::size_t n, char c) { return "\"" + std::string(n, c) + "\""; };
-  CHECK(problem("\"name\": " + quoted(200, 'n')) == "(no error)");
-  CHECK(problem("\"name\": " + quoted(201, 'n')) == "name: a name may have at most 200 bytes but found 201");
-  CHECK(problem("\"name\": \"x\", \"description\": " + quoted(16384, 'd')) == "(no error)");
-  CHECK(problem("\"name\": \"x\", \"description\": " + quoted(40 << 20, 'd')) ==
+  CHECK(scenario_problem("\"name\": " + quoted(200, 'n')) == "(no error)");
+  CHECK(scenario_problem("\"name\": " + quoted(201, 'n')) == "name: a name may have at most 200 bytes but found 201");
+  CHECK(scenario_problem("\"name\": \"x\", \"description\": " + quoted(16384, 'd')) == "(no error)");
+  CHECK(scenario_problem("\"name\": \"x\", \"description\": " + quoted(40 << 20, 'd')) ==
         "description: a description may have at most 16,384 bytes but found 41,943,040");
   // A token label of 257 bytes, the first token of the worked example's three.
   nlohmann::json cat = nlohmann::json::parse(read_file(std::string(ATTN_ASSETS_DIR) + "/scenarios/the_cat_sat.json"));
