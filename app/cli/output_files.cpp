@@ -1,7 +1,5 @@
 #include "app/cli/output_files.h"
 
-#include <algorithm>
-
 #include "app/cli/args.h"
 #include "app/cli/assets.h"
 #include "core/io/atomic_file.h"
@@ -17,9 +15,8 @@ void check_output_option(const std::string& command, const std::string& option, 
       throw UsageError(prefix + shown_path(path) + " is also the " + input +
                        " this command reads: write to another file (nothing was written)");
   // The assets folder holds the lab's examples, which every command may read: nothing is written there.
-  std::vector<NamedInput> lab_folders = folders;
-  if (std::none_of(folders.begin(), folders.end(), [](const NamedInput& f) { return f.first == "assets folder"; }))
-    lab_folders.emplace_back("assets folder", assets_dir().string());
+  std::vector<NamedInput> lab_folders = {{"assets folder", assets_dir().string()}};
+  lab_folders.insert(lab_folders.end(), folders.begin(), folders.end());
   for (const auto& [what, folder] : lab_folders)
     if (!path.empty() && inside_folder(path, folder))
       throw UsageError(prefix + shown_path(path) + " is in the " + what + " (" + shown_path(folder) +

@@ -74,8 +74,7 @@ void check_gui_outputs(const GuiOptions& o, bool screenshot, bool dump_state) {
       o.scenario.empty() ? cli::NamedInput{"scenario", cli::default_scenario().string()}
                          : cli::NamedInput{"SCENARIO", o.scenario},
       o.model ? cli::NamedInput{"--model", *o.model} : cli::NamedInput{"model", cli::default_model().string()}};
-  const std::vector<cli::NamedInput> folders = {{"assets folder", cli::assets_dir().string()},
-                                                {"settings folder", config_dir().string()}};
+  const std::vector<cli::NamedInput> folders = {{"settings folder", config_dir().string()}};  // and the assets
   if (screenshot) cli::check_output_option("", "--screenshot", o.screenshot, inputs, folders);
   if (dump_state) cli::check_output_option("", "--dump-state", o.dump_state, inputs, folders);
   if (screenshot && dump_state && same_file(o.dump_state, o.screenshot))
