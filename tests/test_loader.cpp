@@ -85,12 +85,12 @@ const BadFile kBadFiles[] = {
     {"duplicate_key.json", "attention.heads: key appears twice in one object"},
     {"number_overflow.json", "line 1, column 50: number too large (found 1e999)"},
     {"syntax_error.json",
-     "line 4, column 1: not valid JSON: syntax error while parsing value - unexpected '}'; expected '[', '{', or a "
-     "literal"},
+     "line 4, column 1: not valid JSON: found '}' where a value (a number, a string in double quotes, true, false, "
+     "null, a list [...] or an object {...}) was expected"},
     {"empty.json", "the file is empty (expected a JSON object)"},
     {"binary.json",
-     "line 1, column 1: not valid JSON: syntax error while parsing value - unexpected end of input; expected '[', "
-     "'{', or a literal"},
+     "line 1, column 1: not valid JSON: found the end of the file where a value (a number, a string in double quotes, "
+     "true, false, null, a list [...] or an object {...}) was expected"},
     {"does_not_exist.json", "no such file"},
 };
 

@@ -73,6 +73,34 @@ TEST_CASE("the JSON library's words never reach a message: UTF-8 and number over
                        InputError);
   CHECK_THROWS_WITH_AS(parse_scenario("{\"tokens\": [\"a\"],\n \"embeddings\": [[1e400]]}"),
                        "line 2, column 18: number too large (found 1e400)", InputError);
+  // Syntax errors in words, not the library's ("syntax error while parsing object separator - unexpected ...").
+  const std::vector<std::pair<std::string, std::string>> syntax = {
+      {R"({"name" "x"})", "line 1, column 11: not valid JSON: found a string where ':' after the key was expected"},
+      {R"({"name": "x",})", "line 1, column 14: not valid JSON: found '}' where a key in double quotes was expected"},
+      {R"({"tokens": ["a" "b"]})",
+       "line 1, column 19: not valid JSON: found a string where ',' before another value or ']' to end the list was "
+       "expected"},
+      {R"({"name": "x"} 3)",
+       "line 1, column 15: not valid JSON: found a number where the end of the file (a file holds one value) was "
+       "expected"},
+      {R"({"name": tru})",
+       "line 1, column 13: not valid JSON: not a value (found tru): true, false and null are written in lower "
+       "case, text in double quotes"},
+      {R"({"name": "x)", "line 1, column 11: not valid JSON: a string without its closing quote"},
+      {"{\"name\": \"a\nb\"}",
+       "line 2, column 1: not valid JSON: a line break or control character inside a string (write it as \\n or "
+       "\\u00XX)"},
+      {R"({"name": "a\qb"})",
+       "line 1, column 13: not valid JSON: an unknown escape in a string (JSON has \\\" \\\\ \\/ \\b \\f \\n \\r \\t "
+       "and "
+       "\\uXXXX)"},
+      {R"({"seed": 1.})", "line 1, column 12: not valid JSON: not a number"},
+  };
+  for (const auto& [text, message] : syntax) {
+    const std::string captured = text;
+    CAPTURE(captured);
+    CHECK_THROWS_WITH_AS(parse_scenario(text), message.c_str(), InputError);
+  }
   try {
     parse_scenario("{\"tokens\": \xff}");
     FAIL("no error");

@@ -128,8 +128,8 @@ TEST_CASE("malformed presets: every problem is named with its path") {
       {R"({"models": [], "models": []})", "models: key appears twice in one object"},
       {"", "the file is empty (expected a JSON object)"},
       {"{\"models\": [\n",
-       "line 2, column 1: not valid JSON: syntax error while parsing value - unexpected end of input; expected '[', "
-       "'{', or a literal"},
+       "line 2, column 1: not valid JSON: found the end of the file where a value (a number, a string in double "
+       "quotes, true, false, null, a list [...] or an object {...}) was expected"},
   };
   for (const auto& [text, message] : cases) {
     const std::string captured = text;  // CAPTURE is a lambda: not a structured binding (Clang 14)

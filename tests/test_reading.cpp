@@ -227,8 +227,8 @@ TEST_CASE("a batches file's problems name the field, as the tree reader did") {
   CHECK(problem(R"({"batches": [[[1, 2, 3, 4, 5, 6, 7, 8, 9]]]})") ==
         "batches[0][0] (its length): must be <= 8, the model's max_positions (found 9)");
   CHECK(problem(R"({"batches": [[[1, 2]]] )") ==
-        "line 1, column 23: not valid JSON: syntax error while parsing "
-        "object - unexpected end of input; expected '}'");
+        "line 1, column 23: not valid JSON: found the end of the file where ',' before another key or '}' to end the "
+        "object was expected");
   CHECK(problem("  ") == "the file holds only whitespace (expected a JSON object)");
 }
 

@@ -56,10 +56,11 @@ void apply_look(const ui::AppState& state, Look& applied) {
   if (wanted == applied) return;
   ui::apply_style(state.display.theme == ui::Theme::Light ? ui::StyleTheme::Light : ui::StyleTheme::Dark,
                   state.display.presentation, wanted.zoom);
-  const ui::FontSizes base;
-  ui::load_fonts({base.body * wanted.zoom, base.title * wanted.zoom}, wanted.characters);
+  ui::load_fonts(wanted.zoom, wanted.characters);
+  ImGui_ImplOpenGL3_NewFrame();  // the backend's first texture made now, so none is made from the freed copies
   ImGui_ImplOpenGL3_DestroyFontsTexture();
   ImGui_ImplOpenGL3_CreateFontsTexture();
+  ImGui::GetIO().Fonts->ClearTexData();  // the texture holds the glyphs now: ImGui's two copies are freed
   applied = wanted;
 }
 

@@ -78,7 +78,7 @@ UserFiles read_user_files(const GuiOptions& o, ui::AppState& state) {
   if (u.used) u.settings = load_settings(u.settings_file, &settings_problem);
   if (!settings_problem.empty()) state.add_message("Settings: " + settings_problem);
   state.display.theme = (o.theme ? *o.theme : u.settings.theme) == "light" ? ui::Theme::Light : ui::Theme::Dark;
-  state.display.zoom = u.used ? u.settings.zoom : 1.0f;
+  state.display.zoom = o.zoom ? *o.zoom : u.used ? u.settings.zoom : 1.0f;
   state.display.presentation = o.presentation;
   state.recent_files = u.settings.recent;
   if (!o.memory_budget && u.settings.memory_budget) state.set_memory_budget(*u.settings.memory_budget);

@@ -40,6 +40,7 @@ const char* const kGuiHelp =
     "  --presentation    start in presentation mode (F5): no editors, larger text, high contrast\n"
     "  --gallery         start on View > Widget gallery: every widget with its options\n"
     "  --theme T         dark or light\n"
+    "  --zoom PERCENT    text and cells enlarged (75-300, as View > Zoom; default 100, or the settings file's)\n"
     "  --lesson NAME     open a lesson (the_cat_sat, sqrt_dk, masks, multi_head, kv_cache, variants,\n"
     "                    positions, sparse_attention, online_softmax)\n"
     "  --page N          its page, from 1\n"
@@ -127,6 +128,8 @@ GuiOptions parse_gui_args(std::span<const std::string> words) {
       o.theme = args.value(word);
       if (*o.theme != "dark" && *o.theme != "light")
         throw UsageError("--theme: expected dark or light but found '" + *o.theme + "'");
+    } else if (word == "--zoom") {
+      o.zoom = static_cast<float>(args.integer(word, 75, 300)) / 100.0f;
     } else if (word == "--cell") {
       const std::string v = args.value(word);
       const auto comma = v.find(',');

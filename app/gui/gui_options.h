@@ -31,6 +31,7 @@ struct GuiOptions {
   bool presentation = false;          // start in presentation mode
   bool gallery = false;               // start on View > Widget gallery
   std::optional<std::string> theme;   // dark | light
+  std::optional<float> zoom;          // 0.75 .. 3
   std::optional<std::string> lesson;  // a lesson's name ("sqrt_dk") or file name ("2_sqrt_dk")
   int page = 1;                       // its page, from 1
   std::string dump_state;             // on exit, the step, head and scenario as JSON

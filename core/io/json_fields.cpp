@@ -396,6 +396,72 @@ constexpr std::string_view kReadingFewer = "or a smaller file";
 
 }  // namespace
 
+namespace {
+
+// A token as nlohmann names it ("number literal", "'}'"), in the words of a person reading the file.
+std::string token_words(std::string_view t) {
+  if (t == "end of input") return "the end of the file";
+  if (t == "number literal") return "a number";
+  if (t == "string literal") return "a string";
+  if (t == "'[', '{', or a literal")
+    return "a value (a number, a string in double quotes, true, false, null, a list [...] or an object {...})";
+  return std::string(t);
+}
+
+// What was expected, in words: after a value in a list or an object either a comma or its end may come, although
+// the library names only the end.
+std::string expected_words(std::string_view t) {
+  if (t == "']'") return "',' before another value or ']' to end the list";
+  if (t == "'}'") return "',' before another key or '}' to end the object";
+  if (t == "':'") return "':' after the key";
+  if (t == "string literal") return "a key in double quotes";
+  if (t == "end of input") return "the end of the file (a file holds one value)";
+  return token_words(t);
+}
+
+// What the lexer could not read, in words; empty when the library's message is not one of these.
+std::string lexer_words(std::string_view what) {
+  if (what.starts_with("invalid literal"))
+    return "not a value: true, false and null are written in lower case, text in double quotes";
+  if (what.find("missing closing quote") != std::string::npos) return "a string without its closing quote";
+  if (what.find("control character") != std::string::npos)
+    return "a line break or control character inside a string (write it as \\n or \\u00XX)";
+  if (what.find("after backslash") != std::string::npos)
+    return "an unknown escape in a string (JSON has \\\" \\\\ \\/ \\b \\f \\n \\r \\t and \\uXXXX)";
+  if (what.find("surrogate") != std::string::npos || what.find("'\\u'") != std::string::npos)
+    return "a \\u escape that is not a character";
+  if (what.starts_with("invalid number")) return "not a number";
+  if (what.starts_with("invalid comment")) return "a comment, which JSON does not have";
+  return {};
+}
+
+// nlohmann's "syntax error while parsing value - unexpected '}'; expected '[', '{', or a literal", in words.
+std::string syntax_words(const std::string& what) {
+  std::string_view w = what;
+  if (const auto dash = w.find(" - "); w.starts_with("syntax error") && dash != std::string_view::npos)
+    w.remove_prefix(dash + 3);
+  if (const auto at = w.find("; last read:"); at != std::string_view::npos) w = w.substr(0, at);
+  if (w.starts_with("unexpected ")) {
+    w.remove_prefix(11);
+    const auto semi = w.find("; expected ");
+    if (semi == std::string_view::npos) return "found " + token_words(w) + " where it cannot be";
+    return "found " + token_words(w.substr(0, semi)) + " where " + expected_words(w.substr(semi + 11)) +
+           " was expected";
+  }
+  if (std::string words = lexer_words(w); !words.empty()) return words;
+  return what;
+}
+
+// The word the library could not read as a literal: the lexer's last text holds what came since the last string
+// ("name": tru}), so the word is what follows its last separator, without the byte that ended it.
+std::string literal_read(std::string_view last) {
+  if (const auto at = last.find_last_of(" \t\r\n:,[{"); at != std::string_view::npos) last.remove_prefix(at + 1);
+  if (last.size() > 1 && (last.back() == '}' || last.back() == ']')) last.remove_suffix(1);
+  return escaped_text(last);
+}
+
+}  // namespace
+
 std::string json_syntax_error(std::string_view text, std::size_t position, const std::string& last,
                               const nlohmann::detail::exception& e) {
   const std::string what = library_message(e);
@@ -404,7 +470,9 @@ std::string json_syntax_error(std::string_view text, std::size_t position, const
     return line_and_column(text, start) + ": number too large (found " + quoted_number(last) + ")";
   }
   if (what.find("UTF-8") != std::string::npos) return line_and_column(text, position) + ": not valid UTF-8 text";
-  return line_and_column(text, position) + ": not valid JSON: " + what;
+  std::string words = syntax_words(what);
+  if (words.starts_with("not a value")) words.insert(11, " (found " + literal_read(last) + ")");
+  return line_and_column(text, position) + ": not valid JSON: " + words;
 }
 
 std::uintmax_t checked_document_size(const std::filesystem::path& path, std::uintmax_t max_bytes, std::string_view kind,

@@ -12,6 +12,9 @@ Cases:
   document_and_model the document at 2,500 tokens of one head and the Model view on 2,048 tokens of 8 heads at 1G:
                  each fits alone, not both (the model is refused, naming what the window holds); at 2G both run
                  within it
+  zoom_cjk       a capture at 300% in presentation mode on a 1920x1080 window of 40 tokens that write 3,200
+                 distinct Chinese characters, within 400M (every glyph rasterised at that size peaked at 591 MiB
+                 without the zoom)
   soak_256_heads random actions from 2 tokens and 256 heads of 32 (the tokens slider, tokens added, undo, the worker
                  recomputing while the old trace is shown) within 256M (100 actions peaked at 400 MiB)
 """
@@ -41,6 +44,12 @@ SMALL = {"name": "small", "tokens": ["the", "cat", "sat"], "embeddings": [[1, 0]
 HEADS_256 = {"name": "x", "tokens": ["a", "b"], "embeddings": [[0.1, 0.1], [0.2, 0.2]],
              "attention": {"heads": 256, "head_dim": 32}, "seed": 1}
 
+# 40 tokens of 80 characters each, none written twice.
+MANY_CHARACTERS = {"name": "many characters",
+                   "tokens": ["".join(chr(0x4E00 + t * 80 + i) for i in range(80)) for t in range(40)],
+                   "embeddings": [[i % 3 - 1, i % 5 - 2] for i in range(40)],
+                   "attention": {"heads": 1, "head_dim": 2}, "seed": 1}
+
 # One layer of 8 heads of 8 over d_model 64, and 2,048 of its tokens.
 WIDE_MODEL = {"name": "wide", "vocab": ["a", "b"], "d_model": 64, "max_positions": 4096, "positions": "none",
               "norm": "none", "layers": [{"attention": {"heads": 8, "head_dim": 8, "mask": "causal"}}]}
@@ -56,6 +65,8 @@ CASES = {
                            (["--screenshot", "{out}", "--size", "1280x720"], "256M", 0)]),
     "settings_budget": (SMALL, [([], "settings:64M", 2)]),
     "document_and_model": (one_head(2500), [(WITH_MODEL, "1G", 2), (WITH_MODEL, "2G", 0)]),
+    "zoom_cjk": (MANY_CHARACTERS, [(["--zoom", "300", "--presentation", "--screenshot", "{out}",
+                                     "--size", "1920x1080"], "400M", 0)]),
     "soak_256_heads": (HEADS_256, [(["--soak", "100", "--seed", "5", "--size", "1280x720"], "256M", 0)]),
 }
 REFUSED = re.compile(r"needs [0-9,]+ bytes \([0-9.]+ [MG]iB\) but the memory budget is [0-9,]+ bytes "

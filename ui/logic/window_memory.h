@@ -11,7 +11,8 @@
 
 namespace attn::ui {
 
-// The window without a document: what GL (llvmpipe, which draws in this memory), the fonts, ImGui and the code take,
+// The window without a document: what GL (llvmpipe, which draws in this memory), the fonts (their atlas held to
+// kFontAtlasBytes, glyph_set.h), ImGui and the code take,
 // and every frame-sized buffer (the back and front buffers, the canvas, the region copies, the screenshot, the
 // textures of heatmaps drawn at the display's pixels), as kWindowBufferBytes per pixel of the window.
 // Beside the program's own limits::kProgramBytes, which every check counts: 160 MiB in all.

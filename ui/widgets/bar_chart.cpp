@@ -150,7 +150,7 @@ void BarChart(const char* id, std::span<const Bar> bars, const BarChartOptions& 
   const float x1 = x0 + plot_width(bars, axis, opts.unit, right - x0);
 
   // Top to bottom: title, reference labels, one row per bar, the value axis.
-  const float title_h = opts.title.empty() ? 0 : title_font()->FontSize + 6;
+  const float title_h = opts.title.empty() ? 0 : title_font_size() + 6;
   const std::vector<RefLabel> refs =
       place_reference_labels(opts.references, axis, x0, x1, origin.x, right, origin.y + title_h);
   const float bars_top = origin.y + title_h + header_height(refs, origin.y + title_h);
@@ -170,7 +170,7 @@ void BarChart(const char* id, std::span<const Bar> bars, const BarChartOptions& 
   ImDrawList* dl = ImGui::GetWindowDrawList();
   dl->PushClipRect(origin, {right, origin.y + size.y}, true);
   const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
-  if (!opts.title.empty()) dl->AddText(title_font(), title_font()->FontSize, origin, text, opts.title.c_str());
+  if (!opts.title.empty()) dl->AddText(title_font(), title_font_size(), origin, text, opts.title.c_str());
   DrawBottomAxis(dl, axis, axis_ticks(axis, BottomAxisTickBudget(axis, x1 - x0)), {x0, bars_top}, {x1, bars_bottom},
                  origin.x, right);
 

@@ -9,6 +9,7 @@
 #include <imgui.h>
 
 #include "ui/logic/cell_format.h"
+#include "ui/logic/glyph_set.h"
 #include "ui/widgets/heatmap_layout.h"
 #include "ui/widgets/theme.h"
 
@@ -187,7 +188,7 @@ void draw_line(std::span<const Term> terms, std::span<const std::string> ops, st
   const float legend_h = has_legend(terms, first, last) ? legend_height(ImGui::GetTextLineHeight()) : 0.0f;
   if (flow_cell <= 0)
     share_widths(terms, first, body_h - legend_h - ImGui::GetTextLineHeight() - 2,
-                 max_cell * ImGui::GetFontSize() / FontSizes{}.body, widths);
+                 max_cell * ImGui::GetFontSize() / kBodyPixels, widths);
   const float top = ImGui::GetCursorPosY();
   const float op_y = top + title_h + body_h * 0.38f;
   if (lead) {
@@ -300,7 +301,7 @@ EquationHover flow(const char* id, std::span<const Term> terms, std::span<const 
   for (const FlowLine& l : flow_lines(terms, ops, cell, ImGui::GetContentRegionAvail().x))
     // Heatmaps scale their largest cell with the zoom: `cell` is in pixels already.
     draw_line(terms, ops, l.first, l.last, l.first > 0 ? &ops[l.first - 1] : nullptr, l.height,
-              cell * FontSizes{}.body / ImGui::GetFontSize(), hover, cell, result_leads);
+              cell * kBodyPixels / ImGui::GetFontSize(), hover, cell, result_leads);
   ImGui::PopID();
   return hover;
 }

@@ -8,6 +8,7 @@
 
 #include "core/text_format.h"
 #include "ui/logic/cell_format.h"
+#include "ui/logic/glyph_set.h"
 #include "ui/logic/hover_text.h"
 #include "ui/widgets/heatmap_layout.h"
 #include "ui/widgets/heatmap_pixels.h"
@@ -238,7 +239,7 @@ Measured measure(const Matrix& m, const HeatmapOptions& opts, bool labels, bool 
   in.texture = (opts.flags & HeatmapFlags_Texture) != 0;
   in.min_w = opts.min_width;
   in.stretch_tall = (opts.flags & HeatmapFlags_StretchTall) != 0;
-  in.max_cell = opts.max_cell * ImGui::GetFontSize() / FontSizes{}.body;  // cells grow with the zoom, like the text
+  in.max_cell = opts.max_cell * ImGui::GetFontSize() / kBodyPixels;  // cells grow with the zoom, like the text
   r.want_values = !(opts.flags & HeatmapFlags_NoValues) && HeatmapShowsNumbers(m);
   r.wanted_decimals = r.want_values ? matrix_decimals(m, opts.visible) : 0;
   if (r.want_values) in.value_w = HeatmapValueWidth(m, opts.visible);

@@ -16,12 +16,18 @@ std::uint64_t uv_key(ImVec2 uv) {
   return (std::uint64_t{u} << 32) | v;
 }
 
+// A glyph of the atlas and its font's enlargement (the fonts are drawn enlarged past the atlas's allowance).
+struct AtlasGlyph {
+  const ImFontGlyph* glyph;
+  float scale;
+};
+
 // Every visible glyph of every loaded font by the atlas corner its quads start at.
-std::unordered_map<std::uint64_t, const ImFontGlyph*> glyphs_by_corner() {
-  std::unordered_map<std::uint64_t, const ImFontGlyph*> map;
+std::unordered_map<std::uint64_t, AtlasGlyph> glyphs_by_corner() {
+  std::unordered_map<std::uint64_t, AtlasGlyph> map;
   for (const ImFont* font : ImGui::GetIO().Fonts->Fonts)
     for (const ImFontGlyph& g : font->Glyphs)
-      if (g.Visible) map.emplace(uv_key({g.U0, g.V0}), &g);
+      if (g.Visible) map.emplace(uv_key({g.U0, g.V0}), AtlasGlyph{&g, font->Scale});
   return map;
 }
 
@@ -36,8 +42,8 @@ std::string window_name(const char* owner) {
 
 // A glyph is a quad drawn as the triangles (v, v+1, v+2) and (v, v+2, v+3) whose first corner is a glyph's atlas
 // corner. Draw channels (tables, columns) share one vertex buffer, so only the command's own indices are read.
-void glyphs_of(const ImDrawList& dl, const ImDrawCmd& cmd,
-               const std::unordered_map<std::uint64_t, const ImFontGlyph*>& corners, std::vector<DrawnGlyph>& out) {
+void glyphs_of(const ImDrawList& dl, const ImDrawCmd& cmd, const std::unordered_map<std::uint64_t, AtlasGlyph>& corners,
+               std::vector<DrawnGlyph>& out) {
   const TextRect clip{cmd.ClipRect.x, cmd.ClipRect.y, cmd.ClipRect.z, cmd.ClipRect.w};
   const ImDrawIdx* idx = dl.IdxBuffer.Data + cmd.IdxOffset;
   for (unsigned k = 0; k + 6 <= cmd.ElemCount; k += 3) {
@@ -48,19 +54,21 @@ void glyphs_of(const ImDrawList& dl, const ImDrawCmd& cmd,
     const ImDrawVert& a = dl.VtxBuffer[static_cast<int>(v)];
     const auto it = corners.find(uv_key(a.uv));
     if (it == corners.end()) continue;
-    const ImFontGlyph& g = *it->second;
+    const ImFontGlyph& g = *it->second.glyph;
+    const float z = it->second.scale;
     const ImDrawVert& c = dl.VtxBuffer[static_cast<int>(v + 2)];
     DrawnGlyph d;
     d.codepoint = g.Codepoint;
     // Shortened to its clip rectangle on the CPU. Only a glyph cut at the right is `cut`: one cut at the bottom (an
     // input field at a scrolling panel's edge) is seen by its whole box against the clip, which knows it scrolls.
     d.cut = c.uv.x != g.U1;
-    d.box = d.cut || c.uv.y != g.V1 ? TextRect{a.pos.x, a.pos.y, a.pos.x + (g.X1 - g.X0), a.pos.y + (g.Y1 - g.Y0)}
-                                    : TextRect{a.pos.x, a.pos.y, c.pos.x, c.pos.y};
+    d.box = d.cut || c.uv.y != g.V1
+                ? TextRect{a.pos.x, a.pos.y, a.pos.x + z * (g.X1 - g.X0), a.pos.y + z * (g.Y1 - g.Y0)}
+                : TextRect{a.pos.x, a.pos.y, c.pos.x, c.pos.y};
     d.clip = clip;
-    d.line_top = a.pos.y - g.Y0;
-    d.pen_x0 = a.pos.x - g.X0;
-    d.pen_x1 = d.pen_x0 + g.AdvanceX;
+    d.line_top = a.pos.y - z * g.Y0;
+    d.pen_x0 = a.pos.x - z * g.X0;
+    d.pen_x1 = d.pen_x0 + z * g.AdvanceX;
     out.push_back(d);
     k += 3;  // the quad's second triangle
   }

@@ -275,10 +275,10 @@ void draw_hover(ImDrawList* dl, std::span<const Series> series, const Plot& p, f
   ImGui::EndTooltip();
 }
 
-float title_height(const std::string& title) { return title.empty() ? 0 : title_font()->FontSize + 6; }
+float title_height(const std::string& title) { return title.empty() ? 0 : title_font_size() + 6; }
 
 void draw_title(ImDrawList* dl, const std::string& title, ImVec2 at, const Palette& c) {
-  if (!title.empty()) dl->AddText(title_font(), title_font()->FontSize, at, c.text, title.c_str());
+  if (!title.empty()) dl->AddText(title_font(), title_font_size(), at, c.text, title.c_str());
 }
 
 ImVec2 chart_size(ImVec2 wanted) {

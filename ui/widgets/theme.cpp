@@ -2,6 +2,8 @@
 
 #include "ui/widgets/style.h"
 
+#include "ui/logic/glyph_set.h"
+
 #include <algorithm>
 #include <filesystem>
 
@@ -22,18 +24,12 @@ std::filesystem::path find_font(const char* file) {
   return {};
 }
 
-// Latin, Greek, general punctuation, super- and subscripts, arrows, math operators, control pictures (the text
-// task's ␣ for a space), box drawing: what formulas
-// on screen use; the replacement mark; and `extra` (ImWchar is 16 bits here: beyond U+FFFF ImGui itself draws
-// the replacement mark).
-const ImWchar* glyph_ranges(const std::u32string& extra) {
+// The code points as ImGui's ranges (ImWchar is 16 bits here: beyond U+FFFF ImGui itself draws the replacement
+// mark).
+const ImWchar* glyph_ranges(const std::u32string& characters) {
   static ImVector<ImWchar> ranges;  // read when the atlas is built, after this returns
   ImFontGlyphRangesBuilder b;
-  static const ImWchar base[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x1D00, 0x1DBF, 0x2000, 0x206F, 0x2070,
-                                 0x209F, 0x2190, 0x21FF, 0x2200, 0x22FF, 0x2300, 0x23FF, 0x2400, 0x243F,
-                                 0x25A0, 0x25FF, 0x2700, 0x27BF, 0xFFFD, 0xFFFD, 0};
-  b.AddRanges(base);
-  for (const char32_t c : extra)
+  for (const char32_t c : characters)
     if (c <= 0xFFFF) b.AddChar(static_cast<ImWchar>(c));
   ranges.clear();
   b.BuildRanges(&ranges);
@@ -50,13 +46,17 @@ std::filesystem::path cjk_font() {
   return {};
 }
 
-// One font of `size` with the fallback font's glyphs merged in for what it lacks.
+// One font of `size` with the fallback font's glyphs merged in for what it lacks (whole squares, not oversampled:
+// see font_atlas_pixels).
 ImFont* add_font(const std::filesystem::path& file, float size, const ImWchar* ranges,
                  const std::filesystem::path& fallback) {
   ImGuiIO& io = ImGui::GetIO();
-  ImFont* font = io.Fonts->AddFontFromFileTTF(file.c_str(), size, nullptr, ranges);
+  ImFontConfig own;
+  own.OversampleH = font_oversample(size);
+  ImFont* font = io.Fonts->AddFontFromFileTTF(file.c_str(), size, &own, ranges);
   if (!fallback.empty()) {
     ImFontConfig merge;
+    merge.OversampleH = 1;
     merge.MergeMode = true;  // glyphs the first font has are kept
     io.Fonts->AddFontFromFileTTF(fallback.c_str(), size, &merge, ranges);
   }
@@ -92,29 +92,35 @@ ImU32 variant_colour(int variant_index) {
   return s.tableau[static_cast<std::size_t>(s.variant_hues[static_cast<std::size_t>(std::clamp(variant_index, 0, 3))])];
 }
 
-bool load_fonts(const FontSizes& sizes, const std::u32string& extra) {
+bool load_fonts(float zoom, const std::u32string& extra) {
   ImGuiIO& io = ImGui::GetIO();
   io.Fonts->Clear();
+  io.Fonts->Flags |= ImFontAtlasFlags_NoPowerOfTwoHeight;  // up to half the atlas saved
   g_title = nullptr;
+  const std::u32string characters = font_characters(extra);
+  const float raster = font_raster_zoom(characters, zoom);
   const std::filesystem::path sans = find_font("DejaVuSans.ttf");
   const std::filesystem::path bold = find_font("DejaVuSans-Bold.ttf");
   if (sans.empty()) {
     ImFontConfig c;
-    c.SizePixels = sizes.body;
+    c.SizePixels = kBodyPixels * raster;
     io.Fonts->AddFontDefault(&c);
-    return false;
+  } else {
+    const ImWchar* ranges = glyph_ranges(characters);
+    // The CJK font is only opened when something beyond DejaVu's own ranges is written.
+    const bool beyond =
+        std::any_of(extra.begin(), extra.end(), [](char32_t c) { return c >= 0x2E80 && c <= 0xFFFF && c != 0xFFFD; });
+    const std::filesystem::path fallback = beyond ? cjk_font() : std::filesystem::path();
+    add_font(sans, kBodyPixels * raster, ranges, fallback);
+    g_title = add_font(bold.empty() ? sans : bold, kTitlePixels * raster, ranges, fallback);
   }
-  const ImWchar* ranges = glyph_ranges(extra);
-  // The CJK font is only opened when something beyond DejaVu's own ranges is written.
-  const bool beyond =
-      std::any_of(extra.begin(), extra.end(), [](char32_t c) { return c >= 0x2E80 && c <= 0xFFFF && c != 0xFFFD; });
-  const std::filesystem::path fallback = beyond ? cjk_font() : std::filesystem::path();
-  add_font(sans, sizes.body, ranges, fallback);
-  g_title = add_font(bold.empty() ? sans : bold, sizes.title, ranges, fallback);
-  return true;
+  io.Fonts->Build();
+  for (ImFont* font : io.Fonts->Fonts) font->Scale = zoom / raster;  // drawn enlarged past the atlas's allowance
+  return !sans.empty();
 }
 
 ImFont* title_font() { return g_title ? g_title : ImGui::GetIO().Fonts->Fonts[0]; }
+float title_font_size() { return title_font()->FontSize * title_font()->Scale; }
 
 void apply_style(StyleTheme theme, bool high_contrast, float scale) {
   ImGuiStyle& s = ImGui::GetStyle();

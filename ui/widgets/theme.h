@@ -20,17 +20,15 @@ ImU32 kv_head_colour(int kv_head);
 ImU32 preset_colour(std::size_t preset);
 ImU32 variant_colour(int variant_index);
 
-struct FontSizes {
-  float body = 18.0f;
-  float title = 24.0f;
-};
-
-// Loads the fonts into the current ImGui context's atlas; returns false (and uses the built-in font)
-// when DejaVu Sans is missing. `extra`: characters beyond DejaVu's usual ranges that the document and lessons
-// write (characters_in_use); those DejaVu lacks come from WenQuanYi Micro Hei (fonts-wqy-microhei: Chinese,
-// Japanese kana, Korean) where it is installed, and anything no font has is drawn as the replacement mark U+FFFD.
-bool load_fonts(const FontSizes& sizes, const std::u32string& extra = {});
-ImFont* title_font();  // the body font when no title font was loaded
+// Loads the fonts into the current ImGui context's atlas at `zoom` (body 18 px, title 24 px at 1), rasterised
+// smaller and drawn enlarged past the atlas's memory allowance (font_raster_zoom); returns false (and uses the
+// built-in font) when DejaVu Sans is missing. The glyphs: the interface's characters and `extra`, what the document
+// and lessons write (characters_in_use); those DejaVu lacks come from WenQuanYi Micro Hei (fonts-wqy-microhei:
+// Chinese, Japanese kana, Korean) where it is installed, and anything no font has is drawn as the replacement mark
+// U+FFFD.
+bool load_fonts(float zoom, const std::u32string& extra = {});
+ImFont* title_font();     // the body font when no title font was loaded
+float title_font_size();  // as drawn: its size times its enlargement
 // Dark or light; high contrast (presentation mode) deepens the background and whitens the text.
 // `scale` multiplies paddings and spacings along with the fonts.
 enum class StyleTheme { Dark, Light };
