@@ -164,6 +164,23 @@ std::vector<int> token_ids(const Model& m, const std::vector<std::string>& token
   return ids;
 }
 
+std::vector<int> option_token_ids(const Model& m, const std::vector<std::string>& words, const std::string& option) {
+  if (words.empty())
+    throw InputError(option, "no tokens given (write them separated by spaces, each from the model's vocabulary)");
+  check_token_count(m, static_cast<std::int64_t>(words.size()), option + " (its number of words)");
+  std::vector<int> ids;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::string place = "word " + std::to_string(i + 1);
+    if (invalid_utf8_at(words[i]) != std::string::npos) throw InputError(option, place + " is not valid UTF-8 text");
+    const auto it = std::find(m.vocab.begin(), m.vocab.end(), words[i]);
+    if (it == m.vocab.end())
+      throw InputError(option, place + ", \"" + words[i] + "\", is not in the model's vocabulary of " +
+                                   std::to_string(m.vocab.size()) + " tokens");
+    ids.push_back(static_cast<int>(it - m.vocab.begin()));
+  }
+  return ids;
+}
+
 Matrix layer_norm(const Matrix& x, const Matrix& gain, const Matrix& bias) {
   const Vector mean = x.rowwise().mean();
   Matrix centred = x.colwise() - mean;

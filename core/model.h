@@ -122,6 +122,9 @@ Model resolve_model(const Model& m);
 
 // The indices of tokens in the vocabulary; an unknown token is refused by name (InputError, field "tokens").
 std::vector<int> token_ids(const Model& m, const std::vector<std::string>& tokens);
+// The same for words typed on the command line for `option` (--tokens, --model-tokens): a message names the option
+// and the word by its place ("--tokens: word 2, \"zz\", is not in the model's vocabulary of 8 tokens").
+std::vector<int> option_token_ids(const Model& m, const std::vector<std::string>& words, const std::string& option);
 // n tokens read at once: at least `least`, at most the model's max_positions, said as such ("tokens: must be <= 512,
 // the model's max_positions (found 4097)").
 void check_token_count(const Model& m, std::int64_t n, const std::string& field, std::int64_t least = 1);

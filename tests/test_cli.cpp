@@ -262,10 +262,16 @@ TEST_CASE("tables align by characters, not bytes") {
         "  b  3.0  4.0\n");
 }
 
-TEST_CASE("trace --help prints the trace usage") {
+TEST_CASE("every command's --help prints its usage") {
   const Run r = run({"trace", "--help"});
   CHECK(r.code == 0);
   CHECK(r.out.find("attention-lab trace SCENARIO") != std::string::npos);
+  for (const std::string command : {"decode", "online", "kv", "run", "train"}) {
+    const Run help = run({command, "--help"});
+    CAPTURE(command);
+    CHECK(help.code == 0);
+    CHECK(help.out.starts_with("Usage:\nattention-lab " + command + " "));
+  }
 }
 
 TEST_CASE("the first argument decides: a command for the command line, anything else opens the window") {

@@ -211,8 +211,8 @@ TEST_CASE("bad model files name the field, what was expected and what was found"
         }) ==
         "model: its weights, given or drawn from the seed, would hold 125933568 numbers, more than the 33554432 a "
         "model may hold");
-  CHECK_THROWS_WITH_AS(run_model(model(good), {"x", "y", "x", "y", "x"}), "tokens: must be <= 4, the model's max_positions (found 5)",
-                       InputError);
+  CHECK_THROWS_WITH_AS(run_model(model(good), {"x", "y", "x", "y", "x"}),
+                       "tokens: must be <= 4, the model's max_positions (found 5)", InputError);
   CHECK_THROWS_WITH_AS(run_model(model(good), {"x", "z"}), "tokens[1]: \"z\" is not in the vocabulary of 2 tokens",
                        InputError);
 }
@@ -236,7 +236,12 @@ TEST_CASE("run prints the likeliest next tokens, --json has every layer, trace -
   CHECK(json::parse(layer.out)["output"] == out["layers"][1]["attention"]["output"]);
   const CliRun bad = run_cli_capture({"run", tiny, "--tokens", "<s> q"});
   CHECK(bad.code == 2);
-  CHECK(bad.err.ends_with("tiny.json: tokens[1]: \"q\" is not in the vocabulary of 8 tokens\n"));
+  CHECK(bad.err.ends_with("tiny.json: --tokens: word 2, \"q\", is not in the model's vocabulary of 8 tokens\n"));
+  CHECK(run_cli_capture({"trace", tiny, "--layer", "0", "--tokens", "<s> a q"})
+            .err.ends_with("tiny.json: --tokens: word 3, \"q\", is not in the model's vocabulary of 8 tokens\n"));
+  CHECK(run_cli_capture({"run", tiny, "--tokens", " "})
+            .err.ends_with("tiny.json: --tokens: no tokens given (write them separated by spaces, each from the "
+                           "model's vocabulary)\n"));
   const CliRun no_layer = run_cli_capture({"trace", tiny, "--tokens", "a"});
   CHECK(no_layer.code == 2);
   CHECK(no_layer.err.find("--layer: a model file needs --layer L and --tokens") != std::string::npos);

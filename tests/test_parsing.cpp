@@ -114,7 +114,7 @@ TEST_CASE("the JSON library's words never reach a message: UTF-8 and number over
   // Tokens from the command line (which no JSON parser checked) are named by their place.
   const Run r = run({"run", kModel, "--tokens", "a b \xff"});
   CHECK(r.code == 2);
-  CHECK(r.err == "attention-lab: " + kModel + ": tokens[2]: not valid UTF-8 text\n");
+  CHECK(r.err == "attention-lab: " + kModel + ": --tokens: word 3 is not valid UTF-8 text\n");
 }
 
 TEST_CASE("invalid UTF-8: a token label, and a training text with its line and column") {

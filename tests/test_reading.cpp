@@ -252,7 +252,8 @@ TEST_CASE("tokens past a model's max_positions say that it is the model's max_po
   for (int i = 0; i < m.max_positions; ++i) tokens += " " + m.vocab[0];
   const Run r = run({"run", tiny, "--tokens", tokens});
   CHECK(r.code == 2);
-  CHECK(r.err == "attention-lab: " + tiny + ": tokens: must be <= 32, the model's max_positions (found 33)\n");
+  CHECK(r.err == "attention-lab: " + tiny +
+                     ": --tokens (its number of words): must be <= 32, the model's max_positions (found 33)\n");
 }
 
 TEST_CASE("a number of 5,000 digits is quoted by its first 40 and its count of digits") {

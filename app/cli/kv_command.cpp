@@ -50,6 +50,7 @@ struct KvOptions {
   std::optional<std::string> presets_file;
   bool list = false;
   bool json = false;
+  bool help = false;  // print the command's usage
   bool compare = false;
   std::optional<Variant> variant;
   std::optional<int> layers, heads, kv_heads, head_dim, latent_dim, rope_dim, window, local_layers, global_layers;
@@ -115,6 +116,7 @@ KvOptions parse_kv_args(std::span<const std::string> words) {
   while (!args.done()) {
     const std::string word = args.next();
     if (word == "--json") o.json = true;
+    else if (word == "--help") o.help = true;
     else if (word == "--list") o.list = true;
     else if (word == "--preset") o.preset = args.value(word);
     else if (word == "--presets") o.presets_file = args.value(word);
@@ -249,6 +251,10 @@ const ModelShape& find_preset(const std::vector<ModelShape>& presets, const std:
 
 int kv_command(std::span<const std::string> words, std::ostream& out, std::ostream& err) {
   const KvOptions o = parse_kv_args(words);
+  if (o.help) {
+    out << "Usage:\n" << kKvHelp;
+    return kExitOk;
+  }
   if (!o.list && !o.preset && o.shape_options.empty())
     throw UsageError(
         "kv: give a model: --preset NAME (see attention-lab kv --list) or a shape with --layers, "

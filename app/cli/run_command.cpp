@@ -137,8 +137,7 @@ void print_predictions(std::ostream& out, const Model& m, const ModelTrace& t, i
 void check_run(const Model& m, const std::vector<std::string>& tokens, const ScenarioCommandOptions& o,
                std::int64_t budget) {
   const auto n = static_cast<std::int64_t>(tokens.size());
-  check_token_count(m, n, "tokens");
-  token_ids(m, tokens);
+  option_token_ids(m, tokens, "--tokens");
   if (o.layer) check_range(*o.layer, 0, static_cast<int>(m.layers.size()) - 1, "--layer");
   const std::int64_t needs = run_bytes(m, n, o.json, o.layer.value_or(-1));
   check_memory_budget(needs, budget, model_run_what(m, n),

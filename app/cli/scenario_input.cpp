@@ -47,6 +47,7 @@ Scenario load_command_scenario(const ScenarioCommandOptions& o, std::int64_t bud
     throw InputError("--layer", "the model has layers 0.." + std::to_string(m.layers.size() - 1) + " but found " +
                                     std::to_string(*o.layer));
   const std::vector<std::string> tokens = split_words(*o.tokens);
+  option_token_ids(m, tokens, "--tokens");
   // The layers after it are not needed, nor any layer's heads: the scenario reads what layer L's attention read.
   return layer_scenario(m, *o.layer,
                         run_model(m, tokens, ModelRunOptions{.layers = *o.layer + 1, .kept = std::vector<int>{}}));

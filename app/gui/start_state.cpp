@@ -210,6 +210,7 @@ std::optional<std::string> open_model(const GuiOptions& o, ui::AppState& state, 
   try {
     Model m = load_model_file(path, state.memory_budget);
     std::vector<std::string> tokens = o.model_tokens ? split_words(*o.model_tokens) : ui::starting_tokens(m);
+    if (o.model_tokens) option_token_ids(m, tokens, "--model-tokens");
     const std::optional<std::string> failed = state.model_doc.open({std::move(m), std::move(tokens)}, path);
     if (failed) return (o.model_tokens ? "--model-tokens: " : path.string() + ": ") + *failed;
   } catch (const InputError& e) {

@@ -779,7 +779,7 @@ def invalid_cases(models):
     add("no tokens", lambda m: True, lambda m, d: None, ("tokens", "--tokens"), (),
         args=lambda m: ["run", "--tokens", " ", "--json"])
     add("unknown token", lambda m: m["n"] >= 2, lambda m, d: None,
-        ("tokens[2]",), ('"zz"',),
+        ("--tokens",), ('word 3, "zz"',),
         args=lambda m: ["run", "--tokens", token_string(m, m["tokens"][:2]) + " zz", "--json"])
     add("trace --layer past the last layer", lambda m: True, lambda m, d: None,
         ("--layer",), (),
