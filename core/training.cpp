@@ -116,10 +116,13 @@ StepResult training_step(TrainState& t, const TrainingRun& run) {
   return scheduled_step(t, task_batch(run.task, run.batch, run.seed, static_cast<std::uint64_t>(t.adam.step)), run);
 }
 
+int eval_sequences(int seq_len) { return std::clamp(kEvalTokens / std::max(seq_len, 1), 1, kEvalSequences); }
+int probe_sequences(int seq_len) { return std::clamp(kProbeTokens / std::max(seq_len, 1), 1, kProbeSequences); }
+
 Evaluation evaluate(const Model& resolved, const Task& task) {
   Evaluation e;
-  score_batch(resolved, task_eval_batch(task, kEvalSequences), e);
-  e.heads = head_scores(resolved, probe_batch(task, kProbeSequences));
+  score_batch(resolved, task_eval_batch(task, eval_sequences(task.seq_len)), e);
+  e.heads = head_scores(resolved, probe_batch(task, probe_sequences(task.seq_len)));
   return e;
 }
 

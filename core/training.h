@@ -53,6 +53,12 @@ StepResult scheduled_step(TrainState& t, const std::vector<Sequence>& batch, con
 StepResult training_step(TrainState& t, const TrainingRun& run);
 
 inline constexpr int kEvalSequences = 64, kProbeSequences = 16;
+// The evaluation reads at most as many tokens as 64 sequences of 32 (the probe as 16 of 32): a run on long
+// sequences is evaluated on fewer of them (at least one), so its evaluation is not 80 forward passes of 4,096
+// tokens after a single step.
+inline constexpr int kEvalTokens = kEvalSequences * 32, kProbeTokens = kProbeSequences * 32;
+int eval_sequences(int seq_len);   // clamp(kEvalTokens / seq_len, 1, kEvalSequences)
+int probe_sequences(int seq_len);  // clamp(kProbeTokens / seq_len, 1, kProbeSequences)
 
 // What the model does on the task's evaluation batch and each head on the probe batch.
 struct Evaluation {

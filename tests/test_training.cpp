@@ -206,3 +206,21 @@ TEST_CASE("softmax's Jacobian: diag(p) - p pᵀ, and d scores is each row of d w
     CHECK(g[1].d_scores[0].row(i).rightCols(15 - i).isZero());  // keys the causal mask hides
   }
 }
+
+TEST_CASE("the evaluation reads at most 64 sequences of 32 tokens' worth, at least one sequence") {
+  CHECK(eval_sequences(16) == 64);
+  CHECK(eval_sequences(32) == 64);
+  CHECK(eval_sequences(33) == 62);
+  CHECK(eval_sequences(2048) == 1);
+  CHECK(eval_sequences(4096) == 1);
+  CHECK(probe_sequences(32) == 16);
+  CHECK(probe_sequences(64) == 8);
+  CHECK(probe_sequences(4096) == 1);
+  const test::CliRun run =
+      test::run_cli_capture({"train", "--task", "previous_token", "--seq-len", "1024", "--batch", "1", "--steps", "1",
+                             "--layers", "1", "--heads", "1", "--d-model", "8", "--json"});
+  REQUIRE(run.code == 0);
+  const nlohmann::json out = nlohmann::json::parse(run.out);
+  CHECK(out["eval"]["inputs"]["batch"].size() == 2);
+  CHECK(out["eval"]["inputs"]["probe"].size() == 1);
+}

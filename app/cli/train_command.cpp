@@ -198,9 +198,9 @@ TrainOptions parse_train(std::span<const std::string> words) {
 // The sequences the evaluation read, so that another implementation can check its numbers.
 nlohmann::ordered_json evaluation_inputs(const Task& task) {
   nlohmann::ordered_json batch = nlohmann::ordered_json::array(), probe = nlohmann::ordered_json::array();
-  for (const Sequence& s : task_eval_batch(task, kEvalSequences))
+  for (const Sequence& s : task_eval_batch(task, eval_sequences(task.seq_len)))
     batch.push_back({{"ids", s.ids}, {"targets", s.targets}});
-  for (const std::vector<int>& ids : probe_batch(task, kProbeSequences).ids) probe.push_back(ids);
+  for (const std::vector<int>& ids : probe_batch(task, probe_sequences(task.seq_len)).ids) probe.push_back(ids);
   return {{"batch", batch}, {"probe", probe}};
 }
 

@@ -84,6 +84,15 @@ GLYPHS = ("abcdefghijklmnopqrstuvwxyz" "ABCDEFGHIJKLMNOPQRSTUVWXYZ" "0123456789"
 SYMBOL_TASKS = ("induction", "previous_token", "copy", "reverse", "sort")
 EVAL_SEQS, PROBE_SEQS = 64, 16
 
+
+def eval_seqs(N):
+    """At most as many tokens as 64 sequences of 32, at least one sequence."""
+    return min(EVAL_SEQS, max(1, EVAL_SEQS * 32 // N))
+
+
+def probe_seqs(N):
+    return min(PROBE_SEQS, max(1, PROBE_SEQS * 32 // N))
+
 # --------------------------------------------------------------------------
 # Reporting
 # --------------------------------------------------------------------------
@@ -336,9 +345,9 @@ def candidate_segments(ids, start, N):
 
 def check_eval_batch(g, task, batch, N, V, text_ids=None, tail_start=None, strict=True):
     """Every sequence of the evaluation batch has the task's structure."""
-    if not g.ok(isinstance(batch, list) and len(batch) == EVAL_SEQS,
+    if not g.ok(isinstance(batch, list) and len(batch) == eval_seqs(N),
                 "eval.inputs.batch has %r sequences, expected %d" % (
-                    len(batch) if isinstance(batch, list) else batch, EVAL_SEQS)):
+                    len(batch) if isinstance(batch, list) else batch, eval_seqs(N))):
         return False
     bad = 0
     m = (N - 2) // 2
@@ -441,9 +450,9 @@ def induction_batch_problems(ids, tg, N, V, strict):
 def check_probe(g, task, probe, N, V, strict):
     """Probe structure; returns the segments ([(first, second, L)] or None
     when they cannot be told from the ids)."""
-    if not g.ok(isinstance(probe, list) and len(probe) == PROBE_SEQS,
+    if not g.ok(isinstance(probe, list) and len(probe) == probe_seqs(N),
                 "eval.inputs.probe has %r sequences, expected %d" % (
-                    len(probe) if isinstance(probe, list) else probe, PROBE_SEQS)):
+                    len(probe) if isinstance(probe, list) else probe, probe_seqs(N))):
         return None
     start = 0 if task == "text" else 1
     segs, bad, ambiguous = [], 0, 0
