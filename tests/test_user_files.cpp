@@ -86,6 +86,14 @@ TEST_CASE("the recovery file brings back the exact document -- a damaged one is 
   REQUIRE(r.has_value());
   CHECK(r->original == "/somewhere/the_lazy_dog_mla.json");
   CHECK(r->when.size() == 16);  // "YYYY-MM-DD HH:MM"
+  {  // another program's "when": shown escaped and short, never a terminal's control sequence
+    nlohmann::json j = nlohmann::json::parse(read_file(dir / "recovery.json"));
+    j["when"] = "\x1b[31mred" + std::string(100, 'x');
+    std::ofstream(dir / "altered.json") << j.dump();
+    const auto altered = gui::read_recovery(dir / "altered.json");
+    REQUIRE(altered.has_value());
+    CHECK(altered->when == "\\x1b[31mred" + std::string(28, 'x') + "\u2026");
+  }
   REQUIRE(r->scenario.has_value());
   CHECK(scenario_to_text(*r->scenario) == scenario_to_text(s));
   CHECK_FALSE(r->model.has_value());

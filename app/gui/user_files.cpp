@@ -260,7 +260,8 @@ ui::RecoveryOffer recovery_from_json(const json& j, const JsonSource& source) {
   ui::RecoveryOffer r;
   r.original = json_path(f, "original");
   r.original_stamp = json_stamp(f, "original_stamp");
-  r.when = f.string("when", "");
+  // Shown in the window as written by now_text(); another program's text is shown escaped and short.
+  r.when = shorten_label(escaped_text(f.string("when", "")), 40);
   const JsonSource scenario_source = source.under("scenario");
   if (f.has("scenario") || !f.has("model")) r.scenario = scenario_from_json(f.require("scenario"), &scenario_source);
   if (f.has("model"))
@@ -280,7 +281,7 @@ std::optional<ui::RecoveryOffer> read_recovery(const std::filesystem::path& file
         read_document_file(file, kMaxScenarioFileBytes + kMaxModelFileBytes, "a recovery file", budget);
     return recovery_from_json(parse_json_document(text), JsonSource{text, ""});
   } catch (const BudgetError&) {
-    throw;  // a good file, a small budget
+    throw;                             // a good file, a small budget
   } catch (const std::exception& e) {  // InputError, or whatever else stops the reading: not to be trusted
     if (problem) *problem = shown_path(file) + ": " + e.what();
   }
