@@ -18,6 +18,7 @@
 #include "core/io/scenario_write.h"
 #include "helpers.h"
 #include "ui/logic/document_files.h"
+#include "ui/logic/preset_check.h"
 
 using namespace attn;
 using namespace attn::test;
@@ -574,5 +575,41 @@ TEST_CASE("an unreadable recovery file does not hide the settings' problem: both
   CHECK(state.more_messages[0].starts_with("The recovery file could not be read (" +
                                            (config / "recovery.json").string() + ": "));
   autosave.finish();
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a preset the model views could not draw is left out and said, not a crash when its view opens") {
+  ModelShape huge;  // every field within kv's limits, and kv's default 32,768 tokens fit in 64 bits
+  huge.name = "huge";
+  huge.layers = 4096;
+  huge.heads = huge.kv_heads = 65536;
+  huge.head_dim = 4096;
+  CHECK(kv_cache_size(huge, 32768, 1, Dtype::BF16).total_bytes == 144'115'188'075'855'872);  // 2^57
+  CHECK(ui::preset_beyond_views(huge) ==
+        "its KV cache as mha at 1,048,576 tokens, batch 1,024 and fp32 passes what 64-bit numbers count, so the "
+        "model views could not draw it");
+  const fs::path dir = fresh_dir("huge_preset");
+  const fs::path fa = dir / "fa";
+  fs::copy(ATTN_ASSETS_DIR, fa, fs::copy_options::recursive);
+  nlohmann::json presets = nlohmann::json::parse(read_file(fa / "presets" / "models.json"));
+  presets["models"].push_back({{"name", "huge"},
+                               {"source", "a test"},
+                               {"variant", "mha"},
+                               {"layers", 4096},
+                               {"d_model", 65536},
+                               {"heads", 65536},
+                               {"kv_heads", 65536},
+                               {"head_dim", 4096}});
+  std::ofstream(fa / "presets" / "models.json", std::ios::trunc) << presets.dump();
+  const test::ScopedEnv assets("ATTENTION_LAB_ASSETS", fa.string());
+  std::ostringstream quiet;
+  const std::unique_ptr<ui::AppState> state =
+      gui::start_state(window_options({"--view", "memory", "--screenshot", (dir / "m.png").string()}), quiet);
+  REQUIRE(state != nullptr);
+  CHECK(state->message == "Preset huge left out (" + (fa / "presets" / "models.json").string() +
+                              "): its KV cache as mha at 1,048,576 tokens, batch 1,024 and fp32 passes what 64-bit "
+                              "numbers count, so the model views could not draw it");
+  CHECK(state->models.presets.size() + 1 == presets["models"].size());
+  for (const ModelShape& m : state->models.presets) CHECK_FALSE(ui::preset_beyond_views(m).has_value());
   fs::remove_all(dir);
 }

@@ -22,6 +22,7 @@
 #include "core/text_format.h"
 #include "core/validate.h"
 #include "ui/logic/lesson_nav.h"
+#include "ui/logic/preset_check.h"
 #include "ui/logic/step_matrices.h"
 #include "ui/logic/train_actions.h"
 #include "ui/logic/window_memory.h"
@@ -68,7 +69,11 @@ struct LeftOutLesson {
 std::vector<LeftOutLesson> load_assets(ui::AppState& state) {
   const std::filesystem::path presets = cli::assets_dir() / "presets" / "models.json";
   try {
-    state.models.presets = load_presets_file(presets);
+    for (ModelShape& m : load_presets_file(presets)) {
+      if (const std::optional<std::string> beyond = ui::preset_beyond_views(m))
+        state.add_message("Preset " + escaped_text(m.name) + " left out (" + shown_path(presets) + "): " + *beyond);
+      else state.models.presets.push_back(std::move(m));
+    }
   } catch (const InputError& e) {
     state.models.presets_problem = "The model presets could not be read (" + shown_path(presets) + "): " + e.what();
     state.add_message(state.models.presets_problem);

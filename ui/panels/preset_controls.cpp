@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "ui/logic/chart_axes.h"
+#include "ui/logic/preset_check.h"
 #include "ui/panels/panels.h"
 #include "ui/widgets/text.h"
 #include "ui/widgets/theme.h"
@@ -47,7 +48,7 @@ const ModelShape* PresetControls(AppState& state, bool context, bool dtype_and_b
     }
     SameLineIfFits(LabelledWidth(6 * em, "batch"), 24);
     ImGui::SetNextItemWidth(6 * em);
-    if (ImGui::InputInt("batch", &s.batch)) s.batch = std::clamp(s.batch, 1, 1024);
+    if (ImGui::InputInt("batch", &s.batch)) s.batch = std::clamp(s.batch, 1, kMaxViewBatch);
   }
   const std::string shape =
       it->name + ": " + std::to_string(it->layers) + " layers, " + std::to_string(it->heads) + " query heads, " +
