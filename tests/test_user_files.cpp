@@ -613,3 +613,18 @@ TEST_CASE("a preset the model views could not draw is left out and said, not a c
   for (const ModelShape& m : state->models.presets) CHECK_FALSE(ui::preset_beyond_views(m).has_value());
   fs::remove_all(dir);
 }
+
+TEST_CASE("the window's start-up errors show a path's bytes that are not UTF-8 escaped") {
+  const fs::path dir = fresh_dir("bytes_paths");
+  const std::string shot = (dir / "s.png").string();
+  std::ostringstream missing;
+  CHECK(gui::start_state(window_options({(dir / "missing\xff.json").string(), "--screenshot", shot}), missing) ==
+        nullptr);
+  CHECK(missing.str() == "attention-lab: " + dir.string() + "/missing\\xff.json: no such file\n");
+  const fs::path scenario = dir / "cat\xff.json";
+  fs::copy_file(asset("the_cat_sat.json"), scenario);
+  std::ostringstream model;
+  CHECK(gui::start_state(window_options({"--model", scenario.string(), "--screenshot", shot}), model) == nullptr);
+  CHECK(model.str().starts_with("attention-lab: " + dir.string() + "/cat\\xff.json: this is a scenario file"));
+  fs::remove_all(dir);
+}

@@ -36,7 +36,7 @@ std::optional<Scenario> load_document(const GuiOptions& o, const std::filesystem
   try {
     scenario = load_scenario_file(path, o.memory_budget.value_or(cli::machine_memory_budget()));
   } catch (const InputError& e) {
-    err << "attention-lab: " << path.string() << ": " << e.what() << '\n';
+    err << "attention-lab: " << shown_path(path) << ": " << e.what() << '\n';
     return std::nullopt;
   }
   try {
@@ -48,7 +48,7 @@ std::optional<Scenario> load_document(const GuiOptions& o, const std::filesystem
     ui::check_window_budget(scenario, ui::window_frame_bytes(o.width, o.height),
                             o.memory_budget.value_or(cli::machine_memory_budget()));
   } catch (const InputError& e) {
-    err << "attention-lab: " << path.string() << (o.overrides.any() || o.tokens ? " with the given options: " : ": ")
+    err << "attention-lab: " << shown_path(path) << (o.overrides.any() || o.tokens ? " with the given options: " : ": ")
         << e.what() << '\n';
     return std::nullopt;
   } catch (const cli::UsageError& e) {
@@ -217,9 +217,9 @@ std::optional<std::string> open_model(const GuiOptions& o, ui::AppState& state, 
     std::vector<std::string> tokens = o.model_tokens ? split_words(*o.model_tokens) : ui::starting_tokens(m);
     if (o.model_tokens) option_token_ids(m, tokens, "--model-tokens");
     const std::optional<std::string> failed = state.model_doc.open({std::move(m), std::move(tokens)}, path);
-    if (failed) return (o.model_tokens ? "--model-tokens: " : path.string() + ": ") + *failed;
+    if (failed) return (o.model_tokens ? "--model-tokens: " : shown_path(path) + ": ") + *failed;
   } catch (const InputError& e) {
-    return path.string() + ": " + e.what();
+    return shown_path(path) + ": " + e.what();
   }
   return std::nullopt;
 }
