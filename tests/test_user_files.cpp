@@ -628,3 +628,22 @@ TEST_CASE("the window's start-up errors show a path's bytes that are not UTF-8 e
   CHECK(model.str().starts_with("attention-lab: " + dir.string() + "/cat\\xff.json: this is a scenario file"));
   fs::remove_all(dir);
 }
+
+TEST_CASE("--layer of a layer that does not fit the budget says so, not that the layer is missing") {
+  const fs::path dir = fresh_dir("layer_budget");
+  const fs::path model = dir / "wide.json";
+  std::ofstream(model) << R"({"name": "wide", "vocab": ["a", "b"], "d_model": 64, "max_positions": 4096,
+    "positions": "none", "norm": "none", "layers": [{"attention": {"heads": 8, "head_dim": 8, "mask": "causal"}}]})";
+  std::string tokens = "a";
+  for (int i = 1; i < 1500; ++i) tokens += " a";
+  std::ostringstream err;
+  CHECK(gui::start_state(
+            window_options({"--model", model.string(), "--model-tokens", tokens, "--layer", "0", "--memory-budget",
+                            "600M", "--size", "1280x720", "--screenshot", (dir / "s.png").string()}),
+            err) == nullptr);
+  CHECK(
+      err.str().starts_with("attention-lab: --layer: layer 0 as the pipeline's document: this document in the "
+                            "window needs "));
+  CHECK(contains(err.str(), " but the memory budget is 629,145,600 bytes (600.00 MiB), of which "));
+  fs::remove_all(dir);
+}

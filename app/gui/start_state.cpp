@@ -237,6 +237,10 @@ bool start_model_view(const GuiOptions& o, ui::AppState& state, std::ostream& er
   }
   if (o.model && !o.view) state.view = ui::View::Model;
   if (o.layer && !state.visit_model_layer(*o.layer)) {
+    if (*o.layer < static_cast<int>(state.model_doc.model().layers.size())) {  // it exists: it did not fit
+      err << "attention-lab: --layer: layer " << *o.layer << " as the pipeline's document: " << state.message << '\n';
+      return false;
+    }
     err << "attention-lab: --layer: the model has " << state.model_doc.model().layers.size()
         << " layer(s), numbered from 0, but found " << *o.layer << '\n';
     return false;
