@@ -240,6 +240,13 @@ TEST_CASE("settings: every field read as what it should be, and a bad one keeps 
   CHECK(s.height == 700);
   CHECK(problem == (dir / "s.json").string() + ": width: must be from 640 to 8192 (found 1e20); 8192 is used");
   problem.clear();
+  s = gui::load_settings(written(dir / "s.json", R"({"width": 100, "height": 100000, "theme": "blue"})"), &problem);
+  CHECK(problem ==
+        (dir / "s.json").string() +
+            ": theme: expected \"dark\" or \"light\" but found string \"blue\"; \"dark\" is used; width: must "
+            "be from 640 to 8192 (found 100); 640 is used; height: must be from 480 to 8192 (found 100000); "
+            "8192 is used");  // each value changed is said, not only the first
+  problem.clear();
   s = gui::load_settings(written(dir / "s.json", R"({"recent": "notalist", "zoom": 2})"), &problem);
   CHECK(s.recent.empty());  // not a one-item list
   CHECK(s.zoom == 2.0f);
@@ -249,8 +256,9 @@ TEST_CASE("settings: every field read as what it should be, and a bad one keeps 
   s = gui::load_settings(written(dir / "s.json", R"({"recent": ["/a.json", 7, "/b.json"], "zoom": "big"})"), &problem);
   CHECK(s.recent == std::vector<std::string>{"/a.json", "/b.json"});
   CHECK(s.zoom == 1.0f);
-  CHECK(problem ==
-        (dir / "s.json").string() + ": zoom: expected a number from 0.75 to 3 but found string \"big\"; 1 is used");
+  CHECK(problem == (dir / "s.json").string() +
+                       ": zoom: expected a number from 0.75 to 3 but found string \"big\"; 1 is used; "
+                       "recent[1]: expected a file name but found number 7; it is ignored");
   problem.clear();
   s = gui::load_settings(written(dir / "s.json", std::string(100, '[')), &problem);
   CHECK(s.width == 1600);

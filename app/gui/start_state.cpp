@@ -233,6 +233,7 @@ bool start_model_view(const GuiOptions& o, ui::AppState& state, std::ostream& er
       err << "attention-lab: " << *failed << '\n';
       return false;
     }
+    state.model_unopened = *failed;
     state.add_message("Model not opened: " + *failed);
   }
   if (o.model && !o.view) state.view = ui::View::Model;

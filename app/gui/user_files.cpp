@@ -123,8 +123,9 @@ class SettingsFields {
   }
 
  private:
+  // Every field's problem, in the file's order: each one changed is said, not only the first.
   void note(const std::string& field, const std::string& what) {
-    if (problem_.empty()) problem_ = field + ": " + what;
+    problem_ += (problem_.empty() ? "" : "; ") + field + ": " + what;
   }
   const json& j_;
   const JsonSource& source_;

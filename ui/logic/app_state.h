@@ -160,6 +160,7 @@ class AppState {
 
   // --- The Model view's model, a document of its own, and the pipeline on one of its layers.
   ModelDocument model_doc;
+  std::string model_unopened;  // why the shipped model did not open at start, said in the Model view while empty
   // Opens layer `layer`'s attention as the document (layer_scenario: the stream entering it, normalised for pre)
   // on the pipeline view; the document open before comes back with end_layer_visit(). Another document opened
   // meanwhile ends the visit. False (and a message) if the model has no such layer.

@@ -1,11 +1,13 @@
 #include "ui/panels/app_window.h"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 #include <imgui.h>
 #include <imgui_internal.h>  // GetActiveID: the widget an edit comes from
 
+#include "core/text_format.h"
 #include "ui/logic/document_files.h"
 #include "ui/logic/layout_check.h"
 #include "ui/logic/lesson_nav.h"
@@ -13,6 +15,7 @@
 #include "ui/widgets/heatmap.h"
 #include "ui/widgets/layout_check_frame.h"
 #include "ui/widgets/style.h"
+#include "ui/widgets/text.h"
 
 namespace attn::ui {
 namespace {
@@ -37,7 +40,7 @@ void status_line(AppState& state, ImVec2 pos, ImVec2 size) {
     ImGui::TextDisabled("%s", "The run is not saved: Open in Model view, then File > Save, keeps a snapshot's model.");
   } else if (state.message.empty()) {
     const std::filesystem::path& path = state.model_in_view() ? state.model_doc.path() : state.document().path;
-    ImGui::TextDisabled("%s", path.empty() ? "not saved yet" : path.string().c_str());
+    ImGui::TextDisabled("%s", path.empty() ? "not saved yet" : shown_path(path).c_str());
   } else {
     if (ImGui::SmallButton("\u00D7")) state.message.clear();
     ImGui::SameLine();
@@ -45,9 +48,21 @@ void status_line(AppState& state, ImVec2 pos, ImVec2 size) {
       ImGui::TextDisabled("(%zu more)", state.more_messages.size());
       ImGui::SameLine();
     }
-    ImGui::TextColored({1.0f, 0.72f, 0.35f, 1.0f}, "%s", state.message.c_str());
+    // A long message wraps at spaces (status_height gives it the lines) rather than being cut at the edge.
+    ImGui::BeginGroup();
+    TextWrappedAtSpaces(state.message, ImGui::ColorConvertFloat4ToU32({1.0f, 0.72f, 0.35f, 1.0f}));
+    ImGui::EndGroup();
   }
   ImGui::End();
+}
+
+// The status line's height: a message wraps onto up to four lines beside its dismiss button and count.
+float status_height(const AppState& state, float width) {
+  const float one_line = ImGui::GetFrameHeight() + 8;
+  if (state.message.empty()) return one_line;
+  const float text_w = width - 2 * ImGui::GetStyle().WindowPadding.x - 6 * ImGui::GetFontSize();
+  const auto lines = static_cast<float>(std::clamp<std::size_t>(WrapAtSpaces(state.message, text_w).size(), 1, 4));
+  return one_line + (lines - 1) * ImGui::GetTextLineHeightWithSpacing();
 }
 
 // Where each panel goes: the inputs on the left (not in presentation mode), the heads on the right, and
@@ -62,7 +77,7 @@ Layout layout_for(const AppState& state, ImVec2 display) {
   Layout l;
   l.top = ImGui::GetFrameHeight();
   // Presenting, the file's path is no news to the class: the line is there only for a message (an error).
-  l.status_h = state.display.presentation && state.message.empty() ? 0.0f : ImGui::GetFrameHeight() + 8;
+  l.status_h = state.display.presentation && state.message.empty() ? 0.0f : status_height(state, display.x);
   l.h = display.y - l.top - l.status_h;
   const float side_zoom = std::min(state.display.effective_zoom(), w.side_zoom_cap);
   // A lesson on the Train view drives the run itself: its settings panel gives the room to the charts and heads.

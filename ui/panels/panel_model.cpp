@@ -318,7 +318,9 @@ void LayerBreadcrumb(AppState& state) {
 void ModelPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   BeginPanel("Model", pos, size, ImGuiWindowFlags_NoTitleBar);
   if (!state.model_doc.loaded()) {
-    TextWrappedAtSpaces("No model is open. File > Open a model file (assets/models/tiny.json is one).");
+    if (!state.model_unopened.empty())
+      TextWrappedAtSpaces("No model is open: " + state.model_unopened + ". File > Open a model file opens another.");
+    else TextWrappedAtSpaces("No model is open. File > Open a model file (assets/models/tiny.json is one).");
     ImGui::End();
     return;
   }
