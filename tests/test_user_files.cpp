@@ -278,6 +278,14 @@ TEST_CASE("restoring A's work while B is open opens A's work on its own: B is no
   CHECK(state.window_title() == "Attention Lab \u2014 A (A.json, recovered) \u2022 unsaved");
   CHECK(state.message == "Restored the unsaved changes from 2026-12-01 10:00; Save writes the document to " +
                              fs::canonical(dir / "a" / "A.json").string());
+  {  // an original in the lab's own folder: Save asks, and the message says so rather than promising to write there
+    ui::AppState in_lab(load_scenario_file("B.json"), "B.json");
+    in_lab.lab_folders = {dir / "a"};
+    REQUIRE(ui::restore_unsaved_work(in_lab, r));
+    CHECK(in_lab.message ==
+          "Restored the unsaved changes from 2026-12-01 10:00; Save asks where to save the document (" +
+              fs::canonical(dir / "a" / "A.json").string() + " is in the lab's own folder)");
+  }
   CHECK(read_file(dir / "b" / "B.json") == b_bytes);
   ui::save_document(state, state.document().path);  // Ctrl+S
   CHECK(read_file(dir / "b" / "B.json") == b_bytes);

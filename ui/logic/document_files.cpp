@@ -119,7 +119,10 @@ std::string restored_where(const AppState& state, const RecoveryOffer& r) {
   std::string out;
   const auto say = [&](const char* what, const std::filesystem::path& saves_to, const std::filesystem::path& original,
                        const std::optional<FileStamp>& stamp) {
-    if (!saves_to.empty()) out += std::string("; Save writes ") + what + " to " + shown_path(saves_to);
+    if (saves_in_place(state, saves_to)) out += std::string("; Save writes ") + what + " to " + shown_path(saves_to);
+    else if (!saves_to.empty())
+      out += std::string("; Save asks where to save ") + what + " (" + shown_path(saves_to) +
+             " is in the lab's own folder)";
     else out += std::string("; Save asks where to save ") + what + " (" + why_save_asks(original, stamp) + ")";
   };
   if (r.scenario) say("the document", state.document().path, r.original, r.original_stamp);
