@@ -31,6 +31,18 @@ TEST_CASE("a matrix's cells share its decimals: an integer among thousandths kee
   CHECK(matrix_decimals(m) == 0);
   m << 9.9994, 0.001, -std::numeric_limits<double>::infinity();
   CHECK(matrix_decimals(m) == 3);  // -inf (a masked score) is not a magnitude
+  m << -1e-5, 4e-4, -4e-4;         // every value 0.000 at 3 decimals: the largest gets two significant digits
+  CHECK(matrix_decimals(m) == 5);
+  CHECK(format_fixed(-4e-4, 5) == "-0.00040");
+  CHECK(format_fixed(-1e-5, 5) == "-0.00001");
+  m << 2.05e-4, -2e-4, 0;
+  CHECK(matrix_decimals(m) == 5);
+  m << 4.9e-4, 0, 0;
+  CHECK(matrix_decimals(m) == 5);
+  m << 5e-4, 0, 0;  // 0.001 at 3 decimals: as before
+  CHECK(matrix_decimals(m) == 3);
+  m << 1e-12, 0, 0;
+  CHECK(matrix_decimals(m) == kTinyMatrixDecimals);
 }
 
 TEST_CASE("cell values: as many decimals as fit, -inf for hidden scores, scientific when nothing else fits") {

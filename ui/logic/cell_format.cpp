@@ -62,6 +62,10 @@ int matrix_decimals(const Matrix& m, const Matrix* visible) {
     if (std::isfinite(x)) largest = std::max(largest, std::abs(x));
     if (wanted < kMatrixDecimals) wanted = std::max(wanted, needed_decimals(x));
   }
+  // A matrix of values that all round to 0.000 (a deep red cell written "0.000" teaches the wrong thing): its largest
+  // with two significant digits, 4e-4 as 0.00040, up to kTinyMatrixDecimals.
+  if (largest > 0.0 && largest < 0.5e-3)
+    return std::min(kTinyMatrixDecimals, 1 - static_cast<int>(std::floor(std::log10(largest))));
   // Four significant digits at most: 18.908 as 18.91, so scores in the tens keep a readable cell.
   const int whole_digits = largest >= 1.0 ? static_cast<int>(std::floor(std::log10(largest))) + 1 : 1;
   return std::clamp(std::min(wanted, kMatrixDecimals), 0, std::max(0, kSignificantDigits - whole_digits));

@@ -16,8 +16,10 @@ std::string format_cell(double x, int max_chars);
 int needed_decimals(double x);
 // Decimals a matrix is shown with, in every step: what its (visible) values need, at most 3, the same as the
 // explanations quote (short_number), so a cell and the sentence about it agree; and no more than give its
-// largest value 4 significant digits (18.91, 123.5).
+// largest value 4 significant digits (18.91, 123.5). A matrix whose values all round to 0 at 3 decimals shows its
+// largest with two significant digits instead (4e-4 as 0.00040), at most 8 decimals.
 inline constexpr int kMatrixDecimals = 3;
+inline constexpr int kTinyMatrixDecimals = 8;
 inline constexpr int kSignificantDigits = 4;
 int matrix_decimals(const Matrix& m, const Matrix* visible = nullptr);
 
