@@ -98,15 +98,33 @@ void help_menu(AppState& state) {
   ImGui::EndMenu();
 }
 
-// The views as tabs in the menu bar: always one click away, the current one marked.
+// A view's tab or menu item, the current one in the accent colour.
+void view_item(AppState& state, View v) {
+  const bool current = state.view == v;
+  if (current) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(accent_colour()));
+  if (ImGui::MenuItem(std::string(view_title(v)).c_str(), nullptr, current)) state.view = v;
+  if (current) ImGui::PopStyleColor();
+}
+
+float tab_width(View v, float pad) { return ImGui::CalcTextSize(std::string(view_title(v)).c_str()).x + pad; }
+
+// The views as tabs in the menu bar: always one click away, the current one marked. At a large zoom those past the
+// window's edge are listed under "»" instead of running off it.
 void view_tabs(AppState& state) {
   ImGui::SameLine(0, 30);
+  const float pad = 2 * ImGui::GetStyle().ItemSpacing.x, more_w = ImGui::CalcTextSize("\u00BB").x + 2 * pad;
   for (int i = 0; i < kViewCount; ++i) {
-    const View v = static_cast<View>(i);
-    const bool current = state.view == v;
-    if (current) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(accent_colour()));
-    if (ImGui::MenuItem(std::string(view_title(v)).c_str(), nullptr, current)) state.view = v;
-    if (current) ImGui::PopStyleColor();
+    float rest = 0;  // the tabs from this one on
+    for (int k = i; k < kViewCount; ++k) rest += tab_width(static_cast<View>(k), pad);
+    const float room = ImGui::GetWindowWidth() - ImGui::GetCursorPosX();
+    if (rest > room && tab_width(static_cast<View>(i), pad) + more_w > room) {
+      if (ImGui::BeginMenu("\u00BB")) {
+        for (int k = i; k < kViewCount; ++k) view_item(state, static_cast<View>(k));
+        ImGui::EndMenu();
+      }
+      return;
+    }
+    view_item(state, static_cast<View>(i));
   }
 }
 
@@ -129,7 +147,10 @@ std::string where(const AppState& state) {
 void place_and_progress(const AppState& state) {
   const std::string place = where(state);
   const std::string busy = state.computing() ? "computing" + glyph::kEllipsis + "   " : "";
-  ImGui::SameLine(ImGui::GetWindowWidth() - ImGui::CalcTextSize((busy + place).c_str()).x - 16);
+  const float x = ImGui::GetWindowWidth() - ImGui::CalcTextSize((busy + place).c_str()).x - 16;
+  ImGui::SameLine();
+  if (ImGui::GetCursorPosX() > x) return;  // no room beside the menus and tabs (a large zoom): never drawn over them
+  ImGui::SameLine(x);
   if (!busy.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, accent_colour());
     ImGui::TextUnformatted(busy.c_str());
