@@ -9,6 +9,7 @@
 #include "helpers.h"
 #include "ui/logic/app_state.h"
 #include "ui/logic/glyph_set.h"
+#include "ui/widgets/heatmap.h"
 #include "ui/widgets/theme.h"
 
 using namespace attn;
@@ -128,4 +129,26 @@ TEST_CASE("the fonts' atlas is bounded whatever the zoom and the document's char
   // Presentation at 300% on a large screen is drawn enlarged; so is a document of 3,000 Chinese characters at 330%.
   CHECK(font_raster_zoom(font_characters(none), 7.5f) < 7.5f);
   CHECK(font_raster_zoom(font_characters(chinese(0x4E00, 3000)), 3.3f) < 3.3f);
+}
+
+TEST_CASE("a matrix's row label is shortened by width too: wide letters never take the matrix's room") {
+  ImGui::CreateContext();
+  load_fonts(1.0f);
+  ImGuiIO& io = ImGui::GetIO();
+  io.DisplaySize = {1280, 720};
+  io.DeltaTime = 1.0f / 60;
+  unsigned char* pixels = nullptr;
+  int w = 0, h = 0;
+  io.Fonts->GetTexDataAsAlpha8(&pixels, &w, &h);  // a frame needs the atlas built
+  ImGui::NewFrame();
+  const std::vector<std::string> labels = {std::string(256, 'W'), "cat", std::string(30, 'i')};
+  const std::string wide = HeatmapLabel(&labels, 0);
+  CHECK(wide.ends_with("\u2026"));
+  CHECK(ImGui::CalcTextSize(wide.c_str()).x <= kMaxLabelEms * kBodyPixels);
+  CHECK(ImGui::CalcTextSize((wide.substr(0, wide.size() - 3) + "W\u2026").c_str()).x > kMaxLabelEms * kBodyPixels);
+  CHECK(HeatmapLabel(&labels, 1) == "cat");
+  CHECK(HeatmapLabel(&labels, 2) == std::string(23, 'i') + "\u2026");  // 24 columns, as text tables
+  CHECK(HeatmapLabel(nullptr, 7) == "7");
+  ImGui::EndFrame();
+  ImGui::DestroyContext();
 }

@@ -86,7 +86,7 @@ std::vector<std::vector<StreamPart>> layer_parts(const Model& m, const LayerTrac
 
 std::string head_weight_text(int layer, int head, const std::vector<std::string>& tokens, int row, int col,
                              double weight) {
-  const auto token = [&](int i) { return "\"" + tokens[static_cast<std::size_t>(i)] + "\""; };
+  const auto token = [&](int i) { return "\"" + shorten_label(tokens[static_cast<std::size_t>(i)]) + "\""; };
   return "layer " + std::to_string(layer) + ", head " + std::to_string(head) + ": " + token(row) + " (query " +
          std::to_string(row) + ") looks at " + token(col) + " (key " + std::to_string(col) + ") with weight " +
          format_cell(weight, 12);

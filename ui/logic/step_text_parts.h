@@ -13,7 +13,8 @@ namespace attn::ui::step_text {
 
 inline std::string num(int n) { return std::to_string(n); }
 inline std::string num(Eigen::Index n) { return std::to_string(n); }
-inline std::string quoted(const std::string& s) { return "\"" + s + "\""; }
+// A token in a sentence, shortened as beside its matrix: a 256-byte label never runs the explanation off its panel.
+inline std::string quoted(const std::string& s) { return "\"" + shorten_label(s) + "\""; }
 
 // Built by appending: "[" + std::string&& trips a false -Wrestrict of g++ 12 at -O3.
 inline std::string dims(Eigen::Index rows, Eigen::Index cols) {

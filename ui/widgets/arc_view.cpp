@@ -4,8 +4,10 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "core/text_format.h"
 #include "ui/logic/colormap.h"
 #include "ui/widgets/heatmap.h"
+#include "ui/widgets/text.h"
 #include "ui/widgets/theme.h"
 
 namespace attn::ui {
@@ -48,12 +50,22 @@ int ArcView(const char* id, const Matrix& weights, const ArcViewOptions& opts) {
   const bool hovered = ImGui::IsItemHovered();
   ImDrawList* dl = ImGui::GetWindowDrawList();
 
-  auto label_w = [](const std::vector<std::string>* labels, int n) {
-    float w = 0;
-    for (int i = 0; i < n; ++i) w = std::max(w, ImGui::CalcTextSize(labels ? (*labels)[i].c_str() : "00").x);
+  // Each side's labels shortened to a quarter of the view, so long ones leave the arcs their room and never meet.
+  const auto fitted = [&](const std::vector<std::string>* labels, int n) {
+    std::vector<std::string> out(static_cast<std::size_t>(n));
+    if (labels)
+      for (int i = 0; i < n; ++i)
+        out[static_cast<std::size_t>(i)] =
+            FitText(shorten_label((*labels)[static_cast<std::size_t>(i)]), 0.25f * width, false);
+    return out;
+  };
+  const std::vector<std::string> queries = fitted(opts.queries, n_q), keys = fitted(opts.keys, n_k);
+  auto label_w = [](const std::vector<std::string>& labels, bool given) {
+    float w = given ? 0.0f : ImGui::CalcTextSize("00").x;
+    for (const std::string& l : labels) w = std::max(w, ImGui::CalcTextSize(l.c_str()).x);
     return w;
   };
-  const float left_w = label_w(opts.queries, n_q), right_w = label_w(opts.keys, n_k);
+  const float left_w = label_w(queries, opts.queries), right_w = label_w(keys, opts.keys);
   const float x0 = origin.x + left_w + 10, x1 = origin.x + width - right_w - 10;
   // Rows closer than a line of text are spread over the height less half a line at each end, so that the first
   // and last labels, centred on their rows, stay inside the view (4,096 queries put t0's on the caption above).
@@ -100,13 +112,13 @@ int ArcView(const char* id, const Matrix& weights, const ArcViewOptions& opts) {
   const int q_every = every(n_q), k_every = every(n_k);
   for (int i = 0; i < n_q; ++i) {
     if (i % q_every != 0 && i != focus) continue;
-    const char* s = opts.queries ? (*opts.queries)[i].c_str() : "";
+    const char* s = queries[static_cast<std::size_t>(i)].c_str();
     const ImVec2 ts = ImGui::CalcTextSize(s);
     dl->AddText({origin.x + left_w - ts.x, y_of(i, n_q) - ts.y / 2}, i == focus ? accent_colour() : text, s);
   }
   for (int j = 0; j < n_k; ++j) {
     if (j % k_every != 0) continue;
-    const char* s = opts.keys ? (*opts.keys)[j].c_str() : "";
+    const char* s = keys[static_cast<std::size_t>(j)].c_str();
     dl->AddText({x1 + 10, y_of(j, n_k) - ImGui::CalcTextSize(s).y / 2}, text, s);
   }
   ImGui::PopID();

@@ -10,6 +10,7 @@
 
 #include "ui/logic/cell_format.h"
 #include "ui/logic/glyph_set.h"
+#include "ui/widgets/heatmap.h"
 #include "ui/widgets/heatmap_layout.h"
 #include "ui/widgets/theme.h"
 
@@ -123,10 +124,7 @@ float operators_width(std::span<const std::string> ops, float gap) {
 float flow_width(const Term& t, float cell) {
   float label_w = 0;
   for (Eigen::Index r = 0; r < t.m->rows(); ++r)
-    label_w = std::max(label_w, ImGui::CalcTextSize(t.rows && r < static_cast<Eigen::Index>(t.rows->size())
-                                                        ? (*t.rows)[static_cast<std::size_t>(r)].c_str()
-                                                        : std::to_string(r).c_str())
-                                    .x);
+    label_w = std::max(label_w, ImGui::CalcTextSize(HeatmapLabel(t.rows, r).c_str()).x);
   const float cells = static_cast<float>(t.m->cols()) * column_width(t, cell);
   return std::max(ImGui::CalcTextSize(term_title(t).c_str()).x, label_w + 0.5f * ImGui::GetTextLineHeight() + cells) +
          4;

@@ -55,6 +55,10 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
 
 // Whether a matrix is small enough to write its numbers in its cells (cell_format's shows_numbers).
 bool HeatmapShowsNumbers(const Matrix& m);
+// A token label as drawn beside a matrix: shortened like text tables (24 columns) and to kMaxLabelEms, so a long or
+// wide one ("WWWW…") never takes the matrix's room; `i` itself without labels.
+inline constexpr float kMaxLabelEms = 8.0f;
+std::string HeatmapLabel(const std::vector<std::string>* labels, Eigen::Index i);
 // The cell width the widest of m's (visible) numbers needs at the matrix's decimals, with its padding; 0 for a
 // matrix that shows no numbers. Remembered by the matrix's content.
 float HeatmapValueWidth(const Matrix& m, const Matrix* visible = nullptr);

@@ -58,7 +58,7 @@ float LabelledWidth(float field, const char* label) {
   return field + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label, nullptr, true).x;
 }
 
-std::string FitText(const std::string& s, float width) {
+std::string FitText(const std::string& s, float width, bool report) {
   if (ImGui::CalcTextSize(s.c_str()).x <= width) return s;
   std::string t = s;
   while (!t.empty()) {
@@ -67,7 +67,7 @@ std::string FitText(const std::string& s, float width) {
     t.resize(n);
     if (ImGui::CalcTextSize((t + "\u2026").c_str()).x <= width) break;
   }
-  if (LayoutCheckOn())
+  if (report && LayoutCheckOn())
     ReportHere("label shortened: \"" + s + "\" drawn as \"" + (t.empty() ? std::string() : t + "\u2026") + "\"");
   return t.empty() ? t : t + "\u2026";
 }

@@ -28,7 +28,7 @@ float LabelledWidth(float field, const char* label);
 
 // Text shortened with an ellipsis, a whole UTF-8 character at a time, until it fits `width` ("" when not even
 // the ellipsis fits). A shortened label hides something: the layout check lists it.
-std::string FitText(const std::string& s, float width);
+std::string FitText(const std::string& s, float width, bool report = true);  // report: a layout check finding
 
 // The width of one line of text in the current font.
 inline float TextWidth(const std::string& s) { return ImGui::CalcTextSize(s.c_str()).x; }
