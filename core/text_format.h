@@ -22,6 +22,12 @@ std::string thousands_signed(std::int64_t n);
 std::string binary_size(std::uint64_t bytes);
 // "10,737,418,240 bytes (10.00 GiB)"; under 1 KiB just "512 bytes". Every byte count of a message.
 std::string bytes_text(std::uint64_t bytes);
+// A count of bits in bytes, exact, for int4's half bytes: 12 -> "1.5", 8 -> "1", 8,196 -> "1,024.5".
+std::string bits_in_bytes(std::uint64_t bits);
+// A count of bits as bytes with the word: "0.5 bytes", "1 byte", "1,024.5 bytes".
+std::string bits_text(std::uint64_t bits);
+// bytes_text for a count of bits: bits_text, and from 1 KiB on its binary size: "1,024.5 bytes (1.00 KiB)".
+std::string bits_size_text(std::uint64_t bits);
 // part / whole as "12.50%" (two decimals, halves up).
 std::string percent(std::uint64_t part, std::uint64_t whole);
 
