@@ -343,8 +343,13 @@ TEST_CASE("the window's start: options it would ignore are refused, and the mess
   const auto gradient = start({cat, "--train-steps", "1", "--train-gradient", "9.9"});
   CHECK_FALSE(gradient.first);
   CHECK(gradient.second ==
-        "attention-lab: --train-gradient: the run's model has 2 layer(s) of 4 head(s), numbered "
+        "attention-lab: --train-gradient: the run's model has 2 layers of 4 heads, numbered "
         "from 0, but found 9.9\n");
+  // Counts of one read in the singular.
+  CHECK(start({cat, "--head", "1"}).second ==
+        "attention-lab: --head: the scenario has 1 head, numbered from 0, but found 1\n");
+  CHECK(start({"--layer", "2"}).second ==
+        "attention-lab: --layer: the model has 2 layers, numbered from 0, but found 2\n");
   CHECK(start({cat, "--train-steps", "1", "--train-gradient", "1.1"}).first);
 }
 
