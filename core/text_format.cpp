@@ -79,6 +79,11 @@ std::string thousands_signed(std::int64_t n) {
   return "-" + thousands(0 - static_cast<std::uint64_t>(n));
 }
 
+std::string limit_text(std::int64_t n) {
+  // Four digits read at a glance (and 4096 reads as the size it often is); five or more are grouped.
+  return n > -10000 && n < 10000 ? std::to_string(n) : thousands_signed(n);
+}
+
 std::string upper(std::string_view s) {
   std::string u(s);
   for (char& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));

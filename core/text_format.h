@@ -17,6 +17,8 @@ std::string plural(std::int64_t n, std::string_view word);
 std::string group_digits(std::string_view digits);
 std::string thousands(std::uint64_t n);
 std::string thousands_signed(std::int64_t n);
+// A bound in a message: grouped from 10,000 on ("1,048,576"), as typed below it ("4096", "-17").
+std::string limit_text(std::int64_t n);
 
 // "10.00 GiB" (KiB .. EiB, 1024-based, two decimals, halves rounded up); under 1 KiB: "512 bytes".
 std::string binary_size(std::uint64_t bytes);

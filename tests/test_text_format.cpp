@@ -39,6 +39,16 @@ TEST_CASE("bits as bytes: exact halves for int4, one byte in the singular") {
   CHECK(bits_size_text(8192) == "1,024 bytes (1.00 KiB)");
 }
 
+TEST_CASE("limit_text: bounds grouped from five digits on") {
+  CHECK(limit_text(17) == "17");
+  CHECK(limit_text(4096) == "4096");
+  CHECK(limit_text(9999) == "9999");
+  CHECK(limit_text(10000) == "10,000");
+  CHECK(limit_text(1048576) == "1,048,576");
+  CHECK(limit_text(-9999) == "-9999");
+  CHECK(limit_text(-10000) == "-10,000");
+}
+
 TEST_CASE("upper: ASCII letters only") {
   CHECK(upper("mla") == "MLA");
   CHECK(upper("gqa (G=8)") == "GQA (G=8)");
