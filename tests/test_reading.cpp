@@ -323,6 +323,11 @@ TEST_CASE("the window's start: options it would ignore are refused, and the mess
   CHECK(refused({"--lesson", "masks", "--page", "2"}) == "(no error)");
   CHECK(refused({"--train-gradient", "0.1"}) ==
         "--train-gradient: only with --train-steps N (the gradient of the run trained that far)");
+  // The decode view shows at most 256 tokens: a start past them is refused with that limit, not started blank.
+  CHECK(refused({"--decode-tokens", "256"}) == "(no error)");
+  CHECK(refused({"--decode-tokens", "257"}) ==
+        "--decode-tokens: the decode view steps through at most 256 tokens (found 257)");
+  CHECK(refused({"--decode-tokens", "0"}) == "--decode-tokens: must be between 1 and 1,048,576 (found 0)");
 
   const std::string cat = asset("the_cat_sat.json");
   const auto start = [](const std::vector<std::string>& args) {
