@@ -214,6 +214,14 @@ TEST_CASE("bad model files name the field, what was expected and what was found"
         "model may hold");
   CHECK_THROWS_WITH_AS(run_model(model(good), {"x", "y", "x", "y", "x"}),
                        "tokens: must be <= 4, the model's max_positions (found 5)", InputError);
+  json one_token = good;  // a vocabulary of one, its embedding and unembedding drawn from the seed
+  one_token["vocab"] = {"x"};
+  one_token.erase("embedding");
+  one_token.erase("unembedding");
+  CHECK_THROWS_WITH_AS(run_model(model(one_token), {"x", "z"}), "tokens[1]: \"z\" is not in the vocabulary of 1 token",
+                       InputError);
+  CHECK_THROWS_WITH_AS(option_token_ids(model(one_token), {"z"}, "--tokens"),
+                       "--tokens: word 1, \"z\", is not in the model's vocabulary of 1 token", InputError);
   CHECK_THROWS_WITH_AS(run_model(model(good), {"x", "z"}), "tokens[1]: \"z\" is not in the vocabulary of 2 tokens",
                        InputError);
 }
