@@ -56,6 +56,10 @@ void check_latent(const ModelShape& m, const ShapeFieldNames& n) {
                                                   std::to_string(m.latent_dim) + ")");
     check_range(m.latent_dim, 1, kv_limits::kMaxLatentDim, n.field("latent_dim"));
     check_range(m.rope_dim, 0, kv_limits::kMaxRopeDim, n.field("rope_dim"));
+    // The same rule as a scenario's rope_dim: 0 (no RoPE key) or pairs.
+    if (m.rope_dim % 2 != 0)
+      throw InputError(n.field("rope_dim"),
+                       "rope turns pairs of dimensions, so it must be even (found " + std::to_string(m.rope_dim) + ")");
     return;
   }
   const std::string why = "only used by mla (this is " + std::string(to_string(m.variant)) + ")";
@@ -153,16 +157,16 @@ KvCacheSize kv_cache_size(const ModelShape& m, std::uint64_t seq, std::uint64_t 
   s.local_layer_count = m.layers - s.global_layer_count;
   s.local_tokens = has_sliding_window(m) ? std::min<std::uint64_t>(seq, to_u64(m.window)) : 0;
   const std::uint64_t bits = to_u64(bits_per_element(dtype));
-  const std::uint64_t token_bits = checked_product(what, s.elements_per_token_per_layer, to_u64(m.layers), bits);
-  const std::uint64_t full_bits = checked_product(what, token_bits, seq, batch);
+  s.bits_per_token = checked_product(what, s.elements_per_token_per_layer, to_u64(m.layers), bits);
+  s.total_bits_full_attention = checked_product(what, s.bits_per_token, seq, batch);
   // Token-layer slots actually held: seq in each global layer, min(seq, window) in each local one.
   const std::uint64_t slots = checked_add(checked_mul(to_u64(s.global_layer_count), seq, what),
                                           checked_mul(to_u64(s.local_layer_count), s.local_tokens, what), what);
-  const std::uint64_t window_bits = checked_product(what, s.elements_per_token_per_layer, slots, batch, bits);
-  s.bytes_per_token = bytes_of(token_bits);
-  s.total_bytes_full_attention = bytes_of(full_bits);
-  s.total_bytes = bytes_of(window_bits);
-  s.whole_bytes = token_bits % 8 == 0 && full_bits % 8 == 0 && window_bits % 8 == 0;
+  s.total_bits = checked_product(what, s.elements_per_token_per_layer, slots, batch, bits);
+  s.bytes_per_token = bytes_of(s.bits_per_token);
+  s.total_bytes_full_attention = bytes_of(s.total_bits_full_attention);
+  s.total_bytes = bytes_of(s.total_bits);
+  s.whole_bytes = s.bits_per_token % 8 == 0 && s.total_bits_full_attention % 8 == 0 && s.total_bits % 8 == 0;
   return s;
 }
 

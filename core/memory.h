@@ -76,6 +76,10 @@ std::uint64_t kv_elements_per_token_per_layer(const ModelShape& m);
 
 struct KvCacheSize {
   std::uint64_t elements_per_token_per_layer = 0;
+  // Each total in bits, exact, and in bytes, rounded up: int4 with an odd count of numbers ends in half a byte.
+  std::uint64_t bits_per_token = 0;
+  std::uint64_t total_bits = 0;
+  std::uint64_t total_bits_full_attention = 0;
   std::uint64_t bytes_per_token = 0;             // every layer, one sequence
   std::uint64_t total_bytes = 0;                 // window-aware: local layers keep min(seq, window) tokens
   std::uint64_t total_bytes_full_attention = 0;  // as if every layer kept all seq tokens

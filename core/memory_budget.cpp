@@ -60,6 +60,10 @@ std::int64_t parse_memory_size(std::string_view text, const std::string& field) 
   double value = 0.0;
   const auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
   if (ec != std::errc() || ptr != number.data() + number.size()) throw bad_size(field, text);
+  // Bytes come whole: "1.9999" is not taken as 1 byte; a fraction needs a unit to be a fraction of.
+  if (u->second == 1 && value != std::floor(value))
+    throw InputError(field, "a number of bytes must be whole (found '" + std::string(text) +
+                                "'); use a unit for fractions, such as 1.5G");
   const long double bytes = std::floor(static_cast<long double>(value) * static_cast<long double>(u->second));
   if (bytes > static_cast<long double>(limits::kMaxMemoryBudget))
     throw InputError(

@@ -158,7 +158,7 @@ std::vector<int> token_ids(const Model& m, const std::vector<std::string>& token
     const auto it = std::find(m.vocab.begin(), m.vocab.end(), tokens[i]);
     if (it == m.vocab.end())
       throw InputError("tokens[" + std::to_string(i) + "]", "\"" + tokens[i] + "\" is not in the vocabulary of " +
-                                                                std::to_string(m.vocab.size()) + " tokens");
+                                                                plural(std::int64_t(m.vocab.size()), "token"));
     ids.push_back(static_cast<int>(it - m.vocab.begin()));
   }
   return ids;
@@ -175,7 +175,7 @@ std::vector<int> option_token_ids(const Model& m, const std::vector<std::string>
     const auto it = std::find(m.vocab.begin(), m.vocab.end(), words[i]);
     if (it == m.vocab.end())
       throw InputError(option, place + ", \"" + words[i] + "\", is not in the model's vocabulary of " +
-                                   std::to_string(m.vocab.size()) + " tokens");
+                                   plural(std::int64_t(m.vocab.size()), "token"));
     ids.push_back(static_cast<int>(it - m.vocab.begin()));
   }
   return ids;

@@ -4,6 +4,7 @@
 
 #include "core/init.h"
 #include "core/model.h"
+#include "core/text_format.h"
 #include "core/validate.h"
 
 namespace attn {
@@ -97,11 +98,13 @@ void check_sizes(const Model& m) {
   if (std::int64_t(m.max_positions) * m.d_model > limits::kMaxMatrixElements)
     throw InputError("max_positions", "max_positions x d_model = " + std::to_string(m.max_positions) + " x " +
                                           std::to_string(m.d_model) + " is more than the " +
-                                          std::to_string(limits::kMaxMatrixElements) + " numbers a stream may hold");
+                                          thousands(std::uint64_t(limits::kMaxMatrixElements)) +
+                                          " numbers a stream may hold");
   if (std::int64_t(m.max_positions) * std::int64_t(m.vocab.size()) > limits::kMaxMatrixElements)
     throw InputError("max_positions", "max_positions x vocab = " + std::to_string(m.max_positions) + " x " +
                                           std::to_string(m.vocab.size()) + " logits is more than the " +
-                                          std::to_string(limits::kMaxMatrixElements) + " numbers a matrix may hold");
+                                          thousands(std::uint64_t(limits::kMaxMatrixElements)) +
+                                          " numbers a matrix may hold");
   check_range(static_cast<std::int64_t>(m.layers.size()), 1, limits::kMaxLayers, "layers");
   if (m.ffn.kind != FfnKind::None) check_range(m.ffn.d_ff, 1, limits::kMaxProjectedDim, "ffn.d_ff");
 }
@@ -112,8 +115,8 @@ void check_part(const Part& p) {
   if (p.used && std::int64_t(p.rows) * p.cols > limits::kMaxMatrixElements)
     throw InputError(p.field, "would be " + std::to_string(p.rows) + " x " + std::to_string(p.cols) + " (" +
                                   p.rows_meaning + " by " + p.cols_meaning +
-                                  ") = " + std::to_string(std::int64_t(p.rows) * p.cols) + " numbers, more than the " +
-                                  std::to_string(limits::kMaxMatrixElements) + " a matrix may hold");
+                                  ") = " + thousands(std::uint64_t(p.rows) * p.cols) + " numbers, more than the " +
+                                  thousands(std::uint64_t(limits::kMaxMatrixElements)) + " a matrix may hold");
   if (!*p.slot) return;
   check_shape(**p.slot, p.field, p.rows, p.rows_meaning, p.cols, p.cols_meaning);
   check_values(**p.slot, p.field);
@@ -141,8 +144,8 @@ void check_model(const Model& m) {
   check_sizes(m);
   for (const Part& p : read_parts(m)) check_part(p);
   if (const std::int64_t n = parameter_count(m); n > limits::kMaxModelParameters)
-    throw InputError("model", "its weights, given or drawn from the seed, would hold " + std::to_string(n) +
-                                  " numbers, more than the " + std::to_string(limits::kMaxModelParameters) +
+    throw InputError("model", "its weights, given or drawn from the seed, would hold " + thousands(std::uint64_t(n)) +
+                                  " numbers, more than the " + thousands(std::uint64_t(limits::kMaxModelParameters)) +
                                   " a model may hold");
   for (int l = 0; l < static_cast<int>(m.layers.size()); ++l) {
     try {

@@ -38,7 +38,8 @@ std::string hundredths_text(long double value) {
 }  // namespace
 
 std::string percent(std::uint64_t part, std::uint64_t whole) {
-  const long double share = whole == 0 ? 0.0L : 100.0L * static_cast<long double>(part) / static_cast<long double>(whole);
+  const long double share =
+      whole == 0 ? 0.0L : 100.0L * static_cast<long double>(part) / static_cast<long double>(whole);
   return hundredths_text(share) + "%";
 }
 
@@ -60,9 +61,27 @@ std::string bytes_text(std::uint64_t bytes) {
   return bytes < 1024 ? exact : exact + " (" + binary_size(bytes) + ")";
 }
 
+std::string bits_in_bytes(std::uint64_t bits) {
+  if (bits % 8 == 0) return thousands(bits / 8);
+  std::string eighths = std::to_string(bits % 8 * 125);  // thousandths, always three digits: 4 bits -> "500"
+  while (eighths.back() == '0') eighths.pop_back();
+  return thousands(bits / 8) + "." + eighths;
+}
+
+std::string bits_text(std::uint64_t bits) { return bits_in_bytes(bits) + (bits == 8 ? " byte" : " bytes"); }
+
+std::string bits_size_text(std::uint64_t bits) {
+  return bits < 8 * 1024 ? bits_text(bits) : bits_text(bits) + " (" + binary_size(bits / 8) + ")";
+}
+
 std::string thousands_signed(std::int64_t n) {
   if (n >= 0) return thousands(static_cast<std::uint64_t>(n));
   return "-" + thousands(0 - static_cast<std::uint64_t>(n));
+}
+
+std::string limit_text(std::int64_t n) {
+  // Four digits read at a glance (and 4096 reads as the size it often is); five or more are grouped.
+  return n > -10000 && n < 10000 ? std::to_string(n) : thousands_signed(n);
 }
 
 std::string upper(std::string_view s) {

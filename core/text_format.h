@@ -17,11 +17,19 @@ std::string plural(std::int64_t n, std::string_view word);
 std::string group_digits(std::string_view digits);
 std::string thousands(std::uint64_t n);
 std::string thousands_signed(std::int64_t n);
+// A bound in a message: grouped from 10,000 on ("1,048,576"), as typed below it ("4096", "-17").
+std::string limit_text(std::int64_t n);
 
 // "10.00 GiB" (KiB .. EiB, 1024-based, two decimals, halves rounded up); under 1 KiB: "512 bytes".
 std::string binary_size(std::uint64_t bytes);
 // "10,737,418,240 bytes (10.00 GiB)"; under 1 KiB just "512 bytes". Every byte count of a message.
 std::string bytes_text(std::uint64_t bytes);
+// A count of bits in bytes, exact, for int4's half bytes: 12 -> "1.5", 8 -> "1", 8,196 -> "1,024.5".
+std::string bits_in_bytes(std::uint64_t bits);
+// A count of bits as bytes with the word: "0.5 bytes", "1 byte", "1,024.5 bytes".
+std::string bits_text(std::uint64_t bits);
+// bytes_text for a count of bits: bits_text, and from 1 KiB on its binary size: "1,024.5 bytes (1.00 KiB)".
+std::string bits_size_text(std::uint64_t bits);
 // part / whole as "12.50%" (two decimals, halves up).
 std::string percent(std::uint64_t part, std::uint64_t whole);
 

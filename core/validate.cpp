@@ -205,16 +205,16 @@ void validate(const Scenario& s, const Scenario* checked) {
   const std::int64_t cells = std::int64_t(a.heads) * s.n_q() * s.n_kv();
   if (cells > limits::kMaxAttentionCells)
     throw InputError("scenario", "heads x N_Q x N_KV = " + std::to_string(a.heads) + " x " + std::to_string(s.n_q()) +
-                                     " x " + std::to_string(s.n_kv()) + " = " + std::to_string(cells) +
-                                     " attention cells, more than the " + std::to_string(limits::kMaxAttentionCells) +
-                                     " a trace may hold");
+                                     " x " + std::to_string(s.n_kv()) + " = " + thousands(std::uint64_t(cells)) +
+                                     " attention cells, more than the " +
+                                     thousands(std::uint64_t(limits::kMaxAttentionCells)) + " a trace may hold");
   // A weight drawn from the seed costs as much memory as a given one: a 100-byte file could otherwise ask for
   // four 4096 x 8192 matrices. MLA's absorbed form builds three more from the shapes alone.
   const auto check_elements = [](std::int64_t rows, std::int64_t cols, const std::string& what) {
     if (rows * cols > limits::kMaxMatrixElements)
       throw InputError("attention", what + " would be " + std::to_string(rows) + " x " + std::to_string(cols) + " = " +
-                                        std::to_string(rows * cols) + " numbers, more than the " +
-                                        std::to_string(limits::kMaxMatrixElements) + " a matrix may hold");
+                                        thousands(std::uint64_t(rows * cols)) + " numbers, more than the " +
+                                        thousands(std::uint64_t(limits::kMaxMatrixElements)) + " a matrix may hold");
   };
   for (WeightId id : kAllWeights)
     if (weight_used(id, a)) {

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "ui/logic/chart_axes.h"
+#include "ui/logic/compare_text.h"
 #include "ui/logic/cost_text.h"
 
 using namespace attn::ui;
@@ -285,4 +286,17 @@ TEST_CASE("a polyline thinned to its column envelope: first, lowest, highest and
   CHECK(kept.size() <= 2000);
   CHECK(kept.front() == 0);
   CHECK(kept.back() == 2999);
+}
+
+TEST_CASE("the Compare view's formulas count heads in the singular and the plural") {
+  const std::array<std::string, 4> one = cache_formulas(1, 0, 3, 2);
+  CHECK(one[0] == "2 \u00D7 1 head \u00D7 3");
+  CHECK(one[1] == "1 head: no grouping");
+  CHECK(one[2] == "2 \u00D7 1 KV head \u00D7 3");
+  CHECK(one[3] == "latent_dim 2");
+  const std::array<std::string, 4> four = cache_formulas(4, 2, 8, 6);
+  CHECK(four[0] == "2 \u00D7 4 heads \u00D7 8");
+  CHECK(four[1] == "2 \u00D7 2 KV heads \u00D7 8");
+  CHECK(cache_formulas(4, 1, 8, 6)[1] == "2 \u00D7 1 KV head \u00D7 8");
+  CHECK(no_grouping_text(7) == "7 heads: no grouping");
 }

@@ -406,6 +406,42 @@ TEST_CASE("explain_step, the cat sat: every formula carries the shapes, every pa
   CHECK(contains(step(Step::Output).what, "comes out as [1.977, 7.392, 0.772]"));
 }
 
+TEST_CASE("explain_step: one token of one number reads in the singular, never \"1 numbers\"") {
+  Scenario one;
+  one.name = "one";
+  one.input = {{"a"}, mat({{2}})};
+  one.attention.head_dim = 1;
+  one.attention.output_projection = true;
+  one.weights.W_Q = one.weights.W_K = one.weights.W_V = one.weights.W_O = mat({{1}});
+  const Trace t = compute_trace(one);
+  auto step = [&](Step s) { return explain_step(t, s, 0); };
+  CHECK(step(Step::Inputs).what ==
+        "Each token is a single number, its embedding: \"a\" is [2]. These are the inputs: edit any number and every "
+        "later step follows.");
+  CHECK(contains(step(Step::Scores).why,
+                 "one matrix product scores every pair at once (here there is only one). That table"));
+  CHECK(step(Step::Scale)
+            .why.starts_with("If q and k, a single number each, were random with variance 1, q \u00B7 k would have "
+                             "variance 1, a spread"));
+  CHECK(step(Step::Concat).what ==
+        "With one head, concat is its output: concat of \"a\" is [2]. W_O then maps that single number to 1: output "
+        "of \"a\" = [2].");
+  for (const Step s : pipeline_steps(t.attention)) {
+    const StepText text = explain_step(t, s, 0);
+    CAPTURE(step_info(s).name);
+    for (const std::string& words : {text.formula, text.what, text.why}) {
+      CHECK_FALSE(contains(words, " 1 numbers"));
+      CHECK_FALSE(contains(words, " 1 pairs"));
+      CHECK_FALSE(contains(words, " 1 heads"));
+    }
+  }
+  // Wider, the counts stay: "one row of 4 numbers", "all 9 pairs", "the 3 numbers of q and of k".
+  const Trace cat = cat_sat_trace();
+  CHECK(contains(explain_step(cat, Step::Inputs, 0).what, "Each token is one row of 4 numbers, its embedding"));
+  CHECK(contains(explain_step(cat, Step::Scores, 0).why, "scores all 9 pairs at once."));
+  CHECK(explain_step(cat, Step::Scale, 0).why.starts_with("If the 3 numbers of q and of k were random"));
+}
+
 TEST_CASE("explain_step adapts to the mask and to cross-attention") {
   const Trace causal = cat_sat_with(MaskKind::Causal);
   const StepText m = explain_step(causal, Step::Mask, 0);

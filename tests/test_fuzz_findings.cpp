@@ -37,20 +37,20 @@ TEST_CASE("fuzz_findings: mla heads x latent_dim is bounded like heads x head_di
 TEST_CASE("fuzz_findings: no matrix, given, drawn from the seed or built by the absorbed form, above 4194304 numbers") {
   CHECK_THROWS_WITH_AS(
       compute_trace(load_scenario_file(corpus("oom-mha-d_model-4096-seeded-weights-1gib.json"))),
-      "attention: W_Q (d_model by heads x head_dim = 8 x 1024) would be 4096 x 8192 = 33554432 numbers, "
-      "more than the 4194304 a matrix may hold",
+      "attention: W_Q (d_model by heads x head_dim = 8 x 1024) would be 4096 x 8192 = 33,554,432 numbers, "
+      "more than the 4,194,304 a matrix may hold",
       InputError);
   CHECK_THROWS_WITH_AS(
       compute_trace(load_scenario_file(corpus("oom-mla-query-latent-8192-w_uq-and-w_uqk-512mib-each.json"))),
-      "attention: W_UK (latent_dim by heads x head_dim = 8 x 1024) would be 1024 x 8192 = 8388608 numbers, "
-      "more than the 4194304 a matrix may hold",
+      "attention: W_UK (latent_dim by heads x head_dim = 8 x 1024) would be 1024 x 8192 = 8,388,608 numbers, "
+      "more than the 4,194,304 a matrix may hold",
       InputError);
   // Every weight fits (W_UK and W_UV are 512 x 8192, at the limit), but blockdiag(W_UV) would be 4096 x 8192.
   const std::string absorbed =
       R"({"tokens": ["a"], "embeddings": [[1]], "attention": {"variant": "mla", "heads": 8, "head_dim": 1024, "latent_dim": 512}})";
   CHECK_THROWS_WITH_AS(
       compute_trace(parse_scenario(absorbed)),
-      "attention: blockdiag(W_UV) of the absorbed form would be 4096 x 8192 = 33554432 numbers, more than "
-      "the 4194304 a matrix may hold",
+      "attention: blockdiag(W_UV) of the absorbed form would be 4096 x 8192 = 33,554,432 numbers, more than "
+      "the 4,194,304 a matrix may hold",
       InputError);
 }

@@ -274,6 +274,30 @@ TEST_CASE("--json, --markdown and --latex exclude each other: exit 2 naming the 
   }
 }
 
+TEST_CASE("--precision is for the text output: with --json it is refused, not ignored") {
+  const std::string cat = asset("the_cat_sat.json");
+  const std::string model = std::string(ATTN_ASSETS_DIR) + "/models/tiny.json";
+  const std::string why =
+      " --json and --precision cannot be combined: --precision sets the digits of the text output, and JSON writes "
+      "every number in full\n";
+  const std::pair<std::vector<std::string>, std::string> cases[] = {
+      {{"trace", cat, "--json", "--precision", "3"}, "attention-lab: trace:" + why},
+      {{"decode", "--precision", "3", cat, "--json"}, "attention-lab: decode:" + why},
+      {{"online", cat, "--json", "--precision", "3"}, "attention-lab: online:" + why},
+      {{"run", model, "--tokens", "a", "--json", "--precision", "3"}, "attention-lab: run:" + why},
+  };
+  for (const auto& [args, message] : cases) {
+    const std::string captured = message;
+    CAPTURE(captured);
+    const CliRun r = run_cli_capture(args);
+    CHECK(r.code == 2);
+    CHECK(r.err == message);
+    CHECK(r.out.empty());
+  }
+  CHECK(run_cli_capture({"trace", cat, "--json"}).code == 0);
+  CHECK(run_cli_capture({"trace", cat, "--precision", "3"}).code == 0);
+}
+
 TEST_CASE("trace --help and attention-lab --help document --markdown and --latex") {
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"trace", "--help"}, std::vector<std::string>{"--help"}}) {

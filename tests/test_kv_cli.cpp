@@ -178,9 +178,46 @@ TEST_CASE("kv --dtype int4 counts half bytes exactly, and says when it must roun
   CHECK(q["whole_bytes"] == true);
   const Run odd = run({"kv", "--layers", "1", "--heads", "1", "--head-dim", "1", "--latent-dim", "513", "--seq", "1",
                        "--dtype", "int4"});
-  CHECK(odd.out.find("Total KV cache:                257 bytes = 257 bytes x 1 token x batch 1\n"
+  CHECK(odd.out.find("Total KV cache:                257 bytes = 256.5 bytes x 1 token x batch 1 = 256.5, rounded up "
+                     "to whole bytes\n"
                      "  int4 packs two numbers per byte; an odd count leaves half a byte, counted as a whole one.\n") !=
         std::string::npos);
+  // Every printed equation holds: half a byte per token, three of them 1.5 bytes, stored in 2.
+  const std::vector<std::string> one = {"kv", "--layers", "1",    "--heads", "1", "--latent-dim",
+                                        "1",  "--dtype",  "int4", "--seq",   "3"};
+  const Run tiny = run(one);
+  CHECK(tiny.out.find("Bytes per token (1 layer):     0.5 bytes = 1 x 1 layer x 0.5 bytes\n"
+                      "Total KV cache:                2 bytes = 0.5 bytes x 3 tokens x batch 1 = 1.5, rounded up to "
+                      "whole bytes\n") != std::string::npos);
+  const json j = run_json(one);
+  CHECK(j["bits_per_token"] == 4);
+  CHECK(j["bytes_per_token"] == 0.5);
+  CHECK(j["total_bytes"] == 2);
+  CHECK(j["whole_bytes"] == false);
+  // A window's totals say their rounding too.
+  const Run window = run(
+      {"kv", "--layers", "1", "--heads", "1", "--latent-dim", "1", "--dtype", "int4", "--seq", "3", "--window", "1"});
+  CHECK(window.out.find("Total KV cache, window-aware:  1 byte\n"
+                        "                               = 1 x 0.5 bytes x 1 layer x 1 token x batch 1 = 0.5, rounded "
+                        "up to whole bytes\n"
+                        "Total with full attention:     2 bytes = 0.5 bytes x 3 tokens x batch 1 = 1.5, rounded up to "
+                        "whole bytes\n") != std::string::npos);
+}
+
+TEST_CASE("kv --compare with one head: one KV head, in the singular, and int4 halves exact in the table") {
+  const Run r = run({"kv", "--variant", "mha", "--layers", "1", "--heads", "1", "--kv-heads", "1", "--head-dim", "2",
+                     "--compare", "--seq", "3"});
+  CHECK(r.code == 0);
+  CHECK(contains(r.out, "MHA *    1 KV head (one per head)"));
+  CHECK_FALSE(contains(r.out, "1 KV heads"));
+  const Run q = run({"kv", "--variant", "mha", "--layers", "1", "--heads", "1", "--kv-heads", "1", "--head-dim", "2",
+                     "--compare", "--seq", "3", "--dtype", "int4", "--json"});
+  const json j = json::parse(q.out);
+  // MLA from head_dim 2: d_c = 8, d_rope = 1, so 9 numbers of 4 bits a token: 4.5 bytes, 3 tokens 13.5 -> 14.
+  const json& mla = j["variants"][3];
+  CHECK(mla["bits_per_token"] == 36);
+  CHECK(mla["bytes_per_token"] == 4.5);
+  CHECK(mla["total_bytes"] == 14);
 }
 
 TEST_CASE("kv --compare: the same model as MHA, GQA, MQA and MLA") {
@@ -366,6 +403,8 @@ TEST_CASE("kv usage errors: a clear message on stderr, nothing on stdout, exit 2
        "attention-lab: --kv-heads: only used by mha, gqa and mqa (mla caches its latent, --latent-dim)\n"},
       {typed({"--kv-heads", "8", "--variant", "gqa", "--rope-dim", "64"}),
        "attention-lab: --rope-dim: only used by mla (this is gqa)\n"},
+      {{"kv", "--layers", "1", "--heads", "1", "--latent-dim", "1", "--rope-dim", "1"},
+       "attention-lab: --rope-dim: rope turns pairs of dimensions, so it must be even (found 1)\n"},
       {typed({"--variant", "mxa"}),
        "attention-lab: --variant: expected one of mha | gqa | mqa | mla but found 'mxa'\n"},
       {typed({"--kv-heads", "8", "--local-layers", "5"}),

@@ -193,7 +193,7 @@ TEST_CASE("a trace too large for memory is refused with the numbers that make it
   s.weights = {};
   CHECK_THROWS_WITH_AS(
       compute_trace(s),
-      "scenario: heads x N_Q x N_KV = 9 x 4096 x 4096 = 150994944 attention cells, more than the 134217728 "
+      "scenario: heads x N_Q x N_KV = 9 x 4096 x 4096 = 150,994,944 attention cells, more than the 134,217,728 "
       "a trace may hold",
       InputError);
   s.attention.heads = 8;  // the benchmark's largest size: accepted (not computed here: it takes 2.2 GB)

@@ -211,10 +211,13 @@ TEST_CASE("dtype and batch scale the totals -- int4 is counted in bits") {
   odd.variant = Variant::Mla;
   odd.latent_dim = 513;
   const KvCacheSize o = kv_cache_size(odd, 1, 1, Dtype::INT4);
+  CHECK(o.bits_per_token == 2052);
   CHECK(o.bytes_per_token == 257);
+  CHECK(o.total_bits == 2052);
   CHECK(o.total_bytes == 257);
   CHECK_FALSE(o.whole_bytes);
   CHECK(kv_cache_size(odd, 2, 1, Dtype::INT4).total_bytes == 513);  // 4,104 bits, exact again
+  CHECK(kv_cache_size(odd, 3, 1, Dtype::INT4).total_bits_full_attention == 6156);
 }
 
 TEST_CASE("overflow is an error, never a wrapped number") {
@@ -352,6 +355,10 @@ TEST_CASE("shape validation names the field, in file form and in option form") {
   m.latent_dim = 0;
   CHECK(shape_error(m, true) == "--latent-dim: must be >= 1 for mla, the width of the cached latent (found 0)");
   m.latent_dim = 512;
+  CHECK(shape_error(m, true) == "(no error)");
+  m.rope_dim = 63;  // as a scenario's rope_dim: RoPE turns pairs
+  CHECK(shape_error(m, false) == "models[3].rope_dim: rope turns pairs of dimensions, so it must be even (found 63)");
+  m.rope_dim = 64;
   CHECK(shape_error(m, true) == "(no error)");
   m = gqa(0, 64, 8, 128);
   CHECK(shape_error(m, false) == "models[3].layers: must be >= 1 (found 0)");

@@ -168,7 +168,20 @@ TEST_CASE("a memory size: bytes, or a number with a 1024-based or 1000-based uni
   CHECK_THROWS_WITH_AS(parse_memory_size("0", "--memory-budget"),
                        "--memory-budget: must be at least 1 byte but found '0'", InputError);
   CHECK_THROWS_WITH_AS(parse_memory_size("0.4", "--memory-budget"),
-                       "--memory-budget: must be at least 1 byte but found '0.4'", InputError);
+                       "--memory-budget: a number of bytes must be whole (found '0.4'); use a unit for fractions, "
+                       "such as 1.5G",
+                       InputError);
+  // Not taken as 1 byte: bytes are whole, with or without the word.
+  CHECK_THROWS_WITH_AS(parse_memory_size("1.9999", "--memory-budget"),
+                       "--memory-budget: a number of bytes must be whole (found '1.9999'); use a unit for fractions, "
+                       "such as 1.5G",
+                       InputError);
+  CHECK_THROWS_WITH_AS(parse_memory_size("100.5 bytes", "memory_budget"),
+                       "memory_budget: a number of bytes must be whole (found '100.5 bytes'); use a unit for "
+                       "fractions, such as 1.5G",
+                       InputError);
+  CHECK(parse_memory_size("1024.0", "--memory-budget") == 1024);   // whole, written with a point
+  CHECK(parse_memory_size("1.9999K", "--memory-budget") == 2047);  // a fraction of a unit: whole bytes, rounded down
   CHECK_THROWS_WITH_AS(parse_memory_size("2000000T", "--memory-budget"),
                        "--memory-budget: must be at most 1.00 EiB but found '2000000T'", InputError);
 }

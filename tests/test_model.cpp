@@ -199,8 +199,8 @@ TEST_CASE("bad model files name the field, what was expected and what was found"
           j["layers"][0].erase("weights");
           j["ffn"] = {{"kind", "swiglu"}, {"d_ff", 8192}};
         }) ==
-        "layers[0].weights.W_1: would be 4096 x 8192 (d_model by d_ff) = 33554432 numbers, more than the "
-        "4194304 a matrix may hold");
+        "layers[0].weights.W_1: would be 4096 x 8192 (d_model by d_ff) = 33,554,432 numbers, more than the "
+        "4,194,304 a matrix may hold");
   CHECK(with([](json& j) {
           j["d_model"] = 512;
           j.erase("embedding");
@@ -209,10 +209,19 @@ TEST_CASE("bad model files name the field, what was expected and what was found"
           for (int l = 0; l < 40; ++l) j["layers"].push_back({{"attention", {{"heads", 8}, {"head_dim", 64}}}});
           j["ffn"] = {{"kind", "gelu"}, {"d_ff", 2048}};
         }) ==
-        "model: its weights, given or drawn from the seed, would hold 125933568 numbers, more than the 33554432 a "
+        "model: its weights, given or drawn from the seed, would hold 125,933,568 numbers, more than the 33,554,432 "
+        "a "
         "model may hold");
   CHECK_THROWS_WITH_AS(run_model(model(good), {"x", "y", "x", "y", "x"}),
                        "tokens: must be <= 4, the model's max_positions (found 5)", InputError);
+  json one_token = good;  // a vocabulary of one, its embedding and unembedding drawn from the seed
+  one_token["vocab"] = {"x"};
+  one_token.erase("embedding");
+  one_token.erase("unembedding");
+  CHECK_THROWS_WITH_AS(run_model(model(one_token), {"x", "z"}), "tokens[1]: \"z\" is not in the vocabulary of 1 token",
+                       InputError);
+  CHECK_THROWS_WITH_AS(option_token_ids(model(one_token), {"z"}, "--tokens"),
+                       "--tokens: word 1, \"z\", is not in the model's vocabulary of 1 token", InputError);
   CHECK_THROWS_WITH_AS(run_model(model(good), {"x", "z"}), "tokens[1]: \"z\" is not in the vocabulary of 2 tokens",
                        InputError);
 }

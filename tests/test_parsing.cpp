@@ -163,13 +163,24 @@ TEST_CASE("integers out of range are refused with the value as written, never wr
 TEST_CASE("command-line integers past 64 bits are out of range, quoted as written") {
   Run r = run({"train", "--task", "copy", "--steps", "99999999999999999999"});
   CHECK(r.code == 2);
-  CHECK(r.err == "attention-lab: --steps: must be between 1 and 1000000 (found 99999999999999999999)\n");
+  CHECK(r.err == "attention-lab: --steps: must be between 1 and 1,000,000 (found 99999999999999999999)\n");
   r = run({"train", "--task", "copy", "--steps", "1", "--seed", "18446744073709551616"});
   CHECK(r.err == "attention-lab: --seed: must be at most 18446744073709551615 (found 18446744073709551616)\n");
   r = run({"train", "--task", "copy", "--steps", "1", "--seed", "-1"});
   CHECK(r.err == "attention-lab: --seed: expected a non-negative whole number but found '-1'\n");
   r = run({"train", "--task", "copy", "--steps", "1", "--lr", "1e999"});
   CHECK(r.err == "attention-lab: --lr: must be between 0 and 10 (found 1e999)\n");
+  // A number too close to 0 for a double is not 0 in range, nor out of range: it cannot be held at all.
+  r = run({"train", "--task", "copy", "--steps", "1", "--eps", "1e-400"});
+  CHECK(r.code == 2);
+  CHECK(r.err == "attention-lab: --eps: too small to be represented: it would be 0 (found 1e-400)\n");
+  r = run({"train", "--task", "copy", "--steps", "1", "--lr", "-1e-400"});
+  CHECK(r.err == "attention-lab: --lr: too small to be represented: it would be 0 (found -1e-400)\n");
+  r = run({"train", "--task", "copy", "--steps", "1", "--eps", "0"});
+  CHECK(r.err == "attention-lab: --eps: must be > 0 (found 0)\n");
+  // Bounds of five digits or more are grouped; four digits read as they are.
+  r = run({"train", "--task", "copy", "--steps", "1", "--warmup", "-1"});
+  CHECK(r.err == "attention-lab: --warmup: must be between 0 and 1,000,000 (found -1)\n");
 }
 
 TEST_CASE("an option given twice is refused, not silently replaced by the last") {

@@ -323,6 +323,11 @@ TEST_CASE("the window's start: options it would ignore are refused, and the mess
   CHECK(refused({"--lesson", "masks", "--page", "2"}) == "(no error)");
   CHECK(refused({"--train-gradient", "0.1"}) ==
         "--train-gradient: only with --train-steps N (the gradient of the run trained that far)");
+  // The decode view shows at most 256 tokens: a start past them is refused with that limit, not started blank.
+  CHECK(refused({"--decode-tokens", "256"}) == "(no error)");
+  CHECK(refused({"--decode-tokens", "257"}) ==
+        "--decode-tokens: the decode view steps through at most 256 tokens (found 257)");
+  CHECK(refused({"--decode-tokens", "0"}) == "--decode-tokens: must be between 1 and 1,048,576 (found 0)");
 
   const std::string cat = asset("the_cat_sat.json");
   const auto start = [](const std::vector<std::string>& args) {
@@ -343,8 +348,13 @@ TEST_CASE("the window's start: options it would ignore are refused, and the mess
   const auto gradient = start({cat, "--train-steps", "1", "--train-gradient", "9.9"});
   CHECK_FALSE(gradient.first);
   CHECK(gradient.second ==
-        "attention-lab: --train-gradient: the run's model has 2 layer(s) of 4 head(s), numbered "
+        "attention-lab: --train-gradient: the run's model has 2 layers of 4 heads, numbered "
         "from 0, but found 9.9\n");
+  // Counts of one read in the singular.
+  CHECK(start({cat, "--head", "1"}).second ==
+        "attention-lab: --head: the scenario has 1 head, numbered from 0, but found 1\n");
+  CHECK(start({"--layer", "2"}).second ==
+        "attention-lab: --layer: the model has 2 layers, numbered from 0, but found 2\n");
   CHECK(start({cat, "--train-steps", "1", "--train-gradient", "1.1"}).first);
 }
 

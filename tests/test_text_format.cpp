@@ -23,6 +23,32 @@ TEST_CASE("plural: the count, then the word with an s unless it is one") {
   CHECK(plural(-1, "row") == "-1 rows");
 }
 
+TEST_CASE("bits as bytes: exact halves for int4, one byte in the singular") {
+  CHECK(bits_in_bytes(4) == "0.5");
+  CHECK(bits_in_bytes(12) == "1.5");
+  CHECK(bits_in_bytes(2) == "0.25");
+  CHECK(bits_in_bytes(1) == "0.125");
+  CHECK(bits_in_bytes(8196) == "1,024.5");
+  CHECK(bits_in_bytes(16) == "2");
+  CHECK(bits_text(4) == "0.5 bytes");
+  CHECK(bits_text(8) == "1 byte");
+  CHECK(bits_text(12) == "1.5 bytes");
+  CHECK(bits_text(8196) == "1,024.5 bytes");
+  CHECK(bits_size_text(12) == "1.5 bytes");
+  CHECK(bits_size_text(8196) == "1,024.5 bytes (1.00 KiB)");
+  CHECK(bits_size_text(8192) == "1,024 bytes (1.00 KiB)");
+}
+
+TEST_CASE("limit_text: bounds grouped from five digits on") {
+  CHECK(limit_text(17) == "17");
+  CHECK(limit_text(4096) == "4096");
+  CHECK(limit_text(9999) == "9999");
+  CHECK(limit_text(10000) == "10,000");
+  CHECK(limit_text(1048576) == "1,048,576");
+  CHECK(limit_text(-9999) == "-9999");
+  CHECK(limit_text(-10000) == "-10,000");
+}
+
 TEST_CASE("upper: ASCII letters only") {
   CHECK(upper("mla") == "MLA");
   CHECK(upper("gqa (G=8)") == "GQA (G=8)");

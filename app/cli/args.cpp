@@ -1,10 +1,18 @@
 #include "app/cli/args.h"
 
 #include <charconv>
+#include <cmath>
+#include <cstdlib>
 
 #include "core/text_format.h"
 
 namespace attn::cli {
+namespace {
+
+// A number out of a double's range that is not huge is too close to 0 ("1e-400"): strtod says which, from_chars not.
+bool underflows(const std::string& text) { return std::abs(std::strtod(text.c_str(), nullptr)) <= 1.0; }
+
+}  // namespace
 
 std::string Args::value(const std::string& option) {
   if (done()) throw UsageError(option + ": missing value");
@@ -19,8 +27,8 @@ std::int64_t Args::integer(const std::string& option, std::int64_t lo, std::int6
   if (ec == std::errc::invalid_argument || end != text.data() + text.size())
     throw UsageError(option + ": expected a whole number but found '" + text + "'");
   if (ec == std::errc::result_out_of_range || x < lo || x > hi)
-    throw UsageError(option + ": must be between " + std::to_string(lo) + " and " + std::to_string(hi) + " (found " +
-                     text + ")");
+    throw UsageError(option + ": must be between " + limit_text(lo) + " and " + limit_text(hi) + " (found " + text +
+                     ")");
   return x;
 }
 
@@ -41,6 +49,8 @@ double Args::number(const std::string& option, double lo, double hi) {
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
   if (ec == std::errc::invalid_argument || end != text.data() + text.size())
     throw UsageError(option + ": expected a number but found '" + text + "'");
+  if (ec == std::errc::result_out_of_range && underflows(text))
+    throw UsageError(option + ": too small to be represented: it would be 0 (found " + text + ")");
   if (ec == std::errc::result_out_of_range || !(x >= lo && x <= hi))
     throw UsageError(option + ": must be between " + general_number(lo) + " and " + general_number(hi) + " (found " +
                      text + ")");

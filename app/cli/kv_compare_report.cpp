@@ -39,8 +39,8 @@ std::string label(Variant v) {
 
 std::string cached(const ModelShape& m) {
   switch (m.variant) {
-    case Variant::Mha: return thousands(m.kv_heads) + " KV heads (one per head)";
-    case Variant::Gqa: return thousands(m.kv_heads) + " KV heads";
+    case Variant::Mha: return plural(m.kv_heads, "KV head") + " (one per head)";
+    case Variant::Gqa: return plural(m.kv_heads, "KV head");
     case Variant::Mqa: return "1 KV head";
     case Variant::Mla: return "latent " + thousands(m.latent_dim) + " + RoPE key " + thousands(m.rope_dim);
   }
@@ -101,7 +101,7 @@ void print_kv_compare(std::ostream& out, const KvRequest& r) {
     }
     const KvCacheSize& s = *row.size;
     table.push_back({name, cached(*row.form.shape), thousands(s.elements_per_token_per_layer),
-                     thousands(s.bytes_per_token), thousands(s.total_bytes), binary_size(s.total_bytes),
+                     bits_in_bytes(s.bits_per_token), thousands(s.total_bytes), binary_size(s.total_bytes),
                      percent(s.total_bytes, mha_total), fraction(s.total_bytes, mha_total)});
   }
   print_table(out, table, {2, 3, 4, 5, 6});
@@ -128,7 +128,8 @@ nlohmann::json kv_compare_json(const KvRequest& r) {
         v["kv_heads"] = m.kv_heads;
       }
       v["elements_per_token_per_layer"] = s.elements_per_token_per_layer;
-      v["bytes_per_token"] = s.bytes_per_token;
+      v["bits_per_token"] = s.bits_per_token;
+      v["bytes_per_token"] = bytes_per_token_json(s);
       v["total_bytes"] = s.total_bytes;
       v["total_bytes_full_attention"] = s.total_bytes_full_attention;
       v["ratio_vs_mha"] = static_cast<double>(s.total_bytes) / static_cast<double>(mha_total);

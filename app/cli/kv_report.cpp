@@ -85,6 +85,17 @@ json longest_contexts_json(const KvRequest& r) {
   return out;
 }
 
+// " = 1.5, rounded up to whole bytes" when `bits` ends in part of a byte, so the equation before it still holds.
+std::string rounding(std::uint64_t bits) {
+  return bits % 8 == 0 ? "" : " = " + bits_in_bytes(bits) + ", rounded up to whole bytes";
+}
+
+// "0.5 bytes x 3 tokens x batch 1 = 1.5, rounded up to whole bytes": a total as bytes per token times the tokens.
+std::string per_token_product(const KvRequest& r, const KvCacheSize& s, std::uint64_t total_bits) {
+  return bits_text(s.bits_per_token) + " x " + count(r.seq, "token", "tokens") + " x batch " + thousands(r.batch) +
+         rounding(total_bits);
+}
+
 void line(std::ostream& out, const std::string& label, const std::string& value) {
   out << std::left << std::setw(31) << label << value << '\n';
 }
@@ -98,10 +109,9 @@ void print_window_totals(std::ostream& out, const KvRequest& r, const KvCacheSiz
   line(out, "Total KV cache, window-aware:", bytes_text(s.total_bytes));
   line(out, "",
        "= " + thousands(s.elements_per_token_per_layer) + " x " + element_size(r.dtype) + " x " + slots + " x batch " +
-           thousands(r.batch));
+           thousands(r.batch) + rounding(s.total_bits));
   line(out, "Total with full attention:",
-       bytes_text(s.total_bytes_full_attention) + " = " + thousands(s.bytes_per_token) + " bytes x " +
-           count(r.seq, "token", "tokens") + " x batch " + thousands(r.batch));
+       bytes_text(s.total_bytes_full_attention) + " = " + per_token_product(r, s, s.total_bits_full_attention));
 }
 
 // Why the two totals differ (or do not, yet).
@@ -169,20 +179,24 @@ void print_kv(std::ostream& out, const KvRequest& r) {
 
   line(out, "Elements per token per layer:", thousands(s.elements_per_token_per_layer) + " = " + elements_formula(m));
   line(out, "Bytes per token (" + count(m.layers, "layer", "layers") + "):",
-       bytes_text(s.bytes_per_token) + " = " + thousands(s.elements_per_token_per_layer) + " x " +
+       bits_size_text(s.bits_per_token) + " = " + thousands(s.elements_per_token_per_layer) + " x " +
            count(m.layers, "layer", "layers") + " x " + element_size(r.dtype));
   if (has_sliding_window(m)) {
     print_window_totals(out, r, s);
   } else {
-    line(out, "Total KV cache:",
-         bytes_text(s.total_bytes) + " = " + thousands(s.bytes_per_token) + " bytes x " +
-             count(r.seq, "token", "tokens") + " x batch " + thousands(r.batch));
+    line(out, "Total KV cache:", bytes_text(s.total_bytes) + " = " + per_token_product(r, s, s.total_bits));
   }
   if (!s.whole_bytes)
     out << "  int4 packs two numbers per byte; an odd count leaves half a byte, counted as a whole one.\n";
   line(out, "Longest context that fits:", longest_contexts_text(r));
   if (has_sliding_window(m)) print_window_note(out, r, s);
   if (const std::string n = notes(m); !n.empty()) out << '\n' << n;
+}
+
+json bytes_per_token_json(const KvCacheSize& s) {
+  // Exact, so bytes_per_token x seq x batch is the total before rounding.
+  if (s.bits_per_token % 8 == 0) return s.bytes_per_token;
+  return static_cast<double>(s.bits_per_token) / 8.0;
 }
 
 json kv_json(const KvRequest& r) {
@@ -195,7 +209,8 @@ json kv_json(const KvRequest& r) {
       {"dtype", to_string(r.dtype)},
       {"bits_per_element", bits_per_element(r.dtype)},
       {"elements_per_token_per_layer", s.elements_per_token_per_layer},
-      {"bytes_per_token", s.bytes_per_token},
+      {"bits_per_token", s.bits_per_token},
+      {"bytes_per_token", bytes_per_token_json(s)},
       {"total_bytes", s.total_bytes},
       {"total_bytes_full_attention", s.total_bytes_full_attention},
       {"local_layer_count", s.local_layer_count},

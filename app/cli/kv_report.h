@@ -36,5 +36,7 @@ std::string describe_shape(const ModelShape& m);
 std::string describe_settings(const KvRequest& r);
 // "1,024 tokens on 52 of 62 layers (5 local : 1 global)", or "" without a window.
 std::string describe_window(const ModelShape& m);
+// bytes_per_token in JSON: exact, so a fraction (0.5) when int4 packs an odd count of numbers.
+nlohmann::json bytes_per_token_json(const KvCacheSize& s);
 
 }  // namespace attn::cli

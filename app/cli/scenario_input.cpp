@@ -11,13 +11,16 @@ namespace attn::cli {
 ScenarioCommandOptions parse_scenario_command(const std::string& command, std::span<const std::string> words,
                                               const CommandOption& own, Operand operand) {
   ScenarioCommandOptions o;
+  bool precision_given = false;
   Args args(words);
   while (!args.done()) {
     const std::string word = args.next();
     if (word == "--help" || word == "-h") o.help = true;
     else if (word == "--json") o.json = true;
-    else if (word == "--precision") o.precision = static_cast<int>(args.integer(word, 0, 17));
-    else if (word == "--layer") o.layer = static_cast<int>(args.integer(word, 0, limits::kMaxLayers - 1));
+    else if (word == "--precision") {
+      o.precision = static_cast<int>(args.integer(word, 0, 17));
+      precision_given = true;
+    } else if (word == "--layer") o.layer = static_cast<int>(args.integer(word, 0, limits::kMaxLayers - 1));
     else if (word == "--tokens") o.tokens = args.value(word);
     else if (o.overrides.parse(word, args)) continue;
     else if (own && own(word, args)) continue;
@@ -28,6 +31,11 @@ ScenarioCommandOptions parse_scenario_command(const std::string& command, std::s
       throw UsageError(command + ": only one " + std::string(operand.name) + " may be given, found '" + o.scenario +
                        "' and '" + word + "'");
   }
+  // JSON writes every number in full: a --precision there would be silently ignored.
+  if (o.json && precision_given)
+    throw UsageError(command +
+                     ": --json and --precision cannot be combined: --precision sets the digits of the text "
+                     "output, and JSON writes every number in full");
   if (o.scenario.empty() && !o.help)
     throw UsageError(command + ": missing " + std::string(operand.name) + " (" + std::string(operand.what) + ")");
   return o;

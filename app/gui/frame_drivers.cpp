@@ -15,6 +15,7 @@
 #include <GLFW/glfw3.h>
 
 #include "app/gui/soak.h"
+#include "core/text_format.h"
 #include "ui/logic/lesson_nav.h"
 #include "ui/widgets/keys.h"
 #include "ui/widgets/layout_check_frame.h"
@@ -128,9 +129,10 @@ class BenchFrames final : public FrameDriver {
         << ")";
     } else {
       const Trace& t = state.trace();
-      o << "T = " << t.n_q() << ", " << t.attention.heads << " heads, "
-        << std::int64_t{t.attention.heads} * t.n_q() * t.n_kv() << " attention cells ("
-        << (ui::compute_in_background(state.scenario()) ? "worker thread" : "in the frame") << ")";
+      o << "T = " << t.n_q() << ", " << plural(t.attention.heads, "head") << ", "
+        << thousands(std::uint64_t(t.attention.heads) * std::uint64_t(t.n_q()) * std::uint64_t(t.n_kv()))
+        << " attention cells (" << (ui::compute_in_background(state.scenario()) ? "worker thread" : "in the frame")
+        << ")";
     }
     return o.str();
   }
@@ -189,10 +191,11 @@ class SoakDriver final : public FrameDriver {
       err << "attention-lab: soak: after action " << done_ << " (seed " << seed_ << "): " << problem_ << '\n';
       return 1;
     }
-    out << "soak: " << done_ << " actions (seed " << seed_ << "), a frame after each: " << c.applied
-        << " edits applied (" << c.background << " computed on the worker), " << c.refused << " refused, " << c.undos
-        << " undo, " << c.redos << " redo, " << keys_ << " key presses; " << c.checks
-        << " checks against a fresh computation, all equal; peak RSS " << peak_rss_bytes() / (1 << 20) << " MiB\n";
+    out << "soak: " << plural(done_, "action") << " (seed " << seed_
+        << "), a frame after each: " << plural(c.applied, "edit") << " applied (" << c.background
+        << " computed on the worker), " << c.refused << " refused, " << c.undos << " undo, " << c.redos << " redo, "
+        << keys_ << (keys_ == 1 ? " key press; " : " key presses; ") << plural(c.checks, "check")
+        << " against a fresh computation, all equal; peak RSS " << peak_rss_bytes() / (1 << 20) << " MiB\n";
     return 0;
   }
 

@@ -9,6 +9,7 @@
 #include "core/io/atomic_file.h"
 #include "core/memory_budget.h"
 #include "core/scenario.h"
+#include "ui/logic/recompute.h"
 
 namespace attn::gui {
 
@@ -27,7 +28,7 @@ const char* const kGuiHelp =
     "  --view V          start on a view: pipeline, decode, compare, memory, cost, model, train\n"
     "  --train-steps N   the Train view's run trained to step N before the first frame (starts on that view)\n"
     "  --train-gradient L.H  the Train view's gradient tab on head H of layer L\n"
-    "  --decode-tokens N the decode view after N tokens (1 = the first token has arrived)\n"
+    "  --decode-tokens N the decode view after N tokens (1 = the first token has arrived; at most 256)\n"
     "  --preset NAME     the model the compare, memory and cost views show (see attention-lab kv --list)\n"
     "  --model FILE      the Model view's model (default: assets/models/tiny.json); starts on the Model view\n"
     "  --model-tokens T  its tokens, separated by spaces (each from its vocabulary)\n"
@@ -66,6 +67,15 @@ const char* const kGuiHelp =
 
 namespace {
 
+// The decode view steps through at most ui::kMaxDecodeTokens tokens: a start past them could never be shown.
+int decode_tokens(Args& args, const std::string& word) {
+  const auto n = static_cast<int>(args.integer(word, 1, 1 << 20));
+  if (n > ui::kMaxDecodeTokens)
+    throw UsageError(word + ": the decode view steps through at most " + std::to_string(ui::kMaxDecodeTokens) +
+                     " tokens (found " + std::to_string(n) + ")");
+  return n;
+}
+
 // --screenshot and --dump-state are written at the end of the run: checked before the window opens (an empty name
 // too), never over the files it reads, nor over each other. What it reads without being told counts: the shipped
 // scenario and model when none is given, and everything in the assets folder (presets, lessons, their scenarios,
@@ -96,7 +106,7 @@ GuiOptions parse_gui_args(std::span<const std::string> words) {
     else if (word == "--head") o.head = static_cast<int>(args.integer(word, 0, 1 << 20));
     else if (word == "--dump-state") o.dump_state = args.value(word), dump_state = true;
     else if (word == "--view") o.view = args.value(word);
-    else if (word == "--decode-tokens") o.decode_tokens = static_cast<int>(args.integer(word, 1, 1 << 20));
+    else if (word == "--decode-tokens") o.decode_tokens = decode_tokens(args, word);
     else if (o.overrides.parse(word, args)) continue;
     else if (word == "--preset") o.preset = args.value(word);
     else if (word == "--model") o.model = args.value(word);

@@ -201,8 +201,8 @@ bool start_cell_and_head(const GuiOptions& o, ui::AppState& state, std::ostream&
   }
   if (o.head) {
     if (*o.head >= heads) {
-      err << "attention-lab: --head: the scenario has " << heads << " head(s), numbered from 0, but found " << *o.head
-          << '\n';
+      err << "attention-lab: --head: the scenario has " << plural(heads, "head") << ", numbered from 0, but found "
+          << *o.head << '\n';
       return false;
     }
     state.pipeline.head = *o.head;
@@ -242,8 +242,9 @@ bool start_model_view(const GuiOptions& o, ui::AppState& state, std::ostream& er
       err << "attention-lab: --layer: layer " << *o.layer << " as the pipeline's document: " << state.message << '\n';
       return false;
     }
-    err << "attention-lab: --layer: the model has " << state.model_doc.model().layers.size()
-        << " layer(s), numbered from 0, but found " << *o.layer << '\n';
+    err << "attention-lab: --layer: the model has "
+        << plural(static_cast<std::int64_t>(state.model_doc.model().layers.size()), "layer")
+        << ", numbered from 0, but found " << *o.layer << '\n';
     return false;
   }
   return true;
@@ -262,9 +263,10 @@ bool start_training(const GuiOptions& o, ui::AppState& state, std::ostream& err)
     const std::vector<std::vector<Matrix>>& heads = state.trainer.progress().snapshots.back()->probe_attention;
     if (static_cast<std::size_t>(layer) >= heads.size() ||
         static_cast<std::size_t>(head) >= heads[static_cast<std::size_t>(layer)].size()) {
-      err << "attention-lab: --train-gradient: the run's model has " << heads.size() << " layer(s) of "
-          << (heads.empty() ? 0 : heads[0].size()) << " head(s), numbered from 0, but found " << layer << '.' << head
-          << '\n';
+      const auto layers = static_cast<std::int64_t>(heads.size());
+      const auto per_layer = static_cast<std::int64_t>(heads.empty() ? 0 : heads[0].size());
+      err << "attention-lab: --train-gradient: the run's model has " << plural(layers, "layer") << " of "
+          << plural(per_layer, "head") << ", numbered from 0, but found " << layer << '.' << head << '\n';
       return false;
     }
     state.train.gradient_tab = true;

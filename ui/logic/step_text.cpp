@@ -92,8 +92,10 @@ StepText inputs(const StepContext& v) {
   StepText s;
   if (t.cross_attention) s.formula = "X   " + dims(t.x) + " (queries),   X_kv   " + dims(t.x_kv) + " (keys and values)";
   else s.formula = "X   " + dims(t.x) + ": " + plural(t.n_q(), "token") + ", d_model = " + num(t.x.cols());
-  s.what = "Each token is one row of " + num(t.x.cols()) + " numbers, its embedding: " + quoted(v.q(0)) + " is " +
-           vec(t.x.row(0)) + ". These are the inputs: edit any number and every later step follows.";
+  s.what = (t.x.cols() == 1 ? "Each token is a single number, its embedding: "
+                            : "Each token is one row of " + num(t.x.cols()) + " numbers, its embedding: ") +
+           quoted(v.q(0)) + " is " + vec(t.x.row(0)) +
+           ". These are the inputs: edit any number and every later step follows.";
   if (t.cross_attention) s.what += " The keys and values come from another sequence: " + names(t.context_tokens) + ".";
   s.why =
       "A model computes with numbers, not words, so each token becomes a vector. In a real model these rows come "
@@ -175,11 +177,12 @@ StepText scores(const StepContext& v) {
   s.what += " The largest score is " + short_number(h.scores(top_i, top_j)) + ", for " +
             quoted(v.q(static_cast<int>(top_i))) + " " + kArrow + " " + quoted(v.k(static_cast<int>(top_j))) + ".";
   s.why =
-      "A dot product is large when two vectors point the same way, so it measures relevance cheaply, and one matrix "
-      "product scores all " +
-      num(h.scores().size()) +
-      " pairs at once. That table of every query against every key is "
-      "why attention's cost grows with the square of the length.";
+      "A dot product is large when two vectors point the same way, so it measures relevance cheaply, and one "
+      "matrix product scores " +
+      (h.scores().size() == 1 ? std::string("every pair at once (here there is only one)")
+                              : "all " + num(h.scores().size()) + " pairs at once") +
+      ". That table of every query against every key is why attention's cost grows with the square of the "
+      "length.";
   return s;
 }
 
@@ -201,8 +204,9 @@ StepText scale(const StepContext& v) {
     s.what = "Scale is off: the scores go on unchanged, so the largest stays " + short_number(h.scores(ti, tj)) +
              ". Their gaps are " + kRoot + d + " = " + root + " times wider than with scaling.";
   }
-  s.why = "If the " + d + " numbers of q and of k were random with variance 1, q " + kDot + " k would have variance " +
-          d + ", a spread of " + kRoot + d + " = " + root + ". Dividing by " + kRoot + d +
+  s.why = (width == 1 ? std::string("If q and k, a single number each,") : "If the " + d + " numbers of q and of k") +
+          " were random with variance 1, q " + kDot + " k would have variance " + d + ", a spread of " + kRoot + d +
+          " = " + root + ". Dividing by " + kRoot + d +
           " brings the spread back to 1, so the softmax does not saturate (nearly all weight on one key, where "
           "learning stalls).";
   const int i = v.row;
@@ -362,8 +366,9 @@ StepText head_outputs(const StepContext& v) {
   if (!looks.empty()) s.what += " For " + quoted(v.q(i)) + ":" + looks + (v.H() > 4 ? ", " + kEllipsis + "." : ".");
   s.why =
       "Each head can specialise in a different relation between tokens (agreement, what a pronoun refers to). Each "
-      "works in a space of only d = " +
-      num(v.d()) + " numbers, so " + num(v.H()) + " heads cost about as much as one wide head.";
+      "works in a space of only " +
+      (v.d() == 1 ? std::string("one number (d = 1)") : "d = " + num(v.d()) + " numbers") + ", so " + num(v.H()) +
+      " heads cost about as much as one wide head.";
   return s;
 }
 
@@ -374,8 +379,11 @@ StepText concat(const StepContext& v) {
   if (t.has_output_projection()) {
     s.formula = "output = concat " + kDot + " W_O   " + dims(t.output) + " = " + dims(t.concat) + " " + kDot + " " +
                 dims(t.W_O());
-    s.what = "The " + plural(v.H(), "head output") + " are laid side by side: concat of " + quoted(v.q(i)) + " is " +
-             vec(t.concat.row(i)) + ". W_O then mixes all " + num(t.concat.cols()) + " numbers into " +
+    s.what = (v.H() == 1 ? std::string("With one head, concat is its output: concat of ")
+                         : "The " + num(v.H()) + " head outputs are laid side by side: concat of ") +
+             quoted(v.q(i)) + " is " + vec(t.concat.row(i)) + ". W_O then " +
+             (t.concat.cols() == 1 ? std::string("maps that single number to ")
+                                   : "mixes all " + num(t.concat.cols()) + " numbers into ") +
              num(t.output.cols()) + ": output of " + quoted(v.q(i)) + " = " + vec(t.output.row(i)) + ".";
     s.why =
         "Side by side, the heads do not talk to each other. W_O lets every output number draw on every head, and "
@@ -422,9 +430,9 @@ StepText output(const StepContext& v) {
                 ? "The output row carries what each token read from the others. In a Transformer it is added back "
                   "to the input and passed on to the next layer."
                 : "The output row carries what each token read from the others. In a Transformer W_O would take it "
-                  "to d_model = " +
-                      num(t.x.cols()) + " numbers, to be added back to the input; without one it is " +
-                      num(t.output.cols()) + " wide and could not be.";
+                  "to the input's width, d_model = " +
+                      num(t.x.cols()) + ", to be added back to it; without one it is " + num(t.output.cols()) +
+                      " wide and could not be.";
   }
   if (v.variant() == Variant::Mla)
     s.why +=

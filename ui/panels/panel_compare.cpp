@@ -1,12 +1,14 @@
 // The cache of MHA, GQA, MQA and MLA side by side, as areas: first for the scenario on screen (numbers
 // per token in its one layer), then for a real model (bytes for a whole context).
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "core/decode.h"
 #include "core/edits.h"
 #include "core/kv_compare.h"
 #include "ui/logic/chart_axes.h"
+#include "ui/logic/compare_text.h"
 #include "ui/panels/panels.h"
 #include "ui/widgets/text.h"
 #include "ui/widgets/theme.h"
@@ -34,20 +36,17 @@ std::vector<Block> scenario_blocks(const Scenario& s) {
   const int g = own.variant == Variant::Gqa ? own.kv_heads : div.size() > 2 ? div[div.size() - 2] : 0;
   const int latent = own.variant == Variant::Mla ? own.latent_dim : std::max(1, (s.d_model() + 1) / 2);
   const double values[] = {2.0 * H * d, g > 0 ? 2.0 * g * d : 0.0, 2.0 * d, static_cast<double>(latent)};
-  const std::string how[] = {"2 \u00D7 " + std::to_string(H) + " heads \u00D7 " + std::to_string(d),
-                             g > 0 ? "2 \u00D7 " + std::to_string(g) + " KV heads \u00D7 " + std::to_string(d)
-                                   : std::to_string(H) + (H == 1 ? " head" : " heads") + ": no grouping",
-                             "2 \u00D7 1 KV head \u00D7 " + std::to_string(d), "latent_dim " + std::to_string(latent)};
+  const std::array<std::string, 4> how = cache_formulas(H, g, d, latent);
   std::vector<Block> blocks;
   for (int i = 0; i < 4; ++i) {
     const bool is_own = static_cast<int>(own.variant) == i;
     Block b{kVariantTitles[i], values[i], {}, variant_colour(i), is_own};
     if (values[i] > 0) {
       b.lines.push_back(format_exact(values[i], AxisUnit::Plain) + " numbers per token");
-      b.lines.push_back(how[i]);
+      b.lines.push_back(how[static_cast<std::size_t>(i)]);
       b.lines.push_back(ratio_text(values[i], values[0]));
     } else {
-      b.lines.push_back(how[i]);
+      b.lines.push_back(how[static_cast<std::size_t>(i)]);
     }
     if (is_own) b.lines.push_back("(this scenario)");
     blocks.push_back(std::move(b));
@@ -63,7 +62,7 @@ std::vector<Block> model_blocks(const ModelShape& m, const ModelViewSettings& se
     const VariantForm& f = forms[static_cast<std::size_t>(i)];
     Block b{kVariantTitles[i], 0, {}, variant_colour(i), f.variant == m.variant};
     if (!f.shape) {
-      b.lines.push_back(std::to_string(m.heads) + " heads have no divisor");
+      b.lines.push_back(no_grouping_text(m.heads));
       blocks.push_back(std::move(b));
       continue;
     }

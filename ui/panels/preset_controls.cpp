@@ -1,6 +1,7 @@
 // The controls the model views share: the preset, and where asked the context, dtype and batch.
 #include <algorithm>
 
+#include "core/text_format.h"
 #include "ui/logic/chart_axes.h"
 #include "ui/logic/preset_check.h"
 #include "ui/panels/panels.h"
@@ -51,10 +52,10 @@ const ModelShape* PresetControls(AppState& state, bool context, bool dtype_and_b
     if (ImGui::InputInt("batch", &s.batch)) s.batch = std::clamp(s.batch, 1, kMaxViewBatch);
   }
   const std::string shape =
-      it->name + ": " + std::to_string(it->layers) + " layers, " + std::to_string(it->heads) + " query heads, " +
+      it->name + ": " + plural(it->layers, "layer") + ", " + plural(it->heads, "query head") + ", " +
       (it->variant == Variant::Mla
            ? "latent " + std::to_string(it->latent_dim) + " + RoPE key " + std::to_string(it->rope_dim)
-           : std::to_string(it->kv_heads) + " KV heads") +
+           : plural(it->kv_heads, "KV head")) +
       ", head_dim " + std::to_string(it->head_dim) + ".  Source: " + it->source;
   TextDisabledWrapped(shape);
   return &*it;
