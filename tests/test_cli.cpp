@@ -7,6 +7,7 @@
 
 #include "app/cli/cli.h"
 #include "app/cli/matrix_text.h"
+#include "app/gui/gui_options.h"
 #include "core/io/trace_json.h"
 #include "helpers.h"
 
@@ -278,4 +279,26 @@ TEST_CASE("the first argument decides: a command for the command line, anything 
   for (const char* command : {"trace", "decode", "kv", "help", "--help", "-h", "--version"})
     CHECK(attn::cli::is_cli_command(command));
   for (const char* other : {"scenario.json", "--step", "Trace", ""}) CHECK_FALSE(attn::cli::is_cli_command(other));
+}
+
+TEST_CASE("a window option beside --view of a view it does not act on is refused, not dropped") {
+  const auto refused = [](const std::vector<std::string>& words) {
+    try {
+      attn::gui::parse_gui_args(words);
+    } catch (const attn::cli::UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  CHECK(refused({"--view", "compare", "--step", "softmax"}) ==
+        "--step: only on the pipeline view, but --view is compare");
+  CHECK(refused({"--view", "memory", "--cell", "1,1"}) == "--cell: only on the pipeline view, but --view is memory");
+  CHECK(refused({"--view", "memory", "--decode-tokens", "2"}) ==
+        "--decode-tokens: only on the decode view, but --view is memory");
+  CHECK(refused({"--train-steps", "5", "--view", "pipeline"}) ==
+        "--train-steps: only on the train view, but --view is pipeline");
+  CHECK(refused({"--lesson", "masks", "--view", "memory"}) ==
+        "--view: a lesson page opens the view it explains; give --lesson or --view");
+  CHECK(refused({"--view", "pipeline", "--step", "softmax", "--cell", "0,1"}) == "accepted");
+  CHECK(refused({"--view", "decode", "--decode-tokens", "2"}) == "accepted");
 }

@@ -92,6 +92,21 @@ void check_gui_outputs(const GuiOptions& o, bool screenshot, bool dump_state) {
     throw UsageError("--dump-state and --screenshot name the same file: give them two");
 }
 
+// Options that only mean something on one view, refused beside --view of another: dropping them without a word
+// would leave the user wondering where they went.
+void check_view_options(const GuiOptions& o) {
+  if (!o.view) return;
+  const auto only_on = [&](bool given, const char* option, const char* view) {
+    if (given && *o.view != view)
+      throw UsageError(std::string(option) + ": only on the " + view + " view, but --view is " + *o.view);
+  };
+  only_on(o.step.has_value(), "--step", "pipeline");
+  only_on(o.cell.has_value(), "--cell", "pipeline");
+  only_on(o.decode_tokens.has_value(), "--decode-tokens", "decode");
+  only_on(o.train_steps.has_value(), "--train-steps", "train");
+  if (o.lesson) throw UsageError("--view: a lesson page opens the view it explains; give --lesson or --view");
+}
+
 }  // namespace
 
 GuiOptions parse_gui_args(std::span<const std::string> words) {
@@ -176,6 +191,7 @@ GuiOptions parse_gui_args(std::span<const std::string> words) {
   if (page && !o.lesson) throw UsageError("--page: only with --lesson NAME (it opens a page of that lesson)");
   if (o.train_gradient && !o.train_steps)
     throw UsageError("--train-gradient: only with --train-steps N (the gradient of the run trained that far)");
+  check_view_options(o);
   check_gui_outputs(o, screenshot, dump_state);
   return o;
 }
