@@ -1,6 +1,7 @@
 // `attention-lab trace`: the text and JSON forms, the overriding options, and usage errors.
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -244,6 +245,22 @@ TEST_CASE("--help documents the command and every option") {
     CAPTURE(option);
     CHECK(r.out.find(option) != std::string::npos);
   }
+}
+
+TEST_CASE("--help names every shipped lesson") {
+  const std::string help = run({"--help"}).out;
+  const std::size_t at = help.find("--lesson NAME");
+  REQUIRE(at != std::string::npos);
+  const std::string list = help.substr(at, help.find("--page N", at) - at);
+  int lessons = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(ATTN_ASSETS_DIR) + "/lessons")) {
+    const std::string stem = entry.path().stem().string();  // "10_model"
+    const std::string name = stem.substr(stem.find('_') + 1);
+    CAPTURE(name);
+    CHECK(list.find(name) != std::string::npos);
+    ++lessons;
+  }
+  CHECK(lessons == 11);
 }
 
 TEST_CASE("numbers print fixed-point, without a misleading -0") {
