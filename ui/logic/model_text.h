@@ -1,6 +1,6 @@
 #pragma once
 // What the Model view says, without a window: the model in one line, the parts of each layer in the order the
-// residual stream passes them (named as 000's Figures 5-7 name them for pre, post and no LayerNorm), a head's
+// residual stream passes them (named as Figures 5-7 of arXiv 2604.00965 name them for pre, post and no LayerNorm), a head's
 // hovered weight and the most likely next tokens.
 #include <string>
 #include <vector>

@@ -17,9 +17,10 @@ void HeadsPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   ImGui::TextWrapped(heads > 1 ? "Attention weights of every head; click one to follow it."
                                : "Attention weights of the one head.");
-  if (kv_head_count(t.attention) < heads)
-    ImGui::TextWrapped("Same colour = same key/value head: %d query heads share each of the %d.",
-                       heads / kv_head_count(t.attention), kv_head_count(t.attention));
+  if (const int kv = kv_head_count(t.attention); kv == 1 && heads > 1)
+    ImGui::TextWrapped("Same colour = same key/value head: all %d query heads share the one.", heads);
+  else if (kv < heads)
+    ImGui::TextWrapped("Same colour = same key/value head: %d query heads share each of the %d.", heads / kv, kv);
   ImGui::PopStyleColor();
   const float avail = ImGui::GetContentRegionAvail().x;
   const int per_row = std::clamp(static_cast<int>(std::ceil(std::sqrt(static_cast<double>(heads)))), 1, 4);

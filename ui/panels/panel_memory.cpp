@@ -1,6 +1,6 @@
 // How big the KV cache of real models gets: bytes against context length (one line per variant of a model,
 // or per model), where it passes the memory of common accelerators, every model at one context, and the
-// floats one layer stores (Tables 1 and 2 of the paper).
+// floats one layer stores (Tables 1 and 2 of arXiv 2604.00965).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -122,14 +122,14 @@ float fits_table_height(std::size_t rows) {
 // The caption names the variant the model really uses: Table 1 covers MHA and its GQA and MQA forms.
 std::string table_caption(const ModelShape& m) {
   switch (m.variant) {
-    case Variant::Mla: return "Floats stored (Table 2 of the paper: latent attention)";
+    case Variant::Mla: return "Floats stored (Table 2 of arXiv 2604.00965: latent attention)";
     case Variant::Gqa:
-      return "Floats stored (Table 1 of the paper, in its grouped-query form: " + std::to_string(m.kv_heads) +
+      return "Floats stored (Table 1 of arXiv 2604.00965, in its grouped-query form: " + std::to_string(m.kv_heads) +
              " KV heads)";
-    case Variant::Mqa: return "Floats stored (Table 1 of the paper, in its multi-query form: one KV head)";
+    case Variant::Mqa: return "Floats stored (Table 1 of arXiv 2604.00965, in its multi-query form: one KV head)";
     case Variant::Mha: break;
   }
-  return "Floats stored (Table 1 of the paper: multi-head attention)";
+  return "Floats stored (Table 1 of arXiv 2604.00965: multi-head attention)";
 }
 
 void stored_floats_table(const ModelShape& m, const ModelViewSettings& s) {
