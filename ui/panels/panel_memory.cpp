@@ -109,7 +109,7 @@ void fits_table(const std::vector<CacheLine>& lines, const Fits& fits, float wid
       const auto n = fits[i][a];
       ImGui::TextUnformatted(
           n ? format_exact(static_cast<double>(*n), AxisUnit::Plain).c_str()
-            : ("over " + format_exact(static_cast<double>(kv_limits::kMaxTokens), AxisUnit::Plain)).c_str());
+            : ("over " + format_unit(static_cast<double>(kv_limits::kMaxTokens), AxisUnit::Tokens)).c_str());
     }
   }
   ImGui::EndTable();
@@ -135,15 +135,17 @@ std::string table_caption(const ModelShape& m) {
 void stored_floats_table(const ModelShape& m, const ModelViewSettings& s) {
   if (m.d_model <= 0) return;
   const std::uint64_t context = static_cast<std::uint64_t>(s.context);
-  const StoredFloats one = stored_floats_per_layer(m, context);
-  const StoredFloats all = stored_floats_all_layers(m, context);
+  // A model of sliding-window layers only (Mistral 7B) has no global layer: its one layer keeps its window.
   const bool windows =
       has_sliding_window(m) && global_layer_count(m) < m.layers && context > static_cast<std::uint64_t>(m.window);
+  const bool all_local = windows && global_layer_count(m) == 0;
+  const StoredFloats one = stored_floats_per_layer(m, all_local ? static_cast<std::uint64_t>(m.window) : context);
+  const StoredFloats all = stored_floats_all_layers(m, context);
   TextWrappedAtSpaces(table_caption(m));
   if (ImGui::BeginTable("floats", 4,
                         ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
     ImGui::TableSetupColumn("");
-    ImGui::TableSetupColumn(windows ? "a global layer" : "one layer");
+    ImGui::TableSetupColumn(all_local ? "one layer (its window)" : windows ? "a global layer" : "one layer");
     ImGui::TableSetupColumn(("all " + std::to_string(m.layers) + " layers").c_str());
     ImGui::TableSetupColumn("share");
     ImGui::TableHeadersRow();
