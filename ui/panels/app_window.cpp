@@ -50,7 +50,7 @@ void status_line(AppState& state, ImVec2 pos, ImVec2 size) {
     }
     // A long message wraps at spaces (status_height gives it the lines) rather than being cut at the edge.
     ImGui::BeginGroup();
-    TextWrappedAtSpaces(state.message, ImGui::ColorConvertFloat4ToU32({1.0f, 0.72f, 0.35f, 1.0f}));
+    TextWrappedAtSpaces(state.message, accent_colour());  // amber on dark, a deeper orange that reads on light
     ImGui::EndGroup();
   }
   ImGui::End();
