@@ -92,7 +92,7 @@ TEST_CASE("every string the window's code writes is in the fonts' interface char
       for (const char32_t c : written) {
         // The C1 control the escaping of terminal text names, Chinese the tokens' own example, what the handout
         // writes for LaTeX: not drawn by the window's fonts.
-        if (c < 0xA0 || c >= 0x2E80 && c != 0xFFFD) continue;
+        if (c < 0xA0 || (c >= 0x2E80 && c != 0xFFFD)) continue;
         if (!std::binary_search(interface_characters().begin(), interface_characters().end(), c)) {
           char code[16];
           std::snprintf(code, sizeof code, " U+%04X ", unsigned(c));
@@ -108,14 +108,16 @@ TEST_CASE("the fonts' atlas is bounded whatever the zoom and the document's char
   const std::u32string none;
   CHECK(font_raster_zoom(font_characters(none), 1.0f) == 1.0f);
   CHECK(font_raster_zoom(font_characters(none), 3.0f) == 3.0f);  // the projector at 300%: rasterised as drawn
-  for (const auto& [zoom, extra] : std::vector<std::pair<float, std::u32string>>{{1.0f, none},
-                                                                                 {3.3f, none},
-                                                                                 {7.5f, none},
-                                                                                 {1.0f, chinese(0x4E00, 3000)},
-                                                                                 {3.3f, chinese(0x4E00, 3000)},
-                                                                                 {0.75f, chinese(0x4E00, 20000)}}) {
+  for (const auto& [zoom_, extra] : std::vector<std::pair<float, std::u32string>>{{1.0f, none},
+                                                                                  {3.3f, none},
+                                                                                  {7.5f, none},
+                                                                                  {1.0f, chinese(0x4E00, 3000)},
+                                                                                  {3.3f, chinese(0x4E00, 3000)},
+                                                                                  {0.75f, chinese(0x4E00, 20000)}}) {
+    const float zoom = zoom_;  // CAPTURE is a lambda: not a structured binding (Clang 14)
+    const std::size_t count = extra.size();
     CAPTURE(zoom);
-    CAPTURE(extra.size());
+    CAPTURE(count);
     const std::u32string characters = font_characters(extra);
     const float raster = font_raster_zoom(characters, zoom);
     CHECK(raster <= zoom);
