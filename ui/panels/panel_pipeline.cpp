@@ -642,11 +642,12 @@ std::vector<StripLabel> strip_labels(const std::vector<std::string>& names, floa
   // The gap's half on each side that is the label's own (none past the strip's ends).
   const auto own_left = [&](int i) { return i == 0 ? 0.0f : gap / 2 - 1; };
   const auto own_right = [&](int i) { return i + 1 == n ? 0.0f : gap / 2 - 1; };
-  // With more than ten steps the names need all the room (the title has the number).
-  bool numbered = n <= 10;
+  // With more than ten steps (positions, the sparse selection) a single space: "10 output" still fits at 1280 wide.
+  const std::string space = n > 10 ? " " : "  ";
+  bool numbered = true;
   std::vector<std::string> texts;
   for (int i = 0; i < n; ++i) {
-    texts.push_back(std::to_string(i) + "  " + names[static_cast<std::size_t>(i)]);
+    texts.push_back(std::to_string(i) + space + names[static_cast<std::size_t>(i)]);
     numbered = numbered && ImGui::CalcTextSize(texts.back().c_str()).x <= w + own_left(i) + own_right(i);
   }
   if (!numbered) texts = names;
