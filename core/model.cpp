@@ -149,36 +149,53 @@ Matrix softmax_rows(const Matrix& logits) {
   return p;
 }
 
-std::vector<int> token_ids(const Model& m, const std::vector<std::string>& tokens) {
+namespace {
+
+// The vocabulary ids of `words`, up to the first that is not valid UTF-8 or not in the vocabulary (`bad`, its
+// place): the callers name it in their own words (a file's field, a command-line option).
+struct VocabLookup {
   std::vector<int> ids;
-  for (std::size_t i = 0; i < tokens.size(); ++i) {
-    // The message quotes the token: bytes of another encoding would reach the terminal raw.
-    if (invalid_utf8_at(tokens[i]) != std::string::npos)
-      throw InputError("tokens[" + std::to_string(i) + "]", "not valid UTF-8 text");
-    const auto it = std::find(m.vocab.begin(), m.vocab.end(), tokens[i]);
-    if (it == m.vocab.end())
-      throw InputError("tokens[" + std::to_string(i) + "]", "\"" + tokens[i] + "\" is not in the vocabulary of " +
-                                                                plural(std::int64_t(m.vocab.size()), "token"));
-    ids.push_back(static_cast<int>(it - m.vocab.begin()));
+  std::optional<std::size_t> bad;
+  bool bad_utf8 = false;
+};
+
+VocabLookup look_up(const Model& m, const std::vector<std::string>& words) {
+  VocabLookup l;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    // A message quotes the word: bytes of another encoding would reach the terminal raw.
+    const bool utf8 = invalid_utf8_at(words[i]) == std::string::npos;
+    const auto it = utf8 ? std::find(m.vocab.begin(), m.vocab.end(), words[i]) : m.vocab.end();
+    if (it == m.vocab.end()) {
+      l.bad = i;
+      l.bad_utf8 = !utf8;
+      return l;
+    }
+    l.ids.push_back(static_cast<int>(it - m.vocab.begin()));
   }
-  return ids;
+  return l;
+}
+
+}  // namespace
+
+std::vector<int> token_ids(const Model& m, const std::vector<std::string>& tokens) {
+  VocabLookup l = look_up(m, tokens);
+  if (!l.bad) return std::move(l.ids);
+  const std::string field = "tokens[" + std::to_string(*l.bad) + "]";
+  if (l.bad_utf8) throw InputError(field, "not valid UTF-8 text");
+  throw InputError(
+      field, "\"" + tokens[*l.bad] + "\" is not in the vocabulary of " + plural(std::int64_t(m.vocab.size()), "token"));
 }
 
 std::vector<int> option_token_ids(const Model& m, const std::vector<std::string>& words, const std::string& option) {
   if (words.empty())
     throw InputError(option, "no tokens given (write them separated by spaces, each from the model's vocabulary)");
   check_token_count(m, static_cast<std::int64_t>(words.size()), option + " (its number of words)");
-  std::vector<int> ids;
-  for (std::size_t i = 0; i < words.size(); ++i) {
-    const std::string place = "word " + std::to_string(i + 1);
-    if (invalid_utf8_at(words[i]) != std::string::npos) throw InputError(option, place + " is not valid UTF-8 text");
-    const auto it = std::find(m.vocab.begin(), m.vocab.end(), words[i]);
-    if (it == m.vocab.end())
-      throw InputError(option, place + ", \"" + words[i] + "\", is not in the model's vocabulary of " +
-                                   plural(std::int64_t(m.vocab.size()), "token"));
-    ids.push_back(static_cast<int>(it - m.vocab.begin()));
-  }
-  return ids;
+  VocabLookup l = look_up(m, words);
+  if (!l.bad) return std::move(l.ids);
+  const std::string place = "word " + std::to_string(*l.bad + 1);
+  if (l.bad_utf8) throw InputError(option, place + " is not valid UTF-8 text");
+  throw InputError(option, place + ", \"" + words[*l.bad] + "\", is not in the model's vocabulary of " +
+                               plural(std::int64_t(m.vocab.size()), "token"));
 }
 
 Matrix layer_norm(const Matrix& x, const Matrix& gain, const Matrix& bias) {

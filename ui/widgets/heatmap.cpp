@@ -146,8 +146,6 @@ std::string HeatmapLabel(const std::vector<std::string>* labels, Eigen::Index i)
 
 namespace {
 
-std::string label(const std::vector<std::string>* labels, Eigen::Index i) { return HeatmapLabel(labels, i); }
-
 // Diagonal strokes clipped to the cell: the mark of "hidden", readable without colour.
 void hatch(ImDrawList* dl, ImVec2 a, ImVec2 b) {
   const float step = std::max(static_cast<float>(kHatchPeriod), (b.x - a.x) / 5.0f);
@@ -233,7 +231,7 @@ Measured measure(const Matrix& m, const HeatmapOptions& opts, bool labels, bool 
   HeatmapLayoutInput& in = r.in;
   if (labels)
     for (Eigen::Index row = 0; row < m.rows(); ++row)
-      in.row_label_w = std::max(in.row_label_w, ImGui::CalcTextSize(label(opts.row_labels, row).c_str()).x);
+      in.row_label_w = std::max(in.row_label_w, ImGui::CalcTextSize(HeatmapLabel(opts.row_labels, row).c_str()).x);
   in.rows = static_cast<int>(m.rows());
   in.cols = static_cast<int>(m.cols());
   in.avail_w = opts.size.x > 0 ? opts.size.x : ImGui::GetContentRegionAvail().x;
@@ -252,7 +250,7 @@ Measured measure(const Matrix& m, const HeatmapOptions& opts, bool labels, bool 
   // Column labels are written whole over their column: a cell is widened for its label as for its number.
   if (labels)
     for (Eigen::Index c = 0; c < m.cols(); ++c)
-      r.widest_label = std::max(r.widest_label, ImGui::CalcTextSize(label(opts.col_labels, c).c_str()).x);
+      r.widest_label = std::max(r.widest_label, ImGui::CalcTextSize(HeatmapLabel(opts.col_labels, c).c_str()).x);
   if (labels && m.cols() <= 64) in.value_w = std::max(in.value_w, r.widest_label + kLabelGap);
   return r;
 }
@@ -384,7 +382,7 @@ void draw_labels(const char* id, const Matrix& m, const HeatmapOptions& opts, co
   const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text), strong = GetStyle().accent;
   const float line_h = me.in.line_h, cw = g.cw, ch = g.ch;
   for (Eigen::Index r = 0; r < m.rows(); ++r) {
-    const std::string s = label(opts.row_labels, r);
+    const std::string s = HeatmapLabel(opts.row_labels, r);
     const float y = g.cell(r, 0).y + (ch - line_h) / 2;
     if (ch >= line_h * 0.8f || r % std::max<Eigen::Index>(1, static_cast<Eigen::Index>(line_h / ch) + 1) == 0)
       dl->AddText({g.origin.x, y}, r == result.hovered_row || r == opts.highlight_row ? strong : text, s.c_str());
@@ -406,7 +404,7 @@ void draw_labels(const char* id, const Matrix& m, const HeatmapOptions& opts, co
     ReportHere(check_name(id, m) + "1 column in " + std::to_string(every) + " named (cells " + short_number(cw) +
                " px wide)");
   for (Eigen::Index c = 0; c < m.cols(); c += every) {
-    const std::string full = label(opts.col_labels, c);
+    const std::string full = HeatmapLabel(opts.col_labels, c);
     const std::string s = every > 1 ? full : FitText(full, cw - 2);
     if (s.empty()) continue;
     const float w = ImGui::CalcTextSize(s.c_str()).x;
@@ -419,8 +417,8 @@ void tooltip(const Matrix& m, const HeatmapOptions& opts, const HeatmapResult& r
   if (result.hovered_row < 0 || (opts.flags & HeatmapFlags_NoTooltip)) return;
   const double x = m(result.hovered_row, result.hovered_col);
   ImGui::BeginTooltip();
-  ImGui::Text("%s \u2192 %s:  %s", label(opts.row_labels, result.hovered_row).c_str(),
-              label(opts.col_labels, result.hovered_col).c_str(), format_cell(x, 12).c_str());
+  ImGui::Text("%s \u2192 %s:  %s", HeatmapLabel(opts.row_labels, result.hovered_row).c_str(),
+              HeatmapLabel(opts.col_labels, result.hovered_col).c_str(), format_cell(x, 12).c_str());
   ImGui::EndTooltip();
 }
 
