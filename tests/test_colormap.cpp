@@ -120,3 +120,16 @@ TEST_CASE("the worker's ranges of a head's step results: every large signed resu
   CHECK(find_range(known, t.heads[0].scores(), ColorMap::Diverging, nullptr) == nullptr);
   CHECK(step_ranges(t, 2).empty());  // no head 2
 }
+
+TEST_CASE("a palette colour made legible on its page keeps its hue and reaches the ratio") {
+  const Rgb yellow{240 / 255.0f, 228 / 255.0f, 66 / 255.0f}, white{1, 1, 1}, black{0, 0, 0};
+  CHECK(contrast_ratio(yellow, white) == doctest::Approx(1.322).epsilon(0.001));
+  const Rgb on_white = legible_on(yellow, white, 4.5);
+  CHECK(contrast_ratio(on_white, white) >= 4.5);
+  CHECK(contrast_ratio(on_white, white) < 4.7);                     // no darker than it needs
+  CHECK(on_white.r / on_white.b == doctest::Approx(240.0 / 66.0));  // toward black: the same hue
+  const Rgb blue{0, 114 / 255.0f, 178 / 255.0f};
+  CHECK(contrast_ratio(legible_on(blue, black, 4.5), black) >= 4.5);
+  CHECK(legible_on(yellow, black, 4.5).r == yellow.r);  // already legible: unchanged
+  CHECK(contrast_ratio(text_on(Rgb{0.15f, 0.52f, 0.55f}), Rgb{0.15f, 0.52f, 0.55f}) >= 4.5);  // teal mid-viridis
+}

@@ -50,3 +50,68 @@ TEST_CASE("text problems: a run cut by its clip rectangle, and a run drawn over 
   w.scrolls_x = true;  // cut at a scrolling edge: reachable, not lost
   CHECK(text_problems({w}) == std::vector<std::string>{"Memory: \"24 GB\" drawn over \"80 GB\""});
 }
+
+TEST_CASE("a matrix is named by the lesson text as a word of its own") {
+  CHECK(text_names("row \"sleeps\" of concat times column 0 of W_O", "concat"));
+  CHECK(text_names("row \"sleeps\" of concat times column 0 of W_O", "W_O"));
+  CHECK(text_names("(W_O) mixes them", "W_O"));
+  CHECK(text_names("q k\u1D40 / \u221Ad", "q k\u1D40"));
+  CHECK_FALSE(text_names("the concatenated heads", "concat"));
+  CHECK_FALSE(text_names("W_OV is their product", "W_O"));
+  CHECK_FALSE(text_names("anything", ""));
+}
+
+TEST_CASE("what a page is about must be in sight: outside its panel's visible part, or cut by an edge, is a finding") {
+  const TextRect panel{0, 40, 1000, 500};
+  const auto item = [&](SightKind kind, std::string name, TextRect box) {
+    return SightItem{"Decode", name, kind == SightKind::Matrix ? "matrix " + name : "\"\u2714 The same\"",
+                     kind,     box,  panel};
+  };
+  // The check line 14 px into the bottom edge, then wholly below it; a frame touching the edge is in sight.
+  const std::string page = "the green line says so";
+  CHECK(items_out_of_sight({item(SightKind::Verdict, "the check line", {10, 470, 800, 514})}, page) ==
+        std::vector<std::string>{"Decode: \"\u2714 The same\" cut by the bottom edge (14 of 44 px hidden)"});
+  CHECK(items_out_of_sight({item(SightKind::Verdict, "the check line", {10, 520, 800, 564})}, page) ==
+        std::vector<std::string>{"Decode: \"\u2714 The same\" below the bottom edge"});
+  CHECK(items_out_of_sight({item(SightKind::Verdict, "the check line", {-0.5f, 39.5f, 800, 500.5f})}, page).empty());
+  // Without a lesson a view's check line may lie where its user scrolls; an outlined cell or a result may not.
+  CHECK(items_out_of_sight({item(SightKind::Verdict, "the check line", {10, 520, 800, 564})}, "").empty());
+  CHECK(items_out_of_sight({item(SightKind::Outlined, "output", {10, 0, 50, 30})}, "") ==
+        std::vector<std::string>{"Decode: \"\u2714 The same\" above the top edge"});
+  // A matrix counts only when the lesson names it, and one copy in sight is enough.
+  const SightItem w_o = item(SightKind::Matrix, "W_O", {10, 400, 400, 740});
+  CHECK(items_out_of_sight({w_o}, "a page about q").empty());
+  CHECK(items_out_of_sight({w_o}, "column 0 of W_O") ==
+        std::vector<std::string>{
+            "Decode: matrix W_O, which the lesson names, cut by the bottom edge (240 of 340 px hidden)"});
+  CHECK(items_out_of_sight({w_o, item(SightKind::Matrix, "W_O", {500, 50, 900, 390})}, "column 0 of W_O").empty());
+  CHECK(items_out_of_sight({item(SightKind::Result, "output", {900, 50, 1100, 200})}, "") ==
+        std::vector<std::string>{"Decode: \"\u2714 The same\" cut by the right edge (100 of 200 px hidden)"});
+}
+
+TEST_CASE("contrast: WCAG 2 ratios, text under 4.5:1 (3:1 from 24 px) and lines under 3:1 are findings") {
+  CHECK(contrast_ratio(0xFFFFFFFFu, 0xFF000000u) == doctest::Approx(21.0));
+  // Amber (#E69F00) on white: 2.25:1; the deep orange #A04B00 on #F5F5F5: 5.5:1.
+  CHECK(contrast_ratio(0xFF009FE6u, 0xFFFFFFFFu) == doctest::Approx(2.252).epsilon(0.001));
+  CHECK(contrast_ratio(0xFF004BA0u, 0xFFF5F5F5u) == doctest::Approx(5.5).epsilon(0.01));
+  CHECK(blend_over(0x80FFFFFFu, 0xFF000000u) == 0xFF808080u);
+  DrawnText w{"Train", false, false, {}};
+  write(w, "head 0.3", 10, 10);
+  for (DrawnGlyph& g : w.glyphs) g.colour = 0xFF42E4F0u, g.background = 0xFFFFFFFFu, g.font_px = 16;
+  write(w, "head 1.0", 10, 40);
+  for (std::size_t i = 7; i < w.glyphs.size(); ++i)
+    w.glyphs[i].colour = 0xFF000000u, w.glyphs[i].background = 0xFFFFFFFFu, w.glyphs[i].font_px = 16;
+  CHECK(contrast_problems({w}) ==
+        std::vector<std::string>{"Train: text \"head 0.3\" #F0E442 on #FFFFFF: contrast 1.3:1, needs 4.5:1"});
+  for (DrawnGlyph& g : w.glyphs) g.font_px = 24;  // large text needs 3:1, which the yellow still misses
+  CHECK(contrast_problems({w}) ==
+        std::vector<std::string>{"Train: text \"head 0.3\" #F0E442 on #FFFFFF: contrast 1.3:1, needs 3.0:1"});
+  for (DrawnGlyph& g : w.glyphs) g.background = 0;  // on a picture: not judged
+  CHECK(contrast_problems({w}).empty());
+  SetLayoutCheck(true);
+  NoteLineContrast("Memory", "line MQA", 0xFF4FA159u, 0xFFF5F7F7u);
+  NoteLineContrast("Memory", "line MHA", 0xFF5957E1u, 0xFF31282Au);
+  SetLayoutCheck(false);
+  CHECK(TakeLineContrastProblems() ==
+        std::vector<std::string>{"Memory: line MQA #59A14F on #F7F7F5: contrast 2.9:1, needs 3.0:1"});
+}

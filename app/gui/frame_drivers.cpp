@@ -243,7 +243,8 @@ class LayoutSweep final : public FrameDriver {
   bool after_frame(ui::AppState&) override {
     if (frame_ % kFramesPerShot == kFramesPerShot - 1) {
       const SweepShot& s = shots_[static_cast<std::size_t>(frame_ / kFramesPerShot)];
-      for (const std::string& p : ui::LayoutProblemsOfFrame()) found_.push_back(name(s) + " | " + p);
+      const bool judge_sight = s.presentation ? s.size.x <= 1280 : s.size.x >= 1600;
+      for (const std::string& p : ui::LayoutProblemsOfFrame(judge_sight)) found_.push_back(name(s) + " | " + p);
     }
     return ++frame_ < static_cast<int>(shots_.size()) * kFramesPerShot;
   }

@@ -112,7 +112,29 @@ std::uint32_t pack(Rgb c, float alpha) {
 Rgb text_on(Rgb bg) {
   const double luminance = 0.2126 * linear(bg.r) + 0.7152 * linear(bg.g) + 0.0722 * linear(bg.b);
   // The luminance where black and white text have equal contrast: (L + 0.05)^2 = 1.05 * 0.05.
-  return luminance > 0.179 ? Rgb{0.05f, 0.05f, 0.05f} : Rgb{1.0f, 1.0f, 1.0f};
+  // Pure black and white: either is at least 4.58:1 on its side of it, a grey would fall under 4.5:1 near the middle.
+  return luminance > 0.179 ? Rgb{0.0f, 0.0f, 0.0f} : Rgb{1.0f, 1.0f, 1.0f};
+}
+
+}  // namespace attn::ui
+
+namespace attn::ui {
+
+double contrast_ratio(Rgb a, Rgb b) {
+  const auto luminance = [](Rgb c) { return 0.2126 * linear(c.r) + 0.7152 * linear(c.g) + 0.0722 * linear(c.b); };
+  const double la = luminance(a), lb = luminance(b);
+  return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+}
+
+Rgb legible_on(Rgb colour, Rgb page, double ratio) {
+  const Rgb toward = contrast_ratio(page, {0, 0, 0}) > contrast_ratio(page, {1, 1, 1}) ? Rgb{0, 0, 0} : Rgb{1, 1, 1};
+  Rgb c = colour;
+  for (int step = 1; step <= 100 && contrast_ratio(c, page) < ratio; ++step) {
+    const float t = static_cast<float>(step) / 100.0f;
+    c = {colour.r + (toward.r - colour.r) * t, colour.g + (toward.g - colour.g) * t,
+         colour.b + (toward.b - colour.b) * t};
+  }
+  return c;
 }
 
 }  // namespace attn::ui

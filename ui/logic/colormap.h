@@ -49,6 +49,12 @@ std::uint32_t pack(Rgb c, float alpha = 1.0f);
 // Black or white, whichever reads better on `background` (WCAG relative luminance).
 Rgb text_on(Rgb background);
 
+// `colour` moved toward black (on a light page) or white (on a dark one), keeping its hue as far as it can, until it
+// reads at `ratio` against `page` (WCAG 2 contrast); unchanged when it already does.
+Rgb legible_on(Rgb colour, Rgb page, double ratio);
+// The WCAG 2 contrast ratio of two colours, 1 to 21.
+double contrast_ratio(Rgb a, Rgb b);
+
 // The grey of a hidden cell: neutral, and outside both scales' hues.
 inline constexpr Rgb kHiddenCell{0.42f, 0.42f, 0.44f};
 inline constexpr Rgb kHatchLine{150 / 255.0f, 150 / 255.0f, 155 / 255.0f};  // the diagonal strokes over hidden cells

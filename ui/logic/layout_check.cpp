@@ -20,6 +20,10 @@ std::string& lesson_text() {
   static std::string text;
   return text;
 }
+std::vector<SightItem>& sight_items() {
+  static std::vector<SightItem> items;
+  return items;
+}
 std::vector<std::pair<int, int>>& outlined() {
   static std::vector<std::pair<int, int>> cells;
   return cells;
@@ -28,6 +32,9 @@ std::vector<std::pair<int, int>>& outlined() {
 // A run: glyphs drawn one after another on one line under one clip rectangle (a label, a line of a paragraph).
 struct Run {
   std::string text;
+  double worst_contrast = 0;                 // 0: no glyph of it on a known background
+  std::uint32_t colour = 0, background = 0;  // the worst glyph's
+  float font_px = 0;
   std::vector<TextRect> visible;  // each glyph's part inside its clip rectangle
   TextRect box;                   // around every glyph, visible or not
   bool cut_x = false, cut_y = false;
@@ -65,7 +72,8 @@ bool overlaps(const TextRect& a, const TextRect& b) {
   return i.x1 - i.x0 > 1.0f && i.y1 - i.y0 > 1.0f;
 }
 
-std::vector<Run> runs_of(const DrawnText& w) {
+// by_colour: a run also ends where the colour or what lies under it changes (a highlighted tab in a menu bar).
+std::vector<Run> runs_of(const DrawnText& w, bool by_colour = false) {
   std::vector<Run> runs;
   const DrawnGlyph* prev = nullptr;
   float height = 0;  // from the line's top to the lowest glyph bottom so far: a stand-in for the font size
@@ -74,7 +82,8 @@ std::vector<Run> runs_of(const DrawnText& w) {
     // Measured with this glyph too: a run that starts with a flat "-" has no height of its own yet.
     const float h = std::max(height, g.box.y1 - g.line_top);
     const bool joins = prev && std::abs(g.line_top - prev->line_top) <= 1.0f && same_clip(g.clip, prev->clip) &&
-                       g.box.x0 >= prev->box.x0 - 1.0f && gap <= 2.5f * std::max(h, 1.0f);
+                       g.box.x0 >= prev->box.x0 - 1.0f && gap <= 2.5f * std::max(h, 1.0f) &&
+                       (!by_colour || (g.colour == prev->colour && g.background == prev->background));
     if (!joins) {
       runs.push_back({});
       runs.back().box = g.box;
@@ -86,6 +95,15 @@ std::vector<Run> runs_of(const DrawnText& w) {
     height = std::max(height, g.box.y1 - g.line_top);
     r.box = {std::min(r.box.x0, g.box.x0), std::min(r.box.y0, g.box.y0), std::max(r.box.x1, g.box.x1),
              std::max(r.box.y1, g.box.y1)};
+    if (g.background != 0 && g.colour != 0) {
+      const double c = contrast_ratio(blend_over(g.colour, g.background), g.background);
+      if (r.worst_contrast == 0 || c < r.worst_contrast) {
+        r.worst_contrast = c;
+        r.colour = g.colour;
+        r.background = g.background;
+        r.font_px = g.font_px;
+      }
+    }
     const TextRect v = intersect(g.box, g.clip);
     if (v.x1 > v.x0 && v.y1 > v.y0) r.visible.push_back(v);
     r.cut_x = r.cut_x || g.cut || g.box.x0 < g.clip.x0 - 1.0f || g.box.x1 > g.clip.x1 + 1.0f;
@@ -93,6 +111,32 @@ std::vector<Run> runs_of(const DrawnText& w) {
     prev = &g;
   }
   return runs;
+}
+
+// Which edge hides most of `box` from `visible`, with the pixels it hides ("bottom", 14).
+std::pair<std::string, float> hiding_edge(const TextRect& box, const TextRect& visible) {
+  const std::pair<std::string, float> edges[] = {{"bottom", box.y1 - visible.y1},
+                                                 {"top", visible.y0 - box.y0},
+                                                 {"right", box.x1 - visible.x1},
+                                                 {"left", visible.x0 - box.x0}};
+  return *std::max_element(edges, edges + 4, [](const auto& a, const auto& b) { return a.second < b.second; });
+}
+
+std::string sight_finding(const SightItem& item) {
+  const float tolerance = 1.0f;  // a frame's half-pixel border may touch the edge
+  const auto [edge, hidden] = hiding_edge(item.box, item.visible);
+  if (hidden <= tolerance) return {};
+  const bool vertical = edge == "bottom" || edge == "top";
+  const float extent = vertical ? item.box.y1 - item.box.y0 : item.box.x1 - item.box.x0;
+  const std::string named = item.kind == SightKind::Matrix ? ", which the lesson names," : "";
+  const std::string where = item.window + ": " + item.what + named;
+  if (hidden >= extent)
+    return where + (edge == "bottom"  ? " below the bottom edge"
+                    : edge == "top"   ? " above the top edge"
+                    : edge == "right" ? " beyond the right edge"
+                                      : " beyond the left edge");
+  return where + " cut by the " + edge + " edge (" + std::to_string(static_cast<int>(std::lround(hidden))) + " of " +
+         std::to_string(static_cast<int>(std::lround(extent))) + " px hidden)";
 }
 
 bool runs_overlap(const Run& a, const Run& b) {
@@ -103,7 +147,80 @@ bool runs_overlap(const Run& a, const Run& b) {
   return false;
 }
 
+double channel_luminance(std::uint32_t c8) {
+  const double c = static_cast<double>(c8 & 0xFF) / 255.0;
+  return c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4);
+}
+
+double relative_luminance(std::uint32_t rgba) {
+  return 0.2126 * channel_luminance(rgba) + 0.7152 * channel_luminance(rgba >> 8) +
+         0.0722 * channel_luminance(rgba >> 16);
+}
+
+std::string hex_colour(std::uint32_t rgba) {
+  static const char* digits = "0123456789ABCDEF";
+  std::string s = "#";
+  for (const int shift : {0, 8, 16}) {
+    const unsigned v = (rgba >> shift) & 0xFF;
+    s += digits[v >> 4];
+    s += digits[v & 0xF];
+  }
+  return s;
+}
+
+std::string ratio_text(double r) {
+  const double floored = std::floor(r * 10) / 10;  // 4.49 is not 4.5
+  std::string s = std::to_string(floored);
+  return s.substr(0, s.find('.') + 2) + ":1";
+}
+
+std::vector<std::string>& line_contrast() {
+  static std::vector<std::string> found;
+  return found;
+}
+
+constexpr double kTextContrast = 4.5, kLargeTextContrast = 3.0, kLineContrast = 3.0;
+constexpr float kLargeTextPx = 24.0f;
+
 }  // namespace
+
+double contrast_ratio(std::uint32_t a, std::uint32_t b) {
+  const double la = relative_luminance(a), lb = relative_luminance(b);
+  return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+}
+
+std::uint32_t blend_over(std::uint32_t top, std::uint32_t bottom) {
+  const double alpha = static_cast<double>(top >> 24) / 255.0;
+  std::uint32_t out = bottom & 0xFF000000u;
+  for (const int shift : {0, 8, 16}) {
+    const double t = (top >> shift) & 0xFF, b = (bottom >> shift) & 0xFF;
+    out |= static_cast<std::uint32_t>(std::lround(alpha * t + (1 - alpha) * b)) << shift;
+  }
+  return out;
+}
+
+std::vector<std::string> contrast_problems(const std::vector<DrawnText>& windows) {
+  std::set<std::string> found;
+  for (const DrawnText& w : windows)
+    for (const Run& r : runs_of(w, true)) {
+      const double needed = r.font_px >= kLargeTextPx ? kLargeTextContrast : kTextContrast;
+      if (r.worst_contrast > 0 && r.worst_contrast < needed)
+        found.insert(w.window + ": text \"" + r.text + "\" " + hex_colour(blend_over(r.colour, r.background)) + " on " +
+                     hex_colour(r.background) + ": contrast " + ratio_text(r.worst_contrast) + ", needs " +
+                     ratio_text(needed));
+    }
+  return {found.begin(), found.end()};
+}
+
+void NoteLineContrast(std::string window, std::string what, std::uint32_t colour, std::uint32_t background) {
+  if (!g_on) return;
+  const std::uint32_t seen = blend_over(colour, background);
+  const double r = contrast_ratio(seen, background);
+  if (r < kLineContrast)
+    line_contrast().push_back(window + ": " + what + " " + hex_colour(seen) + " on " + hex_colour(background) +
+                              ": contrast " + ratio_text(r) + ", needs " + ratio_text(kLineContrast));
+}
+std::vector<std::string> TakeLineContrastProblems() { return std::exchange(line_contrast(), {}); }
 
 void SetLayoutCheck(bool on) { g_on = on; }
 bool LayoutCheckOn() { return g_on; }
@@ -118,6 +235,48 @@ void NoteOutlinedCell(int row, int col) {
   if (g_on) outlined().emplace_back(row, col);
 }
 std::vector<std::pair<int, int>> TakeOutlinedCells() { return std::exchange(outlined(), {}); }
+
+void NoteSightItem(SightItem item) {
+  if (g_on) sight_items().push_back(std::move(item));
+}
+std::vector<SightItem> TakeSightItems() { return std::exchange(sight_items(), {}); }
+
+bool text_names(const std::string& text, const std::string& name) {
+  if (name.empty()) return false;
+  const auto word = [](unsigned char c) { return std::isalnum(c) || c == '_' || c >= 0x80; };
+  for (std::size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
+    const std::size_t end = at + name.size();
+    // Only the name's own ends are judged: "W_O" names W_O in "W_O's" and "(W_O)", not in "W_OV".
+    const bool starts =
+        at == 0 || !word(static_cast<unsigned char>(name[0])) || !word(static_cast<unsigned char>(text[at - 1]));
+    const bool ends = end == text.size() || !word(static_cast<unsigned char>(name.back())) ||
+                      !word(static_cast<unsigned char>(text[end]));
+    if (starts && ends) return true;
+  }
+  return false;
+}
+
+std::vector<std::string> items_out_of_sight(const std::vector<SightItem>& items, const std::string& lesson_text) {
+  std::set<std::string> found;  // sorted, each once
+  // A matrix drawn twice (a head's weights in the pipeline and among the thumbnails) is seen when one copy is.
+  std::map<std::string, std::string> unseen_matrices;
+  std::set<std::string> seen_matrices;
+  for (const SightItem& item : items) {
+    if (item.kind == SightKind::Matrix && !text_names(lesson_text, item.name)) continue;
+    if (item.kind == SightKind::Verdict && lesson_text.empty()) continue;  // a view's own: its user scrolls
+    std::string f = sight_finding(item);
+    if (item.kind != SightKind::Matrix) {
+      if (!f.empty()) found.insert(std::move(f));
+    } else if (f.empty()) {
+      seen_matrices.insert(item.name);
+    } else {
+      unseen_matrices.emplace(item.name, std::move(f));
+    }
+  }
+  for (auto& [name, f] : unseen_matrices)
+    if (!seen_matrices.contains(name)) found.insert(std::move(f));
+  return {found.begin(), found.end()};
+}
 
 void NoteLessonText(std::string text) {
   if (g_on) lesson_text() = std::move(text);

@@ -4,6 +4,7 @@
 // cell under it); the text of the finished frame is scanned for glyphs cut off by their clip rectangle
 // and for text drawn over other text. No window is needed here: the ImGui side (layout_check_frame.h)
 // turns a frame's draw data into the glyph lists below.
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -39,6 +40,10 @@ struct DrawnGlyph {
   float line_top = 0;
   bool cut = false;              // clipped at the right on the CPU already (its texture coordinates were shortened)
   float pen_x0 = 0, pen_x1 = 0;  // where the pen stood before and after it: a wider step between glyphs is a space
+  // Its colour and what lies under its middle (0xAABBGGRR as ImGui packs them; 0: not known), and its font's
+  // size in pixels: contrast is judged on these.
+  std::uint32_t colour = 0, background = 0;
+  float font_px = 0;
 };
 
 // The glyphs one window drew, in drawing order, and whether the window scrolls (text cut off at a
@@ -49,9 +54,47 @@ struct DrawnText {
   std::vector<DrawnGlyph> glyphs;
 };
 
+// Something a page or view is about, as drawn: where its panel shows it without scrolling decides whether a
+// class sees it. Text at a scrolling edge is reachable for a user with a mouse, never for a class.
+enum class SightKind {
+  Outlined,  // a cell outlined strongly (a lesson page's, the selected one): always in sight
+  Result,    // what the step makes (the term after "="): always
+  Verdict,   // a check line ("✔ The same numbers ... (largest difference 0)"): the point of a lesson page
+  Matrix,    // a matrix by its name: in sight when the lesson text names it ("row sleeps of concat")
+};
+struct SightItem {
+  std::string window;  // "Decode"
+  std::string name;    // "concat", "the check line"; for Matrix the name the lesson text would use
+  std::string what;    // how a finding quotes it: "matrix concat [4×8]", "\"✔ The same numbers…\""
+  SightKind kind = SightKind::Matrix;
+  TextRect box;      // where it was drawn
+  TextRect visible;  // the part of its panel in sight at the scroll state as drawn
+};
+void NoteSightItem(SightItem item);  // ignored while the check is off
+std::vector<SightItem> TakeSightItems();
+
+// Whether `text` names `name` as a word of its own ("concat" in "row sleeps of concat", not in "concatenated").
+bool text_names(const std::string& text, const std::string& name);
+// Each item that must be in sight and is not, or only in part: "Decode: \"✔ The same…\" cut by the bottom edge
+// (14 of 50 px hidden)", "Pipeline: matrix W_O [8×8], which the lesson names, below the bottom edge".
+std::vector<std::string> items_out_of_sight(const std::vector<SightItem>& items, const std::string& lesson_text);
+
 // Runs of glyphs (a label, a line of a paragraph) cut off by their clip rectangle, and runs of one window
 // drawn over other runs of it, each as a sentence naming the window and the text.
 std::vector<std::string> text_problems(const std::vector<DrawnText>& windows);
+
+// The WCAG 2 contrast ratio of two opaque colours (0xAABBGGRR): 1 (the same) to 21 (black on white).
+double contrast_ratio(std::uint32_t a, std::uint32_t b);
+// `top` drawn over `bottom` with its alpha (both 0xAABBGGRR; the result is opaque when `bottom` is).
+std::uint32_t blend_over(std::uint32_t top, std::uint32_t bottom);
+// Text a projector washes out: a run of glyphs whose colour against what lies under it falls below 4.5:1 (3:1 for
+// text of 24 px and more), naming the window, the text, both colours and the ratio. Glyphs on an unknown
+// background are not judged.
+std::vector<std::string> contrast_problems(const std::vector<DrawnText>& windows);
+// The same for a line, arc, marker or cell border a widget drew (3:1), registered while the check is on:
+// "Train: line head 0.3 #E69F00 on #FFFFFF: 2.0:1, needs 3:1".
+void NoteLineContrast(std::string window, std::string what, std::uint32_t colour, std::uint32_t background);
+std::vector<std::string> TakeLineContrastProblems();
 
 // Each decimal the lesson text quotes that the frame does not show in full besides the text itself (a number
 // scrolled out of view or drawn at other decimals): "Lesson: the text quotes 0.748, not on screen".

@@ -9,6 +9,7 @@
 #include "ui/logic/hover_text.h"
 #include "ui/panels/panels.h"
 #include "ui/widgets/equation.h"
+#include "ui/widgets/layout_check_frame.h"
 #include "ui/widgets/text.h"
 #include "ui/widgets/theme.h"
 
@@ -96,7 +97,8 @@ void OnlineSoftmaxView(AppState& state, const Trace& t, int head, float cell) {
                         {.name = "output so far (acc / l)", .m = &now.output, .rows = &token},
                         {.name = "dense output", .m = &r.dense_output, .rows = &token}};
   const std::string ops[] = {"  ", o.shown == blocks ? "=" : "\u2192"};
-  EquationFlow("online row", terms, ops, cell);
+  const EquationHover e = EquationFlow("online row", terms, ops, cell);
+  if (e.result_y >= 0) NoteInSight(SightKind::Result, terms[2].name, "the dense output", e.result_min, e.result_max);
 }
 
 }  // namespace attn::ui

@@ -13,6 +13,7 @@
 #include "ui/logic/step_text.h"
 #include "ui/panels/panels.h"
 #include "ui/widgets/equation.h"
+#include "ui/widgets/layout_check_frame.h"
 #include "ui/widgets/text.h"
 #include "ui/widgets/theme.h"
 
@@ -79,9 +80,8 @@ struct StepView {
     const float in_sight = ImGui::GetWindowHeight() - 2 * ImGui::GetTextLineHeightWithSpacing();
     // What the step makes must be in sight: a picture of its operands alone shows nothing of the step. (A formula
     // drawn after the step's own, such as what sparsity lost under the selection, may wait below.)
-    if (LayoutCheckOn() && own_formula && !ops.empty() && ops.back() == "=" &&
-        e.result_y - ImGui::GetWindowPos().y > in_sight)
-      ReportLayoutProblem("Pipeline", "the result " + terms.back().name + " starts below the fold");
+    if (own_formula && !ops.empty() && ops.back() == "=" && e.result_y >= 0)
+      NoteInSight(SightKind::Result, terms.back().name, "the result " + terms.back().name, e.result_min, e.result_max);
     // When a lesson page opens, the step shows from its top if that shows the page's outlined cell, its matrix's
     // title with it; otherwise the cell in the middle. Measured from the content's top: the previous page may have
     // left the step scrolled.

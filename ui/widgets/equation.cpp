@@ -236,6 +236,10 @@ void draw_line(std::span<const Term> terms, std::span<const std::string> ops, st
     if (r.outlined_y >= 0 && !(result_leads && hover.outlined_y >= 0)) hover.outlined_y = r.outlined_y;
     ImGui::PopID();
     ImGui::EndGroup();
+    if (i == (result_leads ? 0 : terms.size() - 1)) {
+      hover.result_min = ImGui::GetItemRectMin();
+      hover.result_max = ImGui::GetItemRectMax();
+    }
   }
 }
 

@@ -325,12 +325,14 @@ void draw_cells(const char* id, const Matrix& m, const HeatmapOptions& opts, con
   if (cw >= 8)
     for (Eigen::Index c = 0; c <= m.cols(); ++c)
       dl->AddLine({g.cell(0, c).x, g.at.y}, {g.cell(0, c).x, g.end.y}, line, 1.0f);
+  dl->AddRect({g.at.x - 1, g.at.y - 1}, {g.end.x + 1, g.end.y + 1}, GetStyle().matrix_frame, 0, 0, 1.0f);
+  if (LayoutCheckOn()) ReportLineContrastHere(std::string("the edge of ") + id, GetStyle().matrix_frame, line);
 }
 
 // The highlighted row and column in the accent colour; the outlined cells (a lesson's, the hovered or selected
 // one) as a white frame with a dark one around it, both thick enough to see on every colour of both maps (a
 // white cell's outline is the dark one).
-void draw_marks(const HeatmapOptions& opts, const Grid& g, const Measured& me, HeatmapResult& result) {
+void draw_marks(const char* id, const HeatmapOptions& opts, const Grid& g, const Measured& me, HeatmapResult& result) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const Style& style = GetStyle();
   const float cw = g.cw, ch = g.ch;
@@ -370,6 +372,9 @@ void draw_marks(const HeatmapOptions& opts, const Grid& g, const Measured& me, H
   for (const auto& [r, c] : cells)
     if (r >= 0 && r < me.in.rows && c >= 0 && c < me.in.cols) {
       NoteOutlinedCell(r, c + opts.outlined_col0);
+      NoteInSight(SightKind::Outlined, id,
+                  "outlined cell (" + std::to_string(r) + ", " + std::to_string(c + opts.outlined_col0) + ") of " + id,
+                  g.cell(r, c), g.cell(r + 1, c + 1));
       if (result.outlined_y < 0) result.outlined_y = g.cell(r, 0).y;
     }
   for (const CellBlock& b : one) NoteOutlinedCell(b.row, b.col + opts.outlined_col0);
@@ -444,6 +449,9 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
   result.size = {std::max(l.width, legend ? l.label_w + legend_min_width(ends) : 0.0f), l.height};
 
   ImGui::InvisibleButton("##cells", result.size);
+  NoteInSight(SightKind::Matrix, id,
+              std::string("matrix ") + id + " [" + std::to_string(m.rows()) + "\u00D7" + std::to_string(m.cols()) + "]",
+              g.origin, {g.origin.x + result.size.x, g.origin.y + result.size.y});
   hover(g, me, opts, result);
   if (l.texture) {
     // Scrolled out of sight, a texture is not coloured: the Model view's column holds dozens of large heatmaps, a
@@ -456,7 +464,7 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
   } else {
     draw_cells(id, m, opts, g, me, range);
   }
-  draw_marks(opts, g, me, result);
+  draw_marks(id, opts, g, me, result);
   if (labels) draw_labels(id, m, opts, g, me, result);
   if (legend)
     draw_legend(ImGui::GetWindowDrawList(), {g.at.x, g.end.y + 2}, std::max(g.end.x - g.at.x, legend_min_width(ends)),

@@ -14,7 +14,16 @@ std::vector<DrawnText> DrawnTextOf(const ImDrawData& data);
 
 // Everything the layout check finds in the frame just rendered (ImGui::GetDrawData()): the widgets' reports
 // and the text scan, sorted, each once. Call after ImGui::Render.
-std::vector<std::string> LayoutProblemsOfFrame();
+// `judge_sight`: whether what a page is about must be in sight without scrolling (the rule holds for the projector,
+// 1280x720 in presentation mode, and for a desktop, 1600x900 in normal mode; smaller screens may scroll).
+std::vector<std::string> LayoutProblemsOfFrame(bool judge_sight = true);
+
+// NoteSightItem for something drawn from `min` to `max` (screen pixels) in the current window, judged against the part
+// of the window in sight now (its inner clip rectangle within the current clip: a table column's, a child's).
+void NoteInSight(SightKind kind, std::string name, std::string what, ImVec2 min, ImVec2 max);
+
+// NoteLineContrast for a line, arc or edge drawn in the current window.
+void ReportLineContrastHere(std::string what, ImU32 colour, ImU32 background);
 
 // ReportLayoutProblem from inside a window, naming it.
 void ReportHere(std::string what);

@@ -1,11 +1,11 @@
 #include "ui/widgets/line_chart.h"
 
-#include "ui/widgets/picture_export.h"
-
 #include <algorithm>
 #include <cmath>
 #include <optional>
 
+#include "ui/widgets/layout_check_frame.h"
+#include "ui/widgets/picture_export.h"
 #include "ui/widgets/text.h"
 #include "ui/widgets/theme.h"
 
@@ -92,6 +92,7 @@ void dashed_polyline(ImDrawList* dl, const std::vector<ImVec2>& pts, ImU32 colou
 }
 
 void draw_series(ImDrawList* dl, const Series& s, const Plot& p) {
+  if (LayoutCheckOn()) ReportLineContrastHere("line " + s.name, s.colour, ImGui::GetColorU32(ImGuiCol_WindowBg));
   for (const std::vector<ImVec2>& run : polylines(s, p)) {
     if (run.size() == 1) dl->AddCircleFilled(run[0], kLineWidth * 1.2f, s.colour);  // a point alone is still data
     if (run.size() < 2) continue;

@@ -25,6 +25,10 @@ struct Style {
   // What is current (the step, the head, highlighted rows): amber on dark, a deeper orange on light
   // backgrounds, where amber would be too faint to read.
   ImU32 accent = IM_COL32(255, 190, 40, 255);
+  // A check that holds and one that fails (the ✔ and ✘ lines), each at least 4.5:1 on its theme's page.
+  ImU32 agree = IM_COL32(115, 217, 115, 255), disagree = IM_COL32(255, 102, 89, 255);
+  // A matrix's outer edge, at least 3:1 on the page: a white cell (a zero) on a light page keeps its matrix's outline.
+  ImU32 matrix_frame = IM_COL32(120, 122, 130, 255);
   // Okabe-Ito, distinguishable with every common colour-blindness: one per key/value head.
   std::array<ImU32, 8> okabe_ito = {IM_COL32(230, 159, 0, 255),   IM_COL32(86, 180, 233, 255),
                                     IM_COL32(0, 158, 115, 255),   IM_COL32(240, 228, 66, 255),

@@ -3,7 +3,9 @@
 #include <string>
 #include <utility>
 
+#include "core/text_format.h"
 #include "ui/widgets/layout_check_frame.h"
+#include "ui/widgets/style.h"
 #include "ui/widgets/theme.h"
 
 namespace attn::ui {
@@ -46,7 +48,11 @@ void TextDisabledWrapped(std::string_view text) {
 }
 
 void AgreementBadge(const Agreement& a) {
-  TextWrappedAtSpaces(a.text, a.ok ? IM_COL32(115, 217, 115, 255) : IM_COL32(255, 102, 89, 255));
+  ImGui::BeginGroup();
+  TextWrappedAtSpaces(a.text, a.ok ? GetStyle().agree : GetStyle().disagree);
+  ImGui::EndGroup();
+  NoteInSight(SightKind::Verdict, "the check line", "\"" + shorten_label(a.text, 32) + "\"", ImGui::GetItemRectMin(),
+              ImGui::GetItemRectMax());
 }
 
 void SameLineIfFits(float width, float spacing) {

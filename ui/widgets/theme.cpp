@@ -2,6 +2,7 @@
 
 #include "ui/widgets/style.h"
 
+#include "ui/logic/colormap.h"
 #include "ui/logic/glyph_set.h"
 
 #include <algorithm>
@@ -61,6 +62,20 @@ ImFont* add_font(const std::filesystem::path& file, float size, const ImWchar* r
     io.Fonts->AddFontFromFileTTF(fallback.c_str(), size, &merge, ranges);
   }
   return font;
+}
+
+// The palettes' hues as dark or light as the page needs for text in them to read at 4.5:1 (lines then read at
+// more than their 3:1): Okabe-Ito's yellow, sky blue and grey vanish on a white page, its blue on a black one.
+void legible_palettes(ImVec4 page_colour) {
+  const Style base;
+  Style& s = GetStyle();
+  const Rgb page{page_colour.x, page_colour.y, page_colour.z};
+  const auto legible = [&](ImU32 c) {
+    const ImVec4 v = ImGui::ColorConvertU32ToFloat4(c);
+    return pack(legible_on({v.x, v.y, v.z}, page, 4.5));
+  };
+  for (std::size_t i = 0; i < s.okabe_ito.size(); ++i) s.okabe_ito[i] = legible(base.okabe_ito[i]);
+  for (std::size_t i = 0; i < s.tableau.size(); ++i) s.tableau[i] = legible(base.tableau[i]);
 }
 
 }  // namespace
@@ -159,7 +174,22 @@ void apply_style(StyleTheme theme, bool high_contrast, float scale) {
   // The panels tile the window: which one has the keyboard is no news, and a lit title ("Heads" in blue, nothing
   // pointed at) reads as a selection. A prompt or dialog is modal: the one with the keyboard is plain anyway.
   s.Colors[ImGuiCol_TitleBgActive] = s.Colors[ImGuiCol_TitleBg];
-  GetStyle().accent = theme == StyleTheme::Light ? IM_COL32(190, 95, 0, 255) : IM_COL32(255, 190, 40, 255);
+  // Text in these colours reads at 4.5:1 or more on its page, measured by the layout check: a projector washes out
+  // the rest (amber, light green and ImGui's mid blue behind white text).
+  const bool light = theme == StyleTheme::Light;
+  GetStyle().accent = light ? IM_COL32(160, 75, 0, 255) : IM_COL32(255, 190, 40, 255);
+  GetStyle().agree = light ? IM_COL32(30, 123, 30, 255) : IM_COL32(115, 217, 115, 255);
+  GetStyle().disagree = light ? IM_COL32(190, 30, 20, 255) : IM_COL32(255, 102, 89, 255);
+  GetStyle().matrix_frame = light ? IM_COL32(128, 130, 138, 255) : IM_COL32(120, 122, 130, 255);
+  legible_palettes(s.Colors[ImGuiCol_WindowBg]);
+  if (light) {
+    // The current view's tab: its accent text on the menu bar's tinted selection.
+    s.Colors[ImGuiCol_MenuBarBg] = {0.93f, 0.93f, 0.93f, 1.0f};
+    s.Colors[ImGuiCol_Header] = {0.26f, 0.59f, 0.98f, 0.12f};
+  } else {
+    s.Colors[ImGuiCol_SliderGrab] = {0.16f, 0.37f, 0.66f, 1.0f};  // under a slider's value
+    s.Colors[ImGuiCol_SliderGrabActive] = {0.20f, 0.42f, 0.75f, 1.0f};
+  }
   s.ScaleAllSizes(scale);
 }
 
