@@ -506,8 +506,10 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& giv
     draw_legend(ImGui::GetWindowDrawList(), {g.at.x, g.end.y + 2}, std::max(g.end.x - g.at.x, legend_min_width(ends)),
                 opts.map, range, ends);
   // Right-click: the matrix as a picture for a slide, or as text for a spreadsheet.
-  PictureMenu(id, g.origin, {g.origin.x + result.size.x, g.origin.y + result.size.y}, &m, opts.row_labels,
-              opts.col_labels);
+  // A focused matrix has no numbers where it is elided: its picture, but no CSV of made-up zeros.
+  const bool focused = !opts.row_slots.empty() || !opts.col_slots.empty();
+  PictureMenu(id, g.origin, {g.origin.x + result.size.x, g.origin.y + result.size.y}, focused ? nullptr : &m,
+              opts.row_labels, opts.col_labels);
   tooltip(m, opts, result);
   ImGui::PopID();
   result.hovered_row = original(opts.row_slots, result.hovered_row);
