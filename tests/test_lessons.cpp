@@ -80,7 +80,7 @@ const BadLesson kBadLessons[] = {
     {"unknown_page_key.json",
      "pages[0].hilight: unknown key (expected one of: title, text, scenario, view, step, head, decode_tokens, "
      "decode_section, preset, highlight, absorbed, shift_experiment, naive_rope, online, geometry, sparsity_loss, "
-     "overrides, experiment, d_k, model, model_tokens, layer, model_section, train_steps, train_gradient)"},
+     "overrides, experiment, d_k, model, model_tokens, layer, model_section, train_steps, train_gradient, focus)"},
     {"train_without_steps.json", "pages[0].train_steps: missing (required)"},
     {"train_with_scenario.json",
      "pages[0].scenario: only used by pages with a scenario or a model (this is a page on view train)"},
@@ -154,6 +154,20 @@ const BadLesson kBadLessons[] = {
     {"model_section_on_pipeline.json", "pages[0].model_section: only used by view model (this is pipeline)"},
     {"layer_without_model.json", "pages[0].layer: only used by pages with a model (this is a page without one)"},
     {"model_missing_file.json", "pages[0].model: no such model file assets/models/huge.json"},
+    {"focus_on_softmax.json",
+     "pages[0].focus: the_lazy_dog.json: step softmax offers no focus (the concat step with W_O does: concat, W_O, "
+     "output)"},
+    {"focus_unknown_matrix.json",
+     "pages[0].focus.W_Q: expected one of the matrices of step concat: concat, W_O, output"},
+    {"focus_row_outside.json", "pages[0].focus.concat.rows[1]: concat is 4 x 8 (rows numbered from 0) but found 4"},
+    {"focus_col_outside.json", "pages[0].focus.W_O.cols[0]: W_O is 8 x 8 (cols numbered from 0) but found 8"},
+    {"focus_neither_axis.json", "pages[0].focus.concat: expected \"rows\", \"cols\" or both but found neither"},
+    {"focus_negative_index.json", "pages[0].focus.concat.rows[0]: expected an index from 0 but found number -1"},
+    {"focus_unknown_axis.json", "pages[0].focus.concat.row: unknown key (expected one of: rows, cols)"},
+    {"focus_not_an_object.json",
+     "pages[0].focus: expected an object naming matrices of the step, as {\"concat\": {\"rows\": [3]}}, but found "
+     "array"},
+    {"focus_on_decode.json", "pages[0].focus: only used by view pipeline (this is decode)"},
     {"root_array.json", "lesson: expected an object but found array"},
     {"duplicate_key.json", "pages[0].title: key appears twice in one object"},
     {"does_not_exist.json", "no such file"},

@@ -64,6 +64,7 @@ bool ApplyLessonPage(AppState& state, int lesson, int page) {
   if (!p.highlight.empty()) state.pipeline.pinned_cell = p.highlight.front();
   state.pipeline.outlined = p.highlight;
   state.pipeline.outlined_step = p.step;
+  state.pipeline.focus = p.focus;
   state.pipeline.scroll_to_outlined = !p.highlight.empty();
   state.pipeline.scroll_to_top = p.highlight.empty();
   state.model_view.scroll_to_output = p.view == View::Model && p.model_output;
@@ -86,6 +87,7 @@ void CloseLesson(AppState& state) {
   state.lesson.index = -1;
   state.pipeline.pinned_cell.reset();
   state.pipeline.outlined.clear();
+  state.pipeline.focus.clear();
 }
 
 }  // namespace attn::ui

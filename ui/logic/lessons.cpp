@@ -14,6 +14,7 @@
 #include "core/memory_budget.h"
 #include "core/text_format.h"
 #include "core/validate.h"
+#include "ui/logic/focus.h"
 #include "ui/logic/geometry.h"
 #include "ui/logic/sqrt_dk.h"
 #include "ui/logic/step_matrices.h"
@@ -76,6 +77,42 @@ std::vector<std::pair<int, int>> read_highlight(const json& j, const std::string
   std::vector<std::pair<int, int>> cells;
   for (std::size_t i = 0; i < j.size(); ++i) cells.push_back(read_cell(j[i], index_path(path, i), source));
   return cells;
+}
+
+// "rows" or "cols" of a focus: a non-empty array of indices from 0; whether they exist is checked against the trace.
+std::vector<int> read_focus_indices(const JsonFields& r, const char* key) {
+  if (!r.has(key)) return {};
+  const json& j = r.at(key);
+  const std::string path = r.child(key);
+  if (!j.is_array() || j.empty())
+    throw InputError(path, "expected a non-empty array of indices from 0 but found " + describe_found(j));
+  std::vector<int> indices;
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    const json& v = j[i];
+    if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > limits::kMaxTokens)
+      throw InputError(index_path(path, i),
+                       "expected an index from 0 but found " + describe_found(v, index_path(path, i), r.source()));
+    indices.push_back(v.get<int>());
+  }
+  return indices;
+}
+
+// {"concat": {"rows": [3]}, "W_O": {"cols": [0]}}: the matrices named as the step names them (checked against the
+// step in check_focus), each with the rows and columns the page talks about.
+std::vector<FocusTerm> read_focus(const json& j, const std::string& path, const JsonSource* source) {
+  if (!j.is_object() || j.empty())
+    throw InputError(path,
+                     "expected an object naming matrices of the step, as {\"concat\": {\"rows\": [3]}}, but found " +
+                         describe_found(j));
+  std::vector<FocusTerm> focus;
+  for (const auto& [name, axes] : j.items()) {
+    const JsonFields f(axes, child_path(path, name), {"rows", "cols"}, "lesson", source);
+    FocusTerm term{name, {read_focus_indices(f, "rows"), read_focus_indices(f, "cols")}};
+    if (term.axes.rows.empty() && term.axes.cols.empty())
+      throw InputError(child_path(path, name), "expected \"rows\", \"cols\" or both but found neither");
+    focus.push_back(std::move(term));
+  }
+  return focus;
 }
 
 // Shape and 0/1 values are checked by validate() once the mask meets the scenario's tokens.
@@ -154,7 +191,7 @@ void check_view_keys(const JsonFields& r, View view) {
   const std::string_view actual = view_name(view);
   if (view != View::Pipeline)
     for (const char* key : {"step", "head", "highlight", "absorbed", "shift_experiment", "naive_rope", "online",
-                            "geometry", "sparsity_loss"})
+                            "geometry", "sparsity_loss", "focus"})
       r.only_for(key, "view pipeline", actual);
   if (view != View::Decode)
     for (const char* key : {"decode_tokens", "decode_section"}) r.only_for(key, "view decode", actual);
@@ -221,13 +258,14 @@ void read_train_keys(const JsonFields& r, LessonPage& p) {
 }
 
 LessonPage read_page(const json& j, const std::string& path, const JsonSource* source) {
-  const JsonFields r(
-      j, path, {"title",         "text",           "scenario",     "view",          "step",          "head",
-                "decode_tokens", "decode_section", "preset",       "highlight",     "absorbed",      "shift_experiment",
-                "naive_rope",    "online",         "geometry",     "sparsity_loss", "overrides",     "experiment",
-                "d_k",           "model",          "model_tokens", "layer",         "model_section", "train_steps",
-                "train_gradient"},
-      "lesson", source);
+  const JsonFields r(j, path, {"title",          "text",       "scenario",      "view",
+                               "step",           "head",       "decode_tokens", "decode_section",
+                               "preset",         "highlight",  "absorbed",      "shift_experiment",
+                               "naive_rope",     "online",     "geometry",      "sparsity_loss",
+                               "overrides",      "experiment", "d_k",           "model",
+                               "model_tokens",   "layer",      "model_section", "train_steps",
+                               "train_gradient", "focus"},
+                     "lesson", source);
   LessonPage p;
   p.title = r.nonempty_string("title");
   p.text = r.nonempty_string("text");
@@ -240,6 +278,7 @@ LessonPage read_page(const json& j, const std::string& path, const JsonSource* s
   p.decode_section = r.integer("decode_section", 1, 1, 5);
   if (r.has("preset")) p.preset = r.nonempty_string("preset");
   if (r.has("highlight")) p.highlight = read_highlight(r.at("highlight"), r.child("highlight"), source);
+  if (r.has("focus")) p.focus = read_focus(r.at("focus"), r.child("focus"), source);
   p.absorbed = r.boolean("absorbed", false);
   read_step_modes(r, p);
   if (r.has("overrides")) p.overrides = read_overrides(r.at("overrides"), r.child("overrides"), source);
@@ -270,8 +309,8 @@ std::string folder_and_name(const std::filesystem::path& dir) {
 Scenario load_page_file(const std::string& file, const std::filesystem::path& dir, const std::string& field) {
   const std::filesystem::path name(file);
   if (name.filename() != name || file == "." || file == "..")
-    throw InputError(field,
-                     "expected a file name in " + folder_and_name(dir) + " (no folders) but found string \"" + file + "\"");
+    throw InputError(
+        field, "expected a file name in " + folder_and_name(dir) + " (no folders) but found string \"" + file + "\"");
   std::error_code ec;
   if (!std::filesystem::is_regular_file(dir / name, ec))
     throw InputError(field, "no such scenario file " + folder_and_name(dir) + "/" + file);
@@ -288,8 +327,8 @@ ModelInput page_model_input(const LessonPage& page, const std::filesystem::path&
   const std::filesystem::path dir = lesson_page_model_path(page, scenarios_dir).parent_path();
   const std::filesystem::path name(page.model);
   if (name.filename() != name || page.model == "." || page.model == "..")
-    throw InputError(
-        field, "expected a file name in " + folder_and_name(dir) + " (no folders) but found string \"" + page.model + "\"");
+    throw InputError(field, "expected a file name in " + folder_and_name(dir) + " (no folders) but found string \"" +
+                                page.model + "\"");
   std::error_code ec;
   if (!std::filesystem::is_regular_file(dir / name, ec))
     throw InputError(field, "no such model file " + folder_and_name(dir) + "/" + page.model);
@@ -418,6 +457,35 @@ void check_highlight(const LessonPage& p, const Trace& t, const std::string& pat
   }
 }
 
+// Every matrix a page focuses on is one of its step's, and every row and column it names is one of that matrix's.
+void check_focus(const LessonPage& p, const Trace& t, const std::string& path) {
+  if (p.focus.empty()) return;
+  const Step step = applying_step(p.step, t.attention);
+  const std::vector<FocusOperand> operands = focus_operands(t, step);
+  const std::string at = child_path(path, "focus");
+  if (operands.empty())
+    throw InputError(at, shown_source(p) + ": step " + std::string(step_info(step).name) +
+                             " offers no focus (the concat step with W_O does: concat, W_O, output)");
+  std::vector<std::string_view> names;
+  for (const FocusOperand& o : operands) names.push_back(o.name);
+  for (const FocusTerm& term : p.focus) {
+    const auto o =
+        std::find_if(operands.begin(), operands.end(), [&](const FocusOperand& x) { return x.name == term.name; });
+    if (o == operands.end())
+      throw InputError(child_path(at, term.name), "expected one of the matrices of step " +
+                                                      std::string(step_info(step).name) + ": " + join(names, ", "));
+    const auto check_axis = [&](const std::vector<int>& indices, const char* axis, Eigen::Index n) {
+      for (std::size_t i = 0; i < indices.size(); ++i)
+        if (indices[i] >= n)
+          throw InputError(index_path(child_path(child_path(at, term.name), axis), i),
+                           term.name + " is " + std::to_string(o->rows) + " x " + std::to_string(o->cols) + " (" +
+                               axis + " numbered from 0) but found " + std::to_string(indices[i]));
+    };
+    check_axis(term.axes.rows, "rows", o->rows);
+    check_axis(term.axes.cols, "cols", o->cols);
+  }
+}
+
 void check_absorbed(const LessonPage& p, const Trace& t, const std::string& path) {
   if (p.absorbed && !t.absorbed)
     throw InputError(child_path(path, "absorbed"), "the absorbed form is MLA's, but " + shown_source(p) +
@@ -482,6 +550,7 @@ void check_page(const LessonPage& p, const std::filesystem::path& dir, const std
   check_absorbed(p, ps.trace, path);
   if (p.view == View::Decode) check_decode(p, ps.scenario, path);
   check_highlight(p, ps.trace, path);
+  check_focus(p, ps.trace, path);
 }
 
 // The leading number of "12_masks.json", or nothing.

@@ -31,6 +31,11 @@
 //                                                         scrolled to the top as the page opens; default 1
 //         "preset": "llama-3-70b",                        compare, memory and cost only: a model preset name
 //         "highlight": [[0, 1]],                          pipeline only: cells (row, col) of the step's result
+//         "focus": {"concat": {"rows": [3]},              pipeline only: the rows and columns of the step's matrices
+//                   "W_O": {"cols": [0]}},                the text talks about, by matrix ("rows", "cols" or both,
+//                                                         numbered from 0); where the step cannot be drawn readable
+//                                                         whole, the others are elided as "⋯" (ui/logic/focus.h).
+//                                                         Offered on the concat step with W_O: concat, W_O, output
 //         "absorbed": true,                               pipeline, an MLA scenario: its scores step in the absorbed
 //                                                         form (W_UQK) beside q kᵀ; default false
 //         "overrides": {"mask": "causal"},                attention fields changed for this page (below)
@@ -60,6 +65,7 @@
 
 #include "core/overrides.h"
 #include "core/scenario.h"
+#include "ui/logic/focus.h"
 #include "ui/logic/model_document.h"
 #include "ui/logic/steps.h"
 #include "ui/logic/views.h"
@@ -87,6 +93,7 @@ struct LessonPage {
   int decode_section = 1;  // 1 query, 2 cache, 3 attention, 4 output; sparse: 3 indexer, 4 attention, 5 output
   std::optional<std::string> preset;           // sets ModelViewSettings::preset; empty keeps the current one
   std::vector<std::pair<int, int>> highlight;  // (row, col) cells of step_result(trace, step, head)
+  std::vector<FocusTerm> focus;                // the rows and columns kept when the step must be elided
   bool absorbed = false;                       // MLA: the scores step shows the absorbed form (AppState::show_absorbed)
   bool shift_experiment = false;               // the positions or rope step shows the shift experiment
   bool naive_rope = false;                     // MLA's rope step turns the expanded keys instead

@@ -70,6 +70,7 @@ struct PipelineView {
   // A lesson page's cells of its step's result, outlined while that step is shown.
   std::vector<std::pair<int, int>> outlined;
   Step outlined_step = Step::Inputs;
+  std::vector<FocusTerm> focus;     // ... and its rows and columns kept where that step must be elided
   bool scroll_to_outlined = false;  // a page just opened: its first outlined cell is scrolled into view once
   bool scroll_to_top = false;       // a page without outlined cells just opened: the step from its top
 };

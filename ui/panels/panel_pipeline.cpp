@@ -1,11 +1,13 @@
 // The pipeline: a strip with every step as a thumbnail, and the current step drawn large as its equation.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <tuple>
 #include <utility>
 
 #include "core/mask.h"
 #include "core/positions.h"
+#include "ui/logic/focus.h"
 #include "ui/logic/hover_text.h"
 #include "ui/logic/layout_check.h"
 #include "ui/logic/recompute.h"
@@ -394,17 +396,87 @@ void head_outputs(StepView& v) {
   }
 }
 
+// A matrix of a step as drawn: whole, or focused on the rows and columns a lesson page names (the others elided).
+struct FocusedTerm {
+  std::vector<int> rows, cols;  // slots (ui/logic/focus.h); empty: whole
+  Matrix m;
+  std::vector<std::string> row_labels, col_labels;
+};
+
+// The page's focus on matrix `name` of the shown step, at most `drop` rows and columns fewer than it has.
+FocusedTerm focus_term(const StepView& v, const std::string& name, const Matrix& m,
+                       const std::vector<std::string>* rows, const std::vector<std::string>* cols, int drop) {
+  FocusedTerm f;
+  if (drop <= 0 || v.state.pipeline.step != v.state.pipeline.outlined_step) return f;
+  const auto it = std::find_if(v.state.pipeline.focus.begin(), v.state.pipeline.focus.end(),
+                               [&](const FocusTerm& t) { return t.name == name; });
+  if (it == v.state.pipeline.focus.end()) return f;
+  const int n_rows = static_cast<int>(m.rows()), n_cols = static_cast<int>(m.cols());
+  if (!it->axes.rows.empty()) f.rows = focus_axis(n_rows, it->axes.rows, n_rows - drop);
+  if (!it->axes.cols.empty()) f.cols = focus_axis(n_cols, it->axes.cols, n_cols - drop);
+  if (static_cast<int>(f.rows.size()) == n_rows) f.rows.clear();  // nothing elided
+  if (static_cast<int>(f.cols.size()) == n_cols) f.cols.clear();
+  const auto whole = [](int n) {
+    std::vector<int> all(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) all[static_cast<std::size_t>(i)] = i;
+    return all;
+  };
+  const std::vector<int> r = f.rows.empty() ? whole(n_rows) : f.rows, c = f.cols.empty() ? whole(n_cols) : f.cols;
+  f.m = focused_matrix(m, r, c);
+  f.row_labels = focused_labels(rows, r, "\u22EE");
+  f.col_labels = focused_labels(cols, c, "\u22EF");
+  return f;
+}
+
+// `term` drawing `f` where the focus elides something, with the whole matrix's colours.
+void apply_focus(Term& term, const FocusedTerm& f) {
+  if (f.rows.empty() && f.cols.empty()) return;
+  if (!term.range) term.range = auto_range(*term.m, term.map, term.visible);
+  term.whole = term.m;
+  term.m = &f.m;
+  term.rows = &f.row_labels;
+  term.cols = &f.col_labels;
+  term.row_slots = f.rows;
+  term.col_slots = f.cols;
+  term.visible = nullptr;
+  // A bar over a column or two says little where every number is written, and would take the room the kept row needs.
+  if (f.m.cols() <= 2) term.flags |= HeatmapFlags_NoLegend;
+}
+
+// output = concat · W_O, fitted or focused: whole where every number fits at a readable size, else with rows and
+// columns the page names kept and their neighbours as far as they fit, the rest elided (multi_head page 5 showed
+// the row "sleeps" of concat and all of W_O below the fold).
+void concat_product(StepView& v) {
+  const auto [hr, hc] = v.hovered(0, 2);
+  const Trace& t = v.t;
+  const int most = static_cast<int>(std::max({t.concat.rows(), t.concat.cols(), t.W_O().cols()}));
+  std::array<FocusedTerm, 3> f;
+  std::vector<Term> terms;
+  const std::string ops[] = {"\u00B7", "="};
+  for (int drop = 0; drop <= most; ++drop) {
+    f = {focus_term(v, "concat", t.concat, &t.tokens, nullptr, drop),
+         focus_term(v, "W_O", t.W_O(), nullptr, nullptr, drop),
+         focus_term(v, "output", t.output, &t.tokens, nullptr, drop)};
+    terms = {{.name = "concat", .m = &t.concat, .rows = &t.tokens, .highlight_row = hr},
+             {.name = "W_O", .m = &t.W_O(), .highlight_col = hc},
+             {.name = "output",
+              .m = &t.output,
+              .rows = &t.tokens,
+              .selected_row = hr,
+              .selected_col = hc,
+              .outlined = v.outlined()}};
+    for (std::size_t i = 0; i < terms.size(); ++i) apply_focus(terms[i], f[i]);
+    if (v.state.pipeline.focus.empty() || EquationFits(terms, ops, v.height)) break;
+  }
+  const EquationHover e = v.equation(0, terms, ops, v.height);
+  if (e.term == 2 && e.row >= 0 && e.col >= 0)
+    v.state.pipeline.hover.explanation = explain_cell(t, Step::Concat, v.state.pipeline.head, e.row, e.col);
+}
+
 void concat(StepView& v) {
-  const auto [hr, hc] = v.hovered(0, v.t.has_output_projection() ? 2 : 1);
+  const auto [hr, hc] = v.hovered(0, 1);
   if (v.t.has_output_projection()) {
-    const Term terms[] = {
-        {.name = "concat", .m = &v.t.concat, .rows = &v.t.tokens, .highlight_row = hr},
-        {.name = "W_O", .m = &v.t.W_O(), .highlight_col = hc},
-        {.name = "output", .m = &v.t.output, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc}};
-    const std::string ops[] = {"\u00B7", "="};
-    const EquationHover e = v.equation(0, terms, ops, v.height);
-    if (e.term == 2)
-      v.state.pipeline.hover.explanation = explain_cell(v.t, Step::Concat, v.state.pipeline.head, e.row, e.col);
+    concat_product(v);
   } else {
     const Term terms[] = {
         {.name = "concat", .m = &v.t.concat, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc},

@@ -24,7 +24,7 @@ constexpr float kWrapBelowCell = 30.0f;
 constexpr float kMinTermGrid = 2.5f;
 
 // What is written over a term: its name and shape.
-std::string term_title(const Term& t) { return t.name + " " + shape_text(*t.m); }
+std::string term_title(const Term& t) { return t.name + " " + shape_text(t.whole ? *t.whole : *t.m); }
 
 // The narrowest a term may be: its title and its legend (or, without one, four font heights) must fit. A title wider
 // than its share pushed the terms after it off the panel (8 heads' outputs in presentation mode showed 6).
@@ -221,6 +221,8 @@ void draw_line(std::span<const Term> terms, std::span<const std::string> ops, st
     o.selected_col = t.selected_col;
     o.outlined = t.outlined;
     o.outlined_col0 = t.outlined_col0;
+    o.row_slots = t.row_slots;
+    o.col_slots = t.col_slots;
     o.flags = t.flags | HeatmapFlags_StretchTall;
     o.size = {width, (t.flags & HeatmapFlags_NoLegend) ? body_h - legend_h : body_h};
     o.max_cell = max_cell;
@@ -354,37 +356,45 @@ float line_cell(std::span<const Term> terms, std::span<const std::string> ops, s
   return std::max(cell, 0.5f);  // it fits across, however small
 }
 
-EquationHover Equation(const char* id, std::span<const Term> terms, std::span<const std::string> ops, float max_height,
-                       float max_cell) {
-  EquationHover hover;
-  ImGui::PushID(id);
+namespace {
+
+// How Equation lays out its terms in `width` x `max_height`: on `lines` fitted lines of cells `cell` wide, or
+// flowing at a readable cell size.
+struct EquationPlan {
+  std::size_t lines = 1;
+  float cell = 0;
+  bool wants_numbers = false;
+  float shortfall = 0;  // numbers_shortfall of the fitted lines
+  bool flows = false;
+};
+
+EquationPlan plan_equation(std::span<const Term> terms, std::span<const std::string> ops, float width, float max_height,
+                           float max_cell) {
+  EquationPlan p;
   // As many lines as make the cells largest (many heads wrap onto several lines instead of shrinking
   // until no number fits, or running off the panel).
-  const float width = ImGui::GetContentRegionAvail().x;
   const std::size_t n = terms.size();
-  std::size_t best_lines = 1;
-  float best_cell = line_cell(terms, ops, 0, n, width, max_height, max_cell);
+  p.cell = line_cell(terms, ops, 0, n, width, max_height, max_cell);
   for (std::size_t lines = 2; lines <= std::min<std::size_t>(6, n); ++lines) {
     const std::size_t per_line = (n + lines - 1) / lines;
     const float line_h = max_height / static_cast<float>(lines);
     float cell = max_cell;
     for (std::size_t first = 0; first < n; first += per_line)
       cell = std::min(cell, line_cell(terms, ops, first, std::min(n, first + per_line), width, line_h, max_cell));
-    if (cell > best_cell * 1.15f &&
-        (best_cell < kWrapBelowCell * 1.5f || best_cell <= 0.0f)) {  // only for a clear gain
-      best_cell = cell;
-      best_lines = lines;
+    if (cell > p.cell * 1.15f && (p.cell < kWrapBelowCell * 1.5f || p.cell <= 0.0f)) {  // only for a clear gain
+      p.cell = cell;
+      p.lines = lines;
     }
   }
   // Cells too small for a line of text while some term wants its numbers: one readable cell size instead, the
   // terms wrapping as text does and the view scrolling (the output step of four 4x8 heads at 1280x720).
   // Only where every such term then fits across (a 16x64 q of a model-sized layer does not: it stays compact).
   const float readable = 1.8f * ImGui::GetFontSize();
-  const bool wants_numbers = std::any_of(terms.begin(), terms.end(), term_shows_numbers) &&
-                             std::all_of(terms.begin(), terms.end(), [&](const Term& t) {
-                               return !term_shows_numbers(t) || flow_width(t, readable) <= width;
-                             });
-  const std::size_t per_line = (n + best_lines - 1) / best_lines;
+  p.wants_numbers = std::any_of(terms.begin(), terms.end(), term_shows_numbers) &&
+                    std::all_of(terms.begin(), terms.end(), [&](const Term& t) {
+                      return !term_shows_numbers(t) || flow_width(t, readable) <= width;
+                    });
+  const std::size_t per_line = (n + p.lines - 1) / p.lines;
   // A digit lost is worth the switch only where the flowing terms still fit the height: a result pushed below the
   // fold is worse than 0.74 for 0.738.
   const auto flow_fits = [&] {
@@ -393,9 +403,29 @@ EquationHover Equation(const char* id, std::span<const Term> terms, std::span<co
     return h <= max_height;
   };
   // Well short (a tenth: 0.7 for 0.738, dots) is worth scrolling for.
-  const float shortfall = wants_numbers ? numbers_shortfall(terms, ops, per_line, width) : 0.0f;
-  if (wants_numbers &&
-      (best_cell < 1.2f * ImGui::GetFontSize() || shortfall > 1.1f || (shortfall > 1.0f && flow_fits()))) {
+  p.shortfall = p.wants_numbers ? numbers_shortfall(terms, ops, per_line, width) : 0.0f;
+  p.flows = p.wants_numbers &&
+            (p.cell < 1.2f * ImGui::GetFontSize() || p.shortfall > 1.1f || (p.shortfall > 1.0f && flow_fits()));
+  return p;
+}
+
+}  // namespace
+
+bool EquationFits(std::span<const Term> terms, std::span<const std::string> ops, float max_height, float max_cell) {
+  const EquationPlan p = plan_equation(terms, ops, ImGui::GetContentRegionAvail().x, max_height, max_cell);
+  return !p.flows && p.shortfall <= 1.0f && p.cell >= ImGui::GetTextLineHeight();
+}
+
+EquationHover Equation(const char* id, std::span<const Term> terms, std::span<const std::string> ops, float max_height,
+                       float max_cell) {
+  EquationHover hover;
+  ImGui::PushID(id);
+  const float width = ImGui::GetContentRegionAvail().x;
+  const std::size_t n = terms.size();
+  const EquationPlan plan = plan_equation(terms, ops, width, max_height, max_cell);
+  const std::size_t best_lines = plan.lines, per_line = (n + best_lines - 1) / best_lines;
+  const float readable = 1.8f * ImGui::GetFontSize();
+  if (plan.flows) {
     ImGui::PopID();
     if (result_wraps(terms, ops, readable, width)) return result_first(id, terms, ops, readable);
     return EquationFlow(id, terms, ops, readable);
@@ -419,6 +449,13 @@ EquationHover Equation(const char* id, std::span<const Term> terms, std::span<co
 
 EquationHover EquationFlow(const char* id, std::span<const Term> terms, std::span<const std::string> ops, float cell) {
   return flow(id, terms, ops, cell, false);
+}
+
+float EquationFlowHeight(std::span<const Term> terms, std::span<const std::string> ops, float cell) {
+  float h = 0;
+  for (const FlowLine& l : flow_lines(terms, ops, cell, ImGui::GetContentRegionAvail().x))
+    h += l.height + ImGui::GetStyle().ItemSpacing.y;
+  return h;
 }
 
 }  // namespace attn::ui

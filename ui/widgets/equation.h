@@ -23,6 +23,8 @@ struct Term {
   std::span<const std::pair<int, int>> outlined = {};
   int outlined_col0 = 0;
   HeatmapFlags flags = HeatmapFlags_NoTooltip;
+  std::span<const int> row_slots = {}, col_slots = {};  // a focused matrix (HeatmapOptions::row_slots)
+  const Matrix* whole = nullptr;                        // ... and the matrix it was focused from: the title's shape
 };
 
 struct EquationHover {
@@ -39,10 +41,17 @@ struct EquationHover {
 EquationHover Equation(const char* id, std::span<const Term> terms, std::span<const std::string> ops, float max_height,
                        float max_cell = 96.0f);
 
+// Whether Equation draws the terms in `max_height` and the available width with every number at its matrix's
+// decimals in cells at least a text line tall, nothing flowing below: when not, a lesson page may focus.
+bool EquationFits(std::span<const Term> terms, std::span<const std::string> ops, float max_height,
+                  float max_cell = 96.0f);
+
 // The terms at one cell size, in lines filled left to right and wrapped where the next term does not fit, as
 // text wraps: for many small matrices (a KV cache per head) whose cells should stay big enough for their
 // numbers; the panel scrolls if they need more height than it has.
 EquationHover EquationFlow(const char* id, std::span<const Term> terms, std::span<const std::string> ops, float cell);
+// The height EquationFlow takes at cell size `cell` in the available width.
+float EquationFlowHeight(std::span<const Term> terms, std::span<const std::string> ops, float cell);
 
 // "[3×4]"
 std::string shape_text(const Matrix& m);

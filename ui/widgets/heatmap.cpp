@@ -8,6 +8,7 @@
 
 #include "core/text_format.h"
 #include "ui/logic/cell_format.h"
+#include "ui/logic/focus.h"
 #include "ui/logic/glyph_set.h"
 #include "ui/logic/hover_text.h"
 #include "ui/widgets/heatmap_layout.h"
@@ -278,6 +279,23 @@ std::string check_name(const char* id, const Matrix& m) {
   return std::string(id) + " " + std::to_string(m.rows()) + "\u00D7" + std::to_string(m.cols()) + ": ";
 }
 
+// A focused heatmap's slots: whether drawn row or column i is an elided run, the original index it stands for, and
+// where an original index is drawn (-1: elided).
+bool elided(std::span<const int> slots, Eigen::Index i) {
+  return !slots.empty() && slots[static_cast<std::size_t>(i)] == kElided;
+}
+int original(std::span<const int> slots, int i) {
+  return slots.empty() || i < 0 ? i : slots[static_cast<std::size_t>(i)];
+}
+int drawn(std::span<const int> slots, int i) { return slots.empty() ? i : focused_index(slots, i); }
+
+// An elided cell: no colour and no number, the ellipsis of its run ("⋮" down an elided row, "⋯" along a column).
+void draw_elided(ImDrawList* dl, ImVec2 a, float cw, float ch, bool row) {
+  const char* mark = row ? "\u22EE" : "\u22EF";
+  const ImVec2 ts = ImGui::CalcTextSize(mark);
+  dl->AddText({a.x + (cw - ts.x) / 2, a.y + (ch - ts.y) / 2}, ImGui::GetColorU32(ImGuiCol_Text), mark);
+}
+
 // Each cell a filled rectangle with its number (or a mark that says "point here" when it does not fit), and
 // thin separators that keep neighbouring equal values apart.
 void draw_cells(const char* id, const Matrix& m, const HeatmapOptions& opts, const Grid& g, const Measured& me,
@@ -297,6 +315,10 @@ void draw_cells(const char* id, const Matrix& m, const HeatmapOptions& opts, con
   for (Eigen::Index r = 0; r < m.rows(); ++r)
     for (Eigen::Index c = 0; c < m.cols(); ++c) {
       const ImVec2 a = g.cell(r, c), b{a.x + cw, a.y + ch};
+      if (elided(opts.row_slots, r) || elided(opts.col_slots, c)) {
+        draw_elided(dl, a, cw, ch, elided(opts.row_slots, r));
+        continue;
+      }
       const double x = m(r, c);
       const bool hidden = (opts.visible && (*opts.visible)(r, c) == 0.0) || !std::isfinite(x);
       const Rgb fill = hidden ? kHiddenCell : sample(opts.map, normalise(x, range));
@@ -353,8 +375,10 @@ void draw_marks(const char* id, const HeatmapOptions& opts, const Grid& g, const
       dl->AddRect({a.x - 3.5f, a.y - 3.5f}, {z.x + 3.5f, z.y + 3.5f}, IM_COL32(20, 20, 20, 255), 0, 0,
                   style.outline_halo_width);
   };
-  std::vector<std::pair<int, int>> cells;  // in this heatmap's columns
-  for (const auto& [r, c] : opts.outlined) cells.emplace_back(r, c - opts.outlined_col0);
+  std::vector<std::pair<int, int>> cells;  // in this heatmap's drawn rows and columns
+  for (const auto& [r, c] : opts.outlined)
+    if (const int dr = drawn(opts.row_slots, r), dc = drawn(opts.col_slots, c - opts.outlined_col0); dr >= 0 && dc >= 0)
+      cells.emplace_back(dr, dc);
   const bool hovering = result.hovered_row >= 0;
   const std::pair<int, int> pointed =
       hovering ? std::pair{result.hovered_row, result.hovered_col} : std::pair{opts.selected_row, opts.selected_col};
@@ -371,13 +395,15 @@ void draw_marks(const char* id, const HeatmapOptions& opts, const Grid& g, const
   }
   for (const auto& [r, c] : cells)
     if (r >= 0 && r < me.in.rows && c >= 0 && c < me.in.cols) {
-      NoteOutlinedCell(r, c + opts.outlined_col0);
+      const int row = original(opts.row_slots, r), col = original(opts.col_slots, c) + opts.outlined_col0;
+      NoteOutlinedCell(row, col);
       NoteInSight(SightKind::Outlined, id,
-                  "outlined cell (" + std::to_string(r) + ", " + std::to_string(c + opts.outlined_col0) + ") of " + id,
-                  g.cell(r, c), g.cell(r + 1, c + 1));
+                  "outlined cell (" + std::to_string(row) + ", " + std::to_string(col) + ") of " + id, g.cell(r, c),
+                  g.cell(r + 1, c + 1));
       if (result.outlined_y < 0) result.outlined_y = g.cell(r, 0).y;
     }
-  for (const CellBlock& b : one) NoteOutlinedCell(b.row, b.col + opts.outlined_col0);
+  for (const CellBlock& b : one)
+    NoteOutlinedCell(original(opts.row_slots, b.row), original(opts.col_slots, b.col) + opts.outlined_col0);
 }
 
 // Row labels on the left, column labels above; the hovered and highlighted ones in the accent colour.
@@ -429,7 +455,23 @@ void tooltip(const Matrix& m, const HeatmapOptions& opts, const HeatmapResult& r
 
 }  // namespace
 
-HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opts) {
+namespace {
+
+// A focused heatmap's options with the highlighted and selected rows and columns where they are drawn.
+HeatmapOptions drawn_options(const HeatmapOptions& given) {
+  HeatmapOptions o = given;
+  if (o.row_slots.empty() && o.col_slots.empty()) return o;
+  o.highlight_row = drawn(o.row_slots, o.highlight_row);
+  o.selected_row = drawn(o.row_slots, o.selected_row);
+  o.highlight_col = drawn(o.col_slots, o.highlight_col);
+  o.selected_col = drawn(o.col_slots, o.selected_col);
+  return o;
+}
+
+}  // namespace
+
+HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& given) {
+  const HeatmapOptions opts = drawn_options(given);
   HeatmapResult result;
   ImGui::PushID(id);
   const ImGuiID imgui_id = ImGui::GetID("##heatmap");
@@ -453,6 +495,9 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
               std::string("matrix ") + id + " [" + std::to_string(m.rows()) + "\u00D7" + std::to_string(m.cols()) + "]",
               g.origin, {g.origin.x + result.size.x, g.origin.y + result.size.y});
   hover(g, me, opts, result);
+  if (result.hovered_row >= 0 &&
+      (elided(opts.row_slots, result.hovered_row) || elided(opts.col_slots, result.hovered_col)))
+    result = {.size = result.size};  // an elided run has no cell to point at
   if (l.texture) {
     // Scrolled out of sight, a texture is not coloured: the Model view's column holds dozens of large heatmaps, a
     // few on screen, and each new forward pass would otherwise colour them all.
@@ -470,10 +515,14 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& opt
     draw_legend(ImGui::GetWindowDrawList(), {g.at.x, g.end.y + 2}, std::max(g.end.x - g.at.x, legend_min_width(ends)),
                 opts.map, range, ends);
   // Right-click: the matrix as a picture for a slide, or as text for a spreadsheet.
-  PictureMenu(id, g.origin, {g.origin.x + result.size.x, g.origin.y + result.size.y}, &m, opts.row_labels,
-              opts.col_labels);
+  // A focused matrix has no numbers where it is elided: its picture, but no CSV of made-up zeros.
+  const bool focused = !opts.row_slots.empty() || !opts.col_slots.empty();
+  PictureMenu(id, g.origin, {g.origin.x + result.size.x, g.origin.y + result.size.y}, focused ? nullptr : &m,
+              opts.row_labels, opts.col_labels);
   tooltip(m, opts, result);
   ImGui::PopID();
+  result.hovered_row = original(opts.row_slots, result.hovered_row);
+  result.hovered_col = original(opts.col_slots, result.hovered_col);
   return result;
 }
 

@@ -41,6 +41,10 @@ struct HeatmapOptions {
   int selected_row = -1, selected_col = -1;       // outline one cell strongly
   std::span<const std::pair<int, int>> outlined;  // more cells outlined as strongly (a lesson page's)
   int outlined_col0 = 0;  // where column 0 sits in the matrix `outlined` was given for (a head's slice of concat)
+  // A focused matrix (ui/logic/focus.h): the original row or column each drawn one stands for, kElided for a run
+  // of elided ones, drawn as a row of "⋮" or a column of "⋯". Empty: drawn whole. With slots, the highlighted,
+  // selected, outlined and hovered rows and columns are the original matrix's.
+  std::span<const int> row_slots, col_slots;
   HeatmapFlags flags = HeatmapFlags_None;
 };
 
