@@ -23,6 +23,7 @@ struct Term {
   std::span<const std::pair<int, int>> outlined = {};
   int outlined_col0 = 0;
   HeatmapFlags flags = HeatmapFlags_NoTooltip;
+  bool joined = false;  // EquationFlow keeps it on the line of the term before it (V beside the K of its head)
 };
 
 struct EquationHover {
@@ -42,6 +43,8 @@ EquationHover Equation(const char* id, std::span<const Term> terms, std::span<co
 // text wraps: for many small matrices (a KV cache per head) whose cells should stay big enough for their
 // numbers; the panel scrolls if they need more height than it has.
 EquationHover EquationFlow(const char* id, std::span<const Term> terms, std::span<const std::string> ops, float cell);
+// The height EquationFlow takes at cell size `cell` in `width` (its lines and the spacing under each).
+float EquationFlowHeight(std::span<const Term> terms, std::span<const std::string> ops, float cell, float width);
 
 // "[3×4]"
 std::string shape_text(const Matrix& m);

@@ -46,7 +46,11 @@ void TextDisabledWrapped(std::string_view text) {
 }
 
 void AgreementBadge(const Agreement& a) {
-  TextWrappedAtSpaces(a.text, a.ok ? IM_COL32(115, 217, 115, 255) : IM_COL32(255, 102, 89, 255));
+  // On a light page the dark theme's light green is under 2:1 against white: deeper shades read at over 6:1.
+  const bool light = light_page();
+  const ImU32 ok = light ? IM_COL32(0, 110, 0, 255) : IM_COL32(115, 217, 115, 255);
+  const ImU32 bad = light ? IM_COL32(190, 30, 20, 255) : IM_COL32(255, 102, 89, 255);
+  TextWrappedAtSpaces(a.text, a.ok ? ok : bad);
 }
 
 void SameLineIfFits(float width, float spacing) {
