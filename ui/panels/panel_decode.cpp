@@ -132,17 +132,23 @@ Section cache_section(const Shown& v) {
       stack(v.d.cache.v[g], "V, KV head " + std::to_string(g), true);
     }
   }
-  if (v.d.attention.sparse) stack(v.d.cache.indexer_k, "indexer key cache", false);
   return sec;
 }
 
-// Sparse attention: the new token's indexer scores every cached token, then its heads read only the top k.
+// Sparse attention: the new token's indexer scores every cached token against the indexer's own cached keys, then
+// its heads read only the top k. The key cache is drawn here, where it is read, as the first term of the scan.
 Section indexer_section(const Shown& v) {
   const int k = v.d.attention.sparse->top_k;
   Section sec = section("indexer",
-                        "3. The indexer scores all " + plural(v.s.cache_tokens, "cached token") +
-                            ", and the heads then read only the top " + std::to_string(k),
-                        "3. The indexer's scores");
+                        "3. The indexer scores its " + plural(v.s.cache_tokens, "cached key") +
+                            "; the heads then read only the top " + std::to_string(k),
+                        "3. The indexer's scan");
+  const Matrix& keys = *sec.owned.emplace_back(std::make_unique<Matrix>(v.d.cache.indexer_k.topRows(v.cache_rows)));
+  add_term(sec, {.name = "indexer key cache",
+                 .m = &keys,
+                 .rows = &v.cached,
+                 .highlight_row = v.d.cross_attention ? -1 : v.t,
+                 .flags = kVectors});
   add_term(sec,
            {.name = "indexer scores", .m = &v.s.indexer_scores, .rows = &v.now, .cols = &v.cached, .flags = kPlain});
   add_term(sec, {.name = "kept (top " + std::to_string(k) + ")",
@@ -152,7 +158,7 @@ Section indexer_section(const Shown& v) {
                  .map = ColorMap::Sequential,
                  .range = ValueRange{0.0, 2.2},
                  .flags = kPlain});
-  sec.ops = {"\u2192"};
+  sec.ops = {"\u2192", "\u2192"};
   return sec;
 }
 
