@@ -69,7 +69,9 @@ bool ApplyLessonPage(AppState& state, int lesson, int page) {
   state.pipeline.scroll_to_top = p.highlight.empty();
   state.model_view.scroll_to_output = p.view == View::Model && p.model_output;
   state.model_view.scroll_to_top = p.view == View::Model && !p.model_output;
-  state.decode.scroll_to_section = p.view == View::Decode && p.decode_section > 1 ? p.decode_section : 0;
+  state.decode.scroll_to_section = p.view == View::Decode ? p.decode_section : 0;
+  state.decode.scroll_frames = 0;
+  state.decode.unfolded = 0;
   state.pipeline.playing = state.decode.playing = false;
   return true;
 }

@@ -27,8 +27,10 @@
 //         "step": "scale",                                pipeline only: a step name or 0-9; default inputs
 //         "head": 0,                                      default 0; a head of the scenario (after the overrides)
 //         "decode_tokens": 2,                             decode only: tokens arrived, 1 .. N; default 1
-//         "decode_section": 3,                            decode only: the section (1-4) the text is about,
-//                                                         scrolled to the top as the page opens; default 1
+//         "decode_section": 3,                            decode only: the first section (1-5) the text is
+//                                                         about; it and those after it (to the output and its
+//                                                         check line) stay in sight as the page opens, the
+//                                                         others fold where they do not fit; default 1
 //         "preset": "llama-3-70b",                        compare, memory and cost only: a model preset name
 //         "highlight": [[0, 1]],                          pipeline only: cells (row, col) of the step's result
 //         "focus": {"concat": {"rows": [3]},              pipeline only: the rows and columns of the step's matrices

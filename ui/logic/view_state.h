@@ -81,7 +81,9 @@ struct DecodeView {
   int token = 0;
   bool playing = false;
   double play_clock = 0.0;
-  int scroll_to_section = 0;  // a page just opened on this view: this section (1-4) scrolled to the top once
+  int scroll_to_section = 0;  // a page just opened on this view on its section (1-5): scrolled to what it shows
+  int scroll_frames = 0;      // ... over a few frames, while the fonts and the content's height settle
+  unsigned unfolded = 0;      // sections (bit 0: section 1) a page had folded and the user opened
 };
 
 // What the memory, cost and compare views are set to, and the model shapes they choose from.

@@ -95,10 +95,10 @@ void block_table(const OnlineSoftmax& r, int shown) {
 // bars (the numbers are written in the cells), then with cells down to a text line's height.
 float fitted_cell(std::vector<Term>& terms, std::span<const std::string> ops, float cell) {
   const float room = ImGui::GetContentRegionAvail().y;
-  if (EquationFlowHeight(terms, ops, cell) <= room) return cell;
+  if (EquationFlowHeight(terms, ops, cell, ImGui::GetContentRegionAvail().x) <= room) return cell;
   for (Term& term : terms) term.flags |= HeatmapFlags_NoLegend;
   const float least = ImGui::GetTextLineHeight() + 6;
-  while (cell > least && EquationFlowHeight(terms, ops, cell) > room) cell = std::max(least, cell - 1);
+  while (cell > least && EquationFlowHeight(terms, ops, cell, ImGui::GetContentRegionAvail().x) > room) cell = std::max(least, cell - 1);
   return cell;
 }
 

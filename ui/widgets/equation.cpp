@@ -9,6 +9,7 @@
 #include <imgui.h>
 
 #include "ui/logic/cell_format.h"
+#include "ui/logic/decode_layout.h"
 #include "ui/logic/glyph_set.h"
 #include "ui/widgets/heatmap.h"
 #include "ui/widgets/heatmap_layout.h"
@@ -245,6 +246,9 @@ void draw_line(std::span<const Term> terms, std::span<const std::string> ops, st
   }
 }
 
+// Whether a wrapped line starts with the operator before its first term: "=" does, a space between terms does not.
+bool leads(const std::string& op) { return op.find_first_not_of(' ') != std::string::npos; }
+
 // The lines EquationFlow fills at cell size `cell` in `width`: as many terms as fit, at least one each.
 struct FlowLine {
   std::size_t first, last;
@@ -254,25 +258,27 @@ std::vector<FlowLine> flow_lines(std::span<const Term> terms, std::span<const st
                                  float width) {
   const float gap = ImGui::GetStyle().ItemSpacing.x;
   const float line = ImGui::GetTextLineHeightWithSpacing();
+  std::vector<float> widths, op_widths, lead_widths;
+  std::vector<bool> joined;
+  for (std::size_t i = 0; i < terms.size(); ++i) {
+    widths.push_back(flow_width(terms[i], cell));
+    joined.push_back(terms[i].joined);
+    if (i + 1 >= terms.size()) continue;
+    op_widths.push_back(operators_width(ops.subspan(i, 1), gap));
+    lead_widths.push_back(leads(ops[i]) ? op_widths.back() : 0.0f);
+  }
   std::vector<FlowLine> lines;
-  for (std::size_t first = 0; first < terms.size();) {
-    float used = (first > 0 ? operators_width(ops.subspan(first - 1, 1), gap) : 0.0f) + flow_width(terms[first], cell);
-    std::size_t last = first + 1;
-    for (; last < terms.size(); ++last) {
-      const float more = operators_width(ops.subspan(last - 1, 1), gap) + flow_width(terms[last], cell);
-      if (used + more > width) break;
-      used += more;
-    }
+  for (const FlowBreak& b : flow_breaks(widths, op_widths, lead_widths, joined, width)) {
     Eigen::Index rows = 0;
-    bool legend = false;
-    for (std::size_t i = first; i < last; ++i) {
+    bool legend = false, header = false;
+    for (std::size_t i = b.first; i < b.last; ++i) {
       rows = std::max(rows, terms[i].m->rows());
       legend = legend || !(terms[i].flags & HeatmapFlags_NoLegend);
+      header = header || !(terms[i].flags & HeatmapFlags_NoColumnLabels);
     }
-    lines.push_back({first, last,
-                     line /* title */ + line /* column labels */ + static_cast<float>(rows) * cell +
+    lines.push_back({b.first, b.last,
+                     line /* title */ + (header ? line : 0.0f) /* column labels */ + static_cast<float>(rows) * cell +
                          (legend ? 1.5f * line + 14 : 0.0f)});
-    first = last;
   }
   return lines;
 }
@@ -304,8 +310,8 @@ EquationHover flow(const char* id, std::span<const Term> terms, std::span<const 
   ImGui::PushID(id);
   for (const FlowLine& l : flow_lines(terms, ops, cell, ImGui::GetContentRegionAvail().x))
     // Heatmaps scale their largest cell with the zoom: `cell` is in pixels already.
-    draw_line(terms, ops, l.first, l.last, l.first > 0 ? &ops[l.first - 1] : nullptr, l.height,
-              cell * kBodyPixels / ImGui::GetFontSize(), hover, cell, result_leads);
+    draw_line(terms, ops, l.first, l.last, l.first > 0 && leads(ops[l.first - 1]) ? &ops[l.first - 1] : nullptr,
+              l.height, cell * kBodyPixels / ImGui::GetFontSize(), hover, cell, result_leads);
   ImGui::PopID();
   return hover;
 }
@@ -451,10 +457,9 @@ EquationHover EquationFlow(const char* id, std::span<const Term> terms, std::spa
   return flow(id, terms, ops, cell, false);
 }
 
-float EquationFlowHeight(std::span<const Term> terms, std::span<const std::string> ops, float cell) {
+float EquationFlowHeight(std::span<const Term> terms, std::span<const std::string> ops, float cell, float width) {
   float h = 0;
-  for (const FlowLine& l : flow_lines(terms, ops, cell, ImGui::GetContentRegionAvail().x))
-    h += l.height + ImGui::GetStyle().ItemSpacing.y;
+  for (const FlowLine& l : flow_lines(terms, ops, cell, width)) h += l.height + ImGui::GetStyle().ItemSpacing.y;
   return h;
 }
 

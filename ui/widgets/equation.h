@@ -25,6 +25,7 @@ struct Term {
   HeatmapFlags flags = HeatmapFlags_NoTooltip;
   std::span<const int> row_slots = {}, col_slots = {};  // a focused matrix (HeatmapOptions::row_slots)
   const Matrix* whole = nullptr;                        // ... and the matrix it was focused from: the title's shape
+  bool joined = false;  // EquationFlow keeps it on the line of the term before it (V beside the K of its head)
 };
 
 struct EquationHover {
@@ -50,8 +51,8 @@ bool EquationFits(std::span<const Term> terms, std::span<const std::string> ops,
 // text wraps: for many small matrices (a KV cache per head) whose cells should stay big enough for their
 // numbers; the panel scrolls if they need more height than it has.
 EquationHover EquationFlow(const char* id, std::span<const Term> terms, std::span<const std::string> ops, float cell);
-// The height EquationFlow takes at cell size `cell` in the available width.
-float EquationFlowHeight(std::span<const Term> terms, std::span<const std::string> ops, float cell);
+// The height EquationFlow takes at cell size `cell` in `width` (its lines and the spacing under each).
+float EquationFlowHeight(std::span<const Term> terms, std::span<const std::string> ops, float cell, float width);
 
 // "[3×4]"
 std::string shape_text(const Matrix& m);

@@ -239,6 +239,7 @@ Measured measure(const Matrix& m, const HeatmapOptions& opts, bool labels, bool 
   in.avail_h = opts.size.y;
   in.line_h = ImGui::GetTextLineHeight();
   in.labels = labels;
+  in.header = !(opts.flags & HeatmapFlags_NoColumnLabels);
   in.legend = legend;
   in.fill = (opts.flags & HeatmapFlags_Fill) != 0;
   in.texture = (opts.flags & HeatmapFlags_Texture) != 0;
@@ -249,10 +250,10 @@ Measured measure(const Matrix& m, const HeatmapOptions& opts, bool labels, bool 
   r.wanted_decimals = r.want_values ? matrix_decimals(m, opts.visible) : 0;
   if (r.want_values) in.value_w = HeatmapValueWidth(m, opts.visible);
   // Column labels are written whole over their column: a cell is widened for its label as for its number.
-  if (labels)
+  if (labels && in.header)
     for (Eigen::Index c = 0; c < m.cols(); ++c)
       r.widest_label = std::max(r.widest_label, ImGui::CalcTextSize(HeatmapLabel(opts.col_labels, c).c_str()).x);
-  if (labels && m.cols() <= 64) in.value_w = std::max(in.value_w, r.widest_label + kLabelGap);
+  if (labels && in.header && m.cols() <= 64) in.value_w = std::max(in.value_w, r.widest_label + kLabelGap);
   return r;
 }
 
@@ -427,6 +428,7 @@ void draw_labels(const char* id, const Matrix& m, const HeatmapOptions& opts, co
   const auto spaced = [&](float gap) {
     return std::max<Eigen::Index>(1, static_cast<Eigen::Index>(std::ceil((me.widest_label + gap) / cw)));
   };
+  if (opts.flags & HeatmapFlags_NoColumnLabels) return;
   const float font = ImGui::GetFontSize();
   const Eigen::Index every = shorten || spaced(kLabelGap) == 1 ? 1 : spaced(font);
   // A matrix whose cells show their numbers, its columns named: a column without its name cannot be found ("look

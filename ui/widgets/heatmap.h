@@ -16,14 +16,15 @@ namespace attn::ui {
 
 enum HeatmapFlags_ {
   HeatmapFlags_None = 0,
-  HeatmapFlags_NoValues = 1 << 0,     // never print the numbers, even where they fit
-  HeatmapFlags_NoLegend = 1 << 1,     // no colour bar with the range
-  HeatmapFlags_NoLabels = 1 << 2,     // no token labels (thumbnails)
-  HeatmapFlags_Clickable = 1 << 3,    // report clicks on cells (toggling a custom mask)
-  HeatmapFlags_NoTooltip = 1 << 4,    // the caller explains the hovered cell itself
-  HeatmapFlags_Fill = 1 << 5,         // fill the box: cells stretched to its width and height (thumbnails)
-  HeatmapFlags_Texture = 1 << 6,      // one texture, never a rectangle per cell: many thumbnails redrawn every frame
-  HeatmapFlags_StretchTall = 1 << 7,  // more rows than pixels: up to the box's width or a square
+  HeatmapFlags_NoValues = 1 << 0,        // never print the numbers, even where they fit
+  HeatmapFlags_NoLegend = 1 << 1,        // no colour bar with the range
+  HeatmapFlags_NoLabels = 1 << 2,        // no token labels (thumbnails)
+  HeatmapFlags_Clickable = 1 << 3,       // report clicks on cells (toggling a custom mask)
+  HeatmapFlags_NoTooltip = 1 << 4,       // the caller explains the hovered cell itself
+  HeatmapFlags_Fill = 1 << 5,            // fill the box: cells stretched to its width and height (thumbnails)
+  HeatmapFlags_Texture = 1 << 6,         // one texture, never a rectangle per cell: many thumbnails redrawn every frame
+  HeatmapFlags_StretchTall = 1 << 7,     // more rows than pixels: up to the box's width or a square
+  HeatmapFlags_NoColumnLabels = 1 << 8,  // rows labelled, columns not: a vector's dimensions, which no text names
 };
 using HeatmapFlags = int;
 

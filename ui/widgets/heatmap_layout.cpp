@@ -9,7 +9,7 @@ HeatmapLayout layout_heatmap(const HeatmapLayoutInput& in) {
   HeatmapLayout l;
   if (in.rows <= 0 || in.cols <= 0) return l;
   l.label_w = in.labels ? in.row_label_w + 0.5f * in.line_h : 0.0f;
-  l.header_h = in.labels ? in.line_h + 2.0f : 0.0f;
+  l.header_h = in.labels && in.header ? in.line_h + 2.0f : 0.0f;
   l.legend_h = in.legend ? legend_height(in.line_h) : 0.0f;
   float cell = std::min(in.max_cell, (in.avail_w - l.label_w) / static_cast<float>(in.cols));
   if (in.avail_h > 0) cell = std::min(cell, (in.avail_h - l.header_h - l.legend_h) / static_cast<float>(in.rows));
