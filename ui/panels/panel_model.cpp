@@ -86,6 +86,10 @@ void column_labels(ImVec2 cells, float cell_w, Eigen::Index cols) {
   }
 }
 
+// The column scrolled so that what is drawn next is at its top (SetScrollHereY would place the previous line there,
+// and the colour bar's numbers of the row above would show cut at the edge).
+void scroll_to_cursor() { ImGui::SetScrollY(ImGui::GetCursorPosY()); }
+
 // Where a box's row is in the column: the input, a layer's sublayer row, the output.
 struct BoxRowPlace {
   ModelPart part;
@@ -144,7 +148,7 @@ void box_row(AppState& state, const std::vector<StreamPart>& parts, const BoxRow
   const RowGeometry g = row_geometry(tokens);
   const int layer = place.part.place == ModelPart::Place::Layer ? place.part.layer : -1;
   const bool outlined = outlines(state.model_view.outline, place.part);
-  if (outlined && std::exchange(state.model_view.scroll_to_outlined, false)) ImGui::SetScrollHereY(0.0f);
+  if (outlined && std::exchange(state.model_view.scroll_to_outlined, false)) scroll_to_cursor();
   const float arrow = ImGui::CalcTextSize(" \u2192 ").x, n = static_cast<float>(parts.size());
   // A few pixels kept at the right for the outline's frame.
   const float width = (ImGui::GetContentRegionAvail().x - g.label_w - arrow * (n - 1) - 10.0f) / n;
@@ -210,7 +214,7 @@ void layer_block(AppState& state, int l) {
   const std::vector<ModelPart>& outline = state.model_view.outline;
   if ((outlines(outline, {ModelPart::Place::Layer, l, 0}) || outlines(outline, {ModelPart::Place::Layer, l, 1})) &&
       std::exchange(state.model_view.scroll_to_outlined, false))
-    ImGui::SetScrollHereY(0.0f);
+    scroll_to_cursor();
   ImGui::PushFont(title_font());
   ImGui::Text("Layer %d", l);
   ImGui::PopFont();
@@ -235,7 +239,7 @@ void layer_column(AppState& state) {
   if (std::exchange(state.model_view.scroll_to_output, false)) ImGui::SetScrollHereY(0.0f);
   if (outlines(state.model_view.outline, {ModelPart::Place::Output}) &&
       std::exchange(state.model_view.scroll_to_outlined, false))
-    ImGui::SetScrollHereY(0.0f);
+    scroll_to_cursor();
   ImGui::PushFont(title_font());
   ImGui::TextUnformatted("Output");
   ImGui::PopFont();
