@@ -80,7 +80,8 @@ const BadLesson kBadLessons[] = {
     {"unknown_page_key.json",
      "pages[0].hilight: unknown key (expected one of: title, text, scenario, view, step, head, decode_tokens, "
      "decode_section, preset, highlight, absorbed, shift_experiment, naive_rope, online, geometry, sparsity_loss, "
-     "overrides, experiment, d_k, model, model_tokens, layer, model_section, train_steps, train_gradient, focus)"},
+     "overrides, experiment, d_k, model, model_tokens, layer, model_section, train_steps, train_gradient, "
+     "model_outline, focus)"},
     {"train_without_steps.json", "pages[0].train_steps: missing (required)"},
     {"train_with_scenario.json",
      "pages[0].scenario: only used by pages with a scenario or a model (this is a page on view train)"},
@@ -152,6 +153,17 @@ const BadLesson kBadLessons[] = {
      "pages[0].model: a model is shown on view model, or one of its layers (\"layer\") on view pipeline; this page is "
      "on view decode"},
     {"model_section_on_pipeline.json", "pages[0].model_section: only used by view model (this is pipeline)"},
+    {"model_outline_typo.json",
+     "pages[0].model_outline[1]: expected input, output, layer N, layer N attention or layer N ffn but found string "
+     "\"layers 1\""},
+    {"model_outline_layer_outside.json",
+     "pages[0].model_outline[1]: tiny.json has 2 layers (numbered from 0) but found \"layer 2 attention\""},
+    {"model_outline_without_ffn.json",
+     "pages[0].model_outline[0]: induction.json has no feed-forward sublayer but found \"layer 0 ffn\""},
+    {"model_outline_on_pipeline.json", "pages[0].model_outline: only used by view model (this is pipeline)"},
+    {"model_outline_not_array.json",
+     "pages[0].model_outline: expected an array of one or more of input, output, layer N, layer N attention or layer "
+     "N ffn but found string \"layer 0\""},
     {"layer_without_model.json", "pages[0].layer: only used by pages with a model (this is a page without one)"},
     {"model_missing_file.json", "pages[0].model: no such model file assets/models/huge.json"},
     {"focus_on_softmax.json",
@@ -264,6 +276,13 @@ TEST_CASE("the model lesson's pages open tiny (and its Post-LN twin) on their to
   CHECK(lesson.pages[2].view == View::Pipeline);
   CHECK(lesson.pages[4].model == "tiny_post.json");
   CHECK(lesson.pages[5].model_output);
+  // Each page on the Model view frames what it is about: the input, layer 0's two sublayer rows, the Post-LN layer,
+  // the output.
+  using P = ModelPart::Place;
+  CHECK(lesson.pages[0].model_outline == std::vector<ModelPart>{{P::Input}});
+  CHECK(lesson.pages[1].model_outline == std::vector<ModelPart>{{P::Layer, 0, 0}, {P::Layer, 0, 1}});
+  CHECK(lesson.pages[4].model_outline == std::vector<ModelPart>{{P::Layer, 0, -1}});
+  CHECK(lesson.pages[5].model_outline == std::vector<ModelPart>{{P::Output}});
   const ModelInput in = lesson_page_model(lesson.pages[5], kScenarios);
   CHECK(in.tokens == std::vector<std::string>{"<s>", "a", "b", "c", "a", "b", "c"});
   const ModelTrace t = run_model(resolve_model(in.model), in.tokens);

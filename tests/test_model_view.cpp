@@ -489,3 +489,50 @@ TEST_CASE("the Model view keeps the shown layer's heads whole and computes anoth
   CHECK(doc.trace().layers[1].kept);
   CHECK_FALSE(doc.trace().layers[0].kept);
 }
+
+TEST_CASE("a lesson page names the Model view's parts it outlines: input, output, a layer or one sublayer's row") {
+  using P = ModelPart::Place;
+  CHECK(parse_model_part("input") == ModelPart{P::Input});
+  CHECK(parse_model_part("output") == ModelPart{P::Output});
+  CHECK(parse_model_part("layer 0") == ModelPart{P::Layer, 0, -1});
+  CHECK(parse_model_part("layer 0 attention") == ModelPart{P::Layer, 0, 0});
+  CHECK(parse_model_part("layer 12 ffn") == ModelPart{P::Layer, 12, 1});
+  for (const char* bad : {"", "Input", " input", "layer", "layer ", "layer -1", "layer +1", "layer x", "layer 1 ",
+                          "layer 1 attn", "layers 1", "layer 1ffn", "layer 99999999999"}) {
+    CAPTURE(bad);
+    CHECK_FALSE(parse_model_part(bad).has_value());
+  }
+  const std::vector<ModelPart> both_rows{{P::Layer, 0, 0}, {P::Layer, 0, 1}};
+  CHECK(outlines(both_rows, {P::Layer, 0, 0}));
+  CHECK(outlines(both_rows, {P::Layer, 0, 1}));
+  CHECK_FALSE(outlines(both_rows, {P::Layer, 1, 0}));
+  CHECK_FALSE(outlines(both_rows, {P::Input}));
+  const std::vector<ModelPart> layer1{{P::Layer, 1, -1}};
+  CHECK(outlines(layer1, {P::Layer, 1, 1}));
+  CHECK_FALSE(outlines(layer1, {P::Layer, 0, 1}));
+  const std::vector<ModelPart> attention0{{P::Layer, 0, 0}};
+  CHECK_FALSE(outlines(attention0, {P::Layer, 0, 1}));
+  const std::vector<ModelPart> ends{{P::Input}};
+  CHECK(outlines(ends, {P::Input}));
+  CHECK_FALSE(outlines(ends, {P::Output}));
+  CHECK_FALSE(outlines({}, {P::Input}));
+}
+
+TEST_CASE("every token row of a box keeps its label, in smaller type before any is skipped") {
+  // A line of 20 px, labels down to 16 px, a budget of 200 px.
+  CHECK(fit_row_labels(7, 200, 20, 16) == RowLabelFit{20, 1.0f, 1});       // room for a line each
+  CHECK(fit_row_labels(11, 200, 20, 16) == RowLabelFit{18, 0.9f, 1});      // 18.18 px snapped to 18: smaller type
+  CHECK(fit_row_labels(32, 200, 20, 16) == RowLabelFit{16, 0.8f, 1});      // tiny's most: the box grows instead
+  CHECK(fit_row_labels(64, 200, 20, 16) == RowLabelFit{16, 0.8f, 1});      // still every label
+  CHECK(fit_row_labels(80, 1000, 20, 16) == RowLabelFit{12.5f, 0.8f, 2});  // past 64 rows: every other
+  CHECK(fit_row_labels(2048, 200, 20, 16) == RowLabelFit{3, 0.8f, 6});     // rows of 3 px, every 6th labelled
+  CHECK(fit_row_labels(0, 200, 20, 16) == RowLabelFit{20, 1.0f, 1});
+}
+
+TEST_CASE("a box's feature indices: every column while they fit, else every 2nd, 5th, 10th, ...") {
+  CHECK(column_label_every(22, 15) == 1);
+  CHECK(column_label_every(10, 15) == 2);
+  CHECK(column_label_every(4, 15) == 5);
+  CHECK(column_label_every(2.5f, 24) == 10);
+  CHECK(column_label_every(0.5f, 30) == 100);
+}

@@ -67,6 +67,9 @@ bool ApplyLessonPage(AppState& state, int lesson, int page) {
   state.pipeline.focus = p.focus;
   state.pipeline.scroll_to_outlined = !p.highlight.empty();
   state.pipeline.scroll_to_top = p.highlight.empty();
+  state.model_view.outline = p.view == View::Model ? p.model_outline : std::vector<ModelPart>{};
+  state.model_view.opened.reset();
+  state.model_view.scroll_to_outlined = !state.model_view.outline.empty();
   state.model_view.scroll_to_output = p.view == View::Model && p.model_output;
   state.model_view.scroll_to_top = p.view == View::Model && !p.model_output;
   state.decode.scroll_to_section = p.view == View::Decode ? p.decode_section : 0;
@@ -90,6 +93,7 @@ void CloseLesson(AppState& state) {
   state.pipeline.pinned_cell.reset();
   state.pipeline.outlined.clear();
   state.pipeline.focus.clear();
+  state.model_view.outline.clear();
 }
 
 }  // namespace attn::ui

@@ -195,11 +195,28 @@ void check_view_keys(const JsonFields& r, View view) {
       r.only_for(key, "view pipeline", actual);
   if (view != View::Decode)
     for (const char* key : {"decode_tokens", "decode_section"}) r.only_for(key, "view decode", actual);
-  if (view != View::Model) r.only_for("model_section", "view model", actual);
+  if (view != View::Model)
+    for (const char* key : {"model_section", "model_outline"}) r.only_for(key, "view model", actual);
   if (view != View::Train)
     for (const char* key : {"train_steps", "train_gradient"}) r.only_for(key, "view train", actual);
   if (view != View::Compare && view != View::Memory && view != View::Cost)
     r.only_for("preset", "views compare, memory and cost", actual);
+}
+
+// The Model view's parts a page outlines, by name; whether the model has them is checked with the model.
+std::vector<ModelPart> read_model_outline(const json& j, const std::string& path) {
+  if (!j.is_array() || j.empty())
+    throw InputError(path, std::string("expected an array of one or more of ") + kModelPartNames + " but found " +
+                               describe_found(j));
+  std::vector<ModelPart> parts;
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    const std::optional<ModelPart> part = j[i].is_string() ? parse_model_part(j[i].get<std::string>()) : std::nullopt;
+    if (!part)
+      throw InputError(index_path(path, i),
+                       std::string("expected ") + kModelPartNames + " but found " + describe_found(j[i]));
+    parts.push_back(*part);
+  }
+  return parts;
 }
 
 // A page shows a scenario, or a model: on view model, or one of its layers on view pipeline.
@@ -226,6 +243,7 @@ void read_model_keys(const JsonFields& r, LessonPage& p) {
       throw InputError(r.child("model_section"), "expected input or output but found \"" + section + "\"");
     p.model_output = section == "output";
   }
+  if (r.has("model_outline")) p.model_outline = read_model_outline(r.at("model_outline"), r.child("model_outline"));
   if (r.has("layer")) {
     if (p.view != View::Pipeline) r.only_for("layer", "view pipeline", view_name(p.view));
     p.layer = r.integer("layer", 0, 0, limits::kMaxLayers);
@@ -258,13 +276,13 @@ void read_train_keys(const JsonFields& r, LessonPage& p) {
 }
 
 LessonPage read_page(const json& j, const std::string& path, const JsonSource* source) {
-  const JsonFields r(j, path, {"title",          "text",       "scenario",      "view",
-                               "step",           "head",       "decode_tokens", "decode_section",
-                               "preset",         "highlight",  "absorbed",      "shift_experiment",
-                               "naive_rope",     "online",     "geometry",      "sparsity_loss",
-                               "overrides",      "experiment", "d_k",           "model",
-                               "model_tokens",   "layer",      "model_section", "train_steps",
-                               "train_gradient", "focus"},
+  const JsonFields r(j, path, {"title",          "text",          "scenario",      "view",
+                               "step",           "head",          "decode_tokens", "decode_section",
+                               "preset",         "highlight",     "absorbed",      "shift_experiment",
+                               "naive_rope",     "online",        "geometry",      "sparsity_loss",
+                               "overrides",      "experiment",    "d_k",           "model",
+                               "model_tokens",   "layer",         "model_section", "train_steps",
+                               "train_gradient", "model_outline", "focus"},
                      "lesson", source);
   LessonPage p;
   p.title = r.nonempty_string("title");
@@ -533,10 +551,29 @@ void check_step_modes(const LessonPage& p, const Trace& t, const std::string& pa
                          plural(blocks, "block") + " of " + std::to_string(p.online->block) + " keys");
 }
 
+// Every part a page outlines is a part of its model: a layer it has, a feed-forward sublayer if it has one.
+void check_model_outline(const LessonPage& p, const Model& m, const std::string& path) {
+  const int layers = static_cast<int>(m.layers.size());
+  for (std::size_t i = 0; i < p.model_outline.size(); ++i) {
+    const ModelPart& part = p.model_outline[i];
+    if (part.place != ModelPart::Place::Layer) continue;
+    const std::string at = index_path(child_path(path, "model_outline"), i);
+    const std::string found = "layer " + std::to_string(part.layer) +
+                              (part.sublayer == 1   ? " ffn"
+                               : part.sublayer == 0 ? " attention"
+                                                    : "");
+    if (part.layer >= layers)
+      throw InputError(at,
+                       p.model + " has " + plural(layers, "layer") + " (numbered from 0) but found \"" + found + "\"");
+    if (part.sublayer == 1 && m.ffn.kind == FfnKind::None)
+      throw InputError(at, p.model + " has no feed-forward sublayer but found \"" + found + "\"");
+  }
+}
+
 void check_page(const LessonPage& p, const std::filesystem::path& dir, const std::string& path) {
   if (p.view == View::Train) return;  // read_train_keys checked it against the run
   if (p.view == View::Model) {
-    page_model(p, dir, path, -1);
+    check_model_outline(p, page_model(p, dir, path, -1).resolved, path);
     return;
   }
   const PageScenario ps = page_scenario(p, dir, path);

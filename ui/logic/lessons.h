@@ -18,6 +18,10 @@
 //         "model_tokens": "<s> a b a b",                  with "model": its tokens; default its first ones
 //         "layer": 1,                                     with "model", view pipeline: that layer's attention
 //         "model_section": "output",                      view model: the part scrolled into view (input | output)
+//         "model_outline": ["layer 0"],                   view model: the parts the text is about, outlined and the
+//                                                         first scrolled into view: input, output, layer N (its
+//                                                         boxes), layer N attention or layer N ffn (one sublayer's
+//                                                         row, its addition included); N below the model's layers
 //         "view": "model",                                pipeline | decode | compare | memory | cost | model | train
 //                                                         (default pipeline)
 //         "train_steps": 1000,                            view train (required there, with no scenario or model): the
@@ -69,6 +73,7 @@
 #include "core/scenario.h"
 #include "ui/logic/focus.h"
 #include "ui/logic/model_document.h"
+#include "ui/logic/model_text.h"
 #include "ui/logic/steps.h"
 #include "ui/logic/views.h"
 
@@ -88,6 +93,8 @@ struct LessonPage {
   std::string model_tokens;   // the model's tokens, separated by spaces (empty: its first ones)
   std::optional<int> layer;   // with a model: the pipeline on this layer's attention
   bool model_output = false;  // view model: the output (logits and next token) scrolled into view
+  // view model: the parts outlined (the first scrolled into view as the page opens)
+  std::vector<ModelPart> model_outline;
   View view = View::Pipeline;
   Step step = Step::Inputs;
   int head = 0;

@@ -1,6 +1,9 @@
 #include "ui/logic/model_text.h"
 
 #include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
 #include <numeric>
 
 #include "core/text_format.h"
@@ -102,6 +105,50 @@ std::vector<Prediction> top_predictions(const ModelTrace& t, const std::vector<s
   std::vector<Prediction> top;
   for (std::size_t i = 0; i < n; ++i) top.push_back({vocab[static_cast<std::size_t>(order[i])], p(order[i])});
   return top;
+}
+
+std::optional<ModelPart> parse_model_part(std::string_view text) {
+  if (text == "input") return ModelPart{ModelPart::Place::Input};
+  if (text == "output") return ModelPart{ModelPart::Place::Output};
+  constexpr std::string_view kLayer = "layer ";
+  if (!text.starts_with(kLayer)) return std::nullopt;
+  text.remove_prefix(kLayer.size());
+  ModelPart p{ModelPart::Place::Layer};
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), p.layer);
+  if (ec != std::errc() || end == text.data() || p.layer < 0 || !std::isdigit(static_cast<unsigned char>(text[0])))
+    return std::nullopt;
+  const std::string_view rest(end, static_cast<std::size_t>(text.data() + text.size() - end));
+  if (rest == " attention") p.sublayer = 0;
+  else if (rest == " ffn") p.sublayer = 1;
+  else if (!rest.empty()) return std::nullopt;
+  return p;
+}
+
+bool outlines(std::span<const ModelPart> outline, const ModelPart& row) {
+  return std::any_of(outline.begin(), outline.end(), [&](const ModelPart& o) {
+    if (o.place != row.place) return false;
+    return o.place != ModelPart::Place::Layer ||
+           (o.layer == row.layer && (o.sublayer < 0 || o.sublayer == row.sublayer));
+  });
+}
+
+RowLabelFit fit_row_labels(int rows, float budget, float line, float min_line) {
+  // Whole quarter pixels, as the heatmap snaps its cells: the labels stay level with their rows.
+  const auto snap = [](float h) { return std::floor(h * 4.0f) / 4.0f; };
+  const float share = budget / static_cast<float>(std::max(rows, 1));
+  if (share >= line) return {snap(line), 1.0f, 1};
+  if (share >= min_line || rows <= kAllLabelledRows) {
+    const float h = snap(std::max(share, min_line));
+    return {h, h / line, 1};
+  }
+  const float h = snap(std::max(share, 3.0f));
+  return {h, min_line / line, static_cast<int>(std::ceil(min_line / h - 0.01f))};
+}
+
+int column_label_every(float col_w, float label_w) {
+  for (int k = 1;; k *= 10)
+    for (const int m : {1, 2, 5})
+      if (static_cast<float>(k * m) * col_w >= label_w || k * m >= (1 << 24)) return k * m;
 }
 
 }  // namespace attn::ui

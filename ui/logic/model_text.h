@@ -1,8 +1,11 @@
 #pragma once
 // What the Model view says, without a window: the model in one line, the parts of each layer in the order the
-// residual stream passes them (named as Figures 5-7 of arXiv 2604.00965 name them for pre, post and no LayerNorm), a head's
-// hovered weight and the most likely next tokens.
+// residual stream passes them (named as Figures 5-7 of arXiv 2604.00965 name them for pre, post and no LayerNorm), a
+// head's hovered weight and the most likely next tokens.
+#include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/model.h"
@@ -17,7 +20,7 @@ std::string model_summary(const Model& m, std::int64_t parameters);
 struct StreamPart {
   std::string title;             // "LN1(x)", "x + Attn(LN1(x))", ...
   const Matrix* values;          // (N, d_model) in the trace
-  bool attention;                // the attention's output: opens the layer in the pipeline
+  bool attention;                // the attention's output (its layer opens in the pipeline)
   std::string short_title = {};  // written instead of a title wider than its box, rather than cutting the formula
 };
 
@@ -25,6 +28,36 @@ struct StreamPart {
 // the stream passes them: pre  LN1(x) | Attn(LN1(x)) | x + Attn(LN1(x)), then LN2(x) | FFN(LN2(x)) | x + FFN(...);
 // post  Attn(x) | LN1(x + Attn(x)); none  Attn(x) | x + Attn(x).
 std::vector<std::vector<StreamPart>> layer_parts(const Model& m, const LayerTrace& t);
+
+// A part of the Model view's column: the input box, a layer's boxes (a sublayer's row, its addition included, or both
+// rows) or the output boxes. A lesson page names the parts it is about ("model_outline"); the view outlines them.
+struct ModelPart {
+  enum class Place { Input, Layer, Output };
+  Place place = Place::Input;
+  int layer = 0;      // Place::Layer
+  int sublayer = -1;  // Place::Layer: 0 the attention's row, 1 the feed-forward's, -1 both
+  bool operator==(const ModelPart&) const = default;
+};
+inline constexpr const char* kModelPartNames = "input, output, layer N, layer N attention or layer N ffn";
+// "input", "output", "layer 1", "layer 1 attention", "layer 1 ffn"; nullopt for anything else.
+std::optional<ModelPart> parse_model_part(std::string_view text);
+// Whether `outline` covers a row of boxes: the input, the output, or the row `sublayer` of `layer`.
+bool outlines(std::span<const ModelPart> outline, const ModelPart& row);
+
+// How a box row's token labels fit: a line per row while the budget allows; then shorter rows with the labels in
+// smaller type, down to min_line tall; a box of up to kAllLabelledRows rows grows rather than skip a label; past
+// that, rows down to 3 px with every k-th labelled.
+inline constexpr int kAllLabelledRows = 64;
+struct RowLabelFit {
+  float row_h = 0;
+  float label_scale = 1;  // of the font
+  int every = 1;          // every k-th row labelled
+  bool operator==(const RowLabelFit&) const = default;
+};
+RowLabelFit fit_row_labels(int rows, float budget, float line, float min_line);
+// The column labels of a box: every k-th index, k the first of 1, 2, 5, 10, 20, 50, ... whose labels (label_w wide,
+// their gap included) fit in k columns of col_w.
+int column_label_every(float col_w, float label_w);
 
 // "layer 1, head 0: "c" (query 3) looks at "a" (key 1) with weight 0.412345678901"
 std::string head_weight_text(int layer, int head, const std::vector<std::string>& tokens, int row, int col,

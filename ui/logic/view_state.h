@@ -106,6 +106,14 @@ struct ModelPanelView {
   std::string tokens_text;        // the tokens field while it is typed in
   bool scroll_to_output = false;  // a lesson page just opened: the output section scrolled into view once
   bool scroll_to_top = false;     // ... or the column from its top
+  std::vector<ModelPart> outline;   // the parts a lesson page is about, framed in the accent colour
+  bool scroll_to_outlined = false;  // a lesson page just opened: its first outlined part scrolled into view once
+  // The box opened large to read its numbers (closed with Escape): the part and its title in the column.
+  struct OpenedBox {
+    ModelPart part;
+    std::string title;
+  };
+  std::optional<OpenedBox> opened;
 };
 
 // The Train view: the settings the next run starts from, and which snapshot and head it shows.

@@ -1,7 +1,9 @@
 // The Model view: the transformer around attention as a column of layers, every box a live heatmap of what
-// flows out of it for the tokens; every head of every layer as small multiples (rows = layers); the next-token
-// probabilities. A layer's attention opens in the pipeline.
+// flows out of it for the tokens, with its colour bar, token rows and feature columns (a click opens it large, with
+// its numbers); every head of every layer as small multiples (rows = layers); the next-token probabilities. A layer's
+// attention opens in the pipeline; a lesson page's parts are framed in the accent colour.
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -14,13 +16,16 @@
 #include "ui/panels/panels.h"
 #include "ui/widgets/bar_chart.h"
 #include "ui/widgets/heatmap.h"
+#include "ui/widgets/heatmap_layout.h"
+#include "ui/widgets/keys.h"
+#include "ui/widgets/layout_check_frame.h"
 #include "ui/widgets/text.h"
 #include "ui/widgets/theme.h"
 
 namespace attn::ui {
 namespace {
 
-// The numbers of one part's output for one token, named as the stream's.
+// The numbers of one part's output for one token, named as the stream's, and what a click does.
 void stream_tooltip(const std::string& where, const std::vector<std::string>& tokens, const Matrix& m,
                     const HeatmapResult& r) {
   if (r.hovered_row < 0) return;
@@ -28,62 +33,103 @@ void stream_tooltip(const std::string& where, const std::vector<std::string>& to
   ImGui::Text("%s, \"%s\" (position %d), dimension %d:  %s", where.c_str(),
               tokens[static_cast<std::size_t>(r.hovered_row)].c_str(), r.hovered_row, r.hovered_col,
               format_cell(m(r.hovered_row, r.hovered_col), 12).c_str());
+  ImGui::TextDisabled("click to open the box large, with its numbers");
   ImGui::EndTooltip();
 }
 
-// The rows of a box row: one per token, labelled once on the left; a long input gets thinner rows (every k-th
-// labelled) so a box stays within a few hundred pixels.
+// The labels around the boxes (tokens, feature indices) in smaller type than the text, before any is skipped.
+constexpr float kSmallType = 0.8f;
+
+float scaled_width(const std::string& s, float scale) {
+  return ImGui::GetFont()->CalcTextSizeA(ImGui::GetFontSize() * scale, FLT_MAX, 0.0f, s.c_str()).x;
+}
+
+void scaled_text(ImVec2 at, const std::string& s, float scale) {
+  ImGui::GetWindowDrawList()->AddText(ImGui::GetFont(), ImGui::GetFontSize() * scale, at,
+                                      ImGui::GetColorU32(ImGuiCol_Text), s.c_str());
+}
+
+// The rows of a box row: one per token, each labelled on the left (fit_row_labels: smaller type before a skip).
 struct RowGeometry {
-  float label_w, row_h;
-  int label_every;
+  float label_w;
+  RowLabelFit fit;
 };
 
 RowGeometry row_geometry(const std::vector<std::string>& tokens) {
   const float line = ImGui::GetTextLineHeight();
+  const RowLabelFit fit = fit_row_labels(static_cast<int>(tokens.size()), 10.0f * line, line, kSmallType * line);
   float label_w = 0;
-  for (const std::string& t : tokens) label_w = std::max(label_w, TextWidth(t));
-  const float row_h = std::clamp(10.0f * line / static_cast<float>(tokens.size()), 3.0f, line);
-  return {std::min(label_w, 6 * line) + ImGui::GetStyle().ItemSpacing.x, row_h,
-          static_cast<int>(std::ceil(line / row_h - 0.01f))};
+  for (const std::string& t : tokens) label_w = std::max(label_w, scaled_width(t, fit.label_scale));
+  // A pixel to spare: FitText measures rounded up.
+  return {std::min(std::ceil(label_w) + 1, 6 * line) + ImGui::GetStyle().ItemSpacing.x, fit};
 }
 
 void token_labels(const std::vector<std::string>& tokens, const RowGeometry& g) {
   const ImVec2 at = ImGui::GetCursorScreenPos();
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  const float line = ImGui::GetTextLineHeight();
-  for (std::size_t r = 0; r < tokens.size(); r += static_cast<std::size_t>(g.label_every)) {
-    const std::string shown = FitText(tokens[r], g.label_w - ImGui::GetStyle().ItemSpacing.x);
-    dl->AddText({at.x, at.y + static_cast<float>(r) * g.row_h + (g.row_h - line) / 2},
-                ImGui::GetColorU32(ImGuiCol_Text), shown.c_str());
+  const float text_h = ImGui::GetTextLineHeight() * g.fit.label_scale;
+  for (std::size_t r = 0; r < tokens.size(); r += static_cast<std::size_t>(g.fit.every)) {
+    const std::string shown = FitText(tokens[r], (g.label_w - ImGui::GetStyle().ItemSpacing.x) / g.fit.label_scale);
+    scaled_text({at.x, at.y + static_cast<float>(r) * g.fit.row_h + (g.fit.row_h - text_h) / 2}, shown,
+                g.fit.label_scale);
   }
-  ImGui::Dummy({g.label_w, g.row_h * static_cast<float>(tokens.size())});
+  ImGui::Dummy({g.label_w, g.fit.row_h * static_cast<float>(tokens.size())});
 }
 
-// One box: a heatmap of (N, d) filling width x height, accent-outlined when `accent`. True if clicked.
-bool stream_box(const StreamPart& part, const std::string& where, const std::vector<std::string>& tokens, ImVec2 size,
-                bool accent) {
+// The feature indices over a box's columns (every k-th where they would crowd), in the strip above its cells.
+void column_labels(ImVec2 cells, float cell_w, Eigen::Index cols) {
+  const float line = ImGui::GetTextLineHeight();
+  const int every = column_label_every(cell_w, scaled_width(std::to_string(cols - 1), kSmallType) + 0.4f * line);
+  for (Eigen::Index c = 0; c < cols; c += every) {
+    const std::string label = std::to_string(c);
+    const float x = cells.x + cell_w * (static_cast<float>(c) + 0.5f) - scaled_width(label, kSmallType) / 2;
+    scaled_text({x, cells.y - kSmallType * line}, label, kSmallType);
+  }
+}
+
+// The column scrolled so that what is drawn next is at its top (SetScrollHereY would place the previous line there,
+// and the colour bar's numbers of the row above would show cut at the edge).
+void scroll_to_cursor() { ImGui::SetScrollY(ImGui::GetCursorPosY()); }
+
+// Where a box's row is in the column: the input, a layer's sublayer row, the output.
+struct BoxRowPlace {
+  ModelPart part;
+  std::string where;  // "layer 0", in tooltips and the large view's title
+};
+
+// One box: a heatmap of (N, d) with its colour bar and range under it, its feature indices over it; accented
+// while its layer is pointed at, framed strongly when the lesson page is about it. True if clicked.
+bool stream_box(const StreamPart& part, const BoxRowPlace& place, const std::vector<std::string>& tokens, ImVec2 size,
+                bool accent, bool outlined) {
   ImGui::PushID(part.title.c_str());
+  const float line = ImGui::GetTextLineHeight();
   HeatmapOptions o;
-  o.size = size;
-  o.flags = HeatmapFlags_NoLegend | HeatmapFlags_NoValues | HeatmapFlags_NoTooltip | HeatmapFlags_NoLabels |
-            HeatmapFlags_Fill;
+  o.size = {size.x, size.y + legend_height(line)};
+  o.flags = HeatmapFlags_NoValues | HeatmapFlags_NoTooltip | HeatmapFlags_NoLabels | HeatmapFlags_Fill;
   const HeatmapResult r = Heatmap("m", *part.values, o);
-  stream_tooltip(where + ": " + part.title, tokens, *part.values, r);
-  if (accent) {
-    const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
-    ImGui::GetWindowDrawList()->AddRect({lo.x - 3, lo.y - 3}, {hi.x + 3, hi.y + 3}, accent_colour(), 3.0f, 0, 2.0f);
+  const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
+  const Eigen::Index cols = part.values->cols();
+  // The cells' width: the heatmap caps a cell's edge, and its colour bar may be wider than its cells.
+  const float cell_w =
+      std::min(r.size.x / static_cast<float>(cols), std::floor(size.x / static_cast<float>(cols) * 4.0f) / 4.0f);
+  column_labels(lo, cell_w, cols);
+  stream_tooltip(place.where + ": " + part.title, tokens, *part.values, r);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  if (outlined) {
+    dl->AddRect({lo.x - 4, lo.y - 4 - kSmallType * line}, {hi.x + 4, hi.y + 2}, accent_colour(), 3.0f, 0, 3.5f);
+    // A page's outline is its point: out of the panel's sight it is a finding of the layout check.
+    const ImVec2 clip_lo = dl->GetClipRectMin(), clip_hi = dl->GetClipRectMax();
+    if (lo.y < clip_lo.y || hi.y > clip_hi.y || lo.x < clip_lo.x || hi.x > clip_hi.x)
+      ReportHere("the outlined box " + place.where + ": " + part.title + " is not wholly in sight");
+  } else if (accent) {
+    dl->AddRect({lo.x - 3, lo.y - 3}, {hi.x + 3, hi.y + 3}, accent_colour(), 3.0f, 0, 2.0f);
   }
   ImGui::PopID();
   return r.hovered_row >= 0 && ImGui::IsMouseClicked(ImGuiMouseButton_Left);
 }
 
-// A row of boxes sharing the width after the token labels, joined by arrows, each under its title.
-void box_row(AppState& state, const std::vector<StreamPart>& parts, const std::string& where, int layer) {
-  const std::vector<std::string>& tokens = state.model_doc.trace().tokens;
-  const RowGeometry g = row_geometry(tokens);
-  const float arrow = ImGui::CalcTextSize(" \u2192 ").x, n = static_cast<float>(parts.size());
+void box_titles(AppState& state, const std::vector<StreamPart>& parts, const RowGeometry& g, float width, float arrow,
+                int layer) {
   const float x0 = ImGui::GetCursorPosX();
-  const float width = (ImGui::GetContentRegionAvail().x - g.label_w - arrow * (n - 1)) / n;
   for (std::size_t i = 0; i < parts.size(); ++i) {
     if (i > 0) ImGui::SameLine(x0 + g.label_w + static_cast<float>(i) * (width + arrow));
     else ImGui::SetCursorPosX(x0 + g.label_w);
@@ -94,8 +140,22 @@ void box_row(AppState& state, const std::vector<StreamPart>& parts, const std::s
     if (accent) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(accent_colour()), "%s", title.c_str());
     else ImGui::TextUnformatted(title.c_str());
   }
+}
+
+// A row of boxes sharing the width after the token labels, joined by arrows, each under its title.
+void box_row(AppState& state, const std::vector<StreamPart>& parts, const BoxRowPlace& place) {
+  const std::vector<std::string>& tokens = state.model_doc.trace().tokens;
+  const RowGeometry g = row_geometry(tokens);
+  const int layer = place.part.place == ModelPart::Place::Layer ? place.part.layer : -1;
+  const bool outlined = outlines(state.model_view.outline, place.part);
+  if (outlined && std::exchange(state.model_view.scroll_to_outlined, false)) scroll_to_cursor();
+  const float arrow = ImGui::CalcTextSize(" \u2192 ").x, n = static_cast<float>(parts.size());
+  // A few pixels kept at the right for the outline's frame.
+  const float width = (ImGui::GetContentRegionAvail().x - g.label_w - arrow * (n - 1) - 10.0f) / n;
+  box_titles(state, parts, g, width, arrow, layer);
+  ImGui::Dummy({0, kSmallType * ImGui::GetTextLineHeight()});  // the feature indices
   token_labels(tokens, g);
-  const float height = g.row_h * static_cast<float>(tokens.size());
+  const float height = g.fit.row_h * static_cast<float>(tokens.size());
   for (std::size_t i = 0; i < parts.size(); ++i) {
     ImGui::SameLine(0, 0);
     if (i > 0) {
@@ -107,23 +167,64 @@ void box_row(AppState& state, const std::vector<StreamPart>& parts, const std::s
     }
     const bool attention = parts[i].attention;
     const bool accent = attention && state.model_view.last_hovered_layer == layer;
-    if (stream_box(parts[i], where, tokens, {width, height}, accent) && attention)
-      state.visit_model_layer(layer);  // nothing is lost: the document waits for the way back
+    if (stream_box(parts[i], place, tokens, {width, height}, accent, outlined))
+      state.model_view.opened = ModelPanelView::OpenedBox{place.part, parts[i].title};
     if (attention && ImGui::IsItemHovered()) state.model_view.hovered_layer = layer;
   }
+}
+
+// The input box and the output boxes, as the column shows them.
+std::vector<StreamPart> input_parts(const Model& m, const ModelTrace& t) {
+  const std::string embedded = m.positions == Positions::Learned      ? "x = embedding[tokens] + W_P"
+                               : m.positions == Positions::Sinusoidal ? "x = embedding[tokens] + sinusoids"
+                                                                      : "x = embedding[tokens]";
+  return {{embedded, &t.embedded, false}};
+}
+
+std::vector<StreamPart> output_parts(const Model& m, const ModelTrace& t) {
+  std::vector<StreamPart> out;
+  if (m.norm == Norm::Pre) out.push_back({"LN_final(x)", &t.final, false});
+  // The unembedding reads what the box before it made: the normalised stream in Pre-LN, the stream itself in Post-LN.
+  out.push_back({m.norm == Norm::Pre ? "logits = LN_final(x) \u00B7 unembedding" : "logits = x \u00B7 unembedding",
+                 &t.logits, false, "logits"});
+  return out;
+}
+
+// The row of boxes a part of the column names (a layer's sublayer row), empty if the model has no such row.
+std::vector<StreamPart> row_parts(const Model& m, const ModelTrace& t, const ModelPart& p) {
+  if (p.place == ModelPart::Place::Input) return input_parts(m, t);
+  if (p.place == ModelPart::Place::Output) return output_parts(m, t);
+  if (p.layer < 0 || p.layer >= static_cast<int>(t.layers.size())) return {};
+  std::vector<std::vector<StreamPart>> rows = layer_parts(m, t.layers[static_cast<std::size_t>(p.layer)]);
+  if (p.sublayer < 0 || p.sublayer >= static_cast<int>(rows.size())) return {};
+  return rows[static_cast<std::size_t>(p.sublayer)];
+}
+
+std::string place_name(const ModelPart& p) {
+  return p.place == ModelPart::Place::Input    ? "input"
+         : p.place == ModelPart::Place::Output ? "output"
+                                               : "layer " + std::to_string(p.layer);
 }
 
 void layer_block(AppState& state, int l) {
   const Model& m = *state.model_doc.shown().resolved;
   const LayerTrace& t = state.model_doc.trace().layers[static_cast<std::size_t>(l)];
   ImGui::PushID(l);
+  // A page about this layer shows it from its title down.
+  const std::vector<ModelPart>& outline = state.model_view.outline;
+  if ((outlines(outline, {ModelPart::Place::Layer, l, 0}) || outlines(outline, {ModelPart::Place::Layer, l, 1})) &&
+      std::exchange(state.model_view.scroll_to_outlined, false))
+    scroll_to_cursor();
   ImGui::PushFont(title_font());
   ImGui::Text("Layer %d", l);
   ImGui::PopFont();
   ImGui::SameLine();
   if (ImGui::Button("Open in the pipeline \u25B8")) state.visit_model_layer(l);
-  const std::string where = "layer " + std::to_string(l);
-  for (const std::vector<StreamPart>& row : layer_parts(m, t)) box_row(state, row, where, l);
+  const std::vector<std::vector<StreamPart>> rows = layer_parts(m, t);
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const ModelPart part{ModelPart::Place::Layer, l, static_cast<int>(r)};
+    box_row(state, rows[r], {part, place_name(part)});
+  }
   ImGui::PopID();
   ImGui::Spacing();
 }
@@ -132,22 +233,47 @@ void layer_column(AppState& state) {
   if (std::exchange(state.model_view.scroll_to_top, false)) ImGui::SetScrollY(0.0f);
   const Model& m = *state.model_doc.shown().resolved;
   const ModelTrace& t = state.model_doc.trace();
-  const std::string embedded = m.positions == Positions::Learned      ? "x = embedding[tokens] + W_P"
-                               : m.positions == Positions::Sinusoidal ? "x = embedding[tokens] + sinusoids"
-                                                                      : "x = embedding[tokens]";
-  box_row(state, {{embedded, &t.embedded, false}}, "input", -1);
+  box_row(state, input_parts(m, t), {{ModelPart::Place::Input}, "input"});
   ImGui::Spacing();
   for (int l = 0; l < static_cast<int>(t.layers.size()); ++l) layer_block(state, l);
-  std::vector<StreamPart> out;
-  if (m.norm == Norm::Pre) out.push_back({"LN_final(x)", &t.final, false});
-  // The unembedding reads what the box before it made: the normalised stream in Pre-LN, the stream itself in Post-LN.
-  out.push_back({m.norm == Norm::Pre ? "logits = LN_final(x) \u00B7 unembedding" : "logits = x \u00B7 unembedding",
-                 &t.logits, false, "logits"});
   if (std::exchange(state.model_view.scroll_to_output, false)) ImGui::SetScrollHereY(0.0f);
+  if (outlines(state.model_view.outline, {ModelPart::Place::Output}) &&
+      std::exchange(state.model_view.scroll_to_outlined, false))
+    scroll_to_cursor();
   ImGui::PushFont(title_font());
   ImGui::TextUnformatted("Output");
   ImGui::PopFont();
-  box_row(state, out, "output", -1);
+  box_row(state, output_parts(m, t), {{ModelPart::Place::Output}, "output"});
+}
+
+// The box opened large: its numbers in its cells where they fit, the tokens and feature indices as labels. Escape or
+// the button closes it; an attention box leads on to its layer in the pipeline. False once it is closed.
+bool opened_box(AppState& state) {
+  const Model& m = *state.model_doc.shown().resolved;
+  const ModelTrace& t = state.model_doc.trace();
+  const ModelPanelView::OpenedBox& box = *state.model_view.opened;
+  const std::vector<StreamPart> row = row_parts(m, t, box.part);
+  const auto it = std::find_if(row.begin(), row.end(), [&](const StreamPart& p) { return p.title == box.title; });
+  if (it == row.end() || ImGui::Button("Close (Esc)") || key_pressed(Key::Escape, KeyMods_None, false)) {
+    state.model_view.opened.reset();  // the model changed under it, or the reader is done
+    return false;
+  }
+  if (it->attention) {
+    ImGui::SameLine();
+    if (ImGui::Button(("Open layer " + std::to_string(box.part.layer) + " in the pipeline \u25B8").c_str()))
+      state.visit_model_layer(box.part.layer);
+  }
+  ImGui::PushFont(title_font());
+  TextWrappedAtSpaces(place_name(box.part) + ": " + it->title + "  [" + std::to_string(it->values->rows()) + "\u00D7" +
+                      std::to_string(it->values->cols()) + "]");
+  ImGui::PopFont();
+  TextDisabledWrapped("Rows: the tokens. Columns: the features, numbered from 0.");
+  HeatmapOptions o;
+  o.row_labels = &t.tokens;
+  o.size = ImGui::GetContentRegionAvail();
+  o.max_cell = 160.0f;
+  Heatmap("opened", *it->values, o);
+  return true;
 }
 
 // A cell of a layer's overview (ModelRunOptions::overview): the queries and keys its block covers.
@@ -327,6 +453,10 @@ void ModelPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   state.model_view.last_hovered_layer = std::exchange(state.model_view.hovered_layer, -1);
   model_header(state);
   ImGui::Separator();
+  if (state.model_view.opened && opened_box(state)) {
+    ImGui::End();
+    return;
+  }
   const float avail_w = ImGui::GetContentRegionAvail().x, avail_h = ImGui::GetContentRegionAvail().y;
   // Side by side where three boxes of a layer keep room for their titles; else one column to scroll.
   const bool side_by_side = avail_w >= 48.0f * ImGui::GetFontSize();
