@@ -128,8 +128,10 @@ double contrast_ratio(Rgb a, Rgb b) {
 
 Rgb legible_on(Rgb colour, Rgb page, double ratio) {
   const Rgb toward = contrast_ratio(page, {0, 0, 0}) > contrast_ratio(page, {1, 1, 1}) ? Rgb{0, 0, 0} : Rgb{1, 1, 1};
+  // Judged as drawn, in whole steps of 1/255: a colour just over the ratio may round to just under it.
+  const auto drawn = [](float v) { return std::round(v * 255.0f) / 255.0f; };
   Rgb c = colour;
-  for (int step = 1; step <= 100 && contrast_ratio(c, page) < ratio; ++step) {
+  for (int step = 1; step <= 100 && contrast_ratio({drawn(c.r), drawn(c.g), drawn(c.b)}, page) < ratio; ++step) {
     const float t = static_cast<float>(step) / 100.0f;
     c = {colour.r + (toward.r - colour.r) * t, colour.g + (toward.g - colour.g) * t,
          colour.b + (toward.b - colour.b) * t};

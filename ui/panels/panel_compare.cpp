@@ -10,6 +10,7 @@
 #include "ui/logic/chart_axes.h"
 #include "ui/logic/compare_text.h"
 #include "ui/panels/panels.h"
+#include "ui/widgets/layout_check_frame.h"
 #include "ui/widgets/text.h"
 #include "ui/widgets/theme.h"
 #include "ui/widgets/variant_blocks.h"
@@ -71,9 +72,9 @@ std::vector<Block> model_blocks(const ModelShape& m, const ModelViewSettings& se
     if (i == 0) mha_bytes = static_cast<double>(size.total_bytes);
     b.value = static_cast<double>(size.total_bytes);
     if (i == 1) b.title += " (G=" + std::to_string(f.shape->kv_heads) + ")";
+    // The bytes and the ratio only: the numbers per token are the row above's, and every line here takes room from
+    // the squares, whose areas differ 64-fold or more.
     b.lines.push_back(format_unit(static_cast<double>(size.total_bytes), AxisUnit::DecimalBytes));
-    b.lines.push_back(format_exact(static_cast<double>(size.elements_per_token_per_layer), AxisUnit::Plain) +
-                      " numbers / token / layer");
     b.lines.push_back(ratio_text(b.value, mha_bytes));
     // Where the numbers for this form come from: the model itself, or a stated rule.
     static const char* const kChosen[] = {"(one KV head per query head)", "(G chosen: 8, or the largest divisor)",
@@ -90,19 +91,28 @@ std::vector<Block> model_blocks(const ModelShape& m, const ModelViewSettings& se
 
 void ComparePanel(AppState& state, ImVec2 pos, ImVec2 size) {
   BeginPanel("Compare", pos, size);
-  const float half = (ImGui::GetContentRegionAvail().y - 3 * ImGui::GetTextLineHeightWithSpacing()) / 2;
   ImGui::PushFont(title_font());
   TextWrappedAtSpaces("\"" + state.scenario().name + "\": numbers cached per token");
   ImGui::PopFont();
-  TextDisabledWrapped(
-      "Each square's area is what its variant caches per token. GQA shares each KV head among a group of "
-      "query heads, MQA one among all, MLA caches one small latent instead.");
-  VariantBlocks("scenario", scenario_blocks(state.scenario()), half - 2 * ImGui::GetTextLineHeightWithSpacing());
+  // Beside a lesson its text explains the squares: the room goes to them.
+  if (!state.lesson.open())
+    TextDisabledWrapped(
+        "Each square's area is what its variant caches per token. GQA shares each KV head among a group of "
+        "query heads, MQA one among all, MLA caches one small latent instead.");
+  // The scenario's squares differ by at most a factor of 4 in area, a real model's by 64 or more: the model's row
+  // takes what the scenario's does not need, so that MQA's square is still a square and not a dot.
+  const std::vector<Block> own = scenario_blocks(state.scenario());
+  const float line = ImGui::GetTextLineHeightWithSpacing();
+  VariantBlocks("scenario", own, VariantBlocksLabelsHeight(own) + 2.5f * line);
+  NoteInSight(SightKind::Result, "scenario", "the scenario's squares and their sizes", ImGui::GetItemRectMin(),
+              ImGui::GetItemRectMax());
   ImGui::Separator();
   // What is left, so the sizes under the squares stay in view; the squares shrink to make room for them.
-  if (const ModelShape* m = PresetControls(state, true, true))
-    VariantBlocks("model", model_blocks(*m, state.models),
-                  std::max(ImGui::GetContentRegionAvail().y - 4, 8 * ImGui::GetTextLineHeightWithSpacing()));
+  if (const ModelShape* m = PresetControls(state, true, true)) {
+    VariantBlocks("model", model_blocks(*m, state.models), std::max(ImGui::GetContentRegionAvail().y - 4, 8 * line));
+    NoteInSight(SightKind::Result, "model", "the model's squares and their sizes", ImGui::GetItemRectMin(),
+                ImGui::GetItemRectMax());
+  }
   ImGui::End();
 }
 

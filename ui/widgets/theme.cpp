@@ -70,9 +70,13 @@ void legible_palettes(ImVec4 page_colour) {
   const Style base;
   Style& s = GetStyle();
   const Rgb page{page_colour.x, page_colour.y, page_colour.z};
+  // A table's striped rows (the Memory view's) are a shade off the page: a colour must read on both.
+  const ImVec4 stripe = ImGui::GetStyle().Colors[ImGuiCol_TableRowBgAlt];
+  const Rgb row{page.r + (stripe.x - page.r) * stripe.w, page.g + (stripe.y - page.g) * stripe.w,
+                page.b + (stripe.z - page.b) * stripe.w};
   const auto legible = [&](ImU32 c) {
     const ImVec4 v = ImGui::ColorConvertU32ToFloat4(c);
-    return pack(legible_on({v.x, v.y, v.z}, page, 4.5));
+    return pack(legible_on(legible_on({v.x, v.y, v.z}, page, 4.5), row, 4.5));
   };
   for (std::size_t i = 0; i < s.okabe_ito.size(); ++i) s.okabe_ito[i] = legible(base.okabe_ito[i]);
   for (std::size_t i = 0; i < s.tableau.size(); ++i) s.tableau[i] = legible(base.tableau[i]);

@@ -8,31 +8,55 @@
 
 namespace attn::ui {
 
-void VariantBlocks(const char* id, std::span<const Block> blocks, float height) {
-  ImGui::PushID(id);
-  const float avail = ImGui::GetContentRegionAvail().x;
-  const float gap = 18.0f;
-  const float column = (avail - gap * static_cast<float>(blocks.size() - 1)) / static_cast<float>(blocks.size());
-  // Every label wrapped to its column, so neighbouring columns never run into each other.
+namespace {
+
+// Every label wrapped to its column, so neighbouring columns never run into each other.
+struct Wrapped {
+  float column = 0;
   std::vector<std::vector<std::string>> titles, labels;
   std::size_t title_lines = 0, label_lines = 0;
   double largest = 0;
+  float line = 0, title_line = 0, labels_h = 0;
+};
+
+constexpr float kBlockGap = 18.0f;
+
+Wrapped wrap_blocks(std::span<const Block> blocks) {
+  Wrapped w;
+  const float avail = ImGui::GetContentRegionAvail().x;
+  w.column = (avail - kBlockGap * static_cast<float>(blocks.size() - 1)) / static_cast<float>(blocks.size());
   for (const Block& b : blocks) {
     ImGui::PushFont(title_font());
-    titles.push_back(WrapAtSpaces(b.title, column));
+    w.titles.push_back(WrapAtSpaces(b.title, w.column));
     ImGui::PopFont();
-    labels.emplace_back();
+    w.labels.emplace_back();
     for (const std::string& l : b.lines)
-      for (std::string& part : WrapAtSpaces(l, column)) labels.back().push_back(std::move(part));
-    title_lines = std::max(title_lines, titles.back().size());
-    label_lines = std::max(label_lines, labels.back().size());
-    largest = std::max(largest, b.value);
+      for (std::string& part : WrapAtSpaces(l, w.column)) w.labels.back().push_back(std::move(part));
+    w.title_lines = std::max(w.title_lines, w.titles.back().size());
+    w.label_lines = std::max(w.label_lines, w.labels.back().size());
+    w.largest = std::max(w.largest, b.value);
   }
-  const float line = ImGui::GetTextLineHeightWithSpacing();
+  w.line = ImGui::GetTextLineHeightWithSpacing();
   ImGui::PushFont(title_font());
-  const float title_line = ImGui::GetTextLineHeightWithSpacing();
+  w.title_line = ImGui::GetTextLineHeightWithSpacing();
   ImGui::PopFont();
-  const float labels_h = title_line * static_cast<float>(title_lines) + 4 + line * static_cast<float>(label_lines);
+  w.labels_h = w.title_line * static_cast<float>(w.title_lines) + 4 + w.line * static_cast<float>(w.label_lines);
+  return w;
+}
+
+}  // namespace
+
+float VariantBlocksLabelsHeight(std::span<const Block> blocks) { return wrap_blocks(blocks).labels_h + 12; }
+
+void VariantBlocks(const char* id, std::span<const Block> blocks, float height) {
+  ImGui::PushID(id);
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const float gap = kBlockGap;
+  const Wrapped w = wrap_blocks(blocks);
+  const float column = w.column, line = w.line, title_line = w.title_line, labels_h = w.labels_h;
+  const double largest = w.largest;
+  const auto& titles = w.titles;
+  const auto& labels = w.labels;
   const float side_max = std::max(20.0f, std::min(column, height - labels_h - 8));
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   ImDrawList* dl = ImGui::GetWindowDrawList();

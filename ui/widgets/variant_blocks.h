@@ -17,7 +17,11 @@ struct Block {
   bool marked = false;  // drawn with a heavier outline (the model's own variant)
 };
 
-// `height`: the largest square's side plus the labels; the largest value gets the largest square.
+// `height`: the largest square's side plus the labels; the largest value gets the largest square. The squares and their
+// labels are the last item (ImGui::GetItemRectMin/Max).
 void VariantBlocks(const char* id, std::span<const Block> blocks, float height);
+// The height of the titles and labels under the squares in the available width: what `height` must hold besides the
+// largest square.
+float VariantBlocksLabelsHeight(std::span<const Block> blocks);
 
 }  // namespace attn::ui

@@ -7,6 +7,8 @@
 
 #include <imgui_internal.h>
 
+#include "ui/logic/colormap.h"
+
 namespace attn::ui {
 namespace {
 
@@ -32,7 +34,15 @@ struct Labels {
     return false;
   }
   void draw(ImDrawList* dl, ImVec2 at, ImU32 colour, const std::string& text) {
-    if (place(at, ImGui::CalcTextSize(text.c_str()))) dl->AddText(at, colour, text.c_str());
+    const ImVec2 size = ImGui::CalcTextSize(text.c_str());
+    if (!place(at, size)) return;
+    // On the page's colour: an arrow or arc passing under a label would cut through its letters.
+    const ImU32 page = ImGui::GetColorU32(ImGuiCol_WindowBg);
+    dl->AddRectFilled({at.x - 2, at.y}, {at.x + size.x + 2, at.y + size.y}, page, 2.0f);
+    // A faded arrow's label is still read: its colour, as it shows on the page, made legible there.
+    const ImVec4 c = ImGui::ColorConvertU32ToFloat4(colour), p = ImGui::ColorConvertU32ToFloat4(page);
+    const Rgb shown{c.x * c.w + p.x * (1 - c.w), c.y * c.w + p.y * (1 - c.w), c.z * c.w + p.z * (1 - c.w)};
+    dl->AddText(at, pack(legible_on(shown, {p.x, p.y, p.z}, 4.5)), text.c_str());
   }
 };
 
