@@ -51,7 +51,7 @@ TEST_CASE("focus_axis: the named are kept past the slots, repeats once, in order
   CHECK(focus_axis(8, ends, 3) == Slots{0, E, 7});
 }
 
-TEST_CASE("a focused matrix copies what is kept, zero where elided; its labels are the real ones") {
+TEST_CASE("a focused matrix copies what is kept, zero where elided, and its labels are the real ones") {
   const Matrix m = mat({{1, 2, 3}, {4, 5, 6}, {7, 8, 9}});
   const int rows[] = {E, 2}, cols[] = {0, E};
   check_matrix(focused_matrix(m, rows, cols), mat({{0, 0}, {7, 0}}), 0.0, "focused");
@@ -65,7 +65,7 @@ TEST_CASE("a focused matrix copies what is kept, zero where elided; its labels a
   CHECK(focused_index(slots, -1) == -1);
 }
 
-TEST_CASE("the concat step with W_O offers concat, W_O and output to focus on; other steps nothing") {
+TEST_CASE("the concat step with W_O offers concat, W_O and output to focus on, other steps nothing") {
   const std::filesystem::path scenarios = std::filesystem::path(ATTN_ASSETS_DIR) / "scenarios";
   const Lesson heads =
       load_lesson_file(std::filesystem::path(ATTN_ASSETS_DIR) / "lessons" / "4_multi_head.json", scenarios);
@@ -83,5 +83,29 @@ TEST_CASE("the concat step with W_O offers concat, W_O and output to focus on; o
   // The page names row "sleeps" of concat, column 0 of W_O and of the output (read in the order of their names).
   CHECK(page.focus == std::vector<FocusTerm>{{"W_O", {{}, {0}}}, {"concat", {{3}, {}}}, {"output", {{}, {0}}}});
   for (std::size_t i = 0; i < heads.pages.size(); ++i)
-    if (i != 4) CHECK(heads.pages[i].focus.empty());
+    if (i != 4 && i != 5) CHECK(heads.pages[i].focus.empty());
+}
+
+TEST_CASE("the output step with W_O offers each head's contribution and the output to focus on") {
+  const std::filesystem::path scenarios = std::filesystem::path(ATTN_ASSETS_DIR) / "scenarios";
+  const Lesson heads =
+      load_lesson_file(std::filesystem::path(ATTN_ASSETS_DIR) / "lessons" / "4_multi_head.json", scenarios);
+  const LessonPage& page = heads.pages[5];
+  const Trace t = compute_trace(lesson_page_scenario(page, scenarios));
+  const std::vector<FocusOperand> o = focus_operands(t, Step::Output);
+  REQUIRE(o.size() == 5);
+  const char* names[] = {"head 0", "head 1", "head 2", "head 3", "output"};
+  for (std::size_t i = 0; i < o.size(); ++i) {
+    CHECK(o[i].name == names[i]);
+    CHECK((o[i].rows == 4 && o[i].cols == 8));
+  }
+  CHECK(focus_operands(t, Step::HeadOutputs).empty());
+  // The page names the outlined cell, row "sleeps" and column 0, in every head's term and in the output.
+  const FocusAxes cell{{3}, {0}};
+  CHECK(page.focus == std::vector<FocusTerm>{
+                          {"head 0", cell}, {"head 1", cell}, {"head 2", cell}, {"head 3", cell}, {"output", cell}});
+  // Without W_O there is no sum over heads to focus on.
+  Scenario s = lesson_page_scenario(page, scenarios);
+  s.attention.output_projection = false;
+  CHECK(focus_operands(compute_trace(s), Step::Output).empty());
 }

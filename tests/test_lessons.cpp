@@ -167,8 +167,8 @@ const BadLesson kBadLessons[] = {
     {"layer_without_model.json", "pages[0].layer: only used by pages with a model (this is a page without one)"},
     {"model_missing_file.json", "pages[0].model: no such model file assets/models/huge.json"},
     {"focus_on_softmax.json",
-     "pages[0].focus: the_lazy_dog.json: step softmax offers no focus (the concat step with W_O does: concat, W_O, "
-     "output)"},
+     "pages[0].focus: the_lazy_dog.json: step softmax offers no focus (with W_O the concat step does: concat, W_O, "
+     "output; and the output step: head 0, ..., output)"},
     {"focus_unknown_matrix.json",
      "pages[0].focus.W_Q: expected one of the matrices of step concat: concat, W_O, output"},
     {"focus_row_outside.json", "pages[0].focus.concat.rows[1]: concat is 4 x 8 (rows numbered from 0) but found 4"},

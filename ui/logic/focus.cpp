@@ -82,10 +82,17 @@ int focused_index(std::span<const int> slots, int i) {
 }
 
 std::vector<FocusOperand> focus_operands(const Trace& t, Step step) {
-  if (step != Step::Concat || !t.has_output_projection()) return {};
-  return {{"concat", t.concat.rows(), t.concat.cols()},
-          {"W_O", t.W_O().rows(), t.W_O().cols()},
-          {"output", t.output.rows(), t.output.cols()}};
+  if (!t.has_output_projection()) return {};
+  if (step == Step::Concat)
+    return {{"concat", t.concat.rows(), t.concat.cols()},
+            {"W_O", t.W_O().rows(), t.W_O().cols()},
+            {"output", t.output.rows(), t.output.cols()}};
+  if (step != Step::Output) return {};
+  // The sum over heads: each head's contribution is as large as the output.
+  std::vector<FocusOperand> o;
+  for (const HeadTrace& h : t.heads) o.push_back({"head " + std::to_string(h.head), t.output.rows(), t.output.cols()});
+  o.push_back({"output", t.output.rows(), t.output.cols()});
+  return o;
 }
 
 }  // namespace attn::ui

@@ -48,8 +48,8 @@ struct FocusOperand {
   std::string name;
   Eigen::Index rows = 0, cols = 0;
 };
-// The matrices of `step` that can be focused (empty: the step offers no focus): the concat step with an output
-// projection has concat, W_O and output.
+// The matrices of `step` that can be focused (empty: the step offers no focus): with an output projection, the concat
+// step has concat, W_O and output; the output step each head's contribution ("head 0", ...) and output.
 std::vector<FocusOperand> focus_operands(const Trace& t, Step step);
 
 }  // namespace attn::ui

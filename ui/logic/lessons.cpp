@@ -483,7 +483,8 @@ void check_focus(const LessonPage& p, const Trace& t, const std::string& path) {
   const std::string at = child_path(path, "focus");
   if (operands.empty())
     throw InputError(at, shown_source(p) + ": step " + std::string(step_info(step).name) +
-                             " offers no focus (the concat step with W_O does: concat, W_O, output)");
+                             " offers no focus (with W_O the concat step does: concat, W_O, output; and the output "
+                             "step: head 0, ..., output)");
   std::vector<std::string_view> names;
   for (const FocusOperand& o : operands) names.push_back(o.name);
   for (const FocusTerm& term : p.focus) {

@@ -41,7 +41,8 @@
 //                   "W_O": {"cols": [0]}},                the text talks about, by matrix ("rows", "cols" or both,
 //                                                         numbered from 0); where the step cannot be drawn readable
 //                                                         whole, the others are elided as "⋯" (ui/logic/focus.h).
-//                                                         Offered on the concat step with W_O: concat, W_O, output
+//                                                         Offered with W_O on the concat step (concat, W_O, output)
+//                                                         and the output step (head 0, head 1, ..., output)
 //         "absorbed": true,                               pipeline, an MLA scenario: its scores step in the absorbed
 //                                                         form (W_UQK) beside q kᵀ; default false
 //         "overrides": {"mask": "causal"},                attention fields changed for this page (below)

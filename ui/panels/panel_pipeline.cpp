@@ -75,7 +75,7 @@ struct StepView {
     std::vector<Term> terms(given.begin(), given.end());
     const Matrix* result_m = step_result(t, state.pipeline.step, state.pipeline.head).m;
     for (Term& term : terms)
-      if (term.m == result_m) term.outlined = outlined();
+      if (term.m == result_m || (term.whole && term.whole == result_m)) term.outlined = outlined();
     const bool own_formula = std::exchange(first_equation, false);
     EquationHover e = Equation(("eq" + std::to_string(index)).c_str(), terms, ops, max_height);
     // A row starting at y (in the step's window) is in sight with two lines of it above the bottom edge.
@@ -443,31 +443,40 @@ void apply_focus(Term& term, const FocusedTerm& f) {
   if (f.m.cols() <= 2) term.flags |= HeatmapFlags_NoLegend;
 }
 
-// output = concat · W_O, fitted or focused: whole where every number fits at a readable size, else with rows and
-// columns the page names kept and their neighbours as far as they fit, the rest elided (multi_head page 5 showed
-// the row "sleeps" of concat and all of W_O below the fold).
+// The terms as drawn: whole where every number fits at a readable size, else focused on the rows and columns the
+// page names, their neighbours kept as far as they fit, the rest elided. `f` holds what focused terms draw from.
+void fit_or_focus(const StepView& v, std::vector<Term>& terms, std::span<const std::string> ops,
+                  std::vector<FocusedTerm>& f) {
+  const std::vector<Term> whole = terms;
+  f.assign(terms.size(), {});
+  if (v.state.pipeline.focus.empty()) return;
+  Eigen::Index most = 0;
+  for (const Term& t : whole) most = std::max({most, t.m->rows(), t.m->cols()});
+  for (int drop = 1; drop <= most && !EquationFits(terms, ops, v.height); ++drop) {
+    terms = whole;
+    for (std::size_t i = 0; i < terms.size(); ++i) {
+      f[i] = focus_term(v, whole[i].name, *whole[i].m, whole[i].rows, whole[i].cols, drop);
+      apply_focus(terms[i], f[i]);
+    }
+  }
+}
+
+// output = concat · W_O, fitted or focused (multi_head page 5 showed the row "sleeps" of concat and all of W_O below
+// the fold).
 void concat_product(StepView& v) {
   const auto [hr, hc] = v.hovered(0, 2);
   const Trace& t = v.t;
-  const int most = static_cast<int>(std::max({t.concat.rows(), t.concat.cols(), t.W_O().cols()}));
-  std::array<FocusedTerm, 3> f;
-  std::vector<Term> terms;
+  std::vector<Term> terms{{.name = "concat", .m = &t.concat, .rows = &t.tokens, .highlight_row = hr},
+                          {.name = "W_O", .m = &t.W_O(), .highlight_col = hc},
+                          {.name = "output",
+                           .m = &t.output,
+                           .rows = &t.tokens,
+                           .selected_row = hr,
+                           .selected_col = hc,
+                           .outlined = v.outlined()}};
   const std::string ops[] = {"\u00B7", "="};
-  for (int drop = 0; drop <= most; ++drop) {
-    f = {focus_term(v, "concat", t.concat, &t.tokens, nullptr, drop),
-         focus_term(v, "W_O", t.W_O(), nullptr, nullptr, drop),
-         focus_term(v, "output", t.output, &t.tokens, nullptr, drop)};
-    terms = {{.name = "concat", .m = &t.concat, .rows = &t.tokens, .highlight_row = hr},
-             {.name = "W_O", .m = &t.W_O(), .highlight_col = hc},
-             {.name = "output",
-              .m = &t.output,
-              .rows = &t.tokens,
-              .selected_row = hr,
-              .selected_col = hc,
-              .outlined = v.outlined()}};
-    for (std::size_t i = 0; i < terms.size(); ++i) apply_focus(terms[i], f[i]);
-    if (v.state.pipeline.focus.empty() || EquationFits(terms, ops, v.height)) break;
-  }
+  std::vector<FocusedTerm> f;
+  fit_or_focus(v, terms, ops, f);
   const EquationHover e = v.equation(0, terms, ops, v.height);
   if (e.term == 2 && e.row >= 0 && e.col >= 0)
     v.state.pipeline.hover.explanation = explain_cell(t, Step::Concat, v.state.pipeline.head, e.row, e.col);
@@ -508,8 +517,12 @@ void output(StepView& v) {
   }
   terms.push_back({.name = "output", .m = &v.t.output, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc});
   share_range(terms);
+  // Five 4x8 terms of numbers (multi_head page 6) flowed onto lines below the fold: a page may focus.
+  std::vector<FocusedTerm> f;
+  fit_or_focus(v, terms, ops, f);
   const EquationHover e = v.equation(0, terms, ops, v.height);
-  if (e) v.state.pipeline.hover.explanation = explain_cell(v.t, Step::Output, v.state.pipeline.head, e.row, e.col);
+  if (e && e.row >= 0 && e.col >= 0)
+    v.state.pipeline.hover.explanation = explain_cell(v.t, Step::Output, v.state.pipeline.head, e.row, e.col);
 }
 
 // Queries or keys: the positions and rope steps act on both sides alike, one shown at a time, large enough to read.

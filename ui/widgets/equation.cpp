@@ -1,6 +1,7 @@
 #include "ui/widgets/equation.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -336,6 +337,34 @@ EquationHover result_first(const char* id, std::span<const Term> terms, std::spa
   return hover;
 }
 
+// The smallest flowing cell, in font heights: its number still fits inside it with a little room.
+constexpr float kSmallestFlowCell = 1.2f;
+
+// The height the flowing terms take at `cell`, led by their result where it would wrap (as `Equation` draws them).
+float drawn_flow_height(std::span<const Term> terms, std::span<const std::string> ops, float cell, float width) {
+  if (!result_wraps(terms, ops, cell, width)) return EquationFlowHeight(terms, ops, cell, width);
+  std::vector<Term> led{terms.back()};
+  led.insert(led.end(), terms.begin(), terms.end() - 1);
+  std::vector<std::string> led_ops{"="};
+  led_ops.insert(led_ops.end(), ops.begin(), ops.end() - 1);
+  return EquationFlowHeight(led, led_ops, cell, width);
+}
+
+// The cell the terms flow at: the readable size where they fit the height, else the largest down to the smallest
+// flowing cell that does (a whiteboard's hand writes smaller before the board scrolls: multi_head page 1's
+// W_Q^(0) of 8 rows was cut by the bottom edge); 0 when none does.
+float fitting_flow_cell(std::span<const Term> terms, std::span<const std::string> ops, float width, float max_height) {
+  const float readable = 1.8f * ImGui::GetFontSize(), smallest = kSmallestFlowCell * ImGui::GetFontSize();
+  if (drawn_flow_height(terms, ops, readable, width) <= max_height) return readable;
+  if (drawn_flow_height(terms, ops, smallest, width) > max_height) return 0.0f;
+  float lo = smallest, hi = readable;
+  for (int k = 0; k < 12; ++k) {
+    const float mid = (lo + hi) / 2;
+    (drawn_flow_height(terms, ops, mid, width) <= max_height ? lo : hi) = mid;
+  }
+  return std::floor(lo);
+}
+
 }  // namespace
 
 std::string shape_text(const Matrix& m) {
@@ -418,8 +447,10 @@ EquationPlan plan_equation(std::span<const Term> terms, std::span<const std::str
 }  // namespace
 
 bool EquationFits(std::span<const Term> terms, std::span<const std::string> ops, float max_height, float max_cell) {
-  const EquationPlan p = plan_equation(terms, ops, ImGui::GetContentRegionAvail().x, max_height, max_cell);
-  return !p.flows && p.shortfall <= 1.0f && p.cell >= ImGui::GetTextLineHeight();
+  const float width = ImGui::GetContentRegionAvail().x;
+  const EquationPlan p = plan_equation(terms, ops, width, max_height, max_cell);
+  if (p.flows) return fitting_flow_cell(terms, ops, width, max_height) > 0.0f;
+  return p.shortfall <= 1.0f && p.cell >= ImGui::GetTextLineHeight();
 }
 
 EquationHover Equation(const char* id, std::span<const Term> terms, std::span<const std::string> ops, float max_height,
@@ -433,8 +464,10 @@ EquationHover Equation(const char* id, std::span<const Term> terms, std::span<co
   const float readable = 1.8f * ImGui::GetFontSize();
   if (plan.flows) {
     ImGui::PopID();
-    if (result_wraps(terms, ops, readable, width)) return result_first(id, terms, ops, readable);
-    return EquationFlow(id, terms, ops, readable);
+    const float fitting = fitting_flow_cell(terms, ops, width, max_height);
+    const float cell = fitting > 0.0f ? fitting : readable;  // nothing fits: readable, and the view scrolls
+    if (result_wraps(terms, ops, cell, width)) return result_first(id, terms, ops, cell);
+    return EquationFlow(id, terms, ops, cell);
   }
   // A line with a colour bar is taller by the bar, the others share the rest: every grid equally tall (draw_line
   // leaves the bar's room beside it).

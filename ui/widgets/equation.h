@@ -43,7 +43,8 @@ EquationHover Equation(const char* id, std::span<const Term> terms, std::span<co
                        float max_cell = 96.0f);
 
 // Whether Equation draws the terms in `max_height` and the available width with every number at its matrix's
-// decimals in cells at least a text line tall, nothing flowing below: when not, a lesson page may focus.
+// decimals in cells at least a text line tall, on fitted lines or flowing at a cell it may shrink to (1.2 font
+// heights) before it scrolls: when not, a lesson page may focus.
 bool EquationFits(std::span<const Term> terms, std::span<const std::string> ops, float max_height,
                   float max_cell = 96.0f);
 
