@@ -70,13 +70,17 @@ void legible_palettes(ImVec4 page_colour) {
   const Style base;
   Style& s = GetStyle();
   const Rgb page{page_colour.x, page_colour.y, page_colour.z};
-  // A table's striped rows (the Memory view's) are a shade off the page: a colour must read on both.
+  // A table's striped rows (the Memory view's) are a shade off the page: a colour must read on each.
   const ImVec4 stripe = ImGui::GetStyle().Colors[ImGuiCol_TableRowBgAlt];
   const Rgb row{page.r + (stripe.x - page.r) * stripe.w, page.g + (stripe.y - page.g) * stripe.w,
                 page.b + (stripe.z - page.b) * stripe.w};
+  // ... and a selected row (the Memory view's current model) is tinted once more.
+  const ImVec4 tint = ImGui::GetStyle().Colors[ImGuiCol_Header];
+  const Rgb selected{row.r + (tint.x - row.r) * tint.w, row.g + (tint.y - row.g) * tint.w,
+                     row.b + (tint.z - row.b) * tint.w};
   const auto legible = [&](ImU32 c) {
     const ImVec4 v = ImGui::ColorConvertU32ToFloat4(c);
-    return pack(legible_on(legible_on({v.x, v.y, v.z}, page, 4.5), row, 4.5));
+    return pack(legible_on(legible_on(legible_on({v.x, v.y, v.z}, page, 4.5), row, 4.5), selected, 4.5));
   };
   for (std::size_t i = 0; i < s.okabe_ito.size(); ++i) s.okabe_ito[i] = legible(base.okabe_ito[i]);
   for (std::size_t i = 0; i < s.tableau.size(); ++i) s.tableau[i] = legible(base.tableau[i]);
@@ -185,7 +189,6 @@ void apply_style(StyleTheme theme, bool high_contrast, float scale) {
   GetStyle().agree = light ? IM_COL32(30, 123, 30, 255) : IM_COL32(115, 217, 115, 255);
   GetStyle().disagree = light ? IM_COL32(190, 30, 20, 255) : IM_COL32(255, 102, 89, 255);
   GetStyle().matrix_frame = light ? IM_COL32(128, 130, 138, 255) : IM_COL32(120, 122, 130, 255);
-  legible_palettes(s.Colors[ImGuiCol_WindowBg]);
   if (light) {
     // The current view's tab: its accent text on the menu bar's tinted selection.
     s.Colors[ImGuiCol_MenuBarBg] = {0.93f, 0.93f, 0.93f, 1.0f};
@@ -194,6 +197,7 @@ void apply_style(StyleTheme theme, bool high_contrast, float scale) {
     s.Colors[ImGuiCol_SliderGrab] = {0.16f, 0.37f, 0.66f, 1.0f};  // under a slider's value
     s.Colors[ImGuiCol_SliderGrabActive] = {0.20f, 0.42f, 0.75f, 1.0f};
   }
+  legible_palettes(s.Colors[ImGuiCol_WindowBg]);
   s.ScaleAllSizes(scale);
 }
 
