@@ -13,6 +13,7 @@ TEST_CASE("a flowing equation fits where its cells can shrink to 1.2 font height
   ImGui::CreateContext();
   load_fonts(1.0f);
   ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;  // a test writes no imgui.ini into the folder it runs in
   io.DisplaySize = {1280, 720};
   io.DeltaTime = 1.0f / 60;
   unsigned char* pixels = nullptr;
