@@ -20,6 +20,7 @@ PAGES = [
     ("sparse_attention", 5, "Decode: \"\u2714 The same numbers"),
     ("model", 2, "Model: the outlined box layer 0"),
     ("variants", 5, "Compare: the model's squares and their sizes"),
+    ("induction", 5, "Train: the strip \u2202L/\u2202s"),
 ]
 
 

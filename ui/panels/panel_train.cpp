@@ -14,6 +14,7 @@
 #include "ui/logic/train_text.h"
 #include "ui/panels/panels.h"
 #include "ui/widgets/heatmap.h"
+#include "ui/widgets/layout_check_frame.h"
 #include "ui/widgets/line_chart.h"
 #include "ui/widgets/style.h"
 #include "ui/widgets/text.h"
@@ -299,10 +300,10 @@ struct KernelRow {
 // What the row's gradient comes to in numbers, first, where a short window (a lesson page beside the charts) still
 // shows it; the row's three heatmaps; what the kernel does with the gradient, in words; then, for softmax, its
 // Jacobian. A saturated row (one weight near 1) has a Jacobian near 0 and passes almost nothing on.
-void kernel_row(const KernelRow& r) {
+void kernel_row(const KernelRow& r, bool page_about_it) {
   const std::string sizes = "Largest weight " + format_number(r.p.maxCoeff(), 3) +
-                            "; |\u2202L/\u2202p| = " + general_number(r.dp.norm()) +
-                            ", |\u2202L/\u2202s| = " + general_number(r.ds.norm()) + ".";
+                            "; |\u2202L/\u2202p| = " + format_unit(r.dp.norm(), AxisUnit::Plain) +
+                            ", |\u2202L/\u2202s| = " + format_unit(r.ds.norm(), AxisUnit::Plain) + ".";
   TextWrappedAtSpaces(r.softmax ? sizes +
                                       " The nearer a row is to one weight of 1, the less of \u2202L/\u2202p reaches "
                                       "the scores: a saturated row passes almost no training signal, which is "
@@ -315,11 +316,17 @@ void kernel_row(const KernelRow& r) {
   o.col_labels = &r.labels;  // in the tooltip: 32 keys leave no room to write them
   o.size = {w, 0};
   o.flags = HeatmapFlags_NoValues | HeatmapFlags_NoLabels;
-  const auto row_map = [&o](const char* id, const Matrix& m, ColorMap map) {
+  const auto row_map = [&o, page_about_it](const char* id, const Matrix& m, ColorMap map) {
+    ImGui::BeginGroup();
     ImGui::TextUnformatted(id);
     o.map = map;
     o.range = map == ColorMap::Sequential ? std::optional<ValueRange>(ValueRange{0, 1}) : std::nullopt;
     Heatmap(id, m, o);
+    ImGui::EndGroup();
+    // A lesson page about the gradient is about these strips: it has them in sight.
+    if (page_about_it)
+      NoteInSight(SightKind::Result, id, std::string("the strip ") + id, ImGui::GetItemRectMin(),
+                  ImGui::GetItemRectMax());
   };
   row_map("p, the weights", r.p, ColorMap::Sequential);
   row_map("\u2202L/\u2202p, what reaches the weights", r.dp, ColorMap::Diverging);
@@ -346,7 +353,7 @@ void kernel_row(const KernelRow& r) {
 
 // The gradient tab: one head's kernel during training, on the probe sequence at the snapshot shown (its backward
 // pass computed once per snapshot).
-void gradient(TrainView& view, const std::shared_ptr<const TrainSnapshot>& shown) {
+void gradient(TrainView& view, const std::shared_ptr<const TrainSnapshot>& shown, bool page_about_it) {
   const TrainSnapshot& s = *shown;
   const Eigen::Index n = static_cast<Eigen::Index>(s.probe.size());
   if (n < 2 || s.probe_attention.empty()) return;
@@ -375,7 +382,7 @@ void gradient(TrainView& view, const std::shared_ptr<const TrainSnapshot>& shown
   const std::string query = s.model->vocab[static_cast<std::size_t>(s.probe[static_cast<std::size_t>(i)])];
   TextWrappedAtSpaces("The query at position " + std::to_string(i) + " (\"" + query + "\") at step " +
                       thousands(s.step) + ".");
-  kernel_row(r);
+  kernel_row(r, page_about_it);
 }
 
 }  // namespace
@@ -399,14 +406,16 @@ void TrainPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   const float avail_w = ImGui::GetContentRegionAvail().x, avail_h = ImGui::GetContentRegionAvail().y;
   const ImVec2 gap = ImGui::GetStyle().ItemSpacing;
   const bool two_columns = avail_w >= 44.0f * ImGui::GetFontSize();
-  if (two_columns) {
+  // A lesson page about the gradient is about one row's strips, not the run's curves: they take the room.
+  const bool gradient_page = state.lesson.open() && state.lesson.current_page().train_gradient.has_value();
+  if (!gradient_page && two_columns) {
     const float left_w = (avail_w - gap.x) * 0.52f, chart_h = (avail_h - gap.y) * 0.5f;
     ImGui::BeginChild("curves", {left_w, avail_h}, false, ImGuiWindowFlags_NoScrollbar);
     loss_chart(state, {left_w, chart_h});
     score_chart(state, {left_w, chart_h});
     ImGui::EndChild();
     ImGui::SameLine();
-  } else {
+  } else if (!gradient_page) {
     const float chart_w = (avail_w - gap.x) * 0.5f, chart_h = std::max(11.0f * ImGui::GetFontSize(), avail_h * 0.34f);
     ImGui::BeginGroup();
     loss_chart(state, {chart_w, chart_h});
@@ -454,7 +463,7 @@ void TrainPanel(AppState& state, ImVec2 pos, ImVec2 size) {
       ImGui::BeginChild("gradient", {0, 0}, false,
                         ImGuiWindowFlags_AlwaysUseWindowPadding | ImGuiWindowFlags_AlwaysVerticalScrollbar);
       PushHeatmapVersion(0);
-      gradient(v, shown);
+      gradient(v, shown, gradient_page);
       PopHeatmapVersion();
       ImGui::EndChild();
       ImGui::EndTabItem();
