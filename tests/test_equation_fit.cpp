@@ -2,6 +2,7 @@
 // fonts of the window.
 #include <imgui.h>
 
+#include "headless_frame.h"
 #include "helpers.h"
 #include "ui/widgets/equation.h"
 #include "ui/widgets/theme.h"
@@ -10,16 +11,7 @@ using namespace attn;
 using namespace attn::ui;
 
 TEST_CASE("a flowing equation fits where its cells can shrink to 1.2 font heights, and not below") {
-  ImGui::CreateContext();
-  load_fonts(1.0f);
-  ImGuiIO& io = ImGui::GetIO();
-  io.IniFilename = nullptr;  // a test writes no imgui.ini into the folder it runs in
-  io.DisplaySize = {1280, 720};
-  io.DeltaTime = 1.0f / 60;
-  unsigned char* pixels = nullptr;
-  int w = 0, h = 0;
-  io.Fonts->GetTexDataAsAlpha8(&pixels, &w, &h);  // a frame needs the atlas built
-  ImGui::NewFrame();
+  BeginHeadlessFrame();
   ImGui::SetNextWindowPos({0, 0});
   ImGui::SetNextWindowSize({1000, 700});
   ImGui::Begin("fit");
@@ -43,6 +35,5 @@ TEST_CASE("a flowing equation fits where its cells can shrink to 1.2 font height
   // Far below: cells under a line of text whether fitted or flowing, so a page must focus (or the view scrolls).
   CHECK_FALSE(EquationFits(terms, ops, smallest / 2));
   ImGui::End();
-  ImGui::EndFrame();
-  ImGui::DestroyContext();
+  EndHeadlessFrame();
 }

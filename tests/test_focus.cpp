@@ -15,6 +15,12 @@ using namespace attn::test;
 namespace {
 using Slots = std::vector<int>;
 constexpr int E = kElided;
+
+std::filesystem::path focus_scenarios() { return std::filesystem::path(ATTN_ASSETS_DIR) / "scenarios"; }
+Lesson focus_multi_head() {
+  return load_lesson_file(std::filesystem::path(ATTN_ASSETS_DIR) / "lessons" / "4_multi_head.json", focus_scenarios());
+}
+
 }  // namespace
 
 TEST_CASE("focus_axis: everything when it fits or nothing is named") {
@@ -66,11 +72,9 @@ TEST_CASE("a focused matrix copies what is kept, zero where elided, and its labe
 }
 
 TEST_CASE("the concat step with W_O offers concat, W_O and output to focus on, other steps nothing") {
-  const std::filesystem::path scenarios = std::filesystem::path(ATTN_ASSETS_DIR) / "scenarios";
-  const Lesson heads =
-      load_lesson_file(std::filesystem::path(ATTN_ASSETS_DIR) / "lessons" / "4_multi_head.json", scenarios);
+  const Lesson heads = focus_multi_head();
   const LessonPage& page = heads.pages[4];
-  const Trace t = compute_trace(lesson_page_scenario(page, scenarios));
+  const Trace t = compute_trace(lesson_page_scenario(page, focus_scenarios()));
   const std::vector<FocusOperand> o = focus_operands(t, Step::Concat);
   REQUIRE(o.size() == 3);
   CHECK(o[0].name == "concat");
@@ -87,11 +91,9 @@ TEST_CASE("the concat step with W_O offers concat, W_O and output to focus on, o
 }
 
 TEST_CASE("the output step with W_O offers each head's contribution and the output to focus on") {
-  const std::filesystem::path scenarios = std::filesystem::path(ATTN_ASSETS_DIR) / "scenarios";
-  const Lesson heads =
-      load_lesson_file(std::filesystem::path(ATTN_ASSETS_DIR) / "lessons" / "4_multi_head.json", scenarios);
+  const Lesson heads = focus_multi_head();
   const LessonPage& page = heads.pages[5];
-  const Trace t = compute_trace(lesson_page_scenario(page, scenarios));
+  const Trace t = compute_trace(lesson_page_scenario(page, focus_scenarios()));
   const std::vector<FocusOperand> o = focus_operands(t, Step::Output);
   REQUIRE(o.size() == 5);
   const char* names[] = {"head 0", "head 1", "head 2", "head 3", "output"};
@@ -105,7 +107,7 @@ TEST_CASE("the output step with W_O offers each head's contribution and the outp
   CHECK(page.focus == std::vector<FocusTerm>{
                           {"head 0", cell}, {"head 1", cell}, {"head 2", cell}, {"head 3", cell}, {"output", cell}});
   // Without W_O there is no sum over heads to focus on.
-  Scenario s = lesson_page_scenario(page, scenarios);
+  Scenario s = lesson_page_scenario(page, focus_scenarios());
   s.attention.output_projection = false;
   CHECK(focus_operands(compute_trace(s), Step::Output).empty());
 }

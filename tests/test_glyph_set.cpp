@@ -6,6 +6,7 @@
 
 #include <imgui.h>
 
+#include "headless_frame.h"
 #include "helpers.h"
 #include "ui/logic/app_state.h"
 #include "ui/logic/glyph_set.h"
@@ -134,15 +135,7 @@ TEST_CASE("the fonts' atlas is bounded whatever the zoom and the document's char
 }
 
 TEST_CASE("a matrix's row label is shortened by width too: wide letters never take the matrix's room") {
-  ImGui::CreateContext();
-  load_fonts(1.0f);
-  ImGuiIO& io = ImGui::GetIO();
-  io.DisplaySize = {1280, 720};
-  io.DeltaTime = 1.0f / 60;
-  unsigned char* pixels = nullptr;
-  int w = 0, h = 0;
-  io.Fonts->GetTexDataAsAlpha8(&pixels, &w, &h);  // a frame needs the atlas built
-  ImGui::NewFrame();
+  BeginHeadlessFrame();
   const std::vector<std::string> labels = {std::string(256, 'W'), "cat", std::string(30, 'i')};
   const std::string wide = HeatmapLabel(&labels, 0);
   CHECK(wide.ends_with("\u2026"));
@@ -151,6 +144,5 @@ TEST_CASE("a matrix's row label is shortened by width too: wide letters never ta
   CHECK(HeatmapLabel(&labels, 1) == "cat");
   CHECK(HeatmapLabel(&labels, 2) == std::string(23, 'i') + "\u2026");  // 24 columns, as text tables
   CHECK(HeatmapLabel(nullptr, 7) == "7");
-  ImGui::EndFrame();
-  ImGui::DestroyContext();
+  EndHeadlessFrame();
 }
