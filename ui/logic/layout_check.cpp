@@ -8,6 +8,8 @@
 #include <set>
 #include <utility>
 
+#include "ui/logic/colormap.h"
+
 namespace attn::ui {
 namespace {
 
@@ -147,16 +149,6 @@ bool runs_overlap(const Run& a, const Run& b) {
   return false;
 }
 
-double channel_luminance(std::uint32_t c8) {
-  const double c = static_cast<double>(c8 & 0xFF) / 255.0;
-  return c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4);
-}
-
-double relative_luminance(std::uint32_t rgba) {
-  return 0.2126 * channel_luminance(rgba) + 0.7152 * channel_luminance(rgba >> 8) +
-         0.0722 * channel_luminance(rgba >> 16);
-}
-
 std::string hex_colour(std::uint32_t rgba) {
   static const char* digits = "0123456789ABCDEF";
   std::string s = "#";
@@ -185,8 +177,12 @@ constexpr float kLargeTextPx = 24.0f;
 }  // namespace
 
 double contrast_ratio(std::uint32_t a, std::uint32_t b) {
-  const double la = relative_luminance(a), lb = relative_luminance(b);
-  return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+  // One WCAG formula for the lab, colormap's: here on colours as ImGui packs them.
+  const auto rgb = [](std::uint32_t c) {
+    return Rgb{static_cast<float>(c & 0xFF) / 255.0f, static_cast<float>((c >> 8) & 0xFF) / 255.0f,
+               static_cast<float>((c >> 16) & 0xFF) / 255.0f};
+  };
+  return attn::ui::contrast_ratio(rgb(a), rgb(b));
 }
 
 std::uint32_t blend_over(std::uint32_t top, std::uint32_t bottom) {
