@@ -85,6 +85,10 @@ TEST_CASE("what a page is about must be in sight: outside its panel's visible pa
         std::vector<std::string>{
             "Decode: matrix W_O, which the lesson names, cut by the bottom edge (240 of 340 px hidden)"});
   CHECK(items_out_of_sight({w_o, item(SightKind::Matrix, "W_O", {500, 50, 900, 390})}, "column 0 of W_O").empty());
+  // A matrix titled by its symbol and a description is named by the symbol alone.
+  const SightItem indexer = item(SightKind::Matrix, "I (indexer)", {10, 400, 400, 520});
+  CHECK(items_out_of_sight({indexer}, "The left heatmap is I; the right one marks each query's top 2").size() == 1);
+  CHECK(items_out_of_sight({indexer}, "In the indexer, each head").empty());
   CHECK(items_out_of_sight({item(SightKind::Result, "output", {900, 50, 1100, 200})}, "") ==
         std::vector<std::string>{"Decode: \"\u2714 The same\" cut by the right edge (100 of 200 px hidden)"});
 }
@@ -114,4 +118,30 @@ TEST_CASE("contrast: WCAG 2 ratios, text under 4.5:1 (3:1 from 24 px) and lines 
   SetLayoutCheck(false);
   CHECK(TakeLineContrastProblems() ==
         std::vector<std::string>{"Memory: line MQA #59A14F on #F7F7F5: contrast 2.9:1, needs 3.0:1"});
+}
+
+TEST_CASE("covering: a stroke under a later one as wide, or of its colour, or on an axis of its colour, is a finding") {
+  const std::uint32_t blue = 0xFFE9B456u, orange = 0xFF009FE6u, grey = 0xFF808080u;
+  const DrawnStroke q0{"arrow \"q the 0\"", 100, 100, 95, 30, 1.5f, blue};
+  const DrawnStroke before{"arrow \"q the 3 before turn\"", 100, 100, 95, 30, 2.0f, blue};
+  CHECK(hidden_strokes({q0, before}) ==
+        std::vector<std::string>{"arrow \"q the 0\" lies under arrow \"q the 3 before turn\""});
+  // A thin stroke of another colour over a wide one shows as a stripe; the same colour does not.
+  const DrawnStroke k0{"arrow \"k the 0\"", 100, 100, 95, 30, 3.5f, orange};
+  CHECK(hidden_strokes({q0, k0}) == std::vector<std::string>{"arrow \"q the 0\" lies under arrow \"k the 0\""});
+  CHECK(hidden_strokes({k0, q0}).empty());
+  CHECK(hidden_strokes({before, q0}) ==
+        std::vector<std::string>{"arrow \"q the 3 before turn\" lies under arrow \"q the 0\""});
+  // 3 px off at the tip: within 1.75 px of the axis over 58% of its length; 5 px off: 35%, told apart.
+  const DrawnStroke axis{"the y axis", 100, 200, 100, 0, 1.5f, grey};
+  const DrawnStroke upright{"a grey line", 100, 100, 97, 30, 1.5f, 0xFF858585u};
+  CHECK(hidden_strokes({upright}, {axis}) == std::vector<std::string>{"a grey line lies on the y axis"});
+  const DrawnStroke off{"a grey line", 100, 100, 95, 30, 1.5f, 0xFF858585u};
+  CHECK(hidden_strokes({off}, {axis}).empty());
+  CHECK(hidden_strokes({DrawnStroke{"arrow \"q cat\"", 100, 100, 97, 30, 1.5f, blue}}, {axis}).empty());
+  CHECK(hidden_strokes({DrawnStroke{"a darker line", 100, 100, 97, 30, 1.5f, 0xFF606060u}}, {axis}).empty());
+  // Crossing, or parallel 4 px apart: told apart. A short stroke along a long one lies on it.
+  CHECK_FALSE(lie_on_each_other(q0, {"", 60, 60, 140, 60, 3.5f, orange}));
+  CHECK_FALSE(lie_on_each_other(q0, {"", 104, 100, 99, 30, 1.5f, blue}));
+  CHECK(lie_on_each_other(q0, {"", 100, 100, 97.5f, 65, 1.5f, blue}));
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <regex>
 #include <set>
@@ -170,6 +171,10 @@ std::vector<std::string>& line_contrast() {
   static std::vector<std::string> found;
   return found;
 }
+std::vector<std::string>& hidden_reports() {
+  static std::vector<std::string> found;
+  return found;
+}
 
 constexpr double kTextContrast = 4.5, kLargeTextContrast = 3.0, kLineContrast = 3.0;
 constexpr float kLargeTextPx = 24.0f;
@@ -217,6 +222,10 @@ void NoteLineContrast(std::string window, std::string what, std::uint32_t colour
                               ": contrast " + ratio_text(r) + ", needs " + ratio_text(kLineContrast));
 }
 std::vector<std::string> TakeLineContrastProblems() { return std::exchange(line_contrast(), {}); }
+void NoteHiddenStroke(std::string window, std::string what) {
+  if (g_on) hidden_reports().push_back(window + ": " + what);
+}
+std::vector<std::string> TakeHiddenStrokes() { return std::exchange(hidden_reports(), {}); }
 
 void SetLayoutCheck(bool on) { g_on = on; }
 bool LayoutCheckOn() { return g_on; }
@@ -252,13 +261,23 @@ bool text_names(const std::string& text, const std::string& name) {
   return false;
 }
 
+namespace {
+
+// "I (indexer)" is named by "I" too: the words in brackets describe the symbol, the text uses the symbol.
+bool names_matrix(const std::string& text, const std::string& name) {
+  const std::size_t bracket = name.find(" (");
+  return text_names(text, name) || (bracket != std::string::npos && text_names(text, name.substr(0, bracket)));
+}
+
+}  // namespace
+
 std::vector<std::string> items_out_of_sight(const std::vector<SightItem>& items, const std::string& lesson_text) {
   std::set<std::string> found;  // sorted, each once
   // A matrix drawn twice (a head's weights in the pipeline and among the thumbnails) is seen when one copy is.
   std::map<std::string, std::string> unseen_matrices;
   std::set<std::string> seen_matrices;
   for (const SightItem& item : items) {
-    if (item.kind == SightKind::Matrix && !text_names(lesson_text, item.name)) continue;
+    if (item.kind == SightKind::Matrix && !names_matrix(lesson_text, item.name)) continue;
     if (item.kind == SightKind::Verdict && lesson_text.empty()) continue;  // a view's own: its user scrolls
     std::string f = sight_finding(item);
     if (item.kind != SightKind::Matrix) {
@@ -272,6 +291,64 @@ std::vector<std::string> items_out_of_sight(const std::vector<SightItem>& items,
   for (auto& [name, f] : unseen_matrices)
     if (!seen_matrices.contains(name)) found.insert(std::move(f));
   return {found.begin(), found.end()};
+}
+
+namespace {
+
+// How much of stroke `a` lies within `reach` pixels of the line through `b`, inside b's extent, in pixels of a.
+float length_along(const DrawnStroke& a, const DrawnStroke& b, float reach) {
+  const float bx = b.x1 - b.x0, by = b.y1 - b.y0, b_len = std::hypot(bx, by);
+  const float a_len = std::hypot(a.x1 - a.x0, a.y1 - a.y0);
+  if (b_len < 1 || a_len < 1) return 0;
+  const float ux = bx / b_len, uy = by / b_len;
+  // a's ends in b's frame: t along b, d across it; a is straight, so both are linear in between.
+  const auto t = [&](float x, float y) { return (x - b.x0) * ux + (y - b.y0) * uy; };
+  const auto d = [&](float x, float y) { return -(x - b.x0) * uy + (y - b.y0) * ux; };
+  const float t0 = t(a.x0, a.y0), t1 = t(a.x1, a.y1), d0 = d(a.x0, a.y0), d1 = d(a.x1, a.y1);
+  // The share s in [0, 1] of a where |d| <= reach and 0 <= t <= b_len: an interval, as both are linear in s.
+  float lo = 0, hi = 1;
+  const auto keep = [&](float v0, float v1, float min, float max) {  // min <= v0 + (v1 - v0) s <= max
+    if (std::abs(v1 - v0) < 1e-6f) {
+      if (v0 < min || v0 > max) hi = -1;
+      return;
+    }
+    float s0 = (min - v0) / (v1 - v0), s1 = (max - v0) / (v1 - v0);
+    if (s0 > s1) std::swap(s0, s1);
+    lo = std::max(lo, s0), hi = std::min(hi, s1);
+  };
+  keep(d0, d1, -reach, reach);
+  keep(t0, t1, 0, b_len);
+  return hi > lo ? (hi - lo) * a_len : 0;
+}
+
+}  // namespace
+
+bool lie_on_each_other(const DrawnStroke& a, const DrawnStroke& b) {
+  const float shorter = std::min(std::hypot(a.x1 - a.x0, a.y1 - a.y0), std::hypot(b.x1 - b.x0, b.y1 - b.y0));
+  const float reach = std::max(a.width, b.width) * 0.5f + 1.0f;
+  return shorter >= 4 && std::max(length_along(a, b, reach), length_along(b, a, reach)) >= 0.5f * shorter;
+}
+
+std::vector<std::string> hidden_strokes(const std::vector<DrawnStroke>& strokes,
+                                        const std::vector<DrawnStroke>& grounds) {
+  std::vector<std::string> found;
+  // Alike: no channel apart by more than 24 of 255 (a hue apart reads as another line, whatever its luminance).
+  const auto alike = [](std::uint32_t a, std::uint32_t b) {
+    for (int shift = 0; shift < 24; shift += 8)
+      if (std::abs(static_cast<int>((a >> shift) & 0xFFu) - static_cast<int>((b >> shift) & 0xFFu)) > 24) return false;
+    return true;
+  };
+  for (std::size_t i = 0; i < strokes.size(); ++i) {
+    const DrawnStroke& s = strokes[i];
+    for (const DrawnStroke& g : grounds)
+      if (alike(s.colour, g.colour) && lie_on_each_other(s, g)) found.push_back(s.name + " lies on " + g.name);
+    for (std::size_t j = i + 1; j < strokes.size(); ++j) {
+      const DrawnStroke& over = strokes[j];
+      if ((over.width >= s.width - 0.5f || alike(over.colour, s.colour)) && lie_on_each_other(s, over))
+        found.push_back(s.name + " lies under " + over.name);
+    }
+  }
+  return found;
 }
 
 void NoteLessonText(std::string text) {

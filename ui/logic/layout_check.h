@@ -96,6 +96,25 @@ std::vector<std::string> contrast_problems(const std::vector<DrawnText>& windows
 void NoteLineContrast(std::string window, std::string what, std::uint32_t colour, std::uint32_t background);
 std::vector<std::string> TakeLineContrastProblems();
 
+// A straight stroke as drawn (screen pixels): an arrow's shaft, a chart line's piece, an axis.
+struct DrawnStroke {
+  std::string name;  // how a finding quotes it: "arrow \"q the 0\"", "the y axis"
+  float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  float width = 1;
+  std::uint32_t colour = 0;  // 0xAABBGGRR
+};
+// Whether two strokes lie on each other: one within the other's width (and a pixel) over at least half the shorter.
+bool lie_on_each_other(const DrawnStroke& a, const DrawnStroke& b);
+// Strokes a reader cannot tell apart, given in drawing order: one lying under a later stroke as wide or wider, or of
+// nearly its colour ("arrow \"q the 0\" lies under arrow \"q the 3 before turn\""); one lying on a ground (an axis,
+// drawn first) of nearly its colour ("... lies on the y axis"). A thinner stroke on a wider one of another colour
+// shows as a stripe: told apart.
+std::vector<std::string> hidden_strokes(const std::vector<DrawnStroke>& strokes,
+                                        const std::vector<DrawnStroke>& grounds = {});
+// Registered while the check is on, judged where what is in sight is (a small window crowds any plot).
+void NoteHiddenStroke(std::string window, std::string what);
+std::vector<std::string> TakeHiddenStrokes();
+
 // Each decimal the lesson text quotes that the frame does not show in full besides the text itself (a number
 // scrolled out of view or drawn at other decimals): "Lesson: the text quotes 0.748, not on screen".
 std::vector<std::string> quotes_off_screen(const std::vector<DrawnText>& windows, const std::string& lesson_text);

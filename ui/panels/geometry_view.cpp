@@ -68,15 +68,24 @@ void arrows_and_arcs(const Trace& t, const PlaneGeometry& g, bool labels, std::v
   add_faint(g.queries, queries, g.row, query_colour(), "q ");
   const PlaneVector& q = g.queries[static_cast<std::size_t>(g.row)];
   const PlaneVector& k = g.keys[static_cast<std::size_t>(g.col)];
-  const auto turned = [&](const PlaneVector& v, ImU32 colour, float radius) {
+  const auto turned = [&](const PlaneVector& v, const std::string& name, ImU32 colour, float radius) {
     if (g.pair.rope_pair < 0 || v.turn == 0.0) return;
-    arrows.push_back({v.x_before, v.y_before, faded(colour, 170), 2.0f, true, ""});
+    std::string label = name + " before turn";
+    // The same token at position 0 is not turned: its arrow is this one, drawn once with both names.
+    const auto same = std::find_if(arrows.begin(), arrows.end(), [&](const PlotArrow& a) {
+      return std::abs(a.x - v.x_before) + std::abs(a.y - v.y_before) <= 1e-12 * (1 + std::hypot(a.x, a.y));
+    });
+    if (same != arrows.end()) {
+      if (!same->label.empty()) label += " = " + same->label;
+      arrows.erase(same);
+    }
+    arrows.push_back({v.x_before, v.y_before, faded(colour, 170), 2.0f, true, label});
     const double from = std::atan2(v.y_before, v.x_before);
     arcs.push_back(
         {from, from + std::fmod(v.turn, kTwoPi), radius, faded(colour, 200), "+" + short_number(v.turn) + " rad"});
   };
-  turned(q, query_colour(), 0.62f);
-  turned(k, key_colour(), 0.78f);
+  turned(q, "q " + queries[static_cast<std::size_t>(g.row)], query_colour(), 0.62f);
+  turned(k, "k " + keys[static_cast<std::size_t>(g.col)], key_colour(), 0.78f);
   const double a = std::atan2(q.y, q.x), b = std::atan2(k.y, k.x);
   double between = std::remainder(b - a, kTwoPi);  // the shorter way round, as the angle φ is measured
   if (g.q_length > 0 && g.k_length > 0)
@@ -102,9 +111,12 @@ void GeometryView(AppState& state, const Trace& t, int head, float height) {
     return;
   }
   // The plot as tall as the step allows, the choices and the arithmetic beside it.
-  const float side = std::max(150.0f, std::min(height, ImGui::GetContentRegionAvail().x * 0.45f));
+  // A plot a page is about takes at least a third of the window each way: wider than tall, where the step is low.
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const float side = std::max(150.0f, std::min(height, avail * 0.45f));
+  const float width = std::min(avail * 0.55f, std::max(side, ImGui::GetMainViewport()->Size.x / 3 + 4));
   const ImVec2 at = ImGui::GetCursorPos();
-  ImGui::SetCursorPos({at.x + side + ImGui::GetStyle().ItemSpacing.x * 2, at.y});
+  ImGui::SetCursorPos({at.x + width + ImGui::GetStyle().ItemSpacing.x * 2, at.y});
   ImGui::BeginGroup();
   controls(state, t, pairs);
   const auto& c = state.pipeline.geometry_view;
@@ -117,8 +129,9 @@ void GeometryView(AppState& state, const Trace& t, int head, float height) {
   arrows_and_arcs(t, g, side >= 280.0f, arrows, arcs);  // a small plot names only the two that matter
   const std::string x_label = "dim " + std::to_string(g.pair.a), y_label = "dim " + std::to_string(g.pair.b);
   ImGui::SetCursorPos(at);
-  VectorPlot("plane", arrows, arcs,
-             {.size = side, .extent = extent_of(g), .x_label = x_label.c_str(), .y_label = y_label.c_str()});
+  VectorPlot(
+      "plane", arrows, arcs,
+      {.size = side, .width = width, .extent = extent_of(g), .x_label = x_label.c_str(), .y_label = y_label.c_str()});
   ImGui::SetCursorPosY(std::max(below, ImGui::GetCursorPosY()));
 }
 

@@ -194,6 +194,10 @@ void ReportLineContrastHere(std::string what, ImU32 colour, ImU32 background) {
     NoteLineContrast(window_name(ImGui::GetCurrentWindow()->Name), std::move(what), colour, background);
 }
 
+void ReportHiddenHere(std::string what) {
+  if (LayoutCheckOn()) NoteHiddenStroke(window_name(ImGui::GetCurrentWindow()->Name), std::move(what));
+}
+
 void ReportHere(std::string what) {
   if (LayoutCheckOn()) ReportLayoutProblem(window_name(ImGui::GetCurrentWindow()->Name), std::move(what));
 }
@@ -228,9 +232,11 @@ std::vector<std::string> LayoutProblemsOfFrame(bool judge_sight) {
   overflow_problems(all);
   const std::string lesson_text = TakeLessonText();
   const std::vector<SightItem> items = TakeSightItems();
+  const std::vector<std::string> hidden = TakeHiddenStrokes();
   if (judge_sight) {
     const std::vector<std::string> unseen = items_out_of_sight(items, lesson_text);
     all.insert(all.end(), unseen.begin(), unseen.end());
+    all.insert(all.end(), hidden.begin(), hidden.end());
   }
   if (const ImDrawData* data = ImGui::GetDrawData()) {
     const std::vector<DrawnText> drawn = DrawnTextOf(*data);

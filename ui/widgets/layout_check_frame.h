@@ -27,5 +27,7 @@ void ReportLineContrastHere(std::string what, ImU32 colour, ImU32 background);
 
 // ReportLayoutProblem from inside a window, naming it.
 void ReportHere(std::string what);
+// NoteHiddenStroke from inside a window, naming it.
+void ReportHiddenHere(std::string what);
 
 }  // namespace attn::ui

@@ -8,6 +8,7 @@
 #include <imgui_internal.h>
 
 #include "ui/logic/colormap.h"
+#include "ui/widgets/layout_check_frame.h"
 
 namespace attn::ui {
 namespace {
@@ -50,6 +51,7 @@ struct Frame {
   ImVec2 centre;
   float half = 0;  // pixels from the centre to the extent
   double extent = 1;
+  double x_extent = 1;  // data units from the centre to the left and right ends: past `extent` in a wide plot
   ImVec2 at(double x, double y) const {  // data to screen: y up
     const float s = half / static_cast<float>(extent);
     return {centre.x + static_cast<float>(x) * s, centre.y - static_cast<float>(y) * s};
@@ -67,12 +69,14 @@ void dashed_line(ImDrawList* dl, ImVec2 a, ImVec2 b, ImU32 colour, float thickne
 
 void axes(ImDrawList* dl, const Frame& f, const VectorPlotOptions& o, Labels& labels) {
   const ImU32 grid = ImGui::GetColorU32(ImGuiCol_Border, 0.5f), axis = ImGui::GetColorU32(ImGuiCol_TextDisabled);
-  for (int i = -4; i <= 4; ++i) {  // quarters of the extent
+  const int across = static_cast<int>(std::floor(f.x_extent / f.extent * 4.0 + 1e-9));
+  for (int i = -across; i <= across; ++i) {  // quarters of the extent, as far as the plot is wide
     const double v = f.extent * i / 4.0;
     dl->AddLine(f.at(v, -f.extent), f.at(v, f.extent), i == 0 ? axis : grid, i == 0 ? 1.5f : 1.0f);
-    dl->AddLine(f.at(-f.extent, v), f.at(f.extent, v), i == 0 ? axis : grid, i == 0 ? 1.5f : 1.0f);
+    if (std::abs(i) <= 4)
+      dl->AddLine(f.at(-f.x_extent, v), f.at(f.x_extent, v), i == 0 ? axis : grid, i == 0 ? 1.5f : 1.0f);
   }
-  const ImVec2 x_end = f.at(f.extent, 0), y_end = f.at(0, f.extent);
+  const ImVec2 x_end = f.at(f.x_extent, 0), y_end = f.at(0, f.extent);
   const ImVec2 xs = ImGui::CalcTextSize(o.x_label);
   labels.draw(dl, {x_end.x - xs.x - 2, x_end.y + 2}, axis, o.x_label);
   labels.draw(dl, {y_end.x + 4, y_end.y}, axis, o.y_label);
@@ -108,24 +112,73 @@ ImVec2 arc(ImDrawList* dl, const Frame& f, const PlotArc& a) {
           o.y - static_cast<float>(std::sin(mid)) * (r + 4 + ts.y * 0.5f) - ts.y * 0.5f};
 }
 
+DrawnStroke shaft(const Frame& f, const PlotArrow& a) {
+  const ImVec2 o = f.at(0, 0), tip = f.at(a.x, a.y);
+  return {a.label.empty() ? "an unlabelled arrow" : "arrow \"" + a.label + "\"",
+          o.x,
+          o.y,
+          tip.x,
+          tip.y,
+          a.thickness,
+          a.colour};
+}
+
+// The order to draw in: as given, except that an arrow lying under a later, wider one of another colour comes after
+// all of them, a stripe along it (drawn first, it would vanish under the wider one).
+std::vector<std::size_t> drawing_order(const Frame& f, std::span<const PlotArrow> arrows) {
+  std::vector<std::size_t> order, stripes;
+  for (std::size_t i = 0; i < arrows.size(); ++i) {
+    const DrawnStroke s = shaft(f, arrows[i]);
+    bool under = false;
+    for (std::size_t j = i + 1; j < arrows.size() && !under; ++j)
+      under = arrows[j].thickness > arrows[i].thickness + 0.5f &&
+              (arrows[j].colour & 0xFFFFFFu) != (arrows[i].colour & 0xFFFFFFu) &&
+              lie_on_each_other(s, shaft(f, arrows[j]));
+    (under ? stripes : order).push_back(i);
+  }
+  order.insert(order.end(), stripes.begin(), stripes.end());
+  return order;
+}
+
+// An arrow under another one, or on an axis of its colour, is lost to the class: the layout check reports it.
+void report_hidden(const char* id, const Frame& f, std::span<const PlotArrow> arrows,
+                   const std::vector<std::size_t>& order) {
+  if (!LayoutCheckOn()) return;
+  std::vector<DrawnStroke> shafts;
+  for (std::size_t i : order) shafts.push_back(shaft(f, arrows[i]));
+  const ImVec2 left = f.at(-f.x_extent, 0), right = f.at(f.x_extent, 0), bottom = f.at(0, -f.extent),
+               top = f.at(0, f.extent);
+  const ImU32 axis = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  const std::vector<DrawnStroke> axes{{"the x axis", left.x, left.y, right.x, right.y, 1.5f, axis},
+                                      {"the y axis", bottom.x, bottom.y, top.x, top.y, 1.5f, axis}};
+  for (const std::string& found : hidden_strokes(shafts, axes))
+    ReportHiddenHere(std::string("plot ") + id + ": " + found);
+}
+
 }  // namespace
 
 void VectorPlot(const char* id, std::span<const PlotArrow> arrows, std::span<const PlotArc> arcs,
                 const VectorPlotOptions& opts) {
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float side = opts.size > 0 ? opts.size : std::max(80.0f, std::min(avail.x, avail.y));
-  const ImVec2 origin = ImGui::GetCursorScreenPos();
-  ImGui::InvisibleButton(id, {side, side});
+  const float width = std::max(side, opts.width);
+  const ImVec2 origin = ImGui::GetCursorScreenPos(), end{origin.x + width, origin.y + side};
+  ImGui::InvisibleButton(id, {width, side});
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  dl->PushClipRect(origin, {origin.x + side, origin.y + side}, true);
+  dl->PushClipRect(origin, end, true);
   const float margin = ImGui::GetFontSize() * 1.2f;  // room for the labels beyond the longest arrow
-  const Frame f{{origin.x + side / 2, origin.y + side / 2}, side / 2 - margin, opts.extent > 0 ? opts.extent : 1.0};
-  Labels labels{{origin, {origin.x + side, origin.y + side}}, {}};
+  const double extent = opts.extent > 0 ? opts.extent : 1.0;
+  const float half = side / 2 - margin;
+  const Frame f{{origin.x + width / 2, origin.y + side / 2}, half, extent, extent * (width / 2 - margin) / half};
+  Labels labels{{origin, end}, {}};
   axes(dl, f, opts, labels);
   std::vector<std::optional<ImVec2>> arrow_labels;
   std::vector<ImVec2> arc_labels;
   for (const PlotArc& a : arcs) arc_labels.push_back(arc(dl, f, a));
-  for (const PlotArrow& a : arrows) arrow_labels.push_back(arrow(dl, f, a));
+  arrow_labels.resize(arrows.size());
+  const std::vector<std::size_t> order = drawing_order(f, arrows);
+  for (std::size_t i : order) arrow_labels[i] = arrow(dl, f, arrows[i]);
+  report_hidden(id, f, arrows, order);
   // Labels after every line, the last arrows' (the ones that matter, drawn on top) placed first.
   for (std::size_t i = arrows.size(); i-- > 0;)
     if (arrow_labels[i] && !arrows[i].label.empty())

@@ -1,6 +1,7 @@
 #pragma once
 // ui::VectorPlot: arrows from the origin in a square plane, with arcs between directions: the geometry of a dot
-// product (ui/logic/geometry.h). Axes through the origin, a light grid, each arrow labelled at its tip.
+// product (ui/logic/geometry.h). Axes through the origin, a light grid, each arrow labelled at its tip; an arrow
+// lying under a wider one is drawn over it as a stripe, and the layout check reports arrows that still hide.
 #include <span>
 #include <string>
 
@@ -27,6 +28,7 @@ struct PlotArc {
 
 struct VectorPlotOptions {
   float size = 0;            // the square's side in pixels (0: the available width, at most the available height)
+  float width = 0;           // wider than `size`: the plane goes on left and right at the same scale
   double extent = 1.0;       // data units from the origin to the edge
   const char* x_label = "";  // names of the axes, at their positive ends
   const char* y_label = "";
