@@ -39,8 +39,9 @@ void HeadsPanel(AppState& state, ImVec2 pos, ImVec2 size) {
       title = "h" + std::to_string(h) + " \u2192 KV" + std::to_string(t.heads[h].kv_head);
     // Shared KV heads: each query head wears its KV head's colour, so the groups are seen, not read.
     const ImU32 group = shared ? kv_head_colour(t.heads[h].kv_head) : ImGui::GetColorU32(ImGuiCol_Border);
-    if (current) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(accent_colour()), "%s", title.c_str());
-    else if (shared) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(group), "%s", title.c_str());
+    // The followed head is framed in the accent; its label keeps its group's colour, or the group would lose a member.
+    if (shared) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(group), "%s", title.c_str());
+    else if (current) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(accent_colour()), "%s", title.c_str());
     else ImGui::TextUnformatted(title.c_str());
     const ImVec2 at = ImGui::GetCursorScreenPos();
     HeatmapOptions o;

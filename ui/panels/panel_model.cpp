@@ -374,6 +374,10 @@ void predictions(AppState& state, float width) {
   BarChartOptions b;
   b.unit = AxisUnit::Plain;
   b.size = {width, 0};
+  // Within what is in sight below, where it starts in sight: the axis under the bars is read too.
+  const float in_sight = ImGui::GetWindowPos().y + ImGui::GetWindowHeight() - ImGui::GetStyle().WindowPadding.y -
+                         ImGui::GetCursorScreenPos().y;
+  if (in_sight > 0) b.max_height = in_sight;
   BarChart("next", bars, b);
   TextDisabledWrapped("Every position's probabilities (rows: after the token, columns: the next); point at a row.");
   HeatmapOptions o;

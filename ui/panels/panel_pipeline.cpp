@@ -691,7 +691,10 @@ void selection(StepView& v) {
   selected.flags = HeatmapFlags_NoLegend;
   const Term terms[] = {scores, selected};
   const std::string op = "largest\nper row \u2192";
-  const EquationHover e = v.equation(0, terms, std::span(&op, 1), v.height * 0.55f);
+  // Room is left for what sparsity lost below, unless a lesson page outlines cells here: then the selection is the
+  // page, and it takes the height it needs.
+  const float room = v.height - (ImGui::GetCursorPosY() - v.top);
+  const EquationHover e = v.equation(0, terms, std::span(&op, 1), v.outlined().empty() ? v.height * 0.55f : room);
   if (e) v.state.pipeline.hover.explanation = explain_cell(v.t, Step::Selection, v.state.pipeline.head, e.row, e.col);
   if (lost) sparsity_loss(v, *dense);
 }

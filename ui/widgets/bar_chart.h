@@ -23,6 +23,7 @@ struct BarChartOptions {
   AxisScale scale = AxisScale::Linear;  // linear bars start at 0, log bars at the axis' lower end
   AxisUnit unit = AxisUnit::Bytes;
   ImVec2 size = {0, 0};  // 0: the available width; height as the bars need (a given height spaces them out)
+  float max_height = 0;  // past 0: the rows close up (to a line and a little) to stay within it
   std::string title;
   std::span<const ReferenceLine> references;  // vertical lines at these values, labelled above the bars
 };
