@@ -12,8 +12,12 @@ std::uint64_t u(int x) { return static_cast<std::uint64_t>(x); }
 }  // namespace
 
 std::uint64_t attention_flops_per_pair(const ModelShape& m) {
-  const std::uint64_t width = m.variant == Variant::Mla ? u(m.latent_dim) : u(m.head_dim);
-  return checked_product(kWhat, 4, u(m.heads), width);
+  const bool mla = m.variant == Variant::Mla;
+  // What each head's score dot product reads, and what its weighted sum accumulates.
+  const std::uint64_t scored = mla ? u(m.latent_dim) + u(m.rope_dim) : key_dim(m);
+  const std::uint64_t summed = mla ? u(m.latent_dim) : u(m.head_dim);
+  return checked_add(checked_product(kWhat, 2, u(m.heads), scored), checked_product(kWhat, 2, u(m.heads), summed),
+                     kWhat);
 }
 
 std::uint64_t projection_flops_per_token(const ModelShape& m) {

@@ -11,10 +11,12 @@
 
 namespace attn {
 
-// C_attn, FLOPs per (query, key) pair. MHA/GQA/MQA: each of the H query heads does a d-dim QK dot
-// product (2d) and accumulates a d-dim value (2d): 4·H·d; sharing KV heads (GQA, MQA) saves memory, not
-// these FLOPs. MLA with absorbed weights scores and accumulates the d_c-wide latent itself: 4·H·d_c
-// (DeepSeek V3.2: 4·128·512 = 262,144), leaving out the smaller RoPE score term as 003 does.
+// C_attn, FLOPs per (query, key) pair. MHA/GQA/MQA: each of the H query heads does a d_k-dim QK dot
+// product (2·d_k, d_k = key_dim: head_dim, + d_rope in the forms of a model with decoupled RoPE) and
+// accumulates a d-dim value (2d): 2·H·d_k + 2·H·d, 4·H·d without decoupled RoPE; sharing KV heads (GQA, MQA)
+// saves memory, not these FLOPs. MLA with absorbed weights scores the d_c-wide latent and the d_rope-wide RoPE
+// key, and accumulates the latent: 2·H·(d_c + d_rope) + 2·H·d_c (DeepSeek V3: 2·128·576 + 2·128·512 =
+// 278,528; 003 leaves the RoPE term out and quotes 4·128·512 = 262,144).
 std::uint64_t attention_flops_per_pair(const ModelShape& m);
 
 // The projections of one token: each stored weight is used once in a matrix-vector product, one

@@ -24,7 +24,8 @@ int chosen_gqa_kv_heads(int heads);
 inline int chosen_latent_dim(int head_dim) { return 4 * head_dim; }
 inline int chosen_rope_dim(int head_dim) { return head_dim / 2; }
 
-// In the order mha, gqa, mqa, mla.
+// In the order mha, gqa, mqa, mla. The MHA, GQA and MQA forms of an MLA model with decoupled RoPE keep its
+// rope_dim: their keys are head_dim + rope_dim wide, as the model's queries and keys are (DeepSeek: 192).
 std::array<VariantForm, 4> variant_forms(const ModelShape& m);
 
 }  // namespace attn

@@ -139,12 +139,15 @@ int global_layer_count(const ModelShape& m) {
   return m.layers / group * m.global_layers + std::max(0, m.layers % group - m.local_layers);
 }
 
+std::uint64_t key_dim(const ModelShape& m) { return to_u64(m.head_dim) + to_u64(m.rope_dim); }
+
 std::uint64_t kv_elements_per_token_per_layer(const ModelShape& m) {
+  const std::uint64_t key_and_value = key_dim(m) + to_u64(m.head_dim);
   switch (m.variant) {
-    case Variant::Mha: return 2 * to_u64(m.heads) * to_u64(m.head_dim);     // a key and a value per query head
-    case Variant::Gqa: return 2 * to_u64(m.kv_heads) * to_u64(m.head_dim);  // only the G shared heads are cached
-    case Variant::Mqa: return 2 * to_u64(m.head_dim);                       // one shared key and value
-    case Variant::Mla: return to_u64(m.latent_dim) + to_u64(m.rope_dim);    // the latent c_KV and the RoPE key
+    case Variant::Mha: return to_u64(m.heads) * key_and_value;            // a key and a value per query head
+    case Variant::Gqa: return to_u64(m.kv_heads) * key_and_value;         // only the G shared heads are cached
+    case Variant::Mqa: return key_and_value;                              // one shared key and value
+    case Variant::Mla: return to_u64(m.latent_dim) + to_u64(m.rope_dim);  // the latent c_KV and the RoPE key
   }
   return 0;
 }
@@ -220,7 +223,7 @@ StoredFloats stored_floats_per_layer(const ModelShape& m, std::uint64_t tokens) 
   if (m.variant == Variant::Mla)
     return table2_stored_floats({to_u64(m.heads), tokens, to_u64(m.latent_dim), d_model, d_model});
   return table1_stored_floats(
-      {to_u64(m.heads), to_u64(m.kv_heads), tokens, to_u64(m.head_dim), to_u64(m.head_dim), d_model, d_model});
+      {to_u64(m.heads), to_u64(m.kv_heads), tokens, key_dim(m), to_u64(m.head_dim), d_model, d_model});
 }
 
 StoredFloats stored_floats_all_layers(const ModelShape& m, std::uint64_t tokens) {

@@ -42,7 +42,10 @@ struct ModelShape {
   int kv_heads = 1;    // G: mha has H, mqa 1, mla H (each query head expands its own from the latent)
   int head_dim = 1;    // d: its own number, not always d_model / H (Gemma 3 27B: 128, not 168); 0: not stated (mla)
   int latent_dim = 0;  // d_c, mla only: the cached latent
-  int rope_dim = 0;    // d_rope, mla only: the decoupled RoPE key, cached beside the latent
+  // d_rope: mla's decoupled RoPE key, cached beside the latent. Files and options give it for mla only; the MHA,
+  // GQA and MQA forms of such a model (variant_forms) keep it in every key head, so their keys are head_dim + d_rope
+  // wide (DeepSeek: 128 + 64 = 192) and their values head_dim.
+  int rope_dim = 0;
   // Sliding-window layers keep only the last `window` tokens. The layers repeat in groups of
   // local_layers + global_layers with the global ones last (Gemma 3: 5 + 1, so layer i is global iff
   // (i+1) % 6 == 0); global_layers = 0 makes every layer local (Mistral 7B's rolling buffer).
@@ -71,7 +74,11 @@ bool is_global_layer(const ModelShape& m, int i);
 int global_layer_count(const ModelShape& m);
 bool has_sliding_window(const ModelShape& m);
 
-// Numbers cached per token in one layer: mha 2·H·d, gqa 2·G·d, mqa 2·d, mla d_c + d_rope.
+// The width of a query or key head outside mla: head_dim, + d_rope in the forms of a model with decoupled RoPE.
+std::uint64_t key_dim(const ModelShape& m);
+
+// Numbers cached per token in one layer, with d_k = key_dim(m): mha H·(d_k + d), gqa G·(d_k + d), mqa d_k + d
+// (2·H·d, 2·G·d and 2·d without decoupled RoPE), mla d_c + d_rope.
 std::uint64_t kv_elements_per_token_per_layer(const ModelShape& m);
 
 struct KvCacheSize {
@@ -126,8 +133,8 @@ struct LatentDims {
 // Table 2 (MLA with absorbed weights): N_KV·d_L + d_in·d_L + N_heads·d_L·(d_in + d_out).
 StoredFloats table2_stored_floats(const LatentDims& a);
 
-// The table that fits the model's variant, per layer, with d_in = d_out = d_model (needs d_model >= 1).
-// MLA follows Table 2, which leaves out the RoPE key.
+// The table that fits the model's variant, per layer, with d_in = d_out = d_model (needs d_model >= 1), and
+// d_QK = key_dim(m), d_head = head_dim in Table 1. MLA follows Table 2, which leaves out the RoPE key.
 StoredFloats stored_floats_per_layer(const ModelShape& m, std::uint64_t tokens);
 // The same summed over the model's layers as it really caches: a sliding-window layer holds min(tokens, window)
 // tokens (Gemma 3 27B at 32,768 tokens: 10 global layers of 32,768 and 52 local ones of 1,024), so the cache row

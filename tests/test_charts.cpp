@@ -250,18 +250,50 @@ TEST_CASE("crowded labels: all placed where greedy placement in order drops one 
         std::vector<int>{-1});  // nowhere inside: left out
 }
 
+TEST_CASE("the cost view writes C_attn with its parts and the model's numbers") {
+  attn::ModelShape v3;
+  v3.variant = attn::Variant::Mla;
+  v3.heads = v3.kv_heads = 128;
+  v3.head_dim = 128;
+  v3.latent_dim = 512;
+  v3.rope_dim = 64;
+  CHECK(attention_cost_text(v3) ==
+        "C_attn = 2\u00B7H\u00B7(d_c + d_R) + 2\u00B7H\u00B7d_c = 2\u00B7128\u00B7(512 + 64) + 2\u00B7128\u00B7512 = "
+        "278,528 FLOPs per (query, key) pair: the scores read the latent and the 64-dim RoPE key, the sum reads the "
+        "latent");
+  // Its MHA form: keys of 128 + 64, values of 128.
+  attn::ModelShape mha = v3;
+  mha.variant = attn::Variant::Mha;
+  mha.latent_dim = 0;
+  CHECK(attention_cost_text(mha) ==
+        "C_attn = 2\u00B7H\u00B7(d + d_R) + 2\u00B7H\u00B7d = 2\u00B7128\u00B7(128 + 64) + 2\u00B7128\u00B7128 = "
+        "81,920 FLOPs per (query, key) pair: the scores read the 128-dim key and its 64-dim RoPE part, the sum reads "
+        "the value");
+  v3.rope_dim = 0;
+  CHECK(attention_cost_text(v3) ==
+        "C_attn = 4\u00B7H\u00B7d_c = 4\u00B7128\u00B7512 = 262,144 FLOPs per (query, key) pair");
+  attn::ModelShape llama;
+  llama.variant = attn::Variant::Gqa;
+  llama.heads = 64;
+  llama.kv_heads = 8;
+  llama.head_dim = 128;
+  CHECK(attention_cost_text(llama) ==
+        "C_attn = 4\u00B7H\u00B7d = 4\u00B764\u00B7128 = 32,768 FLOPs per (query, key) pair");
+}
+
 TEST_CASE("the cost view says whether sparse attention pays, and from which context on, never \"1/0\"") {
   // gpt-2-small: C_attn = 4 · 12 · 64 = 3,072 against DeepSeek's indexer C_idx = 2 · 64 · 128 = 16,384: 5.3 times.
   CHECK(
       sparse_attention_text(3072, 16384, 2048) ==
       "Here sparse attention never pays: its indexer alone costs 5.3\u00D7 as much per pair as this model's attention "
       "(16,384 against 3,072 FLOPs), so its line stays above the KV cache's. It pays in models whose attention costs "
-      "more per pair than the indexer, such as DeepSeek's (C_attn = 262,144).");
-  // deepseek-v3: C_attn = 4 · 128 · 512 = 262,144, 16 times the indexer's; k = 2,048 pays from L = 2,185.
-  CHECK(sparse_attention_text(262144, 16384, 2048) ==
-        "Sparse attention still scans all L keys, but its indexer costs 1/16 of attention per pair, and it attends to "
+      "more per pair than the indexer, such as DeepSeek's (C_attn = 278,528).");
+  // deepseek-v3: C_attn = 2 · 128 · (512 + 64) + 2 · 128 · 512 = 278,528, 17 times the indexer's; k = 2,048 costs
+  // the same at L = 2,048 · 278,528 / 262,144 = 2,176 and less from 2,177 on.
+  CHECK(sparse_attention_text(278528, 16384, 2048) ==
+        "Sparse attention still scans all L keys, but its indexer costs 1/17 of attention per pair, and it attends to "
         "the "
-        "top 2,048 only: it costs less than attending to every key from L = 2,185 tokens on.");
+        "top 2,048 only: it costs less than attending to every key from L = 2,177 tokens on.");
   // A whole ratio reads as one: 1/2, not 1/2.0 (32,768 per pair against 16,384; 2,048 x 2 = 4,096 breaks even).
   CHECK(
       sparse_attention_text(32768, 16384, 2048) ==

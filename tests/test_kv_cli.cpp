@@ -256,6 +256,10 @@ TEST_CASE("kv --compare states the G it chose, and when GQA is impossible") {
   CHECK(v2.out.find("GQA: the model has no grouping of its own, so G = 8 is used (8 divides 128, as in Llama 3, "
                     "Mistral 7B and Qwen2.5).\n") != std::string::npos);
   CHECK(v2.out.find("MLA: ") == std::string::npos);  // its own latent: nothing to explain
+  CHECK(v2.out.find("128 KV heads (one per head), keys 128 + 64 ") != std::string::npos);
+  CHECK(v2.out.find("MHA, GQA, MQA: keys of head_dim + d_rope = 128 + 64 = 192, as wide as the model's, and values of "
+                    "128.\n") != std::string::npos);
+  CHECK(gpt2.out.find("keys") == std::string::npos);  // no decoupled RoPE: keys of head_dim
 }
 
 TEST_CASE("kv --compare --json") {
@@ -263,15 +267,19 @@ TEST_CASE("kv --compare --json") {
   REQUIRE(j["variants"].size() == 4);
   const json& mha = j["variants"][0];
   CHECK(mha["variant"] == "mha");
-  CHECK(mha["elements_per_token_per_layer"] == 32768);  // 2 x 128 x 128
-  CHECK(mha["total_bytes"] == 128849018880ull);         // 32,768 x 60 x 2 x 32,768
+  // DeepSeek V2 scores keys of 128 + 64: as MHA it caches 128 x (192 + 128) per token and layer.
+  CHECK(mha["key_dim"] == 192);
+  CHECK(mha["elements_per_token_per_layer"] == 40960);
+  CHECK(mha["total_bytes"] == 161061273600ull);  // 40,960 x 60 x 2 x 32,768
   CHECK(mha["ratio_vs_mha"] == 1.0);
+  CHECK(mha["attention_flops_per_pair"] == 81920);  // 2 x 128 x 192 + 2 x 128 x 128
   const json& mla = j["variants"][3];
   CHECK(mla["model_own"] == true);
   CHECK(mla["latent_dim"] == 512);
   CHECK(mla["rope_dim"] == 64);
   CHECK(mla["total_bytes"] == 2264924160ull);  // 576 x 60 x 2 x 32,768
-  CHECK(mla["ratio_vs_mha"] == 576.0 / 32768.0);
+  CHECK(mla["ratio_vs_mha"] == 576.0 / 40960.0);
+  CHECK(mla["attention_flops_per_pair"] == 278528);  // 2 x 128 x (512 + 64) + 2 x 128 x 512
   CHECK(j["variants"][1]["kv_heads"] == 8);
   CHECK(j["variants"][1]["ratio_vs_mha"] == 0.0625);
   CHECK(j["variants"][2]["ratio_vs_mha"] == 1.0 / 128.0);

@@ -61,6 +61,13 @@ TEST_CASE("dtypes: names and bits per element") {
 }
 
 TEST_CASE("elements per token per layer: mha 2Hd, gqa 2Gd, mqa 2d, mla d_c + d_rope") {
+  // The MHA, GQA and MQA forms of DeepSeek V3 cache keys of 128 + 64 and values of 128: H·320, G·320, 320.
+  const auto v3 = variant_forms(preset("deepseek-v3"));
+  CHECK(key_dim(*v3[0].shape) == 192);
+  CHECK(kv_elements_per_token_per_layer(*v3[0].shape) == 40960);
+  CHECK(kv_elements_per_token_per_layer(*v3[1].shape) == 2560);  // G = 8
+  CHECK(kv_elements_per_token_per_layer(*v3[2].shape) == 320);
+  CHECK(key_dim(preset("llama-3-70b")) == 128);
   CHECK(kv_elements_per_token_per_layer(preset("gpt-2-small")) == 1536);  // 2 x 12 x 64
   CHECK(kv_elements_per_token_per_layer(preset("llama-3-70b")) == 2048);  // 2 x 8 x 128
   CHECK(kv_elements_per_token_per_layer(preset("falcon-7b")) == 128);     // 2 x 1 x 64
@@ -278,16 +285,31 @@ TEST_CASE("Table 2: stored floats of latent attention") {
   CHECK(f.weights == 673710080);
   CHECK(f.total() == 690487296);
   CHECK(stored_floats_per_layer(preset("deepseek-v2"), 32768).total() == 690487296);
+  // DeepSeek V3 as MHA follows Table 1 with d_QK = 192 (128 + 64), d_head = 128: one token caches 128·(192 + 128);
+  // W_Q, W_K, W_V and W_O hold 128·7,168·(192 + 192 + 128 + 128).
+  const StoredFloats mha = stored_floats_per_layer(*variant_forms(preset("deepseek-v3"))[0].shape, 1);
+  CHECK(mha.cache == 40960);
+  CHECK(mha.weights == 587202560);
   // Small, by hand: 2 heads, 3 tokens, d_L 4, d_in 5, d_out 6: 12 + 20 + 2·4·11 = 120.
   CHECK(table2_stored_floats({2, 3, 4, 5, 6}).total() == 120);
 }
 
-TEST_CASE("FLOPs per pair: C_attn = 4·H·d, absorbed MLA 4·H·d_c, indexer 2·H_I·d_I") {
-  CHECK(attention_flops_per_pair(preset("deepseek-v3")) == 262144);  // 4·128·512
-  CHECK(indexer_flops_per_pair(64, 128) == 16384);                   // 2·64·128
-  CHECK(attention_flops_per_pair(preset("gpt-2-small")) == 3072);    // 4·12·64
+TEST_CASE("FLOPs per pair: C_attn = 4·H·d, absorbed MLA 2·H·(d_c + d_R) + 2·H·d_c, indexer 2·H_I·d_I") {
+  // The scores read the 512-dim latent and the 64-dim RoPE key, the sum the latent: 2·128·576 + 2·128·512.
+  CHECK(attention_flops_per_pair(preset("deepseek-v3")) == 278528);
+  CHECK(attention_flops_per_pair(preset("deepseek-v2")) == 278528);
+  CHECK(indexer_flops_per_pair(64, 128) == 16384);                 // 2·64·128
+  CHECK(attention_flops_per_pair(preset("gpt-2-small")) == 3072);  // 4·12·64
   // Sharing KV heads saves memory, not attention FLOPs: 4·64·128 for Llama 3 70B as for its MHA form.
   CHECK(attention_flops_per_pair(preset("llama-3-70b")) == 32768);
+  CHECK(attention_flops_per_pair(*variant_forms(preset("llama-3-70b"))[0].shape) == 32768);
+  // MLA without a RoPE key: 4·H·d_c.
+  ModelShape no_rope = preset("deepseek-v3");
+  no_rope.rope_dim = 0;
+  CHECK(attention_flops_per_pair(no_rope) == 262144);
+  // DeepSeek V3 as MHA, GQA or MQA scores 192-dim keys (128 + 64) and sums 128-dim values: 2·128·192 + 2·128·128.
+  for (const VariantForm& f : variant_forms(preset("deepseek-v3")))
+    if (f.variant != Variant::Mla) CHECK(attention_flops_per_pair(*f.shape) == 81920);
 }
 
 TEST_CASE("FLOPs: prefill with and without a causal mask, decode with and without a cache") {
@@ -312,20 +334,23 @@ TEST_CASE("FLOPs: prefill with and without a causal mask, decode with and withou
 }
 
 TEST_CASE("FLOPs: DeepSeek Sparse Attention against vanilla attention") {
-  const std::uint64_t c_attn = 262144, c_idx = 16384;
-  // L = 32,768, k = 2,048: vanilla 262,144·32,768 = 8,589,934,592;
-  // DSA 16,384·32,768 + 262,144·2,048 = 536,870,912 + 536,870,912 = 1,073,741,824 (1/8 of vanilla).
-  CHECK(flops_vanilla(c_attn, 32768) == 8589934592ull);
-  CHECK(flops_dsa(c_attn, c_idx, 32768, 2048) == 1073741824ull);
+  const std::uint64_t c_attn = 278528, c_idx = 16384;
+  // L = 32,768, k = 2,048: vanilla 278,528·32,768 = 9,126,805,504;
+  // DSA 16,384·32,768 + 278,528·2,048 = 536,870,912 + 570,425,344 = 1,107,296,256.
+  CHECK(flops_vanilla(c_attn, 32768) == 9126805504ull);
+  CHECK(flops_dsa(c_attn, c_idx, 32768, 2048) == 1107296256ull);
   // Fewer keys than k: every key is attended, so DSA only adds the indexer.
-  CHECK(flops_dsa(c_attn, c_idx, 100, 2048) == 16384ull * 100 + 262144ull * 100);
+  CHECK(flops_dsa(c_attn, c_idx, 100, 2048) == 16384ull * 100 + 278528ull * 100);
 }
 
 TEST_CASE("FLOPs: where sparse attention starts to pay, and a model too small for the indexer to pay at all") {
-  // DeepSeek V3.2, k = 2,048: L > 2,048 · 262,144 / (262,144 - 16,384) = 2,184.53, so from L = 2,185 on.
+  // DeepSeek V3.2, k = 2,048: L > 2,048 · 278,528 / (278,528 - 16,384) = 2,176 exactly, so from L = 2,177 on.
+  CHECK(dsa_break_even(278528, 16384, 2048) == 2177u);
+  CHECK(flops_dsa(278528, 16384, 2176, 2048) == flops_vanilla(278528, 2176));  // 606,076,928 both
+  CHECK(flops_dsa(278528, 16384, 2177, 2048) < flops_vanilla(278528, 2177));
+  CHECK(flops_dsa(278528, 16384, 2175, 2048) > flops_vanilla(278528, 2175));
+  // Leaving out the RoPE term (4·128·512 = 262,144) moved it to L > 2,184.53: from 2,185 on.
   CHECK(dsa_break_even(262144, 16384, 2048) == 2185u);
-  CHECK(flops_dsa(262144, 16384, 2185, 2048) < flops_vanilla(262144, 2185));
-  CHECK(flops_dsa(262144, 16384, 2184, 2048) > flops_vanilla(262144, 2184));
   // An exact equality is not a saving: k · C_attn / (C_attn - C_idx) = 4 · 2 / 1 = 8 costs the same; 9 is less.
   CHECK(dsa_break_even(2, 1, 4) == 9u);
   CHECK(flops_dsa(2, 1, 8, 4) == flops_vanilla(2, 8));
@@ -407,4 +432,5 @@ TEST_CASE("variant forms for --compare") {
   CHECK(v3[3].model_own);
   CHECK(*v3[3].shape == preset("deepseek-v3"));
   CHECK(v3[1].shape->kv_heads == 8);
+  for (int i = 0; i < 3; ++i) CHECK(v3[static_cast<std::size_t>(i)].shape->rope_dim == 64);  // keys 128 + 64
 }

@@ -4,6 +4,7 @@
 #include "app/cli/kv_report.h"
 #include "app/cli/text_table.h"
 #include "app/cli/units.h"
+#include "core/flops.h"
 #include "core/io/presets_json.h"
 #include "core/kv_compare.h"
 
@@ -38,10 +39,13 @@ std::string label(Variant v) {
 }
 
 std::string cached(const ModelShape& m) {
+  // The forms of a model with decoupled RoPE: keys of head_dim + d_rope.
+  const std::string keys =
+      m.rope_dim > 0 ? ", keys " + thousands(m.head_dim) + " + " + thousands(m.rope_dim) : std::string();
   switch (m.variant) {
-    case Variant::Mha: return plural(m.kv_heads, "KV head") + " (one per head)";
-    case Variant::Gqa: return plural(m.kv_heads, "KV head");
-    case Variant::Mqa: return "1 KV head";
+    case Variant::Mha: return plural(m.kv_heads, "KV head") + " (one per head)" + keys;
+    case Variant::Gqa: return plural(m.kv_heads, "KV head") + keys;
+    case Variant::Mqa: return "1 KV head" + keys;
     case Variant::Mla: return "latent " + thousands(m.latent_dim) + " + RoPE key " + thousands(m.rope_dim);
   }
   return "";
@@ -65,6 +69,14 @@ std::string choice_note(const Row& row, const ModelShape& model) {
     return "MLA: the model has no latent of its own, so DeepSeek's proportions are used: d_c = 4 x head_dim = " +
            thousands(chosen_latent_dim(d)) + ", d_rope = head_dim / 2 = " + thousands(chosen_rope_dim(d)) + ".";
   return "";
+}
+
+// An MLA model scores with keys of head_dim + d_rope: its other forms cache keys that wide.
+std::string rope_keys_note(const std::vector<Row>& rows) {
+  const ModelShape& mha = *rows[0].form.shape;
+  if (mha.rope_dim == 0) return "";
+  return "MHA, GQA, MQA: keys of head_dim + d_rope = " + thousands(mha.head_dim) + " + " + thousands(mha.rope_dim) +
+         " = " + thousands(key_dim(mha)) + ", as wide as the model's, and values of " + thousands(mha.head_dim) + ".";
 }
 
 // "(1/8)" when the total divides the MHA total exactly.
@@ -108,6 +120,7 @@ void print_kv_compare(std::ostream& out, const KvRequest& r) {
   out << "\n* the model's own attention.\n";
   for (const Row& row : rows)
     if (const std::string note = choice_note(row, r.model); !note.empty()) out << note << '\n';
+  if (const std::string note = rope_keys_note(rows); !note.empty()) out << note << '\n';
 }
 
 nlohmann::json kv_compare_json(const KvRequest& r) {
@@ -126,7 +139,9 @@ nlohmann::json kv_compare_json(const KvRequest& r) {
         v["rope_dim"] = m.rope_dim;
       } else {
         v["kv_heads"] = m.kv_heads;
+        v["key_dim"] = key_dim(m);
       }
+      v["attention_flops_per_pair"] = attention_flops_per_pair(m);
       v["elements_per_token_per_layer"] = s.elements_per_token_per_layer;
       v["bits_per_token"] = s.bits_per_token;
       v["bytes_per_token"] = bytes_per_token_json(s);

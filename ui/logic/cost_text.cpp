@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "core/flops.h"
+#include "core/text_format.h"
 #include "ui/logic/chart_axes.h"
 
 namespace attn::ui {
@@ -18,7 +19,26 @@ std::string ratio(double r) {
 
 std::string plain(std::uint64_t n) { return format_exact(static_cast<double>(n), AxisUnit::Plain); }
 
+// "2·128·(512 + 64)": the middle dot between factors.
+std::string two_h_times(std::uint64_t a, const std::string& b) { return "2\u00B7" + thousands(a) + "\u00B7" + b; }
+
 }  // namespace
+
+std::string attention_cost_text(const ModelShape& m) {
+  const bool mla = m.variant == Variant::Mla;
+  const std::string H = thousands(static_cast<std::uint64_t>(m.heads));
+  const std::string d = thousands(static_cast<std::uint64_t>(mla ? m.latent_dim : m.head_dim));
+  const std::string d_name = mla ? "d_c" : "d";
+  const std::string total = " = " + plain(attention_flops_per_pair(m)) + " FLOPs per (query, key) pair";
+  // Without decoupled RoPE a score and a sum read the same width: one 4·H·d.
+  if (m.rope_dim == 0) return "C_attn = 4\u00B7H\u00B7" + d_name + " = 4\u00B7" + H + "\u00B7" + d + total;
+  const std::string r = thousands(static_cast<std::uint64_t>(m.rope_dim));
+  return "C_attn = 2\u00B7H\u00B7(" + d_name + " + d_R) + 2\u00B7H\u00B7" + d_name + " = " +
+         two_h_times(static_cast<std::uint64_t>(m.heads), "(" + d + " + " + r + ")") + " + " +
+         two_h_times(static_cast<std::uint64_t>(m.heads), d) + total +
+         (mla ? ": the scores read the latent and the " + r + "-dim RoPE key, the sum reads the latent"
+              : ": the scores read the " + d + "-dim key and its " + r + "-dim RoPE part, the sum reads the value");
+}
 
 std::string sparse_attention_text(std::uint64_t c_attn, std::uint64_t c_idx, std::uint64_t k) {
   const std::string top_k = "the top " + plain(k);
@@ -31,7 +51,7 @@ std::string sparse_attention_text(std::uint64_t c_attn, std::uint64_t c_idx, std
          ratio(static_cast<double>(c_idx) / static_cast<double>(c_attn)) +
          "\u00D7 as much per pair as this model's attention (" + plain(c_idx) + " against " + plain(c_attn) +
          " FLOPs), so its line stays above the KV cache's. It pays in models "
-         "whose attention costs more per pair than the indexer, such as DeepSeek's (C_attn = 262,144).";
+         "whose attention costs more per pair than the indexer, such as DeepSeek's (C_attn = 278,528).";
 }
 
 }  // namespace attn::ui

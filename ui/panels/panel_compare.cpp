@@ -55,6 +55,19 @@ std::vector<Block> scenario_blocks(const Scenario& s) {
   return blocks;
 }
 
+// Where the numbers for this form come from: the model itself, or a stated rule. The MHA and MQA forms of a model
+// with decoupled RoPE keep its wider keys (DeepSeek: 128 + 64).
+std::string form_note(const VariantForm& f, Variant own, int i) {
+  static const char* const kChosen[] = {"(one KV head per query head)", "(G chosen: 8, or the largest divisor)",
+                                        "(one KV head for all)", "(DeepSeek's proportions)"};
+  if (f.variant == own) return "(the model's own)";
+  if (f.model_own) return "(the model's own widths)";
+  const int r = f.shape->rope_dim;
+  if (r > 0 && (f.variant == Variant::Mha || f.variant == Variant::Mqa))
+    return "(keys " + std::to_string(f.shape->head_dim) + " + " + std::to_string(r) + ", as the model's)";
+  return kChosen[i];
+}
+
 std::vector<Block> model_blocks(const ModelShape& m, const ModelViewSettings& settings) {
   const auto forms = variant_forms(m);
   std::vector<Block> blocks;
@@ -76,12 +89,7 @@ std::vector<Block> model_blocks(const ModelShape& m, const ModelViewSettings& se
     // the squares, whose areas differ 64-fold or more.
     b.lines.push_back(format_unit(static_cast<double>(size.total_bytes), AxisUnit::DecimalBytes));
     b.lines.push_back(ratio_text(b.value, mha_bytes));
-    // Where the numbers for this form come from: the model itself, or a stated rule.
-    static const char* const kChosen[] = {"(one KV head per query head)", "(G chosen: 8, or the largest divisor)",
-                                          "(one KV head for all)", "(DeepSeek's proportions)"};
-    b.lines.push_back(f.variant == m.variant ? "(the model's own)"
-                      : f.model_own          ? "(the model's own widths)"
-                                             : kChosen[i]);
+    b.lines.push_back(form_note(f, m.variant, i));
     blocks.push_back(std::move(b));
   }
   return blocks;

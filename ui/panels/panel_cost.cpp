@@ -80,12 +80,8 @@ void CostPanel(AppState& state, ImVec2 pos, ImVec2 size) {
       series.push_back(scenario_sparse_series(*m, *own, c_attn));
   }
   const std::string text =
-      "Per generated token, all " + std::to_string(m->layers) + " layers. Attention costs C_attn = " +
-      (m->variant == Variant::Mla
-           ? "4\u00B7H\u00B7d_c = 4\u00B7" + std::to_string(m->heads) + "\u00B7" + std::to_string(m->latent_dim)
-           : "4\u00B7H\u00B7d = 4\u00B7" + std::to_string(m->heads) + "\u00B7" + std::to_string(m->head_dim)) +
-      " = " + format_exact(static_cast<double>(c_attn), AxisUnit::Plain) +
-      " FLOPs per (query, key) pair; the sparse indexer C_idx = 2\u00B7H_I\u00B7d_I = 2\u00B764\u00B7128 = " +
+      "Per generated token, all " + std::to_string(m->layers) + " layers. Attention costs " + attention_cost_text(*m) +
+      "; the sparse indexer C_idx = 2\u00B7H_I\u00B7d_I = 2\u00B764\u00B7128 = " +
       format_exact(static_cast<double>(c_idx), AxisUnit::Plain) +
       ". Without a cache every step redoes the whole prefix (quadratic); with one, each step reads L cached keys "
       "(linear). " +

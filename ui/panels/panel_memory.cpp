@@ -62,7 +62,13 @@ std::vector<CacheLine> chart_lines(const AppState& state, const ModelShape& m) {
     const VariantForm& f = forms[static_cast<std::size_t>(i)];
     if (!f.shape) continue;
     std::string name = kNames[i];
-    if (i == 1) name += " (G=" + std::to_string(f.shape->kv_heads) + ")";
+    // The MHA, GQA and MQA forms of a model with decoupled RoPE keep its wider keys (DeepSeek: 128 + 64).
+    const std::string keys =
+        f.variant != Variant::Mla && f.shape->rope_dim > 0
+            ? "keys " + std::to_string(f.shape->head_dim) + " + " + std::to_string(f.shape->rope_dim)
+            : "";
+    if (i == 1) name += " (G=" + std::to_string(f.shape->kv_heads) + (keys.empty() ? "" : ", " + keys) + ")";
+    else if (!keys.empty()) name += " (" + keys + ")";
     if (f.variant == m.variant) name += " \u2190 " + m.name;
     lines.push_back({cache_series(*f.shape, state.models, name, variant_colour(i)), *f.shape});
   }
