@@ -97,7 +97,7 @@ float step_charts_label_width() { return TextWidth("0.25"); }
 
 void loss_chart(const AppState& state, ImVec2 size) {
   const TrainProgress& p = state.trainer.progress();
-  Series train{"training batch", {}, {}, GetStyle().okabe_ito[1], series_style(0), "training batch"};
+  Series train{"training batch", {}, {}, GetStyle().okabe_ito[1], series_style(0), "training"};
   Series eval{"evaluation", {}, {}, accent_colour(), series_style(1), "evaluation"};
   double hi = 1.0;
   for (std::size_t s = 0; s < p.losses.size(); ++s) {
@@ -117,7 +117,8 @@ void loss_chart(const AppState& state, ImVec2 size) {
   LineChartOptions o;
   o.title = "Loss (cross-entropy)";
   o.flags = LineChartFlags_NoLegend;  // each line is named at its end
-  o.x = nice_axis(0, std::max(state.trainer.settings().steps, 1), AxisScale::Linear, AxisUnit::Plain, "step");
+  // No x title: the timeline above counts the steps, and the line it would take is the head labels' room.
+  o.x = nice_axis(0, std::max(state.trainer.settings().steps, 1), AxisScale::Linear, AxisUnit::Plain, "");
   o.y = nice_axis(0, hi, AxisScale::Linear, AxisUnit::Plain, "");
   o.marks = marks;
   o.size = {size.x, size.y - ImGui::GetStyle().ItemSpacing.y};
@@ -144,7 +145,8 @@ void score_chart(AppState& state, ImVec2 size) {
   o.title = std::string(1, static_cast<char>(std::toupper(kScoreNames[kind][0]))) + (kScoreNames[kind] + 1) +
             " score per head";
   o.flags = LineChartFlags_NoLegend;  // each head is named at its line's end
-  o.x = nice_axis(0, std::max(state.trainer.settings().steps, 1), AxisScale::Linear, AxisUnit::Plain, "step");
+  // No x title: the timeline above counts the steps, and the line it would take is the head labels' room.
+  o.x = nice_axis(0, std::max(state.trainer.settings().steps, 1), AxisScale::Linear, AxisUnit::Plain, "");
   o.y = {0, 1, AxisScale::Linear, AxisUnit::Plain, ""};
   o.size = {size.x, size.y - ImGui::GetFrameHeightWithSpacing()};
   o.y_label_width = step_charts_label_width();

@@ -322,7 +322,8 @@ std::vector<Box> draw_side_labels(ImDrawList* dl, std::span<const ReferenceLine>
   std::vector<Box> boxes;
   for (std::size_t i = 0; i < labels.size(); ++i) {
     const float x = (i < first_end ? p.max.x : column) + kPad;
-    dl->AddLine({labels[i].from_x, labels[i].want}, {x - 2, at[i]}, labels[i].leader_colour, 1.5f);
+    // Thin, so a leader fanning out to a label spread far from its line does not read as a line of data.
+    dl->AddLine({labels[i].from_x, labels[i].want}, {x - 2, at[i]}, labels[i].leader_colour, 1.0f);
     const Box b{x, at[i] - h / 2, x + TextWidth(*labels[i].text), at[i] + h / 2};
     if (x < p.max.x) dl->AddRectFilled({b.x0 - 2, b.y0}, {b.x1 + 2, b.y1}, c.panel, 3.0f);  // over the gridlines
     dl->AddText({b.x0, b.y0}, labels[i].text_colour, labels[i].text->c_str());
