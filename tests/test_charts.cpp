@@ -3,11 +3,13 @@
 // (80 layers, 8 KV heads of 128, bf16): 2 · 80 · 8 · 128 · 2 = 327,680 bytes per token.
 #include "helpers.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "ui/logic/chart_axes.h"
 #include "ui/logic/compare_text.h"
 #include "ui/logic/cost_text.h"
+#include "ui/logic/line_style.h"
 
 using namespace attn::ui;
 
@@ -331,4 +333,55 @@ TEST_CASE("the Compare view's formulas count heads in the singular and the plura
   CHECK(four[1] == "2 \u00D7 2 KV heads \u00D7 8");
   CHECK(cache_formulas(4, 1, 8, 6)[1] == "2 \u00D7 1 KV head \u00D7 8");
   CHECK(no_grouping_text(7) == "7 heads: no grouping");
+}
+
+TEST_CASE("line styles: every series of a chart differs from the others by dash or marker, not colour alone") {
+  for (std::size_t i = 0; i < 20; ++i)
+    for (std::size_t j = i + 1; j < 20; ++j) {
+      CAPTURE(i);
+      CAPTURE(j);
+      CHECK(series_style(i) != series_style(j));
+    }
+  // The eight head curves: orange (0) and vermillion (5), sky blue (1) and blue (4) merge on a projector; their
+  // dashes differ as well as their markers.
+  CHECK(series_style(0) == LineStyle{LineDash::Solid, LineMarker::None});
+  CHECK(series_style(5) == LineStyle{LineDash::Dashed, LineMarker::Circle});
+  CHECK(series_style(1).dash != series_style(4).dash);
+  CHECK(series_style(7) == LineStyle{LineDash::DashDot, LineMarker::Circle});
+  CHECK(series_style(8) == LineStyle{LineDash::Solid, LineMarker::Square});
+  CHECK(dash_lengths(LineDash::Solid).empty());
+  CHECK(dash_lengths(LineDash::Dashed) == std::vector<float>{10.0f, 6.0f});
+  CHECK(dash_lengths(LineDash::DashDot).size() == 4);
+}
+
+TEST_CASE("markers: spaced apart along the line, always on its last point") {
+  const std::vector<float> xs{0, 10, 20, 30, 40, 50, 60, 70, 80, 85};
+  // 85, the end, is only 25 past 60: the marker at 60 gives way to it.
+  CHECK(marker_points(xs, 30) == std::vector<std::size_t>{0, 3, 9});
+  CHECK(marker_points(xs, 5) == std::vector<std::size_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+  CHECK(marker_points(std::vector<float>{0, 3}, 30) == std::vector<std::size_t>{1});
+  CHECK(marker_points(std::vector<float>{}, 30).empty());
+}
+
+TEST_CASE("end labels of eight curves ending together: spread one line apart, inside the column's bounds") {
+  // Eight head curves at step 3,000 end within 6 px of each other near the plot's bottom (y = 300 of 100..310).
+  const std::vector<float> want{300, 301, 302, 299, 304, 305, 298, 303};
+  const float h = 20;
+  const std::vector<float> at = spread_labels(want, h, 90, 310);
+  std::vector<float> sorted = at;
+  std::sort(sorted.begin(), sorted.end());
+  for (std::size_t i = 1; i < sorted.size(); ++i) CHECK(sorted[i] - sorted[i - 1] >= h - 1e-3f);
+  CHECK(sorted.front() - h / 2 >= 90);
+  CHECK(sorted.back() + h / 2 == doctest::Approx(310));  // pushed up from the bottom bound, no further
+  // Order kept: the label of the lowest line is the lowest label.
+  CHECK(at[5] == doctest::Approx(sorted.back()));
+  CHECK(at[6] == doctest::Approx(sorted.front()));
+}
+
+TEST_CASE("thinned decades start at the axis' floor: its bottom tick is labelled") {
+  // 10 GFLOP .. 10 EFLOP in room for 4 labels: every 3rd decade from the floor, not from 10^12.
+  const std::vector<Tick> f = axis_ticks({1e10, 1e19, AxisScale::Log10, AxisUnit::Flops, ""}, 4);
+  CHECK(labels(f) == std::vector<std::string>{"10 GFLOP", "10 TFLOP", "10 PFLOP", "10 EFLOP"});
+  CHECK(f.front().value == 1e10);
+  CHECK(f.front().major);
 }

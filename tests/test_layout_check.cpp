@@ -145,3 +145,24 @@ TEST_CASE("covering: a stroke under a later one as wide, or of its colour, or on
   CHECK_FALSE(lie_on_each_other(q0, {"", 104, 100, 99, 30, 1.5f, blue}));
   CHECK(lie_on_each_other(q0, {"", 100, 100, 97.5f, 65, 1.5f, blue}));
 }
+
+TEST_CASE("a lesson page's chart needs a third of the window each way: smaller plots are findings") {
+  const std::vector<ChartPlot> charts{{"Memory", "KV cache, bf16, batch 1", {100, 50, 527, 290}},  // 427 x 240
+                                      {"Cost", "Attention FLOPs", {0, 0, 400, 300}},
+                                      {"Train", "Loss", {0, 0, 500, 200}}};
+  CHECK(
+      charts_too_small(charts, 1280, 720) ==
+      std::vector<std::string>{
+          "Cost: chart \"Attention FLOPs\" plots in 400\u00D7300 px, under a third of the 1280\u00D7720 window "
+          "(427\u00D7240)",
+          "Train: chart \"Loss\" plots in 500\u00D7200 px, under a third of the 1280\u00D7720 window (427\u00D7240)"});
+  CHECK(charts_too_small(charts, 900, 600).empty());
+  SetLayoutCheck(false);
+  NoteChartPlot(charts[0]);
+  CHECK(TakeChartPlots().empty());  // nothing kept while the check is off
+  SetLayoutCheck(true);
+  NoteChartPlot(charts[0]);
+  CHECK(TakeChartPlots().size() == 1);
+  CHECK(TakeChartPlots().empty());
+  SetLayoutCheck(false);
+}

@@ -294,7 +294,7 @@ std::optional<std::vector<Tick>> decade_log_ticks(const Axis& a, int max_major) 
   const PowerRange r = powers_of_10(a);
   int stride = 0;
   for (int d = 1; d <= 100 && stride == 0; ++d) {
-    const int n = count_multiples(r.lo, r.hi, d);
+    const int n = r.hi >= r.lo ? (r.hi - r.lo) / d + 1 : 0;  // every d-th decade from the lowest
     if (n <= max_major) stride = n >= 2 ? d : -1;
   }
   if (stride <= 0) return one_two_five_ticks(a, max_major);
@@ -302,7 +302,8 @@ std::optional<std::vector<Tick>> decade_log_ticks(const Axis& a, int max_major) 
   for (int k = static_cast<int>(std::floor(std::log10(a.lo))); k <= r.hi; ++k)
     for (int m = 1; m <= (stride == 1 ? 9 : 1); ++m) {  // thinned decades: the skipped ones are the minors
       const double v = scaled10(m, k);
-      if (v >= a.lo * (1 - kEps) && v <= a.hi * (1 + kEps)) c.push_back({v, m == 1 && k % stride == 0});
+      // Thinned from the lowest decade up: an axis' floor is labelled (a line near it is read against it).
+      if (v >= a.lo * (1 - kEps) && v <= a.hi * (1 + kEps)) c.push_back({v, m == 1 && (k - r.lo) % stride == 0});
     }
   return finish(std::move(c), a.unit);
 }

@@ -61,7 +61,8 @@ struct Tick {
 //   the powers of 2 between; a range holding fewer than two powers of 1024 labels powers of 2.
 // - Log10, Tokens: decades 1, 10, 100 below 1k and powers of 2 from 1k (1k, 4k, 16k, ... when thinned,
 //   always keeping 1k and 1M); minors at the powers of 2 and at 2..9 x the decades.
-// - Log10, otherwise: decades (thinned when too many), minors at 2..9 x each decade.
+// - Log10, otherwise: decades (thinned when too many, from the lowest one in range up, so the floor of an axis
+//   starting at a decade is labelled), minors at 2..9 x each decade.
 // A log range too narrow for two of those majors falls back to linear steps.
 std::vector<Tick> axis_ticks(const Axis& a, int max_major);
 

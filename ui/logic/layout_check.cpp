@@ -27,6 +27,10 @@ std::vector<SightItem>& sight_items() {
   static std::vector<SightItem> items;
   return items;
 }
+std::vector<ChartPlot>& chart_plots() {
+  static std::vector<ChartPlot> charts;
+  return charts;
+}
 std::vector<std::pair<int, int>>& outlined() {
   static std::vector<std::pair<int, int>> cells;
   return cells;
@@ -245,6 +249,25 @@ void NoteSightItem(SightItem item) {
   if (g_on) sight_items().push_back(std::move(item));
 }
 std::vector<SightItem> TakeSightItems() { return std::exchange(sight_items(), {}); }
+
+void NoteChartPlot(ChartPlot chart) {
+  if (g_on) chart_plots().push_back(std::move(chart));
+}
+std::vector<ChartPlot> TakeChartPlots() { return std::exchange(chart_plots(), {}); }
+
+std::vector<std::string> charts_too_small(const std::vector<ChartPlot>& charts, float window_w, float window_h) {
+  const auto px = [](float v) { return std::to_string(static_cast<int>(std::lround(v))); };
+  const float need_w = window_w / 3, need_h = window_h / 3;
+  std::set<std::string> found;
+  for (const ChartPlot& c : charts) {
+    const float w = c.plot.x1 - c.plot.x0, h = c.plot.y1 - c.plot.y0;
+    if (w + 0.5f >= need_w && h + 0.5f >= need_h) continue;  // a third of 1280 is 426.7: 427 px will do
+    found.insert(c.window + ": chart \"" + c.title + "\" plots in " + px(w) + "\u00D7" + px(h) +
+                 " px, under a third of the " + px(window_w) + "\u00D7" + px(window_h) + " window (" +
+                 px(std::ceil(need_w)) + "\u00D7" + px(std::ceil(need_h)) + ")");
+  }
+  return {found.begin(), found.end()};
+}
 
 bool text_names(const std::string& text, const std::string& name) {
   if (name.empty()) return false;

@@ -73,6 +73,18 @@ struct SightItem {
 void NoteSightItem(SightItem item);  // ignored while the check is off
 std::vector<SightItem> TakeSightItems();
 
+// A chart's plot (inside its axes) as drawn: on a lesson page a class reads a chart only when it is big enough.
+struct ChartPlot {
+  std::string window;  // "Memory"
+  std::string title;   // "KV cache, bf16, batch 1"
+  TextRect plot;
+};
+void NoteChartPlot(ChartPlot chart);  // ignored while the check is off
+std::vector<ChartPlot> TakeChartPlots();
+// Each chart whose plot is narrower than a third of the window's width or lower than a third of its height:
+// "Memory: chart \"KV cache\" plots in 400×200 px, under a third of the 1280×720 window (427×240)".
+std::vector<std::string> charts_too_small(const std::vector<ChartPlot>& charts, float window_w, float window_h);
+
 // Whether `text` names `name` as a word of its own ("concat" in "row sleeps of concat", not in "concatenated").
 bool text_names(const std::string& text, const std::string& name);
 // Each item that must be in sight and is not, or only in part: "Decode: \"✔ The same…\" cut by the bottom edge

@@ -20,8 +20,8 @@ constexpr std::uint64_t kIndexerHeads = 64, kIndexerDim = 128;  // DeepSeek V3.2
 
 // y(L) for L = 1, 2, 4, ... 2^20 over the model's layers; stops where a count would overflow.
 template <typename F>
-Series flops_series(const ModelShape& m, std::string name, ImU32 colour, bool dashed, F per_layer) {
-  Series s{std::move(name), {}, {}, colour, dashed};
+Series flops_series(const ModelShape& m, std::string name, ImU32 colour, std::size_t index, F per_layer) {
+  Series s{std::move(name), {}, {}, colour, series_style(index), {}};
   for (int e = 0; e <= kMaxContextExponent; ++e) {
     const std::uint64_t L = std::uint64_t{1} << e;
     try {
@@ -41,12 +41,14 @@ Series scenario_sparse_series(const ModelShape& m, const SparseConfig& own, std:
   const std::uint64_t c_idx = indexer_flops_per_pair(static_cast<std::uint64_t>(own.indexer_heads),
                                                      static_cast<std::uint64_t>(own.indexer_dim));
   const auto k = static_cast<std::uint64_t>(own.top_k);
-  return flops_series(m,
-                      "this scenario's sparse attention: indexer " + std::to_string(own.indexer_heads) + " \u00D7 " +
-                          std::to_string(own.indexer_dim) + ", top-k " + std::to_string(own.top_k),
-                      variant_colour(1), true, [&](std::uint64_t L) {
-                        return checked_add(flops_dsa(c_attn, c_idx, L, k), projection_flops_per_token(m), "FLOPs");
-                      });
+  Series s = flops_series(m,
+                          "this scenario's sparse attention: indexer " + std::to_string(own.indexer_heads) +
+                              " \u00D7 " + std::to_string(own.indexer_dim) + ", top-k " + std::to_string(own.top_k),
+                          variant_colour(1), 3, [&](std::uint64_t L) {
+                            return checked_add(flops_dsa(c_attn, c_idx, L, k), projection_flops_per_token(m), "FLOPs");
+                          });
+  s.end_label = "scenario's DSA";  // short: the chart keeps its width beside a lesson
+  return s;
 }
 
 }  // namespace
@@ -67,15 +69,19 @@ void CostPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   const bool has_d_model = m->d_model > 0;
   std::vector<Series> series;
   if (has_d_model) {
-    series.push_back(flops_series(*m, "no cache: recompute every key and value", variant_colour(0), false,
+    // Named at their ends in short, the legend in full.
+    series.push_back(flops_series(*m, "no cache: recompute every key and value", variant_colour(0), 0,
                                   [&](std::uint64_t L) { return decode_step_flops_uncached(*m, L); }));
-    series.push_back(flops_series(*m, "KV cache", variant_colour(3), false,
+    series.back().end_label = "no cache";
+    series.push_back(flops_series(*m, "KV cache", variant_colour(3), 1,
                                   [&](std::uint64_t L) { return decode_step_flops_cached(*m, L); }));
+    series.back().end_label = "KV cache";
     series.push_back(
         flops_series(*m, "sparse attention (DSA), top-k " + format_unit(static_cast<double>(k), AxisUnit::Tokens),
-                     variant_colour(2), true, [&](std::uint64_t L) {
+                     variant_colour(2), 2, [&](std::uint64_t L) {
                        return checked_add(flops_dsa(c_attn, c_idx, L, k), projection_flops_per_token(*m), "FLOPs");
                      }));
+    series.back().end_label = "sparse (DSA)";
     if (const std::optional<SparseConfig>& own = state.scenario().attention.sparse)
       series.push_back(scenario_sparse_series(*m, *own, c_attn));
   }
@@ -93,11 +99,15 @@ void CostPanel(AppState& state, ImVec2 pos, ImVec2 size) {
     return;
   }
   auto [lo, hi] = positive_extent(series);
+  // The floor a decade at least a factor 4 below the lowest line: a line that is all projections (a tiny indexer's)
+  // stays clear of the axis instead of lying on it.
+  lo /= 4;
   LineChartOptions o;
   o.title = "Attention FLOPs per token, " + m->name;  // a generated token; its projections and scores, not the FFN
   o.x = {1, std::ldexp(1.0, kMaxContextExponent), AxisScale::Log10, AxisUnit::Tokens, "context length L (tokens)"};
   o.y = nice_axis(lo, hi, AxisScale::Log10, AxisUnit::Flops, "FLOPs per token");
   o.size = {0, ImGui::GetContentRegionAvail().y - 4};
+  o.flags = LineChartFlags_PageChart;  // every page on this view is about the chart
   LineChart("cost", series, o);
   ImGui::End();
 }

@@ -153,7 +153,7 @@ void charts(const AppState& state) {
   std::vector<Series> series;
   std::vector<Bar> bars;
   for (std::size_t i = 0; i < std::min<std::size_t>(2, presets.size()); ++i) {
-    Series s{presets[i].name, {}, {}, preset_colour(i)};
+    Series s{presets[i].name, {}, {}, preset_colour(i), series_style(i), presets[i].name};  // a pattern, an end label
     for (int e = 10; e <= 20; ++e) {
       s.x.push_back(static_cast<double>(1 << e));
       s.y.push_back(static_cast<double>(kv_cache_size(presets[i], std::uint64_t{1} << e, 1, Dtype::BF16).total_bytes));

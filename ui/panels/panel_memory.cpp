@@ -32,7 +32,7 @@ struct CacheLine {
 
 // Total bytes at contexts 1, 2, 4, ... 2^20 (window-aware, as the model really caches).
 Series cache_series(const ModelShape& m, const ModelViewSettings& s, std::string name, ImU32 colour) {
-  Series out{std::move(name), {}, {}, colour, false};
+  Series out{std::move(name), {}, {}, colour, {}, {}};
   for (int e = 0; e <= kMaxContextExponent; ++e) {
     const std::uint64_t tokens = std::uint64_t{1} << e;
     out.x.push_back(static_cast<double>(tokens));
@@ -51,8 +51,14 @@ std::vector<CacheLine> chart_lines(const AppState& state, const ModelShape& m) {
       Series line = cache_series(state.models.presets[i], state.models, state.models.presets[i].name, preset_colour(i));
       const auto same =
           std::find_if(lines.begin(), lines.end(), [&](const CacheLine& l) { return l.series.y == line.y; });
-      if (same != lines.end()) same->series.name += " = " + line.name;
-      else lines.push_back({std::move(line), state.models.presets[i]});
+      if (same != lines.end()) {
+        same->series.name += " = " + line.name;
+        same->series.end_label = same->series.name;
+        continue;
+      }
+      line.style = series_style(lines.size());
+      line.end_label = line.name;
+      lines.push_back({std::move(line), state.models.presets[i]});
     }
     return lines;
   }
@@ -70,7 +76,10 @@ std::vector<CacheLine> chart_lines(const AppState& state, const ModelShape& m) {
     if (i == 1) name += " (G=" + std::to_string(f.shape->kv_heads) + (keys.empty() ? "" : ", " + keys) + ")";
     else if (!keys.empty()) name += " (" + keys + ")";
     if (f.variant == m.variant) name += " \u2190 " + m.name;
-    lines.push_back({cache_series(*f.shape, state.models, name, variant_colour(i)), *f.shape});
+    Series line = cache_series(*f.shape, state.models, name, variant_colour(i));
+    line.style = series_style(static_cast<std::size_t>(i));  // one variant, one pattern, whichever model is shown
+    line.end_label = kNames[i];
+    lines.push_back({std::move(line), *f.shape});
   }
   return lines;
 }
@@ -220,7 +229,12 @@ void MemoryPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   o.y = nice_axis(lo, hi, AxisScale::Log10, AxisUnit::DecimalBytes, "cache size (GB = 10\u2079 bytes)");
   o.references = references;
   o.marks = marks;
+  o.flags = LineChartFlags_PageChart;  // every page on this view is about the chart
   // The chart and its table fill the view (stacked, the rest scrolls below them); the chart keeps a readable height.
+  // A lesson page here is about the chart and its table: stacked, they alone fill the view (the chart a third of the
+  // window high), and the bars and the floats, which no page talks about, are left out instead of showing their
+  // title cut at the bottom edge. Closing the lesson, or a wider window, brings them back.
+  const bool page_here = !side_by_side && state.lesson.open() && state.lesson.current_page().view == View::Memory;
   const float table_h = fits_table_height(lines.size()) + ImGui::GetStyle().ItemSpacing.y;
   o.size = {chart_w, std::max(14.0f * ImGui::GetFontSize(), avail_h - 6 - table_h)};
   ImGui::BeginGroup();
@@ -228,6 +242,12 @@ void MemoryPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   fits_table(lines, fits, chart_w);
   ImGui::EndGroup();
   if (side_by_side) ImGui::SameLine(0, 16);
+  const std::string bars_title =
+      "Every model at " + format_unit(static_cast<double>(state.models.context), AxisUnit::Tokens) + " tokens";
+  if (page_here) {
+    ImGui::End();
+    return;
+  }
   ImGui::BeginGroup();
   std::vector<Bar> bars;
   for (std::size_t i = 0; i < state.models.presets.size(); ++i) {
@@ -241,7 +261,7 @@ void MemoryPanel(AppState& state, ImVec2 pos, ImVec2 size) {
                                                             : "MHA")});
   }
   BarChartOptions b;
-  b.title = "Every model at " + format_unit(static_cast<double>(state.models.context), AxisUnit::Tokens) + " tokens";
+  b.title = bars_title;
   b.unit = AxisUnit::DecimalBytes;
   b.scale = AxisScale::Log10;  // sizes span orders of magnitude; on a linear axis the small ones vanish
   b.references = references;

@@ -3,6 +3,7 @@
 // in words what the heads have become.
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdint>
 #include <utility>
 
@@ -36,7 +37,8 @@ double score_of(const HeadScores& h, int kind) {
 
 std::string head_name(const HeadScores& h) { return std::to_string(h.layer) + "." + std::to_string(h.head); }
 
-// Head i's line in the score chart (heads past the palette's eight repeat its colours, dashed).
+// Head i's line in the score chart (heads past the palette's eight repeat its colours; series_style tells them
+// apart).
 ImU32 head_colour(std::size_t i) { return GetStyle().okabe_ito[i % GetStyle().okabe_ito.size()]; }
 
 // The same where a thumbnail is too narrow for the word.
@@ -95,8 +97,8 @@ float step_charts_label_width() { return TextWidth("0.25"); }
 
 void loss_chart(const AppState& state, ImVec2 size) {
   const TrainProgress& p = state.trainer.progress();
-  Series train{"training batch", {}, {}, GetStyle().okabe_ito[1]};
-  Series eval{"evaluation", {}, {}, accent_colour()};
+  Series train{"training batch", {}, {}, GetStyle().okabe_ito[1], series_style(0), "training"};
+  Series eval{"evaluation", {}, {}, accent_colour(), series_style(1), "evaluation"};
   double hi = 1.0;
   for (std::size_t s = 0; s < p.losses.size(); ++s) {
     train.x.push_back(static_cast<double>(s + 1));
@@ -114,18 +116,15 @@ void loss_chart(const AppState& state, ImVec2 size) {
         {static_cast<double>(shown->step), shown->eval.loss, "step " + thousands(shown->step), accent_colour()});
   LineChartOptions o;
   o.title = "Loss (cross-entropy)";
-  o.flags = LineChartFlags_NoLegend;  // the key is the line under the chart
-  o.x = nice_axis(0, std::max(state.trainer.settings().steps, 1), AxisScale::Linear, AxisUnit::Plain, "step");
+  o.flags = LineChartFlags_NoLegend;  // each line is named at its end
+  // No x title: the timeline above counts the steps, and the line it would take is the head labels' room.
+  o.x = nice_axis(0, std::max(state.trainer.settings().steps, 1), AxisScale::Linear, AxisUnit::Plain, "");
   o.y = nice_axis(0, hi, AxisScale::Linear, AxisUnit::Plain, "");
   o.marks = marks;
-  o.size = {size.x, size.y - ImGui::GetFrameHeightWithSpacing()};
+  o.size = {size.x, size.y - ImGui::GetStyle().ItemSpacing.y};
   o.y_label_width = step_charts_label_width();
   const std::vector<Series> series{train, eval};
   LineChart("loss", series, o);
-  ImGui::AlignTextToFramePadding();
-  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(train.colour), "\u2014 each training batch");
-  ImGui::SameLine();
-  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(eval.colour), "\u2014 the evaluation batch");
 }
 
 void score_chart(AppState& state, ImVec2 size) {
@@ -135,8 +134,7 @@ void score_chart(AppState& state, ImVec2 size) {
   std::vector<Series> series;
   for (std::size_t i = 0; i < p.snapshots.front()->eval.heads.size(); ++i) {
     const HeadScores& h = p.snapshots.front()->eval.heads[i];
-    Series s{head_name(h), {}, {}, head_colour(i)};
-    s.dashed = i >= GetStyle().okabe_ito.size();
+    Series s{head_name(h), {}, {}, head_colour(i), series_style(i), "head " + head_name(h)};
     for (const auto& snap : p.snapshots) {
       s.x.push_back(snap->step);
       s.y.push_back(score_of(snap->eval.heads[i], kind));
@@ -146,8 +144,9 @@ void score_chart(AppState& state, ImVec2 size) {
   LineChartOptions o;
   o.title = std::string(1, static_cast<char>(std::toupper(kScoreNames[kind][0]))) + (kScoreNames[kind] + 1) +
             " score per head";
-  o.flags = LineChartFlags_NoLegend;  // each head's name below is drawn in its line's colour
-  o.x = nice_axis(0, std::max(state.trainer.settings().steps, 1), AxisScale::Linear, AxisUnit::Plain, "step");
+  o.flags = LineChartFlags_NoLegend;  // each head is named at its line's end
+  // No x title: the timeline above counts the steps, and the line it would take is the head labels' room.
+  o.x = nice_axis(0, std::max(state.trainer.settings().steps, 1), AxisScale::Linear, AxisUnit::Plain, "");
   o.y = {0, 1, AxisScale::Linear, AxisUnit::Plain, ""};
   o.size = {size.x, size.y - ImGui::GetFrameHeightWithSpacing()};
   o.y_label_width = step_charts_label_width();
@@ -265,8 +264,18 @@ void story(const AppState& state, const TrainSnapshot& shown) {
     for (const std::string& change : role_changes(p.snapshots[i - 1]->eval.heads, p.snapshots[i]->eval.heads))
       events.push_back("Step " + thousands(p.snapshots[i]->step) + ": " + change);
   for (auto e = events.rbegin(); e != events.rend(); ++e) TextWrappedAtSpaces(*e);
-  ImGui::Spacing();
+  ImGui::Dummy({0, ImGui::GetFontSize()});  // a blank line: every line stays on the story's one grid of lines
   TextDisabledWrapped(task_story(state.trainer.settings().run.task));
+}
+
+// A height for the story's box from `avail`: its top padding and a whole number of its lines (a child's text shows
+// down to its bottom edge, padding or not), so the box ends between two lines and a class never reads a sentence cut
+// through its middle (the rest scrolls).
+float whole_lines_height(float avail) {
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float pad = st.WindowPadding.y, pitch = ImGui::GetTextLineHeightWithSpacing();
+  const float lines = std::floor((avail - pad + st.ItemSpacing.y) / pitch);
+  return lines >= 1 ? pad + lines * pitch - st.ItemSpacing.y : avail;
 }
 
 // The head and the query the gradient tab shows, chosen in a combo and a slider.
@@ -416,7 +425,8 @@ void TrainPanel(AppState& state, ImVec2 pos, ImVec2 size) {
     ImGui::EndChild();
     ImGui::SameLine();
   } else if (!gradient_page) {
-    const float chart_w = (avail_w - gap.x) * 0.5f, chart_h = std::max(11.0f * ImGui::GetFontSize(), avail_h * 0.34f);
+    // Half the height: the score chart names its eight heads at their lines' ends, one line of text apart.
+    const float chart_w = (avail_w - gap.x) * 0.5f, chart_h = std::max(11.0f * ImGui::GetFontSize(), avail_h * 0.5f);
     ImGui::BeginGroup();
     loss_chart(state, {chart_w, chart_h});
     ImGui::EndGroup();
@@ -450,7 +460,7 @@ void TrainPanel(AppState& state, ImVec2 pos, ImVec2 size) {
       PopHeatmapVersion();
       // Padded, so a glyph that reaches left of its pen (the hook of a J) is not clipped at the line's start. Its
       // scrollbar always there: the story grows as the run trains, and a scrollbar appearing would rewrap it.
-      ImGui::BeginChild("story", {0, 0}, false,
+      ImGui::BeginChild("story", {0, whole_lines_height(ImGui::GetContentRegionAvail().y)}, false,
                         ImGuiWindowFlags_AlwaysUseWindowPadding | ImGuiWindowFlags_AlwaysVerticalScrollbar);
       story(state, *shown);
       ImGui::EndChild();

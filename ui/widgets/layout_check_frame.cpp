@@ -189,6 +189,11 @@ void NoteInSight(SightKind kind, std::string name, std::string what, ImVec2 min,
                  {visible.Min.x, visible.Min.y, visible.Max.x, visible.Max.y}});
 }
 
+void NoteChartPlotHere(std::string title, ImVec2 min, ImVec2 max) {
+  if (LayoutCheckOn())
+    NoteChartPlot({window_name(ImGui::GetCurrentWindow()->Name), std::move(title), {min.x, min.y, max.x, max.y}});
+}
+
 void ReportLineContrastHere(std::string what, ImU32 colour, ImU32 background) {
   if (LayoutCheckOn())
     NoteLineContrast(window_name(ImGui::GetCurrentWindow()->Name), std::move(what), colour, background);
@@ -233,6 +238,12 @@ std::vector<std::string> LayoutProblemsOfFrame(bool judge_sight) {
   const std::string lesson_text = TakeLessonText();
   const std::vector<SightItem> items = TakeSightItems();
   const std::vector<std::string> hidden = TakeHiddenStrokes();
+  const std::vector<ChartPlot> charts = TakeChartPlots();
+  if (judge_sight && !lesson_text.empty()) {  // a lesson page's charts are what it shows the class
+    const std::vector<std::string> small =
+        charts_too_small(charts, ImGui::GetIO().DisplaySize.x, ImGui::GetIO().DisplaySize.y);
+    all.insert(all.end(), small.begin(), small.end());
+  }
   if (judge_sight) {
     const std::vector<std::string> unseen = items_out_of_sight(items, lesson_text);
     all.insert(all.end(), unseen.begin(), unseen.end());

@@ -22,6 +22,9 @@ std::vector<std::string> LayoutProblemsOfFrame(bool judge_sight = true);
 // of the window in sight now (its inner clip rectangle within the current clip: a table column's, a child's).
 void NoteInSight(SightKind kind, std::string name, std::string what, ImVec2 min, ImVec2 max);
 
+// NoteChartPlot for a chart's plot from `min` to `max` in the current window.
+void NoteChartPlotHere(std::string title, ImVec2 min, ImVec2 max);
+
 // NoteLineContrast for a line, arc or edge drawn in the current window.
 void ReportLineContrastHere(std::string what, ImU32 colour, ImU32 background);
 

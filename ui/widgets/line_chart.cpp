@@ -4,6 +4,7 @@
 #include <cmath>
 #include <optional>
 
+#include "ui/logic/layout_check.h"
 #include "ui/widgets/layout_check_frame.h"
 #include "ui/widgets/picture_export.h"
 #include "ui/widgets/text.h"
@@ -12,9 +13,10 @@
 namespace attn::ui {
 namespace {
 
-constexpr float kPad = 8.0f;           // inside the legend and around labels in the plot
-constexpr float kLineWidth = 2.5f;     // series: thick enough to tell colours apart from afar
-constexpr float kMarkerRadius = 4.5f;  // crossing dots
+constexpr float kPad = 8.0f;               // inside the legend and around labels in the plot
+constexpr float kLineWidth = 2.5f;         // series: thick enough to tell colours apart from afar
+constexpr float kMarkerRadius = 4.5f;      // crossing dots
+constexpr float kLineMarkerRadius = 4.0f;  // a series' markers
 
 struct Palette {
   ImU32 text, frame, grid, reference, panel;
@@ -55,22 +57,26 @@ std::vector<ImVec2> thinned(const std::vector<ImVec2>& run) {
   return kept;
 }
 
-// The series as screen polylines, split where a point cannot be shown (NaN, or <= 0 on a log axis).
+// The series as screen polylines, split where a point cannot be shown (NaN, or <= 0 on a log axis); every point.
 std::vector<std::vector<ImVec2>> polylines(const Series& s, const Plot& p) {
   std::vector<std::vector<ImVec2>> runs(1);
   for (std::size_t i = 0; i < std::min(s.x.size(), s.y.size()); ++i) {
     if (drawable(s.x[i], *p.x) && drawable(s.y[i], *p.y)) runs.back().push_back({p.px(s.x[i]), p.py(s.y[i])});
     else if (!runs.back().empty()) runs.emplace_back();
   }
-  for (std::vector<ImVec2>& run : runs) run = thinned(run);
+  if (runs.back().empty()) runs.pop_back();
   return runs;
 }
 
-// Dashes carry on across corners, so a dashed polyline reads as one evenly dashed line.
-void dashed_polyline(ImDrawList* dl, const std::vector<ImVec2>& pts, ImU32 colour, float thickness) {
-  const float dash = 9.0f, gap = 6.0f;
-  bool on = true;
-  float left = dash;
+// Dashes carry on across corners, so a dashed polyline reads as one evenly dashed line; a solid one is one polyline.
+void styled_polyline(ImDrawList* dl, const std::vector<ImVec2>& pts, ImU32 colour, float thickness, LineDash dash) {
+  const std::vector<float> pattern = dash_lengths(dash);
+  if (pattern.empty()) {
+    dl->AddPolyline(pts.data(), static_cast<int>(pts.size()), colour, ImDrawFlags_None, thickness);
+    return;
+  }
+  std::size_t piece = 0;
+  float left = pattern[0];
   for (std::size_t i = 1; i < pts.size(); ++i) {
     const ImVec2 a = pts[i - 1], b = pts[i];
     const float len = std::hypot(b.x - a.x, b.y - a.y);
@@ -78,27 +84,73 @@ void dashed_polyline(ImDrawList* dl, const std::vector<ImVec2>& pts, ImU32 colou
     const ImVec2 d{(b.x - a.x) / len, (b.y - a.y) / len};
     for (float pos = 0; pos < len;) {
       const float step = std::min(left, len - pos);
-      if (on)
+      if (piece % 2 == 0)
         dl->AddLine({a.x + d.x * pos, a.y + d.y * pos}, {a.x + d.x * (pos + step), a.y + d.y * (pos + step)}, colour,
                     thickness);
       pos += step;
       left -= step;
       if (left <= 0) {
-        on = !on;
-        left = on ? dash : gap;
+        piece = (piece + 1) % pattern.size();
+        left = pattern[piece];
       }
     }
   }
 }
 
+// A marker's shape, filled, centred at `at`, ringed in the panel's colour so it stands out where lines cross.
+void draw_marker(ImDrawList* dl, ImVec2 at, LineMarker m, ImU32 colour, ImU32 ring) {
+  const float r = kLineMarkerRadius;
+  const auto shape = [&](float grow, ImU32 col) {
+    const float q = r + grow;
+    switch (m) {
+      case LineMarker::Circle: dl->AddCircleFilled(at, q, col); break;
+      case LineMarker::Square:
+        dl->AddRectFilled({at.x - q * 0.85f, at.y - q * 0.85f}, {at.x + q * 0.85f, at.y + q * 0.85f}, col);
+        break;
+      case LineMarker::Triangle:
+        dl->AddTriangleFilled({at.x, at.y - q * 1.2f}, {at.x + q * 1.1f, at.y + q * 0.8f},
+                              {at.x - q * 1.1f, at.y + q * 0.8f}, col);
+        break;
+      case LineMarker::Diamond:
+        dl->AddQuadFilled({at.x, at.y - q * 1.2f}, {at.x + q, at.y}, {at.x, at.y + q * 1.2f}, {at.x - q, at.y}, col);
+        break;
+      case LineMarker::None: break;
+    }
+  };
+  shape(1.5f, ring);
+  shape(0.0f, colour);
+}
+
+// Markers on points at least this far apart: a marker every sample of a 3,000-step curve would be a thick line.
+constexpr float kMarkerSpacing = 34.0f;
+
 void draw_series(ImDrawList* dl, const Series& s, const Plot& p) {
   if (LayoutCheckOn()) ReportLineContrastHere("line " + s.name, s.colour, ImGui::GetColorU32(ImGuiCol_WindowBg));
-  for (const std::vector<ImVec2>& run : polylines(s, p)) {
+  for (const std::vector<ImVec2>& all : polylines(s, p)) {
+    const std::vector<ImVec2> run = thinned(all);
     if (run.size() == 1) dl->AddCircleFilled(run[0], kLineWidth * 1.2f, s.colour);  // a point alone is still data
-    if (run.size() < 2) continue;
-    if (s.dashed) dashed_polyline(dl, run, s.colour, kLineWidth);
-    else dl->AddPolyline(run.data(), static_cast<int>(run.size()), s.colour, ImDrawFlags_None, kLineWidth);
+    if (run.size() >= 2) styled_polyline(dl, run, s.colour, kLineWidth, s.style.dash);
   }
+}
+
+// The series' markers over every line (a marker under another line would hide its shape), on points in the plot.
+void draw_series_markers(ImDrawList* dl, const Series& s, const Plot& p, const Palette& c) {
+  if (s.style.marker == LineMarker::None) return;
+  for (const std::vector<ImVec2>& run : polylines(s, p)) {
+    std::vector<float> xs;
+    for (const ImVec2& v : run) xs.push_back(v.x);
+    for (const std::size_t i : marker_points(xs, kMarkerSpacing))
+      if (run[i].y >= p.min.y - 0.5f && run[i].y <= p.max.y + 0.5f && run[i].x >= p.min.x - 0.5f &&
+          run[i].x <= p.max.x + 0.5f)
+        draw_marker(dl, run[i], s.style.marker, s.colour, c.panel | IM_COL32_A_MASK);
+  }
+}
+
+// A short stroke of the series' line and marker, as in the legend.
+void draw_swatch(ImDrawList* dl, const Series& s, ImVec2 a, ImVec2 b, const Palette& c) {
+  styled_polyline(dl, {a, b}, s.colour, kLineWidth, s.style.dash);
+  if (s.style.marker != LineMarker::None)
+    draw_marker(dl, {(a.x + b.x) / 2, (a.y + b.y) / 2}, s.style.marker, s.colour, c.panel | IM_COL32_A_MASK);
 }
 
 // Major gridlines and tick marks left of the plot, labels right-aligned; labels that would touch the
@@ -134,9 +186,7 @@ Box draw_legend(ImDrawList* dl, std::span<const Series> series, ImVec2 at, const
   dl->AddRect(at, end, c.frame, 3.0f);
   for (std::size_t i = 0; i < series.size(); ++i) {
     const float y = at.y + kPad / 2 + h * static_cast<float>(i);
-    const std::vector<ImVec2> line{{at.x + kPad, y + h / 2}, {at.x + kPad + swatch, y + h / 2}};
-    if (series[i].dashed) dashed_polyline(dl, line, series[i].colour, kLineWidth);
-    else dl->AddLine(line[0], line[1], series[i].colour, kLineWidth);
+    draw_swatch(dl, series[i], {at.x + kPad, y + h / 2}, {at.x + kPad + swatch, y + h / 2}, c);
     dl->AddText({at.x + kPad + swatch + 6, y}, c.text, series[i].name.c_str());
   }
   return box_of(at, end);
@@ -182,7 +232,7 @@ std::vector<LabelSpot> unambiguous(std::vector<LabelSpot> spots, const std::vect
 // Mark labels clear of the legend, the dots, each other and (where possible) the reference lines; one that
 // finds no clear room is left out (the caller lists every value beside the chart, and the tooltip has it).
 void draw_marks(ImDrawList* dl, std::span<const ChartMark> marks, std::span<const ReferenceLine> refs, const Plot& p,
-                const std::optional<Box>& legend, const Palette& c) {
+                std::vector<Box> fixed, const Palette& c) {
   const float pad = 3.0f;
   std::vector<ImVec2> dots;
   std::vector<const ChartMark*> shown;
@@ -191,8 +241,6 @@ void draw_marks(ImDrawList* dl, std::span<const ChartMark> marks, std::span<cons
       dots.push_back({p.px(m.x), p.py(m.y)});
       shown.push_back(&m);
     }
-  std::vector<Box> fixed;
-  if (legend) fixed.push_back(*legend);
   for (const ImVec2& d : dots)
     fixed.push_back({d.x - kMarkerRadius, d.y - kMarkerRadius, d.x + kMarkerRadius, d.y + kMarkerRadius});
   std::vector<Box> lines;
@@ -225,28 +273,70 @@ void draw_marks(ImDrawList* dl, std::span<const ChartMark> marks, std::span<cons
   }
 }
 
-// Dashed lines across the plot; their labels right of it, spread apart when the lines are close and
-// tied back to their line by a short leader.
-void draw_references(ImDrawList* dl, std::span<const ReferenceLine> refs, const Plot& p, const Palette& c) {
-  const float h = ImGui::GetTextLineHeight();
-  std::vector<const ReferenceLine*> shown;
-  std::vector<float> want;
-  for (const ReferenceLine& r : refs)
-    if (p.holds_y(r.y)) {
-      shown.push_back(&r);
-      want.push_back(p.py(r.y));
-    }
-  const std::vector<float> at = spread_labels(want, h, p.min.y - h / 2, p.max.y + h / 2);
-  for (std::size_t i = 0; i < shown.size(); ++i) {
-    AddDashedLine(dl, {p.min.x, want[i]}, {p.max.x, want[i]}, c.reference, 1.5f);
-    dl->AddLine({p.max.x, want[i]}, {p.max.x + kPad - 2, at[i]}, c.reference, 1.0f);
-    dl->AddText({p.max.x + kPad, at[i] - h / 2}, c.text, shown[i]->label.c_str());
-  }
+// Where a series' line ends in the plot: its last point within the x range, moved into the plot's height.
+std::optional<ImVec2> line_end(const Series& s, const Plot& p) {
+  const std::vector<std::vector<ImVec2>> runs = polylines(s, p);
+  for (auto r = runs.rbegin(); r != runs.rend(); ++r)
+    for (auto v = r->rbegin(); v != r->rend(); ++v)
+      if (v->x >= p.min.x - 0.5f && v->x <= p.max.x + 0.5f) return ImVec2{v->x, std::clamp(v->y, p.min.y, p.max.y)};
+  return std::nullopt;
 }
 
-float reference_label_width(std::span<const ReferenceLine> refs) {
+// A label in the column right of the lines: a reference line's or a series' end label.
+struct SideLabel {
+  float want;    // the y of what it names
+  float from_x;  // where its leader starts
+  const std::string* text;
+  ImU32 text_colour, leader_colour;
+};
+
+// Text in its line's colour where that reads (4.5:1 on the page), else in the text colour beside the coloured leader.
+ImU32 label_colour(ImU32 line, const Palette& c) {
+  return contrast_ratio(line | IM_COL32_A_MASK, ImGui::GetColorU32(ImGuiCol_WindowBg) | IM_COL32_A_MASK) >= 4.5
+             ? line
+             : c.text;
+}
+
+// Reference lines' labels and the series' end labels in one column right of the
+// lines' ends, spread apart where they are close (never over each other nor the x axis' labels) and tied back by
+// short leaders. Returns the boxes of the labels drawn.
+std::vector<Box> draw_side_labels(ImDrawList* dl, std::span<const ReferenceLine> refs, std::span<const Series> series,
+                                  const Plot& p, float top, const Palette& c) {
+  const float h = ImGui::GetTextLineHeight();
+  std::vector<SideLabel> labels;
+  for (const ReferenceLine& r : refs)
+    if (p.holds_y(r.y)) {
+      labels.push_back({p.py(r.y), p.max.x, &r.label, c.text, c.reference});
+    }
+  const std::size_t first_end = labels.size();
+  float column = p.min.x;  // right of every line's end: nothing of a line lies there
+  for (const Series& s : series)
+    if (const std::optional<ImVec2> e = s.end_label.empty() ? std::nullopt : line_end(s, p)) {
+      labels.push_back({e->y, e->x, &s.end_label, label_colour(s.colour, c), s.colour});
+      column = std::max(column, e->x);
+    }
+  std::vector<float> want;
+  for (const SideLabel& l : labels) want.push_back(l.want);
+  // From under the title (the y axis' title is at the left) to just above the x axis' labels.
+  const std::vector<float> at = spread_labels(want, h, top, p.max.y + kChartTickLength);
+  std::vector<Box> boxes;
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    const float x = (i < first_end ? p.max.x : column) + kPad;
+    // Thin, so a leader fanning out to a label spread far from its line does not read as a line of data.
+    dl->AddLine({labels[i].from_x, labels[i].want}, {x - 2, at[i]}, labels[i].leader_colour, 1.0f);
+    const Box b{x, at[i] - h / 2, x + TextWidth(*labels[i].text), at[i] + h / 2};
+    if (x < p.max.x) dl->AddRectFilled({b.x0 - 2, b.y0}, {b.x1 + 2, b.y1}, c.panel, 3.0f);  // over the gridlines
+    dl->AddText({b.x0, b.y0}, labels[i].text_colour, labels[i].text->c_str());
+    boxes.push_back(b);
+  }
+  return boxes;
+}
+
+float side_label_width(std::span<const ReferenceLine> refs, std::span<const Series> series) {
   float w = 0;
   for (const ReferenceLine& r : refs) w = std::max(w, TextWidth(r.label));
+  for (const Series& s : series)
+    if (!s.end_label.empty()) w = std::max(w, TextWidth(s.end_label));
   return w > 0 ? w + kPad + 2 : 0;
 }
 
@@ -352,7 +442,7 @@ void LineChart(const char* id, std::span<const Series> series, const LineChartOp
   for (const Tick& t : y_ticks) y_label_w = std::max(y_label_w, TextWidth(t.label));
   p.min.x = origin.x + y_label_w + kChartTickLength + kChartLabelGap;
   const float right_room =
-      std::max(reference_label_width(opts.references), TextWidth(format_unit(opts.x.hi, opts.x.unit)) / 2 + 2);
+      std::max(side_label_width(opts.references, series), TextWidth(format_unit(opts.x.hi, opts.x.unit)) / 2 + 2);
   p.max.x = end.x - right_room;
 
   ImGui::InvisibleButton("##chart", {std::max(size.x, 1.0f), std::max(size.y, 1.0f)});
@@ -362,6 +452,7 @@ void LineChart(const char* id, std::span<const Series> series, const LineChartOp
     ImGui::PopID();
     return;
   }
+  if (opts.flags & LineChartFlags_PageChart) NoteChartPlotHere(opts.title.empty() ? id : opts.title, p.min, p.max);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   dl->PushClipRect(origin, end, true);
   draw_title(dl, opts.title, {origin.x, title_y}, c);
@@ -372,17 +463,19 @@ void LineChart(const char* id, std::span<const Series> series, const LineChartOp
   const std::vector<Tick> x_ticks = axis_ticks(opts.x, BottomAxisTickBudget(opts.x, p.max.x - p.min.x));
   DrawBottomAxis(dl, opts.x, x_ticks, p.min, p.max, origin.x, end.x);
   draw_left_axis(dl, y_ticks, p, origin.y, end.y, c);
-  draw_references(dl, opts.references, p, c);
+  for (const ReferenceLine& r : opts.references)  // under the series
+    if (p.holds_y(r.y)) AddDashedLine(dl, {p.min.x, p.py(r.y)}, {p.max.x, p.py(r.y)}, c.reference, 1.5f);
 
   dl->PushClipRect(p.min, p.max, true);
   for (const Series& s : series) draw_series(dl, s, p);
   dl->PopClipRect();
   dl->AddRect({p.min.x - 0.5f, p.min.y - 0.5f}, {p.max.x + 0.5f, p.max.y + 0.5f}, c.frame);
+  for (const Series& s : series) draw_series_markers(dl, s, p, c);
+  std::vector<Box> taken = draw_side_labels(dl, opts.references, series, p, y_title_y, c);
 
-  std::optional<Box> legend;
   if (!(opts.flags & LineChartFlags_NoLegend) && !series.empty())
-    legend = draw_legend(dl, series, {p.min.x + kPad, p.min.y + kPad}, c);
-  draw_marks(dl, opts.marks, opts.references, p, legend, c);
+    taken.push_back(draw_legend(dl, series, {p.min.x + kPad, p.min.y + kPad}, c));
+  draw_marks(dl, opts.marks, opts.references, p, std::move(taken), c);
 
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   if (hovered && mouse.x >= p.min.x && mouse.x <= p.max.x && mouse.y >= p.min.y && mouse.y <= p.max.y)

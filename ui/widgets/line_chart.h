@@ -1,7 +1,8 @@
 #pragma once
 // ui::LineChart: series against one x and one y axis (linear or log, each with a unit), horizontal
 // reference lines such as a GPU's memory, and where each series crosses them. In the manner of
-// ImPlot's PlotLine: one call per frame, options in a small struct. Ticks, number formats and label
+// ImPlot's PlotLine: one call per frame, options in a small struct. Each line has a dash pattern or marker of its
+// own and may carry its name at its right end. Ticks, number formats and label
 // placement come from ui/logic/chart_axes.h; this file measures text and draws.
 #include <span>
 #include <string>
@@ -10,6 +11,7 @@
 #include <imgui.h>
 
 #include "ui/logic/chart_axes.h"
+#include "ui/logic/line_style.h"
 
 namespace attn::ui {
 
@@ -17,7 +19,8 @@ struct Series {
   std::string name;
   std::vector<double> x, y;  // same length, x ascending
   ImU32 colour;
-  bool dashed = false;
+  LineStyle style = {};   // dash and marker: colour is never a line's only cue (series_style gives distinct ones)
+  std::string end_label;  // written right of the line's last point, nudged clear of the other labels; "": none
 };
 
 struct ReferenceLine {
@@ -29,6 +32,8 @@ enum LineChartFlags_ {
   LineChartFlags_None = 0,
   LineChartFlags_NoLegend = 1 << 0,  // no box naming the series (a single series, or named elsewhere)
   LineChartFlags_NoHover = 1 << 1,   // no cursor line and tooltip (thumbnails, captures)
+  // What a lesson page shows the class: the layout check wants its plot a third of the window each way.
+  LineChartFlags_PageChart = 1 << 2,
 };
 using LineChartFlags = int;
 
