@@ -164,6 +164,21 @@ std::string format_number(double x, int precision) {
   return s;
 }
 
+int activation_decimals(double largest, bool all_whole, bool all_tenths) {
+  largest = std::abs(largest);
+  if (!std::isfinite(largest) || largest == 0.0) return 0;
+  // Values that would all read 0.000 (a deep red cell written "0.000" teaches the wrong thing): the largest with two
+  // significant digits, 4e-4 as 0.00040. Before whole numbers: 1e-12 is "whole" only within rounding.
+  if (largest < 0.5e-3) return std::min(kTinyActivationDecimals, 1 - static_cast<int>(std::floor(std::log10(largest))));
+  if (all_whole) return 0;
+  // Four significant digits at most: 18.908 as 18.91, so scores in the tens keep a readable cell.
+  const int whole_digits = largest >= 1.0 ? static_cast<int>(std::floor(std::log10(largest))) + 1 : 1;
+  // Numbers typed in tenths (an input X of 0.9 and -0.2) read as typed.
+  return std::clamp(kSignificantDigits - whole_digits, 0, all_tenths ? 1 : kActivationDecimals);
+}
+
+std::string probability_text(double p) { return p == 0.0 ? "0" : format_number(p, kProbabilityDecimals); }
+
 std::size_t utf8_length_at(std::string_view s, std::size_t i) {
   const auto at = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
   const unsigned char b = at(i);

@@ -1,6 +1,21 @@
 #pragma once
 // Numbers and words as people read them, written once for every message, view and report: "3 heads",
 // "10,737,418,240", "MLA".
+//
+// One rule per kind of number, wherever it is shown (cells, hover texts, step texts, lists, charts):
+// - Activations: X, W, q, k, v, RoPE(q), scores, outputs, any matrix or vector of reals drawn in cells or quoted
+//   from them. activation_decimals decides the decimals from the magnitude of the largest value: 3, fewer so it
+//   keeps at most 4 significant digits (18.91, 123.5), and two significant digits of the largest when everything
+//   would read 0.000 (4e-4 as 0.00040). Numbers typed by hand read as typed: none when every value is whole (a
+//   one-hot X reads 1 and 0), one when every value is in tenths (an X of 0.9 and -0.2). Computed operands of the
+//   same size therefore agree, whatever digits they happen to need: q [-0.060, 0.950] (which needs two) beside
+//   RoPE(q) [-0.075, -0.949]. A matrix's cells, its hover texts and the sentences quoting it all use its decimals
+//   (ui/logic/cell_format.h: matrix_decimals, format_fixed).
+// - Probabilities and attention weights in text, lists and bars: probability_text, always three decimals, so a list
+//   reads 0.462, 0.098, 0.000 and never mixes 0.462, 0.0977 and 3.85e-4; exactly 0 (a hidden key) is "0".
+//   A weights matrix in cells follows the activation rule, which gives the same three decimals.
+// - Counts, bytes and FLOPs: thousands, bytes_text, percent, and the chart units (ui/logic/chart_axes.h).
+// - Settings and limits in messages: general_number, as typed.
 #include <cstdint>
 #include <filesystem>
 #include <span>
@@ -45,6 +60,18 @@ std::string general_number_beside(double x, double limit);
 
 // Fixed-point with `precision` digits: 0.7426921, 4 -> "0.7427"; -inf (a hidden score) prints as "-inf", -0 as 0.
 std::string format_number(double x, int precision);
+
+// The activation rule (see the top of this file): the decimals of numbers whose largest magnitude is `largest`
+// (finite values only), `all_whole` when every one is a whole number, `all_tenths` when every one is a whole number
+// of tenths.
+inline constexpr int kActivationDecimals = 3;
+inline constexpr int kSignificantDigits = 4;
+inline constexpr int kTinyActivationDecimals = 8;
+int activation_decimals(double largest, bool all_whole, bool all_tenths = false);
+
+// The probability rule: 0.4623 -> "0.462", 0.0977 -> "0.098", 3.85e-4 -> "0.000", 1 -> "1.000", 0 and -0 -> "0".
+inline constexpr int kProbabilityDecimals = 3;
+std::string probability_text(double p);
 
 // A number as written, quoted in a message: up to kMaxQuotedNumber characters as they are; past that the first
 // kMaxQuotedNumber, "…" and how many digits it has ("1000000000…, 5,001 digits").

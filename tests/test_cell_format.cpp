@@ -1,4 +1,5 @@
 // The numbers in heatmap cells (ui/logic/cell_format): one format per matrix, what fits a cell.
+#include "core/text_format.h"
 #include "helpers.h"
 #include "ui/logic/cell_format.h"
 
@@ -17,12 +18,22 @@ TEST_CASE("a matrix's cells share its decimals: an integer among thousandths kee
   CHECK(format_fixed(-std::numeric_limits<double>::infinity(), 3) == "-inf");
   Matrix m(1, 3);
   m << 0.5, 1.0, 0.25;
-  CHECK(matrix_decimals(m) == 2);
+  CHECK(matrix_decimals(m) == 3);  // the magnitude decides, not the digits the values happen to need
   m << 0.0031, 1.0, 0.5;
-  CHECK(matrix_decimals(m) == 3);  // at most 3, as the explanations quote
+  CHECK(matrix_decimals(m) == 3);
+  m << 12.25, 1.0, 0.25;
+  CHECK(matrix_decimals(m) == 2);
   Matrix hidden(1, 3);
   hidden << 0, 1, 1;
-  CHECK(matrix_decimals(m, &hidden) == 1);  // hidden cells do not count
+  CHECK(matrix_decimals(m, &hidden) == 3);  // hidden cells do not count: 1.0 is the largest seen
+  m << 0.9, -0.2, 0.0;
+  CHECK(matrix_decimals(m) == 1);  // tenths typed by hand read as typed
+  m << 0.9, -0.2, 0.05;
+  CHECK(matrix_decimals(m) == 3);
+  m << 1.0, 0.0, -3.0;
+  CHECK(matrix_decimals(m) == 0);  // whole numbers (a one-hot X, an identity W) read whole
+  m << 0.0, -0.0, 0.0;
+  CHECK(matrix_decimals(m) == 0);
   m << 10.5664, -0.684, 9.999;
   CHECK(matrix_decimals(m) == 2);  // four significant digits: 10.57
   m << 123.456, 0.5, 0.25;
@@ -42,7 +53,7 @@ TEST_CASE("a matrix's cells share its decimals: an integer among thousandths kee
   m << 5e-4, 0, 0;  // 0.001 at 3 decimals: as before
   CHECK(matrix_decimals(m) == 3);
   m << 1e-12, 0, 0;
-  CHECK(matrix_decimals(m) == kTinyMatrixDecimals);
+  CHECK(matrix_decimals(m) == kTinyActivationDecimals);
 }
 
 TEST_CASE("cell values: as many decimals as fit, -inf for hidden scores, scientific when nothing else fits") {
@@ -74,4 +85,21 @@ TEST_CASE("cell values: as many decimals as fit, -inf for hidden scores, scienti
   CHECK(format_cell(-0.00001, 6) == "-1e-5");
   CHECK(format_cell(123456789.0, 4) == "1e8");
   CHECK(format_cell(123456789.0, 2) == "");
+}
+
+TEST_CASE("q and RoPE(q) side by side: the same magnitudes, the same decimals") {
+  // The positions lesson's second "the": q needs two decimals, its turn three; both are written with three.
+  Matrix q(1, 2), rope_q(1, 2);
+  q << -0.06, 0.95;
+  rope_q << -0.0749, -0.9490;
+  REQUIRE(matrix_decimals(q) == 3);
+  REQUIRE(matrix_decimals(rope_q) == 3);
+  CHECK(format_fixed(q(0, 0), matrix_decimals(q)) == "-0.060");
+  CHECK(format_fixed(q(0, 1), matrix_decimals(q)) == "0.950");
+  CHECK(format_fixed(rope_q(0, 0), matrix_decimals(rope_q)) == "-0.075");
+  CHECK(format_fixed(rope_q(0, 1), matrix_decimals(rope_q)) == "-0.949");
+  // Scores in the tens beside queries below 10: four significant digits for each, 18.91 and 0.950.
+  Matrix scores(1, 2);
+  scores << 10.5664, 18.9081;
+  CHECK(matrix_decimals(scores) == 2);
 }

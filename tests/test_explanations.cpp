@@ -275,7 +275,7 @@ TEST_CASE("two heads with W_O: concat times W_O, and the output as a sum over he
 
   const StepText concat = explain_step(t, Step::Concat, 0);
   CHECK(concat.formula == "output = concat \u00B7 W_O   [2\u00D73] = [2\u00D74] \u00B7 [4\u00D73]");
-  CHECK(contains(concat.what, "concat of \"b\" is [2, 0.5, 1, 1]"));
+  CHECK(contains(concat.what, "concat of \"b\" is [2.0, 0.5, 1.0, 1.0]"));
   const StepText output = explain_step(t, Step::Output, 0);
   CHECK(output.formula ==
         "output = \u03A3_h output_h \u00B7 W_O^(h)   [2\u00D73] = 2 heads \u00D7 ([2\u00D72] \u00B7 [2\u00D73])");
@@ -283,7 +283,7 @@ TEST_CASE("two heads with W_O: concat times W_O, and the output as a sum over he
   CHECK(contains(output.what, "head 0 adds [2, 1, -2], head 1 adds [1, 0, 3], giving [3, 1, 1]."));
   const StepText heads = explain_step(t, Step::HeadOutputs, 0);
   CHECK(heads.formula == "output_h = weights_h \u00B7 v_h for h = 0 \u2026 1   2 \u00D7 [2\u00D72]");
-  CHECK(contains(heads.what, "head 0 looks most at \"a\" (0.5)"));
+  CHECK(contains(heads.what, "head 0 looks most at \"a\" (0.500)"));
 }
 
 TEST_CASE("a head of width 12: long sums are elided") {
@@ -504,7 +504,7 @@ TEST_CASE("the positions, rope and selection steps explain their cells with the 
   // b = (1, 2) at position 1 turns by 1 rad: 1 cos 1 - 2 sin 1 = -1.143; a at 0 stays (1, 2).
   const Trace rope = compute_trace(turning(Positions::Rope));
   CHECK(explain_cell(rope, Step::Rope, 0, 1, 0) ==
-        "RoPE(q)_b[0] = 1\u00B70.54 - 2\u00B70.841 = -1.143 (dims 0, 1 turned by 1 rad: cos = 0.54, sin = 0.841)");
+        "RoPE(q)_b[0] = 1\u00B70.540 - 2\u00B70.841 = -1.143 (dims 0, 1 turned by 1 rad: cos = 0.540, sin = 0.841)");
   CHECK(explain_rope_angle(rope, false, 2, 0) ==
         "position 2, dims (0, 1): angle = 2 \u00B7 10000^(-0/2) = 2 rad (114.592\u00B0)");
   // 5 cos(1) = 2.702: only the distance between b and a counts.

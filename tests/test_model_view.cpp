@@ -145,7 +145,7 @@ TEST_CASE("the Model view's texts: the model in a line, each layer's parts in or
   CHECK(titles(m) == "Attn(x)* | x + Attn(x) | / ");
 
   CHECK(head_weight_text(1, 0, doc.input().tokens, 3, 1, 0.41234567) ==
-        "layer 1, head 0: \"c\" (query 3) looks at \"a\" (key 1) with weight 0.4123");
+        "layer 1, head 0: \"c\" (query 3) looks at \"a\" (key 1) with weight 0.412");
 
   // The top 3 after position 7 against a sort of the row done here.
   const Matrix& p = doc.trace().probabilities;

@@ -61,3 +61,28 @@ TEST_CASE("join: the parts with the separator between them, none for one part or
   CHECK(join(std::span(three, 1), " | ") == "a");
   CHECK(join({}, ", ") == "");
 }
+
+TEST_CASE("activation_decimals: three, fewer for four significant digits, none for whole numbers, more for tiny") {
+  CHECK(activation_decimals(0.95, false) == 3);
+  CHECK(activation_decimals(-0.95, false) == 3);
+  CHECK(activation_decimals(9.99, false) == 3);
+  CHECK(activation_decimals(18.91, false) == 2);
+  CHECK(activation_decimals(123.5, false) == 1);
+  CHECK(activation_decimals(2048.5, false) == 0);
+  CHECK(activation_decimals(3.0, true) == 0);
+  CHECK(activation_decimals(0.9, false, true) == 1);
+  CHECK(activation_decimals(123.5, false, true) == 1);
+  CHECK(activation_decimals(2048.5, false, true) == 0);
+  CHECK(activation_decimals(0.0, false) == 0);
+  CHECK(activation_decimals(-0.0, false) == 0);
+  CHECK(activation_decimals(5e-4, false) == 3);  // reads 0.001 at three decimals
+  CHECK(activation_decimals(4e-4, false) == 5);  // would read 0.000: two significant digits, 0.00040
+  CHECK(activation_decimals(1e-12, false) == kTinyActivationDecimals);
+}
+
+TEST_CASE("probability_text: every probability of a list with three decimals, 0 as 0") {
+  const double ps[] = {0.4623, 0.0977, 3.85e-4, 0.0, -0.0, 1.0, 1e-300, -1e-17, 0.9996};
+  std::string shown;
+  for (const double p : ps) shown += (shown.empty() ? "" : " ") + probability_text(p);
+  CHECK(shown == "0.462 0.098 0.000 0 0 1.000 0.000 0.000 1.000");
+}

@@ -120,7 +120,7 @@ TEST_CASE("a head's role is its highest score from 0.3 up, and each change is to
   CHECK(role_changes(before, after) ==
         std::vector<std::string>{
             "Head 1.2 now attends to the token after the previous copy of the current one: an induction head (score "
-            "0.46).",
+            "0.456).",
             "Head 1.3 has no clear pattern any more (it was a previous-token head)."});
   CHECK(task_story(Task{TaskKind::Induction, 64, 32, {}}).starts_with("Random symbols in which a segment of 3 to 8 "));
 }

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/text_format.h"
+
 namespace attn::ui {
 namespace {
 
@@ -44,31 +46,19 @@ std::string shortest_scientific(double x, int max_chars) {
 
 }  // namespace
 
-int needed_decimals(double x) {
-  if (!std::isfinite(x) || (std::abs(x - std::round(x)) < 1e-9 && std::abs(x) < 1e15)) return 0;
-  for (int d = 1; d < 4; ++d) {
-    const std::string s = printf_double("%.*f", d, x);
-    if (std::abs(std::stod(s) - x) <= 1e-12 * std::max(1.0, std::abs(x))) return d;
-  }
-  return 4;
-}
-
 int matrix_decimals(const Matrix& m, const Matrix* visible) {
-  int wanted = 0;
   double largest = 0.0;
+  bool all_whole = true, all_tenths = true;
+  const auto whole = [](double y) { return std::abs(y - std::round(y)) < 1e-9 && std::abs(y) < 1e15; };
   for (Eigen::Index i = 0; i < m.size(); ++i) {
     if (visible && visible->data()[i] == 0.0) continue;
     const double x = m.data()[i];
-    if (std::isfinite(x)) largest = std::max(largest, std::abs(x));
-    if (wanted < kMatrixDecimals) wanted = std::max(wanted, needed_decimals(x));
+    if (!std::isfinite(x)) continue;  // -inf (a masked score) is not a magnitude
+    largest = std::max(largest, std::abs(x));
+    all_whole = all_whole && whole(x);
+    all_tenths = all_tenths && whole(10.0 * x);
   }
-  // A matrix of values that all round to 0.000 (a deep red cell written "0.000" teaches the wrong thing): its largest
-  // with two significant digits, 4e-4 as 0.00040, up to kTinyMatrixDecimals.
-  if (largest > 0.0 && largest < 0.5e-3)
-    return std::min(kTinyMatrixDecimals, 1 - static_cast<int>(std::floor(std::log10(largest))));
-  // Four significant digits at most: 18.908 as 18.91, so scores in the tens keep a readable cell.
-  const int whole_digits = largest >= 1.0 ? static_cast<int>(std::floor(std::log10(largest))) + 1 : 1;
-  return std::clamp(std::min(wanted, kMatrixDecimals), 0, std::max(0, kSignificantDigits - whole_digits));
+  return activation_decimals(largest, all_whole, all_tenths);
 }
 
 bool shows_numbers(const Matrix& m) { return m.cols() <= 32 && m.size() <= 1024; }

@@ -101,7 +101,8 @@ std::string format_sig(double v, AxisUnit u, int sig) {
     case AxisUnit::DecimalBytes: return scaled_unit(v, 1000, kDecimalByteUnits, sig);
     case AxisUnit::Tokens: return tokens(v, sig);
     case AxisUnit::Flops: return scaled_unit(v, 1000, kFlopUnits, sig);
-    case AxisUnit::Plain: break;
+    case AxisUnit::Plain:
+    case AxisUnit::Probability: break;  // ticks; the values themselves are format_unit's
   }
   return plain(v, sig);
 }
@@ -178,7 +179,7 @@ std::vector<Tick> finish(std::vector<Candidate> c, AxisUnit unit) {
   std::vector<Tick> ticks;
   for (const Candidate& t : c) {
     if (!ticks.empty() && ticks.back().value == t.value) continue;  // a major wins over a minor at the same place
-    ticks.push_back({t.value, t.major ? format_unit(t.value, unit) : std::string(), t.major});
+    ticks.push_back({t.value, t.major ? format_sig(t.value, unit, 3) : std::string(), t.major});
   }
   return ticks;
 }
@@ -337,7 +338,9 @@ double axis_value(double fraction, const Axis& a) {
   return a.lo + fraction * (a.hi - a.lo);
 }
 
-std::string format_unit(double v, AxisUnit u) { return format_sig(v, u, 3); }
+std::string format_unit(double v, AxisUnit u) {
+  return u == AxisUnit::Probability ? probability_text(v) : format_sig(v, u, 3);
+}
 
 std::string format_exact(double v, AxisUnit u) {
   const double r = std::round(v);
@@ -356,6 +359,7 @@ std::string format_exact(double v, AxisUnit u) {
       const std::string exact = thousands(r) + " FLOP";
       return std::abs(r) < 1000 ? exact : exact + " (" + format_unit(r, u) + ")";
     }
+    case AxisUnit::Probability: return probability_text(v);
     case AxisUnit::Plain: break;
   }
   return v == r && std::abs(v) < 1e15 ? thousands(v) : plain(v, 6);  // whole numbers to the last digit
@@ -371,6 +375,7 @@ std::vector<Tick> axis_ticks(const Axis& a, int max_major) {
     case AxisUnit::Tokens: ticks = tokens_log_ticks(a, max_major); break;
     case AxisUnit::DecimalBytes:
     case AxisUnit::Flops:
+    case AxisUnit::Probability:
     case AxisUnit::Plain: ticks = decade_log_ticks(a, max_major); break;
   }
   return ticks ? *ticks : linear_ticks(a, max_major);

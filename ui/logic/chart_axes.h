@@ -23,6 +23,7 @@ enum class AxisUnit {
   DecimalBytes,  // 1000-based, as accelerator memory is sold: "512 B", "320 kB", "10 GB", "1.5 TB"
   Tokens,        // context lengths: exact multiples of 1024 as "128k", of 1024^2 as "1M"; others "1,000"
   Flops,         // 1000-based: "512 FLOP", "262 kFLOP", "2.6 MFLOP", "1.2 TFLOP"
+  Probability,   // values as core/text_format's probability_text ("0.462", "0.098", "0.000"); ticks as Plain
 };
 
 struct Axis {
@@ -37,9 +38,9 @@ struct Axis {
 double axis_fraction(double v, const Axis& a);
 double axis_value(double fraction, const Axis& a);  // the inverse
 
-// A value as a short label with its unit (see AxisUnit). Bytes and FLOPs keep at most 3 significant
-// digits and drop trailing zeros ("1.5 TiB", not "1.50 TiB"); a 1024-based value of 1000..1023 units
-// stays whole ("1023 KiB") rather than turning into "0.999 MiB". Non-integral token counts round to
+// A value as a short label with its unit (see AxisUnit); tick labels of a Probability axis read as Plain ("0.2"). Bytes
+// and FLOPs keep at most 3 significant digits and drop trailing zeros ("1.5 TiB", not "1.50 TiB"); a 1024-based value
+// of 1000..1023 units stays whole ("1023 KiB") rather than turning into "0.999 MiB". Non-integral token counts round to
 // whole tokens ("244,141"), except below 100, which keep 3 significant digits.
 std::string format_unit(double v, AxisUnit u);
 

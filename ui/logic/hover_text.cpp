@@ -1,5 +1,6 @@
 #include "ui/logic/hover_text.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -380,7 +381,11 @@ std::string explain_rope(const Trace& t, int head, bool keys, int row, int col) 
   const int a = col - col % 2;
   const double angle = rope_angle(first_position(t.attention) + row, a / 2, d, t.attention.rope_base);
   const Cells in = cells_of(plain);
-  const std::string c = short_number(std::cos(angle)), s = short_number(std::sin(angle));
+  // The turn's cos and sin as a pair of activations: one count of decimals for both (-0.990 beside 0.141).
+  const double cv = std::cos(angle), sv = std::sin(angle);
+  const bool whole = cv == std::round(cv) && sv == std::round(sv);
+  const int turn_decimals = activation_decimals(std::max(std::abs(cv), std::abs(sv)), whole);
+  const std::string c = format_fixed(cv, turn_decimals), s = format_fixed(sv, turn_decimals);
   // As factors, negatives in parentheses like every product here: "(-0.42)·(-0.99)".
   const std::string cf = c.front() == '-' ? "(" + c + ")" : c, sf = s.front() == '-' ? "(" + s + ")" : s;
   const std::string formula = col % 2 == 0

@@ -92,7 +92,7 @@ std::string head_weight_text(int layer, int head, const std::vector<std::string>
   const auto token = [&](int i) { return "\"" + shorten_label(tokens[static_cast<std::size_t>(i)]) + "\""; };
   return "layer " + std::to_string(layer) + ", head " + std::to_string(head) + ": " + token(row) + " (query " +
          std::to_string(row) + ") looks at " + token(col) + " (key " + std::to_string(col) + ") with weight " +
-         format_cell(weight, 12);
+         probability_text(weight);
 }
 
 std::vector<Prediction> top_predictions(const ModelTrace& t, const std::vector<std::string>& vocab, int row, int k) {

@@ -94,7 +94,7 @@ StepText inputs(const StepContext& v) {
   else s.formula = "X   " + dims(t.x) + ": " + plural(t.n_q(), "token") + ", d_model = " + num(t.x.cols());
   s.what = (t.x.cols() == 1 ? "Each token is a single number, its embedding: "
                             : "Each token is one row of " + num(t.x.cols()) + " numbers, its embedding: ") +
-           quoted(v.q(0)) + " is " + vec(t.x.row(0)) +
+           quoted(v.q(0)) + " is " + vec(t.x, 0) +
            ". These are the inputs: edit any number and every later step follows.";
   if (t.cross_attention) s.what += " The keys and values come from another sequence: " + names(t.context_tokens) + ".";
   s.why =
@@ -132,9 +132,8 @@ StepText projections(const StepContext& v) {
   s.what = std::string(v.variant() == Variant::Mla
                            ? "Each row of X becomes a query, and a latent that keys and values are expanded from."
                            : "Each row of X is multiplied by three learned matrices.") +
-           " Query of " + quoted(v.q(0)) + ": " + vec(h.q.row(0)) + " (what it looks for). Key and value of " +
-           quoted(v.k(0)) + ": " + vec(h.k.row(0)) + " (what it offers) and " + vec(h.v.row(0)) +
-           " (what it passes on).";
+           " Query of " + quoted(v.q(0)) + ": " + vec(h.q, 0) + " (what it looks for). Key and value of " +
+           quoted(v.k(0)) + ": " + vec(h.k, 0) + " (what it offers) and " + vec(h.v, 0) + " (what it passes on).";
   const int G = kv_head_count(v.t.attention);
   if (v.variant() == Variant::Gqa)
     s.what += " The " + num(v.H()) + " query heads share " + plural(G, "key/value head") + ": query head " +
@@ -143,7 +142,7 @@ StepText projections(const StepContext& v) {
     s.what += " All " + num(v.H()) + " query heads read the same single key/value head.";
   else if (v.variant() == Variant::Mla)
     s.what += " The latent has " + plural(v.t.attention.latent_dim, "number") + " per token (" + quoted(v.k(0)) + ": " +
-              vec(v.t.latent.row(0)) + ").";
+              vec(v.t.latent, 0) + ").";
   else if (v.H() > 1)
     s.what += " Each of the " + num(v.H()) + " heads takes its own " +
               (v.d() == 1 ? std::string("column") : num(v.d()) + " columns") + " of Q, K and V.";
@@ -169,12 +168,12 @@ StepText scores(const StepContext& v) {
   h.scores().maxCoeff(&top_i, &top_j);
   s.what =
       "Each cell is the dot product of one query (row) with one key (column): the larger, the better they match. Row " +
-      quoted(v.q(i)) + " reads " + list(h.scores().row(i));
+      quoted(v.q(i)) + " reads " + list(h.scores(), i);
   if (best >= 0)
     s.what += ", so " + quoted(v.q(i)) + " matches " + quoted(v.k(best)) + " best" +
               ((h.mask->row(i).array() == 0.0).any() ? " of the keys the mask will leave it" : "");
   s.what += ".";
-  s.what += " The largest score is " + short_number(h.scores(top_i, top_j)) + ", for " +
+  s.what += " The largest score is " + cell(h.scores(), top_i, top_j) + ", for " +
             quoted(v.q(static_cast<int>(top_i))) + " " + kArrow + " " + quoted(v.k(static_cast<int>(top_j))) + ".";
   s.why =
       "A dot product is large when two vectors point the same way, so it measures relevance cheaply, and one "
@@ -196,12 +195,12 @@ StepText scale(const StepContext& v) {
   StepText s;
   if (v.t.attention.scale) {
     s.formula = "scaled = scores / " + kRoot + d + "   " + dims(h.scaled());
-    s.what = "Every score is divided by " + kRoot + d + " = " + root + ": the largest, " +
-             short_number(h.scores(ti, tj)) + ", becomes " + short_number(h.scaled(ti, tj)) +
+    s.what = "Every score is divided by " + kRoot + d + " = " + root + ": the largest, " + cell(h.scores(), ti, tj) +
+             ", becomes " + cell(h.scaled(), ti, tj) +
              ". The order inside each row stays the same; only the gaps shrink.";
   } else {
     s.formula = "scaled = scores   " + dims(h.scaled()) + "   (scale off)";
-    s.what = "Scale is off: the scores go on unchanged, so the largest stays " + short_number(h.scores(ti, tj)) +
+    s.what = "Scale is off: the scores go on unchanged, so the largest stays " + cell(h.scores(), ti, tj) +
              ". Their gaps are " + kRoot + d + " = " + root + " times wider than with scaling.";
   }
   s.why = (width == 1 ? std::string("If q and k, a single number each,") : "If the " + d + " numbers of q and of k") +
@@ -303,7 +302,7 @@ StepText softmax(const StepContext& v) {
                        : "Each row is divided by its sum Z, so it adds up to 1.";
   const int best = best_key(h, h.weights(), i);
   if (best >= 0 && h.row_status[static_cast<std::size_t>(i)] != RowStatus::AllMasked)
-    s.what += " " + quoted(v.q(i)) + " gives " + short_number(h.weights(i, best)) + " of its attention to " +
+    s.what += " " + quoted(v.q(i)) + " gives " + probability_text(h.weights(i, best)) + " of its attention to " +
               quoted(v.k(best)) + ", more than to any other key.";
   if ((h.mask->array() == 0.0).any()) s.what += " Hidden keys get exactly 0.";
   s.what += flagged_rows(v);
@@ -311,7 +310,8 @@ StepText softmax(const StepContext& v) {
     s.why =
         "Positive weights that add up to 1 make each output an average of the values. e^x keeps every weight positive "
         "and lets a higher score win by a wide margin; subtracting the row's largest score first (" +
-        short_number(h.row_max(i)) + " for " + quoted(v.q(i)) + ") avoids overflow without changing the result.";
+        format_fixed(h.row_max(i), matrix_decimals(h.masked(), &*h.mask)) + " for " + quoted(v.q(i)) +
+        ") avoids overflow without changing the result.";
   else
     s.why =
         "The linear kernel uses the scores as they are, without e^x: cheaper, but a negative score gives a negative "
@@ -328,9 +328,9 @@ StepText weighted_sum(const StepContext& v) {
   s.what = "Each output row blends the value rows, using that query's weights.";
   const int best = best_key(h, h.weights(), i);
   if (best >= 0 && h.row_status[static_cast<std::size_t>(i)] == RowStatus::Ok)
-    s.what += " " + quoted(v.q(i)) + " puts " + short_number(h.weights(i, best)) + " on " + quoted(v.k(best)) +
-              ", so its output " + vec(h.output.row(i)) + " is pulled towards the value of " + quoted(v.k(best)) +
-              ", " + vec(h.v.row(best)) + ".";
+    s.what += " " + quoted(v.q(i)) + " puts " + probability_text(h.weights(i, best)) + " on " + quoted(v.k(best)) +
+              ", so its output " + vec(h.output, i) + " is pulled towards the value of " + quoted(v.k(best)) + ", " +
+              vec(h.v, best) + ".";
   s.why =
       "Keys decide where to look; values decide what to take. The output row is the token's new representation, "
       "with the context it attended to mixed in (a pronoun can pull in the noun it refers to).";
@@ -344,7 +344,7 @@ StepText head_outputs(const StepContext& v) {
   if (v.H() == 1) {
     s.formula = "output_0 = weights " + kDot + " v   " + dims(t.heads[0].output) + "   (1 head)";
     s.what = "There is one head, so its output " + dims(t.heads[0].output) + " is all that attention computed. Row " +
-             quoted(v.q(i)) + ": " + vec(t.heads[0].output.row(i)) + ".";
+             quoted(v.q(i)) + ": " + vec(t.heads[0].output, i) + ".";
     s.why =
         "One head learns one notion of relevance. With more heads, each can follow a different relation between "
         "tokens (agreement, what a pronoun refers to) at about the same cost.";
@@ -361,7 +361,7 @@ StepText head_outputs(const StepContext& v) {
     const int best = best_key(h, h.weights(), i);
     if (best < 0 || h.row_status[static_cast<std::size_t>(i)] != RowStatus::Ok) continue;
     looks += (looks.empty() ? " head " + num(g) + " looks most at " : ", head " + num(g) + " at ") + quoted(v.k(best)) +
-             " (" + short_number(h.weights(i, best)) + ")";
+             " (" + probability_text(h.weights(i, best)) + ")";
   }
   if (!looks.empty()) s.what += " For " + quoted(v.q(i)) + ":" + looks + (v.H() > 4 ? ", " + kEllipsis + "." : ".");
   s.why =
@@ -381,10 +381,10 @@ StepText concat(const StepContext& v) {
                 dims(t.W_O());
     s.what = (v.H() == 1 ? std::string("With one head, concat is its output: concat of ")
                          : "The " + num(v.H()) + " head outputs are laid side by side: concat of ") +
-             quoted(v.q(i)) + " is " + vec(t.concat.row(i)) + ". W_O then " +
+             quoted(v.q(i)) + " is " + vec(t.concat, i) + ". W_O then " +
              (t.concat.cols() == 1 ? std::string("maps that single number to ")
                                    : "mixes all " + num(t.concat.cols()) + " numbers into ") +
-             num(t.output.cols()) + ": output of " + quoted(v.q(i)) + " = " + vec(t.output.row(i)) + ".";
+             num(t.output.cols()) + ": output of " + quoted(v.q(i)) + " = " + vec(t.output, i) + ".";
     s.why =
         "Side by side, the heads do not talk to each other. W_O lets every output number draw on every head, and "
         "brings the width back to d_model = " +
@@ -396,9 +396,9 @@ StepText concat(const StepContext& v) {
   s.formula = "output = concat = [" + parts + "]   " + dims(t.output) + "   (no W_O)";
   s.what = v.H() == 1
                ? "With one head and no W_O, the concatenation is just the head's output: " + quoted(v.q(i)) + " = " +
-                     vec(t.output.row(i)) + "."
+                     vec(t.output, i) + "."
                : "The " + num(v.H()) + " head outputs are laid side by side into " + dims(t.output) +
-                     "; with no W_O this is the final output: " + quoted(v.q(i)) + " = " + vec(t.output.row(i)) + ".";
+                     "; with no W_O this is the final output: " + quoted(v.q(i)) + " = " + vec(t.output, i) + ".";
   s.why =
       "Without W_O the heads stay in separate columns and nothing mixes them; turn on the output projection to see "
       "the mixing.";
@@ -417,15 +417,15 @@ StepText output(const StepContext& v) {
     s.what = "Each token's output is one contribution per head, added up. For " + quoted(v.q(i)) + ":";
     for (int g = 0; g < v.H() && g < 4; ++g)
       s.what += std::string(g > 0 ? "," : "") + " head " + num(g) + " adds " +
-                vec(t.heads[static_cast<std::size_t>(g)].contribution().row(i));
-    s.what += (v.H() > 4 ? ", " + kEllipsis : std::string()) + ", giving " + vec(t.output.row(i)) + ".";
+                vec(t.heads[static_cast<std::size_t>(g)].contribution(), i);
+    s.what += (v.H() > 4 ? ", " + kEllipsis : std::string()) + ", giving " + vec(t.output, i) + ".";
     s.why = "W_O^(h) is the block of " + plural(v.d(), "row") +
             " of W_O that meets head h's columns, so multi-head "
             "attention is a sum: each head writes its own part, and you can see which head contributed what.";
   } else {
     s.formula = "output = concat   " + dims(t.output) + "   (no W_O)";
     s.what = "This is what attention hands on: one new row per token. " + quoted(v.q(i)) + " went in as " +
-             vec(t.x.row(i)) + " and comes out as " + vec(t.output.row(i)) + ".";
+             vec(t.x, i) + " and comes out as " + vec(t.output, i) + ".";
     s.why = t.output.cols() == t.x.cols()
                 ? "The output row carries what each token read from the others. In a Transformer it is added back "
                   "to the input and passed on to the next layer."

@@ -5,6 +5,7 @@
 
 #include "core/attention.h"
 #include "core/text_format.h"
+#include "ui/logic/cell_format.h"
 #include "ui/logic/glyphs.h"
 #include "ui/logic/hover_text.h"
 #include "ui/logic/step_text.h"
@@ -26,21 +27,26 @@ inline std::string dims(Eigen::Index rows, Eigen::Index cols) {
 }
 inline std::string dims(const Matrix& m) { return dims(m.rows(), m.cols()); }
 
-// "[1.977, 7.392, 0.772]"; long rows stop after 6 entries so a sentence stays one line on a projector.
-template <typename Row>
-std::string vec(const Row& row) {
+// "[1.977, 7.392, 0.772]": row r of m at the matrix's decimals (matrix_decimals), as its cells write it; long rows
+// stop after 6 entries so a sentence stays one line on a projector.
+inline std::string vec(const Matrix& m, Eigen::Index r) {
+  const int decimals = matrix_decimals(m);
   std::string s = "[";
-  for (Eigen::Index k = 0; k < row.size(); ++k) {
+  for (Eigen::Index k = 0; k < m.cols(); ++k) {
     if (k == 6) return s + ", " + glyph::kEllipsis + "]";
-    s += (k > 0 ? ", " : "") + short_number(row(k));
+    s += (k > 0 ? ", " : "") + format_fixed(m(r, k), decimals);
   }
   return s + "]";
 }
 
+// One cell of m as its cells write it (visible: m's hidden cells do not count, as in its heatmap).
+inline std::string cell(const Matrix& m, Eigen::Index r, Eigen::Index c, const Matrix* visible = nullptr) {
+  return format_fixed(m(r, c), matrix_decimals(m, visible));
+}
+
 // "2, 8, 6": one row of numbers inside a sentence.
-template <typename Row>
-std::string list(const Row& row) {
-  const std::string v = vec(row);
+inline std::string list(const Matrix& m, Eigen::Index r) {
+  const std::string v = vec(m, r);
   return v.substr(1, v.size() - 2);
 }
 

@@ -22,8 +22,8 @@ StepText positions_text(const StepContext& v) {
   const int last = t.n_q() - 1;
   s.what = c == 0 ? "Row p of P is added to token p's embedding: "
                   : "Every position is shifted by " + num(c) + ": token p gets row " + num(c) + " + p of P. ";
-  s.what += quoted(v.q(last)) + " at position " + num(c + last) + " gets " + vec(t.positions.row(last)) +
-            " and becomes " + vec(t.input().row(last)) + ".";
+  s.what += quoted(v.q(last)) + " at position " + num(c + last) + " gets " + vec(t.positions, last) + " and becomes " +
+            vec(t.input(), last) + ".";
   if (t.cross_attention) s.what += " The context adds its own rows " + num(c) + " to " + num(c + t.n_kv() - 1) + ".";
   s.what += " Everything after reads these sums.";
   s.why = std::string(
@@ -48,7 +48,7 @@ StepText rope_text(const StepContext& v) {
     s.what = "MLA turns only a separate part of width d_R = " + num(r) +
              ": q_r of each head and one k_r per token, "
              "shared by every head and cached beside the latent. " +
-             "The q_r of " + quoted(v.q(i)) + " is " + vec(h.q_r.row(i)) + " after its turn.";
+             "The q_r of " + quoted(v.q(i)) + " is " + vec(h.q_r, i) + " after its turn.";
     s.why =
         "RoPE's turn sits between the query and the key, so W_UK could no longer be folded into the queries: "
         "the absorbed form would need a different matrix for every distance. Keeping the latent unturned and "
@@ -62,7 +62,7 @@ StepText rope_text(const StepContext& v) {
       "Each pair of numbers of q and k is a point turned by an angle that grows with its position: " + quoted(v.q(i)) +
       " at position " + num(first_position(t.attention) + i) + " turns its first pair by " +
       short_number(rope_angle(first_position(t.attention) + i, 0, d, t.attention.rope_base)) + " rad, from " +
-      vec(h.q.row(i)) + " to " + vec(h.q_rope.row(i)) + ". Lengths do not change.";
+      vec(h.q, i) + " to " + vec(h.q_rope, i) + ". Lengths do not change.";
   s.why = "Turning a query at position m by m" + kDot + "f and a key at position n by n" + kDot +
           "f leaves their dot product depending on m - n only: shift every position by the same amount and the "
           "scores stay the same. So the scores know how far apart two tokens are, not where they sit.";

@@ -64,7 +64,7 @@ std::vector<std::string> role_changes(const std::vector<HeadScores>& before, con
     out.push_back(is == HeadRole::None
                       ? head + " " + what_it_does(is) + " (it was " + article(was) + role_name(was) + ")."
                       : head + " now " + what_it_does(is) + ": " + article(is) + role_name(is) + " (score " +
-                            format_number(role_score(now[i]), 2) + ").");
+                            probability_text(role_score(now[i])) + ").");
   }
   return out;
 }

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/text_format.h"
 #include "ui/logic/cell_format.h"
 #include "ui/logic/chart_axes.h"
 #include "ui/logic/hover_text.h"
@@ -44,8 +45,8 @@ void navigation(AppState& state, const Lesson& l) {
   if (ImGui::Button("Close lesson")) CloseLesson(state);
 }
 
-// Three decimals, or four where three would say little or read as a whole number (a saturated row's 0.0008
-// and 0.9999).
+// An entropy with three decimals, or four where three would say little or read as a whole number (a saturated
+// row's 0.0008 nats); its weights are probabilities (probability_text).
 std::string experiment_number(double x) {
   const std::string three = format_fixed(x, 3);
   return std::abs(x) < 0.01 || std::stod(three) == std::round(x) ? format_fixed(x, 4) : three;
@@ -119,7 +120,7 @@ SqrtDkFigures experiment_for(int d_k, float column_w) {
     const SoftmaxRow& row = n.row[i];
     ExperimentColumn& c = e.row[i];
     c.caption = WrapAtSpaces(std::string(i == 1 ? "scaled" : "raw") + ": entropy " + experiment_number(row.entropy) +
-                                 " nats, largest weight " + experiment_number(row.max_weight),
+                                 " nats, largest weight " + probability_text(row.max_weight),
                              column_w);
     c.values.assign(row.weights.begin(), row.weights.end());
   }

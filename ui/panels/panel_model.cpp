@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/model_bytes.h"
+#include "core/text_format.h"
 #include "ui/logic/cell_format.h"
 #include "ui/logic/chart_axes.h"
 #include "ui/logic/model_text.h"
@@ -32,7 +33,7 @@ void stream_tooltip(const std::string& where, const std::vector<std::string>& to
   ImGui::BeginTooltip();
   ImGui::Text("%s, \"%s\" (position %d), dimension %d:  %s", where.c_str(),
               tokens[static_cast<std::size_t>(r.hovered_row)].c_str(), r.hovered_row, r.hovered_col,
-              format_cell(m(r.hovered_row, r.hovered_col), 12).c_str());
+              format_fixed(m(r.hovered_row, r.hovered_col), matrix_decimals(m)).c_str());
   ImGui::TextDisabled("click to open the box large, with its numbers");
   ImGui::EndTooltip();
 }
@@ -284,7 +285,7 @@ std::string overview_cell_text(int layer, int head, int n, const Matrix& overvie
   };
   return "layer " + std::to_string(layer) + ", head " + std::to_string(head) + ": " +
          span(row, overview.rows(), "queries") + " look at " + span(col, overview.cols(), "keys") +
-         " with mean weight " + format_cell(overview(row, col), 4) + "\n(click L" + std::to_string(layer) +
+         " with mean weight " + probability_text(overview(row, col)) + "\n(click L" + std::to_string(layer) +
          " to keep this layer's heads whole)";
 }
 
@@ -372,7 +373,7 @@ void predictions(AppState& state, float width) {
   for (const Prediction& p : top_predictions(t, m.vocab, position, 5))
     bars.push_back({p.token, p.probability, accent_colour(), ""});
   BarChartOptions b;
-  b.unit = AxisUnit::Plain;
+  b.unit = AxisUnit::Probability;
   b.size = {width, 0};
   // Within what is in sight below, where it starts in sight: the axis under the bars is read too.
   const float in_sight = ImGui::GetWindowPos().y + ImGui::GetWindowHeight() - ImGui::GetStyle().WindowPadding.y -

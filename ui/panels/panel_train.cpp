@@ -147,7 +147,7 @@ void score_chart(AppState& state, ImVec2 size) {
   o.flags = LineChartFlags_NoLegend;  // each head is named at its line's end
   // No x title: the timeline above counts the steps, and the line it would take is the head labels' room.
   o.x = nice_axis(0, std::max(state.trainer.settings().steps, 1), AxisScale::Linear, AxisUnit::Plain, "");
-  o.y = {0, 1, AxisScale::Linear, AxisUnit::Plain, ""};
+  o.y = {0, 1, AxisScale::Linear, AxisUnit::Probability, ""};  // scores are mean attention weights
   o.size = {size.x, size.y - ImGui::GetFrameHeightWithSpacing()};
   o.y_label_width = step_charts_label_width();
   LineChart("scores", series, o);
@@ -239,11 +239,11 @@ void head_thumbnails(TrainView& view, const TrainSnapshot& s, float cell) {
             "head %s at step %d: %s\nscores: previous-token %s, induction %s, duplicate-token %s, "
             "first-token %s\n\"%s\" (position %d) attends to \"%s\" (position %d): %s\nclick: its gradient",
             head_name(score).c_str(), s.step, role_name(head_role(score)).c_str(),
-            format_number(score.previous_token, 3).c_str(), format_number(score.induction, 3).c_str(),
-            format_number(score.duplicate_token, 3).c_str(), format_number(score.first_token, 3).c_str(),
+            probability_text(score.previous_token).c_str(), probability_text(score.induction).c_str(),
+            probability_text(score.duplicate_token).c_str(), probability_text(score.first_token).c_str(),
             vocab[static_cast<std::size_t>(s.probe[static_cast<std::size_t>(r.hovered_row)])].c_str(), r.hovered_row,
             vocab[static_cast<std::size_t>(s.probe[static_cast<std::size_t>(r.hovered_col)])].c_str(), r.hovered_col,
-            format_number(w(r.hovered_row, r.hovered_col), 3).c_str());
+            probability_text(w(r.hovered_row, r.hovered_col)).c_str());
       const std::string word = role_word(head_role(score));
       const std::string what = TextWidth(word) <= cell ? word : FitText(role_abbreviation(head_role(score)), cell);
       if (head_role(score) == HeadRole::None) ImGui::TextDisabled("%s", what.c_str());

@@ -451,7 +451,8 @@ void tooltip(const Matrix& m, const HeatmapOptions& opts, const HeatmapResult& r
   const double x = m(result.hovered_row, result.hovered_col);
   ImGui::BeginTooltip();
   ImGui::Text("%s \u2192 %s:  %s", HeatmapLabel(opts.row_labels, result.hovered_row).c_str(),
-              HeatmapLabel(opts.col_labels, result.hovered_col).c_str(), format_cell(x, 12).c_str());
+              HeatmapLabel(opts.col_labels, result.hovered_col).c_str(),
+              format_fixed(x, matrix_decimals(m, opts.visible)).c_str());
   ImGui::EndTooltip();
 }
 
