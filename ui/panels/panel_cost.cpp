@@ -105,9 +105,11 @@ void CostPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   LineChartOptions o;
   o.title = "Attention FLOPs per token, " + m->name;  // a generated token; its projections and scores, not the FFN
   o.x = {1, std::ldexp(1.0, kMaxContextExponent), AxisScale::Log10, AxisUnit::Tokens, "context length L (tokens)"};
-  o.y = nice_axis(lo, hi, AxisScale::Log10, AxisUnit::Flops, "FLOPs per token");
+  o.y = nice_axis(lo, hi, AxisScale::Log10, AxisUnit::Flops, "");  // the title says what is counted
   o.size = {0, ImGui::GetContentRegionAvail().y - 4};
-  o.flags = LineChartFlags_PageChart;  // every page on this view is about the chart
+  // Every page on this view is about the chart; each line is named at its end (a legend over the plot covered the
+  // steepest line, and the text above says what each counts).
+  o.flags = LineChartFlags_PageChart | LineChartFlags_NoLegend;
   LineChart("cost", series, o);
   ImGui::End();
 }
