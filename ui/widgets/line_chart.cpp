@@ -290,7 +290,7 @@ struct SideLabel {
   ImU32 text_colour, leader_colour;
 };
 
-// Text in its line's colour where that reads (4.5:1 on the page), else in the text colour beside the coloured leader.
+// Text in its line's colour where that reads (4.5:1 on the page), else in the text colour.
 ImU32 label_colour(ImU32 line, const Palette& c) {
   return contrast_ratio(line | IM_COL32_A_MASK, ImGui::GetColorU32(ImGuiCol_WindowBg) | IM_COL32_A_MASK) >= 4.5
              ? line
@@ -312,7 +312,7 @@ std::vector<Box> draw_side_labels(ImDrawList* dl, std::span<const ReferenceLine>
   float column = p.min.x;  // right of every line's end: nothing of a line lies there
   for (const Series& s : series)
     if (const std::optional<ImVec2> e = s.end_label.empty() ? std::nullopt : line_end(s, p)) {
-      labels.push_back({e->y, e->x, &s.end_label, label_colour(s.colour, c), s.colour});
+      labels.push_back({e->y, e->x, &s.end_label, label_colour(s.colour, c), c.reference});
       column = std::max(column, e->x);
     }
   std::vector<float> want;
@@ -322,8 +322,10 @@ std::vector<Box> draw_side_labels(ImDrawList* dl, std::span<const ReferenceLine>
   std::vector<Box> boxes;
   for (std::size_t i = 0; i < labels.size(); ++i) {
     const float x = (i < first_end ? p.max.x : column) + kPad;
-    // Thin, so a leader fanning out to a label spread far from its line does not read as a line of data.
-    dl->AddLine({labels[i].from_x, labels[i].want}, {x - 2, at[i]}, labels[i].leader_colour, 1.0f);
+    // Thin, grey and dotted: a leader fanning out to a label spread far from its line must not read as a line of
+    // data (in the line's colour, one from a score of 0 to a label at 0.9 looked like the score leaping).
+    styled_polyline(dl, {{labels[i].from_x, labels[i].want}, {x - 2, at[i]}}, labels[i].leader_colour, 1.0f,
+                    LineDash::Dotted);
     const Box b{x, at[i] - h / 2, x + TextWidth(*labels[i].text), at[i] + h / 2};
     if (x < p.max.x) dl->AddRectFilled({b.x0 - 2, b.y0}, {b.x1 + 2, b.y1}, c.panel, 3.0f);  // over the gridlines
     dl->AddText({b.x0, b.y0}, labels[i].text_colour, labels[i].text->c_str());
