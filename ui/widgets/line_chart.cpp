@@ -71,30 +71,8 @@ std::vector<std::vector<ImVec2>> polylines(const Series& s, const Plot& p) {
 // Dashes carry on across corners, so a dashed polyline reads as one evenly dashed line; a solid one is one polyline.
 void styled_polyline(ImDrawList* dl, const std::vector<ImVec2>& pts, ImU32 colour, float thickness, LineDash dash) {
   const std::vector<float> pattern = dash_lengths(dash);
-  if (pattern.empty()) {
-    dl->AddPolyline(pts.data(), static_cast<int>(pts.size()), colour, ImDrawFlags_None, thickness);
-    return;
-  }
-  std::size_t piece = 0;
-  float left = pattern[0];
-  for (std::size_t i = 1; i < pts.size(); ++i) {
-    const ImVec2 a = pts[i - 1], b = pts[i];
-    const float len = std::hypot(b.x - a.x, b.y - a.y);
-    if (len <= 0) continue;
-    const ImVec2 d{(b.x - a.x) / len, (b.y - a.y) / len};
-    for (float pos = 0; pos < len;) {
-      const float step = std::min(left, len - pos);
-      if (piece % 2 == 0)
-        dl->AddLine({a.x + d.x * pos, a.y + d.y * pos}, {a.x + d.x * (pos + step), a.y + d.y * (pos + step)}, colour,
-                    thickness);
-      pos += step;
-      left -= step;
-      if (left <= 0) {
-        piece = (piece + 1) % pattern.size();
-        left = pattern[piece];
-      }
-    }
-  }
+  if (pattern.empty()) dl->AddPolyline(pts.data(), static_cast<int>(pts.size()), colour, ImDrawFlags_None, thickness);
+  else AddPatternedPolyline(dl, pts, colour, thickness, pattern);
 }
 
 // A marker's shape, filled, centred at `at`, ringed in the panel's colour so it stands out where lines cross.
@@ -383,14 +361,34 @@ ImVec2 chart_size(ImVec2 wanted) {
 
 }  // namespace
 
-void AddDashedLine(ImDrawList* dl, ImVec2 a, ImVec2 b, ImU32 colour, float thickness) {
-  const float len = std::hypot(b.x - a.x, b.y - a.y), dash = 6.0f, gap = 4.0f;
-  if (len <= 0) return;
-  const ImVec2 d{(b.x - a.x) / len, (b.y - a.y) / len};
-  for (float pos = 0; pos < len; pos += dash + gap) {
-    const float end = std::min(pos + dash, len);
-    dl->AddLine({a.x + d.x * pos, a.y + d.y * pos}, {a.x + d.x * end, a.y + d.y * end}, colour, thickness);
+void AddPatternedPolyline(ImDrawList* dl, std::span<const ImVec2> pts, ImU32 colour, float thickness,
+                          std::span<const float> pattern) {
+  std::size_t piece = 0;
+  float left = pattern[0];
+  for (std::size_t i = 1; i < pts.size(); ++i) {
+    const ImVec2 a = pts[i - 1], b = pts[i];
+    const float len = std::hypot(b.x - a.x, b.y - a.y);
+    if (len <= 0) continue;
+    const ImVec2 d{(b.x - a.x) / len, (b.y - a.y) / len};
+    for (float pos = 0; pos < len;) {
+      const float step = std::min(left, len - pos);
+      if (piece % 2 == 0)
+        dl->AddLine({a.x + d.x * pos, a.y + d.y * pos}, {a.x + d.x * (pos + step), a.y + d.y * (pos + step)}, colour,
+                    thickness);
+      pos += step;
+      left -= step;
+      if (left <= 0) {
+        piece = (piece + 1) % pattern.size();
+        left = pattern[piece];
+      }
+    }
   }
+}
+
+void AddDashedLine(ImDrawList* dl, ImVec2 a, ImVec2 b, ImU32 colour, float thickness) {
+  const ImVec2 pts[] = {a, b};
+  const float pattern[] = {6.0f, 4.0f};
+  AddPatternedPolyline(dl, pts, colour, thickness, pattern);
 }
 
 int BottomAxisTickBudget(const Axis& a, float width) {

@@ -62,8 +62,12 @@ void LineChart(const char* id, std::span<const Series> series, const LineChartOp
 // The smallest and largest positive y over all series (what a log axis can show); {1, 1} when none.
 std::pair<double, double> positive_extent(std::span<const Series> series);
 
-// Pieces ui::BarChart draws the same way.
-void AddDashedLine(ImDrawList* dl, ImVec2 a, ImVec2 b, ImU32 colour, float thickness);
+// Pieces ui::BarChart and ui::VectorPlot draw the same way.
+// A polyline drawn and left blank by turns for the lengths of `pattern` (pixels, starting drawn); the pattern carries
+// on across corners, so a polyline reads as one evenly patterned line.
+void AddPatternedPolyline(ImDrawList* dl, std::span<const ImVec2> pts, ImU32 colour, float thickness,
+                          std::span<const float> pattern);
+void AddDashedLine(ImDrawList* dl, ImVec2 a, ImVec2 b, ImU32 colour, float thickness);  // 6 px dashes, 4 px gaps
 // How many labelled ticks a horizontal axis `width` pixels wide has room for.
 int BottomAxisTickBudget(const Axis& a, float width);
 // Gridlines over [plot_min, plot_max], tick marks and labels below it; a label that would leave

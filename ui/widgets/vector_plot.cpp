@@ -9,6 +9,7 @@
 
 #include "ui/logic/colormap.h"
 #include "ui/widgets/layout_check_frame.h"
+#include "ui/widgets/line_chart.h"
 
 namespace attn::ui {
 namespace {
@@ -58,15 +59,6 @@ struct Frame {
   }
 };
 
-void dashed_line(ImDrawList* dl, ImVec2 a, ImVec2 b, ImU32 colour, float thickness) {
-  const float length = std::hypot(b.x - a.x, b.y - a.y), dash = 7.0f;
-  for (float s = 0; s < length; s += 2 * dash) {
-    const float e = std::min(length, s + dash);
-    dl->AddLine({a.x + (b.x - a.x) * s / length, a.y + (b.y - a.y) * s / length},
-                {a.x + (b.x - a.x) * e / length, a.y + (b.y - a.y) * e / length}, colour, thickness);
-  }
-}
-
 void axes(ImDrawList* dl, const Frame& f, const VectorPlotOptions& o, Labels& labels) {
   const ImU32 grid = ImGui::GetColorU32(ImGuiCol_Border, 0.5f), axis = ImGui::GetColorU32(ImGuiCol_TextDisabled);
   const int across = static_cast<int>(std::floor(f.x_extent / f.extent * 4.0 + 1e-9));
@@ -91,7 +83,9 @@ std::optional<ImVec2> arrow(ImDrawList* dl, const Frame& f, const PlotArrow& a) 
   const ImVec2 u{(tip.x - o.x) / length, (tip.y - o.y) / length}, n{-u.y, u.x};
   const float head = std::min(length * 0.4f, 8.0f + 2.0f * a.thickness);
   const ImVec2 base{tip.x - u.x * head, tip.y - u.y * head};
-  if (a.dashed) dashed_line(dl, o, base, a.colour, a.thickness);
+  static constexpr float kDash[] = {7.0f, 7.0f};
+  const ImVec2 shaft[] = {o, base};
+  if (a.dashed) AddPatternedPolyline(dl, shaft, a.colour, a.thickness, kDash);
   else dl->AddLine(o, base, a.colour, a.thickness);
   const float w = head * 0.45f;
   dl->AddTriangleFilled(tip, {base.x + n.x * w, base.y + n.y * w}, {base.x - n.x * w, base.y - n.y * w}, a.colour);
