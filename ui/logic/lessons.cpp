@@ -190,8 +190,8 @@ void read_step_modes(const JsonFields& r, LessonPage& p) {
 void check_view_keys(const JsonFields& r, View view) {
   const std::string_view actual = view_name(view);
   if (view != View::Pipeline)
-    for (const char* key : {"step", "head", "highlight", "absorbed", "shift_experiment", "naive_rope", "online",
-                            "geometry", "sparsity_loss", "focus"})
+    for (const char* key : {"step", "head", "highlight", "heads_panel", "absorbed", "shift_experiment", "naive_rope",
+                            "online", "geometry", "sparsity_loss", "focus"})
       r.only_for(key, "view pipeline", actual);
   if (view != View::Decode)
     for (const char* key : {"decode_tokens", "decode_section"}) r.only_for(key, "view decode", actual);
@@ -282,7 +282,7 @@ LessonPage read_page(const json& j, const std::string& path, const JsonSource* s
                                "naive_rope",     "online",        "geometry",      "sparsity_loss",
                                "overrides",      "experiment",    "d_k",           "model",
                                "model_tokens",   "layer",         "model_section", "train_steps",
-                               "train_gradient", "model_outline", "focus"},
+                               "train_gradient", "model_outline", "focus",         "heads_panel"},
                      "lesson", source);
   LessonPage p;
   p.title = r.nonempty_string("title");
@@ -297,6 +297,7 @@ LessonPage read_page(const json& j, const std::string& path, const JsonSource* s
   if (r.has("preset")) p.preset = r.nonempty_string("preset");
   if (r.has("highlight")) p.highlight = read_highlight(r.at("highlight"), r.child("highlight"), source);
   if (r.has("focus")) p.focus = read_focus(r.at("focus"), r.child("focus"), source);
+  p.heads_panel = r.boolean("heads_panel", false);
   p.absorbed = r.boolean("absorbed", false);
   read_step_modes(r, p);
   if (r.has("overrides")) p.overrides = read_overrides(r.at("overrides"), r.child("overrides"), source);

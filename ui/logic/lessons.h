@@ -43,6 +43,9 @@
 //                                                         whole, the others are elided as "⋯" (ui/logic/focus.h).
 //                                                         Offered with W_O on the concat step (concat, W_O, output)
 //                                                         and the output step (head 0, head 1, ..., output)
+//         "heads_panel": true,                            pipeline only: the Heads panel (every head's weights, who
+//                                                         looks at whom) beside the step, for a page that points at
+//                                                         it; default false: the step takes its room
 //         "absorbed": true,                               pipeline, an MLA scenario: its scores step in the absorbed
 //                                                         form (W_UQK) beside q kᵀ; default false
 //         "overrides": {"mask": "causal"},                attention fields changed for this page (below)
@@ -104,6 +107,7 @@ struct LessonPage {
   std::optional<std::string> preset;           // sets ModelViewSettings::preset; empty keeps the current one
   std::vector<std::pair<int, int>> highlight;  // (row, col) cells of step_result(trace, step, head)
   std::vector<FocusTerm> focus;                // the rows and columns kept when the step must be elided
+  bool heads_panel = false;                    // the Heads panel beside the pipeline (the page points at it)
   bool absorbed = false;                       // MLA: the scores step shows the absorbed form (AppState::show_absorbed)
   bool shift_experiment = false;               // the positions or rope step shows the shift experiment
   bool naive_rope = false;                     // MLA's rope step turns the expanded keys instead

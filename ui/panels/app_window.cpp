@@ -83,8 +83,11 @@ Layout layout_for(const AppState& state, ImVec2 display) {
   // A lesson on the Train view drives the run itself: its settings panel gives the room to the charts and heads.
   const bool no_inputs = state.display.presentation || (state.view == View::Train && state.lesson.open());
   l.left_w = no_inputs ? 0.0f : std::clamp(display.x * w.inputs_share, w.inputs_min, w.inputs_max) * side_zoom;
-  l.right_w =
-      std::clamp(display.x * w.heads_share, w.heads_min, w.heads_max) * std::min(state.display.zoom, w.side_zoom_cap);
+  // A lesson page that does not point at the Heads panel gives its room to the step it explains.
+  const bool heads = !state.lesson.open() || state.view != View::Pipeline || state.lesson.current_page().heads_panel;
+  l.right_w = heads ? std::clamp(display.x * w.heads_share, w.heads_min, w.heads_max) *
+                          std::min(state.display.zoom, w.side_zoom_cap)
+                    : 0.0f;
   l.center_w = display.x - l.left_w - l.right_w;
   // A lesson page gets the height its text needs, so it is read whole without scrolling.
   l.explain_h = state.lesson.open() ? std::clamp(LessonPanelHeight(state, l.center_w), l.h * w.lesson_min_share,
@@ -123,7 +126,7 @@ void pipeline_view(AppState& state, const Layout& l) {
     if (state.lesson.open()) LessonPanel(state, below, size);
     else ExplainPanel(state, below, size);
   }
-  HeadsPanel(state, {l.left_w + l.center_w, l.top}, {l.right_w, l.h});
+  if (l.right_w > 0) HeadsPanel(state, {l.left_w + l.center_w, l.top}, {l.right_w, l.h});
 }
 
 void views(AppState& state, const Layout& l, ImVec2 display) {
