@@ -101,9 +101,9 @@ void CostPanel(AppState& state, ImVec2 pos, ImVec2 size) {
     return;
   }
   auto [lo, hi] = positive_extent(series);
-  // The floor more than a decade below the lowest line: a line that is all projections (a tiny indexer's) stays clear
-  // of the axis instead of lying on it, and the note on the projections has room under the lines.
-  lo /= 30;
+  // The floor over two decades below the lowest line: a line that is all projections (a tiny indexer's) stays clear
+  // of the axis instead of lying on it, and the note on the projections has room for two lines under the lines.
+  lo /= 300;
   LineChartOptions o;
   o.title = "Attention FLOPs per token, " + m->name;  // a generated token; its projections and scores, not the FFN
   o.x = {1, std::ldexp(1.0, kMaxContextExponent), AxisScale::Log10, AxisUnit::Tokens, "context length L (tokens)"};

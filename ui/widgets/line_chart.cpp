@@ -366,18 +366,24 @@ void draw_notes(ImDrawList* dl, std::span<const ChartNote> notes, const Plot& p,
                 const std::vector<std::vector<Box>>& lines, std::vector<Box>& taken, const Palette& c) {
   for (const ChartNote& n : notes) {
     if (!p.holds_y(n.y)) continue;
-    // Wrapped at the plot's width when it must be.
-    const float wrap = p.max.x - p.min.x - 2 * kPad;
-    const ImVec2 size = ImGui::CalcTextSize(n.text.c_str(), nullptr, false, wrap);
-    const float top = p.py(n.y) + 10;  // under the widest stripe
-    const float x = std::max(p.min.x + kPad, std::min(p.holds_x(n.x) ? p.px(n.x) : p.min.x, p.max.x - kPad - size.x));
-    const Box b{x, top, x + size.x, top + size.y};
+    // Wrapped at the plot's width when it must be, at spaces only (ImGui's wrap splits "24.2" after its point).
+    const std::vector<std::string> rows = WrapAtSpaces(n.text, p.max.x - p.min.x - 2 * kPad);
+    float w = 0;
+    for (const std::string& r : rows) w = std::max(w, TextWidth(r));
+    const float h = ImGui::GetTextLineHeight(), top = p.py(n.y) + 10;  // under the widest stripe
+    const float x = std::max(p.min.x + kPad, std::min(p.holds_x(n.x) ? p.px(n.x) : p.min.x, p.max.x - kPad - w));
+    const Box b{x, top, x + w, top + h * static_cast<float>(rows.size())};
     bool clear = b.x0 >= p.min.x && b.x1 <= p.max.x && b.y1 <= p.max.y;
     for (const std::vector<Box>& l : lines)
       for (const Box& o : l) clear = clear && !overlaps(b, o, 1.0f);
     for (const Box& o : taken) clear = clear && !overlaps(b, o, 1.0f);
-    if (!clear) continue;
-    dl->AddText(ImGui::GetFont(), ImGui::GetFontSize(), {b.x0, b.y0}, c.text, n.text.c_str(), nullptr, wrap);
+    if (!clear) {  // what the note explains goes unexplained: the layout check says so
+      ReportHere("chart: no clear room for the note \"" + n.text + "\"");
+      continue;
+    }
+    dl->AddRectFilled({b.x0 - 2, b.y0}, {b.x1 + 2, b.y1}, c.panel | IM_COL32_A_MASK, 3.0f);  // over the gridlines
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      dl->AddText({b.x0, b.y0 + h * static_cast<float>(i)}, c.text, rows[i].c_str());
     taken.push_back(b);
   }
 }

@@ -46,8 +46,9 @@ struct ChartMark {
   ImU32 colour;
 };
 
-// A line of text in the plot, its left end at x and its top just under y (a note under a line's flat part), moved
-// left as needed to stay inside the plot; left out where it would cross a line or a label.
+// Text in the plot, its left end at x and its top just under y (a note under a line's flat part), wrapped at the plot's
+// width and moved left as needed to stay inside it; left out (a layout check finding) where it would cross a line or
+// a label.
 struct ChartNote {
   double x, y;
   std::string text;
