@@ -120,7 +120,7 @@ void CostPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   o.size = {0, ImGui::GetContentRegionAvail().y - 4};
   // Every page on this view is about the chart; each line is named at its end (a legend over the plot covered the
   // steepest line, and the text above says what each counts).
-  o.flags = LineChartFlags_PageChart | LineChartFlags_NoLegend;
+  o.flags = LineChartFlags_PageChart | LineChartFlags_NoLegend | LineChartFlags_Stripes;
   LineChart("cost", series, o);
   ImGui::End();
 }

@@ -111,8 +111,8 @@ struct Run {
   std::vector<float> widths;
 };
 
-// Every series' runs in drawing order, those lying on later ones widened into a stripe around them.
-std::vector<Run> series_runs(std::span<const Series> series, const Plot& p) {
+// Every series' runs in drawing order; with `stripes`, those lying on later ones widened into a stripe around them.
+std::vector<Run> series_runs(std::span<const Series> series, const Plot& p, bool stripes) {
   std::vector<Run> runs;
   std::vector<PixelLine> lines;
   for (const Series& s : series)
@@ -121,8 +121,10 @@ std::vector<Run> series_runs(std::span<const Series> series, const Plot& p) {
       lines.emplace_back();
       for (const ImVec2& v : runs.back().points) lines.back().x.push_back(v.x), lines.back().y.push_back(v.y);
     }
-  const std::vector<std::vector<float>> widths = stripe_widths(lines, kLineWidth, 4.0f);
-  for (std::size_t i = 0; i < runs.size(); ++i) runs[i].widths = widths[i];
+  const std::vector<std::vector<float>> widths =
+      stripes ? stripe_widths(lines, kLineWidth, 4.0f) : std::vector<std::vector<float>>{};
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    runs[i].widths = stripes ? widths[i] : std::vector<float>(runs[i].points.size() - 1, kLineWidth);
   return runs;
 }
 
@@ -154,13 +156,13 @@ void report_hidden_lines(const std::vector<Run>& runs) {
   for (const std::string& f : found) ReportHiddenHere("chart: " + f);
 }
 
-void draw_series(ImDrawList* dl, std::span<const Series> series, const Plot& p, bool page_chart) {
+void draw_series(ImDrawList* dl, std::span<const Series> series, const Plot& p, LineChartFlags flags) {
   if (LayoutCheckOn())
     for (const Series& s : series)
       ReportLineContrastHere("line " + s.name, s.colour, ImGui::GetColorU32(ImGuiCol_WindowBg));
-  const std::vector<Run> runs = series_runs(series, p);
+  const std::vector<Run> runs = series_runs(series, p, flags & LineChartFlags_Stripes);
   for (const Run& r : runs) draw_run(dl, r);
-  if (page_chart && LayoutCheckOn()) report_hidden_lines(runs);
+  if ((flags & LineChartFlags_PageChart) && LayoutCheckOn()) report_hidden_lines(runs);
 }
 
 // The series' markers over every line (a marker under another line would hide its shape), on points in the plot.
@@ -616,7 +618,7 @@ void LineChart(const char* id, std::span<const Series> series, const LineChartOp
     }
 
   dl->PushClipRect(p.min, p.max, true);
-  draw_series(dl, series, p, opts.flags & LineChartFlags_PageChart);
+  draw_series(dl, series, p, opts.flags);
   dl->PopClipRect();
   dl->AddRect({p.min.x - 0.5f, p.min.y - 0.5f}, {p.max.x + 0.5f, p.max.y + 0.5f}, c.frame);
   for (const Series& s : series) draw_series_markers(dl, s, p, c);

@@ -21,7 +21,6 @@ struct Series {
   ImU32 colour;
   LineStyle style = {};   // dash and marker: colour is never a line's only cue (series_style gives distinct ones)
   std::string end_label;  // written right of the line's last point, nudged clear of the other labels; "": none
-  // Where lines lie on each other, the one drawn first is drawn wider around the later ones (a stripe), so none hides.
 };
 
 struct ReferenceLine {
@@ -35,6 +34,10 @@ enum LineChartFlags_ {
   LineChartFlags_NoHover = 1 << 1,   // no cursor line and tooltip (thumbnails, captures)
   // What a lesson page shows the class: the layout check wants its plot a third of the window each way.
   LineChartFlags_PageChart = 1 << 2,
+  // Lines lying on each other drawn as a stripe, the one drawn first widest (stripe_widths): for a few lines that
+  // coincide in part, such as the Cost view's while the projections dominate (many lines at one value would make a
+  // broad band).
+  LineChartFlags_Stripes = 1 << 3,
 };
 using LineChartFlags = int;
 
