@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <sstream>
 
 namespace attn {
@@ -97,6 +98,21 @@ std::string join(std::span<const std::string_view> parts, std::string_view separ
     out += p;
   }
   return out;
+}
+
+std::string significant_text(double x, int digits) {
+  if (x == 0 || !std::isfinite(x)) return x == 0 ? "0" : general_number(x);
+  const int magnitude = static_cast<int>(std::floor(std::log10(std::abs(x))));
+  int decimals = std::max(0, digits - 1 - magnitude);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, x);
+  // 9.996 to 3 digits rounds up to "10.00": a digit more than wanted, so one decimal fewer.
+  const double shown = std::abs(std::strtod(buf, nullptr));
+  if (decimals > 0 && shown >= std::pow(10.0, magnitude + 1)) {
+    --decimals;
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, x);
+  }
+  return buf;
 }
 
 std::string general_number(double x) {

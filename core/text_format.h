@@ -14,7 +14,9 @@
 // - Probabilities and attention weights in text, lists and bars: probability_text, always three decimals, so a list
 //   reads 0.462, 0.098, 0.000 and never mixes 0.462, 0.0977 and 3.85e-4; exactly 0 (a hidden key) is "0".
 //   A weights matrix in cells follows the activation rule, which gives the same three decimals.
-// - Counts, bytes and FLOPs: thousands, bytes_text, percent, and the chart units (ui/logic/chart_axes.h).
+// - Counts, bytes and FLOPs: thousands, bytes_text, percent, and the chart units (ui/logic/chart_axes.h). A size or
+//   count shown as a value (a bar's, a sentence's) keeps three significant digits, zeros included, so bars read
+//   2.26 GB beside 2.30 GB and never 2.3 GB (significant_text); axis ticks, at round values, drop them (10 GB).
 // - Settings and limits in messages: general_number, as typed.
 #include <cstdint>
 #include <filesystem>
@@ -68,6 +70,10 @@ inline constexpr int kActivationDecimals = 3;
 inline constexpr int kSignificantDigits = 4;
 inline constexpr int kTinyActivationDecimals = 8;
 int activation_decimals(double largest, bool all_whole, bool all_tenths = false);
+
+// x > 0 to `digits` significant digits, trailing zeros kept: 2.3, 3 -> "2.30"; 10.74, 3 -> "10.7"; 537.2, 3 -> "537";
+// 1234.5, 3 -> "1235" (a whole number keeps its digits). 0 is "0"; negative numbers get a sign.
+std::string significant_text(double x, int digits);
 
 // The probability rule: 0.4623 -> "0.462", 0.0977 -> "0.098", 3.85e-4 -> "0.000", 1 -> "1.000", 0 and -0 -> "0".
 inline constexpr int kProbabilityDecimals = 3;

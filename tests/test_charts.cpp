@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/text_format.h"
 #include "ui/logic/chart_axes.h"
 #include "ui/logic/compare_text.h"
 #include "ui/logic/cost_text.h"
+#include "ui/logic/layout_check.h"
 #include "ui/logic/line_style.h"
 
 using namespace attn::ui;
@@ -384,4 +386,119 @@ TEST_CASE("thinned decades start at the axis' floor: its bottom tick is labelled
   CHECK(labels(f) == std::vector<std::string>{"10 GFLOP", "10 TFLOP", "10 PFLOP", "10 EFLOP"});
   CHECK(f.front().value == 1e10);
   CHECK(f.front().major);
+}
+
+TEST_CASE("chart values keep 3 significant digits, zeros included: 2.30 GB beside 2.26 GB") {
+  CHECK(attn::significant_text(2.3, 3) == "2.30");
+  CHECK(attn::significant_text(10.74, 3) == "10.7");
+  CHECK(attn::significant_text(537.2, 3) == "537");
+  CHECK(attn::significant_text(1234.6, 3) == "1235");  // a whole number keeps its digits
+  CHECK(attn::significant_text(9.996, 3) == "10.0");   // rounding up into the next decade keeps 3 digits
+  CHECK(attn::significant_text(0.04567, 3) == "0.0457");
+  CHECK(attn::significant_text(-2.3, 3) == "-2.30");
+  CHECK(attn::significant_text(0, 3) == "0");
+  // deepseek-v3's cache at 32,768 tokens: 70,272 bytes a token.
+  CHECK(format_value(70272.0 * 32768, AxisUnit::DecimalBytes) == "2.30 GB");
+  CHECK(format_unit(70272.0 * 32768, AxisUnit::DecimalBytes) == "2.3 GB");  // a tick's form drops the zero
+  CHECK(format_value(2.26e9, AxisUnit::DecimalBytes) == "2.26 GB");
+  CHECK(format_value(537e6, AxisUnit::DecimalBytes) == "537 MB");
+  CHECK(format_value(999.6e6, AxisUnit::DecimalBytes) == "1.00 GB");
+  CHECK(format_value(1e10, AxisUnit::DecimalBytes) == "10.0 GB");
+  CHECK(format_value(1.5 * TiB, AxisUnit::Bytes) == "1.50 TiB");
+  CHECK(format_value(2.42e10, AxisUnit::Flops) == "24.2 GFLOP");
+  CHECK(format_value(32768, AxisUnit::Tokens) == "32k");
+}
+
+TEST_CASE("memory chart: the context axis runs on past a crossing within half an octave of its end") {
+  const double m1 = std::ldexp(1.0, 20), cap = std::ldexp(1.0, 24);
+  // gemma-3-27b's crossings (its four variants at 24, 80 and 141 GB): 971,237 is 0.11 octave from 1M, then
+  // 1,715,866 is 0.29 octave from 2M; nothing lies within half an octave of 4M.
+  const std::vector<double> gemma = {141159,  482956,   855270,   287643,  971237,  1715866,
+                                     4682175, 15619675, 27533737, 2078008, 6939119, 12234258};
+  CHECK(context_axis_end(gemma, m1, cap) == std::ldexp(1.0, 22));
+  // deepseek-v3's: none between 741,455 and 1,048,576 tokens, so the axis keeps its end (1,138,433 stays past it).
+  const std::vector<double> deepseek = {4802,   16009,   28216,   76844,  256147,  451460,
+                                        614754, 2049180, 3611680, 341530, 1138433, 2006489};
+  CHECK(context_axis_end(deepseek, m1, cap) == m1);
+  const std::vector<double> at_end = {1000000};
+  CHECK(context_axis_end(at_end, m1, m1) == m1);  // no room to grow: the end as given
+  CHECK(context_axis_end(at_end, m1, cap) == std::ldexp(1.0, 21));
+}
+
+TEST_CASE("bar chart values move past a reference line rather than sit on it") {
+  const std::vector<float> one = {120}, two = {120, 150}, edge = {96}, inside = {97};
+  CHECK(clear_of_lines(100, 50, one, 4) == 124);
+  CHECK(clear_of_lines(100, 50, two, 4) == 154);  // past the first, then past the second it now meets
+  CHECK(clear_of_lines(100, 50, edge, 4) == 100);
+  CHECK(clear_of_lines(100, 50, inside, 4) == 101);
+  CHECK(clear_of_lines(100, 50, {}, 4) == 100);
+}
+
+TEST_CASE("chart lines as boxes along them, for labels to keep clear of") {
+  const std::vector<float> xs = {0, 12}, ys = {0, 0};
+  const std::vector<Box> boxes = polyline_boxes(xs, ys, 1, 6);
+  REQUIRE(boxes.size() == 2);
+  CHECK((boxes[0].x0 == -1 && boxes[0].y0 == -1 && boxes[0].x1 == 7 && boxes[0].y1 == 1));
+  CHECK((boxes[1].x0 == 5 && boxes[1].y0 == -1 && boxes[1].x1 == 13 && boxes[1].y1 == 1));
+  const std::vector<float> px = {0, 3, 3}, py = {0, 4, 4};  // 5 long, then a point repeated
+  const std::vector<Box> diagonal = polyline_boxes(px, py, 0.5f, 6);
+  REQUIRE(diagonal.size() == 2);
+  CHECK((diagonal[0].x0 == -0.5f && diagonal[0].y0 == -0.5f && diagonal[0].x1 == 3.5f && diagonal[0].y1 == 4.5f));
+}
+
+TEST_CASE("cost chart: a length the page quotes gets a labelled tick, kept before its neighbours") {
+  const Axis x{1, std::ldexp(1.0, 20), AxisScale::Log10, AxisUnit::Tokens, ""};
+  const std::vector<double> pins = {32768};
+  const std::vector<Tick> ticks = with_pinned_ticks(axis_ticks(x, 8), pins, AxisUnit::Tokens);
+  CHECK(std::is_sorted(ticks.begin(), ticks.end(), [](const Tick& a, const Tick& b) { return a.value < b.value; }));
+  const auto pinned = std::find_if(ticks.begin(), ticks.end(), [](const Tick& t) { return t.value == 32768; });
+  REQUIRE(pinned != ticks.end());
+  CHECK((pinned->label == "32k" && pinned->major && pinned->pinned));
+  CHECK(std::count_if(ticks.begin(), ticks.end(), [](const Tick& t) { return t.value == 32768; }) == 1);
+  CHECK(std::count_if(ticks.begin(), ticks.end(), [](const Tick& t) { return t.pinned; }) == 1);
+}
+
+TEST_CASE("cost chart: the lengths a lesson page quotes, written L = N or N tokens") {
+  const std::string kv_cache_page =
+      "Each (query, key) pair costs C_attn = 4 \u00B7 64 heads \u00B7 128 = 32,768 FLOPs per layer. At L = 32,768 "
+      "that is about a hundred billion FLOPs.";
+  CHECK(quoted_lengths(kv_cache_page, 1, 1048576) == std::vector<double>{32768});
+  CHECK(quoted_lengths("fills it after 30,517 tokens; at L = 4096 and 2,048 keys; 244,140 tokens", 1, 1048576) ==
+        std::vector<double>{4096, 30517, 244140});
+  CHECK(quoted_lengths("at 1,138,433 tokens and 32,768 tokens, L = 32,768", 1, 1048576) ==
+        std::vector<double>{32768});  // once each, and only within the axis
+  CHECK(quoted_lengths("a fixed k = 2,048 keys; past a few thousand tokens", 1, 1048576).empty());
+}
+
+TEST_CASE("cost chart: one line under the flat start says it is the projections") {
+  // llama-3-70b: 2 x (8192^2 + 2 x 8192 x 1024 + 8192^2) = 301,989,888 FLOPs a layer, over 80 layers.
+  CHECK(projection_floor_text(301989888.0 * 80) ==
+        "Flat start: the new token's Q, K, V and O projections, 24.2\u00A0GFLOP, the same at every L");
+}
+
+TEST_CASE("chart lines lying on each other become a stripe, the first drawn widest, so the layout check finds none") {
+  const PixelLine a{{0, 50, 100}, {50, 50, 10}}, b{{0, 50, 100}, {50, 50, 50}}, c{{0, 50, 100}, {50, 50, 50}},
+      apart{{0, 100}, {10, 10}};
+  const std::vector<PixelLine> lines = {a, b, c, apart};
+  const std::vector<std::vector<float>> w = stripe_widths(lines, 2.5f, 4.0f);
+  // a lies on b and c only on its first segment; b lies on c all along; c is drawn last; apart meets none.
+  CHECK(w == std::vector<std::vector<float>>{{10.5f, 2.5f}, {6.5f, 6.5f}, {2.5f, 2.5f}, {2.5f}});
+  std::vector<DrawnStroke> strokes, thin;
+  const char* names[] = {"a", "b", "c", "apart"};
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    for (std::size_t k = 0; k + 1 < lines[i].x.size(); ++k) {
+      const DrawnStroke s{names[i],
+                          lines[i].x[k],
+                          lines[i].y[k],
+                          lines[i].x[k + 1],
+                          lines[i].y[k + 1],
+                          w[i][k],
+                          0xFF0000FFu + static_cast<std::uint32_t>(i) * 0x00404000u};
+      strokes.push_back(s);
+      thin.push_back(s);
+      thin.back().width = 2.5f;
+    }
+  CHECK(hidden_strokes(strokes).empty());
+  CHECK(hidden_strokes(thin) ==
+        std::vector<std::string>{"a lies under b", "a lies under c", "b lies under c", "b lies under c"});
 }

@@ -66,8 +66,9 @@ std::string plain(double v, int sig) {
   return with_sign(v, mantissa + "e" + std::to_string(exponent));
 }
 
-// v in the largest unit that keeps it at 1 or more, moving up when rounding reaches `base`.
-std::string scaled_unit(double v, double base, std::span<const char* const> units, int sig) {
+// v in the largest unit that keeps it at 1 or more, moving up when rounding reaches `base`; trailing zeros dropped
+// (a tick's "10 GB") or kept (a value's "2.30 GB").
+std::string scaled_unit(double v, double base, std::span<const char* const> units, int sig, bool keep_zeros = false) {
   if (!std::isfinite(v)) return plain(v, sig) + " " + units[0];
   double x = std::abs(v);
   std::size_t k = 0;
@@ -75,11 +76,14 @@ std::string scaled_unit(double v, double base, std::span<const char* const> unit
     x /= base;
     ++k;
   }
-  std::string text = x == 0 ? "0" : fixed_trimmed(x, decimals_for(x, sig));
+  const auto digits = [&](double y) {
+    return keep_zeros ? significant_text(y, sig) : fixed_trimmed(y, decimals_for(y, sig));
+  };
+  std::string text = x == 0 ? "0" : digits(x);
   if (k + 1 < units.size() && std::strtod(text.c_str(), nullptr) >= base) {
     x /= base;
     ++k;
-    text = fixed_trimmed(x, decimals_for(x, sig));
+    text = digits(x);
   }
   return with_sign(v, text) + " " + units[k];
 }
@@ -340,6 +344,64 @@ double axis_value(double fraction, const Axis& a) {
 
 std::string format_unit(double v, AxisUnit u) {
   return u == AxisUnit::Probability ? probability_text(v) : format_sig(v, u, 3);
+}
+
+std::string format_value(double v, AxisUnit u) {
+  switch (u) {
+    case AxisUnit::Bytes: return scaled_unit(v, 1024, kByteUnits, 3, true);
+    case AxisUnit::DecimalBytes: return scaled_unit(v, 1000, kDecimalByteUnits, 3, true);
+    case AxisUnit::Flops: return scaled_unit(v, 1000, kFlopUnits, 3, true);
+    case AxisUnit::Tokens:
+    case AxisUnit::Probability:
+    case AxisUnit::Plain: break;
+  }
+  return format_unit(v, u);
+}
+
+double context_axis_end(std::span<const double> marks, double end, double max_end) {
+  const auto near_end = [&](double e) {
+    return std::any_of(marks.begin(), marks.end(), [&](double x) { return x > e / std::sqrt(2.0) && x <= e; });
+  };
+  while (near_end(end) && end * 2 <= max_end) end *= 2;
+  return end;
+}
+
+float clear_of_lines(float start, float width, std::span<const float> lines, float gap) {
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (const float x : lines)
+      if (x > start - gap && x < start + width + gap) {
+        start = x + gap;
+        moved = true;
+      }
+  }
+  return start;
+}
+
+std::vector<Box> polyline_boxes(std::span<const float> xs, std::span<const float> ys, float half_width, float step) {
+  std::vector<Box> boxes;
+  for (std::size_t i = 1; i < std::min(xs.size(), ys.size()); ++i) {
+    const float len = std::hypot(xs[i] - xs[i - 1], ys[i] - ys[i - 1]);
+    const int pieces = std::max(1, static_cast<int>(std::ceil(len / step)));
+    for (int k = 0; k < pieces; ++k) {
+      const float t0 = static_cast<float>(k) / static_cast<float>(pieces),
+                  t1 = static_cast<float>(k + 1) / static_cast<float>(pieces);
+      const float xa = xs[i - 1] + (xs[i] - xs[i - 1]) * t0, xb = xs[i - 1] + (xs[i] - xs[i - 1]) * t1;
+      const float ya = ys[i - 1] + (ys[i] - ys[i - 1]) * t0, yb = ys[i - 1] + (ys[i] - ys[i - 1]) * t1;
+      boxes.push_back({std::min(xa, xb) - half_width, std::min(ya, yb) - half_width, std::max(xa, xb) + half_width,
+                       std::max(ya, yb) + half_width});
+    }
+  }
+  return boxes;
+}
+
+std::vector<Tick> with_pinned_ticks(std::vector<Tick> ticks, std::span<const double> values, AxisUnit unit) {
+  for (const double v : values) {
+    std::erase_if(ticks, [&](const Tick& t) { return t.value == v; });
+    ticks.push_back({v, format_unit(v, unit), true, true});
+  }
+  std::stable_sort(ticks.begin(), ticks.end(), [](const Tick& a, const Tick& b) { return a.value < b.value; });
+  return ticks;
 }
 
 std::string format_exact(double v, AxisUnit u) {

@@ -44,6 +44,14 @@ double axis_value(double fraction, const Axis& a);  // the inverse
 // whole tokens ("244,141"), except below 100, which keep 3 significant digits.
 std::string format_unit(double v, AxisUnit u);
 
+// A value (a bar's, a sentence's) as format_unit writes it, but bytes and FLOPs keep their 3 significant digits,
+// zeros included, so values side by side follow one rule: "2.30 GB" beside "2.26 GB", "10.0 GB", "537 MB".
+std::string format_value(double v, AxisUnit u);
+
+// The right end of a log context axis that ends at `end`, doubled (up to `max_end`) while a mark lies within half an
+// octave left of it: a point on the plot's border reads as cut off, so every mark is clearly inside or past the end.
+double context_axis_end(std::span<const double> marks, double end, double max_end);
+
 // The exact value for tooltips: "10,737,418,240 bytes (10 GiB)", "131,072 tokens (128k)",
 // "262,144 FLOP (262 kFLOP)"; the part in brackets only where it says something shorter. Plain whole
 // numbers keep every digit ("1,234,567"), other plain values 6 significant digits.
@@ -53,6 +61,7 @@ struct Tick {
   double value;
   std::string label;  // empty on minor ticks
   bool major;
+  bool pinned = false;  // a value the page talks about: its label is kept before its neighbours'
 };
 
 // Ticks inside [lo, hi], ascending, at most max_major of them labelled:
@@ -66,6 +75,9 @@ struct Tick {
 //   starting at a decade is labelled), minors at 2..9 x each decade.
 // A log range too narrow for two of those majors falls back to linear steps.
 std::vector<Tick> axis_ticks(const Axis& a, int max_major);
+
+// The ticks with a labelled, pinned major at each of `values` (replacing a tick there), ascending.
+std::vector<Tick> with_pinned_ticks(std::vector<Tick> ticks, std::span<const double> values, AxisUnit unit);
 
 // An axis holding [lo, hi], widened to tick values: linear ends to a multiple of the step axis_ticks
 // would take for 6 labels; log ends to powers of 2 (bytes, tokens) or of 10 (otherwise). A log axis
@@ -102,6 +114,14 @@ struct LabelSpot {
 // not hinge on the order labels come in; it gives up after a fixed number of steps (with the best found).
 std::vector<int> place_labels_best(std::span<const std::vector<LabelSpot>> candidates, const std::vector<Box>& occupied,
                                    const std::vector<Box>& avoid, const Box& bounds, float gap);
+
+// The first x from `start` at which a label `width` wide keeps `gap` from every vertical line at `lines` (a bar's
+// value moved past a reference line rather than struck through by it).
+float clear_of_lines(float start, float width, std::span<const float> lines, float gap);
+
+// A polyline (pixels) as boxes along it, each at most `step` long and `half_width` out from the line on every side:
+// what a label placed in the plot must keep clear of.
+std::vector<Box> polyline_boxes(std::span<const float> xs, std::span<const float> ys, float half_width, float step);
 
 // Centres for labels `height` tall that want to sit at `want` (any order) on one vertical line: labels
 // too close are pushed apart as a group around their mean (least total movement), kept inside [lo, hi].

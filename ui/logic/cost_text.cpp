@@ -2,6 +2,9 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <regex>
+#include <set>
 
 #include "core/flops.h"
 #include "core/text_format.h"
@@ -52,6 +55,24 @@ std::string sparse_attention_text(std::uint64_t c_attn, std::uint64_t c_idx, std
          "\u00D7 as much per pair as this model's attention (" + plain(c_idx) + " against " + plain(c_attn) +
          " FLOPs), so its line stays above the KV cache's. It pays in models "
          "whose attention costs more per pair than the indexer, such as DeepSeek's (C_attn = 278,528).";
+}
+
+std::string projection_floor_text(double floor_flops) {
+  std::string flops = format_value(floor_flops, AxisUnit::Flops);
+  flops.replace(flops.find(' '), 1, "\u00A0");  // the number and its unit on one line when the note wraps
+  return "Flat start: the new token's Q, K, V and O projections, " + flops + ", the same at every L";
+}
+
+std::vector<double> quoted_lengths(const std::string& text, double lo, double hi) {
+  static const std::regex length("L = ([0-9]{1,3}(,[0-9]{3})*|[0-9]+)\\b|\\b([0-9]{1,3}(,[0-9]{3})*|[0-9]+) tokens");
+  std::set<double> found;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), length); it != std::sregex_iterator(); ++it) {
+    std::string digits = (*it)[1].matched ? (*it)[1].str() : (*it)[3].str();
+    std::erase(digits, ',');
+    const double v = std::strtod(digits.c_str(), nullptr);
+    if (v >= lo && v <= hi) found.insert(v);
+  }
+  return {found.begin(), found.end()};
 }
 
 }  // namespace attn::ui

@@ -3,6 +3,7 @@
 // whether, and from which context length on, sparse attention saves anything for the model shown.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/memory.h"
 
@@ -16,5 +17,13 @@ std::string attention_cost_text(const ModelShape& m);
 // "sparse attention still scans all L keys, but at 1/16 of the cost ..., so it pays from L = 2,185 tokens on"
 // or, where the indexer costs more per pair than attention (C_idx > C_attn), that it never pays, by how much.
 std::string sparse_attention_text(std::uint64_t c_attn, std::uint64_t c_idx, std::uint64_t k);
+
+// The note under the cost chart's lines saying what their flat start is: "Flat start: the new token's Q, K, V and O
+// projections, 96.6 GFLOP, the same at every L" (`floor_flops` over all layers).
+std::string projection_floor_text(double floor_flops);
+
+// The context lengths a lesson page's text quotes, ascending and each once: the numbers written "L = 32,768" or
+// "32,768 tokens" (not "32,768 FLOPs"), within [lo, hi]. The chart gives each a tick of its own.
+std::vector<double> quoted_lengths(const std::string& text, double lo, double hi);
 
 }  // namespace attn::ui

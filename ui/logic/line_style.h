@@ -28,4 +28,15 @@ std::vector<float> dash_lengths(LineDash d);
 // the last one marked, and always the last point (a line's end is where its label is).
 std::vector<std::size_t> marker_points(std::span<const float> xs, float spacing);
 
+// A line as drawn, in pixels (x ascending).
+struct PixelLine {
+  std::vector<float> x, y;
+};
+
+// The width of each segment of each line (lines in drawing order): `base`, or `step` wider than the widest later line
+// lying on it (layout_check's lie_on_each_other), so lines that coincide (the Cost view's KV cache and sparse lines
+// while the projections dominate both) show as a stripe, the first drawn widest, instead of the last hiding the
+// others. Lines that never meet keep `base` everywhere.
+std::vector<std::vector<float>> stripe_widths(std::span<const PixelLine> lines, float base, float step);
+
 }  // namespace attn::ui

@@ -69,10 +69,9 @@ void CostPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   const bool has_d_model = m->d_model > 0;
   std::vector<Series> series;
   if (has_d_model) {
-    // Named at their ends in short, the legend in full.
-    series.push_back(flops_series(*m, "no cache: recompute every key and value", variant_colour(0), 0,
-                                  [&](std::uint64_t L) { return decode_step_flops_uncached(*m, L); }));
-    series.back().end_label = "no cache";
+    // Named at their ends in short, the legend in full. While the projections dominate, the KV cache, sparse and
+    // scenario lines lie on each other: drawn in that order, each earlier one shows as a wider stripe around the
+    // later ones (line_chart), and the no-cache line, which leaves them at once, comes last.
     series.push_back(flops_series(*m, "KV cache", variant_colour(3), 1,
                                   [&](std::uint64_t L) { return decode_step_flops_cached(*m, L); }));
     series.back().end_label = "KV cache";
@@ -84,6 +83,9 @@ void CostPanel(AppState& state, ImVec2 pos, ImVec2 size) {
     series.back().end_label = "sparse (DSA)";
     if (const std::optional<SparseConfig>& own = state.scenario().attention.sparse)
       series.push_back(scenario_sparse_series(*m, *own, c_attn));
+    series.push_back(flops_series(*m, "no cache: recompute every key and value", variant_colour(0), 0,
+                                  [&](std::uint64_t L) { return decode_step_flops_uncached(*m, L); }));
+    series.back().end_label = "no cache";
   }
   const std::string text =
       "Per generated token, all " + std::to_string(m->layers) + " layers. Attention costs " + attention_cost_text(*m) +
@@ -99,17 +101,26 @@ void CostPanel(AppState& state, ImVec2 pos, ImVec2 size) {
     return;
   }
   auto [lo, hi] = positive_extent(series);
-  // The floor a decade at least a factor 4 below the lowest line: a line that is all projections (a tiny indexer's)
-  // stays clear of the axis instead of lying on it.
-  lo /= 4;
+  // The floor over two decades below the lowest line: a line that is all projections (a tiny indexer's) stays clear
+  // of the axis instead of lying on it, and the note on the projections has room for two lines under the lines.
+  lo /= 300;
   LineChartOptions o;
   o.title = "Attention FLOPs per token, " + m->name;  // a generated token; its projections and scores, not the FFN
   o.x = {1, std::ldexp(1.0, kMaxContextExponent), AxisScale::Log10, AxisUnit::Tokens, "context length L (tokens)"};
   o.y = nice_axis(lo, hi, AxisScale::Log10, AxisUnit::Flops, "");  // the title says what is counted
+  // The lengths the lesson page quotes get ticks of their own ("At L = 32,768 ..." reads against a 32k tick).
+  const bool page_here = state.lesson.open() && state.lesson.current_page().view == View::Cost;
+  const std::vector<double> pins =
+      page_here ? quoted_lengths(state.lesson.current_page().text, o.x.lo, o.x.hi) : std::vector<double>{};
+  o.x_pins = pins;
+  // Under the flat start of the lines, one line saying what it is.
+  const double floor = static_cast<double>(projection_flops_per_token(*m)) * static_cast<double>(m->layers);
+  const ChartNote notes[] = {{1, floor, projection_floor_text(floor)}};
+  o.notes = notes;
   o.size = {0, ImGui::GetContentRegionAvail().y - 4};
   // Every page on this view is about the chart; each line is named at its end (a legend over the plot covered the
   // steepest line, and the text above says what each counts).
-  o.flags = LineChartFlags_PageChart | LineChartFlags_NoLegend;
+  o.flags = LineChartFlags_PageChart | LineChartFlags_NoLegend | LineChartFlags_Stripes;
   LineChart("cost", series, o);
   ImGui::End();
 }

@@ -30,17 +30,24 @@ struct CacheLine {
   ModelShape shape;
 };
 
-// Total bytes at contexts 1, 2, 4, ... 2^20 (window-aware, as the model really caches).
-Series cache_series(const ModelShape& m, const ModelViewSettings& s, std::string name, ImU32 colour) {
-  Series out{std::move(name), {}, {}, colour, {}, {}};
-  for (int e = 0; e <= kMaxContextExponent; ++e) {
+// Total bytes at contexts 1, 2, 4, ... 2^last (window-aware, as the model really caches), after those `out` has.
+void add_cache_points(Series& out, const ModelShape& m, const ModelViewSettings& s, int last) {
+  for (int e = static_cast<int>(out.x.size()); e <= last; ++e) {
     const std::uint64_t tokens = std::uint64_t{1} << e;
     out.x.push_back(static_cast<double>(tokens));
     out.y.push_back(
         static_cast<double>(kv_cache_size(m, tokens, static_cast<std::uint64_t>(s.batch), s.dtype).total_bytes));
   }
+}
+
+Series cache_series(const ModelShape& m, const ModelViewSettings& s, std::string name, ImU32 colour) {
+  Series out{std::move(name), {}, {}, colour, {}, {}};
+  add_cache_points(out, m, s, kMaxContextExponent);
   return out;
 }
+
+// Past 2^20 tokens, as far as a crossing near the right edge needs (context_axis_end); at most 2^24.
+constexpr int kMaxExtendedExponent = 24;
 
 std::vector<CacheLine> chart_lines(const AppState& state, const ModelShape& m) {
   std::vector<CacheLine> lines;
@@ -190,7 +197,7 @@ void stored_floats_table(const ModelShape& m, const ModelViewSettings& s) {
             format_exact(m.window, AxisUnit::Plain) + " tokens. ";
   note += "The cache, " + format_exact(static_cast<double>(all.cache), AxisUnit::Plain) + " floats \u00D7 " +
           std::string(to_string(s.dtype)) + " = " +
-          format_unit(static_cast<double>(all.cache) * bits / 8, AxisUnit::DecimalBytes) + " for one sequence, is " +
+          format_value(static_cast<double>(all.cache) * bits / 8, AxisUnit::DecimalBytes) + " for one sequence, is " +
           m.name + "'s bar.";
   TextDisabledWrapped(note);
 }
@@ -212,10 +219,19 @@ void MemoryPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   if (ImGui::RadioButton("every model as built", state.models.lines_per_preset)) state.models.lines_per_preset = true;
 
   const std::vector<CacheLine> lines = chart_lines(state, *m);
-  std::vector<Series> series;
-  for (const CacheLine& l : lines) series.push_back(l.series);
   const Fits fits = longest_contexts(lines, state.models);
   const std::vector<ChartMark> marks = fit_marks(lines, fits);
+  // The x axis runs on past a crossing near its right end (Gemma 3's 971,237 tokens), so every dot is clearly inside.
+  std::vector<double> mark_x;
+  for (const ChartMark& mk : marks) mark_x.push_back(mk.x);
+  const double x_end =
+      context_axis_end(mark_x, std::ldexp(1.0, kMaxContextExponent), std::ldexp(1.0, kMaxExtendedExponent));
+  const int end_exponent = static_cast<int>(std::lround(std::log2(x_end)));
+  std::vector<Series> series;
+  for (const CacheLine& l : lines) {
+    series.push_back(l.series);
+    add_cache_points(series.back(), l.shape, state.models, end_exponent);
+  }
   const std::vector<ReferenceLine> references = accelerator_lines();
   auto [lo, hi] = positive_extent(series);
   hi = std::max(hi, 141e9);
@@ -225,11 +241,13 @@ void MemoryPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   const float chart_w = side_by_side ? avail_w * 0.58f : avail_w;
   LineChartOptions o;
   o.title = "KV cache, " + std::string(to_string(state.models.dtype)) + ", batch " + std::to_string(state.models.batch);
-  o.x = {1, std::ldexp(1.0, kMaxContextExponent), AxisScale::Log10, AxisUnit::Tokens, "context length (tokens)"};
+  o.x = {1, x_end, AxisScale::Log10, AxisUnit::Tokens, "context length (tokens)"};
   o.y = nice_axis(lo, hi, AxisScale::Log10, AxisUnit::DecimalBytes, "cache size (GB = 10\u2079 bytes)");
   o.references = references;
   o.marks = marks;
-  o.flags = LineChartFlags_PageChart;  // every page on this view is about the chart
+  // Every page on this view is about the chart. Each line is named at its end and in the table under the chart: a
+  // legend would only cover the plot (the reference lines at its top).
+  o.flags = LineChartFlags_PageChart | LineChartFlags_NoLegend;
   // The chart and its table fill the view (stacked, the rest scrolls below them); the chart keeps a readable height.
   // A lesson page here is about the chart and its table: stacked, they alone fill the view (the chart a third of the
   // window high), and the bars and the floats, which no page talks about, are left out instead of showing their
@@ -254,11 +272,12 @@ void MemoryPanel(AppState& state, ImVec2 pos, ImVec2 size) {
     const ModelShape& p = state.models.presets[i];
     const KvCacheSize s = kv_cache_size(p, static_cast<std::uint64_t>(state.models.context),
                                         static_cast<std::uint64_t>(state.models.batch), state.models.dtype);
-    bars.push_back({p.name, static_cast<double>(s.total_bytes), preset_colour(i),
-                    std::string(p.variant == Variant::Mla   ? "MLA"
+    // The variant beside the name: after the value it would lie on a reference line or far from its bar.
+    const std::string variant = p.variant == Variant::Mla   ? "MLA"
                                 : p.variant == Variant::Mqa ? "MQA"
                                 : p.variant == Variant::Gqa ? "GQA"
-                                                            : "MHA")});
+                                                            : "MHA";
+    bars.push_back({p.name + " (" + variant + ")", static_cast<double>(s.total_bytes), preset_colour(i), ""});
   }
   BarChartOptions b;
   b.title = bars_title;

@@ -91,23 +91,37 @@ void text_on_backdrop(ImDrawList* dl, ImVec2 at, ImU32 colour, const std::string
   dl->AddText(at, colour, s.c_str());
 }
 
-// The value beyond the bar's end (inside it when there is no room), then the note, shortened to fit.
+// Whether a label from x, w wide, would lie on one of the vertical lines at `lines` (with a few pixels' margin).
+bool on_a_line(float x, float w, std::span<const float> lines) { return clear_of_lines(x, w, lines, 4) != x; }
+
+// The value beyond the bar's end (inside it when there is no room, or when a reference line runs where it would be
+// outside), then the note, shortened to fit; text that would still lie on a reference line moves on past it.
 // Bars run right from `base`, or left for negative values, and their text follows them.
 void draw_value_and_note(ImDrawList* dl, const Bar& b, float base, float end, float y, float left, float right,
-                         AxisUnit unit) {
-  const std::string value = format_unit(b.value, unit);
+                         AxisUnit unit, std::span<const float> lines) {
+  const std::string value = format_value(b.value, unit);
   const float w = TextWidth(value);
   const bool rightward = end >= base;
-  const float outside = rightward ? end + 6 : end - 6 - w, inside = rightward ? end - 6 - w : end + 6;
+  float outside = rightward ? end + 6 : end - 6 - w;
+  const float inside = rightward ? end - 6 - w : end + 6;
+  const bool fits_inside = std::abs(end - base) >= w + 12;
+  const bool outside_fits = rightward ? outside + w <= right : outside >= left;
+  bool in_bar = !outside_fits && fits_inside;
+  if (rightward && outside_fits && on_a_line(outside, w, lines)) {
+    if (fits_inside && !on_a_line(inside, w, lines)) in_bar = true;
+    else if (const float moved = clear_of_lines(outside, w, lines, 4); moved + w <= right) outside = moved;
+  }
   float note_x = 0;
-  if (rightward ? outside + w <= right : outside >= left) {
-    text_on_backdrop(dl, {outside, y}, ImGui::GetColorU32(ImGuiCol_Text), value);
-    note_x = rightward ? outside + w + kGap : 0;
-  } else if (std::abs(end - base) >= w + 12) {
+  if (in_bar) {
     dl->AddText({inside, y}, text_on(b.colour), value.c_str());
     note_x = rightward ? end + 6 : 0;
+  } else if (outside_fits) {
+    text_on_backdrop(dl, {outside, y}, ImGui::GetColorU32(ImGuiCol_Text), value);
+    note_x = rightward ? outside + w + kGap : 0;
   }
   if (b.note.empty() || note_x == 0) return;  // a negative bar's note is in its tooltip
+  const float note_w = TextWidth(b.note), moved = clear_of_lines(note_x, note_w, lines, 4);
+  if (moved + note_w <= right) note_x = moved;
   const std::string note = FitText(b.note, right - note_x);
   if (!note.empty()) text_on_backdrop(dl, {note_x, y}, ImGui::GetColorU32(ImGuiCol_TextDisabled), note);
 }
@@ -119,7 +133,8 @@ float plot_width(std::span<const Bar> bars, const Axis& axis, AxisUnit unit, flo
   for (const Bar& b : bars) {
     const float f =
         on_axis(b.value, axis.scale) ? static_cast<float>(std::clamp(axis_fraction(b.value, axis), 0.0, 1.0)) : 0;
-    const float after = 6 + TextWidth(format_unit(b.value, unit)) + (b.note.empty() ? 0 : kGap + TextWidth(b.note)) + 2;
+    const float after =
+        6 + TextWidth(format_value(b.value, unit)) + (b.note.empty() ? 0 : kGap + TextWidth(b.note)) + 2;
     if (f > 0) width = std::min(width, (avail - after) / f);
   }
   return std::max(width, avail / 2);
@@ -195,15 +210,17 @@ void BarChart(const char* id, std::span<const Bar> bars, const BarChartOptions& 
   }
   dl->AddLine({base, bars_top}, {base, bars_bottom}, kChartFrame, 1.0f);
   dl->AddLine({x0, bars_bottom}, {x1, bars_bottom}, kChartFrame, 1.0f);
+  std::vector<float> ref_x;
   for (const RefLabel& r : refs) {
-    AddDashedLine(dl, {r.x, r.box.y1 + 2}, {r.x, bars_bottom}, kChartReference, 1.5f);
+    ref_x.push_back(r.x);
+    AddDashedLine(dl, {r.x, r.box.y1 + 2}, {r.x, bars_bottom}, ChartReferenceColour(), 1.5f);
     dl->AddText({r.box.x0, r.box.y0}, text, r.ref->label.c_str());
   }
   for (std::size_t i = 0; i < bars.size(); ++i) {
     const Bar& b = bars[i];
     const float y = row_mid(i) - h / 2;
     dl->AddText({x0 - kGap - TextWidth(b.label), y}, text, b.label.c_str());
-    if (on_axis(b.value, opts.scale)) draw_value_and_note(dl, b, base, px(b.value), y, x0, right, opts.unit);
+    if (on_axis(b.value, opts.scale)) draw_value_and_note(dl, b, base, px(b.value), y, x0, right, opts.unit, ref_x);
   }
   if (hovered_row >= 0) {  // a light veil over the whole row, text backdrops included
     const float mid = row_mid(static_cast<std::size_t>(hovered_row));

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <optional>
 
+#include "ui/logic/colormap.h"
 #include "ui/logic/layout_check.h"
 #include "ui/widgets/layout_check_frame.h"
 #include "ui/widgets/picture_export.h"
@@ -24,9 +25,10 @@ struct Palette {
 
 Palette palette() {
   const ImVec4 bg = ImGui::GetStyleColorVec4(ImGuiCol_WindowBg);
-  return {ImGui::GetColorU32(ImGuiCol_Text), kChartFrame,
-          IM_COL32(255, 255, 255, 28),  // gridlines: there when looked for, quiet otherwise
-          kChartReference, ImGui::GetColorU32(ImVec4(bg.x, bg.y, bg.z, 0.88f))};
+  // Gridlines: there when looked for, quiet otherwise (a shade of the text over either page).
+  const ImVec4 text = ImGui::GetStyleColorVec4(ImGuiCol_Text);
+  return {ImGui::GetColorU32(ImGuiCol_Text), kChartFrame, ImGui::GetColorU32(ImVec4(text.x, text.y, text.z, 0.11f)),
+          ChartReferenceColour(), ImGui::GetColorU32(ImVec4(bg.x, bg.y, bg.z, 0.88f))};
 }
 
 Box box_of(ImVec2 min, ImVec2 max) { return {min.x, min.y, max.x, max.y}; }
@@ -102,13 +104,65 @@ void draw_marker(ImDrawList* dl, ImVec2 at, LineMarker m, ImU32 colour, ImU32 ri
 // Markers on points at least this far apart: a marker every sample of a 3,000-step curve would be a thick line.
 constexpr float kMarkerSpacing = 34.0f;
 
-void draw_series(ImDrawList* dl, const Series& s, const Plot& p) {
-  if (LayoutCheckOn()) ReportLineContrastHere("line " + s.name, s.colour, ImGui::GetColorU32(ImGuiCol_WindowBg));
-  for (const std::vector<ImVec2>& all : polylines(s, p)) {
-    const std::vector<ImVec2> run = thinned(all);
-    if (run.size() == 1) dl->AddCircleFilled(run[0], kLineWidth * 1.2f, s.colour);  // a point alone is still data
-    if (run.size() >= 2) styled_polyline(dl, run, s.colour, kLineWidth, s.style.dash);
+// One drawn run of a series, with each segment's width (stripe_widths).
+struct Run {
+  const Series* series;
+  std::vector<ImVec2> points;
+  std::vector<float> widths;
+};
+
+// Every series' runs in drawing order; with `stripes`, those lying on later ones widened into a stripe around them.
+std::vector<Run> series_runs(std::span<const Series> series, const Plot& p, bool stripes) {
+  std::vector<Run> runs;
+  std::vector<PixelLine> lines;
+  for (const Series& s : series)
+    for (const std::vector<ImVec2>& all : polylines(s, p)) {
+      runs.push_back({&s, thinned(all), {}});
+      lines.emplace_back();
+      for (const ImVec2& v : runs.back().points) lines.back().x.push_back(v.x), lines.back().y.push_back(v.y);
+    }
+  const std::vector<std::vector<float>> widths =
+      stripes ? stripe_widths(lines, kLineWidth, 4.0f) : std::vector<std::vector<float>>{};
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    runs[i].widths = stripes ? widths[i] : std::vector<float>(runs[i].points.size() - 1, kLineWidth);
+  return runs;
+}
+
+// A run as polylines of equal width, so the dashes carry on across corners.
+void draw_run(ImDrawList* dl, const Run& r) {
+  const Series& s = *r.series;
+  if (r.points.size() == 1) dl->AddCircleFilled(r.points[0], kLineWidth * 1.2f, s.colour);  // a point alone is data
+  for (std::size_t k = 0; k < r.widths.size();) {
+    std::size_t end = k;
+    while (end + 1 < r.widths.size() && r.widths[end + 1] == r.widths[k]) ++end;
+    const std::vector<ImVec2> piece(r.points.begin() + static_cast<std::ptrdiff_t>(k),
+                                    r.points.begin() + static_cast<std::ptrdiff_t>(end) + 2);
+    // Widened under other lines it is a solid band: a dashed one would break up the lines over it.
+    styled_polyline(dl, piece, s.colour, r.widths[k], r.widths[k] > kLineWidth ? LineDash::Solid : s.style.dash);
+    k = end + 1;
   }
+}
+
+// What a lesson page's chart shows must be seen: a line hidden under another is reported (layout_check's rule).
+void report_hidden_lines(const std::vector<Run>& runs) {
+  std::vector<DrawnStroke> strokes;
+  for (const Run& r : runs)
+    for (std::size_t k = 0; k < r.widths.size(); ++k)
+      strokes.push_back({"line \"" + r.series->name + "\"", r.points[k].x, r.points[k].y, r.points[k + 1].x,
+                         r.points[k + 1].y, r.widths[k], r.series->colour});
+  std::vector<std::string> found = hidden_strokes(strokes);
+  std::sort(found.begin(), found.end());
+  found.erase(std::unique(found.begin(), found.end()), found.end());  // once per pair of lines
+  for (const std::string& f : found) ReportHiddenHere("chart: " + f);
+}
+
+void draw_series(ImDrawList* dl, std::span<const Series> series, const Plot& p, LineChartFlags flags) {
+  if (LayoutCheckOn())
+    for (const Series& s : series)
+      ReportLineContrastHere("line " + s.name, s.colour, ImGui::GetColorU32(ImGuiCol_WindowBg));
+  const std::vector<Run> runs = series_runs(series, p, flags & LineChartFlags_Stripes);
+  for (const Run& r : runs) draw_run(dl, r);
+  if ((flags & LineChartFlags_PageChart) && LayoutCheckOn()) report_hidden_lines(runs);
 }
 
 // The series' markers over every line (a marker under another line would hide its shape), on points in the plot.
@@ -134,7 +188,7 @@ void draw_swatch(ImDrawList* dl, const Series& s, ImVec2 a, ImVec2 b, const Pale
 // Major gridlines and tick marks left of the plot, labels right-aligned; labels that would touch the
 // one above them, or leave the widget, are dropped.
 void draw_left_axis(ImDrawList* dl, std::span<const Tick> ticks, const Plot& p, float top, float bottom,
-                    const Palette& c) {
+                    const std::vector<Box>& taken, const Palette& c) {
   const float h = ImGui::GetTextLineHeight();
   std::vector<std::vector<Box>> boxes;
   std::vector<const Tick*> labelled;
@@ -148,9 +202,34 @@ void draw_left_axis(ImDrawList* dl, std::span<const Tick> ticks, const Plot& p, 
     boxes.push_back({{right - TextWidth(t.label), y - h / 2, right, y + h / 2}});
     labelled.push_back(&t);
   }
-  const std::vector<int> kept = place_labels(boxes, {}, {-1e9f, top, 1e9f, bottom}, 2.0f);
+  const std::vector<int> kept = place_labels(boxes, taken, {-1e9f, top, 1e9f, bottom}, 2.0f);
   for (std::size_t i = 0; i < labelled.size(); ++i)
     if (kept[i] == 0) dl->AddText({boxes[i][0].x0, boxes[i][0].y0}, c.text, labelled[i]->label.c_str());
+}
+
+// Each reference line named at its left end, beside the y axis as a tick of its own would be ("80 GB"): lines closer
+// than a line of text get their labels spread apart in their order, tied back by short leaders that cannot cross,
+// and the axis' own labels give way to them. Nothing of the plot lies under them, and the column right of the plot
+// names only the series. Returns the labels' boxes.
+std::vector<Box> draw_reference_labels(ImDrawList* dl, std::span<const ReferenceLine> refs, const Plot& p, float top,
+                                       float bottom, const Palette& c) {
+  const float h = ImGui::GetTextLineHeight(), right = p.min.x - kChartTickLength - kChartLabelGap;
+  std::vector<const ReferenceLine*> shown;
+  std::vector<float> want;
+  for (const ReferenceLine& r : refs)
+    if (p.holds_y(r.y)) {
+      shown.push_back(&r);
+      want.push_back(p.py(r.y));
+    }
+  const std::vector<float> at = spread_labels(want, h, top, bottom);
+  std::vector<Box> boxes;
+  for (std::size_t i = 0; i < shown.size(); ++i) {
+    dl->AddLine({right + 2, at[i]}, {p.min.x, want[i]}, c.reference, 1.5f);
+    const float w = TextWidth(shown[i]->label);
+    dl->AddText({right - w, at[i] - h / 2}, c.text, shown[i]->label.c_str());
+    boxes.push_back({right - w, at[i] - h / 2, right, at[i] + h / 2});
+  }
+  return boxes;
 }
 
 // The box at the plot's top-left naming each series beside a short stroke of it; returns where it is.
@@ -207,10 +286,26 @@ std::vector<LabelSpot> unambiguous(std::vector<LabelSpot> spots, const std::vect
   return spots;
 }
 
-// Mark labels clear of the legend, the dots, each other and (where possible) the reference lines; one that
-// finds no clear room is left out (the caller lists every value beside the chart, and the tooltip has it).
+// The spots whose label or leader would lie on a line the dot is not on: a number on a line reads as that line's.
+// The lines through the dot (its series, its reference line) are only kept clear where possible (`own`).
+std::vector<LabelSpot> off_other_lines(std::vector<LabelSpot> spots, ImVec2 dot, const std::vector<Box>& lines,
+                                       std::vector<Box>& own) {
+  const Box at{dot.x - 2, dot.y - 2, dot.x + 2, dot.y + 2};
+  std::vector<Box> others;
+  for (const Box& b : lines) (overlaps(b, at, 0) ? own : others).push_back(b);
+  std::erase_if(spots, [&](const LabelSpot& s) {
+    return std::any_of(others.begin(), others.end(), [&](const Box& o) {
+      return overlaps(s.label, o, 1.0f) || (s.leader && overlaps(*s.leader, o, 0.0f));
+    });
+  });
+  return spots;
+}
+
+// Mark labels clear of the legend, the dots, each other and every line they are not about (and where possible the
+// lines they are); one that finds no clear room is left out (the caller lists every value beside the chart, and the
+// tooltip has it).
 void draw_marks(ImDrawList* dl, std::span<const ChartMark> marks, std::span<const ReferenceLine> refs, const Plot& p,
-                std::vector<Box> fixed, const Palette& c) {
+                const std::vector<std::vector<Box>>& series_lines, std::vector<Box> fixed, const Palette& c) {
   const float pad = 3.0f;
   std::vector<ImVec2> dots;
   std::vector<const ChartMark*> shown;
@@ -224,13 +319,15 @@ void draw_marks(ImDrawList* dl, std::span<const ChartMark> marks, std::span<cons
   std::vector<Box> lines;
   for (const ReferenceLine& r : refs)
     if (p.holds_y(r.y)) lines.push_back({p.min.x, p.py(r.y) - 1, p.max.x, p.py(r.y) + 1});
+  for (const std::vector<Box>& l : series_lines) lines.insert(lines.end(), l.begin(), l.end());
   std::vector<std::vector<LabelSpot>> spots;
+  std::vector<Box> own;  // the lines through some dot: kept clear where possible
   for (std::size_t i = 0; i < shown.size(); ++i) {
     const ImVec2 t = ImGui::CalcTextSize(shown[i]->label.c_str());
-    spots.push_back(unambiguous(label_spots(dots[i], {t.x + 2 * pad, t.y}), dots, i));
+    spots.push_back(
+        off_other_lines(unambiguous(label_spots(dots[i], {t.x + 2 * pad, t.y}), dots, i), dots[i], lines, own));
   }
-  // A label may cover a reference line if it must (its backdrop keeps it readable), never other text.
-  const std::vector<int> chosen = place_labels_best(spots, fixed, lines, box_of(p.min, p.max), 1.0f);
+  const std::vector<int> chosen = place_labels_best(spots, fixed, own, box_of(p.min, p.max), 1.0f);
 
   // Leaders under the dots, dots under the labels.
   for (std::size_t i = 0; i < shown.size(); ++i)
@@ -248,6 +345,48 @@ void draw_marks(ImDrawList* dl, std::span<const ChartMark> marks, std::span<cons
     const Box& b = spots[i][static_cast<std::size_t>(chosen[i])].label;
     dl->AddRectFilled({b.x0, b.y0}, {b.x1, b.y1}, c.panel, 3.0f);
     dl->AddText({b.x0 + pad, b.y0}, shown[i]->colour, shown[i]->label.c_str());
+  }
+}
+
+// Every series as boxes along its drawn line: what a label in the plot keeps clear of.
+std::vector<std::vector<Box>> series_boxes(std::span<const Series> series, const Plot& p) {
+  std::vector<std::vector<Box>> out;
+  for (const Series& s : series) {
+    out.emplace_back();
+    for (const std::vector<ImVec2>& run : polylines(s, p)) {
+      std::vector<float> xs, ys;
+      for (const ImVec2& v : run) xs.push_back(v.x), ys.push_back(v.y);
+      for (const Box& b : polyline_boxes(xs, ys, kLineWidth / 2 + 1, 6.0f))
+        if (b.x1 >= p.min.x && b.x0 <= p.max.x && b.y1 >= p.min.y && b.y0 <= p.max.y) out.back().push_back(b);
+    }
+  }
+  return out;
+}
+
+// Notes in clear space under their points; each drawn takes its room from the labels placed after it.
+void draw_notes(ImDrawList* dl, std::span<const ChartNote> notes, const Plot& p,
+                const std::vector<std::vector<Box>>& lines, std::vector<Box>& taken, const Palette& c) {
+  for (const ChartNote& n : notes) {
+    if (!p.holds_y(n.y)) continue;
+    // Wrapped at the plot's width when it must be, at spaces only (ImGui's wrap splits "24.2" after its point).
+    const std::vector<std::string> rows = WrapAtSpaces(n.text, p.max.x - p.min.x - 2 * kPad);
+    float w = 0;
+    for (const std::string& r : rows) w = std::max(w, TextWidth(r));
+    const float h = ImGui::GetTextLineHeight(), top = p.py(n.y) + 10;  // under the widest stripe
+    const float x = std::max(p.min.x + kPad, std::min(p.holds_x(n.x) ? p.px(n.x) : p.min.x, p.max.x - kPad - w));
+    const Box b{x, top, x + w, top + h * static_cast<float>(rows.size())};
+    bool clear = b.x0 >= p.min.x && b.x1 <= p.max.x && b.y1 <= p.max.y;
+    for (const std::vector<Box>& l : lines)
+      for (const Box& o : l) clear = clear && !overlaps(b, o, 1.0f);
+    for (const Box& o : taken) clear = clear && !overlaps(b, o, 1.0f);
+    if (!clear) {  // what the note explains goes unexplained: the layout check says so
+      ReportHere("chart: no clear room for the note \"" + n.text + "\"");
+      continue;
+    }
+    dl->AddRectFilled({b.x0 - 2, b.y0}, {b.x1 + 2, b.y1}, c.panel | IM_COL32_A_MASK, 3.0f);  // over the gridlines
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      dl->AddText({b.x0, b.y0 + h * static_cast<float>(i)}, c.text, rows[i].c_str());
+    taken.push_back(b);
   }
 }
 
@@ -275,18 +414,13 @@ ImU32 label_colour(ImU32 line, const Palette& c) {
              : c.text;
 }
 
-// Reference lines' labels and the series' end labels in one column right of the
-// lines' ends, spread apart where they are close (never over each other nor the x axis' labels) and tied back by
-// short leaders. Returns the boxes of the labels drawn.
-std::vector<Box> draw_side_labels(ImDrawList* dl, std::span<const ReferenceLine> refs, std::span<const Series> series,
-                                  const Plot& p, float top, const Palette& c) {
+// The series' end labels in one column right of the lines' ends, spread apart where they are close (never over each
+// other nor the x axis' labels) and tied back by short leaders, which keep the labels' order and so never cross.
+// Reference lines are named on themselves (draw_reference_labels). Returns the boxes of the labels drawn.
+std::vector<Box> draw_side_labels(ImDrawList* dl, std::span<const Series> series, const Plot& p, float top,
+                                  const Palette& c) {
   const float h = ImGui::GetTextLineHeight();
   std::vector<SideLabel> labels;
-  for (const ReferenceLine& r : refs)
-    if (p.holds_y(r.y)) {
-      labels.push_back({p.py(r.y), p.max.x, &r.label, c.text, c.reference});
-    }
-  const std::size_t first_end = labels.size();
   float column = p.min.x;  // right of every line's end: nothing of a line lies there
   for (const Series& s : series)
     if (const std::optional<ImVec2> e = s.end_label.empty() ? std::nullopt : line_end(s, p)) {
@@ -299,7 +433,7 @@ std::vector<Box> draw_side_labels(ImDrawList* dl, std::span<const ReferenceLine>
   const std::vector<float> at = spread_labels(want, h, top, p.max.y + kChartTickLength);
   std::vector<Box> boxes;
   for (std::size_t i = 0; i < labels.size(); ++i) {
-    const float x = (i < first_end ? p.max.x : column) + kPad;
+    const float x = column + kPad;
     // Thin, grey and dotted: a leader fanning out to a label spread far from its line must not read as a line of
     // data (in the line's colour, one from a score of 0 to a label at 0.9 looked like the score leaping).
     styled_polyline(dl, {{labels[i].from_x, labels[i].want}, {x - 2, at[i]}}, labels[i].leader_colour, 1.0f,
@@ -312,9 +446,8 @@ std::vector<Box> draw_side_labels(ImDrawList* dl, std::span<const ReferenceLine>
   return boxes;
 }
 
-float side_label_width(std::span<const ReferenceLine> refs, std::span<const Series> series) {
+float side_label_width(std::span<const Series> series) {
   float w = 0;
-  for (const ReferenceLine& r : refs) w = std::max(w, TextWidth(r.label));
   for (const Series& s : series)
     if (!s.end_label.empty()) w = std::max(w, TextWidth(s.end_label));
   return w > 0 ? w + kPad + 2 : 0;
@@ -332,7 +465,7 @@ void swatch_line(ImU32 colour, const std::string& text) {
 // A cursor line at the mouse, a dot on each series, and every series' value there.
 void draw_hover(ImDrawList* dl, std::span<const Series> series, const Plot& p, float mouse_x, const Palette& c) {
   const double x = axis_value((mouse_x - p.min.x) / (p.max.x - p.min.x), *p.x);
-  dl->AddLine({mouse_x, p.min.y}, {mouse_x, p.max.y}, IM_COL32(255, 255, 255, 110), 1.0f);
+  dl->AddLine({mouse_x, p.min.y}, {mouse_x, p.max.y}, (c.text & ~IM_COL32_A_MASK) | IM_COL32(0, 0, 0, 110), 1.0f);
   ImGui::BeginTooltip();
   ImGui::TextUnformatted(format_exact(x, p.x->unit).c_str());
   for (const Series& s : series) {
@@ -385,6 +518,13 @@ void AddPatternedPolyline(ImDrawList* dl, std::span<const ImVec2> pts, ImU32 col
   }
 }
 
+ImU32 ChartReferenceColour() {
+  const ImVec4 bg = ImGui::GetStyleColorVec4(ImGuiCol_WindowBg);
+  const ImVec4 base = ImGui::ColorConvertU32ToFloat4(kChartReference);
+  // A little over 3:1, so a line drawn over a table's striped row still reads.
+  return pack(legible_on({base.x, base.y, base.z}, {bg.x, bg.y, bg.z}, 3.3));
+}
+
 void AddDashedLine(ImDrawList* dl, ImVec2 a, ImVec2 b, ImU32 colour, float thickness) {
   const ImVec2 pts[] = {a, b};
   const float pattern[] = {6.0f, 4.0f};
@@ -417,9 +557,15 @@ void DrawBottomAxis(ImDrawList* dl, const Axis& a, std::span<const Tick> ticks, 
     boxes.push_back({{x0, y, x0 + w, y + h}});
     labelled.push_back(&t);
   }
-  const std::vector<int> kept = place_labels(boxes, {}, {left, y, right, y + h}, ImGui::CalcTextSize("0").x);
-  for (std::size_t i = 0; i < labelled.size(); ++i)
-    if (kept[i] == 0) dl->AddText({boxes[i][0].x0, y}, c.text, labelled[i]->label.c_str());
+  // Pinned labels (values the page quotes) are placed first; a regular one beside them gives way.
+  std::vector<std::size_t> order(labelled.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_partition(order.begin(), order.end(), [&](std::size_t i) { return labelled[i]->pinned; });
+  std::vector<std::vector<Box>> ordered;
+  for (const std::size_t i : order) ordered.push_back(boxes[i]);
+  const std::vector<int> kept = place_labels(ordered, {}, {left, y, right, y + h}, ImGui::CalcTextSize("0").x);
+  for (std::size_t k = 0; k < order.size(); ++k)
+    if (kept[k] == 0) dl->AddText({ordered[k][0].x0, y}, c.text, labelled[order[k]]->label.c_str());
 }
 
 void LineChart(const char* id, std::span<const Series> series, const LineChartOptions& opts) {
@@ -440,9 +586,9 @@ void LineChart(const char* id, std::span<const Series> series, const LineChartOp
   const std::vector<Tick> y_ticks = axis_ticks(opts.y, y_budget);
   float y_label_w = opts.y_label_width;
   for (const Tick& t : y_ticks) y_label_w = std::max(y_label_w, TextWidth(t.label));
+  for (const ReferenceLine& r : opts.references) y_label_w = std::max(y_label_w, TextWidth(r.label));
   p.min.x = origin.x + y_label_w + kChartTickLength + kChartLabelGap;
-  const float right_room =
-      std::max(side_label_width(opts.references, series), TextWidth(format_unit(opts.x.hi, opts.x.unit)) / 2 + 2);
+  const float right_room = std::max(side_label_width(series), TextWidth(format_unit(opts.x.hi, opts.x.unit)) / 2 + 2);
   p.max.x = end.x - right_room;
 
   ImGui::InvisibleButton("##chart", {std::max(size.x, 1.0f), std::max(size.y, 1.0f)});
@@ -460,22 +606,29 @@ void LineChart(const char* id, std::span<const Series> series, const LineChartOp
   if (!opts.x.title.empty())
     dl->AddText({(p.min.x + p.max.x - TextWidth(opts.x.title)) / 2, end.y - h}, c.text, opts.x.title.c_str());
 
-  const std::vector<Tick> x_ticks = axis_ticks(opts.x, BottomAxisTickBudget(opts.x, p.max.x - p.min.x));
+  const std::vector<Tick> x_ticks =
+      with_pinned_ticks(axis_ticks(opts.x, BottomAxisTickBudget(opts.x, p.max.x - p.min.x)), opts.x_pins, opts.x.unit);
   DrawBottomAxis(dl, opts.x, x_ticks, p.min, p.max, origin.x, end.x);
-  draw_left_axis(dl, y_ticks, p, origin.y, end.y, c);
+  const std::vector<Box> reference_labels = draw_reference_labels(dl, opts.references, p, y_title_y + h, end.y, c);
+  draw_left_axis(dl, y_ticks, p, origin.y, end.y, reference_labels, c);
   for (const ReferenceLine& r : opts.references)  // under the series
-    if (p.holds_y(r.y)) AddDashedLine(dl, {p.min.x, p.py(r.y)}, {p.max.x, p.py(r.y)}, c.reference, 1.5f);
+    if (p.holds_y(r.y)) {
+      AddDashedLine(dl, {p.min.x, p.py(r.y)}, {p.max.x, p.py(r.y)}, c.reference, 1.5f);
+      ReportLineContrastHere("reference line " + r.label, c.reference, ImGui::GetColorU32(ImGuiCol_WindowBg));
+    }
 
   dl->PushClipRect(p.min, p.max, true);
-  for (const Series& s : series) draw_series(dl, s, p);
+  draw_series(dl, series, p, opts.flags);
   dl->PopClipRect();
   dl->AddRect({p.min.x - 0.5f, p.min.y - 0.5f}, {p.max.x + 0.5f, p.max.y + 0.5f}, c.frame);
   for (const Series& s : series) draw_series_markers(dl, s, p, c);
-  std::vector<Box> taken = draw_side_labels(dl, opts.references, series, p, y_title_y, c);
+  const std::vector<std::vector<Box>> lines = series_boxes(series, p);
+  std::vector<Box> taken = draw_side_labels(dl, series, p, y_title_y, c);
+  draw_notes(dl, opts.notes, p, lines, taken, c);
 
   if (!(opts.flags & LineChartFlags_NoLegend) && !series.empty())
     taken.push_back(draw_legend(dl, series, {p.min.x + kPad, p.min.y + kPad}, c));
-  draw_marks(dl, opts.marks, opts.references, p, std::move(taken), c);
+  draw_marks(dl, opts.marks, opts.references, p, lines, std::move(taken), c);
 
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   if (hovered && mouse.x >= p.min.x && mouse.x <= p.max.x && mouse.y >= p.min.y && mouse.y <= p.max.y)

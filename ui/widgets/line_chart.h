@@ -34,6 +34,10 @@ enum LineChartFlags_ {
   LineChartFlags_NoHover = 1 << 1,   // no cursor line and tooltip (thumbnails, captures)
   // What a lesson page shows the class: the layout check wants its plot a third of the window each way.
   LineChartFlags_PageChart = 1 << 2,
+  // Lines lying on each other drawn as a stripe, the one drawn first widest (stripe_widths): for a few lines that
+  // coincide in part, such as the Cost view's while the projections dominate (many lines at one value would make a
+  // broad band).
+  LineChartFlags_Stripes = 1 << 3,
 };
 using LineChartFlags = int;
 
@@ -45,9 +49,17 @@ struct ChartMark {
   ImU32 colour;
 };
 
+// Text in the plot, its left end at x and its top just under y (a note under a line's flat part), wrapped at the plot's
+// width and moved left as needed to stay inside it; left out (a layout check finding) where it would cross a line or
+// a label.
+struct ChartNote {
+  double x, y;
+  std::string text;
+};
+
 struct LineChartOptions {
   Axis x, y;                                  // ranges as given: see nice_axis to widen data ranges
-  std::span<const ReferenceLine> references;  // horizontal lines, labelled right of the plot
+  std::span<const ReferenceLine> references;  // horizontal lines, each labelled on itself inside the plot
   // Labelled only where the label has clear room, nearer its own dot than any other: the caller lists every
   // value beside the chart too (the memory view's table).
   std::span<const ChartMark> marks;
@@ -55,6 +67,9 @@ struct LineChartOptions {
   LineChartFlags flags = LineChartFlags_None;
   std::string title;        // drawn in title_font() above the plot
   float y_label_width = 0;  // at least this room for the y labels: charts stacked over one x axis line up
+  // x values with a labelled tick whatever the axis' own ticks (lengths a lesson page quotes), their labels kept first.
+  std::span<const double> x_pins;
+  std::span<const ChartNote> notes;
 };
 
 void LineChart(const char* id, std::span<const Series> series, const LineChartOptions& opts);
@@ -77,6 +92,8 @@ void DrawBottomAxis(ImDrawList* dl, const Axis& a, std::span<const Tick> ticks, 
 inline constexpr float kChartTickLength = 5.0f;                         // tick marks outside the plot
 inline constexpr float kChartLabelGap = 4.0f;                           // between a tick mark and its label
 inline constexpr ImU32 kChartFrame = IM_COL32(140, 142, 150, 255);      // plot frame, axis lines, ticks
-inline constexpr ImU32 kChartReference = IM_COL32(210, 210, 216, 220);  // dashed reference lines
+inline constexpr ImU32 kChartReference = IM_COL32(210, 210, 216, 255);  // dashed reference lines, on a dark page
+// kChartReference made dark enough on a light page to read at 3:1 (WCAG, as every chart line).
+ImU32 ChartReferenceColour();
 
 }  // namespace attn::ui
