@@ -279,7 +279,7 @@ ImU32 label_colour(ImU32 line, const Palette& c) {
 // lines' ends, spread apart where they are close (never over each other nor the x axis' labels) and tied back by
 // short leaders. Returns the boxes of the labels drawn.
 std::vector<Box> draw_side_labels(ImDrawList* dl, std::span<const ReferenceLine> refs, std::span<const Series> series,
-                                  const Plot& p, float top, const Palette& c) {
+                                  const Plot& p, float top, const Palette& c, bool right_of_plot) {
   const float h = ImGui::GetTextLineHeight();
   std::vector<SideLabel> labels;
   for (const ReferenceLine& r : refs)
@@ -287,7 +287,7 @@ std::vector<Box> draw_side_labels(ImDrawList* dl, std::span<const ReferenceLine>
       labels.push_back({p.py(r.y), p.max.x, &r.label, c.text, c.reference});
     }
   const std::size_t first_end = labels.size();
-  float column = p.min.x;  // right of every line's end: nothing of a line lies there
+  float column = right_of_plot ? p.max.x : p.min.x;  // right of every line's end: nothing of a line lies there
   for (const Series& s : series)
     if (const std::optional<ImVec2> e = s.end_label.empty() ? std::nullopt : line_end(s, p)) {
       labels.push_back({e->y, e->x, &s.end_label, label_colour(s.colour, c), c.reference});
@@ -471,7 +471,8 @@ void LineChart(const char* id, std::span<const Series> series, const LineChartOp
   dl->PopClipRect();
   dl->AddRect({p.min.x - 0.5f, p.min.y - 0.5f}, {p.max.x + 0.5f, p.max.y + 0.5f}, c.frame);
   for (const Series& s : series) draw_series_markers(dl, s, p, c);
-  std::vector<Box> taken = draw_side_labels(dl, opts.references, series, p, y_title_y, c);
+  std::vector<Box> taken =
+      draw_side_labels(dl, opts.references, series, p, y_title_y, c, (opts.flags & LineChartFlags_EndLabelsRight) != 0);
 
   if (!(opts.flags & LineChartFlags_NoLegend) && !series.empty())
     taken.push_back(draw_legend(dl, series, {p.min.x + kPad, p.min.y + kPad}, c));

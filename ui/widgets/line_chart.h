@@ -34,6 +34,9 @@ enum LineChartFlags_ {
   LineChartFlags_NoHover = 1 << 1,   // no cursor line and tooltip (thumbnails, captures)
   // What a lesson page shows the class: the layout check wants its plot a third of the window each way.
   LineChartFlags_PageChart = 1 << 2,
+  // End labels in the column right of the plot, not right of the lines' ends: lines that end mid-plot (a run still
+  // training) keep their names off the curves.
+  LineChartFlags_EndLabelsRight = 1 << 3,
 };
 using LineChartFlags = int;
 
