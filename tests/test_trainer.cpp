@@ -132,7 +132,7 @@ TEST_CASE("a folded page names every head's role in one sentence, grouped by rol
   CHECK(roles_summary(heads) ==
         "Previous-token heads: 0.2 and 0.3. Induction heads: 1.0 and 1.1. No clear pattern yet: 0.0 and 0.1.");
   CHECK(roles_summary({scores(0, 0, 0.1, 0, 0, 0.1), scores(1, 0, 0, 0.1, 0, 0)}) ==
-        "No head has a clear pattern yet.");
+        "No clear pattern yet: 0.0 and 1.0.");
   CHECK(roles_summary({scores(0, 0, 0, 0, 0, 0.9), scores(1, 4, 0, 0, 0.5, 0), scores(1, 5, 0, 0, 0, 0.31)}) ==
         "Duplicate-token heads: 1.4. First-token heads: 0.0 and 1.5.");
 }

@@ -103,7 +103,6 @@ std::string roles_summary(const std::vector<HeadScores>& heads) {
     for (const HeadScores& h : heads)
       if (head_role(h) == kind.first) names.push_back(head_label(h));
     if (names.empty()) continue;
-    if (names.size() == heads.size() && kind.first == HeadRole::None) return "No head has a clear pattern yet.";
     out += (out.empty() ? "" : " ") + std::string(kind.second) + ": " + and_list(names) + ".";
   }
   return out;

@@ -22,7 +22,8 @@ std::string role_name(HeadRole r);  // "induction head", "no clear pattern"
 std::vector<std::string> role_changes(const std::vector<HeadScores>& before, const std::vector<HeadScores>& now);
 
 // Every head's role in one sentence, for a page whose thumbnails are folded: "Previous-token heads: 0.2 and 0.3.
-// Induction heads: 1.0, 1.1, 1.2 and 1.3. No clear pattern yet: 0.0 and 0.1." (roles in the order of HeadRole).
+// Induction heads: 1.0, 1.1, 1.2 and 1.3. No clear pattern yet: 0.0 and 0.1." (roles in the order of HeadRole). Every
+// head is named, so a page that names heads shows them while the thumbnails are folded.
 std::string roles_summary(const std::vector<HeadScores>& heads);
 
 // The score chart's end labels, one per head (same order as `heads`, `last` their lines' last values): where every
