@@ -463,9 +463,9 @@ void chart_page(AppState& state, TrainChart about) {
   if (const auto shown = shown_snapshot(state)) story_box(state, *shown, true, false);
 }
 
-// A page about the heads: the thumbnails as large as the view allows (150 px at 1280x720), the charts folded to the
-// story under them in five lines (the evaluation loss, each change of role; the rest scrolls). Beside them the story
-// would leave the thumbnails a third of the width.
+// A page about the heads: the thumbnails as large as the view allows (136 px at 1280x720 in presentation mode), the
+// charts folded to the story under them in five lines (the evaluation loss, each change of role; the rest scrolls).
+// Beside them the story would leave the thumbnails a third of the width.
 void heads_page(AppState& state) {
   const auto shown = shown_snapshot(state);
   if (!shown) return;
