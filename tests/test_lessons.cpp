@@ -81,7 +81,7 @@ const BadLesson kBadLessons[] = {
      "pages[0].hilight: unknown key (expected one of: title, text, scenario, view, step, head, decode_tokens, "
      "decode_section, preset, highlight, absorbed, shift_experiment, naive_rope, online, geometry, sparsity_loss, "
      "overrides, experiment, d_k, model, model_tokens, layer, model_section, train_steps, train_gradient, "
-     "model_outline, focus)"},
+     "model_outline, focus, heads_panel, train_chart)"},
     {"train_without_steps.json", "pages[0].train_steps: missing (required)"},
     {"train_with_scenario.json",
      "pages[0].scenario: only used by pages with a scenario or a model (this is a page on view train)"},
@@ -89,6 +89,10 @@ const BadLesson kBadLessons[] = {
     {"train_gradient_outside.json",
      "pages[0].train_gradient: the run has 2 layers of 4 heads, numbered from 0, but found [2, 0]"},
     {"train_steps_on_pipeline.json", "pages[0].train_steps: only used by view train (this is pipeline)"},
+    {"train_chart_typo.json",
+     "pages[0].train_chart: expected one of loss | scores | heads but found string \"attention\""},
+    {"train_chart_with_gradient.json",
+     "pages[0].train_chart: a page with train_gradient is about the gradient, not a chart"},
     {"empty_pages.json", "pages: expected at least one page but found none"},
     {"unknown_experiment.json", "pages[0].experiment: expected one of sqrt_dk but found string \"temperature\""},
     {"d_k_not_offered.json", "pages[0].d_k: expected one of the experiment's 1, 4, 16, 64, 256, 1024 but found 100"},
@@ -103,6 +107,7 @@ const BadLesson kBadLessons[] = {
     {"absorbed_not_mla.json",
      "pages[0].absorbed: the absorbed form is MLA's, but the_lazy_dog.json (after the overrides) is mha"},
     {"absorbed_on_decode.json", "pages[0].absorbed: only used by view pipeline (this is decode)"},
+    {"heads_panel_on_decode.json", "pages[0].heads_panel: only used by view pipeline (this is decode)"},
     {"decode_section_on_pipeline.json", "pages[0].decode_section: only used by view decode (this is pipeline)"},
     {"shift_without_positions_step.json",
      "pages[0].shift_experiment: the_lazy_dog.json (after the overrides): the shift experiment is shown on the "
@@ -451,6 +456,18 @@ TEST_CASE("a page's scenario applies its overrides as the command line does") {
   CHECK_THROWS_WITH_AS(lesson_page_scenario(page, kScenarios),
                        "overrides.latent_dim: missing (required for variant mla: the width of the cached latent)",
                        InputError);
+}
+
+TEST_CASE("the induction lesson names the part of the Train view each page is about") {
+  const Lesson l = shipped("11_induction.json");
+  REQUIRE(l.pages.size() == 5);
+  CHECK(l.pages[0].train_chart == TrainChart::Heads);
+  CHECK(l.pages[1].train_chart == TrainChart::Loss);
+  CHECK(l.pages[2].train_chart == TrainChart::Scores);
+  CHECK(l.pages[3].train_chart == TrainChart::Heads);
+  CHECK(l.pages[4].train_chart == TrainChart::All);  // the gradient page
+  CHECK(parse_train_chart("scores") == TrainChart::Scores);
+  CHECK(parse_train_chart("Scores") == std::nullopt);
 }
 
 TEST_CASE("every malformed lesson file gets its own message naming the field") {

@@ -125,6 +125,34 @@ TEST_CASE("a head's role is its highest score from 0.3 up, and each change is to
   CHECK(task_story(Task{TaskKind::Induction, 64, 32, {}}).starts_with("Random symbols in which a segment of 3 to 8 "));
 }
 
+TEST_CASE("a folded page names every head's role in one sentence, grouped by role") {
+  const std::vector<HeadScores> heads{scores(0, 0, 0.1, 0, 0, 0.1), scores(0, 1, 0.2, 0, 0, 0.1),
+                                      scores(0, 2, 0.8, 0, 0, 0),   scores(0, 3, 0.7, 0, 0, 0),
+                                      scores(1, 0, 0, 0.74, 0, 0),  scores(1, 1, 0, 0.92, 0, 0)};
+  CHECK(roles_summary(heads) ==
+        "Previous-token heads: 0.2 and 0.3. Induction heads: 1.0 and 1.1. No clear pattern yet: 0.0 and 0.1.");
+  CHECK(roles_summary({scores(0, 0, 0.1, 0, 0, 0.1), scores(1, 0, 0, 0.1, 0, 0)}) ==
+        "No clear pattern yet: 0.0 and 1.0.");
+  CHECK(roles_summary({scores(0, 0, 0, 0, 0, 0.9), scores(1, 4, 0, 0, 0.5, 0), scores(1, 5, 0, 0, 0, 0.31)}) ==
+        "Duplicate-token heads: 1.4. First-token heads: 0.0 and 1.5.");
+}
+
+TEST_CASE("the score chart names a layer whose heads end together once, and each other head by its number") {
+  std::vector<HeadScores> heads;
+  for (int l = 0; l < 2; ++l)
+    for (int h = 0; h < 4; ++h) heads.push_back(scores(l, h, 0, 0, 0, 0));
+  // Step 1,100 of the induction run: layer 0 flat at 0, layer 1 spread from 0.55 to 0.85.
+  CHECK(score_end_labels(heads, {0.01, 0.02, 0.0, 0.03, 0.55, 0.85, 0.76, 0.66}, 0.1) ==
+        std::vector<std::string>{"layer 0", "", "", "", "1.0", "1.1", "1.2", "1.3"});
+  // Step 600: every head near 0.
+  CHECK(score_end_labels(heads, {0.01, 0.02, 0.0, 0.03, 0.05, 0.04, 0.02, 0.01}, 0.1) ==
+        std::vector<std::string>{"all 8 heads", "", "", "", "", "", "", ""});
+  // A layer from 0.7 to 0.78 is one group; one from 0.0 to 0.11 is not.
+  CHECK(score_end_labels(heads, {0.0, 0.11, 0.05, 0.05, 0.7, 0.78, 0.75, 0.72}, 0.1) ==
+        std::vector<std::string>{"0.0", "0.1", "0.2", "0.3", "layer 1", "", "", ""});
+  CHECK(score_end_labels({heads[0]}, {0.5}, 0.1) == std::vector<std::string>{"0.0"});
+}
+
 TEST_CASE("a run from a given model (the Model view's) starts from its weights and is not the run of its shape") {
   TrainSettings s = small_settings();
   Model given = resolve_model(task_model(s.run.task, s.shape, 77));  // other weights than the shape's seed draws

@@ -198,7 +198,7 @@ void check_view_keys(const JsonFields& r, View view) {
   if (view != View::Model)
     for (const char* key : {"model_section", "model_outline"}) r.only_for(key, "view model", actual);
   if (view != View::Train)
-    for (const char* key : {"train_steps", "train_gradient"}) r.only_for(key, "view train", actual);
+    for (const char* key : {"train_steps", "train_gradient", "train_chart"}) r.only_for(key, "view train", actual);
   if (view != View::Compare && view != View::Memory && view != View::Cost)
     r.only_for("preset", "views compare, memory and cost", actual);
 }
@@ -260,7 +260,11 @@ void read_train_keys(const JsonFields& r, LessonPage& p) {
   const TrainSettings run;
   r.require("train_steps");
   p.train_steps = r.integer("train_steps", 0, 0, run.steps);
+  p.train_chart = r.choice("train_chart", TrainChart::All, parse_train_chart, "loss | scores | heads");
   if (!r.has("train_gradient")) return;
+  // The gradient tab takes the whole view: a chart the page is about would have no room.
+  if (r.has("train_chart"))
+    throw InputError(r.child("train_chart"), "a page with train_gradient is about the gradient, not a chart");
   const json& g = r.at("train_gradient");
   const std::string at = r.child("train_gradient");
   if (!g.is_array() || g.size() != 2 || !g[0].is_number_integer() || !g[1].is_number_integer())
@@ -282,7 +286,8 @@ LessonPage read_page(const json& j, const std::string& path, const JsonSource* s
                                "naive_rope",     "online",        "geometry",      "sparsity_loss",
                                "overrides",      "experiment",    "d_k",           "model",
                                "model_tokens",   "layer",         "model_section", "train_steps",
-                               "train_gradient", "model_outline", "focus",         "heads_panel"},
+                               "train_gradient", "model_outline", "focus",         "heads_panel",
+                               "train_chart"},
                      "lesson", source);
   LessonPage p;
   p.title = r.nonempty_string("title");
@@ -649,6 +654,13 @@ std::filesystem::path lesson_page_model_path(const LessonPage& page, const std::
 
 ModelInput lesson_page_model(const LessonPage& page, const std::filesystem::path& scenarios_dir) {
   return page_model_input(page, scenarios_dir, "model");
+}
+
+std::optional<TrainChart> parse_train_chart(std::string_view name) {
+  if (name == "loss") return TrainChart::Loss;
+  if (name == "scores") return TrainChart::Scores;
+  if (name == "heads") return TrainChart::Heads;
+  return std::nullopt;
 }
 
 }  // namespace attn::ui

@@ -28,6 +28,11 @@
 //                                                         Train view's default run (the induction task) trained to
 //                                                         this step, or scrubbed back to it
 //         "train_gradient": [1, 2],                       view train: the gradient tab on this layer and head
+//         "train_chart": "loss",                          view train, without train_gradient: what the page is about
+//                                                         (loss | scores | heads): it gets the room, at least a third
+//                                                         of the window each way for a chart and thumbnails of at
+//                                                         least 96 px; the others fold to a line of text. Default:
+//                                                         none, every part at the size the view gives it
 //         "step": "scale",                                pipeline only: a step name or 0-9; default inputs
 //         "head": 0,                                      default 0; a head of the scenario (after the overrides)
 //         "decode_tokens": 2,                             decode only: tokens arrived, 1 .. N; default 1
@@ -89,6 +94,10 @@ enum class Experiment {
 };
 std::string_view experiment_name(Experiment e);  // "sqrt_dk"
 
+// What a Train view page is about (its "train_chart"): that part gets the room, the others fold to a summary.
+enum class TrainChart { All, Loss, Scores, Heads };
+std::optional<TrainChart> parse_train_chart(std::string_view name);  // "loss", "scores", "heads"
+
 struct LessonPage {
   std::string title;
   std::string text;           // paragraphs separated by a blank line ("\n\n")
@@ -129,6 +138,7 @@ struct LessonPage {
   std::optional<int> sqrt_dk;  // the experiment's d_k as the page opens; unset keeps the current one
   int train_steps = 0;         // view train: the step of the default run the page shows
   std::optional<std::pair<int, int>> train_gradient;  // view train: the gradient tab on (layer, head)
+  TrainChart train_chart = TrainChart::All;           // view train: the part that gets the room
 };
 
 struct Lesson {

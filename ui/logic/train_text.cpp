@@ -1,5 +1,6 @@
 #include "ui/logic/train_text.h"
 
+#include <algorithm>
 #include <array>
 
 #include "core/text_format.h"
@@ -65,6 +66,65 @@ std::vector<std::string> role_changes(const std::vector<HeadScores>& before, con
                       ? head + " " + what_it_does(is) + " (it was " + article(was) + role_name(was) + ")."
                       : head + " now " + what_it_does(is) + ": " + article(is) + role_name(is) + " (score " +
                             probability_text(role_score(now[i])) + ").");
+  }
+  return out;
+}
+
+namespace {
+
+std::string head_label(const HeadScores& h) { return std::to_string(h.layer) + "." + std::to_string(h.head); }
+
+// "a", "a and b", "a, b and c".
+std::string and_list(const std::vector<std::string>& parts) {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];
+  return out;
+}
+
+// Whether the values at `at` lie within `close` of each other.
+bool within(const std::vector<double>& last, const std::vector<std::size_t>& at, double close) {
+  double lo = last[at.front()], hi = lo;
+  for (const std::size_t i : at) lo = std::min(lo, last[i]), hi = std::max(hi, last[i]);
+  return hi - lo <= close;
+}
+
+}  // namespace
+
+std::string roles_summary(const std::vector<HeadScores>& heads) {
+  const std::array<std::pair<HeadRole, const char*>, 5> kinds{{{HeadRole::PreviousToken, "Previous-token heads"},
+                                                               {HeadRole::Induction, "Induction heads"},
+                                                               {HeadRole::DuplicateToken, "Duplicate-token heads"},
+                                                               {HeadRole::FirstToken, "First-token heads"},
+                                                               {HeadRole::None, "No clear pattern yet"}}};
+  std::string out;
+  for (const auto& kind : kinds) {
+    std::vector<std::string> names;
+    for (const HeadScores& h : heads)
+      if (head_role(h) == kind.first) names.push_back(head_label(h));
+    if (names.empty()) continue;
+    out += (out.empty() ? "" : " ") + std::string(kind.second) + ": " + and_list(names) + ".";
+  }
+  return out;
+}
+
+std::vector<std::string> score_end_labels(const std::vector<HeadScores>& heads, const std::vector<double>& last,
+                                          double close) {
+  std::vector<std::string> out(heads.size());
+  if (heads.empty() || last.size() != heads.size()) return out;
+  std::vector<std::size_t> all(heads.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+  if (heads.size() > 1 && within(last, all, close)) {
+    out[0] = "all " + std::to_string(heads.size()) + " heads";
+    return out;
+  }
+  for (std::size_t i = 0; i < heads.size(); ++i) {
+    if (i > 0 && heads[i].layer == heads[i - 1].layer) continue;  // the layer's first head decides for it
+    std::vector<std::size_t> layer;
+    for (std::size_t j = i; j < heads.size() && heads[j].layer == heads[i].layer; ++j) layer.push_back(j);
+    const bool grouped = layer.size() > 1 && within(last, layer, close);
+    for (const std::size_t j : layer) out[j] = grouped ? "" : head_label(heads[j]);
+    if (grouped) out[i] = "layer " + std::to_string(heads[i].layer);
   }
   return out;
 }

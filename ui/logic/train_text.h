@@ -21,6 +21,18 @@ std::string role_name(HeadRole r);  // "induction head", "no clear pattern"
 // head that found a role first, in layer and head order.
 std::vector<std::string> role_changes(const std::vector<HeadScores>& before, const std::vector<HeadScores>& now);
 
+// Every head's role in one sentence, for a page whose thumbnails are folded: "Previous-token heads: 0.2 and 0.3.
+// Induction heads: 1.0, 1.1, 1.2 and 1.3. No clear pattern yet: 0.0 and 0.1." (roles in the order of HeadRole). Every
+// head is named, so a page that names heads shows them while the thumbnails are folded.
+std::string roles_summary(const std::vector<HeadScores>& heads);
+
+// The score chart's end labels, one per head (same order as `heads`, `last` their lines' last values): where every
+// head ends within `close` of the others, one label "all 8 heads" on the first; else where a layer's heads all end
+// within `close` of each other, "layer L" on its first head; else the head's name, "L.H". "": no label (the line is
+// named by its group's). Eight names stacked at one end needed leaders as long as the plot is tall.
+std::vector<std::string> score_end_labels(const std::vector<HeadScores>& heads, const std::vector<double>& last,
+                                          double close);
+
 // What the task asks and what to watch for, a short paragraph.
 std::string task_story(const Task& t);
 

@@ -11,6 +11,7 @@
 
 #include "core/model_gradient.h"
 #include "core/text_format.h"
+#include "ui/logic/lessons.h"
 #include "ui/logic/train_actions.h"
 #include "ui/logic/train_text.h"
 #include "ui/panels/panels.h"
@@ -95,7 +96,40 @@ void run_controls(AppState& state) {
 // The loss and the score charts share their y labels' room, so that their step axes line up when stacked.
 float step_charts_label_width() { return TextWidth("0.25"); }
 
-void loss_chart(const AppState& state, ImVec2 size) {
+// What the lesson page on screen is about (its train_chart): that part gets the room. All off a Train page.
+TrainChart page_chart(const AppState& state) {
+  if (!state.lesson.open()) return TrainChart::All;
+  const LessonPage& p = state.lesson.current_page();
+  return p.view == View::Train && !p.train_gradient ? p.train_chart : TrainChart::All;
+}
+
+// The steps along x: the whole run, or on a page about the chart the steps trained so far, so the curves fill the
+// plot and end at its right edge, their names beside them.
+Axis step_axis(const AppState& state, bool page_chart) {
+  const int last = page_chart ? std::max(state.trainer.step_count(), 25) : std::max(state.trainer.settings().steps, 1);
+  // No title: the timeline above counts the steps, and the line it would take is the head labels' room.
+  Axis a = nice_axis(0, last, AxisScale::Linear, AxisUnit::Plain, "");
+  if (page_chart) a.hi = last;
+  return a;
+}
+
+// The y range padded by `share` of it each way: a line of zeros on the frame's bottom edge would read as the axis
+// (layer 0's induction scores are about 0 the whole run), and a loss near 0 at the end likewise.
+Axis padded(Axis a, double share) {
+  const double pad = share * (a.hi - a.lo);
+  a.lo -= pad;
+  a.hi += pad;
+  return a;
+}
+
+// The height a chart takes beyond its plot: its title, half a line over the plot, the step labels below it, and
+// `below` for a control under the chart.
+float chart_overhead(float below) {
+  const float h = ImGui::GetTextLineHeight();
+  return title_font_size() + 6 + 1.5f * h + kChartTickLength + kChartLabelGap + below;
+}
+
+void loss_chart(const AppState& state, ImVec2 size, bool page_chart) {
   const TrainProgress& p = state.trainer.progress();
   Series train{"training batch", {}, {}, GetStyle().okabe_ito[1], series_style(0), "training"};
   Series eval{"evaluation", {}, {}, accent_colour(), series_style(1), "evaluation"};
@@ -116,10 +150,11 @@ void loss_chart(const AppState& state, ImVec2 size) {
         {static_cast<double>(shown->step), shown->eval.loss, "step " + thousands(shown->step), accent_colour()});
   LineChartOptions o;
   o.title = "Loss (cross-entropy)";
-  o.flags = LineChartFlags_NoLegend;  // each line is named at its end
-  // No x title: the timeline above counts the steps, and the line it would take is the head labels' room.
-  o.x = nice_axis(0, std::max(state.trainer.settings().steps, 1), AxisScale::Linear, AxisUnit::Plain, "");
-  o.y = nice_axis(0, hi, AxisScale::Linear, AxisUnit::Plain, "");
+  // Each line named at its end, right of the plot: a run still training ends mid-plot, and names there sat on the
+  // noisy batch curve.
+  o.flags = LineChartFlags_NoLegend | LineChartFlags_EndLabelsRight | (page_chart ? LineChartFlags_PageChart : 0);
+  o.x = step_axis(state, page_chart);
+  o.y = padded(nice_axis(0, hi, AxisScale::Linear, AxisUnit::Plain, ""), 0.04);
   o.marks = marks;
   o.size = {size.x, size.y - ImGui::GetStyle().ItemSpacing.y};
   o.y_label_width = step_charts_label_width();
@@ -127,28 +162,34 @@ void loss_chart(const AppState& state, ImVec2 size) {
   LineChart("loss", series, o);
 }
 
-void score_chart(AppState& state, ImVec2 size) {
+void score_chart(AppState& state, ImVec2 size, bool page_chart) {
   const TrainProgress& p = state.trainer.progress();
   if (p.snapshots.empty()) return;
   int& kind = state.train.score_kind;
   std::vector<Series> series;
-  for (std::size_t i = 0; i < p.snapshots.front()->eval.heads.size(); ++i) {
-    const HeadScores& h = p.snapshots.front()->eval.heads[i];
-    Series s{head_name(h), {}, {}, head_colour(i), series_style(i), "head " + head_name(h)};
+  std::vector<double> last;
+  const std::vector<HeadScores>& heads = p.snapshots.front()->eval.heads;
+  for (std::size_t i = 0; i < heads.size(); ++i) {
+    Series s{"head " + head_name(heads[i]), {}, {}, head_colour(i), series_style(i), ""};
     for (const auto& snap : p.snapshots) {
       s.x.push_back(snap->step);
       s.y.push_back(score_of(snap->eval.heads[i], kind));
     }
+    last.push_back(s.y.back());
     series.push_back(std::move(s));
   }
   LineChartOptions o;
   o.title = std::string(1, static_cast<char>(std::toupper(kScoreNames[kind][0]))) + (kScoreNames[kind] + 1) +
             " score per head";
-  o.flags = LineChartFlags_NoLegend;  // each head is named at its line's end
-  // No x title: the timeline above counts the steps, and the line it would take is the head labels' room.
-  o.x = nice_axis(0, std::max(state.trainer.settings().steps, 1), AxisScale::Linear, AxisUnit::Plain, "");
-  o.y = {0, 1, AxisScale::Linear, AxisUnit::Probability, ""};  // scores are mean attention weights
+  o.flags = LineChartFlags_NoLegend | LineChartFlags_EndLabelsRight | (page_chart ? LineChartFlags_PageChart : 0);
+  o.x = step_axis(state, page_chart);
+  o.y = padded({0, 1, AxisScale::Linear, AxisUnit::Probability, ""}, 0.04);  // scores are mean attention weights
   o.size = {size.x, size.y - ImGui::GetFrameHeightWithSpacing()};
+  // Heads whose lines end within a label's height of each other share one name (a layer's, or all of them).
+  const float plot_h = std::max(o.size.y - chart_overhead(0), 1.0f);
+  const std::vector<std::string> names =
+      score_end_labels(heads, last, 1.1 * ImGui::GetTextLineHeight() / plot_h * (o.y.hi - o.y.lo));
+  for (std::size_t i = 0; i < series.size(); ++i) series[i].end_label = names[i];
   o.y_label_width = step_charts_label_width();
   LineChart("scores", series, o);
   ImGui::SetNextItemWidth(size.x * 0.5f);
@@ -253,17 +294,20 @@ void head_thumbnails(TrainView& view, const TrainSnapshot& s, float cell) {
     }
 }
 
-// What happened, in words: the evaluation at the snapshot shown, each change of a head's role up to it (the
-// newest first), then what the task asks.
-void story(const AppState& state, const TrainSnapshot& shown) {
+// What happened, in words: the evaluation at the snapshot shown, every head's role where the page folds the heads
+// (`roles`), each change of a head's role up to it (the newest first), then what the task asks, off a lesson page
+// (a page's own text says it, and a page's story is read whole).
+void story(const AppState& state, const TrainSnapshot& shown, bool roles, bool task) {
   const TrainProgress& p = state.trainer.progress();
   TextWrappedAtSpaces("Step " + thousands(shown.step) + ": evaluation loss " + format_number(shown.eval.loss, 3) +
                       ", " + format_number(100.0 * shown.eval.accuracy, 1) + "% of its targets right.");
+  if (roles) TextWrappedAtSpaces(roles_summary(shown.eval.heads));
   std::vector<std::string> events;
   for (std::size_t i = 1; i < p.snapshots.size() && p.snapshots[i]->step <= shown.step; ++i)
     for (const std::string& change : role_changes(p.snapshots[i - 1]->eval.heads, p.snapshots[i]->eval.heads))
       events.push_back("Step " + thousands(p.snapshots[i]->step) + ": " + change);
   for (auto e = events.rbegin(); e != events.rend(); ++e) TextWrappedAtSpaces(*e);
+  if (!task) return;
   ImGui::Dummy({0, ImGui::GetFontSize()});  // a blank line: every line stays on the story's one grid of lines
   TextDisabledWrapped(task_story(state.trainer.settings().run.task));
 }
@@ -394,6 +438,46 @@ void gradient(TrainView& view, const std::shared_ptr<const TrainSnapshot>& shown
   kernel_row(r, page_about_it);
 }
 
+// The story in a box of whole lines, the rest of the height (its scrollbar always there: the story grows as the run
+// trains, and a scrollbar appearing would rewrap it). Padded, so a glyph that reaches left of its pen (the hook of a
+// J) is not clipped at the line's start.
+void story_box(const AppState& state, const TrainSnapshot& shown, bool roles, bool task) {
+  ImGui::BeginChild("story", {0, whole_lines_height(ImGui::GetContentRegionAvail().y)}, false,
+                    ImGuiWindowFlags_AlwaysUseWindowPadding | ImGuiWindowFlags_AlwaysVerticalScrollbar);
+  story(state, shown, roles, task);
+  ImGui::EndChild();
+}
+
+// A page about one chart: it takes the width and most of the height, at least a third of the window each way as the
+// layout check asks of a page's chart; the heads fold to a sentence of their roles, the other chart to the story's
+// first sentence (the evaluation loss, or the roles), and the story follows in whole lines.
+void chart_page(AppState& state, TrainChart about) {
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float below =
+      about == TrainChart::Scores ? ImGui::GetFrameHeightWithSpacing() : ImGui::GetStyle().ItemSpacing.y;
+  const float need = ImGui::GetIO().DisplaySize.y / 3 + chart_overhead(below) + 2;
+  // The loss page's story is two sentences; the scores page's tells each head's change of role.
+  const float chart_h = std::min(avail.y, std::max(avail.y * (about == TrainChart::Loss ? 0.72f : 0.62f), need));
+  if (about == TrainChart::Loss) loss_chart(state, {avail.x, chart_h}, true);
+  else score_chart(state, {avail.x, chart_h}, true);
+  if (const auto shown = shown_snapshot(state)) story_box(state, *shown, true, false);
+}
+
+// A page about the heads: the thumbnails as large as the view allows (136 px at 1280x720 in presentation mode), the
+// charts folded to the story under them in five lines (the evaluation loss, each change of role; the rest scrolls).
+// Beside them the story would leave the thumbnails a third of the width.
+void heads_page(AppState& state) {
+  const auto shown = shown_snapshot(state);
+  if (!shown) return;
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float story_h = st.WindowPadding.y + 5 * ImGui::GetTextLineHeightWithSpacing() - st.ItemSpacing.y;
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  PushHeatmapVersion(reinterpret_cast<std::uintptr_t>(shown.get()));
+  head_grid(state.train, *shown, {avail.x, std::max(avail.y - story_h - st.ItemSpacing.y, avail.y * 0.5f)});
+  PopHeatmapVersion();
+  story_box(state, *shown, false, false);
+}
+
 }  // namespace
 
 void TrainPanel(AppState& state, ImVec2 pos, ImVec2 size) {
@@ -410,6 +494,12 @@ void TrainPanel(AppState& state, ImVec2 pos, ImVec2 size) {
                       general_number(s.run.adamw.lr) + ", seed " + std::to_string(s.run.seed));
   run_controls(state);
   timeline(state);
+  if (const TrainChart about = page_chart(state); about != TrainChart::All) {
+    if (about == TrainChart::Heads) heads_page(state);
+    else chart_page(state, about);
+    ImGui::End();
+    return;
+  }
   // Two columns where they fit: the curves over the steps on the left; the heads at the snapshot shown, and what
   // they became, on the right. Beside a lesson's column: the two charts side by side above the heads.
   const float avail_w = ImGui::GetContentRegionAvail().x, avail_h = ImGui::GetContentRegionAvail().y;
@@ -420,19 +510,19 @@ void TrainPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   if (!gradient_page && two_columns) {
     const float left_w = (avail_w - gap.x) * 0.52f, chart_h = (avail_h - gap.y) * 0.5f;
     ImGui::BeginChild("curves", {left_w, avail_h}, false, ImGuiWindowFlags_NoScrollbar);
-    loss_chart(state, {left_w, chart_h});
-    score_chart(state, {left_w, chart_h});
+    loss_chart(state, {left_w, chart_h}, false);
+    score_chart(state, {left_w, chart_h}, false);
     ImGui::EndChild();
     ImGui::SameLine();
   } else if (!gradient_page) {
     // Half the height: the score chart names its eight heads at their lines' ends, one line of text apart.
     const float chart_w = (avail_w - gap.x) * 0.5f, chart_h = std::max(11.0f * ImGui::GetFontSize(), avail_h * 0.5f);
     ImGui::BeginGroup();
-    loss_chart(state, {chart_w, chart_h});
+    loss_chart(state, {chart_w, chart_h}, false);
     ImGui::EndGroup();
     ImGui::SameLine();
     ImGui::BeginGroup();
-    score_chart(state, {chart_w, chart_h});
+    score_chart(state, {chart_w, chart_h}, false);
     ImGui::EndGroup();
   }
   // Sized to fit (the story and the gradient scroll in children of their own): a scrollbar coming and going here
@@ -458,12 +548,7 @@ void TrainPanel(AppState& state, ImVec2 pos, ImVec2 size) {
         ImGui::SameLine();
       }
       PopHeatmapVersion();
-      // Padded, so a glyph that reaches left of its pen (the hook of a J) is not clipped at the line's start. Its
-      // scrollbar always there: the story grows as the run trains, and a scrollbar appearing would rewrap it.
-      ImGui::BeginChild("story", {0, whole_lines_height(ImGui::GetContentRegionAvail().y)}, false,
-                        ImGuiWindowFlags_AlwaysUseWindowPadding | ImGuiWindowFlags_AlwaysVerticalScrollbar);
-      story(state, *shown);
-      ImGui::EndChild();
+      story_box(state, *shown, false, true);
       ImGui::EndTabItem();
     }
     if (ImGui::BeginTabItem("The gradient", nullptr, flags(true))) {

@@ -38,6 +38,9 @@ enum LineChartFlags_ {
   // coincide in part, such as the Cost view's while the projections dominate (many lines at one value would make a
   // broad band).
   LineChartFlags_Stripes = 1 << 3,
+  // End labels in the column right of the plot, not right of the lines' ends: lines that end mid-plot (a run still
+  // training) keep their names off the curves.
+  LineChartFlags_EndLabelsRight = 1 << 4,
 };
 using LineChartFlags = int;
 
