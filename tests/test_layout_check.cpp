@@ -76,6 +76,10 @@ TEST_CASE("what a page is about must be in sight: outside its panel's visible pa
   CHECK(items_out_of_sight({item(SightKind::Verdict, "the check line", {-0.5f, 39.5f, 800, 500.5f})}, page).empty());
   // Without a lesson a view's check line may lie where its user scrolls; an outlined cell or a result may not.
   CHECK(items_out_of_sight({item(SightKind::Verdict, "the check line", {10, 520, 800, 564})}, "").empty());
+  // A term of the step's formula cut off on a lesson page makes the formula say something else; in a view it scrolls.
+  CHECK(items_out_of_sight({item(SightKind::Operand, "head 1", {10, 480, 300, 600})}, page) ==
+        std::vector<std::string>{"Decode: \"\u2714 The same\" cut by the bottom edge (100 of 120 px hidden)"});
+  CHECK(items_out_of_sight({item(SightKind::Operand, "head 1", {10, 480, 300, 600})}, "").empty());
   CHECK(items_out_of_sight({item(SightKind::Outlined, "output", {10, 0, 50, 30})}, "") ==
         std::vector<std::string>{"Decode: \"\u2714 The same\" above the top edge"});
   // A matrix counts only when the lesson names it, and one copy in sight is enough.

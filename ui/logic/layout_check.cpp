@@ -301,7 +301,8 @@ std::vector<std::string> items_out_of_sight(const std::vector<SightItem>& items,
   std::set<std::string> seen_matrices;
   for (const SightItem& item : items) {
     if (item.kind == SightKind::Matrix && !names_matrix(lesson_text, item.name)) continue;
-    if (item.kind == SightKind::Verdict && lesson_text.empty()) continue;  // a view's own: its user scrolls
+    // A view's own: its user scrolls.
+    if ((item.kind == SightKind::Verdict || item.kind == SightKind::Operand) && lesson_text.empty()) continue;
     std::string f = sight_finding(item);
     if (item.kind != SightKind::Matrix) {
       if (!f.empty()) found.insert(std::move(f));

@@ -60,6 +60,8 @@ enum class SightKind {
   Outlined,  // a cell outlined strongly (a lesson page's, the selected one): always in sight
   Result,    // what the step makes (the term after "="): always
   Verdict,   // a check line ("✔ The same numbers ... (largest difference 0)"): the point of a lesson page
+  Operand,   // a term of the step's formula on a lesson page: with a term cut off, "output = head 0 + head 1"
+             // reads as "output = head 0", which is false
   Matrix,    // a matrix by its name: in sight when the lesson text names it ("row sleeps of concat")
 };
 struct SightItem {

@@ -82,8 +82,12 @@ struct StepView {
     const float in_sight = ImGui::GetWindowHeight() - 2 * ImGui::GetTextLineHeightWithSpacing();
     // What the step makes must be in sight: a picture of its operands alone shows nothing of the step. (A formula
     // drawn after the step's own, such as what sparsity lost under the selection, may wait below.)
-    if (own_formula && !ops.empty() && ops.back() == "=" && e.result_y >= 0)
+    if (own_formula && !ops.empty() && ops.back() == "=" && e.result_y >= 0) {
       NoteInSight(SightKind::Result, terms.back().name, "the result " + terms.back().name, e.result_min, e.result_max);
+      for (std::size_t k = 0; k + 1 < terms.size() && k < e.boxes.size(); ++k)
+        NoteInSight(SightKind::Operand, terms[k].name, "the operand " + terms[k].name + " of " + terms.back().name,
+                    e.boxes[k].first, e.boxes[k].second);
+    }
     // When a lesson page opens, the step shows from its top if that shows the page's outlined cell, its matrix's
     // title with it; otherwise the cell in the middle. Measured from the content's top: the previous page may have
     // left the step scrolled.
@@ -95,7 +99,7 @@ struct StepView {
     const int result = static_cast<int>(terms.size()) - 1;
     if (!e && state.pipeline.pinned_cell && state.pipeline.pinned_cell->first < terms[result].m->rows() &&
         state.pipeline.pinned_cell->second < terms[result].m->cols())
-      e = {result, state.pipeline.pinned_cell->first, state.pipeline.pinned_cell->second, false};
+      e = EquationHover{.term = result, .row = state.pipeline.pinned_cell->first, .col = state.pipeline.pinned_cell->second};
     if (e) {
       state.pipeline.hover.step = state.pipeline.step;
       state.pipeline.hover.head = state.pipeline.head;

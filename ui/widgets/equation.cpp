@@ -209,7 +209,8 @@ void draw_line(std::span<const Term> terms, std::span<const std::string> ops, st
     if (i == (result_leads ? 0 : terms.size() - 1)) hover.result_y = ImGui::GetCursorScreenPos().y;
     // The caller's index, whichever order the terms are drawn in: a term keeps its ImGui id and texture when its
     // formula starts or stops leading with its result.
-    ImGui::PushID(static_cast<int>(result_leads ? (i == 0 ? terms.size() - 1 : i - 1) : i));
+    const std::size_t caller = result_leads ? (i == 0 ? terms.size() - 1 : i - 1) : i;
+    ImGui::PushID(static_cast<int>(caller));
     ImGui::TextUnformatted(term_title(t).c_str());
     HeatmapOptions o;
     o.row_labels = t.rows;
@@ -240,6 +241,8 @@ void draw_line(std::span<const Term> terms, std::span<const std::string> ops, st
     if (r.outlined_y >= 0 && !(result_leads && hover.outlined_y >= 0)) hover.outlined_y = r.outlined_y;
     ImGui::PopID();
     ImGui::EndGroup();
+    if (hover.boxes.size() < terms.size()) hover.boxes.resize(terms.size(), {{-1, -1}, {-1, -1}});
+    hover.boxes[caller] = {ImGui::GetItemRectMin(), ImGui::GetItemRectMax()};
     if (i == (result_leads ? 0 : terms.size() - 1)) {
       hover.result_min = ImGui::GetItemRectMin();
       hover.result_max = ImGui::GetItemRectMax();
