@@ -347,15 +347,21 @@ std::vector<LabelSpot> unambiguous(std::vector<LabelSpot> spots, const std::vect
 
 // The spots whose label or leader would lie on a line the dot is not on: a number on a line reads as that line's.
 // The lines through the dot (its series, its reference line) are only kept clear where possible (`own`).
+// A leader may cross a reference line (the first `crossable` lines, horizontal and dashed: a thin leader across one
+// reads as crossing it); lines 7 px apart (80 and 141 GB) leave a dot on the middle one no other way out.
 std::vector<LabelSpot> off_other_lines(std::vector<LabelSpot> spots, ImVec2 dot, const std::vector<Box>& lines,
-                                       std::vector<Box>& own) {
+                                       std::size_t crossable, std::vector<Box>& own) {
   const Box at{dot.x - 2, dot.y - 2, dot.x + 2, dot.y + 2};
   std::vector<Box> others;
-  for (const Box& b : lines) (overlaps(b, at, 0) ? own : others).push_back(b);
+  std::vector<bool> may_cross;
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    if (overlaps(lines[i], at, 0)) own.push_back(lines[i]);
+    else others.push_back(lines[i]), may_cross.push_back(i < crossable);
   std::erase_if(spots, [&](const LabelSpot& s) {
-    return std::any_of(others.begin(), others.end(), [&](const Box& o) {
-      return overlaps(s.label, o, 1.0f) || (s.leader && overlaps(*s.leader, o, 0.0f));
-    });
+    for (std::size_t i = 0; i < others.size(); ++i)
+      if (overlaps(s.label, others[i], 1.0f) || (s.leader && !may_cross[i] && overlaps(*s.leader, others[i], 0.0f)))
+        return true;
+    return false;
   });
   return spots;
 }
@@ -378,15 +384,23 @@ void draw_marks(ImDrawList* dl, std::span<const ChartMark> marks, std::span<cons
   std::vector<Box> lines;
   for (const ReferenceLine& r : refs)
     if (p.holds_y(r.y)) lines.push_back({p.min.x, p.py(r.y) - 1, p.max.x, p.py(r.y) + 1});
+  const std::size_t reference_boxes = lines.size();  // the reference lines first
   for (const std::vector<Box>& l : series_lines) lines.insert(lines.end(), l.begin(), l.end());
   std::vector<std::vector<LabelSpot>> spots;
   std::vector<Box> own;  // the lines through some dot: kept clear where possible
   for (std::size_t i = 0; i < shown.size(); ++i) {
+    spots.emplace_back();
+    if (shown[i]->label.empty()) continue;  // a dot only: its number is in the table
     const ImVec2 t = ImGui::CalcTextSize(shown[i]->label.c_str());
-    spots.push_back(
-        shown[i]->label.empty()
-            ? std::vector<LabelSpot>{}  // a dot only: its number is in the table
-            : off_other_lines(unambiguous(label_spots(dots[i], {t.x + 2 * pad, t.y}), dots, i), dots[i], lines, own));
+    const std::vector<LabelSpot> near = unambiguous(label_spots(dots[i], {t.x + 2 * pad, t.y}), dots, i);
+    spots.back() = off_other_lines(near, dots[i], lines, reference_boxes, own);
+    // A dot hemmed in by lines and dots (a crossing the page quotes, among the others): a label out on a leader,
+    // which says whose it is, and the leader may cross a line; the label itself still lies on none.
+    if (spots.back().empty()) {
+      std::vector<LabelSpot> out = label_spots(dots[i], {t.x + 2 * pad, t.y});
+      std::erase_if(out, [](const LabelSpot& s) { return !s.leader; });
+      spots.back() = off_other_lines(out, dots[i], lines, lines.size(), own);
+    }
   }
   const std::vector<int> chosen = place_labels_best(spots, fixed, own, box_of(p.min, p.max), 1.0f);
 
@@ -641,8 +655,15 @@ void LineChart(const char* id, std::span<const Series> series, const LineChartOp
   const float h = ImGui::GetTextLineHeight();
 
   // Top to bottom: title, y-axis title, plot (half a line of room for the top tick label), x labels, x title.
+  // The y axis' title after the chart's on its row where both fit (a line more for the plot), else on a row of its own.
+  const float title_w =
+      opts.title.empty() ? 0 : title_font()->CalcTextSizeA(title_font_size(), 1e9f, 0, opts.title.c_str()).x;
+  const bool y_title_inline =
+      !opts.title.empty() && !opts.y.title.empty() && title_w + 2 * h + TextWidth(opts.y.title) <= size.x;
   const float title_y = origin.y, y_title_y = title_y + title_height(opts.title);
-  Plot p{{0, y_title_y + (opts.y.title.empty() ? 0 : h + 2) + h / 2},
+  const ImVec2 y_title_at =
+      y_title_inline ? ImVec2{origin.x + title_w + 2 * h, y_title_y - h - 6} : ImVec2{origin.x, y_title_y};
+  Plot p{{0, y_title_y + (opts.y.title.empty() || y_title_inline ? 0 : h + 2) + h / 2},
          {0, end.y - kChartTickLength - kChartLabelGap - h - (opts.x.title.empty() ? 0 : h + 4)},
          &opts.x,
          &opts.y};
@@ -665,7 +686,7 @@ void LineChart(const char* id, std::span<const Series> series, const LineChartOp
   ImDrawList* dl = ImGui::GetWindowDrawList();
   dl->PushClipRect(origin, end, true);
   draw_title(dl, opts.title, {origin.x, title_y}, c);
-  if (!opts.y.title.empty()) dl->AddText({origin.x, y_title_y}, c.text, opts.y.title.c_str());
+  if (!opts.y.title.empty()) dl->AddText(y_title_at, c.text, opts.y.title.c_str());
   if (!opts.x.title.empty())
     dl->AddText({(p.min.x + p.max.x - TextWidth(opts.x.title)) / 2, end.y - h}, c.text, opts.x.title.c_str());
 
