@@ -309,11 +309,11 @@ Box draw_legend(ImDrawList* dl, std::span<const Series> series, ImVec2 at, const
 }
 
 // Places around a dot, nearest first and the clear side of a rising line first (above-left, below-right),
-// then one, two and three label heights further out, with a leader back to the dot.
-std::vector<LabelSpot> label_spots(ImVec2 at, ImVec2 size) {
+// then one, two and three (or up to `levels` - 1) label heights further out, with a leader back to the dot.
+std::vector<LabelSpot> label_spots(ImVec2 at, ImVec2 size, int levels = 4) {
   const float d = kMarkerRadius + 3, w = size.x, h = size.y, r = kMarkerRadius + 2;
   std::vector<LabelSpot> spots;
-  for (int level = 0; level < 4; ++level) {  // up to three label heights out: a crowded corner still has room
+  for (int level = 0; level < levels; ++level) {  // up to three label heights out: a crowded corner still has room
     const float out = (h + 3) * static_cast<float>(level), up = at.y - d - out, down = at.y + d + out;
     const auto leader = [&](float x0, float x1, bool above) -> std::optional<Box> {
       if (level == 0) return std::nullopt;
@@ -397,7 +397,7 @@ void draw_marks(ImDrawList* dl, std::span<const ChartMark> marks, std::span<cons
     // A dot hemmed in by lines and dots (a crossing the page quotes, among the others): a label out on a leader,
     // which says whose it is, and the leader may cross a line; the label itself still lies on none.
     if (spots.back().empty()) {
-      std::vector<LabelSpot> out = label_spots(dots[i], {t.x + 2 * pad, t.y});
+      std::vector<LabelSpot> out = label_spots(dots[i], {t.x + 2 * pad, t.y}, 7);  // and further out
       std::erase_if(out, [](const LabelSpot& s) { return !s.leader; });
       spots.back() = off_other_lines(out, dots[i], lines, lines.size(), own);
     }
