@@ -74,8 +74,11 @@ std::vector<std::vector<ImVec2>> polylines(const Series& s, const Plot& p) {
 float stroke_width(LineDash dash, float width) { return dash == LineDash::Dotted ? width + 1.5f : width; }
 
 // Dashes carry on across corners, so a dashed polyline reads as one evenly dashed line; a solid one is one polyline.
-void styled_polyline(ImDrawList* dl, const std::vector<ImVec2>& pts, ImU32 colour, float thickness, LineDash dash) {
-  const std::vector<float> pattern = dash_lengths(dash);
+// `scale` stretches the pattern (a line widened into a stripe keeps its dashes' proportions, not square blocks).
+void styled_polyline(ImDrawList* dl, const std::vector<ImVec2>& pts, ImU32 colour, float thickness, LineDash dash,
+                     float scale = 1.0f) {
+  std::vector<float> pattern = dash_lengths(dash);
+  for (float& l : pattern) l *= scale;
   if (pattern.empty()) dl->AddPolyline(pts.data(), static_cast<int>(pts.size()), colour, ImDrawFlags_None, thickness);
   else AddPatternedPolyline(dl, pts, colour, thickness, pattern);
 }
@@ -142,7 +145,8 @@ void draw_run(ImDrawList* dl, const Run& r) {
                                     r.points.begin() + static_cast<std::ptrdiff_t>(end) + 2);
     // Widened under other lines it keeps its own pattern: a line changing from solid to dashed where the lines part
     // looked like a change in the data.
-    styled_polyline(dl, piece, s.colour, stroke_width(s.style.dash, r.widths[k]), s.style.dash);
+    styled_polyline(dl, piece, s.colour, stroke_width(s.style.dash, r.widths[k]), s.style.dash,
+                    std::max(1.0f, r.widths[k] / kLineWidth * 0.6f));
     k = end + 1;
   }
 }
