@@ -3,13 +3,13 @@
 // floats one layer stores (Tables 1 and 2 of arXiv 2604.00965).
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <cmath>
 #include <iterator>
 
 #include "core/kv_compare.h"
 #include "core/memory.h"
 #include "ui/logic/colormap.h"
+#include "ui/logic/cost_text.h"
 #include "ui/panels/panels.h"
 #include "ui/widgets/bar_chart.h"
 #include "ui/widgets/layout_check_frame.h"
@@ -125,30 +125,6 @@ Fits longest_contexts(const std::vector<CacheLine>& lines, const ModelViewSettin
   return fits;
 }
 
-// Whether `text` quotes the number n: exactly ("244,140", not inside "1,244,140"), or after "about " rounded to
-// three or four significant digits ("about 157,500" for 157,4xx).
-bool quotes(const std::string& text, std::uint64_t n) {
-  const auto found = [&](const std::string& number, const std::string& before) {
-    for (std::size_t at = text.find(before + number); at != std::string::npos;
-         at = text.find(before + number, at + 1)) {
-      const std::size_t end = at + before.size() + number.size();
-      const auto digit = [&](std::size_t i) { return std::isdigit(static_cast<unsigned char>(text[i])) != 0; };
-      const bool open = at == 0 || !(digit(at - 1) || text[at - 1] == ',');
-      const bool closed =
-          end >= text.size() || !(digit(end) || (text[end] == ',' && end + 1 < text.size() && digit(end + 1)));
-      if (open && closed) return true;
-    }
-    return false;
-  };
-  const double v = static_cast<double>(n);
-  if (found(format_exact(v, AxisUnit::Plain), "")) return true;
-  for (const int digits : {3, 4}) {
-    const double unit = std::pow(10.0, std::floor(std::log10(v)) + 1 - digits);
-    if (found(format_exact(std::round(v / unit) * unit, AxisUnit::Plain), "about ")) return true;
-  }
-  return false;
-}
-
 // A dot where each line meets each accelerator's memory, numbered where the lesson page (`page`) quotes the crossing:
 // the numbers the page talks about are on the chart, every one is in the table under it.
 std::vector<ChartMark> fit_marks(const std::vector<CacheLine>& lines, const Fits& fits, const std::string& page) {
@@ -157,7 +133,7 @@ std::vector<ChartMark> fit_marks(const std::vector<CacheLine>& lines, const Fits
     for (std::size_t a = 0; a < std::size(kAccelerators); ++a)
       if (const auto n = fits[i][a]; n && *n > 0)
         marks.push_back({static_cast<double>(*n), static_cast<double>(kAccelerators[a].bytes),
-                         quotes(page, *n) ? format_exact(static_cast<double>(*n), AxisUnit::Plain) : "",
+                         text_quotes_number(page, *n) ? format_exact(static_cast<double>(*n), AxisUnit::Plain) : "",
                          lines[i].series.colour});
   return marks;
 }
