@@ -470,6 +470,22 @@ TEST_CASE("cost chart: the lengths a lesson page quotes, written L = N or N toke
   CHECK(quoted_lengths("a fixed k = 2,048 keys; past a few thousand tokens", 1, 1048576).empty());
 }
 
+TEST_CASE("memory chart: a crossing is numbered when the page quotes it, exactly or after about") {
+  const std::string page =
+      "fills 80 GB after 244,140 tokens for one sequence; would cross 80 GB at about 157,500 "
+      "tokens; still under 80 GB at 1,048,576 tokens";
+  CHECK(text_quotes_number(page, 244140));
+  CHECK(text_quotes_number(page, 157510));        // 157,500 at four significant digits
+  CHECK(text_quotes_number(page, 157470));        // 157,500 at four, 157,000 at three: rounds up
+  CHECK_FALSE(text_quotes_number(page, 157400));  // 157,400 and 157,000: not what the page says
+  CHECK_FALSE(text_quotes_number(page, 44140));   // inside 244,140
+  CHECK_FALSE(text_quotes_number(page, 48576));   // inside 1,048,576
+  CHECK_FALSE(text_quotes_number(page, 1048));    // the start of 1,048,576
+  CHECK_FALSE(text_quotes_number("after 244,140 tokens", 157500));
+  CHECK_FALSE(text_quotes_number("157,500 tokens", 157510));  // rounded only after "about"
+  CHECK_FALSE(text_quotes_number("", 0));
+}
+
 TEST_CASE("cost chart: one line under the flat start says it is the projections") {
   // llama-3-70b: 2 x (8192^2 + 2 x 8192 x 1024 + 8192^2) = 301,989,888 FLOPs a layer, over 80 layers.
   CHECK(projection_floor_text(301989888.0 * 80) ==

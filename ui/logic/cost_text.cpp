@@ -1,5 +1,6 @@
 #include "ui/logic/cost_text.h"
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -73,6 +74,29 @@ std::vector<double> quoted_lengths(const std::string& text, double lo, double hi
     if (v >= lo && v <= hi) found.insert(v);
   }
   return {found.begin(), found.end()};
+}
+
+bool text_quotes_number(const std::string& text, std::uint64_t n) {
+  const auto found = [&](const std::string& number, const std::string& before) {
+    for (std::size_t at = text.find(before + number); at != std::string::npos;
+         at = text.find(before + number, at + 1)) {
+      const std::size_t end = at + before.size() + number.size();
+      const auto digit = [&](std::size_t i) { return std::isdigit(static_cast<unsigned char>(text[i])) != 0; };
+      const bool open = at == 0 || !(digit(at - 1) || text[at - 1] == ',');
+      const bool closed =
+          end >= text.size() || !(digit(end) || (text[end] == ',' && end + 1 < text.size() && digit(end + 1)));
+      if (open && closed) return true;
+    }
+    return false;
+  };
+  const double v = static_cast<double>(n);
+  if (found(format_exact(v, AxisUnit::Plain), "")) return true;
+  if (n == 0) return false;
+  for (const int digits : {3, 4}) {
+    const double unit = std::pow(10.0, std::floor(std::log10(v)) + 1 - digits);
+    if (found(format_exact(std::round(v / unit) * unit, AxisUnit::Plain), "about ")) return true;
+  }
+  return false;
 }
 
 }  // namespace attn::ui

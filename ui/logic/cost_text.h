@@ -26,4 +26,9 @@ std::string projection_floor_text(double floor_flops);
 // "32,768 tokens" (not "32,768 FLOPs"), within [lo, hi]. The chart gives each a tick of its own.
 std::vector<double> quoted_lengths(const std::string& text, double lo, double hi);
 
+// Whether a lesson page's text quotes the count n: exactly ("244,140", not inside "1,244,140" or "244,1400"), or
+// after "about " rounded to three or four significant digits ("about 157,500" for 157,510). The memory chart numbers
+// the crossings a page quotes.
+bool text_quotes_number(const std::string& text, std::uint64_t n);
+
 }  // namespace attn::ui

@@ -51,6 +51,18 @@ Series scenario_sparse_series(const ModelShape& m, const SparseConfig& own, std:
   return s;
 }
 
+// The y of the lines at each of the lengths xs where they have a point.
+std::vector<double> values_at(std::span<const Series* const> lines, std::span<const double> xs) {
+  std::vector<double> out;
+  for (const Series* line : lines)
+    for (const double x : xs)
+      for (std::size_t i = 0; i < std::min(line->x.size(), line->y.size()); ++i)
+        if (line->x[i] == x) out.push_back(line->y[i]);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 }  // namespace
 
 void CostPanel(AppState& state, ImVec2 pos, ImVec2 size) {
@@ -113,6 +125,18 @@ void CostPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   const std::vector<double> pins =
       page_here ? quoted_lengths(state.lesson.current_page().text, o.x.lo, o.x.hi) : std::vector<double>{};
   o.x_pins = pins;
+  // And the FLOPs with and without a cache at those lengths, the values the page quotes in words ("about a hundred
+  // billion"): read off their own ticks, not between decades three apart.
+  const Series* const quoted[] = {&series.front(), &series.back()};  // the KV cache and no-cache lines
+  const std::vector<double> y_pins = values_at(quoted, pins);
+  o.y_pins = y_pins;
+  // A dot where each of those lines meets its pinned length, so the tick reads as that point's value.
+  std::vector<ChartMark> dots;
+  for (const Series* line : quoted)
+    for (const double x : pins)
+      for (std::size_t i = 0; i < std::min(line->x.size(), line->y.size()); ++i)
+        if (line->x[i] == x) dots.push_back({x, line->y[i], "", line->colour});
+  o.marks = dots;
   // Under the flat start of the lines, one line saying what it is.
   const double floor = static_cast<double>(projection_flops_per_token(*m)) * static_cast<double>(m->layers);
   const ChartNote notes[] = {{1, floor, projection_floor_text(floor)}};

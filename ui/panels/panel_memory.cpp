@@ -8,8 +8,11 @@
 
 #include "core/kv_compare.h"
 #include "core/memory.h"
+#include "ui/logic/colormap.h"
+#include "ui/logic/cost_text.h"
 #include "ui/panels/panels.h"
 #include "ui/widgets/bar_chart.h"
+#include "ui/widgets/layout_check_frame.h"
 #include "ui/widgets/line_chart.h"
 #include "ui/widgets/text.h"
 #include "ui/widgets/theme.h"
@@ -44,6 +47,25 @@ Series cache_series(const ModelShape& m, const ModelViewSettings& s, std::string
   Series out{std::move(name), {}, {}, colour, {}, {}};
   add_cache_points(out, m, s, kMaxContextExponent);
   return out;
+}
+
+// A model with sliding-window layers also as if every layer kept every token: what its windows save is the gap
+// between the two lines (the Gemma 3 page quotes where this one crosses 80 GB). Unnamed when the model has none.
+CacheLine without_windows(const ModelShape& m, const ModelViewSettings& s) {
+  if (!has_sliding_window(m)) return {};
+  ModelShape full = m;
+  full.window = 0;
+  full.local_layers = 0;
+  full.global_layers = 0;
+  const char* const variant = m.variant == Variant::Mla   ? "MLA"
+                              : m.variant == Variant::Mqa ? "MQA"
+                              : m.variant == Variant::Gqa ? "GQA"
+                                                          : "MHA";
+  Series line =
+      cache_series(full, s, std::string(variant) + ", no windows", variant_colour(static_cast<int>(m.variant)));
+  line.style = series_style(8);  // solid with squares: apart from the variants' lines and the round crossing dots
+  line.end_label = "no windows";
+  return {std::move(line), full};
 }
 
 // Past 2^20 tokens, as far as a crossing near the right edge needs (context_axis_end); at most 2^24.
@@ -88,6 +110,7 @@ std::vector<CacheLine> chart_lines(const AppState& state, const ModelShape& m) {
     line.end_label = kNames[i];
     lines.push_back({std::move(line), *f.shape});
   }
+  if (CacheLine full = without_windows(m, state.models); !full.series.name.empty()) lines.push_back(std::move(full));
   return lines;
 }
 
@@ -102,15 +125,29 @@ Fits longest_contexts(const std::vector<CacheLine>& lines, const ModelViewSettin
   return fits;
 }
 
-// A dot where each line meets each accelerator's memory.
-std::vector<ChartMark> fit_marks(const std::vector<CacheLine>& lines, const Fits& fits) {
+// A dot where each line meets each accelerator's memory, numbered where the lesson page (`page`) quotes the crossing:
+// the numbers the page talks about are on the chart, every one is in the table under it.
+std::vector<ChartMark> fit_marks(const std::vector<CacheLine>& lines, const Fits& fits, const std::string& page) {
   std::vector<ChartMark> marks;
   for (std::size_t i = 0; i < lines.size(); ++i)
     for (std::size_t a = 0; a < std::size(kAccelerators); ++a)
       if (const auto n = fits[i][a]; n && *n > 0)
         marks.push_back({static_cast<double>(*n), static_cast<double>(kAccelerators[a].bytes),
-                         format_exact(static_cast<double>(*n), AxisUnit::Plain), lines[i].series.colour});
+                         text_quotes_number(page, *n) ? format_exact(static_cast<double>(*n), AxisUnit::Plain) : "",
+                         lines[i].series.colour});
   return marks;
+}
+
+// A line's colour made dark (light page) or light enough to read as text at 4.5:1 on both of a table's row colours.
+ImU32 legible_in_table(ImU32 colour) {
+  const ImVec4 page = ImGui::GetStyleColorVec4(ImGuiCol_WindowBg), c = ImGui::ColorConvertU32ToFloat4(colour);
+  Rgb out{c.x, c.y, c.z};
+  for (const ImGuiCol row : {ImGuiCol_TableRowBg, ImGuiCol_TableRowBgAlt}) {
+    const ImVec4 r = ImGui::GetStyleColorVec4(row);  // drawn over the page at its alpha
+    const Rgb bg{page.x + (r.x - page.x) * r.w, page.y + (r.y - page.y) * r.w, page.z + (r.z - page.z) * r.w};
+    out = legible_on(out, bg, 4.5);
+  }
+  return pack(out);
 }
 
 // Every dot's number, including those a crowded chart could not label and those past its right edge.
@@ -125,7 +162,8 @@ void fits_table(const std::vector<CacheLine>& lines, const Fits& fits, float wid
   for (std::size_t i = 0; i < lines.size(); ++i) {
     ImGui::TableNextRow();
     ImGui::TableSetColumnIndex(0);
-    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(lines[i].series.colour), "%s", lines[i].series.name.c_str());
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(legible_in_table(lines[i].series.colour)), "%s",
+                       lines[i].series.name.c_str());
     for (std::size_t a = 0; a < std::size(kAccelerators); ++a) {
       ImGui::TableSetColumnIndex(static_cast<int>(a) + 1);
       const auto n = fits[i][a];
@@ -146,12 +184,31 @@ std::string table_caption(const ModelShape& m) {
   switch (m.variant) {
     case Variant::Mla: return "Floats stored (Table 2 of arXiv 2604.00965: latent attention)";
     case Variant::Gqa:
-      return "Floats stored (Table 1 of arXiv 2604.00965, in its grouped-query form: " + std::to_string(m.kv_heads) +
-             " KV heads)";
-    case Variant::Mqa: return "Floats stored (Table 1 of arXiv 2604.00965, in its multi-query form: one KV head)";
+      return "Floats stored (Table 1 of arXiv 2604.00965, grouped-query: " + std::to_string(m.kv_heads) + " KV heads)";
+    case Variant::Mqa: return "Floats stored (Table 1 of arXiv 2604.00965, multi-query: one KV head)";
     case Variant::Mha: break;
   }
   return "Floats stored (Table 1 of arXiv 2604.00965: multi-head attention)";
+}
+
+// Under the floats table: the context and d it is for, the sliding windows, and that its cache row is the model's bar
+// (the two agree).
+std::string floats_note(const ModelShape& m, const ModelViewSettings& s) {
+  const std::uint64_t context = static_cast<std::uint64_t>(s.context);
+  const bool windows =
+      has_sliding_window(m) && global_layer_count(m) < m.layers && context > static_cast<std::uint64_t>(m.window);
+  const StoredFloats all = stored_floats_all_layers(m, context);
+  const double bits = static_cast<double>(bits_per_element(s.dtype));
+  // Short: beside the chart it shares the height with the bars, and it must show whole.
+  std::string note = "At " + format_unit(static_cast<double>(context), AxisUnit::Tokens) +
+                     " tokens, d_model = " + std::to_string(m.d_model) + ". ";
+  if (windows)
+    note += std::to_string(m.layers - global_layer_count(m)) + " sliding-window layers hold only the last " +
+            format_exact(m.window, AxisUnit::Plain) + " tokens. ";
+  note += "The cache row \u00D7 " + std::string(to_string(s.dtype)) + " = " +
+          format_value(static_cast<double>(all.cache) * bits / 8, AxisUnit::DecimalBytes) +
+          ", one sequence: " + m.name + "'s bar.";
+  return note;
 }
 
 void stored_floats_table(const ModelShape& m, const ModelViewSettings& s) {
@@ -188,18 +245,21 @@ void stored_floats_table(const ModelShape& m, const ModelViewSettings& s) {
     }
     ImGui::EndTable();
   }
-  // The cache row in bytes is the model's bar: the two agree.
-  const double bits = static_cast<double>(bits_per_element(s.dtype));
-  std::string note = "At " + format_unit(static_cast<double>(context), AxisUnit::Tokens) +
-                     " tokens, d_in = d_out = d_model = " + std::to_string(m.d_model) + ". ";
-  if (windows)
-    note += std::to_string(m.layers - global_layer_count(m)) + " sliding-window layers hold only the last " +
-            format_exact(m.window, AxisUnit::Plain) + " tokens. ";
-  note += "The cache, " + format_exact(static_cast<double>(all.cache), AxisUnit::Plain) + " floats \u00D7 " +
-          std::string(to_string(s.dtype)) + " = " +
-          format_value(static_cast<double>(all.cache) * bits / 8, AxisUnit::DecimalBytes) + " for one sequence, is " +
-          m.name + "'s bar.";
-  TextDisabledWrapped(note);
+  ImGui::BeginGroup();
+  TextDisabledWrapped(floats_note(m, s));
+  ImGui::EndGroup();
+  NoteInSight(SightKind::Result, "floats note", "the note under the floats table", ImGui::GetItemRectMin(),
+              ImGui::GetItemRectMax());
+}
+
+// The height stored_floats_table takes at `width`: its caption, header and three rows, and its note.
+float stored_floats_height(const ModelShape& m, const ModelViewSettings& s, float width) {
+  if (m.d_model <= 0) return 0;
+  const float line = ImGui::GetTextLineHeight(), gap = ImGui::GetStyle().ItemSpacing.y;
+  const auto text_h = [&](const std::string& t) {
+    return line * static_cast<float>(WrapAtSpaces(t, width).size()) + gap;
+  };
+  return text_h(table_caption(m)) + (line + 2 * ImGui::GetStyle().CellPadding.y) * 4 + gap + text_h(floats_note(m, s));
 }
 
 }  // namespace
@@ -220,7 +280,8 @@ void MemoryPanel(AppState& state, ImVec2 pos, ImVec2 size) {
 
   const std::vector<CacheLine> lines = chart_lines(state, *m);
   const Fits fits = longest_contexts(lines, state.models);
-  const std::vector<ChartMark> marks = fit_marks(lines, fits);
+  const bool lesson_here = state.lesson.open() && state.lesson.current_page().view == View::Memory;
+  const std::vector<ChartMark> marks = fit_marks(lines, fits, lesson_here ? state.lesson.current_page().text : "");
   // The x axis runs on past a crossing near its right end (Gemma 3's 971,237 tokens), so every dot is clearly inside.
   std::vector<double> mark_x;
   for (const ChartMark& mk : marks) mark_x.push_back(mk.x);
@@ -285,7 +346,11 @@ void MemoryPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   b.scale = AxisScale::Log10;  // sizes span orders of magnitude; on a linear axis the small ones vanish
   b.references = references;
   const float bars_h = (static_cast<float>(bars.size()) + 4.5f) * ImGui::GetTextLineHeightWithSpacing();
-  b.size = {side_by_side ? avail_w - chart_w - 16 : avail_w, side_by_side ? std::max(avail_h * 0.55f, bars_h) : bars_h};
+  const float bars_w = side_by_side ? avail_w - chart_w - 16 : avail_w;
+  b.size = {bars_w, side_by_side ? std::max(avail_h * 0.55f, bars_h) : bars_h};
+  // Beside the chart, the bars close up so the floats table and its note under them stay whole in the view.
+  if (side_by_side)
+    b.max_height = avail_h - stored_floats_height(*m, state.models, bars_w) - 2 * ImGui::GetStyle().ItemSpacing.y - 4;
   BarChart("models", bars, b);
   ImGui::Spacing();
   stored_floats_table(*m, state.models);

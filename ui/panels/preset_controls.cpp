@@ -30,14 +30,16 @@ const ModelShape* PresetControls(AppState& state, bool context, bool dtype_and_b
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", it->source.c_str());
   if (context) {
-    SameLineIfFits(LabelledWidth(11 * em, "context"), 24);
-    // Powers of two from 1k to 1M: how context lengths are quoted.
+    // Powers of two from 1k to 1M: how context lengths are quoted. The value is written beside the slider, not on
+    // it: over the grab it was hard to read from afar.
     int exponent =
         static_cast<int>(std::lround(std::log2(static_cast<double>(std::max<std::int64_t>(1024, s.context)))));
-    ImGui::SetNextItemWidth(11 * em);
-    if (ImGui::SliderInt("context", &exponent, 10, 20,
-                         format_unit(std::ldexp(1.0, exponent), AxisUnit::Tokens).c_str()))
-      s.context = std::int64_t{1} << exponent;
+    const std::string value = "context " + format_unit(std::ldexp(1.0, exponent), AxisUnit::Tokens);
+    SameLineIfFits(LabelledWidth(8 * em, "context 128k"), 24);
+    ImGui::SetNextItemWidth(8 * em);
+    if (ImGui::SliderInt("##context", &exponent, 10, 20, "")) s.context = std::int64_t{1} << exponent;
+    ImGui::SameLine();
+    ImGui::TextUnformatted(value.c_str());
   }
   if (dtype_and_batch) {
     SameLineIfFits(LabelledWidth(5 * em, "dtype"), 24);

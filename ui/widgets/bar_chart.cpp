@@ -7,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include "ui/logic/layout_check.h"
 #include "ui/widgets/text.h"
 #include "ui/widgets/theme.h"
 
@@ -33,11 +34,12 @@ Axis value_axis(std::span<const Bar> bars, const BarChartOptions& opts) {
   return nice_axis(lo / 4, hi, opts.scale, opts.unit, "");  // the shortest bar still two octaves long
 }
 
-// Dark text on light bars, light text on dark ones.
+// Black or white on the bar, whichever has the higher WCAG contrast with its fill: one of the two always reads at
+// 4.5:1 (white on an orange or a pale green bar did not).
 ImU32 text_on(ImU32 fill) {
-  const ImVec4 c = ImGui::ColorConvertU32ToFloat4(fill);
-  return 0.2126f * c.x + 0.7152f * c.y + 0.0722f * c.z > 0.55f ? IM_COL32(20, 20, 24, 255)
-                                                               : IM_COL32(245, 245, 248, 255);
+  const ImU32 dark = IM_COL32(0, 0, 0, 255), light = IM_COL32(255, 255, 255, 255);
+  const ImU32 opaque = fill | IM_COL32_A_MASK;
+  return contrast_ratio(dark, opaque) >= contrast_ratio(light, opaque) ? dark : light;
 }
 
 struct RefLabel {
@@ -46,42 +48,37 @@ struct RefLabel {
   const ReferenceLine* ref;
 };
 
-// Reference labels in up to two rows under `top`, the second only for labels that would collide.
+constexpr float kLeaderRise = 10.0f;  // from a label moved aside down to its line
+
+// Reference labels in one row under `top`, each centred over its line where it can be; lines closer than their labels
+// are wide (24, 80 and 141 GB on a log axis) get their labels spread apart along the row in their order, each tied to
+// its line by a short slanted leader, so every line keeps its name.
 std::vector<RefLabel> place_reference_labels(std::span<const ReferenceLine> refs, const Axis& axis, float plot_x0,
                                              float plot_x1, float left, float right, float top) {
-  const float h = ImGui::GetTextLineHeight();
+  const float h = ImGui::GetTextLineHeight(), gap = ImGui::CalcTextSize("0").x;
   std::vector<RefLabel> out;
-  std::vector<std::vector<Box>> spots;
+  std::vector<float> want;
+  float widest = 0;
   for (const ReferenceLine& r : refs) {
     if (!on_axis(r.y, axis.scale) || r.y < axis.lo || r.y > axis.hi) continue;
     const float x = plot_x0 + (plot_x1 - plot_x0) * static_cast<float>(axis_fraction(r.y, axis));
-    const float w = TextWidth(r.label), x0 = std::clamp(x - w / 2, left, right - w);
-    spots.push_back({{x0, top, x0 + w, top + h}, {x0, top + h + 2, x0 + w, top + 2 * h + 2}});
     out.push_back({x, {}, &r});
+    want.push_back(x);
+    widest = std::max(widest, TextWidth(r.label));
   }
-  // A character's width between neighbours in a row; rows themselves may sit close.
-  const float gap = ImGui::CalcTextSize("0").x / 2;
-  for (std::vector<Box>& row : spots)
-    for (Box& b : row) {
-      b.x0 -= gap;
-      b.x1 += gap;
-    }
-  const std::vector<int> chosen = place_labels(spots, {}, {left - gap, top, right + gap, top + 2 * h + 2}, 0.0f);
-  std::vector<RefLabel> placed;
-  for (std::size_t i = 0; i < out.size(); ++i)
-    if (chosen[i] >= 0) {
-      Box b = spots[i][static_cast<std::size_t>(chosen[i])];
-      b.x0 += gap;
-      b.x1 -= gap;
-      placed.push_back({out[i].x, b, out[i].ref});
-    }
-  return placed;
+  // Centres a label's width (and a character) apart, kept inside the widget.
+  const std::vector<float> at = spread_labels(want, widest + gap, left + widest / 2, right - widest / 2);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const float w = TextWidth(out[i].ref->label);
+    out[i].box = {at[i] - w / 2, top, at[i] + w / 2, top + h};
+  }
+  return out;
 }
 
 float header_height(const std::vector<RefLabel>& labels, float top) {
   float bottom = top;
   for (const RefLabel& l : labels) bottom = std::max(bottom, l.box.y1);
-  return labels.empty() ? 0 : bottom - top + 4;
+  return labels.empty() ? 0 : bottom - top + kLeaderRise + 2;
 }
 
 // Text on a backdrop of the window's colour, so a reference line behind it breaks instead of striking it.
@@ -213,7 +210,9 @@ void BarChart(const char* id, std::span<const Bar> bars, const BarChartOptions& 
   std::vector<float> ref_x;
   for (const RefLabel& r : refs) {
     ref_x.push_back(r.x);
-    AddDashedLine(dl, {r.x, r.box.y1 + 2}, {r.x, bars_bottom}, ChartReferenceColour(), 1.5f);
+    const float mid = (r.box.x0 + r.box.x1) / 2, foot = r.box.y1 + kLeaderRise;
+    dl->AddLine({mid, r.box.y1 + 1}, {r.x, foot}, ChartReferenceColour(), 1.5f);  // straight down when not moved
+    AddDashedLine(dl, {r.x, foot}, {r.x, bars_bottom}, ChartReferenceColour(), kChartReferenceWidth);
     dl->AddText({r.box.x0, r.box.y0}, text, r.ref->label.c_str());
   }
   for (std::size_t i = 0; i < bars.size(); ++i) {

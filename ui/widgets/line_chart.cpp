@@ -70,9 +70,15 @@ std::vector<std::vector<ImVec2>> polylines(const Series& s, const Plot& p) {
   return runs;
 }
 
+// A series' stroke width: dots are drawn wider than the rest, or a dotted line reads fainter than 3:1 from afar.
+float stroke_width(LineDash dash, float width) { return dash == LineDash::Dotted ? width + 1.5f : width; }
+
 // Dashes carry on across corners, so a dashed polyline reads as one evenly dashed line; a solid one is one polyline.
-void styled_polyline(ImDrawList* dl, const std::vector<ImVec2>& pts, ImU32 colour, float thickness, LineDash dash) {
-  const std::vector<float> pattern = dash_lengths(dash);
+// `scale` stretches the pattern (a line widened into a stripe keeps its dashes' proportions, not square blocks).
+void styled_polyline(ImDrawList* dl, const std::vector<ImVec2>& pts, ImU32 colour, float thickness, LineDash dash,
+                     float scale = 1.0f) {
+  std::vector<float> pattern = dash_lengths(dash);
+  for (float& l : pattern) l *= scale;
   if (pattern.empty()) dl->AddPolyline(pts.data(), static_cast<int>(pts.size()), colour, ImDrawFlags_None, thickness);
   else AddPatternedPolyline(dl, pts, colour, thickness, pattern);
 }
@@ -137,8 +143,10 @@ void draw_run(ImDrawList* dl, const Run& r) {
     while (end + 1 < r.widths.size() && r.widths[end + 1] == r.widths[k]) ++end;
     const std::vector<ImVec2> piece(r.points.begin() + static_cast<std::ptrdiff_t>(k),
                                     r.points.begin() + static_cast<std::ptrdiff_t>(end) + 2);
-    // Widened under other lines it is a solid band: a dashed one would break up the lines over it.
-    styled_polyline(dl, piece, s.colour, r.widths[k], r.widths[k] > kLineWidth ? LineDash::Solid : s.style.dash);
+    // Widened under other lines it keeps its own pattern: a line changing from solid to dashed where the lines part
+    // looked like a change in the data.
+    styled_polyline(dl, piece, s.colour, stroke_width(s.style.dash, r.widths[k]), s.style.dash,
+                    std::max(1.0f, r.widths[k] / kLineWidth * 0.6f));
     k = end + 1;
   }
 }
@@ -156,11 +164,18 @@ void report_hidden_lines(const std::vector<Run>& runs) {
   for (const std::string& f : found) ReportHiddenHere("chart: " + f);
 }
 
-void draw_series(ImDrawList* dl, std::span<const Series> series, const Plot& p, LineChartFlags flags) {
+void draw_series(ImDrawList* dl, std::span<const Series> series, const Plot& p, LineChartFlags flags,
+                 const Palette& c) {
   if (LayoutCheckOn())
     for (const Series& s : series)
       ReportLineContrastHere("line " + s.name, s.colour, ImGui::GetColorU32(ImGuiCol_WindowBg));
   const std::vector<Run> runs = series_runs(series, p, flags & LineChartFlags_Stripes);
+  // A margin of the page's colour under every line first: a gridline or reference line under a dashed line would fill
+  // its gaps and merge with it (the scenario's sparse line lying on the 100 GFLOP gridline).
+  for (const Run& r : runs)
+    for (std::size_t k = 0; k < r.widths.size(); ++k)
+      dl->AddLine(r.points[k], r.points[k + 1], c.panel | IM_COL32_A_MASK,
+                  stroke_width(r.series->style.dash, r.widths[k]) + 3.0f);
   for (const Run& r : runs) draw_run(dl, r);
   // Only a chart that resolves lines lying on each other is held to it: the Train view's heads, flat together early in
   // a run, share one end label ("layer 0") instead.
@@ -183,7 +198,7 @@ void draw_series_markers(ImDrawList* dl, const Series& s, const Plot& p, const P
 
 // A short stroke of the series' line and marker, as in the legend.
 void draw_swatch(ImDrawList* dl, const Series& s, ImVec2 a, ImVec2 b, const Palette& c) {
-  styled_polyline(dl, {a, b}, s.colour, kLineWidth, s.style.dash);
+  styled_polyline(dl, {a, b}, s.colour, stroke_width(s.style.dash, kLineWidth), s.style.dash);
   if (s.style.marker != LineMarker::None)
     draw_marker(dl, {(a.x + b.x) / 2, (a.y + b.y) / 2}, s.style.marker, s.colour, c.panel | IM_COL32_A_MASK);
 }
@@ -205,34 +220,79 @@ void draw_left_axis(ImDrawList* dl, std::span<const Tick> ticks, const Plot& p, 
     boxes.push_back({{right - TextWidth(t.label), y - h / 2, right, y + h / 2}});
     labelled.push_back(&t);
   }
-  const std::vector<int> kept = place_labels(boxes, taken, {-1e9f, top, 1e9f, bottom}, 2.0f);
-  for (std::size_t i = 0; i < labelled.size(); ++i)
-    if (kept[i] == 0) dl->AddText({boxes[i][0].x0, boxes[i][0].y0}, c.text, labelled[i]->label.c_str());
+  // Pinned labels (values the page quotes) are placed first; a regular one beside them gives way.
+  std::vector<std::size_t> order(labelled.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_partition(order.begin(), order.end(), [&](std::size_t i) { return labelled[i]->pinned; });
+  std::vector<std::vector<Box>> ordered;
+  for (const std::size_t i : order) ordered.push_back(boxes[i]);
+  const std::vector<int> kept = place_labels(ordered, taken, {-1e9f, top, 1e9f, bottom}, 2.0f);
+  for (std::size_t k = 0; k < order.size(); ++k)
+    if (kept[k] == 0) dl->AddText({ordered[k][0].x0, ordered[k][0].y0}, c.text, labelled[order[k]]->label.c_str());
 }
 
-// Each reference line named at its left end, beside the y axis as a tick of its own would be ("80 GB"): lines closer
-// than a line of text get their labels spread apart in their order, tied back by short leaders that cannot cross,
-// and the axis' own labels give way to them. Nothing of the plot lies under them, and the column right of the plot
-// names only the series. Returns the labels' boxes.
-std::vector<Box> draw_reference_labels(ImDrawList* dl, std::span<const ReferenceLine> refs, const Plot& p, float top,
-                                       float bottom, const Palette& c) {
-  const float h = ImGui::GetTextLineHeight(), right = p.min.x - kChartTickLength - kChartLabelGap;
+// Where reference labels go inside the plot: their lines' y, spread a line of text apart (lines closer than that, such
+// as 80 and 141 GB, get their labels moved apart in their order), in a column at the left or right end.
+constexpr float kReferenceLeader = 14.0f;  // how far a leader runs along the plot to its line
+
+struct ReferenceColumn {
   std::vector<const ReferenceLine*> shown;
-  std::vector<float> want;
+  std::vector<float> want, at;
+  std::vector<Box> boxes;
+};
+
+ReferenceColumn reference_column(std::span<const ReferenceLine> refs, const Plot& p, bool right_end) {
+  const float h = ImGui::GetTextLineHeight();
+  ReferenceColumn col;
   for (const ReferenceLine& r : refs)
     if (p.holds_y(r.y)) {
-      shown.push_back(&r);
-      want.push_back(p.py(r.y));
+      col.shown.push_back(&r);
+      col.want.push_back(p.py(r.y));
     }
-  const std::vector<float> at = spread_labels(want, h, top, bottom);
-  std::vector<Box> boxes;
-  for (std::size_t i = 0; i < shown.size(); ++i) {
-    dl->AddLine({right + 2, at[i]}, {p.min.x, want[i]}, c.reference, 1.5f);
-    const float w = TextWidth(shown[i]->label);
-    dl->AddText({right - w, at[i] - h / 2}, c.text, shown[i]->label.c_str());
-    boxes.push_back({right - w, at[i] - h / 2, right, at[i] + h / 2});
+  col.at = spread_labels(col.want, h + 2, p.min.y + 2, p.max.y - 2);
+  float w = 0;
+  for (const ReferenceLine* r : col.shown) w = std::max(w, TextWidth(r->label));
+  for (std::size_t i = 0; i < col.shown.size(); ++i) {
+    const float tw = TextWidth(col.shown[i]->label);
+    // Right-aligned at the left end (next to the leaders), left-aligned at the right end.
+    const float x0 = right_end ? p.max.x - kPad - w : p.min.x + kPad + w - tw;
+    col.boxes.push_back({x0 - 2, col.at[i] - h / 2, x0 + tw + 2, col.at[i] + h / 2});
   }
-  return boxes;
+  return col;
+}
+
+bool column_clear(const ReferenceColumn& col, const std::vector<std::vector<Box>>& lines) {
+  for (const Box& b : col.boxes)
+    for (const std::vector<Box>& l : lines)
+      for (const Box& o : l)
+        if (overlaps(b, o, 1.0f)) return false;
+  return true;
+}
+
+// Each reference line named inside the plot, at whichever end of it no series crosses (the left, where caches are
+// small, first): the y axis keeps its regular ticks, and a label moved off its line to clear a neighbour's is tied
+// back by a short leader. Returns the labels' boxes.
+std::vector<Box> draw_reference_labels(ImDrawList* dl, std::span<const ReferenceLine> refs, const Plot& p,
+                                       const std::vector<std::vector<Box>>& lines, const Palette& c) {
+  ReferenceColumn col = reference_column(refs, p, false);
+  bool right_end = false;
+  if (!column_clear(col, lines)) {
+    ReferenceColumn right = reference_column(refs, p, true);
+    if (column_clear(right, lines)) col = std::move(right), right_end = true;
+    else ReportHere("chart: the reference lines' labels lie on a series at both ends of the plot");
+  }
+  const float h = ImGui::GetTextLineHeight();
+  for (std::size_t i = 0; i < col.shown.size(); ++i) {
+    const Box& b = col.boxes[i];
+    if (std::abs(col.at[i] - col.want[i]) > 0.5f) {  // from the label's inner side to its line
+      const float from = right_end ? b.x0 : b.x1;
+      dl->AddLine({from, col.at[i]}, {right_end ? from - kReferenceLeader : from + kReferenceLeader, col.want[i]},
+                  c.reference, 1.5f);
+    }
+    dl->AddRectFilled({b.x0, b.y0}, {b.x1, b.y1}, c.panel | IM_COL32_A_MASK, 3.0f);  // breaks the lines behind it
+    dl->AddText({b.x0 + 2, col.at[i] - h / 2}, c.text, col.shown[i]->label.c_str());
+  }
+  return col.boxes;
 }
 
 // The box at the plot's top-left naming each series beside a short stroke of it; returns where it is.
@@ -253,11 +313,11 @@ Box draw_legend(ImDrawList* dl, std::span<const Series> series, ImVec2 at, const
 }
 
 // Places around a dot, nearest first and the clear side of a rising line first (above-left, below-right),
-// then one, two and three label heights further out, with a leader back to the dot.
-std::vector<LabelSpot> label_spots(ImVec2 at, ImVec2 size) {
+// then one, two and three (or up to `levels` - 1) label heights further out, with a leader back to the dot.
+std::vector<LabelSpot> label_spots(ImVec2 at, ImVec2 size, int levels = 4) {
   const float d = kMarkerRadius + 3, w = size.x, h = size.y, r = kMarkerRadius + 2;
   std::vector<LabelSpot> spots;
-  for (int level = 0; level < 4; ++level) {  // up to three label heights out: a crowded corner still has room
+  for (int level = 0; level < levels; ++level) {  // up to three label heights out: a crowded corner still has room
     const float out = (h + 3) * static_cast<float>(level), up = at.y - d - out, down = at.y + d + out;
     const auto leader = [&](float x0, float x1, bool above) -> std::optional<Box> {
       if (level == 0) return std::nullopt;
@@ -291,15 +351,21 @@ std::vector<LabelSpot> unambiguous(std::vector<LabelSpot> spots, const std::vect
 
 // The spots whose label or leader would lie on a line the dot is not on: a number on a line reads as that line's.
 // The lines through the dot (its series, its reference line) are only kept clear where possible (`own`).
+// A leader may cross a reference line (the first `crossable` lines, horizontal and dashed: a thin leader across one
+// reads as crossing it); lines 7 px apart (80 and 141 GB) leave a dot on the middle one no other way out.
 std::vector<LabelSpot> off_other_lines(std::vector<LabelSpot> spots, ImVec2 dot, const std::vector<Box>& lines,
-                                       std::vector<Box>& own) {
+                                       std::size_t crossable, std::vector<Box>& own) {
   const Box at{dot.x - 2, dot.y - 2, dot.x + 2, dot.y + 2};
   std::vector<Box> others;
-  for (const Box& b : lines) (overlaps(b, at, 0) ? own : others).push_back(b);
+  std::vector<bool> may_cross;
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    if (overlaps(lines[i], at, 0)) own.push_back(lines[i]);
+    else others.push_back(lines[i]), may_cross.push_back(i < crossable);
   std::erase_if(spots, [&](const LabelSpot& s) {
-    return std::any_of(others.begin(), others.end(), [&](const Box& o) {
-      return overlaps(s.label, o, 1.0f) || (s.leader && overlaps(*s.leader, o, 0.0f));
-    });
+    for (std::size_t i = 0; i < others.size(); ++i)
+      if (overlaps(s.label, others[i], 1.0f) || (s.leader && !may_cross[i] && overlaps(*s.leader, others[i], 0.0f)))
+        return true;
+    return false;
   });
   return spots;
 }
@@ -322,13 +388,23 @@ void draw_marks(ImDrawList* dl, std::span<const ChartMark> marks, std::span<cons
   std::vector<Box> lines;
   for (const ReferenceLine& r : refs)
     if (p.holds_y(r.y)) lines.push_back({p.min.x, p.py(r.y) - 1, p.max.x, p.py(r.y) + 1});
+  const std::size_t reference_boxes = lines.size();  // the reference lines first
   for (const std::vector<Box>& l : series_lines) lines.insert(lines.end(), l.begin(), l.end());
   std::vector<std::vector<LabelSpot>> spots;
   std::vector<Box> own;  // the lines through some dot: kept clear where possible
   for (std::size_t i = 0; i < shown.size(); ++i) {
+    spots.emplace_back();
+    if (shown[i]->label.empty()) continue;  // a dot only: its number is in the table
     const ImVec2 t = ImGui::CalcTextSize(shown[i]->label.c_str());
-    spots.push_back(
-        off_other_lines(unambiguous(label_spots(dots[i], {t.x + 2 * pad, t.y}), dots, i), dots[i], lines, own));
+    const std::vector<LabelSpot> near = unambiguous(label_spots(dots[i], {t.x + 2 * pad, t.y}), dots, i);
+    spots.back() = off_other_lines(near, dots[i], lines, reference_boxes, own);
+    // A dot hemmed in by lines and dots (a crossing the page quotes, among the others): a label out on a leader,
+    // which says whose it is, and the leader may cross a line; the label itself still lies on none.
+    if (spots.back().empty()) {
+      std::vector<LabelSpot> out = label_spots(dots[i], {t.x + 2 * pad, t.y}, 7);  // and further out
+      std::erase_if(out, [](const LabelSpot& s) { return !s.leader; });
+      spots.back() = off_other_lines(out, dots[i], lines, lines.size(), own);
+    }
   }
   const std::vector<int> chosen = place_labels_best(spots, fixed, own, box_of(p.min, p.max), 1.0f);
 
@@ -344,6 +420,8 @@ void draw_marks(ImDrawList* dl, std::span<const ChartMark> marks, std::span<cons
     dl->AddCircleFilled(dots[i], kMarkerRadius, shown[i]->colour);
   }
   for (std::size_t i = 0; i < shown.size(); ++i) {
+    if (chosen[i] < 0 && !shown[i]->label.empty())  // a number the page quotes must be on the chart
+      ReportHere("chart: no clear room for the crossing's label \"" + shown[i]->label + "\"");
     if (chosen[i] < 0) continue;
     const Box& b = spots[i][static_cast<std::size_t>(chosen[i])].label;
     dl->AddRectFilled({b.x0, b.y0}, {b.x1, b.y1}, c.panel, 3.0f);
@@ -525,8 +603,8 @@ void AddPatternedPolyline(ImDrawList* dl, std::span<const ImVec2> pts, ImU32 col
 ImU32 ChartReferenceColour() {
   const ImVec4 bg = ImGui::GetStyleColorVec4(ImGuiCol_WindowBg);
   const ImVec4 base = ImGui::ColorConvertU32ToFloat4(kChartReference);
-  // A little over 3:1, so a line drawn over a table's striped row still reads.
-  return pack(legible_on({base.x, base.y, base.z}, {bg.x, bg.y, bg.z}, 3.3));
+  // 4.5:1, so a line drawn over a table's striped row or beside the data lines still reads.
+  return pack(legible_on({base.x, base.y, base.z}, {bg.x, bg.y, bg.z}, 4.5));
 }
 
 void AddDashedLine(ImDrawList* dl, ImVec2 a, ImVec2 b, ImU32 colour, float thickness) {
@@ -581,16 +659,22 @@ void LineChart(const char* id, std::span<const Series> series, const LineChartOp
   const float h = ImGui::GetTextLineHeight();
 
   // Top to bottom: title, y-axis title, plot (half a line of room for the top tick label), x labels, x title.
+  // The y axis' title after the chart's on its row where both fit (a line more for the plot), else on a row of its own.
+  const float title_w =
+      opts.title.empty() ? 0 : title_font()->CalcTextSizeA(title_font_size(), 1e9f, 0, opts.title.c_str()).x;
+  const bool y_title_inline =
+      !opts.title.empty() && !opts.y.title.empty() && title_w + 2 * h + TextWidth(opts.y.title) <= size.x;
   const float title_y = origin.y, y_title_y = title_y + title_height(opts.title);
-  Plot p{{0, y_title_y + (opts.y.title.empty() ? 0 : h + 2) + h / 2},
+  const ImVec2 y_title_at =
+      y_title_inline ? ImVec2{origin.x + title_w + 2 * h, y_title_y - h - 6} : ImVec2{origin.x, y_title_y};
+  Plot p{{0, y_title_y + (opts.y.title.empty() || y_title_inline ? 0 : h + 2) + h / 2},
          {0, end.y - kChartTickLength - kChartLabelGap - h - (opts.x.title.empty() ? 0 : h + 4)},
          &opts.x,
          &opts.y};
   const int y_budget = std::clamp(static_cast<int>((p.max.y - p.min.y) / (2.2f * h)), 2, 10);
-  const std::vector<Tick> y_ticks = axis_ticks(opts.y, y_budget);
+  const std::vector<Tick> y_ticks = with_pinned_ticks(axis_ticks(opts.y, y_budget), opts.y_pins, opts.y.unit);
   float y_label_w = opts.y_label_width;
   for (const Tick& t : y_ticks) y_label_w = std::max(y_label_w, TextWidth(t.label));
-  for (const ReferenceLine& r : opts.references) y_label_w = std::max(y_label_w, TextWidth(r.label));
   p.min.x = origin.x + y_label_w + kChartTickLength + kChartLabelGap;
   const float right_room = std::max(side_label_width(series), TextWidth(format_unit(opts.x.hi, opts.x.unit)) / 2 + 2);
   p.max.x = end.x - right_room;
@@ -606,29 +690,30 @@ void LineChart(const char* id, std::span<const Series> series, const LineChartOp
   ImDrawList* dl = ImGui::GetWindowDrawList();
   dl->PushClipRect(origin, end, true);
   draw_title(dl, opts.title, {origin.x, title_y}, c);
-  if (!opts.y.title.empty()) dl->AddText({origin.x, y_title_y}, c.text, opts.y.title.c_str());
+  if (!opts.y.title.empty()) dl->AddText(y_title_at, c.text, opts.y.title.c_str());
   if (!opts.x.title.empty())
     dl->AddText({(p.min.x + p.max.x - TextWidth(opts.x.title)) / 2, end.y - h}, c.text, opts.x.title.c_str());
 
   const std::vector<Tick> x_ticks =
       with_pinned_ticks(axis_ticks(opts.x, BottomAxisTickBudget(opts.x, p.max.x - p.min.x)), opts.x_pins, opts.x.unit);
   DrawBottomAxis(dl, opts.x, x_ticks, p.min, p.max, origin.x, end.x);
-  const std::vector<Box> reference_labels = draw_reference_labels(dl, opts.references, p, y_title_y + h, end.y, c);
-  draw_left_axis(dl, y_ticks, p, origin.y, end.y, reference_labels, c);
+  draw_left_axis(dl, y_ticks, p, origin.y, end.y, {}, c);
   for (const ReferenceLine& r : opts.references)  // under the series
     if (p.holds_y(r.y)) {
-      AddDashedLine(dl, {p.min.x, p.py(r.y)}, {p.max.x, p.py(r.y)}, c.reference, 1.5f);
+      AddDashedLine(dl, {p.min.x, p.py(r.y)}, {p.max.x, p.py(r.y)}, c.reference, kChartReferenceWidth);
       ReportLineContrastHere("reference line " + r.label, c.reference, ImGui::GetColorU32(ImGuiCol_WindowBg));
     }
 
   dl->PushClipRect(p.min, p.max, true);
-  draw_series(dl, series, p, opts.flags);
+  draw_series(dl, series, p, opts.flags, c);
   dl->PopClipRect();
   dl->AddRect({p.min.x - 0.5f, p.min.y - 0.5f}, {p.max.x + 0.5f, p.max.y + 0.5f}, c.frame);
   for (const Series& s : series) draw_series_markers(dl, s, p, c);
   const std::vector<std::vector<Box>> lines = series_boxes(series, p);
   std::vector<Box> taken =
       draw_side_labels(dl, series, p, y_title_y, c, (opts.flags & LineChartFlags_EndLabelsRight) != 0);
+  const std::vector<Box> reference_labels = draw_reference_labels(dl, opts.references, p, lines, c);
+  taken.insert(taken.end(), reference_labels.begin(), reference_labels.end());
   draw_notes(dl, opts.notes, p, lines, taken, c);
 
   if (!(opts.flags & LineChartFlags_NoLegend) && !series.empty())

@@ -63,8 +63,9 @@ struct ChartNote {
 struct LineChartOptions {
   Axis x, y;                                  // ranges as given: see nice_axis to widen data ranges
   std::span<const ReferenceLine> references;  // horizontal lines, each labelled on itself inside the plot
-  // Labelled only where the label has clear room, nearer its own dot than any other: the caller lists every
-  // value beside the chart too (the memory view's table).
+  // A mark with a label is labelled where the label has clear room, nearer its own dot than any other (the layout
+  // check reports one that finds none); one with an empty label is a dot only. The caller lists every value beside
+  // the chart too (the memory view's table) and labels the ones a lesson page quotes.
   std::span<const ChartMark> marks;
   ImVec2 size = {0, 0};  // 0: the available width; height available, or 0.6 x width
   LineChartFlags flags = LineChartFlags_None;
@@ -72,6 +73,7 @@ struct LineChartOptions {
   float y_label_width = 0;  // at least this room for the y labels: charts stacked over one x axis line up
   // x values with a labelled tick whatever the axis' own ticks (lengths a lesson page quotes), their labels kept first.
   std::span<const double> x_pins;
+  std::span<const double> y_pins;  // the same for y values (the Cost page's FLOPs at the length it quotes)
   std::span<const ChartNote> notes;
 };
 
@@ -96,7 +98,9 @@ inline constexpr float kChartTickLength = 5.0f;                         // tick 
 inline constexpr float kChartLabelGap = 4.0f;                           // between a tick mark and its label
 inline constexpr ImU32 kChartFrame = IM_COL32(140, 142, 150, 255);      // plot frame, axis lines, ticks
 inline constexpr ImU32 kChartReference = IM_COL32(210, 210, 216, 255);  // dashed reference lines, on a dark page
-// kChartReference made dark enough on a light page to read at 3:1 (WCAG, as every chart line).
+// kChartReference made dark enough on a light page to stand out clearly (4.5:1, over the 3:1 of every chart line:
+// pale grey dashes on white were faint from the back of a room).
 ImU32 ChartReferenceColour();
+inline constexpr float kChartReferenceWidth = 2.0f;  // dashed reference lines
 
 }  // namespace attn::ui
