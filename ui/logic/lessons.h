@@ -56,7 +56,7 @@
 //         "overrides": {"mask": "causal"},                attention fields changed for this page (below)
 //         "experiment": "sqrt_dk",                        an interactive experiment shown with the page: sqrt_dk
 //                                                         (the spread of q·k) or sqrt_dk_softmax (a softmax row)
-//         "d_k": 256                                      sqrt_dk only: the experiment's d_k (1, 4, 16, 64, 256, 1024)
+//         "d_k": 256                                      sqrt_dk experiments only: their d_k (1, 4, 16, 64, 256, 1024)
 //       }
 //     ]
 //   }
