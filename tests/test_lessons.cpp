@@ -94,7 +94,8 @@ const BadLesson kBadLessons[] = {
     {"train_chart_with_gradient.json",
      "pages[0].train_chart: a page with train_gradient is about the gradient, not a chart"},
     {"empty_pages.json", "pages: expected at least one page but found none"},
-    {"unknown_experiment.json", "pages[0].experiment: expected one of sqrt_dk but found string \"temperature\""},
+    {"unknown_experiment.json",
+     "pages[0].experiment: expected one of sqrt_dk | sqrt_dk_softmax but found string \"temperature\""},
     {"d_k_not_offered.json", "pages[0].d_k: expected one of the experiment's 1, 4, 16, 64, 256, 1024 but found 100"},
     {"d_k_without_experiment.json",
      "pages[0].d_k: only used by pages with the sqrt_dk experiment (this is a page without an experiment)"},
@@ -247,15 +248,18 @@ TEST_CASE("the loader reads every field of a page") {
   check_matrix(*custom.custom_mask, mat({{1, 1, 1}, {1, 1, 1}, {1, 0, 1}}), 0.0, "custom_mask");
   CHECK(masks.pages[4].overrides.window == 2);
 
-  // Only the sqrt(d_k) lesson shows the experiment, on its third and fourth pages.
+  // Only the sqrt(d_k) lesson shows the experiment: its histograms on the third page, its softmax rows on the fourth.
   for (const ShippedLesson& l : kShippedLessons)
     for (const LessonPage& page : shipped(l.file).pages) {
-      const bool expected = std::string(l.name) == "sqrt_dk" &&
-                            (page.title == "Why dot products grow with d_k" || page.title == "Saturation");
+      const bool sqrt_dk = std::string(l.name) == "sqrt_dk";
+      std::optional<Experiment> expected;
+      if (sqrt_dk && page.title == "Why dot products grow with d_k") expected = Experiment::SqrtDk;
+      if (sqrt_dk && page.title == "Saturation") expected = Experiment::SqrtDkSoftmax;
       CAPTURE(page.title);
-      CHECK(page.experiment == (expected ? std::optional(Experiment::SqrtDk) : std::nullopt));
+      CHECK(page.experiment == expected);
     }
   CHECK(experiment_name(Experiment::SqrtDk) == "sqrt_dk");
+  CHECK(experiment_name(Experiment::SqrtDkSoftmax) == "sqrt_dk_softmax");
 }
 
 namespace {

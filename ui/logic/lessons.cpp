@@ -25,7 +25,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::string_view kExperimentNames[] = {"sqrt_dk"};
+constexpr std::string_view kExperimentNames[] = {"sqrt_dk", "sqrt_dk_softmax"};
 
 std::optional<Experiment> parse_experiment(std::string_view name) {
   for (std::size_t i = 0; i < std::size(kExperimentNames); ++i)

@@ -54,8 +54,9 @@
 //         "absorbed": true,                               pipeline, an MLA scenario: its scores step in the absorbed
 //                                                         form (W_UQK) beside q kᵀ; default false
 //         "overrides": {"mask": "causal"},                attention fields changed for this page (below)
-//         "experiment": "sqrt_dk",                        an interactive experiment shown with the page
-//         "d_k": 256                                      sqrt_dk only: the experiment's d_k (1, 4, 16, 64, 256, 1024)
+//         "experiment": "sqrt_dk",                        an interactive experiment shown with the page: sqrt_dk
+//                                                         (the spread of q·k) or sqrt_dk_softmax (a softmax row)
+//         "d_k": 256                                      sqrt_dk experiments only: their d_k (1, 4, 16, 64, 256, 1024)
 //       }
 //     ]
 //   }
@@ -90,9 +91,10 @@ namespace attn::ui {
 
 // The experiments a page can show beside the views.
 enum class Experiment {
-  SqrtDk,  // ui/logic/sqrt_dk.h: the spread of q.k and the softmax of a random row, with and without 1/sqrt(d_k)
+  SqrtDk,         // ui/logic/sqrt_dk.h: the spread of q.k, with and without 1/sqrt(d_k), as histograms
+  SqrtDkSoftmax,  // the same experiment's softmax of one random row, with and without 1/sqrt(d_k)
 };
-std::string_view experiment_name(Experiment e);  // "sqrt_dk"
+std::string_view experiment_name(Experiment e);  // "sqrt_dk", "sqrt_dk_softmax"
 
 // What a Train view page is about (its "train_chart"): that part gets the room, the others fold to a summary.
 enum class TrainChart { All, Loss, Scores, Heads };

@@ -22,6 +22,8 @@ struct StreamPart {
   const Matrix* values;          // (N, d_model) in the trace
   bool attention;                // the attention's output (its layer opens in the pipeline)
   std::string short_title = {};  // written instead of a title wider than its box, rather than cutting the formula
+  // The columns' names: the vocabulary over the logits, so they match the next-token bars; nullptr numbers them.
+  const std::vector<std::string>* column_names = nullptr;
 };
 
 // A layer's parts as two rows (the attention sublayer, then the FFN sublayer if the model has one), in the order

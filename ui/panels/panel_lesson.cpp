@@ -12,7 +12,9 @@
 #include "ui/logic/layout_check.h"
 #include "ui/logic/lesson_nav.h"
 #include "ui/panels/panels.h"
+#include "ui/widgets/bar_chart.h"
 #include "ui/widgets/layout_check_frame.h"
+#include "ui/widgets/line_chart.h"
 #include "ui/widgets/text.h"
 #include "ui/widgets/theme.h"
 
@@ -59,21 +61,6 @@ std::string share_within(double fraction, double bound) {
   return std::string(share) + " within \u00B1" + short_number(bound);
 }
 
-// One column of the experiment: a caption over a plot, and what goes under it.
-struct ExperimentColumn {
-  std::vector<std::string> caption;  // wrapped to the column
-  std::vector<float> values;
-  float most = 1;
-  std::vector<std::string> under;  // wrapped to the column; none under the softmax rows
-};
-
-// The experiment's numbers for one d_k, as text and bars: raw and scaled histograms on one axis and one count
-// scale, then one softmax row raw and scaled.
-struct SqrtDkFigures {
-  ExperimentColumn histogram[2], row[2];
-  std::string note, row_title;
-};
-
 // What the samples of one d_k come to, raw [0] and scaled [1]: drawing 20,000 pairs of up to 1,024 numbers each
 // takes longer than a frame, so each d_k is drawn once (six choices, a few kilobytes each).
 struct SqrtDkNumbers {
@@ -81,6 +68,10 @@ struct SqrtDkNumbers {
   double variance[2], bound[2], within[2];
   SoftmaxRow row[2];
 };
+
+// Bins an eighth of a standard deviation of the raw values wide, edges at whole multiples of it: the ±2σ ticks fall on
+// bin edges, and the scaled values (σ = 1 on an axis 8σ wide) still fill a dozen bins.
+constexpr int kSqrtDkBins = 64;
 
 const SqrtDkNumbers& sqrt_dk_numbers(int d_k) {
   static std::map<int, SqrtDkNumbers> drawn;
@@ -91,7 +82,7 @@ const SqrtDkNumbers& sqrt_dk_numbers(int d_k) {
   const std::vector<double>* samples[] = {&s.raw, &s.scaled};
   SqrtDkNumbers n;
   for (int i = 0; i < 2; ++i) {
-    n.histogram[i] = histogram(*samples[i], -spread, spread, 41);
+    n.histogram[i] = histogram(*samples[i], -spread, spread, kSqrtDkBins);
     n.variance[i] = sample_variance(*samples[i]);
     n.bound[i] = i == 0 ? 2 * sd : 2.0;  // two standard deviations
     n.within[i] = fraction_within(*samples[i], n.bound[i]);
@@ -100,84 +91,110 @@ const SqrtDkNumbers& sqrt_dk_numbers(int d_k) {
   return drawn.emplace(d_k, std::move(n)).first->second;
 }
 
-SqrtDkFigures experiment_for(int d_k, float column_w) {
-  const SqrtDkNumbers& n = sqrt_dk_numbers(d_k);
-  const std::string names[] = {"q\u00B7k, raw", "q\u00B7k / \u221A" + std::to_string(d_k)};
-  SqrtDkFigures e;
-  float most = 1;
-  for (const Histogram& h : n.histogram)
-    for (const int c : h.counts) most = std::max(most, static_cast<float>(c));
-  for (int i = 0; i < 2; ++i) {
-    ExperimentColumn& c = e.histogram[i];
-    const Histogram& h = n.histogram[i];
-    c.caption = WrapAtSpaces(names[i] + ": variance " + short_number(n.variance[i]), column_w);
-    c.values.assign(h.counts.begin(), h.counts.end());
-    c.most = most;
-    c.under = WrapAtSpaces(
-        short_number(h.lo) + " \u2026 " + short_number(h.hi) + "; " + share_within(n.within[i], n.bound[i]), column_w);
+// A histogram as its frequency polygon: a point per bin at its middle, joined. Steps (bars' outlines) would turn square
+// corners on short rises, which read as one stroke doubling back on itself.
+Series histogram_line(const Histogram& h, std::string name, ImU32 colour, std::size_t index) {
+  Series s{std::move(name), {}, {}, colour, series_style(index), {}};
+  const double width = (h.hi - h.lo) / static_cast<double>(h.counts.size());
+  for (std::size_t i = 0; i < h.counts.size(); ++i) {
+    s.x.push_back(h.lo + width * (static_cast<double>(i) + 0.5));
+    s.y.push_back(h.counts[i]);
   }
-  for (int i = 0; i < 2; ++i) {
-    const SoftmaxRow& row = n.row[i];
-    ExperimentColumn& c = e.row[i];
-    c.caption = WrapAtSpaces(std::string(i == 1 ? "scaled" : "raw") + ": entropy " + experiment_number(row.entropy) +
-                                 " nats, largest weight " + probability_text(row.max_weight),
-                             column_w);
-    c.values.assign(row.weights.begin(), row.weights.end());
-  }
-  e.note = format_exact(kSqrtDkPairs, AxisUnit::Plain) +
-           " pairs each, on one axis: the raw spread grows like \u221Ad_k, the scaled one "
-           "stays at about 1.";
-  e.row_title = "softmax of one query over " + std::to_string(kSqrtDkKeys) + " keys (an even row has entropy ln " +
-                std::to_string(kSqrtDkKeys) + " = " + experiment_number(std::log(static_cast<double>(kSqrtDkKeys))) +
-                " nats)";
-  return e;
+  return s;
 }
 
-// Two columns side by side, captions level with each other, plots `height` tall.
-void draw_columns(const char* id, const ExperimentColumn (&columns)[2], float w, float height) {
-  const std::size_t caption_lines = std::max(columns[0].caption.size(), columns[1].caption.size());
-  const ImVec2 top = ImGui::GetCursorPos();
-  for (int i = 0; i < 2; ++i) {
-    const ExperimentColumn& c = columns[i];
-    // Placed, not SameLine: SameLine would shift its text to the baseline the first column's plot left.
-    if (i == 1) ImGui::SetCursorPos({top.x + w + 16, top.y});
-    ImGui::BeginGroup();
-    for (std::size_t k = 0; k < caption_lines; ++k)
-      ImGui::TextUnformatted(k < c.caption.size() ? c.caption[k].c_str() : "");
-    ImGui::PushID(i);
-    ImGui::PlotHistogram(id, c.values.data(), static_cast<int>(c.values.size()), 0, nullptr, 0.0f, c.most, {w, height});
-    ImGui::PopID();
-    for (const std::string& line : c.under) ImGui::TextDisabled("%s", line.c_str());
-    ImGui::EndGroup();
-  }
-}
-
-void sqrt_dk_experiment(AppState& state) {
+// The experiment's control: which d_k, on one line with what the experiment is.
+void sqrt_dk_choice(AppState& state) {
   ImGui::Separator();
-  TextWrappedAtSpaces("Experiment: random queries and keys with unit-variance components");
-  ImGui::TextUnformatted("d_k:");
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted("Experiment: random q and k, unit-variance components. d_k:");
   for (int d : kSqrtDkChoices) {
     ImGui::SameLine();
     if (ImGui::RadioButton(std::to_string(d).c_str(), state.lesson.sqrt_dk == d)) state.lesson.sqrt_dk = d;
   }
-  const float full_w = ImGui::GetContentRegionAvail().x, w = (full_w - 16) / 2;
-  const SqrtDkFigures e = experiment_for(state.lesson.sqrt_dk, w);
-  // The plots share what the text leaves, histograms to softmax rows as 1 : 0.45, so every number stays in view.
-  const float line = ImGui::GetTextLineHeightWithSpacing(), gap = ImGui::GetStyle().ItemSpacing.y;
-  const auto lines = [](const ExperimentColumn(&c)[2], auto part) {
-    return static_cast<float>(std::max((c[0].*part).size(), (c[1].*part).size()));
-  };
-  const float text_h =
-      line * (lines(e.histogram, &ExperimentColumn::caption) + lines(e.histogram, &ExperimentColumn::under) +
-              lines(e.row, &ExperimentColumn::caption) +
-              static_cast<float>(WrapAtSpaces(e.note, full_w).size() + WrapAtSpaces(e.row_title, full_w).size())) +
-      2 * gap;
-  const float avail = ImGui::GetContentRegionAvail().y;
-  const float h = std::clamp((avail - text_h) / 1.45f, 2.5f * line, 0.3f * std::max(avail, 1.0f));
-  draw_columns("##histogram", e.histogram, w, h);
-  TextDisabledWrapped(e.note);
-  TextWrappedAtSpaces(e.row_title);
-  draw_columns("##row", e.row, w, h * 0.45f);
+}
+
+// Raw and scaled dot products as two histograms on one axis and one count scale; the ticks name ±2σ of each, the
+// interval the legend says holds 95% of the values. The raw bins are σ/8 wide at every d_k, so the raw histogram
+// peaks near 1,000 pairs while the scaled one, squeezed into a few bins, grows with d_k (about 19,000 at 1,024):
+// the scale stops at twice the raw peak, so the raw shape stays readable, and the y title says where the cut
+// scaled peak would be.
+void sqrt_dk_histograms(AppState& state) {
+  sqrt_dk_choice(state);
+  const int d_k = state.lesson.sqrt_dk;
+  const SqrtDkNumbers& n = sqrt_dk_numbers(d_k);
+  const std::string root = "\u221A" + std::to_string(d_k);
+  const std::string names[] = {"raw q\u00B7k", "q\u00B7k / " + root};
+  std::vector<Series> series;
+  double most[2] = {1, 1};
+  for (int i = 0; i < 2; ++i) {
+    series.push_back(histogram_line(
+        n.histogram[i],
+        names[i] + ": variance " + short_number(n.variance[i]) + ", " + share_within(n.within[i], n.bound[i]),
+        variant_colour(i == 0 ? 0 : 1), static_cast<std::size_t>(i)));
+    for (const int c : n.histogram[i].counts) most[i] = std::max(most[i], static_cast<double>(c));
+  }
+  LineChartOptions o;
+  o.title = format_exact(kSqrtDkPairs, AxisUnit::Plain) + " dot products at d_k = " + std::to_string(d_k) +
+            ", raw and divided by " + root;
+  o.x = {n.histogram[0].lo, n.histogram[0].hi, AxisScale::Linear, AxisUnit::Plain, "q\u00B7k (one axis for both)"};
+  o.y = nice_axis(0, std::min(std::max(most[0], most[1]), 2 * most[0]), AxisScale::Linear, AxisUnit::Plain,
+                  "pairs per bin");
+  if (most[1] > o.y.hi)
+    o.y.title += " (the scaled peak, " + format_exact(most[1], AxisUnit::Plain) + ", runs off the top)";
+  o.y.lo = -0.03 * o.y.hi;  // empty bins a little above the frame, not lying on it
+  std::vector<double> pins = {-n.bound[0], n.bound[0]};
+  if (n.bound[0] != n.bound[1]) pins.insert(pins.begin() + 1, {-n.bound[1], n.bound[1]});
+  o.x_pins = pins;
+  o.size = {0, ImGui::GetContentRegionAvail().y - 2};
+  o.flags = LineChartFlags_PageChart | LineChartFlags_Stripes;
+  LineChart("##histograms", series, o);
+}
+
+// One softmax row as a bar per key, its weight written at the bar's end, on the weight axis 0 to 1 both rows share;
+// the even row's 1/8 is the reference.
+void softmax_row_chart(const char* id, const SoftmaxRow& row, ImU32 colour, float w, float h) {
+  std::vector<Bar> bars;
+  for (std::size_t j = 0; j < row.weights.size(); ++j)
+    bars.push_back({"key " + std::to_string(j + 1), row.weights[j], colour, ""});
+  const double even = 1.0 / static_cast<double>(row.weights.size());
+  const ReferenceLine refs[] = {{even, "even " + probability_text(even)}};
+  BarChartOptions o;
+  o.unit = AxisUnit::Probability;
+  o.size = {w, h};
+  o.references = refs;
+  o.axis_reach = 1.0;
+  BarChart(id, bars, o);
+  NoteChartPlotHere(id, ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
+}
+
+// One query's softmax over the keys, raw and scaled side by side, each under a caption giving its entropy.
+void sqrt_dk_softmax(AppState& state) {
+  sqrt_dk_choice(state);
+  const SqrtDkNumbers& n = sqrt_dk_numbers(state.lesson.sqrt_dk);
+  TextWrappedAtSpaces("Softmax of one query over " + std::to_string(kSqrtDkKeys) +
+                      " keys (an even row has entropy ln " + std::to_string(kSqrtDkKeys) + " = " +
+                      experiment_number(std::log(static_cast<double>(kSqrtDkKeys))) + " nats)");
+  const float gap = 2 * ImGui::GetStyle().ItemSpacing.x, w = (ImGui::GetContentRegionAvail().x - gap) / 2;
+  std::vector<std::string> captions[2];
+  for (int i = 0; i < 2; ++i)
+    captions[i] =
+        WrapAtSpaces(std::string(i == 1 ? "scaled" : "raw") + ": entropy " + experiment_number(n.row[i].entropy) +
+                         " nats, largest weight " + probability_text(n.row[i].max_weight),
+                     w);
+  const std::size_t lines = std::max(captions[0].size(), captions[1].size());
+  const ImVec2 top = ImGui::GetCursorPos();
+  const float h =
+      ImGui::GetContentRegionAvail().y - static_cast<float>(lines) * ImGui::GetTextLineHeightWithSpacing() - 2;
+  for (int i = 0; i < 2; ++i) {
+    // Placed, not SameLine: SameLine would shift its text to the baseline the first column's chart left.
+    ImGui::SetCursorPos({top.x + static_cast<float>(i) * (w + gap), top.y});
+    ImGui::BeginGroup();
+    for (std::size_t k = 0; k < lines; ++k)
+      ImGui::TextUnformatted(k < captions[i].size() ? captions[i][k].c_str() : "");
+    softmax_row_chart(i == 0 ? "softmax, raw" : "softmax, scaled", n.row[i], variant_colour(i == 0 ? 0 : 1), w, h);
+    ImGui::EndGroup();
+  }
 }
 
 // Where the header's parts go at a content width: the lesson's title in the title bar where it fits there (else
@@ -283,7 +300,8 @@ void LessonPanel(AppState& state, ImVec2 pos, ImVec2 size) {
     ReportHere("page " + std::to_string(state.lesson.page + 1) + "'s text needs scrolling (" +
                std::to_string(static_cast<int>(ImGui::GetScrollMaxY())) + " px below the panel)");
   ImGui::EndChild();
-  if (p.experiment == Experiment::SqrtDk) sqrt_dk_experiment(state);
+  if (p.experiment == Experiment::SqrtDk) sqrt_dk_histograms(state);
+  if (p.experiment == Experiment::SqrtDkSoftmax) sqrt_dk_softmax(state);
   ImGui::End();
 }
 

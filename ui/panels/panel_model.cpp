@@ -76,12 +76,23 @@ void token_labels(const std::vector<std::string>& tokens, const RowGeometry& g) 
   ImGui::Dummy({g.label_w, g.fit.row_h * static_cast<float>(tokens.size())});
 }
 
-// The feature indices over a box's columns (every k-th where they would crowd), in the strip above its cells.
-void column_labels(ImVec2 cells, float cell_w, Eigen::Index cols) {
+// The label of a box's column: its name (a vocabulary token) where it has one, else its feature index.
+std::string column_label(const std::vector<std::string>* names, Eigen::Index c) {
+  return names && c < static_cast<Eigen::Index>(names->size()) ? (*names)[static_cast<std::size_t>(c)]
+                                                               : std::to_string(c);
+}
+
+// The feature indices (or the columns' names) over a box's columns, every k-th where they would crowd, in the strip
+// above its cells.
+void column_labels(ImVec2 cells, float cell_w, Eigen::Index cols, const std::vector<std::string>* names) {
   const float line = ImGui::GetTextLineHeight();
-  const int every = column_label_every(cell_w, scaled_width(std::to_string(cols - 1), kSmallType) + 0.4f * line);
+  // The widest label sets the spacing; a large vocabulary is measured over its first names only (every frame).
+  float widest = scaled_width(std::to_string(cols - 1), kSmallType);
+  for (Eigen::Index c = 0; names && c < std::min<Eigen::Index>(cols, 512); ++c)
+    widest = std::max(widest, scaled_width(column_label(names, c), kSmallType));
+  const int every = column_label_every(cell_w, widest + 0.4f * line);
   for (Eigen::Index c = 0; c < cols; c += every) {
-    const std::string label = std::to_string(c);
+    const std::string label = column_label(names, c);
     const float x = cells.x + cell_w * (static_cast<float>(c) + 0.5f) - scaled_width(label, kSmallType) / 2;
     scaled_text({x, cells.y - kSmallType * line}, label, kSmallType);
   }
@@ -90,6 +101,17 @@ void column_labels(ImVec2 cells, float cell_w, Eigen::Index cols) {
 // The column scrolled so that what is drawn next is at its top (SetScrollHereY would place the previous line there,
 // and the colour bar's numbers of the row above would show cut at the edge).
 void scroll_to_cursor() { ImGui::SetScrollY(ImGui::GetCursorPosY()); }
+
+// scroll_to_cursor for an outlined row, again each frame until the row stays put: the rows above it settle over the
+// first frames (the column's labels are measured once drawn), and a scroll set in the first frame leaves the row
+// partly under the ones above it. Clears `pending` once the row has not moved.
+void scroll_to_settled_row(bool& pending) {
+  static float last_y = -1;  // where the row was in the frame before; one outlined row scrolls at a time
+  const float y = ImGui::GetCursorPosY();
+  scroll_to_cursor();
+  if (y == last_y) pending = false;
+  last_y = pending ? y : -1;
+}
 
 // Where a box's row is in the column: the input, a layer's sublayer row, the output.
 struct BoxRowPlace {
@@ -112,7 +134,7 @@ bool stream_box(const StreamPart& part, const BoxRowPlace& place, const std::vec
   // The cells' width: the heatmap caps a cell's edge, and its colour bar may be wider than its cells.
   const float cell_w =
       std::min(r.size.x / static_cast<float>(cols), std::floor(size.x / static_cast<float>(cols) * 4.0f) / 4.0f);
-  column_labels(lo, cell_w, cols);
+  column_labels(lo, cell_w, cols, part.column_names);
   stream_tooltip(place.where + ": " + part.title, tokens, *part.values, r);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   if (outlined) {
@@ -149,7 +171,7 @@ void box_row(AppState& state, const std::vector<StreamPart>& parts, const BoxRow
   const RowGeometry g = row_geometry(tokens);
   const int layer = place.part.place == ModelPart::Place::Layer ? place.part.layer : -1;
   const bool outlined = outlines(state.model_view.outline, place.part);
-  if (outlined && std::exchange(state.model_view.scroll_to_outlined, false)) scroll_to_cursor();
+  if (outlined && state.model_view.scroll_to_outlined) scroll_to_settled_row(state.model_view.scroll_to_outlined);
   const float arrow = ImGui::CalcTextSize(" \u2192 ").x, n = static_cast<float>(parts.size());
   // A few pixels kept at the right for the outline's frame.
   const float width = (ImGui::GetContentRegionAvail().x - g.label_w - arrow * (n - 1) - 10.0f) / n;
@@ -187,7 +209,7 @@ std::vector<StreamPart> output_parts(const Model& m, const ModelTrace& t) {
   if (m.norm == Norm::Pre) out.push_back({"LN_final(x)", &t.final, false});
   // The unembedding reads what the box before it made: the normalised stream in Pre-LN, the stream itself in Post-LN.
   out.push_back({m.norm == Norm::Pre ? "logits = LN_final(x) \u00B7 unembedding" : "logits = x \u00B7 unembedding",
-                 &t.logits, false, "logits"});
+                 &t.logits, false, "logits", &m.vocab});
   return out;
 }
 
@@ -238,9 +260,8 @@ void layer_column(AppState& state) {
   ImGui::Spacing();
   for (int l = 0; l < static_cast<int>(t.layers.size()); ++l) layer_block(state, l);
   if (std::exchange(state.model_view.scroll_to_output, false)) ImGui::SetScrollHereY(0.0f);
-  if (outlines(state.model_view.outline, {ModelPart::Place::Output}) &&
-      std::exchange(state.model_view.scroll_to_outlined, false))
-    scroll_to_cursor();
+  // A page outlining the output scrolls to its boxes (box_row), not to this title: the next-token bars under them,
+  // which such a page talks about, need the room.
   ImGui::PushFont(title_font());
   ImGui::TextUnformatted("Output");
   ImGui::PopFont();
@@ -358,17 +379,19 @@ void head_grid(AppState& state, float width, float height) {
   }
 }
 
+// The row the bars are about: the one pointed at in the last frame, else the last (new tokens move the bars along).
+int predicted_position(const AppState& state) {
+  const int rows = static_cast<int>(state.model_doc.trace().tokens.size());
+  return std::clamp(state.model_view.position < 0 ? rows - 1 : state.model_view.position, 0, rows - 1);
+}
+
 // The next token after each position: the probabilities over the vocabulary, and the most likely as bars for the
 // position pointed at (the last one otherwise).
 void predictions(AppState& state, float width) {
   const ModelTrace& t = state.model_doc.trace();
   const Model& m = *state.model_doc.shown().resolved;
   const int rows = static_cast<int>(t.tokens.size());
-  // The row pointed at in the last frame, else the last: new tokens move the bars along.
-  const int position = std::clamp(state.model_view.position < 0 ? rows - 1 : state.model_view.position, 0, rows - 1);
-  // The answer first: the likeliest next tokens after the position chosen below.
-  TextWrappedAtSpaces("After \"" + t.tokens[static_cast<std::size_t>(position)] + "\" (position " +
-                      std::to_string(position) + "), the next token:");
+  const int position = predicted_position(state);
   std::vector<Bar> bars;
   for (const Prediction& p : top_predictions(t, m.vocab, position, 5))
     bars.push_back({p.token, p.probability, accent_colour(), ""});
@@ -379,7 +402,13 @@ void predictions(AppState& state, float width) {
   const float in_sight = ImGui::GetWindowPos().y + ImGui::GetWindowHeight() - ImGui::GetStyle().WindowPadding.y -
                          ImGui::GetCursorScreenPos().y;
   if (in_sight > 0) b.max_height = in_sight;
+  // A lesson page about the output talks about the bars: they take what is in sight, and the layout check wants that
+  // to be a third of the window (once the page's scroll has settled).
+  const bool page_chart =
+      outlines(state.model_view.outline, {ModelPart::Place::Output}) && !state.model_view.scroll_to_outlined;
+  if (page_chart && in_sight > 0) b.size.y = in_sight;
   BarChart("next", bars, b);
+  if (page_chart) NoteChartPlotHere("Next token", ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
   TextDisabledWrapped("Every position's probabilities (rows: after the token, columns: the next); point at a row.");
   HeatmapOptions o;
   o.map = ColorMap::Sequential;
@@ -405,8 +434,11 @@ void heads_section(AppState& state, float height) {
 }
 
 void predictions_section(AppState& state) {
+  // The answer first: the likeliest next tokens after the position chosen in the map below them.
+  const int position = predicted_position(state);
   ImGui::PushFont(title_font());
-  ImGui::TextUnformatted("Next token");
+  TextWrappedAtSpaces("Next token after \"" + state.model_doc.trace().tokens[static_cast<std::size_t>(position)] +
+                      "\" (position " + std::to_string(position) + ")");
   ImGui::PopFont();
   predictions(state, ImGui::GetContentRegionAvail().x);
   ImGui::Spacing();

@@ -28,6 +28,7 @@ Axis value_axis(std::span<const Bar> bars, const BarChartOptions& opts) {
   };
   for (const Bar& b : bars) take(b.value);
   for (const ReferenceLine& r : opts.references) take(r.y);
+  if (opts.axis_reach > 0) take(opts.axis_reach);
   if (hi < lo) return nice_axis(opts.scale == AxisScale::Linear ? 0 : 1, 10, opts.scale, opts.unit, "");
   if (opts.scale == AxisScale::Linear)
     return nice_axis(std::min(lo, 0.0), std::max(hi, 0.0), opts.scale, opts.unit, "");

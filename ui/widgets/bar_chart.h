@@ -26,6 +26,7 @@ struct BarChartOptions {
   float max_height = 0;  // past 0: the rows close up (to a line and a little) to stay within it
   std::string title;
   std::span<const ReferenceLine> references;  // vertical lines at these values, labelled above the bars
+  double axis_reach = 0;  // the value axis reaches at least this far: charts side by side share one scale
 };
 
 void BarChart(const char* id, std::span<const Bar> bars, const BarChartOptions& opts);
