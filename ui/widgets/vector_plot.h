@@ -32,6 +32,7 @@ struct VectorPlotOptions {
   double extent = 1.0;       // data units from the origin to the edge
   const char* x_label = "";  // names of the axes, at their positive ends
   const char* y_label = "";
+  bool page_plot = false;  // what a lesson page is about: the layout check wants it a third of the window each way
 };
 
 // Arrows are drawn in order, so the ones that matter go last (on top).
