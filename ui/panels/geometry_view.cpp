@@ -79,7 +79,8 @@ void arrows_and_arcs(const Trace& t, const PlaneGeometry& g, bool labels, std::v
       if (!same->label.empty()) label += " = " + same->label;
       arrows.erase(same);
     }
-    arrows.push_back({v.x_before, v.y_before, faded(colour, 170), 2.0f, true, label});
+    // Thick and unfaded, with long dashes: the page points at it, and it may lie along an axis.
+    arrows.push_back({v.x_before, v.y_before, colour, 3.0f, true, label});
     const double from = std::atan2(v.y_before, v.x_before);
     arcs.push_back(
         {from, from + std::fmod(v.turn, kTwoPi), radius, faded(colour, 200), "+" + short_number(v.turn) + " rad"});
@@ -112,9 +113,10 @@ void GeometryView(AppState& state, const Trace& t, int head, float height) {
   }
   // The plot as tall as the step allows, the choices and the arithmetic beside it.
   // A plot a page is about takes at least a third of the window each way: wider than tall, where the step is low.
+  // The plot gets the larger share: its labels need room around the arrows, the text beside it only wraps.
   const float avail = ImGui::GetContentRegionAvail().x;
-  const float side = std::max(150.0f, std::min(height, avail * 0.45f));
-  const float width = std::min(avail * 0.55f, std::max(side, ImGui::GetMainViewport()->Size.x / 3 + 4));
+  const float side = std::max(150.0f, std::min(height - ImGui::GetStyle().ItemSpacing.y, avail * 0.6f));
+  const float width = std::max(side, std::max(avail * 0.6f, ImGui::GetMainViewport()->Size.x / 3 + 4));
   const ImVec2 at = ImGui::GetCursorPos();
   ImGui::SetCursorPos({at.x + width + ImGui::GetStyle().ItemSpacing.x * 2, at.y});
   ImGui::BeginGroup();
@@ -129,9 +131,13 @@ void GeometryView(AppState& state, const Trace& t, int head, float height) {
   arrows_and_arcs(t, g, side >= 280.0f, arrows, arcs);  // a small plot names only the two that matter
   const std::string x_label = "dim " + std::to_string(g.pair.a), y_label = "dim " + std::to_string(g.pair.b);
   ImGui::SetCursorPos(at);
-  VectorPlot(
-      "plane", arrows, arcs,
-      {.size = side, .width = width, .extent = extent_of(g), .x_label = x_label.c_str(), .y_label = y_label.c_str()});
+  VectorPlot("plane", arrows, arcs,
+             {.size = side,
+              .width = width,
+              .extent = extent_of(g),
+              .x_label = x_label.c_str(),
+              .y_label = y_label.c_str(),
+              .page_plot = true});
   ImGui::SetCursorPosY(std::max(below, ImGui::GetCursorPosY()));
 }
 

@@ -11,6 +11,7 @@ namespace attn::ui {
 inline constexpr int kArcsPerQuery = 8;         // a query with more keys shows its strongest this many at most
 inline constexpr int kArcsDrawn = 200;          // and fewer when many queries are drawn: about this many in all
 inline constexpr double kArcMinWeight = 0.002;  // a lighter weight would be an invisible stroke
+inline constexpr double kSeenWeight = 0.05;     // from here on a line must stand out from the page (3:1)
 
 struct ArcBudget {
   int every = 1;      // every k-th query's arcs (more queries than pairs of pixel rows)

@@ -7,6 +7,7 @@
 #include "core/text_format.h"
 #include "ui/logic/colormap.h"
 #include "ui/widgets/heatmap.h"
+#include "ui/widgets/layout_check_frame.h"
 #include "ui/widgets/text.h"
 #include "ui/widgets/theme.h"
 
@@ -35,6 +36,14 @@ const std::vector<Arcs>& drawn_arcs(ImGuiID id, const Matrix& weights, ArcBudget
   for (int i = 0; i < static_cast<int>(weights.rows()); i += budget.every)
     e.rows_arcs.push_back(strongest_arcs(weights, i, budget.per_query));
   return e.rows_arcs;
+}
+
+// `colour` at `alpha` as it shows on `page`, then moved just far enough from the page to be seen from the back of a
+// room at `ratio`: a quarter of a query's weight drawn dark teal on black vanished.
+Rgb shown_legible(Rgb colour, float alpha, Rgb page, double ratio) {
+  const Rgb shown{colour.r * alpha + page.r * (1 - alpha), colour.g * alpha + page.g * (1 - alpha),
+                  colour.b * alpha + page.b * (1 - alpha)};
+  return legible_on(shown, page, ratio);
 }
 
 }  // namespace
@@ -85,21 +94,30 @@ int ArcView(const char* id, const Matrix& weights, const ArcViewOptions& opts) {
   // On a light background viridis' bright end (yellow: the strongest arcs) fades into the page: a dark edge
   // under each arc keeps it seen without changing what its colour means.
   const bool light = light_page();
+  const ImVec4 bg = ImGui::GetStyleColorVec4(ImGuiCol_WindowBg);
+  const Rgb page{bg.x, bg.y, bg.z};
   const std::vector<Arcs>& arcs = drawn_arcs(ImGui::GetID("arcs"), weights, budget);
   auto draw_row = [&](int i, bool strong) {
     const Arcs every_arc = strong ? strongest_arcs(weights, i, -1) : Arcs{};  // the pointed-at query's
     for (const auto& [w, j] : strong ? every_arc : arcs[static_cast<std::size_t>(i / budget.every)]) {
       const float alpha = strong ? 1.0f : (focus >= 0 ? 0.15f : 0.35f + 0.6f * static_cast<float>(w));
-      const ImU32 colour = pack(sample(ColorMap::Sequential, 0.35 + 0.65 * w), alpha);
+      // A weight a student should see (5% and more) keeps 3:1 against the page while no query is pointed at;
+      // heavier lines stay thicker and brighter.
+      const bool seen = w >= kSeenWeight && (strong || focus < 0);
+      const Rgb hue = sample(ColorMap::Sequential, 0.35 + 0.65 * w);
+      const Rgb edge = shown_legible({0.15f, 0.15f, 0.2f}, 0.55f * alpha, page, seen ? 3.0 : 1.0);
+      const ImU32 colour = seen && !light ? pack(shown_legible(hue, alpha, page, 3.0)) : pack(hue, alpha);
       const ImVec2 a{x0, y_of(i, n_q)}, b{x1, y_of(j, n_k)};
       const float dx = (b.x - a.x) * 0.45f;
-      const float thickness = std::max(1.0f, (strong ? opts.max_thickness : thickest) * static_cast<float>(w));
+      const float least = seen ? 1.5f : 1.0f;
+      const float thickness = std::max(least, (strong ? opts.max_thickness : thickest) * static_cast<float>(w));
       // Many thin arcs: 12 segments each look as smooth and cost a third of what the adaptive default does.
       const int segments = strong || n_q / budget.every < 32 ? 0 : 12;
-      if (light)
-        dl->AddBezierCubic(a, {a.x + dx, a.y}, {b.x - dx, b.y}, b, pack(Rgb{0.15f, 0.15f, 0.2f}, 0.55f * alpha),
-                           thickness + 2.0f, segments);
+      if (light) dl->AddBezierCubic(a, {a.x + dx, a.y}, {b.x - dx, b.y}, b, pack(edge), thickness + 2.0f, segments);
       dl->AddBezierCubic(a, {a.x + dx, a.y}, {b.x - dx, b.y}, b, colour, thickness, segments);
+      if (seen && LayoutCheckOn())
+        ReportLineContrastHere("arc " + std::to_string(i) + "\u2192" + std::to_string(j) + " of " + id,
+                               light ? pack(edge) : colour, pack(page));
     }
   };
   for (int i = 0; i < n_q; i += budget.every)

@@ -1,7 +1,9 @@
 #pragma once
 // ui::VectorPlot: arrows from the origin in a square plane, with arcs between directions: the geometry of a dot
-// product (ui/logic/geometry.h). Axes through the origin, a light grid, each arrow labelled at its tip; an arrow
-// lying under a wider one is drawn over it as a stripe, and the layout check reports arrows that still hide.
+// product (ui/logic/geometry.h). Axes through the origin, a light grid, each arrow labelled beyond its tip: every label
+// takes the nearest spot clear of the other labels, arrows, arcs and axes (a leader line when away from its anchor),
+// in its arrow's full colour at 4.5:1. An arrow lying under a wider one is drawn over it as a stripe; the layout check
+// reports arrows that still hide, strokes under 3:1 and labels that found no room.
 #include <span>
 #include <string>
 
@@ -32,6 +34,7 @@ struct VectorPlotOptions {
   double extent = 1.0;       // data units from the origin to the edge
   const char* x_label = "";  // names of the axes, at their positive ends
   const char* y_label = "";
+  bool page_plot = false;  // what a lesson page is about: the layout check wants it a third of the window each way
 };
 
 // Arrows are drawn in order, so the ones that matter go last (on top).
