@@ -242,7 +242,8 @@ AbsorbedMla absorb(const Trace& t) {
   AbsorbedMla m;
   m.latent_output.resize(t.n_q(), H * dc);
   for (int h = 0; h < H; ++h) {
-    m.scores.push_back(t.query_side() * folded.W_UQK[static_cast<std::size_t>(h)] * t.latent.transpose());
+    m.queries.push_back(t.query_side() * folded.W_UQK[static_cast<std::size_t>(h)]);
+    m.scores.push_back(m.queries.back() * t.latent.transpose());
     // The decoupled RoPE part is added beside the absorbed one: the latent itself is never turned.
     if (decoupled_rope(a)) {
       m.latent_scores.push_back(m.scores.back());

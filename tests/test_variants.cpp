@@ -118,6 +118,8 @@ TEST_CASE("MLA: the absorbed form agrees with the explicit form to 1e-9") {
     for (int h = 0; h < 4; ++h) {
       CHECK(m.W_UQK[h].rows() == d_q);
       CHECK(m.W_UQK[h].cols() == c.latent);
+      CHECK(m.queries[h].rows() == t.n_q());
+      CHECK(m.queries[h].cols() == c.latent);
       check_matrix(m.scores[h], t.heads[h].scores(), 1e-9, "absorbed scores");
     }
     CHECK(m.latent_output.cols() == 4 * c.latent);

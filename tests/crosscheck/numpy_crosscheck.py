@@ -439,7 +439,8 @@ def absorbed(cfg, W, p, heads):
     per_head = []
     for h in range(H):
         w_uqk = Wq[:, cols[h]] @ W["W_UK"][:, cols[h]].T
-        per_head.append({"W_UQK": w_uqk, "scores": query_side @ w_uqk @ p["latent"].T})
+        queries = query_side @ w_uqk
+        per_head.append({"W_UQK": w_uqk, "queries": queries, "scores": queries @ p["latent"].T})
     latent_output = np.hstack([hd["weights"] @ p["latent"] for hd in heads])
     w_lo = block_diag([W["W_UV"][:, c] for c in cols])
     if "W_O" in W:
@@ -630,6 +631,7 @@ def check_absorbed(ref, out):
         if not isinstance(fh, dict):
             raise Mismatch(where[:-1] + ": expected an object")
         errs.append(compare(rh["W_UQK"], fh.get("W_UQK"), where + "W_UQK"))
+        errs.append(compare(rh["queries"], fh.get("queries"), where + "queries"))
         errs.append(compare(rh["scores"], fh.get("scores"), where + "scores"))
         errs.append(compare(ref["heads"][h]["scores"], fh["scores"],
                             where + "scores (vs reference explicit scores)"))

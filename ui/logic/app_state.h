@@ -59,11 +59,11 @@ struct LayerVisit {
 // from it (opened or last saved): restoring lets Save write there only if the file still has that stamp.
 struct RecoveryOffer {
   std::optional<Scenario> scenario;
-  std::filesystem::path original;  // the file the scenario came from, empty if never saved
-  std::optional<FileStamp> original_stamp;
-  std::optional<ModelInput> model;
-  std::filesystem::path model_original;  // the file the model came from, empty if never saved
-  std::optional<FileStamp> model_original_stamp;
+  std::filesystem::path original{};  // the file the scenario came from, empty if never saved
+  std::optional<FileStamp> original_stamp{};
+  std::optional<ModelInput> model{};
+  std::filesystem::path model_original{};  // the file the model came from, empty if never saved
+  std::optional<FileStamp> model_original_stamp{};
   std::string when;  // "2026-11-21 23:40"
 };
 

@@ -205,31 +205,46 @@ void absorbed_scores(StepView& v) {
       rope ? m.latent_scores[static_cast<std::size_t>(h)] : m.scores[static_cast<std::size_t>(h)];
   const double diff = (m.scores[static_cast<std::size_t>(h)] - v.h.scores()).cwiseAbs().maxCoeff();
   AgreementBadge(agreement(diff, "agrees with q k\u1D40"));
-  const auto [hr, hc] = v.hovered(1, 3);
   // One name for the absorbed matrix everywhere (checkbox, term, lessons): W_UQK = W_UQ W_UKᵀ, or W_Q W_UKᵀ
   // without a query latent.
   const std::string uqk = "W_UQK" + std::string(v.t.heads.size() > 1 ? "^(" + std::to_string(h) + ")" : "");
-  const Term terms[] = {{.name = v.t.query_latent.size() > 0 ? "query_latent"
-                                 : v.t.positions.size() > 0  ? "X + P"
-                                                             : "X",
-                         .m = &query_side,
-                         .rows = &v.t.tokens,
-                         .highlight_row = hr},
-                        {.name = uqk, .m = &m.W_UQK[static_cast<std::size_t>(h)]},
-                        {.name = "latent\u1D40", .m = &latent_T, .cols = &v.t.context_tokens, .highlight_col = hc},
-                        {.name = rope ? "latent part" : "scores",
-                         .m = &latent_part,
-                         .rows = &v.t.tokens,
-                         .cols = &v.t.context_tokens,
-                         .selected_row = hr,
-                         .selected_col = hc}};
-  const std::string ops[] = {"\u00B7", "\u00B7", "="};
+  const std::string side = v.t.query_latent.size() > 0 ? "query_latent" : v.t.positions.size() > 0 ? "(X + P)" : "X";
   if (rope)
     TextWrappedAtSpaces(
         "scores = latent part + q_r k_r\u1D40: the decoupled RoPE part is added beside the absorbed "
         "one, since the latent is never turned.");
-  const EquationHover e = v.equation(1, terms, ops, v.height - (ImGui::GetCursorPosY() - v.top));
-  if (e.term == 3 && !rope) v.state.pipeline.hover.explanation = explain_cell(v.t, Step::Scores, h, e.row, e.col);
+  const float height = v.height - (ImGui::GetCursorPosY() - v.top);
+  // Where W_UQK's d_q rows do not fit beside the rest, each token's product with it stands as one term: the
+  // (x W_UQK) · c of the lesson, as the server computes it.
+  const auto form = [&](bool whole) {
+    const int eq = whole ? 1 : 2, result = whole ? 3 : 2;
+    const auto [hr, hc] = v.hovered(eq, result);
+    std::vector<Term> terms;
+    if (whole) {
+      terms.push_back({.name = side == "(X + P)" ? "X + P" : side, .m = &query_side, .rows = &v.t.tokens,
+                       .highlight_row = hr});
+      terms.push_back({.name = uqk, .m = &m.W_UQK[static_cast<std::size_t>(h)]});
+    } else {
+      terms.push_back({.name = side + " " + uqk, .m = &m.queries[static_cast<std::size_t>(h)], .rows = &v.t.tokens,
+                       .highlight_row = hr});
+    }
+    terms.push_back({.name = "latent\u1D40", .m = &latent_T, .cols = &v.t.context_tokens, .highlight_col = hc});
+    terms.push_back({.name = rope ? "latent part" : "scores",
+                     .m = &latent_part,
+                     .rows = &v.t.tokens,
+                     .cols = &v.t.context_tokens,
+                     .selected_row = hr,
+                     .selected_col = hc});
+    const std::vector<std::string> ops = whole ? std::vector<std::string>{"\u00B7", "\u00B7", "="}
+                                               : std::vector<std::string>{"\u00B7", "="};
+    return std::pair{terms, ops};
+  };
+  auto [terms, ops] = form(true);
+  const bool whole = EquationFits(terms, ops, height);
+  if (!whole) std::tie(terms, ops) = form(false);
+  const EquationHover e = v.equation(whole ? 1 : 2, terms, ops, height);
+  if (e.term == static_cast<int>(terms.size()) - 1 && !rope)
+    v.state.pipeline.hover.explanation = explain_cell(v.t, Step::Scores, h, e.row, e.col);
 }
 
 // A checkbox on the row of the side's radio buttons (after them when `after` and it fits) for a mode that replaces

@@ -46,7 +46,7 @@ struct LabelJob {
   ImU32 colour = 0;
   std::string text;
   bool required = false;     // no room for it is a layout finding; a faint arrow's label may be left out
-  std::vector<ImVec2> also;  // other anchors, tried after `anchor` at each distance (points further along an arc)
+  std::vector<ImVec2> also{};  // other anchors, tried after `anchor` at each distance (points further along an arc)
 };
 
 struct Spot {
