@@ -68,3 +68,18 @@ TEST_CASE("decode layout: a page whose sections do not fit is scrolled to them, 
   cache_page.view_h = 300;  // the end would need 330: the cache's heading (at 130) stays at the top instead
   CHECK(fit_sections(cache_page) == SectionFit{2, {false, true, true, true}, 130});
 }
+
+TEST_CASE("decode layout: a page about the cache and the attention may fold the output after them") {
+  SectionFitInput cache_page = four_sections(500);
+  cache_page.focus = 1;
+  cache_page.focus_last = 2;  // cache and attention: 460 at the smallest cell, the others folded, under the header
+  // Neither the query (530 with it) nor the output (630) fits beside them: both fold and nothing scrolls.
+  CHECK(fit_sections(cache_page) == SectionFit{2, {false, true, true, false}, 0});
+  // With room for one more, the query before the focus comes first (530); the output would then make 700.
+  cache_page.view_h = 600;
+  CHECK(fit_sections(cache_page) == SectionFit{2, {true, true, true, false}, 0});
+  // Without a last section the output stays open and the page scrolls instead.
+  cache_page.view_h = 500;
+  cache_page.focus_last = -1;
+  CHECK(fit_sections(cache_page) == SectionFit{2, {false, true, true, true}, 130});
+}

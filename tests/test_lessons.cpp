@@ -81,7 +81,7 @@ const BadLesson kBadLessons[] = {
      "pages[0].hilight: unknown key (expected one of: title, text, scenario, view, step, head, decode_tokens, "
      "decode_section, preset, highlight, absorbed, shift_experiment, naive_rope, online, geometry, sparsity_loss, "
      "overrides, experiment, d_k, model, model_tokens, layer, model_section, train_steps, train_gradient, "
-     "model_outline, focus, heads_panel, train_chart)"},
+     "model_outline, focus, heads_panel, train_chart, decode_last_section)"},
     {"train_without_steps.json", "pages[0].train_steps: missing (required)"},
     {"train_with_scenario.json",
      "pages[0].scenario: only used by pages with a scenario or a model (this is a page on view train)"},
@@ -131,6 +131,7 @@ const BadLesson kBadLessons[] = {
     {"decode_section_out_of_range.json",
      "pages[0].decode_section: section 5 exists only with sparse attention (the indexer's section); found 5 for "
      "the_lazy_dog.json"},
+    {"decode_last_before_first.json", "pages[0].decode_last_section: must be >= 3 (found 2)"},
     {"step_on_decode_view.json", "pages[0].step: only used by view pipeline (this is decode)"},
     {"preset_on_pipeline.json", "pages[0].preset: only used by views compare, memory and cost (this is pipeline)"},
     {"unknown_view.json",

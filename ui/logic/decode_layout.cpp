@@ -65,11 +65,15 @@ SectionFit fit_sections(const SectionFitInput& in) {
   const auto focus = static_cast<std::size_t>(std::min<int>(in.focus, static_cast<int>(n) - 1));
   std::vector<bool> required(n, false);
   std::vector<std::size_t> optional;  // the preferred, then the nearest the focus first
-  for (std::size_t s = 0; s < n; ++s) required[s] = s >= focus || (s < in.forced_open.size() && in.forced_open[s]);
+  const std::size_t last = in.focus_last < 0 ? n - 1 : std::clamp<std::size_t>(in.focus_last, focus, n - 1);
+  for (std::size_t s = 0; s < n; ++s)
+    required[s] = (s >= focus && s <= last) || (s < in.forced_open.size() && in.forced_open[s]);
   const auto preferred = static_cast<std::size_t>(in.preferred);
   if (in.preferred >= 0 && preferred < focus && !required[preferred]) optional.push_back(preferred);
   for (std::size_t s = focus; s-- > 0;)
     if (!required[s] && !(in.preferred >= 0 && s == preferred)) optional.push_back(s);
+  for (std::size_t s = last + 1; s < n; ++s)
+    if (!required[s]) optional.push_back(s);
   // Cells shrink before anything folds: a section opens where it fits at the smallest cell.
   fit.open = required;
   for (const std::size_t s : optional) {

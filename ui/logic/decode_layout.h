@@ -29,6 +29,7 @@ struct SectionFitInput {
   std::vector<float> folded_h;             // each section's height folded (its heading)
   std::vector<std::vector<float>> open_h;  // open_h[c][s]: section s open at candidate cell c, largest cell first
   int focus = -1;                          // the first section (0-based) a lesson page is about; -1 without a page
+  int focus_last = -1;                     // the last section it is about; -1: every section from the focus on
   int preferred = -1;                      // a section before the focus opened first where it fits (the cache)
   std::vector<bool> forced_open;           // sections the user opened (may be empty)
 };
@@ -40,9 +41,10 @@ struct SectionFit {
   bool operator==(const SectionFit&) const = default;
 };
 
-// The largest cell at which every section fits; else, with a page, the sections from its focus to the last (the
-// output and its check line: the point of every decode page) stay open, and each of the others that still fits at
-// the smallest cell opens, the preferred one first and then the nearest the focus; the cell is then the largest
+// The largest cell at which every section fits; else, with a page, the sections from its focus to its last (by
+// default the output and its check line: the point of most decode pages) stay open, and each of the others that
+// still fits at the smallest cell opens, the preferred one first, then the nearest before the focus, then those
+// after its last; the cell is then the largest
 // they all fit at. When even the focus does not fit at the smallest cell, it is scrolled to: its end in sight, but
 // never past its start. Without a page every section is open at the smallest cell and the panel scrolls from the
 // top.

@@ -194,7 +194,8 @@ void check_view_keys(const JsonFields& r, View view) {
                             "online", "geometry", "sparsity_loss", "focus"})
       r.only_for(key, "view pipeline", actual);
   if (view != View::Decode)
-    for (const char* key : {"decode_tokens", "decode_section"}) r.only_for(key, "view decode", actual);
+    for (const char* key : {"decode_tokens", "decode_section", "decode_last_section"})
+      r.only_for(key, "view decode", actual);
   if (view != View::Model)
     for (const char* key : {"model_section", "model_outline"}) r.only_for(key, "view model", actual);
   if (view != View::Train)
@@ -287,7 +288,7 @@ LessonPage read_page(const json& j, const std::string& path, const JsonSource* s
                                "overrides",      "experiment",    "d_k",           "model",
                                "model_tokens",   "layer",         "model_section", "train_steps",
                                "train_gradient", "model_outline", "focus",         "heads_panel",
-                               "train_chart"},
+                               "train_chart",    "decode_last_section"},
                      "lesson", source);
   LessonPage p;
   p.title = r.nonempty_string("title");
@@ -299,6 +300,7 @@ LessonPage read_page(const json& j, const std::string& path, const JsonSource* s
   p.head = r.integer("head", 0, 0, limits::kMaxHeads);
   p.decode_tokens = r.integer("decode_tokens", 1, 1, limits::kMaxTokens);
   p.decode_section = r.integer("decode_section", 1, 1, 5);
+  if (r.has("decode_last_section")) p.decode_last_section = r.integer("decode_last_section", 5, p.decode_section, 5);
   if (r.has("preset")) p.preset = r.nonempty_string("preset");
   if (r.has("highlight")) p.highlight = read_highlight(r.at("highlight"), r.child("highlight"), source);
   if (r.has("focus")) p.focus = read_focus(r.at("focus"), r.child("focus"), source);
@@ -586,10 +588,12 @@ void check_page(const LessonPage& p, const std::filesystem::path& dir, const std
   const PageScenario ps = page_scenario(p, dir, path);
   check_step(p, ps.trace, path);
   check_step_modes(p, ps.trace, path);
-  if (p.view == View::Decode && p.decode_section == 5 && !ps.trace.indexer)
-    throw InputError(
-        child_path(path, "decode_section"),
-        "section 5 exists only with sparse attention (the indexer's section); found 5 for " + shown_source(p));
+  for (const auto& [key, section] : {std::pair{"decode_section", p.decode_section},
+                                     std::pair{"decode_last_section", p.decode_last_section}})
+    if (p.view == View::Decode && section == 5 && !ps.trace.indexer)
+      throw InputError(
+          child_path(path, key),
+          "section 5 exists only with sparse attention (the indexer's section); found 5 for " + shown_source(p));
   check_head(p, ps.trace, path);
   check_absorbed(p, ps.trace, path);
   if (p.view == View::Decode) check_decode(p, ps.scenario, path);

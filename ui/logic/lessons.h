@@ -40,6 +40,9 @@
 //                                                         about; it and those after it (to the output and its
 //                                                         check line) stay in sight as the page opens, the
 //                                                         others fold where they do not fit; default 1
+//         "decode_last_section": 3,                       decode only: the last section the text is about, when
+//                                                         the page is not about the output (the sections after
+//                                                         it may fold); default the output's
 //         "preset": "llama-3-70b",                        compare, memory and cost only: a model preset name
 //         "highlight": [[0, 1]],                          pipeline only: cells (row, col) of the step's result
 //         "focus": {"concat": {"rows": [3]},              pipeline only: the rows and columns of the step's matrices
@@ -115,6 +118,7 @@ struct LessonPage {
   int head = 0;
   int decode_tokens = 1;   // tokens arrived, 1-based: DecodeView::token is decode_tokens - 1
   int decode_section = 1;  // 1 query, 2 cache, 3 attention, 4 output; sparse: 3 indexer, 4 attention, 5 output
+  int decode_last_section = 0;  // the last section the page is about; 0: the output's
   std::optional<std::string> preset;           // sets ModelViewSettings::preset; empty keeps the current one
   std::vector<std::pair<int, int>> highlight;  // (row, col) cells of step_result(trace, step, head)
   std::vector<FocusTerm> focus;                // the rows and columns kept when the step must be elided

@@ -235,6 +235,7 @@ SectionFit fit(const AppState& state, const std::vector<Section>& all) {
   in.top = ImGui::GetCursorPosY();
   in.view_h = ImGui::GetWindowHeight() - style.WindowPadding.y - 4;  // a little spare for rounding
   in.focus = page_focus(state);
+  if (in.focus >= 0) in.focus_last = state.lesson.current_page().decode_last_section - 1;
   in.preferred = 1;  // the cache, what every page of the view is about
   for (std::size_t i = 0; i < all.size(); ++i) {
     in.folded_h.push_back(rule + line);
