@@ -81,7 +81,7 @@ const BadLesson kBadLessons[] = {
      "pages[0].hilight: unknown key (expected one of: title, text, scenario, view, step, head, decode_tokens, "
      "decode_section, preset, highlight, absorbed, shift_experiment, naive_rope, online, geometry, sparsity_loss, "
      "overrides, experiment, d_k, model, model_tokens, layer, model_section, train_steps, train_gradient, "
-     "model_outline, focus, heads_panel, train_chart, decode_last_section)"},
+     "model_outline, focus, heads_panel, train_chart, decode_last_section, projection)"},
     {"train_without_steps.json", "pages[0].train_steps: missing (required)"},
     {"train_with_scenario.json",
      "pages[0].scenario: only used by pages with a scenario or a model (this is a page on view train)"},
@@ -133,6 +133,10 @@ const BadLesson kBadLessons[] = {
      "the_lazy_dog.json"},
     {"decode_last_before_first.json", "pages[0].decode_last_section: must be >= 3 (found 2)"},
     {"step_on_decode_view.json", "pages[0].step: only used by view pipeline (this is decode)"},
+    {"projection_not_on_projections.json",
+     "pages[0].projection: the_lazy_dog.json (after the overrides): a projection is chosen on the projections step"},
+    {"projection_latent_not_mla.json",
+     "pages[0].projection: the_lazy_dog.json (after the overrides): expected one of q, k, v but found \"latent\""},
     {"preset_on_pipeline.json", "pages[0].preset: only used by views compare, memory and cost (this is pipeline)"},
     {"unknown_view.json",
      "pages[0].view: expected one of pipeline | decode | compare | memory | cost | model | train but found string "
@@ -613,4 +617,20 @@ TEST_CASE("opening a page sets what its text talks about: the absorbed form, the
   CHECK(state.decode.scroll_to_section == 4);
   REQUIRE(ApplyLessonPage(state, 0, 0));  // page 1: the top of the view
   CHECK(state.decode.scroll_to_section == 0);
+  // The projection drawn is the page's, whatever the user picked before: GQA's keys, then MLA's latent (the first).
+  state.pipeline.projection = 2;
+  REQUIRE(ApplyLessonPage(state, 1, 0));  // variants page 1: KV head 0's keys
+  CHECK(state.pipeline.projection == 1);
+  REQUIRE(ApplyLessonPage(state, 1, 2));  // page 3: the latent
+  CHECK(state.pipeline.projection == 0);
+}
+
+TEST_CASE("a page's projection stands where the projections step draws it: after MLA's latent") {
+  CHECK(projection_slot("", false) == 0);
+  CHECK(projection_slot("q", false) == 0);
+  CHECK(projection_slot("v", false) == 2);
+  CHECK(projection_slot("latent", false) == -1);
+  CHECK(projection_slot("latent", true) == 0);
+  CHECK(projection_slot("k", true) == 2);
+  CHECK(projection_slot("K", true) == -1);
 }

@@ -47,6 +47,9 @@ bool ApplyLessonPage(AppState& state, int lesson, int page) {
   if (p.preset) state.models.preset = *p.preset;
   if (p.sqrt_dk) state.lesson.sqrt_dk = *p.sqrt_dk;
   state.pipeline.show_absorbed = p.absorbed;
+  if (p.view == View::Pipeline)
+    state.pipeline.projection =
+        std::max(0, projection_slot(p.projection, state.scenario().attention.variant == Variant::Mla));
   state.pipeline.shift = p.shift_experiment;
   state.pipeline.naive_rope = p.naive_rope;
   state.pipeline.sparsity_loss = p.sparsity_loss;

@@ -191,7 +191,7 @@ void check_view_keys(const JsonFields& r, View view) {
   const std::string_view actual = view_name(view);
   if (view != View::Pipeline)
     for (const char* key : {"step", "head", "highlight", "heads_panel", "absorbed", "shift_experiment", "naive_rope",
-                            "online", "geometry", "sparsity_loss", "focus"})
+                            "online", "geometry", "sparsity_loss", "focus", "projection"})
       r.only_for(key, "view pipeline", actual);
   if (view != View::Decode)
     for (const char* key : {"decode_tokens", "decode_section", "decode_last_section"})
@@ -288,7 +288,7 @@ LessonPage read_page(const json& j, const std::string& path, const JsonSource* s
                                "overrides",      "experiment",    "d_k",           "model",
                                "model_tokens",   "layer",         "model_section", "train_steps",
                                "train_gradient", "model_outline", "focus",         "heads_panel",
-                               "train_chart",    "decode_last_section"},
+                               "train_chart",    "decode_last_section", "projection"},
                      "lesson", source);
   LessonPage p;
   p.title = r.nonempty_string("title");
@@ -305,6 +305,7 @@ LessonPage read_page(const json& j, const std::string& path, const JsonSource* s
   if (r.has("highlight")) p.highlight = read_highlight(r.at("highlight"), r.child("highlight"), source);
   if (r.has("focus")) p.focus = read_focus(r.at("focus"), r.child("focus"), source);
   p.heads_panel = r.boolean("heads_panel", false);
+  if (r.has("projection")) p.projection = r.nonempty_string("projection");
   p.absorbed = r.boolean("absorbed", false);
   read_step_modes(r, p);
   if (r.has("overrides")) p.overrides = read_overrides(r.at("overrides"), r.child("overrides"), source);
@@ -539,6 +540,13 @@ void check_step_modes(const LessonPage& p, const Trace& t, const std::string& pa
                                    std::string(step_info(p.step).name));
   if (p.naive_rope && (s != Step::Rope || !decoupled_rope(t.attention)))
     refuse("naive_rope", "turning the expanded keys is shown on the rope step of mla with rope");
+  if (!p.projection.empty()) {
+    const bool mla = t.attention.variant == Variant::Mla;
+    if (s != Step::Projections) refuse("projection", "a projection is chosen on the projections step");
+    if (projection_slot(p.projection, mla) < 0)
+      refuse("projection", std::string("expected one of ") + (mla ? "latent, " : "") + "q, k, v but found \"" +
+                               p.projection + "\"");
+  }
   if (p.sparsity_loss && s != Step::Selection)
     refuse("sparsity_loss", "what sparsity lost is shown on the selection step of sparse attention");
   if (p.geometry) {
@@ -611,6 +619,16 @@ std::optional<long> order_number(const std::filesystem::path& file) {
 }
 
 }  // namespace
+
+int projection_slot(std::string_view name, bool mla) {
+  const int first = mla ? 1 : 0;  // MLA's latent comes first
+  if (name.empty()) return 0;
+  if (name == "latent") return mla ? 0 : -1;
+  if (name == "q") return first;
+  if (name == "k") return first + 1;
+  if (name == "v") return first + 2;
+  return -1;
+}
 
 std::string_view experiment_name(Experiment e) { return kExperimentNames[static_cast<std::size_t>(e)]; }
 

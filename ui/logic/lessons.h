@@ -51,6 +51,8 @@
 //                                                         whole, the others are elided as "⋯" (ui/logic/focus.h).
 //                                                         Offered with W_O on the concat step (concat, W_O, output)
 //                                                         and the output step (head 0, head 1, ..., output)
+//         "projection": "k",                              pipeline only, on the projections step: the product
+//                                                         drawn, latent (MLA), q, k or v; default the first
 //         "heads_panel": true,                            pipeline only: the Heads panel (every head's weights, who
 //                                                         looks at whom) beside the step, for a page that points at
 //                                                         it; default false: the step takes its room
@@ -99,6 +101,10 @@ enum class Experiment {
 };
 std::string_view experiment_name(Experiment e);  // "sqrt_dk", "sqrt_dk_softmax"
 
+// Where a page's projection ("latent", "q", "k", "v"; empty: the first) stands among the projections step's radio
+// buttons (MLA: latent, Q, K, V; else Q, K, V); -1 if the attention has none by that name.
+int projection_slot(std::string_view name, bool mla);
+
 // What a Train view page is about (its "train_chart"): that part gets the room, the others fold to a summary.
 enum class TrainChart { All, Loss, Scores, Heads };
 std::optional<TrainChart> parse_train_chart(std::string_view name);  // "loss", "scores", "heads"
@@ -123,6 +129,7 @@ struct LessonPage {
   std::vector<std::pair<int, int>> highlight;  // (row, col) cells of step_result(trace, step, head)
   std::vector<FocusTerm> focus;                // the rows and columns kept when the step must be elided
   bool heads_panel = false;                    // the Heads panel beside the pipeline (the page points at it)
+  std::string projection;  // the projections step's product drawn: "latent" (MLA's), "q", "k" or "v"; empty: the first
   bool absorbed = false;                       // MLA: the scores step shows the absorbed form (AppState::show_absorbed)
   bool shift_experiment = false;               // the positions or rope step shows the shift experiment
   bool naive_rope = false;                     // MLA's rope step turns the expanded keys instead

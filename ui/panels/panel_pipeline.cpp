@@ -853,10 +853,11 @@ void PipelinePanel(AppState& state, ImVec2 pos, ImVec2 size) {
   if (t.heads.size() > 1 && info.step != Step::Inputs && info.step != Step::Positions && info.step != Step::Concat &&
       info.step != Step::Output && info.step != Step::HeadOutputs && info.step != Step::Selection) {
     ImGui::SameLine();
+    // With shared KV heads every head says which it reads: head 0 reads KV head 0 too.
+    const bool grouped = std::any_of(t.heads.begin(), t.heads.end(), [](const HeadTrace& h) { return h.kv_head != h.head; });
     ImGui::TextDisabled("   head %d of %zu%s", state.pipeline.head, t.heads.size(),
-                        t.heads[state.pipeline.head].kv_head != state.pipeline.head
-                            ? (" (reads KV head " + std::to_string(t.heads[state.pipeline.head].kv_head) + ")").c_str()
-                            : "");
+                        grouped ? (" (reads KV head " + std::to_string(t.heads[state.pipeline.head].kv_head) + ")").c_str()
+                                : "");
   }
   ImGui::Spacing();
   // With a lesson open its panel takes the explanation's place: the arithmetic of the page's outlined cell
