@@ -335,7 +335,10 @@ void draw_cells(const char* id, const Matrix& m, const HeatmapOptions& opts, con
       }
       const ImVec2 ts = ImGui::CalcTextSize(text.c_str()), at{a.x + (cw - ts.x) / 2, a.y + (ch - ts.y) / 2};
       // A hidden cell's number on plain grey: the hatch's strokes through its digits made "-inf" hard to read.
-      if (hidden) dl->AddRectFilled({at.x - 2, at.y + 1}, {at.x + ts.x + 2, at.y + ts.y - 1}, pack(kHiddenCell));
+      // A margin of a third of the font keeps the strokes' ends off the glyphs.
+      const float margin = std::min(ImGui::GetFontSize() / 3, (cw - ts.x) / 2);
+      if (hidden)
+        dl->AddRectFilled({at.x - margin, at.y}, {at.x + ts.x + margin, at.y + ts.y}, pack(kHiddenCell));
       dl->AddText(at, ink, text.c_str());
     }
   if (LayoutCheckOn() && marked > 0)
