@@ -161,6 +161,16 @@ TEST_CASE("a lesson page's chart needs a third of the window each way: smaller p
           "(427\u00D7240)",
           "Train: chart \"Loss\" plots in 500\u00D7200 px, under a third of the 1280\u00D7720 window (427\u00D7240)"});
   CHECK(charts_too_small(charts, 900, 600).empty());
+  // Two panels stacked over one x range read as one figure: 130 + 130 px make the third of 720; 110 is under half.
+  const std::vector<ChartPlot> stacked{{"Train", "Loss", {50, 100, 750, 230}},
+                                       {"Train", "Scores", {50, 300, 750, 430}}};
+  CHECK(charts_too_small(stacked, 1280, 720).empty());
+  const std::vector<ChartPlot> uneven{{"Train", "Loss", {50, 100, 750, 250}}, {"Train", "Scores", {50, 300, 750, 410}}};
+  CHECK(charts_too_small(uneven, 1280, 720) ==
+        std::vector<std::string>{"Train: chart \"Scores\" plots in 700\u00D7110 px, under a third of the 1280\u00D7720 "
+                                 "window (427\u00D7240)"});
+  const std::vector<ChartPlot> apart{{"Train", "Loss", {50, 100, 750, 230}}, {"Train", "Scores", {60, 300, 750, 430}}};
+  CHECK(charts_too_small(apart, 1280, 720).size() == 2);  // not over one x range: each judged alone
   SetLayoutCheck(false);
   NoteChartPlot(charts[0]);
   CHECK(TakeChartPlots().empty());  // nothing kept while the check is off

@@ -90,7 +90,7 @@ const BadLesson kBadLessons[] = {
      "pages[0].train_gradient: the run has 2 layers of 4 heads, numbered from 0, but found [2, 0]"},
     {"train_steps_on_pipeline.json", "pages[0].train_steps: only used by view train (this is pipeline)"},
     {"train_chart_typo.json",
-     "pages[0].train_chart: expected one of loss | scores | heads but found string \"attention\""},
+     "pages[0].train_chart: expected one of loss | scores | loss_and_scores | heads but found string \"attention\""},
     {"train_chart_with_gradient.json",
      "pages[0].train_chart: a page with train_gradient is about the gradient, not a chart"},
     {"empty_pages.json", "pages: expected at least one page but found none"},
@@ -472,10 +472,11 @@ TEST_CASE("the induction lesson names the part of the Train view each page is ab
   REQUIRE(l.pages.size() == 5);
   CHECK(l.pages[0].train_chart == TrainChart::Heads);
   CHECK(l.pages[1].train_chart == TrainChart::Loss);
-  CHECK(l.pages[2].train_chart == TrainChart::Scores);
+  CHECK(l.pages[2].train_chart == TrainChart::LossAndScores);  // its text is about the loss and the heads
   CHECK(l.pages[3].train_chart == TrainChart::Heads);
   CHECK(l.pages[4].train_chart == TrainChart::All);  // the gradient page
   CHECK(parse_train_chart("scores") == TrainChart::Scores);
+  CHECK(parse_train_chart("loss_and_scores") == TrainChart::LossAndScores);
   CHECK(parse_train_chart("Scores") == std::nullopt);
 }
 

@@ -137,6 +137,25 @@ TEST_CASE("a folded page names every head's role in one sentence, grouped by rol
         "Duplicate-token heads: 1.4. First-token heads: 0.0 and 1.5.");
 }
 
+TEST_CASE("the gradient tab names its norms and quotes the largest cells its colour bars end at") {
+  Matrix dp(1, 3), ds(1, 3);
+  dp << 3e-5, -4e-5, 1e-5;  // norm sqrt(9 + 16 + 1) e-5 = 5.10e-05, largest cell 4.00e-05
+  ds << 0, 2e-9, 0;
+  CHECK(gradient_sizes_text(0.9996, dp, ds) ==
+        "Largest weight 1.000; the norms (square root of the sum of squares over the keys) |\u2202L/\u2202p| = "
+        "5.10e-05 (largest cell 4.00e-05), |\u2202L/\u2202s| = 2.00e-09 (largest cell 2.00e-09).");
+}
+
+TEST_CASE("a paragraph the bottom edge of a scrolling box would cut starts below the edge") {
+  CHECK(block_top_clear_of_edge(100, 50, 8, 200) == 100);   // fits
+  CHECK(block_top_clear_of_edge(170, 50, 8, 200) == 200);   // cut: moved past the edge
+  CHECK(block_top_clear_of_edge(200, 50, 8, 200) == 200);   // already below it
+  CHECK(block_top_clear_of_edge(8, 250, 8, 200) == 8);      // at the box's top: nothing to gain by moving it
+  CHECK(block_top_clear_of_edge(100, 250, 8, 200) == 200);  // taller than the box: its cut out of the first screen
+  CHECK(sentence_ends("Loss 4.13 here. Then? No! End.") == std::vector<std::size_t>{15, 21, 25, 30});
+  CHECK(sentence_ends("") == std::vector<std::size_t>{0});
+}
+
 TEST_CASE("the score chart names a layer whose heads end together once, and each other head by its number") {
   std::vector<HeadScores> heads;
   for (int l = 0; l < 2; ++l)

@@ -255,13 +255,30 @@ void NoteChartPlot(ChartPlot chart) {
 }
 std::vector<ChartPlot> TakeChartPlots() { return std::exchange(chart_plots(), {}); }
 
+namespace {
+
+// The height of the figure `c` is a panel of: the charts of its window plotted over the same x range (their plots'
+// left and right edges within a pixel of its own), which read as one subject stacked over one axis.
+float figure_height(const ChartPlot& c, const std::vector<ChartPlot>& charts) {
+  float h = 0;
+  for (const ChartPlot& o : charts)
+    if (o.window == c.window && std::abs(o.plot.x0 - c.plot.x0) < 1 && std::abs(o.plot.x1 - c.plot.x1) < 1)
+      h += o.plot.y1 - o.plot.y0;
+  return h;
+}
+
+}  // namespace
+
 std::vector<std::string> charts_too_small(const std::vector<ChartPlot>& charts, float window_w, float window_h) {
   const auto px = [](float v) { return std::to_string(static_cast<int>(std::lround(v))); };
   const float need_w = window_w / 3, need_h = window_h / 3;
   std::set<std::string> found;
   for (const ChartPlot& c : charts) {
     const float w = c.plot.x1 - c.plot.x0, h = c.plot.y1 - c.plot.y0;
-    if (w + 0.5f >= need_w && h + 0.5f >= need_h) continue;  // a third of 1280 is 426.7: 427 px will do
+    // A panel of a stacked figure: the figure a third high, each panel at least half that.
+    const float figure_h = figure_height(c, charts);
+    if (w + 0.5f >= need_w && (h + 0.5f >= need_h || (h + 0.5f >= need_h / 2 && figure_h + 0.5f >= need_h)))
+      continue;  // a third of 1280 is 426.7: 427 px will do
     found.insert(c.window + ": chart \"" + c.title + "\" plots in " + px(w) + "\u00D7" + px(h) +
                  " px, under a third of the " + px(window_w) + "\u00D7" + px(window_h) + " window (" +
                  px(std::ceil(need_w)) + "\u00D7" + px(std::ceil(need_h)) + ")");

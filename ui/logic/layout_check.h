@@ -85,6 +85,8 @@ void NoteChartPlot(ChartPlot chart);  // ignored while the check is off
 std::vector<ChartPlot> TakeChartPlots();
 // Each chart whose plot is narrower than a third of the window's width or lower than a third of its height:
 // "Memory: chart \"KV cache\" plots in 400×200 px, under a third of the 1280×720 window (427×240)".
+// Charts of one window over the same x range (plots with the same left and right edges) are panels of one figure
+// stacked over one axis: the figure must be a third high, each panel half that.
 std::vector<std::string> charts_too_small(const std::vector<ChartPlot>& charts, float window_w, float window_h);
 
 // Whether `text` names `name` as a word of its own ("concat" in "row sleeps of concat", not in "concatenated").

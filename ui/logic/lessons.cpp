@@ -261,7 +261,8 @@ void read_train_keys(const JsonFields& r, LessonPage& p) {
   const TrainSettings run;
   r.require("train_steps");
   p.train_steps = r.integer("train_steps", 0, 0, run.steps);
-  p.train_chart = r.choice("train_chart", TrainChart::All, parse_train_chart, "loss | scores | heads");
+  p.train_chart =
+      r.choice("train_chart", TrainChart::All, parse_train_chart, "loss | scores | loss_and_scores | heads");
   if (!r.has("train_gradient")) return;
   // The gradient tab takes the whole view: a chart the page is about would have no room.
   if (r.has("train_chart"))
@@ -681,6 +682,7 @@ ModelInput lesson_page_model(const LessonPage& page, const std::filesystem::path
 std::optional<TrainChart> parse_train_chart(std::string_view name) {
   if (name == "loss") return TrainChart::Loss;
   if (name == "scores") return TrainChart::Scores;
+  if (name == "loss_and_scores") return TrainChart::LossAndScores;
   if (name == "heads") return TrainChart::Heads;
   return std::nullopt;
 }

@@ -4,6 +4,7 @@
 #include <array>
 
 #include "core/text_format.h"
+#include "ui/logic/hover_text.h"
 
 namespace attn::ui {
 namespace {
@@ -150,6 +151,30 @@ std::string task_story(const Task& t) {
              "on.";
   }
   return {};
+}
+
+std::string gradient_sizes_text(double largest_weight, const Matrix& dp, const Matrix& ds) {
+  // short_number: the colour bars' ends are written with it, so the largest cells read as the bars do.
+  const auto sizes = [](const char* name, const Matrix& m) {
+    return std::string("|") + name + "| = " + short_number(m.norm()) + " (largest cell " +
+           short_number(m.cwiseAbs().maxCoeff()) + ")";
+  };
+  return "Largest weight " + format_number(largest_weight, 3) +
+         "; the norms (square root of the sum of squares over the keys) " + sizes("\u2202L/\u2202p", dp) + ", " +
+         sizes("\u2202L/\u2202s", ds) + ".";
+}
+
+float block_top_clear_of_edge(float top, float height, float box_top, float edge) {
+  const bool cut = top < edge && top + height > edge;
+  return cut && top > box_top ? edge : top;
+}
+
+std::vector<std::size_t> sentence_ends(std::string_view text) {
+  std::vector<std::size_t> ends;
+  for (std::size_t i = 0; i + 1 < text.size(); ++i)
+    if ((text[i] == '.' || text[i] == '?' || text[i] == '!') && text[i + 1] == ' ') ends.push_back(i + 1);
+  ends.push_back(text.size());
+  return ends;
 }
 
 }  // namespace attn::ui

@@ -3,9 +3,11 @@
 // snapshots ("head 1.2 now attends to the token after the previous copy of the current one: an induction head"),
 // and what each task asks of the model. Pure functions, so tests pin every sentence.
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/head_scores.h"
+#include "core/matrix.h"
 #include "core/tasks.h"
 
 namespace attn::ui {
@@ -35,5 +37,19 @@ std::vector<std::string> score_end_labels(const std::vector<HeadScores>& heads, 
 
 // What the task asks and what to watch for, a short paragraph.
 std::string task_story(const Task& t);
+
+// The gradient tab's numbers for one query's row (`dp` = dL/dp, `ds` = dL/ds): its largest weight, and each gradient's
+// norm named as one (the square root of the sum of squares, over every key) beside its largest cell, the end of its
+// strip's colour bar. A norm quoted alone is larger than any cell, and the class read it against the bar as a mismatch.
+std::string gradient_sizes_text(double largest_weight, const Matrix& dp, const Matrix& ds);
+
+// Where a block `height` tall, due at `top` in a scrolling box whose first screen shows `box_top` to `edge` (content
+// coordinates), starts instead: past the edge when the edge would cut it (the box shows no half sentence at the top
+// of its scroll), else at `top`. A block at the box's top stays: it is cut wherever it starts.
+float block_top_clear_of_edge(float top, float height, float box_top, float edge);
+
+// Where each sentence of `text` ends (the byte after its ". ", "? " or "! ", the text's end last): a paragraph the
+// box's edge would cut is split at one of them, its first sentences above the edge and the rest past it.
+std::vector<std::size_t> sentence_ends(std::string_view text);
 
 }  // namespace attn::ui

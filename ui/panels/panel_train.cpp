@@ -5,6 +5,8 @@
 #include <cctype>
 #include <cmath>
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <utility>
 
 #include <imgui.h>
@@ -93,8 +95,41 @@ void run_controls(AppState& state) {
   if (!p.stopped.empty()) TextWrappedAtSpaces(p.stopped, IM_COL32(255, 184, 89, 255));
 }
 
-// The loss and the score charts share their y labels' room, so that their step axes line up when stacked.
+// TextWrappedAtSpaces in a scrolling box (the story, the gradient tab): a paragraph the box's bottom edge would cut at
+// the top of its scroll starts below the edge instead, so a class never reads a sentence cut through its middle.
+// A paragraph the edge would cut keeps the sentences that fit above it, and the rest starts past it.
+void TextWholeInBox(std::string_view text, ImU32 colour = 0) {
+  const float width = ImGui::GetContentRegionAvail().x, pitch = ImGui::GetTextLineHeightWithSpacing();
+  const float gap = ImGui::GetStyle().ItemSpacing.y, box_top = ImGui::GetStyle().WindowPadding.y;
+  // Content coordinates: the first screen runs from the top padding to the box's bottom edge (text is drawn down to
+  // it, padding or not).
+  const float top = ImGui::GetCursorPosY(), edge = ImGui::GetWindowHeight();
+  const auto height = [&](std::string_view part) {
+    return static_cast<float>(WrapAtSpaces(part, width).size()) * pitch - gap;
+  };
+  std::size_t split = 0;  // the bytes drawn above the edge
+  if (block_top_clear_of_edge(top, height(text), box_top, edge) == top) split = text.size();
+  else
+    for (const std::size_t end : sentence_ends(text))
+      if (end < text.size() && top + height(text.substr(0, end)) <= edge) split = end;
+  if (colour) ImGui::PushStyleColor(ImGuiCol_Text, colour);
+  for (const std::string& line : WrapAtSpaces(text.substr(0, split), width)) ImGui::TextUnformatted(line.c_str());
+  if (split < text.size()) {
+    ImGui::SetCursorPosY(std::max(edge, ImGui::GetCursorPosY()));
+    for (const std::string& line : WrapAtSpaces(text.substr(split + (split > 0 ? 1 : 0)), width))
+      ImGui::TextUnformatted(line.c_str());
+  }
+  if (colour) ImGui::PopStyleColor();
+}
+
+ImU32 disabled_text_colour() { return ImGui::GetColorU32(ImGuiCol_TextDisabled); }
+
+// The loss and the score charts share their y labels' room, and their end labels', so that their plots line up when
+// stacked.
 float step_charts_label_width() { return TextWidth("0.25"); }
+float step_charts_end_label_width() {
+  return std::max({TextWidth("evaluation"), TextWidth("training"), TextWidth("all 88 heads")});
+}
 
 // What the lesson page on screen is about (its train_chart): that part gets the room. All off a Train page.
 TrainChart page_chart(const AppState& state) {
@@ -158,6 +193,7 @@ void loss_chart(const AppState& state, ImVec2 size, bool page_chart) {
   o.marks = marks;
   o.size = {size.x, size.y - ImGui::GetStyle().ItemSpacing.y};
   o.y_label_width = step_charts_label_width();
+  o.end_label_width = step_charts_end_label_width();
   const std::vector<Series> series{train, eval};
   LineChart("loss", series, o);
 }
@@ -184,14 +220,29 @@ void score_chart(AppState& state, ImVec2 size, bool page_chart) {
   o.flags = LineChartFlags_NoLegend | LineChartFlags_EndLabelsRight | (page_chart ? LineChartFlags_PageChart : 0);
   o.x = step_axis(state, page_chart);
   o.y = padded({0, 1, AxisScale::Linear, AxisUnit::Probability, ""}, 0.04);  // scores are mean attention weights
-  o.size = {size.x, size.y - ImGui::GetFrameHeightWithSpacing()};
+  // The score's combo at the right of the title's line where both fit: the line under the chart goes to the plot.
+  const float combo_w = TextWidth("duplicate-token") + ImGui::GetFrameHeight() + 2 * ImGui::GetStyle().FramePadding.x;
+  ImGui::PushFont(title_font());
+  const float title_w = TextWidth(o.title);
+  ImGui::PopFont();
+  const bool on_title = title_w + 2 * ImGui::GetStyle().ItemSpacing.x + LabelledWidth(combo_w, "score") <= size.x;
+  if (on_title) {
+    const ImVec2 at = ImGui::GetCursorPos();
+    ImGui::SetCursorPosX(at.x + size.x - LabelledWidth(combo_w, "score"));
+    ImGui::SetNextItemWidth(combo_w);
+    ImGui::Combo("score", &kind, kScoreNames, IM_ARRAYSIZE(kScoreNames));
+    ImGui::SetCursorPos(at);
+  }
+  o.size = {size.x, size.y - (on_title ? ImGui::GetStyle().ItemSpacing.y : ImGui::GetFrameHeightWithSpacing())};
   // Heads whose lines end within a label's height of each other share one name (a layer's, or all of them).
   const float plot_h = std::max(o.size.y - chart_overhead(0), 1.0f);
   const std::vector<std::string> names =
       score_end_labels(heads, last, 1.1 * ImGui::GetTextLineHeight() / plot_h * (o.y.hi - o.y.lo));
   for (std::size_t i = 0; i < series.size(); ++i) series[i].end_label = names[i];
   o.y_label_width = step_charts_label_width();
+  o.end_label_width = step_charts_end_label_width();
   LineChart("scores", series, o);
+  if (on_title) return;
   ImGui::SetNextItemWidth(size.x * 0.5f);
   ImGui::Combo("score", &kind, kScoreNames, IM_ARRAYSIZE(kScoreNames));
 }
@@ -299,17 +350,17 @@ void head_thumbnails(TrainView& view, const TrainSnapshot& s, float cell) {
 // (a page's own text says it, and a page's story is read whole).
 void story(const AppState& state, const TrainSnapshot& shown, bool roles, bool task) {
   const TrainProgress& p = state.trainer.progress();
-  TextWrappedAtSpaces("Step " + thousands(shown.step) + ": evaluation loss " + format_number(shown.eval.loss, 3) +
-                      ", " + format_number(100.0 * shown.eval.accuracy, 1) + "% of its targets right.");
-  if (roles) TextWrappedAtSpaces(roles_summary(shown.eval.heads));
+  TextWholeInBox("Step " + thousands(shown.step) + ": evaluation loss " + format_number(shown.eval.loss, 3) + ", " +
+                 format_number(100.0 * shown.eval.accuracy, 1) + "% of its targets right.");
+  if (roles) TextWholeInBox(roles_summary(shown.eval.heads));
   std::vector<std::string> events;
   for (std::size_t i = 1; i < p.snapshots.size() && p.snapshots[i]->step <= shown.step; ++i)
     for (const std::string& change : role_changes(p.snapshots[i - 1]->eval.heads, p.snapshots[i]->eval.heads))
       events.push_back("Step " + thousands(p.snapshots[i]->step) + ": " + change);
-  for (auto e = events.rbegin(); e != events.rend(); ++e) TextWrappedAtSpaces(*e);
+  for (auto e = events.rbegin(); e != events.rend(); ++e) TextWholeInBox(*e);
   if (!task) return;
   ImGui::Dummy({0, ImGui::GetFontSize()});  // a blank line: every line stays on the story's one grid of lines
-  TextDisabledWrapped(task_story(state.trainer.settings().run.task));
+  TextWholeInBox(task_story(state.trainer.settings().run.task), disabled_text_colour());
 }
 
 // A height for the story's box from `avail`: its top padding and a whole number of its lines (a child's text shows
@@ -354,16 +405,14 @@ struct KernelRow {
 // shows it; the row's three heatmaps; what the kernel does with the gradient, in words; then, for softmax, its
 // Jacobian. A saturated row (one weight near 1) has a Jacobian near 0 and passes almost nothing on.
 void kernel_row(const KernelRow& r, bool page_about_it) {
-  const std::string sizes = "Largest weight " + format_number(r.p.maxCoeff(), 3) +
-                            "; |\u2202L/\u2202p| = " + format_unit(r.dp.norm(), AxisUnit::Plain) +
-                            ", |\u2202L/\u2202s| = " + format_unit(r.ds.norm(), AxisUnit::Plain) + ".";
-  TextWrappedAtSpaces(r.softmax ? sizes +
-                                      " The nearer a row is to one weight of 1, the less of \u2202L/\u2202p reaches "
-                                      "the scores: a saturated row passes almost no training signal, which is "
-                                      "why scores are divided by \u221Ad_k."
-                                : sizes +
-                                      " A linear kernel does not saturate: what reaches the scores shrinks only "
-                                      "as the row's sum grows.");
+  const std::string sizes = gradient_sizes_text(r.p.maxCoeff(), r.dp, r.ds);
+  TextWholeInBox(r.softmax ? sizes +
+                                 " The nearer a row is to one weight of 1, the less of \u2202L/\u2202p reaches "
+                                 "the scores: a saturated row passes almost no training signal, which is "
+                                 "why scores are divided by \u221Ad_k."
+                           : sizes +
+                                 " A linear kernel does not saturate: what reaches the scores shrinks only "
+                                 "as the row's sum grows.");
   const float w = ImGui::GetContentRegionAvail().x;
   HeatmapOptions o;
   o.col_labels = &r.labels;  // in the tooltip: 32 keys leave no room to write them
@@ -384,20 +433,23 @@ void kernel_row(const KernelRow& r, bool page_about_it) {
   row_map("p, the weights", r.p, ColorMap::Sequential);
   row_map("\u2202L/\u2202p, what reaches the weights", r.dp, ColorMap::Diverging);
   row_map("\u2202L/\u2202s, what reaches the scores", r.ds, ColorMap::Diverging);
-  TextDisabledWrapped("Keys 0 to " + std::to_string(r.labels.size() - 1) +
-                      " from left to right; point at a cell for its token and value.");
+  TextWholeInBox("Keys 0 to " + std::to_string(r.labels.size() - 1) +
+                     " from left to right; point at a cell for its token and value.",
+                 disabled_text_colour());
   if (!r.softmax) {
-    TextDisabledWrapped(
+    TextWholeInBox(
         "This layer's kernel is linear: p = s / Z with Z the sum of the visible scores, so training reaches a "
         "visible score through \u2202p_i/\u2202s_j = (\u03B4_ij - p_i) / Z (the next-token loss on this "
-        "sequence).");
+        "sequence).",
+        disabled_text_colour());
     return;
   }
-  TextDisabledWrapped(
+  TextWholeInBox(
       "Softmax turns the scores s into the weights p; training reaches the scores only through its\u00A0"
       "Jacobian\u00A0J = diag(p) - p p\u1D40: \u2202L/\u2202s = J \u2202L/\u2202p (the next-token loss on "
-      "this sequence).");
-  ImGui::TextUnformatted("The Jacobian J, keys by keys");
+      "this sequence).",
+      disabled_text_colour());
+  TextWholeInBox("The Jacobian J, keys by keys");
   o.map = ColorMap::Diverging;
   o.range.reset();
   o.row_labels = &r.labels;
@@ -463,6 +515,19 @@ void chart_page(AppState& state, TrainChart about) {
   if (const auto shown = shown_snapshot(state)) story_box(state, *shown, true, false);
 }
 
+// A page about the loss and the heads changing together: both charts stacked over one step axis, their plots lined up
+// and as high as each other (one figure, as the layout check judges it), the evaluation and every head's role in the
+// three lines under them (the rest of the story scrolls).
+void loss_and_scores_page(AppState& state) {
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float story_h = st.WindowPadding.y + 3 * ImGui::GetTextLineHeightWithSpacing() - st.ItemSpacing.y;
+  const float chart_h = std::floor((avail.y - story_h - st.ItemSpacing.y) / 2);
+  loss_chart(state, {avail.x, chart_h}, true);
+  score_chart(state, {avail.x, chart_h}, true);
+  if (const auto shown = shown_snapshot(state)) story_box(state, *shown, true, false);
+}
+
 // A page about the heads: the thumbnails as large as the view allows (136 px at 1280x720 in presentation mode), the
 // charts folded to the story under them in five lines (the evaluation loss, each change of role; the rest scrolls).
 // Beside them the story would leave the thumbnails a third of the width.
@@ -490,12 +555,18 @@ void TrainPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   }
   const TrainSettings& s = state.trainer.settings();
   TitleText("Training on the " + std::string(to_string(s.run.task.kind)) + " task");
-  TextDisabledWrapped(trained_model_description(s) + "; batches of " + std::to_string(s.run.batch) + ", AdamW lr " +
-                      general_number(s.run.adamw.lr) + ", seed " + std::to_string(s.run.seed));
+  const std::string model = trained_model_description(s) + "; batches of " + std::to_string(s.run.batch) +
+                            ", AdamW lr " + general_number(s.run.adamw.lr) + ", seed " + std::to_string(s.run.seed);
+  // A page with both charts needs the two lines of the model's description for them: it goes to the title's tooltip
+  // (the lesson's first page says it).
+  const TrainChart about = page_chart(state);
+  if (about != TrainChart::LossAndScores) TextDisabledWrapped(model);
+  else if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", model.c_str());
   run_controls(state);
   timeline(state);
-  if (const TrainChart about = page_chart(state); about != TrainChart::All) {
+  if (about != TrainChart::All) {
     if (about == TrainChart::Heads) heads_page(state);
+    else if (about == TrainChart::LossAndScores) loss_and_scores_page(state);
     else chart_page(state, about);
     ImGui::End();
     return;

@@ -676,7 +676,9 @@ void LineChart(const char* id, std::span<const Series> series, const LineChartOp
   float y_label_w = opts.y_label_width;
   for (const Tick& t : y_ticks) y_label_w = std::max(y_label_w, TextWidth(t.label));
   p.min.x = origin.x + y_label_w + kChartTickLength + kChartLabelGap;
-  const float right_room = std::max(side_label_width(series), TextWidth(format_unit(opts.x.hi, opts.x.unit)) / 2 + 2);
+  const float right_room =
+      std::max({side_label_width(series), opts.end_label_width > 0 ? opts.end_label_width + kPad + 2 : 0,
+                TextWidth(format_unit(opts.x.hi, opts.x.unit)) / 2 + 2});
   p.max.x = end.x - right_room;
 
   ImGui::InvisibleButton("##chart", {std::max(size.x, 1.0f), std::max(size.y, 1.0f)});

@@ -69,8 +69,9 @@ struct LineChartOptions {
   std::span<const ChartMark> marks;
   ImVec2 size = {0, 0};  // 0: the available width; height available, or 0.6 x width
   LineChartFlags flags = LineChartFlags_None;
-  std::string title;        // drawn in title_font() above the plot
-  float y_label_width = 0;  // at least this room for the y labels: charts stacked over one x axis line up
+  std::string title;          // drawn in title_font() above the plot
+  float y_label_width = 0;    // at least this room for the y labels: charts stacked over one x axis line up
+  float end_label_width = 0;  // the same for the end labels right of the plot (EndLabelsRight): their right edges
   // x values with a labelled tick whatever the axis' own ticks (lengths a lesson page quotes), their labels kept first.
   std::span<const double> x_pins;
   std::span<const double> y_pins;  // the same for y values (the Cost page's FLOPs at the length it quotes)
