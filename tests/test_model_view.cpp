@@ -536,3 +536,34 @@ TEST_CASE("a box's feature indices: every column while they fit, else every 2nd,
   CHECK(column_label_every(2.5f, 24) == 10);
   CHECK(column_label_every(0.5f, 30) == 100);
 }
+
+TEST_CASE("a box's column labels take the body font where its cells have room, smaller down to a floor") {
+  CHECK(column_label_scale(30, 20, 6, 0.8f) == 1.0f);  // room to spare: the body font, no larger
+  CHECK(column_label_scale(26, 20, 6, 0.8f) == 1.0f);  // just room
+  CHECK(column_label_scale(24, 20, 6, 0.8f) == 0.9f);  // 18 px for a label 20 px wide at the body font
+  CHECK(column_label_scale(10, 20, 6, 0.8f) == 0.8f);  // no smaller than the floor (column_label_every skips)
+  CHECK(column_label_scale(10, 0, 6, 0.8f) == 1.0f);   // nothing to measure
+}
+
+TEST_CASE("a scrolling column ends between its items, not on half a line") {
+  const std::vector<float> breaks = {100, 200, 300, 450, 520, 700};
+  CHECK(fold_height(breaks, 0, 500) == 450);    // the item ending at 520 is left wholly below
+  CHECK(fold_height(breaks, 50, 500) == 470);   // scrolled: the ends move up
+  CHECK(fold_height(breaks, 250, 500) == 500);  // the rest in sight: the whole height
+  CHECK(fold_height({}, 0, 500) == 500);        // nothing measured yet
+  const std::vector<float> tall = {100, 600};
+  CHECK(fold_height(tall, 0, 500) == 500);  // an item taller than half the column is cut, the column not halved
+  const std::vector<float> unordered = {520, 300, 450};
+  CHECK(fold_height(unordered, 0, 500) == 450);
+}
+
+TEST_CASE("the heads' thumbnails are as large as the room allows, layers side by side where that makes them larger") {
+  // tiny (2 layers of 2 heads) beside the column at 1280x720 presentation: all four heads in a row.
+  CHECK(fit_head_grid(2, 2, 590, 213, 28, 8) == HeadGridFit{2, 141});
+  // ... at 1600x900, taller than wide: a row per layer.
+  CHECK(fit_head_grid(2, 2, 540, 360, 26, 8) == HeadGridFit{1, 154});
+  // 16 heads in 300 px: the smallest thumbnail, the column scrolls; ties to a layer a row.
+  CHECK(fit_head_grid(2, 16, 300, 300, 28, 8) == HeadGridFit{1, kMinHeadCell});
+  CHECK(fit_head_grid(1, 1, 1000, 1000, 28, 8) == HeadGridFit{1, kMaxHeadCell});
+  CHECK(fit_head_grid(0, 0, 1000, 1000, 28, 8) == HeadGridFit{1, kMaxHeadCell});  // an empty model reads as one head
+}

@@ -151,4 +151,31 @@ int column_label_every(float col_w, float label_w) {
       if (static_cast<float>(k * m) * col_w >= label_w || k * m >= (1 << 24)) return k * m;
 }
 
+float column_label_scale(float col_w, float widest_body, float gap, float small) {
+  if (widest_body <= 0) return 1.0f;
+  return std::clamp((col_w - gap) / widest_body, small, 1.0f);
+}
+
+float fold_height(std::span<const float> breaks, float scroll, float avail) {
+  if (breaks.empty() || *std::max_element(breaks.begin(), breaks.end()) - scroll <= avail) return avail;
+  float best = 0;
+  for (const float b : breaks)
+    if (b - scroll <= avail) best = std::max(best, b - scroll);
+  return best >= avail / 2 ? best : avail;
+}
+
+HeadGridFit fit_head_grid(int layers, int heads, float width, float height, float caption_h, float gap) {
+  layers = std::max(layers, 1);
+  heads = std::max(heads, 1);
+  HeadGridFit best{1, 0};
+  for (int m = 1; m <= layers; ++m) {
+    const float across = static_cast<float>(m * heads), rows = static_cast<float>((layers + m - 1) / m);
+    const float by_width = (width - gap * (across - 1)) / across;
+    const float by_height = (height - rows * caption_h) / rows;
+    const float cell = std::floor(std::clamp(std::min(by_width, by_height), kMinHeadCell, kMaxHeadCell));
+    if (cell > best.cell) best = {m, cell};
+  }
+  return best;
+}
+
 }  // namespace attn::ui

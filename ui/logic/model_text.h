@@ -60,6 +60,27 @@ RowLabelFit fit_row_labels(int rows, float budget, float line, float min_line);
 // The column labels of a box: every k-th index, k the first of 1, 2, 5, 10, 20, 50, ... whose labels (label_w wide,
 // their gap included) fit in k columns of col_w.
 int column_label_every(float col_w, float label_w);
+// The type a box's column labels take, as a share of the body font: the largest from small up to 1 at which the
+// widest label (widest_body at the body font) and the gap fit in a column of col_w.
+float column_label_scale(float col_w, float widest_body, float gap, float small);
+
+// A scrolling column's visible height: it ends at the lowest item end (breaks, in the column's content coordinates,
+// measured in the frame before) within `avail` of the scroll, so no line of text is cut in half at its bottom. The
+// whole `avail` when the rest is in sight, when nothing was measured, or when the best end would leave less than
+// half of it (an item taller than that is cut rather than the column halved).
+float fold_height(std::span<const float> breaks, float scroll, float avail);
+
+// The heads' small multiples: each layer's heads side by side, `layers_per_row` layers to a row of thumbnails, each
+// thumbnail `cell` square with `gap` between them, a row of them under a caption line (caption_h: the line and the
+// row's spacing). The arrangement with the largest thumbnails within width x height; ties to fewer layers a row. Never
+// smaller than kMinHeadCell (the column scrolls then) nor larger than kMaxHeadCell.
+inline constexpr float kMinHeadCell = 24.0f, kMaxHeadCell = 240.0f;
+struct HeadGridFit {
+  int layers_per_row = 1;
+  float cell = kMinHeadCell;
+  bool operator==(const HeadGridFit&) const = default;
+};
+HeadGridFit fit_head_grid(int layers, int heads, float width, float height, float caption_h, float gap);
 
 // "layer 1, head 0: "c" (query 3) looks at "a" (key 1) with weight 0.412345678901"
 std::string head_weight_text(int layer, int head, const std::vector<std::string>& tokens, int row, int col,

@@ -1,6 +1,7 @@
 #pragma once
 // What each view is set to, one small struct per view: a view reads the document and the computation from
 // AppState and owns its own struct here. A new view's state goes in a struct of its own beside these.
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -114,6 +115,15 @@ struct ModelPanelView {
     std::string title;
   };
   std::optional<OpenedBox> opened;
+  // Where each scrolling column's items end (content coordinates) and its scroll, from the frame before: the column
+  // is made to end between items (fold_height). Column 0 is the layers', 1 the heads' beside it.
+  struct Fold {
+    std::vector<float> breaks;
+    float scroll = 0;
+    float height = 0;  // the column's height before it is made to end between items: what sizes its content
+  };
+  std::array<Fold, 2> folds;
+  int column = 0;  // the column being drawn
 };
 
 // The Train view: the settings the next run starts from, and which snapshot and head it shows.

@@ -41,6 +41,31 @@ void stream_tooltip(const std::string& where, const std::vector<std::string>& to
 // The labels around the boxes (tokens, feature indices) in smaller type than the text, before any is skipped.
 constexpr float kSmallType = 0.8f;
 
+// Where a column's items end, for fold_height: a y on the screen kept in the column's content coordinates.
+void fold_break_at(AppState& state, float screen_y) {
+  ModelPanelView& v = state.model_view;
+  v.folds[static_cast<std::size_t>(v.column)].breaks.push_back(screen_y - ImGui::GetWindowPos().y +
+                                                               ImGui::GetScrollY());
+}
+
+void fold_break(AppState& state) { fold_break_at(state, ImGui::GetItemRectMax().y); }
+
+// A scrolling column ending between its items (fold_height) as they were in the frame before: a projected view
+// shows no line cut in half at its bottom.
+void begin_column(AppState& state, int column, const char* id, float width, float height) {
+  ModelPanelView::Fold& f = state.model_view.folds[static_cast<std::size_t>(column)];
+  const float shown = fold_height(f.breaks, f.scroll, height);
+  f.breaks.clear();
+  f.height = height;
+  state.model_view.column = column;
+  ImGui::BeginChild(id, {width, shown}, false);
+}
+
+void end_column(AppState& state) {
+  state.model_view.folds[static_cast<std::size_t>(state.model_view.column)].scroll = ImGui::GetScrollY();
+  ImGui::EndChild();
+}
+
 float scaled_width(const std::string& s, float scale) {
   return ImGui::GetFont()->CalcTextSizeA(ImGui::GetFontSize() * scale, FLT_MAX, 0.0f, s.c_str()).x;
 }
@@ -82,19 +107,45 @@ std::string column_label(const std::vector<std::string>* names, Eigen::Index c) 
                                                                : std::to_string(c);
 }
 
-// The feature indices (or the columns' names) over a box's columns, every k-th where they would crowd, in the strip
-// above its cells.
-void column_labels(ImVec2 cells, float cell_w, Eigen::Index cols, const std::vector<std::string>* names) {
-  const float line = ImGui::GetTextLineHeight();
-  // The widest label sets the spacing; a large vocabulary is measured over its first names only (every frame).
-  float widest = scaled_width(std::to_string(cols - 1), kSmallType);
+// The widest of a box's column labels in type of `scale`; a large vocabulary is measured over its first names only
+// (every frame).
+float widest_column_label(Eigen::Index cols, const std::vector<std::string>* names, float scale) {
+  float widest = scaled_width(std::to_string(cols - 1), scale);
   for (Eigen::Index c = 0; names && c < std::min<Eigen::Index>(cols, 512); ++c)
-    widest = std::max(widest, scaled_width(column_label(names, c), kSmallType));
-  const int every = column_label_every(cell_w, widest + 0.4f * line);
+    widest = std::max(widest, scaled_width(column_label(names, c), scale));
+  return widest;
+}
+
+// The gap between two column labels.
+float column_label_gap() { return 0.4f * ImGui::GetTextLineHeight(); }
+
+// The cells' width of a box `width` wide: the heatmap caps a cell's edge and snaps it to quarter pixels.
+float box_cell_width(float width, Eigen::Index cols) {
+  return std::min(HeatmapOptions{}.max_cell, std::floor(width / static_cast<float>(cols) * 4.0f) / 4.0f);
+}
+
+// The type of a row of boxes' column labels: the body font where every box's cells have room for it (the back of the
+// room reads them), smaller down to kSmallType before any label is skipped.
+float column_label_type(const std::vector<StreamPart>& parts, float width) {
+  float scale = 1.0f;
+  for (const StreamPart& p : parts) {
+    const Eigen::Index cols = p.values->cols();
+    scale =
+        std::min(scale, column_label_scale(box_cell_width(width, cols), widest_column_label(cols, p.column_names, 1.0f),
+                                           column_label_gap(), kSmallType));
+  }
+  return scale;
+}
+
+// The feature indices (or the columns' names) over a box's columns in type of `scale`, every k-th where they would
+// crowd, in the strip above its cells.
+void column_labels(ImVec2 cells, float cell_w, Eigen::Index cols, const std::vector<std::string>* names, float scale) {
+  const float line = ImGui::GetTextLineHeight();
+  const int every = column_label_every(cell_w, widest_column_label(cols, names, scale) + column_label_gap());
   for (Eigen::Index c = 0; c < cols; c += every) {
     const std::string label = column_label(names, c);
-    const float x = cells.x + cell_w * (static_cast<float>(c) + 0.5f) - scaled_width(label, kSmallType) / 2;
-    scaled_text({x, cells.y - kSmallType * line}, label, kSmallType);
+    const float x = cells.x + cell_w * (static_cast<float>(c) + 0.5f) - scaled_width(label, scale) / 2;
+    scaled_text({x, cells.y - scale * line}, label, scale);
   }
 }
 
@@ -119,10 +170,16 @@ struct BoxRowPlace {
   std::string where;  // "layer 0", in tooltips and the large view's title
 };
 
-// One box: a heatmap of (N, d) with its colour bar and range under it, its feature indices over it; accented
-// while its layer is pointed at, framed strongly when the lesson page is about it. True if clicked.
+// How a box is marked: accented while its layer is pointed at, framed strongly when the lesson page is about it;
+// and its column labels' type.
+struct BoxLook {
+  bool accent = false, outlined = false;
+  float label_scale = kSmallType;
+};
+
+// One box: a heatmap of (N, d) with its colour bar and range under it, its feature indices over it. True if clicked.
 bool stream_box(const StreamPart& part, const BoxRowPlace& place, const std::vector<std::string>& tokens, ImVec2 size,
-                bool accent, bool outlined) {
+                const BoxLook& look) {
   ImGui::PushID(part.title.c_str());
   const float line = ImGui::GetTextLineHeight();
   HeatmapOptions o;
@@ -134,16 +191,16 @@ bool stream_box(const StreamPart& part, const BoxRowPlace& place, const std::vec
   // The cells' width: the heatmap caps a cell's edge, and its colour bar may be wider than its cells.
   const float cell_w =
       std::min(r.size.x / static_cast<float>(cols), std::floor(size.x / static_cast<float>(cols) * 4.0f) / 4.0f);
-  column_labels(lo, cell_w, cols, part.column_names);
+  column_labels(lo, cell_w, cols, part.column_names, look.label_scale);
   stream_tooltip(place.where + ": " + part.title, tokens, *part.values, r);
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  if (outlined) {
-    dl->AddRect({lo.x - 4, lo.y - 4 - kSmallType * line}, {hi.x + 4, hi.y + 2}, accent_colour(), 3.0f, 0, 3.5f);
+  if (look.outlined) {
+    dl->AddRect({lo.x - 4, lo.y - 4 - look.label_scale * line}, {hi.x + 4, hi.y + 2}, accent_colour(), 3.0f, 0, 3.5f);
     // A page's outline is its point: out of the panel's sight it is a finding of the layout check.
     const ImVec2 clip_lo = dl->GetClipRectMin(), clip_hi = dl->GetClipRectMax();
     if (lo.y < clip_lo.y || hi.y > clip_hi.y || lo.x < clip_lo.x || hi.x > clip_hi.x)
       ReportHere("the outlined box " + place.where + ": " + part.title + " is not wholly in sight");
-  } else if (accent) {
+  } else if (look.accent) {
     dl->AddRect({lo.x - 3, lo.y - 3}, {hi.x + 3, hi.y + 3}, accent_colour(), 3.0f, 0, 2.0f);
   }
   ImGui::PopID();
@@ -176,7 +233,12 @@ void box_row(AppState& state, const std::vector<StreamPart>& parts, const BoxRow
   // A few pixels kept at the right for the outline's frame.
   const float width = (ImGui::GetContentRegionAvail().x - g.label_w - arrow * (n - 1) - 10.0f) / n;
   box_titles(state, parts, g, width, arrow, layer);
-  ImGui::Dummy({0, kSmallType * ImGui::GetTextLineHeight()});  // the feature indices
+  fold_break(state);
+  const float label_scale = column_label_type(parts, width);
+  ImGui::Dummy({0, label_scale * ImGui::GetTextLineHeight()});  // the feature indices
+  // The column may end under any row of cells: the row labels are a line each.
+  const float cells_top = ImGui::GetCursorScreenPos().y;
+  for (std::size_t r = 1; r < tokens.size(); ++r) fold_break_at(state, cells_top + g.fit.row_h * static_cast<float>(r));
   token_labels(tokens, g);
   const float height = g.fit.row_h * static_cast<float>(tokens.size());
   for (std::size_t i = 0; i < parts.size(); ++i) {
@@ -189,11 +251,12 @@ void box_row(AppState& state, const std::vector<StreamPart>& parts, const BoxRow
       ImGui::SameLine(0, 0);
     }
     const bool attention = parts[i].attention;
-    const bool accent = attention && state.model_view.last_hovered_layer == layer;
-    if (stream_box(parts[i], place, tokens, {width, height}, accent, outlined))
+    const BoxLook look{attention && state.model_view.last_hovered_layer == layer, outlined, label_scale};
+    if (stream_box(parts[i], place, tokens, {width, height}, look))
       state.model_view.opened = ModelPanelView::OpenedBox{place.part, parts[i].title};
     if (attention && ImGui::IsItemHovered()) state.model_view.hovered_layer = layer;
   }
+  fold_break_at(state, ImGui::GetItemRectMax().y + 4);  // under the frames around the boxes
 }
 
 // The input box and the output boxes, as the column shows them.
@@ -243,6 +306,7 @@ void layer_block(AppState& state, int l) {
   ImGui::PopFont();
   ImGui::SameLine();
   if (ImGui::Button("Open in the pipeline \u25B8")) state.visit_model_layer(l);
+  fold_break(state);
   const std::vector<std::vector<StreamPart>> rows = layer_parts(m, t);
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const ModelPart part{ModelPart::Place::Layer, l, static_cast<int>(r)};
@@ -265,6 +329,7 @@ void layer_column(AppState& state) {
   ImGui::PushFont(title_font());
   ImGui::TextUnformatted("Output");
   ImGui::PopFont();
+  fold_break(state);
   box_row(state, output_parts(m, t), {{ModelPart::Place::Output}, "output"});
 }
 
@@ -324,60 +389,91 @@ void head_grid_label(AppState& state, int l) {
       state.message = "Layer not shown: " + *why;
 }
 
-// Every head of every layer: rows are layers. The hover names layer, head and weight; a click opens the layer. Only
-// the shown layer's heads are kept whole; the others are drawn from their overviews (the same numbers when the tokens
-// are few).
-void head_grid(AppState& state, float width, float height) {
-  const ModelTrace& t = state.model_doc.trace();
-  const std::vector<std::string>& tokens = t.tokens;
-  int most = 1;
-  for (const LayerTrace& l : t.layers) most = std::max(most, static_cast<int>(l.weights_overview.size()));
-  const float label_w = ImGui::CalcTextSize("L00 ").x, gap = ImGui::GetStyle().ItemSpacing.x;
-  const float rows = static_cast<float>(t.layers.size());
-  const float cell = std::clamp(std::min((width - label_w - gap * static_cast<float>(most)) / static_cast<float>(most),
-                                         (height - gap * rows) / rows),
-                                24.0f, 140.0f);
-  for (int h = 0; h < most; ++h) {  // the heads' numbers over their column
-    if (h > 0) ImGui::SameLine();
-    ImGui::SetCursorPosX(label_w + static_cast<float>(h) * (cell + gap));
-    const std::string name = "head " + std::to_string(h);
-    ImGui::TextDisabled("%s", TextWidth(name) <= cell ? name.c_str() : ("h" + std::to_string(h)).c_str());
-  }
-  const int n = static_cast<int>(tokens.size());
-  for (int l = 0; l < static_cast<int>(t.layers.size()); ++l) {
-    const LayerTrace& layer = t.layers[static_cast<std::size_t>(l)];
-    ImGui::PushID(l);
+// A thumbnail's caption: over a layer's first head its label (head_grid_label), then the head's number, shortened to
+// what fits over the thumbnail.
+void head_caption(AppState& state, int l, int h, float cell) {
+  float room = cell;
+  if (h == 0) {
     head_grid_label(state, l);
-    for (int h = 0; h < static_cast<int>(layer.weights_overview.size()); ++h) {
-      ImGui::SameLine(h == 0 ? label_w : 0, gap);
-      ImGui::PushID(h);
-      // The head's weights whole when kept, its overview otherwise (the same matrix when the tokens are few).
-      const bool whole = layer.kept;
-      HeatmapOptions o;
-      o.map = ColorMap::Sequential;
-      o.range = ValueRange{0, 1};
-      o.visible = whole ? &*layer.attention.heads[static_cast<std::size_t>(h)].mask : &layer.mask_overview;
-      o.size = {cell, cell};
-      o.flags = HeatmapFlags_NoLabels | HeatmapFlags_NoLegend | HeatmapFlags_NoValues | HeatmapFlags_NoTooltip |
-                HeatmapFlags_Fill;
-      const Matrix& w = whole ? layer.attention.heads[static_cast<std::size_t>(h)].weights()
-                              : layer.weights_overview[static_cast<std::size_t>(h)];
-      const HeatmapResult r = Heatmap("w", w, o);
-      if (r.hovered_row >= 0) {
-        state.model_view.hovered_layer = l;
-        const bool exact = whole || w.rows() == n;
-        const std::string text =
-            exact ? head_weight_text(l, h, tokens, r.hovered_row, r.hovered_col, w(r.hovered_row, r.hovered_col))
-                  : overview_cell_text(l, h, n, w, r.hovered_row, r.hovered_col);
-        ImGui::SetTooltip("%s\nclick to open layer %d in the pipeline", text.c_str(), l);
-        if (ImGui::IsMouseClicked(ImGuiMouseButton_Left))
-          if (state.visit_model_layer(l)) state.pipeline.head = h;  // clamped when its trace is shown
+    room -= ImGui::GetItemRectSize().x + ImGui::GetStyle().ItemSpacing.x;
+    ImGui::SameLine();
+  }
+  const std::string name = "head " + std::to_string(h), brief = "h" + std::to_string(h);
+  ImGui::TextDisabled("%s", TextWidth(name) <= room ? name.c_str() : TextWidth(brief) <= room ? brief.c_str() : "");
+}
+
+// One head's weights as a thumbnail `cell` square. The hover names layer, head and weight; a click opens the layer.
+// Only the shown layer's heads are kept whole; the others are drawn from their overviews (the same numbers when the
+// tokens are few).
+void head_thumbnail(AppState& state, int l, int h, float cell) {
+  const ModelTrace& t = state.model_doc.trace();
+  const LayerTrace& layer = t.layers[static_cast<std::size_t>(l)];
+  const int n = static_cast<int>(t.tokens.size());
+  ImGui::PushID(h);
+  const bool whole = layer.kept;
+  HeatmapOptions o;
+  o.map = ColorMap::Sequential;
+  o.range = ValueRange{0, 1};
+  o.visible = whole ? &*layer.attention.heads[static_cast<std::size_t>(h)].mask : &layer.mask_overview;
+  o.size = {cell, cell};
+  o.max_cell = cell;
+  o.flags = HeatmapFlags_NoLabels | HeatmapFlags_NoLegend | HeatmapFlags_NoValues | HeatmapFlags_NoTooltip |
+            HeatmapFlags_Fill;
+  const Matrix& w = whole ? layer.attention.heads[static_cast<std::size_t>(h)].weights()
+                          : layer.weights_overview[static_cast<std::size_t>(h)];
+  const HeatmapResult r = Heatmap("w", w, o);
+  if (r.hovered_row >= 0) {
+    state.model_view.hovered_layer = l;
+    const bool exact = whole || w.rows() == n;
+    const std::string text =
+        exact ? head_weight_text(l, h, t.tokens, r.hovered_row, r.hovered_col, w(r.hovered_row, r.hovered_col))
+              : overview_cell_text(l, h, n, w, r.hovered_row, r.hovered_col);
+    ImGui::SetTooltip("%s\nclick to open layer %d in the pipeline", text.c_str(), l);
+    if (ImGui::IsMouseClicked(ImGuiMouseButton_Left))
+      if (state.visit_model_layer(l)) state.pipeline.head = h;  // clamped when its trace is shown
+  }
+  ImGui::PopID();
+}
+
+// Layers [first, last) side by side, each head in its slot (`most` slots a layer): the captions, then the thumbnails.
+void head_grid_row(AppState& state, int first, int last, int most, float cell) {
+  const ModelTrace& t = state.model_doc.trace();
+  const float x0 = ImGui::GetCursorPosX(), gap = ImGui::GetStyle().ItemSpacing.x;
+  for (const bool captions : {true, false}) {
+    bool started = false;
+    for (int l = first; l < last; ++l) {
+      ImGui::PushID(l);
+      const int heads = static_cast<int>(t.layers[static_cast<std::size_t>(l)].weights_overview.size());
+      for (int h = 0; h < heads; ++h) {
+        const float x = x0 + static_cast<float>((l - first) * most + h) * (cell + gap);
+        if (started) ImGui::SameLine(x);
+        else ImGui::SetCursorPosX(x);
+        started = true;
+        if (captions) head_caption(state, l, h, cell);
+        else head_thumbnail(state, l, h, cell);
       }
       ImGui::PopID();
     }
-    ImGui::PopID();
   }
+  fold_break(state);
 }
+
+// Every head of every layer as large as width x height allows (fit_head_grid): a layer's heads side by side, and
+// layers side by side where that makes them larger.
+void head_grid(AppState& state, float width, float height) {
+  const ModelTrace& t = state.model_doc.trace();
+  int most = 1;
+  for (const LayerTrace& l : t.layers) most = std::max(most, static_cast<int>(l.weights_overview.size()));
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const int layers = static_cast<int>(t.layers.size());
+  const HeadGridFit fit = fit_head_grid(layers, most, width, height,
+                                        ImGui::GetTextLineHeight() + 2 * style.ItemSpacing.y, style.ItemSpacing.x);
+  for (int first = 0; first < layers; first += fit.layers_per_row)
+    head_grid_row(state, first, std::min(layers, first + fit.layers_per_row), most, fit.cell);
+}
+
+// The likeliest next tokens shown as bars.
+constexpr int kShownPredictions = 5;
 
 // The row the bars are about: the one pointed at in the last frame, else the last (new tokens move the bars along).
 int predicted_position(const AppState& state) {
@@ -393,14 +489,16 @@ void predictions(AppState& state, float width) {
   const int rows = static_cast<int>(t.tokens.size());
   const int position = predicted_position(state);
   std::vector<Bar> bars;
-  for (const Prediction& p : top_predictions(t, m.vocab, position, 5))
+  for (const Prediction& p : top_predictions(t, m.vocab, position, kShownPredictions))
     bars.push_back({p.token, p.probability, accent_colour(), ""});
   BarChartOptions b;
   b.unit = AxisUnit::Probability;
   b.size = {width, 0};
-  // Within what is in sight below, where it starts in sight: the axis under the bars is read too.
-  const float in_sight = ImGui::GetWindowPos().y + ImGui::GetWindowHeight() - ImGui::GetStyle().WindowPadding.y -
-                         ImGui::GetCursorScreenPos().y;
+  // Within what is in sight below, where it starts in sight: the axis under the bars is read too. The column's
+  // height before it ends between items: a chart sized to the shortened one would keep it short.
+  const ModelPanelView& v = state.model_view;
+  const float in_sight = ImGui::GetWindowPos().y + v.folds[static_cast<std::size_t>(v.column)].height -
+                         ImGui::GetStyle().WindowPadding.y - ImGui::GetCursorScreenPos().y;
   if (in_sight > 0) b.max_height = in_sight;
   // A lesson page about the output talks about the bars: they take what is in sight, and the layout check wants that
   // to be a third of the window (once the page's scroll has settled).
@@ -408,8 +506,10 @@ void predictions(AppState& state, float width) {
       outlines(state.model_view.outline, {ModelPart::Place::Output}) && !state.model_view.scroll_to_outlined;
   if (page_chart && in_sight > 0) b.size.y = in_sight;
   BarChart("next", bars, b);
+  fold_break(state);
   if (page_chart) NoteChartPlotHere("Next token", ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
   TextDisabledWrapped("Every position's probabilities (rows: after the token, columns: the next); point at a row.");
+  fold_break(state);
   HeatmapOptions o;
   o.map = ColorMap::Sequential;
   o.range = ValueRange{0, 1};
@@ -421,15 +521,24 @@ void predictions(AppState& state, float width) {
   o.flags = HeatmapFlags_Fill | HeatmapFlags_NoValues;  // the bars above give the numbers
   o.highlight_row = position;
   const HeatmapResult r = Heatmap("probabilities", t.probabilities, o);
+  fold_break(state);
   state.model_view.position = r.hovered_row;
 }
 
-void heads_section(AppState& state, float height) {
+// Beside the layers (`beside`), the heads take what the column's height leaves above the next-token title and its
+// chart at the bars' own height; under the predictions, a third of it.
+void heads_section(AppState& state, float height, bool beside) {
   ImGui::PushFont(title_font());
   ImGui::TextUnformatted("Every head");
   ImGui::PopFont();
-  TextDisabledWrapped("Attention weights, a row of heads per layer. Point at a cell; click to open its layer.");
-  head_grid(state, ImGui::GetContentRegionAvail().x, height * 0.3f);
+  fold_break(state);
+  TextDisabledWrapped(
+      "Each head's attention weights (rows: queries, columns: keys). Point at a cell; click to open "
+      "its layer.");
+  fold_break(state);
+  const float spacing = ImGui::GetStyle().ItemSpacing.y;
+  const float below = 4 * spacing + title_font_size() + BarChartHeight(kShownPredictions);
+  head_grid(state, ImGui::GetContentRegionAvail().x, beside ? height - ImGui::GetCursorPosY() - below : height * 0.3f);
   ImGui::Spacing();
 }
 
@@ -440,6 +549,7 @@ void predictions_section(AppState& state) {
   TextWrappedAtSpaces("Next token after \"" + state.model_doc.trace().tokens[static_cast<std::size_t>(position)] +
                       "\" (position " + std::to_string(position) + ")");
   ImGui::PopFont();
+  fold_break(state);
   predictions(state, ImGui::GetContentRegionAvail().x);
   ImGui::Spacing();
 }
@@ -456,11 +566,14 @@ void model_header(const AppState& state) {
   if (state.model_doc.computing()) tokens += "   (computing\u2026)";
   TextWrappedAtSpaces(tokens);
   const ModelShown& shown = state.model_doc.shown();
-  TextDisabledWrapped(
-      "memory: " +
-      budget_share_text(state.model_doc.held_bytes(), state.memory_budget, state.held_beside(WindowPart::Model)) +
-      " (every layer's stream, layer " + std::to_string(shown.layer) +
-      "'s heads whole, the others in blocks, and the undo history)");
+  TextDisabledWrapped("memory: " + budget_share_text(state.model_doc.held_bytes(), state.memory_budget,
+                                                     state.held_beside(WindowPart::Model)));
+  // What the share holds on demand: a third line of the header took the room of the bars on the output's page.
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(
+        "The Model view holds every layer's stream, layer %d's heads whole, the others in blocks, and "
+        "the undo history",
+        shown.layer);
 }
 
 }  // namespace
@@ -497,20 +610,20 @@ void ModelPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   const float avail_w = ImGui::GetContentRegionAvail().x, avail_h = ImGui::GetContentRegionAvail().y;
   // Side by side where three boxes of a layer keep room for their titles; else one column to scroll.
   const bool side_by_side = avail_w >= 48.0f * ImGui::GetFontSize();
-  ImGui::BeginChild("column", {side_by_side ? avail_w * 0.52f : 0, avail_h}, false);
+  begin_column(state, 0, "column", side_by_side ? avail_w * 0.52f : 0, avail_h);
   layer_column(state);
   if (side_by_side) {  // the heads beside the column, then the next token
-    ImGui::EndChild();
+    end_column(state);
     ImGui::SameLine();
-    ImGui::BeginChild("heads", {0, avail_h}, false);
-    heads_section(state, avail_h);
+    begin_column(state, 1, "heads", 0, avail_h);
+    heads_section(state, avail_h, true);
     predictions_section(state);
   } else {  // the next token right under the output it comes from, then the heads
     ImGui::Spacing();
     predictions_section(state);
-    heads_section(state, avail_h);
+    heads_section(state, avail_h, false);
   }
-  ImGui::EndChild();
+  end_column(state);
   ImGui::End();
 }
 

@@ -148,6 +148,11 @@ void tooltip(const Bar& b, AxisUnit unit) {
 
 }  // namespace
 
+float BarChartHeight(std::size_t bars) {
+  const float h = ImGui::GetTextLineHeight();
+  return static_cast<float>(std::max<std::size_t>(bars, 1)) * (h + kBarRowPad) + kChartTickLength + kChartLabelGap + h;
+}
+
 void BarChart(const char* id, std::span<const Bar> bars, const BarChartOptions& opts) {
   ImGui::PushID(id);
   const float h = ImGui::GetTextLineHeight();
@@ -169,7 +174,7 @@ void BarChart(const char* id, std::span<const Bar> bars, const BarChartOptions& 
   const float bars_top = origin.y + title_h + header_height(refs, origin.y + title_h);
   const float axis_h = kChartTickLength + kChartLabelGap + h;
   const float n = static_cast<float>(std::max<std::size_t>(bars.size(), 1));
-  float row_h = opts.size.y > 0 ? std::max(h + 4, (origin.y + opts.size.y - axis_h - bars_top) / n) : h + 12;
+  float row_h = opts.size.y > 0 ? std::max(h + 4, (origin.y + opts.size.y - axis_h - bars_top) / n) : h + kBarRowPad;
   if (opts.max_height > 0)
     row_h = std::max(h + 4, std::min(row_h, (origin.y + opts.max_height - axis_h - bars_top) / n));
   const float bars_bottom = bars_top + row_h * n;

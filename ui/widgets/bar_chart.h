@@ -2,6 +2,7 @@
 // ui::BarChart: one horizontal bar per value, labelled on the left, the value at the bar's end, an
 // optional grey note after it, vertical reference lines (a GPU's memory) and the exact value on hover.
 // Ticks and number formats come from ui/logic/chart_axes.h.
+#include <cstddef>
 #include <span>
 #include <string>
 
@@ -30,5 +31,11 @@ struct BarChartOptions {
 };
 
 void BarChart(const char* id, std::span<const Bar> bars, const BarChartOptions& opts);
+
+// A bar's row past a line of text, where the chart's height is the bars' own.
+inline constexpr float kBarRowPad = 12.0f;
+// How tall BarChart draws `bars` bars as they need (no title, references, size or max_height): what a panel keeps in
+// sight for a chart below something it sizes.
+float BarChartHeight(std::size_t bars);
 
 }  // namespace attn::ui
