@@ -15,6 +15,7 @@ namespace attn::ui {
 namespace {
 
 constexpr float kPad = 8.0f;               // inside the legend and around labels in the plot
+constexpr float kLegendSwatch = 26.0f;      // the stroke of a series in the legend
 constexpr float kLineWidth = 2.5f;         // series: thick enough to tell colours apart from afar
 constexpr float kMarkerRadius = 4.5f;      // crossing dots
 constexpr float kLineMarkerRadius = 4.0f;  // a series' markers
@@ -295,19 +296,44 @@ std::vector<Box> draw_reference_labels(ImDrawList* dl, std::span<const Reference
   return col.boxes;
 }
 
-// The box at the plot's top-left naming each series beside a short stroke of it; returns where it is.
-Box draw_legend(ImDrawList* dl, std::span<const Series> series, ImVec2 at, const Palette& c) {
-  const float h = ImGui::GetTextLineHeight(), swatch = 26.0f;
+// The legend's size: a short stroke of each series beside its name.
+ImVec2 legend_size(std::span<const Series> series) {
   float names = 0;
   for (const Series& s : series) names = std::max(names, TextWidth(s.name));
-  const ImVec2 end{at.x + kPad + swatch + 6 + names + kPad,
-                   at.y + kPad / 2 + h * static_cast<float>(series.size()) + kPad / 2};
+  return {kPad + kLegendSwatch + 6 + names + kPad, kPad + ImGui::GetTextLineHeight() * static_cast<float>(series.size())};
+}
+
+// The box naming each series, in the first corner of the plot (top-left, top-right, bottom-right, bottom-left) clear
+// of the labels already drawn (the reference lines' names lie at the plot's left) and of the lines; else the first
+// clear of the labels. Returns where it is.
+Box draw_legend(ImDrawList* dl, std::span<const Series> series, const Plot& p, std::span<const Box> taken,
+                const std::vector<std::vector<Box>>& lines, const Palette& c) {
+  const ImVec2 size = legend_size(series);
+  const ImVec2 corners[] = {{p.min.x + kPad, p.min.y + kPad},
+                            {p.max.x - kPad - size.x, p.min.y + kPad},
+                            {p.max.x - kPad - size.x, p.max.y - kPad - size.y},
+                            {p.min.x + kPad, p.max.y - kPad - size.y}};
+  const auto clear_of = [&](ImVec2 corner, std::span<const Box> boxes) {
+    const Box legend = box_of(corner, {corner.x + size.x, corner.y + size.y});
+    return std::none_of(boxes.begin(), boxes.end(), [&](const Box& b) { return overlaps(legend, b, 1.0f); });
+  };
+  const auto clear_of_lines = [&](ImVec2 corner) {
+    return std::all_of(lines.begin(), lines.end(), [&](const std::vector<Box>& l) { return clear_of(corner, l); });
+  };
+  const auto first = [&](auto&& clear) {
+    return std::find_if(std::begin(corners), std::end(corners), clear);
+  };
+  const ImVec2* found = first([&](ImVec2 k) { return clear_of(k, taken) && clear_of_lines(k); });
+  if (found == std::end(corners)) found = first([&](ImVec2 k) { return clear_of(k, taken); });
+  const ImVec2 at = found == std::end(corners) ? corners[0] : *found;
+  const ImVec2 end{at.x + size.x, at.y + size.y};
   dl->AddRectFilled(at, end, c.panel, 3.0f);
   dl->AddRect(at, end, c.frame, 3.0f);
+  const float h = ImGui::GetTextLineHeight();
   for (std::size_t i = 0; i < series.size(); ++i) {
     const float y = at.y + kPad / 2 + h * static_cast<float>(i);
-    draw_swatch(dl, series[i], {at.x + kPad, y + h / 2}, {at.x + kPad + swatch, y + h / 2}, c);
-    dl->AddText({at.x + kPad + swatch + 6, y}, c.text, series[i].name.c_str());
+    draw_swatch(dl, series[i], {at.x + kPad, y + h / 2}, {at.x + kPad + kLegendSwatch, y + h / 2}, c);
+    dl->AddText({at.x + kPad + kLegendSwatch + 6, y}, c.text, series[i].name.c_str());
   }
   return box_of(at, end);
 }
@@ -719,7 +745,7 @@ void LineChart(const char* id, std::span<const Series> series, const LineChartOp
   draw_notes(dl, opts.notes, p, lines, taken, c);
 
   if (!(opts.flags & LineChartFlags_NoLegend) && !series.empty())
-    taken.push_back(draw_legend(dl, series, {p.min.x + kPad, p.min.y + kPad}, c));
+    taken.push_back(draw_legend(dl, series, p, taken, lines, c));
   draw_marks(dl, opts.marks, opts.references, p, lines, std::move(taken), c);
 
   const ImVec2 mouse = ImGui::GetIO().MousePos;
