@@ -135,14 +135,21 @@ void OnlineSoftmaxView(AppState& state, const Trace& t, int head, float cell) {
     TextWrappedAtSpaces("Not yet: " + plural(blocks - o.shown, "more block") +
                         " to read; each may raise m and rescale what came before.");
   ImGui::EndGroup();
+  // Every block's output and the dense one on one colour scale: the running output's colours move toward the
+  // dense output's as blocks are read, as its numbers do.
+  double reach = r.dense_output.cwiseAbs().maxCoeff();
+  for (const OnlineBlock& b : r.blocks) reach = std::max(reach, b.output.cwiseAbs().maxCoeff());
+  const ValueRange outputs = reach > 0 ? ValueRange{-reach, reach} : ValueRange{-1, 1};
   // One line where it fits: the output so far beside the scores it was read from, not below the fold under them.
   std::vector<Term> terms{{.name = "masked scores, keys read so far",
                            .m = &row,
                            .rows = &token,
                            .cols = &t.context_tokens,
-                           .visible = &read},
-                          {.name = "output so far (acc / l)", .m = &now.output, .rows = &token},
-                          {.name = "dense output", .m = &r.dense_output, .rows = &token}};
+                           .visible = &read,
+                           // The whole row's colours at every block: a cell keeps its colour as more are read.
+                           .range = auto_range(row, ColorMap::Diverging)},
+                          {.name = "output so far (acc / l)", .m = &now.output, .rows = &token, .range = outputs},
+                          {.name = "dense output", .m = &r.dense_output, .rows = &token, .range = outputs}};
   const std::string ops[] = {"  ", o.shown == blocks ? "=" : "\u2192"};
   const EquationHover e = EquationFlow("online row", terms, ops, fitted_cell(terms, ops, cell));
   if (e.result_y >= 0) NoteInSight(SightKind::Result, terms[2].name, "the dense output", e.result_min, e.result_max);
