@@ -707,6 +707,7 @@ void selection(StepView& v) {
       v.query_by_key("top " + std::to_string(v.t.attention.sparse->top_k) + " = new mask", x.selected, {hr, hc});
   selected.map = ColorMap::Sequential;
   selected.range = ValueRange{0.0, 2.2};
+  selected.visible = &x.selected;  // a key not selected is hidden, grey and hatched as on the mask step
   selected.flags = HeatmapFlags_NoLegend;
   const Term terms[] = {scores, selected};
   const std::string op = "largest\nper row \u2192";
