@@ -171,9 +171,9 @@ Scenario layer_scenario(const Model& m, int layer, const ModelTrace& t);
 // What a forward pass keeps. A deep model costs what its kept layers cost plus its stream: a layer not kept is
 // computed, its stream kept, its attention's trace dropped before the next layer runs.
 struct ModelRunOptions {
-  int layers = -1;                       // >= 0 and fewer than the model has: only those layers run (no logits)
+  int layers = -1;                         // >= 0 and fewer than the model has: only those layers run (no logits)
   std::optional<std::vector<int>> kept{};  // the layers whose whole attention trace is kept; every layer's if not given
-  int overview = 0;                      // > 0: every layer's weights_overview and mask_overview, at most this a side
+  int overview = 0;                        // > 0: every layer's weights_overview and mask_overview, at most this a side
   bool keeps(int layer) const;
 };
 

@@ -46,8 +46,8 @@ std::int64_t block_uv_bytes(const AttentionConfig& a) {
   return cells(std::int64_t(a.heads) * a.latent_dim, std::int64_t(a.heads) * a.head_dim);
 }
 
-// MLA's absorbed form: W_UQK, the queries and the scores per head (and the latent's part of them with decoupled RoPE), the
-// latent output, W_LO and the output.
+// MLA's absorbed form: W_UQK, the queries and the scores per head (and the latent's part of them with decoupled RoPE),
+// the latent output, W_LO and the output.
 std::int64_t absorbed_bytes(const AttentionConfig& a, std::int64_t nq, std::int64_t nkv, std::int64_t d_model) {
   const std::int64_t H = a.heads, dc = a.latent_dim, d_q = a.query_latent_dim > 0 ? a.query_latent_dim : d_model,
                      d_out = a.output_projection ? d_model : H * a.head_dim;
@@ -164,8 +164,8 @@ std::int64_t trace_bytes(const Trace& t) {
   sum += bytes(t.concat) + bytes(t.output);
   if (t.absorbed) {
     const AbsorbedMla& m = *t.absorbed;
-    sum += bytes(m.W_UQK) + bytes(m.queries) + bytes(m.scores) + bytes(m.latent_scores) + bytes(m.latent_output) + bytes(m.W_LO) +
-           bytes(m.output);
+    sum += bytes(m.W_UQK) + bytes(m.queries) + bytes(m.scores) + bytes(m.latent_scores) + bytes(m.latent_output) +
+           bytes(m.W_LO) + bytes(m.output);
   }
   return sum;
 }

@@ -105,7 +105,11 @@ ordered_json trace_attention_json(const Trace& t) {
 void write_absorbed(JsonStream& js, const AbsorbedMla& m) {
   js.key("absorbed").begin_object().key("heads").begin_array();
   for (std::size_t h = 0; h < m.W_UQK.size(); ++h)
-    js.begin_object().matrix("W_UQK", m.W_UQK[h]).matrix("queries", m.queries[h]).matrix("scores", m.scores[h]).end_object();
+    js.begin_object()
+        .matrix("W_UQK", m.W_UQK[h])
+        .matrix("queries", m.queries[h])
+        .matrix("scores", m.scores[h])
+        .end_object();
   js.end_array().matrix("latent_output", m.latent_output).matrix("W_LO", m.W_LO).matrix("output", m.output);
   js.end_object();
 }

@@ -282,14 +282,38 @@ void read_train_keys(const JsonFields& r, LessonPage& p) {
 }
 
 LessonPage read_page(const json& j, const std::string& path, const JsonSource* source) {
-  const JsonFields r(j, path, {"title",          "text",          "scenario",      "view",
-                               "step",           "head",          "decode_tokens", "decode_section",
-                               "preset",         "highlight",     "absorbed",      "shift_experiment",
-                               "naive_rope",     "online",        "geometry",      "sparsity_loss",
-                               "overrides",      "experiment",    "d_k",           "model",
-                               "model_tokens",   "layer",         "model_section", "train_steps",
-                               "train_gradient", "model_outline", "focus",         "heads_panel",
-                               "train_chart",    "decode_last_section", "projection"},
+  const JsonFields r(j, path,
+                     {"title",
+                      "text",
+                      "scenario",
+                      "view",
+                      "step",
+                      "head",
+                      "decode_tokens",
+                      "decode_section",
+                      "preset",
+                      "highlight",
+                      "absorbed",
+                      "shift_experiment",
+                      "naive_rope",
+                      "online",
+                      "geometry",
+                      "sparsity_loss",
+                      "overrides",
+                      "experiment",
+                      "d_k",
+                      "model",
+                      "model_tokens",
+                      "layer",
+                      "model_section",
+                      "train_steps",
+                      "train_gradient",
+                      "model_outline",
+                      "focus",
+                      "heads_panel",
+                      "train_chart",
+                      "decode_last_section",
+                      "projection"},
                      "lesson", source);
   LessonPage p;
   p.title = r.nonempty_string("title");
@@ -545,8 +569,8 @@ void check_step_modes(const LessonPage& p, const Trace& t, const std::string& pa
     const bool mla = t.attention.variant == Variant::Mla;
     if (s != Step::Projections) refuse("projection", "a projection is chosen on the projections step");
     if (projection_slot(p.projection, mla) < 0)
-      refuse("projection", std::string("expected one of ") + (mla ? "latent, " : "") + "q, k, v but found \"" +
-                               p.projection + "\"");
+      refuse("projection",
+             std::string("expected one of ") + (mla ? "latent, " : "") + "q, k, v but found \"" + p.projection + "\"");
   }
   if (p.sparsity_loss && s != Step::Selection)
     refuse("sparsity_loss", "what sparsity lost is shown on the selection step of sparse attention");
@@ -597,8 +621,8 @@ void check_page(const LessonPage& p, const std::filesystem::path& dir, const std
   const PageScenario ps = page_scenario(p, dir, path);
   check_step(p, ps.trace, path);
   check_step_modes(p, ps.trace, path);
-  for (const auto& [key, section] : {std::pair{"decode_section", p.decode_section},
-                                     std::pair{"decode_last_section", p.decode_last_section}})
+  for (const auto& [key, section] :
+       {std::pair{"decode_section", p.decode_section}, std::pair{"decode_last_section", p.decode_last_section}})
     if (p.view == View::Decode && section == 5 && !ps.trace.indexer)
       throw InputError(
           child_path(path, key),

@@ -124,20 +124,20 @@ struct LessonPage {
   View view = View::Pipeline;
   Step step = Step::Inputs;
   int head = 0;
-  int decode_tokens = 1;   // tokens arrived, 1-based: DecodeView::token is decode_tokens - 1
-  int decode_section = 1;  // 1 query, 2 cache, 3 attention, 4 output; sparse: 3 indexer, 4 attention, 5 output
+  int decode_tokens = 1;        // tokens arrived, 1-based: DecodeView::token is decode_tokens - 1
+  int decode_section = 1;       // 1 query, 2 cache, 3 attention, 4 output; sparse: 3 indexer, 4 attention, 5 output
   int decode_last_section = 0;  // the last section the page is about; 0: the output's
   std::optional<std::string> preset;           // sets ModelViewSettings::preset; empty keeps the current one
   std::vector<std::pair<int, int>> highlight;  // (row, col) cells of step_result(trace, step, head)
   std::vector<FocusTerm> focus;                // the rows and columns kept when the step must be elided
   bool heads_panel = false;                    // the Heads panel beside the pipeline (the page points at it)
   std::string projection;  // the projections step's product drawn: "latent" (MLA's), "q", "k" or "v"; empty: the first
-  bool absorbed = false;                       // MLA: the scores step shows the absorbed form (AppState::show_absorbed)
-  bool shift_experiment = false;               // the positions or rope step shows the shift experiment
-  bool naive_rope = false;                     // MLA's rope step turns the expanded keys instead
-  bool sparsity_loss = false;                  // the selection step shows only what sparsity lost
-  struct Online {                              // the softmax step in its online mode (PipelineView::online)
-    int row = -1;                              // -1: the last query
+  bool absorbed = false;   // MLA: the scores step shows the absorbed form (AppState::show_absorbed)
+  bool shift_experiment = false;  // the positions or rope step shows the shift experiment
+  bool naive_rope = false;        // MLA's rope step turns the expanded keys instead
+  bool sparsity_loss = false;     // the selection step shows only what sparsity lost
+  struct Online {                 // the softmax step in its online mode (PipelineView::online)
+    int row = -1;                 // -1: the last query
     int block = 2;
     int shown = 1;  // blocks done
   };

@@ -98,7 +98,8 @@ float fitted_cell(std::vector<Term>& terms, std::span<const std::string> ops, fl
   if (EquationFlowHeight(terms, ops, cell, ImGui::GetContentRegionAvail().x) <= room) return cell;
   for (Term& term : terms) term.flags |= HeatmapFlags_NoLegend;
   const float least = ImGui::GetTextLineHeight() + 6;
-  while (cell > least && EquationFlowHeight(terms, ops, cell, ImGui::GetContentRegionAvail().x) > room) cell = std::max(least, cell - 1);
+  while (cell > least && EquationFlowHeight(terms, ops, cell, ImGui::GetContentRegionAvail().x) > room)
+    cell = std::max(least, cell - 1);
   return cell;
 }
 

@@ -99,7 +99,8 @@ struct StepView {
     const int result = static_cast<int>(terms.size()) - 1;
     if (!e && state.pipeline.pinned_cell && state.pipeline.pinned_cell->first < terms[result].m->rows() &&
         state.pipeline.pinned_cell->second < terms[result].m->cols())
-      e = EquationHover{.term = result, .row = state.pipeline.pinned_cell->first, .col = state.pipeline.pinned_cell->second};
+      e = EquationHover{
+          .term = result, .row = state.pipeline.pinned_cell->first, .col = state.pipeline.pinned_cell->second};
     if (e) {
       state.pipeline.hover.step = state.pipeline.step;
       state.pipeline.hover.head = state.pipeline.head;
@@ -221,11 +222,13 @@ void absorbed_scores(StepView& v) {
     const auto [hr, hc] = v.hovered(eq, result);
     std::vector<Term> terms;
     if (whole) {
-      terms.push_back({.name = side == "(X + P)" ? "X + P" : side, .m = &query_side, .rows = &v.t.tokens,
-                       .highlight_row = hr});
+      terms.push_back(
+          {.name = side == "(X + P)" ? "X + P" : side, .m = &query_side, .rows = &v.t.tokens, .highlight_row = hr});
       terms.push_back({.name = uqk, .m = &m.W_UQK[static_cast<std::size_t>(h)]});
     } else {
-      terms.push_back({.name = side + " " + uqk, .m = &m.queries[static_cast<std::size_t>(h)], .rows = &v.t.tokens,
+      terms.push_back({.name = side + " " + uqk,
+                       .m = &m.queries[static_cast<std::size_t>(h)],
+                       .rows = &v.t.tokens,
                        .highlight_row = hr});
     }
     terms.push_back({.name = "latent\u1D40", .m = &latent_T, .cols = &v.t.context_tokens, .highlight_col = hc});
@@ -235,8 +238,8 @@ void absorbed_scores(StepView& v) {
                      .cols = &v.t.context_tokens,
                      .selected_row = hr,
                      .selected_col = hc});
-    const std::vector<std::string> ops = whole ? std::vector<std::string>{"\u00B7", "\u00B7", "="}
-                                               : std::vector<std::string>{"\u00B7", "="};
+    const std::vector<std::string> ops =
+        whole ? std::vector<std::string>{"\u00B7", "\u00B7", "="} : std::vector<std::string>{"\u00B7", "="};
     return std::pair{terms, ops};
   };
   auto [terms, ops] = form(true);
@@ -855,10 +858,11 @@ void PipelinePanel(AppState& state, ImVec2 pos, ImVec2 size) {
       info.step != Step::Output && info.step != Step::HeadOutputs && info.step != Step::Selection) {
     ImGui::SameLine();
     // With shared KV heads every head says which it reads: head 0 reads KV head 0 too.
-    const bool grouped = std::any_of(t.heads.begin(), t.heads.end(), [](const HeadTrace& h) { return h.kv_head != h.head; });
-    ImGui::TextDisabled("   head %d of %zu%s", state.pipeline.head, t.heads.size(),
-                        grouped ? (" (reads KV head " + std::to_string(t.heads[state.pipeline.head].kv_head) + ")").c_str()
-                                : "");
+    const bool grouped =
+        std::any_of(t.heads.begin(), t.heads.end(), [](const HeadTrace& h) { return h.kv_head != h.head; });
+    ImGui::TextDisabled(
+        "   head %d of %zu%s", state.pipeline.head, t.heads.size(),
+        grouped ? (" (reads KV head " + std::to_string(t.heads[state.pipeline.head].kv_head) + ")").c_str() : "");
   }
   ImGui::Spacing();
   // With a lesson open its panel takes the explanation's place: the arithmetic of the page's outlined cell

@@ -35,7 +35,7 @@ struct EquationHover {
   float outlined_y = -1;  // screen y of an outlined cell (a lesson's) of the result, or else of the last term (the
                           // first where the result leads) that has one; -1 if none
   float result_y = -1;    // screen y of the result's title (the last term given), -1 if none was drawn
-  ImVec2 result_min{-1, -1}, result_max{-1, -1};  // the result's title and grid on screen, -1 if not drawn
+  ImVec2 result_min{-1, -1}, result_max{-1, -1};   // the result's title and grid on screen, -1 if not drawn
   std::vector<std::pair<ImVec2, ImVec2>> boxes{};  // every term's title and grid on screen, in the caller's order
   explicit operator bool() const { return term >= 0; }
 };

@@ -337,8 +337,7 @@ void draw_cells(const char* id, const Matrix& m, const HeatmapOptions& opts, con
       // A hidden cell's number on plain grey: the hatch's strokes through its digits made "-inf" hard to read.
       // A margin of a third of the font keeps the strokes' ends off the glyphs.
       const float margin = std::min(ImGui::GetFontSize() / 3, (cw - ts.x) / 2);
-      if (hidden)
-        dl->AddRectFilled({at.x - margin, at.y}, {at.x + ts.x + margin, at.y + ts.y}, pack(kHiddenCell));
+      if (hidden) dl->AddRectFilled({at.x - margin, at.y}, {at.x + ts.x + margin, at.y + ts.y}, pack(kHiddenCell));
       dl->AddText(at, ink, text.c_str());
     }
   if (LayoutCheckOn() && marked > 0)

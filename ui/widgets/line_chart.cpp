@@ -15,7 +15,7 @@ namespace attn::ui {
 namespace {
 
 constexpr float kPad = 8.0f;               // inside the legend and around labels in the plot
-constexpr float kLegendSwatch = 26.0f;      // the stroke of a series in the legend
+constexpr float kLegendSwatch = 26.0f;     // the stroke of a series in the legend
 constexpr float kLineWidth = 2.5f;         // series: thick enough to tell colours apart from afar
 constexpr float kMarkerRadius = 4.5f;      // crossing dots
 constexpr float kLineMarkerRadius = 4.0f;  // a series' markers
@@ -300,7 +300,8 @@ std::vector<Box> draw_reference_labels(ImDrawList* dl, std::span<const Reference
 ImVec2 legend_size(std::span<const Series> series) {
   float names = 0;
   for (const Series& s : series) names = std::max(names, TextWidth(s.name));
-  return {kPad + kLegendSwatch + 6 + names + kPad, kPad + ImGui::GetTextLineHeight() * static_cast<float>(series.size())};
+  return {kPad + kLegendSwatch + 6 + names + kPad,
+          kPad + ImGui::GetTextLineHeight() * static_cast<float>(series.size())};
 }
 
 // The box naming each series, in the first corner of the plot (top-left, top-right, bottom-right, bottom-left) clear
@@ -320,9 +321,7 @@ Box draw_legend(ImDrawList* dl, std::span<const Series> series, const Plot& p, s
   const auto clear_of_lines = [&](ImVec2 corner) {
     return std::all_of(lines.begin(), lines.end(), [&](const std::vector<Box>& l) { return clear_of(corner, l); });
   };
-  const auto first = [&](auto&& clear) {
-    return std::find_if(std::begin(corners), std::end(corners), clear);
-  };
+  const auto first = [&](auto&& clear) { return std::find_if(std::begin(corners), std::end(corners), clear); };
   const ImVec2* found = first([&](ImVec2 k) { return clear_of(k, taken) && clear_of_lines(k); });
   if (found == std::end(corners)) found = first([&](ImVec2 k) { return clear_of(k, taken); });
   const ImVec2 at = found == std::end(corners) ? corners[0] : *found;

@@ -45,7 +45,7 @@ struct LabelJob {
   ImVec2 anchor, toward;
   ImU32 colour = 0;
   std::string text;
-  bool required = false;     // no room for it is a layout finding; a faint arrow's label may be left out
+  bool required = false;       // no room for it is a layout finding; a faint arrow's label may be left out
   std::vector<ImVec2> also{};  // other anchors, tried after `anchor` at each distance (points further along an arc)
 };
 
