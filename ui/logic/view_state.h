@@ -109,6 +109,7 @@ struct ModelPanelView {
   bool scroll_to_top = false;     // ... or the column from its top
   std::vector<ModelPart> outline;   // the parts a lesson page is about, framed in the accent colour
   bool scroll_to_outlined = false;  // a lesson page just opened: its first outlined part scrolled into view once
+  float outlined_row_y = -1;        // while it scrolls there: where that part's row was in the frame before
   // The box opened large to read its numbers (closed with Escape): the part and its title in the column.
   struct OpenedBox {
     ModelPart part;

@@ -155,9 +155,8 @@ void scroll_to_cursor() { ImGui::SetScrollY(ImGui::GetCursorPosY()); }
 
 // scroll_to_cursor for an outlined row, again each frame until the row stays put: the rows above it settle over the
 // first frames (the column's labels are measured once drawn), and a scroll set in the first frame leaves the row
-// partly under the ones above it. Clears `pending` once the row has not moved.
-void scroll_to_settled_row(bool& pending) {
-  static float last_y = -1;  // where the row was in the frame before; one outlined row scrolls at a time
+// partly under the ones above it. Clears `pending` once the row has not moved since the frame before (`last_y`).
+void scroll_to_settled_row(bool& pending, float& last_y) {
   const float y = ImGui::GetCursorPosY();
   scroll_to_cursor();
   if (y == last_y) pending = false;
@@ -228,7 +227,8 @@ void box_row(AppState& state, const std::vector<StreamPart>& parts, const BoxRow
   const RowGeometry g = row_geometry(tokens);
   const int layer = place.part.place == ModelPart::Place::Layer ? place.part.layer : -1;
   const bool outlined = outlines(state.model_view.outline, place.part);
-  if (outlined && state.model_view.scroll_to_outlined) scroll_to_settled_row(state.model_view.scroll_to_outlined);
+  if (outlined && state.model_view.scroll_to_outlined)
+    scroll_to_settled_row(state.model_view.scroll_to_outlined, state.model_view.outlined_row_y);
   const float arrow = ImGui::CalcTextSize(" \u2192 ").x, n = static_cast<float>(parts.size());
   // A few pixels kept at the right for the outline's frame.
   const float width = (ImGui::GetContentRegionAvail().x - g.label_w - arrow * (n - 1) - 10.0f) / n;
