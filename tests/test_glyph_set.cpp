@@ -134,6 +134,25 @@ TEST_CASE("the fonts' atlas is bounded whatever the zoom and the document's char
   CHECK(font_raster_zoom(font_characters(chinese(0x4E00, 3000)), 3.3f) < 3.3f);
 }
 
+TEST_CASE("in presentation mode a matrix's digits stand at least 16 px tall, in normal mode as the body's") {
+  const auto digit_height = [](bool presentation) {
+    ImGui::CreateContext();
+    load_fonts(1.0f, {}, presentation);
+    unsigned char* pixels = nullptr;
+    int w = 0, h = 0;
+    ImGui::GetIO().Fonts->GetTexDataAsAlpha8(&pixels, &w, &h);
+    const ImFontGlyph* zero = cell_font()->FindGlyph('0');
+    const float height = zero ? (zero->Y1 - zero->Y0) * cell_font()->Scale : 0.0f;
+    const bool own_font = cell_font() != ImGui::GetIO().Fonts->Fonts[0];
+    ImGui::DestroyContext();
+    return std::pair{height, own_font};
+  };
+  // DejaVu Sans's digits are 0.729 of its size: 16.0 px at 22 px, 13.1 at the body's 18.
+  CHECK(digit_height(true).first >= 16.0f);
+  CHECK(digit_height(true).second);
+  CHECK(digit_height(false).first == doctest::Approx(13.1f).epsilon(0.03));
+}
+
 TEST_CASE("a matrix's row label is shortened by width too: wide letters never take the matrix's room") {
   BeginHeadlessFrame();
   const std::vector<std::string> labels = {std::string(256, 'W'), "cat", std::string(30, 'i')};

@@ -56,7 +56,7 @@ void apply_look(const ui::AppState& state, Look& applied) {
   if (wanted == applied) return;
   ui::apply_style(state.display.theme == ui::Theme::Light ? ui::StyleTheme::Light : ui::StyleTheme::Dark,
                   state.display.presentation, wanted.zoom);
-  ui::load_fonts(wanted.zoom, wanted.characters);
+  ui::load_fonts(wanted.zoom, wanted.characters, state.display.presentation);
   ImGui_ImplOpenGL3_NewFrame();  // the backend's first texture made now, so none is made from the freed copies
   ImGui_ImplOpenGL3_DestroyFontsTexture();
   ImGui_ImplOpenGL3_CreateFontsTexture();

@@ -123,7 +123,13 @@ std::int64_t font_atlas_pixels(const std::u32string& characters, float zoom) {
     const double em = (double(size) + 2.0) * (double(size) + 2.0);
     pixels += em * (0.4 * double(narrow_count) * font_oversample(size) + 1.2 * double(wide_count));
   }
+  const float cell = cell_font_pixels(zoom, true);  // the cells' font: ASCII and "…", at its larger size
+  pixels += (double(cell) + 2.0) * (double(cell) + 2.0) * 0.4 * 96.0 * font_oversample(cell);
   return std::int64_t(std::ceil(pixels)) + (std::int64_t(1) << 16);  // and the atlas's own corner rectangles
+}
+
+float cell_font_pixels(float zoom, bool presentation) {
+  return presentation ? std::max(kBodyPixels * zoom, kPresentationCellPixels) : kBodyPixels * zoom;
 }
 
 std::int64_t font_atlas_bytes(const std::u32string& characters, float zoom) {

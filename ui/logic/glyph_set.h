@@ -18,12 +18,16 @@ const std::u32string& interface_characters();
 // The interface's characters and `extra`, sorted, each once: the glyphs the fonts are made with.
 std::u32string font_characters(const std::u32string& extra);
 
-// What the fonts cost. Both fonts (body 18 px and title 24 px, times the zoom) rasterise every glyph into one
+// What the fonts cost. The body and title fonts (18 px and 24 px, times the zoom) rasterise every glyph into one
 // atlas, which takes an alpha copy and an RGBA copy while it is made and the texture the driver keeps: its bytes
 // grow with the square of the zoom and with every character a document writes (a glyph of Chinese is a whole
 // square). Past kFontAtlasBytes the glyphs are rasterised smaller and drawn enlarged: text a little softer, and the
 // window's memory bounded whatever its zoom, size or document.
 inline constexpr float kBodyPixels = 18.0f, kTitlePixels = 24.0f;
+// The numbers in matrix cells: the body size, and in presentation mode at least 22 px, where DejaVu Sans's digits
+// (0.729 of its size) stand 16 px tall, to be read from the back of the room. A third font of ASCII and "…".
+inline constexpr float kPresentationCellPixels = 22.0f;
+float cell_font_pixels(float zoom, bool presentation);
 inline constexpr std::int64_t kFontAtlasBytes = std::int64_t(40) << 20;
 // Horizontal oversampling for a font of `pixels`: finer placement for small text, none where it cannot be seen.
 int font_oversample(float pixels);

@@ -103,7 +103,8 @@ Section query_section(const Shown& v) {
   return sec;
 }
 
-// The cache: every row so far, the new one outlined; K and V of a KV head side by side, as a pair.
+// The cache: every row so far, the new one outlined; K and V of a KV head side by side, as a pair, the V read
+// along the K's token labels (a second column of the same names would cost a pair per line).
 Section cache_section(const Shown& v) {
   Section sec =
       section("cache",
@@ -119,7 +120,7 @@ Section cache_section(const Shown& v) {
                    .m = &rows,
                    .rows = &v.cached,
                    .highlight_row = outlined,
-                   .flags = kVectors,
+                   .flags = joined ? kVectors | HeatmapFlags_NoLabels : kVectors,
                    .joined = joined});
   };
   if (v.d.attention.variant == Variant::Mla) {
@@ -216,8 +217,10 @@ std::vector<Section> sections(const Shown& v) {
   return all;
 }
 
-// Cell edges tried, in font heights, largest first: down to the smallest that still holds a line of digits.
+// Cell edges tried, in heights of the cells' font, largest first: down to the smallest that still holds a line of
+// digits.
 constexpr float kCellEms[] = {1.8f, 1.6f, 1.4f, 1.2f};
+float cell_edge(std::size_t candidate) { return kCellEms[candidate] * cell_font()->FontSize * cell_font()->Scale; }
 
 // The section a lesson page on this view talks about (0-based), or -1.
 int page_focus(const AppState& state) {
@@ -241,11 +244,11 @@ SectionFit fit(const AppState& state, const std::vector<Section>& all) {
     in.folded_h.push_back(rule + line);
     in.forced_open.push_back((state.decode.unfolded >> i) & 1u);
   }
-  for (const float ems : kCellEms) {
+  for (std::size_t c = 0; c < std::size(kCellEms); ++c) {
     std::vector<float>& open = in.open_h.emplace_back();
     for (const Section& sec : all) {
       float h = rule + static_cast<float>(WrapAtSpaces(sec.heading, width).size()) * line +
-                EquationFlowHeight(sec.terms, sec.ops, ems * ImGui::GetFontSize(), width);
+                EquationFlowHeight(sec.terms, sec.ops, cell_edge(c), width);
       if (sec.badge) h += static_cast<float>(WrapAtSpaces(sec.badge->text, width).size()) * line;
       open.push_back(h);
     }
@@ -299,7 +302,7 @@ void DecodePanel(AppState& state, ImVec2 pos, ImVec2 size) {
   const std::vector<Section> all = sections(v);
   const SectionFit f = fit(state, all);
   settle_scroll(state.decode, f.scroll);
-  const float cell = kCellEms[f.cell] * ImGui::GetFontSize();
+  const float cell = cell_edge(f.cell);
   for (std::size_t i = 0; i < all.size(); ++i) draw_section(state.decode, all[i], i, f.open[i], cell);
   ImGui::End();
 }

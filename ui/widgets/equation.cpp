@@ -125,11 +125,13 @@ float operators_width(std::span<const std::string> ops, float gap) {
 // The width a term takes at cell size `cell`: its title, or its row labels and cells (widened for its numbers).
 float flow_width(const Term& t, float cell) {
   float label_w = 0;
-  for (Eigen::Index r = 0; r < t.m->rows(); ++r)
-    label_w = std::max(label_w, ImGui::CalcTextSize(HeatmapLabel(t.rows, r).c_str()).x);
+  if (!(t.flags & HeatmapFlags_NoLabels)) {
+    for (Eigen::Index r = 0; r < t.m->rows(); ++r)
+      label_w = std::max(label_w, ImGui::CalcTextSize(HeatmapLabel(t.rows, r).c_str()).x);
+    label_w += 0.5f * ImGui::GetTextLineHeight();
+  }
   const float cells = static_cast<float>(t.m->cols()) * column_width(t, cell);
-  return std::max(ImGui::CalcTextSize(term_title(t).c_str()).x, label_w + 0.5f * ImGui::GetTextLineHeight() + cells) +
-         4;
+  return std::max(ImGui::CalcTextSize(term_title(t).c_str()).x, label_w + cells) + 4;
 }
 
 // The numbered terms of a line share their width so that their cells are one size where the line's height allows:

@@ -3,6 +3,7 @@
 #include <GL/gl.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <unordered_map>
 
@@ -22,7 +23,12 @@
 namespace attn::ui {
 namespace {
 
-constexpr float kCellPad = 3.0f;  // between a cell's edge and its number
+// Between a cell's edge and its number written in `font`: 3 px at the body size, more for the larger presentation
+// font, whose digits edge to edge across neighbouring cells read as one number.
+float cell_pad(const ImFont* font) {
+  const ImFont* body = ImGui::GetIO().Fonts->Fonts[0];
+  return 3.0f + std::max(0.0f, (font->FontSize * font->Scale - body->FontSize * body->Scale) / 2);
+}
 
 struct CachedTexture {
   GLuint id = 0;
@@ -156,8 +162,17 @@ void hatch(ImDrawList* dl, ImVec2 a, ImVec2 b) {
   dl->PopClipRect();
 }
 
+// The cells' numbers are written in their own font, larger in presentation mode (cell_font): measured in it too.
+struct InCellFont {
+  explicit InCellFont(ImFont* font = cell_font()) { ImGui::PushFont(font); }
+  ~InCellFont() { ImGui::PopFont(); }
+  InCellFont(const InCellFont&) = delete;
+  InCellFont& operator=(const InCellFont&) = delete;
+};
+
 // The widest visible value at `decimals`.
-float widest_value(const Matrix& m, const Matrix* visible, int decimals) {
+float widest_value(const Matrix& m, const Matrix* visible, int decimals, ImFont* font = cell_font()) {
+  const InCellFont numbers(font);
   float w = 0;
   for (Eigen::Index i = 0; i < m.size(); ++i)
     if (!visible || visible->data()[i] != 0.0)
@@ -166,16 +181,17 @@ float widest_value(const Matrix& m, const Matrix* visible, int decimals) {
 }
 
 // The most decimals, up to the matrix's own, with which every visible value fits `room`.
-int shared_decimals(const Matrix& m, const Matrix* visible, float room, int wanted) {
+int shared_decimals(const Matrix& m, const Matrix* visible, float room, int wanted, ImFont* font) {
   for (int d = wanted; d > 1; --d)
-    if (widest_value(m, visible, d) <= room) return d;
+    if (widest_value(m, visible, d, font) <= room) return d;
   return std::min(wanted, 1);
 }
 
 // The matrix's shared number of decimals, so a column reads evenly and agrees with the explanations (a weight of
 // 0.00004 reads 0.000, as they round it; only an exact 0 reads 0); a value that does not fit gets its own
 // shorter form; "" when not even that fits `room`.
-std::string cell_text(double x, int decimals, int max_chars, float room) {
+std::string cell_text(double x, int decimals, int max_chars, float room, ImFont* font) {
+  const InCellFont numbers(font);
   std::string text = format_fixed(x, decimals);
   for (int n = max_chars; n >= 1 && ImGui::CalcTextSize(text.c_str()).x > room; --n) text = format_cell(x, n);
   return ImGui::CalcTextSize(text.c_str()).x <= room ? text : std::string();
@@ -297,17 +313,38 @@ void draw_elided(ImDrawList* dl, ImVec2 a, float cw, float ch, bool row) {
   dl->AddText({a.x + (cw - ts.x) / 2, a.y + (ch - ts.y) / 2}, ImGui::GetColorU32(ImGuiCol_Text), mark);
 }
 
+struct NumbersFont {
+  ImFont* font;
+  float size;  // as drawn
+};
+// The cells' own font (cell_font: digits 16 px tall in presentation mode), or the body font where that one would
+// cost the matrix decimals or its numbers (a wide equation beside a lesson); the check reports the smaller digits.
+NumbersFont numbers_font(const Matrix& m, const Matrix* visible, float cw, float ch, int wanted) {
+  const auto size = [](ImFont* f) { return f->FontSize * f->Scale; };
+  const auto fits = [&](ImFont* f) {
+    return ch >= size(f) && cw >= size(f) && shared_decimals(m, visible, cw - 2 * cell_pad(f), wanted, f) == wanted;
+  };
+  ImFont* body = ImGui::GetIO().Fonts->Fonts[0];
+  ImFont* font = cell_font() != body && !fits(cell_font()) && fits(body) ? body : cell_font();
+  return {font, size(font)};
+}
+
 // Each cell a filled rectangle with its number (or a mark that says "point here" when it does not fit), and
 // thin separators that keep neighbouring equal values apart.
 void draw_cells(const char* id, const Matrix& m, const HeatmapOptions& opts, const Grid& g, const Measured& me,
                 ValueRange range) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float cw = g.cw, ch = g.ch;
-  const bool values = me.want_values && ch >= ImGui::GetFontSize() && cw >= ImGui::GetFontSize();
+  const NumbersFont f = numbers_font(m, opts.visible, cw, ch, me.wanted_decimals);
+  const float room = cw - 2 * cell_pad(f.font);
+  if (LayoutCheckOn() && me.want_values && f.font != cell_font())
+    ReportHere(check_name(id, m) + "numbers in the body font, digits " + short_number(0.729 * f.size) +
+               " px tall (under 16): " + short_number(cw) + "\u00D7" + short_number(ch) + " px cells");
+  const bool values = me.want_values && ch >= f.size && cw >= f.size;
   // Characters are not all as wide as "0": start from what could fit and shorten until it does.
-  const float room = cw - 2 * kCellPad;
-  const int max_chars = std::min(8, static_cast<int>(room / std::max(1.0f, ImGui::CalcTextSize(".").x)));
-  const int decimals = values ? shared_decimals(m, opts.visible, room, me.wanted_decimals) : 0;
+  const float dot = f.font->CalcTextSizeA(f.size, FLT_MAX, 0.0f, ".").x;
+  const int max_chars = std::min(8, static_cast<int>(room / std::max(1.0f, dot)));
+  const int decimals = values ? shared_decimals(m, opts.visible, room, me.wanted_decimals, f.font) : 0;
   // Fewer decimals than the matrix has elsewhere (0.74 where the explanation says 0.738): the check says so.
   if (LayoutCheckOn() && values && decimals < me.wanted_decimals)
     ReportHere(check_name(id, m) + "numbers shown with " + std::to_string(decimals) + " decimals instead of " +
@@ -327,18 +364,19 @@ void draw_cells(const char* id, const Matrix& m, const HeatmapOptions& opts, con
       if (hidden) hatch(dl, a, b);
       if (!me.want_values) continue;
       const ImU32 ink = pack(hidden ? Rgb{1, 1, 1} : text_on(fill));
-      const std::string text = values ? cell_text(x, decimals, max_chars, room) : std::string();
+      const std::string text = values ? cell_text(x, decimals, max_chars, room, f.font) : std::string();
       if (text.empty()) {
         dl->AddCircleFilled({(a.x + b.x) / 2, (a.y + b.y) / 2}, std::clamp(std::min(cw, ch) * 0.12f, 1.5f, 3.5f), ink);
         ++marked;
         continue;
       }
-      const ImVec2 ts = ImGui::CalcTextSize(text.c_str()), at{a.x + (cw - ts.x) / 2, a.y + (ch - ts.y) / 2};
+      const ImVec2 ts = f.font->CalcTextSizeA(f.size, FLT_MAX, 0.0f, text.c_str()),
+                   at{a.x + (cw - ts.x) / 2, a.y + (ch - ts.y) / 2};
       // A hidden cell's number on plain grey: the hatch's strokes through its digits made "-inf" hard to read.
       // A margin of a third of the font keeps the strokes' ends off the glyphs.
-      const float margin = std::min(ImGui::GetFontSize() / 3, (cw - ts.x) / 2);
+      const float margin = std::min(f.size / 3, (cw - ts.x) / 2);
       if (hidden) dl->AddRectFilled({at.x - margin, at.y}, {at.x + ts.x + margin, at.y + ts.y}, pack(kHiddenCell));
-      dl->AddText(at, ink, text.c_str());
+      dl->AddText(f.font, f.size, at, ink, text.c_str());
     }
   if (LayoutCheckOn() && marked > 0)
     ReportHere(check_name(id, m) + std::to_string(marked) + " of " + std::to_string(m.size()) +
@@ -543,7 +581,7 @@ float HeatmapValueWidth(const Matrix& m, const Matrix* visible) {
     const auto* b = static_cast<const unsigned char*>(p);
     for (std::size_t k = 0; k < n; ++k) key = (key ^ b[k]) * 1099511628211ull;
   };
-  const float font = ImGui::GetFontSize();
+  const float font = cell_font()->FontSize * cell_font()->Scale;
   const Eigen::Index shape[] = {m.rows(), m.cols()};
   mix(shape, sizeof shape);
   mix(&font, sizeof font);
@@ -552,7 +590,7 @@ float HeatmapValueWidth(const Matrix& m, const Matrix* visible) {
   static std::unordered_map<std::uint64_t, float> cache;
   if (const auto it = cache.find(key); it != cache.end()) return it->second;
   if (cache.size() > 4096) cache.clear();
-  return cache[key] = widest_value(m, visible, matrix_decimals(m, visible)) + 2 * kCellPad;
+  return cache[key] = widest_value(m, visible, matrix_decimals(m, visible)) + 2 * cell_pad(cell_font());
 }
 
 void PushHeatmapVersion(std::uint64_t version) { versions().push_back(version); }

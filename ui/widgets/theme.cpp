@@ -12,6 +12,7 @@ namespace attn::ui {
 namespace {
 
 ImFont* g_title = nullptr;  // owned by the ImGui font atlas
+ImFont* g_cell = nullptr;
 
 constexpr const char* kFontDirs[] = {"/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/dejavu",
                                      "/usr/local/share/fonts/dejavu"};
@@ -115,11 +116,11 @@ ImU32 variant_colour(int variant_index) {
   return s.tableau[static_cast<std::size_t>(s.variant_hues[static_cast<std::size_t>(std::clamp(variant_index, 0, 3))])];
 }
 
-bool load_fonts(float zoom, const std::u32string& extra) {
+bool load_fonts(float zoom, const std::u32string& extra, bool presentation) {
   ImGuiIO& io = ImGui::GetIO();
   io.Fonts->Clear();
   io.Fonts->Flags |= ImFontAtlasFlags_NoPowerOfTwoHeight;  // up to half the atlas saved
-  g_title = nullptr;
+  g_title = g_cell = nullptr;
   const std::u32string characters = font_characters(extra);
   const float raster = font_raster_zoom(characters, zoom);
   const std::filesystem::path sans = find_font("DejaVuSans.ttf");
@@ -136,6 +137,8 @@ bool load_fonts(float zoom, const std::u32string& extra) {
     const std::filesystem::path fallback = beyond ? cjk_font() : std::filesystem::path();
     add_font(sans, kBodyPixels * raster, ranges, fallback);
     g_title = add_font(bold.empty() ? sans : bold, kTitlePixels * raster, ranges, fallback);
+    static const ImWchar cell_ranges[] = {0x20, 0x7E, 0x2026, 0x2026, 0};  // what format_cell writes
+    g_cell = add_font(sans, cell_font_pixels(zoom, presentation) * raster / zoom, cell_ranges, {});
   }
   io.Fonts->Build();
   for (ImFont* font : io.Fonts->Fonts) font->Scale = zoom / raster;  // drawn enlarged past the atlas's allowance
@@ -143,6 +146,7 @@ bool load_fonts(float zoom, const std::u32string& extra) {
 }
 
 ImFont* title_font() { return g_title ? g_title : ImGui::GetIO().Fonts->Fonts[0]; }
+ImFont* cell_font() { return g_cell ? g_cell : ImGui::GetIO().Fonts->Fonts[0]; }
 float title_font_size() { return title_font()->FontSize * title_font()->Scale; }
 
 void apply_style(StyleTheme theme, bool high_contrast, float scale) {

@@ -26,8 +26,10 @@ ImU32 variant_colour(int variant_index);
 // and lessons write (characters_in_use); those DejaVu lacks come from WenQuanYi Micro Hei (fonts-wqy-microhei:
 // Chinese, Japanese kana, Korean) where it is installed, and anything no font has is drawn as the replacement mark
 // U+FFFD.
-bool load_fonts(float zoom, const std::u32string& extra = {});
+// In presentation mode the cells' numbers get a larger font of their own (cell_font_pixels).
+bool load_fonts(float zoom, const std::u32string& extra = {}, bool presentation = false);
 ImFont* title_font();     // the body font when no title font was loaded
+ImFont* cell_font();      // the numbers in matrix cells; the body font when none was loaded
 float title_font_size();  // as drawn: its size times its enlargement
 // Dark or light; high contrast (presentation mode) deepens the background and whitens the text.
 // `scale` multiplies paddings and spacings along with the fonts.
