@@ -1,5 +1,5 @@
-// Where a line chart writes a series' end label, with the window's fonts: right of the line's end, or with
-// LineChartFlags_EndLabelsRight in the column right of the plot, off a run's curves that end mid-plot.
+// Where a line chart writes a series' end label, with the window's fonts: right of every line's end, named or not,
+// off a run's curves that end mid-plot.
 #include <imgui.h>
 
 #include <limits>
@@ -24,21 +24,22 @@ float glyphs_left(const ImDrawList& dl, float from_x, float top, float bottom) {
   return left;
 }
 
-// A 600x300 chart of one flat line at 0.5 from step 0 to 50 of 100, named "evaluation" at its end: the left edge of
-// that name.
-float end_label_left(LineChartFlags flags) {
+// A 600x300 chart of one flat line at 0.5 from step 0 to 50 of 100, named "evaluation" at its end, and an unnamed
+// line at 0.2 from step 0 to `batch_end`: the left edge of that name.
+float end_label_left(double batch_end) {
   BeginHeadlessFrame();
   ImGui::SetNextWindowPos({0, 0});
   ImGui::SetNextWindowSize({700, 400});
   ImGui::Begin("chart");
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   ImGui::GetWindowDrawList()->Flags &= ~ImDrawListFlags_AntiAliasedLinesUseTex;  // lines of the white pixel only
-  const std::vector<Series> series{{"evaluation", {0, 50}, {0.5, 0.5}, IM_COL32(230, 159, 0, 255), {}, "evaluation"}};
+  const std::vector<Series> series{{"evaluation", {0, 50}, {0.5, 0.5}, IM_COL32(230, 159, 0, 255), {}, "evaluation"},
+                                   {"batch", {0, batch_end}, {0.2, 0.2}, IM_COL32(86, 180, 233, 255), {}, ""}};
   LineChartOptions o;
   o.x = {0, 100, AxisScale::Linear, AxisUnit::Plain, ""};
   o.y = {0, 1, AxisScale::Linear, AxisUnit::Plain, ""};
   o.size = {600, 300};
-  o.flags = LineChartFlags_NoLegend | LineChartFlags_NoHover | flags;
+  o.flags = LineChartFlags_NoLegend | LineChartFlags_NoHover;
   LineChart("c", series, o);
   // The plot spans y from half a line under the top to the x labels; 0.5 is about 140 px down.
   const float left =
@@ -50,14 +51,18 @@ float end_label_left(LineChartFlags flags) {
 
 }  // namespace
 
-TEST_CASE("end labels: right of a line ending mid-plot, or in the column right of the plot when asked") {
+TEST_CASE("end labels: right of every line's end, named or not, never across an empty plot") {
   BeginHeadlessFrame();
   const float name_w = TextWidth("evaluation");
   EndHeadlessFrame();
-  // The plot ends where the column of names begins: 600 - (name + 8 + 2); the name starts 8 px right of that.
-  const float column = 600 - name_w - 2;
-  CHECK(end_label_left(LineChartFlags_EndLabelsRight) == doctest::Approx(column).epsilon(0.005));
-  const float beside_line = end_label_left(LineChartFlags_None);
-  CHECK(beside_line < column - 200);  // halfway along the plot, on the curve's level
-  CHECK(beside_line > 250);
+  // The plot ends where the column of names begins, 600 - (name + 8 + 2): 100 steps over that width.
+  const float plot_right = 600 - name_w - 10;
+  const float at_50 = end_label_left(50), at_80 = end_label_left(80), at_100 = end_label_left(100);
+  // Right of the batch line's end where it runs past the evaluation's: 30 steps further right at 80 than at 50;
+  // where the batch line stops short, right of the evaluation's.
+  CHECK(at_80 - at_50 == doctest::Approx((at_100 - at_50) * 30 / 50).epsilon(0.02));
+  CHECK(end_label_left(0) == at_50);
+  CHECK(at_100 == doctest::Approx(plot_right + 8).epsilon(0.005));
+  CHECK(at_50 < plot_right / 2 + 60);  // beside the evaluation's end halfway along, not across at the plot's right
+  CHECK(at_50 > 250);
 }

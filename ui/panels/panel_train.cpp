@@ -185,9 +185,9 @@ void loss_chart(const AppState& state, ImVec2 size, bool page_chart) {
         {static_cast<double>(shown->step), shown->eval.loss, "step " + thousands(shown->step), accent_colour()});
   LineChartOptions o;
   o.title = "Loss (cross-entropy)";
-  // Each line named at its end, right of the plot: a run still training ends mid-plot, and names there sat on the
-  // noisy batch curve.
-  o.flags = LineChartFlags_NoLegend | LineChartFlags_EndLabelsRight | (page_chart ? LineChartFlags_PageChart : 0);
+  // Each line named at its end, right of every line: names right of the evaluation's end alone sat on the noisy
+  // batch curve, which runs past it.
+  o.flags = LineChartFlags_NoLegend | (page_chart ? LineChartFlags_PageChart : 0);
   o.x = step_axis(state, page_chart);
   o.y = padded(nice_axis(0, hi, AxisScale::Linear, AxisUnit::Plain, ""), 0.04);
   o.marks = marks;
@@ -217,7 +217,7 @@ void score_chart(AppState& state, ImVec2 size, bool page_chart) {
   LineChartOptions o;
   o.title = std::string(1, static_cast<char>(std::toupper(kScoreNames[kind][0]))) + (kScoreNames[kind] + 1) +
             " score per head";
-  o.flags = LineChartFlags_NoLegend | LineChartFlags_EndLabelsRight | (page_chart ? LineChartFlags_PageChart : 0);
+  o.flags = LineChartFlags_NoLegend | (page_chart ? LineChartFlags_PageChart : 0);
   o.x = step_axis(state, page_chart);
   o.y = padded({0, 1, AxisScale::Linear, AxisUnit::Probability, ""}, 0.04);  // scores are mean attention weights
   // The score's combo at the right of the title's line where both fit: the line under the chart goes to the plot.

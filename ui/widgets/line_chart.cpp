@@ -520,19 +520,21 @@ ImU32 label_colour(ImU32 line, const Palette& c) {
              : c.text;
 }
 
-// The series' end labels in one column right of the lines' ends (or right of the plot), spread apart where they
-// are close (never over each other nor the x axis' labels) and tied back by short leaders, which keep the labels'
-// order and so never cross. Reference lines are named on themselves (draw_reference_labels). Returns the boxes of the
+// The series' end labels in one column right of every line's end, named or not (a run still training: the noisy
+// batch curve runs past the last evaluation), spread apart where they are close (never over each other nor the x
+// axis' labels) and tied back by short leaders, which keep the labels' order and so never cross. Right of the lines
+// rather than of the plot: a run at step 0 is a dot at the left edge, and leaders across the whole plot read as
+// flat lines of data. Reference lines are named on themselves (draw_reference_labels). Returns the boxes of the
 // labels drawn.
 std::vector<Box> draw_side_labels(ImDrawList* dl, std::span<const Series> series, const Plot& p, float top,
-                                  const Palette& c, bool right_of_plot) {
+                                  const Palette& c) {
   const float h = ImGui::GetTextLineHeight();
   std::vector<SideLabel> labels;
-  float column = right_of_plot ? p.max.x : p.min.x;  // right of every line's end: nothing of a line lies there
+  float column = p.min.x;  // right of every line's end: nothing of a line lies there
   for (const Series& s : series)
-    if (const std::optional<ImVec2> e = s.end_label.empty() ? std::nullopt : line_end(s, p)) {
-      labels.push_back({e->y, e->x, &s.end_label, label_colour(s.colour, c), c.reference});
+    if (const std::optional<ImVec2> e = line_end(s, p)) {
       column = std::max(column, e->x);
+      if (!s.end_label.empty()) labels.push_back({e->y, e->x, &s.end_label, label_colour(s.colour, c), c.reference});
     }
   std::vector<float> want;
   for (const SideLabel& l : labels) want.push_back(l.want);
@@ -737,8 +739,7 @@ void LineChart(const char* id, std::span<const Series> series, const LineChartOp
   dl->AddRect({p.min.x - 0.5f, p.min.y - 0.5f}, {p.max.x + 0.5f, p.max.y + 0.5f}, c.frame);
   for (const Series& s : series) draw_series_markers(dl, s, p, c);
   const std::vector<std::vector<Box>> lines = series_boxes(series, p);
-  std::vector<Box> taken =
-      draw_side_labels(dl, series, p, y_title_y, c, (opts.flags & LineChartFlags_EndLabelsRight) != 0);
+  std::vector<Box> taken = draw_side_labels(dl, series, p, y_title_y, c);
   const std::vector<Box> reference_labels = draw_reference_labels(dl, opts.references, p, lines, c);
   taken.insert(taken.end(), reference_labels.begin(), reference_labels.end());
   draw_notes(dl, opts.notes, p, lines, taken, c);

@@ -38,9 +38,6 @@ enum LineChartFlags_ {
   // coincide in part, such as the Cost view's while the projections dominate (many lines at one value would make a
   // broad band).
   LineChartFlags_Stripes = 1 << 3,
-  // End labels in the column right of the plot, not right of the lines' ends: lines that end mid-plot (a run still
-  // training) keep their names off the curves.
-  LineChartFlags_EndLabelsRight = 1 << 4,
 };
 using LineChartFlags = int;
 
@@ -71,7 +68,7 @@ struct LineChartOptions {
   LineChartFlags flags = LineChartFlags_None;
   std::string title;          // drawn in title_font() above the plot
   float y_label_width = 0;    // at least this room for the y labels: charts stacked over one x axis line up
-  float end_label_width = 0;  // the same for the end labels right of the plot (EndLabelsRight): their right edges
+  float end_label_width = 0;  // the same for the end labels right of the lines: their right edges
   // x values with a labelled tick whatever the axis' own ticks (lengths a lesson page quotes), their labels kept first.
   std::span<const double> x_pins;
   std::span<const double> y_pins;  // the same for y values (the Cost page's FLOPs at the length it quotes)
