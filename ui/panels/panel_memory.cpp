@@ -31,6 +31,7 @@ std::vector<ReferenceLine> accelerator_lines() {
 struct CacheLine {
   Series series;
   ModelShape shape;
+  bool own = false;  // the model as built, among its variants
 };
 
 // Total bytes at contexts 1, 2, 4, ... 2^last (window-aware, as the model really caches), after those `out` has.
@@ -108,7 +109,7 @@ std::vector<CacheLine> chart_lines(const AppState& state, const ModelShape& m) {
     Series line = cache_series(*f.shape, state.models, name, variant_colour(i));
     line.style = series_style(static_cast<std::size_t>(i));  // one variant, one pattern, whichever model is shown
     line.end_label = kNames[i];
-    lines.push_back({std::move(line), *f.shape});
+    lines.push_back({std::move(line), *f.shape, f.variant == m.variant});
   }
   if (CacheLine full = without_windows(m, state.models); !full.series.name.empty()) lines.push_back(std::move(full));
   return lines;
@@ -289,9 +290,12 @@ void MemoryPanel(AppState& state, ImVec2 pos, ImVec2 size) {
       context_axis_end(mark_x, std::ldexp(1.0, kMaxContextExponent), std::ldexp(1.0, kMaxExtendedExponent));
   const int end_exponent = static_cast<int>(std::lround(std::log2(x_end)));
   std::vector<Series> series;
+  // The model's own line named with its cache at the right edge: on a log axis 74 GB and 80 GB are a pixel apart,
+  // and a page may say it stays under a memory up to the end (DeepSeek V3's MLA at 1M tokens).
   for (const CacheLine& l : lines) {
     series.push_back(l.series);
     add_cache_points(series.back(), l.shape, state.models, end_exponent);
+    if (l.own) series.back().end_label += ", " + format_value(series.back().y.back(), AxisUnit::DecimalBytes);
   }
   const std::vector<ReferenceLine> references = accelerator_lines();
   auto [lo, hi] = positive_extent(series);
