@@ -39,6 +39,10 @@ TEST_CASE("decode layout: a K and V pair never breaks across lines") {
   const std::vector<bool> first_pair{false, true, false};
   CHECK(flow_breaks(wide, wide_ops, wide_ops, first_pair, 300) == std::vector<FlowBreak>{{0, 2}, {2, 3}});
   CHECK(flow_breaks(wide, wide_ops, wide_ops, {}, 300) == std::vector<FlowBreak>{{0, 1}, {1, 3}});
+  // A term starting a line writes its row labels (150 px), beside another it does not (100 px): three fit 370 px.
+  const std::vector<float> labelled(6, 150.0f);
+  CHECK(flow_breaks(widths, ops, no_leads, {}, 370, labelled) == std::vector<FlowBreak>{{0, 3}, {3, 6}});
+  CHECK(flow_breaks(widths, ops, no_leads, {}, 360, labelled) == std::vector<FlowBreak>{{0, 2}, {2, 4}, {4, 6}});
 }
 
 TEST_CASE("decode layout: cells shrink before a section folds, and the page's sections stay open") {

@@ -5,12 +5,13 @@
 namespace attn::ui {
 
 std::vector<FlowBreak> flow_breaks(std::span<const float> widths, std::span<const float> op_widths,
-                                   std::span<const float> lead_widths, const std::vector<bool>& joined, float avail) {
+                                   std::span<const float> lead_widths, const std::vector<bool>& joined, float avail,
+                                   std::span<const float> first_widths) {
   const std::size_t n = widths.size();
   const auto is_joined = [&](std::size_t i) { return i < joined.size() && joined[i]; };
   std::vector<FlowBreak> lines;
   for (std::size_t first = 0; first < n;) {
-    float used = (first > 0 ? lead_widths[first - 1] : 0.0f) + widths[first];
+    float used = (first > 0 ? lead_widths[first - 1] : 0.0f) + (first_widths.empty() ? widths : first_widths)[first];
     std::size_t last = first + 1;
     for (; last < n; ++last) {
       const float more = op_widths[last - 1] + widths[last];

@@ -18,9 +18,11 @@ struct FlowBreak {
 // the operator between terms i and i+1 (its gaps included); a line after the first starts with the operator that
 // leads into its first term, lead_widths[i] wide before term i + 1 (0 for a space, which is not written there). A
 // term with joined[i] set never starts a line: it moves to the next line with the terms it is joined to (a pair
-// wider than the line still stays together). joined may be empty.
+// wider than the line still stays together). joined may be empty. first_widths[i], where given, is term i's width
+// when it starts a line (its row labels, which a term beside one with the same rows leaves out).
 std::vector<FlowBreak> flow_breaks(std::span<const float> widths, std::span<const float> op_widths,
-                                   std::span<const float> lead_widths, const std::vector<bool>& joined, float avail);
+                                   std::span<const float> lead_widths, const std::vector<bool>& joined, float avail,
+                                   std::span<const float> first_widths = {});
 
 // A stack of numbered sections under a header, each either open or folded to its heading.
 struct SectionFitInput {

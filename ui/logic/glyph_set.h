@@ -24,9 +24,10 @@ std::u32string font_characters(const std::u32string& extra);
 // square). Past kFontAtlasBytes the glyphs are rasterised smaller and drawn enlarged: text a little softer, and the
 // window's memory bounded whatever its zoom, size or document.
 inline constexpr float kBodyPixels = 18.0f, kTitlePixels = 24.0f;
-// The numbers in matrix cells: the body size, and in presentation mode at least 22 px, where DejaVu Sans's digits
-// (0.729 of its size) stand 16 px tall, to be read from the back of the room. A third font of ASCII and "…".
-inline constexpr float kPresentationCellPixels = 22.0f;
+// The numbers in matrix cells: the body size, and in presentation mode at least 26 px, where DejaVu Sans's digits
+// stand 16 px tall, to be read from the back of the room (ImGui sizes a font by its line height, ascent to descent:
+// DejaVu's em is 0.859 of it, its digits 0.729 of the em). A third font of ASCII and "…".
+inline constexpr float kPresentationCellPixels = 26.0f;
 float cell_font_pixels(float zoom, bool presentation);
 inline constexpr std::int64_t kFontAtlasBytes = std::int64_t(40) << 20;
 // Horizontal oversampling for a font of `pixels`: finer placement for small text, none where it cannot be seen.

@@ -84,9 +84,9 @@ Section section(std::string id, std::string heading, std::string folded) {
   return sec;
 }
 
-// Terms laid side by side with a space between; a wider one before a term that starts a pair.
+// Terms laid side by side, the gaps around an operator apart; a space more before a term that starts a pair.
 void add_term(Section& sec, Term term) {
-  if (!sec.terms.empty()) sec.ops.push_back(term.joined ? " " : "   ");
+  if (!sec.terms.empty()) sec.ops.push_back(term.joined ? "" : "  ");
   sec.terms.push_back(std::move(term));
 }
 
@@ -103,8 +103,8 @@ Section query_section(const Shown& v) {
   return sec;
 }
 
-// The cache: every row so far, the new one outlined; K and V of a KV head side by side, as a pair, the V read
-// along the K's token labels (a second column of the same names would cost a pair per line).
+// The cache: every row so far, the new one outlined; K and V of a KV head side by side, as a pair, read along the
+// token labels of the line's first term (EquationFlow writes them once a line).
 Section cache_section(const Shown& v) {
   Section sec =
       section("cache",
@@ -120,7 +120,7 @@ Section cache_section(const Shown& v) {
                    .m = &rows,
                    .rows = &v.cached,
                    .highlight_row = outlined,
-                   .flags = joined ? kVectors | HeatmapFlags_NoLabels : kVectors,
+                   .flags = kVectors,
                    .joined = joined});
   };
   if (v.d.attention.variant == Variant::Mla) {
@@ -217,10 +217,12 @@ std::vector<Section> sections(const Shown& v) {
   return all;
 }
 
-// Cell edges tried, in heights of the cells' font, largest first: down to the smallest that still holds a line of
-// digits.
+// Cell edges tried, in body font heights, largest first, down to the smallest that still holds a line of the cells'
+// digits (in presentation mode their font is larger than the body's).
 constexpr float kCellEms[] = {1.8f, 1.6f, 1.4f, 1.2f};
-float cell_edge(std::size_t candidate) { return kCellEms[candidate] * cell_font()->FontSize * cell_font()->Scale; }
+float cell_edge(std::size_t candidate) {
+  return std::max(kCellEms[candidate] * ImGui::GetFontSize(), 1.08f * cell_font()->FontSize * cell_font()->Scale);
+}
 
 // The section a lesson page on this view talks about (0-based), or -1.
 int page_focus(const AppState& state) {

@@ -125,13 +125,25 @@ float operators_width(std::span<const std::string> ops, float gap) {
 // The width a term takes at cell size `cell`: its title, or its row labels and cells (widened for its numbers).
 float flow_width(const Term& t, float cell) {
   float label_w = 0;
-  if (!(t.flags & HeatmapFlags_NoLabels)) {
+  if (!(t.flags & (HeatmapFlags_NoLabels | HeatmapFlags_NoRowLabels))) {
     for (Eigen::Index r = 0; r < t.m->rows(); ++r)
       label_w = std::max(label_w, ImGui::CalcTextSize(HeatmapLabel(t.rows, r).c_str()).x);
     label_w += 0.5f * ImGui::GetTextLineHeight();
   }
   const float cells = static_cast<float>(t.m->cols()) * column_width(t, cell);
   return std::max(ImGui::CalcTextSize(term_title(t).c_str()).x, label_w + cells) + 4;
+}
+
+// Whether a flowing term reads its rows off the term before it (K, V and K of the next KV head: the cached tokens;
+// each head's attention row: the new token), and so leaves out its row labels unless it starts a line.
+bool shares_rows(std::span<const Term> terms, std::size_t i) {
+  return i > 0 && terms[i].rows && terms[i].rows == terms[i - 1].rows && terms[i].m->rows() == terms[i - 1].m->rows() &&
+         terms[i].row_slots.empty() && terms[i - 1].row_slots.empty();
+}
+Term without_row_labels(const Term& t) {
+  Term bare = t;
+  bare.flags |= HeatmapFlags_NoRowLabels;
+  return bare;
 }
 
 // The numbered terms of a line share their width so that their cells are one size where the line's height allows:
@@ -178,9 +190,14 @@ void draw_line(std::span<const Term> terms, std::span<const std::string> ops, st
   const float ops_w = operators_width(ops.subspan(first, last - first - 1), gap) +
                       (lead ? operators_width(std::span(lead, 1), gap) : 0.0f);
   // A flowing line gives each term what it needs at the flow's cell size; a fitted one shares out the width.
+  // A flowing term beside one with the same rows is drawn without their labels (shares_rows).
+  std::vector<Term> line(terms.begin(), terms.end());
+  if (flow_cell > 0)
+    for (std::size_t i = first + 1; i < last; ++i)
+      if (shares_rows(terms, i)) line[i] = without_row_labels(terms[i]);
   std::vector<float> widths;
   if (flow_cell > 0)
-    for (std::size_t i = first; i < last; ++i) widths.push_back(flow_width(terms[i], flow_cell));
+    for (std::size_t i = first; i < last; ++i) widths.push_back(flow_width(line[i], flow_cell));
   else widths = term_widths(terms, first, last, avail - ops_w - gap * static_cast<float>(last - first));
   if (widths.empty()) widths.assign(last - first, 60.0f);  // nothing fits: the panel scrolls
   const float title_h = ImGui::GetTextLineHeightWithSpacing();
@@ -199,7 +216,7 @@ void draw_line(std::span<const Term> terms, std::span<const std::string> ops, st
     ImGui::SetCursorPosY(top);
   }
   for (std::size_t i = first; i < last; ++i) {
-    const Term& t = terms[i];
+    const Term& t = line[i];
     if (i > first) {
       ImGui::SameLine(0, gap);
       draw_operator(ops[i - 1], op_y);
@@ -264,17 +281,18 @@ std::vector<FlowLine> flow_lines(std::span<const Term> terms, std::span<const st
                                  float width) {
   const float gap = ImGui::GetStyle().ItemSpacing.x;
   const float line = ImGui::GetTextLineHeightWithSpacing();
-  std::vector<float> widths, op_widths, lead_widths;
+  std::vector<float> widths, first_widths, op_widths, lead_widths;
   std::vector<bool> joined;
   for (std::size_t i = 0; i < terms.size(); ++i) {
-    widths.push_back(flow_width(terms[i], cell));
+    first_widths.push_back(flow_width(terms[i], cell));
+    widths.push_back(shares_rows(terms, i) ? flow_width(without_row_labels(terms[i]), cell) : first_widths.back());
     joined.push_back(terms[i].joined);
     if (i + 1 >= terms.size()) continue;
     op_widths.push_back(operators_width(ops.subspan(i, 1), gap));
     lead_widths.push_back(leads(ops[i]) ? op_widths.back() : 0.0f);
   }
   std::vector<FlowLine> lines;
-  for (const FlowBreak& b : flow_breaks(widths, op_widths, lead_widths, joined, width)) {
+  for (const FlowBreak& b : flow_breaks(widths, op_widths, lead_widths, joined, width, first_widths)) {
     Eigen::Index rows = 0;
     bool legend = false, header = false;
     for (std::size_t i = b.first; i < b.last; ++i) {

@@ -23,11 +23,12 @@
 namespace attn::ui {
 namespace {
 
-// Between a cell's edge and its number written in `font`: 3 px at the body size, more for the larger presentation
-// font, whose digits edge to edge across neighbouring cells read as one number.
+// Between a cell's edge and its number written in `font`: 3 px at the body size, a little more for the larger
+// presentation font, whose digits edge to edge across neighbouring cells read as one number (more would cost
+// lesson 6 page 1's k_0 its font: X, W_K and k_0 beside the Heads panel have no pixel to spare).
 float cell_pad(const ImFont* font) {
   const ImFont* body = ImGui::GetIO().Fonts->Fonts[0];
-  return 3.0f + std::max(0.0f, (font->FontSize * font->Scale - body->FontSize * body->Scale) / 2);
+  return font->FontSize * font->Scale > body->FontSize * body->Scale ? 3.5f : 3.0f;
 }
 
 struct CachedTexture {
@@ -246,7 +247,8 @@ struct Measured {
 Measured measure(const Matrix& m, const HeatmapOptions& opts, bool labels, bool legend) {
   Measured r;
   HeatmapLayoutInput& in = r.in;
-  if (labels)
+  in.row_labels = !(opts.flags & HeatmapFlags_NoRowLabels);
+  if (labels && in.row_labels)
     for (Eigen::Index row = 0; row < m.rows(); ++row)
       in.row_label_w = std::max(in.row_label_w, ImGui::CalcTextSize(HeatmapLabel(opts.row_labels, row).c_str()).x);
   in.rows = static_cast<int>(m.rows());
@@ -313,6 +315,9 @@ void draw_elided(ImDrawList* dl, ImVec2 a, float cw, float ch, bool row) {
   dl->AddText({a.x + (cw - ts.x) / 2, a.y + (ch - ts.y) / 2}, ImGui::GetColorU32(ImGuiCol_Text), mark);
 }
 
+// DejaVu Sans's digits as a share of the size ImGui gives (its line height): 0.729 of an em of 0.859 of it.
+constexpr double kDigitHeight = 0.729 * 0.859;
+
 struct NumbersFont {
   ImFont* font;
   float size;  // as drawn
@@ -338,7 +343,7 @@ void draw_cells(const char* id, const Matrix& m, const HeatmapOptions& opts, con
   const NumbersFont f = numbers_font(m, opts.visible, cw, ch, me.wanted_decimals);
   const float room = cw - 2 * cell_pad(f.font);
   if (LayoutCheckOn() && me.want_values && f.font != cell_font())
-    ReportHere(check_name(id, m) + "numbers in the body font, digits " + short_number(0.729 * f.size) +
+    ReportHere(check_name(id, m) + "numbers in the body font, digits " + short_number(kDigitHeight * f.size) +
                " px tall (under 16): " + short_number(cw) + "\u00D7" + short_number(ch) + " px cells");
   const bool values = me.want_values && ch >= f.size && cw >= f.size;
   // Characters are not all as wide as "0": start from what could fit and shorten until it does.
@@ -453,7 +458,7 @@ void draw_labels(const char* id, const Matrix& m, const HeatmapOptions& opts, co
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text), strong = GetStyle().accent;
   const float line_h = me.in.line_h, cw = g.cw, ch = g.ch;
-  for (Eigen::Index r = 0; r < m.rows(); ++r) {
+  for (Eigen::Index r = 0; me.in.row_labels && r < m.rows(); ++r) {
     const std::string s = HeatmapLabel(opts.row_labels, r);
     const float y = g.cell(r, 0).y + (ch - line_h) / 2;
     if (ch >= line_h * 0.8f || r % std::max<Eigen::Index>(1, static_cast<Eigen::Index>(line_h / ch) + 1) == 0)

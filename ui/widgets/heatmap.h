@@ -25,6 +25,7 @@ enum HeatmapFlags_ {
   HeatmapFlags_Texture = 1 << 6,         // one texture, never a rectangle per cell: many thumbnails redrawn every frame
   HeatmapFlags_StretchTall = 1 << 7,     // more rows than pixels: up to the box's width or a square
   HeatmapFlags_NoColumnLabels = 1 << 8,  // rows labelled, columns not: a vector's dimensions, which no text names
+  HeatmapFlags_NoRowLabels = 1 << 9,     // columns labelled, rows not: beside a matrix whose labels name them
 };
 using HeatmapFlags = int;
 

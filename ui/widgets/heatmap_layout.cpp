@@ -8,7 +8,7 @@ namespace attn::ui {
 HeatmapLayout layout_heatmap(const HeatmapLayoutInput& in) {
   HeatmapLayout l;
   if (in.rows <= 0 || in.cols <= 0) return l;
-  l.label_w = in.labels ? in.row_label_w + 0.5f * in.line_h : 0.0f;
+  l.label_w = in.labels && in.row_labels ? in.row_label_w + 0.5f * in.line_h : 0.0f;
   l.header_h = in.labels && in.header ? in.line_h + 2.0f : 0.0f;
   l.legend_h = in.legend ? legend_height(in.line_h) : 0.0f;
   float cell = std::min(in.max_cell, (in.avail_w - l.label_w) / static_cast<float>(in.cols));

@@ -12,7 +12,8 @@ struct HeatmapLayoutInput {
   float row_label_w = 0;           // widest row label, 0 without labels
   float line_h = 0;                // one line of text
   bool labels = true, legend = true;
-  bool header = true;  // with labels: the column labels' row too
+  bool header = true;      // with labels: the column labels' row too
+  bool row_labels = true;  // with labels: the row labels' column too
   float max_cell = 72;
   float value_w = 0;     // the widest number with its padding; 0 when no numbers are shown
   bool fill = false;     // stretch the cells to the box (up to max_cell): a thumbnail of 16x512 is no sliver
