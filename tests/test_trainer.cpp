@@ -200,3 +200,17 @@ TEST_CASE("a run from a given model (the Model view's) starts from its weights a
   b.shape.kv_heads = 2;
   CHECK(same_run(a, b));
 }
+
+TEST_CASE("the score chart's circuit kind is the previous-token score in layer 0 and the induction score after it") {
+  const HeadScores layer0 = scores(0, 2, 0.62, 0.05, 0.01, 0.02), layer1 = scores(1, 0, 0.03, 0.55, 0.04, 0.01);
+  CHECK(head_score(layer0, kCircuitScore) == 0.62);
+  CHECK(head_score(layer1, kCircuitScore) == 0.55);
+  CHECK(head_score(layer0, 0) == 0.05);  // induction for every head
+  CHECK(head_score(layer1, 1) == 0.03);  // previous-token for every head
+  CHECK(head_score(layer0, 2) == 0.01);
+  CHECK(head_score(layer0, 3) == 0.02);
+  CHECK(score_chart_title(0) == "Induction score per head");
+  CHECK(score_chart_title(2) == "Duplicate-token score per head");
+  CHECK(score_chart_title(kCircuitScore) == "Previous-token (layer 0) and induction scores");
+  CHECK(std::string(kScoreKinds[kCircuitScore]) == "circuit");
+}

@@ -106,7 +106,8 @@ std::string_view experiment_name(Experiment e);  // "sqrt_dk", "sqrt_dk_softmax"
 int projection_slot(std::string_view name, bool mla);
 
 // What a Train view page is about (its "train_chart"): that part gets the room, the others fold to a summary.
-// LossAndScores: both charts stacked over one step axis, for a page about the loss and the heads changing together.
+// LossAndScores: both charts stacked over one step axis, for a page about the loss and the heads changing together
+// (the scores the induction circuit's: previous-token in layer 0, induction after it).
 enum class TrainChart { All, Loss, Scores, LossAndScores, Heads };
 // "loss", "scores", "loss_and_scores", "heads"
 std::optional<TrainChart> parse_train_chart(std::string_view name);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 
 #include "core/text_format.h"
 #include "ui/logic/hover_text.h"
@@ -128,6 +129,23 @@ std::vector<std::string> score_end_labels(const std::vector<HeadScores>& heads, 
     if (grouped) out[i] = "layer " + std::to_string(heads[i].layer);
   }
   return out;
+}
+
+double head_score(const HeadScores& h, int kind) {
+  switch (kind) {
+    case 1: return h.previous_token;
+    case 2: return h.duplicate_token;
+    case 3: return h.first_token;
+    case kCircuitScore: return h.layer == 0 ? h.previous_token : h.induction;
+    default: return h.induction;
+  }
+}
+
+std::string score_chart_title(int kind) {
+  if (kind == kCircuitScore) return "Previous-token (layer 0) and induction scores";
+  std::string name = kScoreKinds[std::clamp(kind, 0, kCircuitScore - 1)];
+  name[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[0])));
+  return name + " score per head";
 }
 
 std::string task_story(const Task& t) {

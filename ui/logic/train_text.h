@@ -35,6 +35,15 @@ std::string roles_summary(const std::vector<HeadScores>& heads);
 std::vector<std::string> score_end_labels(const std::vector<HeadScores>& heads, const std::vector<double>& last,
                                           double close);
 
+// The score chart's kinds, as its menu names them: one score for every head, or the induction circuit's pair, the
+// previous-token score in layer 0 (where such heads form) and the induction score in the layers after it: the two
+// that rise together when the loss falls.
+inline constexpr const char* kScoreKinds[] = {"induction", "previous-token", "duplicate-token", "first-token",
+                                              "circuit"};
+inline constexpr int kCircuitScore = 4;
+double head_score(const HeadScores& h, int kind);
+std::string score_chart_title(int kind);  // "Induction score per head"
+
 // What the task asks and what to watch for, a short paragraph.
 std::string task_story(const Task& t);
 

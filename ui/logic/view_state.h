@@ -133,7 +133,7 @@ struct TrainView {
   int shown_step = -1;                // the timeline's step (-1: follow the newest snapshot)
   bool gradient_tab = false;          // the gradient tab under the heads, not what happened
   bool select_tab = true;             // gradient_tab was set from outside (a lesson, the command line): select it once
-  int score_kind = 0;                 // the head-score chart: induction, previous-token, duplicate-token, first-token
+  int score_kind = 0;                 // the head-score chart: an index of kScoreKinds (train_text.h)
   int layer = 0, head = 0, row = -1;  // the gradient section's head and query row (-1: the last)
   struct {                            // the gradient tab's backward pass, computed once per snapshot shown
     std::shared_ptr<const TrainSnapshot> snapshot;

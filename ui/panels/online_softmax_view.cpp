@@ -78,6 +78,8 @@ void block_table(const OnlineSoftmax& r, int shown) {
   for (const char* h : {"keys", "block max", "running max m", "rescale e^(m_old - m)", "running sum l"})
     ImGui::TableSetupColumn(h);
   ImGui::TableHeadersRow();
+  // The numbers in the cells' font, as the matrices' (16 px digits in presentation mode): the page quotes them.
+  ImGui::PushFont(cell_font());
   for (int b = 0; b < shown; ++b) {
     const OnlineBlock& x = r.blocks[static_cast<std::size_t>(b)];
     ImGui::TableNextRow();
@@ -88,6 +90,7 @@ void block_table(const OnlineSoftmax& r, int shown) {
       ImGui::TextUnformatted(c.c_str());
     }
   }
+  ImGui::PopFont();
   ImGui::EndTable();
 }
 

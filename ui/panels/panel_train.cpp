@@ -27,17 +27,6 @@
 namespace attn::ui {
 namespace {
 
-constexpr const char* kScoreNames[] = {"induction", "previous-token", "duplicate-token", "first-token"};
-
-double score_of(const HeadScores& h, int kind) {
-  switch (kind) {
-    case 1: return h.previous_token;
-    case 2: return h.duplicate_token;
-    case 3: return h.first_token;
-    default: return h.induction;
-  }
-}
-
 std::string head_name(const HeadScores& h) { return std::to_string(h.layer) + "." + std::to_string(h.head); }
 
 // Head i's line in the score chart (heads past the palette's eight repeat its colours; series_style tells them
@@ -198,10 +187,11 @@ void loss_chart(const AppState& state, ImVec2 size, bool page_chart) {
   LineChart("loss", series, o);
 }
 
-void score_chart(AppState& state, ImVec2 size, bool page_chart) {
+// The heads' scores of the kind the menu picks; a page's `fixed` kind instead, without the menu.
+void score_chart(AppState& state, ImVec2 size, bool page_chart, int fixed = -1) {
   const TrainProgress& p = state.trainer.progress();
   if (p.snapshots.empty()) return;
-  int& kind = state.train.score_kind;
+  int& kind = fixed >= 0 ? fixed : state.train.score_kind;
   std::vector<Series> series;
   std::vector<double> last;
   const std::vector<HeadScores>& heads = p.snapshots.front()->eval.heads;
@@ -209,14 +199,13 @@ void score_chart(AppState& state, ImVec2 size, bool page_chart) {
     Series s{"head " + head_name(heads[i]), {}, {}, head_colour(i), series_style(i), ""};
     for (const auto& snap : p.snapshots) {
       s.x.push_back(snap->step);
-      s.y.push_back(score_of(snap->eval.heads[i], kind));
+      s.y.push_back(head_score(snap->eval.heads[i], kind));
     }
     last.push_back(s.y.back());
     series.push_back(std::move(s));
   }
   LineChartOptions o;
-  o.title = std::string(1, static_cast<char>(std::toupper(kScoreNames[kind][0]))) + (kScoreNames[kind] + 1) +
-            " score per head";
+  o.title = score_chart_title(kind);
   o.flags = LineChartFlags_NoLegend | (page_chart ? LineChartFlags_PageChart : 0);
   o.x = step_axis(state, page_chart);
   o.y = padded({0, 1, AxisScale::Linear, AxisUnit::Probability, ""}, 0.04);  // scores are mean attention weights
@@ -225,12 +214,13 @@ void score_chart(AppState& state, ImVec2 size, bool page_chart) {
   ImGui::PushFont(title_font());
   const float title_w = TextWidth(o.title);
   ImGui::PopFont();
-  const bool on_title = title_w + 2 * ImGui::GetStyle().ItemSpacing.x + LabelledWidth(combo_w, "score") <= size.x;
-  if (on_title) {
+  const bool on_title =
+      fixed >= 0 || title_w + 2 * ImGui::GetStyle().ItemSpacing.x + LabelledWidth(combo_w, "score") <= size.x;
+  if (on_title && fixed < 0) {
     const ImVec2 at = ImGui::GetCursorPos();
     ImGui::SetCursorPosX(at.x + size.x - LabelledWidth(combo_w, "score"));
     ImGui::SetNextItemWidth(combo_w);
-    ImGui::Combo("score", &kind, kScoreNames, IM_ARRAYSIZE(kScoreNames));
+    ImGui::Combo("score", &kind, kScoreKinds, IM_ARRAYSIZE(kScoreKinds));
     ImGui::SetCursorPos(at);
   }
   o.size = {size.x, size.y - (on_title ? ImGui::GetStyle().ItemSpacing.y : ImGui::GetFrameHeightWithSpacing())};
@@ -244,7 +234,7 @@ void score_chart(AppState& state, ImVec2 size, bool page_chart) {
   LineChart("scores", series, o);
   if (on_title) return;
   ImGui::SetNextItemWidth(size.x * 0.5f);
-  ImGui::Combo("score", &kind, kScoreNames, IM_ARRAYSIZE(kScoreNames));
+  ImGui::Combo("score", &kind, kScoreKinds, IM_ARRAYSIZE(kScoreKinds));
 }
 
 // The snapshots as a slider: the step shown, or the newest while it is at the end.
@@ -524,7 +514,7 @@ void loss_and_scores_page(AppState& state) {
   const float story_h = st.WindowPadding.y + 3 * ImGui::GetTextLineHeightWithSpacing() - st.ItemSpacing.y;
   const float chart_h = std::floor((avail.y - story_h - st.ItemSpacing.y) / 2);
   loss_chart(state, {avail.x, chart_h}, true);
-  score_chart(state, {avail.x, chart_h}, true);
+  score_chart(state, {avail.x, chart_h}, true, kCircuitScore);
   if (const auto shown = shown_snapshot(state)) story_box(state, *shown, true, false);
 }
 
