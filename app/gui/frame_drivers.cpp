@@ -228,6 +228,12 @@ class LayoutSweep final : public FrameDriver {
     state.display.theme = s.theme;
     if (s.lesson >= 0) {
       ui::ApplyLessonPage(state, s.lesson, s.page);
+      // A page's run trained to its step before the picture, as a capture of it starts: else a later page's run,
+      // still training in the background, would be shown at whatever step it had reached (and its marks judged
+      // there).
+      const ui::LessonPage& p =
+          (*state_lessons_)[static_cast<std::size_t>(s.lesson)].pages[static_cast<std::size_t>(s.page)];
+      if (p.view == ui::View::Train) state.trainer.run_until(p.train_steps);
     } else {
       if (state.lesson.open() || state.document().revision != document_revision_) {
         ui::CloseLesson(state);

@@ -168,8 +168,10 @@ void loss_chart(const AppState& state, ImVec2 size, bool page_chart) {
     eval.y.push_back(snap->eval.loss);
     hi = std::max(hi, snap->eval.loss);
   }
+  // The snapshot the heads show, marked where it is not the run's end (there the lines' names stand, and the end
+  // needs no mark).
   std::vector<ChartMark> marks;
-  if (const auto shown = shown_snapshot(state); shown && state.train.shown_step >= 0)
+  if (const auto shown = shown_snapshot(state); shown && state.train.shown_step >= 0 && shown != p.snapshots.back())
     marks.push_back(
         {static_cast<double>(shown->step), shown->eval.loss, "step " + thousands(shown->step), accent_colour()});
   LineChartOptions o;
