@@ -39,6 +39,10 @@ TEST_CASE("decode layout: a K and V pair never breaks across lines") {
   const std::vector<bool> first_pair{false, true, false};
   CHECK(flow_breaks(wide, wide_ops, wide_ops, first_pair, 300) == std::vector<FlowBreak>{{0, 2}, {2, 3}});
   CHECK(flow_breaks(wide, wide_ops, wide_ops, {}, 300) == std::vector<FlowBreak>{{0, 1}, {1, 3}});
+  // Lines as even as their count allows: four heads in 330 px make two lines of two, not three and one.
+  const std::vector<float> four(4, 100.0f), three_ops(3, 10.0f);
+  CHECK(flow_breaks(four, three_ops, three_ops, {}, 330) == std::vector<FlowBreak>{{0, 2}, {2, 4}});
+  CHECK(flow_breaks(four, three_ops, three_ops, {}, 430) == std::vector<FlowBreak>{{0, 4}});
   // A term starting a line writes its row labels (150 px), beside another it does not (100 px): three fit 370 px.
   const std::vector<float> labelled(6, 150.0f);
   CHECK(flow_breaks(widths, ops, no_leads, {}, 370, labelled) == std::vector<FlowBreak>{{0, 3}, {3, 6}});

@@ -4,9 +4,12 @@
 
 namespace attn::ui {
 
-std::vector<FlowBreak> flow_breaks(std::span<const float> widths, std::span<const float> op_widths,
-                                   std::span<const float> lead_widths, const std::vector<bool>& joined, float avail,
-                                   std::span<const float> first_widths) {
+namespace {
+
+// Filled as text wraps: as many terms a line as fit.
+std::vector<FlowBreak> greedy_breaks(std::span<const float> widths, std::span<const float> op_widths,
+                                     std::span<const float> lead_widths, const std::vector<bool>& joined, float avail,
+                                     std::span<const float> first_widths) {
   const std::size_t n = widths.size();
   const auto is_joined = [&](std::size_t i) { return i < joined.size() && joined[i]; };
   std::vector<FlowBreak> lines;
@@ -29,6 +32,23 @@ std::vector<FlowBreak> flow_breaks(std::span<const float> widths, std::span<cons
     first = last;
   }
   return lines;
+}
+
+}  // namespace
+
+std::vector<FlowBreak> flow_breaks(std::span<const float> widths, std::span<const float> op_widths,
+                                   std::span<const float> lead_widths, const std::vector<bool>& joined, float avail,
+                                   std::span<const float> first_widths) {
+  const std::vector<FlowBreak> lines = greedy_breaks(widths, op_widths, lead_widths, joined, avail, first_widths);
+  if (lines.size() < 2) return lines;
+  // As even as that many lines allow: filled at the narrowest width that needs no more of them (four heads in two
+  // lines of two, not three and one left alone under the first).
+  float lo = 0.0f, hi = avail;
+  for (int k = 0; k < 24; ++k) {
+    const float mid = (lo + hi) / 2;
+    (greedy_breaks(widths, op_widths, lead_widths, joined, mid, first_widths).size() <= lines.size() ? hi : lo) = mid;
+  }
+  return greedy_breaks(widths, op_widths, lead_widths, joined, hi, first_widths);
 }
 
 namespace {

@@ -14,7 +14,8 @@ struct FlowBreak {
   bool operator==(const FlowBreak&) const = default;
 };
 
-// Terms of widths `widths` filled into lines `avail` wide, as text wraps, at least one term a line. op_widths[i] is
+// Terms of widths `widths` filled into lines `avail` wide, as text wraps, at least one term a line, and then as even
+// as that many lines allow (filled at the narrowest width that needs no more lines). op_widths[i] is
 // the operator between terms i and i+1 (its gaps included); a line after the first starts with the operator that
 // leads into its first term, lead_widths[i] wide before term i + 1 (0 for a space, which is not written there). A
 // term with joined[i] set never starts a line: it moves to the next line with the terms it is joined to (a pair
