@@ -318,4 +318,7 @@ TEST_CASE("a window option beside --view of a view it does not act on is refused
         "--view: a lesson page opens the view it explains; give --lesson or --view");
   CHECK(refused({"--view", "pipeline", "--step", "softmax", "--cell", "0,1"}) == "accepted");
   CHECK(refused({"--view", "decode", "--decode-tokens", "2"}) == "accepted");
+  CHECK(refused({"--skip-training-pages"}) ==
+        "--skip-training-pages: only with --check-layout-sweep (it leaves pages out of the sweep)");
+  CHECK(refused({"--check-layout-sweep", "--skip-training-pages"}) == "accepted");
 }

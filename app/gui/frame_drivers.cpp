@@ -218,6 +218,8 @@ struct SweepShot {
 
 class LayoutSweep final : public FrameDriver {
  public:
+  explicit LayoutSweep(bool skip_training) : skip_training_(skip_training) {}
+
   static constexpr int kFramesPerShot = 3;  // a layout settles in its second frame; the third is checked
 
   void before_frame(ui::AppState& state) override {
@@ -282,8 +284,9 @@ class LayoutSweep final : public FrameDriver {
             shots_.push_back({size, presentation, theme, -1, 0, static_cast<ui::View>(v), 0});
           for (std::size_t l = 0; l < state.lesson.lessons.size(); ++l)
             for (std::size_t p = 0; p < state.lesson.lessons[l].pages.size(); ++p)
-              shots_.push_back(
-                  {size, presentation, theme, static_cast<int>(l), static_cast<int>(p), ui::View::Pipeline, 0});
+              if (!skip_training_ || state.lesson.lessons[l].pages[p].view != ui::View::Train)
+                shots_.push_back(
+                    {size, presentation, theme, static_cast<int>(l), static_cast<int>(p), ui::View::Pipeline, 0});
         }
   }
 
@@ -304,12 +307,15 @@ class LayoutSweep final : public FrameDriver {
   std::uint64_t document_revision_ = 0;
   const std::vector<ui::Lesson>* state_lessons_ = nullptr;
   int frame_ = 0;
+  bool skip_training_;
   std::vector<std::string> found_;
 };
 
 }  // namespace
 
-std::unique_ptr<FrameDriver> make_layout_sweep() { return std::make_unique<LayoutSweep>(); }
+std::unique_ptr<FrameDriver> make_layout_sweep(bool skip_training) {
+  return std::make_unique<LayoutSweep>(skip_training);
+}
 std::unique_ptr<FrameDriver> make_bench_frames(int frames) { return std::make_unique<BenchFrames>(frames); }
 std::unique_ptr<FrameDriver> make_soak(int actions, std::uint64_t seed) {
   return std::make_unique<SoakDriver>(actions, seed);

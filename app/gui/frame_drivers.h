@@ -30,8 +30,9 @@ class FrameDriver {
 std::unique_ptr<FrameDriver> make_bench_frames(int frames);
 std::unique_ptr<FrameDriver> make_soak(int actions, std::uint64_t seed);
 // --check-layout-sweep: every pipeline step of the document and every other view, then every lesson page, each
-// at 1280x720 and 1600x900, normal and presentation, dark and light; the layout check's findings of each.
-std::unique_ptr<FrameDriver> make_layout_sweep();
+// at 1280x720 and 1600x900, normal and presentation, dark and light; the layout check's findings of each. A page
+// that trains a model is judged at its run's step (trained first), or left out with `skip_training`.
+std::unique_ptr<FrameDriver> make_layout_sweep(bool skip_training);
 
 // The most memory the process has held, in bytes (getrusage).
 std::int64_t peak_rss_bytes();

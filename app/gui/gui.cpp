@@ -145,7 +145,7 @@ void close_window(GLFWwindow* window) {
 std::unique_ptr<FrameDriver> make_driver(const GuiOptions& o) {
   if (o.bench_frames) return make_bench_frames(o.bench_frames);
   if (o.soak) return make_soak(o.soak, o.overrides.seed.value_or(1));  // --seed, parsed with trace's options
-  if (o.layout_sweep) return make_layout_sweep();
+  if (o.layout_sweep) return make_layout_sweep(o.sweep_skips_training);
   return nullptr;
 }
 

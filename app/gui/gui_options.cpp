@@ -59,6 +59,8 @@ const char* const kGuiHelp =
     "                    out of sight, text under 4.5:1 contrast) and exit 1 if anything\n"
     "  --check-layout-sweep  the same over every lesson page and every view, at 1280x720 and 1600x900,\n"
     "                    normal and presentation, dark and light; each finding names its configuration\n"
+    "  --skip-training-pages  with --check-layout-sweep: leave out the lesson pages that train a model first\n"
+    "                    (each is judged at its run's step; under sanitizers the training takes minutes)\n"
     "  --check-damage    every frame drawn only where it changed is drawn whole too and the two compared pixel\n"
     "                    for pixel; on exit, how many were and exit 1 if any differed\n"
     "  --memory-budget SIZE  what the window may hold (as for every command, below); without it, the settings\n"
@@ -147,6 +149,7 @@ GuiOptions parse_gui_args(std::span<const std::string> words) {
     else if (word == "--gallery") o.gallery = true;
     else if (word == "--check-layout") o.check_layout = true;
     else if (word == "--check-layout-sweep") o.layout_sweep = true;
+    else if (word == "--skip-training-pages") o.sweep_skips_training = true;
     else if (word == "--check-damage") o.check_damage = true;
     else if (word == "--lesson") o.lesson = args.value(word);
     else if (word == "--page") o.page = static_cast<int>(args.integer(word, 1, 1000)), page = true;
@@ -190,6 +193,8 @@ GuiOptions parse_gui_args(std::span<const std::string> words) {
   }
   // An option that would do nothing is a mistake worth saying.
   if (page && !o.lesson) throw UsageError("--page: only with --lesson NAME (it opens a page of that lesson)");
+  if (o.sweep_skips_training && !o.layout_sweep)
+    throw UsageError("--skip-training-pages: only with --check-layout-sweep (it leaves pages out of the sweep)");
   if (o.train_gradient && !o.train_steps)
     throw UsageError("--train-gradient: only with --train-steps N (the gradient of the run trained that far)");
   check_view_options(o);

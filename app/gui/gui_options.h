@@ -41,6 +41,7 @@ struct GuiOptions {
   int soak = 0;                       // perform this many random actions (a frame after each), check, exit
   bool check_layout = false;          // list what could not be read in the capture's last frame; exit 1 if any
   bool layout_sweep = false;          // the layout check over every lesson page and view, sizes, modes, themes
+  bool sweep_skips_training = false;  // ... without the lesson pages that train a model first
   bool check_damage = false;          // every frame drawn in part is drawn whole too and compared (canvas.h)
   bool capture() const { return !screenshot.empty() || check_layout; }
   bool automated() const { return capture() || bench_frames > 0 || soak > 0 || layout_sweep; }
