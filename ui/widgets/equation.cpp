@@ -191,13 +191,14 @@ void draw_line(std::span<const Term> terms, std::span<const std::string> ops, st
                       (lead ? operators_width(std::span(lead, 1), gap) : 0.0f);
   // A flowing line gives each term what it needs at the flow's cell size; a fitted one shares out the width.
   // A flowing term beside one with the same rows is drawn without their labels (shares_rows).
-  std::vector<Term> line(terms.begin(), terms.end());
+  std::vector<Term> line(terms.begin() + static_cast<std::ptrdiff_t>(first),
+                         terms.begin() + static_cast<std::ptrdiff_t>(last));  // line[i - first]
   if (flow_cell > 0)
     for (std::size_t i = first + 1; i < last; ++i)
-      if (shares_rows(terms, i)) line[i] = without_row_labels(terms[i]);
+      if (shares_rows(terms, i)) line[i - first] = without_row_labels(terms[i]);
   std::vector<float> widths;
   if (flow_cell > 0)
-    for (std::size_t i = first; i < last; ++i) widths.push_back(flow_width(line[i], flow_cell));
+    for (const Term& t : line) widths.push_back(flow_width(t, flow_cell));
   else widths = term_widths(terms, first, last, avail - ops_w - gap * static_cast<float>(last - first));
   if (widths.empty()) widths.assign(last - first, 60.0f);  // nothing fits: the panel scrolls
   const float title_h = ImGui::GetTextLineHeightWithSpacing();
@@ -216,7 +217,7 @@ void draw_line(std::span<const Term> terms, std::span<const std::string> ops, st
     ImGui::SetCursorPosY(top);
   }
   for (std::size_t i = first; i < last; ++i) {
-    const Term& t = line[i];
+    const Term& t = line[i - first];
     if (i > first) {
       ImGui::SameLine(0, gap);
       draw_operator(ops[i - 1], op_y);
