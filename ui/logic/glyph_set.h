@@ -28,6 +28,7 @@ inline constexpr float kBodyPixels = 18.0f, kTitlePixels = 24.0f;
 // stand 16 px tall, to be read from the back of the room (ImGui sizes a font by its line height, ascent to descent:
 // DejaVu's em is 0.859 of it, its digits 0.729 of the em). A third font of ASCII and "…".
 inline constexpr float kPresentationCellPixels = 26.0f;
+inline constexpr double kDigitShare = 0.729 * 0.859;  // DejaVu Sans's digits' height over ImGui's size of it
 float cell_font_pixels(float zoom, bool presentation);
 inline constexpr std::int64_t kFontAtlasBytes = std::int64_t(40) << 20;
 // Horizontal oversampling for a font of `pixels`: finer placement for small text, none where it cannot be seen.

@@ -221,7 +221,7 @@ std::vector<Section> sections(const Shown& v) {
 // digits (in presentation mode their font is larger than the body's).
 constexpr float kCellEms[] = {1.8f, 1.6f, 1.4f, 1.2f};
 float cell_edge(std::size_t candidate) {
-  return std::max(kCellEms[candidate] * ImGui::GetFontSize(), 1.08f * cell_font()->FontSize * cell_font()->Scale);
+  return std::max(kCellEms[candidate] * ImGui::GetFontSize(), 1.08f * cell_font_size());
 }
 
 // The section a lesson page on this view talks about (0-based), or -1.

@@ -26,10 +26,7 @@ namespace {
 // Between a cell's edge and its number written in `font`: 3 px at the body size, a little more for the larger
 // presentation font, whose digits edge to edge across neighbouring cells read as one number (more would cost
 // lesson 6 page 1's k_0 its font: X, W_K and k_0 beside the Heads panel have no pixel to spare).
-float cell_pad(const ImFont* font) {
-  const ImFont* body = ImGui::GetIO().Fonts->Fonts[0];
-  return font->FontSize * font->Scale > body->FontSize * body->Scale ? 3.5f : 3.0f;
-}
+float cell_pad(const ImFont* font) { return font_size(font) > font_size(ImGui::GetIO().Fonts->Fonts[0]) ? 3.5f : 3.0f; }
 
 struct CachedTexture {
   GLuint id = 0;
@@ -315,9 +312,6 @@ void draw_elided(ImDrawList* dl, ImVec2 a, float cw, float ch, bool row) {
   dl->AddText({a.x + (cw - ts.x) / 2, a.y + (ch - ts.y) / 2}, ImGui::GetColorU32(ImGuiCol_Text), mark);
 }
 
-// DejaVu Sans's digits as a share of the size ImGui gives (its line height): 0.729 of an em of 0.859 of it.
-constexpr double kDigitHeight = 0.729 * 0.859;
-
 struct NumbersFont {
   ImFont* font;
   float size;  // as drawn
@@ -325,13 +319,13 @@ struct NumbersFont {
 // The cells' own font (cell_font: digits 16 px tall in presentation mode), or the body font where that one would
 // cost the matrix decimals or its numbers (a wide equation beside a lesson); the check reports the smaller digits.
 NumbersFont numbers_font(const Matrix& m, const Matrix* visible, float cw, float ch, int wanted) {
-  const auto size = [](ImFont* f) { return f->FontSize * f->Scale; };
   const auto fits = [&](ImFont* f) {
-    return ch >= size(f) && cw >= size(f) && shared_decimals(m, visible, cw - 2 * cell_pad(f), wanted, f) == wanted;
+    return ch >= font_size(f) && cw >= font_size(f) &&
+           shared_decimals(m, visible, cw - 2 * cell_pad(f), wanted, f) == wanted;
   };
   ImFont* body = ImGui::GetIO().Fonts->Fonts[0];
   ImFont* font = cell_font() != body && !fits(cell_font()) && fits(body) ? body : cell_font();
-  return {font, size(font)};
+  return {font, font_size(font)};
 }
 
 // Each cell a filled rectangle with its number (or a mark that says "point here" when it does not fit), and
@@ -343,7 +337,7 @@ void draw_cells(const char* id, const Matrix& m, const HeatmapOptions& opts, con
   const NumbersFont f = numbers_font(m, opts.visible, cw, ch, me.wanted_decimals);
   const float room = cw - 2 * cell_pad(f.font);
   if (LayoutCheckOn() && me.want_values && f.font != cell_font())
-    ReportHere(check_name(id, m) + "numbers in the body font, digits " + short_number(kDigitHeight * f.size) +
+    ReportHere(check_name(id, m) + "numbers in the body font, digits " + short_number(kDigitShare * f.size) +
                " px tall (under 16): " + short_number(cw) + "\u00D7" + short_number(ch) + " px cells");
   const bool values = me.want_values && ch >= f.size && cw >= f.size;
   // Characters are not all as wide as "0": start from what could fit and shorten until it does.
@@ -586,7 +580,7 @@ float HeatmapValueWidth(const Matrix& m, const Matrix* visible) {
     const auto* b = static_cast<const unsigned char*>(p);
     for (std::size_t k = 0; k < n; ++k) key = (key ^ b[k]) * 1099511628211ull;
   };
-  const float font = cell_font()->FontSize * cell_font()->Scale;
+  const float font = cell_font_size();
   const Eigen::Index shape[] = {m.rows(), m.cols()};
   mix(shape, sizeof shape);
   mix(&font, sizeof font);

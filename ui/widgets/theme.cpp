@@ -147,7 +147,9 @@ bool load_fonts(float zoom, const std::u32string& extra, bool presentation) {
 
 ImFont* title_font() { return g_title ? g_title : ImGui::GetIO().Fonts->Fonts[0]; }
 ImFont* cell_font() { return g_cell ? g_cell : ImGui::GetIO().Fonts->Fonts[0]; }
-float title_font_size() { return title_font()->FontSize * title_font()->Scale; }
+float font_size(const ImFont* font) { return font->FontSize * font->Scale; }
+float title_font_size() { return font_size(title_font()); }
+float cell_font_size() { return font_size(cell_font()); }
 
 void apply_style(StyleTheme theme, bool high_contrast, float scale) {
   ImGuiStyle& s = ImGui::GetStyle();

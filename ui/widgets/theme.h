@@ -28,9 +28,11 @@ ImU32 variant_colour(int variant_index);
 // U+FFFD.
 // In presentation mode the cells' numbers get a larger font of their own (cell_font_pixels).
 bool load_fonts(float zoom, const std::u32string& extra = {}, bool presentation = false);
-ImFont* title_font();     // the body font when no title font was loaded
-ImFont* cell_font();      // the numbers in matrix cells; the body font when none was loaded
-float title_font_size();  // as drawn: its size times its enlargement
+ImFont* title_font();                 // the body font when no title font was loaded
+ImFont* cell_font();                  // the numbers in matrix cells; the body font when none was loaded
+float font_size(const ImFont* font);  // as drawn: its size times its enlargement
+float title_font_size();              // font_size(title_font())
+float cell_font_size();               // font_size(cell_font())
 // Dark or light; high contrast (presentation mode) deepens the background and whitens the text.
 // `scale` multiplies paddings and spacings along with the fonts.
 enum class StyleTheme { Dark, Light };
