@@ -6,8 +6,10 @@
 
 #include "headless_frame.h"
 #include "helpers.h"
+#include "ui/logic/layout_check.h"
 #include "ui/widgets/line_chart.h"
 #include "ui/widgets/text.h"
+#include "ui/widgets/theme.h"
 
 using namespace attn::ui;
 
@@ -65,4 +67,38 @@ TEST_CASE("end labels: right of every line's end, named or not, never across an 
   CHECK(at_100 == doctest::Approx(plot_right + 8).epsilon(0.005));
   CHECK(at_50 < plot_right / 2 + 60);  // beside the evaluation's end halfway along, not across at the plot's right
   CHECK(at_50 > 250);
+}
+
+TEST_CASE("LineChartOverhead: the chart's height beyond its plot, as drawn, with and without its titles") {
+  BeginHeadlessFrame();
+  const float h = ImGui::GetTextLineHeight();
+  LineChartOptions o;
+  o.x = {0, 1, AxisScale::Linear, AxisUnit::Plain, ""};
+  o.y = {0, 1, AxisScale::Linear, AxisUnit::Plain, ""};
+  // Half a line over the plot for the top tick label, the tick, its gap and the x labels under it.
+  CHECK(LineChartOverhead(o, 600) == doctest::Approx(1.5f * h + kChartTickLength + kChartLabelGap));
+  const float bare = LineChartOverhead(o, 600);
+  o.x.title = "steps";
+  CHECK(LineChartOverhead(o, 600) == doctest::Approx(bare + h + 4));
+  o.title = "Loss";
+  o.y.title = "nats";
+  const float inline_y = LineChartOverhead(o, 600);
+  CHECK(inline_y == doctest::Approx(bare + h + 4 + title_font_size() + 6));
+  CHECK(LineChartOverhead(o, 60) == doctest::Approx(inline_y + h + 2));  // the y title on a row of its own
+  // And as drawn: a page chart 300 px high plots in 300 minus that.
+  ImGui::SetNextWindowPos({0, 0});
+  ImGui::SetNextWindowSize({700, 400});
+  ImGui::Begin("overhead");
+  o.size = {600, 300};
+  o.flags = LineChartFlags_PageChart | LineChartFlags_NoLegend | LineChartFlags_NoHover;
+  SetLayoutCheck(true);
+  TakeChartPlots();
+  LineChart("c", std::vector<Series>{{"a", {0, 1}, {0, 1}, IM_COL32(86, 180, 233, 255), {}, ""}}, o);
+  const std::vector<ChartPlot> plots = TakeChartPlots();
+  TakeLayoutReports();
+  SetLayoutCheck(false);
+  ImGui::End();
+  EndHeadlessFrame();
+  REQUIRE(plots.size() == 1);
+  CHECK(plots[0].plot.y1 - plots[0].plot.y0 == doctest::Approx(300 - inline_y));
 }

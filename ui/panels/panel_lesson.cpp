@@ -103,6 +103,17 @@ Series histogram_line(const Histogram& h, std::string name, ImU32 colour, std::s
   return s;
 }
 
+// Where a histogram's line leaves the top of a scale ending at `top`, on the peak's right flank: the dot that carries
+// the cut peak's height (right of the flank, the plot is clear; between the flanks there is no room for it).
+ChartMark cut_peak_mark(const Series& s, double top, std::string label) {
+  const auto peak = std::max_element(s.y.begin(), s.y.end());
+  std::size_t i = static_cast<std::size_t>(peak - s.y.begin());
+  while (i + 1 < s.y.size() && s.y[i + 1] > top) ++i;
+  double x = s.x[i];
+  if (i + 1 < s.y.size()) x += (s.x[i + 1] - s.x[i]) * (s.y[i] - top) / (s.y[i] - s.y[i + 1]);
+  return {x, top, std::move(label), s.colour};
+}
+
 // The experiment's control: which d_k, on one line with what the experiment is.
 void sqrt_dk_choice(AppState& state) {
   ImGui::Separator();
@@ -140,8 +151,12 @@ void sqrt_dk_histograms(AppState& state) {
   o.x = {n.histogram[0].lo, n.histogram[0].hi, AxisScale::Linear, AxisUnit::Plain, "q\u00B7k (one axis for both)"};
   o.y = nice_axis(0, std::min(std::max(most[0], most[1]), 2 * most[0]), AxisScale::Linear, AxisUnit::Plain,
                   "pairs per bin");
-  if (most[1] > o.y.hi)
-    o.y.title += " (the scaled peak, " + format_exact(most[1], AxisUnit::Plain) + ", runs off the top)";
+  std::vector<ChartMark> marks;
+  if (most[1] > o.y.hi) {
+    o.y.title += " (the scaled peak runs off the top)";
+    marks.push_back(cut_peak_mark(series[1], o.y.hi, "peak " + format_exact(most[1], AxisUnit::Plain)));
+  }
+  o.marks = marks;
   o.y.lo = -0.03 * o.y.hi;  // empty bins a little above the frame, not lying on it
   std::vector<double> pins = {-n.bound[0], n.bound[0]};
   if (n.bound[0] != n.bound[1]) pins.insert(pins.begin() + 1, {-n.bound[1], n.bound[1]});

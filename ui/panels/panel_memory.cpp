@@ -151,8 +151,17 @@ ImU32 legible_in_table(ImU32 colour) {
   return pack(out);
 }
 
-// Every dot's number, including those a crowded chart could not label and those past its right edge.
-void fits_table(const std::vector<CacheLine>& lines, const Fits& fits, float width) {
+// A row's name in the body font (the cells' font has no arrows), on the baseline of the numbers beside it.
+void row_name(const std::string& name, ImU32 colour, const ImFont* numbers) {
+  const ImFont* body = ImGui::GetFont();
+  ImGui::SetCursorPosY(ImGui::GetCursorPosY() +
+                       std::max(0.0f, numbers->Ascent * numbers->Scale - body->Ascent * body->Scale));
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colour), "%s", name.c_str());
+}
+
+// Every dot's number, including those a crowded chart could not label and those past its right edge: in `numbers`,
+// the cells' font where the chart keeps its third of the window with it (the pages quote these numbers).
+void fits_table(const std::vector<CacheLine>& lines, const Fits& fits, float width, ImFont* numbers) {
   if (!ImGui::BeginTable("fits", 1 + static_cast<int>(std::size(kAccelerators)),
                          ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit,
                          {width, 0}))
@@ -163,8 +172,8 @@ void fits_table(const std::vector<CacheLine>& lines, const Fits& fits, float wid
   for (std::size_t i = 0; i < lines.size(); ++i) {
     ImGui::TableNextRow();
     ImGui::TableSetColumnIndex(0);
-    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(legible_in_table(lines[i].series.colour)), "%s",
-                       lines[i].series.name.c_str());
+    row_name(lines[i].series.name, legible_in_table(lines[i].series.colour), numbers);
+    ImGui::PushFont(numbers);
     for (std::size_t a = 0; a < std::size(kAccelerators); ++a) {
       ImGui::TableSetColumnIndex(static_cast<int>(a) + 1);
       const auto n = fits[i][a];
@@ -172,12 +181,16 @@ void fits_table(const std::vector<CacheLine>& lines, const Fits& fits, float wid
           n ? format_exact(static_cast<double>(*n), AxisUnit::Plain).c_str()
             : ("over " + format_unit(static_cast<double>(kv_limits::kMaxTokens), AxisUnit::Tokens)).c_str());
     }
+    ImGui::PopFont();
   }
   ImGui::EndTable();
 }
 
-float fits_table_height(std::size_t rows) {
-  return (ImGui::GetTextLineHeight() + 2 * ImGui::GetStyle().CellPadding.y) * (1.0f + static_cast<float>(rows));
+// Its header in the body font, its rows in `numbers`, and the gap under it.
+float fits_table_height(std::size_t rows, const ImFont* numbers) {
+  const float pad = 2 * ImGui::GetStyle().CellPadding.y;
+  return ImGui::GetTextLineHeight() + pad + (font_size(numbers) + pad) * static_cast<float>(rows) +
+         ImGui::GetStyle().ItemSpacing.y;
 }
 
 // The caption names the variant the model really uses: Table 1 covers MHA and its GQA and MQA forms.
@@ -318,11 +331,13 @@ void MemoryPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   // window high), and the bars and the floats, which no page talks about, are left out instead of showing their
   // title cut at the bottom edge. Closing the lesson, or a wider window, brings them back.
   const bool page_here = !side_by_side && state.lesson.open() && state.lesson.current_page().view == View::Memory;
-  const float table_h = fits_table_height(lines.size()) + ImGui::GetStyle().ItemSpacing.y;
-  o.size = {chart_w, std::max(14.0f * ImGui::GetFontSize(), avail_h - 6 - table_h)};
+  const float chart_need = ImGui::GetIO().DisplaySize.y / 3 + LineChartOverhead(o, chart_w) + 1;
+  ImFont* numbers =
+      avail_h - 6 - fits_table_height(lines.size(), cell_font()) >= chart_need ? cell_font() : ImGui::GetFont();
+  o.size = {chart_w, std::max(14.0f * ImGui::GetFontSize(), avail_h - 6 - fits_table_height(lines.size(), numbers))};
   ImGui::BeginGroup();
   LineChart("cache", series, o);
-  fits_table(lines, fits, chart_w);
+  fits_table(lines, fits, chart_w, numbers);
   ImGui::EndGroup();
   if (side_by_side) ImGui::SameLine(0, 16);
   const std::string bars_title =

@@ -58,8 +58,10 @@ const ModelShape* PresetControls(AppState& state, bool context, bool dtype_and_b
       (it->variant == Variant::Mla
            ? "latent " + std::to_string(it->latent_dim) + " + RoPE key " + std::to_string(it->rope_dim)
            : plural(it->kv_heads, "KV head")) +
-      ", head_dim " + std::to_string(it->head_dim) + ".  Source: " + it->source;
-  TextDisabledWrapped(shape);
+      ", head_dim " + std::to_string(it->head_dim) + ".";
+  // Beside a lesson the source is the model's tooltip: its second line is the chart's room.
+  TextDisabledWrapped(state.lesson.open() ? shape : shape + "  Source: " + it->source);
+  if (state.lesson.open() && ImGui::IsItemHovered()) ImGui::SetTooltip("Source: %s", it->source.c_str());
   return &*it;
 }
 

@@ -677,6 +677,34 @@ void DrawBottomAxis(ImDrawList* dl, const Axis& a, std::span<const Tick> ticks, 
     if (kept[k] == 0) dl->AddText({ordered[k][0].x0, y}, c.text, labelled[order[k]]->label.c_str());
 }
 
+namespace {
+
+// Top to bottom: title, y-axis title, plot (half a line of room for the top tick label), x labels, x title.
+// The y axis' title after the chart's on its row where both fit (a line more for the plot), else on a row of its own.
+struct ChartRows {
+  float title_w;
+  bool y_title_inline;
+  float plot_top, plot_bottom;  // from the chart's top
+};
+
+ChartRows chart_rows(const LineChartOptions& opts, ImVec2 size) {
+  const float h = ImGui::GetTextLineHeight();
+  ChartRows r;
+  r.title_w = opts.title.empty() ? 0 : title_font()->CalcTextSizeA(title_font_size(), 1e9f, 0, opts.title.c_str()).x;
+  r.y_title_inline =
+      !opts.title.empty() && !opts.y.title.empty() && r.title_w + 2 * h + TextWidth(opts.y.title) <= size.x;
+  r.plot_top = title_height(opts.title) + (opts.y.title.empty() || r.y_title_inline ? 0 : h + 2) + h / 2;
+  r.plot_bottom = size.y - kChartTickLength - kChartLabelGap - h - (opts.x.title.empty() ? 0 : h + 4);
+  return r;
+}
+
+}  // namespace
+
+float LineChartOverhead(const LineChartOptions& opts, float width) {
+  const ChartRows r = chart_rows(opts, {width, 0});
+  return r.plot_top - r.plot_bottom;
+}
+
 void LineChart(const char* id, std::span<const Series> series, const LineChartOptions& opts) {
   ImGui::PushID(id);
   const Palette c = palette();
@@ -685,19 +713,12 @@ void LineChart(const char* id, std::span<const Series> series, const LineChartOp
   const ImVec2 end{origin.x + size.x, origin.y + size.y};
   const float h = ImGui::GetTextLineHeight();
 
-  // Top to bottom: title, y-axis title, plot (half a line of room for the top tick label), x labels, x title.
-  // The y axis' title after the chart's on its row where both fit (a line more for the plot), else on a row of its own.
-  const float title_w =
-      opts.title.empty() ? 0 : title_font()->CalcTextSizeA(title_font_size(), 1e9f, 0, opts.title.c_str()).x;
-  const bool y_title_inline =
-      !opts.title.empty() && !opts.y.title.empty() && title_w + 2 * h + TextWidth(opts.y.title) <= size.x;
-  const float title_y = origin.y, y_title_y = title_y + title_height(opts.title);
+  const ChartRows rows = chart_rows(opts, size);
+  const float title_w = rows.title_w, title_y = origin.y, y_title_y = title_y + title_height(opts.title);
+  const bool y_title_inline = rows.y_title_inline;
   const ImVec2 y_title_at =
       y_title_inline ? ImVec2{origin.x + title_w + 2 * h, y_title_y - h - 6} : ImVec2{origin.x, y_title_y};
-  Plot p{{0, y_title_y + (opts.y.title.empty() || y_title_inline ? 0 : h + 2) + h / 2},
-         {0, end.y - kChartTickLength - kChartLabelGap - h - (opts.x.title.empty() ? 0 : h + 4)},
-         &opts.x,
-         &opts.y};
+  Plot p{{0, origin.y + rows.plot_top}, {0, origin.y + rows.plot_bottom}, &opts.x, &opts.y};
   const int y_budget = std::clamp(static_cast<int>((p.max.y - p.min.y) / (2.2f * h)), 2, 10);
   const std::vector<Tick> y_ticks = with_pinned_ticks(axis_ticks(opts.y, y_budget), opts.y_pins, opts.y.unit);
   float y_label_w = opts.y_label_width;

@@ -76,6 +76,9 @@ struct LineChartOptions {
 };
 
 void LineChart(const char* id, std::span<const Series> series, const LineChartOptions& opts);
+// The height a chart of `width` takes beyond its plot (its title, axis labels and titles): what to add to the plot
+// height a page needs.
+float LineChartOverhead(const LineChartOptions& opts, float width);
 
 // The smallest and largest positive y over all series (what a log axis can show); {1, 1} when none.
 std::pair<double, double> positive_extent(std::span<const Series> series);
