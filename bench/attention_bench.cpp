@@ -4,7 +4,7 @@
 //   BM_DecodeStep/T           one new token with T-1 tokens cached: project it, append it, attend over T keys
 //   BM_RecomputeForStep/T     what the step saves: the full causal trace of all T tokens
 //   BM_TraceDrag/T/i          the window's recompute after a drag on token i's embedding, with the trace before it
-//   BM_TrainStep              one training step of issue 16's model (2 layers of 4 heads, d_model 64, learned
+//   BM_TrainStep              one training step of the induction model (2 layers of 4 heads, d_model 64, learned
 //                             positions, Pre-LN, attention only, vocabulary 64) on a batch of 32 induction sequences of
 //                             32: the batch drawn, forward, backward, AdamW
 //   BM_ModelRun/N             run_model of a 4-layer model (d_model 256, 8 causal heads of 32, Pre-LN, learned

@@ -48,7 +48,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SIZES = (128, 512, 1024, 2048)  # the decode table's
-TRACE_SIZES = SIZES + (4096,)  # the full trace's (issue 17)
+TRACE_SIZES = SIZES + (4096,)  # the full trace's, up to the longest the window shows
 TRACE_RATIO_TARGET = 0.5  # full trace / PyTorch's forward at every T of TRACE_SIZES
 RSS_TARGETS_MIB = {2048: 700, 4096: 2560}  # peak RSS of a process computing one full trace
 CV_TARGET_T, CV_TARGET = 2048, 0.10
@@ -64,7 +64,7 @@ EXTRA_TARGET = 1.15  # positions or sparse selection beside the plain trace at R
 MODEL = dict(layers=4, d_model=256, heads=8, head_dim=32, d_ff=1024, vocab=64)
 MODEL_T = 512
 MODEL_CHECK_T = 32
-# BM_TrainStep: issue 16's model and batch (core/training.h's defaults)
+# BM_TrainStep: the induction lesson's model and batch (core/training.h's defaults)
 TRAIN = dict(layers=2, d_model=64, heads=4, vocab=64, seq_len=32, batch=32, lr=1e-3)
 BLAS_ALTERNATIVE = "/etc/alternatives/libblas.so.3-x86_64-linux-gnu"
 BLAS_PACKAGE = "libopenblas0-pthread"
@@ -311,7 +311,7 @@ def torch_model(torch, w):
 
 
 def torch_train_step_fn(torch, np, seed=2028):
-    """One AdamW step of issue 16's model in PyTorch: Pre-LN attention-only layers, learned positions, next-token
+    """One AdamW step of the induction lesson's model in PyTorch: Pre-LN attention-only layers, learned positions, next-token
     cross-entropy over a batch of random sequences (the task's batches cost the same), float64."""
     c = TRAIN
     rng = np.random.default_rng(seed)
@@ -616,7 +616,7 @@ def main():
           f"{'met' if ratio <= 1.0 else 'MISSED'}")
     for t in TRACE_SIZES:
         r = ours[f"BM_Trace/{t}"]["seconds"] / peer_torch[t][0]
-        print(f"  T = {t} full trace / PyTorch forward = {r:.2f} (issue 17's target <= {TRACE_RATIO_TARGET}): "
+        print(f"  T = {t} full trace / PyTorch forward = {r:.2f} (target <= {TRACE_RATIO_TARGET}): "
               f"{'met' if r <= TRACE_RATIO_TARGET else 'MISSED'}")
     for t, mib in rss.items():
         print(f"  T = {t} peak RSS {mib:.0f} MiB (target < {RSS_TARGETS_MIB[t]} MiB): "

@@ -1,6 +1,6 @@
 #pragma once
 // The gradient of a model's cross-entropy with respect to its weights, written for this model (no framework): what
-// training (issue 16) steps with. Row vectors throughout, as the forward pass in model.h.
+// training steps with. Row vectors throughout, as the forward pass in model.h.
 //
 // Every model a file can give: every norm (none, pre, post) and feed-forward kind (none, relu, gelu, swiglu), every
 // kind of positions, and each layer's attention as attention_gradient.h computes it (every variant, RoPE and MLA's

@@ -1,5 +1,5 @@
 #pragma once
-// The classroom tasks a model is trained on (issue 16): each a seeded generator of batches, and a fixed evaluation
+// The classroom tasks a model is trained on: each a seeded generator of batches, and a fixed evaluation
 // batch drawn apart from training. The same (task, seed, batch number) always gives the same batch, on any machine.
 //
 // Vocabulary of the symbol tasks: "<s>" (every sequence starts with it), "|" (separates a question from its answer),

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Done-when of issue 16: an induction head forms within 3,000 steps, and assets/models/induction.json is what
+"""The induction task's promise: an induction head forms within 3,000 steps, and assets/models/induction.json is what
 the train command makes.
 
-Trains the issue's model (2 layers, 4 heads, d_model 64, learned positions, attention-only, vocabulary 64,
+Trains the induction lesson's model (2 layers, 4 heads, d_model 64, learned positions, attention-only, vocabulary 64,
 sequences of 32, batches of 32, AdamW lr 1e-3, seed 1) for 3,000 steps with the command the shipped model was made
 with, then checks that
   - some head's induction score on the probe batch (repeats farther apart than any in training) is >= 0.3,
