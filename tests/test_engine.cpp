@@ -9,7 +9,7 @@ using namespace attn::test;
 namespace {
 
 // Two heads of dimension 2 over d_model 3, with W_O: every matrix non-square so a transpose cannot hide.
-Scenario two_heads() {
+Scenario two_head_scenario() {
   Scenario s;
   s.name = "two heads";
   s.input = {{"a", "b", "c", "d"}, mat({{1, 0, 2}, {0, 1, -1}, {2, 1, 0}, {-1, 3, 1}})};
@@ -26,9 +26,9 @@ Scenario two_heads() {
 }  // namespace
 
 TEST_CASE("heads are column blocks of Q, K and V") {
-  const Trace t = compute_trace(two_heads());
+  const Trace t = compute_trace(two_head_scenario());
   REQUIRE(t.heads.size() == 2);
-  check_matrix(t.Q, t.x * *two_heads().weights.W_Q, 0.0, "Q = X W_Q");
+  check_matrix(t.Q, t.x * *two_head_scenario().weights.W_Q, 0.0, "Q = X W_Q");
   for (int h = 0; h < 2; ++h) {
     CAPTURE(h);
     check_matrix(t.heads[h].q, t.Q.middleCols(2 * h, 2), 0.0, "q_h");
@@ -43,7 +43,7 @@ TEST_CASE("heads are column blocks of Q, K and V") {
 }
 
 TEST_CASE("concat W_O equals the sum of the per-head contributions output_h W_O^(h)") {
-  const Trace t = compute_trace(two_heads());
+  const Trace t = compute_trace(two_head_scenario());
   REQUIRE(t.has_output_projection());
   Matrix sum = Matrix::Zero(4, 3);
   for (const HeadTrace& h : t.heads) {
@@ -52,16 +52,16 @@ TEST_CASE("concat W_O equals the sum of the per-head contributions output_h W_O^
     sum += h.contribution();
   }
   check_matrix(t.output, sum, 1e-12, "concat W_O vs sum of contributions");
-  check_matrix(t.heads[0].contribution(), t.heads[0].output * two_heads().weights.W_O->topRows(2), 1e-15,
+  check_matrix(t.heads[0].contribution(), t.heads[0].output * two_head_scenario().weights.W_O->topRows(2), 1e-15,
                "head 0 uses rows 0..1 of W_O");
-  check_matrix(t.heads[1].contribution(), t.heads[1].output * two_heads().weights.W_O->bottomRows(2), 1e-15,
+  check_matrix(t.heads[1].contribution(), t.heads[1].output * two_head_scenario().weights.W_O->bottomRows(2), 1e-15,
                "head 1 uses rows 2..3 of W_O");
   CHECK(t.output.rows() == 4);
   CHECK(t.output.cols() == 3);
 }
 
 TEST_CASE("cross-attention: queries from X, keys and values from the context (N_Q != N_KV)") {
-  Scenario s = two_heads();
+  Scenario s = two_head_scenario();
   s.input = {{"le", "chat"}, mat({{1, 1, 0}, {0, 2, 1}})};
   s.context =
       TokenRows{{"the", "cat", "sat", "down", "now"}, mat({{1, 0, 1}, {0, 2, 0}, {1, 1, 1}, {0, 0, 1}, {2, 0, 0}})};
@@ -87,7 +87,7 @@ TEST_CASE("cross-attention: queries from X, keys and values from the context (N_
 }
 
 TEST_CASE("missing weights are drawn from the seed: the same numbers every time, other seeds differ") {
-  Scenario s = two_heads();
+  Scenario s = two_head_scenario();
   s.weights = {};
   s.seed = 7;
   const Trace a = compute_trace(s);
@@ -132,7 +132,7 @@ TEST_CASE("the shipped multi-head causal scenario runs: 4 heads, causal, W_O") {
 }
 
 TEST_CASE("compute_trace validates first: a bad shape is an error, not a crash") {
-  Scenario s = two_heads();
+  Scenario s = two_head_scenario();
   s.weights.W_K = mat({{1, 0}, {0, 1}, {1, 1}});
   CHECK_THROWS_WITH_AS(compute_trace(s), "weights.W_K: expected 4 columns (heads x head_dim = 2 x 2) but found 2",
                        InputError);
@@ -163,14 +163,14 @@ TEST_CASE("trace_bytes: two heads share one mask, counted once") {
   //   the mask 4x4, once                                     16
   //   concat 4x4, output 4x3                                 28
   // 360 doubles, plus 2 x 4 RowStatus values (each head's contribution is made when asked for).
-  const Trace t = compute_trace(two_heads());
+  const Trace t = compute_trace(two_head_scenario());
   CHECK(trace_bytes(t) == 360 * 8 + 8 * std::int64_t(sizeof(RowStatus)));
   CHECK(t.heads[0].mask.has_value());
   CHECK(&*t.heads[0].mask == &*t.heads[1].mask);  // the same matrix, not a copy
 }
 
 TEST_CASE("scaled and masked are made from the scores and the mask when asked for, whole or a cell at a time") {
-  Scenario s = two_heads();
+  Scenario s = two_head_scenario();
   s.attention.mask = MaskKind::Causal;
   const Trace t = compute_trace(s);
   const HeadTrace& h = t.heads[1];

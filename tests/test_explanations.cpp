@@ -26,7 +26,7 @@ Trace cat_sat_with(MaskKind mask) {
 
 // Two heads of width 2 over d_model 3, causal, with W_O: non-square everywhere. W_Q = 0 makes every score 0, so
 // the weights are 1 for "a" (it sees only itself) and 1/2, 1/2 for "b": every number below is exact.
-Scenario two_heads() {
+Scenario explained_two_heads() {
   Scenario s;
   s.name = "two heads";
   s.input = {{"a", "b"}, mat({{1, 0, 2}, {3, 1, 0}})};
@@ -261,7 +261,7 @@ TEST_CASE("linear kernel: division by the row sum, and the rows it cannot normal
 }
 
 TEST_CASE("two heads with W_O: concat times W_O, and the output as a sum over heads") {
-  const Trace t = compute_trace(two_heads());
+  const Trace t = compute_trace(explained_two_heads());
   // V = X W_V: a = [1, 0, 2, -1], b = [3, 1, 0, 3]. Weights: a -> [1, 0], b -> [1/2, 1/2].
   // Head 0 (columns 0-1): a = [1, 0], b = [2, 0.5]. Head 1 (columns 2-3): a = [2, -1], b = [1, 1].
   // concat_b = [2, 0.5, 1, 1]; column 2 of W_O = [-1, 0, 0, 3]: -2 + 0 + 0 + 3 = 1.

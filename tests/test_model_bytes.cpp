@@ -12,7 +12,7 @@ namespace {
 
 // One layer of 2 heads of 2 over d_model 4, 3 tokens in a vocabulary of 3: every count below is small enough to
 // follow on paper.
-Model small_model() {
+Model bytes_model() {
   return parse_model(R"({"name": "small", "vocab": ["a", "b", "c"], "d_model": 4, "max_positions": 8,
     "positions": "none", "norm": "none",
     "layers": [{"attention": {"variant": "mha", "heads": 2, "head_dim": 2, "mask": "causal"}}]})");
@@ -20,8 +20,8 @@ Model small_model() {
 
 }  // namespace
 
-// The predictions against the peak resident set of `attention-lab train --task induction --steps 1` (Release, 2 threads,
-// /usr/bin/time -v), layers L, heads H, d_model D, sequences of N, batches of B:
+// The predictions against the peak resident set of `attention-lab train --task induction --steps 1` (Release, 2
+// threads, /usr/bin/time -v), layers L, heads H, d_model D, sequences of N, batches of B:
 //   L 2 H 4 D 64 N 512 B 2:   predicted 74,566,656, measured 77,004,800   (1.03)
 //   L 4 H 8 D 64 N 1024 B 2:  predicted 706,409,472, measured 695,033,856 (0.98)
 //   L 2 H 4 D 128 N 2048 B 2: predicted 1,013,209,088, measured 910,544,896 (0.90)
@@ -32,7 +32,7 @@ Model small_model() {
 // And `run` of the 64-layer model of test_model_budget.cpp on 4,096 tokens: about 853 MB predicted, 1,010,585,600
 // measured (1.18, the heap again).
 TEST_CASE("a forward pass's and a training step's bytes are known from the shapes: a small model counted by hand") {
-  const Model m = small_model();
+  const Model m = bytes_model();
   const std::int64_t D = 8;  // bytes of a double
   // Weights: embedding 3x4, unembedding 4x3, W_Q W_K W_V (4, 2*2) and W_O (2*2, 4): 12 + 12 + 48 + 16 = 88 numbers.
   const std::int64_t weights = 88 * D;

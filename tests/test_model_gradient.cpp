@@ -19,8 +19,8 @@ using namespace attn::test;
 namespace {
 
 // A model of two layers; `norm` none, pre or post, `positions` none or learned, `ffn` a feed-forward kind.
-Model small_model(const std::string& norm, const std::string& positions, const std::string& mask = "causal",
-                  const std::string& ffn = "none") {
+Model gradient_model(const std::string& norm, const std::string& positions, const std::string& mask = "causal",
+                     const std::string& ffn = "none") {
   Model m = resolve_model(parse_model(R"({"name": "grad", "vocab": ["a", "b", "c", "d", "e", "f"], "d_model": 8,
     "max_positions": 8, "positions": ")" +
                                       positions + R"(", "norm": ")" + norm + R"(",
@@ -139,7 +139,7 @@ TEST_CASE("the gradient's forward pass is run_model's: the loss from its probabi
     const std::string norm = config.first, ffn = config.second;  // clang's CAPTURE cannot take structured bindings
     CAPTURE(norm);
     CAPTURE(ffn);
-    const Model m = small_model(norm, "learned", "causal", ffn);
+    const Model m = gradient_model(norm, "learned", "causal", ffn);
     const ModelTrace t = run_model(m, token_names(m, kIds));
     const double expected = next_token_loss(t, kIds);
     CHECK(std::abs(model_loss(m, kIds, next_token_targets(kIds)) - expected) < 1e-13);
@@ -148,33 +148,33 @@ TEST_CASE("the gradient's forward pass is run_model's: the loss from its probabi
 }
 
 TEST_CASE("every weight's gradient agrees with central differences of the loss (no norm, no positions)") {
-  check_against_differences(small_model("none", "none"));
+  check_against_differences(gradient_model("none", "none"));
 }
 
 TEST_CASE("every weight's gradient agrees with central differences of the loss (Pre-LN, learned positions)") {
-  check_against_differences(small_model("pre", "learned"));
+  check_against_differences(gradient_model("pre", "learned"));
 }
 
 TEST_CASE("every weight's gradient agrees with central differences of the loss (Post-LN, a GELU FFN)") {
-  check_against_differences(small_model("post", "learned", "causal", "gelu"));
+  check_against_differences(gradient_model("post", "learned", "causal", "gelu"));
 }
 
 TEST_CASE("every weight's gradient agrees with central differences of the loss (Pre-LN, a SwiGLU FFN)") {
-  check_against_differences(small_model("pre", "none", "causal", "swiglu"));
+  check_against_differences(gradient_model("pre", "none", "causal", "swiglu"));
 }
 
 TEST_CASE("every weight's gradient agrees with central differences of the loss (no norm, a ReLU FFN)") {
-  check_against_differences(small_model("none", "learned", "causal", "relu"));
+  check_against_differences(gradient_model("none", "learned", "causal", "relu"));
 }
 
 TEST_CASE("every weight's gradient agrees with central differences of the loss (no mask, unscaled)") {
-  Model m = small_model("pre", "learned", "none");
+  Model m = gradient_model("pre", "learned", "none");
   m.layers[1].attention.scale = false;
   check_against_differences(m);
 }
 
 TEST_CASE("the loss leaves out positions without a target, and bad targets and untrainable models are refused") {
-  const Model m = small_model("none", "learned");
+  const Model m = gradient_model("none", "learned");
   std::vector<int> only_last(kIds.size(), kNoTarget);
   only_last[2] = 4;
   const Matrix p = run_model(m, {"a", "d", "b"}).probabilities;
@@ -242,7 +242,7 @@ TEST_CASE("a sparse layer trains around its indexer: the indexer's weights have 
 
 TEST_CASE("a gradient has every trained weight of its model, in the same order and shapes") {
   for (const auto& [norm, positions] : {std::pair{"none", "none"}, {"pre", "learned"}}) {
-    Model m = small_model(norm, positions);
+    Model m = gradient_model(norm, positions);
     LossGradient r = loss_gradient(m, kIds, next_token_targets(kIds));
     const std::vector<TrainedWeight> w = trained_weights(m), g = trained_weights(r.gradient);
     REQUIRE(w.size() == g.size());
@@ -257,7 +257,7 @@ TEST_CASE("a gradient has every trained weight of its model, in the same order a
 }
 
 TEST_CASE("a batch's loss is the mean over all its targets, and its gradient agrees with central differences") {
-  const Model m = small_model("pre", "learned");
+  const Model m = gradient_model("pre", "learned");
   const std::vector<Sequence> batch = {{{0, 3, 1}, next_token_targets({0, 3, 1})},
                                        {{2, 2, 5, 4, 1, 0}, next_token_targets({2, 2, 5, 4, 1, 0})}};
   const double first = model_loss(m, batch[0].ids, batch[0].targets),
@@ -276,7 +276,7 @@ TEST_CASE("a batch's loss is the mean over all its targets, and its gradient agr
 
 TEST_CASE("a step that diverges is not taken: training goes back to the last weights whose loss was a number") {
   const std::vector<Sequence> batch = {{kIds, next_token_targets(kIds)}};
-  TrainState t = start_training(small_model("pre", "learned"));
+  TrainState t = start_training(gradient_model("pre", "learned"));
   AdamWConfig c;
   c.lr = 10.0;              // far too high: within a few steps the loss overflows
   std::vector<Model> seen;  // the weights each step started from
@@ -300,15 +300,15 @@ TEST_CASE("a step that diverges is not taken: training goes back to the last wei
 
 TEST_CASE("train on the command line: the losses, the saved weights, and a divergence stopping with exit 2") {
   const std::filesystem::path dir = fresh_dir("train-cli");
-  save_model_file(small_model("none", "learned"), dir / "model.json");
+  save_model_file(gradient_model("none", "learned"), dir / "model.json");
   std::ofstream(dir / "batches.json") << R"({"batches": [[[0, 3, 1, 3, 1, 5, 2]]]})";
   const Run ok = run({"train", "--model", (dir / "model.json").string(), "--batches", (dir / "batches.json").string(),
                       "--steps", "2", "--save", (dir / "out.json").string()});
   CHECK(ok.code == 0);
   CHECK(ok.err.empty());
-  const double first = model_loss(small_model("none", "learned"), kIds, next_token_targets(kIds));
+  const double first = model_loss(gradient_model("none", "learned"), kIds, next_token_targets(kIds));
   CHECK(ok.out.starts_with("step 1: loss " + format_number(first, 6) + "\nstep 2: loss "));
-  CHECK_FALSE(model_to_text(load_model_file(dir / "out.json")) == model_to_text(small_model("none", "learned")));
+  CHECK_FALSE(model_to_text(load_model_file(dir / "out.json")) == model_to_text(gradient_model("none", "learned")));
 
   const Run diverged = run({"train", "--model", (dir / "model.json").string(), "--batches",
                             (dir / "batches.json").string(), "--steps", "50", "--lr", "10"});

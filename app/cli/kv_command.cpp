@@ -76,7 +76,7 @@ std::int64_t bounded(Args& args, const std::string& option, std::int64_t lo, std
 }
 
 // The shape options: each fills its field of KvOptions.
-bool parse_shape_option(const std::string& word, Args& args, KvOptions& o) {
+bool parse_kv_shape_option(const std::string& word, Args& args, KvOptions& o) {
   namespace L = kv_limits;
   const struct {
     const char* name;
@@ -120,7 +120,7 @@ KvOptions parse_kv_args(std::span<const std::string> words) {
     else if (word == "--list") o.list = true;
     else if (word == "--preset") o.preset = args.value(word);
     else if (word == "--presets") o.presets_file = args.value(word);
-    else if (parse_shape_option(word, args, o)) continue;
+    else if (parse_kv_shape_option(word, args, o)) continue;
     else if (word == "--compare") {
       o.compare = true;
       o.run_options.push_back(word);

@@ -78,7 +78,7 @@ E named(Args& args, const std::string& option, std::optional<E> (*parse)(std::st
 }
 
 // The options that shape a new model; false if `word` is none of them.
-bool parse_shape_option(const std::string& word, Args& args, TaskModelShape& s) {
+bool parse_task_shape_option(const std::string& word, Args& args, TaskModelShape& s) {
   if (word == "--layers") s.layers = static_cast<int>(args.integer(word, 1, limits::kMaxLayers));
   else if (word == "--heads") s.heads = static_cast<int>(args.integer(word, 1, limits::kMaxHeads));
   else if (word == "--d-model") s.d_model = static_cast<int>(args.integer(word, 1, limits::kMaxModelDim));
@@ -184,7 +184,7 @@ TrainOptions parse_train(std::span<const std::string> words) {
       o.task_config.seq_len = static_cast<int>(args.integer(word, kMinTaskSeqLen, limits::kMaxTokens)),
       o.seq_len_given = true;
     else if (parse_optimiser_option(word, args, o)) continue;
-    else if (parse_shape_option(word, args, o.shape)) {
+    else if (parse_task_shape_option(word, args, o.shape)) {
       if (o.shape_option.empty()) o.shape_option = word;
     } else throw UsageError("train: unknown option '" + word + "' (see attention-lab train --help)");
   }

@@ -21,7 +21,7 @@ std::string ratio(double r) {
   return b;
 }
 
-std::string plain(std::uint64_t n) { return format_exact(static_cast<double>(n), AxisUnit::Plain); }
+std::string exact_count(std::uint64_t n) { return format_exact(static_cast<double>(n), AxisUnit::Plain); }
 
 // "2·128·(512 + 64)": the middle dot between factors.
 std::string two_h_times(std::uint64_t a, const std::string& b) { return "2\u00B7" + thousands(a) + "\u00B7" + b; }
@@ -33,7 +33,7 @@ std::string attention_cost_text(const ModelShape& m) {
   const std::string H = thousands(static_cast<std::uint64_t>(m.heads));
   const std::string d = thousands(static_cast<std::uint64_t>(mla ? m.latent_dim : m.head_dim));
   const std::string d_name = mla ? "d_c" : "d";
-  const std::string total = " = " + plain(attention_flops_per_pair(m)) + " FLOPs per (query, key) pair";
+  const std::string total = " = " + exact_count(attention_flops_per_pair(m)) + " FLOPs per (query, key) pair";
   // Without decoupled RoPE a score and a sum read the same width: one 4·H·d.
   if (m.rope_dim == 0) return "C_attn = 4\u00B7H\u00B7" + d_name + " = 4\u00B7" + H + "\u00B7" + d + total;
   const std::string r = thousands(static_cast<std::uint64_t>(m.rope_dim));
@@ -45,15 +45,16 @@ std::string attention_cost_text(const ModelShape& m) {
 }
 
 std::string sparse_attention_text(std::uint64_t c_attn, std::uint64_t c_idx, std::uint64_t k) {
-  const std::string top_k = "the top " + plain(k);
+  const std::string top_k = "the top " + exact_count(k);
   if (const auto from = dsa_break_even(c_attn, c_idx, k))
     return "Sparse attention still scans all L keys, but its indexer costs 1/" +
            ratio(static_cast<double>(c_attn) / static_cast<double>(c_idx)) +
            " of attention per pair, and it attends to " + top_k +
-           " only: it costs less than attending to every key from L = " + plain(*from) + " tokens on.";
+           " only: it costs less than attending to every key from L = " + exact_count(*from) + " tokens on.";
   return "Here sparse attention never pays: its indexer alone costs " +
          ratio(static_cast<double>(c_idx) / static_cast<double>(c_attn)) +
-         "\u00D7 as much per pair as this model's attention (" + plain(c_idx) + " against " + plain(c_attn) +
+         "\u00D7 as much per pair as this model's attention (" + exact_count(c_idx) + " against " +
+         exact_count(c_attn) +
          " FLOPs), so its line stays above the KV cache's. It pays in models "
          "whose attention costs more per pair than the indexer, such as DeepSeek's (C_attn = 278,528).";
 }

@@ -38,7 +38,7 @@ bool pick(const char* label, int& index, const std::vector<std::string>& names, 
   return changed;
 }
 
-void controls(AppState& state, const Trace& t, const std::vector<PlanePair>& pairs) {
+void geometry_controls(AppState& state, const Trace& t, const std::vector<PlanePair>& pairs) {
   auto& g = state.pipeline.geometry_view;
   std::vector<std::string> labels;
   for (const PlanePair& p : pairs) labels.push_back(p.label);
@@ -120,7 +120,7 @@ void GeometryView(AppState& state, const Trace& t, int head, float height) {
   const ImVec2 at = ImGui::GetCursorPos();
   ImGui::SetCursorPos({at.x + width + ImGui::GetStyle().ItemSpacing.x * 2, at.y});
   ImGui::BeginGroup();
-  controls(state, t, pairs);
+  geometry_controls(state, t, pairs);
   const auto& c = state.pipeline.geometry_view;
   const PlaneGeometry g = plane_geometry(t, head, c.pair, c.row, c.col);
   TextWrappedAtSpaces(explain_geometry(t, g));

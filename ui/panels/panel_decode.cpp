@@ -17,7 +17,7 @@
 namespace attn::ui {
 namespace {
 
-void controls(AppState& state, const DecodeTrace& d) {
+void decode_controls(AppState& state, const DecodeTrace& d) {
   const int n = static_cast<int>(d.steps.size());
   ImGui::BeginDisabled(state.decode.token == 0);
   if (ImGui::ArrowButton("prev", ImGuiDir_Left)) state.set_decode_token(state.decode.token - 1);
@@ -291,7 +291,7 @@ void DecodePanel(AppState& state, ImVec2 pos, ImVec2 size) {
     ImGui::End();
     return;
   }
-  controls(state, *d);
+  decode_controls(state, *d);
   const int t = state.decode.token;
   const DecodeStep& s = d->steps[static_cast<std::size_t>(t)];
   counters(*d, s);

@@ -460,7 +460,7 @@ void head_grid_row(AppState& state, int first, int last, int most, float cell) {
 
 // Every head of every layer as large as width x height allows (fit_head_grid): a layer's heads side by side, and
 // layers side by side where that makes them larger.
-void head_grid(AppState& state, float width, float height) {
+void model_head_grid(AppState& state, float width, float height) {
   const ModelTrace& t = state.model_doc.trace();
   int most = 1;
   for (const LayerTrace& l : t.layers) most = std::max(most, static_cast<int>(l.weights_overview.size()));
@@ -538,7 +538,8 @@ void heads_section(AppState& state, float height, bool beside) {
   fold_break(state);
   const float spacing = ImGui::GetStyle().ItemSpacing.y;
   const float below = 4 * spacing + title_font_size() + BarChartHeight(kShownPredictions);
-  head_grid(state, ImGui::GetContentRegionAvail().x, beside ? height - ImGui::GetCursorPosY() - below : height * 0.3f);
+  model_head_grid(state, ImGui::GetContentRegionAvail().x,
+                  beside ? height - ImGui::GetCursorPosY() - below : height * 0.3f);
   ImGui::Spacing();
 }
 

@@ -259,7 +259,7 @@ void timeline(AppState& state) {
 // named by what it has become.
 void head_thumbnails(TrainView& view, const TrainSnapshot& s, float cell);
 
-void head_grid(TrainView& view, const TrainSnapshot& s, ImVec2 avail) {
+void train_head_grid(TrainView& view, const TrainSnapshot& s, ImVec2 avail) {
   int most = 1;
   for (const auto& layer : s.probe_attention) most = std::max(most, static_cast<int>(layer.size()));
   const ImVec2 gap = ImGui::GetStyle().ItemSpacing;
@@ -530,7 +530,7 @@ void heads_page(AppState& state) {
   const float story_h = st.WindowPadding.y + 5 * ImGui::GetTextLineHeightWithSpacing() - st.ItemSpacing.y;
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   PushHeatmapVersion(reinterpret_cast<std::uintptr_t>(shown.get()));
-  head_grid(state.train, *shown, {avail.x, std::max(avail.y - story_h - st.ItemSpacing.y, avail.y * 0.5f)});
+  train_head_grid(state.train, *shown, {avail.x, std::max(avail.y - story_h - st.ItemSpacing.y, avail.y * 0.5f)});
   PopHeatmapVersion();
   story_box(state, *shown, false, false);
 }
@@ -602,11 +602,11 @@ void TrainPanel(AppState& state, ImVec2 pos, ImVec2 size) {
       if (!select) v.gradient_tab = false;
       PushHeatmapVersion(reinterpret_cast<std::uintptr_t>(shown.get()));
       if (two_columns) {
-        head_grid(v, *shown, {ImGui::GetContentRegionAvail().x, tabs_h * 0.55f});
+        train_head_grid(v, *shown, {ImGui::GetContentRegionAvail().x, tabs_h * 0.55f});
         ImGui::Spacing();
       } else {  // the heads as tall as the tab, what happened beside them
         ImGui::BeginGroup();
-        head_grid(v, *shown, {ImGui::GetContentRegionAvail().x * 0.62f, ImGui::GetContentRegionAvail().y});
+        train_head_grid(v, *shown, {ImGui::GetContentRegionAvail().x * 0.62f, ImGui::GetContentRegionAvail().y});
         ImGui::EndGroup();
         ImGui::SameLine();
       }

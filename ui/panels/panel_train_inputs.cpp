@@ -14,7 +14,7 @@
 namespace attn::ui {
 namespace {
 
-bool int_field(const char* label, int& value, int lo, int hi) {
+bool train_int_field(const char* label, int& value, int lo, int hi) {
   FitLabel(label);
   int v = value;
   if (!ImGui::InputInt(label, &v)) return false;
@@ -27,22 +27,22 @@ void task_section(TrainSettings& s) {
   EnumCombo("task", t.kind,
             {TaskKind::Induction, TaskKind::PreviousToken, TaskKind::Copy, TaskKind::Reverse, TaskKind::Sort,
              TaskKind::Text});
-  if (t.kind != TaskKind::Text) int_field("vocabulary", t.vocab, 4, 512);
-  int_field("sequence length", t.seq_len, kMinTaskSeqLen, 256);
+  if (t.kind != TaskKind::Text) train_int_field("vocabulary", t.vocab, 4, 512);
+  train_int_field("sequence length", t.seq_len, kMinTaskSeqLen, 256);
 }
 
 void shape_section(TaskModelShape& m) {
-  int_field("layers", m.layers, 1, 8);
-  int_field("heads", m.heads, 1, 16);
-  int_field("d_model", m.d_model, 1, 512);
+  train_int_field("layers", m.layers, 1, 8);
+  train_int_field("heads", m.heads, 1, 16);
+  train_int_field("d_model", m.d_model, 1, 512);
   EnumCombo("variant", m.variant, {Variant::Mha, Variant::Gqa, Variant::Mqa, Variant::Mla});
   if (m.variant == Variant::Gqa) {
     int kv = effective_kv_heads(m);
-    if (int_field("KV heads", kv, 1, 16)) m.kv_heads = kv;
+    if (train_int_field("KV heads", kv, 1, 16)) m.kv_heads = kv;
   }
   if (m.variant == Variant::Mla) {
     int latent = effective_latent_dim(m);
-    if (int_field("latent d_c", latent, 1, 512)) m.latent_dim = latent;
+    if (train_int_field("latent d_c", latent, 1, 512)) m.latent_dim = latent;
   }
   EnumCombo("positions", m.positions, {Positions::None, Positions::Sinusoidal, Positions::Learned, Positions::Rope});
   EnumCombo("norm", m.norm, {Norm::None, Norm::Pre, Norm::Post});
@@ -76,9 +76,9 @@ void optimiser_section(TrainSettings& s) {
   FitLabel("learning rate");
   double lr = s.run.adamw.lr;
   if (ImGui::InputDouble("learning rate", &lr, 0.0, 0.0, "%.4g")) s.run.adamw.lr = std::clamp(lr, 1e-6, 1.0);
-  int_field("batch", s.run.batch, 1, 256);
-  int_field("warm-up steps", s.run.schedule.warmup, 0, 10000);
-  int_field("steps", s.steps, 1, 100000);
+  train_int_field("batch", s.run.batch, 1, 256);
+  train_int_field("warm-up steps", s.run.schedule.warmup, 0, 10000);
+  train_int_field("steps", s.steps, 1, 100000);
   FitLabel("seed");
   std::uint64_t seed = s.run.seed;
   if (ImGui::InputScalar("seed", ImGuiDataType_U64, &seed)) s.run.seed = seed;

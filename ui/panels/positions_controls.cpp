@@ -19,8 +19,8 @@ void report(AppState& state, const std::vector<std::string>& notes) {
 }
 
 // An integer field applied as it changes, clamped to [lo, hi]; `width` wide, or up to the panel's edge when 0.
-void int_field(AppState& state, const char* label, int value, int step, int lo, int hi,
-               const std::function<std::vector<std::string>(Scenario&, int)>& apply, float width = 0.0f) {
+void position_int_field(AppState& state, const char* label, int value, int step, int lo, int hi,
+                        const std::function<std::vector<std::string>(Scenario&, int)>& apply, float width = 0.0f) {
   if (width > 0.0f) ImGui::SetNextItemWidth(width);
   else FitLabel(label);
   if (!ImGui::InputInt(label, &value, step)) return;
@@ -47,7 +47,7 @@ void PositionShiftField(AppState& state, float width) {
   const Scenario& s = state.scenario();
   const int most = s.attention.positions == Positions::Learned ? limits::kMaxTokens - std::max(s.n_q(), s.n_kv())
                                                                : limits::kMaxPositionOffset;
-  int_field(state, "shift positions", s.attention.position_offset, 1, 0, most, set_position_offset, width);
+  position_int_field(state, "shift positions", s.attention.position_offset, 1, 0, most, set_position_offset, width);
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip(
         "Row p sits at position shift + p. RoPE's scores stay the same (only i - j enters them);\n"
@@ -68,7 +68,7 @@ void PositionsControls(AppState& state) {
   if (a.positions == Positions::Sinusoidal || a.positions == Positions::Rope) rope_base_field(state);
   if (a.positions != Positions::None) PositionShiftField(state);
   if (decoupled_rope(a))
-    int_field(state, "rope_dim", a.rope_dim, 2, 2, limits::kMaxHeadDim, [](Scenario& d, int r) {
+    position_int_field(state, "rope_dim", a.rope_dim, 2, 2, limits::kMaxHeadDim, [](Scenario& d, int r) {
       d.attention.rope_dim = r - r % 2;
       return drop_unfit_weights(d);
     });
@@ -93,9 +93,10 @@ void SparseControls(AppState& state) {
       return drop_unfit_weights(d);
     };
   };
-  int_field(state, "top_k", c.top_k, 1, 1, limits::kMaxTokens, set(&SparseConfig::top_k));
-  int_field(state, "indexer heads", c.indexer_heads, 1, 1, limits::kMaxHeads, set(&SparseConfig::indexer_heads));
-  int_field(state, "indexer dim", c.indexer_dim, 1, 1, limits::kMaxHeadDim, set(&SparseConfig::indexer_dim));
+  position_int_field(state, "top_k", c.top_k, 1, 1, limits::kMaxTokens, set(&SparseConfig::top_k));
+  position_int_field(state, "indexer heads", c.indexer_heads, 1, 1, limits::kMaxHeads,
+                     set(&SparseConfig::indexer_heads));
+  position_int_field(state, "indexer dim", c.indexer_dim, 1, 1, limits::kMaxHeadDim, set(&SparseConfig::indexer_dim));
 }
 
 }  // namespace attn::ui

@@ -138,7 +138,7 @@ float plot_width(std::span<const Bar> bars, const Axis& axis, AxisUnit unit, flo
   return std::max(width, avail / 2);
 }
 
-void tooltip(const Bar& b, AxisUnit unit) {
+void bar_tooltip(const Bar& b, AxisUnit unit) {
   ImGui::BeginTooltip();
   ImGui::TextUnformatted(b.label.c_str());
   ImGui::TextUnformatted(format_exact(b.value, unit).c_str());
@@ -230,7 +230,7 @@ void BarChart(const char* id, std::span<const Bar> bars, const BarChartOptions& 
   if (hovered_row >= 0) {  // a light veil over the whole row, text backdrops included
     const float mid = row_mid(static_cast<std::size_t>(hovered_row));
     dl->AddRectFilled({origin.x, mid - row_h / 2}, {right, mid + row_h / 2}, IM_COL32(255, 255, 255, 18));
-    tooltip(bars[static_cast<std::size_t>(hovered_row)], opts.unit);
+    bar_tooltip(bars[static_cast<std::size_t>(hovered_row)], opts.unit);
   }
   dl->PopClipRect();
   ImGui::PopID();

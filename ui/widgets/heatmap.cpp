@@ -212,7 +212,8 @@ float legend_min_width(const LegendEnds& ends) {
   return ImGui::CalcTextSize(ends.lo.c_str()).x + ImGui::CalcTextSize(ends.hi.c_str()).x + 24;
 }
 
-void draw_legend(ImDrawList* dl, ImVec2 at, float width, ColorMap map, ValueRange range, const LegendEnds& ends) {
+void draw_colour_legend(ImDrawList* dl, ImVec2 at, float width, ColorMap map, ValueRange range,
+                        const LegendEnds& ends) {
   const float bar_h = GetStyle().legend_bar_height;
   const int segments = 32;
   for (int i = 0; i < segments; ++i) {
@@ -394,7 +395,8 @@ void draw_cells(const char* id, const Matrix& m, const HeatmapOptions& opts, con
 // The highlighted row and column in the accent colour; the outlined cells (a lesson's, the hovered or selected
 // one) as a white frame with a dark one around it, both thick enough to see on every colour of both maps (a
 // white cell's outline is the dark one).
-void draw_marks(const char* id, const HeatmapOptions& opts, const Grid& g, const Measured& me, HeatmapResult& result) {
+void draw_cell_marks(const char* id, const HeatmapOptions& opts, const Grid& g, const Measured& me,
+                     HeatmapResult& result) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const Style& style = GetStyle();
   const float cw = g.cw, ch = g.ch;
@@ -485,7 +487,7 @@ void draw_labels(const char* id, const Matrix& m, const HeatmapOptions& opts, co
   }
 }
 
-void tooltip(const Matrix& m, const HeatmapOptions& opts, const HeatmapResult& result) {
+void cell_tooltip(const Matrix& m, const HeatmapOptions& opts, const HeatmapResult& result) {
   if (result.hovered_row < 0 || (opts.flags & HeatmapFlags_NoTooltip)) return;
   const double x = m(result.hovered_row, result.hovered_col);
   ImGui::BeginTooltip();
@@ -551,17 +553,17 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& giv
   } else {
     draw_cells(id, m, opts, g, me, range);
   }
-  draw_marks(id, opts, g, me, result);
+  draw_cell_marks(id, opts, g, me, result);
   if (labels) draw_labels(id, m, opts, g, me, result);
   if (legend)
-    draw_legend(ImGui::GetWindowDrawList(), {g.at.x, g.end.y + 2}, std::max(g.end.x - g.at.x, legend_min_width(ends)),
-                opts.map, range, ends);
+    draw_colour_legend(ImGui::GetWindowDrawList(), {g.at.x, g.end.y + 2},
+                       std::max(g.end.x - g.at.x, legend_min_width(ends)), opts.map, range, ends);
   // Right-click: the matrix as a picture for a slide, or as text for a spreadsheet.
   // A focused matrix has no numbers where it is elided: its picture, but no CSV of made-up zeros.
   const bool focused = !opts.row_slots.empty() || !opts.col_slots.empty();
   PictureMenu(id, g.origin, {g.origin.x + result.size.x, g.origin.y + result.size.y}, focused ? nullptr : &m,
               opts.row_labels, opts.col_labels);
-  tooltip(m, opts, result);
+  cell_tooltip(m, opts, result);
   ImGui::PopID();
   result.hovered_row = original(opts.row_slots, result.hovered_row);
   result.hovered_col = original(opts.col_slots, result.hovered_col);

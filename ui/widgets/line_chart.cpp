@@ -307,8 +307,8 @@ ImVec2 legend_size(std::span<const Series> series) {
 // The box naming each series, in the first corner of the plot (top-left, top-right, bottom-right, bottom-left) clear
 // of the labels already drawn (the reference lines' names lie at the plot's left) and of the lines; else the first
 // clear of the labels. Returns where it is.
-Box draw_legend(ImDrawList* dl, std::span<const Series> series, const Plot& p, std::span<const Box> taken,
-                const std::vector<std::vector<Box>>& lines, const Palette& c) {
+Box draw_series_legend(ImDrawList* dl, std::span<const Series> series, const Plot& p, std::span<const Box> taken,
+                       const std::vector<std::vector<Box>>& lines, const Palette& c) {
   const ImVec2 size = legend_size(series);
   const ImVec2 corners[] = {{p.min.x + kPad, p.min.y + kPad},
                             {p.max.x - kPad - size.x, p.min.y + kPad},
@@ -398,8 +398,9 @@ std::vector<LabelSpot> off_other_lines(std::vector<LabelSpot> spots, ImVec2 dot,
 // Mark labels clear of the legend, the dots, each other and every line they are not about (and where possible the
 // lines they are); one that finds no clear room is left out (the caller lists every value beside the chart, and the
 // tooltip has it).
-void draw_marks(ImDrawList* dl, std::span<const ChartMark> marks, std::span<const ReferenceLine> refs, const Plot& p,
-                const std::vector<std::vector<Box>>& series_lines, std::vector<Box> fixed, const Palette& c) {
+void draw_chart_marks(ImDrawList* dl, std::span<const ChartMark> marks, std::span<const ReferenceLine> refs,
+                      const Plot& p, const std::vector<std::vector<Box>>& series_lines, std::vector<Box> fixed,
+                      const Palette& c) {
   const float pad = 3.0f;
   std::vector<ImVec2> dots;
   std::vector<const ChartMark*> shown;
@@ -766,8 +767,8 @@ void LineChart(const char* id, std::span<const Series> series, const LineChartOp
   draw_notes(dl, opts.notes, p, lines, taken, c);
 
   if (!(opts.flags & LineChartFlags_NoLegend) && !series.empty())
-    taken.push_back(draw_legend(dl, series, p, taken, lines, c));
-  draw_marks(dl, opts.marks, opts.references, p, lines, std::move(taken), c);
+    taken.push_back(draw_series_legend(dl, series, p, taken, lines, c));
+  draw_chart_marks(dl, opts.marks, opts.references, p, lines, std::move(taken), c);
 
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   if (hovered && mouse.x >= p.min.x && mouse.x <= p.max.x && mouse.y >= p.min.y && mouse.y <= p.max.y)
