@@ -1,7 +1,7 @@
 #pragma once
 // The memory budget: the bytes a command or a view may hold, known from the shapes before anything is computed or
 // printed. One number in bytes (std::int64_t) passed to whatever checks against it; the default is set by the
-// application from the machine's memory (app/cli/memory.h), never read here.
+// application from the machine's memory (app/cli/memory_option.h), never read here.
 #include <cstdint>
 #include <optional>
 #include <string>
