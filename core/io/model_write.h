@@ -1,6 +1,6 @@
 #pragma once
-// Writes a model back to its file format, readable by people: one matrix row per line, keys in the order the
-// README gives them, only the weights the model holds. What is written loads back to the same model.
+// Writes a model back to its file format, readable by people: one matrix row per line, keys in the order
+// docs/FORMATS.md gives them, only the weights the model holds. What is written loads back to the same model.
 #include <filesystem>
 #include <string>
 

@@ -11,7 +11,7 @@ MHA/GQA/MQA: the key is head_dim wide, plus the decoupled RoPE part of a model t
 d_R RoPE key, the sum reads the latent. Cached per token and layer: each KV head's key and value (G of them),
 or MLA's latent and RoPE key.
 
-The forms (README, `kv --compare`): GQA keeps the model's own G, else 8 when 8 divides H and 8 < H, else the
+The forms (docs/CLI.md, `kv --compare`): GQA keeps the model's own G, else 8 when 8 divides H and 8 < H, else the
 largest divisor of H below H (none: not possible); MLA keeps the model's latent, else d_c = 4 head_dim and
 d_R = head_dim / 2. The other forms of an MLA model keep its RoPE part in every key.
 """

@@ -6,8 +6,8 @@ tokens.  The engine's top-k selection (sampling + quickselect) and its path
 that computes the softmax and the weighted values over only each row's
 selected keys only start on long rows (hundreds of visible keys) with few of
 them selected, so this script checks scenarios of 300 to 700 tokens: written
-from the specification only (README "Scenario files", attention.sparse), never
-from the C++ sources.
+from the specification only (docs/FORMATS.md "Scenario files",
+attention.sparse), never from the C++ sources.
 
   indexer  I[i, j] = sum_h w[i, h] ReLU(q^I[i, h] . k^I[j]),  w = X W_wI,
            q^I = X W_QI (head h = columns h d_I .. (h+1) d_I - 1),
