@@ -238,11 +238,10 @@ namespace {
 AbsorbedMla absorb(const Trace& t) {
   const AttentionConfig& a = t.attention;
   const int dc = a.latent_dim, H = a.heads;
-  AbsorbedWeights folded = absorb_weights(a, t.weights);
-  AbsorbedMla m;
+  AbsorbedMla m{absorb_weights(a, t.weights)};
   m.latent_output.resize(t.n_q(), H * dc);
   for (int h = 0; h < H; ++h) {
-    m.queries.push_back(t.query_side() * folded.W_UQK[static_cast<std::size_t>(h)]);
+    m.queries.push_back(t.query_side() * m.W_UQK[static_cast<std::size_t>(h)]);
     m.scores.push_back(m.queries.back() * t.latent.transpose());
     // The decoupled RoPE part is added beside the absorbed one: the latent itself is never turned.
     if (decoupled_rope(a)) {
@@ -251,8 +250,6 @@ AbsorbedMla absorb(const Trace& t) {
     }
     m.latent_output.middleCols(h * dc, dc) = t.heads[h].weights() * t.latent;
   }
-  m.W_UQK = std::move(folded.W_UQK);
-  m.W_LO = std::move(folded.W_LO);
   m.output = m.latent_output * m.W_LO;
   return m;
 }

@@ -104,15 +104,14 @@ struct AbsorbedWeights {
 // mla only (empty for the other variants); w holds the weights the variant uses (resolve_weights).
 AbsorbedWeights absorb_weights(const AttentionConfig& a, const Weights& w);
 
-struct AbsorbedMla {
-  std::vector<Matrix> W_UQK;    // per head (d_q, d_c): W_UQ^(h) W_UK^(h)T, or W_Q^(h) W_UK^(h)T without a query latent
+// The absorbed weights (W_UQK, W_LO) and what the cached latents give through them.
+struct AbsorbedMla : AbsorbedWeights {
   std::vector<Matrix> queries;  // per head (N_Q, d_c): query_side W_UQK^(h), each token's query as the latent reads it
   std::vector<Matrix> scores;   // per head (N_Q, N_KV): query_side W_UQK^(h) latent^T (+ q_r^(h) k_r^T with rope),
                                 // equal to HeadTrace::scores
   std::vector<Matrix> latent_scores;  // decoupled RoPE only, per head (N_Q, N_KV): query_side W_UQK^(h) latent^T, the
                                       // part the latent carries; scores = latent_scores + q_r^(h) k_r^T
   Matrix latent_output;               // (N_Q, H*d_c): [weights_h latent]_h
-  Matrix W_LO;                        // (H*d_c, d_out): blockdiag(W_UV^(h)) W_O, or blockdiag(W_UV^(h)) without W_O
   Matrix output;                      // (N_Q, d_out): latent_output W_LO, equal to Trace::output
 };
 

@@ -3,7 +3,7 @@
 #   1. the Release build in build/: unit tests, scenario files, the fuzz corpus, the NumPy cross-check, and
 #      the window under Xvfb (captures, typed keys, crash recovery, the 2000-action soak);
 #   2. a Clang build with AddressSanitizer and UndefinedBehaviorSanitizer (and Eigen's index checks) in
-#      build-sanitize/: the same suite, then the libFuzzer target over the loader and the engine for 45 s.
+#      build-sanitize/: the same suite, then the libFuzzer target over the loader and the engine for 35 s.
 #   scripts/test.sh           both (what CI runs)
 #   scripts/test.sh --quick   only the first, while developing
 set -euo pipefail

@@ -105,8 +105,6 @@ TEST_CASE("short_number: integers bare, three decimals trimmed, scientific for t
   CHECK(short_number(-std::numeric_limits<double>::infinity()) == "-inf");
   CHECK(short_number(std::numeric_limits<double>::infinity()) == "inf");
   CHECK(short_number(std::numeric_limits<double>::quiet_NaN()) == "nan");
-  CHECK(term_number(-2) == "(-2)");
-  CHECK(term_number(0.5) == "0.5");
 }
 
 TEST_CASE("join_sum: up to 8 terms in full, more keep the first 3 and the last 2") {

@@ -287,11 +287,6 @@ std::string short_number(double x) {
   return s;
 }
 
-std::string term_number(double x) {
-  const std::string s = short_number(x);
-  return s.front() == '-' ? "(" + s + ")" : s;
-}
-
 std::string join_sum(const std::vector<std::string>& terms) {
   if (terms.empty()) return "0";
   const std::size_t n = terms.size();

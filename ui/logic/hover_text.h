@@ -12,9 +12,6 @@ namespace attn::ui {
 // A number as the explanations print it: "8", "-2", "4.619", "0.5", "1.23e+09", "4.56e-05", "inf", "-inf".
 std::string short_number(double x);
 
-// A number as a factor or summand: negatives in parentheses, "(-2)", so "1·(-2)" and "3 + (-1)" read clearly.
-std::string term_number(double x);
-
 // Terms joined with " + "; more than 8 keep the first 3 and the last 2: "a + b + c + … + y + z".
 std::string join_sum(const std::vector<std::string>& terms);
 

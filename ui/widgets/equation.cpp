@@ -181,76 +181,104 @@ void share_widths(std::span<const Term> terms, std::size_t first, float grid_h, 
     if (need[i] > 0) widths[i] = need[i] + (given - total) * need[i] / total;
 }
 
-// One line of terms [first, last); `lead` is an operator written before the first term (a wrapped line).
-void draw_line(std::span<const Term> terms, std::span<const std::string> ops, std::size_t first, std::size_t last,
-               const std::string* lead, float max_height, float max_cell, EquationHover& hover, float flow_cell = 0,
-               bool result_leads = false) {
+// One line of an equation's terms, [first, last), and how its terms are sized.
+struct EquationLine {
+  std::size_t first = 0, last = 0;
+  const std::string* lead = nullptr;  // an operator written before the first term (a wrapped line)
+  float height = 0;                   // the line's, the terms' titles included
+  float max_cell = 0;                 // the heatmaps' largest cell at the body font's size
+  float flow_cell = 0;                // > 0: a flowing line, each term as wide as its cells at this size need
+  bool result_leads = false;          // the result is the first term (result_first), not the last
+};
+
+// The line's terms as drawn: a flowing term beside one with the same rows without their labels (shares_rows).
+std::vector<Term> line_terms(std::span<const Term> terms, const EquationLine& l) {
+  std::vector<Term> line(terms.begin() + static_cast<std::ptrdiff_t>(l.first),
+                         terms.begin() + static_cast<std::ptrdiff_t>(l.last));  // line[i - first]
+  if (l.flow_cell > 0)
+    for (std::size_t i = l.first + 1; i < l.last; ++i)
+      if (shares_rows(terms, i)) line[i - l.first] = without_row_labels(terms[i]);
+  return line;
+}
+
+// Each term's width: what it needs at the flow's cell size, or a share of the line's width.
+std::vector<float> line_widths(std::span<const Term> terms, std::span<const std::string> ops,
+                               const std::vector<Term>& line, const EquationLine& l, float body_h, float legend_h) {
   const float gap = ImGui::GetStyle().ItemSpacing.x;
-  const float avail = ImGui::GetContentRegionAvail().x;
-  const float ops_w = operators_width(ops.subspan(first, last - first - 1), gap) +
-                      (lead ? operators_width(std::span(lead, 1), gap) : 0.0f);
-  // A flowing line gives each term what it needs at the flow's cell size; a fitted one shares out the width.
-  // A flowing term beside one with the same rows is drawn without their labels (shares_rows).
-  std::vector<Term> line(terms.begin() + static_cast<std::ptrdiff_t>(first),
-                         terms.begin() + static_cast<std::ptrdiff_t>(last));  // line[i - first]
-  if (flow_cell > 0)
-    for (std::size_t i = first + 1; i < last; ++i)
-      if (shares_rows(terms, i)) line[i - first] = without_row_labels(terms[i]);
+  const float ops_w = operators_width(ops.subspan(l.first, l.last - l.first - 1), gap) +
+                      (l.lead ? operators_width(std::span(l.lead, 1), gap) : 0.0f);
   std::vector<float> widths;
-  if (flow_cell > 0)
-    for (const Term& t : line) widths.push_back(flow_width(t, flow_cell));
-  else widths = term_widths(terms, first, last, avail - ops_w - gap * static_cast<float>(last - first));
-  if (widths.empty()) widths.assign(last - first, 60.0f);  // nothing fits: the panel scrolls
+  if (l.flow_cell > 0)
+    for (const Term& t : line) widths.push_back(flow_width(t, l.flow_cell));
+  else
+    widths = term_widths(terms, l.first, l.last,
+                         ImGui::GetContentRegionAvail().x - ops_w - gap * static_cast<float>(l.last - l.first));
+  if (widths.empty()) widths.assign(l.last - l.first, 60.0f);  // nothing fits: the panel scrolls
+  if (l.flow_cell <= 0)
+    share_widths(terms, l.first, body_h - legend_h - ImGui::GetTextLineHeight() - 2,
+                 l.max_cell * ImGui::GetFontSize() / kBodyPixels, widths);
+  return widths;
+}
+
+// A term's heatmap `width` wide in a body `body_h` high, leaving a colour bar's room where it has none.
+HeatmapOptions term_heatmap(const Term& t, float width, float body_h, float legend_h, float max_cell) {
+  HeatmapOptions o;
+  o.row_labels = t.rows;
+  o.col_labels = t.cols;
+  o.map = t.map;
+  o.visible = t.visible;
+  o.range = t.range;
+  o.highlight_row = t.highlight_row;
+  o.highlight_col = t.highlight_col;
+  o.selected_row = t.selected_row;
+  o.selected_col = t.selected_col;
+  o.outlined = t.outlined;
+  o.outlined_col0 = t.outlined_col0;
+  o.row_slots = t.row_slots;
+  o.col_slots = t.col_slots;
+  o.flags = t.flags | HeatmapFlags_StretchTall;
+  o.size = {width, (t.flags & HeatmapFlags_NoLegend) ? body_h - legend_h : body_h};
+  o.max_cell = max_cell;
+  o.min_width = kMinTermGrid * ImGui::GetFontSize();  // a tall, narrow term (q of 4,096 rows) stays seen
+  return o;
+}
+
+// One line of terms and the operators between them.
+void draw_line(std::span<const Term> terms, std::span<const std::string> ops, const EquationLine& l,
+               EquationHover& hover) {
+  const float gap = ImGui::GetStyle().ItemSpacing.x;
+  const std::vector<Term> line = line_terms(terms, l);
   const float title_h = ImGui::GetTextLineHeightWithSpacing();
-  const float body_h = max_height - title_h;
+  const float body_h = l.height - title_h;
   // Terms without a colour bar on a line with one (heads sharing one range, the bar under the last) leave its room
   // empty, so that the grids side by side are equally tall.
-  const float legend_h = has_legend(terms, first, last) ? legend_height(ImGui::GetTextLineHeight()) : 0.0f;
-  if (flow_cell <= 0)
-    share_widths(terms, first, body_h - legend_h - ImGui::GetTextLineHeight() - 2,
-                 max_cell * ImGui::GetFontSize() / kBodyPixels, widths);
+  const float legend_h = has_legend(terms, l.first, l.last) ? legend_height(ImGui::GetTextLineHeight()) : 0.0f;
+  const std::vector<float> widths = line_widths(terms, ops, line, l, body_h, legend_h);
   const float top = ImGui::GetCursorPosY();
   const float op_y = top + title_h + body_h * 0.38f;
-  if (lead) {
-    draw_operator(*lead, op_y);
+  if (l.lead) {
+    draw_operator(*l.lead, op_y);
     ImGui::SameLine(0, gap);
     ImGui::SetCursorPosY(top);
   }
-  for (std::size_t i = first; i < last; ++i) {
-    const Term& t = line[i - first];
-    if (i > first) {
+  const std::size_t result = l.result_leads ? 0 : terms.size() - 1;
+  for (std::size_t i = l.first; i < l.last; ++i) {
+    const Term& t = line[i - l.first];
+    if (i > l.first) {
       ImGui::SameLine(0, gap);
       draw_operator(ops[i - 1], op_y);
       ImGui::SameLine(0, gap);
       ImGui::SetCursorPosY(top);
     }
-    const float width = widths[i - first];
     ImGui::BeginGroup();
-    if (i == (result_leads ? 0 : terms.size() - 1)) hover.result_y = ImGui::GetCursorScreenPos().y;
+    if (i == result) hover.result_y = ImGui::GetCursorScreenPos().y;
     // The caller's index, whichever order the terms are drawn in: a term keeps its ImGui id and texture when its
     // formula starts or stops leading with its result.
-    const std::size_t caller = result_leads ? (i == 0 ? terms.size() - 1 : i - 1) : i;
+    const std::size_t caller = l.result_leads ? (i == 0 ? terms.size() - 1 : i - 1) : i;
     ImGui::PushID(static_cast<int>(caller));
     ImGui::TextUnformatted(term_title(t).c_str());
-    HeatmapOptions o;
-    o.row_labels = t.rows;
-    o.col_labels = t.cols;
-    o.map = t.map;
-    o.visible = t.visible;
-    o.range = t.range;
-    o.highlight_row = t.highlight_row;
-    o.highlight_col = t.highlight_col;
-    o.selected_row = t.selected_row;
-    o.selected_col = t.selected_col;
-    o.outlined = t.outlined;
-    o.outlined_col0 = t.outlined_col0;
-    o.row_slots = t.row_slots;
-    o.col_slots = t.col_slots;
-    o.flags = t.flags | HeatmapFlags_StretchTall;
-    o.size = {width, (t.flags & HeatmapFlags_NoLegend) ? body_h - legend_h : body_h};
-    o.max_cell = max_cell;
-    o.min_width = kMinTermGrid * ImGui::GetFontSize();         // a tall, narrow term (q of 4,096 rows) stays seen
-    const HeatmapResult r = Heatmap(t.name.c_str(), *t.m, o);  // the name also names an exported picture
+    const HeatmapResult r =  // the name also names an exported picture
+        Heatmap(t.name.c_str(), *t.m, term_heatmap(t, widths[i - l.first], body_h, legend_h, l.max_cell));
     if (r.hovered_row >= 0) {
       hover.term = static_cast<int>(i);
       hover.row = r.hovered_row;
@@ -258,12 +286,12 @@ void draw_line(std::span<const Term> terms, std::span<const std::string> ops, st
       hover.clicked = r.clicked;
     }
     // The result's: the last term, after its addends, or the first where it leads (result_first).
-    if (r.outlined_y >= 0 && !(result_leads && hover.outlined_y >= 0)) hover.outlined_y = r.outlined_y;
+    if (r.outlined_y >= 0 && !(l.result_leads && hover.outlined_y >= 0)) hover.outlined_y = r.outlined_y;
     ImGui::PopID();
     ImGui::EndGroup();
     if (hover.boxes.size() < terms.size()) hover.boxes.resize(terms.size(), {{-1, -1}, {-1, -1}});
     hover.boxes[caller] = {ImGui::GetItemRectMin(), ImGui::GetItemRectMax()};
-    if (i == (result_leads ? 0 : terms.size() - 1)) {
+    if (i == result) {
       hover.result_min = ImGui::GetItemRectMin();
       hover.result_max = ImGui::GetItemRectMax();
     }
@@ -335,8 +363,15 @@ EquationHover flow(const char* id, std::span<const Term> terms, std::span<const 
   ImGui::PushID(id);
   for (const FlowLine& l : flow_lines(terms, ops, cell, ImGui::GetContentRegionAvail().x))
     // Heatmaps scale their largest cell with the zoom: `cell` is in pixels already.
-    draw_line(terms, ops, l.first, l.last, l.first > 0 && leads(ops[l.first - 1]) ? &ops[l.first - 1] : nullptr,
-              l.height, cell * kBodyPixels / ImGui::GetFontSize(), hover, cell, result_leads);
+    draw_line(terms, ops,
+              {.first = l.first,
+               .last = l.last,
+               .lead = l.first > 0 && leads(ops[l.first - 1]) ? &ops[l.first - 1] : nullptr,
+               .height = l.height,
+               .max_cell = cell * kBodyPixels / ImGui::GetFontSize(),
+               .flow_cell = cell,
+               .result_leads = result_leads},
+              hover);
   ImGui::PopID();
   return hover;
 }
@@ -503,8 +538,13 @@ EquationHover Equation(const char* id, std::span<const Term> terms, std::span<co
                        (best_lines > 1 ? ImGui::GetStyle().ItemSpacing.y : 0.0f);
   for (std::size_t first = 0; first < n; first += per_line) {
     const std::size_t last = std::min(n, first + per_line);
-    draw_line(terms, ops, first, last, first > 0 ? &ops[first - 1] : nullptr,
-              line_h + (has_legend(terms, first, last) ? bar_h : 0.0f), max_cell, hover);
+    draw_line(terms, ops,
+              {.first = first,
+               .last = last,
+               .lead = first > 0 ? &ops[first - 1] : nullptr,
+               .height = line_h + (has_legend(terms, first, last) ? bar_h : 0.0f),
+               .max_cell = max_cell},
+              hover);
   }
   ImGui::PopID();
   return hover;
