@@ -23,12 +23,10 @@ tokens, `run MODEL --tokens T --json` must print
 With a single token "loss", "d_weights" and "d_scores" must be absent (each
 head keeps "weights").
 
-The reference is a float64 PyTorch forward pass of the model file, with
+The reference is the float64 PyTorch forward pass of reference_torch.py
+(every variant, positions kind, mask, kernel and sparse attention), with
 retain_grad() on each head's P and S and torch.nn.functional.cross_entropy;
-for mha layers with positions none or learned, the softmax kernel and masks
-causal / none it is the one below, for every other model the general
-reference of train_variants_crosscheck.py (every variant, positions kind,
-mask, kernel and sparse attention, written from the same specification):
+for mha layers it is:
 
   x = embedding[ids] (+ W_P[0 .. N-1] with learned positions)
   per layer (norm pre / post / none; LN(x) = gain (x - mean) / sqrt(var + 1e-5)
@@ -88,32 +86,25 @@ Exit status: 0 all agree, 1 any disagreement (each printed with model, layer,
 head, cell, expected and found), 2 the binary cannot be run.
 """
 
-import argparse
 import json
 import math
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 import time
 
 import numpy as np
-import torch
-import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import train_variants_crosscheck as general  # noqa: E402
-
-torch.set_default_dtype(torch.float64)
-torch.set_num_threads(1)
+from reference import (Binary, BinaryError, Case, Group, cannot_run, command_line,  # noqa: E402
+                       layer_weights, probe, sublayer_weights, tolist, work_folder)
+from reference import compare_cells as compare  # noqa: E402
+from reference_torch import Degenerate, ffn_kind, reference_run  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 MODELS = os.path.join(ROOT, "assets", "models")
 
 SEED = 20262
-LN_EPS = 1e-5
 LOSS_RTOL = 1e-12
 GRAD_ATOL, GRAD_RTOL = 1e-10, 1e-9
 FWD_ATOL, FWD_RTOL = 1e-10, 1e-9
@@ -126,47 +117,6 @@ VOCAB_NAMES = ("<s>", "a", "b", "c", "the", "cat", "sat", "on", "mat", "dog")
 # Reporting
 # --------------------------------------------------------------------------
 
-class Group:
-    """The checks of one group: counts and every disagreement."""
-
-    def __init__(self, name):
-        self.name = name
-        self.cases = 0
-        self.failed_cases = 0
-        self.values = 0
-        self.errors = []
-        self.max_err = {}           # quantity -> largest |diff| seen
-
-    def note_err(self, what, err):
-        self.max_err[what] = max(self.max_err.get(what, 0.0), err)
-
-    def summary(self):
-        errs = ", ".join("%s %.1e" % kv for kv in sorted(self.max_err.items()))
-        return "%-11s %s: %d cases, %d failed, %d values compared%s" % (
-            self.name, "ok  " if not self.failed_cases else "FAIL", self.cases,
-            self.failed_cases, self.values, ("; max |diff| " + errs) if errs else "")
-
-
-class Case:
-    """One check (a model on some tokens) inside a group."""
-
-    def __init__(self, group, label):
-        self.group, self.label = group, label
-        self.errors = []
-        group.cases += 1
-
-    def fail(self, msg):
-        self.errors.append(msg)
-
-    def close(self):
-        if self.errors:
-            self.group.failed_cases += 1
-            for e in self.errors:
-                line = "MISMATCH %s: %s" % (self.label, e)
-                self.group.errors.append(line)
-                print(line)
-
-
 def as_matrix(found):
     try:
         a = np.asarray(found, dtype=np.float64)
@@ -175,209 +125,13 @@ def as_matrix(found):
     return a
 
 
-def compare(case, what, expected, found, atol, rtol, where=""):
-    """Compare arrays cell by cell; report the first bad cell and the count."""
-    exp = np.asarray(expected, dtype=np.float64)
-    got = as_matrix(found)
-    if got is None:
-        case.fail("%s%s: not a numeric array (%r)" % (where, what, str(found)[:80]))
-        return False
-    if got.shape != exp.shape:
-        case.fail("%s%s: shape %s, expected %s" % (where, what, got.shape, exp.shape))
-        return False
-    case.group.values += exp.size
-    with np.errstate(invalid="ignore"):
-        diff = np.abs(got - exp)
-    if exp.size:
-        case.group.note_err(what, float(np.nanmax(diff)) if np.isfinite(diff).any() else math.inf)
-    bad = ~(diff <= atol + rtol * np.abs(exp))
-    if bad.any():
-        idx = tuple(int(i) for i in np.argwhere(bad)[0])
-        cell = "".join("[%d]" % i for i in idx)
-        case.fail("%s%s%s: expected %.17g, found %.17g (|diff| %.3g > %.3g; %d of %d cells differ)"
-                  % (where, what, cell, exp[idx], got[idx], diff[idx],
-                     atol + rtol * abs(exp[idx]), int(bad.sum()), bad.size))
-        return False
-    return True
-
-
 # --------------------------------------------------------------------------
 # Running the binary
 # --------------------------------------------------------------------------
 
-class BinaryError(Exception):
-    """The binary cannot be started."""
-
-
-class Binary:
-    def __init__(self, path, folder):
-        self.path, self.folder = path, folder
-        self.runs = 0
-
-    def write(self, name, doc):
-        path = os.path.join(self.folder, name)
-        with open(path, "w") as f:
-            json.dump(doc, f, ensure_ascii=False)
-        return path
-
-    def run(self, *args):
-        self.runs += 1
-        try:
-            return subprocess.run([self.path] + [str(a) for a in args], capture_output=True,
-                                  text=True, timeout=60)
-        except (OSError, subprocess.SubprocessError) as e:
-            raise BinaryError(str(e))
-
-    def run_json(self, case, model_path, tokens):
-        r = self.run("run", model_path, "--tokens", " ".join(tokens), "--json")
-        if r.returncode != 0:
-            case.fail("`run --json` exit %d: %s" % (r.returncode, r.stderr.strip()[:300]))
-            return None
-        try:
-            out = json.loads(r.stdout)
-        except ValueError:
-            case.fail("`run --json` printed no JSON: %r" % r.stdout[:200])
-            return None
-        if not isinstance(out, dict):
-            case.fail("`run --json`: expected one object")
-            return None
-        return out
-
-
 # --------------------------------------------------------------------------
 # The model file and the PyTorch reference
 # --------------------------------------------------------------------------
-
-def ffn_kind(model):
-    f = model.get("ffn", {"kind": "none"})
-    return f.get("kind", "none") if isinstance(f, dict) else f
-
-
-def layer_cfg(layer):
-    a = layer.get("attention", {})
-    return {"heads": a["heads"], "head_dim": a["head_dim"],
-            "mask": a.get("mask", "causal"), "scale": a.get("scale", True)}
-
-
-def local_covers(model):
-    """None if the reference below covers the model, else why not (then the
-    general reference of train_variants_crosscheck.py computes it)."""
-    if model.get("positions", "none") not in ("none", "learned"):
-        return "positions %s" % model.get("positions")
-    for li, layer in enumerate(model["layers"]):
-        a = layer.get("attention", {})
-        if a.get("variant", "mha") != "mha":
-            return "layers[%d] variant %s" % (li, a.get("variant"))
-        if a.get("kernel", "softmax") != "softmax":
-            return "layers[%d] kernel %s" % (li, a.get("kernel"))
-        if a.get("mask", "causal") not in ("causal", "none"):
-            return "layers[%d] mask %s" % (li, a.get("mask"))
-        if a.get("sparse"):
-            return "layers[%d] sparse" % li
-    return None
-
-
-def required_weights(model):
-    """Every weight the forward pass reads: [(key, layer or None, name)]."""
-    norm, kind = model.get("norm", "pre"), ffn_kind(model)
-    need = [("embedding", None, "embedding"), ("unembedding", None, "unembedding")]
-    if model.get("positions", "none") == "learned":
-        need.append(("W_P", None, "W_P"))
-    if norm == "pre":
-        need += [("final_gain", None, "final_gain"), ("final_bias", None, "final_bias")]
-    for li in range(len(model["layers"])):
-        names = ["W_Q", "W_K", "W_V", "W_O"]
-        if norm != "none":
-            names += ["ln1_gain", "ln1_bias"]
-        if kind != "none":
-            if norm != "none":
-                names += ["ln2_gain", "ln2_bias"]
-            names += ["W_1", "W_2"] + (["W_3"] if kind == "swiglu" else ["b_1", "b_2"])
-        need += [(("layers", li, n), li, n) for n in names]
-    return need
-
-
-def load_params(model, what):
-    """name -> float64 tensor (requires_grad) of every weight; raises if the file
-    leaves one to the seed."""
-    p = {}
-    for key, li, name in required_weights(model):
-        if li is None:
-            v = model.get(name)
-        else:
-            v = model["layers"][li].get("weights", {}).get(name)
-        if v is None:
-            raise ValueError("%s: %s is not in the file (drawn from the seed): the reference "
-                             "needs every weight" % (what, name if li is None else
-                                                      "layers[%d].weights.%s" % (li, name)))
-        p[key] = torch.tensor(np.asarray(v, dtype=np.float64), requires_grad=True)
-    return p
-
-
-def layer_norm(x, gain, bias):
-    mean = x.mean(dim=-1, keepdim=True)
-    var = ((x - mean) ** 2).mean(dim=-1, keepdim=True)
-    return gain * (x - mean) / torch.sqrt(var + LN_EPS) + bias
-
-
-def reference(model, p, ids):
-    """Logits, loss and per layer per head P, dL/dP, dL/dS (numpy); loss and the
-    gradients only for N >= 2."""
-    n = len(ids)
-    norm, kind = model.get("norm", "pre"), ffn_kind(model)
-    x = p["embedding"][torch.tensor(ids)]
-    if model.get("positions", "none") == "learned":
-        x = x + p["W_P"][:n]
-    heads = []
-    for li, layer in enumerate(model["layers"]):
-        W = lambda k: p[("layers", li, k)]  # noqa: E731
-        cfg = layer_cfg(layer)
-        a = layer_norm(x, W("ln1_gain"), W("ln1_bias")) if norm == "pre" else x
-        q, k, v = a @ W("W_Q"), a @ W("W_K"), a @ W("W_V")
-        d = cfg["head_dim"]
-        outs, lh = [], []
-        for h in range(cfg["heads"]):
-            cols = slice(h * d, (h + 1) * d)
-            S = q[:, cols] @ k[:, cols].T
-            if cfg["scale"]:
-                S = S / math.sqrt(d)
-            if cfg["mask"] == "causal":
-                above = torch.triu(torch.ones(n, n, dtype=torch.bool), diagonal=1)
-                S = S.masked_fill(above, float("-inf"))
-            S.retain_grad()
-            P = torch.softmax(S, dim=-1)
-            P.retain_grad()
-            outs.append(P @ v[:, cols])
-            lh.append((P, S))
-        heads.append(lh)
-        att = torch.cat(outs, dim=1) @ W("W_O")
-        x = layer_norm(x + att, W("ln1_gain"), W("ln1_bias")) if norm == "post" else x + att
-        if kind == "none":
-            continue
-        a = layer_norm(x, W("ln2_gain"), W("ln2_bias")) if norm == "pre" else x
-        if kind == "swiglu":
-            g = a @ W("W_1")
-            f = (g * torch.sigmoid(g) * (a @ W("W_3"))) @ W("W_2")
-        else:
-            hid = a @ W("W_1") + W("b_1")
-            hid = torch.relu(hid) if kind == "relu" else F.gelu(hid, approximate="none")
-            f = hid @ W("W_2") + W("b_2")
-        x = layer_norm(x + f, W("ln2_gain"), W("ln2_bias")) if norm == "post" else x + f
-    if norm == "pre":
-        x = layer_norm(x, p["final_gain"], p["final_bias"])
-    logits = x @ p["unembedding"]
-    ref = {"logits": logits.detach().numpy(), "loss": None, "layers": []}
-    if n >= 2:
-        loss = F.cross_entropy(logits[:-1], torch.tensor(ids[1:]), reduction="mean")
-        loss.backward()
-        ref["loss"] = float(loss)
-    for lh in heads:
-        ref["layers"].append([{
-            "weights": P.detach().numpy(),
-            "d_weights": P.grad.numpy().copy() if n >= 2 else None,
-            "d_scores": S.grad.numpy().copy() if n >= 2 else None} for P, S in lh])
-    return ref
-
 
 # --------------------------------------------------------------------------
 # Checks of one output
@@ -566,20 +320,7 @@ def gen_model(rng, name, V, D, P, positions, norm, ffn, layers, d_ff=0, write_de
              "W_K": nrm(rng, (D, H * d), 1.2 / math.sqrt(D)),
              "W_V": nrm(rng, (D, H * d), 1 / math.sqrt(D)),
              "W_O": nrm(rng, (H * d, D), 1 / math.sqrt(H * d))}
-        if norm != "none":
-            W["ln1_gain"] = (1 + rng.standard_normal(D) * 0.2).tolist()
-            W["ln1_bias"] = nrm(rng, D, 0.2)
-        if ffn != "none":
-            if norm != "none":
-                W["ln2_gain"] = (1 + rng.standard_normal(D) * 0.2).tolist()
-                W["ln2_bias"] = nrm(rng, D, 0.2)
-            W["W_1"] = nrm(rng, (D, d_ff), 1 / math.sqrt(D))
-            W["W_2"] = nrm(rng, (d_ff, D), 1 / math.sqrt(d_ff))
-            if ffn == "swiglu":
-                W["W_3"] = nrm(rng, (D, d_ff), 1 / math.sqrt(D))
-            else:
-                W["b_1"] = nrm(rng, d_ff, 0.2)
-                W["b_2"] = nrm(rng, D, 0.2)
+        W.update(tolist(sublayer_weights(rng, D, norm, ffn, d_ff)))
         m["layers"].append({"attention": att, "weights": W})
     m["embedding"] = nrm(rng, (V, D), 1.0)
     if positions == "learned":
@@ -640,21 +381,13 @@ def induction_tokens(vocab, rng, n=32, seg=8):
 # --------------------------------------------------------------------------
 
 def general_reference(model, ids, label):
-    """train_variants_crosscheck.py's reference (every kind of model)."""
+    """reference_torch's forward pass and autograd (every kind of model)."""
     try:
-        if len(ids) < 2:
-            p = general.params_of(model)
-            with torch.no_grad():
-                record = []
-                logits = general.forward(model, p, ids, {}, record)
-            return {"logits": logits.numpy(), "loss": None,
-                    "layers": [[{"weights": P.numpy(), "d_weights": None, "d_scores": None}
-                                for P, _ in heads] for heads in record]}
-        return general.reference_run(model, ids)
+        return reference_run(model, ids)
     except KeyError as e:
         raise ValueError("%s: weight %s is not in the file (drawn from the seed): the "
                          "reference needs every weight" % (label, e))
-    except general.Degenerate as e:
+    except Degenerate as e:
         raise ValueError("%s: %s: pick other tokens or weights (the reference cannot "
                          "decide this point)" % (label, e))
 
@@ -665,10 +398,7 @@ def check_supported(group, binary, model, path, ids, label, inv, seen=None):
     out = binary.run_json(case, path, tokens)
     if out is not None:
         try:
-            if local_covers(model) is None:
-                ref = reference(model, load_params(model, label), ids)
-            else:
-                ref = general_reference(model, ids, label)
+            ref = general_reference(model, ids, label)
         except ValueError as e:
             case.fail(str(e))
         else:
@@ -704,7 +434,7 @@ def note_seen(seen, m, n):
 
 
 def group_induction(binary, inv, rng):
-    g = Group("induction")
+    g = Group("induction", width=11)
     path = os.path.join(MODELS, "induction.json")
     with open(path) as f:
         model = json.load(f)
@@ -715,7 +445,7 @@ def group_induction(binary, inv, rng):
 
 
 def group_generated(binary, inv, rng, seen):
-    g = Group("generated")
+    g = Group("generated", width=11)
     for m, seqs in generated_models(rng):
         path = binary.write("%s.json" % m["name"].split()[0], m)
         for ids in seqs:
@@ -724,7 +454,7 @@ def group_generated(binary, inv, rng, seen):
 
 
 def group_train_saved(binary, inv, rng, seen):
-    g = Group("train-saved")
+    g = Group("train-saved", width=11)
     models = [
         ("post/gelu/learned", {
             "name": "T saved", "vocab": list(VOCAB_NAMES[:6]), "d_model": 6,
@@ -773,7 +503,7 @@ def group_train_saved(binary, inv, rng, seen):
 def group_seeded(binary, inv):
     """tiny.json / tiny_post.json: learned positions, weights from the seed.
     Supported: the keys must be there and the invariants hold."""
-    g = Group("seeded")
+    g = Group("seeded", width=11)
     for name, toks in (("tiny.json", "<s> a b c a b c d"), ("tiny_post.json", "a b a b e")):
         path = os.path.join(MODELS, name)
         with open(path) as f:
@@ -808,7 +538,7 @@ BASE_ATT = {"variant": "mha", "heads": 2, "head_dim": 2}
 
 def full_model(rng, name, positions, atts, rope_base=None):
     """A model giving every weight: vocabulary 6, d_model 6, Pre-LN, a relu FFN,
-    layers with the attention blocks atts (weights as train_variants_crosscheck
+    layers with the attention blocks atts (weights as reference.layer_weights
     draws them; a linear-kernel layer gets a positive LN1 bias, so that with its
     positive query and key weights no row of scores sums to nearly 0)."""
     V, D, P, Fd = 6, 6, 7, 5
@@ -818,7 +548,7 @@ def full_model(rng, name, positions, atts, rope_base=None):
         m["rope_base"] = rope_base
     m["layers"] = []
     for att in atts:
-        W = general.layer_weights(rng, att, D, positions)
+        W = layer_weights(rng, att, D, positions)
         if att.get("kernel") == "linear":
             W["ln1_gain"] = 0.7 + rng.standard_normal(D) * 0.1
             W["ln1_bias"] = 2.5 + rng.standard_normal(D) * 0.2
@@ -839,7 +569,7 @@ def full_model(rng, name, positions, atts, rope_base=None):
     m["final_bias"] = rng.standard_normal(D) * 0.2
     m["unembedding"] = rng.standard_normal((D, V)) * 1.5 / math.sqrt(D)
     m["seed"] = 5
-    return general.tolist(m)
+    return tolist(m)
 
 
 VARIANT_CASES = [
@@ -870,16 +600,16 @@ def group_variants(binary, inv, rng, seen):
     """Models one change away from a base model, every weight given, against
     the general reference; a draw the reference cannot decide (a near tie of
     the indexer, a linear row summing to nearly 0) is drawn again."""
-    g = Group("variants")
+    g = Group("variants", width=11)
     seqs = ([1, 2, 3, 1, 2], [0, 3, 1, 4, 4, 2, 5])
     for i, (label, positions, rope_base, atts) in enumerate(VARIANT_CASES):
         for draw in range(30):
             m = full_model(rng, "variant %d" % i, positions, atts, rope_base)
             try:
                 for ids in seqs:
-                    general.reference_run(m, ids)
+                    reference_run(m, ids)
                 break
-            except general.Degenerate:
+            except Degenerate:
                 continue
         path = binary.write("variant_%d.json" % i, m)
         for ids in seqs:
@@ -890,7 +620,7 @@ def group_variants(binary, inv, rng, seen):
 def group_absence(binary, induction_model, rng):
     """A single token: no loss, d_weights, d_scores (each head keeps weights,
     which must be the reference's); 2 tokens: all there."""
-    g = Group("absence")
+    g = Group("absence", width=11)
     base = full_model(rng, "absence", "learned", [BASE_ATT])
     sparse_rope = full_model(rng, "absence rope sparse mla", "rope",
                              [dict(BASE_ATT, sparse={"top_k": 1}),
@@ -931,39 +661,27 @@ REQUIRED = {"norm": {"none", "pre", "post"}, "ffn": {"none", "relu", "gelu", "sw
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--binary", required=True, help="path to attention-lab")
-    parser.add_argument("--keep", help="keep every model file written in this folder")
-    args = parser.parse_args()
+    args = command_line(__doc__, keep="keep every model file written in this folder").parse_args()
     start = time.time()
-    try:
-        subprocess.run([args.binary, "--version"], capture_output=True, timeout=20, check=True)
-    except (OSError, subprocess.SubprocessError) as e:
-        print("error: cannot run the binary %r: %s" % (args.binary, e), file=sys.stderr)
-        return 2
+    probe(args.binary)  # exit 2 unless it starts
 
-    folder = args.keep or tempfile.mkdtemp(prefix="attention_gradients_")
-    os.makedirs(folder, exist_ok=True)
-    binary = Binary(args.binary, folder)
-    rng = np.random.default_rng(SEED)
-    inv = Group("invariants")
-    seen = {k: set() for k in list(REQUIRED) + ["N"]}
-    try:
-        with open(os.path.join(MODELS, "induction.json")) as f:
-            induction_model = json.load(f)
-        groups = [group_induction(binary, inv, rng),
-                  group_generated(binary, inv, rng, seen),
-                  group_train_saved(binary, inv, rng, seen),
-                  group_seeded(binary, inv),
-                  group_variants(binary, inv, rng, seen),
-                  group_absence(binary, induction_model, rng),
-                  inv]
-    except BinaryError as e:
-        print("error: cannot run the binary %r: %s" % (args.binary, e), file=sys.stderr)
-        return 2
-    finally:
-        if not args.keep:
-            shutil.rmtree(folder, ignore_errors=True)
+    with work_folder(args.keep, "attention_gradients_") as folder:
+        binary = Binary(args.binary, folder)
+        rng = np.random.default_rng(SEED)
+        inv = Group("invariants", width=11)
+        seen = {k: set() for k in list(REQUIRED) + ["N"]}
+        try:
+            with open(os.path.join(MODELS, "induction.json")) as f:
+                induction_model = json.load(f)
+            groups = [group_induction(binary, inv, rng),
+                      group_generated(binary, inv, rng, seen),
+                      group_train_saved(binary, inv, rng, seen),
+                      group_seeded(binary, inv),
+                      group_variants(binary, inv, rng, seen),
+                      group_absence(binary, induction_model, rng),
+                      inv]
+        except BinaryError as e:
+            return cannot_run(args.binary, e)
 
     gaps = ["%s %s" % (k, sorted(need - seen[k])) for k, need in REQUIRED.items()
             if need - seen[k]]

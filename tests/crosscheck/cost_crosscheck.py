@@ -15,11 +15,13 @@ The forms (docs/CLI.md, `kv --compare`): GQA keeps the model's own G, else 8 whe
 largest divisor of H below H (none: not possible); MLA keeps the model's latent, else d_c = 4 head_dim and
 d_R = head_dim / 2. The other forms of an MLA model keep its RoPE part in every key.
 """
-import argparse
 import json
+import os
 import subprocess
 import sys
-from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from reference import command_line, read_presets  # noqa: E402
 
 
 def chosen_g(heads):
@@ -65,11 +67,8 @@ def check(name, found, expected, failures):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--binary", required=True)
-    ap.add_argument("--presets", default=str(Path(__file__).resolve().parents[2] / "assets/presets/models.json"))
-    args = ap.parse_args()
-    models = json.loads(Path(args.presets).read_text())["models"]
+    args = command_line(__doc__, presets=True).parse_args()
+    models = read_presets(args.presets)
     # A shape typed on the command line: MLA without a RoPE key.
     typed = {"name": "typed mla, no rope", "variant": "mla", "heads": 4, "kv_heads": 4, "head_dim": 8,
              "latent_dim": 16, "rope_dim": 0}

@@ -8,11 +8,13 @@ sliding-window one, for every sequence of the batch:
 with e the numbers cached per token per layer (mha 2*H*d, gqa 2*G*d, mqa 2*d, mla d_c + d_rope) and b the
 bits per number. The cache fits in B bytes when ceil(bits / 8) <= B, that is bits <= 8 * B.
 """
-import argparse
 import json
+import os
 import subprocess
 import sys
-from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from reference import command_line, read_presets  # noqa: E402
 
 ACCELERATORS = (24_000_000_000, 80_000_000_000, 141_000_000_000)
 BITS = {"fp32": 32, "fp16": 16, "bf16": 16, "fp8": 8, "int8": 8, "int4": 4}
@@ -55,11 +57,8 @@ def longest(m, capacity, batch, bits):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--binary", required=True)
-    ap.add_argument("--presets", default=str(Path(__file__).resolve().parents[2] / "assets/presets/models.json"))
-    args = ap.parse_args()
-    models = json.loads(Path(args.presets).read_text())["models"]
+    args = command_line(__doc__, presets=True).parse_args()
+    models = read_presets(args.presets)
     failures = checked = 0
     for m in models:
         for dtype in ("fp32", "bf16", "int4"):

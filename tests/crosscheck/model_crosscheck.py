@@ -15,8 +15,9 @@ final norm (Pre-LN) and the unembedding:
 
 Each layer's attention is a scenario whose embeddings are the (normalised)
 residual stream entering it: it is computed by the attention reference of
-positions_crosscheck.py (every variant, mask, kernel, RoPE including MLA's
-decoupled RoPE, sparse attention), which is itself independent of the engine.
+reference.py (every variant, mask, kernel, RoPE including MLA's decoupled
+RoPE, sparse attention), which is itself independent of the engine; the model
+around it is reference.model_reference.
 
 Seeded random models (fixed seed) cover every norm x ffn kind x positions kind
 (48 models), the variants mha / gqa / mqa / mla (with and without a query
@@ -44,25 +45,23 @@ Exit status: 0 all agree, 1 any mismatch (or a coverage gap), 2 the binary
 cannot be run.  Tolerance: |expected - found| <= 1e-9 (1 + |expected|).
 """
 
-import argparse
 import copy
 import json
 import math
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from numpy_crosscheck import Mismatch, as_array, probe, reject_constant  # noqa: E402
-import positions_crosscheck as pc  # noqa: E402
+from reference import (Binary, Checks, Mismatch, as_array, cannot_run, command_line,  # noqa: E402
+                       error_lines, model_reference, normal, probe, sparse_label, sublayer_weights,
+                       weight_shapes, work_folder)
+from trace_check import check_trace  # noqa: E402
 
 SEED = 20260
 TOL = 1e-9                # absolute + relative
-LN_EPS = 1e-5
 NORMS = ("none", "pre", "post")
 FFNS = ("none", "relu", "gelu", "swiglu")
 POSITIONS = ("none", "sinusoidal", "learned", "rope")
@@ -77,13 +76,9 @@ VOCAB_NAMES = ("<bos>", "a", "b", "c", "the", "cat", "sat", "on", "mat", "猫", 
 # Random models
 # --------------------------------------------------------------------------
 
-def normal(rng, shape, scale=1.0):
-    return rng.standard_normal(shape) * scale
-
-
 def make_layer(model, li, counter, rng, kernel="softmax", positive=False):
-    """Layer li of model: its attention configuration (in positions_crosscheck's
-    format, for its reference) and every weight it uses.  counter numbers the
+    """Layer li of model: its attention configuration (a scenario configuration,
+    for reference.reference) and every weight it uses.  counter numbers the
     layers of all models, so variants, masks, sparse and scale cycle over them."""
     dm, N = model["d_model"], model["n"]
     rope = model["positions"] == "rope"
@@ -120,28 +115,14 @@ def make_layer(model, li, counter, rng, kernel="softmax", positive=False):
                        "indexer_heads": None if counter % 4 == 0 else 1 + counter % 3,
                        "indexer_dim": None if counter % 5 == 1 else 1 + (counter // 3) % 3}
     W = {}
-    for name, shape in pc.weight_shapes(a).items():
+    for name, shape in weight_shapes(a).items():
         if positive and name in ("W_Q", "W_K"):
             W[name] = rng.uniform(0.0, 1.0, shape) / math.sqrt(shape[0])
         else:
             W[name] = normal(rng, shape, 1.0 / math.sqrt(shape[0]))
     a["W"] = W
     layer = {"att": a, "W": dict(W), "counter": counter}
-    norm, kind_ffn, dff = model["norm"], model["ffn"], model["d_ff"]
-    if norm != "none":
-        W["ln1_gain"] = 1.0 + normal(rng, dm, 0.2)
-        W["ln1_bias"] = normal(rng, dm, 0.2)
-        if kind_ffn != "none":
-            W["ln2_gain"] = 1.0 + normal(rng, dm, 0.2)
-            W["ln2_bias"] = normal(rng, dm, 0.2)
-    if kind_ffn != "none":
-        W["W_1"] = normal(rng, (dm, dff), 1.0 / math.sqrt(dm))
-        W["W_2"] = normal(rng, (dff, dm), 1.0 / math.sqrt(dff))
-        if kind_ffn == "swiglu":
-            W["W_3"] = normal(rng, (dm, dff), 1.0 / math.sqrt(dm))
-        else:
-            W["b_1"] = normal(rng, dff, 0.1)
-            W["b_2"] = normal(rng, dm, 0.1)
+    W.update(sublayer_weights(rng, dm, model["norm"], model["ffn"], model["d_ff"], bias=0.1))
     layer["all_W"] = W
     return layer
 
@@ -290,9 +271,7 @@ def describe(m):
         if not a["scale"]:
             s += " noscale"
         if a["sparse"]:
-            sp = a["sparse"]
-            s += " sparse(k=%d,HI=%s,dI=%s)" % (sp["top_k"], sp["indexer_heads"] or "-",
-                                                sp["indexer_dim"] or "-")
+            s += " " + sparse_label(a["sparse"])
         layers.append(s)
     pos = m["positions"]
     if m["rope_base"] is not None:
@@ -304,87 +283,11 @@ def describe(m):
 
 
 # --------------------------------------------------------------------------
-# Reference
-# --------------------------------------------------------------------------
-
-def layer_norm(x, gain, bias):
-    mean = x.mean(axis=1, keepdims=True)
-    var = ((x - mean) ** 2).mean(axis=1, keepdims=True)
-    return gain * (x - mean) / np.sqrt(var + LN_EPS) + bias
-
-
-_erf = np.vectorize(math.erf, otypes=[float])
-
-
-def ffn(kind, W, x):
-    if kind == "swiglu":
-        a = x @ W["W_1"]
-        return ((a / (1.0 + np.exp(-a))) * (x @ W["W_3"])) @ W["W_2"]
-    h = x @ W["W_1"] + W["b_1"]
-    if kind == "relu":
-        h = np.maximum(h, 0.0)
-    else:
-        h = 0.5 * h * (1.0 + _erf(h / math.sqrt(2.0)))
-    return h @ W["W_2"] + W["b_2"]
-
-
-def softmax(z):
-    e = np.exp(z - z.max(axis=1, keepdims=True))
-    return e / e.sum(axis=1, keepdims=True)
-
-
-def attention_cfg(layer, x):
-    """The layer's attention as a positions_crosscheck scenario reading x."""
-    a = dict(layer["att"])
-    a["x"] = a["x_kv"] = np.asarray(x, float)
-    a["n_q"] = a["n_kv"] = x.shape[0]
-    return a
-
-
-def model_reference(m, tokens=None, selected=None):
-    """Every quantity `run --json` prints.  selected: {layer: 0/1 selection} to
-    follow instead of the reference's top-k (near-ties, see check_model)."""
-    tokens = m["tokens"] if tokens is None else tokens
-    N, dm = len(tokens), m["d_model"]
-    x = np.asarray(m["embedding"], float)[tokens]
-    if m["positions"] == "sinusoidal":
-        base = 10000.0 if m["rope_base"] is None else float(m["rope_base"])
-        x = x + pc.sinusoidal(N, dm, base)
-    elif m["positions"] == "learned":
-        x = x + np.asarray(m["W_P"], float)[:N]
-    norm, kind = m["norm"], m["ffn"]
-    out = {"layers": []}
-    for li, L in enumerate(m["layers"]):
-        W = L["all_W"]
-        rin = x
-        a_in = layer_norm(x, W["ln1_gain"], W["ln1_bias"]) if norm == "pre" else x
-        acfg = attention_cfg(L, a_in)
-        sel = (selected or {}).get(li)
-        att = pc.reference(acfg, L["W"], selected=sel)
-        a_out = att["output"]
-        x = layer_norm(x + a_out, W["ln1_gain"], W["ln1_bias"]) if norm == "post" else x + a_out
-        f_out = None
-        if kind != "none":
-            f_in = layer_norm(x, W["ln2_gain"], W["ln2_bias"]) if norm == "pre" else x
-            f_out = ffn(kind, W, f_in)
-            x = layer_norm(x + f_out, W["ln2_gain"], W["ln2_bias"]) if norm == "post" \
-                else x + f_out
-        out["layers"].append({"residual_in": rin, "attn_in": a_in, "acfg": acfg, "att": att,
-                              "ffn_out": f_out, "residual_out": x})
-    if norm == "pre":
-        x = layer_norm(x, m["final_gain"], m["final_bias"])
-    out["final"] = x
-    out["logits"] = x @ np.asarray(m["unembedding"], float)
-    out["probabilities"] = softmax(out["logits"])
-    return out
-
-
-# --------------------------------------------------------------------------
 # Comparison
 # --------------------------------------------------------------------------
 
-class Report(pc.Checks):
-    """Mismatches of one check, each naming field, layer, row and column: positions_crosscheck's Checks with a
+class Report(Checks):
+    """Mismatches of one check, each naming field, layer, row and column: reference.Checks with a
     tolerance relative to each expected value (a model's logits grow with its depth)."""
 
     def cmp(self, expected, found, field, layer=None):
@@ -499,20 +402,14 @@ def check_run(m, out, rep):
 # Driver
 # --------------------------------------------------------------------------
 
-class Runner(pc.Runner):
-    """positions_crosscheck's runner (run, json), counting outcomes and keeping non-ASCII tokens readable."""
+class Runner(Binary):
+    """The binary, counting outcomes."""
 
     def __init__(self, binary, folder, keep):
-        super().__init__(binary, folder)
+        super().__init__(binary, folder, timeout=30)
         self.keep = keep
         self.failed = 0
         self.passed = 0
-
-    def write(self, name, doc):
-        path = os.path.join(self.folder, name)
-        with open(path, "w") as f:
-            json.dump(doc, f, ensure_ascii=False)
-        return path
 
     def tally(self, ok, line, rep=None, doc=None, name=None):
         if ok:
@@ -520,9 +417,7 @@ class Runner(pc.Runner):
         else:
             self.failed += 1
         if rep is not None and not ok:
-            more = len(rep.errors) - 8
-            line += "\n       " + "\n       ".join(
-                rep.errors[:8] + (["... %d more" % more] if more > 0 else []))
+            line += error_lines(rep.errors, 8)
         print("%s %s" % ("ok  " if ok else "FAIL", line))
         if not ok and doc is not None and self.keep:
             fail = os.path.join(self.keep, "fail")
@@ -564,7 +459,7 @@ def read_seeded_weights(runner, m, path):
     for li, L in enumerate(m["layers"]):
         out = runner.json("trace", path, "--layer", li, "--tokens", token_string(m), "--json")
         echoed = out.get("weights")
-        shapes = pc.weight_shapes(L["att"])
+        shapes = weight_shapes(L["att"])
         if not isinstance(echoed, dict) or sorted(echoed) != sorted(shapes):
             raise Mismatch("trace --layer %d: weights: expected %s, found %s" % (
                 li, sorted(shapes), sorted(echoed) if isinstance(echoed, dict) else echoed))
@@ -615,7 +510,7 @@ def run_traces(runner, models, refs, seen):
         if os.path.exists(out_path):
             os.remove(out_path)
         rep = Report()
-        chk = pc.Checks()
+        chk = Checks()
         names = [m["vocab"][t] for t in m["tokens"]]
         label = "trace #%d --layer %d (norm=%s pos=%s %s)" % (
             m["idx"], li, m["norm"], m["positions"], describe(m).split("layers=[")[1]
@@ -629,7 +524,7 @@ def run_traces(runner, models, refs, seen):
                 rep.fail("--scenario %s: no file written" % out_path)
             else:
                 out2 = runner.json("trace", out_path, "--json")
-                check_layer_trace(m, li, lr, out2, names, rep, pc.Checks(), "OUT.json: ")
+                check_layer_trace(m, li, lr, out2, names, rep, Checks(), "OUT.json: ")
                 for key in ("x", "output", "concat"):
                     rep.cmp(np.asarray(as_array(out.get(key), key)), out2.get(key),
                             "trace OUT.json --json: %s (vs trace MODEL --layer)" % key)
@@ -651,14 +546,14 @@ def run_traces(runner, models, refs, seen):
 def check_layer_trace(m, li, lr, out, names, rep, chk, prefix=""):
     """The trace of layer li as the scenario the reference's layer computed:
     x is the normalised stream entering it, every intermediate as
-    positions_crosscheck's reference has it, output = the layer's attention output."""
+    reference.reference has it, output = the layer's attention output."""
     rep.eq(names, out.get("tokens"), prefix + "tokens")
     rep.eq(names, out.get("context_tokens"), prefix + "context_tokens")
     acfg = dict(lr["acfg"])
     shown = dict(out)
     shown["tokens"] = ["q%d" % i for i in range(acfg["n_q"])]
     shown["context_tokens"] = list(shown["tokens"])
-    pc.check_trace(acfg, shown, chk)
+    check_trace(acfg, shown, chk)
     rep.errors += [prefix + e for e in chk.errors]
     rep.cmp(lr["attn_in"], out.get("x"), prefix + "x (normalised stream entering the layer)", li)
     rep.cmp(lr["att"]["output"], out.get("output"), prefix + "output (the layer's attention output)",
@@ -796,7 +691,7 @@ def run_invalid(runner, models):
         name = "invalid_%02d.json" % n
         path = runner.write(name, doc)
         cmd = [args[0], path] + list(args[1:])
-        code, _, err = runner.run(*cmd)
+        code, _, err = runner.call(*cmd)
         lines = err.strip().splitlines()
         msg = (lines or ["(no message)"])[0].replace(path, "FILE")
         named = [p for p in paths if (": " + p) in err or err.startswith(p)]
@@ -872,27 +767,20 @@ def coverage_gaps(seen):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--binary", required=True, help="path to attention-lab")
-    parser.add_argument("--keep", help="write the model files here (failing ones also to KEEP/fail)")
-    args = parser.parse_args()
+    args = command_line(
+        __doc__, keep="write the model files here (failing ones also to KEEP/fail)").parse_args()
     probe(args.binary)
 
     models = all_models()
-    folder = args.keep or tempfile.mkdtemp(prefix="model_crosscheck_")
-    os.makedirs(folder, exist_ok=True)
-    runner = Runner(args.binary, folder, args.keep)
-    seen = {}
-    try:
-        refs = run_models(runner, models, seen)
-        run_traces(runner, models, refs, seen)
-        run_invalid(runner, models)
-    except (OSError, subprocess.SubprocessError) as e:
-        print("error: cannot run the binary %r: %s" % (args.binary, e), file=sys.stderr)
-        return 2
-    finally:
-        if not args.keep:
-            shutil.rmtree(folder, ignore_errors=True)
+    with work_folder(args.keep, "model_crosscheck_") as folder:
+        runner = Runner(args.binary, folder, args.keep)
+        seen = {}
+        try:
+            refs = run_models(runner, models, seen)
+            run_traces(runner, models, refs, seen)
+            run_invalid(runner, models)
+        except (OSError, subprocess.SubprocessError) as e:
+            return cannot_run(args.binary, e)
     gaps = coverage_gaps(seen)
     print("coverage: " + ("complete" if not gaps else "MISSING " + "; ".join(gaps)))
     print("%d models, %d passed, %d failed, %d binary runs" % (

@@ -4,7 +4,8 @@
 Why this exists: the C++ engine's own unit tests are written by the same hands
 as the engine, so a misreading of the maths could show up in both.  This script
 is a second, independent implementation of the attention pipeline (written from
-the specification only, never from the C++ sources).  It generates random
+the specification only, never from the C++ sources; reference.py next to
+this file holds it, shared with the other cross-checks).  It generates random
 scenarios from a fixed seed, runs ``attention-lab trace FILE --json`` on each,
 recomputes every intermediate in float64 NumPy and compares them field by field.
 Every variant is covered: mha, gqa (query heads share KV heads in groups), mqa
@@ -28,10 +29,8 @@ kernel's edge cases (negative weights -> "signed", Z cancelling to rounding
 noise -> "zero_sum") are hand-made configurations with exact inputs.
 """
 
-import argparse
 import copy
 import json
-import math
 import os
 import subprocess
 import sys
@@ -39,11 +38,16 @@ import tempfile
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from reference import (Checks, Mismatch, check_equal, command_line, compare,  # noqa: E402
+                       context_length, probe, reference, reject_constant, used_weights, values,
+                       variant_label, weight_shapes)
+from trace_check import expected_attention  # noqa: E402
+from trace_check import weights_used as checked_weights  # noqa: E402
+
 SEED = 2026
 N_RANDOM = 28           # mha configurations
 N_VARIANT = 20          # gqa, mqa and mla configurations
-TOL = 1e-9              # absolute
-EPS = np.finfo(float).eps
 MASKS = ("none", "causal", "sliding_window", "custom")
 VARIANTS = ("mha", "gqa", "mqa", "mla")
 VARIANT_CYCLE = ("gqa", "mla", "mqa", "mla")
@@ -53,21 +57,9 @@ ROW_FIELDS = ("row_max", "row_sum", "entropy")
 MLA_ONLY_KEYS = ("latent", "query_latent", "absorbed")
 
 
-class Mismatch(Exception):
-    """A field of the binary's output disagrees with the reference."""
-
-
 # --------------------------------------------------------------------------
 # Scenario generation
 # --------------------------------------------------------------------------
-
-def values(rng, shape, low, high, step=None):
-    """Random matrix; rounded to 3 decimals, or to multiples of `step`."""
-    a = rng.uniform(low, high, size=shape)
-    if step is None:
-        return np.round(a, 3)
-    return np.round(a / step) * step
-
 
 def random_config(i, rng):
     """mha configuration number i.  Sizes and modes cycle with co-prime periods
@@ -144,11 +136,7 @@ def draw_data(cfg, rng, empty_row):
     """Context size, window, custom mask, embeddings and weights for cfg.
     empty_row: blank one custom-mask row (True), never (False), by chance (None)."""
     n_q = cfg["n_q"]
-    n_kv = n_q
-    if cfg["cross"]:
-        while n_kv == n_q:
-            n_kv = int(rng.integers(1, 8))
-    cfg["n_kv"] = n_kv
+    n_kv = cfg["n_kv"] = context_length(rng, n_q, cfg["cross"])
     cfg["window"] = int(rng.integers(1, n_kv + 2))
     if cfg["mask"] == "custom":
         m = rng.integers(0, 2, size=(n_q, n_kv))
@@ -156,25 +144,6 @@ def draw_data(cfg, rng, empty_row):
             m[int(rng.integers(0, n_q))] = 0     # an all-masked row
         cfg["custom_mask"] = m
     fill_values(cfg, rng)
-
-
-def weight_shapes(cfg):
-    """Every weight the variant can use, in drawing order, with its shape."""
-    dm, d, H = cfg["d_model"], cfg["head_dim"], cfg["heads"]
-    hd = H * d
-    if cfg["variant"] == "mla":
-        dc, dq = cfg["latent_dim"], cfg["q_latent"]
-        shapes = [("W_DKV", (dm, dc)), ("W_UK", (dc, hd)), ("W_UV", (dc, hd))]
-        shapes += [("W_DQ", (dm, dq)), ("W_UQ", (dq, hd))] if dq else [("W_Q", (dm, hd))]
-    else:
-        gd = cfg["kv_heads"] * d
-        shapes = [("W_Q", (dm, hd)), ("W_K", (dm, gd)), ("W_V", (dm, gd))]
-    return dict(shapes + [("W_O", (hd, dm))])
-
-
-def used_weights(cfg):
-    """Names of the weights this configuration uses (W_O only with the projection)."""
-    return [n for n in weight_shapes(cfg) if n != "W_O" or cfg["wo"]]
 
 
 def fill_values(cfg, rng):
@@ -284,268 +253,17 @@ def scenario_json(cfg, idx):
 
 
 # --------------------------------------------------------------------------
-# Reference implementation
-# --------------------------------------------------------------------------
-
-def mask_matrix(cfg):
-    """0/1 visibility matrix (n_q x n_kv): 1 = query i may attend to key j."""
-    n_q, n_kv = cfg["n_q"], cfg["n_kv"]
-    i = np.arange(n_q)[:, None]
-    j = np.arange(n_kv)[None, :]
-    mode = cfg["mask"]
-    if mode == "none":
-        return np.ones((n_q, n_kv))
-    if mode == "causal":
-        return (j <= i).astype(float)
-    if mode == "sliding_window":
-        return ((j <= i) & (j >= i - cfg["window"] + 1)).astype(float)
-    return np.asarray(cfg["custom_mask"], dtype=float)
-
-
-def softmax_rows(masked, mask):
-    """Weights, row_max, row_sum, status for the softmax kernel."""
-    n = masked.shape[0]
-    weights = np.zeros_like(masked)
-    row_max, row_sum, status = np.zeros(n), np.zeros(n), []
-    for r in range(n):
-        vis = mask[r] == 1
-        if not vis.any():
-            status.append("all_masked")
-            continue
-        m = masked[r, vis].max()
-        e = np.where(vis, np.exp(np.where(vis, masked[r] - m, 0.0)), 0.0)
-        row_max[r], row_sum[r] = m, e.sum()
-        weights[r] = e / row_sum[r]
-        status.append("ok")
-    return weights, row_max, row_sum, status
-
-
-def linear_rows(masked, mask, v):
-    """Weights, row_max, row_sum, status for the linear kernel kappa(x) = x.
-    Z (the row sum, hidden entries 0) is "zero" when it is within rounding
-    noise of the row, |Z| <= 64 eps sum|row|, or when the weights or the
-    output would not be finite.  Weights below 0 make the row "signed"."""
-    n = masked.shape[0]
-    weights = np.zeros_like(masked)
-    row_max, row_sum, status = np.zeros(n), np.zeros(n), []
-    for r in range(n):
-        if not (mask[r] == 1).any():
-            status.append("all_masked")
-            continue
-        z = masked[r].sum()
-        row_sum[r] = z
-        with np.errstate(all="ignore"):
-            w = masked[r] / z
-            finite = np.isfinite(w).all() and np.isfinite(w @ v).all()
-        if abs(z) <= 64 * EPS * np.abs(masked[r]).sum() or not finite:
-            status.append("zero_sum")
-            continue
-        weights[r] = w
-        status.append("signed" if (w < 0).any() else "ok")
-    return weights, row_max, row_sum, status
-
-
-def entropy_rows(weights, status):
-    """-sum w ln w over positive weights of ok rows; NaN (JSON null) for
-    signed rows; 0 for zero_sum and all_masked rows."""
-    out = np.zeros(weights.shape[0])
-    for r, st in enumerate(status):
-        if st == "ok":
-            w = weights[r][weights[r] > 0]
-            out[r] = 0.0 - (w * np.log(w)).sum()
-        elif st == "signed":
-            out[r] = np.nan
-    return out
-
-
-def projections(cfg, W):
-    """Q (N_Q x H·d), K and V (N_KV x G·d) and, for mla, the latents."""
-    X, Xkv = cfg["x"], cfg["x_kv"]
-    if cfg["variant"] != "mla":
-        return {"Q": X @ W["W_Q"], "K": Xkv @ W["W_K"], "V": Xkv @ W["W_V"]}
-    latent = Xkv @ W["W_DKV"]
-    p = {"latent": latent, "K": latent @ W["W_UK"], "V": latent @ W["W_UV"]}
-    if cfg["q_latent"]:
-        p["query_latent"] = X @ W["W_DQ"]
-        p["Q"] = p["query_latent"] @ W["W_UQ"]
-    else:
-        p["Q"] = X @ W["W_Q"]
-    return p
-
-
-def one_head(cfg, h, q, k, v, mask):
-    """Every per-head intermediate for query head h reading (k, v)."""
-    d = cfg["head_dim"]
-    scores = q @ k.T
-    scaled = scores / math.sqrt(d) if cfg["scale"] else scores.copy()
-    if cfg["kernel"] == "softmax":
-        masked = np.where(mask == 1, scaled, -np.inf)
-        weights, row_max, row_sum, status = softmax_rows(masked, mask)
-    else:
-        masked = np.where(mask == 1, scaled, 0.0)
-        weights, row_max, row_sum, status = linear_rows(masked, mask, v)
-    return {"head": h, "q": q, "k": k, "v": v, "scores": scores,
-            "scaled": scaled, "mask": mask, "masked": masked, "weights": weights,
-            "output": weights @ v, "row_max": row_max, "row_sum": row_sum,
-            "entropy": entropy_rows(weights, status), "row_status": status}
-
-
-def reference(cfg, W):
-    """Every intermediate, as the spec defines it, from inputs and weights W."""
-    d, H, G = cfg["head_dim"], cfg["heads"], cfg["kv_heads"]
-    p = projections(cfg, W)
-    mask = mask_matrix(cfg)
-    kv = [{"k": p["K"][:, g * d:(g + 1) * d], "v": p["V"][:, g * d:(g + 1) * d]}
-          for g in range(G)]
-    heads = []
-    for h in range(H):
-        cols = slice(h * d, (h + 1) * d)
-        g = h // (H // G)
-        head = one_head(cfg, h, p["Q"][:, cols], kv[g]["k"], kv[g]["v"], mask)
-        head["kv_head"] = g
-        if "W_O" in W:
-            head["contribution"] = head["output"] @ W["W_O"][cols, :]
-        heads.append(head)
-    concat = np.hstack([hd["output"] for hd in heads])
-    ref = {"heads": heads, "kv_heads": kv, "concat": concat,
-           "output": concat @ W["W_O"] if "W_O" in W else concat,
-           "scale_factor": 1 / math.sqrt(d) if cfg["scale"] else 1.0}
-    if cfg["variant"] == "mla":
-        ref["latent"] = p["latent"]
-        if cfg["q_latent"]:
-            ref["query_latent"] = p["query_latent"]
-        ref["absorbed"] = absorbed(cfg, W, p, heads)
-    return ref
-
-
-def block_diag(blocks):
-    """Block-diagonal matrix of the given 2-D blocks."""
-    rows = sum(b.shape[0] for b in blocks)
-    out = np.zeros((rows, sum(b.shape[1] for b in blocks)))
-    r = c = 0
-    for b in blocks:
-        out[r:r + b.shape[0], c:c + b.shape[1]] = b
-        r, c = r + b.shape[0], c + b.shape[1]
-    return out
-
-
-def absorbed(cfg, W, p, heads):
-    """The mla "absorbed" form: scores straight from the latent through
-    W_UQK_h = Wq_h W_UK_h^T, and the output from weights @ latent through W_LO."""
-    d, H = cfg["head_dim"], cfg["heads"]
-    query_side = p["query_latent"] if cfg["q_latent"] else cfg["x"]
-    Wq = W["W_UQ"] if cfg["q_latent"] else W["W_Q"]
-    cols = [slice(h * d, (h + 1) * d) for h in range(H)]
-    per_head = []
-    for h in range(H):
-        w_uqk = Wq[:, cols[h]] @ W["W_UK"][:, cols[h]].T
-        queries = query_side @ w_uqk
-        per_head.append({"W_UQK": w_uqk, "queries": queries, "scores": queries @ p["latent"].T})
-    latent_output = np.hstack([hd["weights"] @ p["latent"] for hd in heads])
-    w_lo = block_diag([W["W_UV"][:, c] for c in cols])
-    if "W_O" in W:
-        w_lo = w_lo @ W["W_O"]
-    return {"heads": per_head, "latent_output": latent_output, "W_LO": w_lo,
-            "output": latent_output @ w_lo}
-
-
-# --------------------------------------------------------------------------
 # Comparison
 # --------------------------------------------------------------------------
 
-def as_array(found, where, null_as=None):
-    """JSON rows (or a flat list) -> float64 array.  A JSON null becomes
-    null_as (-inf or NaN) where the caller allows it, else it is a mismatch."""
-    def conv(x, pos):
-        if x is None:
-            if null_as is not None:
-                return null_as
-            raise Mismatch("%s%s: found null, expected a finite number" % (where, pos))
-        if isinstance(x, bool) or not isinstance(x, (int, float)):
-            raise Mismatch("%s%s: found %r, expected a number" % (where, pos, x))
-        return float(x)
-    if found is None:
-        raise Mismatch("%s: missing from the output" % where)
-    if not isinstance(found, list):
-        raise Mismatch("%s: expected an array, found %r" % (where, found))
-    if found and isinstance(found[0], list):
-        widths = {len(row) if isinstance(row, list) else -1 for row in found}
-        if len(widths) != 1 or -1 in widths:
-            raise Mismatch("%s: ragged or mixed rows" % where)
-        return np.array([[conv(x, "[%d][%d]" % (r, c)) for c, x in enumerate(row)]
-                         for r, row in enumerate(found)], dtype=float)
-    return np.array([conv(x, "[%d]" % r) for r, x in enumerate(found)], dtype=float)
-
-
-def shown(x):
-    """A value for a message; NaN stands for a JSON null."""
-    return "null" if np.isnan(x) else repr(float(x))
-
-
-def compare(expected, found, where, null_as=None):
-    """Raise Mismatch unless |expected - found| <= TOL everywhere (infinities
-    and NaN/null must match exactly); return the max abs error."""
-    expected = np.asarray(expected, dtype=float)
-    got = as_array(found, where, null_as)
-    if got.size == 0 and expected.size == 0:
-        return 0.0
-    if got.shape != expected.shape:
-        raise Mismatch("%s: shape %s, expected %s" % (where, got.shape, expected.shape))
-    max_err = 0.0
-    for pos in np.ndindex(expected.shape):
-        e, f = expected[pos], got[pos]
-        if np.isnan(e) or np.isnan(f):
-            ok, err = np.isnan(e) and np.isnan(f), 0.0
-        elif np.isinf(e) or np.isinf(f):
-            ok, err = e == f, 0.0
-        else:
-            err = abs(e - f)
-            ok = err <= TOL
-        if not ok:
-            at = "".join("[%d]" % p for p in pos)
-            raise Mismatch("%s%s: expected %s, found %s" % (where, at, shown(e), shown(f)))
-        max_err = max(max_err, err)
-    return max_err
-
-
-def check_equal(expected, found, where):
-    """Exact equality, type included (so 1 is not accepted for true)."""
-    if expected != found or type(expected) is not type(found):
-        raise Mismatch("%s: expected %r, found %r" % (where, expected, found))
-
-
 def weights_used(cfg, out):
-    """The weights to compute with: given ones (checked to be echoed), seeded ones read back."""
-    echoed = out.get("weights")
-    if not isinstance(echoed, dict):
-        raise Mismatch("weights: missing from output")
-    names = used_weights(cfg)
-    check_equal(sorted(names), sorted(echoed), "weights (names)")
-    shapes = weight_shapes(cfg)
-    W = {}
-    for name in names:
-        if name in cfg["omit"]:
-            W[name] = as_array(echoed[name], "weights." + name)
-            if W[name].shape != shapes[name]:
-                raise Mismatch("weights.%s: seeded shape %s, expected %s"
-                               % (name, W[name].shape, shapes[name]))
-        else:
-            compare(cfg["W"][name], echoed[name], "weights." + name)
-            W[name] = cfg["W"][name]
+    """The weights to compute with: given ones (checked to be echoed), seeded
+    ones read back; the first disagreement raised."""
+    chk = Checks()
+    W = checked_weights(cfg, out, chk)
+    if chk.errors:
+        raise Mismatch(chk.errors[0])
     return W
-
-
-def expected_attention(cfg):
-    """The "attention" object the output must carry, exactly."""
-    att = {key: cfg[key] for key in ("variant", "heads", "kv_heads", "head_dim", "mask",
-                                     "scale", "kernel")}
-    att["output_projection"] = cfg["wo"]
-    if cfg["mask"] == "sliding_window":
-        att["window"] = cfg["window"]
-    if cfg["variant"] == "mla":
-        att["latent_dim"] = cfg["latent_dim"]
-        att["query_latent_dim"] = cfg["q_latent"]
-    return att
 
 
 def check_header(cfg, out):
@@ -755,11 +473,9 @@ def run_binary(binary, path):
 
 
 def describe(idx, cfg):
-    variant = {"mha": "mha", "mqa": "mqa", "gqa": "gqa G=%d" % cfg["kv_heads"],
-               "mla": "mla dc=%d dq=%d" % (cfg["latent_dim"], cfg["q_latent"])}
     return ("#%-2d %s heads=%d d=%d dm=%d nq=%d nkv=%d mask=%s kernel=%s scale=%s"
             " cross=%s wo=%s%s%s") % (
-        idx, variant[cfg["variant"]], cfg["heads"], cfg["head_dim"], cfg["d_model"],
+        idx, variant_label(cfg), cfg["heads"], cfg["head_dim"], cfg["d_model"],
         cfg["n_q"], cfg["n_kv"], cfg["mask"], cfg["kernel"], "on" if cfg["scale"] else "off",
         "yes" if cfg["cross"] else "no", "yes" if cfg["wo"] else "no",
         " seeded=" + ",".join(cfg["omit"]) if cfg["omit"] else "",
@@ -786,10 +502,6 @@ def check_cross_decode(binary, path, cfg, ref):
             found = (step.get("weights") or [None] * (h + 1))[h]
             errs.append(compare(rh["weights"][t], found, "decode: steps[%d].weights[%d]" % (t, h)))
     return max(errs)
-
-
-def reject_constant(name):
-    raise ValueError("non-standard JSON constant %s" % name)
 
 
 def check_one(binary, tmpdir, idx, cfg, seen):
@@ -884,15 +596,6 @@ def coverage_gaps(seen):
             for key, need in REQUIRED.items() if need - seen.get(key, set())]
 
 
-def probe(binary):
-    """Exit 2 unless the binary can be started."""
-    try:
-        subprocess.run([binary, "--version"], capture_output=True, timeout=20, check=True)
-    except (OSError, subprocess.SubprocessError) as e:
-        print("error: cannot run the binary %r: %s" % (binary, e), file=sys.stderr)
-        sys.exit(2)
-
-
 def all_configs():
     """mha, then gqa/mqa/mla (one random stream), then the hand-made edges."""
     rng = np.random.default_rng(SEED)
@@ -902,8 +605,7 @@ def all_configs():
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--binary", required=True, help="path to attention-lab")
+    parser = command_line(__doc__)
     args = parser.parse_args()
     probe(args.binary)
 

@@ -49,32 +49,30 @@ cannot be run.  Tolerance: absolute 1e-9 (exact for selected / mask; 1e-12
 between online's output and the dense output; for C >= 1000 the PE rows and
 rotated vectors to 1e-9 + 16 ulp(C + N) times their size).
 
-The low-level helpers (softmax / linear rows and their statuses, entropy,
-comparison with null handling) come from numpy_crosscheck.py next to this
-file, the earlier independent reference of plain attention.
+The reference (reference.reference: positions, RoPE, sparse attention and
+every variant on top of the softmax / linear rows, their statuses and the
+entropy) is reference.py next to this file; the checks of one trace are
+trace_check.py, which model_crosscheck.py uses too.
 """
 
-import argparse
 import copy
 import json
 import math
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from numpy_crosscheck import (Mismatch, as_array, block_diag, compare,  # noqa: E402
-                              entropy_rows, linear_rows, mask_matrix, reject_constant,
-                              probe, softmax_rows, values)
-from numpy_crosscheck import weight_shapes as plain_weight_shapes  # noqa: E402
+from reference import (Binary, Checks, Mismatch, cannot_run, causal, command_line,  # noqa: E402
+                       context_length, error_lines, mask_matrix, online_reference, probe, reference,
+                       resolved, rotate, sparse_label, used_weights, values, variant_label,
+                       weight_shapes, work_folder)
+from trace_check import check_trace, weights_used  # noqa: E402
 
 SEED = 1414
 REPS = 2
-TOL = 1e-9
 ONLINE_TOL = 1e-12
 MASKS = ("none", "causal", "sliding_window", "custom")
 POSITIONS = ("none", "sinusoidal", "learned", "rope")
@@ -82,9 +80,6 @@ KINDS = ("mha", "gqa", "mqa", "mla", "mla_q")      # mla_q: mla with query_laten
 NEW_WEIGHTS = ("W_P", "W_QR", "W_KR", "W_QI", "W_KI", "W_wI")
 GQA_SHAPES = ((4, 2), (2, 1), (4, 1), (3, 1), (4, 4), (2, 2))
 ROPE_BASES = (None, 100, 10.0, 10000, 2.5, 1000)
-BASE_ATT_KEYS = ("variant", "heads", "kv_heads", "head_dim", "mask", "scale", "kernel")
-HEAD_FIELDS = ("q", "k", "v", "scores", "scaled", "masked", "weights", "output")
-ROW_FIELDS = ("row_max", "row_sum", "entropy")
 OFFSET_MAX = 1048576            # attention.position_offset: 0..OFFSET_MAX
 LEARNED_OFFSET_MAX = 4095       # ... and at most this with learned positions
 LARGE_OFFSETS = (1000, 100000, OFFSET_MAX, 4093, 65536)   # rope / sinusoidal
@@ -141,11 +136,7 @@ def make_config(idx, rep, kind_i, pos_i, sparse, rng, offset=0, offset_written=F
     if pos in ("sinusoidal", "rope"):      # the binary refuses rope_base with learned
         cfg["rope_base"] = ROPE_BASES[idx % len(ROPE_BASES)]
     n_q = cfg["n_q"]
-    n_kv = n_q
-    if cfg["cross"]:
-        while n_kv == n_q:
-            n_kv = int(rng.integers(1, 8))
-    cfg["n_kv"] = n_kv
+    n_kv = cfg["n_kv"] = context_length(rng, n_q, cfg["cross"])
     if pos == "learned" and idx % 2 == 1:
         cfg["max_positions"] = offset + max(n_q, n_kv) + (idx // 2) % 3
     if sparse:
@@ -164,38 +155,6 @@ def make_config(idx, rep, kind_i, pos_i, sparse, rng, offset=0, offset_written=F
     old = [n for n in names if n not in NEW_WEIGHTS]
     cfg["omit"] = tuple({0: [], 1: names, 2: new, 3: old}[omit_mode])
     return cfg
-
-
-def resolved(cfg):
-    """(rope_base, max_positions, indexer_heads, indexer_dim) with defaults applied."""
-    base = 10000.0 if cfg["rope_base"] is None else float(cfg["rope_base"])
-    # Without max_positions: the rows of a given W_P (wp_rows, when the file's
-    # W_P is not C + the longer side's tokens long), else C + that count.
-    mp = cfg["max_positions"] or cfg.get("wp_rows") or \
-        cfg.get("offset", 0) + max(cfg["n_q"], cfg["n_kv"])
-    sp = cfg["sparse"] or {}
-    hi = sp.get("indexer_heads") or 1
-    di = sp.get("indexer_dim") or cfg["head_dim"]
-    return base, mp, hi, di
-
-
-def weight_shapes(cfg):
-    """Every weight the configuration uses (W_O included), name -> shape, in a fixed order."""
-    dm, H = cfg["d_model"], cfg["heads"]
-    shapes = list(plain_weight_shapes(cfg).items())
-    _, mp, hi, di = resolved(cfg)
-    if cfg["positions"] == "learned":
-        shapes.append(("W_P", (mp, dm)))
-    if cfg["variant"] == "mla" and cfg["positions"] == "rope":
-        dr = cfg["rope_dim"]
-        shapes += [("W_QR", (cfg["q_latent"] or dm, H * dr)), ("W_KR", (dm, dr))]
-    if cfg["sparse"]:
-        shapes += [("W_QI", (dm, hi * di)), ("W_KI", (dm, di)), ("W_wI", (dm, hi))]
-    return dict(shapes)
-
-
-def used_weights(cfg):
-    return [n for n in weight_shapes(cfg) if n != "W_O" or cfg["wo"]]
 
 
 def fill_values(cfg, rng, repeat):
@@ -309,8 +268,7 @@ def scenario_json(cfg):
 
 
 def describe(cfg):
-    v = {"mha": "mha", "mqa": "mqa", "gqa": "gqa G=%d" % cfg["kv_heads"],
-         "mla": "mla dc=%d dq=%d" % (cfg["latent_dim"], cfg["q_latent"])}[cfg["variant"]]
+    v = variant_label(cfg)
     pos = cfg["positions"]
     if pos != "none":
         pos += "(base=%s" % ("default" if cfg["rope_base"] is None else cfg["rope_base"])
@@ -321,541 +279,13 @@ def describe(cfg):
         if cfg.get("offset") or cfg.get("offset_written"):
             pos += ",C=%d" % cfg["offset"]
         pos += ")"
-    sp = ""
-    if cfg["sparse"]:
-        s = cfg["sparse"]
-        sp = " sparse(k=%d,HI=%s,dI=%s)" % (s["top_k"], s["indexer_heads"] or "-",
-                                            s["indexer_dim"] or "-")
+    sp = " " + sparse_label(cfg["sparse"]) if cfg["sparse"] else ""
     return ("#%-3d %s H=%d d=%d dm=%d nq=%d nkv=%d %s mask=%s %s%s%s%s pos=%s%s%s" % (
         cfg["idx"], v, cfg["heads"], cfg["head_dim"], cfg["d_model"], cfg["n_q"], cfg["n_kv"],
         cfg["kernel"], cfg["mask"], "scale" if cfg["scale"] else "noscale",
         " cross" if cfg["cross"] else "", " W_O" if cfg["wo"] else "",
         " seeded=" + ",".join(cfg["omit"]) if cfg["omit"] else "", pos, sp,
         cfg.get("note", "")))
-
-
-# --------------------------------------------------------------------------
-# Reference
-# --------------------------------------------------------------------------
-
-def file_mask(cfg):
-    """0/1 (n_q x n_kv): the scenario's own mask."""
-    return mask_matrix(cfg)
-
-
-def causal(n_q, n_kv):
-    return (np.arange(n_kv)[None, :] <= np.arange(n_q)[:, None]).astype(float)
-
-
-LD = np.longdouble     # angles in extended precision: far positions stay exact
-
-
-def sinusoidal(rows, dm, base, offset=0):
-    """PE[p, 2i] = sin(p / base^(2i/dm)), PE[p, 2i+1] = cos(p / base^(2i/dm)),
-    for the positions p = offset .. offset + rows - 1."""
-    p = np.arange(offset, offset + rows, dtype=LD)[:, None]
-    c = np.arange(dm)
-    angle = p / LD(base) ** (LD(2) * (c // 2) / LD(dm))
-    return np.where(c % 2 == 0, np.sin(angle), np.cos(angle)).astype(float).reshape(rows, dm)
-
-
-def rotate(a, base, offset=0):
-    """RoPE: row r of a (at position p = offset + r) rotated pair by pair,
-    (2i, 2i+1) by p * base^(-2i/width)."""
-    a = np.asarray(a, dtype=float)
-    out = a.copy()
-    width = a.shape[1]
-    if a.shape[0] == 0 or width < 2:
-        return out
-    p = np.arange(offset, offset + a.shape[0], dtype=LD)[:, None]
-    i = np.arange(width // 2)
-    angle = p * LD(base) ** (-LD(2) * i / LD(width))
-    c, s = np.cos(angle), np.sin(angle)
-    x, y = a[:, 0:2 * (width // 2):2].astype(LD), a[:, 1:2 * (width // 2):2].astype(LD)
-    out[:, 0:2 * (width // 2):2] = (x * c - y * s).astype(float)
-    out[:, 1:2 * (width // 2):2] = (x * s + y * c).astype(float)
-    return out
-
-
-def angle_tol(C, rows, mag=1.0):
-    """Tolerance of a rotated (or sin / cos) value at positions up to C + rows: a
-    double angle p * theta (theta <= 1) carries a rounding of about one ulp of p,
-    which moves a pair of norm mag by up to mag times that."""
-    return TOL + 8.0 * float(np.spacing(float(C + rows))) * 2.0 * max(1.0, mag)
-
-
-def top_k_select(scores, visible, k):
-    """0/1 selection: per row, the k largest visible scores (ties: lower j first)."""
-    sel = np.zeros_like(visible)
-    info = {"tie": False, "fewer": False, "cut": False, "near": []}
-    for i in range(scores.shape[0]):
-        js = [j for j in range(scores.shape[1]) if visible[i, j] == 1]
-        order = sorted(js, key=lambda j: (-scores[i, j], j))
-        for j in order[:k]:
-            sel[i, j] = 1
-        if len(js) <= k:
-            info["fewer"] = True
-        else:
-            info["cut"] = True
-            a, b = scores[i, order[k - 1]], scores[i, order[k]]
-            if a == b:
-                info["tie"] = True
-            elif abs(a - b) <= 1e-9 * max(1.0, abs(a)):
-                info["near"].append(i)
-    return sel, info
-
-
-def reference(cfg, W, base_mask=None, selected=None, follow=None):
-    """Every intermediate, from the specification.  base_mask replaces the
-    scenario's mask (decode); selected replaces the top-k selection; follow
-    (far positions, see follow_far_positions) replaces the PE rows and the
-    rotated vectors by the binary's, checked beforehand to angle rounding."""
-    follow = follow or {}
-    n_q, n_kv, dm = cfg["n_q"], cfg["n_kv"], cfg["d_model"]
-    d, H, G = cfg["head_dim"], cfg["heads"], cfg["kv_heads"]
-    base, mp, hi, di = resolved(cfg)
-    pos, mla = cfg["positions"], cfg["variant"] == "mla"
-    C = cfg.get("offset", 0) if pos != "none" else 0
-    ref = {}
-    X, Xkv = np.asarray(cfg["x"], float), np.asarray(cfg["x_kv"], float)
-    rows = max(n_q, n_kv)
-    if pos == "sinusoidal":
-        ref["positions"] = follow.get("positions", sinusoidal(rows, dm, base, C))
-    elif pos == "learned":
-        ref["positions"] = np.asarray(W["W_P"], float)[C:C + rows]
-    if "positions" in ref:
-        X = X + ref["positions"][:n_q]
-        Xkv = Xkv + ref["positions"][:n_kv]
-    ref["X"], ref["Xkv"] = X, Xkv
-    # Projections.
-    if mla:
-        ref["latent"] = Xkv @ W["W_DKV"]
-        K, V = ref["latent"] @ W["W_UK"], ref["latent"] @ W["W_UV"]
-        if cfg["q_latent"]:
-            ref["query_latent"] = X @ W["W_DQ"]
-            query_input = ref["query_latent"]
-            Q = query_input @ W["W_UQ"]
-        else:
-            query_input = X
-            Q = X @ W["W_Q"]
-    else:
-        Q, K, V = X @ W["W_Q"], Xkv @ W["W_K"], Xkv @ W["W_V"]
-        query_input = X
-    ref.update(Q=Q, K=K, V=V)
-    kv = [{"k": K[:, g * d:(g + 1) * d], "v": V[:, g * d:(g + 1) * d]} for g in range(G)]
-    ref["kv_heads"] = kv
-    mask = file_mask(cfg) if base_mask is None else base_mask
-    ref["base_mask"] = mask
-    # Indexer.
-    combined = mask
-    if cfg["sparse"]:
-        w = X @ W["W_wI"]
-        qi = X @ W["W_QI"]
-        ki = Xkv @ W["W_KI"]
-        I = np.zeros((n_q, n_kv))
-        for h in range(hi):
-            I += w[:, h:h + 1] * np.maximum(qi[:, h * di:(h + 1) * di] @ ki.T, 0.0)
-        sel, info = top_k_select(I, mask, cfg["sparse"]["top_k"])
-        if selected is not None:
-            sel = selected
-        ref["indexer"] = {"q": qi, "k": ki, "w": w, "I": I,
-                          "scores": np.where(mask == 1, I, np.nan), "selected": sel}
-        ref["topk_info"] = info
-        combined = mask * sel
-    ref["mask"] = combined
-    # Rotary parts.
-    dr = cfg["rope_dim"] if (mla and pos == "rope") else 0
-    if dr:
-        qR = query_input @ W["W_QR"]
-        ref["k_r"] = follow.get("k_r", rotate(Xkv @ W["W_KR"], base, C))
-        ref["q_r"] = follow.get("q_r", [rotate(qR[:, h * dr:(h + 1) * dr], base, C)
-                                        for h in range(H)])
-    scale = 1.0 / math.sqrt(d + dr) if cfg["scale"] else 1.0
-    ref["scale_factor"] = scale
-    heads = []
-    for h in range(H):
-        cols = slice(h * d, (h + 1) * d)
-        g = h // (H // G)
-        q, k, v = Q[:, cols], kv[g]["k"], kv[g]["v"]
-        head = {"head": h, "kv_head": g, "q": q, "k": k, "v": v}
-        if pos == "rope" and not mla:
-            if "q_rope" in follow:
-                head["q_rope"], head["k_rope"] = follow["q_rope"][h], follow["k_rope"][h]
-            else:
-                head["q_rope"], head["k_rope"] = rotate(q, base, C), rotate(k, base, C)
-        elif dr:
-            head["q_r"], head["k_r"] = ref["q_r"][h], ref["k_r"]
-            head["q_rope"] = np.hstack([q, ref["q_r"][h]])
-            head["k_rope"] = np.hstack([k, ref["k_r"]])
-        if "q_rope" in head:
-            scores = head["q_rope"] @ head["k_rope"].T
-        else:
-            scores = q @ k.T
-        scaled = scores / math.sqrt(d + dr) if cfg["scale"] else scores.copy()
-        if cfg["kernel"] == "softmax":
-            masked = np.where(combined == 1, scaled, -np.inf)
-            weights, row_max, row_sum, status = softmax_rows(masked, combined)
-        else:
-            masked = np.where(combined == 1, scaled, 0.0)
-            weights, row_max, row_sum, status = linear_rows(masked, combined, v)
-        head.update(scores=scores, scaled=scaled, mask=combined, masked=masked,
-                    weights=weights, output=weights @ v, row_max=row_max, row_sum=row_sum,
-                    entropy=entropy_rows(weights, status), row_status=status)
-        if "W_O" in W:
-            head["contribution"] = head["output"] @ W["W_O"][cols, :]
-        heads.append(head)
-    ref["heads"] = heads
-    ref["follow"] = follow
-    ref["concat"] = np.hstack([hd["output"] for hd in heads])
-    ref["output"] = ref["concat"] @ W["W_O"] if "W_O" in W else ref["concat"]
-    if mla:
-        ref["absorbed"] = absorbed(cfg, W, ref, query_input, heads)
-    return ref
-
-
-def absorbed(cfg, W, ref, query_input, heads):
-    """mla absorbed form: query_input W_UQK^h latent^T (+ q_R^h k_R^T with rope)."""
-    d, H = cfg["head_dim"], cfg["heads"]
-    Wq = W["W_UQ"] if cfg["q_latent"] else W["W_Q"]
-    cols = [slice(h * d, (h + 1) * d) for h in range(H)]
-    per_head = []
-    for h in range(H):
-        w_uqk = Wq[:, cols[h]] @ W["W_UK"][:, cols[h]].T
-        s = query_input @ w_uqk @ ref["latent"].T
-        if "k_r" in ref:
-            s = s + ref["q_r"][h] @ ref["k_r"].T
-        per_head.append({"W_UQK": w_uqk, "scores": s})
-    latent_output = np.hstack([hd["weights"] @ ref["latent"] for hd in heads])
-    w_lo = block_diag([W["W_UV"][:, c] for c in cols])
-    if "W_O" in W:
-        w_lo = w_lo @ W["W_O"]
-    return {"heads": per_head, "latent_output": latent_output, "W_LO": w_lo,
-            "output": latent_output @ w_lo}
-
-
-def online_reference(x, v, block):
-    """Blockwise online softmax of the masked row x over values v."""
-    n = len(x)
-    m, l, acc = -math.inf, 0.0, np.zeros(v.shape[1])
-    blocks = []
-    for s in range(0, n, block):
-        e = min(n, s + block)
-        bmax = max(x[s:e])
-        m_new = max(m, bmax)
-        rescale = 1.0 if m_new == -math.inf else math.exp(m - m_new)
-        l *= rescale
-        acc = acc * rescale
-        for j in range(s, e):
-            if x[j] != -math.inf:
-                p = math.exp(x[j] - m_new)
-                l += p
-                acc = acc + p * v[j]
-        m = m_new
-        out = acc / l if l > 0 else np.zeros(v.shape[1])
-        blocks.append({"start": s, "end": e, "block_max": bmax, "m": m, "rescale": rescale,
-                       "l": l, "output": out})
-    return blocks
-
-
-# --------------------------------------------------------------------------
-# Comparison
-# --------------------------------------------------------------------------
-
-class Checks:
-    """Collects every mismatch of one configuration instead of stopping at the first."""
-
-    def __init__(self):
-        self.errors = []
-        self.max_err = 0.0
-
-    def fail(self, msg):
-        self.errors.append(msg)
-
-    def cmp(self, expected, found, where, null_as=None, tol=None):
-        try:
-            if tol is None:
-                self.max_err = max(self.max_err, compare(expected, found, where, null_as))
-            else:
-                exp = np.asarray(expected, float)
-                got = as_array(found, where, null_as)
-                if got.shape != exp.shape:
-                    raise Mismatch("%s: shape %s, expected %s" % (where, got.shape, exp.shape))
-                fin = np.isfinite(exp) & np.isfinite(got)
-                same = (exp == got) | (np.isnan(exp) & np.isnan(got))
-                bad = ~same & (~fin | (np.abs(np.where(fin, exp - got, 0)) > tol))
-                if bad.any():
-                    pos = tuple(np.argwhere(bad)[0])
-                    raise Mismatch("%s%s: expected %r, found %r (tolerance %g)" % (
-                        where, "".join("[%d]" % p for p in pos), float(exp[pos]),
-                        float(got[pos]), tol))
-            return True
-        except Mismatch as e:
-            self.errors.append(str(e))
-            return False
-
-    def exact(self, expected, found, where):
-        """0/1 matrices: identical, with integer values."""
-        try:
-            got = as_array(found, where)
-        except Mismatch as e:
-            self.errors.append(str(e))
-            return False
-        exp = np.asarray(expected, float)
-        if got.shape != exp.shape or not np.array_equal(got, exp):
-            self.errors.append("%s: expected %s, found %s" % (
-                where, exp.astype(int).tolist(), found))
-            return False
-        return True
-
-    def eq(self, expected, found, where):
-        if expected != found or type(expected) is not type(found):
-            self.errors.append("%s: expected %r, found %r" % (where, expected, found))
-            return False
-        return True
-
-
-def weights_used(cfg, out, chk, lenient_names=False):
-    """Given weights (checked to be echoed) and seeded ones read back from the output."""
-    echoed = out.get("weights")
-    if not isinstance(echoed, dict):
-        raise Mismatch("weights: missing from the output")
-    names = used_weights(cfg)
-    if lenient_names:
-        missing = sorted(set(names) - set(echoed))
-        if missing:
-            raise Mismatch("weights: missing %s (found %s)" % (missing, sorted(echoed)))
-    elif sorted(names) != sorted(echoed):
-        raise Mismatch("weights (names): expected %s, found %s" % (sorted(names), sorted(echoed)))
-    shapes = weight_shapes(cfg)
-    W = {}
-    for name in names:
-        if name in cfg["omit"]:
-            W[name] = as_array(echoed[name], "weights." + name)
-            if W[name].ndim == 1 and W[name].size == 0:
-                W[name] = W[name].reshape(shapes[name])
-            if W[name].shape != shapes[name]:
-                raise Mismatch("weights.%s: seeded shape %s, expected %s"
-                               % (name, W[name].shape, shapes[name]))
-        else:
-            chk.cmp(cfg["W"][name], echoed[name], "weights." + name)
-            W[name] = np.asarray(cfg["W"][name], float)
-    return W
-
-
-def expected_attention(cfg):
-    att = {key: cfg[key] for key in BASE_ATT_KEYS}
-    att["output_projection"] = cfg["wo"]
-    if cfg["mask"] == "sliding_window":
-        att["window"] = cfg["window"]
-    if cfg["variant"] == "mla":
-        att["latent_dim"] = cfg["latent_dim"]
-        att["query_latent_dim"] = cfg["q_latent"]
-    base, mp, hi, di = resolved(cfg)
-    # A plain scenario's header is exactly as before positions existed; rope_base only where it acts.
-    if cfg["positions"] != "none":
-        att["positions"] = cfg["positions"]
-    if cfg["positions"] in ("sinusoidal", "rope"):
-        att["rope_base"] = base
-    if cfg["positions"] == "learned":
-        att["max_positions"] = mp
-    if cfg["rope_dim"]:
-        att["rope_dim"] = cfg["rope_dim"]
-    if cfg["positions"] != "none" and cfg.get("offset", 0) != 0:
-        att["position_offset"] = cfg["offset"]
-    if cfg["sparse"]:
-        att["sparse"] = {"top_k": cfg["sparse"]["top_k"], "indexer_heads": hi,
-                         "indexer_dim": di}
-    return att
-
-
-def check_header(cfg, out, chk, plain_only):
-    chk.eq(["q%d" % i for i in range(cfg["n_q"])], out.get("tokens"), "tokens")
-    ctx = ["c%d" % j for j in range(cfg["n_kv"])] if cfg["cross"] else \
-        ["q%d" % i for i in range(cfg["n_q"])]
-    chk.eq(ctx, out.get("context_tokens"), "context_tokens")
-    att = out.get("attention")
-    if not isinstance(att, dict):
-        chk.fail("attention: missing from the output")
-        return
-    want = expected_attention(cfg)
-    if plain_only and "positions" not in att:
-        want.pop("positions", None)
-    missing, extra = sorted(set(want) - set(att)), sorted(set(att) - set(want))
-    if missing or extra:
-        chk.fail("attention: %s%s" % (
-            "missing keys %s (%s)" % (missing, ", ".join(
-                "%s=%r" % (k, want[k]) for k in missing)) if missing else "",
-            "%sunexpected keys %s" % ("; " if missing else "", extra) if extra else ""))
-    for key, value in want.items():
-        if key not in att:
-            continue
-        if key == "rope_base":
-            if not isinstance(att[key], (int, float)) or float(att[key]) != value:
-                chk.fail("attention.rope_base: expected %r, found %r" % (value, att[key]))
-        else:
-            chk.eq(value, att[key], "attention." + key)
-
-
-def check_trace(cfg, out, chk, plain_only=False, lenient_names=False):
-    """Compare one `trace --json` with the reference; return the reference."""
-    check_header(cfg, out, chk, plain_only)
-    chk.cmp(cfg["x"], out.get("x"), "x")
-    chk.cmp(cfg["x_kv"], out.get("x_kv"), "x_kv")
-    W = weights_used(cfg, out, chk, lenient_names)
-    ref = reference(cfg, W)
-    follow = follow_far_positions(cfg, ref, out, chk)
-    if follow:
-        ref = reference(cfg, W, follow=follow)
-    # Near-ties in the indexer (|difference| <= 1e-9, not exactly equal) can go
-    # either way under a different summation order: accept the binary's choice
-    # there if it is the top-k of its own scores, and follow it downstream.
-    if cfg["sparse"] and ref["topk_info"]["near"] and isinstance(out.get("indexer"), dict):
-        try:
-            got_sel = as_array(out["indexer"].get("selected"), "indexer.selected")
-            got_I = as_array(out["indexer"].get("scores"), "indexer.scores", np.nan)
-            own, _ = top_k_select(np.nan_to_num(got_I, nan=-np.inf), ref["base_mask"],
-                                  cfg["sparse"]["top_k"])
-            if got_sel.shape == own.shape and np.array_equal(got_sel, own) \
-                    and not np.array_equal(got_sel, ref["indexer"]["selected"]):
-                ref = reference(cfg, W, selected=got_sel, follow=ref["follow"])
-                cfg["note"] = " [near-tie: binary's selection followed]"
-        except Mismatch:
-            pass
-    chk.cmp([ref["scale_factor"]], [out.get("scale_factor")], "scale_factor")
-    if "positions" in ref:
-        chk.cmp(ref["positions"], out.get("positions"), "positions")
-    elif "positions" in out:
-        chk.fail("positions: present with positions %s" % cfg["positions"])
-    for key in ("Q", "K", "V", "latent", "query_latent"):
-        if key in ref and (key in out or key in ("latent", "query_latent")):
-            chk.cmp(ref[key], out.get(key), key)
-        elif key not in ref and key in out and key in ("latent", "query_latent"):
-            chk.fail("%s: unexpected in the output" % key)
-    kvh = out.get("kv_heads")
-    if not isinstance(kvh, list) or len(kvh) != len(ref["kv_heads"]):
-        chk.fail("kv_heads: expected a list of %d entries" % len(ref["kv_heads"]))
-    else:
-        for g, (rk, fk) in enumerate(zip(ref["kv_heads"], kvh)):
-            for f in ("k", "v"):
-                chk.cmp(rk[f], (fk or {}).get(f), "kv_heads[%d].%s" % (g, f))
-    check_indexer(cfg, ref, out, chk)
-    heads = out.get("heads")
-    if not isinstance(heads, list) or len(heads) != cfg["heads"]:
-        chk.fail("heads: expected %d entries" % cfg["heads"])
-        return ref
-    for rh, fh in zip(ref["heads"], heads):
-        check_head(cfg, rh, fh, chk)
-    chk.cmp(ref["concat"], out.get("concat"), "concat")
-    chk.cmp(ref["output"], out.get("output"), "output")
-    if cfg["variant"] == "mla":
-        check_absorbed(ref, out, chk)
-    elif "absorbed" in out:
-        chk.fail("absorbed: unexpected in the output")
-    return ref
-
-
-FOLLOW_FROM = 1000     # position shifts from which the binary's angles are followed
-
-
-def follow_far_positions(cfg, ref, out, chk):
-    """For a shift C >= FOLLOW_FROM, the angle of position C + p is only known to
-    about one ulp of C + p in double (2.3e-10 at 2^20), which a head_dim-long dot
-    product of values near 30 turns into more than 1e-9.  So there the binary's
-    sinusoidal rows and rotated vectors are checked against the (extended
-    precision) reference to angle_tol, and then used downstream in place of the
-    reference's, everything after them being checked to 1e-9 as usual.  Returns
-    the values to follow, or None (C small, or they disagree: reported in chk)."""
-    pos, C = cfg["positions"], cfg.get("offset", 0)
-    if pos not in ("sinusoidal", "rope") or C < FOLLOW_FROM:
-        return None
-    rows = max(cfg["n_q"], cfg["n_kv"])
-    n_err = len(chk.errors)
-    follow = {}
-
-    def take(exp, found, where):
-        tol = angle_tol(C, rows, float(np.max(np.abs(exp), initial=0.0)))
-        if chk.cmp(exp, found, where + " (to angle rounding %.1e)" % tol, tol=tol):
-            return as_array(found, where)
-        return None
-
-    if pos == "sinusoidal":
-        follow["positions"] = take(ref["positions"], out.get("positions"), "positions")
-        return follow if len(chk.errors) == n_err else None
-    heads = out.get("heads")
-    if not isinstance(heads, list) or len(heads) != cfg["heads"] or \
-            not all(isinstance(fh, dict) for fh in heads):
-        return None             # reported by the head checks
-    if cfg["variant"] == "mla":
-        follow["q_r"] = [take(rh["q_r"], fh.get("q_r"), "heads[%d].q_r" % h)
-                         for h, (rh, fh) in enumerate(zip(ref["heads"], heads))]
-        k_r = [take(ref["k_r"], fh.get("k_r"), "heads[%d].k_r" % h)
-               for h, fh in enumerate(heads)]
-        follow["k_r"] = k_r[0]
-    else:
-        follow["q_rope"] = [take(rh["q_rope"], fh.get("q_rope"), "heads[%d].q_rope" % h)
-                            for h, (rh, fh) in enumerate(zip(ref["heads"], heads))]
-        follow["k_rope"] = [take(rh["k_rope"], fh.get("k_rope"), "heads[%d].k_rope" % h)
-                            for h, (rh, fh) in enumerate(zip(ref["heads"], heads))]
-    return follow if len(chk.errors) == n_err else None
-
-
-def check_indexer(cfg, ref, out, chk):
-    if not cfg["sparse"]:
-        if "indexer" in out:
-            chk.fail("indexer: present without sparse")
-        return
-    ix = out.get("indexer")
-    if not isinstance(ix, dict):
-        chk.fail("indexer: missing from the output")
-        return
-    ri = ref["indexer"]
-    for f in ("q", "k", "w"):
-        chk.cmp(ri[f], ix.get(f), "indexer." + f)
-    chk.cmp(ri["scores"], ix.get("scores"), "indexer.scores", null_as=np.nan)
-    chk.exact(ri["selected"], ix.get("selected"), "indexer.selected")
-
-
-def check_head(cfg, rh, fh, chk):
-    h = rh["head"]
-    where = "heads[%d]." % h
-    if not isinstance(fh, dict):
-        chk.fail(where[:-1] + ": expected an object")
-        return
-    chk.eq(h, fh.get("head"), where + "head")
-    chk.eq(rh["kv_head"], fh.get("kv_head"), where + "kv_head")
-    for f in HEAD_FIELDS + ROW_FIELDS:
-        null_as = None
-        if f == "masked" and cfg["kernel"] == "softmax":
-            null_as = -np.inf
-        elif f == "entropy":
-            null_as = np.nan
-        chk.cmp(rh[f], fh.get(f), where + f, null_as)
-    chk.exact(rh["mask"], fh.get("mask"), where + "mask")
-    chk.eq(rh["row_status"], fh.get("row_status"), where + "row_status")
-    for f in ("q_rope", "k_rope", "q_r", "k_r", "contribution"):
-        if f in rh:
-            chk.cmp(rh[f], fh.get(f), where + f)
-        elif f in fh:
-            chk.fail(where + f + ": unexpected (positions %s, variant %s%s)" % (
-                cfg["positions"], cfg["variant"], "" if cfg["wo"] else ", no W_O"))
-
-
-def check_absorbed(ref, out, chk):
-    ra, fa = ref["absorbed"], out.get("absorbed")
-    if not isinstance(fa, dict) or not isinstance(fa.get("heads"), list) \
-            or len(fa["heads"]) != len(ra["heads"]):
-        chk.fail("absorbed: expected an object with %d heads" % len(ra["heads"]))
-        return
-    for h, (rh, fh) in enumerate(zip(ra["heads"], fa["heads"])):
-        where = "absorbed.heads[%d]." % h
-        fh = fh if isinstance(fh, dict) else {}
-        chk.cmp(rh["W_UQK"], fh.get("W_UQK"), where + "W_UQK")
-        chk.cmp(rh["scores"], fh.get("scores"), where + "scores")
-        chk.cmp(ref["heads"][h]["scores"], fh.get("scores"),
-                where + "scores (vs reference heads[%d].scores)" % h)
-    for f in ("latent_output", "W_LO", "output"):
-        chk.cmp(ra[f], fa.get(f), "absorbed." + f)
-    chk.cmp(ref["output"], fa.get("output"), "absorbed.output (vs reference output)")
 
 
 # --------------------------------------------------------------------------
@@ -877,7 +307,7 @@ def check_decode(cfg, W, out, chk, follow=None):
     if cfg["cross"]:
         ref = reference(cfg, W, follow=follow)
     else:
-        ref = reference(cfg, W, base_mask=file_mask(cfg) * causal(cfg["n_q"], cfg["n_kv"]),
+        ref = reference(cfg, W, base_mask=mask_matrix(cfg) * causal(cfg["n_q"], cfg["n_kv"]),
                         follow=follow)
     if ref.get("topk_info", {}).get("near"):
         cfg["note"] = cfg.get("note", "") + " [decode near-tie rows %s]" % ref["topk_info"]["near"]
@@ -955,35 +385,6 @@ def check_decode(cfg, W, out, chk, follow=None):
 # Running the binary
 # --------------------------------------------------------------------------
 
-class Runner:
-    def __init__(self, binary, folder):
-        self.binary, self.folder = binary, folder
-        self.runs = 0
-
-    def write(self, name, doc):
-        path = os.path.join(self.folder, name)
-        with open(path, "w") as f:
-            json.dump(doc, f, indent=1)
-        return path
-
-    def run(self, *args):
-        self.runs += 1
-        proc = subprocess.run([self.binary] + [str(a) for a in args], capture_output=True,
-                              text=True, timeout=30)
-        return proc.returncode, proc.stdout, proc.stderr
-
-    def json(self, *args):
-        """Run, require exit 0 and JSON; raise Mismatch otherwise."""
-        code, out, err = self.run(*args)
-        if code != 0:
-            raise Mismatch("`%s` exit %d: %s" % (" ".join(map(str, args[:1] + args[2:])), code,
-                                                  err.strip()[:300]))
-        try:
-            return json.loads(out, parse_constant=reject_constant)
-        except ValueError as e:
-            raise Mismatch("`%s`: output is not JSON: %s" % (args[0], e))
-
-
 class Tally:
     def __init__(self, fail_dir):
         self.groups = {}
@@ -1001,12 +402,6 @@ class Tally:
 
     def failed(self):
         return sum(g[1] for g in self.groups.values())
-
-
-def report_errors(chk, limit=6):
-    more = len(chk.errors) - limit
-    lines = chk.errors[:limit] + (["... %d more" % more] if more > 0 else [])
-    return "\n       " + "\n       ".join(lines)
 
 
 def run_configs(runner, tally, configs, seen, plain_only):
@@ -1027,7 +422,7 @@ def run_configs(runner, tally, configs, seen, plain_only):
         tally.configs += 1
         ok = not chk.errors
         tally.add("trace", ok, "trace  " + describe(cfg) +
-                  ("  max_err=%.1e" % chk.max_err if ok else report_errors(chk)), doc, name)
+                  ("  max_err=%.1e" % chk.max_err if ok else error_lines(chk.errors, 6)), doc, name)
         if ref is not None:
             note_coverage(seen, cfg, ref)
             refs[cfg["idx"]] = (W, ref)
@@ -1041,7 +436,7 @@ def run_configs(runner, tally, configs, seen, plain_only):
             dchk.fail(str(e))
         ok = not dchk.errors
         tally.add("decode", ok, "decode " + describe(cfg) +
-                  ("  max_err=%.1e" % dchk.max_err if ok else report_errors(dchk)), doc, name)
+                  ("  max_err=%.1e" % dchk.max_err if ok else error_lines(dchk.errors, 6)), doc, name)
     return refs
 
 
@@ -1259,7 +654,7 @@ def run_overrides(runner, tally, configs, seen):
             name = name.replace(".json", "__%s.json" % "_".join(o.strip("-") for o in opts))
         tally.add("overrides", ok, line + ("  max_err=%.1e" % chk.max_err if ok
                                            else "\n       config: " + describe(cfg) +
-                                           report_errors(chk)), doc, name)
+                                           error_lines(chk.errors, 6)), doc, name)
 
 
 # --------------------------------------------------------------------------
@@ -1410,7 +805,7 @@ def run_shift(runner, tally, configs, seen):
                              % (base["positions"], C, got_abs))
         tally.configs += 2
         ok = not chk.errors
-        tally.add("shift", ok, line + ("" if ok else report_errors(chk)),
+        tally.add("shift", ok, line + ("" if ok else error_lines(chk.errors, 6)),
                   docs[-1] if docs else None, "shift_%02d_C%d.json" % (n, C))
 
 
@@ -1451,11 +846,11 @@ def run_online(runner, tally, configs, refs, seen):
                 checked += 1
         ok = not chk.errors
         tally.add("online", ok, "online %s  (%d runs)%s" % (
-            describe(cfg), checked, "" if ok else report_errors(chk)), scenario_json(cfg),
+            describe(cfg), checked, "" if ok else error_lines(chk.errors, 6)), scenario_json(cfg),
             "online_%03d.json" % cfg["idx"])
     for cfg in linear[:4]:
         path = os.path.join(runner.folder, "scenario_%03d.json" % cfg["idx"])
-        code, _, err = runner.run("online", path, "--head", 0, "--row", 0, "--block", 1, "--json")
+        code, _, err = runner.call("online", path, "--head", 0, "--row", 0, "--block", 1, "--json")
         ok = code == 2 and err.strip() != ""
         tally.add("online", ok, "online refuses the linear kernel (#%d): exit %d %s" % (
             cfg["idx"], code, first_line(err, path)), scenario_json(cfg),
@@ -1712,7 +1107,7 @@ def run_invalid(runner, tally, configs):
             continue
         name = "invalid_%02d.json" % n
         path = runner.write(name, doc)
-        code, _, err = runner.run("trace", path, "--json")
+        code, _, err = runner.call("trace", path, "--json")
         fields = (field,) if isinstance(field, str) else field
         named = [f for f in fields if f in err]
         ok = code == 2 and bool(named)
@@ -1726,7 +1121,7 @@ def run_invalid(runner, tally, configs):
         doc = scenario_json(base)
         name = "invalid_option_%02d.json" % n
         path = runner.write(name, doc)
-        code, _, err = runner.run("trace", path, "--json", *opts)
+        code, _, err = runner.call("trace", path, "--json", *opts)
         words = (word,) if isinstance(word, str) else word
         ok = code == 2 and any(w in err for w in words) and "unknown option" not in err
         tally.add("invalid", ok, "invalid option %s (#%d %s) -> exit %d: %s" % (
@@ -1735,7 +1130,7 @@ def run_invalid(runner, tally, configs):
     # online arguments
     base = next(c for c in configs if c["kernel"] == "softmax")
     path = runner.write("online_args.json", scenario_json(base))
-    code, _, err = runner.run("online", path, "--head", 0, "--row", 0, "--block", 1, "--json")
+    code, _, err = runner.call("online", path, "--head", 0, "--row", 0, "--block", 1, "--json")
     if code != 0:
         tally.add("invalid", False, "invalid online arguments: a valid `online` run fails:"
                   " exit %d %s" % (code, first_line(err, path)))
@@ -1743,7 +1138,7 @@ def run_invalid(runner, tally, configs):
     for label, args in (("--block 0", ["--head", 0, "--row", 0, "--block", 0]),
                         ("--head H", ["--head", base["heads"], "--row", 0, "--block", 1]),
                         ("--row N_Q", ["--head", 0, "--row", base["n_q"], "--block", 1])):
-        code, _, err = runner.run("online", path, *args, "--json")
+        code, _, err = runner.call("online", path, *args, "--json")
         ok = code == 2 and err.strip() != ""
         tally.add("invalid", ok, "invalid online %s (#%d) -> exit %d: %s" % (
             label, base["idx"], code, first_line(err, path)))
@@ -1878,15 +1273,13 @@ def coverage_gaps(seen):
 # --------------------------------------------------------------------------
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--binary", required=True, help="path to attention-lab")
+    parser = command_line(__doc__, keep="write the scenario files here (failing ones to KEEP/fail)")
     parser.add_argument("--plain-only", action="store_true",
                         help="only positions none / sparse off (a binary without the features)")
     parser.add_argument("--seed", type=int, default=SEED, help="default %(default)s")
     parser.add_argument("--reps", type=int, default=REPS,
                         help="rounds of the 40 variant x positions x sparse combinations "
                              "(default %(default)s; more for a longer soak)")
-    parser.add_argument("--keep", help="write the scenario files here (failing ones to KEEP/fail)")
     parser.add_argument("--save-failures", metavar="DIR",
                         help="copy each failing scenario file to DIR "
                              "(default KEEP/fail with --keep)")
@@ -1898,24 +1291,19 @@ def main():
     configs = all_configs(args.seed, args.reps)
     if args.plain_only:
         configs = [c for c in configs if c["positions"] == "none" and not c["sparse"]]
-    folder = args.keep or tempfile.mkdtemp(prefix="positions_crosscheck_")
-    os.makedirs(folder, exist_ok=True)
-    runner = Runner(args.binary, folder)
-    tally = Tally(args.save_failures or (os.path.join(args.keep, "fail") if args.keep else None))
-    seen = {}
-    try:
-        refs = run_configs(runner, tally, configs, seen, args.plain_only)
-        if not args.plain_only:
-            run_overrides(runner, tally, configs, seen)
-            run_shift(runner, tally, configs, seen)
-            run_online(runner, tally, configs, refs, seen)
-            run_invalid(runner, tally, configs)
-    except (OSError, subprocess.SubprocessError) as e:
-        print("error: cannot run the binary %r: %s" % (args.binary, e), file=sys.stderr)
-        return 2
-    finally:
-        if not args.keep:
-            shutil.rmtree(folder, ignore_errors=True)
+    with work_folder(args.keep, "positions_crosscheck_") as folder:
+        runner = Binary(args.binary, folder, timeout=30)
+        tally = Tally(args.save_failures or (os.path.join(args.keep, "fail") if args.keep else None))
+        seen = {}
+        try:
+            refs = run_configs(runner, tally, configs, seen, args.plain_only)
+            if not args.plain_only:
+                run_overrides(runner, tally, configs, seen)
+                run_shift(runner, tally, configs, seen)
+                run_online(runner, tally, configs, refs, seen)
+                run_invalid(runner, tally, configs)
+        except (OSError, subprocess.SubprocessError) as e:
+            return cannot_run(args.binary, e)
     print()
     for group, (ok, bad) in tally.groups.items():
         print("%-10s %4d agree, %d disagree" % (group + ":", ok, bad))

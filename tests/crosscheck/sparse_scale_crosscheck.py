@@ -56,21 +56,19 @@ The binary of the next configuration runs while this one is checked, so the
 whole check takes 12 to 18 s on two cores.
 """
 
-import argparse
 import json
 import math
 import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from numpy_crosscheck import (mask_matrix, one_head, probe,  # noqa: E402
-                              reject_constant, values)
+from reference import (cannot_run, command_line, indexer_scores, mask_matrix,  # noqa: E402
+                       multi_head, probe, reject_constant, top_k, values, work_folder)
 
 SEED = 5150
 TOL = 1e-9              # absolute, and relative where values grow
@@ -297,34 +295,21 @@ def describe(cfg):
 # Reference
 # --------------------------------------------------------------------------
 
-def indexer_scores(cfg):
-    X, Xkv, W = cfg["x"], cfg["x_kv"], cfg["W"]
-    di = cfg["di"]
-    w, qi, ki = X @ W["W_wI"], X @ W["W_QI"], Xkv @ W["W_KI"]
-    I = np.zeros((cfg["n_q"], cfg["n_kv"]))
-    for h in range(cfg["hi"]):
-        I += w[:, h:h + 1] * np.maximum(qi[:, h * di:(h + 1) * di] @ ki.T, 0.0)
-    return {"q": qi, "k": ki, "w": w, "I": I}
-
-
 def select_top_k(I, visible, k):
-    """Per row: the k largest visible I, by a stable sort on the key (-I, j).
-    Returns the 0/1 selection, for rows whose cut is a near tie the band
-    (lo, hi, count) within which the binary may choose otherwise, and what
-    the rows exercised (rows cut, exact ties at the cut, long rows, ...)."""
-    sel = np.zeros(I.shape)
+    """Per row: the k largest visible I (reference.top_k).  Returns the 0/1
+    selection, for rows whose cut is a near tie the band (lo, hi, count)
+    within which the binary may choose otherwise, and what the rows
+    exercised (rows cut, exact ties at the cut, long rows, ...)."""
+    sel, orders = top_k(I, visible, k)
     near = {}
     seen = dict.fromkeys(("cut", "tie at cut", "fewer than top_k", "nothing visible",
                           "long row, few selected"), 0)
-    for i in range(I.shape[0]):
-        js = np.flatnonzero(visible[i])
-        s = I[i, js]
-        order = js[np.lexsort((js, -s))]        # primary -I, then j: ties to the lower j
-        sel[i, order[:k]] = 1
-        seen["nothing visible"] += len(js) == 0
-        seen["long row, few selected"] += len(js) >= LONG_ROW and k * 4 <= len(js)
-        if len(js) <= k:
-            seen["fewer than top_k"] += len(js) > 0
+    for i, order in enumerate(orders):
+        s, n_vis = I[i, order], len(order)
+        seen["nothing visible"] += n_vis == 0
+        seen["long row, few selected"] += n_vis >= LONG_ROW and k * 4 <= n_vis
+        if n_vis <= k:
+            seen["fewer than top_k"] += n_vis > 0
             continue
         c, n = I[i, order[k - 1]], I[i, order[k]]
         seen["cut"] += 1
@@ -365,7 +350,7 @@ def admissible(I_row, vis_row, got_row, band):
 def reference(cfg, base_mask, follow=None):
     """Every intermediate from the formulas.  follow: {row: binary's selection
     row} for admissible near-tie rows."""
-    ix = indexer_scores(cfg)
+    ix = indexer_scores(cfg["x"], cfg["x_kv"], cfg["W"], cfg["hi"], cfg["di"])
     sel, near, seen = select_top_k(ix["I"], base_mask, cfg["top_k"])
     seen.update(order_features(ix["I"], base_mask))
     seen["selection = mask"] = int(np.array_equal(sel, base_mask))
@@ -374,21 +359,11 @@ def reference(cfg, base_mask, follow=None):
     combined = base_mask * sel
     W = cfg["W"]
     Q, K, V = cfg["x"] @ W["W_Q"], cfg["x_kv"] @ W["W_K"], cfg["x_kv"] @ W["W_V"]
-    d, H, G = cfg["head_dim"], cfg["heads"], cfg["kv_heads"]
-    heads = []
-    for h in range(H):
-        g = h // (H // G)
-        cols, kv = slice(h * d, (h + 1) * d), slice(g * d, (g + 1) * d)
-        head = one_head(cfg, h, Q[:, cols], K[:, kv], V[:, kv], combined)
-        head["kv_head"] = g
-        if "W_O" in W:
-            head["contribution"] = head["output"] @ W["W_O"][cols, :]
-        heads.append(head)
-    concat = np.hstack([hd["output"] for hd in heads])
+    _, heads, concat, output = multi_head(cfg, Q, K, V, combined, W)
     return {"indexer": ix, "I": np.where(base_mask == 1, ix["I"], -np.inf), "selected": sel,
             "near": near, "seen": seen, "base_mask": base_mask, "heads": heads, "concat": concat,
-            "output": concat @ W["W_O"] if "W_O" in W else concat,
-            "scale_factor": 1.0 / math.sqrt(d) if cfg["scale"] else 1.0}
+            "output": output,
+            "scale_factor": 1.0 / math.sqrt(cfg["head_dim"]) if cfg["scale"] else 1.0}
 
 
 # --------------------------------------------------------------------------
@@ -700,8 +675,7 @@ class Job:
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--binary", required=True, help="path to attention-lab")
+    parser = command_line(__doc__)
     parser.add_argument("--only", help="comma-separated configuration names")
     parser.add_argument("--save-failures", metavar="DIR",
                         help="copy each failing scenario file to DIR")
@@ -717,60 +691,57 @@ def main():
             print("error: no configuration named %s" % args.only, file=sys.stderr)
             return 2
     failed = skipped_total = 0
-    folder = tempfile.mkdtemp(prefix="sparse_scale_crosscheck_")
-    try:
-        for cfg in configs:
-            with open(os.path.join(folder, cfg["name"] + ".json"), "w") as f:
-                f.write(json.dumps(scenario_json(cfg)))
-        jobs = [Job(args.binary, folder, cfg, cmd) for cfg in configs for cmd in
-                (("trace", "decode") if cfg["decode"] else ("trace",))]
-        # The next run starts as soon as one ends, and runs while that one is checked.
-        jobs[0].start()
-        for n, job in enumerate(jobs):
-            cfg, cmd = job.cfg, job.command
-            msg = job.wait()
-            if n + 1 < len(jobs):
-                jobs[n + 1].start()
-            data, stripped = None, False
-            if not msg:
-                data, msg, stripped = job.load()
-            chk = Checks(cfg["name"] + (" decode" if cmd == "decode" else ""))
-            skipped, note = 0, ""
-            if data is None:
-                chk.fail("`%s %s.json --json`: %s" % (cmd, cfg["name"], msg))
-            elif cmd == "trace":
-                ref, skipped = check_trace(cfg, data, chk, stripped)
-                seen = ref["seen"]
-                note = "; rows: %d cut, %d exact ties at the cut, %d long" % (
-                    seen["cut"], seen["tie at cut"], seen["long row, few selected"])
-                gaps = coverage_gaps(cfg, ref)
-                if gaps:
-                    chk.fail("coverage: the configuration does not exercise " + ", ".join(gaps))
-                if stripped:
-                    note += "; heads' scores, scaled not parsed"
-            else:
-                skipped = check_decode(cfg, data, chk)
-            del data
-            skipped_total += skipped
-            ok = not chk.lines
-            print("%s %-6s %s  %d fields, max_err=%.1e%s%s" % (
-                "ok  " if ok else "FAIL", cmd, describe(cfg), chk.fields, chk.max_err, note,
-                ", %d near-tie rows' selection not compared" % skipped if skipped else ""))
-            sys.stdout.flush()
-            if not ok:
-                failed += 1
-                for line in chk.lines[:60]:
-                    print(line)
-                if len(chk.lines) > 60:
-                    print("  [%s] ... %d more lines" % (cfg["name"], len(chk.lines) - 60))
-                if args.save_failures:
-                    os.makedirs(args.save_failures, exist_ok=True)
-                    shutil.copy(job.scenario, args.save_failures)
-    except OSError as e:
-        print("error: cannot run the binary %r: %s" % (args.binary, e), file=sys.stderr)
-        return 2
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+    with work_folder(None, "sparse_scale_crosscheck_") as folder:
+        try:
+            for cfg in configs:
+                with open(os.path.join(folder, cfg["name"] + ".json"), "w") as f:
+                    f.write(json.dumps(scenario_json(cfg)))
+            jobs = [Job(args.binary, folder, cfg, cmd) for cfg in configs for cmd in
+                    (("trace", "decode") if cfg["decode"] else ("trace",))]
+            # The next run starts as soon as one ends, and runs while that one is checked.
+            jobs[0].start()
+            for n, job in enumerate(jobs):
+                cfg, cmd = job.cfg, job.command
+                msg = job.wait()
+                if n + 1 < len(jobs):
+                    jobs[n + 1].start()
+                data, stripped = None, False
+                if not msg:
+                    data, msg, stripped = job.load()
+                chk = Checks(cfg["name"] + (" decode" if cmd == "decode" else ""))
+                skipped, note = 0, ""
+                if data is None:
+                    chk.fail("`%s %s.json --json`: %s" % (cmd, cfg["name"], msg))
+                elif cmd == "trace":
+                    ref, skipped = check_trace(cfg, data, chk, stripped)
+                    seen = ref["seen"]
+                    note = "; rows: %d cut, %d exact ties at the cut, %d long" % (
+                        seen["cut"], seen["tie at cut"], seen["long row, few selected"])
+                    gaps = coverage_gaps(cfg, ref)
+                    if gaps:
+                        chk.fail("coverage: the configuration does not exercise " + ", ".join(gaps))
+                    if stripped:
+                        note += "; heads' scores, scaled not parsed"
+                else:
+                    skipped = check_decode(cfg, data, chk)
+                del data
+                skipped_total += skipped
+                ok = not chk.lines
+                print("%s %-6s %s  %d fields, max_err=%.1e%s%s" % (
+                    "ok  " if ok else "FAIL", cmd, describe(cfg), chk.fields, chk.max_err, note,
+                    ", %d near-tie rows' selection not compared" % skipped if skipped else ""))
+                sys.stdout.flush()
+                if not ok:
+                    failed += 1
+                    for line in chk.lines[:60]:
+                        print(line)
+                    if len(chk.lines) > 60:
+                        print("  [%s] ... %d more lines" % (cfg["name"], len(chk.lines) - 60))
+                    if args.save_failures:
+                        os.makedirs(args.save_failures, exist_ok=True)
+                        shutil.copy(job.scenario, args.save_failures)
+        except OSError as e:
+            return cannot_run(args.binary, e)
     print("%d runs checked, %d failed; %d near-tie rows skipped; %.1f s" % (
         len(jobs), failed, skipped_total, time.time() - start))
     return 0 if failed == 0 else 1

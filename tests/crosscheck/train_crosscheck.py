@@ -60,22 +60,22 @@ Exit status: 0 all agree, 1 any mismatch (or a coverage gap), 2 the binary
 cannot be run.  Tolerance: |expected - found| <= 1e-9 (absolute).
 """
 
-import argparse
 import json
 import math
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 
 import numpy as np
 import torch
-import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from reference import (Binary, cannot_run, command_line, normal, probe,  # noqa: E402
+                       sublayer_weights, work_folder)
+from reference_torch import forward, params_of, train  # noqa: E402
 
 SEED = 20261
 TOL = 1e-9
-LN_EPS = 1e-5
 STEPS = 20
 N_MODELS = 24
 NORMS = ("none", "pre", "post")
@@ -83,17 +83,10 @@ FFNS = ("none", "relu", "gelu", "swiglu")
 VOCAB_NAMES = ("<bos>", "a", "b", "c", "the", "cat", "sat", "on", "mat")
 LRS = (1e-3, 3e-3, 1e-2, 3e-2)
 
-torch.set_default_dtype(torch.float64)
-torch.set_num_threads(1)
-
 
 # --------------------------------------------------------------------------
 # Random models and batches
 # --------------------------------------------------------------------------
-
-def normal(rng, shape, scale=1.0):
-    return rng.standard_normal(shape) * scale
-
 
 def make_case(idx, rng):
     """Model number idx: its configuration, every weight, its batches and the
@@ -123,21 +116,7 @@ def make_case(idx, rng):
                    "W_K": normal(rng, (D, H * d), 1 / math.sqrt(D)),
                    "W_V": normal(rng, (D, H * d), 1 / math.sqrt(D)),
                    "W_O": normal(rng, (H * d, D), 1 / math.sqrt(H * d))}}
-        if norm != "none":
-            L["W"]["ln1_gain"] = 1.0 + normal(rng, D, 0.2)
-            L["W"]["ln1_bias"] = normal(rng, D, 0.2)
-        if ffn != "none":
-            Fd = c["d_ff"]
-            if norm != "none":
-                L["W"]["ln2_gain"] = 1.0 + normal(rng, D, 0.2)
-                L["W"]["ln2_bias"] = normal(rng, D, 0.2)
-            L["W"]["W_1"] = normal(rng, (D, Fd), 1 / math.sqrt(D))
-            L["W"]["W_2"] = normal(rng, (Fd, D), 1 / math.sqrt(Fd))
-            if ffn == "swiglu":
-                L["W"]["W_3"] = normal(rng, (D, Fd), 1 / math.sqrt(D))
-            else:
-                L["W"]["b_1"] = normal(rng, Fd, 0.2)
-                L["W"]["b_2"] = normal(rng, D, 0.2)
+        L["W"].update(sublayer_weights(rng, D, norm, ffn, c.get("d_ff", 0)))
         c["layers"].append(L)
     c["embedding"] = normal(rng, (V, D))
     if c["positions"] == "learned":
@@ -216,128 +195,24 @@ def model_json(c, weights=None):
 # The PyTorch reference
 # --------------------------------------------------------------------------
 
-def make_params(c):
-    """Ordered dict name -> leaf tensor (requires_grad) of every weight."""
-    params = {}
-    for li, L in enumerate(c["layers"]):
-        for k, v in L["W"].items():
-            params[("layers", li, k)] = v
-    params["embedding"] = c["embedding"]
-    if "W_P" in c:
-        params["W_P"] = c["W_P"]
-    if c["norm"] == "pre":
-        params["final_gain"] = c["final_gain"]
-        params["final_bias"] = c["final_bias"]
-    params["unembedding"] = c["unembedding"]
-    return {k: torch.tensor(np.array(v), dtype=torch.float64, requires_grad=True)
-            for k, v in params.items()}
-
-
-def layer_norm(x, gain, bias):
-    mean = x.mean(dim=-1, keepdim=True)
-    var = ((x - mean) ** 2).mean(dim=-1, keepdim=True)
-    return gain * (x - mean) / torch.sqrt(var + LN_EPS) + bias
-
-
-def forward(c, p, ids):
-    """Logits (N x V) of the token ids."""
-    n = len(ids)
-    x = p["embedding"][torch.tensor(ids)]
-    if c["positions"] == "learned":
-        x = x + p["W_P"][:n]
-    for li, L in enumerate(c["layers"]):
-        W = lambda k: p[("layers", li, k)]  # noqa: E731
-        norm = c["norm"]
-        # Attention sublayer.
-        a = layer_norm(x, W("ln1_gain"), W("ln1_bias")) if norm == "pre" else x
-        att = attention(L, W, a, n)
-        x = layer_norm(x + att, W("ln1_gain"), W("ln1_bias")) if norm == "post" else x + att
-        # Feed-forward sublayer.
-        if c["ffn"] == "none":
-            continue
-        a = layer_norm(x, W("ln2_gain"), W("ln2_bias")) if norm == "pre" else x
-        f = ffn(c["ffn"], W, a)
-        x = layer_norm(x + f, W("ln2_gain"), W("ln2_bias")) if norm == "post" else x + f
-    if c["norm"] == "pre":
-        x = layer_norm(x, p["final_gain"], p["final_bias"])
-    return x @ p["unembedding"]
-
-
-def ffn(kind, W, a):
-    """relu / gelu: act(a W_1 + b_1) W_2 + b_2;  swiglu: (silu(a W_1) * a W_3) W_2."""
-    if kind == "swiglu":
-        g = a @ W("W_1")
-        return (g * torch.sigmoid(g) * (a @ W("W_3"))) @ W("W_2")
-    h = a @ W("W_1") + W("b_1")
-    h = torch.relu(h) if kind == "relu" else F.gelu(h, approximate="none")
-    return h @ W("W_2") + W("b_2")
-
-
-def attention(L, W, a, n):
-    """concat over heads of softmax(q_h k_h^T [/ sqrt d] [causal]) v_h, times W_O."""
-    q, k, v = a @ W("W_Q"), a @ W("W_K"), a @ W("W_V")
-    d = L["head_dim"]
-    outs = []
-    for h in range(L["heads"]):
-        cols = slice(h * d, (h + 1) * d)
-        scores = q[:, cols] @ k[:, cols].T
-        if L["scale"]:
-            scores = scores / math.sqrt(d)
-        if L["mask"] == "causal":
-            above = torch.triu(torch.ones(n, n, dtype=torch.bool), diagonal=1)
-            scores = scores.masked_fill(above, float("-inf"))
-        outs.append(torch.softmax(scores, dim=-1) @ v[:, cols])
-    return torch.cat(outs, dim=1) @ W("W_O")
-
-
-def batch_loss(c, p, batch):
-    logits = torch.cat([forward(c, p, seq)[:-1] for seq in batch])
-    targets = torch.tensor([t for seq in batch for t in seq[1:]])
-    return F.cross_entropy(logits, targets, reduction="mean")
-
-
 def reference_train(c, steps):
     """[(loss, grad_norm, clipped)] per step and the trained parameters."""
-    p = make_params(c)
-    o = c["opt"]
-    plist = list(p.values())
-    opt = torch.optim.AdamW(plist, lr=o["lr"], betas=(o["beta1"], o["beta2"]),
-                            eps=o["eps"], weight_decay=o["weight_decay"], foreach=False)
-    out = []
-    for s in range(1, steps + 1):
-        opt.zero_grad()
-        loss = batch_loss(c, p, c["batches"][(s - 1) % len(c["batches"])])
-        loss.backward()
-        if o["clip"] is not None:
-            gn = float(torch.nn.utils.clip_grad_norm_(plist, o["clip"]))
-        else:
-            gn = float(torch.norm(torch.stack([q.grad.norm(2) if q.grad is not None
-                                               else torch.zeros(()) for q in plist]), 2))
-        out.append((float(loss), gn, o["clip"] is not None and gn > o["clip"]))
-        opt.step()
-    return out, p
+    model = model_json(c)
+    p = params_of(model)
+    return train(model, p, c["batches"], c["opt"], steps), p
 
 
 # --------------------------------------------------------------------------
 # Running the binary and comparing
 # --------------------------------------------------------------------------
 
-class Checker:
+class Checker(Binary):
+    """The binary, and the counts of values compared and models passed."""
+
     def __init__(self, binary, folder):
-        self.binary, self.folder = binary, folder
-        self.passed = self.failed = self.runs = 0
+        super().__init__(binary, folder)
+        self.passed = self.failed = 0
         self.values = 0
-
-    def run(self, args):
-        self.runs += 1
-        return subprocess.run([self.binary] + args, capture_output=True, text=True,
-                              timeout=60)
-
-    def write(self, name, obj):
-        path = os.path.join(self.folder, name)
-        with open(path, "w") as f:
-            json.dump(obj, f)
-        return path
 
     def fail(self, what):
         print("MISMATCH " + what)
@@ -385,15 +260,15 @@ def check_case(ck, c, seen):
     before = ck.failed
 
     # The file must load as a model as it is (so every key is one the program knows).
-    r = ck.run(["run", mpath, "--tokens", " ".join(VOCAB_NAMES[:2]), "--json"])
+    r = ck.run("run", mpath, "--tokens", " ".join(VOCAB_NAMES[:2]), "--json")
     if r.returncode != 0:
         ck.fail("%s: `run` rejects the model file (exit %d): %s" % (
             name, r.returncode, r.stderr.strip()))
         return
 
     ref, params = reference_train(c, STEPS)
-    r = ck.run(["train", "--model", mpath, "--batches", bpath, "--steps", str(STEPS),
-                "--save", opath, "--json"] + c["flags"])
+    r = ck.run("train", "--model", mpath, "--batches", bpath, "--steps", str(STEPS),
+               "--save", opath, "--json", *c["flags"])
     if r.returncode != 0:
         ck.fail("%s: train exit %d: %s" % (name, r.returncode, r.stderr.strip()))
         return
@@ -467,13 +342,13 @@ def check_case(ck, c, seen):
 
     # The saved file must run, with the trained reference's logits.
     seq = c["batches"][0][0]
-    r = ck.run(["run", opath, "--tokens", " ".join(VOCAB_NAMES[t] for t in seq), "--json"])
+    r = ck.run("run", opath, "--tokens", " ".join(VOCAB_NAMES[t] for t in seq), "--json")
     if r.returncode != 0:
         ck.fail("%s: `run` rejects the saved model (exit %d): %s" % (
             name, r.returncode, r.stderr.strip()))
     else:
         with torch.no_grad():
-            logits = forward(c, params, seq).numpy()
+            logits = forward(model_json(c), params, seq).numpy()
         compare_array(ck, "%s run(saved) logits" % name, logits, json.loads(r.stdout).get("logits"))
 
     if ck.failed == before:
@@ -536,7 +411,7 @@ def check_invalid(ck, c):
     ]
     passed = 0
     for what, args, phrase in cases:
-        r = ck.run(args)
+        r = ck.run(*args)
         err = r.stderr.strip()
         if r.returncode != 2:
             ck.fail("invalid (%s): exit %d, expected 2 (stderr %r)" % (what, r.returncode, err))
@@ -550,32 +425,20 @@ def check_invalid(ck, c):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--binary", required=True, help="path to attention-lab")
-    parser.add_argument("--keep", help="write the model and batches files here")
-    args = parser.parse_args()
-    try:
-        subprocess.run([args.binary, "--version"], capture_output=True, timeout=20, check=True)
-    except (OSError, subprocess.SubprocessError) as e:
-        print("error: cannot run the binary %r: %s" % (args.binary, e), file=sys.stderr)
-        return 2
+    args = command_line(__doc__, keep="write the model and batches files here").parse_args()
+    probe(args.binary)  # exit 2 unless it starts
 
     rng = np.random.default_rng(SEED)
     cases = [make_case(i, rng) for i in range(N_MODELS)]
-    folder = args.keep or tempfile.mkdtemp(prefix="train_crosscheck_")
-    os.makedirs(folder, exist_ok=True)
-    ck = Checker(args.binary, folder)
-    seen = set()
-    try:
-        for c in cases:
-            check_case(ck, c, seen)
-        bad_ok, bad_n = check_invalid(ck, next(c for c in cases if c["max_positions"] >= 4))
-    except (OSError, subprocess.SubprocessError) as e:
-        print("error: cannot run the binary %r: %s" % (args.binary, e), file=sys.stderr)
-        return 2
-    finally:
-        if not args.keep:
-            shutil.rmtree(folder, ignore_errors=True)
+    with work_folder(args.keep, "train_crosscheck_") as folder:
+        ck = Checker(args.binary, folder)
+        seen = set()
+        try:
+            for c in cases:
+                check_case(ck, c, seen)
+            bad_ok, bad_n = check_invalid(ck, next(c for c in cases if c["max_positions"] >= 4))
+        except (OSError, subprocess.SubprocessError) as e:
+            return cannot_run(args.binary, e)
     gaps = sorted(REQUIRED - seen)
     print("coverage: " + ("complete" if not gaps else "MISSING " + ", ".join(gaps)))
     print("%d models x %d steps: %d passed, %d failed; %d values compared; "

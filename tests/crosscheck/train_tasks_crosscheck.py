@@ -19,11 +19,10 @@ against the binary's `train --task T ... --save OUT.json --json` output:
     (symbol tasks), every token distinct except one repeated segment at an
     evaluation distance.
  4. eval.loss (1e-9 relative) and eval.accuracy (exactly) from a PyTorch
-    forward pass of the saved model over the evaluation batch.  Models of
-    mha layers with no or learned positions use the forward pass below;
-    every other shape the options make (--variant gqa / mqa / mla,
-    --kv-heads, --latent-dim, --positions sinusoidal / rope) the general
-    reference of train_variants_crosscheck.py, and the saved model must have
+    forward pass of the saved model over the evaluation batch (the
+    reference of reference_torch.py, every shape the options make:
+    --variant gqa / mqa / mla, --kv-heads, --latent-dim, --positions
+    sinusoidal / rope), and the saved model must have
     the asked shape: its variant, kv_heads (default heads / 2, at least 1),
     latent_dim (default d_model / 2), positions, rope_base (10000) and, for
     mla with rope, rope_dim = max(2, 2 floor(head_dim / 4)).
@@ -51,34 +50,28 @@ Run:  /usr/bin/python3 train_tasks_crosscheck.py --binary build/app/attention-la
 Exit status: 0 all agree, 1 any mismatch, 2 the binary cannot be run.
 """
 
-import argparse
 import collections
 import json
 import math
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 import unicodedata
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from train_variants_crosscheck import forward as general_forward  # noqa: E402
-
-torch.set_default_dtype(torch.float64)
-torch.set_num_threads(1)
+from reference import Binary, cannot_run, command_line, probe, tolist, work_folder  # noqa: E402
+from reference_torch import ffn_kind, params_of, train  # noqa: E402
+from reference_torch import forward as model_forward  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.normpath(os.path.join(HERE, "..", ".."))
 SONNETS = os.path.join(REPO, "assets", "texts", "sonnets.txt")
 TINY = os.path.join(REPO, "assets", "models", "tiny.json")
 
-LN_EPS = 1e-5
 TOL = 1e-9
 GLYPHS = ("abcdefghijklmnopqrstuvwxyz" "ABCDEFGHIJKLMNOPQRSTUVWXYZ" "0123456789")
 SYMBOL_TASKS = ("induction", "previous_token", "copy", "reverse", "sort")
@@ -97,30 +90,14 @@ def probe_seqs(N):
 # Reporting
 # --------------------------------------------------------------------------
 
-class Checker:
+class Checker(Binary):
+    """The binary (run from the repository, for its assets), failures and notes."""
+
     def __init__(self, binary, folder):
-        self.binary, self.folder = binary, folder
+        super().__init__(binary, folder, timeout=120, cwd=REPO)
         self.failures = []
         self.notes = []
-        self.runs = 0
         self.values = 0
-
-    def run(self, args, env=None):
-        self.runs += 1
-        full_env = dict(os.environ)
-        if env:
-            full_env.update(env)
-        return subprocess.run([self.binary] + args, capture_output=True, text=True,
-                              timeout=120, env=full_env, cwd=REPO)
-
-    def path(self, name):
-        return os.path.join(self.folder, name)
-
-    def write_json(self, name, obj):
-        p = self.path(name)
-        with open(p, "w") as f:
-            json.dump(obj, f)
-        return p
 
     def fail(self, what):
         print("MISMATCH " + what)
@@ -194,104 +171,13 @@ def text_vocab(tokens):
 # The PyTorch forward pass of a saved model file
 # --------------------------------------------------------------------------
 
-def T(x):
-    return torch.tensor(np.asarray(x, dtype=np.float64))
-
-
-def layer_norm(x, gain, bias):
-    mean = x.mean(dim=-1, keepdim=True)
-    var = ((x - mean) ** 2).mean(dim=-1, keepdim=True)
-    return gain * (x - mean) / torch.sqrt(var + LN_EPS) + bias
-
-
-def load_params(model):
-    """name -> tensor for every weight in the model file."""
-    p = {"embedding": T(model["embedding"]), "unembedding": T(model["unembedding"])}
-    if model.get("positions", "none") == "learned":
-        p["W_P"] = T(model["W_P"])
-    if model.get("norm", "none") == "pre":
-        p["final_gain"] = T(model["final_gain"])
-        p["final_bias"] = T(model["final_bias"])
-    for li, layer in enumerate(model["layers"]):
-        for k, v in layer["weights"].items():
-            p[("layers", li, k)] = T(v)
-    return p
-
-
-def ffn_kind(model):
-    f = model.get("ffn", {"kind": "none"})
-    return f.get("kind", "none") if isinstance(f, dict) else f
-
-
 def forward(model, p, ids, want_attention=False):
     """Logits (n x V) and, if asked, [layer][head] attention weights (n x n)."""
-    if model_supported(model) is not None:
-        # Any other variant or positions kind: the general reference.
-        record = [] if want_attention else None
-        logits = general_forward(model, p, ids, {}, record)
-        if want_attention:
-            return logits, [[P for P, _ in heads] for heads in record]
-        return logits
-    n = len(ids)
-    norm, kind = model.get("norm", "none"), ffn_kind(model)
-    x = p["embedding"][torch.tensor(ids)]
-    if model.get("positions", "none") == "learned":
-        x = x + p["W_P"][:n]
-    atts = []
-    for li, layer in enumerate(model["layers"]):
-        W = lambda k: p[("layers", li, k)]  # noqa: E731
-        cfg = layer["attention"]
-        a = layer_norm(x, W("ln1_gain"), W("ln1_bias")) if norm == "pre" else x
-        q, k, v = a @ W("W_Q"), a @ W("W_K"), a @ W("W_V")
-        d, H = cfg["head_dim"], cfg["heads"]
-        outs, heads = [], []
-        for h in range(H):
-            cols = slice(h * d, (h + 1) * d)
-            s = q[:, cols] @ k[:, cols].T
-            if cfg.get("scale", True):
-                s = s / math.sqrt(d)
-            if cfg.get("mask", "causal") == "causal":
-                above = torch.triu(torch.ones(n, n, dtype=torch.bool), diagonal=1)
-                s = s.masked_fill(above, float("-inf"))
-            A = torch.softmax(s, dim=-1)
-            heads.append(A)
-            outs.append(A @ v[:, cols])
-        atts.append(heads)
-        att = torch.cat(outs, dim=1) @ W("W_O")
-        x = layer_norm(x + att, W("ln1_gain"), W("ln1_bias")) if norm == "post" else x + att
-        if kind == "none":
-            continue
-        a = layer_norm(x, W("ln2_gain"), W("ln2_bias")) if norm == "pre" else x
-        if kind == "swiglu":
-            g = a @ W("W_1")
-            f = (g * torch.sigmoid(g) * (a @ W("W_3"))) @ W("W_2")
-        else:
-            hdn = a @ W("W_1") + W("b_1")
-            hdn = torch.relu(hdn) if kind == "relu" else F.gelu(hdn, approximate="none")
-            f = hdn @ W("W_2") + W("b_2")
-        x = layer_norm(x + f, W("ln2_gain"), W("ln2_bias")) if norm == "post" else x + f
-    if norm == "pre":
-        x = layer_norm(x, p["final_gain"], p["final_bias"])
-    logits = x @ p["unembedding"]
-    return (logits, atts) if want_attention else logits
-
-
-def model_supported(model):
-    """None if the forward pass above covers the model, else why not (then
-    train_variants_crosscheck.py's general reference computes it)."""
-    if model.get("positions", "none") not in ("none", "learned"):
-        return "positions %r" % model.get("positions")
-    for li, layer in enumerate(model["layers"]):
-        cfg = layer["attention"]
-        if cfg.get("variant", "mha") != "mha":
-            return "layers[%d] variant %r" % (li, cfg.get("variant"))
-        if cfg.get("kernel", "softmax") != "softmax":
-            return "layers[%d] kernel %r" % (li, cfg.get("kernel"))
-        if cfg.get("mask", "causal") not in ("causal", "none"):
-            return "layers[%d] mask %r" % (li, cfg.get("mask"))
-        if cfg.get("sparse"):
-            return "layers[%d] sparse" % li
-    return None
+    record = [] if want_attention else None
+    logits = model_forward(model, p, ids, {}, record)
+    if want_attention:
+        return logits, [[P for P, _ in heads] for heads in record]
+    return logits
 
 # --------------------------------------------------------------------------
 # Segments (spec 2, 3)
@@ -595,10 +481,10 @@ def task_cmd(spec, save):
 
 def run_task(ck, spec, label):
     g = Group(ck, "task %s" % label)
-    save = ck.path("task_%s.json" % label)
+    save = ck.file("task_%s.json" % label)
     args = task_cmd(spec, save)
     cmd = "attention-lab " + " ".join(args)
-    r = ck.run(args)
+    r = ck.run(*args)
     if not g.ok(r.returncode == 0, "`%s` exit %d: %s" % (cmd, r.returncode, r.stderr.strip())):
         return g.summary()
     try:
@@ -729,7 +615,7 @@ def run_task(ck, spec, label):
 
     # 4, 5. Loss, accuracy, head scores on the saved model.
     try:
-        p = load_params(model)
+        p = params_of(model, grad=False)
         batch_ok = all(isinstance(r_, dict) and isinstance(r_.get("ids"), list)
                        for r_ in ev["inputs"]["batch"])
         if batch_ok:
@@ -753,7 +639,7 @@ def write_custom_text(ck):
         sep = "\t" if i % 5 == 0 else " "
         lines.append(sep.join(w) + ("," if i % 2 else ".") + ("\f" if i % 11 == 3 else ""))
     raw = "\r\n".join(lines) + "\r\n"
-    p = ck.path("custom_text.txt")
+    p = ck.file("custom_text.txt")
     with open(p, "w", encoding="utf-8", newline="") as f:
         f.write(raw)
     return p
@@ -789,15 +675,6 @@ def schedule_model():
              "final_gain": 1 + nrm(D, 0.2), "final_bias": nrm(D, 0.2),
              "unembedding": nrm((D, V), 1 / math.sqrt(D)), "seed": 1}
 
-    def tolist(o):
-        if isinstance(o, np.ndarray):
-            return o.tolist()
-        if isinstance(o, dict):
-            return {k: tolist(v) for k, v in o.items()}
-        if isinstance(o, list):
-            return [tolist(v) for v in o]
-        return o
-
     model = tolist(model)
     batches = []
     for b in range(3):
@@ -819,44 +696,30 @@ def lr_at(s, lr, warmup, cosine, min_lr, S):
 def check_schedule(ck):
     g = Group(ck, "lr schedule (--batches)")
     model, batches = schedule_model()
-    mpath = ck.write_json("schedule_model.json", model)
-    bpath = ck.write_json("schedule_batches.json", {"batches": batches})
+    mpath = ck.write("schedule_model.json", model)
+    bpath = ck.write("schedule_batches.json", {"batches": batches})
     S, lr = 12, 0.01
     for label, flags, warmup, cosine, min_lr in (
             ("--warmup 3 --cosine --min-lr 0.001",
              ["--warmup", "3", "--cosine", "--min-lr", "0.001"], 3, True, 0.001),
             ("--warmup 4", ["--warmup", "4"], 4, False, 0.0)):
-        save = ck.path("schedule_out_%d.json" % warmup)
+        save = ck.file("schedule_out_%d.json" % warmup)
         args = ["train", "--model", mpath, "--batches", bpath, "--steps", str(S),
                 "--lr", repr(lr), "--save", save, "--json"] + flags
-        r = ck.run(args)
+        r = ck.run(*args)
         if not g.ok(r.returncode == 0, "%s: exit %d: %s" % (label, r.returncode, r.stderr.strip())):
             continue
         out = json.loads(r.stdout)
         # Reference.
-        p = load_params(model)
-        for t in p.values():
-            t.requires_grad_(True)
-        plist = list(p.values())
-        opt = torch.optim.AdamW(plist, lr=lr, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
-                                foreach=False)
-        ref = []
-        for s in range(1, S + 1):
-            for grp in opt.param_groups:
-                grp["lr"] = lr_at(s, lr, warmup, cosine, min_lr, S)
-            opt.zero_grad()
-            batch = batches[(s - 1) % len(batches)]
-            logits = torch.cat([forward(model, p, seq)[:-1] for seq in batch])
-            targets = torch.tensor([t for seq in batch for t in seq[1:]])
-            loss = F.cross_entropy(logits, targets)
-            loss.backward()
-            gn = float(torch.norm(torch.stack([q.grad.norm(2) for q in plist if q.grad is not None])))
-            ref.append((float(loss), gn))
-            opt.step()
+        p = params_of(model)
+        o = {"lr": lr, "beta1": 0.9, "beta2": 0.999, "eps": 1e-8, "weight_decay": 0.0,
+             "clip": None}
+        ref = train(model, p, batches, o, S,
+                    lr_at=lambda s: lr_at(s, lr, warmup, cosine, min_lr, S))
         steps = out.get("steps", [])
         if not g.ok(len(steps) == S, "%s: %d steps, expected %d" % (label, len(steps), S)):
             continue
-        for s, (row, (loss, gn)) in enumerate(zip(steps, ref), start=1):
+        for s, (row, (loss, gn, _)) in enumerate(zip(steps, ref), start=1):
             g.close_rel("%s step %d loss (lr %.6g)" % (label, s, lr_at(s, lr, warmup, cosine, min_lr, S)),
                         loss, row.get("loss"))
             g.close_rel("%s step %d grad_norm" % (label, s), gn, row.get("grad_norm"))
@@ -894,8 +757,8 @@ def check_determinism(ck):
             "--seed", "5", "--lr", "0.003"]
     runs = []
     for i, env in enumerate((None, None, {"OMP_NUM_THREADS": "1"}, {"OMP_NUM_THREADS": "2"})):
-        save = ck.path("det_%d.json" % i)
-        r = ck.run(base + ["--save", save, "--json"], env=env)
+        save = ck.file("det_%d.json" % i)
+        r = ck.run(*base, "--save", save, "--json", env=env)
         if not g.ok(r.returncode == 0, "run %d exit %d: %s" % (i, r.returncode, r.stderr.strip())):
             return g.summary()
         out = json.loads(r.stdout)
@@ -925,7 +788,7 @@ def check_determinism(ck):
 
 def check_invalid(ck):
     g = Group(ck, "bad invocations")
-    both = ck.write_json("bad_batches.json", {"batches": [[[0, 2, 3], [0, 3, 2]]]})
+    both = ck.write("bad_batches.json", {"batches": [[[0, 2, 3], [0, 3, 2]]]})
     small = ["--layers", "1", "--heads", "2", "--d-model", "8", "--vocab", "12", "--seq-len", "16",
              "--steps", "2", "--batch", "2", "--json"]
     cases = [
@@ -960,7 +823,7 @@ def check_invalid(ck):
     ]
     messages = []
     for what, args, phrases in cases:
-        r = ck.run(args)
+        r = ck.run(*args)
         err = r.stderr.strip()
         messages.append((what, r.returncode, err))
         if not g.ok(r.returncode == 2, "%s: exit %d, expected 2 (stderr %r, stdout %r)" % (
@@ -1047,36 +910,24 @@ TASK_RUNS = [
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--binary", required=True, help="path to attention-lab")
-    parser.add_argument("--keep", help="keep every file written in this folder")
-    args = parser.parse_args()
+    args = command_line(__doc__, keep="keep every file written in this folder").parse_args()
     binary = os.path.abspath(args.binary)
-    try:
-        subprocess.run([binary, "train", "--help"], capture_output=True, timeout=20)
-    except (OSError, subprocess.SubprocessError) as e:
-        print("error: cannot run the binary %r: %s" % (binary, e), file=sys.stderr)
-        return 2
-    folder = args.keep or tempfile.mkdtemp(prefix="train_tasks_crosscheck_")
-    os.makedirs(folder, exist_ok=True)
-    ck = Checker(binary, folder)
-    t0 = time.time()
-    try:
-        custom = write_custom_text(ck)
-        for label, spec in TASK_RUNS:
-            spec = dict(spec)
-            if label == "text_custom_swiglu":
-                spec["text"] = custom
-            run_task(ck, spec, label)
-        check_schedule(ck)
-        check_determinism(ck)
-        check_invalid(ck)
-    except (OSError, subprocess.SubprocessError) as e:
-        print("error: cannot run the binary %r: %s" % (binary, e), file=sys.stderr)
-        return 2
-    finally:
-        if not args.keep:
-            shutil.rmtree(folder, ignore_errors=True)
+    probe(binary, "train", "--help")  # exit 2 unless it starts
+    with work_folder(args.keep, "train_tasks_crosscheck_") as folder:
+        ck = Checker(binary, folder)
+        t0 = time.time()
+        try:
+            custom = write_custom_text(ck)
+            for label, spec in TASK_RUNS:
+                spec = dict(spec)
+                if label == "text_custom_swiglu":
+                    spec["text"] = custom
+                run_task(ck, spec, label)
+            check_schedule(ck)
+            check_determinism(ck)
+            check_invalid(ck)
+        except (OSError, subprocess.SubprocessError) as e:
+            return cannot_run(binary, e)
     for n in ck.notes:
         print("note: " + n)
     print("train tasks crosscheck: %s; %d binary runs, %d numbers compared, %.1f s" % (

@@ -84,351 +84,61 @@ Exit status: 0 all agree, 1 any mismatch (or a coverage gap), 2 the binary
 cannot be run.
 """
 
-import argparse
 import json
 import math
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 import time
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 
-torch.set_default_dtype(torch.float64)
-torch.set_num_threads(1)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from reference import (Binary, BinaryError, Case, Group, cannot_run, command_line,  # noqa: E402
+                       compare_cells, layer_weights, normal, probe, sublayer_weights, tolist,
+                       work_folder)
+from reference_torch import (Degenerate, check_stats, forward, is_indexer, params_of,  # noqa: E402
+                             reference_run, self_test, train)
 
 SEED = 20264
 TOL = 1e-9                            # training: loss, grad_norm, weights (absolute)
 GRAD_ATOL, GRAD_RTOL = 1e-10, 1e-9    # run: logits, loss, weights, d_weights, d_scores
-LN_EPS = 1e-5
 STEPS = 20
 N_MODELS = 28
 MAX_DRAWS = 60
-TIE_GAP = 1e-7                        # smallest indexer gap at a top_k boundary
-DOT_MARGIN = 1e-9                     # an exact-zero tie needs every dot below -this
-LINEAR_RATIO = 0.05                   # smallest |Z| / sum |M| of a linear-kernel row
 NORMS = ("none", "pre", "post")
 FFNS = ("none", "relu", "gelu", "swiglu")
 POSITIONS = ("none", "sinusoidal", "learned", "rope")
 KINDS = ("mha", "gqa", "gqa G=H", "mqa", "mla", "mla q-latent")
 MASKS = ("none", "causal", "sliding_window")
-INDEXER = ("W_QI", "W_KI", "W_wI")
 VOCAB_NAMES = ("<bos>", "a", "b", "c", "the", "cat", "sat", "on", "mat")
 LRS = (1e-3, 3e-3, 1e-2, 3e-2)
-
-
-class Degenerate(Exception):
-    """The random model meets a point where the definition is not smooth."""
 
 
 # --------------------------------------------------------------------------
 # The PyTorch reference
 # --------------------------------------------------------------------------
 
-def layer_norm(x, gain, bias):
-    mean = x.mean(dim=-1, keepdim=True)
-    var = ((x - mean) ** 2).mean(dim=-1, keepdim=True)
-    return gain * (x - mean) / torch.sqrt(var + LN_EPS) + bias
-
-
-def rope(x, base):
-    """Each row p of x (N x w) turned pair by pair: t = p base^(-2i/w)."""
-    n, w = x.shape
-    i = torch.arange(w // 2, dtype=torch.float64)
-    t = torch.arange(n, dtype=torch.float64)[:, None] * base ** (-2.0 * i / w)[None, :]
-    u, v = x[:, 0::2], x[:, 1::2]
-    c, s = torch.cos(t), torch.sin(t)
-    return torch.stack([u * c - v * s, u * s + v * c], dim=-1).reshape(n, w)
-
-
-def rope_heads(x, width, base):
-    """RoPE of width `width` on every block of `width` columns of x."""
-    return torch.cat([rope(x[:, j:j + width], base) for j in range(0, x.shape[1], width)], dim=1)
-
-
-def sinusoidal(n, D, base):
-    pe = torch.zeros(n, D)
-    for p in range(n):
-        for col in range(D):
-            ang = p / base ** (2 * (col // 2) / D)
-            pe[p, col] = math.sin(ang) if col % 2 == 0 else math.cos(ang)
-    return pe
-
-
-class LinearKernel(torch.autograd.Function):
-    """P = M / Z, M = S on the visible keys and 0 elsewhere, Z = rowsum(M).
-
-    Its backward is written out, dS = visible * (dP - sum_k dP_k P_k) / Z, the
-    same derivative as autograd's dP / Z - (dP . M) / Z^2 but exact where a row
-    has one visible key (P = S / S = 1 there, so dS = dP - dP = 0): autograd's
-    form leaves rounding noise there, and AdamW's normalised step turns noise in
-    a gradient that is 0 into updates of up to lr * noise / eps, so a layer
-    whose every row keeps one key (top_k 1) would train on noise.
-    self_test() checks it against autograd's own form and central differences."""
-
-    @staticmethod
-    def forward(ctx, S, visible):
-        M = torch.where(visible, S, torch.zeros(()))
-        Z = M.sum(dim=-1, keepdim=True)
-        P = M / Z
-        ctx.save_for_backward(P, Z, visible)
-        return P
-
-    @staticmethod
-    def backward(ctx, dP):
-        P, Z, visible = ctx.saved_tensors
-        dS = torch.where(visible, (dP - (dP * P).sum(dim=-1, keepdim=True)) / Z, torch.zeros(()))
-        return dS, None
-
-
-def self_test():
-    """LinearKernel's backward against autograd through M / rowsum(M) and
-    against central differences; None if it agrees, else what differs."""
-    gen = torch.Generator().manual_seed(5)
-    S = (torch.rand(5, 5, generator=gen) + 0.5).requires_grad_(True)
-    visible = torch.tril(torch.ones(5, 5, dtype=torch.bool))
-    visible &= torch.rand(5, 5, generator=gen) < 0.8
-    visible |= torch.eye(5, dtype=torch.bool)
-    G = torch.randn(5, 5, generator=gen)
-    (LinearKernel.apply(S, visible) * G).sum().backward()
-    mine = S.grad.clone()
-    S.grad = None
-    M = torch.where(visible, S, torch.zeros(()))
-    ((M / M.sum(dim=-1, keepdim=True)) * G).sum().backward()
-    if not torch.allclose(mine, S.grad, rtol=1e-12, atol=1e-13):
-        return "LinearKernel backward differs from autograd's by %.3g" % float(
-            (mine - S.grad).abs().max())
-    if not torch.autograd.gradcheck(lambda s: LinearKernel.apply(s, visible), (S,)):
-        return "LinearKernel fails gradcheck"
-    return None
-
-
-def base_mask(att, n):
-    i = torch.arange(n)[:, None]
-    j = torch.arange(n)[None, :]
-    mask = att.get("mask", "causal")
-    if mask == "none":
-        return torch.ones(n, n, dtype=torch.bool)
-    if mask == "causal":
-        return j <= i
-    return (j <= i) & (j >= i - att["window"] + 1)
-
-
-def select(att, W, a, visible, stats):
-    """The lightning indexer's top_k selection (a bool N x N mask), no gradient."""
-    sp = att["sparse"]
-    k = sp["top_k"]
-    HI = sp.get("indexer_heads", 1)
-    dI = sp.get("indexer_dim", att["head_dim"])
-    with torch.no_grad():
-        a = a.detach()
-        qI, kI, wI = a @ W("W_QI"), a @ W("W_KI"), a @ W("W_wI")
-        dots = torch.stack([qI[:, h * dI:(h + 1) * dI] @ kI.T for h in range(HI)])  # HI x N x N
-        I = (wI.T[:, :, None] * torch.relu(dots)).sum(dim=0)
-    n = a.shape[0]
-    chosen = torch.zeros(n, n, dtype=torch.bool)
-    for i in range(n):
-        cand = [j for j in range(n) if visible[i, j]]
-        order = sorted(cand, key=lambda j: (-float(I[i, j]), j))
-        for j in order[:k]:
-            chosen[i, j] = True
-        if len(order) > k:
-            hi, lo = order[k - 1], order[k]
-            gap = float(I[i, hi] - I[i, lo])
-            if gap == 0.0 and float(I[i, hi]) == 0.0 \
-                    and bool((dots[:, i, [hi, lo]] < -DOT_MARGIN).all()):
-                stats["zero_ties"] = stats.get("zero_ties", 0) + 1      # the tie rule decides
-            else:
-                # Two equal keys (a repeated token's) tie exactly here, but a
-                # program may round I[i, i] otherwise than I[i, j]: a near tie.
-                stats["tie_gap"] = min(stats.get("tie_gap", math.inf), gap)
-    return chosen
-
-
-def attention(att, W, a, n, positions, base, stats, record=None, plain=False):
-    """concat_h(P_h V_h) W_O; record (a list) gets (P, S) of every head, with
-    retain_grad() on both when they take part in autograd; plain: the linear
-    kernel as autograd differentiates M / rowsum(M) (else LinearKernel)."""
-    variant, H, d = att.get("variant", "mha"), att["heads"], att["head_dim"]
-    qr = kr = None
-    dR = 0
-    if variant == "mla":
-        G = H
-        c = a @ W("W_DKV")
-        k, v = c @ W("W_UK"), c @ W("W_UV")
-        if att.get("query_latent_dim", 0) > 0:
-            s = a @ W("W_DQ")
-            q = s @ W("W_UQ")
-        else:
-            s = a
-            q = a @ W("W_Q")
-        if positions == "rope":
-            dR = att["rope_dim"]
-            qr = rope_heads(s @ W("W_QR"), dR, base)
-            kr = rope(a @ W("W_KR"), base)
-    else:
-        G = {"mha": H, "gqa": att.get("kv_heads"), "mqa": 1}[variant]
-        q, k, v = a @ W("W_Q"), a @ W("W_K"), a @ W("W_V")
-        if positions == "rope":
-            q, k = rope_heads(q, d, base), rope_heads(k, d, base)
-    scale = 1.0 / math.sqrt(d + dR) if att.get("scale", True) else 1.0
-    visible = base_mask(att, n)
-    if att.get("sparse"):
-        visible = select(att, W, a, visible, stats)
-    linear = att.get("kernel", "softmax") == "linear"
-    outs = []
-    for h in range(H):
-        g = h // (H // G)
-        S = q[:, h * d:(h + 1) * d] @ k[:, g * d:(g + 1) * d].T
-        if qr is not None:
-            S = S + qr[:, h * dR:(h + 1) * dR] @ kr.T
-        S = S * scale
-        if linear:
-            with torch.no_grad():
-                M = torch.where(visible, S, torch.zeros(()))
-                ratio = float((M.sum(dim=-1).abs() / M.abs().sum(dim=-1)).min())
-            stats["linear_ratio"] = min(stats.get("linear_ratio", math.inf), ratio)
-            if plain:
-                M = torch.where(visible, S, torch.zeros(()))
-                P = M / M.sum(dim=-1, keepdim=True)
-            else:
-                P = LinearKernel.apply(S, visible)
-        else:
-            P = torch.softmax(S.masked_fill(~visible, float("-inf")), dim=-1)
-        if record is not None:
-            if S.requires_grad:
-                S.retain_grad()
-                P.retain_grad()
-            record.append((P, S))
-        outs.append(P @ v[:, g * d:(g + 1) * d])
-    return torch.cat(outs, dim=1) @ W("W_O")
-
-
-def ffn(kind, W, a):
-    if kind == "swiglu":
-        g = a @ W("W_1")
-        return (g * torch.sigmoid(g) * (a @ W("W_3"))) @ W("W_2")
-    h = a @ W("W_1") + W("b_1")
-    h = torch.relu(h) if kind == "relu" else F.gelu(h, approximate="none")
-    return h @ W("W_2") + W("b_2")
-
-
-def forward(model, p, ids, stats, record=None, plain=False):
-    """Logits (N x V) of a model file's dict `model` with parameters p;
-    record: a list that gets one list of (P, S) per layer; plain: see attention()."""
-    n = len(ids)
-    norm = model.get("norm", "pre")
-    kind = model.get("ffn", {}).get("kind", "none")
-    positions = model.get("positions", "none")
-    base = model.get("rope_base", 10000.0)
-    x = p["embedding"][torch.tensor(ids)]
-    if positions == "sinusoidal":
-        x = x + sinusoidal(n, model["d_model"], base)
-    elif positions == "learned":
-        x = x + p["W_P"][:n]
-    for li, layer in enumerate(model["layers"]):
-        W = lambda k: p[("layers", li, k)]  # noqa: E731
-        heads = None
-        if record is not None:
-            heads = []
-            record.append(heads)
-        a = layer_norm(x, W("ln1_gain"), W("ln1_bias")) if norm == "pre" else x
-        att = attention(layer["attention"], W, a, n, positions, base, stats, heads, plain)
-        x = layer_norm(x + att, W("ln1_gain"), W("ln1_bias")) if norm == "post" else x + att
-        if kind == "none":
-            continue
-        a = layer_norm(x, W("ln2_gain"), W("ln2_bias")) if norm == "pre" else x
-        f = ffn(kind, W, a)
-        x = layer_norm(x + f, W("ln2_gain"), W("ln2_bias")) if norm == "post" else x + f
-    if norm == "pre":
-        x = layer_norm(x, p["final_gain"], p["final_bias"])
-    return x @ p["unembedding"]
-
-
-def params_of(model):
-    """Ordered dict key -> float64 leaf tensor (requires_grad) of every weight in
-    the model file; key ("layers", li, name) or a top-level name."""
-    p = {}
-    for li, layer in enumerate(model["layers"]):
-        for k, v in layer["weights"].items():
-            p[("layers", li, k)] = v
-    for k in ("embedding", "W_P", "final_gain", "final_bias", "unembedding"):
-        if k in model:
-            p[k] = model[k]
-    return {k: torch.tensor(np.asarray(v, dtype=np.float64), requires_grad=True)
-            for k, v in p.items()}
-
-
-def is_indexer(key):
-    return isinstance(key, tuple) and key[2] in INDEXER
-
-
-def check_stats(stats, where):
-    if stats.get("tie_gap", math.inf) < TIE_GAP:
-        raise Degenerate("%s: indexer gap %.3g at a top_k boundary" % (where, stats["tie_gap"]))
-    if stats.get("linear_ratio", math.inf) < LINEAR_RATIO:
-        raise Degenerate("%s: linear row |Z| / sum|M| = %.3g" % (where, stats["linear_ratio"]))
-
-
-def batch_loss(model, p, batch, stats):
-    logits = torch.cat([forward(model, p, seq, stats)[:-1] for seq in batch])
-    targets = torch.tensor([t for seq in batch for t in seq[1:]])
-    return F.cross_entropy(logits, targets, reduction="mean")
-
-
 def reference_train(model, batches, o, steps):
-    """[(loss, grad_norm, clipped)] per step and the trained parameters."""
+    """[(loss, grad_norm, clipped)] per step and the trained parameters; the
+    indexer does not train.  Degenerate if a step meets a near tie, a linear
+    row summing to nearly 0, or a loss past 50 (the draw is replaced)."""
     p = params_of(model)
     trained = [t for key, t in p.items() if not is_indexer(key)]
     for key, t in p.items():
         if is_indexer(key):
             t.requires_grad_(False)
-    opt = torch.optim.AdamW(trained, lr=o["lr"], betas=(o["beta1"], o["beta2"]), eps=o["eps"],
-                            weight_decay=o["weight_decay"], foreach=False)
-    out = []
-    for s in range(1, steps + 1):
-        opt.zero_grad()
-        stats = {}
-        loss = batch_loss(model, p, batches[(s - 1) % len(batches)], stats)
+
+    def check(s, loss, stats):
         check_stats(stats, "training step %d" % s)
         if not math.isfinite(float(loss)) or float(loss) > 50:
             raise Degenerate("training step %d: loss %r" % (s, float(loss)))
-        loss.backward()
-        if o["clip"] is not None:
-            gn = float(torch.nn.utils.clip_grad_norm_(trained, o["clip"]))
-        else:
-            gn = float(torch.norm(torch.stack([t.grad.norm(2) for t in trained]), 2))
-        out.append((float(loss), gn, o["clip"] is not None and gn > o["clip"]))
-        opt.step()
-    return out, p
-
-
-def reference_run(model, ids):
-    """Logits, loss and per layer per head P, d loss / d P, d loss / d S (numpy),
-    all from autograd itself (no written-out backward: no optimiser step follows)."""
-    p = params_of(model)
-    record, stats = [], {}
-    logits = forward(model, p, ids, stats, record, plain=True)
-    check_stats(stats, "run tokens")
-    loss = F.cross_entropy(logits[:-1], torch.tensor(ids[1:]), reduction="mean")
-    loss.backward()
-    return {"logits": logits.detach().numpy(), "loss": float(loss),
-            "layers": [[{"weights": P.detach().numpy(), "d_weights": P.grad.numpy().copy(),
-                         "d_scores": S.grad.numpy().copy()} for P, S in heads]
-                       for heads in record]}
+    return train(model, p, batches, o, steps, trained, check=check), p
 
 
 # --------------------------------------------------------------------------
 # Random models
 # --------------------------------------------------------------------------
-
-def normal(rng, shape, scale=1.0):
-    return rng.standard_normal(shape) * scale
-
 
 def layer_spec(idx, li, positions):
     """The attention block of layer li of model idx (no weights)."""
@@ -485,60 +195,6 @@ def layer_spec(idx, li, positions):
     return kind, att
 
 
-def layer_weights(rng, att, D, positions):
-    """Every weight the attention block uses.  For the linear kernel the query
-    and key projections are positive (on positive inputs every score is then
-    positive, so no row sums to nearly 0); with rope, whose turns mix the signs,
-    each head's first pair (the fastest turning) gets little of them."""
-    H, d = att["heads"], att["head_dim"]
-    Hd = H * d
-    v = att["variant"]
-    linear = att.get("kernel") == "linear"
-    W = {}
-    s_in = 1.2 / math.sqrt(D)
-
-    def qk(shape, scale):
-        w = normal(rng, shape, scale)
-        if not linear:
-            return w
-        w = np.abs(w)
-        if positions == "rope" and v != "mla":
-            for h in range(shape[1] // d):
-                w[:, h * d:h * d + 2] *= 0.1
-        return w
-    if v == "mla":
-        dc = att["latent_dim"]
-        W["W_DKV"] = qk((D, dc), s_in)
-        W["W_UK"] = qk((dc, Hd), 1.2 / math.sqrt(dc))
-        W["W_UV"] = normal(rng, (dc, Hd), 1 / math.sqrt(dc))
-        qin = D
-        if att.get("query_latent_dim", 0) > 0:
-            dq = att["query_latent_dim"]
-            W["W_DQ"] = qk((D, dq), s_in)
-            W["W_UQ"] = qk((dq, Hd), 1.2 / math.sqrt(dq))
-            qin = dq
-        else:
-            W["W_Q"] = qk((D, Hd), s_in)
-        if positions == "rope":
-            dR = att["rope_dim"]
-            small = 0.3 if linear else 1.0
-            W["W_QR"] = normal(rng, (qin, H * dR), small * 1.2 / math.sqrt(qin))
-            W["W_KR"] = normal(rng, (D, dR), small * s_in)
-    else:
-        G = {"mha": H, "gqa": att.get("kv_heads"), "mqa": 1}[v]
-        W["W_Q"] = qk((D, Hd), s_in)
-        W["W_K"] = qk((D, G * d), s_in)
-        W["W_V"] = normal(rng, (D, G * d), 1 / math.sqrt(D))
-    W["W_O"] = normal(rng, (Hd, D), 1 / math.sqrt(Hd))
-    if att.get("sparse"):
-        sp = att["sparse"]
-        HI, dI = sp.get("indexer_heads", 1), sp.get("indexer_dim", d)
-        W["W_QI"] = normal(rng, (D, HI * dI), s_in)
-        W["W_KI"] = normal(rng, (D, dI), s_in)
-        W["W_wI"] = normal(rng, (D, HI), 1 / math.sqrt(D))
-    return W
-
-
 def make_case(idx, rng):
     """Model number idx: its shape (fixed by idx), weights and batches (drawn
     from rng), its optimiser options and the tokens `run` gets."""
@@ -562,20 +218,7 @@ def make_case(idx, rng):
         kind, att = layer_spec(idx, li, positions)
         kinds.append(kind)
         W = layer_weights(rng, att, D, positions)
-        if norm != "none":
-            W["ln1_gain"] = 1.0 + normal(rng, D, 0.2)
-            W["ln1_bias"] = normal(rng, D, 0.2)
-        if ffn_kind != "none":
-            if norm != "none":
-                W["ln2_gain"] = 1.0 + normal(rng, D, 0.2)
-                W["ln2_bias"] = normal(rng, D, 0.2)
-            W["W_1"] = normal(rng, (D, d_ff), 1 / math.sqrt(D))
-            W["W_2"] = normal(rng, (d_ff, D), 1 / math.sqrt(d_ff))
-            if ffn_kind == "swiglu":
-                W["W_3"] = normal(rng, (D, d_ff), 1 / math.sqrt(D))
-            else:
-                W["b_1"] = normal(rng, d_ff, 0.2)
-                W["b_2"] = normal(rng, D, 0.2)
+        W.update(sublayer_weights(rng, D, norm, ffn_kind, d_ff))
         m["layers"].append({"attention": att, "weights": W})
     # Positive inputs to the linear-kernel layers: a large LN bias where a norm
     # feeds the layer (its own LN1 with pre-LN, the previous layer's last LN
@@ -638,16 +281,6 @@ def make_case(idx, rng):
             "opt": opt, "flags": flags}
 
 
-def tolist(o):
-    if isinstance(o, np.ndarray):
-        return o.tolist()
-    if isinstance(o, dict):
-        return {k: tolist(v) for k, v in o.items()}
-    if isinstance(o, list):
-        return [tolist(v) for v in o]
-    return o
-
-
 def prepared_case(idx, rng):
     """A case whose reference meets no degenerate point: (case, train ref,
     trained params, run ref, draws), or None after MAX_DRAWS draws."""
@@ -689,90 +322,11 @@ def describe(c):
 # Running the binary and comparing
 # --------------------------------------------------------------------------
 
-class Group:
-    def __init__(self, name):
-        self.name = name
-        self.cases = self.failed_cases = self.values = 0
-        self.max_err = {}
-
-    def summary(self, extra=""):
-        errs = ", ".join("%s %.1e" % kv for kv in sorted(self.max_err.items()))
-        return "%-6s %s: %d cases, %d failed, %d values compared%s%s" % (
-            self.name, "ok  " if not self.failed_cases else "FAIL", self.cases,
-            self.failed_cases, self.values, ("; max |diff| " + errs) if errs else "",
-            ("; " + extra) if extra else "")
-
-
-class Case:
-    def __init__(self, group, label):
-        self.group, self.label = group, label
-        self.errors = []
-        group.cases += 1
-
-    def fail(self, msg):
-        self.errors.append(msg)
-
-    def close(self):
-        if self.errors:
-            self.group.failed_cases += 1
-            for e in self.errors[:8]:
-                print("MISMATCH %s: %s" % (self.label, e))
-            if len(self.errors) > 8:
-                print("MISMATCH %s: ... and %d more" % (self.label, len(self.errors) - 8))
-        return not self.errors
-
-
 def compare(case, what, expected, found, atol, rtol=0.0, kind=None):
-    """Cell by cell; one report (the first bad cell, and how many) per array;
-    the largest difference is kept per kind (default: the last word of what)."""
-    exp = np.asarray(expected, dtype=np.float64)
-    try:
-        got = np.asarray(found, dtype=np.float64)
-    except (TypeError, ValueError):
-        case.fail("%s: not a numeric array (%r)" % (what, str(found)[:80]))
-        return False
-    if got.shape != exp.shape:
-        case.fail("%s: shape %s, expected %s" % (what, got.shape, exp.shape))
-        return False
-    case.group.values += exp.size
-    with np.errstate(invalid="ignore"):
-        diff = np.abs(got - exp)
-    key = kind or what.split(" ")[-1]
-    if exp.size:
-        worst = float(np.nanmax(diff)) if np.isfinite(diff).all() else math.inf
-        case.group.max_err[key] = max(case.group.max_err.get(key, 0.0), worst)
-    bad = ~(diff <= atol + rtol * np.abs(exp))
-    if bad.any():
-        idx = tuple(int(i) for i in np.argwhere(bad)[0])
-        case.fail("%s%s: expected %.17g, found %.17g (|diff| %.3g; %d of %d cells differ)" % (
-            what, "".join("[%d]" % i for i in idx), exp[idx], got[idx], diff[idx],
-            int(bad.sum()), bad.size))
-        return False
-    return True
-
-
-class BinaryError(Exception):
-    pass
-
-
-class Binary:
-    def __init__(self, path, folder):
-        self.path, self.folder = path, folder
-        self.runs = 0
-
-    def write(self, name, obj):
-        path = os.path.join(self.folder, name)
-        with open(path, "w") as f:
-            json.dump(obj, f)
-        return path
-
-    def run(self, args):
-        self.runs += 1
-        try:
-            return subprocess.run([self.path] + [str(a) for a in args], capture_output=True,
-                                  text=True, timeout=60)
-        except (OSError, subprocess.SubprocessError) as e:
-            raise BinaryError(str(e))
+    """reference.compare_cells, the largest difference kept per kind (default:
+    the last word of what)."""
+    return compare_cells(case, what, expected, found, atol, rtol,
+                         kind=kind or what.split(" ")[-1])
 
 
 def weight_of(doc, key):
@@ -791,21 +345,16 @@ def key_name(key):
 def check_train(g, binary, c, ref, params):
     m = c["model"]
     i = c["idx"]
-    case = Case(g, describe(c))
+    case = Case(g, describe(c), limit=8)
     mpath = binary.write("model_%d.json" % i, m)
     bpath = binary.write("batches_%d.json" % i, {"batches": c["batches"]})
     opath = os.path.join(binary.folder, "trained_%d.json" % i)
-    r = binary.run(["train", "--model", mpath, "--batches", bpath, "--steps", STEPS,
-                    "--save", opath, "--json"] + c["flags"])
-    if r.returncode != 0:
-        case.fail("train exit %d: %s" % (r.returncode, r.stderr.strip()[:300]))
-        return case.close()
-    try:
-        out = json.loads(r.stdout)
-        steps = out["steps"]
-        assert isinstance(steps, list)
-    except (ValueError, KeyError, TypeError, AssertionError):
-        case.fail("train --json: no steps in %r" % r.stdout[:200])
+    out = binary.case_json(case, "train", "--model", mpath, "--batches", bpath, "--steps", STEPS,
+                           "--save", opath, "--json", *c["flags"])
+    steps = out.get("steps") if out is not None else None
+    if not isinstance(steps, list):
+        if out is not None:
+            case.fail("train --json: no steps list")
         return case.close()
     if len(steps) != STEPS:
         case.fail("%d steps, expected %d" % (len(steps), STEPS))
@@ -860,7 +409,7 @@ def check_train(g, binary, c, ref, params):
     # weights (the trained weights themselves are compared above; how far
     # the logits move with a 1e-10 change of them depends on the model).
     seq = c["batches"][0][0]
-    r = binary.run(["run", opath, "--tokens", " ".join(m["vocab"][t] for t in seq), "--json"])
+    r = binary.run("run", opath, "--tokens", " ".join(m["vocab"][t] for t in seq), "--json")
     if r.returncode != 0:
         case.fail("`run` rejects the saved model (exit %d): %s" % (r.returncode, r.stderr.strip()))
     elif not case.errors:
@@ -874,18 +423,13 @@ def check_train(g, binary, c, ref, params):
 def check_run(g, binary, c, ref):
     m = c["model"]
     ids = c["run_ids"]
-    case = Case(g, describe(c) + " on %d tokens" % len(ids))
+    case = Case(g, describe(c) + " on %d tokens" % len(ids), limit=8)
     mpath = os.path.join(binary.folder, "model_%d.json" % c["idx"])
-    r = binary.run(["run", mpath, "--tokens", " ".join(m["vocab"][t] for t in ids), "--json"])
-    if r.returncode != 0:
-        case.fail("run exit %d: %s" % (r.returncode, r.stderr.strip()[:300]))
-        return case.close()
-    try:
-        out = json.loads(r.stdout)
-        layers = out["layers"]
-        assert isinstance(layers, list) and len(layers) == len(m["layers"])
-    except (ValueError, KeyError, TypeError, AssertionError):
-        case.fail("run --json: no layers list of %d in %r" % (len(m["layers"]), r.stdout[:200]))
+    out = binary.run_json(case, mpath, [m["vocab"][t] for t in ids])
+    layers = out.get("layers") if out is not None else None
+    if not isinstance(layers, list) or len(layers) != len(m["layers"]):
+        if out is not None:
+            case.fail("run --json: no layers list of %d" % len(m["layers"]))
         return case.close()
     compare(case, "logits", ref["logits"], out.get("logits"), GRAD_ATOL, GRAD_RTOL)
     compare(case, "loss", ref["loss"], out.get("loss"), GRAD_ATOL, GRAD_RTOL)
@@ -966,47 +510,35 @@ REQUIRED = ({"variant " + k for k in KINDS}
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--binary", required=True, help="path to attention-lab")
-    parser.add_argument("--keep", help="write the model, batches and saved files here")
-    args = parser.parse_args()
+    args = command_line(__doc__, keep="write the model, batches and saved files here").parse_args()
     start = time.time()
-    try:
-        subprocess.run([args.binary, "--version"], capture_output=True, timeout=20, check=True)
-    except (OSError, subprocess.SubprocessError) as e:
-        print("error: cannot run the binary %r: %s" % (args.binary, e), file=sys.stderr)
-        return 2
+    probe(args.binary)  # exit 2 unless it starts
     why = self_test()
     if why:
         print("error: the reference's own check fails: " + why)
         return 1
-    folder = args.keep or tempfile.mkdtemp(prefix="train_variants_")
-    os.makedirs(folder, exist_ok=True)
-    binary = Binary(args.binary, folder)
-    rng = np.random.default_rng(SEED)
-    gt, gr = Group("train"), Group("run")
-    seen = set()
-    draws = 0
-    try:
-        for idx in range(N_MODELS):
-            prepared = prepared_case(idx, rng)
-            if prepared is None:
-                print("MISMATCH model %d: no draw in %d avoids a near tie or a linear row "
-                      "summing to nearly 0 (change SEED or the model's shape)" % (idx, MAX_DRAWS))
-                gt.cases += 1
-                gt.failed_cases += 1
-                continue
-            c, ref, params, run_ref, n = prepared
-            draws += n
-            check_train(gt, binary, c, ref, params)
-            check_run(gr, binary, c, run_ref)
-            note_coverage(seen, c, ref, run_ref)
-    except BinaryError as e:
-        print("error: cannot run the binary %r: %s" % (args.binary, e), file=sys.stderr)
-        return 2
-    finally:
-        if not args.keep:
-            shutil.rmtree(folder, ignore_errors=True)
+    with work_folder(args.keep, "train_variants_") as folder:
+        binary = Binary(args.binary, folder)
+        rng = np.random.default_rng(SEED)
+        gt, gr = Group("train"), Group("run")
+        seen = set()
+        draws = 0
+        try:
+            for idx in range(N_MODELS):
+                prepared = prepared_case(idx, rng)
+                if prepared is None:
+                    print("MISMATCH model %d: no draw in %d avoids a near tie or a linear row "
+                          "summing to nearly 0 (change SEED or the model's shape)" % (idx, MAX_DRAWS))
+                    gt.cases += 1
+                    gt.failed_cases += 1
+                    continue
+                c, ref, params, run_ref, n = prepared
+                draws += n
+                check_train(gt, binary, c, ref, params)
+                check_run(gr, binary, c, run_ref)
+                note_coverage(seen, c, ref, run_ref)
+        except BinaryError as e:
+            return cannot_run(args.binary, e)
     gaps = sorted(REQUIRED - seen)
     print(gt.summary("%d steps each" % STEPS))
     print(gr.summary())
