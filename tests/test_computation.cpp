@@ -171,7 +171,8 @@ TEST_CASE("same_resolved_weights: embeddings and mask do not matter -- seed, sha
   Scenario given = a, other = a;
   given.weights.W_Q = other.weights.W_Q = Matrix::Zero(16, 64);
   CHECK(same_resolved_weights(given, other));
-  other.weights.W_Q = with_cell(*other.weights.W_Q, 15, 63, 0.1);  // the last cell: a comparison that stops early would miss it
+  other.weights.W_Q =
+      with_cell(*other.weights.W_Q, 15, 63, 0.1);  // the last cell: a comparison that stops early would miss it
   CHECK_FALSE(same_resolved_weights(given, other));
 }
 
@@ -187,4 +188,30 @@ TEST_CASE("a sparse document also computes its dense output, given indexer weigh
   dense.weights.W_KI.reset();
   check_matrix(*c.dense_output, compute_trace(dense).output, 0.0, "the dense output");
   CHECK_FALSE(compute_all(cat_sat(), 2).dense_output);
+}
+
+TEST_CASE("an MLA document also computes, for every head, its scores with the expanded keys turned") {
+  const auto mla = [](int heads, int head_dim) {
+    Scenario s = cat_sat();
+    s.weights = {};  // drawn from the seed at these sizes
+    s.attention.heads = heads;
+    s.attention.head_dim = head_dim;
+    switch_variant(s, resolve_weights(s), Variant::Mla, heads, 2, 0);
+    return s;
+  };
+  const Scenario s = mla(2, 2);
+  const Computed c = compute_all(s, 1);
+  REQUIRE(c.naive_rope);
+  REQUIRE(c.naive_rope->size() == 2);
+  for (int h = 0; h < 2; ++h) {
+    const NaiveRopeMla expected = naive_rope_absorption(*c.trace, h);
+    check_matrix((*c.naive_rope)[h].explicit_scores, expected.explicit_scores, 0.0, "explicit scores");
+    check_matrix((*c.naive_rope)[h].absorbed_scores, expected.absorbed_scores, 0.0, "absorbed scores");
+    CHECK((*c.naive_rope)[h].explicit_scores.rows() == 3);
+  }
+  CHECK_FALSE(compute_all(cat_sat(), 2).naive_rope);  // not MLA
+  CHECK_FALSE(compute_all(mla(1, 3), 3).naive_rope);  // an odd head_dim: RoPE turns pairs
+  Scenario longer = mla(2, 2);
+  set_token_count(longer, kMaxDecodeTokens + 1);
+  CHECK_FALSE(compute_all(longer, 4).naive_rope);  // as the shift experiment, up to kMaxDecodeTokens
 }

@@ -146,6 +146,7 @@ class AppState {
   const Matrix* dense_output() const { return computation_.shown().dense_output.get(); }
   // Shifted positions only (else nullptr): each head's scores with the positions from 0.
   const std::vector<Matrix>* unshifted_scores() const { return computation_.shown().unshifted_scores.get(); }
+  const std::vector<NaiveRopeMla>* naive_rope() const { return computation_.shown().naive_rope.get(); }
   bool computing() const { return computation_.computing(); }
   // The weights the document computes with (Computation::weights). Edits that start from weights use these.
   std::shared_ptr<const Weights> document_weights() const { return computation_.weights(*doc_.scenario); }

@@ -39,6 +39,15 @@ std::shared_ptr<const std::vector<Matrix>> unshifted_scores(const Scenario& s, c
   return std::make_shared<const std::vector<Matrix>>(std::move(scores));
 }
 
+std::shared_ptr<const std::vector<NaiveRopeMla>> naive_rope(const Trace& t) {
+  const AttentionConfig& a = t.attention;
+  if (a.variant != Variant::Mla || a.head_dim % 2 != 0 || std::max(t.n_q(), t.n_kv()) > kMaxDecodeTokens)
+    return nullptr;
+  std::vector<NaiveRopeMla> heads;
+  for (int h = 0; h < a.heads; ++h) heads.push_back(naive_rope_absorption(t, h));
+  return std::make_shared<const std::vector<NaiveRopeMla>>(std::move(heads));
+}
+
 // What the views read of a trace in the frame that first shows it, made here (on the worker, for a big document)
 // rather than in that frame: the followed head's scores, scaled and masked (the pipeline's steps; at T = 2,048 each
 // is 32 MiB and tens of milliseconds), and the colour ranges of its step results.
@@ -68,6 +77,7 @@ Computed compute_all(const Scenario& s, std::uint64_t ticket, const Weights* res
     c.dense_output =
         std::make_shared<const Matrix>(compute_trace_with_weights(dense_version(s), c.trace->weights).output);
   c.unshifted_scores = unshifted_scores(s, c.trace->weights);
+  c.naive_rope = naive_rope(*c.trace);
   // Past kMaxDecodeTokens the step-by-step view says so instead: it would cost more than the trace itself.
   if (s.n_q() > kMaxDecodeTokens) {
     c.decode_error = "the decode view steps through at most " + std::to_string(kMaxDecodeTokens) +

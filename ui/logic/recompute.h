@@ -9,6 +9,7 @@
 
 #include "core/attention.h"
 #include "core/decode.h"
+#include "core/rope_absorption.h"
 #include "core/scenario.h"
 #include "ui/logic/colormap.h"
 #include "ui/logic/latest_worker.h"
@@ -24,6 +25,9 @@ struct Computed {
   // Shifted positions only (position_offset > 0, up to kMaxDecodeTokens): each head's scores with the positions
   // from 0, what the shift experiment compares with.
   std::shared_ptr<const std::vector<Matrix>> unshifted_scores;
+  // MLA with an even head_dim only (up to kMaxDecodeTokens): each head's scores with the expanded keys turned beside
+  // what the absorbed form computes, what the "turn the expanded keys instead" mode shows.
+  std::shared_ptr<const std::vector<NaiveRopeMla>> naive_rope;
   // The colour ranges of the followed head's step results (step_ranges), made here rather than in the frame.
   std::shared_ptr<const KnownRanges> ranges;
   std::uint64_t ticket = 0;  // which request it answers: Computation counts every change of the document

@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "core/memory.h"
-#include "core/rope_absorption.h"
 #include "ui/logic/lessons.h"
 #include "ui/logic/sqrt_dk.h"
 #include "ui/logic/steps.h"
@@ -58,11 +57,6 @@ struct PipelineView {
     bool playing = false;
     double clock = 0.0;
   } online;
-  struct {  // ... computed once per trace shown and head
-    std::uint64_t ticket = 0;
-    int head = -1;
-    NaiveRopeMla r;
-  } naive_cache;
   bool playing = false;
   double play_clock = 0.0;                         // seconds since the last automatic step
   HoverCell hover;                                 // written while drawing this frame

@@ -603,26 +603,25 @@ void positions(StepView& v) {
 }
 
 // Why MLA decouples: with the expanded keys turned, the scores the absorbed form can compute from the latent no longer
-// match the explicit ones. Computed once per trace and head (two products of N_Q x N_KV).
+// match the explicit ones (made with the trace: Computed::naive_rope).
 void naive_rope(StepView& v) {
-  const Trace& t = v.t;
-  auto& cache = v.state.pipeline.naive_cache;
-  if (cache.ticket != v.state.shown_ticket() || cache.head != v.state.pipeline.head) {
-    cache.ticket = v.state.shown_ticket();
-    cache.head = v.state.pipeline.head;
-    cache.r = naive_rope_absorption(t, cache.head);
-  }
-  if (cache.r.explicit_scores.size() == 0) {
+  const std::vector<NaiveRopeMla>* heads = v.state.naive_rope();
+  if (v.t.attention.head_dim % 2 != 0) {
     TextWrappedAtSpaces("This needs an even head_dim: RoPE turns pairs of dimensions.");
     return;
   }
+  if (!heads || heads->size() != v.t.heads.size()) {
+    TextWrappedAtSpaces("Turning the expanded keys is compared up to " + std::to_string(kMaxDecodeTokens) + " tokens.");
+    return;
+  }
+  const NaiveRopeMla& r = (*heads)[static_cast<std::size_t>(v.state.pipeline.head)];
   // Here a difference is the lesson, not a failure: said plainly, without the red cross of a broken check.
   TextWrappedAtSpaces("The absorbed form no longer equals the explicit scores (largest difference " +
-                      short_number(cache.r.max_difference) +
+                      short_number(r.max_difference) +
                       "): no single W_UQK can carry a turn that depends on the distance.");
   const auto [hr, hc] = v.hovered(2, 1);
-  const Term terms[] = {v.query_by_key("RoPE(q) RoPE(k)\u1D40 (explicit)", cache.r.explicit_scores, {hr, hc}),
-                        v.query_by_key("absorbed (cannot turn)", cache.r.absorbed_scores, {hr, hc})};
+  const Term terms[] = {v.query_by_key("RoPE(q) RoPE(k)\u1D40 (explicit)", r.explicit_scores, {hr, hc}),
+                        v.query_by_key("absorbed (cannot turn)", r.absorbed_scores, {hr, hc})};
   const std::string op = "\u2260";
   v.equation(2, terms, std::span(&op, 1), v.height - (ImGui::GetCursorPosY() - v.top));
 }
