@@ -4,6 +4,7 @@
 
 #include "core/memory_budget.h"
 #include "core/training.h"
+#include "ui/logic/snapshot_gradients.h"
 #include "ui/logic/train_text.h"
 #include "ui/logic/trainer.h"
 
@@ -213,4 +214,27 @@ TEST_CASE("the score chart's circuit kind is the previous-token score in layer 0
   CHECK(score_chart_title(2) == "Duplicate-token score per head");
   CHECK(score_chart_title(kCircuitScore) == "Previous-token (layer 0) and induction scores");
   CHECK(std::string(kScoreKinds[kCircuitScore]) == "circuit");
+}
+
+TEST_CASE("the gradient tab's backward pass: computed on a worker once per snapshot, the newest asked wins") {
+  Trainer trainer;
+  REQUIRE_FALSE(trainer.reset(small_settings(), limits::kDefaultMemoryBudget).has_value());
+  trainer.run_until(100);
+  const std::vector<std::shared_ptr<const TrainSnapshot>>& snaps = trainer.progress().snapshots;
+  REQUIRE(snaps.size() == 4);
+  SnapshotGradients gradients;
+  CHECK(gradients.of(snaps[1]) == nullptr);  // asked: computed meanwhile
+  CHECK(gradients.of(snaps[3]) == nullptr);  // the newest asked wins
+  gradients.wait();                          // until the newest asked is computed and taken
+  const std::vector<HeadGradients>* g = gradients.of(snaps[3]);
+  REQUIRE(g != nullptr);
+  // The backward pass core runs on that snapshot's model and probe sequence.
+  const std::vector<HeadGradients> expected =
+      attention_gradients(*snaps[3]->model, snaps[3]->probe, next_token_targets(snaps[3]->probe));
+  REQUIRE(g->size() == 2);
+  REQUIRE((*g)[1].d_scores.size() == 2);
+  CHECK((*g)[1].d_scores[1].rows() == 12);
+  CHECK((*g)[1].d_scores[1] == expected[1].d_scores[1]);
+  CHECK((*g)[0].d_weights[0] == expected[0].d_weights[0]);
+  CHECK(gradients.of(snaps[3]) == g);  // once per snapshot: the same result, not asked again
 }

@@ -224,7 +224,8 @@ class LayoutSweep final : public FrameDriver {
 
   void before_frame(ui::AppState& state) override {
     if (shots_.empty()) plan(state);
-    if (frame_ % kFramesPerShot != 0) return;
+    // Every frame: what a frame asked for while drawing (a snapshot's gradient) is there for the next.
+    if (frame_ % kFramesPerShot != 0) return state.wait();
     const SweepShot& s = shots_[static_cast<std::size_t>(frame_ / kFramesPerShot)];
     state.display.presentation = s.presentation;
     state.display.theme = s.theme;

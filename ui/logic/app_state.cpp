@@ -191,11 +191,13 @@ void AppState::poll() {
   model_doc.poll(model_failure);
   if (model_failure) message = "The model's forward pass was not computed: " + *model_failure;
   trainer.poll();
+  train_gradients.poll();
 }
 
 void AppState::wait() {
   const bool shown = computation_.wait();
   model_doc.wait();
+  train_gradients.wait();
   poll();
   if (shown) clamp_views();  // poll() does only for what it shows itself
 }

@@ -20,6 +20,7 @@
 #include "ui/logic/file_identity.h"
 #include "ui/logic/history.h"
 #include "ui/logic/model_document.h"
+#include "ui/logic/snapshot_gradients.h"
 #include "ui/logic/view_state.h"
 #include "ui/logic/views.h"
 #include "ui/logic/window_memory.h"
@@ -188,7 +189,8 @@ class AppState {
   ModelViewSettings models;
   ModelPanelView model_view;
   TrainView train;
-  Trainer trainer;  // the Train view's run, on its own thread
+  Trainer trainer;                    // the Train view's run, on its own thread
+  SnapshotGradients train_gradients;  // the gradient tab's backward pass, on its own thread
   LessonView lesson;
   Display display;
   // Navigation, one behaviour for the buttons, the keys, the menu and lessons: every target is clamped.

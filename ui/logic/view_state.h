@@ -129,12 +129,8 @@ struct TrainView {
   bool select_tab = true;             // gradient_tab was set from outside (a lesson, the command line): select it once
   int score_kind = 0;                 // the head-score chart: an index of kScoreKinds (train_text.h)
   int layer = 0, head = 0, row = -1;  // the gradient section's head and query row (-1: the last)
-  struct {                            // the gradient tab's backward pass, computed once per snapshot shown
-    std::shared_ptr<const TrainSnapshot> snapshot;
-    std::vector<HeadGradients> layers;
-  } gradients;
-  std::filesystem::path texts_dir;  // where the text task's text is (assets/texts)
-  std::string error;                // why the last Reset did not start a run
+  std::filesystem::path texts_dir;    // where the text task's text is (assets/texts)
+  std::string error;                  // why the last Reset did not start a run
 };
 
 // The lesson panel: the shipped lessons and where the user is in one (index -1: none).

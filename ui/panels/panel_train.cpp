@@ -449,8 +449,9 @@ void kernel_row(const KernelRow& r, bool page_about_it) {
 }
 
 // The gradient tab: one head's kernel during training, on the probe sequence at the snapshot shown (its backward
-// pass computed once per snapshot).
-void gradient(TrainView& view, const std::shared_ptr<const TrainSnapshot>& shown, bool page_about_it) {
+// pass computed on a worker once per snapshot).
+void gradient(TrainView& view, SnapshotGradients& gradients, const std::shared_ptr<const TrainSnapshot>& shown,
+              bool page_about_it) {
   const TrainSnapshot& s = *shown;
   const Eigen::Index n = static_cast<Eigen::Index>(s.probe.size());
   if (n < 2 || s.probe_attention.empty()) return;
@@ -460,12 +461,17 @@ void gradient(TrainView& view, const std::shared_ptr<const TrainSnapshot>& shown
   // By default a query inside the repeat, whose next token an induction head can find.
   view.row = std::clamp(view.row < 0 ? s.repeat.second + s.repeat.length - 2 : view.row, 1, static_cast<int>(n) - 1);
   gradient_choice(view, s);
-  if (view.gradients.snapshot != shown) {
-    view.gradients.snapshot = shown;
-    view.gradients.layers = attention_gradients(*s.model, s.probe, next_token_targets(s.probe));
+  const std::vector<HeadGradients>* layers = gradients.of(shown);
+  if (!layers) {
+    ImGui::TextDisabled("Computing the gradient at step %s…", thousands(s.step).c_str());
+    return;
+  }
+  if (layers->empty()) {
+    TextWrappedAtSpaces("The gradient at step " + thousands(s.step) + " could not be computed: out of memory.");
+    return;
   }
   const auto layer = static_cast<std::size_t>(view.layer), head = static_cast<std::size_t>(view.head);
-  const HeadGradients& g = view.gradients.layers[layer];
+  const HeadGradients& g = (*layers)[layer];
   const AttentionConfig& a = s.model->layers[layer].attention;
   // The keys the query may see: those up to it, or all of them without a mask.
   const Eigen::Index i = view.row, keys = a.mask == MaskKind::None ? n : i + 1;
@@ -621,7 +627,7 @@ void TrainPanel(AppState& state, ImVec2 pos, ImVec2 size) {
       ImGui::BeginChild("gradient", {0, 0}, false,
                         ImGuiWindowFlags_AlwaysUseWindowPadding | ImGuiWindowFlags_AlwaysVerticalScrollbar);
       PushHeatmapVersion(0);
-      gradient(v, shown, gradient_page);
+      gradient(v, state.train_gradients, shown, gradient_page);
       PopHeatmapVersion();
       ImGui::EndChild();
       ImGui::EndTabItem();
