@@ -144,3 +144,18 @@ TEST_CASE("presentation mode fits its enlargement to the window -- normal mode o
   state.display.presentation = true;
   CHECK(state.display.effective_zoom() == doctest::Approx(1.375f));
 }
+
+TEST_CASE("an edit's notes replace the messages shown: the first shown, the others waiting behind it in order") {
+  AppState state(cat_sat(), asset("the_cat_sat.json"));
+  state.add_message("an older problem");
+  state.add_message("and another");
+  state.show_messages({});
+  CHECK(state.message == "an older problem");  // no notes: nothing replaced
+  state.show_messages({"W_Q drawn from the seed", "W_K drawn from the seed", "W_V drawn from the seed"});
+  CHECK(state.message == "W_Q drawn from the seed");
+  CHECK(state.more_messages == std::vector<std::string>{"W_K drawn from the seed", "W_V drawn from the seed"});
+  state.message.clear();  // dismissed: the next one comes
+  state.next_message();
+  CHECK(state.message == "W_K drawn from the seed");
+  CHECK(state.more_messages.size() == 1);
+}

@@ -139,6 +139,12 @@ void AppState::add_message(std::string m) {
   else more_messages.push_back(std::move(m));
 }
 
+void AppState::show_messages(std::vector<std::string> notes) {
+  if (notes.empty()) return;
+  message = std::move(notes.front());
+  more_messages.assign(std::make_move_iterator(notes.begin() + 1), std::make_move_iterator(notes.end()));
+}
+
 void AppState::next_message() {
   if (!message.empty() || more_messages.empty()) return;
   message = std::move(more_messages.front());

@@ -218,6 +218,9 @@ class AppState {
   void add_message(std::string m);
   // The next waiting message, when there is no message now (the status line calls it every frame).
   void next_message();
+  // An action's notes (each weight an edit drew or dropped) in place of the messages shown: the first shown, the
+  // rest waiting behind it, as the status line counts them. Nothing when there are none.
+  void show_messages(std::vector<std::string> notes);
   bool quit_requested = false;  // Ctrl+Q or the window's close button; unsaved changes ask first
   bool quit_confirmed = false;  // nothing unsaved, or the user chose what to do with it
   // Replacing the document (open a file, go to a lesson page) waits here for the unsaved-changes answer.

@@ -169,8 +169,7 @@ void config_section(AppState& state) {
     heads = std::clamp(heads, 1, limits::kMaxHeads);
     head_dim = std::clamp(head_dim, 1, limits::kMaxHeadDim);
     std::vector<std::string> notes;
-    if (state.edit([&](Scenario& d) { notes = set_head_shape(d, heads, head_dim); }) && !notes.empty())
-      state.message = notes.front() + (notes.size() > 1 ? " (and " + std::to_string(notes.size() - 1) + " more)" : "");
+    if (state.edit([&](Scenario& d) { notes = set_head_shape(d, heads, head_dim); })) state.show_messages(notes);
   }
   if (EnumCombo("mask", a.mask, {MaskKind::None, MaskKind::Causal, MaskKind::SlidingWindow, MaskKind::Custom}))
     state.edit([&](Scenario& d) {

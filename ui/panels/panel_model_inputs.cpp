@@ -34,13 +34,11 @@ void apply_tokens(AppState& state, std::vector<std::string> tokens) {
 // A change of shape: the weights that no longer fit are drawn from the seed, and the status line says which.
 void apply_shape(AppState& state, const std::function<void(Model&)>& change) {
   std::vector<std::string> notes;
-  if (apply_model_edit(state,
-                       [&](ModelInput& in) {
-                         change(in.model);
-                         notes = drop_unfit_model_weights(in.model);
-                       }) &&
-      !notes.empty())
-    state.message = notes.front() + (notes.size() > 1 ? " (and " + std::to_string(notes.size() - 1) + " more)" : "");
+  if (apply_model_edit(state, [&](ModelInput& in) {
+        change(in.model);
+        notes = drop_unfit_model_weights(in.model);
+      }))
+    state.show_messages(notes);
 }
 
 // The tokens as words, applied on Enter or when the field is left; the vocabulary as buttons that add one.

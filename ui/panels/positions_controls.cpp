@@ -13,11 +13,6 @@
 namespace attn::ui {
 namespace {
 
-void report(AppState& state, const std::vector<std::string>& notes) {
-  if (notes.empty()) return;
-  state.message = notes.front() + (notes.size() > 1 ? " (and " + std::to_string(notes.size() - 1) + " more)" : "");
-}
-
 // An integer field applied as it changes, clamped to [lo, hi]; `width` wide, or up to the panel's edge when 0.
 void position_int_field(AppState& state, const char* label, int value, int step, int lo, int hi,
                         const std::function<std::vector<std::string>(Scenario&, int)>& apply, float width = 0.0f) {
@@ -26,7 +21,7 @@ void position_int_field(AppState& state, const char* label, int value, int step,
   if (!ImGui::InputInt(label, &value, step)) return;
   value = std::clamp(value, lo, hi);
   std::vector<std::string> notes;
-  if (state.edit([&](Scenario& d) { notes = apply(d, value); })) report(state, notes);
+  if (state.edit([&](Scenario& d) { notes = apply(d, value); })) state.show_messages(notes);
 }
 
 // The base of the frequencies, applied when the field is left ("5" on the way to "50000" is no base to compute).
@@ -61,7 +56,7 @@ void PositionsControls(AppState& state) {
     // MLA's decoupled part starts as wide as a head (rounded up to even): the smallest that shows the idea whole.
     const int rope_dim = std::max(2, a.head_dim + a.head_dim % 2);
     std::vector<std::string> notes;
-    if (state.edit([&](Scenario& d) { notes = set_positions(d, p, rope_dim); })) report(state, notes);
+    if (state.edit([&](Scenario& d) { notes = set_positions(d, p, rope_dim); })) state.show_messages(notes);
   }
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("none: no order.  sinusoidal, learned: rows added to X.  rope: q and k turned by position.");
@@ -81,7 +76,7 @@ void SparseControls(AppState& state) {
     const std::optional<SparseConfig> c =
         sparse ? std::optional(SparseConfig{std::max(1, state.scenario().n_kv() / 2), 1, a.head_dim}) : std::nullopt;
     std::vector<std::string> notes;
-    if (state.edit([&](Scenario& d) { notes = set_sparse(d, c); })) report(state, notes);
+    if (state.edit([&](Scenario& d) { notes = set_sparse(d, c); })) state.show_messages(notes);
   }
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("DeepSeek Sparse Attention: an indexer scores every key; each query attends to its top_k.");
