@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/engine_entries.h"
 #include "core/head_blocks.h"
 #include "core/mask.h"
 #include "core/positions.h"
@@ -377,6 +378,7 @@ HeadTrace run_head(const Trace& t, const Rope& rope, const SharedMatrix& mask,
 }
 
 Trace compute_trace(const Scenario& s, const Weights* resolved, TraceOptions options) {
+  note_engine_entry();
   validate(s);
   Trace t = start_trace(s, resolved);
   const AttentionConfig& a = t.attention;

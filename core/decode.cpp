@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/engine_entries.h"
 #include "core/indexer.h"
 #include "core/init.h"
 #include "core/mask.h"
@@ -170,6 +171,7 @@ DecodeStep decode_step(const AttentionConfig& a, const Weights& w, KvCache& cach
 namespace {
 
 DecodeTrace decode(const Scenario& s, const Weights* resolved) {
+  note_engine_entry();
   validate(s);
   DecodeTrace out;
   out.name = s.name;

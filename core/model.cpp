@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <string>
 
+#include "core/engine_entries.h"
 #include "core/name_table.h"
 #include "core/positions.h"
 #include "core/product.h"
@@ -239,6 +240,7 @@ void check_token_count(const Model& m, std::int64_t n, const std::string& field,
 }
 
 ModelTrace run_model(const Model& m, const std::vector<std::string>& tokens, const ModelRunOptions& o) {
+  note_engine_entry();
   const int layers = o.layers;
   const int n = static_cast<int>(tokens.size());
   check_token_count(m, n, "tokens");

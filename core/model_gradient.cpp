@@ -9,6 +9,7 @@
 #include <omp.h>
 #endif
 
+#include "core/engine_entries.h"
 #include "core/positions.h"
 #include "core/validate.h"
 
@@ -273,11 +274,13 @@ double model_loss(const Model& resolved, const std::vector<int>& ids, const std:
 }
 
 LossGradient loss_gradient(const Model& resolved, const std::vector<int>& ids, const std::vector<int>& targets) {
+  note_engine_entry();
   check_inputs(resolved, ids, targets);
   return unchecked_loss_gradient(resolved, ids, targets);
 }
 
 LossGradient batch_loss_gradient(const Model& resolved, const std::vector<Sequence>& batch) {
+  note_engine_entry();
   if (batch.empty()) throw InputError("batch", "expected at least one sequence but found none");
   std::vector<int> counts;
   int total = 0;
@@ -328,6 +331,7 @@ LossGradient batch_loss_gradient(const Model& resolved, const std::vector<Sequen
 }
 
 Matrix next_token_probabilities(const Model& resolved, const std::vector<int>& ids) {
+  note_engine_entry();
   check_inputs(resolved, ids, std::vector<int>(ids.size(), kNoTarget), false);
   return forward(resolved, ids, std::vector<int>(ids.size(), kNoTarget)).probabilities;
 }
@@ -340,6 +344,7 @@ Matrix softmax_jacobian(const Matrix& p) {
 
 std::vector<HeadGradients> attention_gradients(const Model& resolved, const std::vector<int>& ids,
                                                const std::vector<int>& targets, int only_layer) {
+  note_engine_entry();
   check_inputs(resolved, ids, targets);
   std::vector<HeadGradients> layers;
   unchecked_loss_gradient(resolved, ids, targets, &layers, only_layer);
@@ -347,6 +352,7 @@ std::vector<HeadGradients> attention_gradients(const Model& resolved, const std:
 }
 
 std::vector<std::vector<Matrix>> attention_patterns(const Model& resolved, const std::vector<int>& ids) {
+  note_engine_entry();
   check_inputs(resolved, ids, std::vector<int>(ids.size(), kNoTarget), false);
   Forward f = forward(resolved, ids, std::vector<int>(ids.size(), kNoTarget));
   std::vector<std::vector<Matrix>> patterns;

@@ -1,10 +1,12 @@
 #include "core/rope_absorption.h"
 
+#include "core/engine_entries.h"
 #include "core/positions.h"
 
 namespace attn {
 
 NaiveRopeMla naive_rope_absorption(const Trace& t, int h) {
+  note_engine_entry();
   const AttentionConfig& a = t.attention;
   NaiveRopeMla r;
   if (a.variant != Variant::Mla || a.head_dim % 2 != 0 || !t.absorbed || h < 0 || h >= a.heads) return r;

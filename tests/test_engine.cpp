@@ -1,5 +1,9 @@
 // The engine beyond one head: heads as column blocks, W_O and its per-head sum form, cross-attention,
 // deterministic seeding.
+#include <thread>
+
+#include "core/decode.h"
+#include "core/engine_entries.h"
 #include "core/trace_bytes.h"
 #include "helpers.h"
 
@@ -230,4 +234,25 @@ TEST_CASE("predicted_trace_bytes is trace_bytes before computing: every shipped 
   }
   // The worked example, by hand above: 195 doubles and 3 row statuses.
   CHECK(predicted_trace_bytes(cat_sat()) == 195 * 8 + 3 * std::int64_t(sizeof(RowStatus)));
+}
+
+TEST_CASE("engine entries: counted on the thread that computes, in debug builds only") {
+  const long before = engine_entry_count();
+  const Trace t = compute_trace(cat_sat());
+  long on_worker = 0;
+  std::thread worker([&] {
+    const long start = engine_entry_count();
+    compute_trace(cat_sat());
+    decode(cat_sat());
+    on_worker = engine_entry_count() - start;
+  });
+  worker.join();
+#ifndef NDEBUG
+  CHECK(engine_entry_count() - before == 1);  // the worker's two are its own
+  CHECK(on_worker == 2);
+#else
+  CHECK(engine_entry_count() == -1);
+  CHECK(on_worker == 0);
+#endif
+  CHECK(t.heads.size() == 1);
 }

@@ -15,6 +15,7 @@
 #include <GLFW/glfw3.h>
 
 #include "app/gui/soak.h"
+#include "core/engine_entries.h"
 #include "core/text_format.h"
 #include "ui/logic/lesson_nav.h"
 #include "ui/widgets/keys.h"
@@ -225,7 +226,11 @@ class LayoutSweep final : public FrameDriver {
   void before_frame(ui::AppState& state) override {
     if (shots_.empty()) plan(state);
     // Every frame: what a frame asked for while drawing (a snapshot's gradient) is there for the next.
-    if (frame_ % kFramesPerShot != 0) return state.wait();
+    if (frame_ % kFramesPerShot != 0) {
+      state.wait();
+      entries_ = engine_entry_count();
+      return;
+    }
     const SweepShot& s = shots_[static_cast<std::size_t>(frame_ / kFramesPerShot)];
     state.display.presentation = s.presentation;
     state.display.theme = s.theme;
@@ -247,11 +252,16 @@ class LayoutSweep final : public FrameDriver {
       state.set_step(s.step);
     }
     state.wait();
+    entries_ = engine_entry_count();
   }
 
   bool after_frame(ui::AppState&) override {
+    const SweepShot& s = shots_[static_cast<std::size_t>(frame_ / kFramesPerShot)];
+    // Drawing reads what the workers made: a view that computes in the frame would stall it (debug builds count).
+    if (const long entered = engine_entry_count() - entries_; entered > 0)
+      found_.push_back(name(s) + " | drawing the frame entered the engine " + std::to_string(entered) +
+                       " times on the window thread");
     if (frame_ % kFramesPerShot == kFramesPerShot - 1) {
-      const SweepShot& s = shots_[static_cast<std::size_t>(frame_ / kFramesPerShot)];
       const bool judge_sight = s.presentation ? s.size.x <= 1280 : s.size.x >= 1600;
       for (const std::string& p : ui::LayoutProblemsOfFrame(judge_sight)) found_.push_back(name(s) + " | " + p);
     }
@@ -310,6 +320,7 @@ class LayoutSweep final : public FrameDriver {
   int frame_ = 0;
   bool skip_training_;
   std::vector<std::string> found_;
+  long entries_ = 0;  // the window thread's engine entries when this frame's drawing began
 };
 
 }  // namespace
