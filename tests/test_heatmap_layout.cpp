@@ -152,40 +152,40 @@ TEST_CASE("heatmap layout: a few rows of many columns get rows a text line tall,
 TEST_CASE("heatmap texels: one per cell, row-major, hidden cells grey with a diagonal stroke every 6 texels") {
   const Matrix m = mat({{-1, 0, 1}, {1, 1, 1}});
   const Matrix visible = mat({{1, 1, 1}, {1, 0, 1}});
-  const std::vector<std::uint32_t> px = heatmap_pixels(m, ColorMap::Diverging, {-1, 1}, &visible);
+  const std::vector<std::uint32_t> px = heatmap_pixels(m, ColourMap::Diverging, {-1, 1}, &visible);
   REQUIRE(px.size() == 6);
-  CHECK(px[0] == pack(sample(ColorMap::Diverging, 0.0)));
-  CHECK(px[1] == pack(sample(ColorMap::Diverging, 0.5)));
-  CHECK(px[2] == pack(sample(ColorMap::Diverging, 1.0)));
+  CHECK(px[0] == pack(sample(ColourMap::Diverging, 0.0)));
+  CHECK(px[1] == pack(sample(ColourMap::Diverging, 0.5)));
+  CHECK(px[2] == pack(sample(ColourMap::Diverging, 1.0)));
   CHECK(px[4] == pack(kHiddenCell));  // (1, 1): 1 + 1 is not a multiple of 6
   // A hidden region 12 texels wide: the strokes run where row + column is a multiple of 6.
   const Matrix wide = Matrix::Zero(2, 12);
-  const std::vector<std::uint32_t> hidden = heatmap_pixels(wide, ColorMap::Sequential, {0, 1}, &wide);
+  const std::vector<std::uint32_t> hidden = heatmap_pixels(wide, ColourMap::Sequential, {0, 1}, &wide);
   for (int r = 0; r < 2; ++r)
     for (int c = 0; c < 12; ++c)
       CHECK(hidden[std::size_t(r * 12 + c)] == pack((r + c) % 6 == 0 ? kHatchLine : kHiddenCell));
-  CHECK(content_hash(m, &visible, {-1, 1}, ColorMap::Diverging) ==
-        content_hash(m, &visible, {-1, 1}, ColorMap::Diverging));
+  CHECK(content_hash(m, &visible, {-1, 1}, ColourMap::Diverging) ==
+        content_hash(m, &visible, {-1, 1}, ColourMap::Diverging));
   Matrix changed = m;
   changed(1, 2) = 0.5;
-  CHECK(content_hash(changed, &visible, {-1, 1}, ColorMap::Diverging) !=
-        content_hash(m, &visible, {-1, 1}, ColorMap::Diverging));
+  CHECK(content_hash(changed, &visible, {-1, 1}, ColourMap::Diverging) !=
+        content_hash(m, &visible, {-1, 1}, ColourMap::Diverging));
 }
 
 TEST_CASE("heatmap texels for a matrix drawn smaller than its cells: the cell at each texel's centre") {
   // 4 x 6 values r*10 + c, drawn as 2 x 3 texels: rows 1 and 3, columns 1, 3 and 5.
   const Matrix m = Matrix::NullaryExpr(4, 6, [](Eigen::Index r, Eigen::Index c) { return double(r * 10 + c); });
-  const std::vector<std::uint32_t> px = heatmap_pixels(m, ColorMap::Sequential, {0, 64}, nullptr, 2, 3);
+  const std::vector<std::uint32_t> px = heatmap_pixels(m, ColourMap::Sequential, {0, 64}, nullptr, 2, 3);
   REQUIRE(px.size() == 6);
   const double picked[6] = {11, 13, 15, 31, 33, 35};
-  for (int i = 0; i < 6; ++i) CHECK(px[std::size_t(i)] == pack(sample(ColorMap::Sequential, picked[i] / 64)));
+  for (int i = 0; i < 6; ++i) CHECK(px[std::size_t(i)] == pack(sample(ColourMap::Sequential, picked[i] / 64)));
   // Drawn larger than its cells: a texel per pixel, each the cell at its centre (8 rows: 2 per matrix row).
-  const std::vector<std::uint32_t> up = heatmap_pixels(m, ColorMap::Sequential, {0, 64}, nullptr, 8, 12);
+  const std::vector<std::uint32_t> up = heatmap_pixels(m, ColourMap::Sequential, {0, 64}, nullptr, 8, 12);
   REQUIRE(up.size() == 96);
-  CHECK(up[0] == pack(sample(ColorMap::Sequential, 0.0)));
-  CHECK(up[1] == pack(sample(ColorMap::Sequential, 0.0)));                               // still cell (0, 0)
-  CHECK(up[2] == pack(sample(ColorMap::Sequential, 1.0 / 64)));                          // cell (0, 1)
-  CHECK(up[std::size_t(7 * 12 + 11)] == pack(sample(ColorMap::Sequential, 35.0 / 64)));  // cell (3, 5)
+  CHECK(up[0] == pack(sample(ColourMap::Sequential, 0.0)));
+  CHECK(up[1] == pack(sample(ColourMap::Sequential, 0.0)));                               // still cell (0, 0)
+  CHECK(up[2] == pack(sample(ColourMap::Sequential, 1.0 / 64)));                          // cell (0, 1)
+  CHECK(up[std::size_t(7 * 12 + 11)] == pack(sample(ColourMap::Sequential, 35.0 / 64)));  // cell (3, 5)
 }
 
 TEST_CASE("outlined cells are framed as blocks: a row is one frame, a column one, scattered cells one each") {

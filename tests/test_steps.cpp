@@ -55,7 +55,7 @@ TEST_CASE("each step's headline matrix") {
   CHECK(step_result(t, Step::Scores, 0).m == &t.heads[0].scores());
   const StepMatrix w = step_result(t, Step::Softmax, 0);
   CHECK(w.m == &t.heads[0].weights());
-  CHECK(w.map == ColorMap::Sequential);
+  CHECK(w.map == ColourMap::Sequential);
   CHECK(w.visible == &*t.heads[0].mask);
   CHECK(step_result(t, Step::Output, 0).m == &t.output);
 }

@@ -9,7 +9,7 @@
 #include <set>
 #include <utility>
 
-#include "ui/logic/colormap.h"
+#include "ui/logic/colour_map.h"
 
 namespace attn::ui {
 namespace {
@@ -186,7 +186,7 @@ constexpr float kLargeTextPx = 24.0f;
 }  // namespace
 
 double contrast_ratio(std::uint32_t a, std::uint32_t b) {
-  // One WCAG formula for the lab, colormap's: here on colours as ImGui packs them.
+  // One WCAG formula for the lab, the colour map's: here on colours as ImGui packs them.
   const auto rgb = [](std::uint32_t c) {
     return Rgb{static_cast<float>(c & 0xFF) / 255.0f, static_cast<float>((c >> 8) & 0xFF) / 255.0f,
                static_cast<float>((c >> 16) & 0xFF) / 255.0f};

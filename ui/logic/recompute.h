@@ -11,7 +11,7 @@
 #include "core/decode.h"
 #include "core/rope_absorption.h"
 #include "core/scenario.h"
-#include "ui/logic/colormap.h"
+#include "ui/logic/colour_map.h"
 #include "ui/logic/latest_worker.h"
 
 namespace attn::ui {

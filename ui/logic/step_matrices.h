@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "core/attention.h"
-#include "ui/logic/colormap.h"
+#include "ui/logic/colour_map.h"
 #include "ui/logic/steps.h"
 
 namespace attn::ui {
@@ -14,7 +14,7 @@ struct StepMatrix {
   const Matrix* m = nullptr;
   const std::vector<std::string>* rows = nullptr;
   const std::vector<std::string>* cols = nullptr;
-  ColorMap map = ColorMap::Diverging;
+  ColourMap map = ColourMap::Diverging;
   const Matrix* visible = nullptr;
   std::string name;  // "scores", "weights", "output_0"
 };

@@ -151,7 +151,7 @@ void OnlineSoftmaxView(AppState& state, const Trace& t, int head, float cell) {
                            .cols = &t.context_tokens,
                            .visible = &read,
                            // The whole row's colours at every block: a cell keeps its colour as more are read.
-                           .range = auto_range(row, ColorMap::Diverging)},
+                           .range = auto_range(row, ColourMap::Diverging)},
                           {.name = "output so far (acc / l)", .m = &now.output, .rows = &token, .range = outputs},
                           {.name = "dense output", .m = &r.dense_output, .rows = &token, .range = outputs}};
   const std::string ops[] = {"  ", o.shown == blocks ? "=" : "\u2192"};

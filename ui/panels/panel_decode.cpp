@@ -156,7 +156,7 @@ Section indexer_section(const Shown& v) {
                  .m = &v.s.selected,
                  .rows = &v.now,
                  .cols = &v.cached,
-                 .map = ColorMap::Sequential,
+                 .map = ColourMap::Sequential,
                  .range = ValueRange{0.0, 2.2},
                  .flags = kPlain});
   sec.ops = {"\u2192", "\u2192"};
@@ -178,7 +178,7 @@ Section weights_section(const Shown& v, int number) {
                    .m = &v.s.weights[h],
                    .rows = &v.now,
                    .cols = &v.cached,
-                   .map = ColorMap::Sequential,
+                   .map = ColourMap::Sequential,
                    .range = ValueRange{0, 1},
                    .flags = kPlain});
   }

@@ -36,7 +36,7 @@ void heading(const char* title, const char* call) {
 // Examples side by side in columns of one width, each under its own caption.
 void caption(const char* text) { TextDisabledWrapped(text); }
 
-HeatmapOptions labelled(const Trace& t, ColorMap map = ColorMap::Diverging) {
+HeatmapOptions labelled(const Trace& t, ColourMap map = ColourMap::Diverging) {
   HeatmapOptions o;
   o.row_labels = &t.tokens;
   o.col_labels = &t.context_tokens;
@@ -45,7 +45,7 @@ HeatmapOptions labelled(const Trace& t, ColorMap map = ColorMap::Diverging) {
 }
 
 HeatmapOptions weights_options(const Trace& t) {
-  HeatmapOptions o = labelled(t, ColorMap::Sequential);
+  HeatmapOptions o = labelled(t, ColourMap::Sequential);
   o.range = ValueRange{0, 1};
   return o;
 }
@@ -83,7 +83,7 @@ void heatmaps(const AppState& state, GalleryState& g) {
   Heatmap("novalues", h.scores(), plain);
   ImGui::SameLine();
   HeatmapOptions thumbnail;
-  thumbnail.map = ColorMap::Sequential;
+  thumbnail.map = ColourMap::Sequential;
   thumbnail.size = {80, 80};
   thumbnail.flags = HeatmapFlags_NoLabels | HeatmapFlags_Fill | HeatmapFlags_NoLegend | HeatmapFlags_NoValues;
   Heatmap("thumbnail", h.weights(), thumbnail);
@@ -114,7 +114,7 @@ void equations(const AppState& state) {
       {.name = "k", .m = &h.k, .rows = &keys},
       {.name = "v", .m = &h.v, .rows = &keys},
       {.name = "scaled", .m = &h.scaled(), .rows = &tokens, .cols = &keys},
-      {.name = "weights", .m = &h.weights(), .rows = &tokens, .cols = &keys, .map = ColorMap::Sequential},
+      {.name = "weights", .m = &h.weights(), .rows = &tokens, .cols = &keys, .map = ColourMap::Sequential},
       {.name = "output", .m = &h.output, .rows = &tokens}};
   const std::string spaces[] = {" ", " ", " ", " ", " "};
   EquationFlow("flow", flow, spaces, 1.8f * ImGui::GetFontSize());

@@ -45,7 +45,7 @@ void HeadsPanel(AppState& state, ImVec2 pos, ImVec2 size) {
     else ImGui::TextUnformatted(title.c_str());
     const ImVec2 at = ImGui::GetCursorScreenPos();
     HeatmapOptions o;
-    o.map = ColorMap::Sequential;
+    o.map = ColourMap::Sequential;
     o.range = ValueRange{0, 1};
     o.visible = &*t.heads[h].mask;
     o.size = {w, 0};

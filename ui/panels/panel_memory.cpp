@@ -8,7 +8,7 @@
 
 #include "core/kv_compare.h"
 #include "core/memory.h"
-#include "ui/logic/colormap.h"
+#include "ui/logic/colour_map.h"
 #include "ui/logic/cost_text.h"
 #include "ui/panels/panels.h"
 #include "ui/widgets/bar_chart.h"

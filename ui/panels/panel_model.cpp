@@ -412,7 +412,7 @@ void head_thumbnail(AppState& state, int l, int h, float cell) {
   ImGui::PushID(h);
   const bool whole = layer.kept;
   HeatmapOptions o;
-  o.map = ColorMap::Sequential;
+  o.map = ColourMap::Sequential;
   o.range = ValueRange{0, 1};
   o.visible = whole ? &*layer.attention.heads[static_cast<std::size_t>(h)].mask : &layer.mask_overview;
   o.size = {cell, cell};
@@ -511,7 +511,7 @@ void predictions(AppState& state, float width) {
   TextDisabledWrapped("Every position's probabilities (rows: after the token, columns: the next); point at a row.");
   fold_break(state);
   HeatmapOptions o;
-  o.map = ColorMap::Sequential;
+  o.map = ColourMap::Sequential;
   o.range = ValueRange{0, 1};
   o.row_labels = &t.tokens;
   o.col_labels = &m.vocab;

@@ -31,10 +31,10 @@ const std::vector<std::string>& dim_labels(Eigen::Index n, std::vector<std::stri
 // Everything one frame of the step view needs, so each step is a short function.
 // Weights are a distribution (viridis, 0..1) unless a linear-kernel row has negative ones: then they are
 // signed numbers and take the diverging map, so a negative weight never looks like zero.
-std::pair<ColorMap, std::optional<ValueRange>> weights_colouring(const HeadTrace& h) {
+std::pair<ColourMap, std::optional<ValueRange>> weights_colouring(const HeadTrace& h) {
   const bool signed_rows = std::find(h.row_status.begin(), h.row_status.end(), RowStatus::Signed) != h.row_status.end();
-  if (signed_rows) return {ColorMap::Diverging, std::nullopt};
-  return {ColorMap::Sequential, ValueRange{0, 1}};
+  if (signed_rows) return {ColourMap::Diverging, std::nullopt};
+  return {ColourMap::Sequential, ValueRange{0, 1}};
 }
 
 struct StepView {
@@ -319,7 +319,7 @@ void mask(StepView& v) {
   const auto [hr, hc] = v.hovered(0, 2);
   const bool softmax = v.t.attention.kernel == Kernel::Softmax;
   Term mask = v.masked_by_key("mask", *v.h.mask, {hr, hc});
-  mask.map = ColorMap::Sequential;
+  mask.map = ColourMap::Sequential;
   mask.range = ValueRange{0.0, 2.2};
   mask.flags = HeatmapFlags_NoTooltip | HeatmapFlags_NoLegend | HeatmapFlags_Clickable;
   const Term terms[] = {v.query_by_key("scaled", v.h.scaled(), {hr, hc}), mask,
@@ -662,7 +662,7 @@ void rope(StepView& v) {
                         {.name = "angle \u03B8 (rad)",
                          .m = &angles,
                          .rows = keys ? &t.context_tokens : &t.tokens,
-                         .map = ColorMap::Sequential,
+                         .map = ColourMap::Sequential,
                          .highlight_row = hr},
                         {.name = keys ? "RoPE(k)" : "RoPE(q)",
                          .m = keys ? &v.h.k_rope : &v.h.q_rope,
@@ -707,7 +707,7 @@ void selection(StepView& v) {
   // (a short title: a long one would push the term onto a line of its own).
   Term selected =
       v.query_by_key("top " + std::to_string(v.t.attention.sparse->top_k) + " = new mask", x.selected, {hr, hc});
-  selected.map = ColorMap::Sequential;
+  selected.map = ColourMap::Sequential;
   selected.range = ValueRange{0.0, 2.2};
   selected.visible = &x.selected;  // a key not selected is hidden, grey and hatched as on the mask step
   selected.flags = HeatmapFlags_NoLegend;
@@ -806,7 +806,7 @@ void step_strip(AppState& state) {
     o.max_cell = 18;
     o.flags = HeatmapFlags_NoLabels | HeatmapFlags_NoLegend | HeatmapFlags_NoValues | HeatmapFlags_NoTooltip |
               HeatmapFlags_Fill;
-    if (r.map == ColorMap::Sequential) o.range = ValueRange{0, 1};
+    if (r.map == ColourMap::Sequential) o.range = ValueRange{0, 1};
     ImGui::SetCursorScreenPos(
         {at.x + std::max(0.0f, (w - std::min(w, 18.0f * static_cast<float>(r.m->cols()))) / 2), at.y});
     if (thumb_h > 0) Heatmap("thumb", *r.m, o);

@@ -300,7 +300,7 @@ void head_thumbnails(TrainView& view, const TrainSnapshot& s, float cell) {
       ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(head_colour(i)), "%s",
                          (TextWidth(title) <= cell ? title : head_name(score)).c_str());
       HeatmapOptions o;
-      o.map = ColorMap::Sequential;
+      o.map = ColourMap::Sequential;
       o.range = ValueRange{0, 1};
       // The keys the causal mask hides are plain 0, not hatched: hatching 8 x 496 small cells cost 30 ms of every
       // frame while training (--bench-frames in this view: 35.6 ms of window-thread CPU per frame, 3.8 without).
@@ -410,11 +410,11 @@ void kernel_row(const KernelRow& r, bool page_about_it) {
   o.col_labels = &r.labels;  // in the tooltip: 32 keys leave no room to write them
   o.size = {w, 0};
   o.flags = HeatmapFlags_NoValues | HeatmapFlags_NoLabels;
-  const auto row_map = [&o, page_about_it](const char* id, const Matrix& m, ColorMap map) {
+  const auto row_map = [&o, page_about_it](const char* id, const Matrix& m, ColourMap map) {
     ImGui::BeginGroup();
     ImGui::TextUnformatted(id);
     o.map = map;
-    o.range = map == ColorMap::Sequential ? std::optional<ValueRange>(ValueRange{0, 1}) : std::nullopt;
+    o.range = map == ColourMap::Sequential ? std::optional<ValueRange>(ValueRange{0, 1}) : std::nullopt;
     Heatmap(id, m, o);
     ImGui::EndGroup();
     // A lesson page about the gradient is about these strips: it has them in sight.
@@ -422,9 +422,9 @@ void kernel_row(const KernelRow& r, bool page_about_it) {
       NoteInSight(SightKind::Result, id, std::string("the strip ") + id, ImGui::GetItemRectMin(),
                   ImGui::GetItemRectMax());
   };
-  row_map("p, the weights", r.p, ColorMap::Sequential);
-  row_map("\u2202L/\u2202p, what reaches the weights", r.dp, ColorMap::Diverging);
-  row_map("\u2202L/\u2202s, what reaches the scores", r.ds, ColorMap::Diverging);
+  row_map("p, the weights", r.p, ColourMap::Sequential);
+  row_map("\u2202L/\u2202p, what reaches the weights", r.dp, ColourMap::Diverging);
+  row_map("\u2202L/\u2202s, what reaches the scores", r.ds, ColourMap::Diverging);
   TextWholeInBox("Keys 0 to " + std::to_string(r.labels.size() - 1) +
                      " from left to right; point at a cell for its token and value.",
                  disabled_text_colour());
@@ -442,7 +442,7 @@ void kernel_row(const KernelRow& r, bool page_about_it) {
       "this sequence).",
       disabled_text_colour());
   TextWholeInBox("The Jacobian J, keys by keys");
-  o.map = ColorMap::Diverging;
+  o.map = ColourMap::Diverging;
   o.range.reset();
   o.row_labels = &r.labels;
   Heatmap("jacobian", softmax_jacobian(r.p), o);

@@ -5,7 +5,7 @@
 #include <unordered_map>
 
 #include "core/text_format.h"
-#include "ui/logic/colormap.h"
+#include "ui/logic/colour_map.h"
 #include "ui/widgets/heatmap.h"
 #include "ui/widgets/layout_check_frame.h"
 #include "ui/widgets/text.h"
@@ -104,7 +104,7 @@ int ArcView(const char* id, const Matrix& weights, const ArcViewOptions& opts) {
       // A weight a student should see (5% and more) keeps 3:1 against the page while no query is pointed at;
       // heavier lines stay thicker and brighter.
       const bool seen = w >= kSeenWeight && (strong || focus < 0);
-      const Rgb hue = sample(ColorMap::Sequential, 0.35 + 0.65 * w);
+      const Rgb hue = sample(ColourMap::Sequential, 0.35 + 0.65 * w);
       const Rgb edge = shown_legible({0.15f, 0.15f, 0.2f}, 0.55f * alpha, page, seen ? 3.0 : 1.0);
       const ImU32 colour = seen && !light ? pack(shown_legible(hue, alpha, page, 3.0)) : pack(hue, alpha);
       const ImVec2 a{x0, y_of(i, n_q)}, b{x1, y_of(j, n_k)};

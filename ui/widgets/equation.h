@@ -16,7 +16,7 @@ struct Term {
   const Matrix* m = nullptr;
   const std::vector<std::string>* rows = nullptr;  // row labels (tokens, or nullptr for indices)
   const std::vector<std::string>* cols = nullptr;
-  ColorMap map = ColorMap::Diverging;
+  ColourMap map = ColourMap::Diverging;
   const Matrix* visible = nullptr;
   std::optional<ValueRange> range = std::nullopt;
   int highlight_row = -1, highlight_col = -1;

@@ -38,8 +38,8 @@ struct CachedTexture {
   Eigen::Index rows = 0, cols = 0;
   int tex_rows = 0, tex_cols = 0;
   ValueRange range{};
-  ColorMap map{};
-  bool same(std::uint64_t v, const Matrix& m, const Matrix* vis, ValueRange r, ColorMap cm, int tr, int tc) const {
+  ColourMap map{};
+  bool same(std::uint64_t v, const Matrix& m, const Matrix* vis, ValueRange r, ColourMap cm, int tr, int tc) const {
     return v != 0 && v == version && m.data() == data && vis == visible && m.rows() == rows && m.cols() == cols &&
            r.lo == range.lo && r.hi == range.hi && cm == map && tr == tex_rows && tc == tex_cols;
   }
@@ -57,14 +57,14 @@ std::vector<const KnownRanges*>& known_ranges() {
 }
 
 // auto_range of a large matrix: computed ahead, or remembered while the version says it has not changed.
-ValueRange remembered_range(const Matrix& m, ColorMap map, const Matrix* visible) {
+ValueRange remembered_range(const Matrix& m, ColourMap map, const Matrix* visible) {
   if (!known_ranges().empty() && known_ranges().back())
     if (const ValueRange* known = find_range(*known_ranges().back(), m, map, visible)) return *known;
   struct Entry {
     std::uint64_t version;
     const Matrix* visible;
     Eigen::Index rows, cols;
-    ColorMap map;
+    ColourMap map;
     ValueRange range;
   };
   static std::unordered_map<const double*, Entry> cache;
@@ -94,7 +94,7 @@ std::unordered_map<GLuint, std::uint64_t>& pixels_versions() {
 }
 
 // `pixels`: the size it is drawn at, which the texture matches texel for pixel (up to texture_extent's limit).
-ImTextureID texture_for(ImGuiID id, const Matrix& m, ColorMap map, ValueRange range, const Matrix* visible,
+ImTextureID texture_for(ImGuiID id, const Matrix& m, ColourMap map, ValueRange range, const Matrix* visible,
                         ImVec2 pixels) {
   CachedTexture& t = textures()[id];
   const std::uint64_t version = current_version();
@@ -212,7 +212,7 @@ float legend_min_width(const LegendEnds& ends) {
   return ImGui::CalcTextSize(ends.lo.c_str()).x + ImGui::CalcTextSize(ends.hi.c_str()).x + 24;
 }
 
-void draw_colour_legend(ImDrawList* dl, ImVec2 at, float width, ColorMap map, ValueRange range,
+void draw_colour_legend(ImDrawList* dl, ImVec2 at, float width, ColourMap map, ValueRange range,
                         const LegendEnds& ends) {
   const float bar_h = GetStyle().legend_bar_height;
   const int segments = 32;
@@ -227,7 +227,7 @@ void draw_colour_legend(ImDrawList* dl, ImVec2 at, float width, ColorMap map, Va
   const float y = at.y + 4 + bar_h;
   dl->AddText({at.x, y}, text, lo.c_str());
   dl->AddText({at.x + width - ImGui::CalcTextSize(hi.c_str()).x, y}, text, hi.c_str());
-  if (map == ColorMap::Diverging && range.lo < 0 && range.hi > 0) {
+  if (map == ColourMap::Diverging && range.lo < 0 && range.hi > 0) {
     const float zx = at.x + width * static_cast<float>(normalise(0.0, range)) - ImGui::CalcTextSize("0").x / 2;
     if (zx > at.x + ImGui::CalcTextSize(lo.c_str()).x + 6 && zx < at.x + width - ImGui::CalcTextSize(hi.c_str()).x - 12)
       dl->AddText({zx, y}, text, "0");

@@ -10,7 +10,7 @@
 
 #include <imgui.h>
 
-#include "ui/logic/colormap.h"
+#include "ui/logic/colour_map.h"
 
 namespace attn::ui {
 
@@ -32,7 +32,7 @@ using HeatmapFlags = int;
 struct HeatmapOptions {
   const std::vector<std::string>* row_labels = nullptr;  // one per row; nullptr numbers them
   const std::vector<std::string>* col_labels = nullptr;  // one per column; nullptr numbers them
-  ColorMap map = ColorMap::Diverging;
+  ColourMap map = ColourMap::Diverging;
   std::optional<ValueRange> range;  // nullopt: auto_range
   const Matrix* visible = nullptr;  // same shape; 0 marks a hidden cell
   float max_cell = 72.0f;           // the largest cell edge, in pixels

@@ -13,20 +13,20 @@ namespace {
 constexpr int kColourSteps = 1024;
 using ColourTable = std::array<std::uint32_t, kColourSteps + 1>;
 
-const ColourTable& colour_table(ColorMap map) {
-  static const auto make = [](ColorMap m) {
+const ColourTable& colour_table(ColourMap map) {
+  static const auto make = [](ColourMap m) {
     ColourTable table;
     for (int i = 0; i <= kColourSteps; ++i)
       table[static_cast<std::size_t>(i)] = pack(sample(m, static_cast<double>(i) / kColourSteps));
     return table;
   };
-  static const ColourTable sequential = make(ColorMap::Sequential), diverging = make(ColorMap::Diverging);
-  return map == ColorMap::Sequential ? sequential : diverging;
+  static const ColourTable sequential = make(ColourMap::Sequential), diverging = make(ColourMap::Diverging);
+  return map == ColourMap::Sequential ? sequential : diverging;
 }
 
 }  // namespace
 
-std::vector<std::uint32_t> heatmap_pixels(const Matrix& m, ColorMap map, ValueRange range, const Matrix* visible,
+std::vector<std::uint32_t> heatmap_pixels(const Matrix& m, ColourMap map, ValueRange range, const Matrix* visible,
                                           int tex_rows, int tex_cols) {
   const ColourTable& table = colour_table(map);
   const std::uint32_t hidden_texel = pack(kHiddenCell), hatch_texel = pack(kHatchLine);
@@ -51,7 +51,7 @@ std::vector<std::uint32_t> heatmap_pixels(const Matrix& m, ColorMap map, ValueRa
   return pixels;
 }
 
-std::uint64_t content_hash(const Matrix& m, const Matrix* visible, ValueRange range, ColorMap map) {
+std::uint64_t content_hash(const Matrix& m, const Matrix* visible, ValueRange range, ColourMap map) {
   std::uint64_t h = 1469598103934665603ull;
   // FNV-1a over 64-bit words: a 1024x1024 matrix is 1M steps, not 8M.
   auto mix = [&h](const void* data, std::size_t n) {

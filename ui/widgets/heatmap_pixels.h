@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "ui/logic/colormap.h"
+#include "ui/logic/colour_map.h"
 
 namespace attn::ui {
 
@@ -12,10 +12,10 @@ namespace attn::ui {
 // drawn at) the cell at each texel's centre: a 1024x1024 matrix drawn 300 pixels wide needs 300x300 texels,
 // not a million, and a 100x100 one drawn at 400 gets a texel per pixel. Hidden cells (visible == 0) are grey
 // with a diagonal stroke every kHatchPeriod texels, as drawn cells are hatched: readable without colour.
-std::vector<std::uint32_t> heatmap_pixels(const Matrix& m, ColorMap map, ValueRange range, const Matrix* visible,
+std::vector<std::uint32_t> heatmap_pixels(const Matrix& m, ColourMap map, ValueRange range, const Matrix* visible,
                                           int tex_rows = 0, int tex_cols = 0);
 
 // FNV-1a over the values (and the visibility), to know when a cached texture is stale.
-std::uint64_t content_hash(const Matrix& m, const Matrix* visible, ValueRange range, ColorMap map);
+std::uint64_t content_hash(const Matrix& m, const Matrix* visible, ValueRange range, ColourMap map);
 
 }  // namespace attn::ui

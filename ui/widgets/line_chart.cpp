@@ -4,7 +4,7 @@
 #include <cmath>
 #include <optional>
 
-#include "ui/logic/colormap.h"
+#include "ui/logic/colour_map.h"
 #include "ui/logic/layout_check.h"
 #include "ui/widgets/layout_check_frame.h"
 #include "ui/widgets/picture_export.h"

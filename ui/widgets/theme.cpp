@@ -2,7 +2,7 @@
 
 #include "ui/widgets/style.h"
 
-#include "ui/logic/colormap.h"
+#include "ui/logic/colour_map.h"
 #include "ui/logic/glyph_set.h"
 
 #include <algorithm>

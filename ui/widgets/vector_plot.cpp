@@ -7,7 +7,7 @@
 
 #include <imgui_internal.h>
 
-#include "ui/logic/colormap.h"
+#include "ui/logic/colour_map.h"
 #include "ui/widgets/layout_check_frame.h"
 #include "ui/widgets/line_chart.h"
 

@@ -1,4 +1,4 @@
-#include "ui/logic/colormap.h"
+#include "ui/logic/colour_map.h"
 
 #include <algorithm>
 #include <array>
@@ -75,16 +75,16 @@ std::pair<double, double> finite_extent(const double* x, const double* visible, 
 
 }  // namespace
 
-Rgb sample(ColorMap map, double t) {
-  return map == ColorMap::Sequential ? interpolate(kViridis, t) : interpolate(kDiverging, t);
+Rgb sample(ColourMap map, double t) {
+  return map == ColourMap::Sequential ? interpolate(kViridis, t) : interpolate(kDiverging, t);
 }
 
-ValueRange auto_range(const Matrix& m, ColorMap map, const Matrix* visible) {
+ValueRange auto_range(const Matrix& m, ColourMap map, const Matrix* visible) {
   const auto n = static_cast<std::size_t>(m.size());
   const auto [lo, hi] =
       visible ? finite_extent<true>(m.data(), visible->data(), n) : finite_extent<false>(m.data(), nullptr, n);
   if (lo > hi) return {0.0, 1.0};  // nothing visible
-  if (map == ColorMap::Diverging) {
+  if (map == ColourMap::Diverging) {
     const double a = std::max(std::abs(lo), std::abs(hi));
     return a == 0.0 ? ValueRange{-1.0, 1.0} : ValueRange{-a, a};
   }
@@ -93,7 +93,7 @@ ValueRange auto_range(const Matrix& m, ColorMap map, const Matrix* visible) {
   return {lo, hi};
 }
 
-const ValueRange* find_range(const KnownRanges& known, const Matrix& m, ColorMap map, const Matrix* visible) {
+const ValueRange* find_range(const KnownRanges& known, const Matrix& m, ColourMap map, const Matrix* visible) {
   for (const KnownRange& k : known)
     if (k.m == &m && k.map == map && k.visible == visible) return &k.range;
   return nullptr;

@@ -13,7 +13,7 @@ struct Rgb {
   float r = 0, g = 0, b = 0;  // 0..1
 };
 
-enum class ColorMap {
+enum class ColourMap {
   Sequential,  // viridis, for values with a natural 0..max such as weights
   Diverging,   // blue (negative) - white (0) - red (positive)
 };
@@ -23,23 +23,23 @@ struct ValueRange {
   double hi = 1.0;
 };
 
-Rgb sample(ColorMap map, double t);  // t in [0, 1], clamped
+Rgb sample(ColourMap map, double t);  // t in [0, 1], clamped
 
 // The range a matrix is coloured by: diverging maps are symmetric about 0 (so white means 0);
 // sequential maps span [min, max] of the finite visible values, or [0, 1] when those lie inside it.
 // `visible` (optional, same shape, 0 = hidden) excludes hidden cells; a constant matrix gets a unit range.
-ValueRange auto_range(const Matrix& m, ColorMap map, const Matrix* visible = nullptr);
+ValueRange auto_range(const Matrix& m, ColourMap map, const Matrix* visible = nullptr);
 
 // auto_range of a matrix of an immutable trace, computed ahead (on the worker, with the trace) so that the frame first
 // showing a large trace need not read every cell: 16 ms of range scans at 2,048 tokens.
 struct KnownRange {
   const Matrix* m = nullptr;
-  ColorMap map = ColorMap::Diverging;
+  ColourMap map = ColourMap::Diverging;
   const Matrix* visible = nullptr;
   ValueRange range;
 };
 using KnownRanges = std::vector<KnownRange>;
-const ValueRange* find_range(const KnownRanges& known, const Matrix& m, ColorMap map, const Matrix* visible);
+const ValueRange* find_range(const KnownRanges& known, const Matrix& m, ColourMap map, const Matrix* visible);
 
 double normalise(double x, ValueRange r);  // to [0, 1], clamped
 
