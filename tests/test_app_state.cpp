@@ -159,3 +159,30 @@ TEST_CASE("an edit's notes replace the messages shown: the first shown, the othe
   CHECK(state.message == "W_K drawn from the seed");
   CHECK(state.more_messages.size() == 1);
 }
+
+TEST_CASE("pending actions: a replacement waits for the answer, runs once on go_on, and is dropped on stay") {
+  PendingActions pending;
+  int replaced = 0;
+  CHECK_FALSE(pending.waiting());
+  pending.ask_to_replace([&] { ++replaced; }, false);
+  CHECK(pending.replacing());
+  CHECK_FALSE(pending.puts_model_at_stake());
+  pending.go_on();
+  CHECK(replaced == 1);
+  CHECK_FALSE(pending.waiting());
+  pending.go_on();  // nothing waits: it does not run again
+  CHECK(replaced == 1);
+  pending.ask_to_replace([&] { replaced += 10; }, true);
+  CHECK(pending.puts_model_at_stake());
+  pending.ask_to_quit();
+  pending.stay();  // Cancel: neither the replacement nor the quit
+  CHECK(replaced == 1);
+  CHECK_FALSE(pending.waiting());
+  CHECK_FALSE(pending.quit_confirmed());
+  pending.ask_to_quit();
+  CHECK(pending.quitting());
+  CHECK(pending.puts_model_at_stake());  // quitting loses the model's changes too
+  pending.go_on();
+  CHECK(pending.quit_confirmed());
+  CHECK_FALSE(pending.quitting());
+}

@@ -150,8 +150,9 @@ TEST_CASE("recovery: Restore over unsaved edits asks first, and the restored wor
   // B's own edits are not replaced without the unsaved-changes question.
   CHECK(window_b.state->recovery_answer == ui::RecoveryAnswer::None);
   CHECK(window_b.state->scenario().name == "docB");
-  REQUIRE(window_b.state->pending_replace);
-  std::exchange(window_b.state->pending_replace, nullptr)();  // "Don't save"
+  REQUIRE(window_b.state->pending.replacing());
+  window_b.state->pending.go_on();  // "Don't save"
+  CHECK_FALSE(window_b.state->pending.replacing());
   CHECK(window_b.state->recovery_answer == ui::RecoveryAnswer::Restored);
   CHECK(window_b.state->scenario().name == "docA");
   window_b.autosave.tick(*window_b.state, 0.5);  // at once, not after the autosave's delay

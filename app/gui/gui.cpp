@@ -213,12 +213,12 @@ int frame_loop(const GuiOptions& o, Window& window, ui::AppState& state, Autosav
   // A person's frames, and a driver's that stands for one; captures, the soak and the sweep go as fast as they draw.
   const bool paced = driver ? driver->paced() : !o.capture();
   const double period = display_period();
-  for (int frame = 0; !state.quit_confirmed; ++frame) {
+  for (int frame = 0; !state.pending.quit_confirmed(); ++frame) {
     const double frame_start = glfwGetTime();
     glfwPollEvents();
     if (glfwWindowShouldClose(window.glfw)) {  // the close button asks like Ctrl+Q does
       glfwSetWindowShouldClose(window.glfw, GLFW_FALSE);
-      state.quit_requested = true;
+      state.pending.ask_to_quit();
     }
     const double now = glfwGetTime();
     if (driver) driver->before_frame(state);

@@ -20,6 +20,7 @@
 #include "ui/logic/file_identity.h"
 #include "ui/logic/history.h"
 #include "ui/logic/model_document.h"
+#include "ui/logic/pending_actions.h"
 #include "ui/logic/snapshot_gradients.h"
 #include "ui/logic/view_state.h"
 #include "ui/logic/views.h"
@@ -221,11 +222,7 @@ class AppState {
   // An action's notes (each weight an edit drew or dropped) in place of the messages shown: the first shown, the
   // rest waiting behind it, as the status line counts them. Nothing when there are none.
   void show_messages(std::vector<std::string> notes);
-  bool quit_requested = false;  // Ctrl+Q or the window's close button; unsaved changes ask first
-  bool quit_confirmed = false;  // nothing unsaved, or the user chose what to do with it
-  // Replacing the document (open a file, go to a lesson page) waits here for the unsaved-changes answer.
-  std::function<void()> pending_replace;
-  bool pending_replaces_model = false;    // ... and it may replace the Model view's model too
+  PendingActions pending;                 // quitting and replacing the document, waiting for the unsaved-changes answer
   std::optional<RecoveryOffer> recovery;  // the work of a window that is gone, offered at start-up
   RecoveryAnswer recovery_answer = RecoveryAnswer::None;
   std::string recovery_failed;                // why restoring it did not work

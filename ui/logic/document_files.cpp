@@ -186,8 +186,7 @@ void answer_recovery(AppState& state, RecoveryAnswer answer) {
   const RecoveryOffer& r = *state.recovery;
   const bool replaces_model = r.model.has_value() && state.model_doc.loaded() && state.model_doc.dirty();
   if ((r.scenario && state.document().dirty()) || replaces_model) {
-    state.pending_replace = restore;
-    state.pending_replaces_model = r.model.has_value();
+    state.pending.ask_to_replace(restore, r.model.has_value());
   } else {
     restore();
   }

@@ -51,7 +51,7 @@ std::optional<RecoveryOffer> unsaved_work(const AppState& state);
 // one could not be: the recovery file must then stay.
 bool restore_unsaved_work(AppState& state, const RecoveryOffer& r);
 // The recovery prompt's answer (RecoveryAnswer). Restored replaces what is open only through the unsaved-changes
-// question (state.pending_replace) when what it replaces has unsaved changes; a restore that fails leaves the offer
+// question (state.pending) when what it replaces has unsaved changes; a restore that fails leaves the offer
 // open with state.recovery_failed saying why. The window's autosave then acts on the offered entry.
 void answer_recovery(AppState& state, RecoveryAnswer answer);
 // File > Export: "json" (the trace), "md" or "tex" (the handout); beside the document, never over a file.

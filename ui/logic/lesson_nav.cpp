@@ -83,12 +83,11 @@ bool ApplyLessonPage(AppState& state, int lesson, int page) {
 }
 
 void GoToLessonPage(AppState& state, int lesson, int page) {
-  state.pending_replace = [&state, lesson, page] { ApplyLessonPage(state, lesson, page); };
   const auto& lessons = state.lesson.lessons;
-  state.pending_replaces_model =
-      lesson >= 0 && lesson < static_cast<int>(lessons.size()) && page >= 0 &&
-      page < static_cast<int>(lessons[static_cast<std::size_t>(lesson)].pages.size()) &&
-      !lessons[static_cast<std::size_t>(lesson)].pages[static_cast<std::size_t>(page)].model.empty();
+  const bool model = lesson >= 0 && lesson < static_cast<int>(lessons.size()) && page >= 0 &&
+                     page < static_cast<int>(lessons[static_cast<std::size_t>(lesson)].pages.size()) &&
+                     !lessons[static_cast<std::size_t>(lesson)].pages[static_cast<std::size_t>(page)].model.empty();
+  state.pending.ask_to_replace([&state, lesson, page] { ApplyLessonPage(state, lesson, page); }, model);
 }
 
 void CloseLesson(AppState& state) {

@@ -73,15 +73,17 @@ void open_snapshot_in_model_view(AppState& state, const TrainSnapshot& s) {
   m.name = m.name + " (step " + std::to_string(s.step) + ")";
   std::vector<std::string> tokens;
   for (int id : s.probe) tokens.push_back(m.vocab[static_cast<std::size_t>(id)]);
-  state.pending_replaces_model = true;
-  state.pending_replace = [&state, m = std::move(m), tokens = std::move(tokens)]() mutable {
-    if (const std::optional<std::string> why = state.model_doc.open(ModelInput{std::move(m), std::move(tokens)}, {}))
-      state.message = "The snapshot did not open: " + *why;
-    else {
-      state.model_doc.mark_unsaved();
-      state.view = View::Model;
-    }
-  };
+  state.pending.ask_to_replace(
+      [&state, m = std::move(m), tokens = std::move(tokens)]() mutable {
+        if (const std::optional<std::string> why =
+                state.model_doc.open(ModelInput{std::move(m), std::move(tokens)}, {}))
+          state.message = "The snapshot did not open: " + *why;
+        else {
+          state.model_doc.mark_unsaved();
+          state.view = View::Model;
+        }
+      },
+      true);
 }
 
 }  // namespace attn::ui

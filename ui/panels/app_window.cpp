@@ -160,8 +160,7 @@ void file_dialog(AppState& state, AppWindowState& window) {
   const auto chosen = FileDialog(window.file_dialog);
   if (!chosen) return;
   if (window.file_dialog.mode == FileDialogMode::Open) {
-    state.pending_replace = [&state, p = *chosen] { open_document(state, p); };
-    state.pending_replaces_model = true;  // the file may be a model
+    state.pending.ask_to_replace([&state, p = *chosen] { open_document(state, p); }, true);  // it may be a model
   } else if (window.saving_model) save_model_document(state, *chosen);
   else save_document(state, *chosen);
 }

@@ -21,8 +21,7 @@ void file_menu(AppState& state, AppWindowState& window) {
   if (ImGui::BeginMenu("Open recent", !state.recent_files.empty())) {
     for (const std::string& f : state.recent_files)
       if (ImGui::MenuItem(f.c_str())) {
-        state.pending_replace = [&state, f] { open_document(state, f); };
-        state.pending_replaces_model = true;  // a recent file may be a model
+        state.pending.ask_to_replace([&state, f] { open_document(state, f); }, true);  // a recent file may be a model
       }
     ImGui::EndMenu();
   }
@@ -37,7 +36,7 @@ void file_menu(AppState& state, AppWindowState& window) {
     ImGui::EndMenu();
   }
   ImGui::Separator();
-  if (ImGui::MenuItem("Quit", "Ctrl+Q")) state.quit_requested = true;
+  if (ImGui::MenuItem("Quit", "Ctrl+Q")) state.pending.ask_to_quit();
   ImGui::EndMenu();
 }
 

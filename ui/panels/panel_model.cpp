@@ -583,7 +583,7 @@ void LayerBreadcrumb(AppState& state) {
   const std::optional<LayerVisit>& visit = state.layer_visit();
   if (!visit) return;
   if (ImGui::Button(("\u25C2 Model " + visit->model_name).c_str()))
-    state.pending_replace = [&state] { state.end_layer_visit(); };
+    state.pending.ask_to_replace([&state] { state.end_layer_visit(); }, false);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Back to the Model view (and the scenario open before)");
   ImGui::SameLine();
   ImGui::AlignTextToFramePadding();

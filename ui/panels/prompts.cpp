@@ -19,35 +19,22 @@ bool begin_centred_modal(const char* name) {
   return ImGui::BeginPopupModal(name, nullptr, ImGuiWindowFlags_AlwaysAutoResize);
 }
 
-// Whatever waited for the answer happens: the replacement, the quit.
-void go_on(AppState& state) {
-  state.pending_replaces_model = false;
-  if (state.pending_replace) std::exchange(state.pending_replace, nullptr)();
-  if (state.quit_requested) state.quit_confirmed = true;
-}
-
-void stay(AppState& state) {
-  state.pending_replaces_model = false;
-  state.quit_requested = false;
-  state.pending_replace = nullptr;
-}
-
 }  // namespace
 
 void UnsavedChangesPrompt(AppState& state, AppWindowState& window) {
-  const bool wanted = (state.quit_requested && !state.quit_confirmed) || state.pending_replace;
-  if (!wanted || state.save_conflict) return;
+  PendingActions& pending = state.pending;
+  if (!pending.waiting() || state.save_conflict) return;
   // Quitting during a visit to a model's layer: the document open before comes back, to be asked about.
-  if (state.quit_requested && state.layer_visit() && !state.document().dirty()) state.end_layer_visit();
+  if (pending.quitting() && state.layer_visit() && !state.document().dirty()) state.end_layer_visit();
   // The model is at stake on quitting, and when the waiting action may replace it (a model file, a lesson page).
-  const bool model = state.model_doc.dirty() && (state.quit_requested || state.pending_replaces_model);
+  const bool model = state.model_doc.dirty() && pending.puts_model_at_stake();
   const bool document = state.document().dirty();
-  if (!document && !model) return go_on(state);  // nothing to lose
+  if (!document && !model) return pending.go_on();  // nothing to lose
   if (!begin_centred_modal("Unsaved changes")) return;
   std::string what = document ? "\"" + state.scenario().name + "\"" : "";
   if (model) what += (document ? " and the model \"" : "The model \"") + state.model_doc.model().name + "\"";
   ImGui::Text("%s %s changes that are not saved.", what.c_str(), document && model ? "have" : "has");
-  ImGui::TextDisabled(state.quit_requested ? "Save them before quitting?" : "Save them before they are replaced?");
+  ImGui::TextDisabled(pending.quitting() ? "Save them before quitting?" : "Save them before they are replaced?");
   if (ImGui::Button("Save", {120, 0})) {
     // Each file with a name is written; the first without one opens the dialog, and the quit or replacement is
     // dropped, to ask again about what is still unsaved.
@@ -55,7 +42,7 @@ void UnsavedChangesPrompt(AppState& state, AppWindowState& window) {
     if (model && saves_in_place(state, state.model_doc.path()) && !state.save_conflict)
       save_model_document(state, state.model_doc.path());
     if (state.save_conflict) {  // a file changed on disk: its question first, then this one again if still wanted
-      stay(state);
+      pending.stay();
       ImGui::CloseCurrentPopup();
       ImGui::EndPopup();
       return;
@@ -65,21 +52,21 @@ void UnsavedChangesPrompt(AppState& state, AppWindowState& window) {
     if (ask_document || ask_model) {
       if (ask_document) SaveDocument(state, window, true);
       else SaveModel(state, window, true);
-      stay(state);
+      pending.stay();
       ImGui::CloseCurrentPopup();
     } else if (!state.document().dirty() && !(model && state.model_doc.dirty())) {
-      go_on(state);
+      pending.go_on();
       ImGui::CloseCurrentPopup();
     }
   }
   ImGui::SameLine();
   if (ImGui::Button("Don't save", {120, 0})) {
-    go_on(state);
+    pending.go_on();
     ImGui::CloseCurrentPopup();
   }
   ImGui::SameLine();
   if (ImGui::Button("Cancel", {120, 0}) || key_pressed(Key::Escape, KeyMods_None, false)) {
-    stay(state);
+    pending.stay();
     ImGui::CloseCurrentPopup();
   }
   ImGui::EndPopup();
@@ -87,7 +74,8 @@ void UnsavedChangesPrompt(AppState& state, AppWindowState& window) {
 
 void RecoveryPrompt(AppState& state) {
   // Not while its Restore waits for the unsaved-changes question (or another question is open).
-  if (!state.recovery || state.recovery_answer != RecoveryAnswer::None || state.pending_replace || state.save_conflict)
+  if (!state.recovery || state.recovery_answer != RecoveryAnswer::None || state.pending.replacing() ||
+      state.save_conflict)
     return;
   if (!begin_centred_modal("Restore unsaved work?")) return;
   const RecoveryOffer& r = *state.recovery;
@@ -104,7 +92,7 @@ void RecoveryPrompt(AppState& state) {
   // Enter restores: the answer most wanted, and one a keyboard (or a test's xdotool) can give.
   if (ImGui::Button("Restore them", {160, 0}) || key_pressed(Key::Enter, KeyMods_None, false)) {
     answer_recovery(state, RecoveryAnswer::Restored);
-    if (state.recovery_answer == RecoveryAnswer::Restored || state.pending_replace) ImGui::CloseCurrentPopup();
+    if (state.recovery_answer == RecoveryAnswer::Restored || state.pending.replacing()) ImGui::CloseCurrentPopup();
   }
   if (!state.recovery_failed.empty()) TextWrappedAtSpaces(state.recovery_failed);
   ImGui::SameLine();

@@ -14,7 +14,7 @@ void file_and_edit_keys(AppState& state, AppWindowState& window) {
     RequestFileDialog(window.file_dialog, FileDialogMode::Open, state.document().path);
   if (key_pressed(Key::S, KeyMods_Ctrl | KeyMods_Shift, false)) Save(state, window, true);
   else if (key_pressed(Key::S, KeyMods_Ctrl, false)) Save(state, window);
-  if (key_pressed(Key::Q, KeyMods_Ctrl, false)) state.quit_requested = true;
+  if (key_pressed(Key::Q, KeyMods_Ctrl, false)) state.pending.ask_to_quit();
   // A text field has its own undo: while typing, Ctrl+Z/Y/R belong to it.
   if (ImGui::GetIO().WantTextInput) return;
   if (key_pressed(Key::Z, KeyMods_Ctrl)) state.undo_in_view();
