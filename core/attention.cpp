@@ -239,7 +239,8 @@ namespace {
 AbsorbedMla absorb(const Trace& t) {
   const AttentionConfig& a = t.attention;
   const int dc = a.latent_dim, H = a.heads;
-  AbsorbedMla m{absorb_weights(a, t.weights)};
+  AbsorbedMla m;
+  static_cast<AbsorbedWeights&>(m) = absorb_weights(a, t.weights);
   m.latent_output.resize(t.n_q(), H * dc);
   for (int h = 0; h < H; ++h) {
     m.queries.push_back(t.query_side() * m.W_UQK[static_cast<std::size_t>(h)]);

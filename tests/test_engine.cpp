@@ -237,7 +237,7 @@ TEST_CASE("predicted_trace_bytes is trace_bytes before computing: every shipped 
 }
 
 TEST_CASE("engine entries: counted on the thread that computes, in debug builds only") {
-  const long before = engine_entry_count();
+  [[maybe_unused]] const long before = engine_entry_count();
   const Trace t = compute_trace(cat_sat());
   long on_worker = 0;
   std::thread worker([&] {

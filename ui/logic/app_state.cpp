@@ -9,6 +9,7 @@
 #include "core/text_format.h"
 #include "core/trace_bytes.h"
 #include "core/validate.h"
+#include "ui/logic/train_actions.h"
 
 namespace attn::ui {
 
@@ -198,6 +199,9 @@ void AppState::poll() {
   if (model_failure) message = "The model's forward pass was not computed: " + *model_failure;
   trainer.poll();
   train_gradients.poll();
+  // The Train view's run starts here, before the frame draws: its first snapshot is a forward pass of the model, and
+  // drawing only reads what was computed.
+  if (view == View::Train) ensure_training(*this);
 }
 
 void AppState::wait() {

@@ -545,9 +545,8 @@ void heads_page(AppState& state) {
 
 void TrainPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   BeginPanel("Train", pos, size, ImGuiWindowFlags_NoTitleBar);
-  ensure_training(state);
-  if (!state.trainer.ready()) {
-    TextWrappedAtSpaces("No run: " + state.train.error);
+  if (!state.trainer.ready()) {  // the run starts before the next frame draws (AppState::poll), or says why not
+    if (!state.train.error.empty()) TextWrappedAtSpaces("No run: " + state.train.error);
     ImGui::End();
     return;
   }
