@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
+#include <utility>
 
 namespace attn {
 
@@ -170,14 +171,24 @@ std::vector<std::string> split_words(std::string_view text) {
   }
 }
 
+std::string without_negative_zero(std::string s) {
+  if (!s.empty() && s[0] == '-' && s.find_first_not_of("-0.") == std::string::npos) s.erase(0, 1);
+  return s;
+}
+
+std::string without_trailing_zeros(std::string s) {
+  if (s.find('.') == std::string::npos) return s;
+  s.erase(s.find_last_not_of('0') + 1);
+  if (s.back() == '.') s.pop_back();
+  return s;
+}
+
 std::string format_number(double x, int precision) {
   if (std::isinf(x)) return x < 0 ? "-inf" : "inf";
   if (std::isnan(x)) return "nan";
   std::string s(static_cast<std::size_t>(std::snprintf(nullptr, 0, "%.*f", precision, x)), '\0');
   std::snprintf(s.data(), s.size() + 1, "%.*f", precision, x);
-  // "-0.0000" would suggest a negative value that is not there.
-  if (s[0] == '-' && s.find_first_not_of("-0.") == std::string::npos) s.erase(0, 1);
-  return s;
+  return without_negative_zero(std::move(s));
 }
 
 int activation_decimals(double largest, bool all_whole, bool all_tenths) {

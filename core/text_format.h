@@ -60,6 +60,11 @@ std::string general_number(double x);
 // 1000000000000.001 beside the limit 1e12 -> "1000000000000.001", never "1e+12"; 2 beside 1 -> "2".
 std::string general_number_beside(double x, double limit);
 
+// A printed number without what misleads: "-0.00" as "0.00" (a negative value that is not there), and
+// without_trailing_zeros "2.500" as "2.5", "3.000" as "3" (only after a decimal point: "100" stays).
+std::string without_negative_zero(std::string s);
+std::string without_trailing_zeros(std::string s);
+
 // Fixed-point with `precision` digits: 0.7426921, 4 -> "0.7427"; -inf (a hidden score) prints as "-inf", -0 as 0.
 std::string format_number(double x, int precision);
 

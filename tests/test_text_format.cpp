@@ -86,3 +86,16 @@ TEST_CASE("probability_text: every probability of a list with three decimals, 0 
   for (const double p : ps) shown += (shown.empty() ? "" : " ") + probability_text(p);
   CHECK(shown == "0.462 0.098 0.000 0 0 1.000 0.000 0.000 1.000");
 }
+
+TEST_CASE("a printed number without a negative zero or zeros after its last digit") {
+  CHECK(without_negative_zero("-0") == "0");
+  CHECK(without_negative_zero("-0.000") == "0.000");
+  CHECK(without_negative_zero("-0.001") == "-0.001");
+  CHECK(without_negative_zero("-10") == "-10");
+  CHECK(without_negative_zero("") == "");
+  CHECK(without_trailing_zeros("2.500") == "2.5");
+  CHECK(without_trailing_zeros("3.000") == "3");
+  CHECK(without_trailing_zeros("100") == "100");  // no decimal point: its zeros are digits
+  CHECK(without_trailing_zeros("-0.050") == "-0.05");
+  CHECK(format_number(-0.00001, 3) == "0.000");
+}

@@ -12,9 +12,7 @@ namespace {
 std::string printf_double(const char* fmt, int precision, double x) {
   char buf[64];
   std::snprintf(buf, sizeof buf, fmt, precision, x);
-  std::string s = buf;
-  if (s[0] == '-' && s.find_first_not_of("-0.") == std::string::npos) s.erase(0, 1);  // no "-0.00"
-  return s;
+  return without_negative_zero(buf);
 }
 
 // "8e-4", "1.23e5", "-1e-5": printf's %e without the exponent's sign and zero padding or the mantissa's
@@ -22,11 +20,7 @@ std::string printf_double(const char* fmt, int precision, double x) {
 std::string compact_scientific(double x, int digits) {
   const std::string s = printf_double("%.*e", digits - 1, x);
   const std::size_t e = s.find('e');
-  std::string mantissa = s.substr(0, e);
-  if (mantissa.find('.') != std::string::npos) {
-    mantissa.erase(mantissa.find_last_not_of('0') + 1);
-    if (mantissa.back() == '.') mantissa.pop_back();
-  }
+  const std::string mantissa = without_trailing_zeros(s.substr(0, e));
   const int exponent = std::stoi(s.substr(e + 1));
   return mantissa + "e" + std::to_string(exponent);
 }

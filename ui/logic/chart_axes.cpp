@@ -27,12 +27,7 @@ double scaled10(double m, int k) { return k >= 0 ? m * pow10i(k) : m / pow10i(-k
 std::string fixed_trimmed(double x, int decimals) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", std::max(0, decimals), x);
-  std::string s = buf;
-  if (s.find('.') != std::string::npos) {
-    while (s.back() == '0') s.pop_back();
-    if (s.back() == '.') s.pop_back();
-  }
-  return s;
+  return without_trailing_zeros(buf);
 }
 
 // Decimals that keep `sig` significant digits of x > 0 (none for x >= 10^(sig-1)).

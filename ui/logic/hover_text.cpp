@@ -279,12 +279,9 @@ std::string short_number(double x) {
   if (std::isnan(x)) return "nan";
   if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
   const double a = std::abs(x);
-  if (std::abs(x - std::round(x)) < 1e-9 && a < 1e15) return format("%.0f", std::round(x) + 0.0);  // + 0.0: no "-0"
+  if (std::abs(x - std::round(x)) < 1e-9 && a < 1e15) return without_negative_zero(format("%.0f", std::round(x)));
   if (a >= 1e7 || a < 1e-3) return format("%.2e", x);
-  std::string s = format("%.3f", x);
-  s.erase(s.find_last_not_of('0') + 1);
-  if (s.back() == '.') s.pop_back();
-  return s;
+  return without_trailing_zeros(format("%.3f", x));
 }
 
 std::string join_sum(const std::vector<std::string>& terms) {
