@@ -28,14 +28,17 @@ std::string thousands(std::uint64_t n) { return group_digits(std::to_string(n));
 
 namespace {
 
-// Two decimals, halves rounded up (1.125 -> "1.13"; printf would give the even "1.12").
-std::string hundredths_text(long double value) {
-  const auto hundredths = static_cast<std::uint64_t>(std::floor(value * 100.0L + 0.5L));
-  char text[32];
-  std::snprintf(text, sizeof text, "%llu.%02llu", static_cast<unsigned long long>(hundredths / 100),
-                static_cast<unsigned long long>(hundredths % 100));
-  return text;
+// value >= 0 with `decimals` decimals, halves rounded up (1.125 -> "1.13"; printf would give the even "1.12"), for
+// values whose digits fit 64 bits.
+std::string fixed_half_up(long double value, int decimals) {
+  const long double scale = std::pow(10.0L, decimals);
+  std::string digits = std::to_string(static_cast<std::uint64_t>(std::floor(value * scale + 0.5L)));
+  if (decimals == 0) return digits;
+  if (digits.size() <= static_cast<std::size_t>(decimals)) digits.insert(0, decimals + 1 - digits.size(), '0');
+  return digits.insert(digits.size() - decimals, ".");
 }
+
+std::string hundredths_text(long double value) { return fixed_half_up(value, 2); }
 
 }  // namespace
 
@@ -45,17 +48,16 @@ std::string percent(std::uint64_t part, std::uint64_t whole) {
   return hundredths_text(share) + "%";
 }
 
+std::string percent_text(double share) {
+  if (!std::isfinite(share)) return general_number(100 * share) + "%";
+  return (share < 0 ? "-" : "") + hundredths_text(100.0L * std::abs(static_cast<long double>(share))) + "%";
+}
+
+std::string milliseconds_text(double seconds, int decimals) { return format_number(seconds * 1e3, decimals) + " ms"; }
+
 std::string binary_size(std::uint64_t bytes) {
-  static constexpr std::array<const char*, 6> kUnits{"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   if (bytes < 1024) return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
-  std::size_t unit = 0;
-  long double value = static_cast<long double>(bytes) / 1024.0L;
-  // Move up while the value would print as 1024.00 or more, so 1,073,741,823 bytes reads "1.00 GiB".
-  while (unit + 1 < kUnits.size() && value >= 1023.995L) {
-    value /= 1024.0L;
-    ++unit;
-  }
-  return hundredths_text(value) + " " + kUnits[unit];
+  return format_value(static_cast<double>(bytes), NumberUnit::Bytes);
 }
 
 std::string bytes_text(std::uint64_t bytes) {
@@ -103,17 +105,14 @@ std::string join(std::span<const std::string_view> parts, std::string_view separ
 
 std::string significant_text(double x, int digits) {
   if (x == 0 || !std::isfinite(x)) return x == 0 ? "0" : general_number(x);
+  if (std::abs(x) >= 1e15) return format_number(x, 0);
   const int magnitude = static_cast<int>(std::floor(std::log10(std::abs(x))));
   int decimals = std::max(0, digits - 1 - magnitude);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, x);
+  std::string shown = fixed_half_up(std::abs(x), decimals);
   // 9.996 to 3 digits rounds up to "10.00": a digit more than wanted, so one decimal fewer.
-  const double shown = std::abs(std::strtod(buf, nullptr));
-  if (decimals > 0 && shown >= std::pow(10.0, magnitude + 1)) {
-    --decimals;
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, x);
-  }
-  return buf;
+  if (decimals > 0 && std::strtod(shown.c_str(), nullptr) >= std::pow(10.0, magnitude + 1))
+    shown = fixed_half_up(std::abs(x), --decimals);
+  return (x < 0 ? "-" : "") + shown;
 }
 
 std::string general_number(double x) {
@@ -183,6 +182,34 @@ std::string without_trailing_zeros(std::string s) {
   return s;
 }
 
+std::string short_number(double x) {
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  const double a = std::abs(x);
+  if (std::abs(x - std::round(x)) < 1e-9 && a < 1e15) return format_number(std::round(x), 0);
+  if (a >= 1e7 || a < 1e-3) return scientific_text(x, 3);
+  return without_trailing_zeros(format_number(x, 3));
+}
+
+std::string scientific_text(double x, int digits) {
+  if (!std::isfinite(x)) return format_number(x, 0);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*e", std::max(0, digits - 1), x);
+  return without_negative_zero(buf);
+}
+
+std::string round_trip_number(double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", x);
+  return buf;
+}
+
+std::string hex_text(std::uint64_t value, int digits) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%0*llx", std::max(0, digits), static_cast<unsigned long long>(value));
+  return buf;
+}
+
 std::string format_number(double x, int precision) {
   if (std::isinf(x)) return x < 0 ? "-inf" : "inf";
   if (std::isnan(x)) return "nan";
@@ -227,9 +254,7 @@ std::string escaped_text(std::string_view bytes) {
     const auto c = static_cast<unsigned char>(bytes[i]);
     const std::size_t n = utf8_length_at(bytes, i);
     if (n == 0 || c < 0x20 || c == 0x7F) {
-      char hex[5];
-      std::snprintf(hex, sizeof hex, "\\x%02x", c);
-      out += hex;
+      out += "\\x" + hex_text(c, 2);
       ++i;
     } else {
       out.append(bytes.substr(i, n));

@@ -1,8 +1,10 @@
 #pragma once
-// Numbers and words as people read them, written once for every message, view and report: "3 heads",
-// "10,737,418,240", "MLA".
+// Numbers and words as people read them, written once for every view, explanation, chart tick, export, message and
+// report: "3 heads", "10,737,418,240 bytes (10.0 GiB)", "0.462", "MLA". Nothing else in the lab writes a number with
+// printf (scripts/check_number_text.py fails the build's tests when ui/ or app/ does).
 //
-// One rule per kind of number, wherever it is shown (cells, hover texts, step texts, lists, charts):
+// One rule per kind of number, wherever it is shown, so the same value reads the same in a cell, a hover, a sentence,
+// a bar, a tick and the command line:
 // - Activations: X, W, q, k, v, RoPE(q), scores, outputs, any matrix or vector of reals drawn in cells or quoted
 //   from them. activation_decimals decides the decimals from the magnitude of the largest value: 3, fewer so it
 //   keeps at most 4 significant digits (18.91, 123.5), and two significant digits of the largest when everything
@@ -14,10 +16,20 @@
 // - Probabilities and attention weights in text, lists and bars: probability_text, always three decimals, so a list
 //   reads 0.462, 0.098, 0.000 and never mixes 0.462, 0.0977 and 3.85e-4; exactly 0 (a hidden key) is "0".
 //   A weights matrix in cells follows the activation rule, which gives the same three decimals.
-// - Counts, bytes and FLOPs: thousands, bytes_text, percent, and the chart units (ui/logic/chart_axes.h). A size or
-//   count shown as a value (a bar's, a sentence's) keeps three significant digits, zeros included, so bars read
-//   2.26 GB beside 2.30 GB and never 2.3 GB (significant_text); axis ticks, at round values, drop them (10 GB).
-// - Settings and limits in messages: general_number, as typed.
+// - Other reals in a sentence (an entropy, a ratio, a loss): short_number, at most three decimals, trailing zeros
+//   dropped ("4.619", "0.5"), scientific beyond 10^7 and below 10^-3 ("1.23e+09").
+// - Counts: every digit, grouped by thousands ("1,048,576"; thousands, whole_number); a bound in a message as typed
+//   below 10,000 (limit_text).
+// - Sizes and FLOPs as a value (a bar, a sentence, a table, the command line): three significant digits, zeros kept,
+//   in the largest unit that keeps it at 1 or more, so 2.26 GB sits beside 2.30 GB and never 2.3 GB (format_value,
+//   binary_size). Bytes count in powers of two as KiB, MiB, GiB (2^30) ... or in powers of ten as kB, MB, GB (10^9)
+//   ..., each named as such; FLOPs in powers of ten. The exact form adds every digit: "10,737,418,240 bytes
+//   (10.0 GiB)" (format_exact, bytes_text).
+// - Chart ticks sit at round values and drop trailing zeros: "10 GiB", "0.25", "128k", "1M" (tick_text).
+// - Shares: two decimals and a percent sign, halves up ("12.50%"; percent, percent_text).
+// - Timings: milliseconds with a fixed number of decimals (milliseconds_text).
+// - Everywhere: "-0.00" reads "0.00" (a negative value that is not there), -inf (a hidden score) reads "-inf".
+// - Settings and limits in messages: general_number, as typed; exports: round_trip_number, every digit a double has.
 #include <cstdint>
 #include <filesystem>
 #include <span>
@@ -37,10 +49,36 @@ std::string thousands_signed(std::int64_t n);
 // A bound in a message: grouped from 10,000 on ("1,048,576"), as typed below it ("4096", "-17").
 std::string limit_text(std::int64_t n);
 
-// "10.00 GiB" (KiB .. EiB, 1024-based, two decimals, halves rounded up); under 1 KiB: "512 bytes".
+// "10.0 GiB", "976 KiB" (KiB .. EiB, format_value's three significant digits); under 1 KiB: "512 bytes".
 std::string binary_size(std::uint64_t bytes);
-// "10,737,418,240 bytes (10.00 GiB)"; under 1 KiB just "512 bytes". Every byte count of a message.
+// "10,737,418,240 bytes (10.0 GiB)"; under 1 KiB just "512 bytes". Every byte count of a message.
 std::string bytes_text(std::uint64_t bytes);
+// ---- Numbers with units (charts, bars, tooltips, reports) ----
+enum class NumberUnit {
+  Plain,         // up to 3 significant digits: "0.25", "83", "1230", "1.5e9"
+  Bytes,         // 1024-based: "512 B", "320 KiB", "10 GiB", "1.5 TiB"
+  DecimalBytes,  // 1000-based, as accelerator memory is sold: "512 B", "320 kB", "10 GB", "1.5 TB"
+  Tokens,        // context lengths: exact multiples of 1024 as "128k", of 1024^2 as "1M"; others "1,000"
+  Flops,         // 1000-based: "512 FLOP", "262 kFLOP", "2.6 MFLOP", "1.2 TFLOP"
+  Probability,   // values as probability_text ("0.462", "0.098", "0.000"); ticks as Plain
+};
+
+// A tick label: `significant` digits at most, trailing zeros dropped ("1.5 TiB", not "1.50 TiB"); a 1024-based value
+// of 1000..1023 units stays whole ("1023 KiB") rather than turning into "0.999 MiB". Non-integral token counts round
+// to whole tokens ("244,141"), except below 100, which keep their significant digits.
+std::string tick_text(double v, NumberUnit u, int significant);
+// tick_text with 3 digits, and a probability as probability_text.
+std::string format_unit(double v, NumberUnit u);
+// A value (a bar's, a sentence's): bytes and FLOPs keep their 3 significant digits, zeros included, so values side by
+// side follow one rule: "2.30 GB" beside "2.26 GB", "10.0 GB", "537 MB". Other units as format_unit.
+std::string format_value(double v, NumberUnit u);
+// The exact value for tooltips: "10,737,418,240 bytes (10.0 GiB)", "131,072 tokens (128k)", "262,144 FLOP (262
+// kFLOP)"; the part in brackets only where it says something shorter. Plain whole numbers keep every digit
+// ("1,234,567"), other plain values 6 significant digits.
+std::string format_exact(double v, NumberUnit u);
+// A whole number of any size with thousands separators (rounded): 1.8e19 -> "18,000,000,000,000,000,000".
+std::string whole_number(double v);
+
 // A count of bits in bytes, exact, for int4's half bytes: 12 -> "1.5", 8 -> "1", 8,196 -> "1,024.5".
 std::string bits_in_bytes(std::uint64_t bits);
 // A count of bits as bytes with the word: "0.5 bytes", "1 byte", "1,024.5 bytes".
@@ -49,6 +87,10 @@ std::string bits_text(std::uint64_t bits);
 std::string bits_size_text(std::uint64_t bits);
 // part / whole as "12.50%" (two decimals, halves up).
 std::string percent(std::uint64_t part, std::uint64_t whole);
+// A share as a percentage, the same way: 0.9545 -> "95.45%", 0.125 -> "12.50%".
+std::string percent_text(double share);
+// A duration in milliseconds: 0.01234 s, 2 -> "12.34 ms".
+std::string milliseconds_text(double seconds, int decimals);
 
 // {"a", "b", "c"}, ", " -> "a, b, c".
 std::string join(std::span<const std::string_view> parts, std::string_view separator);
@@ -64,6 +106,15 @@ std::string general_number_beside(double x, double limit);
 // without_trailing_zeros "2.500" as "2.5", "3.000" as "3" (only after a decimal point: "100" stays).
 std::string without_negative_zero(std::string s);
 std::string without_trailing_zeros(std::string s);
+
+// A number as the explanations print it: "8", "-2", "4.619", "0.5", "1.23e+09", "4.56e-05", "inf", "-inf".
+std::string short_number(double x);
+// Scientific with `digits` significant digits, as printf's %e: 12345, 3 -> "1.23e+04"; -0 as 0.
+std::string scientific_text(double x, int digits);
+// Every digit a double has (17 significant, as printf's %.17g), so a file read back gives the same bits.
+std::string round_trip_number(double x);
+// An unsigned value in lower-case hexadecimal with at least `digits` digits: 255, 4 -> "00ff".
+std::string hex_text(std::uint64_t value, int digits);
 
 // Fixed-point with `precision` digits: 0.7426921, 4 -> "0.7427"; -inf (a hidden score) prints as "-inf", -0 as 0.
 std::string format_number(double x, int precision);

@@ -49,80 +49,80 @@ std::vector<double> powers_of_two_to_1m() {
 }  // namespace
 
 TEST_CASE("axis fractions: linear, log, and values a log axis cannot show") {
-  const Axis lin{0, 80, AxisScale::Linear, AxisUnit::Plain, ""};
+  const Axis lin{0, 80, AxisScale::Linear, NumberUnit::Plain, ""};
   CHECK(axis_fraction(20, lin) == 0.25);
   CHECK(axis_fraction(100, lin) == 1.25);  // outside: the widget clips
   CHECK(axis_value(0.25, lin) == 20);
-  const Axis log{1, 1e4, AxisScale::Log10, AxisUnit::Plain, ""};
+  const Axis log{1, 1e4, AxisScale::Log10, NumberUnit::Plain, ""};
   CHECK(axis_fraction(100, log) == 0.5);
   CHECK(axis_fraction(1, log) == 0);
   CHECK(axis_fraction(1e4, log) == 1);
   CHECK(axis_fraction(0, log) == 0);
   CHECK(axis_fraction(-5, log) == 0);
   CHECK(axis_value(0.5, log) == 100);
-  const Axis bytes{MiB, TiB, AxisScale::Log10, AxisUnit::Bytes, ""};
+  const Axis bytes{MiB, TiB, AxisScale::Log10, NumberUnit::Bytes, ""};
   CHECK(axis_fraction(GiB, bytes) == doctest::Approx(0.5).epsilon(1e-12));  // 2^30 halfway from 2^20 to 2^40
   CHECK(axis_value(axis_fraction(327680.0 * 131072, bytes), bytes) ==
         doctest::Approx(327680.0 * 131072).epsilon(1e-12));
 }
 
 TEST_CASE("bytes: 1024-based units, at most 3 significant digits, no trailing .0") {
-  CHECK(format_unit(10737418240.0, AxisUnit::Bytes) == "10 GiB");
-  CHECK(format_unit(327680, AxisUnit::Bytes) == "320 KiB");
-  CHECK(format_unit(512, AxisUnit::Bytes) == "512 B");
-  CHECK(format_unit(1024, AxisUnit::Bytes) == "1 KiB");
-  CHECK(format_unit(80 * GiB, AxisUnit::Bytes) == "80 GiB");
-  CHECK(format_unit(1.5 * TiB, AxisUnit::Bytes) == "1.5 TiB");
-  CHECK(format_unit(2621440, AxisUnit::Bytes) == "2.5 MiB");
-  CHECK(format_unit(80e9, AxisUnit::Bytes) == "74.5 GiB");     // 80 GB decimal
-  CHECK(format_unit(1047552, AxisUnit::Bytes) == "1023 KiB");  // whole, not "0.999 MiB"
-  CHECK(format_unit(1048575, AxisUnit::Bytes) == "1 MiB");     // 1023.999 KiB rounds into the next unit
-  CHECK(format_unit(0, AxisUnit::Bytes) == "0 B");
+  CHECK(format_unit(10737418240.0, NumberUnit::Bytes) == "10 GiB");
+  CHECK(format_unit(327680, NumberUnit::Bytes) == "320 KiB");
+  CHECK(format_unit(512, NumberUnit::Bytes) == "512 B");
+  CHECK(format_unit(1024, NumberUnit::Bytes) == "1 KiB");
+  CHECK(format_unit(80 * GiB, NumberUnit::Bytes) == "80 GiB");
+  CHECK(format_unit(1.5 * TiB, NumberUnit::Bytes) == "1.5 TiB");
+  CHECK(format_unit(2621440, NumberUnit::Bytes) == "2.5 MiB");
+  CHECK(format_unit(80e9, NumberUnit::Bytes) == "74.5 GiB");     // 80 GB decimal
+  CHECK(format_unit(1047552, NumberUnit::Bytes) == "1023 KiB");  // whole, not "0.999 MiB"
+  CHECK(format_unit(1048575, NumberUnit::Bytes) == "1 MiB");     // 1023.999 KiB rounds into the next unit
+  CHECK(format_unit(0, NumberUnit::Bytes) == "0 B");
 }
 
 TEST_CASE("tokens: multiples of 1024 as k and M, everything else exact with separators") {
-  CHECK(format_unit(131072, AxisUnit::Tokens) == "128k");
-  CHECK(format_unit(1048576, AxisUnit::Tokens) == "1M");
-  CHECK(format_unit(32768, AxisUnit::Tokens) == "32k");
-  CHECK(format_unit(1024, AxisUnit::Tokens) == "1k");
-  CHECK(format_unit(1, AxisUnit::Tokens) == "1");
-  CHECK(format_unit(512, AxisUnit::Tokens) == "512");
-  CHECK(format_unit(1000, AxisUnit::Tokens) == "1,000");
-  CHECK(format_unit(1536, AxisUnit::Tokens) == "1,536");
-  CHECK(format_unit(244140.625, AxisUnit::Tokens) == "244,141");
-  CHECK(format_unit(2.5, AxisUnit::Tokens) == "2.5");
+  CHECK(format_unit(131072, NumberUnit::Tokens) == "128k");
+  CHECK(format_unit(1048576, NumberUnit::Tokens) == "1M");
+  CHECK(format_unit(32768, NumberUnit::Tokens) == "32k");
+  CHECK(format_unit(1024, NumberUnit::Tokens) == "1k");
+  CHECK(format_unit(1, NumberUnit::Tokens) == "1");
+  CHECK(format_unit(512, NumberUnit::Tokens) == "512");
+  CHECK(format_unit(1000, NumberUnit::Tokens) == "1,000");
+  CHECK(format_unit(1536, NumberUnit::Tokens) == "1,536");
+  CHECK(format_unit(244140.625, NumberUnit::Tokens) == "244,141");
+  CHECK(format_unit(2.5, NumberUnit::Tokens) == "2.5");
 }
 
 TEST_CASE("FLOPs: 1000-based prefixes -- plain numbers: 3 significant digits") {
-  CHECK(format_unit(262144, AxisUnit::Flops) == "262 kFLOP");
-  CHECK(format_unit(1000, AxisUnit::Flops) == "1 kFLOP");
-  CHECK(format_unit(2.6e6, AxisUnit::Flops) == "2.6 MFLOP");
-  CHECK(format_unit(262e9, AxisUnit::Flops) == "262 GFLOP");
-  CHECK(format_unit(1.2e12, AxisUnit::Flops) == "1.2 TFLOP");
-  CHECK(format_unit(3e15, AxisUnit::Flops) == "3 PFLOP");
-  CHECK(format_unit(512, AxisUnit::Flops) == "512 FLOP");
-  CHECK(format_unit(999600, AxisUnit::Flops) == "1 MFLOP");  // 999.6 kFLOP rounds into the next unit
-  CHECK(format_unit(83, AxisUnit::Plain) == "83");
-  CHECK(format_unit(0.25, AxisUnit::Plain) == "0.25");
-  CHECK(format_unit(1234, AxisUnit::Plain) == "1230");
-  CHECK(format_unit(-0.125, AxisUnit::Plain) == "-0.125");
-  CHECK(format_unit(1.5e9, AxisUnit::Plain) == "1.5e9");
-  CHECK(format_unit(0.00002, AxisUnit::Plain) == "2e-5");
+  CHECK(format_unit(262144, NumberUnit::Flops) == "262 kFLOP");
+  CHECK(format_unit(1000, NumberUnit::Flops) == "1 kFLOP");
+  CHECK(format_unit(2.6e6, NumberUnit::Flops) == "2.6 MFLOP");
+  CHECK(format_unit(262e9, NumberUnit::Flops) == "262 GFLOP");
+  CHECK(format_unit(1.2e12, NumberUnit::Flops) == "1.2 TFLOP");
+  CHECK(format_unit(3e15, NumberUnit::Flops) == "3 PFLOP");
+  CHECK(format_unit(512, NumberUnit::Flops) == "512 FLOP");
+  CHECK(format_unit(999600, NumberUnit::Flops) == "1 MFLOP");  // 999.6 kFLOP rounds into the next unit
+  CHECK(format_unit(83, NumberUnit::Plain) == "83");
+  CHECK(format_unit(0.25, NumberUnit::Plain) == "0.25");
+  CHECK(format_unit(1234, NumberUnit::Plain) == "1230");
+  CHECK(format_unit(-0.125, NumberUnit::Plain) == "-0.125");
+  CHECK(format_unit(1.5e9, NumberUnit::Plain) == "1.5e9");
+  CHECK(format_unit(0.00002, NumberUnit::Plain) == "2e-5");
 }
 
 TEST_CASE("exact values for tooltips: every digit, then the short form where it is shorter") {
-  CHECK(format_exact(10737418240.0, AxisUnit::Bytes) == "10,737,418,240 bytes (10 GiB)");
-  CHECK(format_exact(512, AxisUnit::Bytes) == "512 bytes");
-  CHECK(format_exact(1, AxisUnit::Bytes) == "1 byte");
-  CHECK(format_exact(131072, AxisUnit::Tokens) == "131,072 tokens (128k)");
-  CHECK(format_exact(1000, AxisUnit::Tokens) == "1,000 tokens");
-  CHECK(format_exact(262144, AxisUnit::Flops) == "262,144 FLOP (262 kFLOP)");
-  CHECK(format_exact(0.7427, AxisUnit::Plain) == "0.7427");
-  CHECK(format_exact(1234567, AxisUnit::Plain) == "1,234,567");
+  CHECK(format_exact(10737418240.0, NumberUnit::Bytes) == "10,737,418,240 bytes (10.0 GiB)");
+  CHECK(format_exact(512, NumberUnit::Bytes) == "512 bytes");
+  CHECK(format_exact(1, NumberUnit::Bytes) == "1 byte");
+  CHECK(format_exact(131072, NumberUnit::Tokens) == "131,072 tokens (128k)");
+  CHECK(format_exact(1000, NumberUnit::Tokens) == "1,000 tokens");
+  CHECK(format_exact(262144, NumberUnit::Flops) == "262,144 FLOP (262 kFLOP)");
+  CHECK(format_exact(0.7427, NumberUnit::Plain) == "0.7427");
+  CHECK(format_exact(1234567, NumberUnit::Plain) == "1,234,567");
 }
 
 TEST_CASE("log bytes axis 1 MiB .. 1 TiB: majors at powers of 1024, minors at the powers of 2 between") {
-  const Axis a{MiB, TiB, AxisScale::Log10, AxisUnit::Bytes, "KV cache"};
+  const Axis a{MiB, TiB, AxisScale::Log10, NumberUnit::Bytes, "KV cache"};
   const std::vector<Tick> t = axis_ticks(a, 6);
   CHECK(majors(t) == std::vector<double>{MiB, GiB, TiB});
   CHECK(labels(t) == std::vector<std::string>{"1 MiB", "1 GiB", "1 TiB"});
@@ -136,12 +136,12 @@ TEST_CASE("log bytes axis 1 MiB .. 1 TiB: majors at powers of 1024, minors at th
   CHECK(two.size() == 3);
   CHECK(two[1].value == GiB);
   // Within one power of 1024, powers of 2 are labelled.
-  CHECK(labels(axis_ticks({100 * KiB, 800 * KiB, AxisScale::Log10, AxisUnit::Bytes, ""}, 6)) ==
+  CHECK(labels(axis_ticks({100 * KiB, 800 * KiB, AxisScale::Log10, NumberUnit::Bytes, ""}, 6)) ==
         std::vector<std::string>{"128 KiB", "256 KiB", "512 KiB"});
 }
 
 TEST_CASE("log tokens axis 1 .. 1M: decades below 1k, powers of 2 from 1k, thinned to the room there is") {
-  const Axis a{1, 1048576, AxisScale::Log10, AxisUnit::Tokens, "context"};
+  const Axis a{1, 1048576, AxisScale::Log10, NumberUnit::Tokens, "context"};
   const std::vector<Tick> nine = axis_ticks(a, 9);
   CHECK(labels(nine) == std::vector<std::string>{"1", "10", "100", "1k", "4k", "16k", "64k", "256k", "1M"});
   CHECK(majors(nine) == std::vector<double>{1, 10, 100, 1024, 4096, 16384, 65536, 262144, 1048576});
@@ -155,47 +155,47 @@ TEST_CASE("log tokens axis 1 .. 1M: decades below 1k, powers of 2 from 1k, thinn
 }
 
 TEST_CASE("other log axes: decades, every 3rd when crowded -- 1, 2, 5 within less than two decades") {
-  const std::vector<Tick> f = axis_ticks({1e3, 1e15, AxisScale::Log10, AxisUnit::Flops, ""}, 5);
+  const std::vector<Tick> f = axis_ticks({1e3, 1e15, AxisScale::Log10, NumberUnit::Flops, ""}, 5);
   CHECK(labels(f) == std::vector<std::string>{"1 kFLOP", "1 MFLOP", "1 GFLOP", "1 TFLOP", "1 PFLOP"});
   CHECK(f.size() == 13);  // the skipped decades stay as minor ticks
   CHECK(minors_unlabelled(f));
-  const std::vector<Tick> p = axis_ticks({1, 100, AxisScale::Log10, AxisUnit::Plain, ""}, 6);
+  const std::vector<Tick> p = axis_ticks({1, 100, AxisScale::Log10, NumberUnit::Plain, ""}, 6);
   CHECK(labels(p) == std::vector<std::string>{"1", "10", "100"});
   CHECK(p.size() == 19);  // and 2..9, 20..90 between
-  CHECK(labels(axis_ticks({2, 50, AxisScale::Log10, AxisUnit::Plain, ""}, 6)) ==
+  CHECK(labels(axis_ticks({2, 50, AxisScale::Log10, NumberUnit::Plain, ""}, 6)) ==
         std::vector<std::string>{"2", "5", "10", "20", "50"});
 }
 
 TEST_CASE("linear axes: 1-2-5 steps, in whole KiB/MiB/GiB for bytes") {
-  const std::vector<Tick> t = axis_ticks({0, 83, AxisScale::Linear, AxisUnit::Plain, ""}, 6);
+  const std::vector<Tick> t = axis_ticks({0, 83, AxisScale::Linear, NumberUnit::Plain, ""}, 6);
   CHECK(majors(t) == std::vector<double>{0, 20, 40, 60, 80});
   CHECK(labels(t) == std::vector<std::string>{"0", "20", "40", "60", "80"});
-  CHECK(labels(axis_ticks({0, 83, AxisScale::Linear, AxisUnit::Plain, ""}, 10)).size() == 9);  // steps of 10
-  const std::vector<Tick> b = axis_ticks({0, 1.5 * GiB, AxisScale::Linear, AxisUnit::Bytes, ""}, 4);
+  CHECK(labels(axis_ticks({0, 83, AxisScale::Linear, NumberUnit::Plain, ""}, 10)).size() == 9);  // steps of 10
+  const std::vector<Tick> b = axis_ticks({0, 1.5 * GiB, AxisScale::Linear, NumberUnit::Bytes, ""}, 4);
   CHECK(majors(b) == std::vector<double>{0, 0.5 * GiB, GiB, 1.5 * GiB});
   CHECK(labels(b) == std::vector<std::string>{"0 B", "512 MiB", "1 GiB", "1.5 GiB"});
-  CHECK(labels(axis_ticks({0.1, 0.7, AxisScale::Linear, AxisUnit::Plain, ""}, 4)) ==
+  CHECK(labels(axis_ticks({0.1, 0.7, AxisScale::Linear, NumberUnit::Plain, ""}, 4)) ==
         std::vector<std::string>{"0.2", "0.4", "0.6"});
   // Neighbouring labels never print the same: 4 significant digits where the step needs them.
-  CHECK(labels(axis_ticks({1000, 1010, AxisScale::Linear, AxisUnit::Plain, ""}, 3)) ==
+  CHECK(labels(axis_ticks({1000, 1010, AxisScale::Linear, NumberUnit::Plain, ""}, 3)) ==
         std::vector<std::string>{"1000", "1005", "1010"});
 }
 
 TEST_CASE("nice axes widen data to tick values") {
-  const Axis lin = nice_axis(3, 83, AxisScale::Linear, AxisUnit::Plain, "heads");
+  const Axis lin = nice_axis(3, 83, AxisScale::Linear, NumberUnit::Plain, "heads");
   CHECK(lin.lo == 0);
   CHECK(lin.hi == 100);
   CHECK(lin.title == "heads");
-  const Axis kv = nice_axis(40960, 2621440.0 * 1048576, AxisScale::Log10, AxisUnit::Bytes, "");
+  const Axis kv = nice_axis(40960, 2621440.0 * 1048576, AxisScale::Log10, NumberUnit::Bytes, "");
   CHECK(kv.lo == 32 * KiB);
   CHECK(kv.hi == 4 * TiB);  // 2.5 TiB up to the next power of 2
-  const Axis ctx = nice_axis(1, 1048576, AxisScale::Log10, AxisUnit::Tokens, "");
+  const Axis ctx = nice_axis(1, 1048576, AxisScale::Log10, NumberUnit::Tokens, "");
   CHECK(ctx.lo == 1);
   CHECK(ctx.hi == 1048576);
-  const Axis flops = nice_axis(2.6e6, 1.2e12, AxisScale::Log10, AxisUnit::Flops, "");
+  const Axis flops = nice_axis(2.6e6, 1.2e12, AxisScale::Log10, NumberUnit::Flops, "");
   CHECK(flops.lo == 1e6);
   CHECK(flops.hi == 1e13);
-  CHECK(nice_axis(0, 1e6, AxisScale::Log10, AxisUnit::Plain, "").lo == 1e3);  // no log of 0: 3 decades down
+  CHECK(nice_axis(0, 1e6, AxisScale::Log10, NumberUnit::Plain, "").lo == 1e3);  // no log of 0: 3 decades down
 }
 
 TEST_CASE("interpolation in linear and log space, and breaks at values a log axis cannot show") {
@@ -382,7 +382,7 @@ TEST_CASE("end labels of eight curves ending together: spread one line apart, in
 
 TEST_CASE("thinned decades start at the axis' floor: its bottom tick is labelled") {
   // 10 GFLOP .. 10 EFLOP in room for 4 labels: every 3rd decade from the floor, not from 10^12.
-  const std::vector<Tick> f = axis_ticks({1e10, 1e19, AxisScale::Log10, AxisUnit::Flops, ""}, 4);
+  const std::vector<Tick> f = axis_ticks({1e10, 1e19, AxisScale::Log10, NumberUnit::Flops, ""}, 4);
   CHECK(labels(f) == std::vector<std::string>{"10 GFLOP", "10 TFLOP", "10 PFLOP", "10 EFLOP"});
   CHECK(f.front().value == 1e10);
   CHECK(f.front().major);
@@ -398,15 +398,15 @@ TEST_CASE("chart values keep 3 significant digits, zeros included: 2.30 GB besid
   CHECK(attn::significant_text(-2.3, 3) == "-2.30");
   CHECK(attn::significant_text(0, 3) == "0");
   // deepseek-v3's cache at 32,768 tokens: 70,272 bytes a token.
-  CHECK(format_value(70272.0 * 32768, AxisUnit::DecimalBytes) == "2.30 GB");
-  CHECK(format_unit(70272.0 * 32768, AxisUnit::DecimalBytes) == "2.3 GB");  // a tick's form drops the zero
-  CHECK(format_value(2.26e9, AxisUnit::DecimalBytes) == "2.26 GB");
-  CHECK(format_value(537e6, AxisUnit::DecimalBytes) == "537 MB");
-  CHECK(format_value(999.6e6, AxisUnit::DecimalBytes) == "1.00 GB");
-  CHECK(format_value(1e10, AxisUnit::DecimalBytes) == "10.0 GB");
-  CHECK(format_value(1.5 * TiB, AxisUnit::Bytes) == "1.50 TiB");
-  CHECK(format_value(2.42e10, AxisUnit::Flops) == "24.2 GFLOP");
-  CHECK(format_value(32768, AxisUnit::Tokens) == "32k");
+  CHECK(format_value(70272.0 * 32768, NumberUnit::DecimalBytes) == "2.30 GB");
+  CHECK(format_unit(70272.0 * 32768, NumberUnit::DecimalBytes) == "2.3 GB");  // a tick's form drops the zero
+  CHECK(format_value(2.26e9, NumberUnit::DecimalBytes) == "2.26 GB");
+  CHECK(format_value(537e6, NumberUnit::DecimalBytes) == "537 MB");
+  CHECK(format_value(999.6e6, NumberUnit::DecimalBytes) == "1.00 GB");
+  CHECK(format_value(1e10, NumberUnit::DecimalBytes) == "10.0 GB");
+  CHECK(format_value(1.5 * TiB, NumberUnit::Bytes) == "1.50 TiB");
+  CHECK(format_value(2.42e10, NumberUnit::Flops) == "24.2 GFLOP");
+  CHECK(format_value(32768, NumberUnit::Tokens) == "32k");
 }
 
 TEST_CASE("memory chart: the context axis runs on past a crossing within half an octave of its end") {
@@ -447,9 +447,9 @@ TEST_CASE("chart lines as boxes along them, for labels to keep clear of") {
 }
 
 TEST_CASE("cost chart: a length the page quotes gets a labelled tick, kept before its neighbours") {
-  const Axis x{1, std::ldexp(1.0, 20), AxisScale::Log10, AxisUnit::Tokens, ""};
+  const Axis x{1, std::ldexp(1.0, 20), AxisScale::Log10, NumberUnit::Tokens, ""};
   const std::vector<double> pins = {32768};
-  const std::vector<Tick> ticks = with_pinned_ticks(axis_ticks(x, 8), pins, AxisUnit::Tokens);
+  const std::vector<Tick> ticks = with_pinned_ticks(axis_ticks(x, 8), pins, NumberUnit::Tokens);
   CHECK(std::is_sorted(ticks.begin(), ticks.end(), [](const Tick& a, const Tick& b) { return a.value < b.value; }));
   const auto pinned = std::find_if(ticks.begin(), ticks.end(), [](const Tick& t) { return t.value == 32768; });
   REQUIRE(pinned != ticks.end());

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ui/logic/cell_format.h"
 #include "ui/logic/geometry.h"
 #include "ui/logic/hover_text.h"
 #include "ui/logic/step_text.h"
@@ -617,4 +618,16 @@ TEST_CASE("a repeated token is named with its row in the geometry, so two vector
   s.input.tokens = {"a", "a", "c"};
   const Trace t = compute_trace(s);
   CHECK(explain_geometry(t, plane_geometry(t, 0, 0, 1, 0)).starts_with("q_a 1 \u00B7 k_a 0 on dims 0, 1"));
+}
+
+TEST_CASE("one weight reads the same in its cell, its hover, a list, a bar and a tooltip") {
+  const Trace t = cat_sat_trace();
+  const Matrix& weights = t.heads[0].weights();  // the cat sat: w(the, cat) = 0.742692
+  const double w = weights(0, 1);
+  const std::string cell = format_fixed(w, matrix_decimals(weights));
+  CHECK(cell == "0.743");
+  CHECK(explain_cell(t, Step::Softmax, 0, 0, 1).ends_with("= " + cell));
+  CHECK(probability_text(w) == cell);
+  CHECK(format_value(w, NumberUnit::Probability) == cell);
+  CHECK(format_exact(w, NumberUnit::Probability) == cell);
 }

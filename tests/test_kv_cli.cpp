@@ -54,8 +54,8 @@ TEST_CASE("kv --preset llama-3-70b: 327,680 bytes per token, 10 GiB at 32,768 to
         "Cache for 32,768 tokens (the default; change with --seq), batch 1, bf16 (16 bits per number)\n"
         "\n"
         "Elements per token per layer:  2,048 = 2 (key and value) x 8 KV heads x 128 head_dim\n"
-        "Bytes per token (80 layers):   327,680 bytes (320.00 KiB) = 2,048 x 80 layers x 2 bytes\n"
-        "Total KV cache:                10,737,418,240 bytes (10.00 GiB) = 327,680 bytes x 32,768 tokens x batch 1\n"
+        "Bytes per token (80 layers):   327,680 bytes (320 KiB) = 2,048 x 80 layers x 2 bytes\n"
+        "Total KV cache:                10,737,418,240 bytes (10.0 GiB) = 327,680 bytes x 32,768 tokens x batch 1\n"
         "Longest context that fits:     73,242 tokens in 24 GB, 244,140 in 80 GB, 430,297 in 141 GB\n"
         "\n"
         "  Only the 8 KV heads are cached; the 64 query heads add nothing to the cache.\n");
@@ -73,10 +73,10 @@ TEST_CASE("kv --preset gemma-3-27b: the window-aware total beside the full-atten
         "Cache for 32,768 tokens (the default; change with --seq), batch 1, bf16 (16 bits per number)\n"
         "\n"
         "Elements per token per layer:  4,096 = 2 (key and value) x 16 KV heads x 128 head_dim\n"
-        "Bytes per token (62 layers):   507,904 bytes (496.00 KiB) = 4,096 x 62 layers x 2 bytes\n"
+        "Bytes per token (62 layers):   507,904 bytes (496 KiB) = 4,096 x 62 layers x 2 bytes\n"
         "Total KV cache, window-aware:  3,120,562,176 bytes (2.91 GiB)\n"
         "                               = 4,096 x 2 bytes x (10 layers x 32,768 + 52 layers x 1,024 tokens) x batch 1\n"
-        "Total with full attention:     16,642,998,272 bytes (15.50 GiB) = 507,904 bytes x 32,768 tokens x batch 1\n"
+        "Total with full attention:     16,642,998,272 bytes (15.5 GiB) = 507,904 bytes x 32,768 tokens x batch 1\n"
         "Longest context that fits:     287,643 tokens in 24 GB, 971,237 in 80 GB, 1,715,866 in 141 GB\n"
         "  The 52 sliding-window layers keep only the last 1,024 tokens; the 10 global layers keep all 32,768,\n"
         "  so the real cache is 18.75% of the full-attention figure.\n"
@@ -87,7 +87,7 @@ TEST_CASE("kv --preset gemma-3-27b: the window-aware total beside the full-atten
 
 TEST_CASE("kv --preset mistral-7b: a rolling buffer on every layer -- within the window both totals agree") {
   const Run r = run({"kv", "--preset", "mistral-7b"});
-  CHECK(r.out.find("Total KV cache, window-aware:  536,870,912 bytes (512.00 MiB)\n"
+  CHECK(r.out.find("Total KV cache, window-aware:  536,870,912 bytes (512 MiB)\n"
                    "                               = 2,048 x 2 bytes x 32 layers x 4,096 tokens x batch 1\n"
                    "Total with full attention:     4,294,967,296 bytes (4.00 GiB)") != std::string::npos);
   CHECK(r.out.find("  Every layer is a sliding-window layer (a rolling buffer) that keeps only the last 4,096 tokens,\n"
@@ -231,11 +231,11 @@ TEST_CASE("kv --compare: the same model as MHA, GQA, MQA and MLA") {
         "Cache for 32,768 tokens (the default; change with --seq), batch 1, bf16 (16 bits per number); totals are "
         "window-aware\n"
         "\n"
-        "variant  cached per token per layer  elements  bytes per token    total bytes               vs MHA\n"
-        "MHA      32 KV heads (one per head)     8,192        1,015,808  6,241,124,352    5.81 GiB  100.00%\n"
-        "GQA *    16 KV heads                    4,096          507,904  3,120,562,176    2.91 GiB   50.00%  (1/2)\n"
-        "MQA      1 KV head                        256           31,744    195,035,136  186.00 MiB    3.13%  (1/32)\n"
-        "MLA      latent 512 + RoPE key 64         576           71,424    438,829,056  418.50 MiB    7.03%\n"
+        "variant  cached per token per layer  elements  bytes per token    total bytes             vs MHA\n"
+        "MHA      32 KV heads (one per head)     8,192        1,015,808  6,241,124,352  5.81 GiB  100.00%\n"
+        "GQA *    16 KV heads                    4,096          507,904  3,120,562,176  2.91 GiB   50.00%  (1/2)\n"
+        "MQA      1 KV head                        256           31,744    195,035,136   186 MiB    3.13%  (1/32)\n"
+        "MLA      latent 512 + RoPE key 64         576           71,424    438,829,056   419 MiB    7.03%\n"
         "\n"
         "* the model's own attention.\n"
         "MLA: the model has no latent of its own, so DeepSeek's proportions are used: d_c = 4 x head_dim = 512, "
@@ -464,9 +464,22 @@ TEST_CASE("byte counts read as people write them") {
   CHECK(binary_size(1024) == "1.00 KiB");
   CHECK(binary_size(1207959552) == "1.13 GiB");  // 1.125 rounds up
   CHECK(binary_size((1ull << 30) - 1) == "1.00 GiB");
-  CHECK(binary_size(10ull << 40) == "10.00 TiB");
+  CHECK(binary_size(10ull << 40) == "10.0 TiB");
   CHECK(bytes_text(512) == "512 bytes");
-  CHECK(bytes_text(10737418240ull) == "10,737,418,240 bytes (10.00 GiB)");
+  CHECK(bytes_text(10737418240ull) == "10,737,418,240 bytes (10.0 GiB)");
   CHECK(percent(1, 32) == "3.13%");
   CHECK(percent(1, 3) == "33.33%");
+}
+
+TEST_CASE("a cache size reads the same in the kv report, a chart's bar and tooltip, and a message") {
+  // gemma-3-27b's GQA cache for 32,768 tokens: 3,120,562,176 bytes (the compare table above).
+  const double bytes = 3120562176.0;
+  const Run r = run({"kv", "--preset", "gemma-3-27b", "--compare"});
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("3,120,562,176  " + format_value(bytes, NumberUnit::Bytes) + " ") != std::string::npos);
+  CHECK(format_value(bytes, NumberUnit::Bytes) == "2.91 GiB");
+  CHECK(format_exact(bytes, NumberUnit::Bytes) == "3,120,562,176 bytes (2.91 GiB)");
+  CHECK(cli::bytes_text(3120562176ull) == format_exact(bytes, NumberUnit::Bytes));
+  CHECK(tick_text(10737418240.0, NumberUnit::Bytes, 3) == "10 GiB");  // a tick at a round value drops its zeros
+  CHECK(percent(1, 8) == percent_text(0.125));
 }

@@ -38,8 +38,8 @@ float end_label_left(double batch_end) {
   const std::vector<Series> series{{"evaluation", {0, 50}, {0.5, 0.5}, IM_COL32(230, 159, 0, 255), {}, "evaluation"},
                                    {"batch", {0, batch_end}, {0.2, 0.2}, IM_COL32(86, 180, 233, 255), {}, ""}};
   LineChartOptions o;
-  o.x = {0, 100, AxisScale::Linear, AxisUnit::Plain, ""};
-  o.y = {0, 1, AxisScale::Linear, AxisUnit::Plain, ""};
+  o.x = {0, 100, AxisScale::Linear, NumberUnit::Plain, ""};
+  o.y = {0, 1, AxisScale::Linear, NumberUnit::Plain, ""};
   o.size = {600, 300};
   o.flags = LineChartFlags_NoLegend | LineChartFlags_NoHover;
   LineChart("c", series, o);
@@ -73,8 +73,8 @@ TEST_CASE("LineChartOverhead: the chart's height beyond its plot, as drawn, with
   BeginHeadlessFrame();
   const float h = ImGui::GetTextLineHeight();
   LineChartOptions o;
-  o.x = {0, 1, AxisScale::Linear, AxisUnit::Plain, ""};
-  o.y = {0, 1, AxisScale::Linear, AxisUnit::Plain, ""};
+  o.x = {0, 1, AxisScale::Linear, NumberUnit::Plain, ""};
+  o.y = {0, 1, AxisScale::Linear, NumberUnit::Plain, ""};
   // Half a line over the plot for the top tick label, the tick, its gap and the x labels under it.
   CHECK(LineChartOverhead(o, 600) == doctest::Approx(1.5f * h + kChartTickLength + kChartLabelGap));
   const float bare = LineChartOverhead(o, 600);

@@ -135,7 +135,7 @@ TEST_CASE("Gemma 3 27B: 5 local : 1 global, layer i is global iff (i+1) % 6 == 0
 TEST_CASE("Gemma 3 27B window-aware total at 32,768 tokens, by hand") {
   // Per layer per token: 2 x 16 x 128 = 4,096 numbers x 2 bytes = 8,192 bytes.
   // Bytes per token, all 62 layers: 8,192 x 62 = 507,904.
-  // Full attention: 507,904 x 32,768 = 16,642,998,272 (15.50 GiB).
+  // Full attention: 507,904 x 32,768 = 16,642,998,272 (15.5 GiB).
   // Window-aware: 10 global layers x 32,768 tokens x 8,192 = 2,684,354,560
   //             + 52 local layers x 1,024 tokens x 8,192 =   436,207,616
   //                                                        = 3,120,562,176 (2.91 GiB).

@@ -378,7 +378,7 @@ TEST_CASE("the window holds every edit and file to its memory budget, and the to
   CHECK_FALSE(state.edit([](Scenario& s) { set_token_count(s, 100); }));
   CHECK(state.message.starts_with("Not applied: this document in the window needs "));
   CHECK(
-      state.message.ends_with(" but the memory budget is 65,536 bytes (64.00 KiB); use --memory-budget, fewer "
+      state.message.ends_with(" but the memory budget is 65,536 bytes (64.0 KiB); use --memory-budget, fewer "
                               "tokens or heads, or a smaller window"));
   CHECK(state.scenario().n_q() == 3);
   state.set_memory_budget(limits::kDefaultMemoryBudget);

@@ -127,7 +127,7 @@ TEST_CASE("train of 64 layers at 4,096 tokens is refused before its first step, 
   CHECK(r.err == "attention-lab: train: training 64 layers on batches of 2 sequences of 4,096 tokens needs " +
                      cli::bytes_text(static_cast<std::uint64_t>(needs)) + kPastThreeGiB +
                      "a smaller batch, shorter sequences or fewer layers\n");
-  CHECK(needs == 157218448384);  // 146.42 GiB
+  CHECK(needs == 157218448384);  // 146 GiB
 }
 
 TEST_CASE("the Model view refuses a model whose forward pass would pass its budget, with both numbers") {

@@ -87,8 +87,8 @@ TEST_CASE("what reading a file will hold is checked against the memory budget be
   // 2 MiB: its text and ten times that for a tree: 22 MiB, and the program's own 16 MiB.
   const fs::path spaces = write_text(dir / "spaces.json", std::string(2 << 20, ' '));
   const std::string past =
-      "reading this file and parsing it needs 39,845,888 bytes (38.00 MiB) but the memory budget is 16,777,216 bytes "
-      "(16.00 MiB); use --memory-budget, or a smaller file";
+      "reading this file and parsing it needs 39,845,888 bytes (38.0 MiB) but the memory budget is 16,777,216 bytes "
+      "(16.0 MiB); use --memory-budget, or a smaller file";
   for (const std::vector<std::string>& command :
        {std::vector<std::string>{"trace"}, {"decode"}, {"online", "--head", "0", "--row", "0", "--block", "1"}}) {
     CAPTURE(command[0]);
@@ -119,19 +119,19 @@ TEST_CASE("a file past its kind's size limit is refused from its size, before it
   const Run r = run({"trace", scenario.string()});
   CHECK(r.code == 2);
   CHECK(r.err == "attention-lab: " + scenario.string() +
-                     ": file is larger than 64 MiB, the limit for a scenario file (found 67,108,867 bytes (64.00 "
+                     ": file is larger than 64 MiB, the limit for a scenario file (found 67,108,867 bytes (64.0 "
                      "MiB))\n");
   CHECK_THROWS_WITH_AS(load_scenario_file(scenario),
-                       "file is larger than 64 MiB, the limit for a scenario file (found 67,108,867 bytes (64.00 MiB))",
+                       "file is larger than 64 MiB, the limit for a scenario file (found 67,108,867 bytes (64.0 MiB))",
                        InputError);
   const fs::path huge = sparse_file(dir / "huge.json", (256u << 20) + 1);
   const Run h = run({"trace", huge.string()});
   CHECK(h.code == 2);
   CHECK(h.err == "attention-lab: " + huge.string() +
                      ": file is larger than 256 MiB, the limit for a model file, 64 MiB for a scenario file (found "
-                     "268,435,457 bytes (256.00 MiB))\n");
+                     "268,435,457 bytes (256 MiB))\n");
   CHECK_THROWS_WITH_AS(load_batches_file(huge, vocabulary_model(4, 8), limits::kDefaultMemoryBudget),
-                       "file is larger than 256 MiB, the limit for a batches file (found 268,435,457 bytes (256.00 "
+                       "file is larger than 256 MiB, the limit for a batches file (found 268,435,457 bytes (256 "
                        "MiB))",
                        InputError);
   fs::remove_all(dir);
@@ -186,8 +186,8 @@ TEST_CASE("a batches file is read straight into its id lists: 75,000 batches of 
   CHECK(batches[0][0].targets.size() == 16);
   // Text 10,350,013 + counts 4 x 375,000 + lists 16 + 75,000 x 40 + 300,000 x 80 + 4,800,000 x 8.
   CHECK_THROWS_WITH_AS(parse_batches(text, vocabulary_model(4, 16), 64 << 20),
-                       "reading 75000 batches (300000 sequences, 4800000 token ids) needs 94,027,245 bytes (89.67 MiB) "
-                       "but the memory budget is 67,108,864 bytes (64.00 MiB); use --memory-budget, or fewer batches",
+                       "reading 75000 batches (300000 sequences, 4800000 token ids) needs 94,027,245 bytes (89.7 MiB) "
+                       "but the memory budget is 67,108,864 bytes (64.0 MiB); use --memory-budget, or fewer batches",
                        BudgetError);
   // Through the command: the model the finding trained on, then one step on the file.
   const fs::path model = dir / "m.json", file = write_text(dir / "b.json", text);

@@ -99,3 +99,21 @@ TEST_CASE("a printed number without a negative zero or zeros after its last digi
   CHECK(without_trailing_zeros("-0.050") == "-0.05");
   CHECK(format_number(-0.00001, 3) == "0.000");
 }
+
+TEST_CASE("sizes as values: three significant digits, halves up, in the unit named by its base") {
+  CHECK(binary_size(1024) == "1.00 KiB");
+  CHECK(binary_size(1207959552) == "1.13 GiB");  // 1.125 GiB exactly: halves round up
+  CHECK(binary_size(438829056) == "419 MiB");    // 418.5 MiB exactly
+  CHECK(binary_size(1056696008) == "1008 MiB");  // 1000..1023 of a unit stay whole
+  CHECK(binary_size((1ull << 30) - 1) == "1.00 GiB");
+  CHECK(format_value(2.3e9, NumberUnit::DecimalBytes) == "2.30 GB");
+  CHECK(format_value(1e10, NumberUnit::DecimalBytes) == "10.0 GB");
+  CHECK(format_exact(2.3e9, NumberUnit::DecimalBytes) == "2,300,000,000 bytes (2.30 GB)");
+  CHECK(format_exact(262144, NumberUnit::Flops) == "262,144 FLOP (262 kFLOP)");
+  CHECK(percent_text(0.9545) == "95.45%");
+  CHECK(percent_text(0.00125) == "0.13%");
+  CHECK(milliseconds_text(0.01234, 2) == "12.34 ms");
+  CHECK(scientific_text(12345, 3) == "1.23e+04");
+  CHECK(round_trip_number(0.1) == "0.10000000000000001");
+  CHECK(hex_text(255, 4) == "00ff");
+}

@@ -466,7 +466,7 @@ TEST_CASE("a recovery entry too big to read within the budget is kept for a larg
   CHECK_FALSE(found.offer.has_value());
   CHECK(found.stuck);
   CHECK(found.message.starts_with("The unsaved work kept in " + file.string() + " was not offered: "));
-  CHECK(contains(found.message, "but the memory budget is 33,554,432 bytes (32.00 MiB)"));
+  CHECK(contains(found.message, "but the memory budget is 33,554,432 bytes (32.0 MiB)"));
   CHECK(found.message.ends_with("; it is kept for a start with a larger budget"));
   CHECK(static_cast<std::int64_t>(fs::file_size(file)) == size);  // kept as it was, not moved aside
   CHECK_FALSE(fs::exists(file.string() + ".unreadable"));
@@ -652,6 +652,6 @@ TEST_CASE("--layer of a layer that does not fit the budget says so, not that the
   CHECK(
       err.str().starts_with("attention-lab: --layer: layer 0 as the pipeline's document: this document in the "
                             "window needs "));
-  CHECK(contains(err.str(), " but the memory budget is 629,145,600 bytes (600.00 MiB), of which "));
+  CHECK(contains(err.str(), " but the memory budget is 629,145,600 bytes (600 MiB), of which "));
   fs::remove_all(dir);
 }

@@ -40,7 +40,7 @@ TEST_CASE("the window's frame allowance and the undo history's share of the budg
 TEST_CASE("a result of one head at 4,096 tokens: the trace with scaled and masked made, 40 n^2 + 508 n + 768") {
   // The trace (predicted_trace_bytes): X and X_kv 2 x 64 n, W_Q W_K W_V 3 x 256, Q K V 3 x 32 n, the KV head's k and
   // v 2 x 32 n, the mask 8 n^2; the head's q, k, v, output 4 x 32 n, scores and weights 2 x 8 n^2, row statistics
-  // 3 x 8 n and statuses 4 n; concat and output 2 x 32 n: 24 n^2 + 508 n + 768 (404,734,720 at 4,096: the 385.99 MiB
+  // 3 x 8 n and statuses 4 n; concat and output 2 x 32 n: 24 n^2 + 508 n + 768 (404,734,720 at 4,096: the 386 MiB
   // the window counted). The window adds scaled and masked, 2 x 8 n^2. Past 256 tokens nothing is decoded.
   const Scenario s = one_head(4096, "causal");
   CHECK(ui::predicted_result_bytes(s) == 40 * std::int64_t(4096) * 4096 + 508 * 4096 + 768);
@@ -65,7 +65,7 @@ TEST_CASE("the window holds two results, its frame and the history's share: refu
   } catch (const BudgetError& e) {
     CHECK(std::string(e.what()) ==
           "this document in the window needs 1,603,405,312 bytes (1.49 GiB) but the memory budget is 419,430,400 "
-          "bytes (400.00 MiB); use --memory-budget, fewer tokens or heads, or a smaller window");
+          "bytes (400 MiB); use --memory-budget, fewer tokens or heads, or a smaller window");
   }
   CHECK_NOTHROW(ui::check_window_budget(s, frame, std::int64_t(2) << 30));  // 1,819,411,968
   // The tokens slider at 1 GiB: 2 (40 n^2 + 508 n + 768) within 1 GiB - 204,636,160 - 128 MiB = 734,887,936 bytes,
@@ -82,7 +82,7 @@ TEST_CASE("a window too big for its budget is refused before a document, with bo
     // 2,852,126,720 + 8,388,608.
     CHECK(std::string(e.what()) ==
           "the window at 8192x8192 (before a document) needs 2,860,515,328 bytes (2.66 GiB) but the memory budget is "
-          "67,108,864 bytes (64.00 MiB); use --memory-budget, a smaller --size");
+          "67,108,864 bytes (64.0 MiB); use --memory-budget, a smaller --size");
   }
   // 1280x720: 204,636,160 + 2,097,152 past 16 MiB.
   CHECK_THROWS_AS(ui::check_window_fits(1280, 720, 16 * kMiB), BudgetError);
@@ -97,7 +97,7 @@ TEST_CASE("the window's edits and files are held to what it holds, not to the tr
   CHECK_FALSE(state.edit([](Scenario& d) { set_token_count(d, 1000); }));
   CHECK(state.message.starts_with("Not applied: this document in the window needs "));
   CHECK(
-      state.message.ends_with(" but the memory budget is 251,658,240 bytes (240.00 MiB); use --memory-budget, "
+      state.message.ends_with(" but the memory budget is 251,658,240 bytes (240 MiB); use --memory-budget, "
                               "fewer tokens or heads, or a smaller window"));
   CHECK(state.scenario().n_q() == 8);
   // Two results of 40 n^2 + 508 n + 768 within 240 MiB - 204,636,160 - 30 MiB = 15,564,800 bytes: 434 tokens
@@ -105,7 +105,7 @@ TEST_CASE("the window's edits and files are held to what it holds, not to the tr
   CHECK(ui::max_window_tokens(state.scenario(), 4096, state.window_frame, state.memory_budget) == 434);
   CHECK(state.edit([](Scenario& d) { set_token_count(d, 434); }));
   CHECK_FALSE(state.open(one_head(435, "causal"), "big.json"));
-  CHECK(state.message.starts_with("big.json: this document in the window needs 251,674,936 bytes (240.02 MiB)"));
+  CHECK(state.message.starts_with("big.json: this document in the window needs 251,674,936 bytes (240 MiB)"));
   state.wait();
 }
 
@@ -144,8 +144,8 @@ TEST_CASE("the window's document, Model view and Train view share one budget, ea
   CHECK_FALSE(state.edit([](Scenario& d) { set_token_count(d, 1842); }));
   // 187,858,944 + 134,217,728 + 2 x 136,655,064 + 16 MiB.
   CHECK(state.message ==
-        "Not applied: this document in the window needs 612,164,016 bytes (583.81 MiB) but the memory budget is "
-        "1,073,741,824 bytes (1.00 GiB), of which 461,604,864 bytes (440.22 MiB) are held by the Model view; use "
+        "Not applied: this document in the window needs 612,164,016 bytes (584 MiB) but the memory budget is "
+        "1,073,741,824 bytes (1.00 GiB), of which 461,604,864 bytes (440 MiB) are held by the Model view; use "
         "--memory-budget, fewer tokens or heads, or a smaller window");
   REQUIRE(state.edit([](Scenario& d) { set_token_count(d, 1841); }));
   // The Train view's default run (81,996,800 bytes) fits 1 GiB alone, not beside the window (595,091,144 bytes now)
@@ -155,8 +155,8 @@ TEST_CASE("the window's document, Model view and Train view share one budget, ea
   state.train.settings = run;
   CHECK_FALSE(ui::restart_training(state));
   CHECK(state.train.error ==
-        "training 2 layers on batches of 32 sequences of 32 tokens needs 98,774,016 bytes (94.20 MiB) but the memory "
-        "budget is 1,073,741,824 bytes (1.00 GiB), of which 1,056,696,008 bytes (1007.74 MiB) are held by the window "
+        "training 2 layers on batches of 32 sequences of 32 tokens needs 98,774,016 bytes (94.2 MiB) but the memory "
+        "budget is 1,073,741,824 bytes (1.00 GiB), of which 1,056,696,008 bytes (1008 MiB) are held by the window "
         "and the Model view; use --memory-budget, a smaller batch, shorter sequences, fewer steps or layers");
   CHECK_FALSE(state.trainer.ready());
   // With the document back to 8 tokens the run starts; then the Model view may not grow past what is left beside

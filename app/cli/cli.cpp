@@ -33,7 +33,8 @@ void print_help(std::ostream& out, std::string_view window_usage) {
 }  // namespace
 
 bool is_cli_command(std::string_view first) {
-  for (const std::string_view command : {"trace", "decode", "online", "kv", "run", "train", "help", "--help", "-h", "--version"})
+  for (const std::string_view command :
+       {"trace", "decode", "online", "kv", "run", "train", "help", "--help", "-h", "--version"})
     if (first == command) return true;
   return false;
 }

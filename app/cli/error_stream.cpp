@@ -17,12 +17,10 @@ bool EscapingStreamBuf::put(const char* text) {
 EscapingStreamBuf::int_type EscapingStreamBuf::overflow(int_type c) {
   if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
   const auto byte = static_cast<unsigned char>(traits_type::to_char_type(c));
-  char escaped[8];
   if (after_c2_) {
     after_c2_ = false;
     if (byte >= 0x80 && byte <= 0x9F) {  // U+0080..U+009F: the C1 controls
-      std::snprintf(escaped, sizeof escaped, "\\u%04x", byte);
-      return put(escaped) ? c : traits_type::eof();
+      return put(("\\u" + hex_text(byte, 4)).c_str()) ? c : traits_type::eof();
     }
     if (traits_type::eq_int_type(out_->sputc(static_cast<char>(0xC2)), traits_type::eof())) return traits_type::eof();
   }
@@ -31,8 +29,7 @@ EscapingStreamBuf::int_type EscapingStreamBuf::overflow(int_type c) {
     return c;
   }
   if ((byte < 0x20 && byte != '\n' && byte != '\t') || byte == 0x7F) {
-    std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
-    return put(escaped) ? c : traits_type::eof();
+    return put(("\\x" + hex_text(byte, 2)).c_str()) ? c : traits_type::eof();
   }
   return traits_type::eq_int_type(out_->sputc(static_cast<char>(byte)), traits_type::eof()) ? traits_type::eof() : c;
 }

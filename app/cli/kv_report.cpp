@@ -47,9 +47,9 @@ std::string notes(const ModelShape& m) {
   if (m.variant == Variant::Mla)
     out << "  One latent per token serves every query head: keys and values are expanded from it, not cached.\n";
   if (m.d_model > 0 && m.head_dim > 0 && (m.d_model % m.heads != 0 || m.d_model / m.heads != m.head_dim)) {
-    char ratio[32];
-    if (m.d_model % m.heads == 0) std::snprintf(ratio, sizeof ratio, "%d", m.d_model / m.heads);
-    else std::snprintf(ratio, sizeof ratio, "%.2f", static_cast<double>(m.d_model) / m.heads);
+    std::string ratio;
+    if (m.d_model % m.heads == 0) ratio = std::to_string(m.d_model / m.heads);
+    else ratio = format_number(static_cast<double>(m.d_model) / m.heads, 2);
     out << "  head_dim " << thousands(m.head_dim)
         << " is the model's own figure, not d_model / heads = " << thousands(m.d_model) << " / " << thousands(m.heads)
         << " = " << ratio << ".\n";

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <iomanip>
 
 #include "app/cli/args.h"
 #include "app/cli/assets.h"
@@ -217,14 +218,13 @@ nlohmann::ordered_json evaluation_json(const Evaluation& e) {
 }
 
 void print_evaluation(const Evaluation& e, std::ostream& out) {
-  out << "evaluation: loss " << format_number(e.loss, 4) << ", accuracy " << format_number(100.0 * e.accuracy, 1)
-      << "%\n";
+  out << "evaluation: loss " << format_number(e.loss, 4) << ", accuracy " << percent_text(e.accuracy) << "\n";
   out << "head  previous-token  induction  duplicate-token  first-token\n";
   for (const HeadScores& h : e.heads) {
-    char line[96];
-    std::snprintf(line, sizeof line, "%d.%-3d %14.3f %10.3f %16.3f %12.3f\n", h.layer, h.head, h.previous_token,
-                  h.induction, h.duplicate_token, h.first_token);
-    out << line;
+    const std::string head = std::to_string(h.layer) + "." + std::to_string(h.head);
+    out << std::left << std::setw(5) << head << std::right << ' ' << std::setw(14) << format_number(h.previous_token, 3)
+        << ' ' << std::setw(10) << format_number(h.induction, 3) << ' ' << std::setw(16)
+        << format_number(h.duplicate_token, 3) << ' ' << std::setw(12) << format_number(h.first_token, 3) << '\n';
   }
 }
 

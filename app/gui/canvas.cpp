@@ -104,10 +104,8 @@ std::string first_difference(const std::vector<std::uint32_t>& a, const std::vec
   const auto [p, q] = std::ranges::mismatch(a, b);
   if (p == a.end()) return "";
   const auto at = p - a.begin();
-  char text[160];
-  std::snprintf(text, sizeof text, "pixel (%d, %d from the top) is %08x, %s %08x", static_cast<int>(at % width),
-                height - 1 - static_cast<int>(at / width), *p, b_is, *q);
-  return text;
+  return "pixel (" + std::to_string(at % width) + ", " + std::to_string(height - 1 - at / width) +
+         " from the top) is " + hex_text(*p, 8) + ", " + b_is + " " + hex_text(*q, 8);
 }
 
 // The frame just drawn in part, drawn whole too and compared pixel for pixel.

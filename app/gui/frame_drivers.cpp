@@ -41,11 +41,7 @@ double percentile(std::vector<double> v, double p) {
   return v[static_cast<std::size_t>(p * static_cast<double>(v.size() - 1) + 0.5)];
 }
 
-std::string ms(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.2f ms", v);
-  return b;
-}
+std::string ms(double v) { return milliseconds_text(v / 1e3, 2); }
 
 // The Model view's weight dragged: layer 0's W_Q[0][0], as its matrix editor would set it.
 bool nudge_model(ui::ModelDocument& doc, double delta) {
@@ -248,7 +244,7 @@ class LayoutSweep final : public FrameDriver {
         state.open(document_, path_);
         document_revision_ = state.document().revision;
       }
-      state.view = s.view;
+      state.show_view(s.view);
       state.set_step(s.step);
     }
     state.wait();

@@ -102,7 +102,7 @@ void write_user_files(UserFiles& u, const ui::AppState& state, GLFWwindow* windo
 
 // A GLFW window with an OpenGL 3.3 core context and Dear ImGui on it; nullptr (err says why) without a display.
 GLFWwindow* open_window(int width, int height, const std::string& title, bool automated, std::ostream& err) {
-  glfwSetErrorCallback([](int code, const char* text) { fprintf(stderr, "GLFW error %d: %s\n", code, text); });
+  glfwSetErrorCallback([](int code, const char* text) { std::cerr << "GLFW error " << code << ": " << text << '\n'; });
   if (!glfwInit()) {
     err << "attention-lab: cannot open a window (no display? run under xvfb-run for --screenshot)\n";
     return nullptr;

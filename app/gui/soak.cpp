@@ -232,7 +232,7 @@ std::string Soak::act(ui::AppState& state) {
       break;
     case 16: state.set_step(pick(ui::step_count(state.trace().attention))); break;
     case 17: state.set_head(pick(8)); break;
-    case 18: state.view = static_cast<ui::View>(pick(ui::kViewCount)); break;
+    case 18: state.show_view(static_cast<ui::View>(pick(ui::kViewCount))); break;
     default: state.set_decode_token(pick(n)); break;
   }
   return problem;

@@ -83,12 +83,12 @@ def main():
             command, code, most = [a.binary, "trace", f, "--memory-budget", "64M"], 2, 64 * MIB
             # 200 MB of text and ten times that for a tree, and the program's 16 MiB.
             message = ("attention-lab: %s: reading this file and parsing it needs 2,216,777,216 bytes (2.06 GiB) but "
-                       "the memory budget is 67,108,864 bytes (64.00 MiB); use --memory-budget, or a smaller file\n" % f)
+                       "the memory budget is 67,108,864 bytes (64.0 MiB); use --memory-budget, or a smaller file\n" % f)
         elif a.case == "scenario_too_large":
             write_big_scenario(f)
             command, code, most = [a.binary, "trace", f], 2, 64 * MIB
             message = ("attention-lab: %s: file is larger than 64 MiB, the limit for a scenario file (found "
-                       "67,108,867 bytes (64.00 MiB))\n" % f)
+                       "67,108,867 bytes (64.0 MiB))\n" % f)
         elif a.case == "unknown_keys":
             write_unknown_keys(f)
             command, code, most = [a.binary, "trace", f], 2, 64 * MIB

@@ -183,8 +183,10 @@ class AppState {
   bool can_redo_in_view() const;
   void reseed_in_view();  // the next seed, every weight drawn from it
 
-  // --- What each view is set to.
+  // --- What each view is set to: each struct is its panel's own state, which that panel reads and writes (as Tracy's
+  // views own theirs); the view shown changes through show_view.
   View view = View::Pipeline;
+  void show_view(View v) { view = v; }
   PipelineView pipeline;
   DecodeView decode;
   ModelViewSettings models;
@@ -210,8 +212,11 @@ class AppState {
   void advance_play(double dt);
 
   // --- The session around the document.
-  bool show_help = false;
+  bool show_help = false;  // the shortcuts overlay (F1), set through set_help_shown
+  void set_help_shown(bool shown) { show_help = shown; }
   std::string message;  // the last problem or note (a file that would not open, an edit that was refused)
+  // `m` in place of the message shown (the answer to what the user just did; empty clears it), the waiting ones kept.
+  void say(std::string m) { message = std::move(m); }
   // Messages waiting behind `message` (start-up may find several problems: settings, recovery, lessons, presets),
   // each shown in its turn once the one before is dismissed or cleared.
   std::vector<std::string> more_messages;
@@ -227,7 +232,8 @@ class AppState {
   RecoveryAnswer recovery_answer = RecoveryAnswer::None;
   std::string recovery_failed;                // why restoring it did not work
   std::optional<SaveConflict> save_conflict;  // a Save waiting for Overwrite / Save As... / Cancel (or Replace)
-  std::vector<std::string> recent_files;      // most recent first (File > Recent)
+  void close_save_conflict() { save_conflict.reset(); }
+  std::vector<std::string> recent_files;  // most recent first (File > Recent)
   // The folders the lab reads whole (its assets, its settings folder): nothing the user makes is written there. A
   // document opened from one (the worked example, the default model) is saved elsewhere: Save asks where.
   std::vector<std::filesystem::path> lab_folders;

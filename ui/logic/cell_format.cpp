@@ -2,23 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 #include "core/text_format.h"
 
 namespace attn::ui {
 namespace {
 
-std::string printf_double(const char* fmt, int precision, double x) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, fmt, precision, x);
-  return without_negative_zero(buf);
-}
-
 // "8e-4", "1.23e5", "-1e-5": printf's %e without the exponent's sign and zero padding or the mantissa's
 // trailing zeros, so a narrow cell still holds the value.
 std::string compact_scientific(double x, int digits) {
-  const std::string s = printf_double("%.*e", digits - 1, x);
+  const std::string s = scientific_text(x, digits);
   const std::size_t e = s.find('e');
   const std::string mantissa = without_trailing_zeros(s.substr(0, e));
   const int exponent = std::stoi(s.substr(e + 1));
@@ -62,8 +55,8 @@ std::string format_fixed(double x, int decimals) {
   if (std::isnan(x)) return "nan";
   // 0 stays "0" (a hidden weight is exactly that); 1 in a matrix of thousandths is "1.000", not "1" beside "0.003".
   if (x == 0.0 || (std::abs(x - std::round(x)) < 1e-9 && std::abs(x) < 1e15 && decimals == 0))
-    return printf_double("%.*f", 0, std::round(x));
-  return printf_double("%.*f", decimals, x);
+    return format_number(std::round(x), 0);
+  return format_number(x, decimals);
 }
 
 std::string format_cell(double x, int max_chars) {
@@ -74,28 +67,28 @@ std::string format_cell(double x, int max_chars) {
   }
   if (std::isnan(x)) return max_chars >= 3 ? "nan" : "";
   const bool integer = std::abs(x - std::round(x)) < 1e-9 && std::abs(x) < 1e15;
-  if (integer && fits(printf_double("%.*f", 0, x))) return printf_double("%.*f", 0, x);
+  if (integer && fits(format_number(x, 0))) return format_number(x, 0);
   if (integer) return shortest_scientific(x, max_chars);
   // A value with a short exact form keeps it (0.9, not 0.90), so a column of inputs reads evenly.
   for (int decimals = 1; decimals <= 4; ++decimals) {
-    const std::string s = printf_double("%.*f", decimals, x);
+    const std::string s = format_number(x, decimals);
     if (std::abs(std::stod(s) - x) <= 1e-12 * std::max(1.0, std::abs(x)) && fits(s)) return s;
   }
   // Fewer decimals while the text stays within 5% of the value (0.743 as 0.74, never 0.0008 as 0.001), first
   // with the leading zero, then without it (-0.037 as "-.04"), then in scientific notation.
   const auto close = [&](const std::string& s) { return std::abs(std::stod(s) - x) <= 0.05 * std::abs(x); };
   for (int decimals = 4; decimals >= (std::abs(x) >= 10 ? 0 : 1); --decimals) {
-    const std::string s = printf_double("%.*f", decimals, x);
+    const std::string s = format_number(x, decimals);
     if (fits(s) && close(s)) return s;
   }
   for (int decimals = 4; decimals >= 1 && std::abs(x) < 1; --decimals) {
-    const std::string s = without_leading_zero(printf_double("%.*f", decimals, x));
+    const std::string s = without_leading_zero(format_number(x, decimals));
     if (fits(s) && close(s)) return s;
   }
   if (const std::string s = shortest_scientific(x, max_chars); !s.empty()) return s;
   // Nothing close fits: the roughest form that still says something (0.74 as ".7" in two characters).
   for (int decimals = 2; decimals >= 1 && std::abs(x) < 1; --decimals) {
-    const std::string s = without_leading_zero(printf_double("%.*f", decimals, x));
+    const std::string s = without_leading_zero(format_number(x, decimals));
     if (fits(s) && s.find_first_of("123456789") != std::string::npos) return s;
   }
   return "";

@@ -14,97 +14,11 @@ namespace {
 
 constexpr double kEps = 1e-9;  // slack for floor/ceil of ratios and logarithms that should be whole
 
-constexpr std::array<const char*, 7> kByteUnits{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-constexpr std::array<const char*, 7> kDecimalByteUnits{"B", "kB", "MB", "GB", "TB", "PB", "EB"};
-constexpr std::array<const char*, 7> kFlopUnits{"FLOP", "kFLOP", "MFLOP", "GFLOP", "TFLOP", "PFLOP", "EFLOP"};
-
 // 10^k exactly for the integer k a tick needs (std::pow on integers is correctly rounded in glibc).
 double pow10i(int k) { return std::pow(10.0, k); }
 
 // m·10^k with a single rounding, so 3·10^-1 is the double nearest 0.3 and not 0.30000000000000004.
 double scaled10(double m, int k) { return k >= 0 ? m * pow10i(k) : m / pow10i(-k); }
-
-std::string fixed_trimmed(double x, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", std::max(0, decimals), x);
-  return without_trailing_zeros(buf);
-}
-
-// Decimals that keep `sig` significant digits of x > 0 (none for x >= 10^(sig-1)).
-int decimals_for(double x, int sig) { return std::max(0, sig - 1 - static_cast<int>(std::floor(std::log10(x)))); }
-
-std::string with_sign(double v, std::string text) { return v < 0 && text != "0" ? "-" + text : text; }
-
-// A whole number with thousands separators: 10737418240 -> "10,737,418,240".
-std::string thousands(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.0f", std::abs(std::round(v)));
-  return with_sign(std::round(v), group_digits(buf));  // any size: FLOP counts pass 2^64
-}
-
-std::string plain(double v, int sig) {
-  if (!std::isfinite(v)) return std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
-  const double mag = std::abs(v);
-  if (mag == 0) return "0";
-  const int e = static_cast<int>(std::floor(std::log10(mag)));
-  if (mag >= 1e-3 && mag < 1e6) {
-    // Round to `sig` digits first, so 1234 reads "1230" rather than keeping a 4th digit.
-    const double r = std::round(mag / scaled10(1, e - sig + 1)) * scaled10(1, e - sig + 1);
-    return with_sign(v, fixed_trimmed(r, sig - 1 - e));
-  }
-  std::string mantissa = fixed_trimmed(mag / scaled10(1, e), sig - 1);
-  int exponent = e;
-  if (mantissa == "10") {  // 9.996e9 rounds up into the next decade
-    mantissa = "1";
-    ++exponent;
-  }
-  return with_sign(v, mantissa + "e" + std::to_string(exponent));
-}
-
-// v in the largest unit that keeps it at 1 or more, moving up when rounding reaches `base`; trailing zeros dropped
-// (a tick's "10 GB") or kept (a value's "2.30 GB").
-std::string scaled_unit(double v, double base, std::span<const char* const> units, int sig, bool keep_zeros = false) {
-  if (!std::isfinite(v)) return plain(v, sig) + " " + units[0];
-  double x = std::abs(v);
-  std::size_t k = 0;
-  while (k + 1 < units.size() && x >= base) {
-    x /= base;
-    ++k;
-  }
-  const auto digits = [&](double y) {
-    return keep_zeros ? significant_text(y, sig) : fixed_trimmed(y, decimals_for(y, sig));
-  };
-  std::string text = x == 0 ? "0" : digits(x);
-  if (k + 1 < units.size() && std::strtod(text.c_str(), nullptr) >= base) {
-    x /= base;
-    ++k;
-    text = digits(x);
-  }
-  return with_sign(v, text) + " " + units[k];
-}
-
-std::string tokens(double v, int sig) {
-  if (!std::isfinite(v)) return plain(v, sig);
-  const double r = std::round(v);
-  if (v != r) return std::abs(v) < 100 ? plain(v, sig) : thousands(r);
-  const double mag = std::abs(r);
-  if (mag >= 1024 * 1024 && std::fmod(mag, 1024.0 * 1024.0) == 0)
-    return with_sign(r, fixed_trimmed(mag / (1024.0 * 1024.0), 0) + "M");
-  if (mag >= 1024 && std::fmod(mag, 1024.0) == 0) return with_sign(r, fixed_trimmed(mag / 1024.0, 0) + "k");
-  return thousands(r);
-}
-
-std::string format_sig(double v, AxisUnit u, int sig) {
-  switch (u) {
-    case AxisUnit::Bytes: return scaled_unit(v, 1024, kByteUnits, sig);
-    case AxisUnit::DecimalBytes: return scaled_unit(v, 1000, kDecimalByteUnits, sig);
-    case AxisUnit::Tokens: return tokens(v, sig);
-    case AxisUnit::Flops: return scaled_unit(v, 1000, kFlopUnits, sig);
-    case AxisUnit::Plain:
-    case AxisUnit::Probability: break;  // ticks; the values themselves are format_unit's
-  }
-  return plain(v, sig);
-}
 
 // Floor and ceiling of a ratio that should often be whole, without 2.9999999 becoming 2.
 long long floor_ratio(double a, double b) { return static_cast<long long>(std::floor(a / b + kEps)); }
@@ -120,8 +34,8 @@ int count_multiples(int lo, int hi, int s) {
 // ---- linear ----
 
 // Bytes and tokens step in whole KiB/MiB/... or k/M: the largest power of 1024 not above the range.
-double unit_scale(double lo, double hi, AxisUnit u) {
-  if (u != AxisUnit::Bytes && u != AxisUnit::Tokens) return 1;
+double unit_scale(double lo, double hi, NumberUnit u) {
+  if (u != NumberUnit::Bytes && u != NumberUnit::Tokens) return 1;
   const double m = std::max(std::abs(lo), std::abs(hi));
   double s = 1;
   while (s * 1024 <= m && s < 1e18) s *= 1024;
@@ -159,7 +73,7 @@ std::vector<Tick> linear_ticks(const Axis& a, int max_major) {
   std::vector<Tick> ticks;
   for (long long i = first; i <= last; ++i) {
     const double v = scaled10(static_cast<double>(i) * step.mantissa, step.exponent) * scale;
-    ticks.push_back({v, format_sig(v, a.unit, sig), true});
+    ticks.push_back({v, tick_text(v, a.unit, sig), true});
   }
   return ticks;
 }
@@ -171,14 +85,14 @@ struct Candidate {
   bool major;
 };
 
-std::vector<Tick> finish(std::vector<Candidate> c, AxisUnit unit) {
+std::vector<Tick> finish(std::vector<Candidate> c, NumberUnit unit) {
   std::sort(c.begin(), c.end(), [](const Candidate& x, const Candidate& y) {
     return x.value != y.value ? x.value < y.value : x.major > y.major;
   });
   std::vector<Tick> ticks;
   for (const Candidate& t : c) {
     if (!ticks.empty() && ticks.back().value == t.value) continue;  // a major wins over a minor at the same place
-    ticks.push_back({t.value, t.major ? format_sig(t.value, unit, 3) : std::string(), t.major});
+    ticks.push_back({t.value, t.major ? tick_text(t.value, unit, 3) : std::string(), t.major});
   }
   return ticks;
 }
@@ -337,22 +251,6 @@ double axis_value(double fraction, const Axis& a) {
   return a.lo + fraction * (a.hi - a.lo);
 }
 
-std::string format_unit(double v, AxisUnit u) {
-  return u == AxisUnit::Probability ? probability_text(v) : format_sig(v, u, 3);
-}
-
-std::string format_value(double v, AxisUnit u) {
-  switch (u) {
-    case AxisUnit::Bytes: return scaled_unit(v, 1024, kByteUnits, 3, true);
-    case AxisUnit::DecimalBytes: return scaled_unit(v, 1000, kDecimalByteUnits, 3, true);
-    case AxisUnit::Flops: return scaled_unit(v, 1000, kFlopUnits, 3, true);
-    case AxisUnit::Tokens:
-    case AxisUnit::Probability:
-    case AxisUnit::Plain: break;
-  }
-  return format_unit(v, u);
-}
-
 double context_axis_end(std::span<const double> marks, double end, double max_end) {
   const auto near_end = [&](double e) {
     return std::any_of(marks.begin(), marks.end(), [&](double x) { return x > e / std::sqrt(2.0) && x <= e; });
@@ -390,7 +288,7 @@ std::vector<Box> polyline_boxes(std::span<const float> xs, std::span<const float
   return boxes;
 }
 
-std::vector<Tick> with_pinned_ticks(std::vector<Tick> ticks, std::span<const double> values, AxisUnit unit) {
+std::vector<Tick> with_pinned_ticks(std::vector<Tick> ticks, std::span<const double> values, NumberUnit unit) {
   for (const double v : values) {
     std::erase_if(ticks, [&](const Tick& t) { return t.value == v; });
     ticks.push_back({v, format_unit(v, unit), true, true});
@@ -399,46 +297,23 @@ std::vector<Tick> with_pinned_ticks(std::vector<Tick> ticks, std::span<const dou
   return ticks;
 }
 
-std::string format_exact(double v, AxisUnit u) {
-  const double r = std::round(v);
-  switch (u) {
-    case AxisUnit::Bytes:
-    case AxisUnit::DecimalBytes: {
-      const std::string exact = thousands(r) + (std::abs(r) == 1 ? " byte" : " bytes");
-      return std::abs(r) < (u == AxisUnit::Bytes ? 1024 : 1000) ? exact : exact + " (" + format_unit(r, u) + ")";
-    }
-    case AxisUnit::Tokens: {
-      const std::string exact = thousands(r) + (std::abs(r) == 1 ? " token" : " tokens");
-      const std::string brief = format_unit(r, u);
-      return brief == thousands(r) ? exact : exact + " (" + brief + ")";
-    }
-    case AxisUnit::Flops: {
-      const std::string exact = thousands(r) + " FLOP";
-      return std::abs(r) < 1000 ? exact : exact + " (" + format_unit(r, u) + ")";
-    }
-    case AxisUnit::Probability: return probability_text(v);
-    case AxisUnit::Plain: break;
-  }
-  return v == r && std::abs(v) < 1e15 ? thousands(v) : plain(v, 6);  // whole numbers to the last digit
-}
-
 std::vector<Tick> axis_ticks(const Axis& a, int max_major) {
   max_major = std::max(1, max_major);
   if (!(a.hi > a.lo) || !std::isfinite(a.lo) || !std::isfinite(a.hi)) return {};
   if (a.scale == AxisScale::Linear || a.lo <= 0) return linear_ticks(a, max_major);
   std::optional<std::vector<Tick>> ticks;
   switch (a.unit) {
-    case AxisUnit::Bytes: ticks = bytes_log_ticks(a, max_major); break;
-    case AxisUnit::Tokens: ticks = tokens_log_ticks(a, max_major); break;
-    case AxisUnit::DecimalBytes:
-    case AxisUnit::Flops:
-    case AxisUnit::Probability:
-    case AxisUnit::Plain: ticks = decade_log_ticks(a, max_major); break;
+    case NumberUnit::Bytes: ticks = bytes_log_ticks(a, max_major); break;
+    case NumberUnit::Tokens: ticks = tokens_log_ticks(a, max_major); break;
+    case NumberUnit::DecimalBytes:
+    case NumberUnit::Flops:
+    case NumberUnit::Probability:
+    case NumberUnit::Plain: ticks = decade_log_ticks(a, max_major); break;
   }
   return ticks ? *ticks : linear_ticks(a, max_major);
 }
 
-Axis nice_axis(double lo, double hi, AxisScale scale, AxisUnit unit, std::string title) {
+Axis nice_axis(double lo, double hi, AxisScale scale, NumberUnit unit, std::string title) {
   if (lo > hi) std::swap(lo, hi);
   Axis a{lo, hi, scale, unit, std::move(title)};
   if (scale == AxisScale::Linear) {
@@ -455,7 +330,7 @@ Axis nice_axis(double lo, double hi, AxisScale scale, AxisUnit unit, std::string
   }
   if (!(hi > 0)) hi = 10;
   if (!(lo > 0)) lo = hi / 1000;
-  if (unit == AxisUnit::Bytes || unit == AxisUnit::Tokens) {
+  if (unit == NumberUnit::Bytes || unit == NumberUnit::Tokens) {
     a.lo = std::ldexp(1.0, static_cast<int>(std::floor(std::log2(lo) + kEps)));
     a.hi = std::ldexp(1.0, static_cast<int>(std::ceil(std::log2(hi) - kEps)));
     if (a.lo == a.hi) {

@@ -3,12 +3,13 @@
 // and where labels go so none overlaps another. ui::LineChart and ui::BarChart only measure text and draw
 // what these return.
 //
-// Number formats (format_unit) share core/text_format's thousands separators; their units are a chart's own
-// (a label wants "10 GiB" or "10.7 GB" where the `kv` report prints "10.00 GiB").
+// Tick labels and values read as core/text_format writes them (tick_text, format_unit, format_value, format_exact).
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
+
+#include "core/text_format.h"
 
 namespace attn::ui {
 
@@ -17,19 +18,10 @@ inline constexpr int kMaxContextExponent = 20;
 
 enum class AxisScale { Linear, Log10 };
 
-enum class AxisUnit {
-  Plain,         // up to 3 significant digits: "0.25", "83", "1230", "1.5e9"
-  Bytes,         // 1024-based: "512 B", "320 KiB", "10 GiB", "1.5 TiB"
-  DecimalBytes,  // 1000-based, as accelerator memory is sold: "512 B", "320 kB", "10 GB", "1.5 TB"
-  Tokens,        // context lengths: exact multiples of 1024 as "128k", of 1024^2 as "1M"; others "1,000"
-  Flops,         // 1000-based: "512 FLOP", "262 kFLOP", "2.6 MFLOP", "1.2 TFLOP"
-  Probability,   // values as core/text_format's probability_text ("0.462", "0.098", "0.000"); ticks as Plain
-};
-
 struct Axis {
   double lo = 0, hi = 1;  // a log axis needs 0 < lo < hi
   AxisScale scale = AxisScale::Linear;
-  AxisUnit unit = AxisUnit::Plain;
+  NumberUnit unit = NumberUnit::Plain;
   std::string title;
 };
 
@@ -38,24 +30,9 @@ struct Axis {
 double axis_fraction(double v, const Axis& a);
 double axis_value(double fraction, const Axis& a);  // the inverse
 
-// A value as a short label with its unit (see AxisUnit); tick labels of a Probability axis read as Plain ("0.2"). Bytes
-// and FLOPs keep at most 3 significant digits and drop trailing zeros ("1.5 TiB", not "1.50 TiB"); a 1024-based value
-// of 1000..1023 units stays whole ("1023 KiB") rather than turning into "0.999 MiB". Non-integral token counts round to
-// whole tokens ("244,141"), except below 100, which keep 3 significant digits.
-std::string format_unit(double v, AxisUnit u);
-
-// A value (a bar's, a sentence's) as format_unit writes it, but bytes and FLOPs keep their 3 significant digits,
-// zeros included, so values side by side follow one rule: "2.30 GB" beside "2.26 GB", "10.0 GB", "537 MB".
-std::string format_value(double v, AxisUnit u);
-
 // The right end of a log context axis that ends at `end`, doubled (up to `max_end`) while a mark lies within half an
 // octave left of it: a point on the plot's border reads as cut off, so every mark is clearly inside or past the end.
 double context_axis_end(std::span<const double> marks, double end, double max_end);
-
-// The exact value for tooltips: "10,737,418,240 bytes (10 GiB)", "131,072 tokens (128k)",
-// "262,144 FLOP (262 kFLOP)"; the part in brackets only where it says something shorter. Plain whole
-// numbers keep every digit ("1,234,567"), other plain values 6 significant digits.
-std::string format_exact(double v, AxisUnit u);
 
 struct Tick {
   double value;
@@ -77,12 +54,12 @@ struct Tick {
 std::vector<Tick> axis_ticks(const Axis& a, int max_major);
 
 // The ticks with a labelled, pinned major at each of `values` (replacing a tick there), ascending.
-std::vector<Tick> with_pinned_ticks(std::vector<Tick> ticks, std::span<const double> values, AxisUnit unit);
+std::vector<Tick> with_pinned_ticks(std::vector<Tick> ticks, std::span<const double> values, NumberUnit unit);
 
 // An axis holding [lo, hi], widened to tick values: linear ends to a multiple of the step axis_ticks
 // would take for 6 labels; log ends to powers of 2 (bytes, tokens) or of 10 (otherwise). A log axis
 // over a non-positive lo starts 3 decades below hi.
-Axis nice_axis(double lo, double hi, AxisScale scale, AxisUnit unit, std::string title);
+Axis nice_axis(double lo, double hi, AxisScale scale, NumberUnit unit, std::string title);
 
 // The series' y at x (xs ascending), straight between samples in axis space (in log-log space for two log
 // axes, where y = c·x is exact); nullopt outside the sampled x range or in a break (a point a log axis cannot

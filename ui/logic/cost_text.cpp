@@ -15,13 +15,9 @@ namespace attn::ui {
 namespace {
 
 // 16, 5.3, and 2 rather than 2.0.
-std::string ratio(double r) {
-  char b[32];
-  std::snprintf(b, sizeof b, r >= 10 || std::abs(r - std::round(r)) < 0.05 ? "%.0f" : "%.1f", r);
-  return b;
-}
+std::string ratio(double r) { return format_number(r, r >= 10 || std::abs(r - std::round(r)) < 0.05 ? 0 : 1); }
 
-std::string exact_count(std::uint64_t n) { return format_exact(static_cast<double>(n), AxisUnit::Plain); }
+std::string exact_count(std::uint64_t n) { return format_exact(static_cast<double>(n), NumberUnit::Plain); }
 
 // "2·128·(512 + 64)": the middle dot between factors.
 std::string two_h_times(std::uint64_t a, const std::string& b) { return "2\u00B7" + thousands(a) + "\u00B7" + b; }
@@ -60,7 +56,7 @@ std::string sparse_attention_text(std::uint64_t c_attn, std::uint64_t c_idx, std
 }
 
 std::string projection_floor_text(double floor_flops) {
-  std::string flops = format_value(floor_flops, AxisUnit::Flops);
+  std::string flops = format_value(floor_flops, NumberUnit::Flops);
   flops.replace(flops.find(' '), 1, "\u00A0");  // the number and its unit on one line when the note wraps
   return "Flat start: the new token's Q, K, V and O projections, " + flops + ", the same at every L";
 }
@@ -91,11 +87,11 @@ bool text_quotes_number(const std::string& text, std::uint64_t n) {
     return false;
   };
   const double v = static_cast<double>(n);
-  if (found(format_exact(v, AxisUnit::Plain), "")) return true;
+  if (found(format_exact(v, NumberUnit::Plain), "")) return true;
   if (n == 0) return false;
   for (const int digits : {3, 4}) {
     const double unit = std::pow(10.0, std::floor(std::log10(v)) + 1 - digits);
-    if (found(format_exact(std::round(v / unit) * unit, AxisUnit::Plain), "about ")) return true;
+    if (found(format_exact(std::round(v / unit) * unit, NumberUnit::Plain), "about ")) return true;
   }
   return false;
 }

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 #include "core/positions.h"
 #include "core/text_format.h"
@@ -15,12 +14,6 @@ namespace {
 using namespace glyph;
 
 bool in_range(int i, Eigen::Index n) { return i >= 0 && i < n; }
-
-std::string format(const char* pattern, double x) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, pattern, x);
-  return buf;
-}
 
 // A matrix's numbers as its cells write them (matrix_decimals: 0.120 and -1.0 where the cells say so), so a
 // sentence and the cell it quotes agree; a matrix too big for numbers in its cells keeps the short form.
@@ -275,15 +268,6 @@ std::optional<ProjectionSource> projection_source(const Trace& t, char which, co
 
 }  // namespace
 
-std::string short_number(double x) {
-  if (std::isnan(x)) return "nan";
-  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
-  const double a = std::abs(x);
-  if (std::abs(x - std::round(x)) < 1e-9 && a < 1e15) return without_negative_zero(format("%.0f", std::round(x)));
-  if (a >= 1e7 || a < 1e-3) return format("%.2e", x);
-  return without_trailing_zeros(format("%.3f", x));
-}
-
 std::string join_sum(const std::vector<std::string>& terms) {
   if (terms.empty()) return "0";
   const std::size_t n = terms.size();
@@ -421,8 +405,9 @@ std::string explain_cell(const Trace& t, Step step, int head, int row, int col) 
 
 Agreement agreement(double largest_difference, const std::string& claim, const std::string& reason) {
   // A rounding-sized difference is written as such (4.0e-16), not rounded to a 0 it is not.
-  const std::string d = largest_difference == 0.0 || largest_difference >= 1e-3 ? short_number(largest_difference)
-                                                                                : format("%.1e", largest_difference);
+  const std::string d = largest_difference == 0.0 || largest_difference >= 1e-3
+                            ? short_number(largest_difference)
+                            : scientific_text(largest_difference, 2);
   if (largest_difference <= kAgreementTolerance)
     return {"\u2714 " + claim + " (largest difference " + d + ")" + reason, true};
   return {"\u2718 Not so: largest difference " + d + ", more than rounding (10^-9). Expected: " + claim, false};

@@ -5,12 +5,10 @@
 #include <vector>
 
 #include "core/attention.h"
+#include "core/text_format.h"  // short_number
 #include "ui/logic/steps.h"
 
 namespace attn::ui {
-
-// A number as the explanations print it: "8", "-2", "4.619", "0.5", "1.23e+09", "4.56e-05", "inf", "-inf".
-std::string short_number(double x);
 
 // Terms joined with " + "; more than 8 keep the first 3 and the last 2: "a + b + c + … + y + z".
 std::string join_sum(const std::vector<std::string>& terms);

@@ -24,9 +24,7 @@ std::string field(const std::string& s) {
 std::string number(double x) {
   if (std::isinf(x)) return x < 0 ? "-inf" : "inf";
   if (std::isnan(x)) return "nan";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", x);
-  return buf;
+  return round_trip_number(x);
 }
 
 }  // namespace

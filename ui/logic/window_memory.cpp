@@ -66,10 +66,10 @@ void check_window_fits(int width, int height, std::int64_t budget) {
 }
 
 std::string budget_share_text(std::int64_t held, std::int64_t budget, const HeldBeside& beside) {
-  std::string text = format_unit(double(held), AxisUnit::Bytes) + " of the " +
-                     format_unit(double(budget), AxisUnit::Bytes) + " memory budget";
+  std::string text = format_unit(double(held), NumberUnit::Bytes) + " of the " +
+                     format_unit(double(budget), NumberUnit::Bytes) + " memory budget";
   if (beside.bytes > 0)
-    text += ", beside " + format_unit(double(beside.bytes), AxisUnit::Bytes) + " held by " + beside.what;
+    text += ", beside " + format_unit(double(beside.bytes), NumberUnit::Bytes) + " held by " + beside.what;
   return text;
 }
 

@@ -42,7 +42,7 @@ void status_line(AppState& state, ImVec2 pos, ImVec2 size) {
     const std::filesystem::path& path = state.model_in_view() ? state.model_doc.path() : state.document().path;
     ImGui::TextDisabled("%s", path.empty() ? "not saved yet" : shown_path(path).c_str());
   } else {
-    if (ImGui::SmallButton("\u00D7")) state.message.clear();
+    if (ImGui::SmallButton("\u00D7")) state.say("");
     ImGui::SameLine();
     if (!state.more_messages.empty()) {  // dismissing this one shows the next
       ImGui::TextDisabled("(%zu more)", state.more_messages.size());

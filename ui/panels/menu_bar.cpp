@@ -93,7 +93,7 @@ void view_menu(AppState& state, AppWindowState& window) {
 
 void help_menu(AppState& state) {
   if (!ImGui::BeginMenu("Help")) return;
-  if (ImGui::MenuItem("Keyboard shortcuts", "F1")) state.show_help = true;
+  if (ImGui::MenuItem("Keyboard shortcuts", "F1")) state.set_help_shown(true);
   ImGui::EndMenu();
 }
 
@@ -101,7 +101,7 @@ void help_menu(AppState& state) {
 void view_item(AppState& state, View v) {
   const bool current = state.view == v;
   if (current) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(accent_colour()));
-  if (ImGui::MenuItem(std::string(view_title(v)).c_str(), nullptr, current)) state.view = v;
+  if (ImGui::MenuItem(std::string(view_title(v)).c_str(), nullptr, current)) state.show_view(v);
   if (current) ImGui::PopStyleColor();
 }
 

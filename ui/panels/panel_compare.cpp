@@ -26,7 +26,7 @@ std::string ratio_text(double value, double mha) {
   const double r = mha / value;
   if (std::abs(r - std::round(r)) < 1e-9)
     return "1/" + std::to_string(static_cast<long long>(std::round(r))) + " of MHA";
-  return format_unit(100.0 * value / mha, AxisUnit::Plain) + "% of MHA";
+  return format_unit(100.0 * value / mha, NumberUnit::Plain) + "% of MHA";
 }
 
 // The scenario's own configuration recast as each variant: cached numbers per token in its layer.
@@ -43,7 +43,7 @@ std::vector<Block> scenario_blocks(const Scenario& s) {
     const bool is_own = static_cast<int>(own.variant) == i;
     Block b{kVariantTitles[i], values[i], {}, variant_colour(i), is_own};
     if (values[i] > 0) {
-      b.lines.push_back(format_exact(values[i], AxisUnit::Plain) + " numbers per token");
+      b.lines.push_back(format_exact(values[i], NumberUnit::Plain) + " numbers per token");
       b.lines.push_back(how[static_cast<std::size_t>(i)]);
       b.lines.push_back(ratio_text(values[i], values[0]));
     } else {
@@ -87,7 +87,7 @@ std::vector<Block> model_blocks(const ModelShape& m, const ModelViewSettings& se
     if (i == 1) b.title += " (G=" + std::to_string(f.shape->kv_heads) + ")";
     // The bytes and the ratio only: the numbers per token are the row above's, and every line here takes room from
     // the squares, whose areas differ 64-fold or more.
-    b.lines.push_back(format_unit(static_cast<double>(size.total_bytes), AxisUnit::DecimalBytes));
+    b.lines.push_back(format_unit(static_cast<double>(size.total_bytes), NumberUnit::DecimalBytes));
     b.lines.push_back(ratio_text(b.value, mha_bytes));
     b.lines.push_back(form_note(f, m.variant, i));
     blocks.push_back(std::move(b));

@@ -88,7 +88,7 @@ void CostPanel(AppState& state, ImVec2 pos, ImVec2 size) {
                                   [&](std::uint64_t L) { return decode_step_flops_cached(*m, L); }));
     series.back().end_label = "KV cache";
     series.push_back(
-        flops_series(*m, "sparse attention (DSA), top-k " + format_unit(static_cast<double>(k), AxisUnit::Tokens),
+        flops_series(*m, "sparse attention (DSA), top-k " + format_unit(static_cast<double>(k), NumberUnit::Tokens),
                      variant_colour(2), 2, [&](std::uint64_t L) {
                        return checked_add(flops_dsa(c_attn, c_idx, L, k), projection_flops_per_token(*m), "FLOPs");
                      }));
@@ -102,7 +102,7 @@ void CostPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   const std::string text =
       "Per generated token, all " + std::to_string(m->layers) + " layers. Attention costs " + attention_cost_text(*m) +
       "; the sparse indexer C_idx = 2\u00B7H_I\u00B7d_I = 2\u00B764\u00B7128 = " +
-      format_exact(static_cast<double>(c_idx), AxisUnit::Plain) +
+      format_exact(static_cast<double>(c_idx), NumberUnit::Plain) +
       ". Without a cache every step redoes the whole prefix (quadratic); with one, each step reads L cached keys "
       "(linear). " +
       sparse_attention_text(c_attn, c_idx, k);
@@ -118,8 +118,8 @@ void CostPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   lo /= 300;
   LineChartOptions o;
   o.title = "Attention FLOPs per token, " + m->name;  // a generated token; its projections and scores, not the FFN
-  o.x = {1, std::ldexp(1.0, kMaxContextExponent), AxisScale::Log10, AxisUnit::Tokens, "context length L (tokens)"};
-  o.y = nice_axis(lo, hi, AxisScale::Log10, AxisUnit::Flops, "");  // the title says what is counted
+  o.x = {1, std::ldexp(1.0, kMaxContextExponent), AxisScale::Log10, NumberUnit::Tokens, "context length L (tokens)"};
+  o.y = nice_axis(lo, hi, AxisScale::Log10, NumberUnit::Flops, "");  // the title says what is counted
   // The lengths the lesson page quotes get ticks of their own ("At L = 32,768 ..." reads against a 32k tick).
   const bool page_here = state.lesson.open() && state.lesson.current_page().view == View::Cost;
   const std::vector<double> pins =

@@ -167,8 +167,8 @@ void charts(const AppState& state) {
   if (!ImGui::BeginTable("charts", 2, ImGuiTableFlags_SizingStretchSame)) return;
   ImGui::TableNextColumn();
   LineChartOptions o;
-  o.x = nice_axis(1024, 1 << 20, AxisScale::Log10, AxisUnit::Tokens, "context (tokens, log)");
-  o.y = nice_axis(lo, hi, AxisScale::Log10, AxisUnit::DecimalBytes, "cache, bf16 (log)");
+  o.x = nice_axis(1024, 1 << 20, AxisScale::Log10, NumberUnit::Tokens, "context (tokens, log)");
+  o.y = nice_axis(lo, hi, AxisScale::Log10, NumberUnit::DecimalBytes, "cache, bf16 (log)");
   o.references = references;
   o.size = {0, 260};
   o.title = "x and y: AxisScale::Log10, with reference lines";
@@ -176,7 +176,7 @@ void charts(const AppState& state) {
   ImGui::TableNextColumn();
   BarChart("bars", bars,
            {.scale = AxisScale::Log10,
-            .unit = AxisUnit::DecimalBytes,
+            .unit = NumberUnit::DecimalBytes,
             .title = "AxisScale::Log10, with references",
             .references = references});
   ImGui::EndTable();

@@ -87,23 +87,24 @@ void scale_section(AppState& state) {
         "Drag to change the sequence length. New tokens get embedding rows drawn from the seed;\n"
         "Ctrl+click to type a number. At most %d here (%s attention cells in all, and the window within the\n"
         "memory budget of %s: --memory-budget SIZE, or \"memory_budget\" in the settings file).",
-        most, format_exact(double(limits::kMaxAttentionCells), AxisUnit::Plain).c_str(),
-        format_unit(double(state.memory_budget), AxisUnit::Bytes).c_str());
+        most, format_exact(double(limits::kMaxAttentionCells), NumberUnit::Plain).c_str(),
+        format_unit(double(state.memory_budget), NumberUnit::Bytes).c_str());
   const Trace& t = state.trace();
   const double cells = double(t.n_q()) * t.n_kv();
   const double bytes = cells * sizeof(double);
   TextDisabledWrapped("scores " + std::to_string(t.n_q()) + "\u00D7" + std::to_string(t.n_kv()) + ": " +
-                      format_exact(cells, AxisUnit::Plain) + " cells");
-  if (t.attention.heads == 1) TextDisabledWrapped(format_unit(bytes, AxisUnit::Bytes) + " for the one head");
+                      format_exact(cells, NumberUnit::Plain) + " cells");
+  if (t.attention.heads == 1) TextDisabledWrapped(format_unit(bytes, NumberUnit::Bytes) + " for the one head");
   else
-    TextDisabledWrapped(format_unit(bytes, AxisUnit::Bytes) + " a head, " +
-                        format_unit(bytes * t.attention.heads, AxisUnit::Bytes) + " for " +
+    TextDisabledWrapped(format_unit(bytes, NumberUnit::Bytes) + " a head, " +
+                        format_unit(bytes * t.attention.heads, NumberUnit::Bytes) + " for " +
                         std::to_string(t.attention.heads) + " heads");
-  TextDisabledWrapped("the whole trace: " + format_unit(double(trace_bytes(t)), AxisUnit::Bytes) +
+  TextDisabledWrapped("the whole trace: " + format_unit(double(trace_bytes(t)), NumberUnit::Bytes) +
                       "; the window with it, the one being computed and the undo history: " +
                       budget_share_text(state.window_bytes(), state.memory_budget, beside));
-  ImGui::TextDisabled("last recompute %.1f ms%s", state.last_recompute_seconds() * 1e3,
-                      state.computing() ? ", computing\u2026" : "");
+  const std::string recompute = "last recompute " + milliseconds_text(state.last_recompute_seconds(), 1) +
+                                (state.computing() ? ", computing\u2026" : "");
+  ImGui::TextDisabled("%s", recompute.c_str());
 }
 
 // Variant, and the sizes only some variants have: KV heads (GQA), latent widths (MLA).
@@ -117,7 +118,7 @@ void variant_section(AppState& state) {
     const int latent = std::max(1, (s.d_model() + 1) / 2);
     std::string note;
     if (state.edit([&](Scenario& doc) { note = switch_variant(doc, *state.document_weights(), v, g, latent, 0); }))
-      state.message = note;
+      state.say(note);
   }
   if (a.variant == Variant::Gqa) {
     const std::string current = std::to_string(a.kv_heads);
@@ -128,7 +129,7 @@ void variant_section(AppState& state) {
           std::string note;
           if (state.edit(
                   [&](Scenario& doc) { note = switch_variant(doc, *state.document_weights(), Variant::Gqa, g, 0, 0); }))
-            state.message = note;
+            state.say(note);
         }
       ImGui::EndCombo();
     }
@@ -151,7 +152,7 @@ void variant_section(AppState& state) {
             notes = drop_unfit_weights(doc);
           }) &&
           !notes.empty())
-        state.message = notes.front();
+        state.show_messages(std::move(notes));
     }
   }
 }

@@ -56,9 +56,7 @@ std::string experiment_number(double x) {
 
 // "95.2% within ±16": two standard deviations either side hold what the lesson's "95% between" quotes.
 std::string share_within(double fraction, double bound) {
-  char share[32];
-  std::snprintf(share, sizeof share, "%.1f%%", 100.0 * fraction);
-  return std::string(share) + " within \u00B1" + short_number(bound);
+  return percent_text(fraction) + " within \u00B1" + short_number(bound);
 }
 
 // What the samples of one d_k come to, raw [0] and scaled [1]: drawing 20,000 pairs of up to 1,024 numbers each
@@ -146,15 +144,15 @@ void sqrt_dk_histograms(AppState& state) {
     for (const int c : n.histogram[i].counts) most[i] = std::max(most[i], static_cast<double>(c));
   }
   LineChartOptions o;
-  o.title = format_exact(kSqrtDkPairs, AxisUnit::Plain) + " dot products at d_k = " + std::to_string(d_k) +
+  o.title = format_exact(kSqrtDkPairs, NumberUnit::Plain) + " dot products at d_k = " + std::to_string(d_k) +
             ", raw and divided by " + root;
-  o.x = {n.histogram[0].lo, n.histogram[0].hi, AxisScale::Linear, AxisUnit::Plain, "q\u00B7k (one axis for both)"};
-  o.y = nice_axis(0, std::min(std::max(most[0], most[1]), 2 * most[0]), AxisScale::Linear, AxisUnit::Plain,
+  o.x = {n.histogram[0].lo, n.histogram[0].hi, AxisScale::Linear, NumberUnit::Plain, "q\u00B7k (one axis for both)"};
+  o.y = nice_axis(0, std::min(std::max(most[0], most[1]), 2 * most[0]), AxisScale::Linear, NumberUnit::Plain,
                   "pairs per bin");
   std::vector<ChartMark> marks;
   if (most[1] > o.y.hi) {
     o.y.title += " (the scaled peak runs off the top)";
-    marks.push_back(cut_peak_mark(series[1], o.y.hi, "peak " + format_exact(most[1], AxisUnit::Plain)));
+    marks.push_back(cut_peak_mark(series[1], o.y.hi, "peak " + format_exact(most[1], NumberUnit::Plain)));
   }
   o.marks = marks;
   o.y.lo = -0.03 * o.y.hi;  // empty bins a little above the frame, not lying on it
@@ -177,7 +175,7 @@ void softmax_row_chart(const char* id, const SoftmaxRow& row, ImU32 colour, floa
   const double even = 1.0 / static_cast<double>(row.weights.size());
   const ReferenceLine refs[] = {{even, "even " + probability_text(even)}};
   BarChartOptions o;
-  o.unit = AxisUnit::Probability;
+  o.unit = NumberUnit::Probability;
   o.size = {w, h};
   o.references = refs;
   o.axis_reach = 1.0;

@@ -134,7 +134,7 @@ std::vector<ChartMark> fit_marks(const std::vector<CacheLine>& lines, const Fits
     for (std::size_t a = 0; a < std::size(kAccelerators); ++a)
       if (const auto n = fits[i][a]; n && *n > 0)
         marks.push_back({static_cast<double>(*n), static_cast<double>(kAccelerators[a].bytes),
-                         text_quotes_number(page, *n) ? format_exact(static_cast<double>(*n), AxisUnit::Plain) : "",
+                         text_quotes_number(page, *n) ? format_exact(static_cast<double>(*n), NumberUnit::Plain) : "",
                          lines[i].series.colour});
   return marks;
 }
@@ -178,8 +178,8 @@ void fits_table(const std::vector<CacheLine>& lines, const Fits& fits, float wid
       ImGui::TableSetColumnIndex(static_cast<int>(a) + 1);
       const auto n = fits[i][a];
       ImGui::TextUnformatted(
-          n ? format_exact(static_cast<double>(*n), AxisUnit::Plain).c_str()
-            : ("over " + format_unit(static_cast<double>(kv_limits::kMaxTokens), AxisUnit::Tokens)).c_str());
+          n ? format_exact(static_cast<double>(*n), NumberUnit::Plain).c_str()
+            : ("over " + format_unit(static_cast<double>(kv_limits::kMaxTokens), NumberUnit::Tokens)).c_str());
     }
     ImGui::PopFont();
   }
@@ -214,13 +214,13 @@ std::string floats_note(const ModelShape& m, const ModelViewSettings& s) {
   const StoredFloats all = stored_floats_all_layers(m, context);
   const double bits = static_cast<double>(bits_per_element(s.dtype));
   // Short: beside the chart it shares the height with the bars, and it must show whole.
-  std::string note = "At " + format_unit(static_cast<double>(context), AxisUnit::Tokens) +
+  std::string note = "At " + format_unit(static_cast<double>(context), NumberUnit::Tokens) +
                      " tokens, d_model = " + std::to_string(m.d_model) + ". ";
   if (windows)
     note += std::to_string(m.layers - global_layer_count(m)) + " sliding-window layers hold only the last " +
-            format_exact(m.window, AxisUnit::Plain) + " tokens. ";
+            format_exact(m.window, NumberUnit::Plain) + " tokens. ";
   note += "The cache row \u00D7 " + std::string(to_string(s.dtype)) + " = " +
-          format_value(static_cast<double>(all.cache) * bits / 8, AxisUnit::DecimalBytes) +
+          format_value(static_cast<double>(all.cache) * bits / 8, NumberUnit::DecimalBytes) +
           ", one sequence: " + m.name + "'s bar.";
   return note;
 }
@@ -251,11 +251,11 @@ void stored_floats_table(const ModelShape& m, const ModelViewSettings& s) {
       ImGui::TableSetColumnIndex(0);
       ImGui::TextUnformatted(name);
       ImGui::TableSetColumnIndex(1);
-      ImGui::TextUnformatted(format_exact(static_cast<double>(value.first), AxisUnit::Plain).c_str());
+      ImGui::TextUnformatted(format_exact(static_cast<double>(value.first), NumberUnit::Plain).c_str());
       ImGui::TableSetColumnIndex(2);
-      ImGui::TextUnformatted(format_exact(static_cast<double>(value.second), AxisUnit::Plain).c_str());
+      ImGui::TextUnformatted(format_exact(static_cast<double>(value.second), NumberUnit::Plain).c_str());
       ImGui::TableSetColumnIndex(3);
-      ImGui::Text("%.1f%%", 100.0 * static_cast<double>(value.second) / static_cast<double>(all.total()));
+      ImGui::TextUnformatted(percent(value.second, all.total()).c_str());
     }
     ImGui::EndTable();
   }
@@ -308,7 +308,7 @@ void MemoryPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   for (const CacheLine& l : lines) {
     series.push_back(l.series);
     add_cache_points(series.back(), l.shape, state.models, end_exponent);
-    if (l.own) series.back().end_label += ", " + format_value(series.back().y.back(), AxisUnit::DecimalBytes);
+    if (l.own) series.back().end_label += ", " + format_value(series.back().y.back(), NumberUnit::DecimalBytes);
   }
   const std::vector<ReferenceLine> references = accelerator_lines();
   auto [lo, hi] = positive_extent(series);
@@ -319,8 +319,8 @@ void MemoryPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   const float chart_w = side_by_side ? avail_w * 0.58f : avail_w;
   LineChartOptions o;
   o.title = "KV cache, " + std::string(to_string(state.models.dtype)) + ", batch " + std::to_string(state.models.batch);
-  o.x = {1, x_end, AxisScale::Log10, AxisUnit::Tokens, "context length (tokens)"};
-  o.y = nice_axis(lo, hi, AxisScale::Log10, AxisUnit::DecimalBytes, "cache size (GB = 10\u2079 bytes)");
+  o.x = {1, x_end, AxisScale::Log10, NumberUnit::Tokens, "context length (tokens)"};
+  o.y = nice_axis(lo, hi, AxisScale::Log10, NumberUnit::DecimalBytes, "cache size (GB = 10\u2079 bytes)");
   o.references = references;
   o.marks = marks;
   // Every page on this view is about the chart. Each line is named at its end and in the table under the chart: a
@@ -332,16 +332,18 @@ void MemoryPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   // title cut at the bottom edge. Closing the lesson, or a wider window, brings them back.
   const bool page_here = !side_by_side && state.lesson.open() && state.lesson.current_page().view == View::Memory;
   const float chart_need = ImGui::GetIO().DisplaySize.y / 3 + LineChartOverhead(o, chart_w) + 1;
-  ImFont* numbers =
-      avail_h - 6 - fits_table_height(lines.size(), cell_font()) >= chart_need ? cell_font() : ImGui::GetFont();
-  o.size = {chart_w, std::max(14.0f * ImGui::GetFontSize(), avail_h - 6 - fits_table_height(lines.size(), numbers))};
+  const float cells_h = fits_table_height(lines.size(), cell_font());
+  const bool big_numbers = avail_h - 6 - cells_h >= chart_need;
+  ImFont* numbers = big_numbers ? cell_font() : ImGui::GetFont();
+  const float table_h = big_numbers ? cells_h : fits_table_height(lines.size(), numbers);
+  o.size = {chart_w, std::max(14.0f * ImGui::GetFontSize(), avail_h - 6 - table_h)};
   ImGui::BeginGroup();
   LineChart("cache", series, o);
   fits_table(lines, fits, chart_w, numbers);
   ImGui::EndGroup();
   if (side_by_side) ImGui::SameLine(0, 16);
   const std::string bars_title =
-      "Every model at " + format_unit(static_cast<double>(state.models.context), AxisUnit::Tokens) + " tokens";
+      "Every model at " + format_unit(static_cast<double>(state.models.context), NumberUnit::Tokens) + " tokens";
   if (page_here) {
     ImGui::End();
     return;
@@ -361,7 +363,7 @@ void MemoryPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   }
   BarChartOptions b;
   b.title = bars_title;
-  b.unit = AxisUnit::DecimalBytes;
+  b.unit = NumberUnit::DecimalBytes;
   b.scale = AxisScale::Log10;  // sizes span orders of magnitude; on a linear axis the small ones vanish
   b.references = references;
   const float bars_h = (static_cast<float>(bars.size()) + 4.5f) * ImGui::GetTextLineHeightWithSpacing();

@@ -385,8 +385,7 @@ void head_grid_label(AppState& state, int l) {
   if (current) ImGui::PopStyleColor();
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Keep layer %d's heads whole (the others are shown in blocks)", l);
   if (clicked)
-    if (const std::optional<std::string> why = state.model_doc.show_layer(l))
-      state.message = "Layer not shown: " + *why;
+    if (const std::optional<std::string> why = state.model_doc.show_layer(l)) state.say("Layer not shown: " + *why);
 }
 
 // A thumbnail's caption: over a layer's first head its label (head_grid_label), then the head's number, shortened to
@@ -492,7 +491,7 @@ void predictions(AppState& state, float width) {
   for (const Prediction& p : top_predictions(t, m.vocab, position, kShownPredictions))
     bars.push_back({p.token, p.probability, accent_colour(), ""});
   BarChartOptions b;
-  b.unit = AxisUnit::Probability;
+  b.unit = NumberUnit::Probability;
   b.size = {width, 0};
   // Within what is in sight below, where it starts in sight: the axis under the bars is read too. The column's
   // height before it ends between items: a chart sized to the shortened one would keep it short.

@@ -21,14 +21,14 @@ constexpr int kVocabButtons = 64;  // a larger vocabulary is typed
 // One edit of the model, one undo step per widget gesture; a refusal says why in the status line.
 bool apply_model_edit(AppState& state, const std::function<void(ModelInput&)>& change) {
   const std::optional<std::string> failed = state.model_doc.edit(change, ImGui::GetActiveID());
-  if (failed) state.message = *failed;
+  if (failed) state.say(*failed);
   return !failed;
 }
 
 // New tokens: the weights stay as drawn.
 void apply_tokens(AppState& state, std::vector<std::string> tokens) {
   if (const std::optional<std::string> failed = state.model_doc.edit_tokens(std::move(tokens), ImGui::GetActiveID()))
-    state.message = *failed;
+    state.say(*failed);
 }
 
 // A change of shape: the weights that no longer fit are drawn from the seed, and the status line says which.
@@ -151,7 +151,7 @@ void model_weight_section(AppState& state, const std::string& name, const Matrix
   if (!e) return;
   if (const std::optional<std::string> failed =
           state.model_doc.edit_weight(slot, with_cell(value, e), ImGui::GetActiveID()))
-    state.message = *failed;
+    state.say(*failed);
 }
 
 void model_weights_section(AppState& state) {

@@ -132,7 +132,7 @@ TrainChart page_chart(const AppState& state) {
 Axis step_axis(const AppState& state, bool page_chart) {
   const int last = page_chart ? std::max(state.trainer.step_count(), 25) : std::max(state.trainer.settings().steps, 1);
   // No title: the timeline above counts the steps, and the line it would take is the head labels' room.
-  Axis a = nice_axis(0, last, AxisScale::Linear, AxisUnit::Plain, "");
+  Axis a = nice_axis(0, last, AxisScale::Linear, NumberUnit::Plain, "");
   if (page_chart) a.hi = last;
   return a;
 }
@@ -180,7 +180,7 @@ void loss_chart(const AppState& state, ImVec2 size, bool page_chart) {
   // batch curve, which runs past it.
   o.flags = LineChartFlags_NoLegend | (page_chart ? LineChartFlags_PageChart : 0);
   o.x = step_axis(state, page_chart);
-  o.y = padded(nice_axis(0, hi, AxisScale::Linear, AxisUnit::Plain, ""), 0.04);
+  o.y = padded(nice_axis(0, hi, AxisScale::Linear, NumberUnit::Plain, ""), 0.04);
   o.marks = marks;
   o.size = {size.x, size.y - ImGui::GetStyle().ItemSpacing.y};
   o.y_label_width = step_charts_label_width();
@@ -210,7 +210,7 @@ void score_chart(AppState& state, ImVec2 size, bool page_chart, int fixed = -1) 
   o.title = score_chart_title(kind);
   o.flags = LineChartFlags_NoLegend | (page_chart ? LineChartFlags_PageChart : 0);
   o.x = step_axis(state, page_chart);
-  o.y = padded({0, 1, AxisScale::Linear, AxisUnit::Probability, ""}, 0.04);  // scores are mean attention weights
+  o.y = padded({0, 1, AxisScale::Linear, NumberUnit::Probability, ""}, 0.04);  // scores are mean attention weights
   // The score's combo at the right of the title's line where both fit: the line under the chart goes to the plot.
   const float combo_w = TextWidth("duplicate-token") + ImGui::GetFrameHeight() + 2 * ImGui::GetStyle().FramePadding.x;
   ImGui::PushFont(title_font());

@@ -1,6 +1,7 @@
 #pragma once
-// The panels of the main window, one file each. Each reads AppState and changes it only through its
-// methods (edit, set_step, ...).
+// The panels of the main window, one file each. Each reads AppState and changes it only through its methods (edit,
+// set_step, show_view, say, ...), except its own view state (state.pipeline for the pipeline, state.model_view for
+// the Model view, ...), which it reads and writes as its own.
 #include <imgui.h>
 
 #include "ui/logic/app_state.h"

@@ -34,7 +34,7 @@ const ModelShape* PresetControls(AppState& state, bool context, bool dtype_and_b
     // it: over the grab it was hard to read from afar.
     int exponent =
         static_cast<int>(std::lround(std::log2(static_cast<double>(std::max<std::int64_t>(1024, s.context)))));
-    const std::string value = "context " + format_unit(std::ldexp(1.0, exponent), AxisUnit::Tokens);
+    const std::string value = "context " + format_unit(std::ldexp(1.0, exponent), NumberUnit::Tokens);
     SameLineIfFits(LabelledWidth(8 * em, "context 128k"), 24);
     ImGui::SetNextItemWidth(8 * em);
     if (ImGui::SliderInt("##context", &exponent, 10, 20, "")) s.context = std::int64_t{1} << exponent;
@@ -59,9 +59,8 @@ const ModelShape* PresetControls(AppState& state, bool context, bool dtype_and_b
            ? "latent " + std::to_string(it->latent_dim) + " + RoPE key " + std::to_string(it->rope_dim)
            : plural(it->kv_heads, "KV head")) +
       ", head_dim " + std::to_string(it->head_dim) + ".";
-  // Beside a lesson the source is the model's tooltip: its second line is the chart's room.
+  // Beside a lesson the source is only the model combo's tooltip: its second line here is the chart's room.
   TextDisabledWrapped(state.lesson.open() ? shape : shape + "  Source: " + it->source);
-  if (state.lesson.open() && ImGui::IsItemHovered()) ImGui::SetTooltip("Source: %s", it->source.c_str());
   return &*it;
 }
 

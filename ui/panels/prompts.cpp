@@ -114,7 +114,7 @@ namespace {
 // The answer that writes over the file the question is about: the document (or the model) saved there after all.
 void WriteOverButton(AppState& state, const SaveConflict& conflict, const char* label) {
   if (!ImGui::Button(label, {160, 0})) return;
-  state.save_conflict.reset();
+  state.close_save_conflict();
   if (conflict.model) save_model_document(state, conflict.path, SaveOver::Overwrite);
   else save_document(state, conflict.path, SaveOver::Overwrite);
   ImGui::CloseCurrentPopup();
@@ -129,7 +129,7 @@ void ReplaceFilePrompt(AppState& state) {
   WriteOverButton(state, conflict, "Replace");
   ImGui::SameLine();
   if (ImGui::Button("Cancel", {160, 0}) || key_pressed(Key::Escape, KeyMods_None, false)) {
-    state.save_conflict.reset();
+    state.close_save_conflict();
     ImGui::CloseCurrentPopup();
   }
   ImGui::EndPopup();
@@ -147,14 +147,14 @@ void SaveConflictPrompt(AppState& state, AppWindowState& window) {
   WriteOverButton(state, conflict, "Overwrite");
   ImGui::SameLine();
   if (ImGui::Button("Save as\u2026", {160, 0})) {
-    state.save_conflict.reset();
+    state.close_save_conflict();
     if (conflict.model) SaveModel(state, window, true);
     else SaveDocument(state, window, true);
     ImGui::CloseCurrentPopup();
   }
   ImGui::SameLine();
   if (ImGui::Button("Cancel", {160, 0}) || key_pressed(Key::Escape, KeyMods_None, false)) {
-    state.save_conflict.reset();
+    state.close_save_conflict();
     ImGui::CloseCurrentPopup();
   }
   ImGui::EndPopup();

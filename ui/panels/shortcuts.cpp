@@ -30,8 +30,8 @@ void display_keys(AppState& state) {
   if (key_pressed(Key::Zero, KeyMods_Ctrl, false)) d.set_zoom(1.0f);
   if (key_pressed(Key::F5, KeyMods_None, false)) d.presentation = !d.presentation;
   if (key_pressed(Key::F11, KeyMods_None, false)) d.fullscreen = !d.fullscreen;
-  if (key_pressed(Key::F1, KeyMods_None, false)) state.show_help = !state.show_help;
-  if (key_pressed(Key::Escape, KeyMods_None, false)) state.show_help = false;
+  if (key_pressed(Key::F1, KeyMods_None, false)) state.set_help_shown(!state.show_help);
+  if (key_pressed(Key::Escape, KeyMods_None, false)) state.set_help_shown(false);
 }
 
 // A lesson turns pages with PageUp/PageDown, whatever the view.

@@ -96,7 +96,7 @@ bool on_a_line(float x, float w, std::span<const float> lines) { return clear_of
 // outside), then the note, shortened to fit; text that would still lie on a reference line moves on past it.
 // Bars run right from `base`, or left for negative values, and their text follows them.
 void draw_value_and_note(ImDrawList* dl, const Bar& b, float base, float end, float y, float left, float right,
-                         AxisUnit unit, std::span<const float> lines) {
+                         NumberUnit unit, std::span<const float> lines) {
   const std::string value = format_value(b.value, unit);
   const float w = TextWidth(value);
   const bool rightward = end >= base;
@@ -126,7 +126,7 @@ void draw_value_and_note(ImDrawList* dl, const Bar& b, float base, float end, fl
 
 // The widest plot that still leaves each bar room for its value and note after its end, but never
 // less than half of what there is (notes are shortened then), and room for the last tick label.
-float plot_width(std::span<const Bar> bars, const Axis& axis, AxisUnit unit, float avail) {
+float plot_width(std::span<const Bar> bars, const Axis& axis, NumberUnit unit, float avail) {
   float width = avail - TextWidth(format_unit(axis.hi, unit)) / 2;
   for (const Bar& b : bars) {
     const float f =
@@ -138,7 +138,7 @@ float plot_width(std::span<const Bar> bars, const Axis& axis, AxisUnit unit, flo
   return std::max(width, avail / 2);
 }
 
-void bar_tooltip(const Bar& b, AxisUnit unit) {
+void bar_tooltip(const Bar& b, NumberUnit unit) {
   ImGui::BeginTooltip();
   ImGui::TextUnformatted(b.label.c_str());
   ImGui::TextUnformatted(format_exact(b.value, unit).c_str());

@@ -22,7 +22,7 @@ struct Bar {
 
 struct BarChartOptions {
   AxisScale scale = AxisScale::Linear;  // linear bars start at 0, log bars at the axis' lower end
-  AxisUnit unit = AxisUnit::Bytes;
+  NumberUnit unit = NumberUnit::Bytes;
   ImVec2 size = {0, 0};  // 0: the available width; height as the bars need (a given height spaces them out)
   float max_height = 0;  // past 0: the rows close up (to a line and a little) to stay within it
   std::string title;
