@@ -12,8 +12,10 @@
 
 #include "app/gui/user_files.h"
 #include "core/io/batches_json.h"
+#include "core/io/checkpoint_config.h"
 #include "core/io/json_fields.h"
 #include "core/io/presets_json.h"
+#include "core/io/safetensors.h"
 #include "core/memory_budget.h"
 #include "fuzz/fuzz_scenario_body.h"
 #include "ui/logic/document_files.h"
@@ -34,12 +36,12 @@ void check_file(bool cond, const std::string& what) {
 
 // The readers of settings, recovery and lessons take a path: a folder of this process's own, emptied after each
 // input (a reader may move a damaged file aside).
-std::filesystem::path fuzz_file(std::string_view text) {
+std::filesystem::path fuzz_file(std::string_view text, const char* name = "input.json") {
   static const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("attn-fuzz-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  const std::filesystem::path file = dir / "input.json";
+  const std::filesystem::path file = dir / name;
   std::ofstream(file, std::ios::binary).write(text.data(), static_cast<std::streamsize>(text.size()));
   return file;
 }
@@ -82,6 +84,30 @@ void fuzz_batches(std::string_view text) {
     }
 }
 
+// A safetensors file that opens holds tensors whose bytes lie in the file, as many as dtype and shape say, and every
+// one of them reads or is refused by name.
+void fuzz_safetensors(std::string_view bytes) {
+  const auto f = SafetensorsFile::open(fuzz_file(bytes, "input.safetensors"), limits::kDefaultMemoryBudget);
+  for (const StoredTensor& t : f->tensors()) {
+    check_file(t.end >= t.begin && t.end <= bytes.size(), "tensor " + t.name + "'s bytes outside the file");
+    check_file((t.end - t.begin) * 8 == t.elements() * static_cast<std::uint64_t>(dtype_bits(t.dtype)),
+               "tensor " + t.name + "'s bytes disagree with its shape");
+    if (!is_readable_dtype(t.dtype)) continue;
+    std::vector<double> values(t.elements());
+    try {
+      f->read(t, values);
+    } catch (const InputError&) {  // a weight that is not finite
+    }
+  }
+}
+
+void fuzz_config(std::string_view text) {
+  const CheckpointConfig c = parse_checkpoint_config(text);
+  check_file(c.heads >= 1 && c.kv_heads >= 1 && c.heads % c.kv_heads == 0, "heads not a multiple of kv_heads");
+  check_file(c.head_dim >= 1 && c.d_model >= 1 && c.layers >= 1 && c.vocab >= 1, "a size below 1");
+  check_file(c.family == ModelFamily::Gpt2 || c.head_dim % 2 == 0, "an odd head_dim with RoPE");
+}
+
 }  // namespace
 
 int fuzz_one_input(const std::uint8_t* data, std::size_t size) {
@@ -95,6 +121,8 @@ int fuzz_one_input(const std::uint8_t* data, std::size_t size) {
       case 'l': fuzz_lesson(rest); return 0;
       case 'p': fuzz_presets(rest); return 0;
       case 'b': fuzz_batches(rest); return 0;
+      case 't': fuzz_safetensors(rest); return 0;
+      case 'c': fuzz_config(rest); return 0;
       default: return fuzz_one_scenario(data, size);
     }
   } catch (const InputError& e) {

@@ -13,6 +13,7 @@
 #include "ui/logic/layout_check.h"
 #include "ui/logic/line_style.h"
 
+using namespace attn;
 using namespace attn::ui;
 
 namespace {

@@ -14,6 +14,7 @@
 
 using nlohmann::json;
 namespace fs = std::filesystem;
+using namespace attn;
 using namespace attn::test;
 
 namespace {

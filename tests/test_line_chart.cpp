@@ -11,6 +11,7 @@
 #include "ui/widgets/text.h"
 #include "ui/widgets/theme.h"
 
+using namespace attn;
 using namespace attn::ui;
 
 namespace {
