@@ -16,6 +16,7 @@
 #include "core/io/json_fields.h"
 #include "core/io/presets_json.h"
 #include "core/io/safetensors.h"
+#include "core/io/tokenizer_json.h"
 #include "core/memory_budget.h"
 #include "fuzz/fuzz_scenario_body.h"
 #include "ui/logic/document_files.h"
@@ -108,6 +109,20 @@ void fuzz_config(std::string_view text) {
   check_file(c.family == ModelFamily::Gpt2 || c.head_dim % 2 == 0, "an odd head_dim with RoPE");
 }
 
+// A tokenizer that reads encodes any text into ids of its vocabulary, one piece each, or refuses it by name.
+void fuzz_tokenizer(std::string_view text) {
+  const Tokenizer t = parse_tokenizer_json(text);
+  for (const char* sample : {"The cat sat on the mat.", "  e\u0301 12\n\u732B <s>x</s>", ""}) {
+    try {
+      const Encoding e = encode(t, sample);
+      check_file(e.ids.size() == e.pieces.size(), "ids and pieces differ in number");
+      for (const int id : e.ids)
+        check_file(id >= 0 && id < t.vocab_size(), "token id " + std::to_string(id) + " outside the vocabulary");
+    } catch (const InputError&) {  // a character outside a vocabulary without an unknown token
+    }
+  }
+}
+
 }  // namespace
 
 int fuzz_one_input(const std::uint8_t* data, std::size_t size) {
@@ -123,6 +138,7 @@ int fuzz_one_input(const std::uint8_t* data, std::size_t size) {
       case 'b': fuzz_batches(rest); return 0;
       case 't': fuzz_safetensors(rest); return 0;
       case 'c': fuzz_config(rest); return 0;
+      case 'k': fuzz_tokenizer(rest); return 0;
       default: return fuzz_one_scenario(data, size);
     }
   } catch (const InputError& e) {

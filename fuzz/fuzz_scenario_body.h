@@ -14,7 +14,8 @@ namespace attn::fuzz {
 int fuzz_one_scenario(const std::uint8_t* data, std::size_t size);
 
 // One input of the fuzz target (fuzz_files.cpp): its first byte picks the reader -- 's' settings, 'r' recovery,
-// 'l' lesson, 'p' presets, 'b' batches (of a five-token model), 't' a safetensors file, 'c' a model's config.json, the
+// 'l' lesson, 'p' presets, 'b' batches (of a five-token model), 't' a safetensors file, 'c' a model's config.json, 'k' a
+// tokenizer.json, the
 // rest of the bytes being the file; any other
 // first byte (a JSON document starts with '{', '[' or a space) makes the whole input a scenario or model file.
 int fuzz_one_input(const std::uint8_t* data, std::size_t size);

@@ -12,6 +12,8 @@ PACKAGES=(
   libeigen3-dev                # linear algebra in the engine
   libopenblas-pthread-dev      # OpenBLAS: Eigen's matrix products run on its kernels
   nlohmann-json3-dev           # scenario files and the JSON trace
+  libpcre2-dev                 # PCRE2: tokenizers' split patterns (\p{L}, (?!\S)) run as written, on real Unicode
+  libutf8proc-dev              # utf8proc: Unicode normalisation (NFC) as tokenizers ask for it
   libimgui-dev libstb-dev      # Dear ImGui 1.86 with its GLFW and OpenGL 3 backends; stb writes PNG
   libglfw3-dev libgl-dev       # the window and its OpenGL context
   fonts-dejavu-core            # DejaVu Sans: crisp text with the math glyphs

@@ -8,6 +8,9 @@
 #   scripts/test.sh --quick   only the first, while developing
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+# Node and npm run the tokenizer's references (tests/crosscheck/tokenizer_crosscheck.py installs them from npm into
+# the build folder). A machine with another vendor's nodejs has npm already, and Debian's npm would conflict with it.
+command -v npm >/dev/null || install_packages nodejs npm
 
 ctest --test-dir "$BUILD" --output-on-failure -j "$(nproc)"
 [[ "${1:-}" == --quick ]] && exit 0

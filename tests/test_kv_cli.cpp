@@ -394,7 +394,8 @@ TEST_CASE("kv usage errors: a clear message on stderr, nothing on stdout, exit 2
        "attention-lab: kv: --preset cannot be combined with shape options (found --kv-heads); give either a preset "
        "or a whole shape\n"},
       {{"kv"},
-       "attention-lab: kv: give a model: --preset NAME (see attention-lab kv --list) or a shape with --layers, "
+       "attention-lab: kv: give a model: a Hugging Face model's FOLDER, --preset NAME (see attention-lab kv --list) or "
+       "a shape with --layers, "
        "--heads, --kv-heads and --head-dim\n"},
       {typed({}),
        "attention-lab: kv: missing --kv-heads (the number of key/value heads: they, not the query heads, set the "
@@ -432,7 +433,12 @@ TEST_CASE("kv usage errors: a clear message on stderr, nothing on stdout, exit 2
       {{"kv", "--preset"}, "attention-lab: --preset: missing value\n"},
       {{"kv", "--frobnicate"}, "attention-lab: kv: unknown option '--frobnicate' (see attention-lab --help)\n"},
       {{"kv", "llama-3-70b"},
-       "attention-lab: kv: unexpected argument 'llama-3-70b' (options start with --; see attention-lab --help)\n"},
+       "attention-lab: kv: 'llama-3-70b' is not a folder (a model's folder holds config.json; a preset is --preset "
+       "NAME, see attention-lab kv --list)\n"},
+      {{"kv", "a", "b"},
+       "attention-lab: kv: unexpected argument 'b' (options start with --; see attention-lab --help)\n"},
+      {{"kv", ".", "--preset", "gpt-2-small"},
+       "attention-lab: kv: a model's folder is a complete shape, so it cannot be combined with --preset\n"},
   };
   for (const auto& [args, message] : cases) {
     std::string typed_line;
@@ -448,7 +454,7 @@ TEST_CASE("kv usage errors: a clear message on stderr, nothing on stdout, exit 2
 TEST_CASE("--help documents kv and its options") {
   const Run r = run({"--help"});
   for (const char* option :
-       {"attention-lab kv (--preset NAME", "--layers L --heads H --kv-heads G --head-dim D",
+       {"attention-lab kv (FOLDER | --preset NAME", "config.json", "--layers L --heads H --kv-heads G --head-dim D",
         "--latent-dim C [--rope-dim R]", "--window W [--local-layers A --global-layers B]", "--seq N",
         "1 .. 1,073,741,824 (default 32,768)", "--batch B", "--dtype T", "--compare", "--list", "--presets FILE",
         "ATTENTION_LAB_ASSETS",
@@ -483,4 +489,34 @@ TEST_CASE("a cache size reads the same in the kv report, a chart's bar and toolt
   CHECK(cli::bytes_text(3120562176ull) == format_exact(bytes, NumberUnit::Bytes));
   CHECK(tick_text(10737418240.0, NumberUnit::Bytes, 3) == "10 GiB");  // a tick at a round value drops its zeros
   CHECK(percent(1, 8) == percent_text(0.125));
+}
+
+TEST_CASE("kv FOLDER: the cache of a Hugging Face model from its config.json") {
+  const fs::path hub = attn::test::fresh_dir("kv-folder") / "models--HuggingFaceTB--SmolLM2-135M" / "snapshots" / "abc";
+  fs::create_directories(hub);
+  std::ofstream(hub / "config.json")
+      << R"({"model_type":"llama","hidden_size":576,"intermediate_size":1536,"num_attention_heads":9,)"
+         R"("num_hidden_layers":30,"num_key_value_heads":3,"vocab_size":49152,"tie_word_embeddings":true})";
+  const Run r = run({"kv", hub.string(), "--seq", "8192", "--json"});
+  REQUIRE(r.code == 0);
+  const json j = json::parse(r.out);
+  CHECK(j["model"]["name"] == "HuggingFaceTB/SmolLM2-135M");
+  CHECK(j["model"]["variant"] == "gqa");
+  CHECK(j["model"]["kv_heads"] == 3);
+  CHECK(j["model"]["head_dim"] == 64);
+  // 2 (K and V) x 30 layers x 3 KV heads x 64 x 2 bytes (bf16) = 23,040 bytes a token; 8,192 tokens.
+  CHECK(j["bytes_per_token"] == 23040);
+  CHECK(j["total_bytes"] == 23040ull * 8192);
+  const fs::path mistral = attn::test::fresh_dir("kv-mistral");
+  std::ofstream(mistral / "config.json") << R"({"model_type":"mistral","hidden_size":4096,"num_attention_heads":32,)"
+                                            R"("num_key_value_heads":8,"num_hidden_layers":32,"sliding_window":4096})";
+  const Run m = run({"kv", mistral.string(), "--seq", "32768"});
+  CHECK(m.code == 0);
+  CHECK(contains(m.out, "sliding window of 4,096 tokens"));
+  std::ofstream(mistral / "config.json") << R"({"model_type":"bert"})";
+  const Run bert = run({"kv", mistral.string()});
+  CHECK(bert.code == 2);
+  CHECK(bert.err == "attention-lab: " + mistral.string() +
+                        ": config.json: model_type: bert: not a causal language model the lab reads; it reads gpt2, "
+                        "llama, qwen2, mistral\n");
 }

@@ -106,7 +106,7 @@ TEST_CASE("every readable dtype, aligned or not, read into float64 row-major") {
   }
 }
 
-TEST_CASE("empty tensors, an empty header and other dtypes open; other dtypes are refused when read") {
+TEST_CASE("empty tensors, an empty header and other dtypes open, which are refused when read") {
   const auto path = write_safetensors(
       "int.safetensors",
       R"({"e":{"dtype":"F32","shape":[0,4],"data_offsets":[0,0]},"i":{"dtype":"I8","shape":[2],"data_offsets":[0,2]}})",
@@ -235,8 +235,8 @@ TEST_CASE("a sharded checkpoint: the tensors its index names, from the shards it
   shard(folder, "model-00001-of-000002.safetensors", "a", 1.0f);
   shard(folder, "model-00002-of-000002.safetensors", "b", 2.0f);
   write_index_text(folder / "model.safetensors.index.json",
-             R"({"metadata":{"total_size":8},"weight_map":{"b":"model-00002-of-000002.safetensors",)"
-             R"("a":"model-00001-of-000002.safetensors"}})");
+                   R"({"metadata":{"total_size":8},"weight_map":{"b":"model-00002-of-000002.safetensors",)"
+                   R"("a":"model-00001-of-000002.safetensors"}})");
   const CheckpointWeights w = CheckpointWeights::open(folder, 1 << 30);
   CHECK(w.names() == std::vector<std::string>{"a", "b"});
   CHECK(w.files().size() == 2);
@@ -257,9 +257,8 @@ TEST_CASE("a single model.safetensors, and a folder with no safetensors") {
   const auto empty = model_folder("pickle");
   write_index_text(empty / "pytorch_model.bin", "not read");
   CHECK(checkpoint_error(empty) ==
-        empty.string() +
-            ": no model.safetensors or model.safetensors.index.json: the lab reads a model's "
-            "weights from safetensors files (pytorch_model.bin is a pickle it does not run)");
+        std::string("no model.safetensors or model.safetensors.index.json: the lab reads a model's "
+                    "weights from safetensors files (pytorch_model.bin is a pickle it does not run)"));
 }
 
 TEST_CASE("an index's refusals: its form, shard names leading out of the folder, missing shards and tensors") {

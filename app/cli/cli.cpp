@@ -22,6 +22,7 @@ void print_help(std::ostream& out, std::string_view window_usage) {
       << kOnlineHelp << "\n"
       << kRunHelp << "\n"
       << kTrainHelp << "\n"
+      << kTokenizeHelp << "\n"
       << kKvHelp << "\nEvery command, and the window, takes:\n"
       << kMemoryBudgetHelp
       << "\nattention-lab --help       this text\n"
@@ -34,7 +35,7 @@ void print_help(std::ostream& out, std::string_view window_usage) {
 
 bool is_cli_command(std::string_view first) {
   for (const std::string_view command :
-       {"trace", "decode", "online", "kv", "run", "train", "help", "--help", "-h", "--version"})
+       {"trace", "decode", "online", "kv", "run", "train", "tokenize", "help", "--help", "-h", "--version"})
     if (first == command) return true;
   return false;
 }
@@ -59,6 +60,7 @@ int dispatch(std::span<const std::string> args, std::ostream& out, std::ostream&
     if (args[0] == "kv") return kv_command(words, out, err);
     if (args[0] == "run") return run_command(words, out, err, budget);
     if (args[0] == "train") return train_command(words, out, err, budget);
+    if (args[0] == "tokenize") return tokenize_command(words, out, err, budget);
     throw UsageError("unknown command '" + args[0] + "' (see attention-lab --help)");
   } catch (const UsageError& e) {
     err << "attention-lab: " << e.what() << '\n';

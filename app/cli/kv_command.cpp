@@ -10,6 +10,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/kv_report.h"
 #include "app/cli/units.h"
+#include "core/io/checkpoint_config.h"
 #include "core/io/presets_json.h"
 #include "core/text_format.h"
 #include "core/validate.h"
@@ -17,10 +18,12 @@
 namespace attn::cli {
 
 const char* const kKvHelp =
-    "attention-lab kv (--preset NAME | --layers L --heads H --kv-heads G --head-dim D) [options]\n"
+    "attention-lab kv (FOLDER | --preset NAME | --layers L --heads H --kv-heads G --head-dim D) [options]\n"
     "  The KV cache a model needs: numbers cached per token per layer, bytes per token, and the total for\n"
     "  a sequence; with sliding-window layers (Gemma 3, Mistral 7B) both the real, window-aware total and\n"
     "  the total if every layer kept every token.\n"
+    "  FOLDER            a Hugging Face model's folder: the shape its config.json gives (GPT-2, Llama, Qwen2,\n"
+    "                    Mistral), with its sliding window\n"
     "  --preset NAME     a published model (see --list); a preset is a complete shape, so it cannot be\n"
     "                    combined with the shape options below (that is an error, not an override)\n"
     "  --layers L --heads H --kv-heads G --head-dim D\n"
@@ -47,6 +50,7 @@ namespace fs = std::filesystem;
 
 struct KvOptions {
   std::optional<std::string> preset;
+  std::optional<std::string> folder;  // a Hugging Face model's
   std::optional<std::string> presets_file;
   bool list = false;
   bool json = false;
@@ -138,6 +142,7 @@ KvOptions parse_kv_args(std::span<const std::string> words) {
       o.dtype = *d;
       o.run_options.push_back(word);
     } else if (word.starts_with("--")) throw UsageError("kv: unknown option '" + word + "' (see attention-lab --help)");
+    else if (!o.folder) o.folder = word;
     else throw UsageError("kv: unexpected argument '" + word + "' (options start with --; see attention-lab --help)");
   }
   if (o.list && (o.preset || !o.shape_options.empty() || !o.run_options.empty())) {
@@ -149,6 +154,11 @@ KvOptions parse_kv_args(std::span<const std::string> words) {
   if (o.preset && !o.shape_options.empty())
     throw UsageError("kv: --preset cannot be combined with shape options (found " + o.shape_options[0] +
                      "); give either a preset or a whole shape");
+  if (o.folder && (o.preset || o.list || !o.shape_options.empty()))
+    throw UsageError("kv: a model's folder is a complete shape, so it cannot be combined with " +
+                     std::string(o.preset ? "--preset"
+                                 : o.list ? "--list"
+                                          : o.shape_options[0]));
   return o;
 }
 
@@ -219,6 +229,20 @@ ModelShape shape_from_options(const KvOptions& o) {
   return m;
 }
 
+// A model folder's name: "org/name" for a snapshot in the Hugging Face cache (models--org--name/snapshots/REV),
+// else the folder's own name.
+std::string model_name(const fs::path& folder) {
+  const fs::path f =
+      folder.lexically_normal().has_filename() ? folder.lexically_normal() : folder.lexically_normal().parent_path();
+  const std::string repo = f.parent_path().parent_path().filename().string();
+  if (f.parent_path().filename() == "snapshots" && repo.starts_with("models--")) {
+    std::string id = repo.substr(8);
+    for (std::size_t at = id.find("--"); at != std::string::npos; at = id.find("--", at + 1)) id.replace(at, 2, "/");
+    return escaped_text(id);
+  }
+  return shown_path(f.filename());
+}
+
 fs::path presets_path(const KvOptions& o) {
   if (o.presets_file) return *o.presets_file;
   return assets_dir() / "presets" / "models.json";
@@ -255,12 +279,25 @@ int kv_command(std::span<const std::string> words, std::ostream& out, std::ostre
     out << "Usage:\n" << kKvHelp;
     return kExitOk;
   }
-  if (!o.list && !o.preset && o.shape_options.empty())
+  if (!o.list && !o.preset && !o.folder && o.shape_options.empty())
     throw UsageError(
-        "kv: give a model: --preset NAME (see attention-lab kv --list) or a shape with --layers, "
-        "--heads, --kv-heads and --head-dim");
+        "kv: give a model: a Hugging Face model's FOLDER, --preset NAME (see attention-lab kv --list) or a shape "
+        "with --layers, --heads, --kv-heads and --head-dim");
   KvRequest r;
-  if (o.list || o.preset) {
+  if (o.folder) {
+    std::error_code ec;
+    if (!fs::is_directory(*o.folder, ec))
+      throw UsageError("kv: '" + escaped_text(*o.folder) +
+                       "' is not a folder (a model's folder holds config.json; a preset is --preset NAME, see "
+                       "attention-lab kv --list)");
+    try {
+      r.model = kv_shape(read_checkpoint_config(*o.folder, limits::kDefaultMemoryBudget), model_name(*o.folder),
+                         "config.json of " + shown_path(*o.folder));
+    } catch (const InputError& e) {
+      err << "attention-lab: " << shown_path(*o.folder) << ": " << e.what() << '\n';
+      return kExitBadInput;
+    }
+  } else if (o.list || o.preset) {
     const auto presets = load_presets(o, err);
     if (!presets) return kExitBadInput;
     if (o.list) {

@@ -27,44 +27,10 @@ constexpr std::array<FamilyName, 4> kFamilies{{{ModelFamily::Gpt2, "gpt2", "GPT2
                                                {ModelFamily::Qwen2, "qwen2", "Qwen2ForCausalLM"},
                                                {ModelFamily::Mistral, "mistral", "MistralForCausalLM"}}};
 
-// The keys of one object, read with transformers' defaults for the ones it leaves out; null reads as left out (as
-// transformers writes n_inner, sliding_window and rope_scaling when unset).
-struct ConfigKeys {
-  const json& j;
-  std::string prefix;  // "rope_scaling." inside a nested object
-
-  const json* find(std::string_view key) const {
-    const auto it = j.find(std::string(key));
-    return it == j.end() || it->is_null() ? nullptr : &*it;
-  }
-  std::string field(std::string_view key) const { return prefix + std::string(key); }
-  int integer(std::string_view key, std::int64_t fallback, std::int64_t lo = 1) const {
-    const json* v = find(key);
-    if (!v) return static_cast<int>(fallback);
-    if (!v->is_number_integer())
-      throw InputError(field(key), "expected a whole number but found " + describe_found(*v));
-    return static_cast<int>(integer_within(*v, lo, kMaxConfigSize, field(key)));
-  }
-  double number(std::string_view key, double fallback) const {
-    const json* v = find(key);
-    if (!v) return fallback;
-    if (!v->is_number() || !(v->get<double>() > 0) || !std::isfinite(v->get<double>()))
-      throw InputError(field(key), "expected a number above 0 but found " + describe_found(*v));
-    return v->get<double>();
-  }
-  bool boolean(std::string_view key, bool fallback) const {
-    const json* v = find(key);
-    if (!v) return fallback;
-    if (!v->is_boolean()) throw InputError(field(key), "expected true or false but found " + describe_found(*v));
-    return v->get<bool>();
-  }
-  std::string text(std::string_view key, std::string fallback) const {
-    const json* v = find(key);
-    if (!v) return fallback;
-    if (!v->is_string()) throw InputError(field(key), "expected a string but found " + describe_found(*v));
-    return v->get<std::string>();
-  }
-};
+// A size from a config: at least 1 (0 for a layer index), at most what an int holds.
+int config_int(const ForeignFields& c, std::string_view key, std::int64_t fallback, std::int64_t lo = 1) {
+  return static_cast<int>(c.integer(key, fallback, lo, kMaxConfigSize));
+}
 
 std::string families_read() {
   std::string s;
@@ -73,7 +39,7 @@ std::string families_read() {
 }
 
 // model_type, or the first of architectures when a config has none.
-ModelFamily family_of(const ConfigKeys& c) {
+ModelFamily family_of(const ForeignFields& c) {
   if (c.find("model_type")) {
     const std::string t = c.text("model_type", "");
     for (const FamilyName& f : kFamilies)
@@ -94,14 +60,14 @@ ModelFamily family_of(const ConfigKeys& c) {
 }
 
 // GPT2Config's keys and defaults (transformers' configuration_gpt2.py).
-void read_gpt2(const ConfigKeys& c, CheckpointConfig& m) {
-  m.d_model = c.integer("n_embd", 768);
-  m.heads = c.integer("n_head", 12);
-  m.layers = c.integer("n_layer", 12);
-  m.max_positions = c.integer("n_positions", 1024);
-  m.vocab = c.integer("vocab_size", 50257);
-  m.norm_eps = c.number("layer_norm_epsilon", 1e-5);
-  m.d_ff = c.integer("n_inner", 4 * static_cast<std::int64_t>(m.d_model));
+void read_gpt2(const ForeignFields& c, CheckpointConfig& m) {
+  m.d_model = config_int(c, "n_embd", 768);
+  m.heads = config_int(c, "n_head", 12);
+  m.layers = config_int(c, "n_layer", 12);
+  m.max_positions = config_int(c, "n_positions", 1024);
+  m.vocab = config_int(c, "vocab_size", 50257);
+  m.norm_eps = c.positive("layer_norm_epsilon", 1e-5);
+  m.d_ff = config_int(c, "n_inner", 4 * static_cast<std::int64_t>(m.d_model));
   const std::string act = c.text("activation_function", "gelu_new");
   if (act != "gelu_new" && act != "gelu_pytorch_tanh")
     throw InputError("activation_function",
@@ -116,14 +82,14 @@ void read_gpt2(const ConfigKeys& c, CheckpointConfig& m) {
 // rope_scaling (or transformers 5's rope_parameters): none, "default", or llama3's.
 void read_rope_scaling(const json& s, const std::string& key, CheckpointConfig& m) {
   if (!s.is_object()) throw InputError(key, "expected an object but found " + describe_found(s));
-  const ConfigKeys r{s, key + "."};
+  const ForeignFields r{s, key + "."};
   const std::string type = r.find("rope_type") ? r.text("rope_type", "") : r.text("type", "default");
   if (type == "default") return;
   if (type != "llama3")
     throw InputError(key + ".rope_type", "\"" + escaped_text(type) +
                                              "\" is a scaling the lab does not compute; it computes llama3's or none");
-  m.llama3 = Llama3Scaling{r.number("factor", 8), r.number("low_freq_factor", 1), r.number("high_freq_factor", 4),
-                           r.integer("original_max_position_embeddings", 8192)};
+  m.llama3 = Llama3Scaling{r.positive("factor", 8), r.positive("low_freq_factor", 1), r.positive("high_freq_factor", 4),
+                           config_int(r, "original_max_position_embeddings", 8192)};
   if (!(m.llama3->high_freq_factor > m.llama3->low_freq_factor))
     throw InputError(key + ".high_freq_factor", "must be above low_freq_factor " +
                                                     general_number(m.llama3->low_freq_factor) + " but found " +
@@ -136,20 +102,20 @@ struct LlamaDefaults {
 };
 
 // LlamaConfig, Qwen2Config and MistralConfig's keys (transformers' configuration_*.py).
-void read_llama(const ConfigKeys& c, CheckpointConfig& m) {
+void read_llama(const ForeignFields& c, CheckpointConfig& m) {
   const LlamaDefaults d = m.family == ModelFamily::Qwen2     ? LlamaDefaults{151936, 22016, 32768, 32}
                           : m.family == ModelFamily::Mistral ? LlamaDefaults{32000, 14336, 131072, 8}
                                                              : LlamaDefaults{32000, 11008, 2048, -1};
-  m.d_model = c.integer("hidden_size", 4096);
-  m.d_ff = c.integer("intermediate_size", d.d_ff);
-  m.layers = c.integer("num_hidden_layers", 32);
-  m.heads = c.integer("num_attention_heads", 32);
-  m.kv_heads = c.integer("num_key_value_heads", d.kv_heads < 0 ? m.heads : d.kv_heads);
-  m.vocab = c.integer("vocab_size", d.vocab);
-  m.max_positions = c.integer("max_position_embeddings", d.max_positions);
-  m.norm_eps = c.number("rms_norm_eps", 1e-6);
+  m.d_model = config_int(c, "hidden_size", 4096);
+  m.d_ff = config_int(c, "intermediate_size", d.d_ff);
+  m.layers = config_int(c, "num_hidden_layers", 32);
+  m.heads = config_int(c, "num_attention_heads", 32);
+  m.kv_heads = config_int(c, "num_key_value_heads", d.kv_heads < 0 ? m.heads : d.kv_heads);
+  m.vocab = config_int(c, "vocab_size", d.vocab);
+  m.max_positions = config_int(c, "max_position_embeddings", d.max_positions);
+  m.norm_eps = c.positive("rms_norm_eps", 1e-6);
   m.tie_word_embeddings = c.boolean("tie_word_embeddings", false);
-  if (c.find("head_dim")) m.head_dim = c.integer("head_dim", 0);
+  if (c.find("head_dim")) m.head_dim = config_int(c, "head_dim", 0);
   else if (m.d_model % m.heads != 0)
     throw InputError("num_attention_heads", std::to_string(m.heads) + " does not divide hidden_size " +
                                                 std::to_string(m.d_model) + ", and the config gives no head_dim");
@@ -163,9 +129,9 @@ void read_llama(const ConfigKeys& c, CheckpointConfig& m) {
   if (act != "silu") throw InputError("hidden_act", "expected silu but found \"" + escaped_text(act) + "\"");
   m.attention_bias = c.boolean("attention_bias", false);
   m.mlp_bias = c.boolean("mlp_bias", false);
-  m.rope_theta = c.number("rope_theta", 10000);
+  m.rope_theta = c.positive("rope_theta", 10000);
   if (const json* p = c.find("rope_parameters")) {
-    m.rope_theta = ConfigKeys{*p, "rope_parameters."}.number("rope_theta", m.rope_theta);
+    m.rope_theta = ForeignFields{*p, "rope_parameters."}.positive("rope_theta", m.rope_theta);
     read_rope_scaling(*p, "rope_parameters", m);
   } else if (const json* s = c.find("rope_scaling")) {
     read_rope_scaling(*s, "rope_scaling", m);
@@ -173,11 +139,12 @@ void read_llama(const ConfigKeys& c, CheckpointConfig& m) {
 }
 
 // Mistral's window covers every layer; Qwen2's only with use_sliding_window, from max_window_layers on.
-void read_window(const ConfigKeys& c, CheckpointConfig& m) {
-  if (m.family == ModelFamily::Mistral && c.find("sliding_window")) m.sliding_window = c.integer("sliding_window", 0);
+void read_window(const ForeignFields& c, CheckpointConfig& m) {
+  if (m.family == ModelFamily::Mistral && c.find("sliding_window"))
+    m.sliding_window = config_int(c, "sliding_window", 0);
   if (m.family == ModelFamily::Qwen2 && c.boolean("use_sliding_window", false)) {
-    m.sliding_window = c.integer("sliding_window", 4096);
-    m.first_window_layer = c.integer("max_window_layers", 28, 0);
+    m.sliding_window = config_int(c, "sliding_window", 4096);
+    m.first_window_layer = config_int(c, "max_window_layers", 28, 0);
   }
 }
 
@@ -189,10 +156,32 @@ std::string_view to_string(ModelFamily f) {
   return "";
 }
 
+ModelShape kv_shape(const CheckpointConfig& c, std::string name, std::string source) {
+  ModelShape m;
+  m.name = std::move(name);
+  m.source = std::move(source);
+  m.variant = c.kv_heads == c.heads ? Variant::Mha : c.kv_heads == 1 ? Variant::Mqa : Variant::Gqa;
+  m.layers = c.layers;
+  m.d_model = c.d_model;
+  m.heads = c.heads;
+  m.kv_heads = c.kv_heads;
+  m.head_dim = c.head_dim;
+  if (c.sliding_window) {
+    if (c.first_window_layer > 0)
+      throw InputError("max_window_layers", "a window on layers " + std::to_string(c.first_window_layer) +
+                                                " and up only is not a pattern the cache report computes (it "
+                                                "computes windows on every layer, or on groups that repeat)");
+    m.window = *c.sliding_window;
+    m.local_layers = 1;
+    m.global_layers = 0;
+  }
+  return m;
+}
+
 CheckpointConfig parse_checkpoint_config(std::string_view text) {
   const json j = parse_json_document(text);
   if (!j.is_object()) throw InputError("", "expected a JSON object but found " + describe_found(j));
-  const ConfigKeys c{j, ""};
+  const ForeignFields c{j, ""};
   CheckpointConfig m;
   m.family = family_of(c);
   if (m.family == ModelFamily::Gpt2) read_gpt2(c, m);
@@ -205,7 +194,7 @@ CheckpointConfig read_checkpoint_config(const std::filesystem::path& folder, std
   const std::string label(kConfigFile);
   std::error_code ec;
   if (!std::filesystem::exists(folder / kConfigFile, ec))
-    throw InputError(shown_path(folder), "no config.json: a Hugging Face model folder holds one beside its weights");
+    throw InputError("", "no config.json: a Hugging Face model folder holds one beside its weights");
   try {
     return parse_checkpoint_config(read_document_file(folder / kConfigFile, 16u << 20, "a model's config", budget));
   } catch (const InputError& e) {

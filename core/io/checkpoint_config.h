@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/memory.h"
+
 namespace attn {
 
 enum class ModelFamily { Gpt2, Llama, Qwen2, Mistral };
@@ -37,6 +39,11 @@ struct CheckpointConfig {
   int first_window_layer = 0;
   bool tie_word_embeddings = false;  // as the config says; the weights decide (a file without lm_head is tied)
 };
+
+// The shape the KV cache reports read (core/memory.h): the model's attention as configured, named `name`. A window on
+// only some layers that do not repeat in groups (Qwen2's from max_window_layers on) is refused: InputError naming
+// max_window_layers.
+ModelShape kv_shape(const CheckpointConfig& c, std::string name, std::string source);
 
 // The config of `text` (config.json's contents); throws InputError naming the key, what was expected and what was
 // found, and for another kind of model its model_type ("bert: not a causal language model the lab reads; it reads

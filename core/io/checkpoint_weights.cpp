@@ -82,8 +82,7 @@ CheckpointWeights CheckpointWeights::open(const std::filesystem::path& folder, s
     }
     return w;
   }
-  if (!std::filesystem::exists(folder / kSingleWeightsFile, ec))
-    throw InputError(shown_path(folder), missing_weights_message(folder));
+  if (!std::filesystem::exists(folder / kSingleWeightsFile, ec)) throw InputError("", missing_weights_message(folder));
   w.files_.push_back(SafetensorsFile::open(folder / kSingleWeightsFile, budget));
   for (const StoredTensor& t : w.files_.front()->tensors())
     w.tensors_.emplace(t.name, FoundTensor{w.files_.front().get(), &t});

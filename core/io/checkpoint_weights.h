@@ -25,7 +25,8 @@ struct FoundTensor {
 
 class CheckpointWeights {
  public:
-  // Opens and checks every weights file of `folder`; throws InputError naming the file, and the tensor where one is at
+  // Opens and checks every weights file of `folder`; throws InputError naming the file (none for a folder without
+  // weights, which the caller names), and the tensor where one is at
   // fault: no weights file, an index that is not {"weight_map": {name: file}}, a shard name with a path separator or
   // "..", a missing shard, a tensor the index names but its shard does not hold. With an index, the tensors are the
   // ones it names (as Hugging Face loads them).

@@ -4,6 +4,7 @@
 #include "core/text_format.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <limits>
@@ -571,6 +572,48 @@ int JsonFields::integer(const char* key, int fallback, std::int64_t lo, std::int
   const json& v = at(key);
   if (!v.is_number_integer()) throw InputError(child(key), "expected an integer but found " + found(key));
   return static_cast<int>(integer_within(v, lo, hi, child(key)));
+}
+
+const json* ForeignFields::find(std::string_view key) const {
+  const auto it = j.find(std::string(key));
+  return it == j.end() || it->is_null() ? nullptr : &*it;
+}
+
+std::int64_t ForeignFields::integer(std::string_view key, std::int64_t fallback, std::int64_t lo,
+                                    std::int64_t hi) const {
+  const json* v = find(key);
+  if (!v) return fallback;
+  if (!v->is_number_integer()) throw InputError(field(key), "expected a whole number but found " + describe_found(*v));
+  return integer_within(*v, lo, hi, field(key));
+}
+
+double ForeignFields::positive(std::string_view key, double fallback) const {
+  const json* v = find(key);
+  if (!v) return fallback;
+  if (!v->is_number() || !(v->get<double>() > 0) || !std::isfinite(v->get<double>()))
+    throw InputError(field(key), "expected a number above 0 but found " + describe_found(*v));
+  return v->get<double>();
+}
+
+bool ForeignFields::boolean(std::string_view key, bool fallback) const {
+  const json* v = find(key);
+  if (!v) return fallback;
+  if (!v->is_boolean()) throw InputError(field(key), "expected true or false but found " + describe_found(*v));
+  return v->get<bool>();
+}
+
+std::string ForeignFields::text(std::string_view key, std::string fallback) const {
+  const json* v = find(key);
+  if (!v) return fallback;
+  if (!v->is_string()) throw InputError(field(key), "expected a string but found " + describe_found(*v));
+  return v->get<std::string>();
+}
+
+ForeignFields ForeignFields::object(std::string_view key) const {
+  const json* v = find(key);
+  if (!v || !v->is_object())
+    throw InputError(field(key), "expected an object but found " + (v ? describe_found(*v) : std::string("none")));
+  return {*v, field(key) + "."};
 }
 
 void JsonFields::only_for(const char* key, const std::string& owner, std::string_view actual) const {

@@ -101,6 +101,23 @@ nlohmann::json parse_json_document(std::string_view text, const RootKeys& root =
 enum class RootKeyFound { Present, Absent, OnlyWhitespace };
 RootKeyFound find_root_key(std::istream& in, std::string_view key);
 
+// The fields of an object another program wrote (a Hugging Face config.json or tokenizer.json): keys the lab does not
+// need are left alone, null reads as absent (as transformers writes an unset value), and a value of the wrong type or
+// range is refused naming its path: "n_head: expected a whole number but found string \"12\"".
+struct ForeignFields {
+  const nlohmann::json& j;
+  std::string path;  // what the keys are below: "" at the root, "model." inside "model"
+
+  const nlohmann::json* find(std::string_view key) const;  // nullptr when absent or null
+  std::string field(std::string_view key) const { return path + std::string(key); }
+  std::int64_t integer(std::string_view key, std::int64_t fallback, std::int64_t lo, std::int64_t hi) const;
+  double positive(std::string_view key, double fallback) const;  // a finite number above 0
+  bool boolean(std::string_view key, bool fallback) const;
+  std::string text(std::string_view key, std::string fallback) const;
+  // The object at `key`, required.
+  ForeignFields object(std::string_view key) const;
+};
+
 // The fields of one JSON object. Unknown keys are an error: they are usually typos.
 class JsonFields {
  public:

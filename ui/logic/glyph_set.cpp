@@ -77,7 +77,8 @@ constexpr char32_t kInterfaceSymbols[] = {
     0x21B5,                                                  // ↵
     0x2202, 0x2211, 0x2212, 0x221A, 0x221E, 0x2248, 0x2260,  // ∂ ∑ − √ ∞ ≈ ≠
     0x2264, 0x2265, 0x22C5, 0x22EE, 0x22EF,                  // ≤ ≥ ⋅ ⋮ ⋯
-    0x2423,                                                  // ␣, a space in the text task
+    0x2423,                                                  // ␣, a space in the text task and in tokens
+    0x2581,                                                  // ▁, sentencepiece's space in a piece
     0x25B6, 0x25B8, 0x25C0, 0x25C2,                          // ▶ ▸ ◀ ◂
     0x2714, 0x2718, 0x275A,                                  // ✔ ✘ ❚
     0xFFFD,                                                  // the replacement mark
