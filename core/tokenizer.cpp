@@ -157,7 +157,7 @@ std::vector<std::string> pre_tokenize(const PreTokenizer& p, std::vector<std::st
                              (p.prepend == PreTokenizer::Prepend::First && at_start && i == 0);
         if (prepend && !q.starts_with(p.replacement)) q.insert(0, p.replacement);
       }
-      return p.split ? split_by(pieces, Regex(p.replacement), SplitBehavior::MergedWithNext) : pieces;
+      return p.split ? split_by(pieces, Regex(literal_pattern(p.replacement)), SplitBehavior::MergedWithNext) : pieces;
   }
   return pieces;
 }

@@ -4,6 +4,7 @@
 #include <pcre2.h>
 #include <utf8proc.h>
 
+#include <cctype>
 #include <cstdlib>
 
 #include "core/text_format.h"
@@ -53,6 +54,16 @@ std::vector<std::pair<std::size_t, std::size_t>> Regex::matches(std::string_view
     }
   }
   return found;
+}
+
+std::string literal_pattern(std::string_view text) {
+  std::string p;
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x80 && !std::isalnum(u)) p += '\\';
+    p += c;
+  }
+  return p;
 }
 
 std::string normalized(std::string_view text, NormalForm form) {

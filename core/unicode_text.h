@@ -26,6 +26,9 @@ class Regex {
   std::shared_ptr<const Compiled> compiled_;
 };
 
+// A pattern that matches `text` literally: every ASCII character that is not a letter or a digit escaped.
+std::string literal_pattern(std::string_view text);
+
 enum class NormalForm { Nfc, Nfd, Nfkc, Nfkd };
 // `text` (valid UTF-8) in the normal form.
 std::string normalized(std::string_view text, NormalForm form);

@@ -14,6 +14,7 @@
 #include "ui/logic/window_memory.h"
 
 using namespace attn;
+using attn::test::contains;
 
 namespace {
 

@@ -18,6 +18,7 @@ int decode_command(std::span<const std::string> args, std::ostream& out, std::os
 int kv_command(std::span<const std::string> args, std::ostream& out, std::ostream& err);
 int online_command(std::span<const std::string> args, std::ostream& out, std::ostream& err, std::int64_t budget);
 int run_command(std::span<const std::string> args, std::ostream& out, std::ostream& err, std::int64_t budget);
+int models_command(std::span<const std::string> args, std::ostream& out, std::ostream& err, std::int64_t budget);
 int tokenize_command(std::span<const std::string> args, std::ostream& out, std::ostream& err, std::int64_t budget);
 int train_command(std::span<const std::string> args, std::ostream& out, std::ostream& err, std::int64_t budget);
 
@@ -28,5 +29,6 @@ extern const char* const kOnlineHelp;
 extern const char* const kRunHelp;
 extern const char* const kTrainHelp;
 extern const char* const kTokenizeHelp;
+extern const char* const kModelsHelp;
 
 }  // namespace attn::cli

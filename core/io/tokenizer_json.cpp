@@ -1,7 +1,6 @@
 #include "core/io/tokenizer_json.h"
 
 #include <algorithm>
-#include <cctype>
 #include <sstream>
 
 #include "core/io/json_fields.h"
@@ -17,16 +16,6 @@ using nlohmann::json;
 // Qwen2.5's tokenizer.json is 7 MB; Llama 3's 9 MB.
 constexpr std::uintmax_t kMaxTokenizerBytes = 64u << 20;
 constexpr std::int64_t kMaxTokenId = (std::int64_t{1} << 31) - 1;
-
-// A literal as a pattern: every character that is not a letter or a digit escaped.
-std::string literal_pattern(std::string_view s) {
-  std::string p;
-  for (const char c : s) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && static_cast<unsigned char>(c) < 0x80) p += '\\';
-    p += c;
-  }
-  return p;
-}
 
 std::string type_of(const ForeignFields& f) { return f.text("type", ""); }
 
