@@ -56,6 +56,8 @@ import time
 import numpy as np
 import torch
 
+from reference import merge_pair
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 NODE_SCRIPT = os.path.join(HERE, "tokenizer_reference.mjs")
 LAB_TIMEOUT = 30
@@ -159,15 +161,7 @@ def hand_bpe(text, tok):
             if not ranked:
                 break
             best = min(ranked)[0]
-            pair, merged, i = MERGES[best], [], 0
-            while i < len(symbols):
-                if i + 1 < len(symbols) and (symbols[i], symbols[i + 1]) == pair:
-                    merged.append(symbols[i] + symbols[i + 1])
-                    i += 2
-                else:
-                    merged.append(symbols[i])
-                    i += 1
-            symbols = merged
+            symbols = list(merge_pair(symbols, MERGES[best]))
         ids.extend(vocab[s] for s in symbols)
     return ids
 

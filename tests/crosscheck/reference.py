@@ -13,6 +13,7 @@ What it holds:
 - sparse attention: the lightning indexer and its top-k selection;
 - the model: layer norm, the feed-forward kinds, pre / post / no-norm blocks
   and the unembedding in `model_reference`;
+- tokenizers: one BPE merge (`merge_pair`);
 - shared helpers: random values and model weights, JSON conversion,
   labels for describing a configuration, comparison (`compare`, `Checks`,
   `Group` / `Case` / `compare_cells`), running the binary (`command_line`,
@@ -877,6 +878,20 @@ class BinaryError(OSError):
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PRESETS = os.path.normpath(os.path.join(HERE, "..", "..", "assets", "presets", "models.json"))
+
+
+def merge_pair(word, pair):
+    """One BPE merge: every non-overlapping occurrence of `pair` in the symbols of `word`, left to right, as one
+    symbol."""
+    out, i = [], 0
+    while i < len(word):
+        if i + 1 < len(word) and (word[i], word[i + 1]) == pair:
+            out.append(word[i] + word[i + 1])
+            i += 2
+        else:
+            out.append(word[i])
+            i += 1
+    return tuple(out)
 
 
 def command_line(doc, keep=None, presets=False):

@@ -38,6 +38,8 @@ import shutil
 import subprocess
 import sys
 import time
+
+from reference import merge_pair
 import unicodedata
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -284,17 +286,6 @@ def train_merges(corpus, count):
         words = collections.Counter({merge_pair(w, best): n for w, n in words.items()})
     return merges
 
-
-def merge_pair(word, pair):
-    out, i = [], 0
-    while i < len(word):
-        if i + 1 < len(word) and (word[i], word[i + 1]) == pair:
-            out.append(word[i] + word[i + 1])
-            i += 2
-        else:
-            out.append(word[i])
-            i += 1
-    return tuple(out)
 
 
 def sp_vocab():
