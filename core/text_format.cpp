@@ -248,6 +248,29 @@ std::size_t utf8_length_at(std::string_view s, std::size_t i) {
   return n;
 }
 
+char32_t next_code_point(std::string_view s, std::size_t& i) {
+  const std::size_t n = utf8_length_at(s, i);
+  const auto byte = [&](std::size_t k) { return static_cast<char32_t>(static_cast<unsigned char>(s[i + k])); };
+  if (n == 0) {
+    ++i;
+    return 0xFFFD;
+  }
+  char32_t c = n == 1 ? byte(0) : byte(0) & (0x7F >> n);
+  for (std::size_t k = 1; k < n; ++k) c = c << 6 | (byte(k) & 0x3F);
+  i += n;
+  return c;
+}
+
+void append_utf8(std::string& s, char32_t c) {
+  if (c < 0x80) {
+    s += static_cast<char>(c);
+    return;
+  }
+  const int n = c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+  s += static_cast<char>((0xF00 >> n) | (c >> (6 * (n - 1))));  // 110xxxxx, 1110xxxx or 11110xxx
+  for (int k = n - 2; k >= 0; --k) s += static_cast<char>(0x80 | (c >> (6 * k) & 0x3F));
+}
+
 std::string escaped_text(std::string_view bytes) {
   std::string out;
   for (std::size_t i = 0; i < bytes.size();) {

@@ -157,6 +157,10 @@ std::vector<std::string> split_words(std::string_view text);
 // 0 when the byte there does not start one.
 std::size_t utf8_length_at(std::string_view s, std::size_t i);
 inline bool is_utf8(std::string_view bytes) { return invalid_utf8_at(bytes) == std::string_view::npos; }
+// The code point of the character at s[i], moving i past it; U+FFFD for bytes that are not one (i moves one byte).
+char32_t next_code_point(std::string_view s, std::size_t& i);
+// c written in UTF-8 at the end of s.
+void append_utf8(std::string& s, char32_t c);
 // Bytes for a message or a title: well-formed UTF-8 as it is, every other byte and every control character as \xhh
 // ("b\xff.json"). Paths are bytes; only what shows them decodes them.
 std::string escaped_text(std::string_view bytes);

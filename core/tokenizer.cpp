@@ -22,30 +22,6 @@ constexpr std::array<char32_t, 256> kByteChars = [] {
   return chars;
 }();
 
-std::string utf8_of(char32_t c) {
-  std::string s;
-  if (c < 0x80) {
-    s += static_cast<char>(c);
-  } else if (c < 0x800) {
-    s += static_cast<char>(0xC0 | c >> 6);
-    s += static_cast<char>(0x80 | (c & 0x3F));
-  } else {
-    s += static_cast<char>(0xE0 | c >> 12);
-    s += static_cast<char>(0x80 | (c >> 6 & 0x3F));
-    s += static_cast<char>(0x80 | (c & 0x3F));
-  }
-  return s;
-}
-
-// The code point at s[i], whose UTF-8 length is n (checked before).
-char32_t code_point(std::string_view s, std::size_t i, std::size_t n) {
-  const auto b = [&](std::size_t k) { return static_cast<char32_t>(static_cast<unsigned char>(s[i + k])); };
-  if (n == 1) return b(0);
-  char32_t c = b(0) & (0xFF >> (n + 1));
-  for (std::size_t k = 1; k < n; ++k) c = c << 6 | (b(k) & 0x3F);
-  return c;
-}
-
 // The UTF-8 characters of s.
 std::vector<std::string_view> characters(std::string_view s) {
   std::vector<std::string_view> out;
@@ -268,18 +244,18 @@ const AddedToken* added_at(const Tokenizer& t, std::string_view text, std::size_
 
 }  // namespace
 
-std::string byte_level_char(unsigned char byte) { return utf8_of(kByteChars[byte]); }
+std::string byte_level_char(unsigned char byte) {
+  std::string s;
+  append_utf8(s, kByteChars[byte]);
+  return s;
+}
 
 std::optional<std::string> byte_level_bytes(std::string_view piece) {
   std::string bytes;
   for (std::size_t i = 0; i < piece.size();) {
-    const std::size_t n = utf8_length_at(piece, i);
-    if (n == 0) return std::nullopt;
-    const char32_t c = code_point(piece, i, n);
-    const auto at = std::find(kByteChars.begin(), kByteChars.end(), c);
-    if (at == kByteChars.end()) return std::nullopt;
+    const auto at = std::find(kByteChars.begin(), kByteChars.end(), next_code_point(piece, i));
+    if (at == kByteChars.end()) return std::nullopt;  // U+FFFD, for bytes that are no character, is not one either
     bytes += static_cast<char>(at - kByteChars.begin());
-    i += n;
   }
   return bytes;
 }

@@ -117,3 +117,21 @@ TEST_CASE("sizes as values: three significant digits, halves up, in the unit nam
   CHECK(round_trip_number(0.1) == "0.10000000000000001");
   CHECK(hex_text(255, 4) == "00ff");
 }
+
+TEST_CASE("UTF-8 one character at a time: 1 to 4 bytes both ways, bytes that are not a character as U+FFFD") {
+  for (const char32_t c : {U'a', U'\u00e9', U'\u2581', U'\u732b', U'\U0001F63A'}) {
+    std::string s;
+    append_utf8(s, c);
+    std::size_t i = 0;
+    CHECK(next_code_point(s, i) == c);
+    CHECK(i == s.size());
+  }
+  std::string s;
+  append_utf8(s, U'\u0120');
+  CHECK(s == "\xC4\xA0");  // Ġ
+  const std::string bad = "\xff" "a";
+  std::size_t i = 0;
+  CHECK(next_code_point(bad, i) == U'\uFFFD');
+  CHECK(i == 1);
+  CHECK(next_code_point(bad, i) == U'a');
+}
