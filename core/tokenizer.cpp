@@ -22,6 +22,10 @@ constexpr std::array<char32_t, 256> kByteChars = [] {
   return chars;
 }();
 
+// A byte as sentencepiece's byte-fallback piece writes it, and as a piece that is not a whole character shows:
+// "<0xE7>".
+std::string byte_piece(unsigned char byte) { return "<0x" + upper(hex_text(byte, 2)) + ">"; }
+
 // The UTF-8 characters of s.
 std::vector<std::string_view> characters(std::string_view s) {
   std::vector<std::string_view> out;
@@ -117,8 +121,7 @@ std::string byte_level_text(std::string_view bytes) {
 std::vector<std::string> pre_tokenize(const PreTokenizer& p, std::vector<std::string> pieces, bool at_start) {
   switch (p.kind) {
     case PreTokenizer::Kind::Split: return split_by(pieces, *p.pattern, p.behavior, p.invert);
-    case PreTokenizer::Kind::Digits:
-      return split_by(pieces, Regex(p.individual_digits ? R"(\p{N})" : R"(\p{N}+)"), SplitBehavior::Isolated);
+    case PreTokenizer::Kind::Digits: return split_by(pieces, *p.pattern, SplitBehavior::Isolated);
     case PreTokenizer::Kind::ByteLevel:
       for (std::string& q : pieces)
         if (p.add_prefix_space && !q.starts_with(' ')) q.insert(0, " ");
@@ -133,7 +136,7 @@ std::vector<std::string> pre_tokenize(const PreTokenizer& p, std::vector<std::st
                              (p.prepend == PreTokenizer::Prepend::First && at_start && i == 0);
         if (prepend && !q.starts_with(p.replacement)) q.insert(0, p.replacement);
       }
-      return p.split ? split_by(pieces, Regex(literal_pattern(p.replacement)), SplitBehavior::MergedWithNext) : pieces;
+      return p.pattern ? split_by(pieces, *p.pattern, SplitBehavior::MergedWithNext) : pieces;
   }
   return pieces;
 }
@@ -191,7 +194,7 @@ void unknown_symbol(const Tokenizer& t, const Symbol& s, std::vector<int>& ids, 
   if (t.byte_fallback) {
     std::vector<int> bytes;
     for (const char c : s.text) {
-      const auto it = t.vocab.find("<0x" + upper(hex_text(static_cast<unsigned char>(c), 2)) + ">");
+      const auto it = t.vocab.find(byte_piece(static_cast<unsigned char>(c)));
       if (it == t.vocab.end()) break;
       bytes.push_back(it->second);
     }
@@ -305,13 +308,13 @@ std::string shown_piece(const Tokenizer& t, int id) {
   for (std::size_t i = 0; i < bytes.size();) {
     const std::size_t n = utf8_length_at(bytes, i);
     const char c = bytes[i];
-    if (n == 0) out += "<0x" + upper(hex_text(static_cast<unsigned char>(c), 2)) + ">";
+    if (n == 0) out += byte_piece(static_cast<unsigned char>(c));
     else if (c == ' ') out += "\u2423";
     else if (c == '\n') out += "\\n";
     else if (c == '\t') out += "\\t";
     else if (c == '\r') out += "\\r";
     else if (n == 1 && (static_cast<unsigned char>(c) < 0x20 || c == 0x7F))
-      out += "<0x" + upper(hex_text(static_cast<unsigned char>(c), 2)) + ">";
+      out += byte_piece(static_cast<unsigned char>(c));
     else out.append(bytes, i, n);
     i += n == 0 ? 1 : n;
   }

@@ -28,20 +28,20 @@ struct Normalizer {
 struct PreTokenizer {
   enum class Kind { Split, ByteLevel, Digits, Metaspace };
   Kind kind = Kind::Split;
-  std::shared_ptr<const Regex> pattern{};  // Split; ByteLevel with use_regex (GPT-2's pattern)
-  SplitBehavior behavior = SplitBehavior::Isolated;
-  bool invert = false;                 // Split: the text between matches is what the behaviour places
-  bool add_prefix_space = false;       // ByteLevel: a space before a piece that does not start with one
-  bool individual_digits = false;      // Digits: each digit its own piece, not a run of them
-  std::string replacement = "\u2581";  // Metaspace: what a space becomes
+  // Compiled once, when the tokenizer is read. Split: the file's; ByteLevel: GPT-2's (use_regex), or none; Digits:
+  // \p{N} (individual_digits) or \p{N}+; Metaspace: the replacement, where pieces start (split), or none.
+  std::shared_ptr<const Regex> pattern{};
+  SplitBehavior behavior = SplitBehavior::Isolated;  // Split's
+  bool invert = false;                               // Split: the text between matches is what the behaviour places
+  bool add_prefix_space = false;                     // ByteLevel: a space before a piece that does not start with one
+  std::string replacement = "\u2581";                // Metaspace: what a space becomes
   enum class Prepend { Always, First, Never } prepend = Prepend::Always;  // Metaspace: a replacement before the text
-  bool split = true;                                                      // Metaspace: pieces start at each replacement
 };
 
 struct AddedToken {
   int id = 0;
   std::string content{};
-  bool special = false, lstrip = false, rstrip = false, single_word = false;
+  bool special = false, lstrip = false, rstrip = false;
 };
 
 struct Tokenizer {

@@ -102,7 +102,7 @@ PreTokenizer metaspace_step(const ForeignFields& f) {
   else
     throw InputError(f.field("prepend_scheme"),
                      "expected always, first or never but found \"" + escaped_text(scheme) + "\"");
-  p.split = f.boolean("split", true);
+  if (f.boolean("split", true)) p.pattern = compiled(literal_pattern(p.replacement), f.field("replacement"));
   return p;
 }
 
@@ -114,7 +114,9 @@ void read_pre_tokenizer(const ForeignFields& f, Tokenizer& t) {
   if (type == "Metaspace") return t.pre_tokenizers.push_back(metaspace_step(f));
   if (type == "Digits")
     return t.pre_tokenizers.push_back(
-        {.kind = PreTokenizer::Kind::Digits, .individual_digits = f.boolean("individual_digits", false)});
+        {.kind = PreTokenizer::Kind::Digits,
+         .pattern =
+             compiled(f.boolean("individual_digits", false) ? R"(\p{N})" : R"(\p{N}+)", f.field("individual_digits"))});
   if (type == "ByteLevel") {
     t.byte_level = true;
     PreTokenizer p{.kind = PreTokenizer::Kind::ByteLevel, .add_prefix_space = f.boolean("add_prefix_space", true)};
