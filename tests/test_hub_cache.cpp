@@ -130,3 +130,13 @@ TEST_CASE("models: the hub cache as a table and as JSON") {
   CHECK(contains(text.out, "a partial download"));
   CHECK(run({"models", "extra"}).err == "attention-lab: models: unexpected argument 'extra' (it takes only --json)\n");
 }
+
+TEST_CASE("a model folder's name: org/name for a cache snapshot, else the folder's own") {
+  CHECK(hub_model_id("models--Qwen--Qwen2.5-0.5B") == "Qwen/Qwen2.5-0.5B");
+  CHECK(hub_model_id("models--gpt2") == "gpt2");
+  CHECK(!hub_model_id("datasets--org--data"));
+  CHECK(model_folder_name("/c/models--org--name/snapshots/abc") == "org/name");
+  CHECK(model_folder_name("/c/models--org--name/snapshots/abc/") == "org/name");
+  CHECK(model_folder_name("/home/me/gpt2/") == "gpt2");
+  CHECK(model_folder_name("/home/me/snapshots/abc") == "abc");
+}

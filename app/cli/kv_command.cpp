@@ -11,6 +11,7 @@
 #include "app/cli/kv_report.h"
 #include "app/cli/units.h"
 #include "core/io/checkpoint_config.h"
+#include "core/io/hub_cache.h"
 #include "core/io/presets_json.h"
 #include "core/text_format.h"
 #include "core/validate.h"
@@ -229,20 +230,6 @@ ModelShape shape_from_options(const KvOptions& o) {
   return m;
 }
 
-// A model folder's name: "org/name" for a snapshot in the Hugging Face cache (models--org--name/snapshots/REV),
-// else the folder's own name.
-std::string model_name(const fs::path& folder) {
-  const fs::path f =
-      folder.lexically_normal().has_filename() ? folder.lexically_normal() : folder.lexically_normal().parent_path();
-  const std::string repo = f.parent_path().parent_path().filename().string();
-  if (f.parent_path().filename() == "snapshots" && repo.starts_with("models--")) {
-    std::string id = repo.substr(8);
-    for (std::size_t at = id.find("--"); at != std::string::npos; at = id.find("--", at + 1)) id.replace(at, 2, "/");
-    return escaped_text(id);
-  }
-  return shown_path(f.filename());
-}
-
 fs::path presets_path(const KvOptions& o) {
   if (o.presets_file) return *o.presets_file;
   return assets_dir() / "presets" / "models.json";
@@ -291,7 +278,7 @@ int kv_command(std::span<const std::string> words, std::ostream& out, std::ostre
                        "' is not a folder (a model's folder holds config.json; a preset is --preset NAME, see "
                        "attention-lab kv --list)");
     try {
-      r.model = kv_shape(read_checkpoint_config(*o.folder, limits::kDefaultMemoryBudget), model_name(*o.folder),
+      r.model = kv_shape(read_checkpoint_config(*o.folder, limits::kDefaultMemoryBudget), model_folder_name(*o.folder),
                          "config.json of " + shown_path(*o.folder));
     } catch (const InputError& e) {
       err << "attention-lab: " << shown_path(*o.folder) << ": " << e.what() << '\n';

@@ -75,6 +75,21 @@ fs::path hub_cache_dir(const std::function<const char*(const char*)>& env) {
   return set("HOME").value_or(fs::path("/")) / ".cache" / "huggingface" / "hub";
 }
 
+std::optional<std::string> hub_model_id(std::string_view repo_folder) {
+  if (!repo_folder.starts_with("models--")) return std::nullopt;
+  std::string id(repo_folder.substr(8));
+  for (std::size_t at = id.find("--"); at != std::string::npos; at = id.find("--", at + 1)) id.replace(at, 2, "/");
+  return escaped_text(id);
+}
+
+std::string model_folder_name(const fs::path& folder) {
+  const fs::path normal = folder.lexically_normal();
+  const fs::path f = normal.has_filename() ? normal : normal.parent_path();  // "a/b/" names b
+  if (f.parent_path().filename() == "snapshots")
+    if (auto id = hub_model_id(f.parent_path().parent_path().filename().string())) return *id;
+  return shown_path(f.filename());
+}
+
 CachedModel describe_model_folder(const fs::path& folder, std::string id, std::int64_t budget) {
   CachedModel m;
   m.id = std::move(id);
@@ -103,16 +118,14 @@ std::vector<CachedModel> scan_hub_cache(const fs::path& cache, std::int64_t budg
   std::vector<CachedModel> models;
   std::error_code ec;
   for (const fs::directory_entry& e : fs::directory_iterator(cache, ec)) {
-    const std::string dir = e.path().filename().string();
-    if (!dir.starts_with("models--") || !e.is_directory(ec)) continue;
-    std::string id = dir.substr(8);
-    for (std::size_t at = id.find("--"); at != std::string::npos; at = id.find("--", at + 1)) id.replace(at, 2, "/");
+    const std::optional<std::string> id = hub_model_id(e.path().filename().string());
+    if (!id || !e.is_directory(ec)) continue;
     const std::optional<fs::path> snapshot = current_snapshot(e.path());
     if (!snapshot) {
-      models.push_back({.id = escaped_text(id), .path = e.path(), .why_not = "no snapshot: nothing was downloaded"});
+      models.push_back({.id = *id, .path = e.path(), .why_not = "no snapshot: nothing was downloaded"});
       continue;
     }
-    CachedModel m = describe_model_folder(*snapshot, escaped_text(id), budget);
+    CachedModel m = describe_model_folder(*snapshot, *id, budget);
     if (downloading(e.path())) {  // what is missing is what is still coming
       m.usable = false;
       m.why_not = "a partial download (a file in blobs/ is still .incomplete)";

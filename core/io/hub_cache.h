@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/io/checkpoint_config.h"
@@ -31,6 +32,12 @@ struct CachedModel {
 // Every model in `cache`, sorted by id; one whose files do not read says why, and the scan goes on. Only headers are
 // read (each safetensors file's, held to `budget`), never the weights.
 std::vector<CachedModel> scan_hub_cache(const std::filesystem::path& cache, std::int64_t budget);
+
+// A model's id from its folder in the cache: "models--org--name" -> "org/name"; nullopt for another folder.
+std::optional<std::string> hub_model_id(std::string_view repo_folder);
+// How a model folder is named: its id when it is a snapshot in the cache (models--org--name/snapshots/REV), else the
+// folder's own name.
+std::string model_folder_name(const std::filesystem::path& folder);
 
 // One model folder (a snapshot or any folder the user picks), as scan_hub_cache describes it.
 CachedModel describe_model_folder(const std::filesystem::path& folder, std::string id, std::int64_t budget);
