@@ -4,14 +4,21 @@
 A second implementation, written from the specification only (never from the
 C++ sources), of a small Transformer described by a model file: token
 embeddings, positions (none, sinusoidal, learned, or rope inside every
-attention layer), a stack of layers of attention and a feed-forward sublayer
-(relu, gelu with erf, swiglu, or none) under Pre-LN, Post-LN or no norm, the
-final norm (Pre-LN) and the unembedding:
+attention layer, its pairs interleaved or rotate_half and its frequencies
+optionally rescaled by Llama 3's rope_scaling), a stack of layers of attention
+(with optional q/k/v and output biases) and a feed-forward sublayer (relu,
+gelu with erf, gelu_tanh, swiglu, or none) under Pre-LN, Post-LN or no norm,
+the final norm (Pre-LN) and the unembedding:
 
   pre:  x = x + Attn(LN1(x)); x = x + FFN(LN2(x)); at the end x = LN_final(x)
   post: x = LN1(x + Attn(x)); x = LN2(x + FFN(x))
   none: x = x + Attn(x);      x = x + FFN(x)
-  logits = x unembedding, probabilities = softmax over the vocabulary.
+  logits = x unembedding (or x embedding^T with tied_unembedding),
+  probabilities = softmax over the vocabulary.
+
+LN is the model's norm_function: layer_norm (gain (x - mean) / sqrt(var + eps)
++ bias) or rms_norm (gain x / sqrt(mean(x^2) + eps)), eps its norm_eps
+(default 1e-5).
 
 Each layer's attention is a scenario whose embeddings are the (normalised)
 residual stream entering it: it is computed by the attention reference of
@@ -38,8 +45,23 @@ model files and invocations (unknown keys, vocabulary, shapes, weights the model
 does not use, scenario-only keys in a layer, the ffn block, layers, tokens,
 --layer) must each exit 2 with one line on stderr naming the field path.
 
+The model file's newer keys have seeded models of their own (FEATURE_MODELS,
+numbered from #100): rms_norm under pre and post (norm_eps 1e-6 and the
+default), layer_norm with norm_eps 0.01, the gelu_tanh feed-forward,
+tied_unembedding, per-layer qkv_bias / output_bias (one bias left out: zeros;
+output_bias on an mla layer too), model-level rope_pairing rotate_half with
+rope_scaling llama3 (frequencies in all three bands; mla's decoupled part too),
+head_dim with H * head_dim != d_model, and layers that differ (a sliding window
+layer, then causal ones).  Each is run, about ten of their layers traced (with
+--scenario OUT.json round trips), and about 17 bad files (ln1_bias / final_bias
+with rms_norm, unembedding with tied_unembedding, rope_pairing / rope_scaling
+inside a layer or without rope, norm_eps 0 / negative / above 1, qkv_bias on
+mla, a bias without its flag or of the wrong length) must exit 2 naming the
+field path.  A self-check of the reference (reference.self_check) runs first.
+
 Run:  /usr/bin/python3 model_crosscheck.py --binary build/app/attention-lab
       [--keep DIR]  write every model file to DIR (failing ones also to DIR/fail)
+      [--only-new]  only the self-check and the feature models
 
 Exit status: 0 all agree, 1 any mismatch (or a coverage gap), 2 the binary
 cannot be run.  Tolerance: |expected - found| <= 1e-9 (1 + |expected|).
@@ -55,9 +77,10 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from reference import (Binary, Checks, Mismatch, as_array, cannot_run, command_line,  # noqa: E402
-                       error_lines, model_reference, normal, probe, sparse_label, sublayer_weights,
-                       weight_shapes, work_folder)
+from reference import (BIASES, Binary, Checks, Mismatch, as_array, cannot_run,  # noqa: E402
+                       command_line, error_lines, inv_freq, model_reference, normal, probe,
+                       rope_bands, self_check, sparse_label, sublayer_weights, weight_shapes,
+                       work_folder)
 from trace_check import check_trace  # noqa: E402
 
 SEED = 20260
@@ -76,10 +99,13 @@ VOCAB_NAMES = ("<bos>", "a", "b", "c", "the", "cat", "sat", "on", "mat", "猫", 
 # Random models
 # --------------------------------------------------------------------------
 
-def make_layer(model, li, counter, rng, kernel="softmax", positive=False):
+def make_layer(model, li, counter, rng, kernel="softmax", positive=False, spec=None):
     """Layer li of model: its attention configuration (a scenario configuration,
     for reference.reference) and every weight it uses.  counter numbers the
-    layers of all models, so variants, masks, sparse and scale cycle over them."""
+    layers of all models, so variants, masks, sparse and scale cycle over them.
+    spec: what the layer's configuration is instead (a feature model's layer:
+    kind, heads, head_dim, mask, qkv_bias, ...; "omit": biases the file leaves
+    out, zeros)."""
     dm, N = model["d_model"], model["n"]
     rope = model["positions"] == "rope"
     kind = KINDS[counter % len(KINDS)]
@@ -114,27 +140,61 @@ def make_layer(model, li, counter, rng, kernel="softmax", positive=False):
         a["sparse"] = {"top_k": int(rng.integers(1, N + 2)),
                        "indexer_heads": None if counter % 4 == 0 else 1 + counter % 3,
                        "indexer_dim": None if counter % 5 == 1 else 1 + (counter // 3) % 3}
+    if spec is not None:
+        feature_layer(model, a, spec)
     W = {}
     for name, shape in weight_shapes(a).items():
-        if positive and name in ("W_Q", "W_K"):
+        if name in a["omit"]:
+            W[name] = np.zeros(shape)       # a bias the file leaves out
+        elif positive and name in ("W_Q", "W_K"):
             W[name] = rng.uniform(0.0, 1.0, shape) / math.sqrt(shape[0])
         else:
-            W[name] = normal(rng, shape, 1.0 / math.sqrt(shape[0]))
+            W[name] = normal(rng, shape, 0.3 if name in BIASES else 1.0 / math.sqrt(shape[0]))
     a["W"] = W
     layer = {"att": a, "W": dict(W), "counter": counter}
-    W.update(sublayer_weights(rng, dm, model["norm"], model["ffn"], model["d_ff"], bias=0.1))
+    W.update(sublayer_weights(rng, dm, model["norm"], model["ffn"], model["d_ff"], bias=0.1,
+                              norm_bias=model.get("norm_function") != "rms_norm"))
     layer["all_W"] = W
     return layer
 
 
+def feature_layer(model, a, spec):
+    """a (make_layer's configuration) as spec says: the defaults of a plain
+    causal softmax layer, then spec; the model's rope_pairing / rope_scaling."""
+    spec = dict(spec)
+    kind = spec.pop("kind", "mha")
+    a.update(kind=kind, variant="mla" if kind.startswith("mla") else kind, sparse=None,
+             scale=True, mask="causal", mask_written=False, latent_dim=0, q_latent=0,
+             rope_dim=0, kernel="softmax", omit=tuple(spec.pop("omit", ())))
+    if "mask" in spec:
+        a["mask_written"] = True
+    a.update(spec)
+    if a["variant"] != "gqa":
+        a["kv_heads"] = {"mqa": 1}.get(a["variant"], a["heads"])
+    if model["positions"] == "rope":
+        a["rope_pairing"] = model.get("rope_pairing")
+        a["rope_scaling"] = model.get("rope_scaling")
+
+
 def make_model(idx, norm, ffn, pos, rng, counter, n_layers=None, n=None, extra=None,
-               linear=False, seeded=False):
+               linear=False, seeded=False, spec=None):
     """Model number idx; counter is the number of layers made before it.
-    seeded: the file leaves out every attention weight (drawn from the seed)."""
+    seeded: the file leaves out every attention weight (drawn from the seed).
+    spec: a feature model's settings (d_model, vocab_size, d_ff, rope_base,
+    norm_function, norm_eps, tied, rope_pairing, rope_scaling) and "layers",
+    one make_layer spec a layer."""
     m = {"idx": idx, "norm": norm, "ffn": ffn, "positions": pos, "seeded": seeded,
          "d_model": 4 + (idx * 5) % 13, "vocab_size": 3 + (idx * 7) % 10,
          "rope_base": ROPE_BASES[idx % len(ROPE_BASES)] if pos in ("sinusoidal", "rope") else None,
-         "d_ff": 2 + (idx * 3) % 23 if ffn != "none" else 0}
+         "d_ff": 2 + (idx * 3) % 23 if ffn != "none" else 0,
+         "norm_function": None, "norm_eps": None, "tied": False, "rope_pairing": None,
+         "rope_scaling": None, "label": ""}
+    layer_specs = None
+    if spec is not None:
+        spec = copy.deepcopy(spec)
+        layer_specs = spec.pop("layers")
+        n_layers = len(layer_specs)
+        m.update(spec)
     if n is None:
         n = {0: 1, 3: 1}.get(idx % 8, int(rng.integers(2, 9)))
     m["n"] = n
@@ -150,7 +210,8 @@ def make_model(idx, norm, ffn, pos, rng, counter, n_layers=None, n=None, extra=N
     for li in range(n_layers):
         lin = linear and li == 0
         m["layers"].append(make_layer(m, li, counter + li, rng, "linear" if lin else "softmax",
-                                      positive=lin))
+                                      positive=lin,
+                                      spec=layer_specs[li] if layer_specs else None))
     if linear:       # positive inputs and positive W_Q, W_K: every linear-kernel score > 0
         m["embedding"] = rng.uniform(0.5, 1.5, (V, dm))
         m["W_P"] = rng.uniform(0.0, 0.5, (m["max_positions"], dm)) if pos == "learned" else None
@@ -159,8 +220,9 @@ def make_model(idx, norm, ffn, pos, rng, counter, n_layers=None, n=None, extra=N
         m["W_P"] = normal(rng, (m["max_positions"], dm), 0.5) if pos == "learned" else None
     if norm == "pre":
         m["final_gain"] = 1.0 + normal(rng, dm, 0.2)
-        m["final_bias"] = normal(rng, dm, 0.2)
-    m["unembedding"] = normal(rng, (dm, V), 1.0 / math.sqrt(dm))
+        if m["norm_function"] != "rms_norm":
+            m["final_bias"] = normal(rng, dm, 0.2)
+    m["unembedding"] = None if m["tied"] else normal(rng, (dm, V), 1.0 / math.sqrt(dm))
     return m
 
 
@@ -188,6 +250,73 @@ def all_models(seed=SEED):
     return models
 
 
+FEATURE_SEED = 31337
+FEATURE_IDX = 100       # the feature models are numbered from here
+
+
+def llama3(factor, lo, hi, l0):
+    return {"type": "llama3", "factor": factor, "low_freq_factor": lo, "high_freq_factor": hi,
+            "original_max_positions": l0}
+
+
+# (norm, ffn, positions, tokens, max_positions, spec): models of the model
+# file's newer keys.  Layers are "kind" (mha, gqa, mqa, mla), heads, head_dim
+# (H * head_dim need not be d_model), mask, qkv_bias / output_bias and "omit"
+# (biases the file leaves out, zeros).  rope_scaling's frequencies fall in all
+# three of Llama 3's bands at the RoPE width 6 (checked by the coverage).
+FEATURE_MODELS = (
+    ("pre", "gelu_tanh", "learned", 6, 8,
+     dict(label="rms_norm eps 1e-6, gelu_tanh", d_model=6, vocab_size=7, d_ff=9,
+          norm_function="rms_norm", norm_eps=1e-6,
+          layers=[dict(kind="mha", heads=2, head_dim=3),
+                  dict(kind="gqa", heads=4, kv_heads=2, head_dim=2, mask="sliding_window",
+                       window=3)])),
+    ("post", "swiglu", "sinusoidal", 5, 5,
+     dict(label="rms_norm (default eps), post", d_model=5, vocab_size=6, d_ff=7, rope_base=None,
+          norm_function="rms_norm",
+          layers=[dict(kind="mqa", heads=2, head_dim=2),
+                  dict(kind="mla", heads=2, head_dim=2, latent_dim=3)])),
+    ("pre", "gelu_tanh", "none", 7, 9,
+     dict(label="layer_norm eps 0.01, tied unembedding", d_model=8, vocab_size=9, d_ff=6,
+          norm_function="layer_norm", norm_eps=0.01, tied=True,
+          layers=[dict(kind="mha", heads=2, head_dim=4), dict(kind="mha", heads=3, head_dim=2)])),
+    ("pre", "relu", "rope", 6, 7,
+     dict(label="per-layer biases, rope", d_model=6, vocab_size=8, d_ff=5, rope_base=100,
+          layers=[dict(kind="mha", heads=2, head_dim=4, qkv_bias=True, output_bias=True),
+                  dict(kind="gqa", heads=4, kv_heads=2, head_dim=2, qkv_bias=True,
+                       omit=("b_V",)),
+                  dict(kind="mqa", heads=2, head_dim=4, output_bias=True),
+                  dict(kind="mla", heads=2, head_dim=2, latent_dim=3, rope_dim=2,
+                       output_bias=True)])),
+    ("pre", "relu", "rope", 8, 12,
+     dict(label="rotate_half + llama3 at the model level, H*d != d_model", d_model=8,
+          vocab_size=10, d_ff=6, rope_base=None, rope_pairing="rotate_half",
+          rope_scaling=llama3(8, 1, 4, 256),
+          layers=[dict(kind="mha", heads=2, head_dim=6),
+                  dict(kind="gqa", heads=4, kv_heads=2, head_dim=6, qkv_bias=True),
+                  dict(kind="mla", heads=2, head_dim=3, latent_dim=4, q_latent=2,
+                       rope_dim=6)])),
+    ("post", "gelu", "none", 7, 7,
+     dict(label="layers differ (sliding window, causal)", d_model=7, vocab_size=9, d_ff=8,
+          layers=[dict(kind="mha", heads=2, head_dim=5, mask="sliding_window", window=2),
+                  dict(kind="mqa", heads=3, head_dim=3, mask="causal"),
+                  dict(kind="gqa", heads=2, kv_heads=1, head_dim=4)])),
+    ("pre", "gelu_tanh", "rope", 6, 6,
+     dict(label="rms_norm + rotate_half + tied + biases", d_model=6, vocab_size=5, d_ff=4,
+          rope_base=500, norm_function="rms_norm", norm_eps=1e-6, tied=True,
+          rope_pairing="rotate_half",
+          layers=[dict(kind="mha", heads=2, head_dim=4, qkv_bias=True, output_bias=True),
+                  dict(kind="mqa", heads=1, head_dim=6, qkv_bias=True, omit=("b_Q",))])),
+)
+
+
+def feature_models():
+    """The models of FEATURE_MODELS, from a random stream of their own."""
+    rng = np.random.default_rng(FEATURE_SEED)
+    return [make_model(FEATURE_IDX + i, norm, ffn, pos, rng, 0, n=n, extra=mp - n, spec=spec)
+            for i, (norm, ffn, pos, n, mp, spec) in enumerate(FEATURE_MODELS)]
+
+
 def attention_block(a, idx):
     """The layer's "attention" object as written to the model file."""
     att = {"variant": a["variant"], "heads": a["heads"], "head_dim": a["head_dim"]}
@@ -209,6 +338,9 @@ def attention_block(a, idx):
         att["kernel"] = a["kernel"]
     if a["sparse"]:
         att["sparse"] = {k: v for k, v in a["sparse"].items() if v is not None}
+    for key in ("qkv_bias", "output_bias"):
+        if a.get(key):
+            att[key] = True
     return att
 
 
@@ -226,6 +358,11 @@ def model_json(m):
         doc["positions"] = m["positions"]
     if m["rope_base"] is not None:
         doc["rope_base"] = m["rope_base"]
+    for key in ("rope_pairing", "rope_scaling", "norm_function", "norm_eps"):
+        if m.get(key) is not None:
+            doc[key] = copy.deepcopy(m[key])
+    if m.get("tied"):
+        doc["tied_unembedding"] = True
     if m["norm"] != "pre" or idx % 2:
         doc["norm"] = m["norm"]
     if m["ffn"] != "none":
@@ -236,7 +373,7 @@ def model_json(m):
     for i, L in enumerate(m["layers"]):
         layer = {"attention": attention_block(L["att"], idx + i)}
         weights = {k: tolist(v) for k, v in L["all_W"].items()
-                   if not (m["seeded"] and k in L["W"])}
+                   if not (m["seeded"] and k in L["W"]) and k not in L["att"]["omit"]}
         if weights or i % 2:
             layer["weights"] = weights
         doc["layers"].append(layer)
@@ -245,8 +382,10 @@ def model_json(m):
         doc["W_P"] = tolist(m["W_P"])
     if m["norm"] == "pre":
         doc["final_gain"] = tolist(m["final_gain"])
-        doc["final_bias"] = tolist(m["final_bias"])
-    doc["unembedding"] = tolist(m["unembedding"])
+        if "final_bias" in m:
+            doc["final_bias"] = tolist(m["final_bias"])
+    if not m.get("tied"):
+        doc["unembedding"] = tolist(m["unembedding"])
     doc["seed"] = 3 + idx
     return doc
 
@@ -272,14 +411,30 @@ def describe(m):
             s += " noscale"
         if a["sparse"]:
             s += " " + sparse_label(a["sparse"])
+        for key in ("qkv_bias", "output_bias"):
+            if a.get(key):
+                s += " " + key
+        if a["omit"]:
+            s += " (left out: %s)" % ",".join(a["omit"])
         layers.append(s)
     pos = m["positions"]
     if m["rope_base"] is not None:
         pos += "(base=%s)" % m["rope_base"]
-    return "#%-2d %snorm=%s ffn=%s%s pos=%s dm=%d V=%d N=%d maxp=%d layers=[%s]" % (
-        m["idx"], "seeded-attention " if m["seeded"] else "", m["norm"], m["ffn"],
+    if m.get("rope_pairing"):
+        pos += " " + m["rope_pairing"]
+    if m.get("rope_scaling"):
+        sc = m["rope_scaling"]
+        pos += " llama3(F=%s,lo=%s,hi=%s,L0=%s)" % (sc["factor"], sc["low_freq_factor"],
+                                                    sc["high_freq_factor"],
+                                                    sc["original_max_positions"])
+    norm = m["norm"]
+    if m.get("norm_function") or m.get("norm_eps") is not None:
+        norm += "(%s%s)" % (m.get("norm_function") or "layer_norm",
+                            "" if m.get("norm_eps") is None else ",eps=%g" % m["norm_eps"])
+    return "#%-2d %snorm=%s ffn=%s%s pos=%s dm=%d V=%d N=%d maxp=%d%s layers=[%s]" % (
+        m["idx"], "seeded-attention " if m["seeded"] else "", norm, m["ffn"],
         "(d_ff=%d)" % m["d_ff"] if m["d_ff"] else "", pos, m["d_model"], m["vocab_size"],
-        m["n"], m["max_positions"], "; ".join(layers))
+        m["n"], m["max_positions"], " tied" if m.get("tied") else "", "; ".join(layers))
 
 
 # --------------------------------------------------------------------------
@@ -426,7 +581,9 @@ class Runner(Binary):
                 json.dump(doc, f, ensure_ascii=False)
 
 
-def run_models(runner, models, seen):
+def run_models(runner, models, seen, features=False):
+    """`run --json` of every model against the reference; {idx: reference} of the
+    agreeing ones.  features: feature models (their own coverage)."""
     refs = {}
     for m in models:
         doc = model_json(m)
@@ -439,6 +596,7 @@ def run_models(runner, models, seen):
             if m["seeded"]:
                 read_seeded_weights(runner, m, path)
             out = runner.json("run", path, "--tokens", token_string(m), "--json")
+            seen.setdefault("accepted", set()).add(m["idx"])
             ref = check_run(m, out, rep)
         except Mismatch as e:
             rep.fail(str(e))
@@ -447,7 +605,7 @@ def run_models(runner, models, seen):
             describe(m), rep.note, "  max_err=%.1e" % rep.max_err if ok else "",
             token_string(m)), rep, doc, name)
         if ok:
-            note_coverage(seen, m)
+            (note_feature_coverage if features else note_coverage)(seen, m)
             refs[m["idx"]] = ref
     return refs
 
@@ -495,8 +653,11 @@ def trace_targets(models):
     return picks
 
 
-def run_traces(runner, models, refs, seen):
-    for m, li in trace_targets(models):
+def run_traces(runner, models, refs, seen, targets=None):
+    """`trace MODEL --layer L` (and its --scenario OUT.json) of each target
+    (model, layer); default trace_targets(models).  With targets: feature
+    models (their own coverage)."""
+    for m, li in trace_targets(models) if targets is None else targets:
         if m["idx"] not in refs:
             runner.tally(False, "trace #%d --layer %d: skipped, `run` of that model failed"
                          % (m["idx"], li))
@@ -533,7 +694,9 @@ def run_traces(runner, models, refs, seen):
         ok = not rep.errors
         runner.tally(ok, label + ("  max_err=%.1e" % max(rep.max_err, chk.max_err) if ok else ""),
                      rep, doc, name)
-        if ok:
+        if ok and targets is not None:
+            note_feature_trace(seen, m, lr["acfg"])
+        elif ok:
             feats = seen.setdefault("trace", set())
             a = lr["acfg"]
             feats.update({"norm " + m["norm"], a["variant"], "model positions " + m["positions"]})
@@ -564,26 +727,28 @@ def check_layer_trace(m, li, lr, out, names, rep, chk, prefix=""):
 # Bad model files and invocations
 # --------------------------------------------------------------------------
 
-def invalid_cases(models):
-    """(label, doc, args after the file, paths: the message must contain ": PATH"
-    for one of them, words: and each of these).  args None = run --tokens (the model's)."""
-    cases = []
-
-    def pick(pred):
-        for m in models:
-            if pred(m):
-                return m
-        return None
-
+def case_adder(models, cases):
+    """add(label, pred, change, paths, words=(), args=None): the model file of the
+    first model pred accepts, changed by change(m, doc), as a case of `cases`
+    (label, doc, args after the file, paths: the message must contain ": PATH"
+    for one of them, words: and each of these); args None = run --tokens (the
+    model's), and the number of the model it breaks."""
     def add(label, pred, change, paths, words=(), args=None):
-        m = pick(pred)
+        m = next((m for m in models if pred(m)), None)
         if m is None:
-            cases.append((label, None, None, paths, words))
+            cases.append((label, None, None, paths, words, None))
             return
         doc = copy.deepcopy(model_json(m))
         change(m, doc)          # edits doc in place
         a = args(m) if args else ["run", "--tokens", token_string(m), "--json"]
-        cases.append(("%s (from #%d)" % (label, m["idx"]), doc, a, paths, words))
+        cases.append(("%s (from #%d)" % (label, m["idx"]), doc, a, paths, words, m["idx"]))
+    return add
+
+
+def invalid_cases(models):
+    """The cases of case_adder: bad model files and invocations."""
+    cases = []
+    add = case_adder(models, cases)
 
     def two_layers(m):
         return len(m["layers"]) >= 2 and m["ffn"] in ("relu", "gelu") and m["norm"] != "none"
@@ -683,12 +848,86 @@ def invalid_cases(models):
     return cases
 
 
-def run_invalid(runner, models):
-    for n, (label, doc, args, paths, words) in enumerate(invalid_cases(models)):
+def feature_invalid_cases(models):
+    """Model files breaking a rule of the newer keys (norm_function, norm_eps,
+    tied_unembedding, model-level rope_pairing / rope_scaling, layer biases)."""
+    cases = []
+    add = case_adder(models, cases)
+
+    def set_(d, k, v):
+        d[k] = v
+
+    def rms(m):
+        return m["norm_function"] == "rms_norm" and m["norm"] == "pre"
+
+    def layer_weights_(li, name, value):
+        return lambda m, d: set_(d["layers"][li]["weights"], name, value(m))
+
+    def rope_model(m):
+        return m["positions"] == "rope" and m["rope_scaling"] is not None
+
+    def mla_rope_layer(m):
+        return next((li for li, L in enumerate(m["layers"]) if L["att"]["variant"] == "mla"), None)
+
+    add("ln1_bias with rms_norm", rms,
+        layer_weights_(0, "ln1_bias", lambda m: [0.0] * m["d_model"]),
+        ("layers[0].weights.ln1_bias",))
+    add("ln2_bias with rms_norm", lambda m: rms(m) and m["ffn"] != "none",
+        layer_weights_(0, "ln2_bias", lambda m: [0.0] * m["d_model"]),
+        ("layers[0].weights.ln2_bias",))
+    add("final_bias with rms_norm", rms, lambda m, d: set_(d, "final_bias", [0.0] * m["d_model"]),
+        ("final_bias",))
+    add("unembedding with tied_unembedding true", lambda m: m["tied"],
+        lambda m, d: set_(d, "unembedding",
+                          np.zeros((m["d_model"], m["vocab_size"])).tolist()),
+        ("unembedding", "tied_unembedding"))
+    add("tied_unembedding not a boolean", lambda m: m["tied"],
+        lambda m, d: set_(d, "tied_unembedding", 1), ("tied_unembedding",))
+    add("norm_eps 0", lambda m: m["norm_eps"] is not None,
+        lambda m, d: set_(d, "norm_eps", 0), ("norm_eps",))
+    add("norm_eps -1e-5", lambda m: m["norm_function"] == "layer_norm",
+        lambda m, d: set_(d, "norm_eps", -1e-5), ("norm_eps",))
+    add("norm_eps 1.5", lambda m: m["norm_function"] == "rms_norm",
+        lambda m, d: set_(d, "norm_eps", 1.5), ("norm_eps",))
+    add("unknown norm_function", lambda m: m["norm_function"] is not None,
+        lambda m, d: set_(d, "norm_function", "batch_norm"), ("norm_function",))
+    add("rope_pairing inside a layer's attention", rope_model,
+        lambda m, d: set_(d["layers"][0]["attention"], "rope_pairing", "rotate_half"),
+        ("layers[0].attention.rope_pairing",))
+    add("rope_scaling inside a layer's attention", rope_model,
+        lambda m, d: set_(d["layers"][0]["attention"], "rope_scaling", llama3(8, 1, 4, 32)),
+        ("layers[0].attention.rope_scaling",))
+    add("rope_pairing with learned positions", lambda m: m["positions"] == "learned",
+        lambda m, d: set_(d, "rope_pairing", "rotate_half"), ("rope_pairing",))
+    add("rope_scaling with positions none", lambda m: m["positions"] == "none",
+        lambda m, d: set_(d, "rope_scaling", llama3(8, 1, 4, 32)), ("rope_scaling",))
+    add("rope_scaling of an unknown type", rope_model,
+        lambda m, d: d["rope_scaling"].update(type="linear"), ("rope_scaling",))
+    mla_m = next((m for m in models if rope_model(m) and mla_rope_layer(m) is not None), None)
+    mla_li = mla_rope_layer(mla_m) if mla_m else 0
+    add("qkv_bias in an mla layer", lambda m: m is mla_m,
+        lambda m, d: set_(d["layers"][mla_li]["attention"], "qkv_bias", True),
+        ("layers[%d].attention.qkv_bias" % mla_li,))
+    add("b_Q in a layer without qkv_bias", lambda m: m["label"].startswith("layers differ"),
+        layer_weights_(0, "b_Q", lambda m: [0.0] * (m["layers"][0]["att"]["heads"] *
+                                                    m["layers"][0]["att"]["head_dim"])),
+        ("layers[0].weights.b_Q",))
+    add("b_O one number short", lambda m: m["layers"][0]["att"].get("output_bias"),
+        lambda m, d: d["layers"][0]["weights"]["b_O"].pop(), ("layers[0].weights.b_O",))
+    return cases
+
+
+def run_invalid(runner, models, cases=None, accepted=None):
+    """Each bad model file (default invalid_cases(models)) must exit 2 with one
+    line naming its field.  accepted: the numbers of the models `run` accepted;
+    given, the model a case breaks must be among them (else a binary that does
+    not know a key at all passes by refusing it as unknown)."""
+    for n, (label, doc, args, paths, words, base) in enumerate(
+            invalid_cases(models) if cases is None else cases):
         if doc is None:
             runner.tally(False, "invalid %s: no model of that kind" % label)
             continue
-        name = "invalid_%02d.json" % n
+        name = "invalid_%02d.json" % n if cases is None else "features_invalid_%02d.json" % n
         path = runner.write(name, doc)
         cmd = [args[0], path] + list(args[1:])
         code, _, err = runner.call(*cmd)
@@ -699,6 +938,9 @@ def run_invalid(runner, models):
         ok = code == 2 and bool(named) and not missing and len(lines) == 1
         why = "" if ok else "  [expected exit 2 and one line naming %s%s]" % (
             " or ".join(paths), " with " + ", ".join(words) if words else "")
+        if accepted is not None and base not in accepted:
+            ok = False
+            why += "  [the valid #%d it breaks was refused: no evidence]" % base
         runner.tally(ok, "invalid %s -> exit %d: %s%s" % (label, code, msg, why), None, doc, name)
 
 
@@ -758,6 +1000,91 @@ TRACE_REQUIRED = {"norm pre", "norm post", "norm none", "mha", "gqa", "mqa", "ml
                   "sparse", "layer > 0"} | {"model positions " + p for p in POSITIONS}
 
 
+FEATURE_REQUIRED = {
+    "rms_norm pre", "rms_norm post", "norm_eps given", "norm_eps default", "layer_norm norm_eps",
+    "gelu_tanh", "tied_unembedding", "qkv_bias", "output_bias", "bias left out (zeros)",
+    "mla output_bias", "rope_pairing rotate_half", "mla rotate_half", "llama3 band high",
+    "llama3 band mid", "llama3 band low", "H*head_dim != d_model", "layers differ in mask",
+    "trace rms_norm", "trace qkv_bias", "trace output_bias", "trace rotate_half",
+    "trace llama3", "trace mla rotate_half", "trace sliding_window", "trace H*head_dim != d_model",
+}
+
+
+def note_feature_coverage(seen, m):
+    feats = seen.setdefault("features", set())
+    nf = m["norm_function"] or "layer_norm"
+    if nf == "rms_norm":
+        feats.add("rms_norm " + m["norm"])
+    if m["norm_eps"] is not None:
+        feats.add("norm_eps given")
+        if nf == "layer_norm":
+            feats.add("layer_norm norm_eps")
+    elif m["norm"] != "none":
+        feats.add("norm_eps default")
+    if m["ffn"] == "gelu_tanh":
+        feats.add("gelu_tanh")
+    if m["tied"]:
+        feats.add("tied_unembedding")
+    masks = set()
+    for L in m["layers"]:
+        a = L["att"]
+        masks.add((a["mask"], a.get("window") if a["mask"] == "sliding_window" else None))
+        for key in ("qkv_bias", "output_bias"):
+            if a.get(key):
+                feats.add(key)
+        if a.get("output_bias") and a["variant"] == "mla":
+            feats.add("mla output_bias")
+        if a["omit"]:
+            feats.add("bias left out (zeros)")
+        if a["heads"] * a["head_dim"] != m["d_model"]:
+            feats.add("H*head_dim != d_model")
+        if m["positions"] == "rope" and m["rope_pairing"] == "rotate_half":
+            feats.add("rope_pairing rotate_half")
+            if a["variant"] == "mla":
+                feats.add("mla rotate_half")
+        if m["positions"] == "rope" and m["rope_scaling"]:
+            width = a["rope_dim"] if a["variant"] == "mla" else a["head_dim"]
+            base = 10000.0 if m["rope_base"] is None else float(m["rope_base"])
+            feats.update("llama3 band " + b for b in
+                         rope_bands(inv_freq(width, base), m["rope_scaling"]))
+    if len({mk for mk, _ in masks}) > 1:
+        feats.add("layers differ in mask")
+
+
+def feature_trace_targets(models):
+    """(model, layer) for `trace --layer` of the feature models: each model's
+    first layer with a bias, rotate_half / llama3 (an mla layer too), a sliding
+    window, or rms_norm."""
+    picks = []
+    for m in models:
+        for li, L in enumerate(m["layers"]):
+            a = L["att"]
+            if a.get("qkv_bias") or a.get("output_bias") or a["variant"] == "mla" and \
+                    m["rope_pairing"] or a["mask"] == "sliding_window" or \
+                    (m["norm_function"] == "rms_norm" and li == len(m["layers"]) - 1):
+                if a["variant"] == "mla" and a.get("output_bias"):
+                    continue        # the absorbed form's b_O: not pinned by the format
+                picks.append((m, li))
+    return picks
+
+
+def note_feature_trace(seen, m, a):
+    feats = seen.setdefault("features", set())
+    if m["norm_function"] == "rms_norm":
+        feats.add("trace rms_norm")
+    for key in ("qkv_bias", "output_bias"):
+        if a.get(key):
+            feats.add("trace " + key)
+    if a.get("rope_pairing") == "rotate_half":
+        feats.add("trace mla rotate_half" if a["variant"] == "mla" else "trace rotate_half")
+    if a.get("rope_scaling"):
+        feats.add("trace llama3")
+    if a["mask"] == "sliding_window":
+        feats.add("trace sliding_window")
+    if a["heads"] * a["head_dim"] != m["d_model"]:
+        feats.add("trace H*head_dim != d_model")
+
+
 def coverage_gaps(seen):
     gaps = ["%s %s" % (k, sorted(need - seen.get(k, set()), key=str))
             for k, need in REQUIRED.items() if need - seen.get(k, set())]
@@ -767,24 +1094,40 @@ def coverage_gaps(seen):
 
 
 def main():
-    args = command_line(
-        __doc__, keep="write the model files here (failing ones also to KEEP/fail)").parse_args()
+    parser = command_line(
+        __doc__, keep="write the model files here (failing ones also to KEEP/fail)")
+    parser.add_argument("--only-new", action="store_true",
+                        help="only the reference self-check and the feature models (norm_function, "
+                             "norm_eps, gelu_tanh, tied_unembedding, biases, rope_pairing, "
+                             "rope_scaling, free head_dim)")
+    args = parser.parse_args()
     probe(args.binary)
 
-    models = all_models()
+    models = [] if args.only_new else all_models()
+    features = feature_models()
     with work_folder(args.keep, "model_crosscheck_") as folder:
         runner = Runner(args.binary, folder, args.keep)
+        fails = self_check()
+        runner.tally(not fails, "reference self-check (rotate_half, llama3, biases, norms)"
+                     + ("" if not fails else error_lines(fails, 8)))
         seen = {}
         try:
-            refs = run_models(runner, models, seen)
-            run_traces(runner, models, refs, seen)
-            run_invalid(runner, models)
+            if models:
+                refs = run_models(runner, models, seen)
+                run_traces(runner, models, refs, seen)
+                run_invalid(runner, models)
+            refs = run_models(runner, features, seen, features=True)
+            run_traces(runner, features, refs, seen, feature_trace_targets(features))
+            run_invalid(runner, features, feature_invalid_cases(features),
+                        seen.get("accepted", set()))
         except (OSError, subprocess.SubprocessError) as e:
             return cannot_run(args.binary, e)
-    gaps = coverage_gaps(seen)
+    gaps = [] if args.only_new else coverage_gaps(seen)
+    if FEATURE_REQUIRED - seen.get("features", set()):
+        gaps.append("features %s" % sorted(FEATURE_REQUIRED - seen.get("features", set())))
     print("coverage: " + ("complete" if not gaps else "MISSING " + "; ".join(gaps)))
-    print("%d models, %d passed, %d failed, %d binary runs" % (
-        len(models), runner.passed, runner.failed, runner.runs))
+    print("%d models (%d feature models), %d passed, %d failed, %d binary runs" % (
+        len(models) + len(features), len(features), runner.passed, runner.failed, runner.runs))
     return 0 if runner.failed == 0 and not gaps else 1
 
 

@@ -28,7 +28,23 @@ C++ sources), of what Attention Lab adds to plain attention:
     --indexer-heads, --indexer-dim and --position-offset;
   * `online` (blockwise online softmax, Milakov & Gimelshein 2018) for every
     block size, checked step by step and against the dense output;
-  * invalid scenarios and options, which must exit 2 naming the field.
+  * invalid scenarios and options, which must exit 2 naming the field;
+  * the attention object's newer keys, in hand-made seeded cases
+    (FEATURE_CASES, numbered from #900, trace and decode each): qkv_bias
+    (b_Q, b_K, b_V added to Q, K, V before RoPE turns q and k; a bias left out
+    is zeros) with mha, gqa and mqa under positions none, learned and rope,
+    also cross-attention and sparse; output_bias (concat W_O + b_O); rope_pairing
+    "rotate_half" (pairs (i, i + w/2)) at head_dim 12 and on mla's decoupled
+    part at rope_dim 6; rope_scaling llama3 with parameters that put the
+    frequencies in all three bands, with either pairing and on mla; and about
+    20 refusals of them (qkv_bias with mla, output_bias without the output
+    projection, a bias given while its flag is off or of the wrong length,
+    rope_pairing / rope_scaling without rope, bad rope_scaling objects), which
+    must exit 2 naming the field path (the wording is free).  The header must
+    echo the new keys when they are set; at their defaults it may echo them or
+    not.  A self-check of the reference (reference.self_check: rotate_half =
+    interleaved RoPE on permuted columns, llama3 with factor 1 = no scaling,
+    biases = a column of ones, ...) runs first.
 
 Seeded random scenarios (fixed seed) cover every variant (mha, gqa, mqa, mla
 without and with a query latent) x positions (none, sinusoidal, learned, rope)
@@ -38,6 +54,8 @@ and seeded weights and repeated tokens (exact ties in the top-k selection).
 Run:  /usr/bin/python3 positions_crosscheck.py --binary build/app/attention-lab
       [--plain-only]  only positions none / sparse off, for a binary without the
                       new features (the "positions" header key is then optional)
+      [--only-new]    only the self-check and the cases of qkv_bias, output_bias,
+                      rope_pairing and rope_scaling (and their refusals)
       [--keep DIR]    write every scenario file to DIR, and failing ones to
                       DIR/fail, instead of a temporary folder
       [--seed S] [--reps R]  another random draw / more rounds (a longer soak)
@@ -66,9 +84,9 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from reference import (Binary, Checks, Mismatch, cannot_run, causal, command_line,  # noqa: E402
-                       context_length, error_lines, mask_matrix, online_reference, probe, reference,
-                       resolved, rotate, sparse_label, used_weights, values, variant_label,
-                       weight_shapes, work_folder)
+                       context_length, error_lines, inv_freq, mask_matrix, online_reference, probe,
+                       reference, resolved, rope_bands, rope_of, rotate, self_check, sparse_label,
+                       used_weights, values, variant_label, weight_shapes, work_folder)
 from trace_check import check_trace, weights_used  # noqa: E402
 
 SEED = 1414
@@ -257,6 +275,12 @@ def scenario_json(cfg):
         att["position_offset"] = cfg["offset"]
     if cfg["sparse"]:
         att["sparse"] = {k: v for k, v in cfg["sparse"].items() if v is not None}
+    for key in ("qkv_bias", "output_bias"):         # written when on, or when asked to
+        if cfg.get(key) or key in cfg.get("written", ()):
+            att[key] = bool(cfg.get(key))
+    for key in ("rope_pairing", "rope_scaling"):
+        if cfg.get(key) is not None:
+            att[key] = copy.deepcopy(cfg[key])
     weights = {k: v.tolist() for k, v in cfg["W"].items() if k not in cfg["omit"]}
     doc = {"name": "positions crosscheck %d" % idx, "description": "random NumPy cross-check",
            "tokens": ["q%d" % i for i in range(cfg["n_q"])], "embeddings": cfg["x"].tolist(),
@@ -280,6 +304,7 @@ def describe(cfg):
             pos += ",C=%d" % cfg["offset"]
         pos += ")"
     sp = " " + sparse_label(cfg["sparse"]) if cfg["sparse"] else ""
+    sp += feature_label(cfg)
     return ("#%-3d %s H=%d d=%d dm=%d nq=%d nkv=%d %s mask=%s %s%s%s%s pos=%s%s%s" % (
         cfg["idx"], v, cfg["heads"], cfg["head_dim"], cfg["d_model"], cfg["n_q"], cfg["n_kv"],
         cfg["kernel"], cfg["mask"], "scale" if cfg["scale"] else "noscale",
@@ -291,6 +316,22 @@ def describe(cfg):
 # --------------------------------------------------------------------------
 # decode
 # --------------------------------------------------------------------------
+
+def feature_label(cfg):
+    """ qkv_bias, output_bias, rope_pairing and rope_scaling where set."""
+    out = ""
+    for key in ("qkv_bias", "output_bias"):
+        if cfg.get(key) or key in cfg.get("written", ()):
+            out += " %s=%s" % (key, "true" if cfg.get(key) else "false")
+    if cfg.get("rope_pairing"):
+        out += " " + cfg["rope_pairing"]
+    sc = cfg.get("rope_scaling")
+    if sc:
+        out += " llama3(F=%s,lo=%s,hi=%s,L0=%s)" % (sc["factor"], sc["low_freq_factor"],
+                                                    sc["high_freq_factor"],
+                                                    sc["original_max_positions"])
+    return out
+
 
 def elements_per_token(cfg):
     _, _, _, di = resolved(cfg)
@@ -364,7 +405,8 @@ def check_decode(cfg, W, out, chk, follow=None):
                 if rope and "k_rope" in (follow or {}):
                     k = follow["k_rope"][g * per_group]
                 else:
-                    k = rotate(rk["k"], base, cfg.get("offset", 0)) if rope else rk["k"]
+                    k = rotate(rk["k"], base, cfg.get("offset", 0), **rope_of(cfg)) if rope \
+                        else rk["k"]
                 chk.cmp(k, (fk or {}).get("k"), "decode: cache.kv_heads[%d].k%s"
                         % (g, " (stored rotated)" if rope else ""))
                 chk.cmp(rk["v"], (fk or {}).get("v"), "decode: cache.kv_heads[%d].v" % g)
@@ -404,9 +446,11 @@ class Tally:
         return sum(g[1] for g in self.groups.values())
 
 
-def run_configs(runner, tally, configs, seen, plain_only):
-    """trace + decode of every configuration; return {idx: (W, ref)} of the agreeing ones."""
+def run_configs(runner, tally, configs, seen, plain_only, features=False):
+    """trace + decode of every configuration; return {idx: (W, ref)} of the agreeing ones.
+    features: the cases of feature_configs (their own groups and coverage)."""
     refs = {}
+    group = "features " if features else ""
     for cfg in configs:
         doc = scenario_json(cfg)
         name = "scenario_%03d.json" % cfg["idx"]
@@ -415,15 +459,19 @@ def run_configs(runner, tally, configs, seen, plain_only):
         ref = W = None
         try:
             out = runner.json("trace", path, "--json")
+            seen.setdefault("accepted", set()).add(cfg["idx"])
             W = weights_used(cfg, out, Checks())
             ref = check_trace(cfg, out, chk, plain_only)
         except Mismatch as e:
             chk.fail(str(e))
         tally.configs += 1
         ok = not chk.errors
-        tally.add("trace", ok, "trace  " + describe(cfg) +
+        tally.add(group + "trace", ok, "trace  " + describe(cfg) +
                   ("  max_err=%.1e" % chk.max_err if ok else error_lines(chk.errors, 6)), doc, name)
-        if ref is not None:
+        if features:
+            if ok:
+                note_feature_coverage(seen, cfg)
+        elif ref is not None:
             note_coverage(seen, cfg, ref)
             refs[cfg["idx"]] = (W, ref)
         if W is None:
@@ -435,9 +483,241 @@ def run_configs(runner, tally, configs, seen, plain_only):
         except Mismatch as e:
             dchk.fail(str(e))
         ok = not dchk.errors
-        tally.add("decode", ok, "decode " + describe(cfg) +
+        if ok and features:
+            seen.setdefault("features", set()).add("decode")
+        tally.add(group + "decode", ok, "decode " + describe(cfg) +
                   ("  max_err=%.1e" % dchk.max_err if ok else error_lines(dchk.errors, 6)), doc, name)
     return refs
+
+
+# --------------------------------------------------------------------------
+# Biases, rope_pairing and rope_scaling
+# --------------------------------------------------------------------------
+
+FEATURE_SEED = 4242
+FEATURE_IDX = 900           # the feature cases are numbered from here (stable with --reps)
+
+
+def llama3(factor, lo, hi, l0):
+    return {"type": "llama3", "factor": factor, "low_freq_factor": lo, "high_freq_factor": hi,
+            "original_max_positions": l0}
+
+
+# (label, what differs from feature_config's defaults).  RoPE widths of 12
+# (rope_dim 6 for mla): with 4 a wrong rotate_half permutation could still
+# pair the right columns.  Each rope_scaling puts the frequencies in all three
+# of Llama 3's bands (checked by the coverage).
+FEATURE_CASES = (
+    ("qkv + output bias, mha, positions none",
+     dict(kind="mha", heads=2, head_dim=3, d_model=5, n_q=4, qkv_bias=True, output_bias=True,
+          wo=True)),
+    ("qkv bias, gqa, learned, cross, C=2, b_V left out (zeros)",
+     dict(kind="gqa", heads=4, kv_heads=2, head_dim=2, d_model=4, n_q=3, cross=True, n_kv=5,
+          mask="none", positions="learned", offset=2, qkv_bias=True, wo=True, omit=("b_V",))),
+    ("qkv + output bias, mqa, rope (interleaved written), W_Q seeded",
+     dict(kind="mqa", heads=3, head_dim=4, d_model=6, n_q=5, mask="sliding_window", window=3,
+          positions="rope", rope_base=100, rope_pairing="interleaved", qkv_bias=True,
+          output_bias=True, wo=True, omit=("W_Q",))),
+    ("output bias alone, sinusoidal, qkv_bias false written, W_O seeded",
+     dict(kind="mha", heads=1, head_dim=4, d_model=4, n_q=3, positions="sinusoidal",
+          output_bias=True, written=("qkv_bias",), wo=True, omit=("W_O",))),
+    ("rotate_half, mha, head_dim 12, C=3",
+     dict(kind="mha", heads=2, head_dim=12, d_model=6, n_q=6, positions="rope",
+          rope_pairing="rotate_half", offset=3)),
+    ("rotate_half + qkv bias, gqa, head_dim 12, cross, no W_O",
+     dict(kind="gqa", heads=4, kv_heads=2, head_dim=12, d_model=5, n_q=4, cross=True, n_kv=6,
+          mask="none", positions="rope", rope_base=500, rope_pairing="rotate_half",
+          qkv_bias=True, written=("output_bias",))),
+    ("llama3 scaling (interleaved), mha, head_dim 12, C=20",
+     dict(kind="mha", heads=2, head_dim=12, d_model=8, n_q=7, positions="rope", rope_base=10000,
+          rope_scaling=llama3(8, 1, 4, 32), offset=20)),
+    ("llama3 scaling + rotate_half + output bias, mqa, head_dim 12",
+     dict(kind="mqa", heads=2, head_dim=12, d_model=4, n_q=5, positions="rope", rope_base=500,
+          rope_pairing="rotate_half", rope_scaling=llama3(4, 0.5, 2, 16), output_bias=True,
+          wo=True)),
+    ("rotate_half, mla, rope_dim 6",
+     dict(kind="mla", heads=2, head_dim=3, latent_dim=4, d_model=5, n_q=5, positions="rope",
+          rope_dim=6, rope_pairing="rotate_half", wo=True)),
+    ("rotate_half + llama3, mla with a query latent, rope_dim 6, cross, C=4",
+     dict(kind="mla_q", heads=2, head_dim=2, latent_dim=3, q_latent=2, d_model=4, n_q=4,
+          cross=True, n_kv=5, mask="none", positions="rope", rope_dim=6,
+          rope_pairing="rotate_half", rope_scaling=llama3(8, 1, 4, 256), offset=4)),
+    ("qkv + output bias + rotate_half, gqa, sparse",
+     dict(kind="gqa", heads=2, kv_heads=1, head_dim=4, d_model=4, n_q=6, positions="rope",
+          rope_pairing="rotate_half", qkv_bias=True, output_bias=True, wo=True,
+          sparse={"top_k": 2, "indexer_heads": None, "indexer_dim": None})),
+)
+
+
+def feature_config(idx, label, spec, rng):
+    """A configuration of make_config's form from a FEATURE_CASES entry, its
+    values drawn from rng; spec["written"]: keys written at their default."""
+    cfg = {"idx": idx, "kind": "mha", "positions": "none", "offset": 0, "mask": "causal",
+           "kernel": "softmax", "cross": False, "wo": False, "scale": True, "latent_dim": 0,
+           "q_latent": 0, "rope_dim": 0, "rope_base": None, "max_positions": None,
+           "sparse": None, "qkv_bias": False, "output_bias": False, "rope_pairing": None,
+           "rope_scaling": None, "written": (), "window": 2, "omit": (), "note": ""}
+    cfg.update(copy.deepcopy(spec))
+    cfg["label"] = label
+    cfg["variant"] = "mla" if cfg["kind"].startswith("mla") else cfg["kind"]
+    cfg.setdefault("kv_heads", {"mqa": 1}.get(cfg["variant"], cfg["heads"]))
+    cfg["n_kv"] = cfg["n_kv"] if cfg["cross"] else cfg["n_q"]
+    cfg["offset_written"] = cfg["offset"] > 0
+    fill_values(cfg, rng, repeat=False)
+    cfg["omit"] = tuple(cfg["omit"])
+    return cfg
+
+
+def feature_configs():
+    rng = np.random.default_rng(FEATURE_SEED)
+    return [feature_config(FEATURE_IDX + n, label, spec, rng)
+            for n, (label, spec) in enumerate(FEATURE_CASES)]
+
+
+def feature_invalid_cases(features):
+    """(label, fields (one of which the message must name), scenario doc), each
+    breaking one rule of the new keys in a valid feature case."""
+    cases = []
+
+    def add(label, fields, pred, change):
+        for c in features:
+            if pred(c):
+                doc = copy.deepcopy(scenario_json(c))
+                change(c, doc["attention"], doc["weights"])
+                cases.append(("%s (from #%d)" % (label, c["idx"]), fields, doc))
+                return
+        cases.append((label, fields, None))
+
+    def no_bias_rope(c):
+        return c["positions"] == "rope" and not c["qkv_bias"] and c["variant"] != "mla"
+
+    def with_scaling(c):
+        return c["rope_scaling"] is not None and c["variant"] != "mla"
+
+    def scaling(**change):
+        def f(c, a, w):
+            for k, v in change.items():
+                if v is None:
+                    a["rope_scaling"].pop(k)
+                else:
+                    a["rope_scaling"][k] = v
+        return f
+
+    qkv, ob, rp, rs = ("attention.qkv_bias", "attention.output_bias", "attention.rope_pairing",
+                       "attention.rope_scaling")
+    add("qkv_bias with mla", qkv, lambda c: c["variant"] == "mla",
+        lambda c, a, w: a.update(qkv_bias=True))
+    add("qkv_bias not a boolean", qkv, lambda c: c["qkv_bias"],
+        lambda c, a, w: a.update(qkv_bias="yes"))
+    add("output_bias with output_projection false", (ob, "attention.output_projection"),
+        lambda c: not c["wo"],
+        lambda c, a, w: a.update(output_bias=True, output_projection=False))
+    add("output_bias without output_projection (no W_O, so off)",
+        (ob, "attention.output_projection"), lambda c: not c["wo"],
+        lambda c, a, w: (a.pop("output_projection", None), a.update(output_bias=True)))
+    add("b_Q given, qkv_bias left out (false)", "weights.b_Q", no_bias_rope,
+        lambda c, a, w: w.update(b_Q=[0.5] * (c["heads"] * c["head_dim"])))
+    add("b_Q given, qkv_bias written false", "weights.b_Q",
+        lambda c: "qkv_bias" in c["written"],
+        lambda c, a, w: w.update(b_Q=[0.5] * (c["heads"] * c["head_dim"])))
+    add("b_O given, output_bias false", "weights.b_O",
+        lambda c: c["wo"] and not c["output_bias"],
+        lambda c, a, w: w.update(b_O=[0.5] * c["d_model"]))
+    add("b_K one number short", "weights.b_K", lambda c: c["qkv_bias"] and "b_K" not in c["omit"],
+        lambda c, a, w: w["b_K"].pop())
+    add("b_V one number too many", "weights.b_V",
+        lambda c: c["qkv_bias"] and "b_V" not in c["omit"],
+        lambda c, a, w: w["b_V"].append(0.5))
+    add("b_O one number short", "weights.b_O",
+        lambda c: c["output_bias"] and "b_O" not in c["omit"], lambda c, a, w: w["b_O"].pop())
+    add("rope_pairing with positions none", rp, lambda c: c["positions"] == "none",
+        lambda c, a, w: a.update(rope_pairing="rotate_half"))
+    add("rope_pairing with sinusoidal", rp, lambda c: c["positions"] == "sinusoidal",
+        lambda c, a, w: a.update(rope_pairing="rotate_half"))
+    add("rope_pairing unknown", rp, lambda c: c["rope_pairing"] == "rotate_half",
+        lambda c, a, w: a.update(rope_pairing="neox"))
+    add("rope_scaling with positions none", rs, lambda c: c["positions"] == "none",
+        lambda c, a, w: a.update(rope_scaling=llama3(8, 1, 4, 32)))
+    add("rope_scaling with learned", rs, lambda c: c["positions"] == "learned",
+        lambda c, a, w: a.update(rope_scaling=llama3(8, 1, 4, 32)))
+    add("rope_scaling of an unknown type", rs, with_scaling, scaling(type="yarn"))
+    add("rope_scaling without a type", rs, with_scaling, scaling(type=None))
+    add("rope_scaling without factor", rs, with_scaling, scaling(factor=None))
+    add("rope_scaling without original_max_positions", rs, with_scaling,
+        scaling(original_max_positions=None))
+    add("rope_scaling factor 0.5", rs, with_scaling, scaling(factor=0.5))
+    add("rope_scaling low_freq_factor 0", rs, with_scaling, scaling(low_freq_factor=0))
+    add("rope_scaling low_freq_factor >= high_freq_factor", rs, with_scaling,
+        scaling(low_freq_factor=4, high_freq_factor=4))
+    add("rope_scaling original_max_positions 0", rs, with_scaling,
+        scaling(original_max_positions=0))
+    return cases
+
+
+def run_feature_invalid(runner, tally, features, accepted):
+    """Each case must exit 2 naming its field; and the valid case it breaks
+    must have been accepted (its idx in accepted), or a binary that does not
+    know the key at all would pass by refusing it as unknown."""
+    for n, (label, field, doc) in enumerate(feature_invalid_cases(features)):
+        if doc is None:
+            tally.add("features invalid", False, "invalid %s: no scenario of that kind" % label)
+            continue
+        name = "features_invalid_%02d.json" % n
+        path = runner.write(name, doc)
+        code, _, err = runner.call("trace", path, "--json")
+        fields = (field,) if isinstance(field, str) else field
+        named = [f for f in fields if f in err]
+        base = int(label.rsplit("#", 1)[1].rstrip(")"))
+        ok = code == 2 and bool(named) and base in accepted
+        tally.add("features invalid", ok, "invalid %s -> exit %d, names %s: %s%s" % (
+            label, code, named[0] if named else "NOT " + " / ".join(fields),
+            first_line(err, path), "" if base in accepted else
+            "  [the valid #%d it breaks was refused: no evidence]" % base), doc, name)
+
+
+FEATURE_REQUIRED = {
+    "qkv_bias mha", "qkv_bias gqa", "qkv_bias mqa", "qkv_bias positions none",
+    "qkv_bias learned", "qkv_bias rope", "qkv_bias cross", "qkv_bias sparse", "output_bias",
+    "output_bias without qkv_bias", "bias left out (zeros)", "bias with seeded weights",
+    "rotate_half head_dim 12", "rotate_half mla rope_dim 6", "rotate_half with qkv_bias",
+    "rope_pairing interleaved written", "llama3 band high", "llama3 band mid", "llama3 band low",
+    "llama3 interleaved", "llama3 rotate_half", "llama3 mla", "decode",
+}
+
+
+def note_feature_coverage(seen, cfg):
+    feats = seen.setdefault("features", set())
+    v = cfg["variant"]
+    if cfg["qkv_bias"]:
+        feats.update({"qkv_bias " + v, "qkv_bias " + ("positions none" if cfg["positions"] == "none"
+                                                       else cfg["positions"])})
+        if cfg["cross"]:
+            feats.add("qkv_bias cross")
+        if cfg["sparse"]:
+            feats.add("qkv_bias sparse")
+        if cfg["rope_pairing"] == "rotate_half":
+            feats.add("rotate_half with qkv_bias")
+    if cfg["output_bias"]:
+        feats.add("output_bias")
+        if not cfg["qkv_bias"]:
+            feats.add("output_bias without qkv_bias")
+    if any(b in cfg["omit"] for b in ("b_Q", "b_K", "b_V", "b_O")):
+        feats.add("bias left out (zeros)")
+    if (cfg["qkv_bias"] or cfg["output_bias"]) and any(n.startswith("W_") for n in cfg["omit"]):
+        feats.add("bias with seeded weights")
+    width = cfg["rope_dim"] if v == "mla" else cfg["head_dim"]
+    if cfg["rope_pairing"] == "rotate_half":
+        feats.add("rotate_half mla rope_dim %d" % width if v == "mla"
+                  else "rotate_half head_dim %d" % width)
+    if cfg["rope_pairing"] == "interleaved":
+        feats.add("rope_pairing interleaved written")
+    sc = cfg["rope_scaling"]
+    if sc:
+        base = resolved(cfg)[0]
+        feats.update("llama3 band " + b for b in rope_bands(inv_freq(width, base), sc))
+        feats.add("llama3 " + (cfg["rope_pairing"] or "interleaved"))
+        if v == "mla":
+            feats.add("llama3 mla")
 
 
 # --------------------------------------------------------------------------
@@ -1276,6 +1556,9 @@ def main():
     parser = command_line(__doc__, keep="write the scenario files here (failing ones to KEEP/fail)")
     parser.add_argument("--plain-only", action="store_true",
                         help="only positions none / sparse off (a binary without the features)")
+    parser.add_argument("--only-new", action="store_true",
+                        help="only the reference self-check and the cases of qkv_bias, "
+                             "output_bias, rope_pairing and rope_scaling")
     parser.add_argument("--seed", type=int, default=SEED, help="default %(default)s")
     parser.add_argument("--reps", type=int, default=REPS,
                         help="rounds of the 40 variant x positions x sparse combinations "
@@ -1288,29 +1571,39 @@ def main():
 
     global LEGACY
     LEGACY = args.plain_only
-    configs = all_configs(args.seed, args.reps)
+    configs = [] if args.only_new else all_configs(args.seed, args.reps)
     if args.plain_only:
         configs = [c for c in configs if c["positions"] == "none" and not c["sparse"]]
+    features = [] if args.plain_only else feature_configs()
     with work_folder(args.keep, "positions_crosscheck_") as folder:
         runner = Binary(args.binary, folder, timeout=30)
         tally = Tally(args.save_failures or (os.path.join(args.keep, "fail") if args.keep else None))
+        fails = self_check()
+        tally.add("self-check", not fails, "reference self-check (rotate_half, llama3, biases, "
+                  "norms)" + ("" if not fails else error_lines(fails, 6)))
         seen = {}
         try:
             refs = run_configs(runner, tally, configs, seen, args.plain_only)
-            if not args.plain_only:
+            if not args.plain_only and not args.only_new:
                 run_overrides(runner, tally, configs, seen)
                 run_shift(runner, tally, configs, seen)
                 run_online(runner, tally, configs, refs, seen)
                 run_invalid(runner, tally, configs)
+            if features:
+                run_configs(runner, tally, features, seen, False, features=True)
+                run_feature_invalid(runner, tally, features, seen.get("accepted", set()))
         except (OSError, subprocess.SubprocessError) as e:
             return cannot_run(args.binary, e)
     print()
     for group, (ok, bad) in tally.groups.items():
-        print("%-10s %4d agree, %d disagree" % (group + ":", ok, bad))
-    gaps = [] if args.plain_only else coverage_gaps(seen)
+        print("%-17s %4d agree, %d disagree" % (group + ":", ok, bad))
+    gaps = [] if args.plain_only or args.only_new else coverage_gaps(seen)
+    if features and FEATURE_REQUIRED - seen.get("features", set()):
+        gaps.append("features %s" % sorted(FEATURE_REQUIRED - seen.get("features", set())))
     print("coverage: " + ("complete" if not gaps else "MISSING " + "; ".join(gaps)))
-    print("%d configurations checked (%d scenario files, %d overridden), %d binary runs" % (
-        tally.configs, len(configs), tally.configs - len(configs), runner.runs))
+    print("%d configurations checked (%d scenario files, %d feature cases, %d overridden), "
+          "%d binary runs" % (tally.configs, len(configs), len(features),
+                              tally.configs - len(configs) - len(features), runner.runs))
     return 0 if tally.failed() == 0 and not gaps else 1
 
 

@@ -9,11 +9,18 @@ What it holds:
 - attention: masks, scores, scale, the softmax and linear kernels, weights,
   entropy, outputs, and the variants (mha, gqa, mqa, mla with its absorbed
   form) in `reference`; the blockwise online softmax in `online_reference`;
-- positions: sinusoidal rows, learned rows, RoPE and mla's decoupled RoPE;
+- positions: sinusoidal rows, learned rows, RoPE (pairs interleaved or
+  rotate_half, inverse frequencies optionally rescaled by Llama 3's
+  rope_scaling) and mla's decoupled RoPE;
+- the q / k / v biases (added before RoPE turns q and k) and the output
+  bias (after W_O);
 - sparse attention: the lightning indexer and its top-k selection;
-- the model: layer norm, the feed-forward kinds, pre / post / no-norm blocks
-  and the unembedding in `model_reference`;
+- the model: layer norm and RMS norm (with the model's norm_eps), the
+  feed-forward kinds (relu, gelu, gelu_tanh, swiglu), pre / post / no-norm
+  blocks and the unembedding (its own, or the embedding transposed) in
+  `model_reference`;
 - tokenizers: one BPE merge (`merge_pair`);
+- self-checks of the reference (`self_check`; running this file runs them);
 - shared helpers: random values and model weights, JSON conversion,
   labels for describing a configuration, comparison (`compare`, `Checks`,
   `Group` / `Case` / `compare_cells`), running the binary (`command_line`,
@@ -27,7 +34,10 @@ A scenario configuration `cfg` is a dict: variant, heads, kv_heads, head_dim,
 d_model, latent_dim, q_latent (query latent width, 0 = none), mask, window,
 custom_mask, scale, kernel, x, x_kv, n_q, n_kv and, optional, positions,
 rope_base, max_positions, rope_dim, offset, sparse ({top_k, indexer_heads,
-indexer_dim}).  Weights W: name -> array, as in the scenario file.
+indexer_dim}), qkv_bias, output_bias (booleans), rope_pairing ("interleaved"
+or "rotate_half") and rope_scaling (None or the file's {"type": "llama3",
+...} object).  Weights W: name -> array, as in the scenario file (the biases
+b_Q, b_K, b_V, b_O flat).
 """
 
 import argparse
@@ -44,8 +54,9 @@ import numpy as np
 
 TOL = 1e-9                      # absolute, for compare() and Checks
 EPS = np.finfo(float).eps
-LN_EPS = 1e-5                   # layer norm's epsilon in the model file format
+LN_EPS = 1e-5                   # the default norm_eps of the model file format
 DEFAULT_ROPE_BASE = 10000.0
+BIASES = ("b_Q", "b_K", "b_V", "b_O")   # zeros when the file leaves them out
 LD = np.longdouble              # angles in extended precision: far positions stay exact
 
 
@@ -134,18 +145,21 @@ def layer_weights(rng, att, D, positions):
     return W
 
 
-def sublayer_weights(rng, D, norm, ffn, d_ff, bias=0.2):
+def sublayer_weights(rng, D, norm, ffn, d_ff, bias=0.2, norm_bias=True):
     """Random weights of a layer's norms (gains about 1) and feed-forward
     sublayer, in drawing order: ln1, then with a feed-forward ln2, W_1, W_2
-    and W_3 (swiglu) or the biases b_1, b_2."""
+    and W_3 (swiglu) or the biases b_1, b_2.  norm_bias False (rms_norm):
+    the norms have gains alone."""
     W = {}
     if norm != "none":
         W["ln1_gain"] = 1.0 + normal(rng, D, 0.2)
-        W["ln1_bias"] = normal(rng, D, 0.2)
+        if norm_bias:
+            W["ln1_bias"] = normal(rng, D, 0.2)
     if ffn != "none":
         if norm != "none":
             W["ln2_gain"] = 1.0 + normal(rng, D, 0.2)
-            W["ln2_bias"] = normal(rng, D, 0.2)
+            if norm_bias:
+                W["ln2_bias"] = normal(rng, D, 0.2)
         W["W_1"] = normal(rng, (D, d_ff), 1 / math.sqrt(D))
         W["W_2"] = normal(rng, (d_ff, D), 1 / math.sqrt(d_ff))
         if ffn == "swiglu":
@@ -189,7 +203,8 @@ def resolved(cfg):
 
 
 def weight_shapes(cfg):
-    """Every weight the configuration can use (W_O included), name -> shape, in drawing order."""
+    """Every weight the configuration can use (W_O included), name -> shape, in
+    drawing order; the biases (flat) last, with qkv_bias / output_bias."""
     dm, d, H = cfg["d_model"], cfg["head_dim"], cfg["heads"]
     hd = H * d
     if cfg["variant"] == "mla":
@@ -201,16 +216,20 @@ def weight_shapes(cfg):
         shapes = [("W_Q", (dm, hd)), ("W_K", (dm, gd)), ("W_V", (dm, gd))]
     shapes.append(("W_O", (hd, dm)))
     positions = cfg.get("positions", "none")
-    if positions == "none" and not cfg.get("sparse"):
-        return dict(shapes)
-    _, mp, hi, di = resolved(cfg)
-    if positions == "learned":
-        shapes.append(("W_P", (mp, dm)))
-    if cfg["variant"] == "mla" and positions == "rope":
-        dr = cfg["rope_dim"]
-        shapes += [("W_QR", (cfg["q_latent"] or dm, H * dr)), ("W_KR", (dm, dr))]
-    if cfg.get("sparse"):
-        shapes += [("W_QI", (dm, hi * di)), ("W_KI", (dm, di)), ("W_wI", (dm, hi))]
+    if positions != "none" or cfg.get("sparse"):
+        _, mp, hi, di = resolved(cfg)
+        if positions == "learned":
+            shapes.append(("W_P", (mp, dm)))
+        if cfg["variant"] == "mla" and positions == "rope":
+            dr = cfg["rope_dim"]
+            shapes += [("W_QR", (cfg["q_latent"] or dm, H * dr)), ("W_KR", (dm, dr))]
+        if cfg.get("sparse"):
+            shapes += [("W_QI", (dm, hi * di)), ("W_KI", (dm, di)), ("W_wI", (dm, hi))]
+    if cfg.get("qkv_bias"):             # never with mla (refused)
+        gd = cfg["kv_heads"] * d
+        shapes += [("b_Q", (hd,)), ("b_K", (gd,)), ("b_V", (gd,))]
+    if cfg.get("output_bias"):
+        shapes.append(("b_O", (dm,)))
     return dict(shapes)
 
 
@@ -328,9 +347,10 @@ def one_head(cfg, h, q, k, v, mask):
 
 def multi_head(cfg, Q, K, V, mask, W, rotary=None, rope_dim=0):
     """Query head h reads KV head h // (H / G); the heads' outputs side by
-    side, through W_O when W has it.  rotary(h, q, k): the head's rotated
-    vectors (q_rope, k_rope, ...) that its scores read instead of q, k.
-    Returns (kv heads, heads, concat, output)."""
+    side, through W_O when W has it, plus b_O under output_bias (a head's
+    contribution is its output through its rows of W_O, without b_O).
+    rotary(h, q, k): the head's rotated vectors (q_rope, k_rope, ...) that its
+    scores read instead of q, k.  Returns (kv heads, heads, concat, output)."""
     d, H, G = cfg["head_dim"], cfg["heads"], cfg["kv_heads"]
     kv = [{"k": K[:, g * d:(g + 1) * d], "v": V[:, g * d:(g + 1) * d]} for g in range(G)]
     heads = []
@@ -347,7 +367,10 @@ def multi_head(cfg, Q, K, V, mask, W, rotary=None, rope_dim=0):
             head["contribution"] = head["output"] @ W["W_O"][cols, :]
         heads.append(head)
     concat = np.hstack([hd["output"] for hd in heads])
-    return kv, heads, concat, concat @ W["W_O"] if "W_O" in W else concat
+    output = concat @ W["W_O"] if "W_O" in W else concat
+    if cfg.get("output_bias"):
+        output = output + W["b_O"]
+    return kv, heads, concat, output
 
 
 # --------------------------------------------------------------------------
@@ -363,22 +386,89 @@ def sinusoidal(rows, dm, base, offset=0):
     return np.where(c % 2 == 0, np.sin(angle), np.cos(angle)).astype(float).reshape(rows, dm)
 
 
-def rotate(a, base, offset=0):
-    """RoPE: row r of a (at position p = offset + r) rotated pair by pair,
-    (2i, 2i+1) by p * base^(-2i/width)."""
+TWO_PI = 2 * np.arccos(LD(-1))
+
+
+def llama3_scaled(inv, scaling):
+    """Llama 3's rope_scaling of the inverse frequencies inv (extended
+    precision): with wavelength 2 pi / inv, a wavelength below L0 / hi keeps
+    its frequency, one above L0 / lo is divided by the factor F, and in
+    between s = (L0 / wavelength - lo) / (hi - lo) blends the two:
+    (1 - s) inv / F + s inv."""
+    F, lo = LD(scaling["factor"]), LD(scaling["low_freq_factor"])
+    hi, L0 = LD(scaling["high_freq_factor"]), LD(scaling["original_max_positions"])
+    out = np.array(inv, dtype=LD)
+    for i, f in enumerate(out):
+        wavelength = TWO_PI / f
+        if wavelength < L0 / hi:
+            continue
+        if wavelength > L0 / lo:
+            out[i] = f / F
+        else:
+            s = (L0 / wavelength - lo) / (hi - lo)
+            out[i] = (1 - s) * f / F + s * f
+    return out
+
+
+def rope_bands(inv, scaling):
+    """Which Llama 3 band each inverse frequency falls in: "high" (kept),
+    "mid" (blended) or "low" (divided by the factor)."""
+    L0 = LD(scaling["original_max_positions"])
+    bands = []
+    for f in np.asarray(inv, dtype=LD):
+        wavelength = TWO_PI / f
+        bands.append("high" if wavelength < L0 / LD(scaling["high_freq_factor"]) else
+                     "low" if wavelength > L0 / LD(scaling["low_freq_factor"]) else "mid")
+    return bands
+
+
+def inv_freq(width, base, scaling=None):
+    """RoPE's inverse frequencies base^(-2i/width), i = 0 .. width/2 - 1, in
+    extended precision; rescaled by rope_scaling (llama3) when given."""
+    i = np.arange(width // 2)
+    inv = LD(base) ** (-LD(2) * i / LD(width))
+    if scaling is not None:
+        if scaling.get("type") != "llama3":
+            raise ValueError("the reference knows no rope_scaling %r" % scaling.get("type"))
+        inv = llama3_scaled(inv, scaling)
+    return inv
+
+
+def pair_columns(width, pairing):
+    """(first, second) column indices of RoPE's pairs: interleaved (2i, 2i+1),
+    rotate_half (i, i + width/2)."""
+    half = width // 2
+    i = np.arange(half)
+    if pairing == "interleaved":
+        return 2 * i, 2 * i + 1
+    if pairing == "rotate_half":
+        return i, i + half
+    raise ValueError("unknown rope_pairing %r" % pairing)
+
+
+def rotate(a, base, offset=0, pairing="interleaved", scaling=None):
+    """RoPE: row r of a (at position p = offset + r) turned pair by pair, pair
+    i ((2i, 2i+1) interleaved, (i, i + width/2) rotate_half) by the angle
+    p * inv_freq_i: (x, y) -> (x cos - y sin, x sin + y cos)."""
     a = np.asarray(a, dtype=float)
     out = a.copy()
     width = a.shape[1]
     if a.shape[0] == 0 or width < 2:
         return out
     p = np.arange(offset, offset + a.shape[0], dtype=LD)[:, None]
-    i = np.arange(width // 2)
-    angle = p * LD(base) ** (-LD(2) * i / LD(width))
+    angle = p * inv_freq(width, base, scaling)
     c, s = np.cos(angle), np.sin(angle)
-    x, y = a[:, 0:2 * (width // 2):2].astype(LD), a[:, 1:2 * (width // 2):2].astype(LD)
-    out[:, 0:2 * (width // 2):2] = (x * c - y * s).astype(float)
-    out[:, 1:2 * (width // 2):2] = (x * s + y * c).astype(float)
+    first, second = pair_columns(width, pairing)
+    x, y = a[:, first].astype(LD), a[:, second].astype(LD)
+    out[:, first] = (x * c - y * s).astype(float)
+    out[:, second] = (x * s + y * c).astype(float)
     return out
+
+
+def rope_of(cfg):
+    """The keyword arguments of rotate() a configuration turns with."""
+    return {"pairing": cfg.get("rope_pairing") or "interleaved",
+            "scaling": cfg.get("rope_scaling")}
 
 
 # --------------------------------------------------------------------------
@@ -475,10 +565,14 @@ def reference(cfg, W, base_mask=None, selected=None, follow=None):
 
 
 def projections(cfg, W, X, Xkv, ref):
-    """Q (N_Q x H d), K and V (N_KV x G d) into ref and, for mla, the latents;
-    returns the queries' input (mla's query latent, else X)."""
+    """Q (N_Q x H d), K and V (N_KV x G d) into ref, with b_Q, b_K, b_V added
+    under qkv_bias, and, for mla, the latents; returns the queries' input
+    (mla's query latent, else X)."""
     if cfg["variant"] != "mla":
-        ref.update(Q=X @ W["W_Q"], K=Xkv @ W["W_K"], V=Xkv @ W["W_V"])
+        Q, K, V = X @ W["W_Q"], Xkv @ W["W_K"], Xkv @ W["W_V"]
+        if cfg.get("qkv_bias"):
+            Q, K, V = Q + W["b_Q"], K + W["b_K"], V + W["b_V"]
+        ref.update(Q=Q, K=K, V=V)
         return X
     ref["latent"] = Xkv @ W["W_DKV"]
     K, V = ref["latent"] @ W["W_UK"], ref["latent"] @ W["W_UV"]
@@ -494,22 +588,24 @@ def projections(cfg, W, X, Xkv, ref):
 
 
 def rope_parts(cfg, W, query_input, Xkv, base, C, follow, ref):
-    """(rotary for multi_head, rope_dim): RoPE turns each head's q and k;
-    mla's decoupled RoPE appends q_R^h (from the query input) and the one
-    k_R shared by every head (from the token), each rotated."""
+    """(rotary for multi_head, rope_dim): RoPE turns each head's q and k
+    (after their biases); mla's decoupled RoPE appends q_R^h (from the query
+    input) and the one k_R shared by every head (from the token), each
+    rotated.  Pairing and scaling as the configuration says (rope_of)."""
     pos, mla = cfg.get("positions", "none"), cfg["variant"] == "mla"
     if pos != "rope":
         return None, 0
+    turn = rope_of(cfg)
     if not mla:
         def rotary(h, q, k):
             if "q_rope" in follow:
                 return {"q_rope": follow["q_rope"][h], "k_rope": follow["k_rope"][h]}
-            return {"q_rope": rotate(q, base, C), "k_rope": rotate(k, base, C)}
+            return {"q_rope": rotate(q, base, C, **turn), "k_rope": rotate(k, base, C, **turn)}
         return rotary, 0
     dr, H = cfg["rope_dim"], cfg["heads"]
     qR = query_input @ W["W_QR"]
-    ref["k_r"] = follow.get("k_r", rotate(Xkv @ W["W_KR"], base, C))
-    ref["q_r"] = follow.get("q_r", [rotate(qR[:, h * dr:(h + 1) * dr], base, C)
+    ref["k_r"] = follow.get("k_r", rotate(Xkv @ W["W_KR"], base, C, **turn))
+    ref["q_r"] = follow.get("q_r", [rotate(qR[:, h * dr:(h + 1) * dr], base, C, **turn)
                                     for h in range(H)])
 
     def decoupled(h, q, k):
@@ -532,7 +628,7 @@ def block_diag(blocks):
 def absorbed(cfg, W, ref, query_input, heads):
     """mla's absorbed form: scores straight from the latent through
     W_UQK^h = Wq_h W_UK_h^T (+ q_R^h k_R^T with rope), and the output from
-    weights @ latent through W_LO."""
+    weights @ latent through W_LO (+ b_O under output_bias)."""
     d, H = cfg["head_dim"], cfg["heads"]
     Wq = W["W_UQ"] if cfg["q_latent"] else W["W_Q"]
     cols = [slice(h * d, (h + 1) * d) for h in range(H)]
@@ -548,8 +644,10 @@ def absorbed(cfg, W, ref, query_input, heads):
     w_lo = block_diag([W["W_UV"][:, c] for c in cols])
     if "W_O" in W:
         w_lo = w_lo @ W["W_O"]
-    return {"heads": per_head, "latent_output": latent_output, "W_LO": w_lo,
-            "output": latent_output @ w_lo}
+    output = latent_output @ w_lo
+    if cfg.get("output_bias"):
+        output = output + W["b_O"]
+    return {"heads": per_head, "latent_output": latent_output, "W_LO": w_lo, "output": output}
 
 
 def online_reference(x, v, block):
@@ -580,17 +678,38 @@ def online_reference(x, v, block):
 # The model
 # --------------------------------------------------------------------------
 
-def layer_norm(x, gain, bias):
+def layer_norm(x, gain, bias, eps=LN_EPS):
+    """gain (x - mean) / sqrt(var + eps) + bias per row, the variance biased."""
     mean = x.mean(axis=1, keepdims=True)
     var = ((x - mean) ** 2).mean(axis=1, keepdims=True)
-    return gain * (x - mean) / np.sqrt(var + LN_EPS) + bias
+    return gain * (x - mean) / np.sqrt(var + eps) + bias
+
+
+def rms_norm(x, gain, eps=LN_EPS):
+    """gain x / sqrt(mean(x^2) + eps) per row (no mean taken off, no bias)."""
+    return gain * x / np.sqrt((x * x).mean(axis=1, keepdims=True) + eps)
+
+
+def norm_of(m):
+    """The model's norm as f(x, W, prefix): its norm_function (layer_norm with
+    <prefix>_gain and <prefix>_bias, or rms_norm with <prefix>_gain alone) at
+    its norm_eps."""
+    eps = LN_EPS if m.get("norm_eps") is None else float(m["norm_eps"])
+    if m.get("norm_function", "layer_norm") == "rms_norm":
+        return lambda x, W, pre: rms_norm(x, W[pre + "_gain"], eps)
+    return lambda x, W, pre: layer_norm(x, W[pre + "_gain"], W[pre + "_bias"], eps)
 
 
 _erf = np.vectorize(math.erf, otypes=[float])
 
 
+def gelu_tanh(u):
+    """0.5 u (1 + tanh(sqrt(2/pi) (u + 0.044715 u^3)))."""
+    return 0.5 * u * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (u + 0.044715 * u ** 3)))
+
+
 def ffn(kind, W, x):
-    """relu / gelu (exact, with erf): act(x W_1 + b_1) W_2 + b_2;
+    """relu / gelu (exact, with erf) / gelu_tanh: act(x W_1 + b_1) W_2 + b_2;
     swiglu: (silu(x W_1) * x W_3) W_2."""
     if kind == "swiglu":
         a = x @ W["W_1"]
@@ -598,8 +717,12 @@ def ffn(kind, W, x):
     h = x @ W["W_1"] + W["b_1"]
     if kind == "relu":
         h = np.maximum(h, 0.0)
-    else:
+    elif kind == "gelu_tanh":
+        h = gelu_tanh(h)
+    elif kind == "gelu":
         h = 0.5 * h * (1.0 + _erf(h / math.sqrt(2.0)))
+    else:
+        raise ValueError("unknown ffn kind %r" % kind)
     return h @ W["W_2"] + W["b_2"]
 
 
@@ -615,8 +738,11 @@ def model_reference(m, tokens=None, selected=None):
     """Every quantity `run --json` prints for model m: embedding (+ positions),
     per layer the attention and feed-forward sublayers with their residuals
     (norm pre: before each sublayer and at the end; post: after each residual
-    sum; none), the logits and probabilities.  m["layers"][i]: "att" (the
-    attention configuration), "W" (its weights), "all_W" (with the norm and
+    sum; none), the logits and probabilities.  The norms are m's
+    norm_function (layer_norm by default, or rms_norm) at m's norm_eps
+    (default 1e-5); the logits read m's unembedding, or with tied_unembedding
+    the embedding transposed.  m["layers"][i]: "att" (the attention
+    configuration), "W" (its weights), "all_W" (with the norm and
     feed-forward weights).  selected: {layer: 0/1 selection} to follow
     instead of the reference's top-k (near ties)."""
     tokens = m["tokens"] if tokens is None else tokens
@@ -628,30 +754,141 @@ def model_reference(m, tokens=None, selected=None):
     elif m["positions"] == "learned":
         x = x + np.asarray(m["W_P"], float)[:N]
     norm, kind = m["norm"], m["ffn"]
+    nf = norm_of(m)
     out = {"layers": []}
     for li, L in enumerate(m["layers"]):
         W = L["all_W"]
         rin = x
-        a_in = layer_norm(x, W["ln1_gain"], W["ln1_bias"]) if norm == "pre" else x
+        a_in = nf(x, W, "ln1") if norm == "pre" else x
         acfg = attention_cfg(L, a_in)
         sel = (selected or {}).get(li)
         att = reference(acfg, L["W"], selected=sel)
         a_out = att["output"]
-        x = layer_norm(x + a_out, W["ln1_gain"], W["ln1_bias"]) if norm == "post" else x + a_out
+        x = nf(x + a_out, W, "ln1") if norm == "post" else x + a_out
         f_out = None
         if kind != "none":
-            f_in = layer_norm(x, W["ln2_gain"], W["ln2_bias"]) if norm == "pre" else x
+            f_in = nf(x, W, "ln2") if norm == "pre" else x
             f_out = ffn(kind, W, f_in)
-            x = layer_norm(x + f_out, W["ln2_gain"], W["ln2_bias"]) if norm == "post" \
-                else x + f_out
+            x = nf(x + f_out, W, "ln2") if norm == "post" else x + f_out
         out["layers"].append({"residual_in": rin, "attn_in": a_in, "acfg": acfg, "att": att,
                               "ffn_out": f_out, "residual_out": x})
     if norm == "pre":
-        x = layer_norm(x, m["final_gain"], m["final_bias"])
+        x = nf(x, m, "final")
     out["final"] = x
-    out["logits"] = x @ np.asarray(m["unembedding"], float)
+    unembedding = np.asarray(m["embedding"], float).T if m.get("tied") else \
+        np.asarray(m["unembedding"], float)
+    out["logits"] = x @ unembedding
     out["probabilities"] = softmax(out["logits"])
     return out
+
+
+# --------------------------------------------------------------------------
+# Self-checks of the reference
+# --------------------------------------------------------------------------
+
+def self_check():
+    """Checks of the reference against other formulations of the same maths;
+    a list of failures (empty when all hold).  Cheap (well under a second)."""
+    fails = []
+    rng = np.random.default_rng(9)
+
+    def close(what, a, b, tol=1e-12):
+        a, b = np.asarray(a, float), np.asarray(b, float)
+        err = float(np.max(np.abs(a - b), initial=0.0)) if a.shape == b.shape else math.inf
+        if not err <= tol:
+            fails.append("%s: differ by %.3g (> %.1g)" % (what, err, tol))
+
+    w, base, C = 12, 10000.0, 5
+    q, k = rng.standard_normal((4, w)), rng.standard_normal((6, w))
+    bands = {"type": "llama3", "factor": 8, "low_freq_factor": 1, "high_freq_factor": 4,
+             "original_max_positions": 32}
+    # rotate_half on q, k equals interleaved RoPE on columns permuted so that
+    # pair (i, i + w/2) sits at (2i, 2i + 1); the scores then agree.
+    perm = np.ravel(np.column_stack([np.arange(w // 2), np.arange(w // 2) + w // 2]))
+    back = np.argsort(perm)
+    for scaling in (None, bands):
+        tag = " (llama3)" if scaling else ""
+        qh = rotate(q, base, C, "rotate_half", scaling)
+        kh = rotate(k, base, C, "rotate_half", scaling)
+        qi = rotate(q[:, perm], base, C, "interleaved", scaling)
+        ki = rotate(k[:, perm], base, C, "interleaved", scaling)
+        close("rotate_half = interleaved on permuted columns" + tag, qh, qi[:, back], 0.0)
+        close("rotate_half scores = interleaved scores on permuted columns" + tag,
+              qh @ kh.T, qi @ ki.T)
+        # ... and Hugging Face's form x cos + rotate_half(x) sin, cos and sin
+        # repeated over both halves, rotate_half(x) = [-x2, x1].
+        ang = np.arange(C, C + q.shape[0])[:, None] * inv_freq(w, base, scaling).astype(float)
+        cos, sin = np.tile(np.cos(ang), 2), np.tile(np.sin(ang), 2)
+        close("rotate_half = x cos + rotate_half(x) sin" + tag, qh,
+              q * cos + np.hstack([-q[:, w // 2:], q[:, :w // 2]]) * sin)
+        # interleaved as complex numbers: (x + i y) e^(i angle).
+        z = (q[:, 0::2] + 1j * q[:, 1::2]) * np.exp(1j * ang)
+        close("interleaved = (x + iy) e^(i angle)" + tag,
+              rotate(q, base, C, "interleaved", scaling),
+              np.ravel(np.column_stack([z.real.ravel(), z.imag.ravel()])).reshape(q.shape))
+        # RoPE scores depend on the distance alone.
+        close("rope scores shift-invariant" + tag,
+              rotate(q, base, C, "rotate_half", scaling) @ rotate(k, base, C, "rotate_half",
+                                                                  scaling).T,
+              rotate(q, base, C + 7, "rotate_half", scaling) @ rotate(k, base, C + 7, "rotate_half",
+                                                                      scaling).T, 1e-11)
+    # llama3: factor 1 changes nothing; the bands above are all three; the
+    # blend meets the outer bands at their edges.
+    plain = inv_freq(w, base)
+    for lo, hi, L0 in ((1, 4, 32), (0.5, 2, 16), (1, 4, 8192)):
+        one = {"type": "llama3", "factor": 1, "low_freq_factor": lo, "high_freq_factor": hi,
+               "original_max_positions": L0}
+        close("llama3 factor 1 = unscaled (lo %s hi %s L0 %s)" % (lo, hi, L0),
+              inv_freq(w, base, one) / plain, np.ones(w // 2), 1e-15)
+    if sorted(set(rope_bands(plain, bands))) != ["high", "low", "mid"]:
+        fails.append("llama3 bands of head_dim 12, base 1e4, L0 32, lo 1, hi 4: %s"
+                     % rope_bands(plain, bands))
+    scaled = inv_freq(w, base, bands)
+    for f, g, band in zip(plain, scaled, rope_bands(plain, bands)):
+        want = {"high": f, "low": f / 8}.get(band)
+        if want is not None and g != want:
+            fails.append("llama3 %s band: %r, expected %r" % (band, g, want))
+        if band == "mid" and not f / 8 < g < f:
+            fails.append("llama3 mid band: %r not between %r and %r" % (g, f / 8, f))
+    # just inside the blended band at either end (wavelength a hair above L0 / hi,
+    # a hair below L0 / lo)
+    edge = np.array([TWO_PI / (LD(32) / 4) * (1 - LD(1e-12)), TWO_PI / LD(32) * (1 + LD(1e-12))])
+    if rope_bands(edge, bands) != ["mid", "mid"]:
+        fails.append("llama3 edge frequencies not in the blended band: %s" % rope_bands(edge, bands))
+    got = llama3_scaled(edge, bands)
+    close("llama3 blend at the high edge = the frequency", got[0] / edge[0], 1.0, 1e-11)
+    close("llama3 blend at the low edge = the frequency / factor", got[1] / edge[1], 1 / 8, 1e-11)
+    # biases: X W + b is X' W' with a column of ones in X' and b as W's last
+    # row, before RoPE turns q and k.
+    cfg = {"variant": "gqa", "heads": 4, "kv_heads": 2, "head_dim": 6, "d_model": 5,
+           "n_q": 3, "n_kv": 3, "mask": "causal", "scale": True, "kernel": "softmax",
+           "positions": "rope", "rope_pairing": "rotate_half", "rope_scaling": bands,
+           "offset": 2, "qkv_bias": True, "output_bias": True, "wo": True}
+    cfg["x"] = cfg["x_kv"] = rng.standard_normal((3, 5))
+    W = {n: rng.standard_normal(sh) for n, sh in weight_shapes(cfg).items()}
+    aug = dict(cfg, d_model=6, qkv_bias=False, output_bias=False,
+               x=np.hstack([cfg["x"], np.ones((3, 1))]))
+    aug["x_kv"] = aug["x"]
+    Wa = {n: np.vstack([W[n], W[b][None, :]]) for n, b in (("W_Q", "b_Q"), ("W_K", "b_K"),
+                                                          ("W_V", "b_V"))}
+    Wa["W_O"] = np.hstack([W["W_O"], np.zeros((W["W_O"].shape[0], 1))])
+    r, ra = reference(cfg, W), reference(aug, Wa)
+    for h, (a, b) in enumerate(zip(r["heads"], ra["heads"])):
+        close("qkv biases = a column of ones, head %d scores" % h, a["scores"], b["scores"])
+    close("output bias: output - b_O = concat W_O", r["output"] - W["b_O"],
+          ra["output"][:, :5])
+    # rms_norm is layer_norm (bias 0) on rows of mean 0; gelu_tanh is close to gelu.
+    x = rng.standard_normal((3, 8))
+    x -= x.mean(axis=1, keepdims=True)
+    g = 1 + rng.standard_normal(8) * 0.2
+    close("rms_norm = layer_norm on rows of mean 0", rms_norm(x, g, 1e-3),
+          layer_norm(x, g, np.zeros(8), 1e-3))
+    u = np.linspace(-6, 6, 241)
+    gap = np.abs(gelu_tanh(u) - 0.5 * u * (1 + _erf(u / math.sqrt(2))))
+    if not (gap.max() < 1e-3 and gap.max() > 1e-5):
+        fails.append("gelu_tanh vs gelu: largest gap %.3g, expected between 1e-5 and 1e-3"
+                     % gap.max())
+    return fails
 
 
 # --------------------------------------------------------------------------
@@ -1010,3 +1247,11 @@ class Binary:
             return json.loads(out, parse_constant=reject_constant)
         except ValueError as e:
             raise Mismatch("`%s`: output is not JSON: %s" % (args[0], e))
+
+
+if __name__ == "__main__":
+    _fails = self_check()
+    for _f in _fails:
+        print("SELF-CHECK FAILED: " + _f)
+    print("reference self-check: %s" % ("ok" if not _fails else "%d failed" % len(_fails)))
+    sys.exit(1 if _fails else 0)

@@ -1,7 +1,13 @@
 """Checks of one `attention-lab trace FILE --json` against reference.reference:
-the header, inputs, weights (given ones echoed, seeded ones read back),
-projections, kv heads, the indexer, every head's intermediates and mla's
-absorbed form, each mismatch collected in a reference.Checks.
+the header, inputs, weights (given ones echoed, seeded ones read back, biases
+the file leaves out echoed as zeros), projections, kv heads, the indexer,
+every head's intermediates and mla's absorbed form, each mismatch collected in
+a reference.Checks.
+
+The header's "attention" object must carry qkv_bias, output_bias,
+rope_pairing and rope_scaling when they differ from their defaults (false,
+false, "interleaved", none); at their defaults each may be echoed (with the
+default value) or left out, as the format does not say which.
 
 Far positions: the angle of position C + p is only known to about one ulp of
 C + p in double, so from a shift of FOLLOW_FROM on the binary's sinusoidal
@@ -12,10 +18,14 @@ the top-k of its own scores.
 
 import numpy as np
 
-from reference import (TOL, Mismatch, as_array, reference, resolved, top_k_select, used_weights,
-                       weight_shapes)
+from reference import (BIASES, TOL, Mismatch, as_array, reference, resolved, top_k_select,
+                       used_weights, weight_shapes)
 
 BASE_ATT_KEYS = ("variant", "heads", "kv_heads", "head_dim", "mask", "scale", "kernel")
+# Keys the header may echo at their default or leave out (None: a JSON null).
+OPTIONAL_ATT_DEFAULTS = {"qkv_bias": False, "output_bias": False, "rope_pairing": "interleaved",
+                         "rope_scaling": None}
+SCALING_KEYS = ("type", "factor", "low_freq_factor", "high_freq_factor", "original_max_positions")
 HEAD_FIELDS = ("q", "k", "v", "scores", "scaled", "masked", "weights", "output")
 ROW_FIELDS = ("row_max", "row_sum", "entropy")
 
@@ -50,7 +60,11 @@ def weights_used(cfg, out, chk, lenient_names=False):
     shapes = weight_shapes(cfg)
     W = {}
     for name in names:
-        if name in cfg["omit"]:
+        if name in cfg["omit"] and name in BIASES:
+            # a bias the file leaves out is zeros, never drawn from the seed
+            chk.cmp(np.zeros(shapes[name]), echoed[name], "weights.%s (left out: zeros)" % name)
+            W[name] = np.zeros(shapes[name])
+        elif name in cfg["omit"]:
             W[name] = as_array(echoed[name], "weights." + name)
             if W[name].ndim == 1 and W[name].size == 0:
                 W[name] = W[name].reshape(shapes[name])
@@ -88,7 +102,51 @@ def expected_attention(cfg):
     if cfg.get("sparse"):
         att["sparse"] = {"top_k": cfg["sparse"]["top_k"], "indexer_heads": hi,
                          "indexer_dim": di}
+    for key, default in OPTIONAL_ATT_DEFAULTS.items():
+        value = cfg.get(key)
+        if value is not None and value != default:
+            att[key] = value
     return att
+
+
+def number(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def attention_errors(cfg, att, plain_only=False):
+    """What is wrong with the header's "attention" object (a list of messages)."""
+    want = expected_attention(cfg)
+    if plain_only and "positions" not in att:
+        want.pop("positions", None)
+    errors = []
+    extra = sorted(k for k in set(att) - set(want)
+                   if not (k in OPTIONAL_ATT_DEFAULTS and att[k] == OPTIONAL_ATT_DEFAULTS[k]
+                           and type(att[k]) is type(OPTIONAL_ATT_DEFAULTS[k])))
+    missing = sorted(set(want) - set(att))
+    if missing or extra:
+        errors.append("attention: %s%s" % (
+            "missing keys %s (%s)" % (missing, ", ".join(
+                "%s=%r" % (k, want[k]) for k in missing)) if missing else "",
+            "%sunexpected keys %s" % ("; " if missing else "", ", ".join(
+                "%s=%r" % (k, att[k]) for k in extra)) if extra else ""))
+    for key, value in want.items():
+        if key not in att:
+            continue
+        found = att[key]
+        if key == "rope_base":
+            if not number(found) or float(found) != value:
+                errors.append("attention.rope_base: expected %r, found %r" % (value, found))
+        elif key == "rope_scaling":
+            # numbers by value (8 and 8.0 alike), every key of the file's object
+            ok = isinstance(found, dict) and sorted(found) == sorted(SCALING_KEYS) and \
+                found["type"] == value["type"] and all(
+                    number(found[k]) and float(found[k]) == float(value[k])
+                    for k in SCALING_KEYS if k != "type")
+            if not ok:
+                errors.append("attention.rope_scaling: expected %r, found %r" % (value, found))
+        elif value != found or type(value) is not type(found):
+            errors.append("attention.%s: expected %r, found %r" % (key, value, found))
+    return errors
 
 
 def check_header(cfg, out, chk, plain_only):
@@ -100,23 +158,7 @@ def check_header(cfg, out, chk, plain_only):
     if not isinstance(att, dict):
         chk.fail("attention: missing from the output")
         return
-    want = expected_attention(cfg)
-    if plain_only and "positions" not in att:
-        want.pop("positions", None)
-    missing, extra = sorted(set(want) - set(att)), sorted(set(att) - set(want))
-    if missing or extra:
-        chk.fail("attention: %s%s" % (
-            "missing keys %s (%s)" % (missing, ", ".join(
-                "%s=%r" % (k, want[k]) for k in missing)) if missing else "",
-            "%sunexpected keys %s" % ("; " if missing else "", extra) if extra else ""))
-    for key, value in want.items():
-        if key not in att:
-            continue
-        if key == "rope_base":
-            if not isinstance(att[key], (int, float)) or float(att[key]) != value:
-                chk.fail("attention.rope_base: expected %r, found %r" % (value, att[key]))
-        else:
-            chk.eq(value, att[key], "attention." + key)
+    chk.errors += attention_errors(cfg, att, plain_only)
 
 
 def check_trace(cfg, out, chk, plain_only=False, lenient_names=False):
