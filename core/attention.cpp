@@ -253,6 +253,7 @@ AbsorbedMla absorb(const Trace& t) {
     m.latent_output.middleCols(h * dc, dc) = t.heads[h].weights() * t.latent;
   }
   m.output = m.latent_output * m.W_LO;
+  if (t.weights.b_O) m.output.rowwise() += t.weights.b_O->row(0);
   return m;
 }
 
@@ -295,6 +296,16 @@ Trace start_trace(const Scenario& s, const Weights* resolved) {
   return t;
 }
 
+// x W + b for a weight with a bias, x W without. A product with a bias takes no tiles from before (they hold the
+// bias), nor from an earlier product that had one.
+Matrix project_row_side(const Matrix& x, const SharedMatrix& W, const SharedMatrix& b, const Matrix& e_x,
+                        const SharedMatrix& e_W, const SharedMatrix& e_b, const Matrix& e_out) {
+  if (!b) return product(x, *W, e_b ? std::nullopt : earlier_product(e_x, e_W, e_out));
+  Matrix out = product(x, *W);
+  out.rowwise() += b->row(0);
+  return out;
+}
+
 // Q, K and V (mla: through its latents). `e`: the trace before an edit, whose tiles stand where their inputs did not
 // change (an empty trace when there is none).
 void project(Trace& t, const Trace& e) {
@@ -309,9 +320,9 @@ void project(Trace& t, const Trace& e) {
     t.Q = w.W_DQ ? product(t.query_latent, *w.W_UQ, earlier_product(e.query_latent, ew.W_UQ, e.Q))
                  : product(t.input(), *w.W_Q, earlier_product(e.input(), ew.W_Q, e.Q));
   } else {
-    t.Q = product(t.input(), *w.W_Q, earlier_product(e.input(), ew.W_Q, e.Q));
-    t.K = product(t.input_kv(), *w.W_K, earlier_product(e.input_kv(), ew.W_K, e.K));
-    t.V = product(t.input_kv(), *w.W_V, earlier_product(e.input_kv(), ew.W_V, e.V));
+    t.Q = project_row_side(t.input(), w.W_Q, w.b_Q, e.input(), ew.W_Q, ew.b_Q, e.Q);
+    t.K = project_row_side(t.input_kv(), w.W_K, w.b_K, e.input_kv(), ew.W_K, ew.b_K, e.K);
+    t.V = project_row_side(t.input_kv(), w.W_V, w.b_V, e.input_kv(), ew.W_V, ew.b_V, e.V);
   }
   for (int g = 0; g < kv_head_count(a); ++g) t.kv_heads.push_back({t.K.middleCols(g * d, d), t.V.middleCols(g * d, d)});
 }
@@ -329,9 +340,9 @@ Rope prepare_rope(const Trace& t) {
   const AttentionConfig& a = t.attention;
   Rope r;
   if (a.positions != Positions::Rope) return r;
-  const int width = rope_width(a);
-  r.queries = rope_table(0, t.n_q(), width, a.rope_base, first_position(a));
-  const RopeTable keys = rope_table(0, t.n_kv(), width, a.rope_base, first_position(a));
+  const RopeSpec spec = rope_spec(a);
+  r.queries = rope_table(spec, 0, t.n_q(), first_position(a));
+  const RopeTable keys = rope_table(spec, 0, t.n_kv(), first_position(a));
   if (decoupled_rope(a)) {
     r.q_r = product(t.query_side(), *t.weights.W_QR);
     r.k_r = rotate(product(t.input_kv(), *t.weights.W_KR), keys);
@@ -410,8 +421,9 @@ Trace compute_trace(const Scenario& s, const Weights* resolved, TraceOptions opt
     head = run_head(t, rope, mask, keys, h, options.keep_weights, earlier_head(h));
     t.concat.middleCols(h * d, d) = head.output;  // each head its own columns, on its own thread
   }
-  t.output =
-      t.weights.W_O ? product(t.concat, *t.weights.W_O, earlier_product(e.concat, e.weights.W_O, e.output)) : t.concat;
+  t.output = t.weights.W_O ? project_row_side(t.concat, t.weights.W_O, t.weights.b_O, e.concat, e.weights.W_O,
+                                              e.weights.b_O, e.output)
+                           : t.concat;
   if (a.variant == Variant::Mla) t.absorbed = absorb(t);
   return t;
 }

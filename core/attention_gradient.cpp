@@ -15,8 +15,8 @@ void project_heads(const AttentionConfig& a, const Weights& w, AttentionCache& c
   const Eigen::Index d = a.head_dim, r = a.rope_dim;
   const int kv = kv_head_count(a);
   if (a.positions == Positions::Rope) {
-    c.rope = rope_table(0, static_cast<int>(c.in.rows()), rope_width(a), a.rope_base, first_position(a));
-    c.rope_back = {c.rope.cos, -c.rope.sin};  // RoPE's rotation is orthogonal: its gradient turns back
+    c.rope = rope_table(rope_spec(a), 0, static_cast<int>(c.in.rows()), first_position(a));
+    c.rope_back = {c.rope.cos, -c.rope.sin, c.rope.pairing};  // RoPE's rotation is orthogonal: its gradient turns back
   }
   Matrix Q, K, V, Q_r, k_r;  // (N, H*d), (N, G*d) x 2; mla with rope (N, H*d_R), (N, d_R)
   if (a.variant == Variant::Mla) {
@@ -34,6 +34,11 @@ void project_heads(const AttentionConfig& a, const Weights& w, AttentionCache& c
     Q = c.in * *w.W_Q;
     K = c.in * *w.W_K;
     V = c.in * *w.W_V;
+    if (a.qkv_bias) {
+      Q.rowwise() += w.b_Q->row(0);
+      K.rowwise() += w.b_K->row(0);
+      V.rowwise() += w.b_V->row(0);
+    }
   }
   const bool whole_heads_turn = rope_turns_heads(a);
   const Eigen::Index width = score_dim(a);
@@ -123,6 +128,11 @@ Matrix projections_backward(const AttentionConfig& a, const Weights& w, const At
     g.W_Q = c.in.transpose() * p.Q;
     g.W_K = c.in.transpose() * p.K;
     g.W_V = c.in.transpose() * p.V;
+    if (a.qkv_bias) {
+      g.b_Q = Matrix(p.Q.colwise().sum());
+      g.b_K = Matrix(p.K.colwise().sum());
+      g.b_V = Matrix(p.V.colwise().sum());
+    }
     return p.Q * w.W_Q->transpose() + p.K * w.W_K->transpose() + p.V * w.W_V->transpose();
   }
   g.W_UK = c.latent.transpose() * p.K;
@@ -161,7 +171,10 @@ Matrix attention_forward(const ModelLayer& layer, const Matrix& in, AttentionCac
     attend_head(a, c, h);
     c.concat.middleCols(h * d, d) = c.weights.back() * c.v[static_cast<std::size_t>(kv_head_for(a, h))];
   }
-  return w.W_O ? Matrix(c.concat * *w.W_O) : c.concat;
+  if (!w.W_O) return c.concat;
+  Matrix out = c.concat * *w.W_O;
+  if (w.b_O) out.rowwise() += w.b_O->row(0);
+  return out;
 }
 
 Matrix attention_backward(const ModelLayer& layer, const Matrix& d_out, const AttentionCache& c, Weights& g,
@@ -172,6 +185,7 @@ Matrix attention_backward(const ModelLayer& layer, const Matrix& d_out, const At
   Matrix d_concat = d_out;
   if (w.W_O) {
     g.W_O = c.concat.transpose() * d_out;
+    if (w.b_O) g.b_O = Matrix(d_out.colwise().sum());
     d_concat = d_out * w.W_O->transpose();
   }
   std::vector<Matrix> dq(static_cast<std::size_t>(a.heads));

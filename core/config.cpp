@@ -17,6 +17,9 @@ constexpr NameTable<Positions, 4> kPositions{{{Positions::None, "none"},
                                               {Positions::Learned, "learned"},
                                               {Positions::Rope, "rope"}}};
 
+constexpr NameTable<RopePairing, 2> kRopePairings{
+    {{RopePairing::Interleaved, "interleaved"}, {RopePairing::RotateHalf, "rotate_half"}}};
+
 }  // namespace
 
 int kv_head_count(const AttentionConfig& a) {
@@ -36,6 +39,9 @@ std::string_view to_string(MaskKind m) { return name_of(kMasks, m); }
 std::string_view to_string(Kernel k) { return name_of(kKernels, k); }
 std::string_view to_string(Positions p) { return name_of(kPositions, p); }
 std::optional<Positions> parse_positions(std::string_view s) { return parse_name(kPositions, s); }
+std::string_view to_string(RopePairing p) { return name_of(kRopePairings, p); }
+std::optional<RopePairing> parse_rope_pairing(std::string_view s) { return parse_name(kRopePairings, s); }
+std::string_view rope_pairing_names() { return "interleaved | rotate_half"; }
 std::string_view positions_names() { return "none | sinusoidal | learned | rope"; }
 std::optional<Variant> parse_variant(std::string_view s) { return parse_name(kVariants, s); }
 std::optional<MaskKind> parse_mask(std::string_view s) { return parse_name(kMasks, s); }

@@ -37,6 +37,21 @@ struct SparseConfig {
   int indexer_dim = 1;    // d_I
 };
 
+// Which dims of a head RoPE turns together.
+enum class RopePairing {
+  Interleaved,  // (2i, 2i+1): RoFormer's and the lab's own
+  RotateHalf,   // (i, i + w/2): Hugging Face's rotate_half, as Llama, Qwen2 and Mistral checkpoints expect
+};
+
+// Llama 3's rope_scaling of RoPE's frequencies: a wavelength 2π/f longer than original_max_positions / low_freq_factor
+// has its frequency divided by `factor`, one shorter than original_max_positions / high_freq_factor keeps it, and
+// those between are blended linearly in original_max_positions / wavelength.
+struct RopeScaling {
+  double factor = 8, low_freq_factor = 1, high_freq_factor = 4;
+  int original_max_positions = 8192;
+  bool operator==(const RopeScaling&) const = default;
+};
+
 enum class Kernel {
   Softmax,  // kappa = exp, masked scores are -inf before the kernel
   Linear,   // kappa(x) = x, masked entries are zeroed after the kernel
@@ -60,6 +75,10 @@ struct AttentionConfig {
   int max_positions = 0;       // learned: rows of W_P (>= the longer side's token count)
   int rope_dim = 0;            // d_R: mla with rope only, the width of the decoupled RoPE key and queries
   int position_offset = 0;     // any positions: row p sits at position position_offset + p (the shift experiment)
+  RopePairing rope_pairing = RopePairing::Interleaved;  // rope only
+  std::optional<RopeScaling> rope_scaling;              // rope only
+  bool qkv_bias = false;                                // not mla: b_Q, b_K, b_V added to the projections (Qwen2)
+  bool output_bias = false;                             // with output_projection: b_O added after W_O
   std::optional<SparseConfig> sparse;
 };
 
@@ -91,6 +110,9 @@ std::optional<Variant> parse_variant(std::string_view s);
 std::optional<MaskKind> parse_mask(std::string_view s);
 std::optional<Kernel> parse_kernel(std::string_view s);
 std::optional<Positions> parse_positions(std::string_view s);
+std::string_view to_string(RopePairing p);
+std::optional<RopePairing> parse_rope_pairing(std::string_view s);
+std::string_view rope_pairing_names();  // "interleaved | rotate_half"
 
 // The accepted spellings, for error messages: "none | causal | sliding_window | custom".
 std::string_view variant_names();

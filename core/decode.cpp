@@ -55,7 +55,7 @@ Matrix at_position(const AttentionConfig& a, const Weights& w, const Matrix& x_r
 
 // Row p turned by RoPE at its position when the configuration uses it (not mla's content part: see decoupled_rope).
 Matrix turned(const AttentionConfig& a, const Matrix& row, int p) {
-  return a.positions == Positions::Rope ? rotate(row, p, a.rope_base, first_position(a)) : row;
+  return a.positions == Positions::Rope ? rotate(row, p, a) : row;
 }
 
 }  // namespace
@@ -75,8 +75,10 @@ void append_to_cache(const AttentionConfig& a, const Weights& w, KvCache& cache,
       cache.k_r.row(t) = turned(a, x * *w.W_KR, t);
     }
   } else {
-    const Matrix k = x * *w.W_K;  // (1, G*d)
-    const Matrix v = x * *w.W_V;  // (1, G*d)
+    Matrix k = x * *w.W_K;  // (1, G*d)
+    Matrix v = x * *w.W_V;  // (1, G*d)
+    if (w.b_K) k += *w.b_K;
+    if (w.b_V) v += *w.b_V;
     for (std::size_t g = 0; g < cache.k.size(); ++g) {
       reserve_row(cache.k[g], t);
       reserve_row(cache.v[g], t);
@@ -119,13 +121,16 @@ Matrix attend_absorbed(const AttentionConfig& a, const Weights& w, const KvCache
     s.weights.push_back(head.weights());
     s.status.push_back(head.row_status[0]);
   }
-  return concat * m.W_LO;
+  Matrix out = concat * m.W_LO;
+  if (w.b_O) out += *w.b_O;
+  return out;
 }
 
 Matrix attend_explicit(const AttentionConfig& a, const Weights& w, const KvCache& cache, const Matrix& x, int position,
                        const Matrix& mask, DecodeStep& s) {
   const int n = cache.tokens, d = a.head_dim;
-  const Matrix q = x * *w.W_Q;  // (1, H*d): the only query computed this step
+  Matrix q = x * *w.W_Q;  // (1, H*d): the only query computed this step
+  if (w.b_Q) q += *w.b_Q;
   Matrix concat(1, a.heads * d);
   for (int h = 0; h < a.heads; ++h) {
     const int g = kv_head_for(a, h);
@@ -135,7 +140,10 @@ Matrix attend_explicit(const AttentionConfig& a, const Weights& w, const KvCache
     s.weights.push_back(head.weights());
     s.status.push_back(head.row_status[0]);
   }
-  return w.W_O ? Matrix(concat * *w.W_O) : concat;
+  if (!w.W_O) return concat;
+  Matrix out = concat * *w.W_O;
+  if (w.b_O) out += *w.b_O;
+  return out;
 }
 
 }  // namespace

@@ -171,7 +171,9 @@ std::string switch_variant(Scenario& s, const Weights& shown, Variant v, int kv_
   a.query_latent_dim = v == Variant::Mla ? query_latent_dim : 0;
   Weights w;
   w.W_O = s.weights.W_O;
+  w.b_O = s.weights.b_O;
   if (v == Variant::Mla) {
+    a.qkv_bias = false;  // mla's keys and values come from the latent: no b_K, b_V, nor b_Q beside them
     if (query_latent_dim == 0) w.W_Q = W_Q;
     s.weights = w;  // the latent weights come from the seed
     return "MLA: W_DKV, W_UK and W_UV" + std::string(query_latent_dim > 0 ? ", W_DQ and W_UQ" : "") +
@@ -187,6 +189,17 @@ std::string switch_variant(Scenario& s, const Weights& shown, Variant v, int kv_
   w.W_Q = W_Q;
   w.W_K = k;
   w.W_V = vv;
+  if (a.qkv_bias) {  // each KV head's biases are those of the KV head its group's first query head read
+    Matrix b_k(1, g_count * d), b_v(1, g_count * d);
+    for (int g = 0; g < g_count; ++g) {
+      const int src = kv_head_for(from, g * (H / g_count));
+      b_k.middleCols(g * d, d) = used.b_K->middleCols(src * d, d);
+      b_v.middleCols(g * d, d) = used.b_V->middleCols(src * d, d);
+    }
+    w.b_Q = used.b_Q;
+    w.b_K = b_k;
+    w.b_V = b_v;
+  }
   s.weights = w;
   const std::string name(to_string(v));
   std::string note = std::string(name == "mha"   ? "MHA"
@@ -251,6 +264,10 @@ std::vector<std::string> set_positions(Scenario& s, Positions p, int rope_dim) {
   AttentionConfig& a = s.attention;
   a.positions = p;
   if (p == Positions::None) a.position_offset = 0;  // as a saved file has it: no positions, nothing shifted
+  if (p != Positions::Rope) {                       // the pairing and the scaling are rope's
+    a.rope_pairing = RopePairing::Interleaved;
+    a.rope_scaling.reset();
+  }
   a.max_positions = p == Positions::Learned ? positions_needed(s) : 0;
   a.rope_dim = decoupled_rope(a) ? rope_dim : 0;
   return weight_notes(before, s);

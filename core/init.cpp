@@ -34,6 +34,10 @@ SeedStream seed_stream(WeightId id) {
     case WeightId::W_QI: return SeedStream::W_QI;
     case WeightId::W_KI: return SeedStream::W_KI;
     case WeightId::W_wI: return SeedStream::W_wI;
+    case WeightId::b_Q: return SeedStream::b_Q;
+    case WeightId::b_K: return SeedStream::b_K;
+    case WeightId::b_V: return SeedStream::b_V;
+    case WeightId::b_O: return SeedStream::b_O;
   }
   return SeedStream::W_Q;
 }
@@ -64,6 +68,7 @@ Weights resolve_weights(const Scenario& s) {
     const WeightShape shape = weight_shape(id, s.attention, s.d_model());
     // A given weight is shared, not copied (4 MiB a trace for the 512-wide layer): it is immutable.
     if (given) weight_slot(w, id) = given;
+    else if (is_bias(id)) weight_slot(w, id) = Matrix::Zero(shape.rows, shape.cols);
     else weight_slot(w, id) = seeded_matrix(s.seed, seed_stream(id), shape.rows, shape.cols, s.weight_scale);
   }
   return w;
@@ -128,6 +133,10 @@ std::string unused_reason(WeightId id, const AttentionConfig& a) {
     case WeightId::W_QI:
     case WeightId::W_KI:
     case WeightId::W_wI: return "without sparse attention";
+    case WeightId::b_Q:
+    case WeightId::b_K:
+    case WeightId::b_V: return a.variant == Variant::Mla ? "by variant mla" : "without qkv_bias";
+    case WeightId::b_O: return a.output_projection ? "without output_bias" : "without output_projection";
     default: return "by variant " + std::string(to_string(a.variant));
   }
 }
@@ -147,8 +156,8 @@ std::vector<std::string> drop_unfit_weights(Scenario& s) {
       if (m->rows() == shape.rows && m->cols() == shape.cols) continue;
       notes.push_back(name + " is " + std::to_string(m->rows()) + " x " + std::to_string(m->cols()) +
                       " but now needs " + std::to_string(shape.rows) + " x " + std::to_string(shape.cols) + " (" +
-                      shape.rows_meaning + " by " + shape.cols_meaning + "); drawn from seed " +
-                      std::to_string(s.seed) + " instead");
+                      shape.rows_meaning + " by " + shape.cols_meaning + "); " +
+                      (is_bias(id) ? std::string("zeros") : "drawn from seed " + std::to_string(s.seed)) + " instead");
     }
     m.reset();
   }

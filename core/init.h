@@ -33,6 +33,10 @@ enum class SeedStream : std::uint64_t {
   Ffn_W_1 = 19,      // a model layer's feed-forward weights
   Ffn_W_2 = 20,
   Ffn_W_3 = 21,
+  b_Q = 22,  // biases are zeros unless given: their streams are kept apart all the same
+  b_K = 23,
+  b_V = 24,
+  b_O = 25,
 };
 
 SeedStream seed_stream(WeightId id);

@@ -18,8 +18,13 @@ namespace attn {
 namespace {
 
 constexpr NameTable<Norm, 3> kNorms{{{Norm::None, "none"}, {Norm::Pre, "pre"}, {Norm::Post, "post"}}};
-constexpr NameTable<FfnKind, 4> kFfnKinds{
-    {{FfnKind::None, "none"}, {FfnKind::Relu, "relu"}, {FfnKind::Gelu, "gelu"}, {FfnKind::Swiglu, "swiglu"}}};
+constexpr NameTable<FfnKind, 5> kFfnKinds{{{FfnKind::None, "none"},
+                                           {FfnKind::Relu, "relu"},
+                                           {FfnKind::Gelu, "gelu"},
+                                           {FfnKind::Swiglu, "swiglu"},
+                                           {FfnKind::GeluTanh, "gelu_tanh"}}};
+constexpr NameTable<NormFunction, 2> kNormFunctions{
+    {{NormFunction::LayerNorm, "layer_norm"}, {NormFunction::RmsNorm, "rms_norm"}}};
 
 // The feed-forward sublayer on x: its hidden activation and its output.
 struct FfnResult {
@@ -34,6 +39,11 @@ FfnResult feed_forward(FfnKind kind, const LayerWeights& w, const Matrix& x) {
     case FfnKind::Gelu:
       f.hidden = (pre.rowwise() + w.b_1->row(0)).unaryExpr([](double v) {
         return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+      });
+      break;
+    case FfnKind::GeluTanh:
+      f.hidden = (pre.rowwise() + w.b_1->row(0)).unaryExpr([](double v) {
+        return 0.5 * v * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (v + 0.044715 * v * v * v)));
       });
       break;
     case FfnKind::Swiglu: {
@@ -105,28 +115,28 @@ Trace stream_part(Trace& full) {
 }
 
 // One layer on the stream x: attention, then the FFN, each joined to the stream as the norm says.
-LayerTrace run_layer(const Model& m, int l, const std::vector<std::string>& tokens, const Matrix& x,
-                     const ModelRunOptions& o) {
-  const LayerWeights& w = m.layers[static_cast<std::size_t>(l)].own;
+LayerTrace run_layer(const Model& m, const ModelLayer& layer, int l, const std::vector<std::string>& tokens,
+                     const Matrix& x, const ModelRunOptions& o) {
+  const LayerWeights& w = layer.own;
   LayerTrace t;
   t.kept = o.keeps(l);
   t.residual_in = x;
-  const Matrix attn_in = m.norm == Norm::Pre ? layer_norm(x, *w.ln1_gain, *w.ln1_bias) : x;
+  const Matrix attn_in = m.norm == Norm::Pre ? apply_norm(m, x, w.ln1_gain, w.ln1_bias) : x;
   check_stream(attn_in, "layers[" + std::to_string(l) + "]");
   // A kept layer keeps every head's weights: the Model view draws them all. One not kept makes them only when asked.
-  t.attention = compute_trace(layer_scenario(m, l, tokens, attn_in), {.keep_weights = t.kept});
+  t.attention = compute_trace(layer_scenario(m, layer, l, tokens, attn_in), {.keep_weights = t.kept});
   if (o.overview > 0) add_overview(t, o.overview);
   const Matrix sum = x + t.attention.output;
-  t.after_attention = m.norm == Norm::Post ? layer_norm(sum, *w.ln1_gain, *w.ln1_bias) : sum;
+  t.after_attention = m.norm == Norm::Post ? apply_norm(m, sum, w.ln1_gain, w.ln1_bias) : sum;
   if (m.ffn.kind == FfnKind::None) {
     t.residual_out = t.after_attention;
   } else {
-    t.ffn_in = m.norm == Norm::Pre ? layer_norm(t.after_attention, *w.ln2_gain, *w.ln2_bias) : t.after_attention;
+    t.ffn_in = m.norm == Norm::Pre ? apply_norm(m, t.after_attention, w.ln2_gain, w.ln2_bias) : t.after_attention;
     FfnResult f = feed_forward(m.ffn.kind, w, t.ffn_in);
     t.ffn_hidden = std::move(f.hidden);
     t.ffn_out = std::move(f.out);
     const Matrix out = t.after_attention + t.ffn_out;
-    t.residual_out = m.norm == Norm::Post ? layer_norm(out, *w.ln2_gain, *w.ln2_bias) : out;
+    t.residual_out = m.norm == Norm::Post ? apply_norm(m, out, w.ln2_gain, w.ln2_bias) : out;
   }
   if (!t.kept) {  // the next layer runs without this one's heads
     t.attention = stream_part(t.attention);
@@ -142,7 +152,11 @@ std::optional<FfnKind> parse_ffn_kind(std::string_view s) { return parse_name(kF
 std::string_view to_string(Norm n) { return name_of(kNorms, n); }
 std::string_view to_string(FfnKind k) { return name_of(kFfnKinds, k); }
 std::string_view norm_names() { return "none | pre | post"; }
-std::string_view ffn_kind_names() { return "none | relu | gelu | swiglu"; }
+std::string_view ffn_kind_names() { return "none | relu | gelu | swiglu | gelu_tanh"; }
+std::optional<NormFunction> parse_norm_function(std::string_view s) { return parse_name(kNormFunctions, s); }
+std::string_view to_string(NormFunction f) { return name_of(kNormFunctions, f); }
+std::string_view norm_function_names() { return "layer_norm | rms_norm"; }
+bool ffn_has_biases(FfnKind k) { return k == FfnKind::Relu || k == FfnKind::Gelu || k == FfnKind::GeluTanh; }
 
 Matrix softmax_rows(const Matrix& logits) {
   Matrix p = (logits.colwise() - logits.rowwise().maxCoeff()).array().exp().matrix();
@@ -199,12 +213,22 @@ std::vector<int> option_token_ids(const Model& m, const std::vector<std::string>
                                plural(std::int64_t(m.vocab.size()), "token"));
 }
 
-Matrix layer_norm(const Matrix& x, const Matrix& gain, const Matrix& bias) {
+Matrix layer_norm(const Matrix& x, const Matrix& gain, const Matrix& bias, double eps) {
   const Vector mean = x.rowwise().mean();
   Matrix centred = x.colwise() - mean;
   const Vector var = centred.array().square().rowwise().mean();
-  centred.array().colwise() /= (var.array() + 1e-5).sqrt();
+  centred.array().colwise() /= (var.array() + eps).sqrt();
   return (centred.array().rowwise() * gain.row(0).array()).rowwise() + bias.row(0).array();
+}
+
+Matrix rms_norm(const Matrix& x, const Matrix& gain, double eps) {
+  const Eigen::ArrayXd rms = (x.array().square().rowwise().mean() + eps).sqrt();
+  return (x.array().colwise() / rms).rowwise() * gain.row(0).array();
+}
+
+Matrix apply_norm(const Model& m, const Matrix& x, const SharedMatrix& gain, const SharedMatrix& bias) {
+  if (m.norm_function == NormFunction::RmsNorm) return rms_norm(x, *gain, m.norm_eps);
+  return layer_norm(x, *gain, *bias, m.norm_eps);
 }
 
 Scenario layer_scenario(const Model& m, int layer, const ModelTrace& t) {
@@ -212,11 +236,17 @@ Scenario layer_scenario(const Model& m, int layer, const ModelTrace& t) {
 }
 
 Scenario layer_scenario(const Model& m, int layer, const std::vector<std::string>& tokens, const Matrix& x) {
-  const ModelLayer& l = m.layers[static_cast<std::size_t>(layer)];
+  return layer_scenario(m, m.layers[static_cast<std::size_t>(layer)], layer, tokens, x);
+}
+
+Scenario layer_scenario(const Model& m, const ModelLayer& l, int layer, const std::vector<std::string>& tokens,
+                        const Matrix& x) {
   Scenario s;
   s.name = m.name + ", layer " + std::to_string(layer);
   s.description = "Layer " + std::to_string(layer) + " of " + m.name + ": its attention over the residual stream " +
-                  (m.norm == Norm::Pre ? "after LN1" : "entering it") + ".";
+                  (m.norm == Norm::Pre ? (m.norm_function == NormFunction::RmsNorm ? "after RMSNorm 1" : "after LN1")
+                                       : "entering it") +
+                  ".";
   s.input = {tokens, x};
   s.attention = l.attention;
   s.weights = l.weights;
@@ -239,34 +269,58 @@ void check_token_count(const Model& m, std::int64_t n, const std::string& field,
                                 std::to_string(n) + ")");
 }
 
+namespace {
+
+// A resolved model's own matrices.
+class ResolvedWeights final : public ModelWeights {
+ public:
+  explicit ResolvedWeights(const Model& m) : m_(m) {}
+  ModelLayer layer(int l) const override { return m_.layers[static_cast<std::size_t>(l)]; }
+  Matrix embedding_rows(const std::vector<int>& ids) const override {
+    Matrix rows(static_cast<Eigen::Index>(ids.size()), m_.d_model);
+    for (std::size_t i = 0; i < ids.size(); ++i) rows.row(static_cast<Eigen::Index>(i)) = m_.embedding->row(ids[i]);
+    return rows;
+  }
+  Matrix learned_positions(int n) const override { return m_.W_P->topRows(n); }
+  SharedMatrix final_gain() const override { return m_.final_gain; }
+  SharedMatrix final_bias() const override { return m_.final_bias; }
+  Matrix logits(const Matrix& final) const override {
+    return m_.tied_unembedding ? product(final, m_.embedding->transpose()) : product(final, *m_.unembedding);
+  }
+
+ private:
+  const Model& m_;
+};
+
+}  // namespace
+
 ModelTrace run_model(const Model& m, const std::vector<std::string>& tokens, const ModelRunOptions& o) {
+  check_token_count(m, static_cast<std::int64_t>(tokens.size()), "tokens");
+  return run_model(m, tokens, token_ids(m, tokens), ResolvedWeights(m), o);
+}
+
+ModelTrace run_model(const Model& m, const std::vector<std::string>& tokens, const std::vector<int>& ids,
+                     const ModelWeights& w, const ModelRunOptions& o) {
   note_engine_entry();
   const int layers = o.layers;
   const int n = static_cast<int>(tokens.size());
-  check_token_count(m, n, "tokens");
   ModelTrace t;
   t.tokens = tokens;
-  t.ids = token_ids(m, tokens);
-  t.embedded.resize(n, m.d_model);
-  for (int i = 0; i < n; ++i) t.embedded.row(i) = m.embedding->row(t.ids[static_cast<std::size_t>(i)]);
-  AttentionConfig where;  // absolute positions are added once, here; rope turns inside each layer
-  where.positions = m.positions;
-  where.rope_base = m.rope_base;
-  Weights w_p;
-  w_p.W_P = m.W_P;
-  if (m.positions == Positions::Sinusoidal || m.positions == Positions::Learned)
-    t.embedded += position_rows(where, w_p, 0, n, m.d_model);
+  t.ids = ids;
+  t.embedded = w.embedding_rows(ids);
+  if (m.positions == Positions::Sinusoidal) t.embedded += sinusoidal_positions(0, n, m.d_model, m.rope_base);
+  if (m.positions == Positions::Learned) t.embedded += w.learned_positions(n);
   const Matrix* x = &t.embedded;
   const int shown =
       layers >= 0 ? std::min(layers, static_cast<int>(m.layers.size())) : static_cast<int>(m.layers.size());
   t.layers.reserve(static_cast<std::size_t>(shown));
   for (int l = 0; l < shown; ++l) {
-    t.layers.push_back(run_layer(m, l, tokens, *x, o));
+    t.layers.push_back(run_layer(m, w.layer(l), l, tokens, *x, o));  // the layer's weights go when it is done
     x = &t.layers.back().residual_out;
   }
   if (layers >= 0 && layers < static_cast<int>(m.layers.size())) return t;
-  t.final = m.norm == Norm::Pre ? layer_norm(*x, *m.final_gain, *m.final_bias) : *x;
-  t.logits = product(t.final, *m.unembedding);
+  t.final = m.norm == Norm::Pre ? apply_norm(m, *x, w.final_gain(), w.final_bias()) : *x;
+  t.logits = w.logits(t.final);
   t.probabilities = softmax_rows(t.logits);
   return t;
 }

@@ -23,19 +23,31 @@ enum class Norm {
   Post,  // x = LN1(x + Attn(x)); x = LN2(x + FFN(x))
 };
 
+// What each norm computes, per row of x.
+enum class NormFunction {
+  LayerNorm,  // gain * (x - mean) / sqrt(var + eps) + bias, the biased variance (GPT-2)
+  RmsNorm,    // gain * x / sqrt(mean(x^2) + eps), no bias (Llama, Qwen2, Mistral)
+};
+
 enum class FfnKind {
-  None,    // no feed-forward sublayer: an attention-only model
-  Relu,    // relu(x W_1 + b_1) W_2 + b_2
-  Gelu,    // gelu(x W_1 + b_1) W_2 + b_2, the exact gelu with erf
-  Swiglu,  // (silu(x W_1) * (x W_3)) W_2
+  None,      // no feed-forward sublayer: an attention-only model
+  Relu,      // relu(x W_1 + b_1) W_2 + b_2
+  Gelu,      // gelu(x W_1 + b_1) W_2 + b_2, the exact gelu with erf
+  Swiglu,    // (silu(x W_1) * (x W_3)) W_2
+  GeluTanh,  // gelu_tanh(x W_1 + b_1) W_2 + b_2, GPT-2's tanh approximation of gelu
 };
 
 std::optional<Norm> parse_norm(std::string_view s);
 std::optional<FfnKind> parse_ffn_kind(std::string_view s);
+std::optional<NormFunction> parse_norm_function(std::string_view s);
 std::string_view to_string(Norm n);
 std::string_view to_string(FfnKind k);
-std::string_view norm_names();      // "none | pre | post"
-std::string_view ffn_kind_names();  // "none | relu | gelu | swiglu"
+std::string_view to_string(NormFunction f);
+std::string_view norm_names();           // "none | pre | post"
+std::string_view ffn_kind_names();       // "none | relu | gelu | swiglu | gelu_tanh"
+std::string_view norm_function_names();  // "layer_norm | rms_norm"
+// Whether the FFN kind adds b_1 and b_2 (relu, gelu, gelu_tanh).
+bool ffn_has_biases(FfnKind k);
 
 struct FfnConfig {
   FfnKind kind = FfnKind::None;
@@ -78,15 +90,20 @@ struct Model {
   int d_model = 1;
   int max_positions = 1;  // the longest input
   Positions positions = Positions::None;
-  double rope_base = 10000.0;  // sinusoidal and rope
+  double rope_base = 10000.0;                           // sinusoidal and rope
+  RopePairing rope_pairing = RopePairing::Interleaved;  // rope
+  std::optional<RopeScaling> rope_scaling;              // rope
   Norm norm = Norm::Pre;
+  NormFunction norm_function = NormFunction::LayerNorm;
+  double norm_eps = 1e-5;  // every norm's epsilon
   FfnConfig ffn;
+  bool tied_unembedding = false;  // logits = final embedding^T: no unembedding of its own
   std::vector<ModelLayer> layers;
   SharedMatrix embedding;    // (vocab, d_model)
   SharedMatrix W_P;          // (max_positions, d_model) learned positions
   SharedMatrix final_gain;   // (1, d_model) pre only
   SharedMatrix final_bias;   // (1, d_model) pre only
-  SharedMatrix unembedding;  // (d_model, vocab)
+  SharedMatrix unembedding;  // (d_model, vocab) untied only
   std::uint64_t seed = 1;
 };
 
@@ -132,8 +149,12 @@ void check_token_count(const Model& m, std::int64_t n, const std::string& field,
 // Each row's softmax, shifted by the row's largest value (-inf entries get 0).
 Matrix softmax_rows(const Matrix& logits);
 
-// LN(x) = gain * (x - mean) / sqrt(var + 1e-5) + bias per row, var the biased variance over the row.
-Matrix layer_norm(const Matrix& x, const Matrix& gain, const Matrix& bias);  // (N, d)
+// LN(x) = gain * (x - mean) / sqrt(var + eps) + bias per row, var the biased variance over the row.
+Matrix layer_norm(const Matrix& x, const Matrix& gain, const Matrix& bias, double eps = 1e-5);  // (N, d)
+// RMS(x) = gain * x / sqrt(mean(x^2) + eps) per row.
+Matrix rms_norm(const Matrix& x, const Matrix& gain, double eps);  // (N, d)
+// The model's norm function on x with a norm's gain and bias (the bias absent for rms_norm).
+Matrix apply_norm(const Model& m, const Matrix& x, const SharedMatrix& gain, const SharedMatrix& bias);
 
 // What one layer did to the residual stream x (every matrix (N, d_model) unless said).
 struct LayerTrace {
@@ -168,6 +189,23 @@ Scenario layer_scenario(const Model& m, int layer, const std::vector<std::string
 // The same for a trace of m that ran layer `layer`: its tokens, and what that layer's attention read.
 Scenario layer_scenario(const Model& m, int layer, const ModelTrace& t);
 
+// Where a forward pass finds its weights, a part at a time: a resolved model's own matrices, or a checkpoint's
+// (core/io/checkpoint_model.h), converted from the file when asked and let go when the part is done.
+class ModelWeights {
+ public:
+  virtual ~ModelWeights() = default;
+  virtual ModelLayer layer(int l) const = 0;                             // every weight the layer uses
+  virtual Matrix embedding_rows(const std::vector<int>& ids) const = 0;  // (N, d_model)
+  virtual Matrix learned_positions(int n) const = 0;                     // (n, d_model) learned positions only
+  virtual SharedMatrix final_gain() const = 0;                           // (1, d_model) pre only
+  virtual SharedMatrix final_bias() const = 0;                           // (1, d_model) pre layer_norm only
+  virtual Matrix logits(const Matrix& final) const = 0;                  // (N, vocab) final times the unembedding
+};
+
+// The layer's attention as a scenario reading x, for a layer given apart from m (a checkpoint's, read when needed).
+Scenario layer_scenario(const Model& m, const ModelLayer& layer, int l, const std::vector<std::string>& tokens,
+                        const Matrix& x);
+
 // What a forward pass keeps. A deep model costs what its kept layers cost plus its stream: a layer not kept is
 // computed, its stream kept, its attention's trace dropped before the next layer runs.
 struct ModelRunOptions {
@@ -182,5 +220,9 @@ struct ModelRunOptions {
 // the last one's residual_out.
 ModelTrace run_model(const Model& m, const std::vector<std::string>& tokens, int layers = -1);
 ModelTrace run_model(const Model& m, const std::vector<std::string>& tokens, const ModelRunOptions& options);
+// The same on token ids already checked (each below the vocabulary's size, at most max_positions of them), the
+// weights read from w; m gives the configuration (its weights may be absent). `tokens` label the trace.
+ModelTrace run_model(const Model& m, const std::vector<std::string>& tokens, const std::vector<int>& ids,
+                     const ModelWeights& w, const ModelRunOptions& options);
 
 }  // namespace attn

@@ -11,6 +11,7 @@
 
 #include "core/engine_entries.h"
 #include "core/positions.h"
+#include "core/text_format.h"
 #include "core/validate.h"
 
 namespace attn {
@@ -241,7 +242,18 @@ std::vector<int> next_token_targets(const std::vector<int>& ids) {
   return t;
 }
 
+// What training computes the gradient of: LayerNorm at epsilon 1e-5, the FFN kinds relu, gelu and swiglu, and an
+// unembedding of its own. The models of real checkpoints are run, not trained.
 void check_trainable(const Model& m) {
+  const auto refuse = [](const char* field, const std::string& what) {
+    throw InputError(field, what +
+                                ": training does not support it (it trains layer_norm models at norm_eps 1e-5 with "
+                                "an ffn of relu, gelu or swiglu and an unembedding of their own)");
+  };
+  if (m.norm_function != NormFunction::LayerNorm) refuse("norm_function", "rms_norm");
+  if (m.norm_eps != kLayerNormEps) refuse("norm_eps", "an epsilon of " + general_number(m.norm_eps));
+  if (m.ffn.kind == FfnKind::GeluTanh) refuse("ffn.kind", "gelu_tanh");
+  if (m.tied_unembedding) refuse("tied_unembedding", "a tied unembedding");
   for (std::size_t l = 0; l < m.layers.size(); ++l)
     if (m.layers[l].attention.mask == MaskKind::Custom)  // a model file cannot give one; a program might
       throw InputError("layers[" + std::to_string(l) + "].attention.mask",

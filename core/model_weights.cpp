@@ -32,14 +32,14 @@ double fan_in(int width) { return 1.0 / std::sqrt(static_cast<double>(width)); }
 std::vector<Part> model_parts(Model& m) {
   const int d = m.d_model, v = static_cast<int>(m.vocab.size());
   const std::string vocab = "vocab", dm = "d_model";
-  const bool pre = m.norm == Norm::Pre;
+  const bool pre = m.norm == Norm::Pre, layer_norm = m.norm_function == NormFunction::LayerNorm;
   return {{"embedding", &m.embedding, true, v, d, vocab, dm, Part::Start::Seeded, m.seed, SeedStream::Embeddings},
           {"W_P", &m.W_P, m.positions == Positions::Learned, m.max_positions, d, "max_positions", dm,
            Part::Start::Seeded, m.seed, SeedStream::W_P},
           {"final_gain", &m.final_gain, pre, 1, d, "one row", dm, Part::Start::Ones},
-          {"final_bias", &m.final_bias, pre, 1, d, "one row", dm, Part::Start::Zeros},
-          {"unembedding", &m.unembedding, true, d, v, dm, vocab, Part::Start::Seeded, m.seed, SeedStream::Unembedding,
-           fan_in(d)}};
+          {"final_bias", &m.final_bias, pre && layer_norm, 1, d, "one row", dm, Part::Start::Zeros},
+          {"unembedding", &m.unembedding, !m.tied_unembedding, d, v, dm, vocab, Part::Start::Seeded, m.seed,
+           SeedStream::Unembedding, fan_in(d)}};
 }
 
 std::vector<Part> layer_parts(Model& m, int l) {
@@ -47,13 +47,13 @@ std::vector<Part> layer_parts(Model& m, int l) {
   const std::string at = "layers[" + std::to_string(l) + "].weights.", dm = "d_model", ff = "d_ff", row = "one row";
   const int d = m.d_model, f = m.ffn.d_ff;
   const bool norm = m.norm != Norm::None, ffn = m.ffn.kind != FfnKind::None;
-  const bool biased = m.ffn.kind == FfnKind::Relu || m.ffn.kind == FfnKind::Gelu;
+  const bool norm_bias = norm && m.norm_function == NormFunction::LayerNorm, biased = ffn_has_biases(m.ffn.kind);
   const std::uint64_t seed = layer_seed(m.seed, l);
   using S = Part::Start;
   return {{at + "ln1_gain", &w.ln1_gain, norm, 1, d, row, dm, S::Ones},
-          {at + "ln1_bias", &w.ln1_bias, norm, 1, d, row, dm, S::Zeros},
+          {at + "ln1_bias", &w.ln1_bias, norm_bias, 1, d, row, dm, S::Zeros},
           {at + "ln2_gain", &w.ln2_gain, norm && ffn, 1, d, row, dm, S::Ones},
-          {at + "ln2_bias", &w.ln2_bias, norm && ffn, 1, d, row, dm, S::Zeros},
+          {at + "ln2_bias", &w.ln2_bias, norm_bias && ffn, 1, d, row, dm, S::Zeros},
           {at + "W_1", &w.W_1, ffn, d, f, dm, ff, S::Seeded, seed, SeedStream::Ffn_W_1, fan_in(d)},
           {at + "b_1", &w.b_1, biased, 1, f, row, ff, S::Zeros},
           {at + "W_2", &w.W_2, ffn, f, d, ff, dm, S::Seeded, seed, SeedStream::Ffn_W_2, fan_in(std::max(f, 1))},
@@ -107,6 +107,8 @@ void check_sizes(const Model& m) {
                                           " numbers a matrix may hold");
   check_range(static_cast<std::int64_t>(m.layers.size()), 1, limits::kMaxLayers, "layers");
   if (m.ffn.kind != FfnKind::None) check_range(m.ffn.d_ff, 1, limits::kMaxProjectedDim, "ffn.d_ff");
+  if (!(m.norm_eps > 0.0 && m.norm_eps <= 1.0))  // also refuses NaN
+    throw InputError("norm_eps", "expected a number in (0, 1] but found " + general_number(m.norm_eps));
 }
 
 // A weight drawn from the seed costs as much memory as a given one: the bound holds for both.
@@ -221,9 +223,15 @@ void set_layer_count(Model& m, int count) {
 
 void set_model_positions(Model& m, Positions p) {
   m.positions = p;
+  if (p != Positions::Rope) {  // the pairing and scaling are rope's
+    m.rope_pairing = RopePairing::Interleaved;
+    m.rope_scaling.reset();
+  }
   for (ModelLayer& layer : m.layers) {  // absolute positions are added once, before the layers; rope turns inside
     layer.attention.positions = p == Positions::Rope ? Positions::Rope : Positions::None;
     layer.attention.rope_base = m.rope_base;
+    layer.attention.rope_pairing = m.rope_pairing;
+    layer.attention.rope_scaling = m.rope_scaling;
   }
 }
 

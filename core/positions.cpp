@@ -28,23 +28,45 @@ Matrix position_rows(const AttentionConfig& a, const Weights& w, int first, int 
 
 double rope_angle(int p, int pair, int d, double base) { return p * std::pow(base, -2.0 * pair / d); }
 
-Matrix rope_angles(int first, int n, int d, double base) {
-  return Matrix::NullaryExpr(n, d / 2, [&](Eigen::Index r, Eigen::Index i) {
-    return rope_angle(first + static_cast<int>(r), static_cast<int>(i), d, base);
+RopeSpec rope_spec(const AttentionConfig& a) {
+  return {.width = rope_width(a), .base = a.rope_base, .scaling = a.rope_scaling, .pairing = a.rope_pairing};
+}
+
+double rope_frequency(const RopeSpec& s, int pair) {
+  const double f = std::pow(s.base, -2.0 * pair / s.width);
+  if (!s.scaling) return f;
+  const RopeScaling& c = *s.scaling;
+  const double wavelength = 2 * M_PI / f, l0 = c.original_max_positions;
+  if (wavelength < l0 / c.high_freq_factor) return f;
+  if (wavelength > l0 / c.low_freq_factor) return f / c.factor;
+  const double blend = (l0 / wavelength - c.low_freq_factor) / (c.high_freq_factor - c.low_freq_factor);
+  return (1 - blend) * f / c.factor + blend * f;
+}
+
+double rope_angle(const RopeSpec& s, int p, int pair) { return p * rope_frequency(s, pair); }
+
+std::pair<int, int> rope_dims(const RopeSpec& s, int pair) {
+  if (s.pairing == RopePairing::RotateHalf) return {pair, pair + s.width / 2};
+  return {2 * pair, 2 * pair + 1};
+}
+
+Matrix rope_angles(const RopeSpec& s, int first, int n) {
+  return Matrix::NullaryExpr(n, s.width / 2, [&](Eigen::Index r, Eigen::Index i) {
+    return rope_angle(s, first + static_cast<int>(r), static_cast<int>(i));
   });
 }
 
-RopeTable rope_table(int first, int n, int d, double base, int shift) {
-  RopeTable t{Matrix(n, d / 2), Matrix(n, d / 2)};
-  for (int i = 0; i < d / 2; ++i) {
+RopeTable rope_table(const RopeSpec& s, int first, int n, int shift) {
+  RopeTable t{Matrix(n, s.width / 2), Matrix(n, s.width / 2), s.pairing};
+  for (int i = 0; i < s.width / 2; ++i) {
     // cos and sin of shift·θ + (first + r)·θ by the sum formulas: every row shares the one rounding of the shift's
     // angle, so a score (which only sees the difference of two rows' angles) does not see the shift at all. At
     // shift 0 this is cos 0 = 1 and sin 0 = 0: exactly the unshifted table.
-    const double shifted = rope_angle(shift, i, d, base), cs = std::cos(shifted), ss = std::sin(shifted);
+    const double shifted = rope_angle(s, shift, i), cs = std::cos(shifted), ss = std::sin(shifted);
     for (int r = 0; r < n; ++r) {
-      const double angle = rope_angle(first + r, i, d, base), c = std::cos(angle), s = std::sin(angle);
-      t.cos(r, i) = cs * c - ss * s;
-      t.sin(r, i) = ss * c + cs * s;
+      const double angle = rope_angle(s, first + r, i), c = std::cos(angle), sn = std::sin(angle);
+      t.cos(r, i) = cs * c - ss * sn;
+      t.sin(r, i) = ss * c + cs * sn;
     }
   }
   return t;
@@ -52,17 +74,22 @@ RopeTable rope_table(int first, int n, int d, double base, int shift) {
 
 Matrix rotate(const Matrix& x, const RopeTable& table) {
   Matrix out(x.rows(), x.cols());
+  const Eigen::Index half = table.cos.cols();
+  const bool rotate_half = table.pairing == RopePairing::RotateHalf;
   for (Eigen::Index r = 0; r < x.rows(); ++r)
-    for (Eigen::Index i = 0; i < table.cos.cols(); ++i) {
-      const double c = table.cos(r, i), s = table.sin(r, i), a = x(r, 2 * i), b = x(r, 2 * i + 1);
-      out(r, 2 * i) = a * c - b * s;
-      out(r, 2 * i + 1) = a * s + b * c;
+    for (Eigen::Index i = 0; i < half; ++i) {
+      const Eigen::Index ia = rotate_half ? i : 2 * i, ib = rotate_half ? i + half : 2 * i + 1;
+      const double c = table.cos(r, i), s = table.sin(r, i), a = x(r, ia), b = x(r, ib);
+      out(r, ia) = a * c - b * s;
+      out(r, ib) = a * s + b * c;
     }
   return out;
 }
 
-Matrix rotate(const Matrix& x, int first, double base, int shift) {
-  return rotate(x, rope_table(first, static_cast<int>(x.rows()), static_cast<int>(x.cols()), base, shift));
+Matrix rotate(const Matrix& x, int first, const AttentionConfig& a) {
+  RopeSpec s = rope_spec(a);
+  s.width = static_cast<int>(x.cols());
+  return rotate(x, rope_table(s, first, static_cast<int>(x.rows()), first_position(a)));
 }
 
 }  // namespace attn

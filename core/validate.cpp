@@ -30,7 +30,28 @@ void check_tokens(const TokenRows& side, const std::string& prefix, int d_model)
   check_values(side.embeddings, prefix + "embeddings");
 }
 
+// Llama 3's bands: a factor of at least 1 and low < high frequency factors, all finite.
+void check_rope_scaling(const RopeScaling& c) {
+  const std::string at = "attention.rope_scaling.";
+  if (!(c.factor >= 1.0 && c.factor <= limits::kMaxAbsValue))
+    throw InputError(at + "factor", "expected a number in [1, 1e12] but found " + general_number(c.factor));
+  if (!(c.low_freq_factor > 0.0 && c.low_freq_factor <= limits::kMaxAbsValue))
+    throw InputError(at + "low_freq_factor",
+                     "expected a number in (0, 1e12] but found " + general_number(c.low_freq_factor));
+  if (!(c.high_freq_factor > c.low_freq_factor && c.high_freq_factor <= limits::kMaxAbsValue))
+    throw InputError(at + "high_freq_factor", "must be greater than low_freq_factor (" +
+                                                  general_number(c.low_freq_factor) + ") but found " +
+                                                  general_number(c.high_freq_factor));
+  check_range(c.original_max_positions, 1, limits::kMaxPositionOffset, at + "original_max_positions");
+}
+
 void check_positions(const AttentionConfig& a) {
+  if (a.positions != Positions::Rope) {
+    const std::string found = " (found positions \"" + std::string(to_string(a.positions)) + "\")";
+    if (a.rope_pairing != RopePairing::Interleaved)
+      throw InputError("attention.rope_pairing", "only with positions \"rope\"" + found);
+    if (a.rope_scaling) throw InputError("attention.rope_scaling", "only with positions \"rope\"" + found);
+  }
   if (a.positions == Positions::None) return;
   if (!(a.rope_base >= 1.0 && a.rope_base <= limits::kMaxAbsValue))  // also refuses NaN
     throw InputError("attention.rope_base",
@@ -44,6 +65,7 @@ void check_positions(const AttentionConfig& a) {
                                                       std::to_string(a.position_offset));
   if (a.positions == Positions::Learned) check_range(a.max_positions, 1, limits::kMaxTokens, "attention.max_positions");
   if (a.positions != Positions::Rope) return;
+  if (a.rope_scaling) check_rope_scaling(*a.rope_scaling);
   if (!decoupled_rope(a)) {
     if (a.head_dim % 2 != 0)
       throw InputError("attention.head_dim", "rope turns pairs of dimensions, so it needs an even head_dim (found " +
@@ -216,8 +238,9 @@ void validate(const Scenario& s, const Scenario* checked) {
                                         thousands(std::uint64_t(rows * cols)) + " numbers, more than the " +
                                         thousands(std::uint64_t(limits::kMaxMatrixElements)) + " a matrix may hold");
   };
+  // Only what is drawn: a given weight is in memory already (a checkpoint's, whose size its file proves).
   for (WeightId id : kAllWeights)
-    if (weight_used(id, a)) {
+    if (weight_used(id, a) && !weight_slot(s.weights, id)) {
       const WeightShape shape = weight_shape(id, a, d_model);
       check_elements(shape.rows, shape.cols,
                      std::string(weight_name(id)) + " (" + shape.rows_meaning + " by " + shape.cols_meaning + ")");
@@ -259,6 +282,8 @@ void validate(const Scenario& s, const Scenario* checked) {
         throw InputError(field, "given, but only mla with positions \"rope\" uses it (the decoupled RoPE)");
       if (id == WeightId::W_QI || id == WeightId::W_KI || id == WeightId::W_wI)
         throw InputError(field, "given, but attention.sparse is not set");
+      if (id == WeightId::b_O) throw InputError(field, "given, but attention.output_bias is false");
+      if (is_bias(id) && a.variant != Variant::Mla) throw InputError(field, "given, but attention.qkv_bias is false");
       throw InputError(field,
                        "not used by variant " + std::string(to_string(a.variant)) +
                            (a.variant == Variant::Mla && a.query_latent_dim == 0 ? " without query_latent_dim" : "") +
@@ -296,6 +321,10 @@ void check_config(const AttentionConfig& a) {
                                         " = " + std::to_string(hc) + ")");
   }
   if (a.mask == MaskKind::SlidingWindow) check_range(a.window, 1, limits::kMaxTokens, "attention.window");
+  if (a.qkv_bias && a.variant == Variant::Mla)
+    throw InputError("attention.qkv_bias", "not with variant mla (its keys and values come from the latent)");
+  if (a.output_bias && !a.output_projection)
+    throw InputError("attention.output_bias", "needs output_projection (b_O is added after W_O)");
   check_positions(a);
   if (a.sparse) check_sparse(*a.sparse);
 }

@@ -26,6 +26,10 @@ const char* weight_name(WeightId id) {
     case WeightId::W_QI: return "W_QI";
     case WeightId::W_KI: return "W_KI";
     case WeightId::W_wI: return "W_wI";
+    case WeightId::b_Q: return "b_Q";
+    case WeightId::b_K: return "b_K";
+    case WeightId::b_V: return "b_V";
+    case WeightId::b_O: return "b_O";
   }
   return "?";
 }
@@ -47,6 +51,10 @@ SharedMatrix& weight_slot(Weights& w, WeightId id) {
     case WeightId::W_QI: return w.W_QI;
     case WeightId::W_KI: return w.W_KI;
     case WeightId::W_wI: return w.W_wI;
+    case WeightId::b_Q: return w.b_Q;
+    case WeightId::b_K: return w.b_K;
+    case WeightId::b_V: return w.b_V;
+    case WeightId::b_O: return w.b_O;
   }
   return w.W_Q;
 }
@@ -72,6 +80,10 @@ bool weight_used(WeightId id, const AttentionConfig& a) {
     case WeightId::W_QI:
     case WeightId::W_KI:
     case WeightId::W_wI: return a.sparse.has_value();
+    case WeightId::b_Q:
+    case WeightId::b_K:
+    case WeightId::b_V: return a.qkv_bias && !mla;
+    case WeightId::b_O: return a.output_bias && a.output_projection;
   }
   return false;
 }
@@ -99,6 +111,10 @@ WeightShape weight_shape(WeightId id, const AttentionConfig& a, int d_model) {
       return {d_model, "d_model", a.heads * a.rope_dim, cols};
     }
     case WeightId::W_KR: return {d_model, "d_model", a.rope_dim, "rope_dim"};
+    case WeightId::b_Q: return {1, "one row", hd, heads};
+    case WeightId::b_K:
+    case WeightId::b_V: return {1, "one row", g * a.head_dim, product_name("kv_heads", g, "head_dim", a.head_dim)};
+    case WeightId::b_O: return {1, "one row", d_model, "d_model"};
     default: break;
   }
   const SparseConfig sparse = a.sparse.value_or(SparseConfig{});

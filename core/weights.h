@@ -29,12 +29,42 @@ struct Weights {
   SharedMatrix W_QI;   // (d_model, H_I*d_I)  sparse: the indexer's queries
   SharedMatrix W_KI;   // (d_model, d_I)      sparse: the indexer's key per token
   SharedMatrix W_wI;   // (d_model, H_I)      sparse: each indexer head's weight per query
+  SharedMatrix b_Q;    // (1, H*d)          qkv_bias: added to the queries
+  SharedMatrix b_K;    // (1, G*d)          qkv_bias: added to the keys
+  SharedMatrix b_V;    // (1, G*d)          qkv_bias: added to the values
+  SharedMatrix b_O;    // (1, d_model)      output_bias: added after W_O
 };
 
-enum class WeightId { W_Q, W_K, W_V, W_O, W_DKV, W_UK, W_UV, W_DQ, W_UQ, W_P, W_QR, W_KR, W_QI, W_KI, W_wI };
+enum class WeightId {
+  W_Q,
+  W_K,
+  W_V,
+  W_O,
+  W_DKV,
+  W_UK,
+  W_UV,
+  W_DQ,
+  W_UQ,
+  W_P,
+  W_QR,
+  W_KR,
+  W_QI,
+  W_KI,
+  W_wI,
+  b_Q,
+  b_K,
+  b_V,
+  b_O
+};
 inline constexpr std::array kAllWeights{WeightId::W_Q,  WeightId::W_K,  WeightId::W_V,  WeightId::W_O,  WeightId::W_DKV,
                                         WeightId::W_UK, WeightId::W_UV, WeightId::W_DQ, WeightId::W_UQ, WeightId::W_P,
-                                        WeightId::W_QR, WeightId::W_KR, WeightId::W_QI, WeightId::W_KI, WeightId::W_wI};
+                                        WeightId::W_QR, WeightId::W_KR, WeightId::W_QI, WeightId::W_KI, WeightId::W_wI,
+                                        WeightId::b_Q,  WeightId::b_K,  WeightId::b_V,  WeightId::b_O};
+
+// A bias: one row, written in files as a flat array, drawn as zeros when a file does not give it.
+inline bool is_bias(WeightId id) {
+  return id == WeightId::b_Q || id == WeightId::b_K || id == WeightId::b_V || id == WeightId::b_O;
+}
 
 struct WeightShape {
   int rows = 0;

@@ -260,3 +260,38 @@ TEST_CASE("validate after an edit: a weight shared with the document before is n
   edited.input.embeddings(0, 0) = std::numeric_limits<double>::infinity();  // embeddings are always read
   CHECK(message(edited, &before) == "embeddings[0][0]: not a finite number");
 }
+
+TEST_CASE("switching variants carries the biases: the group's first KV head's b_K and b_V, none for mla") {
+  Scenario mha = load_scenario_file(asset("the_lazy_dog.json"));  // 4 heads of 2
+  mha.attention.qkv_bias = true;
+  mha.attention.output_bias = mha.attention.output_projection = true;
+  mha.weights.b_Q = mat({{1, 2, 3, 4, 5, 6, 7, 8}});
+  mha.weights.b_K = mat({{-1, -2, -3, -4, -5, -6, -7, -8}});
+  mha.weights.b_V = mat({{10, 20, 30, 40, 50, 60, 70, 80}});
+  mha.weights.b_O = Matrix::Constant(1, mha.d_model(), 0.5);
+  const Trace mha_trace = compute_trace(mha);
+  Scenario gqa = mha;
+  switch_variant(gqa, mha_trace.weights, Variant::Gqa, 2, 0, 0);
+  check_matrix(*gqa.weights.b_K, mat({{-1, -2, -5, -6}}), 0.0, "KV heads 0 and 1 take query heads 0 and 2's b_K");
+  check_matrix(*gqa.weights.b_V, mat({{10, 20, 50, 60}}), 0.0, "and their b_V");
+  check_matrix(*gqa.weights.b_Q, *mha.weights.b_Q, 0.0, "b_Q kept");
+  const Trace gqa_trace = compute_trace(gqa);
+  check_matrix(gqa_trace.kv_heads[1].k, mha_trace.heads[2].k, 1e-15, "KV head 1 = query head 2's biased keys");
+  Scenario mla = mha;
+  switch_variant(mla, mha_trace.weights, Variant::Mla, 0, 3, 0);
+  CHECK_FALSE(mla.attention.qkv_bias);
+  CHECK_FALSE(mla.weights.b_K.has_value());
+  check_matrix(*mla.weights.b_O, *mha.weights.b_O, 0.0, "b_O kept");
+  CHECK(compute_trace(mla).output.rows() == mha.n_q());
+}
+
+TEST_CASE("positions other than rope leave rope's pairing and scaling behind") {
+  Scenario s = cat_sat();
+  set_positions(s, Positions::Rope, 2);
+  s.attention.rope_pairing = RopePairing::RotateHalf;
+  s.attention.rope_scaling = RopeScaling{};
+  set_positions(s, Positions::Sinusoidal, 2);
+  CHECK(s.attention.rope_pairing == RopePairing::Interleaved);
+  CHECK_FALSE(s.attention.rope_scaling.has_value());
+  CHECK_NOTHROW(compute_trace(s));
+}

@@ -29,7 +29,7 @@ const BadFile kBadFiles[] = {
     {"unknown_attention_key.json",
      "attention.heds: unknown key (expected one of: variant, heads, kv_heads, head_dim, latent_dim, query_latent_dim, "
      "mask, window, custom_mask, scale, kernel, output_projection, positions, rope_base, max_positions, rope_dim, "
-     "position_offset, sparse)"},
+     "position_offset, rope_pairing, rope_scaling, qkv_bias, output_bias, sparse)"},
     {"w_q_rows.json", "weights.W_Q: expected 4 rows (d_model) but found 3"},
     {"positions_unknown.json",
      "attention.positions: expected one of none | sinusoidal | learned | rope but found string \"alibi\""},

@@ -45,11 +45,36 @@ TEST_CASE("rope turns each pair of dimensions by position x frequency") {
   CHECK(rope_angle(3, 0, 4, 10000.0) == 3.0);
   CHECK(rope_angle(3, 1, 4, 10000.0) == doctest::Approx(0.03).epsilon(1e-14));
   const Matrix x = mat({{1, 0, 1, 0}, {1, 0, 0, 2}});
-  check_matrix(rotate(x, 0, 10000.0).row(0), x.row(0), 0.0, "position 0 is not turned");
-  check_matrix(rotate(x, 1, 10000.0),
+  const RopeSpec spec{.width = 4, .base = 10000.0};
+  check_matrix(rotate(x, rope_table(spec, 0, 1)).row(0), x.row(0), 0.0, "position 0 is not turned");
+  check_matrix(rotate(x, rope_table(spec, 1, 2)),
                mat({{std::cos(1.0), std::sin(1.0), std::cos(0.01), std::sin(0.01)},
                     {std::cos(2.0), std::sin(2.0), -2 * std::sin(0.02), 2 * std::cos(0.02)}}),
                1e-15, "rows at positions 1 and 2");
+}
+
+TEST_CASE("rotate_half turns the pairs (i, i + d/2) by the same angles") {
+  const RopeSpec spec{.width = 4, .base = 10000.0, .pairing = RopePairing::RotateHalf};
+  CHECK(rope_dims(spec, 1) == std::pair{1, 3});
+  CHECK(rope_dims(RopeSpec{.width = 4}, 1) == std::pair{2, 3});
+  // The first row of the test above with its dims reordered (0, 2, 1, 3): pair 0 is dims 0 and 2, pair 1 dims 1 and 3.
+  const Matrix x = mat({{1, 1, 0, 0}, {1, 0, 0, 2}});
+  check_matrix(rotate(x, rope_table(spec, 1, 2)),
+               mat({{std::cos(1.0), std::cos(0.01), std::sin(1.0), std::sin(0.01)},
+                    {std::cos(2.0), -2 * std::sin(0.02), std::sin(2.0), 2 * std::cos(0.02)}}),
+               1e-15, "rows at positions 1 and 2");
+}
+
+TEST_CASE("llama3 scaling keeps short wavelengths, divides long ones and blends those between") {
+  // d = 12, base 10000: frequencies 10000^(-i/6), wavelengths 2 pi / f = 6.28, 29.2, 135, 628, 2916, 13535.
+  // original_max_positions 32 with low 1 and high 4: kept below 8, divided by 8 above 32, blended between.
+  const RopeSpec spec{.width = 12, .base = 10000.0, .scaling = RopeScaling{8, 1, 4, 32}};
+  const double f0 = 1.0, f1 = std::pow(10000.0, -1.0 / 6), f2 = std::pow(10000.0, -2.0 / 6);
+  CHECK(rope_frequency(spec, 0) == f0);
+  const double s = (32 / (2 * M_PI / f1) - 1) / (4 - 1);  // 29.2 lies between 8 and 32
+  CHECK(rope_frequency(spec, 1) == doctest::Approx((1 - s) * f1 / 8 + s * f1).epsilon(1e-15));
+  CHECK(rope_frequency(spec, 2) == doctest::Approx(f2 / 8).epsilon(1e-15));
+  CHECK(rope_angle(spec, 5, 2) == doctest::Approx(5 * f2 / 8).epsilon(1e-15));
 }
 
 TEST_CASE("with rope the scores depend on positions only through i - j, without it every row is alike") {

@@ -18,6 +18,27 @@ std::vector<std::string> read_tokens(const json& j, const std::string& path) {
   return tokens;
 }
 
+// A 1-D array of numbers as one row: LayerNorm gains and biases, FFN biases. Problems name the flat index.
+Matrix read_row(const json& j, const std::string& path) {
+  if (!j.is_array() || (!j.empty() && j[0].is_array()))
+    throw InputError(path, "expected an array of numbers (one row) but found " + describe_found(j));
+  if (j.empty()) throw InputError(path, "expected at least one number but found none");
+  Matrix row(1, static_cast<Eigen::Index>(j.size()));
+  for (std::size_t c = 0; c < j.size(); ++c) {
+    const std::string at = index_path(path, c);
+    if (!j[c].is_number()) throw InputError(at, "expected a number but found " + describe_found(j[c]));
+    row(0, static_cast<Eigen::Index>(c)) = j[c].get<double>();
+    if (!std::isfinite(row(0, static_cast<Eigen::Index>(c))) ||
+        std::abs(row(0, static_cast<Eigen::Index>(c))) > limits::kMaxAbsValue)
+      throw InputError(at, "magnitude must be <= 1e12 (found " + j[c].dump() + ")");
+  }
+  return row;
+}
+
+Matrix read_weight(WeightId id, const json& j, const std::string& path) {
+  return is_bias(id) ? read_row(j, path) : read_matrix(j, path);
+}
+
 Matrix read_matrix(const json& j, const std::string& path) {
   if (!j.is_array()) throw InputError(path, "expected an array of rows but found " + describe_found(j));
   if (j.empty()) throw InputError(path, "expected at least one row but found none");
@@ -103,7 +124,33 @@ void read_positions(const JsonFields& r, AttentionConfig& a, int w_p_rows, int l
     r.only_for("rope_dim", "variant mla with positions \"rope\" (the decoupled RoPE key)",
                "variant " + std::string(to_string(a.variant)) + " with " + kind);
   a.rope_dim = r.integer("rope_dim", 0, 1, limits::kMaxHeadDim);  // missing or odd: validate says why
+  if (a.positions != Positions::Rope) {
+    r.only_for("rope_pairing", "positions \"rope\"", kind);
+    r.only_for("rope_scaling", "positions \"rope\"", kind);
+  }
+  a.rope_pairing = r.choice("rope_pairing", RopePairing::Interleaved, parse_rope_pairing, rope_pairing_names());
+  if (r.has("rope_scaling"))
+    a.rope_scaling = read_rope_scaling(r.at("rope_scaling"), r.child("rope_scaling"), r.source());
 }
+
+}  // namespace
+
+RopeScaling read_rope_scaling(const json& j, const std::string& path, const JsonSource* source) {
+  const JsonFields r(j, path, {"type", "factor", "low_freq_factor", "high_freq_factor", "original_max_positions"},
+                     "scenario", source);
+  if (r.nonempty_string("type") != "llama3")
+    throw InputError(r.child("type"),
+                     "expected \"llama3\" (the one scaling the lab knows) but found " + r.found("type"));
+  for (const char* key : {"factor", "low_freq_factor", "high_freq_factor", "original_max_positions"}) r.require(key);
+  RopeScaling c;
+  c.factor = r.number("factor", c.factor);
+  c.low_freq_factor = r.number("low_freq_factor", c.low_freq_factor);
+  c.high_freq_factor = r.number("high_freq_factor", c.high_freq_factor);
+  c.original_max_positions = r.integer("original_max_positions", 1, 1, limits::kMaxPositionOffset);
+  return c;  // ranges: validate's check_rope_scaling
+}
+
+namespace {
 
 SparseConfig read_sparse(const json& j, const std::string& path, int head_dim, const JsonSource* source) {
   const JsonFields r(j, path, {"top_k", "indexer_heads", "indexer_dim"}, "scenario", source);
@@ -120,9 +167,10 @@ SparseConfig read_sparse(const json& j, const std::string& path, int head_dim, c
 AttentionConfig read_attention(const json& j, const std::string& path, bool has_w_o, int w_p_rows, int longer,
                                const JsonSource* source) {
   const JsonFields r(j, path,
-                     {"variant", "heads", "kv_heads", "head_dim", "latent_dim", "query_latent_dim", "mask", "window",
-                      "custom_mask", "scale", "kernel", "output_projection", "positions", "rope_base", "max_positions",
-                      "rope_dim", "position_offset", "sparse"},
+                     {"variant",      "heads",     "kv_heads",      "head_dim", "latent_dim",      "query_latent_dim",
+                      "mask",         "window",    "custom_mask",   "scale",    "kernel",          "output_projection",
+                      "positions",    "rope_base", "max_positions", "rope_dim", "position_offset", "rope_pairing",
+                      "rope_scaling", "qkv_bias",  "output_bias",   "sparse"},
                      "scenario", source);
   AttentionConfig a;
   a.variant = r.choice("variant", Variant::Mha, parse_variant, variant_names());
@@ -142,6 +190,8 @@ AttentionConfig read_attention(const json& j, const std::string& path, bool has_
   a.scale = r.boolean("scale", true);
   a.kernel = r.choice("kernel", Kernel::Softmax, parse_kernel, kernel_names());
   a.output_projection = r.boolean("output_projection", has_w_o);
+  a.qkv_bias = r.boolean("qkv_bias", false);
+  a.output_bias = r.boolean("output_bias", false);
   read_positions(r, a, w_p_rows, longer);
   if (r.has("sparse")) a.sparse = read_sparse(r.at("sparse"), r.child("sparse"), a.head_dim, source);
   return a;

@@ -11,23 +11,6 @@ namespace {
 
 using nlohmann::json;
 
-// A 1-D array of numbers as one row: LayerNorm gains and biases, FFN biases. Problems name the flat index.
-Matrix read_row(const json& j, const std::string& path) {
-  if (!j.is_array() || (!j.empty() && j[0].is_array()))
-    throw InputError(path, "expected an array of numbers (one row) but found " + describe_found(j));
-  if (j.empty()) throw InputError(path, "expected at least one number but found none");
-  Matrix row(1, static_cast<Eigen::Index>(j.size()));
-  for (std::size_t c = 0; c < j.size(); ++c) {
-    const std::string at = index_path(path, c);
-    if (!j[c].is_number()) throw InputError(at, "expected a number but found " + describe_found(j[c]));
-    row(0, static_cast<Eigen::Index>(c)) = j[c].get<double>();
-    if (!std::isfinite(row(0, static_cast<Eigen::Index>(c))) ||
-        std::abs(row(0, static_cast<Eigen::Index>(c))) > limits::kMaxAbsValue)
-      throw InputError(at, "magnitude must be <= 1e12 (found " + j[c].dump() + ")");
-  }
-  return row;
-}
-
 void read_layer_weights(const json& j, const std::string& path, ModelLayer& layer) {
   std::vector<std::string_view> names;
   for (WeightId id : kAllWeights) names.push_back(weight_name(id));
@@ -35,7 +18,7 @@ void read_layer_weights(const json& j, const std::string& path, ModelLayer& laye
   const JsonFields r(j, path, names);
   for (WeightId id : kAllWeights)
     if (r.has(weight_name(id)))
-      weight_slot(layer.weights, id) = read_matrix(r.at(weight_name(id)), r.child(weight_name(id)));
+      weight_slot(layer.weights, id) = read_weight(id, r.at(weight_name(id)), r.child(weight_name(id)));
   for (const LayerWeightField& f : kLayerWeightFields)
     if (r.has(f.name))
       layer.own.*f.slot = f.row ? read_row(r.at(f.name), r.child(f.name)) : read_matrix(r.at(f.name), r.child(f.name));
@@ -45,7 +28,7 @@ void read_layer_weights(const json& j, const std::string& path, ModelLayer& laye
 // layer) and that the mask is causal unless it says otherwise.
 AttentionConfig read_layer_attention(const json& j, const std::string& path, const Model& m, const JsonSource* source) {
   if (!j.is_object()) throw InputError(path, "expected an object but found " + describe_found(j));
-  for (const char* key : {"positions", "rope_base", "max_positions"})
+  for (const char* key : {"positions", "rope_base", "max_positions", "rope_pairing", "rope_scaling"})
     if (j.contains(key))
       throw InputError(path + "." + key, "belongs to the model, not to a layer (the model's \"" + std::string(key) +
                                              "\" applies to every layer)");
@@ -59,8 +42,10 @@ AttentionConfig read_layer_attention(const json& j, const std::string& path, con
   if (m.positions == Positions::Rope) {
     block["positions"] = "rope";
     block["rope_base"] = m.rope_base;
+    block["rope_pairing"] = to_string(m.rope_pairing);
   }
   AttentionConfig a = read_attention(block, path, true, 0, m.max_positions, source);  // a copy, at the same path
+  a.rope_scaling = m.rope_scaling;
   if (!j.contains("mask")) a.mask = MaskKind::Causal;
   if (!a.output_projection)
     throw InputError(path + ".output_projection", "a model layer always has W_O (it writes back to the stream)");
@@ -84,10 +69,21 @@ FfnConfig read_ffn(const json& j, const JsonSource* source) {
   const JsonFields r(j, "ffn", {"kind", "d_ff"}, "model", source);
   FfnConfig f;
   f.kind = r.choice("kind", FfnKind::None, parse_ffn_kind, ffn_kind_names());
-  if (f.kind == FfnKind::None) r.only_for("d_ff", "an ffn of kind relu, gelu or swiglu", "kind \"none\"");
+  if (f.kind == FfnKind::None) r.only_for("d_ff", "an ffn of kind relu, gelu, swiglu or gelu_tanh", "kind \"none\"");
   else r.require("d_ff");
   f.d_ff = r.integer("d_ff", 0, 1, limits::kMaxProjectedDim);
   return f;
+}
+
+// RoPE's pairing and scaling, the model's like rope_base: every layer turns with them.
+void read_rope_settings(const JsonFields& r, Model& m) {
+  if (m.positions != Positions::Rope) {
+    const std::string kind = "positions \"" + std::string(to_string(m.positions)) + "\"";
+    r.only_for("rope_pairing", "positions \"rope\"", kind);
+    r.only_for("rope_scaling", "positions \"rope\"", kind);
+  }
+  m.rope_pairing = r.choice("rope_pairing", RopePairing::Interleaved, parse_rope_pairing, rope_pairing_names());
+  if (r.has("rope_scaling")) m.rope_scaling = read_rope_scaling(r.at("rope_scaling"), "rope_scaling", r.source());
 }
 
 std::uint64_t read_seed(const JsonFields& r) {
@@ -102,7 +98,11 @@ void read_model_weights(const JsonFields& r, Model& m) {
   if (r.has("W_P")) m.W_P = read_matrix(r.at("W_P"), "W_P");
   if (r.has("final_gain")) m.final_gain = read_row(r.at("final_gain"), "final_gain");
   if (r.has("final_bias")) m.final_bias = read_row(r.at("final_bias"), "final_bias");
-  if (r.has("unembedding")) m.unembedding = read_matrix(r.at("unembedding"), "unembedding");
+  if (r.has("unembedding")) {
+    if (m.tied_unembedding)
+      throw InputError("unembedding", "given, but tied_unembedding is true (the logits read the embedding)");
+    m.unembedding = read_matrix(r.at("unembedding"), "unembedding");
+  }
 }
 
 }  // namespace
@@ -110,8 +110,10 @@ void read_model_weights(const JsonFields& r, Model& m) {
 const RootKeys& model_root_keys() {
   static const RootKeys keys{
       "model",
-      {"name", "description", "vocab", "d_model", "max_positions", "positions", "rope_base", "norm", "ffn", "layers",
-       "embedding", "W_P", "final_gain", "final_bias", "unembedding", "seed"},
+      {"name",        "description",      "vocab",        "d_model", "max_positions", "positions",
+       "rope_base",   "rope_pairing",     "rope_scaling", "norm",    "norm_function", "norm_eps",
+       "ffn",         "layers",           "embedding",    "W_P",     "final_gain",    "final_bias",
+       "unembedding", "tied_unembedding", "seed"},
       {"tokens", "embeddings", "context", "attention", "weights", "weight_scale"}};
   return keys;
 }
@@ -142,7 +144,13 @@ Model model_from_json(const json& j, const JsonSource* source) {
   if (!(m.rope_base >= 1.0 && m.rope_base <= limits::kMaxAbsValue))
     throw InputError("rope_base",
                      "expected a number in [1, 1e12] but found " + written_value(j["rope_base"], "rope_base", source));
+  read_rope_settings(r, m);
   m.norm = r.choice("norm", Norm::Pre, parse_norm, norm_names());
+  m.norm_function = r.choice("norm_function", NormFunction::LayerNorm, parse_norm_function, norm_function_names());
+  if (m.norm == Norm::None) r.only_for("norm_function", "norm \"pre\" or \"post\"", "norm \"none\"");
+  if (m.norm == Norm::None) r.only_for("norm_eps", "norm \"pre\" or \"post\"", "norm \"none\"");
+  m.norm_eps = r.number("norm_eps", 1e-5);  // its range: check_model
+  m.tied_unembedding = r.boolean("tied_unembedding", false);
   if (r.has("ffn")) m.ffn = read_ffn(r.at("ffn"), source);
   read_layers(r.require("layers"), m, source);
   read_model_weights(r, m);

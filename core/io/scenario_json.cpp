@@ -29,7 +29,7 @@ Weights read_weights(const json& j) {
   const JsonFields r(j, "weights", names);
   Weights w;
   for (WeightId id : kAllWeights)
-    if (r.has(weight_name(id))) weight_slot(w, id) = read_matrix(r.at(weight_name(id)), r.child(weight_name(id)));
+    if (r.has(weight_name(id))) weight_slot(w, id) = read_weight(id, r.at(weight_name(id)), r.child(weight_name(id)));
   return w;
 }
 

@@ -22,7 +22,7 @@ std::string scenario_to_text(const Scenario& s) {
   bool any = false;
   for (WeightId id : kAllWeights)
     if (const auto& m = weight_slot(s.weights, id)) {
-      weights.add(weight_name(id), matrix_text(*m, "    "));
+      weights.add(weight_name(id), weight_text(id, *m, "    "));
       any = true;
     }
   if (any) root.add("weights", weights.str());

@@ -32,6 +32,10 @@ std::string row_text(const Matrix& row) {
   return out + "]";
 }
 
+std::string weight_text(WeightId id, const Matrix& m, const std::string& indent) {
+  return is_bias(id) ? row_text(m) : matrix_text(m, indent);
+}
+
 std::string quoted(const std::string& s) { return ordered_json(s).dump(); }
 
 std::string string_list(const std::vector<std::string>& items) {
@@ -42,6 +46,15 @@ std::string string_list(const std::vector<std::string>& items) {
 
 void ObjectText::add(const std::string& key, const std::string& value) {
   out_ += (out_.empty() ? "" : ",\n") + indent_ + "  " + quoted(key) + ": " + value;
+}
+
+void add_rope_settings(ObjectText& o, RopePairing pairing, const std::optional<RopeScaling>& scaling) {
+  if (pairing != RopePairing::Interleaved) o.add("rope_pairing", quoted(std::string(to_string(pairing))));
+  if (!scaling) return;
+  o.add("rope_scaling", "{\"type\": \"llama3\", \"factor\": " + number_text(scaling->factor) +
+                            ", \"low_freq_factor\": " + number_text(scaling->low_freq_factor) +
+                            ", \"high_freq_factor\": " + number_text(scaling->high_freq_factor) +
+                            ", \"original_max_positions\": " + std::to_string(scaling->original_max_positions) + "}");
 }
 
 namespace {
@@ -55,6 +68,7 @@ void add_positions(ObjectText& attention, const AttentionConfig& a, bool model_l
     if (a.positions == Positions::Learned) attention.add("max_positions", std::to_string(a.max_positions));
   }
   if (decoupled_rope(a)) attention.add("rope_dim", std::to_string(a.rope_dim));
+  if (!model_layer && a.positions == Positions::Rope) add_rope_settings(attention, a.rope_pairing, a.rope_scaling);
   if (!model_layer && a.position_offset != 0) attention.add("position_offset", std::to_string(a.position_offset));
 }
 
@@ -76,6 +90,8 @@ std::string attention_text(const AttentionConfig& a, const std::string& indent, 
   attention.add("scale", a.scale ? "true" : "false");
   attention.add("kernel", quoted(std::string(to_string(a.kernel))));
   if (!model_layer) attention.add("output_projection", a.output_projection ? "true" : "false");
+  if (a.qkv_bias) attention.add("qkv_bias", "true");
+  if (a.output_bias) attention.add("output_bias", "true");
   add_positions(attention, a, model_layer);
   if (a.sparse) {
     ObjectText sparse(indent + "  ");

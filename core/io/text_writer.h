@@ -8,6 +8,7 @@
 #include "core/config.h"
 #include "core/io/atomic_file.h"
 #include "core/matrix.h"
+#include "core/weights.h"
 
 namespace attn {
 
@@ -31,6 +32,11 @@ class ObjectText {
  private:
   std::string indent_, out_;
 };
+
+// rope_pairing when not interleaved, and rope_scaling when given: a scenario's attention block and a model's root.
+void add_rope_settings(ObjectText& o, RopePairing pairing, const std::optional<RopeScaling>& scaling);
+// A weight as files write it: a bias as a flat row, a matrix a row per line under `indent`.
+std::string weight_text(WeightId id, const Matrix& m, const std::string& indent);
 
 // The attention block as a scenario writes it (with_positions) or as a model layer does (its positions are the
 // model's, and W_O is always there).

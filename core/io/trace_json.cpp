@@ -18,6 +18,13 @@ void add_positions_config(ordered_json& attention, const AttentionConfig& a) {
   if (a.positions == Positions::Learned) attention["max_positions"] = a.max_positions;
   if (decoupled_rope(a)) attention["rope_dim"] = a.rope_dim;
   if (first_position(a) != 0) attention["position_offset"] = a.position_offset;
+  if (a.positions == Positions::Rope) attention["rope_pairing"] = to_string(a.rope_pairing);
+  if (a.rope_scaling)
+    attention["rope_scaling"] = {{"type", "llama3"},
+                                 {"factor", a.rope_scaling->factor},
+                                 {"low_freq_factor", a.rope_scaling->low_freq_factor},
+                                 {"high_freq_factor", a.rope_scaling->high_freq_factor},
+                                 {"original_max_positions", a.rope_scaling->original_max_positions}};
   if (a.sparse)
     attention["sparse"] = {
         {"top_k", a.sparse->top_k}, {"indexer_heads", a.sparse->indexer_heads}, {"indexer_dim", a.sparse->indexer_dim}};
@@ -54,7 +61,8 @@ ordered_json matrix_to_json(const Matrix& m) {
 ordered_json weights_to_json(const Weights& w) {
   ordered_json j = ordered_json::object();
   for (WeightId id : kAllWeights)
-    if (const auto& m = weight_slot(w, id)) j[weight_name(id)] = matrix_to_json(*m);
+    if (const auto& m = weight_slot(w, id))
+      j[weight_name(id)] = is_bias(id) ? matrix_to_json(*m)[0] : matrix_to_json(*m);
   return j;
 }
 
@@ -94,6 +102,8 @@ ordered_json trace_attention_json(const Trace& t) {
                     {"mask", to_string(a.mask)},       {"scale", a.scale},
                     {"kernel", to_string(a.kernel)},   {"output_projection", t.has_output_projection()}};
   if (a.mask == MaskKind::SlidingWindow) j["window"] = a.window;
+  if (a.qkv_bias) j["qkv_bias"] = true;
+  if (a.output_bias) j["output_bias"] = true;
   if (a.variant == Variant::Mla) {
     j["latent_dim"] = a.latent_dim;
     j["query_latent_dim"] = a.query_latent_dim;
@@ -119,7 +129,10 @@ void write_absorbed(JsonStream& js, const AbsorbedMla& m) {
 void write_weights_json(JsonStream& js, const Weights& w) {
   js.begin_object();
   for (WeightId id : kAllWeights)
-    if (const auto& m = weight_slot(w, id)) js.matrix(weight_name(id), *m);
+    if (const auto& m = weight_slot(w, id)) {
+      if (is_bias(id)) js.key(weight_name(id)).row(m->row(0));
+      else js.matrix(weight_name(id), *m);
+    }
   js.end_object();
 }
 

@@ -17,8 +17,15 @@ std::string pair_label(const char* prefix, int a, int b) {
   return std::string(prefix) + "dims " + std::to_string(a) + ", " + std::to_string(b);
 }
 
-// (0, 1), (2, 3), ... over `width` columns from `first`; an odd width ends on its last two.
-void add_pairs(std::vector<PlanePair>& out, int first, int width, bool turned, const char* prefix) {
+// (0, 1), (2, 3), ... over `width` columns from `first`; an odd width ends on its last two. Turned with the
+// rotate_half pairing: the pairs RoPE turns, (0, w/2), (1, w/2 + 1), ...
+void add_pairs(std::vector<PlanePair>& out, int first, int width, bool turned, RopePairing pairing,
+               const char* prefix) {
+  if (turned && pairing == RopePairing::RotateHalf) {
+    for (int i = 0; i < width / 2; ++i)
+      out.push_back({first + i, first + i + width / 2, i, pair_label(prefix, i, i + width / 2)});
+    return;
+  }
   for (int a = 0; a + 1 < width; a += 2)
     out.push_back({first + a, first + a + 1, turned ? a / 2 : -1, pair_label(prefix, a, a + 1)});
   if (width % 2 == 1 && width > 1)
@@ -42,7 +49,7 @@ PlaneVector on_pair(const Matrix& used, const Matrix& plain, int r, const PlaneP
 
 double turn_at(const Trace& t, const PlanePair& p, int row) {
   if (p.rope_pair < 0) return 0.0;
-  return rope_angle(first_position(t.attention) + row, p.rope_pair, rope_width(t.attention), t.attention.rope_base);
+  return rope_angle(rope_spec(t.attention), first_position(t.attention) + row, p.rope_pair);
 }
 
 }  // namespace
@@ -52,10 +59,10 @@ std::vector<PlanePair> plane_pairs(const Trace& t) {
   const AttentionConfig& a = t.attention;
   const bool rope = a.positions == Positions::Rope;
   if (decoupled_rope(a)) {
-    add_pairs(out, 0, a.head_dim, false, "");
-    add_pairs(out, a.head_dim, a.rope_dim, true, "q_r ");
+    add_pairs(out, 0, a.head_dim, false, a.rope_pairing, "");
+    add_pairs(out, a.head_dim, a.rope_dim, true, a.rope_pairing, "q_r ");
   } else {
-    add_pairs(out, 0, a.head_dim, rope, "");
+    add_pairs(out, 0, a.head_dim, rope, a.rope_pairing, "");
   }
   return out;
 }
@@ -108,7 +115,7 @@ std::string explain_geometry(const Trace& t, const PlaneGeometry& g) {
   else s += " The other dimensions add " + short_number(rest) + ", so the score is " + short_number(g.score) + ".";
   if (g.pair.rope_pair < 0) return s;
   const int c = first_position(t.attention), i = c + g.row, j = c + g.col;
-  const double theta = rope_angle(1, g.pair.rope_pair, rope_width(t.attention), t.attention.rope_base);
+  const double theta = rope_frequency(rope_spec(t.attention), g.pair.rope_pair);
   const PlaneVector& qv = g.queries[static_cast<std::size_t>(g.row)];
   const PlaneVector& kv = g.keys[static_cast<std::size_t>(g.col)];
   s += " RoPE turned " + q + " by " + short_number(qv.turn) + " rad (position " + std::to_string(i) + ") and " + k +

@@ -1,6 +1,7 @@
 #include "ui/logic/hover_text.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "core/positions.h"
@@ -196,14 +197,19 @@ std::string explain_final_output(const Trace& t, int i, int c, bool sum_over_hea
            result;
   }
   std::vector<std::string> terms;
+  // With output_bias, b_O is added after W_O: the sum's last term.
+  const SharedMatrix& b_O = t.weights.b_O;
+  const std::string bias_name = b_O ? " + b_O[" + std::to_string(c) + "]" : "";
+  const std::string bias_term = b_O ? " + " + cells_of(*b_O).term((*b_O)(0, c)) : "";
   if (sum_over_heads) {
     for (const HeadTrace& h : t.heads) terms.push_back(cells_of(h.contribution()).term(h.contribution(i, c)));
-    return lhs + " = " + kSigma + "_h contribution_h = " + join_sum(terms) + result;
+    return lhs + " = " + kSigma + "_h contribution_h" + bias_name + " = " + join_sum(terms) + bias_term + result;
   }
   const Cells concat = cells_of(t.concat), W_O = cells_of(t.W_O());
   for (Eigen::Index m = 0; m < t.concat.cols(); ++m)
     terms.push_back(product(concat, t.concat(i, m), W_O, t.W_O()(m, c)));
-  return lhs + " = concat_" + q + " " + kDot + " W_O[:, " + std::to_string(c) + "] = " + join_first_six(terms) + result;
+  return lhs + " = concat_" + q + " " + kDot + " W_O[:, " + std::to_string(c) + "]" + bias_name + " = " +
+         join_first_six(terms) + bias_term + result;
 }
 
 // "KV head 1, shared by query heads 2 and 3": the sharing is what GQA and MQA are about.
@@ -295,10 +301,22 @@ std::string explain_projection(const Trace& t, char which, int head, int row, in
   const Cells input = cells_of(*p->input), weight = cells_of(W.middleCols(p->weight_col - col, p->result->cols()));
   for (Eigen::Index m = 0; m < p->input->cols(); ++m)
     terms.push_back(product(input, (*p->input)(row, m), weight, W(m, p->weight_col)));
+  // Q, K and V with qkv_bias: the bias's entry is the sum's last term.
+  const SharedMatrix* bias = which == 'q'   ? &t.weights.b_Q
+                             : which == 'k' ? &t.weights.b_K
+                             : which == 'v' ? &t.weights.b_V
+                                            : nullptr;
+  const bool biased = bias && *bias;
+  std::string bias_name;
+  if (biased) {
+    bias_name =
+        " + b_" + std::string(1, static_cast<char>(std::toupper(which))) + "[" + std::to_string(p->weight_col) + "]";
+    terms.push_back(cells_of(**bias).term((**bias)(0, p->weight_col)));
+  }
   const std::string& name = (*p->names)[static_cast<std::size_t>(row)];
   std::string s = std::string(1, which) + "_" + name + "[" + std::to_string(col) + "] = " + p->input_name + "_" + name +
-                  " " + kDot + " " + p->weight_name + "[:, " + std::to_string(p->weight_col) +
-                  "] = " + join_sum(terms) + " = " + cells_of(*p->result)((*p->result)(row, col));
+                  " " + kDot + " " + p->weight_name + "[:, " + std::to_string(p->weight_col) + "]" + bias_name + " = " +
+                  join_sum(terms) + " = " + cells_of(*p->result)((*p->result)(row, col));
   const Variant v = t.attention.variant;
   if (which != 'q' && (v == Variant::Gqa || v == Variant::Mqa)) s += " (" + kv_sharing_note(t, h.kv_head) + ")";
   return s;
@@ -328,11 +346,17 @@ std::string explain_rope_angle(const Trace& t, bool keys, int row, int pair) {
   const int d = rope_width(t.attention);
   if (!in_range(row, keys ? t.n_kv() : t.n_q()) || !in_range(pair, d / 2)) return "";
   const int p = first_position(t.attention) + row;
-  const double angle = rope_angle(p, pair, d, t.attention.rope_base);
-  return "position " + std::to_string(p) + ", dims (" + std::to_string(2 * pair) + ", " + std::to_string(2 * pair + 1) +
-         "): angle = " + std::to_string(p) + " " + kDot + " " + short_number(t.attention.rope_base) + "^(-" +
-         std::to_string(2 * pair) + "/" + std::to_string(d) + ") = " + short_number(angle) + " rad (" +
-         short_number(angle * 180 / std::acos(-1.0)) + "\u00B0)";
+  const RopeSpec spec = rope_spec(t.attention);
+  const double angle = rope_angle(spec, p, pair);
+  const auto [a, b] = rope_dims(spec, pair);
+  const std::string frequency =
+      short_number(t.attention.rope_base) + "^(-" + std::to_string(2 * pair) + "/" + std::to_string(d) + ")";
+  return "position " + std::to_string(p) + ", dims (" + std::to_string(a) + ", " + std::to_string(b) +
+         "): angle = " + std::to_string(p) + " " + kDot + " " +
+         (spec.scaling ? "llama3-scaled " + frequency + " = " + std::to_string(p) + " " + kDot + " " +
+                             short_number(rope_frequency(spec, pair))
+                       : frequency) +
+         " = " + short_number(angle) + " rad (" + short_number(angle * 180 / std::acos(-1.0)) + "\u00B0)";
 }
 
 std::string explain_rope(const Trace& t, int head, bool keys, int row, int col) {
@@ -354,8 +378,12 @@ std::string explain_rope(const Trace& t, int head, bool keys, int row, int col) 
            explain_rope_angle(t, keys, row, (col - d) / 2);
   }
   const Matrix& plain = keys ? h.k : h.q;
-  const int a = col - col % 2;
-  const double angle = rope_angle(first_position(t.attention) + row, a / 2, d, t.attention.rope_base);
+  // The pair this column turns in, and whether it is the pair's first dim (x cos - y sin) or its second.
+  const RopeSpec spec = rope_spec(t.attention);
+  const bool half = spec.pairing == RopePairing::RotateHalf;
+  const int pair = half ? col % (d / 2) : col / 2;
+  const auto [a, b] = rope_dims(spec, pair);
+  const double angle = rope_angle(spec, first_position(t.attention) + row, pair);
   const Cells in = cells_of(plain);
   // The turn's cos and sin as a pair of activations: one count of decimals for both (-0.990 beside 0.141).
   const double cv = std::cos(angle), sv = std::sin(angle);
@@ -364,11 +392,11 @@ std::string explain_rope(const Trace& t, int head, bool keys, int row, int col) 
   const std::string c = format_fixed(cv, turn_decimals), s = format_fixed(sv, turn_decimals);
   // As factors, negatives in parentheses like every product here: "(-0.42)·(-0.99)".
   const std::string cf = c.front() == '-' ? "(" + c + ")" : c, sf = s.front() == '-' ? "(" + s + ")" : s;
-  const std::string formula = col % 2 == 0
-                                  ? in.term(plain(row, a)) + kDot + cf + " - " + in.term(plain(row, a + 1)) + kDot + sf
-                                  : in.term(plain(row, a)) + kDot + sf + " + " + in.term(plain(row, a + 1)) + kDot + cf;
+  const std::string formula = col == a
+                                  ? in.term(plain(row, a)) + kDot + cf + " - " + in.term(plain(row, b)) + kDot + sf
+                                  : in.term(plain(row, a)) + kDot + sf + " + " + in.term(plain(row, b)) + kDot + cf;
   return "RoPE(" + letter + ")_" + name + "[" + std::to_string(col) + "] = " + formula + " = " + out(turned(row, col)) +
-         " (dims " + std::to_string(a) + ", " + std::to_string(a + 1) + " turned by " + short_number(angle) +
+         " (dims " + std::to_string(a) + ", " + std::to_string(b) + " turned by " + short_number(angle) +
          " rad: cos = " + c + ", sin = " + s + ")";
 }
 

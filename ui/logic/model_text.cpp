@@ -12,10 +12,11 @@
 namespace attn::ui {
 namespace {
 
-std::string norm_text(Norm n) {
-  switch (n) {
-    case Norm::Pre: return "Pre-LN";
-    case Norm::Post: return "Post-LN";
+std::string norm_text(const Model& m) {
+  const bool rms = m.norm_function == NormFunction::RmsNorm;
+  switch (m.norm) {
+    case Norm::Pre: return rms ? "Pre-RMSNorm" : "Pre-LN";
+    case Norm::Post: return rms ? "Post-RMSNorm" : "Post-LN";
     case Norm::None: return "no LayerNorm";
   }
   return "";
@@ -27,12 +28,18 @@ std::string ffn_text(const FfnConfig& f) {
     case FfnKind::Relu: return "ReLU feed-forward (d_ff " + std::to_string(f.d_ff) + ")";
     case FfnKind::Gelu: return "GELU feed-forward (d_ff " + std::to_string(f.d_ff) + ")";
     case FfnKind::Swiglu: return "SwiGLU feed-forward (d_ff " + std::to_string(f.d_ff) + ")";
+    case FfnKind::GeluTanh: return "GELU (tanh) feed-forward (d_ff " + std::to_string(f.d_ff) + ")";
   }
   return "";
 }
 
-std::string positions_text(Positions p) {
-  return p == Positions::None ? "no positions" : std::string(to_string(p)) + " positions";
+// RoPE says its pairing: the same rotation, on (2i, 2i+1) or on (i, i + d/2).
+std::string positions_text(const Model& m) {
+  if (m.positions == Positions::None) return "no positions";
+  if (m.positions != Positions::Rope) return std::string(to_string(m.positions)) + " positions";
+  return std::string("rope positions, pairs ") +
+         (m.rope_pairing == RopePairing::RotateHalf ? "(i, i + d/2)" : "(2i, 2i+1)") +
+         (m.rope_scaling ? ", llama3 scaling" : "");
 }
 
 }  // namespace
@@ -57,8 +64,8 @@ std::string variant_text(const Model& m) {
 std::string model_summary(const Model& m, std::int64_t parameters) {
   const std::string dot = " \u00B7 ", variant = m.layers.empty() ? "" : variant_text(m);
   return plural(static_cast<std::int64_t>(m.layers.size()), "layer") + dot + "d_model " + std::to_string(m.d_model) +
-         (variant.empty() ? "" : dot + variant) + dot + norm_text(m.norm) + dot + ffn_text(m.ffn) + dot +
-         positions_text(m.positions) + dot + thousands(static_cast<std::uint64_t>(parameters)) + " parameters";
+         (variant.empty() ? "" : dot + variant) + dot + norm_text(m) + dot + ffn_text(m.ffn) + dot + positions_text(m) +
+         dot + thousands(static_cast<std::uint64_t>(parameters)) + " parameters";
 }
 
 std::vector<std::vector<StreamPart>> layer_parts(const Model& m, const LayerTrace& t) {

@@ -111,13 +111,18 @@ std::string projection_formula(const StepContext& v) {
   if (t.query_latent.size() > 0)
     q = "Q = (X W_DQ) W_UQ   " + dims(t.Q) + " = " + X + " " + kDot + " " + dims(*t.weights.W_DQ) + " " + kDot + " " +
         dims(*t.weights.W_UQ);
+  else if (t.weights.b_Q)
+    q = "Q = X W_Q + b_Q   " + dims(t.Q) + " = " + X + " " + kDot + " " + dims(*t.weights.W_Q) + " + " +
+        dims(*t.weights.b_Q);
   else q = "Q = X W_Q   " + dims(t.Q) + " = " + X + " " + kDot + " " + dims(*t.weights.W_Q);
   if (v.variant() == Variant::Mla)
     return "latent = " + Xkv + " W_DKV   " + dims(t.latent) + " = " + dims(t.x_kv) + " " + kDot + " " +
            dims(*t.weights.W_DKV) + ";   K = latent W_UK, V = latent W_UV   " + dims(t.K) + " = " + dims(t.latent) +
            " " + kDot + " " + dims(*t.weights.W_UK) + ";   " + q;
-  std::string s = q + ";   K = " + Xkv + " W_K, V = " + Xkv + " W_V   " + dims(t.K) + " = " + dims(t.x_kv) + " " +
-                  kDot + " " + dims(*t.weights.W_K);
+  const std::string kv_bias = t.weights.b_K ? " + b_K" : "", v_bias = t.weights.b_V ? " + b_V" : "";
+  std::string s = q + ";   K = " + Xkv + " W_K" + kv_bias + ", V = " + Xkv + " W_V" + v_bias + "   " + dims(t.K) +
+                  " = " + dims(t.x_kv) + " " + kDot + " " + dims(*t.weights.W_K) +
+                  (t.weights.b_K ? " + " + dims(*t.weights.b_K) : "");
   if (v.shares_kv())
     s += ";   head " + num(v.h.head) + " reads Q[:, head " + num(v.h.head) + "] and K, V[:, KV head " +
          num(v.h.kv_head) + "]";
@@ -377,8 +382,9 @@ StepText concat(const StepContext& v) {
   const int i = v.row;
   StepText s;
   if (t.has_output_projection()) {
-    s.formula = "output = concat " + kDot + " W_O   " + dims(t.output) + " = " + dims(t.concat) + " " + kDot + " " +
-                dims(t.W_O());
+    const bool biased = t.weights.b_O.has_value();
+    s.formula = "output = concat " + kDot + " W_O" + (biased ? " + b_O   " : "   ") + dims(t.output) + " = " +
+                dims(t.concat) + " " + kDot + " " + dims(t.W_O()) + (biased ? " + " + dims(*t.weights.b_O) : "");
     s.what = (v.H() == 1 ? std::string("With one head, concat is its output: concat of ")
                          : "The " + num(v.H()) + " head outputs are laid side by side: concat of ") +
              quoted(v.q(i)) + " is " + vec(t.concat, i) + ". W_O then " +
@@ -411,14 +417,16 @@ StepText output(const StepContext& v) {
   StepText s;
   if (t.has_output_projection()) {
     const Matrix& o = v.h.output;
-    s.formula = "output = " + kSigma + "_h output_h " + kDot + " W_O^(h)   " + dims(t.output) + " = " +
-                plural(v.H(), "head") + " " + kTimes + " (" + dims(o) + " " + kDot + " " +
-                dims(o.cols(), t.output.cols()) + ")";
+    s.formula = "output = " + kSigma + "_h output_h " + kDot + " W_O^(h)" + (t.weights.b_O ? " + b_O   " : "   ") +
+                dims(t.output) + " = " + plural(v.H(), "head") + " " + kTimes + " (" + dims(o) + " " + kDot + " " +
+                dims(o.cols(), t.output.cols()) + ")" + (t.weights.b_O ? " + " + dims(*t.weights.b_O) : "");
     s.what = "Each token's output is one contribution per head, added up. For " + quoted(v.q(i)) + ":";
     for (int g = 0; g < v.H() && g < 4; ++g)
       s.what += std::string(g > 0 ? "," : "") + " head " + num(g) + " adds " +
                 vec(t.heads[static_cast<std::size_t>(g)].contribution(), i);
-    s.what += (v.H() > 4 ? ", " + kEllipsis : std::string()) + ", giving " + vec(t.output, i) + ".";
+    s.what += (v.H() > 4 ? ", " + kEllipsis : std::string()) +
+              (t.weights.b_O ? ", and b_O adds " + vec(*t.weights.b_O, 0) : std::string()) + ", giving " +
+              vec(t.output, i) + ".";
     s.why = "W_O^(h) is the block of " + plural(v.d(), "row") +
             " of W_O that meets head h's columns, so multi-head "
             "attention is a sum: each head writes its own part, and you can see which head contributed what.";

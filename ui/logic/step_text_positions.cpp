@@ -56,16 +56,23 @@ StepText rope_text(const StepContext& v) {
     return s;
   }
   const int d = t.attention.head_dim;
-  s.formula = "RoPE(q)   " + dims(h.q_rope) + ": dims (2i, 2i+1) of a row at position p turned by p" + kDot +
-              "base^(-2i/d), base " + short_number(t.attention.rope_base) + ", d = " + num(d);
+  const bool half = t.attention.rope_pairing == RopePairing::RotateHalf;
+  s.formula = "RoPE(q)   " + dims(h.q_rope) + ": dims " + (half ? "(i, i+d/2)" : "(2i, 2i+1)") +
+              " of a row at position p turned by p" + kDot + "base^(-2i/d)" +
+              (t.attention.rope_scaling ? " (llama3-scaled)" : "") + ", base " + short_number(t.attention.rope_base) +
+              ", d = " + num(d);
   s.what =
       "Each pair of numbers of q and k is a point turned by an angle that grows with its position: " + quoted(v.q(i)) +
       " at position " + num(first_position(t.attention) + i) + " turns its first pair by " +
-      short_number(rope_angle(first_position(t.attention) + i, 0, d, t.attention.rope_base)) + " rad, from " +
+      short_number(rope_angle(rope_spec(t.attention), first_position(t.attention) + i, 0)) + " rad, from " +
       vec(h.q, i) + " to " + vec(h.q_rope, i) + ". Lengths do not change.";
   s.why = "Turning a query at position m by m" + kDot + "f and a key at position n by n" + kDot +
           "f leaves their dot product depending on m - n only: shift every position by the same amount and the "
           "scores stay the same. So the scores know how far apart two tokens are, not where they sit.";
+  if (half)
+    s.why +=
+        " Pairing dim i with i + d/2 (as Llama, Qwen2 and Mistral do) is the same rotation on q and k with their "
+        "columns permuted alike: the scores are those of pairs (2i, 2i+1) on W_Q and W_K permuted that way.";
   return s;
 }
 

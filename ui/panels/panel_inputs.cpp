@@ -197,8 +197,11 @@ void config_section(AppState& state) {
   if (ImGui::Checkbox("output projection W_O", &w_o))
     state.edit([&](Scenario& d) {
       d.attention.output_projection = w_o;
+      d.attention.output_bias = d.attention.output_bias && w_o;
       if (!w_o) d.weights.W_O.reset();
+      if (!w_o) d.weights.b_O.reset();
     });
+  BiasControls(state);
   std::uint64_t seed = s.seed;
   FitLabel("seed");
   if (ImGui::InputScalar("seed", ImGuiDataType_U64, &seed)) state.edit([&](Scenario& d) { d.seed = seed; });

@@ -653,8 +653,7 @@ void rope(StepView& v) {
     if (e.term == 2) v.state.pipeline.hover.explanation = explain_rope(t, v.state.pipeline.head, keys, e.row, e.col);
     return;
   }
-  const Matrix angles =
-      rope_angles(first_position(t.attention), keys ? t.n_kv() : t.n_q(), t.attention.head_dim, t.attention.rope_base);
+  const Matrix angles = rope_angles(rope_spec(t.attention), first_position(t.attention), keys ? t.n_kv() : t.n_q());
   const Term terms[] = {{.name = keys ? "k" + hs : "q" + hs,
                          .m = keys ? &v.h.k : &v.h.q,
                          .rows = keys ? &t.context_tokens : &t.tokens,

@@ -61,6 +61,8 @@ void PositionsControls(AppState& state);
 // `width` wide, or up to the panel's edge when 0.
 void PositionShiftField(AppState& state, float width = 0.0f);
 void SparseControls(AppState& state);
+// The biases on q, k, v (not mla) and after W_O (with it): each a checkbox, the biases starting at 0.
+void BiasControls(AppState& state);
 
 // The preset picker (and context, dtype, batch) the model views share; nullptr without presets.
 const ModelShape* PresetControls(AppState& state, bool context, bool dtype_and_batch);

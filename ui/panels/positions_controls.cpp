@@ -61,12 +61,47 @@ void PositionsControls(AppState& state) {
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("none: no order.  sinusoidal, learned: rows added to X.  rope: q and k turned by position.");
   if (a.positions == Positions::Sinusoidal || a.positions == Positions::Rope) rope_base_field(state);
+  if (a.positions == Positions::Rope) {
+    RopePairing pairing = a.rope_pairing;
+    if (EnumCombo("RoPE pairs", pairing, {RopePairing::Interleaved, RopePairing::RotateHalf}))
+      state.edit([&](Scenario& d) { d.attention.rope_pairing = pairing; });
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip(
+          "interleaved: dims (2i, 2i+1) turn together.  rotate_half: dims (i, i + d/2), as Llama, Qwen2 and\n"
+          "Mistral checkpoints turn. The same rotation on permuted columns of q and k: the scores of one are\n"
+          "the other's with W_Q and W_K's columns permuted alike.");
+  }
   if (a.positions != Positions::None) PositionShiftField(state);
   if (decoupled_rope(a))
     position_int_field(state, "rope_dim", a.rope_dim, 2, 2, limits::kMaxHeadDim, [](Scenario& d, int r) {
       d.attention.rope_dim = r - r % 2;
       return drop_unfit_weights(d);
     });
+}
+
+void BiasControls(AppState& state) {
+  const AttentionConfig& a = state.scenario().attention;
+  if (a.variant != Variant::Mla) {
+    bool qkv = a.qkv_bias;
+    if (ImGui::Checkbox("biases b_Q, b_K, b_V", &qkv))
+      state.edit([&](Scenario& d) {
+        d.attention.qkv_bias = qkv;
+        if (qkv) return;
+        d.weights.b_Q.reset();
+        d.weights.b_K.reset();
+        d.weights.b_V.reset();
+      });
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("Q = X W_Q + b_Q, and so for K and V (GPT-2, Qwen2). They start at 0.");
+  }
+  if (!a.output_projection) return;
+  bool o = a.output_bias;
+  if (ImGui::Checkbox("bias b_O", &o))
+    state.edit([&](Scenario& d) {
+      d.attention.output_bias = o;
+      if (!o) d.weights.b_O.reset();
+    });
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("output = concat W_O + b_O (GPT-2). It starts at 0.");
 }
 
 void SparseControls(AppState& state) {
