@@ -161,8 +161,8 @@ TEST_CASE("an unknown key at the root is refused by the streaming pass, before a
                        InputError);
   CHECK_THROWS_WITH_AS(parse_model(R"({"vocab": ["a"], "k0": 1, "k1": [)"),
                        "k0: unknown key (expected one of: name, description, vocab, d_model, max_positions, "
-                       "positions, rope_base, norm, ffn, layers, embedding, W_P, final_gain, final_bias, "
-                       "unembedding, seed)",
+                       "positions, rope_base, rope_pairing, rope_scaling, norm, norm_function, norm_eps, ffn, "
+                       "layers, embedding, W_P, final_gain, final_bias, unembedding, tied_unembedding, seed)",
                        InputError);
   // The other kind's keys still reach the message that names the kind.
   CHECK_THROWS_WITH_AS(parse_scenario(R"({"layers": [], "vocab": ["a"]})"),
@@ -235,7 +235,7 @@ TEST_CASE("a batches file's problems name the field, as the tree reader did") {
 TEST_CASE("run takes a MODEL: its messages say so") {
   const Run none = run({"run"});
   CHECK(none.code == 2);
-  CHECK(none.err == "attention-lab: run: missing MODEL (a model .json file)\n");
+  CHECK(none.err == "attention-lab: run: missing MODEL (a model .json file or a Hugging Face model folder)\n");
   const std::string cat = asset("the_cat_sat.json");
   const Run scenario = run({"run", cat});
   CHECK(scenario.code == 2);

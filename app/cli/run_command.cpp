@@ -2,7 +2,10 @@
 #include <algorithm>
 #include <numeric>
 
+#include <functional>
+
 #include "app/cli/args.h"
+#include "app/cli/checkpoint_input.h"
 #include "app/cli/commands.h"
 #include "app/cli/matrix_text.h"
 #include "app/cli/scenario_input.h"
@@ -21,12 +24,17 @@ namespace attn::cli {
 
 const char* const kRunHelp =
     "attention-lab run MODEL --tokens \"a b a b\" [--json [--layer L]] [--precision P]\n"
+    "attention-lab run FOLDER --text \"The cat sat\" [--json [--layer L]] [--precision P]\n"
     "  Runs a model file (embeddings, positions, its layers of attention and feed-forward, the unembedding)\n"
     "  on the tokens, which must be in its vocabulary, and prints the five likeliest next tokens at each position.\n"
+    "  FOLDER: a Hugging Face model folder (GPT-2, Llama, Qwen2, Mistral: config.json, safetensors weights and\n"
+    "  a tokenizer) run on the text as its own tokenizer splits it, every layer in float64.\n"
     "  --json            one JSON object instead: tokens, layers [{residual_in, attention {heads [{weights}],\n"
     "                    output}, ffn_out (without an FFN: null), residual_out}], logits, probabilities; with 2 or\n"
     "                    more tokens also loss (the mean next-token cross-entropy) and each head's d_weights and\n"
-    "                    d_scores: what that loss sends back into its kernel (d_scores: d loss / d scaled scores)\n"
+    "                    d_scores: what that loss sends back into its kernel (d_scores: d loss / d scaled scores),\n"
+    "                    for the models training reads (layer_norm at 1e-5, relu, gelu or swiglu, untied)\n"
+    "                    A model folder's JSON adds ids and tokens (its pieces) and has no loss nor gradients.\n"
     "  --layer L         with --json: the heads of layer L alone (the other layers without \"heads\")\n"
     "  --precision P     digits after the decimal point of the probabilities (0-17, default 4)\n"
     "  A run that would hold more than the memory budget is refused (exit 2) with what it needs.\n";
@@ -40,6 +48,11 @@ struct NextTokenGradients {
 };
 std::optional<NextTokenGradients> next_token_gradients(const Model& m, const ModelTrace& t, int shown) {
   if (t.tokens.size() < 2) return std::nullopt;
+  try {  // a model training does not compute the gradient of (rms_norm, gelu_tanh, tied) is run without them
+    check_trainable(m);
+  } catch (const InputError&) {
+    return std::nullopt;
+  }
   const std::vector<int> ids = token_ids(m, t.tokens), targets = next_token_targets(ids);
   return NextTokenGradients{model_loss(m, ids, targets), attention_gradients(m, ids, targets, shown)};
 }
@@ -55,10 +68,8 @@ void write_json_rows(std::ostream& out, const Matrix& m) {
   out << ']';
 }
 
-// One layer's heads, their trace made again from what the layer read and let go after.
-void write_layer_heads(std::ostream& out, const Model& m, const ModelTrace& t, int l,
-                       const std::optional<NextTokenGradients>& g) {
-  const Trace a = compute_trace(layer_scenario(m, l, t), {.keep_weights = true});
+// One layer's heads from its trace; with g, what the loss sends back into each.
+void write_heads(std::ostream& out, const Trace& a, int l, const std::optional<NextTokenGradients>& g) {
   out << "\"heads\":[";
   for (std::size_t h = 0; h < a.heads.size(); ++h) {
     out << (h > 0 ? "," : "") << "{\"weights\":";
@@ -74,16 +85,27 @@ void write_layer_heads(std::ostream& out, const Model& m, const ModelTrace& t, i
   out << "],";
 }
 
-// The JSON of `run --json`, written as it is made: one layer's heads at a time (`shown` < 0: every layer's).
-void write_run_json(std::ostream& out, const Model& m, const ModelTrace& t, int shown,
-                    const std::optional<NextTokenGradients>& g) {
-  out << "{\"tokens\":" << nlohmann::ordered_json(t.tokens).dump() << ",\"layers\":[";
+// One layer's heads, their trace made again from what the layer read and let go after.
+void write_layer_heads(std::ostream& out, const Model& m, const ModelTrace& t, int l,
+                       const std::optional<NextTokenGradients>& g) {
+  write_heads(out, compute_trace(layer_scenario(m, l, t), {.keep_weights = true}), l, g);
+}
+
+using LayerHeads = std::function<void(int layer)>;
+
+// The JSON of `run --json`, written as it is made: one layer's heads at a time (`shown` < 0: every layer's), by
+// `heads`. A model folder's adds the token ids.
+void write_run_json(std::ostream& out, const ModelTrace& t, int shown, const LayerHeads& heads,
+                    const std::optional<NextTokenGradients>& g, bool ids) {
+  out << '{';
+  if (ids) out << "\"ids\":" << nlohmann::ordered_json(t.ids).dump() << ',';
+  out << "\"tokens\":" << nlohmann::ordered_json(t.tokens).dump() << ",\"layers\":[";
   for (int l = 0; l < static_cast<int>(t.layers.size()); ++l) {
     const LayerTrace& layer = t.layers[static_cast<std::size_t>(l)];
     out << (l > 0 ? "," : "") << "{\"residual_in\":";
     write_json_rows(out, layer.residual_in);
     out << ",\"attention\":{";
-    if (shown < 0 || shown == l) write_layer_heads(out, m, t, l, g);
+    if (shown < 0 || shown == l) heads(l);
     out << "\"output\":";
     write_json_rows(out, layer.attention.output);
     out << "},\"ffn_out\":";
@@ -106,17 +128,24 @@ void write_run_json(std::ostream& out, const Model& m, const ModelTrace& t, int 
 std::int64_t run_bytes(const Model& m, std::int64_t n, bool json, int shown) {
   const ModelRunOptions none{.kept = std::vector<int>{}};
   if (!json) return predicted_model_run_bytes(m, n, none);
+  bool gradients = n >= 2;
+  try {
+    check_trainable(m);
+  } catch (const InputError&) {
+    gradients = false;
+  }
   std::int64_t most = 0;  // the forward pass with the layer printed now kept
   for (int l = 0; l < static_cast<int>(m.layers.size()); ++l)
     if (shown < 0 || shown == l) most = std::max(most, predicted_model_run_bytes(m, n, {.kept = std::vector<int>{l}}));
-  return most + (n >= 2 ? predicted_attention_gradient_bytes(m, n, shown) : 0);
+  return most + (gradients ? predicted_attention_gradient_bytes(m, n, shown) : 0);
 }
 
-// "after 'b' (position 1): a 0.9120  b 0.0410  ..." for each position.
-void print_predictions(std::ostream& out, const Model& m, const ModelTrace& t, int precision) {
-  const auto vocab = static_cast<int>(m.vocab.size());
+// "after 'b' (position 1): a 0.9120  b 0.0410  ..." for each position; `piece` names a token id.
+void print_predictions(std::ostream& out, const std::string& name, const ModelTrace& t,
+                       const std::function<std::string(int)>& piece, int precision) {
+  const auto vocab = static_cast<int>(t.probabilities.cols());
   const int shown = std::min(5, vocab);
-  out << m.name << ": the " << shown << " likeliest next tokens at each position\n";
+  out << name << ": the " << shown << " likeliest next tokens at each position\n";
   for (int i = 0; i < static_cast<int>(t.tokens.size()); ++i) {
     std::vector<int> order(static_cast<std::size_t>(vocab));
     std::iota(order.begin(), order.end(), 0);
@@ -127,7 +156,7 @@ void print_predictions(std::ostream& out, const Model& m, const ModelTrace& t, i
     });
     out << "after '" << t.tokens[static_cast<std::size_t>(i)] << "' (position " << i << "):";
     for (int k = 0; k < shown; ++k)
-      out << "  " << m.vocab[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])] << ' '
+      out << "  " << piece(order[static_cast<std::size_t>(k)]) << ' '
           << format_number(t.probabilities(i, order[static_cast<std::size_t>(k)]), precision);
     out << '\n';
   }
@@ -144,6 +173,29 @@ void check_run(const Model& m, const std::vector<std::string>& tokens, const Sce
                       o.json && !o.layer ? "--layer L (one layer's heads) or fewer tokens" : "fewer tokens or layers");
 }
 
+// run FOLDER --text: the checkpoint's forward pass, a layer's weights converted when it runs. --json keeps every
+// layer's heads (or the shown one's) to write them.
+int run_checkpoint(const ScenarioCommandOptions& o, std::ostream& out, std::int64_t budget) {
+  const CheckpointText c = open_checkpoint_text(o.scenario, *o.text, budget);
+  const CheckpointModel& m = *c.model;
+  const int layers = static_cast<int>(m.model().layers.size());
+  if (o.layer) check_range(*o.layer, 0, layers - 1, "--layer");
+  const auto n = static_cast<std::int64_t>(c.text.ids.size());
+  check_memory_budget(checkpoint_run_bytes(m, n, o.json && !o.layer), budget, "running " + m.name() + " on the text",
+                      o.json && !o.layer ? "--layer L (one layer's heads) or a shorter text" : "a shorter text");
+  ModelRunOptions keep{.kept = std::vector<int>{}};
+  if (o.json) keep.kept = o.layer ? std::vector<int>{*o.layer} : std::optional<std::vector<int>>{};
+  const ModelTrace t = run_model(m.model(), c.text.pieces, c.text.ids, m, keep);
+  if (!o.json) {
+    print_predictions(
+        out, m.name(), t, [&m](int id) { return m.piece(id); }, o.precision);
+    return kExitOk;
+  }
+  const auto heads = [&](int l) { write_heads(out, t.layers[static_cast<std::size_t>(l)].attention, l, std::nullopt); };
+  write_run_json(out, t, o.layer.value_or(-1), heads, std::nullopt, true);
+  return kExitOk;
+}
+
 }  // namespace
 
 int run_command(std::span<const std::string> words, std::ostream& out, std::ostream& err, std::int64_t budget) {
@@ -152,6 +204,18 @@ int run_command(std::span<const std::string> words, std::ostream& out, std::ostr
     out << "Usage:\n" << kRunHelp;
     return kExitOk;
   }
+  if (is_model_folder(o.scenario)) {
+    if (o.tokens) throw UsageError("run: a model folder reads --text \"...\" (its tokenizer splits it), not --tokens");
+    if (!o.text) throw UsageError("run: missing --text \"...\" (the text the model reads)");
+    if (o.overrides.any()) throw UsageError("run: the scenario overrides do not apply to a model");
+    try {
+      return run_checkpoint(o, out, budget);
+    } catch (const InputError& e) {
+      err << "attention-lab: " << shown_path(o.scenario) << ": " << e.what() << '\n';
+      return kExitBadInput;
+    }
+  }
+  if (o.text) throw UsageError("run: --text is for a model folder; a model file reads --tokens \"...\"");
   if (!o.tokens) {
     // A scenario is not a model wanting its tokens: say what it is (or why it cannot be read) first.
     try {
@@ -171,8 +235,13 @@ int run_command(std::span<const std::string> words, std::ostream& out, std::ostr
     const Model m = resolve_model(std::move(file));
     // No layer's heads kept: --json makes each again as it is written.
     const ModelTrace t = run_model(m, tokens, ModelRunOptions{.kept = std::vector<int>{}});
-    if (o.json) write_run_json(out, m, t, o.layer.value_or(-1), next_token_gradients(m, t, o.layer.value_or(-1)));
-    else print_predictions(out, m, t, o.precision);
+    const std::optional<NextTokenGradients> g =
+        o.json ? next_token_gradients(m, t, o.layer.value_or(-1)) : std::nullopt;
+    const auto heads = [&](int l) { write_layer_heads(out, m, t, l, g); };
+    if (o.json) write_run_json(out, t, o.layer.value_or(-1), heads, g, false);
+    else
+      print_predictions(
+          out, m.name, t, [&m](int id) { return m.vocab[static_cast<std::size_t>(id)]; }, o.precision);
   } catch (const InputError& e) {
     err << "attention-lab: " << shown_path(o.scenario) << ": " << e.what() << '\n';
     return kExitBadInput;

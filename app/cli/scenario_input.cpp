@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "app/cli/checkpoint_input.h"
 #include "core/io/json_fields.h"
 #include "core/io/model_json.h"
 #include "core/text_format.h"
@@ -22,6 +23,7 @@ ScenarioCommandOptions parse_scenario_command(const std::string& command, std::s
       precision_given = true;
     } else if (word == "--layer") o.layer = static_cast<int>(args.integer(word, 0, limits::kMaxLayers - 1));
     else if (word == "--tokens") o.tokens = args.value(word);
+    else if (word == "--text") o.text = args.value(word);
     else if (o.overrides.parse(word, args)) continue;
     else if (own && own(word, args)) continue;
     else if (word.starts_with("--"))
@@ -42,6 +44,14 @@ ScenarioCommandOptions parse_scenario_command(const std::string& command, std::s
 }
 
 Scenario load_command_scenario(const ScenarioCommandOptions& o, std::int64_t budget) {
+  if (is_model_folder(o.scenario)) {
+    if (o.tokens) throw InputError("--tokens", "for a model file; a model folder reads --text \"...\"");
+    if (!o.layer || !o.text)
+      throw InputError(o.layer ? "--text" : "--layer",
+                       "a model folder needs --layer L and --text \"...\" to be traced as a scenario");
+    return checkpoint_layer_scenario(open_checkpoint_text(o.scenario, *o.text, budget), *o.layer, budget);
+  }
+  if (o.text) throw InputError("--text", "for a model folder; a model file reads --tokens \"...\"");
   if (document_file_kind(o.scenario, budget) == DocumentKind::Scenario) {
     if (o.layer || o.tokens)
       throw InputError(o.layer ? "--layer" : "--tokens", "only for a model file (one with \"layers\")");

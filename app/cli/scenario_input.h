@@ -24,6 +24,8 @@ struct ScenarioCommandOptions {
   // A model file instead of a scenario: the attention of this layer, reading these tokens.
   std::optional<int> layer;
   std::optional<std::string> tokens;
+  // A model folder instead: its tokenizer reads this text.
+  std::optional<std::string> text;
 };
 
 // The scenario SCENARIO names: the file itself, or for a model file, layer --layer of it reading --tokens (the
@@ -38,7 +40,7 @@ using CommandOption = std::function<bool(const std::string& word, Args& args)>;
 struct Operand {
   std::string_view name = "SCENARIO", what = "a scenario .json file";
 };
-inline constexpr Operand kModelOperand{"MODEL", "a model .json file"};
+inline constexpr Operand kModelOperand{"MODEL", "a model .json file or a Hugging Face model folder"};
 
 // `command` names the command in messages ("trace: missing SCENARIO ...").
 ScenarioCommandOptions parse_scenario_command(const std::string& command, std::span<const std::string> words,

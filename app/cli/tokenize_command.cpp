@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/args.h"
+#include "app/cli/checkpoint_input.h"
 #include "app/cli/commands.h"
 #include "app/cli/text_table.h"
 #include "core/io/tokenizer_json.h"
@@ -19,9 +20,6 @@ const char* const kTokenizeHelp =
     "  --json            {\"ids\": [...], \"tokens\": [...]}\n";
 
 namespace {
-
-// Long enough for a page of text; a longer one is a file's job.
-constexpr std::size_t kMaxTextBytes = 1u << 20;
 
 struct TokenizeRequest {
   std::optional<std::string> folder, text;

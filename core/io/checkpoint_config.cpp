@@ -88,8 +88,8 @@ void read_rope_scaling(const json& s, const std::string& key, CheckpointConfig& 
   if (type != "llama3")
     throw InputError(key + ".rope_type", "\"" + escaped_text(type) +
                                              "\" is a scaling the lab does not compute; it computes llama3's or none");
-  m.llama3 = Llama3Scaling{r.positive("factor", 8), r.positive("low_freq_factor", 1), r.positive("high_freq_factor", 4),
-                           config_int(r, "original_max_position_embeddings", 8192)};
+  m.llama3 = RopeScaling{r.positive("factor", 8), r.positive("low_freq_factor", 1), r.positive("high_freq_factor", 4),
+                         config_int(r, "original_max_position_embeddings", 8192)};
   if (!(m.llama3->high_freq_factor > m.llama3->low_freq_factor))
     throw InputError(key + ".high_freq_factor", "must be above low_freq_factor " +
                                                     general_number(m.llama3->low_freq_factor) + " but found " +

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/config.h"
 #include "core/memory.h"
 
 namespace attn {
@@ -17,20 +18,13 @@ namespace attn {
 enum class ModelFamily { Gpt2, Llama, Qwen2, Mistral };
 std::string_view to_string(ModelFamily f);  // "gpt2", "llama", "qwen2", "mistral": config.json's model_type
 
-// Llama 3's rope_scaling: wavelengths longer than original_max_positions / low_freq_factor have their frequency
-// divided by `factor`, shorter than original_max_positions / high_freq_factor kept, those between blended.
-struct Llama3Scaling {
-  double factor = 8, low_freq_factor = 1, high_freq_factor = 4;
-  int original_max_positions = 8192;
-};
-
 struct CheckpointConfig {
   ModelFamily family = ModelFamily::Gpt2;
   int layers = 1, d_model = 1, heads = 1, kv_heads = 1, head_dim = 1, d_ff = 1, vocab = 1, max_positions = 1;
   double norm_eps = 1e-5;  // LayerNorm's (GPT-2) or RMSNorm's epsilon
   // The Llama family's positions: RoPE with this theta, pairing (i, i + head_dim / 2).
   double rope_theta = 10000;
-  std::optional<Llama3Scaling> llama3;
+  std::optional<RopeScaling> llama3;  // Llama 3's rope_scaling (core/config.h)
   bool attention_bias = false;  // biases on q, k, v and o (Llama's attention_bias); Qwen2 has q, k, v biases always
   bool mlp_bias = false;        // biases on gate, up and down (Llama's mlp_bias)
   // Layers from first_window_layer on attend to the last `sliding_window` keys only (Mistral: every layer; Qwen2 with

@@ -95,12 +95,6 @@ std::optional<std::uint64_t> byte_count(const StoredTensor& t) {
   return bits / 8;
 }
 
-std::string shape_text(const std::vector<std::uint64_t>& shape) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + thousands(shape[i]);
-  return s + "]";
-}
-
 // Each tensor's bytes match its dtype and shape, and together they cover the data exactly: from 0, with no gap or
 // overlap, to the end of the file.
 void check_layout(std::vector<StoredTensor>& tensors, std::uint64_t data_bytes, const std::string& file) {
@@ -247,17 +241,36 @@ const StoredTensor* SafetensorsFile::find(std::string_view name) const {
   return it != tensors_.end() && it->name == name ? &*it : nullptr;
 }
 
+std::string shape_text(const std::vector<std::uint64_t>& shape) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + thousands(shape[i]);
+  return s + "]";
+}
+
 void SafetensorsFile::read(const StoredTensor& t, std::span<double> out) const {
+  if (out.size() != t.elements())
+    throw std::logic_error("SafetensorsFile::read: out holds " + std::to_string(out.size()) + " values for " +
+                           std::to_string(t.elements()) + " elements");
+  read_elements(t, 0, out);
+}
+
+void SafetensorsFile::read_rows(const StoredTensor& t, std::uint64_t first, std::uint64_t count,
+                                std::span<double> out) const {
+  const std::uint64_t rows = t.shape.empty() ? 1 : t.shape[0], row = rows == 0 ? 0 : t.elements() / rows;
+  if (first > rows || count > rows - first || out.size() != count * row)
+    throw std::logic_error("SafetensorsFile::read_rows: rows [" + std::to_string(first) + ", +" +
+                           std::to_string(count) + ") of " + std::to_string(rows) + " into " +
+                           std::to_string(out.size()) + " values");
+  read_elements(t, first * row, out);
+}
+
+void SafetensorsFile::read_elements(const StoredTensor& t, std::uint64_t first, std::span<double> out) const {
   if (!is_readable_dtype(t.dtype))
     throw InputError(tensor_place(label_, t.name),
                      "dtype " + t.dtype + " is not one the lab reads (F64, F32, F16 or BF16)");
-  const std::uint64_t n = t.elements();
-  if (out.size() != n)
-    throw std::logic_error("SafetensorsFile::read: out holds " + std::to_string(out.size()) + " values for " +
-                           std::to_string(n) + " elements");
   const int bytes = dtype_bits(t.dtype) / 8;
-  const unsigned char* p = map_ + data_ + t.begin;
-  for (std::uint64_t i = 0; i < n; ++i, p += bytes) {
+  const unsigned char* p = map_ + data_ + t.begin + first * static_cast<std::uint64_t>(bytes);
+  for (std::uint64_t i = first, end = first + out.size(); i < end; ++i, p += bytes) {
     double v;
     if (t.dtype == "F64") {
       std::uint64_t b;
@@ -274,7 +287,7 @@ void SafetensorsFile::read(const StoredTensor& t, std::span<double> out) const {
     if (!std::isfinite(v))
       throw InputError(tensor_place(label_, t.name),
                        "element " + element_index(i, t.shape) + " is " + general_number(v) + ", not a finite weight");
-    out[i] = v;
+    out[i - first] = v;
   }
 }
 

@@ -15,6 +15,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/validate.h"
+
 namespace attn {
 
 // A header longer than this is refused before it is read (safetensors' own MAX_HEADER_SIZE).
@@ -56,9 +58,12 @@ class SafetensorsFile {
   // and the tensor when its dtype is not readable (is_readable_dtype) or an element is not finite (with its index
   // in the shape: "element [3, 7] is inf").
   void read(const StoredTensor& t, std::span<double> out) const;
+  // Rows [first, first + count) of the tensor (its first dimension), as read does: count times the row's elements.
+  void read_rows(const StoredTensor& t, std::uint64_t first, std::uint64_t count, std::span<double> out) const;
 
  private:
   SafetensorsFile() = default;
+  void read_elements(const StoredTensor& t, std::uint64_t first, std::span<double> out) const;
   std::string label_;
   std::vector<StoredTensor> tensors_;
   const unsigned char* map_ = nullptr;  // the whole file
@@ -66,6 +71,8 @@ class SafetensorsFile {
   std::uint64_t data_ = 0;  // where the tensors' bytes start: 8 + N
 };
 
+// "[50,257, 768]": a shape as messages write it.
+std::string shape_text(const std::vector<std::uint64_t>& shape);
 // "model.safetensors, tensor h.0.attn.c_attn.weight": where a problem is, as messages name it.
 std::string tensor_place(const std::string& file, std::string_view tensor);
 // e, a problem of one part of `file` (`part`, "header", or none), said in it: "config.json: n_head: must be ...".

@@ -552,7 +552,7 @@ def inv_freq_of(config):
         else:
             s = (l0 / wavelength - low) / (high - low)
             out.append((1 - s) * f / factor + s * f)
-    return torch.tensor(out)
+    return torch.tensor(out, dtype=torch.float64)  # float64 as everything here (torch's default is float32)
 
 
 def rope(x, inv_freq, mode):

@@ -1,0 +1,36 @@
+#pragma once
+// A Hugging Face model folder as run and trace read it: the checkpoint opened, the text tokenized with its own
+// tokenizer and held to its positions, and what a forward pass will hold checked against the memory budget.
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "core/io/checkpoint_model.h"
+#include "core/scenario.h"
+#include "core/tokenizer.h"
+
+namespace attn::cli {
+
+// The longest --text a model folder reads (tokenize, run, trace): a page of text; a longer one is a file's job.
+inline constexpr std::size_t kMaxTextBytes = 1u << 20;
+
+// Whether a command's operand names a model folder rather than a file.
+bool is_model_folder(const std::string& path);
+
+struct CheckpointText {
+  std::shared_ptr<const CheckpointModel> model;
+  Encoding text;  // ids and the pieces that label them
+};
+
+// Opens the folder and tokenizes `text`. InputError when the text is empty, longer than 1 MiB, or makes more tokens
+// than the model has positions ("--text: 1,500 tokens, more than the model's 1,024 positions").
+CheckpointText open_checkpoint_text(const std::string& folder, const std::string& text, std::int64_t budget);
+
+// What a forward pass over n tokens holds at its peak: one layer's weights in float64, the stream of every layer,
+// the kept layers' attention traces (keep_heads: all of them) and the logits and probabilities over the vocabulary.
+std::int64_t checkpoint_run_bytes(const CheckpointModel& m, std::int64_t n, bool keep_heads);
+
+// Layer `layer`'s attention reading what it reads on the text, as a scenario with the layer's weights given.
+Scenario checkpoint_layer_scenario(const CheckpointText& c, int layer, std::int64_t budget);
+
+}  // namespace attn::cli

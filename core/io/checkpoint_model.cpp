@@ -1,0 +1,298 @@
+#include "core/io/checkpoint_model.h"
+
+#include <algorithm>
+
+#include "core/io/hub_cache.h"
+#include "core/io/tokenizer_json.h"
+#include "core/text_format.h"
+#include "core/validate.h"
+
+namespace attn {
+namespace {
+
+// Rows of the unembedding converted at a time: 4,096 x 896 numbers are 28 MiB beside the logits.
+constexpr int kUnembeddingRows = 4096;
+
+// Each tensor the model reads, with the shape the config gives it.
+struct ExpectedTensor {
+  std::string name;
+  std::vector<std::uint64_t> shape;
+};
+using Expected = std::vector<ExpectedTensor>;
+using U = std::uint64_t;
+
+Expected gpt2_tensors(const CheckpointConfig& c, const std::string& p) {
+  const U E = U(c.d_model), F = U(c.d_ff);
+  Expected e{{p + "wte.weight", {U(c.vocab), E}},
+             {p + "wpe.weight", {U(c.max_positions), E}},
+             {p + "ln_f.weight", {E}},
+             {p + "ln_f.bias", {E}}};
+  for (int l = 0; l < c.layers; ++l) {
+    const std::string h = p + "h." + std::to_string(l) + ".";
+    for (const char* ln : {"ln_1.", "ln_2."}) {
+      e.push_back({h + ln + "weight", {E}});
+      e.push_back({h + ln + "bias", {E}});
+    }
+    e.push_back({h + "attn.c_attn.weight", {E, 3 * E}});
+    e.push_back({h + "attn.c_attn.bias", {3 * E}});
+    e.push_back({h + "attn.c_proj.weight", {E, E}});
+    e.push_back({h + "attn.c_proj.bias", {E}});
+    e.push_back({h + "mlp.c_fc.weight", {E, F}});
+    e.push_back({h + "mlp.c_fc.bias", {F}});
+    e.push_back({h + "mlp.c_proj.weight", {F, E}});
+    e.push_back({h + "mlp.c_proj.bias", {E}});
+  }
+  return e;
+}
+
+bool has_qkv_bias(const CheckpointConfig& c) { return c.family == ModelFamily::Qwen2 || c.attention_bias; }
+
+Expected llama_tensors(const CheckpointConfig& c) {
+  const U D = U(c.d_model), F = U(c.d_ff), Q = U(c.heads) * U(c.head_dim), KV = U(c.kv_heads) * U(c.head_dim);
+  Expected e{{"model.embed_tokens.weight", {U(c.vocab), D}}, {"model.norm.weight", {D}}};
+  for (int l = 0; l < c.layers; ++l) {
+    const std::string at = "model.layers." + std::to_string(l) + ".";
+    e.push_back({at + "input_layernorm.weight", {D}});
+    e.push_back({at + "post_attention_layernorm.weight", {D}});
+    e.push_back({at + "self_attn.q_proj.weight", {Q, D}});
+    e.push_back({at + "self_attn.k_proj.weight", {KV, D}});
+    e.push_back({at + "self_attn.v_proj.weight", {KV, D}});
+    e.push_back({at + "self_attn.o_proj.weight", {D, Q}});
+    if (has_qkv_bias(c)) {
+      e.push_back({at + "self_attn.q_proj.bias", {Q}});
+      e.push_back({at + "self_attn.k_proj.bias", {KV}});
+      e.push_back({at + "self_attn.v_proj.bias", {KV}});
+    }
+    if (c.attention_bias) e.push_back({at + "self_attn.o_proj.bias", {D}});
+    e.push_back({at + "mlp.gate_proj.weight", {F, D}});
+    e.push_back({at + "mlp.up_proj.weight", {F, D}});
+    e.push_back({at + "mlp.down_proj.weight", {D, F}});
+  }
+  return e;
+}
+
+// GPT-2's names come with or without "transformer." (GPT2Model's files and GPT2LMHeadModel's).
+CheckpointNames find_names(const CheckpointConfig& c, const CheckpointWeights& w) {
+  CheckpointNames n;
+  if (c.family == ModelFamily::Gpt2)
+    n.prefix = !w.find("wte.weight") && w.find("transformer.wte.weight") ? "transformer." : "";
+  else n.prefix = "model.";
+  if (w.find("lm_head.weight")) n.lm_head = "lm_head.weight";
+  return n;
+}
+
+// Where a missing tensor was looked for: the index when there is one.
+std::string weights_label(const CheckpointWeights& w) {
+  return w.files().size() == 1 ? w.files().front()->label() : std::string(kWeightsIndexFile);
+}
+
+void check_tensors(const CheckpointWeights& w, const Expected& expected) {
+  for (const ExpectedTensor& x : expected) {
+    const FoundTensor f = w.find(x.name);
+    if (!f)
+      throw InputError(tensor_place(weights_label(w), x.name),
+                       "missing (the config's model reads it, shape " + shape_text(x.shape) + ")");
+    const StoredTensor& t = *f.tensor;
+    if (t.shape != x.shape)
+      throw InputError(tensor_place(f.file->label(), x.name),
+                       "expected shape " + shape_text(x.shape) + " from config.json but found " + shape_text(t.shape));
+    if (!is_readable_dtype(t.dtype))
+      throw InputError(tensor_place(f.file->label(), x.name),
+                       "dtype " + t.dtype + " is not one the lab reads (F64, F32, F16 or BF16)");
+  }
+}
+
+// One layer's attention, as a scenario would configure it.
+AttentionConfig layer_attention(const CheckpointConfig& c, int l) {
+  AttentionConfig a;
+  a.heads = c.heads;
+  a.head_dim = c.head_dim;
+  a.kv_heads = c.kv_heads;
+  a.variant = c.kv_heads == c.heads ? Variant::Mha : c.kv_heads == 1 ? Variant::Mqa : Variant::Gqa;
+  a.mask = MaskKind::Causal;
+  if (c.sliding_window && l >= c.first_window_layer) {
+    a.mask = MaskKind::SlidingWindow;
+    a.window = *c.sliding_window;
+  }
+  a.output_projection = true;
+  if (c.family == ModelFamily::Gpt2) {
+    a.qkv_bias = a.output_bias = true;
+    return a;
+  }
+  a.qkv_bias = has_qkv_bias(c);
+  a.output_bias = c.attention_bias;
+  a.positions = Positions::Rope;
+  a.rope_base = c.rope_theta;
+  a.rope_pairing = RopePairing::RotateHalf;
+  a.rope_scaling = c.llama3;
+  return a;
+}
+
+Model model_of(const CheckpointConfig& c, std::string name) {
+  Model m;
+  m.name = std::move(name);
+  m.d_model = c.d_model;
+  m.max_positions = c.max_positions;
+  m.norm = Norm::Pre;
+  m.norm_eps = c.norm_eps;
+  if (c.family == ModelFamily::Gpt2) {
+    m.positions = Positions::Learned;
+    m.ffn = {FfnKind::GeluTanh, c.d_ff};
+  } else {
+    m.positions = Positions::Rope;
+    m.rope_base = c.rope_theta;
+    m.rope_pairing = RopePairing::RotateHalf;
+    m.rope_scaling = c.llama3;
+    m.norm_function = NormFunction::RmsNorm;
+    m.ffn = {FfnKind::Swiglu, c.d_ff};
+  }
+  for (int l = 0; l < c.layers; ++l) m.layers.push_back({layer_attention(c, l), {}, {}});
+  return m;
+}
+
+}  // namespace
+
+std::shared_ptr<const CheckpointModel> CheckpointModel::open(const std::filesystem::path& folder, std::int64_t budget) {
+  std::shared_ptr<CheckpointModel> m(new CheckpointModel());
+  m->config_ = read_checkpoint_config(folder, budget);
+  if (m->config_.mlp_bias)
+    throw InputError("config.json: mlp_bias", "true, but the lab's SwiGLU has no biases (no model it reads has them)");
+  m->weights_ = CheckpointWeights::open(folder, budget);
+  m->names_ = find_names(m->config_, m->weights_);
+  Expected expected =
+      m->config_.family == ModelFamily::Gpt2 ? gpt2_tensors(m->config_, m->names_.prefix) : llama_tensors(m->config_);
+  if (!m->names_.lm_head.empty()) expected.push_back({m->names_.lm_head, {U(m->config_.vocab), U(m->config_.d_model)}});
+  check_tensors(m->weights_, expected);
+  m->tokenizer_ = read_tokenizer(folder, budget);
+  m->model_ = model_of(m->config_, model_folder_name(folder));
+  m->model_.tied_unembedding = m->names_.lm_head.empty();
+  return m;
+}
+
+std::string CheckpointModel::piece(int id) const {
+  return id < tokenizer_.vocab_size() ? shown_piece(tokenizer_, id) : "<id " + std::to_string(id) + ">";
+}
+
+std::int64_t CheckpointModel::layer_bytes() const {
+  const std::int64_t D = config_.d_model, F = config_.d_ff, Q = std::int64_t(config_.heads) * config_.head_dim,
+                     KV = std::int64_t(config_.kv_heads) * config_.head_dim;
+  // The projections and the FFN, and the one matrix a transpose or split copies at a time.
+  const std::int64_t numbers = D * (2 * Q + 2 * KV) + 3 * D * F + 4 * D + Q + 2 * KV;
+  return 8 * (numbers + std::max(D * F, D * 3 * D));
+}
+
+const SafetensorsFile& CheckpointModel::file_of(const std::string& name) const { return *weights_.find(name).file; }
+const StoredTensor& CheckpointModel::tensor(const std::string& name) const { return *weights_.find(name).tensor; }
+
+Matrix CheckpointModel::read(const std::string& name) const {
+  const StoredTensor& t = tensor(name);
+  Matrix m(t.shape.size() == 1 ? 1 : static_cast<Eigen::Index>(t.shape[0]), static_cast<Eigen::Index>(t.shape.back()));
+  file_of(name).read(t, {m.data(), static_cast<std::size_t>(m.size())});
+  return m;
+}
+
+Matrix CheckpointModel::read_linear(const std::string& name) const { return read(name).transpose(); }
+
+ModelLayer CheckpointModel::gpt2_layer(int l) const {
+  const std::string h = names_.prefix + "h." + std::to_string(l) + ".";
+  const Eigen::Index E = config_.d_model;
+  ModelLayer layer{model_.layers[static_cast<std::size_t>(l)].attention, {}, {}};
+  Weights& w = layer.weights;
+  {  // c_attn is Conv1D: (in, out) already, q | k | v side by side
+    const Matrix c_attn = read(h + "attn.c_attn.weight"), bias = read(h + "attn.c_attn.bias");
+    w.W_Q = Matrix(c_attn.leftCols(E));
+    w.W_K = Matrix(c_attn.middleCols(E, E));
+    w.W_V = Matrix(c_attn.rightCols(E));
+    w.b_Q = Matrix(bias.leftCols(E));
+    w.b_K = Matrix(bias.middleCols(E, E));
+    w.b_V = Matrix(bias.rightCols(E));
+  }
+  w.W_O = read(h + "attn.c_proj.weight");
+  w.b_O = read(h + "attn.c_proj.bias");
+  LayerWeights& o = layer.own;
+  o.ln1_gain = read(h + "ln_1.weight");
+  o.ln1_bias = read(h + "ln_1.bias");
+  o.ln2_gain = read(h + "ln_2.weight");
+  o.ln2_bias = read(h + "ln_2.bias");
+  o.W_1 = read(h + "mlp.c_fc.weight");
+  o.b_1 = read(h + "mlp.c_fc.bias");
+  o.W_2 = read(h + "mlp.c_proj.weight");
+  o.b_2 = read(h + "mlp.c_proj.bias");
+  return layer;
+}
+
+ModelLayer CheckpointModel::llama_layer(int l) const {
+  const std::string at = "model.layers." + std::to_string(l) + ".";
+  const AttentionConfig& a = model_.layers[static_cast<std::size_t>(l)].attention;
+  ModelLayer layer{a, {}, {}};
+  Weights& w = layer.weights;
+  w.W_Q = read_linear(at + "self_attn.q_proj.weight");
+  w.W_K = read_linear(at + "self_attn.k_proj.weight");
+  w.W_V = read_linear(at + "self_attn.v_proj.weight");
+  w.W_O = read_linear(at + "self_attn.o_proj.weight");
+  if (a.qkv_bias) {
+    w.b_Q = read(at + "self_attn.q_proj.bias");
+    w.b_K = read(at + "self_attn.k_proj.bias");
+    w.b_V = read(at + "self_attn.v_proj.bias");
+  }
+  if (a.output_bias) w.b_O = read(at + "self_attn.o_proj.bias");
+  LayerWeights& o = layer.own;
+  o.ln1_gain = read(at + "input_layernorm.weight");
+  o.ln2_gain = read(at + "post_attention_layernorm.weight");
+  o.W_1 = read_linear(at + "mlp.gate_proj.weight");
+  o.W_3 = read_linear(at + "mlp.up_proj.weight");
+  o.W_2 = read_linear(at + "mlp.down_proj.weight");
+  return layer;
+}
+
+ModelLayer CheckpointModel::layer(int l) const {
+  return config_.family == ModelFamily::Gpt2 ? gpt2_layer(l) : llama_layer(l);
+}
+
+Matrix CheckpointModel::embedding_rows(const std::vector<int>& ids) const {
+  const std::string name = names_.prefix + (config_.family == ModelFamily::Gpt2 ? "wte.weight" : "embed_tokens.weight");
+  const StoredTensor& t = tensor(name);
+  Matrix rows(static_cast<Eigen::Index>(ids.size()), config_.d_model);
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    file_of(name).read_rows(t, static_cast<std::uint64_t>(ids[i]), 1,
+                            {rows.row(static_cast<Eigen::Index>(i)).data(), static_cast<std::size_t>(rows.cols())});
+  return rows;
+}
+
+Matrix CheckpointModel::learned_positions(int n) const {
+  const std::string name = names_.prefix + "wpe.weight";
+  Matrix rows(n, config_.d_model);
+  file_of(name).read_rows(tensor(name), 0, static_cast<std::uint64_t>(n),
+                          {rows.data(), static_cast<std::size_t>(rows.size())});
+  return rows;
+}
+
+SharedMatrix CheckpointModel::final_gain() const {
+  return read(config_.family == ModelFamily::Gpt2 ? names_.prefix + "ln_f.weight" : "model.norm.weight");
+}
+
+SharedMatrix CheckpointModel::final_bias() const {
+  if (config_.family != ModelFamily::Gpt2) return {};
+  return read(names_.prefix + "ln_f.bias");
+}
+
+Matrix CheckpointModel::logits(const Matrix& final) const {
+  const std::string name =
+      !names_.lm_head.empty()
+          ? names_.lm_head
+          : names_.prefix + (config_.family == ModelFamily::Gpt2 ? "wte.weight" : "embed_tokens.weight");
+  const StoredTensor& t = tensor(name);
+  const Eigen::Index vocab = config_.vocab;
+  Matrix logits(final.rows(), vocab);  // (N, vocab)
+  Matrix rows;                         // (at most kUnembeddingRows, d_model): the unembedding's rows, a block at a time
+  for (Eigen::Index r = 0; r < vocab; r += kUnembeddingRows) {
+    const Eigen::Index n = std::min<Eigen::Index>(kUnembeddingRows, vocab - r);
+    rows.resize(n, config_.d_model);
+    file_of(name).read_rows(t, static_cast<std::uint64_t>(r), static_cast<std::uint64_t>(n),
+                            {rows.data(), static_cast<std::size_t>(rows.size())});
+    logits.middleCols(r, n).noalias() = final * rows.transpose();
+  }
+  return logits;
+}
+
+}  // namespace attn

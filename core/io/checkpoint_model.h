@@ -1,0 +1,69 @@
+#pragma once
+// A Hugging Face model folder as the lab runs it: config.json turned into the lab's Model (every layer's attention a
+// scenario's configuration, the norms, the FFN, the positions), the tokenizer, and the weights, which stay in the
+// mapped safetensors files and are converted to float64 a part at a time as a forward pass asks for them.
+//
+// GPT-2: x = wte[ids] + wpe[positions]; pre-LayerNorm blocks, c_attn's (in, 3E) columns split into W_Q, W_K, W_V
+// with their biases, c_proj with its bias, gelu_tanh; logits through lm_head or wte. Llama, Qwen2, Mistral: nn.Linear
+// weights (out, in) transposed into the lab's x W, RMSNorm, RoPE on the pairs (i, i + d/2) with the config's theta and
+// llama3 scaling, GQA, Qwen2's q/k/v biases (all four with attention_bias), SwiGLU (gate W_1, up W_3, down W_2), the
+// sliding window on the layers the config names; logits through lm_head or embed_tokens.
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/io/checkpoint_config.h"
+#include "core/io/checkpoint_weights.h"
+#include "core/model.h"
+#include "core/tokenizer.h"
+
+namespace attn {
+
+// Where each of the model's tensors is: a name of the file's for every part.
+struct CheckpointNames {
+  std::string prefix;   // GPT-2: "" or "transformer."; the Llama family: "model."
+  std::string lm_head;  // "lm_head.weight", or "" when the logits read the token embedding (tied)
+};
+
+class CheckpointModel final : public ModelWeights {
+ public:
+  // Reads config.json, the tokenizer and every weights file's header, and checks that each tensor the model needs is
+  // there in the shape the config gives (InputError naming the file and the tensor, expected and found). No weight is
+  // converted yet.
+  static std::shared_ptr<const CheckpointModel> open(const std::filesystem::path& folder, std::int64_t budget);
+
+  const CheckpointConfig& config() const { return config_; }
+  const Model& model() const { return model_; }  // the configuration: no weights, no vocabulary of words
+  const Tokenizer& tokenizer() const { return tokenizer_; }
+  const std::string& name() const { return model_.name; }
+  // A token id as text: the tokenizer's piece (shown_piece), or "<id 151700>" for an embedding row past it.
+  std::string piece(int id) const;
+  // The bytes of float64 one layer's weights take once converted: what a forward pass holds beside its trace.
+  std::int64_t layer_bytes() const;
+
+  ModelLayer layer(int l) const override;
+  Matrix embedding_rows(const std::vector<int>& ids) const override;
+  Matrix learned_positions(int n) const override;
+  SharedMatrix final_gain() const override;
+  SharedMatrix final_bias() const override;
+  Matrix logits(const Matrix& final) const override;
+
+ private:
+  CheckpointModel() = default;
+  Matrix read(const std::string& name) const;         // as stored, (rows, cols); a vector as one row
+  Matrix read_linear(const std::string& name) const;  // an nn.Linear weight (out, in), as the lab's (in, out)
+  const StoredTensor& tensor(const std::string& name) const;
+  const SafetensorsFile& file_of(const std::string& name) const;
+  ModelLayer gpt2_layer(int l) const;
+  ModelLayer llama_layer(int l) const;
+
+  CheckpointConfig config_;
+  Model model_;
+  Tokenizer tokenizer_;
+  CheckpointWeights weights_;
+  CheckpointNames names_;
+};
+
+}  // namespace attn

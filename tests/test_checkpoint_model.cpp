@@ -1,0 +1,123 @@
+// A Hugging Face model folder run from the command line: a tiny GPT-2 whose weights are all zero (so every logit is 0
+// and the prediction is exact), and the refusals of a folder whose tensors do not fit its config or a text longer
+// than its positions. The numbers of real layouts are tests/crosscheck/checkpoint_crosscheck.py's.
+#include <doctest/doctest.h>
+
+#include <fstream>
+
+#include "helpers.h"
+
+using namespace attn;
+using namespace attn::test;
+
+namespace {
+
+struct ZeroTensor {
+  std::string name;
+  std::vector<int> shape;
+};
+
+// A safetensors file of F32 tensors, every number 0.
+std::string zero_safetensors(const std::vector<ZeroTensor>& tensors) {
+  std::string header = "{";
+  std::uint64_t at = 0;
+  for (const ZeroTensor& t : tensors) {
+    std::uint64_t n = 1;
+    std::string shape;
+    for (int d : t.shape) {
+      n *= static_cast<std::uint64_t>(d);
+      shape += (shape.empty() ? "" : ",") + std::to_string(d);
+    }
+    header += (header.size() > 1 ? "," : "") + std::string("\"") + t.name + R"(":{"dtype":"F32","shape":[)" + shape +
+              R"(],"data_offsets":[)" + std::to_string(at) + "," + std::to_string(at + 4 * n) + "]}";
+    at += 4 * n;
+  }
+  header += "}";
+  std::string bytes(8, '\0');
+  for (int i = 0; i < 8; ++i) bytes[static_cast<std::size_t>(i)] = static_cast<char>(header.size() >> (8 * i) & 0xFF);
+  return bytes + header + std::string(at, '\0');
+}
+
+// GPT-2 with n_embd 4, 2 heads, 1 layer, 3 positions and the 4 tokens a, b, c, d (no merges).
+std::vector<ZeroTensor> gpt2_tensors() {
+  return {{"wte.weight", {4, 4}},
+          {"wpe.weight", {3, 4}},
+          {"ln_f.weight", {4}},
+          {"ln_f.bias", {4}},
+          {"h.0.ln_1.weight", {4}},
+          {"h.0.ln_1.bias", {4}},
+          {"h.0.ln_2.weight", {4}},
+          {"h.0.ln_2.bias", {4}},
+          {"h.0.attn.c_attn.weight", {4, 12}},
+          {"h.0.attn.c_attn.bias", {12}},
+          {"h.0.attn.c_proj.weight", {4, 4}},
+          {"h.0.attn.c_proj.bias", {4}},
+          {"h.0.mlp.c_fc.weight", {4, 16}},
+          {"h.0.mlp.c_fc.bias", {16}},
+          {"h.0.mlp.c_proj.weight", {16, 4}},
+          {"h.0.mlp.c_proj.bias", {4}}};
+}
+
+std::string gpt2_folder(const std::string& name, const std::vector<ZeroTensor>& tensors) {
+  const std::filesystem::path d = fresh_dir(name);
+  std::ofstream(d / "config.json")
+      << R"({"model_type":"gpt2","n_embd":4,"n_head":2,"n_layer":1,"n_positions":3,"vocab_size":4})";
+  std::ofstream(d / "vocab.json") << R"({"a":0,"b":1,"c":2,"d":3})";
+  std::ofstream(d / "merges.txt") << "#version: 0.2\n";
+  std::ofstream(d / "model.safetensors", std::ios::binary) << zero_safetensors(tensors);
+  return d.string();
+}
+
+}  // namespace
+
+TEST_CASE("run FOLDER --text: zero weights give every token the same probability") {
+  const std::string folder = gpt2_folder("ckpt-zero", gpt2_tensors());
+  const Run r = run({"run", folder, "--text", "abc"});
+  REQUIRE(r.code == 0);
+  const std::string name = std::filesystem::path(folder).filename().string();
+  CHECK(r.out == name +
+                     ": the 4 likeliest next tokens at each position\n"
+                     "after 'a' (position 0):  a 0.2500  b 0.2500  c 0.2500  d 0.2500\n"
+                     "after 'b' (position 1):  a 0.2500  b 0.2500  c 0.2500  d 0.2500\n"
+                     "after 'c' (position 2):  a 0.2500  b 0.2500  c 0.2500  d 0.2500\n");
+  const Run json = run({"run", folder, "--text", "ab", "--json"});
+  REQUIRE(json.code == 0);
+  CHECK(json.out.starts_with(R"({"ids":[0,1],"tokens":["a","b"],"layers":[{"residual_in":)"));
+}
+
+TEST_CASE("run FOLDER refuses a text longer than the model's positions, and tensors that do not fit its config") {
+  const std::string folder = gpt2_folder("ckpt-long", gpt2_tensors());
+  const Run long_text = run({"run", folder, "--text", "abcd"});
+  CHECK(long_text.code == 2);
+  CHECK(long_text.err == "attention-lab: " + folder +
+                             ": --text: 4 tokens, more than the model's 3 positions (config.json's n_positions)\n");
+  std::vector<ZeroTensor> wrong = gpt2_tensors();
+  wrong[8].shape = {4, 11};
+  const std::string bad_shape = gpt2_folder("ckpt-shape", wrong);
+  CHECK(run({"run", bad_shape, "--text", "ab"}).err ==
+        "attention-lab: " + bad_shape +
+            ": model.safetensors, tensor h.0.attn.c_attn.weight: expected shape [4, 12] from config.json but found "
+            "[4, 11]\n");
+  std::vector<ZeroTensor> missing = gpt2_tensors();
+  missing.erase(missing.begin() + 3);
+  const std::string no_bias = gpt2_folder("ckpt-missing", missing);
+  CHECK(run({"run", no_bias, "--text", "ab"}).err ==
+        "attention-lab: " + no_bias +
+            ": model.safetensors, tensor ln_f.bias: missing (the config's model reads it, shape [4])\n");
+  CHECK(run({"run", folder, "--tokens", "a b"}).err ==
+        "attention-lab: run: a model folder reads --text \"...\" (its tokenizer splits it), not --tokens\n");
+  CHECK(run({"trace", folder, "--text", "ab"}).err ==
+        "attention-lab: " + folder +
+            ": --layer: a model folder needs --layer L and --text \"...\" to be traced as a "
+            "scenario\n");
+}
+
+TEST_CASE("trace FOLDER --layer L --text: the layer's attention as a scenario, with its biases") {
+  const std::string folder = gpt2_folder("ckpt-trace", gpt2_tensors());
+  const Run r = run({"trace", folder, "--layer", "0", "--text", "ab", "--json"});
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find(R"("attention":{"variant":"mha","heads":2,"kv_heads":2,"head_dim":2,"mask":"causal","scale":true,)"
+                   R"("kernel":"softmax","output_projection":true,"qkv_bias":true,"output_bias":true})") !=
+        std::string::npos);
+  CHECK(r.out.find(R"("b_Q":[0.0,0.0,0.0,0.0])") != std::string::npos);
+}
