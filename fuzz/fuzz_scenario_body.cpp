@@ -267,6 +267,7 @@ void check_absorbed(const Scenario& s, const Trace& t) {
     if (t.weights.W_O) out_bound += head_bound;
     else out_bound.middleCols(h * d, d) += head_bound;
   }
+  if (t.weights.b_O) out_bound.rowwise() += t.weights.b_O->row(0).cwiseAbs();  // both add it after W_O
   check_close(m.output, t.output, out_bound, 1e-10, "absorbed output");
 }
 
@@ -323,8 +324,12 @@ void check_trace(const Scenario& s, const Trace& t) {
                "concat block " + std::to_string(h) + " is not head's output");
   if (t.weights.W_O) {
     check_shape(t.output, nq, dm, "output");
-    check_close(t.output, Matrix(t.concat * t.W_O()), Matrix(t.concat.cwiseAbs() * t.W_O().cwiseAbs()), 1e-12,
-                "output");
+    Matrix expected = t.concat * t.W_O(), bound = t.concat.cwiseAbs() * t.W_O().cwiseAbs();
+    if (t.weights.b_O) {  // output_bias: b_O after W_O
+      expected.rowwise() += t.weights.b_O->row(0);
+      bound.rowwise() += t.weights.b_O->row(0).cwiseAbs();
+    }
+    check_close(t.output, expected, bound, 1e-12, "output");
   } else {
     FUZZ_CHECK(t.output == t.concat, "output without W_O is not the concatenation");
   }
@@ -424,7 +429,8 @@ void check_round_trip(const Scenario& s, const Trace& t) {
   FUZZ_CHECK(a.variant == b.variant && a.heads == b.heads && a.head_dim == b.head_dim && a.kv_heads == b.kv_heads &&
                  a.latent_dim == b.latent_dim && a.query_latent_dim == b.query_latent_dim && a.mask == b.mask &&
                  a.window == b.window && a.scale == b.scale && a.kernel == b.kernel &&
-                 a.output_projection == b.output_projection,
+                 a.output_projection == b.output_projection && a.qkv_bias == b.qkv_bias &&
+                 a.output_bias == b.output_bias && a.rope_pairing == b.rope_pairing && a.rope_scaling == b.rope_scaling,
              "round trip: the attention block changed");
   check_same(a.custom_mask, b.custom_mask, "round-trip custom_mask");
   for (WeightId id : kAllWeights) {
