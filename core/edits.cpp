@@ -189,17 +189,18 @@ std::string switch_variant(Scenario& s, const Weights& shown, Variant v, int kv_
   w.W_Q = W_Q;
   w.W_K = k;
   w.W_V = vv;
-  if (a.qkv_bias) {  // each KV head's biases are those of the KV head its group's first query head read
-    Matrix b_k(1, g_count * d), b_v(1, g_count * d);
-    for (int g = 0; g < g_count; ++g) {
-      const int src = kv_head_for(from, g * (H / g_count));
-      b_k.middleCols(g * d, d) = used.b_K->middleCols(src * d, d);
-      b_v.middleCols(g * d, d) = used.b_V->middleCols(src * d, d);
-    }
-    w.b_Q = used.b_Q;
-    w.b_K = b_k;
-    w.b_V = b_v;
-  }
+  // Each KV head's given biases are those of the KV head its group's first query head read; a bias not given stays
+  // zeros, not given.
+  const auto group_bias = [&](const SharedMatrix& b) -> SharedMatrix {
+    if (!a.qkv_bias || !b) return {};
+    Matrix out(1, g_count * d);
+    for (int g = 0; g < g_count; ++g)
+      out.middleCols(g * d, d) = b->middleCols(kv_head_for(from, g * (H / g_count)) * d, d);
+    return out;
+  };
+  if (a.qkv_bias) w.b_Q = s.weights.b_Q;
+  w.b_K = group_bias(s.weights.b_K);
+  w.b_V = group_bias(s.weights.b_V);
   s.weights = w;
   const std::string name(to_string(v));
   std::string note = std::string(name == "mha"   ? "MHA"

@@ -43,6 +43,7 @@ void apply_variant(AttentionConfig& a, const ConfigOverrides& o, const OverrideF
   if (v == Variant::Mha || v == Variant::Mla) a.kv_heads = a.heads;
   if (v == Variant::Mqa) a.kv_heads = 1;
   if (v != Variant::Mla) a.latent_dim = a.query_latent_dim = 0;
+  if (v == Variant::Mla) a.qkv_bias = false;  // its keys and values come from the latent (the biases go unused)
 }
 
 void apply_positions(Scenario& s, const ConfigOverrides& o, const OverrideField& field) {
@@ -53,6 +54,10 @@ void apply_positions(Scenario& s, const ConfigOverrides& o, const OverrideField&
     throw InputError(field("rope_base"),
                      "given, but the " + kind + " (it sets the frequencies of sinusoidal and rope)");
   a.positions = p;
+  if (p != Positions::Rope) {  // the pairing and the scaling are rope's
+    a.rope_pairing = RopePairing::Interleaved;
+    a.rope_scaling.reset();
+  }
   if (o.rope_base) a.rope_base = *o.rope_base;
   if (o.rope_dim && !decoupled_rope(a))
     throw InputError(field("rope_dim"), "only used by variant mla with rope (this is variant " +

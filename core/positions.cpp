@@ -26,8 +26,6 @@ Matrix position_rows(const AttentionConfig& a, const Weights& w, int first, int 
   return {};
 }
 
-double rope_angle(int p, int pair, int d, double base) { return p * std::pow(base, -2.0 * pair / d); }
-
 RopeSpec rope_spec(const AttentionConfig& a) {
   return {.width = rope_width(a), .base = a.rope_base, .scaling = a.rope_scaling, .pairing = a.rope_pairing};
 }
@@ -48,6 +46,10 @@ double rope_angle(const RopeSpec& s, int p, int pair) { return p * rope_frequenc
 std::pair<int, int> rope_dims(const RopeSpec& s, int pair) {
   if (s.pairing == RopePairing::RotateHalf) return {pair, pair + s.width / 2};
   return {2 * pair, 2 * pair + 1};
+}
+
+int rope_pair_of(const RopeSpec& s, int dim) {
+  return s.pairing == RopePairing::RotateHalf ? dim % (s.width / 2) : dim / 2;
 }
 
 Matrix rope_angles(const RopeSpec& s, int first, int n) {
@@ -74,11 +76,10 @@ RopeTable rope_table(const RopeSpec& s, int first, int n, int shift) {
 
 Matrix rotate(const Matrix& x, const RopeTable& table) {
   Matrix out(x.rows(), x.cols());
-  const Eigen::Index half = table.cos.cols();
-  const bool rotate_half = table.pairing == RopePairing::RotateHalf;
+  const RopeSpec spec{.width = static_cast<int>(2 * table.cos.cols()), .pairing = table.pairing};
   for (Eigen::Index r = 0; r < x.rows(); ++r)
-    for (Eigen::Index i = 0; i < half; ++i) {
-      const Eigen::Index ia = rotate_half ? i : 2 * i, ib = rotate_half ? i + half : 2 * i + 1;
+    for (int i = 0; i < spec.width / 2; ++i) {
+      const auto [ia, ib] = rope_dims(spec, i);
       const double c = table.cos(r, i), s = table.sin(r, i), a = x(r, ia), b = x(r, ib);
       out(r, ia) = a * c - b * s;
       out(r, ib) = a * s + b * c;

@@ -18,9 +18,6 @@ Matrix sinusoidal_positions(int first, int n, int d_model, double base);  // (n,
 // none and rope. w holds the weights the configuration uses (W_P for learned).
 Matrix position_rows(const AttentionConfig& a, const Weights& w, int first, int n, int d_model);  // (n, d_model)
 
-// The angle RoPE turns dims (2i, 2i+1) of a width-d vector at position p by, unscaled: p * base^(-2i/d).
-double rope_angle(int p, int pair, int d, double base);
-
 // How a configuration turns: the width (rope_width), base, scaling and pairing of its RoPE.
 struct RopeSpec {
   int width = 2;
@@ -35,6 +32,8 @@ double rope_frequency(const RopeSpec& s, int pair);
 double rope_angle(const RopeSpec& s, int p, int pair);
 // The two dims pair i turns: (2i, 2i+1) interleaved, (i, i + width/2) rotate_half.
 std::pair<int, int> rope_dims(const RopeSpec& s, int pair);
+// The pair dim `dim` is turned in: dim / 2 interleaved, dim mod width/2 rotate_half.
+int rope_pair_of(const RopeSpec& s, int dim);
 
 // Every angle RoPE turns by for positions [first, first + n): (n, width/2), row p, column i = pair i.
 Matrix rope_angles(const RopeSpec& s, int first, int n);

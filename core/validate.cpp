@@ -30,9 +30,9 @@ void check_tokens(const TokenRows& side, const std::string& prefix, int d_model)
   check_values(side.embeddings, prefix + "embeddings");
 }
 
-// Llama 3's bands: a factor of at least 1 and low < high frequency factors, all finite.
-void check_rope_scaling(const RopeScaling& c) {
-  const std::string at = "attention.rope_scaling.";
+}  // namespace
+
+void check_rope_scaling(const RopeScaling& c, const std::string& at) {
   if (!(c.factor >= 1.0 && c.factor <= limits::kMaxAbsValue))
     throw InputError(at + "factor", "expected a number in [1, 1e12] but found " + general_number(c.factor));
   if (!(c.low_freq_factor > 0.0 && c.low_freq_factor <= limits::kMaxAbsValue))
@@ -44,6 +44,8 @@ void check_rope_scaling(const RopeScaling& c) {
                                                   general_number(c.high_freq_factor));
   check_range(c.original_max_positions, 1, limits::kMaxPositionOffset, at + "original_max_positions");
 }
+
+namespace {
 
 void check_positions(const AttentionConfig& a) {
   if (a.positions != Positions::Rope) {
@@ -65,7 +67,7 @@ void check_positions(const AttentionConfig& a) {
                                                       std::to_string(a.position_offset));
   if (a.positions == Positions::Learned) check_range(a.max_positions, 1, limits::kMaxTokens, "attention.max_positions");
   if (a.positions != Positions::Rope) return;
-  if (a.rope_scaling) check_rope_scaling(*a.rope_scaling);
+  if (a.rope_scaling) check_rope_scaling(*a.rope_scaling, "attention.rope_scaling.");
   if (!decoupled_rope(a)) {
     if (a.head_dim % 2 != 0)
       throw InputError("attention.head_dim", "rope turns pairs of dimensions, so it needs an even head_dim (found " +

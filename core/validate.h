@@ -35,6 +35,9 @@ void validate(const Scenario& s, const Scenario* checked = nullptr);
 void check_learned_shift(const Scenario& s, const std::string& field);
 // The attention block alone: sizes, kv_heads for gqa, latent widths for mla, the window.
 void check_config(const AttentionConfig& a);
+// Llama 3's bands: a factor of at least 1, 0 < low_freq_factor < high_freq_factor, all finite, and
+// original_max_positions in [1, 2^20]; fields named under `at` ("attention.rope_scaling.").
+void check_rope_scaling(const RopeScaling& c, const std::string& at);
 
 // "expected 4 rows (d_model) but found 3": the shared wording for every shape mismatch.
 void check_shape(const Matrix& m, const std::string& field, int rows, const std::string& rows_meaning, int cols,

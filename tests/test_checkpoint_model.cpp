@@ -5,6 +5,7 @@
 
 #include <fstream>
 
+#include "core/io/model_json.h"
 #include "helpers.h"
 
 using namespace attn;
@@ -120,4 +121,31 @@ TEST_CASE("trace FOLDER --layer L --text: the layer's attention as a scenario, w
                    R"("kernel":"softmax","output_projection":true,"qkv_bias":true,"output_bias":true})") !=
         std::string::npos);
   CHECK(r.out.find(R"("b_Q":[0.0,0.0,0.0,0.0])") != std::string::npos);
+}
+
+TEST_CASE("a config's sizes are held to the files and to the engine before a tensor name is made") {
+  const std::filesystem::path folder = gpt2_folder("ckpt-layers", gpt2_tensors());
+  std::ofstream(folder / "config.json") << R"({"model_type":"gpt2","n_embd":4,"n_head":2,"n_layer":60000000})";
+  CHECK(run({"run", folder.string(), "--text", "ab"}).err ==
+        "attention-lab: " + folder.string() +
+            ": config.json: n_layer: 60,000,000 layers, but the weights hold only 16 tensors\n");
+  std::ofstream(folder / "config.json") << R"({"model_type":"gpt2","n_embd":600,"n_head":300,"n_layer":1})";
+  CHECK(run({"run", folder.string(), "--text", "ab"}).err ==
+        "attention-lab: " + folder.string() +
+            ": config.json: layer 0's attention as it describes it: attention.heads: must be <= 256 (found 300)\n");
+}
+
+TEST_CASE("a model's rope_scaling is checked where the file writes it, and overrides leave rope's settings") {
+  const std::string corpus = std::string(ATTN_TEST_DATA_DIR) + "/../corpus/";
+  const std::string text = read_file(corpus + "seed_model_rms_gelu_tanh_tied.json");
+  CHECK(parse_model(text).rope_pairing == RopePairing::RotateHalf);
+  std::string bad = text;
+  bad.replace(bad.find("\"factor\": 4"), 11, "\"factor\": 0.5");
+  CHECK_THROWS_WITH_AS(parse_model(bad), "rope_scaling.factor: expected a number in [1, 1e12] but found 0.5",
+                       InputError);
+  const std::string scenario = corpus + "seed_biases_rotate_half_llama3.json";
+  CHECK(run({"trace", scenario, "--positions", "none", "--json"}).code == 0);
+  const Run mla = run({"trace", scenario, "--variant", "mla", "--latent-dim", "2", "--rope-dim", "2", "--json"});
+  CHECK(mla.code == 0);
+  CHECK(mla.err.starts_with("note: weights.b_Q is not used by variant mla; left out\n"));
 }

@@ -369,3 +369,20 @@ TEST_CASE("train's options that cannot work, or that the run would not use, are 
   CHECK(warmup.code == 0);
   CHECK(contains(run({"train", "--help"}).out, "a warm-up longer than S ends the run"));
 }
+
+TEST_CASE("biases on q, k, v and o, with rotate_half RoPE and llama3 scaling: the gradient agrees with differences") {
+  Model m = attention_model(
+      R"("variant": "gqa", "heads": 4, "kv_heads": 2, "head_dim": 2, "mask": "causal", "qkv_bias": true,
+         "output_bias": true)",
+      "rope");
+  m.rope_pairing = RopePairing::RotateHalf;
+  m.rope_scaling = RopeScaling{8, 1, 4, 8};
+  set_model_positions(m, Positions::Rope);
+  std::uint64_t seed = 21;  // biases away from 0, so that they change the numbers
+  for (ModelLayer& l : m.layers)
+    for (SharedMatrix* b : {&l.weights.b_Q, &l.weights.b_K, &l.weights.b_V, &l.weights.b_O})
+      *b = **b + 0.4 * seeded_matrix(seed++, SeedStream::Embeddings, 1, static_cast<int>((*b)->cols()));
+  const ModelTrace t = run_model(m, token_names(m, kIds));
+  CHECK(std::abs(model_loss(m, kIds, next_token_targets(kIds)) - next_token_loss(t, kIds)) < 1e-13);
+  check_against_differences(m);
+}

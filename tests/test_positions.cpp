@@ -42,8 +42,8 @@ TEST_CASE("sinusoidal positions: sin on even columns, cos on odd ones, the frequ
 }
 
 TEST_CASE("rope turns each pair of dimensions by position x frequency") {
-  CHECK(rope_angle(3, 0, 4, 10000.0) == 3.0);
-  CHECK(rope_angle(3, 1, 4, 10000.0) == doctest::Approx(0.03).epsilon(1e-14));
+  CHECK(rope_angle(RopeSpec{.width = 4, .base = 10000.0}, 3, 0) == 3.0);
+  CHECK(rope_angle(RopeSpec{.width = 4, .base = 10000.0}, 3, 1) == doctest::Approx(0.03).epsilon(1e-14));
   const Matrix x = mat({{1, 0, 1, 0}, {1, 0, 0, 2}});
   const RopeSpec spec{.width = 4, .base = 10000.0};
   check_matrix(rotate(x, rope_table(spec, 0, 1)).row(0), x.row(0), 0.0, "position 0 is not turned");
@@ -57,6 +57,9 @@ TEST_CASE("rotate_half turns the pairs (i, i + d/2) by the same angles") {
   const RopeSpec spec{.width = 4, .base = 10000.0, .pairing = RopePairing::RotateHalf};
   CHECK(rope_dims(spec, 1) == std::pair{1, 3});
   CHECK(rope_dims(RopeSpec{.width = 4}, 1) == std::pair{2, 3});
+  CHECK(rope_pair_of(spec, 3) == 1);
+  CHECK(rope_pair_of(RopeSpec{.width = 4}, 3) == 1);
+  CHECK(rope_pair_of(spec, 2) == 0);
   // The first row of the test above with its dims reordered (0, 2, 1, 3): pair 0 is dims 0 and 2, pair 1 dims 1 and 3.
   const Matrix x = mat({{1, 1, 0, 0}, {1, 0, 0, 2}});
   check_matrix(rotate(x, rope_table(spec, 1, 2)),

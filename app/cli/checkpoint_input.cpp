@@ -33,6 +33,15 @@ CheckpointText open_checkpoint_text(const std::string& folder, const std::string
     throw InputError("--text", thousands(static_cast<std::uint64_t>(n)) + " tokens, more than the model's " +
                                    thousands(static_cast<std::uint64_t>(positions)) + " positions (config.json's " +
                                    positions_key(*c.model) + ")");
+  // Past the model's positions, the engine's own bounds: 4,096 tokens, and every layer's heads x n x n cells.
+  if (n > limits::kMaxTokens)
+    throw InputError("--text", thousands(static_cast<std::uint64_t>(n)) + " tokens, more than the " +
+                                   thousands(static_cast<std::uint64_t>(limits::kMaxTokens)) + " the lab computes");
+  if (const std::int64_t cells = std::int64_t(c.model->config().heads) * n * n; cells > limits::kMaxAttentionCells)
+    throw InputError("--text",
+                     thousands(static_cast<std::uint64_t>(n)) + " tokens make heads x n x n = " +
+                         thousands(static_cast<std::uint64_t>(cells)) + " attention cells a layer, more than the " +
+                         thousands(static_cast<std::uint64_t>(limits::kMaxAttentionCells)) + " a trace may hold");
   for (std::size_t i = 0; i < c.text.ids.size(); ++i)
     if (c.text.ids[i] >= c.model->config().vocab)
       throw InputError("--text", "token " + std::to_string(i) + " has id " + std::to_string(c.text.ids[i]) +
@@ -45,8 +54,9 @@ std::int64_t checkpoint_run_bytes(const CheckpointModel& m, std::int64_t n, bool
   const CheckpointConfig& c = m.config();
   const std::int64_t D = c.d_model, H = c.heads, d = c.head_dim, V = c.vocab, L = c.layers;
   const std::int64_t stream = 8 * n * (8 * D + c.d_ff);  // a layer's residuals, norms, FFN output and hidden
-  // A kept layer: every head's q, k, v, weights and output, and the attention weights its trace shares.
-  const std::int64_t heads = 8 * H * (4 * n * d + 2 * n * n) + 8 * D * 2 * (H + c.kv_heads) * d;
+  // A kept layer: every head's q, k, v, weights and output, the attention weights its trace shares and each head's
+  // copy of its rows of W_O.
+  const std::int64_t heads = 8 * H * (4 * n * d + 2 * n * n) + 8 * D * 2 * (H + c.kv_heads) * d + 8 * D * H * d;
   const std::int64_t logits = 8 * (2 * n * V + 4096 * D);  // logits, probabilities, a block of the unembedding
   return limits::kProgramBytes + m.layer_bytes() + L * stream + (keep_heads ? L * heads : heads) + logits;
 }

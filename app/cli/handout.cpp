@@ -190,9 +190,11 @@ class HandoutBuilder {
       const auto kv = head_column_labels("g", kv_head_count(t_.attention), t_.attention.head_dim);
       query_projection(hd);
       table("W_K", *w.W_K, {}, kv);
-      table("K = " + x_kv + " W_K", t_.K, t_.context_tokens, kv);
+      if (w.b_K) table("b_K", *w.b_K, {}, kv);
+      table("K = " + x_kv + (w.b_K ? " W_K + b_K" : " W_K"), t_.K, t_.context_tokens, kv);
       table("W_V", *w.W_V, {}, kv);
-      table("V = " + x_kv + " W_V", t_.V, t_.context_tokens, kv);
+      if (w.b_V) table("b_V", *w.b_V, {}, kv);
+      table("V = " + x_kv + (w.b_V ? " W_V + b_V" : " W_V"), t_.V, t_.context_tokens, kv);
       return;
     }
     table("W_DKV", *w.W_DKV, {}, {});
@@ -213,7 +215,8 @@ class HandoutBuilder {
       table("Q = query_latent W_UQ", t_.Q, t_.tokens, hd);
     } else {
       table("W_Q", *w.W_Q, {}, hd);
-      table("Q = X W_Q", t_.Q, t_.tokens, hd);
+      if (w.b_Q) table("b_Q", *w.b_Q, {}, hd);
+      table(w.b_Q ? "Q = X W_Q + b_Q" : "Q = X W_Q", t_.Q, t_.tokens, hd);
     }
   }
 
@@ -295,6 +298,7 @@ class HandoutBuilder {
     if (!t_.has_output_projection()) return;
     table("concat", t_.concat, t_.tokens, head_cols());
     table("W_O", t_.W_O(), head_cols(), {});
+    if (t_.weights.b_O) table("b_O", *t_.weights.b_O, {}, {});
   }
 
   void output() {
@@ -309,8 +313,10 @@ class HandoutBuilder {
   void contributions() {
     const int d = t_.attention.head_dim;
     add(Heading{3, "Contributions of the heads"});
-    add(Paragraph{"W_O^(h) is the block of " + plural(d, "row") + " of W_O that meets head h's columns, and output = " +
-                  glyph::kSigma + "_h output_h " + glyph::kDot + " W_O^(h): these tables add up to the output above."});
+    add(Paragraph{"W_O^(h) is the block of " + plural(d, "row") +
+                  " of W_O that meets head h's columns, and output = " + glyph::kSigma + "_h output_h " + glyph::kDot +
+                  " W_O^(h)" + (t_.weights.b_O ? " + b_O" : "") + ": these tables add up to the output above" +
+                  (t_.weights.b_O ? ", with the bias b_O added to every row." : ".")});
     std::vector<std::string> terms;
     for (const HeadTrace& trace_head : t_.heads) {
       const HeadTrace h = fresh_head(trace_head);

@@ -74,9 +74,15 @@ class TracePrinter {
       matrix("W_Q: query projection", *t_.weights.W_Q, {}, hd_cols);
       matrix("W_K: key projection", *t_.weights.W_K, {}, kv_cols);
       matrix("W_V: value projection", *t_.weights.W_V, {}, kv_cols);
-      matrix("Q = X W_Q", t_.Q, t_.tokens, hd_cols);
-      matrix("K = " + x_kv + " W_K", t_.K, t_.context_tokens, kv_cols);
-      matrix("V = " + x_kv + " W_V", t_.V, t_.context_tokens, kv_cols);
+      const bool bias = a.qkv_bias;  // b_Q, b_K and b_V: one row each, added to every row of the projection
+      if (bias) {
+        matrix("b_Q: query bias", *t_.weights.b_Q, {}, hd_cols);
+        matrix("b_K: key bias", *t_.weights.b_K, {}, kv_cols);
+        matrix("b_V: value bias", *t_.weights.b_V, {}, kv_cols);
+      }
+      matrix(bias ? "Q = X W_Q + b_Q" : "Q = X W_Q", t_.Q, t_.tokens, hd_cols);
+      matrix("K = " + x_kv + (bias ? " W_K + b_K" : " W_K"), t_.K, t_.context_tokens, kv_cols);
+      matrix("V = " + x_kv + (bias ? " W_V + b_V" : " W_V"), t_.V, t_.context_tokens, kv_cols);
     }
     for (const HeadTrace& h : t_.heads) head(h);
     matrix(a.heads == 1 ? std::string("concat = [output_0]")
@@ -91,7 +97,12 @@ class TracePrinter {
                    std::to_string((h.head + 1) * d - 1) + " of W_O)",
                h.contribution(), t_.tokens, {});
       }
-      matrix("output = concat W_O  (= the sum of the contributions)", t_.output, t_.tokens, {});
+      if (t_.weights.b_O) {
+        matrix("b_O: output bias", *t_.weights.b_O, {}, {});
+        matrix("output = concat W_O + b_O  (= the sum of the contributions + b_O)", t_.output, t_.tokens, {});
+      } else {
+        matrix("output = concat W_O  (= the sum of the contributions)", t_.output, t_.tokens, {});
+      }
     } else {
       matrix("output = concat  (no W_O)", t_.output, t_.tokens, hd_cols);
     }
@@ -173,7 +184,8 @@ class TracePrinter {
     matrix("latent_output = [weights_h latent]_h", m.latent_output, t_.tokens,
            head_column_labels("h", a.heads, a.latent_dim));
     matrix(t_.weights.W_O ? "W_LO = blockdiag(W_UV^(h)) W_O" : "W_LO = blockdiag(W_UV^(h))  (no W_O)", m.W_LO, {}, {});
-    matrix("output = latent_output W_LO  (max difference from the explicit output: " +
+    matrix(std::string(t_.weights.b_O ? "output = latent_output W_LO + b_O" : "output = latent_output W_LO") +
+               "  (max difference from the explicit output: " +
                format_number((m.output - t_.output).cwiseAbs().maxCoeff(), 17) + ")",
            m.output, t_.tokens, {});
   }

@@ -20,8 +20,9 @@ std::vector<std::string> read_tokens(const json& j, const std::string& path) {
 
 // A 1-D array of numbers as one row: LayerNorm gains and biases, FFN biases. Problems name the flat index.
 Matrix read_row(const json& j, const std::string& path) {
-  if (!j.is_array() || (!j.empty() && j[0].is_array()))
-    throw InputError(path, "expected an array of numbers (one row) but found " + describe_found(j));
+  if (!j.is_array()) throw InputError(path, "expected an array of numbers (one row) but found " + describe_found(j));
+  if (!j.empty() && j[0].is_array())
+    throw InputError(path, "expected a flat array of numbers (one row), not an array of rows");
   if (j.empty()) throw InputError(path, "expected at least one number but found none");
   Matrix row(1, static_cast<Eigen::Index>(j.size()));
   for (std::size_t c = 0; c < j.size(); ++c) {

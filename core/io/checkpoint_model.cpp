@@ -77,6 +77,7 @@ CheckpointNames find_names(const CheckpointConfig& c, const CheckpointWeights& w
   if (c.family == ModelFamily::Gpt2)
     n.prefix = !w.find("wte.weight") && w.find("transformer.wte.weight") ? "transformer." : "";
   else n.prefix = "model.";
+  n.embedding = n.prefix + (c.family == ModelFamily::Gpt2 ? "wte.weight" : "embed_tokens.weight");
   if (w.find("lm_head.weight")) n.lm_head = "lm_head.weight";
   return n;
 }
@@ -112,7 +113,8 @@ AttentionConfig layer_attention(const CheckpointConfig& c, int l) {
   a.mask = MaskKind::Causal;
   if (c.sliding_window && l >= c.first_window_layer) {
     a.mask = MaskKind::SlidingWindow;
-    a.window = *c.sliding_window;
+    // A window past the longest text the lab runs sees every earlier key of it: causal, whatever its width.
+    a.window = std::min(*c.sliding_window, limits::kMaxTokens);
   }
   a.output_projection = true;
   if (c.family == ModelFamily::Gpt2) {
@@ -128,6 +130,31 @@ AttentionConfig layer_attention(const CheckpointConfig& c, int l) {
   return a;
 }
 
+std::string_view layers_key(const CheckpointConfig& c) {
+  return c.family == ModelFamily::Gpt2 ? "n_layer" : "num_hidden_layers";
+}
+
+// The sizes the config gives, within what the engine computes, before a tensor name is made from them: a 100-byte
+// config could otherwise ask for the names of a billion layers. Messages name config.json's keys.
+void check_engine_limits(const CheckpointConfig& c, const CheckpointWeights& w) {
+  const std::size_t tensors = w.names().size();
+  if (static_cast<std::size_t>(c.layers) > tensors)
+    throw InputError(std::string(layers_key(c)), thousands(std::uint64_t(c.layers)) +
+                                                     " layers, but the weights hold only " +
+                                                     thousands(std::uint64_t(tensors)) + " tensors");
+  if (c.d_model > limits::kMaxModelDim)
+    throw InputError(c.family == ModelFamily::Gpt2 ? "n_embd" : "hidden_size",
+                     thousands(std::uint64_t(c.d_model)) + " is wider than the " +
+                         thousands(std::uint64_t(limits::kMaxModelDim)) + " the lab computes");
+  for (const int l : {0, c.layers - 1}) {  // every layer is one of these two (the window starts at one of them)
+    try {
+      check_config(layer_attention(c, l));
+    } catch (const InputError& e) {
+      throw InputError("", "layer " + std::to_string(l) + "'s attention as it describes it: " + e.what());
+    }
+  }
+}
+
 Model model_of(const CheckpointConfig& c, std::string name) {
   Model m;
   m.name = std::move(name);
@@ -139,10 +166,11 @@ Model model_of(const CheckpointConfig& c, std::string name) {
     m.positions = Positions::Learned;
     m.ffn = {FfnKind::GeluTanh, c.d_ff};
   } else {
-    m.positions = Positions::Rope;
-    m.rope_base = c.rope_theta;
-    m.rope_pairing = RopePairing::RotateHalf;
-    m.rope_scaling = c.llama3;
+    const AttentionConfig a = layer_attention(c, 0);  // every layer turns as the first
+    m.positions = a.positions;
+    m.rope_base = a.rope_base;
+    m.rope_pairing = a.rope_pairing;
+    m.rope_scaling = a.rope_scaling;
     m.norm_function = NormFunction::RmsNorm;
     m.ffn = {FfnKind::Swiglu, c.d_ff};
   }
@@ -156,8 +184,14 @@ std::shared_ptr<const CheckpointModel> CheckpointModel::open(const std::filesyst
   std::shared_ptr<CheckpointModel> m(new CheckpointModel());
   m->config_ = read_checkpoint_config(folder, budget);
   if (m->config_.mlp_bias)
-    throw InputError("config.json: mlp_bias", "true, but the lab's SwiGLU has no biases (no model it reads has them)");
+    throw in_file("config.json",
+                  InputError("mlp_bias", "true, but the lab's SwiGLU has no biases (no model it reads has them)"));
   m->weights_ = CheckpointWeights::open(folder, budget);
+  try {
+    check_engine_limits(m->config_, m->weights_);
+  } catch (const InputError& e) {
+    throw in_file("config.json", e);
+  }
   m->names_ = find_names(m->config_, m->weights_);
   Expected expected =
       m->config_.family == ModelFamily::Gpt2 ? gpt2_tensors(m->config_, m->names_.prefix) : llama_tensors(m->config_);
@@ -250,7 +284,7 @@ ModelLayer CheckpointModel::layer(int l) const {
 }
 
 Matrix CheckpointModel::embedding_rows(const std::vector<int>& ids) const {
-  const std::string name = names_.prefix + (config_.family == ModelFamily::Gpt2 ? "wte.weight" : "embed_tokens.weight");
+  const std::string& name = names_.embedding;
   const StoredTensor& t = tensor(name);
   Matrix rows(static_cast<Eigen::Index>(ids.size()), config_.d_model);
   for (std::size_t i = 0; i < ids.size(); ++i)
@@ -277,10 +311,7 @@ SharedMatrix CheckpointModel::final_bias() const {
 }
 
 Matrix CheckpointModel::logits(const Matrix& final) const {
-  const std::string name =
-      !names_.lm_head.empty()
-          ? names_.lm_head
-          : names_.prefix + (config_.family == ModelFamily::Gpt2 ? "wte.weight" : "embed_tokens.weight");
+  const std::string& name = names_.lm_head.empty() ? names_.embedding : names_.lm_head;
   const StoredTensor& t = tensor(name);
   const Eigen::Index vocab = config_.vocab;
   Matrix logits(final.rows(), vocab);  // (N, vocab)

@@ -23,8 +23,9 @@ namespace attn {
 
 // Where each of the model's tensors is: a name of the file's for every part.
 struct CheckpointNames {
-  std::string prefix;   // GPT-2: "" or "transformer."; the Llama family: "model."
-  std::string lm_head;  // "lm_head.weight", or "" when the logits read the token embedding (tied)
+  std::string prefix;     // GPT-2: "" or "transformer."; the Llama family: "model."
+  std::string embedding;  // "wte.weight" or "model.embed_tokens.weight", with the prefix
+  std::string lm_head;    // "lm_head.weight", or "" when the logits read the token embedding (tied)
 };
 
 class CheckpointModel final : public ModelWeights {

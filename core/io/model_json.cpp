@@ -83,7 +83,9 @@ void read_rope_settings(const JsonFields& r, Model& m) {
     r.only_for("rope_scaling", "positions \"rope\"", kind);
   }
   m.rope_pairing = r.choice("rope_pairing", RopePairing::Interleaved, parse_rope_pairing, rope_pairing_names());
-  if (r.has("rope_scaling")) m.rope_scaling = read_rope_scaling(r.at("rope_scaling"), "rope_scaling", r.source());
+  if (!r.has("rope_scaling")) return;
+  m.rope_scaling = read_rope_scaling(r.at("rope_scaling"), "rope_scaling", r.source());
+  check_rope_scaling(*m.rope_scaling, "rope_scaling.");  // here, not as every layer's
 }
 
 std::uint64_t read_seed(const JsonFields& r) {

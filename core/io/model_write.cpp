@@ -31,9 +31,9 @@ std::string model_to_text(const Model& m) {
     root.add("rope_base", number_text(m.rope_base));
   if (m.positions == Positions::Rope) add_rope_settings(root, m.rope_pairing, m.rope_scaling);
   root.add("norm", quoted(std::string(to_string(m.norm))));
-  if (m.norm_function != NormFunction::LayerNorm)
+  if (m.norm != Norm::None && m.norm_function != NormFunction::LayerNorm)  // no norm computes nothing with them
     root.add("norm_function", quoted(std::string(to_string(m.norm_function))));
-  if (m.norm_eps != 1e-5) root.add("norm_eps", number_text(m.norm_eps));
+  if (m.norm != Norm::None && m.norm_eps != 1e-5) root.add("norm_eps", number_text(m.norm_eps));
   if (m.ffn.kind != FfnKind::None)
     root.add("ffn", "{\"kind\": " + quoted(std::string(to_string(m.ffn.kind))) +
                         ", \"d_ff\": " + std::to_string(m.ffn.d_ff) + "}");

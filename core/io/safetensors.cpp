@@ -264,31 +264,53 @@ void SafetensorsFile::read_rows(const StoredTensor& t, std::uint64_t first, std:
   read_elements(t, first * row, out);
 }
 
+namespace {
+
+// Elements of one dtype from p into out, each converted exactly; the index of the first that is not finite, or -1.
+template <typename Convert>
+std::int64_t convert_elements(const unsigned char* p, int bytes, std::span<double> out, Convert convert) {
+  std::int64_t bad = -1;
+  for (std::size_t i = 0; i < out.size(); ++i, p += bytes) {
+    out[i] = convert(p);
+    if (!std::isfinite(out[i]) && bad < 0) bad = static_cast<std::int64_t>(i);
+  }
+  return bad;
+}
+
+}  // namespace
+
 void SafetensorsFile::read_elements(const StoredTensor& t, std::uint64_t first, std::span<double> out) const {
   if (!is_readable_dtype(t.dtype))
     throw InputError(tensor_place(label_, t.name),
                      "dtype " + t.dtype + " is not one the lab reads (F64, F32, F16 or BF16)");
   const int bytes = dtype_bits(t.dtype) / 8;
   const unsigned char* p = map_ + data_ + t.begin + first * static_cast<std::uint64_t>(bytes);
-  for (std::uint64_t i = first, end = first + out.size(); i < end; ++i, p += bytes) {
-    double v;
-    if (t.dtype == "F64") {
+  // The dtype is chosen once, not per element: a checkpoint converts hundreds of millions of them.
+  std::int64_t bad = -1;
+  if (t.dtype == "F64") {
+    bad = convert_elements(p, 8, out, [](const unsigned char* q) {
       std::uint64_t b;
-      std::memcpy(&b, p, 8);  // little-endian, as the machine
-      v = std::bit_cast<double>(b);
-    } else if (t.dtype == "F32") {
+      std::memcpy(&b, q, 8);  // little-endian, as the machine
+      return std::bit_cast<double>(b);
+    });
+  } else if (t.dtype == "F32") {
+    bad = convert_elements(p, 4, out, [](const unsigned char* q) {
       std::uint32_t b;
-      std::memcpy(&b, p, 4);
-      v = static_cast<double>(std::bit_cast<float>(b));
-    } else {
-      const auto b = static_cast<std::uint16_t>(p[0] | p[1] << 8);
-      v = t.dtype == "F16" ? half_to_double(b) : bfloat16_to_double(b);
-    }
-    if (!std::isfinite(v))
-      throw InputError(tensor_place(label_, t.name),
-                       "element " + element_index(i, t.shape) + " is " + general_number(v) + ", not a finite weight");
-    out[i - first] = v;
+      std::memcpy(&b, q, 4);
+      return static_cast<double>(std::bit_cast<float>(b));
+    });
+  } else if (t.dtype == "F16") {
+    bad = convert_elements(
+        p, 2, out, [](const unsigned char* q) { return half_to_double(static_cast<std::uint16_t>(q[0] | q[1] << 8)); });
+  } else {
+    bad = convert_elements(p, 2, out, [](const unsigned char* q) {
+      return bfloat16_to_double(static_cast<std::uint16_t>(q[0] | q[1] << 8));
+    });
   }
+  if (bad >= 0)
+    throw InputError(tensor_place(label_, t.name),
+                     "element " + element_index(first + static_cast<std::uint64_t>(bad), t.shape) + " is " +
+                         general_number(out[static_cast<std::size_t>(bad)]) + ", not a finite weight");
 }
 
 }  // namespace attn

@@ -375,13 +375,12 @@ std::string explain_rope(const Trace& t, int head, bool keys, int row, int col) 
              ": the content part, never turned, so W_UK can still be absorbed";
     return "[" + letter + " | " + letter + "_r]_" + name + "[" + std::to_string(col) + "] = " + letter + "_r_" + name +
            "[" + std::to_string(col - d) + "] = " + out(turned(row, col)) + ", turned by " +
-           explain_rope_angle(t, keys, row, (col - d) / 2);
+           explain_rope_angle(t, keys, row, rope_pair_of(rope_spec(t.attention), col - d));
   }
   const Matrix& plain = keys ? h.k : h.q;
   // The pair this column turns in, and whether it is the pair's first dim (x cos - y sin) or its second.
   const RopeSpec spec = rope_spec(t.attention);
-  const bool half = spec.pairing == RopePairing::RotateHalf;
-  const int pair = half ? col % (d / 2) : col / 2;
+  const int pair = rope_pair_of(spec, col);
   const auto [a, b] = rope_dims(spec, pair);
   const double angle = rope_angle(spec, first_position(t.attention) + row, pair);
   const Cells in = cells_of(plain);

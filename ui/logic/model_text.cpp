@@ -68,22 +68,25 @@ std::string model_summary(const Model& m, std::int64_t parameters) {
          dot + thousands(static_cast<std::uint64_t>(parameters)) + " parameters";
 }
 
+std::string norm_symbol(const Model& m) { return m.norm_function == NormFunction::RmsNorm ? "RMS" : "LN"; }
+
 std::vector<std::vector<StreamPart>> layer_parts(const Model& m, const LayerTrace& t) {
   std::vector<std::vector<StreamPart>> rows;
+  const std::string n1 = norm_symbol(m) + "1", n2 = norm_symbol(m) + "2";
   switch (m.norm) {
     case Norm::Pre:
-      rows.push_back({{"LN1(x)", &t.attention.x, false},
-                      {"Attn(LN1(x))", &t.attention.output, true},
-                      {"x + Attn(LN1(x))", &t.after_attention, false}});
+      rows.push_back({{n1 + "(x)", &t.attention.x, false},
+                      {"Attn(" + n1 + "(x))", &t.attention.output, true},
+                      {"x + Attn(" + n1 + "(x))", &t.after_attention, false}});
       if (m.ffn.kind != FfnKind::None)
-        rows.push_back({{"LN2(x)", &t.ffn_in, false},
-                        {"FFN(LN2(x))", &t.ffn_out, false},
-                        {"x + FFN(LN2(x))", &t.residual_out, false}});
+        rows.push_back({{n2 + "(x)", &t.ffn_in, false},
+                        {"FFN(" + n2 + "(x))", &t.ffn_out, false},
+                        {"x + FFN(" + n2 + "(x))", &t.residual_out, false}});
       break;
     case Norm::Post:
-      rows.push_back({{"Attn(x)", &t.attention.output, true}, {"LN1(x + Attn(x))", &t.after_attention, false}});
+      rows.push_back({{"Attn(x)", &t.attention.output, true}, {n1 + "(x + Attn(x))", &t.after_attention, false}});
       if (m.ffn.kind != FfnKind::None)
-        rows.push_back({{"FFN(x)", &t.ffn_out, false}, {"LN2(x + FFN(x))", &t.residual_out, false}});
+        rows.push_back({{"FFN(x)", &t.ffn_out, false}, {n2 + "(x + FFN(x))", &t.residual_out, false}});
       break;
     case Norm::None:
       rows.push_back({{"Attn(x)", &t.attention.output, true}, {"x + Attn(x)", &t.after_attention, false}});

@@ -17,6 +17,9 @@ namespace attn::ui {
 std::string model_summary(const Model& m, std::int64_t parameters);
 
 // One box of the layer column: what flows out of a part of the model for the tokens.
+// What the model's norms are called in formulas: "LN" (LayerNorm) or "RMS" (RMSNorm).
+std::string norm_symbol(const Model& m);
+
 struct StreamPart {
   std::string title;             // "LN1(x)", "x + Attn(LN1(x))", ...
   const Matrix* values;          // (N, d_model) in the trace

@@ -269,10 +269,12 @@ std::vector<StreamPart> input_parts(const Model& m, const ModelTrace& t) {
 
 std::vector<StreamPart> output_parts(const Model& m, const ModelTrace& t) {
   std::vector<StreamPart> out;
-  if (m.norm == Norm::Pre) out.push_back({"LN_final(x)", &t.final, false});
+  const std::string final = norm_symbol(m) + "_final(x)";
+  if (m.norm == Norm::Pre) out.push_back({final, &t.final, false});
   // The unembedding reads what the box before it made: the normalised stream in Pre-LN, the stream itself in Post-LN.
-  out.push_back({m.norm == Norm::Pre ? "logits = LN_final(x) \u00B7 unembedding" : "logits = x \u00B7 unembedding",
-                 &t.logits, false, "logits", &m.vocab});
+  const std::string unembedding = m.tied_unembedding ? "embedding\u1D40" : "unembedding";
+  out.push_back({"logits = " + (m.norm == Norm::Pre ? final : std::string("x")) + " \u00B7 " + unembedding, &t.logits,
+                 false, "logits", &m.vocab});
   return out;
 }
 

@@ -116,8 +116,11 @@ void model_shape_section(AppState& state) {
   Norm norm = m.norm;
   if (EnumCombo("norm", norm, {Norm::None, Norm::Pre, Norm::Post}))
     apply_shape(state, [&](Model& d) { d.norm = norm; });
+  NormFunction function = m.norm_function;
+  if (m.norm != Norm::None && EnumCombo("norm function", function, {NormFunction::LayerNorm, NormFunction::RmsNorm}))
+    apply_shape(state, [&](Model& d) { d.norm_function = function; });
   FfnKind ffn = m.ffn.kind;
-  if (EnumCombo("ffn", ffn, {FfnKind::None, FfnKind::Relu, FfnKind::Gelu, FfnKind::Swiglu}))
+  if (EnumCombo("ffn", ffn, {FfnKind::None, FfnKind::Relu, FfnKind::Gelu, FfnKind::GeluTanh, FfnKind::Swiglu}))
     apply_shape(state, [&](Model& d) {
       d.ffn.kind = ffn;
       d.ffn.d_ff = ffn == FfnKind::None ? 0 : std::max(d.ffn.d_ff, 4 * d.d_model);
