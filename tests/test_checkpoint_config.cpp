@@ -89,10 +89,15 @@ TEST_CASE("llama3 rope scaling, spelled as rope_scaling or as transformers 5's r
   CHECK(old.llama3->original_max_positions == 8192);
   CHECK(old.rope_theta == 500000);
   const CheckpointConfig v5 = parse_checkpoint_config(
-      "{" + shape + R"("rope_parameters":{"rope_theta":50000.0,"rope_type":"llama3","factor":8.0}})");
+      "{" + shape +
+      R"("rope_parameters":{"rope_theta":50000.0,"rope_type":"llama3","factor":8.0,"low_freq_factor":1.0,)"
+      R"("high_freq_factor":4.0,"original_max_position_embeddings":8192}})");
   REQUIRE(v5.llama3);
   CHECK(v5.rope_theta == 50000);
   CHECK(v5.llama3->factor == 8);
+  CHECK(config_error("{" + shape + R"("rope_parameters":{"rope_type":"llama3","factor":8.0}})") ==
+        "rope_parameters.low_freq_factor: missing (llama3 scaling needs factor, low_freq_factor, high_freq_factor and "
+        "original_max_position_embeddings, as transformers does)");
   CHECK(
       !parse_checkpoint_config("{" + shape + R"("rope_parameters":{"rope_theta":1e4,"rope_type":"default"}})").llama3);
   CHECK(config_error("{" + shape + R"("rope_scaling":{"type":"yarn","factor":4.0}})") ==

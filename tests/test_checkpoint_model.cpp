@@ -149,3 +149,27 @@ TEST_CASE("a model's rope_scaling is checked where the file writes it, and overr
   CHECK(mla.code == 0);
   CHECK(mla.err.starts_with("note: weights.b_Q is not used by variant mla; left out\n"));
 }
+
+TEST_CASE("a model folder's own files are never an output, and its tie and scaling follow config.json") {
+  const std::string folder = gpt2_folder("ckpt-output", gpt2_tensors());
+  const std::string config = read_file(std::filesystem::path(folder) / "config.json");
+  const Run onto = run({"trace", folder, "--layer", "0", "--text", "ab", "--scenario", folder + "/config.json"});
+  CHECK(onto.code == 2);
+  CHECK(onto.err.find("is also the model file config.json this command reads") != std::string::npos);
+  CHECK(read_file(std::filesystem::path(folder) / "config.json") == config);
+  CHECK(run({"trace", folder, "--layer", "0", "--text", "ab", "--scenario", folder + "/new.json"}).code == 2);
+  std::ofstream(std::filesystem::path(folder) / "config.json")
+      << R"({"model_type":"gpt2","n_embd":4,"n_head":2,"n_layer":1,"n_positions":3,"vocab_size":4,)"
+      << R"("tie_word_embeddings":false})";
+  CHECK(run({"run", folder, "--text", "ab"}).err ==
+        "attention-lab: " + folder +
+            ": model.safetensors, tensor lm_head.weight: missing (the config's model reads it, shape [4, 4])\n");
+  std::ofstream(std::filesystem::path(folder) / "config.json")
+      << R"({"model_type":"gpt2","n_embd":4,"n_head":2,"n_layer":1,"scale_attn_by_inverse_layer_idx":true})";
+  CHECK(run({"run", folder, "--text", "ab"}).err.find("scale_attn_by_inverse_layer_idx: true, but the lab") !=
+        std::string::npos);
+  CHECK(run({"run", "/no/such/model", "--text", "ab"}).err ==
+        "attention-lab: /no/such/model: no such folder (a Hugging Face model's folder)\n");
+  CHECK(run({"run", folder, "--text", "ab", "--layer", "0"}).err ==
+        "attention-lab: run: --layer is for --json (the text shows every layer's predictions)\n");
+}

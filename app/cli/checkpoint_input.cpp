@@ -50,15 +50,15 @@ CheckpointText open_checkpoint_text(const std::string& folder, const std::string
   return c;
 }
 
-std::int64_t checkpoint_run_bytes(const CheckpointModel& m, std::int64_t n, bool keep_heads) {
+std::int64_t checkpoint_run_bytes(const CheckpointModel& m, std::int64_t n, bool keep_heads, bool logits) {
   const CheckpointConfig& c = m.config();
   const std::int64_t D = c.d_model, H = c.heads, d = c.head_dim, V = c.vocab, L = c.layers;
   const std::int64_t stream = 8 * n * (8 * D + c.d_ff);  // a layer's residuals, norms, FFN output and hidden
   // A kept layer: every head's q, k, v, weights and output, the attention weights its trace shares and each head's
   // copy of its rows of W_O.
   const std::int64_t heads = 8 * H * (4 * n * d + 2 * n * n) + 8 * D * 2 * (H + c.kv_heads) * d + 8 * D * H * d;
-  const std::int64_t logits = 8 * (2 * n * V + 4096 * D);  // logits, probabilities, a block of the unembedding
-  return limits::kProgramBytes + m.layer_bytes() + L * stream + (keep_heads ? L * heads : heads) + logits;
+  const std::int64_t vocab = logits ? 8 * (2 * n * V + 4096 * D) : 0;  // logits, probabilities, unembedding block
+  return limits::kProgramBytes + m.layer_bytes() + L * stream + (keep_heads ? L * heads : heads) + vocab;
 }
 
 Scenario checkpoint_layer_scenario(const CheckpointText& c, int layer, std::int64_t budget) {
@@ -68,8 +68,8 @@ Scenario checkpoint_layer_scenario(const CheckpointText& c, int layer, std::int6
     throw InputError("--layer",
                      "the model has layers 0.." + std::to_string(layers - 1) + " but found " + std::to_string(layer));
   const auto n = static_cast<std::int64_t>(c.text.ids.size());
-  check_memory_budget(checkpoint_run_bytes(m, n, false), budget, "running " + m.name() + " on the text",
-                      "a shorter text");
+  check_memory_budget(checkpoint_run_bytes(m, n, false, layer + 1 == layers), budget,
+                      "running " + m.name() + " on the text", "a shorter text");
   // The layers before it run with no heads kept; the scenario reads what layer L's attention read.
   const ModelTrace t = run_model(m.model(), c.text.pieces, c.text.ids, m,
                                  ModelRunOptions{.layers = layer + 1, .kept = std::vector<int>{}});

@@ -27,8 +27,9 @@ struct CheckpointText {
 CheckpointText open_checkpoint_text(const std::string& folder, const std::string& text, std::int64_t budget);
 
 // What a forward pass over n tokens holds at its peak: one layer's weights in float64, the stream of every layer,
-// the kept layers' attention traces (keep_heads: all of them) and the logits and probabilities over the vocabulary.
-std::int64_t checkpoint_run_bytes(const CheckpointModel& m, std::int64_t n, bool keep_heads);
+// the kept layers' attention traces (keep_heads: all of them) and, with logits, the logits and probabilities over the
+// vocabulary.
+std::int64_t checkpoint_run_bytes(const CheckpointModel& m, std::int64_t n, bool keep_heads, bool logits = true);
 
 // Layer `layer`'s attention reading what it reads on the text, as a scenario with the layer's weights given.
 Scenario checkpoint_layer_scenario(const CheckpointText& c, int layer, std::int64_t budget);

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include <filesystem>
 #include <functional>
 
 #include "app/cli/args.h"
@@ -207,6 +208,7 @@ int run_command(std::span<const std::string> words, std::ostream& out, std::ostr
   if (is_model_folder(o.scenario)) {
     if (o.tokens) throw UsageError("run: a model folder reads --text \"...\" (its tokenizer splits it), not --tokens");
     if (!o.text) throw UsageError("run: missing --text \"...\" (the text the model reads)");
+    if (o.layer && !o.json) throw UsageError("run: --layer is for --json (the text shows every layer's predictions)");
     if (o.overrides.any()) throw UsageError("run: the scenario overrides do not apply to a model");
     try {
       return run_checkpoint(o, out, budget);
@@ -214,6 +216,10 @@ int run_command(std::span<const std::string> words, std::ostream& out, std::ostr
       err << "attention-lab: " << shown_path(o.scenario) << ": " << e.what() << '\n';
       return kExitBadInput;
     }
+  }
+  if (o.text && !std::filesystem::exists(o.scenario)) {
+    err << "attention-lab: " << shown_path(o.scenario) << ": no such folder (a Hugging Face model's folder)\n";
+    return kExitBadInput;
   }
   if (o.text) throw UsageError("run: --text is for a model folder; a model file reads --tokens \"...\"");
   if (!o.tokens) {

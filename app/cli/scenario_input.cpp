@@ -1,5 +1,6 @@
 #include "app/cli/scenario_input.h"
 
+#include <filesystem>
 #include <sstream>
 
 #include "app/cli/checkpoint_input.h"
@@ -8,6 +9,13 @@
 #include "core/text_format.h"
 
 namespace attn::cli {
+namespace {
+
+// --layer's range as typed: a model folder may have more layers than a model file's 64; each command checks it against
+// the model it reads.
+constexpr std::int64_t kMaxLayerIndex = std::int64_t(1) << 20;
+
+}  // namespace
 
 ScenarioCommandOptions parse_scenario_command(const std::string& command, std::span<const std::string> words,
                                               const CommandOption& own, Operand operand) {
@@ -21,7 +29,7 @@ ScenarioCommandOptions parse_scenario_command(const std::string& command, std::s
     else if (word == "--precision") {
       o.precision = static_cast<int>(args.integer(word, 0, 17));
       precision_given = true;
-    } else if (word == "--layer") o.layer = static_cast<int>(args.integer(word, 0, limits::kMaxLayers - 1));
+    } else if (word == "--layer") o.layer = static_cast<int>(args.integer(word, 0, kMaxLayerIndex));
     else if (word == "--tokens") o.tokens = args.value(word);
     else if (word == "--text") o.text = args.value(word);
     else if (o.overrides.parse(word, args)) continue;
@@ -51,6 +59,8 @@ Scenario load_command_scenario(const ScenarioCommandOptions& o, std::int64_t bud
                        "a model folder needs --layer L and --text \"...\" to be traced as a scenario");
     return checkpoint_layer_scenario(open_checkpoint_text(o.scenario, *o.text, budget), *o.layer, budget);
   }
+  if (o.text && !std::filesystem::exists(o.scenario))
+    throw InputError("", "no such folder (a Hugging Face model's folder)");
   if (o.text) throw InputError("--text", "for a model folder; a model file reads --tokens \"...\"");
   if (document_file_kind(o.scenario, budget) == DocumentKind::Scenario) {
     if (o.layer || o.tokens)

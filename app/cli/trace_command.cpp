@@ -2,6 +2,7 @@
 #include <optional>
 
 #include "app/cli/args.h"
+#include "app/cli/checkpoint_input.h"
 #include "app/cli/commands.h"
 #include "app/cli/handout.h"
 #include "app/cli/matrix_text.h"
@@ -259,6 +260,16 @@ TraceFormat take_format(std::span<const std::string> words, std::vector<std::str
   return format;
 }
 
+// A model folder's files are inputs, wherever they lead: a hub snapshot's links point into its blobs/.
+std::vector<NamedInput> model_folder_files(const ScenarioCommandOptions& o) {
+  std::vector<NamedInput> files;
+  if (!is_model_folder(o.scenario)) return files;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(o.scenario, ec))
+    files.push_back({"model file " + entry.path().filename().string(), entry.path().string()});
+  return files;
+}
+
 }  // namespace
 
 int trace_command(std::span<const std::string> words, std::ostream& out, std::ostream& err, std::int64_t budget) {
@@ -274,7 +285,12 @@ int trace_command(std::span<const std::string> words, std::ostream& out, std::os
     out << "Usage:\n" << kTraceHelp << "\n  Options that override the scenario file:\n" << kOverridesHelp;
     return kExitOk;
   }
-  if (write_to) check_output_option("trace", "--scenario", *write_to, {{"SCENARIO", o.scenario}});
+  if (write_to) {
+    std::vector<NamedInput> inputs = model_folder_files(o), folders;
+    inputs.push_back({"SCENARIO", o.scenario});
+    if (is_model_folder(o.scenario)) folders.push_back({"model folder", o.scenario});
+    check_output_option("trace", "--scenario", *write_to, inputs, folders);
+  }
   std::optional<Trace> t = compute_from_file(o, budget, err, [&](const Scenario& s) {
     check_trace_budget(s, budget, predicted_print_bytes(s));
     if (write_to) try {

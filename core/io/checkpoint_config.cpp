@@ -77,6 +77,11 @@ void read_gpt2(const ForeignFields& c, CheckpointConfig& m) {
   m.kv_heads = m.heads;
   m.head_dim = m.d_model / m.heads;
   m.tie_word_embeddings = c.boolean("tie_word_embeddings", true);
+  m.scale_attention = c.boolean("scale_attn_weights", true);
+  if (c.boolean("scale_attn_by_inverse_layer_idx", false))
+    throw InputError("scale_attn_by_inverse_layer_idx",
+                     "true, but the lab scales every layer's scores by 1/sqrt(head_dim) alone (it does not divide them "
+                     "by the layer's number too)");
 }
 
 // rope_scaling (or transformers 5's rope_parameters): none, "default", or llama3's.
@@ -88,6 +93,11 @@ void read_rope_scaling(const json& s, const std::string& key, CheckpointConfig& 
   if (type != "llama3")
     throw InputError(key + ".rope_type", "\"" + escaped_text(type) +
                                              "\" is a scaling the lab does not compute; it computes llama3's or none");
+  for (const char* field : {"factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"})
+    if (!r.find(field))
+      throw InputError(r.field(field),
+                       "missing (llama3 scaling needs factor, low_freq_factor, high_freq_factor and "
+                       "original_max_position_embeddings, as transformers does)");
   m.llama3 = RopeScaling{r.positive("factor", 8), r.positive("low_freq_factor", 1), r.positive("high_freq_factor", 4),
                          config_int(r, "original_max_position_embeddings", 8192)};
   if (!(m.llama3->high_freq_factor > m.llama3->low_freq_factor))

@@ -31,7 +31,8 @@ struct CheckpointConfig {
   // use_sliding_window: from max_window_layers on).
   std::optional<int> sliding_window;
   int first_window_layer = 0;
-  bool tie_word_embeddings = false;  // as the config says; the weights decide (a file without lm_head is tied)
+  bool tie_word_embeddings = false;  // the logits read the token embedding (lm_head.weight, if any, is not read)
+  bool scale_attention = true;       // GPT-2's scale_attn_weights: scores divided by sqrt(head_dim)
 };
 
 // The shape the KV cache reports read (core/memory.h): the model's attention as configured, named `name`. A window on

@@ -78,7 +78,7 @@ CheckpointNames find_names(const CheckpointConfig& c, const CheckpointWeights& w
     n.prefix = !w.find("wte.weight") && w.find("transformer.wte.weight") ? "transformer." : "";
   else n.prefix = "model.";
   n.embedding = n.prefix + (c.family == ModelFamily::Gpt2 ? "wte.weight" : "embed_tokens.weight");
-  if (w.find("lm_head.weight")) n.lm_head = "lm_head.weight";
+  if (!c.tie_word_embeddings) n.lm_head = "lm_head.weight";  // required then, as transformers ties otherwise
   return n;
 }
 
@@ -117,6 +117,7 @@ AttentionConfig layer_attention(const CheckpointConfig& c, int l) {
     a.window = std::min(*c.sliding_window, limits::kMaxTokens);
   }
   a.output_projection = true;
+  a.scale = c.scale_attention;
   if (c.family == ModelFamily::Gpt2) {
     a.qkv_bias = a.output_bias = true;
     return a;
@@ -180,6 +181,14 @@ Model model_of(const CheckpointConfig& c, std::string name) {
 
 }  // namespace
 
+void check_checkpoint_limits(const CheckpointConfig& c, const CheckpointWeights& w) {
+  try {
+    check_engine_limits(c, w);
+  } catch (const InputError& e) {
+    throw in_file("config.json", e);
+  }
+}
+
 std::shared_ptr<const CheckpointModel> CheckpointModel::open(const std::filesystem::path& folder, std::int64_t budget) {
   std::shared_ptr<CheckpointModel> m(new CheckpointModel());
   m->config_ = read_checkpoint_config(folder, budget);
@@ -187,11 +196,7 @@ std::shared_ptr<const CheckpointModel> CheckpointModel::open(const std::filesyst
     throw in_file("config.json",
                   InputError("mlp_bias", "true, but the lab's SwiGLU has no biases (no model it reads has them)"));
   m->weights_ = CheckpointWeights::open(folder, budget);
-  try {
-    check_engine_limits(m->config_, m->weights_);
-  } catch (const InputError& e) {
-    throw in_file("config.json", e);
-  }
+  check_checkpoint_limits(m->config_, m->weights_);
   m->names_ = find_names(m->config_, m->weights_);
   Expected expected =
       m->config_.family == ModelFamily::Gpt2 ? gpt2_tensors(m->config_, m->names_.prefix) : llama_tensors(m->config_);

@@ -28,6 +28,10 @@ struct CheckpointNames {
   std::string lm_head;    // "lm_head.weight", or "" when the logits read the token embedding (tied)
 };
 
+// The config's sizes within what its files hold (a layer count past their tensors) and what the engine computes (the
+// width, each layer's attention as validate checks it); InputError naming config.json's key.
+void check_checkpoint_limits(const CheckpointConfig& c, const CheckpointWeights& w);
+
 class CheckpointModel final : public ModelWeights {
  public:
   // Reads config.json, the tokenizer and every weights file's header, and checks that each tensor the model needs is

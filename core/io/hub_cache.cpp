@@ -1,5 +1,7 @@
 #include "core/io/hub_cache.h"
 
+#include "core/io/checkpoint_model.h"
+
 #include <algorithm>
 #include <fstream>
 #include <map>
@@ -101,7 +103,9 @@ CachedModel describe_model_folder(const fs::path& folder, std::string id, std::i
     return m;
   }
   try {
-    count_weights(CheckpointWeights::open(folder, budget), m);
+    const CheckpointWeights weights = CheckpointWeights::open(folder, budget);
+    count_weights(weights, m);
+    check_checkpoint_limits(*m.config, weights);
   } catch (const InputError& e) {
     m.why_not = e.what();
     return m;

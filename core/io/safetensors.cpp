@@ -35,7 +35,8 @@ constexpr DtypeBits kDtypes[] = {{"BOOL", 8}, {"F4", 4},      {"F6_E2M3", 6}, {"
 
 // The file mapped read-only; an empty file maps nothing.
 const unsigned char* map_file(const std::filesystem::path& path, std::uint64_t& size) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Non-blocking: a FIFO in a file's place is refused below instead of waiting for a writer (no effect on files).
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) throw InputError("", "cannot be opened for reading: " + std::string(std::strerror(errno)));
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -279,6 +280,15 @@ std::int64_t convert_elements(const unsigned char* p, int bytes, std::span<doubl
 
 }  // namespace
 
+// The mapped pages of bytes [p, p + n) leave the process once converted: a checkpoint read layer by layer holds one
+// layer's float64 copy, not every file page it touched (the page cache keeps them for the next read).
+void SafetensorsFile::release_pages(const unsigned char* p, std::size_t n) const {
+  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto first = reinterpret_cast<std::uintptr_t>(p) / page * page;
+  const auto end = std::min(reinterpret_cast<std::uintptr_t>(p) + n, reinterpret_cast<std::uintptr_t>(map_) + size_);
+  if (end > first) ::madvise(reinterpret_cast<void*>(first), end - first, MADV_DONTNEED);
+}
+
 void SafetensorsFile::read_elements(const StoredTensor& t, std::uint64_t first, std::span<double> out) const {
   if (!is_readable_dtype(t.dtype))
     throw InputError(tensor_place(label_, t.name),
@@ -307,6 +317,7 @@ void SafetensorsFile::read_elements(const StoredTensor& t, std::uint64_t first, 
       return bfloat16_to_double(static_cast<std::uint16_t>(q[0] | q[1] << 8));
     });
   }
+  release_pages(p, out.size() * static_cast<std::size_t>(bytes));
   if (bad >= 0)
     throw InputError(tensor_place(label_, t.name),
                      "element " + element_index(first + static_cast<std::uint64_t>(bad), t.shape) + " is " +

@@ -64,6 +64,7 @@ class SafetensorsFile {
  private:
   SafetensorsFile() = default;
   void read_elements(const StoredTensor& t, std::uint64_t first, std::span<double> out) const;
+  void release_pages(const unsigned char* p, std::size_t n) const;
   std::string label_;
   std::vector<StoredTensor> tensors_;
   const unsigned char* map_ = nullptr;  // the whole file

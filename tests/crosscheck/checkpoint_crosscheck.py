@@ -327,6 +327,7 @@ def gpt2_folder(name, seed, prefixed):
               "n_head": heads, "n_layer": layers, "n_positions": positions, "n_ctx": positions,
               "vocab_size": vocab, "layer_norm_epsilon": 1e-5, "activation_function": "gelu_new",
               "n_inner": inner if prefixed else None, "scale_attn_weights": True,
+              "tie_word_embeddings": not prefixed,
               "bos_token_id": vocab - 1, "eos_token_id": vocab - 1, "torch_dtype": "float32"}
     note = ("F32, 'transformer.' names, its own lm_head, n_inner 40, E 24, 3 heads" if prefixed
             else "F32, tied to wte, attn.bias/masked_bias buffers, E 16, 2 heads")
@@ -519,7 +520,8 @@ def gpt2_forward(config, weights, ids, conv_as_linear=False):
         x = x + conv1d((probs @ v).transpose(0, 1).reshape(t, e), p + "attn.c_proj")
         m = layer_norm(x, w[p + "ln_2.weight"], w[p + "ln_2.bias"], eps)
         x = x + conv1d(gelu_tanh(conv1d(m, p + "mlp.c_fc")), p + "mlp.c_proj")
-    head = w.get("lm_head.weight", w["wte.weight"])
+    # transformers ties lm_head to wte when tie_word_embeddings (GPT2Config's default is true).
+    head = w["wte.weight"] if config.get("tie_word_embeddings", True) else w["lm_head.weight"]
     return layer_norm(x, w["ln_f.weight"], w["ln_f.bias"], eps) @ head.T, layers
 
 
@@ -615,7 +617,8 @@ def llama_forward(config, weights, ids, rope_mode="half", scores_out=None):
         gate = linear(m, p + "mlp.gate_proj")
         x = x + linear(torch.nn.functional.silu(gate) * linear(m, p + "mlp.up_proj"),
                        p + "mlp.down_proj")
-    head = weights.get("lm_head.weight", w["embed_tokens.weight"])
+    # Tied when the config says so (LlamaConfig's default is false), as transformers ties lm_head.
+    head = w["embed_tokens.weight"] if config.get("tie_word_embeddings", False) else weights["lm_head.weight"]
     return rms_norm(x, w["norm.weight"], eps) @ head.T, layers
 
 
@@ -754,12 +757,11 @@ def check_tied(report, folder, weights, ids):
     embed = "wte.weight" if folder.config["model_type"] == "gpt2" else "model.embed_tokens.weight"
     a, _ = forward(folder.config, weights, ids)
     if "lm_head.weight" not in weights:
-        b, _ = forward(folder.config, dict(weights, **{"lm_head.weight": weights[embed].clone()}),
-                       ids)
+        b, _ = forward(dict(folder.config, tie_word_embeddings=False),
+                       dict(weights, **{"lm_head.weight": weights[embed].clone()}), ids)
         report.close("(d) %s: tied = explicit lm_head equal to the embedding" % folder.name, a, b)
     else:
-        untied = {k: v for k, v in weights.items() if k != "lm_head.weight"}
-        b, _ = forward(folder.config, untied, ids)
+        b, _ = forward(dict(folder.config, tie_word_embeddings=True), weights, ids)
         report.check(float((a - b).abs().max()) > 1e-3,
                      "(d) %s: its own lm_head is used (the embedding gives other logits)"
                      % folder.name)
