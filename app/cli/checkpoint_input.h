@@ -31,6 +31,12 @@ CheckpointText open_checkpoint_text(const std::string& folder, const std::string
 // vocabulary.
 std::int64_t checkpoint_run_bytes(const CheckpointModel& m, std::int64_t n, bool keep_heads, bool logits = true);
 
+// From here on, a freed matrix's memory stays in the heap for the next one: a forward pass over a checkpoint frees
+// each layer's float64 weights and makes the next layer's in the same shapes, and mapping them afresh (what the
+// commands otherwise do past 1 MiB) faults in every page again, four fifths of GPT-2 small's time at 64 tokens.
+// The peak is the same: one layer's weights are held at a time either way.
+void reuse_freed_layers();
+
 // Layer `layer`'s attention reading what it reads on the text, as a scenario with the layer's weights given.
 Scenario checkpoint_layer_scenario(const CheckpointText& c, int layer, std::int64_t budget);
 

@@ -177,6 +177,7 @@ void check_run(const Model& m, const std::vector<std::string>& tokens, const Sce
 // run FOLDER --text: the checkpoint's forward pass, a layer's weights converted when it runs. --json keeps every
 // layer's heads (or the shown one's) to write them.
 int run_checkpoint(const ScenarioCommandOptions& o, std::ostream& out, std::int64_t budget) {
+  reuse_freed_layers();
   const CheckpointText c = open_checkpoint_text(o.scenario, *o.text, budget);
   const CheckpointModel& m = *c.model;
   const int layers = static_cast<int>(m.model().layers.size());

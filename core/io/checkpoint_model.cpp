@@ -230,7 +230,19 @@ Matrix CheckpointModel::read(const std::string& name) const {
   return m;
 }
 
-Matrix CheckpointModel::read_linear(const std::string& name) const { return read(name).transpose(); }
+Matrix CheckpointModel::read_linear(const std::string& name) const {
+  const Matrix stored = read(name);  // (out, in)
+  Matrix w(stored.cols(), stored.rows());
+  // Tile by tile: a row of the result is a column of the stored matrix, and a whole column at a time would read
+  // a new cache line for every number (a third of Qwen2.5-0.5B's run went to the plain transpose).
+  constexpr Eigen::Index kTile = 64;
+  for (Eigen::Index r = 0; r < stored.rows(); r += kTile)
+    for (Eigen::Index c = 0; c < stored.cols(); c += kTile) {
+      const Eigen::Index rows = std::min(kTile, stored.rows() - r), cols = std::min(kTile, stored.cols() - c);
+      w.block(c, r, cols, rows) = stored.block(r, c, rows, cols).transpose();
+    }
+  return w;
+}
 
 ModelLayer CheckpointModel::gpt2_layer(int l) const {
   const std::string h = names_.prefix + "h." + std::to_string(l) + ".";

@@ -34,7 +34,8 @@ constexpr DtypeBits kDtypes[] = {{"BOOL", 8}, {"F4", 4},      {"F6_E2M3", 6}, {"
                                  {"F32", 32}, {"C64", 64},    {"F64", 64},    {"I64", 64},    {"U64", 64}};
 
 // The file mapped read-only; an empty file maps nothing.
-const unsigned char* map_file(const std::filesystem::path& path, std::uint64_t& size) {
+// The file mapped (for its header) and its descriptor kept open (for its data, read with pread).
+const unsigned char* map_file(const std::filesystem::path& path, std::uint64_t& size, int& fd_out) {
   // Non-blocking: a FIFO in a file's place is refused below instead of waiting for a writer (no effect on files).
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) throw InputError("", "cannot be opened for reading: " + std::string(std::strerror(errno)));
@@ -45,8 +46,12 @@ const unsigned char* map_file(const std::filesystem::path& path, std::uint64_t& 
   }
   size = static_cast<std::uint64_t>(st.st_size);
   void* p = size == 0 ? nullptr : ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-  ::close(fd);
-  if (p == MAP_FAILED) throw InputError("", "cannot be mapped: " + std::string(std::strerror(errno)));
+  if (p == MAP_FAILED) {
+    const int error = errno;
+    ::close(fd);
+    throw InputError("", "cannot be mapped: " + std::string(std::strerror(error)));
+  }
+  fd_out = fd;
   return static_cast<const unsigned char*>(p);
 }
 
@@ -212,7 +217,7 @@ std::shared_ptr<const SafetensorsFile> SafetensorsFile::open(const std::filesyst
   std::shared_ptr<SafetensorsFile> f(new SafetensorsFile);
   f->label_ = shown_path(path.filename());
   try {
-    f->map_ = map_file(path, f->size_);
+    f->map_ = map_file(path, f->size_, f->fd_);
   } catch (const InputError& e) {
     throw InputError(f->label_, e.what());
   }
@@ -234,6 +239,7 @@ std::shared_ptr<const SafetensorsFile> SafetensorsFile::open(const std::filesyst
 
 SafetensorsFile::~SafetensorsFile() {
   if (map_) ::munmap(const_cast<unsigned char*>(map_), size_);
+  if (fd_ >= 0) ::close(fd_);
 }
 
 const StoredTensor* SafetensorsFile::find(std::string_view name) const {
@@ -269,59 +275,79 @@ namespace {
 
 // Elements of one dtype from p into out, each converted exactly; the index of the first that is not finite, or -1.
 template <typename Convert>
-std::int64_t convert_elements(const unsigned char* p, int bytes, std::span<double> out, Convert convert) {
+std::int64_t convert_elements(const unsigned char* p, int bytes, std::span<double> out, Convert element) {
   std::int64_t bad = -1;
   for (std::size_t i = 0; i < out.size(); ++i, p += bytes) {
-    out[i] = convert(p);
+    out[i] = element(p);
     if (!std::isfinite(out[i]) && bad < 0) bad = static_cast<std::int64_t>(i);
   }
   return bad;
 }
 
+// Elements of `dtype` at p into out, each converted exactly (the dtype chosen once, not per element); the index of
+// the first that is not finite, or -1.
+std::int64_t convert(const std::string& dtype, const unsigned char* p, std::span<double> out) {
+  if (dtype == "F64")
+    return convert_elements(p, 8, out, [](const unsigned char* q) {
+      std::uint64_t b;
+      std::memcpy(&b, q, 8);  // little-endian, as the machine
+      return std::bit_cast<double>(b);
+    });
+  if (dtype == "F32")
+    return convert_elements(p, 4, out, [](const unsigned char* q) {
+      std::uint32_t b;
+      std::memcpy(&b, q, 4);
+      return static_cast<double>(std::bit_cast<float>(b));
+    });
+  if (dtype == "F16")
+    return convert_elements(
+        p, 2, out, [](const unsigned char* q) { return half_to_double(static_cast<std::uint16_t>(q[0] | q[1] << 8)); });
+  return convert_elements(p, 2, out, [](const unsigned char* q) {
+    return bfloat16_to_double(static_cast<std::uint16_t>(q[0] | q[1] << 8));
+  });
+}
+
 }  // namespace
 
-// The mapped pages of bytes [p, p + n) leave the process once converted: a checkpoint read layer by layer holds one
-// layer's float64 copy, not every file page it touched (the page cache keeps them for the next read).
-void SafetensorsFile::release_pages(const unsigned char* p, std::size_t n) const {
-  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
-  const auto first = reinterpret_cast<std::uintptr_t>(p) / page * page;
-  const auto end = std::min(reinterpret_cast<std::uintptr_t>(p) + n, reinterpret_cast<std::uintptr_t>(map_) + size_);
-  if (end > first) ::madvise(reinterpret_cast<void*>(first), end - first, MADV_DONTNEED);
-}
+// Bytes of the file read at a time: under the 1 MiB at which the commands map allocations afresh, so the one buffer
+// a tensor is read through comes from the heap and is reused block after block.
+constexpr std::size_t kReadBlock = std::size_t(256) << 10;
 
 void SafetensorsFile::read_elements(const StoredTensor& t, std::uint64_t first, std::span<double> out) const {
   if (!is_readable_dtype(t.dtype))
     throw InputError(tensor_place(label_, t.name),
                      "dtype " + t.dtype + " is not one the lab reads (F64, F32, F16 or BF16)");
   const int bytes = dtype_bits(t.dtype) / 8;
-  const unsigned char* p = map_ + data_ + t.begin + first * static_cast<std::uint64_t>(bytes);
-  // The dtype is chosen once, not per element: a checkpoint converts hundreds of millions of them.
-  std::int64_t bad = -1;
-  if (t.dtype == "F64") {
-    bad = convert_elements(p, 8, out, [](const unsigned char* q) {
-      std::uint64_t b;
-      std::memcpy(&b, q, 8);  // little-endian, as the machine
-      return std::bit_cast<double>(b);
-    });
-  } else if (t.dtype == "F32") {
-    bad = convert_elements(p, 4, out, [](const unsigned char* q) {
-      std::uint32_t b;
-      std::memcpy(&b, q, 4);
-      return static_cast<double>(std::bit_cast<float>(b));
-    });
-  } else if (t.dtype == "F16") {
-    bad = convert_elements(
-        p, 2, out, [](const unsigned char* q) { return half_to_double(static_cast<std::uint16_t>(q[0] | q[1] << 8)); });
-  } else {
-    bad = convert_elements(p, 2, out, [](const unsigned char* q) {
-      return bfloat16_to_double(static_cast<std::uint16_t>(q[0] | q[1] << 8));
-    });
+  // The data is copied out of the page cache with pread, never through the mapping: a mapped page costs a fault and
+  // stays in the process, and a file cut short after it was opened is an error here, not a SIGBUS.
+  std::vector<unsigned char> block(std::min<std::size_t>(kReadBlock, out.size() * static_cast<std::size_t>(bytes)));
+  const std::size_t per_block = block.size() / static_cast<std::size_t>(bytes);
+  std::uint64_t at = data_ + t.begin + first * static_cast<std::uint64_t>(bytes);
+  for (std::size_t done = 0; done < out.size();) {
+    const std::size_t n = std::min(per_block, out.size() - done), length = n * static_cast<std::size_t>(bytes);
+    read_bytes(at, block.data(), length, t);
+    const std::int64_t bad = convert(t.dtype, block.data(), out.subspan(done, n));
+    if (bad >= 0) {
+      const std::uint64_t index = first + done + static_cast<std::uint64_t>(bad);
+      throw InputError(tensor_place(label_, t.name), "element " + element_index(index, t.shape) + " is " +
+                                                         general_number(out[done + static_cast<std::size_t>(bad)]) +
+                                                         ", not a finite weight");
+    }
+    done += n;
+    at += length;
   }
-  release_pages(p, out.size() * static_cast<std::size_t>(bytes));
-  if (bad >= 0)
-    throw InputError(tensor_place(label_, t.name),
-                     "element " + element_index(first + static_cast<std::uint64_t>(bad), t.shape) + " is " +
-                         general_number(out[static_cast<std::size_t>(bad)]) + ", not a finite weight");
+}
+
+void SafetensorsFile::read_bytes(std::uint64_t at, unsigned char* to, std::size_t length, const StoredTensor& t) const {
+  for (std::size_t got = 0; got < length;) {
+    const ssize_t r = ::pread(fd_, to + got, length - got, static_cast<off_t>(at + got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0)
+      throw InputError(tensor_place(label_, t.name),
+                       r < 0 ? "cannot be read: " + std::string(std::strerror(errno))
+                             : "the file ends before this tensor does (it was cut short after it was opened)");
+    got += static_cast<std::size_t>(r);
+  }
 }
 
 }  // namespace attn

@@ -4,9 +4,9 @@
 // bytes, row-major and little-endian, their offsets counted from the end of the header.
 //
 // Opening checks the whole header against the file before anything else (docs/FORMATS.md lists each refusal); a
-// tensor's bytes are read, and converted exactly to float64, only when asked for. The file is mapped read-only and
-// never copied whole; an element is copied out byte by byte, never read through a cast pointer (files written before
-// safetensors 0.3.1 are not aligned).
+// tensor's bytes are read, and converted exactly to float64, only when asked for. The header is read through a
+// read-only mapping; a tensor's bytes are copied out of the file (pread) a block at a time and converted element by
+// element, never read through a cast pointer (files written before safetensors 0.3.1 are not aligned).
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -64,10 +64,11 @@ class SafetensorsFile {
  private:
   SafetensorsFile() = default;
   void read_elements(const StoredTensor& t, std::uint64_t first, std::span<double> out) const;
-  void release_pages(const unsigned char* p, std::size_t n) const;
+  void read_bytes(std::uint64_t at, unsigned char* to, std::size_t length, const StoredTensor& t) const;
   std::string label_;
   std::vector<StoredTensor> tensors_;
-  const unsigned char* map_ = nullptr;  // the whole file
+  const unsigned char* map_ = nullptr;  // the whole file, of which only the header is read through the mapping
+  int fd_ = -1;                         // the tensors' bytes are read with pread
   std::uint64_t size_ = 0;
   std::uint64_t data_ = 0;  // where the tensors' bytes start: 8 + N
 };
