@@ -273,6 +273,13 @@ void append_utf8(std::string& s, char32_t c) {
 
 std::string escaped_text(std::string_view bytes) {
   std::string out;
+  // A message quotes a file's text: a 10 MB "dtype" would otherwise be a 10 MB line.
+  constexpr std::size_t kMostBytes = 1024;
+  if (bytes.size() > kMostBytes) {
+    std::size_t cut = kMostBytes;
+    while (cut > 0 && (static_cast<unsigned char>(bytes[cut]) & 0xC0) == 0x80) --cut;  // a whole character
+    return escaped_text(bytes.substr(0, cut)) + "\u2026 (" + thousands(std::uint64_t(bytes.size())) + " bytes)";
+  }
   for (std::size_t i = 0; i < bytes.size();) {
     const auto c = static_cast<unsigned char>(bytes[i]);
     const std::size_t n = utf8_length_at(bytes, i);

@@ -162,7 +162,8 @@ char32_t next_code_point(std::string_view s, std::size_t& i);
 // c written in UTF-8 at the end of s.
 void append_utf8(std::string& s, char32_t c);
 // Bytes for a message or a title: well-formed UTF-8 as it is, every other byte and every control character as \xhh
-// ("b\xff.json"). Paths are bytes; only what shows them decodes them.
+// ("b\xff.json"). Paths are bytes; only what shows them decodes them. Past 1,024 bytes the text is cut at a whole
+// character and says how long it was ("…(5,000,000 bytes)").
 std::string escaped_text(std::string_view bytes);
 
 // Token labels in text tables (trace, decode, handouts) and beside the window's matrices take at most this many

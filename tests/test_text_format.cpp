@@ -129,9 +129,17 @@ TEST_CASE("UTF-8 one character at a time: 1 to 4 bytes both ways, bytes that are
   std::string s;
   append_utf8(s, U'\u0120');
   CHECK(s == "\xC4\xA0");  // Ġ
-  const std::string bad = "\xff" "a";
+  const std::string bad =
+      "\xff"
+      "a";
   std::size_t i = 0;
   CHECK(next_code_point(bad, i) == U'\uFFFD');
   CHECK(i == 1);
   CHECK(next_code_point(bad, i) == U'a');
+}
+
+TEST_CASE("escaped_text cuts a long text at a whole character and says how long it was") {
+  const std::string long_text = std::string(1023, 'a') + "\u00e9" + std::string(10, 'b');  // é straddles byte 1024
+  CHECK(escaped_text(long_text) == std::string(1023, 'a') + "\u2026 (1,035 bytes)");
+  CHECK(escaped_text(std::string(1024, 'a')) == std::string(1024, 'a'));
 }

@@ -99,7 +99,7 @@ void check_tensors(const CheckpointWeights& w, const Expected& expected) {
                        "expected shape " + shape_text(x.shape) + " from config.json but found " + shape_text(t.shape));
     if (!is_readable_dtype(t.dtype))
       throw InputError(tensor_place(f.file->label(), x.name),
-                       "dtype " + t.dtype + " is not one the lab reads (F64, F32, F16 or BF16)");
+                       "dtype " + escaped_text(t.dtype) + " is not one the lab reads (F64, F32, F16 or BF16)");
   }
 }
 

@@ -108,7 +108,7 @@ void check_layout(std::vector<StoredTensor>& tensors, std::uint64_t data_bytes, 
     const std::optional<std::uint64_t> bytes = byte_count(t);
     if (!bytes || *bytes != t.end - t.begin)
       throw InputError(tensor_place(file, t.name),
-                       "shape " + shape_text(t.shape) + " of " + t.dtype + " needs " +
+                       "shape " + shape_text(t.shape) + " of " + escaped_text(t.dtype) + " needs " +
                            (bytes ? thousands(*bytes) + " bytes" : std::string("more bytes than a file can hold")) +
                            " but data_offsets [" + thousands(t.begin) + ", " + thousands(t.end) + "] hold " +
                            thousands(t.end - t.begin));
@@ -316,7 +316,7 @@ constexpr std::size_t kReadBlock = std::size_t(256) << 10;
 void SafetensorsFile::read_elements(const StoredTensor& t, std::uint64_t first, std::span<double> out) const {
   if (!is_readable_dtype(t.dtype))
     throw InputError(tensor_place(label_, t.name),
-                     "dtype " + t.dtype + " is not one the lab reads (F64, F32, F16 or BF16)");
+                     "dtype " + escaped_text(t.dtype) + " is not one the lab reads (F64, F32, F16 or BF16)");
   const int bytes = dtype_bits(t.dtype) / 8;
   // The data is copied out of the page cache with pread, never through the mapping: a mapped page costs a fault and
   // stays in the process, and a file cut short after it was opened is an error here, not a SIGBUS.
