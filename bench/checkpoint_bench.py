@@ -33,7 +33,7 @@ What each side computes and how it is timed:
            weighted values over the T(T+1)/2 causal cells, the MLP, the unembedding over the whole vocabulary at
            all 64 positions), x2 FLOPs, at the machine's float64 dgemm rate measured in the same run (torch, a
            2048 x 2048 x 2048 product, the best of 5, at the same thread count). Reading and converting the weights
-           are not in it: at 64 tokens they can cost as much as the arithmetic.
+           are not in it: at 64 tokens they take most of the PyTorch side's time.
 
 Equal footing: float64 arithmetic on both sides; the same thread count (OMP_NUM_THREADS, OPENBLAS_NUM_THREADS,
 MKL_NUM_THREADS, and torch.set_num_threads in the child); the weights read from the page cache on both sides (one
@@ -44,7 +44,7 @@ pages anew and about double PyTorch's time on the Qwen shape, flattering us. Eac
 --runs timed runs and the largest peak RSS among them. Timings on a shared machine are only as good as its idleness:
 the load average and the CPU time other processes used are printed (bench/compare.py's measures).
 
-Before anything is timed, the script checks itself on tiny shapes (about a second): its streaming safetensors
+Before anything is timed, the script checks itself on tiny shapes (under a second): its streaming safetensors
 writer gives the bytes checkpoint_crosscheck.write_safetensors gives for the same values, and the PyTorch side's
 logits and top five agree with checkpoint_crosscheck.forward (the reference written from the formulas) to 1e-9.
 Whether the lab's forward pass agrees with the reference is checkpoint_crosscheck.py's job, not this script's; the
