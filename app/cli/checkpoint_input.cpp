@@ -64,7 +64,8 @@ std::int64_t checkpoint_run_bytes(const CheckpointModel& m, std::int64_t n, bool
   // A kept layer: every head's q, k, v, weights and output, the attention weights its trace shares and each head's
   // copy of its rows of W_O.
   const std::int64_t heads = 8 * H * (4 * n * d + 2 * n * n) + 8 * D * 2 * (H + c.kv_heads) * d + 8 * D * H * d;
-  const std::int64_t vocab = logits ? 8 * (2 * n * V + 4096 * D) : 0;  // logits, probabilities, unembedding block
+  // The logits, the probabilities and the unembedding's blocks being read.
+  const std::int64_t vocab = logits ? 8 * 2 * n * V + CheckpointModel::unembedding_bytes(D) : 0;
   return limits::kProgramBytes + m.layer_bytes() + L * stream + (keep_heads ? L * heads : heads) + vocab;
 }
 

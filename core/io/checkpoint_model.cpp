@@ -1,6 +1,10 @@
 #include "core/io/checkpoint_model.h"
 
 #include <algorithm>
+#include <exception>
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
 
 #include "core/io/hub_cache.h"
 #include "core/io/tokenizer_json.h"
@@ -10,8 +14,10 @@
 namespace attn {
 namespace {
 
-// Rows of the unembedding converted at a time: 4,096 x 896 numbers are 28 MiB beside the logits.
+// Rows of the unembedding converted at a time: 4,096 x 896 numbers are 28 MiB beside the logits, one block on each
+// of at most kUnembeddingThreads threads.
 constexpr int kUnembeddingRows = 4096;
+constexpr int kUnembeddingThreads = 4;
 
 // Each tensor the model reads, with the shape the config gives it.
 struct ExpectedTensor {
@@ -208,6 +214,10 @@ std::shared_ptr<const CheckpointModel> CheckpointModel::open(const std::filesyst
   return m;
 }
 
+std::int64_t CheckpointModel::unembedding_bytes(std::int64_t d_model) {
+  return std::int64_t(8) * kUnembeddingRows * kUnembeddingThreads * d_model;
+}
+
 std::string CheckpointModel::piece(int id) const {
   return id < tokenizer_.vocab_size() ? shown_piece(tokenizer_, id) : "<id " + std::to_string(id) + ">";
 }
@@ -330,16 +340,29 @@ SharedMatrix CheckpointModel::final_bias() const {
 Matrix CheckpointModel::logits(const Matrix& final) const {
   const std::string& name = names_.lm_head.empty() ? names_.embedding : names_.lm_head;
   const StoredTensor& t = tensor(name);
-  const Eigen::Index vocab = config_.vocab;
+  const Eigen::Index vocab = config_.vocab, blocks = (vocab + kUnembeddingRows - 1) / kUnembeddingRows;
   Matrix logits(final.rows(), vocab);  // (N, vocab)
-  Matrix rows;                         // (at most kUnembeddingRows, d_model): the unembedding's rows, a block at a time
-  for (Eigen::Index r = 0; r < vocab; r += kUnembeddingRows) {
-    const Eigen::Index n = std::min<Eigen::Index>(kUnembeddingRows, vocab - r);
-    rows.resize(n, config_.d_model);
-    file_of(name).read_rows(t, static_cast<std::uint64_t>(r), static_cast<std::uint64_t>(n),
-                            {rows.data(), static_cast<std::size_t>(rows.size())});
-    logits.middleCols(r, n).noalias() = final * rows.transpose();
+  std::exception_ptr failed;
+  // The largest product of a run at sentence length, on kUnembeddingThreads threads at most: each reads, converts
+  // and multiplies its own blocks of the vocabulary's rows.
+#if defined(_OPENMP)
+#pragma omp parallel for schedule(dynamic) num_threads(std::min(omp_get_max_threads(), kUnembeddingThreads))
+#endif
+  for (Eigen::Index b = 0; b < blocks; ++b) {
+    try {
+      const Eigen::Index r = b * kUnembeddingRows, n = std::min<Eigen::Index>(kUnembeddingRows, vocab - r);
+      Matrix rows(n, config_.d_model);  // the unembedding's rows r .. r + n - 1
+      file_of(name).read_rows(t, static_cast<std::uint64_t>(r), static_cast<std::uint64_t>(n),
+                              {rows.data(), static_cast<std::size_t>(rows.size())});
+      logits.middleCols(r, n).noalias() = final * rows.transpose();
+    } catch (...) {  // an exception may not leave a parallel loop: the first is thrown after it
+#if defined(_OPENMP)
+#pragma omp critical(checkpoint_logits)
+#endif
+      if (!failed) failed = std::current_exception();
+    }
   }
+  if (failed) std::rethrow_exception(failed);
   return logits;
 }
 

@@ -47,6 +47,8 @@ class CheckpointModel final : public ModelWeights {
   std::string piece(int id) const;
   // The bytes of float64 one layer's weights take once converted: what a forward pass holds beside its trace.
   std::int64_t layer_bytes() const;
+  // The bytes of float64 the unembedding's blocks being read at once take, at width d_model.
+  static std::int64_t unembedding_bytes(std::int64_t d_model);
 
   ModelLayer layer(int l) const override;
   Matrix embedding_rows(const std::vector<int>& ids) const override;
