@@ -580,13 +580,7 @@ def feature_invalid_cases(features):
     cases = []
 
     def add(label, fields, pred, change):
-        for c in features:
-            if pred(c):
-                doc = copy.deepcopy(scenario_json(c))
-                change(c, doc["attention"], doc["weights"])
-                cases.append(("%s (from #%d)" % (label, c["idx"]), fields, doc))
-                return
-        cases.append((label, fields, None))
+        cases.append(broken_case(features, label, fields, pred, change))
 
     def no_bias_rope(c):
         return c["positions"] == "rope" and not c["qkv_bias"] and c["variant"] != "mla"
@@ -1195,18 +1189,23 @@ def first_line(err, path):
     return (err.strip().splitlines() or ["(no message)"])[0].replace(path, "FILE")
 
 
+def broken_case(configs, label, field, pred, change):
+    """(label, field, doc): the scenario of the first configuration `pred` accepts, broken by `change`
+    (its configuration, attention and weights); no doc when none is accepted (a coverage gap)."""
+    for c in configs:
+        if pred(c):
+            doc = copy.deepcopy(scenario_json(c))
+            change(c, doc["attention"], doc["weights"])
+            return ("%s (from #%d)" % (label, c["idx"]), field, doc)
+    return (label, field, None)
+
+
 def invalid_cases(configs):
     """(label, field the message must name, scenario doc) each breaking one rule."""
     cases = []
 
     def add(label, field, pred, change):
-        for c in configs:
-            if pred(c):
-                doc = copy.deepcopy(scenario_json(c))
-                change(c, doc["attention"], doc["weights"])
-                cases.append(("%s (from #%d)" % (label, c["idx"]), field, doc))
-                return
-        cases.append((label, field, None))
+        cases.append(broken_case(configs, label, field, pred, change))
 
     def plain(c):
         return c["positions"] == "none" and not c["sparse"]
