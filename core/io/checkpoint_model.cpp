@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <exception>
+#include <functional>
+#include <type_traits>
 #if defined(_OPENMP)
 #include <omp.h>
 #endif
@@ -27,53 +29,91 @@ struct ExpectedTensor {
 using Expected = std::vector<ExpectedTensor>;
 using U = std::uint64_t;
 
-Expected gpt2_tensors(const CheckpointConfig& c, const std::string& p) {
+// A tensor of a layer: its name and shape, whether it is an nn.Linear weight (stored (out, in), the lab's x W wants it
+// transposed), and where its float64 copy goes. One table serves both the check at open and the read of a layer.
+struct LayerTensor {
+  std::string name;
+  std::vector<U> shape;
+  bool linear;
+  std::function<void(ModelLayer&, Matrix)> put;
+};
+
+// Sets one weight of a layer.
+template <typename Part>
+std::function<void(ModelLayer&, Matrix)> into(SharedMatrix Part::*slot) {
+  return [slot](ModelLayer& layer, Matrix m) {
+    if constexpr (std::is_same_v<Part, Weights>) layer.weights.*slot = std::move(m);
+    else layer.own.*slot = std::move(m);
+  };
+}
+
+// Conv1D's c_attn (in, 3E) or its bias (1, 3E): q | k | v side by side, into the three slots.
+std::function<void(ModelLayer&, Matrix)> split_qkv(SharedMatrix Weights::*q, SharedMatrix Weights::*k,
+                                                   SharedMatrix Weights::*v) {
+  return [q, k, v](ModelLayer& layer, Matrix m) {
+    const Eigen::Index E = m.cols() / 3;
+    layer.weights.*q = Matrix(m.leftCols(E));
+    layer.weights.*k = Matrix(m.middleCols(E, E));
+    layer.weights.*v = Matrix(m.rightCols(E));
+  };
+}
+
+std::vector<LayerTensor> gpt2_layer_tensors(const CheckpointConfig& c, const std::string& prefix, int l) {
   const U E = U(c.d_model), F = U(c.d_ff);
-  Expected e{{p + "wte.weight", {U(c.vocab), E}},
-             {p + "wpe.weight", {U(c.max_positions), E}},
-             {p + "ln_f.weight", {E}},
-             {p + "ln_f.bias", {E}}};
-  for (int l = 0; l < c.layers; ++l) {
-    const std::string h = p + "h." + std::to_string(l) + ".";
-    for (const char* ln : {"ln_1.", "ln_2."}) {
-      e.push_back({h + ln + "weight", {E}});
-      e.push_back({h + ln + "bias", {E}});
-    }
-    e.push_back({h + "attn.c_attn.weight", {E, 3 * E}});
-    e.push_back({h + "attn.c_attn.bias", {3 * E}});
-    e.push_back({h + "attn.c_proj.weight", {E, E}});
-    e.push_back({h + "attn.c_proj.bias", {E}});
-    e.push_back({h + "mlp.c_fc.weight", {E, F}});
-    e.push_back({h + "mlp.c_fc.bias", {F}});
-    e.push_back({h + "mlp.c_proj.weight", {F, E}});
-    e.push_back({h + "mlp.c_proj.bias", {E}});
-  }
-  return e;
+  const std::string h = prefix + "h." + std::to_string(l) + ".";
+  return {{h + "ln_1.weight", {E}, false, into(&LayerWeights::ln1_gain)},
+          {h + "ln_1.bias", {E}, false, into(&LayerWeights::ln1_bias)},
+          {h + "ln_2.weight", {E}, false, into(&LayerWeights::ln2_gain)},
+          {h + "ln_2.bias", {E}, false, into(&LayerWeights::ln2_bias)},
+          {h + "attn.c_attn.weight", {E, 3 * E}, false, split_qkv(&Weights::W_Q, &Weights::W_K, &Weights::W_V)},
+          {h + "attn.c_attn.bias", {3 * E}, false, split_qkv(&Weights::b_Q, &Weights::b_K, &Weights::b_V)},
+          {h + "attn.c_proj.weight", {E, E}, false, into(&Weights::W_O)},
+          {h + "attn.c_proj.bias", {E}, false, into(&Weights::b_O)},
+          {h + "mlp.c_fc.weight", {E, F}, false, into(&LayerWeights::W_1)},
+          {h + "mlp.c_fc.bias", {F}, false, into(&LayerWeights::b_1)},
+          {h + "mlp.c_proj.weight", {F, E}, false, into(&LayerWeights::W_2)},
+          {h + "mlp.c_proj.bias", {E}, false, into(&LayerWeights::b_2)}};
 }
 
 bool has_qkv_bias(const CheckpointConfig& c) { return c.family == ModelFamily::Qwen2 || c.attention_bias; }
 
-Expected llama_tensors(const CheckpointConfig& c) {
+std::vector<LayerTensor> llama_layer_tensors(const CheckpointConfig& c, int l) {
   const U D = U(c.d_model), F = U(c.d_ff), Q = U(c.heads) * U(c.head_dim), KV = U(c.kv_heads) * U(c.head_dim);
-  Expected e{{"model.embed_tokens.weight", {U(c.vocab), D}}, {"model.norm.weight", {D}}};
-  for (int l = 0; l < c.layers; ++l) {
-    const std::string at = "model.layers." + std::to_string(l) + ".";
-    e.push_back({at + "input_layernorm.weight", {D}});
-    e.push_back({at + "post_attention_layernorm.weight", {D}});
-    e.push_back({at + "self_attn.q_proj.weight", {Q, D}});
-    e.push_back({at + "self_attn.k_proj.weight", {KV, D}});
-    e.push_back({at + "self_attn.v_proj.weight", {KV, D}});
-    e.push_back({at + "self_attn.o_proj.weight", {D, Q}});
-    if (has_qkv_bias(c)) {
-      e.push_back({at + "self_attn.q_proj.bias", {Q}});
-      e.push_back({at + "self_attn.k_proj.bias", {KV}});
-      e.push_back({at + "self_attn.v_proj.bias", {KV}});
-    }
-    if (c.attention_bias) e.push_back({at + "self_attn.o_proj.bias", {D}});
-    e.push_back({at + "mlp.gate_proj.weight", {F, D}});
-    e.push_back({at + "mlp.up_proj.weight", {F, D}});
-    e.push_back({at + "mlp.down_proj.weight", {D, F}});
+  const std::string at = "model.layers." + std::to_string(l) + ".", attn = at + "self_attn.";
+  std::vector<LayerTensor> t{{at + "input_layernorm.weight", {D}, false, into(&LayerWeights::ln1_gain)},
+                             {at + "post_attention_layernorm.weight", {D}, false, into(&LayerWeights::ln2_gain)},
+                             {attn + "q_proj.weight", {Q, D}, true, into(&Weights::W_Q)},
+                             {attn + "k_proj.weight", {KV, D}, true, into(&Weights::W_K)},
+                             {attn + "v_proj.weight", {KV, D}, true, into(&Weights::W_V)},
+                             {attn + "o_proj.weight", {D, Q}, true, into(&Weights::W_O)},
+                             {at + "mlp.gate_proj.weight", {F, D}, true, into(&LayerWeights::W_1)},
+                             {at + "mlp.up_proj.weight", {F, D}, true, into(&LayerWeights::W_3)},
+                             {at + "mlp.down_proj.weight", {D, F}, true, into(&LayerWeights::W_2)}};
+  if (has_qkv_bias(c)) {
+    t.push_back({attn + "q_proj.bias", {Q}, false, into(&Weights::b_Q)});
+    t.push_back({attn + "k_proj.bias", {KV}, false, into(&Weights::b_K)});
+    t.push_back({attn + "v_proj.bias", {KV}, false, into(&Weights::b_V)});
   }
+  if (c.attention_bias) t.push_back({attn + "o_proj.bias", {D}, false, into(&Weights::b_O)});
+  return t;
+}
+
+std::vector<LayerTensor> layer_tensors(const CheckpointConfig& c, const std::string& prefix, int l) {
+  return c.family == ModelFamily::Gpt2 ? gpt2_layer_tensors(c, prefix, l) : llama_layer_tensors(c, l);
+}
+
+// Every tensor the model reads: the embedding, positions and final norm, each layer's, and lm_head when untied.
+Expected model_tensors(const CheckpointConfig& c, const CheckpointNames& n) {
+  const U E = U(c.d_model);
+  Expected e{{n.embedding, {U(c.vocab), E}}};
+  if (c.family == ModelFamily::Gpt2)
+    e.insert(e.end(), {{n.prefix + "wpe.weight", {U(c.max_positions), E}},
+                       {n.prefix + "ln_f.weight", {E}},
+                       {n.prefix + "ln_f.bias", {E}}});
+  else e.push_back({"model.norm.weight", {E}});
+  for (int l = 0; l < c.layers; ++l)
+    for (const LayerTensor& t : layer_tensors(c, n.prefix, l)) e.push_back({t.name, t.shape});
+  if (!n.lm_head.empty()) e.push_back({n.lm_head, {U(c.vocab), E}});
   return e;
 }
 
@@ -204,10 +244,7 @@ std::shared_ptr<const CheckpointModel> CheckpointModel::open(const std::filesyst
   m->weights_ = CheckpointWeights::open(folder, budget);
   check_checkpoint_limits(m->config_, m->weights_);
   m->names_ = find_names(m->config_, m->weights_);
-  Expected expected =
-      m->config_.family == ModelFamily::Gpt2 ? gpt2_tensors(m->config_, m->names_.prefix) : llama_tensors(m->config_);
-  if (!m->names_.lm_head.empty()) expected.push_back({m->names_.lm_head, {U(m->config_.vocab), U(m->config_.d_model)}});
-  check_tensors(m->weights_, expected);
+  check_tensors(m->weights_, model_tensors(m->config_, m->names_));
   m->tokenizer_ = read_tokenizer(folder, budget);
   m->model_ = model_of(m->config_, model_folder_name(folder));
   m->model_.tied_unembedding = m->names_.lm_head.empty();
@@ -254,60 +291,11 @@ Matrix CheckpointModel::read_linear(const std::string& name) const {
   return w;
 }
 
-ModelLayer CheckpointModel::gpt2_layer(int l) const {
-  const std::string h = names_.prefix + "h." + std::to_string(l) + ".";
-  const Eigen::Index E = config_.d_model;
-  ModelLayer layer{model_.layers[static_cast<std::size_t>(l)].attention, {}, {}};
-  Weights& w = layer.weights;
-  {  // c_attn is Conv1D: (in, out) already, q | k | v side by side
-    const Matrix c_attn = read(h + "attn.c_attn.weight"), bias = read(h + "attn.c_attn.bias");
-    w.W_Q = Matrix(c_attn.leftCols(E));
-    w.W_K = Matrix(c_attn.middleCols(E, E));
-    w.W_V = Matrix(c_attn.rightCols(E));
-    w.b_Q = Matrix(bias.leftCols(E));
-    w.b_K = Matrix(bias.middleCols(E, E));
-    w.b_V = Matrix(bias.rightCols(E));
-  }
-  w.W_O = read(h + "attn.c_proj.weight");
-  w.b_O = read(h + "attn.c_proj.bias");
-  LayerWeights& o = layer.own;
-  o.ln1_gain = read(h + "ln_1.weight");
-  o.ln1_bias = read(h + "ln_1.bias");
-  o.ln2_gain = read(h + "ln_2.weight");
-  o.ln2_bias = read(h + "ln_2.bias");
-  o.W_1 = read(h + "mlp.c_fc.weight");
-  o.b_1 = read(h + "mlp.c_fc.bias");
-  o.W_2 = read(h + "mlp.c_proj.weight");
-  o.b_2 = read(h + "mlp.c_proj.bias");
-  return layer;
-}
-
-ModelLayer CheckpointModel::llama_layer(int l) const {
-  const std::string at = "model.layers." + std::to_string(l) + ".";
-  const AttentionConfig& a = model_.layers[static_cast<std::size_t>(l)].attention;
-  ModelLayer layer{a, {}, {}};
-  Weights& w = layer.weights;
-  w.W_Q = read_linear(at + "self_attn.q_proj.weight");
-  w.W_K = read_linear(at + "self_attn.k_proj.weight");
-  w.W_V = read_linear(at + "self_attn.v_proj.weight");
-  w.W_O = read_linear(at + "self_attn.o_proj.weight");
-  if (a.qkv_bias) {
-    w.b_Q = read(at + "self_attn.q_proj.bias");
-    w.b_K = read(at + "self_attn.k_proj.bias");
-    w.b_V = read(at + "self_attn.v_proj.bias");
-  }
-  if (a.output_bias) w.b_O = read(at + "self_attn.o_proj.bias");
-  LayerWeights& o = layer.own;
-  o.ln1_gain = read(at + "input_layernorm.weight");
-  o.ln2_gain = read(at + "post_attention_layernorm.weight");
-  o.W_1 = read_linear(at + "mlp.gate_proj.weight");
-  o.W_3 = read_linear(at + "mlp.up_proj.weight");
-  o.W_2 = read_linear(at + "mlp.down_proj.weight");
-  return layer;
-}
-
 ModelLayer CheckpointModel::layer(int l) const {
-  return config_.family == ModelFamily::Gpt2 ? gpt2_layer(l) : llama_layer(l);
+  ModelLayer layer{model_.layers[static_cast<std::size_t>(l)].attention, {}, {}};
+  for (LayerTensor& t : layer_tensors(config_, names_.prefix, l))
+    t.put(layer, t.linear ? read_linear(t.name) : read(t.name));
+  return layer;
 }
 
 Matrix CheckpointModel::embedding_rows(const std::vector<int>& ids) const {

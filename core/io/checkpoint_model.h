@@ -63,8 +63,6 @@ class CheckpointModel final : public ModelWeights {
   Matrix read_linear(const std::string& name) const;  // an nn.Linear weight (out, in), as the lab's (in, out)
   const StoredTensor& tensor(const std::string& name) const;
   const SafetensorsFile& file_of(const std::string& name) const;
-  ModelLayer gpt2_layer(int l) const;
-  ModelLayer llama_layer(int l) const;
 
   CheckpointConfig config_;
   Model model_;
