@@ -75,13 +75,14 @@ std::vector<std::vector<StreamPart>> layer_parts(const Model& m, const LayerTrac
   const std::string n1 = norm_symbol(m) + "1", n2 = norm_symbol(m) + "2";
   switch (m.norm) {
     case Norm::Pre:
+      // The sums' short titles name the norm without its argument: "x + Attn(RMS1)" fits where "(x))" would not.
       rows.push_back({{n1 + "(x)", &t.attention.x, false},
                       {"Attn(" + n1 + "(x))", &t.attention.output, true},
-                      {"x + Attn(" + n1 + "(x))", &t.after_attention, false}});
+                      {"x + Attn(" + n1 + "(x))", &t.after_attention, false, "x + Attn(" + n1 + ")"}});
       if (m.ffn.kind != FfnKind::None)
         rows.push_back({{n2 + "(x)", &t.ffn_in, false},
                         {"FFN(" + n2 + "(x))", &t.ffn_out, false},
-                        {"x + FFN(" + n2 + "(x))", &t.residual_out, false}});
+                        {"x + FFN(" + n2 + "(x))", &t.residual_out, false, "x + FFN(" + n2 + ")"}});
       break;
     case Norm::Post:
       rows.push_back({{"Attn(x)", &t.attention.output, true}, {n1 + "(x + Attn(x))", &t.after_attention, false}});

@@ -525,8 +525,10 @@ void output(StepView& v) {
   }
   std::vector<Term> terms;
   std::vector<std::string> ops;
-  const int last = static_cast<int>(v.t.heads.size());
-  const auto [hr, hc] = v.hovered(0, last);
+  // With output_bias the sum has one more term, b_O, the same row added to every token's.
+  const SharedMatrix& b_O = v.t.weights.b_O;
+  const int heads = static_cast<int>(v.t.heads.size()), result = heads + (b_O ? 1 : 0);
+  const auto [hr, hc] = v.hovered(0, result);
   // The sum is cell by cell: a lesson's outlined output cell is outlined in every head's contribution too.
   for (const HeadTrace& h : v.t.heads) {
     terms.push_back({.name = "head " + std::to_string(h.head),
@@ -535,7 +537,11 @@ void output(StepView& v) {
                      .selected_row = hr,
                      .selected_col = hc,
                      .outlined = v.outlined()});
-    ops.push_back(h.head + 1 < last ? "+" : "=");
+    ops.push_back(h.head + 1 < result ? "+" : "=");
+  }
+  if (b_O) {
+    terms.push_back({.name = "b_O", .m = &*b_O, .selected_col = hc});
+    ops.push_back("=");
   }
   terms.push_back({.name = "output", .m = &v.t.output, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc});
   share_range(terms);
@@ -543,7 +549,7 @@ void output(StepView& v) {
   std::vector<FocusedTerm> f;
   fit_or_focus(v, terms, ops, f);
   const EquationHover e = v.equation(0, terms, ops, v.height);
-  if (e && e.row >= 0 && e.col >= 0)
+  if (e && e.row >= 0 && e.col >= 0 && !(b_O && e.term == heads))  // b_O's one row is no token's
     v.state.pipeline.hover.explanation = explain_cell(v.t, Step::Output, v.state.pipeline.head, e.row, e.col);
 }
 
