@@ -36,6 +36,10 @@ tokenizer.json gives the ids the merges give by hand and Hugging Face's JavaScri
 (@huggingface/tokenizers under --npm, skipped with a note when missing); the sliding window and
 llama3 bands matter; the comparison flags a perturbed result.
 
+ablation_crosscheck.py imports this reference: forward(..., ablate={(layer, head), ...},
+ablate_mode="zero"|"mean", outputs=[]) replaces those heads' outputs before the output projection
+and collects each layer's attention output; without them it is the pass above.
+
 Run:  /usr/bin/python3 checkpoint_crosscheck.py --binary build/app/attention-lab \\
           --work build/tests/checkpoint_crosscheck [--npm build/npm] [--reference-only]
 
@@ -492,9 +496,26 @@ def strip(weights, prefix):
     return {(k[len(prefix):] if k.startswith(prefix) else k): v for k, v in weights.items()}
 
 
-def gpt2_forward(config, weights, ids, conv_as_linear=False):
+def ablate_heads(o, layer, ablate, mode):
+    """o (heads, T, hd): each query head's output P v before the output projection. Every (layer,
+    h) in ablate replaces o[h] by zeros (mode "zero") or by its mean over the T positions in every
+    row ("mean"); the other heads are kept. ablate None or empty: o itself."""
+    if not ablate:
+        return o
+    assert mode in ("zero", "mean"), mode
+    o = o.clone()
+    for n, h in ablate:
+        if n == layer:
+            o[h] = 0 if mode == "zero" else o[h].mean(0, keepdim=True).expand_as(o[h])
+    return o
+
+
+def gpt2_forward(config, weights, ids, conv_as_linear=False, ablate=None, ablate_mode="zero",
+                 outputs=None):
     """(logits (T, V), [weights (heads, T, T) per layer]). conv_as_linear: every Conv1D computed
-    as a Linear on the transposed weight, for self-check (a)."""
+    as a Linear on the transposed weight, for self-check (a). ablate: {(layer, head), ...} whose
+    outputs ablate_heads replaces (ablate_mode). outputs, a list, receives each layer's attention
+    output (T, E) after the output projection and its bias."""
     w = strip(weights, "transformer.")
     e, heads = config["n_embd"], config["n_head"]
     eps, dh = config["layer_norm_epsilon"], config["n_embd"] // config["n_head"]
@@ -517,7 +538,11 @@ def gpt2_forward(config, weights, ids, conv_as_linear=False):
                    for s in range(3))
         probs, _ = causal_softmax(q @ k.transpose(1, 2) / math.sqrt(dh))
         layers.append(probs)
-        x = x + conv1d((probs @ v).transpose(0, 1).reshape(t, e), p + "attn.c_proj")
+        o = ablate_heads(probs @ v, n, ablate, ablate_mode)
+        attention = conv1d(o.transpose(0, 1).reshape(t, e), p + "attn.c_proj")
+        if outputs is not None:
+            outputs.append(attention)
+        x = x + attention
         m = layer_norm(x, w[p + "ln_2.weight"], w[p + "ln_2.bias"], eps)
         x = x + conv1d(gelu_tanh(conv1d(m, p + "mlp.c_fc")), p + "mlp.c_proj")
     # transformers ties lm_head to wte when tie_word_embeddings (GPT2Config's default is true).
@@ -580,9 +605,11 @@ def window_of(config, layer):
     return None
 
 
-def llama_forward(config, weights, ids, rope_mode="half", scores_out=None):
+def llama_forward(config, weights, ids, rope_mode="half", scores_out=None, ablate=None,
+                  ablate_mode="zero", outputs=None):
     """(logits (T, V), [weights (heads, T, T) per layer]) for Llama, Qwen2 and Mistral.
-    scores_out, a list, receives each layer's masked scaled scores."""
+    scores_out, a list, receives each layer's masked scaled scores. ablate, ablate_mode and
+    outputs as in gpt2_forward (an ablated query head's KV head is shared and untouched)."""
     w = strip(weights, "model.")
     heads, kv = config["num_attention_heads"], config.get("num_key_value_heads") or \
         config["num_attention_heads"]
@@ -611,8 +638,11 @@ def llama_forward(config, weights, ids, rope_mode="half", scores_out=None):
         layers.append(probs)
         if scores_out is not None:
             scores_out.append(masked)
-        x = x + linear((probs @ v[kv_of]).transpose(0, 1).reshape(t, heads * hd),
-                       p + "self_attn.o_proj")
+        o = ablate_heads(probs @ v[kv_of], n, ablate, ablate_mode)
+        attention = linear(o.transpose(0, 1).reshape(t, heads * hd), p + "self_attn.o_proj")
+        if outputs is not None:
+            outputs.append(attention)
+        x = x + attention
         m = rms_norm(x, w[p + "post_attention_layernorm.weight"], eps)
         gate = linear(m, p + "mlp.gate_proj")
         x = x + linear(torch.nn.functional.silu(gate) * linear(m, p + "mlp.up_proj"),
