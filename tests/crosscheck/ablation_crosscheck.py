@@ -102,8 +102,8 @@ CASES = [
 # (folder, extra arguments, fragments stderr must hold). Every one exits 2.
 REFUSALS = [
     ("gpt2", ["--ablate", "99.0"], ["--ablate", "99.0"]),
-    ("gpt2", ["--ablate", "0.99"], ["--ablate: 0.99: layer 0 has 2 heads (0-1)"]),
-    ("llama", ["--ablate", "1.7"], ["--ablate: 1.7: layer 1 has 4 heads (0-3)"]),
+    ("gpt2", ["--ablate", "0.99"], ['--ablate: "0.99": layer 0 has 2 heads (0-1)']),
+    ("llama", ["--ablate", "1.7"], ['--ablate: "1.7": layer 1 has 4 heads (0-3)']),
     ("gpt2", ["--ablate", "x"], ['--ablate: "x"']),
     ("gpt2", ["--ablate", "0.x"], ['--ablate: "0.x"']),
     ("gpt2", ["--ablate", "0.1", "--ablate-mode", "half"], ["--ablate-mode", "half"]),
