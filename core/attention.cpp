@@ -252,6 +252,8 @@ AbsorbedMla absorb(const Trace& t) {
     }
     m.latent_output.middleCols(h * dc, dc) = t.heads[h].weights() * t.latent;
   }
+  // W_LO is linear: the latent columns ablated as the head's are what its ablated output meets in W_O.
+  ablate_heads(m.latent_output, dc, t.ablated_heads, t.ablation_mode);
   m.output = m.latent_output * m.W_LO;
   if (t.weights.b_O) m.output.rowwise() += t.weights.b_O->row(0);
   return m;
@@ -392,6 +394,7 @@ HeadTrace run_head(const Trace& t, const Rope& rope, const SharedMatrix& mask,
 Trace compute_trace(const Scenario& s, const Weights* resolved, TraceOptions options) {
   note_engine_entry();
   validate(s);
+  for (const int h : options.ablated_heads) check_range(h, 0, s.attention.heads - 1, "ablated head");
   Trace t = start_trace(s, resolved);
   const AttentionConfig& a = t.attention;
   const int d = a.head_dim;
@@ -421,6 +424,9 @@ Trace compute_trace(const Scenario& s, const Weights* resolved, TraceOptions opt
     head = run_head(t, rope, mask, keys, h, options.keep_weights, earlier_head(h));
     t.concat.middleCols(h * d, d) = head.output;  // each head its own columns, on its own thread
   }
+  t.ablated_heads = options.ablated_heads;
+  t.ablation_mode = options.ablation_mode;
+  ablate_heads(t.concat, d, t.ablated_heads, t.ablation_mode);
   t.output = t.weights.W_O ? project_row_side(t.concat, t.weights.W_O, t.weights.b_O, e.concat, e.weights.W_O,
                                               e.weights.b_O, e.output)
                            : t.concat;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/ablation.h"
 #include "core/indexer.h"
 #include "core/init.h"
 #include "core/mask.h"
@@ -136,7 +137,9 @@ struct Trace {
   Matrix V;                             // (N_KV, G*d)   mla: latent W_UV, (N_KV, H*d)
   std::vector<KvHeadTrace> kv_heads;    // G of them; each query head names its own in HeadTrace::kv_head
   std::vector<HeadTrace> heads;
-  Matrix concat;                        // (N_Q, H*d)  [output_1 ... output_H]
+  Matrix concat;                   // (N_Q, H*d)  [output_1 ... output_H], the ablated heads' replaced
+  std::vector<int> ablated_heads;  // TraceOptions::ablated_heads: their outputs zero or their mean in concat
+  AblationMode ablation_mode = AblationMode::Zero;
   Matrix output;                        // (N_Q, d_model) concat W_O; (N_Q, H*d) = concat without W_O
   std::optional<AbsorbedMla> absorbed;  // mla only
 
@@ -165,6 +168,10 @@ struct TraceOptions {
   // head's rows whose inputs are the same bits is taken from it rather than computed, so the result is the same bits
   // as without it. It must stay alive until compute_trace returns.
   const Trace* earlier = nullptr;
+  // Heads knocked out (ablation.h): their columns of concat are zeros or their mean over the positions before W_O;
+  // each head's own trace (its output included) is what it computed.
+  std::vector<int> ablated_heads{};
+  AblationMode ablation_mode = AblationMode::Zero;
 };
 
 // Validates (throws InputError) and computes the whole trace.

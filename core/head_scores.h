@@ -4,6 +4,7 @@
 // a fixed probe batch (tasks.h) of random symbols with one repeated segment.
 #include <vector>
 
+#include "core/head_roles.h"
 #include "core/model.h"
 #include "core/tasks.h"
 

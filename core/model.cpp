@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <numeric>
 #include <string>
 
 #include "core/engine_entries.h"
@@ -92,11 +93,14 @@ Matrix block_means(const Matrix& m, int side) {
   return out;
 }
 
-// Each head's weights as an overview. A head's weights not kept are made one head at a time and let go after.
-void add_overview(LayerTrace& t, int side) {
-  t.mask_overview = block_means(*t.attention.heads.front().mask, side);
+// Each head's weights as an overview, and its scores on the token ids. A head's weights not kept are made one head at
+// a time and let go after.
+void read_heads(LayerTrace& t, const ModelRunOptions& o, const std::vector<int>& ids) {
+  if (o.overview <= 0 && !o.head_scores) return;
+  if (o.overview > 0) t.mask_overview = block_means(*t.attention.heads.front().mask, o.overview);
   for (HeadTrace& h : t.attention.heads) {
-    t.weights_overview.push_back(block_means(h.weights(), side));
+    if (o.overview > 0) t.weights_overview.push_back(block_means(h.weights(), o.overview));
+    if (o.head_scores) t.head_scores.push_back(text_head_scores(h.weights(), ids));
     if (!h.weights_kept) h.derived_ = std::make_shared<HeadTrace::Derived>();
   }
 }
@@ -116,7 +120,7 @@ Trace stream_part(Trace& full) {
 
 // One layer on the stream x: attention, then the FFN, each joined to the stream as the norm says.
 LayerTrace run_layer(const Model& m, const ModelLayer& layer, int l, const std::vector<std::string>& tokens,
-                     const Matrix& x, const ModelRunOptions& o) {
+                     const std::vector<int>& ids, const Matrix& x, const ModelRunOptions& o) {
   const LayerWeights& w = layer.own;
   LayerTrace t;
   t.kept = o.keeps(l);
@@ -124,8 +128,10 @@ LayerTrace run_layer(const Model& m, const ModelLayer& layer, int l, const std::
   const Matrix attn_in = m.norm == Norm::Pre ? apply_norm(m, x, w.ln1_gain, w.ln1_bias) : x;
   check_stream(attn_in, "layers[" + std::to_string(l) + "]");
   // A kept layer keeps every head's weights: the Model view draws them all. One not kept makes them only when asked.
-  t.attention = compute_trace(layer_scenario(m, layer, l, tokens, attn_in), {.keep_weights = t.kept});
-  if (o.overview > 0) add_overview(t, o.overview);
+  t.attention = compute_trace(
+      layer_scenario(m, layer, l, tokens, attn_in),
+      {.keep_weights = t.kept, .ablated_heads = o.ablation.heads_of(l), .ablation_mode = o.ablation.mode});
+  read_heads(t, o, ids);
   const Matrix sum = x + t.attention.output;
   t.after_attention = m.norm == Norm::Post ? apply_norm(m, sum, w.ln1_gain, w.ln1_bias) : sum;
   if (m.ffn.kind == FfnKind::None) {
@@ -162,6 +168,29 @@ Matrix softmax_rows(const Matrix& logits) {
   Matrix p = (logits.colwise() - logits.rowwise().maxCoeff()).array().exp().matrix();
   p.array().colwise() /= p.rowwise().sum().array();
   return p;
+}
+
+std::vector<double> next_token_losses(const Matrix& logits, const std::vector<int>& ids) {
+  std::vector<double> losses;
+  for (Eigen::Index i = 0; i + 1 < static_cast<Eigen::Index>(ids.size()); ++i) {
+    const double top = logits.row(i).maxCoeff();
+    const double log_z = top + std::log((logits.row(i).array() - top).exp().sum());
+    losses.push_back(log_z - logits(i, ids[static_cast<std::size_t>(i + 1)]));
+  }
+  return losses;
+}
+
+std::vector<int> top_tokens(const Matrix& probabilities, Eigen::Index i, int k) {
+  const auto vocab = static_cast<int>(probabilities.cols());
+  k = std::clamp(k, 0, vocab);
+  std::vector<int> order(static_cast<std::size_t>(vocab));
+  std::iota(order.begin(), order.end(), 0);
+  std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](int a, int b) {
+    const double pa = probabilities(i, a), pb = probabilities(i, b);
+    return pa != pb ? pa > pb : a < b;
+  });
+  order.resize(static_cast<std::size_t>(k));
+  return order;
 }
 
 namespace {
@@ -315,7 +344,7 @@ ModelTrace run_model(const Model& m, const std::vector<std::string>& tokens, con
       layers >= 0 ? std::min(layers, static_cast<int>(m.layers.size())) : static_cast<int>(m.layers.size());
   t.layers.reserve(static_cast<std::size_t>(shown));
   for (int l = 0; l < shown; ++l) {
-    t.layers.push_back(run_layer(m, w.layer(l), l, tokens, *x, o));  // the layer's weights go when it is done
+    t.layers.push_back(run_layer(m, w.layer(l), l, tokens, ids, *x, o));  // the layer's weights go when it is done
     x = &t.layers.back().residual_out;
   }
   if (layers >= 0 && layers < static_cast<int>(m.layers.size())) return t;

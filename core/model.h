@@ -11,6 +11,7 @@
 
 #include "core/attention.h"
 #include "core/config.h"
+#include "core/head_roles.h"
 #include "core/matrix.h"
 #include "core/scenario.h"
 #include "core/weights.h"
@@ -148,6 +149,11 @@ void check_token_count(const Model& m, std::int64_t n, const std::string& field,
 
 // Each row's softmax, shifted by the row's largest value (-inf entries get 0).
 Matrix softmax_rows(const Matrix& logits);
+// The loss of each next token, -log p(ids[i+1] | tokens 0..i) in nats, for i = 0..N-2, from logits (N, vocab) by
+// log-sum-exp (a probability that rounds to 0 still gives its finite loss).
+std::vector<double> next_token_losses(const Matrix& logits, const std::vector<int>& ids);
+// The k likeliest tokens of row i of probabilities (N, vocab), likeliest first; on a tie the lower id first.
+std::vector<int> top_tokens(const Matrix& probabilities, Eigen::Index i, int k);
 
 // LN(x) = gain * (x - mean) / sqrt(var + eps) + bias per row, var the biased variance over the row.
 Matrix layer_norm(const Matrix& x, const Matrix& gain, const Matrix& bias, double eps = 1e-5);  // (N, d)
@@ -172,6 +178,7 @@ struct LayerTrace {
   // cells, for a layer kept or not (exactly the weights when the tokens are that few).
   std::vector<Matrix> weights_overview;
   Matrix mask_overview;  // the share of each block's cells the mask shows (1 where every cell is visible)
+  std::vector<TextHeadScores> head_scores;  // ModelRunOptions::head_scores: each head's on the run's token ids
 };
 
 struct ModelTrace {
@@ -212,6 +219,8 @@ struct ModelRunOptions {
   int layers = -1;                         // >= 0 and fewer than the model has: only those layers run (no logits)
   std::optional<std::vector<int>> kept{};  // the layers whose whole attention trace is kept; every layer's if not given
   int overview = 0;                        // > 0: every layer's weights_overview and mask_overview, at most this a side
+  bool head_scores = false;                // every layer's head_scores (causal attention over the run's tokens)
+  Ablation ablation{};                     // heads knocked out (ablation.h), in the layers they name
   bool keeps(int layer) const;
 };
 

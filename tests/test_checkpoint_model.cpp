@@ -80,7 +80,11 @@ TEST_CASE("run FOLDER --text: zero weights give every token the same probability
                      ": the 4 likeliest next tokens at each position\n"
                      "after 'a' (position 0):  a 0.2500  b 0.2500  c 0.2500  d 0.2500\n"
                      "after 'b' (position 1):  a 0.2500  b 0.2500  c 0.2500  d 0.2500\n"
-                     "after 'c' (position 2):  a 0.2500  b 0.2500  c 0.2500  d 0.2500\n");
+                     "after 'c' (position 2):  a 0.2500  b 0.2500  c 0.2500  d 0.2500\n"
+                     "loss: 1.386 nats per predicted token, over 2 next tokens\n");  // ln 4
+  const Run ablated = run({"run", folder, "--text", "abc", "--ablate", "0", "--ablate-mode", "mean"});
+  REQUIRE(ablated.code == 0);
+  CHECK(ablated.out.starts_with("ablated (mean): 2 heads, 0.0,0.1\n" + name + ": the 4 likeliest"));
   const Run json = run({"run", folder, "--text", "ab", "--json"});
   REQUIRE(json.code == 0);
   CHECK(json.out.starts_with(R"({"ids":[0,1],"tokens":["a","b"],"layers":[{"residual_in":)"));

@@ -24,27 +24,33 @@
 namespace attn::cli {
 
 const char* const kRunHelp =
-    "attention-lab run MODEL --tokens \"a b a b\" [--json [--layer L]] [--precision P]\n"
-    "attention-lab run FOLDER --text \"The cat sat\" [--json [--layer L]] [--precision P]\n"
+    "attention-lab run MODEL --tokens \"a b a b\" [--json [--layer L]] [--ablate LIST [--ablate-mode M]]\n"
+    "attention-lab run FOLDER --text \"The cat sat\" [--json [--layer L]] [--ablate LIST [--ablate-mode M]]\n"
     "  Runs a model file (embeddings, positions, its layers of attention and feed-forward, the unembedding)\n"
     "  on the tokens, which must be in its vocabulary, and prints the five likeliest next tokens at each position.\n"
     "  FOLDER: a Hugging Face model folder (GPT-2, Llama, Qwen2, Mistral: config.json, safetensors weights and\n"
     "  a tokenizer) run on the text as its own tokenizer splits it, every layer in float64.\n"
     "  --json            one JSON object instead: tokens, layers [{residual_in, attention {heads [{weights}],\n"
-    "                    output}, ffn_out (without an FFN: null), residual_out}], logits, probabilities; with 2 or\n"
-    "                    more tokens also loss (the mean next-token cross-entropy) and each head's d_weights and\n"
-    "                    d_scores: what that loss sends back into its kernel (d_scores: d loss / d scaled scores),\n"
-    "                    for the models training reads (layer_norm at 1e-5, relu, gelu or swiglu, untied)\n"
-    "                    A model folder's JSON adds ids and tokens (its pieces) and has no loss nor gradients.\n"
+    "                    output}, ffn_out (without an FFN: null), residual_out}], logits, probabilities,\n"
+    "                    token_losses (-ln p of each next token, nats), loss (their mean; 2 or more tokens),\n"
+    "                    head_scores [{layer, head, previous_token, induction, duplicate_token, first_token}]\n"
+    "                    (mean weights on the previous token, the token after an earlier copy of the query's,\n"
+    "                    that copy, the first token; null where the text has none); with 2 or more tokens and\n"
+    "                    no --ablate, each head's d_weights and d_scores: what the loss sends back into its\n"
+    "                    kernel (d_scores: d loss / d scaled scores), for the models training reads (layer_norm\n"
+    "                    at 1e-5, relu, gelu or swiglu, untied).\n"
+    "                    A model folder's JSON adds ids and tokens (its pieces) and has no gradients.\n"
     "  --layer L         with --json: the heads of layer L alone (the other layers without \"heads\")\n"
+    "  --ablate LIST     knock heads out: LIST is layer.head items, 0-based, or a layer alone for all its heads\n"
+    "                    (\"5.1,5.5,6\"); each head's output (before the output projection) is replaced\n"
+    "  --ablate-mode M   zero (the default: the output is 0) or mean (its mean over the positions, every row)\n"
     "  --precision P     digits after the decimal point of the probabilities (0-17, default 4)\n"
     "  A run that would hold more than the memory budget is refused (exit 2) with what it needs.\n";
 
 namespace {
 
-// The loss of predicting each next token and what it sends back into the heads' kernels (nullopt for one token).
+// What the loss of predicting each next token sends back into the heads' kernels (nullopt for one token).
 struct NextTokenGradients {
-  double loss;
   std::vector<HeadGradients> layers;  // every layer's, or the shown layer's alone
 };
 std::optional<NextTokenGradients> next_token_gradients(const Model& m, const ModelTrace& t, int shown) {
@@ -55,7 +61,7 @@ std::optional<NextTokenGradients> next_token_gradients(const Model& m, const Mod
     return std::nullopt;
   }
   const std::vector<int> ids = token_ids(m, t.tokens), targets = next_token_targets(ids);
-  return NextTokenGradients{model_loss(m, ids, targets), attention_gradients(m, ids, targets, shown)};
+  return NextTokenGradients{attention_gradients(m, ids, targets, shown)};
 }
 
 // A matrix as JSON rows, written a row at a time: a layer of 8 heads at 4,096 tokens never becomes a document tree.
@@ -94,10 +100,41 @@ void write_layer_heads(std::ostream& out, const Model& m, const ModelTrace& t, i
 
 using LayerHeads = std::function<void(int layer)>;
 
+nlohmann::ordered_json optional_number(const std::optional<double>& x) {
+  return x ? number_to_json(*x) : nlohmann::ordered_json(nullptr);
+}
+
+// Each next token's loss, their mean, every head's scores on the text and what was ablated.
+void write_text_measures(std::ostream& out, const ModelTrace& t, const Ablation& ablation) {
+  const std::vector<double> losses = next_token_losses(t.logits, t.ids);
+  nlohmann::ordered_json j;
+  j["token_losses"] = nlohmann::ordered_json::array();
+  for (const double x : losses) j["token_losses"].push_back(number_to_json(x));
+  if (!losses.empty())
+    j["loss"] = number_to_json(std::accumulate(losses.begin(), losses.end(), 0.0) / double(losses.size()));
+  j["head_scores"] = nlohmann::ordered_json::array();
+  for (std::size_t l = 0; l < t.layers.size(); ++l)
+    for (std::size_t h = 0; h < t.layers[l].head_scores.size(); ++h) {
+      const TextHeadScores& s = t.layers[l].head_scores[h];
+      j["head_scores"].push_back({{"layer", l},
+                                  {"head", h},
+                                  {"previous_token", optional_number(s.previous_token)},
+                                  {"induction", optional_number(s.induction)},
+                                  {"duplicate_token", optional_number(s.duplicate_token)},
+                                  {"first_token", optional_number(s.first_token)}});
+    }
+  if (!ablation.empty()) {
+    j["ablated"] = nlohmann::ordered_json::array();
+    for (const HeadRef& h : ablation.heads) j["ablated"].push_back({h.layer, h.head});
+    j["ablate_mode"] = to_string(ablation.mode);
+  }
+  for (const auto& [key, value] : j.items()) out << ',' << nlohmann::ordered_json(key).dump() << ':' << value.dump();
+}
+
 // The JSON of `run --json`, written as it is made: one layer's heads at a time (`shown` < 0: every layer's), by
 // `heads`. A model folder's adds the token ids.
-void write_run_json(std::ostream& out, const ModelTrace& t, int shown, const LayerHeads& heads,
-                    const std::optional<NextTokenGradients>& g, bool ids) {
+void write_run_json(std::ostream& out, const ModelTrace& t, int shown, const LayerHeads& heads, bool ids,
+                    const Ablation& ablation) {
   out << '{';
   if (ids) out << "\"ids\":" << nlohmann::ordered_json(t.ids).dump() << ',';
   out << "\"tokens\":" << nlohmann::ordered_json(t.tokens).dump() << ",\"layers\":[";
@@ -120,7 +157,7 @@ void write_run_json(std::ostream& out, const ModelTrace& t, int shown, const Lay
   write_json_rows(out, t.logits);
   out << ",\"probabilities\":";
   write_json_rows(out, t.probabilities);
-  if (g) out << ",\"loss\":" << nlohmann::ordered_json(g->loss).dump();
+  write_text_measures(out, t, ablation);
   out << "}\n";
 }
 
@@ -148,13 +185,7 @@ void print_predictions(std::ostream& out, const std::string& name, const ModelTr
   const int shown = std::min(5, vocab);
   out << name << ": the " << shown << " likeliest next tokens at each position\n";
   for (int i = 0; i < static_cast<int>(t.tokens.size()); ++i) {
-    std::vector<int> order(static_cast<std::size_t>(vocab));
-    std::iota(order.begin(), order.end(), 0);
-    // The larger probability first; on a tie the earlier token, so the list never depends on the sort.
-    std::partial_sort(order.begin(), order.begin() + shown, order.end(), [&](int a, int b) {
-      const double pa = t.probabilities(i, a), pb = t.probabilities(i, b);
-      return pa != pb ? pa > pb : a < b;
-    });
+    const std::vector<int> order = top_tokens(t.probabilities, i, shown);
     out << "after '" << t.tokens[static_cast<std::size_t>(i)] << "' (position " << i << "):";
     for (int k = 0; k < shown; ++k)
       out << "  " << piece(order[static_cast<std::size_t>(k)]) << ' '
@@ -162,6 +193,45 @@ void print_predictions(std::ostream& out, const std::string& name, const ModelTr
     out << '\n';
   }
 }
+
+// What was knocked out, before the predictions; the loss of the next tokens after them.
+void print_ablation(std::ostream& out, const Ablation& a) {
+  if (a.empty()) return;
+  out << "ablated (" << to_string(a.mode) << "): " << plural(std::int64_t(a.heads.size()), "head") << ", "
+      << ablation_list(a) << '\n';
+}
+void print_loss(std::ostream& out, const ModelTrace& t) {
+  const std::vector<double> losses = next_token_losses(t.logits, t.ids);
+  if (losses.empty()) return;
+  out << "loss: " << short_number(std::accumulate(losses.begin(), losses.end(), 0.0) / double(losses.size()))
+      << " nats per predicted token, over " << plural(std::int64_t(losses.size()), "next token") << '\n';
+}
+
+// --ablate and --ablate-mode as typed; read against the model once it is open.
+struct AblateOptions {
+  std::optional<std::string> list;
+  std::optional<AblationMode> mode;
+  bool take(const std::string& word, Args& args) {
+    if (word == "--ablate") list = args.value(word);
+    else if (word == "--ablate-mode") {
+      const std::string v = args.value(word);
+      mode = parse_ablation_mode(v);
+      if (!mode)
+        throw UsageError("--ablate-mode: must be " + std::string(ablation_mode_names()) + " (found \"" +
+                         escaped_text(v) + "\")");
+    } else return false;
+    return true;
+  }
+  Ablation read(const Model& m) const {
+    if (!list) return {};
+    const auto heads_in = [&m](int l) {
+      return l < static_cast<int>(m.layers.size()) ? m.layers[static_cast<std::size_t>(l)].attention.heads : -1;
+    };
+    Ablation a = parse_ablation(*list, heads_in, "--ablate");
+    a.mode = mode.value_or(AblationMode::Zero);
+    return a;
+  }
+};
 
 // The model, its tokens and the layer asked for checked, and its memory held to the budget, before anything runs.
 void check_run(const Model& m, const std::vector<std::string>& tokens, const ScenarioCommandOptions& o,
@@ -176,43 +246,50 @@ void check_run(const Model& m, const std::vector<std::string>& tokens, const Sce
 
 // run FOLDER --text: the checkpoint's forward pass, a layer's weights converted when it runs. --json keeps every
 // layer's heads (or the shown one's) to write them.
-int run_checkpoint(const ScenarioCommandOptions& o, std::ostream& out, std::int64_t budget) {
+int run_checkpoint(const ScenarioCommandOptions& o, const AblateOptions& ablate, std::ostream& out,
+                   std::int64_t budget) {
   reuse_freed_layers();
   const CheckpointText c = open_checkpoint_text(o.scenario, *o.text, budget);
   const CheckpointModel& m = *c.model;
   const int layers = static_cast<int>(m.model().layers.size());
   if (o.layer) check_range(*o.layer, 0, layers - 1, "--layer");
+  const Ablation ablation = ablate.read(m.model());
   const auto n = static_cast<std::int64_t>(c.text.ids.size());
   check_memory_budget(checkpoint_run_bytes(m, n, o.json && !o.layer), budget, "running " + m.name() + " on the text",
                       o.json && !o.layer ? "--layer L (one layer's heads) or a shorter text" : "a shorter text");
-  ModelRunOptions keep{.kept = std::vector<int>{}};
+  ModelRunOptions keep{.kept = std::vector<int>{}, .head_scores = o.json, .ablation = ablation};
   if (o.json) keep.kept = o.layer ? std::vector<int>{*o.layer} : std::optional<std::vector<int>>{};
   const ModelTrace t = run_model(m.model(), c.text.pieces, c.text.ids, m, keep);
   if (!o.json) {
+    print_ablation(out, ablation);
     print_predictions(
         out, m.name(), t, [&m](int id) { return m.piece(id); }, o.precision);
+    print_loss(out, t);
     return kExitOk;
   }
   const auto heads = [&](int l) { write_heads(out, t.layers[static_cast<std::size_t>(l)].attention, l, std::nullopt); };
-  write_run_json(out, t, o.layer.value_or(-1), heads, std::nullopt, true);
+  write_run_json(out, t, o.layer.value_or(-1), heads, true, ablation);
   return kExitOk;
 }
 
 }  // namespace
 
 int run_command(std::span<const std::string> words, std::ostream& out, std::ostream& err, std::int64_t budget) {
-  const ScenarioCommandOptions o = parse_scenario_command("run", words, nullptr, kModelOperand);
+  AblateOptions ablate;
+  const ScenarioCommandOptions o = parse_scenario_command(
+      "run", words, [&](const std::string& word, Args& args) { return ablate.take(word, args); }, kModelOperand);
   if (o.help) {
     out << "Usage:\n" << kRunHelp;
     return kExitOk;
   }
+  if (ablate.mode && !ablate.list) throw UsageError("run: --ablate-mode is for --ablate LIST (the heads knocked out)");
   if (is_model_folder(o.scenario)) {
     if (o.tokens) throw UsageError("run: a model folder reads --text \"...\" (its tokenizer splits it), not --tokens");
     if (!o.text) throw UsageError("run: missing --text \"...\" (the text the model reads)");
     if (o.layer && !o.json) throw UsageError("run: --layer is for --json (the text shows every layer's predictions)");
     if (o.overrides.any()) throw UsageError("run: the scenario overrides do not apply to a model");
     try {
-      return run_checkpoint(o, out, budget);
+      return run_checkpoint(o, ablate, out, budget);
     } catch (const InputError& e) {
       err << "attention-lab: " << shown_path(o.scenario) << ": " << e.what() << '\n';
       return kExitBadInput;
@@ -239,16 +316,22 @@ int run_command(std::span<const std::string> words, std::ostream& out, std::ostr
     const std::vector<std::string> tokens = split_words(*o.tokens);
     Model file = load_model_file(o.scenario, budget);
     check_run(file, tokens, o, budget);
+    const Ablation ablation = ablate.read(file);
     const Model m = resolve_model(std::move(file));
     // No layer's heads kept: --json makes each again as it is written.
-    const ModelTrace t = run_model(m, tokens, ModelRunOptions{.kept = std::vector<int>{}});
+    const ModelTrace t =
+        run_model(m, tokens, ModelRunOptions{.kept = std::vector<int>{}, .head_scores = o.json, .ablation = ablation});
+    // Training's backward pass knows no ablation: an ablated run has no gradients.
     const std::optional<NextTokenGradients> g =
-        o.json ? next_token_gradients(m, t, o.layer.value_or(-1)) : std::nullopt;
+        o.json && ablation.empty() ? next_token_gradients(m, t, o.layer.value_or(-1)) : std::nullopt;
     const auto heads = [&](int l) { write_layer_heads(out, m, t, l, g); };
-    if (o.json) write_run_json(out, t, o.layer.value_or(-1), heads, g, false);
-    else
+    if (o.json) write_run_json(out, t, o.layer.value_or(-1), heads, false, ablation);
+    else {
+      print_ablation(out, ablation);
       print_predictions(
           out, m.name, t, [&m](int id) { return m.vocab[static_cast<std::size_t>(id)]; }, o.precision);
+      print_loss(out, t);
+    }
   } catch (const InputError& e) {
     err << "attention-lab: " << shown_path(o.scenario) << ": " << e.what() << '\n';
     return kExitBadInput;

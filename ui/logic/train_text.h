@@ -12,8 +12,6 @@
 
 namespace attn::ui {
 
-enum class HeadRole { None, PreviousToken, Induction, DuplicateToken, FirstToken };
-
 // A head's role is its highest score among the four, once that score reaches this.
 inline constexpr double kHeadRoleScore = 0.3;
 HeadRole head_role(const HeadScores& s);
