@@ -115,6 +115,8 @@ Trace stream_part(Trace& full) {
   t.scale_factor = full.scale_factor;
   t.x = std::move(full.x);
   t.output = std::move(full.output);
+  t.ablated_heads = full.ablated_heads;
+  t.ablation_mode = full.ablation_mode;
   return t;
 }
 
@@ -346,6 +348,7 @@ ModelTrace run_model(const Model& m, const std::vector<std::string>& tokens, con
   for (int l = 0; l < shown; ++l) {
     t.layers.push_back(run_layer(m, w.layer(l), l, tokens, ids, *x, o));  // the layer's weights go when it is done
     x = &t.layers.back().residual_out;
+    if (o.on_layer) o.on_layer(l);
   }
   if (layers >= 0 && layers < static_cast<int>(m.layers.size())) return t;
   t.final = m.norm == Norm::Pre ? apply_norm(m, *x, w.final_gain(), w.final_bias()) : *x;

@@ -4,6 +4,7 @@
 // or none), then the unembedding to logits over the vocabulary. Each layer's attention IS a scenario: its
 // embeddings are the (normalised) residual stream entering it, so the pipeline explains it step by step.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -221,6 +222,7 @@ struct ModelRunOptions {
   int overview = 0;                        // > 0: every layer's weights_overview and mask_overview, at most this a side
   bool head_scores = false;                // every layer's head_scores (causal attention over the run's tokens)
   Ablation ablation{};                     // heads knocked out (ablation.h), in the layers they name
+  std::function<void(int layer)> on_layer{};  // told as each layer is done (a window's progress bar)
   bool keeps(int layer) const;
 };
 

@@ -6,13 +6,11 @@
 #include <string>
 
 #include "core/io/checkpoint_model.h"
+#include "core/io/checkpoint_text.h"
 #include "core/scenario.h"
 #include "core/tokenizer.h"
 
 namespace attn::cli {
-
-// The longest --text a model folder reads (tokenize, run, trace): a page of text; a longer one is a file's job.
-inline constexpr std::size_t kMaxTextBytes = 1u << 20;
 
 // Whether a command's operand names a model folder rather than a file.
 bool is_model_folder(const std::string& path);
@@ -25,11 +23,6 @@ struct CheckpointText {
 // Opens the folder and tokenizes `text`. InputError when the text is empty, longer than 1 MiB, or makes more tokens
 // than the model has positions ("--text: 1,500 tokens, more than the model's 1,024 positions").
 CheckpointText open_checkpoint_text(const std::string& folder, const std::string& text, std::int64_t budget);
-
-// What a forward pass over n tokens holds at its peak: one layer's weights in float64, the stream of every layer,
-// the kept layers' attention traces (keep_heads: all of them) and, with logits, the logits and probabilities over the
-// vocabulary.
-std::int64_t checkpoint_run_bytes(const CheckpointModel& m, std::int64_t n, bool keep_heads, bool logits = true);
 
 // From here on, a freed matrix's memory stays in the heap for the next one: a forward pass over a checkpoint frees
 // each layer's float64 weights and makes the next layer's in the same shapes, and mapping them afresh (what the

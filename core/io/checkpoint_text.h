@@ -1,0 +1,26 @@
+#pragma once
+// A text as a model folder's forward pass reads it, for the command line and the window alike: tokenized with the
+// model's own tokenizer and held to its positions and the engine's bounds, and what the forward pass will hold.
+#include <cstdint>
+#include <string>
+
+#include "core/io/checkpoint_model.h"
+#include "core/tokenizer.h"
+
+namespace attn {
+
+// The longest text a model folder reads (tokenize, run, trace, the window's text box): a page of text.
+inline constexpr std::size_t kMaxTextBytes = 1u << 20;
+
+// InputError naming `field` when the text is empty or longer than 1 MiB: checked before anything reads the folder.
+void check_text_size(const std::string& text, const std::string& field);
+// `text` tokenized by m's tokenizer. InputError naming `field` when the text is empty, longer than 1 MiB, or makes
+// more tokens than the model has positions ("--text: 1,500 tokens, more than the model's 1,024 positions").
+Encoding checkpoint_text(const CheckpointModel& m, const std::string& text, const std::string& field);
+
+// What a forward pass over n tokens holds at its peak: one layer's weights in float64, the stream of every layer,
+// the kept layers' attention traces (keep_heads: all of them) and, with logits, the logits and probabilities over the
+// vocabulary.
+std::int64_t checkpoint_run_bytes(const CheckpointModel& m, std::int64_t n, bool keep_heads, bool logits = true);
+
+}  // namespace attn

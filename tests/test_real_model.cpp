@@ -1,0 +1,88 @@
+// A model folder opened in the window (ui/logic/real_model.h): its text and ablation as an undoable document, computed
+// on the worker, a text it cannot read said while the last result stays.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "checkpoint_folders.h"
+#include "helpers.h"
+#include "ui/logic/real_model.h"
+
+namespace attn::test {
+namespace {
+
+// Waits for the worker and shows what it gave; returns why the newest state failed, if it did.
+std::optional<std::string> settle(ui::RealModelDocument& doc) {
+  doc.wait();
+  std::optional<std::string> failure;
+  doc.poll(failure);
+  return failure;
+}
+
+}  // namespace
+
+TEST_CASE("a model folder opened in the window: the text's pieces, each next token's loss and every head's scores") {
+  ui::RealModelDocument doc;
+  doc.open(gpt2_folder("window-zero", gpt2_tensors()), "abc");
+  CHECK_FALSE(settle(doc));
+  REQUIRE(doc.loaded());
+  const ui::RealModelRun& r = doc.shown();
+  CHECK(r.text.pieces == std::vector<std::string>{"a", "b", "c"});
+  CHECK(r.text.ids == std::vector<int>{0, 1, 2});
+  REQUIRE(r.losses.size() == 2);
+  CHECK(r.losses[1] == doctest::Approx(std::log(4.0)).epsilon(1e-15));  // zero weights: every token 1/4
+  REQUIRE(r.trace->layers.size() == 1);
+  REQUIRE(r.trace->layers[0].head_scores.size() == 2);
+  CHECK(*r.trace->layers[0].head_scores[0].previous_token == doctest::Approx(0.5 * (1.0 / 2 + 1.0 / 3)));
+  CHECK_FALSE(r.trace->layers[0].head_scores[0].induction);  // no token repeats
+  CHECK(r.trace->layers[0].weights_overview.size() == 2);
+  CHECK(r.baseline == nullptr);
+  CHECK(ui::progress_text(doc.progress()).empty());
+}
+
+TEST_CASE("the window's ablation is a step of the document: the unablated run beside it, undone like an edit") {
+  ui::RealModelDocument doc;
+  doc.open(gpt2_folder("window-ablate", gpt2_tensors()), "aba");
+  settle(doc);
+  doc.set_ablation({.heads = {{0, 1}}, .mode = AblationMode::Mean});
+  CHECK_FALSE(settle(doc));
+  REQUIRE(doc.shown().baseline != nullptr);
+  CHECK(doc.shown().baseline_losses.size() == 2);
+  CHECK(doc.shown().trace->layers[0].attention.ablated_heads == std::vector<int>{1});
+  CHECK(*doc.shown().trace->layers[0].head_scores[0].duplicate_token == doctest::Approx(1.0 / 3));
+  REQUIRE(doc.undo());
+  CHECK(doc.state().ablation.empty());
+  settle(doc);
+  CHECK(doc.shown().baseline == nullptr);
+  REQUIRE(doc.redo());
+  CHECK(doc.ablated());
+}
+
+TEST_CASE("a text the model cannot read is said, and the last result stays on screen") {
+  ui::RealModelDocument doc;
+  doc.open(gpt2_folder("window-long", gpt2_tensors()), "ab");
+  settle(doc);
+  doc.set_text("abcd", 1);
+  doc.set_text("abcda", 1);  // typing: one undo step
+  const std::optional<std::string> failure = settle(doc);
+  REQUIRE(failure);
+  CHECK(*failure == "text: 5 tokens, more than the model's 3 positions (config.json's n_positions)");
+  CHECK(doc.failure() == *failure);
+  CHECK(doc.shown().text.pieces == std::vector<std::string>{"a", "b"});
+  doc.end_gesture();
+  REQUIRE(doc.undo());
+  CHECK(doc.state().text == "ab");
+  CHECK_FALSE(doc.can_undo());
+  CHECK_FALSE(settle(doc));
+  CHECK(doc.failure().empty());
+
+  ui::RealModelDocument missing;
+  missing.open(std::filesystem::temp_directory_path() / "attention-lab-no-such-model", "ab");
+  const std::optional<std::string> why = settle(missing);
+  REQUIRE(why);
+  INFO(*why);
+  CHECK(contains(*why, "attention-lab-no-such-model"));
+  CHECK_FALSE(missing.loaded());
+}
+
+}  // namespace attn::test

@@ -1,0 +1,165 @@
+#include "ui/logic/real_model.h"
+
+#include <chrono>
+
+#include "core/io/checkpoint_text.h"
+#include "core/memory_budget.h"
+#include "core/text_format.h"
+#include "core/validate.h"
+#include "ui/logic/model_document.h"
+#include "ui/logic/window_memory.h"
+
+namespace attn::ui {
+namespace {
+
+// Typing streams edits in: the worker rests as long as it worked, so the window keeps its frames.
+constexpr double kRestAfterRun = 1.0;
+
+std::int64_t state_bytes(const RealModelState& s) {
+  return static_cast<std::int64_t>(sizeof s + s.text.size() + s.ablation.heads.size() * sizeof(HeadRef));
+}
+
+// One forward pass of the checkpoint on the text, the progress told layer by layer.
+ModelTrace forward(const CheckpointModel& m, const Encoding& text, ModelRunOptions o, RealModelProgress& progress,
+                   RealModelProgress::Phase phase) {
+  progress.layer = 0;
+  progress.layers = static_cast<int>(m.model().layers.size());
+  progress.phase = phase;
+  o.kept = std::vector<int>{};
+  o.on_layer = [&progress](int l) { progress.layer = l + 1; };
+  return run_model(m.model(), text.pieces, text.ids, m, o);
+}
+
+RealModelRun compute(const RealModelJob& job, RealModelProgress& progress) {
+  const auto start = std::chrono::steady_clock::now();
+  RealModelRun r;
+  r.ticket = job.ticket;
+  r.folder = job.folder;
+  r.state = job.state;
+  r.model = job.model;
+  if (!r.model) {
+    progress.phase = RealModelProgress::Opening;
+    std::error_code ec;
+    if (!std::filesystem::is_directory(job.folder, ec))
+      throw InputError("", "no such folder (a Hugging Face model's folder: config.json, weights, tokenizer)");
+    r.model = CheckpointModel::open(job.folder, job.budget);
+  }
+  const CheckpointModel& m = *r.model;
+  r.text = checkpoint_text(m, job.state->text, "text");
+  const Ablation& ablation = job.state->ablation;
+  const auto n = static_cast<std::int64_t>(r.text.ids.size());
+  check_memory_budget(real_model_run_bytes(m, n, !ablation.empty()), job.budget, "running " + m.name() + " on the text",
+                      "a shorter text");
+  const ModelRunOptions o{.overview = kModelOverview, .head_scores = true, .ablation = ablation};
+  r.trace = std::make_shared<const ModelTrace>(forward(m, r.text, o, progress, RealModelProgress::Running));
+  r.losses = next_token_losses(r.trace->logits, r.text.ids);
+  if (!ablation.empty()) {
+    r.baseline = std::make_shared<const ModelTrace>(forward(m, r.text, {}, progress, RealModelProgress::Baseline));
+    r.baseline_losses = next_token_losses(r.baseline->logits, r.text.ids);
+  }
+  progress.phase = RealModelProgress::Idle;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+RealModelRun failed(const RealModelJob& job, const std::exception& e, RealModelProgress& progress) {
+  progress.phase = RealModelProgress::Idle;
+  RealModelRun r;  // nothing to keep but which state and why
+  r.ticket = job.ticket;
+  r.error = dynamic_cast<const std::bad_alloc*>(&e) ? "the model does not fit in memory" : e.what();
+  if (!job.model) r.error = shown_path(job.folder) + ": " + r.error;  // the folder it was opening
+  return r;
+}
+
+}  // namespace
+
+std::string progress_text(const RealModelProgress& p) {
+  const std::string layer = "layer " + std::to_string(p.layer.load()) + " of " + std::to_string(p.layers.load());
+  switch (p.phase.load()) {
+    case RealModelProgress::Opening: return "reading the model folder";
+    case RealModelProgress::Running: return "computing " + layer;
+    case RealModelProgress::Baseline: return "computing " + layer + " without the ablation";
+    default: return "";
+  }
+}
+
+double progress_fraction(const RealModelProgress& p) {
+  const int layers = std::max(1, p.layers.load());
+  const double done = static_cast<double>(p.layer.load()) / layers;
+  switch (p.phase.load()) {
+    case RealModelProgress::Running: return done;
+    case RealModelProgress::Baseline: return done;
+    default: return 0.0;
+  }
+}
+
+std::int64_t real_model_run_bytes(const CheckpointModel& m, std::int64_t n, bool ablated) {
+  const CheckpointConfig& c = m.config();
+  const std::int64_t side = std::min<std::int64_t>(n, kModelOverview);
+  const std::int64_t overviews = 8 * std::int64_t{c.layers} * (c.heads + 1) * side * side;
+  const std::int64_t run = checkpoint_run_bytes(m, n, false);
+  // The unablated run beside it: its stream and logits (the program and one layer's weights counted once).
+  return run + overviews + (ablated ? run - limits::kProgramBytes - m.layer_bytes() : 0);
+}
+
+RealModelDocument::RealModelDocument(std::int64_t memory_budget)
+    : budget_(memory_budget),
+      history_(state_bytes),
+      results_(
+          [progress = progress_](const RealModelJob& j) { return compute(j, *progress); },
+          [progress = progress_](const RealModelJob& j, const std::exception& e) { return failed(j, e, *progress); },
+          kRestAfterRun, &RealModelRun::error) {}
+
+void RealModelDocument::open(std::filesystem::path folder, std::string text, Ablation ablation) {
+  folder_ = std::move(folder);
+  model_ = nullptr;
+  history_.clear();
+  submit(std::make_shared<const RealModelState>(RealModelState{std::move(text), std::move(ablation)}), 0, false);
+}
+
+void RealModelDocument::submit(std::shared_ptr<const RealModelState> next, unsigned gesture, bool record) {
+  if (record) history_.record({state_, revision_}, gesture);
+  state_ = std::move(next);
+  revision_ = history_.next_revision();
+  results_.submit({model_, folder_, state_, results_.next_ticket(), budget_});
+}
+
+void RealModelDocument::set_text(std::string text, unsigned gesture) {
+  if (text == state_->text) return;
+  submit(std::make_shared<const RealModelState>(RealModelState{std::move(text), state_->ablation}), gesture, true);
+}
+
+void RealModelDocument::set_ablation(Ablation ablation) {
+  if (ablation == state_->ablation) return;
+  submit(std::make_shared<const RealModelState>(RealModelState{state_->text, std::move(ablation)}), 0, true);
+}
+
+bool RealModelDocument::undo() {
+  std::optional<BasicRevision<RealModelState>> r = history_.undo({state_, revision_});
+  if (!r) return false;
+  submit(r->document, 0, false);
+  return true;
+}
+
+bool RealModelDocument::redo() {
+  std::optional<BasicRevision<RealModelState>> r = history_.redo({state_, revision_});
+  if (!r) return false;
+  submit(r->document, 0, false);
+  return true;
+}
+
+bool RealModelDocument::poll(std::optional<std::string>& failure) {
+  std::optional<std::string> why;
+  const bool shown = results_.poll(why);
+  if (why) {
+    failure_ = *why;
+    failure = why;
+  }
+  if (shown) {
+    model_ = results_.shown().model;
+    if (results_.shown().ticket == results_.ticket()) failure_.clear();
+  }
+  return shown;
+}
+
+}  // namespace attn::ui

@@ -1,0 +1,114 @@
+#pragma once
+// A Hugging Face model folder opened in the window (core/io/checkpoint_model.h) as a document of its own: the text the
+// class typed and the heads knocked out, with an undo history. The forward pass runs on a worker, the newest state
+// winning; the worker says which layer it is on, and the last complete result stays on screen meanwhile. A text the
+// model cannot read (too long, no tokens) keeps the state, says why and leaves the last result shown.
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/ablation.h"
+#include "core/io/checkpoint_model.h"
+#include "core/model.h"
+#include "core/tokenizer.h"
+#include "ui/logic/history.h"
+#include "ui/logic/latest_results.h"
+
+namespace attn::ui {
+
+// One state of the document: what an undo step brings back.
+struct RealModelState {
+  std::string text;
+  Ablation ablation;
+};
+
+// What the views draw: a state and its forward pass.
+struct RealModelRun {
+  std::shared_ptr<const CheckpointModel> model;
+  std::filesystem::path folder;
+  std::shared_ptr<const RealModelState> state;
+  Encoding text;                               // the model's pieces of state->text and their ids
+  std::shared_ptr<const ModelTrace> trace;     // as ablated: every head's weights as an overview and its scores
+  std::shared_ptr<const ModelTrace> baseline;  // with an ablation, the model without it (no overviews); else null
+  std::vector<double> losses;                  // next_token_losses of trace
+  std::vector<double> baseline_losses;         // ... of baseline, with an ablation
+  std::uint64_t ticket = 0;
+  double seconds = 0.0;
+  std::string error;  // why it could not be computed (no trace then)
+};
+
+// What the worker is asked: the model (null: open the folder first) on a state.
+struct RealModelJob {
+  std::shared_ptr<const CheckpointModel> model;
+  std::filesystem::path folder;
+  std::shared_ptr<const RealModelState> state;
+  std::uint64_t ticket = 0;
+  std::int64_t budget = 0;
+};
+
+// Where the worker is, written by it and read by the frame.
+struct RealModelProgress {
+  enum Phase { Idle, Opening, Running, Baseline };
+  std::atomic<int> phase{Idle};
+  std::atomic<int> layer{0};  // the layers done in this phase
+  std::atomic<int> layers{0};
+};
+
+// "reading the folder", "layer 3 of 12", "layer 3 of 12 without the ablation"; and how far along, 0..1.
+std::string progress_text(const RealModelProgress& p);
+double progress_fraction(const RealModelProgress& p);
+
+// The bytes a forward pass of n tokens holds in the window: the run (its stream and logits, no layer's heads kept),
+// every head's overview, and with an ablation the unablated run beside it.
+std::int64_t real_model_run_bytes(const CheckpointModel& m, std::int64_t n, bool ablated);
+
+class RealModelDocument {
+ public:
+  explicit RealModelDocument(std::int64_t memory_budget = limits::kDefaultMemoryBudget);
+
+  // Opens `folder` on the worker with this text and ablation: shown once computed (the model open before stays until
+  // then). A folder that cannot be opened says why through poll().
+  void open(std::filesystem::path folder, std::string text, Ablation ablation = {});
+  bool loaded() const { return results_.shown().trace != nullptr; }
+  const RealModelRun& shown() const { return results_.shown(); }
+  const RealModelState& state() const { return *state_; }  // the newest, what edits start from
+  bool ablated() const { return !state_->ablation.empty(); }
+
+  // A new text (typing is one undo step while `gesture` stays the same widget) or a new set of heads knocked out.
+  void set_text(std::string text, unsigned gesture = 0);
+  void set_ablation(Ablation ablation);
+  bool undo();
+  bool redo();
+  bool can_undo() const { return history_.can_undo(); }
+  bool can_redo() const { return history_.can_redo(); }
+  void end_gesture() { history_.end_gesture(); }
+
+  // At the start of every frame: shows the worker's newest result; `failure` says why one could not be computed.
+  bool poll(std::optional<std::string>& failure);
+  void wait() { results_.wait(); }
+  bool computing() const { return results_.computing(); }
+  const RealModelProgress& progress() const { return *progress_; }
+  // Why the newest state could not be computed (empty once a state is shown): said under the text box.
+  const std::string& failure() const { return failure_; }
+  const std::filesystem::path& folder() const { return folder_; }
+  std::int64_t memory_budget() const { return budget_; }
+  void set_memory_budget(std::int64_t budget) { budget_ = budget; }
+
+ private:
+  void submit(std::shared_ptr<const RealModelState> next, unsigned gesture, bool record);
+  std::int64_t budget_;
+  std::filesystem::path folder_;
+  std::shared_ptr<const CheckpointModel> model_;  // the folder's, once opened
+  std::shared_ptr<const RealModelState> state_ = std::make_shared<RealModelState>();
+  std::uint64_t revision_ = 0;
+  std::string failure_;
+  BasicHistory<RealModelState> history_;
+  std::shared_ptr<RealModelProgress> progress_ = std::make_shared<RealModelProgress>();
+  LatestResults<RealModelJob, RealModelRun> results_;  // last: its thread starts after everything it uses
+};
+
+}  // namespace attn::ui
