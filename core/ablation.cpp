@@ -12,9 +12,10 @@ namespace {
 
 constexpr NameTable<AblationMode, 2> kModes{{{AblationMode::Zero, "zero"}, {AblationMode::Mean, "mean"}}};
 
+bool blank(char c) { return c == ' ' || c == '\t'; }
 std::string_view trimmed(std::string_view s) {
-  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  while (!s.empty() && blank(s.front())) s.remove_prefix(1);
+  while (!s.empty() && blank(s.back())) s.remove_suffix(1);
   return s;
 }
 
@@ -72,6 +73,7 @@ std::vector<int> Ablation::heads_of(int layer) const {
 
 Ablation parse_ablation(std::string_view list, const std::function<int(int)>& heads_in, const std::string& field) {
   Ablation a;
+  if (trimmed(list).empty()) throw InputError(field, "empty: name the heads to knock out (layer.head, like 5.1)");
   std::size_t start = 0;
   while (start <= list.size()) {
     const std::size_t comma = std::min(list.find(',', start), list.size());

@@ -174,6 +174,7 @@ Matrix softmax_rows(const Matrix& logits) {
 
 std::vector<double> next_token_losses(const Matrix& logits, const std::vector<int>& ids) {
   std::vector<double> losses;
+  if (logits.rows() < static_cast<Eigen::Index>(ids.size())) return losses;  // a run that stopped before the logits
   for (Eigen::Index i = 0; i + 1 < static_cast<Eigen::Index>(ids.size()); ++i) {
     const double top = logits.row(i).maxCoeff();
     const double log_z = top + std::log((logits.row(i).array() - top).exp().sum());

@@ -151,7 +151,7 @@ void check_token_count(const Model& m, std::int64_t n, const std::string& field,
 // Each row's softmax, shifted by the row's largest value (-inf entries get 0).
 Matrix softmax_rows(const Matrix& logits);
 // The loss of each next token, -log p(ids[i+1] | tokens 0..i) in nats, for i = 0..N-2, from logits (N, vocab) by
-// log-sum-exp (a probability that rounds to 0 still gives its finite loss).
+// log-sum-exp (a probability that rounds to 0 still gives its finite loss). Empty without logits for every id.
 std::vector<double> next_token_losses(const Matrix& logits, const std::vector<int>& ids);
 // The k likeliest tokens of row i of probabilities (N, vocab), likeliest first; on a tie the lower id first.
 std::vector<int> top_tokens(const Matrix& probabilities, Eigen::Index i, int k);

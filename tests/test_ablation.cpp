@@ -49,6 +49,8 @@ TEST_CASE("parse_ablation refuses what is not a head, naming the item and the mo
   CHECK(ablation_refusal("-1") == "--ablate: \"-1\"" + how);
   CHECK(ablation_refusal("1.2.3") == "--ablate: \"1.2.3\"" + how);
   CHECK(ablation_refusal("99999999999") == "--ablate: \"99999999999\"" + how);
+  CHECK(ablation_refusal(" \t") == "--ablate: empty: name the heads to knock out (layer.head, like 5.1)");
+  CHECK(ablation_list(parse_ablation("1.2\t", eight_layers_of_four, "--ablate")) == "1.2");
   CHECK(ablation_refusal("8.0") == "--ablate: \"8.0\": the model has 8 layers (0-7)");
   CHECK(ablation_refusal("0.4") == "--ablate: \"0.4\": layer 0 has 4 heads (0-3)");
   CHECK(parse_ablation_mode("mean") == AblationMode::Mean);

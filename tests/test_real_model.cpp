@@ -58,6 +58,36 @@ TEST_CASE("the window's ablation is a step of the document: the unablated run be
   CHECK(doc.ablated());
 }
 
+TEST_CASE("the window's ablation is kept in order and held to the model's heads") {
+  ui::RealModelDocument doc;
+  doc.open(gpt2_folder("window-heads", gpt2_tensors()), "ab");
+  settle(doc);
+  doc.set_ablation({.heads = {{0, 1}, {0, 0}, {0, 1}}});
+  CHECK(doc.state().ablation.heads == std::vector<HeadRef>{{0, 0}, {0, 1}});
+  CHECK(doc.state().ablation.ablates({0, 1}));
+  CHECK_FALSE(settle(doc));
+  doc.set_ablation({.heads = {{9, 0}}});
+  const std::optional<std::string> failure = settle(doc);
+  REQUIRE(failure);
+  CHECK(*failure == "ablation: head 9.0 is not one of the model's");
+}
+
+TEST_CASE("another folder opened: its results name it, and a text it refuses is said without the path") {
+  ui::RealModelDocument doc;
+  doc.open(gpt2_folder("window-first", gpt2_tensors()), "ab");
+  settle(doc);
+  const std::string second = gpt2_folder("window-second", gpt2_tensors());
+  doc.open(second, "abcd");  // 4 tokens, 3 positions
+  const std::optional<std::string> refused = settle(doc);
+  REQUIRE(refused);
+  CHECK(*refused == "text: 4 tokens, more than the model's 3 positions (config.json's n_positions)");
+  CHECK(contains(doc.shown().folder.string(), "window-first"));  // the last result stays
+  doc.set_text("ba");
+  CHECK_FALSE(settle(doc));
+  CHECK(doc.shown().folder == second);
+  CHECK(doc.shown().text.pieces == std::vector<std::string>{"b", "a"});
+}
+
 TEST_CASE("a text the model cannot read is said, and the last result stays on screen") {
   ui::RealModelDocument doc;
   doc.open(gpt2_folder("window-long", gpt2_tensors()), "ab");

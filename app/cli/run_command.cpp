@@ -43,7 +43,9 @@ const char* const kRunHelp =
     "  --layer L         with --json: the heads of layer L alone (the other layers without \"heads\")\n"
     "  --ablate LIST     knock heads out: LIST is layer.head items, 0-based, or a layer alone for all its heads\n"
     "                    (\"5.1,5.5,6\"); each head's output (before the output projection) is replaced\n"
-    "  --ablate-mode M   zero (the default: the output is 0) or mean (its mean over the positions, every row)\n"
+    "                    as --ablate-mode says; the loss is then the ablated model's\n"
+    "  --ablate-mode M   zero (the default: the output is 0) or mean (its mean over all the positions, every\n"
+    "                    row: so an earlier position's output carries the later tokens')\n"
     "  --precision P     digits after the decimal point of the probabilities (0-17, default 4)\n"
     "  A run that would hold more than the memory budget is refused (exit 2) with what it needs.\n";
 

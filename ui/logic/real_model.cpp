@@ -1,5 +1,6 @@
 #include "ui/logic/real_model.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "core/io/checkpoint_text.h"
@@ -30,32 +31,66 @@ ModelTrace forward(const CheckpointModel& m, const Encoding& text, ModelRunOptio
   return run_model(m.model(), text.pieces, text.ids, m, o);
 }
 
-RealModelRun compute(const RealModelJob& job, RealModelProgress& progress) {
-  const auto start = std::chrono::steady_clock::now();
-  RealModelRun r;
-  r.ticket = job.ticket;
-  r.folder = job.folder;
-  r.state = job.state;
-  r.model = job.model;
-  if (!r.model) {
-    progress.phase = RealModelProgress::Opening;
+// The folder's model, opened; an error names the folder.
+std::shared_ptr<const CheckpointModel> open_folder(const RealModelJob& job, RealModelProgress& progress) {
+  progress.phase = RealModelProgress::Opening;
+  try {
     std::error_code ec;
     if (!std::filesystem::is_directory(job.folder, ec))
       throw InputError("", "no such folder (a Hugging Face model's folder: config.json, weights, tokenizer)");
-    r.model = CheckpointModel::open(job.folder, job.budget);
+    return CheckpointModel::open(job.folder, job.budget);
+  } catch (const InputError& e) {
+    throw InputError("", shown_path(job.folder) + ": " + e.what());
   }
+}
+
+// Every head the ablation names is one of the model's (an ablation kept from another folder may not be).
+void check_ablation(const Model& m, const Ablation& a) {
+  for (const HeadRef& h : a.heads)
+    if (h.layer >= static_cast<int>(m.layers.size()) ||
+        h.head >= m.layers[static_cast<std::size_t>(h.layer)].attention.heads)
+      throw InputError("ablation", "head " + head_name(h) + " is not one of the model's");
+}
+
+// The forward pass of the job's state, and with an ablation the unablated one beside it. Fills r.
+void run_state(const RealModelJob& job, RealModelRun& r, RealModelProgress& progress) {
   const CheckpointModel& m = *r.model;
   r.text = checkpoint_text(m, job.state->text, "text");
   const Ablation& ablation = job.state->ablation;
+  check_ablation(m.model(), ablation);
   const auto n = static_cast<std::int64_t>(r.text.ids.size());
-  check_memory_budget(real_model_run_bytes(m, n, !ablation.empty()), job.budget, "running " + m.name() + " on the text",
-                      "a shorter text");
+  // The result shown stays while this one is made: two of them at once.
+  check_memory_budget(2 * real_model_run_bytes(m, n, !ablation.empty()) + history_share(job.budget), job.budget,
+                      "running " + m.name() + " on the text", "a shorter text");
   const ModelRunOptions o{.overview = kModelOverview, .head_scores = true, .ablation = ablation};
   r.trace = std::make_shared<const ModelTrace>(forward(m, r.text, o, progress, RealModelProgress::Running));
   r.losses = next_token_losses(r.trace->logits, r.text.ids);
   if (!ablation.empty()) {
     r.baseline = std::make_shared<const ModelTrace>(forward(m, r.text, {}, progress, RealModelProgress::Baseline));
     r.baseline_losses = next_token_losses(r.baseline->logits, r.text.ids);
+  }
+}
+
+// A state the model cannot run keeps the model opened for it (the next edit does not open the folder again).
+RealModelRun compute(const RealModelJob& job, RealModelProgress& progress, OpenedFolder& opened) {
+  const auto start = std::chrono::steady_clock::now();
+  RealModelRun r;
+  r.ticket = job.ticket;
+  r.folder = job.folder;
+  r.state = job.state;
+  try {
+    if (job.model) r.model = job.model;
+    else {
+      r.model = open_folder(job, progress);
+      const std::lock_guard lock(opened.mutex);
+      opened.folder = job.folder;
+      opened.model = r.model;
+    }
+    run_state(job, r, progress);
+  } catch (const std::exception& e) {
+    r.error = dynamic_cast<const std::bad_alloc*>(&e) ? "the model does not fit in memory" : e.what();
+    r.trace = nullptr;
+    r.baseline = nullptr;
   }
   progress.phase = RealModelProgress::Idle;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -66,8 +101,8 @@ RealModelRun failed(const RealModelJob& job, const std::exception& e, RealModelP
   progress.phase = RealModelProgress::Idle;
   RealModelRun r;  // nothing to keep but which state and why
   r.ticket = job.ticket;
-  r.error = dynamic_cast<const std::bad_alloc*>(&e) ? "the model does not fit in memory" : e.what();
-  if (!job.model) r.error = shown_path(job.folder) + ": " + r.error;  // the folder it was opening
+  r.folder = job.folder;
+  r.error = e.what();
   return r;
 }
 
@@ -104,15 +139,21 @@ std::int64_t real_model_run_bytes(const CheckpointModel& m, std::int64_t n, bool
 
 RealModelDocument::RealModelDocument(std::int64_t memory_budget)
     : budget_(memory_budget),
-      history_(state_bytes),
+      history_(state_bytes, history_share(memory_budget)),
       results_(
-          [progress = progress_](const RealModelJob& j) { return compute(j, *progress); },
+          [progress = progress_, opened = opened_](const RealModelJob& j) { return compute(j, *progress, *opened); },
           [progress = progress_](const RealModelJob& j, const std::exception& e) { return failed(j, e, *progress); },
           kRestAfterRun, &RealModelRun::error) {}
 
 void RealModelDocument::open(std::filesystem::path folder, std::string text, Ablation ablation) {
   folder_ = std::move(folder);
   model_ = nullptr;
+  {
+    const std::lock_guard lock(opened_->mutex);  // the same folder opened again is read again (it may have changed)
+    opened_->folder.clear();
+    opened_->model = nullptr;
+  }
+  failure_.clear();
   history_.clear();
   submit(std::make_shared<const RealModelState>(RealModelState{std::move(text), std::move(ablation)}), 0, false);
 }
@@ -130,6 +171,8 @@ void RealModelDocument::set_text(std::string text, unsigned gesture) {
 }
 
 void RealModelDocument::set_ablation(Ablation ablation) {
+  std::sort(ablation.heads.begin(), ablation.heads.end());  // Ablation::ablates searches them in order
+  ablation.heads.erase(std::unique(ablation.heads.begin(), ablation.heads.end()), ablation.heads.end());
   if (ablation == state_->ablation) return;
   submit(std::make_shared<const RealModelState>(RealModelState{state_->text, std::move(ablation)}), 0, true);
 }
@@ -151,14 +194,17 @@ bool RealModelDocument::redo() {
 bool RealModelDocument::poll(std::optional<std::string>& failure) {
   std::optional<std::string> why;
   const bool shown = results_.poll(why);
-  if (why) {
+  // A failure of a state a newer one replaced is no longer the document's.
+  if (why && !results_.computing()) {
     failure_ = *why;
     failure = why;
   }
-  if (shown) {
-    model_ = results_.shown().model;
-    if (results_.shown().ticket == results_.ticket()) failure_.clear();
+  // A model the folder open before gave (finished after another was opened) is not this folder's.
+  if (!model_) {
+    const std::lock_guard lock(opened_->mutex);
+    if (opened_->folder == folder_) model_ = opened_->model;
   }
+  if (shown && results_.shown().ticket == results_.ticket()) failure_.clear();
   return shown;
 }
 

@@ -7,16 +7,19 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/ablation.h"
 #include "core/io/checkpoint_model.h"
+#include "core/memory_budget.h"
 #include "core/model.h"
 #include "core/tokenizer.h"
 #include "ui/logic/history.h"
 #include "ui/logic/latest_results.h"
+#include "ui/logic/window_memory.h"
 
 namespace attn::ui {
 
@@ -58,6 +61,14 @@ struct RealModelProgress {
   std::atomic<int> layers{0};
 };
 
+// The model the worker opened last and its folder: a state that then fails keeps it, so the next edit does not open
+// the folder again.
+struct OpenedFolder {
+  std::mutex mutex;
+  std::filesystem::path folder;
+  std::shared_ptr<const CheckpointModel> model;
+};
+
 // "reading the folder", "layer 3 of 12", "layer 3 of 12 without the ablation"; and how far along, 0..1.
 std::string progress_text(const RealModelProgress& p);
 double progress_fraction(const RealModelProgress& p);
@@ -96,7 +107,10 @@ class RealModelDocument {
   const std::string& failure() const { return failure_; }
   const std::filesystem::path& folder() const { return folder_; }
   std::int64_t memory_budget() const { return budget_; }
-  void set_memory_budget(std::int64_t budget) { budget_ = budget; }
+  void set_memory_budget(std::int64_t budget) {
+    budget_ = budget;
+    history_.set_bytes(history_share(budget));
+  }
 
  private:
   void submit(std::shared_ptr<const RealModelState> next, unsigned gesture, bool record);
@@ -108,6 +122,7 @@ class RealModelDocument {
   std::string failure_;
   BasicHistory<RealModelState> history_;
   std::shared_ptr<RealModelProgress> progress_ = std::make_shared<RealModelProgress>();
+  std::shared_ptr<OpenedFolder> opened_ = std::make_shared<OpenedFolder>();
   LatestResults<RealModelJob, RealModelRun> results_;  // last: its thread starts after everything it uses
 };
 
