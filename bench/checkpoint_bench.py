@@ -50,6 +50,9 @@ logits and top five agree with checkpoint_crosscheck.forward (the reference writ
 Whether the lab's forward pass agrees with the reference is checkpoint_crosscheck.py's job, not this script's; the
 lab's printed output is kept in --work beside the PyTorch side's top five (for a look by eye).
 
+bench/real_model_bench.cpp runs the PyTorch side alone: `--peer-child FOLDER --threads N --text TEXT [--warm R]`
+prints its seconds as JSON, and with --warm also R more passes with every decoded tensor kept (warm_seconds).
+
 Run:  /usr/bin/python3 bench/checkpoint_bench.py --binary build/app/attention-lab --threads 2
       /usr/bin/python3 bench/checkpoint_bench.py --peer-only          # PyTorch side and checkpoints alone
 
@@ -368,13 +371,37 @@ def llama_peer(torch, cc, config, w, ids, block_rows):
                    block_rows)
 
 
-def peer_run(cc, np, torch, folder, text, block_rows=UNEMBED_ROWS):
-    """(ids, logits (T, V), top five ids per position) for a model folder and a text."""
+class KeptWeights(MappedWeights):
+    """MappedWeights whose decoded tensors and blocks are kept after the first ask: a warm forward pass reads nothing
+    (bench/real_model_bench.cpp's "PyTorch, weights kept" column; about 1 GB of float64 for GPT-2 small)."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.kept = {}
+
+    def _keep(self, key, make):
+        if key not in self.kept:
+            self.kept[key] = make()
+        return self.kept[key]
+
+    def get(self, name):
+        return self._keep(("get", name), lambda: super(KeptWeights, self).get(name))
+
+    def rows(self, name, ids):
+        return self._keep(("rows", name, tuple(ids)), lambda: super(KeptWeights, self).rows(name, ids))
+
+    def row_block(self, name, r0, r1):
+        return self._keep(("block", name, r0, r1), lambda: super(KeptWeights, self).row_block(name, r0, r1))
+
+
+def peer_run(cc, np, torch, folder, text, block_rows=UNEMBED_ROWS, w=None):
+    """(ids, logits (T, V), top five ids per position) for a model folder and a text; w: the weights to read (a
+    MappedWeights of the folder when not given)."""
     folder = Path(folder)
     config = json.loads((folder / "config.json").read_text())
     tok = json.loads((folder / "tokenizer.json").read_text(encoding="utf-8"))
     ids = cc.hand_bpe(text, tok)
-    w = MappedWeights(cc, np, torch, folder)
+    w = w or MappedWeights(cc, np, torch, folder)
     with torch.inference_mode():
         if config["model_type"] == "gpt2":
             logits = gpt2_peer(torch, config, w, ids, block_rows)
@@ -384,8 +411,10 @@ def peer_run(cc, np, torch, folder, text, block_rows=UNEMBED_ROWS):
     return ids, logits, top.indices.tolist()
 
 
-def peer_child(folder, text, threads):
-    """The PyTorch side's process: prints a JSON object with the seconds from after the imports to the answer."""
+def peer_child(folder, text, threads, warm=0):
+    """The PyTorch side's process: prints a JSON object with the seconds from after the imports to the answer. With
+    warm > 0, the weights are decoded once by an untimed pass and kept, and `warm_seconds` lists `warm` more passes
+    (the forward pass alone, as a program holding the model in float64 would run it)."""
     import torch
     torch.set_num_threads(threads)
     import numpy as np
@@ -393,9 +422,18 @@ def peer_child(folder, text, threads):
     start = time.perf_counter()
     ids, _, top = peer_run(cc, np, torch, folder, text)
     seconds = time.perf_counter() - start
+    warm_seconds = []
+    if warm > 0:
+        kept = KeptWeights(cc, np, torch, Path(folder))
+        peer_run(cc, np, torch, folder, text, w=kept)
+        for _ in range(warm):
+            start = time.perf_counter()
+            _, _, warm_top = peer_run(cc, np, torch, folder, text, w=kept)
+            warm_seconds.append(time.perf_counter() - start)
+            assert warm_top == top
     details = openblas_details(loaded_blas_libraries())
-    json.dump({"seconds": seconds, "ids": ids, "top5": top, "torch_threads": torch.get_num_threads(),
-               "openblas": list(details) if details else None}, sys.stdout)
+    json.dump({"seconds": seconds, "warm_seconds": warm_seconds, "ids": ids, "top5": top,
+               "torch_threads": torch.get_num_threads(), "openblas": list(details) if details else None}, sys.stdout)
     return 0
 
 
@@ -539,6 +577,7 @@ def parse_args():
     p.add_argument("--peer-child", metavar="FOLDER", help=argparse.SUPPRESS)
     p.add_argument("--dgemm-child", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--text", default=TEXT, help=argparse.SUPPRESS)
+    p.add_argument("--warm", type=int, default=0, help=argparse.SUPPRESS)  # --peer-child: passes with weights kept
     a = p.parse_args()
     for opt in ("threads", "runs"):
         if getattr(a, opt) < 1:
@@ -553,7 +592,7 @@ def gib(n):
 def main():
     args = parse_args()
     if args.peer_child:
-        return peer_child(args.peer_child, args.text, args.threads)
+        return peer_child(args.peer_child, args.text, args.threads, args.warm)
     if args.dgemm_child:
         return dgemm_child(args.threads)
     n = args.threads
