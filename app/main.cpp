@@ -47,6 +47,10 @@ int run(const std::vector<std::string>& args) {
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   mallopt(M_MMAP_MAX, 0);
+  // One arena for every thread: a worker's own arena gives its 64 MiB heaps back once they are free, whatever the
+  // trim threshold, and a model folder's next forward pass then faults them in again (a second per ablation toggled
+  // on GPT-2 small, bench/real_model_bench.cpp).
+  mallopt(M_ARENA_MAX, 1);
   return run_window(args);
 }
 

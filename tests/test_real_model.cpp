@@ -48,12 +48,14 @@ TEST_CASE("the window's ablation is a step of the document: the unablated run be
   CHECK_FALSE(settle(doc));
   REQUIRE(doc.shown().baseline != nullptr);
   CHECK(doc.shown().baseline_losses.size() == 2);
+  const std::shared_ptr<const ModelTrace> unablated = doc.shown().baseline;
   CHECK(doc.shown().trace->layers[0].attention.ablated_heads == std::vector<int>{1});
   CHECK(*doc.shown().trace->layers[0].head_scores[0].duplicate_token == doctest::Approx(1.0 / 3));
   REQUIRE(doc.undo());
   CHECK(doc.state().ablation.empty());
   settle(doc);
   CHECK(doc.shown().baseline == nullptr);
+  CHECK(doc.shown().trace == unablated);  // the unablated run shown again, not run again
   REQUIRE(doc.redo());
   CHECK(doc.ablated());
 }

@@ -62,13 +62,22 @@ void run_state(const RealModelJob& job, RealModelRun& r, RealModelProgress& prog
   // The result shown stays while this one is made: two of them at once.
   check_memory_budget(2 * real_model_run_bytes(m, n, !ablation.empty()) + history_share(job.budget), job.budget,
                       "running " + m.name() + " on the text", "a shorter text");
+  // Both runs keep what the view draws, so either can be shown without running again when the ablation changes.
   const ModelRunOptions o{.overview = kModelOverview, .head_scores = true, .ablation = ablation};
-  r.trace = std::make_shared<const ModelTrace>(forward(m, r.text, o, progress, RealModelProgress::Running));
-  r.losses = next_token_losses(r.trace->logits, r.text.ids);
-  if (!ablation.empty()) {
-    r.baseline = std::make_shared<const ModelTrace>(forward(m, r.text, {}, progress, RealModelProgress::Baseline));
+  std::shared_ptr<const ModelTrace> unablated = job.unablated;
+  if (!unablated && ablation.empty())
+    unablated = std::make_shared<const ModelTrace>(forward(m, r.text, o, progress, RealModelProgress::Running));
+  if (ablation.empty()) {
+    r.trace = unablated;
+  } else {
+    r.trace = std::make_shared<const ModelTrace>(forward(m, r.text, o, progress, RealModelProgress::Running));
+    if (!unablated)
+      unablated = std::make_shared<const ModelTrace>(
+          forward(m, r.text, {.overview = kModelOverview, .head_scores = true}, progress, RealModelProgress::Baseline));
+    r.baseline = unablated;
     r.baseline_losses = next_token_losses(r.baseline->logits, r.text.ids);
   }
+  r.losses = next_token_losses(r.trace->logits, r.text.ids);
 }
 
 // A state the model cannot run keeps the model opened for it (the next edit does not open the folder again).
@@ -134,7 +143,7 @@ std::int64_t real_model_run_bytes(const CheckpointModel& m, std::int64_t n, bool
   const std::int64_t overviews = 8 * std::int64_t{c.layers} * (c.heads + 1) * side * side;
   const std::int64_t run = checkpoint_run_bytes(m, n, false);
   // The unablated run beside it: its stream and logits (the program and one layer's weights counted once).
-  return run + overviews + (ablated ? run - limits::kProgramBytes - m.layer_bytes() : 0);
+  return run + overviews + (ablated ? run - limits::kProgramBytes - m.layer_bytes() + overviews : 0);
 }
 
 RealModelDocument::RealModelDocument(std::int64_t memory_budget)
@@ -162,7 +171,13 @@ void RealModelDocument::submit(std::shared_ptr<const RealModelState> next, unsig
   if (record) history_.record({state_, revision_}, gesture);
   state_ = std::move(next);
   revision_ = history_.next_revision();
-  results_.submit({model_, folder_, state_, results_.next_ticket(), budget_});
+  results_.submit({model_, folder_, state_, results_.next_ticket(), budget_, unablated_run()});
+}
+
+std::shared_ptr<const ModelTrace> RealModelDocument::unablated_run() const {
+  const RealModelRun& shown = results_.shown();
+  if (!shown.trace || !model_ || shown.model != model_ || shown.state->text != state_->text) return nullptr;
+  return shown.state->ablation.empty() ? shown.trace : shown.baseline;
 }
 
 void RealModelDocument::set_text(std::string text, unsigned gesture) {

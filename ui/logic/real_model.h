@@ -36,7 +36,7 @@ struct RealModelRun {
   std::shared_ptr<const RealModelState> state;
   Encoding text;                               // the model's pieces of state->text and their ids
   std::shared_ptr<const ModelTrace> trace;     // as ablated: every head's weights as an overview and its scores
-  std::shared_ptr<const ModelTrace> baseline;  // with an ablation, the model without it (no overviews); else null
+  std::shared_ptr<const ModelTrace> baseline;  // with an ablation, the model without it; else null
   std::vector<double> losses;                  // next_token_losses of trace
   std::vector<double> baseline_losses;         // ... of baseline, with an ablation
   std::uint64_t ticket = 0;
@@ -51,6 +51,8 @@ struct RealModelJob {
   std::shared_ptr<const RealModelState> state;
   std::uint64_t ticket = 0;
   std::int64_t budget = 0;
+  // The unablated run of the same model on the same text, when one is shown already: reused rather than run again.
+  std::shared_ptr<const ModelTrace> unablated{};
 };
 
 // Where the worker is, written by it and read by the frame.
@@ -114,6 +116,7 @@ class RealModelDocument {
 
  private:
   void submit(std::shared_ptr<const RealModelState> next, unsigned gesture, bool record);
+  std::shared_ptr<const ModelTrace> unablated_run() const;  // the shown one's, when it read the newest text
   std::int64_t budget_;
   std::filesystem::path folder_;
   std::shared_ptr<const CheckpointModel> model_;  // the folder's, once opened
