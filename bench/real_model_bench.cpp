@@ -5,7 +5,7 @@
 // forward pass's parts timed one by one on this thread). docs/PERFORMANCE.md says how to run it and what it found.
 //
 //   real-model-bench FOLDER [--tokens 32,128] [--runs 7] [--head 5.1] [--peer-runs 5] [--peer SCRIPT | --no-peer]
-//                    [--cli BINARY] [--heap window|one-arena|default] [--no-phases] [--json FILE]
+//                    [--cli BINARY] [--heap window|default] [--no-phases] [--json FILE]
 //
 // Texts are ASCII: on checkpoint_bench.py's folders (a byte-level tokenizer without merges) N characters are N tokens;
 // the program checks that the shown run has N tokens and stops otherwise.
@@ -165,7 +165,7 @@ struct Args {
   std::cerr << "real-model-bench: " << why << "\n"
             << "usage: real-model-bench FOLDER [--tokens 32,128] [--runs 7] [--head 5.1] [--peer-runs 5]\n"
             << "                        [--peer bench/checkpoint_bench.py | --no-peer] [--cli attention-lab]\n"
-            << "                        [--heap window|one-arena|default] [--no-phases] [--json FILE]\n";
+            << "                        [--heap window|default] [--no-phases] [--json FILE]\n";
   std::exit(2);
 }
 
@@ -209,7 +209,7 @@ Args parse_args(int argc, char** argv) {
       a.cli = value();
     } else if (o == "--heap") {
       const std::string& h = value();
-      if (h != "window" && h != "one-arena" && h != "default") usage("--heap: window, one-arena or default");
+      if (h != "window" && h != "default") usage("--heap: window or default");
       a.heap = h;
     } else if (o == "--no-phases") {
       a.phases = false;
@@ -527,15 +527,15 @@ nlohmann::json series_json(const Series& s) {
 
 int main(int argc, char** argv) {
   const Args a = parse_args(argc, argv);
-  // The window's heap (app/main.cpp): freed matrices stay in the heap for the next computation. one-arena: the same,
-  // and every thread allocating from the main arena (the worker's own arena gives whole freed heaps back to the
-  // kernel whatever M_TRIM_THRESHOLD says, and they are faulted in afresh). default: glibc's settings.
+  // The window's heap (app/main.cpp): freed matrices stay in the heap for the next computation, every thread
+  // allocating from one arena (a worker's own arena gives whole freed heaps back to the kernel whatever
+  // M_TRIM_THRESHOLD says, and they are faulted in afresh). default: glibc's settings.
   if (a.heap != "default") {
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
     mallopt(M_MMAP_MAX, 0);
   }
-  if (a.heap == "one-arena") mallopt(M_ARENA_MAX, 1);
+  if (a.heap == "window") mallopt(M_ARENA_MAX, 1);
 #if defined(_OPENMP)
   const int threads = omp_get_num_procs();  // what the document's worker uses (latest_worker.cpp)
   omp_set_num_threads(threads);
@@ -629,7 +629,7 @@ int main(int argc, char** argv) {
       const double peer = median(row.pytorch.seconds);
       const double target = target_of(row.n);
       const std::array<std::pair<const char*, const Series*>, 3> kinds{{{"edit of the text", &row.edits},
-                                                                        {"ablation on (2 passes)", &row.ablate_on},
+                                                                        {"ablation on", &row.ablate_on},
                                                                         {"ablation off", &row.ablate_off}}};
       for (const auto& [what, s] : kinds) {
         const double med = median(s->walls());
@@ -646,8 +646,8 @@ int main(int argc, char** argv) {
     std::cout << "\nfaults: minor page faults of the process during the edit, median. PyTorch: "
                  "bench/checkpoint_bench.py's side in a process per run, float64, reading and converting the weights "
                  "as ours does; seconds from after its imports to the top five. PyTorch kept: the same forward pass "
-                 "with the weights decoded once and kept in float64. Ablated: ours runs the model twice (ablated, then "
-                 "without the ablation); the PyTorch columns are one pass.\n";
+                 "with the weights decoded once and kept in float64. Ablation on: one pass (the unablated run on "
+                 "screen is reused); off: that run shown again.\n";
     if (!a.cli.empty()) {
       std::cout << "attention-lab run FOLDER --text TEXT, process start to exit:";
       for (const Row& row : rows) std::cout << " " << row.n << " tokens " << ms(median(row.cli)) << " ms;";
