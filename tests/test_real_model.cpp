@@ -3,9 +3,13 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <sstream>
 
+#include "app/gui/gui_options.h"
+#include "app/gui/start_state.h"
 #include "checkpoint_folders.h"
 #include "helpers.h"
+#include "ui/logic/app_state.h"
 #include "ui/logic/real_model.h"
 
 namespace attn::test {
@@ -115,6 +119,39 @@ TEST_CASE("a text the model cannot read is said, and the last result stays on sc
   INFO(*why);
   CHECK(contains(*why, "attention-lab-no-such-model"));
   CHECK_FALSE(missing.loaded());
+}
+
+}  // namespace attn::test
+
+namespace attn::test {
+
+TEST_CASE("the window on --model FOLDER: the Real model view on --model-text, --ablate held to the model") {
+  const std::string folder = gpt2_folder("window-start", gpt2_tensors());
+  const auto start = [](const std::vector<std::string>& args) {
+    std::ostringstream err;
+    std::unique_ptr<ui::AppState> state = gui::start_state(gui::parse_gui_args(args), err);
+    return std::pair{std::move(state), err.str()};
+  };
+  const auto [state, none] =
+      start({"--model", folder, "--model-text", "abc", "--ablate", "0.1", "--ablate-mode", "mean"});
+  REQUIRE(state);
+  CHECK(none.empty());
+  CHECK(state->view == ui::View::Real);
+  CHECK(state->real_model.shown().text.pieces == std::vector<std::string>{"a", "b", "c"});
+  CHECK(ablation_list(state->real_model.state().ablation) == "0.1");
+  CHECK(state->real_model.state().ablation.mode == AblationMode::Mean);
+  CHECK(state->model_doc.loaded());  // the Model view keeps the shipped model
+  CHECK(state->window_title() ==
+        "Attention Lab \u2014 " + std::filesystem::path(folder).filename().string() + " (ablated)");
+  CHECK(start({"--model", folder, "--model-text", "ab", "--ablate", "0.2"}).second ==
+        "attention-lab: --ablate: \"0.2\": layer 0 has 2 heads (0-1)\n");
+  CHECK(start({"--model", folder, "--model-text", "abcd"}).second ==
+        "attention-lab: " + folder +
+            ": --model-text: 4 tokens, more than the model's 3 positions (config.json's n_positions)\n");
+  CHECK(start({"--model-text", "abc"}).second ==
+        "attention-lab: --model-text, --ablate and --ablate-mode are for --model FOLDER (a Hugging Face model)\n");
+  CHECK(start({"--model", folder, "--model-text", "ab", "--ablate", "0.1", "--ablate-mode", "half"}).second ==
+        "attention-lab: --ablate-mode: must be zero | mean (found \"half\")\n");
 }
 
 }  // namespace attn::test

@@ -61,8 +61,8 @@ TEST_CASE("each step's headline matrix") {
 }
 
 TEST_CASE("the views: names and titles written once, parsed back") {
-  CHECK(view_names() == "pipeline, decode, compare, memory, cost, model, train");
-  CHECK(view_names(" | ") == "pipeline | decode | compare | memory | cost | model | train");
+  CHECK(view_names() == "pipeline, decode, compare, memory, cost, model, train, real");
+  CHECK(view_names(" | ") == "pipeline | decode | compare | memory | cost | model | train | real");
   CHECK(view_title(View::Memory) == "Memory");
   CHECK(parse_view("cost") == View::Cost);
   CHECK_FALSE(parse_view("Cost").has_value());

@@ -25,13 +25,17 @@ const char* const kGuiHelp =
     "                    positions or sparse attention also positions, rope, selection (numbers count them)\n"
     "  --head N          start on head N\n"
     "  --cell ROW,COL    explain this cell of the step's result as if the pointer were on it\n"
-    "  --view V          start on a view: pipeline, decode, compare, memory, cost, model, train\n"
+    "  --view V          start on a view: pipeline, decode, compare, memory, cost, model, train, real\n"
     "  --train-steps N   the Train view's run trained to step N before the first frame (starts on that view)\n"
     "  --train-gradient L.H  the Train view's gradient tab on head H of layer L\n"
     "  --decode-tokens N the decode view after N tokens (1 = the first token has arrived; at most 256)\n"
     "  --preset NAME     the model the compare, memory and cost views show (see attention-lab kv --list)\n"
     "  --model FILE      the Model view's model (default: assets/models/tiny.json); starts on the Model view\n"
     "  --model-tokens T  its tokens, separated by spaces (each from its vocabulary)\n"
+    "  --model FOLDER    a Hugging Face model folder in the Real model view (starts on it)\n"
+    "  --model-text T    the text it reads (default: \"The cat sat on the mat. The cat sat on the mat.\")\n"
+    "  --ablate LIST     heads knocked out, layer.head or a whole layer (\"5.1,5.5,6\"), as run --ablate\n"
+    "  --ablate-mode M   zero (default) or mean\n"
     "  --layer L         the pipeline on layer L of the model (from 0), with the way back to the Model view\n"
     "  --size WxH        window size in pixels (default 1600x900)\n"
     "  --screenshot PNG  render a few frames, write the window to PNG and exit (works under xvfb-run);\n"
@@ -129,6 +133,9 @@ GuiOptions parse_gui_args(std::span<const std::string> words) {
     else if (word == "--preset") o.preset = args.value(word);
     else if (word == "--model") o.model = args.value(word);
     else if (word == "--model-tokens") o.model_tokens = args.value(word);
+    else if (word == "--model-text") o.model_text = args.value(word);
+    else if (word == "--ablate") o.ablate = args.value(word);
+    else if (word == "--ablate-mode") o.ablate_mode = args.value(word);
     else if (word == "--train-gradient") {
       const std::string v = args.value(word);
       const auto dot = v.find('.');

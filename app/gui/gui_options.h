@@ -22,6 +22,9 @@ struct GuiOptions {
   std::optional<std::string> preset;                  // the model the compare, memory and cost views show
   std::optional<std::string> model;                   // the Model view's model file (default assets/models/tiny.json)
   std::optional<std::string> model_tokens;            // its tokens, separated by spaces
+  std::optional<std::string> model_text;              // a model folder's text (--model FOLDER)
+  std::optional<std::string> ablate;                  // a model folder's heads knocked out ("5.1,5.5")
+  std::optional<std::string> ablate_mode;             // zero | mean
   std::optional<int> train_steps;                     // the Train view's run trained this far first
   std::optional<std::pair<int, int>> train_gradient;  // the gradient tab on this layer and head
   std::optional<int> layer;                           // the pipeline on this layer of the model (from 0)

@@ -224,9 +224,66 @@ std::optional<std::string> open_model(const GuiOptions& o, ui::AppState& state, 
   return std::nullopt;
 }
 
+// Waits for the real model's worker; false (and why on err, naming the folder and the option) when it failed.
+bool settle_real_model(ui::AppState& state, std::ostream& err) {
+  state.real_model.wait();
+  std::optional<std::string> failure;
+  state.real_model.poll(failure);
+  if (!failure) return true;
+  const std::string folder = shown_path(state.real_model.folder());
+  if (failure->starts_with("text: ")) *failure = "--model-text: " + failure->substr(6);
+  if (!failure->starts_with(folder + ": ")) *failure = folder + ": " + *failure;
+  err << "attention-lab: " << *failure << '\n';
+  return false;
+}
+
+// --ablate against the opened folder's layers and heads.
+Ablation real_model_ablation(const GuiOptions& o, const Model& m) {
+  const auto heads_in = [&m](int l) {
+    return l < static_cast<int>(m.layers.size()) ? m.layers[static_cast<std::size_t>(l)].attention.heads : -1;
+  };
+  Ablation a = parse_ablation(*o.ablate, heads_in, "--ablate");
+  if (o.ablate_mode) {
+    const std::optional<AblationMode> mode = parse_ablation_mode(*o.ablate_mode);
+    if (!mode)
+      throw InputError("--ablate-mode", "must be zero | mean (found \"" + escaped_text(*o.ablate_mode) + "\")");
+    a.mode = *mode;
+  }
+  return a;
+}
+
+// --model FOLDER: the Real model view on --model-text (and --ablate), computed before the window opens.
+bool start_real_model(const GuiOptions& o, ui::AppState& state, std::ostream& err) {
+  const std::string text = o.model_text.value_or("The cat sat on the mat. The cat sat on the mat.");
+  state.real_model.open(*o.model, text);
+  state.real_view.text = text;
+  if (!settle_real_model(state, err)) return false;
+  if (o.ablate) {
+    try {
+      state.real_model.set_ablation(real_model_ablation(o, state.real_model.shown().model->model()));
+    } catch (const InputError& e) {
+      err << "attention-lab: " << e.what() << '\n';
+      return false;
+    }
+    if (!settle_real_model(state, err)) return false;
+    state.real_view.mode = state.real_model.state().ablation.mode;
+  }
+  if (!o.view) state.view = ui::View::Real;
+  return true;
+}
+
 // The Model view's model: --model, or the shipped tiny one (a broken shipped file is said in the status line);
 // --layer opens one of its layers in the pipeline.
-bool start_model_view(const GuiOptions& o, ui::AppState& state, std::ostream& err) {
+bool start_model_view(const GuiOptions& given, ui::AppState& state, std::ostream& err) {
+  std::error_code ec;
+  GuiOptions o = given;
+  if (o.model && std::filesystem::is_directory(*o.model, ec)) {
+    if (!start_real_model(o, state, err)) return false;
+    o.model.reset();  // the Model view keeps the shipped model
+  } else if (o.model_text || o.ablate || o.ablate_mode) {
+    err << "attention-lab: --model-text, --ablate and --ablate-mode are for --model FOLDER (a Hugging Face model)\n";
+    return false;
+  }
   const std::filesystem::path path = o.model ? std::filesystem::path(*o.model) : cli::default_model();
   if (const std::optional<std::string> failed = open_model(o, state, path)) {
     if (o.model || o.model_tokens || o.layer) {

@@ -176,6 +176,10 @@ void AppState::reset_to_saved() {
 }
 
 std::string AppState::window_title() const {
+  if (view == View::Real && real_model.loaded()) {  // a model folder: its name, and whether heads are knocked out
+    const RealModelRun& r = real_model.shown();
+    return "Attention Lab \u2014 " + r.model->name() + (real_model.ablated() ? " (ablated)" : "");
+  }
   // The document the view on screen edits: the model in the Model view.
   const bool model = model_in_view();
   const std::filesystem::path& path = model ? model_doc.path() : doc_.path;
@@ -197,6 +201,8 @@ void AppState::poll() {
   std::optional<std::string> model_failure;
   model_doc.poll(model_failure);
   if (model_failure) message = "The model's forward pass was not computed: " + *model_failure;
+  std::optional<std::string> real_failure;  // said in the view, under the text box
+  real_model.poll(real_failure);
   trainer.poll();
   train_gradients.poll();
   // The Train view's run starts here, before the frame draws: its first snapshot is a forward pass of the model, and
@@ -207,6 +213,7 @@ void AppState::poll() {
 void AppState::wait() {
   const bool shown = computation_.wait();
   model_doc.wait();
+  real_model.wait();
   train_gradients.wait();
   poll();
   if (shown) clamp_views();  // poll() does only for what it shows itself

@@ -7,10 +7,22 @@
 namespace attn::ui {
 
 bool AppState::model_in_view() const { return view == View::Model && model_doc.loaded(); }
-bool AppState::undo_in_view() { return model_in_view() ? model_doc.undo() : undo(); }
-bool AppState::redo_in_view() { return model_in_view() ? model_doc.redo() : redo(); }
-bool AppState::can_undo_in_view() const { return model_in_view() ? model_doc.can_undo() : can_undo(); }
-bool AppState::can_redo_in_view() const { return model_in_view() ? model_doc.can_redo() : can_redo(); }
+bool AppState::undo_in_view() {
+  if (view == View::Real) return real_model.undo();
+  return model_in_view() ? model_doc.undo() : undo();
+}
+bool AppState::redo_in_view() {
+  if (view == View::Real) return real_model.redo();
+  return model_in_view() ? model_doc.redo() : redo();
+}
+bool AppState::can_undo_in_view() const {
+  if (view == View::Real) return real_model.can_undo();
+  return model_in_view() ? model_doc.can_undo() : can_undo();
+}
+bool AppState::can_redo_in_view() const {
+  if (view == View::Real) return real_model.can_redo();
+  return model_in_view() ? model_doc.can_redo() : can_redo();
+}
 
 void AppState::reseed_in_view() {
   if (!model_in_view()) {

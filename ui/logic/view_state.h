@@ -10,6 +10,9 @@
 #include <utility>
 #include <vector>
 
+#include "core/ablation.h"
+#include "core/head_roles.h"
+#include "core/io/hub_cache.h"
 #include "core/memory.h"
 #include "ui/logic/lessons.h"
 #include "ui/logic/sqrt_dk.h"
@@ -119,6 +122,17 @@ struct ModelPanelView {
   };
   std::array<Fold, 2> folds;
   int column = 0;  // the column being drawn
+};
+
+// The Real model view: which position's predictions show, the score the heads are ranked by, the text being typed.
+struct RealModelView {
+  int position = -1;  // the row whose next tokens show (-1: the last)
+  HeadRole ranked = HeadRole::Induction;
+  AblationMode mode = AblationMode::Zero;
+  std::string folder_text;  // the folder field while it is typed in
+  std::string text;         // the text box while it is typed in
+  int top_k = 3;            // "knock out the top k"
+  std::optional<std::vector<CachedModel>> models;  // the hub cache, once looked at
 };
 
 // The Train view: the settings the next run starts from, and which snapshot and head it shows.

@@ -15,12 +15,13 @@ enum class View {
   Cost,      // FLOPs per generated token, with and without a cache, and sparse attention
   Model,     // a small transformer around attention, layer by layer
   Train,     // a small model trained live on a task: the loss, the heads as they learn
+  Real,      // a Hugging Face model folder on the class's text: every head named, heads knocked out
 };
-inline constexpr int kViewCount = 7;
+inline constexpr int kViewCount = 8;
 std::string_view view_name(View v);   // "pipeline"
 std::string_view view_title(View v);  // "Pipeline"
 std::optional<View> parse_view(std::string_view name);
-// "pipeline, decode, compare, memory, cost, model, train": every view's name, for messages.
+// "pipeline, decode, compare, memory, cost, model, train, real": every view's name, for messages.
 std::string view_names(std::string_view separator = ", ");
 
 }  // namespace attn::ui

@@ -133,6 +133,7 @@ void views(AppState& state, const Layout& l, ImVec2 display) {
   if (l.left_w > 0) {
     if (state.view == View::Model) ModelInputsPanel(state, {0, l.top}, {l.left_w, l.h});
     else if (state.view == View::Train) TrainInputsPanel(state, {0, l.top}, {l.left_w, l.h});
+    else if (state.view == View::Real) RealModelInputsPanel(state, {0, l.top}, {l.left_w, l.h});
     else InputsPanel(state, {0, l.top}, {l.left_w, l.h});
   }
   if (l.lesson_w > 0) LessonPanel(state, {display.x - l.lesson_w, l.top}, {l.lesson_w, l.h});
@@ -151,6 +152,11 @@ void views(AppState& state, const Layout& l, ImVec2 display) {
       PopHeatmapVersion();
       break;
     case View::Train: TrainPanel(state, view_pos, view_size); break;
+    case View::Real:
+      PushHeatmapVersion(state.real_model.shown().ticket * 2 + 1);
+      RealModelPanel(state, view_pos, view_size);
+      PopHeatmapVersion();
+      break;
   }
   PopHeatmapRanges();
   PopHeatmapVersion();

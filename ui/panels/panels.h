@@ -25,6 +25,8 @@ void ModelPanel(AppState& state, ImVec2 pos, ImVec2 size);        // a transform
 void ModelInputsPanel(AppState& state, ImVec2 pos, ImVec2 size);  // the model: tokens, shape, weights
 void TrainPanel(AppState& state, ImVec2 pos, ImVec2 size);        // a model learning a task, live
 void TrainInputsPanel(AppState& state, ImVec2 pos, ImVec2 size);  // the task, the model's shape, the optimiser
+void RealModelPanel(AppState& state, ImVec2 pos, ImVec2 size);    // a real model's predictions, loss and heads
+void RealModelInputsPanel(AppState& state, ImVec2 pos, ImVec2 size);  // the folder, the text, the ablation
 void LayerBreadcrumb(AppState& state);  // above the pipeline on a model's layer: the way back to the Model view
 void LessonPanel(AppState& state, ImVec2 pos, ImVec2 size);   // the current lesson page
 float LessonPanelHeight(const AppState& state, float width);  // what the page needs to show its text whole

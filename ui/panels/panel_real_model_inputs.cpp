@@ -1,0 +1,99 @@
+// The Real model view's inputs: the model folder (typed, or one of the models this computer has), the class's text
+// and the heads knocked out.
+#include <cstdlib>
+
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include "core/io/hub_cache.h"
+#include "core/text_format.h"
+#include "ui/panels/panels.h"
+#include "ui/widgets/style.h"
+#include "ui/widgets/text.h"
+
+namespace attn::ui {
+namespace {
+
+constexpr const char* kStartingText = "The cat sat on the mat. The cat sat on the mat.";
+
+void open_folder(AppState& state, const std::filesystem::path& folder) {
+  const std::string text = state.real_model.loaded() ? state.real_model.state().text : kStartingText;
+  state.real_model.open(folder, text);
+  state.real_view.text = text;
+}
+
+void folder_field(AppState& state) {
+  RealModelView& v = state.real_view;
+  ImGui::TextUnformatted("Model folder");
+  ImGui::SetNextItemWidth(-ImGui::CalcTextSize("Open").x - 3 * ImGui::GetStyle().ItemSpacing.x);
+  const bool entered =
+      ImGui::InputTextWithHint("##folder", "~/models/gpt2", &v.folder_text, ImGuiInputTextFlags_EnterReturnsTrue);
+  ImGui::SameLine();
+  if ((ImGui::Button("Open") || entered) && !v.folder_text.empty()) open_folder(state, v.folder_text);
+}
+
+// What the hub cache holds, read when asked (it reads every model's headers).
+void cached_models(AppState& state) {
+  RealModelView& v = state.real_view;
+  if (ImGui::Button(v.models ? "Look again" : "Models on this computer"))
+    v.models = scan_hub_cache(hub_cache_dir([](const char* name) { return std::getenv(name); }), state.memory_budget);
+  if (!v.models) return;
+  if (v.models->empty()) TextDisabledWrapped("No models in the Hugging Face cache (huggingface-cli download gpt2).");
+  for (const CachedModel& m : *v.models) {
+    ImGui::PushID(m.id.c_str());
+    std::string line = m.id;
+    if (m.config)
+      line += "  " + std::to_string(m.config->layers) + " x " + std::to_string(m.config->heads) + " heads (" +
+              std::to_string(m.config->kv_heads) + " KV), " + binary_size(m.bytes);
+    if (!m.usable) line += "  cannot open: " + m.why_not;
+    if (ImGui::Selectable(line.c_str(), false, m.usable ? 0 : ImGuiSelectableFlags_Disabled))
+      open_folder(state, m.path);
+    ImGui::PopID();
+  }
+}
+
+// What the opened model is: its family, layers and heads, its parameters.
+void model_facts(const RealModelRun& r) {
+  const CheckpointConfig& c = r.model->config();
+  TextWrappedAtSpaces(r.model->name());
+  TextDisabledWrapped(std::to_string(c.layers) + " layers x " + plural(c.heads, "head") +
+                      (c.kv_heads != c.heads ? " sharing " + plural(c.kv_heads, "KV head") : "") + ", d_model " +
+                      std::to_string(c.d_model));
+}
+
+void ablation_controls(AppState& state) {
+  RealModelView& v = state.real_view;
+  ImGui::TextUnformatted("Knock heads out");
+  TextDisabledWrapped("Click a head's tile to knock it out; its output becomes zero or its mean over the positions.");
+  const Ablation& now = state.real_model.state().ablation;
+  if (EnumCombo("Replace by", v.mode, {AblationMode::Zero, AblationMode::Mean}) && !now.empty()) {
+    Ablation a = now;
+    a.mode = v.mode;
+    state.real_model.set_ablation(a);
+  }
+  if (!now.empty()) {
+    std::string list = ablation_list(now);
+    for (std::size_t at = list.find(','); at != std::string::npos; at = list.find(',', at + 2))
+      list.insert(at + 1, " ");
+    TextWrappedAtSpaces(plural(std::int64_t(now.heads.size()), "head") + " knocked out: " + list);
+    if (ImGui::Button("Put them back")) state.real_model.set_ablation({});
+  }
+}
+
+}  // namespace
+
+void RealModelInputsPanel(AppState& state, ImVec2 pos, ImVec2 size) {
+  BeginPanel("Real model##inputs", pos, size);
+  TitleText("Real model");
+  folder_field(state);
+  cached_models(state);
+  if (state.real_model.loaded()) {
+    ImGui::Separator();
+    model_facts(state.real_model.shown());
+    ImGui::Separator();
+    ablation_controls(state);
+  }
+  ImGui::End();
+}
+
+}  // namespace attn::ui
