@@ -47,6 +47,28 @@ HeadRole head_role(const HeadScores& s) {
   return best.second;
 }
 
+std::string role_abbreviation(HeadRole r) {
+  switch (r) {
+    case HeadRole::PreviousToken: return "prev";
+    case HeadRole::Induction: return "ind";
+    case HeadRole::DuplicateToken: return "dup";
+    case HeadRole::FirstToken: return "first";
+    case HeadRole::None: break;
+  }
+  return "\u2013";
+}
+
+std::string role_word(HeadRole r) {
+  switch (r) {
+    case HeadRole::PreviousToken: return "previous";
+    case HeadRole::Induction: return "induction";
+    case HeadRole::DuplicateToken: return "duplicate";
+    case HeadRole::FirstToken: return "first token";
+    case HeadRole::None: break;
+  }
+  return "unclear";
+}
+
 std::string role_name(HeadRole r) {
   switch (r) {
     case HeadRole::PreviousToken: return "previous-token head";

@@ -16,6 +16,10 @@ namespace attn::ui {
 inline constexpr double kHeadRoleScore = 0.3;
 HeadRole head_role(const HeadScores& s);
 std::string role_name(HeadRole r);  // "induction head", "no clear pattern"
+// What a head has become in a word that fits under a thumbnail ("previous", "first token", "unclear"), and where
+// the thumbnail is too narrow for the word ("prev", "ind", "dup", "first", "–").
+std::string role_word(HeadRole r);
+std::string role_abbreviation(HeadRole r);
 
 // One sentence per head whose role changed from `before` to `now` (same heads, same order), "head L.H ..." ; a
 // head that found a role first, in layer and head order.

@@ -8,6 +8,7 @@
 #include <imgui_stdlib.h>
 
 #include "core/text_format.h"
+#include "ui/logic/train_text.h"
 #include "ui/panels/panels.h"
 #include "ui/widgets/heatmap.h"
 #include "ui/widgets/style.h"
@@ -17,17 +18,6 @@ namespace attn::ui {
 namespace {
 
 constexpr int kRealPredictions = 10;
-
-const char* role_label(HeadRole r) {
-  switch (r) {
-    case HeadRole::PreviousToken: return "previous token";
-    case HeadRole::Induction: return "induction";
-    case HeadRole::DuplicateToken: return "duplicate token";
-    case HeadRole::FirstToken: return "first token";
-    case HeadRole::None: break;
-  }
-  return "";
-}
 
 // The text as the model's pieces, one box each; the one whose predictions show is outlined. A click picks it.
 void pieces_row(AppState& state, const RealModelRun& r) {
@@ -82,17 +72,6 @@ void loss_bars(const RealModelRun& r, float height) {
                      : "");
   }
   ImGui::Dummy({width, height});
-}
-
-const char* role_short(HeadRole r) {
-  switch (r) {
-    case HeadRole::PreviousToken: return "prev";
-    case HeadRole::Induction: return "ind";
-    case HeadRole::DuplicateToken: return "dup";
-    case HeadRole::FirstToken: return "first";
-    case HeadRole::None: break;
-  }
-  return "";
 }
 
 // The likeliest next tokens after the chosen position, with their probabilities.
@@ -152,8 +131,8 @@ std::pair<HeadRole, double> best_role(const TextHeadScores& s) {
 // The role a tile's head plays, in its corner over a dark band: "ind 0.62", or the role alone where that is all that
 // fits.
 void tile_label(HeadRole role, double score, ImVec2 at, float cell) {
-  std::string text = std::string(role_short(role)) + " " + short_number(std::round(score * 100) / 100);
-  if (TextWidth(text) + 4 > cell) text = role_short(role);
+  std::string text = role_abbreviation(role) + " " + probability_text(score);
+  if (TextWidth(text) + 4 > cell) text = role_abbreviation(role);
   if (TextWidth(text) + 4 > cell) return;
   ImDrawList* draw = ImGui::GetWindowDrawList();
   const float h = ImGui::GetTextLineHeight();
@@ -180,7 +159,7 @@ void head_tile(AppState& state, const RealModelRun& r, int l, int h, float cell)
   if (role != HeadRole::None) tile_label(role, score, at, cell);
   if (hr.hovered_row >= 0) {
     std::string tip = "head " + head_name({l, h});
-    if (role != HeadRole::None) tip += std::string(": ") + role_label(role) + " " + probability_text(score);
+    if (role != HeadRole::None) tip += ": " + role_word(role) + " " + probability_text(score);
     tip += off ? "\nknocked out: click to put it back" : "\nclick to knock it out";
     ImGui::SetTooltip("%s", tip.c_str());
     if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
@@ -218,9 +197,9 @@ void ranked_heads(AppState& state, const RealModelRun& r) {
   RealModelView& v = state.real_view;
   ImGui::TextUnformatted("Heads ranked by");
   ImGui::SetNextItemWidth(-1);
-  if (ImGui::BeginCombo("##ranked", role_label(v.ranked))) {
+  if (ImGui::BeginCombo("##ranked", role_word(v.ranked).c_str())) {
     for (const HeadRole role : kHeadRoles)
-      if (ImGui::Selectable(role_label(role), role == v.ranked)) v.ranked = role;
+      if (ImGui::Selectable(role_word(role).c_str(), role == v.ranked)) v.ranked = role;
     ImGui::EndCombo();
   }
   std::vector<std::pair<double, HeadRef>> ranked;

@@ -33,30 +33,6 @@ std::string head_name(const HeadScores& h) { return std::to_string(h.layer) + ".
 // apart).
 ImU32 head_colour(std::size_t i) { return GetStyle().okabe_ito[i % GetStyle().okabe_ito.size()]; }
 
-// The same where a thumbnail is too narrow for the word.
-std::string role_abbreviation(HeadRole r) {
-  switch (r) {
-    case HeadRole::PreviousToken: return "prev";
-    case HeadRole::Induction: return "ind";
-    case HeadRole::DuplicateToken: return "dup";
-    case HeadRole::FirstToken: return "first";
-    case HeadRole::None: break;
-  }
-  return "\u2013";
-}
-
-// What a head has become, in a word that fits under its thumbnail (the tooltip gives its scores).
-std::string role_word(HeadRole r) {
-  switch (r) {
-    case HeadRole::PreviousToken: return "previous";
-    case HeadRole::Induction: return "induction";
-    case HeadRole::DuplicateToken: return "duplicate";
-    case HeadRole::FirstToken: return "first token";
-    case HeadRole::None: break;
-  }
-  return "unclear";
-}
-
 void run_controls(AppState& state) {
   Trainer& t = state.trainer;
   const TrainProgress& p = t.progress();
