@@ -38,6 +38,9 @@ void status_line(AppState& state, ImVec2 pos, ImVec2 size) {
   BeginPanel("##status", pos, size, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoSavedSettings);
   if (state.message.empty() && state.view == View::Train) {
     ImGui::TextDisabled("%s", "The run is not saved: Open in Model view, then File > Save, keeps a snapshot's model.");
+  } else if (state.message.empty() && state.view == View::Real) {
+    const std::filesystem::path& folder = state.real_model.folder();
+    ImGui::TextDisabled("%s", folder.empty() ? "no model folder open" : shown_path(folder).c_str());
   } else if (state.message.empty()) {
     const std::filesystem::path& path = state.model_in_view() ? state.model_doc.path() : state.document().path;
     ImGui::TextDisabled("%s", path.empty() ? "not saved yet" : shown_path(path).c_str());

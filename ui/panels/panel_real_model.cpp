@@ -49,7 +49,9 @@ void loss_bars(const RealModelRun& r, float height) {
   };
   std::string title = "Loss of each next token, mean " + short_number(mean(r.losses)) + " nats";
   if (r.baseline)
-    title += " knocked out (filled) against " + short_number(mean(r.baseline_losses)) + " as trained (outlined)";
+    title += " knocked out (filled) against " + short_number(mean(r.baseline_losses)) +
+             " as trained (outlined): " + (mean(r.losses) >= mean(r.baseline_losses) ? "+" : "") +
+             short_number(mean(r.losses) - mean(r.baseline_losses));
   ImGui::TextUnformatted(title.c_str());
   double top = 1.0;
   for (double x : r.losses) top = std::max(top, x);
@@ -140,6 +142,16 @@ void tile_label(HeadRole role, double score, ImVec2 at, float cell) {
   draw->AddText({at.x + 2, at.y + cell - h - 1}, IM_COL32(255, 255, 255, 255), text.c_str());
 }
 
+// A knocked-out head: its tile dimmed under a red cross, which no attention pattern draws.
+void cross_out(ImVec2 at, float cell) {
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  const ImVec2 end{at.x + cell, at.y + cell};
+  draw->AddRectFilled(at, end, IM_COL32(0, 0, 0, 140));
+  const float inset = cell * 0.15f, width = std::max(3.0f, cell * 0.08f);
+  draw->AddLine({at.x + inset, at.y + inset}, {end.x - inset, end.y - inset}, GetStyle().disagree, width);
+  draw->AddLine({end.x - inset, at.y + inset}, {at.x + inset, end.y - inset}, GetStyle().disagree, width);
+}
+
 void head_tile(AppState& state, const RealModelRun& r, int l, int h, float cell) {
   const LayerTrace& layer = r.trace->layers[static_cast<std::size_t>(l)];
   ImGui::PushID(l * 4096 + h);
@@ -154,9 +166,9 @@ void head_tile(AppState& state, const RealModelRun& r, int l, int h, float cell)
   const HeatmapResult hr = Heatmap("w", layer.weights_overview[static_cast<std::size_t>(h)], o);
   const Ablation& now = state.real_model.state().ablation;
   const bool off = now.ablates({l, h});
-  if (off) ImGui::GetWindowDrawList()->AddLine(at, {at.x + cell, at.y + cell}, GetStyle().disagree, 3);
   const auto [role, score] = best_role(layer.head_scores[static_cast<std::size_t>(h)]);
   if (role != HeadRole::None) tile_label(role, score, at, cell);
+  if (off) cross_out(at, cell);  // over the label: what the head did, struck out
   if (hr.hovered_row >= 0) {
     std::string tip = "head " + head_name({l, h});
     if (role != HeadRole::None) tip += ": " + role_word(role) + " " + probability_text(score);
@@ -181,6 +193,14 @@ void head_grid(AppState& state, const RealModelRun& r, float width) {
   const float gap = ImGui::GetStyle().ItemSpacing.x, label = TextWidth("L00");
   const float cell =
       std::clamp((width - label - gap * static_cast<float>(most)) / static_cast<float>(most), 12.0f, 96.0f);
+  if (TextWidth("H" + std::to_string(most - 1)) <= cell) {  // the heads' numbers over their columns
+    for (int h = 0; h < most; ++h) {
+      const float x = label + gap + static_cast<float>(h) * (cell + gap);
+      if (h == 0) ImGui::SetCursorPosX(x);
+      else ImGui::SameLine(x);
+      ImGui::Text("H%d", h);
+    }
+  }
   for (int l = 0; l < layers; ++l) {
     ImGui::AlignTextToFramePadding();
     ImGui::Text("L%d", l);
