@@ -628,9 +628,8 @@ int main(int argc, char** argv) {
     for (const Row& row : rows) {
       const double peer = median(row.pytorch.seconds);
       const double target = target_of(row.n);
-      const std::array<std::pair<const char*, const Series*>, 3> kinds{{{"edit of the text", &row.edits},
-                                                                        {"ablation on", &row.ablate_on},
-                                                                        {"ablation off", &row.ablate_off}}};
+      const std::array<std::pair<const char*, const Series*>, 3> kinds{
+          {{"edit of the text", &row.edits}, {"ablation on", &row.ablate_on}, {"ablation off", &row.ablate_off}}};
       for (const auto& [what, s] : kinds) {
         const double med = median(s->walls());
         std::cout << "| " << row.n << " | " << what << " | " << ms(med) << " | " << ms(p90(s->walls())) << " | "

@@ -139,7 +139,8 @@ const BadLesson kBadLessons[] = {
      "pages[0].projection: the_lazy_dog.json (after the overrides): expected one of q, k, v but found \"latent\""},
     {"preset_on_pipeline.json", "pages[0].preset: only used by views compare, memory and cost (this is pipeline)"},
     {"unknown_view.json",
-     "pages[0].view: expected one of pipeline | decode | compare | memory | cost | model | train | real but found string "
+     "pages[0].view: expected one of pipeline | decode | compare | memory | cost | model | train | real but found "
+     "string "
      "\"slides\""},
     {"override_bad_mask.json",
      "pages[0].overrides.mask: expected one of none | causal | sliding_window | custom but found string \"diagonal\""},

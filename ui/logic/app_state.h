@@ -20,8 +20,8 @@
 #include "ui/logic/file_identity.h"
 #include "ui/logic/history.h"
 #include "ui/logic/model_document.h"
-#include "ui/logic/real_model.h"
 #include "ui/logic/pending_actions.h"
+#include "ui/logic/real_model.h"
 #include "ui/logic/snapshot_gradients.h"
 #include "ui/logic/view_state.h"
 #include "ui/logic/views.h"
@@ -165,7 +165,7 @@ class AppState {
   // --- The Model view's model, a document of its own, and the pipeline on one of its layers.
   ModelDocument model_doc;
   RealModelDocument real_model;  // a Hugging Face model folder, the Real model view's
-  std::string model_unopened;  // why the shipped model did not open at start, said in the Model view while empty
+  std::string model_unopened;    // why the shipped model did not open at start, said in the Model view while empty
   // Opens layer `layer`'s attention as the document (layer_scenario: the stream entering it, normalised for pre)
   // on the pipeline view; the document open before comes back with end_layer_visit(). Another document opened
   // meanwhile ends the visit. False (and a message) if the model has no such layer.

@@ -22,8 +22,8 @@
 //                                                         first scrolled into view: input, output, layer N (its
 //                                                         boxes), layer N attention or layer N ffn (one sublayer's
 //                                                         row, its addition included); N below the model's layers
-//         "view": "model",                                pipeline | decode | compare | memory | cost | model | train | real
-//                                                         (default pipeline)
+//         "view": "model",                                pipeline | decode | compare | memory | cost | model | train
+//                                                         | real (default pipeline)
 //         "train_steps": 1000,                            view train (required there, with no scenario or model): the
 //                                                         Train view's default run (the induction task) trained to
 //                                                         this step, or scrubbed back to it

@@ -6,7 +6,8 @@ namespace attn::ui {
 namespace {
 
 constexpr std::string_view kViewNames[] = {"pipeline", "decode", "compare", "memory", "cost", "model", "train", "real"};
-constexpr std::string_view kViewTitles[] = {"Pipeline", "Decode", "Compare", "Memory", "Cost", "Model", "Train", "Real model"};
+constexpr std::string_view kViewTitles[] = {"Pipeline", "Decode", "Compare", "Memory",
+                                            "Cost",     "Model",  "Train",   "Real model"};
 static_assert(std::size(kViewNames) == kViewCount && std::size(kViewTitles) == kViewCount);
 
 }  // namespace
