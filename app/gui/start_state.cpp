@@ -254,7 +254,7 @@ Ablation real_model_ablation(const GuiOptions& o, const Model& m) {
 
 // --model FOLDER: the Real model view on --model-text (and --ablate), computed before the window opens.
 bool start_real_model(const GuiOptions& o, ui::AppState& state, std::ostream& err) {
-  const std::string text = o.model_text.value_or("The cat sat on the mat. The cat sat on the mat.");
+  const std::string text = o.model_text.value_or(ui::kRealModelStartingText);
   state.real_model.open(*o.model, text);
   state.real_view.text = text;
   if (!settle_real_model(state, err)) return false;

@@ -130,11 +130,8 @@ std::string progress_text(const RealModelProgress& p) {
 double progress_fraction(const RealModelProgress& p) {
   const int layers = std::max(1, p.layers.load());
   const double done = static_cast<double>(p.layer.load()) / layers;
-  switch (p.phase.load()) {
-    case RealModelProgress::Running: return done;
-    case RealModelProgress::Baseline: return done;
-    default: return 0.0;
-  }
+  const int phase = p.phase.load();
+  return phase == RealModelProgress::Running || phase == RealModelProgress::Baseline ? done : 0.0;
 }
 
 std::int64_t real_model_run_bytes(const CheckpointModel& m, std::int64_t n, bool ablated) {

@@ -23,6 +23,9 @@
 
 namespace attn::ui {
 
+// The text a folder opens on (a repeat, so induction heads have something to find).
+inline constexpr const char* kRealModelStartingText = "The cat sat on the mat. The cat sat on the mat.";
+
 // One state of the document: what an undo step brings back.
 struct RealModelState {
   std::string text;

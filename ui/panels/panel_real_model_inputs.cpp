@@ -14,10 +14,8 @@
 namespace attn::ui {
 namespace {
 
-constexpr const char* kStartingText = "The cat sat on the mat. The cat sat on the mat.";
-
 void open_folder(AppState& state, const std::filesystem::path& folder) {
-  const std::string text = state.real_model.loaded() ? state.real_model.state().text : kStartingText;
+  const std::string text = state.real_model.loaded() ? state.real_model.state().text : kRealModelStartingText;
   state.real_model.open(folder, text);
   state.real_view.text = text;
 }
