@@ -252,7 +252,8 @@ Ablation real_model_ablation(const GuiOptions& o, const Model& m) {
   return a;
 }
 
-// --model FOLDER: the Real model view on --model-text (and --ablate), computed before the window opens.
+// --model FOLDER: the Real model view on --model-text (and --ablate), computed before the window opens; --layer opens
+// one of its layers in the pipeline.
 bool start_real_model(const GuiOptions& o, ui::AppState& state, std::ostream& err) {
   const std::string text = o.model_text.value_or(ui::kRealModelStartingText);
   state.real_model.open(*o.model, text);
@@ -269,6 +270,11 @@ bool start_real_model(const GuiOptions& o, ui::AppState& state, std::ostream& er
     state.real_view.mode = state.real_model.state().ablation.mode;
   }
   if (!o.view) state.view = ui::View::Real;
+  if (o.layer && !state.visit_real_layer(*o.layer, o.head.value_or(0))) {
+    err << "attention-lab: --layer: " << state.message << '\n';
+    return false;
+  }
+  if (o.layer) state.wait();  // --head and --cell are held to the layer's trace
   return true;
 }
 
@@ -280,6 +286,7 @@ bool start_model_view(const GuiOptions& given, ui::AppState& state, std::ostream
   if (o.model && std::filesystem::is_directory(*o.model, ec)) {
     if (!start_real_model(o, state, err)) return false;
     o.model.reset();  // the Model view keeps the shipped model
+    o.layer.reset();  // a layer of the folder's model, opened above
   } else if (o.model_text || o.ablate || o.ablate_mode) {
     err << "attention-lab: --model-text, --ablate and --ablate-mode are for --model FOLDER (a Hugging Face model)\n";
     return false;
