@@ -364,6 +364,21 @@ std::unique_ptr<ui::AppState> start_state(const GuiOptions& o, std::ostream& err
   return ok ? std::move(state) : nullptr;
 }
 
+namespace {
+
+// The Real model view's document as shown: its text, the model's pieces of it and the heads knocked out (null if no
+// folder is open).
+nlohmann::ordered_json real_model_state(const ui::AppState& state) {
+  if (!state.real_model.loaded()) return nullptr;
+  const ui::RealModelRun& r = state.real_model.shown();
+  return {{"folder", shown_path(r.folder)},
+          {"text", escaped_text(r.state->text)},
+          {"pieces", r.text.pieces},
+          {"ablated", ablation_list(r.state->ablation)}};
+}
+
+}  // namespace
+
 void dump_state(const std::string& path, const ui::AppState& state) {
   const ui::StepInfo& info = ui::step_info(state.pipeline.step);
   std::vector<std::string> more_messages;  // waiting behind the message shown
@@ -384,7 +399,8 @@ void dump_state(const std::string& path, const ui::AppState& state) {
                                     {"zoom", state.display.zoom},
                                     {"recovery_offered", state.recovery.has_value()},
                                     {"message", escaped_text(state.message)},
-                                    {"more_messages", more_messages}};
+                                    {"more_messages", more_messages},
+                                    {"real_model", real_model_state(state)}};
   // Tokens and names are checked to be UTF-8; should anything not be, it is replaced rather than an exception
   // thrown after the file was created.
   write_file_atomically(path, j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
