@@ -226,11 +226,21 @@ void bpe(const Tokenizer& t, const std::string& word, std::vector<int>& ids) {
 }
 
 // One stretch of text between added tokens: normalised, pre-tokenized, each piece merged.
-void encode_segment(const Tokenizer& t, std::string_view segment, bool at_start, std::vector<int>& ids) {
+void encode_segment(const Tokenizer& t, std::string_view segment, bool at_start, Encoding& e) {
   if (segment.empty()) return;  // nothing between two added tokens: no piece, not even a prepended "▁"
   std::vector<std::string> pieces{normalize(t, std::string(segment))};
   for (const PreTokenizer& p : t.pre_tokenizers) pieces = pre_tokenize(p, std::move(pieces), at_start);
-  for (const std::string& w : pieces) bpe(t, w, ids);
+  for (const std::string& w : pieces) {
+    const int word = e.words.empty() ? 0 : e.words.back() + 1;
+    bpe(t, w, e.ids);
+    e.words.resize(e.ids.size(), word);
+  }
+}
+
+// `id` as a word of its own (a special or template token).
+void add_word(Encoding& e, int id) {
+  e.words.push_back(e.words.empty() ? 0 : e.words.back() + 1);
+  e.ids.push_back(id);
 }
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
@@ -268,7 +278,7 @@ Encoding encode(const Tokenizer& t, std::string_view text) {
     throw InputError("text",
                      "byte " + thousands(bad + 1) + " is not UTF-8 (" + escaped_text(text.substr(bad, 1)) + ")");
   Encoding e;
-  e.ids = t.prefix;
+  for (const int id : t.prefix) add_word(e, id);
   std::size_t start = 0;  // where the text not yet encoded begins
   for (std::size_t i = 0; i < text.size();) {
     const AddedToken* a = added_at(t, text, i);
@@ -281,12 +291,12 @@ Encoding encode(const Tokenizer& t, std::string_view text) {
       while (before > start && is_space(text[before - 1])) --before;
     if (a->rstrip)
       while (after < text.size() && is_space(text[after])) ++after;
-    encode_segment(t, text.substr(start, before - start), start == 0, e.ids);
-    e.ids.push_back(a->id);
+    encode_segment(t, text.substr(start, before - start), start == 0, e);
+    add_word(e, a->id);
     i = start = after;
   }
-  encode_segment(t, text.substr(start), start == 0, e.ids);
-  e.ids.insert(e.ids.end(), t.suffix.begin(), t.suffix.end());
+  encode_segment(t, text.substr(start), start == 0, e);
+  for (const int id : t.suffix) add_word(e, id);
   for (const int id : e.ids) e.pieces.push_back(shown_piece(t, id));
   return e;
 }

@@ -62,6 +62,9 @@ struct Tokenizer {
 struct Encoding {
   std::vector<int> ids;
   std::vector<std::string> pieces;  // each id's piece as shown_piece writes it
+  // Each id's word, numbered from 0: the pre-tokenizer's piece its merges started from, so the pieces of one word
+  // share a number (a special or template token is a word of its own).
+  std::vector<int> words;
 };
 
 // The ids Hugging Face's tokenizer(text) gives (the template's special tokens included). `text` must be UTF-8:

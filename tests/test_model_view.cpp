@@ -155,6 +155,11 @@ TEST_CASE("the Model view's texts: the model in a line, each layer's parts in or
         "layer 2, head 5: queries 127\u2013129 look at keys 2\u20133 with mean weight 0.012");
   CHECK(head_cell_text(1, 0, doc.input().tokens, Matrix::Constant(8, 8, 0.41234567), 3, 1) ==
         head_weight_text(1, 0, doc.input().tokens, 3, 1, 0.41234567));  // the weights themselves
+  Model two;  // 2 layers of 2 heads: layer 0 whole reads "layer 0"
+  two.layers.resize(2);
+  for (ModelLayer& l : two.layers) l.attention.heads = 2;
+  CHECK(knocked_out_text({.heads = {{0, 0}, {0, 1}, {1, 1}}}, two) == "layer 0, 1.1");
+  CHECK(knocked_out_text({.heads = {{0, 1}, {1, 0}}}, two, 1) == "2 heads in 2 layers");
   AttentionConfig gqa;
   gqa.variant = Variant::Gqa;
   gqa.heads = 9;

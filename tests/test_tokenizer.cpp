@@ -95,6 +95,7 @@ TEST_CASE("byte-level pre-tokenizing: GPT-2's pattern, then each byte as its cha
   const Encoding e = encode(t, "a b!");
   CHECK(e.ids == std::vector<int>{0, 3, 4});
   CHECK(e.pieces == std::vector<std::string>{"a", "\u2423b", "!"});
+  CHECK(e.words == std::vector<int>{0, 1, 2});  // GPT-2's pattern: "a", " b", "!"
   const Tokenizer prefixed =
       parse_tokenizer_json(tokenizer_json(R"({"a":0,"\u0120":1,"\u0120a":2})", R"(["\u0120 a"])",
                                           R"({"type":"ByteLevel","add_prefix_space":true,"use_regex":true})"));
@@ -131,6 +132,7 @@ TEST_CASE("a character outside the vocabulary: its bytes with byte_fallback, els
   const Encoding e = encode(fallback, "a\u732B");  // 猫 = E7 8C AB
   CHECK(e.ids == std::vector<int>{4, 1, 2, 3});
   CHECK(e.pieces == std::vector<std::string>{"a", "<0xE7>", "<0x8C>", "<0xAB>"});
+  CHECK(e.words == std::vector<int>{0, 0, 0, 0});  // no pre-tokenizer: the text is one word, its bytes pieces of it
   const Tokenizer fused = parse_tokenizer_json(
       tokenizer_json(vocab, "[]", "null", "null", "[]", "null", R"(,"unk_token":"<unk>","fuse_unk":true)"));
   CHECK(ids(fused, "\u732B\u732Ba\u732B") == std::vector<int>{0, 4, 0});
@@ -151,6 +153,7 @@ TEST_CASE("added tokens are split out first, whole, with lstrip and rstrip takin
   CHECK(ids(t, "a <|y|> b") == std::vector<int>{0, 8, 1});
   CHECK(ids(t, "a <|x|> b") == std::vector<int>{0, 6, 7, 6, 1});
   CHECK(encode(t, "<|x|>").pieces == std::vector<std::string>{"<|x|>"});
+  CHECK(encode(t, "ab<|x|>ab").words == std::vector<int>{0, 1, 2});
 }
 
 TEST_CASE("the template adds BOS and EOS around the text, as tokenizer(text) does") {
@@ -161,6 +164,7 @@ TEST_CASE("the template adds BOS and EOS around the text, as tokenizer(text) doe
   const std::string added = R"([{"id":7,"content":"<s>","special":true},{"id":8,"content":"</s>","special":true}])";
   const Tokenizer t = parse_tokenizer_json(tokenizer_json(kAbc, "[]", "null", "null", added, post));
   CHECK(ids(t, "a") == std::vector<int>{7, 0, 8});
+  CHECK(encode(t, "ab").words == std::vector<int>{0, 1, 1, 2});  // <s>, the word "ab" as a and b, </s>
   CHECK(ids(t, "") == std::vector<int>{7, 8});
   const Tokenizer seq = parse_tokenizer_json(
       tokenizer_json(kAbc, "[]", "null", "null", added,

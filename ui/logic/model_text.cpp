@@ -122,6 +122,27 @@ std::string head_cell_text(int layer, int head, const std::vector<std::string>& 
          " with mean weight " + probability_text(overview(row, col));
 }
 
+std::string knocked_out_text(const Ablation& a, const Model& m, int most) {
+  std::vector<std::string> items;
+  int layers = 0;
+  for (std::size_t i = 0; i < a.heads.size();) {
+    const int l = a.heads[i].layer;
+    std::size_t end = i;
+    while (end < a.heads.size() && a.heads[end].layer == l) ++end;
+    ++layers;
+    if (static_cast<int>(end - i) == m.layers[static_cast<std::size_t>(l)].attention.heads)
+      items.push_back("layer " + std::to_string(l));
+    else
+      for (std::size_t j = i; j < end; ++j) items.push_back(head_name(a.heads[j]));
+    i = end;
+  }
+  if (static_cast<int>(items.size()) > most)
+    return plural(static_cast<std::int64_t>(a.heads.size()), "head") + " in " + plural(layers, "layer");
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
 std::string kv_group_text(const AttentionConfig& a, int h) {
   const int groups = kv_head_count(a);
   if (a.variant == Variant::Mla || groups >= a.heads) return "";

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/ablation.h"
 #include "core/model.h"
 
 namespace attn::ui {
@@ -93,6 +94,10 @@ std::string head_weight_text(int layer, int head, const std::vector<std::string>
 // "layer 1, head 0: queries 64–127 look at keys 0–63 with mean weight 0.012".
 std::string head_cell_text(int layer, int head, const std::vector<std::string>& tokens, const Matrix& overview, int row,
                            int col);
+
+// The heads an ablation knocks out, for a title read from the back of the room: a layer whose heads are all out as
+// "layer 5", others as "6.1"; "5.0–5.11 and 6.1" reads "layer 5, 6.1". Past `most` items, "14 heads in 3 layers".
+std::string knocked_out_text(const Ablation& a, const Model& m, int most = 6);
 
 // Which key/value head query head h reads and which heads share it, "reads key/value head 1 with heads 3–5"; empty
 // where every query head has its own (MHA, and MLA, which expands one per head).

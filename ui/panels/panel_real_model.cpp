@@ -21,61 +21,102 @@ namespace {
 
 constexpr int kRealPredictions = 10;
 
-// The text as the model's pieces, one box each; the one whose predictions show is outlined. A click picks it.
+// Whether pieces i and i + 1 are of one word (the tokenizer's words; each piece its own where it gave none).
+bool same_word(const Encoding& e, std::size_t i) {
+  return e.words.size() == e.ids.size() && i + 1 < e.words.size() && e.words[i] == e.words[i + 1];
+}
+
+// The text as the model's pieces, one box each: the pieces of one word close together and underlined as one, words
+// apart. The piece whose predictions show is highlighted; a click picks another.
 void pieces_row(AppState& state, const RealModelRun& r) {
-  const int n = static_cast<int>(r.text.pieces.size());
+  const Encoding& e = r.text;
+  const int n = static_cast<int>(e.pieces.size());
   int& chosen = state.real_view.position;
   if (chosen >= n) chosen = -1;
   const int shown = chosen < 0 ? n - 1 : chosen;
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  float word_start = -1;  // where the word's first piece on this row begins
+  int word_pieces = 0;
   for (int i = 0; i < n; ++i) {
+    const auto at = static_cast<std::size_t>(i);
     ImGui::PushID(i);
-    if (i > 0) SameLineIfFits(TextWidth(r.text.pieces[static_cast<std::size_t>(i)]) + 12, 2);
-    if (ImGui::Selectable(r.text.pieces[static_cast<std::size_t>(i)].c_str(), i == shown, 0,
-                          {TextWidth(r.text.pieces[static_cast<std::size_t>(i)]) + 4, 0}))
-      chosen = i;
-    if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("position %d, id %s", i,
-                        thousands(std::uint64_t(r.text.ids[static_cast<std::size_t>(i)])).c_str());
+    const float gap = i > 0 && same_word(e, at - 1) ? 1.0f : 10.0f;
+    if (i > 0) SameLineIfFits(TextWidth(e.pieces[at]) + 4 + gap, gap);
+    if (ImGui::Selectable(e.pieces[at].c_str(), i == shown, 0, {TextWidth(e.pieces[at]) + 4, 0})) chosen = i;
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("position %d, id %s", i, thousands(std::uint64_t(e.ids[at])).c_str());
+    const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
+    if (word_start < 0 || lo.x < word_start) word_start = lo.x, word_pieces = 0;  // a new word, or the row wrapped
+    ++word_pieces;
+    if (!same_word(e, at)) {
+      if (word_pieces > 1) draw->AddLine({word_start, hi.y + 1}, {hi.x, hi.y + 1}, GetStyle().accent, 2);
+      word_start = -1;
+    }
     ImGui::PopID();
   }
 }
 
-// Each next token's loss as a bar under its position: the ablated model's filled, the unablated one's outlined.
+// The mean of the losses, nats.
+double mean_of(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return v.empty() ? 0.0 : s / static_cast<double>(v.size());
+}
+
+// The caption over the bars: the mean loss, and with heads knocked out the trained model's and the difference.
+std::string loss_caption(const RealModelRun& r) {
+  const double ablated = mean_of(r.losses), trained = mean_of(r.baseline_losses);
+  std::string title = "Loss of each next token (under its bar), mean " + short_number(ablated) + " nats";
+  if (r.baseline)
+    title += " knocked out (filled) against " + short_number(trained) +
+             " as trained (outlined): " + (ablated >= trained ? "+" : "") + short_number(ablated - trained);
+  return title;
+}
+
+// A dashed line across the bars at the loss of a uniform guess over the vocabulary, ln V, labelled at its right end.
+void uniform_line(ImVec2 origin, float width, float y, std::int64_t vocab) {
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  const ImU32 colour = ImGui::GetColorU32(ImGuiCol_Text);
+  for (float x = origin.x; x < origin.x + width; x += 12)
+    draw->AddLine({x, y}, {std::min(x + 6, origin.x + width), y}, colour, 2);
+  const std::string label = "uniform guess: ln " + thousands(std::uint64_t(vocab)) + " = " +
+                            short_number(std::log(static_cast<double>(vocab)));
+  const float w = TextWidth(label) + 6, h = ImGui::GetTextLineHeight();
+  const ImVec2 at{origin.x + width - w, y - h - 1 < origin.y ? y + 2 : y - h - 1};  // under the line near the top
+  draw->AddRectFilled(at, {at.x + w, at.y + h}, ImGui::GetColorU32(ImGuiCol_WindowBg, 0.85f));
+  draw->AddText({at.x + 3, at.y}, colour, label.c_str());
+}
+
+// Each next token's loss as a bar over the piece it predicts: the ablated model's filled, the unablated one's outlined.
 void loss_bars(const RealModelRun& r, float height) {
   const auto n = static_cast<int>(r.losses.size());
   if (n == 0) return;
-  const auto mean = [](const std::vector<double>& v) {
-    double s = 0;
-    for (double x : v) s += x;
-    return s / static_cast<double>(v.size());
-  };
-  std::string title = "Loss of each next token, mean " + short_number(mean(r.losses)) + " nats";
-  if (r.baseline)
-    title += " knocked out (filled) against " + short_number(mean(r.baseline_losses)) +
-             " as trained (outlined): " + (mean(r.losses) >= mean(r.baseline_losses) ? "+" : "") +
-             short_number(mean(r.losses) - mean(r.baseline_losses));
-  ImGui::TextUnformatted(title.c_str());
-  double top = 1.0;
+  TextWrappedAtSpaces(loss_caption(r));
+  const auto vocab = static_cast<std::int64_t>(r.trace->logits.cols());
+  double top = std::log(static_cast<double>(vocab)) * 1.1;
   for (double x : r.losses) top = std::max(top, x);
   for (double x : r.baseline_losses) top = std::max(top, x);
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const float width = ImGui::GetContentRegionAvail().x, slot = width / static_cast<float>(n);
+  const float label_h = ImGui::GetTextLineHeight();
   ImDrawList* draw = ImGui::GetWindowDrawList();
   const ImU32 fill = GetStyle().okabe_ito[1], outline = GetStyle().accent;
+  const auto y = [&](double v) { return origin.y + height - static_cast<float>(v / top) * height; };
   for (int i = 0; i < n; ++i) {
+    const auto at = static_cast<std::size_t>(i);
     const float x0 = origin.x + slot * static_cast<float>(i) + 1, x1 = x0 + slot - 2;
-    const auto y = [&](double v) { return origin.y + height - static_cast<float>(v / top) * height; };
-    draw->AddRectFilled({x0, y(r.losses[static_cast<std::size_t>(i)])}, {x1, origin.y + height}, fill);
-    if (r.baseline)
-      draw->AddRect({x0, y(r.baseline_losses[static_cast<std::size_t>(i)])}, {x1, origin.y + height}, outline, 0, 0, 2);
-    if (ImGui::IsMouseHoveringRect({x0, origin.y}, {x1, origin.y + height}))
-      ImGui::SetTooltip(
-          "predicting %s after position %d: %s nats%s", r.text.pieces[static_cast<std::size_t>(i + 1)].c_str(), i,
-          short_number(r.losses[static_cast<std::size_t>(i)]).c_str(),
-          r.baseline ? (", " + short_number(r.baseline_losses[static_cast<std::size_t>(i)]) + " unablated").c_str()
-                     : "");
+    draw->AddRectFilled({x0, y(r.losses[at])}, {x1, origin.y + height}, fill);
+    if (r.baseline) draw->AddRect({x0, y(r.baseline_losses[at])}, {x1, origin.y + height}, outline, 0, 0, 2);
+    const std::string& next = r.text.pieces[at + 1];
+    if (TextWidth(next) <= slot - 2)
+      draw->AddText({(x0 + x1 - TextWidth(next)) * 0.5f, origin.y + height + 1}, ImGui::GetColorU32(ImGuiCol_Text),
+                    next.c_str());
+    if (ImGui::IsMouseHoveringRect({x0, origin.y}, {x1, origin.y + height + label_h}))
+      ImGui::SetTooltip("predicting %s after position %d: %s nats%s", next.c_str(), i,
+                        short_number(r.losses[at]).c_str(),
+                        r.baseline ? (", " + short_number(r.baseline_losses[at]) + " as trained").c_str() : "");
   }
-  ImGui::Dummy({width, height});
+  uniform_line(origin, width, y(std::log(static_cast<double>(vocab))), vocab);
+  ImGui::Dummy({width, height + label_h + 2});
 }
 
 // The likeliest next tokens after the chosen position, with their probabilities.
@@ -362,7 +403,10 @@ void RealModelPanel(AppState& state, ImVec2 pos, ImVec2 size) {
     return;
   }
   const RealModelRun& r = state.real_model.shown();
-  TitleText(r.model->name() + (r.state->ablation.empty() ? "" : " (ablated)"));
+  const Ablation& out = r.state->ablation;
+  TitleText(r.model->name() + (out.empty() ? ""
+                                           : " \u2014 knocked out: " + knocked_out_text(out, r.model->model()) +
+                                                 (out.mode == AblationMode::Mean ? " (mean)" : " (zero)")));
   text_field(state);
   pieces_row(state, r);
   loss_bars(r, 90);
