@@ -162,6 +162,7 @@ bool start_lesson(const GuiOptions& o, ui::AppState& state, const std::vector<Le
   // A capture shows the page's moment of training, not the run on its way there.
   const ui::LessonPage& page = it->pages[static_cast<std::size_t>(o.page - 1)];
   if (page.view == ui::View::Train) state.trainer.run_until(page.train_steps);
+  if (page.view == ui::View::Real) ui::SettleRealPage(state);  // likewise the page's text and knock-out
   return true;
 }
 
