@@ -37,8 +37,7 @@ std::string repeat_loss(const RealModelRun& r) {
   if (!now) return "The text has no repeat yet: Repeat my sentence gives it one.";
   if (r.baseline)
     return "The loss on the repeat: " + short_number(*mean_loss_at(r.baseline_losses, at, false)) +
-           " nats as trained, " + short_number(*now) + " with " + head_list(r.state->ablation.heads) +
-           " knocked out.";
+           " nats as trained, " + short_number(*now) + " with " + head_list(r.state->ablation.heads) + " knocked out.";
   const std::optional<double> rest = mean_loss_at(r.losses, at, true);
   return "The loss on the repeat: " + short_number(*now) + " nats" +
          (rest ? ", against " + short_number(*rest) + " on the tokens no copy gives away." : ".");
@@ -73,7 +72,8 @@ std::optional<double> mean_loss_at(const std::vector<double>& losses, const std:
   double sum = 0;
   int count = 0;
   for (int i = 0; i < static_cast<int>(losses.size()); ++i)
-    if (std::binary_search(positions.begin(), positions.end(), i) != others) sum += losses[static_cast<std::size_t>(i)], ++count;
+    if (std::binary_search(positions.begin(), positions.end(), i) != others)
+      sum += losses[static_cast<std::size_t>(i)], ++count;
   if (count == 0) return std::nullopt;
   return sum / count;
 }
