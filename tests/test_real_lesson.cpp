@@ -135,4 +135,19 @@ TEST_CASE("a Real model page types its text and knocks out its top heads once th
   CHECK_FALSE(state.lesson.real_task.active);
 }
 
+TEST_CASE("a Real model page leaves a text the class typed while its own was computed, and knocks nothing out") {
+  ui::AppState state(cat_sat(), "");
+  state.lesson.lessons = {ui::Lesson{"real", "Real", "S.", {real_page("abab", HeadRole::Induction, 1)}}};
+  state.real_model.open(six_positions("real-lesson-typed"), "ab");
+  state.wait();
+  REQUIRE(ui::ApplyLessonPage(state, 0, 0));
+  REQUIRE(ui::FollowRealPage(state));  // the page's text, computing
+  state.real_model.set_text("abc");    // the class types before it lands
+  state.wait();
+  CHECK_FALSE(ui::FollowRealPage(state));
+  CHECK_FALSE(state.lesson.real_task.active);
+  CHECK(state.real_model.state().text == "abc");
+  CHECK(state.real_model.state().ablation.empty());
+}
+
 }  // namespace attn::test

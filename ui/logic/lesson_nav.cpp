@@ -50,13 +50,20 @@ bool FollowRealPage(AppState& state) {
   LessonView::RealTask& t = state.lesson.real_task;
   RealModelDocument& doc = state.real_model;
   if (!t.active || !state.lesson.open() || !doc.loaded() || doc.computing()) return false;
-  if (t.text && doc.state().text != *t.text) {
-    doc.set_text(*t.text);
-    state.real_view.text = *t.text;
-    return true;
+  if (t.text && !t.typed) {  // once: what the class types after it is theirs
+    t.typed = true;
+    if (doc.state().text != *t.text) {
+      doc.set_text(*t.text);
+      state.real_view.text = *t.text;
+      return true;
+    }
   }
   // A text the model could not read (too long) leaves another run shown: nothing to rank on.
   if (doc.shown().state != nullptr && doc.shown().state->text != doc.state().text) return false;
+  if (t.text && doc.state().text != *t.text) {  // the class typed another text meanwhile: the page leaves it be
+    t.active = false;
+    return false;
+  }
   const Ablation wanted = t.knock_out > 0 ? page_knock_out(state, t) : Ablation{.mode = state.real_view.mode};
   t.active = false;
   if (wanted.heads == doc.state().ablation.heads && (wanted.empty() || wanted.mode == doc.state().ablation.mode))

@@ -160,6 +160,7 @@ struct LessonView {
   struct RealTask {
     bool active = false;
     std::optional<std::string> text;
+    bool typed = false;  // the text was typed (once: a text typed after it is the class's)
     HeadRole ranked = HeadRole::Induction;
     int knock_out = 0;
   } real_task;
