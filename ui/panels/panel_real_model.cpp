@@ -281,7 +281,10 @@ float tile_side(const RealModelView& v, int layers, int most, ImVec2 room, float
 void grid_controls(RealModelView& v) {
   ImGui::AlignTextToFramePadding();
   ImGui::TextDisabled("Click: the pipeline \u00B7 right-click: knock out");
-  ImGui::SameLine();
+  // The zoom and the checkbox go together onto a line of their own where a lesson's column leaves no room beside.
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float buttons = TextWidth("\u2212") + TextWidth("+") + 4 * st.FramePadding.x + 2 * st.ItemSpacing.x;
+  SameLineIfFits(buttons + LabelledWidth(ImGui::GetFrameHeight(), "Every layer in sight"), st.ItemSpacing.x);
   if (ImGui::Button("\u2212")) v.tile_zoom = std::max(0.25f, v.tile_zoom / 1.25f), v.fit_layers = false;
   ImGui::SameLine();
   if (ImGui::Button("+")) v.tile_zoom = std::min(4.0f, v.tile_zoom * 1.25f), v.fit_layers = false;
