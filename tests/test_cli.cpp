@@ -260,7 +260,7 @@ TEST_CASE("--help names every shipped lesson") {
     CHECK(list.find(name) != std::string::npos);
     ++lessons;
   }
-  CHECK(lessons == 11);
+  CHECK(lessons == 12);
 }
 
 TEST_CASE("numbers print fixed-point, without a misleading -0") {

@@ -60,6 +60,7 @@ const ShippedLesson kShippedLessons[] = {
     {"9_online_softmax.json", "online_softmax", 5},
     {"10_model.json", "model", 6},
     {"11_induction.json", "induction", 5},
+    {"12_real_model.json", "real_model", 5},
 };
 
 struct BadLesson {
@@ -81,7 +82,8 @@ const BadLesson kBadLessons[] = {
      "pages[0].hilight: unknown key (expected one of: title, text, scenario, view, step, head, decode_tokens, "
      "decode_section, preset, highlight, absorbed, shift_experiment, naive_rope, online, geometry, sparsity_loss, "
      "overrides, experiment, d_k, model, model_tokens, layer, model_section, train_steps, train_gradient, "
-     "model_outline, focus, heads_panel, train_chart, decode_last_section, projection)"},
+     "model_outline, focus, heads_panel, train_chart, decode_last_section, projection, real_text, real_ranked, "
+     "real_knock_out_top)"},
     {"train_without_steps.json", "pages[0].train_steps: missing (required)"},
     {"train_with_scenario.json",
      "pages[0].scenario: only used by pages with a scenario or a model (this is a page on view train)"},
@@ -94,6 +96,20 @@ const BadLesson kBadLessons[] = {
     {"train_chart_with_gradient.json",
      "pages[0].train_chart: a page with train_gradient is about the gradient, not a chart"},
     {"empty_pages.json", "pages: expected at least one page but found none"},
+    {"real_ranked_typo.json",
+     "pages[0].real_ranked: expected one of previous_token | induction | duplicate_token | first_token but found "
+     "string \"inductive\""},
+    {"real_ranked_not_a_string.json",
+     "pages[0].real_ranked: expected one of previous_token | induction | duplicate_token | first_token but found "
+     "number 2"},
+    {"real_knock_out_without_ranked.json",
+     "pages[0].real_knock_out_top: knocks out the top heads by the page's real_ranked score, but the page gives none"},
+    {"real_knock_out_zero.json", "pages[0].real_knock_out_top: must be >= 1 (found 0)"},
+    {"real_knock_out_too_many.json", "pages[0].real_knock_out_top: must be <= 64 (found 65)"},
+    {"real_text_empty.json", "pages[0].real_text: must not be empty"},
+    {"real_text_on_pipeline.json", "pages[0].real_text: only used by view real (this is pipeline)"},
+    {"real_with_scenario.json",
+     "pages[0].scenario: only used by pages with a scenario or a model (this is a page on view real)"},
     {"unknown_experiment.json",
      "pages[0].experiment: expected one of sqrt_dk | sqrt_dk_softmax but found string \"temperature\""},
     {"d_k_not_offered.json", "pages[0].d_k: expected one of the experiment's 1, 4, 16, 64, 256, 1024 but found 100"},
@@ -215,7 +231,8 @@ TEST_CASE("the shipped lessons load in teaching order, every page checked agains
     }
     for (const LessonPage& page : lesson.pages) {
       CAPTURE(page.title);
-      if (page.view != View::Train) CHECK_NOTHROW(lesson_page_scenario(page, kScenarios));  // train: its own run
+      // Train and Real model pages show their view's own run.
+      if (page.view != View::Train && page.view != View::Real) CHECK_NOTHROW(lesson_page_scenario(page, kScenarios));
       // Paragraphs only, separated by a blank line: the app wraps the lines itself.
       std::string text = page.text;
       for (std::size_t at; (at = text.find("\n\n")) != std::string::npos;) text.erase(at, 2);
@@ -479,6 +496,29 @@ TEST_CASE("the induction lesson names the part of the Train view each page is ab
   CHECK(parse_train_chart("scores") == TrainChart::Scores);
   CHECK(parse_train_chart("loss_and_scores") == TrainChart::LossAndScores);
   CHECK(parse_train_chart("Scores") == std::nullopt);
+}
+
+TEST_CASE("the real model lesson types its texts, ranks by each score and knocks out the top induction heads") {
+  const Lesson l = shipped("12_real_model.json");
+  REQUIRE(l.pages.size() == 5);
+  for (const LessonPage& p : l.pages) CHECK(p.view == View::Real);
+  const std::string cat = "The cat sat on the mat. The cat sat on the mat.";
+  const std::string lamps = "Purple lamps eat quiet bridges. Purple lamps eat quiet bridges.";
+  CHECK(l.pages[0].real_text == cat);
+  CHECK_FALSE(l.pages[0].real_ranked);
+  CHECK(l.pages[1].real_ranked == HeadRole::PreviousToken);
+  CHECK(l.pages[2].real_text == lamps);
+  CHECK(l.pages[2].real_ranked == HeadRole::Induction);
+  CHECK(l.pages[2].real_knock_out_top == 0);
+  CHECK(l.pages[3].real_ranked == HeadRole::FirstToken);
+  CHECK(l.pages[4].real_text == lamps);
+  CHECK(l.pages[4].real_ranked == HeadRole::Induction);
+  CHECK(l.pages[4].real_knock_out_top == 3);
+  CHECK(l.pages[0].scenario.empty());
+  CHECK(parse_head_score_name("previous_token") == HeadRole::PreviousToken);
+  CHECK(parse_head_score_name("duplicate_token") == HeadRole::DuplicateToken);
+  CHECK(parse_head_score_name("first_token") == HeadRole::FirstToken);
+  CHECK(parse_head_score_name("previous-token") == std::nullopt);
 }
 
 TEST_CASE("every malformed lesson file gets its own message naming the field") {

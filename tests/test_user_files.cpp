@@ -532,6 +532,18 @@ gui::GuiOptions window_options(const std::vector<std::string>& words) { return g
 
 }  // namespace
 
+TEST_CASE("--lesson by file name, its order number one digit or two") {
+  for (const char* file : {"3_masks.json", "10_model.json", "12_real_model.json"}) {
+    CAPTURE(file);
+    std::ostringstream err;
+    const std::unique_ptr<ui::AppState> state = gui::start_state(window_options({"--lesson", file}), err);
+    REQUIRE(state != nullptr);
+    CHECK(err.str().empty());
+    const std::string stem = std::filesystem::path(file).stem().string();
+    CHECK(state->lesson.current().name == stem.substr(stem.find('_') + 1));
+  }
+}
+
 TEST_CASE("a broken lesson or presets file is named with what is wrong, not called unknown or missing") {
   const fs::path dir = fresh_dir("broken_assets");
   const fs::path fa = dir / "fa";

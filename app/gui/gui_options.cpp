@@ -47,7 +47,7 @@ const char* const kGuiHelp =
     "  --theme T         dark or light\n"
     "  --zoom PERCENT    text and cells enlarged (75-300, as View > Zoom; default 100, or the settings file's)\n"
     "  --lesson NAME     open a lesson (the_cat_sat, sqrt_dk, masks, multi_head, kv_cache, variants,\n"
-    "                    positions, sparse_attention, online_softmax, model, induction)\n"
+    "                    positions, sparse_attention, online_softmax, model, induction, real_model)\n"
     "  --page N          its page, from 1\n"
     "  --frames N        frames to render before the screenshot (default 6)\n"
     "  --tokens T        start with T tokens (the scale slider: new ones get embeddings drawn from the seed)\n"

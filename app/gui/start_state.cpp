@@ -119,13 +119,19 @@ bool start_view(const GuiOptions& o, ui::AppState& state, std::ostream& err) {
   return true;
 }
 
+// A lesson file's stem without its order number: "masks" for 3_masks, "real_model" for 12_real_model.
+std::string unnumbered(const std::string& stem) {
+  const std::size_t digits = stem.find_first_not_of("0123456789");
+  return digits > 0 && digits != std::string::npos && stem[digits] == '_' ? stem.substr(digits + 1) : stem;
+}
+
 // The file of a lesson that was left out, when --lesson names it (by name as its file has it, "masks" for
 // 3_masks.json, or by file name): what is wrong with it, instead of "unknown lesson".
 bool lesson_left_out(const GuiOptions& o, const std::vector<LeftOutLesson>& left_out, std::ostream& err) {
   const std::string stem = std::filesystem::path(*o.lesson).stem().string();
   for (const LeftOutLesson& l : left_out) {
     const std::string file_stem = l.file.stem().string();
-    if (stem == file_stem || *o.lesson == file_stem.substr(std::min<std::size_t>(2, file_stem.size()))) {
+    if (stem == file_stem || *o.lesson == unnumbered(file_stem)) {
       err << "attention-lab: --lesson: the lesson '" << *o.lesson << "' could not be read: " << shown_path(l.file)
           << ": " << l.why << '\n';
       return true;
@@ -140,9 +146,8 @@ bool start_lesson(const GuiOptions& o, ui::AppState& state, const std::vector<Le
   if (!o.lesson) return true;
   const std::string stem = std::filesystem::path(*o.lesson).stem().string();
   const auto& lessons = state.lesson.lessons;
-  const auto it = std::find_if(lessons.begin(), lessons.end(), [&](const ui::Lesson& l) {
-    return l.name == *o.lesson || l.name == stem.substr(std::min<std::size_t>(2, stem.size()));
-  });
+  const auto it = std::find_if(lessons.begin(), lessons.end(),
+                               [&](const ui::Lesson& l) { return l.name == *o.lesson || l.name == unnumbered(stem); });
   if (it == lessons.end() && lesson_left_out(o, left_out, err)) return false;
   if (it == lessons.end()) {
     err << "attention-lab: --lesson: unknown lesson '" << *o.lesson << "' (the lessons are:";
@@ -162,6 +167,7 @@ bool start_lesson(const GuiOptions& o, ui::AppState& state, const std::vector<Le
   // A capture shows the page's moment of training, not the run on its way there.
   const ui::LessonPage& page = it->pages[static_cast<std::size_t>(o.page - 1)];
   if (page.view == ui::View::Train) state.trainer.run_until(page.train_steps);
+  if (page.view == ui::View::Real) ui::SettleRealPage(state);  // likewise the page's text and knock-out
   return true;
 }
 

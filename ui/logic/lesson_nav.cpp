@@ -3,10 +3,22 @@
 #include <algorithm>
 
 #include "core/validate.h"
+#include "ui/logic/real_lesson.h"
 #include "ui/logic/train_actions.h"
 
 namespace attn::ui {
 namespace {
+
+// A Real model page: its score ranks the heads; its text and knock-out wait for the model (FollowRealPage).
+void show_real_page(AppState& state, const LessonPage& p) {
+  if (p.real_ranked) state.real_view.ranked = *p.real_ranked;
+  if (p.real_knock_out_top > 0) state.real_view.top_k = p.real_knock_out_top;
+  state.real_view.position = -1;
+  state.lesson.real_task = {.active = true,
+                            .text = p.real_text,
+                            .ranked = p.real_ranked.value_or(HeadRole::Induction),
+                            .knock_out = p.real_knock_out_top};
+}
 
 // A page with a model: the model as the Model view's, and one of its layers in the pipeline if the page says so.
 bool open_page_model(AppState& state, const LessonPage& p) {
@@ -21,7 +33,52 @@ bool open_page_model(AppState& state, const LessonPage& p) {
   return true;
 }
 
+// The heads the page knocks out: the top k by its score in the model as trained, in the view's mode.
+Ablation page_knock_out(const AppState& state, const LessonView::RealTask& t) {
+  const RealModelRun& r = state.real_model.shown();
+  const std::vector<RankedHead> ranked = heads_by_score(r.baseline ? *r.baseline : *r.trace, t.ranked);
+  Ablation a{.mode = state.real_view.mode};
+  for (std::size_t i = 0; i < std::min(ranked.size(), static_cast<std::size_t>(t.knock_out)); ++i)
+    a.heads.push_back(ranked[i].head);
+  std::sort(a.heads.begin(), a.heads.end());  // as the document keeps them
+  return a;
+}
+
 }  // namespace
+
+bool FollowRealPage(AppState& state) {
+  LessonView::RealTask& t = state.lesson.real_task;
+  RealModelDocument& doc = state.real_model;
+  if (!t.active || !state.lesson.open() || !doc.loaded() || doc.computing()) return false;
+  if (t.text && !t.typed) {  // once: what the class types after it is theirs
+    t.typed = true;
+    if (doc.state().text != *t.text) {
+      doc.set_text(*t.text);
+      state.real_view.text = *t.text;
+      return true;
+    }
+  }
+  // A text the model could not read (too long) leaves another run shown: nothing to rank on.
+  if (doc.shown().state != nullptr && doc.shown().state->text != doc.state().text) return false;
+  if (t.text && doc.state().text != *t.text) {  // the class typed another text meanwhile: the page leaves it be
+    t.active = false;
+    return false;
+  }
+  const Ablation wanted = t.knock_out > 0 ? page_knock_out(state, t) : Ablation{.mode = state.real_view.mode};
+  t.active = false;
+  if (wanted.heads == doc.state().ablation.heads && (wanted.empty() || wanted.mode == doc.state().ablation.mode))
+    return false;
+  doc.set_ablation(wanted);
+  return true;
+}
+
+void SettleRealPage(AppState& state) {
+  for (int round = 0; round < 4; ++round) {  // the text, then the knock-out: two runs at most
+    state.wait();
+    if (!FollowRealPage(state)) break;
+  }
+  state.wait();
+}
 
 bool ApplyLessonPage(AppState& state, int lesson, int page) {
   if (lesson < 0 || lesson >= static_cast<int>(state.lesson.lessons.size())) return false;
@@ -30,6 +87,7 @@ bool ApplyLessonPage(AppState& state, int lesson, int page) {
   const LessonPage& p = l.pages[static_cast<std::size_t>(page)];
   try {
     if (p.view == View::Train) show_training_step(state, p.train_steps, p.train_gradient);
+    else if (p.view == View::Real) show_real_page(state, p);
     else if (!p.model.empty() ? !open_page_model(state, p)
                               : !state.open(lesson_page_scenario(p, state.lesson.scenarios_dir),
                                             state.lesson.scenarios_dir / p.scenario))
@@ -38,6 +96,7 @@ bool ApplyLessonPage(AppState& state, int lesson, int page) {
     state.message = "Lesson page not shown: " + std::string(e.what());
     return false;
   }
+  if (p.view != View::Real) state.lesson.real_task = {};
   state.lesson.index = lesson;
   state.lesson.page = page;
   state.view = p.view;
@@ -92,6 +151,7 @@ void GoToLessonPage(AppState& state, int lesson, int page) {
 
 void CloseLesson(AppState& state) {
   state.lesson.index = -1;
+  state.lesson.real_task = {};
   state.pipeline.pinned_cell.reset();
   state.pipeline.outlined.clear();
   state.pipeline.focus.clear();

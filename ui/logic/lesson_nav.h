@@ -11,5 +11,10 @@ void GoToLessonPage(AppState& state, int lesson, int page);
 // Applies the page now; a page that cannot be shown leaves everything as it was and says why.
 bool ApplyLessonPage(AppState& state, int lesson, int page);
 void CloseLesson(AppState& state);
+// Every frame while a lesson is open: a Real model page's text and knock-out applied once the model's run allows
+// (a folder open and its newest run shown); true when something was asked of the model.
+bool FollowRealPage(AppState& state);
+// The same at once, for a capture: waits for the model's runs until the page's text and knock-out are shown.
+void SettleRealPage(AppState& state);
 
 }  // namespace attn::ui

@@ -200,6 +200,8 @@ void check_view_keys(const JsonFields& r, View view) {
     for (const char* key : {"model_section", "model_outline"}) r.only_for(key, "view model", actual);
   if (view != View::Train)
     for (const char* key : {"train_steps", "train_gradient", "train_chart"}) r.only_for(key, "view train", actual);
+  if (view != View::Real)
+    for (const char* key : {"real_text", "real_ranked", "real_knock_out_top"}) r.only_for(key, "view real", actual);
   if (view != View::Compare && view != View::Memory && view != View::Cost)
     r.only_for("preset", "views compare, memory and cost", actual);
 }
@@ -222,9 +224,9 @@ std::vector<ModelPart> read_model_outline(const json& j, const std::string& path
 
 // A page shows a scenario, or a model: on view model, or one of its layers on view pipeline.
 void read_model_keys(const JsonFields& r, LessonPage& p) {
-  if (p.view == View::Train) {  // the Train view shows its own run
+  if (p.view == View::Train || p.view == View::Real) {  // the Train and Real model views show their own run
     for (const char* key : {"scenario", "model", "model_tokens", "layer", "overrides"})
-      r.only_for(key, "pages with a scenario or a model", "a page on view train");
+      r.only_for(key, "pages with a scenario or a model", "a page on view " + std::string(view_name(p.view)));
     return;
   }
   if (!r.has("model")) {
@@ -281,6 +283,19 @@ void read_train_keys(const JsonFields& r, LessonPage& p) {
   p.train_gradient = std::pair{g[0].get<int>(), g[1].get<int>()};
 }
 
+// A page on the Real model view: the text it types, the score it ranks the heads by, the top heads it knocks out.
+void read_real_keys(const JsonFields& r, LessonPage& p) {
+  if (r.has("real_text")) p.real_text = r.nonempty_string("real_text");
+  if (r.has("real_ranked"))
+    p.real_ranked = r.choice("real_ranked", HeadRole::Induction, parse_head_score_name,
+                             "previous_token | induction | duplicate_token | first_token");
+  if (!r.has("real_knock_out_top")) return;
+  if (!p.real_ranked)
+    throw InputError(r.child("real_knock_out_top"),
+                     "knocks out the top heads by the page's real_ranked score, but the page gives none");
+  p.real_knock_out_top = r.integer("real_knock_out_top", 0, 1, kMaxLessonKnockOut);
+}
+
 LessonPage read_page(const json& j, const std::string& path, const JsonSource* source) {
   const JsonFields r(j, path,
                      {"title",
@@ -313,7 +328,10 @@ LessonPage read_page(const json& j, const std::string& path, const JsonSource* s
                       "heads_panel",
                       "train_chart",
                       "decode_last_section",
-                      "projection"},
+                      "projection",
+                      "real_text",
+                      "real_ranked",
+                      "real_knock_out_top"},
                      "lesson", source);
   LessonPage p;
   p.title = r.nonempty_string("title");
@@ -338,6 +356,7 @@ LessonPage read_page(const json& j, const std::string& path, const JsonSource* s
     p.experiment = r.choice("experiment", Experiment::SqrtDk, parse_experiment, join(kExperimentNames, " | "));
   if (!p.experiment) r.only_for("d_k", "pages with the sqrt_dk experiment", "a page without an experiment");
   if (p.view == View::Train) read_train_keys(r, p);
+  if (p.view == View::Real) read_real_keys(r, p);
   if (r.has("d_k")) {
     p.sqrt_dk = r.integer("d_k", kSqrtDkDefault, 1, 1 << 20);
     if (std::find(std::begin(kSqrtDkChoices), std::end(kSqrtDkChoices), *p.sqrt_dk) == std::end(kSqrtDkChoices)) {
@@ -613,7 +632,8 @@ void check_model_outline(const LessonPage& p, const Model& m, const std::string&
 }
 
 void check_page(const LessonPage& p, const std::filesystem::path& dir, const std::string& path) {
-  if (p.view == View::Train) return;  // read_train_keys checked it against the run
+  // read_train_keys checked a Train page against the run; a Real model page's model is the one the user opens.
+  if (p.view == View::Train || p.view == View::Real) return;
   if (p.view == View::Model) {
     check_model_outline(p, page_model(p, dir, path, -1).resolved, path);
     return;
@@ -701,6 +721,14 @@ std::filesystem::path lesson_page_model_path(const LessonPage& page, const std::
 
 ModelInput lesson_page_model(const LessonPage& page, const std::filesystem::path& scenarios_dir) {
   return page_model_input(page, scenarios_dir, "model");
+}
+
+std::optional<HeadRole> parse_head_score_name(std::string_view name) {
+  if (name == "previous_token") return HeadRole::PreviousToken;
+  if (name == "induction") return HeadRole::Induction;
+  if (name == "duplicate_token") return HeadRole::DuplicateToken;
+  if (name == "first_token") return HeadRole::FirstToken;
+  return std::nullopt;
 }
 
 std::optional<TrainChart> parse_train_chart(std::string_view name) {

@@ -12,7 +12,8 @@
 //       {
 //         "title": "...",                                 required, non-empty
 //         "text": "Paragraphs separated by \n\n.",        required, non-empty; no other line breaks
-//         "scenario": "the_cat_sat.json",                 a file name in assets/scenarios; required unless "model"
+//         "scenario": "the_cat_sat.json",                 a file name in assets/scenarios; required unless "model" or
+//                                                         view train or real (those views show their own run)
 //         "model": "tiny.json",                           a file name in assets/models: the Model view's model
 //                                                         (required on view model; no scenario with it)
 //         "model_tokens": "<s> a b a b",                  with "model": its tokens; default its first ones
@@ -24,6 +25,17 @@
 //                                                         row, its addition included); N below the model's layers
 //         "view": "model",                                pipeline | decode | compare | memory | cost | model | train
 //                                                         | real (default pipeline)
+//         "real_text": "The cat sat. The cat sat.",       view real: the text the page types into the Real model view
+//                                                         (default: the text already there). The page uses the model
+//                                                         the user opened there; with none, it says how to get one
+//         "real_ranked": "induction",                     view real: the score the heads are ranked by (previous_token
+//                                                         | induction | duplicate_token | first_token); the page's live
+//                                                         line names the strongest head by it, from the run shown
+//         "real_knock_out_top": 3,                        view real, with real_ranked: the top k heads by that score
+//                                                         knocked out once the run of the page's text has landed (1-64;
+//                                                         default none: the page shows the model as trained). With it,
+//                                                         or ranked by induction, the live line gives the loss on the
+//                                                         repeat (the next tokens an earlier copy gives away)
 //         "train_steps": 1000,                            view train (required there, with no scenario or model): the
 //                                                         Train view's default run (the induction task) trained to
 //                                                         this step, or scrubbed back to it
@@ -84,6 +96,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/head_roles.h"
 #include "core/overrides.h"
 #include "core/scenario.h"
 #include "ui/logic/focus.h"
@@ -111,6 +124,10 @@ int projection_slot(std::string_view name, bool mla);
 enum class TrainChart { All, Loss, Scores, LossAndScores, Heads };
 // "loss", "scores", "loss_and_scores", "heads"
 std::optional<TrainChart> parse_train_chart(std::string_view name);
+
+// A head score by its name in lessons and JSON: previous_token, induction, duplicate_token, first_token.
+std::optional<HeadRole> parse_head_score_name(std::string_view name);
+inline constexpr int kMaxLessonKnockOut = 64;
 
 struct LessonPage {
   std::string title;
@@ -155,6 +172,9 @@ struct LessonPage {
   int train_steps = 0;         // view train: the step of the default run the page shows
   std::optional<std::pair<int, int>> train_gradient;  // view train: the gradient tab on (layer, head)
   TrainChart train_chart = TrainChart::All;           // view train: the part that gets the room
+  std::optional<std::string> real_text;               // view real: the text typed (unset: the one there)
+  std::optional<HeadRole> real_ranked;                // view real: the score the heads are ranked by
+  int real_knock_out_top = 0;                         // view real: the top k by real_ranked knocked out (0: none)
 };
 
 struct Lesson {

@@ -155,6 +155,15 @@ struct LessonView {
   std::filesystem::path scenarios_dir;  // where lesson pages find their scenarios
   int index = -1, page = 0;
   int sqrt_dk = kSqrtDkDefault;  // the experiment's d_k
+  // What a Real model page still has to do once the model shows its run (the run is asynchronous, and the user may
+  // open the model only after the page): type its text, then knock out the top heads (lesson_nav.h).
+  struct RealTask {
+    bool active = false;
+    std::optional<std::string> text;
+    bool typed = false;  // the text was typed (once: a text typed after it is the class's)
+    HeadRole ranked = HeadRole::Induction;
+    int knock_out = 0;
+  } real_task;
   bool open() const { return index >= 0; }
   // The open lesson and its page (only while open()).
   const Lesson& current() const { return lessons[static_cast<std::size_t>(index)]; }

@@ -11,6 +11,7 @@
 #include "ui/logic/hover_text.h"
 #include "ui/logic/layout_check.h"
 #include "ui/logic/lesson_nav.h"
+#include "ui/logic/real_lesson.h"
 #include "ui/panels/panels.h"
 #include "ui/widgets/bar_chart.h"
 #include "ui/widgets/layout_check_frame.h"
@@ -212,6 +213,14 @@ void sqrt_dk_softmax(AppState& state) {
   }
 }
 
+// A Real model page's live line: what the run on screen shows, quoted from it (ui/logic/real_lesson.h).
+void real_model_line(const AppState& state, const LessonPage& p) {
+  const std::string line = real_page_line(state.real_model, p, state.display.presentation);
+  if (line.empty()) return;
+  ImGui::Separator();
+  TextWrappedAtSpaces(line, accent_colour());
+}
+
 // Where the header's parts go at a content width: the lesson's title in the title bar where it fits there (else
 // on a line of its own), the page buttons beside the page's title where both fit (else below it).
 struct Header {
@@ -284,6 +293,7 @@ float LessonPanelHeight(const AppState& state, float width) {
 }
 
 void LessonPanel(AppState& state, ImVec2 pos, ImVec2 size) {
+  FollowRealPage(state);  // the page's text and knock-out, once the model's run allows
   const Lesson& l = state.lesson.current();
   const LessonPage& p = state.lesson.current_page();
   const Header hd = header(state, p, size.x - 2 * ImGui::GetStyle().WindowPadding.x - ImGui::GetStyle().ScrollbarSize);
@@ -310,6 +320,7 @@ void LessonPanel(AppState& state, ImVec2 pos, ImVec2 size) {
     TextWrappedAtSpaces(paragraph);
     ImGui::Spacing();
   }
+  if (p.view == View::Real) real_model_line(state, p);
   // A page's text is meant to be read whole while the class looks at the view beside it.
   if (ImGui::GetScrollMaxY() > 0 && ImGui::GetScrollY() < ImGui::GetScrollMaxY())
     ReportHere("page " + std::to_string(state.lesson.page + 1) + "'s text needs scrolling (" +

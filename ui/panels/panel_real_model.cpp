@@ -10,6 +10,7 @@
 #include "core/config.h"
 #include "core/text_format.h"
 #include "ui/logic/model_text.h"
+#include "ui/logic/real_lesson.h"
 #include "ui/logic/train_text.h"
 #include "ui/panels/panels.h"
 #include "ui/widgets/heatmap.h"
@@ -321,7 +322,10 @@ float tile_side(const RealModelView& v, int layers, int most, ImVec2 room, float
 void grid_controls(RealModelView& v) {
   ImGui::AlignTextToFramePadding();
   ImGui::TextDisabled("Click: the pipeline \u00B7 right-click: knock out");
-  ImGui::SameLine();
+  // The zoom and the checkbox go together onto a line of their own where a lesson's column leaves no room beside.
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float buttons = TextWidth("\u2212") + TextWidth("+") + 4 * st.FramePadding.x + 2 * st.ItemSpacing.x;
+  SameLineIfFits(buttons + LabelledWidth(ImGui::GetFrameHeight(), "Every layer in sight"), st.ItemSpacing.x);
   if (ImGui::Button("\u2212")) v.tile_zoom = std::max(0.25f, v.tile_zoom / 1.25f), v.fit_layers = false;
   ImGui::SameLine();
   if (ImGui::Button("+")) v.tile_zoom = std::min(4.0f, v.tile_zoom * 1.25f), v.fit_layers = false;
@@ -364,26 +368,22 @@ void ranked_heads(AppState& state, const RealModelRun& r) {
       if (ImGui::Selectable(role_word(role).c_str(), role == v.ranked)) v.ranked = role;
     ImGui::EndCombo();
   }
-  std::vector<std::pair<double, HeadRef>> ranked;
-  for (std::size_t l = 0; l < r.trace->layers.size(); ++l)
-    for (std::size_t h = 0; h < r.trace->layers[l].head_scores.size(); ++h)
-      if (const std::optional<double> s = score_of(r.trace->layers[l].head_scores[h], v.ranked))
-        ranked.push_back({*s, {static_cast<int>(l), static_cast<int>(h)}});
-  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  // Ranked in the model as trained, heads knocked out or not: the top k stay the same k, as the lessons quote them.
+  const std::vector<RankedHead> ranked = heads_by_score(r.baseline ? *r.baseline : *r.trace, v.ranked);
   if (ranked.empty()) {
     TextDisabledWrapped(
         "No head has this score on the text: induction and duplicate-token need a repeat (Repeat my sentence).");
     return;
   }
   for (std::size_t i = 0; i < std::min<std::size_t>(ranked.size(), 8); ++i)
-    ImGui::Text("head %s  %s", head_name(ranked[i].second).c_str(), probability_text(ranked[i].first).c_str());
+    ImGui::Text("head %s  %s", head_name(ranked[i].head).c_str(), probability_text(ranked[i].score).c_str());
   ImGui::SetNextItemWidth(80);
   ImGui::InputInt("##k", &v.top_k);
   v.top_k = std::clamp(v.top_k, 1, static_cast<int>(ranked.size()));
   ImGui::SameLine();
   if (ImGui::Button(("Knock out the top " + std::to_string(v.top_k)).c_str())) {
     Ablation a{.mode = v.mode};
-    for (int i = 0; i < v.top_k; ++i) a.heads.push_back(ranked[static_cast<std::size_t>(i)].second);
+    for (int i = 0; i < v.top_k; ++i) a.heads.push_back(ranked[static_cast<std::size_t>(i)].head);
     std::sort(a.heads.begin(), a.heads.end());
     state.real_model.set_ablation(a);
   }
@@ -410,7 +410,12 @@ void RealModelPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   text_field(state);
   pieces_row(state, r);
   loss_bars(r, 90);
-  const float left = std::max(ImGui::GetContentRegionAvail().x * 0.3f, TextWidth("<id 151643>  0.000  0.000") + 30);
+  // Wide enough for the table's three columns and the knock-out row, with the scroll bar beside them.
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float knock_w = 80 + st.ItemSpacing.x + TextWidth("Knock out the top 10") + 2 * st.FramePadding.x;
+  const float table_w = TextWidth("<id 151643>  ablated  trained") + 6 * st.CellPadding.x;
+  const float left =
+      std::max(ImGui::GetContentRegionAvail().x * 0.3f, std::max(knock_w, table_w) + st.ScrollbarSize + 8);
   ImGui::BeginChild("predictions", {left, 0});
   next_token_table(state, r);
   ImGui::Separator();

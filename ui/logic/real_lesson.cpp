@@ -1,0 +1,95 @@
+#include "ui/logic/real_lesson.h"
+
+#include <algorithm>
+
+#include "core/text_format.h"
+#include "ui/logic/train_text.h"
+
+namespace attn::ui {
+namespace {
+
+// "5.1, 5.5 and 6.9"
+std::string head_list(const std::vector<HeadRef>& heads) {
+  std::string out;
+  for (std::size_t i = 0; i < heads.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == heads.size() ? " and " : ", ") + head_name(heads[i]);
+  return out;
+}
+
+// "Strongest induction head: 5.1, score 0.620." (as trained) and, for the first token, how many heads lean on it.
+std::string strongest_head(const ModelTrace& t, HeadRole role) {
+  const std::vector<RankedHead> ranked = heads_by_score(t, role);
+  if (ranked.empty()) return "No head has this score on the text: it needs a repeat.";
+  std::string line = "Strongest " + role_name(role) + ": " + head_name(ranked.front().head) + ", score " +
+                     probability_text(ranked.front().score) + ".";
+  if (role != HeadRole::FirstToken) return line;
+  const auto most = std::count_if(ranked.begin(), ranked.end(), [](const RankedHead& h) { return h.score > 0.5; });
+  std::int64_t heads = 0;
+  for (const LayerTrace& l : t.layers) heads += static_cast<std::int64_t>(l.head_scores.size());
+  return line + " " + thousands(static_cast<std::uint64_t>(most)) + " of " + plural(heads, "head") +
+         " put more than half their weight on it.";
+}
+
+// "The loss on the repeat: 0.41 nats as trained, 7.9 with 5.1, 5.5 and 6.9 knocked out." (or against the rest).
+std::string repeat_loss(const RealModelRun& r) {
+  const std::vector<int> at = repeat_positions(r.text.ids);
+  const std::optional<double> now = mean_loss_at(r.losses, at, false);
+  if (!now) return "The text has no repeat yet: Repeat my sentence gives it one.";
+  if (r.baseline)
+    return "The loss on the repeat: " + short_number(*mean_loss_at(r.baseline_losses, at, false)) +
+           " nats as trained, " + short_number(*now) + " with " + head_list(r.state->ablation.heads) + " knocked out.";
+  const std::optional<double> rest = mean_loss_at(r.losses, at, true);
+  return "The loss on the repeat: " + short_number(*now) + " nats" +
+         (rest ? ", against " + short_number(*rest) + " on the tokens no copy gives away." : ".");
+}
+
+}  // namespace
+
+std::vector<RankedHead> heads_by_score(const ModelTrace& trace, HeadRole role) {
+  std::vector<RankedHead> ranked;
+  for (std::size_t l = 0; l < trace.layers.size(); ++l)
+    for (std::size_t h = 0; h < trace.layers[l].head_scores.size(); ++h)
+      if (const std::optional<double> s = score_of(trace.layers[l].head_scores[h], role))
+        ranked.push_back({*s, {static_cast<int>(l), static_cast<int>(h)}});
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.score > b.score; });
+  return ranked;
+}
+
+std::vector<int> repeat_positions(const std::vector<int>& ids) {
+  std::vector<int> at;
+  const auto n = static_cast<int>(ids.size());
+  for (int i = 1; i + 1 < n; ++i)
+    for (int j = 0; j < i; ++j)
+      if (ids[static_cast<std::size_t>(j)] == ids[static_cast<std::size_t>(i)] &&
+          ids[static_cast<std::size_t>(j + 1)] == ids[static_cast<std::size_t>(i + 1)]) {
+        at.push_back(i);
+        break;
+      }
+  return at;
+}
+
+std::optional<double> mean_loss_at(const std::vector<double>& losses, const std::vector<int>& positions, bool others) {
+  double sum = 0;
+  int count = 0;
+  for (int i = 0; i < static_cast<int>(losses.size()); ++i)
+    if (std::binary_search(positions.begin(), positions.end(), i) != others)
+      sum += losses[static_cast<std::size_t>(i)], ++count;
+  if (count == 0) return std::nullopt;
+  return sum / count;
+}
+
+std::string real_page_line(const RealModelDocument& doc, const LessonPage& page, bool presenting) {
+  if (!doc.loaded() && !doc.computing())
+    return std::string("No model is open yet. ") + (presenting ? "Leave presentation mode (F5) and open" : "Open") +
+           " a Hugging Face folder on the left, or pick one from \"Models on this computer\" there; "
+           "huggingface-cli download gpt2 fetches GPT-2 small.";
+  if (doc.computing()) return "The model is " + progress_text(doc.progress()) + "\u2026";
+  const RealModelRun& r = doc.shown();
+  std::string line;
+  if (page.real_ranked) line = strongest_head(r.baseline ? *r.baseline : *r.trace, *page.real_ranked);
+  if (page.real_ranked == HeadRole::Induction || page.real_knock_out_top > 0)
+    line += (line.empty() ? "" : " ") + repeat_loss(r);
+  return line;
+}
+
+}  // namespace attn::ui
