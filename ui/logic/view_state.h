@@ -129,9 +129,10 @@ struct RealModelView {
   int position = -1;  // the row whose next tokens show (-1: the last)
   HeadRole ranked = HeadRole::Induction;
   AblationMode mode = AblationMode::Zero;
-  std::string folder_text;                         // the folder field while it is typed in
-  std::string text;                                // the text box while it is typed in
-  int top_k = 3;                                   // "knock out the top k"
+  std::string folder_text;        // the folder field while it is typed in
+  std::string text;               // the text box while it is typed in
+  int top_k = 3;                  // "knock out the top k"
+  std::uint64_t random_seed = 0;  // the last random repeated sequence's seed: each one drawn takes the next
   std::optional<std::vector<CachedModel>> models;  // the hub cache, once looked at
 };
 
