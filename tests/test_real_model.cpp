@@ -10,6 +10,7 @@
 #include "checkpoint_folders.h"
 #include "helpers.h"
 #include "ui/logic/app_state.h"
+#include "ui/logic/hub_scan.h"
 #include "ui/logic/real_model.h"
 
 namespace attn::test {
@@ -199,6 +200,32 @@ TEST_CASE("a random repeated sequence in the window: its ids run as drawn, a typ
   CHECK(doc.state().text == "ab");
   CHECK_FALSE(settle(doc));
   CHECK(doc.shown().text.ids == std::vector<int>{0, 1});
+}
+
+TEST_CASE("the models on this computer are looked for on a worker: looking until done, the last list meanwhile") {
+  const std::filesystem::path hub = fresh_dir("hub-scan");
+  std::filesystem::create_directories(hub / "models--org--b");
+  std::filesystem::create_directories(hub / "models--a");
+  ui::HubScan scan;
+  CHECK_FALSE(scan.looking());
+  CHECK_FALSE(scan.poll());
+  scan.start(hub, limits::kDefaultMemoryBudget);
+  CHECK(scan.looking());
+  CHECK_FALSE(scan.models());
+  scan.wait();
+  CHECK_FALSE(scan.looking());
+  REQUIRE(scan.models());
+  REQUIRE(scan.models()->size() == 2);
+  CHECK((*scan.models())[0].id == "a");
+  CHECK((*scan.models())[1].id == "org/b");
+  CHECK((*scan.models())[1].why_not == "no snapshot: nothing was downloaded");
+  std::filesystem::create_directories(hub / "models--c");
+  scan.start(hub, limits::kDefaultMemoryBudget);
+  CHECK(scan.looking());
+  CHECK(scan.models()->size() == 2);  // the last list stays until the new one is taken
+  scan.wait();
+  CHECK(scan.models()->size() == 3);
+  CHECK(scan.error().empty());
 }
 
 }  // namespace attn::test

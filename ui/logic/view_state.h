@@ -12,8 +12,8 @@
 
 #include "core/ablation.h"
 #include "core/head_roles.h"
-#include "core/io/hub_cache.h"
 #include "core/memory.h"
+#include "ui/logic/hub_scan.h"
 #include "ui/logic/lessons.h"
 #include "ui/logic/sqrt_dk.h"
 #include "ui/logic/steps.h"
@@ -133,7 +133,7 @@ struct RealModelView {
   std::string text;               // the text box while it is typed in
   int top_k = 3;                  // "knock out the top k"
   std::uint64_t random_seed = 0;  // the last random repeated sequence's seed: each one drawn takes the next
-  std::optional<std::vector<CachedModel>> models;  // the hub cache, once looked at
+  HubScan models;                 // the hub cache, looked at on a worker when asked
 };
 
 // The Train view: the settings the next run starts from, and which snapshot and head it shows.

@@ -30,14 +30,24 @@ void folder_field(AppState& state) {
   if ((ImGui::Button("Open") || entered) && !v.folder_text.empty()) open_folder(state, v.folder_text);
 }
 
-// What the hub cache holds, read when asked (it reads every model's headers).
+// What the hub cache holds, looked for on a worker when asked (it reads every model's headers): the window draws on
+// while the disk is read.
 void cached_models(AppState& state) {
-  RealModelView& v = state.real_view;
-  if (ImGui::Button(v.models ? "Look again" : "Models on this computer"))
-    v.models = scan_hub_cache(hub_cache_dir([](const char* name) { return std::getenv(name); }), state.memory_budget);
-  if (!v.models) return;
-  if (v.models->empty()) TextDisabledWrapped("No models in the Hugging Face cache (huggingface-cli download gpt2).");
-  for (const CachedModel& m : *v.models) {
+  HubScan& scan = state.real_view.models;
+  scan.poll();
+  ImGui::BeginDisabled(scan.looking());
+  if (ImGui::Button(scan.models() ? "Look again" : "Models on this computer"))
+    scan.start(hub_cache_dir([](const char* name) { return std::getenv(name); }), state.memory_budget);
+  ImGui::EndDisabled();
+  if (scan.looking()) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("looking\u2026");
+  }
+  if (!scan.error().empty()) TextWrappedAtSpaces(scan.error(), GetStyle().disagree);
+  if (!scan.models()) return;
+  if (scan.models()->empty())
+    TextDisabledWrapped("No models in the Hugging Face cache (huggingface-cli download gpt2).");
+  for (const CachedModel& m : *scan.models()) {
     ImGui::PushID(m.id.c_str());
     std::string line = m.id;
     if (m.config)
