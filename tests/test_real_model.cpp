@@ -138,7 +138,7 @@ Tokenizer hundred_pieces() {
   return t;
 }
 
-TEST_CASE("a random repeated sequence: the BOS, 20 drawn ids, the same 20 again; never a special id") {
+TEST_CASE("a random repeated sequence: the BOS, 20 drawn ids, the same 20 again, never a special id") {
   const Tokenizer t = hundred_pieces();
   const std::vector<int> ids = ui::random_repeated_ids(t, 100, 1024, 1);
   REQUIRE(ids.size() == 41);
