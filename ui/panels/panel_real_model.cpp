@@ -42,11 +42,7 @@ void pieces_row(AppState& state, const RealModelRun& r) {
 void loss_bars(const RealModelRun& r, float height) {
   const auto n = static_cast<int>(r.losses.size());
   if (n == 0) return;
-  const auto mean = [](const std::vector<double>& v) {
-    double s = 0;
-    for (double x : v) s += x;
-    return s / static_cast<double>(v.size());
-  };
+  const auto mean = [](const std::vector<double>& v) { return mean_loss(v); };
   std::string title = "Loss of each next token, mean " + short_number(mean(r.losses)) + " nats";
   if (r.baseline)
     title += " knocked out (filled) against " + short_number(mean(r.baseline_losses)) +
