@@ -23,6 +23,24 @@ void remember_recent(std::vector<std::string>& recent, const std::filesystem::pa
   if (recent.size() > kMaxRecentFiles) recent.resize(kMaxRecentFiles);
 }
 
+void remember_recent_folder(std::vector<std::string>& recent, const std::filesystem::path& folder) {
+  const std::string p = (std::filesystem::absolute(folder).lexically_normal() / "").string();
+  recent.erase(std::remove(recent.begin(), recent.end(), p), recent.end());
+  recent.insert(recent.begin(), p);
+  if (recent.size() > kMaxRecentFiles) recent.resize(kMaxRecentFiles);
+}
+
+bool recent_is_folder(const std::string& entry) { return !entry.empty() && entry.back() == '/'; }
+
+void open_model_folder(AppState& state, const std::filesystem::path& folder) {
+  const std::string text = state.real_model.loaded() ? state.real_model.state().text : kRealModelStartingText;
+  state.real_model.open(folder, text);
+  state.real_view.text = text;
+  state.real_view.folder_text = folder.string();
+  remember_recent_folder(state.recent_files, folder);
+  state.view = View::Real;
+}
+
 void open_model_document(AppState& state, const std::filesystem::path& path) {
   try {
     Model m = load_model_file(path, state.memory_budget);
@@ -245,6 +263,7 @@ void save_model_document(AppState& state, const std::filesystem::path& path, Sav
 }
 
 void open_document(AppState& state, const std::filesystem::path& path) {
+  if (std::error_code ec; std::filesystem::is_directory(path, ec)) return open_model_folder(state, path);
   try {
     // A JSON file with "layers" is a model; anything else is read as a scenario (and its errors said as one).
     if (document_file_kind(path, state.memory_budget) == DocumentKind::Model) return open_model_document(state, path);

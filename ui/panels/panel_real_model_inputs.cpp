@@ -7,18 +7,13 @@
 
 #include "core/io/hub_cache.h"
 #include "core/text_format.h"
+#include "ui/logic/document_files.h"
 #include "ui/panels/panels.h"
 #include "ui/widgets/style.h"
 #include "ui/widgets/text.h"
 
 namespace attn::ui {
 namespace {
-
-void open_folder(AppState& state, const std::filesystem::path& folder) {
-  const std::string text = state.real_model.loaded() ? state.real_model.state().text : kRealModelStartingText;
-  state.real_model.open(folder, text);
-  state.real_view.text = text;
-}
 
 void folder_field(AppState& state) {
   RealModelView& v = state.real_view;
@@ -27,7 +22,7 @@ void folder_field(AppState& state) {
   const bool entered =
       ImGui::InputTextWithHint("##folder", "~/models/gpt2", &v.folder_text, ImGuiInputTextFlags_EnterReturnsTrue);
   ImGui::SameLine();
-  if ((ImGui::Button("Open") || entered) && !v.folder_text.empty()) open_folder(state, v.folder_text);
+  if ((ImGui::Button("Open") || entered) && !v.folder_text.empty()) open_model_folder(state, v.folder_text);
 }
 
 // What the hub cache holds, looked for on a worker when asked (it reads every model's headers): the window draws on
@@ -55,7 +50,7 @@ void cached_models(AppState& state) {
               std::to_string(m.config->kv_heads) + " KV), " + binary_size(m.bytes);
     if (!m.usable) line += "  cannot open: " + m.why_not;
     if (ImGui::Selectable(line.c_str(), false, m.usable ? 0 : ImGuiSelectableFlags_Disabled))
-      open_folder(state, m.path);
+      open_model_folder(state, m.path);
     ImGui::PopID();
   }
 }
