@@ -69,7 +69,10 @@ std::optional<RecoveryOffer> unsaved_work(const AppState& state) {
     r.model_original = canonical_path(m.path().empty() ? m.recovered_from() : m.path());
     if (!m.path().empty()) r.model_original_stamp = m.stamp();
   }
-  if (!r.scenario && !r.model) return std::nullopt;
+  // The Real model view has no file: its folder and state are kept while one is open.
+  if (!state.real_model.folder().empty())
+    r.real_model = RealModelRecovery{state.real_model.folder(), state.real_model.state()};
+  if (!r.scenario && !r.model && !r.real_model) return std::nullopt;
   return r;
 }
 
@@ -123,6 +126,16 @@ std::optional<std::string> restore_model(AppState& state, const RecoveryOffer& r
   return std::nullopt;
 }
 
+// The Real model view's folder on its kept state (a folder that no longer opens says why in the view), shown when it
+// is all that was kept.
+void restore_real_model(AppState& state, const RealModelRecovery& r, bool show) {
+  state.real_model.open(r.folder, r.state);
+  state.real_view.text = r.state.text;
+  state.real_view.folder_text = r.folder.string();
+  if (!r.state.ablation.empty()) state.real_view.mode = r.state.ablation.mode;
+  if (show) state.view = View::Real;
+}
+
 // Why Save asks where to save restored work instead of writing its original.
 std::string why_save_asks(const std::filesystem::path& original, const std::optional<FileStamp>& stamp) {
   std::error_code ec;
@@ -158,6 +171,7 @@ bool restore_unsaved_work(AppState& state, const RecoveryOffer& r) {
       return false;
     }
   }
+  if (r.real_model) restore_real_model(state, *r.real_model, !r.scenario && !r.model);
   state.message = "Restored the unsaved changes from " + r.when + restored_where(state, r);
   return true;
 }

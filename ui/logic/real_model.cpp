@@ -212,6 +212,10 @@ RealModelDocument::RealModelDocument(std::int64_t memory_budget)
           kRestAfterRun, &RealModelRun::error) {}
 
 void RealModelDocument::open(std::filesystem::path folder, std::string text, Ablation ablation) {
+  open(std::move(folder), RealModelState{std::move(text), std::move(ablation)});
+}
+
+void RealModelDocument::open(std::filesystem::path folder, RealModelState state) {
   folder_ = std::move(folder);
   model_ = nullptr;
   {
@@ -221,7 +225,7 @@ void RealModelDocument::open(std::filesystem::path folder, std::string text, Abl
   }
   failure_.clear();
   history_.clear();
-  submit(std::make_shared<const RealModelState>(RealModelState{std::move(text), std::move(ablation)}), 0, false);
+  submit(std::make_shared<const RealModelState>(std::move(state)), 0, false);
 }
 
 void RealModelDocument::submit(std::shared_ptr<const RealModelState> next, unsigned gesture, bool record) {

@@ -39,6 +39,13 @@ struct RealModelState {
   std::optional<std::vector<int>> ids{};
 };
 
+// The Real model view as the recovery file keeps it (document_files.h): its folder and newest state. It has no file
+// of its own, so it is kept whenever a folder is open.
+struct RealModelRecovery {
+  std::filesystem::path folder;
+  RealModelState state;
+};
+
 // What the views draw: a state and its forward pass.
 struct RealModelRun {
   std::shared_ptr<const CheckpointModel> model;
@@ -104,6 +111,8 @@ class RealModelDocument {
   // Opens `folder` on the worker with this text and ablation: shown once computed (the model open before stays until
   // then). A folder that cannot be opened says why through poll().
   void open(std::filesystem::path folder, std::string text, Ablation ablation = {});
+  // The same on a whole state (the recovery file's, token ids and all).
+  void open(std::filesystem::path folder, RealModelState state);
   bool loaded() const { return results_.shown().trace != nullptr; }
   const RealModelRun& shown() const { return results_.shown(); }
   const RealModelState& state() const { return *state_; }  // the newest, what edits start from
@@ -129,6 +138,8 @@ class RealModelDocument {
   // Why the newest state could not be computed (empty once a state is shown): said under the text box.
   const std::string& failure() const { return failure_; }
   const std::filesystem::path& folder() const { return folder_; }
+  // Changes with every state submitted: what the autosave compares.
+  std::uint64_t revision() const { return revision_; }
   std::int64_t memory_budget() const { return budget_; }
   void set_memory_budget(std::int64_t budget) {
     budget_ = budget;
