@@ -147,6 +147,24 @@ TEST_CASE("the Model view's texts: the model in a line, each layer's parts in or
   CHECK(head_weight_text(1, 0, doc.input().tokens, 3, 1, 0.41234567) ==
         "layer 1, head 0: \"c\" (query 3) looks at \"a\" (key 1) with weight 0.412");
 
+  // An overview of 130 tokens in 64 x 64 blocks: block i covers tokens [i 130 / 64, (i + 1) 130 / 64).
+  Matrix overview = Matrix::Zero(64, 64);
+  overview(63, 1) = 0.0123456;
+  const std::vector<std::string> many(130, "a");
+  CHECK(head_cell_text(2, 5, many, overview, 63, 1) ==
+        "layer 2, head 5: queries 127\u2013129 look at keys 2\u20133 with mean weight 0.012");
+  CHECK(head_cell_text(1, 0, doc.input().tokens, Matrix::Constant(8, 8, 0.41234567), 3, 1) ==
+        head_weight_text(1, 0, doc.input().tokens, 3, 1, 0.41234567));  // the weights themselves
+  AttentionConfig gqa;
+  gqa.variant = Variant::Gqa;
+  gqa.heads = 9;
+  gqa.kv_heads = 3;
+  CHECK(kv_group_text(gqa, 4) == "reads key/value head 1 with heads 3\u20135");
+  gqa.variant = Variant::Mqa;
+  CHECK(kv_group_text(gqa, 8) == "reads key/value head 0 with all 9 heads");
+  gqa.variant = Variant::Mha;
+  CHECK(kv_group_text(gqa, 8).empty());
+
   // The top 3 after position 7 against a sort of the row done here.
   const Matrix& p = doc.trace().probabilities;
   std::vector<std::pair<double, int>> row;

@@ -261,4 +261,33 @@ TEST_CASE("the window on --model FOLDER: the Real model view on --model-text, --
         "attention-lab: --ablate-mode: must be zero | mean (found \"half\")\n");
 }
 
+TEST_CASE("a head of the real model opened in the pipeline: the layer as trained, the way back to the Real view") {
+  const std::string folder = gpt2_folder("window-visit", gpt2_tensors());
+  std::ostringstream err;
+  std::unique_ptr<ui::AppState> state = gui::start_state(
+      gui::parse_gui_args(std::vector<std::string>{"--model", folder, "--model-text", "abc", "--ablate", "0.0"}), err);
+  REQUIRE(state);
+  const std::string before = state->scenario().name;
+  const ui::RealModelRun& r = state->real_model.shown();
+  REQUIRE(r.baseline != nullptr);
+  const Matrix x = r.baseline->layers[0].attention.x;  // (3, 4): what the unablated layer read
+  REQUIRE(state->visit_real_layer(0, 1));
+  CHECK(state->view == ui::View::Pipeline);
+  CHECK(state->pipeline.head == 1);
+  CHECK(state->scenario().name == std::filesystem::path(folder).filename().string() + ", layer 0");
+  CHECK(state->scenario().input.tokens == std::vector<std::string>{"a", "b", "c"});
+  CHECK(state->scenario().input.embeddings == x);
+  CHECK(state->scenario().attention.heads == 2);
+  CHECK(contains(state->scenario().description, "knocked out in the Real model view are back"));
+  REQUIRE(state->layer_visit());
+  CHECK(state->layer_visit()->from == ui::View::Real);
+  state->end_layer_visit();
+  CHECK(state->view == ui::View::Real);
+  CHECK(state->scenario().name == before);
+  CHECK_FALSE(state->visit_real_layer(1, 0));
+  CHECK(state->message ==
+        "No layer 1 in " + std::filesystem::path(folder).filename().string() + " to open in the pipeline");
+  CHECK(state->view == ui::View::Real);
+}
+
 }  // namespace attn::test

@@ -52,8 +52,19 @@ bool nudge_model(ui::ModelDocument& doc, double delta) {
   return !doc.edit_weight(w_q, edited, 1).has_value();
 }
 
+// A typist in the Real model view, ten characters a second at 60 frames: every sixth frame a character typed at the
+// end of the text or taken away again, one undo step. Whether an edit was made.
+bool type_real_model(ui::RealModelDocument& doc, int frame) {
+  if (frame % 6 != 0) return false;
+  std::string text = doc.state().text;
+  if (frame % 12 == 0) text += "!";
+  else if (!text.empty()) text.pop_back();
+  doc.set_text(text, 1);
+  return true;
+}
+
 // Every frame nudges X[0][0] (as a drag on the embeddings would), or in the Model view a weight, so every frame
-// has a fresh edit to show.
+// has a fresh edit to show; the Real model view gets its text typed.
 class BenchFrames final : public FrameDriver {
  public:
   explicit BenchFrames(int frames) : frames_(frames) {}
@@ -69,6 +80,8 @@ class BenchFrames final : public FrameDriver {
         state.trainer.start();
         first_step_ = state.trainer.step_count();
       }
+    } else if (state.view == ui::View::Real && state.real_model.loaded()) {
+      if (type_real_model(state.real_model, frame_)) pending_.push_back({state.real_model.ticket(), Clock::now()});
     } else if (state.model_in_view()) {
       if (nudge_model(state.model_doc, delta)) pending_.push_back({state.model_doc.ticket(), Clock::now()});
     } else if (state.edit([delta](Scenario& d) { d.input.embeddings(0, 0) += delta; })) {
@@ -83,7 +96,9 @@ class BenchFrames final : public FrameDriver {
     frame_cpu_.push_back(cpu - last_cpu_);
     last_cpu_ = cpu;
     // An edit is on screen once a frame shows its result or a newer one (the newest edit wins).
-    const std::uint64_t shown = state.model_in_view() ? state.model_doc.shown().ticket : state.shown_ticket();
+    const std::uint64_t shown = real(state)             ? state.real_model.shown().ticket
+                                : state.model_in_view() ? state.model_doc.shown().ticket
+                                                        : state.shown_ticket();
     while (!pending_.empty() && pending_.front().ticket <= shown) {
       latencies_.push_back(ms_since(pending_.front().at));
       pending_.pop_front();
@@ -92,7 +107,8 @@ class BenchFrames final : public FrameDriver {
   }
 
   int report(const ui::AppState& state, std::ostream& out, std::ostream&) override {
-    out << "bench-frames: " << frames_ << " frames, an edit in each; " << what(state) << '\n'
+    out << "bench-frames: " << frames_ << (real(state) ? " frames; " : " frames, an edit in each; ") << what(state)
+        << '\n'
         << "  frame time (an edit, the frame, the GL driver done; frames come at the display's rate): median "
         << ms(percentile(frame_times_, 0.5)) << ", p99 " << ms(percentile(frame_times_, 0.99)) << ", max "
         << ms(percentile(frame_times_, 1.0)) << "; the window thread's CPU time per frame: median "
@@ -106,15 +122,25 @@ class BenchFrames final : public FrameDriver {
         << ms(percentile(latencies_, 0.99)) << " (" << latencies_.size() << " edits shown, " << pending_.size()
         << " still computing at the end)\n"
         << "  last recompute: "
-        << ms((state.model_in_view() ? state.model_doc.shown().seconds : state.last_recompute_seconds()) * 1e3)
+        << ms((real(state)             ? state.real_model.shown().seconds
+               : state.model_in_view() ? state.model_doc.shown().seconds
+                                       : state.last_recompute_seconds()) *
+              1e3)
         << "; peak RSS " << peak_rss_bytes() / (1 << 20) << " MiB\n";
     return 0;
   }
 
  private:
+  static bool real(const ui::AppState& state) { return state.view == ui::View::Real && state.real_model.loaded(); }
+
   static std::string what(const ui::AppState& state) {
     std::ostringstream o;
-    if (state.view == ui::View::Train) {
+    if (real(state)) {
+      const ui::RealModelRun& r = state.real_model.shown();
+      o << "the Real model view, " << r.model->name() << " (" << r.model->model().layers.size() << " layers, d_model "
+        << r.model->model().d_model << "), " << plural(static_cast<std::int64_t>(r.text.ids.size()), "token")
+        << ", a character typed or taken away every sixth frame (worker thread)";
+    } else if (state.view == ui::View::Train) {
       o << "the Train view while its run trains (" << state.trainer.settings().threads << " training thread)";
     } else if (state.model_in_view()) {
       const ui::ModelDocument& doc = state.model_doc;

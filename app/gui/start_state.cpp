@@ -244,7 +244,8 @@ Ablation real_model_ablation(const GuiOptions& o, const Model& m) {
   return a;
 }
 
-// --model FOLDER: the Real model view on --model-text (and --ablate), computed before the window opens.
+// --model FOLDER: the Real model view on --model-text (and --ablate), computed before the window opens; --layer opens
+// one of its layers in the pipeline.
 bool start_real_model(const GuiOptions& o, ui::AppState& state, std::ostream& err) {
   const std::string text = o.model_text.value_or(ui::kRealModelStartingText);
   state.real_model.open(*o.model, text);
@@ -261,6 +262,11 @@ bool start_real_model(const GuiOptions& o, ui::AppState& state, std::ostream& er
     state.real_view.mode = state.real_model.state().ablation.mode;
   }
   if (!o.view) state.view = ui::View::Real;
+  if (o.layer && !state.visit_real_layer(*o.layer, o.head.value_or(0))) {
+    err << "attention-lab: --layer: " << state.message << '\n';
+    return false;
+  }
+  if (o.layer) state.wait();  // --head and --cell are held to the layer's trace
   return true;
 }
 
@@ -272,6 +278,7 @@ bool start_model_view(const GuiOptions& given, ui::AppState& state, std::ostream
   if (o.model && std::filesystem::is_directory(*o.model, ec)) {
     if (!start_real_model(o, state, err)) return false;
     o.model.reset();  // the Model view keeps the shipped model
+    o.layer.reset();  // a layer of the folder's model, opened above
   } else if (o.model_text || o.ablate || o.ablate_mode) {
     err << "attention-lab: --model-text, --ablate and --ablate-mode are for --model FOLDER (a Hugging Face model)\n";
     return false;
@@ -349,6 +356,21 @@ std::unique_ptr<ui::AppState> start_state(const GuiOptions& o, std::ostream& err
   return ok ? std::move(state) : nullptr;
 }
 
+namespace {
+
+// The Real model view's document as shown: its text, the model's pieces of it and the heads knocked out (null if no
+// folder is open).
+nlohmann::ordered_json real_model_state(const ui::AppState& state) {
+  if (!state.real_model.loaded()) return nullptr;
+  const ui::RealModelRun& r = state.real_model.shown();
+  return {{"folder", shown_path(r.folder)},
+          {"text", escaped_text(r.state->text)},
+          {"pieces", r.text.pieces},
+          {"ablated", ablation_list(r.state->ablation)}};
+}
+
+}  // namespace
+
 void dump_state(const std::string& path, const ui::AppState& state) {
   const ui::StepInfo& info = ui::step_info(state.pipeline.step);
   std::vector<std::string> more_messages;  // waiting behind the message shown
@@ -369,7 +391,8 @@ void dump_state(const std::string& path, const ui::AppState& state) {
                                     {"zoom", state.display.zoom},
                                     {"recovery_offered", state.recovery.has_value()},
                                     {"message", escaped_text(state.message)},
-                                    {"more_messages", more_messages}};
+                                    {"more_messages", more_messages},
+                                    {"real_model", real_model_state(state)}};
   // Tokens and names are checked to be UTF-8; should anything not be, it is replaced rather than an exception
   // thrown after the file was created.
   write_file_atomically(path, j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");

@@ -51,8 +51,9 @@ struct Document {
 struct LayerVisit {
   int layer = 0;
   std::string model_name;
-  bool pre_norm = false;  // X is LN1 of the stream entering the layer
-  Document before;        // as it was, unsaved changes included
+  bool pre_norm = false;    // X is LN1 of the stream entering the layer
+  View from = View::Model;  // the view the way back leads to: the Model view's model or the Real model view's
+  Document before;          // as it was, unsaved changes included
   History history;
 };
 
@@ -171,7 +172,10 @@ class AppState {
   // on the pipeline view; the document open before comes back with end_layer_visit(). Another document opened
   // meanwhile ends the visit. False (and a message) if the model has no such layer.
   bool visit_model_layer(int layer);
-  void end_layer_visit();  // back to the Model view
+  // The same for a layer of the Real model view's model, as trained (the heads knocked out there are back), with
+  // head `head` on screen.
+  bool visit_real_layer(int layer, int head);
+  void end_layer_visit();  // back to the view the visit started from
   const std::optional<LayerVisit>& layer_visit() const { return layer_visit_; }
   // The document whose unsaved changes the recovery file keeps: the one on screen, or during a visit (if that
   // one has none) the one open before it.
@@ -254,6 +258,8 @@ class AppState {
              bool own_step = false);
   void restore(std::optional<Revision> r);
   void clamp_views();  // a new result: the head and the decoded token stay within it
+  // Opens `s`, layer `layer` of m, as the document on the pipeline view, the way back leading to `from`.
+  bool visit_layer(Scenario s, int layer, const Model& m, View from);
   Document doc_;
   History history_;
   std::int64_t history_bytes_;  // the history's bound before the budget's share

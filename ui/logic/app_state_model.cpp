@@ -2,6 +2,7 @@
 #include <utility>
 
 #include "core/edits.h"
+#include "core/model.h"
 #include "ui/logic/app_state.h"
 
 namespace attn::ui {
@@ -39,13 +40,40 @@ bool AppState::visit_model_layer(int layer) {
     return false;
   }
   const Model& m = *model_doc.shown().resolved;  // the weights the shown trace was computed with
-  Scenario s = layer_scenario(m, layer, model_doc.trace());
+  return visit_layer(layer_scenario(m, layer, model_doc.trace()), layer, m, View::Model);
+}
+
+bool AppState::visit_real_layer(int layer, int head) {
+  if (!real_model.loaded()) return false;
+  const RealModelRun& r = real_model.shown();
+  const ModelTrace& t = r.baseline ? *r.baseline : *r.trace;  // the model as trained
+  const Model& m = r.model->model();
+  if (layer < 0 || layer >= static_cast<int>(t.layers.size())) {
+    message = "No layer " + std::to_string(layer) + " in " + r.model->name() + " to open in the pipeline";
+    return false;
+  }
+  Scenario s;
+  try {  // the layer's weights are read from the folder's files now
+    s = layer_scenario(m, r.model->layer(layer), layer, t.tokens,
+                       t.layers[static_cast<std::size_t>(layer)].attention.x);
+  } catch (const InputError& e) {
+    message = "Layer " + std::to_string(layer) + " not opened: " + e.what();
+    return false;
+  }
+  if (r.baseline) s.description += " The heads knocked out in the Real model view are back: the layer as trained.";
+  if (!visit_layer(std::move(s), layer, m, View::Real)) return false;
+  pipeline.head = head;  // clamped when its trace is shown
+  return true;
+}
+
+bool AppState::visit_layer(Scenario s, int layer, const Model& m, View from) {
   // From one layer to another: the way back still leads to the document open before the first.
-  LayerVisit visit = layer_visit_ ? *layer_visit_ : LayerVisit{layer, m.name, false, doc_, history_};
+  LayerVisit visit = layer_visit_ ? *layer_visit_ : LayerVisit{layer, m.name, false, from, doc_, history_};
   if (!open(std::move(s), "")) return false;
   visit.layer = layer;
   visit.model_name = m.name;
   visit.pre_norm = m.norm == Norm::Pre;
+  visit.from = from;
   layer_visit_ = std::move(visit);
   view = View::Pipeline;
   return true;
@@ -62,7 +90,7 @@ void AppState::end_layer_visit() {
   history_ = std::move(v.history);
   history_.count_from(counted);
   adopt(std::move(before), revision);
-  view = View::Model;
+  view = v.from;
 }
 
 }  // namespace attn::ui

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <numeric>
 
 #include "core/text_format.h"
@@ -104,6 +105,31 @@ std::string head_weight_text(int layer, int head, const std::vector<std::string>
   return "layer " + std::to_string(layer) + ", head " + std::to_string(head) + ": " + token(row) + " (query " +
          std::to_string(row) + ") looks at " + token(col) + " (key " + std::to_string(col) + ") with weight " +
          probability_text(weight);
+}
+
+std::string head_cell_text(int layer, int head, const std::vector<std::string>& tokens, const Matrix& overview, int row,
+                           int col) {
+  const auto n = static_cast<std::int64_t>(tokens.size());
+  if (overview.rows() == n && overview.cols() == n)
+    return head_weight_text(layer, head, tokens, row, col, overview(row, col));
+  // The block rows [i n / cells, (i + 1) n / cells), as the overview's block means are taken.
+  const auto span = [n](int i, Eigen::Index cells, const char* what) {
+    const std::int64_t first = std::int64_t(i) * n / cells, last = std::int64_t(i + 1) * n / cells - 1;
+    return std::string(what) + " " + std::to_string(first) + "\u2013" + std::to_string(last);
+  };
+  return "layer " + std::to_string(layer) + ", head " + std::to_string(head) + ": " +
+         span(row, overview.rows(), "queries") + " look at " + span(col, overview.cols(), "keys") +
+         " with mean weight " + probability_text(overview(row, col));
+}
+
+std::string kv_group_text(const AttentionConfig& a, int h) {
+  const int groups = kv_head_count(a);
+  if (a.variant == Variant::Mla || groups >= a.heads) return "";
+  const int g = kv_head_for(a, h), per = a.heads / groups;
+  const std::string heads = groups == 1
+                                ? "all " + std::to_string(a.heads) + " heads"
+                                : "heads " + std::to_string(g * per) + "\u2013" + std::to_string(g * per + per - 1);
+  return "reads key/value head " + std::to_string(g) + " with " + heads;
 }
 
 std::vector<Prediction> top_predictions(const ModelTrace& t, const std::vector<std::string>& vocab, int row, int k) {

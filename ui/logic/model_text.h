@@ -88,6 +88,15 @@ HeadGridFit fit_head_grid(int layers, int heads, float width, float height, floa
 // "layer 1, head 0: "c" (query 3) looks at "a" (key 1) with weight 0.412345678901"
 std::string head_weight_text(int layer, int head, const std::vector<std::string>& tokens, int row, int col,
                              double weight);
+// A cell of a head's weights drawn as an overview (ModelRunOptions::overview, block means of at most a side of cells):
+// head_weight_text when the overview is the weights themselves, else the queries and keys its block covers,
+// "layer 1, head 0: queries 64–127 look at keys 0–63 with mean weight 0.012".
+std::string head_cell_text(int layer, int head, const std::vector<std::string>& tokens, const Matrix& overview, int row,
+                           int col);
+
+// Which key/value head query head h reads and which heads share it, "reads key/value head 1 with heads 3–5"; empty
+// where every query head has its own (MHA, and MLA, which expands one per head).
+std::string kv_group_text(const AttentionConfig& a, int h);
 
 // The k most likely next tokens after position `row`, most likely first (ties by vocabulary order).
 struct Prediction {

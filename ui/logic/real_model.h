@@ -134,6 +134,7 @@ class RealModelDocument {
   bool poll(std::optional<std::string>& failure);
   void wait() { results_.wait(); }
   bool computing() const { return results_.computing(); }
+  std::uint64_t ticket() const { return results_.ticket(); }  // the newest state's: shown().ticket once it shows
   const RealModelProgress& progress() const { return *progress_; }
   // Why the newest state could not be computed (empty once a state is shown): said under the text box.
   const std::string& failure() const { return failure_; }

@@ -132,6 +132,8 @@ struct RealModelView {
   std::string folder_text;        // the folder field while it is typed in
   std::string text;               // the text box while it is typed in
   int top_k = 3;                  // "knock out the top k"
+  float tile_zoom = 1;            // the head tiles' side against the width's share (Ctrl+wheel)
+  bool fit_layers = false;        // the tiles small enough for every layer to be in sight
   std::uint64_t random_seed = 0;  // the last random repeated sequence's seed: each one drawn takes the next
   HubScan models;                 // the hub cache, looked at on a worker when asked
 };

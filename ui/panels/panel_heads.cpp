@@ -35,8 +35,9 @@ void HeadsPanel(AppState& state, ImVec2 pos, ImVec2 size) {
     const bool shared = kv_head_count(t.attention) < heads;
     std::string title = "head " + std::to_string(h);
     if (shared) title += "  \u2192 KV " + std::to_string(t.heads[h].kv_head);
-    if (shared && ImGui::CalcTextSize(title.c_str()).x > w)  // a narrow column: the short form
-      title = "h" + std::to_string(h) + " \u2192 KV" + std::to_string(t.heads[h].kv_head);
+    if (ImGui::CalcTextSize(title.c_str()).x > w)  // a narrow column: the short form
+      title = shared ? "h" + std::to_string(h) + " \u2192 KV" + std::to_string(t.heads[h].kv_head)
+                     : "h" + std::to_string(h);
     // Shared KV heads: each query head wears its KV head's colour, so the groups are seen, not read.
     const ImU32 group = shared ? kv_head_colour(t.heads[h].kv_head) : ImGui::GetColorU32(ImGuiCol_Border);
     // The followed head is framed in the accent; its label keeps its group's colour, or the group would lose a member.

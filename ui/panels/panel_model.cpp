@@ -365,18 +365,6 @@ bool opened_box(AppState& state) {
   return true;
 }
 
-// A cell of a layer's overview (ModelRunOptions::overview): the queries and keys its block covers.
-std::string overview_cell_text(int layer, int head, int n, const Matrix& overview, int row, int col) {
-  const auto span = [n](int i, Eigen::Index cells, const char* what) {
-    const std::int64_t first = std::int64_t(i) * n / cells, last = std::int64_t(i + 1) * n / cells - 1;
-    return std::string(what) + " " + std::to_string(first) + "\u2013" + std::to_string(last);
-  };
-  return "layer " + std::to_string(layer) + ", head " + std::to_string(head) + ": " +
-         span(row, overview.rows(), "queries") + " look at " + span(col, overview.cols(), "keys") +
-         " with mean weight " + probability_text(overview(row, col)) + "\n(click L" + std::to_string(layer) +
-         " to keep this layer's heads whole)";
-}
-
 // A row label of the head grid: the layer whose heads are kept whole is accented; a click keeps another's.
 void head_grid_label(AppState& state, int l) {
   const bool current = state.model_view.last_hovered_layer == l || state.model_doc.shown().layer == l;
@@ -425,10 +413,8 @@ void head_thumbnail(AppState& state, int l, int h, float cell) {
   const HeatmapResult r = Heatmap("w", w, o);
   if (r.hovered_row >= 0) {
     state.model_view.hovered_layer = l;
-    const bool exact = whole || w.rows() == n;
-    const std::string text =
-        exact ? head_weight_text(l, h, t.tokens, r.hovered_row, r.hovered_col, w(r.hovered_row, r.hovered_col))
-              : overview_cell_text(l, h, n, w, r.hovered_row, r.hovered_col);
+    std::string text = head_cell_text(l, h, t.tokens, w, r.hovered_row, r.hovered_col);
+    if (w.rows() != n) text += "\n(click L" + std::to_string(l) + " to keep this layer's heads whole)";
     ImGui::SetTooltip("%s\nclick to open layer %d in the pipeline", text.c_str(), l);
     if (ImGui::IsMouseClicked(ImGuiMouseButton_Left))
       if (state.visit_model_layer(l)) state.pipeline.head = h;  // clamped when its trace is shown
@@ -583,9 +569,10 @@ void model_header(const AppState& state) {
 void LayerBreadcrumb(AppState& state) {
   const std::optional<LayerVisit>& visit = state.layer_visit();
   if (!visit) return;
-  if (ImGui::Button(("\u25C2 Model " + visit->model_name).c_str()))
+  const std::string back(view_title(visit->from));
+  if (ImGui::Button(("\u25C2 " + back + " " + visit->model_name).c_str()))
     state.pending.ask_to_replace([&state] { state.end_layer_visit(); }, false);
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Back to the Model view (and the scenario open before)");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Back to the %s view (and the scenario open before)", back.c_str());
   ImGui::SameLine();
   ImGui::AlignTextToFramePadding();
   const std::string where = "\u25B8 layer " + std::to_string(visit->layer) + "'s attention, X = " +

@@ -7,7 +7,9 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include "core/config.h"
 #include "core/text_format.h"
+#include "ui/logic/model_text.h"
 #include "ui/logic/train_text.h"
 #include "ui/panels/panels.h"
 #include "ui/widgets/heatmap.h"
@@ -153,6 +155,37 @@ void cross_out(ImVec2 at, float cell) {
   draw->AddLine({end.x - inset, at.y + inset}, {at.x + inset, end.y - inset}, GetStyle().disagree, width);
 }
 
+// `a` with `head` knocked out if `out`, else put back; its heads stay sorted.
+Ablation with_head(Ablation a, HeadRef head, bool out) {
+  const auto at = std::lower_bound(a.heads.begin(), a.heads.end(), head);
+  const bool there = at != a.heads.end() && *at == head;
+  if (out && !there) a.heads.insert(at, head);
+  if (!out && there) a.heads.erase(at);
+  return a;
+}
+
+// The ablation edits start from: the one on screen, in the mode chosen in the sidebar.
+Ablation current_ablation(const AppState& state) {
+  Ablation a = state.real_model.state().ablation;
+  a.mode = state.real_view.mode;
+  return a;
+}
+
+// What the hover says of a tile: the head, its role, the cell under the pointer, and what the clicks do.
+std::string tile_tooltip(const RealModelRun& r, HeadRef head, const Matrix& overview, const HeatmapResult& hr,
+                         bool off) {
+  const auto [role, score] =
+      best_role(r.trace->layers[static_cast<std::size_t>(head.layer)].head_scores[static_cast<std::size_t>(head.head)]);
+  std::string tip = head_cell_text(head.layer, head.head, r.trace->tokens, overview, hr.hovered_row, hr.hovered_col);
+  if (role != HeadRole::None) tip += "\n" + role_word(role) + " head, score " + probability_text(score);
+  const AttentionConfig& a = r.model->model().layers[static_cast<std::size_t>(head.layer)].attention;
+  if (const std::string group = kv_group_text(a, head.head); !group.empty()) tip += "\n" + group;
+  tip += "\nclick: open it in the pipeline (the layer as trained)";
+  tip += off ? "\nright-click: put it back" : "\nright-click: knock it out";
+  return tip;
+}
+
+// One head's weights on the text as a tile: a click opens it in the pipeline, a right-click knocks it out or back.
 void head_tile(AppState& state, const RealModelRun& r, int l, int h, float cell) {
   const LayerTrace& layer = r.trace->layers[static_cast<std::size_t>(l)];
   ImGui::PushID(l * 4096 + h);
@@ -162,54 +195,122 @@ void head_tile(AppState& state, const RealModelRun& r, int l, int h, float cell)
   o.size = {cell, cell};
   o.max_cell = cell;
   o.flags = HeatmapFlags_NoLabels | HeatmapFlags_NoLegend | HeatmapFlags_NoValues | HeatmapFlags_NoTooltip |
-            HeatmapFlags_Fill | HeatmapFlags_Texture;
+            HeatmapFlags_Fill | HeatmapFlags_Texture | HeatmapFlags_NoPictureMenu;
   const ImVec2 at = ImGui::GetCursorScreenPos();
-  const HeatmapResult hr = Heatmap("w", layer.weights_overview[static_cast<std::size_t>(h)], o);
-  const Ablation& now = state.real_model.state().ablation;
-  const bool off = now.ablates({l, h});
+  const Matrix& overview = layer.weights_overview[static_cast<std::size_t>(h)];
+  const HeatmapResult hr = Heatmap("w", overview, o);
+  const bool off = state.real_model.state().ablation.ablates({l, h});
   const auto [role, score] = best_role(layer.head_scores[static_cast<std::size_t>(h)]);
   if (role != HeadRole::None) tile_label(role, score, at, cell);
   if (off) cross_out(at, cell);  // over the label: what the head did, struck out
   if (hr.hovered_row >= 0) {
-    std::string tip = "head " + head_name({l, h});
-    if (role != HeadRole::None) tip += ": " + role_word(role) + " " + probability_text(score);
-    tip += off ? "\nknocked out: click to put it back" : "\nclick to knock it out";
-    ImGui::SetTooltip("%s", tip.c_str());
-    if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
-      Ablation a = now;
-      a.mode = state.real_view.mode;
-      if (off) a.heads.erase(std::find(a.heads.begin(), a.heads.end(), HeadRef{l, h}));
-      else a.heads.insert(std::lower_bound(a.heads.begin(), a.heads.end(), HeadRef{l, h}), {l, h});
-      state.real_model.set_ablation(a);
-    }
+    ImGui::SetTooltip("%s", tile_tooltip(r, {l, h}, overview, hr, off).c_str());
+    if (ImGui::IsMouseClicked(ImGuiMouseButton_Right))
+      state.real_model.set_ablation(with_head(current_ablation(state), {l, h}, !off));
+    else if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) state.visit_real_layer(l, h);
   }
   ImGui::PopID();
 }
 
-// Every head of every layer, a layer a row, each tile captioned by its name.
-void head_grid(AppState& state, const RealModelRun& r, float width) {
-  const int layers = static_cast<int>(r.trace->layers.size());
-  int most = 1;
-  for (const LayerTrace& l : r.trace->layers) most = std::max(most, static_cast<int>(l.weights_overview.size()));
-  const float gap = ImGui::GetStyle().ItemSpacing.x, label = TextWidth("L00");
-  const float cell =
-      std::clamp((width - label - gap * static_cast<float>(most)) / static_cast<float>(most), 12.0f, 96.0f);
-  if (TextWidth("H" + std::to_string(most - 1)) <= cell) {  // the heads' numbers over their columns
+// A layer's label: a click knocks its whole attention out, or puts it back when every head is out.
+void layer_label(AppState& state, const RealModelRun& r, int l) {
+  const int heads = static_cast<int>(r.trace->layers[static_cast<std::size_t>(l)].weights_overview.size());
+  const Ablation& now = state.real_model.state().ablation;
+  int out = 0;
+  for (int h = 0; h < heads; ++h) out += now.ablates({l, h}) ? 1 : 0;
+  const std::string label = "L" + std::to_string(l);
+  ImGui::AlignTextToFramePadding();
+  if (out == heads) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(GetStyle().disagree));
+  const bool clicked = ImGui::Selectable(label.c_str(), false, 0, ImGui::CalcTextSize(label.c_str()));
+  if (out == heads) ImGui::PopStyleColor();
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(
+        "%s", (out == heads ? "Put layer " + std::to_string(l) + "'s heads back"
+                            : "Knock out layer " + std::to_string(l) + "'s attention: all " + plural(heads, "head"))
+                  .c_str());
+  if (!clicked) return;
+  Ablation a = current_ablation(state);
+  for (int h = 0; h < heads; ++h) a = with_head(std::move(a), {l, h}, out != heads);
+  state.real_model.set_ablation(a);
+}
+
+// Over the columns: the heads' numbers, and for a model whose query heads share key/value heads, which share one.
+void grid_header(const RealModelRun& r, int most, float label, float cell, float gap) {
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const float x0 = ImGui::GetCursorPosX();
+  if (TextWidth("H" + std::to_string(most - 1)) <= cell) {
     for (int h = 0; h < most; ++h) {
-      const float x = label + gap + static_cast<float>(h) * (cell + gap);
+      const float x = x0 + label + gap + static_cast<float>(h) * (cell + gap);
       if (h == 0) ImGui::SetCursorPosX(x);
       else ImGui::SameLine(x);
       ImGui::Text("H%d", h);
     }
   }
+  const AttentionConfig& a = r.model->model().layers.front().attention;
+  const int groups = kv_head_count(a);
+  if (groups >= a.heads || groups < 1) return;
+  // A bracket under each group's columns, named by the key/value head the group reads.
+  const float y = ImGui::GetCursorScreenPos().y, h = ImGui::GetTextLineHeight();
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  const int per = a.heads / groups;
+  for (int g = 0; g < groups; ++g) {
+    const float left = origin.x + label + gap + static_cast<float>(g * per) * (cell + gap);
+    const float right = left + static_cast<float>(per) * (cell + gap) - gap;
+    draw->AddLine({left, y + h}, {right, y + h}, GetStyle().accent, 2);
+    draw->AddLine({left, y + h * 0.5f}, {left, y + h}, GetStyle().accent, 2);
+    draw->AddLine({right, y + h * 0.5f}, {right, y + h}, GetStyle().accent, 2);
+    const std::string name = "KV " + std::to_string(g);
+    if (TextWidth(name) + 8 < right - left)
+      draw->AddText({(left + right - TextWidth(name)) * 0.5f, y}, ImGui::GetColorU32(ImGuiCol_Text), name.c_str());
+  }
+  ImGui::Dummy({1, h + 4});
+}
+
+// The tiles' side: the width shared among the most heads a layer has, times the zoom; or, fitting the layers, small
+// enough for all of them to be in sight.
+float tile_side(const RealModelView& v, int layers, int most, ImVec2 room, float label, float header) {
+  const float gap = ImGui::GetStyle().ItemSpacing.x;
+  const float across =
+      std::clamp((room.x - label - gap * static_cast<float>(most)) / static_cast<float>(most), 12.0f, 96.0f);
+  if (v.fit_layers)
+    return std::clamp((room.y - header) / static_cast<float>(layers) - ImGui::GetStyle().ItemSpacing.y, 8.0f, across);
+  return std::clamp(across * v.tile_zoom, 8.0f, 240.0f);
+}
+
+// Above the tiles: what clicks do, and the zoom (Ctrl+wheel over the tiles does the same).
+void grid_controls(RealModelView& v) {
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextDisabled("Click: the pipeline \u00B7 right-click: knock out");
+  ImGui::SameLine();
+  if (ImGui::Button("\u2212")) v.tile_zoom = std::max(0.25f, v.tile_zoom / 1.25f), v.fit_layers = false;
+  ImGui::SameLine();
+  if (ImGui::Button("+")) v.tile_zoom = std::min(4.0f, v.tile_zoom * 1.25f), v.fit_layers = false;
+  ImGui::SameLine();
+  ImGui::Checkbox("Every layer in sight", &v.fit_layers);
+}
+
+// Every head of every layer, a layer a row.
+void head_grid(AppState& state, const RealModelRun& r) {
+  RealModelView& v = state.real_view;
+  const int layers = static_cast<int>(r.trace->layers.size());
+  int most = 1;
+  for (const LayerTrace& l : r.trace->layers) most = std::max(most, static_cast<int>(l.weights_overview.size()));
+  const float gap = ImGui::GetStyle().ItemSpacing.x, label = TextWidth("L00");
+  const float header = 2 * ImGui::GetFrameHeightWithSpacing();
+  const float cell = tile_side(v, layers, most, ImGui::GetContentRegionAvail(), label, header);
+  grid_header(r, most, label, cell, gap);
   for (int l = 0; l < layers; ++l) {
-    ImGui::AlignTextToFramePadding();
-    ImGui::Text("L%d", l);
+    layer_label(state, r, l);
     const int heads = static_cast<int>(r.trace->layers[static_cast<std::size_t>(l)].weights_overview.size());
     for (int h = 0; h < heads; ++h) {
       ImGui::SameLine(label + gap + static_cast<float>(h) * (cell + gap));
       head_tile(state, r, l, h, cell);
     }
+  }
+  const ImGuiIO& io = ImGui::GetIO();
+  if (io.KeyCtrl && io.MouseWheel != 0 && ImGui::IsWindowHovered()) {
+    v.tile_zoom = std::clamp(v.tile_zoom * (io.MouseWheel > 0 ? 1.25f : 0.8f), 0.25f, 4.0f);
+    v.fit_layers = false;
   }
 }
 
@@ -273,9 +374,12 @@ void RealModelPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   ranked_heads(state, r);
   ImGui::EndChild();
   ImGui::SameLine();
-  ImGui::BeginChild("heads", {0, 0});
-  head_grid(state, r, ImGui::GetContentRegionAvail().x);
+  ImGui::BeginGroup();
+  grid_controls(state.real_view);
+  ImGui::BeginChild("heads", {0, 0}, false, ImGuiWindowFlags_HorizontalScrollbar);
+  head_grid(state, r);
   ImGui::EndChild();
+  ImGui::EndGroup();
   ImGui::End();
 }
 

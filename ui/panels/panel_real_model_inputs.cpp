@@ -67,7 +67,9 @@ void model_facts(const RealModelRun& r) {
 void ablation_controls(AppState& state) {
   RealModelView& v = state.real_view;
   ImGui::TextUnformatted("Knock heads out");
-  TextDisabledWrapped("Click a head's tile to knock it out; its output becomes zero or its mean over the positions.");
+  TextDisabledWrapped(
+      "Right-click a head's tile to knock it out, a layer's name (L5) for all its heads: the output becomes zero or "
+      "its mean over the positions. A click on a tile opens the head in the pipeline.");
   const Ablation& now = state.real_model.state().ablation;
   if (EnumCombo("Replace by", v.mode, {AblationMode::Zero, AblationMode::Mean}) && !now.empty()) {
     Ablation a = now;

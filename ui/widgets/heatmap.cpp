@@ -561,8 +561,9 @@ HeatmapResult Heatmap(const char* id, const Matrix& m, const HeatmapOptions& giv
   // Right-click: the matrix as a picture for a slide, or as text for a spreadsheet.
   // A focused matrix has no numbers where it is elided: its picture, but no CSV of made-up zeros.
   const bool focused = !opts.row_slots.empty() || !opts.col_slots.empty();
-  PictureMenu(id, g.origin, {g.origin.x + result.size.x, g.origin.y + result.size.y}, focused ? nullptr : &m,
-              opts.row_labels, opts.col_labels);
+  if (!(opts.flags & HeatmapFlags_NoPictureMenu))
+    PictureMenu(id, g.origin, {g.origin.x + result.size.x, g.origin.y + result.size.y}, focused ? nullptr : &m,
+                opts.row_labels, opts.col_labels);
   cell_tooltip(m, opts, result);
   ImGui::PopID();
   result.hovered_row = original(opts.row_slots, result.hovered_row);

@@ -26,6 +26,7 @@ enum HeatmapFlags_ {
   HeatmapFlags_StretchTall = 1 << 7,     // more rows than pixels: up to the box's width or a square
   HeatmapFlags_NoColumnLabels = 1 << 8,  // rows labelled, columns not: a vector's dimensions, which no text names
   HeatmapFlags_NoRowLabels = 1 << 9,     // columns labelled, rows not: beside a matrix whose labels name them
+  HeatmapFlags_NoPictureMenu = 1 << 10,  // the right-click is the caller's (a tile it knocks out), not a picture's
 };
 using HeatmapFlags = int;
 

@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Writes a tiny Hugging Face GPT-2 folder that reads any text: GPT-2's byte-level alphabet as its 256 tokens (no
+merges), 2 layers of 2 heads, n_embd 8, 64 positions, float32 weights drawn from a fixed seed. For window tests that
+type into the Real model view; no download, no npm.
+
+Usage: byte_gpt2_folder.py DIR
+"""
+import json
+import os
+import struct
+import sys
+
+import numpy as np
+
+LAYERS, HEADS, D, POSITIONS = 2, 2, 8, 64
+
+
+def byte_alphabet():
+    """GPT-2's printable stand-in for each byte: printable Latin-1 bytes are themselves, the rest shift past 255."""
+    keep = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAC + 1)) + list(range(0xAE, 0xFF + 1))
+    chars, shift = {}, 0
+    for b in range(256):
+        if b in keep:
+            chars[b] = chr(b)
+        else:
+            chars[b] = chr(256 + shift)
+            shift += 1
+    return [chars[b] for b in range(256)]
+
+
+def tensors(rng):
+    t = {"wte.weight": (256, D), "wpe.weight": (POSITIONS, D), "ln_f.weight": (D,), "ln_f.bias": (D,)}
+    for l in range(LAYERS):
+        p = "h.%d." % l
+        t.update({p + "ln_1.weight": (D,), p + "ln_1.bias": (D,), p + "ln_2.weight": (D,), p + "ln_2.bias": (D,),
+                  p + "attn.c_attn.weight": (D, 3 * D), p + "attn.c_attn.bias": (3 * D,),
+                  p + "attn.c_proj.weight": (D, D), p + "attn.c_proj.bias": (D,),
+                  p + "mlp.c_fc.weight": (D, 4 * D), p + "mlp.c_fc.bias": (4 * D,),
+                  p + "mlp.c_proj.weight": (4 * D, D), p + "mlp.c_proj.bias": (D,)})
+    out = {}
+    for name, shape in t.items():
+        gain = name.endswith("ln_1.weight") or name.endswith("ln_2.weight") or name == "ln_f.weight"
+        out[name] = np.ones(shape, np.float32) if gain else (rng.standard_normal(shape) * 0.5).astype(np.float32)
+    return out
+
+
+def write_safetensors(path, named):
+    header, at, blobs = {}, 0, []
+    for name, a in named.items():
+        blob = a.astype("<f4").tobytes()
+        header[name] = {"dtype": "F32", "shape": list(a.shape), "data_offsets": [at, at + len(blob)]}
+        at += len(blob)
+        blobs.append(blob)
+    text = json.dumps(header).encode()
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
+
+
+def main():
+    folder = sys.argv[1]
+    os.makedirs(folder, exist_ok=True)
+    config = {"model_type": "gpt2", "n_embd": D, "n_head": HEADS, "n_layer": LAYERS, "n_positions": POSITIONS,
+              "vocab_size": 256}
+    with open(os.path.join(folder, "config.json"), "w") as f:
+        json.dump(config, f)
+    with open(os.path.join(folder, "vocab.json"), "w", encoding="utf-8") as f:
+        json.dump({c: i for i, c in enumerate(byte_alphabet())}, f, ensure_ascii=False)
+    with open(os.path.join(folder, "merges.txt"), "w") as f:
+        f.write("#version: 0.2\n")
+    write_safetensors(os.path.join(folder, "model.safetensors"), tensors(np.random.default_rng(7)))
+
+
+if __name__ == "__main__":
+    main()
