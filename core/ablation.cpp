@@ -57,6 +57,13 @@ void add_item(std::string_view item, const std::function<int(int)>& heads_in, co
 }  // namespace
 
 std::optional<AblationMode> parse_ablation_mode(std::string_view s) { return parse_name(kModes, s); }
+
+AblationMode parse_ablation_mode(std::string_view s, const std::string& field) {
+  const std::optional<AblationMode> mode = parse_ablation_mode(s);
+  if (!mode)
+    throw InputError(field, "must be " + std::string(ablation_mode_names()) + " (found \"" + escaped_text(s) + "\")");
+  return *mode;
+}
 std::string_view to_string(AblationMode m) { return name_of(kModes, m); }
 std::string_view ablation_mode_names() { return "zero | mean"; }
 

@@ -19,6 +19,8 @@ enum class AblationMode {
 };
 
 std::optional<AblationMode> parse_ablation_mode(std::string_view s);
+// The same for an option or field named `field`: InputError "--ablate-mode: must be zero | mean (found \"half\")".
+AblationMode parse_ablation_mode(std::string_view s, const std::string& field);
 std::string_view to_string(AblationMode m);
 std::string_view ablation_mode_names();  // "zero | mean"
 

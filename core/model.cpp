@@ -183,6 +183,18 @@ std::vector<double> next_token_losses(const Matrix& logits, const std::vector<in
   return losses;
 }
 
+double mean_loss(const std::vector<double>& losses) {
+  if (losses.empty()) return 0.0;
+  return std::accumulate(losses.begin(), losses.end(), 0.0) / static_cast<double>(losses.size());
+}
+
+Ablation parse_ablation(std::string_view list, const Model& m, const std::string& field) {
+  const auto heads_in = [&m](int l) {
+    return l >= 0 && l < static_cast<int>(m.layers.size()) ? m.layers[static_cast<std::size_t>(l)].attention.heads : -1;
+  };
+  return parse_ablation(list, heads_in, field);
+}
+
 std::vector<int> top_tokens(const Matrix& probabilities, Eigen::Index i, int k) {
   const auto vocab = static_cast<int>(probabilities.cols());
   k = std::clamp(k, 0, vocab);

@@ -153,6 +153,8 @@ Matrix softmax_rows(const Matrix& logits);
 // The loss of each next token, -log p(ids[i+1] | tokens 0..i) in nats, for i = 0..N-2, from logits (N, vocab) by
 // log-sum-exp (a probability that rounds to 0 still gives its finite loss). Empty without logits for every id.
 std::vector<double> next_token_losses(const Matrix& logits, const std::vector<int>& ids);
+// The mean of next_token_losses: the loss a run is known by (0 for none).
+double mean_loss(const std::vector<double>& losses);
 // The k likeliest tokens of row i of probabilities (N, vocab), likeliest first; on a tie the lower id first.
 std::vector<int> top_tokens(const Matrix& probabilities, Eigen::Index i, int k);
 
@@ -213,6 +215,9 @@ class ModelWeights {
 // The layer's attention as a scenario reading x, for a layer given apart from m (a checkpoint's, read when needed).
 Scenario layer_scenario(const Model& m, const ModelLayer& layer, int l, const std::vector<std::string>& tokens,
                         const Matrix& x);
+
+// A list of heads as typed (ablation.h's parse_ablation), checked against m's layers and each layer's query heads.
+Ablation parse_ablation(std::string_view list, const Model& m, const std::string& field);
 
 // What a forward pass keeps. A deep model costs what its kept layers cost plus its stream: a layer not kept is
 // computed, its stream kept, its attention's trace dropped before the next layer runs.

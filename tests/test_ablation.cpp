@@ -57,6 +57,17 @@ TEST_CASE("parse_ablation refuses what is not a head, naming the item and the mo
   CHECK_FALSE(parse_ablation_mode("half"));
 }
 
+TEST_CASE("parse_ablation against a model reads its layers and heads, --ablate-mode checked once") {
+  const Model m = tiny_model();  // 2 layers of 2 heads
+  CHECK(ablation_list(parse_ablation("1, 0.1", m, "--ablate")) == "0.1,1.0,1.1");
+  CHECK_THROWS_WITH(parse_ablation("0.2", m, "--ablate"), "--ablate: \"0.2\": layer 0 has 2 heads (0-1)");
+  CHECK_THROWS_WITH(parse_ablation("2", m, "ablation"), "ablation: \"2\": the model has 2 layers (0-1)");
+  CHECK(parse_ablation_mode("zero", "--ablate-mode") == AblationMode::Zero);
+  CHECK(parse_ablation_mode("mean", "--ablate-mode") == AblationMode::Mean);
+  CHECK_THROWS_WITH(parse_ablation_mode("Mean\n", "--ablate-mode"),
+                    "--ablate-mode: must be zero | mean (found \"Mean\\x0a\")");
+}
+
 TEST_CASE("ablate_heads replaces a head's columns by zeros or by their mean over the rows") {
   Matrix outputs(3, 4);   // two heads of head_dim 2
   outputs << 1, 2, 3, 4,  //
@@ -96,7 +107,7 @@ TEST_CASE("text_head_scores reads the four kinds of position from the weights an
   CHECK_FALSE(one.first_token);
 }
 
-TEST_CASE("next_token_losses is -ln p of each next token, finite where p rounds to 0") {
+TEST_CASE("next_token_losses is -ln p of each next token, finite where p rounds to 0, mean_loss their mean") {
   Matrix logits(3, 2);
   logits << 0, 0, 1000, 0, 0, 0;
   const std::vector<double> losses = next_token_losses(logits, {0, 1, 1});
@@ -104,6 +115,9 @@ TEST_CASE("next_token_losses is -ln p of each next token, finite where p rounds 
   CHECK(losses[0] == doctest::Approx(std::log(2.0)).epsilon(1e-15));
   CHECK(losses[1] == doctest::Approx(1000.0).epsilon(1e-15));
   CHECK(next_token_losses(logits.topRows(1), {0}).empty());
+  CHECK(mean_loss(losses) == doctest::Approx((std::log(2.0) + 1000.0) / 2).epsilon(1e-15));
+  CHECK(mean_loss({1.0, 2.0, 4.0}) == 7.0 / 3.0);
+  CHECK(mean_loss({}) == 0.0);
   Matrix p(1, 4);
   p << 0.1, 0.4, 0.1, 0.4;
   CHECK(top_tokens(p, 0, 3) == std::vector<int>{1, 3, 0});

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "checkpoint_folders.h"
 #include "core/io/scenario_json.h"
 #include "core/io/scenario_write.h"
 #include "helpers.h"
@@ -262,4 +263,44 @@ TEST_CASE("Save As onto another file that exists asks before replacing it") {
   CHECK(untitled.save_conflict->question == "Replace " + mine.string() + "? It already exists.");
   CHECK(load_scenario_file(mine).seed == cat_sat().seed);
   fs::remove_all(dir);
+}
+
+TEST_CASE("a model folder opens in the Real model view and comes first in Open recent, marked as a folder") {
+  const fs::path folder = gpt2_folder("recent-folder", gpt2_tensors());
+  AppState state(cat_sat(), asset("the_cat_sat.json"));
+  open_document(state, asset("the_lazy_dog.json"));
+  open_model_folder(state, folder);
+  CHECK(state.view == View::Real);
+  CHECK(state.real_model.folder() == folder);
+  CHECK(state.real_view.folder_text == folder.string());
+  const std::string entry = fs::absolute(folder).lexically_normal().string() + "/";
+  REQUIRE(state.recent_files.size() == 2);
+  CHECK(state.recent_files[0] == entry);
+  CHECK(recent_is_folder(state.recent_files[0]));
+  CHECK_FALSE(recent_is_folder(state.recent_files[1]));  // the_lazy_dog.json
+  state.wait();
+  CHECK(state.real_model.state().text == kRealModelStartingText);
+  INFO(state.real_model.failure());
+  CHECK(state.real_model.failure().starts_with("text: "));  // past the 3 positions of this model: said, not run
+  CHECK(state.scenario().name == "the lazy dog");           // the document stays
+  state.real_model.set_text("ab");
+  state.wait();
+  CHECK(state.real_model.loaded());
+
+  // The recent entry (with its "/") opens the same folder again, once in the list, as does File > Open on it.
+  state.view = View::Pipeline;
+  open_document(state, state.recent_files[1]);
+  REQUIRE(state.recent_files.size() == 2);
+  CHECK(state.recent_files[0] == fs::absolute(asset("the_lazy_dog.json")).lexically_normal().string());
+  open_document(state, entry);
+  CHECK(state.view == View::Real);
+  CHECK(state.real_model.state().text == "ab");  // the text shown is kept
+  state.wait();
+  CHECK(state.real_model.shown().text.pieces == std::vector<std::string>{"a", "b"});
+  CHECK(state.recent_files ==
+        std::vector<std::string>{entry, fs::absolute(asset("the_lazy_dog.json")).lexically_normal().string()});
+  std::vector<std::string> recent;
+  remember_recent_folder(recent, folder / "");
+  remember_recent_folder(recent, folder);
+  CHECK(recent == std::vector<std::string>{entry});
 }

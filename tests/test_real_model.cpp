@@ -10,6 +10,7 @@
 #include "checkpoint_folders.h"
 #include "helpers.h"
 #include "ui/logic/app_state.h"
+#include "ui/logic/hub_scan.h"
 #include "ui/logic/real_model.h"
 
 namespace attn::test {
@@ -119,6 +120,112 @@ TEST_CASE("a text the model cannot read is said, and the last result stays on sc
   INFO(*why);
   CHECK(contains(*why, "attention-lab-no-such-model"));
   CHECK_FALSE(missing.loaded());
+}
+
+// A vocabulary of 100 pieces: id 0 the unknown token, 97 an added token that is not special, 98 and 99 special,
+// 98 the template's BOS.
+Tokenizer hundred_pieces() {
+  Tokenizer t;
+  for (int i = 0; i < 100; ++i) {
+    t.pieces.push_back("t" + std::to_string(i));
+    t.vocab[t.pieces.back()] = i;
+  }
+  t.unk = 0;
+  t.added = {{.id = 97, .content = "t97"},
+             {.id = 98, .content = "<s>", .special = true},
+             {.id = 99, .content = "</s>", .special = true}};
+  t.prefix = {98};
+  return t;
+}
+
+TEST_CASE("a random repeated sequence: the BOS, 20 drawn ids, the same 20 again, never a special id") {
+  const Tokenizer t = hundred_pieces();
+  const std::vector<int> ids = ui::random_repeated_ids(t, 100, 1024, 1);
+  REQUIRE(ids.size() == 41);
+  CHECK(ids[0] == 98);
+  // mt19937_64 seeded 1, each number mod 100, the unknown and special ids skipped: from the generator's published
+  // definition (its 10,000th number from the default seed checked against the standard's 9981545732273789042).
+  const std::vector<int> half{28, 62, 30, 46, 84, 9, 28, 65, 48, 24, 76, 63, 77, 7, 80, 33, 69, 10, 23, 83};
+  CHECK(std::vector<int>(ids.begin() + 1, ids.begin() + 21) == half);
+  CHECK(std::vector<int>(ids.begin() + 21, ids.end()) == half);
+  CHECK(ui::random_repeated_ids(t, 100, 1024, 1) == ids);  // the same seed, the same draw
+  const std::vector<int> second = ui::random_repeated_ids(t, 100, 1024, 2);
+  CHECK(std::vector<int>(second.begin() + 1, second.begin() + 6) == std::vector<int>{28, 45, 17, 43, 36});
+  for (std::uint64_t seed = 0; seed < 50; ++seed) {
+    const std::vector<int> drawn = ui::random_repeated_ids(t, 100, 1024, seed);
+    for (std::size_t i = 1; i < drawn.size(); ++i) CHECK((drawn[i] != 0 && drawn[i] != 98 && drawn[i] != 99));
+  }
+  // Fewer embedding rows than pieces: drawn from the rows; fewer positions: a shorter half.
+  for (const int id : ui::random_repeated_ids(t, 50, 1024, 3)) CHECK((id == 98 || id < 50));
+  CHECK(ui::random_repeated_ids(t, 100, 12, 3).size() == 11);
+  CHECK(ui::random_repeated_ids(t, 100, 1024, 3, 5).size() == 11);
+  CHECK_THROWS_WITH(ui::random_repeated_ids(t, 100, 2, 3), "random sequence: the model's 2 positions hold no repeat");
+  Tokenizer all_special = t;
+  all_special.pieces.resize(1);
+  CHECK_THROWS_WITH(ui::random_repeated_ids(all_special, 100, 1024, 3),
+                    "random sequence: the vocabulary has no token that is not a special one");
+}
+
+TEST_CASE("a random repeated sequence in the window: its ids run as drawn, a typed text replaces them, undo") {
+  ui::RealModelDocument doc;
+  CHECK_FALSE(doc.set_random_repeat(7));
+  CHECK(doc.failure() == "random sequence: open a model folder first");
+  doc.open(gpt2_folder("window-random", gpt2_tensors()), "ab");
+  settle(doc);
+  doc.set_ablation({.heads = {{0, 1}}});
+  settle(doc);
+  // 3 positions, no BOS: one id drawn (mt19937_64 seeded 7: 3 mod 4, "d") and repeated.
+  REQUIRE(doc.set_random_repeat(7));
+  CHECK(doc.state().ids == std::vector<int>{3, 3});
+  CHECK(doc.state().text == "dd");
+  CHECK(ablation_list(doc.state().ablation) == "0.1");  // the heads knocked out stay
+  CHECK_FALSE(settle(doc));
+  CHECK(doc.shown().text.ids == std::vector<int>{3, 3});
+  CHECK(doc.shown().text.pieces == std::vector<std::string>{"d", "d"});
+  doc.set_ablation({});
+  CHECK(doc.state().ids == std::vector<int>{3, 3});  // an ablation keeps the ids
+  doc.set_text("ba");
+  CHECK_FALSE(doc.state().ids);
+  CHECK_FALSE(settle(doc));
+  CHECK(doc.shown().text.ids == std::vector<int>{1, 0});
+  REQUIRE(doc.undo());
+  CHECK(doc.state().ids == std::vector<int>{3, 3});
+  CHECK(doc.state().text == "dd");
+  CHECK_FALSE(doc.ablated());
+  REQUIRE(doc.undo());
+  CHECK(doc.state().ids == std::vector<int>{3, 3});
+  CHECK(doc.ablated());
+  REQUIRE(doc.undo());
+  CHECK_FALSE(doc.state().ids);
+  CHECK(doc.state().text == "ab");
+  CHECK_FALSE(settle(doc));
+  CHECK(doc.shown().text.ids == std::vector<int>{0, 1});
+}
+
+TEST_CASE("the models on this computer are looked for on a worker: looking until done, the last list meanwhile") {
+  const std::filesystem::path hub = fresh_dir("hub-scan");
+  std::filesystem::create_directories(hub / "models--org--b");
+  std::filesystem::create_directories(hub / "models--a");
+  ui::HubScan scan;
+  CHECK_FALSE(scan.looking());
+  CHECK_FALSE(scan.poll());
+  scan.start(hub, limits::kDefaultMemoryBudget);
+  CHECK(scan.looking());
+  CHECK_FALSE(scan.models());
+  scan.wait();
+  CHECK_FALSE(scan.looking());
+  REQUIRE(scan.models());
+  REQUIRE(scan.models()->size() == 2);
+  CHECK((*scan.models())[0].id == "a");
+  CHECK((*scan.models())[1].id == "org/b");
+  CHECK((*scan.models())[1].why_not == "no snapshot: nothing was downloaded");
+  std::filesystem::create_directories(hub / "models--c");
+  scan.start(hub, limits::kDefaultMemoryBudget);
+  CHECK(scan.looking());
+  CHECK(scan.models()->size() == 2);  // the last list stays until the new one is taken
+  scan.wait();
+  CHECK(scan.models()->size() == 3);
+  CHECK(scan.error().empty());
 }
 
 }  // namespace attn::test

@@ -7,6 +7,7 @@
 #include "app/gui/autosave.h"
 #include "app/gui/recovery_entries.h"
 #include "app/gui/user_files.h"
+#include "checkpoint_folders.h"
 #include "core/io/scenario_json.h"
 #include "core/io/scenario_write.h"
 #include "helpers.h"
@@ -201,5 +202,68 @@ TEST_CASE("recovery: an entry that cannot be read is moved aside, and the next o
       "it was moved to " + (gui::recovery_folder(config) / "window-1.json.unreadable").string() + " and kept there"));
   CHECK(read_file(gui::recovery_folder(config) / "window-1.json.unreadable") == "{");
   CHECK_FALSE(fs::exists(gui::recovery_folder(config) / "window-1.json.lock"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("recovery: a window killed with a model folder open brings back its text, drawn ids and ablation") {
+  const fs::path dir = fresh_dir("recovery_real_model"), config = dir / "config";
+  const fs::path doc = scenario_named(dir, "docA", 7);
+  const fs::path folder = gpt2_folder("recovery-real-model-folder", gpt2_tensors());
+  {
+    TestWindow window(config, doc);
+    window.frame();
+    CHECK_FALSE(fs::exists(window.autosave.own_file()));  // nothing unsaved, no folder open
+    window.state->real_model.open(folder, "ab");
+    window.state->wait();
+    REQUIRE(window.state->real_model.set_random_repeat(7));  // ids {3, 3}: "dd"
+    window.state->real_model.set_ablation({.heads = {{0, 1}}, .mode = AblationMode::Mean});
+    window.state->wait();
+    window.frame();
+    const std::optional<ui::RecoveryOffer> kept = gui::read_recovery(window.autosave.own_file());
+    REQUIRE(kept.has_value());
+    CHECK_FALSE(kept->scenario.has_value());
+    CHECK_FALSE(kept->model.has_value());
+    REQUIRE(kept->real_model.has_value());
+    CHECK(kept->real_model->folder == folder);
+    CHECK(kept->real_model->state.text == "dd");
+    CHECK(kept->real_model->state.ids == std::vector<int>{3, 3});
+    CHECK(ablation_list(kept->real_model->state.ablation) == "0.1");
+    CHECK(kept->real_model->state.ablation.mode == AblationMode::Mean);
+  }  // killed: its entry stays
+
+  TestWindow next(config, doc);
+  REQUIRE(next.state->recovery.has_value());
+  REQUIRE(next.state->recovery->real_model.has_value());
+  ui::answer_recovery(*next.state, ui::RecoveryAnswer::Restored);
+  CHECK(next.state->recovery_answer == ui::RecoveryAnswer::Restored);
+  CHECK(next.state->view == ui::View::Real);  // all that was kept
+  CHECK(next.state->real_view.mode == AblationMode::Mean);
+  CHECK(next.state->real_view.text == "dd");
+  next.state->wait();
+  REQUIRE(next.state->real_model.loaded());
+  CHECK(next.state->real_model.shown().text.ids == std::vector<int>{3, 3});
+  CHECK(next.state->real_model.state().ablation == Ablation{.heads = {{0, 1}}, .mode = AblationMode::Mean});
+  CHECK(next.state->real_model.shown().baseline != nullptr);
+  next.frame();  // the restored work moves to this window's own entry
+  REQUIRE(gui::read_recovery(next.autosave.own_file()).has_value());
+  CHECK(gui::read_recovery(next.autosave.own_file())->real_model->folder == folder);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("recovery: a damaged Real model entry is named where it is wrong, not trusted") {
+  const fs::path dir = fresh_dir("recovery_real_model_damaged");
+  const auto problem_of = [&dir](const std::string& real_model) {
+    std::ofstream(dir / "r.json") << R"({"when": "now", "real_model": )" << real_model << "}";
+    std::string problem;
+    CHECK_FALSE(gui::read_recovery(dir / "r.json", &problem).has_value());
+    return problem.substr(problem.find(": ") + 2);
+  };
+  CHECK(problem_of(R"({"folder": "m", "ablation": [[0]]})") == "real_model.ablation[0]: expected [layer, head]");
+  CHECK(problem_of(R"({"folder": "m", "ids": [1, -2]})") ==
+        "real_model.ids[1]: expected a token id (a whole number from 0 to 2,147,483,646)");
+  CHECK(problem_of(R"({"folder": "m", "ablation_mode": "half"})")
+            .starts_with("real_model.ablation_mode: expected one of zero | mean"));
+  CHECK(problem_of(R"({"text": "ab"})") == "real_model.folder: expected the model's folder");
+  CHECK(problem_of(R"({"folder": "m", "colour": 1})").starts_with("real_model"));
   fs::remove_all(dir);
 }

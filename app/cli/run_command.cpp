@@ -1,6 +1,5 @@
 // attention-lab run MODEL --tokens "...": a model's next-token predictions, as text or as JSON with every layer.
 #include <algorithm>
-#include <numeric>
 
 #include <filesystem>
 #include <functional>
@@ -112,8 +111,7 @@ void write_text_measures(std::ostream& out, const ModelTrace& t, const Ablation&
   nlohmann::ordered_json j;
   j["token_losses"] = nlohmann::ordered_json::array();
   for (const double x : losses) j["token_losses"].push_back(number_to_json(x));
-  if (!losses.empty())
-    j["loss"] = number_to_json(std::accumulate(losses.begin(), losses.end(), 0.0) / double(losses.size()));
+  if (!losses.empty()) j["loss"] = number_to_json(mean_loss(losses));
   j["head_scores"] = nlohmann::ordered_json::array();
   for (std::size_t l = 0; l < t.layers.size(); ++l)
     for (std::size_t h = 0; h < t.layers[l].head_scores.size(); ++h) {
@@ -205,8 +203,8 @@ void print_ablation(std::ostream& out, const Ablation& a) {
 void print_loss(std::ostream& out, const ModelTrace& t) {
   const std::vector<double> losses = next_token_losses(t.logits, t.ids);
   if (losses.empty()) return;
-  out << "loss: " << short_number(std::accumulate(losses.begin(), losses.end(), 0.0) / double(losses.size()))
-      << " nats per predicted token, over " << plural(std::int64_t(losses.size()), "next token") << '\n';
+  out << "loss: " << short_number(mean_loss(losses)) << " nats per predicted token, over "
+      << plural(std::int64_t(losses.size()), "next token") << '\n';
 }
 
 // --ablate and --ablate-mode as typed; read against the model once it is open.
@@ -216,20 +214,17 @@ struct AblateOptions {
   bool take(const std::string& word, Args& args) {
     if (word == "--ablate") list = args.value(word);
     else if (word == "--ablate-mode") {
-      const std::string v = args.value(word);
-      mode = parse_ablation_mode(v);
-      if (!mode)
-        throw UsageError("--ablate-mode: must be " + std::string(ablation_mode_names()) + " (found \"" +
-                         escaped_text(v) + "\")");
+      try {
+        mode = parse_ablation_mode(args.value(word), word);
+      } catch (const InputError& e) {
+        throw UsageError(e.what());
+      }
     } else return false;
     return true;
   }
   Ablation read(const Model& m) const {
     if (!list) return {};
-    const auto heads_in = [&m](int l) {
-      return l < static_cast<int>(m.layers.size()) ? m.layers[static_cast<std::size_t>(l)].attention.heads : -1;
-    };
-    Ablation a = parse_ablation(*list, heads_in, "--ablate");
+    Ablation a = parse_ablation(*list, m, "--ablate");
     a.mode = mode.value_or(AblationMode::Zero);
     return a;
   }

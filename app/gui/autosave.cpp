@@ -24,7 +24,9 @@ Autosave Autosave::start(const std::filesystem::path& config, ui::AppState& stat
 Autosave::Unsaved Autosave::unsaved(const ui::AppState& state) {
   const ui::Document& d = state.recoverable_document();
   const ui::ModelDocument& m = state.model_doc;
-  return {d.dirty() ? d.revision : 0, m.loaded() && m.dirty() ? m.revision() : 0};
+  const ui::RealModelDocument& real = state.real_model;
+  return {d.dirty() ? d.revision : 0, m.loaded() && m.dirty() ? m.revision() : 0,
+          real.folder().empty() ? 0 : real.revision()};
 }
 
 bool Autosave::write(ui::AppState& state, double now) {

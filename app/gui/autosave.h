@@ -29,7 +29,7 @@ class Autosave {
  private:
   // The revisions of what is unsaved (0 for a document with nothing unsaved): a save or an edit changes them.
   struct Unsaved {
-    std::uint64_t document = 0, model = 0;
+    std::uint64_t document = 0, model = 0, real_model = 0;  // the Real model view's: while a folder is open
     bool operator==(const Unsaved&) const = default;
   };
   static Unsaved unsaved(const ui::AppState& state);

@@ -245,16 +245,8 @@ bool settle_real_model(ui::AppState& state, std::ostream& err) {
 
 // --ablate against the opened folder's layers and heads.
 Ablation real_model_ablation(const GuiOptions& o, const Model& m) {
-  const auto heads_in = [&m](int l) {
-    return l < static_cast<int>(m.layers.size()) ? m.layers[static_cast<std::size_t>(l)].attention.heads : -1;
-  };
-  Ablation a = parse_ablation(*o.ablate, heads_in, "--ablate");
-  if (o.ablate_mode) {
-    const std::optional<AblationMode> mode = parse_ablation_mode(*o.ablate_mode);
-    if (!mode)
-      throw InputError("--ablate-mode", "must be zero | mean (found \"" + escaped_text(*o.ablate_mode) + "\")");
-    a.mode = *mode;
-  }
+  Ablation a = parse_ablation(*o.ablate, m, "--ablate");
+  if (o.ablate_mode) a.mode = parse_ablation_mode(*o.ablate_mode, "--ablate-mode");
   return a;
 }
 

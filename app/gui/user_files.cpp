@@ -216,6 +216,17 @@ std::optional<ui::FileStamp> json_stamp(const JsonFields& f, const char* key) {
   return ui::FileStamp{size.get<std::uintmax_t>(), modified.get<std::int64_t>()};
 }
 
+// {"folder", "text", "ids" (drawn at random, run as they are), "ablation": [[layer, head], ...], "ablation_mode"}.
+nlohmann::ordered_json real_model_json(const ui::RealModelRecovery& r) {
+  nlohmann::ordered_json j = {{"folder", path_json(r.folder)}, {"text", r.state.text}};
+  if (r.state.ids) j["ids"] = *r.state.ids;
+  nlohmann::ordered_json heads = nlohmann::ordered_json::array();
+  for (const HeadRef& h : r.state.ablation.heads) heads.push_back({h.layer, h.head});
+  j["ablation"] = std::move(heads);
+  j["ablation_mode"] = std::string(to_string(r.state.ablation.mode));
+  return j;
+}
+
 }  // namespace
 
 void write_recovery(const std::filesystem::path& file, const ui::RecoveryOffer& r) {
@@ -231,8 +242,10 @@ void write_recovery(const std::filesystem::path& file, const ui::RecoveryOffer& 
     m["model"] = nlohmann::ordered_json::parse(model_to_text(r.model->model));
     j["model"] = std::move(m);
   }
+  if (r.real_model) j["real_model"] = real_model_json(*r.real_model);
   // Without indents: a model's weights indented a number per line would grow past what read_recovery accepts.
-  write_file_atomically(file, j.dump() + "\n");
+  // A text typed that is not UTF-8 (the window's --model-text can be) is kept with U+FFFD for its bad bytes.
+  write_file_atomically(file, j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
 }
 
 namespace {
@@ -256,18 +269,62 @@ ui::ModelInput recovered_model(const JsonFields& f, ui::RecoveryOffer& r) {
   return in;
 }
 
+// A list of whole numbers from 0 to below `bound` at `where` (token ids; a head's layer and index), each an `item`.
+std::vector<int> json_counts(const json& v, const std::string& where, int bound, const char* item) {
+  if (!v.is_array()) throw InputError(where, "expected a list");
+  std::vector<int> out;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (!v[i].is_number_unsigned() || v[i].get<std::uint64_t>() >= static_cast<std::uint64_t>(bound))
+      throw InputError(
+          where + "[" + std::to_string(i) + "]",
+          std::string("expected ") + item + " (a whole number from 0 to " + thousands(std::uint64_t(bound) - 1) + ")");
+    out.push_back(v[i].get<int>());
+  }
+  return out;
+}
+
+// The Real model view's state; the heads are checked against the model when the folder opens.
+ui::RealModelRecovery recovered_real_model(const JsonFields& f) {
+  ui::RealModelRecovery r;
+  r.folder = json_path(f, "folder");
+  if (r.folder.empty()) throw InputError(f.child("folder"), "expected the model's folder");
+  r.state.text = f.string("text", "");
+  if (f.has("ids")) r.state.ids = json_counts(f.at("ids"), f.child("ids"), INT32_MAX, "a token id");
+  if (f.has("ablation")) {
+    const json& heads = f.at("ablation");
+    if (!heads.is_array()) throw InputError(f.child("ablation"), "expected a list of [layer, head]");
+    for (std::size_t i = 0; i < heads.size(); ++i) {
+      const std::vector<int> h =
+          json_counts(heads[i], f.child("ablation") + "[" + std::to_string(i) + "]", 1 << 16, "a layer or head number");
+      if (h.size() != 2)
+        throw InputError(f.child("ablation") + "[" + std::to_string(i) + "]", "expected [layer, head]");
+      r.state.ablation.heads.push_back({h[0], h[1]});
+    }
+  }
+  r.state.ablation.mode = f.choice("ablation_mode", AblationMode::Zero, parse_ablation_mode, ablation_mode_names());
+  std::sort(r.state.ablation.heads.begin(), r.state.ablation.heads.end());
+  r.state.ablation.heads.erase(std::unique(r.state.ablation.heads.begin(), r.state.ablation.heads.end()),
+                               r.state.ablation.heads.end());
+  return r;
+}
+
 ui::RecoveryOffer recovery_from_json(const json& j, const JsonSource& source) {
-  const JsonFields f(j, "", {"original", "original_stamp", "when", "scenario", "model"}, "recovery", &source);
+  const JsonFields f(j, "", {"original", "original_stamp", "when", "scenario", "model", "real_model"}, "recovery",
+                     &source);
   ui::RecoveryOffer r;
   r.original = json_path(f, "original");
   r.original_stamp = json_stamp(f, "original_stamp");
   // Shown in the window as written by now_text(); another program's text is shown escaped and short.
   r.when = shorten_label(escaped_text(f.string("when", "")), 40);
   const JsonSource scenario_source = source.under("scenario");
-  if (f.has("scenario") || !f.has("model")) r.scenario = scenario_from_json(f.require("scenario"), &scenario_source);
+  if (f.has("scenario") || (!f.has("model") && !f.has("real_model")))
+    r.scenario = scenario_from_json(f.require("scenario"), &scenario_source);
   if (f.has("model"))
     r.model = recovered_model(
         JsonFields(f.at("model"), "model", {"original", "original_stamp", "tokens", "model"}, "recovery", &source), r);
+  if (f.has("real_model"))
+    r.real_model = recovered_real_model(JsonFields(
+        f.at("real_model"), "real_model", {"folder", "text", "ids", "ablation", "ablation_mode"}, "recovery", &source));
   return r;
 }
 

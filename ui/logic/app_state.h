@@ -68,7 +68,8 @@ struct RecoveryOffer {
   std::optional<ModelInput> model{};
   std::filesystem::path model_original{};  // the file the model came from, empty if never saved
   std::optional<FileStamp> model_original_stamp{};
-  std::string when;  // "2026-11-21 23:40"
+  std::optional<RealModelRecovery> real_model{};  // the Real model view's folder and state, while one is open
+  std::string when;                               // "2026-11-21 23:40"
 };
 
 // The answer to the "Restore unsaved work?" prompt. Each touches only the offered entry: Restored (the work is this

@@ -23,6 +23,24 @@ void remember_recent(std::vector<std::string>& recent, const std::filesystem::pa
   if (recent.size() > kMaxRecentFiles) recent.resize(kMaxRecentFiles);
 }
 
+void remember_recent_folder(std::vector<std::string>& recent, const std::filesystem::path& folder) {
+  const std::string p = (std::filesystem::absolute(folder).lexically_normal() / "").string();
+  recent.erase(std::remove(recent.begin(), recent.end(), p), recent.end());
+  recent.insert(recent.begin(), p);
+  if (recent.size() > kMaxRecentFiles) recent.resize(kMaxRecentFiles);
+}
+
+bool recent_is_folder(const std::string& entry) { return !entry.empty() && entry.back() == '/'; }
+
+void open_model_folder(AppState& state, const std::filesystem::path& folder) {
+  const std::string text = state.real_model.loaded() ? state.real_model.state().text : kRealModelStartingText;
+  state.real_model.open(folder, text);
+  state.real_view.text = text;
+  state.real_view.folder_text = folder.string();
+  remember_recent_folder(state.recent_files, folder);
+  state.view = View::Real;
+}
+
 void open_model_document(AppState& state, const std::filesystem::path& path) {
   try {
     Model m = load_model_file(path, state.memory_budget);
@@ -51,7 +69,10 @@ std::optional<RecoveryOffer> unsaved_work(const AppState& state) {
     r.model_original = canonical_path(m.path().empty() ? m.recovered_from() : m.path());
     if (!m.path().empty()) r.model_original_stamp = m.stamp();
   }
-  if (!r.scenario && !r.model) return std::nullopt;
+  // The Real model view has no file: its folder and state are kept while one is open.
+  if (!state.real_model.folder().empty())
+    r.real_model = RealModelRecovery{state.real_model.folder(), state.real_model.state()};
+  if (!r.scenario && !r.model && !r.real_model) return std::nullopt;
   return r;
 }
 
@@ -105,6 +126,16 @@ std::optional<std::string> restore_model(AppState& state, const RecoveryOffer& r
   return std::nullopt;
 }
 
+// The Real model view's folder on its kept state (a folder that no longer opens says why in the view), shown when it
+// is all that was kept.
+void restore_real_model(AppState& state, const RealModelRecovery& r, bool show) {
+  state.real_model.open(r.folder, r.state);
+  state.real_view.text = r.state.text;
+  state.real_view.folder_text = r.folder.string();
+  if (!r.state.ablation.empty()) state.real_view.mode = r.state.ablation.mode;
+  if (show) state.view = View::Real;
+}
+
 // Why Save asks where to save restored work instead of writing its original.
 std::string why_save_asks(const std::filesystem::path& original, const std::optional<FileStamp>& stamp) {
   std::error_code ec;
@@ -140,6 +171,7 @@ bool restore_unsaved_work(AppState& state, const RecoveryOffer& r) {
       return false;
     }
   }
+  if (r.real_model) restore_real_model(state, *r.real_model, !r.scenario && !r.model);
   state.message = "Restored the unsaved changes from " + r.when + restored_where(state, r);
   return true;
 }
@@ -245,6 +277,7 @@ void save_model_document(AppState& state, const std::filesystem::path& path, Sav
 }
 
 void open_document(AppState& state, const std::filesystem::path& path) {
+  if (std::error_code ec; std::filesystem::is_directory(path, ec)) return open_model_folder(state, path);
   try {
     // A JSON file with "layers" is a model; anything else is read as a scenario (and its errors said as one).
     if (document_file_kind(path, state.memory_budget) == DocumentKind::Model) return open_model_document(state, path);

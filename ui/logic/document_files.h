@@ -14,10 +14,17 @@ namespace attn::ui {
 inline constexpr std::size_t kMaxRecentFiles = 8;
 // `path` at the top of File > Open recent (absolute), once, and at most kMaxRecentFiles in all.
 void remember_recent(std::vector<std::string>& recent, const std::filesystem::path& path);
+// A model folder at the top of File > Open recent: its absolute path ending in "/", which is how the menu knows a
+// folder without reading the disk.
+void remember_recent_folder(std::vector<std::string>& recent, const std::filesystem::path& folder);
+bool recent_is_folder(const std::string& entry);
 
 // Opens `path` as the document (the current one is kept if it cannot be read or traced); a model file opens
-// in the Model view instead.
+// in the Model view instead, a folder in the Real model view.
 void open_document(AppState& state, const std::filesystem::path& path);
+// A Hugging Face model folder in the Real model view, on the text it shows (the starting text when none is open):
+// remembered in File > Open recent; one that cannot be opened is said in the view, the last model staying.
+void open_model_folder(AppState& state, const std::filesystem::path& folder);
 // A model file (core/io/model_json.h) as the Model view's document, with its first tokens; the Model view shows it.
 void open_model_document(AppState& state, const std::filesystem::path& path);
 // The lab folder (state.lab_folders) `path` lies in, or nullopt.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <random>
 
 #include "core/io/checkpoint_text.h"
 #include "core/memory_budget.h"
@@ -17,7 +18,37 @@ namespace {
 constexpr double kRestAfterRun = 1.0;
 
 std::int64_t state_bytes(const RealModelState& s) {
-  return static_cast<std::int64_t>(sizeof s + s.text.size() + s.ablation.heads.size() * sizeof(HeadRef));
+  return static_cast<std::int64_t>(sizeof s + s.text.size() + s.ablation.heads.size() * sizeof(HeadRef) +
+                                   (s.ids ? s.ids->size() * sizeof(int) : 0));
+}
+
+// Ids the state holds, read as they are: each must be one of the model's embedding rows, all within its positions
+// (ids drawn for one folder's model may be run by another's).
+Encoding ids_encoding(const CheckpointModel& m, const std::vector<int>& ids) {
+  const std::uint64_t positions = static_cast<std::uint64_t>(m.model().max_positions);
+  if (ids.size() > positions)
+    throw InputError("text",
+                     thousands(ids.size()) + " tokens, more than the model's " + thousands(positions) + " positions");
+  Encoding e{.ids = ids, .pieces = {}};
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i] < 0 || ids[i] >= m.config().vocab)
+      throw InputError("text", "token " + std::to_string(i) + " has id " + std::to_string(ids[i]) +
+                                   ", not one of the " + thousands(std::uint64_t(m.config().vocab)) + " the model has");
+    e.pieces.push_back(m.piece(ids[i]));
+  }
+  return e;
+}
+
+// The ids a random draw skips, sorted: the template's, the added special tokens and the unknown token.
+std::vector<int> special_ids(const Tokenizer& t) {
+  std::vector<int> ids = t.prefix;
+  ids.insert(ids.end(), t.suffix.begin(), t.suffix.end());
+  for (const AddedToken& a : t.added)
+    if (a.special) ids.push_back(a.id);
+  if (t.unk) ids.push_back(*t.unk);
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids;
 }
 
 // One forward pass of the checkpoint on the text, the progress told layer by layer.
@@ -55,7 +86,7 @@ void check_ablation(const Model& m, const Ablation& a) {
 // The forward pass of the job's state, and with an ablation the unablated one beside it. Fills r.
 void run_state(const RealModelJob& job, RealModelRun& r, RealModelProgress& progress) {
   const CheckpointModel& m = *r.model;
-  r.text = checkpoint_text(m, job.state->text, "text");
+  r.text = job.state->ids ? ids_encoding(m, *job.state->ids) : checkpoint_text(m, job.state->text, "text");
   const Ablation& ablation = job.state->ablation;
   check_ablation(m.model(), ablation);
   const auto n = static_cast<std::int64_t>(r.text.ids.size());
@@ -134,6 +165,35 @@ double progress_fraction(const RealModelProgress& p) {
   return phase == RealModelProgress::Running || phase == RealModelProgress::Baseline ? done : 0.0;
 }
 
+std::vector<int> random_repeated_ids(const Tokenizer& t, int vocab, int positions, std::uint64_t seed, int half) {
+  const int n = std::min(vocab, t.vocab_size());
+  const std::vector<int> skipped = special_ids(t);
+  const auto special = std::count_if(skipped.begin(), skipped.end(), [n](int id) { return id >= 0 && id < n; });
+  if (n - special < 1) throw InputError("random sequence", "the vocabulary has no token that is not a special one");
+  const auto prefix = static_cast<int>(t.prefix.size());
+  half = std::min(half, (positions - prefix) / 2);
+  if (half < 1) throw InputError("random sequence", "the model's " + plural(positions, "position") + " hold no repeat");
+  // mt19937_64's numbers are the same on every standard library (a distribution's are not).
+  std::mt19937_64 draw(seed);
+  std::vector<int> first;
+  while (static_cast<int>(first.size()) < half) {
+    const auto id = static_cast<int>(draw() % static_cast<std::uint64_t>(n));
+    if (!std::binary_search(skipped.begin(), skipped.end(), id)) first.push_back(id);
+  }
+  std::vector<int> ids = t.prefix;
+  ids.insert(ids.end(), first.begin(), first.end());
+  ids.insert(ids.end(), first.begin(), first.end());
+  return ids;
+}
+
+std::string ids_text(const CheckpointModel& m, const std::vector<int>& ids) {
+  const std::vector<int>& prefix = m.tokenizer().prefix;
+  const bool prefixed = ids.size() >= prefix.size() && std::equal(prefix.begin(), prefix.end(), ids.begin());
+  std::string text;
+  for (std::size_t i = prefixed ? prefix.size() : 0; i < ids.size(); ++i) text += m.piece(ids[i]);
+  return text;
+}
+
 std::int64_t real_model_run_bytes(const CheckpointModel& m, std::int64_t n, bool ablated) {
   const CheckpointConfig& c = m.config();
   const std::int64_t side = std::min<std::int64_t>(n, kModelOverview);
@@ -152,6 +212,10 @@ RealModelDocument::RealModelDocument(std::int64_t memory_budget)
           kRestAfterRun, &RealModelRun::error) {}
 
 void RealModelDocument::open(std::filesystem::path folder, std::string text, Ablation ablation) {
+  open(std::move(folder), RealModelState{std::move(text), std::move(ablation)});
+}
+
+void RealModelDocument::open(std::filesystem::path folder, RealModelState state) {
   folder_ = std::move(folder);
   model_ = nullptr;
   {
@@ -161,7 +225,7 @@ void RealModelDocument::open(std::filesystem::path folder, std::string text, Abl
   }
   failure_.clear();
   history_.clear();
-  submit(std::make_shared<const RealModelState>(RealModelState{std::move(text), std::move(ablation)}), 0, false);
+  submit(std::make_shared<const RealModelState>(std::move(state)), 0, false);
 }
 
 void RealModelDocument::submit(std::shared_ptr<const RealModelState> next, unsigned gesture, bool record) {
@@ -173,7 +237,9 @@ void RealModelDocument::submit(std::shared_ptr<const RealModelState> next, unsig
 
 std::shared_ptr<const ModelTrace> RealModelDocument::unablated_run() const {
   const RealModelRun& shown = results_.shown();
-  if (!shown.trace || !model_ || shown.model != model_ || shown.state->text != state_->text) return nullptr;
+  if (!shown.trace || !model_ || shown.model != model_ || shown.state->text != state_->text ||
+      shown.state->ids != state_->ids)
+    return nullptr;
   return shown.state->ablation.empty() ? shown.trace : shown.baseline;
 }
 
@@ -186,7 +252,27 @@ void RealModelDocument::set_ablation(Ablation ablation) {
   std::sort(ablation.heads.begin(), ablation.heads.end());  // Ablation::ablates searches them in order
   ablation.heads.erase(std::unique(ablation.heads.begin(), ablation.heads.end()), ablation.heads.end());
   if (ablation == state_->ablation) return;
-  submit(std::make_shared<const RealModelState>(RealModelState{state_->text, std::move(ablation)}), 0, true);
+  submit(std::make_shared<const RealModelState>(RealModelState{state_->text, std::move(ablation), state_->ids}), 0,
+         true);
+}
+
+bool RealModelDocument::set_random_repeat(std::uint64_t seed) {
+  const std::shared_ptr<const CheckpointModel> m = model_ ? model_ : results_.shown().model;
+  if (!m) {
+    failure_ = "random sequence: open a model folder first";
+    return false;
+  }
+  std::vector<int> ids;
+  try {
+    ids = random_repeated_ids(m->tokenizer(), m->config().vocab, m->model().max_positions, seed);
+  } catch (const InputError& e) {
+    failure_ = e.what();
+    return false;
+  }
+  std::string text = ids_text(*m, ids);
+  submit(std::make_shared<const RealModelState>(RealModelState{std::move(text), state_->ablation, std::move(ids)}), 0,
+         true);
+  return true;
 }
 
 bool RealModelDocument::undo() {

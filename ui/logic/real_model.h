@@ -26,10 +26,24 @@ namespace attn::ui {
 // The text a folder opens on (a repeat, so induction heads have something to find).
 inline constexpr const char* kRealModelStartingText = "The cat sat on the mat. The cat sat on the mat.";
 
+// A random repeated sequence draws this many tokens and repeats them once: only a head that looks back for what came
+// after the token's last occurrence (an induction head) can predict the second half.
+inline constexpr int kRandomRepeatHalf = 20;
+
 // One state of the document: what an undo step brings back.
 struct RealModelState {
   std::string text;
   Ablation ablation;
+  // Token ids read as they are rather than `text` tokenized: drawn at random, they need not survive a decode and an
+  // encode. `text` is then their pieces joined, what the text box shows; a text typed replaces them.
+  std::optional<std::vector<int>> ids{};
+};
+
+// The Real model view as the recovery file keeps it (document_files.h): its folder and newest state. It has no file
+// of its own, so it is kept whenever a folder is open.
+struct RealModelRecovery {
+  std::filesystem::path folder;
+  RealModelState state;
 };
 
 // What the views draw: a state and its forward pass.
@@ -82,6 +96,14 @@ double progress_fraction(const RealModelProgress& p);
 // every head's overview, and with an ablation the unablated run beside it.
 std::int64_t real_model_run_bytes(const CheckpointModel& m, std::int64_t n, bool ablated);
 
+// The template's prefix (a BOS), then `half` ids drawn from the vocabulary's first `vocab` ids (never a special token,
+// an added special token or the unknown one), then the same `half` again; fewer when the model's `positions` do not
+// hold them, at least one. The same seed draws the same ids. InputError when no id can be drawn or nothing fits.
+std::vector<int> random_repeated_ids(const Tokenizer& t, int vocab, int positions, std::uint64_t seed,
+                                     int half = kRandomRepeatHalf);
+// The text box's text for ids: their pieces joined, the template's prefix left out.
+std::string ids_text(const CheckpointModel& m, const std::vector<int>& ids);
+
 class RealModelDocument {
  public:
   explicit RealModelDocument(std::int64_t memory_budget = limits::kDefaultMemoryBudget);
@@ -89,6 +111,8 @@ class RealModelDocument {
   // Opens `folder` on the worker with this text and ablation: shown once computed (the model open before stays until
   // then). A folder that cannot be opened says why through poll().
   void open(std::filesystem::path folder, std::string text, Ablation ablation = {});
+  // The same on a whole state (the recovery file's, token ids and all).
+  void open(std::filesystem::path folder, RealModelState state);
   bool loaded() const { return results_.shown().trace != nullptr; }
   const RealModelRun& shown() const { return results_.shown(); }
   const RealModelState& state() const { return *state_; }  // the newest, what edits start from
@@ -97,6 +121,9 @@ class RealModelDocument {
   // A new text (typing is one undo step while `gesture` stays the same widget) or a new set of heads knocked out.
   void set_text(std::string text, unsigned gesture = 0);
   void set_ablation(Ablation ablation);
+  // A random repeated sequence of the shown model's tokens in place of the text (random_repeated_ids): one undo step.
+  // False, and failure() says why, when the model cannot hold one or none is shown yet.
+  bool set_random_repeat(std::uint64_t seed);
   bool undo();
   bool redo();
   bool can_undo() const { return history_.can_undo(); }
@@ -112,6 +139,8 @@ class RealModelDocument {
   // Why the newest state could not be computed (empty once a state is shown): said under the text box.
   const std::string& failure() const { return failure_; }
   const std::filesystem::path& folder() const { return folder_; }
+  // Changes with every state submitted: what the autosave compares.
+  std::uint64_t revision() const { return revision_; }
   std::int64_t memory_budget() const { return budget_; }
   void set_memory_budget(std::int64_t budget) {
     budget_ = budget;

@@ -12,8 +12,8 @@
 
 #include "core/ablation.h"
 #include "core/head_roles.h"
-#include "core/io/hub_cache.h"
 #include "core/memory.h"
+#include "ui/logic/hub_scan.h"
 #include "ui/logic/lessons.h"
 #include "ui/logic/sqrt_dk.h"
 #include "ui/logic/steps.h"
@@ -129,12 +129,13 @@ struct RealModelView {
   int position = -1;  // the row whose next tokens show (-1: the last)
   HeadRole ranked = HeadRole::Induction;
   AblationMode mode = AblationMode::Zero;
-  std::string folder_text;                         // the folder field while it is typed in
-  std::string text;                                // the text box while it is typed in
-  int top_k = 3;                                   // "knock out the top k"
-  float tile_zoom = 1;                             // the head tiles' side against the width's share (Ctrl+wheel)
-  bool fit_layers = false;                         // the tiles small enough for every layer to be in sight
-  std::optional<std::vector<CachedModel>> models;  // the hub cache, once looked at
+  std::string folder_text;        // the folder field while it is typed in
+  std::string text;               // the text box while it is typed in
+  int top_k = 3;                  // "knock out the top k"
+  float tile_zoom = 1;            // the head tiles' side against the width's share (Ctrl+wheel)
+  bool fit_layers = false;        // the tiles small enough for every layer to be in sight
+  std::uint64_t random_seed = 0;  // the last random repeated sequence's seed: each one drawn takes the next
+  HubScan models;                 // the hub cache, looked at on a worker when asked
 };
 
 // The Train view: the settings the next run starts from, and which snapshot and head it shows.

@@ -172,7 +172,9 @@ void views(AppState& state, const Layout& l, ImVec2 display) {
 void file_dialog(AppState& state, AppWindowState& window) {
   const auto chosen = FileDialog(window.file_dialog);
   if (!chosen) return;
-  if (window.file_dialog.mode == FileDialogMode::Open) {
+  if (window.file_dialog.mode == FileDialogMode::Folder) {
+    open_model_folder(state, *chosen);
+  } else if (window.file_dialog.mode == FileDialogMode::Open) {
     state.pending.ask_to_replace([&state, p = *chosen] { open_document(state, p); }, true);  // it may be a model
   } else if (window.saving_model) save_model_document(state, *chosen);
   else save_document(state, *chosen);

@@ -17,11 +17,15 @@ void file_menu(AppState& state, AppWindowState& window) {
   if (!ImGui::BeginMenu("File")) return;
   if (ImGui::MenuItem("Open\u2026", "Ctrl+O"))
     RequestFileDialog(window.file_dialog, FileDialogMode::Open, state.document().path);
+  if (ImGui::MenuItem("Open model folder\u2026"))
+    RequestFileDialog(window.file_dialog, FileDialogMode::Folder, state.real_model.folder());
   if (ImGui::MenuItem("Save", "Ctrl+S")) Save(state, window);
   if (ImGui::BeginMenu("Open recent", !state.recent_files.empty())) {
     for (const std::string& f : state.recent_files)
       if (ImGui::MenuItem(f.c_str())) {
-        state.pending.ask_to_replace([&state, f] { open_document(state, f); }, true);  // a recent file may be a model
+        // A model folder replaces nothing unsaved; a recent file may be a model.
+        if (recent_is_folder(f)) open_model_folder(state, f);
+        else state.pending.ask_to_replace([&state, f] { open_document(state, f); }, true);
       }
     ImGui::EndMenu();
   }

@@ -56,16 +56,9 @@ void pieces_row(AppState& state, const RealModelRun& r) {
   }
 }
 
-// The mean of the losses, nats.
-double mean_of(const std::vector<double>& v) {
-  double s = 0;
-  for (double x : v) s += x;
-  return v.empty() ? 0.0 : s / static_cast<double>(v.size());
-}
-
 // The caption over the bars: the mean loss, and with heads knocked out the trained model's and the difference.
 std::string loss_caption(const RealModelRun& r) {
-  const double ablated = mean_of(r.losses), trained = mean_of(r.baseline_losses);
+  const double ablated = mean_loss(r.losses), trained = mean_loss(r.baseline_losses);
   std::string title = "Loss of each next token (under its bar), mean " + short_number(ablated) + " nats";
   if (r.baseline)
     title += " knocked out (filled) against " + short_number(trained) +
@@ -146,11 +139,13 @@ void next_token_table(AppState& state, const RealModelRun& r) {
   ImGui::EndTable();
 }
 
-// The class's text, tokenized and computed as it is typed; "Repeat" doubles it (induction needs a repeat).
+// The class's text, tokenized and computed as it is typed; "Repeat" doubles it (induction needs a repeat). A random
+// repeated sequence leaves nothing but the repeat to predict the second half from: only induction heads can.
 void text_field(AppState& state) {
   RealModelView& v = state.real_view;
-  const char* repeat = "Repeat my sentence";
-  ImGui::SetNextItemWidth(-ImGui::CalcTextSize(repeat).x - 3 * ImGui::GetStyle().ItemSpacing.x);
+  const char *repeat = "Repeat my sentence", *random = "A random repeated sequence";
+  const float spacing = ImGui::GetStyle().ItemSpacing.x, padding = 2 * ImGui::GetStyle().FramePadding.x;
+  ImGui::SetNextItemWidth(-TextWidth(repeat) - TextWidth(random) - 2 * padding - 2 * spacing);
   if (ImGui::InputText("##text", &v.text)) state.real_model.set_text(v.text, ImGui::GetID("##text"));
   if (!ImGui::IsItemActive() && v.text != state.real_model.state().text) v.text = state.real_model.state().text;
   ImGui::SameLine();
@@ -158,6 +153,9 @@ void text_field(AppState& state) {
     v.text = state.real_model.state().text + " " + state.real_model.state().text;
     state.real_model.set_text(v.text);
   }
+  ImGui::SameLine();
+  if (ImGui::Button(random) && state.real_model.set_random_repeat(++v.random_seed))
+    v.text = state.real_model.state().text;
   if (state.real_model.computing()) {
     const RealModelProgress& p = state.real_model.progress();
     ImGui::ProgressBar(static_cast<float>(progress_fraction(p)), {-1, 0}, progress_text(p).c_str());

@@ -7,18 +7,13 @@
 
 #include "core/io/hub_cache.h"
 #include "core/text_format.h"
+#include "ui/logic/document_files.h"
 #include "ui/panels/panels.h"
 #include "ui/widgets/style.h"
 #include "ui/widgets/text.h"
 
 namespace attn::ui {
 namespace {
-
-void open_folder(AppState& state, const std::filesystem::path& folder) {
-  const std::string text = state.real_model.loaded() ? state.real_model.state().text : kRealModelStartingText;
-  state.real_model.open(folder, text);
-  state.real_view.text = text;
-}
 
 void folder_field(AppState& state) {
   RealModelView& v = state.real_view;
@@ -27,17 +22,27 @@ void folder_field(AppState& state) {
   const bool entered =
       ImGui::InputTextWithHint("##folder", "~/models/gpt2", &v.folder_text, ImGuiInputTextFlags_EnterReturnsTrue);
   ImGui::SameLine();
-  if ((ImGui::Button("Open") || entered) && !v.folder_text.empty()) open_folder(state, v.folder_text);
+  if ((ImGui::Button("Open") || entered) && !v.folder_text.empty()) open_model_folder(state, v.folder_text);
 }
 
-// What the hub cache holds, read when asked (it reads every model's headers).
+// What the hub cache holds, looked for on a worker when asked (it reads every model's headers): the window draws on
+// while the disk is read.
 void cached_models(AppState& state) {
-  RealModelView& v = state.real_view;
-  if (ImGui::Button(v.models ? "Look again" : "Models on this computer"))
-    v.models = scan_hub_cache(hub_cache_dir([](const char* name) { return std::getenv(name); }), state.memory_budget);
-  if (!v.models) return;
-  if (v.models->empty()) TextDisabledWrapped("No models in the Hugging Face cache (huggingface-cli download gpt2).");
-  for (const CachedModel& m : *v.models) {
+  HubScan& scan = state.real_view.models;
+  scan.poll();
+  ImGui::BeginDisabled(scan.looking());
+  if (ImGui::Button(scan.models() ? "Look again" : "Models on this computer"))
+    scan.start(hub_cache_dir([](const char* name) { return std::getenv(name); }), state.memory_budget);
+  ImGui::EndDisabled();
+  if (scan.looking()) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("looking\u2026");
+  }
+  if (!scan.error().empty()) TextWrappedAtSpaces(scan.error(), GetStyle().disagree);
+  if (!scan.models()) return;
+  if (scan.models()->empty())
+    TextDisabledWrapped("No models in the Hugging Face cache (huggingface-cli download gpt2).");
+  for (const CachedModel& m : *scan.models()) {
     ImGui::PushID(m.id.c_str());
     std::string line = m.id;
     if (m.config)
@@ -45,7 +50,7 @@ void cached_models(AppState& state) {
               std::to_string(m.config->kv_heads) + " KV), " + binary_size(m.bytes);
     if (!m.usable) line += "  cannot open: " + m.why_not;
     if (ImGui::Selectable(line.c_str(), false, m.usable ? 0 : ImGuiSelectableFlags_Disabled))
-      open_folder(state, m.path);
+      open_model_folder(state, m.path);
     ImGui::PopID();
   }
 }

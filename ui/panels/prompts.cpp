@@ -4,6 +4,8 @@
 
 #include <imgui.h>
 
+#include "core/io/hub_cache.h"
+#include "core/text_format.h"
 #include "ui/logic/document_files.h"
 #include "ui/panels/app_window.h"
 #include "ui/widgets/keys.h"
@@ -86,7 +88,12 @@ void RecoveryPrompt(AppState& state) {
   std::string what;
   if (r.scenario) what = named(r.scenario->name, r.original);
   if (r.model) what += (what.empty() ? "the model " : " and the model ") + named(r.model->model.name, r.model_original);
-  ImGui::TextUnformatted(("Unsaved changes to " + what + " were kept.").c_str());
+  if (!what.empty()) ImGui::TextUnformatted(("Unsaved changes to " + what + " were kept.").c_str());
+  if (r.real_model)
+    ImGui::TextUnformatted(("The Real model view's " + model_folder_name(r.real_model->folder) + ", its text and " +
+                            plural(std::int64_t(r.real_model->state.ablation.heads.size()), "head") +
+                            " knocked out were kept.")
+                               .c_str());
   ImGui::TextDisabled("Restored, they open as a document of their own; no file changes until you save.");
   ImGui::TextDisabled("Later (Escape) keeps them for the next start; this window's own work is kept meanwhile.");
   // Enter restores: the answer most wanted, and one a keyboard (or a test's xdotool) can give.

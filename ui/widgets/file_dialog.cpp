@@ -18,7 +18,7 @@ struct Entry {
   bool folder;
 };
 
-std::vector<Entry> list_folder(const std::filesystem::path& folder, std::string& error) {
+std::vector<Entry> list_folder_entries(const std::filesystem::path& folder, std::string& error) {
   std::vector<Entry> entries;
   std::error_code ec;
   for (std::filesystem::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
@@ -51,6 +51,12 @@ void RequestFileDialog(FileDialogState& s, FileDialogMode mode, const std::files
     s.folder = std::filesystem::current_path(ec);
   }
   if (mode == FileDialogMode::Open) s.file_name.clear();
+  if (mode == FileDialogMode::Folder) {
+    std::filesystem::path f = near.lexically_normal();
+    if (!f.empty() && f.filename().empty()) f = f.parent_path();  // "models/gpt2/" is "models/gpt2"
+    s.folder = f.has_parent_path() ? f.parent_path() : std::filesystem::current_path(ec);
+    s.file_name = f.filename().string();
+  }
 }
 
 std::optional<std::filesystem::path> FileDialog(FileDialogState& s) {
@@ -64,19 +70,27 @@ std::optional<std::filesystem::path> FileDialog(FileDialogState& s) {
                            ImGuiCond_Appearing);
   ImGui::SetNextWindowPos({display.x / 2, display.y / 2}, ImGuiCond_Appearing, {0.5f, 0.5f});
   if (!ImGui::BeginPopupModal(kPopup, nullptr, ImGuiWindowFlags_NoSavedSettings)) return chosen;
-  const bool save = s.mode == FileDialogMode::Save;
-  ImGui::TextUnformatted(save ? "Save the scenario as" : "Open a scenario");
+  const bool save = s.mode == FileDialogMode::Save, folder = s.mode == FileDialogMode::Folder;
+  ImGui::TextUnformatted(save     ? "Save the scenario as"
+                         : folder ? "Open a model folder (config.json, safetensors weights, tokenizer.json)"
+                                  : "Open a scenario");
   ImGui::TextDisabled("%s", s.folder.string().c_str());
-  if (ImGui::Button("\u2191 Up") && s.folder.has_parent_path()) s.folder = s.folder.parent_path();
+  if (ImGui::Button("\u2191 Up") && s.folder.has_parent_path()) {
+    s.folder = s.folder.parent_path();
+    if (folder) s.file_name.clear();  // a folder's name typed was one in the folder left
+  }
   std::string listing_error;
-  const std::vector<Entry> entries = list_folder(s.folder, listing_error);
+  const std::vector<Entry> entries = list_folder_entries(s.folder, listing_error);
   const float footer = ImGui::GetFrameHeightWithSpacing() * 2.6f;
   ImGui::BeginChild("list", {0, -footer}, true);
   for (const Entry& e : entries) {
     const std::string shown = e.folder ? "\u25B8 " + e.name + "/" : "   " + e.name;
-    if (ImGui::Selectable(shown.c_str(), !e.folder && e.name == s.file_name, ImGuiSelectableFlags_AllowDoubleClick)) {
+    const ImGuiSelectableFlags flags =
+        ImGuiSelectableFlags_AllowDoubleClick | (folder && !e.folder ? ImGuiSelectableFlags_Disabled : 0);
+    if (ImGui::Selectable(shown.c_str(), !e.folder && e.name == s.file_name, flags)) {
       if (e.folder) {
         s.folder /= e.name;
+        if (folder) s.file_name.clear();
       } else {
         s.file_name = e.name;
         if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) chosen = s.folder / e.name;
@@ -84,14 +98,16 @@ std::optional<std::filesystem::path> FileDialog(FileDialogState& s) {
     }
   }
   if (entries.empty())
-    ImGui::TextDisabled(listing_error.empty() ? "No .json files here." : "%s", listing_error.c_str());
+    ImGui::TextDisabled(listing_error.empty() ? (folder ? "No folders here." : "No .json files here.") : "%s",
+                        listing_error.c_str());
   ImGui::EndChild();
   ImGui::SetNextItemWidth(-1);
-  const bool entered = ImGui::InputTextWithHint("##name", "file name, e.g. my_scenario.json", &s.file_name,
-                                                ImGuiInputTextFlags_EnterReturnsTrue);
+  const bool entered = ImGui::InputTextWithHint(
+      "##name", folder ? "a folder in this one or a path (empty: this folder)" : "file name, e.g. my_scenario.json",
+      &s.file_name, ImGuiInputTextFlags_EnterReturnsTrue);
   if (!s.error.empty()) ImGui::TextColored({1.0f, 0.45f, 0.4f, 1.0f}, "%s", s.error.c_str());
-  ImGui::BeginDisabled(s.file_name.empty());
-  if (ImGui::Button(save ? "Save" : "Open", {120, 0}) || (entered && !s.file_name.empty())) {
+  ImGui::BeginDisabled(s.file_name.empty() && !folder);
+  if (ImGui::Button(save ? "Save" : "Open", {120, 0}) || (entered && (!s.file_name.empty() || folder))) {
     std::filesystem::path p =
         std::filesystem::path(s.file_name).is_absolute() ? std::filesystem::path(s.file_name) : s.folder / s.file_name;
     if (save && p.extension() != ".json") p += ".json";

@@ -1,13 +1,14 @@
 #pragma once
-// ui::FileDialog: a modal to pick a scenario file to open or a path to save to, browsing folders with
-// std::filesystem (Dear ImGui has no native dialog, and the app must run offline with no extra packages).
+// ui::FileDialog: a modal to pick a scenario file to open, a path to save to or a model folder to open, browsing
+// folders with std::filesystem (Dear ImGui has no native dialog, and the app must run offline with no extra packages).
 #include <filesystem>
 #include <optional>
 #include <string>
 
 namespace attn::ui {
 
-enum class FileDialogMode { Open, Save };
+// Folder: a Hugging Face model folder (the folder listed, or one typed); its .json files show but are not picked.
+enum class FileDialogMode { Open, Save, Folder };
 
 struct FileDialogState {
   bool open_requested = false;  // set to show the dialog on the next frame
@@ -20,7 +21,8 @@ struct FileDialogState {
 // Call every frame. Returns the chosen path in the frame the user confirms.
 std::optional<std::filesystem::path> FileDialog(FileDialogState& s);
 
-// Starts the dialog in `folder` (or the current directory) with `name` pre-filled.
+// Starts the dialog in `near`'s folder (or the current directory) with its name pre-filled; a folder to open
+// starts beside `near` (the model folder open now), its name typed.
 void RequestFileDialog(FileDialogState& s, FileDialogMode mode, const std::filesystem::path& near);
 
 }  // namespace attn::ui
