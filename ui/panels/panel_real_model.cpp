@@ -143,12 +143,15 @@ void next_token_table(AppState& state, const RealModelRun& r) {
 // repeated sequence leaves nothing but the repeat to predict the second half from: only induction heads can.
 void text_field(AppState& state) {
   RealModelView& v = state.real_view;
-  const char *repeat = "Repeat my sentence", *random = "A random repeated sequence";
+  const char *repeat = "Repeat my sentence", *random = "Random repeated tokens";
   const float spacing = ImGui::GetStyle().ItemSpacing.x, padding = 2 * ImGui::GetStyle().FramePadding.x;
-  ImGui::SetNextItemWidth(-TextWidth(repeat) - TextWidth(random) - 2 * padding - 2 * spacing);
+  const float buttons = TextWidth(repeat) + TextWidth(random) + 2 * padding + 2 * spacing;
+  // The buttons beside the text where the whole text still shows, else under it: the class reads what it typed.
+  const bool beside = ImGui::GetContentRegionAvail().x - buttons >= TextWidth(v.text) + padding + 24;
+  ImGui::SetNextItemWidth(beside ? -buttons : -1);
   if (ImGui::InputText("##text", &v.text)) state.real_model.set_text(v.text, ImGui::GetID("##text"));
   if (!ImGui::IsItemActive() && v.text != state.real_model.state().text) v.text = state.real_model.state().text;
-  ImGui::SameLine();
+  if (beside) ImGui::SameLine();
   if (ImGui::Button(repeat)) {
     v.text = state.real_model.state().text + " " + state.real_model.state().text;
     state.real_model.set_text(v.text);
