@@ -12,20 +12,15 @@ import sys
 
 import numpy as np
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "crosscheck"))
+from checkpoint_crosscheck import BYTE_CHAR  # noqa: E402
+
 LAYERS, HEADS, D, POSITIONS = 2, 2, 8, 64
 
 
 def byte_alphabet():
-    """GPT-2's printable stand-in for each byte: printable Latin-1 bytes are themselves, the rest shift past 255."""
-    keep = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAC + 1)) + list(range(0xAE, 0xFF + 1))
-    chars, shift = {}, 0
-    for b in range(256):
-        if b in keep:
-            chars[b] = chr(b)
-        else:
-            chars[b] = chr(256 + shift)
-            shift += 1
-    return [chars[b] for b in range(256)]
+    """GPT-2's printable stand-in for each byte, as the checkpoint cross-check writes it."""
+    return [BYTE_CHAR[b] for b in range(256)]
 
 
 def tensors(rng):
