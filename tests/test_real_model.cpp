@@ -261,6 +261,30 @@ TEST_CASE("the window on --model FOLDER: the Real model view on --model-text, --
         "attention-lab: --ablate-mode: must be zero | mean (found \"half\")\n");
 }
 
+TEST_CASE("the memory views take the opened folder's model: its shape from config.json, first among the presets") {
+  const std::string folder = gpt2_folder("window-shape", gpt2_tensors());
+  std::ostringstream err;
+  std::unique_ptr<ui::AppState> state =
+      gui::start_state(gui::parse_gui_args(std::vector<std::string>{"--model", folder, "--model-text", "ab"}), err);
+  REQUIRE(state);
+  const std::size_t shipped = state->models.presets.size();
+  state->poll();
+  state->poll();  // listed once
+  REQUIRE(state->models.presets.size() == shipped + 1);
+  const ModelShape& m = state->models.presets.front();
+  const std::string name = std::filesystem::path(folder).filename().string() + " (open)";
+  CHECK(m.name == name);
+  CHECK(m.source == "its config.json");
+  CHECK(m.variant == Variant::Mha);
+  CHECK(m.layers == 1);
+  CHECK(m.d_model == 4);
+  CHECK(m.heads == 2);
+  CHECK(m.kv_heads == 2);
+  CHECK(m.head_dim == 2);
+  CHECK(state->models.preset == name);
+  CHECK(state->models.opened_shape == name);
+}
+
 TEST_CASE("a head of the real model opened in the pipeline: the layer as trained, the way back to the Real view") {
   const std::string folder = gpt2_folder("window-visit", gpt2_tensors());
   std::ostringstream err;

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "core/init.h"
+#include "core/io/checkpoint_config.h"
 #include "core/text_format.h"
 #include "core/trace_bytes.h"
 #include "core/validate.h"
@@ -193,6 +194,29 @@ std::string AppState::window_title() const {
 
 // --- The computation.
 
+namespace {
+
+// The Real model view's model among the presets, first, so the memory views can take it ("gpt2 (open)", from its
+// config.json), chosen as it arrives; the folder's before it leaves. A config whose cache the views cannot draw (a
+// window on some layers only) is left out.
+void list_opened_model(ModelViewSettings& s, const RealModelRun& r) {
+  const std::string name = r.model->name() + " (open)", source = "its config.json";
+  const auto listed = std::find_if(s.presets.begin(), s.presets.end(),
+                                   [&](const ModelShape& m) { return m.name == s.opened_shape && m.source == source; });
+  if (listed != s.presets.end()) return;
+  std::erase_if(s.presets, [&](const ModelShape& m) { return m.name == s.opened_shape; });
+  s.opened_shape.clear();
+  try {
+    s.presets.insert(s.presets.begin(), kv_shape(r.model->config(), name, source));
+  } catch (const InputError&) {
+    return;
+  }
+  s.opened_shape = name;
+  s.preset = name;
+}
+
+}  // namespace
+
 void AppState::poll() {
   retired_documents_.clear();
   std::optional<std::string> failure;
@@ -203,6 +227,7 @@ void AppState::poll() {
   if (model_failure) message = "The model's forward pass was not computed: " + *model_failure;
   std::optional<std::string> real_failure;  // said in the view, under the text box
   real_model.poll(real_failure);
+  if (real_model.loaded()) list_opened_model(models, real_model.shown());
   trainer.poll();
   train_gradients.poll();
   // The Train view's run starts here, before the frame draws: its first snapshot is a forward pass of the model, and

@@ -92,7 +92,8 @@ struct ModelViewSettings {
   std::int64_t context = 32768;     // tokens, for the bar chart and the tables
   bool lines_per_preset = false;    // memory chart: one line per preset instead of per variant
   int top_k = 2048;                 // DeepSeek sparse attention's candidate set
-  std::vector<ModelShape> presets;  // the shipped model shapes
+  std::vector<ModelShape> presets;  // the shipped model shapes, after the Real model view's model ("this model")
+  std::string opened_shape;         // the name of the Real model view's model among them (empty: none)
   std::string presets_problem;      // why there are none: the presets file could not be read (the file and why)
 };
 

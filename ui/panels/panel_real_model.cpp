@@ -397,9 +397,10 @@ void RealModelPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   if (!state.real_model.loaded()) {
     TitleText("A real model");
     TextWrappedAtSpaces(
-        "Open a Hugging Face model folder (GPT-2, SmolLM2, Qwen2.5, Llama: config.json, safetensors weights and "
-        "tokenizer.json) on the left, or pick one of the models this computer has. huggingface-cli download gpt2 "
-        "fetches GPT-2 small.");
+        "File > Open model folder\u2026 opens a Hugging Face model folder (GPT-2, SmolLM2, Qwen2.5, Llama: "
+        "config.json, "
+        "safetensors weights and tokenizer.json); out of presentation mode the panel on the left also lists the "
+        "models this computer has. huggingface-cli download gpt2 fetches GPT-2 small.");
     ImGui::End();
     return;
   }

@@ -22,7 +22,7 @@ const ModelShape* PresetControls(AppState& state, bool context, bool dtype_and_b
                          [&](const ModelShape& m) { return m.name == s.preset; });
   if (it == state.models.presets.end()) it = state.models.presets.begin();
   const float em = ImGui::GetFontSize();
-  ImGui::SetNextItemWidth(12 * em);
+  ImGui::SetNextItemWidth(std::max(12 * em, TextWidth(it->name) + ImGui::GetFrameHeight() + 2 * em));
   if (ImGui::BeginCombo("model", it->name.c_str())) {
     for (const ModelShape& m : state.models.presets)
       if (ImGui::Selectable(m.name.c_str(), &m == &*it)) s.preset = m.name;
