@@ -233,6 +233,8 @@ int activation_decimals(double largest, bool all_whole, bool all_tenths) {
 
 std::string probability_text(double p) { return p == 0.0 ? "0" : format_number(p, kProbabilityDecimals); }
 
+std::string prediction_text(double p) { return p >= 0.0005 || p <= 0.0 ? probability_text(p) : scientific_text(p, 2); }
+
 std::size_t utf8_length_at(std::string_view s, std::size_t i) {
   const auto at = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
   const unsigned char b = at(i);

@@ -134,6 +134,9 @@ std::string significant_text(double x, int digits);
 // The probability rule: 0.4623 -> "0.462", 0.0977 -> "0.098", 3.85e-4 -> "0.000", 1 -> "1.000", 0 and -0 -> "0".
 inline constexpr int kProbabilityDecimals = 3;
 std::string probability_text(double p);
+// A probability in a list of predictions, where a knocked-out model's may all be under a thousandth: probability_text
+// from 0.0005 on, else two significant digits, 2.1e-05, so that the list still tells its rows apart.
+std::string prediction_text(double p);
 
 // A number as written, quoted in a message: up to kMaxQuotedNumber characters as they are; past that the first
 // kMaxQuotedNumber, "…" and how many digits it has ("1000000000…, 5,001 digits").

@@ -42,7 +42,11 @@ ModelTrace scored(const std::vector<std::vector<double>>& induction) {
   ModelTrace t;
   for (const std::vector<double>& layer : induction) {
     LayerTrace l;
-    for (const double s : layer) l.head_scores.push_back({.induction = s < 0 ? std::nullopt : std::optional(s)});
+    for (const double s : layer)
+      l.head_scores.push_back({.previous_token = std::nullopt,
+                               .induction = s < 0 ? std::nullopt : std::optional(s),
+                               .duplicate_token = std::nullopt,
+                               .first_token = std::nullopt});
     t.layers.push_back(std::move(l));
   }
   return t;
@@ -73,15 +77,12 @@ TEST_CASE("the repeat: the positions whose next token an earlier copy gives away
   CHECK_FALSE(ui::mean_loss_at({}, {}, true));
 }
 
-TEST_CASE("a Real model page with no model open says how to get one, presenting or not") {
+TEST_CASE("a Real model page with no model open says how to get one") {
   const ui::RealModelDocument doc;
   const ui::LessonPage p = real_page("abab", HeadRole::Induction, 0);
-  CHECK(ui::real_page_line(doc, p, false) ==
-        "No model is open yet. Open a Hugging Face folder on the left, or pick one from \"Models on this computer\" "
-        "there; huggingface-cli download gpt2 fetches GPT-2 small.");
-  CHECK(ui::real_page_line(doc, p, true) ==
-        "No model is open yet. Leave presentation mode (F5) and open a Hugging Face folder on the left, or pick one "
-        "from \"Models on this computer\" there; huggingface-cli download gpt2 fetches GPT-2 small.");
+  CHECK(ui::real_page_line(doc, p) ==
+        "No model is open yet: pick one of the models this computer has, beside this page, or open a Hugging Face "
+        "folder with File > Open model folder\u2026; huggingface-cli download gpt2 fetches GPT-2 small.");
 }
 
 TEST_CASE("a Real model page types its text and knocks out its top heads once the model shows its run") {
@@ -111,7 +112,7 @@ TEST_CASE("a Real model page types its text and knocks out its top heads once th
   CHECK_FALSE(state.lesson.real_task.active);
   const ui::LessonPage& induction = state.lesson.lessons[0].pages[0];
   // Uniform weights: queries 2 and 3 put 1/3 and 1/4 on the token after their earlier copy; position 2 is the repeat.
-  CHECK(ui::real_page_line(state.real_model, induction, false) ==
+  CHECK(ui::real_page_line(state.real_model, induction) ==
         "Strongest induction head: 0.0, score 0.292. The loss on the repeat: 1.386 nats, against 1.386 on the tokens "
         "no copy gives away.");
 
@@ -120,7 +121,7 @@ TEST_CASE("a Real model page types its text and knocks out its top heads once th
   ui::SettleRealPage(state);
   CHECK(state.real_model.state().ablation.heads == std::vector<HeadRef>{{0, 0}});
   CHECK(state.real_model.shown().baseline != nullptr);
-  CHECK(ui::real_page_line(state.real_model, state.lesson.lessons[0].pages[1], false) ==
+  CHECK(ui::real_page_line(state.real_model, state.lesson.lessons[0].pages[1]) ==
         "Strongest induction head: 0.0, score 0.292. The loss on the repeat: 1.386 nats as trained, 1.386 with 0.0 "
         "knocked out.");
 
@@ -129,7 +130,7 @@ TEST_CASE("a Real model page types its text and knocks out its top heads once th
   ui::SettleRealPage(state);
   CHECK(state.real_model.state().ablation.empty());
   CHECK(state.real_model.shown().state->text == "abc");
-  CHECK(ui::real_page_line(state.real_model, state.lesson.lessons[0].pages[2], false) ==
+  CHECK(ui::real_page_line(state.real_model, state.lesson.lessons[0].pages[2]) ==
         "Strongest first-token head: 0.0, score 0.417. 0 of 2 heads put more than half their weight on it.");
   ui::CloseLesson(state);
   CHECK_FALSE(state.lesson.real_task.active);
@@ -151,3 +152,28 @@ TEST_CASE("a Real model page leaves a text the class typed while its own was com
 }
 
 }  // namespace attn::test
+
+TEST_CASE("the loss bars' caption: the mean on the repeat and elsewhere, knocked out against as trained") {
+  ui::RealModelRun r;
+  auto t = std::make_shared<ModelTrace>();
+  t->logits = Matrix::Zero(6, 256);
+  r.trace = t;
+  // ids 7 8 9 7 8 9: positions 3 and 4 predict what followed their earlier copies (8 after 7, 9 after 8).
+  r.text.ids = {7, 8, 9, 7, 8, 9};
+  r.losses = {5.0, 6.0, 4.0, 1.0, 2.0};
+  CHECK(
+      ui::loss_caption(r) ==
+      "Loss of each next token in nats (under its bar): on the repeat 1.500, elsewhere 5.000; dashed: a uniform guess, "
+      "ln 256 = 5.545");
+  r.baseline = t;
+  r.baseline_losses = {5.0, 6.0, 4.5, 0.5, 0.25};
+  CHECK(ui::loss_caption(r) ==
+        "Loss of each next token in nats (under its bar) knocked out (filled) against as trained (outlined): on the "
+        "repeat 1.500 against 0.375 (+1.125), elsewhere 5.000 against 5.167 (-0.167); dashed: a uniform guess, ln 256 "
+        "= 5.545");
+  // No repeat: the mean over every position.
+  r.text.ids = {1, 2, 3, 4, 5, 6};
+  r.baseline = nullptr;
+  CHECK(ui::loss_caption(r) ==
+        "Loss of each next token in nats (under its bar): the mean 3.600; dashed: a uniform guess, ln 256 = 5.545");
+}

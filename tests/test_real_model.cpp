@@ -10,6 +10,7 @@
 #include "checkpoint_folders.h"
 #include "helpers.h"
 #include "ui/logic/app_state.h"
+#include "ui/logic/document_files.h"
 #include "ui/logic/hub_scan.h"
 #include "ui/logic/real_model.h"
 
@@ -283,6 +284,17 @@ TEST_CASE("the memory views take the opened folder's model: its shape from confi
   CHECK(m.head_dim == 2);
   CHECK(state->models.preset == name);
   CHECK(state->models.opened_shape == name);
+  // Another folder opened: it takes the first one's place.
+  const std::string other = gpt2_folder("window-shape-2", gpt2_tensors());
+  ui::open_model_folder(*state, other);
+  state->wait();
+  state->poll();
+  const std::string other_name = std::filesystem::path(other).filename().string() + " (open)";
+  REQUIRE(state->models.presets.size() == shipped + 1);
+  CHECK(state->models.presets.front().name == other_name);
+  CHECK(state->models.opened_shape == other_name);
+  CHECK(std::none_of(state->models.presets.begin(), state->models.presets.end(),
+                     [&](const ModelShape& m) { return m.name == name; }));
 }
 
 TEST_CASE("a head of the real model opened in the pipeline: the layer as trained, the way back to the Real view") {

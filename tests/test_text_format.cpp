@@ -80,6 +80,14 @@ TEST_CASE("activation_decimals: three, fewer for four significant digits, none f
   CHECK(activation_decimals(1e-12, false) == kTinyActivationDecimals);
 }
 
+TEST_CASE("prediction_text: three decimals, and two significant digits under 0.0005") {
+  CHECK(prediction_text(0.2421) == "0.242");
+  CHECK(prediction_text(0.0005) == "0.001");
+  CHECK(prediction_text(0.000499) == "5.0e-04");
+  CHECK(prediction_text(2.14e-5) == "2.1e-05");
+  CHECK(prediction_text(0.0) == "0");
+}
+
 TEST_CASE("probability_text: every probability of a list with three decimals, 0 as 0") {
   const double ps[] = {0.4623, 0.0977, 3.85e-4, 0.0, -0.0, 1.0, 1e-300, -1e-17, 0.9996};
   std::string shown;

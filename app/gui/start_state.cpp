@@ -375,6 +375,15 @@ nlohmann::ordered_json real_model_state(const ui::AppState& state) {
           {"ablated", ablation_list(r.state->ablation)}};
 }
 
+// The models the Real model view lists (null until its look at the hub cache finished): id and whether it opens.
+nlohmann::ordered_json listed_models(const ui::AppState& state) {
+  const auto& models = state.real_view.models.models();
+  if (!models) return nullptr;
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const CachedModel& m : *models) list.push_back({{"id", m.id}, {"opens", m.usable}});
+  return list;
+}
+
 }  // namespace
 
 void dump_state(const std::string& path, const ui::AppState& state) {
@@ -398,7 +407,8 @@ void dump_state(const std::string& path, const ui::AppState& state) {
                                     {"recovery_offered", state.recovery.has_value()},
                                     {"message", escaped_text(state.message)},
                                     {"more_messages", more_messages},
-                                    {"real_model", real_model_state(state)}};
+                                    {"real_model", real_model_state(state)},
+                                    {"models_on_this_computer", listed_models(state)}};
   // Tokens and names are checked to be UTF-8; should anything not be, it is replaced rather than an exception
   // thrown after the file was created.
   write_file_atomically(path, j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");

@@ -200,10 +200,10 @@ namespace {
 // config.json), chosen as it arrives; the folder's before it leaves. A config whose cache the views cannot draw (a
 // window on some layers only) is left out.
 void list_opened_model(ModelViewSettings& s, const RealModelRun& r) {
-  const std::string name = r.model->name() + " (open)", source = "its config.json";
-  const auto listed = std::find_if(s.presets.begin(), s.presets.end(),
-                                   [&](const ModelShape& m) { return m.name == s.opened_shape && m.source == source; });
-  if (listed != s.presets.end()) return;
+  // "SmolLM2-135M (open)": without the organisation, so that the preset box leaves the settings beside it room.
+  const std::string id = r.model->name();
+  const std::string name = id.substr(id.find_last_of('/') + 1) + " (open)", source = "its config.json";
+  if (s.opened_shape == name) return;
   std::erase_if(s.presets, [&](const ModelShape& m) { return m.name == s.opened_shape; });
   s.opened_shape.clear();
   try {
@@ -239,6 +239,7 @@ void AppState::wait() {
   const bool shown = computation_.wait();
   model_doc.wait();
   real_model.wait();
+  real_view.models.wait();
   train_gradients.wait();
   poll();
   if (shown) clamp_views();  // poll() does only for what it shows itself

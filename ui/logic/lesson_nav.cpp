@@ -12,6 +12,8 @@ namespace {
 // A Real model page: its score ranks the heads; its text and knock-out wait for the model (FollowRealPage).
 void show_real_page(AppState& state, const LessonPage& p) {
   if (p.real_ranked) state.real_view.ranked = *p.real_ranked;
+  state.real_view.heads_tab = p.real_ranked.has_value();  // a page about heads shows their ranking
+  state.real_view.select_tab = true;
   if (p.real_knock_out_top > 0) state.real_view.top_k = p.real_knock_out_top;
   state.real_view.position = -1;
   state.lesson.real_task = {.active = true,

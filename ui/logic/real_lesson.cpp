@@ -1,6 +1,7 @@
 #include "ui/logic/real_lesson.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/text_format.h"
 #include "ui/logic/train_text.h"
@@ -43,7 +44,31 @@ std::string repeat_loss(const RealModelRun& r) {
          (rest ? ", against " + short_number(*rest) + " on the tokens no copy gives away." : ".");
 }
 
+// "10.935 against 1.441 (+9.494)": knocked out against as trained, or the one mean.
+std::string means_text(const RealModelRun& r, const std::vector<int>& at, bool others) {
+  const std::optional<double> now = mean_loss_at(r.losses, at, others);
+  if (!now) return "";
+  // Three decimals each, kept: 5.650 beside 5.564, not 5.65.
+  const auto nats = [](double x) { return format_number(x, 3); };
+  if (!r.baseline) return nats(*now);
+  const double trained = *mean_loss_at(r.baseline_losses, at, others);
+  return nats(*now) + " against " + nats(trained) + " (" + (*now >= trained ? "+" : "") + nats(*now - trained) + ")";
+}
+
 }  // namespace
+
+std::string loss_caption(const RealModelRun& r) {
+  const std::int64_t vocab = r.trace->logits.cols();
+  const std::string uniform = "; dashed: a uniform guess, ln " + thousands(static_cast<std::uint64_t>(vocab)) + " = " +
+                              short_number(std::log(static_cast<double>(vocab)));
+  const std::string which = r.baseline ? " knocked out (filled) against as trained (outlined)" : "";
+  const std::vector<int> at = repeat_positions(r.text.ids);
+  const std::string all = "the mean " + means_text(r, {}, true);
+  if (at.empty()) return "Loss of each next token in nats (under its bar)" + which + ": " + all + uniform;
+  const std::string rest = means_text(r, at, true);
+  return "Loss of each next token in nats (under its bar)" + which + ": on the repeat " + means_text(r, at, false) +
+         (rest.empty() ? "" : ", elsewhere " + rest) + uniform;
+}
 
 std::vector<RankedHead> heads_by_score(const ModelTrace& trace, HeadRole role) {
   std::vector<RankedHead> ranked;
@@ -78,11 +103,10 @@ std::optional<double> mean_loss_at(const std::vector<double>& losses, const std:
   return sum / count;
 }
 
-std::string real_page_line(const RealModelDocument& doc, const LessonPage& page, bool presenting) {
+std::string real_page_line(const RealModelDocument& doc, const LessonPage& page) {
   if (!doc.loaded() && !doc.computing())
-    return std::string("No model is open yet. ") + (presenting ? "Leave presentation mode (F5) and open" : "Open") +
-           " a Hugging Face folder on the left, or pick one from \"Models on this computer\" there; "
-           "huggingface-cli download gpt2 fetches GPT-2 small.";
+    return "No model is open yet: pick one of the models this computer has, beside this page, or open a Hugging Face "
+           "folder with File > Open model folder\u2026; huggingface-cli download gpt2 fetches GPT-2 small.";
   if (doc.computing()) return "The model is " + progress_text(doc.progress()) + "\u2026";
   const RealModelRun& r = doc.shown();
   std::string line;

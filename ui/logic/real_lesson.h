@@ -27,10 +27,13 @@ std::vector<int> repeat_positions(const std::vector<int>& ids);
 // The mean of losses at those positions (or, with `others`, at every other position); nullopt when there are none.
 std::optional<double> mean_loss_at(const std::vector<double>& losses, const std::vector<int>& positions, bool others);
 
-// The page's live line, from the run shown: with no model open, how to get one (presenting, the inputs are hidden:
-// how to show them); while the page's run is computed,
+// The loss bars' caption: the mean loss in nats on the repeat and elsewhere (over every position where the text has no
+// repeat), knocked out against as trained when heads are out, and what the dashed line is (ln V, a uniform guess).
+std::string loss_caption(const RealModelRun& r);
+
+// The page's live line, from the run shown: with no model open, how to get one; while the page's run is computed,
 // where it is; then the strongest head by the page's score and, on a page about induction or knocking heads out, the
 // loss on the repeat (as trained, and with the heads knocked out). Empty for a page with nothing to say.
-std::string real_page_line(const RealModelDocument& doc, const LessonPage& page, bool presenting);
+std::string real_page_line(const RealModelDocument& doc, const LessonPage& page);
 
 }  // namespace attn::ui

@@ -29,7 +29,7 @@ Encoding ids_encoding(const CheckpointModel& m, const std::vector<int>& ids) {
   if (ids.size() > positions)
     throw InputError("text",
                      thousands(ids.size()) + " tokens, more than the model's " + thousands(positions) + " positions");
-  Encoding e{.ids = ids, .pieces = {}};
+  Encoding e{.ids = ids, .pieces = {}, .words = {}};  // no words: each random id a word of its own
   for (std::size_t i = 0; i < ids.size(); ++i) {
     if (ids[i] < 0 || ids[i] >= m.config().vocab)
       throw InputError("text", "token " + std::to_string(i) + " has id " + std::to_string(ids[i]) +

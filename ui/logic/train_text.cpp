@@ -47,6 +47,17 @@ HeadRole head_role(const HeadScores& s) {
   return best.second;
 }
 
+std::string role_letter(HeadRole r) {
+  switch (r) {
+    case HeadRole::PreviousToken: return "P";
+    case HeadRole::Induction: return "I";
+    case HeadRole::DuplicateToken: return "D";
+    case HeadRole::FirstToken: return "F";
+    case HeadRole::None: break;
+  }
+  return "\u2013";
+}
+
 std::string role_abbreviation(HeadRole r) {
   switch (r) {
     case HeadRole::PreviousToken: return "prev";

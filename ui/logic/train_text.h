@@ -20,6 +20,7 @@ std::string role_name(HeadRole r);  // "induction head", "no clear pattern"
 // the thumbnail is too narrow for the word ("prev", "ind", "dup", "first", "–").
 std::string role_word(HeadRole r);
 std::string role_abbreviation(HeadRole r);
+std::string role_letter(HeadRole r);  // narrower still: "P", "I", "D", "F", "–"
 
 // One sentence per head whose role changed from `before` to `now` (same heads, same order), "head L.H ..." ; a
 // head that found a role first, in layer and head order.

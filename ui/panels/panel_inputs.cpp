@@ -265,8 +265,7 @@ void InputsPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   ImGui::PopFont();
   if (!s.description.empty()) TextDisabledWrapped(s.description);  // "0.2" stays whole
   if (const std::optional<LayerVisit>& visit = state.layer_visit())
-    TextDisabledWrapped("A copy of layer " + std::to_string(visit->layer) + " of " + visit->model_name +
-                        ": edits here change this scenario, not the model.");
+    TextDisabledWrapped("A copy: edits here change it, not " + visit->model_name + ".");
   ImGui::Separator();
   tokens_section(state);
   scale_section(state);

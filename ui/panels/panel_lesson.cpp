@@ -215,7 +215,7 @@ void sqrt_dk_softmax(AppState& state) {
 
 // A Real model page's live line: what the run on screen shows, quoted from it (ui/logic/real_lesson.h).
 void real_model_line(const AppState& state, const LessonPage& p) {
-  const std::string line = real_page_line(state.real_model, p, state.display.presentation);
+  const std::string line = real_page_line(state.real_model, p);
   if (line.empty()) return;
   ImGui::Separator();
   TextWrappedAtSpaces(line, accent_colour());

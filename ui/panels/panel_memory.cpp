@@ -105,7 +105,7 @@ std::vector<CacheLine> chart_lines(const AppState& state, const ModelShape& m) {
             : "";
     if (i == 1) name += " (G=" + std::to_string(f.shape->kv_heads) + (keys.empty() ? "" : ", " + keys) + ")";
     else if (!keys.empty()) name += " (" + keys + ")";
-    if (f.variant == m.variant) name += " \u2190 " + m.name;
+    if (f.variant == m.variant) name += " \u2190 as built";  // the model is named over the chart
     Series line = cache_series(*f.shape, state.models, name, variant_colour(i));
     line.style = series_style(static_cast<std::size_t>(i));  // one variant, one pattern, whichever model is shown
     line.end_label = kNames[i];

@@ -7,6 +7,7 @@
 
 #include "core/mask.h"
 #include "core/positions.h"
+#include "core/text_format.h"
 #include "ui/logic/focus.h"
 #include "ui/logic/hover_text.h"
 #include "ui/logic/layout_check.h"
@@ -518,9 +519,46 @@ void concat(StepView& v) {
   }
 }
 
+// A real model's twelve heads and more, each contribution too wide for numbers: as fourteen terms they were slivers a
+// pixel tall. The followed head's contribution, the other heads' summed and b_O add up to the same output.
+void output_of_many_heads(StepView& v) {
+  const int followed = v.state.pipeline.head;
+  Matrix others = Matrix::Zero(v.t.output.rows(), v.t.output.cols());  // (N_Q, d_model)
+  for (const HeadTrace& h : v.t.heads)
+    if (h.head != followed) others += h.contribution();
+  const SharedMatrix& b_O = v.t.weights.b_O;
+  const int result = b_O ? 3 : 2;
+  const auto [hr, hc] = v.hovered(0, result);
+  std::vector<Term> terms{{.name = "head " + std::to_string(followed),
+                           .m = &v.h.contribution(),
+                           .rows = &v.t.tokens,
+                           .selected_row = hr,
+                           .selected_col = hc},
+                          {.name = std::to_string(v.t.heads.size() - 1) + " others",
+                           .m = &others,
+                           .rows = &v.t.tokens,
+                           .selected_row = hr,
+                           .selected_col = hc}};
+  std::vector<std::string> ops{"+"};
+  if (b_O) {
+    terms.push_back({.name = "b_O", .m = &*b_O, .selected_col = hc});
+    ops.push_back("+");
+  }
+  terms.push_back({.name = "output", .m = &v.t.output, .rows = &v.t.tokens, .selected_row = hr, .selected_col = hc});
+  ops.push_back("=");
+  share_range(terms);
+  const EquationHover e = v.equation(0, terms, ops, v.height);
+  if (e && e.row >= 0 && e.col >= 0 && !(b_O && e.term == 2))  // b_O's one row is no token's
+    v.state.pipeline.hover.explanation = explain_cell(v.t, Step::Output, followed, e.row, e.col);
+}
+
 void output(StepView& v) {
   if (!v.t.has_output_projection()) {
     concat(v);
+    return;
+  }
+  if (v.t.heads.size() > 4 && !HeatmapShowsNumbers(v.h.contribution())) {
+    output_of_many_heads(v);
     return;
   }
   std::vector<Term> terms;

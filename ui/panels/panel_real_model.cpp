@@ -56,28 +56,12 @@ void pieces_row(AppState& state, const RealModelRun& r) {
   }
 }
 
-// The caption over the bars: the mean loss, and with heads knocked out the trained model's and the difference.
-std::string loss_caption(const RealModelRun& r) {
-  const double ablated = mean_loss(r.losses), trained = mean_loss(r.baseline_losses);
-  std::string title = "Loss of each next token (under its bar), mean " + short_number(ablated) + " nats";
-  if (r.baseline)
-    title += " knocked out (filled) against " + short_number(trained) +
-             " as trained (outlined): " + (ablated >= trained ? "+" : "") + short_number(ablated - trained);
-  return title;
-}
-
-// A dashed line across the bars at the loss of a uniform guess over the vocabulary, ln V, labelled at its right end.
-void uniform_line(ImVec2 origin, float width, float y, std::int64_t vocab) {
+// A dashed line across the bars at the loss of a uniform guess over the vocabulary, ln V (the caption says so).
+void uniform_line(ImVec2 origin, float width, float y) {
   ImDrawList* draw = ImGui::GetWindowDrawList();
   const ImU32 colour = ImGui::GetColorU32(ImGuiCol_Text);
   for (float x = origin.x; x < origin.x + width; x += 12)
     draw->AddLine({x, y}, {std::min(x + 6, origin.x + width), y}, colour, 2);
-  const std::string label = "uniform guess: ln " + thousands(std::uint64_t(vocab)) + " = " +
-                            short_number(std::log(static_cast<double>(vocab)));
-  const float w = TextWidth(label) + 6, h = ImGui::GetTextLineHeight();
-  const ImVec2 at{origin.x + width - w, y - h - 1 < origin.y ? y + 2 : y - h - 1};  // under the line near the top
-  draw->AddRectFilled(at, {at.x + w, at.y + h}, ImGui::GetColorU32(ImGuiCol_WindowBg, 0.85f));
-  draw->AddText({at.x + 3, at.y}, colour, label.c_str());
 }
 
 // Each next token's loss as a bar over the piece it predicts: the ablated model's filled, the unablated one's outlined.
@@ -109,7 +93,7 @@ void loss_bars(const RealModelRun& r, float height) {
                         short_number(r.losses[at]).c_str(),
                         r.baseline ? (", " + short_number(r.baseline_losses[at]) + " as trained").c_str() : "");
   }
-  uniform_line(origin, width, y(std::log(static_cast<double>(vocab))), vocab);
+  uniform_line(origin, width, y(std::log(static_cast<double>(vocab))));
   ImGui::Dummy({width, height + label_h + 2});
 }
 
@@ -123,17 +107,17 @@ void next_token_table(AppState& state, const RealModelRun& r) {
   const int columns = r.baseline ? 3 : 2;
   if (!ImGui::BeginTable("next", columns, ImGuiTableFlags_SizingFixedFit)) return;
   ImGui::TableSetupColumn("token", ImGuiTableColumnFlags_WidthStretch);
-  ImGui::TableSetupColumn(r.baseline ? "ablated" : "p");
-  if (r.baseline) ImGui::TableSetupColumn("trained");
+  ImGui::TableSetupColumn(r.baseline ? "knocked out" : "p");
+  if (r.baseline) ImGui::TableSetupColumn("as trained");
   ImGui::TableHeadersRow();
   for (const int id : top) {
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(r.model->piece(id).c_str());
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(probability_text(r.trace->probabilities(i, id)).c_str());
+    ImGui::TextUnformatted(prediction_text(r.trace->probabilities(i, id)).c_str());
     if (r.baseline) {
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(probability_text(r.baseline->probabilities(i, id)).c_str());
+      ImGui::TextUnformatted(prediction_text(r.baseline->probabilities(i, id)).c_str());
     }
   }
   ImGui::EndTable();
@@ -175,15 +159,19 @@ std::pair<HeadRole, double> best_role(const TextHeadScores& s) {
   return best;
 }
 
-// The role a tile's head plays, in its corner over a dark band: "ind 0.62", or the role alone where that is all that
-// fits.
+// Whether the tiles at `cell` carry their roles as letters: then the grid says what the letters are.
+bool tiles_lettered(float cell) { return TextWidth("first") + 4 > cell; }
+
+// The role a tile's head plays, in its corner over a dark band: "ind 0.62", the role alone, or its letter (I) where
+// the tile is small (the legend over the grid spells the letters out); nothing only where not even that fits.
 void tile_label(HeadRole role, double score, ImVec2 at, float cell) {
   std::string text = role_abbreviation(role) + " " + probability_text(score);
   if (TextWidth(text) + 4 > cell) text = role_abbreviation(role);
+  if (tiles_lettered(cell)) text = role_letter(role);  // every tile alike: "ind" beside "F" read as two codes
   if (TextWidth(text) + 4 > cell) return;
   ImDrawList* draw = ImGui::GetWindowDrawList();
-  const float h = ImGui::GetTextLineHeight();
-  draw->AddRectFilled({at.x, at.y + cell - h - 2}, {at.x + cell, at.y + cell}, IM_COL32(0, 0, 0, 190));
+  const float h = ImGui::GetTextLineHeight(), w = text.size() == 1 ? TextWidth(text) + 4 : cell;
+  draw->AddRectFilled({at.x, at.y + cell - h - 2}, {at.x + w, at.y + cell}, IM_COL32(0, 0, 0, 190));
   draw->AddText({at.x + 2, at.y + cell - h - 1}, IM_COL32(255, 255, 255, 255), text.c_str());
 }
 
@@ -243,8 +231,8 @@ void head_tile(AppState& state, const RealModelRun& r, int l, int h, float cell)
   const HeatmapResult hr = Heatmap("w", overview, o);
   const bool off = state.real_model.state().ablation.ablates({l, h});
   const auto [role, score] = best_role(layer.head_scores[static_cast<std::size_t>(h)]);
-  if (role != HeadRole::None) tile_label(role, score, at, cell);
-  if (off) cross_out(at, cell);  // over the label: what the head did, struck out
+  if (off) cross_out(at, cell);
+  if (role != HeadRole::None) tile_label(role, score, at, cell);  // over the cross: what the knocked-out head did
   if (hr.hovered_row >= 0) {
     ImGui::SetTooltip("%s", tile_tooltip(r, {l, h}, overview, hr, off).c_str());
     if (ImGui::IsMouseClicked(ImGuiMouseButton_Right))
@@ -280,13 +268,14 @@ void layer_label(AppState& state, const RealModelRun& r, int l) {
 void grid_header(const RealModelRun& r, int most, float label, float cell, float gap) {
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const float x0 = ImGui::GetCursorPosX();
-  if (TextWidth("H" + std::to_string(most - 1)) <= cell) {
-    for (int h = 0; h < most; ++h) {
-      const float x = x0 + label + gap + static_cast<float>(h) * (cell + gap);
-      if (h == 0) ImGui::SetCursorPosX(x);
-      else ImGui::SameLine(x);
-      ImGui::Text("H%d", h);
-    }
+  // "H11" over each column, or "11" where tiles are small: a page's "head 4.11" must be found without counting.
+  const bool named = TextWidth("H" + std::to_string(most - 1)) <= cell;
+  const int every = TextWidth(std::to_string(most - 1)) <= cell + gap / 2 ? 1 : 2;
+  for (int h = 0; h < most; h += every) {
+    const float x = x0 + label + gap + static_cast<float>(h) * (cell + gap);
+    if (h == 0) ImGui::SetCursorPosX(x);
+    else ImGui::SameLine(x);
+    ImGui::Text(named ? "H%d" : "%d", h);
   }
   const AttentionConfig& a = r.model->model().layers.front().attention;
   const int groups = kv_head_count(a);
@@ -312,8 +301,10 @@ void grid_header(const RealModelRun& r, int most, float label, float cell, float
 // enough for all of them to be in sight.
 float tile_side(const RealModelView& v, int layers, int most, ImVec2 room, float label, float header) {
   const float gap = ImGui::GetStyle().ItemSpacing.x;
-  const float across =
-      std::clamp((room.x - label - gap * static_cast<float>(most)) / static_cast<float>(most), 12.0f, 96.0f);
+  // At most 96 pixels, or larger where every layer still fits the height (a model of one or two layers).
+  const float tall = (room.y - header) / static_cast<float>(layers) - ImGui::GetStyle().ItemSpacing.y;
+  const float across = std::clamp((room.x - label - gap * static_cast<float>(most)) / static_cast<float>(most), 12.0f,
+                                  std::max(96.0f, tall));
   if (v.fit_layers)
     return std::clamp((room.y - header) / static_cast<float>(layers) - ImGui::GetStyle().ItemSpacing.y, 8.0f, across);
   return std::clamp(across * v.tile_zoom, 8.0f, 240.0f);
@@ -342,7 +333,11 @@ void head_grid(AppState& state, const RealModelRun& r) {
   for (const LayerTrace& l : r.trace->layers) most = std::max(most, static_cast<int>(l.weights_overview.size()));
   const float gap = ImGui::GetStyle().ItemSpacing.x, label = TextWidth("L00");
   const float header = 2 * ImGui::GetFrameHeightWithSpacing();
-  const float cell = tile_side(v, layers, most, ImGui::GetContentRegionAvail(), label, header);
+  float cell = tile_side(v, layers, most, ImGui::GetContentRegionAvail(), label, header);
+  if (tiles_lettered(cell)) {
+    TextDisabledWrapped("P previous-token, I induction, D duplicate-token, F first token");
+    cell = tile_side(v, layers, most, ImGui::GetContentRegionAvail(), label, header);
+  }
   grid_header(r, most, label, cell, gap);
   for (int l = 0; l < layers; ++l) {
     layer_label(state, r, l);
@@ -376,8 +371,6 @@ void ranked_heads(AppState& state, const RealModelRun& r) {
         "No head has this score on the text: induction and duplicate-token need a repeat (Repeat my sentence).");
     return;
   }
-  for (std::size_t i = 0; i < std::min<std::size_t>(ranked.size(), 8); ++i)
-    ImGui::Text("head %s  %s", head_name(ranked[i].head).c_str(), probability_text(ranked[i].score).c_str());
   ImGui::SetNextItemWidth(80);
   ImGui::InputInt("##k", &v.top_k);
   v.top_k = std::clamp(v.top_k, 1, static_cast<int>(ranked.size()));
@@ -388,6 +381,50 @@ void ranked_heads(AppState& state, const RealModelRun& r) {
     std::sort(a.heads.begin(), a.heads.end());
     state.real_model.set_ablation(a);
   }
+  // "layer.head" over the names: "5.1  1.000" alone read as two decimals.
+  if (!ImGui::BeginTable("ranked", 2, ImGuiTableFlags_SizingFixedFit)) return;
+  ImGui::TableSetupColumn("layer.head");
+  ImGui::TableSetupColumn("score");
+  ImGui::TableHeadersRow();
+  for (std::size_t i = 0; i < std::min<std::size_t>(ranked.size(), 8); ++i) {
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(head_name(ranked[i].head).c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(probability_text(ranked[i].score).c_str());
+  }
+  ImGui::EndTable();
+}
+
+// The next tokens and the ranked heads, one under the other where both fit, else as two tabs (presenting at 1280x720
+// the knock-out button was under the fold).
+void beside_tiles(AppState& state, const RealModelRun& r) {
+  const float line = ImGui::GetTextLineHeightWithSpacing(), frame = ImGui::GetFrameHeightWithSpacing();
+  // The table's caption, header and rows; "Heads ranked by", its box and the knock-out row; the ranking's 8 rows.
+  const float both = line * static_cast<float>(kRealPredictions + 2) + line + frame * 2 + line * 9;
+  if (ImGui::GetContentRegionAvail().y >= both) {
+    next_token_table(state, r);
+    ImGui::Separator();
+    ranked_heads(state, r);
+    return;
+  }
+  RealModelView& v = state.real_view;
+  if (!ImGui::BeginTabBar("beside")) return;
+  const auto tab = [&](const char* name, bool heads) {
+    const ImGuiTabItemFlags flags = v.select_tab && v.heads_tab == heads ? ImGuiTabItemFlags_SetSelected : 0;
+    if (!ImGui::BeginTabItem(name, nullptr, flags)) return false;
+    if (!v.select_tab) v.heads_tab = heads;
+    return true;
+  };
+  if (tab("Next tokens", false)) {
+    next_token_table(state, r);
+    ImGui::EndTabItem();
+  }
+  if (tab("Heads ranked", true)) {
+    ranked_heads(state, r);
+    ImGui::EndTabItem();
+  }
+  v.select_tab = false;
+  ImGui::EndTabBar();
 }
 
 }  // namespace
@@ -395,12 +432,7 @@ void ranked_heads(AppState& state, const RealModelRun& r) {
 void RealModelPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   BeginPanel("Real model", pos, size);
   if (!state.real_model.loaded()) {
-    TitleText("A real model");
-    TextWrappedAtSpaces(
-        "File > Open model folder\u2026 opens a Hugging Face model folder (GPT-2, SmolLM2, Qwen2.5, Llama: "
-        "config.json, "
-        "safetensors weights and tokenizer.json); out of presentation mode the panel on the left also lists the "
-        "models this computer has. huggingface-cli download gpt2 fetches GPT-2 small.");
+    RealModelList(state);
     ImGui::End();
     return;
   }
@@ -415,13 +447,11 @@ void RealModelPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   // Wide enough for the table's three columns and the knock-out row, with the scroll bar beside them.
   const ImGuiStyle& st = ImGui::GetStyle();
   const float knock_w = 80 + st.ItemSpacing.x + TextWidth("Knock out the top 10") + 2 * st.FramePadding.x;
-  const float table_w = TextWidth("<id 151643>  ablated  trained") + 6 * st.CellPadding.x;
+  const float table_w = TextWidth("<id 151643>  knocked out  as trained") + 6 * st.CellPadding.x;
   const float left =
       std::max(ImGui::GetContentRegionAvail().x * 0.3f, std::max(knock_w, table_w) + st.ScrollbarSize + 8);
   ImGui::BeginChild("predictions", {left, 0});
-  next_token_table(state, r);
-  ImGui::Separator();
-  ranked_heads(state, r);
+  beside_tiles(state, r);
   ImGui::EndChild();
   ImGui::SameLine();
   ImGui::BeginGroup();

@@ -59,7 +59,7 @@ void cached_models(AppState& state) {
 void model_facts(const RealModelRun& r) {
   const CheckpointConfig& c = r.model->config();
   TextWrappedAtSpaces(r.model->name());
-  TextDisabledWrapped(std::to_string(c.layers) + " layers x " + plural(c.heads, "head") +
+  TextDisabledWrapped(plural(c.layers, "layer") + " \u00D7 " + plural(c.heads, "head") +
                       (c.kv_heads != c.heads ? " sharing " + plural(c.kv_heads, "KV head") : "") + ", d_model " +
                       std::to_string(c.d_model));
 }
@@ -91,8 +91,8 @@ void RealModelInputsPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   BeginPanel("Real model##inputs", pos, size);
   TitleText("Real model");
   folder_field(state);
-  cached_models(state);
-  if (state.real_model.loaded()) {
+  if (state.real_model.loaded()) {  // before, the view itself lists the models this computer has
+    cached_models(state);
     ImGui::Separator();
     model_facts(state.real_model.shown());
     ImGui::Separator();

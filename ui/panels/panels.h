@@ -26,7 +26,9 @@ void ModelInputsPanel(AppState& state, ImVec2 pos, ImVec2 size);  // the model: 
 void TrainPanel(AppState& state, ImVec2 pos, ImVec2 size);        // a model learning a task, live
 void TrainInputsPanel(AppState& state, ImVec2 pos, ImVec2 size);  // the task, the model's shape, the optimiser
 void RealModelPanel(AppState& state, ImVec2 pos, ImVec2 size);    // a real model's predictions, loss and heads
-void RealModelInputsPanel(AppState& state, ImVec2 pos, ImVec2 size);  // the folder, the text, the ablation
+void RealModelInputsPanel(AppState& state, ImVec2 pos, ImVec2 size);
+void RealModelList(AppState& state);  // before a model is open: the models this computer has, a click opening one
+                                      // the folder, the text, the ablation
 void LayerBreadcrumb(AppState& state);  // above the pipeline on a model's layer: the way back to the Model view
 void LessonPanel(AppState& state, ImVec2 pos, ImVec2 size);   // the current lesson page
 float LessonPanelHeight(const AppState& state, float width);  // what the page needs to show its text whole

@@ -10,13 +10,50 @@
 
 namespace attn::ui {
 
+namespace {
+
+// A word wider than `width` ("HuggingFaceTB/SmolLM2-135M" in a narrow panel) in pieces that fit: each as long as fits,
+// ending after its last '/', '-', '_' or '.' where it has one, never inside a UTF-8 character.
+std::vector<std::string> split_word(std::string_view word, float width) {
+  std::vector<std::string> pieces;
+  while (!word.empty()) {
+    std::size_t fits = 0;
+    for (std::size_t n = 1; n <= word.size(); ++n) {
+      if (n < word.size() && (static_cast<unsigned char>(word[n]) & 0xC0) == 0x80) continue;  // inside a character
+      if (ImGui::CalcTextSize(word.data(), word.data() + n).x > width) break;
+      fits = n;
+    }
+    if (fits == 0 || fits == word.size()) {  // not even one character fits: it overflows rather than vanishing
+      std::size_t one = 1;
+      while (one < word.size() && (static_cast<unsigned char>(word[one]) & 0xC0) == 0x80) ++one;
+      fits = std::max(fits, std::min(one, word.size()));
+    } else if (const std::size_t mark = word.substr(0, fits).find_last_of("/-_."); mark != std::string_view::npos) {
+      fits = mark + 1;
+    }
+    pieces.emplace_back(word.substr(0, fits));
+    word.remove_prefix(fits);
+  }
+  return pieces;
+}
+
+}  // namespace
+
 std::vector<std::string> WrapAtSpaces(std::string_view text, float width) {
   std::vector<std::string> lines;
   std::string line;
   std::size_t i = 0;
   while (i <= text.size()) {
     const std::size_t end = std::min(text.find_first_of(" \n", i), text.size());
-    const std::string_view word = text.substr(i, end - i);
+    std::string_view word = text.substr(i, end - i);
+    if (width > 0 && ImGui::CalcTextSize(word.data(), word.data() + word.size()).x > width) {
+      std::vector<std::string> pieces = split_word(word, width);
+      if (!line.empty()) lines.push_back(std::exchange(line, std::string()));
+      lines.insert(lines.end(), pieces.begin(), pieces.end() - 1);
+      line = pieces.back();
+      if (end < text.size() && text[end] == '\n') lines.push_back(std::exchange(line, std::string()));
+      i = end + 1;
+      continue;
+    }
     const std::string candidate = line.empty() ? std::string(word) : line + " " + std::string(word);
     if (!line.empty() && ImGui::CalcTextSize(candidate.c_str()).x > width) {
       lines.push_back(std::exchange(line, std::string(word)));
