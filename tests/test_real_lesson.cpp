@@ -81,8 +81,8 @@ TEST_CASE("a Real model page with no model open says how to get one") {
   const ui::RealModelDocument doc;
   const ui::LessonPage p = real_page("abab", HeadRole::Induction, 0);
   CHECK(ui::real_page_line(doc, p) ==
-        "No model is open yet: pick one of the models this computer has, beside this page, or open a Hugging Face "
-        "folder with File > Open model folder\u2026; huggingface-cli download gpt2 fetches GPT-2 small.");
+        "No model is open yet: pick one beside this page, or File > Open model folder\u2026; huggingface-cli "
+        "download gpt2 fetches GPT-2 small.");
 }
 
 TEST_CASE("a Real model page types its text and knocks out its top heads once the model shows its run") {
@@ -176,4 +176,21 @@ TEST_CASE("the loss bars' caption: the mean on the repeat and elsewhere, knocked
   r.baseline = nullptr;
   CHECK(ui::loss_caption(r) ==
         "Loss of each next token in nats (under its bar): the mean 3.600; dashed: a uniform guess, ln 256 = 5.545");
+}
+
+TEST_CASE("turning to a Real model page asks nothing: it opens no scenario and no model") {
+  ui::AppState state(cat_sat(), "");
+  ui::LessonPage scenario_page;
+  scenario_page.title = "S";
+  scenario_page.text = "Text.";
+  scenario_page.scenario = "the_cat_sat.json";
+  state.lesson.lessons = {ui::Lesson{"real", "Real", "S.", {real_page("abab", HeadRole::Induction, 0), scenario_page}}};
+  ui::GoToLessonPage(state, 0, 0);
+  CHECK_FALSE(state.pending.waiting());
+  CHECK(state.lesson.index == 0);
+  CHECK(state.lesson.page == 0);
+  CHECK(state.view == ui::View::Real);
+  ui::GoToLessonPage(state, 0, 1);  // a scenario page replaces the document: the unsaved-changes prompt decides
+  CHECK(state.pending.replacing());
+  CHECK(state.lesson.page == 0);
 }

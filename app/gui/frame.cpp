@@ -13,6 +13,7 @@
 #include "core/validate.h"
 #include "ui/logic/document_files.h"
 #include "ui/logic/glyph_set.h"
+#include "ui/logic/lesson_nav.h"
 #include "ui/logic/matrix_export.h"
 #include "ui/widgets/keys.h"
 #include "ui/widgets/layout_check_frame.h"
@@ -65,7 +66,8 @@ void apply_look(const ui::AppState& state, Look& applied) {
 }
 
 bool render_frame(Window& window, ui::AppState& state, double dt, std::optional<ImVec2> display, bool present) {
-  state.poll();  // a trace the worker finished is shown from this frame on
+  state.poll();               // a trace the worker finished is shown from this frame on
+  ui::FollowRealPage(state);  // a Real model page's text and knock-out, once the model's run allows
   ui::begin_key_frame();
   ui::TakeLayoutReports();  // the layout check reports the last frame only
   ImGui_ImplOpenGL3_NewFrame();

@@ -31,9 +31,9 @@ sleep 0.8
 press ctrl a
 xdotool type --delay 300 "the cat"
 sleep 3  # tokenized and computed on the worker
-xdotool mousemove --window "$window" 915 473 click 3  # head 1.1's tile: knocked out
+xdotool mousemove --window "$window" 1119 692 click 3  # head 1.1's tile: knocked out
 sleep 2
-xdotool mousemove --window "$window" 811 363 click 1  # head 0.0's tile: layer 0 in the pipeline
+xdotool mousemove --window "$window" 879 451 click 1  # head 0.0's tile: layer 0 in the pipeline
 sleep 1.5
 title=$(xdotool getwindowname "$window")  # quitting ends the visit, so the dump cannot show it: the title does
 press ctrl q 2>/dev/null || true

@@ -145,9 +145,16 @@ bool ApplyLessonPage(AppState& state, int lesson, int page) {
 
 void GoToLessonPage(AppState& state, int lesson, int page) {
   const auto& lessons = state.lesson.lessons;
-  const bool model = lesson >= 0 && lesson < static_cast<int>(lessons.size()) && page >= 0 &&
-                     page < static_cast<int>(lessons[static_cast<std::size_t>(lesson)].pages.size()) &&
-                     !lessons[static_cast<std::size_t>(lesson)].pages[static_cast<std::size_t>(page)].model.empty();
+  const LessonPage* p = lesson >= 0 && lesson < static_cast<int>(lessons.size()) && page >= 0 &&
+                                page < static_cast<int>(lessons[static_cast<std::size_t>(lesson)].pages.size())
+                            ? &lessons[static_cast<std::size_t>(lesson)].pages[static_cast<std::size_t>(page)]
+                            : nullptr;
+  // A Train or Real model page opens no scenario and no model: nothing unsaved is at stake, nothing to ask.
+  if (p && (p->view == View::Train || p->view == View::Real)) {
+    ApplyLessonPage(state, lesson, page);
+    return;
+  }
+  const bool model = p && !p->model.empty();
   state.pending.ask_to_replace([&state, lesson, page] { ApplyLessonPage(state, lesson, page); }, model);
 }
 

@@ -105,8 +105,8 @@ std::optional<double> mean_loss_at(const std::vector<double>& losses, const std:
 
 std::string real_page_line(const RealModelDocument& doc, const LessonPage& page) {
   if (!doc.loaded() && !doc.computing())
-    return "No model is open yet: pick one of the models this computer has, beside this page, or open a Hugging Face "
-           "folder with File > Open model folder\u2026; huggingface-cli download gpt2 fetches GPT-2 small.";
+    return "No model is open yet: pick one beside this page, or File > Open model folder\u2026; huggingface-cli "
+           "download gpt2 fetches GPT-2 small.";
   if (doc.computing()) return "The model is " + progress_text(doc.progress()) + "\u2026";
   const RealModelRun& r = doc.shown();
   std::string line;

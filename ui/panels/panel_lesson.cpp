@@ -293,7 +293,6 @@ float LessonPanelHeight(const AppState& state, float width) {
 }
 
 void LessonPanel(AppState& state, ImVec2 pos, ImVec2 size) {
-  FollowRealPage(state);  // the page's text and knock-out, once the model's run allows
   const Lesson& l = state.lesson.current();
   const LessonPage& p = state.lesson.current_page();
   const Header hd = header(state, p, size.x - 2 * ImGui::GetStyle().WindowPadding.x - ImGui::GetStyle().ScrollbarSize);

@@ -105,7 +105,10 @@ std::vector<CacheLine> chart_lines(const AppState& state, const ModelShape& m) {
             : "";
     if (i == 1) name += " (G=" + std::to_string(f.shape->kv_heads) + (keys.empty() ? "" : ", " + keys) + ")";
     else if (!keys.empty()) name += " (" + keys + ")";
-    if (f.variant == m.variant) name += " \u2190 as built";  // the model is named over the chart
+    // The model's name without " (open)" (the preset of the Real model view's model): the table's first column is
+    // what squeezes its numbers.
+    if (f.variant == m.variant)
+      name += " \u2190 " + (m.name.ends_with(" (open)") ? m.name.substr(0, m.name.size() - 7) : m.name);
     Series line = cache_series(*f.shape, state.models, name, variant_colour(i));
     line.style = series_style(static_cast<std::size_t>(i));  // one variant, one pattern, whichever model is shown
     line.end_label = kNames[i];

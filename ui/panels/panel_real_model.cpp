@@ -354,6 +354,19 @@ void head_grid(AppState& state, const RealModelRun& r) {
   }
 }
 
+// What a knocked-out head's output becomes, and the way back: beside the knock-out, presenting too.
+void knock_out_mode(AppState& state) {
+  RealModelView& v = state.real_view;
+  const Ablation& now = state.real_model.state().ablation;
+  if (EnumCombo("Replace by", v.mode, {AblationMode::Zero, AblationMode::Mean}) && !now.empty()) {
+    Ablation a = now;
+    a.mode = v.mode;
+    state.real_model.set_ablation(a);
+  }
+  if (now.empty()) return;
+  if (ImGui::Button("Put them back")) state.real_model.set_ablation({});
+}
+
 // The heads ranked by the chosen score; a button knocks the top k out.
 void ranked_heads(AppState& state, const RealModelRun& r) {
   RealModelView& v = state.real_view;
@@ -381,6 +394,7 @@ void ranked_heads(AppState& state, const RealModelRun& r) {
     std::sort(a.heads.begin(), a.heads.end());
     state.real_model.set_ablation(a);
   }
+  knock_out_mode(state);
   // "layer.head" over the names: "5.1  1.000" alone read as two decimals.
   if (!ImGui::BeginTable("ranked", 2, ImGuiTableFlags_SizingFixedFit)) return;
   ImGui::TableSetupColumn("layer.head");
@@ -399,8 +413,9 @@ void ranked_heads(AppState& state, const RealModelRun& r) {
 // the knock-out button was under the fold).
 void beside_tiles(AppState& state, const RealModelRun& r) {
   const float line = ImGui::GetTextLineHeightWithSpacing(), frame = ImGui::GetFrameHeightWithSpacing();
-  // The table's caption, header and rows; "Heads ranked by", its box and the knock-out row; the ranking's 8 rows.
-  const float both = line * static_cast<float>(kRealPredictions + 2) + line + frame * 2 + line * 9;
+  // The table's caption, header and rows; "Heads ranked by", its box, the knock-out and Replace by rows; the ranking's
+  // 8 rows.
+  const float both = line * static_cast<float>(kRealPredictions + 2) + line + frame * 3 + line * 9;
   if (ImGui::GetContentRegionAvail().y >= both) {
     next_token_table(state, r);
     ImGui::Separator();

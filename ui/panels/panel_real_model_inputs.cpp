@@ -65,23 +65,17 @@ void model_facts(const RealModelRun& r) {
 }
 
 void ablation_controls(AppState& state) {
-  RealModelView& v = state.real_view;
   ImGui::TextUnformatted("Knock heads out");
   TextDisabledWrapped(
       "Right-click a head's tile to knock it out, a layer's name (L5) for all its heads: the output becomes zero or "
-      "its mean over the positions. A click on a tile opens the head in the pipeline.");
+      "its mean over the positions (Replace by, under the ranked heads). A click on a tile opens the head in the "
+      "pipeline.");
   const Ablation& now = state.real_model.state().ablation;
-  if (EnumCombo("Replace by", v.mode, {AblationMode::Zero, AblationMode::Mean}) && !now.empty()) {
-    Ablation a = now;
-    a.mode = v.mode;
-    state.real_model.set_ablation(a);
-  }
   if (!now.empty()) {
     std::string list = ablation_list(now);
     for (std::size_t at = list.find(','); at != std::string::npos; at = list.find(',', at + 2))
       list.insert(at + 1, " ");
     TextWrappedAtSpaces(plural(std::int64_t(now.heads.size()), "head") + " knocked out: " + list);
-    if (ImGui::Button("Put them back")) state.real_model.set_ablation({});
   }
 }
 
