@@ -90,6 +90,14 @@ TEST_CASE("run --json of a 3 KB model of 64 layers on 4,096 tokens is refused wi
                                                                   2 * 8 * Q2 + limits::kProgramBytes)) +
                        kPastThreeGiB + "fewer tokens or layers\n");
   CHECK(run({"run", file.string(), "--layer", "5", "--tokens", "a b"}).code == 2);  // --layer is for --json
+  // With a head knocked out there are no gradients to keep: the forward pass alone is counted.
+  const Run ablated = run({"run", file.string(), "--json", "--layer", "5", "--ablate", "0.0", "--tokens",
+                           tokens_text(N), "--memory-budget", "1G"});
+  CHECK(ablated.code == 2);
+  CHECK(ablated.err == "attention-lab: " + file.string() + ": running 64 layers on 4,096 tokens needs " +
+                           cli::bytes_text(static_cast<std::uint64_t>(kForwardOneLayer + limits::kProgramBytes)) +
+                           " but the memory budget is 1,073,741,824 bytes (1.00 GiB); use --memory-budget, fewer "
+                           "tokens or layers\n");
 }
 
 TEST_CASE("run --json --layer L prints that layer's heads alone, and every layer's stream") {

@@ -327,3 +327,23 @@ TEST_CASE("a head of the real model opened in the pipeline: the layer as trained
 }
 
 }  // namespace attn::test
+
+TEST_CASE("the progress bar goes once across a run with an ablation: the knocked-out pass, then the one as trained") {
+  ui::RealModelProgress p;
+  p.phase = ui::RealModelProgress::Opening;
+  CHECK(ui::progress_fraction(p) == 0.0);
+  p.layers = 4;
+  p.phase = ui::RealModelProgress::Running;
+  p.layer = 2;
+  CHECK(ui::progress_fraction(p) == 0.5);  // one pass
+  p.passes = 2;
+  CHECK(ui::progress_fraction(p) == 0.25);
+  p.phase = ui::RealModelProgress::Baseline;
+  p.pass = 1;
+  p.layer = 0;
+  CHECK(ui::progress_fraction(p) == 0.5);  // the second pass starts where the first ended
+  p.layer = 4;
+  CHECK(ui::progress_fraction(p) == 1.0);
+  p.phase = ui::RealModelProgress::Idle;
+  CHECK(ui::progress_fraction(p) == 0.0);
+}

@@ -163,10 +163,10 @@ void write_run_json(std::ostream& out, const ModelTrace& t, int shown, const Lay
 
 // What run holds at its peak: the forward pass keeping no layer's heads; with --json also one layer's heads made
 // again at a time, and with 2 or more tokens the gradients' pass and the heads' gradients it keeps.
-std::int64_t run_bytes(const Model& m, std::int64_t n, bool json, int shown) {
+std::int64_t run_bytes(const Model& m, std::int64_t n, bool json, int shown, bool ablated) {
   const ModelRunOptions none{.kept = std::vector<int>{}};
   if (!json) return predicted_model_run_bytes(m, n, none);
-  bool gradients = n >= 2;
+  bool gradients = n >= 2 && !ablated;  // training's backward pass knows no ablation: an ablated run has none
   try {
     check_trainable(m);
   } catch (const InputError&) {
@@ -231,12 +231,12 @@ struct AblateOptions {
 };
 
 // The model, its tokens and the layer asked for checked, and its memory held to the budget, before anything runs.
-void check_run(const Model& m, const std::vector<std::string>& tokens, const ScenarioCommandOptions& o,
+void check_run(const Model& m, const std::vector<std::string>& tokens, const ScenarioCommandOptions& o, bool ablated,
                std::int64_t budget) {
   const auto n = static_cast<std::int64_t>(tokens.size());
   option_token_ids(m, tokens, "--tokens");
   if (o.layer) check_range(*o.layer, 0, static_cast<int>(m.layers.size()) - 1, "--layer");
-  const std::int64_t needs = run_bytes(m, n, o.json, o.layer.value_or(-1));
+  const std::int64_t needs = run_bytes(m, n, o.json, o.layer.value_or(-1), ablated);
   check_memory_budget(needs, budget, model_run_what(m, n),
                       o.json && !o.layer ? "--layer L (one layer's heads) or fewer tokens" : "fewer tokens or layers");
 }
@@ -267,6 +267,31 @@ int run_checkpoint(const ScenarioCommandOptions& o, const AblateOptions& ablate,
   const auto heads = [&](int l) { write_heads(out, t.layers[static_cast<std::size_t>(l)].attention, l, std::nullopt); };
   write_run_json(out, t, o.layer.value_or(-1), heads, true, ablation);
   return kExitOk;
+}
+
+// run MODEL.json --tokens: the model file's forward pass and, with --json and no ablation, its gradients.
+void run_model_file(const ScenarioCommandOptions& o, const AblateOptions& ablate, std::ostream& out,
+                    std::int64_t budget) {
+  const std::vector<std::string> tokens = split_words(*o.tokens);
+  Model file = load_model_file(o.scenario, budget);
+  const Ablation ablation = ablate.read(file);
+  check_run(file, tokens, o, !ablation.empty(), budget);
+  const Model m = resolve_model(std::move(file));
+  // No layer's heads kept: --json makes each again as it is written.
+  const ModelTrace t =
+      run_model(m, tokens, ModelRunOptions{.kept = std::vector<int>{}, .head_scores = o.json, .ablation = ablation});
+  // Training's backward pass knows no ablation: an ablated run has no gradients.
+  const std::optional<NextTokenGradients> g =
+      o.json && ablation.empty() ? next_token_gradients(m, t, o.layer.value_or(-1)) : std::nullopt;
+  const auto heads = [&](int l) { write_layer_heads(out, m, t, l, g); };
+  if (o.json) {
+    write_run_json(out, t, o.layer.value_or(-1), heads, false, ablation);
+    return;
+  }
+  print_ablation(out, ablation);
+  print_predictions(
+      out, m.name, t, [&m](int id) { return m.vocab[static_cast<std::size_t>(id)]; }, o.precision);
+  print_loss(out, t);
 }
 
 }  // namespace
@@ -310,25 +335,7 @@ int run_command(std::span<const std::string> words, std::ostream& out, std::ostr
   if (o.layer && !o.json) throw UsageError("run: --layer is for --json (the text shows every layer's predictions)");
   if (o.overrides.any()) throw UsageError("run: the scenario overrides do not apply to a model");
   try {
-    const std::vector<std::string> tokens = split_words(*o.tokens);
-    Model file = load_model_file(o.scenario, budget);
-    check_run(file, tokens, o, budget);
-    const Ablation ablation = ablate.read(file);
-    const Model m = resolve_model(std::move(file));
-    // No layer's heads kept: --json makes each again as it is written.
-    const ModelTrace t =
-        run_model(m, tokens, ModelRunOptions{.kept = std::vector<int>{}, .head_scores = o.json, .ablation = ablation});
-    // Training's backward pass knows no ablation: an ablated run has no gradients.
-    const std::optional<NextTokenGradients> g =
-        o.json && ablation.empty() ? next_token_gradients(m, t, o.layer.value_or(-1)) : std::nullopt;
-    const auto heads = [&](int l) { write_layer_heads(out, m, t, l, g); };
-    if (o.json) write_run_json(out, t, o.layer.value_or(-1), heads, false, ablation);
-    else {
-      print_ablation(out, ablation);
-      print_predictions(
-          out, m.name, t, [&m](int id) { return m.vocab[static_cast<std::size_t>(id)]; }, o.precision);
-      print_loss(out, t);
-    }
+    run_model_file(o, ablate, out, budget);
   } catch (const InputError& e) {
     err << "attention-lab: " << shown_path(o.scenario) << ": " << e.what() << '\n';
     return kExitBadInput;

@@ -13,13 +13,7 @@ export XDG_CONFIG_HOME=$(mktemp -d)  # never the user's settings
 trap 'rm -rf "$work" "$XDG_CONFIG_HOME"; kill "$pid" 2>/dev/null || true' EXIT
 /usr/bin/python3 "$writer" "$work/byte-gpt2"
 
-press() {  # press KEYS... and release them in reverse, a few frames later
-  local keys=("$@")
-  for key in "${keys[@]}"; do xdotool keydown "$key"; sleep 0.2; done
-  sleep 0.4
-  for ((i = ${#keys[@]} - 1; i >= 0; i--)); do xdotool keyup "${keys[i]}"; sleep 0.2; done
-  sleep 0.2
-}
+source "$(dirname "$0")/xdotool_press.sh"
 
 "$binary" --model "$work/byte-gpt2" --model-text "ab" --size 1600x900 --dump-state "$work/state.json" &
 pid=$!

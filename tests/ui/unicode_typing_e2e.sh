@@ -19,13 +19,7 @@ xkbcomp "$DISPLAY" "$work/keymap.xkb" 2>/dev/null
 sed -i 's/key <FK20> {[^}]*};/key <FK20> { [ U732B ] };/; s/key <FK21> {[^}]*};/key <FK21> { [ U30CD ] };/; s/key <FK22> {[^}]*};/key <FK22> { [ U30B3 ] };/' "$work/keymap.xkb"
 xkbcomp -w0 "$work/keymap.xkb" "$DISPLAY" 2>/dev/null
 
-press() {  # press KEYS... and release them in reverse, a few frames later
-  local keys=("$@")
-  for key in "${keys[@]}"; do xdotool keydown "$key"; sleep 0.2; done
-  sleep 0.4
-  for ((i = ${#keys[@]} - 1; i >= 0; i--)); do xdotool keyup "${keys[i]}"; sleep 0.2; done
-  sleep 0.2
-}
+source "$(dirname "$0")/xdotool_press.sh"
 
 "$binary" "$work/mine.json" --size 1600x900 --dump-state "$work/state.json" &
 pid=$!

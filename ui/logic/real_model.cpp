@@ -53,7 +53,8 @@ std::vector<int> special_ids(const Tokenizer& t) {
 
 // One forward pass of the checkpoint on the text, the progress told layer by layer.
 ModelTrace forward(const CheckpointModel& m, const Encoding& text, ModelRunOptions o, RealModelProgress& progress,
-                   RealModelProgress::Phase phase) {
+                   RealModelProgress::Phase phase, int pass = 0) {
+  progress.pass = pass;
   progress.layer = 0;
   progress.layers = static_cast<int>(m.model().layers.size());
   progress.phase = phase;
@@ -96,6 +97,7 @@ void run_state(const RealModelJob& job, RealModelRun& r, RealModelProgress& prog
   // Both runs keep what the view draws, so either can be shown without running again when the ablation changes.
   const ModelRunOptions o{.overview = kModelOverview, .head_scores = true, .ablation = ablation};
   std::shared_ptr<const ModelTrace> unablated = job.unablated;
+  progress.passes = !ablation.empty() && !unablated ? 2 : 1;
   if (!unablated && ablation.empty())
     unablated = std::make_shared<const ModelTrace>(forward(m, r.text, o, progress, RealModelProgress::Running));
   if (ablation.empty()) {
@@ -103,8 +105,8 @@ void run_state(const RealModelJob& job, RealModelRun& r, RealModelProgress& prog
   } else {
     r.trace = std::make_shared<const ModelTrace>(forward(m, r.text, o, progress, RealModelProgress::Running));
     if (!unablated)
-      unablated = std::make_shared<const ModelTrace>(
-          forward(m, r.text, {.overview = kModelOverview, .head_scores = true}, progress, RealModelProgress::Baseline));
+      unablated = std::make_shared<const ModelTrace>(forward(
+          m, r.text, {.overview = kModelOverview, .head_scores = true}, progress, RealModelProgress::Baseline, 1));
     r.baseline = unablated;
     r.baseline_losses = next_token_losses(r.baseline->logits, r.text.ids);
   }
@@ -159,10 +161,10 @@ std::string progress_text(const RealModelProgress& p) {
 }
 
 double progress_fraction(const RealModelProgress& p) {
-  const int layers = std::max(1, p.layers.load());
-  const double done = static_cast<double>(p.layer.load()) / layers;
+  const int layers = std::max(1, p.layers.load()), passes = std::max(1, p.passes.load());
+  const double done = (p.pass.load() + static_cast<double>(p.layer.load()) / layers) / passes;
   const int phase = p.phase.load();
-  return phase == RealModelProgress::Running || phase == RealModelProgress::Baseline ? done : 0.0;
+  return phase == RealModelProgress::Running || phase == RealModelProgress::Baseline ? std::min(1.0, done) : 0.0;
 }
 
 std::vector<int> random_repeated_ids(const Tokenizer& t, int vocab, int positions, std::uint64_t seed, int half) {

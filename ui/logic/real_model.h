@@ -76,8 +76,10 @@ struct RealModelJob {
 struct RealModelProgress {
   enum Phase { Idle, Opening, Running, Baseline };
   std::atomic<int> phase{Idle};
-  std::atomic<int> layer{0};  // the layers done in this phase
+  std::atomic<int> layer{0};  // the layers done in this pass
   std::atomic<int> layers{0};
+  // A state with an ablation runs twice (knocked out, then as trained): the bar goes once across both.
+  std::atomic<int> pass{0}, passes{1};
 };
 
 // The model the worker opened last and its folder: a state that then fails keeps it, so the next edit does not open
