@@ -11,11 +11,13 @@
 namespace attn::ui {
 namespace {
 
-constexpr const char* kPopup = "Scenario file";
+// The popup's id, whatever its title says.
+constexpr const char* kPopup = "###file_dialog";
 
 struct Entry {
   std::string name;
   bool folder;
+  bool model = false;  // a folder with a config.json: what Open model folder is looking for
 };
 
 std::vector<Entry> list_folder_entries(const std::filesystem::path& folder, std::string& error) {
@@ -25,7 +27,8 @@ std::vector<Entry> list_folder_entries(const std::filesystem::path& folder, std:
     const std::string name = it->path().filename().string();
     if (name.empty() || name[0] == '.') continue;
     std::error_code type_ec;
-    if (it->is_directory(type_ec)) entries.push_back({name, true});
+    if (it->is_directory(type_ec))
+      entries.push_back({name, true, std::filesystem::exists(it->path() / "config.json", type_ec)});
     else if (it->path().extension() == ".json") entries.push_back({name, false});
   }
   error = ec ? "Cannot read " + folder.string() + ": " + ec.message() : "";
@@ -69,8 +72,9 @@ std::optional<std::filesystem::path> FileDialog(FileDialogState& s) {
   ImGui::SetNextWindowSize({std::min(760.0f, display.x * 0.8f), std::min(560.0f, display.y * 0.8f)},
                            ImGuiCond_Appearing);
   ImGui::SetNextWindowPos({display.x / 2, display.y / 2}, ImGuiCond_Appearing, {0.5f, 0.5f});
-  if (!ImGui::BeginPopupModal(kPopup, nullptr, ImGuiWindowFlags_NoSavedSettings)) return chosen;
   const bool save = s.mode == FileDialogMode::Save, folder = s.mode == FileDialogMode::Folder;
+  const std::string title = save ? "Save scenario" : folder ? "Open model folder" : "Open scenario";
+  if (!ImGui::BeginPopupModal((title + kPopup).c_str(), nullptr, ImGuiWindowFlags_NoSavedSettings)) return chosen;
   ImGui::TextUnformatted(save     ? "Save the scenario as"
                          : folder ? "Open a model folder (config.json, safetensors weights, tokenizer.json)"
                                   : "Open a scenario");
@@ -84,17 +88,25 @@ std::optional<std::filesystem::path> FileDialog(FileDialogState& s) {
   const float footer = ImGui::GetFrameHeightWithSpacing() * 2.6f;
   ImGui::BeginChild("list", {0, -footer}, true);
   for (const Entry& e : entries) {
-    const std::string shown = e.folder ? "\u25B8 " + e.name + "/" : "   " + e.name;
+    const bool model = folder && e.model;  // picked like a file: a click names it, a double click opens it
+    const std::string shown = e.folder && !model ? "\u25B8 " + e.name + "/" : "   " + e.name + (e.folder ? "/" : "");
     const ImGuiSelectableFlags flags =
         ImGuiSelectableFlags_AllowDoubleClick | (folder && !e.folder ? ImGuiSelectableFlags_Disabled : 0);
-    if (ImGui::Selectable(shown.c_str(), !e.folder && e.name == s.file_name, flags)) {
-      if (e.folder) {
+    if (ImGui::Selectable(shown.c_str(), (!e.folder || model) && e.name == s.file_name, flags)) {
+      if (model) {
+        s.file_name = e.name;
+        if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) chosen = s.folder / e.name;
+      } else if (e.folder) {
         s.folder /= e.name;
         if (folder) s.file_name.clear();
       } else {
         s.file_name = e.name;
         if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) chosen = s.folder / e.name;
       }
+    }
+    if (model) {
+      ImGui::SameLine();
+      ImGui::TextDisabled("a model (config.json)");
     }
   }
   if (entries.empty())
