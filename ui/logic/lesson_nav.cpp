@@ -71,6 +71,7 @@ bool FollowRealPage(AppState& state) {
   if (wanted.heads == doc.state().ablation.heads && (wanted.empty() || wanted.mode == doc.state().ablation.mode))
     return false;
   doc.set_ablation(wanted);
+  if (!wanted.empty()) state.real_view.scroll_to_layer = wanted.heads.front().layer;  // the crosses the page names
   return true;
 }
 

@@ -138,6 +138,8 @@ struct RealModelView {
   // Where the column beside the tiles has no room for both, it shows the next tokens or the ranked heads, as tabs.
   bool heads_tab = false;
   bool select_tab = false;        // heads_tab was set from outside (a lesson page): select it once
+  int scroll_to_layer = -1;       // the grid brings this layer's row into sight once (the first a button knocked out)
+  float grid_scroll_x = 0;        // the tiles' horizontal scroll, which their column headers (pinned above) follow
   std::uint64_t random_seed = 0;  // the last random repeated sequence's seed: each one drawn takes the next
   HubScan models;                 // the hub cache, looked at on a worker when asked
 };

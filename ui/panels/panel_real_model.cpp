@@ -332,15 +332,32 @@ void head_grid(AppState& state, const RealModelRun& r) {
   int most = 1;
   for (const LayerTrace& l : r.trace->layers) most = std::max(most, static_cast<int>(l.weights_overview.size()));
   const float gap = ImGui::GetStyle().ItemSpacing.x, label = TextWidth("L00");
-  const float header = 2 * ImGui::GetFrameHeightWithSpacing();
-  float cell = tile_side(v, layers, most, ImGui::GetContentRegionAvail(), label, header);
+  const AttentionConfig& a = r.model->model().layers.front().attention;
+  const bool groups = kv_head_count(a) < a.heads;  // the KV brackets under the column names
+  const float header = ImGui::GetTextLineHeightWithSpacing() +
+                       (groups ? ImGui::GetTextLineHeight() + 4 + ImGui::GetStyle().ItemSpacing.y : 0.0f);
+  // The tiles' room: the panel's less the scroll bar beside them.
+  const auto room = [] {
+    return ImVec2{ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ScrollbarSize, ImGui::GetContentRegionAvail().y};
+  };
+  float cell = tile_side(v, layers, most, room(), label, header);
   if (tiles_lettered(cell)) {
     TextDisabledWrapped("P previous-token, I induction, D duplicate-token, F first token");
-    cell = tile_side(v, layers, most, ImGui::GetContentRegionAvail(), label, header);
+    cell = tile_side(v, layers, most, room(), label, header);
   }
+  // The column names stay over the tiles as the layers scroll by, and follow them across.
+  ImGui::BeginChild("grid header", {0, header}, false,
+                    ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+  ImGui::SetCursorPosX(ImGui::GetCursorPosX() - v.grid_scroll_x);
   grid_header(r, most, label, cell, gap);
+  ImGui::EndChild();
+  ImGui::BeginChild("heads", {0, 0}, false, ImGuiWindowFlags_HorizontalScrollbar);
   for (int l = 0; l < layers; ++l) {
     layer_label(state, r, l);
+    if (l == v.scroll_to_layer) {  // its row near the top, the rows above it a glance away
+      ImGui::SetScrollHereY(0.15f);
+      v.scroll_to_layer = -1;
+    }
     const int heads = static_cast<int>(r.trace->layers[static_cast<std::size_t>(l)].weights_overview.size());
     for (int h = 0; h < heads; ++h) {
       ImGui::SameLine(label + gap + static_cast<float>(h) * (cell + gap));
@@ -352,6 +369,8 @@ void head_grid(AppState& state, const RealModelRun& r) {
     v.tile_zoom = std::clamp(v.tile_zoom * (io.MouseWheel > 0 ? 1.25f : 0.8f), 0.25f, 4.0f);
     v.fit_layers = false;
   }
+  v.grid_scroll_x = ImGui::GetScrollX();
+  ImGui::EndChild();
 }
 
 // What a knocked-out head's output becomes, and the way back: beside the knock-out, presenting too.
@@ -393,6 +412,7 @@ void ranked_heads(AppState& state, const RealModelRun& r) {
     for (int i = 0; i < v.top_k; ++i) a.heads.push_back(ranked[static_cast<std::size_t>(i)].head);
     std::sort(a.heads.begin(), a.heads.end());
     state.real_model.set_ablation(a);
+    v.scroll_to_layer = a.heads.front().layer;
   }
   knock_out_mode(state);
   // "layer.head" over the names: "5.1  1.000" alone read as two decimals.
@@ -471,9 +491,7 @@ void RealModelPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   ImGui::SameLine();
   ImGui::BeginGroup();
   grid_controls(state.real_view);
-  ImGui::BeginChild("heads", {0, 0}, false, ImGuiWindowFlags_HorizontalScrollbar);
   head_grid(state, r);
-  ImGui::EndChild();
   ImGui::EndGroup();
   ImGui::End();
 }
