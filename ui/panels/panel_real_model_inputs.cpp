@@ -1,6 +1,5 @@
 // The Real model view's inputs: the model folder (typed, or one of the models this computer has), the class's text
 // and the heads knocked out.
-#include <cstdlib>
 
 #include <imgui.h>
 #include <imgui_stdlib.h>
@@ -30,15 +29,7 @@ void folder_field(AppState& state) {
 void cached_models(AppState& state) {
   HubScan& scan = state.real_view.models;
   scan.poll();
-  ImGui::BeginDisabled(scan.looking());
-  if (ImGui::Button(scan.models() ? "Look again" : "Models on this computer"))
-    scan.start(hub_cache_dir([](const char* name) { return std::getenv(name); }), state.memory_budget);
-  ImGui::EndDisabled();
-  if (scan.looking()) {
-    ImGui::SameLine();
-    ImGui::TextDisabled("looking\u2026");
-  }
-  if (!scan.error().empty()) TextWrappedAtSpaces(scan.error(), GetStyle().disagree);
+  HubScanButton(state, scan.models() ? "Look again" : "Models on this computer");
   if (!scan.models()) return;
   if (scan.models()->empty())
     TextDisabledWrapped("No models in the Hugging Face cache (huggingface-cli download gpt2).");

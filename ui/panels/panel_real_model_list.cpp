@@ -67,6 +67,18 @@ void models_table(AppState& state, const std::vector<CachedModel>& models) {
 
 }  // namespace
 
+void HubScanButton(AppState& state, const char* label) {
+  HubScan& scan = state.real_view.models;
+  ImGui::BeginDisabled(scan.looking());
+  if (ImGui::Button(label)) start_scan(state);
+  ImGui::EndDisabled();
+  if (scan.looking()) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("looking\u2026");
+  }
+  if (!scan.error().empty()) TextWrappedAtSpaces(scan.error(), GetStyle().disagree);
+}
+
 void RealModelList(AppState& state) {
   HubScan& scan = state.real_view.models;
   scan.poll();
@@ -76,16 +88,10 @@ void RealModelList(AppState& state) {
       "Pick one of the models this computer has, or open a Hugging Face model folder (GPT-2, SmolLM2, Qwen2.5, "
       "Llama: config.json, safetensors weights and tokenizer.json) with File > Open model folder\u2026");
   ImGui::Spacing();
+  ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted("Models on this computer");
   ImGui::SameLine();
-  ImGui::BeginDisabled(scan.looking());
-  if (ImGui::SmallButton("Look again")) start_scan(state);
-  ImGui::EndDisabled();
-  if (scan.looking()) {
-    ImGui::SameLine();
-    ImGui::TextDisabled("looking\u2026");
-  }
-  if (!scan.error().empty()) TextWrappedAtSpaces(scan.error(), GetStyle().disagree);
+  HubScanButton(state, "Look again");
   if (!scan.models()) return;
   if (scan.models()->empty())
     TextDisabledWrapped("None in the Hugging Face cache yet: huggingface-cli download gpt2 fetches GPT-2 small.");

@@ -27,8 +27,10 @@ void TrainPanel(AppState& state, ImVec2 pos, ImVec2 size);        // a model lea
 void TrainInputsPanel(AppState& state, ImVec2 pos, ImVec2 size);  // the task, the model's shape, the optimiser
 void RealModelPanel(AppState& state, ImVec2 pos, ImVec2 size);    // a real model's predictions, loss and heads
 void RealModelInputsPanel(AppState& state, ImVec2 pos, ImVec2 size);
-void RealModelList(AppState& state);  // before a model is open: the models this computer has, a click opening one
-                                      // the folder, the text, the ablation
+void RealModelList(AppState& state);
+// A button that looks at the Hugging Face cache again on a worker, "looking…" while it does, why it could not.
+void HubScanButton(AppState& state, const char* label);  // before a model is open: the models this computer has, a
+                                                         // click opening one the folder, the text, the ablation
 void LayerBreadcrumb(AppState& state);  // above the pipeline on a model's layer: the way back to the Model view
 void LessonPanel(AppState& state, ImVec2 pos, ImVec2 size);   // the current lesson page
 float LessonPanelHeight(const AppState& state, float width);  // what the page needs to show its text whole
