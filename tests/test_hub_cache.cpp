@@ -1,6 +1,7 @@
 // A Hugging Face hub cache built here as huggingface_hub lays it out (refs/main, snapshots linking into blobs/, a
 // download still .incomplete): which models open, and why the others do not.
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 
 #include <fstream>
 #include <map>
@@ -139,4 +140,31 @@ TEST_CASE("a model folder's name: org/name for a cache snapshot, else the folder
   CHECK(model_folder_name("/c/models--org--name/snapshots/abc/") == "org/name");
   CHECK(model_folder_name("/home/me/gpt2/") == "gpt2");
   CHECK(model_folder_name("/home/me/snapshots/abc") == "abc");
+}
+
+TEST_CASE("refs/main is read only as a revision's name from a small regular file") {
+  const fs::path hub = fresh_dir("hub-refs");
+  fs::remove_all(hub);
+  const fs::path repo = hub / "models--org--m";
+  blob(repo, "r1", "config.json", kGpt2Config);
+  fs::create_directories(repo / "refs");
+  const fs::path ref = repo / "refs" / "main";
+  const auto scanned = [&] {
+    const std::vector<CachedModel> models = scan_hub_cache(hub, limits::kDefaultMemoryBudget);
+    REQUIRE(models.size() == 1);
+    return models[0].path;
+  };
+  // A pipe would stop the scan for good, /dev/zero would fill memory: neither is read, the newest snapshot is taken.
+  REQUIRE(mkfifo(ref.c_str(), 0600) == 0);
+  CHECK(scanned() == repo / "snapshots" / "r1");
+  fs::remove(ref);
+  fs::create_symlink("/dev/zero", ref);
+  CHECK(scanned() == repo / "snapshots" / "r1");
+  fs::remove(ref);
+  // A path out of snapshots/ is no revision.
+  fs::create_directories(hub / "elsewhere");
+  std::ofstream(ref) << "../../elsewhere";
+  CHECK(scanned() == repo / "snapshots" / "r1");
+  std::ofstream(ref) << std::string(300, 'a');  // past any commit hash
+  CHECK(scanned() == repo / "snapshots" / "r1");
 }

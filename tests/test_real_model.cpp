@@ -5,6 +5,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "app/cli/args.h"
 #include "app/gui/gui_options.h"
 #include "app/gui/start_state.h"
 #include "checkpoint_folders.h"
@@ -346,4 +347,32 @@ TEST_CASE("the progress bar goes once across a run with an ablation: the knocked
   CHECK(ui::progress_fraction(p) == 1.0);
   p.phase = ui::RealModelProgress::Idle;
   CHECK(ui::progress_fraction(p) == 0.0);
+}
+
+TEST_CASE("the window writes its screenshot and state nowhere in the model folder it reads") {
+  const std::string folder = gpt2_folder("window-outputs", gpt2_tensors());
+  const auto refusal = [&](const std::vector<std::string>& args) {
+    try {
+      gui::parse_gui_args(args);
+    } catch (const cli::UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  const std::string config = folder + "/config.json";
+  CHECK(refusal({"--model", folder, "--screenshot", config}) ==
+        "--screenshot: " + shown_path(config) +
+            " is also the model file config.json this command reads: write to another file (nothing was written)");
+  // Through a link from elsewhere: the file it leads to is the folder's.
+  const std::filesystem::path link = fresh_dir("window-outputs-link") / "shot.png";
+  std::filesystem::create_symlink(config, link);
+  CHECK(refusal({"--model", folder, "--dump-state", link.string()}) ==
+        "--dump-state: " + shown_path(link.string()) +
+            " is also the model file config.json this command reads: write to another file (nothing was written)");
+  // A new file in the folder: the folder is the model's, nothing is written in it.
+  const std::string fresh = folder + "/shot.png";
+  CHECK(refusal({"--model", folder, "--screenshot", fresh}) ==
+        "--screenshot: " + shown_path(fresh) + " is in the model folder (" + shown_path(folder) +
+            ") the lab reads: write to another file (nothing was written)");
+  CHECK(refusal({"--model", folder, "--screenshot", link.parent_path().string() + "/other.png"}) == "accepted");
 }

@@ -1,7 +1,10 @@
 #include "app/cli/output_files.h"
 
+#include <filesystem>
+
 #include "app/cli/args.h"
 #include "app/cli/assets.h"
+#include "app/cli/checkpoint_input.h"
 #include "core/io/atomic_file.h"
 #include "core/validate.h"
 
@@ -26,6 +29,16 @@ void check_output_option(const std::string& command, const std::string& option, 
   } catch (const InputError& e) {
     throw UsageError(prefix + e.what());
   }
+}
+
+ModelFolderInputs model_folder_inputs(const std::string& path) {
+  ModelFolderInputs m;
+  if (!is_model_folder(path)) return m;
+  m.folders.push_back({"model folder", path});
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(path, ec))
+    m.files.push_back({"model file " + entry.path().filename().string(), entry.path().string()});
+  return m;
 }
 
 }  // namespace attn::cli

@@ -18,4 +18,11 @@ using NamedInput = std::pair<std::string, std::string>;
 void check_output_option(const std::string& command, const std::string& option, const std::string& path,
                          const std::vector<NamedInput>& inputs, const std::vector<NamedInput>& folders = {});
 
+// What a model folder adds to those: its files as inputs, wherever they lead (a hub snapshot's links point into its
+// blobs/), and the folder itself, nothing to be written in it. Nothing when `path` is not a model folder.
+struct ModelFolderInputs {
+  std::vector<NamedInput> files, folders;
+};
+ModelFolderInputs model_folder_inputs(const std::string& path);
+
 }  // namespace attn::cli

@@ -260,16 +260,6 @@ TraceFormat take_format(std::span<const std::string> words, std::vector<std::str
   return format;
 }
 
-// A model folder's files are inputs, wherever they lead: a hub snapshot's links point into its blobs/.
-std::vector<NamedInput> model_folder_files(const ScenarioCommandOptions& o) {
-  std::vector<NamedInput> files;
-  if (!is_model_folder(o.scenario)) return files;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(o.scenario, ec))
-    files.push_back({"model file " + entry.path().filename().string(), entry.path().string()});
-  return files;
-}
-
 }  // namespace
 
 int trace_command(std::span<const std::string> words, std::ostream& out, std::ostream& err, std::int64_t budget) {
@@ -286,10 +276,9 @@ int trace_command(std::span<const std::string> words, std::ostream& out, std::os
     return kExitOk;
   }
   if (write_to) {
-    std::vector<NamedInput> inputs = model_folder_files(o), folders;
-    inputs.push_back({"SCENARIO", o.scenario});
-    if (is_model_folder(o.scenario)) folders.push_back({"model folder", o.scenario});
-    check_output_option("trace", "--scenario", *write_to, inputs, folders);
+    ModelFolderInputs m = model_folder_inputs(o.scenario);
+    m.files.push_back({"SCENARIO", o.scenario});
+    check_output_option("trace", "--scenario", *write_to, m.files, m.folders);
   }
   std::optional<Trace> t = compute_from_file(o, budget, err, [&](const Scenario& s) {
     check_trace_budget(s, budget, predicted_print_bytes(s));

@@ -88,11 +88,14 @@ int decode_tokens(Args& args, const std::string& word) {
 // scenario and model when none is given, and everything in the assets folder (presets, lessons, their scenarios,
 // texts) and in its settings folder (settings, recovery entries).
 void check_gui_outputs(const GuiOptions& o, bool screenshot, bool dump_state) {
-  const std::vector<cli::NamedInput> inputs = {
-      o.scenario.empty() ? cli::NamedInput{"scenario", cli::default_scenario().string()}
-                         : cli::NamedInput{"SCENARIO", o.scenario},
-      o.model ? cli::NamedInput{"--model", *o.model} : cli::NamedInput{"model", cli::default_model().string()}};
-  const std::vector<cli::NamedInput> folders = {{"settings folder", config_dir().string()}};  // and the assets
+  // A model folder's every file is read (and a hub snapshot's links lead into its blobs): none is written over.
+  cli::ModelFolderInputs model = o.model ? cli::model_folder_inputs(*o.model) : cli::ModelFolderInputs{};
+  std::vector<cli::NamedInput> inputs = std::move(model.files), folders = std::move(model.folders);
+  inputs.push_back(o.scenario.empty() ? cli::NamedInput{"scenario", cli::default_scenario().string()}
+                                      : cli::NamedInput{"SCENARIO", o.scenario});
+  inputs.push_back(o.model ? cli::NamedInput{"--model", *o.model}
+                           : cli::NamedInput{"model", cli::default_model().string()});
+  folders.push_back({"settings folder", config_dir().string()});  // and the assets
   if (screenshot) cli::check_output_option("", "--screenshot", o.screenshot, inputs, folders);
   if (dump_state) cli::check_output_option("", "--dump-state", o.dump_state, inputs, folders);
   if (screenshot && dump_state && same_file(o.dump_state, o.screenshot))

@@ -20,13 +20,26 @@ bool is_mask_buffer(const std::string& name) {
   return name.ends_with(".attn.bias") || name.ends_with(".attn.masked_bias");
 }
 
+// The revision refs/main names: a commit hash, read only from a small regular file (a pipe there would stop the
+// scan, /dev/zero would fill memory) and only a name, never a path out of snapshots/.
+std::optional<std::string> main_revision(const fs::path& repo) {
+  const fs::path ref = repo / "refs" / "main";
+  std::error_code ec;
+  if (!fs::is_regular_file(ref, ec) || fs::file_size(ref, ec) > 256 || ec) return std::nullopt;
+  std::string revision;
+  if (std::ifstream in(ref); !in || !std::getline(in, revision)) return std::nullopt;
+  if (revision.empty() || revision == "." || revision == ".." ||
+      revision.find_first_of(std::string_view("/\\\0", 3)) != std::string::npos)
+    return std::nullopt;
+  return revision;
+}
+
 // The snapshot refs/main names, else the newest one.
 std::optional<fs::path> current_snapshot(const fs::path& repo) {
   std::error_code ec;
-  std::string revision;
-  if (std::ifstream ref(repo / "refs" / "main");
-      ref && std::getline(ref, revision) && !revision.empty() && fs::is_directory(repo / "snapshots" / revision, ec))
-    return repo / "snapshots" / revision;
+  if (const std::optional<std::string> revision = main_revision(repo);
+      revision && fs::is_directory(repo / "snapshots" / *revision, ec))
+    return repo / "snapshots" / *revision;
   std::optional<fs::path> newest;
   fs::file_time_type newest_time{};
   for (const fs::directory_entry& e : fs::directory_iterator(repo / "snapshots", ec))
