@@ -242,3 +242,18 @@ TEST_CASE("tokenize: a folder's tokenizer on the command line, as text and as JS
         "attention-lab: " + folder.string() +
             ": tokenizer.json: model.type: \"Unigram\" is not a model the lab runs; it runs BPE\n");
 }
+
+TEST_CASE("an id past the file's pieces and added tokens is refused before the table of pieces grows to it") {
+  // 7 pieces and 1 added token number ids 0-7: 2,147,483,647 asked for 64 GiB of empty pieces.
+  CHECK(parse_error(tokenizer_json(R"({"a":0,"b":1,"c":2,"ab":3,"abc":4,"bc":5,"z":2147483647})", "[]", "null", "null",
+                                   R"([{"id":6,"content":"<s>","special":true}])")) ==
+        "model.vocab.z: id 2,147,483,647 leaves ids unused: the file's 8 pieces and added tokens number them from 0 "
+        "to 7");
+  CHECK(parse_error(tokenizer_json(kAbc, "[]", "null", "null", R"([{"id":8,"content":"<s>","special":true}])")) ==
+        "added_tokens[0].id: id 8 leaves ids unused: the file's 8 pieces and added tokens number them from 0 to 7");
+  CHECK(parse_error(tokenizer_json(kAbc, "[]", "null", "null", R"([{"id":7,"content":"<s>","special":true}])")) ==
+        "parsed");
+  CHECK_THROWS_WITH(gpt2_tokenizer(R"({"a":0,"b":100000000})", ""),
+                    "vocab.json: b: id 100,000,000 leaves ids unused: the file's 2 pieces and added tokens number them "
+                    "from 0 to 1");
+}

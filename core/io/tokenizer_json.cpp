@@ -171,7 +171,14 @@ void read_post_processor(const ForeignFields& f, Tokenizer& t) {
   unknown_type(f, "post-processor", "TemplateProcessing, ByteLevel and Sequence");
 }
 
-void place_piece(Tokenizer& t, int id, const std::string& piece, const std::string& field) {
+// `ids`: how many the file's pieces and added tokens are. They number them from 0; an id past them would leave ids
+// unused and, as the table of pieces is as long as the largest id, take memory no vocabulary needs (2,147,483,647
+// asked for 64 GiB).
+void place_piece(Tokenizer& t, int id, const std::string& piece, const std::string& field, std::size_t ids) {
+  if (static_cast<std::size_t>(id) >= ids)
+    throw InputError(field, "id " + thousands(static_cast<std::uint64_t>(id)) + " leaves ids unused: the file's " +
+                                thousands(ids) + " pieces and added tokens number them from 0 to " +
+                                thousands(ids - 1));
   if (static_cast<std::size_t>(id) >= t.pieces.size()) t.pieces.resize(static_cast<std::size_t>(id) + 1);
   std::string& at = t.pieces[static_cast<std::size_t>(id)];
   if (!at.empty() && at != piece)
@@ -180,11 +187,12 @@ void place_piece(Tokenizer& t, int id, const std::string& piece, const std::stri
   at = piece;
 }
 
-void read_vocab(const json& vocab, const std::string& field, Tokenizer& t) {
+void read_vocab(const json& vocab, const std::string& field, Tokenizer& t, std::size_t ids) {
   if (!vocab.is_object()) throw InputError(field, "expected an object {piece: id} but found " + describe_found(vocab));
   for (const auto& [piece, id] : vocab.items()) {
-    const int i = token_id(id, field + "." + escaped_text(piece));
-    place_piece(t, i, piece, field + "." + escaped_text(piece));
+    const std::string at = (field.empty() ? "" : field + ".") + escaped_text(piece);  // vocab.json's field is its own
+    const int i = token_id(id, at);
+    place_piece(t, i, piece, at, ids);
     t.vocab.emplace(piece, i);
   }
 }
@@ -214,14 +222,14 @@ void read_merge(const json& m, int rank, const std::string& field, Tokenizer& t)
   t.merges.try_emplace(key, rank, id(a + b));  // a pair listed twice keeps its first rank
 }
 
-void read_bpe_model(const ForeignFields& f, Tokenizer& t) {
+void read_bpe_model(const ForeignFields& f, Tokenizer& t, std::size_t ids) {
   if (const std::string type = f.text("type", "BPE"); type != "BPE")
     throw InputError(f.field("type"), "\"" + escaped_text(type) + "\" is not a model the lab runs; it runs BPE");
   if (!f.text("continuing_subword_prefix", "").empty() || !f.text("end_of_word_suffix", "").empty())
     throw InputError(f.field("continuing_subword_prefix"), "subword prefixes and suffixes are not read by the lab");
   if (const json* d = f.find("dropout"); d && !(d->is_number() && d->get<double>() == 0))
     throw InputError(f.field("dropout"), "must be null or 0: dropout makes tokenizing random");
-  read_vocab(f.j.contains("vocab") ? f.j.at("vocab") : json(), f.field("vocab"), t);
+  read_vocab(f.j.contains("vocab") ? f.j.at("vocab") : json(), f.field("vocab"), t, ids);
   const json* merges = f.find("merges");
   if (merges && !merges->is_array())
     throw InputError(f.field("merges"), "expected an array but found " + describe_found(*merges));
@@ -238,7 +246,7 @@ void read_bpe_model(const ForeignFields& f, Tokenizer& t) {
   }
 }
 
-void read_added_tokens(const json& added, Tokenizer& t) {
+void read_added_tokens(const json& added, Tokenizer& t, std::size_t ids) {
   if (!added.is_array()) throw InputError("added_tokens", "expected an array but found " + describe_found(added));
   for (std::size_t i = 0; i < added.size(); ++i) {
     const std::string at = "added_tokens[" + std::to_string(i) + "]";
@@ -252,7 +260,7 @@ void read_added_tokens(const json& added, Tokenizer& t) {
     if (token.content.empty()) throw InputError(a.field("content"), "an added token must have content");
     if (a.boolean("single_word", false))
       throw InputError(a.field("single_word"), "true is not read by the lab (a token matched only as a whole word)");
-    place_piece(t, token.id, token.content, a.field("id"));
+    place_piece(t, token.id, token.content, a.field("id"), ids);
     t.added.push_back(std::move(token));
   }
 }
@@ -264,8 +272,13 @@ Tokenizer parse_tokenizer_json(std::string_view text) {
   if (!j.is_object()) throw InputError("", "expected a JSON object but found " + describe_found(j));
   const ForeignFields root{j, ""};
   Tokenizer t;
-  read_bpe_model(root.object("model"), t);
-  if (const json* added = root.find("added_tokens")) read_added_tokens(*added, t);
+  const json* added = root.find("added_tokens");
+  const ForeignFields model = root.object("model");
+  const json* vocab = model.find("vocab");
+  const std::size_t ids =
+      (vocab && vocab->is_object() ? vocab->size() : 0) + (added && added->is_array() ? added->size() : 0);
+  read_bpe_model(model, t, ids);
+  if (added) read_added_tokens(*added, t, ids);
   if (root.find("normalizer")) read_normalizer(root.object("normalizer"), t);
   if (root.find("pre_tokenizer")) read_pre_tokenizer(root.object("pre_tokenizer"), t);
   if (root.find("post_processor")) read_post_processor(root.object("post_processor"), t);
@@ -280,7 +293,8 @@ Tokenizer parse_tokenizer_json(std::string_view text) {
 Tokenizer gpt2_tokenizer(std::string_view vocab_json, std::string_view merges_txt) {
   Tokenizer t;
   try {
-    read_vocab(parse_json_document(vocab_json), "", t);
+    const json vocab = parse_json_document(vocab_json);
+    read_vocab(vocab, "", t, vocab.is_object() ? vocab.size() : 0);
   } catch (const InputError& e) {
     throw in_file("vocab.json", e);
   }
