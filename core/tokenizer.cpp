@@ -80,11 +80,30 @@ Spans inverted(const Spans& matches, std::size_t size) {
   return gaps;
 }
 
-std::string replaced(std::string s, std::string_view from, std::string_view to) {
+// What the normalizers may make of a text: four times the longest text the lab reads (1 MiB). A Replace of "a" by a
+// hundred thousand of them made ten million bytes of a hundred, and the tokenizing after them gigabytes.
+constexpr std::size_t kMaxNormalizedBytes = std::size_t(1) << 22;
+
+void check_normalized_size(std::size_t bytes) {
+  if (bytes > kMaxNormalizedBytes)
+    throw InputError("text", "the tokenizer's normalizer makes it " + thousands(bytes) + " bytes, more than the " +
+                                 thousands(kMaxNormalizedBytes) + " the lab tokenizes");
+}
+
+// s with every `from` replaced by `to`, left to right, sized before it is built.
+std::string replaced(const std::string& s, std::string_view from, std::string_view to) {
   if (from.empty()) return s;
-  for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
-    s.replace(at, from.size(), to);
-  return s;
+  std::size_t count = 0;
+  for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + from.size())) ++count;
+  check_normalized_size(s.size() - count * from.size() + count * to.size());
+  std::string out;
+  out.reserve(s.size() - count * from.size() + count * to.size());
+  std::size_t done = 0;
+  for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, done)) {
+    out.append(s, done, at - done).append(to);
+    done = at + from.size();
+  }
+  return out.append(s, done, std::string::npos);
 }
 
 std::string normalize(const Tokenizer& t, std::string s) {
@@ -96,8 +115,9 @@ std::string normalize(const Tokenizer& t, std::string s) {
       case Normalizer::Kind::Prepend:
         if (!s.empty()) s = n.text + s;
         break;
-      case Normalizer::Kind::Replace: s = replaced(std::move(s), n.text, n.replacement); break;
+      case Normalizer::Kind::Replace: s = replaced(s, n.text, n.replacement); break;
     }
+  check_normalized_size(s.size());  // the Unicode forms and Prepend grow a text by a bounded factor
   return s;
 }
 

@@ -257,3 +257,14 @@ TEST_CASE("an id past the file's pieces and added tokens is refused before the t
                     "vocab.json: b: id 100,000,000 leaves ids unused: the file's 2 pieces and added tokens number them "
                     "from 0 to 1");
 }
+
+TEST_CASE("a normalizer that grows the text past 4 MiB is refused before the text is built") {
+  const std::string thousand(1000, 'a');
+  const Tokenizer grow = parse_tokenizer_json(tokenizer_json(
+      R"({"a":0,"b":1})", "[]", "null", R"({"type":"Replace","pattern":{"String":"b"},"content":")" + thousand + "\"}"));
+  CHECK(ids(grow, "ab") == std::vector<int>(1001, 0));
+  // 4,195 b's make 4,195,000 bytes, past 4,194,304.
+  CHECK_THROWS_WITH(encode(grow, std::string(4195, 'b')),
+                    "text: the tokenizer's normalizer makes it 4,195,000 bytes, more than the 4,194,304 the lab "
+                    "tokenizes");
+}
