@@ -161,21 +161,22 @@ TEST_CASE("the loss bars' caption: the mean on the repeat and elsewhere, knocked
   // ids 7 8 9 7 8 9: positions 3 and 4 predict what followed their earlier copies (8 after 7, 9 after 8).
   r.text.ids = {7, 8, 9, 7, 8, 9};
   r.losses = {5.0, 6.0, 4.0, 1.0, 2.0};
-  CHECK(
-      ui::loss_caption(r) ==
-      "Loss of each next token in nats (under its bar): on the repeat 1.500, elsewhere 5.000; dashed: a uniform guess, "
-      "ln 256 = 5.545");
+  CHECK(ui::loss_caption(r) ==
+        "Loss in nats of predicting the token under each bar: on the repeat 1.500, elsewhere 5.000; dashed: a uniform "
+        "guess, "
+        "ln 256 = 5.545");
   r.baseline = t;
   r.baseline_losses = {5.0, 6.0, 4.5, 0.5, 0.25};
-  CHECK(ui::loss_caption(r) ==
-        "Loss of each next token in nats (under its bar) knocked out (filled) against as trained (outlined): on the "
-        "repeat 1.500 against 0.375 (+1.125), elsewhere 5.000 against 5.167 (-0.167); dashed: a uniform guess, ln 256 "
-        "= 5.545");
+  CHECK(
+      ui::loss_caption(r) ==
+      "Loss in nats of predicting the token under each bar knocked out (filled) against as trained (outlined): on the "
+      "repeat 1.500 against 0.375 (+1.125), elsewhere 5.000 against 5.167 (-0.167); dashed: a uniform guess, ln 256 "
+      "= 5.545");
   // No repeat: the mean over every position.
   r.text.ids = {1, 2, 3, 4, 5, 6};
   r.baseline = nullptr;
   CHECK(ui::loss_caption(r) ==
-        "Loss of each next token in nats (under its bar): the mean 3.600; dashed: a uniform guess, ln 256 = 5.545");
+        "Loss in nats of predicting the token under each bar: the mean 3.600; dashed: a uniform guess, ln 256 = 5.545");
 }
 
 TEST_CASE("turning to a Real model page asks nothing: it opens no scenario and no model") {

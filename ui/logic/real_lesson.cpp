@@ -64,9 +64,9 @@ std::string loss_caption(const RealModelRun& r) {
   const std::string which = r.baseline ? " knocked out (filled) against as trained (outlined)" : "";
   const std::vector<int> at = repeat_positions(r.text.ids);
   const std::string all = "the mean " + means_text(r, {}, true);
-  if (at.empty()) return "Loss of each next token in nats (under its bar)" + which + ": " + all + uniform;
+  if (at.empty()) return "Loss in nats of predicting the token under each bar" + which + ": " + all + uniform;
   const std::string rest = means_text(r, at, true);
-  return "Loss of each next token in nats (under its bar)" + which + ": on the repeat " + means_text(r, at, false) +
+  return "Loss in nats of predicting the token under each bar" + which + ": on the repeat " + means_text(r, at, false) +
          (rest.empty() ? "" : ", elsewhere " + rest) + uniform;
 }
 

@@ -162,17 +162,19 @@ std::pair<HeadRole, double> best_role(const TextHeadScores& s) {
 // Whether the tiles at `cell` carry their roles as letters: then the grid says what the letters are.
 bool tiles_lettered(float cell) { return TextWidth("first") + 4 > cell; }
 
-// The role a tile's head plays, in its corner over a dark band: "ind 0.62", the role alone, or its letter (I) where
-// the tile is small (the legend over the grid spells the letters out); nothing only where not even that fits.
+// The role a tile's head plays, in its top right corner over a dark band: "ind 0.62", the role alone, or its letter (I)
+// where the tile is small (the legend over the grid spells the letters out); nothing only where not even that fits.
 void tile_label(HeadRole role, double score, ImVec2 at, float cell) {
   std::string text = role_abbreviation(role) + " " + probability_text(score);
   if (TextWidth(text) + 4 > cell) text = role_abbreviation(role);
   if (tiles_lettered(cell)) text = role_letter(role);  // every tile alike: "ind" beside "F" read as two codes
   if (TextWidth(text) + 4 > cell) return;
+  // In the top right corner, which a causal head never attends to: the first column and the stripes below the
+  // diagonal, what the lesson points at, stay in sight.
   ImDrawList* draw = ImGui::GetWindowDrawList();
-  const float h = ImGui::GetTextLineHeight(), w = text.size() == 1 ? TextWidth(text) + 4 : cell;
-  draw->AddRectFilled({at.x, at.y + cell - h - 2}, {at.x + w, at.y + cell}, IM_COL32(0, 0, 0, 190));
-  draw->AddText({at.x + 2, at.y + cell - h - 1}, IM_COL32(255, 255, 255, 255), text.c_str());
+  const float h = ImGui::GetTextLineHeight(), w = TextWidth(text) + 4, x = at.x + cell - w;
+  draw->AddRectFilled({x, at.y}, {at.x + cell, at.y + h + 2}, IM_COL32(0, 0, 0, 190));
+  draw->AddText({x + 2, at.y + 1}, IM_COL32(255, 255, 255, 255), text.c_str());
 }
 
 // A knocked-out head: its tile dimmed under a red cross, which no attention pattern draws.
@@ -231,8 +233,8 @@ void head_tile(AppState& state, const RealModelRun& r, int l, int h, float cell)
   const HeatmapResult hr = Heatmap("w", overview, o);
   const bool off = state.real_model.state().ablation.ablates({l, h});
   const auto [role, score] = best_role(layer.head_scores[static_cast<std::size_t>(h)]);
-  if (off) cross_out(at, cell);
-  if (role != HeadRole::None) tile_label(role, score, at, cell);  // over the cross: what the knocked-out head did
+  if (role != HeadRole::None) tile_label(role, score, at, cell);
+  if (off) cross_out(at, cell);  // over everything: the head is out
   if (hr.hovered_row >= 0) {
     ImGui::SetTooltip("%s", tile_tooltip(r, {l, h}, overview, hr, off).c_str());
     if (ImGui::IsMouseClicked(ImGuiMouseButton_Right))
