@@ -261,6 +261,14 @@ TEST_CASE("the window on --model FOLDER: the Real model view on --model-text, --
         "attention-lab: --model-text, --ablate and --ablate-mode are for --model FOLDER (a Hugging Face model)\n");
   CHECK(start({"--model", folder, "--model-text", "ab", "--ablate", "0.1", "--ablate-mode", "half"}).second ==
         "attention-lab: --ablate-mode: must be zero | mean (found \"half\")\n");
+  // Options that would do nothing on a folder.
+  CHECK_THROWS_WITH(gui::parse_gui_args(std::vector<std::string>{"--model", folder, "--ablate-mode", "mean"}),
+                    "--ablate-mode: only with --ablate LIST (the heads knocked out)");
+  CHECK(start({"--model", folder, "--model-tokens", "a b"}).second ==
+        "attention-lab: --model-tokens: for a model file; a model folder reads --model-text \"...\"\n");
+  CHECK(
+      start({"--model", folder, "--step", "softmax"}).second ==
+      "attention-lab: --step: with --model FOLDER, only beside --layer L (that layer of the model in the pipeline)\n");
 }
 
 TEST_CASE("the memory views take the opened folder's model: its shape from config.json, first among the presets") {

@@ -205,6 +205,7 @@ GuiOptions parse_gui_args(std::span<const std::string> words) {
   if (page && !o.lesson) throw UsageError("--page: only with --lesson NAME (it opens a page of that lesson)");
   if (o.sweep_skips_training && !o.layout_sweep)
     throw UsageError("--skip-training-pages: only with --check-layout-sweep (it leaves pages out of the sweep)");
+  if (o.ablate_mode && !o.ablate) throw UsageError("--ablate-mode: only with --ablate LIST (the heads knocked out)");
   if (o.train_gradient && !o.train_steps)
     throw UsageError("--train-gradient: only with --train-steps N (the gradient of the run trained that far)");
   check_view_options(o);

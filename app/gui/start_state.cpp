@@ -282,6 +282,16 @@ bool start_model_view(const GuiOptions& given, ui::AppState& state, std::ostream
   std::error_code ec;
   GuiOptions o = given;
   if (o.model && std::filesystem::is_directory(*o.model, ec)) {
+    // What would do nothing on a folder is said, not dropped.
+    if (o.model_tokens) {
+      err << "attention-lab: --model-tokens: for a model file; a model folder reads --model-text \"...\"\n";
+      return false;
+    }
+    if ((o.step || o.cell) && !o.layer && !o.view) {
+      err << "attention-lab: " << (o.step ? "--step" : "--cell")
+          << ": with --model FOLDER, only beside --layer L (that layer of the model in the pipeline)\n";
+      return false;
+    }
     if (!start_real_model(o, state, err)) return false;
     o.model.reset();  // the Model view keeps the shipped model
     o.layer.reset();  // a layer of the folder's model, opened above
