@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "app/cli/args.h"
@@ -383,4 +385,73 @@ TEST_CASE("the window writes its screenshot and state nowhere in the model folde
         "--screenshot: " + shown_path(fresh) + " is in the model folder (" + shown_path(folder) +
             ") the lab reads: write to another file (nothing was written)");
   CHECK(refusal({"--model", folder, "--screenshot", link.parent_path().string() + "/other.png"}) == "accepted");
+}
+
+TEST_CASE("the Real model view saved to a file and opened again: its folder, text and heads knocked out") {
+  const std::string folder = gpt2_folder("window-save", gpt2_tensors());
+  std::ostringstream err;
+  std::unique_ptr<ui::AppState> state =
+      gui::start_state(gui::parse_gui_args(std::vector<std::string>{"--model", folder, "--model-text", "abc",
+                                                                    "--ablate", "0.1", "--ablate-mode", "mean"}),
+                       err);
+  REQUIRE(state);
+  const std::filesystem::path file = fresh_dir("window-save-file") / "lesson demo.json";
+  ui::save_real_model(*state, file);
+  CHECK(state->message == "Saved " + shown_path(file.string()));
+  CHECK(state->real_view.file == file);
+  std::ifstream in(file);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(text ==
+        "{\n  \"real_model\": {\n    \"folder\": \"" + folder +
+            "\",\n    \"text\": \"abc\",\n    \"ablation\": [\n      [\n        0,\n        1\n      ]\n    ],\n"
+            "    \"ablation_mode\": \"mean\"\n  }\n}\n");
+  // Another window opens it: the same state, on the Real model view, the file remembered.
+  std::unique_ptr<ui::AppState> other = gui::start_state(gui::parse_gui_args(std::vector<std::string>{}), err);
+  REQUIRE(other);
+  ui::open_document(*other, file);
+  other->wait();
+  REQUIRE(other->real_model.loaded());
+  CHECK(other->view == ui::View::Real);
+  CHECK(other->real_model.state().text == "abc");
+  CHECK(ablation_list(other->real_model.state().ablation) == "0.1");
+  CHECK(other->real_model.state().ablation.mode == AblationMode::Mean);
+  CHECK(other->real_view.file == file);
+  CHECK(other->recent_files.front() == file.string());
+  // Saving again writes its own file; another file that exists is never written over.
+  ui::save_real_model(*other, file);
+  CHECK(other->message == "Saved " + shown_path(file.string()));
+  const std::filesystem::path taken = file.parent_path() / "taken.json";
+  std::ofstream(taken) << "mine";
+  ui::save_real_model(*other, taken);
+  CHECK(other->message ==
+        "Not saved: " + shown_path(taken.string()) + " already exists; choose another name with Save As");
+  std::ifstream mine(taken);
+  std::string kept;
+  std::getline(mine, kept);
+  CHECK(kept == "mine");
+  // A broken one is said, field and all, and nothing else changes.
+  const std::filesystem::path broken = file.parent_path() / "broken.json";
+  std::ofstream(broken) << R"({"real_model": {"folder": "x", "ablation": [[1]]}})";
+  ui::open_document(*other, broken);
+  CHECK(other->message == "Could not open " + shown_path(broken.string()) +
+                              ": real_model.ablation[0]: expected [layer, head] (the current scenario is kept)");
+  CHECK(other->real_view.file == file);
+  // As the window's SCENARIO: the Real model view on it, the shipped scenario beside.
+  std::ostringstream start_err;
+  std::unique_ptr<ui::AppState> started =
+      gui::start_state(gui::parse_gui_args(std::vector<std::string>{file.string()}), start_err);
+  REQUIRE(started);
+  CHECK(start_err.str().empty());
+  CHECK(started->view == ui::View::Real);
+  CHECK(ablation_list(started->real_model.shown().state->ablation) == "0.1");
+  CHECK(gui::start_state(gui::parse_gui_args(std::vector<std::string>{file.string(), "--model", folder}), start_err) ==
+        nullptr);
+  CHECK(start_err.str() ==
+        "attention-lab: " + shown_path(file.string()) + " and --model both name a model: give one\n");
+  // The commands that read a scenario say what it is.
+  const Run traced = run({"trace", file.string()});
+  CHECK(traced.code == 2);
+  CHECK(traced.err == "attention-lab: " + shown_path(file.string()) +
+                          ": a Real model view the window saved: open it with attention-lab FILE, or give the model "
+                          "folder it names\n");
 }

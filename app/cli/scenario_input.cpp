@@ -62,7 +62,12 @@ Scenario load_command_scenario(const ScenarioCommandOptions& o, std::int64_t bud
   if (o.text && !std::filesystem::exists(o.scenario))
     throw InputError("", "no such folder (a Hugging Face model's folder)");
   if (o.text) throw InputError("--text", "for a model folder; a model file reads --tokens \"...\"");
-  if (document_file_kind(o.scenario, budget) == DocumentKind::Scenario) {
+  const DocumentKind kind = document_file_kind(o.scenario, budget);
+  if (kind == DocumentKind::RealModel)
+    throw InputError("",
+                     "a Real model view the window saved: open it with attention-lab FILE, or give the model "
+                     "folder it names");
+  if (kind == DocumentKind::Scenario) {
     if (o.layer || o.tokens)
       throw InputError(o.layer ? "--layer" : "--tokens", "only for a model file (one with \"layers\")");
     return load_scenario_file(o.scenario, budget);

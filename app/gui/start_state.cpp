@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -21,6 +22,7 @@
 #include "core/memory_budget.h"
 #include "core/text_format.h"
 #include "core/validate.h"
+#include "ui/logic/document_files.h"
 #include "ui/logic/lesson_nav.h"
 #include "ui/logic/preset_check.h"
 #include "ui/logic/step_matrices.h"
@@ -276,6 +278,26 @@ bool start_real_model(const GuiOptions& o, ui::AppState& state, std::ostream& er
   return true;
 }
 
+// A file File > Save wrote on the Real model view, as SCENARIO: that view, computed before the window opens.
+bool start_real_file(const std::filesystem::path& file, ui::AppState& state, std::ostream& err) {
+  try {
+    ui::open_real_model_file(state, file);
+  } catch (const InputError& e) {
+    err << "attention-lab: " << shown_path(file) << ": " << e.what() << '\n';
+    return false;
+  }
+  return settle_real_model(state, err);
+}
+
+// Whether SCENARIO is such a file (one that cannot be read is left for the scenario's reading to say why).
+bool is_real_model_file(const std::filesystem::path& path, std::int64_t budget) {
+  try {
+    return document_file_kind(path, budget) == DocumentKind::RealModel;
+  } catch (const InputError&) {
+    return false;
+  }
+}
+
 // The Model view's model: --model, or the shipped tiny one (a broken shipped file is said in the status line);
 // --layer opens one of its layers in the pipeline.
 bool start_model_view(const GuiOptions& given, ui::AppState& state, std::ostream& err) {
@@ -358,7 +380,16 @@ std::unique_ptr<ui::AppState> start_state(const GuiOptions& o, std::ostream& err
     err << "attention-lab: " << e.what() << '\n';
     return nullptr;
   }
-  const std::filesystem::path path = o.scenario.empty() ? cli::default_scenario() : std::filesystem::path(o.scenario);
+  std::filesystem::path path = o.scenario.empty() ? cli::default_scenario() : std::filesystem::path(o.scenario);
+  // A Real model view saved (File > Save) opens on that view, beside the shipped scenario.
+  std::optional<std::filesystem::path> real_file;
+  if (is_real_model_file(path, o.memory_budget.value_or(cli::machine_memory_budget()))) {
+    if (o.model) {
+      err << "attention-lab: " << shown_path(path) << " and --model both name a model: give one\n";
+      return nullptr;
+    }
+    real_file = std::exchange(path, cli::default_scenario());
+  }
   std::optional<Scenario> scenario = load_document(o, path, err);
   if (!scenario) return nullptr;
   auto state = std::make_unique<ui::AppState>(std::move(*scenario), path);
@@ -366,9 +397,10 @@ std::unique_ptr<ui::AppState> start_state(const GuiOptions& o, std::ostream& err
   state->set_window_size(o.width, o.height);
   const std::vector<LeftOutLesson> left_out = load_assets(*state);
   // The order matters: a lesson page sets the view, step and head, which the options after it refine.
-  const bool ok = start_model_view(o, *state, err) && start_view(o, *state, err) &&
-                  start_lesson(o, *state, left_out, err) && start_model_and_token(o, *state, err) &&
-                  start_cell_and_head(o, *state, err) && start_training(o, *state, err);
+  const bool ok = start_model_view(o, *state, err) && (!real_file || start_real_file(*real_file, *state, err)) &&
+                  start_view(o, *state, err) && start_lesson(o, *state, left_out, err) &&
+                  start_model_and_token(o, *state, err) && start_cell_and_head(o, *state, err) &&
+                  start_training(o, *state, err);
   return ok ? std::move(state) : nullptr;
 }
 

@@ -18,6 +18,7 @@
 #include "core/io/json_fields.h"
 #include "core/io/model_json.h"
 #include "core/io/model_write.h"
+#include "core/io/real_session.h"
 #include "core/io/scenario_json.h"
 #include "core/io/scenario_write.h"
 #include "core/memory_budget.h"
@@ -178,30 +179,6 @@ void save_settings(const Settings& s, const std::filesystem::path& file) {
 
 namespace {
 
-// A path in the recovery file: its bytes as a JSON string when they are UTF-8, else as an array of byte values
-// (0-255), so any path comes back byte for byte.
-nlohmann::ordered_json path_json(const std::filesystem::path& p) {
-  const std::string& bytes = p.native();
-  if (is_utf8(bytes)) return bytes;
-  nlohmann::ordered_json values = nlohmann::ordered_json::array();
-  for (const char c : bytes) values.push_back(static_cast<unsigned char>(c));
-  return values;
-}
-
-std::filesystem::path json_path(const JsonFields& f, const char* key) {
-  if (!f.has(key)) return {};
-  const json& v = f.at(key);
-  if (v.is_string()) return v.get<std::string>();
-  if (!v.is_array()) throw InputError(f.child(key), "expected a path (a string or a list of byte values)");
-  std::string bytes;
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    if (!v[i].is_number_unsigned() || v[i].get<std::uint64_t>() > 255)
-      throw InputError(f.child(key) + "[" + std::to_string(i) + "]", "expected a byte value 0-255");
-    bytes.push_back(static_cast<char>(v[i].get<std::uint64_t>()));
-  }
-  return bytes;
-}
-
 // The original's fingerprint: {"size", "modified_ns"}.
 nlohmann::ordered_json stamp_json(const ui::FileStamp& s) { return {{"size", s.size}, {"modified_ns", s.modified_ns}}; }
 
@@ -216,15 +193,9 @@ std::optional<ui::FileStamp> json_stamp(const JsonFields& f, const char* key) {
   return ui::FileStamp{size.get<std::uintmax_t>(), modified.get<std::int64_t>()};
 }
 
-// {"folder", "text", "ids" (drawn at random, run as they are), "ablation": [[layer, head], ...], "ablation_mode"}.
+// The Real model view's folder and state, as File > Save writes them (core/io/real_session.h).
 nlohmann::ordered_json real_model_json(const ui::RealModelRecovery& r) {
-  nlohmann::ordered_json j = {{"folder", path_json(r.folder)}, {"text", r.state.text}};
-  if (r.state.ids) j["ids"] = *r.state.ids;
-  nlohmann::ordered_json heads = nlohmann::ordered_json::array();
-  for (const HeadRef& h : r.state.ablation.heads) heads.push_back({h.layer, h.head});
-  j["ablation"] = std::move(heads);
-  j["ablation_mode"] = std::string(to_string(r.state.ablation.mode));
-  return j;
+  return real_session_json({r.folder, r.state.text, r.state.ids, r.state.ablation});
 }
 
 }  // namespace
@@ -269,43 +240,10 @@ ui::ModelInput recovered_model(const JsonFields& f, ui::RecoveryOffer& r) {
   return in;
 }
 
-// A list of whole numbers from 0 to below `bound` at `where` (token ids; a head's layer and index), each an `item`.
-std::vector<int> json_counts(const json& v, const std::string& where, int bound, const char* item) {
-  if (!v.is_array()) throw InputError(where, "expected a list");
-  std::vector<int> out;
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    if (!v[i].is_number_unsigned() || v[i].get<std::uint64_t>() >= static_cast<std::uint64_t>(bound))
-      throw InputError(
-          where + "[" + std::to_string(i) + "]",
-          std::string("expected ") + item + " (a whole number from 0 to " + thousands(std::uint64_t(bound) - 1) + ")");
-    out.push_back(v[i].get<int>());
-  }
-  return out;
-}
-
 // The Real model view's state; the heads are checked against the model when the folder opens.
 ui::RealModelRecovery recovered_real_model(const JsonFields& f) {
-  ui::RealModelRecovery r;
-  r.folder = json_path(f, "folder");
-  if (r.folder.empty()) throw InputError(f.child("folder"), "expected the model's folder");
-  r.state.text = f.string("text", "");
-  if (f.has("ids")) r.state.ids = json_counts(f.at("ids"), f.child("ids"), INT32_MAX, "a token id");
-  if (f.has("ablation")) {
-    const json& heads = f.at("ablation");
-    if (!heads.is_array()) throw InputError(f.child("ablation"), "expected a list of [layer, head]");
-    for (std::size_t i = 0; i < heads.size(); ++i) {
-      const std::vector<int> h =
-          json_counts(heads[i], f.child("ablation") + "[" + std::to_string(i) + "]", 1 << 16, "a layer or head number");
-      if (h.size() != 2)
-        throw InputError(f.child("ablation") + "[" + std::to_string(i) + "]", "expected [layer, head]");
-      r.state.ablation.heads.push_back({h[0], h[1]});
-    }
-  }
-  r.state.ablation.mode = f.choice("ablation_mode", AblationMode::Zero, parse_ablation_mode, ablation_mode_names());
-  std::sort(r.state.ablation.heads.begin(), r.state.ablation.heads.end());
-  r.state.ablation.heads.erase(std::unique(r.state.ablation.heads.begin(), r.state.ablation.heads.end()),
-                               r.state.ablation.heads.end());
-  return r;
+  RealSession s = real_session_from_json(f);
+  return {std::move(s.folder), {std::move(s.text), std::move(s.ablation), std::move(s.ids)}};
 }
 
 ui::RecoveryOffer recovery_from_json(const json& j, const JsonSource& source) {
@@ -323,8 +261,8 @@ ui::RecoveryOffer recovery_from_json(const json& j, const JsonSource& source) {
     r.model = recovered_model(
         JsonFields(f.at("model"), "model", {"original", "original_stamp", "tokens", "model"}, "recovery", &source), r);
   if (f.has("real_model"))
-    r.real_model = recovered_real_model(JsonFields(
-        f.at("real_model"), "real_model", {"folder", "text", "ids", "ablation", "ablation_mode"}, "recovery", &source));
+    r.real_model =
+        recovered_real_model(JsonFields(f.at("real_model"), "real_model", kRealSessionKeys, "recovery", &source));
   return r;
 }
 

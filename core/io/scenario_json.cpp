@@ -98,6 +98,8 @@ DocumentKind document_file_kind(const std::filesystem::path& path, std::int64_t 
                                      : "the file holds only whitespace (expected a JSON object)");
     case RootKeyFound::Absent: break;
   }
+  if (std::ifstream again(path, std::ios::binary); find_root_key(again, "real_model") == RootKeyFound::Present)
+    return DocumentKind::RealModel;
   if (size > kMaxScenarioFileBytes)
     throw InputError("", "file is larger than " + std::to_string(kMaxScenarioFileBytes >> 20) +
                              " MiB, the limit for a scenario file (found " + bytes_text(size) + ")");

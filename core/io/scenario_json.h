@@ -31,7 +31,7 @@ Scenario load_scenario_file(const std::filesystem::path& path, std::int64_t budg
 // A scenario or a model file (one whose root has "layers"), told by a streaming pass that keeps nothing; its size is
 // checked against its kind's limit, and what reading it holds against `budget`, before it is read. Throws
 // InputError (a file of only whitespace says so).
-enum class DocumentKind { Scenario, Model };
+enum class DocumentKind { Scenario, Model, RealModel };  // RealModel: {"real_model": ...} (core/io/real_session.h)
 DocumentKind document_file_kind(const std::filesystem::path& path, std::int64_t budget);
 
 }  // namespace attn

@@ -8,6 +8,7 @@
 #include "core/io/json_fields.h"
 #include "core/io/model_json.h"
 #include "core/io/model_write.h"
+#include "core/io/real_session.h"
 #include "core/io/scenario_json.h"
 #include "core/io/scenario_write.h"
 #include "core/io/trace_json.h"
@@ -37,6 +38,7 @@ void open_model_folder(AppState& state, const std::filesystem::path& folder) {
   state.real_model.open(folder, text);
   state.real_view.text = text;
   state.real_view.folder_text = folder.string();
+  state.real_view.file.clear();  // a folder of its own, saved nowhere yet
   remember_recent_folder(state.recent_files, folder);
   state.view = View::Real;
 }
@@ -276,11 +278,46 @@ void save_model_document(AppState& state, const std::filesystem::path& path, Sav
   }
 }
 
+void open_real_model_file(AppState& state, const std::filesystem::path& path) {
+  RealSession s = read_real_session_file(path, state.memory_budget);
+  state.real_view.text = s.text;
+  state.real_view.mode = s.ablation.mode;
+  state.real_view.folder_text = s.folder.string();
+  state.real_model.open(s.folder, RealModelState{std::move(s.text), std::move(s.ablation), std::move(s.ids)});
+  state.real_view.file = path;
+  remember_recent(state.recent_files, path);
+  state.view = View::Real;
+}
+
+void save_real_model(AppState& state, const std::filesystem::path& path) {
+  if (!state.real_model.loaded()) return;
+  if (refused_in_lab_folder(state, path)) return;
+  // Only its own file is written over: another that exists is the user's (there is no undo for a file replaced).
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec) &&
+      (state.real_view.file.empty() || canonical_path(path) != canonical_path(state.real_view.file))) {
+    state.message = "Not saved: " + shown_path(path) + " already exists; choose another name with Save As";
+    return;
+  }
+  const RealModelState& now = state.real_model.state();
+  try {
+    write_file_atomically(path, real_session_file_text({state.real_model.folder(), now.text, now.ids, now.ablation}));
+    state.real_view.file = path;
+    remember_recent(state.recent_files, path);
+    state.message = "Saved " + shown_path(path);
+  } catch (const InputError& e) {
+    state.message = std::string("Not saved: ") + e.what();
+  }
+}
+
 void open_document(AppState& state, const std::filesystem::path& path) {
   if (std::error_code ec; std::filesystem::is_directory(path, ec)) return open_model_folder(state, path);
   try {
-    // A JSON file with "layers" is a model; anything else is read as a scenario (and its errors said as one).
-    if (document_file_kind(path, state.memory_budget) == DocumentKind::Model) return open_model_document(state, path);
+    // A JSON file with "layers" is a model, one with "real_model" the Real model view's; anything else is read as a
+    // scenario (and its errors said as one).
+    const DocumentKind kind = document_file_kind(path, state.memory_budget);
+    if (kind == DocumentKind::Model) return open_model_document(state, path);
+    if (kind == DocumentKind::RealModel) return open_real_model_file(state, path);
     if (state.open(load_scenario_file(path, state.memory_budget), path)) remember_recent(state.recent_files, path);
   } catch (const InputError& e) {
     state.message = "Could not open " + shown_path(path) + ": " + e.what() + " (the current scenario is kept)";

@@ -50,6 +50,10 @@ enum class SaveOver { Ask, Overwrite };
 void save_model_document(AppState& state, const std::filesystem::path& path, SaveOver over = SaveOver::Ask);
 // The same for the document.
 void save_document(AppState& state, const std::filesystem::path& path, SaveOver over = SaveOver::Ask);
+// The Real model view as a file ({"real_model": ...}: its folder, text and heads knocked out), and back: File > Open
+// takes it as it takes a scenario. Saving writes over no file but its own.
+void save_real_model(AppState& state, const std::filesystem::path& path);
+void open_real_model_file(AppState& state, const std::filesystem::path& path);
 // What the recovery file should keep now: the unsaved changes of the document (recoverable_document) and of the
 // model; nullopt when nothing is unsaved.
 std::optional<RecoveryOffer> unsaved_work(const AppState& state);

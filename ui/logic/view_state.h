@@ -130,11 +130,12 @@ struct RealModelView {
   int position = -1;  // the row whose next tokens show (-1: the last)
   HeadRole ranked = HeadRole::Induction;
   AblationMode mode = AblationMode::Zero;
-  std::string folder_text;  // the folder field while it is typed in
-  std::string text;         // the text box while it is typed in
-  int top_k = 3;            // "knock out the top k"
-  float tile_zoom = 1;      // the head tiles' side against the width's share (Ctrl+wheel)
-  bool fit_layers = false;  // the tiles small enough for every layer to be in sight
+  std::string folder_text;     // the folder field while it is typed in
+  std::filesystem::path file;  // where File > Save wrote the view (or it was opened from); empty: nowhere yet
+  std::string text;            // the text box while it is typed in
+  int top_k = 3;               // "knock out the top k"
+  float tile_zoom = 1;         // the head tiles' side against the width's share (Ctrl+wheel)
+  bool fit_layers = false;     // the tiles small enough for every layer to be in sight
   // Where the column beside the tiles has no room for both, it shows the next tokens or the ranked heads, as tabs.
   bool heads_tab = false;
   bool select_tab = false;        // heads_tab was set from outside (a lesson page): select it once

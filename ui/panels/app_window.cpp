@@ -7,6 +7,7 @@
 #include <imgui.h>
 #include <imgui_internal.h>  // GetActiveID: the widget an edit comes from
 
+#include "core/io/hub_cache.h"
 #include "core/text_format.h"
 #include "ui/logic/document_files.h"
 #include "ui/logic/layout_check.h"
@@ -176,6 +177,8 @@ void file_dialog(AppState& state, AppWindowState& window) {
     open_model_folder(state, *chosen);
   } else if (window.file_dialog.mode == FileDialogMode::Open) {
     state.pending.ask_to_replace([&state, p = *chosen] { open_document(state, p); }, true);  // it may be a model
+  } else if (window.saving_real) {
+    save_real_model(state, *chosen);
   } else if (window.saving_model) save_model_document(state, *chosen);
   else save_document(state, *chosen);
 }
@@ -183,11 +186,28 @@ void file_dialog(AppState& state, AppWindowState& window) {
 }  // namespace
 
 void Save(AppState& state, AppWindowState& window, bool ask) {
-  if (state.model_in_view()) SaveModel(state, window, ask);
+  if (state.view == View::Real && state.real_model.loaded()) SaveRealModel(state, window, ask);
+  else if (state.model_in_view()) SaveModel(state, window, ask);
   else SaveDocument(state, window, ask);
 }
 
+void SaveRealModel(AppState& state, AppWindowState& window, bool ask) {
+  window.saving_model = false;
+  window.saving_real = true;
+  const std::filesystem::path& path = state.real_view.file;
+  if (ask || path.empty()) {
+    window.file_dialog.saving = "Real model view";
+    RequestFileDialog(
+        window.file_dialog, FileDialogMode::Save,
+        path.empty() ? std::filesystem::path(model_folder_name(state.real_model.folder()) + ".json").filename() : path);
+  } else {
+    save_real_model(state, path);
+  }
+}
+
 void SaveModel(AppState& state, AppWindowState& window, bool ask) {
+  window.saving_real = false;
+  window.file_dialog.saving = "model";
   window.saving_model = true;
   const std::filesystem::path& path = state.model_doc.path();
   if (ask || !saves_in_place(state, path))
@@ -196,6 +216,8 @@ void SaveModel(AppState& state, AppWindowState& window, bool ask) {
 }
 
 void SaveDocument(AppState& state, AppWindowState& window, bool ask) {
+  window.saving_real = false;
+  window.file_dialog.saving = "scenario";
   window.saving_model = false;
   const std::filesystem::path& path = state.document().path;
   if (ask || !saves_in_place(state, path))

@@ -23,6 +23,7 @@ struct GalleryState {
 struct AppWindowState {
   FileDialogState file_dialog;
   bool saving_model = false;  // the save dialog writes the Model view's model, not the document
+  bool saving_real = false;   // ... or the Real model view's folder, text and heads knocked out
   GalleryState gallery;
 };
 
@@ -41,7 +42,8 @@ void SaveConflictPrompt(AppState& state, AppWindowState& window);
 void GalleryPanel(AppState& state, GalleryState& gallery, AppWindowState& window, ImVec2 pos, ImVec2 size);
 // File > Save, and Ctrl+S: to the document's file, or through the dialog when it has none (or `ask`).
 void Save(AppState& state, AppWindowState& window, bool ask = false);
-void SaveDocument(AppState& state, AppWindowState& window, bool ask = false);  // the document, whatever the view
-void SaveModel(AppState& state, AppWindowState& window, bool ask = false);     // the Model view's model
+void SaveDocument(AppState& state, AppWindowState& window, bool ask = false);   // the document, whatever the view
+void SaveModel(AppState& state, AppWindowState& window, bool ask = false);      // the Model view's model
+void SaveRealModel(AppState& state, AppWindowState& window, bool ask = false);  // the Real model view
 
 }  // namespace attn::ui

@@ -73,9 +73,9 @@ std::optional<std::filesystem::path> FileDialog(FileDialogState& s) {
                            ImGuiCond_Appearing);
   ImGui::SetNextWindowPos({display.x / 2, display.y / 2}, ImGuiCond_Appearing, {0.5f, 0.5f});
   const bool save = s.mode == FileDialogMode::Save, folder = s.mode == FileDialogMode::Folder;
-  const std::string title = save ? "Save scenario" : folder ? "Open model folder" : "Open scenario";
+  const std::string title = save ? "Save " + s.saving : folder ? "Open model folder" : "Open scenario";
   if (!ImGui::BeginPopupModal((title + kPopup).c_str(), nullptr, ImGuiWindowFlags_NoSavedSettings)) return chosen;
-  ImGui::TextUnformatted(save     ? "Save the scenario as"
+  ImGui::TextUnformatted(save     ? ("Save the " + s.saving + " as").c_str()
                          : folder ? "Open a model folder (config.json, safetensors weights, tokenizer.json)"
                                   : "Open a scenario");
   ImGui::TextDisabled("%s", s.folder.string().c_str());

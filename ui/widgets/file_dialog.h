@@ -13,9 +13,10 @@ enum class FileDialogMode { Open, Save, Folder };
 struct FileDialogState {
   bool open_requested = false;  // set to show the dialog on the next frame
   FileDialogMode mode = FileDialogMode::Open;
-  std::filesystem::path folder;  // what is listed
-  std::string file_name;         // the name typed or picked
-  std::string error;             // the folder could not be read, ...
+  std::filesystem::path folder;     // what is listed
+  std::string file_name;            // the name typed or picked
+  std::string error;                // the folder could not be read, ...
+  std::string saving = "scenario";  // what a Save dialog writes: "scenario", "model", "Real model view"
 };
 
 // Call every frame. Returns the chosen path in the frame the user confirms.
