@@ -95,9 +95,10 @@ std::string replaced(const std::string& s, std::string_view from, std::string_vi
   if (from.empty()) return s;
   std::size_t count = 0;
   for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + from.size())) ++count;
-  check_normalized_size(s.size() - count * from.size() + count * to.size());
+  const std::size_t size = s.size() - count * from.size() + count * to.size();
+  check_normalized_size(size);
   std::string out;
-  out.reserve(s.size() - count * from.size() + count * to.size());
+  out.reserve(size);
   std::size_t done = 0;
   for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, done)) {
     out.append(s, done, at - done).append(to);

@@ -224,7 +224,7 @@ class TreeBuilder final : public json::json_sax_t {
 // A streaming pass that keeps nothing but its depth: whether the root object has a key, stopping there.
 class RootKeyScan final : public json::json_sax_t {
  public:
-  explicit RootKeyScan(std::string_view key) : key_(key) {}
+  explicit RootKeyScan(std::span<const std::string_view> keys) : keys_(keys) {}
 
   bool null() override { return seen(); }
   bool boolean(bool) override { return seen(); }
@@ -239,7 +239,11 @@ class RootKeyScan final : public json::json_sax_t {
   bool end_object() override { return --depth_ > 0; }
   bool end_array() override { return --depth_ > 0; }
   bool key(json::string_t& k) override {
-    if (depth_ == 1 && k == key_) found_ = RootKeyFound::Present;
+    if (depth_ == 1)
+      if (const auto it = std::find(keys_.begin(), keys_.end(), k); it != keys_.end()) {
+        found_ = RootKeyFound::Present;
+        found_key_ = *it;
+      }
     return found_ != RootKeyFound::Present;
   }
   bool parse_error(std::size_t, const std::string& last, const nlohmann::detail::exception&) override {
@@ -247,11 +251,13 @@ class RootKeyScan final : public json::json_sax_t {
     return false;
   }
   RootKeyFound found() const { return found_; }
+  std::string_view found_key() const { return found_key_; }
 
  private:
   bool seen() { return any_ = true; }
 
-  std::string_view key_;
+  std::span<const std::string_view> keys_;
+  std::string_view found_key_;
   std::size_t depth_ = 0;
   bool any_ = false;
   RootKeyFound found_ = RootKeyFound::Absent;
@@ -513,13 +519,19 @@ json parse_json_document(std::string_view text, const RootKeys& root) {
   return root_value;
 }
 
-RootKeyFound find_root_key(std::istream& in, std::string_view key) {
+RootKeyFound find_root_key(std::istream& in, std::span<const std::string_view> keys, std::string_view& found_key) {
   // Leading whitespace skipped here: the library's lexer keeps every byte of it for its messages.
   in >> std::ws;
   if (in.peek() == std::istream::traits_type::eof()) return RootKeyFound::OnlyWhitespace;
-  RootKeyScan scan(key);
+  RootKeyScan scan(keys);
   json::sax_parse(in, &scan);
+  found_key = scan.found_key();
   return scan.found();
+}
+
+RootKeyFound find_root_key(std::istream& in, std::string_view key) {
+  std::string_view found;
+  return find_root_key(in, std::span(&key, 1), found);
 }
 
 JsonFields::JsonFields(const json& j, std::string path, const std::vector<std::string_view>& allowed,

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <istream>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -100,6 +101,9 @@ nlohmann::json parse_json_document(std::string_view text, const RootKeys& root =
 // read whole).
 enum class RootKeyFound { Present, Absent, OnlyWhitespace };
 RootKeyFound find_root_key(std::istream& in, std::string_view key);
+// The same pass for several keys at once: `found_key` is the one of `keys` the root has first (a model file's "layers",
+// a Real model file's "real_model"), so that telling a file's kind reads it once.
+RootKeyFound find_root_key(std::istream& in, std::span<const std::string_view> keys, std::string_view& found_key);
 
 // The fields of an object another program wrote (a Hugging Face config.json or tokenizer.json): keys the lab does not
 // need are left alone, null reads as absent (as transformers writes an unset value), and a value of the wrong type or

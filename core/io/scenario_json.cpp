@@ -91,15 +91,15 @@ DocumentKind document_file_kind(const std::filesystem::path& path, std::int64_t 
       checked_document_size(path, kMaxModelFileBytes, "a model file, 64 MiB for a scenario file", budget);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError("", "cannot be opened for reading");
-  switch (find_root_key(in, "layers")) {
-    case RootKeyFound::Present: return DocumentKind::Model;
+  constexpr std::string_view kKinds[] = {"layers", "real_model"};
+  std::string_view found;
+  switch (find_root_key(in, kKinds, found)) {
+    case RootKeyFound::Present: return found == "layers" ? DocumentKind::Model : DocumentKind::RealModel;
     case RootKeyFound::OnlyWhitespace:
       throw InputError("", size == 0 ? "the file is empty (expected a JSON object)"
                                      : "the file holds only whitespace (expected a JSON object)");
     case RootKeyFound::Absent: break;
   }
-  if (std::ifstream again(path, std::ios::binary); find_root_key(again, "real_model") == RootKeyFound::Present)
-    return DocumentKind::RealModel;
   if (size > kMaxScenarioFileBytes)
     throw InputError("", "file is larger than " + std::to_string(kMaxScenarioFileBytes >> 20) +
                              " MiB, the limit for a scenario file (found " + bytes_text(size) + ")");

@@ -28,7 +28,7 @@ Scenario scenario_from_json(const nlohmann::json& j, const JsonSource* source = 
 // what reading it holds are checked against kMaxScenarioFileBytes and `budget` before it is read.
 Scenario load_scenario_file(const std::filesystem::path& path, std::int64_t budget = limits::kDefaultMemoryBudget);
 
-// A scenario or a model file (one whose root has "layers"), told by a streaming pass that keeps nothing; its size is
+// A scenario, a model file (one whose root has "layers") or a Real model file ("real_model"), told by a streaming pass that keeps nothing; its size is
 // checked against its kind's limit, and what reading it holds against `budget`, before it is read. Throws
 // InputError (a file of only whitespace says so).
 enum class DocumentKind { Scenario, Model, RealModel };  // RealModel: {"real_model": ...} (core/io/real_session.h)

@@ -61,13 +61,12 @@ std::string loss_caption(const RealModelRun& r) {
   const std::int64_t vocab = r.trace->logits.cols();
   const std::string uniform = "; dashed: a uniform guess, ln " + thousands(static_cast<std::uint64_t>(vocab)) + " = " +
                               short_number(std::log(static_cast<double>(vocab)));
-  const std::string which = r.baseline ? " knocked out (filled) against as trained (outlined)" : "";
+  const std::string title = std::string("Loss in nats of predicting the token under each bar") +
+                            (r.baseline ? " knocked out (filled) against as trained (outlined)" : "") + ": ";
   const std::vector<int> at = repeat_positions(r.text.ids);
-  const std::string all = "the mean " + means_text(r, {}, true);
-  if (at.empty()) return "Loss in nats of predicting the token under each bar" + which + ": " + all + uniform;
+  if (at.empty()) return title + "the mean " + means_text(r, {}, true) + uniform;
   const std::string rest = means_text(r, at, true);
-  return "Loss in nats of predicting the token under each bar" + which + ": on the repeat " + means_text(r, at, false) +
-         (rest.empty() ? "" : ", elsewhere " + rest) + uniform;
+  return title + "on the repeat " + means_text(r, at, false) + (rest.empty() ? "" : ", elsewhere " + rest) + uniform;
 }
 
 std::vector<RankedHead> heads_by_score(const ModelTrace& trace, HeadRole role) {
