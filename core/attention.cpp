@@ -236,6 +236,32 @@ double scale_factor(const AttentionConfig& a) {
 
 namespace {
 
+// Head h's query as the latent reads it: query_side W_UQK^(h), plus b_Q^(h) W_UK^(h)T when the queries have a bias.
+Matrix absorbed_queries(const Trace& t, const AbsorbedWeights& m, int h) {  // (N_Q, d_c)
+  const int d = t.attention.head_dim;
+  Matrix q = t.query_side() * m.W_UQK[static_cast<std::size_t>(h)];
+  if (t.weights.b_Q)
+    q.rowwise() += (t.weights.b_Q->middleCols(h * d, d) * t.weights.W_UK->middleCols(h * d, d).transpose()).row(0);
+  return q;
+}
+
+// What the biases of keys and values add outside the latent: q_i . b_K^(h) to each score of row i (the same for every
+// key), and the value bias through each row's weights, (sum_j w_ij) b_V^(h), to the output before W_O.
+void add_kv_biases(const Trace& t, AbsorbedMla& m) {
+  const int d = t.attention.head_dim, H = t.attention.heads;
+  const Weights& w = t.weights;
+  if (!w.b_K) return;
+  Matrix value_bias(t.n_q(), H * d);  // (N_Q, H*d)
+  for (int h = 0; h < H; ++h) {
+    const HeadTrace& head = t.heads[static_cast<std::size_t>(h)];
+    m.scores[static_cast<std::size_t>(h)].colwise() +=
+        (t.Q.middleCols(h * d, d) * w.b_K->middleCols(h * d, d).transpose()).col(0);
+    value_bias.middleCols(h * d, d) = head.weights().rowwise().sum() * w.b_V->middleCols(h * d, d);
+  }
+  ablate_heads(value_bias, d, t.ablated_heads, t.ablation_mode);
+  m.output += w.W_O ? Matrix(value_bias * *w.W_O) : value_bias;
+}
+
 AbsorbedMla absorb(const Trace& t) {
   const AttentionConfig& a = t.attention;
   const int dc = a.latent_dim, H = a.heads;
@@ -243,7 +269,7 @@ AbsorbedMla absorb(const Trace& t) {
   static_cast<AbsorbedWeights&>(m) = absorb_weights(a, t.weights);
   m.latent_output.resize(t.n_q(), H * dc);
   for (int h = 0; h < H; ++h) {
-    m.queries.push_back(t.query_side() * m.W_UQK[static_cast<std::size_t>(h)]);
+    m.queries.push_back(absorbed_queries(t, m, h));
     m.scores.push_back(m.queries.back() * t.latent.transpose());
     // The decoupled RoPE part is added beside the absorbed one: the latent itself is never turned.
     if (decoupled_rope(a)) {
@@ -255,6 +281,7 @@ AbsorbedMla absorb(const Trace& t) {
   // W_LO is linear: the latent columns ablated as the head's are what its ablated output meets in W_O.
   ablate_heads(m.latent_output, dc, t.ablated_heads, t.ablation_mode);
   m.output = m.latent_output * m.W_LO;
+  add_kv_biases(t, m);
   if (t.weights.b_O) m.output.rowwise() += t.weights.b_O->row(0);
   return m;
 }
@@ -316,11 +343,11 @@ void project(Trace& t, const Trace& e) {
   const int d = a.head_dim;
   if (a.variant == Variant::Mla) {
     t.latent = product(t.input_kv(), *w.W_DKV, earlier_product(e.input_kv(), ew.W_DKV, e.latent));
-    t.K = product(t.latent, *w.W_UK, earlier_product(e.latent, ew.W_UK, e.K));
-    t.V = product(t.latent, *w.W_UV, earlier_product(e.latent, ew.W_UV, e.V));
+    t.K = project_row_side(t.latent, w.W_UK, w.b_K, e.latent, ew.W_UK, ew.b_K, e.K);
+    t.V = project_row_side(t.latent, w.W_UV, w.b_V, e.latent, ew.W_UV, ew.b_V, e.V);
     if (w.W_DQ) t.query_latent = product(t.input(), *w.W_DQ, earlier_product(e.input(), ew.W_DQ, e.query_latent));
-    t.Q = w.W_DQ ? product(t.query_latent, *w.W_UQ, earlier_product(e.query_latent, ew.W_UQ, e.Q))
-                 : product(t.input(), *w.W_Q, earlier_product(e.input(), ew.W_Q, e.Q));
+    t.Q = w.W_DQ ? project_row_side(t.query_latent, w.W_UQ, w.b_Q, e.query_latent, ew.W_UQ, ew.b_Q, e.Q)
+                 : project_row_side(t.input(), w.W_Q, w.b_Q, e.input(), ew.W_Q, ew.b_Q, e.Q);
   } else {
     t.Q = project_row_side(t.input(), w.W_Q, w.b_Q, e.input(), ew.W_Q, ew.b_Q, e.Q);
     t.K = project_row_side(t.input_kv(), w.W_K, w.b_K, e.input_kv(), ew.W_K, ew.b_K, e.K);
@@ -393,7 +420,7 @@ HeadTrace run_head(const Trace& t, const Rope& rope, const SharedMatrix& mask,
 
 Trace compute_trace(const Scenario& s, const Weights* resolved, TraceOptions options) {
   note_engine_entry();
-  validate(s);
+  validate(s, nullptr, options.absorbed);
   for (const int h : options.ablated_heads) check_range(h, 0, s.attention.heads - 1, "ablated head");
   Trace t = start_trace(s, resolved);
   const AttentionConfig& a = t.attention;
@@ -430,7 +457,8 @@ Trace compute_trace(const Scenario& s, const Weights* resolved, TraceOptions opt
   t.output = t.weights.W_O ? project_row_side(t.concat, t.weights.W_O, t.weights.b_O, e.concat, e.weights.W_O,
                                               e.weights.b_O, e.output)
                            : t.concat;
-  if (a.variant == Variant::Mla) t.absorbed = absorb(t);
+  // RoPE turning the up-projected keys stands between W_UK and the latent: that form cannot be absorbed.
+  if (a.variant == Variant::Mla && options.absorbed && !rope_turns_heads(a)) t.absorbed = absorb(t);
   return t;
 }
 

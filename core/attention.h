@@ -172,6 +172,9 @@ struct TraceOptions {
   // each head's own trace (its output included) is what it computed.
   std::vector<int> ablated_heads{};
   AblationMode ablation_mode = AblationMode::Zero;
+  // mla: compute the absorbed form beside the explicit one (its weights are H times the latent's size; a model's
+  // layer whose heads are not kept leaves it out, and with it the bounds validate puts on its size).
+  bool absorbed = true;
 };
 
 // Validates (throws InputError) and computes the whole trace.

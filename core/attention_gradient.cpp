@@ -34,11 +34,11 @@ void project_heads(const AttentionConfig& a, const Weights& w, AttentionCache& c
     Q = c.in * *w.W_Q;
     K = c.in * *w.W_K;
     V = c.in * *w.W_V;
-    if (a.qkv_bias) {
-      Q.rowwise() += w.b_Q->row(0);
-      K.rowwise() += w.b_K->row(0);
-      V.rowwise() += w.b_V->row(0);
-    }
+  }
+  if (a.qkv_bias) {
+    Q.rowwise() += w.b_Q->row(0);
+    K.rowwise() += w.b_K->row(0);
+    V.rowwise() += w.b_V->row(0);
   }
   const bool whole_heads_turn = rope_turns_heads(a);
   const Eigen::Index width = score_dim(a);
@@ -124,15 +124,15 @@ ProjectionGradients unpack(const AttentionConfig& a, const AttentionCache& c, co
 // The projections' weights from what reached their outputs; returns d loss / d in.
 Matrix projections_backward(const AttentionConfig& a, const Weights& w, const AttentionCache& c,
                             const ProjectionGradients& p, Weights& g) {
+  if (a.qkv_bias) {
+    g.b_Q = Matrix(p.Q.colwise().sum());
+    g.b_K = Matrix(p.K.colwise().sum());
+    g.b_V = Matrix(p.V.colwise().sum());
+  }
   if (a.variant != Variant::Mla) {
     g.W_Q = c.in.transpose() * p.Q;
     g.W_K = c.in.transpose() * p.K;
     g.W_V = c.in.transpose() * p.V;
-    if (a.qkv_bias) {
-      g.b_Q = Matrix(p.Q.colwise().sum());
-      g.b_K = Matrix(p.K.colwise().sum());
-      g.b_V = Matrix(p.V.colwise().sum());
-    }
     return p.Q * w.W_Q->transpose() + p.K * w.W_K->transpose() + p.V * w.W_V->transpose();
   }
   g.W_UK = c.latent.transpose() * p.K;

@@ -86,10 +86,13 @@ struct AttentionConfig {
 // (only i - j enters them) and absolute positions do not.
 inline int first_position(const AttentionConfig& a) { return a.positions == Positions::None ? 0 : a.position_offset; }
 
-// The decoupled RoPE of DeepSeek-V2: mla rotates separate query and key parts, never the latent.
-inline bool decoupled_rope(const AttentionConfig& a) {
+// The decoupled RoPE of DeepSeek-V2: mla rotates separate query and key parts (rope_dim wide), never the latent. mla
+// with rope and no rope_dim turns the keys expanded from the latent instead, as a RoPE model converted to mla must:
+// its cache is the latent, but W_UK cannot be absorbed into the queries.
+inline bool mla_with_rope(const AttentionConfig& a) {
   return a.variant == Variant::Mla && a.positions == Positions::Rope;
 }
+inline bool decoupled_rope(const AttentionConfig& a) { return mla_with_rope(a) && a.rope_dim > 0; }
 // RoPE turning whole heads' queries and keys (every variant but mla, which turns only its decoupled part).
 inline bool rope_turns_heads(const AttentionConfig& a) { return a.positions == Positions::Rope && !decoupled_rope(a); }
 // The width RoPE turns: mla's decoupled part d_R, or a whole head d.

@@ -126,16 +126,16 @@ Matrix attend_absorbed(const AttentionConfig& a, const Weights& w, const KvCache
   return out;
 }
 
-Matrix attend_explicit(const AttentionConfig& a, const Weights& w, const KvCache& cache, const Matrix& x, int position,
-                       const Matrix& mask, DecodeStep& s) {
-  const int n = cache.tokens, d = a.head_dim;
-  Matrix q = x * *w.W_Q;  // (1, H*d): the only query computed this step
-  if (w.b_Q) q += *w.b_Q;
+// Every query head h attends with its block of q (turned at `position` with rope) over keys(h) and values(h); the
+// heads' outputs go through W_O and b_O when the layer has them.
+template <typename Keys, typename Values>
+Matrix attend_heads(const AttentionConfig& a, const Weights& w, const Matrix& q, int position, const Matrix& mask,
+                    DecodeStep& s, Keys keys, Values values) {
+  const int d = a.head_dim;
   Matrix concat(1, a.heads * d);
   for (int h = 0; h < a.heads; ++h) {
-    const int g = kv_head_for(a, h);
-    const HeadTrace head = attend(turned(a, q.middleCols(h * d, d), position), cache.k[g].topRows(n),
-                                  cache.v[g].topRows(n), mask, a.kernel, scale_factor(a));
+    const HeadTrace head =
+        attend(turned(a, q.middleCols(h * d, d), position), keys(h), values(h), mask, a.kernel, scale_factor(a));
     concat.middleCols(h * d, d) = head.output;
     s.weights.push_back(head.weights());
     s.status.push_back(head.row_status[0]);
@@ -144,6 +144,35 @@ Matrix attend_explicit(const AttentionConfig& a, const Weights& w, const KvCache
   Matrix out = concat * *w.W_O;
   if (w.b_O) out += *w.b_O;
   return out;
+}
+
+// mla whose keys the absorbed form cannot reach (RoPE turns the expanded keys; biases sit beside the latent): every
+// cached latent is expanded into each head's keys and values again at this step, the price of caching the latent.
+Matrix attend_expanded(const AttentionConfig& a, const Weights& w, const KvCache& cache, const Matrix& x, int position,
+                       const Matrix& mask, DecodeStep& s) {
+  const int d = a.head_dim;
+  const Matrix latent = cache.latent.topRows(cache.tokens);  // (n, d_c)
+  Matrix K = latent * *w.W_UK, V = latent * *w.W_UV, q = w.W_DQ ? Matrix(x * *w.W_DQ * *w.W_UQ) : Matrix(x * *w.W_Q);
+  if (w.b_K) {
+    K.rowwise() += w.b_K->row(0);
+    V.rowwise() += w.b_V->row(0);
+    q += *w.b_Q;
+  }
+  const auto keys = [&](int h) -> Matrix {
+    Matrix k = K.middleCols(h * d, d);
+    return rope_turns_heads(a) ? rotate(k, 0, a) : k;  // row i at position i
+  };
+  return attend_heads(a, w, q, position, mask, s, keys, [&](int h) -> Matrix { return V.middleCols(h * d, d); });
+}
+
+Matrix attend_explicit(const AttentionConfig& a, const Weights& w, const KvCache& cache, const Matrix& x, int position,
+                       const Matrix& mask, DecodeStep& s) {
+  const int n = cache.tokens;
+  Matrix q = x * *w.W_Q;  // (1, H*d): the only query computed this step
+  if (w.b_Q) q += *w.b_Q;
+  const auto keys = [&](int h) -> Matrix { return cache.k[kv_head_for(a, h)].topRows(n); };
+  const auto values = [&](int h) -> Matrix { return cache.v[kv_head_for(a, h)].topRows(n); };
+  return attend_heads(a, w, q, position, mask, s, keys, values);
 }
 
 }  // namespace
@@ -162,8 +191,9 @@ DecodeStep attend_to_cache(const AttentionConfig& a, const Weights& w, const KvC
     s.selected = select_top_k(s.indexer_scores, mask_row, a.sparse->top_k);
     mask = mask.cwiseProduct(s.selected);
   }
-  s.output = a.variant == Variant::Mla ? attend_absorbed(a, w, cache, x, position, mask, absorbed, s)
-                                       : attend_explicit(a, w, cache, x, position, mask, s);
+  if (a.variant != Variant::Mla) s.output = attend_explicit(a, w, cache, x, position, mask, s);
+  else if (rope_turns_heads(a) || a.qkv_bias) s.output = attend_expanded(a, w, cache, x, position, mask, s);
+  else s.output = attend_absorbed(a, w, cache, x, position, mask, absorbed, s);
   return s;
 }
 

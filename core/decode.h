@@ -26,7 +26,8 @@ struct KvCache {
 };
 
 // MLA as it is served: W_UK folded into the query side and W_UV into the output projection, once, before the
-// first step. Keys and values are never formed.
+// first step. Keys and values are never formed, unless RoPE turns the expanded keys or biases sit beside the latent
+// (a model converted to mla): then each step expands every cached latent again.
 struct DecodeStep {
   int t = 0;
   std::string token;

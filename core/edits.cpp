@@ -169,11 +169,13 @@ std::string switch_variant(Scenario& s, const Weights& shown, Variant v, int kv_
   a.kv_heads = v == Variant::Gqa ? kv_heads : v == Variant::Mqa ? 1 : H;
   a.latent_dim = v == Variant::Mla ? latent_dim : 0;
   a.query_latent_dim = v == Variant::Mla ? query_latent_dim : 0;
+  // With rope, mla starts with the decoupled key of DeepSeek-V2, a head wide (rounded up to even).
+  a.rope_dim = mla_with_rope(a) ? std::max(2, d + d % 2) : 0;
   Weights w;
   w.W_O = s.weights.W_O;
   w.b_O = s.weights.b_O;
   if (v == Variant::Mla) {
-    a.qkv_bias = false;  // mla's keys and values come from the latent: no b_K, b_V, nor b_Q beside them
+    a.qkv_bias = false;  // mla starts from the latent alone: the new W_UK and W_UV have no biases to go with
     if (query_latent_dim == 0) w.W_Q = W_Q;
     s.weights = w;  // the latent weights come from the seed
     return "MLA: W_DKV, W_UK and W_UV" + std::string(query_latent_dim > 0 ? ", W_DQ and W_UQ" : "") +
@@ -270,7 +272,7 @@ std::vector<std::string> set_positions(Scenario& s, Positions p, int rope_dim) {
     a.rope_scaling.reset();
   }
   a.max_positions = p == Positions::Learned ? positions_needed(s) : 0;
-  a.rope_dim = decoupled_rope(a) ? rope_dim : 0;
+  a.rope_dim = mla_with_rope(a) ? rope_dim : 0;
   return weight_notes(before, s);
 }
 

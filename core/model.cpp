@@ -130,9 +130,11 @@ LayerTrace run_layer(const Model& m, const ModelLayer& layer, int l, const std::
   const Matrix attn_in = m.norm == Norm::Pre ? apply_norm(m, x, w.ln1_gain, w.ln1_bias) : x;
   check_stream(attn_in, "layers[" + std::to_string(l) + "]");
   // A kept layer keeps every head's weights: the Model view draws them all. One not kept makes them only when asked.
-  t.attention = compute_trace(
-      layer_scenario(m, layer, l, tokens, attn_in),
-      {.keep_weights = t.kept, .ablated_heads = o.ablation.heads_of(l), .ablation_mode = o.ablation.mode});
+  t.attention = compute_trace(layer_scenario(m, layer, l, tokens, attn_in),
+                              {.keep_weights = t.kept,
+                               .ablated_heads = o.ablation.heads_of(l),
+                               .ablation_mode = o.ablation.mode,
+                               .absorbed = t.kept && absorbed_form_fits(layer.attention, m.d_model)});
   read_heads(t, o, ids);
   const Matrix sum = x + t.attention.output;
   t.after_attention = m.norm == Norm::Post ? apply_norm(m, sum, w.ln1_gain, w.ln1_bias) : sum;
@@ -313,30 +315,16 @@ void check_token_count(const Model& m, std::int64_t n, const std::string& field,
                                 std::to_string(n) + ")");
 }
 
-namespace {
-
-// A resolved model's own matrices.
-class ResolvedWeights final : public ModelWeights {
- public:
-  explicit ResolvedWeights(const Model& m) : m_(m) {}
-  ModelLayer layer(int l) const override { return m_.layers[static_cast<std::size_t>(l)]; }
-  Matrix embedding_rows(const std::vector<int>& ids) const override {
-    Matrix rows(static_cast<Eigen::Index>(ids.size()), m_.d_model);
-    for (std::size_t i = 0; i < ids.size(); ++i) rows.row(static_cast<Eigen::Index>(i)) = m_.embedding->row(ids[i]);
-    return rows;
-  }
-  Matrix learned_positions(int n) const override { return m_.W_P->topRows(n); }
-  SharedMatrix final_gain() const override { return m_.final_gain; }
-  SharedMatrix final_bias() const override { return m_.final_bias; }
-  Matrix logits(const Matrix& final) const override {
-    return m_.tied_unembedding ? product(final, m_.embedding->transpose()) : product(final, *m_.unembedding);
-  }
-
- private:
-  const Model& m_;
-};
-
-}  // namespace
+ModelLayer ResolvedWeights::layer(int l) const { return m_.layers[static_cast<std::size_t>(l)]; }
+Matrix ResolvedWeights::embedding_rows(const std::vector<int>& ids) const {
+  Matrix rows(static_cast<Eigen::Index>(ids.size()), m_.d_model);
+  for (std::size_t i = 0; i < ids.size(); ++i) rows.row(static_cast<Eigen::Index>(i)) = m_.embedding->row(ids[i]);
+  return rows;
+}
+Matrix ResolvedWeights::learned_positions(int n) const { return m_.W_P->topRows(n); }
+Matrix ResolvedWeights::logits(const Matrix& final) const {
+  return m_.tied_unembedding ? product(final, m_.embedding->transpose()) : product(final, *m_.unembedding);
+}
 
 ModelTrace run_model(const Model& m, const std::vector<std::string>& tokens, const ModelRunOptions& o) {
   check_token_count(m, static_cast<std::int64_t>(tokens.size()), "tokens");
@@ -365,6 +353,7 @@ ModelTrace run_model(const Model& m, const std::vector<std::string>& tokens, con
   }
   if (layers >= 0 && layers < static_cast<int>(m.layers.size())) return t;
   t.final = m.norm == Norm::Pre ? apply_norm(m, *x, w.final_gain(), w.final_bias()) : *x;
+  if (!o.logits) return t;
   t.logits = w.logits(t.final);
   t.probabilities = softmax_rows(t.logits);
   return t;

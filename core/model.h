@@ -212,6 +212,21 @@ class ModelWeights {
   virtual Matrix logits(const Matrix& final) const = 0;                  // (N, vocab) final times the unembedding
 };
 
+// A resolved model's own matrices (m must outlive it).
+class ResolvedWeights final : public ModelWeights {
+ public:
+  explicit ResolvedWeights(const Model& m) : m_(m) {}
+  ModelLayer layer(int l) const override;
+  Matrix embedding_rows(const std::vector<int>& ids) const override;
+  Matrix learned_positions(int n) const override;
+  SharedMatrix final_gain() const override { return m_.final_gain; }
+  SharedMatrix final_bias() const override { return m_.final_bias; }
+  Matrix logits(const Matrix& final) const override;
+
+ private:
+  const Model& m_;
+};
+
 // The layer's attention as a scenario reading x, for a layer given apart from m (a checkpoint's, read when needed).
 Scenario layer_scenario(const Model& m, const ModelLayer& layer, int l, const std::vector<std::string>& tokens,
                         const Matrix& x);
@@ -228,6 +243,7 @@ struct ModelRunOptions {
   bool head_scores = false;                // every layer's head_scores (causal attention over the run's tokens)
   Ablation ablation{};                     // heads knocked out (ablation.h), in the layers they name
   std::function<void(int layer)> on_layer{};  // told as each layer is done (a window's progress bar)
+  bool logits = true;  // false: the pass stops at `final` (a caller that reads the unembedding a block at a time)
   bool keeps(int layer) const;
 };
 

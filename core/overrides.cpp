@@ -43,7 +43,7 @@ void apply_variant(AttentionConfig& a, const ConfigOverrides& o, const OverrideF
   if (v == Variant::Mha || v == Variant::Mla) a.kv_heads = a.heads;
   if (v == Variant::Mqa) a.kv_heads = 1;
   if (v != Variant::Mla) a.latent_dim = a.query_latent_dim = 0;
-  if (v == Variant::Mla) a.qkv_bias = false;  // its keys and values come from the latent (the biases go unused)
+  if (v == Variant::Mla) a.qkv_bias = false;  // its keys and values come from a new latent, drawn without biases
 }
 
 void apply_positions(Scenario& s, const ConfigOverrides& o, const OverrideField& field) {
@@ -59,13 +59,11 @@ void apply_positions(Scenario& s, const ConfigOverrides& o, const OverrideField&
     a.rope_scaling.reset();
   }
   if (o.rope_base) a.rope_base = *o.rope_base;
-  if (o.rope_dim && !decoupled_rope(a))
+  if (o.rope_dim && !mla_with_rope(a))
     throw InputError(field("rope_dim"), "only used by variant mla with rope (this is variant " +
                                             std::string(to_string(a.variant)) + " and the " + kind + ")");
   if (o.rope_dim) a.rope_dim = *o.rope_dim;
-  if (decoupled_rope(a) && a.rope_dim == 0)
-    throw InputError(field("rope_dim"), "missing (required for mla with rope: the width d_R of the decoupled key)");
-  if (!decoupled_rope(a)) a.rope_dim = 0;
+  if (!mla_with_rope(a)) a.rope_dim = 0;
   if (o.position_offset && p == Positions::None)
     throw InputError(field("position_offset"), "given, but the " + kind + " (it shifts every position)");
   if (o.position_offset) a.position_offset = *o.position_offset;

@@ -75,8 +75,6 @@ void check_positions(const AttentionConfig& a) {
     return;
   }
   // mla turns a separate decoupled part of each query and key; the latent is never turned.
-  if (a.rope_dim == 0)
-    throw InputError("attention.rope_dim", "missing (required for mla with rope: the width d_R of the decoupled key)");
   check_range(a.rope_dim, 2, limits::kMaxHeadDim, "attention.rope_dim");
   if (a.rope_dim % 2 != 0)
     throw InputError("attention.rope_dim",
@@ -211,7 +209,7 @@ InputError within(const std::string& prefix, const InputError& e) {
   return InputError(prefix + e.field(), problem);
 }
 
-void validate(const Scenario& s, const Scenario* checked) {
+void validate(const Scenario& s, const Scenario* checked, bool absorbed) {
   check_name(s.name, "name");
   check_description(s.description, "description");
   check_tokens(s.input, "", -1);
@@ -220,7 +218,7 @@ void validate(const Scenario& s, const Scenario* checked) {
 
   const AttentionConfig& a = s.attention;
   check_learned_shift(s, "attention.position_offset");
-  check_config(a);
+  check_config(a, absorbed);
   if (!(s.weight_scale > 0.0 && s.weight_scale <= limits::kMaxWeightScale))  // also refuses NaN
     throw InputError("weight_scale", "expected a number in (0, " + general_number(limits::kMaxWeightScale) +
                                          "] but found " +
@@ -247,7 +245,7 @@ void validate(const Scenario& s, const Scenario* checked) {
       check_elements(shape.rows, shape.cols,
                      std::string(weight_name(id)) + " (" + shape.rows_meaning + " by " + shape.cols_meaning + ")");
     }
-  if (a.variant == Variant::Mla) {
+  if (a.variant == Variant::Mla && absorbed) {
     const std::int64_t hc = std::int64_t(a.heads) * a.latent_dim, hd = std::int64_t(a.heads) * a.head_dim;
     const std::int64_t d_q = a.query_latent_dim > 0 ? a.query_latent_dim : d_model;
     check_elements(d_q, hc, "the absorbed W_UQK of all heads");
@@ -285,7 +283,7 @@ void validate(const Scenario& s, const Scenario* checked) {
       if (id == WeightId::W_QI || id == WeightId::W_KI || id == WeightId::W_wI)
         throw InputError(field, "given, but attention.sparse is not set");
       if (id == WeightId::b_O) throw InputError(field, "given, but attention.output_bias is false");
-      if (is_bias(id) && a.variant != Variant::Mla) throw InputError(field, "given, but attention.qkv_bias is false");
+      if (is_bias(id)) throw InputError(field, "given, but attention.qkv_bias is false");
       throw InputError(field,
                        "not used by variant " + std::string(to_string(a.variant)) +
                            (a.variant == Variant::Mla && a.query_latent_dim == 0 ? " without query_latent_dim" : "") +
@@ -297,7 +295,15 @@ void validate(const Scenario& s, const Scenario* checked) {
   }
 }
 
-void check_config(const AttentionConfig& a) {
+bool absorbed_form_fits(const AttentionConfig& a, int d_model) {
+  if (a.variant != Variant::Mla) return true;
+  const std::int64_t hc = std::int64_t(a.heads) * a.latent_dim, hd = std::int64_t(a.heads) * a.head_dim;
+  const std::int64_t d_q = a.query_latent_dim > 0 ? a.query_latent_dim : d_model;
+  const std::int64_t widest = std::max({d_q, hd, a.output_projection ? std::int64_t{d_model} : hd});
+  return hc <= limits::kMaxProjectedDim && hc * widest <= limits::kMaxMatrixElements;
+}
+
+void check_config(const AttentionConfig& a, bool absorbed) {
   check_range(a.heads, 1, limits::kMaxHeads, "attention.heads");
   check_range(a.head_dim, 1, limits::kMaxHeadDim, "attention.head_dim");
   const int hd = a.heads * a.head_dim;
@@ -317,14 +323,12 @@ void check_config(const AttentionConfig& a) {
     // The absorbed form (and decoding) keeps a latent per head: latent outputs (N_Q, H*d_c) and
     // blockdiag(W_UV^(h)) of (H*d_c, H*d). Unbounded, 256 heads x latent_dim 8192 asked for 128 GiB.
     const std::int64_t hc = std::int64_t(a.heads) * a.latent_dim;
-    if (hc > limits::kMaxProjectedDim)
+    if (absorbed && hc > limits::kMaxProjectedDim)
       throw InputError("attention", "heads x latent_dim must be <= " + std::to_string(limits::kMaxProjectedDim) +
                                         " (found " + std::to_string(a.heads) + " x " + std::to_string(a.latent_dim) +
                                         " = " + std::to_string(hc) + ")");
   }
   if (a.mask == MaskKind::SlidingWindow) check_range(a.window, 1, limits::kMaxTokens, "attention.window");
-  if (a.qkv_bias && a.variant == Variant::Mla)
-    throw InputError("attention.qkv_bias", "not with variant mla (its keys and values come from the latent)");
   if (a.output_bias && !a.output_projection)
     throw InputError("attention.output_bias", "needs output_projection (b_O is added after W_O)");
   check_positions(a);

@@ -28,13 +28,17 @@ InputError within(const std::string& prefix, const InputError& e);
 // is valid whatever the machine): check_trace_budget (core/memory_budget.h) holds it to the budget. `checked`: a
 // scenario validated before (the document before an edit); a weight s shares with it (the same matrix, never changed in
 // place) has its values checked already.
-void validate(const Scenario& s, const Scenario* checked = nullptr);
+// `absorbed`: mla's absorbed form will be computed, so its matrices are held to the scenario limits too.
+void validate(const Scenario& s, const Scenario* checked = nullptr, bool absorbed = true);
 // Learned positions shifted past W_P's limits::kMaxTokens rows. Past that limit max_positions was derived from
 // position_offset and the tokens (a file or an override that writes it is range-checked where it is read), so
 // the message names `field`, where the shift was written: "... but found 4095 + 2 = 4097".
 void check_learned_shift(const Scenario& s, const std::string& field);
 // The attention block alone: sizes, kv_heads for gqa, latent widths for mla, the window.
-void check_config(const AttentionConfig& a);
+void check_config(const AttentionConfig& a, bool absorbed = true);
+// Whether mla's absorbed form keeps within the limits validate holds it to (true for the other variants): a model
+// converted to mla at a wide latent computes only the explicit form.
+bool absorbed_form_fits(const AttentionConfig& a, int d_model);
 // Llama 3's bands: a factor of at least 1, 0 < low_freq_factor < high_freq_factor, all finite, and
 // original_max_positions in [1, 2^20]; fields named under `at` ("attention.rope_scaling.").
 void check_rope_scaling(const RopeScaling& c, const std::string& at);

@@ -82,7 +82,7 @@ bool weight_used(WeightId id, const AttentionConfig& a) {
     case WeightId::W_wI: return a.sparse.has_value();
     case WeightId::b_Q:
     case WeightId::b_K:
-    case WeightId::b_V: return a.qkv_bias && !mla;
+    case WeightId::b_V: return a.qkv_bias;
     case WeightId::b_O: return a.output_bias && a.output_projection;
   }
   return false;

@@ -35,8 +35,6 @@ const BadFile kBadFiles[] = {
      "attention.positions: expected one of none | sinusoidal | learned | rope but found string \"alibi\""},
     {"rope_odd_head_dim.json",
      "attention.head_dim: rope turns pairs of dimensions, so it needs an even head_dim (found 3)"},
-    {"mla_rope_without_dim.json",
-     "attention.rope_dim: missing (required for mla with rope: the width d_R of the decoupled key)"},
     {"rope_dim_odd.json", "attention.rope_dim: rope turns pairs of dimensions, so it must be even (found 3)"},
     {"position_offset_without_positions.json",
      "attention.position_offset: only used by positions other than \"none\" (this is positions \"none\")"},

@@ -23,6 +23,8 @@ void print_help(std::ostream& out, std::string_view window_usage) {
       << kRunHelp << "\n"
       << kTrainHelp << "\n"
       << kTokenizeHelp << "\n"
+      << kEvalHelp << "\n"
+      << kConvertHelp << "\n"
       << kModelsHelp << "\n"
       << kKvHelp << "\nEvery command, and the window, takes:\n"
       << kMemoryBudgetHelp
@@ -35,8 +37,8 @@ void print_help(std::ostream& out, std::string_view window_usage) {
 }  // namespace
 
 bool is_cli_command(std::string_view first) {
-  for (const std::string_view command :
-       {"trace", "decode", "online", "kv", "run", "train", "tokenize", "models", "help", "--help", "-h", "--version"})
+  for (const std::string_view command : {"trace", "decode", "online", "kv", "run", "train", "tokenize", "eval",
+                                         "convert", "models", "help", "--help", "-h", "--version"})
     if (first == command) return true;
   return false;
 }
@@ -62,6 +64,8 @@ int dispatch(std::span<const std::string> args, std::ostream& out, std::ostream&
     if (args[0] == "run") return run_command(words, out, err, budget);
     if (args[0] == "train") return train_command(words, out, err, budget);
     if (args[0] == "tokenize") return tokenize_command(words, out, err, budget);
+    if (args[0] == "eval") return eval_command(words, out, err, budget);
+    if (args[0] == "convert") return convert_command(words, out, err, budget);
     if (args[0] == "models") return models_command(words, out, err, budget);
     throw UsageError("unknown command '" + args[0] + "' (see attention-lab --help)");
   } catch (const UsageError& e) {

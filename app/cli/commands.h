@@ -20,6 +20,8 @@ int online_command(std::span<const std::string> args, std::ostream& out, std::os
 int run_command(std::span<const std::string> args, std::ostream& out, std::ostream& err, std::int64_t budget);
 int models_command(std::span<const std::string> args, std::ostream& out, std::ostream& err, std::int64_t budget);
 int tokenize_command(std::span<const std::string> args, std::ostream& out, std::ostream& err, std::int64_t budget);
+int eval_command(std::span<const std::string> args, std::ostream& out, std::ostream& err, std::int64_t budget);
+int convert_command(std::span<const std::string> args, std::ostream& out, std::ostream& err, std::int64_t budget);
 int train_command(std::span<const std::string> args, std::ostream& out, std::ostream& err, std::int64_t budget);
 
 extern const char* const kTraceHelp;
@@ -29,6 +31,8 @@ extern const char* const kOnlineHelp;
 extern const char* const kRunHelp;
 extern const char* const kTrainHelp;
 extern const char* const kTokenizeHelp;
+extern const char* const kEvalHelp;
+extern const char* const kConvertHelp;
 extern const char* const kModelsHelp;
 
 }  // namespace attn::cli

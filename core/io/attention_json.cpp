@@ -121,10 +121,11 @@ void read_positions(const JsonFields& r, AttentionConfig& a, int w_p_rows, int l
   a.max_positions =
       r.integer("max_positions", w_p_rows > 0 ? w_p_rows : a.position_offset + longer, 1, limits::kMaxTokens);
   if (a.positions != Positions::Learned) a.max_positions = 0;
-  if (!decoupled_rope(a))
+  if (!mla_with_rope(a))
     r.only_for("rope_dim", "variant mla with positions \"rope\" (the decoupled RoPE key)",
                "variant " + std::string(to_string(a.variant)) + " with " + kind);
-  a.rope_dim = r.integer("rope_dim", 0, 1, limits::kMaxHeadDim);  // missing or odd: validate says why
+  // Missing: mla turns the keys expanded from the latent (no decoupled key); odd: validate says why.
+  a.rope_dim = r.integer("rope_dim", 0, 1, limits::kMaxHeadDim);
   if (a.positions != Positions::Rope) {
     r.only_for("rope_pairing", "positions \"rope\"", kind);
     r.only_for("rope_scaling", "positions \"rope\"", kind);

@@ -98,7 +98,8 @@ std::string real_session_file_text(const RealSession& s) {
 RealSession read_real_session_file(const std::filesystem::path& path, std::int64_t budget) {
   const std::string text = read_document_file(path, kMaxScenarioFileBytes, "a Real model file", budget);
   const JsonSource source{text, ""};
-  const json j = parse_json_document(text, RootKeys{.label = "Real model file", .allowed = {"real_model"}});
+  const json j =
+      parse_json_document(text, RootKeys{.label = "Real model file", .allowed = {"real_model"}, .tolerated = {}});
   const JsonFields root(j, "", {"real_model"}, "Real model file", &source);
   return real_session_from_json(
       JsonFields(root.require("real_model"), "real_model", kRealSessionKeys, "Real model file", &source));

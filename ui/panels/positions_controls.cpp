@@ -72,7 +72,7 @@ void PositionsControls(AppState& state) {
           "the other's with W_Q and W_K's columns permuted alike.");
   }
   if (a.positions != Positions::None) PositionShiftField(state);
-  if (decoupled_rope(a))
+  if (mla_with_rope(a))
     position_int_field(state, "rope_dim", a.rope_dim, 2, 2, limits::kMaxHeadDim, [](Scenario& d, int r) {
       d.attention.rope_dim = r - r % 2;
       return drop_unfit_weights(d);

@@ -1,0 +1,334 @@
+// eval: how well a model folder predicts a text. convert: the same model with a smaller KV cache (GQA, MQA or MLA
+// made from its own weights) and what the smaller cache costs on a text.
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "app/cli/args.h"
+#include "app/cli/checkpoint_input.h"
+#include "app/cli/commands.h"
+#include "app/cli/text_table.h"
+#include "core/io/checkpoint_text.h"
+#include "core/io/json_fields.h"
+#include "core/kv_conversion.h"
+#include "core/kv_tradeoff.h"
+#include "core/memory_budget.h"
+#include "core/text_format.h"
+#include "core/text_quality.h"
+#include "core/validate.h"
+
+namespace attn::cli {
+
+const char* const kEvalHelp =
+    "attention-lab eval FOLDER --text-file FILE [--json]\n"
+    "  How well a Hugging Face model predicts the text in FILE: the mean loss in nats over its predicted tokens\n"
+    "  (1..N-1) and the perplexity e^loss. A text longer than the model's positions (at most 1,024 tokens at once)\n"
+    "  is read in consecutive windows, each from a fresh start.\n"
+    "  --json            {\"model\", \"tokens\", \"windows\", \"predicted\", \"loss\", \"perplexity\"}\n";
+
+const char* const kConvertHelp =
+    "attention-lab convert FOLDER --to gqa --kv-heads G | --to mla --latent-dim C [--layers LIST]\n"
+    "                     [--eval FILE] [--json]\n"
+    "attention-lab convert FOLDER --ladder --eval FILE [--layers LIST] [--json]\n"
+    "  The same model with a smaller KV cache, made from its own weights. gqa: the key/value heads in G groups,\n"
+    "  each new head the mean of its group's W_K and W_V (G = 1 is MQA; G divides the model's key/value heads).\n"
+    "  mla: a latent of C numbers per token from the truncated SVD of each layer's [W_K | W_V] (C at most its\n"
+    "  rank); with RoPE the keys are turned after the up-projection. Prints the cache per token before and after\n"
+    "  and each layer's relative error ||W' - W|| / ||W|| of W_K and W_V.\n"
+    "  --layers LIST     the layers converted: 0-5, 0,2,4, 3 (default: every layer)\n"
+    "  --eval FILE       both models on the text in FILE: loss and perplexity, the share of positions whose\n"
+    "                    likeliest next token is the same, and the mean KL(original || converted) in nats\n"
+    "  --ladder          every conversion at once, measured on --eval's text: GQA at each divisor of the\n"
+    "                    key/value heads, MLA at eight latent widths from the full rank r down to r/32\n"
+    "  --json            {\"original\": {\"kv_bytes_per_token\", \"loss\", \"perplexity\"}, \"converted\": {...,\n"
+    "                    \"top1_agreement\", \"kl\"}, \"layers\": [{\"k_error\", \"v_error\"}, ...]}; with --ladder\n"
+    "                    {\"original\": {...}, \"points\": [{\"to\", \"kv_heads\" or \"latent_dim\", ...converted's "
+    "keys,\n"
+    "                    \"layers\"}, ...]}\n";
+
+namespace {
+
+struct ConvertRequest {
+  std::optional<std::string> folder, text_file, layers;
+  std::optional<KvTarget> to;
+  std::optional<int> kv_heads, latent_dim;
+  bool ladder = false, json = false, help = false;
+};
+
+std::optional<KvTarget> parse_target(const std::string& word) {
+  if (word == "gqa") return KvTarget::Gqa;
+  if (word == "mla") return KvTarget::Mla;
+  return std::nullopt;
+}
+
+// The words of eval (`convert` false: --text-file) and convert (--to, --kv-heads, --latent-dim, --layers, --eval).
+ConvertRequest parse_request(const std::string& command, std::span<const std::string> words, bool convert) {
+  ConvertRequest r;
+  Args args(words);
+  while (!args.done()) {
+    const std::string& w = args.next();
+    if (w == (convert ? "--eval" : "--text-file")) r.text_file = args.value(w);
+    else if (w == "--json") r.json = true;
+    else if (w == "--help" || w == "-h") r.help = true;
+    else if (convert && w == "--to") {
+      const std::string to = args.value(w);
+      r.to = parse_target(to);
+      if (!r.to) throw UsageError("--to: must be gqa | mla (found \"" + escaped_text(to) + "\")");
+    } else if (convert && w == "--kv-heads") r.kv_heads = static_cast<int>(args.integer(w, 1, limits::kMaxHeads));
+    else if (convert && w == "--latent-dim")
+      r.latent_dim = static_cast<int>(args.integer(w, 1, limits::kMaxProjectedDim));
+    else if (convert && w == "--layers") r.layers = args.value(w);
+    else if (convert && w == "--ladder") r.ladder = true;
+    else if (w.starts_with("-")) throw UsageError(command + ": unknown option '" + escaped_text(w) + "'");
+    else if (r.folder) throw UsageError(command + ": one FOLDER, but found a second: '" + escaped_text(w) + "'");
+    else r.folder = w;
+  }
+  if (r.help) return r;
+  if (!r.folder) throw UsageError(command + ": missing FOLDER (a Hugging Face model's folder)");
+  if (!convert && !r.text_file) throw UsageError("eval: missing --text-file FILE (the text the model reads)");
+  if (!convert) return r;
+  if (r.ladder) {
+    if (r.to || r.kv_heads || r.latent_dim)
+      throw UsageError("convert: --ladder makes every conversion; --to, --kv-heads and --latent-dim are for one");
+    if (!r.text_file) throw UsageError("convert: --ladder measures on a text: give --eval FILE");
+    return r;
+  }
+  if (!r.to) throw UsageError("convert: missing --to gqa | mla (or --ladder)");
+  if (*r.to == KvTarget::Gqa && r.latent_dim) throw UsageError("convert: --latent-dim is for --to mla");
+  if (*r.to == KvTarget::Mla && r.kv_heads) throw UsageError("convert: --kv-heads is for --to gqa");
+  if (*r.to == KvTarget::Gqa && !r.kv_heads) throw UsageError("convert: --to gqa needs --kv-heads G");
+  if (*r.to == KvTarget::Mla && !r.latent_dim) throw UsageError("convert: --to mla needs --latent-dim C");
+  return r;
+}
+
+struct EvalText {
+  Encoding text;
+  int window = 0;
+};
+
+// The text tokenized by the model.
+EvalText tokenized(const CheckpointModel& m, const std::string& text, const std::string& option) {
+  EvalText e{checkpoint_long_text(m, text, option), 0};
+  // A text shorter than a window is one window of its own length: the memory is its length's.
+  e.window = static_cast<int>(std::min<std::int64_t>(checkpoint_window(m), std::ssize(e.text.ids)));
+  return e;
+}
+
+nlohmann::ordered_json loss_json(double loss) { return {{"loss", loss}, {"perplexity", std::exp(loss)}}; }
+
+int run_eval(const ConvertRequest& r, const std::string& text, std::ostream& out, std::int64_t budget) {
+  const auto m = CheckpointModel::open(*r.folder, budget);
+  const EvalText e = tokenized(*m, text, "--text-file");
+  check_memory_budget(checkpoint_eval_bytes(*m, e.window, false), budget, "evaluating " + m->name() + " on the text",
+                      "a smaller model");
+  const PredictionSums s = evaluate_text({m->model(), *m}, nullptr, e.text.ids, e.text.pieces, e.window);
+  const auto tokens = static_cast<std::int64_t>(e.text.ids.size());
+  const int windows = window_count(tokens, e.window);
+  if (r.json) {
+    nlohmann::ordered_json j{
+        {"model", m->name()}, {"tokens", tokens}, {"windows", windows}, {"predicted", s.predicted}};
+    j.update(loss_json(s.mean_loss()));
+    out << j.dump() << '\n';
+    return kExitOk;
+  }
+  out << m->name() << " on " << plural(tokens, "token") << " (" << plural(windows, "window") << " of at most "
+      << thousands(static_cast<std::uint64_t>(e.window)) << ")\n"
+      << "loss: " << format_number(s.mean_loss(), 4) << " nats per predicted token, over "
+      << plural(s.predicted, "next token") << "\nperplexity: " << format_number(std::exp(s.mean_loss()), 2) << '\n';
+  return kExitOk;
+}
+
+std::vector<int> layers_of(const ConvertRequest& r, const Model& m) {
+  const int layers = static_cast<int>(m.layers.size());
+  if (r.layers) return parse_layer_list(*r.layers, layers, "--layers");
+  std::vector<int> all;
+  for (int l = 0; l < layers; ++l) all.push_back(l);
+  return all;
+}
+
+KvConversion conversion_of(const ConvertRequest& r, const Model& m) {
+  KvConversion c{.to = *r.to, .kv_heads = r.kv_heads.value_or(1), .latent_dim = r.latent_dim.value_or(1)};
+  c.layers = layers_of(r, m);
+  check_kv_conversion(m, c);
+  return c;
+}
+
+std::string conversion_name(const KvConversion& c) {
+  if (c.to == KvTarget::Mla) return "mla with a latent of " + std::to_string(c.latent_dim);
+  if (c.kv_heads == 1) return "mqa (one key/value head)";
+  return "gqa with " + plural(c.kv_heads, "key/value head");
+}
+
+void print_conversion(std::ostream& out, const std::string& name, const KvConversion& c, const Model& before,
+                      const Model& after, const std::vector<KvError>& errors) {
+  out << name << " as " << conversion_name(c) << ", " << plural(static_cast<std::int64_t>(c.layers.size()), "layer")
+      << " converted\nKV cache per token (16-bit numbers): "
+      << thousands(static_cast<std::uint64_t>(kv_bytes_per_token(before, kKvCacheBytesPerNumber))) << " -> "
+      << thousands(static_cast<std::uint64_t>(kv_bytes_per_token(after, kKvCacheBytesPerNumber))) << " bytes\n";
+  std::vector<std::vector<std::string>> rows{{"layer", "k_error", "v_error"}};
+  for (std::size_t l = 0; l < errors.size(); ++l)
+    rows.push_back({std::to_string(l), format_number(errors[l].k_error, 6), format_number(errors[l].v_error, 6)});
+  print_table(out, rows, {0, 1, 2});
+}
+
+void print_quality(std::ostream& out, const PredictionSums& s) {
+  const double a = s.mean_loss(), b = s.mean_converted_loss();
+  out << "on the text (" << plural(s.predicted, "next token") << "):\n"
+      << "loss: " << format_number(a, 4) << " -> " << format_number(b, 4) << " nats per predicted token\n"
+      << "perplexity: " << format_number(std::exp(a), 2) << " -> " << format_number(std::exp(b), 2) << '\n'
+      << "top-1 agreement with the original: " << percent_text(s.top1_agreement()) << '\n'
+      << "KL(original || converted): " << format_number(s.mean_kl(), 6) << " nats per position\n";
+}
+
+nlohmann::ordered_json errors_json(const std::vector<KvError>& errors) {
+  nlohmann::ordered_json layers = nlohmann::ordered_json::array();
+  for (const KvError& e : errors) layers.push_back({{"k_error", e.k_error}, {"v_error", e.v_error}});
+  return layers;
+}
+
+// A converted model's keys: its cache and, measured, how it predicts beside the original.
+nlohmann::ordered_json converted_json(std::int64_t kv_bytes, const std::optional<PredictionSums>& s) {
+  nlohmann::ordered_json j{{"kv_bytes_per_token", kv_bytes}};
+  if (!s) return j;
+  j.update(loss_json(s->mean_converted_loss()));
+  j["top1_agreement"] = s->top1_agreement();
+  j["kl"] = s->mean_kl();
+  return j;
+}
+
+void write_conversion_json(std::ostream& out, const Model& before, const Model& after,
+                           const std::vector<KvError>& errors, const std::optional<PredictionSums>& s) {
+  nlohmann::ordered_json original{{"kv_bytes_per_token", kv_bytes_per_token(before, kKvCacheBytesPerNumber)}};
+  if (s) original.update(loss_json(s->mean_loss()));
+  const nlohmann::ordered_json converted = converted_json(kv_bytes_per_token(after, kKvCacheBytesPerNumber), s);
+  out << nlohmann::ordered_json{{"original", original}, {"converted", converted}, {"layers", errors_json(errors)}}
+             .dump()
+      << '\n';
+}
+
+std::string point_name(const std::optional<KvConversion>& c) {
+  if (!c) return "as shipped";
+  if (c->to == KvTarget::Mla) return "mla " + std::to_string(c->latent_dim);
+  return c->kv_heads == 1 ? "mqa" : "gqa " + std::to_string(c->kv_heads);
+}
+
+void print_ladder(std::ostream& out, const std::string& name, const std::vector<TradeoffPoint>& points) {
+  const PredictionSums& base = points.front().sums;
+  out << name << " on the text (" << plural(base.predicted, "next token") << "), KV cache at 16-bit numbers:\n";
+  std::vector<std::vector<std::string>> rows{{"cache", "bytes/token", "loss", "perplexity", "top-1", "KL"}};
+  for (const TradeoffPoint& p : points) {
+    const double loss = p.conversion ? p.sums.mean_converted_loss() : p.sums.mean_loss();
+    rows.push_back({point_name(p.conversion), thousands(static_cast<std::uint64_t>(p.kv_bytes_per_token)),
+                    format_number(loss, 4), format_number(std::exp(loss), 2),
+                    p.conversion ? percent_text(p.sums.top1_agreement()) : "-",
+                    p.conversion ? format_number(p.sums.mean_kl(), 4) : "-"});
+  }
+  print_table(out, rows, {1, 2, 3, 4, 5});
+}
+
+void write_ladder_json(std::ostream& out, const std::vector<TradeoffPoint>& points) {
+  nlohmann::ordered_json original{{"kv_bytes_per_token", points.front().kv_bytes_per_token}};
+  original.update(loss_json(points.front().sums.mean_loss()));
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (std::size_t i = 1; i < points.size(); ++i) {
+    const KvConversion& c = *points[i].conversion;
+    nlohmann::ordered_json j{{"to", c.to == KvTarget::Mla ? "mla" : "gqa"}};
+    if (c.to == KvTarget::Mla) j["latent_dim"] = c.latent_dim;
+    else j["kv_heads"] = c.kv_heads;
+    j.update(converted_json(points[i].kv_bytes_per_token, points[i].sums));
+    j["layers"] = errors_json(points[i].errors);
+    list.push_back(j);
+  }
+  out << nlohmann::ordered_json{{"original", original}, {"points", list}}.dump() << '\n';
+}
+
+int run_ladder(const ConvertRequest& r, const std::string& eval_text, std::ostream& out, std::int64_t budget) {
+  const auto m = CheckpointModel::open(*r.folder, budget);
+  const std::vector<KvConversion> conversions = tradeoff_conversions(m->model(), layers_of(r, m->model()));
+  const EvalText text = tokenized(*m, eval_text, "--eval");
+  std::int64_t widest = 0;
+  for (const KvConversion& c : conversions)
+    widest = std::max(widest, converted_attention_bytes(converted_model(m->model(), c), c));
+  check_memory_budget(checkpoint_eval_bytes(*m, text.window, true) + widest +
+                          tradeoff_svd_bytes(m->model(), conversions) +
+                          window_count(static_cast<std::int64_t>(text.text.ids.size()), text.window) *
+                              std::int64_t{text.window} * m->model().d_model * 8,
+                      budget, "measuring every conversion of " + m->name(), "fewer layers (--layers)");
+  const EvalModel original{m->model(), *m};
+  const WindowedRun run = run_windows(original, text.text.ids, text.text.pieces, text.window);
+  const std::vector<TradeoffPoint> points = measure_tradeoff(original, run, conversions);
+  if (r.json) write_ladder_json(out, points);
+  else print_ladder(out, m->name(), points);
+  return kExitOk;
+}
+
+int run_convert(const ConvertRequest& r, const std::optional<std::string>& eval_text, std::ostream& out,
+                std::int64_t budget) {
+  const auto m = CheckpointModel::open(*r.folder, budget);
+  const KvConversion c = conversion_of(r, m->model());
+  const Model after = converted_model(m->model(), c);
+  std::optional<EvalText> text;
+  if (eval_text) text = tokenized(*m, *eval_text, "--eval");
+  const std::int64_t pass = text ? checkpoint_eval_bytes(*m, text->window, true) : checkpoint_eval_bytes(*m, 1, true);
+  check_memory_budget(pass + converted_attention_bytes(after, c), budget, "converting " + m->name(),
+                      "fewer layers (--layers) or a narrower latent");
+  const ConvertedAttention attention = convert_attention(*m, m->model(), c);
+  const ConvertedWeights w(*m, after, attention);
+  const std::vector<KvError>& errors = attention.errors;
+  std::optional<PredictionSums> s;
+  if (text) {
+    const EvalModel converted{after, w};
+    s = evaluate_text({m->model(), *m}, &converted, text->text.ids, text->text.pieces, text->window);
+  }
+  if (r.json) {
+    write_conversion_json(out, m->model(), after, errors, s);
+    return kExitOk;
+  }
+  print_conversion(out, m->name(), c, m->model(), after, errors);
+  if (s) print_quality(out, *s);
+  return kExitOk;
+}
+
+// Both commands: parse, then open the folder; an InputError names the folder.
+int checkpoint_command(const std::string& command, std::span<const std::string> words, std::ostream& out,
+                       std::ostream& err, std::int64_t budget) {
+  const bool convert = command == "convert";
+  const ConvertRequest r = parse_request(command, words, convert);
+  if (r.help) {
+    out << "Usage:\n" << (convert ? kConvertHelp : kEvalHelp);
+    return kExitOk;
+  }
+  if (!is_model_folder(*r.folder)) {
+    err << "attention-lab: " << shown_path(*r.folder) << ": no such folder (a Hugging Face model's folder)\n";
+    return kExitBadInput;
+  }
+  std::optional<std::string> text;
+  try {
+    if (r.text_file) text = read_text_file(*r.text_file, kMaxTextBytes, "a text to evaluate on", budget);
+  } catch (const InputError& e) {
+    err << "attention-lab: " << shown_path(*r.text_file) << ": " << e.what() << '\n';
+    return kExitBadInput;
+  }
+  reuse_freed_layers();
+  try {
+    if (r.ladder) return run_ladder(r, *text, out, budget);
+    return convert ? run_convert(r, text, out, budget) : run_eval(r, *text, out, budget);
+  } catch (const InputError& e) {
+    err << "attention-lab: " << shown_path(*r.folder) << ": " << e.what() << '\n';
+    return kExitBadInput;
+  }
+}
+
+}  // namespace
+
+int eval_command(std::span<const std::string> words, std::ostream& out, std::ostream& err, std::int64_t budget) {
+  return checkpoint_command("eval", words, out, err, budget);
+}
+
+int convert_command(std::span<const std::string> words, std::ostream& out, std::ostream& err, std::int64_t budget) {
+  return checkpoint_command("convert", words, out, err, budget);
+}
+
+}  // namespace attn::cli

@@ -1,0 +1,102 @@
+#pragma once
+// The same model with a smaller KV cache. GQA and MQA: the key/value heads are split into G consecutive groups and
+// each new head's W_K and W_V columns (and biases) are its group's mean, as Ainslie et al. (2023) build GQA
+// checkpoints before uptraining. MLA: per layer, the truncated SVD of the stacked projections [W_K | W_V] = U Σ Vᵀ
+// gives W_DKV = U_c Σ_c and [W_UK | W_UV] = V_cᵀ, the best rank-d_c fit in the Frobenius norm (Eckart-Young); the
+// key and value biases stay outside the latent. G = G0 and d_c = rank give the model back.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/matrix.h"
+#include "core/model.h"
+
+namespace attn {
+
+enum class KvTarget { Gqa, Mla };
+
+struct KvConversion {
+  KvTarget to = KvTarget::Gqa;
+  int kv_heads = 1;         // gqa: G, a divisor of every converted layer's key/value heads (1 is mqa)
+  int latent_dim = 1;       // mla: d_c, 1 .. kv_rank_bound
+  std::vector<int> layers;  // the layers converted, ascending; the others are left as they are
+  bool converts(int layer) const;
+};
+
+// The widest latent [W_K | W_V] (d_model, 2·G0·d) can use: min(d_model, 2·G0·d), its rank at most.
+int kv_rank_bound(const AttentionConfig& a, int d_model);
+// Layers as typed: "0-5", "0,2,4", "3" or a mix ("0-2,7"), each in 0..layers-1, none twice. InputError naming
+// `field` and the word at fault.
+std::vector<int> parse_layer_list(const std::string& text, int layers, const std::string& field);
+// Every layer's G0 divisible by G (gqa), d_c within every converted layer's rank bound (mla); InputError naming
+// "--kv-heads" or "--latent-dim", what was found and what would do.
+void check_kv_conversion(const Model& m, const KvConversion& c);
+
+// A converted layer's attention: gqa (mqa for G = 1, mha for G = H) with G heads, or mla with latent d_c (its keys
+// turned by RoPE after the up-projection when the model has rope; no decoupled key).
+AttentionConfig converted_attention(const AttentionConfig& a, const KvConversion& c);
+// The model's configuration with the converted layers' attention (no weights are touched).
+Model converted_model(const Model& m, const KvConversion& c);
+
+// The thin SVD of a layer's [W_K | W_V] (d_model, 2·G0·d), r = kv_rank_bound singular values, largest first. Each
+// left singular vector is signed so that its entry of largest magnitude (the first of equal ones) is positive, its
+// right one flipped with it: the factors are then one answer, not one of 2^r.
+struct KvSvd {
+  Matrix U;      // (d_model, r)
+  Vector sigma;  // (r)
+  Matrix V;      // (2·G0·d, r)
+};
+KvSvd kv_svd(const ModelLayer& layer);
+
+// How far a converted layer's key and value projections are from the original's: ||W' - W||_F / ||W||_F over the
+// stacked W_K (and W_V) of the original's G0 heads (0 for an unconverted layer, and for a zero W).
+struct KvError {
+  double k_error = 0, v_error = 0;
+};
+
+struct ConvertedLayer {
+  ModelLayer layer;
+  KvError error;
+};
+// The layer with G key/value heads, each the mean of its group of G0/G.
+ConvertedLayer pool_kv_heads(const ModelLayer& layer, int kv_heads);
+// The layer as mla with latent d_c from its SVD (kv_svd of the same layer).
+ConvertedLayer factorise_kv(const ModelLayer& layer, const KvSvd& svd, int latent_dim);
+
+// The bytes every layer's KV cache takes per token, at `bytes_per_number`: 2·G·d numbers a layer, or mla's d_c.
+std::int64_t kv_bytes_per_token(const Model& m, int bytes_per_number);
+// The conversions' caches are counted at the 16-bit numbers models are served in.
+inline constexpr int kKvCacheBytesPerNumber = 2;
+
+// Every converted layer's attention weights and errors, made once from the base weights (a layer at a time) and
+// held: a forward pass over several windows reads them again without another SVD. `svds`: each converted layer's
+// kv_svd when already at hand (a ladder of latent widths shares them); missing ones are computed and let go.
+struct ConvertedAttention {
+  std::vector<std::optional<Weights>> weights;  // per layer: the converted attention's, none for a layer left as is
+  std::vector<KvError> errors;                  // per layer (0 for a layer left as is)
+};
+// The bytes convert_attention holds, from the shapes: every converted layer's new key/value weights.
+std::int64_t converted_attention_bytes(const Model& converted, const KvConversion& c);
+ConvertedAttention convert_attention(const ModelWeights& base, const Model& m, const KvConversion& c,
+                                     const std::vector<std::optional<KvSvd>>* svds = nullptr);
+
+// A model's weights read through a conversion: each layer as the base gives it, a converted one with its attention
+// configuration from `converted` (converted_model) and its weights from `attention`.
+class ConvertedWeights final : public ModelWeights {
+ public:
+  ConvertedWeights(const ModelWeights& base, const Model& converted, const ConvertedAttention& attention)
+      : base_(base), converted_(converted), attention_(attention) {}
+  ModelLayer layer(int l) const override;
+  Matrix embedding_rows(const std::vector<int>& ids) const override { return base_.embedding_rows(ids); }
+  Matrix learned_positions(int n) const override { return base_.learned_positions(n); }
+  SharedMatrix final_gain() const override { return base_.final_gain(); }
+  SharedMatrix final_bias() const override { return base_.final_bias(); }
+  Matrix logits(const Matrix& final) const override { return base_.logits(final); }
+
+ private:
+  const ModelWeights& base_;
+  const Model& converted_;
+  const ConvertedAttention& attention_;
+};
+
+}  // namespace attn
