@@ -245,19 +245,16 @@ Matrix absorbed_queries(const Trace& t, const AbsorbedWeights& m, int h) {  // (
   return q;
 }
 
-// What the biases of keys and values add outside the latent: q_i . b_K^(h) to each score of row i (the same for every
-// key), and the value bias through each row's weights, (sum_j w_ij) b_V^(h), to the output before W_O.
-void add_kv_biases(const Trace& t, AbsorbedMla& m) {
+// What the value bias adds outside the latent: through each row's weights, (sum_j w_ij) b_V^(h), to the output
+// before W_O.
+void add_value_bias(const Trace& t, AbsorbedMla& m) {
   const int d = t.attention.head_dim, H = t.attention.heads;
   const Weights& w = t.weights;
-  if (!w.b_K) return;
+  if (!w.b_V) return;
   Matrix value_bias(t.n_q(), H * d);  // (N_Q, H*d)
-  for (int h = 0; h < H; ++h) {
-    const HeadTrace& head = t.heads[static_cast<std::size_t>(h)];
-    m.scores[static_cast<std::size_t>(h)].colwise() +=
-        (t.Q.middleCols(h * d, d) * w.b_K->middleCols(h * d, d).transpose()).col(0);
-    value_bias.middleCols(h * d, d) = head.weights().rowwise().sum() * w.b_V->middleCols(h * d, d);
-  }
+  for (int h = 0; h < H; ++h)
+    value_bias.middleCols(h * d, d) =
+        t.heads[static_cast<std::size_t>(h)].weights().rowwise().sum() * w.b_V->middleCols(h * d, d);
   ablate_heads(value_bias, d, t.ablated_heads, t.ablation_mode);
   m.output += w.W_O ? Matrix(value_bias * *w.W_O) : value_bias;
 }
@@ -271,6 +268,11 @@ AbsorbedMla absorb(const Trace& t) {
   for (int h = 0; h < H; ++h) {
     m.queries.push_back(absorbed_queries(t, m, h));
     m.scores.push_back(m.queries.back() * t.latent.transpose());
+    // q_i . b_K^(h), the same for every key of row i: the key bias, outside the latent.
+    if (t.weights.b_K)
+      m.scores.back().colwise() += (t.Q.middleCols(h * a.head_dim, a.head_dim) *
+                                    t.weights.b_K->middleCols(h * a.head_dim, a.head_dim).transpose())
+                                       .col(0);
     // The decoupled RoPE part is added beside the absorbed one: the latent itself is never turned.
     if (decoupled_rope(a)) {
       m.latent_scores.push_back(m.scores.back());
@@ -281,7 +283,7 @@ AbsorbedMla absorb(const Trace& t) {
   // W_LO is linear: the latent columns ablated as the head's are what its ablated output meets in W_O.
   ablate_heads(m.latent_output, dc, t.ablated_heads, t.ablation_mode);
   m.output = m.latent_output * m.W_LO;
-  add_kv_biases(t, m);
+  add_value_bias(t, m);
   if (t.weights.b_O) m.output.rowwise() += t.weights.b_O->row(0);
   return m;
 }

@@ -107,13 +107,15 @@ AbsorbedWeights absorb_weights(const AttentionConfig& a, const Weights& w);
 
 // The absorbed weights (W_UQK, W_LO) and what the cached latents give through them.
 struct AbsorbedMla : AbsorbedWeights {
-  std::vector<Matrix> queries;  // per head (N_Q, d_c): query_side W_UQK^(h), each token's query as the latent reads it
-  std::vector<Matrix> scores;   // per head (N_Q, N_KV): query_side W_UQK^(h) latent^T (+ q_r^(h) k_r^T with rope),
-                                // equal to HeadTrace::scores
-  std::vector<Matrix> latent_scores;  // decoupled RoPE only, per head (N_Q, N_KV): query_side W_UQK^(h) latent^T, the
-                                      // part the latent carries; scores = latent_scores + q_r^(h) k_r^T
+  // per head (N_Q, d_c): query_side W_UQK^(h) (+ b_Q^(h) W_UK^(h)T with biases), each query as the latent reads it
+  std::vector<Matrix> queries;
+  // per head (N_Q, N_KV): queries^(h) latent^T (+ q_i . b_K^(h) along row i with biases, + q_r^(h) k_r^T with rope),
+  // equal to HeadTrace::scores
+  std::vector<Matrix> scores;
+  std::vector<Matrix> latent_scores;  // decoupled RoPE only, per head (N_Q, N_KV): the scores without q_r^(h) k_r^T,
+                                      // the part the latent carries; scores = latent_scores + q_r^(h) k_r^T
   Matrix latent_output;               // (N_Q, H*d_c): [weights_h latent]_h
-  Matrix output;                      // (N_Q, d_out): latent_output W_LO, equal to Trace::output
+  Matrix output;  // (N_Q, d_out): latent_output W_LO (+ the value bias through W_O), equal to Trace::output
 };
 
 struct Trace {

@@ -77,8 +77,8 @@ struct AttentionConfig {
   int position_offset = 0;     // any positions: row p sits at position position_offset + p (the shift experiment)
   RopePairing rope_pairing = RopePairing::Interleaved;  // rope only
   std::optional<RopeScaling> rope_scaling;              // rope only
-  bool qkv_bias = false;                                // not mla: b_Q, b_K, b_V added to the projections (Qwen2)
-  bool output_bias = false;                             // with output_projection: b_O added after W_O
+  bool qkv_bias = false;     // b_Q, b_K, b_V added to the projections (Qwen2; mla: to the keys and values it expands)
+  bool output_bias = false;  // with output_projection: b_O added after W_O
   std::optional<SparseConfig> sparse;
 };
 

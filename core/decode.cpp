@@ -126,16 +126,15 @@ Matrix attend_absorbed(const AttentionConfig& a, const Weights& w, const KvCache
   return out;
 }
 
-// Every query head h attends with its block of q (turned at `position` with rope) over keys(h) and values(h); the
-// heads' outputs go through W_O and b_O when the layer has them.
-template <typename Keys, typename Values>
-Matrix attend_heads(const AttentionConfig& a, const Weights& w, const Matrix& q, int position, const Matrix& mask,
-                    DecodeStep& s, Keys keys, Values values) {
+// Every query head h attends with queries(h) over keys(h) and values(h); the heads' outputs go through W_O and b_O
+// when the layer has them.
+template <typename Queries, typename Keys, typename Values>
+Matrix attend_heads(const AttentionConfig& a, const Weights& w, const Matrix& mask, DecodeStep& s, Queries queries,
+                    Keys keys, Values values) {
   const int d = a.head_dim;
   Matrix concat(1, a.heads * d);
   for (int h = 0; h < a.heads; ++h) {
-    const HeadTrace head =
-        attend(turned(a, q.middleCols(h * d, d), position), keys(h), values(h), mask, a.kernel, scale_factor(a));
+    const HeadTrace head = attend(queries(h), keys(h), values(h), mask, a.kernel, scale_factor(a));
     concat.middleCols(h * d, d) = head.output;
     s.weights.push_back(head.weights());
     s.status.push_back(head.row_status[0]);
@@ -146,33 +145,46 @@ Matrix attend_heads(const AttentionConfig& a, const Weights& w, const Matrix& q,
   return out;
 }
 
-// mla whose keys the absorbed form cannot reach (RoPE turns the expanded keys; biases sit beside the latent): every
+// mla whose keys the absorbed form does not reach (RoPE turns the expanded keys; biases sit beside the latent): every
 // cached latent is expanded into each head's keys and values again at this step, the price of caching the latent.
+// With a decoupled RoPE key, each head's [q | q_r] meets [k | k_r] as in the trace.
 Matrix attend_expanded(const AttentionConfig& a, const Weights& w, const KvCache& cache, const Matrix& x, int position,
                        const Matrix& mask, DecodeStep& s) {
-  const int d = a.head_dim;
-  const Matrix latent = cache.latent.topRows(cache.tokens);  // (n, d_c)
-  Matrix K = latent * *w.W_UK, V = latent * *w.W_UV, q = w.W_DQ ? Matrix(x * *w.W_DQ * *w.W_UQ) : Matrix(x * *w.W_Q);
+  const int n = cache.tokens, d = a.head_dim, r = a.rope_dim;
+  const Matrix latent = cache.latent.topRows(n);  // (n, d_c)
+  const Matrix query_side = w.W_DQ ? Matrix(x * *w.W_DQ) : x;
+  Matrix K = latent * *w.W_UK, V = latent * *w.W_UV, q = query_side * (w.W_DQ ? *w.W_UQ : *w.W_Q);
   if (w.b_K) {
     K.rowwise() += w.b_K->row(0);
     V.rowwise() += w.b_V->row(0);
     q += *w.b_Q;
   }
-  const auto keys = [&](int h) -> Matrix {
-    Matrix k = K.middleCols(h * d, d);
-    return rope_turns_heads(a) ? rotate(k, 0, a) : k;  // row i at position i
+  const Matrix q_r = decoupled_rope(a) ? Matrix(query_side * *w.W_QR) : Matrix();  // (1, H*d_R)
+  const auto queries = [&](int h) -> Matrix {
+    if (!decoupled_rope(a)) return turned(a, q.middleCols(h * d, d), position);
+    Matrix with_rope(1, d + r);
+    with_rope << q.middleCols(h * d, d), turned(a, q_r.middleCols(h * r, r), position);
+    return with_rope;
   };
-  return attend_heads(a, w, q, position, mask, s, keys, [&](int h) -> Matrix { return V.middleCols(h * d, d); });
+  const auto keys = [&](int h) -> Matrix {
+    if (rope_turns_heads(a)) return rotate(Matrix(K.middleCols(h * d, d)), 0, a);  // row i at position i
+    if (!decoupled_rope(a)) return K.middleCols(h * d, d);
+    Matrix with_rope(n, d + r);
+    with_rope << K.middleCols(h * d, d), cache.k_r.topRows(n);
+    return with_rope;
+  };
+  return attend_heads(a, w, mask, s, queries, keys, [&](int h) -> Matrix { return V.middleCols(h * d, d); });
 }
 
 Matrix attend_explicit(const AttentionConfig& a, const Weights& w, const KvCache& cache, const Matrix& x, int position,
                        const Matrix& mask, DecodeStep& s) {
-  const int n = cache.tokens;
+  const int n = cache.tokens, d = a.head_dim;
   Matrix q = x * *w.W_Q;  // (1, H*d): the only query computed this step
   if (w.b_Q) q += *w.b_Q;
+  const auto queries = [&](int h) -> Matrix { return turned(a, q.middleCols(h * d, d), position); };
   const auto keys = [&](int h) -> Matrix { return cache.k[kv_head_for(a, h)].topRows(n); };
   const auto values = [&](int h) -> Matrix { return cache.v[kv_head_for(a, h)].topRows(n); };
-  return attend_heads(a, w, q, position, mask, s, keys, values);
+  return attend_heads(a, w, mask, s, queries, keys, values);
 }
 
 }  // namespace

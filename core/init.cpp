@@ -135,7 +135,7 @@ std::string unused_reason(WeightId id, const AttentionConfig& a) {
     case WeightId::W_wI: return "without sparse attention";
     case WeightId::b_Q:
     case WeightId::b_K:
-    case WeightId::b_V: return a.variant == Variant::Mla ? "by variant mla" : "without qkv_bias";
+    case WeightId::b_V: return "without qkv_bias";
     case WeightId::b_O: return a.output_projection ? "without output_bias" : "without output_projection";
     default: return "by variant " + std::string(to_string(a.variant));
   }

@@ -11,8 +11,6 @@
 
 namespace attn {
 
-bool KvConversion::converts(int layer) const { return std::binary_search(layers.begin(), layers.end(), layer); }
-
 int kv_rank_bound(const AttentionConfig& a, int d_model) {
   return std::min(d_model, 2 * kv_head_count(a) * a.head_dim);
 }
@@ -64,12 +62,17 @@ std::vector<int> parse_layer_list(const std::string& text, int layers, const std
   return out;
 }
 
+void check_not_mla(const Model& m, int layer) {
+  if (m.layers[static_cast<std::size_t>(layer)].attention.variant == Variant::Mla)
+    throw InputError("--layers",
+                     "layer " + std::to_string(layer) + " is mla already: its keys and values come from a latent");
+}
+
 void check_kv_conversion(const Model& m, const KvConversion& c) {
   for (const int l : c.layers) {
     const AttentionConfig& a = m.layers[static_cast<std::size_t>(l)].attention;
     const std::string layer = "layer " + std::to_string(l);
-    if (a.variant == Variant::Mla)
-      throw InputError("--layers", layer + " is mla already: its keys and values come from a latent");
+    check_not_mla(m, l);
     const int g0 = kv_head_count(a);
     if (c.to == KvTarget::Gqa && g0 % c.kv_heads != 0)
       throw InputError("--kv-heads", "must divide the " + std::to_string(g0) + " key/value heads of " + layer + " (" +
@@ -202,6 +205,20 @@ std::int64_t kv_bytes_per_token(const Model& m, int bytes_per_number) {
   return numbers * bytes_per_number;
 }
 
+namespace {
+
+// The weights a conversion makes: the keys' and values' (W_Q and W_O stay the base's, read with its layer).
+constexpr WeightId kKeyValueWeights[] = {WeightId::W_K,   WeightId::W_V,  WeightId::b_K, WeightId::b_V,
+                                         WeightId::W_DKV, WeightId::W_UK, WeightId::W_UV};
+
+Weights key_value_weights(const Weights& w) {
+  Weights kv;
+  for (const WeightId id : kKeyValueWeights) weight_slot(kv, id) = weight_slot(w, id);
+  return kv;
+}
+
+}  // namespace
+
 std::int64_t converted_attention_bytes(const Model& converted, const KvConversion& c) {
   std::int64_t numbers = 0;
   for (const int l : c.layers) {
@@ -225,7 +242,7 @@ ConvertedAttention convert_attention(const ModelWeights& base, const Model& m, c
     if (c.to == KvTarget::Gqa) made = pool_kv_heads(layer, c.kv_heads);
     else if (svds && i < svds->size() && (*svds)[i]) made = factorise_kv(layer, *(*svds)[i], c.latent_dim);
     else made = factorise_kv(layer, kv_svd(layer), c.latent_dim);
-    out.weights[i] = std::move(made.layer.weights);
+    out.weights[i] = key_value_weights(made.layer.weights);
     out.errors[i] = made.error;
   }
   return out;
@@ -236,7 +253,7 @@ ModelLayer ConvertedWeights::layer(int l) const {
   const auto i = static_cast<std::size_t>(l);
   if (!attention_.weights[i]) return layer;
   layer.attention = converted_.layers[i].attention;
-  layer.weights = *attention_.weights[i];
+  for (const WeightId id : kKeyValueWeights) weight_slot(layer.weights, id) = weight_slot(*attention_.weights[i], id);
   return layer;
 }
 

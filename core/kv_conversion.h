@@ -17,10 +17,9 @@ enum class KvTarget { Gqa, Mla };
 
 struct KvConversion {
   KvTarget to = KvTarget::Gqa;
-  int kv_heads = 1;         // gqa: G, a divisor of every converted layer's key/value heads (1 is mqa)
-  int latent_dim = 1;       // mla: d_c, 1 .. kv_rank_bound
-  std::vector<int> layers;  // the layers converted, ascending; the others are left as they are
-  bool converts(int layer) const;
+  int kv_heads = 1;           // gqa: G, a divisor of every converted layer's key/value heads (1 is mqa)
+  int latent_dim = 1;         // mla: d_c, 1 .. kv_rank_bound
+  std::vector<int> layers{};  // the layers converted, ascending; the others are left as they are
 };
 
 // The widest latent [W_K | W_V] (d_model, 2·G0·d) can use: min(d_model, 2·G0·d), its rank at most.
@@ -28,6 +27,8 @@ int kv_rank_bound(const AttentionConfig& a, int d_model);
 // Layers as typed: "0-5", "0,2,4", "3" or a mix ("0-2,7"), each in 0..layers-1, none twice. InputError naming
 // `field` and the word at fault.
 std::vector<int> parse_layer_list(const std::string& text, int layers, const std::string& field);
+// InputError (field "--layers") when the layer is mla already: its keys and values come from a latent.
+void check_not_mla(const Model& m, int layer);
 // Every layer's G0 divisible by G (gqa), d_c within every converted layer's rank bound (mla); InputError naming
 // "--kv-heads" or "--latent-dim", what was found and what would do.
 void check_kv_conversion(const Model& m, const KvConversion& c);
@@ -72,8 +73,10 @@ inline constexpr int kKvCacheBytesPerNumber = 2;
 // held: a forward pass over several windows reads them again without another SVD. `svds`: each converted layer's
 // kv_svd when already at hand (a ladder of latent widths shares them); missing ones are computed and let go.
 struct ConvertedAttention {
-  std::vector<std::optional<Weights>> weights;  // per layer: the converted attention's, none for a layer left as is
-  std::vector<KvError> errors;                  // per layer (0 for a layer left as is)
+  // per layer: the converted key/value weights (W_K, W_V or W_DKV, W_UK, W_UV, and b_K, b_V), none for a layer left
+  // as is; W_Q and W_O are the base's
+  std::vector<std::optional<Weights>> weights;
+  std::vector<KvError> errors;  // per layer (0 for a layer left as is)
 };
 // The bytes convert_attention holds, from the shapes: every converted layer's new key/value weights.
 std::int64_t converted_attention_bytes(const Model& converted, const KvConversion& c);

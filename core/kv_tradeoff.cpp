@@ -8,7 +8,7 @@ namespace attn {
 
 std::vector<int> latent_ladder(int rank) {
   std::vector<int> widths;
-  for (const auto [num, den] : {std::pair{1, 1}, {3, 4}, {1, 2}, {3, 8}, {1, 4}, {1, 8}, {1, 16}, {1, 32}}) {
+  for (const auto& [num, den] : {std::pair{1, 1}, {3, 4}, {1, 2}, {3, 8}, {1, 4}, {1, 8}, {1, 16}, {1, 32}}) {
     const int c = std::max(1, static_cast<int>(std::int64_t{rank} * num / den));
     if (std::find(widths.begin(), widths.end(), c) == widths.end()) widths.push_back(c);
   }
@@ -23,9 +23,7 @@ std::vector<KvConversion> tradeoff_conversions(const Model& m, std::vector<int> 
   int rank = kv_rank_bound(first, m.d_model);
   for (const int l : layers) {
     const AttentionConfig& a = m.layers[static_cast<std::size_t>(l)].attention;
-    if (a.variant == Variant::Mla)
-      throw InputError("--layers",
-                       "layer " + std::to_string(l) + " is mla already: its keys and values come from a latent");
+    check_not_mla(m, l);
     if (kv_head_count(a) != g0)
       throw InputError("--layers", "layer " + std::to_string(l) + " has " + std::to_string(kv_head_count(a)) +
                                        " key/value heads and layer " + std::to_string(layers.front()) + " " +
@@ -40,15 +38,15 @@ std::vector<KvConversion> tradeoff_conversions(const Model& m, std::vector<int> 
 }
 
 std::int64_t tradeoff_svd_bytes(const Model& m, const std::vector<KvConversion>& conversions) {
+  // Every mla point shares the same layers' SVDs: the first one's layers count.
+  const auto mla =
+      std::find_if(conversions.begin(), conversions.end(), [](const KvConversion& c) { return c.to == KvTarget::Mla; });
+  if (mla == conversions.end()) return 0;
   std::int64_t numbers = 0;
-  for (const KvConversion& c : conversions) {
-    if (c.to != KvTarget::Mla) continue;
-    for (const int l : c.layers) {
-      const AttentionConfig& a = m.layers[static_cast<std::size_t>(l)].attention;
-      const std::int64_t kv = 2 * std::int64_t{kv_head_count(a)} * a.head_dim, r = kv_rank_bound(a, m.d_model);
-      numbers += (m.d_model + kv + 1) * r;  // U, V and Σ
-    }
-    break;  // every mla point shares the same layers' SVDs
+  for (const int l : mla->layers) {
+    const AttentionConfig& a = m.layers[static_cast<std::size_t>(l)].attention;
+    const std::int64_t kv = 2 * std::int64_t{kv_head_count(a)} * a.head_dim, r = kv_rank_bound(a, m.d_model);
+    numbers += (m.d_model + kv + 1) * r;  // U, V and Σ
   }
   return 8 * numbers;
 }

@@ -36,6 +36,7 @@ void apply_variant(AttentionConfig& a, const ConfigOverrides& o, const OverrideF
     throw InputError(field("latent_dim"), "only used by variant mla (this is " + name + ")");
   if (o.query_latent_dim && v != Variant::Mla)
     throw InputError(field("query_latent_dim"), "only used by variant mla (this is " + name + ")");
+  const bool to_mla = v == Variant::Mla && a.variant != Variant::Mla;
   a.variant = v;
   if (o.kv_heads) a.kv_heads = *o.kv_heads;
   if (o.latent_dim) a.latent_dim = *o.latent_dim;
@@ -43,7 +44,7 @@ void apply_variant(AttentionConfig& a, const ConfigOverrides& o, const OverrideF
   if (v == Variant::Mha || v == Variant::Mla) a.kv_heads = a.heads;
   if (v == Variant::Mqa) a.kv_heads = 1;
   if (v != Variant::Mla) a.latent_dim = a.query_latent_dim = 0;
-  if (v == Variant::Mla) a.qkv_bias = false;  // its keys and values come from a new latent, drawn without biases
+  if (to_mla) a.qkv_bias = false;  // its keys and values come from a new latent, drawn without biases
 }
 
 void apply_positions(Scenario& s, const ConfigOverrides& o, const OverrideField& field) {
@@ -63,6 +64,10 @@ void apply_positions(Scenario& s, const ConfigOverrides& o, const OverrideField&
     throw InputError(field("rope_dim"), "only used by variant mla with rope (this is variant " +
                                             std::string(to_string(a.variant)) + " and the " + kind + ")");
   if (o.rope_dim) a.rope_dim = *o.rope_dim;
+  // Made mla with rope here, it takes DeepSeek-V2's decoupled key, whose width is for the options to say (as the
+  // window's editor gives one); a file's mla without rope_dim turns its expanded keys.
+  if (mla_with_rope(a) && a.rope_dim == 0 && (o.positions || o.variant))
+    throw InputError(field("rope_dim"), "missing (required for mla with rope: the width d_R of the decoupled key)");
   if (!mla_with_rope(a)) a.rope_dim = 0;
   if (o.position_offset && p == Positions::None)
     throw InputError(field("position_offset"), "given, but the " + kind + " (it shifts every position)");

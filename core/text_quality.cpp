@@ -72,6 +72,10 @@ PredictionSums prediction_sums(const ModelWeights& original, const Matrix& final
   return s;
 }
 
+std::int64_t windowed_run_bytes(std::int64_t tokens, int d_model) {
+  return tokens * (8 * std::int64_t{d_model} + 4 + kMaxPieceBytes);
+}
+
 int window_count(std::int64_t tokens, int window) { return static_cast<int>((tokens + window - 1) / window); }
 
 WindowedRun run_windows(const EvalModel& m, const std::vector<int>& ids, const std::vector<std::string>& pieces,

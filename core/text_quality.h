@@ -52,6 +52,10 @@ WindowedRun run_windows(const EvalModel& m, const std::vector<int>& ids, const s
 // or alone without one.
 PredictionSums compare_windows(const WindowedRun& run, const ModelWeights& original, const EvalModel* converted,
                                const std::function<void(int, int)>& on_window = {});
+// The bytes run_windows keeps beside the passes: every window's final stream (a row of d_model per token), its ids
+// and its pieces (at most kMaxPieceBytes each).
+inline constexpr std::int64_t kMaxPieceBytes = 64;
+std::int64_t windowed_run_bytes(std::int64_t tokens, int d_model);
 // run_windows, then compare_windows.
 PredictionSums evaluate_text(const EvalModel& original, const EvalModel* converted, const std::vector<int>& ids,
                              const std::vector<std::string>& pieces, int window);

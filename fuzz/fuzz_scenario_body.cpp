@@ -230,6 +230,18 @@ void check_head(const Scenario& s, const Trace& t, int h) {
   }
 }
 
+// What the biases beside mla's latent add to head h's scores, in magnitude: |b_Q| |W_UK|ᵀ |latent|ᵀ to every row and
+// |q_i| . |b_K| to every score of row i.
+void add_bias_bounds(const Trace& t, int h, Matrix& bound) {
+  const int d = t.attention.head_dim;
+  const Weights& w = t.weights;
+  if (!w.b_K) return;
+  bound.rowwise() += (w.b_Q->middleCols(h * d, d).cwiseAbs() * w.W_UK->middleCols(h * d, d).cwiseAbs().transpose() *
+                      t.latent.cwiseAbs().transpose())
+                         .row(0);
+  bound.colwise() += (t.Q.middleCols(h * d, d).cwiseAbs() * w.b_K->middleCols(h * d, d).cwiseAbs().transpose()).col(0);
+}
+
 void check_absorbed(const Scenario& s, const Trace& t) {
   const AttentionConfig& a = s.attention;
   FUZZ_CHECK(t.absorbed.has_value() == (a.variant == Variant::Mla && !rope_turns_heads(a)),
@@ -256,14 +268,20 @@ void check_absorbed(const Scenario& s, const Trace& t) {
     check_finite(m.W_UQK[h], "absorbed W_UQK", h);
     check_finite(m.scores[h], "absorbed scores", h);
     // The absorbed scores are the explicit ones, evaluated in another order.
-    const Matrix score_bound =
+    Matrix score_bound =
         qs.cwiseAbs() *
         (W_q.middleCols(h * d, d).cwiseAbs() * t.weights.W_UK->middleCols(h * d, d).cwiseAbs().transpose()) *
         abs_latent.transpose();
+    add_bias_bounds(t, h, score_bound);
     check_close(m.scores[h], t.heads[h].scores(), score_bound, 1e-10, "absorbed scores", h);
     const Matrix uv = t.weights.W_UV->middleCols(h * d, d).cwiseAbs();  // (d_c, d)
     const Matrix uv_out = t.weights.W_O ? Matrix(uv * t.W_O().middleRows(h * d, d).cwiseAbs()) : uv;
-    const Matrix head_bound = t.heads[h].weights().cwiseAbs() * (abs_latent * uv_out);
+    Matrix head_bound = t.heads[h].weights().cwiseAbs() * (abs_latent * uv_out);
+    if (t.weights.b_V) {  // the value bias through each row's weights: (sum_j |w_ij|) |b_V| (|W_O|)
+      const Matrix b_V = t.weights.b_V->middleCols(h * d, d).cwiseAbs();
+      head_bound += t.heads[h].weights().cwiseAbs().rowwise().sum() *
+                    (t.weights.W_O ? Matrix(b_V * t.W_O().middleRows(h * d, d).cwiseAbs()) : b_V);
+    }
     if (t.weights.W_O) out_bound += head_bound;
     else out_bound.middleCols(h * d, d) += head_bound;
   }

@@ -92,7 +92,7 @@ TEST_CASE("a model's rope_scaling is checked where the file writes it, and overr
   CHECK(run({"trace", scenario, "--positions", "none", "--json"}).code == 0);
   const Run mla = run({"trace", scenario, "--variant", "mla", "--latent-dim", "2", "--rope-dim", "2", "--json"});
   CHECK(mla.code == 0);
-  CHECK(mla.err.starts_with("note: weights.b_Q is not used by variant mla; left out\n"));
+  CHECK(mla.err.starts_with("note: weights.b_Q is not used without qkv_bias; left out\n"));
 }
 
 TEST_CASE("a model folder's own files are never an output, and its tie and scaling follow config.json") {

@@ -168,8 +168,8 @@ TEST_CASE("usage errors exit 2 with a message naming the option") {
            "positions are \"rope\")\n"},
       {{"trace", cat, "--latent-dim", "2", "--positions", "rope"},
        "attention-lab: " + cat +
-           " with the given options: attention.head_dim: rope turns pairs of dimensions, so it needs an even head_dim "
-           "(found 3)\n"},
+           " with the given options: --rope-dim: missing (required for mla with rope: the width d_R of the decoupled "
+           "key)\n"},
       {{"trace", cat, "--indexer-heads", "2"},
        "attention-lab: " + cat +
            " with the given options: --indexer-heads: given, but attention is not sparse (--top-k K turns it on)\n"},

@@ -189,6 +189,23 @@ TEST_CASE("kv conversion: mla turning its expanded keys has no absorbed form and
     check_matrix(d.steps[i].output, t.output.row(static_cast<Eigen::Index>(i)), 1e-9, "decoded row");
 }
 
+TEST_CASE("kv conversion: mla with biases and a decoupled RoPE key decodes as its trace computes") {
+  const Model m = small_model(true);
+  ModelLayer layer = factorise_kv(m.layers[0], kv_svd(m.layers[0]), 3).layer;
+  layer.attention.rope_dim = 2;  // W_QR and W_KR drawn from the seed
+  REQUIRE(decoupled_rope(layer.attention));
+  const Scenario s = layer_scenario(m, layer, 0, kTokens, wavy(7, 8, 1.3));
+  const Trace t = compute_trace(s);
+  REQUIRE(t.absorbed);
+  check_matrix(t.absorbed->output, t.output, 1e-9, "absorbed output");
+  for (int h = 0; h < 4; ++h)
+    check_matrix(t.absorbed->latent_scores[h] + t.heads[h].q_r * t.heads[h].k_r.transpose(), t.heads[h].scores(), 1e-9,
+                 "latent_scores + q_r k_r^T");
+  const DecodeTrace d = decode(s);
+  for (std::size_t i = 0; i < d.steps.size(); ++i)
+    check_matrix(d.steps[i].output, t.output.row(static_cast<Eigen::Index>(i)), 1e-9, "decoded row");
+}
+
 TEST_CASE("kv conversion: only the layers named are converted, and the cache per token counts them") {
   const Model m = small_model(false);
   const KvConversion c{.to = KvTarget::Gqa, .kv_heads = 1, .layers = {1}};

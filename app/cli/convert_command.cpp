@@ -116,13 +116,18 @@ EvalText tokenized(const CheckpointModel& m, const std::string& text, const std:
   return e;
 }
 
+// What evaluating on the text holds: the passes (two with a conversion) and every window's final stream.
+std::int64_t evaluation_bytes(const CheckpointModel& m, const EvalText& e, bool converted) {
+  return checkpoint_eval_bytes(m, e.window, converted) + windowed_run_bytes(std::ssize(e.text.ids), m.model().d_model);
+}
+
 nlohmann::ordered_json loss_json(double loss) { return {{"loss", loss}, {"perplexity", std::exp(loss)}}; }
 
 int run_eval(const ConvertRequest& r, const std::string& text, std::ostream& out, std::int64_t budget) {
   const auto m = CheckpointModel::open(*r.folder, budget);
   const EvalText e = tokenized(*m, text, "--text-file");
-  check_memory_budget(checkpoint_eval_bytes(*m, e.window, false), budget, "evaluating " + m->name() + " on the text",
-                      "a smaller model");
+  check_memory_budget(evaluation_bytes(*m, e, false), budget, "evaluating " + m->name() + " on the text",
+                      "a shorter text");
   const PredictionSums s = evaluate_text({m->model(), *m}, nullptr, e.text.ids, e.text.pieces, e.window);
   const auto tokens = static_cast<std::int64_t>(e.text.ids.size());
   const int windows = window_count(tokens, e.window);
@@ -251,11 +256,8 @@ int run_ladder(const ConvertRequest& r, const std::string& eval_text, std::ostre
   std::int64_t widest = 0;
   for (const KvConversion& c : conversions)
     widest = std::max(widest, converted_attention_bytes(converted_model(m->model(), c), c));
-  check_memory_budget(checkpoint_eval_bytes(*m, text.window, true) + widest +
-                          tradeoff_svd_bytes(m->model(), conversions) +
-                          window_count(static_cast<std::int64_t>(text.text.ids.size()), text.window) *
-                              std::int64_t{text.window} * m->model().d_model * 8,
-                      budget, "measuring every conversion of " + m->name(), "fewer layers (--layers)");
+  check_memory_budget(evaluation_bytes(*m, text, true) + widest + tradeoff_svd_bytes(m->model(), conversions), budget,
+                      "measuring every conversion of " + m->name(), "fewer layers (--layers) or a shorter text");
   const EvalModel original{m->model(), *m};
   const WindowedRun run = run_windows(original, text.text.ids, text.text.pieces, text.window);
   const std::vector<TradeoffPoint> points = measure_tradeoff(original, run, conversions);
@@ -271,7 +273,7 @@ int run_convert(const ConvertRequest& r, const std::optional<std::string>& eval_
   const Model after = converted_model(m->model(), c);
   std::optional<EvalText> text;
   if (eval_text) text = tokenized(*m, *eval_text, "--eval");
-  const std::int64_t pass = text ? checkpoint_eval_bytes(*m, text->window, true) : checkpoint_eval_bytes(*m, 1, true);
+  const std::int64_t pass = text ? evaluation_bytes(*m, *text, true) : checkpoint_eval_bytes(*m, 1, true);
   check_memory_budget(pass + converted_attention_bytes(after, c), budget, "converting " + m->name(),
                       "fewer layers (--layers) or a narrower latent");
   const ConvertedAttention attention = convert_attention(*m, m->model(), c);

@@ -866,9 +866,6 @@ def feature_invalid_cases(models):
     def rope_model(m):
         return m["positions"] == "rope" and m["rope_scaling"] is not None
 
-    def mla_rope_layer(m):
-        return next((li for li, L in enumerate(m["layers"]) if L["att"]["variant"] == "mla"), None)
-
     add("ln1_bias with rms_norm", rms,
         layer_weights_(0, "ln1_bias", lambda m: [0.0] * m["d_model"]),
         ("layers[0].weights.ln1_bias",))
@@ -903,11 +900,6 @@ def feature_invalid_cases(models):
         lambda m, d: set_(d, "rope_scaling", llama3(8, 1, 4, 32)), ("rope_scaling",))
     add("rope_scaling of an unknown type", rope_model,
         lambda m, d: d["rope_scaling"].update(type="linear"), ("rope_scaling",))
-    mla_m = next((m for m in models if rope_model(m) and mla_rope_layer(m) is not None), None)
-    mla_li = mla_rope_layer(mla_m) if mla_m else 0
-    add("qkv_bias in an mla layer", lambda m: m is mla_m,
-        lambda m, d: set_(d["layers"][mla_li]["attention"], "qkv_bias", True),
-        ("layers[%d].attention.qkv_bias" % mla_li,))
     add("b_Q in a layer without qkv_bias", lambda m: m["label"].startswith("layers differ"),
         layer_weights_(0, "b_Q", lambda m: [0.0] * (m["layers"][0]["att"]["heads"] *
                                                     m["layers"][0]["att"]["head_dim"])),

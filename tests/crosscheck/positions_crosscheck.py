@@ -37,7 +37,7 @@ C++ sources), of what Attention Lab adds to plain attention:
     "rotate_half" (pairs (i, i + w/2)) at head_dim 12 and on mla's decoupled
     part at rope_dim 6; rope_scaling llama3 with parameters that put the
     frequencies in all three bands, with either pairing and on mla; and about
-    20 refusals of them (qkv_bias with mla, output_bias without the output
+    20 refusals of them (output_bias without the output
     projection, a bias given while its flag is off or of the wrong length,
     rope_pairing / rope_scaling without rope, bad rope_scaling objects), which
     must exit 2 naming the field path (the wording is free).  The header must
@@ -599,8 +599,6 @@ def feature_invalid_cases(features):
 
     qkv, ob, rp, rs = ("attention.qkv_bias", "attention.output_bias", "attention.rope_pairing",
                        "attention.rope_scaling")
-    add("qkv_bias with mla", qkv, lambda c: c["variant"] == "mla",
-        lambda c, a, w: a.update(qkv_bias=True))
     add("qkv_bias not a boolean", qkv, lambda c: c["qkv_bias"],
         lambda c, a, w: a.update(qkv_bias="yes"))
     add("output_bias with output_projection false", (ob, "attention.output_projection"),
@@ -1229,8 +1227,6 @@ def invalid_cases(configs):
     add("odd head_dim with rope (gqa)", "attention.head_dim",
         lambda c: plain(c) and c["variant"] == "gqa" and c["head_dim"] % 2 == 1,
         lambda c, a, w: a.update(positions="rope"))
-    add("mla + rope without rope_dim", "attention.rope_dim", mla_rope,
-        lambda c, a, w: (a.pop("rope_dim"), drop(w, "W_QR", "W_KR")))
     add("mla + rope with odd rope_dim", "attention.rope_dim", mla_rope,
         lambda c, a, w: (a.update(rope_dim=3), drop(w, "W_QR", "W_KR")))
     add("mla + rope with rope_dim 0", "attention.rope_dim", mla_rope,

@@ -225,7 +225,7 @@ def weight_shapes(cfg):
             shapes += [("W_QR", (cfg["q_latent"] or dm, H * dr)), ("W_KR", (dm, dr))]
         if cfg.get("sparse"):
             shapes += [("W_QI", (dm, hi * di)), ("W_KI", (dm, di)), ("W_wI", (dm, hi))]
-    if cfg.get("qkv_bias"):             # never with mla (refused)
+    if cfg.get("qkv_bias"):             # never with mla here (the lab adds them to its expanded k, v)
         gd = cfg["kv_heads"] * d
         shapes += [("b_Q", (hd,)), ("b_K", (gd,)), ("b_V", (gd,))]
     if cfg.get("output_bias"):
