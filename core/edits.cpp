@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "core/init.h"
+#include "core/kv_conversion.h"
 
 namespace attn {
 
@@ -144,14 +145,7 @@ namespace {
 // Keys and values as MHA would have them, one d-wide block per query head (d_model, H*d).
 std::pair<Matrix, Matrix> per_head_kv(const AttentionConfig& a, const Weights& used) {
   if (a.variant == Variant::Mla) return {*used.W_DKV * *used.W_UK, *used.W_DKV * *used.W_UV};
-  const int d = a.head_dim;
-  Matrix k(used.W_K->rows(), a.heads * d), v(used.W_V->rows(), a.heads * d);
-  for (int h = 0; h < a.heads; ++h) {
-    const int g = kv_head_for(a, h);
-    k.middleCols(h * d, d) = used.W_K->middleCols(g * d, d);
-    v.middleCols(h * d, d) = used.W_V->middleCols(g * d, d);
-  }
-  return {k, v};
+  return {per_query_head(a, *used.W_K), per_query_head(a, *used.W_V)};
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <charconv>
 
 #include "core/decode.h"
+#include "core/edits.h"
 #include "core/text_format.h"
 #include "core/validate.h"
 
@@ -31,8 +32,7 @@ int layer_number(std::string_view part, std::string_view word, int layers, const
 
 std::string divisor_list(int n) {
   std::string s;
-  for (int g = 1; g <= n; ++g)
-    if (n % g == 0) s += (s.empty() ? "" : ", ") + std::to_string(g);
+  for (const int g : divisors(n)) s += (s.empty() ? "" : ", ") + std::to_string(g);
   return s;
 }
 
@@ -128,19 +128,18 @@ KvSvd kv_svd(const ModelLayer& layer) {
   return s;
 }
 
+Matrix per_query_head(const AttentionConfig& a, const Matrix& kv) {
+  const int d = a.head_dim;
+  Matrix out(kv.rows(), a.heads * d);
+  for (int h = 0; h < a.heads; ++h) out.middleCols(h * d, d) = kv.middleCols(kv_head_for(a, h) * d, d);
+  return out;
+}
+
 namespace {
 
 double relative_error(const Matrix& approx, const Matrix& exact) {
   const double n = exact.norm();
   return n == 0.0 ? 0.0 : (approx - exact).norm() / n;
-}
-
-// Columns of `kv` (rows, G0·d) for every query head: head h's block is key/value head kv_head_for(a, h)'s.
-Matrix per_query_head(const AttentionConfig& a, const Matrix& kv) {  // (rows, H·d)
-  const int d = a.head_dim;
-  Matrix out(kv.rows(), a.heads * d);
-  for (int h = 0; h < a.heads; ++h) out.middleCols(h * d, d) = kv.middleCols(kv_head_for(a, h) * d, d);
-  return out;
 }
 
 // The mean of each group of `size` consecutive d-wide blocks, and the blocks each replaced by its group's mean.

@@ -39,6 +39,10 @@ AttentionConfig converted_attention(const AttentionConfig& a, const KvConversion
 // The model's configuration with the converted layers' attention (no weights are touched).
 Model converted_model(const Model& m, const KvConversion& c);
 
+// Columns of `kv` (rows, G0·d) for every query head (rows, H·d): head h's block is key/value head kv_head_for(a, h)'s,
+// as MHA would have them.
+Matrix per_query_head(const AttentionConfig& a, const Matrix& kv);
+
 // The thin SVD of a layer's [W_K | W_V] (d_model, 2·G0·d), r = kv_rank_bound singular values, largest first. Each
 // left singular vector is signed so that its entry of largest magnitude (the first of equal ones) is positive, its
 // right one flipped with it: the factors are then one answer, not one of 2^r.
