@@ -206,10 +206,6 @@ std::int64_t kv_bytes_per_token(const Model& m, int bytes_per_number) {
 
 namespace {
 
-// The weights a conversion makes: the keys' and values' (W_Q and W_O stay the base's, read with its layer).
-constexpr WeightId kKeyValueWeights[] = {WeightId::W_K,   WeightId::W_V,  WeightId::b_K, WeightId::b_V,
-                                         WeightId::W_DKV, WeightId::W_UK, WeightId::W_UV};
-
 Weights key_value_weights(const Weights& w) {
   Weights kv;
   for (const WeightId id : kKeyValueWeights) weight_slot(kv, id) = weight_slot(w, id);

@@ -68,6 +68,10 @@ ConvertedLayer pool_kv_heads(const ModelLayer& layer, int kv_heads);
 // The layer as mla with latent d_c from its SVD (kv_svd of the same layer).
 ConvertedLayer factorise_kv(const ModelLayer& layer, const KvSvd& svd, int latent_dim);
 
+// The weights a conversion makes: the keys' and values' (W_Q and W_O stay the base's, read with its layer).
+inline constexpr WeightId kKeyValueWeights[] = {WeightId::W_K,   WeightId::W_V,  WeightId::b_K, WeightId::b_V,
+                                                WeightId::W_DKV, WeightId::W_UK, WeightId::W_UV};
+
 // The bytes every layer's KV cache takes per token, at `bytes_per_number`: 2·G·d numbers a layer, or mla's d_c.
 std::int64_t kv_bytes_per_token(const Model& m, int bytes_per_number);
 // The conversions' caches are counted at the 16-bit numbers models are served in.

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "core/text_format.h"
 #include "core/validate.h"
 
 namespace attn {
@@ -236,6 +237,11 @@ StoredFloats stored_floats_all_layers(const ModelShape& m, std::uint64_t tokens)
   all.cache = checked_add(checked_mul(globals, global.cache, what), checked_mul(locals, local.cache, what), what);
   all.weights = checked_mul(to_u64(m.layers), global.weights, what);
   return all;
+}
+
+std::string cached_latent_text(const ModelShape& m) {
+  return "latent " + thousands(std::uint64_t(m.latent_dim)) +
+         (m.rope_dim > 0 ? " + RoPE key " + thousands(std::uint64_t(m.rope_dim)) : std::string());
 }
 
 }  // namespace attn

@@ -56,6 +56,9 @@ struct ModelShape {
   friend bool operator==(const ModelShape&, const ModelShape&) = default;
 };
 
+// What an mla model caches per token and layer, as words: "latent 512 + RoPE key 64", "latent 64" without one.
+std::string cached_latent_text(const ModelShape& m);
+
 // How validation names a field: in a file ("models[3].kv_heads: must divide heads (64) ...") or as
 // command-line options ("--kv-heads: must divide --heads (64) ..."), so both report the same rule.
 struct ShapeFieldNames {

@@ -11,6 +11,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/text_table.h"
 #include "core/io/checkpoint_text.h"
+#include "core/io/converted_folder.h"
 #include "core/io/json_fields.h"
 #include "core/kv_conversion.h"
 #include "core/kv_tradeoff.h"
@@ -30,7 +31,7 @@ const char* const kEvalHelp =
 
 const char* const kConvertHelp =
     "attention-lab convert FOLDER --to gqa --kv-heads G | --to mla --latent-dim C [--layers LIST]\n"
-    "                     [--eval FILE] [--json]\n"
+    "                     [--out DIR] [--eval FILE] [--json]\n"
     "attention-lab convert FOLDER --ladder --eval FILE [--layers LIST] [--json]\n"
     "  The same model with a smaller KV cache, made from its own weights. gqa: the key/value heads in G groups,\n"
     "  each new head the mean of its group's W_K and W_V (G = 1 is MQA; G divides the model's key/value heads).\n"
@@ -38,6 +39,8 @@ const char* const kConvertHelp =
     "  rank); with RoPE the keys are turned after the up-projection. Prints the cache per token before and after\n"
     "  and each layer's relative error ||W' - W|| / ||W|| of W_K and W_V.\n"
     "  --layers LIST     the layers converted: 0-5, 0,2,4, 3 (default: every layer)\n"
+    "  --out DIR         write the converted model as a new folder DIR (model.json, model.safetensors and the\n"
+    "                    tokenizer's files), which run, trace, eval, convert and the window open as a model folder\n"
     "  --eval FILE       both models on the text in FILE: loss and perplexity, the share of positions whose\n"
     "                    likeliest next token is the same, and the mean KL(original || converted) in nats\n"
     "  --ladder          every conversion at once, measured on --eval's text: GQA at each divisor of the\n"
@@ -51,7 +54,7 @@ const char* const kConvertHelp =
 namespace {
 
 struct ConvertRequest {
-  std::optional<std::string> folder, text_file, layers;
+  std::optional<std::string> folder, text_file, layers, out;
   std::optional<KvTarget> to;
   std::optional<int> kv_heads, latent_dim;
   bool ladder = false, json = false, help = false;
@@ -80,6 +83,7 @@ ConvertRequest parse_request(const std::string& command, std::span<const std::st
     else if (convert && w == "--latent-dim")
       r.latent_dim = static_cast<int>(args.integer(w, 1, limits::kMaxProjectedDim));
     else if (convert && w == "--layers") r.layers = args.value(w);
+    else if (convert && w == "--out") r.out = args.value(w);
     else if (convert && w == "--ladder") r.ladder = true;
     else if (w.starts_with("-")) throw UsageError(command + ": unknown option '" + escaped_text(w) + "'");
     else if (r.folder) throw UsageError(command + ": one FOLDER, but found a second: '" + escaped_text(w) + "'");
@@ -92,6 +96,7 @@ ConvertRequest parse_request(const std::string& command, std::span<const std::st
   if (r.ladder) {
     if (r.to || r.kv_heads || r.latent_dim)
       throw UsageError("convert: --ladder makes every conversion; --to, --kv-heads and --latent-dim are for one");
+    if (r.out) throw UsageError("convert: --out writes one conversion (--to); --ladder only measures them");
     if (!r.text_file) throw UsageError("convert: --ladder measures on a text: give --eval FILE");
     return r;
   }
@@ -270,6 +275,7 @@ int run_convert(const ConvertRequest& r, const std::optional<std::string>& eval_
                 std::int64_t budget) {
   const auto m = CheckpointModel::open(*r.folder, budget);
   const KvConversion c = conversion_of(r, m->model());
+  if (r.out) check_converted_folder_target(*r.out);
   const Model after = converted_model(m->model(), c);
   std::optional<EvalText> text;
   if (eval_text) text = tokenized(*m, *eval_text, "--eval");
@@ -279,6 +285,7 @@ int run_convert(const ConvertRequest& r, const std::optional<std::string>& eval_
   const ConvertedAttention attention = convert_attention(*m, m->model(), c);
   const ConvertedWeights w(*m, after, attention);
   const std::vector<KvError>& errors = attention.errors;
+  if (r.out) write_converted_folder(*m, *r.folder, c, attention, *r.out);
   std::optional<PredictionSums> s;
   if (text) {
     const EvalModel converted{after, w};
@@ -289,6 +296,7 @@ int run_convert(const ConvertRequest& r, const std::optional<std::string>& eval_
     return kExitOk;
   }
   print_conversion(out, m->name(), c, m->model(), after, errors);
+  if (r.out) out << "written to " << shown_path(*r.out) << '\n';
   if (s) print_quality(out, *s);
   return kExitOk;
 }

@@ -46,7 +46,7 @@ std::string cached(const ModelShape& m) {
     case Variant::Mha: return plural(m.kv_heads, "KV head") + " (one per head)" + keys;
     case Variant::Gqa: return plural(m.kv_heads, "KV head") + keys;
     case Variant::Mqa: return "1 KV head" + keys;
-    case Variant::Mla: return "latent " + thousands(m.latent_dim) + " + RoPE key " + thousands(m.rope_dim);
+    case Variant::Mla: return cached_latent_text(m);
   }
   return "";
 }

@@ -148,8 +148,7 @@ std::string describe_shape(const ModelShape& m) {
     case Variant::Mla: s += ", " + count(m.heads, "head", "heads"); break;
   }
   if (m.head_dim > 0) s += ", head_dim " + thousands(m.head_dim);
-  if (m.variant == Variant::Mla)
-    s += ", cached latent " + thousands(m.latent_dim) + " + RoPE key " + thousands(m.rope_dim);
+  if (m.variant == Variant::Mla) s += ", cached " + cached_latent_text(m);
   return s;
 }
 

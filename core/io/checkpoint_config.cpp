@@ -200,15 +200,23 @@ CheckpointConfig parse_checkpoint_config(std::string_view text) {
   return m;
 }
 
-CheckpointConfig read_checkpoint_config(const std::filesystem::path& folder, std::int64_t budget) {
-  const std::string label(kConfigFile);
+std::string read_checkpoint_config_text(const std::filesystem::path& folder, std::int64_t budget) {
   std::error_code ec;
   if (!std::filesystem::exists(folder / kConfigFile, ec))
     throw InputError("", "no config.json: a Hugging Face model folder holds one beside its weights");
   try {
-    return parse_checkpoint_config(read_document_file(folder / kConfigFile, 16u << 20, "a model's config", budget));
+    return read_document_file(folder / kConfigFile, kMaxConfigBytes, "a model's config", budget);
   } catch (const InputError& e) {
-    throw in_file(label, e);
+    throw in_file(std::string(kConfigFile), e);
+  }
+}
+
+CheckpointConfig read_checkpoint_config(const std::filesystem::path& folder, std::int64_t budget) {
+  const std::string text = read_checkpoint_config_text(folder, budget);
+  try {
+    return parse_checkpoint_config(text);
+  } catch (const InputError& e) {
+    throw in_file(std::string(kConfigFile), e);
   }
 }
 

@@ -46,5 +46,8 @@ ModelShape kv_shape(const CheckpointConfig& c, std::string name, std::string sou
 CheckpointConfig parse_checkpoint_config(std::string_view text);
 // The same, read from the folder's config.json within `budget`; messages start with "config.json".
 CheckpointConfig read_checkpoint_config(const std::filesystem::path& folder, std::int64_t budget);
+// config.json's text, read within `budget` (at most kMaxConfigBytes); messages start with "config.json".
+inline constexpr std::uintmax_t kMaxConfigBytes = 16u << 20;
+std::string read_checkpoint_config_text(const std::filesystem::path& folder, std::int64_t budget);
 
 }  // namespace attn

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <exception>
 #include <functional>
+#include <numeric>
 #include <type_traits>
 #if defined(_OPENMP)
 #include <omp.h>
 #endif
 
+#include "core/io/converted_folder.h"
 #include "core/io/hub_cache.h"
 #include "core/io/tokenizer_json.h"
 #include "core/text_format.h"
@@ -177,6 +179,18 @@ AttentionConfig layer_attention(const CheckpointConfig& c, int l) {
   return a;
 }
 
+// A converted layer's key and value weights as stored: each the attention uses, biases one-dimensional.
+std::vector<std::pair<WeightId, std::vector<U>>> converted_shapes(const AttentionConfig& a, int d_model) {
+  std::vector<std::pair<WeightId, std::vector<U>>> shapes;
+  for (const WeightId id : kKeyValueWeights) {
+    if (!weight_used(id, a)) continue;
+    const WeightShape w = weight_shape(id, a, d_model);
+    if (is_bias(id)) shapes.push_back({id, {U(w.cols)}});
+    else shapes.push_back({id, {U(w.rows), U(w.cols)}});
+  }
+  return shapes;
+}
+
 std::string_view layers_key(const CheckpointConfig& c) {
   return c.family == ModelFamily::Gpt2 ? "n_layer" : "num_hidden_layers";
 }
@@ -237,18 +251,89 @@ void check_checkpoint_limits(const CheckpointConfig& c, const CheckpointWeights&
 
 std::shared_ptr<const CheckpointModel> CheckpointModel::open(const std::filesystem::path& folder, std::int64_t budget) {
   std::shared_ptr<CheckpointModel> m(new CheckpointModel());
-  m->config_ = read_checkpoint_config(folder, budget);
+  const bool converted = is_converted_folder(folder);
+  // Where the configuration's messages point: config.json, or the source's config inside model.json.
+  const auto config_problem = [converted](const InputError& e) {
+    return converted ? in_file(std::string(kConvertedModelFile), e, "source.config") : in_file("config.json", e);
+  };
+  std::vector<KvConversion> conversions;
+  if (converted) {
+    ConvertedDescription d = read_converted_description(folder, budget);
+    m->config_ = d.config;
+    m->config_text_ = std::move(d.config_text);
+    m->source_name_ = std::move(d.source_name);
+    conversions = std::move(d.layers);
+  } else {
+    m->config_text_ = read_checkpoint_config_text(folder, budget);
+    try {
+      m->config_ = parse_checkpoint_config(m->config_text_);
+    } catch (const InputError& e) {
+      throw config_problem(e);
+    }
+  }
   if (m->config_.mlp_bias)
-    throw in_file("config.json",
-                  InputError("mlp_bias", "true, but the lab's SwiGLU has no biases (no model it reads has them)"));
+    throw config_problem(
+        InputError("mlp_bias", "true, but the lab's SwiGLU has no biases (no model it reads has them)"));
   m->weights_ = CheckpointWeights::open(folder, budget);
-  check_checkpoint_limits(m->config_, m->weights_);
+  try {
+    check_engine_limits(m->config_, m->weights_);
+  } catch (const InputError& e) {
+    throw config_problem(e);
+  }
   m->names_ = find_names(m->config_, m->weights_);
   check_tensors(m->weights_, model_tensors(m->config_, m->names_));
   m->tokenizer_ = read_tokenizer(folder, budget);
   m->model_ = model_of(m->config_, model_folder_name(folder));
   m->model_.tied_unembedding = m->names_.lm_head.empty();
+  if (!converted) m->source_name_ = m->model_.name;
+  m->apply_conversions(conversions);
   return m;
+}
+
+void CheckpointModel::apply_conversions(const std::vector<KvConversion>& conversions) {
+  conversions_.assign(model_.layers.size(), std::nullopt);
+  for (std::size_t i = 0; i < conversions.size(); ++i) {
+    const KvConversion& c = conversions[i];
+    try {
+      check_kv_conversion(model_, c);
+    } catch (const InputError& e) {
+      // Said of the file's key, not the command line's option (--kv-heads, --latent-dim).
+      const std::string what = e.what(), key = c.to == KvTarget::Mla ? "latent_dim" : "kv_heads";
+      throw in_file(std::string(kConvertedModelFile),
+                    InputError("converted_layers[" + std::to_string(i) + "]." + key,
+                               e.field().empty() ? what : what.substr(e.field().size() + 2)));
+    }
+    const auto l = static_cast<std::size_t>(c.layers.front());
+    model_.layers[l].attention = converted_attention(model_.layers[l].attention, c);
+    conversions_[l] = c;
+  }
+  Expected expected;
+  for (std::size_t l = 0; l < conversions_.size(); ++l)
+    if (conversions_[l])
+      for (const auto& [id, shape] : converted_shapes(model_.layers[l].attention, model_.d_model))
+        expected.push_back({converted_tensor_name(static_cast<int>(l), id), shape});
+  check_tensors(weights_, expected);
+}
+
+bool CheckpointModel::converted() const {
+  return std::ranges::any_of(conversions_, [](const auto& c) { return c.has_value(); });
+}
+
+ModelShape CheckpointModel::cache_shape(std::string name, std::string source) const {
+  ModelShape shape = kv_shape(config_, std::move(name), std::move(source));
+  if (!converted()) return shape;
+  if (!std::ranges::all_of(conversions_, [&](const auto& c) {
+        return c && c->to == conversions_[0]->to && c->kv_heads == conversions_[0]->kv_heads &&
+               c->latent_dim == conversions_[0]->latent_dim;
+      }))
+    throw InputError("",
+                     "some layers converted and some not, or converted differently: the cache views draw one "
+                     "kind of layer");
+  const AttentionConfig& a = model_.layers.front().attention;
+  shape.variant = a.variant;
+  shape.kv_heads = a.variant == Variant::Mla ? a.heads : a.kv_heads;
+  shape.latent_dim = a.variant == Variant::Mla ? a.latent_dim : 0;
+  return shape;
 }
 
 std::int64_t CheckpointModel::unembedding_bytes(std::int64_t d_model) {
@@ -264,7 +349,17 @@ std::int64_t CheckpointModel::layer_bytes() const {
                      KV = std::int64_t(config_.kv_heads) * config_.head_dim;
   // The projections and the FFN, and the one matrix a transpose or split copies at a time.
   const std::int64_t numbers = D * (2 * Q + 2 * KV) + 3 * D * F + 4 * D + Q + 2 * KV;
-  return 8 * (numbers + std::max(D * F, D * 3 * D));
+  // A converted layer's own key and value weights, read beside the source's.
+  std::int64_t converted = 0;
+  for (std::size_t l = 0; l < conversions_.size(); ++l) {
+    if (!conversions_[l]) continue;
+    std::int64_t layer = 0;
+    for (const auto& [id, shape] : converted_shapes(model_.layers[l].attention, model_.d_model))
+      layer += std::accumulate(shape.begin(), shape.end(), std::int64_t{1},
+                               [](std::int64_t n, U d) { return n * static_cast<std::int64_t>(d); });
+    converted = std::max(converted, layer);
+  }
+  return 8 * (numbers + converted + std::max(D * F, D * 3 * D));
 }
 
 const SafetensorsFile& CheckpointModel::file_of(const std::string& name) const { return *weights_.find(name).file; }
@@ -295,6 +390,13 @@ ModelLayer CheckpointModel::layer(int l) const {
   ModelLayer layer{model_.layers[static_cast<std::size_t>(l)].attention, {}, {}};
   for (LayerTensor& t : layer_tensors(config_, names_.prefix, l))
     t.put(layer, t.linear ? read_linear(t.name) : read(t.name));
+  if (!conversions_[static_cast<std::size_t>(l)]) return layer;
+  // A converted layer's keys and values are its own; the source's are left out (mla has no W_K, W_V).
+  for (const WeightId id : kKeyValueWeights) weight_slot(layer.weights, id) = SharedMatrix{};
+  for (const auto& [id, shape] : converted_shapes(layer.attention, model_.d_model)) {
+    Matrix m = read(converted_tensor_name(l, id));
+    weight_slot(layer.weights, id) = std::move(m);
+  }
   return layer;
 }
 

@@ -8,6 +8,9 @@
 // weights (out, in) transposed into the lab's x W, RMSNorm, RoPE on the pairs (i, i + d/2) with the config's theta and
 // llama3 scaling, GQA, Qwen2's q/k/v biases (all four with attention_bias), SwiGLU (gate W_1, up W_3, down W_2), the
 // sliding window on the layers the config names; logits through lm_head or embed_tokens.
+//
+// A folder `attention-lab convert --out` wrote (core/io/converted_folder.h) opens the same way: the source's config
+// and tensors, and the converted layers' attention (gqa or mla) with their key and value weights read from beside them.
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -16,6 +19,8 @@
 
 #include "core/io/checkpoint_config.h"
 #include "core/io/checkpoint_weights.h"
+#include "core/kv_conversion.h"
+#include "core/memory.h"
 #include "core/model.h"
 #include "core/tokenizer.h"
 
@@ -39,7 +44,18 @@ class CheckpointModel final : public ModelWeights {
   // converted yet.
   static std::shared_ptr<const CheckpointModel> open(const std::filesystem::path& folder, std::int64_t budget);
 
+  // The source's config: for a converted model, the model it was made from (model() has the converted layers).
   const CheckpointConfig& config() const { return config_; }
+  const std::string& config_text() const { return config_text_; }  // config.json's text, as read
+  const CheckpointWeights& weights() const { return weights_; }
+  // Per layer, the conversion that made it (none for a layer as the source has it, and for every layer of a model
+  // that is not a converted one); source_name() is the model it was made from (name() when none).
+  const std::vector<std::optional<KvConversion>>& conversions() const { return conversions_; }
+  const std::string& source_name() const { return source_name_; }
+  bool converted() const;
+  // The model's KV cache as the memory views draw it, named `name` (core/memory.h): a converted model's when every
+  // layer was converted alike; InputError for a mix (the views draw one kind of layer) and as kv_shape refuses.
+  ModelShape cache_shape(std::string name, std::string source) const;
   const Model& model() const { return model_; }  // the configuration: no weights, no vocabulary of words
   const Tokenizer& tokenizer() const { return tokenizer_; }
   const std::string& name() const { return model_.name; }
@@ -64,7 +80,13 @@ class CheckpointModel final : public ModelWeights {
   const StoredTensor& tensor(const std::string& name) const;
   const SafetensorsFile& file_of(const std::string& name) const;
 
+  // Each converted layer's attention and the check that its weights are there in their shapes.
+  void apply_conversions(const std::vector<KvConversion>& conversions);
+
   CheckpointConfig config_;
+  std::string config_text_;
+  std::string source_name_;
+  std::vector<std::optional<KvConversion>> conversions_;
   Model model_;
   Tokenizer tokenizer_;
   CheckpointWeights weights_;

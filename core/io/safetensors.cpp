@@ -338,6 +338,16 @@ void SafetensorsFile::read_elements(const StoredTensor& t, std::uint64_t first, 
   }
 }
 
+void SafetensorsFile::copy_bytes(const StoredTensor& t, std::ostream& out) const {
+  std::vector<unsigned char> block(std::min<std::uint64_t>(kReadBlock, t.end - t.begin));
+  for (std::uint64_t at = t.begin; at < t.end;) {
+    const std::size_t length = std::min<std::uint64_t>(block.size(), t.end - at);
+    read_bytes(data_ + at, block.data(), length, t);
+    out.write(reinterpret_cast<const char*>(block.data()), static_cast<std::streamsize>(length));
+    at += length;
+  }
+}
+
 void SafetensorsFile::read_bytes(std::uint64_t at, unsigned char* to, std::size_t length, const StoredTensor& t) const {
   for (std::size_t got = 0; got < length;) {
     const ssize_t r = ::pread(fd_, to + got, length - got, static_cast<off_t>(at + got));

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <ostream>
 #include <span>
 #include <string>
 #include <string_view>
@@ -60,6 +61,8 @@ class SafetensorsFile {
   void read(const StoredTensor& t, std::span<double> out) const;
   // Rows [first, first + count) of the tensor (its first dimension), as read does: count times the row's elements.
   void read_rows(const StoredTensor& t, std::uint64_t first, std::uint64_t count, std::span<double> out) const;
+  // The tensor's bytes as stored, a block at a time, onto `out` (a copy of the tensor in another file).
+  void copy_bytes(const StoredTensor& t, std::ostream& out) const;
 
  private:
   SafetensorsFile() = default;

@@ -202,12 +202,13 @@ namespace {
 void list_opened_model(ModelViewSettings& s, const RealModelRun& r) {
   // "SmolLM2-135M (open)": without the organisation, so that the preset box leaves the settings beside it room.
   const std::string id = r.model->name();
-  const std::string name = id.substr(id.find_last_of('/') + 1) + " (open)", source = "its config.json";
+  const std::string name = id.substr(id.find_last_of('/') + 1) + " (open)",
+                    source = r.model->converted() ? "its model.json" : "its config.json";
   if (s.opened_shape == name) return;
   std::erase_if(s.presets, [&](const ModelShape& m) { return m.name == s.opened_shape; });
   s.opened_shape.clear();
   try {
-    s.presets.insert(s.presets.begin(), kv_shape(r.model->config(), name, source));
+    s.presets.insert(s.presets.begin(), r.model->cache_shape(name, source));
   } catch (const InputError&) {
     return;
   }

@@ -309,3 +309,35 @@ bool RealModelDocument::poll(std::optional<std::string>& failure) {
 }
 
 }  // namespace attn::ui
+
+namespace attn::ui {
+namespace {
+
+std::string converted_as(const KvConversion& c) {
+  if (c.to == KvTarget::Mla) return "mla with a latent of " + std::to_string(c.latent_dim);
+  return c.kv_heads == 1 ? "mqa" : "gqa with " + plural(c.kv_heads, "key/value head");
+}
+
+}  // namespace
+
+std::string conversion_text(const CheckpointModel& m) {
+  const auto& layers = m.conversions();
+  std::string text;
+  for (std::size_t l = 0; l < layers.size();) {
+    std::size_t end = l + 1;
+    const auto same = [&](std::size_t k) {
+      return layers[k].has_value() == layers[l].has_value() &&
+             (!layers[l] || converted_as(*layers[k]) == converted_as(*layers[l]));
+    };
+    while (end < layers.size() && same(end)) ++end;
+    if (layers[l])
+      text += std::string(text.empty() ? "" : ", ") +
+              (end - l == 1 ? "layer " + std::to_string(l)
+                            : "layers " + std::to_string(l) + "\u2013" + std::to_string(end - 1)) +
+              " as " + converted_as(*layers[l]);
+    l = end;
+  }
+  return text.empty() ? text : "made from " + m.source_name() + ": " + text;
+}
+
+}  // namespace attn::ui

@@ -105,6 +105,9 @@ std::vector<int> random_repeated_ids(const Tokenizer& t, int vocab, int position
                                      int half = kRandomRepeatHalf);
 // The text box's text for ids: their pieces joined, the template's prefix left out.
 std::string ids_text(const CheckpointModel& m, const std::vector<int>& ids);
+// What a converted model was made from, runs of layers alike together: "made from gpt2: layers 0-5 as mla with a
+// latent of 64, layer 6 as mqa"; empty for a model as its source has it.
+std::string conversion_text(const CheckpointModel& m);
 
 class RealModelDocument {
  public:

@@ -53,6 +53,7 @@ void model_facts(const RealModelRun& r) {
   TextDisabledWrapped(plural(c.layers, "layer") + " \u00D7 " + plural(c.heads, "head") +
                       (c.kv_heads != c.heads ? " sharing " + plural(c.kv_heads, "KV head") : "") + ", d_model " +
                       std::to_string(c.d_model));
+  if (const std::string made = conversion_text(*r.model); !made.empty()) TextDisabledWrapped(made);
 }
 
 void ablation_controls(AppState& state) {

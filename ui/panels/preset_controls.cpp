@@ -53,12 +53,10 @@ const ModelShape* PresetControls(AppState& state, bool context, bool dtype_and_b
     ImGui::SetNextItemWidth(6 * em);
     if (ImGui::InputInt("batch", &s.batch)) s.batch = std::clamp(s.batch, 1, kMaxViewBatch);
   }
-  const std::string shape =
-      it->name + ": " + plural(it->layers, "layer") + ", " + plural(it->heads, "query head") + ", " +
-      (it->variant == Variant::Mla
-           ? "latent " + std::to_string(it->latent_dim) + " + RoPE key " + std::to_string(it->rope_dim)
-           : plural(it->kv_heads, "KV head")) +
-      ", head_dim " + std::to_string(it->head_dim) + ".";
+  const std::string shape = it->name + ": " + plural(it->layers, "layer") + ", " + plural(it->heads, "query head") +
+                            ", " +
+                            (it->variant == Variant::Mla ? cached_latent_text(*it) : plural(it->kv_heads, "KV head")) +
+                            ", head_dim " + std::to_string(it->head_dim) + ".";
   // Beside a lesson the source is only the model combo's tooltip: its second line here is the chart's room.
   TextDisabledWrapped(state.lesson.open() ? shape : shape + "  Source: " + it->source);
   return &*it;
