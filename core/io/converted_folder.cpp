@@ -130,6 +130,9 @@ void copy_small_files(const fs::path& from, const fs::path& to) {
   }
 }
 
+// The folder itself for a path typed with a trailing slash ("out/", as a shell completes a folder's name).
+fs::path folder_path(const fs::path& typed) { return typed.has_filename() ? typed : typed.parent_path(); }
+
 // A new hidden folder beside `out` for the files being written.
 fs::path partial_folder(const fs::path& out) {
   const fs::path parent = out.parent_path().empty() ? fs::path(".") : out.parent_path();
@@ -172,7 +175,8 @@ std::string converted_tensor_name(int layer, WeightId id) {
   return std::string(kTensorPrefix) + std::to_string(layer) + "." + weight_name(id);
 }
 
-void check_converted_folder_target(const fs::path& out) {
+void check_converted_folder_target(const fs::path& out_as_typed) {
+  const fs::path out = folder_path(out_as_typed);
   std::error_code ec;
   const fs::file_status st = fs::symlink_status(out, ec);
   if (fs::exists(st)) {
@@ -188,7 +192,8 @@ void check_converted_folder_target(const fs::path& out) {
 }
 
 void write_converted_folder(const CheckpointModel& source, const fs::path& source_folder, const KvConversion& c,
-                            const ConvertedAttention& attention, const fs::path& out) {
+                            const ConvertedAttention& attention, const fs::path& out_as_typed) {
+  const fs::path out = folder_path(out_as_typed);
   check_converted_folder_target(out);
   const fs::path partial = partial_folder(out);
   try {

@@ -38,6 +38,9 @@ kv_conversion_crosscheck) on OUT's tensors read as the spec says (1e-9): each la
 values rebuilt per query head (gqa: head j reads new head floor(j / (H/G)); mla: x W_DKV W_UK + b_K,
 the RoPE turning the keys after the up-projection).
 
+`run OUT --text T --json`: its logits and every layer's every head's attention weights against the
+same forward pass (1e-9).
+
 Refusals (exit 2, nothing on stdout, a message naming --out, no hidden .DIR.partial-* folder left):
 --out a folder holding a file (the file untouched), an existing regular file, a folder under a
 missing parent, and --out with --ladder.  An existing empty folder is accepted.
@@ -76,6 +79,7 @@ FACTOR_TOLERANCE = 1e-9   # SVD factors: max |found - expected| <= this x max |e
 LOSS_TOLERANCE = 1e-9     # our forward pass against the lab
 ROUND_TRIP = 1e-12        # eval OUT against convert --eval, relative
 FORMAT = "attention-lab converted model"
+RUN_TEXT = "the cat sat on the mat, and then the dog ran."
 TOKENIZER_FILES = ["tokenizer.json", "vocab.json", "merges.txt", "tokenizer_config.json",
                    "special_tokens_map.json", "generation_config.json"]
 
@@ -212,6 +216,7 @@ class Source:
         self.name, self.config, self.tensors, self.files = name, config, tensors, files
         self.shards, self.style, self.note = shards, style, note
         self.path = None
+        self.model_name = None   # as `eval FOLDER --json` names it
 
 
 def json_bytes(obj):
@@ -599,8 +604,9 @@ def layer_list(listing, count):
     return sorted(out)
 
 
-def check_folder(case, found_json):
-    """The problems of case.out against the spec, and the number of checks made."""
+def check_folder(case):
+    """The problems of case.out against the spec, and the number of checks made. A second
+    conversion (case.from_case) has that conversion's folder as its source."""
     problems, count = [], 0
     src = case.source
     config, shape = src.config, Shape(src.config)
@@ -615,7 +621,7 @@ def check_folder(case, found_json):
 
     # The files.
     listing = sorted(os.listdir(case.out))
-    source_files = set(os.listdir(src.path))
+    source_files = set(os.listdir(input_path))
     want = sorted(["model.json", "model.safetensors"] +
                   [f for f in TOKENIZER_FILES if f in source_files])
     count += 1
@@ -627,7 +633,7 @@ def check_folder(case, found_json):
     for f in TOKENIZER_FILES:
         if f in source_files and f in listing:
             count += 1
-            with open(os.path.join(src.path, f), "rb") as a, \
+            with open(os.path.join(input_path, f), "rb") as a, \
                     open(os.path.join(case.out, f), "rb") as b:
                 if a.read() != b.read():
                     problems.append("%s: not the source's bytes" % f)
@@ -662,9 +668,9 @@ def check_folder(case, found_json):
                         % json.dumps(source_block.get("config"))[:300])
     name = source_block.get("name")
     if case.from_case is None:
-        if not isinstance(name, str) or not name:
-            problems.append("model.json.source.name: expected the model's name, found %r"
-                            % (name,))
+        if not isinstance(name, str) or not name or name != src.model_name:
+            problems.append("model.json.source.name: expected the model's name (%r, as eval "
+                            "names it), found %r" % (src.model_name, name))
         case.source_name = name
     elif name != case.from_case.source_name:
         problems.append("model.json.source.name: expected the first conversion's %r (the "
@@ -741,14 +747,10 @@ def check_folder(case, found_json):
             if bad:
                 problems.append("layer %d W_DKV columns %s: largest-magnitude entry not positive"
                                 % (n, bad))
-    earlier_new = {k for k in source_tensors if k.startswith("attention_lab.")}
     extra = sorted(set(out) - set(source_tensors) - new_names)
     count += 1
     if extra:
         problems.append("unexpected tensors: %s" % extra)
-    redone_names = {k for k in earlier_new if int(k.split(".")[2]) in layers}
-    if redone_names:
-        problems.append("(a layer converted twice: %s)" % sorted(redone_names))
     case.values = {k: t.values() for k, t in out.items()}
     return problems, count
 
@@ -773,7 +775,7 @@ def run_case(lab, checks, case, text_file, ids_of, eval_of):
     if error:
         checks.group(label, [error], 1)
         return False
-    problems, count = check_folder(case, found)
+    problems, count = check_folder(case)
     checks.group(label + " -> folder", problems, count)
     if not case.evaluate:
         return not problems
@@ -809,8 +811,18 @@ def run_case(lab, checks, case, text_file, ids_of, eval_of):
     if not (isinstance(loss, float) and abs(loss - mine) <= LOSS_TOLERANCE * max(1.0, mine)):
         problems.append("eval OUT loss %r, the forward pass of OUT's tensors %.17g" % (loss,
                                                                                        mine))
-    checks.group("%s: eval OUT = convert --eval = forward pass (loss %.6f)" % (
-        case.tag, mine), problems, count)
+    # `run OUT`: logits and every head's attention weights against the same forward pass.
+    count += 1
+    ran, error = lab.json(["run", case.out, "--text", RUN_TEXT, "--json"])
+    if error:
+        problems.append("run OUT: %s" % error)
+    elif ran.get("ids") != ck.hand_bpe(RUN_TEXT, ck.tokenizer_json(src.style)):
+        problems.append("run OUT: ids %r, not the hand BPE's" % (ran.get("ids"),))
+    else:
+        logits, layers = ck.forward(cfg, weights, ran["ids"])
+        problems += ["run OUT: %s" % p for p in ck.compare_run(ran, logits, layers)]
+    checks.group("%s: eval OUT = convert --eval = forward pass (loss %.6f), run OUT's logits "
+                 "and weights" % (case.tag, mine), problems, count)
     return True
 
 
@@ -971,7 +983,7 @@ def check_the_check(checks, cases, work):
                 apply(path)
             twin = copy.copy(case)
             twin.out = path
-            found, _ = check_folder(twin, None)
+            found, _ = check_folder(twin)
             count += 1
             if apply is None and found:
                 problems.append("%s: the untouched copy is flagged: %s" % (case.tag, found[:2]))
@@ -1072,6 +1084,26 @@ def check_refusals(lab, checks, gpt2, text_file, work):
     if left:
         problems.append("hidden partial folders left: %s" % left)
     checks.group("accepts --out an existing empty folder", problems, 3)
+
+    # The same folder spelled with a trailing slash (as a shell completes a folder's name): DIR/
+    # names DIR, so a new DIR/ and an empty DIR/ are accepted as DIR is.
+    written = sorted(os.listdir(empty))
+    for label, make in (("a new folder", False), ("an existing empty folder", True)):
+        path = os.path.join(root, "slash-" + ("empty" if make else "new"))
+        if make:
+            os.makedirs(path)
+        code, stdout, stderr = lab.run(base + ["--out", path + os.sep, "--json"])
+        problems = []
+        if code != 0:
+            problems.append("exit %r: %s" % (code, stderr.strip()[:200]))
+        elif not os.path.isdir(path) or sorted(os.listdir(path)) != written:
+            problems.append("the folder holds %s" % (sorted(os.listdir(path))
+                                                     if os.path.isdir(path) else "nothing"))
+        left = partial_leftovers(root, os.path.basename(path)) + (
+            [e for e in os.listdir(path) if ".partial-" in e] if os.path.isdir(path) else [])
+        if left:
+            problems.append("hidden partial folders left: %s" % left)
+        checks.group("accepts --out DIR/ (trailing slash), DIR %s" % label, problems, 3)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1194,6 +1226,7 @@ def main():
         else:
             ids_of[s.name] = tokenized.get("ids")
             eval_of[s.name] = result
+            s.model_name = result.get("model")
             hand = ck.hand_bpe(text, ck.tokenizer_json(s.style))
             if ids_of[s.name] != hand:
                 problems.append("tokenize: not the hand BPE's ids")
@@ -1214,6 +1247,7 @@ def main():
     cases = [Case(gpt2, "gqa", 2), Case(gpt2, "gqa", 1, "1"), Case(gpt2, "gqa", 4, "0"),
              Case(gpt2, "mla", 5), Case(gpt2, "mla", 16, "0", evaluate=False),
              Case(qwen2, "gqa", 2), Case(qwen2, "gqa", 1, "0,2", evaluate=False),
+             Case(qwen2, "gqa", 4, "1-2", evaluate=False),
              Case(qwen2, "mla", 7), Case(qwen2, "mla", 32, "1"),
              Case(llama, "gqa", 1), Case(llama, "mla", 3), Case(llama, "mla", 16, "1")]
     by_tag = {c.tag: c for c in cases}
