@@ -260,7 +260,8 @@ TEST_CASE("the window on --model FOLDER: the Real model view on --model-text, --
         "attention-lab: " + folder +
             ": --model-text: 4 tokens, more than the model's 3 positions (config.json's n_positions)\n");
   CHECK(start({"--model-text", "abc"}).second ==
-        "attention-lab: --model-text, --ablate and --ablate-mode are for --model FOLDER (a Hugging Face model)\n");
+        "attention-lab: --model-text, --ablate, --ablate-mode and --measure are for --model FOLDER (a Hugging Face "
+        "model)\n");
   CHECK(start({"--model", folder, "--model-text", "ab", "--ablate", "0.1", "--ablate-mode", "half"}).second ==
         "attention-lab: --ablate-mode: must be zero | mean (found \"half\")\n");
   // Options that would do nothing on a folder.

@@ -36,6 +36,8 @@ const char* const kGuiHelp =
     "  --model-text T    the text it reads (default: \"The cat sat on the mat. The cat sat on the mat.\")\n"
     "  --ablate LIST     heads knocked out, layer.head or a whole layer (\"5.1,5.5,6\"), as run --ablate\n"
     "  --ablate-mode M   zero (default) or mean\n"
+    "  --measure T       the Compare view's trade-off of the model's smaller caches, measured on T: text (the\n"
+    "                    text it reads) or sonnets, before the window opens\n"
     "  --layer L         the pipeline on layer L of the model (from 0), with the way back to the Model view\n"
     "  --size WxH        window size in pixels (default 1600x900)\n"
     "  --screenshot PNG  render a few frames, write the window to PNG and exit (works under xvfb-run);\n"
@@ -139,7 +141,11 @@ GuiOptions parse_gui_args(std::span<const std::string> words) {
     else if (word == "--model-text") o.model_text = args.value(word);
     else if (word == "--ablate") o.ablate = args.value(word);
     else if (word == "--ablate-mode") o.ablate_mode = args.value(word);
-    else if (word == "--train-gradient") {
+    else if (word == "--measure") {
+      o.measure = args.value(word);
+      if (*o.measure != "text" && *o.measure != "sonnets")
+        throw UsageError("--measure: must be text | sonnets (found \"" + escaped_text(*o.measure) + "\")");
+    } else if (word == "--train-gradient") {
       const std::string v = args.value(word);
       const auto dot = v.find('.');
       int l = -1, h = -1;

@@ -252,6 +252,21 @@ Ablation real_model_ablation(const GuiOptions& o, const Model& m) {
   return a;
 }
 
+// --measure: the Compare view's measured tab, its measurement done before the window opens.
+bool start_measuring(bool sonnets, ui::AppState& state, std::ostream& err) {
+  state.compare = {.measured = true, .sonnets = sonnets, .select_tab = true};
+  if (!state.measure_cache_tradeoff()) {
+    err << "attention-lab: --measure: " << state.message << '\n';
+    return false;
+  }
+  state.tradeoff.wait();
+  std::optional<std::string> failure;
+  state.tradeoff.poll(failure);
+  if (!failure) return true;
+  err << "attention-lab: --measure: " << *failure << '\n';
+  return false;
+}
+
 // --model FOLDER: the Real model view on --model-text (and --ablate), computed before the window opens; --layer opens
 // one of its layers in the pipeline.
 bool start_real_model(const GuiOptions& o, ui::AppState& state, std::ostream& err) {
@@ -269,7 +284,8 @@ bool start_real_model(const GuiOptions& o, ui::AppState& state, std::ostream& er
     if (!settle_real_model(state, err)) return false;
     state.real_view.mode = state.real_model.state().ablation.mode;
   }
-  if (!o.view) state.view = ui::View::Real;
+  if (!o.view) state.view = o.measure ? ui::View::Compare : ui::View::Real;
+  if (o.measure && !start_measuring(*o.measure == "sonnets", state, err)) return false;
   if (o.layer && !state.visit_real_layer(*o.layer, o.head.value_or(0))) {
     err << "attention-lab: --layer: " << state.message << '\n';
     return false;
@@ -317,8 +333,9 @@ bool start_model_view(const GuiOptions& given, ui::AppState& state, std::ostream
     if (!start_real_model(o, state, err)) return false;
     o.model.reset();  // the Model view keeps the shipped model
     o.layer.reset();  // a layer of the folder's model, opened above
-  } else if (o.model_text || o.ablate || o.ablate_mode) {
-    err << "attention-lab: --model-text, --ablate and --ablate-mode are for --model FOLDER (a Hugging Face model)\n";
+  } else if (o.model_text || o.ablate || o.ablate_mode || o.measure) {
+    err << "attention-lab: --model-text, --ablate, --ablate-mode and --measure are for --model FOLDER (a Hugging Face "
+           "model)\n";
     return false;
   }
   const std::filesystem::path path = o.model ? std::filesystem::path(*o.model) : cli::default_model();

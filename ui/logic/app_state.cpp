@@ -63,6 +63,8 @@ void AppState::set_memory_budget(std::int64_t budget) {
   memory_budget = budget;
   history_.set_bytes(std::min(history_bytes_, history_share(budget)));
   model_doc.set_memory_budget(budget);
+  real_model.set_memory_budget(budget);
+  tradeoff.set_memory_budget(budget);
 }
 
 // --- The document and its history.
@@ -229,6 +231,9 @@ void AppState::poll() {
   std::optional<std::string> real_failure;  // said in the view, under the text box
   real_model.poll(real_failure);
   if (real_model.loaded()) list_opened_model(models, real_model.shown());
+  std::optional<std::string> tradeoff_failure;
+  tradeoff.poll(tradeoff_failure);
+  if (tradeoff_failure) say("Not measured: " + *tradeoff_failure);
   trainer.poll();
   train_gradients.poll();
   // The Train view's run starts here, before the frame draws: its first snapshot is a forward pass of the model, and
@@ -240,6 +245,8 @@ void AppState::wait() {
   const bool shown = computation_.wait();
   model_doc.wait();
   real_model.wait();
+  poll();  // the real model shown, so that a measurement asked for on it can start
+  tradeoff.wait();
   real_view.models.wait();
   train_gradients.wait();
   poll();

@@ -23,6 +23,7 @@
 #include "ui/logic/pending_actions.h"
 #include "ui/logic/real_model.h"
 #include "ui/logic/snapshot_gradients.h"
+#include "ui/logic/tradeoff.h"
 #include "ui/logic/view_state.h"
 #include "ui/logic/views.h"
 #include "ui/logic/window_memory.h"
@@ -167,7 +168,11 @@ class AppState {
   // --- The Model view's model, a document of its own, and the pipeline on one of its layers.
   ModelDocument model_doc;
   RealModelDocument real_model;  // a Hugging Face model folder, the Real model view's
-  std::string model_unopened;    // why the shipped model did not open at start, said in the Model view while empty
+  TradeoffDocument tradeoff;     // what smaller caches cost that model, measured for the Compare view
+  // Measures the Real model view's model on the text the Compare view names (compare.sonnets: the shipped sonnets,
+  // else the typed text). False, and the message says why, when there is no model or the sonnets cannot be read.
+  bool measure_cache_tradeoff();
+  std::string model_unopened;  // why the shipped model did not open at start, said in the Model view while empty
   // Opens layer `layer`'s attention as the document (layer_scenario: the stream entering it, normalised for pre)
   // on the pipeline view; the document open before comes back with end_layer_visit(). Another document opened
   // meanwhile ends the visit. False (and a message) if the model has no such layer.
@@ -197,6 +202,7 @@ class AppState {
   PipelineView pipeline;
   DecodeView decode;
   ModelViewSettings models;
+  CompareView compare;
   ModelPanelView model_view;
   RealModelView real_view;
   TrainView train;

@@ -2,10 +2,33 @@
 #include <utility>
 
 #include "core/edits.h"
+#include "core/io/checkpoint_text.h"
+#include "core/io/json_fields.h"
 #include "core/model.h"
 #include "ui/logic/app_state.h"
 
 namespace attn::ui {
+
+bool AppState::measure_cache_tradeoff() {
+  if (!real_model.loaded()) {
+    say("Not measured: open a model folder in the Real model view first");
+    return false;
+  }
+  const RealModelRun& r = real_model.shown();
+  if (!compare.sonnets) {
+    tradeoff.measure(r.model, r.text, "the typed text");
+    return true;
+  }
+  try {
+    const std::string text =
+        read_text_file(train.texts_dir / "sonnets.txt", 16u << 20, "a text to measure on", memory_budget);
+    tradeoff.measure(r.model, checkpoint_long_text(*r.model, text, "sonnets.txt"), "the sonnets");
+    return true;
+  } catch (const InputError& e) {
+    say(std::string("Not measured: ") + e.what());
+    return false;
+  }
+}
 
 bool AppState::model_in_view() const { return view == View::Model && model_doc.loaded(); }
 bool AppState::undo_in_view() {

@@ -97,6 +97,13 @@ struct ModelViewSettings {
   std::string presets_problem;      // why there are none: the presets file could not be read (the file and why)
 };
 
+// The Compare view: the cache sizes of the four variants, or what smaller caches cost the opened real model.
+struct CompareView {
+  bool measured = false;    // the measured trade-off of the Real model view's model (when one is open)
+  bool sonnets = false;     // measured on the shipped sonnets rather than the typed text
+  bool select_tab = false;  // `measured` was set from outside (the command line): its tab is selected once
+};
+
 // The Model view: what the pointer is over, and which layer's heads the small multiples outline.
 struct ModelPanelView {
   int hovered_layer = -1;         // written while drawing

@@ -99,6 +99,26 @@ std::vector<Block> model_blocks(const ModelShape& m, const ModelViewSettings& se
 
 void ComparePanel(AppState& state, ImVec2 pos, ImVec2 size) {
   BeginPanel("Compare", pos, size);
+  // With a real model open, a second tab measures what the smaller caches cost it.
+  if (state.real_model.loaded() && ImGui::BeginTabBar("compare tabs")) {
+    const std::string measured = "Measured on " + state.real_model.shown().model->name();
+    CompareView& v = state.compare;
+    const auto tab = [&](const char* name, bool measured) {
+      const ImGuiTabItemFlags flags = v.select_tab && v.measured == measured ? ImGuiTabItemFlags_SetSelected : 0;
+      if (!ImGui::BeginTabItem(name, nullptr, flags)) return;
+      if (!v.select_tab) v.measured = measured;
+      ImGui::EndTabItem();
+    };
+    tab("Cache sizes", false);
+    tab(measured.c_str(), true);
+    v.select_tab = false;
+    ImGui::EndTabBar();
+    if (state.compare.measured) {
+      CompareMeasured(state);
+      ImGui::End();
+      return;
+    }
+  }
   ImGui::PushFont(title_font());
   TextWrappedAtSpaces("\"" + state.scenario().name + "\": numbers cached per token");
   ImGui::PopFont();

@@ -19,6 +19,7 @@ void HeadsPanel(AppState& state, ImVec2 pos, ImVec2 size);        // every head'
 void HelpOverlay(AppState& state);                                // F1: every shortcut
 void DecodePanel(AppState& state, ImVec2 pos, ImVec2 size);       // token by token through the KV cache
 void ComparePanel(AppState& state, ImVec2 pos, ImVec2 size);      // the four variants' caches as areas
+void CompareMeasured(AppState& state);  // what smaller caches cost the opened real model, measured
 void MemoryPanel(AppState& state, ImVec2 pos, ImVec2 size);       // cache bytes against context, real models
 void CostPanel(AppState& state, ImVec2 pos, ImVec2 size);         // FLOPs per generated token
 void ModelPanel(AppState& state, ImVec2 pos, ImVec2 size);        // a transformer around attention, layer by layer

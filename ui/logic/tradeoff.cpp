@@ -1,0 +1,128 @@
+#include "ui/logic/tradeoff.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "core/io/checkpoint_text.h"
+#include "core/text_format.h"
+#include "core/text_quality.h"
+#include "core/validate.h"
+
+namespace attn::ui {
+namespace {
+
+// The worker rests as long again as it worked before another measurement: a class's edits do not keep it busy.
+constexpr double kRestAfterMeasuring = 1.0;
+// Why a measurement stopped: a newer one was asked for (not a failure to tell).
+constexpr const char* kSuperseded = "superseded by a newer measurement";
+
+struct Superseded {};
+
+TradeoffRun measure_job(const TradeoffJob& job, TradeoffProgress& progress) {
+  const auto start = std::chrono::steady_clock::now();
+  TradeoffRun r{job.model, job.text_name, std::ssize(job.text.ids), nullptr, job.ticket, 0.0, ""};
+  progress.done = 0;
+  progress.points = 0;
+  progress.running = true;
+  try {
+    const CheckpointModel& m = *job.model;
+    const std::vector<KvConversion> conversions = tradeoff_conversions(m.model(), {});
+    check_memory_budget(tradeoff_bytes(m, r.tokens, conversions), job.budget,
+                        "measuring every conversion of " + m.name(), "a shorter text");
+    progress.points = static_cast<int>(conversions.size()) + 1;
+    const int window = static_cast<int>(std::min<std::int64_t>(checkpoint_window(m), r.tokens));
+    const EvalModel original{m.model(), m};
+    const WindowedRun run = run_windows(original, job.text.ids, job.text.pieces, window);
+    r.trace = std::make_shared<const std::vector<TradeoffPoint>>(
+        measure_tradeoff(original, run, conversions, [&](int done, int) {
+          if (progress.newest != job.ticket) throw Superseded{};
+          progress.done = done;
+        }));
+  } catch (const Superseded&) {
+    r.error = kSuperseded;
+  } catch (const std::exception& e) {
+    r.error = dynamic_cast<const std::bad_alloc*>(&e) ? "the measurement does not fit in memory" : e.what();
+  }
+  progress.running = false;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+}  // namespace
+
+std::int64_t tradeoff_bytes(const CheckpointModel& m, std::int64_t tokens,
+                            const std::vector<KvConversion>& conversions) {
+  const int window = static_cast<int>(std::min<std::int64_t>(checkpoint_window(m), std::max<std::int64_t>(tokens, 1)));
+  std::int64_t widest = 0;
+  for (const KvConversion& c : conversions)
+    widest = std::max(widest, converted_attention_bytes(converted_model(m.model(), c), c));
+  return checkpoint_eval_bytes(m, window, true) + windowed_run_bytes(tokens, m.model().d_model) + widest +
+         tradeoff_svd_bytes(m.model(), conversions);
+}
+
+TradeoffDocument::TradeoffDocument(std::int64_t memory_budget)
+    : budget_(memory_budget),
+      results_([progress = progress_](const TradeoffJob& j) { return measure_job(j, *progress); },
+               [](const TradeoffJob& j, const std::exception& e) {
+                 return TradeoffRun{j.model, j.text_name, 0, nullptr, j.ticket, 0.0, e.what()};
+               },
+               kRestAfterMeasuring, &TradeoffRun::error) {}
+
+void TradeoffDocument::measure(std::shared_ptr<const CheckpointModel> model, Encoding text, std::string text_name) {
+  cancelled_ = false;
+  const std::uint64_t ticket = results_.next_ticket();
+  progress_->newest = ticket;
+  results_.submit({std::move(model), std::move(text), std::move(text_name), ticket, budget_});
+}
+
+void TradeoffDocument::cancel() {
+  cancelled_ = true;
+  progress_->newest = results_.next_ticket();
+}
+
+bool TradeoffDocument::poll(std::optional<std::string>& failure) {
+  const bool shown = results_.poll(failure);
+  if (failure && *failure == kSuperseded) failure.reset();
+  return shown;
+}
+
+std::string tradeoff_point_name(const std::optional<KvConversion>& c) {
+  if (!c) return "as shipped";
+  if (c->to == KvTarget::Mla) return "mla " + std::to_string(c->latent_dim);
+  return c->kv_heads == 1 ? "mqa" : "gqa " + std::to_string(c->kv_heads);
+}
+
+double tradeoff_point_loss(const TradeoffPoint& p) {
+  return p.conversion ? p.sums.mean_converted_loss() : p.sums.mean_loss();
+}
+
+std::vector<TradeoffRow> tradeoff_rows(const std::vector<TradeoffPoint>& points, std::int64_t context) {
+  std::vector<TradeoffRow> rows;
+  if (points.empty()) return rows;
+  const double base = tradeoff_point_loss(points.front());
+  for (const TradeoffPoint& p : points) {
+    const double loss = tradeoff_point_loss(p), bytes = static_cast<double>(p.kv_bytes_per_token);
+    const double change = loss - base;
+    rows.push_back(
+        {tradeoff_point_name(p.conversion), thousands(static_cast<std::uint64_t>(p.kv_bytes_per_token)) + " B",
+         format_unit(bytes * static_cast<double>(context), NumberUnit::DecimalBytes),
+         format_number(loss, 4) +
+             (p.conversion ? " (" + std::string(change < 0 ? "" : "+") + format_number(change, 4) + ")" : ""),
+         format_number(std::exp(loss), 2), p.conversion ? percent_text(p.sums.top1_agreement()) : "-",
+         p.conversion ? format_number(p.sums.mean_kl(), 4) : "-"});
+  }
+  return rows;
+}
+
+std::string tradeoff_progress_text(const TradeoffProgress& p) {
+  if (p.points == 0) return "reading the text";
+  if (p.done == 0) return "the model as shipped, on every window";
+  return "point " + std::to_string(p.done + 1) + " of " + std::to_string(p.points);
+}
+
+double tradeoff_progress_fraction(const TradeoffProgress& p) {
+  return p.points == 0 ? 0.0 : static_cast<double>(p.done) / p.points;
+}
+
+}  // namespace attn::ui
