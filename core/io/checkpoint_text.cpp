@@ -4,6 +4,7 @@
 
 #include "core/memory_budget.h"
 #include "core/text_format.h"
+#include "core/text_quality.h"
 #include "core/validate.h"
 
 namespace attn {
@@ -48,6 +49,14 @@ int checkpoint_window(const CheckpointModel& m) {
   int n = std::min(m.model().max_positions, kMaxEvalWindow);
   while (std::int64_t(m.config().heads) * n * n > limits::kMaxAttentionCells) n /= 2;
   return std::max(n, 2);
+}
+
+std::int64_t encoding_bytes(const Encoding& e) {
+  // The vectors' room to grow counts too: it is resident when carved from memory freed before.
+  std::int64_t bytes = 4 * static_cast<std::int64_t>(e.ids.capacity() + e.words.capacity()) +
+                       static_cast<std::int64_t>(sizeof(std::string) * (e.pieces.capacity() - e.pieces.size()));
+  for (const std::string& p : e.pieces) bytes += piece_bytes(p);
+  return bytes;
 }
 
 Encoding checkpoint_text(const CheckpointModel& m, const std::string& text, const std::string& field) {

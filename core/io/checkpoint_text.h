@@ -25,6 +25,9 @@ Encoding checkpoint_long_text(const CheckpointModel& m, const std::string& text,
 // layer's heads x n x n within the engine's bound.
 inline constexpr int kMaxEvalWindow = 1024;
 int checkpoint_window(const CheckpointModel& m);
+// The bytes an Encoding holds: each token's id, word and piece (core/text_quality.h's piece_bytes), and its vectors'
+// room to grow.
+std::int64_t encoding_bytes(const Encoding& e);
 
 // What a forward pass over n tokens holds at its peak: one layer's weights in float64, the stream of every layer,
 // the kept layers' attention traces (keep_heads: all of them) and, with logits, the logits and probabilities over the
