@@ -142,6 +142,15 @@ double relative_error(const Matrix& approx, const Matrix& exact) {
   return n == 0.0 ? 0.0 : (approx - exact).norm() / n;
 }
 
+// ||W - U Uᵀ W||_F / ||W||_F: the share of W outside the latent's columns U (orthonormal). The rank-c fit's K (or
+// V) columns are U Uᵀ W exactly, so this is ||W' - W||_F / ||W||_F; computed from W rather than from W' = W_DKV W_UK,
+// whose rounding is about 1e-16 of the whole ||[W_K | W_V]||, it is exact to rounding of W itself, and at most 1,
+// even when W_K is a millionth of W_V or less (then W' - W measured would be rounding, not what the latent drops).
+double outside_share(const Matrix& U, const Matrix& W) {
+  const Matrix inside = U * (U.transpose() * W);
+  return relative_error(inside, W);
+}
+
 // The mean of each group of `size` consecutive d-wide blocks, and the blocks each replaced by its group's mean.
 struct Pooled {
   Matrix pooled;    // (rows, G·d)
@@ -193,8 +202,8 @@ ConvertedLayer factorise_kv(const ModelLayer& layer, const KvSvd& svd, int laten
     w.b_K = per_query_head(a, *layer.weights.b_K);
     w.b_V = per_query_head(a, *layer.weights.b_V);
   }
-  out.error = {relative_error(W_DKV * up.leftCols(kv), *layer.weights.W_K),
-               relative_error(W_DKV * up.rightCols(kv), *layer.weights.W_V)};
+  const Matrix U_c = svd.U.leftCols(c);
+  out.error = {outside_share(U_c, *layer.weights.W_K), outside_share(U_c, *layer.weights.W_V)};
   return out;
 }
 
@@ -210,6 +219,14 @@ Weights key_value_weights(const Weights& w) {
   Weights kv;
   for (const WeightId id : kKeyValueWeights) weight_slot(kv, id) = weight_slot(w, id);
   return kv;
+}
+
+// The engine's bound on a value held by the weights a conversion makes (an SVD's W_DKV = U Σ may pass it where W_K
+// and W_V did not), named as the conversion made them: "layer 3's converted W_DKV[0][2]".
+void check_converted_values(const Weights& w, int layer) {
+  for (const WeightId id : kKeyValueWeights)
+    if (const SharedMatrix& m = weight_slot(w, id))
+      check_values(*m, "layer " + std::to_string(layer) + "'s converted " + std::string(weight_name(id)));
 }
 
 }  // namespace
@@ -237,6 +254,7 @@ ConvertedAttention convert_attention(const ModelWeights& base, const Model& m, c
     if (c.to == KvTarget::Gqa) made = pool_kv_heads(layer, c.kv_heads);
     else if (svds && i < svds->size() && (*svds)[i]) made = factorise_kv(layer, *(*svds)[i], c.latent_dim);
     else made = factorise_kv(layer, kv_svd(layer), c.latent_dim);
+    check_converted_values(made.layer.weights, l);
     out.weights[i] = key_value_weights(made.layer.weights);
     out.errors[i] = made.error;
   }

@@ -75,4 +75,21 @@ std::vector<TradeoffPoint> measure_tradeoff(const EvalModel& original, const Win
   return out;
 }
 
+std::int64_t tradeoff_conversion_bytes(const Model& m, const std::vector<KvConversion>& conversions) {
+  std::int64_t widest = 0;
+  for (const KvConversion& c : conversions)
+    widest = std::max(widest, converted_attention_bytes(converted_model(m, c), c));
+  return widest + tradeoff_svd_bytes(m, conversions);
+}
+
+std::string tradeoff_point_name(const std::optional<KvConversion>& c) {
+  if (!c) return "as shipped";
+  if (c->to == KvTarget::Mla) return "mla " + std::to_string(c->latent_dim);
+  return c->kv_heads == 1 ? "mqa" : "gqa " + std::to_string(c->kv_heads);
+}
+
+double tradeoff_point_loss(const TradeoffPoint& p) {
+  return p.conversion ? p.sums.mean_converted_loss() : p.sums.mean_loss();
+}
+
 }  // namespace attn

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "core/kv_conversion.h"
@@ -28,8 +29,15 @@ struct TradeoffPoint {
   std::vector<KvError> errors;             // per layer
 };
 
+// A point's name in tables: "as shipped", "gqa 4", "mqa", "mla 384".
+std::string tradeoff_point_name(const std::optional<KvConversion>& c);
+// A point's loss: the converted model's, or the original's for the model as shipped.
+double tradeoff_point_loss(const TradeoffPoint& p);
+
 // The bytes measure_tradeoff holds beside one converted pass: every converted layer's SVD (U, Σ, V).
 std::int64_t tradeoff_svd_bytes(const Model& m, const std::vector<KvConversion>& conversions);
+// ... and with them the widest conversion's new weights: all it holds beside the passes.
+std::int64_t tradeoff_conversion_bytes(const Model& m, const std::vector<KvConversion>& conversions);
 
 // The model as shipped, then each conversion, on the windows of `run` (run_windows of the original). The SVD of each
 // layer is computed once and shared by the latent widths. `on_point(done, points)` after each point.

@@ -78,7 +78,8 @@ std::string budget_message(std::int64_t needed, std::int64_t budget, std::string
                   " but the memory budget is " + bytes_text(static_cast<std::uint64_t>(budget));
   if (beside.bytes > 0)
     m += ", of which " + bytes_text(static_cast<std::uint64_t>(beside.bytes)) + " are held by " + beside.what;
-  return m + "; use --memory-budget, " + std::string(fewer);
+  // Nothing else to advise when only a larger budget would do.
+  return m + "; use --memory-budget" + (fewer.empty() ? "" : ", " + std::string(fewer));
 }
 
 std::optional<std::string> budget_refusal(std::int64_t needed, std::int64_t budget, std::string_view what,

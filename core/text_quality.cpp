@@ -72,11 +72,36 @@ PredictionSums prediction_sums(const ModelWeights& original, const Matrix& final
   return s;
 }
 
-std::int64_t windowed_run_bytes(std::int64_t tokens, int d_model) {
-  return tokens * (8 * std::int64_t{d_model} + 4 + kMaxPieceBytes);
+std::int64_t piece_bytes(const std::string& piece) {
+  // Past the buffer inside the string, malloc's block: the characters, the terminator and an 8-byte header, rounded
+  // up to 16.
+  const auto heap = static_cast<std::int64_t>(piece.capacity()) + 1 + 8;
+  return static_cast<std::int64_t>(sizeof(std::string)) + (piece.capacity() > 15 ? (heap + 15) / 16 * 16 : 0);
 }
 
-int window_count(std::int64_t tokens, int window) { return static_cast<int>((tokens + window - 1) / window); }
+namespace {
+
+// A window's own vectors (ids, pieces, final) and malloc's header on each.
+constexpr std::int64_t kWindowBytes = 3 * (32 + 16);
+
+}  // namespace
+
+std::int64_t windowed_run_bytes(const std::vector<std::string>& pieces, int window, int d_model) {
+  const auto tokens = static_cast<std::int64_t>(pieces.size());
+  const int windows = window_count(tokens, window);
+  std::int64_t bytes = windows * kWindowBytes;
+  for (std::int64_t i = 0; i < tokens; ++i) {
+    // A boundary token (the last of every window but the last) is in two windows.
+    const int copies = i > 0 && i < tokens - 1 && i % (window - 1) == 0 ? 2 : 1;
+    bytes += copies * (8 * std::int64_t{d_model} + 4 + piece_bytes(pieces[static_cast<std::size_t>(i)]));
+  }
+  return bytes;
+}
+
+int window_count(std::int64_t tokens, int window) {
+  if (tokens <= 1) return 1;
+  return static_cast<int>((tokens - 2) / (window - 1) + 1);
+}
 
 WindowedRun run_windows(const EvalModel& m, const std::vector<int>& ids, const std::vector<std::string>& pieces,
                         int window, const std::function<void(int, int)>& on_window) {
@@ -84,8 +109,10 @@ WindowedRun run_windows(const EvalModel& m, const std::vector<int>& ids, const s
   const auto n = static_cast<std::int64_t>(ids.size());
   const int windows = window_count(n, window);
   for (int k = 0; k < windows; ++k) {
-    const auto first = static_cast<std::ptrdiff_t>(std::int64_t{k} * window);
-    const auto last = static_cast<std::ptrdiff_t>(std::min(n, std::int64_t{k + 1} * window));
+    // Window k starts at the last token of window k-1, which predicts nothing there.
+    const std::int64_t start = std::int64_t{k} * (window - 1);
+    const auto first = static_cast<std::ptrdiff_t>(start);
+    const auto last = static_cast<std::ptrdiff_t>(std::min(n, start + window));
     run.ids.emplace_back(ids.begin() + first, ids.begin() + last);
     run.pieces.emplace_back(pieces.begin() + first, pieces.begin() + last);
     run.finals.push_back(final_stream(m, run.ids.back(), run.pieces.back()));

@@ -38,8 +38,10 @@ struct EvalModel {
   const ModelWeights& weights;
 };
 
-// A text cut into consecutive windows of at most `window` tokens, each read afresh (a text longer than the model's
-// positions), and the original model's final stream on each: computed once, compared with any number of conversions.
+// A text cut into windows of at most `window` tokens, each read afresh (a text longer than the model's positions), and
+// the original model's final stream on each: computed once, compared with any number of conversions. Consecutive
+// windows share their boundary token (window k starts at the last token of window k-1): a window's first token is
+// predicted by the window before, so every token 1..N-1 is predicted exactly once and no window is one token.
 struct WindowedRun {
   std::vector<std::vector<int>> ids;
   std::vector<std::vector<std::string>> pieces;  // the windows' labels
@@ -52,14 +54,16 @@ WindowedRun run_windows(const EvalModel& m, const std::vector<int>& ids, const s
 // or alone without one.
 PredictionSums compare_windows(const WindowedRun& run, const ModelWeights& original, const EvalModel* converted,
                                const std::function<void(int, int)>& on_window = {});
-// The bytes run_windows keeps beside the passes: every window's final stream (a row of d_model per token), its ids
-// and its pieces (at most kMaxPieceBytes each).
-inline constexpr std::int64_t kMaxPieceBytes = 64;
-std::int64_t windowed_run_bytes(std::int64_t tokens, int d_model);
+// The bytes a piece holds: the string itself and, past its short-string buffer, its heap block.
+std::int64_t piece_bytes(const std::string& piece);
+// The bytes run_windows keeps beside the passes for a text of these pieces: every window's final stream (a row of
+// d_model per token), its ids, its copies of the pieces (a boundary token's twice) and the window's own vectors.
+std::int64_t windowed_run_bytes(const std::vector<std::string>& pieces, int window, int d_model);
 // run_windows, then compare_windows.
 PredictionSums evaluate_text(const EvalModel& original, const EvalModel* converted, const std::vector<int>& ids,
                              const std::vector<std::string>& pieces, int window);
-// How many windows of at most `window` tokens the text is read in.
+// How many windows of at most `window` tokens (at least 2) the text is read in: ceil((N - 1) / (window - 1)), as
+// consecutive windows share a token.
 int window_count(std::int64_t tokens, int window);
 
 }  // namespace attn

@@ -294,13 +294,19 @@ std::optional<std::string> byte_level_bytes(std::string_view piece) {
   return bytes;
 }
 
-Encoding encode(const Tokenizer& t, std::string_view text) {
+namespace {
+
+void check_utf8(std::string_view text) {
   if (const std::size_t bad = invalid_utf8_at(text); bad != std::string_view::npos)
     throw InputError("text",
                      "byte " + thousands(bad + 1) + " is not UTF-8 (" + escaped_text(text.substr(bad, 1)) + ")");
-  Encoding e;
-  for (const int id : t.prefix) add_word(e, id);
-  std::size_t start = 0;  // where the text not yet encoded begins
+}
+
+// The text as encode reads it, in order: each stretch between added tokens (`segment(stretch, at_start)`) and each
+// added token (`added(id)`), the template's tokens not included.
+template <class Segment, class Added>
+void walk_text(const Tokenizer& t, std::string_view text, Segment&& segment, Added&& added) {
+  std::size_t start = 0;  // where the text not yet walked begins
   for (std::size_t i = 0; i < text.size();) {
     const AddedToken* a = added_at(t, text, i);
     if (!a) {
@@ -312,11 +318,57 @@ Encoding encode(const Tokenizer& t, std::string_view text) {
       while (before > start && is_space(text[before - 1])) --before;
     if (a->rstrip)
       while (after < text.size() && is_space(text[after])) ++after;
-    encode_segment(t, text.substr(start, before - start), start == 0, e);
-    add_word(e, a->id);
+    segment(text.substr(start, before - start), start == 0);
+    added(a->id);
     i = start = after;
   }
-  encode_segment(t, text.substr(start), start == 0, e);
+  segment(text.substr(start), start == 0);
+}
+
+// How many symbols a pre-tokenized text may have per symbol of its normalized one: a pre-tokenizer that puts a
+// space or "▁" before every piece (there are at most as many pieces as symbols) doubles them, one that puts it
+// before the first adds one (counted by the caller's slack).
+std::int64_t prefixing_factor(const Tokenizer& t) {
+  for (const PreTokenizer& p : t.pre_tokenizers)
+    if ((p.kind == PreTokenizer::Kind::ByteLevel && p.add_prefix_space) ||
+        (p.kind == PreTokenizer::Kind::Metaspace && p.prepend == PreTokenizer::Prepend::Always))
+      return 2;
+  return 1;
+}
+
+// The symbols BPE starts from in a normalized text, or the tokens they may become: its bytes (byte-level, or byte
+// fallback, which makes a character outside the vocabulary a token per byte), else its characters.
+std::int64_t symbols_in(const Tokenizer& t, std::string_view normalized) {
+  if (t.byte_level || t.byte_fallback) return static_cast<std::int64_t>(normalized.size());
+  return std::count_if(normalized.begin(), normalized.end(), [](char c) { return (c & 0xC0) != 0x80; });
+}
+
+}  // namespace
+
+std::int64_t symbol_bound(const Tokenizer& t, std::string_view text) {
+  check_utf8(text);
+  const std::int64_t factor = prefixing_factor(t);
+  auto symbols = static_cast<std::int64_t>(t.prefix.size() + t.suffix.size());
+  walk_text(
+      t, text,
+      [&](std::string_view segment, bool) {
+        if (!segment.empty()) symbols += factor * symbols_in(t, normalize(t, std::string(segment))) + 1;
+      },
+      [&](int) { ++symbols; });
+  return symbols;
+}
+
+std::int64_t encode_bytes(const Tokenizer& t, std::string_view text) {
+  return kEncodeBytesPerSymbol * symbol_bound(t, text);
+}
+
+Encoding encode(const Tokenizer& t, std::string_view text) {
+  check_utf8(text);
+  Encoding e;
+  for (const int id : t.prefix) add_word(e, id);
+  walk_text(
+      t, text, [&](std::string_view segment, bool at_start) { encode_segment(t, segment, at_start, e); },
+      [&](int id) { add_word(e, id); });
   for (const int id : t.suffix) add_word(e, id);
   for (const int id : e.ids) e.pieces.push_back(shown_piece(t, id));
   return e;

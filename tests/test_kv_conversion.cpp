@@ -258,15 +258,23 @@ TEST_CASE("text quality: loss, agreement and KL of two models over windows, by h
   CHECK(same.agreed == 6);
   CHECK(same.kl == 0.0);
   CHECK(same.mean_loss() == doctest::Approx(mean_loss(next_token_losses(run_model(m, kTokens).logits, ids))));
-  // Windows of 3 tokens: 3 + 3 + 1, predicting 2 + 2 + 0.
+  // Windows of 3 tokens sharing their boundary token: 0-2, 2-4 and 4-6, each predicting 2, every token 1..6 once.
   const PredictionSums windows = evaluate_text(original, nullptr, ids, kTokens, 3);
-  CHECK(windows.predicted == 4);
+  CHECK(windows.predicted == 6);
   CHECK(window_count(7, 3) == 3);
-  const std::vector<std::string> first(kTokens.begin(), kTokens.begin() + 3);
-  const std::vector<int> first_ids(ids.begin(), ids.begin() + 3);
-  const double head = mean_loss(next_token_losses(run_model(m, first).logits, first_ids)) * 2;
-  const std::vector<std::string> second(kTokens.begin() + 3, kTokens.begin() + 6);
-  const std::vector<int> second_ids(ids.begin() + 3, ids.begin() + 6);
-  const double tail = mean_loss(next_token_losses(run_model(m, second).logits, second_ids)) * 2;
-  CHECK(windows.loss == doctest::Approx(head + tail).epsilon(1e-12));
+  CHECK(window_count(65, 64) == 2);
+  CHECK(window_count(64, 64) == 1);
+  CHECK(window_count(127, 64) == 2);
+  CHECK(window_count(128, 64) == 3);
+  double expected = 0;
+  for (const int first : {0, 2, 4}) {
+    const std::vector<std::string> piece(kTokens.begin() + first, kTokens.begin() + first + 3);
+    const std::vector<int> piece_ids(ids.begin() + first, ids.begin() + first + 3);
+    expected += mean_loss(next_token_losses(run_model(m, piece).logits, piece_ids)) * 2;
+  }
+  CHECK(windows.loss == doctest::Approx(expected).epsilon(1e-12));
+  // A window of one token would predict nothing: 4 tokens in windows of 3 are 0-2 and 2-3, predicting 3.
+  const std::vector<int> four(ids.begin(), ids.begin() + 4);
+  const std::vector<std::string> four_pieces(kTokens.begin(), kTokens.begin() + 4);
+  CHECK(evaluate_text(original, nullptr, four, four_pieces, 3).predicted == 3);
 }

@@ -20,6 +20,10 @@ std::string Args::value(const std::string& option) {
   return next();
 }
 
+void Args::flag(const std::string& option) {
+  if (!given_.insert(option).second) throw UsageError(option + ": given twice (give each option once)");
+}
+
 std::int64_t Args::integer(const std::string& option, std::int64_t lo, std::int64_t hi) {
   const std::string text = value(option);
   std::int64_t x = 0;

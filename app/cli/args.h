@@ -21,6 +21,8 @@ class Args {
   // The value after an option such as `--heads 2`. An option given a second time is refused ("--heads: given
   // twice"): silently keeping the last one hides a typo.
   std::string value(const std::string& option);
+  // A flag such as `--json`, refused the second time as an option with a value is: every option is given once.
+  void flag(const std::string& option);
   // Out of range (also past 64 bits) is refused with the value as written: "must be between 1 and 256 (found
   // 4294967297)".
   std::int64_t integer(const std::string& option, std::int64_t lo, std::int64_t hi);

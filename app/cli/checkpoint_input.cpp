@@ -1,6 +1,10 @@
 #include "app/cli/checkpoint_input.h"
 
 #include <malloc.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
 
 #include <filesystem>
 
@@ -18,6 +22,32 @@ void reuse_freed_layers() {
 bool is_model_folder(const std::string& path) {
   std::error_code ec;
   return std::filesystem::is_directory(path, ec);
+}
+
+namespace {
+
+// A system error as a message's tail: "Permission denied" as "permission denied".
+std::string error_words(const std::error_code& ec) {
+  std::string words = ec.message();
+  if (!words.empty()) words[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(words[0])));
+  return words;
+}
+
+}  // namespace
+
+std::optional<std::string> model_folder_problem(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (status.type() == fs::file_type::not_found) return "no such folder (a Hugging Face model's folder)";
+  if (ec) return error_words(ec);
+  if (status.type() == fs::file_type::regular)
+    return "is a file, not a model folder (a Hugging Face model's folder holds config.json and its weights)";
+  if (status.type() != fs::file_type::directory) return "not a folder (a Hugging Face model's folder)";
+  // A folder that cannot be listed or entered would otherwise look empty: "no config.json".
+  if (access(path.c_str(), R_OK | X_OK) != 0)
+    return "cannot be read: " + error_words(std::error_code(errno, std::generic_category()));
+  return std::nullopt;
 }
 
 CheckpointText open_checkpoint_text(const std::string& folder, const std::string& text, std::int64_t budget) {

@@ -3,6 +3,7 @@
 // tokenizer and held to its positions, and what a forward pass will hold checked against the memory budget.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/io/checkpoint_model.h"
@@ -14,6 +15,9 @@ namespace attn::cli {
 
 // Whether a command's operand names a model folder rather than a file.
 bool is_model_folder(const std::string& path);
+// Why `path` cannot be read as a model folder, in words ("is a file, not a model folder", "too many levels of
+// symbolic links", "cannot be read: permission denied"), or nothing when it is a folder the lab may read.
+std::optional<std::string> model_folder_problem(const std::string& path);
 
 struct CheckpointText {
   std::shared_ptr<const CheckpointModel> model;

@@ -1,5 +1,7 @@
 // eval: how well a model folder predicts a text. convert: the same model with a smaller KV cache (GQA, MQA or MLA
 // made from its own weights) and what the smaller cache costs on a text.
+#include <malloc.h>
+
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -26,7 +28,8 @@ const char* const kEvalHelp =
     "attention-lab eval FOLDER --text-file FILE [--json]\n"
     "  How well a Hugging Face model predicts the text in FILE: the mean loss in nats over its predicted tokens\n"
     "  (1..N-1) and the perplexity e^loss. A text longer than the model's positions (at most 1,024 tokens at once)\n"
-    "  is read in consecutive windows, each from a fresh start.\n"
+    "  is read in windows, each from a fresh start at the last token of the one before: every token is predicted\n"
+    "  once.\n"
     "  --json            {\"model\", \"tokens\", \"windows\", \"predicted\", \"loss\", \"perplexity\"}\n";
 
 const char* const kConvertHelp =
@@ -44,7 +47,8 @@ const char* const kConvertHelp =
     "  --eval FILE       both models on the text in FILE: loss and perplexity, the share of positions whose\n"
     "                    likeliest next token is the same, and the mean KL(original || converted) in nats\n"
     "  --ladder          every conversion at once, measured on --eval's text: GQA at each divisor of the\n"
-    "                    key/value heads, MLA at eight latent widths from the full rank r down to r/32\n"
+    "                    key/value heads, MLA at up to eight latent widths from the full rank r down to r/32\n"
+    "                    (r, 3r/4, r/2, 3r/8, r/4, r/8, r/16, r/32, each once: fewer on a small model)\n"
     "  --json            {\"original\": {\"kv_bytes_per_token\", \"loss\", \"perplexity\"}, \"converted\": {...,\n"
     "                    \"top1_agreement\", \"kl\"}, \"layers\": [{\"k_error\", \"v_error\"}, ...]}; with --ladder\n"
     "                    {\"original\": {...}, \"points\": [{\"to\", \"kv_heads\" or \"latent_dim\", ...converted's "
@@ -69,12 +73,16 @@ std::optional<KvTarget> parse_target(const std::string& word) {
 // The words of eval (`convert` false: --text-file) and convert (--to, --kv-heads, --latent-dim, --layers, --eval).
 ConvertRequest parse_request(const std::string& command, std::span<const std::string> words, bool convert) {
   ConvertRequest r;
+  // Help wins over every other word, even a bad one: `convert --help --to x` is asking how to write it.
+  if (std::ranges::any_of(words, [](const std::string& w) { return w == "--help" || w == "-h"; })) {
+    r.help = true;
+    return r;
+  }
   Args args(words);
   while (!args.done()) {
     const std::string& w = args.next();
     if (w == (convert ? "--eval" : "--text-file")) r.text_file = args.value(w);
-    else if (w == "--json") r.json = true;
-    else if (w == "--help" || w == "-h") r.help = true;
+    else if (w == "--json") args.flag(w), r.json = true;
     else if (convert && w == "--to") {
       const std::string to = args.value(w);
       r.to = parse_target(to);
@@ -84,7 +92,7 @@ ConvertRequest parse_request(const std::string& command, std::span<const std::st
       r.latent_dim = static_cast<int>(args.integer(w, 1, limits::kMaxProjectedDim));
     else if (convert && w == "--layers") r.layers = args.value(w);
     else if (convert && w == "--out") r.out = args.value(w);
-    else if (convert && w == "--ladder") r.ladder = true;
+    else if (convert && w == "--ladder") args.flag(w), r.ladder = true;
     else if (w.starts_with("-")) throw UsageError(command + ": unknown option '" + escaped_text(w) + "'");
     else if (r.folder) throw UsageError(command + ": one FOLDER, but found a second: '" + escaped_text(w) + "'");
     else r.folder = w;
@@ -113,32 +121,72 @@ struct EvalText {
   int window = 0;
 };
 
-// The text tokenized by the model.
-EvalText tokenized(const CheckpointModel& m, const std::string& text, const std::string& option) {
+// The text tokenized by the model, once what tokenizing holds (bounded from the text before a token is made) is
+// known to fit the budget beside the text itself.
+EvalText tokenized(const CheckpointModel& m, const std::string& text, const std::string& option, std::int64_t budget) {
+  check_text_size(text, option);
+  check_memory_budget(static_cast<std::int64_t>(text.size()) + encode_bytes(m.tokenizer(), text), budget,
+                      "tokenizing the text for " + m.name(), "a shorter text");
   EvalText e{checkpoint_long_text(m, text, option), 0};
+  // Held through the evaluation: no words (it reads none), no room to grow (a vector of a million pieces grown by
+  // doubling has room for a million more, carved from tokenizing's freed memory, so resident). Tokenizing's freed
+  // working memory then goes back to the system rather than staying in the heap beside the passes.
+  e.text.words.clear();
+  e.text.words.shrink_to_fit();
+  e.text.ids.shrink_to_fit();
+  e.text.pieces.shrink_to_fit();
+  malloc_trim(0);
   // A text shorter than a window is one window of its own length: the memory is its length's.
   e.window = static_cast<int>(std::min<std::int64_t>(checkpoint_window(m), std::ssize(e.text.ids)));
   return e;
 }
 
-// What evaluating on the text holds: the passes (two with a conversion) and every window's final stream.
+// What evaluating on the text holds: the passes (two with a conversion), the text's tokens and every window's copy
+// of them with its final stream.
 std::int64_t evaluation_bytes(const CheckpointModel& m, const EvalText& e, bool converted) {
-  return checkpoint_eval_bytes(m, e.window, converted) + windowed_run_bytes(std::ssize(e.text.ids), m.model().d_model);
+  return text_eval_bytes(m, e.text, e.window, converted);
+}
+
+// What evaluating on the shortest text (two tokens) would hold: what "a shorter text" can lower the need to.
+std::int64_t shortest_text_bytes(const CheckpointModel& m, bool converted) {
+  return checkpoint_eval_bytes(m, 2, converted);
+}
+
+// Ways to lower a need past the budget, each with the least need it leads to.
+struct Lowering {
+  std::string words;
+  std::int64_t least = 0;
+};
+
+// The ways whose least need fits the budget, as a refusal advises them ("fewer layers (--layers) or a shorter
+// text"); none when only a larger budget would do.
+std::string advice(const std::vector<Lowering>& ways, std::int64_t budget) {
+  std::string out;
+  for (const Lowering& w : ways)
+    if (w.least + limits::kProgramBytes <= budget) out += (out.empty() ? "" : " or ") + w.words;
+  return out;
+}
+
+// The model's own name: the folder's last component as it is (JSON escapes it itself), "." and ".." resolved.
+std::string folder_name(const std::string& folder) {
+  std::error_code ec;
+  const std::filesystem::path canonical = std::filesystem::canonical(folder, ec);
+  return ec ? std::filesystem::path(folder).filename().string() : canonical.filename().string();
 }
 
 nlohmann::ordered_json loss_json(double loss) { return {{"loss", loss}, {"perplexity", std::exp(loss)}}; }
 
 int run_eval(const ConvertRequest& r, const std::string& text, std::ostream& out, std::int64_t budget) {
   const auto m = CheckpointModel::open(*r.folder, budget);
-  const EvalText e = tokenized(*m, text, "--text-file");
+  const EvalText e = tokenized(*m, text, "--text-file", budget);
   check_memory_budget(evaluation_bytes(*m, e, false), budget, "evaluating " + m->name() + " on the text",
-                      "a shorter text");
+                      advice({{"a shorter text", shortest_text_bytes(*m, false)}}, budget));
   const PredictionSums s = evaluate_text({m->model(), *m}, nullptr, e.text.ids, e.text.pieces, e.window);
   const auto tokens = static_cast<std::int64_t>(e.text.ids.size());
   const int windows = window_count(tokens, e.window);
   if (r.json) {
     nlohmann::ordered_json j{
-        {"model", m->name()}, {"tokens", tokens}, {"windows", windows}, {"predicted", s.predicted}};
+        {"model", folder_name(*r.folder)}, {"tokens", tokens}, {"windows", windows}, {"predicted", s.predicted}};
     j.update(loss_json(s.mean_loss()));
     out << j.dump() << '\n';
     return kExitOk;
@@ -165,15 +213,18 @@ KvConversion conversion_of(const ConvertRequest& r, const Model& m) {
   return c;
 }
 
-std::string conversion_name(const KvConversion& c) {
+std::string conversion_name(const Model& m, const KvConversion& c) {
   if (c.to == KvTarget::Mla) return "mla with a latent of " + std::to_string(c.latent_dim);
+  const int g0 = kv_head_count(m.layers[static_cast<std::size_t>(c.layers.front())].attention);
+  if (c.kv_heads == g0) return "the model as shipped (its own " + plural(g0, "key/value head") + ": no change)";
   if (c.kv_heads == 1) return "mqa (one key/value head)";
   return "gqa with " + plural(c.kv_heads, "key/value head");
 }
 
 void print_conversion(std::ostream& out, const std::string& name, const KvConversion& c, const Model& before,
                       const Model& after, const std::vector<KvError>& errors) {
-  out << name << " as " << conversion_name(c) << ", " << plural(static_cast<std::int64_t>(c.layers.size()), "layer")
+  out << name << " as " << conversion_name(before, c) << ", "
+      << plural(static_cast<std::int64_t>(c.layers.size()), "layer")
       << " converted\nKV cache per token (16-bit numbers): "
       << thousands(static_cast<std::uint64_t>(kv_bytes_per_token(before, kKvCacheBytesPerNumber))) << " -> "
       << thousands(static_cast<std::uint64_t>(kv_bytes_per_token(after, kKvCacheBytesPerNumber))) << " bytes\n";
@@ -218,19 +269,13 @@ void write_conversion_json(std::ostream& out, const Model& before, const Model& 
       << '\n';
 }
 
-std::string point_name(const std::optional<KvConversion>& c) {
-  if (!c) return "as shipped";
-  if (c->to == KvTarget::Mla) return "mla " + std::to_string(c->latent_dim);
-  return c->kv_heads == 1 ? "mqa" : "gqa " + std::to_string(c->kv_heads);
-}
-
 void print_ladder(std::ostream& out, const std::string& name, const std::vector<TradeoffPoint>& points) {
   const PredictionSums& base = points.front().sums;
   out << name << " on the text (" << plural(base.predicted, "next token") << "), KV cache at 16-bit numbers:\n";
   std::vector<std::vector<std::string>> rows{{"cache", "bytes/token", "loss", "perplexity", "top-1", "KL"}};
   for (const TradeoffPoint& p : points) {
-    const double loss = p.conversion ? p.sums.mean_converted_loss() : p.sums.mean_loss();
-    rows.push_back({point_name(p.conversion), thousands(static_cast<std::uint64_t>(p.kv_bytes_per_token)),
+    const double loss = tradeoff_point_loss(p);
+    rows.push_back({tradeoff_point_name(p.conversion), thousands(static_cast<std::uint64_t>(p.kv_bytes_per_token)),
                     format_number(loss, 4), format_number(std::exp(loss), 2),
                     p.conversion ? percent_text(p.sums.top1_agreement()) : "-",
                     p.conversion ? format_number(p.sums.mean_kl(), 4) : "-"});
@@ -254,21 +299,57 @@ void write_ladder_json(std::ostream& out, const std::vector<TradeoffPoint>& poin
   out << nlohmann::ordered_json{{"original", original}, {"points", list}}.dump() << '\n';
 }
 
+// What the ladder holds beside the passes: its widest conversion's weights and every converted layer's SVD.
 int run_ladder(const ConvertRequest& r, const std::string& eval_text, std::ostream& out, std::int64_t budget) {
   const auto m = CheckpointModel::open(*r.folder, budget);
-  const std::vector<KvConversion> conversions = tradeoff_conversions(m->model(), layers_of(r, m->model()));
-  const EvalText text = tokenized(*m, eval_text, "--eval");
-  std::int64_t widest = 0;
-  for (const KvConversion& c : conversions)
-    widest = std::max(widest, converted_attention_bytes(converted_model(m->model(), c), c));
-  check_memory_budget(evaluation_bytes(*m, text, true) + widest + tradeoff_svd_bytes(m->model(), conversions), budget,
-                      "measuring every conversion of " + m->name(), "fewer layers (--layers) or a shorter text");
+  const std::vector<int> layers = layers_of(r, m->model());
+  const std::vector<KvConversion> conversions = tradeoff_conversions(m->model(), layers);
+  const EvalText text = tokenized(*m, eval_text, "--eval", budget);
+  const std::int64_t converting = tradeoff_conversion_bytes(m->model(), conversions);
+  std::int64_t one_layer = converting;
+  for (const int l : layers)
+    one_layer = std::min(one_layer, tradeoff_conversion_bytes(m->model(), tradeoff_conversions(m->model(), {l})));
+  const std::int64_t pass = evaluation_bytes(*m, text, true);
+  check_memory_budget(pass + converting, budget, "measuring every conversion of " + m->name(),
+                      advice({{"fewer layers (--layers)", pass + one_layer},
+                              {"a shorter text", shortest_text_bytes(*m, true) + converting}},
+                             budget));
   const EvalModel original{m->model(), *m};
   const WindowedRun run = run_windows(original, text.text.ids, text.text.pieces, text.window);
   const std::vector<TradeoffPoint> points = measure_tradeoff(original, run, conversions);
   if (r.json) write_ladder_json(out, points);
   else print_ladder(out, m->name(), points);
   return kExitOk;
+}
+
+// The weights a conversion makes, as it would be with `c` changed by `change`.
+template <class Change>
+std::int64_t converted_bytes_if(const Model& m, KvConversion c, Change&& change) {
+  change(c);
+  return converted_attention_bytes(converted_model(m, c), c);
+}
+
+// What lowers a conversion's need: one layer converted rather than several, its narrowest form (one key/value head
+// for gqa, a latent of 1 for mla), and with --eval a shorter text. `pass`: the passes' bytes on the text, `shortest`
+// on the shortest text.
+std::vector<Lowering> conversion_lowerings(const Model& m, const KvConversion& c, std::int64_t pass,
+                                           std::int64_t shortest) {
+  const std::int64_t made = converted_bytes_if(m, c, [](KvConversion&) {});
+  std::vector<Lowering> ways;
+  if (c.layers.size() > 1) {
+    std::int64_t least = made;
+    for (const int l : c.layers)
+      least = std::min(least, converted_bytes_if(m, c, [l](KvConversion& x) { x.layers = {l}; }));
+    ways.push_back({"fewer layers (--layers)", pass + least});
+  }
+  if (c.to == KvTarget::Gqa && c.kv_heads > 1)
+    ways.push_back({"fewer key/value heads (--kv-heads)",
+                    pass + converted_bytes_if(m, c, [](KvConversion& x) { x.kv_heads = 1; })});
+  if (c.to == KvTarget::Mla && c.latent_dim > 1)
+    ways.push_back({"a narrower latent (--latent-dim)",
+                    pass + converted_bytes_if(m, c, [](KvConversion& x) { x.latent_dim = 1; })});
+  if (shortest < pass) ways.push_back({"a shorter text", shortest + made});
+  return ways;
 }
 
 int run_convert(const ConvertRequest& r, const std::optional<std::string>& eval_text, std::ostream& out,
@@ -278,10 +359,11 @@ int run_convert(const ConvertRequest& r, const std::optional<std::string>& eval_
   if (r.out) check_converted_folder_target(*r.out);
   const Model after = converted_model(m->model(), c);
   std::optional<EvalText> text;
-  if (eval_text) text = tokenized(*m, *eval_text, "--eval");
+  if (eval_text) text = tokenized(*m, *eval_text, "--eval", budget);
   const std::int64_t pass = text ? evaluation_bytes(*m, *text, true) : checkpoint_eval_bytes(*m, 1, true);
-  check_memory_budget(pass + converted_attention_bytes(after, c), budget, "converting " + m->name(),
-                      "fewer layers (--layers) or a narrower latent");
+  check_memory_budget(
+      pass + converted_attention_bytes(after, c), budget, "converting " + m->name(),
+      advice(conversion_lowerings(m->model(), c, pass, text ? shortest_text_bytes(*m, true) : pass), budget));
   const ConvertedAttention attention = convert_attention(*m, m->model(), c);
   const ConvertedWeights w(*m, after, attention);
   const std::vector<KvError>& errors = attention.errors;
@@ -301,7 +383,14 @@ int run_convert(const ConvertRequest& r, const std::optional<std::string>& eval_
   return kExitOk;
 }
 
-// Both commands: parse, then open the folder; an InputError names the folder.
+// What the text file must be whatever the model: text, and some of it. The message names the file.
+void check_text_file(const std::string& text) {
+  if (text.empty()) throw InputError("", "empty: give the text the model reads");
+  if (const std::size_t bad = invalid_utf8_at(text); bad != std::string::npos)
+    throw InputError("", "byte " + thousands(bad + 1) + " is not UTF-8 (" + escaped_text(text.substr(bad, 1)) + ")");
+}
+
+// Both commands: parse, then open the folder; an InputError names the folder (the text file's own, the file).
 int checkpoint_command(const std::string& command, std::span<const std::string> words, std::ostream& out,
                        std::ostream& err, std::int64_t budget) {
   const bool convert = command == "convert";
@@ -310,13 +399,14 @@ int checkpoint_command(const std::string& command, std::span<const std::string> 
     out << "Usage:\n" << (convert ? kConvertHelp : kEvalHelp);
     return kExitOk;
   }
-  if (!is_model_folder(*r.folder)) {
-    err << "attention-lab: " << shown_path(*r.folder) << ": no such folder (a Hugging Face model's folder)\n";
+  if (const std::optional<std::string> problem = model_folder_problem(*r.folder)) {
+    err << "attention-lab: " << shown_path(*r.folder) << ": " << *problem << '\n';
     return kExitBadInput;
   }
   std::optional<std::string> text;
   try {
     if (r.text_file) text = read_text_file(*r.text_file, kMaxTextBytes, "a text to evaluate on", budget);
+    if (text) check_text_file(*text);
   } catch (const InputError& e) {
     err << "attention-lab: " << shown_path(*r.text_file) << ": " << e.what() << '\n';
     return kExitBadInput;

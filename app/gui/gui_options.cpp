@@ -4,6 +4,7 @@
 
 #include "app/cli/args.h"
 #include "app/cli/assets.h"
+#include "app/cli/cli.h"
 #include "app/cli/output_files.h"
 #include "app/gui/user_files.h"
 #include "core/io/atomic_file.h"
@@ -201,6 +202,10 @@ GuiOptions parse_gui_args(std::span<const std::string> words) {
       o.size_given = true;
     } else if (word.starts_with("--")) {
       throw UsageError("unknown option '" + word + "' (see attention-lab --help)");
+    } else if (cli::is_cli_command(word)) {
+      // `attention-lab --memory-budget 1G eval ...`: the command is read only as the first word.
+      throw UsageError("'" + word + "' is a command: write it first, before every option (attention-lab " + word +
+                       " ...)");
     } else if (o.scenario.empty()) {
       o.scenario = word;
     } else {

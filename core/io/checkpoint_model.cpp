@@ -369,6 +369,9 @@ Matrix CheckpointModel::read(const std::string& name) const {
   const StoredTensor& t = tensor(name);
   Matrix m(t.shape.size() == 1 ? 1 : static_cast<Eigen::Index>(t.shape[0]), static_cast<Eigen::Index>(t.shape.back()));
   file_of(name).read(t, {m.data(), static_cast<std::size_t>(m.size())});
+  // The engine's bound on a value, named as the file names the tensor (not as the engine's W_K): a float32 reads up
+  // to 3.4e38.
+  check_values(m, tensor_place(file_of(name).label(), name));
   return m;
 }
 

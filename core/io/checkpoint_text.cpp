@@ -4,6 +4,7 @@
 
 #include "core/memory_budget.h"
 #include "core/text_format.h"
+#include "core/text_quality.h"
 #include "core/validate.h"
 
 namespace attn {
@@ -50,6 +51,14 @@ int checkpoint_window(const CheckpointModel& m) {
   return std::max(n, 2);
 }
 
+std::int64_t encoding_bytes(const Encoding& e) {
+  // The vectors' room to grow counts too: it is resident when carved from memory freed before.
+  std::int64_t bytes = 4 * static_cast<std::int64_t>(e.ids.capacity() + e.words.capacity()) +
+                       static_cast<std::int64_t>(sizeof(std::string) * (e.pieces.capacity() - e.pieces.size()));
+  for (const std::string& p : e.pieces) bytes += piece_bytes(p);
+  return bytes;
+}
+
 Encoding checkpoint_text(const CheckpointModel& m, const std::string& text, const std::string& field) {
   Encoding e = encode_for(m, text, field);
   const auto n = static_cast<std::int64_t>(e.ids.size());
@@ -91,6 +100,11 @@ std::int64_t checkpoint_eval_bytes(const CheckpointModel& m, int window, bool co
   // A converted layer: its [W_K | W_V], their SVD (U, V and the stacked copy) and its new weights.
   const std::int64_t layer = 8 * (3 * D * kv + kv * kv + 2 * D * std::int64_t{c.heads} * c.head_dim);
   return limits::kProgramBytes + (converted ? 2 * (pass + block) + layer : pass + block);
+}
+
+std::int64_t text_eval_bytes(const CheckpointModel& m, const Encoding& text, int window, bool converted) {
+  return checkpoint_eval_bytes(m, window, converted) + encoding_bytes(text) +
+         windowed_run_bytes(text.pieces, window, m.model().d_model);
 }
 
 }  // namespace attn

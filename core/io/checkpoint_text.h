@@ -25,6 +25,9 @@ Encoding checkpoint_long_text(const CheckpointModel& m, const std::string& text,
 // layer's heads x n x n within the engine's bound.
 inline constexpr int kMaxEvalWindow = 1024;
 int checkpoint_window(const CheckpointModel& m);
+// The bytes an Encoding holds: each token's id, word and piece (core/text_quality.h's piece_bytes), and its vectors'
+// room to grow.
+std::int64_t encoding_bytes(const Encoding& e);
 
 // What a forward pass over n tokens holds at its peak: one layer's weights in float64, the stream of every layer,
 // the kept layers' attention traces (keep_heads: all of them) and, with logits, the logits and probabilities over the
@@ -33,5 +36,8 @@ std::int64_t checkpoint_run_bytes(const CheckpointModel& m, std::int64_t n, bool
 // What evaluating the model on windows of `window` tokens holds: the pass without logits and a block of rows of
 // log-probabilities; `converted`: a converted model's pass beside it, and one converted layer's SVD.
 std::int64_t checkpoint_eval_bytes(const CheckpointModel& m, int window, bool converted);
+// The same on a whole text in windows of `window` tokens: the passes, the text's encoding and every window's final
+// stream (text_quality.h's windowed_run_bytes).
+std::int64_t text_eval_bytes(const CheckpointModel& m, const Encoding& text, int window, bool converted);
 
 }  // namespace attn

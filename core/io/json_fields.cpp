@@ -4,6 +4,7 @@
 #include "core/text_format.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -375,10 +376,21 @@ void check_reading_budget(std::int64_t needed, std::int64_t budget, std::string_
 namespace {
 
 // The size of a regular file of at most max_bytes.
+// A system error as a message's tail: "Permission denied" as "permission denied".
+std::string system_error_words(const std::error_code& ec) {
+  std::string words = ec.message();
+  if (!words.empty()) words[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(words[0])));
+  return words;
+}
+
 std::uintmax_t checked_file_size(const std::filesystem::path& path, std::uintmax_t max_bytes, std::string_view kind) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw InputError("", "is a directory, not a file to load");
-  if (!std::filesystem::exists(path, ec)) throw InputError("", "no such file");
+  const std::filesystem::file_status status = std::filesystem::status(path, ec);
+  if (status.type() == std::filesystem::file_type::directory)
+    throw InputError("", "is a directory, not a file to load");
+  if (status.type() == std::filesystem::file_type::not_found) throw InputError("", "no such file");
+  // A folder on the way that cannot be entered, a loop of links: the reason, not "no such file".
+  if (ec) throw InputError("", "cannot be read: " + system_error_words(ec));
   if (!std::filesystem::is_regular_file(path, ec)) throw InputError("", "not a regular file");
   const std::uintmax_t size = std::filesystem::file_size(path, ec);
   if (ec) throw InputError("", "its size cannot be read: " + ec.message());
@@ -502,7 +514,24 @@ std::string read_text_file(const std::filesystem::path& path, std::uintmax_t max
                            std::int64_t budget) {
   const std::uintmax_t size = checked_file_size(path, max_bytes, kind);
   check_reading_budget(static_cast<std::int64_t>(size), budget, "reading this file", kReadingFewer);
-  return read_checked_file(path, size);
+  std::string text = read_checked_file(path, size);
+  if (text.size() < size) return text;
+  // The size is the system's word, not the file's: /proc's files say 0 and hold more, a file may grow. The rest is
+  // read to its end in blocks, each held to the limit and the budget before it is read.
+  std::ifstream in(path, std::ios::binary);
+  in.seekg(static_cast<std::streamoff>(size));
+  constexpr std::size_t kBlock = 64 << 10;
+  while (in) {
+    const std::size_t at = text.size(), block = std::min(kBlock, static_cast<std::size_t>(max_bytes) + 1 - at);
+    check_reading_budget(static_cast<std::int64_t>(at + block), budget, "reading this file", kReadingFewer);
+    text.resize(at + block);
+    in.read(text.data() + at, static_cast<std::streamsize>(block));
+    text.resize(at + static_cast<std::size_t>(in.gcount()));
+    if (text.size() > max_bytes)
+      throw InputError("", "file is larger than " + std::to_string(max_bytes >> 20) + " MiB, the limit for " +
+                               std::string(kind) + " (found more than " + bytes_text(max_bytes) + ")");
+  }
+  return text;
 }
 
 json parse_json_document(std::string_view text, const RootKeys& root) {

@@ -20,8 +20,10 @@ NumPy from the spec, never from the C++ sources:
   k_error = ||W_K' - W_K||_F / ||W_K||_F, v_error likewise (0 for a layer left alone);
   kv_bytes_per_token = 2 bytes x sum over layers of 2 (KV heads) d, or C for an MLA layer.
 
-and evaluates both models on the text the way `eval` does: the ids of `tokenize` in consecutive
-windows of W = min(n_positions | max_position_embeddings, 1024) tokens, each from position 0;
+and evaluates both models on the text the way `eval` does: the ids of `tokenize` in windows of
+W = min(n_positions | max_position_embeddings, 1024) tokens, each from position 0, window k
+starting at the last id of window k-1 (ids[k (W-1) : k (W-1) + W], until a window reaches the
+last id), so that every id after the first is predicted by exactly one window;
 loss = mean over positions i = 0..len-2 of every window of -log softmax(logits[i])[ids[i+1]],
 perplexity = e^loss; top1_agreement = share of positions whose argmax (lowest index on a tie) is
 the same; kl = mean over positions of max(0, sum_v p_o (log p_o - log p_c)).
@@ -30,7 +32,7 @@ Cases: every folder (GPT-2 MHA 2 and 3 heads, Llama GQA 4/2, Llama head_dim 12 w
 Qwen2 MQA with q/k/v biases, Mistral with a sliding window, and one made here with the same
 functions: Qwen2 GQA 8/4 with q/k/v biases and 4 layers, whose G = 2 pools pairs), every divisor
 G of G0, MLA at C = 1, a middle C and full rank, each with --eval on a text of 129 tokens
-(windows of 64, 64 and 1, the last predicting nothing); --layers on one layer for each target
+(windows of 64, 64 and 3, predicting 63 + 63 + 2 = 128); --layers on one layer for each target
 (and "0-1", "0,1", "0-1,3", "1,3" and no --eval on some); `eval` alone on a short text and on
 128 and 129 tokens for each tokenizer style.  Every number the lab prints must equal the
 reference's to 1e-9 (absolute, relative where |expected| > 1), the counts exactly.  Beyond the
@@ -257,7 +259,8 @@ class Conversion:
 
 
 def windows_of(ids, size):
-    return [ids[i:i + size] for i in range(0, len(ids), size)]
+    """Windows of `size` ids, each after the first starting at the last id of the one before."""
+    return [ids[i:i + size] for i in range(0, max(len(ids) - 1, 1), size - 1)]
 
 
 def log_softmax(logits):
@@ -413,19 +416,25 @@ def self_checks(folders, weights_of):
         report.check(float((logits - base).abs().max()) > 1e-3 and conv.bytes_converted ==
                      2 * shape.layers, "%s: MLA at C = 1 changes the logits, caches 1 number a "
                      "layer" % folder.name)
-    # Windows cover the ids in order, the last one short.
+    # Windows cover the ids in order, each after the first starting at the last id of the one
+    # before, the last one short; every id after the first is predicted once.
     ids = list(range(129))
     split = windows_of(ids, 64)
-    report.check([len(w) for w in split] == [64, 64, 1] and sum(split, []) == ids,
-                 "129 ids in windows of 64, 64 and 1")
+    joined = split[0] + sum((w[1:] for w in split[1:]), [])
+    report.check([len(w) for w in split] == [64, 64, 3] and joined == ids and
+                 all(a[-1] == b[0] for a, b in zip(split, split[1:])) and
+                 sum(len(w) - 1 for w in split) == 128 and
+                 [len(w) for w in windows_of(list(range(128)), 64)] == [64, 64, 2] and
+                 [len(w) for w in windows_of(list(range(64)), 64)] == [64],
+                 "129 ids in windows of 64, 64 and 3 sharing their boundary ids")
     # evaluate(): identical models give kl 0, agreement 1, equal losses; a 1-token window
     # predicts nothing.
     gpt2 = folders[0]
     ids = ck.hand_bpe(text_of_length("gpt2", 65), ck.tokenizer_json("gpt2"))
     wl = window_logits(gpt2.config, weights_of[gpt2.name], ids)
     o, c = evaluate(wl, wl)
-    report.check(o["predicted"] == 63 and c["kl"] == 0 and c["top1_agreement"] == 1 and
-                 c["loss"] == o["loss"], "65 tokens: 63 predicted; a model against itself has "
+    report.check(o["predicted"] == 64 and c["kl"] == 0 and c["top1_agreement"] == 1 and
+                 c["loss"] == o["loss"], "65 tokens: 64 predicted; a model against itself has "
                  "kl 0, agreement 1")
     # The ladder's points: the widths by hand, G0 = 4 gives gqa 2, 1 first, G0 = 1 no GQA point.
     hand = {32: [32, 24, 16, 12, 8, 4, 2, 1], 24: [24, 18, 12, 9, 6, 3, 1],
@@ -866,7 +875,8 @@ def main():
             len(folders), failed_checks, time.monotonic() - start))
         return 1 if failed_checks else 0
 
-    # Texts: per tokenizer style, 128 and 129 ids (windows of 64: 64+64, and 64+64+1).
+    # Texts: per tokenizer style, 128 and 129 ids (windows of 64 sharing a boundary id: 64+64+2
+    # and 64+64+3).
     texts = {"short": SHORT, "one_token": ONE_TOKEN}
     for style in ("gpt2", "llama"):
         for n in (128, 129):
@@ -887,7 +897,7 @@ def main():
 
     for folder in folders:
         weights, shape = weights_of[folder.name], Shape(folder.config)
-        # The text of 129 ids in this folder's tokenizer: windows of 64, 64 and 1.
+        # The text of 129 ids in this folder's tokenizer: windows of 64, 64 and 3.
         name = "%s_129" % ("llama" if folder.style == "llama" else "gpt2")
         problems = []
         ids = lab_ids(lab, folder, texts[name], problems)

@@ -28,7 +28,7 @@ TradeoffRun measure_job(const TradeoffJob& job, TradeoffProgress& progress) {
   try {
     const CheckpointModel& m = *job.model;
     const std::vector<KvConversion> conversions = tradeoff_conversions(m.model(), {});
-    check_memory_budget(tradeoff_bytes(m, r.tokens, conversions), job.budget,
+    check_memory_budget(tradeoff_bytes(m, job.text, conversions), job.budget,
                         "measuring every conversion of " + m.name(), "a shorter text");
     progress.points = static_cast<int>(conversions.size()) + 1;
     const int window = static_cast<int>(std::min<std::int64_t>(checkpoint_window(m), r.tokens));
@@ -51,14 +51,10 @@ TradeoffRun measure_job(const TradeoffJob& job, TradeoffProgress& progress) {
 
 }  // namespace
 
-std::int64_t tradeoff_bytes(const CheckpointModel& m, std::int64_t tokens,
+std::int64_t tradeoff_bytes(const CheckpointModel& m, const Encoding& text,
                             const std::vector<KvConversion>& conversions) {
-  const int window = static_cast<int>(std::min<std::int64_t>(checkpoint_window(m), std::max<std::int64_t>(tokens, 1)));
-  std::int64_t widest = 0;
-  for (const KvConversion& c : conversions)
-    widest = std::max(widest, converted_attention_bytes(converted_model(m.model(), c), c));
-  return checkpoint_eval_bytes(m, window, true) + windowed_run_bytes(tokens, m.model().d_model) + widest +
-         tradeoff_svd_bytes(m.model(), conversions);
+  const int window = static_cast<int>(std::min<std::int64_t>(checkpoint_window(m), std::ssize(text.ids)));
+  return text_eval_bytes(m, text, window, true) + tradeoff_conversion_bytes(m.model(), conversions);
 }
 
 TradeoffDocument::TradeoffDocument(std::int64_t memory_budget)
@@ -85,16 +81,6 @@ bool TradeoffDocument::poll(std::optional<std::string>& failure) {
   const bool shown = results_.poll(failure);
   if (failure && *failure == kSuperseded) failure.reset();
   return shown;
-}
-
-std::string tradeoff_point_name(const std::optional<KvConversion>& c) {
-  if (!c) return "as shipped";
-  if (c->to == KvTarget::Mla) return "mla " + std::to_string(c->latent_dim);
-  return c->kv_heads == 1 ? "mqa" : "gqa " + std::to_string(c->kv_heads);
-}
-
-double tradeoff_point_loss(const TradeoffPoint& p) {
-  return p.conversion ? p.sums.mean_converted_loss() : p.sums.mean_loss();
 }
 
 std::vector<TradeoffRow> tradeoff_rows(const std::vector<TradeoffPoint>& points, std::int64_t context) {

@@ -44,9 +44,9 @@ struct TradeoffProgress {
   std::atomic<std::uint64_t> newest{0};  // the newest ticket asked for: an older measurement stops
 };
 
-// The bytes measuring every conversion of `m` on `tokens` tokens holds: both models' passes on a window, every
+// The bytes measuring every conversion of `m` on `text` holds: both models' passes on a window, the text and every
 // window's final stream, the widest conversion's weights and every layer's SVD.
-std::int64_t tradeoff_bytes(const CheckpointModel& m, std::int64_t tokens,
+std::int64_t tradeoff_bytes(const CheckpointModel& m, const Encoding& text,
                             const std::vector<KvConversion>& conversions);
 
 class TradeoffDocument {
@@ -83,10 +83,6 @@ struct TradeoffRow {
   std::string kl;    // "0.0123", "-"
 };
 std::vector<TradeoffRow> tradeoff_rows(const std::vector<TradeoffPoint>& points, std::int64_t context);
-// A point's name as the table and the command line write it.
-std::string tradeoff_point_name(const std::optional<KvConversion>& c);
-// A point's loss (the converted model's, or the original's for the model as shipped).
-double tradeoff_point_loss(const TradeoffPoint& p);
 
 // "point 3 of 14", "the original's windows"; and how far along, 0..1.
 std::string tradeoff_progress_text(const TradeoffProgress& p);
