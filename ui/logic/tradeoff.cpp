@@ -19,6 +19,15 @@ constexpr const char* kSuperseded = "superseded by a newer measurement";
 
 struct Superseded {};
 
+// The layers a smaller cache can be made of: those not mla already (a converted model's may be).
+std::vector<int> measured_layers(const Model& m) {
+  std::vector<int> layers;
+  for (std::size_t l = 0; l < m.layers.size(); ++l)
+    if (m.layers[l].attention.variant != Variant::Mla) layers.push_back(static_cast<int>(l));
+  if (layers.empty()) throw InputError("", "every layer is mla already: there is no smaller cache to measure");
+  return layers;
+}
+
 TradeoffRun measure_job(const TradeoffJob& job, TradeoffProgress& progress) {
   const auto start = std::chrono::steady_clock::now();
   TradeoffRun r{job.model, job.text_name, std::ssize(job.text.ids), nullptr, job.ticket, 0.0, ""};
@@ -27,7 +36,7 @@ TradeoffRun measure_job(const TradeoffJob& job, TradeoffProgress& progress) {
   progress.running = true;
   try {
     const CheckpointModel& m = *job.model;
-    const std::vector<KvConversion> conversions = tradeoff_conversions(m.model(), {});
+    const std::vector<KvConversion> conversions = tradeoff_conversions(m.model(), measured_layers(m.model()));
     check_memory_budget(tradeoff_bytes(m, job.text, conversions), job.budget,
                         "measuring every conversion of " + m.name(), "a shorter text");
     progress.points = static_cast<int>(conversions.size()) + 1;

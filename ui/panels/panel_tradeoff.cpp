@@ -34,8 +34,10 @@ void measure_controls(AppState& state) {
 // GQA's points (the model as shipped with them: its own G0) and MLA's, each as a line from the smallest cache up.
 std::vector<Series> tradeoff_series(const std::vector<TradeoffPoint>& points) {
   const double base = tradeoff_point_loss(points.front());
-  Series gqa{"GQA and MQA", {}, {}, variant_colour(1), series_style(0), "GQA"};
-  Series mla{"MLA", {}, {}, variant_colour(3), series_style(1), "MLA"};
+  // Named in the legend, not at their ends: a label's leader from the end of a line stopping short of the right edge
+  // reads as the line going on.
+  Series gqa{"GQA and MQA: key/value heads averaged", {}, {}, variant_colour(1), series_style(0), ""};
+  Series mla{"MLA: a low-rank latent", {}, {}, variant_colour(3), series_style(1), ""};
   std::vector<std::pair<double, double>> g, m;
   for (const TradeoffPoint& p : points) {
     const std::pair<double, double> xy{static_cast<double>(p.kv_bytes_per_token), tradeoff_point_loss(p) - base};
@@ -66,14 +68,15 @@ void tradeoff_chart(const std::vector<TradeoffPoint>& points, float height) {
     }
   LineChartOptions o;
   o.x = nice_axis(x_lo, x_hi, AxisScale::Log10, NumberUnit::Bytes, "KV cache per token, every layer (16-bit numbers)");
-  o.y = nice_axis(y_lo, std::max(y_hi, 1e-3), AxisScale::Linear, NumberUnit::Plain, "loss added (nats per token)");
+  // A tenth of the range beyond the points each way: a point on the plot's border reads as cut off.
+  const double pad = std::max(y_hi - y_lo, 1e-3) / 10;
+  o.y = nice_axis(y_lo - pad, y_hi + pad, AxisScale::Linear, NumberUnit::Plain, "loss added (nats per token)");
   std::vector<ChartMark> marks;
   for (const Series& s : series)
     for (std::size_t i = 0; i < s.x.size(); ++i) marks.push_back({s.x[i], s.y[i], "", s.colour});
   marks.push_back({static_cast<double>(points.front().kv_bytes_per_token), 0.0, "as shipped", variant_colour(0)});
   o.marks = marks;
   o.size = {0, height};
-  o.flags = LineChartFlags_NoLegend;
   LineChart("tradeoff", series, o);
 }
 
@@ -115,7 +118,7 @@ void CompareMeasured(AppState& state) {
   if (!state.tradeoff.loaded()) return;
   const TradeoffRun& t = state.tradeoff.shown();
   TextWrappedAtSpaces(t.model->name() + " on " + t.text_name + ", " + plural(t.tokens, "token") + ", in " +
-                      format_number(t.seconds, 1) + " s");
+                      format_unit(t.seconds, NumberUnit::Plain) + " s");
   const float line = ImGui::GetTextLineHeightWithSpacing();
   const float table = line * (static_cast<float>(t.trace->size()) + 1.5f);
   const float avail = ImGui::GetContentRegionAvail().y;
