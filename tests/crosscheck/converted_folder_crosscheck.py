@@ -94,7 +94,7 @@ class Tensor:
         self.dtype, self.shape, self.raw = dtype, tuple(shape), raw
 
     def values(self):
-        return decode(self.dtype, self.shape, self.raw)
+        return ck.decode_tensor(self.dtype, self.shape, self.raw)
 
 
 def no_duplicates(pairs):
@@ -150,21 +150,6 @@ def read_safetensors(path):
     return {name: Tensor(h["dtype"], h["shape"], buffer[h["data_offsets"][0]:
                                                          h["data_offsets"][1]])
             for name, h in header.items()}
-
-
-def decode(dtype, shape, raw):
-    """Stored bytes -> float64, exactly (BF16: the top half of a float32)."""
-    if dtype == "F64":
-        flat = np.frombuffer(raw, dtype="<f8")
-    elif dtype == "F32":
-        flat = np.frombuffer(raw, dtype="<f4")
-    elif dtype == "F16":
-        flat = np.frombuffer(raw, dtype="<f2")
-    elif dtype == "BF16":
-        flat = (np.frombuffer(raw, dtype="<u2").astype("<u4") << 16).view("<f4")
-    else:
-        raise ValueError(dtype)
-    return flat.astype(np.float64).reshape(shape)
 
 
 def encode(values, dtype):
@@ -594,16 +579,6 @@ class Case:
         self.source_name = None
 
 
-def layer_list(listing, count):
-    if listing is None:
-        return list(range(count))
-    out = set()
-    for part in listing.split(","):
-        a, _, b = part.partition("-")
-        out.update(range(int(a), int(b or a) + 1))
-    return sorted(out)
-
-
 def check_folder(case):
     """The problems of case.out against the spec, and the number of checks made. A second
     conversion (case.from_case) has that conversion's folder as its source."""
@@ -611,7 +586,7 @@ def check_folder(case):
     src = case.source
     config, shape = src.config, Shape(src.config)
     input_path = case.from_case.out if case.from_case else src.path
-    layers = layer_list(case.layers, shape.layers)
+    layers = sorted(kv.layer_list(case.layers, shape.layers))
     amount_key = "kv_heads" if case.target == "gqa" else "latent_dim"
     mine = [{"layer": n, "to": case.target, amount_key: case.amount} for n in layers]
     earlier = case.from_case.entries if case.from_case else []
@@ -1121,7 +1096,7 @@ def self_checks(checks, sources, values_of):
             problems.append("narrowest(%r) = %s, expected %s" % (values, narrowest(values), want))
     for values, dtype in cases:
         v = np.array(values, dtype=np.float64)
-        if not np.array_equal(decode(dtype, v.shape, encode(v, dtype)), v):
+        if not np.array_equal(ck.decode_tensor(dtype, v.shape, encode(v, dtype)), v):
             problems.append("%s does not round-trip %r" % (dtype, values))
     # The exact mean equals NumPy's where the sum is exact (groups of 2 and 4).
     for src in sources:
