@@ -268,16 +268,14 @@ AbsorbedMla absorb(const Trace& t) {
   for (int h = 0; h < H; ++h) {
     m.queries.push_back(absorbed_queries(t, m, h));
     m.scores.push_back(m.queries.back() * t.latent.transpose());
+    if (latent_part_apart(a)) m.latent_scores.push_back(m.scores.back());
     // q_i . b_K^(h), the same for every key of row i: the key bias, outside the latent.
     if (t.weights.b_K)
       m.scores.back().colwise() += (t.Q.middleCols(h * a.head_dim, a.head_dim) *
                                     t.weights.b_K->middleCols(h * a.head_dim, a.head_dim).transpose())
                                        .col(0);
     // The decoupled RoPE part is added beside the absorbed one: the latent itself is never turned.
-    if (decoupled_rope(a)) {
-      m.latent_scores.push_back(m.scores.back());
-      m.scores.back().noalias() += t.heads[h].q_r * t.heads[h].k_r.transpose();
-    }
+    if (decoupled_rope(a)) m.scores.back().noalias() += t.heads[h].q_r * t.heads[h].k_r.transpose();
     m.latent_output.middleCols(h * dc, dc) = t.heads[h].weights() * t.latent;
   }
   // W_LO is linear: the latent columns ablated as the head's are what its ablated output meets in W_O.
@@ -289,6 +287,8 @@ AbsorbedMla absorb(const Trace& t) {
 }
 
 }  // namespace
+
+bool latent_part_apart(const AttentionConfig& a) { return a.qkv_bias || decoupled_rope(a); }
 
 AbsorbedWeights absorb_weights(const AttentionConfig& a, const Weights& w) {
   AbsorbedWeights m;

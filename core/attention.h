@@ -106,16 +106,21 @@ struct AbsorbedWeights {
 AbsorbedWeights absorb_weights(const AttentionConfig& a, const Weights& w);
 
 // The absorbed weights (W_UQK, W_LO) and what the cached latents give through them.
+// Whether an mla layer's absorbed scores add something beside the latent's part: the key bias (q . b_K) or the
+// decoupled RoPE key (q_r k_r^T). AbsorbedMla::latent_scores holds that part apart then.
+bool latent_part_apart(const AttentionConfig& a);
+
 struct AbsorbedMla : AbsorbedWeights {
   // per head (N_Q, d_c): query_side W_UQK^(h) (+ b_Q^(h) W_UK^(h)T with biases), each query as the latent reads it
   std::vector<Matrix> queries;
   // per head (N_Q, N_KV): queries^(h) latent^T (+ q_i . b_K^(h) along row i with biases, + q_r^(h) k_r^T with rope),
   // equal to HeadTrace::scores
   std::vector<Matrix> scores;
-  std::vector<Matrix> latent_scores;  // decoupled RoPE only, per head (N_Q, N_KV): the scores without q_r^(h) k_r^T,
-                                      // the part the latent carries; scores = latent_scores + q_r^(h) k_r^T
-  Matrix latent_output;               // (N_Q, H*d_c): [weights_h latent]_h
-  Matrix output;  // (N_Q, d_out): latent_output W_LO (+ the value bias through W_O), equal to Trace::output
+  // With a key bias or decoupled RoPE (latent_part_apart), per head (N_Q, N_KV): queries^(h) latent^T alone, the part
+  // the latent carries; scores = latent_scores + q_i . b_K^(h) along row i + q_r^(h) k_r^T
+  std::vector<Matrix> latent_scores;
+  Matrix latent_output;  // (N_Q, H*d_c): [weights_h latent]_h
+  Matrix output;         // (N_Q, d_out): latent_output W_LO (+ the value bias through W_O), equal to Trace::output
 };
 
 struct Trace {

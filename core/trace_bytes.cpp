@@ -46,12 +46,13 @@ std::int64_t block_uv_bytes(const AttentionConfig& a) {
   return cells(std::int64_t(a.heads) * a.latent_dim, std::int64_t(a.heads) * a.head_dim);
 }
 
-// MLA's absorbed form: W_UQK, the queries and the scores per head (and the latent's part of them with decoupled RoPE),
+// MLA's absorbed form: W_UQK, the queries and the scores per head (and the latent's part of them apart, with a key
+// bias or decoupled RoPE),
 // the latent output, W_LO and the output.
 std::int64_t absorbed_bytes(const AttentionConfig& a, std::int64_t nq, std::int64_t nkv, std::int64_t d_model) {
   const std::int64_t H = a.heads, dc = a.latent_dim, d_q = a.query_latent_dim > 0 ? a.query_latent_dim : d_model,
                      d_out = a.output_projection ? d_model : H * a.head_dim;
-  return H * (cells(d_q, dc) + cells(nq, dc) + cells(nq, nkv) * (decoupled_rope(a) ? 2 : 1)) + cells(nq, H * dc) +
+  return H * (cells(d_q, dc) + cells(nq, dc) + cells(nq, nkv) * (latent_part_apart(a) ? 2 : 1)) + cells(nq, H * dc) +
          cells(H * dc, d_out) + cells(nq, d_out);
 }
 

@@ -194,7 +194,25 @@ TEST_CASE("converted folder: an occupied --out and a bad model.json are refused,
   CHECK(with("attention-lab converted model", "other") ==
         "model.json: format: expected \"attention-lab converted model\" but found string \"other\"");
   CHECK(with("\"n_head\": 2", "\"n_head\": 0").starts_with("model.json: source.config.n_head: "));
+  // A converted weight model.json no longer lists is refused, not left unread.
+  {
+    nlohmann::json j = nlohmann::json::parse(good);
+    j["converted_layers"].erase(1);
+    std::ofstream(json, std::ios::trunc) << j.dump();
+    CHECK(folder_refusal([&] { CheckpointModel::open(root / "good", limits::kDefaultMemoryBudget); }) ==
+          "model.safetensors, tensor attention_lab.layers.1.W_K: a converted layer's weight that model.json's "
+          "converted_layers does not account for");
+  }
   std::ofstream(json, std::ios::trunc) << good;
+  std::ofstream(root / "good" / "config.json") << "{}";
+  CHECK(folder_refusal([&] { CheckpointModel::open(root / "good", limits::kDefaultMemoryBudget); }) ==
+        "holds both config.json and model.json: a Hugging Face folder or a converted model's (the lab would not know "
+        "which to read)");
+  fs::remove(root / "good" / "config.json");
+  fs::create_directory_symlink(root / "full", root / "link");
+  CHECK(folder_refusal([&] { check_converted_folder_target(root / "link"); }) ==
+        "--out: " + (root / "link").string() + " is a symbolic link: name a new folder, not a link to one");
+  CHECK(folder_refusal([&] { check_converted_folder_target(""); }) == "--out: an empty name (the new folder's name)");
   fs::remove(root / "good" / "model.safetensors");
   const auto weights = x.source->weights().files();
   CHECK(folder_refusal([&] {

@@ -198,9 +198,13 @@ TEST_CASE("kv conversion: mla with biases and a decoupled RoPE key decodes as it
   const Trace t = compute_trace(s);
   REQUIRE(t.absorbed);
   check_matrix(t.absorbed->output, t.output, 1e-9, "absorbed output");
-  for (int h = 0; h < 4; ++h)
-    check_matrix(t.absorbed->latent_scores[h] + t.heads[h].q_r * t.heads[h].k_r.transpose(), t.heads[h].scores(), 1e-9,
-                 "latent_scores + q_r k_r^T");
+  for (int h = 0; h < 4; ++h) {
+    // The key bias's part: q_i . b_K^(h), the same along row i.
+    const Vector key_bias = t.Q.middleCols(2 * h, 2) * s.weights.b_K->middleCols(2 * h, 2).transpose();
+    Matrix scores = t.absorbed->latent_scores[h] + t.heads[h].q_r * t.heads[h].k_r.transpose();
+    scores.colwise() += key_bias;
+    check_matrix(scores, t.heads[h].scores(), 1e-9, "latent_scores + q . b_K + q_r k_r^T");
+  }
   const DecodeTrace d = decode(s);
   for (std::size_t i = 0; i < d.steps.size(); ++i)
     check_matrix(d.steps[i].output, t.output.row(static_cast<Eigen::Index>(i)), 1e-9, "decoded row");

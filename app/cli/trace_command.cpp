@@ -61,15 +61,22 @@ class TracePrinter {
         matrix("W_DQ: down-projection of the queries", *t_.weights.W_DQ, {}, {});
         matrix("query_latent = X W_DQ", t_.query_latent, t_.tokens, {});
         matrix("W_UQ: query latent up to the heads", *t_.weights.W_UQ, {}, hd_cols);
-        matrix("Q = query_latent W_UQ", t_.Q, t_.tokens, hd_cols);
       } else {
         matrix("W_Q: query projection", *t_.weights.W_Q, {}, hd_cols);
-        matrix("Q = X W_Q", t_.Q, t_.tokens, hd_cols);
       }
       matrix("W_UK: latent up to the keys", *t_.weights.W_UK, {}, hd_cols);
       matrix("W_UV: latent up to the values", *t_.weights.W_UV, {}, hd_cols);
-      matrix("K = latent W_UK", t_.K, t_.context_tokens, hd_cols);
-      matrix("V = latent W_UV", t_.V, t_.context_tokens, hd_cols);
+      // Biases are added after the up-projections: the latent itself carries none.
+      const bool bias = a.qkv_bias;
+      if (bias) {
+        matrix("b_Q: query bias", *t_.weights.b_Q, {}, hd_cols);
+        matrix("b_K: key bias", *t_.weights.b_K, {}, hd_cols);
+        matrix("b_V: value bias", *t_.weights.b_V, {}, hd_cols);
+      }
+      const std::string q = t_.weights.W_DQ ? "Q = query_latent W_UQ" : "Q = X W_Q";
+      matrix(q + (bias ? " + b_Q" : ""), t_.Q, t_.tokens, hd_cols);
+      matrix(bias ? "K = latent W_UK + b_K" : "K = latent W_UK", t_.K, t_.context_tokens, hd_cols);
+      matrix(bias ? "V = latent W_UV + b_V" : "V = latent W_UV", t_.V, t_.context_tokens, hd_cols);
     } else {
       const auto kv_cols = head_column_labels("g", kv_head_count(a), d);
       matrix("W_Q: query projection", *t_.weights.W_Q, {}, hd_cols);

@@ -285,6 +285,10 @@ bool start_real_model(const GuiOptions& o, ui::AppState& state, std::ostream& er
     state.real_view.mode = state.real_model.state().ablation.mode;
   }
   if (!o.view) state.view = o.measure ? ui::View::Compare : ui::View::Real;
+  if (o.measure && o.view && *o.view != "compare") {
+    err << "attention-lab: --measure: its measurement is shown by the Compare view, not the one --view names\n";
+    return false;
+  }
   if (o.measure && !start_measuring(*o.measure == "sonnets", state, err)) return false;
   if (o.layer && !state.visit_real_layer(*o.layer, o.head.value_or(0))) {
     err << "attention-lab: --layer: " << state.message << '\n';

@@ -135,7 +135,8 @@ std::string weights_label(const CheckpointWeights& w) {
   return w.files().size() == 1 ? w.files().front()->label() : std::string(kWeightsIndexFile);
 }
 
-void check_tensors(const CheckpointWeights& w, const Expected& expected) {
+// `source`: where the shapes come from, as messages name it (config.json, or model.json for a converted folder).
+void check_tensors(const CheckpointWeights& w, const Expected& expected, const std::string& source) {
   for (const ExpectedTensor& x : expected) {
     const FoundTensor f = w.find(x.name);
     if (!f)
@@ -143,8 +144,8 @@ void check_tensors(const CheckpointWeights& w, const Expected& expected) {
                        "missing (the config's model reads it, shape " + shape_text(x.shape) + ")");
     const StoredTensor& t = *f.tensor;
     if (t.shape != x.shape)
-      throw InputError(tensor_place(f.file->label(), x.name),
-                       "expected shape " + shape_text(x.shape) + " from config.json but found " + shape_text(t.shape));
+      throw InputError(tensor_place(f.file->label(), x.name), "expected shape " + shape_text(x.shape) + " from " +
+                                                                  source + " but found " + shape_text(t.shape));
     if (!is_readable_dtype(t.dtype))
       throw InputError(tensor_place(f.file->label(), x.name),
                        "dtype " + escaped_text(t.dtype) + " is not one the lab reads (F64, F32, F16 or BF16)");
@@ -281,7 +282,7 @@ std::shared_ptr<const CheckpointModel> CheckpointModel::open(const std::filesyst
     throw config_problem(e);
   }
   m->names_ = find_names(m->config_, m->weights_);
-  check_tensors(m->weights_, model_tensors(m->config_, m->names_));
+  check_tensors(m->weights_, model_tensors(m->config_, m->names_), converted ? "model.json" : "config.json");
   m->tokenizer_ = read_tokenizer(folder, budget);
   m->model_ = model_of(m->config_, model_folder_name(folder));
   m->model_.tied_unembedding = m->names_.lm_head.empty();
@@ -312,7 +313,14 @@ void CheckpointModel::apply_conversions(const std::vector<KvConversion>& convers
     if (conversions_[l])
       for (const auto& [id, shape] : converted_shapes(model_.layers[l].attention, model_.d_model))
         expected.push_back({converted_tensor_name(static_cast<int>(l), id), shape});
-  check_tensors(weights_, expected);
+  check_tensors(weights_, expected, "model.json");
+  // A converted weight model.json does not account for (its layer's entry removed, a weight another form would use)
+  // would be left unread: the model run would not be the one converted.
+  for (const std::string& name : weights_.names())
+    if (is_converted_tensor_name(name) &&
+        std::ranges::none_of(expected, [&](const ExpectedTensor& x) { return x.name == name; }))
+      throw InputError(tensor_place(weights_label(weights_), name),
+                       "a converted layer's weight that model.json's converted_layers does not account for");
 }
 
 bool CheckpointModel::converted() const {

@@ -158,7 +158,14 @@ void write_files(const CheckpointModel& source, const fs::path& source_folder, c
 
 bool is_converted_folder(const fs::path& folder) {
   std::error_code ec;
-  return !fs::exists(folder / "config.json", ec) && fs::exists(folder / kConvertedModelFile, ec);
+  // A link to nowhere counts as there: reading it says what is wrong with it.
+  const bool config = fs::exists(fs::symlink_status(folder / "config.json", ec));
+  const bool model = fs::exists(fs::symlink_status(folder / kConvertedModelFile, ec));
+  if (config && model)
+    throw InputError("",
+                     "holds both config.json and model.json: a Hugging Face folder or a converted model's (the "
+                     "lab would not know which to read)");
+  return model;
 }
 
 ConvertedDescription read_converted_description(const fs::path& folder, std::int64_t budget) {
@@ -171,15 +178,20 @@ ConvertedDescription read_converted_description(const fs::path& folder, std::int
   }
 }
 
+bool is_converted_tensor_name(std::string_view name) { return name.starts_with("attention_lab."); }
+
 std::string converted_tensor_name(int layer, WeightId id) {
   return std::string(kTensorPrefix) + std::to_string(layer) + "." + weight_name(id);
 }
 
 void check_converted_folder_target(const fs::path& out_as_typed) {
+  if (out_as_typed.empty()) throw InputError("--out", "an empty name (the new folder's name)");
   const fs::path out = folder_path(out_as_typed);
   std::error_code ec;
   const fs::file_status st = fs::symlink_status(out, ec);
   if (fs::exists(st)) {
+    if (fs::is_symlink(st))
+      throw InputError("--out", shown_path(out) + " is a symbolic link: name a new folder, not a link to one");
     if (!fs::is_directory(st)) throw InputError("--out", shown_path(out) + " is there and is not a folder");
     if (!fs::is_empty(out, ec))
       throw InputError("--out", shown_path(out) +

@@ -43,6 +43,8 @@ ConvertedDescription read_converted_description(const std::filesystem::path& fol
 
 // The name of a converted layer's weight in model.safetensors: "attention_lab.layers.3.W_DKV".
 std::string converted_tensor_name(int layer, WeightId id);
+// Whether a tensor's name is one of those (it starts with "attention_lab.").
+bool is_converted_tensor_name(std::string_view name);
 
 // Writes `source` (opened from `source_folder`) converted by `c` as a new folder `out`: refused (InputError naming
 // --out) when `out` is a file or a folder that is not empty. Written first as a hidden folder beside `out`, renamed

@@ -26,6 +26,11 @@ check "$work/byte-gpt2" text light
 # Layer 0 mla: the measurement converts the other layer.
 "$binary" convert "$work/byte-gpt2" --to mla --latent-dim 4 --layers 0 --out "$work/byte-gpt2-mla" >/dev/null
 check "$work/byte-gpt2-mla" text dark
+# One token predicts nothing: refused, not a table of zeros.
+if "$binary" --model "$work/byte-gpt2" --model-text "a" --measure text --screenshot "$work/shot.png" 2>"$work/err"; then
+  echo "FAIL: a one-token text was measured"; exit 1
+fi
+grep -q "the text makes one token: a loss needs a next token to predict" "$work/err" || { echo "FAIL: $(cat "$work/err")"; exit 1; }
 # Measuring needs a model folder: without one it is refused before the window opens.
 if "$binary" --measure text --screenshot "$work/shot.png" 2>"$work/err"; then echo "FAIL: --measure without --model"; exit 1; fi
 grep -q "are for --model FOLDER" "$work/err" || { echo "FAIL: $(cat "$work/err")"; exit 1; }

@@ -28,6 +28,19 @@ std::vector<int> measured_layers(const Model& m) {
   return layers;
 }
 
+// The conversions of those layers; said in the window's words when their key/value heads differ (a converted
+// folder's).
+std::vector<KvConversion> measured_conversions(const Model& m) {
+  try {
+    return tradeoff_conversions(m, measured_layers(m));
+  } catch (const InputError& e) {
+    if (e.field() != "--layers") throw;
+    const std::string what = e.what();
+    throw InputError("", "its layers were converted differently (" + what.substr(e.field().size() + 2) +
+                             "): measure the model it was made from");
+  }
+}
+
 TradeoffRun measure_job(const TradeoffJob& job, TradeoffProgress& progress) {
   const auto start = std::chrono::steady_clock::now();
   TradeoffRun r{job.model, job.text_name, std::ssize(job.text.ids), nullptr, job.ticket, 0.0, ""};
@@ -36,7 +49,8 @@ TradeoffRun measure_job(const TradeoffJob& job, TradeoffProgress& progress) {
   progress.running = true;
   try {
     const CheckpointModel& m = *job.model;
-    const std::vector<KvConversion> conversions = tradeoff_conversions(m.model(), measured_layers(m.model()));
+    if (r.tokens < 2) throw InputError("", "the text makes one token: a loss needs a next token to predict");
+    const std::vector<KvConversion> conversions = measured_conversions(m.model());
     check_memory_budget(tradeoff_bytes(m, job.text, conversions), job.budget,
                         "measuring every conversion of " + m.name(), "a shorter text");
     progress.points = static_cast<int>(conversions.size()) + 1;
@@ -92,6 +106,17 @@ bool TradeoffDocument::poll(std::optional<std::string>& failure) {
   return shown;
 }
 
+namespace {
+
+// "+0.0412", "-0.1069", and "0.0000" for a change that rounds to none either way.
+std::string signed_change(double change) {
+  std::string text = format_number(std::abs(change), 4);
+  if (text.find_first_not_of("0.") == std::string::npos) return text;
+  return (change < 0 ? "-" : "+") + text;
+}
+
+}  // namespace
+
 std::vector<TradeoffRow> tradeoff_rows(const std::vector<TradeoffPoint>& points, std::int64_t context) {
   std::vector<TradeoffRow> rows;
   if (points.empty()) return rows;
@@ -99,13 +124,12 @@ std::vector<TradeoffRow> tradeoff_rows(const std::vector<TradeoffPoint>& points,
   for (const TradeoffPoint& p : points) {
     const double loss = tradeoff_point_loss(p), bytes = static_cast<double>(p.kv_bytes_per_token);
     const double change = loss - base;
-    rows.push_back(
-        {tradeoff_point_name(p.conversion), thousands(static_cast<std::uint64_t>(p.kv_bytes_per_token)) + " B",
-         format_unit(bytes * static_cast<double>(context), NumberUnit::DecimalBytes),
-         format_number(loss, 4) +
-             (p.conversion ? " (" + std::string(change < 0 ? "" : "+") + format_number(change, 4) + ")" : ""),
-         format_number(std::exp(loss), 2), p.conversion ? percent_text(p.sums.top1_agreement()) : "-",
-         p.conversion ? format_number(p.sums.mean_kl(), 4) : "-"});
+    rows.push_back({tradeoff_point_name(p.conversion),
+                    thousands(static_cast<std::uint64_t>(p.kv_bytes_per_token)) + " B",
+                    format_unit(bytes * static_cast<double>(context), NumberUnit::DecimalBytes),
+                    format_number(loss, 4) + (p.conversion ? " (" + signed_change(change) + ")" : ""),
+                    format_number(std::exp(loss), 2), p.conversion ? percent_text(p.sums.top1_agreement()) : "-",
+                    p.conversion ? format_number(p.sums.mean_kl(), 4) : "-"});
   }
   return rows;
 }

@@ -200,11 +200,12 @@ void absorbed_scores(StepView& v) {
   const int h = v.state.pipeline.head;
   const Matrix& query_side = v.t.query_side();
   const Matrix latent_T = v.t.latent.transpose();
-  // With decoupled RoPE the latent carries only part of each score; q_r k_rᵀ, which no absorption can fold, adds
-  // the rest.
-  const bool rope = decoupled_rope(v.t.attention);
+  // With decoupled RoPE or a key bias the latent carries only part of each score; q_r k_rᵀ and q·b_K, which no
+  // absorption can fold into the latent, add the rest.
+  const bool rope = decoupled_rope(v.t.attention), bias = v.t.attention.qkv_bias;
+  const bool apart = latent_part_apart(v.t.attention);
   const Matrix& latent_part =
-      rope ? m.latent_scores[static_cast<std::size_t>(h)] : m.scores[static_cast<std::size_t>(h)];
+      apart ? m.latent_scores[static_cast<std::size_t>(h)] : m.scores[static_cast<std::size_t>(h)];
   const double diff = (m.scores[static_cast<std::size_t>(h)] - v.h.scores()).cwiseAbs().maxCoeff();
   AgreementBadge(agreement(diff, "agrees with q k\u1D40"));
   // One name for the absorbed matrix everywhere (checkbox, term, lessons): W_UQK = W_UQ W_UKᵀ, or W_Q W_UKᵀ
@@ -215,6 +216,11 @@ void absorbed_scores(StepView& v) {
     TextWrappedAtSpaces(
         "scores = latent part + q_r k_r\u1D40: the decoupled RoPE part is added beside the absorbed "
         "one, since the latent is never turned.");
+  if (bias)
+    TextWrappedAtSpaces("With biases: each query is " + side + " " + uqk +
+                        " + b_Q W_UK\u1D40, and scores = latent part + q\u00B7b_K (the key bias, outside the latent: "
+                        "one number for each query's row)" +
+                        (rope ? " + q_r k_r\u1D40." : "."));
   const float height = v.height - (ImGui::GetCursorPosY() - v.top);
   // Where W_UQK's d_q rows do not fit beside the rest, each token's product with it stands as one term: the
   // (x W_UQK) · c of the lesson, as the server computes it.
@@ -233,7 +239,7 @@ void absorbed_scores(StepView& v) {
                        .highlight_row = hr});
     }
     terms.push_back({.name = "latent\u1D40", .m = &latent_T, .cols = &v.t.context_tokens, .highlight_col = hc});
-    terms.push_back({.name = rope ? "latent part" : "scores",
+    terms.push_back({.name = apart ? "latent part" : "scores",
                      .m = &latent_part,
                      .rows = &v.t.tokens,
                      .cols = &v.t.context_tokens,
@@ -244,10 +250,11 @@ void absorbed_scores(StepView& v) {
     return std::pair{terms, ops};
   };
   auto [terms, ops] = form(true);
-  const bool whole = EquationFits(terms, ops, height);
+  // With b_Q, the queries the latent reads are not side · W_UQK alone: they stand as one term.
+  const bool whole = !bias && EquationFits(terms, ops, height);
   if (!whole) std::tie(terms, ops) = form(false);
   const EquationHover e = v.equation(whole ? 1 : 2, terms, ops, height);
-  if (e.term == static_cast<int>(terms.size()) - 1 && !rope)
+  if (e.term == static_cast<int>(terms.size()) - 1 && !apart)
     v.state.pipeline.hover.explanation = explain_cell(v.t, Step::Scores, h, e.row, e.col);
 }
 

@@ -53,7 +53,11 @@ std::vector<Series> tradeoff_series(const std::vector<TradeoffPoint>& points) {
   };
   fill(g, gqa);
   fill(m, mla);
-  return {gqa, mla};
+  // A line of the model as shipped alone (a model of one key/value head has no GQA to make) is no line.
+  std::vector<Series> lines;
+  for (Series* s : {&gqa, &mla})
+    if (s->x.size() > (s == &gqa ? 1u : 0u)) lines.push_back(std::move(*s));
+  return lines;
 }
 
 void tradeoff_chart(const std::vector<TradeoffPoint>& points, float height) {
