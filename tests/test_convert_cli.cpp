@@ -64,6 +64,12 @@ TEST_CASE("eval and convert: the memory budget is checked before the text is tok
     CHECK(r.err.starts_with(tokenizing));
     CHECK(r.err.ends_with("; use --memory-budget, a shorter text\n"));
   }
+  // Below what the program and an empty text's tokenizing hold, no shorter text would do: only a larger budget.
+  const std::string two = text_file(folder, "two.txt", "ab");
+  const Run tiny = run({"eval", folder, "--text-file", two, "--memory-budget", "10M"});
+  CHECK(tiny.code == 2);
+  CHECK(tiny.err.starts_with(tokenizing));
+  CHECK(tiny.err.ends_with("but the memory budget is 10,485,760 bytes (10.0 MiB); use --memory-budget\n"));
   // What tokenizing holds is bounded from the text: a byte a symbol for a byte-level tokenizer, the template besides.
   const Tokenizer t = [] {
     Tokenizer k;

@@ -121,12 +121,29 @@ struct EvalText {
   int window = 0;
 };
 
+// Ways to lower a need past the budget, each with the least need it leads to.
+struct Lowering {
+  std::string words;
+  std::int64_t least = 0;
+};
+
+// The ways whose least need fits the budget, as a refusal advises them ("fewer layers (--layers) or a shorter
+// text"); none when only a larger budget would do.
+std::string advice(const std::vector<Lowering>& ways, std::int64_t budget) {
+  std::string out;
+  for (const Lowering& w : ways)
+    if (w.least + limits::kProgramBytes <= budget) out += (out.empty() ? "" : " or ") + w.words;
+  return out;
+}
+
 // The text tokenized by the model, once what tokenizing holds (bounded from the text before a token is made) is
 // known to fit the budget beside the text itself.
 EvalText tokenized(const CheckpointModel& m, const std::string& text, const std::string& option, std::int64_t budget) {
   check_text_size(text, option);
+  // A shorter text helps only when the program and an empty text's tokenizing fit.
   check_memory_budget(static_cast<std::int64_t>(text.size()) + encode_bytes(m.tokenizer(), text), budget,
-                      "tokenizing the text for " + m.name(), "a shorter text");
+                      "tokenizing the text for " + m.name(),
+                      advice({{"a shorter text", encode_bytes(m.tokenizer(), "")}}, budget));
   EvalText e{checkpoint_long_text(m, text, option), 0};
   // Held through the evaluation: no words (it reads none), no room to grow (a vector of a million pieces grown by
   // doubling has room for a million more, carved from tokenizing's freed memory, so resident). Tokenizing's freed
@@ -150,21 +167,6 @@ std::int64_t evaluation_bytes(const CheckpointModel& m, const EvalText& e, bool 
 // What evaluating on the shortest text (two tokens) would hold: what "a shorter text" can lower the need to.
 std::int64_t shortest_text_bytes(const CheckpointModel& m, bool converted) {
   return checkpoint_eval_bytes(m, 2, converted);
-}
-
-// Ways to lower a need past the budget, each with the least need it leads to.
-struct Lowering {
-  std::string words;
-  std::int64_t least = 0;
-};
-
-// The ways whose least need fits the budget, as a refusal advises them ("fewer layers (--layers) or a shorter
-// text"); none when only a larger budget would do.
-std::string advice(const std::vector<Lowering>& ways, std::int64_t budget) {
-  std::string out;
-  for (const Lowering& w : ways)
-    if (w.least + limits::kProgramBytes <= budget) out += (out.empty() ? "" : " or ") + w.words;
-  return out;
 }
 
 // The model's own name: the folder's last component as it is (JSON escapes it itself), "." and ".." resolved.
