@@ -336,20 +336,7 @@ def read_source_tensors(path):
 
 
 # ---------------------------------------------------------------------------------------------
-# The model's shape and its key/value projections in the lab's x W layout.
-
-
-class Shape:
-    def __init__(self, config):
-        if config["model_type"] == "gpt2":
-            self.layers, self.heads = config["n_layer"], config["n_head"]
-            self.kv_heads, self.d_model = config["n_head"], config["n_embd"]
-            self.head_dim = config["n_embd"] // config["n_head"]
-        else:
-            self.layers, self.heads = config["num_hidden_layers"], config["num_attention_heads"]
-            self.kv_heads = config.get("num_key_value_heads") or self.heads
-            self.d_model, self.head_dim = config["hidden_size"], ck.head_dim_of(config)
-        self.rank_bound = min(self.d_model, 2 * self.kv_heads * self.head_dim)
+# The source's key/value projections in the lab's x W layout (its shape is kv.Shape).
 
 
 def source_kv(config, values, layer):
@@ -403,7 +390,7 @@ def signed_svd(a):
 def expected_layer(config, values, layer, target, amount):
     """{suffix: (float64 values, exact)} of the tensors attention_lab.layers.L.* the spec gives;
     exact: compared bit for bit (else to FACTOR_TOLERANCE)."""
-    shape = Shape(config)
+    shape = kv.Shape(config)
     w_k, w_v, b_k, b_v = source_kv(config, values, layer)
     out = {}
     if target == "gqa":
@@ -435,7 +422,7 @@ def effective_weights(config, values, entries):
     every layer's keys and values spelled out per query head (gqa: W_K of G heads expanded;
     mla: W_DKV W_UK, its bias b_K outside the latent; a layer left alone: the source's G0 heads
     expanded). values: the folder's tensors as float64 (the source's names and attention_lab's)."""
-    shape = Shape(config)
+    shape = kv.Shape(config)
     by_layer = {e["layer"]: e for e in entries}
     weights = {k: v for k, v in values.items() if not k.startswith("attention_lab.")}
     hd, h = shape.head_dim, shape.heads
@@ -584,7 +571,7 @@ def check_folder(case):
     conversion (case.from_case) has that conversion's folder as its source."""
     problems, count = [], 0
     src = case.source
-    config, shape = src.config, Shape(src.config)
+    config, shape = src.config, kv.Shape(src.config)
     input_path = case.from_case.out if case.from_case else src.path
     layers = sorted(kv.layer_list(case.layers, shape.layers))
     amount_key = "kv_heads" if case.target == "gqa" else "latent_dim"
@@ -1100,7 +1087,7 @@ def self_checks(checks, sources, values_of):
             problems.append("%s does not round-trip %r" % (dtype, values))
     # The exact mean equals NumPy's where the sum is exact (groups of 2 and 4).
     for src in sources:
-        shape = Shape(src.config)
+        shape = kv.Shape(src.config)
         w_k = source_kv(src.config, values_of[src.name], 0)[0]
         for g in kv.divisors(shape.kv_heads):
             mine = exact_group_mean(w_k, shape.kv_heads, shape.head_dim, g)
@@ -1131,12 +1118,12 @@ def self_checks(checks, sources, values_of):
         if float((a_logits - b_logits).abs().max()) > 1e-12:
             problems.append("%s: the per-query-head spelling changes the logits" % src.name)
         # Full-rank MLA spelled per query head is the model itself.
-        entries = [{"layer": n, "to": "mla", "latent_dim": shape.rank_bound}
+        entries = [{"layer": n, "to": "mla", "latent_dim": shape.full_rank}
                    for n in range(shape.layers)]
         vals = dict(values_of[src.name])
         for n in range(shape.layers):
             for suffix, (v, _) in expected_layer(src.config, values_of[src.name], n, "mla",
-                                                 shape.rank_bound).items():
+                                                 shape.full_rank).items():
                 vals["attention_lab.layers.%d.%s" % (n, suffix)] = v
         cfg, w = effective_weights(src.config, vals, entries)
         c_logits, _ = ck.forward(cfg, w, ids)
