@@ -20,6 +20,7 @@ struct KvConversion {
   int kv_heads = 1;           // gqa: G, a divisor of every converted layer's key/value heads (1 is mqa)
   int latent_dim = 1;         // mla: d_c, 1 .. kv_rank_bound
   std::vector<int> layers{};  // the layers converted, ascending; the others are left as they are
+  bool operator==(const KvConversion&) const = default;
 };
 
 // The widest latent [W_K | W_V] (d_model, 2·G0·d) can use: min(d_model, 2·G0·d), its rank at most.

@@ -156,6 +156,49 @@ TEST_CASE("converted folder: a converted folder converts again, keeping its othe
                     "layer");
 }
 
+TEST_CASE("converted in memory: the model `convert --out` would write, its weights and logits bit for bit") {
+  const fs::path from = wavy_gpt2("converted-memory"), root = fresh_dir("converted-memory-out");
+  const auto source = CheckpointModel::open(from, limits::kDefaultMemoryBudget);
+  const std::string name = source->name();
+  for (const KvConversion& c : {KvConversion{.to = KvTarget::Mla, .latent_dim = 3, .layers = {0, 1}},
+                                KvConversion{.to = KvTarget::Gqa, .kv_heads = 1, .layers = {1}}}) {
+    const bool mla = c.to == KvTarget::Mla;
+    CAPTURE(mla);
+    const fs::path out = root / (mla ? "mla" : "gqa");
+    convert_and_write(from, c, out);
+    const auto folder = CheckpointModel::open(out, limits::kDefaultMemoryBudget);
+    const auto memory = CheckpointModel::converted(*source, c, limits::kDefaultMemoryBudget);
+    CHECK(memory->name() == name + (mla ? " as mla 3" : " as mqa on 1 layer"));
+    CHECK(memory->source_name() == name);
+    CHECK(memory->converted());
+    CHECK(memory->conversions() == folder->conversions());
+    for (int l = 0; l < 2; ++l) {
+      const ModelLayer a = memory->layer(l), b = folder->layer(l);
+      CHECK(a.attention.variant == b.attention.variant);
+      CHECK(a.attention.kv_heads == b.attention.kv_heads);
+      CHECK(a.attention.latent_dim == b.attention.latent_dim);
+      for (const WeightId id : kKeyValueWeights) {
+        CAPTURE(weight_name(id));
+        CHECK(weight_slot(a.weights, id) == weight_slot(b.weights, id));
+      }
+    }
+    CHECK(run_model(memory->model(), kPieces, kIds, *memory, {}).logits ==
+          run_model(folder->model(), kPieces, kIds, *folder, {}).logits);
+  }
+  // The source is left as it was.
+  CHECK(source->model().layers[0].attention.variant == Variant::Mha);
+  CHECK_FALSE(source->converted());
+  CHECK(source->layer(0).weights.W_K);
+  // Refused as convert refuses it; past the budget, with what it was doing.
+  CHECK(folder_refusal([&] {
+          CheckpointModel::converted(*source, {.to = KvTarget::Gqa, .kv_heads = 3, .layers = {0}},
+                                     limits::kDefaultMemoryBudget);
+        }) == "kv_heads: must divide the 2 key/value heads of layer 0 (1, 2) but found 3");
+  CHECK(folder_refusal([&] {
+          CheckpointModel::converted(*source, {.to = KvTarget::Mla, .latent_dim = 3, .layers = {0, 1}}, 4096);
+        }).starts_with("converting " + name + " to mla 3 needs "));
+}
+
 TEST_CASE("converted folder: an occupied --out and a bad model.json are refused, naming what and where") {
   const fs::path from = wavy_gpt2("converted-bad"), root = fresh_dir("converted-bad-out");
   const KvConversion c{.to = KvTarget::Gqa, .kv_heads = 1, .layers = {0, 1}};

@@ -60,7 +60,7 @@ const ShippedLesson kShippedLessons[] = {
     {"9_online_softmax.json", "online_softmax", 5},
     {"10_model.json", "model", 6},
     {"11_induction.json", "induction", 5},
-    {"12_real_model.json", "real_model", 5},
+    {"12_real_model.json", "real_model", 6},
 };
 
 struct BadLesson {
@@ -83,7 +83,7 @@ const BadLesson kBadLessons[] = {
      "decode_section, preset, highlight, absorbed, shift_experiment, naive_rope, online, geometry, sparsity_loss, "
      "overrides, experiment, d_k, model, model_tokens, layer, model_section, train_steps, train_gradient, "
      "model_outline, focus, heads_panel, train_chart, decode_last_section, projection, real_text, real_ranked, "
-     "real_knock_out_top)"},
+     "real_knock_out_top, real_measure)"},
     {"train_without_steps.json", "pages[0].train_steps: missing (required)"},
     {"train_with_scenario.json",
      "pages[0].scenario: only used by pages with a scenario or a model (this is a page on view train)"},
@@ -105,6 +105,8 @@ const BadLesson kBadLessons[] = {
     {"real_knock_out_without_ranked.json",
      "pages[0].real_knock_out_top: knocks out the top heads by the page's real_ranked score, but the page gives none"},
     {"real_knock_out_zero.json", "pages[0].real_knock_out_top: must be >= 1 (found 0)"},
+    {"real_measure_on_real.json", "pages[0].real_measure: only used by view compare (this is real)"},
+    {"real_measure_typo.json", "pages[0].real_measure: expected text or sonnets but found string \"sonnet\""},
     {"real_knock_out_too_many.json", "pages[0].real_knock_out_top: must be <= 64 (found 65)"},
     {"real_text_empty.json", "pages[0].real_text: must not be empty"},
     {"real_text_on_pipeline.json", "pages[0].real_text: only used by view real (this is pipeline)"},
@@ -232,7 +234,7 @@ TEST_CASE("the shipped lessons load in teaching order, every page checked agains
     for (const LessonPage& page : lesson.pages) {
       CAPTURE(page.title);
       // Train and Real model pages show their view's own run.
-      if (page.view != View::Train && page.view != View::Real) CHECK_NOTHROW(lesson_page_scenario(page, kScenarios));
+      if (page.view != View::Train && !page.on_real_model()) CHECK_NOTHROW(lesson_page_scenario(page, kScenarios));
       // Paragraphs only, separated by a blank line: the app wraps the lines itself.
       std::string text = page.text;
       for (std::size_t at; (at = text.find("\n\n")) != std::string::npos;) text.erase(at, 2);
@@ -500,8 +502,13 @@ TEST_CASE("the induction lesson names the part of the Train view each page is ab
 
 TEST_CASE("the real model lesson types its texts, ranks by each score and knocks out the top induction heads") {
   const Lesson l = shipped("12_real_model.json");
-  REQUIRE(l.pages.size() == 5);
-  for (const LessonPage& p : l.pages) CHECK(p.view == View::Real);
+  REQUIRE(l.pages.size() == 6);
+  for (std::size_t i = 0; i < 5; ++i) CHECK(l.pages[i].view == View::Real);
+  // The last measures what GQA and MLA cost the model, on the sonnets, in the Compare view.
+  CHECK(l.pages[5].view == View::Compare);
+  CHECK(l.pages[5].real_measure_sonnets == true);
+  CHECK(l.pages[5].scenario.empty());
+  CHECK_FALSE(l.pages[4].real_measure_sonnets);
   const std::string cat = "The cat sat on the mat. The cat sat on the mat.";
   const std::string lamps = "Purple lamps eat quiet bridges. Purple lamps eat quiet bridges.";
   CHECK(l.pages[0].real_text == cat);

@@ -260,8 +260,8 @@ TEST_CASE("the window on --model FOLDER: the Real model view on --model-text, --
         "attention-lab: " + folder +
             ": --model-text: 4 tokens, more than the model's 3 positions (config.json's n_positions)\n");
   CHECK(start({"--model-text", "abc"}).second ==
-        "attention-lab: --model-text, --ablate, --ablate-mode and --measure are for --model FOLDER (a Hugging Face "
-        "model)\n");
+        "attention-lab: --model-text, --ablate, --ablate-mode, --measure and --to are for --model FOLDER (a Hugging "
+        "Face model)\n");
   CHECK(start({"--model", folder, "--model-text", "ab", "--ablate", "0.1", "--ablate-mode", "half"}).second ==
         "attention-lab: --ablate-mode: must be zero | mean (found \"half\")\n");
   // Options that would do nothing on a folder.
@@ -455,4 +455,104 @@ TEST_CASE("the Real model view saved to a file and opened again: its folder, tex
   CHECK(traced.err == "attention-lab: " + shown_path(file.string()) +
                           ": a Real model view the window saved: open it with attention-lab FILE, or give the model "
                           "folder it names\n");
+}
+
+TEST_CASE("a point of the measured trade-off opens that converted model, and its file and recovery keep it") {
+  const std::string folder = gpt2_folder("window-point", gpt2_tensors());
+  const std::string name = std::filesystem::path(folder).filename().string();
+  std::ostringstream err;
+  std::unique_ptr<ui::AppState> state = gui::start_state(
+      gui::parse_gui_args(std::vector<std::string>{"--model", folder, "--model-text", "abc", "--measure", "text"}),
+      err);
+  REQUIRE(state);
+  REQUIRE(state->tradeoff.loaded());
+  const ui::TradeoffRun& t = state->tradeoff.shown();
+  REQUIRE(t.trace->size() > 2);
+  const std::optional<KvConversion> mqa = (*t.trace)[1].conversion;
+  REQUIRE(mqa);
+  CHECK(tradeoff_point_name(mqa) == "mqa");
+  ui::open_tradeoff_point(*state, 1);
+  CHECK(state->view == ui::View::Real);
+  state->wait();
+  state->poll();
+  REQUIRE(state->real_model.loaded());
+  {
+    const ui::RealModelRun& r = state->real_model.shown();
+    CHECK(r.model->name() == name + " as mqa");
+    CHECK(r.source == t.model);  // converted from the model measured, not read again
+    CHECK(r.folder == folder);
+    CHECK(r.model->model().layers[0].attention.variant == Variant::Mqa);
+    CHECK(ui::conversion_text(*r.model) == "made from " + name + ": layer 0 as mqa");
+    CHECK(r.state->text == "abc");
+  }
+  CHECK(state->real_model.conversion() == mqa);
+  CHECK(state->real_view.folder_text == folder);
+  // The recovery file and a saved file keep the conversion; opening the file converts again.
+  const std::optional<ui::RecoveryOffer> offer = ui::unsaved_work(*state);
+  REQUIRE(offer);
+  REQUIRE(offer->real_model);
+  CHECK(offer->real_model->conversion == mqa);
+  const std::filesystem::path file = fresh_dir("window-point-file") / "mqa.json";
+  ui::save_real_model(*state, file);
+  std::ifstream in(file);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(text.find("\"converted\": {\n      \"to\": \"gqa\",\n      \"kv_heads\": 1,\n      \"layers\": [\n        0\n"
+                  "      ]\n    }") != std::string::npos);
+  std::unique_ptr<ui::AppState> other = gui::start_state(gui::parse_gui_args(std::vector<std::string>{}), err);
+  REQUIRE(other);
+  ui::open_document(*other, file);
+  other->wait();
+  other->poll();
+  REQUIRE(other->real_model.loaded());
+  CHECK(other->real_model.shown().model->name() == name + " as mqa");
+  CHECK(other->real_model.conversion() == mqa);
+  // A conversion the model cannot take is said with the model and the key.
+  std::ofstream(file.parent_path() / "bad.json")
+      << R"({"real_model": {"folder": ")" + folder + R"(", "text": "ab", "converted": {"to": "gqa", "kv_heads": 3, )"
+      << R"("layers": [0]}}})";
+  ui::open_document(*other, file.parent_path() / "bad.json");
+  other->wait();
+  other->poll();
+  CHECK(other->real_model.failure() ==
+        name + " as gqa 3: kv_heads: must divide the 2 key/value heads of layer 0 (1, 2) but found 3");
+  std::ofstream(file.parent_path() / "twice.json")
+      << R"({"real_model": {"folder": ")" + folder + R"(", "converted": {"to": "mla", "latent_dim": 2, )"
+      << R"("layers": [0, 0]}}})";
+  ui::open_document(*other, file.parent_path() / "twice.json");
+  CHECK(other->message == "Could not open " + shown_path((file.parent_path() / "twice.json").string()) +
+                              ": real_model.converted.layers[1]: layers are listed once each, in ascending order (the "
+                              "current scenario is kept)");
+  // The model as shipped: the folder's own, the row of the model shown moving with it.
+  ui::open_tradeoff_point(*state, 0);
+  state->wait();
+  state->poll();
+  CHECK(state->real_model.shown().model->name() == name);
+  CHECK(state->real_model.shown().model == state->real_model.shown().source);
+  CHECK_FALSE(state->real_model.conversion());
+}
+
+TEST_CASE("the window on --model FOLDER --to: the folder's model converted in memory, the options checked") {
+  const std::string folder = gpt2_folder("window-to", gpt2_tensors());
+  const std::string name = std::filesystem::path(folder).filename().string();
+  std::ostringstream err;
+  std::unique_ptr<ui::AppState> state =
+      gui::start_state(gui::parse_gui_args(std::vector<std::string>{"--model", folder, "--model-text", "abc", "--to",
+                                                                    "mla", "--latent-dim", "2"}),
+                       err);
+  REQUIRE(state);
+  CHECK(state->real_model.shown().model->name() == name + " as mla 2");
+  CHECK(state->real_model.conversion() == KvConversion{.to = KvTarget::Mla, .latent_dim = 2, .layers = {0}});
+  // Without --to, --kv-heads is the scenario's, as before.
+  CHECK(gui::parse_gui_args(std::vector<std::string>{"--kv-heads", "1"}).overrides.config.kv_heads == 1);
+  CHECK_THROWS_WITH(gui::parse_gui_args(std::vector<std::string>{"--model", folder, "--to", "mla"}),
+                    "--to mla needs --latent-dim C");
+  CHECK_THROWS_WITH(
+      gui::parse_gui_args(std::vector<std::string>{"--model", folder, "--to", "gqa", "--latent-dim", "2"}),
+      "--latent-dim is for --to mla");
+  err.str("");
+  CHECK_FALSE(
+      gui::start_state(gui::parse_gui_args(std::vector<std::string>{"--model", folder, "--model-text", "abc", "--to",
+                                                                    "gqa", "--kv-heads", "1", "--layers", "3"}),
+                       err));
+  CHECK(err.str() == "attention-lab: --layers: the model has layers 0..0 but found 3\n");
 }

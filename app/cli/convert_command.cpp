@@ -11,6 +11,7 @@
 #include "app/cli/args.h"
 #include "app/cli/checkpoint_input.h"
 #include "app/cli/commands.h"
+#include "app/cli/conversion_options.h"
 #include "app/cli/text_table.h"
 #include "core/io/checkpoint_text.h"
 #include "core/io/converted_folder.h"
@@ -58,17 +59,10 @@ const char* const kConvertHelp =
 namespace {
 
 struct ConvertRequest {
-  std::optional<std::string> folder, text_file, layers, out;
-  std::optional<KvTarget> to;
-  std::optional<int> kv_heads, latent_dim;
+  std::optional<std::string> folder, text_file, out;
+  ConversionOptions conversion;
   bool ladder = false, json = false, help = false;
 };
-
-std::optional<KvTarget> parse_target(const std::string& word) {
-  if (word == "gqa") return KvTarget::Gqa;
-  if (word == "mla") return KvTarget::Mla;
-  return std::nullopt;
-}
 
 // The words of eval (`convert` false: --text-file) and convert (--to, --kv-heads, --latent-dim, --layers, --eval).
 ConvertRequest parse_request(const std::string& command, std::span<const std::string> words, bool convert) {
@@ -83,14 +77,7 @@ ConvertRequest parse_request(const std::string& command, std::span<const std::st
     const std::string& w = args.next();
     if (w == (convert ? "--eval" : "--text-file")) r.text_file = args.value(w);
     else if (w == "--json") args.flag(w), r.json = true;
-    else if (convert && w == "--to") {
-      const std::string to = args.value(w);
-      r.to = parse_target(to);
-      if (!r.to) throw UsageError("--to: must be gqa | mla (found \"" + escaped_text(to) + "\")");
-    } else if (convert && w == "--kv-heads") r.kv_heads = static_cast<int>(args.integer(w, 1, limits::kMaxHeads));
-    else if (convert && w == "--latent-dim")
-      r.latent_dim = static_cast<int>(args.integer(w, 1, limits::kMaxProjectedDim));
-    else if (convert && w == "--layers") r.layers = args.value(w);
+    else if (convert && parse_conversion_option(w, args, r.conversion)) continue;
     else if (convert && w == "--out") r.out = args.value(w);
     else if (convert && w == "--ladder") args.flag(w), r.ladder = true;
     else if (w.starts_with("-")) throw UsageError(command + ": unknown option '" + escaped_text(w) + "'");
@@ -102,17 +89,15 @@ ConvertRequest parse_request(const std::string& command, std::span<const std::st
   if (!convert && !r.text_file) throw UsageError("eval: missing --text-file FILE (the text the model reads)");
   if (!convert) return r;
   if (r.ladder) {
-    if (r.to || r.kv_heads || r.latent_dim)
+    const ConversionOptions& c = r.conversion;
+    if (c.to || c.kv_heads || c.latent_dim)
       throw UsageError("convert: --ladder makes every conversion; --to, --kv-heads and --latent-dim are for one");
     if (r.out) throw UsageError("convert: --out writes one conversion (--to); --ladder only measures them");
     if (!r.text_file) throw UsageError("convert: --ladder measures on a text: give --eval FILE");
     return r;
   }
-  if (!r.to) throw UsageError("convert: missing --to gqa | mla (or --ladder)");
-  if (*r.to == KvTarget::Gqa && r.latent_dim) throw UsageError("convert: --latent-dim is for --to mla");
-  if (*r.to == KvTarget::Mla && r.kv_heads) throw UsageError("convert: --kv-heads is for --to gqa");
-  if (*r.to == KvTarget::Gqa && !r.kv_heads) throw UsageError("convert: --to gqa needs --kv-heads G");
-  if (*r.to == KvTarget::Mla && !r.latent_dim) throw UsageError("convert: --to mla needs --latent-dim C");
+  if (!r.conversion.to) throw UsageError("convert: missing --to gqa | mla (or --ladder)");
+  check_conversion_options(r.conversion, "convert");
   return r;
 }
 
@@ -202,17 +187,10 @@ int run_eval(const ConvertRequest& r, const std::string& text, std::ostream& out
 
 std::vector<int> layers_of(const ConvertRequest& r, const Model& m) {
   const int layers = static_cast<int>(m.layers.size());
-  if (r.layers) return parse_layer_list(*r.layers, layers, "--layers");
+  if (r.conversion.layers) return parse_layer_list(*r.conversion.layers, layers, "--layers");
   std::vector<int> all;
   for (int l = 0; l < layers; ++l) all.push_back(l);
   return all;
-}
-
-KvConversion conversion_of(const ConvertRequest& r, const Model& m) {
-  KvConversion c{.to = *r.to, .kv_heads = r.kv_heads.value_or(1), .latent_dim = r.latent_dim.value_or(1)};
-  c.layers = layers_of(r, m);
-  check_kv_conversion(m, c);
-  return c;
 }
 
 std::string conversion_name(const Model& m, const KvConversion& c) {
@@ -357,7 +335,7 @@ std::vector<Lowering> conversion_lowerings(const Model& m, const KvConversion& c
 int run_convert(const ConvertRequest& r, const std::optional<std::string>& eval_text, std::ostream& out,
                 std::int64_t budget) {
   const auto m = CheckpointModel::open(*r.folder, budget);
-  const KvConversion c = conversion_of(r, m->model());
+  const KvConversion c = conversion_of(r.conversion, m->model());
   if (r.out) check_converted_folder_target(*r.out);
   const Model after = converted_model(m->model(), c);
   std::optional<EvalText> text;

@@ -264,7 +264,7 @@ class LayoutSweep final : public FrameDriver {
       const ui::LessonPage& p =
           (*state_lessons_)[static_cast<std::size_t>(s.lesson)].pages[static_cast<std::size_t>(s.page)];
       if (p.view == ui::View::Train) state.trainer.run_until(p.train_steps);
-      if (p.view == ui::View::Real) ui::SettleRealPage(state);
+      if (p.on_real_model()) ui::SettleRealPage(state);
     } else {
       if (state.lesson.open() || state.document().revision != document_revision_) {
         ui::CloseLesson(state);

@@ -37,6 +37,9 @@ const char* const kGuiHelp =
     "  --model-text T    the text it reads (default: \"The cat sat on the mat. The cat sat on the mat.\")\n"
     "  --ablate LIST     heads knocked out, layer.head or a whole layer (\"5.1,5.5,6\"), as run --ablate\n"
     "  --ablate-mode M   zero (default) or mean\n"
+    "  --to gqa --kv-heads G | --to mla --latent-dim C [--layers LIST]\n"
+    "                    the model converted in memory as `attention-lab convert` would write it (GQA: each\n"
+    "                    group's key/value heads averaged; MLA: the best low-rank latent), every layer or LIST\n"
     "  --measure T       the Compare view's trade-off of the model's smaller caches, measured on T: text (the\n"
     "                    text it reads) or sonnets, before the window opens\n"
     "  --layer L         the pipeline on layer L of the model (from 0), with the way back to the Model view\n"
@@ -142,6 +145,7 @@ GuiOptions parse_gui_args(std::span<const std::string> words) {
     else if (word == "--model-text") o.model_text = args.value(word);
     else if (word == "--ablate") o.ablate = args.value(word);
     else if (word == "--ablate-mode") o.ablate_mode = args.value(word);
+    else if (parse_conversion_option(word, args, o.conversion)) continue;
     else if (word == "--measure") {
       o.measure = args.value(word);
       if (*o.measure != "text" && *o.measure != "sonnets")
@@ -216,6 +220,12 @@ GuiOptions parse_gui_args(std::span<const std::string> words) {
   if (page && !o.lesson) throw UsageError("--page: only with --lesson NAME (it opens a page of that lesson)");
   if (o.sweep_skips_training && !o.layout_sweep)
     throw UsageError("--skip-training-pages: only with --check-layout-sweep (it leaves pages out of the sweep)");
+  // --kv-heads and --latent-dim are the scenario's too: beside --to they size the conversion.
+  if (o.conversion.to) {
+    std::swap(o.conversion.kv_heads, o.overrides.config.kv_heads);
+    std::swap(o.conversion.latent_dim, o.overrides.config.latent_dim);
+  }
+  check_conversion_options(o.conversion, "");
   if (o.ablate_mode && !o.ablate) throw UsageError("--ablate-mode: only with --ablate LIST (the heads knocked out)");
   if (o.train_gradient && !o.train_steps)
     throw UsageError("--train-gradient: only with --train-steps N (the gradient of the run trained that far)");

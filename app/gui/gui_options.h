@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "app/cli/conversion_options.h"
 #include "app/cli/overrides.h"
 
 namespace attn::gui {
@@ -26,6 +27,7 @@ struct GuiOptions {
   std::optional<std::string> ablate;                  // a model folder's heads knocked out ("5.1,5.5")
   std::optional<std::string> ablate_mode;             // zero | mean
   std::optional<std::string> measure;                 // text | sonnets: the Compare view's measured trade-off
+  cli::ConversionOptions conversion;                  // a model folder's model converted (--to ...)
   std::optional<int> train_steps;                     // the Train view's run trained this far first
   std::optional<std::pair<int, int>> train_gradient;  // the gradient tab on this layer and head
   std::optional<int> layer;                           // the pipeline on this layer of the model (from 0)

@@ -169,7 +169,7 @@ bool start_lesson(const GuiOptions& o, ui::AppState& state, const std::vector<Le
   // A capture shows the page's moment of training, not the run on its way there.
   const ui::LessonPage& page = it->pages[static_cast<std::size_t>(o.page - 1)];
   if (page.view == ui::View::Train) state.trainer.run_until(page.train_steps);
-  if (page.view == ui::View::Real) ui::SettleRealPage(state);  // likewise the page's text and knock-out
+  if (page.on_real_model()) ui::SettleRealPage(state);  // likewise the page's text and knock-out
   return true;
 }
 
@@ -267,6 +267,18 @@ bool start_measuring(bool sonnets, ui::AppState& state, std::ostream& err) {
   return false;
 }
 
+// --to ...: the folder's model, opened, converted in memory.
+bool convert_real_model(const cli::ConversionOptions& c, ui::AppState& state, std::ostream& err) {
+  const ui::RealModelRun& r = state.real_model.shown();
+  try {
+    state.real_model.open(r.folder, state.real_model.state(), cli::conversion_of(c, r.model->model()), r.model);
+  } catch (const InputError& e) {
+    err << "attention-lab: " << e.what() << '\n';
+    return false;
+  }
+  return settle_real_model(state, err);
+}
+
 // --model FOLDER: the Real model view on --model-text (and --ablate), computed before the window opens; --layer opens
 // one of its layers in the pipeline.
 bool start_real_model(const GuiOptions& o, ui::AppState& state, std::ostream& err) {
@@ -274,6 +286,7 @@ bool start_real_model(const GuiOptions& o, ui::AppState& state, std::ostream& er
   state.real_model.open(*o.model, text);
   state.real_view.text = text;
   if (!settle_real_model(state, err)) return false;
+  if (o.conversion.any() && !convert_real_model(o.conversion, state, err)) return false;
   if (o.ablate) {
     try {
       state.real_model.set_ablation(real_model_ablation(o, state.real_model.shown().model->model()));
@@ -337,9 +350,9 @@ bool start_model_view(const GuiOptions& given, ui::AppState& state, std::ostream
     if (!start_real_model(o, state, err)) return false;
     o.model.reset();  // the Model view keeps the shipped model
     o.layer.reset();  // a layer of the folder's model, opened above
-  } else if (o.model_text || o.ablate || o.ablate_mode || o.measure) {
-    err << "attention-lab: --model-text, --ablate, --ablate-mode and --measure are for --model FOLDER (a Hugging Face "
-           "model)\n";
+  } else if (o.model_text || o.ablate || o.ablate_mode || o.measure || o.conversion.any()) {
+    err << "attention-lab: --model-text, --ablate, --ablate-mode, --measure and --to are for --model FOLDER (a "
+           "Hugging Face model)\n";
     return false;
   }
   const std::filesystem::path path = o.model ? std::filesystem::path(*o.model) : cli::default_model();
@@ -427,12 +440,13 @@ std::unique_ptr<ui::AppState> start_state(const GuiOptions& o, std::ostream& err
 
 namespace {
 
-// The Real model view's document as shown: its text, the model's pieces of it and the heads knocked out (null if no
-// folder is open).
+// The Real model view's document as shown: its model (converted: "gpt2 as mla 64"), text, the model's pieces of it and
+// the heads knocked out (null if no folder is open).
 nlohmann::ordered_json real_model_state(const ui::AppState& state) {
   if (!state.real_model.loaded()) return nullptr;
   const ui::RealModelRun& r = state.real_model.shown();
   return {{"folder", shown_path(r.folder)},
+          {"model", r.model->name()},
           {"text", escaped_text(r.state->text)},
           {"pieces", r.text.pieces},
           {"ablated", ablation_list(r.state->ablation)}};

@@ -195,7 +195,7 @@ std::optional<ui::FileStamp> json_stamp(const JsonFields& f, const char* key) {
 
 // The Real model view's folder and state, as File > Save writes them (core/io/real_session.h).
 nlohmann::ordered_json real_model_json(const ui::RealModelRecovery& r) {
-  return real_session_json({r.folder, r.state.text, r.state.ids, r.state.ablation});
+  return real_session_json({r.folder, r.state.text, r.state.ids, r.state.ablation, r.conversion});
 }
 
 }  // namespace
@@ -243,7 +243,7 @@ ui::ModelInput recovered_model(const JsonFields& f, ui::RecoveryOffer& r) {
 // The Real model view's state; the heads are checked against the model when the folder opens.
 ui::RealModelRecovery recovered_real_model(const JsonFields& f) {
   RealSession s = real_session_from_json(f);
-  return {std::move(s.folder), {std::move(s.text), std::move(s.ablation), std::move(s.ids)}};
+  return {std::move(s.folder), {std::move(s.text), std::move(s.ablation), std::move(s.ids)}, std::move(s.conversion)};
 }
 
 ui::RecoveryOffer recovery_from_json(const json& j, const JsonSource& source) {

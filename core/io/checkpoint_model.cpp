@@ -12,6 +12,8 @@
 #include "core/io/converted_folder.h"
 #include "core/io/hub_cache.h"
 #include "core/io/tokenizer_json.h"
+#include "core/kv_tradeoff.h"
+#include "core/memory_budget.h"
 #include "core/text_format.h"
 #include "core/validate.h"
 
@@ -323,6 +325,38 @@ void CheckpointModel::apply_conversions(const std::vector<KvConversion>& convers
                        "a converted layer's weight that model.json's converted_layers does not account for");
 }
 
+std::shared_ptr<const CheckpointModel> CheckpointModel::converted(const CheckpointModel& source, const KvConversion& c,
+                                                                  std::int64_t budget) {
+  const auto layers = std::ssize(source.model_.layers);
+  if (c.layers.empty()) throw InputError("layers", "expected at least one layer");
+  for (const int l : c.layers)
+    if (l < 0 || l >= layers)
+      throw InputError("layers", "layer " + std::to_string(l) + " is not one of " + source.name() + "'s " +
+                                     plural(layers, "layer") + " (0-" + std::to_string(layers - 1) + ")");
+  try {
+    check_kv_conversion(source.model_, c);
+  } catch (const InputError& e) {
+    // Said of the conversion's key (as a Real model file writes it), not the command line's option.
+    const std::string what = e.what(), key = c.to == KvTarget::Mla ? "latent_dim" : "kv_heads";
+    throw InputError(e.field() == "--layers" ? "layers" : key,
+                     e.field().empty() ? what : what.substr(e.field().size() + 2));
+  }
+  const Model target = converted_model(source.model_, c);
+  // The weights made, and while a layer is converted its source weights and (mla) its SVD.
+  const KvConversion first{c.to, c.kv_heads, c.latent_dim, {c.layers.front()}};
+  check_memory_budget(
+      converted_attention_bytes(target, c) + source.layer_bytes() + tradeoff_svd_bytes(source.model_, {first}), budget,
+      "converting " + source.name() + " to " + tradeoff_point_name(c), "a narrower conversion");
+  std::shared_ptr<CheckpointModel> m(new CheckpointModel(source));
+  m->held_ = std::make_shared<const ConvertedAttention>(convert_attention(source, source.model_, c));
+  m->model_ = target;
+  m->model_.name = source.name() + " as " + tradeoff_point_name(c);
+  if (std::ssize(c.layers) < layers) m->model_.name += " on " + plural(std::ssize(c.layers), "layer");
+  for (const int l : c.layers)
+    m->conversions_[static_cast<std::size_t>(l)] = KvConversion{c.to, c.kv_heads, c.latent_dim, {l}};
+  return m;
+}
+
 bool CheckpointModel::converted() const {
   return std::ranges::any_of(conversions_, [](const auto& c) { return c.has_value(); });
 }
@@ -401,9 +435,14 @@ ModelLayer CheckpointModel::layer(int l) const {
   ModelLayer layer{model_.layers[static_cast<std::size_t>(l)].attention, {}, {}};
   for (LayerTensor& t : layer_tensors(config_, names_.prefix, l))
     t.put(layer, t.linear ? read_linear(t.name) : read(t.name));
-  if (!conversions_[static_cast<std::size_t>(l)]) return layer;
+  const auto i = static_cast<std::size_t>(l);
+  if (!conversions_[i]) return layer;
   // A converted layer's keys and values are its own; the source's are left out (mla has no W_K, W_V).
   for (const WeightId id : kKeyValueWeights) weight_slot(layer.weights, id) = SharedMatrix{};
+  if (held_ && held_->weights[i]) {
+    for (const WeightId id : kKeyValueWeights) weight_slot(layer.weights, id) = weight_slot(*held_->weights[i], id);
+    return layer;
+  }
   for (const auto& [id, shape] : converted_shapes(layer.attention, model_.d_model)) {
     Matrix m = read(converted_tensor_name(l, id));
     weight_slot(layer.weights, id) = std::move(m);

@@ -43,6 +43,12 @@ class CheckpointModel final : public ModelWeights {
   // there in the shape the config gives (InputError naming the file and the tensor, expected and found). No weight is
   // converted yet.
   static std::shared_ptr<const CheckpointModel> open(const std::filesystem::path& folder, std::int64_t budget);
+  // `source` with `c` applied in memory, the model `attention-lab convert` would write: its converted layers' key and
+  // value weights made now (an SVD a layer for mla) and held, every other weight read from the source's files as
+  // before. Named "gpt2 as mla 64" ("... on 3 layers" for some). InputError as check_kv_conversion says, or past
+  // `budget` (the weights made and one layer's conversion under way).
+  static std::shared_ptr<const CheckpointModel> converted(const CheckpointModel& source, const KvConversion& c,
+                                                          std::int64_t budget);
 
   // The source's config: for a converted model, the model it was made from (model() has the converted layers).
   const CheckpointConfig& config() const { return config_; }
@@ -87,6 +93,8 @@ class CheckpointModel final : public ModelWeights {
   std::string config_text_;
   std::string source_name_;
   std::vector<std::optional<KvConversion>> conversions_;
+  // A model converted in memory (converted()): its layers' key and value weights, in place of the files'.
+  std::shared_ptr<const ConvertedAttention> held_;
   Model model_;
   Tokenizer tokenizer_;
   CheckpointWeights weights_;

@@ -16,6 +16,27 @@
 #include "core/text_format.h"
 
 namespace attn {
+
+KvConversion conversion_from_json(const JsonFields& f) {
+  KvConversion c;
+  const std::string to = f.nonempty_string("to");
+  if (to != "gqa" && to != "mla") throw InputError(f.child("to"), "expected gqa or mla but found " + f.found("to"));
+  c.to = to == "mla" ? KvTarget::Mla : KvTarget::Gqa;
+  const char* size = c.to == KvTarget::Mla ? "latent_dim" : "kv_heads";
+  if (!f.has(size)) throw InputError(f.child(size), "missing (" + to + " needs it)");
+  if (c.to == KvTarget::Mla) f.only_for("kv_heads", "to gqa", "mla");
+  else f.only_for("latent_dim", "to mla", "gqa");
+  if (c.to == KvTarget::Mla) c.latent_dim = f.integer("latent_dim", 1, 1, limits::kMaxProjectedDim);
+  else c.kv_heads = f.integer("kv_heads", 1, 1, limits::kMaxHeads);
+  return c;
+}
+
+void add_conversion_json(nlohmann::ordered_json& j, const KvConversion& c) {
+  j["to"] = c.to == KvTarget::Mla ? "mla" : "gqa";
+  if (c.to == KvTarget::Mla) j["latent_dim"] = c.latent_dim;
+  else j["kv_heads"] = c.kv_heads;
+}
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -27,23 +48,12 @@ constexpr std::string_view kCopiedFiles[] = {
     "tokenizer.json",        "vocab.json", "merges.txt", "tokenizer_config.json", "special_tokens_map.json",
     "generation_config.json"};
 
-std::string target_name(KvTarget t) { return t == KvTarget::Mla ? "mla" : "gqa"; }
-
 // One entry of "converted_layers", at `field`.
 KvConversion read_layer_entry(const nlohmann::json& j, const std::string& field, int layers) {
   const JsonFields f(j, field, {"layer", "to", "kv_heads", "latent_dim"});
-  KvConversion c;
+  KvConversion c = conversion_from_json(f);
   c.layers = {f.integer("layer", -1, 0, layers - 1)};
   if (!f.has("layer")) throw InputError(f.child("layer"), "missing (the layer's index)");
-  const std::string to = f.nonempty_string("to");
-  if (to != "gqa" && to != "mla") throw InputError(f.child("to"), "expected gqa or mla but found " + f.found("to"));
-  c.to = to == "mla" ? KvTarget::Mla : KvTarget::Gqa;
-  const char* size = c.to == KvTarget::Mla ? "latent_dim" : "kv_heads";
-  if (!f.has(size)) throw InputError(f.child(size), "missing (" + to + " needs it)");
-  if (c.to == KvTarget::Mla) f.only_for("kv_heads", "to gqa", "mla");
-  else f.only_for("latent_dim", "to mla", "gqa");
-  if (c.to == KvTarget::Mla) c.latent_dim = f.integer("latent_dim", 1, 1, limits::kMaxProjectedDim);
-  else c.kv_heads = f.integer("kv_heads", 1, 1, limits::kMaxHeads);
   return c;
 }
 
@@ -88,9 +98,8 @@ nlohmann::ordered_json description_json(const CheckpointModel& source, const KvC
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (std::size_t l = 0; l < layers.size(); ++l) {
     if (!layers[l]) continue;
-    nlohmann::ordered_json e{{"layer", l}, {"to", target_name(layers[l]->to)}};
-    if (layers[l]->to == KvTarget::Mla) e["latent_dim"] = layers[l]->latent_dim;
-    else e["kv_heads"] = layers[l]->kv_heads;
+    nlohmann::ordered_json e{{"layer", l}};
+    add_conversion_json(e, *layers[l]);
     list.push_back(e);
   }
   return {{"format", kConvertedFormat},

@@ -17,7 +17,10 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/io/checkpoint_config.h"
+#include "core/io/json_fields.h"
 #include "core/kv_conversion.h"
 
 namespace attn {
@@ -40,6 +43,11 @@ bool is_converted_folder(const std::filesystem::path& folder);
 // Reads and checks model.json within `budget`: InputError naming "model.json" and the field. The conversions are
 // checked against the source's configuration (G divides its key/value heads, d_c within the rank bound).
 ConvertedDescription read_converted_description(const std::filesystem::path& folder, std::int64_t budget);
+
+// "to" and "kv_heads" or "latent_dim" of an object (a converted layer's entry; a Real model file's "converted"),
+// layers left empty; InputError naming the field. add_conversion_json writes them.
+KvConversion conversion_from_json(const JsonFields& f);
+void add_conversion_json(nlohmann::ordered_json& j, const KvConversion& c);
 
 // The name of a converted layer's weight in model.safetensors: "attention_lab.layers.3.W_DKV".
 std::string converted_tensor_name(int layer, WeightId id);

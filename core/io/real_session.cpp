@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "core/io/converted_folder.h"
 #include "core/io/scenario_json.h"
 #include "core/text_format.h"
 #include "core/validate.h"
@@ -44,6 +45,18 @@ Ablation json_ablation(const JsonFields& f) {
   return a;
 }
 
+// The conversion's layers are checked against the model when the folder opens.
+KvConversion json_conversion(const JsonFields& f) {
+  KvConversion c = conversion_from_json(f);
+  c.layers = json_counts(f.require("layers"), f.child("layers"), 1 << 16, "a layer number");
+  if (c.layers.empty()) throw InputError(f.child("layers"), "expected at least one layer");
+  for (std::size_t i = 1; i < c.layers.size(); ++i)
+    if (c.layers[i] <= c.layers[i - 1])
+      throw InputError(f.child("layers") + "[" + std::to_string(i) + "]",
+                       "layers are listed once each, in ascending order");
+  return c;
+}
+
 }  // namespace
 
 nlohmann::ordered_json path_json(const std::filesystem::path& p) {
@@ -75,6 +88,12 @@ nlohmann::ordered_json real_session_json(const RealSession& s) {
   for (const HeadRef& h : s.ablation.heads) heads.push_back({h.layer, h.head});
   j["ablation"] = std::move(heads);
   j["ablation_mode"] = std::string(to_string(s.ablation.mode));
+  if (s.conversion) {
+    nlohmann::ordered_json c;
+    add_conversion_json(c, *s.conversion);
+    c["layers"] = s.conversion->layers;
+    j["converted"] = std::move(c);
+  }
   return j;
 }
 
@@ -85,6 +104,9 @@ RealSession real_session_from_json(const JsonFields& f) {
   s.text = f.string("text", "");
   if (f.has("ids")) s.ids = json_counts(f.at("ids"), f.child("ids"), INT32_MAX, "a token id");
   s.ablation = json_ablation(f);
+  if (f.has("converted"))
+    s.conversion = json_conversion(JsonFields(f.at("converted"), f.child("converted"),
+                                              {"to", "kv_heads", "latent_dim", "layers"}, "", f.source()));
   return s;
 }
 

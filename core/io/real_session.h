@@ -10,6 +10,7 @@
 
 #include "core/ablation.h"
 #include "core/io/json_fields.h"
+#include "core/kv_conversion.h"
 
 namespace attn {
 
@@ -18,6 +19,7 @@ struct RealSession {
   std::string text;
   std::optional<std::vector<int>> ids;  // drawn at random and run as they are; `text` is then their pieces joined
   Ablation ablation;
+  std::optional<KvConversion> conversion{};  // the folder's model converted in memory, as the window opened it
 };
 
 // A path as JSON: its string, or its bytes as a list of numbers where it is not UTF-8 (a folder's name may not be).
@@ -25,12 +27,14 @@ nlohmann::ordered_json path_json(const std::filesystem::path& p);
 // `key` of `f` read back as path_json wrote it; empty when absent.
 std::filesystem::path json_path(const JsonFields& f, const char* key);
 
-// {"folder", "text", "ids" (only when drawn), "ablation": [[layer, head], ...], "ablation_mode"}.
+// {"folder", "text", "ids" (only when drawn), "ablation": [[layer, head], ...], "ablation_mode", and for a converted
+// model "converted": {"to": "gqa" | "mla", "kv_heads" | "latent_dim", "layers": [...]}}.
 nlohmann::ordered_json real_session_json(const RealSession& s);
 // The object real_session_json writes, its fields checked (InputError naming the field); the heads are checked against
 // the model when the folder opens.
 RealSession real_session_from_json(const JsonFields& f);
-inline const std::vector<std::string_view> kRealSessionKeys = {"folder", "text", "ids", "ablation", "ablation_mode"};
+inline const std::vector<std::string_view> kRealSessionKeys = {"folder",   "text",          "ids",
+                                                               "ablation", "ablation_mode", "converted"};
 
 // The file File > Save writes: {"real_model": real_session_json(s)}, indented.
 std::string real_session_file_text(const RealSession& s);

@@ -43,6 +43,19 @@ void open_model_folder(AppState& state, const std::filesystem::path& folder) {
   state.view = View::Real;
 }
 
+void open_tradeoff_point(AppState& state, std::size_t i) {
+  if (!state.tradeoff.loaded() || i >= state.tradeoff.shown().trace->size()) return;
+  const TradeoffRun& t = state.tradeoff.shown();
+  const std::optional<KvConversion>& c = (*t.trace)[i].conversion;
+  state.view = View::Real;
+  if (state.real_model.folder() == t.folder && state.real_model.conversion() == c) return;
+  RealModelState now = state.real_model.loaded() ? state.real_model.state() : RealModelState{kRealModelStartingText};
+  state.real_view.text = now.text;
+  state.real_view.folder_text = t.folder.string();
+  state.real_view.file.clear();  // another model: its own file, saved nowhere yet
+  state.real_model.open(t.folder, std::move(now), c, t.model);
+}
+
 void open_model_document(AppState& state, const std::filesystem::path& path) {
   try {
     Model m = load_model_file(path, state.memory_budget);
@@ -73,7 +86,8 @@ std::optional<RecoveryOffer> unsaved_work(const AppState& state) {
   }
   // The Real model view has no file: its folder and state are kept while one is open.
   if (!state.real_model.folder().empty())
-    r.real_model = RealModelRecovery{state.real_model.folder(), state.real_model.state()};
+    r.real_model =
+        RealModelRecovery{state.real_model.folder(), state.real_model.state(), state.real_model.conversion()};
   if (!r.scenario && !r.model && !r.real_model) return std::nullopt;
   return r;
 }
@@ -131,7 +145,7 @@ std::optional<std::string> restore_model(AppState& state, const RecoveryOffer& r
 // The Real model view's folder on its kept state (a folder that no longer opens says why in the view), shown when it
 // is all that was kept.
 void restore_real_model(AppState& state, const RealModelRecovery& r, bool show) {
-  state.real_model.open(r.folder, r.state);
+  state.real_model.open(r.folder, r.state, r.conversion);
   state.real_view.text = r.state.text;
   state.real_view.folder_text = r.folder.string();
   if (!r.state.ablation.empty()) state.real_view.mode = r.state.ablation.mode;
@@ -283,7 +297,8 @@ void open_real_model_file(AppState& state, const std::filesystem::path& path) {
   state.real_view.text = s.text;
   state.real_view.mode = s.ablation.mode;
   state.real_view.folder_text = s.folder.string();
-  state.real_model.open(s.folder, RealModelState{std::move(s.text), std::move(s.ablation), std::move(s.ids)});
+  state.real_model.open(s.folder, RealModelState{std::move(s.text), std::move(s.ablation), std::move(s.ids)},
+                        std::move(s.conversion));
   state.real_view.file = path;
   remember_recent(state.recent_files, path);
   state.view = View::Real;
@@ -301,7 +316,8 @@ void save_real_model(AppState& state, const std::filesystem::path& path) {
   }
   const RealModelState& now = state.real_model.state();
   try {
-    write_file_atomically(path, real_session_file_text({state.real_model.folder(), now.text, now.ids, now.ablation}));
+    write_file_atomically(path, real_session_file_text({state.real_model.folder(), now.text, now.ids, now.ablation,
+                                                        state.real_model.conversion()}));
     state.real_view.file = path;
     remember_recent(state.recent_files, path);
     state.message = "Saved " + shown_path(path);

@@ -25,6 +25,9 @@ void open_document(AppState& state, const std::filesystem::path& path);
 // A Hugging Face model folder in the Real model view, on the text it shows (the starting text when none is open):
 // remembered in File > Open recent; one that cannot be opened is said in the view, the last model staying.
 void open_model_folder(AppState& state, const std::filesystem::path& folder);
+// Point `i` of the Compare view's measured trade-off (tradeoff_rows' order) in the Real model view: the measured
+// folder's model converted in memory (as it is for the model as shipped), on the view's text and heads knocked out.
+void open_tradeoff_point(AppState& state, std::size_t i);
 // A model file (core/io/model_json.h) as the Model view's document, with its first tokens; the Model view shows it.
 void open_model_document(AppState& state, const std::filesystem::path& path);
 // The lab folder (state.lab_folders) `path` lies in, or nullopt.

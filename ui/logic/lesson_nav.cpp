@@ -22,6 +22,13 @@ void show_real_page(AppState& state, const LessonPage& p) {
                             .knock_out = p.real_knock_out_top};
 }
 
+// A page measuring what smaller caches cost the Real model view's model: the Compare view's measured tab, measured once
+// the model is shown (FollowRealPage).
+void show_measure_page(AppState& state, const LessonPage& p) {
+  state.compare = {.measured = true, .sonnets = *p.real_measure_sonnets, .select_tab = true};
+  state.lesson.real_task = {.active = true, .measure = true};
+}
+
 // A page with a model: the model as the Model view's, and one of its layers in the pipeline if the page says so.
 bool open_page_model(AppState& state, const LessonPage& p) {
   const std::filesystem::path& dir = state.lesson.scenarios_dir;
@@ -46,12 +53,28 @@ Ablation page_knock_out(const AppState& state, const LessonView::RealTask& t) {
   return a;
 }
 
+// Whether the measurement shown or under way is of the Real model view's model on the page's text: the sonnets, or the
+// typed text's tokens.
+bool measured_already(const AppState& state) {
+  if (state.tradeoff.computing()) return true;
+  if (!state.tradeoff.loaded()) return false;
+  const TradeoffRun& m = state.tradeoff.shown();
+  const RealModelRun& r = state.real_model.shown();
+  return m.model == r.source && m.folder == r.folder &&
+         (state.compare.sonnets ? m.text_name == "the sonnets"
+                                : m.text_name == "the typed text" && m.tokens == std::ssize(r.text.ids));
+}
+
 }  // namespace
 
 bool FollowRealPage(AppState& state) {
   LessonView::RealTask& t = state.lesson.real_task;
   RealModelDocument& doc = state.real_model;
   if (!t.active || !state.lesson.open() || !doc.loaded() || doc.computing()) return false;
+  if (t.measure) {
+    t.active = false;
+    return !measured_already(state) && state.measure_cache_tradeoff();
+  }
   if (t.text && !t.typed) {  // once: what the class types after it is theirs
     t.typed = true;
     if (doc.state().text != *t.text) {
@@ -91,6 +114,7 @@ bool ApplyLessonPage(AppState& state, int lesson, int page) {
   try {
     if (p.view == View::Train) show_training_step(state, p.train_steps, p.train_gradient);
     else if (p.view == View::Real) show_real_page(state, p);
+    else if (p.real_measure_sonnets) show_measure_page(state, p);
     else if (!p.model.empty() ? !open_page_model(state, p)
                               : !state.open(lesson_page_scenario(p, state.lesson.scenarios_dir),
                                             state.lesson.scenarios_dir / p.scenario))
@@ -99,7 +123,12 @@ bool ApplyLessonPage(AppState& state, int lesson, int page) {
     state.message = "Lesson page not shown: " + std::string(e.what());
     return false;
   }
-  if (p.view != View::Real) state.lesson.real_task = {};
+  if (!p.on_real_model()) state.lesson.real_task = {};
+  // A page on the Compare view's cache sizes shows them, whichever tab was open.
+  if (p.view == View::Compare && !p.real_measure_sonnets) {
+    state.compare.measured = false;
+    state.compare.select_tab = true;
+  }
   state.lesson.index = lesson;
   state.lesson.page = page;
   state.view = p.view;

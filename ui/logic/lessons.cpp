@@ -204,6 +204,7 @@ void check_view_keys(const JsonFields& r, View view) {
     for (const char* key : {"real_text", "real_ranked", "real_knock_out_top"}) r.only_for(key, "view real", actual);
   if (view != View::Compare && view != View::Memory && view != View::Cost)
     r.only_for("preset", "views compare, memory and cost", actual);
+  if (view != View::Compare) r.only_for("real_measure", "view compare", actual);
 }
 
 // The Model view's parts a page outlines, by name; whether the model has them is checked with the model.
@@ -224,7 +225,8 @@ std::vector<ModelPart> read_model_outline(const json& j, const std::string& path
 
 // A page shows a scenario, or a model: on view model, or one of its layers on view pipeline.
 void read_model_keys(const JsonFields& r, LessonPage& p) {
-  if (p.view == View::Train || p.view == View::Real) {  // the Train and Real model views show their own run
+  // The Train and Real model views show their own run; the measured tab the Real model view's model.
+  if (p.view == View::Train || p.on_real_model()) {
     for (const char* key : {"scenario", "model", "model_tokens", "layer", "overrides"})
       r.only_for(key, "pages with a scenario or a model", "a page on view " + std::string(view_name(p.view)));
     return;
@@ -331,13 +333,20 @@ LessonPage read_page(const json& j, const std::string& path, const JsonSource* s
                       "projection",
                       "real_text",
                       "real_ranked",
-                      "real_knock_out_top"},
+                      "real_knock_out_top",
+                      "real_measure"},
                      "lesson", source);
   LessonPage p;
   p.title = r.nonempty_string("title");
   p.text = r.nonempty_string("text");
   p.view = r.choice("view", View::Pipeline, parse_view, view_names(" | "));
   check_view_keys(r, p.view);
+  if (r.has("real_measure")) {
+    const std::string on = r.nonempty_string("real_measure");
+    if (on != "text" && on != "sonnets")
+      throw InputError(r.child("real_measure"), "expected text or sonnets but found " + r.found("real_measure"));
+    p.real_measure_sonnets = on == "sonnets";
+  }
   read_model_keys(r, p);
   p.step = read_step(r);
   p.head = r.integer("head", 0, 0, limits::kMaxHeads);
@@ -633,7 +642,7 @@ void check_model_outline(const LessonPage& p, const Model& m, const std::string&
 
 void check_page(const LessonPage& p, const std::filesystem::path& dir, const std::string& path) {
   // read_train_keys checked a Train page against the run; a Real model page's model is the one the user opens.
-  if (p.view == View::Train || p.view == View::Real) return;
+  if (p.view == View::Train || p.on_real_model()) return;
   if (p.view == View::Model) {
     check_model_outline(p, page_model(p, dir, path, -1).resolved, path);
     return;

@@ -36,6 +36,11 @@
 //                                                         default none: the page shows the model as trained). With it,
 //                                                         or ranked by induction, the live line gives the loss on the
 //                                                         repeat (the next tokens an earlier copy gives away)
+//         "real_measure": "sonnets",                      view compare: the measured tab on the Real model view's
+//                                                         model (what GQA and MLA cost it), measured on the typed
+//                                                         text or the sonnets (text | sonnets) once the model is
+//                                                         open; no scenario. The live line quotes the cheapest GQA
+//                                                         and an MLA with no more cache, from the measurement
 //         "train_steps": 1000,                            view train (required there, with no scenario or model): the
 //                                                         Train view's default run (the induction task) trained to
 //                                                         this step, or scrubbed back to it
@@ -175,6 +180,8 @@ struct LessonPage {
   std::optional<std::string> real_text;               // view real: the text typed (unset: the one there)
   std::optional<HeadRole> real_ranked;                // view real: the score the heads are ranked by
   int real_knock_out_top = 0;                         // view real: the top k by real_ranked knocked out (0: none)
+  std::optional<bool> real_measure_sonnets;           // view compare: the measured tab, on the sonnets or the text
+  bool on_real_model() const { return view == View::Real || real_measure_sonnets.has_value(); }
 };
 
 struct Lesson {

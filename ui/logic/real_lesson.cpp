@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/kv_tradeoff.h"
 #include "core/text_format.h"
 #include "ui/logic/train_text.h"
 
@@ -102,10 +103,49 @@ std::optional<double> mean_loss_at(const std::vector<double>& losses, const std:
   return sum / count;
 }
 
-std::string real_page_line(const RealModelDocument& doc, const LessonPage& page) {
+namespace {
+
+constexpr const char* kNoModelYet =
+    "No model is open yet: pick one beside this page, or File > Open model folder\u2026; huggingface-cli download "
+    "gpt2 fetches GPT-2 small.";
+
+// "mqa keeps 8.33% of the cache and adds 1.234 nats a token"
+std::string point_cost(const TradeoffPoint& p, const TradeoffPoint& shipped) {
+  const double kept = static_cast<double>(p.kv_bytes_per_token) / static_cast<double>(shipped.kv_bytes_per_token);
+  const double added = tradeoff_point_loss(p) - tradeoff_point_loss(shipped);
+  return tradeoff_point_name(p.conversion) + " keeps " + percent_text(kept) + " of the cache and " +
+         (added < 0 ? "takes " + format_number(-added, 3) + " nats a token off the loss"
+                    : "adds " + format_number(added, 3) + " nats a token");
+}
+
+}  // namespace
+
+std::string measure_page_line(const RealModelDocument& doc, const TradeoffDocument& measured) {
   if (!doc.loaded() && !doc.computing())
-    return "No model is open yet: pick one beside this page, or File > Open model folder\u2026; huggingface-cli "
-           "download gpt2 fetches GPT-2 small.";
+    return "No model is open yet: open one with File > Open model folder\u2026 or on this lesson's first page; "
+           "huggingface-cli download gpt2 fetches GPT-2 small.";
+  if (doc.computing()) return "The model is " + progress_text(doc.progress()) + "\u2026";
+  if (measured.computing()) return "Measuring: " + tradeoff_progress_text(measured.progress()) + "\u2026";
+  if (!measured.loaded()) return "";
+  const std::vector<TradeoffPoint>& points = *measured.shown().trace;
+  const auto is_mla = [](const TradeoffPoint& p) { return p.conversion && p.conversion->to == KvTarget::Mla; };
+  // The smallest GQA cache (mqa) and the largest MLA one within it.
+  const TradeoffPoint* gqa = nullptr;
+  for (const TradeoffPoint& p : points)
+    if (p.conversion && !is_mla(p) && (!gqa || p.kv_bytes_per_token < gqa->kv_bytes_per_token)) gqa = &p;
+  const TradeoffPoint* mla = nullptr;
+  for (const TradeoffPoint& p : points)
+    if (is_mla(p) && (!gqa || p.kv_bytes_per_token <= gqa->kv_bytes_per_token) &&
+        (!mla || p.kv_bytes_per_token > mla->kv_bytes_per_token))
+      mla = &p;
+  std::string line;
+  for (const TradeoffPoint* p : {gqa, mla})
+    if (p) line += (line.empty() ? "On " + measured.shown().text_name + ", " : "; ") + point_cost(*p, points.front());
+  return line.empty() ? line : line + ".";
+}
+
+std::string real_page_line(const RealModelDocument& doc, const LessonPage& page) {
+  if (!doc.loaded() && !doc.computing()) return kNoModelYet;
   if (doc.computing()) return "The model is " + progress_text(doc.progress()) + "\u2026";
   const RealModelRun& r = doc.shown();
   std::string line;

@@ -10,6 +10,7 @@
 #include "core/model.h"
 #include "ui/logic/lessons.h"
 #include "ui/logic/real_model.h"
+#include "ui/logic/tradeoff.h"
 
 namespace attn::ui {
 
@@ -35,5 +36,8 @@ std::string loss_caption(const RealModelRun& r);
 // where it is; then the strongest head by the page's score and, on a page about induction or knocking heads out, the
 // loss on the repeat (as trained, and with the heads knocked out). Empty for a page with nothing to say.
 std::string real_page_line(const RealModelDocument& doc, const LessonPage& page);
+// The measuring page's live line: how to get a model, where the measurement is, then what the cheapest GQA (mqa)
+// keeps of the cache and adds to the loss, beside the MLA with the most cache not above it.
+std::string measure_page_line(const RealModelDocument& doc, const TradeoffDocument& measured);
 
 }  // namespace attn::ui

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "core/io/checkpoint_text.h"
+#include "core/kv_tradeoff.h"
 #include "core/memory_budget.h"
 #include "core/text_format.h"
 #include "core/validate.h"
@@ -76,6 +77,18 @@ std::shared_ptr<const CheckpointModel> open_folder(const RealModelJob& job, Real
   }
 }
 
+// The folder's model converted in memory; an error names the model and the conversion.
+std::shared_ptr<const CheckpointModel> convert_folder(const std::shared_ptr<const CheckpointModel>& source,
+                                                      const KvConversion& c, std::int64_t budget,
+                                                      RealModelProgress& progress) {
+  progress.phase = RealModelProgress::Converting;
+  try {
+    return CheckpointModel::converted(*source, c, budget);
+  } catch (const InputError& e) {
+    throw InputError("", source->name() + " as " + tradeoff_point_name(c) + ": " + e.what());
+  }
+}
+
 // Every head the ablation names is one of the model's (an ablation kept from another folder may not be).
 void check_ablation(const Model& m, const Ablation& a) {
   for (const HeadRef& h : a.heads)
@@ -121,12 +134,15 @@ RealModelRun compute(const RealModelJob& job, RealModelProgress& progress, Opene
   r.folder = job.folder;
   r.state = job.state;
   try {
+    r.source = job.source ? job.source : open_folder(job, progress);
     if (job.model) r.model = job.model;
     else {
-      r.model = open_folder(job, progress);
+      r.model = job.conversion ? convert_folder(r.source, *job.conversion, job.budget, progress) : r.source;
       const std::lock_guard lock(opened.mutex);
       opened.folder = job.folder;
+      opened.conversion = job.conversion;
       opened.model = r.model;
+      opened.source = r.source;
     }
     run_state(job, r, progress);
   } catch (const std::exception& e) {
@@ -154,6 +170,7 @@ std::string progress_text(const RealModelProgress& p) {
   const std::string layer = "layer " + std::to_string(p.layer.load()) + " of " + std::to_string(p.layers.load());
   switch (p.phase.load()) {
     case RealModelProgress::Opening: return "reading the model folder";
+    case RealModelProgress::Converting: return "converting its keys and values";
     case RealModelProgress::Running: return "computing " + layer;
     case RealModelProgress::Baseline: return "computing " + layer + " without the ablation";
     default: return "";
@@ -217,13 +234,18 @@ void RealModelDocument::open(std::filesystem::path folder, std::string text, Abl
   open(std::move(folder), RealModelState{std::move(text), std::move(ablation)});
 }
 
-void RealModelDocument::open(std::filesystem::path folder, RealModelState state) {
+void RealModelDocument::open(std::filesystem::path folder, RealModelState state, std::optional<KvConversion> conversion,
+                             std::shared_ptr<const CheckpointModel> source) {
   folder_ = std::move(folder);
+  conversion_ = std::move(conversion);
   model_ = nullptr;
+  source_ = std::move(source);
   {
     const std::lock_guard lock(opened_->mutex);  // the same folder opened again is read again (it may have changed)
     opened_->folder.clear();
+    opened_->conversion.reset();
     opened_->model = nullptr;
+    opened_->source = nullptr;
   }
   failure_.clear();
   history_.clear();
@@ -234,7 +256,7 @@ void RealModelDocument::submit(std::shared_ptr<const RealModelState> next, unsig
   if (record) history_.record({state_, revision_}, gesture);
   state_ = std::move(next);
   revision_ = history_.next_revision();
-  results_.submit({model_, folder_, state_, results_.next_ticket(), budget_, unablated_run()});
+  results_.submit({model_, source_, conversion_, folder_, state_, results_.next_ticket(), budget_, unablated_run()});
 }
 
 std::shared_ptr<const ModelTrace> RealModelDocument::unablated_run() const {
@@ -302,7 +324,10 @@ bool RealModelDocument::poll(std::optional<std::string>& failure) {
   // A model the folder open before gave (finished after another was opened) is not this folder's.
   if (!model_) {
     const std::lock_guard lock(opened_->mutex);
-    if (opened_->folder == folder_) model_ = opened_->model;
+    if (opened_->folder == folder_ && opened_->conversion == conversion_) {
+      model_ = opened_->model;
+      source_ = opened_->source;
+    }
   }
   if (shown && results_.shown().ticket == results_.ticket()) failure_.clear();
   return shown;

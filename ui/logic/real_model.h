@@ -44,11 +44,13 @@ struct RealModelState {
 struct RealModelRecovery {
   std::filesystem::path folder;
   RealModelState state;
+  std::optional<KvConversion> conversion{};  // the folder's model converted in memory (CheckpointModel::converted)
 };
 
 // What the views draw: a state and its forward pass.
 struct RealModelRun {
   std::shared_ptr<const CheckpointModel> model;
+  std::shared_ptr<const CheckpointModel> source;  // the folder's model: `model` before its conversion, or it
   std::filesystem::path folder;
   std::shared_ptr<const RealModelState> state;
   Encoding text;                               // the model's pieces of state->text and their ids
@@ -61,9 +63,11 @@ struct RealModelRun {
   std::string error;  // why it could not be computed (no trace then)
 };
 
-// What the worker is asked: the model (null: open the folder first) on a state.
+// What the worker is asked: the model (null: open the folder first, or convert `source` when given) on a state.
 struct RealModelJob {
   std::shared_ptr<const CheckpointModel> model;
+  std::shared_ptr<const CheckpointModel> source;
+  std::optional<KvConversion> conversion;
   std::filesystem::path folder;
   std::shared_ptr<const RealModelState> state;
   std::uint64_t ticket = 0;
@@ -74,7 +78,7 @@ struct RealModelJob {
 
 // Where the worker is, written by it and read by the frame.
 struct RealModelProgress {
-  enum Phase { Idle, Opening, Running, Baseline };
+  enum Phase { Idle, Opening, Converting, Running, Baseline };
   std::atomic<int> phase{Idle};
   std::atomic<int> layer{0};  // the layers done in this pass
   std::atomic<int> layers{0};
@@ -82,12 +86,13 @@ struct RealModelProgress {
   std::atomic<int> pass{0}, passes{1};
 };
 
-// The model the worker opened last and its folder: a state that then fails keeps it, so the next edit does not open
-// the folder again.
+// The model the worker opened last, its folder and conversion: a state that then fails keeps it, so the next edit does
+// not open the folder again.
 struct OpenedFolder {
   std::mutex mutex;
   std::filesystem::path folder;
-  std::shared_ptr<const CheckpointModel> model;
+  std::optional<KvConversion> conversion;
+  std::shared_ptr<const CheckpointModel> model, source;
 };
 
 // "reading the folder", "layer 3 of 12", "layer 3 of 12 without the ablation"; and how far along, 0..1.
@@ -116,8 +121,10 @@ class RealModelDocument {
   // Opens `folder` on the worker with this text and ablation: shown once computed (the model open before stays until
   // then). A folder that cannot be opened says why through poll().
   void open(std::filesystem::path folder, std::string text, Ablation ablation = {});
-  // The same on a whole state (the recovery file's, token ids and all).
-  void open(std::filesystem::path folder, RealModelState state);
+  // The same on a whole state (the recovery file's, token ids and all), the folder's model converted in memory when
+  // a conversion is given; `source`, when the folder's model is at hand already, is converted rather than read again.
+  void open(std::filesystem::path folder, RealModelState state, std::optional<KvConversion> conversion = {},
+            std::shared_ptr<const CheckpointModel> source = nullptr);
   bool loaded() const { return results_.shown().trace != nullptr; }
   const RealModelRun& shown() const { return results_.shown(); }
   const RealModelState& state() const { return *state_; }  // the newest, what edits start from
@@ -144,6 +151,7 @@ class RealModelDocument {
   // Why the newest state could not be computed (empty once a state is shown): said under the text box.
   const std::string& failure() const { return failure_; }
   const std::filesystem::path& folder() const { return folder_; }
+  const std::optional<KvConversion>& conversion() const { return conversion_; }
   // Changes with every state submitted: what the autosave compares.
   std::uint64_t revision() const { return revision_; }
   std::int64_t memory_budget() const { return budget_; }
@@ -157,7 +165,8 @@ class RealModelDocument {
   std::shared_ptr<const ModelTrace> unablated_run() const;  // the shown one's, when it read the newest text
   std::int64_t budget_;
   std::filesystem::path folder_;
-  std::shared_ptr<const CheckpointModel> model_;  // the folder's, once opened
+  std::optional<KvConversion> conversion_;
+  std::shared_ptr<const CheckpointModel> model_, source_;  // the folder's (converted, and as read), once opened
   std::shared_ptr<const RealModelState> state_ = std::make_shared<RealModelState>();
   std::uint64_t revision_ = 0;
   std::string failure_;

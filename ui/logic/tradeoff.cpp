@@ -43,7 +43,7 @@ std::vector<KvConversion> measured_conversions(const Model& m) {
 
 TradeoffRun measure_job(const TradeoffJob& job, TradeoffProgress& progress) {
   const auto start = std::chrono::steady_clock::now();
-  TradeoffRun r{job.model, job.text_name, std::ssize(job.text.ids), nullptr, job.ticket, 0.0, ""};
+  TradeoffRun r{job.model, job.folder, job.text_name, std::ssize(job.text.ids), nullptr, job.ticket, 0.0, ""};
   progress.done = 0;
   progress.points = 0;
   progress.running = true;
@@ -84,15 +84,16 @@ TradeoffDocument::TradeoffDocument(std::int64_t memory_budget)
     : budget_(memory_budget),
       results_([progress = progress_](const TradeoffJob& j) { return measure_job(j, *progress); },
                [](const TradeoffJob& j, const std::exception& e) {
-                 return TradeoffRun{j.model, j.text_name, 0, nullptr, j.ticket, 0.0, e.what()};
+                 return TradeoffRun{j.model, j.folder, j.text_name, 0, nullptr, j.ticket, 0.0, e.what()};
                },
                kRestAfterMeasuring, &TradeoffRun::error) {}
 
-void TradeoffDocument::measure(std::shared_ptr<const CheckpointModel> model, Encoding text, std::string text_name) {
+void TradeoffDocument::measure(std::shared_ptr<const CheckpointModel> model, std::filesystem::path folder,
+                               Encoding text, std::string text_name) {
   cancelled_ = false;
   const std::uint64_t ticket = results_.next_ticket();
   progress_->newest = ticket;
-  results_.submit({std::move(model), std::move(text), std::move(text_name), ticket, budget_});
+  results_.submit({std::move(model), std::move(folder), std::move(text), std::move(text_name), ticket, budget_});
 }
 
 void TradeoffDocument::cancel() {

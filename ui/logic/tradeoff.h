@@ -5,6 +5,7 @@
 // new text, another model) drops a measurement under way at its next point.
 #include <atomic>
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,7 +21,8 @@ namespace attn::ui {
 // One measurement as the Compare view draws it.
 struct TradeoffRun {
   std::shared_ptr<const CheckpointModel> model;
-  std::string text_name;  // "the typed text", "the sonnets"
+  std::filesystem::path folder;  // the model's: a point opens it converted (open_tradeoff_point)
+  std::string text_name;         // "the typed text", "the sonnets"
   std::int64_t tokens = 0;
   // The points, the model as shipped first (LatestResults reads a result's `trace`: none when it failed).
   std::shared_ptr<const std::vector<TradeoffPoint>> trace;
@@ -31,6 +33,7 @@ struct TradeoffRun {
 
 struct TradeoffJob {
   std::shared_ptr<const CheckpointModel> model;
+  std::filesystem::path folder;
   Encoding text;
   std::string text_name;
   std::uint64_t ticket = 0;
@@ -52,8 +55,10 @@ std::int64_t tradeoff_bytes(const CheckpointModel& m, const Encoding& text,
 class TradeoffDocument {
  public:
   explicit TradeoffDocument(std::int64_t memory_budget = limits::kDefaultMemoryBudget);
-  // Measures `model` on `text` (its name for the view), replacing any measurement asked for before.
-  void measure(std::shared_ptr<const CheckpointModel> model, Encoding text, std::string text_name);
+  // Measures `model` (opened from `folder`) on `text` (its name for the view), replacing any measurement asked for
+  // before.
+  void measure(std::shared_ptr<const CheckpointModel> model, std::filesystem::path folder, Encoding text,
+               std::string text_name);
   // Drops the measurement under way (the model it measures was closed).
   void cancel();
   bool loaded() const { return results_.shown().trace != nullptr; }

@@ -178,6 +178,7 @@ struct LessonView {
     bool typed = false;  // the text was typed (once: a text typed after it is the class's)
     HeadRole ranked = HeadRole::Induction;
     int knock_out = 0;
+    bool measure = false;  // the Compare view's measurement, on compare.sonnets' text, once the model is shown
   } real_task;
   bool open() const { return index >= 0; }
   // The open lesson and its page (only while open()).

@@ -86,9 +86,10 @@ Layout layout_for(const AppState& state, ImVec2 display) {
   const float side_zoom = std::min(state.display.effective_zoom(), w.side_zoom_cap);
   // A lesson on the Train view drives the run itself: its settings panel gives the room to the charts and heads. On
   // the Real model view the page sets the text and the heads knocked out: once a model is open, the folder field
-  // gives its room to the view too.
+  // gives its room to the view too, as the scenario's inputs do to a page measuring that model.
   const bool lesson_drives =
-      state.lesson.open() && (state.view == View::Train || (state.view == View::Real && state.real_model.loaded()));
+      state.lesson.open() && (state.view == View::Train || (state.view == View::Real && state.real_model.loaded()) ||
+                              state.lesson.current_page().real_measure_sonnets.has_value());
   const bool no_inputs = state.display.presentation || lesson_drives;
   l.left_w = no_inputs ? 0.0f : std::clamp(display.x * w.inputs_share, w.inputs_min, w.inputs_max) * side_zoom;
   // A lesson page that does not point at the Heads panel gives its room to the step it explains.

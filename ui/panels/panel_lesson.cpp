@@ -214,8 +214,7 @@ void sqrt_dk_softmax(AppState& state) {
 }
 
 // A Real model page's live line: what the run on screen shows, quoted from it (ui/logic/real_lesson.h).
-void real_model_line(const AppState& state, const LessonPage& p) {
-  const std::string line = real_page_line(state.real_model, p);
+void live_line(const std::string& line) {
   if (line.empty()) return;
   ImGui::Separator();
   TextWrappedAtSpaces(line, accent_colour());
@@ -319,7 +318,8 @@ void LessonPanel(AppState& state, ImVec2 pos, ImVec2 size) {
     TextWrappedAtSpaces(paragraph);
     ImGui::Spacing();
   }
-  if (p.view == View::Real) real_model_line(state, p);
+  if (p.view == View::Real) live_line(real_page_line(state.real_model, p));
+  if (p.real_measure_sonnets) live_line(measure_page_line(state.real_model, state.tradeoff));
   // A page's text is meant to be read whole while the class looks at the view beside it.
   if (ImGui::GetScrollMaxY() > 0 && ImGui::GetScrollY() < ImGui::GetScrollMaxY())
     ReportHere("page " + std::to_string(state.lesson.page + 1) + "'s text needs scrolling (" +

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ui/logic/document_files.h"
 #include "ui/logic/tradeoff.h"
 #include "ui/panels/panels.h"
 #include "ui/widgets/layout_check_frame.h"
@@ -25,6 +26,15 @@ void measure_controls(AppState& state) {
   if (ImGui::RadioButton("the sonnets", v.sonnets)) v.sonnets = true;
   ImGui::SameLine();
   if (ImGui::Button(state.tradeoff.loaded() ? "Measure again" : "Measure")) state.measure_cache_tradeoff();
+  // What is shown, beside the button where it fits (a lesson page says it: the room goes to the chart).
+  if (state.tradeoff.loaded() && !state.lesson.open()) {
+    const TradeoffRun& t = state.tradeoff.shown();
+    const std::string shown = t.model->name() + " on " + t.text_name + ", " + plural(t.tokens, "token") + ", in " +
+                              format_unit(t.seconds, NumberUnit::Plain) + " s";
+    ImGui::SameLine();
+    if (ImGui::GetContentRegionAvail().x < TextWidth(shown)) ImGui::NewLine();
+    TextWrappedAtSpaces(shown);
+  }
   if (state.tradeoff.computing()) {
     const TradeoffProgress& p = state.tradeoff.progress();
     ImGui::ProgressBar(static_cast<float>(tradeoff_progress_fraction(p)), {-1, 0}, tradeoff_progress_text(p).c_str());
@@ -36,8 +46,8 @@ std::vector<Series> tradeoff_series(const std::vector<TradeoffPoint>& points) {
   const double base = tradeoff_point_loss(points.front());
   // Named in the legend, not at their ends: a label's leader from the end of a line stopping short of the right edge
   // reads as the line going on.
-  Series gqa{"GQA and MQA: key/value heads averaged", {}, {}, variant_colour(1), series_style(0), ""};
-  Series mla{"MLA: a low-rank latent", {}, {}, variant_colour(3), series_style(1), ""};
+  Series gqa{"GQA and MQA, solid: heads averaged", {}, {}, variant_colour(1), series_style(0), ""};
+  Series mla{"MLA, dashed: a low-rank latent", {}, {}, variant_colour(3), series_style(1), ""};
   std::vector<std::pair<double, double>> g, m;
   for (const TradeoffPoint& p : points) {
     const std::pair<double, double> xy{static_cast<double>(p.kv_bytes_per_token), tradeoff_point_loss(p) - base};
@@ -60,7 +70,42 @@ std::vector<Series> tradeoff_series(const std::vector<TradeoffPoint>& points) {
   return lines;
 }
 
-void tradeoff_chart(const std::vector<TradeoffPoint>& points, float height) {
+// The colour of a point's line: GQA's (the model as shipped among them) or MLA's.
+ImU32 point_colour(const TradeoffPoint& p) {
+  return p.conversion && p.conversion->to == KvTarget::Mla ? variant_colour(3) : variant_colour(1);
+}
+
+// "Click to open gpt2 as mla 64 in the Real model view": what pointing at a point does.
+void open_hint(const TradeoffRun& t, std::size_t i) {
+  const std::optional<KvConversion>& c = (*t.trace)[i].conversion;
+  ImGui::BeginTooltip();
+  TextWrappedAtSpaces("Click to open " + t.model->name() + (c ? " as " + tradeoff_point_name(c) : "") +
+                      " in the Real model view");
+  ImGui::EndTooltip();
+}
+
+// The series and the model as shipped named on a line above the chart, a dot of each one's colour: a legend inside
+// would cover points.
+void series_key(std::vector<Series> series, Series shipped) {
+  const float h = ImGui::GetTextLineHeight();
+  series.push_back(std::move(shipped));
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    const std::string name = series[i].name;
+    if (i > 0) {
+      ImGui::SameLine(0, 2 * ImGui::GetStyle().ItemSpacing.x);
+      if (ImGui::GetContentRegionAvail().x < h * 1.5f + TextWidth(name)) ImGui::NewLine();
+    }
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    ImGui::Dummy({h, h});
+    ImGui::GetWindowDrawList()->AddCircleFilled({at.x + h / 2, at.y + h / 2}, h * 0.3f, series[i].colour);
+    ImGui::SameLine();
+    ImGui::TextUnformatted(name.c_str());
+  }
+}
+
+// Point i clicked (in the chart or the table): the index, else -1.
+int tradeoff_chart(const TradeoffRun& t, float height) {
+  const std::vector<TradeoffPoint>& points = *t.trace;
   const std::vector<Series> series = tradeoff_series(points);
   double x_lo = 1e300, x_hi = 0, y_lo = 0, y_hi = 0;
   for (const Series& s : series)
@@ -75,59 +120,80 @@ void tradeoff_chart(const std::vector<TradeoffPoint>& points, float height) {
   // A tenth of the range beyond the points each way: a point on the plot's border reads as cut off.
   const double pad = std::max(y_hi - y_lo, 1e-3) / 10;
   o.y = nice_axis(y_lo - pad, y_hi + pad, AxisScale::Linear, NumberUnit::Plain, "loss added (nats per token)");
+  // A mark a point, in the table's order: the one pointed at is the point to open.
   std::vector<ChartMark> marks;
-  for (const Series& s : series)
-    for (std::size_t i = 0; i < s.x.size(); ++i) marks.push_back({s.x[i], s.y[i], "", s.colour});
-  marks.push_back({static_cast<double>(points.front().kv_bytes_per_token), 0.0, "as shipped", variant_colour(0)});
+  const double base = tradeoff_point_loss(points.front());
+  for (const TradeoffPoint& p : points)
+    marks.push_back({static_cast<double>(p.kv_bytes_per_token), tradeoff_point_loss(p) - base, "", point_colour(p)});
+  marks.front() = {marks.front().x, 0.0, "", variant_colour(0)};
   o.marks = marks;
-  o.size = {0, height};
-  LineChart("tradeoff", series, o);
+  o.flags = LineChartFlags_MarksOpen | LineChartFlags_NoLegend;
+  series_key(series, {"as shipped", {}, {}, variant_colour(0), {}, ""});
+  o.size = {0, height - ImGui::GetTextLineHeightWithSpacing()};
+  const LineChartHits hits = LineChart("tradeoff", series, o);
+  if (hits.hovered_mark >= 0) open_hint(t, static_cast<std::size_t>(hits.hovered_mark));
+  return hits.clicked_mark;
 }
 
-void tradeoff_table(const std::vector<TradeoffPoint>& points, std::int64_t context) {
+// The table, a row a point; the row of the model the Real model view shows is selected. Point i clicked: i, else -1.
+int tradeoff_table(const AppState& state, const TradeoffRun& t) {
+  const std::vector<TradeoffPoint>& points = *t.trace;
+  const std::int64_t context = state.models.context;
   const std::string at = "at " + format_unit(static_cast<double>(context), NumberUnit::Tokens) + " tokens";
   const char* const heads[] = {"cache", "per token", at.c_str(), "loss (added)", "perplexity", "top-1 same", "KL"};
   if (!ImGui::BeginTable("tradeoff table", 7,
                          ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp |
                              ImGuiTableFlags_ScrollY))
-    return;
+    return -1;
   ImGui::TableSetupScrollFreeze(0, 1);
   for (const char* h : heads) ImGui::TableSetupColumn(h);
   ImGui::TableHeadersRow();
-  for (const TradeoffRow& row : tradeoff_rows(points, context)) {
+  const std::vector<TradeoffRow> rows = tradeoff_rows(points, context);
+  const bool same_folder = state.real_model.folder() == t.folder;
+  int clicked = -1;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const TradeoffRow& row = rows[i];
     ImGui::TableNextRow();
-    int column = 0;
-    for (const std::string* cell :
-         {&row.cache, &row.per_token, &row.at_context, &row.loss, &row.perplexity, &row.top1, &row.kl}) {
+    ImGui::TableSetColumnIndex(0);
+    const bool shown = same_folder && state.real_model.conversion() == points[i].conversion;
+    ImGui::PushID(static_cast<int>(i));
+    if (ImGui::Selectable(row.cache.c_str(), shown, ImGuiSelectableFlags_SpanAllColumns)) clicked = static_cast<int>(i);
+    if (ImGui::IsItemHovered()) open_hint(t, i);
+    ImGui::PopID();
+    int column = 1;
+    for (const std::string* cell : {&row.per_token, &row.at_context, &row.loss, &row.perplexity, &row.top1, &row.kl}) {
       ImGui::TableSetColumnIndex(column++);
       ImGui::TextUnformatted(cell->c_str());
     }
   }
   ImGui::EndTable();
+  return clicked;
 }
 
 }  // namespace
 
 void CompareMeasured(AppState& state) {
-  const RealModelRun& r = state.real_model.shown();
-  ImGui::PushFont(title_font());
-  TextWrappedAtSpaces("What a smaller cache costs " + r.model->name() + ", measured");
-  ImGui::PopFont();
-  if (!state.lesson.open())
+  // A lesson page has the title and says what is measured: the room goes to the chart and the table.
+  if (!state.lesson.open()) {
+    ImGui::PushFont(title_font());
+    TextWrappedAtSpaces("What a smaller cache costs " + state.real_model.shown().source->name() + ", measured");
+    ImGui::PopFont();
     TextDisabledWrapped(
         "The same model with fewer key/value heads (GQA: each group's heads averaged) or a latent "
         "(MLA: the best low-rank fit of W_K and W_V), run on a text: what its cache saves against the "
         "loss it adds.");
+  }
   measure_controls(state);
   if (!state.tradeoff.loaded()) return;
   const TradeoffRun& t = state.tradeoff.shown();
-  TextWrappedAtSpaces(t.model->name() + " on " + t.text_name + ", " + plural(t.tokens, "token") + ", in " +
-                      format_unit(t.seconds, NumberUnit::Plain) + " s");
+  // Every row in sight where the chart keeps nine lines (a model with 12 heads has 14 points: on a lesson page at the
+  // projector's size they fit), the chart taking what the table leaves.
   const float line = ImGui::GetTextLineHeightWithSpacing();
   const float table = line * (static_cast<float>(t.trace->size()) + 1.5f);
   const float avail = ImGui::GetContentRegionAvail().y;
-  tradeoff_chart(*t.trace, std::max(12 * line, avail - std::min(table, avail / 2)));
-  tradeoff_table(*t.trace, state.models.context);
+  const int from_chart = tradeoff_chart(t, std::max(9 * line, avail - table));
+  const int from_table = tradeoff_table(state, t);
+  if (const int i = std::max(from_chart, from_table); i >= 0) open_tradeoff_point(state, static_cast<std::size_t>(i));
 }
 
 }  // namespace attn::ui

@@ -455,6 +455,22 @@ void draw_chart_marks(ImDrawList* dl, std::span<const ChartMark> marks, std::spa
   }
 }
 
+// The mark whose dot is nearest the mouse within a finger's width of it, or -1.
+int mark_under(std::span<const ChartMark> marks, const Plot& p, ImVec2 mouse) {
+  const float reach = kMarkerRadius + 5.0f;
+  int nearest = -1;
+  float best = reach * reach;
+  for (std::size_t i = 0; i < marks.size(); ++i) {
+    if (!p.holds_x(marks[i].x) || !p.holds_y(marks[i].y)) continue;
+    const float dx = p.px(marks[i].x) - mouse.x, dy = p.py(marks[i].y) - mouse.y;
+    if (dx * dx + dy * dy <= best) {
+      best = dx * dx + dy * dy;
+      nearest = static_cast<int>(i);
+    }
+  }
+  return nearest;
+}
+
 // Every series as boxes along its drawn line: what a label in the plot keeps clear of.
 std::vector<std::vector<Box>> series_boxes(std::span<const Series> series, const Plot& p) {
   std::vector<std::vector<Box>> out;
@@ -706,7 +722,7 @@ float LineChartOverhead(const LineChartOptions& opts, float width) {
   return r.plot_top - r.plot_bottom;
 }
 
-void LineChart(const char* id, std::span<const Series> series, const LineChartOptions& opts) {
+LineChartHits LineChart(const char* id, std::span<const Series> series, const LineChartOptions& opts) {
   ImGui::PushID(id);
   const Palette c = palette();
   const ImVec2 size = chart_size(opts.size);
@@ -735,7 +751,7 @@ void LineChart(const char* id, std::span<const Series> series, const LineChartOp
   const bool hovered = ImGui::IsItemHovered() && !(opts.flags & LineChartFlags_NoHover);
   if (p.max.x - p.min.x < 20 || p.max.y - p.min.y < 20) {  // too small to say anything
     ImGui::PopID();
-    return;
+    return {};
   }
   if (opts.flags & LineChartFlags_PageChart) NoteChartPlotHere(opts.title.empty() ? id : opts.title, p.min, p.max);
   ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -771,10 +787,17 @@ void LineChart(const char* id, std::span<const Series> series, const LineChartOp
   draw_chart_marks(dl, opts.marks, opts.references, p, lines, std::move(taken), c);
 
   const ImVec2 mouse = ImGui::GetIO().MousePos;
+  LineChartHits hits;
+  if (hovered && (opts.flags & LineChartFlags_MarksOpen)) hits.hovered_mark = mark_under(opts.marks, p, mouse);
+  if (hits.hovered_mark >= 0) {
+    ImGui::SetMouseCursor(ImGuiMouseCursor_Hand);
+    if (ImGui::IsItemClicked(ImGuiMouseButton_Left)) hits.clicked_mark = hits.hovered_mark;
+  }
   if (hovered && mouse.x >= p.min.x && mouse.x <= p.max.x && mouse.y >= p.min.y && mouse.y <= p.max.y)
     draw_hover(dl, series, p, mouse.x, c);
   dl->PopClipRect();
   ImGui::PopID();
+  return hits;
 }
 
 std::pair<double, double> positive_extent(std::span<const Series> series) {

@@ -38,6 +38,8 @@ enum LineChartFlags_ {
   // coincide in part, such as the Cost view's while the projections dominate (many lines at one value would make a
   // broad band).
   LineChartFlags_Stripes = 1 << 3,
+  // The marks are things to open: the hand cursor over one, and LineChart says which was hovered and clicked.
+  LineChartFlags_MarksOpen = 1 << 4,
 };
 using LineChartFlags = int;
 
@@ -75,7 +77,11 @@ struct LineChartOptions {
   std::span<const ChartNote> notes;
 };
 
-void LineChart(const char* id, std::span<const Series> series, const LineChartOptions& opts);
+// With LineChartFlags_MarksOpen, the index in opts.marks of the mark under the mouse and of the one clicked (-1: none).
+struct LineChartHits {
+  int hovered_mark = -1, clicked_mark = -1;
+};
+LineChartHits LineChart(const char* id, std::span<const Series> series, const LineChartOptions& opts);
 // The height a chart of `width` takes beyond its plot (its title, axis labels and titles): what to add to the plot
 // height a page needs.
 float LineChartOverhead(const LineChartOptions& opts, float width);
