@@ -169,6 +169,10 @@ TEST_CASE("converted in memory: the model `convert --out` would write, its weigh
     const auto folder = CheckpointModel::open(out, limits::kDefaultMemoryBudget);
     const auto memory = CheckpointModel::converted(*source, c, limits::kDefaultMemoryBudget);
     CHECK(memory->name() == name + (mla ? " as mla 3" : " as mqa on 1 layer"));
+    // Held: mla's W_DKV (8, 3), W_UK and W_UV (3, 8), b_K and b_V (8) a layer, two layers; mqa's W_K and W_V (8, 4),
+    // b_K and b_V (4), one layer; 8 bytes a number.
+    CHECK(memory->held_bytes() == (mla ? 2 * 8 * (24 + 24 + 24 + 8 + 8) : 8 * (32 + 32 + 4 + 4)));
+    CHECK(folder->held_bytes() == 0);
     CHECK(memory->source_name() == name);
     CHECK(memory->converted());
     CHECK(memory->conversions() == folder->conversions());

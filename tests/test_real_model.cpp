@@ -468,6 +468,8 @@ TEST_CASE("a point of the measured trade-off opens that converted model, and its
   REQUIRE(state->tradeoff.loaded());
   const ui::TradeoffRun& t = state->tradeoff.shown();
   REQUIRE(t.trace->size() > 2);
+  CHECK(state->tradeoff.asked_for(t.model, folder, ui::kTypedTextName, &state->real_model.shown().text.ids));
+  CHECK_FALSE(state->tradeoff.asked_for(t.model, folder, ui::kSonnetsName));
   const std::optional<KvConversion> mqa = (*t.trace)[1].conversion;
   REQUIRE(mqa);
   CHECK(tradeoff_point_name(mqa) == "mqa");

@@ -326,7 +326,7 @@ void CheckpointModel::apply_conversions(const std::vector<KvConversion>& convers
 }
 
 std::shared_ptr<const CheckpointModel> CheckpointModel::converted(const CheckpointModel& source, const KvConversion& c,
-                                                                  std::int64_t budget) {
+                                                                  std::int64_t budget, const HeldBeside& beside) {
   const auto layers = std::ssize(source.model_.layers);
   if (c.layers.empty()) throw InputError("layers", "expected at least one layer");
   for (const int l : c.layers)
@@ -346,15 +346,28 @@ std::shared_ptr<const CheckpointModel> CheckpointModel::converted(const Checkpoi
   const KvConversion first{c.to, c.kv_heads, c.latent_dim, {c.layers.front()}};
   check_memory_budget(
       converted_attention_bytes(target, c) + source.layer_bytes() + tradeoff_svd_bytes(source.model_, {first}), budget,
-      "converting " + source.name() + " to " + tradeoff_point_name(c), "a narrower conversion");
+      "converting " + source.name() + " to " + tradeoff_point_name(c),
+      c.to == KvTarget::Mla ? "a narrower latent or fewer layers" : "fewer layers", beside);
   std::shared_ptr<CheckpointModel> m(new CheckpointModel(source));
   m->held_ = std::make_shared<const ConvertedAttention>(convert_attention(source, source.model_, c));
   m->model_ = target;
   m->model_.name = source.name() + " as " + tradeoff_point_name(c);
+  // A converted folder converted again was made from that folder's model, not from its source.
+  if (source.converted()) m->source_name_ = source.name();
   if (std::ssize(c.layers) < layers) m->model_.name += " on " + plural(std::ssize(c.layers), "layer");
   for (const int l : c.layers)
     m->conversions_[static_cast<std::size_t>(l)] = KvConversion{c.to, c.kv_heads, c.latent_dim, {l}};
   return m;
+}
+
+std::int64_t CheckpointModel::held_bytes() const {
+  std::int64_t bytes = 0;
+  if (held_)
+    for (const std::optional<Weights>& w : held_->weights)
+      if (w)
+        for (const WeightId id : kKeyValueWeights)
+          if (const SharedMatrix& m = weight_slot(*w, id)) bytes += 8 * static_cast<std::int64_t>(m->size());
+  return bytes;
 }
 
 bool CheckpointModel::converted() const {

@@ -21,6 +21,7 @@
 #include "core/io/checkpoint_weights.h"
 #include "core/kv_conversion.h"
 #include "core/memory.h"
+#include "core/memory_budget.h"
 #include "core/model.h"
 #include "core/tokenizer.h"
 
@@ -48,7 +49,9 @@ class CheckpointModel final : public ModelWeights {
   // before. Named "gpt2 as mla 64" ("... on 3 layers" for some). InputError as check_kv_conversion says, or past
   // `budget` (the weights made and one layer's conversion under way).
   static std::shared_ptr<const CheckpointModel> converted(const CheckpointModel& source, const KvConversion& c,
-                                                          std::int64_t budget);
+                                                          std::int64_t budget, const HeldBeside& beside = {});
+  // The bytes a model converted in memory holds for its layers' key and value weights (0 for one read from files).
+  std::int64_t held_bytes() const;
 
   // The source's config: for a converted model, the model it was made from (model() has the converted layers).
   const CheckpointConfig& config() const { return config_; }

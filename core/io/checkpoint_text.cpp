@@ -88,7 +88,8 @@ std::int64_t checkpoint_run_bytes(const CheckpointModel& m, std::int64_t n, bool
   const std::int64_t heads = 8 * H * (4 * n * d + 2 * n * n) + 8 * D * 2 * (H + c.kv_heads) * d + 8 * D * H * d;
   // The logits, the probabilities and the unembedding's blocks being read.
   const std::int64_t vocab = logits ? 8 * 2 * n * V + CheckpointModel::unembedding_bytes(D) : 0;
-  return limits::kProgramBytes + m.layer_bytes() + L * stream + (keep_heads ? L * heads : heads) + vocab;
+  return limits::kProgramBytes + m.held_bytes() + m.layer_bytes() + L * stream + (keep_heads ? L * heads : heads) +
+         vocab;
 }
 
 std::int64_t checkpoint_eval_bytes(const CheckpointModel& m, int window, bool converted) {

@@ -17,13 +17,13 @@ bool AppState::measure_cache_tradeoff() {
   // A model the view converted is measured as its folder has it: each point is then a conversion of the folder's.
   const RealModelRun& r = real_model.shown();
   if (!compare.sonnets) {
-    tradeoff.measure(r.source, r.folder, r.text, "the typed text");
+    tradeoff.measure(r.source, r.folder, r.text, kTypedTextName);
     return true;
   }
   try {
     const std::string text =
         read_text_file(train.texts_dir / "sonnets.txt", 16u << 20, "a text to measure on", memory_budget);
-    tradeoff.measure(r.source, r.folder, checkpoint_long_text(*r.source, text, "sonnets.txt"), "the sonnets");
+    tradeoff.measure(r.source, r.folder, checkpoint_long_text(*r.source, text, "sonnets.txt"), kSonnetsName);
     return true;
   } catch (const InputError& e) {
     say(std::string("Not measured: ") + e.what());

@@ -48,9 +48,15 @@ void open_tradeoff_point(AppState& state, std::size_t i) {
   const TradeoffRun& t = state.tradeoff.shown();
   const std::optional<KvConversion>& c = (*t.trace)[i].conversion;
   state.view = View::Real;
-  if (state.real_model.folder() == t.folder && state.real_model.conversion() == c) return;
-  RealModelState now = state.real_model.loaded() ? state.real_model.state() : RealModelState{kRealModelStartingText};
+  const RealModelDocument& doc = state.real_model;
+  const bool same_folder = doc.folder() == t.folder;
+  // Shown, or on its way: nothing to do (one that failed is tried again).
+  if (same_folder && doc.conversion() == c && doc.failure().empty()) return;
+  // Another folder's ids and heads need not be this model's: its text goes along, as opening a folder takes it.
+  RealModelState now = doc.state();
+  if (!same_folder) now = RealModelState{now.text.empty() ? kRealModelStartingText : now.text};
   state.real_view.text = now.text;
+  if (!now.ablation.empty()) state.real_view.mode = now.ablation.mode;
   state.real_view.folder_text = t.folder.string();
   state.real_view.file.clear();  // another model: its own file, saved nowhere yet
   state.real_model.open(t.folder, std::move(now), c, t.model);

@@ -56,13 +56,9 @@ Ablation page_knock_out(const AppState& state, const LessonView::RealTask& t) {
 // Whether the measurement shown or under way is of the Real model view's model on the page's text: the sonnets, or the
 // typed text's tokens.
 bool measured_already(const AppState& state) {
-  if (state.tradeoff.computing()) return true;
-  if (!state.tradeoff.loaded()) return false;
-  const TradeoffRun& m = state.tradeoff.shown();
   const RealModelRun& r = state.real_model.shown();
-  return m.model == r.source && m.folder == r.folder &&
-         (state.compare.sonnets ? m.text_name == "the sonnets"
-                                : m.text_name == "the typed text" && m.tokens == std::ssize(r.text.ids));
+  return state.compare.sonnets ? state.tradeoff.asked_for(r.source, r.folder, kSonnetsName)
+                               : state.tradeoff.asked_for(r.source, r.folder, kTypedTextName, &r.text.ids);
 }
 
 }  // namespace

@@ -79,11 +79,13 @@ std::shared_ptr<const CheckpointModel> open_folder(const RealModelJob& job, Real
 
 // The folder's model converted in memory; an error names the model and the conversion.
 std::shared_ptr<const CheckpointModel> convert_folder(const std::shared_ptr<const CheckpointModel>& source,
-                                                      const KvConversion& c, std::int64_t budget,
+                                                      const KvConversion& c, const RealModelJob& job,
                                                       RealModelProgress& progress) {
   progress.phase = RealModelProgress::Converting;
   try {
-    return CheckpointModel::converted(*source, c, budget);
+    return CheckpointModel::converted(*source, c, job.budget, {job.shown_bytes, "the model shown"});
+  } catch (const BudgetError&) {
+    throw;  // it names the model and the conversion
   } catch (const InputError& e) {
     throw InputError("", source->name() + " as " + tradeoff_point_name(c) + ": " + e.what());
   }
@@ -133,11 +135,12 @@ RealModelRun compute(const RealModelJob& job, RealModelProgress& progress, Opene
   r.ticket = job.ticket;
   r.folder = job.folder;
   r.state = job.state;
+  r.conversion = job.conversion;
   try {
     r.source = job.source ? job.source : open_folder(job, progress);
     if (job.model) r.model = job.model;
     else {
-      r.model = job.conversion ? convert_folder(r.source, *job.conversion, job.budget, progress) : r.source;
+      r.model = job.conversion ? convert_folder(r.source, *job.conversion, job, progress) : r.source;
       const std::lock_guard lock(opened.mutex);
       opened.folder = job.folder;
       opened.conversion = job.conversion;
@@ -256,7 +259,10 @@ void RealModelDocument::submit(std::shared_ptr<const RealModelState> next, unsig
   if (record) history_.record({state_, revision_}, gesture);
   state_ = std::move(next);
   revision_ = history_.next_revision();
-  results_.submit({model_, source_, conversion_, folder_, state_, results_.next_ticket(), budget_, unablated_run()});
+  const RealModelRun& shown = results_.shown();
+  const std::int64_t held = shown.model && shown.model != model_ ? shown.model->held_bytes() : 0;
+  results_.submit(
+      {model_, source_, conversion_, folder_, state_, results_.next_ticket(), budget_, unablated_run(), held});
 }
 
 std::shared_ptr<const ModelTrace> RealModelDocument::unablated_run() const {

@@ -51,6 +51,7 @@ struct RealModelRecovery {
 struct RealModelRun {
   std::shared_ptr<const CheckpointModel> model;
   std::shared_ptr<const CheckpointModel> source;  // the folder's model: `model` before its conversion, or it
+  std::optional<KvConversion> conversion;         // the one `model` was made by
   std::filesystem::path folder;
   std::shared_ptr<const RealModelState> state;
   Encoding text;                               // the model's pieces of state->text and their ids
@@ -74,6 +75,7 @@ struct RealModelJob {
   std::int64_t budget = 0;
   // The unablated run of the same model on the same text, when one is shown already: reused rather than run again.
   std::shared_ptr<const ModelTrace> unablated{};
+  std::int64_t shown_bytes = 0;  // what the model shown holds of its own (converted in memory), kept while converting
 };
 
 // Where the worker is, written by it and read by the frame.

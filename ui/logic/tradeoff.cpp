@@ -91,13 +91,22 @@ TradeoffDocument::TradeoffDocument(std::int64_t memory_budget)
 void TradeoffDocument::measure(std::shared_ptr<const CheckpointModel> model, std::filesystem::path folder,
                                Encoding text, std::string text_name) {
   cancelled_ = false;
+  asked_ = {model, folder, text_name, text.ids};
   const std::uint64_t ticket = results_.next_ticket();
   progress_->newest = ticket;
   results_.submit({std::move(model), std::move(folder), std::move(text), std::move(text_name), ticket, budget_});
 }
 
+bool TradeoffDocument::asked_for(const std::shared_ptr<const CheckpointModel>& model,
+                                 const std::filesystem::path& folder, const std::string& text_name,
+                                 const std::vector<int>* ids) const {
+  return !cancelled_ && asked_.model && asked_.model == model && asked_.folder == folder &&
+         asked_.text_name == text_name && (!ids || asked_.ids == *ids);
+}
+
 void TradeoffDocument::cancel() {
   cancelled_ = true;
+  asked_ = {};
   progress_->newest = results_.next_ticket();
 }
 

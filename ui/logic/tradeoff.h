@@ -18,6 +18,10 @@
 
 namespace attn::ui {
 
+// The texts the window measures on, as the view names them.
+inline constexpr const char* kTypedTextName = "the typed text";
+inline constexpr const char* kSonnetsName = "the sonnets";
+
 // One measurement as the Compare view draws it.
 struct TradeoffRun {
   std::shared_ptr<const CheckpointModel> model;
@@ -62,6 +66,10 @@ class TradeoffDocument {
   // Drops the measurement under way (the model it measures was closed).
   void cancel();
   bool loaded() const { return results_.shown().trace != nullptr; }
+  // Whether the newest measurement asked for (under way, shown or failed) is of `model` from `folder` on `text_name`
+  // (and, given `ids`, on those tokens).
+  bool asked_for(const std::shared_ptr<const CheckpointModel>& model, const std::filesystem::path& folder,
+                 const std::string& text_name, const std::vector<int>* ids = nullptr) const;
   const TradeoffRun& shown() const { return results_.shown(); }
   // At the start of every frame: shows the worker's newest measurement; `failure` says why one could not be made.
   bool poll(std::optional<std::string>& failure);
@@ -73,6 +81,12 @@ class TradeoffDocument {
  private:
   std::int64_t budget_;
   bool cancelled_ = false;
+  struct Asked {
+    std::shared_ptr<const CheckpointModel> model;
+    std::filesystem::path folder;
+    std::string text_name;
+    std::vector<int> ids;
+  } asked_;
   std::shared_ptr<TradeoffProgress> progress_ = std::make_shared<TradeoffProgress>();
   LatestResults<TradeoffJob, TradeoffRun> results_;  // last: its thread starts after everything it uses
 };

@@ -101,7 +101,10 @@ void ComparePanel(AppState& state, ImVec2 pos, ImVec2 size) {
   BeginPanel("Compare", pos, size);
   // With a real model open, a second tab measures what the smaller caches cost it.
   if (state.real_model.loaded() && ImGui::BeginTabBar("compare tabs")) {
-    const std::string measured = "Measured on " + state.real_model.shown().source->name();
+    // The model measured, once measured: the Real model view may have opened another since.
+    const std::string measured =
+        "Measured on " +
+        (state.tradeoff.loaded() ? state.tradeoff.shown().model : state.real_model.shown().source)->name();
     CompareView& v = state.compare;
     const auto tab = [&](const char* name, bool measured) {
       const ImGuiTabItemFlags flags = v.select_tab && v.measured == measured ? ImGuiTabItemFlags_SetSelected : 0;

@@ -149,13 +149,14 @@ int tradeoff_table(const AppState& state, const TradeoffRun& t) {
   for (const char* h : heads) ImGui::TableSetupColumn(h);
   ImGui::TableHeadersRow();
   const std::vector<TradeoffRow> rows = tradeoff_rows(points, context);
-  const bool same_folder = state.real_model.folder() == t.folder;
+  const RealModelRun& shown_run = state.real_model.shown();
+  const bool same_folder = shown_run.folder == t.folder;
   int clicked = -1;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const TradeoffRow& row = rows[i];
     ImGui::TableNextRow();
     ImGui::TableSetColumnIndex(0);
-    const bool shown = same_folder && state.real_model.conversion() == points[i].conversion;
+    const bool shown = same_folder && shown_run.conversion == points[i].conversion;
     ImGui::PushID(static_cast<int>(i));
     if (ImGui::Selectable(row.cache.c_str(), shown, ImGuiSelectableFlags_SpanAllColumns)) clicked = static_cast<int>(i);
     if (ImGui::IsItemHovered()) open_hint(t, i);
