@@ -21,12 +21,11 @@ CC=clang CXX=clang++ cmake -S "$ROOT" -B "$SANITIZE" -DCMAKE_BUILD_TYPE=Debug \
   -DCMAKE_CXX_FLAGS_DEBUG="-O1 -gline-tables-only" -DATTN_SANITIZE=ON -DATTN_FUZZ=ON >/dev/null
 cmake --build "$SANITIZE" -j "$(nproc)"
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-ctest --test-dir "$SANITIZE" --output-on-failure -j "$(nproc)" -E '^ui_'
-# The window tests without leak checks: Mesa's GL driver, loaded and unloaded at run time, keeps 112 bytes.
-# Not ui_captures nor ui_pages_in_sight: the layout sweep draws every view, step and lesson page again under the
-# sanitizers, and the Release pass above compares the captures and checks the pages (one process a page would train
-# the induction lesson's model anew each time, minutes under the sanitizers).
-ASAN_OPTIONS=detect_leaks=0 ctest --test-dir "$SANITIZE" --output-on-failure -j "$(nproc)" -R '^ui_' \
-  -E '^(ui_captures|ui_pages_in_sight)$'
+# One run, the window tests with it (tests/CMakeLists.txt turns their leak checks off). Not ui_captures nor
+# ui_pages_in_sight: the layout sweep draws every view, step and lesson page again under the sanitizers, and the
+# Release pass above compares the captures and checks the pages (one process a page would train the induction
+# lesson's model anew each time, minutes under the sanitizers).
+ctest --test-dir "$SANITIZE" --output-on-failure -j "$(nproc)" -E '^(ui_captures|ui_pages_in_sight)$'
 
+# After the tests, not beside them: slowed by them, an input could pass the fuzzer's 10 s timeout.
 bash "$ROOT/scripts/fuzz.sh" --seconds 35 --build "$SANITIZE"

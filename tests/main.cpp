@@ -45,20 +45,22 @@ REGISTER_LISTENER("run_count", 1, RunCount);
 }  // namespace
 }  // namespace attn::test
 
-// CTest runs each test case in a process of its own, selected by name. A name CTest cannot pass through
-// whole (it splits at ';') selects nothing, and a run of nothing used to pass: it fails here instead.
-// (An unbalanced '[' or ']' in a name breaks CMake's test list outright, which CTest reports itself.)
+// CTest runs the test cases of each source file in a process (--source-file=*/tests/test_x.cpp); by hand one runs
+// by name (--test-case=NAME). A filter that selects nothing (a file without test cases, a name CTest split at ';')
+// used to pass: it fails here instead.
 int main(int argc, char** argv) {
   doctest::Context context(argc, argv);
   const int code = context.run();
   if (context.shouldExit()) return code;
-  bool by_name = false;
+  bool filtered = false;
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
-    by_name = by_name || a.starts_with("--test-case=") || a.starts_with("-tc=");
+    filtered = filtered || a.starts_with("--test-case=") || a.starts_with("-tc=") || a.starts_with("--source-file=") ||
+               a.starts_with("-sf=");
   }
-  if (code == 0 && by_name && attn::test::RunCount::ran && attn::test::RunCount::selected == 0) {
-    std::cerr << "attn_tests: no test case has the name asked for; a test case's name must not contain ';'\n";
+  if (code == 0 && filtered && attn::test::RunCount::ran && attn::test::RunCount::selected == 0) {
+    std::cerr << "attn_tests: no test case matches the name or source file asked for; a test case's name must not "
+                 "contain ';'\n";
     return 1;
   }
   return code;
