@@ -88,6 +88,16 @@ std::string tradeoff_point_name(const std::optional<KvConversion>& c) {
   return c->kv_heads == 1 ? "mqa" : "gqa " + std::to_string(c->kv_heads);
 }
 
+std::int64_t key_reexpansion_flops(const Model& m, std::int64_t cached) {
+  std::int64_t per_token = 0;
+  for (const ModelLayer& layer : m.layers) {
+    const AttentionConfig& a = layer.attention;
+    if (a.variant == Variant::Mla && rope_turns_heads(a))
+      per_token += 2 * std::int64_t{a.latent_dim} * a.heads * a.head_dim;
+  }
+  return per_token * cached;
+}
+
 double tradeoff_point_loss(const TradeoffPoint& p) {
   return p.conversion ? p.sums.mean_converted_loss() : p.sums.mean_loss();
 }

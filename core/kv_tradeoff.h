@@ -31,6 +31,11 @@ struct TradeoffPoint {
 
 // A point's name in tables: "as shipped", "gqa 4", "mqa", "mla 384".
 std::string tradeoff_point_name(const std::optional<KvConversion>& c);
+
+// A layer that cannot absorb W_UK (mla whose expanded keys RoPE turns: a RoPE model converted to mla) expands every
+// cached latent into keys again at each new token, 2·d_c·H·d FLOPs a cached token (a multiply and an add each). The
+// sum over the model's layers for one new token with `cached` tokens in the cache; 0 when every layer absorbs.
+std::int64_t key_reexpansion_flops(const Model& m, std::int64_t cached);
 // A point's loss: the converted model's, or the original's for the model as shipped.
 double tradeoff_point_loss(const TradeoffPoint& p);
 

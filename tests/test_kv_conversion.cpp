@@ -10,6 +10,7 @@
 #include "core/decode.h"
 #include "core/io/model_json.h"
 #include "core/kv_conversion.h"
+#include "core/kv_tradeoff.h"
 #include "core/text_quality.h"
 #include "core/validate.h"
 #include "helpers.h"
@@ -281,4 +282,17 @@ TEST_CASE("text quality: loss, agreement and KL of two models over windows, by h
   const std::vector<int> four(ids.begin(), ids.begin() + 4);
   const std::vector<std::string> four_pieces(kTokens.begin(), kTokens.begin() + 4);
   CHECK(evaluate_text(original, nullptr, four, four_pieces, 3).predicted == 3);
+}
+
+TEST_CASE("kv conversion: a RoPE model as mla expands every cached latent into keys again, 2 d_c H d FLOPs each") {
+  const Model qwen = small_model(true), gpt = small_model(false);
+  // 4 heads of 2, latent 3, both layers: 2 x 3 x 8 = 48 FLOPs a cached token and layer; 96 for two layers.
+  const KvConversion both{.to = KvTarget::Mla, .latent_dim = 3, .layers = {0, 1}};
+  CHECK(key_reexpansion_flops(converted_model(qwen, both), 1) == 96);
+  CHECK(key_reexpansion_flops(converted_model(qwen, both), 100) == 9600);
+  CHECK(key_reexpansion_flops(converted_model(qwen, {.to = KvTarget::Mla, .latent_dim = 3, .layers = {1}}), 10) == 480);
+  // Learned positions absorb W_UK; gqa keeps its keys; the model as shipped expands nothing.
+  CHECK(key_reexpansion_flops(converted_model(gpt, both), 100) == 0);
+  CHECK(key_reexpansion_flops(converted_model(qwen, {.to = KvTarget::Gqa, .kv_heads = 1, .layers = {0, 1}}), 100) == 0);
+  CHECK(key_reexpansion_flops(qwen, 100) == 0);
 }

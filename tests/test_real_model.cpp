@@ -558,3 +558,21 @@ TEST_CASE("the window on --model FOLDER --to: the folder's model converted in me
                        err));
   CHECK(err.str() == "attention-lab: --layers: the model has layers 0..0 but found 3\n");
 }
+
+TEST_CASE("the facts of a RoPE model converted to mla say why its keys are expanded again, and the FLOPs") {
+  Model m;
+  m.layers.resize(2);
+  for (ModelLayer& l : m.layers) {
+    l.attention.variant = Variant::Mla;
+    l.attention.positions = Positions::Rope;
+    l.attention.heads = 12;
+    l.attention.head_dim = 64;
+    l.attention.latent_dim = 96;
+  }
+  // 2 x 96 x 768 = 147,456 FLOPs a cached token and layer; two layers at 4,096 tokens: 1,207,959,552.
+  CHECK(ui::reexpansion_text(m, 4096) ==
+        "RoPE turns its keys after the up-projection, so W_UK cannot be absorbed: each new token expands every cached "
+        "latent into keys again, 1.21 GFLOP a token at 4,096 cached tokens");
+  m.layers[0].attention.positions = m.layers[1].attention.positions = Positions::Learned;
+  CHECK(ui::reexpansion_text(m, 4096).empty());
+}

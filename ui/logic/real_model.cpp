@@ -351,6 +351,15 @@ std::string converted_as(const KvConversion& c) {
 
 }  // namespace
 
+std::string reexpansion_text(const Model& m, std::int64_t context) {
+  const std::int64_t flops = key_reexpansion_flops(m, context);
+  if (flops == 0) return "";
+  return "RoPE turns its keys after the up-projection, so W_UK cannot be absorbed: each new token expands every "
+         "cached latent into keys again, " +
+         format_value(static_cast<double>(flops), NumberUnit::Flops) + " a token at " +
+         thousands(static_cast<std::uint64_t>(context)) + " cached tokens";
+}
+
 std::string conversion_text(const CheckpointModel& m) {
   const auto& layers = m.conversions();
   std::string text;

@@ -115,6 +115,11 @@ std::string ids_text(const CheckpointModel& m, const std::vector<int>& ids);
 // What a converted model was made from, runs of layers alike together: "made from gpt2: layers 0-5 as mla with a
 // latent of 64, layer 6 as mqa"; empty for a model as its source has it.
 std::string conversion_text(const CheckpointModel& m);
+// Why a RoPE model converted to mla expands its cached latents again at every token, and what that costs with
+// `context` tokens cached: "RoPE turns its keys after the up-projection, so W_UK cannot be absorbed: each new token
+// expands every cached latent into keys again, 201 MFLOP a token at 4,096 cached tokens". Empty when every layer
+// absorbs.
+std::string reexpansion_text(const Model& m, std::int64_t context);
 
 class RealModelDocument {
  public:

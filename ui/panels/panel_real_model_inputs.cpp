@@ -47,13 +47,15 @@ void cached_models(AppState& state) {
 }
 
 // What the opened model is: its family, layers and heads, its parameters.
-void model_facts(const RealModelRun& r) {
+void model_facts(const RealModelRun& r, std::int64_t context) {
   const CheckpointConfig& c = r.model->config();
   TextWrappedAtSpaces(r.model->name());
   TextDisabledWrapped(plural(c.layers, "layer") + " \u00D7 " + plural(c.heads, "head") +
                       (c.kv_heads != c.heads ? " sharing " + plural(c.kv_heads, "KV head") : "") + ", d_model " +
                       std::to_string(c.d_model));
   if (const std::string made = conversion_text(*r.model); !made.empty()) TextDisabledWrapped(made);
+  if (const std::string again = reexpansion_text(r.model->model(), context); !again.empty())
+    TextDisabledWrapped(again + ".");
 }
 
 void ablation_controls(AppState& state) {
@@ -80,7 +82,7 @@ void RealModelInputsPanel(AppState& state, ImVec2 pos, ImVec2 size) {
   if (state.real_model.loaded()) {  // before, the view itself lists the models this computer has
     cached_models(state);
     ImGui::Separator();
-    model_facts(state.real_model.shown());
+    model_facts(state.real_model.shown(), state.models.context);
     ImGui::Separator();
     ablation_controls(state);
   }
