@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The Compare view's measured trade-off in the window, and a converted model folder opened by it: on a tiny byte-level
-# GPT-2 folder (byte_gpt2_folder.py), --measure on the sonnets and on the typed text at the projector's size (dark and
-# light) with the layout check clean; then its layer 0 converted to mla by `convert --out`, opened and measured again;
-# the real-model lesson's measuring page; a conversion opened in memory (--to), as a point of the table opens it.
+# GPT-2 folder (byte_gpt2_folder.py), --measure on the sonnets and on the typed text at 1280x720, presenting and not,
+# dark and light, with the layout check clean; then its layer 0 converted to mla by `convert --out`, opened and
+# measured again; the real-model lesson's measuring page; a conversion opened in memory (--to), as a point of the
+# table opens it.
 # Usage (under xvfb-run): measured_tradeoff_e2e.sh BINARY FOLDER_WRITER
 set -euo pipefail
 binary=$1
@@ -12,8 +13,8 @@ export XDG_CONFIG_HOME=$(mktemp -d)  # never the user's settings
 trap 'rm -rf "$work" "$XDG_CONFIG_HOME"' EXIT
 /usr/bin/python3 "$writer" "$work/byte-gpt2"
 
-check() {  # FOLDER TEXT THEME
-  if ! out=$("$binary" --model "$1" --measure "$2" --size 1280x720 --presentation --theme "$3" --check-layout \
+check() {  # FOLDER TEXT THEME [--presentation]
+  if ! out=$("$binary" --model "$1" --measure "$2" --size 1280x720 ${4:-} --theme "$3" --check-layout \
       --screenshot "$work/shot.png" 2>&1); then
     echo "FAIL --model $1 --measure $2 ($3): $out"
     exit 1
@@ -22,11 +23,12 @@ check() {  # FOLDER TEXT THEME
   rm -f "$work/shot.png"
 }
 
+check "$work/byte-gpt2" sonnets dark --presentation
 check "$work/byte-gpt2" sonnets dark
-check "$work/byte-gpt2" text light
+check "$work/byte-gpt2" text light --presentation
 # Layer 0 mla: the measurement converts the other layer.
 "$binary" convert "$work/byte-gpt2" --to mla --latent-dim 4 --layers 0 --out "$work/byte-gpt2-mla" >/dev/null
-check "$work/byte-gpt2-mla" text dark
+check "$work/byte-gpt2-mla" text dark --presentation
 # The lesson's page on it, presenting at the projector's size and at 1600x900: measured, the layout check clean.
 page() {  # SIZE THEME [--presentation]
   if ! out=$("$binary" --model "$work/byte-gpt2" --lesson real_model --page 6 --size "$1" --theme "$2" ${3:-} \
