@@ -105,7 +105,8 @@ void next_token_table(AppState& state, const RealModelRun& r) {
                       std::to_string(i) + ")");
   const std::vector<int> top = top_tokens(r.trace->probabilities, i, kRealPredictions);
   const int columns = r.baseline ? 3 : 2;
-  if (!ImGui::BeginTable("next", columns, ImGuiTableFlags_SizingFixedFit)) return;
+  // Padded at its left edge: a piece starting with a glyph that reaches left of its pen ("J") is not cut.
+  if (!ImGui::BeginTable("next", columns, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_PadOuterX)) return;
   ImGui::TableSetupColumn("token", ImGuiTableColumnFlags_WidthStretch);
   ImGui::TableSetupColumn(r.baseline ? "knocked out" : "p");
   if (r.baseline) ImGui::TableSetupColumn("as trained");
