@@ -267,26 +267,31 @@ bool start_measuring(bool sonnets, ui::AppState& state, std::ostream& err) {
   return false;
 }
 
-// --to ...: the folder's model, opened, converted in memory.
-bool convert_real_model(const cli::ConversionOptions& c, ui::AppState& state, std::ostream& err) {
-  const ui::RealModelRun& r = state.real_model.shown();
+// --model FOLDER, converted by --to ... when given: the folder's model read (its headers), the conversion checked
+// against it, then opened on the worker converted, one pass run.
+bool open_real_model(const GuiOptions& o, const std::string& text, ui::AppState& state, std::ostream& err) {
+  if (!o.conversion.any()) {
+    state.real_model.open(*o.model, text);
+    return true;
+  }
   try {
-    state.real_model.open(r.folder, state.real_model.state(), cli::conversion_of(c, r.model->model()), r.model);
+    const std::shared_ptr<const CheckpointModel> source = CheckpointModel::open(*o.model, state.memory_budget);
+    state.real_model.open(*o.model, ui::RealModelState{text}, cli::conversion_of(o.conversion, source->model()),
+                          source);
   } catch (const InputError& e) {
-    err << "attention-lab: " << e.what() << '\n';
+    err << "attention-lab: " << (e.field().starts_with("--") ? "" : shown_path(*o.model) + ": ") << e.what() << '\n';
     return false;
   }
-  return settle_real_model(state, err);
+  return true;
 }
 
 // --model FOLDER: the Real model view on --model-text (and --ablate), computed before the window opens; --layer opens
 // one of its layers in the pipeline.
 bool start_real_model(const GuiOptions& o, ui::AppState& state, std::ostream& err) {
   const std::string text = o.model_text.value_or(ui::kRealModelStartingText);
-  state.real_model.open(*o.model, text);
+  if (!open_real_model(o, text, state, err)) return false;
   state.real_view.text = text;
   if (!settle_real_model(state, err)) return false;
-  if (o.conversion.any() && !convert_real_model(o.conversion, state, err)) return false;
   if (o.ablate) {
     try {
       state.real_model.set_ablation(real_model_ablation(o, state.real_model.shown().model->model()));
