@@ -576,3 +576,28 @@ TEST_CASE("the facts of a RoPE model converted to mla say why its keys are expan
   m.layers[0].attention.positions = m.layers[1].attention.positions = Positions::Learned;
   CHECK(ui::reexpansion_text(m, 4096).empty());
 }
+
+TEST_CASE("a Real model file as SCENARIO takes --layer for its model; --measure is refused beside a page or a layer") {
+  const std::string folder = gpt2_folder("window-file-layer", gpt2_tensors());
+  const std::filesystem::path file = fresh_dir("window-file-layer-file") / "view.json";
+  std::ofstream(file) << R"({"real_model": {"folder": ")" + folder + R"(", "text": "abc"}})";
+  std::ostringstream err;
+  std::unique_ptr<ui::AppState> state =
+      gui::start_state(gui::parse_gui_args(std::vector<std::string>{file.string(), "--layer", "0"}), err);
+  REQUIRE(state);
+  CHECK(state->view == ui::View::Pipeline);
+  CHECK(state->document().scenario->name.find(std::filesystem::path(folder).filename().string()) == 0);
+  CHECK_FALSE(gui::start_state(gui::parse_gui_args(std::vector<std::string>{file.string(), "--step", "softmax"}), err));
+  CHECK(err.str() ==
+        "attention-lab: --step: with a Real model file, only beside --layer L (that layer of its model in the "
+        "pipeline)\n");
+  for (const std::vector<std::string>& beside :
+       {std::vector<std::string>{"--lesson", "real_model", "--page", "6"}, std::vector<std::string>{"--layer", "0"}}) {
+    std::vector<std::string> args{"--model", folder, "--model-text", "abc", "--measure", "text"};
+    args.insert(args.end(), beside.begin(), beside.end());
+    err.str("");
+    CHECK_FALSE(gui::start_state(gui::parse_gui_args(args), err));
+    CHECK(err.str() == std::string("attention-lab: --measure: its measurement is shown by the Compare view, not the ") +
+                           (beside[0] == "--lesson" ? "lesson page --lesson opens\n" : "pipeline --layer opens\n"));
+  }
+}

@@ -211,7 +211,8 @@ void print_conversion(std::ostream& out, const std::string& name, const KvConver
   if (const std::int64_t again = key_reexpansion_flops(after, 1); again > 0)
     out << "Keys expanded again at each new token (RoPE turns them after the up-projection, so W_UK cannot be "
            "absorbed): "
-        << thousands(static_cast<std::uint64_t>(again)) << " FLOPs a cached token, every layer\n";
+        << thousands(static_cast<std::uint64_t>(again))
+        << " FLOPs a cached token, summed over the model's mla layers\n";
   std::vector<std::vector<std::string>> rows{{"layer", "k_error", "v_error"}};
   for (std::size_t l = 0; l < errors.size(); ++l)
     rows.push_back({std::to_string(l), format_number(errors[l].k_error, 6), format_number(errors[l].v_error, 6)});

@@ -303,6 +303,11 @@ bool start_real_model(const GuiOptions& o, ui::AppState& state, std::ostream& er
     state.real_view.mode = state.real_model.state().ablation.mode;
   }
   if (!o.view) state.view = o.measure ? ui::View::Compare : ui::View::Real;
+  if (o.measure && (o.lesson || o.layer)) {
+    err << "attention-lab: --measure: its measurement is shown by the Compare view, not the "
+        << (o.lesson ? "lesson page --lesson opens" : "pipeline --layer opens") << '\n';
+    return false;
+  }
   if (o.measure && o.view && *o.view != "compare") {
     err << "attention-lab: --measure: its measurement is shown by the Compare view, not the one --view names\n";
     return false;
@@ -317,14 +322,27 @@ bool start_real_model(const GuiOptions& o, ui::AppState& state, std::ostream& er
 }
 
 // A file File > Save wrote on the Real model view, as SCENARIO: that view, computed before the window opens.
-bool start_real_file(const std::filesystem::path& file, ui::AppState& state, std::ostream& err) {
+// A Real model file as SCENARIO: its folder's model in the Real model view; --layer opens one of its layers in the
+// pipeline, as with --model FOLDER (--step and --cell only beside it).
+bool start_real_file(const std::filesystem::path& file, const GuiOptions& o, ui::AppState& state, std::ostream& err) {
+  if ((o.step || o.cell) && !o.layer && !o.view) {
+    err << "attention-lab: " << (o.step ? "--step" : "--cell") << ": with a Real model file, only beside --layer L "
+        << "(that layer of its model in the pipeline)\n";
+    return false;
+  }
   try {
     ui::open_real_model_file(state, file);
   } catch (const InputError& e) {
     err << "attention-lab: " << shown_path(file) << ": " << e.what() << '\n';
     return false;
   }
-  return settle_real_model(state, err);
+  if (!settle_real_model(state, err)) return false;
+  if (o.layer && !state.visit_real_layer(*o.layer, o.head.value_or(0))) {
+    err << "attention-lab: --layer: " << state.message << '\n';
+    return false;
+  }
+  if (o.layer) state.wait();  // --head and --cell are held to the layer's trace
+  return true;
 }
 
 // Whether SCENARIO is such a file (one that cannot be read is left for the scenario's reading to say why).
@@ -436,10 +454,13 @@ std::unique_ptr<ui::AppState> start_state(const GuiOptions& o, std::ostream& err
   state->set_window_size(o.width, o.height);
   const std::vector<LeftOutLesson> left_out = load_assets(*state);
   // The order matters: a lesson page sets the view, step and head, which the options after it refine.
-  const bool ok = start_model_view(o, *state, err) && (!real_file || start_real_file(*real_file, *state, err)) &&
-                  start_view(o, *state, err) && start_lesson(o, *state, left_out, err) &&
-                  start_model_and_token(o, *state, err) && start_cell_and_head(o, *state, err) &&
-                  start_training(o, *state, err);
+  // --layer is a layer of the file's model then, not of the Model view's.
+  GuiOptions model_view = o;
+  if (real_file) model_view.layer.reset();
+  const bool ok = start_model_view(model_view, *state, err) &&
+                  (!real_file || start_real_file(*real_file, o, *state, err)) && start_view(o, *state, err) &&
+                  start_lesson(o, *state, left_out, err) && start_model_and_token(o, *state, err) &&
+                  start_cell_and_head(o, *state, err) && start_training(o, *state, err);
   return ok ? std::move(state) : nullptr;
 }
 
