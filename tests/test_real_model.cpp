@@ -591,6 +591,13 @@ TEST_CASE("a Real model file as SCENARIO takes --layer for its model; --measure 
   CHECK(err.str() ==
         "attention-lab: --step: with a Real model file, only beside --layer L (that layer of its model in the "
         "pipeline)\n");
+  // A file without a text says so of the file, not of --model-text.
+  const std::filesystem::path bare = file.parent_path() / "bare.json";
+  std::ofstream(bare) << R"({"real_model": {"folder": ")" + folder + R"("}})";
+  err.str("");
+  CHECK_FALSE(gui::start_state(gui::parse_gui_args(std::vector<std::string>{bare.string()}), err));
+  CHECK(err.str() ==
+        "attention-lab: " + shown_path(bare.string()) + ": real_model.text: empty: give the text the model reads\n");
   for (const std::vector<std::string>& beside :
        {std::vector<std::string>{"--lesson", "real_model", "--page", "6"}, std::vector<std::string>{"--layer", "0"}}) {
     std::vector<std::string> args{"--model", folder, "--model-text", "abc", "--measure", "text"};

@@ -233,14 +233,17 @@ std::optional<std::string> open_model(const GuiOptions& o, ui::AppState& state, 
 }
 
 // Waits for the real model's worker; false (and why on err, naming the folder and the option) when it failed.
-bool settle_real_model(ui::AppState& state, std::ostream& err) {
+bool settle_real_model(ui::AppState& state, std::ostream& err, const std::filesystem::path* file = nullptr) {
   state.real_model.wait();
   std::optional<std::string> failure;
   state.real_model.poll(failure);
   if (!failure) return true;
   const std::string folder = shown_path(state.real_model.folder());
-  if (failure->starts_with("text: ")) *failure = "--model-text: " + failure->substr(6);
-  if (!failure->starts_with(folder + ": ")) *failure = folder + ": " + *failure;
+  // The text is --model-text's, or a Real model file's: said of the file, which names the folder itself.
+  if (failure->starts_with("text: "))
+    *failure = (file ? shown_path(*file) + ": real_model.text: " : "--model-text: ") + failure->substr(6);
+  if (!failure->starts_with(folder + ": ") && !(file && failure->starts_with(shown_path(*file) + ": ")))
+    *failure = folder + ": " + *failure;
   err << "attention-lab: " << *failure << '\n';
   return false;
 }
@@ -336,7 +339,7 @@ bool start_real_file(const std::filesystem::path& file, const GuiOptions& o, ui:
     err << "attention-lab: " << shown_path(file) << ": " << e.what() << '\n';
     return false;
   }
-  if (!settle_real_model(state, err)) return false;
+  if (!settle_real_model(state, err, &file)) return false;
   if (o.layer && !state.visit_real_layer(*o.layer, o.head.value_or(0))) {
     err << "attention-lab: --layer: " << state.message << '\n';
     return false;
