@@ -29,12 +29,17 @@ void check_conversion_options(const ConversionOptions& o, const std::string& com
   if (*o.to == KvTarget::Mla && !o.latent_dim) refuse("--to mla needs --latent-dim C");
 }
 
+std::vector<int> conversion_layers(const ConversionOptions& o, const Model& m) {
+  const int layers = static_cast<int>(m.layers.size());
+  if (o.layers) return parse_layer_list(*o.layers, layers, "--layers");
+  std::vector<int> all;
+  for (int l = 0; l < layers; ++l) all.push_back(l);
+  return all;
+}
+
 KvConversion conversion_of(const ConversionOptions& o, const Model& m) {
   KvConversion c{.to = *o.to, .kv_heads = o.kv_heads.value_or(1), .latent_dim = o.latent_dim.value_or(1)};
-  const int layers = static_cast<int>(m.layers.size());
-  if (o.layers) c.layers = parse_layer_list(*o.layers, layers, "--layers");
-  else
-    for (int l = 0; l < layers; ++l) c.layers.push_back(l);
+  c.layers = conversion_layers(o, m);
   check_kv_conversion(m, c);
   return c;
 }

@@ -3,6 +3,7 @@
 // --to gqa --kv-heads G | --to mla --latent-dim C, and --layers LIST.
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "app/cli/args.h"
 #include "core/kv_conversion.h"
@@ -22,8 +23,10 @@ bool parse_conversion_option(const std::string& word, Args& args, ConversionOpti
 // The options naming one conversion, or none at all: UsageError ("convert: --to gqa needs --kv-heads G"; no prefix
 // for an empty `command`).
 void check_conversion_options(const ConversionOptions& o, const std::string& command);
-// The conversion of `m` they name: --layers parsed (every layer when absent) and the conversion checked against the
-// model (InputError naming the option).
+// The layers --layers names of `m` (every layer when absent): InputError naming --layers.
+std::vector<int> conversion_layers(const ConversionOptions& o, const Model& m);
+// The conversion of `m` they name: its layers as conversion_layers gives them, checked against the model (InputError
+// naming the option).
 KvConversion conversion_of(const ConversionOptions& o, const Model& m);
 
 }  // namespace attn::cli

@@ -185,14 +185,6 @@ int run_eval(const ConvertRequest& r, const std::string& text, std::ostream& out
   return kExitOk;
 }
 
-std::vector<int> layers_of(const ConvertRequest& r, const Model& m) {
-  const int layers = static_cast<int>(m.layers.size());
-  if (r.conversion.layers) return parse_layer_list(*r.conversion.layers, layers, "--layers");
-  std::vector<int> all;
-  for (int l = 0; l < layers; ++l) all.push_back(l);
-  return all;
-}
-
 std::string conversion_name(const Model& m, const KvConversion& c) {
   if (c.to == KvTarget::Mla) return "mla with a latent of " + std::to_string(c.latent_dim);
   const int g0 = kv_head_count(m.layers[static_cast<std::size_t>(c.layers.front())].attention);
@@ -287,7 +279,7 @@ void write_ladder_json(std::ostream& out, const std::vector<TradeoffPoint>& poin
 // What the ladder holds beside the passes: its widest conversion's weights and every converted layer's SVD.
 int run_ladder(const ConvertRequest& r, const std::string& eval_text, std::ostream& out, std::int64_t budget) {
   const auto m = CheckpointModel::open(*r.folder, budget);
-  const std::vector<int> layers = layers_of(r, m->model());
+  const std::vector<int> layers = conversion_layers(r.conversion, m->model());
   const std::vector<KvConversion> conversions = tradeoff_conversions(m->model(), layers);
   const EvalText text = tokenized(*m, eval_text, "--eval", budget);
   const std::int64_t converting = tradeoff_conversion_bytes(m->model(), conversions);

@@ -343,7 +343,7 @@ std::shared_ptr<const CheckpointModel> CheckpointModel::converted(const Checkpoi
   }
   const Model target = converted_model(source.model_, c);
   // The weights made, and while a layer is converted its source weights and (mla) its SVD.
-  const KvConversion first{c.to, c.kv_heads, c.latent_dim, {c.layers.front()}};
+  const KvConversion first = layer_conversion(c, c.layers.front());
   check_memory_budget(
       converted_attention_bytes(target, c) + source.layer_bytes() + tradeoff_svd_bytes(source.model_, {first}), budget,
       "converting " + source.name() + " to " + tradeoff_point_name(c),
@@ -355,8 +355,7 @@ std::shared_ptr<const CheckpointModel> CheckpointModel::converted(const Checkpoi
   // A converted folder converted again was made from that folder's model, not from its source.
   if (source.converted()) m->source_name_ = source.name();
   if (std::ssize(c.layers) < layers) m->model_.name += " on " + plural(std::ssize(c.layers), "layer");
-  for (const int l : c.layers)
-    m->conversions_[static_cast<std::size_t>(l)] = KvConversion{c.to, c.kv_heads, c.latent_dim, {l}};
+  for (const int l : c.layers) m->conversions_[static_cast<std::size_t>(l)] = layer_conversion(c, l);
   return m;
 }
 

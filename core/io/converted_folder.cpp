@@ -31,6 +31,10 @@ KvConversion conversion_from_json(const JsonFields& f) {
   return c;
 }
 
+KvConversion layer_conversion(const KvConversion& c, int layer) {
+  return KvConversion{c.to, c.kv_heads, c.latent_dim, {layer}};
+}
+
 void add_conversion_json(nlohmann::ordered_json& j, const KvConversion& c) {
   j["to"] = c.to == KvTarget::Mla ? "mla" : "gqa";
   if (c.to == KvTarget::Mla) j["latent_dim"] = c.latent_dim;
@@ -94,7 +98,7 @@ ConvertedDescription parse_description(const std::string& text) {
 // model.json of `source` converted by `c`: the source's conversions of other layers kept, c's layers replaced.
 nlohmann::ordered_json description_json(const CheckpointModel& source, const KvConversion& c) {
   std::vector<std::optional<KvConversion>> layers = source.conversions();
-  for (const int l : c.layers) layers[static_cast<std::size_t>(l)] = KvConversion{c.to, c.kv_heads, c.latent_dim, {l}};
+  for (const int l : c.layers) layers[static_cast<std::size_t>(l)] = layer_conversion(c, l);
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (std::size_t l = 0; l < layers.size(); ++l) {
     if (!layers[l]) continue;

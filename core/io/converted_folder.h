@@ -49,6 +49,9 @@ ConvertedDescription read_converted_description(const std::filesystem::path& fol
 KvConversion conversion_from_json(const JsonFields& f);
 void add_conversion_json(nlohmann::ordered_json& j, const KvConversion& c);
 
+// One layer's part of `c` (its entry of converted_layers): c with `layers` just {layer}.
+KvConversion layer_conversion(const KvConversion& c, int layer);
+
 // The name of a converted layer's weight in model.safetensors: "attention_lab.layers.3.W_DKV".
 std::string converted_tensor_name(int layer, WeightId id);
 // Whether a tensor's name is one of those (it starts with "attention_lab.").
